@@ -1,0 +1,49 @@
+/** Public types of the validation engine (src/card/): pure, no I/O. */
+
+/** One finding: `path` names the card field (`skills[2].tags`), `rule` is a stable catalogue id. */
+export interface Issue {
+  path: string;
+  message: string;
+  rule: string;
+}
+
+export interface Suggestion {
+  /** `improvement` unless a documented other type fits better. */
+  type: string;
+  field: string;
+  suggestion: string;
+}
+
+/** Card generation detected from the card's shape. */
+export type CardShape = '0.2' | '0.3' | '1.0' | 'unknown';
+
+export interface ValidateOptions {
+  /** Force a protocol version (one of `supportedVersions`); otherwise the card decides. */
+  protocolVersion?: string;
+}
+
+export interface CardResult {
+  valid: boolean;
+  errors: Issue[];
+  warnings: Issue[];
+  /** 0 when invalid; otherwise 100 minus documented weights. */
+  score: number;
+  suggestions: Suggestion[];
+  /** Rule set used: `0.2.0`..`0.2.6`, `0.3.0` or `1.0`. */
+  version: string;
+  shape: CardShape;
+}
+
+export type Severity = 'error' | 'warning';
+
+/** One entry of the rule catalogue (served at GET /v1/rules). */
+export interface RuleInfo {
+  id: string;
+  severity: Severity;
+  /** Rule-set versions it applies to. */
+  versions: string[];
+  /** Spec section(s), e.g. `1.0 §5.7`. */
+  spec: string;
+  description: string;
+  fix: string;
+}

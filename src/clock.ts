@@ -1,0 +1,32 @@
+/** Time source, injected so tests can cross UTC midnight and minute windows without sleeping. */
+export interface Clock {
+  now(): number; // epoch milliseconds
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock the test moves by hand. */
+export class FakeClock implements Clock {
+  constructor(private t: number = Date.UTC(2026, 10, 21, 12, 0, 0)) {}
+  now(): number {
+    return this.t;
+  }
+  set(t: number | string | Date): void {
+    this.t = typeof t === 'number' ? t : new Date(t).getTime();
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+/** ISO 8601 UTC with milliseconds, the one timestamp format of every body. */
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** `YYYY-MM-DD` of the UTC day containing `ms`. */
+export const utcDay = (ms: number): string => iso(ms).slice(0, 10);
+
+/** Epoch ms of the next 00:00 UTC after `ms`. */
+export const nextUtcMidnight = (ms: number): number => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+};

@@ -1,0 +1,219 @@
+/**
+ * The whole configuration: one zod schema with defaults. Sources, highest first:
+ * command-line flags > CARDGATE_* environment > JSON file (--config PATH, else
+ * ./cardgate.json when present) > defaults. A bad value is a ConfigError naming
+ * the field path and the reason; main.ts turns it into exit code 2.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import * as z from 'zod';
+
+const port = z.number().int().min(0).max(65535);
+const positiveInt = z.number().int().positive();
+/** A daily limit; -1 means unlimited. */
+const dailyLimit = z.number().int().min(-1);
+const httpUrl = z
+  .string()
+  .refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), 'must be an absolute http(s) URL')
+  .transform((s) => s.replace(/\/+$/, ''));
+
+export const configSchema = z
+  .object({
+    /** Interface to listen on. */
+    host: z.string().min(1).default('127.0.0.1'),
+    port: port.default(8080),
+    /** Directory of the embedded store (created when missing). */
+    dataDir: z.string().min(1).default('./data'),
+    /** {base_url}; default: the listening address. */
+    publicUrl: httpUrl.optional(),
+    /** {reports_url}; default: publicUrl. */
+    reportsUrl: httpUrl.optional(),
+    /** Admin token; when unset the first start generates one, stores its hash, prints it once. */
+    adminToken: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Used in the GitHub status context `<serviceName>/validation` and the User-Agent. */
+    serviceName: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - only').default('cardgate'),
+    keys: z
+      .object({
+        /** API keys look like `<prefix>_<opaque>`. */
+        prefix: z.string().regex(/^[a-z][a-z0-9]{1,31}$/, 'lowercase letters and digits, starting with a letter').default('cardgate'),
+      })
+      .prefault({}),
+    limits: z
+      .object({
+        /** Validations per UTC day by plan; -1 = unlimited. */
+        daily: z
+          .object({
+            anonymous: dailyLimit.default(5),
+            free: dailyLimit.default(10),
+            pro: dailyLimit.default(-1),
+            team: dailyLimit.default(-1),
+          })
+          .prefault({}),
+        webhookPerIpPerMinute: positiveInt.default(100),
+        webhookGlobalPerHour: positiveInt.default(10000),
+        /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
+        trustedProxies: z.array(z.string()).default([]),
+      })
+      .prefault({}),
+    http: z
+      .object({
+        /** Largest request body on single endpoints, bytes. */
+        maxBodyBytes: positiveInt.default(1024 * 1024),
+        /** Largest request body on the batch endpoint, bytes. */
+        maxBatchBodyBytes: positiveInt.default(10 * 1024 * 1024),
+      })
+      .prefault({}),
+    batch: z.object({ maxCards: positiveInt.default(100) }).prefault({}),
+    validation: z.object({ timeoutMs: positiveInt.default(30000) }).prefault({}),
+    webhooks: z
+      .object({
+        callbackTimeoutMs: positiveInt.default(10000),
+        /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
+        signingSecret: z
+          .string()
+          .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must look like whsec_<base64>')
+          .optional(),
+        /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
+        allowedHosts: z.array(z.string().min(1)).default([]),
+        /** Callback jobs run at once. */
+        concurrency: positiveInt.default(8),
+        /** Jobs waiting beyond this are refused with 503 rather than queued. */
+        maxQueued: positiveInt.default(10000),
+      })
+      .prefault({}),
+    reports: z.object({ retentionDays: positiveInt.default(30) }).prefault({}),
+    shutdown: z
+      .object({
+        /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
+        graceMs: positiveInt.default(8000),
+      })
+      .prefault({}),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses a config object; every problem is reported as `path: reason`. */
+export const parseConfig = (input: unknown, source = 'config'): Config => {
+  const result = configSchema.safeParse(input);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw new ConfigError(`invalid ${source}:\n${lines.join('\n')}`);
+};
+
+/** Environment variables and the config path they set. */
+const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'list' }> = {
+  CARDGATE_HOST: { path: ['host'], type: 'string' },
+  CARDGATE_PORT: { path: ['port'], type: 'number' },
+  CARDGATE_DATA_DIR: { path: ['dataDir'], type: 'string' },
+  CARDGATE_PUBLIC_URL: { path: ['publicUrl'], type: 'string' },
+  CARDGATE_REPORTS_URL: { path: ['reportsUrl'], type: 'string' },
+  CARDGATE_ADMIN_TOKEN: { path: ['adminToken'], type: 'string' },
+  CARDGATE_SERVICE_NAME: { path: ['serviceName'], type: 'string' },
+  CARDGATE_KEY_PREFIX: { path: ['keys', 'prefix'], type: 'string' },
+  CARDGATE_LIMIT_ANONYMOUS: { path: ['limits', 'daily', 'anonymous'], type: 'number' },
+  CARDGATE_LIMIT_FREE: { path: ['limits', 'daily', 'free'], type: 'number' },
+  CARDGATE_LIMIT_PRO: { path: ['limits', 'daily', 'pro'], type: 'number' },
+  CARDGATE_LIMIT_TEAM: { path: ['limits', 'daily', 'team'], type: 'number' },
+  CARDGATE_WEBHOOK_PER_IP_PER_MINUTE: { path: ['limits', 'webhookPerIpPerMinute'], type: 'number' },
+  CARDGATE_WEBHOOK_GLOBAL_PER_HOUR: { path: ['limits', 'webhookGlobalPerHour'], type: 'number' },
+  CARDGATE_TRUSTED_PROXIES: { path: ['limits', 'trustedProxies'], type: 'list' },
+  CARDGATE_MAX_BODY_BYTES: { path: ['http', 'maxBodyBytes'], type: 'number' },
+  CARDGATE_MAX_BATCH_BODY_BYTES: { path: ['http', 'maxBatchBodyBytes'], type: 'number' },
+  CARDGATE_BATCH_MAX_CARDS: { path: ['batch', 'maxCards'], type: 'number' },
+  CARDGATE_VALIDATION_TIMEOUT_MS: { path: ['validation', 'timeoutMs'], type: 'number' },
+  CARDGATE_CALLBACK_TIMEOUT_MS: { path: ['webhooks', 'callbackTimeoutMs'], type: 'number' },
+  CARDGATE_WEBHOOK_SECRET: { path: ['webhooks', 'signingSecret'], type: 'string' },
+  CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ['webhooks', 'allowedHosts'], type: 'list' },
+  CARDGATE_WEBHOOK_CONCURRENCY: { path: ['webhooks', 'concurrency'], type: 'number' },
+  CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
+  CARDGATE_SHUTDOWN_GRACE_MS: { path: ['shutdown', 'graceMs'], type: 'number' },
+};
+
+/** Command-line flags of `serve` and the config path they set. */
+export const configFlags: Record<string, { path: string[]; type: 'string' | 'number' }> = {
+  host: { path: ['host'], type: 'string' },
+  port: { path: ['port'], type: 'number' },
+  'data-dir': { path: ['dataDir'], type: 'string' },
+  'public-url': { path: ['publicUrl'], type: 'string' },
+  'reports-url': { path: ['reportsUrl'], type: 'string' },
+};
+
+type Json = Record<string, unknown>;
+
+const setPath = (target: Json, path: string[], value: unknown): void => {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null || Array.isArray(node[key])) node[key] = {};
+    node = node[key] as Json;
+  }
+  node[path[path.length - 1]!] = value;
+};
+
+const convert = (raw: string, type: 'string' | 'number' | 'list'): unknown => {
+  if (type === 'number') return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw; // zod reports the type error
+  if (type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw;
+};
+
+export interface ConfigSources {
+  /** Values of `configFlags`, as strings from the command line. */
+  flags?: Record<string, string | undefined>;
+  env?: Record<string, string | undefined>;
+  /** Explicit --config path (must exist). */
+  configPath?: string;
+  /** Directory searched for cardgate.json when no --config is given. */
+  cwd?: string;
+}
+
+const readConfigFile = (path: string): Json => {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path} must hold a JSON object`);
+  }
+  return parsed as Json;
+};
+
+/** Merges the sources (flags > env > file > defaults) and validates the result. */
+export const loadConfig = (sources: ConfigSources = {}): Config => {
+  const env = sources.env ?? process.env;
+  const cwd = sources.cwd ?? process.cwd();
+  const defaultPath = `${cwd}/cardgate.json`;
+  const filePath = sources.configPath ?? (existsSync(defaultPath) ? defaultPath : undefined);
+  const merged: Json = filePath ? structuredClone(readConfigFile(filePath)) : {};
+  for (const [name, spec] of Object.entries(envVars)) {
+    const raw = env[name];
+    if (raw !== undefined && raw !== '') setPath(merged, spec.path, convert(raw, spec.type));
+  }
+  for (const [name, spec] of Object.entries(configFlags)) {
+    const raw = sources.flags?.[name];
+    if (raw !== undefined) setPath(merged, spec.path, convert(raw, spec.type));
+  }
+  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : 'configuration (env, flags)');
+};
+
+/** {base_url} and {reports_url} once the listening port is known. */
+export const resolveUrls = (config: Config, listenPort = config.port): { publicUrl: string; reportsUrl: string } => {
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const shownHost = host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host;
+  const publicUrl = config.publicUrl ?? `http://${shownHost}:${listenPort}`;
+  return { publicUrl, reportsUrl: config.reportsUrl ?? publicUrl };
+};

@@ -1,0 +1,152 @@
+/**
+ * What the service keeps, behind one interface so that another engine
+ * (Redis, PostgreSQL) can serve several instances later.
+ *
+ * The model: reads are synchronous from memory (except report bodies, which may
+ * live on disk); every mutation is applied in memory synchronously, so a
+ * check-then-change within one call is atomic in this single-process server.
+ * `commit()` resolves once every mutation made before the call is durable on
+ * disk: writers await the flush that contains their change, and concurrent
+ * writers share one flush (group commit).
+ */
+
+export type Plan = 'free' | 'pro' | 'team';
+
+export interface Account {
+  id: string;
+  name: string;
+  plan: Plan;
+  created_at: string; // ISO 8601
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  account_id: string;
+  name: string;
+  /** SHA-256 of the full key, hex. The key itself is never stored. */
+  hash: string;
+  /** Display hint, e.g. `cardgate_AbC…xYz9`. */
+  hint: string;
+  created_at: string;
+  last_used_at: string | null;
+  /** Team plan only: IPs / CIDRs (v4 and v6) allowed to use the key; empty = anywhere. */
+  allowed_ips: string[];
+}
+
+/** A fixed-window counter (daily quotas, durable across restarts). */
+export interface Counter {
+  count: number;
+  /** Epoch ms at which the window ends; the store drops it after that. */
+  reset_at: number;
+}
+
+export type ReportKind = 'single' | 'batch' | 'webhook' | 'github';
+
+export interface ReportRecord {
+  /** rpt_… / batch_… / val_… / gh_… */
+  id: string;
+  kind: ReportKind;
+  created_at: string;
+  account_id: string | null;
+  /** Second lookup name; a later report with the same alias replaces the mapping (GitHub: the sha). */
+  alias?: string;
+  /** Protocol version validated against (batch: absent). */
+  version?: string;
+  /** The card (single, webhook, github) or the cards `[{id, agent_card}]` (batch). */
+  card: unknown;
+  /** The result body returned to the caller. */
+  result: unknown;
+  /** Extra context shown on the report page (webhook metadata, GitHub repo/sha). */
+  meta?: Record<string, unknown>;
+}
+
+/** Summary kept in memory for every stored report (listing without reading bodies). */
+export interface ReportSummary {
+  id: string;
+  kind: ReportKind;
+  created_at: string;
+  account_id: string | null;
+  alias?: string;
+  valid: boolean | null;
+  score: number | null;
+}
+
+export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
+
+export interface JobRecord {
+  /** val_… */
+  id: string;
+  status: JobStatus;
+  created_at: string;
+  updated_at: string;
+  /** What was submitted, kept until the job finishes so it can run again after a crash. */
+  request: { agent_card: unknown; metadata?: Record<string, unknown>; callback_url?: string };
+  /** The webhook result (2.6) once completed. */
+  result?: unknown;
+  error?: string;
+  callback?: {
+    url: string;
+    state: 'pending' | 'delivered' | 'failed';
+    status_code?: number;
+    error?: string;
+    attempted_at?: string;
+  };
+}
+
+export interface UsageRow {
+  account_id: string;
+  day: string; // YYYY-MM-DD (UTC)
+  count: number;
+}
+
+export interface Store {
+  // accounts
+  createAccount(account: Account): void;
+  getAccount(id: string): Account | undefined;
+  listAccounts(): Account[];
+  updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Account | undefined;
+  /** Deletes the account and its keys. */
+  deleteAccount(id: string): boolean;
+
+  // keys
+  createKey(key: ApiKeyRecord): void;
+  getKeyByHash(hash: string): ApiKeyRecord | undefined;
+  getKey(id: string): ApiKeyRecord | undefined;
+  listKeys(accountId?: string): ApiKeyRecord[];
+  updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): ApiKeyRecord | undefined;
+  deleteKey(id: string): boolean;
+
+  // counters (fixed windows, durable); expired ones read as undefined
+  getCounter(key: string, now: number): Counter | undefined;
+  /** Adds `amount` to the counter (creating it with `reset_at`) and returns the new state. */
+  addToCounter(key: string, amount: number, reset_at: number, now: number): Counter;
+
+  // usage history per account per UTC day (dashboard chart, admin API)
+  addUsage(account_id: string, day: string, amount: number): void;
+  listUsage(filter?: { account_id?: string; since_day?: string }): UsageRow[];
+
+  // reports
+  putReport(report: ReportRecord): void;
+  /** By id or alias; undefined when unknown or removed by retention. */
+  getReport(idOrAlias: string): Promise<ReportRecord | undefined>;
+  /** Newest first. */
+  listReports(filter?: { limit?: number; account_id?: string }): ReportSummary[];
+  /** Removes every report created before `before` (epoch ms). Returns how many went. */
+  pruneReports(before: number): Promise<number>;
+  reportCount(): number;
+
+  // jobs (async webhooks)
+  putJob(job: JobRecord): void;
+  getJob(id: string): JobRecord | undefined;
+  /** Jobs still queued or processing (to run again after a restart). */
+  listUnfinishedJobs(): JobRecord[];
+
+  // small settings (e.g. the admin token hash)
+  getMeta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+
+  /** Resolves when every mutation made before this call is durable. */
+  commit(): Promise<void>;
+  /** Flushes and releases resources (the data-dir lock). */
+  close(): Promise<void>;
+}
