@@ -1,0 +1,60 @@
+/**
+ * createApp(deps) wires the whole service: middleware, route groups, and the
+ * single error renderer. Everything with a side effect comes in through deps,
+ * so tests use a MemoryStore, a FakeClock and a fake fetch.
+ */
+import type { LookupFunction } from 'node:net';
+import { Hono } from 'hono';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { ApiError, isApiError } from './errors.ts';
+import type { AppEnv } from './http/env.ts';
+import { methodNotAllowedOrNotFound } from './http/fallback.ts';
+import { requestId } from './http/middleware/request-id.ts';
+import { requestLog } from './http/middleware/request-log.ts';
+import { healthRoutes } from './http/routes/health.ts';
+import { Lifecycle } from './lifecycle.ts';
+import type { Logger } from './log.ts';
+import type { Store } from './store/types.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  fetch: typeof fetch;
+  log: Logger;
+  /** {base_url} and {reports_url}, resolved once the listening port is known. */
+  urls: { publicUrl: string; reportsUrl: string };
+  lifecycle?: Lifecycle;
+  /** DNS lookup used for callback delivery (tests inject one to simulate rebinding). */
+  lookup?: LookupFunction;
+}
+
+export const createApp = (deps: AppDeps) => {
+  const lifecycle = deps.lifecycle ?? new Lifecycle();
+  const app = new Hono<AppEnv>();
+  app.use(requestId());
+  app.use(requestLog(deps.log));
+  app.route('/', healthRoutes(lifecycle));
+
+  const fallback = methodNotAllowedOrNotFound(app);
+  app.notFound((c) => {
+    const err = fallback(c.req.path, c.req.method);
+    return c.json(err.body() as object, err.status as 404, err.headers);
+  });
+  app.onError((err, c) => {
+    const apiError = isApiError(err) ? err : new ApiError('INTERNAL_ERROR', 'internal server error');
+    if (!isApiError(err)) {
+      deps.log.error('unhandled error', {
+        request_id: c.get('requestId'),
+        path: c.req.path,
+        error: err instanceof Error ? err.message : String(err),
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+    }
+    return c.json(apiError.body() as object, apiError.status as 500, apiError.headers);
+  });
+  return app;
+};
+
+export type App = ReturnType<typeof createApp>;

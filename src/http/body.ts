@@ -1,0 +1,76 @@
+/**
+ * Reading a JSON object body with a size limit. Every failure is an ApiError in
+ * the documented shape: 413 PAYLOAD_TOO_LARGE, 415 for a non-JSON Content-Type,
+ * 400 for unparsable JSON or a root that is not an object. On /v1/validate the
+ * 400 body is `{valid:false, errors:[{path,message}]}` (decisions §6).
+ */
+import type { Context } from 'hono';
+import { ApiError } from '../errors.ts';
+
+export interface ReadJsonOptions {
+  maxBytes: number;
+  /** Render 400s as the single-validation failure body. */
+  validationShape?: boolean;
+}
+
+const badRequest = (message: string, validationShape?: boolean): ApiError =>
+  new ApiError('INVALID_REQUEST', message, validationShape ? { validationBody: [{ path: 'body', message }] } : {});
+
+const isJsonContentType = (value: string | undefined): boolean => {
+  if (!value) return false;
+  const type = value.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+};
+
+const tooLarge = (maxBytes: number) =>
+  new ApiError('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${maxBytes} bytes`);
+
+/** Reads the raw body, stopping as soon as it passes `maxBytes` (a lying or absent Content-Length cannot bypass it). */
+const readLimited = async (request: Request, maxBytes: number): Promise<Uint8Array> => {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+};
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> => {
+  if (!isJsonContentType(c.req.header('content-type'))) {
+    const message = 'Content-Type must be application/json';
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', message, options.validationShape ? { validationBody: [{ path: 'body', message }] } : {});
+  }
+  const bytes = await readLimited(c.req.raw, options.maxBytes);
+  if (bytes.byteLength === 0) throw badRequest('request body is empty; expected a JSON object', options.validationShape);
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(bytes));
+  } catch (e) {
+    const reason = e instanceof SyntaxError ? e.message : 'body is not valid UTF-8';
+    throw badRequest(`request body is not valid JSON: ${reason}`, options.validationShape);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw badRequest('request body must be a JSON object', options.validationShape);
+  }
+  return value as Record<string, unknown>;
+};

@@ -1,0 +1,18 @@
+/** Types shared by every route and middleware. */
+import type { Account, ApiKeyRecord, Plan } from '../store/types.ts';
+
+/** Who is calling a /v1 validation endpoint (set by the caller-identification middleware). */
+export interface Caller {
+  plan: 'anonymous' | Plan;
+  account: Account | null;
+  key: ApiKeyRecord | null;
+  /** Client IP (socket address, or X-Forwarded-For from a trusted proxy). */
+  ip: string;
+}
+
+export type AppEnv = {
+  Variables: {
+    requestId: string;
+    caller: Caller;
+  };
+};

@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `n` crypto-random base62 characters (rejection sampling keeps them uniform). */
+export const randomBase62 = (n: number): string => {
+  let out = '';
+  while (out.length < n) {
+    for (const byte of randomBytes(n * 2)) {
+      if (byte < 248) out += base62[byte % 62]; // 248 = 4 * 62: no modulo bias
+      if (out.length === n) break;
+    }
+  }
+  return out;
+};
+
+/**
+ * Ids of reports and validations: `<prefix>_<epoch_ms>_<20 base62 chars>`.
+ * The random part makes a report URL a capability link (decisions §7).
+ */
+export const newId = (prefix: 'rpt' | 'batch' | 'val' | 'gh' | 'acct' | 'key', nowMs: number): string =>
+  `${prefix}_${nowMs}_${randomBase62(20)}`;
+
+export const idPattern = (prefix: string): RegExp => new RegExp(`^${prefix}_\\d{13}_[0-9A-Za-z]{16,}$`);
