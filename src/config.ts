@@ -11,6 +11,8 @@ const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
 /** A daily limit; -1 means unlimited. */
 const dailyLimit = z.number().int().min(-1);
+/** An optional setting; `null` (as in config.example.json) means unset. */
+const unset = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 const httpUrl = z
   .string()
   .refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), 'must be an absolute http(s) URL')
@@ -24,11 +26,11 @@ export const configSchema = z
     /** Directory of the embedded store (created when missing). */
     dataDir: z.string().min(1).default('./data'),
     /** {base_url}; default: the listening address. */
-    publicUrl: httpUrl.optional(),
+    publicUrl: unset(httpUrl),
     /** {reports_url}; default: publicUrl. */
-    reportsUrl: httpUrl.optional(),
+    reportsUrl: unset(httpUrl),
     /** Admin token; when unset the first start generates one, stores its hash, prints it once. */
-    adminToken: z.string().min(16, 'must be at least 16 characters').optional(),
+    adminToken: unset(z.string().min(16, 'must be at least 16 characters')),
     /** Used in the GitHub status context `<serviceName>/validation` and the User-Agent. */
     serviceName: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - only').default('cardgate'),
     keys: z
@@ -68,10 +70,7 @@ export const configSchema = z
       .object({
         callbackTimeoutMs: positiveInt.default(10000),
         /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
-        signingSecret: z
-          .string()
-          .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must look like whsec_<base64>')
-          .optional(),
+        signingSecret: unset(z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must look like whsec_<base64>')),
         /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
         allowedHosts: z.array(z.string().min(1)).default([]),
         /** Callback jobs run at once. */

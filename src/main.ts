@@ -1,0 +1,57 @@
+/**
+ * Entry point: dispatches subcommands. `serve` is the default.
+ * Exit codes: 0 success, 1 failure (or invalid card for `validate`), 2 usage error.
+ */
+import { processIO, USAGE, type CliIO } from './cli/io.ts';
+import { version } from './version.ts';
+
+const help = `cardgate ${version}: A2A agent-card validation service
+
+Usage: cardgate [subcommand] [options]
+
+Subcommands:
+  serve               run the HTTP service (default)
+  validate FILE|-     validate one agent card offline
+  accounts ...        manage accounts in the data dir (when no server holds it)
+  keys ...            manage API keys in the data dir (when no server holds it)
+  healthcheck [URL]   exit 0 when the service at URL answers /healthz (default http://127.0.0.1:8080)
+  version             print the version
+
+Run 'cardgate <subcommand> --help' for the options of each.
+`;
+
+type Subcommand = (args: string[], io: CliIO) => Promise<number>;
+
+const subcommands: Record<string, () => Promise<Subcommand>> = {
+  serve: async () => (await import('./cli/serve.ts')).runServe,
+  version: async () => async (_args, io) => {
+    io.stdout(`${version}\n`);
+    return 0;
+  },
+};
+
+export const main = async (argv: string[], io: CliIO = processIO): Promise<number> => {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h' || first === 'help') {
+    io.stdout(help);
+    return 0;
+  }
+  if (first === '--version') return (await subcommands.version!())(rest, io);
+  // No subcommand, or flags first: serve.
+  if (first === undefined || first.startsWith('-')) return (await subcommands.serve!())(argv, io);
+  const load = subcommands[first];
+  if (!load) {
+    io.stderr(`cardgate: unknown subcommand '${first}'\n\n${help}`);
+    return USAGE;
+  }
+  return (await load())(rest, io);
+};
+
+main(process.argv.slice(2)).then(
+  // Exit explicitly: a finished `serve` must not linger on a stray timer or socket.
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`cardgate: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);
