@@ -1,0 +1,83 @@
+/**
+ * POST /v1/validate and POST /v1/validate/batch. Order of checks (decisions §4):
+ * key (401) → IP allow-list (403) → plan permits the endpoint → body (4xx) →
+ * daily quota (403) → validation → durable report → response.
+ */
+import { Hono } from 'hono';
+import type { AppDeps } from '../../app.ts';
+import { validateCard } from '../../card/index.ts';
+import { iso } from '../../clock.ts';
+import { ApiError } from '../../errors.ts';
+import { parseBatchRequest, runBatch, type BatchResult } from '../../services/batch.ts';
+import { newId } from '../../services/ids.ts';
+import { recordReport, reportUrl } from '../../services/reports.ts';
+import { parseValidateRequest, singleResultBody, storedSingleResult } from '../../services/validation.ts';
+import { readJsonObject } from '../body.ts';
+import type { AppEnv } from '../env.ts';
+import { identifyCaller } from '../middleware/caller.ts';
+import { chargeDailyQuota } from '../quota.ts';
+
+export const validateRoutes = (deps: AppDeps) => {
+  const { config, store, clock, log } = deps;
+  const caller = identifyCaller(deps);
+
+  return new Hono<AppEnv>()
+    .post('/', caller, async (c) => {
+      const startedAt = performance.now();
+      const body = await readJsonObject(c, { maxBytes: config.http.maxBodyBytes, validationShape: true });
+      const request = parseValidateRequest(body);
+      const rateLimitInfo = chargeDailyQuota(c, deps, 1);
+      const result = validateCard(request.agent_card, { protocolVersion: request.options.protocolVersion });
+
+      const now = clock.now();
+      const id = newId('rpt', now);
+      const recorded = await recordReport(store, log, {
+        id,
+        kind: 'single',
+        created_at: iso(now),
+        account_id: c.var.caller.account?.id ?? null,
+        version: result.version,
+        card: request.agent_card,
+        result: storedSingleResult(result),
+      });
+      return c.json(
+        singleResultBody(result, request, {
+          report_id: id,
+          report_url: reportUrl(deps.urls.reportsUrl, id),
+          response_time_ms: Math.round(performance.now() - startedAt),
+          recorded,
+          timestamp: iso(now),
+          rateLimitInfo,
+        }),
+      );
+    })
+    .post('/batch', caller, async (c) => {
+      const startedAt = performance.now();
+      const { plan } = c.var.caller;
+      if (plan === 'anonymous') throw new ApiError('UNAUTHORIZED', 'batch validation requires an API key');
+      if (plan !== 'pro' && plan !== 'team') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
+      const body = await readJsonObject(c, { maxBytes: config.http.maxBatchBodyBytes });
+      const entries = parseBatchRequest(body, config.batch.maxCards);
+      chargeDailyQuota(c, deps, entries.length);
+
+      const now = clock.now();
+      const batchId = newId('batch', now);
+      let result: BatchResult;
+      try {
+        result = runBatch(entries, { batch_id: batchId, timestamp: iso(now), startedAt });
+      } catch (e) {
+        log.error('batch validation failed', { batch_id: batchId, error: e instanceof Error ? e.message : String(e) });
+        throw new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation');
+      }
+      // The response has no `recorded` field (interface 2.5); the report is still durable before we answer.
+      await recordReport(store, log, {
+        id: batchId,
+        kind: 'batch',
+        created_at: iso(now),
+        account_id: c.var.caller.account?.id ?? null,
+        card: entries,
+        result,
+      });
+      return c.json(result);
+    });
+};
