@@ -1,0 +1,65 @@
+// npm run build: bundles src/main.ts with esbuild into
+//   build/out/cardgate.cjs  (CommonJS, the SEA's main script; also runs with plain `node`)
+//   build/out/cardgate.mjs  (ESM, for Deno: `deno run -A build/out/cardgate.mjs serve`)
+// then makes the Node single executable build/out/cardgate (postject, code cache on,
+// the experimental warning disabled). The binary needs no node_modules and no network.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const root = new URL('..', import.meta.url).pathname;
+const out = join(root, 'build/out');
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+const common = {
+  entryPoints: [join(root, 'src/main.ts')],
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  // Unminified but with names kept: stack traces stay readable (source maps do not work inside a SEA).
+  keepNames: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+await build({ ...common, format: 'cjs', outfile: join(out, 'cardgate.cjs') });
+await build({
+  ...common,
+  format: 'esm',
+  outfile: join(out, 'cardgate.mjs'),
+  // Bundled CommonJS dependencies call require() for node: built-ins; give ESM one.
+  banner: { js: "import { createRequire as __cardgateRequire } from 'node:module'; const require = __cardgateRequire(import.meta.url);" },
+});
+
+// The SEA: copy this node, strip it before injection when strip exists (stripping after corrupts it), inject the blob.
+const seaConfig = join(out, 'sea-config.json');
+writeFileSync(
+  seaConfig,
+  JSON.stringify({ main: join(out, 'cardgate.cjs'), output: join(out, 'cardgate.blob'), disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false }),
+);
+const fuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+if (!readFileSync(process.execPath).includes(fuse)) {
+  console.error(`build: ${process.execPath} has no SEA fuse; cannot make the single executable`);
+  process.exit(1);
+}
+execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+const binary = join(out, 'cardgate');
+copyFileSync(process.execPath, binary);
+chmodSync(binary, 0o755);
+try {
+  execFileSync('strip', [binary], { stdio: 'ignore' });
+} catch {
+  console.warn('build: strip not available; the binary keeps its symbols (~12 MB larger)');
+}
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/postject/dist/cli.js'), binary, 'NODE_SEA_BLOB', join(out, 'cardgate.blob'), '--sentinel-fuse', fuse],
+  { stdio: ['ignore', 'ignore', 'inherit'] },
+);
+rmSync(join(out, 'cardgate.blob'));
+rmSync(seaConfig);
+for (const file of ['cardgate.cjs', 'cardgate.mjs', 'cardgate']) {
+  console.log(`build/out/${file}\t${statSync(join(out, file)).size} bytes`);
+}
+if (!existsSync(binary)) process.exit(1);

@@ -1,0 +1,51 @@
+// Smoke test of a built artefact: node build/smoke.mjs <command...>
+// Starts `<command> serve --port 0` in an empty temp directory (no node_modules),
+// checks GET /healthz and one POST /v1/validate, sends SIGTERM, expects exit code 0.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [cmd, ...pre] = process.argv.slice(2);
+if (!cmd) {
+  console.error('usage: node build/smoke.mjs <command> [args...]');
+  process.exit(2);
+}
+const cwd = mkdtempSync(join(tmpdir(), 'cardgate-smoke-'));
+const started = performance.now();
+const child = spawn(cmd, [...pre, 'serve', '--port', '0', '--data-dir', join(cwd, 'data')], {
+  cwd,
+  env: { ...process.env, CARDGATE_ADMIN_TOKEN: 'smoke-admin-token-0123456789' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const fail = (message) => {
+  console.error(`smoke (${cmd}): ${message}`);
+  child.kill('SIGKILL');
+  process.exit(1);
+};
+const timer = setTimeout(() => fail('no listening line within 30 s'), 30_000);
+let out = '';
+const port = await new Promise((resolve) => {
+  child.stdout.on('data', (d) => {
+    out += d;
+    const m = /"msg":"listening".*?"url":"http:\/\/[^"]*:(\d+)"/.exec(out);
+    if (m) resolve(Number(m[1]));
+  });
+  child.once('exit', (code) => fail(`exited with ${code} before listening:\n${out}`));
+});
+clearTimeout(timer);
+const base = `http://127.0.0.1:${port}`;
+const health = await fetch(`${base}/healthz`);
+if (health.status !== 200) fail(`/healthz answered ${health.status}`);
+const firstOk = performance.now() - started;
+const card = { name: 'Smoke', description: 'd', url: 'https://agent.example.com/a2a', version: '1.0.0', protocolVersion: '0.3.0',
+  capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],
+  skills: [{ id: 's', name: 'S', description: 'd', tags: ['t'] }] };
+const validate = await fetch(`${base}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: card }) });
+const result = await validate.json();
+if (validate.status !== 200 || typeof result.valid !== 'boolean') fail(`/v1/validate answered ${validate.status} ${JSON.stringify(result)}`);
+child.removeAllListeners('exit');
+child.kill('SIGTERM');
+const code = await new Promise((resolve) => child.once('exit', resolve));
+if (code !== 0) fail(`exit code ${code} after SIGTERM`);
+console.log(`smoke (${cmd}): ok — first 200 after ${firstOk.toFixed(0)} ms, valid=${result.valid}, exit 0 after SIGTERM`);
