@@ -1,0 +1,33 @@
+/**
+ * npm run bench [-- engine|store|http ...]: runs the benchmark groups and prints one table.
+ * Speed and memory targets live here, never in unit tests.
+ */
+import { benchEngine } from './engine.ts';
+import { benchHttp } from './http.ts';
+import { benchStore } from './store.ts';
+
+export interface BenchRow {
+  name: string;
+  value: number;
+  unit: string;
+  note?: string;
+}
+
+const groups: Record<string, () => Promise<BenchRow[]>> = { engine: benchEngine, store: benchStore, http: benchHttp };
+
+const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = chosen.filter((name) => !(name in groups));
+if (unknown.length > 0) {
+  console.error(`bench: unknown group(s) ${unknown.join(', ')}; choose from ${Object.keys(groups).join(', ')}`);
+  process.exit(2);
+}
+const rows: Array<BenchRow & { group: string }> = [];
+for (const name of chosen.length > 0 ? chosen : Object.keys(groups)) {
+  console.error(`bench: running ${name}…`);
+  for (const row of await groups[name]!()) rows.push({ group: name, ...row });
+}
+const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v >= 100 ? v.toFixed(0) : v.toFixed(2));
+const table = rows.map((r) => [r.group, r.name, fmt(r.value), r.unit, r.note ?? '']);
+const widths = [0, 1, 2, 3].map((i) => Math.max(...table.map((r) => r[i]!.length), 5));
+console.log(['group', 'measure', 'value', 'unit', 'note'].map((h, i) => (i < 4 ? h.padEnd(widths[i]!) : h)).join('  '));
+for (const r of table) console.log(r.map((c, i) => (i < 4 ? (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)) : c)).join('  '));
