@@ -1,0 +1,62 @@
+/**
+ * identifyCaller: who is calling /v1/validate and /v1/validate/batch.
+ * Order (decisions §4): key (401) → IP allow-list (403). A key that is present but
+ * malformed, unknown or deleted is a 401, never a silent fall-back to anonymous.
+ * Sets `c.var.caller` and the X-RateLimit-* headers of the caller's daily window
+ * (the IP's anonymous window on a 401). Counts nothing: the route charges the
+ * quota once it knows how many cards it will validate.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { AppDeps } from '../../app.ts';
+import { ApiError } from '../../errors.ts';
+import { findKey, recordKeyUse } from '../../services/api-keys.ts';
+import { ipMatcher } from '../../services/client-ip.ts';
+import { readDailyQuota } from '../../services/daily-quota.ts';
+import { clientIpResolver } from '../client-ip.ts';
+import type { AppEnv, Caller } from '../env.ts';
+import { quotaSubject } from '../quota.ts';
+import { setRateLimitHeaders } from '../rate-limit-headers.ts';
+
+/** The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`; '' when a header is present but empty or not Bearer. */
+const presentedKey = (authorization: string | undefined, apiKey: string | undefined): string | undefined => {
+  if (authorization !== undefined) {
+    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization.trim());
+    return m ? m[1]! : '';
+  }
+  return apiKey?.trim();
+};
+
+export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
+  const clientIp = clientIpResolver(deps.config);
+  const limits = deps.config.limits.daily;
+
+  return async (c, next) => {
+    const now = deps.clock.now();
+    const ip = clientIp(c);
+    const presented = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
+    const anonymous: Caller = { plan: 'anonymous', account: null, key: null, ip };
+
+    if (presented === undefined) {
+      setRateLimitHeaders(c, readDailyQuota(deps.store, limits, quotaSubject(anonymous), now));
+      c.set('caller', anonymous);
+      return next();
+    }
+
+    const key = findKey(deps.store, presented, deps.config.keys.prefix);
+    const account = key && deps.store.getAccount(key.account_id);
+    if (!key || !account) {
+      setRateLimitHeaders(c, readDailyQuota(deps.store, limits, quotaSubject(anonymous), now));
+      const expected = `expected "Authorization: Bearer ${deps.config.keys.prefix}_<key>"`;
+      throw new ApiError('UNAUTHORIZED', presented === '' ? `malformed credentials: ${expected}` : 'invalid API key (unknown, deleted or malformed)');
+    }
+
+    const caller: Caller = { plan: account.plan, account, key, ip };
+    setRateLimitHeaders(c, readDailyQuota(deps.store, limits, quotaSubject(caller), now));
+    if (key.allowed_ips.length > 0 && !ipMatcher(key.allowed_ips)(ip)) {
+      throw new ApiError('FORBIDDEN', `this API key may not be used from ${ip}: the address is not in the key's allowed IPs`);
+    }
+    recordKeyUse(deps.store, key, now);
+    c.set('caller', caller);
+    return next();
+  };
+};
