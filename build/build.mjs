@@ -3,7 +3,7 @@
 //   build/out/cardgate.mjs  (ESM, for Deno: `deno run -A build/out/cardgate.mjs serve`)
 // then makes the Node single executable build/out/cardgate (postject, code cache on,
 // the experimental warning disabled). The binary needs no node_modules and no network.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -52,11 +52,14 @@ try {
 } catch {
   console.warn('build: strip not available; the binary keeps its symbols (~12 MB larger)');
 }
-execFileSync(
+// postject warns "Can't find string offset for section name '.note…'" on Linux ELF: harmless, filtered out.
+const injected = spawnSync(
   process.execPath,
   [join(root, 'node_modules/postject/dist/cli.js'), binary, 'NODE_SEA_BLOB', join(out, 'cardgate.blob'), '--sentinel-fuse', fuse],
-  { stdio: ['ignore', 'ignore', 'inherit'] },
+  { encoding: 'utf8' },
 );
+process.stderr.write(injected.stderr.split('\n').filter((l) => l && !l.includes("section name '.note")).map((l) => l + '\n').join(''));
+if (injected.status !== 0) process.exit(1);
 rmSync(join(out, 'cardgate.blob'));
 rmSync(seaConfig);
 for (const file of ['cardgate.cjs', 'cardgate.mjs', 'cardgate']) {

@@ -2,11 +2,12 @@
 // Starts `<command> serve --port 0` in an empty temp directory (no node_modules),
 // checks GET /healthz and one POST /v1/validate, sends SIGTERM, expects exit code 0.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
-const [cmd, ...pre] = process.argv.slice(2);
+// The server runs in an empty temp dir, so paths given relative to here are made absolute.
+const [cmd, ...pre] = process.argv.slice(2).map((a) => (existsSync(a) ? resolve(a) : a));
 if (!cmd) {
   console.error('usage: node build/smoke.mjs <command> [args...]');
   process.exit(2);

@@ -24,6 +24,7 @@ type Subcommand = (args: string[], io: CliIO) => Promise<number>;
 
 const subcommands: Record<string, () => Promise<Subcommand>> = {
   serve: async () => (await import('./cli/serve.ts')).runServe,
+  healthcheck: async () => (await import('./cli/healthcheck.ts')).runHealthcheck,
   version: async () => async (_args, io) => {
     io.stdout(`${version}\n`);
     return 0;
