@@ -1,0 +1,123 @@
+/**
+ * Browser code, part 3 (runs last): sign-in, sign-out, the hash router and
+ * start-up. Views come from the other parts as async functions returning a node.
+ */
+export const shellSource = String.raw`
+const routes = [
+  { pattern: /^#\/accounts\/([^/]+)$/, nav: 'accounts', view: (m) => accountView(decodeURIComponent(m[1])) },
+  { pattern: /^#\/accounts$/, nav: 'accounts', view: accountsView },
+  { pattern: /^#\/usage$/, nav: 'usage', view: usageView },
+  { pattern: /^#\/reports$/, nav: 'reports', view: reportsView },
+];
+
+function setSignedIn(signedIn) {
+  byId('nav').hidden = !signedIn;
+  byId('sign-out').hidden = !signedIn;
+}
+
+// Puts a view on screen and moves focus to its heading (or to what needs attention), so keyboard and
+// screen-reader users land at the top of what changed.
+function show(node) {
+  const view = byId('view');
+  view.replaceChildren(node);
+  const target = view.querySelector('[data-autofocus]') || view.querySelector('h1');
+  if (target) {
+    if (target.tagName === 'H1') target.setAttribute('tabindex', '-1');
+    target.focus();
+  }
+}
+
+function handleFailure(e) {
+  if (e instanceof ApiFailure && e.status === 401) {
+    signOut('The admin token was refused. Sign in again.');
+    return;
+  }
+  complain(e instanceof Error ? e.message : String(e));
+}
+
+function signOut(problem) {
+  session.end();
+  history.replaceState(null, '', location.pathname);
+  render().then(() => (problem ? complain(problem) : notify('Signed out.')));
+}
+
+function signInView() {
+  const input = h('input', { id: 'token', name: 'token', type: 'password', required: true, autocomplete: 'off', spellcheck: 'false' });
+  const form = h('form', { class: 'card narrow', novalidate: true },
+    h('h1', {}, 'Sign in'),
+    h('p', {}, 'Enter the admin token: the one printed once at first start, or set as adminToken / CARDGATE_ADMIN_TOKEN.'),
+    field('Admin token', input),
+    h('button', { type: 'submit', class: 'button primary' }, 'Sign in'));
+  onSubmit(form, async (data) => {
+    const token = String(data.get('token') || '').trim();
+    if (!token) {
+      complain('Enter the admin token.');
+      input.focus();
+      return;
+    }
+    try {
+      await api('GET', '/accounts', undefined, token);
+    } catch (e) {
+      if (!(e instanceof ApiFailure) || e.status !== 401) throw e;
+      complain('That admin token was refused. Check it and try again.');
+      input.select();
+      input.focus();
+      return;
+    }
+    session.start(token);
+    await go('#/accounts', 'Signed in.');
+  });
+  return form;
+}
+
+// Navigates (without a second render from hashchange) and then shows a message.
+async function go(hash, message) {
+  if (location.hash !== hash) history.pushState(null, '', hash);
+  await render();
+  if (message) notify(message);
+}
+
+let renderTicket = 0;
+async function render() {
+  const ticket = ++renderTicket;
+  clearMessages();
+  const signedIn = Boolean(session.token());
+  setSignedIn(signedIn);
+  if (!signedIn) {
+    show(signInView());
+    return;
+  }
+  const hash = location.hash || '#/accounts';
+  let route = routes[1];
+  let match = [];
+  for (const candidate of routes) {
+    const m = hash.match(candidate.pattern);
+    if (m) {
+      route = candidate;
+      match = m;
+      break;
+    }
+  }
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    if (link.dataset.nav === route.nav) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  byId('view').setAttribute('aria-busy', 'true');
+  try {
+    const node = await route.view(match);
+    if (ticket === renderTicket) show(node);
+  } catch (e) {
+    if (ticket === renderTicket) handleFailure(e);
+  } finally {
+    byId('view').removeAttribute('aria-busy');
+  }
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  byId('sign-out').addEventListener('click', () => signOut());
+  byId('confirm-cancel').addEventListener('click', () => byId('confirm').close('cancelled'));
+  byId('confirm-ok').addEventListener('click', () => byId('confirm').close('confirmed'));
+  window.addEventListener('hashchange', render);
+  render();
+});
+`;

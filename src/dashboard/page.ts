@@ -1,0 +1,43 @@
+/**
+ * The dashboard's HTML shell. Everything inside <main> is drawn by app.js from
+ * admin API data; the shell only holds the landmarks, the two message regions
+ * (read out by screen readers) and the confirmation dialog.
+ */
+export const dashboardPage = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>cardgate admin</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/dashboard/app.css">
+<script src="/dashboard/app.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="topbar">
+  <span class="brand">cardgate <span class="brand-sub">admin</span></span>
+  <nav id="nav" aria-label="Dashboard" hidden>
+    <a href="#/accounts" data-nav="accounts">Accounts</a>
+    <a href="#/usage" data-nav="usage">Usage</a>
+    <a href="#/reports" data-nav="reports">Reports</a>
+  </nav>
+  <button type="button" id="sign-out" class="button secondary" hidden>Sign out</button>
+</header>
+<main id="main" tabindex="-1">
+  <div id="notice" class="message notice" role="status" aria-live="polite"></div>
+  <div id="problem" class="message problem" role="alert" aria-live="assertive"></div>
+  <div id="view"><noscript><p>The dashboard needs JavaScript.</p></noscript></div>
+</main>
+<dialog id="confirm" aria-labelledby="confirm-title" aria-describedby="confirm-text">
+  <h2 id="confirm-title"></h2>
+  <p id="confirm-text"></p>
+  <div class="actions">
+    <button type="button" id="confirm-cancel" class="button secondary" autofocus>Cancel</button>
+    <button type="button" id="confirm-ok" class="button danger"></button>
+  </div>
+</dialog>
+</body>
+</html>
+`;

@@ -1,0 +1,44 @@
+/**
+ * The admin dashboard (mounted at /dashboard): one HTML page plus its CSS and
+ * JS, all held as strings in src/dashboard so they travel inside every bundle
+ * (tsx, esbuild CJS, SEA, Deno) with nothing read from disk.
+ *
+ * The page talks only to the admin JSON API (/admin/api) with the admin token
+ * as a Bearer header, so it holds no server-side state and no cookie.
+ */
+import { Hono } from 'hono';
+import { dashboardScript } from '../../dashboard/script.ts';
+import { dashboardPage } from '../../dashboard/page.ts';
+import { dashboardStyles } from '../../dashboard/styles.ts';
+import type { AppEnv } from '../env.ts';
+
+/** Nothing but same-origin script, style and fetch; no framing, no <base>, no inline code. */
+export const dashboardCsp = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const securityHeaders = {
+  'Content-Security-Policy': dashboardCsp,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
+const serve = (body: string, contentType: string, cacheControl: string) => () =>
+  new Response(body, {
+    headers: { ...securityHeaders, 'Content-Type': contentType, 'Cache-Control': cacheControl },
+  });
+
+export const dashboardRoutes = () =>
+  new Hono<AppEnv>()
+    .get('/', serve(dashboardPage, 'text/html; charset=utf-8', 'no-store'))
+    // Assets change only with a new binary; `no-cache` makes the browser revalidate each load.
+    .get('/app.css', serve(dashboardStyles, 'text/css; charset=utf-8', 'no-cache'))
+    .get('/app.js', serve(dashboardScript, 'text/javascript; charset=utf-8', 'no-cache'));
