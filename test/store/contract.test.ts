@@ -1,0 +1,187 @@
+/** One behavioural suite run against every Store implementation. */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { openFileStore } from '../../src/store/file.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import type { ApiKeyRecord, JobRecord, Store } from '../../src/store/types.ts';
+import { T0, iso, report } from './fixtures/records.ts';
+
+const key = (id: string, account_id: string): ApiKeyRecord => ({
+  id,
+  account_id,
+  name: `key ${id}`,
+  hash: `hash_${id}`,
+  hint: 'cardgate_ab…yz',
+  created_at: iso(T0),
+  last_used_at: null,
+  allowed_ips: [],
+});
+
+const job = (id: string, status: JobRecord['status']): JobRecord => ({
+  id,
+  status,
+  created_at: iso(T0),
+  updated_at: iso(T0),
+  request: { agent_card: { name: 'x' }, callback_url: 'https://example.com/hook' },
+});
+
+const tempDirs: string[] = [];
+after(() => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const implementations: Array<{ name: string; open: () => Promise<Store> }> = [
+  { name: 'MemoryStore', open: async () => new MemoryStore() },
+  {
+    name: 'FileStore',
+    open: async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-contract-'));
+      tempDirs.push(dir);
+      // Tiny segments so that the suite crosses segment boundaries.
+      return openFileStore({ dataDir: dir, segmentLimits: { maxReports: 3, maxChars: 1 << 20 } });
+    },
+  },
+];
+
+for (const impl of implementations) {
+  describe(`Store contract: ${impl.name}`, () => {
+    const withStore = (name: string, fn: (s: Store) => Promise<void>) =>
+      test(name, async () => {
+        const s = await impl.open();
+        try {
+          await fn(s);
+          await s.commit();
+        } finally {
+          await s.close();
+        }
+      });
+
+    withStore('accounts: create, get, list, update, delete removes their keys', async (s) => {
+      s.createAccount({ id: 'acc_1', name: 'One', plan: 'free', created_at: iso(T0) });
+      s.createAccount({ id: 'acc_2', name: 'Two', plan: 'pro', created_at: iso(T0) });
+      s.createKey(key('key_1', 'acc_1'));
+      s.createKey(key('key_2', 'acc_2'));
+      assert.equal(s.getAccount('acc_1')?.name, 'One');
+      assert.equal(s.getAccount('nope'), undefined);
+      assert.deepEqual(s.listAccounts().map((a) => a.id).sort(), ['acc_1', 'acc_2']);
+      assert.equal(s.updateAccount('acc_1', { plan: 'team' })?.plan, 'team');
+      assert.equal(s.updateAccount('nope', { plan: 'team' }), undefined);
+      assert.equal(s.deleteAccount('acc_1'), true);
+      assert.equal(s.deleteAccount('acc_1'), false);
+      assert.equal(s.getKeyByHash('hash_key_1'), undefined);
+      assert.deepEqual(s.listKeys().map((k) => k.id), ['key_2']);
+    });
+
+    withStore('returned records are copies', async (s) => {
+      s.createAccount({ id: 'acc_1', name: 'One', plan: 'free', created_at: iso(T0) });
+      const a = s.getAccount('acc_1');
+      if (a) a.name = 'changed';
+      assert.equal(s.getAccount('acc_1')?.name, 'One');
+      s.putReport(report('rpt_1'));
+      const r = await s.getReport('rpt_1');
+      (r?.result as { valid: boolean }).valid = false;
+      assert.deepEqual((await s.getReport('rpt_1'))?.result, { valid: true, score: 97 });
+    });
+
+    withStore('keys: by hash, by id, per account, update, delete', async (s) => {
+      s.createKey(key('key_1', 'acc_1'));
+      s.createKey(key('key_2', 'acc_1'));
+      s.createKey(key('key_3', 'acc_2'));
+      assert.equal(s.getKeyByHash('hash_key_2')?.id, 'key_2');
+      assert.equal(s.getKeyByHash('unknown'), undefined);
+      assert.equal(s.getKey('key_3')?.account_id, 'acc_2');
+      assert.deepEqual(s.listKeys('acc_1').map((k) => k.id).sort(), ['key_1', 'key_2']);
+      assert.equal(s.updateKey('key_1', { last_used_at: iso(T0 + 1000), allowed_ips: ['10.0.0.0/8'] })?.last_used_at, iso(T0 + 1000));
+      assert.deepEqual(s.getKeyByHash('hash_key_1')?.allowed_ips, ['10.0.0.0/8']);
+      assert.equal(s.deleteKey('key_1'), true);
+      assert.equal(s.deleteKey('key_1'), false);
+      assert.equal(s.getKeyByHash('hash_key_1'), undefined);
+    });
+
+    withStore('counters: add within a window, expire at reset_at, restart after', async (s) => {
+      assert.equal(s.getCounter('day:acc_1', T0), undefined);
+      assert.deepEqual(s.addToCounter('day:acc_1', 1, T0 + 1000, T0), { count: 1, reset_at: T0 + 1000 });
+      assert.deepEqual(s.addToCounter('day:acc_1', 4, T0 + 5000, T0 + 10), { count: 5, reset_at: T0 + 1000 });
+      assert.deepEqual(s.getCounter('day:acc_1', T0 + 999), { count: 5, reset_at: T0 + 1000 });
+      assert.equal(s.getCounter('day:acc_1', T0 + 1000), undefined);
+      assert.deepEqual(s.addToCounter('day:acc_1', 2, T0 + 2000, T0 + 1000), { count: 2, reset_at: T0 + 2000 });
+    });
+
+    withStore('usage: accumulates per account and day, filters, sorted by day', async (s) => {
+      s.addUsage('acc_1', '2026-11-21', 2);
+      s.addUsage('acc_1', '2026-11-21', 3);
+      s.addUsage('acc_2', '2026-11-20', 1);
+      s.addUsage('acc_1', '2026-11-22', 1);
+      assert.deepEqual(s.listUsage(), [
+        { account_id: 'acc_2', day: '2026-11-20', count: 1 },
+        { account_id: 'acc_1', day: '2026-11-21', count: 5 },
+        { account_id: 'acc_1', day: '2026-11-22', count: 1 },
+      ]);
+      assert.deepEqual(s.listUsage({ account_id: 'acc_1', since_day: '2026-11-22' }), [{ account_id: 'acc_1', day: '2026-11-22', count: 1 }]);
+    });
+
+    withStore('reports: by id and alias (latest wins), newest first, per account, limit, count', async (s) => {
+      for (let i = 1; i <= 7; i++) s.putReport(report(`rpt_${i}`, { account_id: i % 2 ? 'acc_1' : 'acc_2', created_at: iso(T0 + i) }));
+      s.putReport(report('gh_1', { kind: 'github', alias: 'a'.repeat(40), created_at: iso(T0 + 8) }));
+      s.putReport(report('gh_2', { kind: 'github', alias: 'a'.repeat(40), created_at: iso(T0 + 9), result: { validation: { valid: false } } }));
+      await s.commit();
+      assert.equal(s.reportCount(), 9);
+      assert.deepEqual((await s.getReport('rpt_1'))?.card, { name: 'card rpt_1' });
+      assert.equal((await s.getReport('a'.repeat(40)))?.id, 'gh_2');
+      assert.equal(await s.getReport('rpt_none'), undefined);
+      assert.deepEqual(s.listReports({ limit: 3 }).map((r) => r.id), ['gh_2', 'gh_1', 'rpt_7']);
+      assert.deepEqual(s.listReports({ account_id: 'acc_2' }).map((r) => r.id), ['rpt_6', 'rpt_4', 'rpt_2']);
+      const gh2 = s.listReports({ limit: 1 })[0];
+      assert.deepEqual(gh2, { id: 'gh_2', kind: 'github', created_at: iso(T0 + 9), account_id: 'acc_1', alias: 'a'.repeat(40), valid: false, score: null });
+    });
+
+    withStore('reports: putting an id again replaces it in place', async (s) => {
+      s.putReport(report('rpt_1', { result: { valid: false, score: 10 } }));
+      s.putReport(report('rpt_2'));
+      s.putReport(report('rpt_3'));
+      s.putReport(report('rpt_4'));
+      s.putReport(report('rpt_1', { result: { valid: true, score: 99 } }));
+      assert.equal(s.reportCount(), 4);
+      assert.deepEqual((await s.getReport('rpt_1'))?.result, { valid: true, score: 99 });
+      assert.deepEqual(s.listReports().map((r) => r.id), ['rpt_4', 'rpt_3', 'rpt_2', 'rpt_1']);
+      assert.equal(s.listReports().at(-1)?.score, 99);
+    });
+
+    withStore('reports: prune removes those created before the cutoff, aliases too', async (s) => {
+      for (let i = 1; i <= 10; i++) s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * 1000), alias: i === 2 ? 'sha_old' : undefined }));
+      await s.commit();
+      assert.equal(await s.pruneReports(T0 + 6000), 5);
+      assert.equal(s.reportCount(), 5);
+      assert.equal(await s.getReport('rpt_3'), undefined);
+      assert.equal(await s.getReport('sha_old'), undefined);
+      assert.equal((await s.getReport('rpt_6'))?.id, 'rpt_6');
+      assert.deepEqual(s.listReports().map((r) => r.id), ['rpt_10', 'rpt_9', 'rpt_8', 'rpt_7', 'rpt_6']);
+      assert.equal(await s.pruneReports(T0 + 6000), 0);
+    });
+
+    withStore('jobs: put, get, unfinished ones listed', async (s) => {
+      s.putJob(job('val_1', 'queued'));
+      s.putJob(job('val_2', 'processing'));
+      s.putJob(job('val_3', 'completed'));
+      s.putJob({ ...job('val_1', 'failed'), error: 'boom' });
+      assert.equal(s.getJob('val_1')?.error, 'boom');
+      assert.equal(s.getJob('val_9'), undefined);
+      assert.deepEqual(s.listUnfinishedJobs().map((j) => j.id), ['val_2']);
+    });
+
+    withStore('meta: set and get', async (s) => {
+      assert.equal(s.getMeta('admin_token_hash'), undefined);
+      s.setMeta('admin_token_hash', 'abc');
+      s.setMeta('admin_token_hash', 'def');
+      assert.equal(s.getMeta('admin_token_hash'), 'def');
+    });
+
+    withStore('commit with nothing to write resolves', async (s) => {
+      await s.commit();
+      await Promise.all([s.commit(), s.commit()]);
+    });
+  });
+}

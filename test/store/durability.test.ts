@@ -1,0 +1,108 @@
+/** FileStore across processes: acknowledged writes survive kill -9; the data-dir lock. */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { openFileStore, StoreLockedError } from '../../src/store/file.ts';
+
+const childScript = fileURLToPath(new URL('./fixtures/store-child.ts', import.meta.url));
+const tempDirs: string[] = [];
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-durability-'));
+  tempDirs.push(dir);
+  return dir;
+};
+after(() => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+interface Child {
+  process: ChildProcess;
+  lines: string[];
+  stderr: () => string;
+  /** Resolves once a stdout line satisfies `match`. */
+  waitFor: (match: (line: string) => boolean) => Promise<void>;
+  exited: Promise<number | null>;
+}
+
+const startChild = (mode: string, dir: string): Child => {
+  const child = spawn(process.execPath, ['--import', 'tsx', childScript, mode, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const waiters: Array<{ match: (line: string) => boolean; resolve: () => void }> = [];
+  let partial = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) {
+      lines.push(line);
+      for (const w of waiters.filter((w) => w.match(line))) w.resolve();
+    }
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    process: child,
+    lines,
+    stderr: () => stderr,
+    waitFor: (match) =>
+      new Promise<void>((resolve, reject) => {
+        if (lines.some(match)) return resolve();
+        waiters.push({ match, resolve });
+        void exited.then((code) => reject(new Error(`child exited (${code}) first: ${stderr}`)));
+      }),
+    exited,
+  };
+};
+
+test('every acknowledged write survives kill -9 at a random moment, and the store loads', async () => {
+  const dir = tempDir();
+  const acked: string[] = [];
+  for (let round = 0; round < 3; round++) {
+    const child = startChild('write', dir);
+    await child.waitFor((l) => l.startsWith('ack '));
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 300));
+    child.process.kill('SIGKILL');
+    await child.exited;
+    const roundAcks = child.lines.filter((l) => l.startsWith('ack ')).map((l) => l.slice(4));
+    assert.ok(roundAcks.length > 0);
+    acked.push(...roundAcks);
+
+    // The dead child's lock is stale: this open takes it over.
+    const store = await openFileStore({ dataDir: dir });
+    const missing: string[] = [];
+    for (const id of acked) if ((await store.getReport(id)) === undefined) missing.push(id);
+    assert.deepEqual(missing, [], `acknowledged reports lost after kill -9 (round ${round})`);
+    const counted = [1, 2, 3, 4].reduce((sum, n) => sum + (store.getCounter(`acks:${n}`, 0)?.count ?? 0), 0);
+    assert.ok(counted >= acked.length, `counters ${counted} < acks ${acked.length}`);
+    assert.ok(store.reportCount() >= acked.length);
+    await store.close();
+  }
+});
+
+test('a second process on the same data dir gets the lock error naming the owner pid', async () => {
+  const dir = tempDir();
+  const store = await openFileStore({ dataDir: dir });
+  try {
+    const child = startChild('open', dir);
+    assert.equal(await child.exited, 1);
+    assert.match(child.stderr(), new RegExp(`StoreLockedError: data directory .* is in use by process ${process.pid} `));
+  } finally {
+    await store.close();
+  }
+});
+
+test('a process holding the dir locks this one out; once it is dead its lock is taken over', async () => {
+  const dir = tempDir();
+  const child = startChild('hold', dir);
+  await child.waitFor((l) => l === 'ready');
+  await assert.rejects(openFileStore({ dataDir: dir }), (err: unknown) => err instanceof StoreLockedError && err.pid === child.process.pid);
+  child.process.kill('SIGKILL');
+  await child.exited;
+  const store = await openFileStore({ dataDir: dir });
+  assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8').trim(), String(process.pid));
+  await store.close();
+});
