@@ -1,0 +1,46 @@
+/**
+ * Webhook routes for CI (interface 4.3-4.5), mounted at /v1:
+ *   POST /webhook         sync result (2.6), or 202 + callback when callback_url is given
+ *   POST /webhook/github  GitHub result (2.8) with a ready-made commit status
+ *   GET  /status/:id      job status (decisions §8); carries the webhook rate headers without counting
+ * No authentication: API keys are ignored here; the per-IP and global webhook limits apply.
+ */
+import { Hono } from 'hono';
+import type { AppDeps } from '../../app.ts';
+import { ApiError } from '../../errors.ts';
+import type { JobRunner } from '../../jobs/runner.ts';
+import { parseGithubRequest, parseWebhookRequest, statusBody, submitJob, validateForGithub, validateNow } from '../../services/webhooks.ts';
+import { readJsonObject } from '../body.ts';
+import type { AppEnv } from '../env.ts';
+import type { createWebhookLimiter } from '../middleware/webhook-limit.ts';
+
+export interface WebhookServices {
+  limiter: ReturnType<typeof createWebhookLimiter>;
+  jobs: JobRunner;
+}
+
+export const webhookRoutes = (deps: AppDeps, { limiter, jobs }: WebhookServices) => {
+  const app = new Hono<AppEnv>();
+  const maxBytes = deps.config.http.maxBodyBytes;
+
+  app.post('/webhook', limiter.count, async (c) => {
+    const request = parseWebhookRequest(await readJsonObject(c, { maxBytes }), jobs);
+    if (request.callback_url === undefined) return c.json(await validateNow(deps, request));
+    return c.json(await submitJob(deps, jobs, { ...request, callback_url: request.callback_url }), 202);
+  });
+
+  app.post('/webhook/github', limiter.count, async (c) => {
+    const request = parseGithubRequest(await readJsonObject(c, { maxBytes }));
+    const { status, body } = await validateForGithub(deps, request);
+    return c.json(body, status);
+  });
+
+  app.get('/status/:id', limiter.headersOnly, (c) => {
+    const id = c.req.param('id');
+    const job = deps.store.getJob(id);
+    if (!job) throw new ApiError('NOT_FOUND', `no validation with id ${id}`);
+    return c.json(statusBody(job));
+  });
+
+  return app;
+};

@@ -1,0 +1,183 @@
+/**
+ * The in-process runner of asynchronous webhook jobs (decisions §8).
+ *
+ * A job is stored (status `queued`) before the 202 is sent; the runner keeps
+ * only ids in memory and at most `webhooks.concurrency` jobs running, with at
+ * most `webhooks.maxQueued` waiting. A job: validate (time limit) → store the
+ * result and the report → POST the callback once → store the outcome, status
+ * `completed` (the validation ran) or `failed` (it could not). The job stays
+ * `processing` until the callback was attempted, so a crash at any point
+ * before that re-runs it at the next start (the stored result is then sent as
+ * it is: receivers dedupe on validation_id).
+ *
+ * Shutdown: the queue stops, running jobs get until the deadline, deliveries
+ * still open then are aborted and recorded as failed ("shutdown"); queued jobs
+ * stay queued in the store and run at the next start.
+ */
+import type { AppDeps } from '../app.ts';
+import { iso } from '../clock.ts';
+import { ApiError } from '../errors.ts';
+import { createCallbackPolicy, type CallbackPolicy } from '../services/callback-policy.ts';
+import {
+  validateWithinLimit,
+  webhookErrorResult,
+  webhookResult,
+  type ValidateFn,
+  type WebhookContext,
+  type WebhookResult,
+} from '../services/webhook-result.ts';
+import type { JobRecord } from '../store/types.ts';
+import { version } from '../version.ts';
+import { deliverCallback } from './deliver.ts';
+
+/** Time kept back from the shutdown deadline to record the aborted deliveries. */
+const shutdownMarginMs = 300;
+
+export interface JobRunnerOptions {
+  /** The engine; tests inject a slow one to exercise the time limit. */
+  validate?: ValidateFn;
+}
+
+export class JobRunner {
+  readonly policy: CallbackPolicy;
+  private readonly queue: string[] = [];
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly shutdown = new AbortController();
+  private stopped = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly options: JobRunnerOptions = {},
+  ) {
+    this.policy = createCallbackPolicy(deps.config.webhooks.allowedHosts);
+    deps.lifecycle?.onDrain((deadline) => this.drain(deadline));
+  }
+
+  /** Re-queues the jobs left unfinished by the previous process (call once the URLs are known). */
+  start(): void {
+    const unfinished = this.deps.store.listUnfinishedJobs().sort((a, b) => a.created_at.localeCompare(b.created_at));
+    if (unfinished.length > 0) this.deps.log.info('resuming unfinished webhook jobs', { count: unfinished.length });
+    for (const job of unfinished) this.queue.push(job.id);
+    this.pump();
+  }
+
+  /** Throws 503 when the queue is full; call before storing a new job. */
+  assertCapacity(): void {
+    if (this.queue.length >= this.deps.config.webhooks.maxQueued) {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'too many webhook jobs are waiting; try again later', { headers: { 'Retry-After': '5' } });
+    }
+  }
+
+  /** Runs a stored job (status `queued`) when a slot is free. */
+  enqueue(id: string): void {
+    this.queue.push(id);
+    this.pump();
+  }
+
+  /** Resolves when nothing is queued or running (tests, benches). */
+  idle(): Promise<void> {
+    if (this.queue.length === 0 && this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  get stats() {
+    return { queued: this.queue.length, running: this.running.size };
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.running.size < this.deps.config.webhooks.concurrency && this.queue.length > 0) {
+      const id = this.queue.shift()!;
+      if (this.running.has(id)) continue;
+      const run = this.run(id)
+        .catch((e: unknown) => this.deps.log.error('webhook job crashed', { validation_id: id, error: (e as Error).message }))
+        .finally(() => {
+          this.running.delete(id);
+          this.pump();
+        });
+      this.running.set(id, run);
+    }
+    if (this.queue.length === 0 && this.running.size === 0) {
+      for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  private async run(id: string): Promise<void> {
+    const { store, clock, config, log } = this.deps;
+    const job = store.getJob(id);
+    if (!job || (job.status !== 'queued' && job.status !== 'processing')) return;
+
+    const result = job.result ? (job.result as WebhookResult) : this.validate(job);
+    const failed = result.status === 'error';
+    if (!job.result) {
+      store.putReport({
+        id,
+        kind: 'webhook',
+        created_at: job.created_at,
+        account_id: null,
+        card: job.request.agent_card,
+        result,
+        meta: job.request.metadata ?? {},
+      });
+      store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), result });
+      await store.commit();
+    }
+
+    const callbackUrl = job.request.callback_url!;
+    const attemptedAt = clock.now();
+    const outcome = await deliverCallback({
+      url: callbackUrl,
+      id,
+      body: JSON.stringify(result),
+      timestampSeconds: Math.floor(attemptedAt / 1000),
+      signingSecret: config.webhooks.signingSecret,
+      timeoutMs: config.webhooks.callbackTimeoutMs,
+      userAgent: `${config.serviceName}/${version}`,
+      policy: this.policy,
+      lookup: this.deps.lookup,
+      signal: this.shutdown.signal,
+    });
+    log.info('webhook callback', { validation_id: id, state: outcome.state, status_code: outcome.status_code, error: outcome.error });
+
+    store.putJob({
+      id,
+      status: failed ? 'failed' : 'completed',
+      created_at: job.created_at,
+      updated_at: iso(clock.now()),
+      // The card lives on in the report; the job no longer needs it.
+      request: { agent_card: null, metadata: job.request.metadata, callback_url: callbackUrl },
+      result,
+      ...(failed ? { error: result.errors[0]?.message } : {}),
+      callback: { url: callbackUrl, ...outcome, attempted_at: iso(attemptedAt) },
+    });
+    await store.commit();
+  }
+
+  /** The 2.6 body of a job: a validation result, or an `error` result when the engine failed or ran out of time. */
+  private validate(job: JobRecord): WebhookResult {
+    const context: WebhookContext = {
+      validationId: job.id,
+      metadata: job.request.metadata ?? {},
+      reportsUrl: this.deps.urls.reportsUrl,
+      nowMs: this.deps.clock.now(),
+    };
+    try {
+      const result = validateWithinLimit(job.request.agent_card, this.deps.config.validation.timeoutMs, this.options.validate);
+      return webhookResult(result, { ...context, nowMs: this.deps.clock.now() });
+    } catch (e) {
+      this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });
+      const reason = e instanceof Error && e.name === 'ValidationTimeout' ? e.message : 'internal validation error';
+      return webhookErrorResult(reason, { ...context, nowMs: this.deps.clock.now() });
+    }
+  }
+
+  private async drain(deadline: number): Promise<void> {
+    this.stopped = true;
+    const inFlight = [...this.running.values()];
+    if (inFlight.length === 0) return;
+    const abortAt = Math.max(0, deadline - shutdownMarginMs - Date.now());
+    const timer = setTimeout(() => this.shutdown.abort(new Error('shutdown')), abortAt);
+    await Promise.allSettled(inFlight);
+    clearTimeout(timer);
+  }
+}

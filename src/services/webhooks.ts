@@ -1,0 +1,156 @@
+/**
+ * The webhook operations behind the routes: reading the request bodies
+ * (interface 4.3, 4.4), the synchronous validation, the submission of an
+ * asynchronous job, the GitHub validation, and the status view (decisions §8).
+ */
+import type { AppDeps } from '../app.ts';
+import { iso } from '../clock.ts';
+import { ApiError } from '../errors.ts';
+import type { JobRunner } from '../jobs/runner.ts';
+import type { JobRecord } from '../store/types.ts';
+import { newId } from './ids.ts';
+import { githubErrorBody, githubResult, validateWithinLimit, webhookResult, type WebhookMetadata } from './webhook-result.ts';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const invalid = (message: string) => new ApiError('INVALID_REQUEST', message);
+
+export interface WebhookRequest {
+  agent_card: Record<string, unknown>;
+  metadata: WebhookMetadata;
+  callback_url?: string;
+}
+
+/** POST /v1/webhook body; a refused callback_url (scheme, literal address) is a 400 here. */
+export const parseWebhookRequest = (body: Record<string, unknown>, jobs: JobRunner): WebhookRequest => {
+  if (!isObject(body.agent_card)) throw invalid('agent_card is required');
+  if (body.metadata !== undefined && !isObject(body.metadata)) throw invalid('metadata must be a JSON object');
+  const request: WebhookRequest = { agent_card: body.agent_card, metadata: (body.metadata as WebhookMetadata | undefined) ?? {} };
+  if (body.callback_url === undefined) return request;
+  if (typeof body.callback_url !== 'string') throw invalid('callback_url must be an absolute http(s) URL');
+  const refusal = jobs.policy.refuseUrl(body.callback_url);
+  if (refusal) throw invalid(refusal);
+  return { ...request, callback_url: body.callback_url };
+};
+
+/** Runs the engine for a request answered in the response; any failure is the documented 500. */
+const validateOrFail = (deps: AppDeps, card: unknown, what: Record<string, unknown>) => {
+  try {
+    return validateWithinLimit(card, deps.config.validation.timeoutMs);
+  } catch (e) {
+    deps.log.error('webhook validation failed', { ...what, error: (e as Error).message });
+    return undefined;
+  }
+};
+
+/** Without callback_url: validate now, keep the report and a completed job (so /v1/status knows the id). */
+export const validateNow = async (deps: AppDeps, request: WebhookRequest) => {
+  const { store, clock, urls } = deps;
+  const createdMs = clock.now();
+  const id = newId('val', createdMs);
+  const result = validateOrFail(deps, request.agent_card, { validation_id: id });
+  if (!result) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
+  const body = webhookResult(result, { validationId: id, metadata: request.metadata, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
+  store.putReport({
+    id,
+    kind: 'webhook',
+    created_at: iso(createdMs),
+    account_id: null,
+    version: result.version,
+    card: request.agent_card,
+    result: body,
+    meta: request.metadata,
+  });
+  store.putJob({
+    id,
+    status: 'completed',
+    created_at: iso(createdMs),
+    updated_at: body.timestamp,
+    request: { agent_card: null, metadata: request.metadata },
+    result: body,
+  });
+  await store.commit();
+  return body;
+};
+
+/** With callback_url: store the job durably, then hand it to the runner. Returns the 202 body. */
+export const submitJob = async (deps: AppDeps, jobs: JobRunner, request: WebhookRequest & { callback_url: string }) => {
+  jobs.assertCapacity();
+  const now = deps.clock.now();
+  const id = newId('val', now);
+  deps.store.putJob({
+    id,
+    status: 'queued',
+    created_at: iso(now),
+    updated_at: iso(now),
+    request: { agent_card: request.agent_card, metadata: request.metadata, callback_url: request.callback_url },
+    callback: { url: request.callback_url, state: 'pending' },
+  });
+  await deps.store.commit();
+  jobs.enqueue(id);
+  return { message: 'Validation started', validation_id: id, status_url: `${deps.urls.publicUrl}/v1/status/${id}` };
+};
+
+export interface GithubRequest {
+  agent_card: Record<string, unknown>;
+  repo: string;
+  /** Lower-cased full SHA (SHA-1 or SHA-256). */
+  sha: string;
+}
+
+const repoPattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
+const shaPattern = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
+
+/** POST /v1/webhook/github body. */
+export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest => {
+  if (!isObject(body.agent_card)) throw invalid('agent_card is required');
+  const github = isObject(body.github) ? body.github : {};
+  if (github.repo === undefined || github.repo === '' || github.sha === undefined || github.sha === '') {
+    throw invalid('GitHub repo and sha are required');
+  }
+  if (typeof github.repo !== 'string' || !repoPattern.test(github.repo)) {
+    throw invalid('github.repo must have the form owner/repo (e.g. octo-org/agent)');
+  }
+  if (typeof github.sha !== 'string' || !shaPattern.test(github.sha)) {
+    throw invalid('github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters');
+  }
+  return { agent_card: body.agent_card, repo: github.repo, sha: github.sha.toLowerCase() };
+};
+
+/**
+ * Validates for a commit and stores the report under a new id with the sha as
+ * alias, so `{reports_url}/reports/<sha>` shows the commit's latest validation.
+ * Returns the HTTP status and the body (2.8, or the 500 body with an `error` status).
+ */
+export const validateForGithub = async (deps: AppDeps, request: GithubRequest) => {
+  const { store, clock, config, urls } = deps;
+  const context = { sha: request.sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
+  const now = clock.now();
+  const id = newId('gh', now);
+  const result = validateOrFail(deps, request.agent_card, { report_id: id, repo: request.repo, sha: request.sha });
+  if (!result) return { status: 500 as const, body: githubErrorBody(context) };
+  const body = githubResult(result, context);
+  store.putReport({
+    id,
+    kind: 'github',
+    created_at: iso(now),
+    account_id: null,
+    alias: request.sha,
+    version: result.version,
+    card: request.agent_card,
+    result: body,
+    meta: { repo: request.repo, sha: request.sha },
+  });
+  await store.commit();
+  return { status: 200 as const, body };
+};
+
+/** GET /v1/status/<id> body (decisions §8). */
+export const statusBody = (job: JobRecord) => ({
+  validation_id: job.id,
+  status: job.status,
+  created_at: job.created_at,
+  updated_at: job.updated_at,
+  ...(job.result !== undefined ? { result: job.result } : {}),
+  ...(job.callback ? { callback: job.callback } : {}),
+});
