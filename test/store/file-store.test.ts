@@ -1,0 +1,259 @@
+/** FileStore specifics: persistence, files on disk, group commit, retention, errors. */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { FakeClock } from '../../src/clock.ts';
+import { openFileStore, StoreError, StoreLockedError, type FileStoreOptions } from '../../src/store/file.ts';
+import type { JobRecord } from '../../src/store/types.ts';
+import { T0, iso, report } from './fixtures/records.ts';
+
+const DAY = 86_400_000;
+const tempDirs: string[] = [];
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-filestore-'));
+  tempDirs.push(dir);
+  return dir;
+};
+after(() => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const small = { maxReports: 3, maxChars: 1 << 20 };
+const open = (dataDir: string, over: Partial<FileStoreOptions> = {}) => openFileStore({ dataDir, segmentLimits: small, ...over });
+const segmentFiles = (dir: string) => fs.readdirSync(path.join(dir, 'reports')).sort();
+const job = (id: string, status: JobRecord['status'], updated: number): JobRecord => ({
+  id,
+  status,
+  created_at: iso(T0),
+  updated_at: iso(updated),
+  request: { agent_card: { name: id } },
+});
+
+test('everything committed is there after reopening', async () => {
+  const dir = tempDir();
+  const s1 = await open(dir);
+  s1.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
+  s1.createKey({ id: 'key_1', account_id: 'acc_1', name: 'k', hash: 'h1', hint: 'x', created_at: iso(T0), last_used_at: null, allowed_ips: ['::1'] });
+  s1.addToCounter('day:acc_1', 7, Number.MAX_SAFE_INTEGER, T0);
+  s1.addUsage('acc_1', '2026-11-21', 7);
+  s1.putJob(job('val_1', 'queued', T0));
+  s1.setMeta('admin_token_hash', 'abc');
+  for (let i = 1; i <= 8; i++) s1.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i), alias: i === 8 ? 'sha_8' : undefined }));
+  await s1.close();
+
+  const s2 = await open(dir);
+  assert.equal(s2.getAccount('acc_1')?.plan, 'pro');
+  assert.deepEqual(s2.getKeyByHash('h1')?.allowed_ips, ['::1']);
+  assert.equal(s2.getCounter('day:acc_1', T0)?.count, 7);
+  assert.deepEqual(s2.listUsage(), [{ account_id: 'acc_1', day: '2026-11-21', count: 7 }]);
+  assert.deepEqual(s2.listUnfinishedJobs().map((j) => j.id), ['val_1']);
+  assert.equal(s2.getMeta('admin_token_hash'), 'abc');
+  assert.equal(s2.reportCount(), 8);
+  assert.deepEqual(s2.listReports({ limit: 2 }).map((r) => r.id), ['rpt_8', 'rpt_7']);
+  assert.equal((await s2.getReport('rpt_1'))?.id, 'rpt_1'); // read from a sealed segment file
+  assert.equal((await s2.getReport('sha_8'))?.id, 'rpt_8');
+  // The partly filled last segment stays the active one.
+  s2.putReport(report('rpt_9'));
+  await s2.close();
+  assert.deepEqual(segmentFiles(dir), ['seg-000001.json', 'seg-000002.json', 'seg-000003.json']);
+});
+
+test('sealed segments are never rewritten; only dirty files are written', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  for (let i = 1; i <= 3; i++) s.putReport(report(`rpt_${i}`));
+  await s.commit();
+  s.putReport(report('rpt_4')); // seals segment 1 (already on disk)
+  await s.commit();
+  const sealed = fs.statSync(path.join(dir, 'reports', 'seg-000001.json'));
+  const before = { ...s.stats };
+  s.putReport(report('rpt_5'));
+  await s.commit();
+  assert.deepEqual({ flushes: s.stats.flushes - before.flushes, files: s.stats.fileWrites - before.fileWrites }, { flushes: 1, files: 1 });
+  s.addToCounter('c', 1, Number.MAX_SAFE_INTEGER, 0);
+  await s.commit();
+  assert.equal(s.stats.fileWrites - before.fileWrites, 2); // store.json only
+  assert.equal(fs.statSync(path.join(dir, 'reports', 'seg-000001.json')).mtimeMs, sealed.mtimeMs);
+  assert.deepEqual(
+    JSON.parse(fs.readFileSync(path.join(dir, 'reports', 'seg-000002.json'), 'utf8')).reports.map((r: { id: string }) => r.id),
+    ['rpt_4', 'rpt_5'],
+  );
+  await s.close();
+});
+
+test('group commit: many concurrent writers share a few flushes', async () => {
+  const dir = tempDir();
+  const s = await open(dir, { segmentLimits: undefined });
+  const writers = Array.from({ length: 200 }, async (_, i) => {
+    s.putReport(report(`rpt_${i}`));
+    await s.commit();
+    // A second round while the first flushes are still running.
+    s.addToCounter(`c${i}`, 1, Number.MAX_SAFE_INTEGER, 0);
+    await s.commit();
+  });
+  await Promise.all(writers);
+  // Per round: the first writer's commit starts a flush at once, the other 199 share the next one.
+  assert.ok(s.stats.flushes <= 4, `${s.stats.flushes} flushes for 400 commits`);
+  await s.close();
+  const s2 = await open(dir, { segmentLimits: undefined });
+  assert.equal(s2.reportCount(), 200);
+  assert.equal(s2.getCounter('c199', 0)?.count, 1);
+  await s2.close();
+});
+
+test('a commit made during a flush waits for the next flush, which starts right after', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  s.setMeta('a', '1');
+  const first = s.commit();
+  s.setMeta('b', '2');
+  const second = s.commit();
+  const third = s.commit();
+  assert.equal(second, third);
+  await Promise.all([first, second]);
+  assert.equal(s.stats.flushes, 2);
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'store.json'), 'utf8')).meta.length, 2);
+  await s.close();
+});
+
+test('a failed write rejects its commits and is retried by the next flush', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  s.putReport(report('rpt_1'));
+  fs.rmSync(path.join(dir, 'reports'), { recursive: true });
+  await assert.rejects(s.commit(), (err: unknown) => err instanceof StoreError && /store write failed/.test(err.message));
+  fs.mkdirSync(path.join(dir, 'reports'));
+  await s.commit();
+  assert.deepEqual(segmentFiles(dir), ['seg-000001.json']);
+  await s.close();
+});
+
+test('pruneReports deletes old sealed segments, filters the active one, and stays pruned after reopening', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  for (let i = 1; i <= 8; i++) s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * DAY) }));
+  await s.commit();
+  assert.deepEqual(segmentFiles(dir), ['seg-000001.json', 'seg-000002.json', 'seg-000003.json']);
+  // Segment 1 holds days 1-3 (deleted), segment 2 days 4-6 (kept: its newest is young), the active one days 7-8.
+  assert.equal(await s.pruneReports(T0 + 5 * DAY), 4);
+  assert.deepEqual(segmentFiles(dir), ['seg-000002.json', 'seg-000003.json']);
+  assert.equal(await s.pruneReports(T0 + 7.5 * DAY), 3);
+  await s.close();
+  const s2 = await open(dir);
+  assert.deepEqual(s2.listReports().map((r) => r.id), ['rpt_8']);
+  assert.equal(await s2.getReport('rpt_5'), undefined);
+  await s2.close();
+});
+
+test('retentionDays: expired reports read as gone and are pruned at open', async () => {
+  const dir = tempDir();
+  const clock = new FakeClock(T0);
+  const s = await open(dir, { clock, retentionDays: 30 });
+  for (let i = 0; i < 6; i++) s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * DAY) }));
+  await s.commit();
+  clock.set(T0 + 32.5 * DAY); // reports 0-2 are older than 30 days now
+  assert.equal(await s.getReport('rpt_2'), undefined);
+  assert.equal((await s.getReport('rpt_3'))?.id, 'rpt_3');
+  assert.deepEqual(s.listReports().map((r) => r.id), ['rpt_5', 'rpt_4', 'rpt_3']);
+  await s.close();
+  const s2 = await open(dir, { clock, retentionDays: 30 });
+  assert.equal(s2.reportCount(), 3);
+  await s2.close();
+  assert.deepEqual(segmentFiles(dir), ['seg-000002.json']);
+});
+
+test('expired counters and long-finished jobs are compacted at write time; unfinished jobs stay', async () => {
+  const dir = tempDir();
+  const clock = new FakeClock(T0);
+  const s = await open(dir, { clock, finishedJobTtlMs: 60_000 });
+  s.addToCounter('old', 1, T0 + 1000, T0);
+  s.addToCounter('live', 1, T0 + DAY, T0);
+  s.putJob(job('val_done', 'completed', T0));
+  s.putJob(job('val_wait', 'queued', T0));
+  await s.commit();
+  clock.advance(120_000);
+  s.setMeta('x', 'y');
+  await s.commit();
+  const doc = JSON.parse(fs.readFileSync(path.join(dir, 'store.json'), 'utf8'));
+  assert.deepEqual(doc.counters.map((c: { key: string }) => c.key), ['live']);
+  assert.deepEqual(doc.jobs.map((j: { id: string }) => j.id), ['val_wait']);
+  await s.close();
+});
+
+test('a corrupt store file stops the open with an error naming it, and is left untouched', async () => {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'store.json'), '{"format":1,"accou');
+  await assert.rejects(open(dir), (err: unknown) => err instanceof StoreError && err.message.includes(path.join(dir, 'store.json')) && /corrupt/.test(err.message));
+  assert.equal(fs.readFileSync(path.join(dir, 'store.json'), 'utf8'), '{"format":1,"accou');
+  fs.writeFileSync(path.join(dir, 'store.json'), '[]');
+  await assert.rejects(open(dir), /does not have the expected structure/);
+  // The failed opens released the lock.
+  assert.equal(fs.existsSync(path.join(dir, 'cardgate.lock')), false);
+
+  const dir2 = tempDir();
+  fs.mkdirSync(path.join(dir2, 'reports'));
+  fs.writeFileSync(path.join(dir2, 'reports', 'seg-000001.json'), '{"reports":[{"id":');
+  await assert.rejects(open(dir2), (err: unknown) => err instanceof StoreError && err.message.includes('seg-000001.json'));
+});
+
+test('stale temp files from an interrupted write are removed at open', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  s.setMeta('k', 'v');
+  await s.close();
+  fs.writeFileSync(path.join(dir, '.store.json.tmp'), '{"partial');
+  fs.writeFileSync(path.join(dir, 'reports', '.seg-000001.json.tmp'), '{"partial');
+  const s2 = await open(dir);
+  assert.equal(s2.getMeta('k'), 'v');
+  assert.equal(fs.existsSync(path.join(dir, '.store.json.tmp')), false);
+  assert.deepEqual(segmentFiles(dir), []);
+  await s2.close();
+});
+
+test('the data dir and its parents are created; an impossible one is a clear error', async () => {
+  const dir = path.join(tempDir(), 'a', 'b', 'data');
+  const s = await open(dir);
+  await s.close();
+  assert.ok(fs.existsSync(path.join(dir, 'reports')));
+
+  const file = path.join(tempDir(), 'plain-file');
+  fs.writeFileSync(file, '');
+  await assert.rejects(open(path.join(file, 'data')), (err: unknown) => err instanceof StoreError && err.message.includes(`cannot create the data directory ${path.join(file, 'data')}`));
+});
+
+test('lock: a second open in this process is refused; close releases it and is idempotent', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  await assert.rejects(open(dir), (err: unknown) => err instanceof StoreLockedError && err.pid === process.pid && err.message.includes(String(process.pid)));
+  await Promise.all([s.close(), s.close()]);
+  await s.close();
+  assert.equal(fs.existsSync(path.join(dir, 'cardgate.lock')), false);
+  await assert.rejects(s.commit(), /closed/);
+  const again = await open(dir);
+  await again.close();
+});
+
+test('lock: a lock file left by a dead process is taken over', async () => {
+  const dir = tempDir();
+  // A pid above the kernel's pid_max cannot belong to a live process.
+  fs.writeFileSync(path.join(dir, 'cardgate.lock'), '4194305\n');
+  const s = await open(dir);
+  assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8').trim(), String(process.pid));
+  await s.close();
+});
+
+test('NODE_ENV=test does not turn the store into a memory one', async () => {
+  const dir = tempDir();
+  const saved = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'test';
+  try {
+    const s = await open(dir);
+    s.setMeta('k', 'v');
+    await s.close();
+  } finally {
+    process.env.NODE_ENV = saved;
+  }
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'store.json'), 'utf8')).meta[0].value, 'v');
+});
