@@ -177,7 +177,7 @@ export const createCallbackPolicy = (allowedHosts: readonly string[]): CallbackP
     const v4 = embeddedIpv4(bytes);
     if (v4) {
       const inner = refuseBytes(v4, v4.join('.'));
-      return inner && `${shown} embeds ${inner}`;
+      return inner && `address ${shown} stands for ${v4.join('.')}, and ${inner}`;
     }
     const blocked = blockedRanges.find((b) => inCidr(bytes, b.range));
     if (!blocked) return undefined;
