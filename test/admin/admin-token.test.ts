@@ -14,7 +14,7 @@ test('config token: nothing stored, only that token passes', async () => {
 
 test('no config token: generated once, only its hash stored (durably), then reused', async () => {
   const store = new MemoryStore();
-  const first = await ensureAdminToken(store, {});
+  const first = await ensureAdminToken(store, { adminToken: undefined });
   assert.equal(first.source, 'generated');
   const token = (first as { token: string }).token;
   assert.match(token, /^[A-Za-z0-9_-]{43}$/);
@@ -22,8 +22,8 @@ test('no config token: generated once, only its hash stored (durably), then reus
   assert.match(stored, /^[0-9a-f]{64}$/);
   assert.ok(!stored.includes(token));
   assert.equal(store.commits, 1);
-  assert.deepEqual(await ensureAdminToken(store, {}), { source: 'stored' });
-  assert.ok(isAdminToken(store, {}, token));
-  assert.ok(!isAdminToken(store, {}, `${token}x`));
-  assert.ok(!isAdminToken(new MemoryStore(), {}, token), 'no token configured or stored: nothing passes');
+  assert.deepEqual(await ensureAdminToken(store, { adminToken: undefined }), { source: 'stored' });
+  assert.ok(isAdminToken(store, { adminToken: undefined }, token));
+  assert.ok(!isAdminToken(store, { adminToken: undefined }, `${token}x`));
+  assert.ok(!isAdminToken(new MemoryStore(), { adminToken: undefined }, token), 'no token configured or stored: nothing passes');
 });

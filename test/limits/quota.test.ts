@@ -110,7 +110,7 @@ test('200 parallel charges with a fresh free key admit exactly 10', async () => 
 test('200 parallel HTTP requests with a fresh free key: exactly 10 get 200', async () => {
   const t = limitsApp();
   const { bearer } = t.keyFor('free');
-  const statuses = await Promise.all(Array.from({ length: 200 }, () => t.call({ headers: bearer }).then((r) => r.status)));
+  const statuses = await Promise.all(Array.from({ length: 200 }, async () => (await t.call({ headers: bearer })).status));
   assert.equal(statuses.filter((s) => s === 200).length, 10);
   assert.equal(statuses.filter((s) => s === 403).length, 190);
 });
