@@ -46,4 +46,8 @@ export interface RuleInfo {
   spec: string;
   description: string;
   fix: string;
+  /** Where the rule comes from: the official JSON schema, a statement of the spec text, or practice. */
+  source: 'schema' | 'spec' | 'practice';
+  /** Points a warning takes off the score (docs/scoring.md); 0 for errors. */
+  weight: number;
 }

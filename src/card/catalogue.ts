@@ -1,0 +1,104 @@
+/**
+ * The rule catalogue: every finding the engine can report, as data (served at GET /v1/rules).
+ * Severities follow decisions §5: schema violations and static MUSTs are errors; SHOULDs and
+ * practices that hurt real clients are warnings. `weight` is what a warning costs the score.
+ */
+import type { RuleInfo, Severity } from './types.ts';
+import { ruleSetVersions } from './versions.ts';
+
+const ALL = [...ruleSetVersions];
+const V0 = ruleSetVersions.filter((v) => v !== '1.0');
+const V0_INTERFACES = ['0.2.4', '0.2.5', '0.2.6', '0.3.0'];
+const V1 = ['1.0'];
+
+interface RuleData {
+  severity: Severity;
+  versions: string[];
+  spec: string;
+  description: string;
+  fix: string;
+  source: RuleInfo['source'];
+  weight: number;
+}
+
+const error = (source: RuleInfo['source'], versions: string[], spec: string, description: string, fix: string): RuleData =>
+  ({ severity: 'error', versions, spec, description, fix, source, weight: 0 });
+const warning = (source: RuleInfo['source'], weight: number, versions: string[], spec: string, description: string, fix: string): RuleData =>
+  ({ severity: 'warning', versions, spec, description, fix, source, weight });
+
+const rules = {
+  'card.root.object': error('schema', ALL, 'all: AgentCard is a JSON object',
+    'The card is not a JSON object.', 'Send the agent card itself: a JSON object such as {"name": "...", ...}.'),
+  'schema.required': error('schema', ALL, 'official schema `required`; 0.2.5+/0.3.0 §5.5, 1.0 §4.4.1',
+    'A field the official schema of this version requires is missing.', 'Add the field; the message names it.'),
+  'schema.type': error('schema', ALL, 'official schema `type`',
+    'A field has the wrong JSON type (string, boolean, array, object).', 'Give the field the type the message names.'),
+  'schema.enum': error('schema', ALL, 'official schema `enum`/`const`',
+    'A field holds a value outside its closed set (security scheme `type`, apiKey `in`).', 'Use one of the values the message lists.'),
+  'schema.non-empty': error('spec', V1, '1.0 §5.7 (REQUIRED arrays hold at least one element)',
+    'A required array is empty (supportedInterfaces, defaultInputModes, defaultOutputModes, skills, skills[i].tags).',
+    'Put at least one element in the array.'),
+  'schema.one-of': error('spec', V1, '1.0 proto oneof `SecurityScheme`, `OAuthFlows`',
+    'A 1.0 security scheme or OAuth flows object does not hold exactly one member.',
+    'Wrap each scheme in exactly one of apiKeySecurityScheme, httpAuthSecurityScheme, oauth2SecurityScheme, openIdConnectSecurityScheme, mtlsSecurityScheme; give flows exactly one flow.'),
+  'protocolVersion.unsupported': error('spec', ALL, '0.2.5+ §5.5 protocolVersion; 1.0 §3.6, §8.3',
+    'The declared protocol version does not exist.', 'Declare one of the supported versions (GET /v1/rules lists them).'),
+  'url.absolute': error('spec', ALL, '0.2.5+ §5.5 `url` (absolute); OAuth flow URLs "MUST be in the form of a URL"; 1.0 AgentInterface.url',
+    'An endpoint or security URL is not an absolute URL.', 'Write the full URL with scheme and host, e.g. "https://agent.example.net/a2a".'),
+  'transport.url-conflict': error('spec', V0_INTERFACES, '0.3.0 §5.6.4',
+    'The same URL is declared with different transports.', 'Give each transport its own URL, or declare one transport per URL.'),
+  'signature.protected-header': error('spec', V1, '1.0 §8.4.2',
+    'A signature\'s `protected` value is not a base64url JSON header with `alg` and `kid`.',
+    'Encode the JWS protected header {"alg": "ES256", "kid": "<key id>", "typ": "JOSE"} as base64url.'),
+
+  'protocolVersion.forced': warning('practice', 0, ALL, 'decisions §5',
+    'The version asked for in options.protocolVersion differs from the one the card declares.',
+    'Validate against the declared version, or update the card to the version you target.'),
+  'url.https': warning('spec', 5, ALL, '0.x §5.5 "HTTPS for production"; 1.0 §7.1',
+    'A URL uses plain http://.', 'Serve it over https:// and write the https:// URL.'),
+  'url.placeholder': warning('practice', 10, ALL, '0.x §5.5, 1.0 §8.3.1 (URLs must be the real endpoint)',
+    'A URL is a placeholder (example.com, REPLACE_ME, <host>, ${VAR}).', 'Write the URL where the agent is actually served.'),
+  'url.unreachable-host': warning('practice', 10, ALL, '0.x §5.5, 1.0 §8.3.1',
+    'A URL names a host no client can reach (0.0.0.0, ::, localhost, loopback, *.local, a bare container name).',
+    'Advertise the public host name of the agent, not its bind address or container name.'),
+  'url.link-invalid': warning('practice', 3, ALL, 'provider.url, documentationUrl, iconUrl',
+    'A link (provider.url, documentationUrl, iconUrl) is not an absolute http(s) URL.', 'Write an absolute https:// URL.'),
+  'modes.media-type': warning('spec', 5, ALL, '0.x §5.5 / 1.0 §5 defaultInputModes: media types',
+    'An input/output mode is not a media type (e.g. "text" instead of "text/plain").', 'Use media types such as "text/plain", "application/json", "image/png".'),
+  'skills.empty': warning('spec', 10, V0, '0.2.5+ §5.5 skills',
+    'The card lists no skills.', 'Describe at least one skill with id, name, description and tags.'),
+  'skills.tags.empty': warning('practice', 5, V0, '0.x AgentSkill.tags',
+    'A skill has an empty tags array.', 'Add keywords that describe the skill, e.g. "tags": ["search", "travel"].'),
+  'skills.id.unique': warning('practice', 10, ALL, 'AgentSkill.id "unique identifier"',
+    'Two skills share one id.', 'Give every skill its own id.'),
+  'security.undefined-scheme': warning('spec', 10, ALL, '0.x `security`, 1.0 `securityRequirements` reference securitySchemes',
+    'A security requirement names a scheme that securitySchemes does not define.', 'Define the scheme under securitySchemes or fix the name.'),
+  'security.scope.undeclared': warning('practice', 5, ALL, 'OAuth2 flows `scopes`',
+    'A requirement asks for an OAuth scope that none of the scheme\'s flows declares.', 'Declare the scope in the flow\'s "scopes" map or remove it from the requirement.'),
+  'extended-card.no-security': warning('spec', 10, ALL, '0.x §7.10, 1.0 §3.1.11 / §13.3',
+    'An authenticated extended card is advertised, but the card declares no security scheme to authenticate with.',
+    'Declare the scheme clients must use under securitySchemes (and a requirement naming it).'),
+  'field.unknown': warning('spec', 2, ALL, '1.0 §5.7 (unrecognised fields SHOULD be ignored)',
+    'A field is not part of this protocol version; clients ignore it.', 'Remove it or move the data into an extension (capabilities.extensions[].params).'),
+  'field.snake-case': warning('spec', 5, ALL, '1.0 §5.5 (JSON names MUST be camelCase)',
+    'A field is spelt in snake_case; clients look for the camelCase name.', 'Rename it to the camelCase name the message gives.'),
+  'field.legacy-0x': warning('spec', 5, V1, '1.0 §5 / "What\'s new in 1.0"',
+    'A 0.x field is left in a 1.0 card; 1.0 clients ignore it.', 'Replace it with its 1.0 form (the message gives it).'),
+  'field.from-1.0': warning('spec', 5, V0, '1.0 §5 vs 0.x §5.5',
+    'A 1.0 field appears in a card validated as 0.x; 0.x clients ignore it.', 'Use the 0.x form (the message gives it) or declare the card as 1.0.'),
+  'transport.preferred.missing': warning('spec', 3, ['0.3.0'], '0.3.0 §5.6.1, §5.6.4 (text: REQUIRED; schema: optional, default JSONRPC)',
+    'preferredTransport is missing; clients assume JSONRPC.', 'Add "preferredTransport": "JSONRPC" (or the transport served at url).'),
+  'transport.non-core': warning('spec', 3, ALL, '0.3.0 §5.5.5, 1.0 §5.8',
+    'A transport / protocolBinding is not JSONRPC, GRPC or HTTP+JSON (1.0: and not a URI).', 'Use JSONRPC, GRPC or HTTP+JSON; name a custom binding by a URI.'),
+  'interface.protocolVersion.patch': warning('spec', 3, V1, '1.0 §3.6 (patch versions SHOULD NOT appear in cards)',
+    'An interface protocolVersion carries a patch number.', 'Write Major.Minor, e.g. "1.0".'),
+  'content.secret': warning('spec', 20, ALL, '0.x §5.4, 1.0 §14.3 (no plaintext credentials in cards)',
+    'A value looks like a credential (API key, token, private key, password).', 'Remove the credential from the card and rotate it.'),
+} satisfies Record<string, RuleData>;
+
+export type RuleId = keyof typeof rules;
+
+export const ruleCatalogue: RuleInfo[] = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions] }));
+
+const byId = new Map<string, RuleInfo>(ruleCatalogue.map((r) => [r.id, r]));
+export const ruleInfo = (id: RuleId): RuleInfo => byId.get(id) as RuleInfo;

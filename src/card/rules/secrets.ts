@@ -1,0 +1,55 @@
+/**
+ * Likely credentials anywhere in the card (0.x §5.4, 1.0 §14.3). Walks every string iteratively with a
+ * depth and node budget, so deep or huge input cannot overflow the stack or run unbounded.
+ */
+import { joinPath } from '../paths.ts';
+import type { RuleContext } from './context.ts';
+
+const MAX_DEPTH = 32;
+const MAX_NODES = 10_000;
+
+/** Field names whose string value is a credential when it looks like one. */
+const secretKey = /^(?:x[-_]?)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|refresh[-_]?token|token|secret|client[-_]?secret|password|passwd|private[-_]?key|bearer[-_]?token)$/i;
+/** Values that look like a credential whatever the field: vendor key formats, JWTs, PEM keys, credentials in URLs. */
+const secretValue = new RegExp([
+  String.raw`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,
+  String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}`,
+  String.raw`\bgh[pousr]_[A-Za-z0-9]{30,}`,
+  String.raw`\bgithub_pat_[A-Za-z0-9_]{30,}`,
+  String.raw`\bAKIA[0-9A-Z]{16}\b`,
+  String.raw`\bxox[abprs]-[A-Za-z0-9-]{10,}`,
+  String.raw`\bAIza[0-9A-Za-z_-]{35}`,
+  String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+  String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----`,
+  String.raw`://[^/\s:@]+:[^/\s@]{3,}@`,
+  String.raw`[?&](?:api[_-]?key|access_token|token|secret|password)=[^&\s]{8,}`,
+].join('|'), 'i');
+/** Values in a secret-named field that are clearly not a credential. */
+const notACredential = /^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|x+|\*+|none|null|true|false|header|query|cookie|bearer|basic)$|\s/i;
+
+const mask = (s: string): string => `${s.slice(0, 4)}…(${s.length} chars)`;
+
+export function checkSecrets(ctx: RuleContext): void {
+  const stack: { value: unknown; path: string; key: string; depth: number }[] = [{ value: ctx.card, path: '', key: '', depth: 0 }];
+  let nodes = 0;
+  while (stack.length > 0 && nodes < MAX_NODES) {
+    const { value, path, key, depth } = stack.pop()!;
+    nodes++;
+    if (typeof value === 'string') {
+      const byKey = secretKey.test(key) && value.length >= 8 && !notACredential.test(value);
+      if (byKey || (value.length >= 16 && secretValue.test(value))) {
+        ctx.report.add('content.secret', path, `${path} looks like a credential (${mask(value)}); cards are public`, `remove the value of ${path} from the card and rotate the credential`);
+      }
+    } else if (typeof value === 'object' && value !== null && depth < MAX_DEPTH) {
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}[${i}]`, key, depth: depth + 1 });
+      } else {
+        const keys = Object.keys(value);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const k = keys[i]!;
+          stack.push({ value: (value as Record<string, unknown>)[k], path: joinPath(path, k), key: k, depth: depth + 1 });
+        }
+      }
+    }
+  }
+}

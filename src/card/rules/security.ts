@@ -1,0 +1,65 @@
+/**
+ * Security cross-references: requirements (card and skill level) naming undefined schemes, OAuth
+ * scopes requested but not declared, an extended card advertised with nothing to authenticate with.
+ */
+import { joinPath } from '../paths.ts';
+import { arrayOf, entriesOf, recordOf, type RuleContext } from './context.ts';
+
+/** Declared scopes of an OAuth2 scheme, or undefined when the scheme is not OAuth2 (no scope list to check). */
+function oauthScopes(scheme: unknown, v1: boolean): Set<string> | undefined {
+  const s = recordOf(scheme);
+  const oauth = v1 ? recordOf(s?.oauth2SecurityScheme) : s?.type === 'oauth2' ? s : undefined;
+  if (!oauth) return undefined;
+  const scopes = new Set<string>();
+  for (const [, flow] of entriesOf(oauth.flows)) for (const [scope] of entriesOf(recordOf(flow)?.scopes)) scopes.add(scope);
+  return scopes;
+}
+
+/** One requirement's scheme names and their scopes, with the path of each name. */
+function requirementEntries(req: unknown, base: string, v1: boolean): { name: string; path: string; scopes: readonly unknown[] }[] {
+  if (v1) {
+    const schemesPath = joinPath(base, 'schemes');
+    return entriesOf(recordOf(req)?.schemes).map(([name, l]) => ({ name, path: joinPath(schemesPath, name), scopes: arrayOf(recordOf(l)?.list) }));
+  }
+  return entriesOf(req).map(([name, scopes]) => ({ name, path: joinPath(base, name), scopes: arrayOf(scopes) }));
+}
+
+function checkRequirements(ctx: RuleContext, list: unknown, base: string, schemes: Record<string, unknown> | undefined): void {
+  const v1 = ctx.version === '1.0';
+  const defined = Object.keys(schemes ?? {});
+  arrayOf(list).forEach((req, i) => {
+    for (const { name, path, scopes } of requirementEntries(req, `${base}[${i}]`, v1)) {
+      if (!schemes || !Object.hasOwn(schemes, name)) {
+        const known = defined.length ? `defined: ${defined.join(', ')}` : 'securitySchemes defines none';
+        ctx.report.add('security.undefined-scheme', path, `${path} names scheme "${name}", which securitySchemes does not define (${known})`,
+          defined.length ? `use one of ${defined.map((d) => `"${d}"`).join(', ')} or add "${name}" under securitySchemes` : `add "securitySchemes": {"${name}": {...}} describing how to authenticate`);
+        continue;
+      }
+      const declared = oauthScopes(schemes[name], v1);
+      if (!declared) continue;
+      for (const scope of scopes) {
+        if (typeof scope === 'string' && !declared.has(scope)) {
+          ctx.report.add('security.scope.undeclared', path, `${path} asks for scope "${scope}", which no flow of scheme "${name}" declares`,
+            `add "${scope}": "<what it grants>" to the "scopes" of a flow of securitySchemes.${name}`);
+        }
+      }
+    }
+  });
+}
+
+export function checkSecurity(ctx: RuleContext): void {
+  const { card } = ctx;
+  const v1 = ctx.version === '1.0';
+  const schemes = recordOf(card.securitySchemes);
+  const field = v1 ? 'securityRequirements' : 'security';
+  checkRequirements(ctx, card[field], field, schemes);
+  arrayOf(card.skills).forEach((s, i) => checkRequirements(ctx, recordOf(s)?.[field], `skills[${i}].${field}`, schemes));
+
+  const flagPath = v1 ? 'capabilities.extendedAgentCard' : 'supportsAuthenticatedExtendedCard';
+  const flag = v1 ? recordOf(card.capabilities)?.extendedAgentCard : card.supportsAuthenticatedExtendedCard;
+  if (flag === true && (!schemes || Object.keys(schemes).length === 0)) {
+    ctx.report.add('extended-card.no-security', flagPath, `${flagPath} is true, but securitySchemes declares no scheme to authenticate with`,
+      v1 ? 'add e.g. "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "bearer"}}} and "securityRequirements": [{"schemes": {"bearer": {"list": []}}}]'
+        : 'add e.g. "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}} and "security": [{"bearer": []}]');
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Score and suggestions (docs/scoring.md). Invalid card: 0. Valid card: 100 minus each warning's
+ * catalogue weight (one rule costs at most 3x its weight) minus the weight of each missing
+ * recommended field; floored at 0, always an integer, a pure function of the findings.
+ */
+import { ruleInfo, type RuleId } from './catalogue.ts';
+import { arrayOf, recordOf } from './rules/context.ts';
+import type { Issue, Suggestion } from './types.ts';
+
+/** A rule repeated many times (say, ten http:// URLs) costs at most this many times its weight. */
+export const MAX_COUNT_PER_RULE = 3;
+/** Missing skill examples cost this much per skill, at most `EXAMPLES_CAP` in all. */
+export const EXAMPLES_WEIGHT = 2;
+export const EXAMPLES_CAP = 10;
+
+interface Recommended {
+  field: string;
+  weight: number;
+  suggestion: string;
+}
+
+/** Recommended top-level fields, their weights and what to write. */
+export const recommendedFields: readonly Recommended[] = [
+  { field: 'provider', weight: 5, suggestion: 'add "provider": {"organization": "<who runs the agent>", "url": "https://<their site>"}' },
+  { field: 'documentationUrl', weight: 3, suggestion: 'add "documentationUrl": "https://<where the agent is documented>"' },
+  { field: 'iconUrl', weight: 2, suggestion: 'add "iconUrl": "https://<a square PNG or SVG icon>"' },
+  { field: 'securitySchemes', weight: 3, suggestion: 'declare how clients authenticate, e.g. "securitySchemes": {"bearer": <scheme>} (0.x: {"type": "http", "scheme": "bearer"}; 1.0: {"httpAuthSecurityScheme": {"scheme": "bearer"}}); an empty object states that no authentication is needed' },
+];
+
+const migrationRules = new Set<string>(['field.legacy-0x', 'field.from-1.0']);
+
+export interface Scored {
+  score: number;
+  suggestions: Suggestion[];
+}
+
+export function scoreCard(card: Record<string, unknown> | undefined, valid: boolean, warnings: Issue[], fixes: string[]): Scored {
+  const suggestions: Suggestion[] = warnings.map((w, i) => ({
+    type: migrationRules.has(w.rule) ? 'migration' : 'improvement',
+    field: w.path,
+    suggestion: fixes[i] ?? ruleInfo(w.rule as RuleId).fix,
+  }));
+  let penalty = 0;
+  const perRule = new Map<string, number>();
+  for (const w of warnings) perRule.set(w.rule, (perRule.get(w.rule) ?? 0) + 1);
+  for (const [rule, count] of perRule) penalty += ruleInfo(rule as RuleId).weight * Math.min(count, MAX_COUNT_PER_RULE);
+
+  if (card) {
+    for (const r of recommendedFields) {
+      if (Object.hasOwn(card, r.field)) continue;
+      penalty += r.weight;
+      suggestions.push({ type: 'improvement', field: r.field, suggestion: r.suggestion });
+    }
+    let examplesPenalty = 0;
+    arrayOf(card.skills).forEach((s, i) => {
+      const skill = recordOf(s);
+      if (!skill || (Array.isArray(skill.examples) && skill.examples.length > 0)) return;
+      examplesPenalty += EXAMPLES_WEIGHT;
+      const name = typeof skill.name === 'string' ? skill.name : `skill ${i}`;
+      suggestions.push({ type: 'improvement', field: `skills[${i}].examples`, suggestion: `add "examples": ["<a request a user would send to ${name}>"]` });
+    });
+    penalty += Math.min(examplesPenalty, EXAMPLES_CAP);
+  }
+  return { score: valid ? Math.max(0, 100 - penalty) : 0, suggestions };
+}

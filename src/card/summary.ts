@@ -1,0 +1,17 @@
+/** The plain-text report: `summary` of validation_mode `cli` and the CLI's `--format text` output. */
+import type { CardResult, Issue } from './types.ts';
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const line = (tag: string, i: Issue): string => `  ${tag} ${i.path}: ${i.message} [${i.rule}]`;
+
+export function formatSummary(result: CardResult, opts: { name?: string } = {}): string {
+  const subject = opts.name ? `${opts.name}: ` : '';
+  const out = [
+    `${subject}${result.valid ? 'VALID' : 'INVALID'} agent card (A2A ${result.version} rules, ${result.shape} shape)`,
+    `${plural(result.errors.length, 'error')}, ${plural(result.warnings.length, 'warning')}, score ${result.score}/100`,
+  ];
+  if (result.errors.length) out.push('', 'Errors:', ...result.errors.map((e) => line('ERROR', e)));
+  if (result.warnings.length) out.push('', 'Warnings:', ...result.warnings.map((w) => line('WARN ', w)));
+  if (result.suggestions.length) out.push('', 'Suggestions:', ...result.suggestions.map((s) => `  - ${s.field}: ${s.suggestion}`));
+  return out.join('\n') + '\n';
+}
