@@ -1,0 +1,33 @@
+/** Shared set-up of the endpoint tests: an app with the validation and report routes, keys per plan, sample cards. */
+import { readFileSync } from 'node:fs';
+import type { ConfigInput } from '../../src/config.ts';
+import { validateRoutes } from '../../src/http/routes/validate.ts';
+import { reportRoutes } from '../../src/http/routes/reports.ts';
+import { createKey } from '../../src/services/api-keys.ts';
+import type { Plan } from '../../src/store/types.ts';
+import { testApp } from '../helpers/app.ts';
+
+/** The A2A 0.3.0 sample card (~3.6 KB), declared as 0.3.0. */
+export const sampleCard = (): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL('./sample-card.json', import.meta.url), 'utf8'));
+
+/** testApp() with /v1/validate and /reports mounted (unless createApp already mounts them). */
+export const endpointsApp = (config: ConfigInput = {}) => {
+  const t = testApp({ config });
+  const mounted = (prefix: string) => t.app.routes.some((r) => r.path.startsWith(prefix));
+  if (!mounted('/v1/validate')) t.app.route('/v1/validate', validateRoutes(t.deps));
+  if (!mounted('/reports')) t.app.route('/reports', reportRoutes(t.deps));
+
+  let accounts = 0;
+  /** A new account on `plan` and a key for it; returns the Authorization header. */
+  const keyFor = (plan: Plan): Record<string, string> => {
+    const id = `acct_test_${++accounts}`;
+    t.store.createAccount({ id, name: `test ${plan}`, plan, created_at: new Date(t.clock.now()).toISOString() });
+    const { secret } = createKey(t.store, id, { name: 'test' }, t.config.keys.prefix, t.clock.now());
+    return { authorization: `Bearer ${secret}` };
+  };
+  return { ...t, keyFor };
+};
+
+/** Path part of a report_url, to fetch it through app.request(). */
+export const pathOf = (url: string): string => new URL(url).pathname;
