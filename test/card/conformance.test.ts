@@ -13,11 +13,24 @@ import { a2aCards, nonstandardCards, readSchema } from './corpus.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-/** a2a-1.0.0.json with the 1.0 text's constraints added. */
+/** Names of the definitions a definition refers to, transitively (itself included). */
+function reachable(defs: Record<string, unknown>, from: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [from];
+  while (queue.length) {
+    const name = queue.pop()!;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    for (const m of JSON.stringify(defs[name]).matchAll(/#\/definitions\/(\w+)/g)) queue.push(m[1]!);
+  }
+  return seen;
+}
+
+/** a2a-1.0.0.json with the 1.0 text's constraints added to the AgentCard definitions. */
 function strict10(): Record<string, unknown> {
   const schema = structuredClone(readSchema('a2a-1.0.0.json'));
   const defs = schema.definitions as Record<string, { properties: Record<string, Record<string, unknown>>; required?: string[] } & Record<string, unknown>>;
-  for (const name of Object.keys(defs)) {
+  for (const name of reachable(defs, 'v1AgentCard')) {
     const def = defs[name]!;
     for (const field of def.required ?? []) {
       const prop = def.properties[field];
