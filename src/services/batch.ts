@@ -5,6 +5,7 @@
  */
 import { validateCard } from '../card/index.ts';
 import { ApiError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { isJsonObject } from './validation.ts';
 
 export interface BatchEntry {
@@ -34,10 +35,30 @@ export const parseBatchRequest = (body: Record<string, unknown>, maxCards: numbe
   });
 };
 
-/** Validates every card and builds the 2.5 body (timing and id from the caller). */
-export const runBatch = (entries: BatchEntry[], context: { batch_id: string; timestamp: string; startedAt: number }) => {
+export interface BatchContext {
+  batch_id: string;
+  timestamp: string;
+  /** performance.now() when the request arrived. */
+  startedAt: number;
+  log: Logger;
+}
+
+/**
+ * Validates every card and builds the 2.5 body. An unexpected failure (an engine bug)
+ * is logged and becomes BATCH_SERVER_ERROR; `validate` is replaceable for that test.
+ */
+export const runBatch = (entries: BatchEntry[], context: BatchContext, validate: typeof validateCard = validateCard) => {
+  try {
+    return batchResult(entries, context, validate);
+  } catch (e) {
+    context.log.error('batch validation failed', { batch_id: context.batch_id, error: e instanceof Error ? e.message : String(e) });
+    throw new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation', { cause: e });
+  }
+};
+
+const batchResult = (entries: BatchEntry[], context: BatchContext, validate: typeof validateCard) => {
   const results = entries.map(({ id, agent_card }) => {
-    const r = validateCard(agent_card);
+    const r = validate(agent_card);
     return { id, valid: r.valid, errors: r.errors, warnings: r.warnings, score: r.valid ? r.score : 0 };
   });
   const valid = results.filter((r) => r.valid).length;

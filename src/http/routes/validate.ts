@@ -8,7 +8,7 @@ import type { AppDeps } from '../../app.ts';
 import { validateCard } from '../../card/index.ts';
 import { iso } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
-import { parseBatchRequest, runBatch, type BatchResult } from '../../services/batch.ts';
+import { parseBatchRequest, runBatch } from '../../services/batch.ts';
 import { newId } from '../../services/ids.ts';
 import { recordReport, reportUrl } from '../../services/reports.ts';
 import { parseValidateRequest, singleResultBody, storedSingleResult } from '../../services/validation.ts';
@@ -62,13 +62,7 @@ export const validateRoutes = (deps: AppDeps) => {
 
       const now = clock.now();
       const batchId = newId('batch', now);
-      let result: BatchResult;
-      try {
-        result = runBatch(entries, { batch_id: batchId, timestamp: iso(now), startedAt });
-      } catch (e) {
-        log.error('batch validation failed', { batch_id: batchId, error: e instanceof Error ? e.message : String(e) });
-        throw new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation');
-      }
+      const result = runBatch(entries, { batch_id: batchId, timestamp: iso(now), startedAt, log });
       // The response has no `recorded` field (interface 2.5); the report is still durable before we answer.
       await recordReport(store, log, {
         id: batchId,
