@@ -1,0 +1,96 @@
+/** `cardgate keys create|list|delete`: API keys in the data dir, while no server holds it. */
+import { parseArgs } from 'node:util';
+import { createKey, deleteKey, listKeys } from '../services/api-keys.ts';
+import { USAGE } from './io.ts';
+import { contextFlags, json, table, withStore, type AdminCliContext, type AdminCliIO } from './offline-store.ts';
+
+export const keysHelp = `Usage: cardgate keys <command> [options]
+
+Manages API keys in the data dir. Works only while no server holds the data dir;
+with a server running, use its admin API at /admin/api instead.
+
+Commands:
+  create --account ID --name NAME [--allow-ip CIDR ...]
+                          create a key; prints the full key, which is shown only this once.
+                          --allow-ip (team plan): IPs/CIDRs allowed to use the key, repeatable
+  list [--account ID]     list keys (hints only, never full keys) with their last use
+  delete ID               delete a key; it stops working at once
+
+Options:
+  --json            print JSON (the admin API's shapes)
+  --config PATH     configuration file
+  --data-dir DIR    data directory (default ./data)
+  -h, --help        show this help
+`;
+
+export const runKeys = async (args: string[], io: AdminCliIO, ctx: AdminCliContext): Promise<number> => {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        ...contextFlags,
+        account: { type: 'string' },
+        name: { type: 'string' },
+        'allow-ip': { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    io.stderr(`cardgate keys: ${(e as Error).message}\n\n${keysHelp}`);
+    return USAGE;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help) {
+    io.stdout(keysHelp);
+    return 0;
+  }
+  const usage = (problem: string) => {
+    io.stderr(`cardgate keys: ${problem}\n\n${keysHelp}`);
+    return USAGE;
+  };
+  const run = (action: Parameters<typeof withStore>[3]) => withStore(`keys ${command}`, io, ctx, action);
+
+  switch (command) {
+    case 'create': {
+      if (rest.length > 0 || values.account === undefined || values.name === undefined) {
+        return usage('usage: cardgate keys create --account ID --name NAME [--allow-ip CIDR ...]');
+      }
+      return run((store) => {
+        const input = { name: values.name, allowed_ips: values['allow-ip'] };
+        const created = createKey(store, values.account!, input, ctx.config.keys.prefix, ctx.now());
+        if (values.json) {
+          io.stdout(json(created));
+          return;
+        }
+        io.stdout(`${created.secret}\n`);
+        io.stderr(`created key ${created.key.id} (${created.key.hint}) for account ${created.key.account_id}; store it now: it cannot be shown again\n`);
+      });
+    }
+    case 'list':
+      if (rest.length > 0) return usage('usage: cardgate keys list [--account ID]');
+      return run((store) => {
+        const keys = listKeys(store, values.account);
+        if (values.json) io.stdout(json({ keys }));
+        else if (keys.length === 0) io.stdout('no keys\n');
+        else {
+          const rows = keys.map((k) => [k.id, k.account_id, k.hint, k.last_used_at ?? 'never', k.allowed_ips.join(',') || 'any', k.name]);
+          io.stdout(table(['ID', 'ACCOUNT', 'HINT', 'LAST USED', 'ALLOWED IPS', 'NAME'], rows));
+        }
+      });
+    case 'delete':
+      if (rest.length !== 1) return usage('usage: cardgate keys delete ID');
+      return run((store) => {
+        deleteKey(store, rest[0]!);
+        io.stdout(values.json ? json({ deleted: true }) : `deleted key ${rest[0]}\n`);
+      });
+    case undefined:
+      return usage('a command is required');
+    default:
+      return usage(`unknown command '${command}'`);
+  }
+};
