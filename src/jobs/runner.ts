@@ -15,6 +15,7 @@
  * stay queued in the store and run at the next start.
  */
 import type { AppDeps } from '../app.ts';
+import { validateCard } from '../card/index.ts';
 import { iso } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import { createCallbackPolicy, type CallbackPolicy } from '../services/callback-policy.ts';
@@ -34,12 +35,13 @@ import { deliverCallback } from './deliver.ts';
 const shutdownMarginMs = 300;
 
 export interface JobRunnerOptions {
-  /** The engine; tests inject a slow one to exercise the time limit. */
+  /** The engine used by every webhook endpoint; tests inject a slow or failing one. */
   validate?: ValidateFn;
 }
 
 export class JobRunner {
   readonly policy: CallbackPolicy;
+  readonly validate: ValidateFn;
   private readonly queue: string[] = [];
   private readonly running = new Map<string, Promise<void>>();
   private readonly shutdown = new AbortController();
@@ -48,8 +50,9 @@ export class JobRunner {
 
   constructor(
     private readonly deps: AppDeps,
-    private readonly options: JobRunnerOptions = {},
+    options: JobRunnerOptions = {},
   ) {
+    this.validate = options.validate ?? validateCard;
     this.policy = createCallbackPolicy(deps.config.webhooks.allowedHosts);
     deps.lifecycle?.onDrain((deadline) => this.drain(deadline));
   }
@@ -107,7 +110,7 @@ export class JobRunner {
     const job = store.getJob(id);
     if (!job || (job.status !== 'queued' && job.status !== 'processing')) return;
 
-    const result = job.result ? (job.result as WebhookResult) : this.validate(job);
+    const result = job.result ? (job.result as WebhookResult) : this.resultOf(job);
     const failed = result.status === 'error';
     if (!job.result) {
       store.putReport({
@@ -154,7 +157,7 @@ export class JobRunner {
   }
 
   /** The 2.6 body of a job: a validation result, or an `error` result when the engine failed or ran out of time. */
-  private validate(job: JobRecord): WebhookResult {
+  private resultOf(job: JobRecord): WebhookResult {
     const context: WebhookContext = {
       validationId: job.id,
       metadata: job.request.metadata ?? {},
@@ -162,7 +165,7 @@ export class JobRunner {
       nowMs: this.deps.clock.now(),
     };
     try {
-      const result = validateWithinLimit(job.request.agent_card, this.deps.config.validation.timeoutMs, this.options.validate);
+      const result = validateWithinLimit(job.request.agent_card, this.deps.config.validation.timeoutMs, this.validate);
       return webhookResult(result, { ...context, nowMs: this.deps.clock.now() });
     } catch (e) {
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });

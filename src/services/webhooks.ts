@@ -34,9 +34,9 @@ export const parseWebhookRequest = (body: Record<string, unknown>, jobs: JobRunn
 };
 
 /** Runs the engine for a request answered in the response; any failure is the documented 500. */
-const validateOrFail = (deps: AppDeps, card: unknown, what: Record<string, unknown>) => {
+const validateOrFail = (deps: AppDeps, jobs: JobRunner, card: unknown, what: Record<string, unknown>) => {
   try {
-    return validateWithinLimit(card, deps.config.validation.timeoutMs);
+    return validateWithinLimit(card, deps.config.validation.timeoutMs, jobs.validate);
   } catch (e) {
     deps.log.error('webhook validation failed', { ...what, error: (e as Error).message });
     return undefined;
@@ -44,11 +44,11 @@ const validateOrFail = (deps: AppDeps, card: unknown, what: Record<string, unkno
 };
 
 /** Without callback_url: validate now, keep the report and a completed job (so /v1/status knows the id). */
-export const validateNow = async (deps: AppDeps, request: WebhookRequest) => {
+export const validateNow = async (deps: AppDeps, jobs: JobRunner, request: WebhookRequest) => {
   const { store, clock, urls } = deps;
   const createdMs = clock.now();
   const id = newId('val', createdMs);
-  const result = validateOrFail(deps, request.agent_card, { validation_id: id });
+  const result = validateOrFail(deps, jobs, request.agent_card, { validation_id: id });
   if (!result) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
   const body = webhookResult(result, { validationId: id, metadata: request.metadata, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
   store.putReport({
@@ -122,12 +122,12 @@ export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest
  * alias, so `{reports_url}/reports/<sha>` shows the commit's latest validation.
  * Returns the HTTP status and the body (2.8, or the 500 body with an `error` status).
  */
-export const validateForGithub = async (deps: AppDeps, request: GithubRequest) => {
+export const validateForGithub = async (deps: AppDeps, jobs: JobRunner, request: GithubRequest) => {
   const { store, clock, config, urls } = deps;
   const context = { sha: request.sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
   const now = clock.now();
   const id = newId('gh', now);
-  const result = validateOrFail(deps, request.agent_card, { report_id: id, repo: request.repo, sha: request.sha });
+  const result = validateOrFail(deps, jobs, request.agent_card, { report_id: id, repo: request.repo, sha: request.sha });
   if (!result) return { status: 500 as const, body: githubErrorBody(context) };
   const body = githubResult(result, context);
   store.putReport({

@@ -25,13 +25,13 @@ export const webhookRoutes = (deps: AppDeps, { limiter, jobs }: WebhookServices)
 
   app.post('/webhook', limiter.count, async (c) => {
     const request = parseWebhookRequest(await readJsonObject(c, { maxBytes }), jobs);
-    if (request.callback_url === undefined) return c.json(await validateNow(deps, request));
+    if (request.callback_url === undefined) return c.json(await validateNow(deps, jobs, request));
     return c.json(await submitJob(deps, jobs, { ...request, callback_url: request.callback_url }), 202);
   });
 
   app.post('/webhook/github', limiter.count, async (c) => {
     const request = parseGithubRequest(await readJsonObject(c, { maxBytes }));
-    const { status, body } = await validateForGithub(deps, request);
+    const { status, body } = await validateForGithub(deps, jobs, request);
     return c.json(body, status);
   });
 
