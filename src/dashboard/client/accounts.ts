@@ -38,9 +38,9 @@ async function accountsView() {
 }
 
 async function deleteAccount(account) {
-  const keys = account.key_count === undefined ? 'Its API keys' : 'Its ' + plural(account.key_count, 'API key');
-  const confirmed = await confirmDanger('Delete account "' + account.name + '"?',
-    keys + ' stop working at once. This cannot be undone.', 'Delete account');
+  const n = account.key_count;
+  const keys = n === 0 ? 'It has no API keys.' : n === 1 ? 'Its API key stops working at once.' : 'Its ' + n + ' API keys stop working at once.';
+  const confirmed = await confirmDanger('Delete account "' + account.name + '"?', keys + ' This cannot be undone.', 'Delete account');
   if (!confirmed) return;
   await api('DELETE', accountPath(account.id));
   await go('#/accounts', 'Account "' + account.name + '" deleted.');
