@@ -12,12 +12,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validateCard } from '../src/card/index.ts';
-import { systemClock, iso } from '../src/clock.ts';
-import { createKey } from '../src/services/api-keys.ts';
-import { newId } from '../src/services/ids.ts';
-import { storedSingleResult } from '../src/services/validation.ts';
-import { openFileStore } from '../src/store/file.ts';
+import { prepareDataDir, sampleCard } from '../test/endpoints/seed.ts';
 import type { BenchRow } from './run.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -25,9 +20,6 @@ const ROUNDS = 3;
 const SECONDS = 5;
 const CONNECTIONS = 50;
 const SEEDED_REPORTS = 100_000;
-
-const sampleCard = (): Record<string, unknown> =>
-  JSON.parse(readFileSync(join(root, 'test/endpoints/sample-card.json'), 'utf8'));
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -89,23 +81,6 @@ const startServer = async (dataDir: string): Promise<BenchServer> => {
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-};
-
-/** A data dir holding a pro account with one key and `reports` stored reports; returns the key. */
-const prepareDataDir = async (dataDir: string, reports: number): Promise<string> => {
-  const store = await openFileStore({ dataDir });
-  const now = systemClock.now();
-  store.createAccount({ id: 'acct_bench', name: 'bench', plan: 'pro', created_at: iso(now) });
-  const { secret } = createKey(store, 'acct_bench', { name: 'bench' }, 'cardgate', now);
-  const card = sampleCard();
-  const result = storedSingleResult(validateCard(card));
-  for (let i = 0; i < reports; i++) {
-    const at = now - (reports - i); // one ms apart, all well inside the retention period
-    store.putReport({ id: newId('rpt', at), kind: 'single', created_at: iso(at), account_id: 'acct_bench', version: result.version, card, result });
-    if (i % 5000 === 4999) await store.commit();
-  }
-  await store.close();
-  return secret;
 };
 
 // ---------- the load generator ----------
@@ -205,7 +180,7 @@ export async function benchHttp(): Promise<BenchRow[]> {
 
     // 1. healthz vs validate, alternating, in one server.
     const mainDir = join(scratch, 'main');
-    const key = await prepareDataDir(mainDir, 0);
+    const key = await prepareDataDir(mainDir);
     const main = await startServer(mainDir);
     cleanup.push(main.stop);
     const auth = { Authorization: `Bearer ${key}` };
@@ -240,9 +215,9 @@ export async function benchHttp(): Promise<BenchRow[]> {
     // 3. validate with 100k reports stored vs an empty store: a fresh copy of each data dir per round.
     const emptyTemplate = join(scratch, 'empty');
     const seededTemplate = join(scratch, 'seeded');
-    const emptyKey = await prepareDataDir(emptyTemplate, 0);
+    const emptyKey = await prepareDataDir(emptyTemplate);
     const seedStart = performance.now();
-    const seededKey = await prepareDataDir(seededTemplate, SEEDED_REPORTS);
+    const seededKey = await prepareDataDir(seededTemplate, { reports: SEEDED_REPORTS });
     const seedSeconds = round2((performance.now() - seedStart) / 1000);
     const measureOn = async (template: string, secret: string): Promise<number> => {
       const dir = join(scratch, `run-${Math.random().toString(36).slice(2)}`);

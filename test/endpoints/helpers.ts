@@ -1,5 +1,4 @@
 /** Shared set-up of the endpoint tests: an app with the validation and report routes, keys per plan, sample cards. */
-import { readFileSync } from 'node:fs';
 import type { ConfigInput } from '../../src/config.ts';
 import { validateRoutes } from '../../src/http/routes/validate.ts';
 import { reportRoutes } from '../../src/http/routes/reports.ts';
@@ -7,9 +6,7 @@ import { createKey } from '../../src/services/api-keys.ts';
 import type { Plan } from '../../src/store/types.ts';
 import { testApp } from '../helpers/app.ts';
 
-/** The A2A 0.3.0 sample card (~3.6 KB), declared as 0.3.0. */
-export const sampleCard = (): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL('./sample-card.json', import.meta.url), 'utf8'));
+export { sampleCard } from './seed.ts';
 
 /** testApp() with /v1/validate and /reports mounted (unless createApp already mounts them). */
 export const endpointsApp = (config: ConfigInput = {}) => {
