@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isSupportedVersion, supportedVersions, validateCard } from '../../src/card/index.ts';
-import { clean03, clean10 } from './fixtures.ts';
+import { clean03, clean10, type Card } from './fixtures.ts';
+
+const skillOf = (c: Card, i: number) => (c.skills as Card[])[i]!;
 
 test('missing name: first error has path name and says the name is required', () => {
   const card = clean03();
@@ -62,7 +64,11 @@ test('paths of cross-field findings point at the offending spot', () => {
   card.security = [{ oauth: [] }, { missing: [] }];
   const r = validateCard(card);
   assert.ok(r.warnings.some((w) => w.rule === 'security.undefined-scheme' && w.path === 'security[1].missing'));
-  const ext = validateCard({ ...clean03(), supportsAuthenticatedExtendedCard: true, securitySchemes: {}, security: [] , skills: [clean03().skills![0]] } as never);
+  const noAuth = clean03();
+  delete noAuth.securitySchemes;
+  delete noAuth.security;
+  noAuth.skills = [skillOf(noAuth, 0)];
+  const ext = validateCard({ ...noAuth, supportsAuthenticatedExtendedCard: true });
   assert.ok(ext.warnings.some((w) => w.rule === 'extended-card.no-security' && w.path === 'supportsAuthenticatedExtendedCard'));
 });
 
