@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { CardResult, Issue } from '../card/types.ts';
 import { iso } from '../clock.ts';
+import { reportUrl } from './reports.ts';
 
 export type ValidateFn = (card: unknown) => CardResult;
 
@@ -39,8 +40,6 @@ export interface WebhookContext {
   reportsUrl: string;
   nowMs: number;
 }
-
-const reportUrl = (reportsUrl: string, id: string) => `${reportsUrl}/reports/${encodeURIComponent(id)}`;
 
 /** Interface 2.6 for a validation that ran (`status: "success"`). */
 export const webhookResult = (result: CardResult, context: WebhookContext) => ({

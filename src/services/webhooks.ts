@@ -9,6 +9,7 @@ import { ApiError } from '../errors.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { JobRecord } from '../store/types.ts';
 import { newId } from './ids.ts';
+import { recordReport } from './reports.ts';
 import { githubErrorBody, githubResult, validateWithinLimit, webhookResult, type WebhookMetadata } from './webhook-result.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -51,7 +52,15 @@ export const validateNow = async (deps: AppDeps, jobs: JobRunner, request: Webho
   const result = validateOrFail(deps, jobs, request.agent_card, { validation_id: id });
   if (!result) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
   const body = webhookResult(result, { validationId: id, metadata: request.metadata, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
-  store.putReport({
+  store.putJob({
+    id,
+    status: 'completed',
+    created_at: iso(createdMs),
+    updated_at: body.timestamp,
+    request: { agent_card: null, metadata: request.metadata },
+    result: body,
+  });
+  await recordReport(store, deps.log, {
     id,
     kind: 'webhook',
     created_at: iso(createdMs),
@@ -61,15 +70,6 @@ export const validateNow = async (deps: AppDeps, jobs: JobRunner, request: Webho
     result: body,
     meta: request.metadata,
   });
-  store.putJob({
-    id,
-    status: 'completed',
-    created_at: iso(createdMs),
-    updated_at: body.timestamp,
-    request: { agent_card: null, metadata: request.metadata },
-    result: body,
-  });
-  await store.commit();
   return body;
 };
 
@@ -130,7 +130,7 @@ export const validateForGithub = async (deps: AppDeps, jobs: JobRunner, request:
   const result = validateOrFail(deps, jobs, request.agent_card, { report_id: id, repo: request.repo, sha: request.sha });
   if (!result) return { status: 500 as const, body: githubErrorBody(context) };
   const body = githubResult(result, context);
-  store.putReport({
+  await recordReport(store, deps.log, {
     id,
     kind: 'github',
     created_at: iso(now),
@@ -141,7 +141,6 @@ export const validateForGithub = async (deps: AppDeps, jobs: JobRunner, request:
     result: body,
     meta: { repo: request.repo, sha: request.sha },
   });
-  await store.commit();
   return { status: 200 as const, body };
 };
 

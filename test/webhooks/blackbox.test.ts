@@ -1,0 +1,200 @@
+/**
+ * Black-box: the real server (`src/main.ts serve`) with real HTTP callback
+ * receivers on loopback (allowed by config). Slow by nature: the default 10 s
+ * callback timeout is proven here once.
+ */
+import assert from 'node:assert/strict';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { startServer } from '../helpers/server.ts';
+import { validCard } from './fixtures.ts';
+import { startReceiver, type Received } from './receiver.ts';
+
+const secret = `whsec_${Buffer.from('black-box-secret-32-bytes-long!!').toString('base64')}`;
+
+/** The receiver-side check from docs/webhooks.md. */
+const verify = (r: Received): boolean => {
+  const id = String(r.headers['webhook-id']);
+  const timestamp = String(r.headers['webhook-timestamp']);
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = Buffer.from(createHmac('sha256', key).update(`${id}.${timestamp}.${r.body}`).digest('base64'));
+  return String(r.headers['webhook-signature'])
+    .split(' ')
+    .some((sig) => {
+      const [v, value = ''] = sig.split(',');
+      const got = Buffer.from(value);
+      return v === 'v1' && got.length === expected.length && timingSafeEqual(got, expected);
+    });
+};
+
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+const status = async (base: string, id: string) => (await fetch(`${base}/v1/status/${id}`)).json();
+
+/** Polls /v1/status until `done(status)` holds. */
+const waitForStatus = async (base: string, id: string, done: (s: any) => boolean, timeoutMs = 30_000) => {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await status(base, id);
+    if (done(s)) return s;
+    if (Date.now() > until) throw new Error(`status of ${id} never matched: ${JSON.stringify(s)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+
+describe('webhooks against the real server', { concurrency: true }, () => {
+  it('callback body equals the sync result shape, headers present, signature verifies', async () => {
+    const receiver = await startReceiver();
+    const server = await startServer({ config: { webhooks: { allowedHosts: ['loopback'], signingSecret: secret } } });
+    after(async () => {
+      await server.stop();
+      await receiver.close();
+    });
+    const sync = await (await post(`${server.url}/v1/webhook`, { agent_card: validCard, metadata: { a: 1 } })).json();
+    const ack = await post(`${server.url}/v1/webhook`, { agent_card: validCard, metadata: { a: 1 }, callback_url: `${receiver.url}/hook` });
+    assert.equal(ack.status, 202);
+    const { validation_id, status_url } = await ack.json();
+    assert.equal(status_url, `${server.url}/v1/status/${validation_id}`);
+    await receiver.waitFor(1);
+    const got = receiver.received[0]!;
+    const delivered = JSON.parse(got.body);
+    assert.deepEqual(Object.keys(delivered), Object.keys(sync));
+    assert.deepEqual({ ...delivered, validation_id: 0, report_url: 0, timestamp: 0 }, { ...sync, validation_id: 0, report_url: 0, timestamp: 0 });
+    assert.equal(delivered.report_url, `${server.url}/reports/${validation_id}`);
+    assert.equal(got.headers['webhook-id'], validation_id);
+    assert.match(String(got.headers['user-agent']), /^cardgate\/\d+\.\d+\.\d+/);
+    assert.equal(got.headers['content-type'], 'application/json');
+    assert.ok(verify(got), 'signature verifies');
+    assert.ok(!verify({ ...got, body: got.body.replace('"valid":true', '"valid":false') }), 'a tampered body does not verify');
+    const s = await waitForStatus(server.url, validation_id, (x) => x.status === 'completed');
+    assert.equal(s.callback.state, 'delivered');
+    const report = await fetch(delivered.report_url, { headers: { accept: 'application/json' } });
+    assert.equal(report.status, 200);
+  });
+
+  it('a receiver sleeping 15 s: callback failed after the default 10 s while the server keeps answering', async () => {
+    const receiver = await startReceiver((res) => setTimeout(() => res.end('late'), 15_000).unref());
+    const server = await startServer({ config: { webhooks: { allowedHosts: ['loopback'] } } });
+    after(async () => {
+      await server.stop();
+      await receiver.close();
+    });
+    const started = Date.now();
+    const { validation_id } = await (await post(`${server.url}/v1/webhook`, { agent_card: validCard, callback_url: receiver.url })).json();
+    await receiver.waitFor(1);
+    const probes: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = Date.now();
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+      assert.equal((await post(`${server.url}/v1/webhook`, { agent_card: validCard })).status, 200);
+      probes.push(Date.now() - t0);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const s = await waitForStatus(server.url, validation_id, (x) => x.callback?.state === 'failed', 20_000);
+    const elapsed = Date.parse(s.callback.attempted_at) - started;
+    const failedAfter = Date.parse(s.updated_at) - Date.parse(s.callback.attempted_at);
+    console.log(`# slow receiver: callback failed after ${failedAfter} ms; probes while waiting: ${probes.join(', ')} ms`);
+    assert.equal(s.callback.error, 'no response within 10000 ms');
+    assert.ok(failedAfter >= 9_900 && failedAfter < 11_500, `failed after ${failedAfter} ms`);
+    assert.ok(elapsed < 2_000);
+    assert.ok(Math.max(...probes) < 1_000, 'server answered while the delivery hung');
+    assert.equal(receiver.received.length, 1, 'not retried');
+  });
+
+  it('kill -9 after the 202 and before delivery: after restart the callback arrives and status shows completed', async () => {
+    let hang = true;
+    const receiver = await startReceiver((res) => (hang ? undefined : res.end('ok')));
+    const config = { webhooks: { allowedHosts: ['loopback'], concurrency: 1 } };
+    const first = await startServer({ config });
+    // Job A occupies the single worker (its receiver never answers); job B waits in the queue.
+    const a = (await (await post(`${first.url}/v1/webhook`, { agent_card: validCard, callback_url: `${receiver.url}/a` })).json()).validation_id;
+    await receiver.waitFor(1);
+    const ackB = await post(`${first.url}/v1/webhook`, { agent_card: validCard, callback_url: `${receiver.url}/b` });
+    assert.equal(ackB.status, 202);
+    const b = (await ackB.json()).validation_id;
+    assert.equal((await status(first.url, b)).status, 'queued');
+    await first.kill9();
+    assert.ok(!receiver.received.some((r) => r.headers['webhook-id'] === b), 'B not delivered before the kill');
+
+    hang = false;
+    const second = await startServer({ config, dataDir: first.dataDir });
+    after(async () => {
+      await second.stop();
+      await receiver.close();
+    });
+    for (const id of [a, b]) {
+      const s = await waitForStatus(second.url, id, (x) => x.status === 'completed');
+      assert.equal(s.callback.state, 'delivered');
+    }
+    const bDeliveries = receiver.received.filter((r) => r.headers['webhook-id'] === b);
+    assert.equal(bDeliveries.length, 1);
+    assert.equal(JSON.parse(bDeliveries[0]!.body).validation_id, b);
+  });
+
+  it('SIGTERM waits for a delivery in flight', async () => {
+    const receiver = await startReceiver((res) => setTimeout(() => res.end('ok'), 1_000));
+    const server = await startServer({ config: { webhooks: { allowedHosts: ['loopback'] } } });
+    after(() => receiver.close());
+    const { validation_id } = await (await post(`${server.url}/v1/webhook`, { agent_card: validCard, callback_url: receiver.url })).json();
+    await receiver.waitFor(1);
+    assert.equal(await server.stop(), 0);
+    const restarted = await startServer({ config: { webhooks: { allowedHosts: ['loopback'] } }, dataDir: server.dataDir });
+    const s = await status(restarted.url, validation_id);
+    await restarted.stop();
+    assert.equal(s.status, 'completed');
+    assert.equal(s.callback.state, 'delivered');
+  });
+
+  it('GitHub: target_url serves the commit\'s latest validation', async () => {
+    const server = await startServer();
+    after(() => server.stop());
+    const sha = 'c0ffee'.padEnd(40, '0');
+    const first = await (await post(`${server.url}/v1/webhook/github`, { agent_card: { protocolVersion: '0.3.0' }, github: { repo: 'o/r', sha } })).json();
+    assert.equal(first.github_status.state, 'failure');
+    const second = await (await post(`${server.url}/v1/webhook/github`, { agent_card: validCard, github: { repo: 'o/r', sha } })).json();
+    assert.equal(second.github_status.state, 'success');
+    assert.equal(second.github_status.target_url, `${server.url}/reports/${sha}`);
+    const report = await fetch(second.github_status.target_url, { headers: { accept: 'application/json' } });
+    assert.equal(report.status, 200);
+    assert.match(await report.text(), /"valid":true/);
+    const page = await fetch(second.github_status.target_url);
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+  });
+
+  for (const perMinute of [100, 2_000]) {
+    it(`1,000 async requests in a burst (limit ${perMinute}/min per IP): acknowledged or 403, none lost, RSS bounded`, async () => {
+      const receiver = await startReceiver();
+      const server = await startServer({ config: { webhooks: { allowedHosts: ['loopback'] }, limits: { webhookPerIpPerMinute: perMinute } } });
+      after(async () => {
+        await server.stop();
+        await receiver.close();
+      });
+      const rssBefore = rssKiB(server.pid);
+      const responses = await Promise.all(
+        Array.from({ length: 1000 }, (_, i) => post(`${server.url}/v1/webhook`, { agent_card: validCard, metadata: { i }, callback_url: receiver.url })),
+      );
+      const codes = new Map<number, number>();
+      for (const r of responses) codes.set(r.status, (codes.get(r.status) ?? 0) + 1);
+      const acked: string[] = [];
+      for (const r of responses) {
+        const body = await r.json();
+        if (r.status === 202) acked.push(body.validation_id);
+        else assert.equal(body.error.code, 'FORBIDDEN');
+      }
+      assert.deepEqual([...codes.keys()].filter((c) => c !== 202 && c !== 403), []);
+      assert.equal(acked.length, Math.min(perMinute, 1000));
+      const rssPeak = rssKiB(server.pid);
+      for (const id of acked) await waitForStatus(server.url, id, (x) => x.status === 'completed' && x.callback.state === 'delivered', 60_000);
+      await receiver.waitFor(acked.length);
+      assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, acked.length);
+      const rssAfter = rssKiB(server.pid);
+      console.log(`# burst (${perMinute}/min): ${JSON.stringify(Object.fromEntries(codes))}; RSS KiB before ${rssBefore}, after burst ${rssPeak}, after delivery ${rssAfter}`);
+      assert.ok(rssAfter < 512 * 1024, 'RSS stays under 512 MiB');
+    });
+  }
+});
