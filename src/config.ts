@@ -6,9 +6,18 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as z from 'zod';
+import { parseIpRule } from './services/client-ip.ts';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
+/** An IP or CIDR (v4/v6); the issue says what is wrong with it. */
+const ipRule = z.string().superRefine((value, ctx) => {
+  try {
+    parseIpRule(value);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+  }
+});
 /** A daily limit; -1 means unlimited. */
 const dailyLimit = z.number().int().min(-1);
 /** An optional setting; `null` (as in config.example.json) means unset. */
@@ -53,7 +62,7 @@ export const configSchema = z
         webhookPerIpPerMinute: positiveInt.default(100),
         webhookGlobalPerHour: positiveInt.default(10000),
         /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
-        trustedProxies: z.array(z.string()).default([]),
+        trustedProxies: z.array(ipRule).default([]),
       })
       .prefault({}),
     http: z
