@@ -14,13 +14,8 @@ const socketAddress = (c: Context): string | undefined => {
   return getConnInfo(c).remote.address;
 };
 
-/** Builds the resolver once per app (parses config.limits.trustedProxies; throws on a bad entry). */
+/** Builds the resolver once per app (the config schema has already checked the trusted-proxy entries). */
 export const clientIpResolver = (config: Config): ((c: Context) => string) => {
-  let isTrusted: (ip: string) => boolean;
-  try {
-    isTrusted = ipMatcher(config.limits.trustedProxies);
-  } catch (e) {
-    throw new Error(`limits.trustedProxies: ${(e as Error).message}`);
-  }
+  const isTrusted = ipMatcher(config.limits.trustedProxies);
   return (c) => resolveClientIp(socketAddress(c), c.req.header('x-forwarded-for'), isTrusted);
 };
