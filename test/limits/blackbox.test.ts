@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
 
 const ADMIN = 'test-admin-token-0123456789'; // what startServer sets as CARDGATE_ADMIN_TOKEN
 
@@ -197,4 +197,31 @@ test('a generated admin token is printed once, stored only as a hash, and works'
     assert.equal(await again.stop(), 0);
   }
   assert.ok(!dataDirText(server.dataDir).includes(token), 'the data dir holds only its hash');
+});
+
+test('the accounts/keys CLI works on a free data dir and refuses one held by a server, naming its pid', async () => {
+  const server = await startServer();
+  try {
+    const held = await runCli(['keys', 'list', '--data-dir', server.dataDir]);
+    assert.equal(held.code, 1);
+    assert.match(held.stderr, new RegExp(`data dir is in use by a running cardgate server \\(pid ${server.pid}\\); use the admin API /admin/api`));
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+  const created = await runCli(['accounts', 'create', '--name', 'offline', '--plan', 'free', '--data-dir', server.dataDir]);
+  assert.equal(created.code, 0, created.stderr);
+  const accountId = created.stdout.trim();
+  const key = await runCli(['keys', 'create', '--account', accountId, '--name', 'ci', '--data-dir', server.dataDir]);
+  assert.equal(key.code, 0, key.stderr);
+  const secret = key.stdout.trim();
+
+  const again = await startServer({ dataDir: server.dataDir });
+  try {
+    const r = await validate(again, { authorization: `Bearer ${secret}` });
+    assert.equal(r.status, 200, 'a key made offline works once the server starts');
+    assert.equal(r.body.rateLimitInfo.plan, 'free');
+  } finally {
+    assert.equal(await again.stop(), 0);
+  }
+  assert.ok(!dataDirText(server.dataDir).includes(secret));
 });
