@@ -54,6 +54,8 @@ export class JobRunner {
   ) {
     this.validate = options.validate ?? validateCard;
     this.policy = createCallbackPolicy(deps.config.webhooks.allowedHosts);
+    const wide = deps.config.webhooks.allowedHosts.filter((h) => h === '*' || h === 'private');
+    if (wide.length > 0) deps.log.warn('webhook callbacks may reach internal networks', { allowed_hosts: wide });
     deps.lifecycle?.onDrain((deadline) => this.drain(deadline));
   }
 

@@ -1,4 +1,7 @@
 /** Cards and an app with the webhook routes mounted, for the webhook tests. */
+import { Hono } from 'hono';
+import { ApiError, isApiError } from '../../src/errors.ts';
+import type { AppEnv } from '../../src/http/env.ts';
 import { createWebhookLimiter } from '../../src/http/middleware/webhook-limit.ts';
 import { webhookRoutes } from '../../src/http/routes/webhooks.ts';
 import { JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.ts';
@@ -22,11 +25,20 @@ export const invalidCard = { protocolVersion: '0.3.0', description: 'no name' };
 
 export const webhookKeys = ['validation_id', 'status', 'valid', 'score', 'errors', 'warnings', 'suggestions', 'metadata', 'report_url', 'timestamp'];
 
-/** testApp (MemoryStore, FakeClock) with the webhook routes mounted at /v1 and a started runner the test can wait on. */
+/**
+ * The webhook routes at /v1 over testApp's deps (MemoryStore, FakeClock), with a
+ * started runner the test can wait on and an injectable engine. Built on its own
+ * Hono app (rendering ApiErrors like createApp does) so that the test owns the runner.
+ */
 export const webhookApp = (options: Parameters<typeof testApp>[0] & { runner?: JobRunnerOptions } = {}) => {
   const t = testApp(options);
   const jobs = new JobRunner(t.deps, options.runner);
-  t.app.route('/v1', webhookRoutes(t.deps, { limiter: createWebhookLimiter(t.deps), jobs }));
+  const app = new Hono<AppEnv>();
+  app.route('/v1', webhookRoutes(t.deps, { limiter: createWebhookLimiter(t.deps), jobs }));
+  app.onError((err, c) => {
+    const e = isApiError(err) ? err : new ApiError('INTERNAL_ERROR', 'internal server error');
+    return c.json(e.body() as object, e.status as 500, e.headers);
+  });
   jobs.start();
-  return { ...t, jobs };
+  return { ...t, app, jobs };
 };
