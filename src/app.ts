@@ -12,7 +12,15 @@ import type { AppEnv } from './http/env.ts';
 import { methodNotAllowedOrNotFound } from './http/fallback.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { requestLog } from './http/middleware/request-log.ts';
+import { createWebhookLimiter } from './http/middleware/webhook-limit.ts';
+import { adminRoutes } from './http/routes/admin.ts';
+import { dashboardRoutes } from './http/routes/dashboard.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { reportRoutes } from './http/routes/reports.ts';
+import { rulesRoutes } from './http/routes/rules.ts';
+import { validateRoutes } from './http/routes/validate.ts';
+import { webhookRoutes } from './http/routes/webhooks.ts';
+import { JobRunner } from './jobs/runner.ts';
 import { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/types.ts';
@@ -30,12 +38,26 @@ export interface AppDeps {
   lookup?: LookupFunction;
 }
 
+/**
+ * Builds the app and starts its in-process job runner, which first re-runs the
+ * webhook jobs a previous process left unfinished (so call it once the
+ * listening URLs are known).
+ */
 export const createApp = (deps: AppDeps) => {
   const lifecycle = deps.lifecycle ?? new Lifecycle();
+  const jobs = new JobRunner({ ...deps, lifecycle });
+  const webhookLimiter = createWebhookLimiter(deps);
+
   const app = new Hono<AppEnv>();
   app.use(requestId());
   app.use(requestLog(deps.log));
   app.route('/', healthRoutes(lifecycle));
+  app.route('/v1/validate', validateRoutes(deps));
+  app.route('/v1/rules', rulesRoutes);
+  app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
+  app.route('/reports', reportRoutes(deps));
+  app.route('/admin/api', adminRoutes(deps));
+  app.route('/dashboard', dashboardRoutes());
 
   const fallback = methodNotAllowedOrNotFound(app);
   app.notFound((c) => {
@@ -54,6 +76,7 @@ export const createApp = (deps: AppDeps) => {
     }
     return c.json(apiError.body() as object, apiError.status as 500, apiError.headers);
   });
+  jobs.start();
   return app;
 };
 

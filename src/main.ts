@@ -24,6 +24,9 @@ type Subcommand = (args: string[], io: CliIO) => Promise<number>;
 
 const subcommands: Record<string, () => Promise<Subcommand>> = {
   serve: async () => (await import('./cli/serve.ts')).runServe,
+  validate: async () => (await import('./cli/validate.ts')).runValidate,
+  accounts: async () => (await import('./cli/admin.ts')).offlineAdminCommand('accounts'),
+  keys: async () => (await import('./cli/admin.ts')).offlineAdminCommand('keys'),
   healthcheck: async () => (await import('./cli/healthcheck.ts')).runHealthcheck,
   version: async () => async (_args, io) => {
     io.stdout(`${version}\n`);

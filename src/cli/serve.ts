@@ -6,11 +6,12 @@
  */
 import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
-import { createApp, type AppDeps } from '../app.ts';
+import { createApp, type App } from '../app.ts';
 import { systemClock } from '../clock.ts';
 import { ConfigError, configFlags, loadConfig, resolveUrls, type Config } from '../config.ts';
 import { Lifecycle } from '../lifecycle.ts';
 import { createLogger } from '../log.ts';
+import { ensureAdminToken } from '../services/admin-token.ts';
 import { openFileStore } from '../store/file.ts';
 import type { Store } from '../store/types.ts';
 import { version } from '../version.ts';
@@ -80,42 +81,46 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const log = createLogger();
   const store = await openStoreOrExplain(config, io);
   if (!store) return 1;
+  const admin = await ensureAdminToken(store, config);
+  if (admin.source === 'generated') {
+    io.stdout(`admin token (shown once, only its hash is stored; keep it for /dashboard and /admin/api): ${admin.token}\n`);
+  }
 
   // Loaded lazily: @hono/node-server pulls in node:http and undici (~24 ms) that the other subcommands never need.
   const { createAdaptorServer } = await import('@hono/node-server');
   const lifecycle = new Lifecycle();
-  const urls = { publicUrl: '', reportsUrl: '' };
-  const deps: AppDeps = { config, store, clock: systemClock, fetch: globalThis.fetch, log, urls, lifecycle };
-  const app = createApp(deps);
-
+  let app: App | undefined;
   let inFlight = 0;
   let idle: (() => void) | undefined;
   const server = createAdaptorServer({
     fetch: async (request, env) => {
       inFlight++;
       try {
-        return await app.fetch(request, env);
+        return await app!.fetch(request, env);
       } finally {
         if (--inFlight === 0) idle?.();
       }
     },
   }) as Server;
 
-  const listening = new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
   try {
-    await listening;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
   } catch (e) {
     io.stderr(`cardgate: cannot listen on ${config.host}:${config.port}: ${(e as Error).message}\n`);
     await store.close();
     return 1;
   }
+  // The app is built once the port is known (port 0 = any): its URLs name it. No request is
+  // read before this continuation runs, since 'listening' is emitted ahead of any connection.
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  Object.assign(urls, resolveUrls(config, port));
-  log.info('listening', { version, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, public_url: urls.publicUrl, data_dir: config.dataDir, pid: process.pid });
+  const urls = resolveUrls(config, port);
+  app = createApp({ config, store, clock: systemClock, fetch: globalThis.fetch, log, urls, lifecycle });
+  const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  log.info('listening', { version, url: `http://${shownHost}:${port}`, public_url: urls.publicUrl, data_dir: config.dataDir, pid: process.pid });
 
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -1,0 +1,34 @@
+/**
+ * `cardgate accounts …` and `cardgate keys …`: the configuration comes from
+ * --config / --data-dir (and env) like serve's; the store is the data dir's file
+ * store, which refuses while a server holds the lock.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.ts';
+import { openFileStore } from '../store/file.ts';
+import { runAccounts } from './accounts.ts';
+import { USAGE, type CliIO } from './io.ts';
+import { contextFlags } from './offline-store.ts';
+import { runKeys } from './keys.ts';
+
+const commands = { accounts: runAccounts, keys: runKeys };
+
+export const offlineAdminCommand =
+  (name: keyof typeof commands) =>
+  async (args: string[], io: CliIO): Promise<number> => {
+    // Only the context flags are read here; the subcommand parses (and checks) the full line.
+    const { values } = parseArgs({ args, options: contextFlags, strict: false, allowPositionals: true });
+    let config;
+    try {
+      config = loadConfig({
+        flags: { 'data-dir': typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined },
+        configPath: typeof values.config === 'string' ? values.config : undefined,
+      });
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      io.stderr(`cardgate ${name}: ${e.message}\n`);
+      return USAGE;
+    }
+    const openStore = () => openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays });
+    return commands[name](args, io, { openStore, config, now: Date.now });
+  };
