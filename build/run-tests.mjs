@@ -44,6 +44,6 @@ child.on('exit', (code, signal) => {
     console.error('run-tests: 0 tests were executed: failing the run');
     process.exit(1);
   }
-  console.log(`${count('pass')} passed, ${count('fail')} failed`);
+  console.log(`${count("pass")} passed, ${count("fail") + count("cancelled")} failed`);
   process.exit(code ?? (signal ? 1 : 0));
 });
