@@ -4,6 +4,7 @@
  */
 import { benchEngine } from './engine.ts';
 import { benchHttp } from './http.ts';
+import { benchStartup } from './startup.ts';
 import { benchStore } from './store.ts';
 
 export interface BenchRow {
@@ -13,7 +14,7 @@ export interface BenchRow {
   note?: string;
 }
 
-const groups: Record<string, () => Promise<BenchRow[]>> = { engine: benchEngine, store: benchStore, http: benchHttp };
+const groups: Record<string, () => Promise<BenchRow[]>> = { engine: benchEngine, store: benchStore, http: benchHttp, startup: benchStartup };
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = chosen.filter((name) => !(name in groups));
