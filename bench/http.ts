@@ -57,7 +57,7 @@ const startServer = async (dataDir: string): Promise<BenchServer> => {
   const fd = openSync(logFile, 'w');
   const [cmd, ...pre] = serverCommand().argv;
   const child: ChildProcess = spawn(cmd!, [...pre, 'serve', '--port', '0', '--data-dir', dataDir], {
-    cwd: tmpdir(),
+    cwd: root,
     env: { ...process.env, CARDGATE_ADMIN_TOKEN: 'bench-admin-token-0123456789' },
     stdio: ['ignore', fd, fd],
   });
