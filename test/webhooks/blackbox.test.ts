@@ -47,7 +47,7 @@ const waitForStatus = async (base: string, id: string, done: (s: any) => boolean
 
 const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
-describe('webhooks against the real server', { concurrency: true }, () => {
+describe('webhooks against the real server', () => {
   it('callback body equals the sync result shape, headers present, signature verifies', async () => {
     const receiver = await startReceiver();
     const server = await startServer({ config: { webhooks: { allowedHosts: ['loopback'], signingSecret: secret } } });
