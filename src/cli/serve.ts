@@ -12,6 +12,7 @@ import { ConfigError, configFlags, loadConfig, resolveUrls, type Config } from '
 import { Lifecycle } from '../lifecycle.ts';
 import { createLogger } from '../log.ts';
 import { ensureAdminToken } from '../services/admin-token.ts';
+import { parseAllowedHosts } from '../services/callback-policy.ts';
 import { openFileStore } from '../store/file.ts';
 import type { Store } from '../store/types.ts';
 import { version } from '../version.ts';
@@ -70,6 +71,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   let config: Config;
   try {
     config = loadConfig({ flags: flags as Record<string, string>, configPath: flags.config as string | undefined });
+    parseAllowedHosts(config.webhooks.allowedHosts); // checked here so a bad entry stops start-up (exit 2), not the first request
   } catch (e) {
     if (e instanceof ConfigError) {
       io.stderr(`cardgate: ${e.message}\n`);

@@ -53,6 +53,10 @@ test('a bad configuration stops start-up with exit code 2, naming the field path
   assert.equal(env.code, 2);
   assert.match(env.stderr, /publicUrl: must be an absolute http\(s\) URL/);
 
+  const hosts = await runCli(['serve'], { env: { CARDGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback,10.0.0.0/99' } });
+  assert.equal(hosts.code, 2);
+  assert.match(hosts.stderr, /10\.0\.0\.0\/99/);
+
   const unknownFlag = await runCli(['serve', '--prot', '1']);
   assert.equal(unknownFlag.code, 2);
   const unknownCommand = await runCli(['frobnicate']);
