@@ -1,5 +1,5 @@
 /**
- * End-to-end: the dashboard in headless chromium against a running server.
+ * End-to-end: the dashboard in headless chromium against the real server process.
  * The steps build on each other (sign in → account → key → use → delete), so
  * they run in order in one browser; screenshots go to test-artifacts/dashboard/.
  */
@@ -163,7 +163,7 @@ test('deleting the key asks first; then the key gets 401', async () => {
   await row.getByRole('button', { name: 'Delete key production CI' }).click();
   const dialog = page.getByRole('dialog', { name: 'Delete key "production CI"?' });
   await dialog.waitFor();
-  await browser.screenshot('08-confirm-delete');
+  await browser.screenshot('08-confirm-delete', false);
 
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
