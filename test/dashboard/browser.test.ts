@@ -103,7 +103,9 @@ test('a new key is shown once, with a copy button and a warning', async () => {
   assert.match(secret, /^cardgate_[A-Za-z0-9_-]{20,}$/);
   assert.ok(await secretField.evaluate((el) => el === document.activeElement), 'focus moves to the new key');
   await page.getByText('Copy this key now: you will not see it again.').waitFor();
-  await page.getByRole('button', { name: 'Copy key' }).waitFor();
+  await page.getByRole('button', { name: 'Copy key' }).click();
+  await page.getByRole('status').filter({ hasText: 'Key copied to the clipboard.' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
   const row = page.getByRole('row').filter({ hasText: 'production CI' });
   await row.getByText('127.0.0.1, ::1').waitFor();
   await browser.screenshot('04-key-created');

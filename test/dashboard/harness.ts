@@ -12,8 +12,14 @@ import { startServer } from '../helpers/server.ts';
 export const ADMIN_TOKEN = 'dashboard-test-admin-token-0123456789';
 export const screenshotDir = new URL('../../test-artifacts/dashboard/', import.meta.url).pathname;
 
+/**
+ * DASHBOARD_TEST_COMMAND runs the same tests against a build instead of the
+ * sources, e.g. "build/out/cardgate" or "deno run -A build/out/cardgate.mjs".
+ */
+const command = process.env.DASHBOARD_TEST_COMMAND?.split(' ').filter(Boolean);
+
 export const startService = async () => {
-  const server = await startServer({ env: { CARDGATE_ADMIN_TOKEN: ADMIN_TOKEN } });
+  const server = await startServer({ env: { CARDGATE_ADMIN_TOKEN: ADMIN_TOKEN }, command });
   return { url: server.url, stop: () => server.stop() };
 };
 
@@ -34,6 +40,8 @@ export const startBrowser = async (origin: string) => {
       '--disable-sync',
     ],
     viewport: { width: 1280, height: 800 },
+    // Lets the test read back what the copy button wrote.
+    permissions: ['clipboard-read', 'clipboard-write'],
   });
   const foreign: string[] = [];
   const consoleErrors: string[] = [];
