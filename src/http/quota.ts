@@ -14,9 +14,9 @@ export const quotaSubject = (caller: Caller): QuotaSubject => ({ plan: caller.pl
  * Atomically counts `amount` validations for `c.var.caller` (set by identifyCaller).
  * Call it after the body was checked and before validating. When they would exceed
  * today's quota, throws 403 FORBIDDEN with Retry-After and counts nothing. Updates the
- * X-RateLimit-* headers either way. The count is in memory at once; the store flush
- * is started here, and the route's own `await store.commit()` (for its report)
- * also covers it, since a commit makes every earlier mutation durable.
+ * X-RateLimit-* headers either way. The count is in memory at once and becomes durable
+ * with the route's own `await store.commit()` for its report (a commit makes every
+ * earlier mutation durable), so one flush carries both.
  */
 export const chargeDailyQuota = (c: Context<AppEnv>, deps: AppDeps, amount: number): RateLimitInfo => {
   const caller = c.get('caller');
@@ -32,7 +32,6 @@ export const chargeDailyQuota = (c: Context<AppEnv>, deps: AppDeps, amount: numb
       { headers: retryAfter(window.resetAt, now) },
     );
   }
-  deps.store.commit().catch((e: unknown) => deps.log.error('quota counter flush failed', { error: (e as Error).message }));
   const { resetAt: _resetAt, ...info } = window;
   return info;
 };

@@ -1,7 +1,7 @@
 /**
  * The small state of the service (everything except reports) held in Maps. MemoryStore and
- * FileStore both extend it; FileStore overrides `changed()` to learn that the state must be
- * written, and persists it as a `TablesDoc`.
+ * FileStore both extend it; FileStore overrides `changed()` to learn which rows must be
+ * written (it journals them), and persists the whole state as a `TablesDoc` snapshot.
  */
 import type { Account, ApiKeyRecord, Counter, JobRecord, Store, UsageRow } from './types.ts';
 
@@ -21,6 +21,9 @@ export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counte
 
 type ReportMethods = 'putReport' | 'getReport' | 'listReports' | 'pruneReports' | 'reportCount' | 'commit' | 'close';
 
+/** The tables, as named in the journal. */
+export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta';
+
 export class Tables implements Omit<Store, ReportMethods> {
   private accounts = new Map<string, Account>();
   private keys = new Map<string, ApiKeyRecord>();
@@ -30,12 +33,12 @@ export class Tables implements Omit<Store, ReportMethods> {
   private jobs = new Map<string, JobRecord>();
   private meta = new Map<string, string>();
 
-  /** Called after every mutation of the tables. */
-  protected changed(): void {}
+  /** Called after every mutation of a row (created, updated or deleted). */
+  protected changed(_table: TableName, _key: string): void {}
 
   createAccount(account: Account): void {
     this.accounts.set(account.id, clone(account));
-    this.changed();
+    this.changed('accounts', account.id);
   }
   getAccount(id: string): Account | undefined {
     const a = this.accounts.get(id);
@@ -48,20 +51,20 @@ export class Tables implements Omit<Store, ReportMethods> {
     const a = this.accounts.get(id);
     if (!a) return undefined;
     Object.assign(a, clone(patch));
-    this.changed();
+    this.changed('accounts', id);
     return clone(a);
   }
   deleteAccount(id: string): boolean {
     if (!this.accounts.delete(id)) return false;
     for (const k of [...this.keys.values()]) if (k.account_id === id) this.deleteKey(k.id);
-    this.changed();
+    this.changed('accounts', id);
     return true;
   }
 
   createKey(key: ApiKeyRecord): void {
     this.keys.set(key.id, clone(key));
     this.keyIdByHash.set(key.hash, key.id);
-    this.changed();
+    this.changed('keys', key.id);
   }
   getKeyByHash(hash: string): ApiKeyRecord | undefined {
     const id = this.keyIdByHash.get(hash);
@@ -78,7 +81,7 @@ export class Tables implements Omit<Store, ReportMethods> {
     const k = this.keys.get(id);
     if (!k) return undefined;
     Object.assign(k, clone(patch));
-    this.changed();
+    this.changed('keys', id);
     return clone(k);
   }
   deleteKey(id: string): boolean {
@@ -86,7 +89,7 @@ export class Tables implements Omit<Store, ReportMethods> {
     if (!k) return false;
     this.keys.delete(id);
     this.keyIdByHash.delete(k.hash);
-    this.changed();
+    this.changed('keys', id);
     return true;
   }
 
@@ -100,7 +103,7 @@ export class Tables implements Omit<Store, ReportMethods> {
     const c = this.getCounter(key, now) ?? { count: 0, reset_at };
     c.count += amount;
     this.counters.set(key, c);
-    this.changed();
+    this.changed('counters', key);
     return { ...c };
   }
 
@@ -109,7 +112,7 @@ export class Tables implements Omit<Store, ReportMethods> {
     const row = this.usage.get(k) ?? { account_id, day, count: 0 };
     row.count += amount;
     this.usage.set(k, row);
-    this.changed();
+    this.changed('usage', k);
   }
   listUsage(filter: { account_id?: string; since_day?: string } = {}): UsageRow[] {
     return [...this.usage.values()]
@@ -120,7 +123,7 @@ export class Tables implements Omit<Store, ReportMethods> {
 
   putJob(job: JobRecord): void {
     this.jobs.set(job.id, clone(job));
-    this.changed();
+    this.changed('jobs', job.id);
   }
   getJob(id: string): JobRecord | undefined {
     const j = this.jobs.get(id);
@@ -135,13 +138,52 @@ export class Tables implements Omit<Store, ReportMethods> {
   }
   setMeta(key: string, value: string): void {
     this.meta.set(key, value);
-    this.changed();
+    this.changed('meta', key);
   }
 
   /** Drops expired counters and jobs that finished before `jobsFinishedBefore` (epoch ms). */
   protected compactTables(now: number, jobsFinishedBefore: number): void {
-    for (const [key, c] of this.counters) if (c.reset_at <= now) this.counters.delete(key);
-    for (const [id, j] of this.jobs) if (isFinished(j) && Date.parse(j.updated_at) < jobsFinishedBefore) this.jobs.delete(id);
+    for (const [key, c] of this.counters) {
+      if (c.reset_at <= now) {
+        this.counters.delete(key);
+        this.changed('counters', key);
+      }
+    }
+    for (const [id, j] of this.jobs) {
+      if (isFinished(j) && Date.parse(j.updated_at) < jobsFinishedBefore) {
+        this.jobs.delete(id);
+        this.changed('jobs', id);
+      }
+    }
+  }
+
+  /** The current value of one row as stored (undefined once deleted), for the journal. */
+  protected row(table: TableName, key: string): unknown {
+    return this.tableMap(table).get(key);
+  }
+
+  /** Replays one journalled row onto the tables (no `changed()`: it is already on disk). */
+  protected applyRow(table: TableName, key: string, value: unknown): void {
+    const map = this.tableMap(table) as Map<string, unknown>;
+    if (table === 'keys') {
+      const old = this.keys.get(key);
+      if (old) this.keyIdByHash.delete(old.hash);
+      if (value !== null) this.keyIdByHash.set((value as ApiKeyRecord).hash, key);
+    }
+    if (value === null) map.delete(key);
+    else map.set(key, value);
+  }
+
+  private tableMap(table: TableName): Map<string, unknown> {
+    const maps: Record<TableName, Map<string, unknown>> = {
+      accounts: this.accounts,
+      keys: this.keys,
+      counters: this.counters,
+      usage: this.usage,
+      jobs: this.jobs,
+      meta: this.meta,
+    };
+    return maps[table];
   }
 
   /** The current tables as a document; it shares objects with the maps, so serialise it at once. */

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { runCli, startServer } from '../helpers/server.ts';
 
 const card = {
@@ -32,9 +33,9 @@ const validate = (url: string): Promise<Answer | undefined> => {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ agent_card: card }),
   }).then(async (res) => ({ status: res.status, body: (await res.json()) as Answer['body'] }));
-  let timer: NodeJS.Timeout | undefined;
-  const giveUp = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, 10_000)));
-  return Promise.race([request.catch(() => undefined), giveUp]).finally(() => clearTimeout(timer));
+  const cancel = new AbortController();
+  const giveUp = delay(10_000, undefined, { signal: cancel.signal }).catch(() => undefined);
+  return Promise.race([request.catch(() => undefined), giveUp]).finally(() => cancel.abort());
 };
 
 test('a bad configuration stops start-up with exit code 2, naming the field path', async () => {

@@ -1,23 +1,31 @@
 /**
  * The embedded store: a data directory holding
- *   cardgate.lock      the owner's pid (one process per directory),
- *   store.json         accounts, keys, counters, usage, jobs, meta (one lowdb document),
- *   reports/seg-*.json reports in bounded segments (see report-segments.ts).
+ *   cardgate.lock        the owner's pid (one process per directory),
+ *   store.json           snapshot of accounts, keys, counters, usage, jobs, meta (one lowdb document),
+ *   store.journal        rows changed since that snapshot, one JSON line each (last one wins),
+ *   reports/seg-*.jsonl  reports in bounded segments (see report-segments.ts).
+ *
  * Every mutation is applied in memory at once; `commit()` resolves when the flush containing
- * it is durable. Flushes run back to back and write only dirty files, so concurrent writers
- * share one write (group commit).
+ * it is durable. A flush runs once per event-loop turn (setImmediate), so every request handled
+ * in that turn shares it (group commit), and it costs one append + fdatasync per file touched:
+ * the changed rows to the journal, the new reports to the active segment. Whole-file rewrites
+ * (temp file, fsync, rename, fsync of the directory) are kept for the snapshot, taken at open
+ * and whenever the journal has grown past a bound. The writes are synchronous: a flush takes
+ * well under a millisecond here, while each async step would wait for a turn of a busy event
+ * loop (measured: flushes of 10-50 ms under load, holding every waiting request).
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { Low } from 'lowdb';
+import { LowSync } from 'lowdb';
 import { systemClock, type Clock } from '../../clock.ts';
 import { silentLogger, type Logger } from '../../log.ts';
-import { Tables, emptyTablesDoc, type TablesDoc } from '../tables.ts';
+import { Tables, emptyTablesDoc, type TableName, type TablesDoc } from '../tables.ts';
 import type { ReportRecord, ReportSummary, Store } from '../types.ts';
-import { DurableJsonFile, removeStaleTempFiles, writeFileDurably } from './durable-file.ts';
+import { AppendLog } from './append-log.ts';
+import { DurableJsonFile, removeStaleTempFiles } from './durable-file.ts';
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
-import { ReportSegments, defaultSegmentLimits, type SegmentLimits, type SegmentWrite } from './report-segments.ts';
+import { ReportSegments, defaultSegmentLimits, type SegmentLimits } from './report-segments.ts';
 
 export interface FileStoreOptions {
   dataDir: string;
@@ -28,17 +36,24 @@ export interface FileStoreOptions {
   /** Completed and failed jobs leave the store this long after their last update (default 1 day). */
   finishedJobTtlMs?: number;
   segmentLimits?: SegmentLimits;
+  /** The journal is folded into a new snapshot once it holds this many bytes (default 4 MiB). */
+  journalLimitBytes?: number;
 }
 
 export const MAIN_FILE = 'store.json';
+export const JOURNAL_FILE = 'store.journal';
 const DAY_MS = 86_400_000;
-const RETENTION_INTERVAL_MS = 3_600_000;
+const HOUR_MS = 3_600_000;
+const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta'];
 
 interface MainDoc extends TablesDoc {
   format: 1;
   /** Reports created before this (epoch ms) were pruned; the segments may still hold some. */
   reports_pruned_before: number;
 }
+
+/** A journal line: a row's new value (null = deleted), or the prune mark. */
+type JournalEntry = { t: TableName; k: string; v: unknown } | { t: 'reports_pruned_before'; v: number };
 
 const emptyMainDoc = (): MainDoc => ({ format: 1, reports_pruned_before: 0, ...emptyTablesDoc() });
 
@@ -49,19 +64,28 @@ const isMainDoc = (data: unknown): data is MainDoc => {
     doc !== null &&
     doc.format === 1 &&
     typeof doc.reports_pruned_before === 'number' &&
-    (['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta'] as const).every((table) => Array.isArray(doc[table]))
+    TABLES.every((table) => Array.isArray(doc[table]))
   );
 };
 
+const isJournalEntry = (value: unknown): value is JournalEntry => {
+  const e = value as JournalEntry;
+  if (typeof e !== 'object' || e === null) return false;
+  if (e.t === 'reports_pruned_before') return typeof e.v === 'number';
+  return TABLES.includes(e.t) && typeof e.k === 'string' && 'v' in e;
+};
+
 export class FileStore extends Tables implements Store {
-  /** Flushes started and files written, for tests and benchmarks. */
+  /** Flushes run and file appends/writes made, for tests and benchmarks. */
   readonly stats = { flushes: 0, fileWrites: 0 };
   /** Mutations so far, and how many of them are known to be on disk. */
   private seq = 0;
   private durableSeq = 0;
-  private mainDirty = false;
-  private inflight: { seq: number; promise: Promise<void> } | null = null;
-  private nextFlush: Promise<void> | null = null;
+  /** Rows changed since the last flush, by `table\0key`. */
+  private readonly dirtyRows = new Map<string, [TableName, string]>();
+  private prunedBeforeDirty = false;
+  /** The flush scheduled for the end of this event-loop turn; every commit() until then joins it. */
+  private scheduled: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
   private pruning: Promise<unknown> = Promise.resolve();
   private retentionTimer: ReturnType<typeof setInterval> | undefined;
@@ -69,9 +93,11 @@ export class FileStore extends Tables implements Store {
   private readonly log: Logger;
   private readonly retentionMs: number | undefined;
   private readonly finishedJobTtlMs: number;
+  private readonly journalLimitBytes: number;
 
   constructor(
-    private readonly db: Low<MainDoc>,
+    private readonly db: LowSync<MainDoc>,
+    private readonly journal: AppendLog,
     private readonly reports: ReportSegments,
     private readonly lock: DirLock,
     options: FileStoreOptions,
@@ -81,12 +107,22 @@ export class FileStore extends Tables implements Store {
     this.log = options.log ?? silentLogger;
     this.retentionMs = options.retentionDays === undefined ? undefined : options.retentionDays * DAY_MS;
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
+    this.journalLimitBytes = options.journalLimitBytes ?? 4 * 1024 * 1024;
     this.loadTables(db.data);
   }
 
-  protected override changed(): void {
-    this.mainDirty = true;
+  protected override changed(table: TableName, key: string): void {
+    this.dirtyRows.set(`${table}\0${key}`, [table, key]);
     this.seq++;
+  }
+
+  /** Applies the journal read at open onto the snapshot just loaded. */
+  replay(entries: unknown[]): void {
+    for (const [i, entry] of entries.entries()) {
+      if (!isJournalEntry(entry)) throw new StoreError(`store file ${this.journal.file} has an unknown entry at line ${i + 1}; move it away or restore it from a backup`);
+      if (entry.t === 'reports_pruned_before') this.db.data.reports_pruned_before = entry.v;
+      else this.applyRow(entry.t, entry.k, entry.v);
+    }
   }
 
   putReport(report: ReportRecord): void {
@@ -103,7 +139,8 @@ export class FileStore extends Tables implements Store {
   pruneReports(before: number): Promise<number> {
     if (before > this.db.data.reports_pruned_before) {
       this.db.data.reports_pruned_before = before;
-      this.changed();
+      this.prunedBeforeDirty = true;
+      this.seq++;
     }
     const pruned = this.reports.prune(before);
     this.pruning = Promise.allSettled([this.pruning, pruned]);
@@ -115,7 +152,19 @@ export class FileStore extends Tables implements Store {
 
   commit(): Promise<void> {
     if (this.closing) return Promise.reject(new StoreError('the store is closed'));
-    return this.flushThrough(this.seq);
+    if (this.durableSeq >= this.seq) return Promise.resolve();
+    this.scheduled ??= new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        this.scheduled = null;
+        try {
+          this.flush();
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      }),
+    );
+    return this.scheduled;
   }
 
   close(): Promise<void> {
@@ -123,76 +172,64 @@ export class FileStore extends Tables implements Store {
     return this.closing;
   }
 
-  /** Starts hourly retention (and one pass now); the timer does not keep the process alive. */
-  startRetention(): void {
-    if (this.retentionMs === undefined) return;
-    const prune = () => void this.pruneReports(this.expiredBefore()).catch((err: Error) => this.log.error('report retention failed', { error: err.message }));
-    prune();
-    this.retentionTimer = setInterval(prune, RETENTION_INTERVAL_MS);
+  /** Starts hourly upkeep (and one pass now): retention, expired counters and old jobs. The timer does not keep the process alive. */
+  startUpkeep(): void {
+    const upkeep = () => {
+      const now = this.clock.now();
+      this.compactTables(now, now - this.finishedJobTtlMs);
+      if (this.retentionMs === undefined) return;
+      this.pruneReports(this.expiredBefore()).catch((err: Error) => this.log.error('report retention failed', { error: err.message }));
+    };
+    upkeep();
+    this.retentionTimer = setInterval(upkeep, HOUR_MS);
     this.retentionTimer.unref?.();
+  }
+
+  /** Folds everything into a new snapshot and empties the journal (crash-safe: replaying the old journal onto the new snapshot changes nothing). */
+  snapshot(): void {
+    this.db.data = { ...this.db.data, ...this.tablesDoc() };
+    this.db.write();
+    this.journal.reset();
+    this.stats.fileWrites++;
   }
 
   private expiredBefore(): number {
     return this.retentionMs === undefined ? -Infinity : this.clock.now() - this.retentionMs;
   }
 
-  /** A promise for a flush that contains mutation number `target`. */
-  private flushThrough(target: number): Promise<void> {
-    if (this.durableSeq >= target) return Promise.resolve();
-    if (this.inflight && this.inflight.seq >= target) return this.inflight.promise;
-    if (this.nextFlush) return this.nextFlush;
-    if (!this.inflight) return this.startFlush();
-    // Queue one flush right after the current one; it will take every mutation made until then.
-    this.nextFlush = this.inflight.promise
-      .catch(() => {})
-      .then(() => {
-        this.nextFlush = null;
-        return this.startFlush();
-      });
-    return this.nextFlush;
-  }
-
-  /** Captures the dirty state synchronously, then writes it. */
-  private startFlush(): Promise<void> {
+  /** Appends the changed rows and the new reports durably; on failure everything stays dirty for the next flush. */
+  private flush(): void {
     const seq = this.seq;
-    const writes: Array<Promise<void>> = [];
-    const mainWritten = this.mainDirty;
-    if (mainWritten) {
-      this.mainDirty = false;
-      const now = this.clock.now();
-      this.compactTables(now, now - this.finishedJobTtlMs);
-      this.db.data = { ...this.db.data, ...this.tablesDoc() };
-      writes.push(this.db.write()); // serialises now; see DurableJsonFile
-    }
-    const segments: SegmentWrite[] = this.reports.takeDirty();
-    for (const s of segments) writes.push(writeFileDurably(s.file, s.text));
     this.stats.flushes++;
-    this.stats.fileWrites += writes.length;
-
-    // allSettled: a failed file must not let the next flush start while another is still being written.
-    const promise = Promise.allSettled(writes).then((results) => {
-      this.inflight = null;
-      const failure = results.find((r) => r.status === 'rejected');
-      if (failure) {
-        if (mainWritten) this.mainDirty = true;
-        this.reports.rewriteLater(segments);
-        const message = (failure.reason as Error).message;
-        this.log.error('store write failed', { error: message });
-        throw new StoreError(`store write failed: ${message}`);
+    try {
+      const lines: string[] = [];
+      for (const [table, key] of this.dirtyRows.values()) lines.push(JSON.stringify({ t: table, k: key, v: this.row(table, key) ?? null }));
+      if (this.prunedBeforeDirty) lines.push(JSON.stringify({ t: 'reports_pruned_before', v: this.db.data.reports_pruned_before }));
+      if (lines.length > 0) {
+        this.journal.append(`${lines.join('\n')}\n`);
+        this.stats.fileWrites++;
+        this.dirtyRows.clear();
+        this.prunedBeforeDirty = false;
       }
-      this.durableSeq = Math.max(this.durableSeq, seq);
-      this.reports.written(segments);
-    });
-    this.inflight = { seq, promise };
-    return promise;
+      this.stats.fileWrites += this.reports.flush();
+      if (this.journal.size > this.journalLimitBytes) this.snapshot();
+    } catch (err) {
+      const message = (err as Error).message;
+      this.log.error('store write failed', { error: message });
+      throw new StoreError(`store write failed: ${message}`);
+    }
+    this.durableSeq = Math.max(this.durableSeq, seq);
   }
 
   private async shutdown(): Promise<void> {
     clearInterval(this.retentionTimer);
     try {
       await this.pruning;
-      await this.flushThrough(this.seq);
+      await this.scheduled?.catch(() => {}); // its failure is retried by the final flush below
+      if (this.durableSeq < this.seq) this.flush();
     } finally {
+      this.reports.close();
+      this.journal.close();
       this.lock.release();
     }
   }
@@ -208,6 +245,7 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
     throw new StoreError(`cannot create the data directory ${dataDir}: ${(err as Error).message}`);
   }
   const lock = lockDataDir(dataDir);
+  let journal: AppendLog | undefined;
   try {
     const reportsDir = path.join(dataDir, 'reports');
     await fsp.mkdir(reportsDir, { recursive: true });
@@ -215,16 +253,24 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
     await removeStaleTempFiles(reportsDir);
 
     // Never lowdb's JSONFilePreset: it silently switches to memory under NODE_ENV=test.
-    const db = new Low<MainDoc>(new DurableJsonFile(path.join(dataDir, MAIN_FILE), isMainDoc), emptyMainDoc());
-    await db.read();
-    const retentionCutoff = options.retentionDays === undefined ? -Infinity : (options.clock ?? systemClock).now() - options.retentionDays * DAY_MS;
-    const reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(db.data.reports_pruned_before, retentionCutoff));
+    const db = new LowSync<MainDoc>(new DurableJsonFile(path.join(dataDir, MAIN_FILE), isMainDoc), emptyMainDoc());
+    db.read();
+    const opened = AppendLog.open(path.join(dataDir, JOURNAL_FILE));
+    journal = opened.log;
 
-    const store = new FileStore(db, reports, lock, options);
-    store.startRetention();
-    options.log?.info('store opened', { data_dir: dataDir, reports: reports.count(), ms: Date.now() - started });
+    let prunedBefore = db.data.reports_pruned_before;
+    for (const e of opened.values) if (isJournalEntry(e) && e.t === 'reports_pruned_before') prunedBefore = Math.max(prunedBefore, e.v);
+    const retentionCutoff = options.retentionDays === undefined ? -Infinity : (options.clock ?? systemClock).now() - options.retentionDays * DAY_MS;
+    const reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff));
+
+    const store = new FileStore(db, journal, reports, lock, options);
+    store.replay(opened.values);
+    if (opened.values.length > 0) store.snapshot();
+    store.startUpkeep();
+    options.log?.info('store opened', { data_dir: dataDir, reports: store.reportCount(), ms: Date.now() - started });
     return store;
   } catch (err) {
+    journal?.close();
     lock.release();
     throw err;
   }

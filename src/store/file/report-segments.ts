@@ -1,19 +1,21 @@
 /**
- * Reports in bounded segment files `reports/seg-000123.json` (`{"reports":[…]}` in put order).
- * Only the active (newest) segment is ever rewritten; once full it is sealed and its file is
- * immutable, so recording a report costs the same with 100 or 100,000 stored.
+ * Reports in bounded segment files `reports/seg-000123.jsonl`: one report per line, in put order
+ * (a later line with the same id replaces an earlier one). The active (newest) segment is only
+ * ever appended to, one write and one fdatasync per flush; once full it is sealed and its file
+ * is immutable. So recording a report costs the same with 100 or 100,000 stored.
  *
  * In memory: id → (segment, summary position), alias → id (latest wins), the summaries in put
- * order (listing without reading bodies), and the reports of the active segment and of sealed
- * segments not yet written, as JSON text. Sealed segments on disk are read on demand through a
- * small cache. Retention deletes whole sealed segments.
+ * order (listing without reading bodies), and the reports of the active segment as JSON text.
+ * Sealed segments on disk are read on demand through a small cache. Retention deletes whole
+ * sealed segments and rewrites the active one without the expired reports.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { summarizeReport } from '../summary.ts';
 import type { ReportRecord, ReportSummary } from '../types.ts';
-import { errorCode } from './errors.ts';
-import { parseStoreFile, syncDirectory } from './durable-file.ts';
+import { AppendLog, parseLogLines, readLogLines } from './append-log.ts';
+import { syncDirectory, writeFileDurably } from './durable-file.ts';
+import { StoreError, errorCode } from './errors.ts';
 
 export interface SegmentLimits {
   /** A segment is sealed once it holds this many reports… */
@@ -29,37 +31,31 @@ interface Segment {
   /** Epoch ms of its newest report (-Infinity when empty): retention deletes it once older. */
   newestMs: number;
   chars: number;
-  /** The reports as JSON by id, while the segment is active or sealed but not yet written; null once only on disk. */
+  /** The reports as JSON by id, while the segment is active or has lines not yet written; null once only on disk. */
   records: Map<string, string> | null;
+  /** Lines put since the last flush. */
+  pending: string[];
+  /** Open for appends while the segment is active or has pending lines. */
+  log: AppendLog | null;
 }
 
-/** A segment file's content to write, taken at the start of a flush. */
-export interface SegmentWrite {
-  no: number;
-  file: string;
-  text: string;
-}
+const isReport = (value: unknown): value is ReportRecord =>
+  typeof value === 'object' && value !== null && typeof (value as ReportRecord).id === 'string' && typeof (value as ReportRecord).created_at === 'string';
 
-interface SegmentDoc {
-  reports: ReportRecord[];
-}
+const reportsOf = (file: string, values: unknown[]): ReportRecord[] => {
+  const bad = values.findIndex((v) => !isReport(v));
+  if (bad >= 0) throw new StoreError(`store file ${file} holds something that is not a report at line ${bad + 1}; move it away or restore it from a backup`);
+  return values as ReportRecord[];
+};
 
-const isSegmentDoc = (data: unknown): data is SegmentDoc =>
-  typeof data === 'object' &&
-  data !== null &&
-  Array.isArray((data as SegmentDoc).reports) &&
-  (data as SegmentDoc).reports.every((r) => typeof r?.id === 'string' && typeof r.created_at === 'string');
-
-const SEGMENT_NAME = /^seg-(\d+)\.json$/;
-const segmentName = (no: number): string => `seg-${String(no).padStart(6, '0')}.json`;
+const SEGMENT_NAME = /^seg-(\d+)\.jsonl$/;
+const segmentName = (no: number): string => `seg-${String(no).padStart(6, '0')}.jsonl`;
 const CACHED_SEGMENTS = 8;
 
 export class ReportSegments {
   private readonly segments = new Map<number, Segment>();
   private active: Segment;
   private readonly dirty = new Set<number>();
-  /** Segments taken by a flush that has not finished yet. */
-  private readonly writing = new Set<number>();
   private readonly where = new Map<string, { seg: number; pos: number }>();
   private summaries: Array<ReportSummary | undefined> = [];
   private readonly aliases = new Map<string, string>();
@@ -84,23 +80,28 @@ export class ReportSegments {
     const store = new ReportSegments(dir, limits, numbers.at(-1) ?? 0);
     for (const [i, no] of numbers.entries()) {
       const file = path.join(dir, segmentName(no));
-      const text = await fsp.readFile(file, 'utf8');
-      const { reports } = parseStoreFile(file, text, isSegmentDoc);
       const isLast = i === numbers.length - 1;
+      // The last segment is opened for appends (a torn last line, never acknowledged, is cut off).
+      const opened = isLast ? AppendLog.open(file) : undefined;
+      const reports = reportsOf(file, opened ? opened.values : readLogLines(file));
       const seg = store.addSegment(no);
-      seg.chars = text.length;
-      seg.records = isLast ? new Map() : null;
       for (const r of reports) {
+        const json = JSON.stringify(r);
+        seg.chars += json.length + 1;
         seg.newestMs = Math.max(seg.newestMs, Date.parse(r.created_at));
         if (Date.parse(r.created_at) < notBeforeMs) continue;
         store.index(r, no);
-        seg.records?.set(r.id, JSON.stringify(r));
+        if (opened) seg.records!.set(r.id, json);
       }
-      // The last segment stays the active one while it has room.
-      if (isLast && !store.isFull(seg)) {
+      if (opened && !store.isFull(seg)) {
+        // The last segment stays the active one while it has room.
         store.segments.delete(store.active.no);
         store.active = seg;
-      } else seg.records = null;
+        seg.log = opened.log;
+      } else {
+        opened?.log.close();
+        seg.records = null;
+      }
     }
     return store;
   }
@@ -113,9 +114,9 @@ export class ReportSegments {
     const json = JSON.stringify(report);
     if (!this.active.records?.has(report.id) && this.isFull(this.active, json.length)) this.seal();
     const seg = this.active;
-    const records = seg.records as Map<string, string>;
-    seg.chars += json.length + 1 - (records.has(report.id) ? (records.get(report.id) as string).length + 1 : 0);
-    records.set(report.id, json);
+    seg.chars += json.length + 1;
+    seg.records!.set(report.id, json);
+    seg.pending.push(json);
     seg.newestMs = Math.max(seg.newestMs, Date.parse(report.created_at));
     this.dirty.add(seg.no);
     this.index(report, seg.no);
@@ -145,75 +146,87 @@ export class ReportSegments {
   }
 
   /**
-   * Forgets every report created before `before`, drops them from the segments still in
-   * memory, and deletes the files of written sealed segments whose newest report is older.
-   * Returns how many reports went.
+   * Forgets every report created before `before`, rewrites the active segment without them,
+   * and deletes the files of sealed segments whose newest report is older. Returns how many
+   * reports went.
    */
   async prune(before: number): Promise<number> {
     let removed = 0;
+    let activeChanged = false;
     for (const s of this.summaries) {
       if (s === undefined || Date.parse(s.created_at) >= before) continue;
       const at = this.where.get(s.id) as { seg: number };
-      const seg = this.segments.get(at.seg);
-      if (seg?.records?.delete(s.id)) this.dirty.add(seg.no);
+      if (at.seg === this.active.no && this.active.records!.delete(s.id)) activeChanged = true;
       this.where.delete(s.id);
       if (s.alias !== undefined && this.aliases.get(s.alias) === s.id) this.aliases.delete(s.alias);
       removed++;
     }
     if (removed > 0) this.compactSummaries();
+    if (activeChanged) this.rewriteActive();
 
-    const expired = [...this.segments.values()].filter((seg) => seg.records === null && seg.newestMs < before);
+    const expired = [...this.segments.values()].filter((seg) => seg !== this.active && seg.records === null && seg.newestMs < before);
     for (const seg of expired) {
       this.segments.delete(seg.no);
       this.cache.delete(seg.no);
       await fsp.rm(path.join(this.dir, segmentName(seg.no)), { force: true });
     }
-    if (expired.length > 0) await syncDirectory(this.dir);
+    if (expired.length > 0) syncDirectory(this.dir);
     return removed;
   }
 
-  /** The segments to write in this flush; they count as clean from now on. */
-  takeDirty(): SegmentWrite[] {
-    const writes: SegmentWrite[] = [];
+  /** The active segment's file replaced by its remaining reports (atomically), then appended to again. */
+  private rewriteActive(): void {
+    const seg = this.active;
+    const lines = [...seg.records!.values()];
+    seg.log?.close();
+    const file = path.join(this.dir, segmentName(seg.no));
+    writeFileDurably(file, lines.map((l) => `${l}\n`).join(''));
+    seg.log = AppendLog.open(file).log;
+    seg.pending = [];
+    seg.chars = lines.reduce((n, l) => n + l.length + 1, 0);
+    this.dirty.delete(seg.no);
+  }
+
+  /** Appends every segment's pending lines durably. On failure the lines stay pending for the next flush. */
+  flush(): number {
+    let files = 0;
     for (const no of this.dirty) {
-      const records = this.segments.get(no)?.records;
-      if (records) writes.push({ no, file: path.join(this.dir, segmentName(no)), text: `{"reports":[${[...records.values()].join(',')}]}` });
+      const seg = this.segments.get(no)!;
+      if (seg.pending.length > 0) {
+        seg.log ??= AppendLog.open(path.join(this.dir, segmentName(no))).log;
+        seg.log.append(`${seg.pending.join('\n')}\n`);
+        seg.pending = [];
+        files++;
+      }
+      this.dirty.delete(no);
+      if (seg !== this.active) this.release(seg);
     }
-    for (const w of writes) this.writing.add(w.no);
-    this.dirty.clear();
-    return writes;
+    return files;
   }
 
-  /** After a successful flush: sealed segments now on disk leave memory. */
-  written(writes: SegmentWrite[]): void {
-    for (const { no } of writes) {
-      this.writing.delete(no);
-      this.releaseIfOnDisk(no);
-    }
-  }
-
-  /** After a failed flush: write these segments again next time. */
-  rewriteLater(writes: SegmentWrite[]): void {
-    for (const { no } of writes) {
-      this.writing.delete(no);
-      if (this.segments.get(no)?.records) this.dirty.add(no);
+  /** Closes every open segment file (after the final flush). */
+  close(): void {
+    for (const seg of this.segments.values()) {
+      seg.log?.close();
+      seg.log = null;
     }
   }
 
   private seal(): void {
     const sealed = this.active;
     this.active = this.addSegment(sealed.no + 1);
-    this.releaseIfOnDisk(sealed.no);
+    if (!this.dirty.has(sealed.no)) this.release(sealed);
   }
 
-  /** A sealed segment whose file is complete is served from disk from now on. */
-  private releaseIfOnDisk(no: number): void {
-    const seg = this.segments.get(no);
-    if (seg && seg !== this.active && !this.dirty.has(no) && !this.writing.has(no)) seg.records = null;
+  /** A sealed segment whose lines are all on disk is served from its file from now on. */
+  private release(seg: Segment): void {
+    seg.records = null;
+    seg.log?.close();
+    seg.log = null;
   }
 
   private addSegment(no: number): Segment {
-    const seg: Segment = { no, newestMs: -Infinity, chars: 0, records: new Map() };
+    const seg: Segment = { no, newestMs: -Infinity, chars: 0, records: new Map(), pending: [], log: null };
     this.segments.set(no, seg);
     return seg;
   }
@@ -253,13 +266,13 @@ export class ReportSegments {
 
   private async readSegmentFile(no: number): Promise<Map<string, ReportRecord>> {
     const file = path.join(this.dir, segmentName(no));
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await fsp.readFile(file, 'utf8');
+      bytes = await fsp.readFile(file);
     } catch (err) {
       if (errorCode(err) === 'ENOENT') return new Map(); // deleted by retention meanwhile
       throw err;
     }
-    return new Map(parseStoreFile(file, text, isSegmentDoc).reports.map((r) => [r.id, r]));
+    return new Map(reportsOf(file, parseLogLines(file, bytes)).map((r) => [r.id, r]));
   }
 }
