@@ -18,8 +18,7 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  // Unminified but with names kept: stack traces stay readable (source maps do not work inside a SEA).
-  keepNames: true,
+  // Unminified, so stack traces stay readable (source maps do not work inside a SEA).
   legalComments: 'none',
   logLevel: 'warning',
 };

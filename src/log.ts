@@ -7,10 +7,25 @@ export interface Logger {
   error(msg: string, fields?: LogFields): void;
 }
 
-export const createLogger = (
-  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
-  now: () => number = Date.now,
-): Logger => {
+/**
+ * stdout, written once per event-loop turn rather than once per line (a request log line per
+ * request would otherwise cost a write syscall each); what is left is written at exit.
+ */
+const batchedStdout = (): ((line: string) => void) => {
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const text = pending.join('\n') + '\n';
+    pending = [];
+    process.stdout.write(text);
+  };
+  process.on('exit', flush);
+  return (line) => {
+    if (pending.push(line) === 1) setImmediate(flush);
+  };
+};
+
+export const createLogger = (write: (line: string) => void = batchedStdout(), now: () => number = Date.now): Logger => {
   const emit = (level: string, msg: string, fields?: LogFields) =>
     write(JSON.stringify({ time: new Date(now()).toISOString(), level, msg, ...fields }));
   return {

@@ -1,15 +1,24 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Crypto-random bytes drawn in blocks: one call to the CSPRNG per 4 KiB instead of one per id. */
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+const randomByte = (): number => {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+};
 
 /** `n` crypto-random base62 characters (rejection sampling keeps them uniform). */
 export const randomBase62 = (n: number): string => {
   let out = '';
   while (out.length < n) {
-    for (const byte of randomBytes(n * 2)) {
-      if (byte < 248) out += base62[byte % 62]; // 248 = 4 * 62: no modulo bias
-      if (out.length === n) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += base62[byte % 62]; // 248 = 4 * 62: no modulo bias
   }
   return out;
 };

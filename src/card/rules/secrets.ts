@@ -2,7 +2,7 @@
  * Likely credentials anywhere in the card (0.x §5.4, 1.0 §14.3). Walks every string iteratively with a
  * depth and node budget, so deep or huge input cannot overflow the stack or run unbounded.
  */
-import { joinPath } from '../paths.ts';
+import { formatPath, type PathSegment } from '../paths.ts';
 import type { RuleContext } from './context.ts';
 
 const MAX_DEPTH = 32;
@@ -23,31 +23,49 @@ const secretValue = new RegExp([
   String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----`,
   String.raw`://[^/\s:@]+:[^/\s@]{3,}@`,
   String.raw`[?&](?:api[_-]?key|access_token|token|secret|password)=[^&\s]{8,}`,
-].join('|'), 'i');
+].join('|'));
 /** Values in a secret-named field that are clearly not a credential. */
 const notACredential = /^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|x+|\*+|none|null|true|false|header|query|cookie|bearer|basic)$|\s/i;
 
 const mask = (s: string): string => `${s.slice(0, 4)}…(${s.length} chars)`;
 
+/** A node still to visit; its path is only spelled out for a finding (most cards have none). */
+interface Visit {
+  value: unknown;
+  parent: Visit | null;
+  segment: PathSegment;
+  /** The nearest object key above (array items inherit it): what names the value. */
+  key: string;
+  depth: number;
+}
+
+const pathOf = (visit: Visit): string => {
+  const segments: PathSegment[] = [];
+  for (let v: Visit | null = visit; v?.parent; v = v.parent) segments.push(v.segment);
+  return formatPath(segments.reverse());
+};
+
 export function checkSecrets(ctx: RuleContext): void {
-  const stack: { value: unknown; path: string; key: string; depth: number }[] = [{ value: ctx.card, path: '', key: '', depth: 0 }];
+  const stack: Visit[] = [{ value: ctx.card, parent: null, segment: '', key: '', depth: 0 }];
   let nodes = 0;
   while (stack.length > 0 && nodes < MAX_NODES) {
-    const { value, path, key, depth } = stack.pop()!;
+    const visit = stack.pop()!;
+    const { value, key, depth } = visit;
     nodes++;
     if (typeof value === 'string') {
-      const byKey = secretKey.test(key) && value.length >= 8 && !notACredential.test(value);
+      const byKey = value.length >= 8 && secretKey.test(key) && !notACredential.test(value);
       if (byKey || (value.length >= 16 && secretValue.test(value))) {
+        const path = pathOf(visit);
         ctx.report.add('content.secret', path, `${path} looks like a credential (${mask(value)}); cards are public`, `remove the value of ${path} from the card and rotate the credential`);
       }
     } else if (typeof value === 'object' && value !== null && depth < MAX_DEPTH) {
       if (Array.isArray(value)) {
-        for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}[${i}]`, key, depth: depth + 1 });
+        for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: visit, segment: i, key, depth: depth + 1 });
       } else {
         const keys = Object.keys(value);
         for (let i = keys.length - 1; i >= 0; i--) {
           const k = keys[i]!;
-          stack.push({ value: (value as Record<string, unknown>)[k], path: joinPath(path, k), key: k, depth: depth + 1 });
+          stack.push({ value: (value as Record<string, unknown>)[k], parent: visit, segment: k, key: k, depth: depth + 1 });
         }
       }
     }

@@ -1,5 +1,7 @@
 /**
  * An append-only file of JSON lines, made durable by one write and one fdatasync per append.
+ * The write is synchronous (into the page cache: it survives a crash of the process at once);
+ * the fdatasync runs in the threadpool, so the event loop goes on while the disk catches up.
  * A crash can leave only a torn last line, which was never acknowledged (its append had not
  * returned); reading skips it and opening for append cuts it off, so the next line starts
  * clean. A bad line anywhere else is corruption: a StoreError naming the file and line.
@@ -43,10 +45,13 @@ export const readLogLines = (file: string): unknown[] => {
 };
 
 export class AppendLog {
+  /** The fdatasyncs still running; close() waits for them. */
+  private syncing = new Set<Promise<void>>();
+
   private constructor(
     readonly file: string,
     private fd: number,
-    /** Bytes known to be durable. */
+    /** Bytes written completely (a failed write is cut back to this). */
     private length: number,
   ) {}
 
@@ -77,12 +82,14 @@ export class AppendLog {
     return this.length;
   }
 
-  /** Appends complete lines (`text` ends with a newline) and makes them durable. */
-  append(text: string): void {
+  /**
+   * Appends complete lines (`text` ends with a newline). Throws at once when the write fails
+   * (the file is cut back first); the promise settles when the lines are on disk.
+   */
+  append(text: string): Promise<void> {
     const bytes = Buffer.from(text, 'utf8');
     try {
       for (let written = 0; written < bytes.length; ) written += fs.writeSync(this.fd, bytes, written);
-      fs.fdatasyncSync(this.fd);
     } catch (err) {
       try {
         fs.ftruncateSync(this.fd, this.length);
@@ -92,6 +99,12 @@ export class AppendLog {
       throw err;
     }
     this.length += bytes.length;
+    // An fdatasync makes everything written before it durable, so overlapping ones are fine.
+    const synced = new Promise<void>((resolve, reject) => fs.fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
+    this.syncing.add(synced);
+    const forget = () => this.syncing.delete(synced);
+    synced.then(forget, forget);
+    return synced;
   }
 
   /** Empties the log durably (after its content went into a snapshot). */
@@ -101,7 +114,9 @@ export class AppendLog {
     this.length = 0;
   }
 
-  close(): void {
+  /** Closes the file once the running fdatasyncs are done. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.syncing]);
     fs.closeSync(this.fd);
   }
 }
