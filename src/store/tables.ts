@@ -7,6 +7,13 @@ import type { Account, ApiKeyRecord, Counter, JobRecord, Store, UsageRow } from 
 
 const clone = <T>(v: T): T => structuredClone(v);
 
+/**
+ * Accounts and keys are read on every keyed request, so they are kept frozen and handed out
+ * as they are (no copy per read); a change stores a new frozen object.
+ */
+const frozenAccount = (a: Account): Account => Object.freeze({ ...a });
+const frozenKey = (k: ApiKeyRecord): ApiKeyRecord => Object.freeze({ ...k, allowed_ips: Object.freeze([...k.allowed_ips]) as string[] });
+
 /** The on-disk form of the tables: plain arrays, so no id can ever clash with an object key. */
 export interface TablesDoc {
   accounts: Account[];
@@ -37,22 +44,22 @@ export class Tables implements Omit<Store, ReportMethods> {
   protected changed(_table: TableName, _key: string): void {}
 
   createAccount(account: Account): void {
-    this.accounts.set(account.id, clone(account));
+    this.accounts.set(account.id, frozenAccount(account));
     this.changed('accounts', account.id);
   }
   getAccount(id: string): Account | undefined {
-    const a = this.accounts.get(id);
-    return a && clone(a);
+    return this.accounts.get(id);
   }
   listAccounts(): Account[] {
-    return [...this.accounts.values()].map(clone);
+    return [...this.accounts.values()];
   }
   updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Account | undefined {
     const a = this.accounts.get(id);
     if (!a) return undefined;
-    Object.assign(a, clone(patch));
+    const updated = frozenAccount({ ...a, ...patch });
+    this.accounts.set(id, updated);
     this.changed('accounts', id);
-    return clone(a);
+    return updated;
   }
   deleteAccount(id: string): boolean {
     if (!this.accounts.delete(id)) return false;
@@ -62,7 +69,7 @@ export class Tables implements Omit<Store, ReportMethods> {
   }
 
   createKey(key: ApiKeyRecord): void {
-    this.keys.set(key.id, clone(key));
+    this.keys.set(key.id, frozenKey(key));
     this.keyIdByHash.set(key.hash, key.id);
     this.changed('keys', key.id);
   }
@@ -71,18 +78,18 @@ export class Tables implements Omit<Store, ReportMethods> {
     return id === undefined ? undefined : this.getKey(id);
   }
   getKey(id: string): ApiKeyRecord | undefined {
-    const k = this.keys.get(id);
-    return k && clone(k);
+    return this.keys.get(id);
   }
   listKeys(accountId?: string): ApiKeyRecord[] {
-    return [...this.keys.values()].filter((k) => accountId === undefined || k.account_id === accountId).map(clone);
+    return [...this.keys.values()].filter((k) => accountId === undefined || k.account_id === accountId);
   }
   updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): ApiKeyRecord | undefined {
     const k = this.keys.get(id);
     if (!k) return undefined;
-    Object.assign(k, clone(patch));
+    const updated = frozenKey({ ...k, ...patch });
+    this.keys.set(id, updated);
     this.changed('keys', id);
-    return clone(k);
+    return updated;
   }
   deleteKey(id: string): boolean {
     const k = this.keys.get(id);
@@ -171,7 +178,7 @@ export class Tables implements Omit<Store, ReportMethods> {
       if (value !== null) this.keyIdByHash.set((value as ApiKeyRecord).hash, key);
     }
     if (value === null) map.delete(key);
-    else map.set(key, value);
+    else map.set(key, table === 'accounts' ? frozenAccount(value as Account) : table === 'keys' ? frozenKey(value as ApiKeyRecord) : value);
   }
 
   private tableMap(table: TableName): Map<string, unknown> {
@@ -200,8 +207,8 @@ export class Tables implements Omit<Store, ReportMethods> {
 
   /** Replaces the tables with a loaded document (no `changed()`: it is already on disk). */
   protected loadTables(doc: TablesDoc): void {
-    this.accounts = new Map(doc.accounts.map((a) => [a.id, a]));
-    this.keys = new Map(doc.keys.map((k) => [k.id, k]));
+    this.accounts = new Map(doc.accounts.map((a) => [a.id, frozenAccount(a)]));
+    this.keys = new Map(doc.keys.map((k) => [k.id, frozenKey(k)]));
     this.keyIdByHash = new Map(doc.keys.map((k) => [k.hash, k.id]));
     this.counters = new Map(doc.counters.map(({ key, count, reset_at }) => [key, { count, reset_at }]));
     this.usage = new Map(doc.usage.map((r) => [`${r.account_id}|${r.day}`, r]));

@@ -75,11 +75,17 @@ for (const impl of implementations) {
       assert.deepEqual(s.listKeys().map((k) => k.id), ['key_2']);
     });
 
-    withStore('returned records are copies', async (s) => {
+    withStore('a caller cannot change what is stored through a returned record', async (s) => {
+      // Accounts and keys come back frozen (read on every request, so not copied); reports as copies.
       s.createAccount({ id: 'acc_1', name: 'One', plan: 'free', created_at: iso(T0) });
-      const a = s.getAccount('acc_1');
-      if (a) a.name = 'changed';
+      const a = s.getAccount('acc_1')!;
+      assert.throws(() => {
+        a.name = 'changed';
+      }, TypeError);
       assert.equal(s.getAccount('acc_1')?.name, 'One');
+      s.createKey(key('key_1', 'acc_1'));
+      assert.throws(() => s.getKey('key_1')!.allowed_ips.push('0.0.0.0/0'), TypeError);
+      assert.deepEqual(s.getKey('key_1')?.allowed_ips, key('key_1', 'acc_1').allowed_ips);
       s.putReport(report('rpt_1'));
       const r = await s.getReport('rpt_1');
       (r?.result as { valid: boolean }).valid = false;
