@@ -6,23 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ADMIN_TOKEN, startBrowser, startService } from './harness.ts';
+import { minimalCard } from '../helpers/cards.ts';
 
 let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;
 let secret = '';
 let accountUrl = '';
 
-const card = {
-  protocolVersion: '0.3.0',
-  name: 'Dashboard test agent',
-  description: 'An agent card used by the dashboard tests.',
-  url: 'https://agent.example.com/a2a',
-  version: '1.0.0',
-  capabilities: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the input.', tags: ['test'] }],
-};
+const card = minimalCard('Dashboard test agent', 'An agent card used by the dashboard tests.');
 const validateWith = (key: string) =>
   fetch(`${service.url}/v1/validate`, {
     method: 'POST',

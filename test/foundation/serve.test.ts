@@ -6,18 +6,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { runCli, startServer } from '../helpers/server.ts';
+import { minimalCard } from '../helpers/cards.ts';
 
-const card = {
-  protocolVersion: '0.3.0',
-  name: 'Shutdown Agent',
-  description: 'Used by the shutdown tests',
-  url: 'https://agent.example.com/a2a',
-  version: '1.0.0',
-  capabilities: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['echo'] }],
-};
+const card = minimalCard('Shutdown Agent', 'Used by the shutdown tests');
 /** Anonymous callers unlimited, so the tests are not stopped by the daily quota. */
 const unlimited = { limits: { daily: { anonymous: -1 } } };
 

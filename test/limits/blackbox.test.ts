@@ -8,20 +8,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
+import { minimalCard } from '../helpers/cards.ts';
 
 const ADMIN = 'test-admin-token-0123456789'; // what startServer sets as CARDGATE_ADMIN_TOKEN
 
-const card = {
-  protocolVersion: '0.3.0',
-  name: 'Limits Agent',
-  description: 'Used by the limits black-box tests',
-  url: 'https://agent.example.com/a2a',
-  version: '1.0.0',
-  capabilities: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['echo'] }],
-};
+const card = minimalCard('Limits Agent', 'Used by the limits black-box tests');
 
 const validate = async (server: RunningServer, headers: Record<string, string> = {}) => {
   const res = await fetch(`${server.url}/v1/validate`, {
