@@ -52,13 +52,13 @@ interface BenchServer {
 }
 
 /** Starts `serve` on a free port; its log goes to a file (draining a pipe would cost this process CPU). */
-const startServer = async (dataDir: string): Promise<BenchServer> => {
+const startServer = async (dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> => {
   const logFile = join(dataDir, '..', `${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'w');
   const [cmd, ...pre] = serverCommand().argv;
   const child: ChildProcess = spawn(cmd!, [...pre, 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: root,
-    env: { ...process.env, CARDGATE_ADMIN_TOKEN: 'bench-admin-token-0123456789' },
+    env: { ...process.env, CARDGATE_ADMIN_TOKEN: 'bench-admin-token-0123456789', ...env },
     stdio: ['ignore', fd, fd],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -132,6 +132,8 @@ const runWrk = (wrk: string, spec: LoadSpec, scratch: string): LoadResult => {
       .join('\n');
     writeFileSync(script, `wrk.method = "POST"\n${headers}\nwrk.body = [==[${spec.body}]==]\n`);
     args.push('-s', script);
+  } else {
+    for (const [k, v] of Object.entries(spec.headers ?? {})) args.push('-H', `${k}: ${v}`);
   }
   const out = execFileSync(wrk, [...args, spec.url], { encoding: 'utf8', maxBuffer: 1 << 20 });
   const latency = (pct: number) => {
@@ -181,7 +183,8 @@ export async function benchHttp(): Promise<BenchRow[]> {
     // 1. healthz vs validate, alternating, in one server.
     const mainDir = join(scratch, 'main');
     const key = await prepareDataDir(mainDir);
-    const main = await startServer(mainDir);
+    // Webhook limits raised for this server only, so that the webhook rows measure work, not 403s.
+    const main = await startServer(mainDir, { CARDGATE_WEBHOOK_PER_IP_PER_MINUTE: '1000000000', CARDGATE_WEBHOOK_GLOBAL_PER_HOUR: '1000000000' });
     cleanup.push(main.stop);
     const auth = { Authorization: `Bearer ${key}` };
     const healthz: LoadSpec = { url: `${main.url}/healthz`, connections: CONNECTIONS, seconds: SECONDS };
@@ -209,10 +212,28 @@ export async function benchHttp(): Promise<BenchRow[]> {
     await load({ ...batch, seconds: 1 });
     const b = await load(batch);
     rows.push({ name: 'batch of 100 cards, median', value: round2(b.p50Ms), unit: 'ms', note: `target ≤ 20 ms; 1 connection, ${SECONDS} s; p99 ${round2(b.p99Ms)} ms` });
+
+    // 3. every other endpoint, one run each, next to the same /healthz figure.
+    const post = (path: string, body: unknown) =>
+      fetch(`${main.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, string>>);
+    const reportId = (await post('/v1/webhook', { agent_card: sampleCard() })).validation_id!;
+    const github = { agent_card: sampleCard(), github: { repo: 'octo/agent', sha: 'a'.repeat(40) } };
+    const others: Array<[string, LoadSpec]> = [
+      ['GET /v1/rules', { url: `${main.url}/v1/rules`, connections: CONNECTIONS, seconds: 3 }],
+      ['GET /reports/:id (JSON)', { url: `${main.url}/reports/${reportId}`, headers: { Accept: 'application/json' }, connections: CONNECTIONS, seconds: 3 }],
+      ['GET /v1/status/:id', { url: `${main.url}/v1/status/${reportId}`, connections: CONNECTIONS, seconds: 3 }],
+      ['POST /v1/webhook (sync)', { url: `${main.url}/v1/webhook`, method: 'POST', body: JSON.stringify({ agent_card: sampleCard(), metadata: { repo: 'octo/agent' } }), connections: CONNECTIONS, seconds: 3 }],
+      ['POST /v1/webhook/github', { url: `${main.url}/v1/webhook/github`, method: 'POST', body: JSON.stringify(github), connections: CONNECTIONS, seconds: 3 }],
+    ];
+    for (const [name, spec] of others) {
+      await load({ ...spec, seconds: 1 });
+      const r = await load(spec);
+      rows.push({ name, value: Math.round(r.rps), unit: 'req/s', note: `p99 ${round2(r.p99Ms)} ms; ${round2(r.rps / hRps)} × /healthz` });
+    }
     await main.stop();
     cleanup.pop();
 
-    // 3. validate with 100k reports stored vs an empty store: a fresh copy of each data dir per round.
+    // 4. validate with 100k reports stored vs an empty store: a fresh copy of each data dir per round.
     const emptyTemplate = join(scratch, 'empty');
     const seededTemplate = join(scratch, 'seeded');
     const emptyKey = await prepareDataDir(emptyTemplate);

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { JobRecord } from '../store/types.ts';
 import { newId } from './ids.ts';
-import { recordReport } from './reports.ts';
+import { findReport, recordReport } from './reports.ts';
 import { githubErrorBody, githubResult, validateWithinLimit, webhookResult, type WebhookMetadata } from './webhook-result.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -44,7 +44,7 @@ const validateOrFail = (deps: AppDeps, jobs: JobRunner, card: unknown, what: Rec
   }
 };
 
-/** Without callback_url: validate now, keep the report and a completed job (so /v1/status knows the id). */
+/** Without callback_url: validate now and keep the report (GET /v1/status reads it: see validationStatus). */
 export const validateNow = async (deps: AppDeps, jobs: JobRunner, request: WebhookRequest) => {
   const { store, clock, urls } = deps;
   const createdMs = clock.now();
@@ -52,14 +52,6 @@ export const validateNow = async (deps: AppDeps, jobs: JobRunner, request: Webho
   const result = validateOrFail(deps, jobs, request.agent_card, { validation_id: id });
   if (!result) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
   const body = webhookResult(result, { validationId: id, metadata: request.metadata, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
-  store.putJob({
-    id,
-    status: 'completed',
-    created_at: iso(createdMs),
-    updated_at: body.timestamp,
-    request: { agent_card: null, metadata: request.metadata },
-    result: body,
-  });
   await recordReport(store, deps.log, {
     id,
     kind: 'webhook',
@@ -144,8 +136,21 @@ export const validateForGithub = async (deps: AppDeps, jobs: JobRunner, request:
   return { status: 200 as const, body };
 };
 
-/** GET /v1/status/<id> body (decisions §8). */
-export const statusBody = (job: JobRecord) => ({
+/**
+ * GET /v1/status/<id> body (decisions §8), or undefined for an unknown id. An async job answers
+ * from its job record; a synchronous validation (which never had a job), or a job compacted
+ * away after a day, answers from its report as completed, for as long as reports are kept.
+ */
+export const validationStatus = async (deps: AppDeps, id: string) => {
+  const job = deps.store.getJob(id);
+  if (job) return statusBody(job);
+  const report = id.startsWith('val_') ? await findReport(deps.store, deps.config, deps.clock.now(), id) : undefined;
+  if (report?.kind !== 'webhook') return undefined;
+  const result = report.result as { timestamp?: string };
+  return { validation_id: id, status: 'completed' as const, created_at: report.created_at, updated_at: result.timestamp ?? report.created_at, result };
+};
+
+const statusBody = (job: JobRecord) => ({
   validation_id: job.id,
   status: job.status,
   created_at: job.created_at,

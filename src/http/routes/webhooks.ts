@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import type { AppDeps } from '../../app.ts';
 import { ApiError } from '../../errors.ts';
 import type { JobRunner } from '../../jobs/runner.ts';
-import { parseGithubRequest, parseWebhookRequest, statusBody, submitJob, validateForGithub, validateNow } from '../../services/webhooks.ts';
+import { parseGithubRequest, parseWebhookRequest, submitJob, validateForGithub, validateNow, validationStatus } from '../../services/webhooks.ts';
 import { readJsonObject } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import type { createWebhookLimiter } from '../middleware/webhook-limit.ts';
@@ -35,11 +35,11 @@ export const webhookRoutes = (deps: AppDeps, { limiter, jobs }: WebhookServices)
     return c.json(body, status);
   });
 
-  app.get('/status/:id', limiter.headersOnly, (c) => {
+  app.get('/status/:id', limiter.headersOnly, async (c) => {
     const id = c.req.param('id');
-    const job = deps.store.getJob(id);
-    if (!job) throw new ApiError('NOT_FOUND', `no validation with id ${id}`);
-    return c.json(statusBody(job));
+    const status = await validationStatus(deps, id);
+    if (!status) throw new ApiError('NOT_FOUND', `no validation with id ${id}`);
+    return c.json(status);
   });
 
   return app;
