@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import { FakeClock } from '../../src/clock.ts';
 import { openFileStore, StoreError, StoreLockedError, type FileStoreOptions } from '../../src/store/file.ts';
 import type { JobRecord } from '../../src/store/types.ts';
+import { removeStaleLock } from '../../src/store/file/lock.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
 const DAY = 86_400_000;
@@ -330,4 +331,54 @@ test('NODE_ENV=test does not turn the store into a memory one', async () => {
     process.env.NODE_ENV = saved;
   }
   assert.equal(onDisk(dir).meta.get('k'), 'v');
+});
+
+test('a failed rewrite of the active segment (retention) loses nothing: later reports still land in it', async () => {
+  const dir = tempDir();
+  const s = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
+  s.putReport(report('old', { created_at: iso(T0) }));
+  s.putReport(report('kept', { created_at: iso(T0 + 2 * DAY) }));
+  await s.commit();
+  // A directory where the rewrite's temp file goes makes the rewrite fail, like a full disk would.
+  fs.mkdirSync(path.join(dir, 'reports', '.seg-000001.jsonl.tmp'));
+  await assert.rejects(s.pruneReports(T0 + DAY));
+  fs.rmdirSync(path.join(dir, 'reports', '.seg-000001.jsonl.tmp'));
+  s.putReport(report('after', { created_at: iso(T0 + 3 * DAY) }));
+  await s.commit();
+  await s.close();
+  const s2 = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
+  assert.equal((await s2.getReport('kept'))?.id, 'kept');
+  assert.equal((await s2.getReport('after'))?.id, 'after');
+  await s2.close();
+});
+
+test('lock: a process that judged a lock stale does not remove the fresh lock another process put there meanwhile', () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'cardgate.lock');
+  // Between our read of a dead pid and our removal, a live process (our parent here) took the lock over.
+  fs.writeFileSync(file, `${process.ppid}\n`);
+  assert.throws(() => removeStaleLock(file, 4194305, dir), (err: unknown) => err instanceof StoreLockedError && err.pid === process.ppid);
+  assert.equal(fs.readFileSync(file, 'utf8').trim(), String(process.ppid), 'the live lock is back in place');
+  assert.deepEqual(fs.readdirSync(dir), ['cardgate.lock']);
+  // The dead owner's lock itself is removed.
+  fs.writeFileSync(file, '4194305\n');
+  removeStaleLock(file, 4194305, dir);
+  assert.deepEqual(fs.readdirSync(dir), []);
+});
+
+test('a failed snapshot does not fail the commit whose journal lines are already durable', async () => {
+  const dir = tempDir();
+  const s = await open(dir, { journalLimitBytes: 10 });
+  // A directory where the snapshot's temp file goes makes the snapshot fail, like a full disk would.
+  fs.mkdirSync(path.join(dir, '.store.json.tmp'));
+  s.setMeta('k', 'v');
+  await s.commit();
+  fs.rmdirSync(path.join(dir, '.store.json.tmp'));
+  s.setMeta('k2', 'v2');
+  await s.commit(); // this flush's snapshot succeeds and empties the journal
+  assert.equal(fs.statSync(path.join(dir, 'store.journal')).size, 0);
+  await s.close();
+  const s2 = await open(dir);
+  assert.deepEqual([s2.getMeta('k'), s2.getMeta('k2')], ['v', 'v2']);
+  await s2.close();
 });

@@ -87,6 +87,7 @@ export class AppendLog {
    * (the file is cut back first); the promise settles when the lines are on disk.
    */
   append(text: string): Promise<void> {
+    if (this.fd < 0) throw new StoreError(`${this.file} is closed`);
     const bytes = Buffer.from(text, 'utf8');
     try {
       for (let written = 0; written < bytes.length; ) written += fs.writeSync(this.fd, bytes, written);
@@ -114,9 +115,12 @@ export class AppendLog {
     this.length = 0;
   }
 
-  /** Closes the file once the running fdatasyncs are done. */
+  /** Closes the file once the running fdatasyncs are done; appending after close() throws. */
   async close(): Promise<void> {
+    const fd = this.fd;
+    if (fd < 0) return;
+    this.fd = -1; // a stale descriptor number could be reused for another file: never write to it
     await Promise.allSettled([...this.syncing]);
-    fs.closeSync(this.fd);
+    fs.closeSync(fd);
   }
 }

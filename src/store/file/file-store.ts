@@ -213,23 +213,40 @@ export class FileStore extends Tables implements Store {
         this.prunedBeforeDirty = false;
       }
       synced.push(...this.reports.flush());
-      this.stats.fileWrites += synced.length;
-      if (this.journal.size > this.journalLimitBytes) this.snapshot();
     } catch (err) {
+      // What was appended before the failure still syncs; later flushes must wait for it.
+      if (synced.length > 0) this.track(Promise.all(synced).then(() => {}));
       return Promise.reject(this.writeFailed(err));
     }
-    const inFlight = Promise.all([...synced, ...earlier]).then(
-      () => {
-        this.durableSeq = Math.max(this.durableSeq, seq);
-      },
-      (err: unknown) => {
-        throw this.writeFailed(err);
-      },
+    this.stats.fileWrites += synced.length;
+    if (this.journal.size > this.journalLimitBytes) this.trySnapshot();
+    return this.track(
+      Promise.all([...synced, ...earlier]).then(
+        () => {
+          this.durableSeq = Math.max(this.durableSeq, seq);
+        },
+        (err: unknown) => {
+          throw this.writeFailed(err);
+        },
+      ),
     );
-    this.flushing.add(inFlight);
-    const forget = () => this.flushing.delete(inFlight);
-    inFlight.then(forget, forget);
-    return inFlight;
+  }
+
+  /** Keeps `synced` among the flushes that later ones wait for, until it settles. */
+  private track(synced: Promise<void>): Promise<void> {
+    this.flushing.add(synced);
+    const forget = () => this.flushing.delete(synced);
+    synced.then(forget, forget);
+    return synced;
+  }
+
+  /** The journal is already durable without it: a failed snapshot is logged and tried again at the next flush. */
+  private trySnapshot(): void {
+    try {
+      this.snapshot();
+    } catch (err) {
+      this.log.error('store snapshot failed; the journal goes on growing until one succeeds', { error: (err as Error).message });
+    }
   }
 
   private writeFailed(err: unknown): StoreError {

@@ -28,9 +28,34 @@ export const lockDataDir = (dataDir: string): DirLock => {
     }
     const owner = readOwner(file);
     if (owner !== undefined && owner !== process.pid && isAlive(owner)) throw new StoreLockedError(dataDir, owner);
-    fs.rmSync(file, { force: true });
+    removeStaleLock(file, owner, dataDir);
   }
   throw new StoreError(`cannot take over the stale lock file ${file}: another process keeps creating it`);
+};
+
+/**
+ * Removes the stale lock of `deadOwner`, and only that one: two processes that both found it
+ * stale must not remove each other's fresh lock. The lock is moved aside atomically (only one
+ * mover succeeds); if what was moved turns out to be a live owner's fresh lock, it goes back.
+ */
+export const removeStaleLock = (file: string, deadOwner: number | undefined, dataDir: string): void => {
+  const aside = `${file}.stale.${process.pid}.${Date.now()}`;
+  try {
+    fs.renameSync(file, aside);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return; // another process moved it first: try to create ours
+    throw new StoreError(`cannot remove the stale lock file ${file}: ${(err as Error).message}`);
+  }
+  const moved = readOwner(aside);
+  if (moved !== deadOwner && moved !== undefined && isAlive(moved)) {
+    try {
+      fs.linkSync(aside, file);
+    } finally {
+      fs.rmSync(aside, { force: true });
+    }
+    throw new StoreLockedError(dataDir, moved);
+  }
+  fs.rmSync(aside, { force: true });
 };
 
 /** Creates the lock file with our pid; false when it already exists. */

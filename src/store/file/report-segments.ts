@@ -179,17 +179,26 @@ export class ReportSegments {
     return removed;
   }
 
-  /** The active segment's file replaced by its remaining reports (atomically), then appended to again. */
+  /**
+   * The active segment's file replaced by its remaining reports (atomically), then appended to
+   * again through a new descriptor: the old one points at the replaced file. When the rewrite
+   * fails, the lines not yet flushed stay pending, and the file is opened anew all the same
+   * (the failure may have come after the rename).
+   */
   private rewriteActive(): void {
     const seg = this.active;
     const lines = [...seg.records!.values()];
-    void seg.log?.close();
     const file = path.join(this.dir, segmentName(seg.no));
-    writeFileDurably(file, lines.map((l) => `${l}\n`).join(''));
-    seg.log = AppendLog.open(file).log;
-    seg.pending = [];
-    seg.chars = lines.reduce((n, l) => n + l.length + 1, 0);
-    this.dirty.delete(seg.no);
+    const old = seg.log;
+    try {
+      writeFileDurably(file, lines.map((l) => `${l}\n`).join(''));
+      seg.pending = [];
+      this.dirty.delete(seg.no);
+      seg.chars = lines.reduce((n, l) => n + l.length + 1, 0);
+    } finally {
+      seg.log = null; // the next flush opens the file again
+      void old?.close();
+    }
   }
 
   /**
