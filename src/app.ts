@@ -12,6 +12,7 @@ import type { AppEnv } from './http/env.ts';
 import { methodNotAllowedOrNotFound } from './http/fallback.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { requestLog } from './http/middleware/request-log.ts';
+import { defaultRateHeaders } from './http/middleware/default-rate-headers.ts';
 import { createWebhookLimiter } from './http/middleware/webhook-limit.ts';
 import { adminRoutes } from './http/routes/admin.ts';
 import { dashboardRoutes } from './http/routes/dashboard.ts';
@@ -52,6 +53,7 @@ export const createApp = (deps: AppDeps) => {
   app.use(requestId());
   app.use(requestLog(deps.log));
   app.route('/', healthRoutes(lifecycle));
+  app.use('/v1/*', defaultRateHeaders(deps));
   app.route('/v1/validate', validateRoutes(deps));
   app.route('/v1/rules', rulesRoutes);
   app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));

@@ -131,3 +131,20 @@ test('body reader in validation shape answers {valid:false, errors:[{path,messag
   assert.equal(body.errors[0]!.path, 'body');
   assert.match(body.errors[0]!.message, /not valid JSON/);
 });
+
+test('every /v1 response carries X-RateLimit-* (rules, unknown paths, wrong methods included); others do not need them', async () => {
+  const { app } = testApp();
+  for (const [path, method, status] of [
+    ['/v1/rules', 'GET', 200],
+    ['/v1/nope', 'GET', 404],
+    ['/v1/validate', 'GET', 405],
+  ] as const) {
+    const res = await app.request(path, { method });
+    assert.equal(res.status, status, path);
+    assert.equal(res.headers.get('x-ratelimit-limit'), '5', `${method} ${path}`);
+    assert.equal(res.headers.get('x-ratelimit-remaining'), '5');
+    assert.match(res.headers.get('x-ratelimit-reset') ?? '', /^\d{10}$/);
+  }
+  const dashboard = await app.request('/dashboard');
+  assert.match(dashboard.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+});

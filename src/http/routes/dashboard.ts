@@ -6,7 +6,7 @@
  * The page talks only to the admin JSON API (/admin/api) with the admin token
  * as a Bearer header, so it holds no server-side state and no cookie.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { dashboardScript } from '../../dashboard/script.ts';
 import { dashboardPage } from '../../dashboard/page.ts';
 import { dashboardStyles } from '../../dashboard/styles.ts';
@@ -31,10 +31,9 @@ const securityHeaders = {
   'X-Frame-Options': 'DENY',
 };
 
-const serve = (body: string, contentType: string, cacheControl: string) => () =>
-  new Response(body, {
-    headers: { ...securityHeaders, 'Content-Type': contentType, 'Cache-Control': cacheControl },
-  });
+// Through c.body, so the headers other middleware set (X-Request-Id) are kept.
+const serve = (body: string, contentType: string, cacheControl: string) => (c: Context<AppEnv>) =>
+  c.body(body, 200, { ...securityHeaders, 'Content-Type': contentType, 'Cache-Control': cacheControl });
 
 export const dashboardRoutes = () =>
   new Hono<AppEnv>()
