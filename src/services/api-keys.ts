@@ -2,10 +2,10 @@
  * API keys: `<prefix>_<opaque>`, opaque = 32 crypto-random bytes in base64url (43 chars).
  * Only the SHA-256 of the whole key and a short display hint are stored; the key is
  * returned once, at creation. A key is found by its hash (a plain digest is enough:
- * the input is random, not a password) and the digests are compared in constant time.
+ * the input is random, not a password), so no secret is compared byte by byte at all.
  * Never log a key: log its id or hint.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { iso } from '../clock.ts';
 import { ApiError } from '../errors.ts';
@@ -30,14 +30,13 @@ const hintOf = (key: string, prefix: string): string => {
   return `${prefix}_${opaque.slice(0, 4)}…${opaque.slice(-4)}`;
 };
 
-/** The stored key record for `key`, or undefined when it is malformed, unknown or deleted. */
-export const findKey = (store: Store, key: string, prefix: string): ApiKeyRecord | undefined => {
-  if (!isWellFormedKey(key, prefix)) return undefined;
-  const hash = hashKey(key);
-  const record = store.getKeyByHash(hash);
-  if (!record) return undefined;
-  return timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex')) ? record : undefined;
-};
+/**
+ * The stored key record for `key`, or undefined when it is malformed, unknown or deleted.
+ * No secret is ever compared: the presented key is hashed first and the lookup is by that
+ * hash, so timing can at most reveal something about the hash of a key one already holds.
+ */
+export const findKey = (store: Store, key: string, prefix: string): ApiKeyRecord | undefined =>
+  isWellFormedKey(key, prefix) ? store.getKeyByHash(hashKey(key)) : undefined;
 
 /** Notes that a key was used, at most once a minute per key; durability rides on the caller's next commit. */
 export const recordKeyUse = (store: Store, key: ApiKeyRecord, now: number): void => {

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions } from '../card/index.ts';
 import type { CardResult } from '../card/types.ts';
 import { ApiError } from '../errors.ts';
-import type { RateLimitInfo } from '../http/quota.ts';
+import type { RateLimitInfo } from './daily-quota.ts';
 
 export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -13,6 +13,7 @@ import { findKey, recordKeyUse } from '../../services/api-keys.ts';
 import { ipMatcher } from '../../services/client-ip.ts';
 import { readDailyQuota } from '../../services/daily-quota.ts';
 import { clientIpResolver } from '../client-ip.ts';
+import type { ApiKeyRecord } from '../../store/types.ts';
 import type { AppEnv, Caller } from '../env.ts';
 import { quotaSubject } from '../quota.ts';
 import { setRateLimitHeaders } from '../rate-limit-headers.ts';
@@ -24,6 +25,14 @@ const presentedKey = (authorization: string | undefined, apiKey: string | undefi
     return m ? m[1]! : '';
   }
   return apiKey?.trim();
+};
+
+/** Allow-list matchers by key record: records are immutable (a change stores a new one), so a WeakMap never serves a stale list. */
+const allowListOf = new WeakMap<ApiKeyRecord, (ip: string) => boolean>();
+const allowList = (key: ApiKeyRecord): ((ip: string) => boolean) => {
+  let matcher = allowListOf.get(key);
+  if (!matcher) allowListOf.set(key, (matcher = ipMatcher(key.allowed_ips)));
+  return matcher;
 };
 
 export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
@@ -52,7 +61,7 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
 
     const caller: Caller = { plan: account.plan, account, key, ip };
     setRateLimitHeaders(c, readDailyQuota(deps.store, limits, quotaSubject(caller), now));
-    if (key.allowed_ips.length > 0 && !ipMatcher(key.allowed_ips)(ip)) {
+    if (key.allowed_ips.length > 0 && !allowList(key)(ip)) {
       throw new ApiError('FORBIDDEN', `this API key may not be used from ${ip}: the address is not in the key's allowed IPs`);
     }
     recordKeyUse(deps.store, key, now);
