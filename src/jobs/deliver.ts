@@ -28,14 +28,21 @@ export interface Delivery {
   policy: CallbackPolicy;
   /** Resolver; default dns.lookup. */
   lookup?: LookupFunction;
-  /** Aborts the delivery (shutdown deadline); the reason becomes the error. */
+  /** Aborts the delivery (shutdown deadline): the outcome is then `aborted`, unless the receiver already answered. */
   signal?: AbortSignal;
 }
 
+/** What is stored on the job. */
 export interface DeliveryOutcome {
   state: 'delivered' | 'failed';
   status_code?: number;
   error?: string;
+}
+
+/** Stopped by the signal before the receiver answered: not an outcome to store (the delivery runs again). */
+export interface AbortedDelivery {
+  state: 'aborted';
+  error: string;
 }
 
 /** The receiver's answer is read up to this size and discarded. */
@@ -73,7 +80,7 @@ const describeError = (err: NodeJS.ErrnoException, url: URL): string => {
   return err.message || String(err.code ?? 'delivery failed');
 };
 
-export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome> => {
+export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome | AbortedDelivery> => {
   const refusal = delivery.policy.refuseUrl(delivery.url);
   if (refusal) return Promise.resolve({ state: 'failed', error: refusal });
   const url = new URL(delivery.url);
@@ -92,7 +99,7 @@ export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome> =>
   return new Promise((resolve) => {
     let status: number | undefined;
     let settled = false;
-    const finish = (outcome: DeliveryOutcome) => {
+    const finish = (outcome: DeliveryOutcome | AbortedDelivery) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -124,7 +131,10 @@ export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome> =>
     );
     req.on('error', (err) => stop(describeError(err, url)));
     const timer = setTimeout(() => stop(`no response within ${delivery.timeoutMs} ms`), delivery.timeoutMs);
-    const onAbort = () => stop(String(delivery.signal?.reason instanceof Error ? delivery.signal.reason.message : delivery.signal?.reason ?? 'aborted'));
+    const onAbort = () => {
+      const reason = delivery.signal?.reason;
+      finish(status === undefined ? { state: 'aborted', error: reason instanceof Error ? reason.message : String(reason ?? 'aborted') } : outcomeOf(status));
+    };
     if (delivery.signal?.aborted) return onAbort();
     delivery.signal?.addEventListener('abort', onAbort);
     req.end(delivery.body);

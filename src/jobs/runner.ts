@@ -10,9 +10,17 @@
  * before that re-runs it at the next start (the stored result is then sent as
  * it is: receivers dedupe on validation_id).
  *
- * Shutdown: the queue stops, running jobs get until the deadline, deliveries
- * still open then are aborted and recorded as failed ("shutdown"); queued jobs
- * stay queued in the store and run at the next start.
+ * Shutdown (decisions §8: unfinished jobs run again at the next start): as soon
+ * as `lifecycle.draining` is set, no new job starts; queued ones stay queued in
+ * the store. Running jobs get until the deadline: a delivery that finishes is
+ * recorded as usual, one still open then is aborted and the job is left
+ * `processing` with no outcome, so the next start delivers it again (receivers
+ * dedupe on webhook-id).
+ *
+ * Memory and disk: a job keeps its whole card in the store until it finishes
+ * (needed to run it again after a crash). At most `webhooks.maxQueued` jobs
+ * wait, and each card came in a body of at most `http.maxBodyBytes`, so the
+ * cards kept are bounded by maxQueued × maxBodyBytes.
  */
 import type { AppDeps } from '../app.ts';
 import { validateCard } from '../card/index.ts';
@@ -22,6 +30,7 @@ import { createCallbackPolicy, type CallbackPolicy } from '../services/callback-
 import {
   validateWithinLimit,
   webhookErrorResult,
+  webhookReport,
   webhookResult,
   type ValidateFn,
   type WebhookContext,
@@ -31,12 +40,18 @@ import type { JobRecord } from '../store/types.ts';
 import { version } from '../version.ts';
 import { deliverCallback } from './deliver.ts';
 
-/** Time kept back from the shutdown deadline to record the aborted deliveries. */
+/** Time kept back from the shutdown deadline so that aborted runs end, and finished ones are stored, before it. */
 const shutdownMarginMs = 300;
 
 export interface JobRunnerOptions {
   /** The engine used by every webhook endpoint; tests inject a slow or failing one. */
   validate?: ValidateFn;
+}
+
+/** A place in the queue taken before a job is stored: enqueue the stored job, or release the place if storing failed. */
+export interface QueueSlot {
+  enqueue(id: string): void;
+  release(): void;
 }
 
 export class JobRunner {
@@ -45,7 +60,8 @@ export class JobRunner {
   private readonly queue: string[] = [];
   private readonly running = new Map<string, Promise<void>>();
   private readonly shutdown = new AbortController();
-  private stopped = false;
+  /** Slots taken by submissions still being stored: they count against `maxQueued` like queued jobs. */
+  private reserved = 0;
   private idleWaiters: Array<() => void> = [];
 
   constructor(
@@ -67,17 +83,29 @@ export class JobRunner {
     this.pump();
   }
 
-  /** Throws 503 when the queue is full; call before storing a new job. */
-  assertCapacity(): void {
-    if (this.queue.length >= this.deps.config.webhooks.maxQueued) {
+  /**
+   * Takes a queue slot for a new job, or throws 503 when the queue is full. Call before storing
+   * the job: the count is taken synchronously, so submissions awaiting their store commit at the
+   * same time cannot together overshoot `maxQueued`.
+   */
+  reserveSlot(): QueueSlot {
+    if (this.queue.length + this.reserved >= this.deps.config.webhooks.maxQueued) {
       throw new ApiError('SERVICE_UNAVAILABLE', 'too many webhook jobs are waiting; try again later', { headers: { 'Retry-After': '5' } });
     }
-  }
-
-  /** Runs a stored job (status `queued`) when a slot is free. */
-  enqueue(id: string): void {
-    this.queue.push(id);
-    this.pump();
+    this.reserved++;
+    let held = true;
+    const release = () => {
+      if (held) this.reserved--;
+      held = false;
+    };
+    return {
+      enqueue: (id) => {
+        release(); // the queue entry takes the slot's place
+        this.queue.push(id);
+        this.pump();
+      },
+      release,
+    };
   }
 
   /** Resolves when nothing is queued or running (tests, benches). */
@@ -91,7 +119,7 @@ export class JobRunner {
   }
 
   private pump(): void {
-    while (!this.stopped && this.running.size < this.deps.config.webhooks.concurrency && this.queue.length > 0) {
+    while (!this.deps.lifecycle?.draining && this.running.size < this.deps.config.webhooks.concurrency && this.queue.length > 0) {
       const id = this.queue.shift()!;
       if (this.running.has(id)) continue;
       const run = this.run(id)
@@ -112,21 +140,17 @@ export class JobRunner {
     const job = store.getJob(id);
     if (!job || (job.status !== 'queued' && job.status !== 'processing')) return;
 
-    const result = job.result ? (job.result as WebhookResult) : this.resultOf(job);
-    const failed = result.status === 'error';
-    if (!job.result) {
-      store.putReport({
-        id,
-        kind: 'webhook',
-        created_at: job.created_at,
-        account_id: null,
-        card: job.request.agent_card,
-        result,
-        meta: job.request.metadata ?? {},
-      });
+    let result = job.result as WebhookResult | undefined;
+    if (!result) {
+      const validation = this.validationOf(job);
+      result = validation.body;
+      store.putReport(
+        webhookReport({ id, createdAt: job.created_at, card: job.request.agent_card, body: result, version: validation.version }),
+      );
       store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), result });
       await store.commit();
     }
+    const failed = result.status === 'error';
 
     const callbackUrl = job.request.callback_url!;
     const attemptedAt = clock.now();
@@ -142,6 +166,11 @@ export class JobRunner {
       lookup: this.deps.lookup,
       signal: this.shutdown.signal,
     });
+    if (outcome.state === 'aborted') {
+      // Left `processing` with its result: the next start delivers it again.
+      log.warn('webhook callback aborted at shutdown; it will be delivered again at the next start', { validation_id: id });
+      return;
+    }
     log.info('webhook callback', { validation_id: id, state: outcome.state, status_code: outcome.status_code, error: outcome.error });
 
     store.putJob({
@@ -158,8 +187,11 @@ export class JobRunner {
     await store.commit();
   }
 
-  /** The 2.6 body of a job: a validation result, or an `error` result when the engine failed or ran out of time. */
-  private resultOf(job: JobRecord): WebhookResult {
+  /**
+   * The 2.6 body of a job and the protocol version it was validated against: a validation
+   * result, or an `error` result (no version) when the engine failed or ran out of time.
+   */
+  private validationOf(job: JobRecord): { body: WebhookResult; version?: string } {
     const context: WebhookContext = {
       validationId: job.id,
       metadata: job.request.metadata ?? {},
@@ -168,16 +200,16 @@ export class JobRunner {
     };
     try {
       const result = validateWithinLimit(job.request.agent_card, this.deps.config.validation.timeoutMs, this.validate);
-      return webhookResult(result, { ...context, nowMs: this.deps.clock.now() });
+      return { body: webhookResult(result, { ...context, nowMs: this.deps.clock.now() }), version: result.version };
     } catch (e) {
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });
       const reason = e instanceof Error && e.name === 'ValidationTimeout' ? e.message : 'internal validation error';
-      return webhookErrorResult(reason, { ...context, nowMs: this.deps.clock.now() });
+      return { body: webhookErrorResult(reason, { ...context, nowMs: this.deps.clock.now() }) };
     }
   }
 
+  /** Lifecycle hook: no job starts any more (pump checks `draining`); waits for the running ones. */
   private async drain(deadline: number): Promise<void> {
-    this.stopped = true;
     const inFlight = [...this.running.values()];
     if (inFlight.length === 0) return;
     const abortAt = Math.max(0, deadline - shutdownMarginMs - Date.now());

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { CardResult, Issue } from '../card/types.ts';
 import { iso } from '../clock.ts';
+import type { ReportRecord } from '../store/types.ts';
 import { reportUrl } from './reports.ts';
 
 export type ValidateFn = (card: unknown) => CardResult;
@@ -69,6 +70,21 @@ export const webhookErrorResult = (reason: string, context: WebhookContext): Web
   metadata: context.metadata,
   report_url: reportUrl(context.reportsUrl, context.validationId),
   timestamp: iso(context.nowMs),
+});
+
+/**
+ * The stored report of a webhook validation, built here for both the synchronous answer and the
+ * job runner so that they keep the same fields. `version` is absent when the validation could not run.
+ */
+export const webhookReport = (report: { id: string; createdAt: string; card: unknown; body: WebhookResult; version?: string }): ReportRecord => ({
+  id: report.id,
+  kind: 'webhook',
+  created_at: report.createdAt,
+  account_id: null,
+  ...(report.version !== undefined ? { version: report.version } : {}),
+  card: report.card,
+  result: report.body,
+  meta: report.body.metadata,
 });
 
 /** GitHub rejects commit-status descriptions over 140 characters. */

@@ -10,11 +10,14 @@ import type { JobRunner } from '../jobs/runner.ts';
 import type { JobRecord } from '../store/types.ts';
 import { newId } from './ids.ts';
 import { findReport, recordReport } from './reports.ts';
-import { githubErrorBody, githubResult, validateWithinLimit, webhookResult, type WebhookMetadata } from './webhook-result.ts';
+import { githubErrorBody, githubResult, validateWithinLimit, webhookReport, webhookResult, type WebhookMetadata } from './webhook-result.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const invalid = (message: string) => new ApiError('INVALID_REQUEST', message);
+
+/** metadata is echoed in every result, callback and report: its JSON may be at most this many bytes. */
+export const maxMetadataBytes = 16 * 1024;
 
 export interface WebhookRequest {
   agent_card: Record<string, unknown>;
@@ -26,6 +29,9 @@ export interface WebhookRequest {
 export const parseWebhookRequest = (body: Record<string, unknown>, jobs: JobRunner): WebhookRequest => {
   if (!isObject(body.agent_card)) throw invalid('agent_card is required');
   if (body.metadata !== undefined && !isObject(body.metadata)) throw invalid('metadata must be a JSON object');
+  if (body.metadata !== undefined && new TextEncoder().encode(JSON.stringify(body.metadata)).length > maxMetadataBytes) {
+    throw invalid(`metadata is too large: at most ${maxMetadataBytes / 1024} KiB (${maxMetadataBytes} bytes) of JSON`);
+  }
   const request: WebhookRequest = { agent_card: body.agent_card, metadata: (body.metadata as WebhookMetadata | undefined) ?? {} };
   if (body.callback_url === undefined) return request;
   if (typeof body.callback_url !== 'string') throw invalid('callback_url must be an absolute http(s) URL');
@@ -52,34 +58,37 @@ export const validateNow = async (deps: AppDeps, jobs: JobRunner, request: Webho
   const result = validateOrFail(deps, jobs, request.agent_card, { validation_id: id });
   if (!result) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
   const body = webhookResult(result, { validationId: id, metadata: request.metadata, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
-  await recordReport(store, deps.log, {
-    id,
-    kind: 'webhook',
-    created_at: iso(createdMs),
-    account_id: null,
-    version: result.version,
-    card: request.agent_card,
-    result: body,
-    meta: request.metadata,
-  });
+  const report = webhookReport({ id, createdAt: iso(createdMs), card: request.agent_card, body, version: result.version });
+  // The validation ran, so the caller still gets its result; but its report_url (and
+  // /v1/status) will answer 404, which the log must make plain.
+  if (!(await recordReport(store, deps.log, report))) {
+    deps.log.warn('webhook result returned without a stored report: its report_url will answer 404', { validation_id: id });
+  }
   return body;
 };
 
 /** With callback_url: store the job durably, then hand it to the runner. Returns the 202 body. */
 export const submitJob = async (deps: AppDeps, jobs: JobRunner, request: WebhookRequest & { callback_url: string }) => {
-  jobs.assertCapacity();
+  const slot = jobs.reserveSlot();
   const now = deps.clock.now();
   const id = newId('val', now);
-  deps.store.putJob({
-    id,
-    status: 'queued',
-    created_at: iso(now),
-    updated_at: iso(now),
-    request: { agent_card: request.agent_card, metadata: request.metadata, callback_url: request.callback_url },
-    callback: { url: request.callback_url, state: 'pending' },
-  });
-  await deps.store.commit();
-  jobs.enqueue(id);
+  try {
+    // The whole card stays on the job until it finishes (to run it again after a crash);
+    // bounded by webhooks.maxQueued × http.maxBodyBytes (see the runner).
+    deps.store.putJob({
+      id,
+      status: 'queued',
+      created_at: iso(now),
+      updated_at: iso(now),
+      request: { agent_card: request.agent_card, metadata: request.metadata, callback_url: request.callback_url },
+      callback: { url: request.callback_url, state: 'pending' },
+    });
+    await deps.store.commit();
+  } catch (e) {
+    slot.release();
+    throw e;
+  }
+  slot.enqueue(id);
   return { message: 'Validation started', validation_id: id, status_url: `${deps.urls.publicUrl}/v1/status/${id}` };
 };
 
@@ -97,16 +106,16 @@ const shaPattern = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
 export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest => {
   if (!isObject(body.agent_card)) throw invalid('agent_card is required');
   const github = isObject(body.github) ? body.github : {};
-  if (github.repo === undefined || github.repo === '' || github.sha === undefined || github.sha === '') {
+  const { repo, sha } = github;
+  // Missing, null, non-string or empty: the documented message. A present but malformed string gets its own.
+  if (typeof repo !== 'string' || repo === '' || typeof sha !== 'string' || sha === '') {
     throw invalid('GitHub repo and sha are required');
   }
-  if (typeof github.repo !== 'string' || !repoPattern.test(github.repo)) {
-    throw invalid('github.repo must have the form owner/repo (e.g. octo-org/agent)');
-  }
-  if (typeof github.sha !== 'string' || !shaPattern.test(github.sha)) {
+  if (!repoPattern.test(repo)) throw invalid('github.repo must have the form owner/repo (e.g. octo-org/agent)');
+  if (!shaPattern.test(sha)) {
     throw invalid('github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters');
   }
-  return { agent_card: body.agent_card, repo: github.repo, sha: github.sha.toLowerCase() };
+  return { agent_card: body.agent_card, repo, sha: sha.toLowerCase() };
 };
 
 /**
@@ -127,7 +136,7 @@ export const validateForGithub = async (deps: AppDeps, jobs: JobRunner, request:
     kind: 'github',
     created_at: iso(now),
     account_id: null,
-    alias: request.sha,
+    alias: request.sha, // lower-case (parseGithubRequest); GET /reports lower-cases a hex id it looks up
     version: result.version,
     card: request.agent_card,
     result: body,

@@ -149,6 +149,25 @@ describe('webhooks against the real server', () => {
     assert.equal(s.callback.state, 'delivered');
   });
 
+  it('SIGTERM with a delivery still open at the deadline: exit 0, and the next start delivers it again', async () => {
+    let hang = true;
+    const receiver = await startReceiver((res) => (hang ? undefined : res.end('ok')));
+    const config = { webhooks: { allowedHosts: ['loopback'] }, shutdown: { graceMs: 1_000 } };
+    const server = await startServer({ config });
+    after(() => receiver.close());
+    const { validation_id } = await (await post(`${server.url}/v1/webhook`, { agent_card: validCard, callback_url: receiver.url })).json();
+    await receiver.waitFor(1);
+    assert.equal(await server.stop(), 0);
+    hang = false;
+    const restarted = await startServer({ config, dataDir: server.dataDir });
+    after(() => restarted.stop());
+    const s = await waitForStatus(restarted.url, validation_id, (x) => x.status === 'completed');
+    assert.equal(s.callback.state, 'delivered');
+    const deliveries = receiver.received.filter((r) => r.headers['webhook-id'] === validation_id);
+    assert.equal(deliveries.length, 2, 'the aborted delivery ran again (receivers dedupe on webhook-id)');
+    assert.equal(deliveries[1]!.body, deliveries[0]!.body);
+  });
+
   it('GitHub: target_url serves the commit\'s latest validation', async () => {
     const server = await startServer();
     after(() => server.stop());

@@ -90,11 +90,11 @@ describe('deliverCallback', async () => {
     assert.ok(Date.now() - started < 2000);
   });
 
-  it('an abort (shutdown) fails the delivery with its reason', async () => {
+  it('an abort (shutdown) before the receiver answered is "aborted" with its reason, not a failure to store', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('shutdown')), 100);
     const outcome = await deliverCallback(base({ url: silent.url, timeoutMs: 5000, signal: controller.signal }));
-    assert.deepEqual(outcome, { state: 'failed', error: 'shutdown' });
+    assert.deepEqual(outcome, { state: 'aborted', error: 'shutdown' });
   });
 
   describe('SSRF with the default policy', () => {

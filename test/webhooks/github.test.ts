@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CardResult } from '../../src/card/types.ts';
-import { postJson } from '../helpers/app.ts';
+import { postJson, testApp } from '../helpers/app.ts';
 import { invalidCard, validCard, webhookApp } from './fixtures.ts';
 
 const sha = 'a'.repeat(40);
@@ -98,7 +98,10 @@ describe('POST /v1/webhook/github', () => {
     ['sha empty', { agent_card: validCard, github: { repo: 'octo/agent', sha: '' } }, 'GitHub repo and sha are required'],
     ['repo without owner', { agent_card: validCard, github: { repo: 'agent', sha } }, 'github.repo must have the form owner/repo (e.g. octo-org/agent)'],
     ['repo a URL', { agent_card: validCard, github: { repo: 'https://github.com/octo/agent', sha } }, 'github.repo must have the form owner/repo (e.g. octo-org/agent)'],
-    ['repo not a string', { agent_card: validCard, github: { repo: 5, sha } }, 'github.repo must have the form owner/repo (e.g. octo-org/agent)'],
+    ['sha null', { agent_card: validCard, github: { repo: 'octo/agent', sha: null } }, 'GitHub repo and sha are required'],
+    ['repo null', { agent_card: validCard, github: { repo: null, sha } }, 'GitHub repo and sha are required'],
+    ['repo not a string', { agent_card: validCard, github: { repo: 5, sha } }, 'GitHub repo and sha are required'],
+    ['sha not a string', { agent_card: validCard, github: { repo: 'octo/agent', sha: 1234 } }, 'GitHub repo and sha are required'],
     ['short sha', { agent_card: validCard, github: { repo: 'octo/agent', sha: 'abc1234' } }, 'github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters'],
     ['non-hex sha', { agent_card: validCard, github: { repo: 'octo/agent', sha: 'g'.repeat(40) } }, 'github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters'],
   ];
@@ -109,6 +112,20 @@ describe('POST /v1/webhook/github', () => {
       assert.deepEqual(await res.json(), { error, code: 'INVALID_REQUEST' });
     });
   }
+
+  it('an upper-case sha: stored lower-case, target_url lower-case, and GET /reports/<UPPER-CASE sha> finds it', async () => {
+    const { app, store } = testApp(); // the whole app: the reports route is mounted too
+    const upper = 'ABCDEF0123'.repeat(4);
+    const res = await app.request('/v1/webhook/github', postJson({ agent_card: validCard, github: { repo: 'o/r', sha: upper } }));
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).github_status.target_url, `http://reports.cardgate.test/reports/${upper.toLowerCase()}`);
+    assert.equal(store.listReports({}).find((r) => r.kind === 'github')?.alias, upper.toLowerCase());
+    for (const id of [upper, upper.toLowerCase()]) {
+      const report = await app.request(`/reports/${id}`, { headers: { accept: 'application/json' } });
+      assert.equal(report.status, 200, id);
+      assert.equal((await report.json()).kind, 'github');
+    }
+  });
 
   it('accepts a 64-hex SHA-256 commit id', async () => {
     const res = await webhookApp().app.request('/v1/webhook/github', postJson({ agent_card: validCard, github: { repo: 'o/r', sha: 'b'.repeat(64) } }));

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { CardResult } from '../../src/card/types.ts';
 import { JobRunner } from '../../src/jobs/runner.ts';
+import { Lifecycle } from '../../src/lifecycle.ts';
 import type { JobRecord } from '../../src/store/types.ts';
 import { testApp } from '../helpers/app.ts';
 import { validCard } from './fixtures.ts';
@@ -58,20 +59,78 @@ describe('JobRunner', async () => {
     assert.deepEqual(JSON.parse(got.body), stored);
   });
 
-  it('shutdown: a delivery still open at the deadline is aborted and recorded as failed ("shutdown")', async () => {
+  it('an async job stores its report with the protocol version, like a synchronous one', async () => {
+    const t = testApp({ config });
+    const id = 'val_1763726340006_GGGGGGGGGGGGGGGGGGGG';
+    t.store.putJob(queuedJob(id, ok.url));
+    const runner = new JobRunner(t.deps);
+    runner.start();
+    await runner.idle();
+    const report = await t.store.getReport(id);
+    assert.equal(report?.kind, 'webhook');
+    assert.equal(report?.version, '0.3.0');
+    assert.deepEqual(report?.meta, { run: 1 });
+  });
+
+  it('shutdown: no job starts once lifecycle.draining is set, even before drain() is called', async () => {
+    const t = testApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, callbackTimeoutMs: 200 } } });
+    const runner = new JobRunner(t.deps);
+    const [a, b] = ['val_1763726340007_HHHHHHHHHHHHHHHHHHHH', 'val_1763726340008_IIIIIIIIIIIIIIIIIIII'];
+    t.store.putJob(queuedJob(a, silent.url));
+    t.store.putJob(queuedJob(b, silent.url));
+    runner.start();
+    await silent.waitFor(silent.received.length + 1); // A holds the single worker
+    t.lifecycle.draining = true; // what serve does first on SIGTERM, while it waits for HTTP requests
+    while (t.store.getJob(a)!.status === 'processing') await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(t.store.getJob(b)!.status, 'queued', 'B did not start after A freed the worker');
+    assert.ok(!silent.received.some((r) => r.headers['webhook-id'] === b));
+  });
+
+  it('shutdown: a delivery that finishes before the deadline is recorded as usual', async () => {
+    const slow = await startReceiver((res) => setTimeout(() => res.end('ok'), 200));
+    after(() => slow.close());
+    const t = testApp({ config });
+    const runner = new JobRunner(t.deps);
+    const id = 'val_1763726340009_JJJJJJJJJJJJJJJJJJJJ';
+    t.store.putJob(queuedJob(id, slow.url));
+    runner.start();
+    await slow.waitFor(1);
+    await t.lifecycle.drain(2000);
+    const job = t.store.getJob(id)!;
+    assert.equal(job.status, 'completed');
+    assert.equal(job.callback?.state, 'delivered');
+  });
+
+  it('shutdown: a delivery still open at the deadline is aborted, the job stays processing, and the next start delivers it', async () => {
+    let hang = true;
+    const receiver = await startReceiver((res) => (hang ? undefined : res.end('ok')));
+    after(() => receiver.close());
     const t = testApp({ config: { webhooks: { allowedHosts: ['loopback'], callbackTimeoutMs: 60_000 } } });
     const runner = new JobRunner(t.deps);
     const id = 'val_1763726340003_DDDDDDDDDDDDDDDDDDDD';
-    t.store.putJob(queuedJob(id, silent.url));
+    t.store.putJob(queuedJob(id, receiver.url));
     runner.start();
-    await silent.waitFor(1);
+    await receiver.waitFor(1);
     const started = Date.now();
     await t.lifecycle.drain(1000);
     assert.ok(Date.now() - started < 1000, 'finished within the grace period');
     const job = t.store.getJob(id)!;
-    assert.equal(job.status, 'completed');
-    assert.equal(job.callback?.state, 'failed');
-    assert.equal(job.callback?.error, 'shutdown');
+    assert.equal(job.status, 'processing');
+    assert.deepEqual(job.callback, { url: receiver.url, state: 'pending' }, 'no outcome stored');
+    assert.equal((job.result as { validation_id: string }).validation_id, id, 'the result is kept for the redelivery');
+    assert.deepEqual(t.store.listUnfinishedJobs().map((j) => j.id), [id]);
+
+    hang = false;
+    const next = new JobRunner({ ...t.deps, lifecycle: new Lifecycle() }); // the next process
+    next.start();
+    await next.idle();
+    const done = t.store.getJob(id)!;
+    assert.equal(done.status, 'completed');
+    assert.equal(done.callback?.state, 'delivered');
+    const deliveries = receiver.received.filter((r) => r.headers['webhook-id'] === id);
+    assert.equal(deliveries.length, 2, 'delivered again (receivers dedupe on webhook-id)');
+    assert.equal(deliveries[1]!.body, deliveries[0]!.body);
   });
 
   it('shutdown: jobs still queued stay queued for the next start', async () => {
@@ -81,6 +140,13 @@ describe('JobRunner', async () => {
     t.store.putJob(queuedJob('val_1763726340005_FFFFFFFFFFFFFFFFFFFF', silent.url));
     runner.start();
     await t.lifecycle.drain(500);
-    assert.deepEqual(t.store.listUnfinishedJobs().map((j) => j.id), ['val_1763726340005_FFFFFFFFFFFFFFFFFFFF']);
+    const unfinished = t.store.listUnfinishedJobs();
+    assert.deepEqual(
+      unfinished.map((j) => [j.id, j.status]),
+      [
+        ['val_1763726340004_EEEEEEEEEEEEEEEEEEEE', 'processing'], // aborted delivery
+        ['val_1763726340005_FFFFFFFFFFFFFFFFFFFF', 'queued'],
+      ],
+    );
   });
 });

@@ -73,6 +73,30 @@ describe('POST /v1/webhook without callback_url (synchronous)', () => {
     }
   });
 
+  it('400 naming the limit when metadata is over 16 KiB of JSON; 16 KiB exactly is accepted', async () => {
+    const { app } = webhookApp();
+    const padding = 16 * 1024 - JSON.stringify({ note: '' }).length;
+    const atLimit = await app.request('/v1/webhook', postJson({ agent_card: validCard, metadata: { note: 'x'.repeat(padding) } }));
+    assert.equal(atLimit.status, 200);
+    for (const callback_url of [undefined, 'https://ci.example.com/hook']) {
+      const res = await app.request('/v1/webhook', postJson({ agent_card: validCard, metadata: { note: 'x'.repeat(padding + 1) }, callback_url }));
+      assert.equal(res.status, 400);
+      assert.deepEqual(await res.json(), { error: 'metadata is too large: at most 16 KiB (16384 bytes) of JSON', code: 'INVALID_REQUEST' });
+    }
+  });
+
+  it('a result whose report could not be stored is still returned, and the log says its report_url will 404', async () => {
+    const { app, store, log } = webhookApp();
+    store.commit = async () => {
+      throw new Error('disk full');
+    };
+    const res = await app.request('/v1/webhook', postJson({ agent_card: validCard }));
+    assert.equal(res.status, 200);
+    const { validation_id } = await res.json();
+    const warning = log.lines.find((l) => l.msg === 'webhook result returned without a stored report: its report_url will answer 404');
+    assert.equal((warning as { validation_id?: string } | undefined)?.validation_id, validation_id);
+  });
+
   it('400 flat for a body that is not JSON', async () => {
     const res = await webhookApp().app.request('/v1/webhook', postJson('{nope'));
     assert.equal(res.status, 400);
@@ -256,6 +280,37 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
     const full = await submit();
     assert.equal(full.status, 503);
     assert.deepEqual(await full.json(), { error: 'too many webhook jobs are waiting; try again later', code: 'SERVICE_UNAVAILABLE' });
+    await jobs.idle();
+  });
+
+  it('concurrent submissions awaiting their store commit cannot overshoot maxQueued', async () => {
+    const { app, store, jobs } = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, maxQueued: 1, callbackTimeoutMs: 300 } } });
+    const submit = () => app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: silent.url }));
+    assert.equal((await submit()).status, 202); // taken by the single worker
+    await silent.waitFor(silent.received.length + 1);
+    const commit = store.commit.bind(store);
+    store.commit = async () => {
+      await new Promise((r) => setTimeout(r, 30)); // a slow disk: all three wait here together
+      return commit();
+    };
+    const codes = (await Promise.all([submit(), submit(), submit()])).map((r) => r.status).sort();
+    assert.deepEqual(codes, [202, 503, 503]);
+    assert.deepEqual(jobs.stats, { queued: 1, running: 1 });
+    await jobs.idle();
+  });
+
+  it('a submission whose job could not be stored gives its queue slot back', async () => {
+    const { app, store, jobs } = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, maxQueued: 1, callbackTimeoutMs: 300 } } });
+    const submit = () => app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: silent.url }));
+    assert.equal((await submit()).status, 202); // taken by the single worker
+    await silent.waitFor(silent.received.length + 1);
+    const commit = store.commit.bind(store);
+    store.commit = async () => {
+      throw new Error('disk full');
+    };
+    assert.equal((await submit()).status, 500);
+    store.commit = commit;
+    assert.equal((await submit()).status, 202, 'the failed submission did not keep the only slot');
     await jobs.idle();
   });
 });

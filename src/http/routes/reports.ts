@@ -52,7 +52,8 @@ const reportJson = (r: ReportRecord) => ({
 
 export const reportRoutes = (deps: AppDeps) =>
   new Hono<AppEnv>().get('/:id', async (c) => {
-    const id = c.req.param('id');
+    const raw = c.req.param('id');
+    const id = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(raw) ? raw.toLowerCase() : raw; // a commit sha: GitHub aliases are stored lower-case
     const report = id.length <= 200 ? await findReport(deps.store, deps.config, deps.clock.now(), id) : undefined;
     if (!report) throw new ApiError('NOT_FOUND', 'no report with this id (unknown, or removed after the retention period)');
     if (prefersJson(c.req.header('accept'))) {
