@@ -10,7 +10,13 @@ const MAX_NODES = 10_000;
 
 /** Field names whose string value is a credential when it looks like one. */
 const secretKey = /^(?:x[-_]?)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|refresh[-_]?token|token|secret|client[-_]?secret|password|passwd|private[-_]?key|bearer[-_]?token)$/i;
-/** Values that look like a credential whatever the field: vendor key formats, JWTs, PEM keys, credentials in URLs. */
+/**
+ * Values that look like a credential whatever the field: vendor key formats, JWTs, PEM keys, credentials in URLs.
+ * Every alternative must stay linear in the value's length (test/card/redos.test.ts): a repeated part
+ * may not be able to restart inside its own run. The JWT starts where a run of its characters starts
+ * (a lookbehind, not `\b`): with `\b`, `"-eyJ".repeat(n)` restarted after every `-` and rescanned the
+ * rest of the run each time (quadratic: 9 s for 160 KB).
+ */
 const secretValue = new RegExp([
   String.raw`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,
   String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}`,
@@ -19,7 +25,7 @@ const secretValue = new RegExp([
   String.raw`\bAKIA[0-9A-Z]{16}\b`,
   String.raw`\bxox[abprs]-[A-Za-z0-9-]{10,}`,
   String.raw`\bAIza[0-9A-Za-z_-]{35}`,
-  String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+  String.raw`(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
   String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----`,
   String.raw`://[^/\s:@]+:[^/\s@]{3,}@`,
   String.raw`[?&](?:api[_-]?key|access_token|token|secret|password)=[^&\s]{8,}`,
