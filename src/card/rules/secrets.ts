@@ -15,7 +15,8 @@ const secretKey = /^(?:x[-_]?)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|re
  * Every alternative must stay linear in the value's length (test/card/redos.test.ts): a repeated part
  * may not be able to restart inside its own run. The JWT starts where a run of its characters starts
  * (a lookbehind, not `\b`): with `\b`, `"-eyJ".repeat(n)` restarted after every `-` and rescanned the
- * rest of the run each time (quadratic: 9 s for 160 KB).
+ * rest of the run each time (quadratic: 9 s for 160 KB). Being linear, the whole value is scanned, with
+ * no length cap: a credential at the end of a long description is still found.
  */
 const secretValue = new RegExp([
   String.raw`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,

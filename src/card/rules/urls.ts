@@ -13,7 +13,8 @@ const hostPort = /^[A-Za-z0-9.-]+:\d+$/;
 /**
  * Placeholder hosts and template markers. A bracketed marker excludes its opening bracket inside
  * (`<[^<>]*>`, not `<[^>]*>`): the same strings match, but a run of `<` no longer rescans the rest of
- * the URL from every `<` (quadratic: 3 s for 80 000 of them).
+ * the URL from every `<` (quadratic: 3 s for 80 000 of them). Every pattern here is linear, so a URL
+ * of any length is checked whole (the request body limit bounds it); no length cap hides a placeholder.
  */
 const placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your[-_]?(?:domain|agent|host|server|company|url)|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
 const loopbackV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
