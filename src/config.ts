@@ -47,6 +47,7 @@ export const configSchema = z
         /** API keys look like `<prefix>_<opaque>`. */
         prefix: z.string().regex(/^[a-z][a-z0-9]{1,31}$/, 'lowercase letters and digits, starting with a letter').default('cardgate'),
       })
+      .strict()
       .prefault({}),
     limits: z
       .object({
@@ -58,12 +59,14 @@ export const configSchema = z
             pro: dailyLimit.default(-1),
             team: dailyLimit.default(-1),
           })
+          .strict()
           .prefault({}),
         webhookPerIpPerMinute: positiveInt.default(100),
         webhookGlobalPerHour: positiveInt.default(10000),
         /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
         trustedProxies: z.array(ipRule).default([]),
       })
+      .strict()
       .prefault({}),
     http: z
       .object({
@@ -72,9 +75,10 @@ export const configSchema = z
         /** Largest request body on the batch endpoint, bytes. */
         maxBatchBodyBytes: positiveInt.default(10 * 1024 * 1024),
       })
+      .strict()
       .prefault({}),
-    batch: z.object({ maxCards: positiveInt.default(100) }).prefault({}),
-    validation: z.object({ timeoutMs: positiveInt.default(30000) }).prefault({}),
+    batch: z.object({ maxCards: positiveInt.default(100) }).strict().prefault({}),
+    validation: z.object({ timeoutMs: positiveInt.default(30000) }).strict().prefault({}),
     webhooks: z
       .object({
         callbackTimeoutMs: positiveInt.default(10000),
@@ -87,13 +91,15 @@ export const configSchema = z
         /** Jobs waiting beyond this are refused with 503 rather than queued. */
         maxQueued: positiveInt.default(10000),
       })
+      .strict()
       .prefault({}),
-    reports: z.object({ retentionDays: positiveInt.default(30) }).prefault({}),
+    reports: z.object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
     shutdown: z
       .object({
         /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
         graceMs: positiveInt.default(8000),
       })
+      .strict()
       .prefault({}),
   })
   .strict();

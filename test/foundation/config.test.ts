@@ -84,6 +84,8 @@ test('a bad value names the field path and the reason', () => {
     [{ publicUrl: 'ftp://x' }, /publicUrl: must be an absolute http\(s\) URL/],
     [{ webhooks: { signingSecret: 'secret' } }, /webhooks\.signingSecret: must look like whsec_/],
     [{ unknownSetting: true }, /unknownSetting|Unrecognized key/],
+    [{ limits: { daily: { fre: 20 } } }, /limits\.daily: .*fre/],
+    [{ webhooks: { allowedHost: ['loopback'] } }, /webhooks: .*allowedHost/],
   ];
   for (const [input, pattern] of cases) {
     assert.throws(() => parseConfig(input), (e: unknown) => e instanceof ConfigError && pattern.test(e.message));
