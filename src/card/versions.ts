@@ -60,7 +60,7 @@ export function detectShape(card: unknown): CardShape {
 }
 
 /** Latest rule set of a shape: used when the card declares no (usable) version. */
-export const latestFor = (shape: CardShape): RuleSetVersion => (shape === '1.0' ? '1.0' : '0.3.0');
+export const latestFor = (shape: CardShape): RuleSetVersion => (shape === '1.0' ? '1.0' : shape === '0.2' ? '0.2.6' : '0.3.0');
 
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -37,7 +37,10 @@ test('a version that does not exist is an error naming the supported versions', 
   const e = r.errors.find((x) => x.rule === 'protocolVersion.unsupported')!;
   assert.equal(e.path, 'protocolVersion');
   assert.match(e.message, /0\.2\.6.*0\.3\.0.*1\.0/);
-  assert.equal(r.version, '0.3.0');
+  // A card on the 0.2 line (0.2.9 is what the official 0.2.x samples declare) is checked by the latest 0.2 rules.
+  assert.equal(r.shape, '0.2');
+  assert.equal(r.version, '0.2.6');
+  assert.equal(validateCard({ ...clean03(), protocolVersion: '0.4.0' }).version, '0.3.0');
   const i = validateCard({ ...clean10(), supportedInterfaces: [{ url: 'https://a.b.test/x', protocolBinding: 'JSONRPC', protocolVersion: '2.0' }] });
   assert.equal(i.errors[0]!.path, 'supportedInterfaces[0].protocolVersion');
 });
