@@ -19,6 +19,8 @@ export class FakeClock implements Clock {
   }
 }
 
+export const DAY_MS = 86_400_000;
+
 /** ISO 8601 UTC with milliseconds, the one timestamp format of every body. */
 export const iso = (ms: number): string => new Date(ms).toISOString();
 

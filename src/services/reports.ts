@@ -3,11 +3,11 @@
  * report_url can show it later (decisions §7). A report older than the retention
  * period is expired: it answers 404 at once, and the retention job removes it.
  */
+import { DAY_MS } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { ReportRecord, Store } from '../store/types.ts';
 
-const DAY_MS = 86_400_000;
 
 /** `{reports_url}/reports/<id>`. */
 export const reportUrl = (reportsUrl: string, id: string): string => `${reportsUrl}/reports/${encodeURIComponent(id)}`;

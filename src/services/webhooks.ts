@@ -11,8 +11,8 @@ import type { JobRecord } from '../store/types.ts';
 import { newId } from './ids.ts';
 import { findReport, recordReport } from './reports.ts';
 import { githubErrorBody, githubResult, validateWithinLimit, webhookReport, webhookResult, type WebhookMetadata } from './webhook-result.ts';
+import { isJsonObject } from './validation.ts';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const invalid = (message: string) => new ApiError('INVALID_REQUEST', message);
 
@@ -27,8 +27,8 @@ export interface WebhookRequest {
 
 /** POST /v1/webhook body; a refused callback_url (scheme, literal address) is a 400 here. */
 export const parseWebhookRequest = (body: Record<string, unknown>, jobs: JobRunner): WebhookRequest => {
-  if (!isObject(body.agent_card)) throw invalid('agent_card is required');
-  if (body.metadata !== undefined && !isObject(body.metadata)) throw invalid('metadata must be a JSON object');
+  if (!isJsonObject(body.agent_card)) throw invalid('agent_card is required');
+  if (body.metadata !== undefined && !isJsonObject(body.metadata)) throw invalid('metadata must be a JSON object');
   if (body.metadata !== undefined && new TextEncoder().encode(JSON.stringify(body.metadata)).length > maxMetadataBytes) {
     throw invalid(`metadata is too large: at most ${maxMetadataBytes / 1024} KiB (${maxMetadataBytes} bytes) of JSON`);
   }
@@ -104,8 +104,8 @@ const shaPattern = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
 
 /** POST /v1/webhook/github body. */
 export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest => {
-  if (!isObject(body.agent_card)) throw invalid('agent_card is required');
-  const github = isObject(body.github) ? body.github : {};
+  if (!isJsonObject(body.agent_card)) throw invalid('agent_card is required');
+  const github = isJsonObject(body.github) ? body.github : {};
   const { repo, sha } = github;
   // Missing, null, non-string or empty: the documented message. A present but malformed string gets its own.
   if (typeof repo !== 'string' || repo === '' || typeof sha !== 'string' || sha === '') {

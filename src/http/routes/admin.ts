@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../app.ts';
-import { utcDay } from '../../clock.ts';
+import { DAY_MS, utcDay } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
 import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../services/accounts.ts';
 import { createKey, deleteKey, listKeys } from '../../services/api-keys.ts';
@@ -13,7 +13,6 @@ import { readJsonObject } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { adminAuth } from '../middleware/admin-auth.ts';
 
-const DAY_MS = 86_400_000;
 
 /** An integer query parameter within [min, max], or `fallback` when absent. */
 const intQuery = (c: Context, name: string, fallback: number, min: number, max: number): number => {

@@ -18,7 +18,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { LowSync } from 'lowdb';
-import { systemClock, type Clock } from '../../clock.ts';
+import { DAY_MS, systemClock, type Clock } from '../../clock.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import { Tables, emptyTablesDoc, type TableName, type TablesDoc } from '../tables.ts';
 import type { ReportRecord, ReportSummary, Store } from '../types.ts';
@@ -43,7 +43,6 @@ export interface FileStoreOptions {
 
 export const MAIN_FILE = 'store.json';
 export const JOURNAL_FILE = 'store.journal';
-const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta'];
 
