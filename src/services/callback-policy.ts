@@ -16,6 +16,7 @@
  */
 import { isIP } from 'node:net';
 import { ConfigError } from '../config.ts';
+import { ipv6Groups } from './client-ip.ts';
 
 type Bytes = number[];
 
@@ -25,22 +26,7 @@ const parseAddress = (text: string): Bytes | undefined => {
   const kind = isIP(address);
   if (kind === 4) return address.split('.').map(Number);
   if (kind !== 6) return undefined;
-  let groups = address.toLowerCase();
-  const v4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(groups);
-  if (v4Tail) {
-    const [a, b, c, d] = v4Tail[1]!.split('.').map(Number) as [number, number, number, number];
-    groups = groups.slice(0, -v4Tail[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = groups.split('::') as [string, string | undefined];
-  const headParts = head ? head.split(':') : [];
-  const tailParts = tail ? tail.split(':') : [];
-  const zeros = tail === undefined ? [] : Array<string>(8 - headParts.length - tailParts.length).fill('0');
-  const bytes: Bytes = [];
-  for (const part of [...headParts, ...zeros, ...tailParts]) {
-    const n = parseInt(part, 16);
-    bytes.push(n >> 8, n & 0xff);
-  }
-  return bytes;
+  return ipv6Groups(address).flatMap((group) => [group >> 8, group & 0xff]);
 };
 
 interface Cidr {

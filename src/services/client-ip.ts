@@ -19,7 +19,7 @@ const stripDecorations = (raw: string): string => {
 };
 
 /** The eight 16-bit groups of a valid IPv6 address (an embedded IPv4 tail is folded in). */
-const ipv6Groups = (ip: string): number[] => {
+export const ipv6Groups = (ip: string): number[] => {
   let s = ip.toLowerCase();
   const v4Tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
   if (v4Tail) {
