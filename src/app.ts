@@ -60,6 +60,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/reports', reportRoutes(deps));
   app.route('/admin/api', adminRoutes(deps));
   app.route('/dashboard', dashboardRoutes());
+  app.get('/dashboard/', (c) => c.redirect('/dashboard', 301)); // a typed or bookmarked trailing slash
 
   const fallback = methodNotAllowedOrNotFound(app);
   app.notFound((c) => {

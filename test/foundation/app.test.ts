@@ -148,3 +148,10 @@ test('every /v1 response carries X-RateLimit-* (rules, unknown paths, wrong meth
   const dashboard = await app.request('/dashboard');
   assert.match(dashboard.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
 });
+
+test('/dashboard/ with a trailing slash redirects to /dashboard', async () => {
+  const { app } = testApp();
+  const res = await app.request('/dashboard/');
+  assert.equal(res.status, 301);
+  assert.equal(res.headers.get('location'), '/dashboard');
+});
