@@ -11,6 +11,8 @@ export interface ReadJsonOptions {
   maxBytes: number;
   /** Render 400s as the single-validation failure body. */
   validationShape?: boolean;
+  /** The error for valid JSON whose root is not an object (default: INVALID_REQUEST). */
+  notAnObject?: ApiError;
 }
 
 const badRequest = (message: string, validationShape?: boolean): ApiError =>
@@ -77,7 +79,7 @@ export const readJsonObject = async (c: Context, options: ReadJsonOptions): Prom
     throw badRequest(`request body is not valid JSON: ${reason}`, options.validationShape);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw badRequest('request body must be a JSON object', options.validationShape);
+    throw options.notAnObject ?? badRequest('request body must be a JSON object', options.validationShape);
   }
   return value as Record<string, unknown>;
 };

@@ -133,6 +133,12 @@ describe('POST /v1/validate/batch', () => {
     const notJson = await t.app.request('/v1/validate/batch', postJson('{', auth));
     assert.equal(notJson.status, 400);
     assert.equal((await notJson.json()).code, 'INVALID_REQUEST');
+    // The cards sent without their wrapper: a bare array is a batch format error that says what to send.
+    const bare = await t.app.request('/v1/validate/batch', postJson([{ id: 'a', agent_card: {} }], auth));
+    assert.equal(bare.status, 400);
+    const bareBody = await bare.json();
+    assert.equal(bareBody.code, 'INVALID_BATCH_FORMAT');
+    assert.match(bareBody.error, /expected a cards array/);
     const tooLarge = await batch(t, { cards: [{ id: 'a', agent_card: sampleCard() }] }, auth);
     assert.equal(tooLarge.status, 413);
     assert.equal((await tooLarge.json()).code, 'PAYLOAD_TOO_LARGE');

@@ -56,7 +56,9 @@ export const validateRoutes = (deps: AppDeps) => {
       const { plan } = c.var.caller;
       if (plan === 'anonymous') throw new ApiError('UNAUTHORIZED', 'batch validation requires an API key');
       if (plan !== 'pro' && plan !== 'team') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
-      const body = await readJsonObject(c, { maxBytes: config.http.maxBatchBodyBytes });
+      // A bare array is most likely the cards without their wrapper: say what the body must look like.
+      const notAnObject = new ApiError('INVALID_BATCH_FORMAT', 'expected a cards array: send {"cards": [{"id": ..., "agent_card": {...}}]}');
+      const body = await readJsonObject(c, { maxBytes: config.http.maxBatchBodyBytes, notAnObject });
       const entries = parseBatchRequest(body, config.batch.maxCards);
       chargeDailyQuota(c, deps, entries.length);
 
