@@ -2,22 +2,14 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openFileStore, StoreLockedError } from '../../src/store/file.ts';
+import { tempDirFactory } from '../helpers/temp.ts';
 
 const childScript = fileURLToPath(new URL('./fixtures/store-child.ts', import.meta.url));
-const tempDirs: string[] = [];
-const tempDir = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-durability-'));
-  tempDirs.push(dir);
-  return dir;
-};
-after(() => {
-  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirFactory('cardgate-durability-');
 
 interface Child {
   process: ChildProcess;

@@ -1,25 +1,17 @@
 /** FileStore specifics: persistence, files on disk, group commit, retention, errors. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { FakeClock } from '../../src/clock.ts';
 import { openFileStore, StoreError, StoreLockedError, type FileStoreOptions } from '../../src/store/file.ts';
 import type { JobRecord } from '../../src/store/types.ts';
 import { removeStaleLock } from '../../src/store/file/lock.ts';
 import { T0, iso, report } from './fixtures/records.ts';
+import { tempDirFactory } from '../helpers/temp.ts';
 
 const DAY = 86_400_000;
-const tempDirs: string[] = [];
-const tempDir = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-filestore-'));
-  tempDirs.push(dir);
-  return dir;
-};
-after(() => {
-  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirFactory('cardgate-filestore-');
 
 const small = { maxReports: 3, maxChars: 1 << 20 };
 const open = (dataDir: string, over: Partial<FileStoreOptions> = {}) => openFileStore({ dataDir, segmentLimits: small, ...over });

@@ -270,11 +270,17 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
     assert.deepEqual(JSON.parse(got.body), s.result);
   });
 
-  it('503 flat when the queue is full; concurrency is bounded', async () => {
-    const { app, jobs } = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, maxQueued: 1, callbackTimeoutMs: 300 } } });
-    const submit = () => app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: silent.url }));
+  /** One worker, one queue slot, and the worker busy with a callback that never answers. */
+  const busyWorker = async () => {
+    const t = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, maxQueued: 1, callbackTimeoutMs: 300 } } });
+    const submit = () => t.app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: silent.url }));
     assert.equal((await submit()).status, 202); // taken by the single worker
     await silent.waitFor(silent.received.length + 1);
+    return { ...t, submit };
+  };
+
+  it('503 flat when the queue is full; concurrency is bounded', async () => {
+    const { jobs, submit } = await busyWorker();
     assert.equal((await submit()).status, 202); // queued
     assert.deepEqual(jobs.stats, { queued: 1, running: 1 });
     const full = await submit();
@@ -284,10 +290,7 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
   });
 
   it('concurrent submissions awaiting their store commit cannot overshoot maxQueued', async () => {
-    const { app, store, jobs } = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, maxQueued: 1, callbackTimeoutMs: 300 } } });
-    const submit = () => app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: silent.url }));
-    assert.equal((await submit()).status, 202); // taken by the single worker
-    await silent.waitFor(silent.received.length + 1);
+    const { store, jobs, submit } = await busyWorker();
     const commit = store.commit.bind(store);
     store.commit = async () => {
       await new Promise((r) => setTimeout(r, 30)); // a slow disk: all three wait here together
@@ -300,10 +303,7 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
   });
 
   it('a submission whose job could not be stored gives its queue slot back', async () => {
-    const { app, store, jobs } = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, maxQueued: 1, callbackTimeoutMs: 300 } } });
-    const submit = () => app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: silent.url }));
-    assert.equal((await submit()).status, 202); // taken by the single worker
-    await silent.waitFor(silent.received.length + 1);
+    const { store, jobs, submit } = await busyWorker();
     const commit = store.commit.bind(store);
     store.commit = async () => {
       throw new Error('disk full');
