@@ -64,7 +64,8 @@ const readLimited = async (request: Request, maxBytes: number): Promise<Uint8Arr
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> => {
+/** The body as a JSON object, with the bytes it was parsed from (kept verbatim in a report). */
+export const readJsonBody = async (c: Context, options: ReadJsonOptions): Promise<{ value: Record<string, unknown>; bytes: Uint8Array }> => {
   if (!isJsonContentType(c.req.header('content-type'))) {
     const message = 'Content-Type must be application/json';
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', message, options.validationShape ? { validationBody: [{ path: 'body', message }] } : {});
@@ -81,5 +82,8 @@ export const readJsonObject = async (c: Context, options: ReadJsonOptions): Prom
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw options.notAnObject ?? badRequest('request body must be a JSON object', options.validationShape);
   }
-  return value as Record<string, unknown>;
+  return { value: value as Record<string, unknown>, bytes };
 };
+
+export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> =>
+  (await readJsonBody(c, options)).value;

@@ -6,7 +6,7 @@
 import { DAY_MS } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { ReportRecord, Store } from '../store/types.ts';
+import type { NewReport, ReportRecord, Store } from '../store/types.ts';
 
 
 /** `{reports_url}/reports/<id>`. */
@@ -19,7 +19,7 @@ export const retentionCutoff = (config: Config, nowMs: number): number => nowMs 
  * Stores a report and waits until it is durable; the answer is the `recorded` field.
  * A failed write is logged and answered `false`: the caller still gets its result.
  */
-export const recordReport = async (store: Store, log: Logger, report: ReportRecord): Promise<boolean> => {
+export const recordReport = async (store: Store, log: Logger, report: NewReport): Promise<boolean> => {
   try {
     store.putReport(report);
     await store.commit();

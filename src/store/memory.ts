@@ -1,7 +1,8 @@
 /** The Store interface held in memory only: for unit tests, never chosen silently at run time. */
+import { asRecord } from './report-lines.ts';
 import { summarizeReport } from './summary.ts';
 import { Tables } from './tables.ts';
-import type { ReportRecord, ReportSummary, Store } from './types.ts';
+import type { NewReport, ReportRecord, ReportSummary, Store } from './types.ts';
 
 export class MemoryStore extends Tables implements Store {
   private reports = new Map<string, ReportRecord>();
@@ -9,8 +10,8 @@ export class MemoryStore extends Tables implements Store {
   /** Number of commit() calls, so tests can see that a path awaited durability. */
   commits = 0;
 
-  putReport(report: ReportRecord): void {
-    this.reports.set(report.id, structuredClone(report));
+  putReport(report: NewReport): void {
+    this.reports.set(report.id, structuredClone(asRecord(report)));
     if (report.alias !== undefined) this.reportIdByAlias.set(report.alias, report.id);
   }
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {

@@ -1,7 +1,7 @@
-import type { ReportRecord, ReportSummary } from './types.ts';
+import type { NewReport, ReportSummary } from './types.ts';
 
 /** The in-memory summary of a report: verdict and score read off its result body. */
-export const summarizeReport = (r: ReportRecord): ReportSummary => {
+export const summarizeReport = (r: NewReport): ReportSummary => {
   const result = (typeof r.result === 'object' && r.result !== null ? r.result : {}) as Record<string, unknown>;
   // Single and webhook results carry `valid`; GitHub results nest it; a batch is valid when no card is invalid.
   const nested = result.validation as Record<string, unknown> | undefined;

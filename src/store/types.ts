@@ -60,6 +60,15 @@ export interface ReportRecord {
   meta?: Record<string, unknown>;
 }
 
+/**
+ * What putReport takes: a ReportRecord, or one whose card is still inside the request body as the
+ * caller sent it: `requestJson` is that body (UTF-8 JSON text of an object, already parsed once,
+ * the card at `agent_card`). The body is stored verbatim instead of serializing the card again,
+ * which on POST /v1/validate cost about as much as reading the request; reading the report back
+ * gives `card` = `agent_card` of that body.
+ */
+export type NewReport = ReportRecord | (Omit<ReportRecord, 'card'> & { requestJson: Uint8Array });
+
 /** Summary kept in memory for every stored report (listing without reading bodies). */
 export interface ReportSummary {
   id: string;
@@ -126,7 +135,7 @@ export interface Store {
   listUsage(filter?: { account_id?: string; since_day?: string }): UsageRow[];
 
   // reports
-  putReport(report: ReportRecord): void;
+  putReport(report: NewReport): void;
   /** By id or alias; undefined when unknown or removed by retention. */
   getReport(idOrAlias: string): Promise<ReportRecord | undefined>;
   /** Newest first. */

@@ -41,7 +41,7 @@ const implementations: Array<{ name: string; open: () => Promise<Store> }> = [
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-contract-'));
       tempDirs.push(dir);
       // Tiny segments so that the suite crosses segment boundaries.
-      return openFileStore({ dataDir: dir, segmentLimits: { maxReports: 3, maxChars: 1 << 20 } });
+      return openFileStore({ dataDir: dir, segmentLimits: { maxReports: 3, maxBytes: 1 << 20 } });
     },
   },
 ];
@@ -142,6 +142,18 @@ for (const impl of implementations) {
       assert.deepEqual(s.listReports({ account_id: 'acc_2' }).map((r) => r.id), ['rpt_6', 'rpt_4', 'rpt_2']);
       const gh2 = s.listReports({ limit: 1 })[0];
       assert.deepEqual(gh2, { id: 'gh_2', kind: 'github', created_at: iso(T0 + 9), account_id: 'acc_1', alias: 'a'.repeat(40), valid: false, score: null });
+    });
+
+    withStore('reports: one put with its request body verbatim reads back with the card from that body', async (s) => {
+      const card = { name: 'Tab\tcard', description: 'line\nbreak "quoted" <b>é</b> 😀', skills: [{ id: 's' }] };
+      // Pretty-printed with CRLF and a BOM, as an editor might send it.
+      const text = `\uFEFF${JSON.stringify({ agent_card: card, options: { include_score: true } }, null, 2).replaceAll('\n', '\r\n')}`;
+      const { card: _card, ...fields } = report('rpt_raw', { result: { valid: false, score: 40 } });
+      s.putReport({ ...fields, requestJson: new TextEncoder().encode(text) });
+      s.putReport(report('rpt_next'));
+      const got = await s.getReport('rpt_raw');
+      assert.deepEqual(got, { ...fields, card });
+      assert.deepEqual(s.listReports({ limit: 2 }).map((r) => [r.id, r.valid, r.score]), [['rpt_next', true, 97], ['rpt_raw', false, 40]]);
     });
 
     withStore('reports: putting an id again replaces it in place', async (s) => {

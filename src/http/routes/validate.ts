@@ -12,7 +12,7 @@ import { parseBatchRequest, runBatch } from '../../services/batch.ts';
 import { newId } from '../../services/ids.ts';
 import { recordReport, reportUrl } from '../../services/reports.ts';
 import { parseValidateRequest, singleResultBody, storedSingleResult } from '../../services/validation.ts';
-import { readJsonObject } from '../body.ts';
+import { readJsonBody, readJsonObject } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { identifyCaller } from '../middleware/caller.ts';
 import { chargeDailyQuota } from '../quota.ts';
@@ -24,8 +24,8 @@ export const validateRoutes = (deps: AppDeps) => {
   return new Hono<AppEnv>()
     .post('/', caller, async (c) => {
       const startedAt = performance.now();
-      const body = await readJsonObject(c, { maxBytes: config.http.maxBodyBytes, validationShape: true });
-      const request = parseValidateRequest(body);
+      const body = await readJsonBody(c, { maxBytes: config.http.maxBodyBytes, validationShape: true });
+      const request = parseValidateRequest(body.value);
       const rateLimitInfo = chargeDailyQuota(c, deps, 1);
       const result = validateCard(request.agent_card, { protocolVersion: request.options.protocolVersion });
 
@@ -37,7 +37,7 @@ export const validateRoutes = (deps: AppDeps) => {
         created_at: iso(now),
         account_id: c.var.caller.account?.id ?? null,
         version: result.version,
-        card: request.agent_card,
+        requestJson: body.bytes, // the card verbatim, as sent
         result: storedSingleResult(result),
       });
       return c.json(

@@ -21,7 +21,7 @@ import { LowSync } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../clock.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import { Tables, emptyTablesDoc, type TableName, type TablesDoc } from '../tables.ts';
-import type { ReportRecord, ReportSummary, Store } from '../types.ts';
+import type { NewReport, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';
 import { DurableJsonFile, removeStaleTempFiles } from './durable-file.ts';
 import { StoreError } from './errors.ts';
@@ -127,7 +127,7 @@ export class FileStore extends Tables implements Store {
     }
   }
 
-  putReport(report: ReportRecord): void {
+  putReport(report: NewReport): void {
     this.reports.put(report);
     this.seq++;
   }

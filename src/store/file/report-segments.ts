@@ -5,14 +5,15 @@
  * is immutable. So recording a report costs the same with 100 or 100,000 stored.
  *
  * In memory: id → (segment, summary position), alias → id (latest wins), the summaries in put
- * order (listing without reading bodies), and the reports of the active segment as JSON text.
+ * order (listing without reading bodies), and the reports of the active segment as their lines.
  * Sealed segments on disk are read on demand through a small cache. Retention deletes whole
  * sealed segments and rewrites the active one without the expired reports.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { fromLine, reportLine } from '../report-lines.ts';
 import { summarizeReport } from '../summary.ts';
-import type { ReportRecord, ReportSummary } from '../types.ts';
+import type { NewReport, ReportRecord, ReportSummary } from '../types.ts';
 import { AppendLog, parseLogLines, readLogLines } from './append-log.ts';
 import { syncDirectory, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
@@ -20,8 +21,8 @@ import { StoreError, errorCode } from './errors.ts';
 export interface SegmentLimits {
   /** A segment is sealed once it holds this many reports… */
   maxReports: number;
-  /** …or this many characters of JSON. */
-  maxChars: number;
+  /** …or this many bytes. */
+  maxBytes: number;
 }
 
 /**
@@ -29,17 +30,17 @@ export interface SegmentLimits {
  * few hundred reports, while a sealed segment still parses in tens of ms when an old report is
  * read (and stays in the small cache after).
  */
-export const defaultSegmentLimits: SegmentLimits = { maxReports: 2000, maxChars: 4 * 1024 * 1024 };
+export const defaultSegmentLimits: SegmentLimits = { maxReports: 2000, maxBytes: 4 * 1024 * 1024 };
 
 interface Segment {
   no: number;
   /** Epoch ms of its newest report (-Infinity when empty): retention deletes it once older. */
   newestMs: number;
-  chars: number;
-  /** The reports as JSON by id, while the segment is active or has lines not yet written; null once only on disk. */
-  records: Map<string, string> | null;
+  bytes: number;
+  /** The reports' lines by id, while the segment is active or has lines not yet written; null once only on disk. */
+  records: Map<string, Buffer> | null;
   /** Lines put since the last flush. */
-  pending: string[];
+  pending: Buffer[];
   /** Open for appends while the segment is active or has pending lines. */
   log: AppendLog | null;
 }
@@ -50,8 +51,12 @@ const isReport = (value: unknown): value is ReportRecord =>
 const reportsOf = (file: string, values: unknown[]): ReportRecord[] => {
   const bad = values.findIndex((v) => !isReport(v));
   if (bad >= 0) throw new StoreError(`store file ${file} holds something that is not a report at line ${bad + 1}; move it away or restore it from a backup`);
-  return values as ReportRecord[];
+  return (values as ReportRecord[]).map(fromLine);
 };
+
+const NEWLINE = Buffer.from('\n');
+/** Lines as one appendable chunk, each ending with a newline. */
+const joinLines = (lines: Buffer[]): Buffer => Buffer.concat(lines.flatMap((line) => [line, NEWLINE]));
 
 const SEGMENT_NAME = /^seg-(\d+)\.jsonl$/;
 const segmentName = (no: number): string => `seg-${String(no).padStart(6, '0')}.jsonl`;
@@ -91,12 +96,13 @@ export class ReportSegments {
       const reports = reportsOf(file, opened ? opened.values : readLogLines(file));
       const seg = store.addSegment(no);
       for (const r of reports) {
-        const json = JSON.stringify(r);
-        seg.chars += json.length + 1;
+        // Only the last segment may take more lines, so only its size matters.
+        const line = opened && reportLine(r);
+        if (line) seg.bytes += line.length + 1;
         seg.newestMs = Math.max(seg.newestMs, Date.parse(r.created_at));
         if (Date.parse(r.created_at) < notBeforeMs) continue;
         store.index(r, no);
-        if (opened) seg.records!.set(r.id, json);
+        if (line) seg.records!.set(r.id, line);
       }
       if (opened && !store.isFull(seg)) {
         // The last segment stays the active one while it has room.
@@ -115,13 +121,13 @@ export class ReportSegments {
     return this.where.size;
   }
 
-  put(report: ReportRecord): void {
-    const json = JSON.stringify(report);
-    if (!this.active.records?.has(report.id) && this.isFull(this.active, json.length)) this.seal();
+  put(report: NewReport): void {
+    const line = reportLine(report);
+    if (!this.active.records?.has(report.id) && this.isFull(this.active, line.length)) this.seal();
     const seg = this.active;
-    seg.chars += json.length + 1;
-    seg.records!.set(report.id, json);
-    seg.pending.push(json);
+    seg.bytes += line.length + 1;
+    seg.records!.set(report.id, line);
+    seg.pending.push(line);
     seg.newestMs = Math.max(seg.newestMs, Date.parse(report.created_at));
     this.dirty.add(seg.no);
     this.index(report, seg.no);
@@ -132,7 +138,7 @@ export class ReportSegments {
     const at = id === undefined ? undefined : this.where.get(id);
     if (id === undefined || at === undefined) return undefined;
     const inMemory = this.segments.get(at.seg)?.records?.get(id);
-    if (inMemory !== undefined) return JSON.parse(inMemory) as ReportRecord;
+    if (inMemory !== undefined) return fromLine(JSON.parse(inMemory.toString('utf8')) as ReportRecord);
     const report = (await this.readSealed(at.seg)).get(id);
     return report && structuredClone(report);
   }
@@ -191,10 +197,10 @@ export class ReportSegments {
     const file = path.join(this.dir, segmentName(seg.no));
     const old = seg.log;
     try {
-      writeFileDurably(file, lines.map((l) => `${l}\n`).join(''));
+      writeFileDurably(file, joinLines(lines));
       seg.pending = [];
       this.dirty.delete(seg.no);
-      seg.chars = lines.reduce((n, l) => n + l.length + 1, 0);
+      seg.bytes = lines.reduce((n, l) => n + l.length + 1, 0);
     } finally {
       seg.log = null; // the next flush opens the file again
       void old?.close();
@@ -211,7 +217,7 @@ export class ReportSegments {
       const seg = this.segments.get(no)!;
       if (seg.pending.length > 0) {
         seg.log ??= AppendLog.open(path.join(this.dir, segmentName(no))).log;
-        synced.push(seg.log.append(`${seg.pending.join('\n')}\n`));
+        synced.push(seg.log.append(joinLines(seg.pending)));
         seg.pending = [];
       }
       this.dirty.delete(no);
@@ -240,18 +246,18 @@ export class ReportSegments {
   }
 
   private addSegment(no: number): Segment {
-    const seg: Segment = { no, newestMs: -Infinity, chars: 0, records: new Map(), pending: [], log: null };
+    const seg: Segment = { no, newestMs: -Infinity, bytes: 0, records: new Map(), pending: [], log: null };
     this.segments.set(no, seg);
     return seg;
   }
 
-  private isFull(seg: Segment, extraChars = 0): boolean {
+  private isFull(seg: Segment, extraBytes = 0): boolean {
     const size = seg.records?.size ?? 0;
-    return size >= this.limits.maxReports || (size > 0 && seg.chars + extraChars > this.limits.maxChars);
+    return size >= this.limits.maxReports || (size > 0 && seg.bytes + extraBytes > this.limits.maxBytes);
   }
 
   /** Points the indexes at `report` in segment `no`; a known id keeps its listing position. */
-  private index(report: ReportRecord, no: number): void {
+  private index(report: NewReport, no: number): void {
     const summary = summarizeReport(report);
     const at = this.where.get(report.id);
     if (at) {
