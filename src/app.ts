@@ -53,7 +53,11 @@ export const createApp = (deps: AppDeps) => {
   app.use(requestId());
   app.use(requestLog(deps.log));
   app.route('/', healthRoutes(lifecycle));
-  app.use('/v1/*', defaultRateHeaders(deps));
+  const setDefaultRateHeaders = defaultRateHeaders(deps);
+  app.use('/v1/rules', async (c, next) => {
+    setDefaultRateHeaders(c);
+    await next();
+  });
   app.route('/v1/validate', validateRoutes(deps));
   app.route('/v1/rules', rulesRoutes);
   app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
@@ -64,6 +68,7 @@ export const createApp = (deps: AppDeps) => {
 
   const fallback = methodNotAllowedOrNotFound(app);
   app.notFound((c) => {
+    if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) setDefaultRateHeaders(c);
     const err = fallback(c.req.path, c.req.method);
     return c.json(err.body() as object, err.status as 404, err.headers);
   });

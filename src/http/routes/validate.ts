@@ -30,11 +30,12 @@ export const validateRoutes = (deps: AppDeps) => {
       const result = validateCard(request.agent_card, { protocolVersion: request.options.protocolVersion });
 
       const now = clock.now();
+      const timestamp = iso(now);
       const id = newId('rpt', now);
       const recorded = await recordReport(store, log, {
         id,
         kind: 'single',
-        created_at: iso(now),
+        created_at: timestamp,
         account_id: c.var.caller.account?.id ?? null,
         version: result.version,
         requestJson: body.bytes, // the card verbatim, as sent
@@ -46,7 +47,7 @@ export const validateRoutes = (deps: AppDeps) => {
           report_url: reportUrl(deps.urls.reportsUrl, id),
           response_time_ms: Math.round(performance.now() - startedAt),
           recorded,
-          timestamp: iso(now),
+          timestamp,
           rateLimitInfo,
         }),
       );
@@ -63,13 +64,14 @@ export const validateRoutes = (deps: AppDeps) => {
       chargeDailyQuota(c, deps, entries.length);
 
       const now = clock.now();
+      const timestamp = iso(now);
       const batchId = newId('batch', now);
-      const result = runBatch(entries, { batch_id: batchId, timestamp: iso(now), startedAt, log });
+      const result = runBatch(entries, { batch_id: batchId, timestamp, startedAt, log });
       // The response has no `recorded` field (interface 2.5); the report is still durable before we answer.
       await recordReport(store, log, {
         id: batchId,
         kind: 'batch',
-        created_at: iso(now),
+        created_at: timestamp,
         account_id: c.var.caller.account?.id ?? null,
         card: entries,
         result,
