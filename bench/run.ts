@@ -1,8 +1,9 @@
 /**
- * npm run bench [-- engine|store|http ...]: runs the benchmark groups and prints one table.
+ * npm run bench [-- engine|store|http|floor|startup ...]: runs the benchmark groups and prints one table.
  * Speed and memory targets live here, never in unit tests.
  */
 import { benchEngine } from './engine.ts';
+import { benchFloor } from './floor.ts';
 import { benchHttp } from './http.ts';
 import { benchStartup } from './startup.ts';
 import { benchStore } from './store.ts';
@@ -14,7 +15,7 @@ export interface BenchRow {
   note?: string;
 }
 
-const groups: Record<string, () => Promise<BenchRow[]>> = { engine: benchEngine, store: benchStore, http: benchHttp, startup: benchStartup };
+const groups: Record<string, () => Promise<BenchRow[]>> = { engine: benchEngine, store: benchStore, http: benchHttp, floor: benchFloor, startup: benchStartup };
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = chosen.filter((name) => !(name in groups));

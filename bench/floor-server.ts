@@ -1,0 +1,48 @@
+/**
+ * The floor of POST /v1/validate: a bare Hono app on @hono/node-server (no middleware, auth,
+ * quota, log or store) that adds the validation's own work one step at a time, so each step's
+ * cost can be read against a bare GET in the same run. Started by floor.ts; prints its URL.
+ *   GET  /hello                 {"status":"ok"}
+ *   POST /floor/parse           read the body, decode, JSON.parse; answer {"ok":true}
+ *   POST /floor/engine          + the request schema and validateCard; answer {"valid":…}
+ *   POST /floor/response        + the full response body of interface 2.4
+ *   POST /floor/report          + the report line serialized (not written)
+ */
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { validateCard } from '../src/card/index.ts';
+import { parseValidateRequest, singleResultBody, storedSingleResult } from '../src/services/validation.ts';
+import { reportLine } from '../src/store/report-lines.ts';
+
+const steps = ['parse', 'engine', 'response', 'report'] as const;
+const decoder = new TextDecoder();
+const context = {
+  report_id: 'rpt_1795315287487_XOehXdbg5burtDgIJyCs',
+  report_url: 'http://127.0.0.1:8080/reports/rpt_1795315287487_XOehXdbg5burtDgIJyCs',
+  response_time_ms: 0,
+  recorded: true,
+  timestamp: '2026-11-22T02:41:27.487Z',
+  rateLimitInfo: { used: 1, limit: -1, remaining: -1, plan: 'pro' as const },
+};
+let serialized = 0; // keeps the report line from being optimized away
+
+const app = new Hono()
+  .get('/hello', (c) => c.json({ status: 'ok' }))
+  .post('/floor/:step', async (c) => {
+    const upTo = steps.indexOf(c.req.param('step') as (typeof steps)[number]);
+    if (upTo < 0) return c.notFound();
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const body = JSON.parse(decoder.decode(bytes)) as Record<string, unknown>;
+    if (upTo === 0) return c.json({ ok: true });
+    const request = parseValidateRequest(body);
+    const result = validateCard(request.agent_card, { protocolVersion: request.options.protocolVersion });
+    if (upTo === 1) return c.json({ valid: result.valid });
+    if (upTo === 3) {
+      const line = reportLine({ id: context.report_id, kind: 'single', created_at: context.timestamp, account_id: null, version: result.version, requestJson: bytes, result: storedSingleResult(result) });
+      serialized += line.length;
+    }
+    return c.json(singleResultBody(result, request, context));
+  });
+
+const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => console.log(`floor server on http://127.0.0.1:${info.port}`));
+process.on('SIGTERM', () => server.close(() => process.exit(serialized >= 0 ? 0 : 1)));
