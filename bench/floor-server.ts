@@ -31,14 +31,14 @@ const app = new Hono()
   .post('/floor/:step', async (c) => {
     const upTo = steps.indexOf(c.req.param('step') as (typeof steps)[number]);
     if (upTo < 0) return c.notFound();
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    const body = JSON.parse(decoder.decode(bytes)) as Record<string, unknown>;
+    const text = decoder.decode(await c.req.arrayBuffer());
+    const body = JSON.parse(text) as Record<string, unknown>;
     if (upTo === 0) return c.json({ ok: true });
     const request = parseValidateRequest(body);
     const result = validateCard(request.agent_card, { protocolVersion: request.options.protocolVersion });
     if (upTo === 1) return c.json({ valid: result.valid });
     if (upTo === 3) {
-      const line = reportLine({ id: context.report_id, kind: 'single', created_at: context.timestamp, account_id: null, version: result.version, requestJson: bytes, result: storedSingleResult(result) });
+      const line = reportLine({ id: context.report_id, kind: 'single', created_at: context.timestamp, account_id: null, version: result.version, requestJson: text, result: storedSingleResult(result) });
       serialized += line.length;
     }
     return c.json(singleResultBody(result, request, context));

@@ -64,17 +64,19 @@ const readLimited = async (request: Request, maxBytes: number): Promise<Uint8Arr
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** The body as a JSON object, with the bytes it was parsed from (kept verbatim in a report). */
-export const readJsonBody = async (c: Context, options: ReadJsonOptions): Promise<{ value: Record<string, unknown>; bytes: Uint8Array }> => {
+/** The body as a JSON object, with the text it was parsed from (kept verbatim in a report). */
+export const readJsonBody = async (c: Context, options: ReadJsonOptions): Promise<{ value: Record<string, unknown>; text: string }> => {
   if (!isJsonContentType(c.req.header('content-type'))) {
     const message = 'Content-Type must be application/json';
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', message, options.validationShape ? { validationBody: [{ path: 'body', message }] } : {});
   }
   const bytes = await readLimited(c.req.raw, options.maxBytes);
   if (bytes.byteLength === 0) throw badRequest('request body is empty; expected a JSON object', options.validationShape);
+  let text = '';
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(bytes));
+    text = decoder.decode(bytes);
+    value = JSON.parse(text);
   } catch (e) {
     const reason = e instanceof SyntaxError ? e.message : 'body is not valid UTF-8';
     throw badRequest(`request body is not valid JSON: ${reason}`, options.validationShape);
@@ -82,7 +84,7 @@ export const readJsonBody = async (c: Context, options: ReadJsonOptions): Promis
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw options.notAnObject ?? badRequest('request body must be a JSON object', options.validationShape);
   }
-  return { value: value as Record<string, unknown>, bytes };
+  return { value: value as Record<string, unknown>, text };
 };
 
 export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> =>

@@ -62,12 +62,11 @@ export interface ReportRecord {
 
 /**
  * What putReport takes: a ReportRecord, or one whose card is still inside the request body as the
- * caller sent it: `requestJson` is that body (UTF-8 JSON text of an object, already parsed once,
- * the card at `agent_card`). The body is stored verbatim instead of serializing the card again,
- * which on POST /v1/validate cost about as much as reading the request; reading the report back
- * gives `card` = `agent_card` of that body.
+ * caller sent it: `requestJson` is that body's text (JSON of an object, already parsed once, the
+ * card at `agent_card`). The text is stored verbatim instead of serializing the card again (a
+ * hot-path cost on POST /v1/validate); reading the report back gives `card` = `agent_card` of it.
  */
-export type NewReport = ReportRecord | (Omit<ReportRecord, 'card'> & { requestJson: Uint8Array });
+export type NewReport = ReportRecord | (Omit<ReportRecord, 'card'> & { requestJson: string });
 
 /** Summary kept in memory for every stored report (listing without reading bodies). */
 export interface ReportSummary {

@@ -13,7 +13,7 @@ import { tempDirFactory } from '../helpers/temp.ts';
 const DAY = 86_400_000;
 const tempDir = tempDirFactory('cardgate-filestore-');
 
-const small = { maxReports: 3, maxBytes: 1 << 20 };
+const small = { maxReports: 3, maxChars: 1 << 20 };
 const open = (dataDir: string, over: Partial<FileStoreOptions> = {}) => openFileStore({ dataDir, segmentLimits: small, ...over });
 const segmentFiles = (dir: string) => fs.readdirSync(path.join(dir, 'reports')).sort();
 const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -75,8 +75,8 @@ test('everything committed is there after reopening', async () => {
 test('a report put with its request body verbatim is one line on disk and reads back after reopening', async () => {
   const dir = tempDir();
   const card = { name: 'Multi\nline', url: 'https://a.example/x' };
-  const body = Buffer.from(`{\r\n  "agent_card": ${JSON.stringify(card, null, 1)},\n  "validation_mode": "cli"\n}\n`);
-  const s1 = await open(dir, { segmentLimits: { maxReports: 2, maxBytes: 1 << 20 } });
+  const body = `{\r\n  "agent_card": ${JSON.stringify(card, null, 1)},\n  "validation_mode": "cli"\n}\n`;
+  const s1 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
   const { card: _card, ...fields } = report('rpt_raw');
   s1.putReport({ ...fields, requestJson: body });
   s1.putReport(report('rpt_2'));
@@ -86,7 +86,7 @@ test('a report put with its request body verbatim is one line on disk and reads 
   assert.equal(lines.length, 3); // two lines and the empty string after the last newline
   assert.deepEqual(JSON.parse(lines[0]!).request, { agent_card: card, validation_mode: 'cli' });
 
-  const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxBytes: 1 << 20 } });
+  const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
   assert.deepEqual(await s2.getReport('rpt_raw'), { ...fields, card });
   await s2.close();
 });
@@ -346,7 +346,7 @@ test('NODE_ENV=test does not turn the store into a memory one', async () => {
 
 test('a failed rewrite of the active segment (retention) loses nothing: later reports still land in it', async () => {
   const dir = tempDir();
-  const s = await open(dir, { segmentLimits: { maxReports: 100, maxBytes: 1 << 20 } });
+  const s = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
   s.putReport(report('old', { created_at: iso(T0) }));
   s.putReport(report('kept', { created_at: iso(T0 + 2 * DAY) }));
   await s.commit();
@@ -357,7 +357,7 @@ test('a failed rewrite of the active segment (retention) loses nothing: later re
   s.putReport(report('after', { created_at: iso(T0 + 3 * DAY) }));
   await s.commit();
   await s.close();
-  const s2 = await open(dir, { segmentLimits: { maxReports: 100, maxBytes: 1 << 20 } });
+  const s2 = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
   assert.equal((await s2.getReport('kept'))?.id, 'kept');
   assert.equal((await s2.getReport('after'))?.id, 'after');
   await s2.close();

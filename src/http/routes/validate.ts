@@ -38,7 +38,7 @@ export const validateRoutes = (deps: AppDeps) => {
         created_at: timestamp,
         account_id: c.var.caller.account?.id ?? null,
         version: result.version,
-        requestJson: body.bytes, // the card verbatim, as sent
+        requestJson: body.text, // the card verbatim, as sent
         result: storedSingleResult(result),
       });
       return c.json(

@@ -86,9 +86,9 @@ export class AppendLog {
    * Appends complete lines (`text` ends with a newline). Throws at once when the write fails
    * (the file is cut back first); the promise settles when the lines are on disk.
    */
-  append(text: string | Uint8Array): Promise<void> {
+  append(text: string): Promise<void> {
     if (this.fd < 0) throw new StoreError(`${this.file} is closed`);
-    const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+    const bytes = Buffer.from(text, 'utf8');
     try {
       for (let written = 0; written < bytes.length; ) written += fs.writeSync(this.fd, bytes, written);
     } catch (err) {

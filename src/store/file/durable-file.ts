@@ -18,7 +18,7 @@ const tempPathOf = (file: string): string => path.join(path.dirname(file), `.${p
  * would wait for a turn of a busy event loop (six steps per file: measured flushes of 10-50 ms
  * under load, which held every waiting request).
  */
-export const writeFileDurably = (file: string, text: string | Uint8Array): void => {
+export const writeFileDurably = (file: string, text: string): void => {
   const temp = tempPathOf(file);
   const fd = fs.openSync(temp, 'w');
   try {

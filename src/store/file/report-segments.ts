@@ -21,8 +21,8 @@ import { StoreError, errorCode } from './errors.ts';
 export interface SegmentLimits {
   /** A segment is sealed once it holds this many reports… */
   maxReports: number;
-  /** …or this many bytes. */
-  maxBytes: number;
+  /** …or this many characters of JSON. */
+  maxChars: number;
 }
 
 /**
@@ -30,17 +30,17 @@ export interface SegmentLimits {
  * few hundred reports, while a sealed segment still parses in tens of ms when an old report is
  * read (and stays in the small cache after).
  */
-export const defaultSegmentLimits: SegmentLimits = { maxReports: 2000, maxBytes: 4 * 1024 * 1024 };
+export const defaultSegmentLimits: SegmentLimits = { maxReports: 2000, maxChars: 4 * 1024 * 1024 };
 
 interface Segment {
   no: number;
   /** Epoch ms of its newest report (-Infinity when empty): retention deletes it once older. */
   newestMs: number;
-  bytes: number;
+  chars: number;
   /** The reports' lines by id, while the segment is active or has lines not yet written; null once only on disk. */
-  records: Map<string, Buffer> | null;
+  records: Map<string, string> | null;
   /** Lines put since the last flush. */
-  pending: Buffer[];
+  pending: string[];
   /** Open for appends while the segment is active or has pending lines. */
   log: AppendLog | null;
 }
@@ -54,9 +54,8 @@ const reportsOf = (file: string, values: unknown[]): ReportRecord[] => {
   return (values as ReportRecord[]).map(fromLine);
 };
 
-const NEWLINE = Buffer.from('\n');
 /** Lines as one appendable chunk, each ending with a newline. */
-const joinLines = (lines: Buffer[]): Buffer => Buffer.concat(lines.flatMap((line) => [line, NEWLINE]));
+const joinLines = (lines: string[]): string => `${lines.join('\n')}\n`;
 
 const SEGMENT_NAME = /^seg-(\d+)\.jsonl$/;
 const segmentName = (no: number): string => `seg-${String(no).padStart(6, '0')}.jsonl`;
@@ -98,7 +97,7 @@ export class ReportSegments {
       for (const r of reports) {
         // Only the last segment may take more lines, so only its size matters.
         const line = opened && reportLine(r);
-        if (line) seg.bytes += line.length + 1;
+        if (line) seg.chars += line.length + 1;
         seg.newestMs = Math.max(seg.newestMs, Date.parse(r.created_at));
         if (Date.parse(r.created_at) < notBeforeMs) continue;
         store.index(r, no);
@@ -125,7 +124,7 @@ export class ReportSegments {
     const line = reportLine(report);
     if (!this.active.records?.has(report.id) && this.isFull(this.active, line.length)) this.seal();
     const seg = this.active;
-    seg.bytes += line.length + 1;
+    seg.chars += line.length + 1;
     seg.records!.set(report.id, line);
     seg.pending.push(line);
     seg.newestMs = Math.max(seg.newestMs, Date.parse(report.created_at));
@@ -138,7 +137,7 @@ export class ReportSegments {
     const at = id === undefined ? undefined : this.where.get(id);
     if (id === undefined || at === undefined) return undefined;
     const inMemory = this.segments.get(at.seg)?.records?.get(id);
-    if (inMemory !== undefined) return fromLine(JSON.parse(inMemory.toString('utf8')) as ReportRecord);
+    if (inMemory !== undefined) return fromLine(JSON.parse(inMemory) as ReportRecord);
     const report = (await this.readSealed(at.seg)).get(id);
     return report && structuredClone(report);
   }
@@ -200,7 +199,7 @@ export class ReportSegments {
       writeFileDurably(file, joinLines(lines));
       seg.pending = [];
       this.dirty.delete(seg.no);
-      seg.bytes = lines.reduce((n, l) => n + l.length + 1, 0);
+      seg.chars = lines.reduce((n, l) => n + l.length + 1, 0);
     } finally {
       seg.log = null; // the next flush opens the file again
       void old?.close();
@@ -246,14 +245,14 @@ export class ReportSegments {
   }
 
   private addSegment(no: number): Segment {
-    const seg: Segment = { no, newestMs: -Infinity, bytes: 0, records: new Map(), pending: [], log: null };
+    const seg: Segment = { no, newestMs: -Infinity, chars: 0, records: new Map(), pending: [], log: null };
     this.segments.set(no, seg);
     return seg;
   }
 
-  private isFull(seg: Segment, extraBytes = 0): boolean {
+  private isFull(seg: Segment, extraChars = 0): boolean {
     const size = seg.records?.size ?? 0;
-    return size >= this.limits.maxReports || (size > 0 && seg.bytes + extraBytes > this.limits.maxBytes);
+    return size >= this.limits.maxReports || (size > 0 && seg.chars + extraChars > this.limits.maxChars);
   }
 
   /** Points the indexes at `report` in segment `no`; a known id keeps its listing position. */
