@@ -44,6 +44,19 @@ export const readLogLines = (file: string): unknown[] => {
   return completeLines(file, bytes).values;
 };
 
+/** The lines as UTF-8, each ending with a newline: encoded straight into one buffer, with no joined string in between. */
+const encodeLines = (lines: readonly string[]): Buffer => {
+  let size = 0;
+  for (const line of lines) size += Buffer.byteLength(line, 'utf8') + 1;
+  const bytes = Buffer.allocUnsafe(size);
+  let offset = 0;
+  for (const line of lines) {
+    offset += bytes.write(line, offset, 'utf8');
+    bytes[offset++] = NEWLINE;
+  }
+  return bytes;
+};
+
 export class AppendLog {
   /** The fdatasyncs still running; close() waits for them. */
   private syncing = new Set<Promise<void>>();
@@ -83,12 +96,12 @@ export class AppendLog {
   }
 
   /**
-   * Appends complete lines (`text` ends with a newline). Throws at once when the write fails
-   * (the file is cut back first); the promise settles when the lines are on disk.
+   * Appends `lines` (each without its newline). Throws at once when the write fails (the file is
+   * cut back first); the promise settles when the lines are on disk.
    */
-  append(text: string): Promise<void> {
+  append(lines: readonly string[]): Promise<void> {
     if (this.fd < 0) throw new StoreError(`${this.file} is closed`);
-    const bytes = Buffer.from(text, 'utf8');
+    const bytes = encodeLines(lines);
     try {
       for (let written = 0; written < bytes.length; ) written += fs.writeSync(this.fd, bytes, written);
     } catch (err) {

@@ -207,7 +207,7 @@ export class FileStore extends Tables implements Store {
       for (const [table, key] of this.dirtyRows.values()) lines.push(JSON.stringify({ t: table, k: key, v: this.row(table, key) ?? null }));
       if (this.prunedBeforeDirty) lines.push(JSON.stringify({ t: 'reports_pruned_before', v: this.db.data.reports_pruned_before }));
       if (lines.length > 0) {
-        synced.push(this.journal.append(`${lines.join('\n')}\n`));
+        synced.push(this.journal.append(lines));
         this.dirtyRows.clear();
         this.prunedBeforeDirty = false;
       }

@@ -216,7 +216,7 @@ export class ReportSegments {
       const seg = this.segments.get(no)!;
       if (seg.pending.length > 0) {
         seg.log ??= AppendLog.open(path.join(this.dir, segmentName(no))).log;
-        synced.push(seg.log.append(joinLines(seg.pending)));
+        synced.push(seg.log.append(seg.pending));
         seg.pending = [];
       }
       this.dirty.delete(no);
