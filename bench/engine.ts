@@ -22,7 +22,8 @@ function throughput(cards: readonly unknown[], fn: (card: unknown, i: number) =>
   return (done / elapsed) * 1000;
 }
 
-function officialValidators(): Map<RuleSetVersion, ValidateFunction> {
+/** ajv compiled on the official JSON schema of each rule set (its AgentCard definition). */
+export function officialValidators(): Map<RuleSetVersion, ValidateFunction> {
   const ajv = new Ajv({ strict: false, allErrors: true });
   const out = new Map<RuleSetVersion, ValidateFunction>();
   for (const v of ruleSetVersions) {

@@ -4,7 +4,8 @@
  * cost can be read against a bare GET in the same run. Started by floor.ts; prints its URL.
  *   GET  /hello                 {"status":"ok"}
  *   POST /floor/parse           read the body, decode, JSON.parse; answer {"ok":true}
- *   POST /floor/engine          + the request schema and validateCard; answer {"valid":…}
+ *   POST /floor/ajv             parse + ajv on the official 0.3.0 schema (the issue's reference floor)
+ *   POST /floor/engine          parse + the request schema and validateCard; answer {"valid":…}
  *   POST /floor/response        + the full response body of interface 2.4
  *   POST /floor/report          + the report line serialized (not written)
  */
@@ -13,8 +14,10 @@ import { Hono } from 'hono';
 import { validateCard } from '../src/card/index.ts';
 import { parseValidateRequest, singleResultBody, storedSingleResult } from '../src/services/validation.ts';
 import { reportLine } from '../src/store/report-lines.ts';
+import { officialValidators } from './engine.ts';
 
-const steps = ['parse', 'engine', 'response', 'report'] as const;
+const steps = ['parse', 'ajv', 'engine', 'response', 'report'] as const;
+const ajvCard = officialValidators().get('0.3.0')!;
 const decoder = new TextDecoder();
 const context = {
   report_id: 'rpt_1795315287487_XOehXdbg5burtDgIJyCs',
@@ -34,10 +37,11 @@ const app = new Hono()
     const text = decoder.decode(await c.req.arrayBuffer());
     const body = JSON.parse(text) as Record<string, unknown>;
     if (upTo === 0) return c.json({ ok: true });
+    if (upTo === 1) return c.json({ valid: ajvCard(body.agent_card) });
     const request = parseValidateRequest(body);
     const result = validateCard(request.agent_card, { protocolVersion: request.options.protocolVersion });
-    if (upTo === 1) return c.json({ valid: result.valid });
-    if (upTo === 3) {
+    if (upTo === 2) return c.json({ valid: result.valid });
+    if (upTo === 4) {
       const line = reportLine({ id: context.report_id, kind: 'single', created_at: context.timestamp, account_id: null, version: result.version, requestJson: text, result: storedSingleResult(result) });
       serialized += line.length;
     }
