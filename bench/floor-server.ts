@@ -5,14 +5,14 @@
  *   GET  /hello                 {"status":"ok"}
  *   POST /floor/parse           read the body, decode, JSON.parse; answer {"ok":true}
  *   POST /floor/ajv             parse + ajv on the official 0.3.0 schema (the issue's reference floor)
- *   POST /floor/engine          parse + the request schema and validateCard; answer {"valid":…}
+ *   POST /floor/engine          the service's validation of the body's text (parse, request schema,
+ *                               validateCard, the answer's pieces); answer {"valid":…}
  *   POST /floor/response        + the full response body of interface 2.4
  *   POST /floor/report          + the report line serialized (not written)
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { validateCard } from '../src/card/index.ts';
-import { parseValidateRequest, singleResultBody, storedSingleResult } from '../src/services/validation.ts';
+import { singleResponseText, validateSingleText } from '../src/services/validation.ts';
 import { reportLine } from '../src/store/report-lines.ts';
 import { officialValidators } from './engine.ts';
 
@@ -29,23 +29,34 @@ const context = {
 };
 let serialized = 0; // keeps the report line from being optimized away
 
+const json = { 'Content-Type': 'application/json' };
 const app = new Hono()
   .get('/hello', (c) => c.json({ status: 'ok' }))
   .post('/floor/:step', async (c) => {
     const upTo = steps.indexOf(c.req.param('step') as (typeof steps)[number]);
     if (upTo < 0) return c.notFound();
     const text = decoder.decode(await c.req.arrayBuffer());
-    const body = JSON.parse(text) as Record<string, unknown>;
-    if (upTo === 0) return c.json({ ok: true });
-    if (upTo === 1) return c.json({ valid: ajvCard(body.agent_card) });
-    const request = parseValidateRequest(body);
-    const result = validateCard(request.agent_card, { protocolVersion: request.options.protocolVersion });
-    if (upTo === 2) return c.json({ valid: result.valid });
+    if (upTo <= 1) {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      return c.json(upTo === 0 ? { ok: true } : { valid: ajvCard(body.agent_card) });
+    }
+    const outcome = validateSingleText(text);
+    if (!outcome.ok) return c.json(outcome.problem, 400);
+    if (upTo === 2) return c.json({ valid: outcome.valid });
     if (upTo === 4) {
-      const line = reportLine({ id: context.report_id, kind: 'single', created_at: context.timestamp, account_id: null, version: result.version, requestJson: text, result: storedSingleResult(result) });
+      const line = reportLine({
+        id: context.report_id,
+        kind: 'single',
+        created_at: context.timestamp,
+        account_id: null,
+        version: outcome.version,
+        requestJson: text,
+        resultJson: outcome.resultJson,
+        verdict: { valid: outcome.valid, score: outcome.score },
+      });
       serialized += line.length;
     }
-    return c.json(singleResultBody(result, request, context));
+    return c.body(singleResponseText(outcome, context), 200, json);
   });
 
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => console.log(`floor server on http://127.0.0.1:${info.port}`));

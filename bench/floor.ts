@@ -51,7 +51,7 @@ export async function benchFloor(): Promise<BenchRow[]> {
     const steps: Array<[string, string]> = [
       ['parse', 'read + JSON.parse the body'],
       ['ajv', 'parse + ajv on the official schema (the issue\'s reference)'],
-      ['engine', 'parse + request schema + validateCard'],
+      ['engine', 'parse + request schema + validateCard + the answer as JSON text'],
       ['response', '+ the full 2.4 response body'],
       ['report', '+ the report line serialized (not written)'],
     ];

@@ -13,14 +13,22 @@ const out = join(root, 'build/out');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-const common = {
-  entryPoints: [join(root, 'src/main.ts')],
+const shared = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   // Unminified, so stack traces stay readable (source maps do not work inside a SEA).
   legalComments: 'none',
   logLevel: 'warning',
+};
+// The validation worker is bundled on its own and embedded as source text: the SEA and Deno run it
+// with `new Worker(source, { eval: true })`, having no file to point a worker at.
+const worker = await build({ ...shared, entryPoints: [join(root, 'src/workers/validation-worker.ts')], format: 'cjs', write: false });
+const common = {
+  ...shared,
+  entryPoints: [join(root, 'src/main.ts')],
+  // import.meta only serves the from-sources worker path, which the embedded source replaces.
+  define: { __VALIDATION_WORKER_SOURCE__: JSON.stringify(worker.outputFiles[0].text), 'import.meta.url': 'undefined', 'import.meta.resolve': 'undefined' },
 };
 await build({ ...common, format: 'cjs', outfile: join(out, 'cardgate.cjs') });
 await build({

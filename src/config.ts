@@ -78,7 +78,14 @@ export const configSchema = z
       .strict()
       .prefault({}),
     batch: z.object({ maxCards: positiveInt.default(100) }).strict().prefault({}),
-    validation: z.object({ timeoutMs: positiveInt.default(30000) }).strict().prefault({}),
+    validation: z
+      .object({
+        timeoutMs: positiveInt.default(30000),
+        /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
+        workers: unset(z.number().int().min(0).max(64)),
+      })
+      .strict()
+      .prefault({}),
     webhooks: z
       .object({
         callbackTimeoutMs: positiveInt.default(10000),
@@ -143,6 +150,7 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_MAX_BATCH_BODY_BYTES: { path: ['http', 'maxBatchBodyBytes'], type: 'number' },
   CARDGATE_BATCH_MAX_CARDS: { path: ['batch', 'maxCards'], type: 'number' },
   CARDGATE_VALIDATION_TIMEOUT_MS: { path: ['validation', 'timeoutMs'], type: 'number' },
+  CARDGATE_VALIDATION_WORKERS: { path: ['validation', 'workers'], type: 'number' },
   CARDGATE_CALLBACK_TIMEOUT_MS: { path: ['webhooks', 'callbackTimeoutMs'], type: 'number' },
   CARDGATE_WEBHOOK_SECRET: { path: ['webhooks', 'signingSecret'], type: 'string' },
   CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ['webhooks', 'allowedHosts'], type: 'list' },

@@ -16,6 +16,7 @@ import { parseAllowedHosts } from '../services/callback-policy.ts';
 import { openFileStore } from '../store/file.ts';
 import type { Store } from '../store/types.ts';
 import { version } from '../version.ts';
+import { createValidator } from '../workers/validation-pool.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 export const serveHelp = `Usage: cardgate serve [options]
@@ -120,7 +121,8 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const urls = resolveUrls(config, port);
-  app = createApp({ config, store, clock: systemClock, fetch: globalThis.fetch, log, urls, lifecycle });
+  const validator = createValidator(config.validation.workers, log);
+  app = createApp({ config, store, clock: systemClock, fetch: globalThis.fetch, log, urls, lifecycle, validator });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   log.info('listening', { version, url: `http://${shownHost}:${port}`, public_url: urls.publicUrl, data_dir: config.dataDir, pid: process.pid });
 
@@ -141,6 +143,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
       const remaining = () => Math.max(0, deadline - Date.now());
       await Promise.race([requestsDone, new Promise((r) => setTimeout(r, remaining()).unref())]);
       server.closeAllConnections();
+      await validator.close();
       await lifecycle.drain(remaining());
       try {
         await store.close();

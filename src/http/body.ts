@@ -6,6 +6,7 @@
  */
 import type { Context } from 'hono';
 import { ApiError } from '../errors.ts';
+import { parseJsonObject } from '../services/json.ts';
 
 export interface ReadJsonOptions {
   maxBytes: number;
@@ -64,28 +65,24 @@ const readLimited = async (request: Request, maxBytes: number): Promise<Uint8Arr
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** The body as a JSON object, with the text it was parsed from (kept verbatim in a report). */
-export const readJsonBody = async (c: Context, options: ReadJsonOptions): Promise<{ value: Record<string, unknown>; text: string }> => {
+/** The body's text: a JSON Content-Type, within the size limit, not empty, valid UTF-8. */
+export const readBodyText = async (c: Context, options: ReadJsonOptions): Promise<string> => {
   if (!isJsonContentType(c.req.header('content-type'))) {
     const message = 'Content-Type must be application/json';
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', message, options.validationShape ? { validationBody: [{ path: 'body', message }] } : {});
   }
   const bytes = await readLimited(c.req.raw, options.maxBytes);
   if (bytes.byteLength === 0) throw badRequest('request body is empty; expected a JSON object', options.validationShape);
-  let text = '';
-  let value: unknown;
   try {
-    text = decoder.decode(bytes);
-    value = JSON.parse(text);
-  } catch (e) {
-    const reason = e instanceof SyntaxError ? e.message : 'body is not valid UTF-8';
-    throw badRequest(`request body is not valid JSON: ${reason}`, options.validationShape);
+    return decoder.decode(bytes);
+  } catch {
+    throw badRequest('request body is not valid JSON: body is not valid UTF-8', options.validationShape);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw options.notAnObject ?? badRequest('request body must be a JSON object', options.validationShape);
-  }
-  return { value: value as Record<string, unknown>, text };
 };
 
-export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> =>
-  (await readJsonBody(c, options)).value;
+export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> => {
+  const parsed = parseJsonObject(await readBodyText(c, options));
+  if ('value' in parsed) return parsed.value;
+  if (options.notAnObject && parsed.kind === 'not-an-object') throw options.notAnObject;
+  throw badRequest(parsed.problem, options.validationShape);
+};

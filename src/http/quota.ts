@@ -2,13 +2,19 @@
 import type { Context } from 'hono';
 import type { AppDeps } from '../app.ts';
 import { ApiError } from '../errors.ts';
-import { chargeDailyQuota as charge, type QuotaSubject, type RateLimitInfo } from '../services/daily-quota.ts';
+import { chargeDailyQuota as charge, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../services/daily-quota.ts';
 import type { AppEnv, Caller } from './env.ts';
 import { retryAfter, setRateLimitHeaders } from './rate-limit-headers.ts';
 
 export type { RateLimitInfo };
 
 export const quotaSubject = (caller: Caller): QuotaSubject => ({ plan: caller.plan, account_id: caller.account?.id ?? null, ip: caller.ip });
+
+/** Whether `amount` more validations fit in the caller's window now (counts nothing). */
+export const quotaAllows = (c: Context<AppEnv>, deps: AppDeps, amount: number): boolean => {
+  const w = readDailyQuota(deps.store, deps.config.limits.daily, quotaSubject(c.get('caller')), deps.clock.now());
+  return w.limit === -1 || w.used + amount <= w.limit;
+};
 
 /**
  * Atomically counts `amount` validations for `c.var.caller` (set by identifyCaller).

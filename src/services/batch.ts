@@ -6,7 +6,7 @@
 import { validateCard } from '../card/index.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { isJsonObject } from './validation.ts';
+import { isJsonObject } from './json.ts';
 
 export interface BatchEntry {
   id: string;

@@ -1,16 +1,15 @@
 /**
- * POST /v1/validate: the request schema and the result body (interface 2.4).
+ * POST /v1/validate: the request schema, the validation of a body's text, and the result body
+ * (interface 2.4).
  * Defaults (decisions §5): validation_mode `standard`, include_score and
  * include_suggestions false (fields absent unless asked).
  */
 import * as z from 'zod';
-import { formatSummary, isSupportedVersion, supportedVersions } from '../card/index.ts';
+import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../card/index.ts';
 import type { CardResult } from '../card/types.ts';
-import { ApiError } from '../errors.ts';
 import type { RateLimitInfo } from './daily-quota.ts';
+import { isJsonObject, parseJsonObject } from './json.ts';
 
-export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const flag = z.boolean({ error: 'must be a boolean' }).optional();
 
@@ -38,12 +37,27 @@ const validateRequestSchema = z.object({
 
 export type ValidateRequest = z.infer<typeof validateRequestSchema>;
 
-/** Checks the body of POST /v1/validate; a bad one is a 400 `{valid:false, errors:[{path,message}]}`. */
-export const parseValidateRequest = (body: Record<string, unknown>): ValidateRequest => {
-  const parsed = validateRequestSchema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const errors = parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || 'body', message: issue.message }));
-  throw new ApiError('INVALID_REQUEST', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { validationBody: errors });
+/** A 400 of POST /v1/validate: `{valid:false, errors:[{path,message}]}` (decisions §6). */
+export interface RequestProblem {
+  message: string;
+  errors: Array<{ path: string; message: string }>;
+}
+
+const problem = (errors: RequestProblem['errors']): RequestProblem => ({ message: errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors });
+
+/** The text of a POST /v1/validate body as a request, or why it is unusable. */
+const readRequest = (text: string): { request: ValidateRequest } | { problem: RequestProblem } => {
+  const json = parseJsonObject(text);
+  if ('problem' in json) return { problem: problem([{ path: 'body', message: json.problem }]) };
+  const parsed = validateRequestSchema.safeParse(json.value);
+  if (parsed.success) return { request: parsed.data };
+  return { problem: problem(parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || 'body', message: issue.message }))) };
+};
+
+/** Why the text of a POST /v1/validate body is unusable (a 400), without validating the card. */
+export const requestProblem = (text: string): RequestProblem | undefined => {
+  const read = readRequest(text);
+  return 'problem' in read ? read.problem : undefined;
 };
 
 /** The engine's result as kept in a report: everything, whatever the caller asked to see. */
@@ -56,6 +70,50 @@ export const storedSingleResult = (result: CardResult) => ({
   version: result.version,
 });
 
+/**
+ * One POST /v1/validate body validated, as plain data (it crosses from a validation worker):
+ * the 400 problem, or the pieces of the answer, the parts that go out as JSON already as text.
+ */
+export type SingleOutcome =
+  | { ok: false; problem: RequestProblem }
+  | {
+      ok: true;
+      valid: boolean;
+      score: number;
+      version: string;
+      /** `{"valid":…,"errors":[…],"warnings":[…]` + score and suggestions when asked, then `}`. */
+      head: string;
+      /** storedSingleResult as JSON: the report's `result`. */
+      resultJson: string;
+      /** cli mode only. */
+      summary?: string;
+    };
+
+/** Validates the text of a POST /v1/validate body: parse, request schema, engine, and the answer's pieces. */
+export const validateSingleText = (text: string): SingleOutcome => {
+  const read = readRequest(text);
+  if ('problem' in read) return { ok: false, problem: read.problem };
+  const { request } = read;
+  const { options } = request;
+  const result = validateCard(request.agent_card, { protocolVersion: options.protocolVersion });
+  const name = request.agent_card.name;
+  return {
+    ok: true,
+    valid: result.valid,
+    score: result.score,
+    version: result.version,
+    head: JSON.stringify({
+      valid: result.valid,
+      errors: result.errors,
+      warnings: result.warnings,
+      ...(options.include_score ? { score: result.score } : {}),
+      ...(options.include_suggestions ? { suggestions: result.suggestions } : {}),
+    }),
+    resultJson: JSON.stringify(storedSingleResult(result)),
+    ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
+  };
+};
+
 export interface SingleResultContext {
   report_id: string;
   report_url: string;
@@ -65,25 +123,12 @@ export interface SingleResultContext {
   rateLimitInfo: RateLimitInfo;
 }
 
-/** The response body of POST /v1/validate, fields in the order of interface 2.4 (`summary` last, cli mode only). */
-export const singleResultBody = (result: CardResult, request: ValidateRequest, context: SingleResultContext) => {
-  const { options } = request;
-  const name = request.agent_card.name;
-  return {
-    valid: result.valid,
-    errors: result.errors,
-    warnings: result.warnings,
-    ...(options.include_score ? { score: result.score } : {}),
-    ...(options.include_suggestions ? { suggestions: result.suggestions } : {}),
-    report_id: context.report_id,
-    report_url: context.report_url,
-    response_time_ms: context.response_time_ms,
-    recorded: context.recorded,
-    timestamp: context.timestamp,
-    version: result.version,
-    rateLimitInfo: context.rateLimitInfo,
-    ...(request.validation_mode === 'cli'
-      ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) }
-      : {}),
-  };
-};
+/**
+ * The response body of POST /v1/validate as JSON text, fields in the order of interface 2.4
+ * (`summary` last, cli mode only): the outcome's head, then the fields only the route knows.
+ */
+export const singleResponseText = (outcome: Extract<SingleOutcome, { ok: true }>, context: SingleResultContext): string =>
+  `${outcome.head.slice(0, -1)},"report_id":${JSON.stringify(context.report_id)},"report_url":${JSON.stringify(context.report_url)}` +
+  `,"response_time_ms":${context.response_time_ms},"recorded":${context.recorded},"timestamp":${JSON.stringify(context.timestamp)}` +
+  `,"version":${JSON.stringify(outcome.version)},"rateLimitInfo":${JSON.stringify(context.rateLimitInfo)}` +
+  `${outcome.summary === undefined ? '' : `,"summary":${JSON.stringify(outcome.summary)}`}}`;

@@ -11,7 +11,7 @@ import type { JobRecord } from '../store/types.ts';
 import { newId } from './ids.ts';
 import { findReport, recordReport } from './reports.ts';
 import { githubErrorBody, githubResult, validateWithinLimit, webhookReport, webhookResult, type WebhookMetadata } from './webhook-result.ts';
-import { isJsonObject } from './validation.ts';
+import { isJsonObject } from './json.ts';
 
 
 const invalid = (message: string) => new ApiError('INVALID_REQUEST', message);

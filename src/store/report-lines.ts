@@ -1,8 +1,8 @@
 /**
- * A report as one line of JSON, and back. A report put with its request body verbatim
- * (`requestJson`, see NewReport) is written as `{...its fields, "request": <the body's text>}`;
- * read back, its card is `request.agent_card`. Lines stay strings until a flush encodes a whole
- * group at once: per-report buffers cost more (allocation, GC) than the one encoding pass.
+ * A report as one line of JSON, and back. A verbatim report (see NewReport) is written as
+ * `{...its fields, "result": <its result text>, "request": <the body's text>}`; read back, its
+ * card is `request.agent_card`. Lines stay strings until a flush encodes a whole group at once:
+ * per-report buffers cost more (allocation, GC) than the one encoding pass.
  */
 import type { NewReport, ReportRecord } from './types.ts';
 
@@ -13,9 +13,9 @@ const oneLine = (json: string): string => (json.includes('\n') || json.includes(
 /** The report as one line of JSON (no newline at the end). */
 export const reportLine = (report: NewReport): string => {
   if (!('requestJson' in report)) return JSON.stringify(report);
-  const { requestJson, ...fields } = report;
-  const head = JSON.stringify(fields); // `{...}`: the request goes in before its closing brace
-  return `${head.slice(0, -1)},"request":${oneLine(requestJson)}}`;
+  const { requestJson, resultJson, verdict: _verdict, ...fields } = report;
+  const head = JSON.stringify(fields); // `{...}`: result and request go in before its closing brace
+  return `${head.slice(0, -1)},"result":${oneLine(resultJson)},"request":${oneLine(requestJson)}}`;
 };
 
 type StoredReport = ReportRecord | (Omit<ReportRecord, 'card'> & { request: unknown });
@@ -29,8 +29,6 @@ export const fromLine = (value: StoredReport): ReportRecord => {
 };
 
 /** A report as put, as the ReportRecord it stands for (stores that keep objects). */
-export const asRecord = (report: NewReport): ReportRecord => {
-  if (!('requestJson' in report)) return report;
-  const { requestJson, ...fields } = report;
-  return fromLine({ ...fields, request: JSON.parse(requestJson) as unknown });
-};
+export const asRecord = (report: NewReport): ReportRecord => (
+  'requestJson' in report ? fromLine(JSON.parse(reportLine(report)) as StoredReport) : report
+);

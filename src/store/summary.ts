@@ -2,7 +2,8 @@ import type { NewReport, ReportSummary } from './types.ts';
 
 /** The in-memory summary of a report: verdict and score read off its result body. */
 export const summarizeReport = (r: NewReport): ReportSummary => {
-  const result = (typeof r.result === 'object' && r.result !== null ? r.result : {}) as Record<string, unknown>;
+  const given = 'verdict' in r ? r.verdict : r.result;
+  const result = (typeof given === 'object' && given !== null ? given : {}) as Record<string, unknown>;
   // Single and webhook results carry `valid`; GitHub results nest it; a batch is valid when no card is invalid.
   const nested = result.validation as Record<string, unknown> | undefined;
   const valid =

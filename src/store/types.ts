@@ -61,12 +61,20 @@ export interface ReportRecord {
 }
 
 /**
- * What putReport takes: a ReportRecord, or one whose card is still inside the request body as the
- * caller sent it: `requestJson` is that body's text (JSON of an object, already parsed once, the
- * card at `agent_card`). The text is stored verbatim instead of serializing the card again (a
- * hot-path cost on POST /v1/validate); reading the report back gives `card` = `agent_card` of it.
+ * What putReport takes: a ReportRecord, or one already in text (POST /v1/validate, whose body and
+ * result exist as JSON text once validated): stored verbatim instead of serialized again, a
+ * hot-path cost. Read back, it is the ReportRecord with `card` = `agent_card` of the request.
  */
-export type NewReport = ReportRecord | (Omit<ReportRecord, 'card'> & { requestJson: string });
+export type NewReport = ReportRecord | VerbatimReport;
+
+export interface VerbatimReport extends Omit<ReportRecord, 'card' | 'result'> {
+  /** The request body's text: a JSON object with the card at `agent_card`, already parsed once. */
+  requestJson: string;
+  /** The result's JSON text. */
+  resultJson: string;
+  /** What the report listing reads off the result. */
+  verdict: { valid: boolean; score: number };
+}
 
 /** Summary kept in memory for every stored report (listing without reading bodies). */
 export interface ReportSummary {

@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { supportedVersions } from '../../src/card/index.ts';
 import { iso } from '../../src/clock.ts';
 import { idPattern } from '../../src/services/ids.ts';
-import { postJson } from '../helpers/app.ts';
+import { validateSingleText } from '../../src/services/validation.ts';
+import { postJson, testApp } from '../helpers/app.ts';
 import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
 
 const validate = (t: ReturnType<typeof endpointsApp>, body: unknown, headers: Record<string, string> = {}) =>
@@ -193,5 +194,21 @@ describe('POST /v1/validate', () => {
     assert.equal(res.status, 403);
     assert.equal((await res.json()).error.code, 'FORBIDDEN');
     assert.equal(t.store.reportCount(), 1);
+  });
+
+  it('a caller over its daily quota gets 400 for a bad body and 403 for a good one, and the card is never validated', async () => {
+    let validated = 0;
+    const validator = { validate: async (text: string) => (validated++, validateSingleText(text)), close: async () => {} };
+    const t = testApp({ config: { limits: { daily: { anonymous: 1 } } }, deps: { validator } });
+    const send = (body: unknown) => t.app.request('/v1/validate', postJson(body));
+    assert.equal((await send({ agent_card: sampleCard() })).status, 200);
+    assert.equal(validated, 1);
+    const bad = await send({ agent_card: 'not a card' });
+    assert.equal(bad.status, 400);
+    assert.deepEqual((await bad.json()).errors, [{ path: 'agent_card', message: 'agent_card is required and must be a JSON object' }]);
+    const over = await send({ agent_card: sampleCard() });
+    assert.equal(over.status, 403);
+    assert.equal((await over.json()).error.code, 'FORBIDDEN');
+    assert.equal(validated, 1);
   });
 });

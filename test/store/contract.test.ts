@@ -148,11 +148,12 @@ for (const impl of implementations) {
       const card = { name: 'Tab\tcard', description: 'line\nbreak "quoted" <b>é</b> 😀', skills: [{ id: 's' }] };
       // Pretty-printed with CRLF, as an editor might send it.
       const text = JSON.stringify({ agent_card: card, options: { include_score: true } }, null, 2).replaceAll('\n', '\r\n');
-      const { card: _card, ...fields } = report('rpt_raw', { result: { valid: false, score: 40 } });
-      s.putReport({ ...fields, requestJson: text });
+      const result = { valid: false, score: 40, errors: [{ path: 'url', message: 'url is required', rule: 'schema.required' }] };
+      const { card: _card, result: _result, ...fields } = report('rpt_raw');
+      s.putReport({ ...fields, requestJson: text, resultJson: JSON.stringify(result), verdict: { valid: false, score: 40 } });
       s.putReport(report('rpt_next'));
       const got = await s.getReport('rpt_raw');
-      assert.deepEqual(got, { ...fields, card });
+      assert.deepEqual(got, { ...fields, result, card });
       assert.deepEqual(s.listReports({ limit: 2 }).map((r) => [r.id, r.valid, r.score]), [['rpt_next', true, 97], ['rpt_raw', false, 40]]);
     });
 

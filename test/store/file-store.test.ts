@@ -77,8 +77,8 @@ test('a report put with its request body verbatim is one line on disk and reads 
   const card = { name: 'Multi\nline', url: 'https://a.example/x' };
   const body = `{\r\n  "agent_card": ${JSON.stringify(card, null, 1)},\n  "validation_mode": "cli"\n}\n`;
   const s1 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
-  const { card: _card, ...fields } = report('rpt_raw');
-  s1.putReport({ ...fields, requestJson: body });
+  const { card: _card, result, ...fields } = report('rpt_raw');
+  s1.putReport({ ...fields, requestJson: body, resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
   s1.putReport(report('rpt_2'));
   s1.putReport(report('rpt_3')); // seals the first segment: rpt_raw is then read from its file
   await s1.close();
@@ -87,7 +87,8 @@ test('a report put with its request body verbatim is one line on disk and reads 
   assert.deepEqual(JSON.parse(lines[0]!).request, { agent_card: card, validation_mode: 'cli' });
 
   const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
-  assert.deepEqual(await s2.getReport('rpt_raw'), { ...fields, card });
+  assert.deepEqual(await s2.getReport('rpt_raw'), { ...fields, result, card });
+  assert.deepEqual(s2.listReports().at(-1), { id: 'rpt_raw', kind: 'single', created_at: fields.created_at, account_id: fields.account_id, valid: true, score: 97 });
   await s2.close();
 });
 

@@ -1,33 +1,44 @@
 /**
  * POST /v1/validate and POST /v1/validate/batch. Order of checks (decisions §4):
  * key (401) → IP allow-list (403) → plan permits the endpoint → body (4xx) →
- * daily quota (403) → validation → durable report → response.
+ * daily quota (403) → validation → durable report → response. A single validation's body is
+ * checked by the validator together with the card (one trip to its worker); the quota is charged
+ * only once the body is known to be usable, and a caller already over it never reaches the engine.
  */
 import { Hono } from 'hono';
 import type { AppDeps } from '../../app.ts';
-import { validateCard } from '../../card/index.ts';
 import { iso } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
 import { parseBatchRequest, runBatch } from '../../services/batch.ts';
 import { newId } from '../../services/ids.ts';
 import { recordReport, reportUrl } from '../../services/reports.ts';
-import { parseValidateRequest, singleResultBody, storedSingleResult } from '../../services/validation.ts';
-import { readJsonBody, readJsonObject } from '../body.ts';
+import { requestProblem, singleResponseText } from '../../services/validation.ts';
+import { inProcessValidator } from '../../workers/validation-pool.ts';
+import { readBodyText, readJsonObject } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { identifyCaller } from '../middleware/caller.ts';
-import { chargeDailyQuota } from '../quota.ts';
+import { chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota.ts';
 
 export const validateRoutes = (deps: AppDeps) => {
   const { config, store, clock, log } = deps;
+  const validator = deps.validator ?? inProcessValidator;
   const caller = identifyCaller(deps);
 
   return new Hono<AppEnv>()
     .post('/', caller, async (c) => {
       const startedAt = performance.now();
-      const body = await readJsonBody(c, { maxBytes: config.http.maxBodyBytes, validationShape: true });
-      const request = parseValidateRequest(body.value);
-      const rateLimitInfo = chargeDailyQuota(c, deps, 1);
-      const result = validateCard(request.agent_card, { protocolVersion: request.options.protocolVersion });
+      const text = await readBodyText(c, { maxBytes: config.http.maxBodyBytes, validationShape: true });
+      let rateLimitInfo: RateLimitInfo | undefined;
+      if (!quotaAllows(c, deps, 1)) {
+        // Over today's quota: a bad body still gets its 400, a good one its 403, and no engine time is spent.
+        const problem = requestProblem(text);
+        if (problem) throw new ApiError('INVALID_REQUEST', problem.message, { validationBody: problem.errors });
+        rateLimitInfo = chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
+      }
+      // Parsed, checked and validated by the validator (a worker thread when serving).
+      const outcome = await validator.validate(text);
+      if (!outcome.ok) throw new ApiError('INVALID_REQUEST', outcome.problem.message, { validationBody: outcome.problem.errors });
+      rateLimitInfo ??= chargeDailyQuota(c, deps, 1);
 
       const now = clock.now();
       const timestamp = iso(now);
@@ -37,20 +48,20 @@ export const validateRoutes = (deps: AppDeps) => {
         kind: 'single',
         created_at: timestamp,
         account_id: c.var.caller.account?.id ?? null,
-        version: result.version,
-        requestJson: body.text, // the card verbatim, as sent
-        result: storedSingleResult(result),
+        version: outcome.version,
+        requestJson: text, // the card verbatim, as sent
+        resultJson: outcome.resultJson,
+        verdict: { valid: outcome.valid, score: outcome.score },
       });
-      return c.json(
-        singleResultBody(result, request, {
-          report_id: id,
-          report_url: reportUrl(deps.urls.reportsUrl, id),
-          response_time_ms: Math.round(performance.now() - startedAt),
-          recorded,
-          timestamp,
-          rateLimitInfo,
-        }),
-      );
+      const answer = singleResponseText(outcome, {
+        report_id: id,
+        report_url: reportUrl(deps.urls.reportsUrl, id),
+        response_time_ms: Math.round(performance.now() - startedAt),
+        recorded,
+        timestamp,
+        rateLimitInfo,
+      });
+      return c.body(answer, 200, { 'Content-Type': 'application/json' });
     })
     .post('/batch', caller, async (c) => {
       const startedAt = performance.now();
