@@ -97,19 +97,18 @@ export const validateSingleText = (text: string): SingleOutcome => {
   const { options } = request;
   const result = validateCard(request.agent_card, { protocolVersion: options.protocolVersion });
   const name = request.agent_card.name;
+  // The answer and the report carry the same findings: each list is serialized once, for both.
+  const findings = `"valid":${result.valid},"errors":${JSON.stringify(result.errors)},"warnings":${JSON.stringify(result.warnings)}`;
+  const score = `"score":${result.score}`;
+  const suggestions = `"suggestions":${JSON.stringify(result.suggestions)}`;
   return {
     ok: true,
     valid: result.valid,
     score: result.score,
     version: result.version,
-    head: JSON.stringify({
-      valid: result.valid,
-      errors: result.errors,
-      warnings: result.warnings,
-      ...(options.include_score ? { score: result.score } : {}),
-      ...(options.include_suggestions ? { suggestions: result.suggestions } : {}),
-    }),
-    resultJson: JSON.stringify(storedSingleResult(result)),
+    head: `{${[findings, ...(options.include_score ? [score] : []), ...(options.include_suggestions ? [suggestions] : [])].join(',')}}`,
+    // storedSingleResult's fields, in its order
+    resultJson: `{${findings},${score},${suggestions},"version":${JSON.stringify(result.version)}}`,
     ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
   };
 };

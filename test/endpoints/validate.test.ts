@@ -1,10 +1,10 @@
 /** POST /v1/validate through the app: every field of interface 2.4, the option flags, cli mode and bad requests. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { supportedVersions } from '../../src/card/index.ts';
+import { supportedVersions, validateCard } from '../../src/card/index.ts';
 import { iso } from '../../src/clock.ts';
 import { idPattern } from '../../src/services/ids.ts';
-import { validateSingleText } from '../../src/services/validation.ts';
+import { storedSingleResult, validateSingleText } from '../../src/services/validation.ts';
 import { postJson, testApp } from '../helpers/app.ts';
 import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
 
@@ -210,5 +210,24 @@ describe('POST /v1/validate', () => {
     assert.equal(over.status, 403);
     assert.equal((await over.json()).error.code, 'FORBIDDEN');
     assert.equal(validated, 1);
+  });
+});
+
+describe('validateSingleText', () => {
+  it('composes the same JSON as serializing the objects would, whatever the options', () => {
+    const cards = [sampleCard(), { name: 'Broken "quote" \u2028 card' }, { ...sampleCard(), url: 'http://localhost:3000' }];
+    for (const agent_card of cards) {
+      for (const options of [{}, { include_score: true }, { include_suggestions: true }, { include_score: true, include_suggestions: true }]) {
+        const outcome = validateSingleText(JSON.stringify({ agent_card, options }));
+        assert.ok(outcome.ok);
+        const r = validateCard(agent_card);
+        const o = options as { include_score?: boolean; include_suggestions?: boolean };
+        assert.equal(outcome.head, JSON.stringify({
+          valid: r.valid, errors: r.errors, warnings: r.warnings,
+          ...(o.include_score ? { score: r.score } : {}), ...(o.include_suggestions ? { suggestions: r.suggestions } : {}),
+        }));
+        assert.equal(outcome.resultJson, JSON.stringify(storedSingleResult(r)));
+      }
+    }
   });
 });
