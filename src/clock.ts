@@ -21,8 +21,16 @@ export class FakeClock implements Clock {
 
 export const DAY_MS = 86_400_000;
 
-/** ISO 8601 UTC with milliseconds, the one timestamp format of every body. */
-export const iso = (ms: number): string => new Date(ms).toISOString();
+let lastMs = NaN;
+let lastIso = '';
+/** ISO 8601 UTC with milliseconds, the one timestamp format of every body (the last one is kept: many requests share a millisecond). */
+export const iso = (ms: number): string => {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+};
 
 /** `YYYY-MM-DD` of the UTC day containing `ms`. */
 export const utcDay = (ms: number): string => iso(ms).slice(0, 10);

@@ -231,3 +231,26 @@ describe('validateSingleText', () => {
     }
   });
 });
+
+describe('POST /v1/validate: X-RateLimit-* on every answer', () => {
+  it('a request that fails before the quota is charged shows the window as it stands; a charged one the window after counting', async () => {
+    const t = endpointsApp({ limits: { daily: { free: 10 } } });
+    const auth = t.keyFor('free');
+    const window = (res: Response) => [res.headers.get('x-ratelimit-limit'), res.headers.get('x-ratelimit-remaining'), res.headers.get('x-ratelimit-reset')];
+    const ok = await validate(t, { agent_card: sampleCard() }, auth);
+    assert.equal(ok.status, 200);
+    const [limit, remaining, reset] = window(ok);
+    assert.deepEqual([limit, remaining], ['10', '9']);
+    assert.match(reset ?? '', /^\d{10}$/);
+    const failures = [
+      await validate(t, { agent_card: 'nope' }, auth), // 400 from the request schema
+      await validate(t, '{"agent_card": ', auth), // 400 unparsable
+      await t.app.request('/v1/validate', { method: 'POST', headers: { 'content-type': 'text/plain', ...auth }, body: 'x' }), // 415
+      await t.app.request('/v1/validate', { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(2 << 20), ...auth }, body: 'x' }), // 413
+    ];
+    assert.deepEqual(failures.map((r) => r.status), [400, 400, 415, 413]);
+    for (const res of failures) assert.deepEqual(window(res), ['10', '9', reset]);
+    const anonymous = await validate(t, { agent_card: 'nope' });
+    assert.deepEqual(window(anonymous).slice(0, 2), ['5', '5']);
+  });
+});
