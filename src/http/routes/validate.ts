@@ -12,12 +12,15 @@ import { ApiError } from '../../errors.ts';
 import { parseBatchRequest, runBatch } from '../../services/batch.ts';
 import { newId } from '../../services/ids.ts';
 import { recordReport, reportUrl } from '../../services/reports.ts';
-import { requestProblem, singleResponseText } from '../../services/validation.ts';
+import { requestProblem, singleResponseText, type RequestProblem } from '../../services/validation.ts';
 import { inProcessValidator } from '../../workers/validation-pool.ts';
 import { readBodyText, readJsonObject } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { identifyCaller } from '../middleware/caller.ts';
 import { chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota.ts';
+
+/** The 400 of an unusable single-validation body: `{valid:false, errors:[{path,message}]}`. */
+const unusable = (problem: RequestProblem) => new ApiError('INVALID_REQUEST', problem.message, { validationBody: problem.errors });
 
 export const validateRoutes = (deps: AppDeps) => {
   const { config, store, clock, log } = deps;
@@ -32,12 +35,12 @@ export const validateRoutes = (deps: AppDeps) => {
       if (!quotaAllows(c, deps, 1)) {
         // Over today's quota: a bad body still gets its 400, a good one its 403, and no engine time is spent.
         const problem = requestProblem(text);
-        if (problem) throw new ApiError('INVALID_REQUEST', problem.message, { validationBody: problem.errors });
+        if (problem) throw unusable(problem);
         rateLimitInfo = chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
       }
       // Parsed, checked and validated by the validator (a worker thread when serving).
       const outcome = await validator.validate(text);
-      if (!outcome.ok) throw new ApiError('INVALID_REQUEST', outcome.problem.message, { validationBody: outcome.problem.errors });
+      if (!outcome.ok) throw unusable(outcome.problem);
       rateLimitInfo ??= chargeDailyQuota(c, deps, 1);
 
       const now = clock.now();
