@@ -6,7 +6,6 @@
  */
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../card/index.ts';
-import type { CardResult } from '../card/types.ts';
 import type { RateLimitInfo } from './daily-quota.ts';
 import { isJsonObject, parseJsonObject } from './json.ts';
 
@@ -60,16 +59,6 @@ export const requestProblem = (text: string): RequestProblem | undefined => {
   return 'problem' in read ? read.problem : undefined;
 };
 
-/** The engine's result as kept in a report: everything, whatever the caller asked to see. */
-export const storedSingleResult = (result: CardResult) => ({
-  valid: result.valid,
-  errors: result.errors,
-  warnings: result.warnings,
-  score: result.score,
-  suggestions: result.suggestions,
-  version: result.version,
-});
-
 /**
  * One POST /v1/validate body validated, as plain data (it crosses from a validation worker):
  * the 400 problem, or the pieces of the answer, the parts that go out as JSON already as text.
@@ -83,7 +72,7 @@ export type SingleOutcome =
       version: string;
       /** `{"valid":…,"errors":[…],"warnings":[…]` + score and suggestions when asked, then `}`. */
       head: string;
-      /** storedSingleResult as JSON: the report's `result`. */
+      /** The report's `result`: everything, whatever the caller asked to see (valid, errors, warnings, score, suggestions, version). */
       resultJson: string;
       /** cli mode only. */
       summary?: string;
@@ -107,7 +96,6 @@ export const validateSingleText = (text: string): SingleOutcome => {
     score: result.score,
     version: result.version,
     head: `{${[findings, ...(options.include_score ? [score] : []), ...(options.include_suggestions ? [suggestions] : [])].join(',')}}`,
-    // storedSingleResult's fields, in its order
     resultJson: `{${findings},${score},${suggestions},"version":${JSON.stringify(result.version)}}`,
     ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
   };

@@ -4,11 +4,10 @@
  * and by bench/http.ts.
  */
 import { readFileSync } from 'node:fs';
-import { validateCard } from '../../src/card/index.ts';
 import { iso, systemClock } from '../../src/clock.ts';
 import { createKey } from '../../src/services/api-keys.ts';
 import { newId } from '../../src/services/ids.ts';
-import { storedSingleResult } from '../../src/services/validation.ts';
+import { validateSingleText } from '../../src/services/validation.ts';
 import { openFileStore } from '../../src/store/file.ts';
 import type { Plan } from '../../src/store/types.ts';
 
@@ -25,11 +24,14 @@ export const prepareDataDir = async (dataDir: string, options: { plan?: Plan; re
     store.createAccount({ id: accountId, name: 'seed', plan: options.plan ?? 'pro', created_at: iso(now) });
     const { secret } = createKey(store, accountId, { name: 'seed' }, 'cardgate', now);
     const reports = options.reports ?? 0;
-    const card = sampleCard();
-    const result = storedSingleResult(validateCard(card));
+    // Stored as POST /v1/validate stores them: the request and result text verbatim.
+    const requestJson = JSON.stringify({ agent_card: sampleCard() });
+    const outcome = validateSingleText(requestJson);
+    if (!outcome.ok) throw new Error(`the sample card is not a usable request: ${outcome.problem.message}`);
+    const { version, resultJson, valid, score } = outcome;
     for (let i = 0; i < reports; i++) {
       const at = now - (reports - i); // one ms apart, well inside the retention period
-      store.putReport({ id: newId('rpt', at), kind: 'single', created_at: iso(at), account_id: accountId, version: result.version, card, result });
+      store.putReport({ id: newId('rpt', at), kind: 'single', created_at: iso(at), account_id: accountId, version, requestJson, resultJson, verdict: { valid, score } });
       if (i % 5000 === 4999) await store.commit();
     }
     await store.commit();
