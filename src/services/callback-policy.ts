@@ -1,5 +1,5 @@
 /**
- * Which callback targets the service may connect to (SSRF protection, decisions §8).
+ * Which callback targets the service may connect to (SSRF protection).
  *
  * Public unicast addresses are allowed. Everything else is refused unless
  * `webhooks.allowedHosts` lets it through, with Gitea's vocabulary:
@@ -9,6 +9,11 @@
  *   - a hostname            `hooks.corp.example`, or `*.corp.example` for its subdomains;
  *                           a matching host may resolve to any address
  *   - `*`                   anything (not recommended)
+ *
+ * An IPv6 address that embeds an IPv4 address (mapped, translated, compatible,
+ * NAT64, 6to4, Teredo, ISATAP) is judged as that IPv4 address, since that is
+ * where a translator or tunnel sends the traffic; when it embeds several (or the
+ * embedding is ambiguous), it is refused if any of them would be.
  *
  * The check runs on the literal host at submission and, for hostnames, on every
  * resolved address at connect time (see src/jobs/deliver.ts), so the address
@@ -78,10 +83,8 @@ const blockedRanges: Array<{ range: Cidr; name: string; category: Category }> = 
   ['240.0.0.0/4', 'reserved', 'other'],
   ['::/128', 'unspecified', 'other'],
   ['::1/128', 'loopback', 'loopback'],
-  ['::/96', 'IPv4-compatible (deprecated)', 'other'],
-  ['64:ff9b:1::/48', 'local-use NAT64', 'other'],
   ['100::/64', 'discard-only', 'other'],
-  ['2001::/23', 'IETF protocol assignments (incl. Teredo)', 'other'],
+  ['2001::/23', 'IETF protocol assignments', 'other'],
   ['2001:db8::/32', 'documentation', 'other'],
   ['3fff::/20', 'documentation', 'other'],
   ['5f00::/16', 'SRv6 segment identifiers', 'other'],
@@ -91,19 +94,63 @@ const blockedRanges: Array<{ range: Cidr; name: string; category: Category }> = 
   ['ff00::/8', 'multicast', 'other'],
 ].map(([range, name, category]) => ({ range: cidr(range!), name: name!, category: category as Category }));
 
+/** An IPv4 address found inside an IPv6 address, with the form it was found by. */
+interface Embedded {
+  form: string;
+  ipv4: Bytes;
+}
+
+const lastFour = (bytes: Bytes): Bytes => bytes.slice(12);
+const pick = (bytes: Bytes, at: number[]): Bytes => at.map((i) => bytes[i]!);
+const lastFourAs = (form: string) => (bytes: Bytes): Embedded[] => [{ form, ipv4: lastFour(bytes) }];
+
 const mapped = cidr('::ffff:0:0/96');
-const nat64 = cidr('64:ff9b::/96');
-const sixToFour = cidr('2002::/16');
+
+/** IPv6 ranges whose addresses carry an IPv4 address; such an address is judged by what it carries only. */
+const embeddingRanges: Array<{ range: Cidr; embedded: (bytes: Bytes) => Embedded[] }> = [
+  { range: mapped, embedded: lastFourAs('IPv4-mapped') },
+  { range: cidr('::ffff:0:0:0/96'), embedded: lastFourAs('IPv4-translated') },
+  // ::/127 (unspecified and loopback) is excluded below: those are IPv6's own.
+  { range: cidr('::/96'), embedded: lastFourAs('IPv4-compatible') },
+  { range: cidr('64:ff9b::/96'), embedded: lastFourAs('NAT64') },
+  // A local-use NAT64 prefix is /48 to /96 inside 64:ff9b:1::/48, and its length decides where the IPv4
+  // address sits (skipping bits 64-71): unknown here, so every placement is judged.
+  {
+    range: cidr('64:ff9b:1::/48'),
+    embedded: (b) =>
+      ([[48, [6, 7, 9, 10]], [56, [7, 9, 10, 11]], [64, [9, 10, 11, 12]], [96, [12, 13, 14, 15]]] as const).map(([prefix, at]) => ({
+        form: `local-use NAT64 with a /${prefix} prefix`,
+        ipv4: pick(b, [...at]),
+      })),
+  },
+  { range: cidr('2002::/16'), embedded: (b) => [{ form: '6to4', ipv4: pick(b, [2, 3, 4, 5]) }] },
+  // Teredo: the server's address in bits 32-63, the client's (bit-inverted) in the last 32 bits.
+  {
+    range: cidr('2001::/32'),
+    embedded: (b) => [
+      { form: 'Teredo server', ipv4: pick(b, [4, 5, 6, 7]) },
+      { form: 'Teredo client', ipv4: lastFour(b).map((x) => x ^ 0xff) },
+    ],
+  },
+];
+
+const unspecifiedOrLoopback = cidr('::/127');
+
+/** An ISATAP interface id (any prefix): 0000:5efe or 0200:5efe (either u/g bit) then the IPv4 address. */
+const isatapIpv4 = (b: Bytes): Bytes | undefined =>
+  (b[8]! & 0xfc) === 0 && b[9] === 0 && b[10] === 0x5e && b[11] === 0xfe ? lastFour(b) : undefined;
 
 /**
- * The IPv4 address an IPv6 address stands for, when it embeds one: IPv4-mapped
- * (canonicalised), NAT64 and 6to4 (their IPv4 part is where traffic really goes).
+ * The IPv4 addresses an IPv6 address stands for, and whether its range is an embedding
+ * form (judged by those addresses alone) rather than an ordinary range with an ISATAP id.
  */
-const embeddedIpv4 = (bytes: Bytes): Bytes | undefined => {
-  if (bytes.length !== 16) return undefined;
-  if (inCidr(bytes, mapped) || inCidr(bytes, nat64)) return bytes.slice(12);
-  if (inCidr(bytes, sixToFour)) return bytes.slice(2, 6);
-  return undefined;
+const embeddedIpv4s = (bytes: Bytes): { embedded: Embedded[]; embeddingRange: boolean } => {
+  const embedded: Embedded[] = [];
+  const range = inCidr(bytes, unspecifiedOrLoopback) ? undefined : embeddingRanges.find((e) => inCidr(bytes, e.range));
+  if (range) embedded.push(...range.embedded(bytes));
+  const isatap = isatapIpv4(bytes);
+  if (isatap) embedded.push({ form: 'ISATAP', ipv4: isatap });
+  return { embedded, embeddingRange: range !== undefined };
 };
 
 interface AllowList {
@@ -115,6 +162,10 @@ interface AllowList {
   /** `*.corp.example` stored as `.corp.example`. */
   hostSuffixes: string[];
 }
+
+/** `::ffff:10.0.0.0/104` names the IPv4 range 10.0.0.0/8; IPv4-mapped addresses are judged as IPv4. */
+const asIpv4IfMapped = (range: Cidr): Cidr =>
+  range.bits >= 96 && inCidr(range.bytes, mapped) ? { bytes: lastFour(range.bytes), bits: range.bits - 96 } : range;
 
 const hostnamePattern = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
@@ -128,7 +179,7 @@ export const parseAllowedHosts = (entries: readonly string[]): AllowList => {
     else if (entry === 'loopback') list.loopback = true;
     else if (entry === 'private') list.private = true;
     else if (entry === 'external') return; // public addresses: always allowed
-    else if (range) list.cidrs.push(range);
+    else if (range) list.cidrs.push(asIpv4IfMapped(range));
     else if (hostnamePattern.test(entry)) {
       if (entry.startsWith('*.')) list.hostSuffixes.push(entry.slice(1));
       else list.hosts.push(entry);
@@ -159,12 +210,13 @@ export const createCallbackPolicy = (allowedHosts: readonly string[]): CallbackP
   };
 
   const refuseBytes = (bytes: Bytes, shown: string): string | undefined => {
-    if (allow.all || allow.cidrs.some((range) => inCidr(bytes, range))) return undefined;
-    const v4 = embeddedIpv4(bytes);
-    if (v4) {
-      const inner = refuseBytes(v4, v4.join('.'));
-      return inner && `address ${shown} stands for ${v4.join('.')}, and ${inner}`;
+    if (allow.all) return undefined;
+    const { embedded, embeddingRange } = embeddedIpv4s(bytes);
+    for (const { form, ipv4 } of embedded) {
+      const inner = refuseBytes(ipv4, ipv4.join('.'));
+      if (inner) return `address ${shown} (${form}) stands for ${ipv4.join('.')}, and ${inner}`;
     }
+    if (embeddingRange || allow.cidrs.some((range) => inCidr(bytes, range))) return undefined;
     const blocked = blockedRanges.find((b) => inCidr(bytes, b.range));
     if (!blocked) return undefined;
     if ((blocked.category === 'loopback' && allow.loopback) || (blocked.category === 'private' && allow.private)) return undefined;
