@@ -10,6 +10,9 @@ export const errorCodes = {
   METHOD_NOT_ALLOWED: { status: 405, shape: 'nested' },
   INVALID_REQUEST: { status: 400, shape: 'flat' },
   PAYLOAD_TOO_LARGE: { status: 413, shape: 'flat' },
+  // Answered by the HTTP server itself (src/http/node-server.ts) when Node's parser gives up.
+  REQUEST_TIMEOUT: { status: 408, shape: 'flat' },
+  REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431, shape: 'flat' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, shape: 'flat' },
   INTERNAL_ERROR: { status: 500, shape: 'flat' },
   SERVICE_UNAVAILABLE: { status: 503, shape: 'flat' },

@@ -4,7 +4,6 @@
  * in-flight requests and job deliveries finish (bounded), the store is
  * flushed, the lock released, exit 0.
  */
-import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { createApp, type App } from '../app.ts';
 import { systemClock } from '../clock.ts';
@@ -90,21 +89,19 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   }
 
   // Loaded lazily: @hono/node-server pulls in node:http and undici (~24 ms) that the other subcommands never need.
-  const { createAdaptorServer } = await import('@hono/node-server');
+  const { createNodeServer } = await import('../http/node-server.ts');
   const lifecycle = new Lifecycle();
   let app: App | undefined;
   let inFlight = 0;
   let idle: (() => void) | undefined;
-  const server = createAdaptorServer({
-    fetch: async (request, env) => {
-      inFlight++;
-      try {
-        return await app!.fetch(request, env);
-      } finally {
-        if (--inFlight === 0) idle?.();
-      }
-    },
-  }) as Server;
+  const server = createNodeServer(async (request, env) => {
+    inFlight++;
+    try {
+      return await app!.fetch(request, env);
+    } finally {
+      if (--inFlight === 0) idle?.();
+    }
+  });
 
   try {
     await new Promise<void>((resolve, reject) => {
