@@ -1,11 +1,13 @@
 /**
  * What the browser tests need: the real server (a child process on a free port
- * with a temp data dir) and a headless Debian chromium (never a downloaded
- * browser) that records every request leaving the page and every console error.
+ * with a temp data dir) and a headless Chromium that records every request
+ * leaving the page and every console error. The Chromium is found without
+ * anything installed by hand (see findChromium); it never downloads a browser.
  */
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startServer } from '../helpers/server.ts';
 
@@ -23,58 +25,121 @@ export const startService = async () => {
   return { url: server.url, stop: () => server.stop() };
 };
 
-/** Chromium with a fresh profile; `foreign` collects requests to any origin but `origin`. */
-export const startBrowser = async (origin: string) => {
-  const profile = mkdtempSync(join(tmpdir(), 'cardgate-chromium-'));
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 1280, height: 800 },
-    // Lets the test read back what the copy button wrote.
-    permissions: ['clipboard-read', 'clipboard-write'],
-  });
-  const foreign: string[] = [];
-  const consoleErrors: string[] = [];
-  // Anything not addressed to the server is recorded and never leaves the machine.
-  await context.route('**/*', (route) => {
-    const requestUrl = route.request().url();
-    if (new URL(requestUrl).origin === origin) return route.continue();
-    foreign.push(requestUrl);
-    return route.abort('blockedbyclient');
-  });
-  context.on('request', (request) => {
-    const requestUrl = request.url();
-    if (!requestUrl.startsWith('data:') && new URL(requestUrl).origin !== origin && !foreign.includes(requestUrl)) {
-      foreign.push(requestUrl);
+/**
+ * Without these, Chromium reaches out to Google's hosts at start, which this machine's closed
+ * network refuses many at a time.
+ */
+const quietArgs = ['--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** What a distribution's Chromium needs here: running as root, and no GPU. */
+const systemArgs = ['--no-sandbox', '--disable-gpu', ...quietArgs];
+/** The bundled Chromium's serverless flags loosen page security; a test must see what a user's browser would. */
+const looseningArgs = new Set(['--disable-web-security', '--allow-running-insecure-content']);
+
+/** An executable file named one of `names` in a directory on PATH. */
+const findOnPath = (names: readonly string[]): string | undefined => {
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    for (const name of names) {
+      const candidate = join(dir, name);
+      try {
+        accessSync(candidate, constants.X_OK);
+        if (statSync(candidate).isFile()) return candidate;
+      } catch {
+        // not there, or not executable
+      }
     }
-  });
-  const page: Page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (message) => {
-    // Failed admin calls (the wrong-token flow) log their 401 as a console error; those are expected.
-    if (message.type() === 'error' && !/status of 401/.test(message.text())) consoleErrors.push(message.text());
-  });
-  page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
-  mkdirSync(screenshotDir, { recursive: true });
-  return {
-    context,
-    page,
-    foreign,
-    consoleErrors,
-    /** The whole page; `fullPage: false` for a modal dialog, whose backdrop covers the viewport only. */
-    screenshot: (name: string, fullPage = true) => page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage }),
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
+  }
+  return undefined;
+};
+
+/** Runs `work` with os.tmpdir() answering `dir`. */
+const withTmpdir = async <T>(dir: string, work: () => Promise<T>): Promise<T> => {
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    return await work();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+};
+
+/**
+ * The registry-shipped Chromium (a devDependency), unpacked once per package version into the
+ * temp dir and reused. The package unpacks into os.tmpdir(), so TMPDIR points at a staging
+ * folder meanwhile, renamed into place when complete: a run never sees half a binary, and
+ * concurrent runs do not write into each other's.
+ */
+const bundledChromium = async (): Promise<{ executablePath: string; args: string[] }> => {
+  const { default: bundled } = await import('@sparticuz/chromium');
+  const packageRoot = join(dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium')), '..', '..');
+  const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+  const unpacked = join(tmpdir(), `cardgate-browser-${version}`);
+  const args = [...bundled.args.filter((arg) => !looseningArgs.has(arg)), ...quietArgs];
+  if (existsSync(join(unpacked, 'chromium'))) return { executablePath: join(unpacked, 'chromium'), args };
+  const staging = mkdtempSync(`${unpacked}.partial-`);
+  try {
+    await withTmpdir(staging, () => bundled.executablePath());
+    try {
+      renameSync(staging, unpacked);
+    } catch (e) {
+      if (!existsSync(join(unpacked, 'chromium'))) throw e; // else another run unpacked it first
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return { executablePath: join(unpacked, 'chromium'), args };
+};
+
+/** CARDGATE_CHROMIUM if set, else chromium (or chromium-browser) on PATH, else the bundled one. */
+export const findChromium = async (): Promise<{ executablePath: string; args: string[] }> => {
+  const chosen = process.env.CARDGATE_CHROMIUM || findOnPath(['chromium', 'chromium-browser']);
+  return chosen ? { executablePath: chosen, args: systemArgs } : bundledChromium();
+};
+
+/** Headless Chromium with a fresh context; `foreign` collects requests to any origin but `origin`. */
+export const startBrowser = async (origin: string) => {
+  const { executablePath, args } = await findChromium();
+  // Playwright keeps the profile in a temp folder of its own, removed when the browser closes or fails to start.
+  const browser = await chromium.launch({ executablePath, args, headless: true });
+  try {
+    const context: BrowserContext = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      // Lets the test read back what the copy button wrote.
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    const foreign: string[] = [];
+    const consoleErrors: string[] = [];
+    // Anything not addressed to the server is recorded and never leaves the machine.
+    await context.route('**/*', (route) => {
+      const requestUrl = route.request().url();
+      if (new URL(requestUrl).origin === origin) return route.continue();
+      foreign.push(requestUrl);
+      return route.abort('blockedbyclient');
+    });
+    context.on('request', (request) => {
+      const requestUrl = request.url();
+      if (!requestUrl.startsWith('data:') && new URL(requestUrl).origin !== origin && !foreign.includes(requestUrl)) {
+        foreign.push(requestUrl);
+      }
+    });
+    const page: Page = await context.newPage();
+    page.on('console', (message) => {
+      // Failed admin calls (the wrong-token flow) log their 401 as a console error; those are expected.
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
+    mkdirSync(screenshotDir, { recursive: true });
+    return {
+      context,
+      page,
+      foreign,
+      consoleErrors,
+      /** The whole page; `fullPage: false` for a modal dialog, whose backdrop covers the viewport only. */
+      screenshot: (name: string, fullPage = true) => page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage }),
+      close: () => browser.close(),
+    };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
 };
