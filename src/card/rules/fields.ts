@@ -35,7 +35,7 @@ const legacyTop = new Map<string, Crossover>([
   ['security', (h) => `write "securityRequirements": ${toV1Requirements(h.security)}`],
 ]);
 const legacyCapabilities = new Map<string, Crossover>([
-  ['stateTransitionHistory', () => 'remove it: 1.0 dropped capabilities.stateTransitionHistory'],
+  ['stateTransitionHistory', () => 'remove it: 1.0 dropped stateTransitionHistory from capabilities'],
 ]);
 const legacySkill = new Map<string, Crossover>([
   ['security', (h) => `write "securityRequirements": ${toV1Requirements(h.security)}`],
