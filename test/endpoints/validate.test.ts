@@ -108,7 +108,9 @@ describe('POST /v1/validate', () => {
   it('validates against options.protocolVersion', async () => {
     const t = endpointsApp();
     const body = await (await validate(t, { agent_card: sampleCard(), options: { protocolVersion: '0.2.5' } })).json();
-    assert.equal(body.version, '0.2.5');
+    assert.deepEqual([body.version, body.version_source], ['0.2.5', 'forced']);
+    const stored = await (await t.app.request(pathOf(body.report_url), { headers: { accept: 'application/json' } })).json();
+    assert.deepEqual([stored.version, stored.result.version, stored.result.version_source], ['0.2.5', '0.2.5', 'forced']);
   });
 
   it('refuses an unsupported options.protocolVersion, listing the supported ones', async () => {
