@@ -1,15 +1,17 @@
 /**
  * The rule catalogue: every finding the engine can report, as data (served at GET /v1/rules).
- * Severities follow decisions §5: schema violations and static MUSTs are errors; SHOULDs and
- * practices that hurt real clients are warnings. `weight` is what a warning costs the score.
+ * Schema violations and static MUSTs are errors; SHOULDs and practices that hurt real clients are
+ * warnings. `weight` is what a warning costs the score.
  */
 import type { RuleInfo, Severity } from './types.ts';
-import { ruleSetVersions } from './versions.ts';
+import { ruleSetVersions, since } from './versions.ts';
 
 const ALL = [...ruleSetVersions];
 const V0 = ruleSetVersions.filter((v) => v !== '1.0');
 const V0_INTERFACES = ['0.2.4', '0.2.5', '0.2.6', '0.3.0'];
 const V1 = ['1.0'];
+/** Rule sets whose schema does not itself require a top-level protocolVersion. */
+const NO_SCHEMA_PROTOCOL_VERSION = ruleSetVersions.filter((v) => v === '1.0' || !since(v, '0.2.5'));
 
 interface RuleData {
   severity: Severity;
@@ -42,7 +44,10 @@ const rules = {
     'A 1.0 security scheme or OAuth flows object does not hold exactly one member.',
     'Wrap each scheme in exactly one of apiKeySecurityScheme, httpAuthSecurityScheme, oauth2SecurityScheme, openIdConnectSecurityScheme, mtlsSecurityScheme; give flows exactly one flow.'),
   'protocolVersion.unsupported': error('spec', ALL, '0.2.5+ §5.5 protocolVersion; 1.0 §3.6, §8.3',
-    'The declared protocol version does not exist.', 'Declare one of the supported versions (GET /v1/rules lists them).'),
+    'The declared protocol version belongs to no known version line (0.2, 0.3, 1.0).', 'Declare one of the supported versions (GET /v1/rules lists them).'),
+  'protocolVersion.required': error('spec', NO_SCHEMA_PROTOCOL_VERSION, '0.2.5+ §5.5 protocolVersion (REQUIRED); 1.0 §8.3 (the card declares its protocols)',
+    'The card declares no protocol version: neither a top-level protocolVersion nor supportedInterfaces (whose entries carry it). Reported whatever version the card is validated as, also where that version\'s schema predates the field.',
+    'Add "protocolVersion": "0.3.0" (0.x), or declare "supportedInterfaces" with a "protocolVersion" per interface (1.0).'),
   'url.absolute': error('spec', ALL, '0.2.5+ §5.5 `url` (absolute); OAuth flow URLs "MUST be in the form of a URL"; 1.0 AgentInterface.url',
     'An endpoint or security URL is not an absolute URL.', 'Write the full URL with scheme and host, e.g. "https://agent.example.net/a2a".'),
   'transport.url-conflict': error('spec', V0_INTERFACES, '0.3.0 §5.6.4',
@@ -51,9 +56,15 @@ const rules = {
     'A signature\'s `protected` value is not a base64url JSON header with `alg` and `kid`.',
     'Encode the JWS protected header {"alg": "ES256", "kid": "<key id>", "typ": "JOSE"} as base64url.'),
 
-  'protocolVersion.forced': warning('practice', 0, ALL, 'decisions §5',
+  'protocolVersion.forced': warning('practice', 0, ALL, 'options.protocolVersion',
     'The version asked for in options.protocolVersion differs from the one the card declares.',
     'Validate against the declared version, or update the card to the version you target.'),
+  'protocolVersion.unpublished': warning('spec', 3, ALL, '0.2.5+ §5.5 protocolVersion; published versions: 0.2.0-0.2.6, 0.3.0, 1.0.0, 1.0.1',
+    'The declared version was never published but belongs to a known line (e.g. "0.2.9", which the official sample cards use); the card is validated by the latest published version of that line, which the message names.',
+    'Declare the published version the card follows, e.g. "0.2.6" or "0.3.0".'),
+  'compatibility.other-version': warning('practice', 3, ALL, '1.0 §5 / 0.3.0 §5.5 (one card serving both generations)',
+    'The card also addresses the other generation (a 0.x card with supportedInterfaces, or a 1.0 card keeping the 0.x url for 0.3 clients) and fails one of its rules; clients of that version may reject the card. The result\'s compatibility gives that version\'s verdict.',
+    'Fix the field for clients of the other version as the message says, or drop the other generation\'s fields.'),
   'url.https': warning('spec', 5, ALL, '0.x §5.5 "HTTPS for production"; 1.0 §7.1',
     'A URL uses plain http://.', 'Serve it over https:// and write the https:// URL.'),
   'url.placeholder': warning('practice', 10, ALL, '0.x §5.5, 1.0 §8.3.1 (URLs must be the real endpoint)',

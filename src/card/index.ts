@@ -1,6 +1,6 @@
 /** The validation engine: pure, synchronous, no I/O. */
 export { validateCard } from './validate.ts';
-export { supportedVersions, isSupportedVersion } from './versions.ts';
+export { supportedVersions, isSupportedVersion, versionSelection } from './versions.ts';
 export { ruleCatalogue } from './catalogue.ts';
-export { formatSummary } from './summary.ts';
-export type { CardResult, CardShape, Issue, RuleInfo, Severity, Suggestion, ValidateOptions } from './types.ts';
+export { compatibilityText, formatSummary, versionSourceText } from './summary.ts';
+export type { CardResult, CardShape, CompatibilityVerdict, Issue, RuleInfo, Severity, Suggestion, ValidateOptions, VersionSource } from './types.ts';

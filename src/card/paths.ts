@@ -16,6 +16,21 @@ export function formatPath(segments: readonly PathSegment[]): string {
   return out === '' ? ROOT_PATH : out;
 }
 
+/**
+ * How a message names the field it is about: its own key with any indexes after it (`tags`,
+ * `tags[0]`, `skills[2]`), never the whole path, which is the finding's own field.
+ */
+export function fieldName(segments: readonly PathSegment[]): string {
+  let from = segments.length - 1;
+  while (from > 0 && typeof segments[from] === 'number') from--;
+  const [head, ...indexes] = segments.slice(from);
+  if (head === undefined) return ROOT_PATH;
+  return `${typeof head === 'number' ? `[${head}]` : keyName(head)}${indexes.map((i) => `[${i}]`).join('')}`;
+}
+
+/** A key as messages write it: bare when it is a plain name, quoted otherwise (`"odd key"`, `""`). */
+export const keyName = (key: string): string => (plainKey.test(key) ? key : JSON.stringify(key));
+
 /** Path used for findings about the card as a whole. */
 export const ROOT_PATH = '(root)';
 

@@ -1,7 +1,7 @@
 /** Runs the zod schema of a rule set and turns zod's issues into catalogue findings with card paths. */
 import type * as z from 'zod';
 import { cardSchemas } from './schemas.ts';
-import { formatPath, jsonType, lookup, type PathSegment } from './paths.ts';
+import { fieldName, formatPath, jsonType, lookup, type PathSegment } from './paths.ts';
 import type { Report } from './report.ts';
 import type { RuleSetVersion } from './versions.ts';
 
@@ -26,45 +26,41 @@ export function checkSchema(card: unknown, version: RuleSetVersion, report: Repo
 
 function addIssue(card: unknown, issue: z.core.$ZodIssue, report: Report): void {
   const segments = issue.path as PathSegment[];
+  const path = formatPath(segments);
+  const name = fieldName(segments);
   switch (issue.code) {
     case 'invalid_type': {
       const at = lookup(card, segments);
-      const path = formatPath(segments);
-      if (!at.found) report.add('schema.required', path, `${path} is required`);
-      else report.add('schema.type', path, `${path} must be ${typeNames[issue.expected] ?? issue.expected}, not ${jsonType(at.value)}`);
+      if (!at.found) report.add('schema.required', path, `${name} is required`);
+      else report.add('schema.type', path, `${name} must be ${typeNames[issue.expected] ?? issue.expected}, not ${jsonType(at.value)}`);
       return;
     }
     case 'invalid_value': {
-      const path = formatPath(segments);
       const allowed = issue.values.map((v) => JSON.stringify(v)).join(', ');
-      report.add('schema.enum', path, `${path} must be one of ${allowed} (got ${JSON.stringify(lookup(card, segments).value)})`);
+      report.add('schema.enum', path, `${name} must be one of ${allowed} (got ${JSON.stringify(lookup(card, segments).value)})`);
       return;
     }
     case 'invalid_union': {
       // Only the 0.x security scheme union: zod reports the `type` discriminator.
-      const path = formatPath(segments);
       const at = lookup(card, segments);
       const allowed = 'options' in issue && Array.isArray(issue.options) ? issue.options.map((o) => JSON.stringify(o)).join(', ') : '';
-      if (!at.found) report.add('schema.required', path, `${path} is required (one of ${allowed})`);
-      else report.add('schema.enum', path, `${path} must be one of ${allowed} (got ${JSON.stringify(at.value)})`);
+      if (!at.found) report.add('schema.required', path, `${name} is required (one of ${allowed})`);
+      else report.add('schema.enum', path, `${name} must be one of ${allowed} (got ${JSON.stringify(at.value)})`);
       return;
     }
     case 'too_small': {
-      const path = formatPath(segments);
-      report.add('schema.non-empty', path, `${path} must not be empty: 1.0 requires at least one element`);
+      report.add('schema.non-empty', path, `${name} must not be empty: 1.0 requires at least one element`);
       return;
     }
     case 'custom': {
-      const path = formatPath(segments);
       const value = lookup(card, segments).value;
       const members = value && typeof value === 'object' ? Object.keys(value) : [];
       const legacy = members.includes('type') ? ' (this is the 0.x form; 1.0 wraps the fields, e.g. {"httpAuthSecurityScheme": {"scheme": "bearer"}})' : '';
-      report.add('schema.one-of', path, `${path} ${issue.message}, found ${members.length}${members.length ? ` (${members.join(', ')})` : ''}${legacy}`);
+      report.add('schema.one-of', path, `${name} ${issue.message}, found ${members.length}${members.length ? ` (${members.join(', ')})` : ''}${legacy}`);
       return;
     }
     default: {
-      const path = formatPath(segments);
-      report.add('schema.type', path, `${path}: ${issue.message}`);
+      report.add('schema.type', path, `${name}: ${issue.message}`);
     }
   }
 }

@@ -22,6 +22,16 @@ export interface ValidateOptions {
   protocolVersion?: string;
 }
 
+/** Where the rule set came from: options.protocolVersion, the card's top-level protocolVersion, or its shape. */
+export type VersionSource = 'forced' | 'declared' | 'detected';
+
+/** The card's verdict under the rules of the other generation it also addresses (counts of findings). */
+export interface CompatibilityVerdict {
+  valid: boolean;
+  errors: number;
+  warnings: number;
+}
+
 export interface CardResult {
   valid: boolean;
   errors: Issue[];
@@ -31,7 +41,13 @@ export interface CardResult {
   suggestions: Suggestion[];
   /** Rule set used: `0.2.0`..`0.2.6`, `0.3.0` or `1.0`. */
   version: string;
+  versionSource: VersionSource;
   shape: CardShape;
+  /**
+   * Present when the card also addresses the other generation: a 0.x-judged card carrying
+   * supportedInterfaces is checked against `1.0`; a 1.0-judged card keeping the 0.x `url` against `0.3.0`.
+   */
+  compatibility?: Record<string, CompatibilityVerdict>;
 }
 
 export type Severity = 'error' | 'warning';

@@ -1,7 +1,9 @@
 /**
- * validateCard: shape and version detection (decisions §5), the schema of the chosen rule set, the
- * semantic rules, then score and suggestions. Pure and synchronous; never throws for any JSON value.
+ * validateCard: the choice of the rule set (forced, declared or detected), the schema of that rule
+ * set, the semantic rules, a compatibility check against the other generation when the card also
+ * addresses it, then score and suggestions. Pure and synchronous; never throws for any JSON value.
  */
+import { ruleInfo, type RuleId } from './catalogue.ts';
 import { Report } from './report.ts';
 import { checkSchema } from './schema-check.ts';
 import { cardSchemas } from './schemas.ts';
@@ -15,8 +17,8 @@ import { checkTransports } from './rules/transports.ts';
 import { checkSecrets } from './rules/secrets.ts';
 import { checkSignatures } from './rules/signatures.ts';
 import type { RuleContext } from './rules/context.ts';
-import type { CardResult, CardShape, ValidateOptions } from './types.ts';
-import { detectShape, isRecord, latestFor, ruleSetFor, supportedVersionsText, type RuleSetVersion } from './versions.ts';
+import type { CardResult, CardShape, CompatibilityVerdict, ValidateOptions, VersionSource } from './types.ts';
+import { detectShape, isRecord, latestFor, readDeclared, ruleSetFor, supportedVersionsText, type RuleSetVersion } from './versions.ts';
 
 const ruleChecks: ReadonlyArray<(ctx: RuleContext) => void> = [
   checkTransports, checkUrls, checkSkills, checkSecurity, checkSignatures, checkFields, checkSecrets,
@@ -25,44 +27,108 @@ const ruleChecks: ReadonlyArray<(ctx: RuleContext) => void> = [
 /** Findings about the version itself; added after the schema's so that e.g. a missing name stays first. */
 type VersionFinding = (report: Report) => void;
 
-function chooseVersion(card: unknown, shape: CardShape, options: ValidateOptions): { version: RuleSetVersion; findings: VersionFinding[] } {
+interface VersionChoice {
+  version: RuleSetVersion;
+  source: VersionSource;
+  findings: VersionFinding[];
+}
+
+/** Forced by the options, else declared by the card's top-level protocolVersion, else detected from its shape. */
+function chooseVersion(card: unknown, shape: CardShape, options: ValidateOptions): VersionChoice {
   const findings: VersionFinding[] = [];
-  const declared = isRecord(card) && shape !== '1.0' && typeof card.protocolVersion === 'string' ? card.protocolVersion : undefined;
-  const declaredSet = declared === undefined ? undefined : ruleSetFor(declared);
-  if (declared !== undefined && declaredSet === undefined) {
+  const raw = isRecord(card) && typeof card.protocolVersion === 'string' ? card.protocolVersion : undefined;
+  const declared = raw === undefined ? undefined : readDeclared(raw);
+  const forced = options.protocolVersion === undefined ? undefined : ruleSetFor(options.protocolVersion);
+  if (raw !== undefined && declared === undefined) {
     findings.push((r) => r.add('protocolVersion.unsupported', 'protocolVersion',
-      `protocolVersion "${declared}" is not an A2A version; supported: ${supportedVersionsText()}`));
+      `protocolVersion "${raw}" is not an A2A version; supported: ${supportedVersionsText()}`));
   }
-  const detected = shape === '1.0' ? '1.0' : declaredSet ?? latestFor(shape);
-  const forced = options.protocolVersion;
-  if (forced === undefined) return { version: detected, findings };
-  const forcedSet = ruleSetFor(forced);
-  if (forcedSet === undefined) {
+  if (raw !== undefined && declared?.published === false) {
+    const line = raw.split('.').slice(0, 2).join('.');
+    const rules = forced === undefined
+      ? `validated by the ${declared.ruleSet} rules, those of the latest published ${line} version`
+      : `the latest published ${line} version has the ${declared.ruleSet} rules`;
+    findings.push((r) => r.add('protocolVersion.unpublished', 'protocolVersion', `protocolVersion "${raw}" was never published; ${rules}`,
+      `declare "${declared.ruleSet}", the published version whose rules apply`));
+  }
+  if (options.protocolVersion !== undefined && forced === undefined) {
     findings.push((r) => r.add('protocolVersion.unsupported', 'protocolVersion',
-      `options.protocolVersion "${forced}" is not supported; supported: ${supportedVersionsText()}`));
-    return { version: detected, findings };
+      `options.protocolVersion "${options.protocolVersion}" is not supported; supported: ${supportedVersionsText()}`));
   }
-  if (forcedSet !== detected && isRecord(card)) {
-    const card_ = shape === '1.0' ? 'card has the 1.0 shape' : declared !== undefined ? `card declares "${declared}"` : `card's shape means ${detected}`;
-    findings.push((r) => r.add('protocolVersion.forced', 'protocolVersion', `validated as ${forcedSet} as asked, but the ${card_}`));
+  const fromCard: VersionChoice = declared
+    ? { version: declared.ruleSet, source: 'declared', findings }
+    : { version: latestFor(shape), source: 'detected', findings };
+  if (forced === undefined) return fromCard;
+  if (forced !== fromCard.version && isRecord(card)) {
+    const why = declared ? `card declares "${raw}"` : `card's shape means ${fromCard.version}`;
+    findings.push((r) => r.add('protocolVersion.forced', 'protocolVersion', `validated as ${forced} as asked, but the ${why}`));
   }
-  return { version: forcedSet, findings };
+  return { version: forced, source: 'forced', findings };
+}
+
+/**
+ * A card states its protocol version at the top level (0.x) or per interface (1.0). Without either,
+ * that is an error whatever the rules used; where their schema requires the field, it reports it.
+ */
+function checkVersionDeclared(ctx: RuleContext): void {
+  const { card } = ctx;
+  if (Object.hasOwn(card, 'protocolVersion') || Object.hasOwn(card, 'supportedInterfaces')) return;
+  if (Object.hasOwn(ctx.parts.card.shape, 'protocolVersion')) return;
+  ctx.report.add('protocolVersion.required', 'protocolVersion',
+    'protocolVersion is required: the card declares no protocol version (neither protocolVersion nor supportedInterfaces)');
+}
+
+/** The schema, the version findings and every rule of one rule set, into `report`. */
+function runRules(card: Record<string, unknown>, version: RuleSetVersion, report: Report, findings: readonly VersionFinding[]): void {
+  checkSchema(card, version, report);
+  for (const f of findings) f(report);
+  const ctx: RuleContext = { card, version, parts: cardSchemas.get(version)!, report };
+  checkVersionDeclared(ctx);
+  for (const check of ruleChecks) check(ctx);
+}
+
+/**
+ * The other generation a card also addresses: a card judged by 0.x rules that carries
+ * supportedInterfaces speaks to 1.0 clients; a card judged by 1.0 rules that keeps the 0.x endpoint
+ * `url` (what 0.3 clients connect to) speaks to 0.3 clients.
+ */
+function otherGeneration(card: Record<string, unknown>, version: RuleSetVersion): RuleSetVersion | undefined {
+  if (version !== '1.0') return Object.hasOwn(card, 'supportedInterfaces') ? '1.0' : undefined;
+  return Object.hasOwn(card, 'url') ? '0.3.0' : undefined;
+}
+
+/**
+ * Runs the other generation's rules: its errors become compatibility warnings (never errors of the
+ * rules used), except where the rules used already report the same error at the same spot.
+ */
+function checkCompatibility(card: Record<string, unknown>, other: RuleSetVersion, report: Report): Record<string, CompatibilityVerdict> {
+  const sub = new Report();
+  runRules(card, other, sub, []);
+  const reported = new Set(report.errors.map((e) => `${e.rule} ${e.path}`));
+  for (const e of sub.errors) {
+    if (reported.has(`${e.rule} ${e.path}`)) continue;
+    report.add('compatibility.other-version', e.path, `${e.message} (fails the ${other} rules: ${e.rule})`,
+      `for ${other} clients: ${ruleInfo(e.rule as RuleId).fix}`);
+  }
+  return { [other]: { valid: sub.errors.length === 0, errors: sub.errors.length, warnings: sub.warnings.length } };
 }
 
 export function validateCard(card: unknown, options: ValidateOptions = {}): CardResult {
   const shape = detectShape(card);
-  const { version, findings } = chooseVersion(card, shape, options);
+  const { version, source, findings } = chooseVersion(card, shape, options);
   const report = new Report();
   if (!isRecord(card)) {
     report.add('card.root.object', ROOT_PATH, `The card must be a JSON object, not ${jsonType(card)}`);
     for (const f of findings) f(report);
-    return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version, shape };
+    return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version, versionSource: source, shape };
   }
-  checkSchema(card, version, report);
-  for (const f of findings) f(report);
-  const ctx: RuleContext = { card, version, parts: cardSchemas.get(version)!, report };
-  for (const check of ruleChecks) check(ctx);
+  runRules(card, version, report, findings);
+  const other = otherGeneration(card, version);
+  const compatibility = other === undefined ? undefined : checkCompatibility(card, other, report);
   const valid = report.errors.length === 0;
   const { score, suggestions } = scoreCard(card, valid, report.warnings, report.fixes);
-  return { valid, errors: report.errors, warnings: report.warnings, score, suggestions, version, shape };
+  return {
+    valid, errors: report.errors, warnings: report.warnings, score, suggestions, version, versionSource: source, shape,
+    ...(compatibility ? { compatibility } : {}),
+  };
 }

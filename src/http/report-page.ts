@@ -3,6 +3,7 @@
  * no external URL of any kind) so it works air-gapped. Every string that comes
  * from a card or a result goes through `esc`.
  */
+import { compatibilityText, versionSourceText, type CompatibilityVerdict, type VersionSource } from '../card/index.ts';
 import type { ReportRecord } from '../store/types.ts';
 
 const esc = (value: unknown): string =>
@@ -31,6 +32,22 @@ const findingsOf = (result: unknown): Findings => {
     warnings: asArray(v.warnings),
     suggestions: asArray(r.suggestions ?? v.suggestions),
   };
+};
+
+const isVerdict = (v: unknown): v is CompatibilityVerdict =>
+  typeof asObject(v).valid === 'boolean' && typeof asObject(v).errors === 'number' && typeof asObject(v).warnings === 'number';
+
+/** The rules used and why, and the verdict for the other generation, as header facts (absent from older reports). */
+const versionFacts = (report: ReportRecord): Array<[string, unknown]> => {
+  const r = asObject(report.result);
+  const v = typeof r.validation === 'object' ? asObject(r.validation) : r;
+  const source = typeof v.version_source === 'string' && Object.hasOwn(versionSourceText, v.version_source)
+    ? versionSourceText[v.version_source as VersionSource] : undefined;
+  const compatibility = Object.entries(asObject(v.compatibility)).filter(([, c]) => isVerdict(c)) as Array<[string, CompatibilityVerdict]>;
+  return [
+    ['Protocol version', report.version !== undefined && source ? `${report.version} rules, ${source}` : report.version],
+    ['Compatibility', compatibility.length ? compatibilityText(Object.fromEntries(compatibility)) : undefined],
+  ];
 };
 
 const verdict = (valid: boolean | null, label = valid ? 'Valid' : 'Invalid'): string =>
@@ -147,7 +164,7 @@ export const renderReportPage = (report: ReportRecord): string => {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${esc(title)} · cardgate report</title><style>${style}</style></head>
 <body><main><header><p class="brand">cardgate · ${esc(kindLabel[report.kind])}</p><h1>${esc(title)}</h1>
-${facts([['Report', report.id], ['Created', report.created_at], ['Protocol version', report.version]])}</header>
+${facts([['Report', report.id], ['Created', report.created_at], ...versionFacts(report)])}</header>
 ${body}
 </main></body></html>`;
 };

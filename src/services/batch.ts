@@ -7,6 +7,7 @@ import { validateCard } from '../card/index.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { isJsonObject } from './json.ts';
+import { versionFields } from './version-fields.ts';
 
 export interface BatchEntry {
   id: string;
@@ -59,7 +60,7 @@ export const runBatch = (entries: BatchEntry[], context: BatchContext, validate:
 const batchResult = (entries: BatchEntry[], context: BatchContext, validate: typeof validateCard) => {
   const results = entries.map(({ id, agent_card }) => {
     const r = validate(agent_card);
-    return { id, valid: r.valid, errors: r.errors, warnings: r.warnings, score: r.valid ? r.score : 0 };
+    return { id, valid: r.valid, errors: r.errors, warnings: r.warnings, score: r.valid ? r.score : 0, ...versionFields(r) };
   });
   const valid = results.filter((r) => r.valid).length;
   const total = results.length;

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../card/index.ts';
 import type { RateLimitInfo } from './daily-quota.ts';
 import { isJsonObject, parseJsonObject } from './json.ts';
+import { versionFields } from './version-fields.ts';
 
 
 const flag = z.boolean({ error: 'must be a boolean' }).optional();
@@ -70,6 +71,8 @@ export type SingleOutcome =
       valid: boolean;
       score: number;
       version: string;
+      /** `"version":…,"version_source":…` (and `"compatibility":…` when checked): in the answer and the report. */
+      versionMembers: string;
       /** `{"valid":…,"errors":[…],"warnings":[…]` + score and suggestions when asked, then `}`. */
       head: string;
       /** The report's `result`: everything, whatever the caller asked to see (valid, errors, warnings, score, suggestions, version). */
@@ -90,13 +93,15 @@ export const validateSingleText = (text: string): SingleOutcome => {
   const findings = `"valid":${result.valid},"errors":${JSON.stringify(result.errors)},"warnings":${JSON.stringify(result.warnings)}`;
   const score = `"score":${result.score}`;
   const suggestions = `"suggestions":${JSON.stringify(result.suggestions)}`;
+  const versionMembers = JSON.stringify(versionFields(result)).slice(1, -1);
   return {
     ok: true,
     valid: result.valid,
     score: result.score,
     version: result.version,
+    versionMembers,
     head: `{${[findings, ...(options.include_score ? [score] : []), ...(options.include_suggestions ? [suggestions] : [])].join(',')}}`,
-    resultJson: `{${findings},${score},${suggestions},"version":${JSON.stringify(result.version)}}`,
+    resultJson: `{${findings},${score},${suggestions},${versionMembers}}`,
     ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
   };
 };
@@ -117,5 +122,5 @@ export interface SingleResultContext {
 export const singleResponseText = (outcome: Extract<SingleOutcome, { ok: true }>, context: SingleResultContext): string =>
   `${outcome.head.slice(0, -1)},"report_id":${JSON.stringify(context.report_id)},"report_url":${JSON.stringify(context.report_url)}` +
   `,"response_time_ms":${context.response_time_ms},"recorded":${context.recorded},"timestamp":${JSON.stringify(context.timestamp)}` +
-  `,"version":${JSON.stringify(outcome.version)},"rateLimitInfo":${JSON.stringify(context.rateLimitInfo)}` +
+  `,${outcome.versionMembers},"rateLimitInfo":${JSON.stringify(context.rateLimitInfo)}` +
   `${outcome.summary === undefined ? '' : `,"summary":${JSON.stringify(outcome.summary)}`}}`;

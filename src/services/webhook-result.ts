@@ -8,6 +8,7 @@ import type { CardResult, Issue } from '../card/types.ts';
 import { iso } from '../clock.ts';
 import type { ReportRecord } from '../store/types.ts';
 import { reportUrl } from './reports.ts';
+import { versionFields } from './version-fields.ts';
 
 export type ValidateFn = (card: unknown) => CardResult;
 
@@ -51,6 +52,7 @@ export const webhookResult = (result: CardResult, context: WebhookContext) => ({
   errors: result.errors,
   warnings: result.warnings,
   suggestions: result.suggestions,
+  ...versionFields(result),
   metadata: context.metadata,
   report_url: reportUrl(context.reportsUrl, context.validationId),
   timestamp: iso(context.nowMs),
@@ -118,7 +120,7 @@ const githubStatus = (state: 'success' | 'failure' | 'error', description: strin
 /** Interface 2.8: the result and a commit status ready for POST /repos/{repo}/statuses/{sha}. */
 export const githubResult = (result: CardResult, context: GithubContext) => ({
   success: true,
-  validation: { valid: result.valid, errors: result.errors, warnings: result.warnings },
+  validation: { valid: result.valid, errors: result.errors, warnings: result.warnings, ...versionFields(result) },
   score: result.score,
   github_status: githubStatus(result.valid ? 'success' : 'failure', describe(result), context),
 });

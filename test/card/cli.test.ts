@@ -71,7 +71,8 @@ test('usage errors and unreadable input exit 2 with a clear message', async () =
 test('GET /v1/rules serves the versions and the catalogue', async () => {
   const res = await rulesRoutes.request('/');
   assert.equal(res.status, 200);
-  const body = (await res.json()) as { versions: string[]; rules: { id: string; severity: string; fix: string }[] };
+  const body = (await res.json()) as { versions: string[]; version_selection: string; rules: { id: string; severity: string; fix: string }[] };
   assert.ok(body.versions.includes('1.0') && body.versions.includes('0.2.0'));
   assert.ok(body.rules.some((r) => r.id === 'skills.id.unique' && r.severity === 'warning' && r.fix.length > 0));
+  assert.match(body.version_selection, /"forced".*"declared".*"detected"/);
 });

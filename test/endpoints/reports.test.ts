@@ -41,6 +41,21 @@ describe('GET /reports/<id>', () => {
     assert.ok(html.includes('0.3.0'));
   });
 
+  it('shows the rules used and why, and the verdict for the other generation the card also addresses', async () => {
+    const t = endpointsApp();
+    const interfaces = [{ url: 'https://georoute-agent.example.com/a2a/v1', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }];
+    const result = await validateOne(t, { ...sampleCard(), supportedInterfaces: interfaces });
+    assert.deepEqual([result.version, result.version_source], ['0.3.0', 'declared']);
+    assert.equal(result.compatibility['1.0'].valid, false);
+    const html = await (await t.app.request(pathOf(result.report_url))).text();
+    assert.ok(html.includes('<dd>0.3.0 rules, as the card declares</dd>'), html);
+    const { errors, warnings } = result.compatibility['1.0'];
+    assert.ok(html.includes(`<dt>Compatibility</dt><dd>1.0: invalid (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warnings)</dd>`));
+    const plain = await validateOne(t, sampleCard());
+    const page = await (await t.app.request(pathOf(plain.report_url))).text();
+    assert.ok(page.includes('<dd>0.3.0 rules, as the card declares</dd>') && !page.includes('Compatibility'));
+  });
+
   it('escapes card content: a script name renders as text', async () => {
     const t = endpointsApp();
     const result = await validateOne(t, { ...sampleCard(), name: evil, description: `"'&${evil}` });

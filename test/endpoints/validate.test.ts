@@ -24,7 +24,7 @@ describe('POST /v1/validate', () => {
     const body = await res.json();
     assert.deepEqual(Object.keys(body), [
       'valid', 'errors', 'warnings', 'score', 'suggestions', 'report_id', 'report_url',
-      'response_time_ms', 'recorded', 'timestamp', 'version', 'rateLimitInfo',
+      'response_time_ms', 'recorded', 'timestamp', 'version', 'version_source', 'rateLimitInfo',
     ]);
     assert.equal(body.valid, true, JSON.stringify(body.errors));
     assert.deepEqual(body.errors, []);
@@ -40,6 +40,7 @@ describe('POST /v1/validate', () => {
     assert.equal(body.timestamp, iso(t.clock.now()));
     assert.match(body.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.equal(body.version, '0.3.0');
+    assert.equal(body.version_source, 'declared');
     assert.deepEqual(body.rateLimitInfo, { used: 1, limit: -1, remaining: -1, plan: 'pro' });
     assert.equal(res.headers.get('x-ratelimit-limit'), '-1');
 
@@ -107,7 +108,9 @@ describe('POST /v1/validate', () => {
   it('validates against options.protocolVersion', async () => {
     const t = endpointsApp();
     const body = await (await validate(t, { agent_card: sampleCard(), options: { protocolVersion: '0.2.5' } })).json();
-    assert.equal(body.version, '0.2.5');
+    assert.deepEqual([body.version, body.version_source], ['0.2.5', 'forced']);
+    const stored = await (await t.app.request(pathOf(body.report_url), { headers: { accept: 'application/json' } })).json();
+    assert.deepEqual([stored.version, stored.result.version, stored.result.version_source], ['0.2.5', '0.2.5', 'forced']);
   });
 
   it('refuses an unsupported options.protocolVersion, listing the supported ones', async () => {
@@ -226,7 +229,9 @@ describe('validateSingleText', () => {
           valid: r.valid, errors: r.errors, warnings: r.warnings,
           ...(o.include_score ? { score: r.score } : {}), ...(o.include_suggestions ? { suggestions: r.suggestions } : {}),
         }));
-        assert.equal(outcome.resultJson, JSON.stringify({ valid: r.valid, errors: r.errors, warnings: r.warnings, score: r.score, suggestions: r.suggestions, version: r.version }));
+        assert.equal(outcome.resultJson, JSON.stringify({
+          valid: r.valid, errors: r.errors, warnings: r.warnings, score: r.score, suggestions: r.suggestions, version: r.version, version_source: r.versionSource,
+        }));
       }
     }
   });

@@ -23,7 +23,8 @@ export const validCard = {
 /** Missing name (and more): invalid. */
 export const invalidCard = { protocolVersion: '0.3.0', description: 'no name' };
 
-export const webhookKeys = ['validation_id', 'status', 'valid', 'score', 'errors', 'warnings', 'suggestions', 'metadata', 'report_url', 'timestamp'];
+/** Keys of a webhook result whose validation ran (status "success"); the version members tell which rules and why. */
+export const webhookKeys = ['validation_id', 'status', 'valid', 'score', 'errors', 'warnings', 'suggestions', 'version', 'version_source', 'metadata', 'report_url', 'timestamp'];
 
 /**
  * The webhook routes at /v1 over testApp's deps (MemoryStore, FakeClock), with a

@@ -15,6 +15,7 @@ const withErrors = (messages: string[]): CardResult => ({
   score: 0,
   suggestions: [],
   version: '0.3.0',
+  versionSource: 'declared',
   shape: '0.3',
 });
 
@@ -27,7 +28,7 @@ describe('POST /v1/webhook/github', () => {
     const body = await res.json();
     assert.deepEqual(Object.keys(body), ['success', 'validation', 'score', 'github_status']);
     assert.equal(body.success, true);
-    assert.deepEqual(Object.keys(body.validation), ['valid', 'errors', 'warnings']);
+    assert.deepEqual(Object.keys(body.validation), ['valid', 'errors', 'warnings', 'version', 'version_source']);
     assert.equal(body.validation.valid, true);
     assert.deepEqual(body.github_status, {
       state: 'success',

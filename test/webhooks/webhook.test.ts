@@ -110,7 +110,7 @@ describe('POST /v1/webhook without callback_url (synchronous)', () => {
     const slow = (): CardResult => {
       const until = performance.now() + 30;
       while (performance.now() < until);
-      return { valid: true, errors: [], warnings: [], score: 100, suggestions: [], version: '0.3.0', shape: '0.3' };
+      return { valid: true, errors: [], warnings: [], score: 100, suggestions: [], version: '0.3.0', versionSource: 'declared', shape: '0.3' };
     };
     for (const validate of [throwing, slow]) {
       const { app, log } = webhookApp({ config: { validation: { timeoutMs: 10 } }, runner: { validate } });
@@ -255,7 +255,7 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
     const slow = (): CardResult => {
       const until = performance.now() + 30;
       while (performance.now() < until);
-      return { valid: true, errors: [], warnings: [], score: 100, suggestions: [], version: '0.3.0', shape: '0.3' };
+      return { valid: true, errors: [], warnings: [], score: 100, suggestions: [], version: '0.3.0', versionSource: 'declared', shape: '0.3' };
     };
     const { app, jobs } = webhookApp({ config: { ...loopbackConfig, validation: { timeoutMs: 10 } }, runner: { validate: slow } });
     const { validation_id } = await (await app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: ok.url }))).json();

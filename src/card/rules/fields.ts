@@ -3,7 +3,7 @@
  * 0.x card, each with the exact replacement. Known names come from the zod schemas themselves.
  */
 import { cardSchemas, fieldNames } from '../schemas.ts';
-import { joinPath } from '../paths.ts';
+import { joinPath, keyName } from '../paths.ts';
 import { ruleSetVersions, type RuleSetVersion } from '../versions.ts';
 import { arrayOf, entriesOf, recordOf, type RuleContext } from './context.ts';
 import { toV0Endpoint, toV0Requirements, toV1Interfaces, toV1Requirements, toV1Scheme } from './migrate.ts';
@@ -35,7 +35,7 @@ const legacyTop = new Map<string, Crossover>([
   ['security', (h) => `write "securityRequirements": ${toV1Requirements(h.security)}`],
 ]);
 const legacyCapabilities = new Map<string, Crossover>([
-  ['stateTransitionHistory', () => 'remove it: 1.0 dropped capabilities.stateTransitionHistory'],
+  ['stateTransitionHistory', () => 'remove it: 1.0 dropped stateTransitionHistory from capabilities'],
 ]);
 const legacySkill = new Map<string, Crossover>([
   ['security', (h) => `write "securityRequirements": ${toV1Requirements(h.security)}`],
@@ -74,16 +74,16 @@ function checkObject(
     const cross = crossover.get(key);
     if (cross) {
       const hint = cross(holder, ctx.card);
-      if (v1) ctx.report.add('field.legacy-0x', at, `${at} is a 0.x field; in a 1.0 card ${hint}`, hint);
-      else ctx.report.add('field.from-1.0', at, `${at} is a 1.0 field; for ${ctx.version} ${hint}`, hint);
+      if (v1) ctx.report.add('field.legacy-0x', at, `${key} is a 0.x field; in a 1.0 card ${hint}`, hint);
+      else ctx.report.add('field.from-1.0', at, `${key} is a 1.0 field; for ${ctx.version} ${hint}`, hint);
       continue;
     }
     const camel = snakeToCamel(key);
     if (camel !== key && names.has(camel)) {
-      ctx.report.add('field.snake-case', at, `${at} is snake_case; rename it to "${camel}"`, `rename "${key}" to "${camel}"`);
+      ctx.report.add('field.snake-case', at, `${key} is snake_case; rename it to "${camel}"`, `rename "${key}" to "${camel}"`);
       continue;
     }
-    ctx.report.add('field.unknown', at, `${at} is not a field of A2A ${ctx.version}; clients ignore it`);
+    ctx.report.add('field.unknown', at, `${keyName(key)} is not a field of A2A ${ctx.version}; clients ignore it`);
   }
 }
 
@@ -114,7 +114,7 @@ export function checkFields(ctx: RuleContext): void {
       if (!scheme || !Object.hasOwn(scheme, 'type')) continue;
       const at = joinPath(joinPath('securitySchemes', name), 'type');
       const hint = `write ${JSON.stringify(name)}: ${toV1Scheme(scheme)}`;
-      ctx.report.add('field.legacy-0x', at, `${joinPath('securitySchemes', name)} uses the 0.x form; in a 1.0 card ${hint}`, hint);
+      ctx.report.add('field.legacy-0x', at, `type is the 0.x form of a security scheme; in a 1.0 card ${hint}`, hint);
     }
   }
 }

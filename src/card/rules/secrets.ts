@@ -2,7 +2,7 @@
  * Likely credentials anywhere in the card (0.x §5.4, 1.0 §14.3). Walks every string with a depth and
  * node budget, so deep or huge input cannot overflow the stack or run unbounded.
  */
-import { formatPath, type PathSegment } from '../paths.ts';
+import { fieldName, formatPath, type PathSegment } from '../paths.ts';
 import type { RuleContext } from './context.ts';
 
 const MAX_DEPTH = 32;
@@ -54,7 +54,7 @@ export function checkSecrets(ctx: RuleContext): void {
     if (typeof value === 'string') {
       if (looksLikeSecret(value, key)) {
         const at = formatPath(path);
-        ctx.report.add('content.secret', at, `${at} looks like a credential (${mask(value)}); cards are public`, `remove the value of ${at} from the card and rotate the credential`);
+        ctx.report.add('content.secret', at, `${fieldName(path)} looks like a credential (${mask(value)}); cards are public`, `remove the value of ${at} from the card and rotate the credential`);
       }
     } else if (typeof value === 'object' && value !== null && depth < MAX_DEPTH) {
       if (Array.isArray(value)) {

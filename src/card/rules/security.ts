@@ -31,7 +31,7 @@ function checkRequirements(ctx: RuleContext, list: unknown, base: string, scheme
     for (const { name, path, scopes } of requirementEntries(req, `${base}[${i}]`, v1)) {
       if (!schemes || !Object.hasOwn(schemes, name)) {
         const known = defined.length ? `defined: ${defined.join(', ')}` : 'securitySchemes defines none';
-        ctx.report.add('security.undefined-scheme', path, `${path} names scheme "${name}", which securitySchemes does not define (${known})`,
+        ctx.report.add('security.undefined-scheme', path, `scheme "${name}" is not defined in securitySchemes (${known})`,
           defined.length ? `use one of ${defined.map((d) => `"${d}"`).join(', ')} or add "${name}" under securitySchemes` : `add "securitySchemes": {"${name}": {...}} describing how to authenticate`);
         continue;
       }
@@ -39,7 +39,7 @@ function checkRequirements(ctx: RuleContext, list: unknown, base: string, scheme
       if (!declared) continue;
       for (const scope of scopes) {
         if (typeof scope === 'string' && !declared.has(scope)) {
-          ctx.report.add('security.scope.undeclared', path, `${path} asks for scope "${scope}", which no flow of scheme "${name}" declares`,
+          ctx.report.add('security.scope.undeclared', path, `scope "${scope}" is declared by no flow of scheme "${name}"`,
             `add "${scope}": "<what it grants>" to the "scopes" of a flow of securitySchemes.${name}`);
         }
       }
@@ -58,7 +58,7 @@ export function checkSecurity(ctx: RuleContext): void {
   const flagPath = v1 ? 'capabilities.extendedAgentCard' : 'supportsAuthenticatedExtendedCard';
   const flag = v1 ? recordOf(card.capabilities)?.extendedAgentCard : card.supportsAuthenticatedExtendedCard;
   if (flag === true && (!schemes || Object.keys(schemes).length === 0)) {
-    ctx.report.add('extended-card.no-security', flagPath, `${flagPath} is true, but securitySchemes declares no scheme to authenticate with`,
+    ctx.report.add('extended-card.no-security', flagPath, `${v1 ? 'extendedAgentCard' : flagPath} is true, but securitySchemes declares no scheme to authenticate with`,
       v1 ? 'add e.g. "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "bearer"}}} and "securityRequirements": [{"schemes": {"bearer": {"list": []}}}]'
         : 'add e.g. "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}} and "security": [{"bearer": []}]');
   }

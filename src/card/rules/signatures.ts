@@ -27,10 +27,10 @@ export function checkSignatures(ctx: RuleContext): void {
     const at = `signatures[${i}].protected`;
     const header = decodeHeader(value);
     if (typeof header === 'string') {
-      ctx.report.add('signature.protected-header', at, `${at} ${header}`);
+      ctx.report.add('signature.protected-header', at, `protected ${header}`);
       return;
     }
     const missing = ['alg', 'kid'].filter((k) => typeof header[k] !== 'string' || header[k] === '');
-    if (missing.length) ctx.report.add('signature.protected-header', at, `${at} header lacks ${missing.join(' and ')}`);
+    if (missing.length) ctx.report.add('signature.protected-header', at, `protected header lacks ${missing.join(' and ')}`);
   });
 }

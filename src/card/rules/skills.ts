@@ -21,10 +21,9 @@ const likelyMediaType: Record<string, string> = {
 function checkModes(ctx: RuleContext, path: string, modes: unknown): void {
   arrayOf(modes).forEach((m, i) => {
     if (typeof m !== 'string' || mediaType.test(m)) return;
-    const at = `${path}[${i}]`;
     const guess = Object.hasOwn(likelyMediaType, m.toLowerCase()) ? likelyMediaType[m.toLowerCase()] : undefined;
     const fix = guess ? `write "${guess}" instead of ${JSON.stringify(m)}` : `replace ${JSON.stringify(m)} with a media type such as "text/plain"`;
-    ctx.report.add('modes.media-type', at, `${at} ${JSON.stringify(m)} is not a media type`, fix);
+    ctx.report.add('modes.media-type', `${path}[${i}]`, `${JSON.stringify(m)} is not a media type`, fix);
   });
 }
 
@@ -43,12 +42,12 @@ export function checkSkills(ctx: RuleContext): void {
     if (!skill) return;
     const tags = skill.tags;
     if (!v1 && Array.isArray(tags) && tags.length === 0) {
-      ctx.report.add('skills.tags.empty', `skills[${i}].tags`, `skills[${i}].tags is empty`);
+      ctx.report.add('skills.tags.empty', `skills[${i}].tags`, 'tags is empty');
     }
     if (typeof skill.id === 'string') {
       const first = seen.get(skill.id);
       if (first === undefined) seen.set(skill.id, i);
-      else ctx.report.add('skills.id.unique', `skills[${i}].id`, `skills[${i}].id "${skill.id}" repeats skills[${first}].id`, `give skills[${i}] its own id, e.g. "${skill.id}-${i}"`);
+      else ctx.report.add('skills.id.unique', `skills[${i}].id`, `id "${skill.id}" repeats skills[${first}].id`, `give skills[${i}] its own id, e.g. "${skill.id}-${i}"`);
     }
     checkModes(ctx, `skills[${i}].inputModes`, skill.inputModes);
     checkModes(ctx, `skills[${i}].outputModes`, skill.outputModes);

@@ -5,13 +5,14 @@ import { arrayOf, recordOf, type RuleContext } from './context.ts';
 const coreTransports = new Set(['JSONRPC', 'GRPC', 'HTTP+JSON']);
 const uri = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
-function checkTransportName(ctx: RuleContext, path: string, value: unknown): void {
+/** `name` is how the message calls the field: preferredTransport, transport or protocolBinding. */
+function checkTransportName(ctx: RuleContext, path: string, name: string, value: unknown): void {
   if (typeof value !== 'string' || coreTransports.has(value)) return;
   const upper = value.toUpperCase();
   const core = upper === 'JSON-RPC' || upper === 'JSONRPC' ? 'JSONRPC' : upper === 'REST' || upper === 'HTTP' || upper === 'HTTP+JSON' ? 'HTTP+JSON' : upper === 'GRPC' ? 'GRPC' : undefined;
   if (ctx.version === '1.0' && !core && uri.test(value)) return; // 1.0 §5.8: custom bindings are named by a URI
   const fix = core ? `write "${core}"` : ctx.version === '1.0' ? 'use JSONRPC, GRPC or HTTP+JSON, or name the custom binding by a URI' : 'use JSONRPC, GRPC or HTTP+JSON';
-  ctx.report.add('transport.non-core', path, `${path} ${JSON.stringify(value)} is not one of JSONRPC, GRPC, HTTP+JSON`, fix);
+  ctx.report.add('transport.non-core', path, `${name} ${JSON.stringify(value)} is not one of JSONRPC, GRPC, HTTP+JSON`, fix);
 }
 
 function checkV0(ctx: RuleContext): void {
@@ -20,7 +21,7 @@ function checkV0(ctx: RuleContext): void {
   if (ctx.version === '0.3.0' && !Object.hasOwn(card, 'preferredTransport')) {
     ctx.report.add('transport.preferred.missing', 'preferredTransport', 'preferredTransport is missing (0.3.0 text: REQUIRED); clients assume JSONRPC');
   }
-  checkTransportName(ctx, 'preferredTransport', card.preferredTransport);
+  checkTransportName(ctx, 'preferredTransport', 'preferredTransport', card.preferredTransport);
   // Transport declared per URL: the main url first, then each additional interface.
   const byUrl = new Map<string, { transport: string; at: string }>();
   if (typeof card.url === 'string') {
@@ -31,13 +32,13 @@ function checkV0(ctx: RuleContext): void {
     const iface = recordOf(x);
     if (!iface) return;
     const at = `additionalInterfaces[${i}]`;
-    checkTransportName(ctx, `${at}.transport`, iface.transport);
+    checkTransportName(ctx, `${at}.transport`, 'transport', iface.transport);
     if (typeof iface.url !== 'string' || typeof iface.transport !== 'string') return;
     const earlier = byUrl.get(iface.url);
     if (!earlier) byUrl.set(iface.url, { transport: iface.transport, at });
     else if (earlier.transport !== iface.transport) {
       ctx.report.add('transport.url-conflict', `${at}.transport`,
-        `${at} declares ${iface.url} with ${iface.transport}, but ${earlier.at} declares it with ${earlier.transport}`);
+        `transport ${iface.transport} for ${iface.url} conflicts with ${earlier.at}, which declares it with ${earlier.transport}`);
     }
   });
 }
@@ -46,13 +47,13 @@ function checkV1(ctx: RuleContext): void {
   arrayOf(ctx.card.supportedInterfaces).forEach((x, i) => {
     const iface = recordOf(x);
     if (!iface) return;
-    checkTransportName(ctx, `supportedInterfaces[${i}].protocolBinding`, iface.protocolBinding);
+    checkTransportName(ctx, `supportedInterfaces[${i}].protocolBinding`, 'protocolBinding', iface.protocolBinding);
     const v = iface.protocolVersion;
     if (typeof v !== 'string' || interfaceVersions.includes(v)) return;
     const at = `supportedInterfaces[${i}].protocolVersion`;
     const majorMinor = interfacePatchVersions.get(v);
-    if (majorMinor) ctx.report.add('interface.protocolVersion.patch', at, `${at} "${v}" carries a patch number; write "${majorMinor}"`, `write "protocolVersion": "${majorMinor}"`);
-    else ctx.report.add('protocolVersion.unsupported', at, `${at} "${v}" is not an A2A version; interfaces declare one of ${interfaceVersions.join(', ')} (rule sets: ${supportedVersionsText()})`);
+    if (majorMinor) ctx.report.add('interface.protocolVersion.patch', at, `protocolVersion "${v}" carries a patch number; write "${majorMinor}"`, `write "protocolVersion": "${majorMinor}"`);
+    else ctx.report.add('protocolVersion.unsupported', at, `protocolVersion "${v}" is not an A2A version; interfaces declare one of ${interfaceVersions.join(', ')} (rule sets: ${supportedVersionsText()})`);
   });
 }
 

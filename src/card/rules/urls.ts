@@ -32,28 +32,29 @@ function unreachable(host: string): string | undefined {
 
 type UrlKind = 'endpoint' | 'security' | 'link';
 
-function checkUrl(ctx: RuleContext, path: string, value: unknown, kind: UrlKind, allowHostPort = false): void {
+/** `path` is where the URL is; `name` how messages call it (its own key, e.g. `tokenUrl`). */
+function checkUrl(ctx: RuleContext, path: string, name: string, value: unknown, kind: UrlKind, allowHostPort = false): void {
   if (typeof value !== 'string') return; // the schema reports wrong types
   const m = absoluteUrl.exec(value);
   if (!m) {
     if (allowHostPort && hostPort.test(value)) return;
     if (kind === 'link') {
-      if (!value.startsWith('data:')) ctx.report.add('url.link-invalid', path, `${path} is not an absolute URL: ${JSON.stringify(value)}`);
+      if (!value.startsWith('data:')) ctx.report.add('url.link-invalid', path, `${name} is not an absolute URL: ${JSON.stringify(value)}`);
     } else {
-      ctx.report.add('url.absolute', path, `${path} must be an absolute URL, got ${JSON.stringify(value)}`);
+      ctx.report.add('url.absolute', path, `${name} must be an absolute URL, got ${JSON.stringify(value)}`);
     }
     return;
   }
   const scheme = m[1]!.toLowerCase();
   const host = m[2]!;
-  if (scheme === 'http') ctx.report.add('url.https', path, `${path} uses plain http: ${value}`, `write "${'https' + value.slice(4)}"`);
-  else if (kind === 'link' && scheme !== 'https') ctx.report.add('url.link-invalid', path, `${path} is not an http(s) URL: ${JSON.stringify(value)}`);
+  if (scheme === 'http') ctx.report.add('url.https', path, `${name} uses plain http: ${value}`, `write "${'https' + value.slice(4)}"`);
+  else if (kind === 'link' && scheme !== 'https') ctx.report.add('url.link-invalid', path, `${name} is not an http(s) URL: ${JSON.stringify(value)}`);
   if (placeholder.test(host) || placeholder.test(value)) {
-    ctx.report.add('url.placeholder', path, `${path} looks like a placeholder: ${value}`, `replace ${JSON.stringify(value)} with the URL where the agent is served`);
+    ctx.report.add('url.placeholder', path, `${name} looks like a placeholder: ${value}`, `replace ${JSON.stringify(value)} with the URL where the agent is served`);
     return;
   }
   const why = unreachable(host);
-  if (why) ctx.report.add('url.unreachable-host', path, `${path} names ${host}, ${why}; no client can reach it`, `advertise the public host name instead of ${host}`);
+  if (why) ctx.report.add('url.unreachable-host', path, `${name} names ${host}, ${why}; no client can reach it`, `advertise the public host name instead of ${host}`);
 }
 
 const flowUrlFields = ['authorizationUrl', 'tokenUrl', 'refreshUrl', 'deviceAuthorizationUrl'];
@@ -62,29 +63,29 @@ export function checkUrls(ctx: RuleContext): void {
   const { card } = ctx;
   const v1 = ctx.version === '1.0';
   if (!v1) {
-    checkUrl(ctx, 'url', card.url, 'endpoint');
-    arrayOf(card.additionalInterfaces).forEach((x, i) => checkUrl(ctx, `additionalInterfaces[${i}].url`, recordOf(x)?.url, 'endpoint'));
+    checkUrl(ctx, 'url', 'url', card.url, 'endpoint');
+    arrayOf(card.additionalInterfaces).forEach((x, i) => checkUrl(ctx, `additionalInterfaces[${i}].url`, 'url', recordOf(x)?.url, 'endpoint'));
   } else {
     arrayOf(card.supportedInterfaces).forEach((x, i) => {
       const iface = recordOf(x);
-      checkUrl(ctx, `supportedInterfaces[${i}].url`, iface?.url, 'endpoint', iface?.protocolBinding === 'GRPC');
+      checkUrl(ctx, `supportedInterfaces[${i}].url`, 'url', iface?.url, 'endpoint', iface?.protocolBinding === 'GRPC');
     });
   }
-  checkUrl(ctx, 'provider.url', recordOf(card.provider)?.url, 'link');
-  checkUrl(ctx, 'documentationUrl', card.documentationUrl, 'link');
-  checkUrl(ctx, 'iconUrl', card.iconUrl, 'link');
+  checkUrl(ctx, 'provider.url', 'url', recordOf(card.provider)?.url, 'link');
+  checkUrl(ctx, 'documentationUrl', 'documentationUrl', card.documentationUrl, 'link');
+  checkUrl(ctx, 'iconUrl', 'iconUrl', card.iconUrl, 'link');
   for (const [name, s] of entriesOf(card.securitySchemes)) {
     const base = joinPath('securitySchemes', name);
     // 1.0 wraps the scheme in one member; 0.x has the fields directly.
     const [inner, at] = v1 ? firstMember(s, base) : [recordOf(s), base];
     if (!inner) continue;
-    checkUrl(ctx, joinPath(at, 'openIdConnectUrl'), inner.openIdConnectUrl, 'security');
-    checkUrl(ctx, joinPath(at, 'oauth2MetadataUrl'), inner.oauth2MetadataUrl, 'security');
+    checkUrl(ctx, joinPath(at, 'openIdConnectUrl'), 'openIdConnectUrl', inner.openIdConnectUrl, 'security');
+    checkUrl(ctx, joinPath(at, 'oauth2MetadataUrl'), 'oauth2MetadataUrl', inner.oauth2MetadataUrl, 'security');
     for (const [flowName, f] of entriesOf(inner.flows)) {
       const flow = recordOf(f);
       if (!flow) continue;
       const flowPath = joinPath(joinPath(at, 'flows'), flowName);
-      for (const field of flowUrlFields) checkUrl(ctx, joinPath(flowPath, field), flow[field], 'security');
+      for (const field of flowUrlFields) checkUrl(ctx, joinPath(flowPath, field), field, flow[field], 'security');
     }
   }
 }
