@@ -1,5 +1,6 @@
 /** FileStore specifics: persistence, files on disk, group commit, retention, errors. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -331,8 +332,45 @@ test('lock: a lock file left by a dead process is taken over', async () => {
   // A pid above the kernel's pid_max cannot belong to a live process.
   fs.writeFileSync(path.join(dir, 'cardgate.lock'), '4194305\n');
   const s = await open(dir);
-  assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8').trim(), String(process.pid));
+  assert.equal(lockOwner(dir), String(process.pid));
   await s.close();
+});
+
+/** The pid on the lock file's first line. */
+const lockOwner = (dir: string) => fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8').split('\n')[0];
+/** Field 22 of /proc/<pid>/stat: when the process started (clock ticks since boot). */
+const startTime = (pid: number) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+};
+const hasProc = fs.existsSync('/proc/self/stat');
+
+test('lock: the lock file names the owner pid, its start time and the data dir', { skip: !hasProc && 'no /proc' }, async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8'), `${process.pid}\nstart_time=${startTime(process.pid)}\ndata_dir=${dir}\n`);
+  await s.close();
+});
+
+test('lock: a live pid that is not the owner (its pid reused after a crash) does not block start; the live owner does', { skip: !hasProc && 'no /proc' }, async () => {
+  const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+  try {
+    const pid = sleeper.pid!;
+    const dir = tempDir();
+    // The owner that crashed had this pid, but started at another time than the process that has it now.
+    fs.writeFileSync(path.join(dir, 'cardgate.lock'), `${pid}\nstart_time=1\ndata_dir=${dir}\n`);
+    const s = await open(dir);
+    assert.equal(lockOwner(dir), String(process.pid));
+    await s.close();
+    // The same pid with its own start time is a live owner: refused, as is a lock that does not say when its owner started.
+    for (const lock of [`${pid}\nstart_time=${startTime(pid)}\ndata_dir=${dir}\n`, `${pid}\n`]) {
+      fs.writeFileSync(path.join(dir, 'cardgate.lock'), lock);
+      await assert.rejects(open(dir), (err: unknown) => err instanceof StoreLockedError && err.pid === pid);
+      assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8'), lock, 'the live lock is left in place');
+    }
+  } finally {
+    sleeper.kill('SIGKILL');
+  }
 });
 
 test('NODE_ENV=test does not turn the store into a memory one', async () => {
@@ -373,12 +411,12 @@ test('lock: a process that judged a lock stale does not remove the fresh lock an
   const file = path.join(dir, 'cardgate.lock');
   // Between our read of a dead pid and our removal, a live process (our parent here) took the lock over.
   fs.writeFileSync(file, `${process.ppid}\n`);
-  assert.throws(() => removeStaleLock(file, 4194305, dir), (err: unknown) => err instanceof StoreLockedError && err.pid === process.ppid);
+  assert.throws(() => removeStaleLock(file, dir), (err: unknown) => err instanceof StoreLockedError && err.pid === process.ppid);
   assert.equal(fs.readFileSync(file, 'utf8').trim(), String(process.ppid), 'the live lock is back in place');
   assert.deepEqual(fs.readdirSync(dir), ['cardgate.lock']);
   // The dead owner's lock itself is removed.
   fs.writeFileSync(file, '4194305\n');
-  removeStaleLock(file, 4194305, dir);
+  removeStaleLock(file, dir);
   assert.deepEqual(fs.readdirSync(dir), []);
 });
 
