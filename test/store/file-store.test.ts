@@ -586,3 +586,30 @@ test('an alias and the scope that may move it survive reopening', async () => {
   assert.equal((await s3.getReport(sha))?.id, 'gh_4');
   await s3.close();
 });
+
+test('the data dir and its directories are 0700, every file 0600 (whatever the umask); a looser existing dir is tightened and logged', { skip: process.platform === 'win32' && 'no POSIX modes' }, async () => {
+  const mode = (p: string) => (fs.statSync(p).mode & 0o777).toString(8);
+  const dir = path.join(tempDir(), 'data');
+  const saved = process.umask(0o022);
+  try {
+    const s = await open(dir, { journalLimitBytes: 10 });
+    s.setMeta('k', 'v');
+    s.putReport(report('rpt_1'));
+    await s.commit(); // a journal line, a snapshot (the journal passed its bound), a segment
+    assert.deepEqual([dir, path.join(dir, 'reports')].map(mode), ['700', '700']);
+    const files = [path.join(dir, 'cardgate.lock'), path.join(dir, 'store.json'), path.join(dir, 'store.journal'), path.join(dir, 'reports', 'seg-000001.jsonl')];
+    assert.deepEqual(files.map(mode), ['600', '600', '600', '600']);
+    await s.close();
+    fs.appendFileSync(path.join(dir, 'reports', 'seg-000001.jsonl'), '{"id":"torn"}\n{"bad\n{"id":"x","created_at":"2026-11-21T00:00:00.000Z"}\n');
+    fs.chmodSync(dir, 0o755);
+    const log = memoryLogger();
+    const s2 = await open(dir, { log });
+    await s2.close();
+    assert.equal(mode(dir), '700');
+    assert.deepEqual(logged(log, 'store directory was readable by other users').map((l) => [l.dir, l.mode]), [[dir, '755']]);
+    const quarantine = path.join(dir, 'quarantine');
+    assert.deepEqual([quarantine, ...fs.readdirSync(quarantine).map((f) => path.join(quarantine, f)), path.join(dir, 'reports', 'seg-000001.jsonl')].map(mode), ['700', '600', '600']);
+  } finally {
+    process.umask(saved);
+  }
+});
