@@ -7,6 +7,7 @@ import type { AppDeps } from '../app.ts';
 import { iso } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import type { JobRunner } from '../jobs/runner.ts';
+import { UnstorableRecordError } from '../store/encode.ts';
 import type { JobRecord, ReportRecord } from '../store/types.ts';
 import { newId } from './ids.ts';
 import { findReport, recordReport, recordWith } from './reports.ts';
@@ -86,6 +87,8 @@ export const submitJob = async (deps: AppDeps, jobs: JobRunner, request: Webhook
     await deps.store.commit();
   } catch (e) {
     slot.release();
+    // JSON that parsed but cannot be encoded again: nested deeper than the runtime's stack.
+    if (e instanceof UnstorableRecordError) throw invalid('agent_card or metadata is nested too deeply to be stored');
     throw e;
   }
   slot.enqueue(id);
