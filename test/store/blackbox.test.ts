@@ -5,6 +5,8 @@
  * start loads the store.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, it } from 'node:test';
 import { startServer } from '../helpers/server.ts';
 import { validCard } from '../webhooks/fixtures.ts';
@@ -63,4 +65,16 @@ it('a request whose record cannot be written fails alone: later writes are recor
   server = await startServer({ config, dataDir: server.dataDir });
   assert.equal(await recorded(), true);
   for (const id of accepted) await finished(id);
+
+  // Everything the server wrote is private to its user: directories 0700, files 0600.
+  const modes = new Set<string>();
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      modes.add(`${entry.isDirectory() ? 'dir' : 'file'} ${(fs.statSync(file).mode & 0o777).toString(8)}`);
+      if (entry.isDirectory()) walk(file);
+    }
+  };
+  walk(server.dataDir);
+  assert.deepEqual([...modes].sort(), ['dir 700', 'file 600']);
 });
