@@ -113,7 +113,7 @@ export class FileStore extends Tables implements Store {
   constructor(
     /** The snapshot file (its text is built here, see snapshot()). */
     private readonly main: LowSync<string | null>,
-    /** Reports created before this (epoch ms) were pruned; the segments may still hold some. */
+    /** Reports created before this (epoch ms) were pruned (snapshot and journal); the segments may still hold some. */
     private prunedBefore: number,
     private readonly journal: AppendLog,
     private readonly reports: ReportSegments,
@@ -143,10 +143,7 @@ export class FileStore extends Tables implements Store {
     const rejected: Array<JsonLine & { reason: string }> = [];
     for (const line of lines) {
       const entry = line.value as JournalEntry;
-      if (entry.t === 'reports_pruned_before') {
-        this.prunedBefore = Math.max(this.prunedBefore, entry.v);
-        continue;
-      }
+      if (entry.t === 'reports_pruned_before') continue; // read before the segments were loaded (see openFileStore)
       try {
         this.loadRow(entry.t, entry.k, entry.v);
       } catch (err) {
