@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
+import { createLogger } from '../log.ts';
 import { openFileStore } from '../store/file.ts';
 import { runAccounts } from './accounts.ts';
 import { USAGE, type CliIO } from './io.ts';
@@ -29,6 +30,8 @@ export const offlineAdminCommand =
       io.stderr(`cardgate ${name}: ${e.message}\n`);
       return USAGE;
     }
-    const openStore = () => openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays });
+    // What the store repairs at open (a quarantined record, a torn tail) is told on stderr; stdout keeps the command's output.
+    const log = { ...createLogger((line) => io.stderr(`${line}\n`)), info: () => {} };
+    const openStore = () => openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays, log });
     return commands[name](args, io, { openStore, config, now: Date.now });
   };

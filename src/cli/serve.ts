@@ -9,7 +9,7 @@ import { createApp, type App } from '../app.ts';
 import { systemClock } from '../clock.ts';
 import { ConfigError, configFlags, loadConfig, resolveUrls, type Config } from '../config.ts';
 import { Lifecycle } from '../lifecycle.ts';
-import { createLogger } from '../log.ts';
+import { createLogger, type Logger } from '../log.ts';
 import { ensureAdminToken } from '../services/admin-token.ts';
 import { parseAllowedHosts } from '../services/callback-policy.ts';
 import { openFileStore } from '../store/file.ts';
@@ -52,9 +52,9 @@ export const parseServeArgs = (args: string[], io: CliIO) => {
 };
 
 /** Opens the store or explains why not (a lock held by another process names its pid). */
-const openStoreOrExplain = async (config: Config, io: CliIO): Promise<Store | undefined> => {
+const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promise<Store | undefined> => {
   try {
-    return await openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays });
+    return await openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays, log });
   } catch (e) {
     io.stderr(`cardgate: ${(e as Error).message}\n`);
     return undefined;
@@ -80,8 +80,10 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
     throw e;
   }
 
+  // Whatever this process creates is for its user only (the store also sets its modes itself).
+  process.umask(0o077);
   const log = createLogger();
-  const store = await openStoreOrExplain(config, io);
+  const store = await openStoreOrExplain(config, io, log);
   if (!store) return 1;
   const admin = await ensureAdminToken(store, config);
   if (admin.source === 'generated') {

@@ -3,12 +3,18 @@
  *
  * A job is stored (status `queued`) before the 202 is sent; the runner keeps
  * only ids in memory and at most `webhooks.concurrency` jobs running, with at
- * most `webhooks.maxQueued` waiting. A job: validate (time limit) → store the
- * result and the report → POST the callback once → store the outcome, status
- * `completed` (the validation ran) or `failed` (it could not). The job stays
- * `processing` until the callback was attempted, so a crash at any point
- * before that re-runs it at the next start (the stored result is then sent as
- * it is: receivers dedupe on validation_id).
+ * most `webhooks.maxQueued` waiting. A job: count the run on the job (durably)
+ * → validate (time limit) → store the result and the report → POST the
+ * callback once → store the outcome, status `completed` (the validation ran) or
+ * `failed` (it could not). The job stays `processing` until the callback was
+ * attempted, so a crash at any point before that re-runs it at the next start
+ * (the stored result is then sent as it is: receivers dedupe on validation_id).
+ *
+ * A job that fails is answered, never lost or re-run forever: a run that throws
+ * (the engine, a report that cannot be stored) gives the job an `error` result,
+ * sent to its callback like any other; a job whose validation was interrupted
+ * `maxJobAttempts` times (the process died while running it: out of memory, a
+ * kill) is failed at the next start without running it again.
  *
  * Shutdown (decisions §8: unfinished jobs run again at the next start): as soon
  * as `lifecycle.draining` is set, no new job starts; queued ones stay queued in
@@ -42,6 +48,9 @@ import { deliverCallback } from './deliver.ts';
 
 /** Time kept back from the shutdown deadline so that aborted runs end, and finished ones are stored, before it. */
 const shutdownMarginMs = 300;
+
+/** Validation runs a job gets: one interrupted this many times is failed instead of run again. */
+export const maxJobAttempts = 3;
 
 export interface JobRunnerOptions {
   /** The engine used by every webhook endpoint; tests inject a slow or failing one. */
@@ -140,16 +149,7 @@ export class JobRunner {
     const job = store.getJob(id);
     if (!job || (job.status !== 'queued' && job.status !== 'processing')) return;
 
-    let result = job.result as WebhookResult | undefined;
-    if (!result) {
-      const validation = this.validationOf(job);
-      result = validation.body;
-      store.putReport(
-        webhookReport({ id, createdAt: job.created_at, card: job.request.agent_card, body: result, version: validation.version }),
-      );
-      store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), result });
-      await store.commit();
-    }
+    const result = (job.result as WebhookResult | undefined) ?? (await this.validated(job));
     const failed = result.status === 'error';
 
     const callbackUrl = job.request.callback_url!;
@@ -188,16 +188,59 @@ export class JobRunner {
   }
 
   /**
+   * Validates a job and stores its report and its result (the card then leaves the job: the
+   * report keeps it). The run is counted on the job, durably, before it starts; past
+   * `maxJobAttempts` the job is not run again. A run that throws, or one not run again, leaves
+   * the job an `error` result instead.
+   */
+  private async validated(job: JobRecord): Promise<WebhookResult> {
+    const { store, clock, log } = this.deps;
+    const attempts = (job.attempts ?? 0) + 1;
+    let result: WebhookResult;
+    if (attempts > maxJobAttempts) {
+      log.error('webhook job interrupted too often: failed without running it again', { validation_id: job.id, attempts: job.attempts });
+      result = this.errorResult(job, `it was interrupted ${job.attempts} times (the service stopped or crashed while validating), so it is not run again`);
+    } else {
+      store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), attempts });
+      await store.commit();
+      try {
+        const validation = this.validationOf(job);
+        store.putReport(webhookReport({ id: job.id, createdAt: job.created_at, card: job.request.agent_card, body: validation.body, version: validation.version }));
+        result = validation.body;
+      } catch (e) {
+        log.error('webhook job failed', { validation_id: job.id, error: (e as Error).message });
+        result = this.errorResult(job, 'internal error');
+      }
+    }
+    store.putJob({
+      ...job,
+      status: 'processing',
+      updated_at: iso(clock.now()),
+      attempts: Math.min(attempts, maxJobAttempts),
+      request: { ...job.request, agent_card: null },
+      result,
+    });
+    await store.commit();
+    return result;
+  }
+
+  /** The `error` result of a job that could not run, and its report (without the card, which may be what failed). */
+  private errorResult(job: JobRecord, reason: string): WebhookResult {
+    const body = webhookErrorResult(reason, this.contextOf(job));
+    this.deps.store.putReport(webhookReport({ id: job.id, createdAt: job.created_at, card: null, body }));
+    return body;
+  }
+
+  private contextOf(job: JobRecord): WebhookContext {
+    return { validationId: job.id, metadata: job.request.metadata ?? {}, reportsUrl: this.deps.urls.reportsUrl, nowMs: this.deps.clock.now() };
+  }
+
+  /**
    * The 2.6 body of a job and the protocol version it was validated against: a validation
    * result, or an `error` result (no version) when the engine failed or ran out of time.
    */
   private validationOf(job: JobRecord): { body: WebhookResult; version?: string } {
-    const context: WebhookContext = {
-      validationId: job.id,
-      metadata: job.request.metadata ?? {},
-      reportsUrl: this.deps.urls.reportsUrl,
-      nowMs: this.deps.clock.now(),
-    };
+    const context = this.contextOf(job);
     try {
       const result = validateWithinLimit(job.request.agent_card, this.deps.config.validation.timeoutMs, this.validate);
       return { body: webhookResult(result, { ...context, nowMs: this.deps.clock.now() }), version: result.version };

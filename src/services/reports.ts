@@ -17,15 +17,20 @@ export const retentionCutoff = (config: Config, nowMs: number): number => nowMs 
 
 /**
  * Stores a report and waits until it is durable; the answer is the `recorded` field.
- * A failed write is logged and answered `false`: the caller still gets its result.
+ * A failed write (a report that cannot be written, a disk that refuses it) is logged and
+ * answered `false`: the caller still gets its result.
  */
-export const recordReport = async (store: Store, log: Logger, report: NewReport): Promise<boolean> => {
+export const recordReport = (store: Store, log: Logger, report: NewReport): Promise<boolean> =>
+  recordWith(store, log, report.id, () => store.putReport(report));
+
+/** recordReport for a caller that puts the report itself (`put` may throw, like putReport). */
+export const recordWith = async (store: Store, log: Logger, reportId: string, put: () => void): Promise<boolean> => {
   try {
-    store.putReport(report);
+    put();
     await store.commit();
     return true;
   } catch (e) {
-    log.error('report not recorded', { report_id: report.id, error: e instanceof Error ? e.message : String(e) });
+    log.error('report not recorded', { report_id: reportId, error: e instanceof Error ? e.message : String(e) });
     return false;
   }
 };

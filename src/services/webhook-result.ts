@@ -108,13 +108,15 @@ export interface GithubContext {
   sha: string;
   serviceName: string;
   reportsUrl: string;
+  /** The report's own id: linked instead of the sha when another repository holds the sha (see validateForGithub). */
+  reportId?: string;
 }
 
 const githubStatus = (state: 'success' | 'failure' | 'error', description: string, context: GithubContext) => ({
   state,
   description: truncate(description, maxDescription),
   context: `${context.serviceName}/validation`,
-  target_url: reportUrl(context.reportsUrl, context.sha),
+  target_url: reportUrl(context.reportsUrl, context.reportId ?? context.sha),
 });
 
 /** Interface 2.8: the result and a commit status ready for POST /repos/{repo}/statuses/{sha}. */

@@ -7,9 +7,10 @@ import type { AppDeps } from '../app.ts';
 import { iso } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import type { JobRunner } from '../jobs/runner.ts';
-import type { JobRecord } from '../store/types.ts';
+import { UnstorableRecordError } from '../store/encode.ts';
+import type { JobRecord, ReportRecord } from '../store/types.ts';
 import { newId } from './ids.ts';
-import { findReport, recordReport } from './reports.ts';
+import { findReport, recordReport, recordWith } from './reports.ts';
 import { githubErrorBody, githubResult, validateWithinLimit, webhookReport, webhookResult, type WebhookMetadata } from './webhook-result.ts';
 import { isJsonObject } from './json.ts';
 
@@ -86,6 +87,8 @@ export const submitJob = async (deps: AppDeps, jobs: JobRunner, request: Webhook
     await deps.store.commit();
   } catch (e) {
     slot.release();
+    // JSON that parsed but cannot be encoded again: nested deeper than the runtime's stack.
+    if (e instanceof UnstorableRecordError) throw invalid('agent_card or metadata is nested too deeply to be stored');
     throw e;
   }
   slot.enqueue(id);
@@ -119,8 +122,11 @@ export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest
 };
 
 /**
- * Validates for a commit and stores the report under a new id with the sha as
- * alias, so `{reports_url}/reports/<sha>` shows the commit's latest validation.
+ * Validates for a commit and stores the report under a new id with the sha as alias, so that
+ * `{reports_url}/reports/<sha>` shows the commit's latest validation. Only later posts for the
+ * same repository (compared case-insensitively) move that alias: the store keeps the repository
+ * with it and refuses, in the same step as the put, a report of another repository. Such a report
+ * is still stored, and its commit status links it by its own id.
  * Returns the HTTP status and the body (2.8, or the 500 body with an `error` status).
  */
 export const validateForGithub = async (deps: AppDeps, jobs: JobRunner, request: GithubRequest) => {
@@ -130,17 +136,24 @@ export const validateForGithub = async (deps: AppDeps, jobs: JobRunner, request:
   const id = newId('gh', now);
   const result = validateOrFail(deps, jobs, request.agent_card, { report_id: id, repo: request.repo, sha: request.sha });
   if (!result) return { status: 500 as const, body: githubErrorBody(context) };
-  const body = githubResult(result, context);
-  await recordReport(store, deps.log, {
+  let body = githubResult(result, context);
+  const report = (answer: typeof body): ReportRecord => ({
     id,
     kind: 'github',
     created_at: iso(now),
     account_id: null,
     alias: request.sha, // lower-case (parseGithubRequest); GET /reports lower-cases a hex id it looks up
+    alias_scope: request.repo.toLowerCase(), // GitHub repository names are case-insensitive
     version: result.version,
     card: request.agent_card,
-    result: body,
+    result: answer,
     meta: { repo: request.repo, sha: request.sha },
+  });
+  await recordWith(store, deps.log, id, () => {
+    if (store.putReport(report(body))) return;
+    // Another repository holds the sha: this report keeps its own link.
+    body = githubResult(result, { ...context, reportId: id });
+    store.putReport({ ...report(body), alias: undefined }); // the same id: replaces the first put
   });
   return { status: 200 as const, body };
 };

@@ -1,36 +1,42 @@
 /** The Store interface held in memory only: for unit tests, never chosen silently at run time. */
-import { asRecord } from './report-lines.ts';
+import { Aliases } from './aliases.ts';
+import { readLine, reportLine } from './report-lines.ts';
 import { summarizeReport } from './summary.ts';
 import { Tables } from './tables.ts';
 import type { NewReport, ReportRecord, ReportSummary, Store } from './types.ts';
 
 export class MemoryStore extends Tables implements Store {
-  private reports = new Map<string, ReportRecord>();
-  private reportIdByAlias = new Map<string, string>();
+  /** Each report as the line the file store would write, and its summary. */
+  private reports = new Map<string, { line: string; summary: ReportSummary }>();
+  private readonly aliases = new Aliases();
   /** Number of commit() calls, so tests can see that a path awaited durability. */
   commits = 0;
 
-  putReport(report: NewReport): void {
-    this.reports.set(report.id, structuredClone(asRecord(report)));
-    if (report.alias !== undefined) this.reportIdByAlias.set(report.alias, report.id);
+  putReport(report: NewReport): boolean {
+    const stored = this.aliases.admit(report);
+    const line = reportLine(stored);
+    this.reports.set(report.id, { line, summary: summarizeReport(stored) });
+    this.aliases.index(stored);
+    return stored.alias === report.alias;
   }
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
-    const r = this.reports.get(idOrAlias) ?? this.reports.get(this.reportIdByAlias.get(idOrAlias) ?? '');
-    return r && structuredClone(r);
+    const r = this.reports.get(idOrAlias) ?? this.reports.get(this.aliases.get(idOrAlias) ?? '');
+    return r && readLine(r.line);
   }
   listReports(filter: { limit?: number; account_id?: string } = {}): ReportSummary[] {
     const all = [...this.reports.values()]
-      .filter((r) => filter.account_id === undefined || r.account_id === filter.account_id)
+      .map((r) => r.summary)
+      .filter((s) => filter.account_id === undefined || s.account_id === filter.account_id)
       .reverse()
-      .map(summarizeReport);
+      .map((s) => ({ ...s }));
     return filter.limit === undefined ? all : all.slice(0, filter.limit);
   }
   async pruneReports(before: number): Promise<number> {
     let removed = 0;
-    for (const [id, r] of this.reports) {
-      if (Date.parse(r.created_at) < before) {
+    for (const [id, { summary }] of this.reports) {
+      if (Date.parse(summary.created_at) < before) {
         this.reports.delete(id);
-        if (r.alias !== undefined && this.reportIdByAlias.get(r.alias) === id) this.reportIdByAlias.delete(r.alias);
+        this.aliases.release(summary.alias, id);
         removed++;
       }
     }

@@ -1,11 +1,15 @@
 /**
  * The small state of the service (everything except reports) held in Maps. MemoryStore and
- * FileStore both extend it; FileStore overrides `changed()` to learn which rows must be
- * written (it journals them), and persists the whole state as a `TablesDoc` snapshot.
+ * FileStore both extend it; FileStore overrides `changed()` to journal the changed rows, and
+ * persists the whole state as a `TablesDoc` snapshot.
+ *
+ * Every change encodes its row as JSON before it touches a map (see encode.ts): a row that cannot
+ * be written throws to its caller and leaves the tables as they were. Jobs, the only rows that
+ * hold what callers sent (a whole card), are kept as that text: reading one parses it (which
+ * never fails on nesting), and the journal and the snapshot reuse it instead of encoding again.
  */
-import type { Account, ApiKeyRecord, Counter, JobRecord, Store, UsageRow } from './types.ts';
-
-const clone = <T>(v: T): T => structuredClone(v);
+import { encodeRecord } from './encode.ts';
+import type { Account, ApiKeyRecord, Counter, JobRecord, JobStatus, Store, UsageRow } from './types.ts';
 
 /**
  * Accounts and keys are read on every keyed request, so they are kept frozen and handed out
@@ -30,6 +34,57 @@ type ReportMethods = 'putReport' | 'getReport' | 'listReports' | 'pruneReports' 
 
 /** The tables, as named in the journal. */
 export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta';
+export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta'];
+
+/** A job as kept: its JSON text, and what listing and compaction read without parsing it. */
+interface StoredJob {
+  json: string;
+  status: JobStatus;
+  updated_at: string;
+}
+
+/** A row read from disk that cannot be loaded (its place, and why). */
+export interface RejectedRow {
+  table: TableName;
+  /** Position in the snapshot's array. */
+  index: number;
+  reason: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
+const numbers = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'number');
+const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
+
+/** Whether a row read from disk has what the code relies on, under its key. */
+const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean> = {
+  accounts: (key, v) => isObject(v) && strings(v, 'id', 'name', 'plan', 'created_at') && v.id === key,
+  keys: (key, v) =>
+    isObject(v) && strings(v, 'id', 'account_id', 'hash', 'hint', 'created_at') && v.id === key && Array.isArray(v.allowed_ips) && v.allowed_ips.every((ip) => typeof ip === 'string'),
+  counters: (_key, v) => isObject(v) && numbers(v, 'count', 'reset_at'),
+  usage: (key, v) => isObject(v) && strings(v, 'account_id', 'day') && numbers(v, 'count') && key === `${v.account_id}|${v.day}`,
+  jobs: (key, v) => isObject(v) && strings(v, 'id', 'created_at', 'updated_at') && v.id === key && jobStatuses.includes(v.status) && isObject(v.request),
+  meta: (_key, v) => typeof v === 'string',
+};
+
+/** A snapshot row as the key and value it has in the tables (and in the journal). */
+const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
+  accounts: (row) => [(row as Account | null)?.id, row],
+  keys: (row) => [(row as ApiKeyRecord | null)?.id, row],
+  counters: (row) => {
+    const c = row as (Counter & { key: string }) | null;
+    return [c?.key, c && { count: c.count, reset_at: c.reset_at }];
+  },
+  usage: (row) => {
+    const r = row as UsageRow | null;
+    return [r && `${r.account_id}|${r.day}`, row];
+  },
+  jobs: (row) => [(row as JobRecord | null)?.id, row],
+  meta: (row) => {
+    const m = row as { key: string; value: string } | null;
+    return [m?.key, m?.value];
+  },
+};
 
 export class Tables implements Omit<Store, ReportMethods> {
   private accounts = new Map<string, Account>();
@@ -37,15 +92,14 @@ export class Tables implements Omit<Store, ReportMethods> {
   private keyIdByHash = new Map<string, string>();
   private counters = new Map<string, Counter>();
   private usage = new Map<string, UsageRow>();
-  private jobs = new Map<string, JobRecord>();
+  private jobs = new Map<string, StoredJob>();
   private meta = new Map<string, string>();
 
-  /** Called after every mutation of a row (created, updated or deleted). */
-  protected changed(_table: TableName, _key: string): void {}
+  /** Called after every change of a row, with its JSON text (null once deleted). */
+  protected changed(_table: TableName, _key: string, _json: string | null): void {}
 
   createAccount(account: Account): void {
-    this.accounts.set(account.id, frozenAccount(account));
-    this.changed('accounts', account.id);
+    this.setRow('accounts', account.id, account);
   }
   getAccount(id: string): Account | undefined {
     return this.accounts.get(id);
@@ -56,22 +110,18 @@ export class Tables implements Omit<Store, ReportMethods> {
   updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Account | undefined {
     const a = this.accounts.get(id);
     if (!a) return undefined;
-    const updated = frozenAccount({ ...a, ...patch });
-    this.accounts.set(id, updated);
-    this.changed('accounts', id);
-    return updated;
+    this.setRow('accounts', id, { ...a, ...patch });
+    return this.accounts.get(id);
   }
   deleteAccount(id: string): boolean {
-    if (!this.accounts.delete(id)) return false;
+    if (!this.accounts.has(id)) return false;
     for (const k of [...this.keys.values()]) if (k.account_id === id) this.deleteKey(k.id);
-    this.changed('accounts', id);
+    this.deleteRow('accounts', id);
     return true;
   }
 
   createKey(key: ApiKeyRecord): void {
-    this.keys.set(key.id, frozenKey(key));
-    this.keyIdByHash.set(key.hash, key.id);
-    this.changed('keys', key.id);
+    this.setRow('keys', key.id, key);
   }
   getKeyByHash(hash: string): ApiKeyRecord | undefined {
     const id = this.keyIdByHash.get(hash);
@@ -86,17 +136,12 @@ export class Tables implements Omit<Store, ReportMethods> {
   updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): ApiKeyRecord | undefined {
     const k = this.keys.get(id);
     if (!k) return undefined;
-    const updated = frozenKey({ ...k, ...patch });
-    this.keys.set(id, updated);
-    this.changed('keys', id);
-    return updated;
+    this.setRow('keys', id, { ...k, ...patch });
+    return this.keys.get(id);
   }
   deleteKey(id: string): boolean {
-    const k = this.keys.get(id);
-    if (!k) return false;
-    this.keys.delete(id);
-    this.keyIdByHash.delete(k.hash);
-    this.changed('keys', id);
+    if (!this.keys.has(id)) return false;
+    this.deleteRow('keys', id);
     return true;
   }
 
@@ -108,18 +153,14 @@ export class Tables implements Omit<Store, ReportMethods> {
   }
   addToCounter(key: string, amount: number, reset_at: number, now: number): Counter {
     const c = this.getCounter(key, now) ?? { count: 0, reset_at };
-    c.count += amount;
-    this.counters.set(key, c);
-    this.changed('counters', key);
-    return { ...c };
+    const updated = { count: c.count + amount, reset_at: c.reset_at };
+    this.setRow('counters', key, updated);
+    return { ...updated };
   }
 
   addUsage(account_id: string, day: string, amount: number): void {
     const k = `${account_id}|${day}`;
-    const row = this.usage.get(k) ?? { account_id, day, count: 0 };
-    row.count += amount;
-    this.usage.set(k, row);
-    this.changed('usage', k);
+    this.setRow('usage', k, { account_id, day, count: (this.usage.get(k)?.count ?? 0) + amount });
   }
   listUsage(filter: { account_id?: string; since_day?: string } = {}): UsageRow[] {
     return [...this.usage.values()]
@@ -129,56 +170,108 @@ export class Tables implements Omit<Store, ReportMethods> {
   }
 
   putJob(job: JobRecord): void {
-    this.jobs.set(job.id, clone(job));
-    this.changed('jobs', job.id);
+    this.setRow('jobs', job.id, job);
   }
   getJob(id: string): JobRecord | undefined {
     const j = this.jobs.get(id);
-    return j && clone(j);
+    return j && (JSON.parse(j.json) as JobRecord);
   }
   listUnfinishedJobs(): JobRecord[] {
-    return [...this.jobs.values()].filter((j) => !isFinished(j)).map(clone);
+    return [...this.jobs.values()].filter((j) => !isFinished(j.status)).map((j) => JSON.parse(j.json) as JobRecord);
   }
 
   getMeta(key: string): string | undefined {
     return this.meta.get(key);
   }
   setMeta(key: string, value: string): void {
-    this.meta.set(key, value);
-    this.changed('meta', key);
+    this.setRow('meta', key, value);
   }
 
   /** Drops expired counters and jobs that finished before `jobsFinishedBefore` (epoch ms). */
   protected compactTables(now: number, jobsFinishedBefore: number): void {
-    for (const [key, c] of this.counters) {
-      if (c.reset_at <= now) {
-        this.counters.delete(key);
-        this.changed('counters', key);
-      }
-    }
+    for (const [key, c] of this.counters) if (c.reset_at <= now) this.deleteRow('counters', key);
     for (const [id, j] of this.jobs) {
-      if (isFinished(j) && Date.parse(j.updated_at) < jobsFinishedBefore) {
-        this.jobs.delete(id);
-        this.changed('jobs', id);
-      }
+      if (isFinished(j.status) && Date.parse(j.updated_at) < jobsFinishedBefore) this.deleteRow('jobs', id);
     }
   }
 
-  /** The current value of one row as stored (undefined once deleted), for the journal. */
-  protected row(table: TableName, key: string): unknown {
-    return this.tableMap(table).get(key);
+  /**
+   * Loads one row read from disk (no `changed()`: it is already there); null deletes it. Throws,
+   * changing nothing, when the value is not a valid row of `table` or cannot be encoded.
+   */
+  protected loadRow(table: TableName, key: unknown, value: unknown): void {
+    if (typeof key !== 'string') throw new Error(`a ${table} row without its key`);
+    if (value === null) return this.removeRow(table, key);
+    if (!rowIsValid[table](key, value)) throw new Error(`not a valid ${table} row`);
+    this.putRow(table, key, value, table === 'jobs' ? encodeRecord(`job ${key}`, value) : '');
   }
 
-  /** Replays one journalled row onto the tables (no `changed()`: it is already on disk). */
-  protected applyRow(table: TableName, key: string, value: unknown): void {
-    const map = this.tableMap(table) as Map<string, unknown>;
+  /** Replaces the tables with a loaded snapshot; returns the rows that could not be loaded (left out). */
+  protected loadTables(doc: TablesDoc): RejectedRow[] {
+    for (const table of TABLES) this.tableMap(table).clear();
+    this.keyIdByHash.clear();
+    const rejected: RejectedRow[] = [];
+    for (const table of TABLES) {
+      for (const [index, row] of doc[table].entries()) {
+        const [key, value] = snapshotRow[table](row);
+        try {
+          if (value === null) throw new Error(`not a valid ${table} row`);
+          this.loadRow(table, key, value);
+        } catch (err) {
+          rejected.push({ table, index, reason: (err as Error).message });
+        }
+      }
+    }
+    return rejected;
+  }
+
+  /**
+   * The current tables as the JSON text of a TablesDoc: the small rows encoded now, the jobs
+   * from the text they were stored as.
+   */
+  protected tablesJson(): string {
+    const small = JSON.stringify({
+      accounts: [...this.accounts.values()],
+      keys: [...this.keys.values()],
+      counters: [...this.counters].map(([key, c]) => ({ key, ...c })),
+      usage: [...this.usage.values()],
+      meta: [...this.meta].map(([key, value]) => ({ key, value })),
+    });
+    return `${small.slice(0, -1)},"jobs":[${[...this.jobs.values()].map((j) => j.json).join(',')}]}`;
+  }
+
+  /** Encodes the row first (a row that cannot be written throws here, changing nothing), then stores it. */
+  private setRow(table: TableName, key: string, value: unknown): void {
+    const json = encodeRecord(`${table} row ${key}`, value);
+    this.putRow(table, key, value, json);
+    this.changed(table, key, json);
+  }
+
+  private deleteRow(table: TableName, key: string): void {
+    this.removeRow(table, key);
+    this.changed(table, key, null);
+  }
+
+  private putRow(table: TableName, key: string, value: unknown, json: string): void {
+    if (table === 'jobs') {
+      const job = value as JobRecord;
+      this.jobs.set(key, { json, status: job.status, updated_at: job.updated_at });
+      return;
+    }
+    if (table === 'keys') {
+      this.removeRow('keys', key); // its old hash no longer finds it
+      this.keyIdByHash.set((value as ApiKeyRecord).hash, key);
+    }
+    const stored = table === 'accounts' ? frozenAccount(value as Account) : table === 'keys' ? frozenKey(value as ApiKeyRecord) : value;
+    (this.tableMap(table) as Map<string, unknown>).set(key, stored);
+  }
+
+  private removeRow(table: TableName, key: string): void {
     if (table === 'keys') {
       const old = this.keys.get(key);
       if (old) this.keyIdByHash.delete(old.hash);
-      if (value !== null) this.keyIdByHash.set((value as ApiKeyRecord).hash, key);
     }
-    if (value === null) map.delete(key);
-    else map.set(key, table === 'accounts' ? frozenAccount(value as Account) : table === 'keys' ? frozenKey(value as ApiKeyRecord) : value);
+    this.tableMap(table).delete(key);
   }
 
   private tableMap(table: TableName): Map<string, unknown> {
@@ -192,29 +285,6 @@ export class Tables implements Omit<Store, ReportMethods> {
     };
     return maps[table];
   }
-
-  /** The current tables as a document; it shares objects with the maps, so serialise it at once. */
-  protected tablesDoc(): TablesDoc {
-    return {
-      accounts: [...this.accounts.values()],
-      keys: [...this.keys.values()],
-      counters: [...this.counters].map(([key, c]) => ({ key, ...c })),
-      usage: [...this.usage.values()],
-      jobs: [...this.jobs.values()],
-      meta: [...this.meta].map(([key, value]) => ({ key, value })),
-    };
-  }
-
-  /** Replaces the tables with a loaded document (no `changed()`: it is already on disk). */
-  protected loadTables(doc: TablesDoc): void {
-    this.accounts = new Map(doc.accounts.map((a) => [a.id, frozenAccount(a)]));
-    this.keys = new Map(doc.keys.map((k) => [k.id, frozenKey(k)]));
-    this.keyIdByHash = new Map(doc.keys.map((k) => [k.hash, k.id]));
-    this.counters = new Map(doc.counters.map(({ key, count, reset_at }) => [key, { count, reset_at }]));
-    this.usage = new Map(doc.usage.map((r) => [`${r.account_id}|${r.day}`, r]));
-    this.jobs = new Map(doc.jobs.map((j) => [j.id, j]));
-    this.meta = new Map(doc.meta.map(({ key, value }) => [key, value]));
-  }
 }
 
-const isFinished = (j: JobRecord): boolean => j.status === 'completed' || j.status === 'failed';
+const isFinished = (status: JobStatus): boolean => status === 'completed' || status === 'failed';

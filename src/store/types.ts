@@ -5,6 +5,8 @@
  * The model: reads are synchronous from memory (except report bodies, which may
  * live on disk); every mutation is applied in memory synchronously, so a
  * check-then-change within one call is atomic in this single-process server.
+ * A mutation whose record cannot be written (it has no JSON text) throws
+ * UnstorableRecordError and changes nothing: it fails only its own caller.
  * `commit()` resolves once every mutation made before the call is durable on
  * disk: writers await the flush that contains their change, and concurrent
  * writers share one flush (group commit).
@@ -48,8 +50,13 @@ export interface ReportRecord {
   kind: ReportKind;
   created_at: string;
   account_id: string | null;
-  /** Second lookup name; a later report with the same alias replaces the mapping (GitHub: the sha). */
+  /**
+   * Second lookup name (GitHub: the sha). A later report with the same alias takes it over only
+   * when it has the same `alias_scope`; otherwise it is stored without the alias (see putReport).
+   */
   alias?: string;
+  /** Who may move the alias (GitHub: the repository, lower-cased); compared exactly, absent = absent. */
+  alias_scope?: string;
   /** Protocol version validated against (batch: absent). */
   version?: string;
   /** The card (single, webhook, github) or the cards `[{id, agent_card}]` (batch). */
@@ -97,8 +104,10 @@ export interface JobRecord {
   updated_at: string;
   /** What was submitted, kept until the job finishes so it can run again after a crash. */
   request: { agent_card: unknown; metadata?: Record<string, unknown>; callback_url?: string };
-  /** The webhook result (2.6) once completed. */
+  /** The webhook result (2.6) once validated. */
   result?: unknown;
+  /** Runs started so far (each is made durable before it starts); a job is not run again once it reaches the runner's bound. */
+  attempts?: number;
   error?: string;
   callback?: {
     url: string;
@@ -142,7 +151,12 @@ export interface Store {
   listUsage(filter?: { account_id?: string; since_day?: string }): UsageRow[];
 
   // reports
-  putReport(report: NewReport): void;
+  /**
+   * Stores the report (a known id is replaced in place). Returns false when its alias is held by
+   * a report of another `alias_scope`: the report is then stored without its alias. Throws,
+   * changing nothing, when the report cannot be written (see UnstorableRecordError).
+   */
+  putReport(report: NewReport): boolean;
   /** By id or alias; undefined when unknown or removed by retention. */
   getReport(idOrAlias: string): Promise<ReportRecord | undefined>;
   /** Newest first. */

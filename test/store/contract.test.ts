@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { openFileStore } from '../../src/store/file.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { UnstorableRecordError } from '../../src/store/encode.ts';
 import type { ApiKeyRecord, JobRecord, Store } from '../../src/store/types.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
@@ -179,6 +180,50 @@ for (const impl of implementations) {
       assert.equal((await s.getReport('rpt_6'))?.id, 'rpt_6');
       assert.deepEqual(s.listReports().map((r) => r.id), ['rpt_10', 'rpt_9', 'rpt_8', 'rpt_7', 'rpt_6']);
       assert.equal(await s.pruneReports(T0 + 6000), 0);
+    });
+
+    withStore('reports: an alias moves only to a later report with the same alias_scope; one refused is stored without it', async (s) => {
+      const sha = 'c'.repeat(40);
+      assert.equal(s.putReport(report('gh_1', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
+      assert.equal(s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent', result: { validation: { valid: false } } })), false);
+      assert.equal((await s.getReport(sha))?.id, 'gh_1');
+      const refused = await s.getReport('gh_2');
+      assert.equal(refused?.alias, undefined);
+      assert.equal(refused?.alias_scope, 'mallory/agent');
+      assert.equal(s.listReports({ limit: 1 })[0]?.alias, undefined);
+      assert.equal(s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false, 'not by putting the same id again either');
+      assert.equal(s.putReport(report('gh_3', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
+      assert.equal((await s.getReport(sha))?.id, 'gh_3');
+      assert.equal(s.putReport(report('rpt_plain')), true, 'a report without an alias');
+    });
+
+    withStore('a record that cannot be written throws, changes nothing, and later writes go on', async (s) => {
+      // JSON.stringify throws on a BigInt at any depth (structuredClone copies it), and on a value nested too deeply.
+      let deep: unknown = [];
+      for (let i = 0; i < 200_000; i++) deep = [deep];
+      for (const bad of [{ n: 1n }, deep]) {
+        s.putJob(job('val_1', 'queued'));
+        assert.throws(() => s.putJob({ ...job('val_1', 'processing'), request: { agent_card: bad } }), UnstorableRecordError);
+        assert.throws(() => s.putJob({ ...job('val_2', 'queued'), request: { agent_card: bad } }), UnstorableRecordError);
+        assert.throws(() => s.putReport(report('rpt_bad', { card: bad })), UnstorableRecordError);
+        assert.equal(s.getJob('val_1')?.status, 'queued');
+        assert.equal(s.getJob('val_2'), undefined);
+        assert.equal(await s.getReport('rpt_bad'), undefined);
+        assert.equal(s.reportCount(), 0);
+      }
+      s.putReport(report('rpt_1'));
+      s.putJob(job('val_3', 'queued'));
+      await s.commit();
+      assert.equal((await s.getReport('rpt_1'))?.id, 'rpt_1');
+      assert.deepEqual(s.listUnfinishedJobs().map((j) => j.id).sort(), ['val_1', 'val_3']);
+    });
+
+    withStore('a report put verbatim reads back whatever its nesting', async (s) => {
+      const depth = 100_000;
+      const { card: _card, result, ...fields } = report('rpt_deep');
+      const requestJson = `{"agent_card":{"name":"deep","x":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+      s.putReport({ ...fields, requestJson, resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
+      assert.equal(((await s.getReport('rpt_deep'))?.card as { name: string }).name, 'deep');
     });
 
     withStore('jobs: put, get, unfinished ones listed', async (s) => {

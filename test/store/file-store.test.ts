@@ -1,9 +1,12 @@
 /** FileStore specifics: persistence, files on disk, group commit, retention, errors. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { FakeClock } from '../../src/clock.ts';
+import { memoryLogger } from '../../src/log.ts';
+import { UnstorableRecordError } from '../../src/store/encode.ts';
 import { openFileStore, StoreError, StoreLockedError, type FileStoreOptions } from '../../src/store/file.ts';
 import type { JobRecord } from '../../src/store/types.ts';
 import { removeStaleLock } from '../../src/store/file/lock.ts';
@@ -264,7 +267,7 @@ test('a torn last line (a write cut by a crash, never acknowledged) is dropped, 
   await s3.close();
 });
 
-test('a corrupt store file stops the open with an error naming it, and is left untouched', async () => {
+test('a snapshot that does not parse stops the open with an error naming it, and is left untouched', async () => {
   const dir = tempDir();
   fs.writeFileSync(path.join(dir, 'store.json'), '{"format":1,"accou');
   await assert.rejects(open(dir), (err: unknown) => err instanceof StoreError && err.message.includes(path.join(dir, 'store.json')) && /corrupt/.test(err.message));
@@ -273,16 +276,18 @@ test('a corrupt store file stops the open with an error naming it, and is left u
   await assert.rejects(open(dir), /does not have the expected structure/);
   // The failed opens released the lock.
   assert.equal(fs.existsSync(path.join(dir, 'cardgate.lock')), false);
+});
 
-  const dir2 = tempDir();
-  fs.mkdirSync(path.join(dir2, 'reports'));
-  // A bad line that is not the last one is corruption (a torn write can only be the last line).
-  fs.writeFileSync(path.join(dir2, 'reports', 'seg-000001.jsonl'), '{"id":\n{"id":"rpt_1","created_at":"2026-11-21T00:00:00.000Z"}\n');
-  await assert.rejects(open(dir2), (err: unknown) => err instanceof StoreError && err.message.includes('seg-000001.jsonl') && /line 1/.test(err.message));
-
-  const dir3 = tempDir();
-  fs.writeFileSync(path.join(dir3, 'store.journal'), 'nonsense\n{"t":"meta","k":"a","v":"b"}\n');
-  await assert.rejects(open(dir3), (err: unknown) => err instanceof StoreError && err.message.includes('store.journal'));
+test('a store file that cannot be read stops the open with an error naming it', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  s.putReport(report('rpt_1'));
+  await s.close();
+  // Not one bad record but a file that cannot be read at all (here a directory in its place: EISDIR, even for root).
+  const segment = path.join(dir, 'reports', 'seg-000002.jsonl');
+  fs.mkdirSync(segment);
+  await assert.rejects(open(dir), (err: unknown) => err instanceof StoreError && err.message.includes(`cannot read store file ${segment}`));
+  assert.equal(fs.existsSync(path.join(dir, 'cardgate.lock')), false);
 });
 
 test('stale temp files from an interrupted write are removed at open', async () => {
@@ -327,8 +332,45 @@ test('lock: a lock file left by a dead process is taken over', async () => {
   // A pid above the kernel's pid_max cannot belong to a live process.
   fs.writeFileSync(path.join(dir, 'cardgate.lock'), '4194305\n');
   const s = await open(dir);
-  assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8').trim(), String(process.pid));
+  assert.equal(lockOwner(dir), String(process.pid));
   await s.close();
+});
+
+/** The pid on the lock file's first line. */
+const lockOwner = (dir: string) => fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8').split('\n')[0];
+/** Field 22 of /proc/<pid>/stat: when the process started (clock ticks since boot). */
+const startTime = (pid: number) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+};
+const hasProc = fs.existsSync('/proc/self/stat');
+
+test('lock: the lock file names the owner pid, its start time and the data dir', { skip: !hasProc && 'no /proc' }, async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8'), `${process.pid}\nstart_time=${startTime(process.pid)}\ndata_dir=${dir}\n`);
+  await s.close();
+});
+
+test('lock: a live pid that is not the owner (its pid reused after a crash) does not block start; the live owner does', { skip: !hasProc && 'no /proc' }, async () => {
+  const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+  try {
+    const pid = sleeper.pid!;
+    const dir = tempDir();
+    // The owner that crashed had this pid, but started at another time than the process that has it now.
+    fs.writeFileSync(path.join(dir, 'cardgate.lock'), `${pid}\nstart_time=1\ndata_dir=${dir}\n`);
+    const s = await open(dir);
+    assert.equal(lockOwner(dir), String(process.pid));
+    await s.close();
+    // The same pid with its own start time is a live owner: refused, as is a lock that does not say when its owner started.
+    for (const lock of [`${pid}\nstart_time=${startTime(pid)}\ndata_dir=${dir}\n`, `${pid}\n`]) {
+      fs.writeFileSync(path.join(dir, 'cardgate.lock'), lock);
+      await assert.rejects(open(dir), (err: unknown) => err instanceof StoreLockedError && err.pid === pid);
+      assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8'), lock, 'the live lock is left in place');
+    }
+  } finally {
+    sleeper.kill('SIGKILL');
+  }
 });
 
 test('NODE_ENV=test does not turn the store into a memory one', async () => {
@@ -369,12 +411,12 @@ test('lock: a process that judged a lock stale does not remove the fresh lock an
   const file = path.join(dir, 'cardgate.lock');
   // Between our read of a dead pid and our removal, a live process (our parent here) took the lock over.
   fs.writeFileSync(file, `${process.ppid}\n`);
-  assert.throws(() => removeStaleLock(file, 4194305, dir), (err: unknown) => err instanceof StoreLockedError && err.pid === process.ppid);
+  assert.throws(() => removeStaleLock(file, dir), (err: unknown) => err instanceof StoreLockedError && err.pid === process.ppid);
   assert.equal(fs.readFileSync(file, 'utf8').trim(), String(process.ppid), 'the live lock is back in place');
   assert.deepEqual(fs.readdirSync(dir), ['cardgate.lock']);
   // The dead owner's lock itself is removed.
   fs.writeFileSync(file, '4194305\n');
-  removeStaleLock(file, 4194305, dir);
+  removeStaleLock(file, dir);
   assert.deepEqual(fs.readdirSync(dir), []);
 });
 
@@ -393,4 +435,181 @@ test('a failed snapshot does not fail the commit whose journal lines are already
   const s2 = await open(dir);
   assert.deepEqual([s2.getMeta('k'), s2.getMeta('k2')], ['v', 'v2']);
   await s2.close();
+});
+
+/** A value JSON.stringify throws on at any stack depth, while structuredClone copies it. */
+const unencodable = () => ({ count: 10n });
+/** A request body nested far deeper than JSON.stringify can go, as text. */
+const deepRequest = (depth: number) => `{"agent_card":{"name":"deep","x":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+
+test('a record that cannot be written fails only its own call: later commits, close and reopen go on', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  s.putJob(job('val_ok', 'queued', T0));
+  await s.commit();
+  assert.throws(() => s.putJob({ ...job('val_bad', 'queued', T0), request: { agent_card: unencodable() } }), UnstorableRecordError);
+  assert.throws(() => s.putJob({ ...job('val_ok', 'processing', T0), result: unencodable() }), UnstorableRecordError);
+  assert.throws(() => s.putReport(report('rpt_bad', { card: unencodable() })), UnstorableRecordError);
+  assert.equal(s.getJob('val_bad'), undefined);
+  assert.equal(s.getJob('val_ok')?.status, 'queued', 'the refused change left the stored job as it was');
+  assert.equal(await s.getReport('rpt_bad'), undefined);
+  s.setMeta('later', 'yes');
+  s.putReport(report('rpt_later'));
+  await s.commit();
+  await s.close();
+  const s2 = await open(dir);
+  assert.equal(s2.getMeta('later'), 'yes');
+  assert.equal((await s2.getReport('rpt_later'))?.id, 'rpt_later');
+  assert.deepEqual(s2.listUnfinishedJobs().map((j) => j.id), ['val_ok']);
+  await s2.close();
+});
+
+test('a report stored verbatim reads back and reopens whatever its nesting (from the active and a sealed segment)', async () => {
+  const dir = tempDir();
+  const s = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
+  const { card: _card, result, ...fields } = report('rpt_deep');
+  s.putReport({ ...fields, requestJson: deepRequest(100_000), resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
+  s.putReport({ ...fields, id: 'rpt_deep2', requestJson: deepRequest(100_000), resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
+  s.putReport(report('rpt_3')); // seals the first segment
+  await s.close();
+  const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
+  assert.equal(s2.reportCount(), 3);
+  for (const id of ['rpt_deep', 'rpt_deep2']) assert.equal(((await s2.getReport(id))?.card as { name: string }).name, 'deep');
+  s2.putReport(report('rpt_4'));
+  await s2.close();
+});
+
+/** The log lines of `logger` with message `msg` (a prefix). */
+const logged = (logger: ReturnType<typeof memoryLogger>, msg: string) => logger.lines.filter((l) => String(l.msg).startsWith(msg));
+const quarantined = (dir: string) =>
+  fs.existsSync(path.join(dir, 'quarantine'))
+    ? fs.readdirSync(path.join(dir, 'quarantine')).sort().map((name) => ({ name, text: fs.readFileSync(path.join(dir, 'quarantine', name), 'latin1') }))
+    : [];
+
+test('a bad record in a segment, the journal or the snapshot is quarantined with its place logged; the store opens with the rest', async () => {
+  const dir = tempDir();
+  const good = (id: string) => JSON.stringify(report(id));
+  fs.mkdirSync(path.join(dir, 'reports'));
+  const segment = path.join(dir, 'reports', 'seg-000001.jsonl');
+  fs.writeFileSync(segment, `${good('rpt_1')}\n{"id":\n${good('rpt_2')}\n{"not":"a report"}\n${good('rpt_3')}\n`);
+  const account = { id: 'acc_1', name: 'One', plan: 'free', created_at: iso(T0) };
+  fs.writeFileSync(
+    path.join(dir, 'store.json'),
+    JSON.stringify({ format: 1, reports_pruned_before: 0, accounts: [account, 42], keys: [], counters: [], usage: [], jobs: [{ id: 'val_x' }], meta: [] }),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'store.journal'),
+    'nonsense\n{"t":"meta","k":"kept","v":"yes"}\n{"t":"jobs","k":"val_y","v":{"id":"val_y","status":"nope"}}\n{"t":"meta","k":"after","v":"yes"}\n',
+  );
+  const log = memoryLogger();
+  const s = await open(dir, { log, segmentLimits: undefined });
+  assert.deepEqual(s.listReports().map((r) => r.id), ['rpt_3', 'rpt_2', 'rpt_1']);
+  assert.equal(s.getAccount('acc_1')?.name, 'One');
+  assert.deepEqual([s.getMeta('kept'), s.getMeta('after')], ['yes', 'yes']);
+  assert.equal(s.getJob('val_x'), undefined);
+  s.putReport(report('rpt_4'));
+  await s.close();
+
+  const where = logged(log, 'store record quarantined').map((l) => [path.basename(String(l.file)), l.line ?? l.record, l.offset]);
+  const second = good('rpt_1').length + 1;
+  assert.deepEqual(where, [
+    ['store.journal', 1, 0],
+    ['seg-000001.jsonl', 2, second],
+    ['seg-000001.jsonl', 4, second + '{"id":\n'.length + good('rpt_2').length + 1],
+    ['store.json', 'accounts[1]', undefined],
+    ['store.json', 'jobs[0]', undefined],
+    ['store.journal', 3, 'nonsense\n{"t":"meta","k":"kept","v":"yes"}\n'.length],
+  ]);
+  // The raw bytes are kept, one record a line, in one file per source.
+  const files = quarantined(dir);
+  assert.deepEqual(files.map((f) => f.name.replace(/-\d{4}-\d\d-\d\dT[\d-]+Z\.jsonl$/, '')), ['seg-000001.jsonl', 'store.journal', 'store.json']);
+  assert.equal(files[0]!.text, '{"id":\n{"not":"a report"}\n');
+  assert.equal(files[1]!.text, 'nonsense\n{"t":"jobs","k":"val_y","v":{"id":"val_y","status":"nope"}}\n');
+  assert.equal(files[2]!.text, '42\n{"id":"val_x"}\n');
+  // The sources were repaired: the next open quarantines nothing more.
+  assert.deepEqual(lines(segment).map((r: { id: string }) => r.id), ['rpt_1', 'rpt_2', 'rpt_3', 'rpt_4']);
+  const log2 = memoryLogger();
+  const s2 = await open(dir, { log: log2, segmentLimits: undefined });
+  assert.equal(s2.reportCount(), 4);
+  assert.equal(s2.getAccount('acc_1')?.name, 'One');
+  await s2.close();
+  assert.deepEqual(logged(log2, 'store record quarantined'), []);
+  assert.equal(quarantined(dir).length, 3);
+});
+
+test('a torn tail of NUL bytes ending in a newline is cut off and logged, in a segment and in the journal', async () => {
+  const dir = tempDir();
+  const s = await open(dir, { segmentLimits: undefined });
+  for (let i = 1; i <= 63; i++) s.putReport(report(`rpt_${i}`));
+  s.setMeta('kept', 'yes');
+  await s.close();
+  const segment = path.join(dir, 'reports', 'seg-000001.jsonl');
+  const journal = path.join(dir, 'store.journal');
+  // What ext4 can leave after a power loss: the file grew, its last block was never written.
+  const sizes = { segment: fs.statSync(segment).size, journal: fs.statSync(journal).size };
+  fs.appendFileSync(segment, `${'\0'.repeat(300)}\n`);
+  const journalTail = `{"t":"meta","k":"torn","v":"n${'\0'.repeat(40)}\n${'\0'.repeat(20)}\n`;
+  fs.appendFileSync(journal, journalTail);
+
+  const log = memoryLogger();
+  const s2 = await open(dir, { log, segmentLimits: undefined });
+  assert.equal(s2.reportCount(), 63);
+  assert.equal(s2.getMeta('kept'), 'yes');
+  assert.equal(s2.getMeta('torn'), undefined);
+  assert.equal(fs.statSync(segment).size, sizes.segment);
+  s2.putReport(report('rpt_64'));
+  await s2.close();
+  const cuts = logged(log, 'store file had a torn tail').map((l) => [path.basename(String(l.file)), l.offset, l.bytes]);
+  assert.deepEqual(cuts, [
+    ['store.journal', sizes.journal, journalTail.length],
+    ['seg-000001.jsonl', sizes.segment, 301],
+  ]);
+  assert.equal(logged(log, 'store file had a torn tail')[1]!.cut, `${'\0'.repeat(200)}`);
+  assert.deepEqual(quarantined(dir), [], 'a torn tail is cut, not quarantined');
+  assert.equal(lines(segment).length, 64);
+});
+
+test('an alias and the scope that may move it survive reopening', async () => {
+  const dir = tempDir();
+  const sha = 'd'.repeat(40);
+  const s = await open(dir);
+  s.putReport(report('gh_1', { kind: 'github', alias: sha, alias_scope: 'octo/agent' }));
+  assert.equal(s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false);
+  await s.close();
+  const s2 = await open(dir);
+  assert.equal((await s2.getReport(sha))?.id, 'gh_1');
+  assert.equal(s2.putReport(report('gh_3', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false);
+  assert.equal((await s2.getReport(sha))?.id, 'gh_1');
+  assert.equal(s2.putReport(report('gh_4', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
+  await s2.close();
+  const s3 = await open(dir);
+  assert.equal((await s3.getReport(sha))?.id, 'gh_4');
+  await s3.close();
+});
+
+test('the data dir and its directories are 0700, every file 0600 (whatever the umask); a looser existing dir is tightened and logged', { skip: process.platform === 'win32' && 'no POSIX modes' }, async () => {
+  const mode = (p: string) => (fs.statSync(p).mode & 0o777).toString(8);
+  const dir = path.join(tempDir(), 'data');
+  const saved = process.umask(0o022);
+  try {
+    const s = await open(dir, { journalLimitBytes: 10 });
+    s.setMeta('k', 'v');
+    s.putReport(report('rpt_1'));
+    await s.commit(); // a journal line, a snapshot (the journal passed its bound), a segment
+    assert.deepEqual([dir, path.join(dir, 'reports')].map(mode), ['700', '700']);
+    const files = [path.join(dir, 'cardgate.lock'), path.join(dir, 'store.json'), path.join(dir, 'store.journal'), path.join(dir, 'reports', 'seg-000001.jsonl')];
+    assert.deepEqual(files.map(mode), ['600', '600', '600', '600']);
+    await s.close();
+    fs.appendFileSync(path.join(dir, 'reports', 'seg-000001.jsonl'), '{"id":"torn"}\n{"bad\n{"id":"x","created_at":"2026-11-21T00:00:00.000Z"}\n');
+    fs.chmodSync(dir, 0o755);
+    const log = memoryLogger();
+    const s2 = await open(dir, { log });
+    await s2.close();
+    assert.equal(mode(dir), '700');
+    assert.deepEqual(logged(log, 'store directory was readable by other users').map((l) => [l.dir, l.mode]), [[dir, '755']]);
+    const quarantine = path.join(dir, 'quarantine');
+    assert.deepEqual([quarantine, ...fs.readdirSync(quarantine).map((f) => path.join(quarantine, f)), path.join(dir, 'reports', 'seg-000001.jsonl')].map(mode), ['700', '600', '600']);
+  } finally {
+    process.umask(saved);
+  }
 });

@@ -184,6 +184,43 @@ describe('webhooks against the real server', () => {
     assert.match(page.headers.get('content-type') ?? '', /text\/html/);
   });
 
+  it('GitHub: a post for a sha from another repository cannot change what /reports/<sha> shows, also after a restart', async () => {
+    let server = await startServer();
+    after(() => server.stop());
+    const sha = 'feed'.padEnd(40, '1');
+    const github = (repo: string, agent_card: unknown, shaAs = sha) => post(`${server.url}/v1/webhook/github`, { agent_card, github: { repo, sha: shaAs } });
+    const shown = async (url: string) => (await fetch(url, { headers: { accept: 'application/json' } })).json();
+
+    const owner = await (await github('octo-org/agent', validCard)).json();
+    assert.equal(owner.github_status.target_url, `${server.url}/reports/${sha}`);
+    const ownerReport = await shown(owner.github_status.target_url);
+    assert.equal(ownerReport.meta.repo, 'octo-org/agent');
+
+    // Another repository, the same sha in upper case: stored, linked by its own id; /reports/<sha> unchanged.
+    const other = await github('mallory/agent', { protocolVersion: '0.3.0' }, sha.toUpperCase());
+    assert.equal(other.status, 200);
+    const otherBody = await other.json();
+    assert.equal(otherBody.github_status.state, 'failure');
+    assert.match(otherBody.github_status.target_url, new RegExp(`^${server.url}/reports/gh_\\d+_`));
+    const otherReport = await shown(otherBody.github_status.target_url);
+    assert.equal(otherReport.meta.repo, 'mallory/agent');
+    assert.equal(otherReport.result.github_status.target_url, otherBody.github_status.target_url, 'the stored result links what the answer linked');
+    assert.equal((await shown(`${server.url}/reports/${sha}`)).id, ownerReport.id);
+
+    // The same repository, in another case: moves it.
+    const again = await (await github('Octo-Org/Agent', { protocolVersion: '0.3.0' })).json();
+    assert.equal(again.github_status.target_url, `${server.url}/reports/${sha}`);
+    const moved = await shown(`${server.url}/reports/${sha}`);
+    assert.notEqual(moved.id, ownerReport.id);
+    assert.equal(moved.meta.repo, 'Octo-Org/Agent');
+
+    assert.equal(await server.stop(), 0);
+    server = await startServer({ dataDir: server.dataDir });
+    const afterRestart = await (await github('mallory/agent', validCard)).json();
+    assert.notEqual(afterRestart.github_status.target_url, `${server.url}/reports/${sha}`);
+    assert.equal((await shown(`${server.url}/reports/${sha}`)).id, moved.id);
+  });
+
   for (const perMinute of [100, 2_000]) {
     it(`1,000 async requests in a burst (limit ${perMinute}/min per IP): acknowledged or 403, none lost, RSS bounded`, async () => {
       const receiver = await startReceiver();

@@ -1,12 +1,13 @@
 /** JobRunner: resuming unfinished jobs after a restart, and the shutdown drain. */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { validateCard } from '../../src/card/index.ts';
 import type { CardResult } from '../../src/card/types.ts';
-import { JobRunner } from '../../src/jobs/runner.ts';
+import { JobRunner, maxJobAttempts } from '../../src/jobs/runner.ts';
 import { Lifecycle } from '../../src/lifecycle.ts';
 import type { JobRecord } from '../../src/store/types.ts';
-import { testApp } from '../helpers/app.ts';
-import { validCard } from './fixtures.ts';
+import { postJson, testApp } from '../helpers/app.ts';
+import { validCard, webhookApp } from './fixtures.ts';
 import { startReceiver } from './receiver.ts';
 
 const queuedJob = (id: string, url: string, over: Partial<JobRecord> = {}): JobRecord => ({
@@ -70,6 +71,103 @@ describe('JobRunner', async () => {
     assert.equal(report?.kind, 'webhook');
     assert.equal(report?.version, '0.3.0');
     assert.deepEqual(report?.meta, { run: 1 });
+  });
+
+  /** What /v1/status answers for `id`, which must be 200. */
+  const statusOf = async (app: ReturnType<typeof webhookApp>['app'], id: string) => {
+    const res = await app.request(`/v1/status/${id}`);
+    assert.equal(res.status, 200);
+    return res.json();
+  };
+
+  it('a run that throws (the job\'s report cannot be stored) fails the job with an error result, delivered once, answered on /v1/status', async () => {
+    const t = webhookApp({ config });
+    const putReport = t.store.putReport.bind(t.store);
+    t.store.putReport = (report) => {
+      if ('card' in report && report.card !== null) throw new Error('report cannot be stored'); // the validation's report; the error report (no card) goes in
+      return putReport(report);
+    };
+    const res = await t.app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: ok.url }));
+    const { validation_id: id } = await res.json();
+    await t.jobs.idle();
+    const s = await statusOf(t.app, id);
+    assert.equal(s.status, 'failed');
+    assert.equal(s.result.status, 'error');
+    assert.equal(s.result.errors[0].message, 'validation could not run: internal error');
+    assert.equal(s.callback.state, 'delivered');
+    const delivered = ok.received.filter((r) => r.headers['webhook-id'] === id);
+    assert.equal(delivered.length, 1);
+    assert.deepEqual(JSON.parse(delivered[0]!.body), s.result);
+    const report = await t.store.getReport(id);
+    assert.deepEqual([report?.card, report?.result], [null, s.result], 'its report_url answers, without the card');
+    assert.deepEqual(t.store.listUnfinishedJobs(), [], 'not run again at the next start');
+  });
+
+  it('a job whose validation throws is failed, answered on /v1/status, and not run again', async () => {
+    let validations = 0;
+    const t = webhookApp({
+      config,
+      runner: {
+        validate: () => {
+          validations++;
+          throw new RangeError('Maximum call stack size exceeded');
+        },
+      },
+    });
+    const id = 'val_1763726340010_KKKKKKKKKKKKKKKKKKKK';
+    t.store.putJob(queuedJob(id, ok.url));
+    const runner = new JobRunner(t.deps, { validate: t.jobs.validate });
+    runner.start();
+    await runner.idle();
+    const s = await statusOf(t.app, id);
+    assert.deepEqual([s.status, s.result.status, s.callback.state], ['failed', 'error', 'delivered']);
+    const next = new JobRunner({ ...t.deps, lifecycle: new Lifecycle() }, { validate: t.jobs.validate }); // the next process
+    next.start();
+    await next.idle();
+    assert.equal(validations, 1);
+  });
+
+  it('each validation run is counted on the job, durably, before it starts', async () => {
+    const t = testApp({ config });
+    const id = 'val_1763726340011_LLLLLLLLLLLLLLLLLLLL';
+    t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: maxJobAttempts - 1 }));
+    let seen: { attempts?: number; status?: string; commits: number } | undefined;
+    const runner = new JobRunner(t.deps, {
+      validate: (card) => {
+        const job = t.store.getJob(id)!;
+        seen = { attempts: job.attempts, status: job.status, commits: t.store.commits };
+        return validateCard(card);
+      },
+    });
+    runner.start();
+    await runner.idle();
+    assert.deepEqual(seen, { attempts: maxJobAttempts, status: 'processing', commits: 1 });
+    assert.equal(t.store.getJob(id)?.status, 'completed', 'below the bound it runs as usual');
+  });
+
+  it(`a job interrupted ${maxJobAttempts} times (the process died while validating it) is failed at the next start without running again`, async () => {
+    const t = webhookApp({ config });
+    let validations = 0;
+    const id = 'val_1763726340012_MMMMMMMMMMMMMMMMMMMM';
+    t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: maxJobAttempts }));
+    const runner = new JobRunner(t.deps, {
+      validate: () => {
+        validations++;
+        throw new Error('must not run');
+      },
+    });
+    runner.start();
+    await runner.idle();
+    assert.equal(validations, 0);
+    const s = await statusOf(t.app, id);
+    assert.equal(s.status, 'failed');
+    assert.equal(
+      s.result.errors[0].message,
+      `validation could not run: it was interrupted ${maxJobAttempts} times (the service stopped or crashed while validating), so it is not run again`,
+    );
+    assert.equal(s.callback.state, 'delivered');
+    assert.deepEqual(JSON.parse(ok.received.find((r) => r.headers['webhook-id'] === id)!.body), s.result);
+    assert.deepEqual(t.store.listUnfinishedJobs(), []);
   });
 
   it('shutdown: no job starts once lifecycle.draining is set, even before drain() is called', async () => {

@@ -3,46 +3,16 @@
  * The write is synchronous (into the page cache: it survives a crash of the process at once);
  * the fdatasync runs in the threadpool, so the event loop goes on while the disk catches up.
  * A crash can leave only a torn last line, which was never acknowledged (its append had not
- * returned); reading skips it and opening for append cuts it off, so the next line starts
- * clean. A bad line anywhere else is corruption: a StoreError naming the file and line.
+ * returned); the store reads every log through recovery.ts at open, which cuts it off before the
+ * log is opened for appends, so the next line starts clean.
  * A failed append (disk full) is cut back to the last good length, so a retry appends cleanly.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { syncDirectory } from './durable-file.ts';
+import { FILE_MODE, syncDirectory } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
 
 const NEWLINE = 0x0a;
-
-/** The complete lines of `bytes` and the length they span (a torn tail is left out). */
-const completeLines = (file: string, bytes: Buffer): { values: unknown[]; goodLength: number } => {
-  const goodLength = bytes.lastIndexOf(NEWLINE) + 1;
-  const lines = bytes.subarray(0, goodLength).toString('utf8').split('\n');
-  lines.pop(); // the empty string after the last newline
-  const values = lines.map((line, i) => {
-    try {
-      return JSON.parse(line) as unknown;
-    } catch (err) {
-      throw new StoreError(`store file ${file} is corrupt at line ${i + 1} (${(err as Error).message}); move it away or restore it from a backup`);
-    }
-  });
-  return { values, goodLength };
-};
-
-/** The complete lines of a log's bytes (a torn tail is left out). */
-export const parseLogLines = (file: string, bytes: Buffer): unknown[] => completeLines(file, bytes).values;
-
-/** Reads the complete lines of a log; [] when the file does not exist. */
-export const readLogLines = (file: string): unknown[] => {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(file);
-  } catch (err) {
-    if (errorCode(err) === 'ENOENT') return [];
-    throw err;
-  }
-  return completeLines(file, bytes).values;
-};
 
 /** The lines as UTF-8, each ending with a newline: encoded straight into one buffer, with no joined string in between. */
 const encodeLines = (lines: readonly string[]): Buffer => {
@@ -68,27 +38,24 @@ export class AppendLog {
     private length: number,
   ) {}
 
-  /** Opens (creating) `file` for appends; returns its complete lines, a torn tail cut off. */
-  static open(file: string): { log: AppendLog; values: unknown[] } {
-    let bytes: Buffer | undefined;
+  /** Opens (creating, 0600) `file` for appends at its end. */
+  static open(file: string): AppendLog {
+    let fd: number;
+    let created = true;
     try {
-      bytes = fs.readFileSync(file);
+      fd = fs.openSync(file, 'ax', FILE_MODE);
     } catch (err) {
-      if (errorCode(err) !== 'ENOENT') throw err;
+      if (errorCode(err) !== 'EEXIST') throw err;
+      created = false;
+      fd = fs.openSync(file, 'a', FILE_MODE);
     }
-    const { values, goodLength } = bytes ? completeLines(file, bytes) : { values: [], goodLength: 0 };
-    const fd = fs.openSync(file, 'a');
     try {
-      if (bytes === undefined) syncDirectory(path.dirname(file)); // the new file's name is durable too
-      else if (goodLength < bytes.length) {
-        fs.ftruncateSync(fd, goodLength);
-        fs.fdatasyncSync(fd);
-      }
+      if (created) syncDirectory(path.dirname(file)); // the new file's name is durable too
+      return new AppendLog(file, fd, fs.fstatSync(fd).size);
     } catch (err) {
       fs.closeSync(fd);
       throw err;
     }
-    return { log: new AppendLog(file, fd, goodLength), values };
   }
 
   get size(): number {

@@ -10,6 +10,10 @@ import type { SyncAdapter } from 'lowdb';
 import { StoreError, errorCode } from './errors.ts';
 
 const TEMP_SUFFIX = '.tmp';
+
+/** Cards and key hashes are for the service's user only: its directories 0700, its files 0600. */
+export const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;
 const tempPathOf = (file: string): string => path.join(path.dirname(file), `.${path.basename(file)}${TEMP_SUFFIX}`);
 
 /**
@@ -18,11 +22,11 @@ const tempPathOf = (file: string): string => path.join(path.dirname(file), `.${p
  * would wait for a turn of a busy event loop (six steps per file: measured flushes of 10-50 ms
  * under load, which held every waiting request).
  */
-export const writeFileDurably = (file: string, text: string): void => {
+export const writeFileDurably = (file: string, content: string | Buffer): void => {
   const temp = tempPathOf(file);
-  const fd = fs.openSync(temp, 'w');
+  const fd = fs.openSync(temp, 'w', FILE_MODE);
   try {
-    fs.writeFileSync(fd, text, 'utf8');
+    fs.writeFileSync(fd, content);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -62,27 +66,23 @@ export const parseStoreFile = <T>(file: string, text: string, isValid: (data: un
 };
 
 /**
- * lowdb adapter over one JSON file with durable writes. A missing file reads as null (lowdb
- * then keeps its defaults); a corrupt one throws.
+ * lowdb adapter over one text file with durable writes: a missing file reads as null. The store
+ * builds the snapshot's text itself (from rows already encoded: see tables.ts) and parses what is
+ * read with parseStoreFile.
  */
-export class DurableJsonFile<T> implements SyncAdapter<T> {
-  constructor(
-    readonly file: string,
-    private readonly isValid: (data: unknown) => data is T,
-  ) {}
+export class DurableTextFile implements SyncAdapter<string | null> {
+  constructor(readonly file: string) {}
 
-  read(): T | null {
-    let text: string;
+  read(): string | null {
     try {
-      text = fs.readFileSync(this.file, 'utf8');
+      return fs.readFileSync(this.file, 'utf8');
     } catch (err) {
       if (errorCode(err) === 'ENOENT') return null;
-      throw err;
+      throw new StoreError(`cannot read store file ${this.file}: ${(err as Error).message}`);
     }
-    return parseStoreFile(this.file, text, this.isValid);
   }
 
-  write(data: T): void {
-    writeFileDurably(this.file, JSON.stringify(data));
+  write(text: string | null): void {
+    if (text !== null) writeFileDurably(this.file, text);
   }
 }

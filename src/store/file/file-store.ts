@@ -1,9 +1,11 @@
 /**
  * The embedded store: a data directory holding
- *   cardgate.lock        the owner's pid (one process per directory),
+ *   cardgate.lock        the owner's pid and start time (one process per directory; see lock.ts),
  *   store.json           snapshot of accounts, keys, counters, usage, jobs, meta (one lowdb document),
  *   store.journal        rows changed since that snapshot, one JSON line each (last one wins),
- *   reports/seg-*.jsonl  reports in bounded segments (see report-segments.ts).
+ *   reports/seg-*.jsonl  reports in bounded segments (see report-segments.ts),
+ *   quarantine/          records that could not be loaded, as they were (see recovery.ts).
+ * The directories are 0700 and the files 0600: they hold cards and key hashes.
  *
  * Every mutation is applied in memory at once; `commit()` resolves when the flush containing
  * it is durable. A flush runs once per event-loop turn (setImmediate), so every request handled
@@ -14,18 +16,25 @@
  * took six, each waiting for a turn of a busy event loop (measured: flushes of 10-50 ms under
  * load). Whole-file rewrites (temp file, fsync, rename, fsync of the directory) are kept for the
  * snapshot, taken at open and whenever the journal has grown past a bound.
+ *
+ * Rows and reports are encoded when they are put (a record that cannot be written fails its own
+ * call and changes nothing), so a flush and a snapshot only join texts that exist: no stored
+ * record can make a later write fail. At open, a bad record in any file is quarantined and a
+ * torn tail cut off (recovery.ts); only what is not one record (an unreadable file, a snapshot
+ * that does not parse) stops the start, with an error naming the file.
  */
-import { promises as fsp } from 'node:fs';
+import fs from 'node:fs';
 import path from 'node:path';
 import { LowSync } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../clock.ts';
 import { silentLogger, type Logger } from '../../log.ts';
-import { Tables, emptyTablesDoc, type TableName, type TablesDoc } from '../tables.ts';
+import { TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
 import type { NewReport, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';
-import { DurableJsonFile, removeStaleTempFiles } from './durable-file.ts';
+import { DIR_MODE, DurableTextFile, parseStoreFile, removeStaleTempFiles } from './durable-file.ts';
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
+import { Recovery, type JsonLine } from './recovery.ts';
 import { ReportSegments, defaultSegmentLimits, type SegmentLimits } from './report-segments.ts';
 
 export interface FileStoreOptions {
@@ -44,7 +53,6 @@ export interface FileStoreOptions {
 export const MAIN_FILE = 'store.json';
 export const JOURNAL_FILE = 'store.journal';
 const HOUR_MS = 3_600_000;
-const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta'];
 
 interface MainDoc extends TablesDoc {
   format: 1;
@@ -75,14 +83,19 @@ const isJournalEntry = (value: unknown): value is JournalEntry => {
   return TABLES.includes(e.t) && typeof e.k === 'string' && 'v' in e;
 };
 
+const notAJournalEntry = (value: unknown): string | undefined => (isJournalEntry(value) ? undefined : 'not a journal entry');
+
+/** A journal line from a row's JSON text, which was encoded when the row changed (never again here). */
+const journalLine = (table: TableName, key: string, json: string | null): string => `{"t":"${table}","k":${JSON.stringify(key)},"v":${json ?? 'null'}}`;
+
 export class FileStore extends Tables implements Store {
   /** Flushes run and file appends/writes made, for tests and benchmarks. */
   readonly stats = { flushes: 0, fileWrites: 0 };
   /** Mutations so far, and how many of them are known to be on disk. */
   private seq = 0;
   private durableSeq = 0;
-  /** Rows changed since the last flush, by `table\0key`. */
-  private readonly dirtyRows = new Map<string, [TableName, string]>();
+  /** The journal lines of the rows changed since the last flush, by `table\0key` (the last change wins). */
+  private readonly dirtyRows = new Map<string, string>();
   private prunedBeforeDirty = false;
   /** The flush scheduled for the end of this event-loop turn; every commit() until then joins it. */
   private scheduled: Promise<void> | null = null;
@@ -98,7 +111,10 @@ export class FileStore extends Tables implements Store {
   private readonly journalLimitBytes: number;
 
   constructor(
-    private readonly db: LowSync<MainDoc>,
+    /** The snapshot file (its text is built here, see snapshot()). */
+    private readonly main: LowSync<string | null>,
+    /** Reports created before this (epoch ms) were pruned (snapshot and journal); the segments may still hold some. */
+    private prunedBefore: number,
     private readonly journal: AppendLog,
     private readonly reports: ReportSegments,
     private readonly lock: DirLock,
@@ -110,26 +126,37 @@ export class FileStore extends Tables implements Store {
     this.retentionMs = options.retentionDays === undefined ? undefined : options.retentionDays * DAY_MS;
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
     this.journalLimitBytes = options.journalLimitBytes ?? 4 * 1024 * 1024;
-    this.loadTables(db.data);
   }
 
-  protected override changed(table: TableName, key: string): void {
-    this.dirtyRows.set(`${table}\0${key}`, [table, key]);
+  protected override changed(table: TableName, key: string, json: string | null): void {
+    this.dirtyRows.set(`${table}\0${key}`, journalLine(table, key, json));
     this.seq++;
   }
 
-  /** Applies the journal read at open onto the snapshot just loaded. */
-  replay(entries: unknown[]): void {
-    for (const [i, entry] of entries.entries()) {
-      if (!isJournalEntry(entry)) throw new StoreError(`store file ${this.journal.file} has an unknown entry at line ${i + 1}; move it away or restore it from a backup`);
-      if (entry.t === 'reports_pruned_before') this.db.data.reports_pruned_before = entry.v;
-      else this.applyRow(entry.t, entry.k, entry.v);
+  /** Loads the snapshot's tables; returns the rows that could not be loaded (left out). */
+  loadSnapshot(doc: TablesDoc): RejectedRow[] {
+    return this.loadTables(doc);
+  }
+
+  /** Applies the journal read at open onto the snapshot just loaded; returns the lines whose row could not be loaded (left out). */
+  replay(lines: JsonLine[]): Array<JsonLine & { reason: string }> {
+    const rejected: Array<JsonLine & { reason: string }> = [];
+    for (const line of lines) {
+      const entry = line.value as JournalEntry;
+      if (entry.t === 'reports_pruned_before') continue; // read before the segments were loaded (see openFileStore)
+      try {
+        this.loadRow(entry.t, entry.k, entry.v);
+      } catch (err) {
+        rejected.push({ ...line, reason: (err as Error).message });
+      }
     }
+    return rejected;
   }
 
-  putReport(report: NewReport): void {
-    this.reports.put(report);
+  putReport(report: NewReport): boolean {
+    const aliased = this.reports.put(report);
     this.seq++;
+    return aliased;
   }
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
     const report = await this.reports.get(idOrAlias);
@@ -139,8 +166,8 @@ export class FileStore extends Tables implements Store {
     return this.reports.list(filter, this.expiredBefore());
   }
   pruneReports(before: number): Promise<number> {
-    if (before > this.db.data.reports_pruned_before) {
-      this.db.data.reports_pruned_before = before;
+    if (before > this.prunedBefore) {
+      this.prunedBefore = before;
       this.prunedBeforeDirty = true;
       this.seq++;
     }
@@ -182,8 +209,12 @@ export class FileStore extends Tables implements Store {
 
   /** Folds everything into a new snapshot and empties the journal (crash-safe: replaying the old journal onto the new snapshot changes nothing). */
   snapshot(): void {
-    this.db.data = { ...this.db.data, ...this.tablesDoc() };
-    this.db.write();
+    this.main.data = `{"format":1,"reports_pruned_before":${JSON.stringify(this.prunedBefore)},${this.tablesJson().slice(1)}`;
+    try {
+      this.main.write();
+    } finally {
+      this.main.data = null; // the text repeats every job: not kept once written
+    }
     this.journal.reset();
     this.stats.fileWrites++;
   }
@@ -203,9 +234,8 @@ export class FileStore extends Tables implements Store {
     const earlier = [...this.flushing];
     const synced: Array<Promise<void>> = [];
     try {
-      const lines: string[] = [];
-      for (const [table, key] of this.dirtyRows.values()) lines.push(JSON.stringify({ t: table, k: key, v: this.row(table, key) ?? null }));
-      if (this.prunedBeforeDirty) lines.push(JSON.stringify({ t: 'reports_pruned_before', v: this.db.data.reports_pruned_before }));
+      const lines = [...this.dirtyRows.values()];
+      if (this.prunedBeforeDirty) lines.push(`{"t":"reports_pruned_before","v":${this.prunedBefore}}`);
       if (lines.length > 0) {
         synced.push(this.journal.append(lines));
         this.dirtyRows.clear();
@@ -269,41 +299,87 @@ export class FileStore extends Tables implements Store {
   }
 }
 
+/**
+ * Creates the directory (0700), or tightens an existing one that others may read: it holds
+ * cards and key hashes. A directory we may not tighten (not ours) is logged and used as it is.
+ */
+const ensurePrivateDir = (dir: string, what: string, log: Logger): void => {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  } catch (err) {
+    throw new StoreError(`cannot create the ${what} ${dir}: ${(err as Error).message}`);
+  }
+  const mode = fs.statSync(dir).mode & 0o777;
+  if (process.platform === 'win32' || (mode & 0o077) === 0) return;
+  try {
+    fs.chmodSync(dir, DIR_MODE);
+    log.warn('store directory was readable by other users; tightened it to 0700', { dir, mode: mode.toString(8) });
+  } catch (err) {
+    log.warn('store directory is readable by other users and cannot be tightened', { dir, mode: mode.toString(8), error: (err as Error).message });
+  }
+};
+
+/** The snapshot's rows that cannot be loaded go to the quarantine, each as its JSON, or the whole snapshot when one has none. */
+const quarantineSnapshotRows = (recovery: Recovery, file: string, doc: MainDoc, rejected: RejectedRow[]): void => {
+  if (rejected.length === 0) return;
+  let whole: Buffer | undefined;
+  recovery.quarantine(
+    file,
+    rejected.map(({ table, index, reason }) => {
+      let raw: string | Buffer | undefined;
+      try {
+        raw = JSON.stringify(doc[table][index]);
+      } catch {
+        // Nested too deeply to encode: the whole snapshot keeps its bytes.
+      }
+      raw ??= whole ??= fs.readFileSync(file);
+      return { raw, reason, record: `${table}[${index}]` };
+    }),
+  );
+};
+
 /** Opens (creating when missing) and locks the data directory, then loads it. */
 export const openFileStore = async (options: FileStoreOptions): Promise<FileStore> => {
   const started = Date.now();
   const dataDir = path.resolve(options.dataDir);
-  try {
-    await fsp.mkdir(dataDir, { recursive: true });
-  } catch (err) {
-    throw new StoreError(`cannot create the data directory ${dataDir}: ${(err as Error).message}`);
-  }
+  const log = options.log ?? silentLogger;
+  ensurePrivateDir(dataDir, 'data directory', log);
   const lock = lockDataDir(dataDir);
   let journal: AppendLog | undefined;
+  let reports: ReportSegments | undefined;
   try {
     const reportsDir = path.join(dataDir, 'reports');
-    await fsp.mkdir(reportsDir, { recursive: true });
+    ensurePrivateDir(reportsDir, 'reports directory', log);
     await removeStaleTempFiles(dataDir);
     await removeStaleTempFiles(reportsDir);
+    const recovery = new Recovery(dataDir, log);
 
     // Never lowdb's JSONFilePreset: it silently switches to memory under NODE_ENV=test.
-    const db = new LowSync<MainDoc>(new DurableJsonFile(path.join(dataDir, MAIN_FILE), isMainDoc), emptyMainDoc());
-    db.read();
-    const opened = AppendLog.open(path.join(dataDir, JOURNAL_FILE));
-    journal = opened.log;
+    const mainFile = path.join(dataDir, MAIN_FILE);
+    const main = new LowSync<string | null>(new DurableTextFile(mainFile), null);
+    main.read();
+    const doc = main.data === null ? emptyMainDoc() : parseStoreFile(mainFile, main.data, isMainDoc);
+    main.data = null;
+    const journalFile = path.join(dataDir, JOURNAL_FILE);
+    const entries = recovery.readLog(journalFile, notAJournalEntry);
+    journal = AppendLog.open(journalFile);
 
-    let prunedBefore = db.data.reports_pruned_before;
-    for (const e of opened.values) if (isJournalEntry(e) && e.t === 'reports_pruned_before') prunedBefore = Math.max(prunedBefore, e.v);
+    let prunedBefore = doc.reports_pruned_before;
+    for (const { value } of entries) if ((value as JournalEntry).t === 'reports_pruned_before') prunedBefore = Math.max(prunedBefore, (value as { v: number }).v);
     const retentionCutoff = options.retentionDays === undefined ? -Infinity : (options.clock ?? systemClock).now() - options.retentionDays * DAY_MS;
-    const reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff));
+    reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff), recovery);
 
-    const store = new FileStore(db, journal, reports, lock, options);
-    store.replay(opened.values);
-    if (opened.values.length > 0) store.snapshot();
+    const store = new FileStore(main, prunedBefore, journal, reports, lock, options);
+    const rejectedRows = store.loadSnapshot(doc);
+    quarantineSnapshotRows(recovery, mainFile, doc, rejectedRows);
+    recovery.quarantine(journalFile, store.replay(entries).map((l) => ({ ...l, raw: l.text })));
+    // The journal folded into a new snapshot; and a snapshot with rows quarantined is written without them.
+    if (entries.length > 0 || rejectedRows.length > 0) store.snapshot();
     store.startUpkeep();
-    options.log?.info('store opened', { data_dir: dataDir, reports: store.reportCount(), ms: Date.now() - started });
+    log.info('store opened', { data_dir: dataDir, reports: store.reportCount(), ms: Date.now() - started });
     return store;
   } catch (err) {
+    await reports?.close();
     await journal?.close();
     lock.release();
     throw err;

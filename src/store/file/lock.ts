@@ -1,11 +1,22 @@
 /**
- * Exclusive lock on a data directory: `cardgate.lock` holding the owner's pid. It is written
- * to a private temp name and hard-linked into place, which (like O_EXCL) fails when the lock
- * exists, and never shows another process an empty lock file. A lock whose pid is dead (or is this very process after a container restart, when it
- * is not held here) is stale and taken over.
+ * Exclusive lock on a data directory: `cardgate.lock`, written to a private temp name and
+ * hard-linked into place, which (like O_EXCL) fails when the lock exists, and never shows another
+ * process an empty lock file. It holds the owner's pid on its first line, then its start time
+ * (where /proc tells it: Linux) and the data directory:
+ *
+ *   12345
+ *   start_time=8123456
+ *   data_dir=/var/lib/cardgate
+ *
+ * A lock is stale, and taken over, when its pid is dead; when it is this very process's pid but
+ * not held here (a container restart gives the new process the old pid); or when its pid is alive
+ * but started at another time than the lock says: the pid was reused after a crash by a process
+ * that is not the owner. Where the start time is unknown (no /proc, or a lock written without
+ * it), a live pid keeps the lock.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { FILE_MODE } from './durable-file.ts';
 import { StoreError, StoreLockedError, errorCode } from './errors.ts';
 
 export const LOCK_FILE = 'cardgate.lock';
@@ -17,28 +28,34 @@ export interface DirLock {
   release(): void;
 }
 
+/** Who a lock file names. */
+interface LockOwner {
+  pid: number;
+  startTime?: string;
+}
+
 export const lockDataDir = (dataDir: string): DirLock => {
   const file = path.join(path.resolve(dataDir), LOCK_FILE);
   if (heldHere.has(file)) throw new StoreLockedError(dataDir, process.pid);
   // Two attempts: the second follows the removal of a stale lock.
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (tryCreate(file)) {
+    if (tryCreate(file, path.resolve(dataDir))) {
       heldHere.add(file);
       return { release: () => release(file) };
     }
     const owner = readOwner(file);
-    if (owner !== undefined && owner !== process.pid && isAlive(owner)) throw new StoreLockedError(dataDir, owner);
-    removeStaleLock(file, owner, dataDir);
+    if (owner !== undefined && !isStale(owner)) throw new StoreLockedError(dataDir, owner.pid);
+    removeStaleLock(file, dataDir);
   }
   throw new StoreError(`cannot take over the stale lock file ${file}: another process keeps creating it`);
 };
 
 /**
- * Removes the stale lock of `deadOwner`, and only that one: two processes that both found it
- * stale must not remove each other's fresh lock. The lock is moved aside atomically (only one
- * mover succeeds); if what was moved turns out to be a live owner's fresh lock, it goes back.
+ * Removes a stale lock, and only a stale one: two processes that both found it stale must not
+ * remove each other's fresh lock. The lock is moved aside atomically (only one mover succeeds)
+ * and judged again; if what was moved turns out to be a live owner's fresh lock, it goes back.
  */
-export const removeStaleLock = (file: string, deadOwner: number | undefined, dataDir: string): void => {
+export const removeStaleLock = (file: string, dataDir: string): void => {
   const aside = `${file}.stale.${process.pid}.${Date.now()}`;
   try {
     fs.renameSync(file, aside);
@@ -47,22 +64,23 @@ export const removeStaleLock = (file: string, deadOwner: number | undefined, dat
     throw new StoreError(`cannot remove the stale lock file ${file}: ${(err as Error).message}`);
   }
   const moved = readOwner(aside);
-  if (moved !== deadOwner && moved !== undefined && isAlive(moved)) {
+  if (moved !== undefined && !isStale(moved)) {
     try {
       fs.linkSync(aside, file);
     } finally {
       fs.rmSync(aside, { force: true });
     }
-    throw new StoreLockedError(dataDir, moved);
+    throw new StoreLockedError(dataDir, moved.pid);
   }
   fs.rmSync(aside, { force: true });
 };
 
-/** Creates the lock file with our pid; false when it already exists. */
-const tryCreate = (file: string): boolean => {
+/** Creates the lock file naming this process; false when it already exists. */
+const tryCreate = (file: string, dataDir: string): boolean => {
   const temp = `${file}.${process.pid}.tmp`;
+  const startTime = startTimeOf(process.pid);
   try {
-    fs.writeFileSync(temp, `${process.pid}\n`);
+    fs.writeFileSync(temp, `${process.pid}\n${startTime === undefined ? '' : `start_time=${startTime}\n`}data_dir=${dataDir}\n`, { mode: FILE_MODE });
     fs.linkSync(temp, file);
     return true;
   } catch (err) {
@@ -76,17 +94,27 @@ const tryCreate = (file: string): boolean => {
 const release = (file: string): void => {
   if (!heldHere.delete(file)) return;
   // Only remove the file while it is still ours.
-  if (readOwner(file) === process.pid) fs.rmSync(file, { force: true });
+  if (readOwner(file)?.pid === process.pid) fs.rmSync(file, { force: true });
 };
 
-/** The pid in a lock file; undefined when unreadable (e.g. a crash while it was created). */
-const readOwner = (file: string): number | undefined => {
+/** Who a lock file names; undefined when unreadable (e.g. a crash while it was created). */
+const readOwner = (file: string): LockOwner | undefined => {
+  let lines: string[];
   try {
-    const pid = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+    lines = fs.readFileSync(file, 'utf8').split('\n');
   } catch {
     return undefined;
   }
+  const pid = Number.parseInt(lines[0]!.trim(), 10);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  const startTime = lines.find((l) => l.startsWith('start_time='))?.slice('start_time='.length).trim();
+  return startTime ? { pid, startTime } : { pid };
+};
+
+const isStale = (owner: LockOwner): boolean => {
+  if (owner.pid === process.pid || !isAlive(owner.pid)) return true;
+  const now = owner.startTime === undefined ? undefined : startTimeOf(owner.pid);
+  return now !== undefined && now !== owner.startTime;
 };
 
 const isAlive = (pid: number): boolean => {
@@ -96,5 +124,18 @@ const isAlive = (pid: number): boolean => {
   } catch (err) {
     // EPERM: the process exists but belongs to someone else.
     return errorCode(err) !== 'ESRCH';
+  }
+};
+
+/**
+ * When the process started, in clock ticks since boot: field 22 of /proc/<pid>/stat (counted
+ * after the command name, which is in parentheses and may hold spaces). Undefined without /proc.
+ */
+const startTimeOf = (pid: number): string | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
   }
 };

@@ -2,21 +2,25 @@
  * Reports in bounded segment files `reports/seg-000123.jsonl`: one report per line, in put order
  * (a later line with the same id replaces an earlier one). The active (newest) segment is only
  * ever appended to, one write and one fdatasync per flush; once full it is sealed and its file
- * is immutable. So recording a report costs the same with 100 or 100,000 stored.
+ * is not written again. So recording a report costs the same with 100 or 100,000 stored.
  *
- * In memory: id → (segment, summary position), alias → id (latest wins), the summaries in put
+ * In memory: id → (segment, summary position), alias → id (see aliases.ts), the summaries in put
  * order (listing without reading bodies), and the reports of the active segment as their lines.
- * Sealed segments on disk are read on demand through a small cache. Retention deletes whole
- * sealed segments and rewrites the active one without the expired reports.
+ * Sealed segments on disk are read on demand through a small cache of their lines; a report is
+ * parsed from its line each time it is read (parsing never fails on nesting, where copying an
+ * object can). Retention deletes whole sealed segments and rewrites the active one without the
+ * expired reports. A sealed segment is rewritten only to repair it at open (see recovery.ts).
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { fromLine, reportLine } from '../report-lines.ts';
+import { Aliases } from '../aliases.ts';
+import { fromLine, readLine, reportLine } from '../report-lines.ts';
 import { summarizeReport } from '../summary.ts';
 import type { NewReport, ReportRecord, ReportSummary } from '../types.ts';
-import { AppendLog, parseLogLines, readLogLines } from './append-log.ts';
+import { AppendLog } from './append-log.ts';
 import { syncDirectory, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
+import { parseJsonLines, type Recovery } from './recovery.ts';
 
 export interface SegmentLimits {
   /** A segment is sealed once it holds this many reports… */
@@ -46,13 +50,13 @@ interface Segment {
 }
 
 const isReport = (value: unknown): value is ReportRecord =>
-  typeof value === 'object' && value !== null && typeof (value as ReportRecord).id === 'string' && typeof (value as ReportRecord).created_at === 'string';
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as ReportRecord).id === 'string' &&
+  typeof (value as ReportRecord).created_at === 'string' &&
+  !Number.isNaN(Date.parse((value as ReportRecord).created_at));
 
-const reportsOf = (file: string, values: unknown[]): ReportRecord[] => {
-  const bad = values.findIndex((v) => !isReport(v));
-  if (bad >= 0) throw new StoreError(`store file ${file} holds something that is not a report at line ${bad + 1}; move it away or restore it from a backup`);
-  return (values as ReportRecord[]).map(fromLine);
-};
+const notAReport = (value: unknown): string | undefined => (isReport(value) ? undefined : 'not a report (an id and a created_at date are required)');
 
 /** Lines as one appendable chunk, each ending with a newline. */
 const joinLines = (lines: string[]): string => `${lines.join('\n')}\n`;
@@ -67,9 +71,9 @@ export class ReportSegments {
   private readonly dirty = new Set<number>();
   private readonly where = new Map<string, { seg: number; pos: number }>();
   private summaries: Array<ReportSummary | undefined> = [];
-  private readonly aliases = new Map<string, string>();
-  /** Parsed sealed segments, least recently used first. */
-  private readonly cache = new Map<number, Promise<Map<string, ReportRecord>>>();
+  private readonly aliases = new Aliases();
+  /** The lines of sealed segments read lately, by id, least recently used first. */
+  private readonly cache = new Map<number, Promise<Map<string, string>>>();
 
   private constructor(
     private readonly dir: string,
@@ -79,9 +83,18 @@ export class ReportSegments {
     this.active = this.addSegment(lastNo + 1);
   }
 
-  /** Reads every segment of `dir`, skipping reports created before `notBeforeMs`. */
-  static async load(dir: string, limits: SegmentLimits, notBeforeMs: number): Promise<ReportSegments> {
-    const numbers = (await fsp.readdir(dir))
+  /**
+   * Reads every segment of `dir` (through `recovery`: a torn tail is cut, a line that is not a
+   * report is quarantined), skipping reports created before `notBeforeMs`.
+   */
+  static async load(dir: string, limits: SegmentLimits, notBeforeMs: number, recovery: Recovery): Promise<ReportSegments> {
+    let names: string[];
+    try {
+      names = await fsp.readdir(dir);
+    } catch (err) {
+      throw new StoreError(`cannot read the reports directory ${dir}: ${(err as Error).message}`);
+    }
+    const numbers = names
       .map((name) => SEGMENT_NAME.exec(name)?.[1])
       .filter((n) => n !== undefined)
       .map(Number)
@@ -90,28 +103,22 @@ export class ReportSegments {
     for (const [i, no] of numbers.entries()) {
       const file = path.join(dir, segmentName(no));
       const isLast = i === numbers.length - 1;
-      // The last segment is opened for appends (a torn last line, never acknowledged, is cut off).
-      const opened = isLast ? AppendLog.open(file) : undefined;
-      const reports = reportsOf(file, opened ? opened.values : readLogLines(file));
       const seg = store.addSegment(no);
-      for (const r of reports) {
+      for (const { text, value } of recovery.readLog(file, notAReport)) {
+        const r = fromLine(value as ReportRecord);
         // Only the last segment may take more lines, so only its size matters.
-        const line = opened && reportLine(r);
-        if (line) seg.chars += line.length + 1;
+        if (isLast) seg.chars += text.length + 1;
         seg.newestMs = Math.max(seg.newestMs, Date.parse(r.created_at));
         if (Date.parse(r.created_at) < notBeforeMs) continue;
         store.index(r, no);
-        if (line) seg.records!.set(r.id, line);
+        if (isLast) seg.records!.set(r.id, text);
       }
-      if (opened && !store.isFull(seg)) {
+      if (isLast && !store.isFull(seg)) {
         // The last segment stays the active one while it has room.
         store.segments.delete(store.active.no);
         store.active = seg;
-        seg.log = opened.log;
-      } else {
-        await opened?.log.close();
-        seg.records = null;
-      }
+        seg.log = AppendLog.open(file);
+      } else seg.records = null;
     }
     return store;
   }
@@ -120,8 +127,10 @@ export class ReportSegments {
     return this.where.size;
   }
 
-  put(report: NewReport): void {
-    const line = reportLine(report);
+  /** Stores the report; false when another scope holds its alias (it is stored without). Throws, changing nothing, when it cannot be written. */
+  put(report: NewReport): boolean {
+    const stored = this.aliases.admit(report);
+    const line = reportLine(stored);
     if (!this.active.records?.has(report.id) && this.isFull(this.active, line.length)) this.seal();
     const seg = this.active;
     seg.chars += line.length + 1;
@@ -129,17 +138,16 @@ export class ReportSegments {
     seg.pending.push(line);
     seg.newestMs = Math.max(seg.newestMs, Date.parse(report.created_at));
     this.dirty.add(seg.no);
-    this.index(report, seg.no);
+    this.index(stored, seg.no);
+    return stored.alias === report.alias;
   }
 
   async get(idOrAlias: string): Promise<ReportRecord | undefined> {
     const id = this.where.has(idOrAlias) ? idOrAlias : this.aliases.get(idOrAlias);
     const at = id === undefined ? undefined : this.where.get(id);
     if (id === undefined || at === undefined) return undefined;
-    const inMemory = this.segments.get(at.seg)?.records?.get(id);
-    if (inMemory !== undefined) return fromLine(JSON.parse(inMemory) as ReportRecord);
-    const report = (await this.readSealed(at.seg)).get(id);
-    return report && structuredClone(report);
+    const line = this.segments.get(at.seg)?.records?.get(id) ?? (await this.readSealed(at.seg)).get(id);
+    return line === undefined ? undefined : readLine(line);
   }
 
   /** Newest first; reports created before `notBeforeMs` are left out. */
@@ -168,7 +176,7 @@ export class ReportSegments {
       const at = this.where.get(s.id) as { seg: number };
       if (at.seg === this.active.no && this.active.records!.delete(s.id)) activeChanged = true;
       this.where.delete(s.id);
-      if (s.alias !== undefined && this.aliases.get(s.alias) === s.id) this.aliases.delete(s.alias);
+      this.aliases.release(s.alias, s.id);
       removed++;
     }
     if (removed > 0) this.compactSummaries();
@@ -215,7 +223,7 @@ export class ReportSegments {
     for (const no of this.dirty) {
       const seg = this.segments.get(no)!;
       if (seg.pending.length > 0) {
-        seg.log ??= AppendLog.open(path.join(this.dir, segmentName(no))).log;
+        seg.log ??= AppendLog.open(path.join(this.dir, segmentName(no)));
         synced.push(seg.log.append(seg.pending));
         seg.pending = [];
       }
@@ -263,7 +271,7 @@ export class ReportSegments {
       at.seg = no;
       this.summaries[at.pos] = summary;
     } else this.where.set(report.id, { seg: no, pos: this.summaries.push(summary) - 1 });
-    if (report.alias !== undefined) this.aliases.set(report.alias, report.id);
+    this.aliases.index(report);
   }
 
   private compactSummaries(): void {
@@ -271,7 +279,7 @@ export class ReportSegments {
     for (const [pos, s] of this.summaries.entries()) (this.where.get((s as ReportSummary).id) as { pos: number }).pos = pos;
   }
 
-  private readSealed(no: number): Promise<Map<string, ReportRecord>> {
+  private readSealed(no: number): Promise<Map<string, string>> {
     let parsed = this.cache.get(no);
     if (parsed) this.cache.delete(no); // re-inserted below as most recently used
     else {
@@ -283,7 +291,8 @@ export class ReportSegments {
     return parsed;
   }
 
-  private async readSegmentFile(no: number): Promise<Map<string, ReportRecord>> {
+  /** A sealed segment's lines by id (its bad lines were quarantined at open). */
+  private async readSegmentFile(no: number): Promise<Map<string, string>> {
     const file = path.join(this.dir, segmentName(no));
     let bytes: Buffer;
     try {
@@ -292,6 +301,6 @@ export class ReportSegments {
       if (errorCode(err) === 'ENOENT') return new Map(); // deleted by retention meanwhile
       throw err;
     }
-    return new Map(reportsOf(file, parseLogLines(file, bytes)).map((r) => [r.id, r]));
+    return new Map(parseJsonLines(bytes, notAReport).lines.map((l) => [(l.value as ReportRecord).id, l.text]));
   }
 }
