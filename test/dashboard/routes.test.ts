@@ -53,5 +53,5 @@ test('app.js parses, and never turns data into HTML', async () => {
   assert.doesNotThrow(() => new Script(source, { filename: 'app.js' }));
   assert.doesNotMatch(source, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
   assert.doesNotMatch(source, /localStorage/, 'the admin token is kept in sessionStorage only');
-  assert.match(source, /credentials: 'omit'/);
+  assert.match(source, /credentials: "omit"/);
 });

@@ -1,14 +1,15 @@
 /**
- * Browser code, part 2a: the accounts list and one account's page (settings,
+ * Browser code, part 3b: the accounts list and one account's page (settings,
  * API keys, usage). A new key's secret is shown once, then forgotten.
  */
-export const accountsSource = String.raw`
-const accountPath = (id) => '/accounts/' + encodeURIComponent(id);
-const accountHash = (id) => '#/accounts/' + encodeURIComponent(id);
-const plural = (n, word) => n + ' ' + word + (n === 1 ? '' : 's');
+import { accountHash, go, guarded, onSubmit } from './actions.ts';
+import { api, byId, complain, confirmDanger, field, h, notify, planSelect, table, when, type Account, type ApiKey, type Child, type UsageRow } from './core.ts';
+import { lastDays, usageChart } from './insights.ts';
 
-async function accountsView() {
-  const { accounts } = await api('GET', '/accounts');
+const accountPath = (id: string): string => '/accounts/' + encodeURIComponent(id);
+
+export async function accountsView(): Promise<HTMLElement> {
+  const { accounts } = await api<{ accounts: Account[] }>('GET', '/accounts');
   const name = h('input', { id: 'new-account-name', name: 'name', required: true, maxlength: 200, autocomplete: 'off' });
   const form = h('form', { class: 'card', 'aria-labelledby': 'new-account-title' },
     h('h2', { id: 'new-account-title' }, 'New account'),
@@ -17,7 +18,7 @@ async function accountsView() {
       field('Plan', planSelect('new-account-plan', 'free')),
       h('button', { type: 'submit', class: 'button primary' }, 'Create account')));
   onSubmit(form, async (data) => {
-    const { account } = await api('POST', '/accounts', { name: String(data.get('name')).trim(), plan: data.get('plan') });
+    const { account } = await api<{ account: Account }>('POST', '/accounts', { name: String(data.get('name')).trim(), plan: data.get('plan') });
     await go('#/accounts', 'Account "' + account.name + '" created (' + account.plan + ').');
   });
 
@@ -37,7 +38,7 @@ async function accountsView() {
       : h('p', { class: 'empty' }, 'No accounts yet. Create one above, then give it an API key.'));
 }
 
-async function deleteAccount(account) {
+async function deleteAccount(account: Account): Promise<void> {
   const n = account.key_count;
   const keys = n === 0 ? 'It has no API keys.' : n === 1 ? 'Its API key stops working at once.' : 'Its ' + n + ' API keys stop working at once.';
   const confirmed = await confirmDanger('Delete account "' + account.name + '"?', keys + ' This cannot be undone.', 'Delete account');
@@ -46,14 +47,19 @@ async function deleteAccount(account) {
   await go('#/accounts', 'Account "' + account.name + '" deleted.');
 }
 
+interface FreshKey {
+  accountId: string;
+  name: string;
+  secret: string;
+}
 // The secret of the key created last; shown by the next account view, then dropped.
-let freshKey = null;
+let freshKey: FreshKey | null = null;
 
-async function accountView(id) {
+export async function accountView(id: string): Promise<HTMLElement> {
   const [{ account }, { keys }, { usage }] = await Promise.all([
-    api('GET', accountPath(id)),
-    api('GET', accountPath(id) + '/keys'),
-    api('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
+    api<{ account: Account }>('GET', accountPath(id)),
+    api<{ keys: ApiKey[] }>('GET', accountPath(id) + '/keys'),
+    api<{ usage: UsageRow[] }>('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
   ]);
   const revealed = freshKey && freshKey.accountId === account.id ? freshKey : null;
   freshKey = null;
@@ -76,14 +82,14 @@ async function accountView(id) {
         'Delete account')));
 }
 
-function secretPanel(fresh) {
+function secretPanel(fresh: FreshKey): HTMLElement {
   const input = h('input', { id: 'new-key-secret', class: 'secret', readonly: true, value: fresh.secret,
     spellcheck: 'false', autocomplete: 'off', 'data-autofocus': true });
   const copy = async () => {
     input.select();
     try {
       await navigator.clipboard.writeText(fresh.secret);
-    } catch (e) {
+    } catch {
       // No Clipboard API (plain http on a non-local host): fall back to the selection.
       if (!document.execCommand('copy')) {
         complain('Copying failed: the key is selected, copy it by hand.');
@@ -106,7 +112,7 @@ function secretPanel(fresh) {
   return panel;
 }
 
-function keysSection(account, keys, showIps) {
+function keysSection(account: Account, keys: readonly ApiKey[], showIps: boolean): HTMLElement {
   const name = h('input', { id: 'new-key-name', name: 'name', required: true, maxlength: 200, autocomplete: 'off',
     placeholder: 'e.g. production CI' });
   const ips = account.plan === 'team'
@@ -119,23 +125,23 @@ function keysSection(account, keys, showIps) {
     ips,
     h('button', { type: 'submit', class: 'button primary' }, 'Create key'));
   onSubmit(form, async (data) => {
-    const body = { name: String(data.get('name')).trim() };
+    const body: { name: string; allowed_ips?: string[] } = { name: String(data.get('name')).trim() };
     if (ips) body.allowed_ips = String(data.get('allowed_ips') || '').split(/[\s,]+/).filter(Boolean);
-    const created = await api('POST', accountPath(account.id) + '/keys', body);
+    const created = await api<{ key: ApiKey; secret: string }>('POST', accountPath(account.id) + '/keys', body);
     freshKey = { accountId: account.id, name: created.key.name, secret: created.secret };
     await go(accountHash(account.id), 'Key "' + created.key.name + '" created. Copy it now.');
   });
 
   const columns = ['Name', 'Hint', 'Created', 'Last used'].concat(showIps ? ['Allowed IPs'] : [], ['Actions']);
-  const rows = keys.map((k) => [
+  const rows = keys.map((k): Child[] => [
     k.name,
     h('code', {}, k.hint),
     when(k.created_at),
     when(k.last_used_at),
-  ].concat(showIps ? [k.allowed_ips && k.allowed_ips.length ? k.allowed_ips.join(', ') : h('span', { class: 'muted' }, 'any address')] : [], [
+    ...(showIps ? [k.allowed_ips && k.allowed_ips.length ? k.allowed_ips.join(', ') : h('span', { class: 'muted' }, 'any address')] : []),
     h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Delete key ' + k.name,
       onclick: guarded(() => deleteKey(account, k)) }, 'Delete'),
-  ]));
+  ]);
   return h('section', { class: 'card', 'aria-labelledby': 'keys-title' },
     h('h2', { id: 'keys-title' }, 'API keys'),
     form,
@@ -144,7 +150,7 @@ function keysSection(account, keys, showIps) {
       : h('p', { class: 'empty' }, 'No keys yet.'));
 }
 
-async function deleteKey(account, key) {
+async function deleteKey(account: Account, key: ApiKey): Promise<void> {
   const confirmed = await confirmDanger('Delete key "' + key.name + '"?',
     'Requests using it get 401 from now on. This cannot be undone.', 'Delete key');
   if (!confirmed) return;
@@ -152,7 +158,7 @@ async function deleteKey(account, key) {
   await go(accountHash(account.id), 'Key "' + key.name + '" deleted.');
 }
 
-function settingsForm(account) {
+function settingsForm(account: Account): HTMLFormElement {
   const form = h('form', { class: 'card', 'aria-labelledby': 'settings-title' },
     h('h2', { id: 'settings-title' }, 'Settings'),
     h('div', { class: 'row' },
@@ -160,10 +166,9 @@ function settingsForm(account) {
       field('Plan', planSelect('account-plan', account.plan)),
       h('button', { type: 'submit', class: 'button primary' }, 'Save changes')));
   onSubmit(form, async (data) => {
-    const { account: saved } = await api('PATCH', accountPath(account.id),
+    const { account: saved } = await api<{ account: Account }>('PATCH', accountPath(account.id),
       { name: String(data.get('name')).trim(), plan: data.get('plan') });
     await go(accountHash(account.id), 'Saved: "' + saved.name + '" is on the ' + saved.plan + ' plan.');
   });
   return form;
 }
-`;

@@ -1,9 +1,8 @@
 /**
  * Browser code, part 1: the admin token, the API client, DOM building and
- * messages. Shipped verbatim as JavaScript (see ../script.ts), so it is plain
- * ES2020 in a string: no template literals, nothing that needs a build step.
+ * messages. Imports nothing, so every other part can build on it.
  */
-export const coreSource = String.raw`
+
 // The admin token lives in sessionStorage only: it dies with the tab, never
 // appears in a URL or in persistent storage. Each API call attaches it
 // explicitly as "Authorization: Bearer"; the browser never sends it on its own
@@ -12,55 +11,103 @@ export const coreSource = String.raw`
 const TOKEN_KEY = 'cardgate.adminToken';
 const API_BASE = '/admin/api';
 
-const session = {
-  token: () => sessionStorage.getItem(TOKEN_KEY),
-  start: (token) => sessionStorage.setItem(TOKEN_KEY, token),
-  end: () => sessionStorage.removeItem(TOKEN_KEY),
+export const session = {
+  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  start: (token: string): void => sessionStorage.setItem(TOKEN_KEY, token),
+  end: (): void => sessionStorage.removeItem(TOKEN_KEY),
 };
 
-class ApiFailure extends Error {
-  constructor(status, message) {
+/** The fields of the admin API's answers that this page reads. */
+export interface Account {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: string;
+  key_count: number;
+}
+export interface ApiKey {
+  id: string;
+  name: string;
+  hint: string;
+  created_at: string;
+  last_used_at: string | null;
+  allowed_ips?: string[];
+}
+export interface UsageRow {
+  account_id: string;
+  day: string;
+  count: number;
+}
+export interface ReportSummary {
+  id: string;
+  kind: string;
+  created_at: string;
+  account_id: string | null;
+  valid: boolean | null;
+  score: number | null;
+  url: string;
+}
+
+export class ApiFailure extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
     super(message);
     this.status = status;
   }
 }
 
 // The API has two error shapes: nested {error:{code,message}} and flat {error, code}.
-const errorText = (body) => {
-  if (!body || typeof body !== 'object') return '';
-  if (typeof body.error === 'string') return body.error;
-  if (body.error && typeof body.error.message === 'string') return body.error.message;
+const errorText = (body: unknown): string => {
+  if (!body || typeof body !== 'object' || !('error' in body)) return '';
+  const { error } = body;
+  if (typeof error === 'string') return error;
+  if (error && typeof error === 'object' && 'message' in error && typeof error.message === 'string') return error.message;
   return '';
 };
 
-async function api(method, path, body, token) {
-  const headers = { Accept: 'application/json', Authorization: 'Bearer ' + (token || session.token() || '') };
-  const init = { method: method, headers: headers, credentials: 'omit', cache: 'no-store' };
+/** Calls the admin API; the answer is trusted to have the shape T (the server is the same build). */
+export async function api<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json', Authorization: 'Bearer ' + (token || session.token() || '') };
+  const init: RequestInit = { method, headers, credentials: 'omit', cache: 'no-store' };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  let response;
+  let response: Response;
   try {
     response = await fetch(API_BASE + path, init);
-  } catch (e) {
+  } catch {
     throw new ApiFailure(0, 'The server could not be reached. Check that it is running.');
   }
-  const data = await response.json().catch(() => null);
+  const data: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     throw new ApiFailure(response.status, errorText(data) || 'The request failed (HTTP ' + response.status + ').');
   }
-  return data;
+  return data as T;
 }
 
-const byId = (id) => document.getElementById(id);
+/** An element of the page shell (page.ts) by id, of the kind the code expects; anything else is a bug. */
+export function byId(id: string): HTMLElement;
+export function byId<T extends HTMLElement>(id: string, kind: { new (): T; prototype: T }): T;
+export function byId(id: string, kind: { new (): HTMLElement; prototype: HTMLElement } = HTMLElement): HTMLElement {
+  const element = document.getElementById(id);
+  if (!(element instanceof kind)) throw new Error('The page has no #' + id + ' of the expected kind.');
+  return element;
+}
+
+type EventHandler = (event: Event) => unknown;
+/** Attributes by name; `on<event>` names take a handler, which is added as a listener, never as markup. */
+export type Attrs = { [name: string]: string | number | boolean | null | undefined | EventHandler; [event: `on${string}`]: EventHandler };
+/** null, undefined and false stand for "nothing here", so optional parts can be written inline. */
+export type Child = Node | string | number | null | undefined | false;
+export type Children = (Child | readonly Child[])[];
 
 // Builds elements from data with textContent and setAttribute only: nothing
 // from the API is ever parsed as HTML.
-function build(el, attrs, children) {
-  for (const [name, value] of Object.entries(attrs || {})) {
+function build<E extends Element>(el: E, attrs: Attrs, children: Children): E {
+  for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on')) el.addEventListener(name.slice(2), value);
+    if (typeof value === 'function') el.addEventListener(name.slice(2), value);
     else el.setAttribute(name, value === true ? '' : String(value));
   }
   for (const child of children.flat()) {
@@ -69,41 +116,44 @@ function build(el, attrs, children) {
   }
   return el;
 }
-const h = (tag, attrs, ...children) => build(document.createElement(tag), attrs, children);
-const svg = (tag, attrs, ...children) =>
+export const h = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs, ...children: Children): HTMLElementTagNameMap[K] =>
+  build(document.createElement(tag), attrs, children);
+export const svg = <K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs, ...children: Children): SVGElementTagNameMap[K] =>
   build(document.createElementNS('http://www.w3.org/2000/svg', tag), attrs, children);
 
-function notify(text) {
+export function notify(text: string): void {
   byId('problem').textContent = '';
   byId('notice').textContent = text;
 }
-function complain(text) {
+export function complain(text: string): void {
   byId('notice').textContent = '';
   byId('problem').textContent = text;
 }
-function clearMessages() {
+export function clearMessages(): void {
   byId('notice').textContent = '';
   byId('problem').textContent = '';
 }
 
+export const plural = (n: number, word: string): string => n + ' ' + word + (n === 1 ? '' : 's');
+
 // "2026-11-21T12:00:00.000Z" -> <time>2026-11-21 12:00 UTC</time>
-function when(isoString) {
+export function when(isoString: string | null): HTMLElement {
   if (!isoString) return h('span', { class: 'muted' }, 'never');
-  return h('time', { datetime: isoString }, String(isoString).slice(0, 16).replace('T', ' ') + ' UTC');
+  return h('time', { datetime: isoString }, isoString.slice(0, 16).replace('T', ' ') + ' UTC');
 }
 
 // Links only to http(s) URLs from the API; anything else falls back to the path.
-function safeHref(url, fallback) {
+export function safeHref(url: string, fallback: string): string {
   try {
     const parsed = new URL(url, location.href);
     return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : fallback;
-  } catch (e) {
+  } catch {
     return fallback;
   }
 }
 
 // A table that stacks into labelled cards on narrow screens (see app.css).
-function table(caption, columns, rows) {
+export function table(caption: string, columns: readonly string[], rows: readonly Child[][]): HTMLElement {
   return h('div', { class: 'table-wrap' },
     h('table', { class: 'stack' },
       h('caption', { class: 'sr-only' }, caption),
@@ -112,7 +162,7 @@ function table(caption, columns, rows) {
         h('tr', {}, cells.map((cell, i) => h('td', { 'data-label': columns[i] }, cell)))))));
 }
 
-function field(label, control, hint) {
+export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
   const id = control.id;
   const hintId = hint ? id + '-hint' : undefined;
   if (hintId) control.setAttribute('aria-describedby', hintId);
@@ -123,14 +173,14 @@ function field(label, control, hint) {
 }
 
 const PLANS = ['free', 'pro', 'team'];
-function planSelect(id, current) {
-  return h('select', { id: id, name: 'plan' },
+export function planSelect(id: string, current: string): HTMLSelectElement {
+  return h('select', { id, name: 'plan' },
     PLANS.map((p) => h('option', { value: p, selected: p === current }, p)));
 }
 
 // Resolves true when the admin confirms; Escape or Cancel resolve false.
-function confirmDanger(title, text, actionLabel) {
-  const dialog = byId('confirm');
+export function confirmDanger(title: string, text: string, actionLabel: string): Promise<boolean> {
+  const dialog = byId('confirm', HTMLDialogElement);
   byId('confirm-title').textContent = title;
   byId('confirm-text').textContent = text;
   byId('confirm-ok').textContent = actionLabel;
@@ -140,24 +190,3 @@ function confirmDanger(title, text, actionLabel) {
     dialog.showModal();
   });
 }
-
-// An event handler whose API errors become messages.
-const guarded = (action) => (event) => action(event).catch(handleFailure);
-
-// Runs a form's action with its submit button disabled; API errors become messages.
-function onSubmit(form, action) {
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const button = form.querySelector('button[type=submit]');
-    if (button) button.disabled = true;
-    try {
-      await action(new FormData(form));
-    } catch (e) {
-      handleFailure(e);
-    } finally {
-      if (button) button.disabled = false;
-    }
-  });
-  return form;
-}
-`;

@@ -1,47 +1,45 @@
 /**
- * Browser code, part 3 (runs last): sign-in, sign-out, the hash router and
- * start-up. Views come from the other parts as async functions returning a node.
+ * Browser code, part 4: sign-in, the hash router and start-up. Views come from
+ * the other parts as async functions returning a node.
  */
-export const shellSource = String.raw`
-const routes = [
-  { pattern: /^#\/accounts\/([^/]+)$/, nav: 'accounts', view: (m) => accountView(decodeURIComponent(m[1])) },
-  { pattern: /^#\/accounts$/, nav: 'accounts', view: accountsView },
+import { accountsView, accountView } from './accounts.ts';
+import { go, handleFailure, onSubmit, setRenderer, signOut } from './actions.ts';
+import { ApiFailure, api, byId, clearMessages, complain, field, h, session } from './core.ts';
+import { reportsView, usageView } from './insights.ts';
+
+interface Route {
+  pattern: RegExp;
+  nav: string;
+  view: (match: readonly string[]) => Promise<Node>;
+}
+
+// Also what an unknown hash shows.
+const accountsRoute: Route = { pattern: /^#\/accounts$/, nav: 'accounts', view: accountsView };
+const routes: Route[] = [
+  { pattern: /^#\/accounts\/([^/]+)$/, nav: 'accounts', view: (m) => accountView(decodeURIComponent(m[1] ?? '')) },
+  accountsRoute,
   { pattern: /^#\/usage$/, nav: 'usage', view: usageView },
   { pattern: /^#\/reports$/, nav: 'reports', view: reportsView },
 ];
 
-function setSignedIn(signedIn) {
+function setSignedIn(signedIn: boolean): void {
   byId('nav').hidden = !signedIn;
   byId('sign-out').hidden = !signedIn;
 }
 
 // Puts a view on screen and moves focus to its heading (or to what needs attention), so keyboard and
 // screen-reader users land at the top of what changed.
-function show(node) {
+function show(node: Node): void {
   const view = byId('view');
   view.replaceChildren(node);
-  const target = view.querySelector('[data-autofocus]') || view.querySelector('h1');
+  const target = view.querySelector<HTMLElement>('[data-autofocus]') || view.querySelector('h1');
   if (target) {
     if (target.tagName === 'H1') target.setAttribute('tabindex', '-1');
     target.focus();
   }
 }
 
-function handleFailure(e) {
-  if (e instanceof ApiFailure && e.status === 401) {
-    signOut('The admin token was refused. Sign in again.');
-    return;
-  }
-  complain(e instanceof Error ? e.message : String(e));
-}
-
-function signOut(problem) {
-  session.end();
-  history.replaceState(null, '', location.pathname);
-  render().then(() => (problem ? complain(problem) : notify('Signed out.')));
-}
-
-function signInView() {
+function signInView(): HTMLElement {
   const input = h('input', { id: 'token', name: 'token', type: 'password', required: true, autocomplete: 'off', spellcheck: 'false' });
   const form = h('form', { class: 'card narrow', novalidate: true },
     h('h1', {}, 'Sign in'),
@@ -70,15 +68,8 @@ function signInView() {
   return form;
 }
 
-// Navigates (without a second render from hashchange) and then shows a message.
-async function go(hash, message) {
-  if (location.hash !== hash) history.pushState(null, '', hash);
-  await render();
-  if (message) notify(message);
-}
-
 let renderTicket = 0;
-async function render() {
+async function render(): Promise<void> {
   const ticket = ++renderTicket;
   clearMessages();
   const signedIn = Boolean(session.token());
@@ -88,8 +79,8 @@ async function render() {
     return;
   }
   const hash = location.hash || '#/accounts';
-  let route = routes[1];
-  let match = [];
+  let route = accountsRoute;
+  let match: readonly string[] = [];
   for (const candidate of routes) {
     const m = hash.match(candidate.pattern);
     if (m) {
@@ -98,7 +89,7 @@ async function render() {
       break;
     }
   }
-  for (const link of document.querySelectorAll('[data-nav]')) {
+  for (const link of document.querySelectorAll<HTMLElement>('[data-nav]')) {
     if (link.dataset.nav === route.nav) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
@@ -113,11 +104,13 @@ async function render() {
   }
 }
 
-document.addEventListener('DOMContentLoaded', () => {
+/** Wires the page shell's controls and draws the view the URL names. */
+export function startDashboard(): void {
+  setRenderer(render);
+  const confirm = byId('confirm', HTMLDialogElement);
   byId('sign-out').addEventListener('click', () => signOut());
-  byId('confirm-cancel').addEventListener('click', () => byId('confirm').close('cancelled'));
-  byId('confirm-ok').addEventListener('click', () => byId('confirm').close('confirmed'));
+  byId('confirm-cancel').addEventListener('click', () => confirm.close('cancelled'));
+  byId('confirm-ok').addEventListener('click', () => confirm.close('confirmed'));
   window.addEventListener('hashchange', render);
   render();
-});
-`;
+}

@@ -1,7 +1,7 @@
 /**
  * The admin dashboard (mounted at /dashboard): one HTML page plus its CSS and
- * JS, all held as strings in src/dashboard so they travel inside every bundle
- * (tsx, esbuild CJS, SEA, Deno) with nothing read from disk.
+ * JS, all held as strings (the JS bundled from src/dashboard/client) so they
+ * travel inside every bundle (esbuild CJS, SEA, Deno) with nothing read from disk.
  *
  * The page talks only to the admin JSON API (/admin/api) with the admin token
  * as a Bearer header, so it holds no server-side state and no cookie.
@@ -35,9 +35,12 @@ const securityHeaders = {
 const serve = (body: string, contentType: string, cacheControl: string) => (c: Context<AppEnv>) =>
   c.body(body, 200, { ...securityHeaders, 'Content-Type': contentType, 'Cache-Control': cacheControl });
 
-export const dashboardRoutes = () =>
-  new Hono<AppEnv>()
+export const dashboardRoutes = () => {
+  // Read (from the sources: bundled) when the app is built, so a broken client fails start-up.
+  const script = dashboardScript();
+  return new Hono<AppEnv>()
     .get('/', serve(dashboardPage, 'text/html; charset=utf-8', 'no-store'))
     // Assets change only with a new binary; `no-cache` makes the browser revalidate each load.
     .get('/app.css', serve(dashboardStyles, 'text/css; charset=utf-8', 'no-cache'))
-    .get('/app.js', serve(dashboardScript, 'text/javascript; charset=utf-8', 'no-cache'));
+    .get('/app.js', serve(script, 'text/javascript; charset=utf-8', 'no-cache'));
+};

@@ -1,0 +1,58 @@
+/**
+ * Browser code, part 2: what the views' actions share: moving to another view,
+ * signing out, and turning a failed API call into a message.
+ *
+ * The router (shell.ts) imports the views and the views navigate, so the router
+ * hands its render function in at start-up instead of the views importing it.
+ */
+import { ApiFailure, complain, notify, session } from './core.ts';
+
+let renderView: () => Promise<void> = () => Promise.reject(new Error('The dashboard has not started.'));
+
+/** Called once by the router: what go() and signOut() redraw with. */
+export const setRenderer = (render: () => Promise<void>): void => {
+  renderView = render;
+};
+
+export const accountHash = (id: string): string => '#/accounts/' + encodeURIComponent(id);
+
+// Navigates (without a second render from hashchange) and then shows a message.
+export async function go(hash: string, message?: string): Promise<void> {
+  if (location.hash !== hash) history.pushState(null, '', hash);
+  await renderView();
+  if (message) notify(message);
+}
+
+export function signOut(problem?: string): void {
+  session.end();
+  history.replaceState(null, '', location.pathname);
+  renderView().then(() => (problem ? complain(problem) : notify('Signed out.')));
+}
+
+export function handleFailure(e: unknown): void {
+  if (e instanceof ApiFailure && e.status === 401) {
+    signOut('The admin token was refused. Sign in again.');
+    return;
+  }
+  complain(e instanceof Error ? e.message : String(e));
+}
+
+// An event handler whose API errors become messages.
+export const guarded = (action: (event: Event) => Promise<void>) => (event: Event) => action(event).catch(handleFailure);
+
+// Runs a form's action with its submit button disabled; API errors become messages.
+export function onSubmit(form: HTMLFormElement, action: (data: FormData) => Promise<void>): HTMLFormElement {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const button = form.querySelector<HTMLButtonElement>('button[type=submit]');
+    if (button) button.disabled = true;
+    try {
+      await action(new FormData(form));
+    } catch (e) {
+      handleFailure(e);
+    } finally {
+      if (button) button.disabled = false;
+    }
+  });
+  return form;
+}
