@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { tsImport } from 'tsx/esm/api';
 
 const root = new URL('..', import.meta.url).pathname;
 const out = join(root, 'build/out');
@@ -24,11 +25,18 @@ const shared = {
 // The validation worker is bundled on its own and embedded as source text: the SEA and Deno run it
 // with `new Worker(source, { eval: true })`, having no file to point a worker at.
 const worker = await build({ ...shared, entryPoints: [join(root, 'src/workers/validation-worker.ts')], format: 'cjs', write: false });
+// The dashboard's browser code, bundled the way the server does it from the sources, embedded likewise.
+const { bundleDashboardClient } = await tsImport('../src/dashboard/script.ts', import.meta.url);
 const common = {
   ...shared,
   entryPoints: [join(root, 'src/main.ts')],
-  // import.meta only serves the from-sources worker path, which the embedded source replaces.
-  define: { __VALIDATION_WORKER_SOURCE__: JSON.stringify(worker.outputFiles[0].text), 'import.meta.url': 'undefined', 'import.meta.resolve': 'undefined' },
+  // import.meta only serves the from-sources paths (worker, dashboard bundling), which the embedded sources replace.
+  define: {
+    __VALIDATION_WORKER_SOURCE__: JSON.stringify(worker.outputFiles[0].text),
+    __DASHBOARD_SCRIPT__: JSON.stringify(bundleDashboardClient()),
+    'import.meta.url': 'undefined',
+    'import.meta.resolve': 'undefined',
+  },
 };
 await build({ ...common, format: 'cjs', outfile: join(out, 'cardgate.cjs') });
 await build({

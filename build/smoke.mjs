@@ -1,6 +1,7 @@
 // Smoke test of a built artefact: node build/smoke.mjs <command...>
 // Starts `<command> serve --port 0` in an empty temp directory (no node_modules),
-// checks GET /healthz and one POST /v1/validate, sends SIGTERM, expects exit code 0.
+// checks GET /healthz, one POST /v1/validate and the dashboard's script (embedded at build
+// time), sends SIGTERM, expects exit code 0.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,8 +46,13 @@ const card = { name: 'Smoke', description: 'd', url: 'https://agent.example.com/
 const validate = await fetch(`${base}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: card }) });
 const result = await validate.json();
 if (validate.status !== 200 || typeof result.valid !== 'boolean') fail(`/v1/validate answered ${validate.status} ${JSON.stringify(result)}`);
+const script = await fetch(`${base}/dashboard/app.js`);
+const scriptText = await script.text();
+if (script.status !== 200 || !/^text\/javascript/.test(script.headers.get('content-type') ?? '') || !scriptText.includes('DOMContentLoaded')) {
+  fail(`/dashboard/app.js answered ${script.status} ${script.headers.get('content-type')}, ${scriptText.length} characters`);
+}
 child.removeAllListeners('exit');
 child.kill('SIGTERM');
 const code = await new Promise((resolve) => child.once('exit', resolve));
 if (code !== 0) fail(`exit code ${code} after SIGTERM`);
-console.log(`smoke (${cmd}): ok — first 200 after ${firstOk.toFixed(0)} ms, valid=${result.valid}, exit 0 after SIGTERM`);
+console.log(`smoke (${cmd}): ok — first 200 after ${firstOk.toFixed(0)} ms, valid=${result.valid}, app.js ${scriptText.length} chars, exit 0 after SIGTERM`);
