@@ -2,7 +2,7 @@
 // Starts `<command> serve --port 0` in an empty temp directory (no node_modules),
 // checks GET /healthz and one POST /v1/validate, sends SIGTERM, expects exit code 0.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -13,6 +13,7 @@ if (!cmd) {
   process.exit(2);
 }
 const cwd = mkdtempSync(join(tmpdir(), 'cardgate-smoke-'));
+process.once('exit', () => rmSync(cwd, { recursive: true, force: true }));
 const started = performance.now();
 const child = spawn(cmd, [...pre, 'serve', '--port', '0', '--data-dir', join(cwd, 'data')], {
   cwd,
