@@ -2,7 +2,7 @@
 // globs nor discovers .ts files itself (a bare `node --test` would run 0 tests and pass),
 // so the file list is built here, and a run that finds no test file fails.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -25,7 +25,8 @@ if (files.length === 0) {
   process.exit(1);
 }
 // A TAP copy of the results is kept to count the tests that actually ran.
-const tapFile = join(mkdtempSync(join(tmpdir(), 'cardgate-tests-')), 'results.tap');
+const tapDir = mkdtempSync(join(tmpdir(), 'cardgate-tests-'));
+const tapFile = join(tapDir, 'results.tap');
 const child = spawn(
   process.execPath,
   [
@@ -38,6 +39,7 @@ const child = spawn(
 );
 child.on('exit', (code, signal) => {
   const tap = readFileSync(tapFile, 'utf8');
+  rmSync(tapDir, { recursive: true, force: true });
   const count = (name) => Number([...tap.matchAll(new RegExp(`^# ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0);
   const tests = count('tests');
   if (tests === 0) {

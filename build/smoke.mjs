@@ -3,7 +3,7 @@
 // checks GET /healthz, one POST /v1/validate and the dashboard's script (embedded at build
 // time), sends SIGTERM, expects exit code 0.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -14,6 +14,7 @@ if (!cmd) {
   process.exit(2);
 }
 const cwd = mkdtempSync(join(tmpdir(), 'cardgate-smoke-'));
+process.once('exit', () => rmSync(cwd, { recursive: true, force: true }));
 const started = performance.now();
 const child = spawn(cmd, [...pre, 'serve', '--port', '0', '--data-dir', join(cwd, 'data')], {
   cwd,

@@ -1,15 +1,15 @@
 /** `cardgate validate` through runValidate: exit codes, formats, usage errors. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runValidate } from '../../src/cli/validate.ts';
 import { formatSummary, validateCard } from '../../src/card/index.ts';
 import { rulesRoutes } from '../../src/http/routes/rules.ts';
+import { tempDirFactory } from '../helpers/temp.ts';
 import { clean03 } from './fixtures.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'cardgate-validate-'));
+const dir = tempDirFactory('cardgate-validate-')();
 const write = (name: string, text: string): string => {
   const file = path.join(dir, name);
   writeFileSync(file, text);

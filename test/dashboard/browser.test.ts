@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { DAY_MS } from '../../src/clock.ts';
 import { ADMIN_TOKEN, startBrowser, startService } from './harness.ts';
 import { minimalCard } from '../helpers/cards.ts';
+import { awaitWindowRoom } from '../helpers/windows.ts';
 
 let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;
@@ -23,6 +25,8 @@ const validateWith = (key: string) =>
 const today = () => new Date().toISOString().slice(0, 10);
 
 before(async () => {
+  // The usage steps look for the validation under today(): the run must not cross 00:00 UTC.
+  await awaitWindowRoom(DAY_MS, 10 * 60_000);
   service = await startService();
   browser = await startBrowser(service.url);
 });

@@ -1,17 +1,17 @@
 /** The real server (child process, real FileStore): validate, batch and report pages over HTTP, across a restart. */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { idPattern } from '../../src/services/ids.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
+import { tempDirFactory } from '../helpers/temp.ts';
 import { prepareDataDir, sampleCard } from './seed.ts';
+
+const tempDir = tempDirFactory('cardgate-endpoints-');
 
 describe('validation endpoints on the real server', () => {
   let server: RunningServer;
   let auth: Record<string, string>;
-  const dataDir = mkdtempSync(join(tmpdir(), 'cardgate-endpoints-'));
+  const dataDir = tempDir();
 
   before(async () => {
     auth = { authorization: `Bearer ${await prepareDataDir(dataDir, { plan: 'pro' })}` };

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, configSchema, loadConfig, parseConfig, resolveUrls } from '../../src/config.ts';
+import { tempDirFactory } from '../helpers/temp.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
-const emptyDir = () => mkdtempSync(join(tmpdir(), 'cardgate-config-'));
+const emptyDir = tempDirFactory('cardgate-config-');
 
 test('defaults: 127.0.0.1:8080, ./data, documented limits', () => {
   const config = loadConfig({ env: {}, cwd: emptyDir() });

@@ -1,16 +1,18 @@
 /** Black-box tests of `cardgate serve` as a child process: start-up failures, the lock, shutdown, crashes. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { runCli, startServer } from '../helpers/server.ts';
 import { minimalCard } from '../helpers/cards.ts';
+import { tempDirFactory } from '../helpers/temp.ts';
 
 const card = minimalCard('Shutdown Agent', 'Used by the shutdown tests');
 /** Anonymous callers unlimited, so the tests are not stopped by the daily quota. */
 const unlimited = { limits: { daily: { anonymous: -1 } } };
+
+const tempDir = tempDirFactory('cardgate-badcfg-');
 
 type Answer = { status: number; body: { report_id?: string; recorded?: boolean } };
 
@@ -34,7 +36,7 @@ test('a bad configuration stops start-up with exit code 2, naming the field path
   assert.equal(flag.code, 2);
   assert.match(flag.stderr, /port: /);
 
-  const dir = mkdtempSync(join(tmpdir(), 'cardgate-badcfg-'));
+  const dir = tempDir();
   const path = join(dir, 'bad.json');
   writeFileSync(path, JSON.stringify({ limits: { daily: { free: 'ten' } } }));
   const file = await runCli(['serve', '--config', path]);

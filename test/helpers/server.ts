@@ -3,17 +3,21 @@
  * on a free port with a temp data dir, for black-box tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDirFactory } from './temp.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
+// Removed when the test file's tests are done, not at stop(): tests restart a server on
+// the data dir of the one they stopped.
+const newDataDir = tempDirFactory('cardgate-test-');
+const newConfigDir = tempDirFactory('cardgate-cfg-');
 
 export interface StartOptions {
   /** Written to a config file passed with --config. */
   config?: Record<string, unknown>;
   env?: Record<string, string>;
-  /** Reuse a data dir (restart tests); default: a new temp dir. */
+  /** Reuse a data dir (restart tests); default: a new temp dir, removed after the test file. */
   dataDir?: string;
   /** Extra serve flags. */
   args?: string[];
@@ -62,11 +66,10 @@ export const runCli = async (
 };
 
 export const startServer = async (options: StartOptions = {}): Promise<RunningServer> => {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cardgate-test-'));
+  const dataDir = options.dataDir ?? newDataDir();
   const args = ['serve', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])];
   if (options.config) {
-    const { writeFileSync } = await import('node:fs');
-    const path = join(mkdtempSync(join(tmpdir(), 'cardgate-cfg-')), 'cardgate.json');
+    const path = join(newConfigDir(), 'cardgate.json');
     writeFileSync(path, JSON.stringify(options.config));
     args.push('--config', path);
   }

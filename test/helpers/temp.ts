@@ -1,12 +1,14 @@
-/** Temp directories for one test file, removed when its tests are done (call at module level). */
+/**
+ * Temp directories for one test file, removed when its process exits: after every hook, so
+ * also after a file-level after() that stops a server still using one (call at module level).
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after } from 'node:test';
 
 export const tempDirFactory = (prefix: string): (() => string) => {
   const dirs: string[] = [];
-  after(() => {
+  process.once('exit', () => {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
   return () => {

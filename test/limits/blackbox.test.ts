@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { DAY_MS } from '../../src/clock.ts';
 import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
 import { minimalCard } from '../helpers/cards.ts';
+import { awaitWindowRoom } from '../helpers/windows.ts';
 
 const ADMIN = 'test-admin-token-0123456789'; // what startServer sets as CARDGATE_ADMIN_TOKEN
 
@@ -47,6 +49,12 @@ const keyFor = async (server: RunningServer, plan: string, allowed_ips?: string[
   return { accountId: account.id as string, keyId: created.body.key.id as string, secret: created.body.secret as string, bearer: { authorization: `Bearer ${created.body.secret}` } };
 };
 
+/**
+ * The daily quotas reset at 00:00 UTC: a test counting them starts with more than it takes
+ * left of the UTC day, or its counts would restart halfway.
+ */
+const QUOTA_DAY_ROOM_MS = 5 * 60_000;
+
 const nextMidnightS = () => {
   const d = new Date();
   return String(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) / 1000);
@@ -61,6 +69,7 @@ const dataDirText = (dir: string): string =>
     .join('\n');
 
 test('quotas, keys and plans against the running server', async () => {
+  await awaitWindowRoom(DAY_MS, QUOTA_DAY_ROOM_MS);
   const server = await startServer();
   try {
     assert.equal((await admin(server, 'GET', '/accounts', undefined, 'wrong-token-0123456789')).status, 401);
@@ -129,6 +138,7 @@ test('quotas, keys and plans against the running server', async () => {
 });
 
 test('counters and keys survive a restart and a kill -9; a deleted key stays invalid; no secret on disk', async () => {
+  await awaitWindowRoom(DAY_MS, QUOTA_DAY_ROOM_MS);
   const first = await startServer();
   let free: Awaited<ReturnType<typeof keyFor>>;
   let deleted: Awaited<ReturnType<typeof keyFor>>;

@@ -8,6 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { startServer } from '../helpers/server.ts';
+import { awaitWindowRoom, MINUTE_MS } from '../helpers/windows.ts';
 import { validCard } from './fixtures.ts';
 import { startReceiver, type Received } from './receiver.ts';
 
@@ -32,7 +33,19 @@ const verify = (r: Received): boolean => {
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-const status = async (base: string, id: string) => (await fetch(`${base}/v1/status/${id}`)).json();
+/**
+ * GET /v1/status/:id. A loaded client can send on a keep-alive connection just as the server
+ * closes it for idling ("other side closed"); like any HTTP client it then sends the idempotent
+ * GET again, once.
+ */
+const status = async (base: string, id: string) => {
+  const get = () => fetch(`${base}/v1/status/${id}`);
+  const res = await get().catch((error) => {
+    if (error?.cause?.code === 'UND_ERR_SOCKET') return get();
+    throw error;
+  });
+  return res.json();
+};
 
 /** Polls /v1/status until `done(status)` holds. */
 const waitForStatus = async (base: string, id: string, done: (s: any) => boolean, timeoutMs = 30_000) => {
@@ -221,6 +234,9 @@ describe('webhooks against the real server', () => {
     assert.equal((await shown(`${server.url}/reports/${sha}`)).id, moved.id);
   });
 
+  const BURST = 1000;
+  /** Over twice the longest burst seen on a loaded 2-core machine (20 s), so that it falls in one minute window. */
+  const BURST_ROOM_MS = 45_000;
   for (const perMinute of [100, 2_000]) {
     it(`1,000 async requests in a burst (limit ${perMinute}/min per IP): acknowledged or 403, none lost, RSS bounded`, async () => {
       const receiver = await startReceiver();
@@ -230,9 +246,13 @@ describe('webhooks against the real server', () => {
         await receiver.close();
       });
       const rssBefore = rssKiB(server.pid);
+      // The per-IP windows are clock minutes: where the limit binds, a burst crossing one would be admitted twice over.
+      if (perMinute < BURST) await awaitWindowRoom(MINUTE_MS, BURST_ROOM_MS);
+      const burstStarted = Date.now();
       const responses = await Promise.all(
-        Array.from({ length: 1000 }, (_, i) => post(`${server.url}/v1/webhook`, { agent_card: validCard, metadata: { i }, callback_url: receiver.url })),
+        Array.from({ length: BURST }, (_, i) => post(`${server.url}/v1/webhook`, { agent_card: validCard, metadata: { i }, callback_url: receiver.url })),
       );
+      const burstMs = Date.now() - burstStarted;
       const codes = new Map<number, number>();
       for (const r of responses) codes.set(r.status, (codes.get(r.status) ?? 0) + 1);
       const acked: string[] = [];
@@ -242,13 +262,13 @@ describe('webhooks against the real server', () => {
         else assert.equal(body.error.code, 'FORBIDDEN');
       }
       assert.deepEqual([...codes.keys()].filter((c) => c !== 202 && c !== 403), []);
-      assert.equal(acked.length, Math.min(perMinute, 1000));
+      assert.equal(acked.length, Math.min(perMinute, BURST), `admitted in a burst of ${burstMs} ms`);
       const rssPeak = rssKiB(server.pid);
       for (const id of acked) await waitForStatus(server.url, id, (x) => x.status === 'completed' && x.callback.state === 'delivered', 60_000);
       await receiver.waitFor(acked.length);
       assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, acked.length);
       const rssAfter = rssKiB(server.pid);
-      console.log(`# burst (${perMinute}/min): ${JSON.stringify(Object.fromEntries(codes))}; RSS KiB before ${rssBefore}, after burst ${rssPeak}, after delivery ${rssAfter}`);
+      console.log(`# burst (${perMinute}/min) in ${burstMs} ms: ${JSON.stringify(Object.fromEntries(codes))}; RSS KiB before ${rssBefore}, after burst ${rssPeak}, after delivery ${rssAfter}`);
       assert.ok(rssAfter < 512 * 1024, 'RSS stays under 512 MiB');
     });
   }
