@@ -20,6 +20,15 @@ export type CardShape = '0.2' | '0.3' | '1.0' | 'unknown';
 export interface ValidateOptions {
   /** Force a protocol version (one of `supportedVersions`); otherwise the card decides. */
   protocolVersion?: string;
+  /** Errors, warnings and suggestions kept, each (default: all); the rest are counted in `truncated`. */
+  maxFindings?: number;
+}
+
+/** How many findings of each list were found beyond `maxFindings` and left out. */
+export interface Truncated {
+  errors: number;
+  warnings: number;
+  suggestions: number;
 }
 
 export interface CardResult {
@@ -32,6 +41,8 @@ export interface CardResult {
   /** Rule set used: `0.2.0`..`0.2.6`, `0.3.0` or `1.0`. */
   version: string;
   shape: CardShape;
+  /** Present only when `maxFindings` left findings out. */
+  truncated?: Truncated;
 }
 
 export type Severity = 'error' | 'warning';

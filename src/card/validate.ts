@@ -52,17 +52,23 @@ function chooseVersion(card: unknown, shape: CardShape, options: ValidateOptions
 export function validateCard(card: unknown, options: ValidateOptions = {}): CardResult {
   const shape = detectShape(card);
   const { version, findings } = chooseVersion(card, shape, options);
-  const report = new Report();
+  const report = new Report(options.maxFindings);
   if (!isRecord(card)) {
     report.add('card.root.object', ROOT_PATH, `The card must be a JSON object, not ${jsonType(card)}`);
     for (const f of findings) f(report);
-    return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version, shape };
+    return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version, shape, ...leftOut(report, 0) };
   }
   checkSchema(card, version, report);
   for (const f of findings) f(report);
   const ctx: RuleContext = { card, version, parts: cardSchemas.get(version)!, report };
   for (const check of ruleChecks) check(ctx);
   const valid = report.errors.length === 0;
-  const { score, suggestions } = scoreCard(card, valid, report.warnings, report.fixes);
-  return { valid, errors: report.errors, warnings: report.warnings, score, suggestions, version, shape };
+  const { score, suggestions, suggestionsLeftOut } = scoreCard(card, valid, report);
+  return { valid, errors: report.errors, warnings: report.warnings, score, suggestions, version, shape, ...leftOut(report, suggestionsLeftOut) };
 }
+
+/** `truncated`, only when the cap left something out. */
+const leftOut = (report: Report, suggestions: number): Pick<CardResult, 'truncated'> => {
+  const { errors, warnings } = report.leftOut;
+  return errors + warnings + suggestions === 0 ? {} : { truncated: { errors, warnings, suggestions } };
+};

@@ -23,29 +23,22 @@
  * cards kept are bounded by maxQueued × maxBodyBytes.
  */
 import type { AppDeps } from '../app.ts';
-import { validateCard } from '../card/index.ts';
 import { iso } from '../clock.ts';
 import { ApiError } from '../errors.ts';
+import type { Engine } from '../services/card-result.ts';
 import { createCallbackPolicy, type CallbackPolicy } from '../services/callback-policy.ts';
-import {
-  validateWithinLimit,
-  webhookErrorResult,
-  webhookReport,
-  webhookResult,
-  type ValidateFn,
-  type WebhookContext,
-  type WebhookResult,
-} from '../services/webhook-result.ts';
+import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from '../services/webhook-result.ts';
 import type { JobRecord } from '../store/types.ts';
 import { version } from '../version.ts';
+import { configuredInProcess, type Validator } from '../workers/validation-pool.ts';
 import { deliverCallback } from './deliver.ts';
 
 /** Time kept back from the shutdown deadline so that aborted runs end, and finished ones are stored, before it. */
 const shutdownMarginMs = 300;
 
 export interface JobRunnerOptions {
-  /** The engine used by every webhook endpoint; tests inject a slow or failing one. */
-  validate?: ValidateFn;
+  /** The engine of every webhook endpoint when validating in process (no `deps.validator`); tests inject a slow or failing one. */
+  validate?: Engine;
 }
 
 /** A place in the queue taken before a job is stored: enqueue the stored job, or release the place if storing failed. */
@@ -56,7 +49,8 @@ export interface QueueSlot {
 
 export class JobRunner {
   readonly policy: CallbackPolicy;
-  readonly validate: ValidateFn;
+  /** Validates the webhook endpoints' bodies and the jobs' cards. */
+  readonly validator: Validator;
   private readonly queue: string[] = [];
   private readonly running = new Map<string, Promise<void>>();
   private readonly shutdown = new AbortController();
@@ -68,7 +62,7 @@ export class JobRunner {
     private readonly deps: AppDeps,
     options: JobRunnerOptions = {},
   ) {
-    this.validate = options.validate ?? validateCard;
+    this.validator = deps.validator ?? configuredInProcess(deps.config, options.validate);
     this.policy = createCallbackPolicy(deps.config.webhooks.allowedHosts);
     const wide = deps.config.webhooks.allowedHosts.filter((h) => h === '*' || h === 'private');
     if (wide.length > 0) deps.log.warn('webhook callbacks may reach internal networks', { allowed_hosts: wide });
@@ -142,10 +136,10 @@ export class JobRunner {
 
     let result = job.result as WebhookResult | undefined;
     if (!result) {
-      const validation = this.validationOf(job);
+      const validation = await this.validationOf(job);
       result = validation.body;
       store.putReport(
-        webhookReport({ id, createdAt: job.created_at, card: job.request.agent_card, body: result, version: validation.version }),
+        webhookReport({ id, createdAt: job.created_at, metadata: result.metadata, version: validation.version }, { card: job.request.agent_card, result }),
       );
       store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), result });
       await store.commit();
@@ -191,20 +185,17 @@ export class JobRunner {
    * The 2.6 body of a job and the protocol version it was validated against: a validation
    * result, or an `error` result (no version) when the engine failed or ran out of time.
    */
-  private validationOf(job: JobRecord): { body: WebhookResult; version?: string } {
-    const context: WebhookContext = {
-      validationId: job.id,
-      metadata: job.request.metadata ?? {},
-      reportsUrl: this.deps.urls.reportsUrl,
-      nowMs: this.deps.clock.now(),
-    };
+  private async validationOf(job: JobRecord): Promise<{ body: WebhookResult; version?: string }> {
+    const metadata = job.request.metadata ?? {};
+    const context = (): WebhookContext => ({ validationId: job.id, reportsUrl: this.deps.urls.reportsUrl, nowMs: this.deps.clock.now() });
     try {
-      const result = validateWithinLimit(job.request.agent_card, this.deps.config.validation.timeoutMs, this.validate);
-      return { body: webhookResult(result, { ...context, nowMs: this.deps.clock.now() }), version: result.version };
+      const card = await this.validator.run('card', job.request.agent_card);
+      // Kept on the job as an object (the findings are capped, so this parse is small).
+      return { body: JSON.parse(webhookResultText(card, JSON.stringify(metadata), context())) as WebhookResult, version: card.version };
     } catch (e) {
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });
       const reason = e instanceof Error && e.name === 'ValidationTimeout' ? e.message : 'internal validation error';
-      return { body: webhookErrorResult(reason, { ...context, nowMs: this.deps.clock.now() }) };
+      return { body: webhookErrorResult(reason, metadata, context()) };
     }
   }
 

@@ -2,17 +2,20 @@
  * The webhook operations behind the routes: reading the request bodies
  * (interface 4.3, 4.4), the synchronous validation, the submission of an
  * asynchronous job, the GitHub validation, and the status view (decisions §8).
+ * Bodies are parsed, checked and validated by the validator (a worker thread when
+ * serving); the event loop composes the answer from the pieces it returns.
  */
 import type { AppDeps } from '../app.ts';
+import { validateCard } from '../card/index.ts';
 import { iso } from '../clock.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, isApiError } from '../errors.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { JobRecord } from '../store/types.ts';
+import { cardPieces, type CardPieces, type Engine, type ValidationSettings } from './card-result.ts';
 import { newId } from './ids.ts';
+import { isJsonObject, jsonBody } from './json.ts';
 import { findReport, recordReport } from './reports.ts';
-import { githubErrorBody, githubResult, validateWithinLimit, webhookReport, webhookResult, type WebhookMetadata } from './webhook-result.ts';
-import { isJsonObject } from './json.ts';
-
+import { githubErrorBody, githubResultText, webhookReport, webhookResultText, type WebhookMetadata } from './webhook-result.ts';
 
 const invalid = (message: string) => new ApiError('INVALID_REQUEST', message);
 
@@ -25,8 +28,8 @@ export interface WebhookRequest {
   callback_url?: string;
 }
 
-/** POST /v1/webhook body; a refused callback_url (scheme, literal address) is a 400 here. */
-export const parseWebhookRequest = (body: Record<string, unknown>, jobs: JobRunner): WebhookRequest => {
+/** POST /v1/webhook body. callback_url is only checked to be a string here: its policy needs the configuration (see handleWebhook). */
+export const parseWebhookRequest = (body: Record<string, unknown>): WebhookRequest => {
   if (!isJsonObject(body.agent_card)) throw invalid('agent_card is required');
   if (body.metadata !== undefined && !isJsonObject(body.metadata)) throw invalid('metadata must be a JSON object');
   if (body.metadata !== undefined && new TextEncoder().encode(JSON.stringify(body.metadata)).length > maxMetadataBytes) {
@@ -35,40 +38,60 @@ export const parseWebhookRequest = (body: Record<string, unknown>, jobs: JobRunn
   const request: WebhookRequest = { agent_card: body.agent_card, metadata: (body.metadata as WebhookMetadata | undefined) ?? {} };
   if (body.callback_url === undefined) return request;
   if (typeof body.callback_url !== 'string') throw invalid('callback_url must be an absolute http(s) URL');
-  const refusal = jobs.policy.refuseUrl(body.callback_url);
-  if (refusal) throw invalid(refusal);
   return { ...request, callback_url: body.callback_url };
 };
 
-/** Runs the engine for a request answered in the response; any failure is the documented 500. */
-const validateOrFail = (deps: AppDeps, jobs: JobRunner, card: unknown, what: Record<string, unknown>) => {
-  try {
-    return validateWithinLimit(card, deps.config.validation.timeoutMs, jobs.validate);
-  } catch (e) {
-    deps.log.error('webhook validation failed', { ...what, error: (e as Error).message });
-    return undefined;
-  }
+/** A POST /v1/webhook body validated (400s thrown): the card's pieces and metadata as JSON text, or only the callback_url of a job (validated later). */
+export type WebhookOutcome = { callback_url: string } | { card: CardPieces; metadata: string };
+
+export const validateWebhookText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): WebhookOutcome => {
+  const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
+  if (request.callback_url !== undefined) return { callback_url: request.callback_url };
+  return { card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings })), metadata: JSON.stringify(request.metadata) };
 };
 
-/** Without callback_url: validate now and keep the report (GET /v1/status reads it: see validationStatus). */
-export const validateNow = async (deps: AppDeps, jobs: JobRunner, request: WebhookRequest) => {
+/** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
+const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unknown>): Promise<T | undefined> =>
+  run.catch((e: unknown) => {
+    if (isApiError(e)) throw e;
+    deps.log.error('webhook validation failed', { ...what, error: e instanceof Error ? e.message : String(e) });
+    return undefined;
+  });
+
+/**
+ * POST /v1/webhook: without callback_url, the result (2.6) as JSON text, its report kept (GET
+ * /v1/status reads it: see validationStatus); with one, the job is submitted (202). A validation
+ * that could not run is the documented 500.
+ */
+export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string): Promise<{ status: 200 | 202; body: string }> => {
   const { store, clock, urls } = deps;
   const createdMs = clock.now();
   const id = newId('val', createdMs);
-  const result = validateOrFail(deps, jobs, request.agent_card, { validation_id: id });
-  if (!result) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
-  const body = webhookResult(result, { validationId: id, metadata: request.metadata, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
-  const report = webhookReport({ id, createdAt: iso(createdMs), card: request.agent_card, body, version: result.version });
+  const outcome = await validated(deps, jobs.validator.run('webhook', text), { validation_id: id });
+  if (!outcome) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
+  if ('callback_url' in outcome) {
+    const refusal = jobs.policy.refuseUrl(outcome.callback_url);
+    if (refusal) throw invalid(refusal);
+    // Checked by the validator already: parsed once more here only for the job's record.
+    const request = parseWebhookRequest(jsonBody(text, { maxDepth: deps.config.http.maxJsonDepth }));
+    return { status: 202, body: JSON.stringify(await submitJob(deps, jobs, { ...request, callback_url: outcome.callback_url })) };
+  }
+  const { card, metadata } = outcome;
+  const body = webhookResultText(card, metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
+  const report = webhookReport(
+    { id, createdAt: iso(createdMs), metadata: JSON.parse(metadata) as WebhookMetadata, version: card.version },
+    { requestJson: text, resultJson: body, verdict: { valid: card.valid, score: card.score } },
+  );
   // The validation ran, so the caller still gets its result; but its report_url (and
   // /v1/status) will answer 404, which the log must make plain.
   if (!(await recordReport(store, deps.log, report))) {
     deps.log.warn('webhook result returned without a stored report: its report_url will answer 404', { validation_id: id });
   }
-  return body;
+  return { status: 200, body };
 };
 
 /** With callback_url: store the job durably, then hand it to the runner. Returns the 202 body. */
-export const submitJob = async (deps: AppDeps, jobs: JobRunner, request: WebhookRequest & { callback_url: string }) => {
+const submitJob = async (deps: AppDeps, jobs: JobRunner, request: WebhookRequest & { callback_url: string }) => {
   const slot = jobs.reserveSlot();
   const now = deps.clock.now();
   const id = newId('val', now);
@@ -118,31 +141,48 @@ export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest
   return { agent_card: body.agent_card, repo, sha: sha.toLowerCase() };
 };
 
+/** A POST /v1/webhook/github body validated (400s thrown). */
+export interface GithubOutcome {
+  repo: string;
+  sha: string;
+  card: CardPieces;
+}
+
+export const validateGithubText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): GithubOutcome => {
+  const { agent_card, repo, sha } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
+  return { repo, sha, card: cardPieces(engine(agent_card, { maxFindings: settings.maxFindings })) };
+};
+
 /**
  * Validates for a commit and stores the report under a new id with the sha as
  * alias, so `{reports_url}/reports/<sha>` shows the commit's latest validation.
- * Returns the HTTP status and the body (2.8, or the 500 body with an `error` status).
+ * Returns the HTTP status and the body (2.8 as JSON text, or the 500 body with an `error` status).
  */
-export const validateForGithub = async (deps: AppDeps, jobs: JobRunner, request: GithubRequest) => {
+export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string): Promise<{ status: 200 | 500; body: string }> => {
   const { store, clock, config, urls } = deps;
-  const context = { sha: request.sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
   const now = clock.now();
   const id = newId('gh', now);
-  const result = validateOrFail(deps, jobs, request.agent_card, { report_id: id, repo: request.repo, sha: request.sha });
-  if (!result) return { status: 500 as const, body: githubErrorBody(context) };
-  const body = githubResult(result, context);
+  const outcome = await validated(deps, jobs.validator.run('github', text), { report_id: id });
+  if (!outcome) {
+    // The commit still gets an `error` status: its sha is read off the body here (rare: the validator read it before).
+    const { sha } = parseGithubRequest(jsonBody(text, { maxDepth: config.http.maxJsonDepth }));
+    return { status: 500, body: JSON.stringify(githubErrorBody({ sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl })) };
+  }
+  const { repo, sha, card } = outcome;
+  const body = githubResultText(card, { sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl });
   await recordReport(store, deps.log, {
     id,
     kind: 'github',
     created_at: iso(now),
     account_id: null,
-    alias: request.sha, // lower-case (parseGithubRequest); GET /reports lower-cases a hex id it looks up
-    version: result.version,
-    card: request.agent_card,
-    result: body,
-    meta: { repo: request.repo, sha: request.sha },
+    alias: sha, // lower-case (parseGithubRequest); GET /reports lower-cases a hex id it looks up
+    version: card.version,
+    meta: { repo, sha },
+    requestJson: text,
+    resultJson: body,
+    verdict: { valid: card.valid, score: card.score },
   });
-  return { status: 200 as const, body };
+  return { status: 200, body };
 };
 
 /**

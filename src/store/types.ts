@@ -61,14 +61,15 @@ export interface ReportRecord {
 }
 
 /**
- * What putReport takes: a ReportRecord, or one already in text (POST /v1/validate, whose body and
+ * What putReport takes: a ReportRecord, or one already in text (a validation whose body and
  * result exist as JSON text once validated): stored verbatim instead of serialized again, a
- * hot-path cost. Read back, it is the ReportRecord with `card` = `agent_card` of the request.
+ * hot-path cost. Read back, it is the ReportRecord with `card` = `agent_card` of the request
+ * (a batch's: `cards`).
  */
 export type NewReport = ReportRecord | VerbatimReport;
 
 export interface VerbatimReport extends Omit<ReportRecord, 'card' | 'result'> {
-  /** The request body's text: a JSON object with the card at `agent_card`, already parsed once. */
+  /** The request body's text: a JSON object with the card at `agent_card` (a batch: the cards at `cards`), already parsed once. */
   requestJson: string;
   /** The result's JSON text. */
   resultJson: string;

@@ -2,10 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { iso } from '../../src/clock.ts';
-import { ApiError } from '../../src/errors.ts';
-import { memoryLogger } from '../../src/log.ts';
-import { runBatch } from '../../src/services/batch.ts';
+import { parseConfig } from '../../src/config.ts';
 import { idPattern } from '../../src/services/ids.ts';
+import { configuredInProcess } from '../../src/workers/validation-pool.ts';
 import { postJson } from '../helpers/app.ts';
 import { endpointsApp, sampleCard } from './helpers.ts';
 
@@ -144,21 +143,15 @@ describe('POST /v1/validate/batch', () => {
     assert.equal((await tooLarge.json()).code, 'PAYLOAD_TOO_LARGE');
   });
 
-  it('turns an unexpected failure inside batch processing into BATCH_SERVER_ERROR (500, flat), logged', () => {
-    // The engine has no input that makes it throw, so the failure is injected at the service seam.
-    const log = memoryLogger();
+  it('turns an unexpected failure inside batch processing into BATCH_SERVER_ERROR (500, flat), logged', async () => {
+    // The engine has no input that makes it throw, so the failure is injected as the validator's engine.
     const boom = () => {
       throw new Error('engine bug');
     };
-    assert.throws(
-      () => runBatch([{ id: 'a', agent_card: {} }], { batch_id: 'batch_1', timestamp: '', startedAt: 0, log }, boom),
-      (e: unknown) => {
-        assert.ok(e instanceof ApiError);
-        assert.equal(e.status, 500);
-        assert.deepEqual(e.body(), { error: 'internal error during batch validation', code: 'BATCH_SERVER_ERROR' });
-        return true;
-      },
-    );
-    assert.ok(log.lines.some((l) => l.msg === 'batch validation failed' && l.error === 'engine bug'));
+    const t = endpointsApp({}, { validator: configuredInProcess(parseConfig({}), boom) });
+    const res = await batch(t, { cards: [{ id: 'a', agent_card: {} }] }, t.keyFor('pro'));
+    assert.equal(res.status, 500);
+    assert.deepEqual(await res.json(), { error: 'internal error during batch validation', code: 'BATCH_SERVER_ERROR' });
+    assert.ok(t.log.lines.some((l) => l.msg === 'batch validation failed' && l.error === 'engine bug'));
   });
 });
