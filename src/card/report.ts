@@ -18,6 +18,11 @@ export class Report {
 
   constructor(readonly maxFindings = Infinity) {}
 
+  /** Whether another error would be kept: past the cap `add` only counts it, so a caller may skip spelling it out. */
+  get roomForErrors(): boolean {
+    return this.errors.length < this.maxFindings;
+  }
+
   add(rule: RuleId, path: string, message: string, fix?: string): void {
     const info = ruleInfo(rule);
     if (info.severity === 'error') {

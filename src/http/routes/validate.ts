@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import type { AppDeps } from '../../app.ts';
 import { iso } from '../../clock.ts';
 import { ApiError, isApiError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
 import { batchResponseText, readBatchRequest } from '../../services/batch.ts';
 import { validationSettings } from '../../services/card-result.ts';
 import { newId } from '../../services/ids.ts';
@@ -19,6 +20,13 @@ import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { identifyCaller } from '../middleware/caller.ts';
 import { chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota.ts';
+
+/** For `validator.run(...).catch()`: the body's 400 passes; any other failure (engine bug, dead worker, time limit) is logged and answered as `answer` (a 500). */
+const failedAs = (log: Logger, what: string, answer: ApiError) => (e: unknown): never => {
+  if (isApiError(e)) throw e;
+  log.error(`${what} failed`, { error: e instanceof Error ? e.message : String(e) });
+  throw answer;
+};
 
 export const validateRoutes = (deps: AppDeps) => {
   const { config, store, clock, log } = deps;
@@ -36,7 +44,7 @@ export const validateRoutes = (deps: AppDeps) => {
         rateLimitInfo = chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
       }
       // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
-      const outcome = await validator.run('single', text);
+      const outcome = await validator.run('single', text).catch(failedAs(log, 'validation', new ApiError('INTERNAL_ERROR', 'internal error during validation')));
       rateLimitInfo ??= chargeDailyQuota(c, deps, 1);
 
       const now = clock.now();
@@ -70,11 +78,7 @@ export const validateRoutes = (deps: AppDeps) => {
       const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
       // Like a single validation: over the quota, the body is checked here and the engine never runs.
       if (!quotaAllows(c, deps, 1)) chargeDailyQuota(c, deps, readBatchRequest(text, validationSettings(config)).length);
-      const outcome = await validator.run('batch', text).catch((e: unknown) => {
-        if (isApiError(e)) throw e;
-        log.error('batch validation failed', { error: e instanceof Error ? e.message : String(e) });
-        throw new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation', { cause: e });
-      });
+      const outcome = await validator.run('batch', text).catch(failedAs(log, 'batch validation', new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
       chargeDailyQuota(c, deps, outcome.total);
 
       const now = clock.now();
