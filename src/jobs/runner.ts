@@ -17,10 +17,11 @@
  * `processing` with no outcome, so the next start delivers it again (receivers
  * dedupe on webhook-id).
  *
- * Memory and disk: a job keeps its whole card in the store until it finishes
- * (needed to run it again after a crash). At most `webhooks.maxQueued` jobs
- * wait, and each card came in a body of at most `http.maxBodyBytes`, so the
- * cards kept are bounded by maxQueued × maxBodyBytes.
+ * Memory and disk: a job keeps its request body's text in the store until it
+ * finishes (needed to run it again after a crash). At most `webhooks.maxQueued`
+ * jobs wait, each body at most `http.maxBodyBytes`, so what is kept is bounded
+ * by maxQueued × maxBodyBytes. Validation runs in the validator (a worker
+ * thread when serving); the event loop only moves the text.
  */
 import type { AppDeps } from '../app.ts';
 import { iso } from '../clock.ts';
@@ -136,10 +137,15 @@ export class JobRunner {
 
     let result = job.result as WebhookResult | undefined;
     if (!result) {
-      const validation = await this.validationOf(job);
+      // Jobs keep their request body's text; jobs stored before that keep the card itself.
+      const requestJson = job.request.body ?? JSON.stringify({ agent_card: job.request.agent_card });
+      const validation = await this.validationOf(job, requestJson);
       result = validation.body;
       store.putReport(
-        webhookReport({ id, createdAt: job.created_at, metadata: result.metadata, version: validation.version }, { card: job.request.agent_card, result }),
+        webhookReport(
+          { id, createdAt: job.created_at, metadata: result.metadata, version: validation.version },
+          { requestJson, resultJson: validation.text, verdict: { valid: result.valid, score: result.score } },
+        ),
       );
       store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), result });
       await store.commit();
@@ -182,20 +188,22 @@ export class JobRunner {
   }
 
   /**
-   * The 2.6 body of a job and the protocol version it was validated against: a validation
-   * result, or an `error` result (no version) when the engine failed or ran out of time.
+   * The 2.6 body of a job (as text, and as the object the job keeps: small, the findings being
+   * capped) and the protocol version it was validated against: a validation result, or an `error`
+   * result (no version) when the engine failed or ran out of time.
    */
-  private async validationOf(job: JobRecord): Promise<{ body: WebhookResult; version?: string }> {
+  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string }> {
     const metadata = job.request.metadata ?? {};
     const context = (): WebhookContext => ({ validationId: job.id, reportsUrl: this.deps.urls.reportsUrl, nowMs: this.deps.clock.now() });
     try {
-      const card = await this.validator.run('card', job.request.agent_card);
-      // Kept on the job as an object (the findings are capped, so this parse is small).
-      return { body: JSON.parse(webhookResultText(card, JSON.stringify(metadata), context())) as WebhookResult, version: card.version };
+      const card = await this.validator.run('job', requestJson);
+      const text = webhookResultText(card, JSON.stringify(metadata), context());
+      return { body: JSON.parse(text) as WebhookResult, text, version: card.version };
     } catch (e) {
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });
       const reason = e instanceof Error && e.name === 'ValidationTimeout' ? e.message : 'internal validation error';
-      return { body: webhookErrorResult(reason, metadata, context()) };
+      const body = webhookErrorResult(reason, metadata, context());
+      return { body, text: JSON.stringify(body) };
     }
   }
 

@@ -5,7 +5,7 @@
  * or serialized again on the event loop.
  */
 import { iso } from '../clock.ts';
-import type { NewReport, VerbatimReport } from '../store/types.ts';
+import type { VerbatimReport } from '../store/types.ts';
 import { truncatedField, type CardPieces } from './card-result.ts';
 import { reportUrl } from './reports.ts';
 
@@ -53,14 +53,14 @@ export const webhookErrorResult = (reason: string, metadata: WebhookMetadata, co
 });
 
 /**
- * The stored report of a webhook validation, built here for both the synchronous answer (its
- * request and result as text, stored verbatim) and the job runner (as objects), so that they keep
- * the same fields. `version` is absent when the validation could not run.
+ * The stored report of a webhook validation (its request and result stored verbatim), built here
+ * for both the synchronous answer and the job runner so that they keep the same fields. `version`
+ * is absent when the validation could not run.
  */
 export const webhookReport = (
   report: { id: string; createdAt: string; metadata: WebhookMetadata; version?: string },
-  content: { card: unknown; result: WebhookResult } | Pick<VerbatimReport, 'requestJson' | 'resultJson' | 'verdict'>,
-): NewReport => ({
+  content: Pick<VerbatimReport, 'requestJson' | 'resultJson' | 'verdict'>,
+): VerbatimReport => ({
   id: report.id,
   kind: 'webhook',
   created_at: report.createdAt,

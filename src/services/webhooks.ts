@@ -41,14 +41,22 @@ export const parseWebhookRequest = (body: Record<string, unknown>): WebhookReque
   return { ...request, callback_url: body.callback_url };
 };
 
-/** A POST /v1/webhook body validated (400s thrown): the card's pieces and metadata as JSON text, or only the callback_url of a job (validated later). */
-export type WebhookOutcome = { callback_url: string } | { card: CardPieces; metadata: string };
+/**
+ * A POST /v1/webhook body validated (400s thrown), its metadata as JSON text: the card's pieces,
+ * or for a job (with callback_url) only its callback_url: the job validates its card later.
+ */
+export type WebhookOutcome = { metadata: string } & ({ callback_url: string } | { card: CardPieces });
 
 export const validateWebhookText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): WebhookOutcome => {
   const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  if (request.callback_url !== undefined) return { callback_url: request.callback_url };
-  return { card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings })), metadata: JSON.stringify(request.metadata) };
+  const metadata = JSON.stringify(request.metadata);
+  if (request.callback_url !== undefined) return { metadata, callback_url: request.callback_url };
+  return { metadata, card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings })) };
 };
+
+/** The card of a stored webhook job's body text, validated. */
+export const validateJobText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): CardPieces =>
+  cardPieces(engine(parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth })).agent_card, { maxFindings: settings.maxFindings }));
 
 /** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
 const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unknown>): Promise<T | undefined> =>
@@ -69,17 +77,16 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   const id = newId('val', createdMs);
   const outcome = await validated(deps, jobs.validator.run('webhook', text), { validation_id: id });
   if (!outcome) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
+  const metadata = JSON.parse(outcome.metadata) as WebhookMetadata;
   if ('callback_url' in outcome) {
     const refusal = jobs.policy.refuseUrl(outcome.callback_url);
     if (refusal) throw invalid(refusal);
-    // Checked by the validator already: parsed once more here only for the job's record.
-    const request = parseWebhookRequest(jsonBody(text, { maxDepth: deps.config.http.maxJsonDepth }));
-    return { status: 202, body: JSON.stringify(await submitJob(deps, jobs, { ...request, callback_url: outcome.callback_url })) };
+    return { status: 202, body: JSON.stringify(await submitJob(deps, jobs, { body: text, metadata, callback_url: outcome.callback_url })) };
   }
-  const { card, metadata } = outcome;
-  const body = webhookResultText(card, metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
+  const { card } = outcome;
+  const body = webhookResultText(card, outcome.metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
   const report = webhookReport(
-    { id, createdAt: iso(createdMs), metadata: JSON.parse(metadata) as WebhookMetadata, version: card.version },
+    { id, createdAt: iso(createdMs), metadata, version: card.version },
     { requestJson: text, resultJson: body, verdict: { valid: card.valid, score: card.score } },
   );
   // The validation ran, so the caller still gets its result; but its report_url (and
@@ -90,20 +97,20 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   return { status: 200, body };
 };
 
-/** With callback_url: store the job durably, then hand it to the runner. Returns the 202 body. */
-const submitJob = async (deps: AppDeps, jobs: JobRunner, request: WebhookRequest & { callback_url: string }) => {
+/** With callback_url: store the job (its body verbatim) durably, then hand it to the runner. Returns the 202 body. */
+const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string; metadata: WebhookMetadata; callback_url: string }) => {
   const slot = jobs.reserveSlot();
   const now = deps.clock.now();
   const id = newId('val', now);
   try {
-    // The whole card stays on the job until it finishes (to run it again after a crash);
-    // bounded by webhooks.maxQueued × http.maxBodyBytes (see the runner).
+    // The body stays on the job until it finishes (to run it again after a crash); as text, it is
+    // copied and stored without being walked. Bounded by webhooks.maxQueued × http.maxBodyBytes (see the runner).
     deps.store.putJob({
       id,
       status: 'queued',
       created_at: iso(now),
       updated_at: iso(now),
-      request: { agent_card: request.agent_card, metadata: request.metadata, callback_url: request.callback_url },
+      request: { agent_card: null, body: request.body, metadata: request.metadata, callback_url: request.callback_url },
       callback: { url: request.callback_url, state: 'pending' },
     });
     await deps.store.commit();

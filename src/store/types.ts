@@ -97,7 +97,14 @@ export interface JobRecord {
   created_at: string;
   updated_at: string;
   /** What was submitted, kept until the job finishes so it can run again after a crash. */
-  request: { agent_card: unknown; metadata?: Record<string, unknown>; callback_url?: string };
+  request: {
+    /** null when the job keeps `body`; jobs stored before `body` existed keep the card here. */
+    agent_card: unknown;
+    /** The webhook request body's text, verbatim (its card at `agent_card`): validated and reported as it came. */
+    body?: string;
+    metadata?: Record<string, unknown>;
+    callback_url?: string;
+  };
   /** The webhook result (2.6) once completed. */
   result?: unknown;
   error?: string;

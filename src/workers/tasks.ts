@@ -1,15 +1,14 @@
 /**
- * What a validator does, by kind: each task turns a request body's text (or, for a webhook job, its
- * stored card) into plain data — the pieces of the answer, with the parts that go out as JSON
+ * What a validator does, by kind: each task turns a request body's text (for a webhook job, the
+ * body it stored) into plain data — the pieces of the answer, with the parts that go out as JSON
  * already as text — or throws the body's 400 (an ApiError). The same functions run in a validation
  * worker or, without workers, in process; what they return crosses between threads as it is.
  */
-import { validateCard } from '../card/index.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
-import { cardPieces, type Engine, type ValidationSettings } from '../services/card-result.ts';
+import type { Engine, ValidationSettings } from '../services/card-result.ts';
 import { validateBatchText } from '../services/batch.ts';
 import { validateSingleText } from '../services/validation.ts';
-import { validateGithubText, validateWebhookText } from '../services/webhooks.ts';
+import { validateGithubText, validateJobText, validateWebhookText } from '../services/webhooks.ts';
 
 export const tasks = {
   /** POST /v1/validate */
@@ -20,8 +19,8 @@ export const tasks = {
   webhook: validateWebhookText,
   /** POST /v1/webhook/github */
   github: validateGithubText,
-  /** An asynchronous webhook job's stored card. */
-  card: (card: unknown, settings: ValidationSettings, engine: Engine = validateCard) => cardPieces(engine(card, { maxFindings: settings.maxFindings })),
+  /** An asynchronous webhook job: its stored body's card. */
+  job: validateJobText,
 };
 
 export type TaskKind = keyof typeof tasks;

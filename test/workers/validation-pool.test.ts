@@ -49,8 +49,8 @@ const inputs: Array<[TaskKind, unknown]> = [
   ['webhook', JSON.stringify({ agent_card: sampleCard(), metadata: 'x' })],
   ['github', JSON.stringify({ agent_card: sampleCard(), github: { repo: 'octo/agent', sha } })],
   ['github', JSON.stringify({ agent_card: sampleCard() })],
-  ['card', sampleCard()],
-  ['card', { skills: Array.from({ length: 500 }, () => ({ id: 'a' })) }],
+  ['job', JSON.stringify({ agent_card: sampleCard(), callback_url: 'https://ci.example.com/hook' })],
+  ['job', JSON.stringify({ agent_card: { skills: Array.from({ length: 500 }, () => ({ id: 'a' })) } })],
 ];
 
 test('the pool answers exactly what validating in process answers, for every kind, 400s included', async () => {
