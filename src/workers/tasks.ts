@@ -6,15 +6,19 @@
  */
 import { ApiError, type ErrorCode } from '../errors.ts';
 import type { Engine, ValidationSettings } from '../services/card-result.ts';
-import { validateBatchText } from '../services/batch.ts';
-import { validateSingleText } from '../services/validation.ts';
+import { readBatchRequest, validateBatchText } from '../services/batch.ts';
+import { readSingleRequest, validateSingleText } from '../services/validation.ts';
 import { validateGithubText, validateJobText, validateWebhookText } from '../services/webhooks.ts';
 
 export const tasks = {
   /** POST /v1/validate */
   single: validateSingleText,
+  /** POST /v1/validate from a caller over its quota: only the body's checks (its 400 comes before the 403). */
+  singleBody: (text: string, settings: ValidationSettings): void => void readSingleRequest(text, settings.maxJsonDepth),
   /** POST /v1/validate/batch */
   batch: validateBatchText,
+  /** POST /v1/validate/batch from a caller over its quota: only the body's checks; the number of cards. */
+  batchBody: (text: string, settings: ValidationSettings): number => readBatchRequest(text, settings).length,
   /** POST /v1/webhook */
   webhook: validateWebhookText,
   /** POST /v1/webhook/github */

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { iso } from '../../src/clock.ts';
 import { parseConfig } from '../../src/config.ts';
 import { idPattern } from '../../src/services/ids.ts';
-import { configuredInProcess } from '../../src/workers/validation-pool.ts';
+import { configuredInProcess, type Validator } from '../../src/workers/validation-pool.ts';
 import { postJson } from '../helpers/app.ts';
 import { endpointsApp, sampleCard } from './helpers.ts';
 
@@ -67,6 +67,23 @@ describe('POST /v1/validate/batch', () => {
     const res = await batch(t, { cards }, auth);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-ratelimit-remaining'), '7');
+  });
+
+  it('a caller over its daily quota gets 400 for a bad body and 403 for a good one, and no card is validated', async () => {
+    const inProcess = configuredInProcess(parseConfig({}));
+    const kinds: string[] = [];
+    const validator: Validator = { run: async (kind, input) => (kinds.push(kind), inProcess.run(kind, input)), close: async () => {} };
+    const t = endpointsApp({ limits: { daily: { pro: 2 } } }, { validator });
+    const auth = t.keyFor('pro');
+    const cards = [1, 2].map((i) => ({ id: `c${i}`, agent_card: sampleCard() }));
+    assert.equal((await batch(t, { cards }, auth)).status, 200);
+    const bad = await batch(t, { cards: [{ id: 'a' }] }, auth);
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).code, 'BATCH_VALIDATION_ERROR');
+    const over = await batch(t, { cards }, auth);
+    assert.equal(over.status, 403);
+    assert.equal((await over.json()).error.code, 'FORBIDDEN');
+    assert.deepEqual(kinds, ['batch', 'batchBody', 'batchBody']);
   });
 
   it('is open to the team plan', async () => {

@@ -10,11 +10,10 @@ import type { AppDeps } from '../../app.ts';
 import { iso } from '../../clock.ts';
 import { ApiError, isApiError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
-import { batchResponseText, readBatchRequest } from '../../services/batch.ts';
-import { validationSettings } from '../../services/card-result.ts';
+import { batchResponseText } from '../../services/batch.ts';
 import { newId } from '../../services/ids.ts';
 import { recordReport, reportUrl } from '../../services/reports.ts';
-import { readSingleRequest, singleResponseText } from '../../services/validation.ts';
+import { singleResponseText } from '../../services/validation.ts';
 import { configuredInProcess } from '../../workers/validation-pool.ts';
 import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
@@ -40,7 +39,7 @@ export const validateRoutes = (deps: AppDeps) => {
       let rateLimitInfo: RateLimitInfo | undefined;
       if (!quotaAllows(c, deps, 1)) {
         // Over today's quota: a bad body still gets its 400, a good one its 403, and no engine time is spent.
-        readSingleRequest(text, config.http.maxJsonDepth);
+        await validator.run('singleBody', text);
         rateLimitInfo = chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
       }
       // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
@@ -76,8 +75,8 @@ export const validateRoutes = (deps: AppDeps) => {
       if (plan === 'anonymous') throw new ApiError('UNAUTHORIZED', 'batch validation requires an API key');
       if (plan !== 'pro' && plan !== 'team') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
       const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
-      // Like a single validation: over the quota, the body is checked here and the engine never runs.
-      if (!quotaAllows(c, deps, 1)) chargeDailyQuota(c, deps, readBatchRequest(text, validationSettings(config)).length);
+      // Like a single validation: over the quota, only the body is checked and the engine never runs.
+      if (!quotaAllows(c, deps, 1)) chargeDailyQuota(c, deps, await validator.run('batchBody', text));
       const outcome = await validator.run('batch', text).catch(failedAs(log, 'batch validation', new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
       chargeDailyQuota(c, deps, outcome.total);
 
