@@ -34,6 +34,9 @@ import { version } from '../version.ts';
 import { configuredInProcess, type Validator } from '../workers/validation-pool.ts';
 import { deliverCallback } from './deliver.ts';
 
+/** A job's request once its result is stored: the card lives on in the report, the job no longer needs it. */
+const withoutCard = (request: JobRecord['request']): JobRecord['request'] => ({ agent_card: null, metadata: request.metadata, callback_url: request.callback_url });
+
 /** Time kept back from the shutdown deadline so that aborted runs end, and finished ones are stored, before it. */
 const shutdownMarginMs = 300;
 
@@ -147,7 +150,8 @@ export class JobRunner {
           { requestJson, resultJson: validation.text, verdict: { valid: result.valid, score: result.score } },
         ),
       );
-      store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), result });
+      // With its result stored, a job re-run after a crash only delivers it: the card (the report keeps it) goes.
+      store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), result, request: withoutCard(job.request) });
       await store.commit();
     }
     const failed = result.status === 'error';
@@ -178,8 +182,7 @@ export class JobRunner {
       status: failed ? 'failed' : 'completed',
       created_at: job.created_at,
       updated_at: iso(clock.now()),
-      // The card lives on in the report; the job no longer needs it.
-      request: { agent_card: null, metadata: job.request.metadata, callback_url: callbackUrl },
+      request: withoutCard(job.request),
       result,
       ...(failed ? { error: result.errors[0]?.message } : {}),
       callback: { url: callbackUrl, ...outcome, attempted_at: iso(attemptedAt) },
