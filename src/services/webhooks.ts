@@ -1,62 +1,20 @@
 /**
- * The webhook operations behind the routes: reading the request bodies
- * (interface 4.3, 4.4), the synchronous validation, the submission of an
+ * The webhook operations behind the routes: the synchronous validation, the submission of an
  * asynchronous job, the GitHub validation, and the status view (decisions §8).
  * Bodies are parsed, checked and validated by the validator (a worker thread when
- * serving); the event loop composes the answer from the pieces it returns.
+ * serving: see webhook-requests.ts); the event loop composes the answer from the
+ * pieces it returns.
  */
 import type { AppDeps } from '../app.ts';
-import { validateCard } from '../card/index.ts';
 import { iso } from '../clock.ts';
 import { ApiError, isApiError } from '../errors.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { JobRecord } from '../store/types.ts';
-import { cardPieces, type CardPieces, type Engine, type ValidationSettings } from './card-result.ts';
 import { newId } from './ids.ts';
-import { isJsonObject, jsonBody } from './json.ts';
+import { jsonBody } from './json.ts';
 import { findReport, recordReport } from './reports.ts';
 import { githubErrorBody, githubResultText, webhookReport, webhookResultText, type WebhookMetadata } from './webhook-result.ts';
-
-const invalid = (message: string) => new ApiError('INVALID_REQUEST', message);
-
-/** metadata is echoed in every result, callback and report: its JSON may be at most this many bytes. */
-export const maxMetadataBytes = 16 * 1024;
-
-export interface WebhookRequest {
-  agent_card: Record<string, unknown>;
-  metadata: WebhookMetadata;
-  callback_url?: string;
-}
-
-/** POST /v1/webhook body. callback_url is only checked to be a string here: its policy needs the configuration (see handleWebhook). */
-export const parseWebhookRequest = (body: Record<string, unknown>): WebhookRequest => {
-  if (!isJsonObject(body.agent_card)) throw invalid('agent_card is required');
-  if (body.metadata !== undefined && !isJsonObject(body.metadata)) throw invalid('metadata must be a JSON object');
-  if (body.metadata !== undefined && new TextEncoder().encode(JSON.stringify(body.metadata)).length > maxMetadataBytes) {
-    throw invalid(`metadata is too large: at most ${maxMetadataBytes / 1024} KiB (${maxMetadataBytes} bytes) of JSON`);
-  }
-  const request: WebhookRequest = { agent_card: body.agent_card, metadata: (body.metadata as WebhookMetadata | undefined) ?? {} };
-  if (body.callback_url === undefined) return request;
-  if (typeof body.callback_url !== 'string') throw invalid('callback_url must be an absolute http(s) URL');
-  return { ...request, callback_url: body.callback_url };
-};
-
-/**
- * A POST /v1/webhook body validated (400s thrown), its metadata as JSON text: the card's pieces,
- * or for a job (with callback_url) only its callback_url: the job validates its card later.
- */
-export type WebhookOutcome = { metadata: string } & ({ callback_url: string } | { card: CardPieces });
-
-export const validateWebhookText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): WebhookOutcome => {
-  const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  const metadata = JSON.stringify(request.metadata);
-  if (request.callback_url !== undefined) return { metadata, callback_url: request.callback_url };
-  return { metadata, card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings })) };
-};
-
-/** The card of a stored webhook job's body text, validated. */
-export const validateJobText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): CardPieces =>
-  cardPieces(engine(parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth })).agent_card, { maxFindings: settings.maxFindings }));
+import { parseGithubRequest } from './webhook-requests.ts';
 
 /** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
 const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unknown>): Promise<T | undefined> =>
@@ -80,7 +38,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   const metadata = JSON.parse(outcome.metadata) as WebhookMetadata;
   if ('callback_url' in outcome) {
     const refusal = jobs.policy.refuseUrl(outcome.callback_url);
-    if (refusal) throw invalid(refusal);
+    if (refusal) throw new ApiError('INVALID_REQUEST', refusal);
     return { status: 202, body: JSON.stringify(await submitJob(deps, jobs, { body: text, metadata, callback_url: outcome.callback_url })) };
   }
   const { card } = outcome;
@@ -120,44 +78,6 @@ const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string
   }
   slot.enqueue(id);
   return { message: 'Validation started', validation_id: id, status_url: `${deps.urls.publicUrl}/v1/status/${id}` };
-};
-
-export interface GithubRequest {
-  agent_card: Record<string, unknown>;
-  repo: string;
-  /** Lower-cased full SHA (SHA-1 or SHA-256). */
-  sha: string;
-}
-
-const repoPattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
-const shaPattern = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
-
-/** POST /v1/webhook/github body. */
-export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest => {
-  if (!isJsonObject(body.agent_card)) throw invalid('agent_card is required');
-  const github = isJsonObject(body.github) ? body.github : {};
-  const { repo, sha } = github;
-  // Missing, null, non-string or empty: the documented message. A present but malformed string gets its own.
-  if (typeof repo !== 'string' || repo === '' || typeof sha !== 'string' || sha === '') {
-    throw invalid('GitHub repo and sha are required');
-  }
-  if (!repoPattern.test(repo)) throw invalid('github.repo must have the form owner/repo (e.g. octo-org/agent)');
-  if (!shaPattern.test(sha)) {
-    throw invalid('github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters');
-  }
-  return { agent_card: body.agent_card, repo, sha: sha.toLowerCase() };
-};
-
-/** A POST /v1/webhook/github body validated (400s thrown). */
-export interface GithubOutcome {
-  repo: string;
-  sha: string;
-  card: CardPieces;
-}
-
-export const validateGithubText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): GithubOutcome => {
-  const { agent_card, repo, sha } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return { repo, sha, card: cardPieces(engine(agent_card, { maxFindings: settings.maxFindings })) };
 };
 
 /**

@@ -8,7 +8,7 @@ import { ApiError, type ErrorCode } from '../errors.ts';
 import type { Engine, ValidationSettings } from '../services/card-result.ts';
 import { readBatchRequest, validateBatchText } from '../services/batch.ts';
 import { readSingleRequest, validateSingleText } from '../services/validation.ts';
-import { validateGithubText, validateJobText, validateWebhookText } from '../services/webhooks.ts';
+import { validateGithubText, validateJobText, validateWebhookText } from '../services/webhook-requests.ts';
 
 export const tasks = {
   /** POST /v1/validate */
