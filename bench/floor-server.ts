@@ -12,13 +12,17 @@
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { singleResponseText, validateSingleText } from '../src/services/validation.ts';
+import { parseConfig } from '../src/config.ts';
+import { isApiError } from '../src/errors.ts';
+import { validationSettings } from '../src/services/card-result.ts';
+import { singleResponseText, validateSingleText, type SingleOutcome } from '../src/services/validation.ts';
 import { reportLine } from '../src/store/report-lines.ts';
 import { officialValidators } from './engine.ts';
 
 const steps = ['parse', 'ajv', 'engine', 'response', 'report'] as const;
 const ajvCard = officialValidators().get('0.3.0')!;
 const decoder = new TextDecoder();
+const settings = validationSettings(parseConfig({}));
 const context = {
   report_id: 'rpt_1795315287487_XOehXdbg5burtDgIJyCs',
   report_url: 'http://127.0.0.1:8080/reports/rpt_1795315287487_XOehXdbg5burtDgIJyCs',
@@ -40,8 +44,13 @@ const app = new Hono()
       const body = JSON.parse(text) as Record<string, unknown>;
       return c.json(upTo === 0 ? { ok: true } : { valid: ajvCard(body.agent_card) });
     }
-    const outcome = validateSingleText(text);
-    if (!outcome.ok) return c.json(outcome.problem, 400);
+    let outcome: SingleOutcome;
+    try {
+      outcome = validateSingleText(text, settings);
+    } catch (e) {
+      if (isApiError(e)) return c.json(e.body() as object, 400);
+      throw e;
+    }
     if (upTo === 2) return c.json({ valid: outcome.valid });
     if (upTo === 4) {
       const line = reportLine({

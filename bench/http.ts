@@ -32,7 +32,7 @@ const newestMtime = (dir: string): number =>
   );
 
 /** The bundle when it is newer than every source file (production numbers), else the sources through tsx. */
-const serverCommand = (): { argv: string[]; label: string } => {
+export const serverCommand = (): { argv: string[]; label: string } => {
   const bundle = join(root, 'build/out/cardgate.cjs');
   if (existsSync(bundle) && statSync(bundle).mtimeMs > newestMtime(join(root, 'src'))) {
     return { argv: [process.execPath, bundle], label: 'bundle build/out/cardgate.cjs' };
@@ -40,13 +40,13 @@ const serverCommand = (): { argv: string[]; label: string } => {
   return { argv: [process.execPath, '--import', 'tsx', join(root, 'src/main.ts')], label: 'sources via tsx (no fresh bundle)' };
 };
 
-interface BenchServer {
+export interface BenchServer {
   url: string;
   stop(): Promise<void>;
 }
 
 /** Starts `serve` on a free port; its log goes to a file (draining a pipe would cost this process CPU). */
-const startServer = async (dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> => {
+export const startServer = async (dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> => {
   const logFile = join(dataDir, '..', `${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'w');
   const [cmd, ...pre] = serverCommand().argv;

@@ -25,7 +25,7 @@ import { JobRunner } from './jobs/runner.ts';
 import { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/types.ts';
-import type { SingleValidator } from './workers/validation-pool.ts';
+import type { Validator } from './workers/validation-pool.ts';
 
 export interface AppDeps {
   config: Config;
@@ -38,8 +38,8 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** DNS lookup used for callback delivery (tests inject one to simulate rebinding). */
   lookup?: LookupFunction;
-  /** Where POST /v1/validate bodies are validated (serve: a worker pool); in process when absent. */
-  validator?: SingleValidator;
+  /** Where request bodies and webhook jobs are validated (serve: a worker pool); in process when absent. */
+  validator?: Validator;
 }
 
 /**

@@ -74,6 +74,12 @@ export const configSchema = z
         maxBodyBytes: positiveInt.default(1024 * 1024),
         /** Largest request body on the batch endpoint, bytes. */
         maxBatchBodyBytes: positiveInt.default(10 * 1024 * 1024),
+        /**
+         * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
+         * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
+         * (serializer, cloner, report page) handles with room to spare.
+         */
+        maxJsonDepth: z.number().int().min(4).max(1000).default(64),
       })
       .strict()
       .prefault({}),
@@ -81,6 +87,8 @@ export const configSchema = z
     validation: z
       .object({
         timeoutMs: positiveInt.default(30000),
+        /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
+        maxFindings: z.number().int().min(1).max(100000).default(200),
         /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
         workers: unset(z.number().int().min(0).max(64)),
       })
@@ -148,9 +156,11 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_TRUSTED_PROXIES: { path: ['limits', 'trustedProxies'], type: 'list' },
   CARDGATE_MAX_BODY_BYTES: { path: ['http', 'maxBodyBytes'], type: 'number' },
   CARDGATE_MAX_BATCH_BODY_BYTES: { path: ['http', 'maxBatchBodyBytes'], type: 'number' },
+  CARDGATE_MAX_JSON_DEPTH: { path: ['http', 'maxJsonDepth'], type: 'number' },
   CARDGATE_BATCH_MAX_CARDS: { path: ['batch', 'maxCards'], type: 'number' },
   CARDGATE_VALIDATION_TIMEOUT_MS: { path: ['validation', 'timeoutMs'], type: 'number' },
   CARDGATE_VALIDATION_WORKERS: { path: ['validation', 'workers'], type: 'number' },
+  CARDGATE_MAX_FINDINGS: { path: ['validation', 'maxFindings'], type: 'number' },
   CARDGATE_CALLBACK_TIMEOUT_MS: { path: ['webhooks', 'callbackTimeoutMs'], type: 'number' },
   CARDGATE_WEBHOOK_SECRET: { path: ['webhooks', 'signingSecret'], type: 'string' },
   CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ['webhooks', 'allowedHosts'], type: 'list' },

@@ -1,4 +1,8 @@
-/** Collects findings while the rules run; severity comes from the catalogue, never from the caller. */
+/**
+ * Collects findings while the rules run; severity comes from the catalogue, never from the caller.
+ * At most `maxFindings` errors and as many warnings are kept; the rest are only counted, so a card
+ * with 90,000 faulty skills costs counters, not millions of findings.
+ */
 import { ruleInfo, type RuleId } from './catalogue.ts';
 import type { Issue } from './types.ts';
 
@@ -7,14 +11,31 @@ export class Report {
   readonly warnings: Issue[] = [];
   /** What to write instead, per warning (same index as `warnings`); becomes its suggestion. */
   readonly fixes: string[] = [];
+  /** Findings past the cap: counted, not kept. */
+  readonly leftOut = { errors: 0, warnings: 0 };
+  /** Warnings per rule, kept or not: the score weighs them all. */
+  readonly warningsPerRule = new Map<string, number>();
+
+  constructor(readonly maxFindings = Infinity) {}
+
+  /** Whether another error would be kept: past the cap `add` only counts it, so a caller may skip spelling it out. */
+  get roomForErrors(): boolean {
+    return this.errors.length < this.maxFindings;
+  }
 
   add(rule: RuleId, path: string, message: string, fix?: string): void {
     const info = ruleInfo(rule);
-    const issue = { path, message, rule };
-    if (info.severity === 'error') this.errors.push(issue);
-    else {
-      this.warnings.push(issue);
+    if (info.severity === 'error') {
+      if (this.errors.length < this.maxFindings) this.errors.push({ path, message, rule });
+      else this.leftOut.errors++;
+      return;
+    }
+    this.warningsPerRule.set(rule, (this.warningsPerRule.get(rule) ?? 0) + 1);
+    if (this.warnings.length < this.maxFindings) {
+      this.warnings.push({ path, message, rule });
       this.fixes.push(fix ?? info.fix);
+    } else {
+      this.leftOut.warnings++;
     }
   }
 }

@@ -4,8 +4,9 @@
  * recommended field; floored at 0, always an integer, a pure function of the findings.
  */
 import { ruleInfo, type RuleId } from './catalogue.ts';
+import type { Report } from './report.ts';
 import { arrayOf, recordOf } from './rules/context.ts';
-import type { Issue, Suggestion } from './types.ts';
+import type { Suggestion } from './types.ts';
 
 /** A rule repeated many times (say, ten http:// URLs) costs at most this many times its weight. */
 export const MAX_COUNT_PER_RULE = 3;
@@ -31,25 +32,32 @@ const migrationRules = new Set<string>(['field.legacy-0x', 'field.from-1.0']);
 
 export interface Scored {
   score: number;
+  /** At most the report's `maxFindings`. */
   suggestions: Suggestion[];
+  /** Suggestions past that cap (with one for each warning the report only counted). */
+  suggestionsLeftOut: number;
 }
 
-export function scoreCard(card: Record<string, unknown> | undefined, valid: boolean, warnings: Issue[], fixes: string[]): Scored {
-  const suggestions: Suggestion[] = warnings.map((w, i) => ({
+/** The score weighs every warning, kept or only counted, so capping the findings never changes it. */
+export function scoreCard(card: Record<string, unknown> | undefined, valid: boolean, report: Report): Scored {
+  const suggestions: Suggestion[] = report.warnings.map((w, i) => ({
     type: migrationRules.has(w.rule) ? 'migration' : 'improvement',
     field: w.path,
-    suggestion: fixes[i] ?? ruleInfo(w.rule as RuleId).fix,
+    suggestion: report.fixes[i] ?? ruleInfo(w.rule as RuleId).fix,
   }));
+  let suggestionsLeftOut = report.leftOut.warnings;
+  const suggest = (suggestion: Suggestion): void => {
+    if (suggestions.length < report.maxFindings) suggestions.push(suggestion);
+    else suggestionsLeftOut++;
+  };
   let penalty = 0;
-  const perRule = new Map<string, number>();
-  for (const w of warnings) perRule.set(w.rule, (perRule.get(w.rule) ?? 0) + 1);
-  for (const [rule, count] of perRule) penalty += ruleInfo(rule as RuleId).weight * Math.min(count, MAX_COUNT_PER_RULE);
+  for (const [rule, count] of report.warningsPerRule) penalty += ruleInfo(rule as RuleId).weight * Math.min(count, MAX_COUNT_PER_RULE);
 
   if (card) {
     for (const r of recommendedFields) {
       if (Object.hasOwn(card, r.field)) continue;
       penalty += r.weight;
-      suggestions.push({ type: 'improvement', field: r.field, suggestion: r.suggestion });
+      suggest({ type: 'improvement', field: r.field, suggestion: r.suggestion });
     }
     let examplesPenalty = 0;
     arrayOf(card.skills).forEach((s, i) => {
@@ -57,9 +65,9 @@ export function scoreCard(card: Record<string, unknown> | undefined, valid: bool
       if (!skill || (Array.isArray(skill.examples) && skill.examples.length > 0)) return;
       examplesPenalty += EXAMPLES_WEIGHT;
       const name = typeof skill.name === 'string' ? skill.name : `skill ${i}`;
-      suggestions.push({ type: 'improvement', field: `skills[${i}].examples`, suggestion: `add "examples": ["<a request a user would send to ${name}>"]` });
+      suggest({ type: 'improvement', field: `skills[${i}].examples`, suggestion: `add "examples": ["<a request a user would send to ${name}>"]` });
     });
     penalty += Math.min(examplesPenalty, EXAMPLES_CAP);
   }
-  return { score: valid ? Math.max(0, 100 - penalty) : 0, suggestions };
+  return { score: valid ? Math.max(0, 100 - penalty) : 0, suggestions, suggestionsLeftOut };
 }

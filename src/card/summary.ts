@@ -19,13 +19,15 @@ export const compatibilityText = (compatibility: NonNullable<CardResult['compati
 
 export function formatSummary(result: CardResult, opts: { name?: string } = {}): string {
   const subject = opts.name ? `${opts.name}: ` : '';
+  const left = result.truncated ?? { errors: 0, warnings: 0, suggestions: 0 };
+  const more = (n: number): string[] => (n > 0 ? [`  ... and ${n} more, left out`] : []);
   const out = [
     `${subject}${result.valid ? 'VALID' : 'INVALID'} agent card (A2A ${result.version} rules, ${versionSourceText[result.versionSource]}; ${result.shape} shape)`,
-    `${plural(result.errors.length, 'error')}, ${plural(result.warnings.length, 'warning')}, score ${result.score}/100`,
+    `${plural(result.errors.length + left.errors, 'error')}, ${plural(result.warnings.length + left.warnings, 'warning')}, score ${result.score}/100`,
   ];
   if (result.compatibility) out.push(`Compatibility: ${compatibilityText(result.compatibility)}`);
-  if (result.errors.length) out.push('', 'Errors:', ...result.errors.map((e) => line('ERROR', e)));
-  if (result.warnings.length) out.push('', 'Warnings:', ...result.warnings.map((w) => line('WARN ', w)));
-  if (result.suggestions.length) out.push('', 'Suggestions:', ...result.suggestions.map((s) => `  - ${s.field}: ${s.suggestion}`));
+  if (result.errors.length) out.push('', 'Errors:', ...result.errors.map((e) => line('ERROR', e)), ...more(left.errors));
+  if (result.warnings.length) out.push('', 'Warnings:', ...result.warnings.map((w) => line('WARN ', w)), ...more(left.warnings));
+  if (result.suggestions.length) out.push('', 'Suggestions:', ...result.suggestions.map((s) => `  - ${s.field}: ${s.suggestion}`), ...more(left.suggestions));
   return out.join('\n') + '\n';
 }

@@ -20,6 +20,15 @@ export type CardShape = '0.2' | '0.3' | '1.0' | 'unknown';
 export interface ValidateOptions {
   /** Force a protocol version (one of `supportedVersions`); otherwise the card decides. */
   protocolVersion?: string;
+  /** Errors, warnings and suggestions kept, each (default: all); the rest are counted in `truncated`. */
+  maxFindings?: number;
+}
+
+/** How many findings of each list were found beyond `maxFindings` and left out. */
+export interface Truncated {
+  errors: number;
+  warnings: number;
+  suggestions: number;
 }
 
 /** Where the rule set came from: options.protocolVersion, the card's top-level protocolVersion, or its shape. */
@@ -48,6 +57,8 @@ export interface CardResult {
    * supportedInterfaces is checked against `1.0`; a 1.0-judged card keeping the 0.x `url` against `0.3.0`.
    */
   compatibility?: Record<string, CompatibilityVerdict>;
+  /** Present only when `maxFindings` left findings out. */
+  truncated?: Truncated;
 }
 
 export type Severity = 'error' | 'warning';

@@ -102,7 +102,7 @@ function otherGeneration(card: Record<string, unknown>, version: RuleSetVersion)
  * rules used), except where the rules used already report the same error at the same spot.
  */
 function checkCompatibility(card: Record<string, unknown>, other: RuleSetVersion, report: Report): Record<string, CompatibilityVerdict> {
-  const sub = new Report();
+  const sub = new Report(report.maxFindings); // counts stay exact past the cap (leftOut)
   runRules(card, other, sub, []);
   const reported = new Set(report.errors.map((e) => `${e.rule} ${e.path}`));
   for (const e of sub.errors) {
@@ -110,25 +110,33 @@ function checkCompatibility(card: Record<string, unknown>, other: RuleSetVersion
     report.add('compatibility.other-version', e.path, `${e.message} (fails the ${other} rules: ${e.rule})`,
       `for ${other} clients: ${ruleInfo(e.rule as RuleId).fix}`);
   }
-  return { [other]: { valid: sub.errors.length === 0, errors: sub.errors.length, warnings: sub.warnings.length } };
+  const errors = sub.errors.length + sub.leftOut.errors;
+  return { [other]: { valid: errors === 0, errors, warnings: sub.warnings.length + sub.leftOut.warnings } };
 }
 
 export function validateCard(card: unknown, options: ValidateOptions = {}): CardResult {
   const shape = detectShape(card);
   const { version, source, findings } = chooseVersion(card, shape, options);
-  const report = new Report();
+  const report = new Report(options.maxFindings);
   if (!isRecord(card)) {
     report.add('card.root.object', ROOT_PATH, `The card must be a JSON object, not ${jsonType(card)}`);
     for (const f of findings) f(report);
-    return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version, versionSource: source, shape };
+    return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version, versionSource: source, shape, ...leftOut(report, 0) };
   }
   runRules(card, version, report, findings);
   const other = otherGeneration(card, version);
   const compatibility = other === undefined ? undefined : checkCompatibility(card, other, report);
   const valid = report.errors.length === 0;
-  const { score, suggestions } = scoreCard(card, valid, report.warnings, report.fixes);
+  const { score, suggestions, suggestionsLeftOut } = scoreCard(card, valid, report);
   return {
     valid, errors: report.errors, warnings: report.warnings, score, suggestions, version, versionSource: source, shape,
     ...(compatibility ? { compatibility } : {}),
+    ...leftOut(report, suggestionsLeftOut),
   };
 }
+
+/** `truncated`, only when the cap left something out. */
+const leftOut = (report: Report, suggestions: number): Pick<CardResult, 'truncated'> => {
+  const { errors, warnings } = report.leftOut;
+  return errors + warnings + suggestions === 0 ? {} : { truncated: { errors, warnings, suggestions } };
+};

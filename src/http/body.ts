@@ -6,18 +6,11 @@
  */
 import type { Context } from 'hono';
 import { ApiError } from '../errors.ts';
-import { parseJsonObject } from '../services/json.ts';
+import { badBody, jsonBody, type JsonBodyOptions } from '../services/json.ts';
 
-export interface ReadJsonOptions {
+export interface ReadJsonOptions extends JsonBodyOptions {
   maxBytes: number;
-  /** Render 400s as the single-validation failure body. */
-  validationShape?: boolean;
-  /** The error for valid JSON whose root is not an object (default: INVALID_REQUEST). */
-  notAnObject?: ApiError;
 }
-
-const badRequest = (message: string, validationShape?: boolean): ApiError =>
-  new ApiError('INVALID_REQUEST', message, validationShape ? { validationBody: [{ path: 'body', message }] } : {});
 
 const isJsonContentType = (value: string | undefined): boolean => {
   if (!value) return false;
@@ -66,23 +59,19 @@ const readLimited = async (request: Request, maxBytes: number): Promise<Uint8Arr
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** The body's text: a JSON Content-Type, within the size limit, not empty, valid UTF-8. */
-export const readBodyText = async (c: Context, options: ReadJsonOptions): Promise<string> => {
+export const readBodyText = async (c: Context, options: Pick<ReadJsonOptions, 'maxBytes' | 'validationShape'>): Promise<string> => {
   if (!isJsonContentType(c.req.header('content-type'))) {
     const message = 'Content-Type must be application/json';
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', message, options.validationShape ? { validationBody: [{ path: 'body', message }] } : {});
   }
   const bytes = await readLimited(c.req.raw, options.maxBytes);
-  if (bytes.byteLength === 0) throw badRequest('request body is empty; expected a JSON object', options.validationShape);
+  if (bytes.byteLength === 0) throw badBody('request body is empty; expected a JSON object', options.validationShape);
   try {
     return decoder.decode(bytes);
   } catch {
-    throw badRequest('request body is not valid JSON: body is not valid UTF-8', options.validationShape);
+    throw badBody('request body is not valid JSON: body is not valid UTF-8', options.validationShape);
   }
 };
 
-export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> => {
-  const parsed = parseJsonObject(await readBodyText(c, options));
-  if ('value' in parsed) return parsed.value;
-  if (options.notAnObject && parsed.kind === 'not-an-object') throw options.notAnObject;
-  throw badRequest(parsed.problem, options.validationShape);
-};
+export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> =>
+  jsonBody(await readBodyText(c, options), options);

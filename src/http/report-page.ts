@@ -20,6 +20,8 @@ interface Findings {
   errors: Json[];
   warnings: Json[];
   suggestions: Json[];
+  /** How many of each list the findings cap left out (`truncated` of the result). */
+  leftOut: Json;
 }
 
 const findingsOf = (result: unknown): Findings => {
@@ -31,6 +33,7 @@ const findingsOf = (result: unknown): Findings => {
     errors: asArray(v.errors),
     warnings: asArray(v.warnings),
     suggestions: asArray(r.suggestions ?? v.suggestions),
+    leftOut: asObject(v.truncated),
   };
 };
 
@@ -61,19 +64,29 @@ const table = (head: string[], rows: string[][]): string =>
 const code = (v: unknown): string => `<td><code>${esc(v ?? '')}</code></td>`;
 const text = (v: unknown): string => `<td>${esc(v ?? '')}</td>`;
 
-const issueSection = (title: string, issues: Json[], cls: string): string =>
-  `<section><h2 class="${cls}">${esc(title)} <span class="count">${issues.length}</span></h2>${
+/** The count in a section's title and, when the findings cap left some out, a line saying how many. */
+const counted = (shown: number, leftOut: unknown): { count: number; note: string } => {
+  const left = typeof leftOut === 'number' && leftOut > 0 ? leftOut : 0;
+  return { count: shown + left, note: left > 0 ? `<p class="none">${esc(left)} more not shown: the first ${esc(shown)} were kept.</p>` : '' };
+};
+
+const issueSection = (title: string, issues: Json[], cls: string, leftOut?: unknown): string => {
+  const { count, note } = counted(issues.length, leftOut);
+  return `<section><h2 class="${cls}">${esc(title)} <span class="count">${count}</span></h2>${
     issues.length === 0
       ? '<p class="none">None.</p>'
       : table(['Path', 'Message', 'Rule'], issues.map((i) => [code(i.path), text(i.message), code(i.rule)]))
-  }</section>`;
+  }${note}</section>`;
+};
 
-const suggestionSection = (suggestions: Json[]): string =>
-  `<section><h2>Suggestions <span class="count">${suggestions.length}</span></h2>${
+const suggestionSection = (suggestions: Json[], leftOut?: unknown): string => {
+  const { count, note } = counted(suggestions.length, leftOut);
+  return `<section><h2>Suggestions <span class="count">${count}</span></h2>${
     suggestions.length === 0
       ? '<p class="none">None.</p>'
       : table(['Field', 'Suggestion', 'Type'], suggestions.map((s) => [code(s.field), text(s.suggestion), code(s.type)]))
-  }</section>`;
+  }${note}</section>`;
+};
 
 const facts = (rows: Array<[string, unknown]>): string =>
   `<dl>${rows
@@ -96,9 +109,9 @@ const singleBody = (report: ReportRecord): string => {
   return [
     `<p class="verdict">${verdict(f.valid)}${f.score === null ? '' : ` <span class="score">Score ${esc(f.score)}/100</span>`}</p>`,
     context,
-    issueSection('Errors', f.errors, 'errors'),
-    issueSection('Warnings', f.warnings, 'warnings'),
-    suggestionSection(f.suggestions),
+    issueSection('Errors', f.errors, 'errors', f.leftOut.errors),
+    issueSection('Warnings', f.warnings, 'warnings', f.leftOut.warnings),
+    suggestionSection(f.suggestions, f.leftOut.suggestions),
     cardBlock('Agent card', report.card),
   ].join('');
 };
@@ -113,16 +126,16 @@ const batchBody = (report: ReportRecord): string => {
       code(x.id),
       `<td>${verdict(typeof x.valid === 'boolean' ? x.valid : null)}</td>`,
       text(x.score),
-      text(asArray(x.errors).length),
-      text(asArray(x.warnings).length),
+      text(counted(asArray(x.errors).length, asObject(x.truncated).errors).count),
+      text(counted(asArray(x.warnings).length, asObject(x.truncated).warnings).count),
     ]),
   );
   const details = results
     .filter((x) => asArray(x.errors).length + asArray(x.warnings).length > 0)
-    .map(
-      (x) =>
-        `<details><summary>Card <code>${esc(x.id)}</code></summary>${issueSection('Errors', asArray(x.errors), 'errors')}${issueSection('Warnings', asArray(x.warnings), 'warnings')}</details>`,
-    )
+    .map((x) => {
+      const left = asObject(x.truncated);
+      return `<details><summary>Card <code>${esc(x.id)}</code></summary>${issueSection('Errors', asArray(x.errors), 'errors', left.errors)}${issueSection('Warnings', asArray(x.warnings), 'warnings', left.warnings)}</details>`;
+    })
     .join('');
   return [
     `<p class="verdict">${verdict(typeof r.invalid === 'number' ? r.invalid === 0 : null, `${r.valid} of ${r.total} valid`)} <span class="score">Average score ${esc(summary.average_score)}/100</span></p>`,

@@ -23,28 +23,25 @@
  * `processing` with no outcome, so the next start delivers it again (receivers
  * dedupe on webhook-id).
  *
- * Memory and disk: a job keeps its whole card in the store until it finishes
- * (needed to run it again after a crash). At most `webhooks.maxQueued` jobs
- * wait, and each card came in a body of at most `http.maxBodyBytes`, so the
- * cards kept are bounded by maxQueued × maxBodyBytes.
+ * Memory and disk: a job keeps its request body's text in the store until it
+ * finishes (needed to run it again after a crash). At most `webhooks.maxQueued`
+ * jobs wait, each body at most `http.maxBodyBytes`, so what is kept is bounded
+ * by maxQueued × maxBodyBytes. Validation runs in the validator (a worker
+ * thread when serving); the event loop only moves the text.
  */
 import type { AppDeps } from '../app.ts';
-import { validateCard } from '../card/index.ts';
 import { iso } from '../clock.ts';
 import { ApiError } from '../errors.ts';
+import type { Engine } from '../services/card-result.ts';
 import { createCallbackPolicy, type CallbackPolicy } from '../services/callback-policy.ts';
-import {
-  validateWithinLimit,
-  webhookErrorResult,
-  webhookReport,
-  webhookResult,
-  type ValidateFn,
-  type WebhookContext,
-  type WebhookResult,
-} from '../services/webhook-result.ts';
+import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from '../services/webhook-result.ts';
 import type { JobRecord } from '../store/types.ts';
 import { version } from '../version.ts';
+import { configuredInProcess, type Validator } from '../workers/validation-pool.ts';
 import { deliverCallback } from './deliver.ts';
+
+/** A job's request once its result is stored: the card lives on in the report, the job no longer needs it. */
+const withoutCard = (request: JobRecord['request']): JobRecord['request'] => ({ agent_card: null, metadata: request.metadata, callback_url: request.callback_url });
 
 /** Time kept back from the shutdown deadline so that aborted runs end, and finished ones are stored, before it. */
 const shutdownMarginMs = 300;
@@ -53,8 +50,8 @@ const shutdownMarginMs = 300;
 export const maxJobAttempts = 3;
 
 export interface JobRunnerOptions {
-  /** The engine used by every webhook endpoint; tests inject a slow or failing one. */
-  validate?: ValidateFn;
+  /** The engine of every webhook endpoint when validating in process (no `deps.validator`); tests inject a slow or failing one. */
+  validate?: Engine;
 }
 
 /** A place in the queue taken before a job is stored: enqueue the stored job, or release the place if storing failed. */
@@ -65,7 +62,8 @@ export interface QueueSlot {
 
 export class JobRunner {
   readonly policy: CallbackPolicy;
-  readonly validate: ValidateFn;
+  /** Validates the webhook endpoints' bodies and the jobs' cards. */
+  readonly validator: Validator;
   private readonly queue: string[] = [];
   private readonly running = new Map<string, Promise<void>>();
   private readonly shutdown = new AbortController();
@@ -77,7 +75,7 @@ export class JobRunner {
     private readonly deps: AppDeps,
     options: JobRunnerOptions = {},
   ) {
-    this.validate = options.validate ?? validateCard;
+    this.validator = deps.validator ?? configuredInProcess(deps.config, options.validate);
     this.policy = createCallbackPolicy(deps.config.webhooks.allowedHosts);
     const wide = deps.config.webhooks.allowedHosts.filter((h) => h === '*' || h === 'private');
     if (wide.length > 0) deps.log.warn('webhook callbacks may reach internal networks', { allowed_hosts: wide });
@@ -178,8 +176,7 @@ export class JobRunner {
       status: failed ? 'failed' : 'completed',
       created_at: job.created_at,
       updated_at: iso(clock.now()),
-      // The card lives on in the report; the job no longer needs it.
-      request: { agent_card: null, metadata: job.request.metadata, callback_url: callbackUrl },
+      request: withoutCard(job.request),
       result,
       ...(failed ? { error: result.errors[0]?.message } : {}),
       callback: { url: callbackUrl, ...outcome, attempted_at: iso(attemptedAt) },
@@ -188,14 +185,16 @@ export class JobRunner {
   }
 
   /**
-   * Validates a job and stores its report and its result (the card then leaves the job: the
-   * report keeps it). The run is counted on the job, durably, before it starts; past
-   * `maxJobAttempts` the job is not run again. A run that throws, or one not run again, leaves
-   * the job an `error` result instead.
+   * Validates a job and stores its report and its result; with its result stored, a job re-run
+   * after a crash only delivers it, so the body leaves the job (the report keeps it). The run is
+   * counted on the job, durably, before it starts; past `maxJobAttempts` the job is not run again.
+   * A run that throws, or one not run again, leaves the job an `error` result instead.
    */
   private async validated(job: JobRecord): Promise<WebhookResult> {
     const { store, clock, log } = this.deps;
     const attempts = (job.attempts ?? 0) + 1;
+    // Jobs keep their request body's text; jobs stored before that keep the card itself.
+    const requestJson = job.request.body ?? JSON.stringify({ agent_card: job.request.agent_card });
     let result: WebhookResult;
     if (attempts > maxJobAttempts) {
       log.error('webhook job interrupted too often: failed without running it again', { validation_id: job.id, attempts: job.attempts });
@@ -204,50 +203,53 @@ export class JobRunner {
       store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), attempts });
       await store.commit();
       try {
-        const validation = this.validationOf(job);
-        store.putReport(webhookReport({ id: job.id, createdAt: job.created_at, card: job.request.agent_card, body: validation.body, version: validation.version }));
+        const validation = await this.validationOf(job, requestJson);
         result = validation.body;
+        store.putReport(
+          webhookReport(
+            { id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version },
+            { requestJson, resultJson: validation.text, verdict: { valid: result.valid, score: result.score } },
+          ),
+        );
       } catch (e) {
         log.error('webhook job failed', { validation_id: job.id, error: (e as Error).message });
         result = this.errorResult(job, 'internal error');
       }
     }
-    store.putJob({
-      ...job,
-      status: 'processing',
-      updated_at: iso(clock.now()),
-      attempts: Math.min(attempts, maxJobAttempts),
-      request: { ...job.request, agent_card: null },
-      result,
-    });
+    store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), attempts: Math.min(attempts, maxJobAttempts), request: withoutCard(job.request), result });
     await store.commit();
     return result;
   }
 
   /** The `error` result of a job that could not run, and its report (without the card, which may be what failed). */
   private errorResult(job: JobRecord, reason: string): WebhookResult {
-    const body = webhookErrorResult(reason, this.contextOf(job));
-    this.deps.store.putReport(webhookReport({ id: job.id, createdAt: job.created_at, card: null, body }));
+    const metadata = job.request.metadata ?? {};
+    const body = webhookErrorResult(reason, metadata, this.contextOf(job));
+    const content = { requestJson: '{"agent_card":null}', resultJson: JSON.stringify(body), verdict: { valid: false, score: 0 } };
+    this.deps.store.putReport(webhookReport({ id: job.id, createdAt: job.created_at, metadata }, content));
     return body;
   }
 
   private contextOf(job: JobRecord): WebhookContext {
-    return { validationId: job.id, metadata: job.request.metadata ?? {}, reportsUrl: this.deps.urls.reportsUrl, nowMs: this.deps.clock.now() };
+    return { validationId: job.id, reportsUrl: this.deps.urls.reportsUrl, nowMs: this.deps.clock.now() };
   }
 
   /**
-   * The 2.6 body of a job and the protocol version it was validated against: a validation
-   * result, or an `error` result (no version) when the engine failed or ran out of time.
+   * The 2.6 body of a job (as text, and as the object the job keeps: small, the findings being
+   * capped) and the protocol version it was validated against: a validation result, or an `error`
+   * result (no version) when the engine failed or ran out of time.
    */
-  private validationOf(job: JobRecord): { body: WebhookResult; version?: string } {
-    const context = this.contextOf(job);
+  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string }> {
+    const metadata = job.request.metadata ?? {};
     try {
-      const result = validateWithinLimit(job.request.agent_card, this.deps.config.validation.timeoutMs, this.validate);
-      return { body: webhookResult(result, { ...context, nowMs: this.deps.clock.now() }), version: result.version };
+      const card = await this.validator.run('job', requestJson);
+      const text = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
+      return { body: JSON.parse(text) as WebhookResult, text, version: card.version };
     } catch (e) {
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });
       const reason = e instanceof Error && e.name === 'ValidationTimeout' ? e.message : 'internal validation error';
-      return { body: webhookErrorResult(reason, { ...context, nowMs: this.deps.clock.now() }) };
+      const body = webhookErrorResult(reason, metadata, this.contextOf(job));
+      return { body, text: JSON.stringify(body) };
     }
   }
 

@@ -5,9 +5,8 @@
  */
 import { validateCard } from '../card/index.ts';
 import { ApiError } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import { isJsonObject } from './json.ts';
-import { versionFields } from './version-fields.ts';
+import { cardPieces, truncatedField, type Engine, type ValidationSettings } from './card-result.ts';
+import { isJsonObject, jsonBody } from './json.ts';
 
 export interface BatchEntry {
   id: string;
@@ -36,49 +35,46 @@ export const parseBatchRequest = (body: Record<string, unknown>, maxCards: numbe
   });
 };
 
+/** A bare array is most likely the cards without their wrapper: say what the body must look like. */
+const notAnObject = new ApiError('INVALID_BATCH_FORMAT', 'expected a cards array: send {"cards": [{"id": ..., "agent_card": {...}}]}');
+
+/** The cards of a batch body's text; an unusable body throws its 400. */
+export const readBatchRequest = (text: string, settings: ValidationSettings): BatchEntry[] =>
+  parseBatchRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth, notAnObject }), settings.maxCards);
+
+/** A batch validated, as plain data (it crosses from a validation worker): `results` is already JSON text. */
+export interface BatchOutcome {
+  total: number;
+  valid: number;
+  /** Of the valid cards' scores (an invalid card scores 0). */
+  scoreSum: number;
+  results: string;
+}
+
+/** Validates the text of a batch body: parse, body checks (400s thrown), every card, the results as JSON text. */
+export const validateBatchText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): BatchOutcome => {
+  const entries = readBatchRequest(text, settings);
+  let valid = 0;
+  let scoreSum = 0;
+  const results = entries.map(({ id, agent_card }) => {
+    const card = cardPieces(engine(agent_card, { maxFindings: settings.maxFindings }));
+    const score = card.valid ? card.score : 0;
+    if (card.valid) valid++;
+    scoreSum += score;
+    return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${truncatedField(card, ['errors', 'warnings'])},"score":${score},${card.versionMembers}}`;
+  });
+  return { total: entries.length, valid, scoreSum, results: `[${results.join(',')}]` };
+};
+
 export interface BatchContext {
   batch_id: string;
   timestamp: string;
-  /** performance.now() when the request arrived. */
-  startedAt: number;
-  log: Logger;
+  processing_time_ms: number;
 }
 
-/**
- * Validates every card and builds the 2.5 body. An unexpected failure (an engine bug)
- * is logged and becomes BATCH_SERVER_ERROR; `validate` is replaceable for that test.
- */
-export const runBatch = (entries: BatchEntry[], context: BatchContext, validate: typeof validateCard = validateCard) => {
-  try {
-    return batchResult(entries, context, validate);
-  } catch (e) {
-    context.log.error('batch validation failed', { batch_id: context.batch_id, error: e instanceof Error ? e.message : String(e) });
-    throw new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation', { cause: e });
-  }
+/** The 2.5 body as JSON text. */
+export const batchResponseText = (outcome: BatchOutcome, context: BatchContext): string => {
+  const { total, valid } = outcome;
+  const summary = `{"total_processed":${total},"success_rate":${valid / total},"average_score":${Math.round(outcome.scoreSum / total)},"processing_time_ms":${context.processing_time_ms}}`;
+  return `{"batch_id":${JSON.stringify(context.batch_id)},"total":${total},"valid":${valid},"invalid":${total - valid},"results":${outcome.results},"summary":${summary},"timestamp":${JSON.stringify(context.timestamp)}}`;
 };
-
-const batchResult = (entries: BatchEntry[], context: BatchContext, validate: typeof validateCard) => {
-  const results = entries.map(({ id, agent_card }) => {
-    const r = validate(agent_card);
-    return { id, valid: r.valid, errors: r.errors, warnings: r.warnings, score: r.valid ? r.score : 0, ...versionFields(r) };
-  });
-  const valid = results.filter((r) => r.valid).length;
-  const total = results.length;
-  const scoreSum = results.reduce((sum, r) => sum + r.score, 0);
-  return {
-    batch_id: context.batch_id,
-    total,
-    valid,
-    invalid: total - valid,
-    results,
-    summary: {
-      total_processed: total,
-      success_rate: valid / total,
-      average_score: Math.round(scoreSum / total),
-      processing_time_ms: Math.round(performance.now() - context.startedAt),
-    },
-    timestamp: context.timestamp,
-  };
-};
-
-export type BatchResult = ReturnType<typeof runBatch>;

@@ -6,9 +6,10 @@
  */
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../card/index.ts';
+import { ApiError } from '../errors.ts';
+import { cardPieces, truncatedField, type Engine, type ValidationSettings } from './card-result.ts';
 import type { RateLimitInfo } from './daily-quota.ts';
-import { isJsonObject, parseJsonObject } from './json.ts';
-import { versionFields } from './version-fields.ts';
+import { isJsonObject, jsonBody } from './json.ts';
 
 
 const flag = z.boolean({ error: 'must be a boolean' }).optional();
@@ -37,71 +38,52 @@ const validateRequestSchema = z.object({
 
 export type ValidateRequest = z.infer<typeof validateRequestSchema>;
 
-/** A 400 of POST /v1/validate: `{valid:false, errors:[{path,message}]}` (decisions §6). */
-export interface RequestProblem {
-  message: string;
-  errors: Array<{ path: string; message: string }>;
+/** The 400 of POST /v1/validate: `{valid:false, errors:[{path,message}]}` (decisions §6). */
+const unusable = (errors: Array<{ path: string; message: string }>) =>
+  new ApiError('INVALID_REQUEST', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { validationBody: errors });
+
+/** The text of a POST /v1/validate body as a request; an unusable one throws its 400. */
+export const readSingleRequest = (text: string, maxJsonDepth: number): ValidateRequest => {
+  const parsed = validateRequestSchema.safeParse(jsonBody(text, { maxDepth: maxJsonDepth, validationShape: true }));
+  if (parsed.success) return parsed.data;
+  throw unusable(parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || 'body', message: issue.message })));
+};
+
+/** One POST /v1/validate body validated, as plain data (it crosses from a validation worker): the parts that go out as JSON already as text. */
+export interface SingleOutcome {
+  valid: boolean;
+  score: number;
+  version: string;
+  /** `"version":…,"version_source":…` (and `"compatibility":…` when checked): in the answer and the report. */
+  versionMembers: string;
+  /** `{"valid":…,"errors":[…],"warnings":[…]` + score and suggestions when asked (+ `truncated` when the cap left some out), then `}`. */
+  head: string;
+  /** The report's `result`: everything, whatever the caller asked to see (valid, errors, warnings, score, suggestions, version). */
+  resultJson: string;
+  /** cli mode only. */
+  summary?: string;
 }
 
-const problem = (errors: RequestProblem['errors']): RequestProblem => ({ message: errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors });
-
-/** The text of a POST /v1/validate body as a request, or why it is unusable. */
-const readRequest = (text: string): { request: ValidateRequest } | { problem: RequestProblem } => {
-  const json = parseJsonObject(text);
-  if ('problem' in json) return { problem: problem([{ path: 'body', message: json.problem }]) };
-  const parsed = validateRequestSchema.safeParse(json.value);
-  if (parsed.success) return { request: parsed.data };
-  return { problem: problem(parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || 'body', message: issue.message }))) };
-};
-
-/** Why the text of a POST /v1/validate body is unusable (a 400), without validating the card. */
-export const requestProblem = (text: string): RequestProblem | undefined => {
-  const read = readRequest(text);
-  return 'problem' in read ? read.problem : undefined;
-};
-
-/**
- * One POST /v1/validate body validated, as plain data (it crosses from a validation worker):
- * the 400 problem, or the pieces of the answer, the parts that go out as JSON already as text.
- */
-export type SingleOutcome =
-  | { ok: false; problem: RequestProblem }
-  | {
-      ok: true;
-      valid: boolean;
-      score: number;
-      version: string;
-      /** `"version":…,"version_source":…` (and `"compatibility":…` when checked): in the answer and the report. */
-      versionMembers: string;
-      /** `{"valid":…,"errors":[…],"warnings":[…]` + score and suggestions when asked, then `}`. */
-      head: string;
-      /** The report's `result`: everything, whatever the caller asked to see (valid, errors, warnings, score, suggestions, version). */
-      resultJson: string;
-      /** cli mode only. */
-      summary?: string;
-    };
-
-/** Validates the text of a POST /v1/validate body: parse, request schema, engine, and the answer's pieces. */
-export const validateSingleText = (text: string): SingleOutcome => {
-  const read = readRequest(text);
-  if ('problem' in read) return { ok: false, problem: read.problem };
-  const { request } = read;
+/** Validates the text of a POST /v1/validate body: parse, request schema (400s thrown), engine, and the answer's pieces. */
+export const validateSingleText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome => {
+  const request = readSingleRequest(text, settings.maxJsonDepth);
   const { options } = request;
-  const result = validateCard(request.agent_card, { protocolVersion: options.protocolVersion });
+  const result = engine(request.agent_card, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings });
+  const pieces = cardPieces(result);
   const name = request.agent_card.name;
   // The answer and the report carry the same findings: each list is serialized once, for both.
-  const findings = `"valid":${result.valid},"errors":${JSON.stringify(result.errors)},"warnings":${JSON.stringify(result.warnings)}`;
-  const score = `"score":${result.score}`;
-  const suggestions = `"suggestions":${JSON.stringify(result.suggestions)}`;
-  const versionMembers = JSON.stringify(versionFields(result)).slice(1, -1);
+  const findings = `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}`;
+  const score = `"score":${pieces.score}`;
+  const suggestions = `"suggestions":${pieces.suggestions}`;
+  const shown = [findings, ...(options.include_score ? [score] : []), ...(options.include_suggestions ? [suggestions] : [])];
+  const shownLists = options.include_suggestions ? (['errors', 'warnings', 'suggestions'] as const) : (['errors', 'warnings'] as const);
   return {
-    ok: true,
-    valid: result.valid,
-    score: result.score,
-    version: result.version,
-    versionMembers,
-    head: `{${[findings, ...(options.include_score ? [score] : []), ...(options.include_suggestions ? [suggestions] : [])].join(',')}}`,
-    resultJson: `{${findings},${score},${suggestions},${versionMembers}}`,
+    valid: pieces.valid,
+    score: pieces.score,
+    version: pieces.version,
+    versionMembers: pieces.versionMembers,
+    head: `{${shown.join(',')}${truncatedField(pieces, shownLists)}}`,
+    resultJson: `{${findings},${score},${suggestions}${truncatedField(pieces, ['errors', 'warnings', 'suggestions'])},${pieces.versionMembers}}`,
     ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
   };
 };
@@ -119,7 +101,7 @@ export interface SingleResultContext {
  * The response body of POST /v1/validate as JSON text, fields in the order of interface 2.4
  * (`summary` last, cli mode only): the outcome's head, then the fields only the route knows.
  */
-export const singleResponseText = (outcome: Extract<SingleOutcome, { ok: true }>, context: SingleResultContext): string =>
+export const singleResponseText = (outcome: SingleOutcome, context: SingleResultContext): string =>
   `${outcome.head.slice(0, -1)},"report_id":${JSON.stringify(context.report_id)},"report_url":${JSON.stringify(context.report_url)}` +
   `,"response_time_ms":${context.response_time_ms},"recorded":${context.recorded},"timestamp":${JSON.stringify(context.timestamp)}` +
   `,${outcome.versionMembers},"rateLimitInfo":${JSON.stringify(context.rateLimitInfo)}` +

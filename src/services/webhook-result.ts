@@ -1,67 +1,46 @@
 /**
- * Bodies of the webhook endpoints: the webhook validation result (interface
- * 2.6, also the callback body) and the GitHub result (2.8), plus the running of
- * the engine under the validation time limit that both share.
+ * Bodies of the webhook endpoints: the webhook validation result (interface 2.6, also the callback
+ * body) and the GitHub result (2.8), composed as JSON text from a card's pieces (see
+ * card-result.ts), so that the findings, serialized once in a validation worker, are never parsed
+ * or serialized again on the event loop.
  */
-import { performance } from 'node:perf_hooks';
-import type { CardResult, Issue } from '../card/types.ts';
 import { iso } from '../clock.ts';
-import type { ReportRecord } from '../store/types.ts';
+import type { VerbatimReport } from '../store/types.ts';
+import { truncatedField, type CardPieces } from './card-result.ts';
 import { reportUrl } from './reports.ts';
-import { versionFields } from './version-fields.ts';
-
-export type ValidateFn = (card: unknown) => CardResult;
-
-/** The engine ran but took longer than `validation.timeoutMs`. */
-export class ValidationTimeout extends Error {
-  constructor(limitMs: number) {
-    super(`validation exceeded the time limit of ${limitMs} ms`);
-    this.name = 'ValidationTimeout';
-  }
-}
-
-/**
- * Runs the engine and enforces the time limit. The engine is synchronous and
- * pure, so it cannot be interrupted in-process (a worker thread would not
- * survive the single-file bundle): the elapsed time is checked when it
- * returns, and a late result is discarded. Bodies are capped at 1 MiB, which
- * keeps a single run far below the limit in practice.
- */
-export const validateWithinLimit = (card: unknown, limitMs: number, validate: ValidateFn): CardResult => {
-  const started = performance.now();
-  const result = validate(card);
-  if (performance.now() - started > limitMs) throw new ValidationTimeout(limitMs);
-  return result;
-};
+import type { VersionFields } from './version-fields.ts';
 
 export type WebhookMetadata = Record<string, unknown>;
 
 export interface WebhookContext {
   validationId: string;
-  metadata: WebhookMetadata;
   reportsUrl: string;
   nowMs: number;
 }
 
-/** Interface 2.6 for a validation that ran (`status: "success"`). */
-export const webhookResult = (result: CardResult, context: WebhookContext) => ({
-  validation_id: context.validationId,
-  status: 'success' as 'success' | 'error',
-  valid: result.valid,
-  score: result.score,
-  errors: result.errors,
-  warnings: result.warnings,
-  suggestions: result.suggestions,
-  ...versionFields(result),
-  metadata: context.metadata,
-  report_url: reportUrl(context.reportsUrl, context.validationId),
-  timestamp: iso(context.nowMs),
-});
+/** Interface 2.6 (+ `truncated` when the cap left findings out, and the version members when it ran). */
+export interface WebhookResult extends VersionFields {
+  validation_id: string;
+  status: 'success' | 'error';
+  valid: boolean;
+  score: number;
+  errors: Array<{ path: string; message: string; rule: string }>;
+  warnings: unknown[];
+  suggestions: unknown[];
+  truncated?: unknown;
+  metadata: WebhookMetadata;
+  report_url: string;
+  timestamp: string;
+}
 
-export type WebhookResult = ReturnType<typeof webhookResult>;
+/** Interface 2.6 as JSON text, for a validation that ran (`status: "success"`); `metadata` is its JSON text. */
+export const webhookResultText = (card: CardPieces, metadata: string, context: WebhookContext): string =>
+  `{"validation_id":${JSON.stringify(context.validationId)},"status":"success","valid":${card.valid},"score":${card.score}` +
+  `,"errors":${card.errors},"warnings":${card.warnings},"suggestions":${card.suggestions}${truncatedField(card, ['errors', 'warnings', 'suggestions'])},${card.versionMembers}` +
+  `,"metadata":${metadata},"report_url":${JSON.stringify(reportUrl(context.reportsUrl, context.validationId))},"timestamp":${JSON.stringify(iso(context.nowMs))}}`;
 
 /** Interface 2.6 for a validation that could not run (`status: "error"`): the reason is the one error entry. */
-export const webhookErrorResult = (reason: string, context: WebhookContext): WebhookResult => ({
+export const webhookErrorResult = (reason: string, metadata: WebhookMetadata, context: WebhookContext): WebhookResult => ({
   validation_id: context.validationId,
   status: 'error',
   valid: false,
@@ -69,39 +48,42 @@ export const webhookErrorResult = (reason: string, context: WebhookContext): Web
   errors: [{ path: 'agent_card', message: `validation could not run: ${reason}`, rule: 'service.validation_error' }],
   warnings: [],
   suggestions: [],
-  metadata: context.metadata,
+  metadata,
   report_url: reportUrl(context.reportsUrl, context.validationId),
   timestamp: iso(context.nowMs),
 });
 
 /**
- * The stored report of a webhook validation, built here for both the synchronous answer and the
- * job runner so that they keep the same fields. `version` is absent when the validation could not run.
+ * The stored report of a webhook validation (its request and result stored verbatim), built here
+ * for both the synchronous answer and the job runner so that they keep the same fields. `version`
+ * is absent when the validation could not run.
  */
-export const webhookReport = (report: { id: string; createdAt: string; card: unknown; body: WebhookResult; version?: string }): ReportRecord => ({
+export const webhookReport = (
+  report: { id: string; createdAt: string; metadata: WebhookMetadata; version?: string },
+  content: Pick<VerbatimReport, 'requestJson' | 'resultJson' | 'verdict'>,
+): VerbatimReport => ({
   id: report.id,
   kind: 'webhook',
   created_at: report.createdAt,
   account_id: null,
   ...(report.version !== undefined ? { version: report.version } : {}),
-  card: report.card,
-  result: report.body,
-  meta: report.body.metadata,
+  ...content,
+  meta: report.metadata,
 });
 
 /** GitHub rejects commit-status descriptions over 140 characters. */
 const maxDescription = 140;
 
+/** At most `max` code points (never splitting a surrogate pair); only the head of a long text is split up. */
 const truncate = (text: string, max: number): string => {
-  const chars = Array.from(text); // code points: never split a surrogate pair
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+  const chars = Array.from(text.slice(0, 2 * max));
+  return chars.length <= max && text.length <= 2 * max ? text : `${chars.slice(0, max - 1).join('')}…`;
 };
 
-const describe = (result: CardResult): string => {
-  if (result.valid) return `Agent card valid (score: ${result.score}/100)`;
-  const n = result.errors.length;
-  const first = result.errors[0] as Issue | undefined;
-  return `Agent card invalid: ${n} error${n === 1 ? '' : 's'}${first ? ` (first: ${first.message})` : ''}`;
+const describe = (card: CardPieces): string => {
+  if (card.valid) return `Agent card valid (score: ${card.score}/100)`;
+  const n = card.errorCount;
+  return `Agent card invalid: ${n} error${n === 1 ? '' : 's'}${card.firstError !== undefined ? ` (first: ${card.firstError})` : ''}`;
 };
 
 export interface GithubContext {
@@ -119,13 +101,10 @@ const githubStatus = (state: 'success' | 'failure' | 'error', description: strin
   target_url: reportUrl(context.reportsUrl, context.reportId ?? context.sha),
 });
 
-/** Interface 2.8: the result and a commit status ready for POST /repos/{repo}/statuses/{sha}. */
-export const githubResult = (result: CardResult, context: GithubContext) => ({
-  success: true,
-  validation: { valid: result.valid, errors: result.errors, warnings: result.warnings, ...versionFields(result) },
-  score: result.score,
-  github_status: githubStatus(result.valid ? 'success' : 'failure', describe(result), context),
-});
+/** Interface 2.8 as JSON text: the result and a commit status ready for POST /repos/{repo}/statuses/{sha}. */
+export const githubResultText = (card: CardPieces, context: GithubContext): string =>
+  `{"success":true,"validation":{"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${truncatedField(card, ['errors', 'warnings'])},${card.versionMembers}}` +
+  `,"score":${card.score},"github_status":${JSON.stringify(githubStatus(card.valid ? 'success' : 'failure', describe(card), context))}}`;
 
 /**
  * The 500 body when the validation could not run: the documented flat error,

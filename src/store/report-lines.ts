@@ -1,9 +1,10 @@
 /**
  * A report as one line of JSON, and back. A verbatim report (see NewReport) is written as
  * `{...its fields, "result": <its result text>, "request": <the body's text>}`; read back, its
- * card is `request.agent_card`. Lines stay strings until a flush encodes a whole group at once:
- * per-report buffers cost more (allocation, GC) than the one encoding pass. Stores keep reports
- * as these lines and parse one when it is read (parsing never fails on nesting; encoding can).
+ * card is `request.agent_card` (a batch's: `request.cards`). Lines stay strings until a flush
+ * encodes a whole group at once: per-report buffers cost more (allocation, GC) than the one
+ * encoding pass. Stores keep reports as these lines and parse one when it is read (parsing never
+ * fails on nesting; encoding can).
  */
 import { encodeRecord } from './encode.ts';
 import type { NewReport, ReportRecord } from './types.ts';
@@ -26,7 +27,8 @@ type StoredReport = ReportRecord | (Omit<ReportRecord, 'card'> & { request: unkn
 export const fromLine = (value: StoredReport): ReportRecord => {
   if (!('request' in value)) return value;
   const { request, ...fields } = value;
-  const card = typeof request === 'object' && request !== null ? (request as Record<string, unknown>).agent_card : undefined;
+  const body = typeof request === 'object' && request !== null ? (request as Record<string, unknown>) : {};
+  const card = fields.kind === 'batch' ? body.cards : body.agent_card;
   return { ...fields, card };
 };
 

@@ -68,14 +68,15 @@ export interface ReportRecord {
 }
 
 /**
- * What putReport takes: a ReportRecord, or one already in text (POST /v1/validate, whose body and
+ * What putReport takes: a ReportRecord, or one already in text (a validation whose body and
  * result exist as JSON text once validated): stored verbatim instead of serialized again, a
- * hot-path cost. Read back, it is the ReportRecord with `card` = `agent_card` of the request.
+ * hot-path cost. Read back, it is the ReportRecord with `card` = `agent_card` of the request
+ * (a batch's: `cards`).
  */
 export type NewReport = ReportRecord | VerbatimReport;
 
 export interface VerbatimReport extends Omit<ReportRecord, 'card' | 'result'> {
-  /** The request body's text: a JSON object with the card at `agent_card`, already parsed once. */
+  /** The request body's text: a JSON object with the card at `agent_card` (a batch: the cards at `cards`), already parsed once. */
   requestJson: string;
   /** The result's JSON text. */
   resultJson: string;
@@ -103,7 +104,14 @@ export interface JobRecord {
   created_at: string;
   updated_at: string;
   /** What was submitted, kept until the job finishes so it can run again after a crash. */
-  request: { agent_card: unknown; metadata?: Record<string, unknown>; callback_url?: string };
+  request: {
+    /** null when the job keeps `body`; jobs stored before `body` existed keep the card here. */
+    agent_card: unknown;
+    /** The webhook request body's text, verbatim (its card at `agent_card`): validated and reported as it came. */
+    body?: string;
+    metadata?: Record<string, unknown>;
+    callback_url?: string;
+  };
   /** The webhook result (2.6) once validated. */
   result?: unknown;
   /** Runs started so far (each is made durable before it starts); a job is not run again once it reaches the runner's bound. */

@@ -1,15 +1,21 @@
 /**
- * A validation worker thread: turns the text of a POST /v1/validate body into its outcome
- * (parse, request schema, engine, the answer's JSON pieces) off the main event loop.
- * Messages in: `{ id, text }`; out: `{ id, outcome }`, or `{ id, error }` if it threw (a bug).
+ * A validation worker thread: runs the validator's tasks (see tasks.ts) off the main event loop,
+ * under the settings it was started with (`workerData`).
+ * Messages in: `{ id, kind, input }`; out: `{ ready }` once listening, then per task `{ id, outcome }`,
+ * `{ id, refusal }` for the body's 400, or `{ id, error }` if it threw otherwise (a bug).
  */
-import { parentPort } from 'node:worker_threads';
-import { validateSingleText } from '../services/validation.ts';
+import { parentPort, workerData } from 'node:worker_threads';
+import { isApiError } from '../errors.ts';
+import type { ValidationSettings } from '../services/card-result.ts';
+import { refusalOf, runTask, type TaskKind } from './tasks.ts';
 
-parentPort?.on('message', ({ id, text }: { id: number; text: string }) => {
+const settings = workerData as ValidationSettings;
+
+parentPort?.on('message', ({ id, kind, input }: { id: number; kind: TaskKind; input: never }) => {
   try {
-    parentPort!.postMessage({ id, outcome: validateSingleText(text) });
+    parentPort!.postMessage({ id, outcome: runTask(kind, input, settings) });
   } catch (e) {
-    parentPort!.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
+    parentPort!.postMessage(isApiError(e) ? { id, refusal: refusalOf(e) } : { id, error: e instanceof Error ? e.message : String(e) });
   }
 });
+parentPort?.postMessage({ ready: true });

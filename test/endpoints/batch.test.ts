@@ -2,10 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { iso } from '../../src/clock.ts';
-import { ApiError } from '../../src/errors.ts';
-import { memoryLogger } from '../../src/log.ts';
-import { runBatch } from '../../src/services/batch.ts';
+import { parseConfig } from '../../src/config.ts';
 import { idPattern } from '../../src/services/ids.ts';
+import { configuredInProcess, type Validator } from '../../src/workers/validation-pool.ts';
 import { postJson } from '../helpers/app.ts';
 import { endpointsApp, sampleCard } from './helpers.ts';
 
@@ -69,6 +68,23 @@ describe('POST /v1/validate/batch', () => {
     const res = await batch(t, { cards }, auth);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-ratelimit-remaining'), '7');
+  });
+
+  it('a caller over its daily quota gets 400 for a bad body and 403 for a good one, and no card is validated', async () => {
+    const inProcess = configuredInProcess(parseConfig({}));
+    const kinds: string[] = [];
+    const validator: Validator = { run: async (kind, input) => (kinds.push(kind), inProcess.run(kind, input)), close: async () => {} };
+    const t = endpointsApp({ limits: { daily: { pro: 2 } } }, { validator });
+    const auth = t.keyFor('pro');
+    const cards = [1, 2].map((i) => ({ id: `c${i}`, agent_card: sampleCard() }));
+    assert.equal((await batch(t, { cards }, auth)).status, 200);
+    const bad = await batch(t, { cards: [{ id: 'a' }] }, auth);
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).code, 'BATCH_VALIDATION_ERROR');
+    const over = await batch(t, { cards }, auth);
+    assert.equal(over.status, 403);
+    assert.equal((await over.json()).error.code, 'FORBIDDEN');
+    assert.deepEqual(kinds, ['batch', 'batchBody', 'batchBody']);
   });
 
   it('is open to the team plan', async () => {
@@ -145,21 +161,15 @@ describe('POST /v1/validate/batch', () => {
     assert.equal((await tooLarge.json()).code, 'PAYLOAD_TOO_LARGE');
   });
 
-  it('turns an unexpected failure inside batch processing into BATCH_SERVER_ERROR (500, flat), logged', () => {
-    // The engine has no input that makes it throw, so the failure is injected at the service seam.
-    const log = memoryLogger();
+  it('turns an unexpected failure inside batch processing into BATCH_SERVER_ERROR (500, flat), logged', async () => {
+    // The engine has no input that makes it throw, so the failure is injected as the validator's engine.
     const boom = () => {
       throw new Error('engine bug');
     };
-    assert.throws(
-      () => runBatch([{ id: 'a', agent_card: {} }], { batch_id: 'batch_1', timestamp: '', startedAt: 0, log }, boom),
-      (e: unknown) => {
-        assert.ok(e instanceof ApiError);
-        assert.equal(e.status, 500);
-        assert.deepEqual(e.body(), { error: 'internal error during batch validation', code: 'BATCH_SERVER_ERROR' });
-        return true;
-      },
-    );
-    assert.ok(log.lines.some((l) => l.msg === 'batch validation failed' && l.error === 'engine bug'));
+    const t = endpointsApp({}, { validator: configuredInProcess(parseConfig({}), boom) });
+    const res = await batch(t, { cards: [{ id: 'a', agent_card: {} }] }, t.keyFor('pro'));
+    assert.equal(res.status, 500);
+    assert.deepEqual(await res.json(), { error: 'internal error during batch validation', code: 'BATCH_SERVER_ERROR' });
+    assert.ok(t.log.lines.some((l) => l.msg === 'batch validation failed' && l.error === 'engine bug'));
   });
 });

@@ -1,4 +1,5 @@
 /** Shared set-up of the endpoint tests: an app with the validation and report routes, keys per plan, sample cards. */
+import type { AppDeps } from '../../src/app.ts';
 import type { ConfigInput } from '../../src/config.ts';
 import { validateRoutes } from '../../src/http/routes/validate.ts';
 import { reportRoutes } from '../../src/http/routes/reports.ts';
@@ -9,8 +10,8 @@ import { testApp } from '../helpers/app.ts';
 export { sampleCard } from './seed.ts';
 
 /** testApp() with /v1/validate and /reports mounted (unless createApp already mounts them). */
-export const endpointsApp = (config: ConfigInput = {}) => {
-  const t = testApp({ config });
+export const endpointsApp = (config: ConfigInput = {}, deps: Partial<AppDeps> = {}) => {
+  const t = testApp({ config, deps });
   const mounted = (prefix: string) => t.app.routes.some((r) => r.path.startsWith(prefix));
   if (!mounted('/v1/validate')) t.app.route('/v1/validate', validateRoutes(t.deps));
   if (!mounted('/reports')) t.app.route('/reports', reportRoutes(t.deps));

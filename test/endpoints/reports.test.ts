@@ -56,6 +56,22 @@ describe('GET /reports/<id>', () => {
     assert.ok(page.includes('<dd>0.3.0 rules, as the card declares</dd>') && !page.includes('Compatibility'));
   });
 
+  it('counts what the findings cap left out, on single and batch pages', async () => {
+    const t = endpointsApp({ validation: { maxFindings: 2 } });
+    const card = { ...sampleCard(), skills: Array.from({ length: 4 }, () => ({ id: 'a' })) };
+    const result = await validateOne(t, card);
+    assert.equal(result.errors.length, 2);
+    const left = result.truncated.errors;
+    assert.ok(left > 0);
+    const html = await (await t.app.request(pathOf(result.report_url))).text();
+    assert.ok(html.includes(`Errors <span class="count">${2 + left}</span>`));
+    assert.ok(html.includes(`${left} more not shown: the first 2 were kept.`));
+    const batch = await t.app.request('/v1/validate/batch', postJson({ cards: [{ id: 'c', agent_card: card }] }, t.keyFor('pro')));
+    const page = await (await t.app.request(`/reports/${(await batch.json()).batch_id}`)).text();
+    assert.ok(page.includes(`<td>${2 + left}</td>`), 'the overview counts every error');
+    assert.ok(page.includes(`${left} more not shown: the first 2 were kept.`));
+  });
+
   it('escapes card content: a script name renders as text', async () => {
     const t = endpointsApp();
     const result = await validateOne(t, { ...sampleCard(), name: evil, description: `"'&${evil}` });

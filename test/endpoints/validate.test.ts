@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { supportedVersions, validateCard } from '../../src/card/index.ts';
 import { iso } from '../../src/clock.ts';
+import { parseConfig } from '../../src/config.ts';
+import { validationSettings } from '../../src/services/card-result.ts';
 import { idPattern } from '../../src/services/ids.ts';
 import { validateSingleText } from '../../src/services/validation.ts';
+import { configuredInProcess, type Validator } from '../../src/workers/validation-pool.ts';
 import { postJson, testApp } from '../helpers/app.ts';
 import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
 
@@ -201,7 +204,8 @@ describe('POST /v1/validate', () => {
 
   it('a caller over its daily quota gets 400 for a bad body and 403 for a good one, and the card is never validated', async () => {
     let validated = 0;
-    const validator = { validate: async (text: string) => (validated++, validateSingleText(text)), close: async () => {} };
+    const inProcess = configuredInProcess(parseConfig({}));
+    const validator: Validator = { run: async (kind, input) => (kind === 'single' && validated++, inProcess.run(kind, input)), close: async () => {} };
     const t = testApp({ config: { limits: { daily: { anonymous: 1 } } }, deps: { validator } });
     const send = (body: unknown) => t.app.request('/v1/validate', postJson(body));
     assert.equal((await send({ agent_card: sampleCard() })).status, 200);
@@ -221,8 +225,7 @@ describe('validateSingleText', () => {
     const cards = [sampleCard(), { name: 'Broken "quote" \u2028 card' }, { ...sampleCard(), url: 'http://localhost:3000' }];
     for (const agent_card of cards) {
       for (const options of [{}, { include_score: true }, { include_suggestions: true }, { include_score: true, include_suggestions: true }]) {
-        const outcome = validateSingleText(JSON.stringify({ agent_card, options }));
-        assert.ok(outcome.ok);
+        const outcome = validateSingleText(JSON.stringify({ agent_card, options }), validationSettings(parseConfig({})));
         const r = validateCard(agent_card);
         const o = options as { include_score?: boolean; include_suggestions?: boolean };
         assert.equal(outcome.head, JSON.stringify({

@@ -79,7 +79,7 @@ test('ApiError codes render in their documented shapes with their headers', asyn
 
 const bodyApp = (validationShape: boolean) => {
   const { app } = testApp();
-  app.post('/echo', async (c) => c.json(await readJsonObject(c, { maxBytes: 64, validationShape })));
+  app.post('/echo', async (c) => c.json(await readJsonObject(c, { maxBytes: 64, maxDepth: 64, validationShape })));
   return app;
 };
 

@@ -15,7 +15,7 @@ import { testApp } from '../helpers/app.ts';
 export const limitsApp = (config: ConfigInput = {}) => {
   const t = testApp({ config });
   t.app.post('/t/validate', identifyCaller(t.deps), async (c) => {
-    const body = await readJsonObject(c, { maxBytes: 1024 });
+    const body = await readJsonObject(c, { maxBytes: 1024, maxDepth: 64 });
     const rateLimitInfo = chargeDailyQuota(c, t.deps, typeof body.cards === 'number' ? body.cards : 1);
     return c.json({ rateLimitInfo, caller: { plan: c.var.caller.plan, ip: c.var.caller.ip } });
   });

@@ -25,7 +25,7 @@ const intQuery = (c: Context, name: string, fallback: number, min: number, max: 
 
 export const adminRoutes = (deps: AppDeps) => {
   const { store } = deps;
-  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes });
+  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
   /** Mutations are durable before the response says they happened. */
   const committed = async <T>(value: T): Promise<T> => {
     await store.commit();

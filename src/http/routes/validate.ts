@@ -1,30 +1,35 @@
 /**
  * POST /v1/validate and POST /v1/validate/batch. Order of checks (decisions §4):
  * key (401) → IP allow-list (403) → plan permits the endpoint → body (4xx) →
- * daily quota (403) → validation → durable report → response. A single validation's body is
- * checked by the validator together with the card (one trip to its worker); the quota is charged
- * only once the body is known to be usable, and a caller already over it never reaches the engine.
+ * daily quota (403) → validation → durable report → response. A body is checked by the validator
+ * together with its cards (one trip to its worker); the quota is charged only once the body is
+ * known to be usable, and a caller already over it never reaches the engine.
  */
 import { Hono } from 'hono';
 import type { AppDeps } from '../../app.ts';
 import { iso } from '../../clock.ts';
-import { ApiError } from '../../errors.ts';
-import { parseBatchRequest, runBatch } from '../../services/batch.ts';
+import { ApiError, isApiError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import { batchResponseText } from '../../services/batch.ts';
 import { newId } from '../../services/ids.ts';
 import { recordReport, reportUrl } from '../../services/reports.ts';
-import { requestProblem, singleResponseText, type RequestProblem } from '../../services/validation.ts';
-import { inProcessValidator } from '../../workers/validation-pool.ts';
-import { readBodyText, readJsonObject } from '../body.ts';
+import { singleResponseText } from '../../services/validation.ts';
+import { configuredInProcess } from '../../workers/validation-pool.ts';
+import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { identifyCaller } from '../middleware/caller.ts';
 import { chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota.ts';
 
-/** The 400 of an unusable single-validation body: `{valid:false, errors:[{path,message}]}`. */
-const unusable = (problem: RequestProblem) => new ApiError('INVALID_REQUEST', problem.message, { validationBody: problem.errors });
+/** For `validator.run(...).catch()`: the body's 400 passes; any other failure (engine bug, dead worker, time limit) is logged and answered as `answer` (a 500). */
+const failedAs = (log: Logger, what: string, answer: ApiError) => (e: unknown): never => {
+  if (isApiError(e)) throw e;
+  log.error(`${what} failed`, { error: e instanceof Error ? e.message : String(e) });
+  throw answer;
+};
 
 export const validateRoutes = (deps: AppDeps) => {
   const { config, store, clock, log } = deps;
-  const validator = deps.validator ?? inProcessValidator;
+  const validator = deps.validator ?? configuredInProcess(config);
   const caller = identifyCaller(deps);
 
   return new Hono<AppEnv>()
@@ -34,13 +39,11 @@ export const validateRoutes = (deps: AppDeps) => {
       let rateLimitInfo: RateLimitInfo | undefined;
       if (!quotaAllows(c, deps, 1)) {
         // Over today's quota: a bad body still gets its 400, a good one its 403, and no engine time is spent.
-        const problem = requestProblem(text);
-        if (problem) throw unusable(problem);
+        await validator.run('singleBody', text);
         rateLimitInfo = chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
       }
-      // Parsed, checked and validated by the validator (a worker thread when serving).
-      const outcome = await validator.validate(text);
-      if (!outcome.ok) throw unusable(outcome.problem);
+      // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
+      const outcome = await validator.run('single', text).catch(failedAs(log, 'validation', new ApiError('INTERNAL_ERROR', 'internal error during validation')));
       rateLimitInfo ??= chargeDailyQuota(c, deps, 1);
 
       const now = clock.now();
@@ -71,25 +74,26 @@ export const validateRoutes = (deps: AppDeps) => {
       const { plan } = c.var.caller;
       if (plan === 'anonymous') throw new ApiError('UNAUTHORIZED', 'batch validation requires an API key');
       if (plan !== 'pro' && plan !== 'team') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
-      // A bare array is most likely the cards without their wrapper: say what the body must look like.
-      const notAnObject = new ApiError('INVALID_BATCH_FORMAT', 'expected a cards array: send {"cards": [{"id": ..., "agent_card": {...}}]}');
-      const body = await readJsonObject(c, { maxBytes: config.http.maxBatchBodyBytes, notAnObject });
-      const entries = parseBatchRequest(body, config.batch.maxCards);
-      chargeDailyQuota(c, deps, entries.length);
+      const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
+      // Like a single validation: over the quota, only the body is checked and the engine never runs.
+      if (!quotaAllows(c, deps, 1)) chargeDailyQuota(c, deps, await validator.run('batchBody', text));
+      const outcome = await validator.run('batch', text).catch(failedAs(log, 'batch validation', new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
+      chargeDailyQuota(c, deps, outcome.total);
 
       const now = clock.now();
       const timestamp = iso(now);
       const batchId = newId('batch', now);
-      const result = runBatch(entries, { batch_id: batchId, timestamp, startedAt, log });
+      const answer = batchResponseText(outcome, { batch_id: batchId, timestamp, processing_time_ms: Math.round(performance.now() - startedAt) });
       // The response has no `recorded` field (interface 2.5); the report is still durable before we answer.
       await recordReport(store, log, {
         id: batchId,
         kind: 'batch',
         created_at: timestamp,
         account_id: c.var.caller.account?.id ?? null,
-        card: entries,
-        result,
+        requestJson: text, // the cards verbatim, as sent
+        resultJson: answer,
+        verdict: { valid: outcome.valid === outcome.total, score: Math.round(outcome.scoreSum / outcome.total) },
       });
-      return c.json(result);
+      return c.body(answer, 200, { 'Content-Type': 'application/json' });
     });
 };

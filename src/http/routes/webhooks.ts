@@ -9,8 +9,8 @@ import { Hono } from 'hono';
 import type { AppDeps } from '../../app.ts';
 import { ApiError } from '../../errors.ts';
 import type { JobRunner } from '../../jobs/runner.ts';
-import { parseGithubRequest, parseWebhookRequest, submitJob, validateForGithub, validateNow, validationStatus } from '../../services/webhooks.ts';
-import { readJsonObject } from '../body.ts';
+import { handleGithub, handleWebhook, validationStatus } from '../../services/webhooks.ts';
+import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import type { createWebhookLimiter } from '../middleware/webhook-limit.ts';
 
@@ -24,15 +24,13 @@ export const webhookRoutes = (deps: AppDeps, { limiter, jobs }: WebhookServices)
   const maxBytes = deps.config.http.maxBodyBytes;
 
   app.post('/webhook', limiter.count, async (c) => {
-    const request = parseWebhookRequest(await readJsonObject(c, { maxBytes }), jobs);
-    if (request.callback_url === undefined) return c.json(await validateNow(deps, jobs, request));
-    return c.json(await submitJob(deps, jobs, { ...request, callback_url: request.callback_url }), 202);
+    const { status, body } = await handleWebhook(deps, jobs, await readBodyText(c, { maxBytes }));
+    return c.body(body, status, { 'Content-Type': 'application/json' });
   });
 
   app.post('/webhook/github', limiter.count, async (c) => {
-    const request = parseGithubRequest(await readJsonObject(c, { maxBytes }));
-    const { status, body } = await validateForGithub(deps, jobs, request);
-    return c.json(body, status);
+    const { status, body } = await handleGithub(deps, jobs, await readBodyText(c, { maxBytes }));
+    return c.body(body, status, { 'Content-Type': 'application/json' });
   });
 
   app.get('/status/:id', limiter.headersOnly, async (c) => {
