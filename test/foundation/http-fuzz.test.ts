@@ -15,9 +15,11 @@ import { startServer } from '../helpers/server.ts';
 import { prepareDataDir, sampleCard } from '../endpoints/seed.ts';
 
 const SEED = 20261123;
-const REQUESTS = 700;
+const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 700);
 const CONCURRENCY = 8;
-const TIME_BUDGET_MS = 15_000;
+const TIME_BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 15_000);
+/** Longest idle wait for RSS to come back (measured: ~10-20 s after a 3,000-request run). */
+const RSS_SETTLE_MS = 45_000;
 const ADMIN = 'test-admin-token-0123456789';
 
 /** mulberry32: deterministic, so a failure reproduces from the seed. */
@@ -171,11 +173,17 @@ test(`HTTP fuzz: ${REQUESTS} seeded requests over every endpoint, no 5xx, docume
     t.diagnostic(`${sent} requests sent, ${recorded.length} recorded`);
     const health = await fetch(`${server.url}/healthz`);
     assert.equal(health.status, 200, 'the server is still up');
-    await new Promise((resolve) => setTimeout(resolve, 1_500)); // idle: let the collector run
-    const rssAfter = rssOf(server.pid);
-    t.diagnostic(`RSS ${Math.round(rssBefore / 2 ** 20)} MB before, ${Math.round(rssAfter / 2 ** 20)} MB after`);
+    // Idle, the collector gives the memory of the hostile requests back (V8's memory reducer runs
+    // some seconds after the last allocation): RSS must come back near the baseline, not stay high.
+    const near = rssBefore * 1.3 + 48 * 2 ** 20;
+    const peak = rssOf(server.pid);
+    let rssAfter = peak;
+    for (const giveUpAt = Date.now() + RSS_SETTLE_MS; rssAfter > near && Date.now() < giveUpAt; rssAfter = rssOf(server.pid)) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    t.diagnostic(`RSS ${Math.round(rssBefore / 2 ** 20)} MB before, ${Math.round(peak / 2 ** 20)} MB at the end, ${Math.round(rssAfter / 2 ** 20)} MB once idle`);
     assert.deepEqual(problems.slice(0, 30), [], `${problems.length} problems`);
-    assert.ok(rssAfter < rssBefore * 2 + 128 * 2 ** 20, `RSS back near where it started: ${rssBefore} -> ${rssAfter}`);
+    assert.ok(rssAfter <= near, `RSS back near where it started: ${rssBefore} -> ${rssAfter} after ${RSS_SETTLE_MS} ms idle`);
     assert.equal(await server.stop(), 0, `SIGTERM exits 0\n${server.stderr()}`);
 
     // the same data starts again and serves what was recorded
