@@ -13,9 +13,9 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { parseConfig } from '../src/config.ts';
-import { isApiError } from '../src/errors.ts';
-import { validationSettings } from '../src/services/card-result.ts';
-import { singleResponseText, validateSingleText, type SingleOutcome } from '../src/services/validation.ts';
+import { isApiError } from '../src/lib/errors.ts';
+import { validationSettings } from '../src/features/validation/card-result.ts';
+import { singleResponseText, validateSingleText, type SingleOutcome } from '../src/features/validation/validation.ts';
 import { reportLine } from '../src/store/report-lines.ts';
 import { officialValidators } from './engine.ts';
 

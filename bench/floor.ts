@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sampleCard } from '../test/endpoints/seed.ts';
+import { sampleCard } from '../test/api/seed.ts';
 import { findWrk, generatorLabel, loader, median, round2, type LoadSpec } from './load.ts';
 import type { BenchRow } from './run.ts';
 

@@ -1,6 +1,6 @@
 /** `cardgate accounts create|list|set-plan|delete`: accounts in the data dir, while no server holds it. */
 import { parseArgs } from 'node:util';
-import { createAccount, deleteAccount, listAccounts, updateAccount } from '../services/accounts.ts';
+import { createAccount, deleteAccount, listAccounts, updateAccount } from '../features/accounts/accounts.ts';
 import { USAGE } from './io.ts';
 import { contextFlags, json, table, withStore, type AdminCliContext, type AdminCliIO } from './offline-store.ts';
 

@@ -1,6 +1,6 @@
 /** `cardgate keys create|list|delete`: API keys in the data dir, while no server holds it. */
 import { parseArgs } from 'node:util';
-import { createKey, deleteKey, listKeys } from '../services/api-keys.ts';
+import { createKey, deleteKey, listKeys } from '../features/accounts/api-keys.ts';
 import { USAGE } from './io.ts';
 import { contextFlags, json, table, withStore, type AdminCliContext, type AdminCliIO } from './offline-store.ts';
 

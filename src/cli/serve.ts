@@ -6,16 +6,16 @@
  */
 import { parseArgs } from 'node:util';
 import { createApp, type App } from '../app.ts';
-import { systemClock } from '../clock.ts';
+import { systemClock } from '../lib/clock.ts';
 import { ConfigError, configFlags, loadConfig, resolveUrls, type Config } from '../config.ts';
-import { Lifecycle } from '../lifecycle.ts';
-import { createLogger, type Logger } from '../log.ts';
-import { ensureAdminToken } from '../services/admin-token.ts';
-import { parseAllowedHosts } from '../services/callback-policy.ts';
+import { Lifecycle } from '../lib/lifecycle.ts';
+import { createLogger, type Logger } from '../lib/log.ts';
+import { ensureAdminToken } from '../features/accounts/admin-token.ts';
+import { parseAllowedHosts } from '../features/webhooks/callback-policy.ts';
 import { openFileStore } from '../store/file.ts';
 import type { Store } from '../store/types.ts';
-import { version } from '../version.ts';
-import { createValidator } from '../workers/validation-pool.ts';
+import { version } from '../lib/version.ts';
+import { createValidator } from '../features/validation/validation-pool.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 export const serveHelp = `Usage: cardgate serve [options]
@@ -91,7 +91,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   }
 
   // Loaded lazily: @hono/node-server pulls in node:http and undici (~24 ms) that the other subcommands never need.
-  const { createNodeServer } = await import('../http/node-server.ts');
+  const { createNodeServer } = await import('../api/node-server.ts');
   const lifecycle = new Lifecycle();
   let app: App | undefined;
   let inFlight = 0;

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../card/index.ts';
+import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../engine/index.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 const help = `Usage: cardgate validate FILE|- [--protocol-version V] [--format text|json]

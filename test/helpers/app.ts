@@ -1,9 +1,9 @@
 /** An app wired with a MemoryStore, a FakeClock, a fake fetch and a memory logger. */
 import { createApp, type AppDeps } from '../../src/app.ts';
-import { FakeClock } from '../../src/clock.ts';
+import { FakeClock } from '../../src/lib/clock.ts';
 import { parseConfig, type ConfigInput } from '../../src/config.ts';
-import { Lifecycle } from '../../src/lifecycle.ts';
-import { memoryLogger } from '../../src/log.ts';
+import { Lifecycle } from '../../src/lib/lifecycle.ts';
+import { memoryLogger } from '../../src/lib/log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 
 export const testApp = (options: { config?: ConfigInput; deps?: Partial<AppDeps> } = {}) => {
