@@ -1,12 +1,10 @@
 /**
  * createApp(deps) wires the whole service: middleware, route groups, and the
  * single error renderer. Everything with a side effect comes in through deps,
- * so tests use a MemoryStore, a FakeClock and a fake fetch.
+ * so tests use a MemoryStore and a FakeClock.
  */
-import type { LookupFunction } from 'node:net';
 import { Hono } from 'hono';
-import type { Clock } from './lib/clock.ts';
-import type { Config } from './config.ts';
+import type { AppDeps } from './deps.ts';
 import { ApiError, isApiError } from './lib/errors.ts';
 import type { AppEnv } from './api/env.ts';
 import { methodNotAllowedOrNotFound } from './api/fallback.ts';
@@ -23,24 +21,6 @@ import { validateRoutes } from './api/routes/validate.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
-import type { Logger } from './lib/log.ts';
-import type { Store } from './store/types.ts';
-import type { Validator } from './features/validation/validation-pool.ts';
-
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  fetch: typeof fetch;
-  log: Logger;
-  /** {base_url} and {reports_url}, resolved once the listening port is known. */
-  urls: { publicUrl: string; reportsUrl: string };
-  lifecycle?: Lifecycle;
-  /** DNS lookup used for callback delivery (tests inject one to simulate rebinding). */
-  lookup?: LookupFunction;
-  /** Where request bodies and webhook jobs are validated (serve: a worker pool); in process when absent. */
-  validator?: Validator;
-}
 
 /**
  * Builds the app and starts its in-process job runner, which first re-runs the

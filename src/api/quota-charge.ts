@@ -1,6 +1,6 @@
 /** Charging the caller's daily quota from a /v1 validation route. */
 import type { Context } from 'hono';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../lib/errors.ts';
 import { chargeDailyQuota as charge, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
 import type { AppEnv, Caller } from './env.ts';

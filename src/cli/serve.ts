@@ -121,7 +121,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const urls = resolveUrls(config, port);
   const validator = createValidator(config, log);
-  app = createApp({ config, store, clock: systemClock, fetch: globalThis.fetch, log, urls, lifecycle, validator });
+  app = createApp({ config, store, clock: systemClock, log, urls, lifecycle, validator });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   log.info('listening', { version, url: `http://${shownHost}:${port}`, public_url: urls.publicUrl, data_dir: config.dataDir, pid: process.pid });
 

@@ -70,8 +70,6 @@ export function isSupportedVersion(v: string): boolean {
   return typeof v === 'string' && ruleSetFor(v) !== undefined;
 }
 
-export const isV1 = (v: RuleSetVersion): boolean => v === '1.0';
-
 /** Versions before `feature` entered the 0.x schema lack its field; e.g. `since(v, '0.2.4')`. */
 export function since(v: RuleSetVersion, first: RuleSetVersion): boolean {
   return ruleSetVersions.indexOf(v) >= ruleSetVersions.indexOf(first);

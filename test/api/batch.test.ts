@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { iso } from '../../src/lib/clock.ts';
 import { parseConfig } from '../../src/config.ts';
 import { idPattern } from '../../src/lib/ids.ts';
-import { configuredInProcess, type Validator } from '../../src/features/validation/validation-pool.ts';
+import { configuredInProcess } from '../../src/features/validation/validation-pool.ts';
+import type { Validator } from '../../src/features/validation/validator.ts';
 import { postJson } from '../helpers/app.ts';
 import { endpointsApp, sampleCard } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 /** Shared set-up of the endpoint tests: an app with the validation and report routes, keys per plan, sample cards. */
-import type { AppDeps } from '../../src/app.ts';
+import type { AppDeps } from '../../src/deps.ts';
 import type { ConfigInput } from '../../src/config.ts';
 import { validateRoutes } from '../../src/api/routes/validate.ts';
 import { reportRoutes } from '../../src/api/routes/reports.ts';

@@ -7,7 +7,8 @@ import { parseConfig } from '../../src/config.ts';
 import { validationSettings } from '../../src/features/validation/card-result.ts';
 import { idPattern } from '../../src/lib/ids.ts';
 import { validateSingleText } from '../../src/features/validation/validation.ts';
-import { configuredInProcess, type Validator } from '../../src/features/validation/validation-pool.ts';
+import { configuredInProcess } from '../../src/features/validation/validation-pool.ts';
+import type { Validator } from '../../src/features/validation/validator.ts';
 import { postJson, testApp } from '../helpers/app.ts';
 import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 /** `Authorization: Bearer <admin token>` on the admin API; anything else is 401 (nested). */
 import type { MiddlewareHandler } from 'hono';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { isAdminToken } from '../../features/accounts/admin-token.ts';
 import type { AppEnv } from '../env.ts';

@@ -7,7 +7,7 @@
  * quota once it knows how many cards it will validate.
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { findKey, recordKeyUse } from '../../features/accounts/api-keys.ts';
 import { ipMatcher } from '../../lib/ip.ts';

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';

@@ -5,7 +5,7 @@
  * Create ONE limiter per app and share it between the webhook routes.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
 import { WebhookLimiter } from '../../features/limits/webhook-limits.ts';

@@ -4,7 +4,7 @@
  * a bad one is 400 INVALID_REQUEST (flat) naming the field; unknown ids are 404.
  */
 import { Hono, type Context } from 'hono';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { DAY_MS, utcDay } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../features/accounts/accounts.ts';

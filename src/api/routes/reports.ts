@@ -4,7 +4,7 @@
  * (decisions §7): no login. Unknown and expired ids are 404 NOT_FOUND.
  */
 import { Hono } from 'hono';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { findReport } from '../../features/reports/reports.ts';
 import type { ReportRecord } from '../../store/types.ts';

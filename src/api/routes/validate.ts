@@ -6,7 +6,7 @@
  * known to be usable, and a caller already over it never reaches the engine.
  */
 import { Hono } from 'hono';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError, isApiError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';

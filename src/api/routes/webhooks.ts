@@ -6,7 +6,7 @@
  * No authentication: API keys are ignored here; the per-IP and global webhook limits apply.
  */
 import { Hono } from 'hono';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { JobRunner } from '../../features/webhooks/runner.ts';
 import { handleGithub, handleWebhook, validationStatus } from '../../features/webhooks/operations.ts';

@@ -17,13 +17,8 @@ import { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
 import { validationSettings, type Engine, type ValidationSettings } from './card-result.ts';
+import type { Validator } from './validator.ts';
 import { refusalError, runTask, type Refusal, type TaskInput, type TaskKind, type TaskOutcome } from './worker-tasks.ts';
-
-export interface Validator {
-  /** The task's outcome; rejects with the body's 400 (an ApiError), or with an Error when the validation could not run. */
-  run<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskOutcome<K>>;
-  close(): Promise<void>;
-}
 
 /** The validation ran longer than `validation.timeoutMs`. */
 export class ValidationTimeout extends Error {

@@ -5,7 +5,7 @@
  * serving: see webhook-requests.ts); the event loop composes the answer from the
  * pieces it returns.
  */
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError, isApiError } from '../../lib/errors.ts';
 import type { JobRunner } from './runner.ts';

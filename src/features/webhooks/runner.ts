@@ -29,7 +29,7 @@
  * by maxQueued × maxBodyBytes. Validation runs in the validator (a worker
  * thread when serving); the event loop only moves the text.
  */
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Engine } from '../validation/card-result.ts';
@@ -37,7 +37,8 @@ import { createCallbackPolicy, type CallbackPolicy } from './callback-policy.ts'
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
 import type { JobRecord } from '../../store/types.ts';
 import { version } from '../../lib/version.ts';
-import { configuredInProcess, type Validator } from '../validation/validation-pool.ts';
+import { configuredInProcess } from '../validation/validation-pool.ts';
+import type { Validator } from '../validation/validator.ts';
 import { deliverCallback } from './deliver.ts';
 
 /** A job's request once its result is stored: the card lives on in the report, the job no longer needs it. */
