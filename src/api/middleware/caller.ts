@@ -9,7 +9,7 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { findKey, recordKeyUse } from '../../features/accounts/api-keys.ts';
+import { findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
 import { ipMatcher } from '../../lib/ip.ts';
 import { readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { clientIpResolver } from '../client-ip.ts';
@@ -60,14 +60,14 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     const anonymous: Caller = { plan: 'anonymous', account: null, key: null, ip };
     if (presented === undefined) return admit(c, anonymous, next);
 
-    const key = findKey(deps.store, presented, deps.config.keys.prefix);
-    const account = key && deps.store.getAccount(key.account_id);
-    if (!key || !account) {
+    const found = findKeyAndAccount(deps.store, presented, deps.config.keys.prefix);
+    if (!found) {
       setWindowHeaders(c, anonymous);
       const expected = `expected "Authorization: Bearer ${deps.config.keys.prefix}_<key>"`;
       throw new ApiError('UNAUTHORIZED', presented === '' ? `malformed credentials: ${expected}` : 'invalid API key (unknown, deleted or malformed)');
     }
 
+    const { key, account } = found;
     const caller: Caller = { plan: account.plan, account, key, ip };
     if (key.allowed_ips.length > 0 && !allowList(key)(ip)) {
       setWindowHeaders(c, caller);

@@ -5,10 +5,11 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppDeps } from '../../deps.ts';
-import { DAY_MS, utcDay } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../features/accounts/accounts.ts';
 import { createKey, deleteKey, listKeys } from '../../features/accounts/api-keys.ts';
+import { listDailyUsage } from '../../features/limits/daily-quota.ts';
+import { listRecentReports } from '../../features/reports/reports.ts';
 import { readJsonObject } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { adminAuth } from '../middleware/admin-auth.ts';
@@ -54,20 +55,10 @@ export const adminRoutes = (deps: AppDeps) => {
     .get('/usage', (c) => {
       const days = intQuery(c, 'days', 30, 1, 366);
       const accountId = c.req.query('account_id') || undefined;
-      const since = utcDay(deps.clock.now() - (days - 1) * DAY_MS);
-      return c.json({ usage: store.listUsage({ account_id: accountId, since_day: since }) });
+      return c.json({ usage: listDailyUsage(store, days, accountId, deps.clock.now()) });
     })
     .get('/reports', (c) => {
       const limit = intQuery(c, 'limit', 50, 1, 500);
-      const reports = store.listReports({ limit }).map((r) => ({
-        id: r.id,
-        kind: r.kind,
-        created_at: r.created_at,
-        account_id: r.account_id,
-        valid: r.valid,
-        score: r.score,
-        url: `${deps.urls.reportsUrl}/reports/${r.id}`,
-      }));
-      return c.json({ reports });
+      return c.json({ reports: listRecentReports(store, deps.urls.reportsUrl, limit) });
     });
 };

@@ -9,7 +9,7 @@ import * as crypto from 'node:crypto';
 import * as z from 'zod';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { ApiKeyRecord, Store } from '../../store/types.ts';
+import type { Account, ApiKeyRecord, Store } from '../../store/types.ts';
 import { parseIpRule } from '../../lib/ip.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseInput } from '../../lib/input.ts';
@@ -41,6 +41,13 @@ const hintOf = (key: string, prefix: string): string => {
  */
 export const findKey = (store: Store, key: string, prefix: string): ApiKeyRecord | undefined =>
   isWellFormedKey(key, prefix) ? store.getKeyByHash(hashKey(key)) : undefined;
+
+/** The key record for `key` and the account it belongs to, or undefined when either is missing (see findKey). */
+export const findKeyAndAccount = (store: Store, key: string, prefix: string): { key: ApiKeyRecord; account: Account } | undefined => {
+  const record = findKey(store, key, prefix);
+  const account = record && store.getAccount(record.account_id);
+  return record && account ? { key: record, account } : undefined;
+};
 
 /** Notes that a key was used, at most once a minute per key; durability rides on the caller's next commit. */
 export const recordKeyUse = (store: Store, key: ApiKeyRecord, now: number): void => {

@@ -7,9 +7,9 @@
  * not multiply it), the client IP for anonymous callers (IPv6 per /56, see ipLimitKey).
  * Unlimited plans (-1) still count, so `used` is always true.
  */
-import { nextUtcMidnight, utcDay } from '../../lib/clock.ts';
+import { DAY_MS, nextUtcMidnight, utcDay } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
-import type { Plan, Store } from '../../store/types.ts';
+import type { Plan, Store, UsageRow } from '../../store/types.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
 
 export type QuotaPlan = 'anonymous' | Plan;
@@ -68,3 +68,7 @@ export const chargeDailyQuota = (
   if (s.account_id !== null) store.addUsage(s.account_id, utcDay(now), amount);
   return { admitted: true, window: windowOf(limits, s, counter.count, counter.reset_at) };
 };
+
+/** Validations counted per account and day over the last `days` UTC days (today included), for the admin API. */
+export const listDailyUsage = (store: Store, days: number, accountId: string | undefined, now: number): UsageRow[] =>
+  store.listUsage({ account_id: accountId, since_day: utcDay(now - (days - 1) * DAY_MS) });

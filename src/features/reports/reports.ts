@@ -6,7 +6,7 @@
 import { DAY_MS } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { NewReport, ReportRecord, Store } from '../../store/types.ts';
+import type { NewReport, ReportRecord, ReportSummary, Store } from '../../store/types.ts';
 
 
 /** `{reports_url}/reports/<id>`. */
@@ -46,3 +46,15 @@ export const findReport = async (
   if (!report || Date.parse(report.created_at) < retentionCutoff(config, nowMs)) return undefined;
   return report;
 };
+
+/** The newest `limit` reports, each with its report URL, for the admin API. */
+export const listRecentReports = (store: Store, reportsUrl: string, limit: number): (Omit<ReportSummary, 'alias'> & { url: string })[] =>
+  store.listReports({ limit }).map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    created_at: r.created_at,
+    account_id: r.account_id,
+    valid: r.valid,
+    score: r.score,
+    url: reportUrl(reportsUrl, r.id),
+  }));
