@@ -4,10 +4,10 @@
  * cost can be read against a bare GET in the same run. Started by floor.ts; prints its URL.
  *   GET  /hello                 {"status":"ok"}
  *   POST /floor/parse           read the body, decode, JSON.parse; answer {"ok":true}
- *   POST /floor/ajv             parse + ajv on the official 0.3.0 schema (the issue's reference floor)
+ *   POST /floor/ajv             parse + ajv on the official 0.3.0 schema (the floor a validator is measured against)
  *   POST /floor/engine          the service's validation of the body's text (parse, request schema,
  *                               validateCard, the answer's pieces); answer {"valid":…}
- *   POST /floor/response        + the full response body of interface 2.4
+ *   POST /floor/response        + the full response body of POST /v1/validate
  *   POST /floor/report          + the report line serialized (not written)
  */
 import { serve } from '@hono/node-server';

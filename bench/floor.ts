@@ -50,7 +50,7 @@ export async function benchFloor(): Promise<BenchRow[]> {
     const step = (name: string): LoadSpec => ({ url: `${server.url}/floor/${name}`, method: 'POST', body, connections: CONNECTIONS, seconds: SECONDS });
     const steps: Array<[string, string]> = [
       ['parse', 'read + JSON.parse the body'],
-      ['ajv', 'parse + ajv on the official schema (the issue\'s reference)'],
+      ['ajv', 'parse + ajv on the official schema (the reference floor)'],
       ['engine', 'parse + request schema + validateCard + the answer as JSON text'],
       ['response', '+ the full 2.4 response body'],
       ['report', '+ the report line serialized (not written)'],

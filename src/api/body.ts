@@ -2,7 +2,8 @@
  * Reading a JSON object body with a size limit. Every failure is an ApiError in
  * the documented shape: 413 PAYLOAD_TOO_LARGE, 415 for a non-JSON Content-Type,
  * 400 for unparsable JSON or a root that is not an object. On /v1/validate the
- * 400 body is `{valid:false, errors:[{path,message}]}` (decisions §6).
+ * 400 body is `{valid:false, errors:[{path,message}]}`; elsewhere it is the flat
+ * `{error, code: "INVALID_REQUEST"}`.
  */
 import type { Context } from 'hono';
 import { ApiError } from '../lib/errors.ts';

@@ -1,6 +1,7 @@
 /**
  * 404 vs 405: a path that exists under another method is METHOD_NOT_ALLOWED
- * (with an Allow header), anything else NOT_FOUND. Both nested (decisions §6).
+ * (with an Allow header), anything else NOT_FOUND. Both in the nested shape
+ * `{error: {code, message}}`.
  */
 import type { Hono } from 'hono';
 import { ApiError } from '../lib/errors.ts';

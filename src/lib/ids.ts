@@ -25,7 +25,7 @@ export const randomBase62 = (n: number): string => {
 
 /**
  * Ids of reports and validations: `<prefix>_<epoch_ms>_<20 base62 chars>`.
- * The random part makes a report URL a capability link (decisions §7).
+ * The random part makes a report URL a capability link: it needs no login.
  */
 export const newId = (prefix: 'rpt' | 'batch' | 'val' | 'gh' | 'acct' | 'key', nowMs: number): string =>
   `${prefix}_${nowMs}_${randomBase62(20)}`;

@@ -1,4 +1,4 @@
-/** POST /v1/validate/batch through the app: every field of interface 2.5 and each batch error code. */
+/** POST /v1/validate/batch through the app: every field of the batch result and each batch error code. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { iso } from '../../src/lib/clock.ts';

@@ -1,4 +1,4 @@
-/** POST /v1/validate through the app: every field of interface 2.4, the option flags, cli mode and bad requests. */
+/** POST /v1/validate through the app: every field of the result, the option flags, cli mode and bad requests. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { supportedVersions, validateCard } from '../../src/engine/index.ts';

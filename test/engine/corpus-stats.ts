@@ -1,5 +1,5 @@
 /**
- * Corpus table for the issue's closing note: valid / invalid per rule set, the ten most frequent rule
+ * Corpus table: valid / invalid per rule set, the ten most frequent rule
  * ids, and three example reports. Run: node --import tsx test/engine/corpus-stats.ts
  */
 import { formatSummary, validateCard } from '../../src/engine/index.ts';

@@ -1,4 +1,4 @@
-/** Shape and version detection, error paths, score and suggestions (decisions §5). */
+/** Shape and version detection, error paths, score and suggestions. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isSupportedVersion, supportedVersions, validateCard, type CardResult } from '../../src/engine/index.ts';

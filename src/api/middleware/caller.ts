@@ -1,6 +1,6 @@
 /**
  * identifyCaller: who is calling /v1/validate and /v1/validate/batch.
- * Order (decisions §4): key (401) → IP allow-list (403). A key that is present but
+ * Order of checks: key (401) → IP allow-list (403). A key that is present but
  * malformed, unknown or deleted is a 401, never a silent fall-back to anonymous.
  * Sets `c.var.caller`, and the X-RateLimit-* headers of the caller's daily window when the
  * route did not (the IP's anonymous window on a 401). Counts nothing: the route charges the

@@ -6,7 +6,8 @@ import type { AppEnv } from '../env.ts';
 import { setRateLimitHeaders } from '../rate-limit-headers.ts';
 
 /**
- * Every /v1 response carries X-RateLimit-* (decisions §4), errors and unknown paths included.
+ * Every /v1 response carries X-RateLimit-Limit, -Remaining and -Reset (Unix seconds) for the
+ * window that applied, errors and unknown paths included.
  * Each /v1 route sets them first thing from a window of its own (validation: the caller's daily
  * window; webhooks and status: the IP's per-minute window), so only the rest (GET /v1/rules, 404,
  * 405) take these defaults: the client IP's anonymous daily window, read without counting.

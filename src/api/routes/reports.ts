@@ -1,7 +1,7 @@
 /**
  * GET /reports/<id>: the stored report, as an HTML page for browsers or as JSON
- * when the Accept header prefers application/json. Ids are capability links
- * (decisions §7): no login. Unknown and expired ids are 404 NOT_FOUND.
+ * when the Accept header prefers application/json. Ids carry at least 16 random
+ * base62 characters, so a report URL is a capability link: no login. Unknown and expired ids are 404 NOT_FOUND.
  */
 import { Hono } from 'hono';
 import type { AppDeps } from '../../deps.ts';

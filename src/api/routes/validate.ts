@@ -1,5 +1,6 @@
 /**
- * POST /v1/validate and POST /v1/validate/batch. Order of checks (decisions §4):
+ * POST /v1/validate and POST /v1/validate/batch. Order of checks (so a free key on the batch
+ * endpoint always gets BATCH_NOT_ALLOWED, whatever quota it has left):
  * key (401) → IP allow-list (403) → plan permits the endpoint → body (4xx) →
  * daily quota (403) → validation → durable report → response. A body is checked by the validator
  * together with its cards (one trip to its worker); the quota is charged only once the body is
@@ -84,7 +85,7 @@ export const validateRoutes = (deps: AppDeps) => {
       const timestamp = iso(now);
       const batchId = newId('batch', now);
       const answer = batchResponseText(outcome, { batch_id: batchId, timestamp, processing_time_ms: Math.round(performance.now() - startedAt) });
-      // The response has no `recorded` field (interface 2.5); the report is still durable before we answer.
+      // The batch result has no `recorded` field; the report is still durable before we answer.
       await recordReport(store, log, {
         id: batchId,
         kind: 'batch',

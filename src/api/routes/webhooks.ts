@@ -1,8 +1,9 @@
 /**
- * Webhook routes for CI (interface 4.3-4.5), mounted at /v1:
- *   POST /webhook         sync result (2.6), or 202 + callback when callback_url is given
- *   POST /webhook/github  GitHub result (2.8) with a ready-made commit status
- *   GET  /status/:id      job status (decisions §8); carries the webhook rate headers without counting
+ * Webhook routes for CI, mounted at /v1:
+ *   POST /webhook         the webhook validation result, or 202 + callback when callback_url is given
+ *   POST /webhook/github  the GitHub result with a ready-made commit status
+ *   GET  /status/:id      job status (queued, processing, completed, failed, and the callback's
+ *                         state); carries the webhook rate headers without counting
  * No authentication: API keys are ignored here; the per-IP and global webhook limits apply.
  */
 import { Hono } from 'hono';

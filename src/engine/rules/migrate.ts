@@ -1,6 +1,6 @@
 /**
  * The exact other-generation form of a field, for the hints of `field.legacy-0x` and `field.from-1.0`
- * (versions.md §3). Each function takes the card's own value and returns JSON text to paste.
+ * (1.0 renamed and reshaped some 0.x fields). Each function takes the card's own value and returns JSON text to paste.
  */
 import { arrayOf, entriesOf, recordOf, stringOf } from './context.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Reports: every validation is stored with its result and its card, so that its
- * report_url can show it later (decisions §7). A report older than the retention
+ * report_url can show it later. A report older than the retention
  * period is expired: it answers 404 at once, and the retention job removes it.
  */
 import { DAY_MS } from '../../lib/clock.ts';

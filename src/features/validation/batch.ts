@@ -1,6 +1,6 @@
 /**
- * POST /v1/validate/batch: the body checks (decisions §6) and the result body
- * (interface 2.5). Counts, success rate and average score are over all submitted
+ * POST /v1/validate/batch: the body checks (400 INVALID_BATCH_FORMAT for the cards array,
+ * BATCH_VALIDATION_ERROR naming the entry's index) and the result body. Counts, success rate and average score are over all submitted
  * cards; an invalid card scores 0.
  */
 import { validateCard } from '../../engine/index.ts';

@@ -1,8 +1,7 @@
 /**
- * POST /v1/validate: the request schema, the validation of a body's text, and the result body
- * (interface 2.4).
- * Defaults (decisions §5): validation_mode `standard`, include_score and
- * include_suggestions false (fields absent unless asked).
+ * POST /v1/validate: the request schema, the validation of a body's text, and the result body.
+ * Defaults: validation_mode `standard`, include_score and include_suggestions false (fields
+ * absent unless asked).
  */
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../../engine/index.ts';
@@ -38,7 +37,7 @@ const validateRequestSchema = z.object({
 
 export type ValidateRequest = z.infer<typeof validateRequestSchema>;
 
-/** The 400 of POST /v1/validate: `{valid:false, errors:[{path,message}]}` (decisions §6). */
+/** The 400 of POST /v1/validate: `{valid:false, errors:[{path,message}]}`, unlike the flat 400 of the other endpoints. */
 const unusable = (errors: Array<{ path: string; message: string }>) =>
   new ApiError('INVALID_REQUEST', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { validationBody: errors });
 
@@ -98,7 +97,7 @@ export interface SingleResultContext {
 }
 
 /**
- * The response body of POST /v1/validate as JSON text, fields in the order of interface 2.4
+ * The response body of POST /v1/validate as JSON text, fields in their documented order
  * (`summary` last, cli mode only): the outcome's head, then the fields only the route knows.
  */
 export const singleResponseText = (outcome: SingleOutcome, context: SingleResultContext): string =>

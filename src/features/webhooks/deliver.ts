@@ -1,5 +1,5 @@
 /**
- * One callback delivery (interface §6, decisions §8): POST the exact body once,
+ * One callback delivery: POST the exact body once (the synchronous result's body),
  * with a time limit, no retries, no redirects followed, and the SSRF policy
  * applied to the address actually connected to.
  *

@@ -1,6 +1,6 @@
 /**
  * The webhook operations behind the routes: the synchronous validation, the submission of an
- * asynchronous job, the GitHub validation, and the status view (decisions §8).
+ * asynchronous job, the GitHub validation, and the status view.
  * Bodies are parsed, checked and validated by the validator (a worker thread when
  * serving: see webhook-requests.ts); the event loop composes the answer from the
  * pieces it returns.
@@ -127,7 +127,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string)
 };
 
 /**
- * GET /v1/status/<id> body (decisions §8), or undefined for an unknown id. An async job answers
+ * GET /v1/status/<id> body, or undefined for an unknown id (a 404). An async job answers
  * from its job record; a synchronous validation (which never had a job), or a job compacted
  * away after a day, answers from its report as completed, for as long as reports are kept.
  */

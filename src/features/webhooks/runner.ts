@@ -1,5 +1,5 @@
 /**
- * The in-process runner of asynchronous webhook jobs (decisions §8).
+ * The in-process runner of asynchronous webhook jobs.
  *
  * A job is stored (status `queued`) before the 202 is sent; the runner keeps
  * only ids in memory and at most `webhooks.concurrency` jobs running, with at
@@ -16,7 +16,7 @@
  * `maxJobAttempts` times (the process died while running it: out of memory, a
  * kill) is failed at the next start without running it again.
  *
- * Shutdown (decisions §8: unfinished jobs run again at the next start): as soon
+ * Shutdown (unfinished jobs run again at the next start): as soon
  * as `lifecycle.draining` is set, no new job starts; queued ones stay queued in
  * the store. Running jobs get until the deadline: a delivery that finishes is
  * recorded as usual, one still open then is aborted and the job is left

@@ -1,5 +1,5 @@
 /**
- * The bodies of the webhook endpoints (interface 4.3, 4.4): their checks, and their validation
+ * The bodies of POST /v1/webhook and POST /v1/webhook/github: their checks, and their validation
  * into the pieces of the answer. What the validation workers run for the webhook routes and the
  * job runner, so it depends on nothing but the engine and the body checks.
  */

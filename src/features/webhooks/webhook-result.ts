@@ -1,6 +1,6 @@
 /**
- * Bodies of the webhook endpoints: the webhook validation result (interface 2.6, also the callback
- * body) and the GitHub result (2.8), composed as JSON text from a card's pieces (see
+ * Bodies of the webhook endpoints: the webhook validation result (also the callback body) and the
+ * GitHub result, composed as JSON text from a card's pieces (see
  * card-result.ts), so that the findings, serialized once in a validation worker, are never parsed
  * or serialized again on the event loop.
  */

@@ -1,4 +1,4 @@
-/** POST /v1/webhook/github (interface 2.8, decisions §8). */
+/** POST /v1/webhook/github: the GitHub result and its commit status. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CardResult } from '../../../src/engine/types.ts';
