@@ -62,7 +62,7 @@ const wellFormed = (endpoint: string, card: string): string => {
 };
 
 /** A broken or hostile request for `endpoint`. */
-const hostile = (endpoint: string, card: string): string | Uint8Array => {
+const hostile = (endpoint: string, card: string): string | Uint8Array<ArrayBuffer> => {
   switch (int(8)) {
     case 0: return '';
     case 1: return card.slice(0, int(card.length)); // truncated
@@ -80,7 +80,7 @@ const hostile = (endpoint: string, card: string): string | Uint8Array => {
   }
 };
 
-const bodyFor = (endpoint: string): string | Uint8Array => {
+const bodyFor = (endpoint: string): string | Uint8Array<ArrayBuffer> => {
   const card = cardValue();
   return random() < 0.6 ? wellFormed(endpoint, card) : hostile(endpoint, card);
 };
