@@ -95,7 +95,7 @@ const RESTARTS_PER_MINUTE = 3;
  * A fresh worker's heap is ~20 MB and stays near 30 MB under a steady load of real cards (up to
  * ~65 MB with batches of 100); a 990 KB card of 90,000 skills takes it to ~240 MB.
  */
-export const DEFAULT_MAX_WORKER_HEAP_BYTES = 48 * 2 ** 20;
+const DEFAULT_MAX_WORKER_HEAP_BYTES = 48 * 2 ** 20;
 /** How long a worker with an outgrown heap must have been idle to be replaced. */
 export const RECYCLE_AFTER_IDLE_MS = 1_000;
 
