@@ -123,8 +123,10 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
       const remaining = () => Math.max(0, deadline - Date.now());
       await Promise.race([requestsDone, new Promise((r) => setTimeout(r, remaining()).unref())]);
       server.closeAllConnections();
-      await validator.close();
+      // Jobs first: one still validating at the deadline is interrupted and left for the next start;
+      // closing the workers under it would fail it instead.
       await lifecycle.drain(remaining());
+      await validator.close();
       try {
         await store.close();
       } catch (e) {

@@ -35,6 +35,14 @@ export class ValidationTimeout extends Error {
   }
 }
 
+/** The validator was closed (shutdown) before the task ran to its end: the task did not fail, it was stopped. */
+export class ValidatorClosed extends Error {
+  constructor() {
+    super('the validation pool is closed');
+    this.name = 'ValidatorClosed';
+  }
+}
+
 /**
  * Validates on the event loop. The engine is synchronous and cannot be interrupted here: the time
  * limit is checked when a task returns, and a late outcome is discarded. `engine` is for tests.
@@ -139,7 +147,7 @@ export class ValidationPool implements Validator {
     this.closing = true;
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((s) => s.worker.terminate()));
-    for (const s of slots) this.failAll(s, new Error('the validation pool is closed'));
+    for (const s of slots) this.failAll(s, new ValidatorClosed());
   }
 
   /** To the least busy worker; none left means in process. */

@@ -21,7 +21,9 @@
  * the store. Running jobs get until the deadline: a delivery that finishes is
  * recorded as usual, one still open then is aborted and the job is left
  * `processing` with no outcome, so the next start delivers it again (receivers
- * dedupe on webhook-id).
+ * dedupe on webhook-id). A validation still running then (or stopped by the
+ * validator closing) is abandoned: the job is put back as it was before the run,
+ * its attempt not counted, since a stop is not a crash of the job.
  *
  * Memory and disk: a job keeps its request body's text in the store until it
  * finishes (needed to run it again after a crash). At most `webhooks.maxQueued`
@@ -37,7 +39,7 @@ import { createCallbackPolicy, type CallbackPolicy } from './callback-policy.ts'
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
 import type { JobRecord } from '../../store/types.ts';
 import { version } from '../../lib/version.ts';
-import { configuredInProcess } from '../validation/validation-pool.ts';
+import { configuredInProcess, ValidatorClosed } from '../validation/validation-pool.ts';
 import type { Validator } from '../validation/validator.ts';
 import { deliverCallback } from './deliver.ts';
 
@@ -149,6 +151,7 @@ export class JobRunner {
     if (!job || (job.status !== 'queued' && job.status !== 'processing')) return;
 
     const result = (job.result as WebhookResult | undefined) ?? (await this.validated(job));
+    if (!result) return; // interrupted by the shutdown: the job is as it was, for the next start
     const failed = result.status === 'error';
 
     const callbackUrl = job.request.callback_url!;
@@ -189,9 +192,10 @@ export class JobRunner {
    * Validates a job and stores its report and its result; with its result stored, a job re-run
    * after a crash only delivers it, so the body leaves the job (the report keeps it). The run is
    * counted on the job, durably, before it starts; past `maxJobAttempts` the job is not run again.
-   * A run that throws, or one not run again, leaves the job an `error` result instead.
+   * A run that throws, or one not run again, leaves the job an `error` result instead; one
+   * interrupted by the shutdown puts the job back as it was and gives no result.
    */
-  private async validated(job: JobRecord): Promise<WebhookResult> {
+  private async validated(job: JobRecord): Promise<WebhookResult | undefined> {
     const { store, clock, log } = this.deps;
     const attempts = (job.attempts ?? 0) + 1;
     // Jobs keep their request body's text; jobs stored before that keep the card itself.
@@ -213,6 +217,12 @@ export class JobRunner {
           ),
         );
       } catch (e) {
+        if (this.interruptedByShutdown(e)) {
+          log.warn('webhook validation interrupted at shutdown; the job runs again at the next start', { validation_id: job.id });
+          store.putJob(job);
+          await store.commit();
+          return undefined;
+        }
         log.error('webhook job failed', { validation_id: job.id, error: (e as Error).message });
         result = this.errorResult(job, 'internal error');
       }
@@ -243,15 +253,32 @@ export class JobRunner {
   private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string }> {
     const metadata = job.request.metadata ?? {};
     try {
-      const card = await this.validator.run('job', requestJson);
+      const card = await this.untilShutdown(this.validator.run('job', requestJson));
       const text = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
       return { body: JSON.parse(text) as WebhookResult, text, version: card.version };
     } catch (e) {
+      if (this.interruptedByShutdown(e)) throw e;
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });
       const reason = e instanceof Error && e.name === 'ValidationTimeout' ? e.message : 'internal validation error';
       const body = webhookErrorResult(reason, metadata, this.contextOf(job));
       return { body, text: JSON.stringify(body) };
     }
+  }
+
+  /** `task`, or a rejection once the shutdown deadline aborts the running jobs (the task itself is left to the validator). */
+  private untilShutdown<T>(task: Promise<T>): Promise<T> {
+    const { signal } = this.shutdown;
+    return new Promise<T>((resolve, reject) => {
+      const stop = () => reject(signal.reason as Error);
+      if (signal.aborted) stop();
+      signal.addEventListener('abort', stop, { once: true });
+      task.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+    });
+  }
+
+  /** A validation that did not fail but was stopped: the shutdown deadline passed, or the validator closed under it. */
+  private interruptedByShutdown(e: unknown): boolean {
+    return this.shutdown.signal.aborted || e instanceof ValidatorClosed;
   }
 
   /** Lifecycle hook: no job starts any more (pump checks `draining`); waits for the running ones. */

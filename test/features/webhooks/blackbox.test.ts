@@ -181,6 +181,31 @@ describe('webhooks against the real server', () => {
     assert.equal(deliveries[1]!.body, deliveries[0]!.body);
   });
 
+  it('SIGTERM while a job validates in a worker: exit 0, and the next start validates it again and sends the real result', async () => {
+    const receiver = await startReceiver();
+    after(() => receiver.close());
+    // 90,000 skills (just under the 1 MB body limit): seconds of validation, so the SIGTERM lands mid-validation.
+    const slowCard = { ...validCard, skills: Array(90_000).fill({ id: 'a' }) };
+    const config = { webhooks: { allowedHosts: ['loopback'] }, validation: { workers: 1 }, shutdown: { graceMs: 500 } };
+    const server = await startServer({ config });
+    const ack = await post(`${server.url}/v1/webhook`, { agent_card: slowCard, callback_url: receiver.url });
+    assert.equal(ack.status, 202);
+    const { validation_id } = await ack.json();
+    await waitForStatus(server.url, validation_id, (x) => x.status === 'processing');
+    assert.equal(await server.stop(), 0);
+    assert.equal(receiver.received.length, 0, 'nothing sent at shutdown');
+    assert.match(server.stdout(), /webhook validation interrupted at shutdown/);
+
+    const restarted = await startServer({ config, dataDir: server.dataDir });
+    after(() => restarted.stop());
+    const s = await waitForStatus(restarted.url, validation_id, (x) => x.status === 'completed' || x.status === 'failed', 60_000);
+    assert.equal(s.status, 'completed', JSON.stringify(s.result?.errors));
+    assert.equal(s.result.status, 'success');
+    const deliveries = receiver.received.filter((r) => r.headers['webhook-id'] === validation_id);
+    assert.equal(deliveries.length, 1);
+    assert.equal(JSON.parse(deliveries[0]!.body).status, 'success');
+  });
+
   it('GitHub: target_url serves the commit\'s latest validation', async () => {
     const server = await startServer();
     after(() => server.stop());

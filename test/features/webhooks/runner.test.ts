@@ -4,6 +4,8 @@ import { after, describe, it } from 'node:test';
 import { validateCard } from '../../../src/engine/index.ts';
 import type { CardResult } from '../../../src/engine/types.ts';
 import { JobRunner, maxJobAttempts } from '../../../src/features/webhooks/runner.ts';
+import { ValidatorClosed } from '../../../src/features/validation/validation-pool.ts';
+import type { Validator } from '../../../src/features/validation/validator.ts';
 import { Lifecycle } from '../../../src/lib/lifecycle.ts';
 import type { JobRecord } from '../../../src/store/types.ts';
 import { postJson, testApp } from '../../helpers/app.ts';
@@ -228,6 +230,34 @@ describe('JobRunner', async () => {
     const deliveries = receiver.received.filter((r) => r.headers['webhook-id'] === id);
     assert.equal(deliveries.length, 2, 'delivered again (receivers dedupe on webhook-id)');
     assert.equal(deliveries[1]!.body, deliveries[0]!.body);
+  });
+
+  it('shutdown: a validation still running at the deadline, or stopped by the validator closing, leaves the job as it was, not failed, not counted', async () => {
+    // A worker pool's validation never ends by itself here; one rejects as the pool does when closed under it.
+    const hanging: Validator = { run: () => new Promise(() => {}), close: async () => {} };
+    const closing: Validator = { run: () => Promise.reject(new ValidatorClosed()), close: async () => {} };
+    const cases = [
+      ['val_1763726340013_NNNNNNNNNNNNNNNNNNNN', hanging, undefined],
+      ['val_1763726340014_OOOOOOOOOOOOOOOOOOOO', closing, 1],
+    ] as const;
+    for (const [id, validator, attempts] of cases) {
+      const t = testApp({ config, deps: { validator } });
+      const before = queuedJob(id, ok.url, attempts === undefined ? {} : { status: 'processing', attempts });
+      t.store.putJob(before);
+      const runner = new JobRunner(t.deps);
+      runner.start();
+      await t.lifecycle.drain(500);
+      assert.deepEqual(t.store.getJob(id), before);
+      assert.ok(!ok.received.some((r) => r.headers['webhook-id'] === id), 'no callback');
+
+      const next = new JobRunner({ ...t.deps, validator: undefined, lifecycle: new Lifecycle() }); // the next process
+      next.start();
+      await next.idle();
+      const done = t.store.getJob(id)!;
+      assert.deepEqual([done.status, (done.result as { status: string }).status], ['completed', 'success']);
+      const delivered = ok.received.filter((r) => r.headers['webhook-id'] === id);
+      assert.equal(JSON.parse(delivered.at(-1)!.body).status, 'success');
+    }
   });
 
   it('shutdown: jobs still queued stay queued for the next start', async () => {
