@@ -1,6 +1,6 @@
 /** Black-box tests of `cardgate serve` as a child process: start-up failures, the lock, shutdown, crashes. */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -67,6 +67,22 @@ test('a second server on the same data dir exits with a message naming the owner
   } finally {
     assert.equal(await first.stop(), 0);
   }
+});
+
+test('an empty store.json stops start-up naming the file (exit 1) and is left as it is; a missing one is a new store', async () => {
+  const dataDir = tempDir();
+  const first = await startServer({ dataDir }); // creates store.json, with the admin token's hash
+  assert.equal(await first.stop(), 0);
+  const storeFile = join(dataDir, 'store.json');
+  writeFileSync(storeFile, '');
+  const refused = await runCli(['serve', '--port', '0', '--data-dir', dataDir]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, new RegExp(`store file ${storeFile} is empty .*move it away to start empty, or restore it from a backup`));
+  assert.doesNotMatch(refused.stdout, /admin token/, 'no new admin token generated over the lost one');
+  assert.equal(readFileSync(storeFile, 'utf8'), '');
+  rmSync(storeFile);
+  const fresh = await startServer({ dataDir });
+  assert.equal(await fresh.stop(), 0);
 });
 
 test('SIGTERM during requests exits 0 and every acknowledged write is on disk', async () => {

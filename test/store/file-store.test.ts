@@ -278,6 +278,17 @@ test('a snapshot that does not parse stops the open with an error naming it, and
   assert.equal(fs.existsSync(path.join(dir, 'cardgate.lock')), false);
 });
 
+test('an empty snapshot stops the open with an error naming it (never read as a new store), and is left untouched', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  s.setMeta('kept', 'yes');
+  await s.close();
+  fs.writeFileSync(path.join(dir, 'store.json'), '');
+  await assert.rejects(open(dir), (err: unknown) => err instanceof StoreError && err.message.includes(`store file ${path.join(dir, 'store.json')} is empty`));
+  assert.equal(fs.readFileSync(path.join(dir, 'store.json'), 'utf8'), '');
+  assert.equal(fs.existsSync(path.join(dir, 'cardgate.lock')), false);
+});
+
 test('a store file that cannot be read stops the open with an error naming it', async () => {
   const dir = tempDir();
   const s = await open(dir);

@@ -55,6 +55,8 @@ export const removeStaleTempFiles = async (dir: string): Promise<void> => {
 
 /** Parses a store file; an unparsable one stops with an error naming it (never replaced silently). */
 export const parseStoreFile = <T>(file: string, text: string, isValid: (data: unknown) => data is T): T => {
+  // Snapshots are written to a temp file, synced and renamed: an empty one is damage, never a new store.
+  if (text.length === 0) throw new StoreError(`store file ${file} is empty (damaged: snapshots are never written empty); move it away to start empty, or restore it from a backup`);
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -357,9 +357,9 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
     // Never lowdb's JSONFilePreset: it silently switches to memory under NODE_ENV=test.
     const mainFile = path.join(dataDir, MAIN_FILE);
     const main = new LowSync<string | null>(new DurableTextFile(mainFile), null);
-    main.read();
-    const doc = main.data === null ? emptyMainDoc() : parseStoreFile(mainFile, main.data, isMainDoc);
-    main.data = null;
+    // Read through the adapter, not main.read(): lowdb takes an empty file's text (falsy) for "no file".
+    const mainText = main.adapter.read();
+    const doc = mainText === null ? emptyMainDoc() : parseStoreFile(mainFile, mainText, isMainDoc);
     const journalFile = path.join(dataDir, JOURNAL_FILE);
     const entries = recovery.readLog(journalFile, notAJournalEntry);
     journal = AppendLog.open(journalFile);
