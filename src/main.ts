@@ -51,11 +51,22 @@ export const main = async (argv: string[], io: CliIO = processIO): Promise<numbe
   return (await load())(rest, io);
 };
 
-main(process.argv.slice(2)).then(
-  // Exit explicitly: a finished `serve` must not linger on a stray timer or socket.
-  (code) => process.exit(code),
-  (e) => {
-    process.stderr.write(`cardgate: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exit(1);
-  },
-);
+/**
+ * Exits explicitly (a finished `serve` must not linger on a stray timer or socket), but only once
+ * stdout and stderr have taken everything written: into a pipe, writes are asynchronous and an
+ * immediate exit cuts the output at the pipe's buffer (64 KiB).
+ */
+const exitWhenFlushed = (code: number): void => {
+  process.exitCode = code;
+  let open = 2;
+  const flushed = () => {
+    if (--open === 0) process.exit(code);
+  };
+  process.stdout.write('', flushed);
+  process.stderr.write('', flushed);
+};
+
+main(process.argv.slice(2)).then(exitWhenFlushed, (e) => {
+  process.stderr.write(`cardgate: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  exitWhenFlushed(1);
+});

@@ -8,6 +8,7 @@ import { formatSummary, validateCard } from '../../src/engine/index.ts';
 import { rulesRoutes } from '../../src/api/routes/rules.ts';
 import { tempDirFactory } from '../helpers/temp.ts';
 import { clean03 } from '../engine/fixtures.ts';
+import { runCli } from '../helpers/server.ts';
 
 const dir = tempDirFactory('cardgate-validate-')();
 const write = (name: string, text: string): string => {
@@ -75,4 +76,12 @@ test('GET /v1/rules serves the versions and the catalogue', async () => {
   assert.ok(body.versions.includes('1.0') && body.versions.includes('0.2.0'));
   assert.ok(body.rules.some((r) => r.id === 'skills.id.unique' && r.severity === 'warning' && r.fix.length > 0));
   assert.match(body.version_selection, /"forced".*"declared".*"detected"/);
+});
+
+test('a report larger than a pipe\'s buffer reaches a piped stdout whole (the process exits after the flush)', async () => {
+  const file = write('big.json', JSON.stringify({ name: 'x', protocolVersion: '0.3.0', skills: Array(5000).fill({ id: 'a' }) }));
+  const r = await runCli(['validate', file, '--format', 'json']); // stdout is a pipe
+  assert.equal(r.code, 1, r.stderr);
+  assert.ok(r.stdout.length > 1024 * 1024, `${r.stdout.length} bytes`);
+  assert.equal(JSON.parse(r.stdout).valid, false);
 });
