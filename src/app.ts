@@ -27,6 +27,13 @@ import { Lifecycle } from './lib/lifecycle.ts';
  * webhook jobs a previous process left unfinished (so call it once the
  * listening URLs are known).
  */
+/** Status logged for a request whose client closed the connection first (never sent: there is no one to read it). */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/** Node fails the body read of a request whose connection closed with ECONNRESET ("aborted"); the adapter then aborts its signal. */
+const clientClosed = (err: unknown, request: Request): boolean =>
+  request.signal.aborted || (err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET';
+
 export const createApp = (deps: AppDeps) => {
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   const jobs = new JobRunner({ ...deps, lifecycle });
@@ -56,6 +63,11 @@ export const createApp = (deps: AppDeps) => {
     return c.json(err.body() as object, err.status as 404, err.headers);
   });
   app.onError((err, c) => {
+    if (clientClosed(err, c.req.raw)) {
+      // The caller went away mid-request (its body cut short): nothing to answer, and not a fault of ours.
+      deps.log.info('client closed the connection before the request was read', { request_id: c.get('requestId'), path: c.req.path });
+      return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+    }
     const apiError = isApiError(err) ? err : new ApiError('INTERNAL_ERROR', 'internal server error');
     if (!isApiError(err)) {
       deps.log.error('unhandled error', {

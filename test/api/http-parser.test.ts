@@ -121,6 +121,24 @@ describe('requests the HTTP parser refuses (real server, raw sockets)', () => {
     assert.deepEqual(JSON.parse(answer.body), { status: 'ok' });
   });
 
+  it('a client that closes mid-body is logged as a client abort (info, status 499), not as a 500 with a stack', async () => {
+    const paths = ['/v1/validate', '/v1/webhook'];
+    const logStart = server.stdout().length; // earlier tests of this server logged these paths too
+    for (const path of paths) {
+      const answer = await exchange(server.port, `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"agent`, { waitMs: 300 });
+      assert.equal(answer.raw, '', 'nothing written');
+    }
+    const lines = () => server.stdout().slice(logStart).split('\n').filter((l) => paths.some((p) => l.includes(`"path":"${p}"`)));
+    const until = Date.now() + 5000;
+    while (lines().filter((l) => l.includes('"msg":"request"')).length < paths.length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const logged = lines();
+    assert.ok(!logged.some((l) => /"level":"error"|"status":500|"stack"/.test(l)), logged.join('\n'));
+    for (const path of paths) {
+      assert.ok(logged.some((l) => l.includes(`"path":"${path}"`) && l.includes('"msg":"request"') && l.includes('"status":499')), `${path}\n${logged.join('\n')}`);
+      assert.ok(logged.some((l) => l.includes(`"path":"${path}"`) && l.includes('"level":"info"') && l.includes('client closed')), `${path}\n${logged.join('\n')}`);
+    }
+  });
+
   it('the server keeps serving after every anomaly', async () => {
     const res = await fetch(`${server.url}/healthz`);
     assert.equal(res.status, 200);
