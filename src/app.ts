@@ -4,18 +4,20 @@
  * so tests use a MemoryStore, a FakeClock and a fake fetch.
  */
 import type { LookupFunction } from 'node:net';
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { ApiError, isApiError } from './errors.ts';
 import type { AppEnv } from './http/env.ts';
 import { methodNotAllowedOrNotFound } from './http/fallback.ts';
+import { apiRoutes, describeApi } from './http/openapi.ts';
 import { requestId } from './http/middleware/request-id.ts';
 import { requestLog } from './http/middleware/request-log.ts';
 import { defaultRateHeaders } from './http/middleware/default-rate-headers.ts';
 import { createWebhookLimiter } from './http/middleware/webhook-limit.ts';
 import { adminRoutes } from './http/routes/admin.ts';
 import { dashboardRoutes } from './http/routes/dashboard.ts';
+import { docsRoutes } from './http/routes/docs.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { reportRoutes } from './http/routes/reports.ts';
 import { rulesRoutes } from './http/routes/rules.ts';
@@ -24,6 +26,11 @@ import { webhookRoutes } from './http/routes/webhooks.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './log.ts';
+import { accountPatchSchema, newAccountSchema } from './services/accounts.ts';
+import { newKeySchema } from './services/api-keys.ts';
+import { batchRequestSchema } from './services/batch.ts';
+import { validateRequestSchema } from './services/validation.ts';
+import { githubRequestSchema, webhookRequestSchema } from './services/webhook-requests.ts';
 import type { Store } from './store/types.ts';
 import type { Validator } from './workers/validation-pool.ts';
 
@@ -42,6 +49,15 @@ export interface AppDeps {
   validator?: Validator;
 }
 
+/** A typed or bookmarked trailing slash. */
+const dashboardSlash = createRoute({
+  method: 'get',
+  path: '/dashboard/',
+  tags: ['service'],
+  summary: 'Redirects to /dashboard',
+  responses: { 301: { description: 'To /dashboard.' } },
+});
+
 /**
  * Builds the app and starts its in-process job runner, which first re-runs the
  * webhook jobs a previous process left unfinished (so call it once the
@@ -52,7 +68,7 @@ export const createApp = (deps: AppDeps) => {
   const jobs = new JobRunner({ ...deps, lifecycle });
   const webhookLimiter = createWebhookLimiter(deps);
 
-  const app = new Hono<AppEnv>();
+  const app = apiRoutes();
   app.use(requestId());
   app.use(requestLog(deps.log));
   app.route('/', healthRoutes(lifecycle));
@@ -67,7 +83,13 @@ export const createApp = (deps: AppDeps) => {
   app.route('/reports', reportRoutes(deps));
   app.route('/admin/api', adminRoutes(deps));
   app.route('/dashboard', dashboardRoutes());
-  app.get('/dashboard/', (c) => c.redirect('/dashboard', 301)); // a typed or bookmarked trailing slash
+  app.openapi(dashboardSlash, (c) => c.redirect('/dashboard', 301));
+  const document = describeApi(
+    app,
+    [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema],
+    deps.urls.publicUrl,
+  );
+  app.route('/', docsRoutes(document));
 
   const fallback = methodNotAllowedOrNotFound(app);
   app.notFound((c) => {

@@ -30,7 +30,8 @@ const isUsableEntry = (entry: unknown): entry is BatchEntry =>
 
 /** The body of POST /v1/validate/batch, holding 1 to `maxCards` cards with distinct ids. */
 export const batchRequestSchema = (maxCards: number) =>
-  z.object({
+  z
+    .object({
     cards: z
       .array(batchEntrySchema, { error: 'expected a cards array' })
       .min(1, 'cards must hold at least one card')
@@ -48,7 +49,9 @@ export const batchRequestSchema = (maxCards: number) =>
         },
         { when: (payload) => Array.isArray(payload.value) },
       ),
-  });
+    })
+    // One id for every setting: the API description registers the app's own.
+    .meta({ id: 'BatchRequest', description: 'Each card counts against the daily quota; ids must be distinct.' });
 
 /**
  * The one 400 of an unusable batch body: a problem with the cards array itself is

@@ -83,7 +83,7 @@ export const githubRequestSchema = z
     github: z.object(
       {
         repo: githubMember(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'github.repo must have the form owner/repo (e.g. octo-org/agent)', 'owner/repo'),
-        sha: githubMember(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i, 'github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters', 'The full commit SHA (SHA-1 or SHA-256); the report is found under it too.'),
+        sha: githubMember(/^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/, 'github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters', 'The full commit SHA (SHA-1 or SHA-256); the report is found under it too.'),
       },
       { error: githubRequired },
     ),

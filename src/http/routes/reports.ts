@@ -3,13 +3,15 @@
  * when the Accept header prefers application/json. Ids are capability links
  * (decisions §7): no login. Unknown and expired ids are 404 NOT_FOUND.
  */
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import * as z from 'zod';
 import type { AppDeps } from '../../app.ts';
 import { ApiError } from '../../errors.ts';
 import { findReport } from '../../services/reports.ts';
 import type { ReportRecord } from '../../store/types.ts';
-import type { AppEnv } from '../env.ts';
+import { apiRoutes, type ApiRoutes, errors } from '../openapi.ts';
 import { renderReportPage } from '../report-page.ts';
+import { report as reportSchema } from '../schemas.ts';
 
 /** The page loads nothing from anywhere and runs no script. */
 const htmlHeaders = {
@@ -50,15 +52,32 @@ const reportJson = (r: ReportRecord) => ({
   meta: r.meta ?? null,
 });
 
-export const reportRoutes = (deps: AppDeps) =>
-  new Hono<AppEnv>().get('/:id', async (c) => {
-    const raw = c.req.param('id');
+const route = createRoute({
+  method: 'get',
+  path: '/{id}',
+  tags: ['reports'],
+  summary: 'A stored report',
+  description: 'HTML for browsers; JSON when the Accept header prefers application/json. The id is a capability: whoever has the URL may read the report.',
+  request: { params: z.object({ id: z.string().meta({ description: 'The report id (`report_id`, `batch_id`, `validation_id`), or a commit SHA for GitHub validations.' }) }) },
+  responses: {
+    200: {
+      description: 'The report.',
+      headers: { Vary: { schema: { type: 'string' } } },
+      content: { 'text/html': { schema: z.string() }, 'application/json': { schema: reportSchema } },
+    },
+    ...errors({ 404: 'No report with this id (unknown, or removed after `reports.retentionDays`).' }),
+  },
+});
+
+export const reportRoutes = (deps: AppDeps): ApiRoutes =>
+  apiRoutes().openapi(route, async (c) => {
+    const raw = c.req.valid('param').id;
     const id = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(raw) ? raw.toLowerCase() : raw; // a commit sha: GitHub aliases are stored lower-case
     const report = id.length <= 200 ? await findReport(deps.store, deps.config, deps.clock.now(), id) : undefined;
     if (!report) throw new ApiError('NOT_FOUND', 'no report with this id (unknown, or removed after the retention period)');
     if (prefersJson(c.req.header('accept'))) {
       c.header('Vary', 'Accept');
-      return c.json(reportJson(report));
+      return c.json(reportJson(report), 200);
     }
     return c.html(renderReportPage(report), 200, htmlHeaders);
   });
