@@ -3,9 +3,9 @@
  * compiled official schema (the version the engine picks for each card) over the same cards.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import { validateCard } from '../src/card/index.ts';
-import { ruleSetVersions, type RuleSetVersion } from '../src/card/versions.ts';
-import { a2aCards, readSchema } from '../test/card/corpus.ts';
+import { validateCard } from '../src/engine/index.ts';
+import { ruleSetVersions, type RuleSetVersion } from '../src/engine/versions.ts';
+import { a2aCards, readSchema } from '../test/engine/corpus.ts';
 
 interface Row { name: string; value: number; unit: string; note?: string }
 

@@ -4,18 +4,18 @@
  * cost can be read against a bare GET in the same run. Started by floor.ts; prints its URL.
  *   GET  /hello                 {"status":"ok"}
  *   POST /floor/parse           read the body, decode, JSON.parse; answer {"ok":true}
- *   POST /floor/ajv             parse + ajv on the official 0.3.0 schema (the issue's reference floor)
+ *   POST /floor/ajv             parse + ajv on the official 0.3.0 schema (the floor a validator is measured against)
  *   POST /floor/engine          the service's validation of the body's text (parse, request schema,
  *                               validateCard, the answer's pieces); answer {"valid":…}
- *   POST /floor/response        + the full response body of interface 2.4
+ *   POST /floor/response        + the full response body of POST /v1/validate
  *   POST /floor/report          + the report line serialized (not written)
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { parseConfig } from '../src/config.ts';
-import { isApiError } from '../src/errors.ts';
-import { validationSettings } from '../src/services/card-result.ts';
-import { singleResponseText, validateSingleText, type SingleOutcome } from '../src/services/validation.ts';
+import { isApiError } from '../src/lib/errors.ts';
+import { validationSettings } from '../src/features/validation/card-result.ts';
+import { singleResponseText, validateSingleText, type SingleOutcome } from '../src/features/validation/validation.ts';
 import { reportLine } from '../src/store/report-lines.ts';
 import { officialValidators } from './engine.ts';
 

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sampleCard } from '../test/endpoints/seed.ts';
+import { sampleCard } from '../test/api/seed.ts';
 import { findWrk, generatorLabel, loader, median, round2, type LoadSpec } from './load.ts';
 import type { BenchRow } from './run.ts';
 
@@ -50,7 +50,7 @@ export async function benchFloor(): Promise<BenchRow[]> {
     const step = (name: string): LoadSpec => ({ url: `${server.url}/floor/${name}`, method: 'POST', body, connections: CONNECTIONS, seconds: SECONDS });
     const steps: Array<[string, string]> = [
       ['parse', 'read + JSON.parse the body'],
-      ['ajv', 'parse + ajv on the official schema (the issue\'s reference)'],
+      ['ajv', 'parse + ajv on the official schema (the reference floor)'],
       ['engine', 'parse + request schema + validateCard + the answer as JSON text'],
       ['response', '+ the full 2.4 response body'],
       ['report', '+ the report line serialized (not written)'],

@@ -1,53 +1,33 @@
 /**
  * createApp(deps) wires the whole service: middleware, route groups, and the
  * single error renderer. Everything with a side effect comes in through deps,
- * so tests use a MemoryStore, a FakeClock and a fake fetch.
+ * so tests use a MemoryStore and a FakeClock.
  */
-import type { LookupFunction } from 'node:net';
 import { createRoute } from '@hono/zod-openapi';
-import type { Clock } from './clock.ts';
-import type { Config } from './config.ts';
-import { ApiError, isApiError } from './errors.ts';
-import type { AppEnv } from './http/env.ts';
-import { methodNotAllowedOrNotFound } from './http/fallback.ts';
-import { apiRoutes, describeApi } from './http/openapi.ts';
-import { requestId } from './http/middleware/request-id.ts';
-import { requestLog } from './http/middleware/request-log.ts';
-import { defaultRateHeaders } from './http/middleware/default-rate-headers.ts';
-import { createWebhookLimiter } from './http/middleware/webhook-limit.ts';
-import { adminRoutes } from './http/routes/admin.ts';
-import { dashboardRoutes } from './http/routes/dashboard.ts';
-import { docsRoutes } from './http/routes/docs.ts';
-import { healthRoutes } from './http/routes/health.ts';
-import { reportRoutes } from './http/routes/reports.ts';
-import { rulesRoutes } from './http/routes/rules.ts';
-import { validateRoutes } from './http/routes/validate.ts';
-import { webhookRoutes } from './http/routes/webhooks.ts';
-import { JobRunner } from './jobs/runner.ts';
-import { Lifecycle } from './lifecycle.ts';
-import type { Logger } from './log.ts';
-import { accountPatchSchema, newAccountSchema } from './services/accounts.ts';
-import { newKeySchema } from './services/api-keys.ts';
-import { batchRequestSchema } from './services/batch.ts';
-import { validateRequestSchema } from './services/validation.ts';
-import { githubRequestSchema, webhookRequestSchema } from './services/webhook-requests.ts';
-import type { Store } from './store/types.ts';
-import type { Validator } from './workers/validation-pool.ts';
-
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  fetch: typeof fetch;
-  log: Logger;
-  /** {base_url} and {reports_url}, resolved once the listening port is known. */
-  urls: { publicUrl: string; reportsUrl: string };
-  lifecycle?: Lifecycle;
-  /** DNS lookup used for callback delivery (tests inject one to simulate rebinding). */
-  lookup?: LookupFunction;
-  /** Where request bodies and webhook jobs are validated (serve: a worker pool); in process when absent. */
-  validator?: Validator;
-}
+import type { AppDeps } from './deps.ts';
+import { ApiError, isApiError } from './lib/errors.ts';
+import type { AppEnv } from './api/env.ts';
+import { methodNotAllowedOrNotFound } from './api/fallback.ts';
+import { apiRoutes, describeApi } from './api/openapi.ts';
+import { requestId } from './api/middleware/request-id.ts';
+import { requestLog } from './api/middleware/request-log.ts';
+import { defaultRateHeaders } from './api/middleware/default-rate-headers.ts';
+import { createWebhookLimiter } from './api/middleware/webhook-limit.ts';
+import { adminRoutes } from './api/routes/admin.ts';
+import { dashboardRoutes } from './api/routes/dashboard.ts';
+import { docsRoutes } from './api/routes/docs.ts';
+import { healthRoutes } from './api/routes/health.ts';
+import { reportRoutes } from './api/routes/reports.ts';
+import { rulesRoutes } from './api/routes/rules.ts';
+import { validateRoutes } from './api/routes/validate.ts';
+import { webhookRoutes } from './api/routes/webhooks.ts';
+import { accountPatchSchema, newAccountSchema } from './features/accounts/accounts.ts';
+import { newKeySchema } from './features/accounts/api-keys.ts';
+import { batchRequestSchema } from './features/validation/batch.ts';
+import { validateRequestSchema } from './features/validation/validation.ts';
+import { JobRunner } from './features/webhooks/runner.ts';
+import { githubRequestSchema, webhookRequestSchema } from './features/webhooks/webhook-requests.ts';
+import { Lifecycle } from './lib/lifecycle.ts';
 
 /** A typed or bookmarked trailing slash. */
 const dashboardSlash = createRoute({

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as z from 'zod';
-import { parseIpRule } from './services/client-ip.ts';
+import { parseIpRule } from './lib/ip.ts';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();

@@ -3,7 +3,7 @@
  * Exit codes: 0 success, 1 failure (or invalid card for `validate`), 2 usage error.
  */
 import { processIO, USAGE, type CliIO } from './cli/io.ts';
-import { version } from './version.ts';
+import { version } from './lib/version.ts';
 
 const help = `cardgate ${version}: A2A agent-card validation service
 

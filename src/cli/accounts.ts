@@ -1,7 +1,6 @@
 /** `cardgate accounts create|list|set-plan|delete`: accounts in the data dir, while no server holds it. */
-import { parseArgs } from 'node:util';
-import { createAccount, deleteAccount, listAccounts, updateAccount } from '../services/accounts.ts';
-import { USAGE } from './io.ts';
+import { createAccount, deleteAccount, listAccounts, updateAccount } from '../features/accounts/accounts.ts';
+import { readCommandLine, runCommand } from './args.ts';
 import { contextFlags, json, table, withStore, type AdminCliContext, type AdminCliIO } from './offline-store.ts';
 
 export const accountsHelp = `Usage: cardgate accounts <command> [options]
@@ -23,61 +22,46 @@ Options:
 `;
 
 export const runAccounts = async (args: string[], io: AdminCliIO, ctx: AdminCliContext): Promise<number> => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: { ...contextFlags, name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (e) {
-    io.stderr(`cardgate accounts: ${(e as Error).message}\n\n${accountsHelp}`);
-    return USAGE;
-  }
-  const { values, positionals } = parsed;
+  const line = readCommandLine('accounts', accountsHelp, io, args, { ...contextFlags, name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean' } });
+  if ('exit' in line) return line.exit;
+  const { values, positionals, usage } = line;
   const [command, ...rest] = positionals;
-  if (values.help) {
-    io.stdout(accountsHelp);
-    return 0;
-  }
-  const usage = (problem: string) => {
-    io.stderr(`cardgate accounts: ${problem}\n\n${accountsHelp}`);
-    return USAGE;
-  };
   const run = (action: Parameters<typeof withStore>[3]) => withStore(`accounts ${command}`, io, ctx, action);
 
-  switch (command) {
-    case 'create': {
-      if (rest.length > 0 || values.name === undefined || values.plan === undefined) return usage('usage: cardgate accounts create --name NAME --plan PLAN');
-      return run((store) => {
-        const account = createAccount(store, { name: values.name, plan: values.plan }, ctx.now());
-        io.stdout(values.json ? json({ account }) : `${account.id}\n`);
-      });
-    }
-    case 'list':
-      if (rest.length > 0) return usage('usage: cardgate accounts list');
-      return run((store) => {
-        const accounts = listAccounts(store);
-        if (values.json) io.stdout(json({ accounts }));
-        else if (accounts.length === 0) io.stdout('no accounts\n');
-        else io.stdout(table(['ID', 'PLAN', 'KEYS', 'CREATED', 'NAME'], accounts.map((a) => [a.id, a.plan, String(a.key_count), a.created_at, a.name])));
-      });
-    case 'set-plan':
-      if (rest.length !== 2) return usage('usage: cardgate accounts set-plan ID PLAN');
-      return run((store) => {
-        const account = updateAccount(store, rest[0]!, { plan: rest[1] });
-        io.stdout(values.json ? json({ account }) : `${account.id}: plan ${account.plan}\n`);
-      });
-    case 'delete':
-      if (rest.length !== 1) return usage('usage: cardgate accounts delete ID');
-      return run((store) => {
-        deleteAccount(store, rest[0]!);
-        io.stdout(values.json ? json({ deleted: true }) : `deleted account ${rest[0]} and its keys\n`);
-      });
-    case undefined:
-      return usage('a command is required');
-    default:
-      return usage(`unknown command '${command}'`);
-  }
+  return runCommand(
+    command,
+    {
+      create: () => {
+        if (rest.length > 0 || values.name === undefined || values.plan === undefined) return usage('usage: cardgate accounts create --name NAME --plan PLAN');
+        return run((store) => {
+          const account = createAccount(store, { name: values.name, plan: values.plan }, ctx.now());
+          io.stdout(values.json ? json({ account }) : `${account.id}\n`);
+        });
+      },
+      list: () => {
+        if (rest.length > 0) return usage('usage: cardgate accounts list');
+        return run((store) => {
+          const accounts = listAccounts(store);
+          if (values.json) io.stdout(json({ accounts }));
+          else if (accounts.length === 0) io.stdout('no accounts\n');
+          else io.stdout(table(['ID', 'PLAN', 'KEYS', 'CREATED', 'NAME'], accounts.map((a) => [a.id, a.plan, String(a.key_count), a.created_at, a.name])));
+        });
+      },
+      'set-plan': () => {
+        if (rest.length !== 2) return usage('usage: cardgate accounts set-plan ID PLAN');
+        return run((store) => {
+          const account = updateAccount(store, rest[0]!, { plan: rest[1] });
+          io.stdout(values.json ? json({ account }) : `${account.id}: plan ${account.plan}\n`);
+        });
+      },
+      delete: () => {
+        if (rest.length !== 1) return usage('usage: cardgate accounts delete ID');
+        return run((store) => {
+          deleteAccount(store, rest[0]!);
+          io.stdout(values.json ? json({ deleted: true }) : `deleted account ${rest[0]} and its keys\n`);
+        });
+      },
+    },
+    usage,
+  );
 };

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
-import { createLogger } from '../log.ts';
+import { createLogger } from '../lib/log.ts';
 import { openFileStore } from '../store/file.ts';
 import { runAccounts } from './accounts.ts';
 import { USAGE, type CliIO } from './io.ts';

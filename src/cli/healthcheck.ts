@@ -1,4 +1,5 @@
 /** `cardgate healthcheck [URL]`: exit 0 when URL/healthz answers 200, 1 otherwise (for container health checks without curl). */
+import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 const help = `Usage: cardgate healthcheck [URL]
@@ -8,15 +9,11 @@ URL defaults to http://127.0.0.1:8080 (or http://127.0.0.1:$CARDGATE_PORT).
 `;
 
 export const runHealthcheck = async (args: string[], io: CliIO): Promise<number> => {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.stdout(help);
-    return 0;
-  }
-  if (args.length > 1 || args.some((a) => a.startsWith('-'))) {
-    io.stderr(help);
-    return USAGE;
-  }
-  const base = (args[0] ?? `http://127.0.0.1:${process.env.CARDGATE_PORT || 8080}`).replace(/\/+$/, '');
+  const line = readCommandLine('healthcheck', help, io, args, {});
+  if ('exit' in line) return line.exit;
+  const { positionals, usage } = line;
+  if (positionals.length > 1) return usage('give at most one URL');
+  const base = (positionals[0] ?? `http://127.0.0.1:${process.env.CARDGATE_PORT || 8080}`).replace(/\/+$/, '');
   if (!URL.canParse(base)) {
     io.stderr(`cardgate healthcheck: not a URL: ${base}\n`);
     return USAGE;

@@ -1,7 +1,6 @@
 /** `cardgate keys create|list|delete`: API keys in the data dir, while no server holds it. */
-import { parseArgs } from 'node:util';
-import { createKey, deleteKey, listKeys } from '../services/api-keys.ts';
-import { USAGE } from './io.ts';
+import { createKey, deleteKey, listKeys } from '../features/accounts/api-keys.ts';
+import { readCommandLine, runCommand } from './args.ts';
 import { contextFlags, json, table, withStore, type AdminCliContext, type AdminCliIO } from './offline-store.ts';
 
 export const keysHelp = `Usage: cardgate keys <command> [options]
@@ -24,73 +23,56 @@ Options:
 `;
 
 export const runKeys = async (args: string[], io: AdminCliIO, ctx: AdminCliContext): Promise<number> => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: {
-        ...contextFlags,
-        account: { type: 'string' },
-        name: { type: 'string' },
-        'allow-ip': { type: 'string', multiple: true },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (e) {
-    io.stderr(`cardgate keys: ${(e as Error).message}\n\n${keysHelp}`);
-    return USAGE;
-  }
-  const { values, positionals } = parsed;
+  const line = readCommandLine('keys', keysHelp, io, args, {
+    ...contextFlags,
+    account: { type: 'string' },
+    name: { type: 'string' },
+    'allow-ip': { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+  });
+  if ('exit' in line) return line.exit;
+  const { values, positionals, usage } = line;
   const [command, ...rest] = positionals;
-  if (values.help) {
-    io.stdout(keysHelp);
-    return 0;
-  }
-  const usage = (problem: string) => {
-    io.stderr(`cardgate keys: ${problem}\n\n${keysHelp}`);
-    return USAGE;
-  };
   const run = (action: Parameters<typeof withStore>[3]) => withStore(`keys ${command}`, io, ctx, action);
 
-  switch (command) {
-    case 'create': {
-      if (rest.length > 0 || values.account === undefined || values.name === undefined) {
-        return usage('usage: cardgate keys create --account ID --name NAME [--allow-ip CIDR ...]');
-      }
-      return run((store) => {
-        const input = { name: values.name, allowed_ips: values['allow-ip'] };
-        const created = createKey(store, values.account!, input, ctx.config.keys.prefix, ctx.now());
-        if (values.json) {
-          io.stdout(json(created));
-          return;
+  return runCommand(
+    command,
+    {
+      create: () => {
+        if (rest.length > 0 || values.account === undefined || values.name === undefined) {
+          return usage('usage: cardgate keys create --account ID --name NAME [--allow-ip CIDR ...]');
         }
-        io.stdout(`${created.secret}\n`);
-        io.stderr(`created key ${created.key.id} (${created.key.hint}) for account ${created.key.account_id}; store it now: it cannot be shown again\n`);
-      });
-    }
-    case 'list':
-      if (rest.length > 0) return usage('usage: cardgate keys list [--account ID]');
-      return run((store) => {
-        const keys = listKeys(store, values.account);
-        if (values.json) io.stdout(json({ keys }));
-        else if (keys.length === 0) io.stdout('no keys\n');
-        else {
-          const rows = keys.map((k) => [k.id, k.account_id, k.hint, k.last_used_at ?? 'never', k.allowed_ips.join(',') || 'any', k.name]);
-          io.stdout(table(['ID', 'ACCOUNT', 'HINT', 'LAST USED', 'ALLOWED IPS', 'NAME'], rows));
-        }
-      });
-    case 'delete':
-      if (rest.length !== 1) return usage('usage: cardgate keys delete ID');
-      return run((store) => {
-        deleteKey(store, rest[0]!);
-        io.stdout(values.json ? json({ deleted: true }) : `deleted key ${rest[0]}\n`);
-      });
-    case undefined:
-      return usage('a command is required');
-    default:
-      return usage(`unknown command '${command}'`);
-  }
+        return run((store) => {
+          const input = { name: values.name, allowed_ips: values['allow-ip'] };
+          const created = createKey(store, values.account!, input, ctx.config.keys.prefix, ctx.now());
+          if (values.json) {
+            io.stdout(json(created));
+            return;
+          }
+          io.stdout(`${created.secret}\n`);
+          io.stderr(`created key ${created.key.id} (${created.key.hint}) for account ${created.key.account_id}; store it now: it cannot be shown again\n`);
+        });
+      },
+      list: () => {
+        if (rest.length > 0) return usage('usage: cardgate keys list [--account ID]');
+        return run((store) => {
+          const keys = listKeys(store, values.account);
+          if (values.json) io.stdout(json({ keys }));
+          else if (keys.length === 0) io.stdout('no keys\n');
+          else {
+            const rows = keys.map((k) => [k.id, k.account_id, k.hint, k.last_used_at ?? 'never', k.allowed_ips.join(',') || 'any', k.name]);
+            io.stdout(table(['ID', 'ACCOUNT', 'HINT', 'LAST USED', 'ALLOWED IPS', 'NAME'], rows));
+          }
+        });
+      },
+      delete: () => {
+        if (rest.length !== 1) return usage('usage: cardgate keys delete ID');
+        return run((store) => {
+          deleteKey(store, rest[0]!);
+          io.stdout(values.json ? json({ deleted: true }) : `deleted key ${rest[0]}\n`);
+        });
+      },
+    },
+    usage,
+  );
 };

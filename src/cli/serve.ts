@@ -4,18 +4,18 @@
  * in-flight requests and job deliveries finish (bounded), the store is
  * flushed, the lock released, exit 0.
  */
-import { parseArgs } from 'node:util';
 import { createApp, type App } from '../app.ts';
-import { systemClock } from '../clock.ts';
+import { systemClock } from '../lib/clock.ts';
 import { ConfigError, configFlags, loadConfig, resolveUrls, type Config } from '../config.ts';
-import { Lifecycle } from '../lifecycle.ts';
-import { createLogger, type Logger } from '../log.ts';
-import { ensureAdminToken } from '../services/admin-token.ts';
-import { parseAllowedHosts } from '../services/callback-policy.ts';
+import { Lifecycle } from '../lib/lifecycle.ts';
+import { createLogger, type Logger } from '../lib/log.ts';
+import { ensureAdminToken } from '../features/accounts/admin-token.ts';
+import { parseAllowedHosts } from '../features/webhooks/callback-policy.ts';
 import { openFileStore } from '../store/file.ts';
 import type { Store } from '../store/types.ts';
-import { version } from '../version.ts';
-import { createValidator } from '../workers/validation-pool.ts';
+import { version } from '../lib/version.ts';
+import { createValidator } from '../features/validation/validation-pool.ts';
+import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 export const serveHelp = `Usage: cardgate serve [options]
@@ -34,23 +34,6 @@ Options:
 Every setting can also come from CARDGATE_* environment variables; see the README.
 `;
 
-/** Parses serve's flags into config sources; undefined means a usage error was printed. */
-export const parseServeArgs = (args: string[], io: CliIO) => {
-  const options = Object.fromEntries(Object.keys(configFlags).map((name) => [name, { type: 'string' as const }]));
-  try {
-    const { values } = parseArgs({
-      args,
-      options: { ...options, config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: false,
-    });
-    return values as Record<string, string | boolean | undefined>;
-  } catch (e) {
-    io.stderr(`cardgate serve: ${(e as Error).message}\n\n${serveHelp}`);
-    return undefined;
-  }
-};
-
 /** Opens the store or explains why not (a lock held by another process names its pid). */
 const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promise<Store | undefined> => {
   try {
@@ -62,15 +45,13 @@ const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promi
 };
 
 export const runServe = async (args: string[], io: CliIO): Promise<number> => {
-  const flags = parseServeArgs(args, io);
-  if (!flags) return USAGE;
-  if (flags.help) {
-    io.stdout(serveHelp);
-    return 0;
-  }
+  const options = Object.fromEntries(Object.keys(configFlags).map((name) => [name, { type: 'string' as const }]));
+  const line = readCommandLine('serve', serveHelp, io, args, { ...options, config: { type: 'string' } }, { allowPositionals: false });
+  if ('exit' in line) return line.exit;
+  const { config: configPath, ...flags } = line.values as Record<string, string | undefined>;
   let config: Config;
   try {
-    config = loadConfig({ flags: flags as Record<string, string>, configPath: flags.config as string | undefined });
+    config = loadConfig({ flags, configPath });
     parseAllowedHosts(config.webhooks.allowedHosts); // checked here so a bad entry stops start-up (exit 2), not the first request
   } catch (e) {
     if (e instanceof ConfigError) {
@@ -91,7 +72,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   }
 
   // Loaded lazily: @hono/node-server pulls in node:http and undici (~24 ms) that the other subcommands never need.
-  const { createNodeServer } = await import('../http/node-server.ts');
+  const { createNodeServer } = await import('../api/node-server.ts');
   const lifecycle = new Lifecycle();
   let app: App | undefined;
   let inFlight = 0;
@@ -121,7 +102,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const urls = resolveUrls(config, port);
   const validator = createValidator(config, log);
-  app = createApp({ config, store, clock: systemClock, fetch: globalThis.fetch, log, urls, lifecycle, validator });
+  app = createApp({ config, store, clock: systemClock, log, urls, lifecycle, validator });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   log.info('listening', { version, url: `http://${shownHost}:${port}`, public_url: urls.publicUrl, data_dir: config.dataDir, pid: process.pid });
 

@@ -3,8 +3,8 @@
  * same engine as the API. Exit 0 valid, 1 invalid, 2 usage error or unreadable / non-JSON input.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../card/index.ts';
+import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../engine/index.ts';
+import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 const help = `Usage: cardgate validate FILE|- [--protocol-version V] [--format text|json]
@@ -20,37 +20,16 @@ Options:
 Exit codes: 0 valid, 1 invalid, 2 usage error or unreadable / non-JSON input.
 `;
 
-function usage(io: CliIO, message: string): number {
-  io.stderr(`cardgate validate: ${message}\nRun 'cardgate validate --help' for usage.\n`);
-  return USAGE;
-}
-
 export async function runValidate(args: string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        'protocol-version': { type: 'string' },
-        format: { type: 'string', default: 'text' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    return usage(io, (e as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout(help);
-    return 0;
-  }
-  if (positionals.length !== 1) return usage(io, positionals.length ? 'give exactly one FILE (or -)' : 'missing FILE (or - for standard input)');
+  const line = readCommandLine('validate', help, io, args, { 'protocol-version': { type: 'string' }, format: { type: 'string', default: 'text' } });
+  if ('exit' in line) return line.exit;
+  const { values, positionals, usage } = line;
+  if (positionals.length !== 1) return usage(positionals.length ? 'give exactly one FILE (or -)' : 'missing FILE (or - for standard input)');
   const format = values.format;
-  if (format !== 'text' && format !== 'json') return usage(io, `--format must be text or json, not "${format}"`);
+  if (format !== 'text' && format !== 'json') return usage(`--format must be text or json, not "${format}"`);
   const version = values['protocol-version'];
   if (version !== undefined && !isSupportedVersion(version)) {
-    return usage(io, `unsupported --protocol-version "${version}"; supported: ${supportedVersions.join(', ')}`);
+    return usage(`unsupported --protocol-version "${version}"; supported: ${supportedVersions.join(', ')}`);
   }
 
   const file = positionals[0]!;

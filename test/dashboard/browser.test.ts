@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { DAY_MS } from '../../src/clock.ts';
+import { DAY_MS } from '../../src/lib/clock.ts';
 import { ADMIN_TOKEN, startBrowser, startService } from './harness.ts';
 import { minimalCard } from '../helpers/cards.ts';
 import { awaitWindowRoom } from '../helpers/windows.ts';

@@ -12,7 +12,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startServer } from '../helpers/server.ts';
 
 export const ADMIN_TOKEN = 'dashboard-test-admin-token-0123456789';
-export const screenshotDir = new URL('../../test-artifacts/dashboard/', import.meta.url).pathname;
+export const screenshotDir = new URL('../../test-artifacts/dashboard', import.meta.url).pathname;
 
 /**
  * DASHBOARD_TEST_COMMAND runs the same tests against a build instead of the

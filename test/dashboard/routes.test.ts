@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Script } from 'node:vm';
 import { Hono } from 'hono';
-import type { AppEnv } from '../../src/http/env.ts';
-import { dashboardCsp, dashboardRoutes } from '../../src/http/routes/dashboard.ts';
+import type { AppEnv } from '../../src/api/env.ts';
+import { dashboardCsp, dashboardRoutes } from '../../src/api/routes/dashboard.ts';
 
 const app = new Hono<AppEnv>().route('/dashboard', dashboardRoutes());
 

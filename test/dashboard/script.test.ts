@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Hono } from 'hono';
 import { bundleDashboardClient } from '../../src/dashboard/script.ts';
-import type { AppEnv } from '../../src/http/env.ts';
-import { dashboardRoutes } from '../../src/http/routes/dashboard.ts';
+import type { AppEnv } from '../../src/api/env.ts';
+import { dashboardRoutes } from '../../src/api/routes/dashboard.ts';
 
-const clientDir = new URL('../../src/dashboard/client/', import.meta.url).pathname;
+const clientDir = new URL('../../src/dashboard/client', import.meta.url).pathname;
 const clientModules = readdirSync(clientDir).filter((name) => name.endsWith('.ts'));
 
 test('app.js is the bundle of the client entry: one IIFE holding every client module', async () => {

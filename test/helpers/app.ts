@@ -1,9 +1,10 @@
-/** An app wired with a MemoryStore, a FakeClock, a fake fetch and a memory logger. */
-import { createApp, type AppDeps } from '../../src/app.ts';
-import { FakeClock } from '../../src/clock.ts';
+/** An app wired with a MemoryStore, a FakeClock and a memory logger. */
+import { createApp } from '../../src/app.ts';
+import type { AppDeps } from '../../src/deps.ts';
+import { FakeClock } from '../../src/lib/clock.ts';
 import { parseConfig, type ConfigInput } from '../../src/config.ts';
-import { Lifecycle } from '../../src/lifecycle.ts';
-import { memoryLogger } from '../../src/log.ts';
+import { Lifecycle } from '../../src/lib/lifecycle.ts';
+import { memoryLogger } from '../../src/lib/log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 
 export const testApp = (options: { config?: ConfigInput; deps?: Partial<AppDeps> } = {}) => {
@@ -18,9 +19,6 @@ export const testApp = (options: { config?: ConfigInput; deps?: Partial<AppDeps>
     clock,
     log,
     lifecycle,
-    fetch: async () => {
-      throw new Error('network disabled in tests: inject a fake fetch');
-    },
     urls: { publicUrl: 'http://cardgate.test', reportsUrl: 'http://reports.cardgate.test' },
     ...options.deps,
   };

@@ -1,4 +1,4 @@
-/** A small valid A2A 0.3.0 card for tests that need any valid card (the engine's own cases live in test/card). */
+/** A small valid A2A 0.3.0 card for tests that need any valid card (the engine's own cases live in test/engine). */
 export const minimalCard = (name = 'Test Agent', description = 'An agent card used by the tests.') => ({
   protocolVersion: '0.3.0',
   name,

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDirFactory } from './temp.ts';
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = new URL('../..', import.meta.url).pathname;
 // Removed when the test file's tests are done, not at stop(): tests restart a server on
 // the data dir of the one they stopped.
 const newDataDir = tempDirFactory('cardgate-test-');

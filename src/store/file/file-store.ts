@@ -26,8 +26,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LowSync } from 'lowdb';
-import { DAY_MS, systemClock, type Clock } from '../../clock.ts';
-import { silentLogger, type Logger } from '../../log.ts';
+import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
+import { silentLogger, type Logger } from '../../lib/log.ts';
 import { TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
 import type { NewReport, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';

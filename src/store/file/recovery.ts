@@ -14,7 +14,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../lib/log.ts';
 import { DIR_MODE, FILE_MODE, syncDirectory, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
 

@@ -1,0 +1,16 @@
+/** `Authorization: Bearer <admin token>` on the admin API; anything else is 401 (nested). */
+import type { MiddlewareHandler } from 'hono';
+import type { AppDeps } from '../../deps.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { isAdminToken } from '../../features/accounts/admin-token.ts';
+import type { AppEnv } from '../env.ts';
+
+export const adminAuth = (deps: AppDeps): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('authorization')?.trim() ?? '');
+  if (!m || !isAdminToken(deps.store, deps.config, m[1]!)) {
+    throw new ApiError('UNAUTHORIZED', 'missing or invalid admin token: send "Authorization: Bearer <admin token>"', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="cardgate admin"' },
+    });
+  }
+  return next();
+};

@@ -1,0 +1,45 @@
+/** Charging the caller's daily quota from a /v1 validation route. */
+import type { Context } from 'hono';
+import type { AppDeps } from '../deps.ts';
+import { ApiError } from '../lib/errors.ts';
+import { chargeDailyQuota as charge, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
+import type { AppEnv, Caller } from './env.ts';
+import { retryAfter, setRateLimitHeaders } from './rate-limit-headers.ts';
+
+export type { RateLimitInfo };
+
+export const quotaSubject = (caller: Caller): QuotaSubject => ({ plan: caller.plan, account_id: caller.account?.id ?? null, ip: caller.ip });
+
+/** Whether `amount` more validations fit in the caller's window now (counts nothing). */
+export const quotaAllows = (c: Context<AppEnv>, deps: AppDeps, amount: number): boolean => {
+  const caller = c.get('caller');
+  if (deps.config.limits.daily[caller.plan] === -1) return true; // unlimited: nothing to read
+  const w = readDailyQuota(deps.store, deps.config.limits.daily, quotaSubject(caller), deps.clock.now());
+  return w.used + amount <= w.limit;
+};
+
+/**
+ * Atomically counts `amount` validations for `c.var.caller` (set by identifyCaller).
+ * Call it after the body was checked and before validating. When they would exceed
+ * today's quota, throws 403 FORBIDDEN with Retry-After and counts nothing. Updates the
+ * X-RateLimit-* headers either way. The count is in memory at once and becomes durable
+ * with the route's own `await store.commit()` for its report (a commit makes every
+ * earlier mutation durable), so one flush carries both.
+ */
+export const chargeDailyQuota = (c: Context<AppEnv>, deps: AppDeps, amount: number): RateLimitInfo => {
+  const caller = c.get('caller');
+  if (!caller) throw new Error('chargeDailyQuota: identifyCaller middleware is not mounted on this route');
+  const now = deps.clock.now();
+  const { admitted, window } = charge(deps.store, deps.config.limits.daily, quotaSubject(caller), amount, now);
+  setRateLimitHeaders(c, window);
+  if (!admitted) {
+    const left = window.remaining === 0 ? 'no validations are' : `only ${window.remaining} validation${window.remaining === 1 ? ' is' : 's are'}`;
+    throw new ApiError(
+      'FORBIDDEN',
+      `daily limit of ${window.limit} validations for the ${window.plan} plan exceeded: ${left} left today (resets at 00:00 UTC)`,
+      { headers: retryAfter(window.resetAt, now) },
+    );
+  }
+  const { resetAt: _resetAt, ...info } = window;
+  return info;
+};

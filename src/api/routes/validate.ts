@@ -1,0 +1,158 @@
+/**
+ * POST /v1/validate and POST /v1/validate/batch. Order of checks (so a free key on the batch
+ * endpoint always gets BATCH_NOT_ALLOWED, whatever quota it has left):
+ * key (401) → IP allow-list (403) → plan permits the endpoint → body (4xx) →
+ * daily quota (403) → validation → durable report → response. A body is checked by the validator
+ * together with its cards (one trip to its worker); the quota is charged only once the body is
+ * known to be usable, and a caller already over it never reaches the engine.
+ */
+import { createRoute } from '@hono/zod-openapi';
+import type { AppDeps } from '../../deps.ts';
+import { iso } from '../../lib/clock.ts';
+import { ApiError, isApiError } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/log.ts';
+import { batchResponseText } from '../../features/validation/batch.ts';
+import { newId } from '../../lib/ids.ts';
+import { recordReport, reportUrl } from '../../features/reports/reports.ts';
+import { singleResponseText } from '../../features/validation/validation.ts';
+import { configuredInProcess } from '../../features/validation/validation-pool.ts';
+import { readBodyText } from '../body.ts';
+import type { AppEnv } from '../env.ts';
+import { identifyCaller } from '../middleware/caller.ts';
+import { apiRoutes, type ApiRoutes, bodyErrors, errors, jsonText, rateLimitHeaders, requestBody, response, security } from '../openapi.ts';
+import { chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota-charge.ts';
+import { batchResult, flatError, nestedError, validateResult, validationFailure } from '../schemas.ts';
+
+const keyErrors = {
+  401: 'The key is malformed, unknown or deleted.',
+  403: "The key may not be used from this IP (its allow-list), or today's quota is spent (Retry-After).",
+} as const;
+
+const single = createRoute({
+  method: 'post',
+  path: '/',
+  tags: ['validation'],
+  summary: 'Validate one agent card',
+  description:
+    'The card\'s findings come with 200 (`valid` says whether it passed). Anonymous callers and free keys have a daily quota; every answer carries the caller\'s window in `X-RateLimit-*`.',
+  security: security.optionalKey,
+  request: { body: requestBody('ValidateRequest') },
+  responses: {
+    200: response('The card validated; its report is stored.', validateResult, rateLimitHeaders),
+    ...errors(
+      {
+        400: ['The request is unusable: not JSON, nested too deeply, or not the schema (`errors` names each member at fault).', validationFailure],
+        ...keyErrors,
+        413: bodyErrors[413],
+        415: [bodyErrors[415], validationFailure],
+        500: 'The validation could not run.',
+      },
+      true,
+    ),
+  },
+});
+
+const batch = createRoute({
+  method: 'post',
+  path: '/batch',
+  tags: ['validation'],
+  summary: 'Validate up to `batch.maxCards` cards at once (pro and team plans)',
+  description: 'Every card counts against the daily quota. Ids must be unique within the batch.',
+  security: security.key,
+  request: { body: requestBody('BatchRequest') },
+  responses: {
+    200: response('The cards validated; the batch report is stored.', batchResult, rateLimitHeaders),
+    ...errors(
+      {
+        400: 'The body is unusable: not JSON (INVALID_REQUEST), no cards array of the right size (INVALID_BATCH_FORMAT), or an entry at fault (BATCH_VALIDATION_ERROR, naming it).',
+        401: 'No key (batch needs one), or a malformed, unknown or deleted key.',
+        403: [
+          `${keyErrors[403]} A free key is BATCH_NOT_ALLOWED (flat).`,
+          nestedError.or(flatError),
+        ],
+        413: bodyErrors[413],
+        415: bodyErrors[415],
+        500: 'The validation could not run (BATCH_SERVER_ERROR).',
+      },
+      true,
+    ),
+  },
+});
+
+/** For `validator.run(...).catch()`: the body's 400 passes; any other failure (engine bug, dead worker, time limit) is logged and answered as `answer` (a 500). */
+const failedAs = (log: Logger, what: string, answer: ApiError) => (e: unknown): never => {
+  if (isApiError(e)) throw e;
+  log.error(`${what} failed`, { error: e instanceof Error ? e.message : String(e) });
+  throw answer;
+};
+
+export const validateRoutes = (deps: AppDeps): ApiRoutes => {
+  const { config, store, clock, log } = deps;
+  const validator = deps.validator ?? configuredInProcess(config);
+  const caller = identifyCaller(deps);
+
+  return apiRoutes()
+    .openapi({ ...single, middleware: caller }, async (c) => {
+      const startedAt = performance.now();
+      const text = await readBodyText(c, { maxBytes: config.http.maxBodyBytes, validationShape: true });
+      let rateLimitInfo: RateLimitInfo | undefined;
+      if (!quotaAllows(c, deps, 1)) {
+        // Over today's quota: a bad body still gets its 400, a good one its 403, and no engine time is spent.
+        await validator.run('singleBody', text);
+        rateLimitInfo = chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
+      }
+      // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
+      const outcome = await validator.run('single', text).catch(failedAs(log, 'validation', new ApiError('INTERNAL_ERROR', 'internal error during validation')));
+      rateLimitInfo ??= chargeDailyQuota(c, deps, 1);
+
+      const now = clock.now();
+      const timestamp = iso(now);
+      const id = newId('rpt', now);
+      const recorded = await recordReport(store, log, {
+        id,
+        kind: 'single',
+        created_at: timestamp,
+        account_id: c.var.caller.account?.id ?? null,
+        version: outcome.version,
+        requestJson: text, // the card verbatim, as sent
+        resultJson: outcome.resultJson,
+        verdict: { valid: outcome.valid, score: outcome.score },
+      });
+      const answer = singleResponseText(outcome, {
+        report_id: id,
+        report_url: reportUrl(deps.urls.reportsUrl, id),
+        response_time_ms: Math.round(performance.now() - startedAt),
+        recorded,
+        timestamp,
+        rateLimitInfo,
+      });
+      return jsonText(c, validateResult, answer, 200);
+    })
+    .openapi({ ...batch, middleware: caller }, async (c) => {
+      const startedAt = performance.now();
+      const { plan } = c.var.caller;
+      if (plan === 'anonymous') throw new ApiError('UNAUTHORIZED', 'batch validation requires an API key');
+      if (plan !== 'pro' && plan !== 'team') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
+      const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
+      // Like a single validation: over the quota, only the body is checked and the engine never runs.
+      if (!quotaAllows(c, deps, 1)) chargeDailyQuota(c, deps, await validator.run('batchBody', text));
+      const outcome = await validator.run('batch', text).catch(failedAs(log, 'batch validation', new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
+      chargeDailyQuota(c, deps, outcome.total);
+
+      const now = clock.now();
+      const timestamp = iso(now);
+      const batchId = newId('batch', now);
+      const answer = batchResponseText(outcome, { batch_id: batchId, timestamp, processing_time_ms: Math.round(performance.now() - startedAt) });
+      // The batch result has no `recorded` field; the report is still durable before we answer.
+      await recordReport(store, log, {
+        id: batchId,
+        kind: 'batch',
+        created_at: timestamp,
+        account_id: c.var.caller.account?.id ?? null,
+        requestJson: text, // the cards verbatim, as sent
+        resultJson: answer,
+        verdict: { valid: outcome.valid === outcome.total, score: Math.round(outcome.scoreSum / outcome.total) },
+      });
+      return jsonText(c, batchResult, answer, 200);
+    });
+};

@@ -1,0 +1,27 @@
+/**
+ * AppDeps: everything with a side effect that the app and its features are given (store, clock,
+ * log, validator, settings), so tests pass a MemoryStore, a FakeClock and an in-process validator.
+ * Types only, from the layers below and from the validator's interface: every layer above imports
+ * it, so it imports nothing that could import it back.
+ */
+import type { LookupFunction } from 'node:net';
+import type { Config } from './config.ts';
+import type { Validator } from './features/validation/validator.ts';
+import type { Clock } from './lib/clock.ts';
+import type { Lifecycle } from './lib/lifecycle.ts';
+import type { Logger } from './lib/log.ts';
+import type { Store } from './store/types.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  /** {base_url} and {reports_url}, resolved once the listening port is known. */
+  urls: { publicUrl: string; reportsUrl: string };
+  lifecycle?: Lifecycle;
+  /** DNS lookup used for callback delivery (tests inject one to simulate rebinding). */
+  lookup?: LookupFunction;
+  /** Where request bodies and webhook jobs are validated (serve: a worker pool); in process when absent. */
+  validator?: Validator;
+}

@@ -1,0 +1,80 @@
+/** Public types of the validation engine (src/engine/): pure, no I/O. */
+
+/** One finding: `path` names the card field (`skills[2].tags`), `rule` is a stable catalogue id. */
+export interface Issue {
+  path: string;
+  message: string;
+  rule: string;
+}
+
+export interface Suggestion {
+  /** `improvement` unless a documented other type fits better. */
+  type: string;
+  field: string;
+  suggestion: string;
+}
+
+/** Card generation detected from the card's shape. */
+export type CardShape = '0.2' | '0.3' | '1.0' | 'unknown';
+
+export interface ValidateOptions {
+  /** Force a protocol version (one of `supportedVersions`); otherwise the card decides. */
+  protocolVersion?: string;
+  /** Errors, warnings and suggestions kept, each (default: all); the rest are counted in `truncated`. */
+  maxFindings?: number;
+}
+
+/** How many findings of each list were found beyond `maxFindings` and left out. */
+export interface Truncated {
+  errors: number;
+  warnings: number;
+  suggestions: number;
+}
+
+/** Where the rule set came from: options.protocolVersion, the card's top-level protocolVersion, or its shape. */
+export type VersionSource = 'forced' | 'declared' | 'detected';
+
+/** The card's verdict under the rules of the other generation it also addresses (counts of findings). */
+export interface CompatibilityVerdict {
+  valid: boolean;
+  errors: number;
+  warnings: number;
+}
+
+export interface CardResult {
+  valid: boolean;
+  errors: Issue[];
+  warnings: Issue[];
+  /** 0 when invalid; otherwise 100 minus documented weights. */
+  score: number;
+  suggestions: Suggestion[];
+  /** Rule set used: `0.2.0`..`0.2.6`, `0.3.0` or `1.0`. */
+  version: string;
+  versionSource: VersionSource;
+  shape: CardShape;
+  /**
+   * Present when the card also addresses the other generation: a 0.x-judged card carrying
+   * supportedInterfaces is checked against `1.0`; a 1.0-judged card keeping the 0.x `url` against `0.3.0`.
+   */
+  compatibility?: Record<string, CompatibilityVerdict>;
+  /** Present only when `maxFindings` left findings out. */
+  truncated?: Truncated;
+}
+
+export type Severity = 'error' | 'warning';
+
+/** One entry of the rule catalogue (served at GET /v1/rules). */
+export interface RuleInfo {
+  id: string;
+  severity: Severity;
+  /** Rule-set versions it applies to. */
+  versions: string[];
+  /** Spec section(s), e.g. `1.0 §5.7`. */
+  spec: string;
+  description: string;
+  fix: string;
+  /** Where the rule comes from: the official JSON schema, a statement of the spec text, or practice. */
+  source: 'schema' | 'spec' | 'practice';
+  /** Points a warning takes off the score (docs/scoring.md); 0 for errors. */
+  weight: number;
+}

@@ -1,0 +1,58 @@
+/** Accounts: a name and a plan. Shared by the admin API and the `cardgate accounts` CLI. */
+import * as z from 'zod';
+import { iso } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
+import type { Account, Store } from '../../store/types.ts';
+import { newId } from '../../lib/ids.ts';
+import { parseInput } from '../../lib/input.ts';
+
+export const plans = ['free', 'pro', 'team'] as const;
+export const planSchema = z.enum(plans, { error: `must be one of ${plans.join(', ')}` });
+const nameSchema = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+
+/** The admin API's bodies (its description shows these schemas); the CLI's arguments too. */
+export const newAccountSchema = z.strictObject({ name: nameSchema, plan: planSchema }).meta({ id: 'NewAccount' });
+export const accountPatchSchema = z
+  .strictObject({ name: nameSchema.optional(), plan: planSchema.optional() })
+  .refine((p) => p.name !== undefined || p.plan !== undefined, 'give at least one of name, plan')
+  .meta({ id: 'AccountPatch', description: 'At least one of name, plan.' });
+
+/** An account as the admin API and CLI show it. */
+export interface AccountView extends Account {
+  key_count: number;
+}
+
+const view = (store: Store, account: Account): AccountView => ({ ...account, key_count: store.listKeys(account.id).length });
+
+const notFound = (id: string) => new ApiError('NOT_FOUND', `account ${id} not found`);
+
+export const createAccount = (store: Store, input: unknown, now: number): AccountView => {
+  const { name, plan } = parseInput(newAccountSchema, input);
+  const account: Account = { id: newId('acct', now), name, plan, created_at: iso(now) };
+  store.createAccount(account);
+  return view(store, account);
+};
+
+export const listAccounts = (store: Store): AccountView[] =>
+  store
+    .listAccounts()
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    .map((a) => view(store, a));
+
+export const getAccount = (store: Store, id: string): AccountView => {
+  const account = store.getAccount(id);
+  if (!account) throw notFound(id);
+  return view(store, account);
+};
+
+export const updateAccount = (store: Store, id: string, input: unknown): AccountView => {
+  const patch = parseInput(accountPatchSchema, input);
+  const account = store.updateAccount(id, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
+  if (!account) throw notFound(id);
+  return view(store, account);
+};
+
+/** Deletes the account and its keys (which stop working at once). */
+export const deleteAccount = (store: Store, id: string): void => {
+  if (!store.deleteAccount(id)) throw notFound(id);
+};

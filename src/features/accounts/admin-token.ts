@@ -1,0 +1,36 @@
+/**
+ * The admin token (admin API, dashboard). From config/env when set; otherwise
+ * generated at the first start, with only its SHA-256 kept in the store, and
+ * handed back once so `serve` can print it. Never log it.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../../config.ts';
+import type { Store } from '../../store/types.ts';
+
+const META_KEY = 'admin_token_sha256';
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+export type AdminTokenSource =
+  | { source: 'config' }
+  | { source: 'stored' }
+  /** Just generated: `token` must be shown to the operator now; it cannot be recovered later. */
+  | { source: 'generated'; token: string };
+
+/** Makes sure an admin token exists; call once at start-up, before serving. */
+export const ensureAdminToken = async (store: Store, config: Pick<Config, 'adminToken'>): Promise<AdminTokenSource> => {
+  if (config.adminToken !== undefined) return { source: 'config' };
+  if (store.getMeta(META_KEY) !== undefined) return { source: 'stored' };
+  const token = randomBytes(32).toString('base64url');
+  store.setMeta(META_KEY, sha256(token).toString('hex'));
+  await store.commit(); // durable before it is printed: a token shown but lost would lock the admin out
+  return { source: 'generated', token };
+};
+
+/** True when `candidate` is the admin token. Compares SHA-256 digests in constant time. */
+export const isAdminToken = (store: Store, config: Pick<Config, 'adminToken'>, candidate: string): boolean => {
+  const stored = store.getMeta(META_KEY);
+  const expected = config.adminToken !== undefined ? sha256(config.adminToken) : stored !== undefined ? Buffer.from(stored, 'hex') : undefined;
+  if (!expected || expected.length !== 32) return false;
+  return timingSafeEqual(sha256(candidate), expected);
+};

@@ -1,0 +1,131 @@
+/**
+ * API keys: `<prefix>_<opaque>`, opaque = 32 crypto-random bytes in base64url (43 chars).
+ * Only the SHA-256 of the whole key and a short display hint are stored; the key is
+ * returned once, at creation. A key is found by its hash (a plain digest is enough:
+ * the input is random, not a password), so no secret is compared byte by byte at all.
+ * Never log a key: log its id or hint.
+ */
+import * as crypto from 'node:crypto';
+import * as z from 'zod';
+import { iso } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
+import type { Account, ApiKeyRecord, Store } from '../../store/types.ts';
+import { parseIpRule } from '../../lib/ip.ts';
+import { newId } from '../../lib/ids.ts';
+import { parseInput } from '../../lib/input.ts';
+
+const OPAQUE_BYTES = 32;
+/** `last_used_at` is written at most this often per key (every write re-serialises the store). */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** One-shot crypto.hash (Node ≥ 20.12, Deno) costs a quarter of createHash on every keyed request. */
+export const hashKey: (key: string) => string =
+  typeof crypto.hash === 'function'
+    ? (key) => crypto.hash('sha256', key, 'hex')
+    : (key) => crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+
+/** True when `key` has the shape of a key this service issues (anything else is rejected like an unknown key). */
+export const isWellFormedKey = (key: string, prefix: string): boolean =>
+  key.startsWith(`${prefix}_`) && /^[A-Za-z0-9_-]{43}$/.test(key.slice(prefix.length + 1));
+
+/** `cardgate_AbCd…wXyZ`: enough to tell keys apart, far too little to use. */
+const hintOf = (key: string, prefix: string): string => {
+  const opaque = key.slice(prefix.length + 1);
+  return `${prefix}_${opaque.slice(0, 4)}…${opaque.slice(-4)}`;
+};
+
+/**
+ * The stored key record for `key`, or undefined when it is malformed, unknown or deleted.
+ * No secret is ever compared: the presented key is hashed first and the lookup is by that
+ * hash, so timing can at most reveal something about the hash of a key one already holds.
+ */
+export const findKey = (store: Store, key: string, prefix: string): ApiKeyRecord | undefined =>
+  isWellFormedKey(key, prefix) ? store.getKeyByHash(hashKey(key)) : undefined;
+
+/** The key record for `key` and the account it belongs to, or undefined when either is missing (see findKey). */
+export const findKeyAndAccount = (store: Store, key: string, prefix: string): { key: ApiKeyRecord; account: Account } | undefined => {
+  const record = findKey(store, key, prefix);
+  const account = record && store.getAccount(record.account_id);
+  return record && account ? { key: record, account } : undefined;
+};
+
+/** Notes that a key was used, at most once a minute per key; durability rides on the caller's next commit. */
+export const recordKeyUse = (store: Store, key: ApiKeyRecord, now: number): void => {
+  const last = key.last_used_at === null ? -Infinity : Date.parse(key.last_used_at);
+  if (now - last >= LAST_USED_RESOLUTION_MS) store.updateKey(key.id, { last_used_at: iso(now) });
+};
+
+/** A key as the admin API and CLI show it (never the hash). */
+export interface KeyView {
+  id: string;
+  account_id: string;
+  name: string;
+  hint: string;
+  created_at: string;
+  last_used_at: string | null;
+  allowed_ips: string[];
+}
+
+const view = ({ hash: _hash, ...rest }: ApiKeyRecord): KeyView => rest;
+
+const allowedIpsSchema = z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of IPs or CIDRs' }).transform((rules, ctx) => {
+  const out: string[] = [];
+  for (const rule of rules) {
+    try {
+      out.push(parseIpRule(rule).text);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  }
+  return [...new Set(out)];
+});
+
+/** The admin API's body for a new key (its description shows this schema); the CLI's arguments too. */
+export const newKeySchema = z
+  .strictObject({
+    name: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+    allowed_ips: allowedIpsSchema.optional().meta({ description: 'IPs or CIDRs that may use the key (team plan only); empty or absent: anywhere.' }),
+  })
+  .meta({ id: 'NewKey' });
+
+/**
+ * Creates a key for an account. IP allow-lists are a team-plan feature; a key keeps
+ * (and is still held to) its allow-list if the account later changes plan.
+ * Returns the full key: the only time it exists outside the caller's hands.
+ */
+export const createKey = (store: Store, accountId: string, input: unknown, prefix: string, now: number): { key: KeyView; secret: string } => {
+  const { name, allowed_ips = [] } = parseInput(newKeySchema, input);
+  const account = store.getAccount(accountId);
+  if (!account) throw new ApiError('NOT_FOUND', `account ${accountId} not found`);
+  if (allowed_ips.length > 0 && account.plan !== 'team') {
+    throw new ApiError('INVALID_REQUEST', `allowed_ips: IP allow-lists are available on the team plan only (account plan: ${account.plan})`);
+  }
+  const secret = `${prefix}_${crypto.randomBytes(OPAQUE_BYTES).toString('base64url')}`;
+  const record: ApiKeyRecord = {
+    id: newId('key', now),
+    account_id: accountId,
+    name,
+    hash: hashKey(secret),
+    hint: hintOf(secret, prefix),
+    created_at: iso(now),
+    last_used_at: null,
+    allowed_ips,
+  };
+  store.createKey(record);
+  return { key: view(record), secret };
+};
+
+/** Keys of one account (or all), oldest first. Throws NOT_FOUND for an unknown account. */
+export const listKeys = (store: Store, accountId?: string): KeyView[] => {
+  if (accountId !== undefined && !store.getAccount(accountId)) throw new ApiError('NOT_FOUND', `account ${accountId} not found`);
+  return store
+    .listKeys(accountId)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    .map(view);
+};
+
+/** Deletes a key; it is invalid from the next request on. */
+export const deleteKey = (store: Store, id: string): void => {
+  if (!store.deleteKey(id)) throw new ApiError('NOT_FOUND', `key ${id} not found`);
+};

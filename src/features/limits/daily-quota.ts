@@ -1,0 +1,74 @@
+/**
+ * Daily validation quotas: a fixed window per UTC calendar day (reset at the next
+ * 00:00 UTC), counted in durable store counters so they survive restarts.
+ *
+ * The quota belongs to the plan's subject: an account for keyed callers (all keys
+ * of an account share the account's daily quota, so rotating or adding keys does
+ * not multiply it), the client IP for anonymous callers (IPv6 per /56, see ipLimitKey).
+ * Unlimited plans (-1) still count, so `used` is always true.
+ */
+import { DAY_MS, nextUtcMidnight, utcDay } from '../../lib/clock.ts';
+import type { Config } from '../../config.ts';
+import type { Plan, Store, UsageRow } from '../../store/types.ts';
+import { ipLimitKey } from '../../lib/ip.ts';
+
+export type QuotaPlan = 'anonymous' | Plan;
+
+/** `rateLimitInfo` of a validation result: the state after counting this request. */
+export interface RateLimitInfo {
+  used: number;
+  /** -1 = unlimited */
+  limit: number;
+  /** -1 = unlimited */
+  remaining: number;
+  plan: QuotaPlan;
+}
+
+/** A window's state plus when it ends (epoch ms). */
+export interface QuotaWindow extends RateLimitInfo {
+  resetAt: number;
+}
+
+/** Whose quota a request spends. */
+export interface QuotaSubject {
+  plan: QuotaPlan;
+  account_id: string | null;
+  ip: string;
+}
+
+type DailyLimits = Config['limits']['daily'];
+
+const counterKey = (s: QuotaSubject): string => (s.account_id !== null ? `daily:acct:${s.account_id}` : `daily:ip:${ipLimitKey(s.ip)}`);
+
+const windowOf = (limits: DailyLimits, s: QuotaSubject, used: number, resetAt: number): QuotaWindow => {
+  const limit = limits[s.plan];
+  return { used, limit, remaining: limit === -1 ? -1 : Math.max(0, limit - used), plan: s.plan, resetAt };
+};
+
+/** The subject's window today, without counting anything. */
+export const readDailyQuota = (store: Store, limits: DailyLimits, s: QuotaSubject, now: number): QuotaWindow =>
+  windowOf(limits, s, store.getCounter(counterKey(s), now)?.count ?? 0, nextUtcMidnight(now));
+
+/**
+ * Counts `amount` validations if they fit in what is left today, else counts nothing.
+ * Synchronous on purpose: check and add happen with no await in between, so
+ * concurrent requests in this process can never be admitted past the limit.
+ * The counter change is in memory; the caller commits the store to make it durable.
+ */
+export const chargeDailyQuota = (
+  store: Store,
+  limits: DailyLimits,
+  s: QuotaSubject,
+  amount: number,
+  now: number,
+): { admitted: boolean; window: QuotaWindow } => {
+  const before = readDailyQuota(store, limits, s, now);
+  if (before.limit !== -1 && before.used + amount > before.limit) return { admitted: false, window: before };
+  const counter = store.addToCounter(counterKey(s), amount, before.resetAt, now);
+  if (s.account_id !== null) store.addUsage(s.account_id, utcDay(now), amount);
+  return { admitted: true, window: windowOf(limits, s, counter.count, counter.reset_at) };
+};
+
+/** Validations counted per account and day over the last `days` UTC days (today included), for the admin API. */
+export const listDailyUsage = (store: Store, days: number, accountId: string | undefined, now: number): UsageRow[] =>
+  store.listUsage({ account_id: accountId, since_day: utcDay(now - (days - 1) * DAY_MS) });

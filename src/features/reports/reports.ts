@@ -1,0 +1,60 @@
+/**
+ * Reports: every validation is stored with its result and its card, so that its
+ * report_url can show it later. A report older than the retention
+ * period is expired: it answers 404 at once, and the retention job removes it.
+ */
+import { DAY_MS } from '../../lib/clock.ts';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../lib/log.ts';
+import type { NewReport, ReportRecord, ReportSummary, Store } from '../../store/types.ts';
+
+
+/** `{reports_url}/reports/<id>`. */
+export const reportUrl = (reportsUrl: string, id: string): string => `${reportsUrl}/reports/${encodeURIComponent(id)}`;
+
+/** Reports created before this instant (epoch ms) are expired. */
+export const retentionCutoff = (config: Config, nowMs: number): number => nowMs - config.reports.retentionDays * DAY_MS;
+
+/**
+ * Stores a report and waits until it is durable; the answer is the `recorded` field.
+ * A failed write (a report that cannot be written, a disk that refuses it) is logged and
+ * answered `false`: the caller still gets its result.
+ */
+export const recordReport = (store: Store, log: Logger, report: NewReport): Promise<boolean> =>
+  recordWith(store, log, report.id, () => store.putReport(report));
+
+/** recordReport for a caller that puts the report itself (`put` may throw, like putReport). */
+export const recordWith = async (store: Store, log: Logger, reportId: string, put: () => void): Promise<boolean> => {
+  try {
+    put();
+    await store.commit();
+    return true;
+  } catch (e) {
+    log.error('report not recorded', { report_id: reportId, error: e instanceof Error ? e.message : String(e) });
+    return false;
+  }
+};
+
+/** A report by id or alias (a GitHub sha), or undefined when unknown or expired. */
+export const findReport = async (
+  store: Store,
+  config: Config,
+  nowMs: number,
+  idOrAlias: string,
+): Promise<ReportRecord | undefined> => {
+  const report = await store.getReport(idOrAlias);
+  if (!report || Date.parse(report.created_at) < retentionCutoff(config, nowMs)) return undefined;
+  return report;
+};
+
+/** The newest `limit` reports, each with its report URL, for the admin API. */
+export const listRecentReports = (store: Store, reportsUrl: string, limit: number): (Omit<ReportSummary, 'alias'> & { url: string })[] =>
+  store.listReports({ limit }).map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    created_at: r.created_at,
+    account_id: r.account_id,
+    valid: r.valid,
+    score: r.score,
+    url: reportUrl(reportsUrl, r.id),
+  }));

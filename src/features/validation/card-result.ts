@@ -1,0 +1,66 @@
+/**
+ * What every validation answer is composed of: a card's result with its finding lists serialized
+ * once (in a validation worker when serving), and the settings that bound the work (body nesting,
+ * findings per card, cards per batch).
+ */
+import type { CardResult, Truncated, ValidateOptions } from '../../engine/index.ts';
+import type { Config } from '../../config.ts';
+import { versionFields } from './version-fields.ts';
+
+/** The limits a validation runs under; they cross to the validation workers once, at their start. */
+export interface ValidationSettings {
+  maxJsonDepth: number;
+  maxFindings: number;
+  maxCards: number;
+}
+
+export const validationSettings = (config: Config): ValidationSettings => ({
+  maxJsonDepth: config.http.maxJsonDepth,
+  maxFindings: config.validation.maxFindings,
+  maxCards: config.batch.maxCards,
+});
+
+/** The engine: validateCard, or a stand-in that tests inject in process. */
+export type Engine = (card: unknown, options: ValidateOptions) => CardResult;
+
+/** A card's result as plain data with its lists already JSON text. */
+export interface CardPieces {
+  valid: boolean;
+  score: number;
+  version: string;
+  /** `"version":…,"version_source":…` (and `"compatibility":…` when checked): in every answer and report. */
+  versionMembers: string;
+  errors: string;
+  warnings: string;
+  suggestions: string;
+  /** Found beyond the cap and left out, per list (zeros when nothing was). */
+  leftOut: Truncated;
+  /** Errors found, kept or left out. */
+  errorCount: number;
+  firstError?: string;
+}
+
+export const cardPieces = (result: CardResult): CardPieces => {
+  const leftOut = result.truncated ?? { errors: 0, warnings: 0, suggestions: 0 };
+  return {
+    valid: result.valid,
+    score: result.score,
+    version: result.version,
+    versionMembers: JSON.stringify(versionFields(result)).slice(1, -1),
+    errors: JSON.stringify(result.errors),
+    warnings: JSON.stringify(result.warnings),
+    suggestions: JSON.stringify(result.suggestions),
+    leftOut,
+    errorCount: result.errors.length + leftOut.errors,
+    ...(result.errors[0] ? { firstError: result.errors[0].message } : {}),
+  };
+};
+
+/**
+ * `,"truncated":{...}` with the counts of the lists an answer shows, when the cap left one of
+ * them short; empty otherwise (the field is present only when something was left out).
+ */
+export const truncatedField = (pieces: CardPieces, shown: ReadonlyArray<keyof Truncated>): string =>
+  shown.some((list) => pieces.leftOut[list] > 0)
+    ? `,"truncated":{${shown.map((list) => `"${list}":${pieces.leftOut[list]}`).join(',')}}`
+    : '';

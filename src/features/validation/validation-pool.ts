@@ -1,0 +1,234 @@
+/**
+ * Where request bodies are validated: a pool of worker threads, so that parsing, the engine and
+ * serializing the answer (most of a validation request's CPU) run beside the event loop, which
+ * keeps reading requests, charging quotas, writing reports and answering. Every validating
+ * endpoint (single, batch, webhook, GitHub) and the webhook job runner send their work here as a
+ * task (see worker-tasks.ts). On the 2-core bench machine it raised /v1/validate by about a quarter; on
+ * more cores validation scales with them.
+ *
+ * The time limit (`validation.timeoutMs`) stops a runaway: a worker still on one task after it is
+ * terminated and replaced; that task fails, the tasks queued behind it go to the other workers.
+ * A worker that dies on its own fails the tasks it held (500) and is replaced; one that keeps dying
+ * (3 times in a minute), or a runtime that cannot start workers, leaves the pool validating in
+ * process: slower, never down. `workers: 0` validates in process (the tests' default).
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../lib/log.ts';
+import { validationSettings, type Engine, type ValidationSettings } from './card-result.ts';
+import type { Validator } from './validator.ts';
+import { refusalError, runTask, type Refusal, type TaskInput, type TaskKind, type TaskOutcome } from './worker-tasks.ts';
+
+/** The validation ran longer than `validation.timeoutMs`. */
+export class ValidationTimeout extends Error {
+  constructor(limitMs: number) {
+    super(`validation exceeded the time limit of ${limitMs} ms`);
+    this.name = 'ValidationTimeout';
+  }
+}
+
+/**
+ * Validates on the event loop. The engine is synchronous and cannot be interrupted here: the time
+ * limit is checked when a task returns, and a late outcome is discarded. `engine` is for tests.
+ */
+export const inProcessValidator = (settings: ValidationSettings, timeoutMs: number, engine?: Engine): Validator => ({
+  run: async (kind, input) => {
+    const started = performance.now();
+    const outcome = runTask(kind, input, settings, engine);
+    if (performance.now() - started > timeoutMs) throw new ValidationTimeout(timeoutMs);
+    return outcome;
+  },
+  close: async () => {},
+});
+
+/** The in-process validator of a configuration. */
+export const configuredInProcess = (config: Config, engine?: Engine): Validator =>
+  inProcessValidator(validationSettings(config), config.validation.timeoutMs, engine);
+
+/** Set by build/build.mjs: the worker's bundled source, run with `eval` (the SEA and Deno have no file to point at). */
+declare const __VALIDATION_WORKER_SOURCE__: string | undefined;
+
+/** From the sources (tsx), the worker registers tsx's loader first, then imports the TypeScript entry. */
+const spawnWorker = (settings: ValidationSettings): Worker => {
+  if (typeof __VALIDATION_WORKER_SOURCE__ === 'string') return new Worker(__VALIDATION_WORKER_SOURCE__, { eval: true, workerData: settings });
+  const entry = new URL('./validation-worker.ts', import.meta.url).href;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`, {
+    eval: true,
+    workerData: settings,
+  });
+};
+
+interface Pending {
+  kind: TaskKind;
+  input: unknown;
+  resolve: (outcome: never) => void;
+  reject: (err: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** In the order sent: a worker takes its messages one at a time, so the first is the one it is on. */
+  pending: Map<number, Pending>;
+  /** Until the worker says it listens, its start-up is not counted against a task's time. */
+  ready: boolean;
+  /** Fires when the first pending task has run for the time limit. */
+  timer?: NodeJS.Timeout;
+}
+
+type Reply = { ready: true } | { id: number; outcome: unknown } | { id: number; refusal: Refusal } | { id: number; error: string };
+
+const RESTARTS_PER_MINUTE = 3;
+
+export interface PoolOptions {
+  size: number;
+  settings: ValidationSettings;
+  timeoutMs: number;
+}
+
+export class ValidationPool implements Validator {
+  private readonly slots: Slot[] = [];
+  private readonly deaths: number[] = [];
+  private readonly inProcess: Validator;
+  private nextId = 0;
+  private closing = false;
+  private warnedInProcess = false;
+
+  constructor(
+    private readonly options: PoolOptions,
+    private readonly log: Logger,
+    private readonly spawn: (settings: ValidationSettings) => Worker = spawnWorker,
+  ) {
+    this.inProcess = inProcessValidator(options.settings, options.timeoutMs);
+    for (let i = 0; i < options.size; i++) this.start();
+  }
+
+  /** Workers alive now. */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  run<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskOutcome<K>> {
+    return new Promise<TaskOutcome<K>>((resolve, reject) => this.dispatch(this.nextId++, { kind, input, resolve, reject }));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const slots = this.slots.splice(0);
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+    for (const s of slots) this.failAll(s, new Error('the validation pool is closed'));
+  }
+
+  /** To the least busy worker; none left means in process. */
+  private dispatch(id: number, task: Pending): void {
+    let slot: Slot | undefined;
+    for (const s of this.slots) if (!slot || s.pending.size < slot.pending.size) slot = s;
+    if (!slot) {
+      if (!this.warnedInProcess) {
+        this.warnedInProcess = true;
+        this.log.warn('no validation worker is running: validating in process');
+      }
+      this.inProcess.run(task.kind, task.input as never).then(task.resolve as (outcome: unknown) => void, task.reject);
+      return;
+    }
+    slot.pending.set(id, task);
+    try {
+      slot.worker.postMessage({ id, kind: task.kind, input: task.input });
+    } catch (e) {
+      // The input cannot be sent (a job's card the structured clone refuses): only this task fails.
+      slot.pending.delete(id);
+      task.reject(e as Error);
+      return;
+    }
+    if (slot.pending.size === 1) this.startClock(slot);
+  }
+
+  /** The worker starts on its first pending task now: the time limit runs from here. */
+  private startClock(slot: Slot): void {
+    if (!slot.ready || slot.pending.size === 0) return;
+    if (slot.timer) slot.timer.refresh(); // re-arms it, also after it fired (never cleared while the worker lives)
+    else {
+      slot.timer = setTimeout(() => this.runaway(slot), this.options.timeoutMs);
+      slot.timer.unref();
+    }
+  }
+
+  private start(): void {
+    let worker: Worker;
+    try {
+      worker = this.spawn(this.options.settings);
+    } catch (e) {
+      this.log.error('cannot start a validation worker', { error: (e as Error).message });
+      return;
+    }
+    worker.unref(); // the server keeps the process alive, not its helpers
+    const slot: Slot = { worker, pending: new Map(), ready: false };
+    this.slots.push(slot);
+    worker.on('message', (reply: Reply) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        this.startClock(slot);
+        return;
+      }
+      const waiting = slot.pending.get(reply.id);
+      if (!waiting) return;
+      slot.pending.delete(reply.id);
+      this.startClock(slot); // on to the next task, if any (an idle worker's timer may fire: it finds nothing pending)
+      if ('outcome' in reply) waiting.resolve(reply.outcome as never);
+      else if ('refusal' in reply) waiting.reject(refusalError(reply.refusal));
+      else waiting.reject(new Error(`validation failed in a worker: ${reply.error}`));
+    });
+    worker.on('error', (e) => this.stopped(slot, e.message));
+    worker.on('exit', (code) => this.stopped(slot, `exited with code ${code}`));
+  }
+
+  /**
+   * A worker has been on one task for the whole time limit: it is terminated and replaced (not
+   * counted as dying: the input, not the worker, is at fault), that task fails, and the ones
+   * queued behind it go to the other workers.
+   */
+  private runaway(slot: Slot): void {
+    const at = this.slots.indexOf(slot);
+    if (at < 0 || slot.pending.size === 0) return;
+    this.slots.splice(at, 1);
+    const [first, ...queued] = [...slot.pending.values()];
+    slot.pending.clear();
+    void slot.worker.terminate();
+    this.log.error('validation worker stopped: a task ran past the time limit', { kind: first!.kind, limit_ms: this.options.timeoutMs });
+    first!.reject(new ValidationTimeout(this.options.timeoutMs));
+    if (!this.closing) this.start();
+    for (const task of queued) this.dispatch(this.nextId++, task);
+  }
+
+  /** A worker is gone: fail what it held, and replace it unless it keeps dying. */
+  private stopped(slot: Slot, why: string): void {
+    const at = this.slots.indexOf(slot);
+    if (at < 0) return; // 'error' is followed by 'exit': handled once (and a runaway's exit was handled already)
+    this.slots.splice(at, 1);
+    this.failAll(slot, new Error(`validation worker stopped: ${why}`));
+    if (this.closing) return;
+    const now = Date.now();
+    this.deaths.push(now);
+    while (this.deaths.length > 0 && this.deaths[0]! < now - 60_000) this.deaths.shift();
+    const restart = this.deaths.length <= RESTARTS_PER_MINUTE;
+    this.log.error('validation worker stopped', { reason: why, restarting: restart });
+    if (restart) this.start();
+  }
+
+  private failAll(slot: Slot, err: Error): void {
+    clearTimeout(slot.timer);
+    for (const waiting of slot.pending.values()) waiting.reject(err);
+    slot.pending.clear();
+  }
+}
+
+/** One worker fewer than the cores (the event loop keeps one), 1 to 4; none on a single core. */
+export const defaultWorkerCount = (cores = availableParallelism()): number => Math.min(4, cores - 1);
+
+/** `validation.workers` threads (unset: defaultWorkerCount()), or in process for 0. */
+export const createValidator = (config: Config, log: Logger): Validator => {
+  const size = config.validation.workers ?? defaultWorkerCount();
+  const options = { size, settings: validationSettings(config), timeoutMs: config.validation.timeoutMs };
+  return size > 0 ? new ValidationPool(options, log) : inProcessValidator(options.settings, options.timeoutMs);
+};

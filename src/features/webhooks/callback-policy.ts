@@ -1,0 +1,247 @@
+/**
+ * Which callback targets the service may connect to (SSRF protection).
+ *
+ * Public unicast addresses are allowed. Everything else is refused unless
+ * `webhooks.allowedHosts` lets it through, with Gitea's vocabulary:
+ *   - `loopback`            127.0.0.0/8 and ::1 (CI sidecars)
+ *   - `private`             10/8, 172.16/12, 192.168/16, fc00::/7 (on-prem LANs)
+ *   - a CIDR or an address  `10.1.2.0/24`, `fd00::/8`, `10.1.2.3`
+ *   - a hostname            `hooks.corp.example`, or `*.corp.example` for its subdomains;
+ *                           a matching host may resolve to any address
+ *   - `*`                   anything (not recommended)
+ *
+ * An IPv6 address that embeds an IPv4 address (mapped, translated, compatible,
+ * NAT64, 6to4, Teredo, ISATAP) is judged as that IPv4 address, since that is
+ * where a translator or tunnel sends the traffic; when it embeds several (or the
+ * embedding is ambiguous), it is refused if any of them would be.
+ *
+ * The check runs on the literal host at submission and, for hostnames, on every
+ * resolved address at connect time (see deliver.ts), so the address
+ * checked is the address connected to.
+ */
+import { isIP } from 'node:net';
+import { ConfigError } from '../../config.ts';
+import { ipv6Groups } from '../../lib/ip.ts';
+
+type Bytes = number[];
+
+/** The 4 (IPv4) or 16 (IPv6) bytes of an address; undefined when it is not one. */
+const parseAddress = (text: string): Bytes | undefined => {
+  const address = text.replace(/^\[|\]$/g, '').replace(/%.*$/, ''); // brackets, zone id
+  const kind = isIP(address);
+  if (kind === 4) return address.split('.').map(Number);
+  if (kind !== 6) return undefined;
+  return ipv6Groups(address).flatMap((group) => [group >> 8, group & 0xff]);
+};
+
+interface Cidr {
+  bytes: Bytes;
+  bits: number;
+}
+
+const parseCidr = (text: string): Cidr | undefined => {
+  const [addr, len, extra] = text.split('/');
+  if (extra !== undefined || addr === undefined) return undefined;
+  const bytes = parseAddress(addr);
+  if (!bytes) return undefined;
+  const max = bytes.length * 8;
+  const bits = len === undefined ? max : /^\d{1,3}$/.test(len) ? Number(len) : NaN;
+  return bits >= 0 && bits <= max ? { bytes, bits } : undefined;
+};
+
+const inCidr = (bytes: Bytes, cidr: Cidr): boolean => {
+  if (bytes.length !== cidr.bytes.length) return false;
+  for (let bit = 0; bit < cidr.bits; bit += 8) {
+    const take = Math.min(8, cidr.bits - bit);
+    const mask = (0xff << (8 - take)) & 0xff;
+    if ((bytes[bit / 8]! & mask) !== (cidr.bytes[bit / 8]! & mask)) return false;
+  }
+  return true;
+};
+
+const cidr = (text: string): Cidr => parseCidr(text)!;
+
+type Category = 'loopback' | 'private' | 'other';
+
+/** Non-public ranges: the first match names the reason. */
+const blockedRanges: Array<{ range: Cidr; name: string; category: Category }> = [
+  ['0.0.0.0/8', 'unspecified ("this network")', 'other'],
+  ['10.0.0.0/8', 'private', 'private'],
+  ['100.64.0.0/10', 'shared address space (CGNAT)', 'other'],
+  ['127.0.0.0/8', 'loopback', 'loopback'],
+  ['169.254.0.0/16', 'link-local (cloud metadata)', 'other'],
+  ['172.16.0.0/12', 'private', 'private'],
+  ['192.0.0.0/24', 'IETF protocol assignments', 'other'],
+  ['192.0.2.0/24', 'documentation', 'other'],
+  ['192.88.99.0/24', '6to4 relay anycast', 'other'],
+  ['192.168.0.0/16', 'private', 'private'],
+  ['198.18.0.0/15', 'benchmarking', 'other'],
+  ['198.51.100.0/24', 'documentation', 'other'],
+  ['203.0.113.0/24', 'documentation', 'other'],
+  ['224.0.0.0/4', 'multicast', 'other'],
+  ['255.255.255.255/32', 'broadcast', 'other'],
+  ['240.0.0.0/4', 'reserved', 'other'],
+  ['::/128', 'unspecified', 'other'],
+  ['::1/128', 'loopback', 'loopback'],
+  ['100::/64', 'discard-only', 'other'],
+  ['2001::/23', 'IETF protocol assignments', 'other'],
+  ['2001:db8::/32', 'documentation', 'other'],
+  ['3fff::/20', 'documentation', 'other'],
+  ['5f00::/16', 'SRv6 segment identifiers', 'other'],
+  ['fc00::/7', 'private (unique local)', 'private'],
+  ['fe80::/10', 'link-local', 'other'],
+  ['fec0::/10', 'site-local (deprecated)', 'other'],
+  ['ff00::/8', 'multicast', 'other'],
+].map(([range, name, category]) => ({ range: cidr(range!), name: name!, category: category as Category }));
+
+/** An IPv4 address found inside an IPv6 address, with the form it was found by. */
+interface Embedded {
+  form: string;
+  ipv4: Bytes;
+}
+
+const lastFour = (bytes: Bytes): Bytes => bytes.slice(12);
+const pick = (bytes: Bytes, at: number[]): Bytes => at.map((i) => bytes[i]!);
+const lastFourAs = (form: string) => (bytes: Bytes): Embedded[] => [{ form, ipv4: lastFour(bytes) }];
+
+const mapped = cidr('::ffff:0:0/96');
+
+/** IPv6 ranges whose addresses carry an IPv4 address; such an address is judged by what it carries only. */
+const embeddingRanges: Array<{ range: Cidr; embedded: (bytes: Bytes) => Embedded[] }> = [
+  { range: mapped, embedded: lastFourAs('IPv4-mapped') },
+  { range: cidr('::ffff:0:0:0/96'), embedded: lastFourAs('IPv4-translated') },
+  // ::/127 (unspecified and loopback) is excluded below: those are IPv6's own.
+  { range: cidr('::/96'), embedded: lastFourAs('IPv4-compatible') },
+  { range: cidr('64:ff9b::/96'), embedded: lastFourAs('NAT64') },
+  // A local-use NAT64 prefix is /48 to /96 inside 64:ff9b:1::/48, and its length decides where the IPv4
+  // address sits (skipping bits 64-71): unknown here, so every placement is judged.
+  {
+    range: cidr('64:ff9b:1::/48'),
+    embedded: (b) =>
+      ([[48, [6, 7, 9, 10]], [56, [7, 9, 10, 11]], [64, [9, 10, 11, 12]], [96, [12, 13, 14, 15]]] as const).map(([prefix, at]) => ({
+        form: `local-use NAT64 with a /${prefix} prefix`,
+        ipv4: pick(b, [...at]),
+      })),
+  },
+  { range: cidr('2002::/16'), embedded: (b) => [{ form: '6to4', ipv4: pick(b, [2, 3, 4, 5]) }] },
+  // Teredo: the server's address in bits 32-63, the client's (bit-inverted) in the last 32 bits.
+  {
+    range: cidr('2001::/32'),
+    embedded: (b) => [
+      { form: 'Teredo server', ipv4: pick(b, [4, 5, 6, 7]) },
+      { form: 'Teredo client', ipv4: lastFour(b).map((x) => x ^ 0xff) },
+    ],
+  },
+];
+
+const unspecifiedOrLoopback = cidr('::/127');
+
+/** An ISATAP interface id (any prefix): 0000:5efe or 0200:5efe (either u/g bit) then the IPv4 address. */
+const isatapIpv4 = (b: Bytes): Bytes | undefined =>
+  (b[8]! & 0xfc) === 0 && b[9] === 0 && b[10] === 0x5e && b[11] === 0xfe ? lastFour(b) : undefined;
+
+/**
+ * The IPv4 addresses an IPv6 address stands for, and whether its range is an embedding
+ * form (judged by those addresses alone) rather than an ordinary range with an ISATAP id.
+ */
+const embeddedIpv4s = (bytes: Bytes): { embedded: Embedded[]; embeddingRange: boolean } => {
+  const embedded: Embedded[] = [];
+  const range = inCidr(bytes, unspecifiedOrLoopback) ? undefined : embeddingRanges.find((e) => inCidr(bytes, e.range));
+  if (range) embedded.push(...range.embedded(bytes));
+  const isatap = isatapIpv4(bytes);
+  if (isatap) embedded.push({ form: 'ISATAP', ipv4: isatap });
+  return { embedded, embeddingRange: range !== undefined };
+};
+
+interface AllowList {
+  all: boolean;
+  loopback: boolean;
+  private: boolean;
+  cidrs: Cidr[];
+  hosts: string[];
+  /** `*.corp.example` stored as `.corp.example`. */
+  hostSuffixes: string[];
+}
+
+/** `::ffff:10.0.0.0/104` names the IPv4 range 10.0.0.0/8; IPv4-mapped addresses are judged as IPv4. */
+const asIpv4IfMapped = (range: Cidr): Cidr =>
+  range.bits >= 96 && inCidr(range.bytes, mapped) ? { bytes: lastFour(range.bytes), bits: range.bits - 96 } : range;
+
+const hostnamePattern = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** Reads `webhooks.allowedHosts`; a bad entry is a ConfigError naming it. */
+export const parseAllowedHosts = (entries: readonly string[]): AllowList => {
+  const list: AllowList = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [] };
+  entries.forEach((raw, i) => {
+    const entry = raw.trim().toLowerCase();
+    const range = parseCidr(entry);
+    if (entry === '*') list.all = true;
+    else if (entry === 'loopback') list.loopback = true;
+    else if (entry === 'private') list.private = true;
+    else if (entry === 'external') return; // public addresses: always allowed
+    else if (range) list.cidrs.push(asIpv4IfMapped(range));
+    else if (hostnamePattern.test(entry)) {
+      if (entry.startsWith('*.')) list.hostSuffixes.push(entry.slice(1));
+      else list.hosts.push(entry);
+    } else {
+      throw new ConfigError(
+        `invalid configuration:\n  webhooks.allowedHosts.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed)`,
+      );
+    }
+  });
+  return list;
+};
+
+export interface CallbackPolicy {
+  /** Why connecting to `address` (reached through `hostname`) is refused; undefined when allowed. */
+  refuseAddress(address: string, hostname?: string): string | undefined;
+  /** Why a submitted callback_url is refused; undefined when acceptable (hostnames are checked again at delivery). */
+  refuseUrl(url: string): string | undefined;
+}
+
+const maxUrlLength = 2048;
+
+export const createCallbackPolicy = (allowedHosts: readonly string[]): CallbackPolicy => {
+  const allow = parseAllowedHosts(allowedHosts);
+
+  const hostAllowed = (hostname: string): boolean => {
+    const host = hostname.toLowerCase().replace(/\.$/, '');
+    return allow.hosts.includes(host) || allow.hostSuffixes.some((suffix) => host.endsWith(suffix));
+  };
+
+  const refuseBytes = (bytes: Bytes, shown: string): string | undefined => {
+    if (allow.all) return undefined;
+    const { embedded, embeddingRange } = embeddedIpv4s(bytes);
+    for (const { form, ipv4 } of embedded) {
+      const inner = refuseBytes(ipv4, ipv4.join('.'));
+      if (inner) return `address ${shown} (${form}) stands for ${ipv4.join('.')}, and ${inner}`;
+    }
+    if (embeddingRange || allow.cidrs.some((range) => inCidr(bytes, range))) return undefined;
+    const blocked = blockedRanges.find((b) => inCidr(bytes, b.range));
+    if (!blocked) return undefined;
+    if ((blocked.category === 'loopback' && allow.loopback) || (blocked.category === 'private' && allow.private)) return undefined;
+    const hint = blocked.category === 'other' ? 'a CIDR' : `"${blocked.category}" or a CIDR`;
+    return `address ${shown} is ${blocked.name}; callbacks to it are refused unless webhooks.allowedHosts lists ${hint}`;
+  };
+
+  const refuseAddress = (address: string, hostname?: string): string | undefined => {
+    if (hostname !== undefined && hostAllowed(hostname)) return undefined;
+    const bytes = parseAddress(address);
+    if (!bytes) return `"${address}" is not an IP address`;
+    return refuseBytes(bytes, address.replace(/^\[|\]$/g, ''));
+  };
+
+  const refuseUrl = (text: string): string | undefined => {
+    const mustBe = 'callback_url must be an absolute http(s) URL';
+    if (text.length > maxUrlLength) return `callback_url is longer than ${maxUrlLength} characters`;
+    if (!/^https?:\/\//i.test(text) || !URL.canParse(text)) return mustBe;
+    const url = new URL(text);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return mustBe;
+    // The URL parser has already turned forms like http://2130706433/ into 127.0.0.1.
+    if (!parseAddress(url.hostname)) return undefined;
+    const reason = refuseAddress(url.hostname);
+    return reason && `callback_url refused: ${reason}`;
+  };
+
+  return { refuseAddress, refuseUrl };
+};

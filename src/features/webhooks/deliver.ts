@@ -1,0 +1,142 @@
+/**
+ * One callback delivery: POST the exact body once (the synchronous result's body),
+ * with a time limit, no retries, no redirects followed, and the SSRF policy
+ * applied to the address actually connected to.
+ *
+ * node:http/https `request` takes a `lookup` option: the socket connects to the
+ * address that lookup returns, so checking inside it leaves no DNS-rebinding
+ * window. The Host header and TLS SNI stay the original hostname. Literal IPs
+ * skip lookup, so they are checked up front with the URL.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { CallbackPolicy } from './callback-policy.ts';
+import { signWebhook } from './signing.ts';
+
+export interface Delivery {
+  url: string;
+  /** `webhook-id`: the validation id, stable across redeliveries. */
+  id: string;
+  /** The exact bytes sent (and signed). */
+  body: string;
+  timestampSeconds: number;
+  signingSecret?: string;
+  timeoutMs: number;
+  userAgent: string;
+  policy: CallbackPolicy;
+  /** Resolver; default dns.lookup. */
+  lookup?: LookupFunction;
+  /** Aborts the delivery (shutdown deadline): the outcome is then `aborted`, unless the receiver already answered. */
+  signal?: AbortSignal;
+}
+
+/** What is stored on the job. */
+export interface DeliveryOutcome {
+  state: 'delivered' | 'failed';
+  status_code?: number;
+  error?: string;
+}
+
+/** Stopped by the signal before the receiver answered: not an outcome to store (the delivery runs again). */
+export interface AbortedDelivery {
+  state: 'aborted';
+  error: string;
+}
+
+/** The receiver's answer is read up to this size and discarded. */
+const maxResponseBytes = 64 * 1024;
+
+class RefusedAddress extends Error {}
+
+/** A lookup that resolves every address, refuses the connection if any of them is refused, and connects to a checked one. */
+const checkedLookup = (policy: CallbackPolicy, resolve: LookupFunction): LookupFunction => (hostname, options, callback) => {
+  resolve(hostname, { ...options, all: true }, (err, result, family) => {
+    if (err) return callback(err, '', 0);
+    const addresses: LookupAddress[] = Array.isArray(result) ? result : [{ address: result, family: family ?? 4 }];
+    if (addresses.length === 0) return callback(new Error(`${hostname} has no addresses`), '', 0);
+    for (const { address } of addresses) {
+      const reason = policy.refuseAddress(address, hostname);
+      if (reason) return callback(new RefusedAddress(`${hostname} resolves to a refused address: ${reason}`), '', 0);
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};
+
+const outcomeOf = (status: number): DeliveryOutcome => {
+  if (status >= 200 && status < 300) return { state: 'delivered', status_code: status };
+  if (status >= 300 && status < 400) {
+    return { state: 'failed', status_code: status, error: `receiver redirected (HTTP ${status}); redirects are not followed` };
+  }
+  return { state: 'failed', status_code: status, error: `receiver answered HTTP ${status}` };
+};
+
+const describeError = (err: NodeJS.ErrnoException, url: URL): string => {
+  if (err instanceof RefusedAddress) return err.message;
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return `cannot resolve ${url.hostname}`;
+  if (err.code === 'ECONNREFUSED') return `connection refused by ${url.host}`;
+  return err.message || String(err.code ?? 'delivery failed');
+};
+
+export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome | AbortedDelivery> => {
+  const refusal = delivery.policy.refuseUrl(delivery.url);
+  if (refusal) return Promise.resolve({ state: 'failed', error: refusal });
+  const url = new URL(delivery.url);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(delivery.body)),
+    'user-agent': delivery.userAgent,
+    'webhook-id': delivery.id,
+    'webhook-timestamp': String(delivery.timestampSeconds),
+  };
+  if (delivery.signingSecret) {
+    headers['webhook-signature'] = signWebhook(delivery.signingSecret, delivery.id, delivery.timestampSeconds, delivery.body);
+  }
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+
+  return new Promise((resolve) => {
+    let status: number | undefined;
+    let settled = false;
+    const finish = (outcome: DeliveryOutcome | AbortedDelivery) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      delivery.signal?.removeEventListener('abort', onAbort);
+      req.destroy();
+      resolve(outcome);
+    };
+    // Once the status line arrived, it decides the outcome whatever happens to the body.
+    const stop = (error: string) => finish(status === undefined ? { state: 'failed', error } : outcomeOf(status));
+
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers,
+        agent: false, // a fresh connection: nothing pooled bypasses the address check
+        lookup: checkedLookup(delivery.policy, delivery.lookup ?? (dnsLookup as LookupFunction)),
+      },
+      (res: IncomingMessage) => {
+        status = res.statusCode ?? 0;
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > maxResponseBytes) stop('response body over 64 KiB (ignored)');
+        });
+        res.on('end', () => stop('response ended'));
+        res.on('error', () => stop('response aborted'));
+      },
+    );
+    req.on('error', (err) => stop(describeError(err, url)));
+    const timer = setTimeout(() => stop(`no response within ${delivery.timeoutMs} ms`), delivery.timeoutMs);
+    const onAbort = () => {
+      const reason = delivery.signal?.reason;
+      finish(status === undefined ? { state: 'aborted', error: reason instanceof Error ? reason.message : String(reason ?? 'aborted') } : outcomeOf(status));
+    };
+    if (delivery.signal?.aborted) return onAbort();
+    delivery.signal?.addEventListener('abort', onAbort);
+    req.end(delivery.body);
+  });
+};

@@ -1,0 +1,150 @@
+/**
+ * The webhook operations behind the routes: the synchronous validation, the submission of an
+ * asynchronous job, the GitHub validation, and the status view.
+ * Bodies are parsed, checked and validated by the validator (a worker thread when
+ * serving: see webhook-requests.ts); the event loop composes the answer from the
+ * pieces it returns.
+ */
+import type { AppDeps } from '../../deps.ts';
+import { iso } from '../../lib/clock.ts';
+import { ApiError, isApiError } from '../../lib/errors.ts';
+import type { JobRunner } from './runner.ts';
+import { UnstorableRecordError } from '../../store/encode.ts';
+import type { JobRecord, VerbatimReport } from '../../store/types.ts';
+import { newId } from '../../lib/ids.ts';
+import { jsonBody } from '../../lib/json.ts';
+import { findReport, recordReport, recordWith } from '../reports/reports.ts';
+import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
+import { parseGithubRequest } from './webhook-requests.ts';
+
+/** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
+const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unknown>): Promise<T | undefined> =>
+  run.catch((e: unknown) => {
+    if (isApiError(e)) throw e;
+    deps.log.error('webhook validation failed', { ...what, error: e instanceof Error ? e.message : String(e) });
+    return undefined;
+  });
+
+/**
+ * POST /v1/webhook: without callback_url, the result (2.6) as JSON text, its report kept (GET
+ * /v1/status reads it: see validationStatus); with one, the job is submitted (202). A validation
+ * that could not run is the documented 500.
+ */
+export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string): Promise<{ status: 200 | 202; body: string }> => {
+  const { store, clock, urls } = deps;
+  const createdMs = clock.now();
+  const id = newId('val', createdMs);
+  const outcome = await validated(deps, jobs.validator.run('webhook', text), { validation_id: id });
+  if (!outcome) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
+  const metadata = JSON.parse(outcome.metadata) as WebhookMetadata;
+  if ('callback_url' in outcome) {
+    const refusal = jobs.policy.refuseUrl(outcome.callback_url);
+    if (refusal) throw new ApiError('INVALID_REQUEST', refusal);
+    return { status: 202, body: JSON.stringify(await submitJob(deps, jobs, { body: text, metadata, callback_url: outcome.callback_url })) };
+  }
+  const { card } = outcome;
+  const body = webhookResultText(card, outcome.metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
+  const report = webhookReport(
+    { id, createdAt: iso(createdMs), metadata, version: card.version },
+    { requestJson: text, resultJson: body, verdict: { valid: card.valid, score: card.score } },
+  );
+  // The validation ran, so the caller still gets its result; but its report_url (and
+  // /v1/status) will answer 404, which the log must make plain.
+  if (!(await recordReport(store, deps.log, report))) {
+    deps.log.warn('webhook result returned without a stored report: its report_url will answer 404', { validation_id: id });
+  }
+  return { status: 200, body };
+};
+
+/** With callback_url: store the job (its body verbatim) durably, then hand it to the runner. Returns the 202 body. */
+const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string; metadata: WebhookMetadata; callback_url: string }) => {
+  const slot = jobs.reserveSlot();
+  const now = deps.clock.now();
+  const id = newId('val', now);
+  try {
+    // The body stays on the job until it finishes (to run it again after a crash); as text, it is
+    // copied and stored without being walked. Bounded by webhooks.maxQueued × http.maxBodyBytes (see the runner).
+    deps.store.putJob({
+      id,
+      status: 'queued',
+      created_at: iso(now),
+      updated_at: iso(now),
+      request: { agent_card: null, body: request.body, metadata: request.metadata, callback_url: request.callback_url },
+      callback: { url: request.callback_url, state: 'pending' },
+    });
+    await deps.store.commit();
+  } catch (e) {
+    slot.release();
+    // JSON that parsed but cannot be encoded again: nested deeper than the runtime's stack.
+    if (e instanceof UnstorableRecordError) throw new ApiError('INVALID_REQUEST', 'agent_card or metadata is nested too deeply to be stored');
+    throw e;
+  }
+  slot.enqueue(id);
+  return { message: 'Validation started', validation_id: id, status_url: `${deps.urls.publicUrl}/v1/status/${id}` };
+};
+
+/**
+ * Validates for a commit and stores the report under a new id with the sha as alias, so that
+ * `{reports_url}/reports/<sha>` shows the commit's latest validation. Only later posts for the
+ * same repository (compared case-insensitively) move that alias: the store keeps the repository
+ * with it and refuses, in the same step as the put, a report of another repository. Such a report
+ * is still stored, and its commit status links it by its own id.
+ * Returns the body (2.8 as JSON text); a validation that could not run is a 500 with an `error` commit status.
+ */
+export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string): Promise<string> => {
+  const { store, clock, config, urls } = deps;
+  const now = clock.now();
+  const id = newId('gh', now);
+  const outcome = await validated(deps, jobs.validator.run('github', text), { report_id: id });
+  if (!outcome) {
+    // The commit still gets an `error` status: its sha is read off the body here (rare: the validator read it before).
+    const { sha } = parseGithubRequest(jsonBody(text, { maxDepth: config.http.maxJsonDepth }));
+    throw githubFailure({ sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl });
+  }
+  const { repo, sha, card } = outcome;
+  const context = { sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
+  let body = githubResultText(card, context);
+  const report = (resultJson: string): VerbatimReport => ({
+    id,
+    kind: 'github',
+    created_at: iso(now),
+    account_id: null,
+    alias: sha, // lower-case (parseGithubRequest); GET /reports lower-cases a hex id it looks up
+    alias_scope: repo.toLowerCase(), // GitHub repository names are case-insensitive
+    version: card.version,
+    meta: { repo, sha },
+    requestJson: text,
+    resultJson,
+    verdict: { valid: card.valid, score: card.score },
+  });
+  await recordWith(store, deps.log, id, () => {
+    if (store.putReport(report(body))) return;
+    // Another repository holds the sha: this report keeps its own link.
+    body = githubResultText(card, { ...context, reportId: id });
+    store.putReport({ ...report(body), alias: undefined }); // the same id: replaces the first put
+  });
+  return body;
+};
+
+/**
+ * GET /v1/status/<id> body, or undefined for an unknown id (a 404). An async job answers
+ * from its job record; a synchronous validation (which never had a job), or a job compacted
+ * away after a day, answers from its report as completed, for as long as reports are kept.
+ */
+export const validationStatus = async (deps: AppDeps, id: string) => {
+  const job = deps.store.getJob(id);
+  if (job) return statusBody(job);
+  const report = id.startsWith('val_') ? await findReport(deps.store, deps.config, deps.clock.now(), id) : undefined;
+  if (report?.kind !== 'webhook') return undefined;
+  const result = report.result as WebhookResult;
+  return { validation_id: id, status: 'completed' as const, created_at: report.created_at, updated_at: result.timestamp ?? report.created_at, result };
+};
+
+const statusBody = (job: JobRecord) => ({
+  validation_id: job.id,
+  status: job.status,
+  created_at: job.created_at,
+  updated_at: job.updated_at,
+  ...(job.result !== undefined ? { result: job.result as WebhookResult } : {}),
+  ...(job.callback ? { callback: job.callback } : {}),
+});

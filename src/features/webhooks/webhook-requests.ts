@@ -1,0 +1,114 @@
+/**
+ * The bodies of POST /v1/webhook and POST /v1/webhook/github: their checks, and their validation
+ * into the pieces of the answer. What the validation workers run for the webhook routes and the
+ * job runner, so it depends on nothing but the engine and the body checks.
+ */
+import * as z from 'zod';
+import { validateCard } from '../../engine/index.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { jsonBody, jsonObjectSchema } from '../../lib/json.ts';
+import { cardPieces, type CardPieces, type Engine, type ValidationSettings } from '../validation/card-result.ts';
+import type { WebhookMetadata } from './webhook-result.ts';
+
+/** metadata is echoed in every result, callback and report: its JSON may be at most this many bytes. */
+export const maxMetadataBytes = 16 * 1024;
+
+const agentCardSchema = jsonObjectSchema('agent_card is required', 'The agent card to validate.');
+
+/** The body of POST /v1/webhook. callback_url is only checked to be a string here: its policy needs the configuration (see handleWebhook in operations.ts). */
+export const webhookRequestSchema = z
+  .object({
+    agent_card: agentCardSchema,
+    metadata: jsonObjectSchema<WebhookMetadata>('metadata must be a JSON object', `Echoed as given in the result, callback and report; at most ${maxMetadataBytes} bytes of JSON.`)
+      .refine((metadata) => new TextEncoder().encode(JSON.stringify(metadata)).length <= maxMetadataBytes, {
+        error: `metadata is too large: at most ${maxMetadataBytes / 1024} KiB (${maxMetadataBytes} bytes) of JSON`,
+      })
+      .optional(),
+    callback_url: z
+      .string({ error: 'callback_url must be an absolute http(s) URL' })
+      .meta({ format: 'uri', description: 'Where the result is POSTed (signed) once the validation is done; the request is then answered 202 at once.' })
+      .optional(),
+  })
+  .meta({ id: 'WebhookRequest' });
+
+export interface WebhookRequest {
+  agent_card: Record<string, unknown>;
+  metadata: WebhookMetadata;
+  callback_url?: string;
+}
+
+/** The first problem of an unusable body, as its 400 (the checks of a webhook body stop at the first). */
+const firstProblem = (issues: z.core.$ZodIssue[]): ApiError => new ApiError('INVALID_REQUEST', issues[0]!.message);
+
+export const parseWebhookRequest = (body: Record<string, unknown>): WebhookRequest => {
+  const parsed = webhookRequestSchema.safeParse(body);
+  if (!parsed.success) throw firstProblem(parsed.error.issues);
+  const { agent_card, metadata = {}, callback_url } = parsed.data;
+  return callback_url === undefined ? { agent_card, metadata } : { agent_card, metadata, callback_url };
+};
+
+/**
+ * A POST /v1/webhook body validated (400s thrown), its metadata as JSON text: the card's pieces,
+ * or for a job (with callback_url) only its callback_url: the job validates its card later.
+ */
+export type WebhookOutcome = { metadata: string } & ({ callback_url: string } | { card: CardPieces });
+
+export const validateWebhookText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): WebhookOutcome => {
+  const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
+  const metadata = JSON.stringify(request.metadata);
+  if (request.callback_url !== undefined) return { metadata, callback_url: request.callback_url };
+  return { metadata, card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings })) };
+};
+
+/** The card of a stored webhook job's body text, validated. */
+export const validateJobText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): CardPieces =>
+  cardPieces(engine(parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth })).agent_card, { maxFindings: settings.maxFindings }));
+
+export interface GithubRequest {
+  agent_card: Record<string, unknown>;
+  repo: string;
+  /** Lower-cased full SHA (SHA-1 or SHA-256). */
+  sha: string;
+}
+
+const githubRequired = 'GitHub repo and sha are required';
+/** Missing, null, non-string or empty: the documented message. A present but malformed string gets its own. */
+const githubMember = (pattern: RegExp, malformed: string, description: string) =>
+  z.string({ error: githubRequired }).min(1, githubRequired).regex(pattern, malformed).meta({ description });
+
+/** The body of POST /v1/webhook/github. */
+export const githubRequestSchema = z
+  .object({
+    agent_card: agentCardSchema,
+    github: z.object(
+      {
+        repo: githubMember(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'github.repo must have the form owner/repo (e.g. octo-org/agent)', 'owner/repo'),
+        sha: githubMember(/^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/, 'github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters', 'The full commit SHA (SHA-1 or SHA-256); the report is found under it too.'),
+      },
+      { error: githubRequired },
+    ),
+  })
+  .meta({ id: 'GithubRequest' });
+
+/** POST /v1/webhook/github body. A missing repo or sha is reported before a malformed one (after agent_card). */
+export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest => {
+  const parsed = githubRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    const { issues } = parsed.error;
+    throw firstProblem([...issues.filter((i) => i.path[0] !== 'github'), ...issues.filter((i) => i.message === githubRequired), ...issues]);
+  }
+  const { agent_card, github } = parsed.data;
+  return { agent_card, repo: github.repo, sha: github.sha.toLowerCase() };
+};
+
+/** A POST /v1/webhook/github body validated (400s thrown). */
+export interface GithubOutcome {
+  repo: string;
+  sha: string;
+  card: CardPieces;
+}
+
+export const validateGithubText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): GithubOutcome => {
+  const { agent_card, repo, sha } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
+  return { repo, sha, card: cardPieces(engine(agent_card, { maxFindings: settings.maxFindings })) };
+};

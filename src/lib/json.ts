@@ -1,0 +1,81 @@
+/** JSON request bodies: the object check and the parse every endpoint shares (400 messages included). */
+import * as z from 'zod';
+import { ApiError } from './errors.ts';
+
+export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A member of a request body that must be a JSON object, any object: the schema keeps it as it is
+ * (no copy: the engine reads it, the store keeps it) and the API description shows it as an object.
+ * Its failure does not stop the checks of the members around it (`abort: false`), so a check across
+ * members (a batch's duplicate ids) still sees the rest.
+ */
+export const jsonObjectSchema = <T extends Record<string, unknown> = Record<string, unknown>>(message: string, description: string) =>
+  z.custom<T>(isJsonObject, { error: message, abort: false }).meta({ type: 'object', description });
+
+/**
+ * Whether JSON text nests arrays and objects more than `limit` levels deep, found by counting the
+ * brackets outside strings in one pass: no parse, no recursion, so any text up to the body limit
+ * is judged in linear time. Everything that later walks a body recursively (the engine, the
+ * store's serializer and cloner, the report page) is safe within this depth.
+ */
+export const nestsDeeperThan = (text: string, limit: number): boolean => {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      // Skip the string: up to its closing quote, stepping over each escaped character.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x22) break;
+        if (d === 0x5c /* \ */) i++;
+      }
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+      depth--;
+    }
+  }
+  return false;
+};
+
+export type JsonObjectProblem = { problem: string; kind: 'syntax' | 'too-deep' | 'not-an-object' };
+
+/**
+ * Parses a request body's text as a JSON object nested at most `maxDepth` levels deep; the
+ * problem is what the 400 says. The one gate every body passes before anything reads it.
+ */
+export const parseJsonObject = (text: string, maxDepth: number): { value: Record<string, unknown> } | JsonObjectProblem => {
+  if (nestsDeeperThan(text, maxDepth)) {
+    return { problem: `request body nests arrays and objects more than ${maxDepth} levels deep`, kind: 'too-deep' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { problem: `request body is not valid JSON: ${(e as Error).message}`, kind: 'syntax' };
+  }
+  return isJsonObject(value) ? { value } : { problem: 'request body must be a JSON object', kind: 'not-an-object' };
+};
+
+export interface JsonBodyOptions {
+  /** Deepest nesting of arrays and objects accepted (`http.maxJsonDepth`). */
+  maxDepth: number;
+  /** Render 400s as the single-validation failure body `{valid:false, errors:[{path:"body",message}]}`. */
+  validationShape?: boolean;
+  /** The error for valid JSON whose root is not an object (default: INVALID_REQUEST). */
+  notAnObject?: ApiError;
+}
+
+/** The 400 of an unusable body, in the endpoint's shape. */
+export const badBody = (message: string, validationShape?: boolean): ApiError =>
+  new ApiError('INVALID_REQUEST', message, validationShape ? { validationBody: [{ path: 'body', message }] } : {});
+
+/** A request body's text as a JSON object, or the 400 saying why not. */
+export const jsonBody = (text: string, options: JsonBodyOptions): Record<string, unknown> => {
+  const parsed = parseJsonObject(text, options.maxDepth);
+  if ('value' in parsed) return parsed.value;
+  if (options.notAnObject && parsed.kind === 'not-an-object') throw options.notAnObject;
+  throw badBody(parsed.problem, options.validationShape);
+};

@@ -1,0 +1,149 @@
+/** The admin JSON API at /admin/api, mounted on a test app. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { adminRoutes } from '../../src/api/routes/admin.ts';
+import { identifyCaller } from '../../src/api/middleware/caller.ts';
+import { chargeDailyQuota } from '../../src/api/quota-charge.ts';
+import { testApp } from '../helpers/app.ts';
+
+const TOKEN = 'test-admin-token-0123456789';
+
+const adminApp = () => {
+  const t = testApp();
+  t.app.route('/admin/api', adminRoutes(t.deps));
+  t.app.post('/t/validate', identifyCaller(t.deps), (c) => c.json(chargeDailyQuota(c, t.deps, 1)));
+  const api = async (method: string, path: string, body?: unknown, token: string | null = TOKEN) => {
+    const headers: Record<string, string> = {};
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await t.app.request(`/admin/api${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as any, headers: res.headers };
+  };
+  return { ...t, api };
+};
+
+test('missing or wrong admin token: 401 nested on every route', async () => {
+  const t = adminApp();
+  for (const [method, path] of [['GET', '/accounts'], ['POST', '/accounts'], ['DELETE', '/keys/key_1'], ['GET', '/usage'], ['GET', '/nowhere']] as const) {
+    for (const token of [null, 'wrong-token-wrong-token', '']) {
+      const res = await t.api(method, path, undefined, token);
+      assert.equal(res.status, 401, `${method} ${path} token=${token}`);
+      assert.equal(res.body.error.code, 'UNAUTHORIZED');
+      assert.ok(!JSON.stringify(res.body).includes(TOKEN));
+    }
+  }
+});
+
+test('accounts: create, list, get, change plan, rename, delete', async () => {
+  const t = adminApp();
+  const created = await t.api('POST', '/accounts', { name: 'CI runners', plan: 'free' });
+  assert.equal(created.status, 201);
+  const account = created.body.account;
+  assert.match(account.id, /^acct_\d{13}_[0-9A-Za-z]{20}$/);
+  assert.deepEqual(account, { id: account.id, name: 'CI runners', plan: 'free', created_at: '2026-11-21T12:00:00.000Z', key_count: 0 });
+  assert.ok(t.store.commits > 0, 'mutations are committed');
+
+  assert.deepEqual((await t.api('GET', '/accounts')).body, { accounts: [account] });
+  assert.deepEqual((await t.api('GET', `/accounts/${account.id}`)).body, { account });
+  const patched = await t.api('PATCH', `/accounts/${account.id}`, { plan: 'pro' });
+  assert.equal(patched.status, 200);
+  assert.equal(patched.body.account.plan, 'pro');
+  assert.equal((await t.api('PATCH', `/accounts/${account.id}`, { name: 'Renamed' })).body.account.name, 'Renamed');
+
+  assert.deepEqual((await t.api('DELETE', `/accounts/${account.id}`)).body, { deleted: true });
+  for (const [method, body] of [['GET', undefined], ['PATCH', { plan: 'team' }], ['DELETE', undefined]] as const) {
+    const res = await t.api(method, `/accounts/${account.id}`, body);
+    assert.equal(res.status, 404, method);
+    assert.equal(res.body.error.code, 'NOT_FOUND');
+  }
+});
+
+test('bad bodies: 400 flat INVALID_REQUEST naming the field', async () => {
+  const t = adminApp();
+  const cases: [string, string, unknown, RegExp][] = [
+    ['POST', '/accounts', { name: 'x', plan: 'gold' }, /plan: must be one of free, pro, team/],
+    ['POST', '/accounts', { plan: 'free' }, /name:/],
+    ['POST', '/accounts', { name: '  ', plan: 'free' }, /name: must not be empty/],
+    ['POST', '/accounts', { name: 'x', plan: 'free', extra: 1 }, /extra/],
+    ['POST', '/accounts', '[1]', /JSON object/],
+    ['POST', '/accounts', '{', /not valid JSON/],
+  ];
+  for (const [method, path, body, message] of cases) {
+    const res = await t.api(method, path, body);
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.equal(res.body.code, 'INVALID_REQUEST');
+    assert.match(res.body.error, message);
+  }
+  const { account } = (await t.api('POST', '/accounts', { name: 'a', plan: 'team' })).body;
+  const empty = await t.api('PATCH', `/accounts/${account.id}`, {});
+  assert.equal(empty.status, 400);
+  assert.match(empty.body.error, /at least one of name, plan/);
+  const badIp = await t.api('POST', `/accounts/${account.id}/keys`, { name: 'k', allowed_ips: ['10.0.0.0/40'] });
+  assert.equal(badIp.status, 400);
+  assert.match(badIp.body.error, /allowed_ips: "10.0.0.0\/40" has a prefix length outside/);
+  assert.equal((await t.api('GET', '/usage?days=0')).status, 400);
+  assert.equal((await t.api('GET', '/reports?limit=abc')).status, 400);
+});
+
+test('keys: create shows the full key once, list shows hints and last use, delete invalidates at once', async () => {
+  const t = adminApp();
+  const { account } = (await t.api('POST', '/accounts', { name: 'team', plan: 'team' })).body;
+  const created = await t.api('POST', `/accounts/${account.id}/keys`, { name: 'prod', allowed_ips: ['10.0.0.0/8', '2001:db8::/32'] });
+  assert.equal(created.status, 201);
+  const { key, secret } = created.body;
+  assert.match(secret, /^cardgate_[A-Za-z0-9_-]{43}$/);
+  assert.match(key.id, /^key_\d{13}_/);
+  assert.equal(key.hint, `cardgate_${secret.slice(9, 13)}…${secret.slice(-4)}`);
+  assert.deepEqual(key.allowed_ips, ['10.0.0.0/8', '2001:db8::/32']);
+  assert.equal(key.last_used_at, null);
+  assert.equal(key.hash, undefined, 'the hash is never shown');
+
+  const used = await t.app.request('/t/validate', { method: 'POST', headers: { authorization: `Bearer ${secret}` } }, { incoming: { socket: { remoteAddress: '10.1.1.1' } } });
+  assert.equal(used.status, 200);
+  const listed = await t.api('GET', `/accounts/${account.id}/keys`);
+  assert.equal(listed.body.keys.length, 1);
+  assert.equal(listed.body.keys[0].last_used_at, '2026-11-21T12:00:00.000Z');
+  assert.ok(!JSON.stringify(listed.body).includes(secret));
+  assert.equal((await t.api('GET', '/accounts')).body.accounts[0].key_count, 1);
+
+  assert.deepEqual((await t.api('DELETE', `/keys/${key.id}`)).body, { deleted: true });
+  assert.equal((await t.api('DELETE', `/keys/${key.id}`)).status, 404);
+  const after = await t.app.request('/t/validate', { method: 'POST', headers: { authorization: `Bearer ${secret}` } }, { incoming: { socket: { remoteAddress: '10.1.1.1' } } });
+  assert.equal(after.status, 401);
+});
+
+test('keys: allow-lists are a team-plan feature; unknown account is 404', async () => {
+  const t = adminApp();
+  const { account } = (await t.api('POST', '/accounts', { name: 'f', plan: 'free' })).body;
+  const res = await t.api('POST', `/accounts/${account.id}/keys`, { name: 'k', allowed_ips: ['10.0.0.1'] });
+  assert.equal(res.status, 400);
+  assert.match(res.body.error, /team plan only/);
+  assert.equal((await t.api('POST', `/accounts/${account.id}/keys`, { name: 'k' })).status, 201);
+  assert.equal((await t.api('POST', '/accounts/acct_nope/keys', { name: 'k' })).status, 404);
+  assert.equal((await t.api('GET', '/accounts/acct_nope/keys')).status, 404);
+});
+
+test('usage per account per day, and recent reports newest first', async () => {
+  const t = adminApp();
+  const { account } = (await t.api('POST', '/accounts', { name: 'a', plan: 'pro' })).body;
+  t.store.addUsage(account.id, '2026-11-20', 4);
+  t.store.addUsage(account.id, '2026-11-21', 2);
+  t.store.addUsage(account.id, '2026-09-01', 9);
+  t.store.addUsage('acct_other', '2026-11-21', 1);
+  assert.deepEqual((await t.api('GET', `/usage?account_id=${account.id}`)).body, {
+    usage: [
+      { account_id: account.id, day: '2026-11-20', count: 4 },
+      { account_id: account.id, day: '2026-11-21', count: 2 },
+    ],
+  });
+  assert.deepEqual((await t.api('GET', `/usage?account_id=${account.id}&days=1`)).body.usage, [{ account_id: account.id, day: '2026-11-21', count: 2 }]);
+  assert.equal((await t.api('GET', '/usage?days=366')).body.usage.length, 4);
+
+  t.store.putReport({ id: 'rpt_1', kind: 'single', created_at: '2026-11-21T10:00:00.000Z', account_id: account.id, card: {}, result: { valid: true, score: 90 } });
+  t.store.putReport({ id: 'val_2', kind: 'webhook', created_at: '2026-11-21T11:00:00.000Z', account_id: null, card: {}, result: { valid: false } });
+  const reports = (await t.api('GET', '/reports?limit=1')).body.reports;
+  assert.equal(reports.length, 1);
+  assert.equal(reports[0].id, 'val_2');
+  assert.equal(reports[0].url, 'http://reports.cardgate.test/reports/val_2');
+  assert.deepEqual(Object.keys(reports[0]).sort(), ['account_id', 'created_at', 'id', 'kind', 'score', 'url', 'valid']);
+});

@@ -1,0 +1,162 @@
+/**
+ * The layout's rules, read off the imports of every file in src/: no circle among the files, and
+ * no import that runs back up the layer order
+ *   lib < engine < config < store < deps < features < api, dashboard < app < cli < main
+ * (a file may import its own layer and the layers below it). One exception: deps.ts, which every
+ * layer above imports, may take types (`import type`) from features, such as the validator's
+ * interface; a feature that imported deps.ts back would be a circle, which is refused anyway.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+
+const root = new URL('..', import.meta.url).pathname;
+
+export interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+const layers = ['lib', 'engine', 'config', 'store', 'deps', 'features', 'api', 'app', 'cli', 'main'] as const;
+type Layer = (typeof layers)[number];
+
+/** The layer of a path relative to the repository root; undefined for a file no rule places. */
+export const layerOf = (file: string): Layer | undefined => {
+  const [top, sub] = file.split('/').slice(1);
+  if (file === 'src/config.ts') return 'config';
+  if (file === 'src/deps.ts') return 'deps';
+  if (file === 'src/app.ts') return 'app';
+  if (file === 'src/main.ts') return 'main';
+  if (sub === undefined) return undefined;
+  if (top === 'dashboard') return 'api';
+  return (layers as readonly string[]).includes(top!) ? (top as Layer) : undefined;
+};
+
+const rank = (layer: Layer): number => layers.indexOf(layer);
+
+/** Static imports and re-exports, side-effect imports, dynamic import() and worker URLs (`new URL('./x.ts', import.meta.url)`). */
+const specifiers: RegExp[] = [
+  /^\s*(import|export)\s+(type\s+)?(?:\{[^}]*\}|\*(?:\s+as\s+\w+)?|\w+(?:\s*,\s*(?:\{[^}]*\}|\*\s+as\s+\w+))?)\s+from\s*(['"])([^'"]+)\3/gm,
+  /^\s*import()()\s*(['"])([^'"]+)\3/gm,
+  /\bimport()()\(\s*(['"])([^'"]+)\3\s*\)/g,
+  /\bnew URL()()\(\s*(['"])(\.[^'"]*\.ts)\3\s*,\s*import\.meta\.url\s*\)/g,
+];
+
+/** The imports of `file` (relative to the root) that land in src/. */
+export const importsOf = (file: string, text: string): Edge[] =>
+  specifiers.flatMap((pattern) =>
+    [...text.matchAll(pattern)].flatMap((m) => {
+      const spec = m[4]!;
+      if (!spec.startsWith('.')) return [];
+      const to = relative(root, resolve(root, dirname(file), spec));
+      return to.startsWith('src/') ? [{ from: file, to, typeOnly: m[2] !== undefined && m[2] !== '' }] : [];
+    }),
+  );
+
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
+
+const show = (e: Edge): string => `${e.from} -> ${e.to}${e.typeOnly ? ' (type)' : ''}`;
+
+/** Imports that run back up the layer order, and files no layer holds. */
+export const upwardImports = (edges: Edge[]): string[] =>
+  edges.flatMap((e) => {
+    const from = layerOf(e.from);
+    const to = layerOf(e.to);
+    if (from === undefined || to === undefined) return [`${show(e)}: ${from === undefined ? e.from : e.to} is in no layer`];
+    if (rank(to) <= rank(from)) return [];
+    if (from === 'deps' && to === 'features' && e.typeOnly) return [];
+    return [`${show(e)}: ${from} imports ${to}`];
+  });
+
+/** Every circle, as the imports that make it (Tarjan's strongly connected components). */
+export const circles = (edges: Edge[]): string[][] => {
+  const next = new Map<string, Edge[]>();
+  for (const e of edges) next.set(e.from, [...(next.get(e.from) ?? []), e]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const { to } of next.get(v) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(v, Math.min(low.get(v)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(v, Math.min(low.get(v)!, index.get(to)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const members = new Set<string>();
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      members.add(w);
+    } while (w !== v);
+    const inside = edges.filter((e) => members.has(e.from) && members.has(e.to));
+    if (inside.length > 0) found.push(inside.map(show));
+  };
+  for (const v of new Set(edges.flatMap((e) => [e.from, e.to]))) if (!index.has(v)) visit(v);
+  return found;
+};
+
+const srcEdges = (): Edge[] => sourceFiles('src').flatMap((f) => importsOf(f, readFileSync(join(root, f), 'utf8')));
+
+test('src/: no import runs back up the layer order', () => {
+  const edges = srcEdges();
+  assert.ok(edges.length > 100, `only ${edges.length} imports found: the parser is broken`);
+  assert.deepEqual(upwardImports(edges), []);
+});
+
+test('src/: no circle among the files', () => {
+  assert.deepEqual(circles(srcEdges()), []);
+});
+
+test('every file of src/ is in a layer', () => {
+  assert.deepEqual(sourceFiles('src').filter((f) => layerOf(f) === undefined), []);
+});
+
+test('the checks see an upward import and a circle', () => {
+  const file = 'src/features/reports/reports.ts';
+  const text = [
+    "import type { Config } from '../../config.ts';",
+    "import {\n  createApp,\n  type App,\n} from '../../app.ts';",
+    "export { x } from './other.ts';",
+    "import './side-effect.ts';",
+    "const later = await import('../../api/env.ts');",
+    "const worker = new URL('./worker.ts', import.meta.url);",
+    "import { z } from 'zod';",
+  ].join('\n');
+  const edges = importsOf(file, text);
+  assert.deepEqual(
+    edges.map(show),
+    [
+      'src/features/reports/reports.ts -> src/config.ts (type)',
+      'src/features/reports/reports.ts -> src/app.ts',
+      'src/features/reports/reports.ts -> src/features/reports/other.ts',
+      'src/features/reports/reports.ts -> src/features/reports/side-effect.ts',
+      'src/features/reports/reports.ts -> src/api/env.ts',
+      'src/features/reports/reports.ts -> src/features/reports/worker.ts',
+    ],
+  );
+  assert.deepEqual(upwardImports(edges), [
+    'src/features/reports/reports.ts -> src/app.ts: features imports app',
+    'src/features/reports/reports.ts -> src/api/env.ts: features imports api',
+  ]);
+  assert.deepEqual(upwardImports([{ from: 'src/deps.ts', to: 'src/features/validation/validator.ts', typeOnly: true }]), []);
+  assert.equal(upwardImports([{ from: 'src/deps.ts', to: 'src/features/validation/validator.ts', typeOnly: false }]).length, 1);
+  const circle = [
+    { from: 'src/app.ts', to: 'src/api/routes/a.ts', typeOnly: false },
+    { from: 'src/api/routes/a.ts', to: 'src/app.ts', typeOnly: true },
+    { from: 'src/app.ts', to: 'src/lib/log.ts', typeOnly: false },
+  ];
+  assert.deepEqual(circles(circle), [['src/app.ts -> src/api/routes/a.ts', 'src/api/routes/a.ts -> src/app.ts (type)']]);
+});

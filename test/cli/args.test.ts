@@ -1,0 +1,57 @@
+/** The command-line scaffolding every subcommand shares, and `cardgate healthcheck`'s use of it. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readCommandLine, runCommand } from '../../src/cli/args.ts';
+import { runHealthcheck } from '../../src/cli/healthcheck.ts';
+
+const capture = () => {
+  const io = { out: '', err: '', stdout: (s: string) => void (io.out += s), stderr: (s: string) => void (io.err += s), readStdin: async () => '' };
+  return io;
+};
+
+test('readCommandLine: values and positionals; -h/--help prints the help (0); a bad flag prints the problem and the help (2)', () => {
+  const io = capture();
+  const line = readCommandLine('demo', 'HELP\n', io, ['a', '--name', 'x'], { name: { type: 'string' } });
+  assert.ok(!('exit' in line));
+  assert.equal(line.values.name, 'x');
+  assert.deepEqual(line.positionals, ['a']);
+  assert.equal(line.usage('too many things'), 2);
+  assert.equal(io.err, 'cardgate demo: too many things\n\nHELP\n');
+
+  for (const flag of ['-h', '--help']) {
+    const help = capture();
+    assert.deepEqual(readCommandLine('demo', 'HELP\n', help, [flag], {}), { exit: 0 });
+    assert.equal(help.out, 'HELP\n');
+  }
+  const bad = capture();
+  assert.deepEqual(readCommandLine('demo', 'HELP\n', bad, ['--bogus'], {}), { exit: 2 });
+  assert.match(bad.err, /^cardgate demo: Unknown option '--bogus'.*\n\nHELP\n$/s);
+  const positional = capture();
+  assert.deepEqual(readCommandLine('demo', 'HELP\n', positional, ['extra'], {}, { allowPositionals: false }), { exit: 2 });
+  assert.match(positional.err, /extra/);
+});
+
+test('runCommand: runs the named command; a missing or unknown one (or an inherited name) is a usage error', async () => {
+  const problems: string[] = [];
+  const usage = (problem: string) => (problems.push(problem), 2);
+  const commands = { list: () => 0 };
+  assert.equal(await runCommand('list', commands, usage), 0);
+  assert.equal(await runCommand(undefined, commands, usage), 2);
+  assert.equal(await runCommand('toString', commands, usage), 2);
+  assert.deepEqual(problems, ['a command is required', "unknown command 'toString'"]);
+});
+
+test('healthcheck: --help, and usage errors for unknown flags, two URLs and a bad URL', async () => {
+  const help = capture();
+  assert.equal(await runHealthcheck(['--help'], help), 0);
+  assert.match(help.out, /^Usage: cardgate healthcheck/);
+  for (const [args, message] of [
+    [['-x'], /Unknown option '-x'/],
+    [['http://a.test', 'http://b.test'], /give at most one URL/],
+    [['not a url'], /not a URL: not a url/],
+  ] as const) {
+    const io = capture();
+    assert.equal(await runHealthcheck([...args], io), 2, args.join(' '));
+    assert.match(io.err, message);
+  }
+});

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, configSchema, loadConfig, parseConfig, resolveUrls } from '../src/config.ts';
+import { tempDirFactory } from './helpers/temp.ts';
+
+const root = new URL('..', import.meta.url).pathname;
+const emptyDir = tempDirFactory('cardgate-config-');
+
+test('defaults: 127.0.0.1:8080, ./data, documented limits', () => {
+  const config = loadConfig({ env: {}, cwd: emptyDir() });
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.port, 8080);
+  assert.equal(config.dataDir, './data');
+  assert.deepEqual(config.limits.daily, { anonymous: 5, free: 10, pro: -1, team: -1 });
+  assert.equal(config.limits.webhookPerIpPerMinute, 100);
+  assert.equal(config.limits.webhookGlobalPerHour, 10000);
+  assert.equal(config.validation.timeoutMs, 30000);
+  assert.equal(config.webhooks.callbackTimeoutMs, 10000);
+  assert.equal(config.http.maxBodyBytes, 1024 * 1024);
+  assert.equal(config.http.maxBatchBodyBytes, 10 * 1024 * 1024);
+  assert.equal(config.batch.maxCards, 100);
+  assert.equal(config.reports.retentionDays, 30);
+  assert.deepEqual(resolveUrls(config), { publicUrl: 'http://127.0.0.1:8080', reportsUrl: 'http://127.0.0.1:8080' });
+});
+
+test('config.example.json parses and lists every setting with its default', () => {
+  const example = JSON.parse(readFileSync(join(root, 'config.example.json'), 'utf8'));
+  const parsed = parseConfig(example);
+  const defaults = configSchema.parse({});
+  // Every default appears in the example with the same value (optional settings are shown unset or with a sample).
+  const flatten = (o: unknown, prefix = ''): Record<string, unknown> =>
+    typeof o === 'object' && o !== null && !Array.isArray(o)
+      ? Object.assign({}, ...Object.entries(o).map(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k)))
+      : { [prefix]: o };
+  const flatDefaults = flatten(defaults);
+  const flatExample = flatten(example);
+  for (const [path, value] of Object.entries(flatDefaults)) {
+    assert.ok(path in flatExample, `config.example.json lacks ${path}`);
+    assert.deepEqual(flatten(parsed)[path], value, `${path} differs from its default`);
+  }
+  // Optional settings (no default) are listed too, as null.
+  const optional = ['publicUrl', 'reportsUrl', 'adminToken', 'webhooks.signingSecret', 'validation.workers'];
+  for (const path of optional) {
+    assert.equal(flatExample[path], null, `config.example.json should list ${path} as null`);
+  }
+  assert.equal(Object.keys(flatExample).length, Object.keys(flatDefaults).length + optional.length, 'the example lists a setting the schema lacks');
+});
+
+test('precedence: flags > env > file > defaults', () => {
+  const dir = emptyDir();
+  writeFileSync(join(dir, 'cardgate.json'), JSON.stringify({ port: 1111, host: '0.0.0.0', dataDir: '/file' }));
+  const fromFile = loadConfig({ env: {}, cwd: dir });
+  assert.equal(fromFile.port, 1111);
+  const fromEnv = loadConfig({ env: { CARDGATE_PORT: '2222', CARDGATE_DATA_DIR: '/env' }, cwd: dir });
+  assert.equal(fromEnv.port, 2222);
+  assert.equal(fromEnv.host, '0.0.0.0');
+  assert.equal(fromEnv.dataDir, '/env');
+  const fromFlags = loadConfig({ env: { CARDGATE_PORT: '2222' }, flags: { port: '3333' }, cwd: dir });
+  assert.equal(fromFlags.port, 3333);
+  assert.equal(fromFlags.dataDir, '/file');
+});
+
+test('--config PATH beats ./cardgate.json; nested env values and lists', () => {
+  const dir = emptyDir();
+  writeFileSync(join(dir, 'cardgate.json'), JSON.stringify({ port: 1111 }));
+  const other = join(emptyDir(), 'other.json');
+  writeFileSync(other, JSON.stringify({ port: 4444, limits: { daily: { free: 50 } } }));
+  const config = loadConfig({
+    env: { CARDGATE_TRUSTED_PROXIES: '10.0.0.1, 192.168.0.0/16', CARDGATE_LIMIT_ANONYMOUS: '0' },
+    configPath: other,
+    cwd: dir,
+  });
+  assert.equal(config.port, 4444);
+  assert.equal(config.limits.daily.free, 50);
+  assert.equal(config.limits.daily.anonymous, 0);
+  assert.deepEqual(config.limits.trustedProxies, ['10.0.0.1', '192.168.0.0/16']);
+});
+
+test('a bad value names the field path and the reason', () => {
+  const cases: Array<[object, RegExp]> = [
+    [{ port: 70000 }, /port: .*65535/],
+    [{ limits: { daily: { free: 'ten' } } }, /limits\.daily\.free: /],
+    [{ publicUrl: 'ftp://x' }, /publicUrl: must be an absolute http\(s\) URL/],
+    [{ webhooks: { signingSecret: 'secret' } }, /webhooks\.signingSecret: must look like whsec_/],
+    [{ unknownSetting: true }, /unknownSetting|Unrecognized key/],
+    [{ limits: { daily: { fre: 20 } } }, /limits\.daily: .*fre/],
+    [{ webhooks: { allowedHost: ['loopback'] } }, /webhooks: .*allowedHost/],
+  ];
+  for (const [input, pattern] of cases) {
+    assert.throws(() => parseConfig(input), (e: unknown) => e instanceof ConfigError && pattern.test(e.message));
+  }
+  assert.throws(
+    () => loadConfig({ env: { CARDGATE_PORT: 'eighty' }, cwd: emptyDir() }),
+    (e: unknown) => e instanceof ConfigError && /port: /.test(e.message),
+  );
+});
+
+test('an unreadable or non-JSON config file is a ConfigError', () => {
+  const path = join(emptyDir(), 'bad.json');
+  writeFileSync(path, '{ not json');
+  assert.throws(() => loadConfig({ env: {}, configPath: path }), /not valid JSON/);
+  assert.throws(() => loadConfig({ env: {}, configPath: join(emptyDir(), 'missing.json') }), /cannot read config file/);
+  writeFileSync(path, '[1]');
+  assert.throws(() => loadConfig({ env: {}, configPath: path }), /must hold a JSON object/);
+});

@@ -1,0 +1,81 @@
+/** Every catalogue rule: one card that triggers it and one that does not. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ruleCatalogue, validateCard, type ValidateOptions } from '../../src/engine/index.ts';
+import { clean03, clean10, type Card } from './fixtures.ts';
+
+interface RuleCase {
+  rule: string;
+  /** Card (and options) that must produce the rule. */
+  trigger: () => Card | unknown;
+  /** A close card that must not. */
+  clean: () => Card;
+  options?: ValidateOptions;
+  /** Path the finding must carry, when it matters. */
+  path?: string;
+}
+
+const with03 = (edit: (c: Card) => void) => () => { const c = clean03(); edit(c); return c; };
+const with10 = (edit: (c: Card) => void) => () => { const c = clean10(); edit(c); return c; };
+const skill = (c: Card, i: number) => (c.skills as Card[])[i]!;
+
+const cases: RuleCase[] = [
+  { rule: 'card.root.object', trigger: () => ['not', 'a', 'card'], clean: clean03, path: '(root)' },
+  { rule: 'schema.required', trigger: with03((c) => delete c.name), clean: clean03, path: 'name' },
+  { rule: 'schema.type', trigger: with03((c) => { c.capabilities = []; }), clean: clean03, path: 'capabilities' },
+  { rule: 'schema.enum', trigger: with03((c) => { c.securitySchemes = { k: { type: 'apiKey', in: 'body', name: 'X-Key' } }; c.security = [{ k: [] }]; }), clean: clean03, path: 'securitySchemes.k.in' },
+  { rule: 'schema.non-empty', trigger: with10((c) => { c.skills = []; }), clean: clean10, path: 'skills' },
+  { rule: 'schema.one-of', trigger: with10((c) => { c.securitySchemes = { oauth: { httpAuthSecurityScheme: { scheme: 'bearer' }, mtlsSecurityScheme: {} } }; }), clean: clean10, path: 'securitySchemes.oauth' },
+  { rule: 'protocolVersion.unsupported', trigger: with03((c) => { c.protocolVersion = '9.9'; }), clean: clean03, path: 'protocolVersion' },
+  { rule: 'protocolVersion.required', trigger: with03((c) => delete c.protocolVersion), clean: clean03, options: { protocolVersion: '0.2.4' }, path: 'protocolVersion' },
+  { rule: 'url.absolute', trigger: with03((c) => { c.url = '/a2a'; }), clean: clean03, path: 'url' },
+  { rule: 'transport.url-conflict', trigger: with03((c) => { c.additionalInterfaces = [{ url: c.url, transport: 'GRPC' }]; }), clean: clean03, path: 'additionalInterfaces[0].transport' },
+  { rule: 'signature.protected-header', trigger: with10((c) => { c.signatures = [{ protected: Buffer.from('{"alg":"ES256"}').toString('base64url'), signature: 'eA' }]; }), clean: clean10, path: 'signatures[0].protected' },
+  { rule: 'protocolVersion.forced', trigger: clean03, clean: clean03, options: { protocolVersion: '0.2.6' }, path: 'protocolVersion' },
+  { rule: 'protocolVersion.unpublished', trigger: with03((c) => { c.protocolVersion = '0.3.1'; }), clean: clean03, path: 'protocolVersion' },
+  { rule: 'compatibility.other-version', trigger: with03((c) => { c.supportedInterfaces = clean10().supportedInterfaces; }), clean: clean03, path: 'securitySchemes.oauth' },
+  { rule: 'url.https', trigger: with03((c) => { c.url = 'http://agent.travel.test/a2a'; }), clean: clean03, path: 'url' },
+  { rule: 'url.placeholder', trigger: with03((c) => { c.url = 'https://YOUR_DOMAIN/a2a'; }), clean: clean03, path: 'url' },
+  { rule: 'url.unreachable-host', trigger: with10((c) => { (c.supportedInterfaces as Card[])[1]!.url = 'https://0.0.0.0:8080/a2a'; }), clean: clean10, path: 'supportedInterfaces[1].url' },
+  { rule: 'url.link-invalid', trigger: with03((c) => { c.documentationUrl = 'docs/index.html'; }), clean: clean03, path: 'documentationUrl' },
+  { rule: 'modes.media-type', trigger: with03((c) => { skill(c, 1).outputModes = ['text']; }), clean: clean03, path: 'skills[1].outputModes[0]' },
+  { rule: 'skills.empty', trigger: with03((c) => { c.skills = []; }), clean: clean03, path: 'skills' },
+  { rule: 'skills.tags.empty', trigger: with03((c) => { skill(c, 0).tags = []; }), clean: clean03, path: 'skills[0].tags' },
+  { rule: 'skills.id.unique', trigger: with03((c) => { skill(c, 1).id = 'plan'; }), clean: clean03, path: 'skills[1].id' },
+  { rule: 'security.undefined-scheme', trigger: with03((c) => { skill(c, 1).security = [{ oauth: [] }, { apikey: [] }]; }), clean: clean03, path: 'skills[1].security[1].apikey' },
+  { rule: 'security.scope.undeclared', trigger: with10((c) => { c.securityRequirements = [{ schemes: { oauth: { list: ['trips:write'] } } }]; }), clean: clean10, path: 'securityRequirements[0].schemes.oauth' },
+  { rule: 'extended-card.no-security', trigger: with10((c) => { delete c.securitySchemes; delete c.securityRequirements; delete skill(c, 1).securityRequirements; }), clean: clean10, path: 'capabilities.extendedAgentCard' },
+  { rule: 'field.unknown', trigger: with03((c) => { c.authentication = { schemes: ['bearer'] }; }), clean: clean03, path: 'authentication' },
+  { rule: 'field.snake-case', trigger: with03((c) => { c.documentation_url = c.documentationUrl; delete c.documentationUrl; }), clean: clean03, path: 'documentation_url' },
+  { rule: 'field.legacy-0x', trigger: with10((c) => { c.supportsAuthenticatedExtendedCard = true; }), clean: clean10, path: 'supportsAuthenticatedExtendedCard' },
+  { rule: 'field.from-1.0', trigger: with03((c) => { c.securityRequirements = [{ schemes: { oauth: { list: [] } } }]; }), clean: clean03, path: 'securityRequirements' },
+  { rule: 'transport.preferred.missing', trigger: with03((c) => delete c.preferredTransport), clean: clean03, path: 'preferredTransport' },
+  { rule: 'transport.non-core', trigger: with03((c) => { c.preferredTransport = 'stdio'; }), clean: clean03, path: 'preferredTransport' },
+  { rule: 'interface.protocolVersion.patch', trigger: with10((c) => { (c.supportedInterfaces as Card[])[0]!.protocolVersion = '1.0.0'; }), clean: clean10, path: 'supportedInterfaces[0].protocolVersion' },
+  { rule: 'content.secret', trigger: with03((c) => { c.description = 'Call with key sk-proj-abcdefghijklmnopqrstuvwxyz123456'; }), clean: clean03, path: 'description' },
+];
+
+test('the clean fixtures are valid, without warnings, score 100', () => {
+  for (const card of [clean03(), clean10()]) {
+    const r = validateCard(card);
+    assert.deepEqual([r.errors, r.warnings, r.score], [[], [], 100]);
+  }
+});
+
+test('every catalogue rule has a case', () => {
+  const covered = new Set(cases.map((c) => c.rule));
+  assert.deepEqual(ruleCatalogue.map((r) => r.id).filter((id) => !covered.has(id)), []);
+});
+
+for (const c of cases) {
+  test(`rule ${c.rule}: triggered, and not on the clean card`, () => {
+    const hit = validateCard(c.trigger(), c.options);
+    const found = [...hit.errors, ...hit.warnings].filter((i) => i.rule === c.rule);
+    assert.ok(found.length > 0, `${c.rule} not reported: ${JSON.stringify(hit.errors.concat(hit.warnings))}`);
+    if (c.path) assert.equal(found[0]!.path, c.path);
+    const severity = ruleCatalogue.find((r) => r.id === c.rule)!.severity;
+    assert.equal(hit[severity === 'error' ? 'errors' : 'warnings'].includes(found[0]!), true, 'reported under its severity');
+    const miss = validateCard(c.clean());
+    assert.equal([...miss.errors, ...miss.warnings].some((i) => i.rule === c.rule), false);
+  });
+}

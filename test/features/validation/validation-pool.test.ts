@@ -1,0 +1,155 @@
+/**
+ * The validation worker pool: same outcomes as validating in process for every task kind (400s
+ * included), each answer to its own request under concurrency, a task past the time limit stops
+ * its worker (replaced; the tasks queued behind it still answered), a dead worker fails only what
+ * it held and is replaced, and a pool that cannot keep workers alive validates in process.
+ */
+import assert from 'node:assert/strict';
+import { Worker } from 'node:worker_threads';
+import { after, test } from 'node:test';
+import { parseConfig } from '../../../src/config.ts';
+import { ApiError } from '../../../src/lib/errors.ts';
+import { memoryLogger } from '../../../src/lib/log.ts';
+import { validationSettings } from '../../../src/features/validation/card-result.ts';
+import type { TaskKind } from '../../../src/features/validation/worker-tasks.ts';
+import { ValidationPool, ValidationTimeout, configuredInProcess, defaultWorkerCount } from '../../../src/features/validation/validation-pool.ts';
+import { sampleCard } from '../../api/seed.ts';
+
+const config = parseConfig({});
+const settings = validationSettings(config);
+const inProcess = configuredInProcess(config);
+
+const pools: ValidationPool[] = [];
+after(() => Promise.all(pools.map((p) => p.close())));
+const pool = (size: number, spawn?: () => Worker, timeoutMs = 30_000) => {
+  const log = memoryLogger();
+  const p = new ValidationPool({ size, settings, timeoutMs }, log, spawn);
+  pools.push(p);
+  return { pool: p, log };
+};
+
+/** The outcome, or the 400's body when the task refused the input. */
+const settle = (run: Promise<unknown>) => run.then((outcome) => ({ outcome }), (e: unknown) => (e instanceof ApiError ? { refused: e.status, body: e.body() } : Promise.reject(e)));
+
+const sha = 'ab'.repeat(20);
+const inputs: Array<[TaskKind, unknown]> = [
+  ['single', JSON.stringify({ agent_card: sampleCard(), options: { include_score: true, include_suggestions: true } })],
+  ['single', JSON.stringify({ agent_card: { name: 'Tiny' }, validation_mode: 'cli' })],
+  ['single', JSON.stringify({ agent_card: sampleCard(), options: { protocolVersion: '0.2.5' } })],
+  ['single', '{"agent_card": [1, 2]}'],
+  ['single', '{"agent_card": '],
+  ['single', '[1, 2]'],
+  ['single', '{"agent_card": {"name": "x"}, "options": {"include_score": "yes"}}'],
+  ['single', `{"agent_card": {"deep": ${'['.repeat(100)}${']'.repeat(100)}}}`],
+  ['batch', JSON.stringify({ cards: [{ id: 'a', agent_card: sampleCard() }, { id: 'b', agent_card: { name: 'b' } }] })],
+  ['batch', JSON.stringify({ cards: [] })],
+  ['batch', '[]'],
+  ['singleBody', JSON.stringify({ agent_card: sampleCard() })],
+  ['singleBody', '{"agent_card": 1}'],
+  ['batchBody', JSON.stringify({ cards: [{ id: 'a', agent_card: sampleCard() }] })],
+  ['batchBody', JSON.stringify({ cards: [{ id: 'a' }] })],
+  ['webhook', JSON.stringify({ agent_card: sampleCard(), metadata: { pr: 7 } })],
+  ['webhook', JSON.stringify({ agent_card: sampleCard(), callback_url: 'https://ci.example.com/hook' })],
+  ['webhook', JSON.stringify({ agent_card: sampleCard(), metadata: 'x' })],
+  ['github', JSON.stringify({ agent_card: sampleCard(), github: { repo: 'octo/agent', sha } })],
+  ['github', JSON.stringify({ agent_card: sampleCard() })],
+  ['job', JSON.stringify({ agent_card: sampleCard(), callback_url: 'https://ci.example.com/hook' })],
+  ['job', JSON.stringify({ agent_card: { skills: Array.from({ length: 500 }, () => ({ id: 'a' })) } })],
+];
+
+test('the pool answers exactly what validating in process answers, for every kind, 400s included', async () => {
+  const { pool: p } = pool(2);
+  for (const [kind, input] of inputs) {
+    assert.deepEqual(await settle(p.run(kind, input as never)), await settle(inProcess.run(kind, input as never)), `${kind} ${String(input).slice(0, 80)}`);
+  }
+});
+
+test('under concurrency every answer goes to its own request', async () => {
+  const { pool: p } = pool(2);
+  const names = Array.from({ length: 200 }, (_, i) => `Agent ${i}`);
+  const outcomes = await Promise.all(names.map((name) => p.run('single', JSON.stringify({ agent_card: { ...sampleCard(), name }, validation_mode: 'cli' }))));
+  outcomes.forEach((o, i) => assert.ok(o.summary?.startsWith(`${names[i]}: `), o.summary));
+});
+
+/**
+ * A stand-in worker: says it is ready, then answers each task with its input as a 400 message;
+ * exits on "die" and never comes back from "spin".
+ */
+const fakeWorker = () =>
+  new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     parentPort.on('message', ({ id, input }) => {
+       if (input === 'die') process.exit(3);
+       if (input === 'spin') for (;;);
+       parentPort.postMessage({ id, refusal: { code: 'INVALID_REQUEST', message: input } });
+     });
+     parentPort.postMessage({ ready: true });`,
+    { eval: true },
+  );
+
+const refusedWith = (message: string) => (e: unknown) => e instanceof ApiError && e.status === 400 && e.message === message;
+
+test('a worker that dies fails the requests it held, and a new one takes over', async () => {
+  const { pool: p, log } = pool(1, fakeWorker);
+  await assert.rejects(p.run('single', 'die'), /validation worker stopped: exited with code 3/);
+  await assert.rejects(p.run('single', 'still here'), refusedWith('still here'));
+  assert.equal(p.size, 1);
+  assert.ok(log.lines.some((l) => l.msg === 'validation worker stopped' && l.restarting === true));
+});
+
+test('a task past the time limit stops its worker: it fails, the tasks queued behind it are answered, a new worker takes over', async () => {
+  const { pool: p, log } = pool(1, fakeWorker, 300);
+  // More runaways than the restarts allowed to dying workers: a runaway is the input's fault, not the worker's.
+  for (let round = 0; round < 5; round++) {
+    const started = performance.now();
+    const runaway = p.run('single', 'spin');
+    const queued = p.run('batch', `queued ${round}`);
+    await assert.rejects(runaway, (e: unknown) => e instanceof ValidationTimeout && e.message === 'validation exceeded the time limit of 300 ms');
+    await assert.rejects(queued, refusedWith(`queued ${round}`));
+    assert.ok(performance.now() - started < 10_000);
+    assert.equal(p.size, 1);
+  }
+  assert.equal(log.lines.filter((l) => l.msg === 'validation worker stopped: a task ran past the time limit').length, 5);
+  assert.ok(!log.lines.some((l) => l.msg === 'no validation worker is running: validating in process'));
+});
+
+test('the real worker is stopped in the middle of a long validation, and its replacement validates', async () => {
+  const { pool: p } = pool(1, undefined, 100);
+  const small = JSON.stringify({ agent_card: sampleCard() });
+  const huge = JSON.stringify({ agent_card: { name: 'x', skills: Array.from({ length: 90_000 }, () => ({ id: 'a' })) } });
+  await p.run('single', small); // the worker is up: its start-up is not what is timed
+  await assert.rejects(p.run('single', huge), ValidationTimeout);
+  assert.equal((await p.run('single', small)).valid, true);
+});
+
+test('a worker that keeps dying is not restarted for ever: the pool validates in process', async () => {
+  const { pool: p, log } = pool(1, fakeWorker);
+  for (let i = 0; i < 4; i++) await assert.rejects(p.run('single', 'die'));
+  assert.equal(p.size, 0);
+  const [kind, input] = inputs[0]!;
+  assert.deepEqual(await p.run(kind, input as never), await inProcess.run(kind, input as never));
+  assert.ok(log.lines.some((l) => l.msg === 'validation worker stopped' && l.restarting === false));
+  assert.ok(log.lines.some((l) => l.msg === 'no validation worker is running: validating in process'));
+});
+
+test('a runtime that cannot start workers validates in process', async () => {
+  const { pool: p, log } = pool(2, () => {
+    throw new Error('workers are not supported here');
+  });
+  assert.equal(p.size, 0);
+  const [kind, input] = inputs[1]!;
+  assert.deepEqual(await p.run(kind, input as never), await inProcess.run(kind, input as never));
+  assert.ok(log.lines.some((l) => l.msg === 'cannot start a validation worker'));
+});
+
+test('close() stops the workers and fails what they still held', async () => {
+  const { pool: p } = pool(1, () => new Worker(`require('node:worker_threads').parentPort.on('message', () => {})`, { eval: true }));
+  const pending = p.run('single', 'never answered');
+  await p.close();
+  await assert.rejects(pending, /the validation pool is closed/);
+  assert.equal(p.size, 0);
+});
+
+test('default size: one worker fewer than the cores, at most 4, none on one core', () => {
+  assert.deepEqual([1, 2, 3, 8, 64].map((cores) => defaultWorkerCount(cores)), [0, 1, 2, 4, 4]);
+});

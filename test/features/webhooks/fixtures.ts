@@ -1,0 +1,45 @@
+/** Cards and an app with the webhook routes mounted, for the webhook tests. */
+import { Hono } from 'hono';
+import { ApiError, isApiError } from '../../../src/lib/errors.ts';
+import type { AppEnv } from '../../../src/api/env.ts';
+import { createWebhookLimiter } from '../../../src/api/middleware/webhook-limit.ts';
+import { webhookRoutes } from '../../../src/api/routes/webhooks.ts';
+import { JobRunner, type JobRunnerOptions } from '../../../src/features/webhooks/runner.ts';
+import { testApp } from '../../helpers/app.ts';
+
+export const validCard = {
+  protocolVersion: '0.3.0',
+  name: 'Party Store Supply Chain Agent',
+  description: 'Assists with supply chain planning and purchasing inventory.',
+  url: 'https://agents.example.com/a2a/app',
+  version: '1.0.0',
+  preferredTransport: 'JSONRPC',
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain', 'application/json'],
+  capabilities: { streaming: false },
+  skills: [{ id: 'manage_supply_chain', name: 'Supply chain', description: 'Queries inventory levels.', tags: ['inventory'] }],
+};
+
+/** Missing name (and more): invalid. */
+export const invalidCard = { protocolVersion: '0.3.0', description: 'no name' };
+
+/** Keys of a webhook result whose validation ran (status "success"); the version members tell which rules and why. */
+export const webhookKeys = ['validation_id', 'status', 'valid', 'score', 'errors', 'warnings', 'suggestions', 'version', 'version_source', 'metadata', 'report_url', 'timestamp'];
+
+/**
+ * The webhook routes at /v1 over testApp's deps (MemoryStore, FakeClock), with a
+ * started runner the test can wait on and an injectable engine. Built on its own
+ * Hono app (rendering ApiErrors like createApp does) so that the test owns the runner.
+ */
+export const webhookApp = (options: Parameters<typeof testApp>[0] & { runner?: JobRunnerOptions } = {}) => {
+  const t = testApp(options);
+  const jobs = new JobRunner(t.deps, options.runner);
+  const app = new Hono<AppEnv>();
+  app.route('/v1', webhookRoutes(t.deps, { limiter: createWebhookLimiter(t.deps), jobs }));
+  app.onError((err, c) => {
+    const e = isApiError(err) ? err : new ApiError('INTERNAL_ERROR', 'internal server error');
+    return c.json(e.body() as object, e.status as 500, e.headers);
+  });
+  jobs.start();
+  return { ...t, app, jobs };
+};
