@@ -18,6 +18,8 @@ const shared = {
   bundle: true,
   platform: 'node',
   target: 'node20',
+  // A package without an exports map (zod-to-openapi) is taken as ESM, so it shares the one ESM copy of zod.
+  mainFields: ['module', 'main'],
   // Unminified, so stack traces stay readable (source maps do not work inside a SEA).
   legalComments: 'none',
   logLevel: 'warning',

@@ -4,14 +4,15 @@
  * so tests use a MemoryStore and a FakeClock.
  */
 import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppDeps } from './deps.ts';
+import { methodNotAllowed } from 'hono/method-not-allowed';
 import { ApiError, isApiError } from './lib/errors.ts';
 import type { AppEnv } from './api/env.ts';
-import { methodNotAllowedOrNotFound } from './api/fallback.ts';
 import { apiRoutes, describeApi } from './api/openapi.ts';
 import { requestId } from './api/middleware/request-id.ts';
 import { requestLog } from './api/middleware/request-log.ts';
-import { defaultRateHeaders } from './api/middleware/default-rate-headers.ts';
+import { rateLimitHeaders } from './api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from './api/middleware/webhook-limit.ts';
 import { adminRoutes } from './api/routes/admin.ts';
 import { dashboardRoutes } from './api/routes/dashboard.ts';
@@ -51,12 +52,19 @@ export const createApp = (deps: AppDeps) => {
   const app = apiRoutes();
   app.use(requestId());
   app.use(requestLog(deps.log));
+  // A known path under another method: 405 with Allow (the routes' own methods; HEAD comes with GET).
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => {
+        throw new ApiError('METHOD_NOT_ALLOWED', `method ${c.req.method} is not allowed on ${c.req.path}`, {
+          headers: { Allow: methods.filter((m) => m !== 'HEAD').join(', ') },
+        });
+      },
+    }),
+  );
+  app.use('/v1/*', rateLimitHeaders(deps));
   app.route('/', healthRoutes(lifecycle));
-  const setDefaultRateHeaders = defaultRateHeaders(deps);
-  app.use('/v1/rules', async (c, next) => {
-    setDefaultRateHeaders(c);
-    await next();
-  });
   app.route('/v1/validate', validateRoutes(deps));
   app.route('/v1/rules', rulesRoutes);
   app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
@@ -71,23 +79,18 @@ export const createApp = (deps: AppDeps) => {
   );
   app.route('/', docsRoutes(document));
 
-  const fallback = methodNotAllowedOrNotFound(app);
-  app.notFound((c) => {
-    if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) setDefaultRateHeaders(c);
-    const err = fallback(c.req.path, c.req.method);
-    return c.json(err.body() as object, err.status as 404, err.headers);
-  });
+  const render = (c: Context, error: ApiError) => c.json(error.body() as object, error.status as 500, error.headers);
+  // Answered, not thrown: methodNotAllowed turns the 404 of a path known under another method into its 405.
+  app.notFound((c) => render(c, new ApiError('NOT_FOUND', `no resource at ${c.req.path}`)));
   app.onError((err, c) => {
-    const apiError = isApiError(err) ? err : new ApiError('INTERNAL_ERROR', 'internal server error');
-    if (!isApiError(err)) {
-      deps.log.error('unhandled error', {
-        request_id: c.get('requestId'),
-        path: c.req.path,
-        error: err instanceof Error ? err.message : String(err),
-        stack: err instanceof Error ? err.stack : undefined,
-      });
-    }
-    return c.json(apiError.body() as object, apiError.status as 500, apiError.headers);
+    if (isApiError(err)) return render(c, err);
+    deps.log.error('unhandled error', {
+      request_id: c.get('requestId'),
+      path: c.req.path,
+      error: err instanceof Error ? err.message : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return render(c, new ApiError('INTERNAL_ERROR', 'internal server error'));
   });
   jobs.start();
   return app;

@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../lib/errors.ts';
 import { chargeDailyQuota as charge, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
 import type { AppEnv, Caller } from './env.ts';
-import { retryAfter, setRateLimitHeaders } from './rate-limit-headers.ts';
+import { retryAfter } from './middleware/rate-limit-headers.ts';
 
 export type { RateLimitInfo };
 
@@ -21,8 +21,8 @@ export const quotaAllows = (c: Context<AppEnv>, deps: AppDeps, amount: number): 
 /**
  * Atomically counts `amount` validations for `c.var.caller` (set by identifyCaller).
  * Call it after the body was checked and before validating. When they would exceed
- * today's quota, throws 403 FORBIDDEN with Retry-After and counts nothing. Updates the
- * X-RateLimit-* headers either way. The count is in memory at once and becomes durable
+ * today's quota, throws 403 FORBIDDEN with Retry-After and counts nothing. Either way the
+ * X-RateLimit-* headers show this window. The count is in memory at once and becomes durable
  * with the route's own `await store.commit()` for its report (a commit makes every
  * earlier mutation durable), so one flush carries both.
  */
@@ -31,7 +31,7 @@ export const chargeDailyQuota = (c: Context<AppEnv>, deps: AppDeps, amount: numb
   if (!caller) throw new Error('chargeDailyQuota: identifyCaller middleware is not mounted on this route');
   const now = deps.clock.now();
   const { admitted, window } = charge(deps.store, deps.config.limits.daily, quotaSubject(caller), amount, now);
-  setRateLimitHeaders(c, window);
+  c.set('rateWindow', window);
   if (!admitted) {
     const left = window.remaining === 0 ? 'no validations are' : `only ${window.remaining} validation${window.remaining === 1 ? ' is' : 's are'}`;
     throw new ApiError(

@@ -50,10 +50,10 @@ describe('the OpenAPI document', () => {
     assert.ok(validate(doc), JSON.stringify(validate.errors, null, 2));
     assert.equal((doc as { openapi?: string }).openapi, '3.1.0');
     // The official schema leaves schema objects open: each is checked against JSON Schema 2020-12 itself.
-    const schemas: unknown[] = [];
+    const schemas: object[] = [];
     const collect = (node: unknown, key?: string) => {
       if (typeof node !== 'object' || node === null) return;
-      if (key === 'schema') schemas.push(node);
+      if (key === 'schema') schemas.push(node as object);
       for (const [k, v] of Object.entries(node)) collect(v, k);
     };
     collect(doc);

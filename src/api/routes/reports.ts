@@ -4,6 +4,7 @@
  * base62 characters, so a report URL is a capability link: no login. Unknown and expired ids are 404 NOT_FOUND.
  */
 import { createRoute } from '@hono/zod-openapi';
+import { parseAccept, type Accept } from 'hono/utils/accept';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -21,24 +22,27 @@ const htmlHeaders = {
   Vary: 'Accept',
 };
 
-/** Quality and specificity (2 exact, 1 `type/*`, 0 `*\/*`) that an Accept header gives a media type. */
-const acceptance = (accept: string, type: string): [number, number] => {
+/** Quality and specificity (2 exact, 1 `type/*`, 0 `*\/*`) that the most specific range naming a media type gives it. */
+const acceptance = (ranges: Accept[], type: string): [number, number] => {
   let best: [number, number] = [0, -1];
-  for (const part of accept.split(',')) {
-    const [range = '', ...params] = part.trim().toLowerCase().split(';');
-    const specificity = range === type ? 2 : range === `${type.split('/')[0]}/*` ? 1 : range === '*/*' ? 0 : -1;
-    if (specificity <= best[1]) continue;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    best = [q ? Number(q.slice(2)) || 0 : 1, specificity];
+  for (const { type: range, q } of ranges) {
+    const r = range.toLowerCase();
+    const specificity = r === type ? 2 : r === `${type.split('/')[0]}/*` ? 1 : r === '*/*' ? 0 : -1;
+    if (specificity > best[1]) best = [q, specificity];
   }
   return best;
 };
 
-/** JSON when application/json is acceptable and beats text/html (on quality, then on being named rather than matched by a wildcard). */
+/**
+ * JSON when application/json is acceptable and beats text/html (on quality, then on being named
+ * rather than matched by a wildcard); a tie is HTML. Hono parses the header; its own `accepts`
+ * would break a tie by the order of the ranges.
+ */
 export const prefersJson = (accept: string | undefined): boolean => {
   if (!accept) return false;
-  const [jq, js] = acceptance(accept, 'application/json');
-  const [hq, hs] = acceptance(accept, 'text/html');
+  const ranges = parseAccept(accept);
+  const [jq, js] = acceptance(ranges, 'application/json');
+  const [hq, hs] = acceptance(ranges, 'text/html');
   return jq > 0 && (jq > hq || (jq === hq && js > hs));
 };
 
