@@ -14,12 +14,19 @@ const out = join(root, 'build/out');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
+/** @hono/zod-openapi's `import { z } from 'zod'` gets build/zod-namespace.mjs (see there). */
+const zodNamespace = {
+  name: 'zod-namespace',
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, (args) => (/[\\/]@hono[\\/]zod-openapi[\\/]/.test(args.importer) ? { path: join(root, 'build/zod-namespace.mjs') } : undefined));
+  },
+};
+
 const shared = {
   bundle: true,
+  plugins: [zodNamespace],
   platform: 'node',
   target: 'node20',
-  // A package without an exports map (zod-to-openapi) is taken as ESM, so it shares the one ESM copy of zod.
-  mainFields: ['module', 'main'],
   // Unminified, so stack traces stay readable (source maps do not work inside a SEA).
   legalComments: 'none',
   logLevel: 'warning',

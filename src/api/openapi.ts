@@ -112,8 +112,6 @@ UNAUTHORIZED, FORBIDDEN, NOT_FOUND and METHOD_NOT_ALLOWED (any path, any method:
  */
 export const describeApi = (app: ApiRoutes, bodies: z.ZodType[], publicUrl: string): (() => string) => {
   const registry = app.openAPIRegistry;
-  const { schemas = {} } = new OpenApiGeneratorV31(bodies.map((schema) => ({ type: 'schema' as const, schema }))).generateComponents().components ?? {};
-  for (const [name, schema] of Object.entries(schemas)) registry.registerComponent('schemas', name, schema);
   const header = (name: string, text: string) =>
     registry.registerComponent('headers', name, { description: text, schema: { type: 'integer' } });
   header('X-RateLimit-Limit', 'Requests the window allows (-1: unlimited). Validation: per UTC day for the caller (key\'s account, or client IP); webhooks: per minute per client IP.');
@@ -128,9 +126,13 @@ export const describeApi = (app: ApiRoutes, bodies: z.ZodType[], publicUrl: stri
   registry.registerComponent('securitySchemes', 'apiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same API key in `X-API-Key`.' });
   registry.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer', description: 'The admin token, `Authorization: Bearer <admin token>`.' });
 
+  // Made on first use, not at start-up: nothing but GET /openapi.json and /docs needs it.
   let text: string | undefined;
-  return () =>
-    (text ??= JSON.stringify(
+  return () => {
+    if (text) return text;
+    const { schemas = {} } = new OpenApiGeneratorV31(bodies.map((schema) => ({ type: 'schema' as const, schema }))).generateComponents().components ?? {};
+    for (const [name, schema] of Object.entries(schemas)) registry.registerComponent('schemas', name, schema);
+    return (text = JSON.stringify(
       app.getOpenAPI31Document({
         openapi: '3.1.0',
         info: { title: 'cardgate', version, description },
@@ -144,4 +146,5 @@ export const describeApi = (app: ApiRoutes, bodies: z.ZodType[], publicUrl: stri
         ],
       }),
     ));
+  };
 };
