@@ -2,7 +2,8 @@
  * The validation worker pool: same outcomes as validating in process for every task kind (400s
  * included), each answer to its own request under concurrency, a task past the time limit stops
  * its worker (replaced; the tasks queued behind it still answered), a dead worker fails only what
- * it held and is replaced, and a pool that cannot keep workers alive validates in process.
+ * it held and is replaced, a worker whose heap outgrew its limit is replaced once idle, and a pool
+ * that cannot keep workers alive validates in process.
  */
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
@@ -12,7 +13,7 @@ import { ApiError } from '../../../src/lib/errors.ts';
 import { memoryLogger } from '../../../src/lib/log.ts';
 import { validationSettings } from '../../../src/features/validation/card-result.ts';
 import type { TaskKind } from '../../../src/features/validation/worker-tasks.ts';
-import { ValidationPool, ValidationTimeout, configuredInProcess, defaultWorkerCount } from '../../../src/features/validation/validation-pool.ts';
+import { RECYCLE_AFTER_IDLE_MS, ValidationPool, ValidationTimeout, configuredInProcess, defaultWorkerCount } from '../../../src/features/validation/validation-pool.ts';
 import { sampleCard } from '../../api/seed.ts';
 
 const config = parseConfig({});
@@ -21,9 +22,9 @@ const inProcess = configuredInProcess(config);
 
 const pools: ValidationPool[] = [];
 after(() => Promise.all(pools.map((p) => p.close())));
-const pool = (size: number, spawn?: () => Worker, timeoutMs = 30_000) => {
+const pool = (size: number, spawn?: () => Worker, timeoutMs = 30_000, maxHeapBytes?: number) => {
   const log = memoryLogger();
-  const p = new ValidationPool({ size, settings, timeoutMs }, log, spawn);
+  const p = new ValidationPool({ size, settings, timeoutMs, maxHeapBytes }, log, spawn);
   pools.push(p);
   return { pool: p, log };
 };
@@ -72,16 +73,18 @@ test('under concurrency every answer goes to its own request', async () => {
 });
 
 /**
- * A stand-in worker: says it is ready, then answers each task with its input as a 400 message;
- * exits on "die" and never comes back from "spin".
+ * A stand-in worker: says it is ready, then answers each task with its input as a 400 message
+ * (its thread id for "who"), with a heap of 1 MB (1 GB after "grow"); exits on "die" and never
+ * comes back from "spin".
  */
 const fakeWorker = () =>
   new Worker(
-    `const { parentPort } = require('node:worker_threads');
+    `const { parentPort, threadId } = require('node:worker_threads');
      parentPort.on('message', ({ id, input }) => {
        if (input === 'die') process.exit(3);
        if (input === 'spin') for (;;);
-       parentPort.postMessage({ id, refusal: { code: 'INVALID_REQUEST', message: input } });
+       const message = input === 'who' ? String(threadId) : input;
+       parentPort.postMessage({ id, refusal: { code: 'INVALID_REQUEST', message }, heapBytes: input === 'grow' ? 2 ** 30 : 2 ** 20 });
      });
      parentPort.postMessage({ ready: true });`,
     { eval: true },
@@ -119,6 +122,39 @@ test('the real worker is stopped in the middle of a long validation, and its rep
   const huge = JSON.stringify({ agent_card: { name: 'x', skills: Array.from({ length: 90_000 }, () => ({ id: 'a' })) } });
   await p.run('single', small); // the worker is up: its start-up is not what is timed
   await assert.rejects(p.run('single', huge), ValidationTimeout);
+  assert.equal((await p.run('single', small)).valid, true);
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const REPLACED = 'validation worker replaced: its heap outgrew the limit';
+
+test('a worker whose heap outgrew the limit is replaced once idle for a while, never while it has work', async () => {
+  const { pool: p, log } = pool(1, fakeWorker);
+  const who = () => p.run('single', 'who').catch((e: ApiError) => e.message);
+  const first = await who();
+  await assert.rejects(p.run('single', 'grow'), refusedWith('grow'));
+  await sleep(RECYCLE_AFTER_IDLE_MS / 4);
+  assert.equal(await who(), first, 'a task within the idle time keeps the worker (and its smaller heap now is within the limit)');
+  await sleep(RECYCLE_AFTER_IDLE_MS * 1.5);
+  assert.equal(await who(), first);
+  assert.ok(!log.lines.some((l) => l.msg === REPLACED));
+
+  await assert.rejects(p.run('single', 'grow'), refusedWith('grow'));
+  await sleep(RECYCLE_AFTER_IDLE_MS * 1.5);
+  const second = await who();
+  assert.notEqual(second, first, 'idle with an outgrown heap: replaced');
+  assert.equal(p.size, 1);
+  assert.deepEqual(log.lines.filter((l) => l.msg === REPLACED).map((l) => l.heap_mb), [1024]);
+  assert.ok(!log.lines.some((l) => l.msg === 'validation worker stopped'), 'a replacement is not a death');
+});
+
+test('the real worker reports its heap after each task: over the limit, it is replaced once idle', async () => {
+  const { pool: p, log } = pool(1, undefined, 30_000, 1);
+  const small = JSON.stringify({ agent_card: sampleCard() });
+  assert.equal((await p.run('single', small)).valid, true);
+  await sleep(RECYCLE_AFTER_IDLE_MS * 1.5);
+  const replaced = log.lines.find((l) => l.msg === REPLACED);
+  assert.ok(replaced && (replaced.heap_mb as number) > 0, JSON.stringify(log.lines));
   assert.equal((await p.run('single', small)).valid, true);
 });
 
