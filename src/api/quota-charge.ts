@@ -1,12 +1,16 @@
-/** Charging the caller's daily quota from a /v1 validation route. */
+/** Charging the caller's daily quota from a /v1 validation route; Retry-After for any exceeded limit. */
 import type { Context } from 'hono';
 import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../lib/errors.ts';
 import { chargeDailyQuota as charge, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
 import type { AppEnv, Caller } from './env.ts';
-import { retryAfter } from './middleware/rate-limit-headers.ts';
 
 export type { RateLimitInfo };
+
+/** Retry-After for an exceeded limit: whole seconds until `resetAt`, at least 1. */
+export const retryAfter = (resetAt: number, now: number): Record<string, string> => ({
+  'Retry-After': String(Math.max(1, Math.ceil((resetAt - now) / 1000))),
+});
 
 export const quotaSubject = (caller: Caller): QuotaSubject => ({ plan: caller.plan, account_id: caller.account?.id ?? null, ip: caller.ip });
 

@@ -28,8 +28,3 @@ export const rateLimitHeaders = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     headers.set('X-RateLimit-Reset', String(Math.ceil(w.resetAt / 1000)));
   };
 };
-
-/** Retry-After for an exceeded limit: whole seconds until `resetAt`, at least 1. */
-export const retryAfter = (resetAt: number, now: number): Record<string, string> => ({
-  'Retry-After': String(Math.max(1, Math.ceil((resetAt - now) / 1000))),
-});

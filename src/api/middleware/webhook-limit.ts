@@ -11,7 +11,7 @@ import { ipLimitKey } from '../../lib/ip.ts';
 import { WebhookLimiter } from '../../features/limits/webhook-limits.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
-import { retryAfter } from './rate-limit-headers.ts';
+import { retryAfter } from '../quota-charge.ts';
 
 export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<AppEnv>; headersOnly: MiddlewareHandler<AppEnv> } => {
   const { webhookPerIpPerMinute, webhookGlobalPerHour } = deps.config.limits;
