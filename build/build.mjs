@@ -14,8 +14,17 @@ const out = join(root, 'build/out');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
+/** @hono/zod-openapi's `import { z } from 'zod'` gets build/zod-namespace.mjs (see there). */
+const zodNamespace = {
+  name: 'zod-namespace',
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, (args) => (/[\\/]@hono[\\/]zod-openapi[\\/]/.test(args.importer) ? { path: join(root, 'build/zod-namespace.mjs') } : undefined));
+  },
+};
+
 const shared = {
   bundle: true,
+  plugins: [zodNamespace],
   platform: 'node',
   target: 'node20',
   // Unminified, so stack traces stay readable (source maps do not work inside a SEA).

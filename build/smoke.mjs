@@ -1,7 +1,7 @@
 // Smoke test of a built artefact: node build/smoke.mjs <command...>
 // Starts `<command> serve --port 0` in an empty temp directory (no node_modules),
-// checks GET /healthz, one POST /v1/validate and the dashboard's script (embedded at build
-// time), sends SIGTERM, expects exit code 0.
+// checks GET /healthz, one POST /v1/validate, the dashboard's script (embedded at build
+// time), the API description (/openapi.json) and its page (/docs), sends SIGTERM, expects exit code 0.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,8 +52,16 @@ const scriptText = await script.text();
 if (script.status !== 200 || !/^text\/javascript/.test(script.headers.get('content-type') ?? '') || !scriptText.includes('DOMContentLoaded')) {
   fail(`/dashboard/app.js answered ${script.status} ${script.headers.get('content-type')}, ${scriptText.length} characters`);
 }
+const described = await fetch(`${base}/openapi.json`);
+const doc = await described.json();
+if (described.status !== 200 || doc.openapi !== '3.1.0' || !doc.paths?.['/v1/validate']?.post) fail(`/openapi.json answered ${described.status} ${JSON.stringify(doc).slice(0, 200)}`);
+const docs = await fetch(`${base}/docs`);
+const docsText = await docs.text();
+if (docs.status !== 200 || !/^text\/html/.test(docs.headers.get('content-type') ?? '') || !docsText.includes('/v1/validate/batch')) {
+  fail(`/docs answered ${docs.status} ${docs.headers.get('content-type')}, ${docsText.length} characters`);
+}
 child.removeAllListeners('exit');
 child.kill('SIGTERM');
 const code = await new Promise((resolve) => child.once('exit', resolve));
 if (code !== 0) fail(`exit code ${code} after SIGTERM`);
-console.log(`smoke (${cmd}): ok — first 200 after ${firstOk.toFixed(0)} ms, valid=${result.valid}, app.js ${scriptText.length} chars, exit 0 after SIGTERM`);
+console.log(`smoke (${cmd}): ok — first 200 after ${firstOk.toFixed(0)} ms, valid=${result.valid}, app.js ${scriptText.length} chars, ${Object.keys(doc.paths).length} paths described, exit 0 after SIGTERM`);

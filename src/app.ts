@@ -3,24 +3,41 @@
  * single error renderer. Everything with a side effect comes in through deps,
  * so tests use a MemoryStore and a FakeClock.
  */
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppDeps } from './deps.ts';
+import { methodNotAllowed } from 'hono/method-not-allowed';
 import { ApiError, isApiError } from './lib/errors.ts';
 import type { AppEnv } from './api/env.ts';
-import { methodNotAllowedOrNotFound } from './api/fallback.ts';
+import { apiRoutes, describeApi } from './api/openapi.ts';
 import { requestId } from './api/middleware/request-id.ts';
 import { requestLog } from './api/middleware/request-log.ts';
-import { defaultRateHeaders } from './api/middleware/default-rate-headers.ts';
+import { rateLimitHeaders } from './api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from './api/middleware/webhook-limit.ts';
 import { adminRoutes } from './api/routes/admin.ts';
 import { dashboardRoutes } from './api/routes/dashboard.ts';
+import { docsRoutes } from './api/routes/docs.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { reportRoutes } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
+import { accountPatchSchema, newAccountSchema } from './features/accounts/accounts.ts';
+import { newKeySchema } from './features/accounts/api-keys.ts';
+import { batchRequestSchema } from './features/validation/batch.ts';
+import { validateRequestSchema } from './features/validation/validation.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
+import { githubRequestSchema, webhookRequestSchema } from './features/webhooks/webhook-requests.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
+
+/** A typed or bookmarked trailing slash. */
+const dashboardSlash = createRoute({
+  method: 'get',
+  path: '/dashboard/',
+  tags: ['service'],
+  summary: 'Redirects to /dashboard',
+  responses: { 301: { description: 'To /dashboard.' } },
+});
 
 /**
  * Builds the app and starts its in-process job runner, which first re-runs the
@@ -39,45 +56,53 @@ export const createApp = (deps: AppDeps) => {
   const jobs = new JobRunner({ ...deps, lifecycle });
   const webhookLimiter = createWebhookLimiter(deps);
 
-  const app = new Hono<AppEnv>();
+  const app = apiRoutes();
   app.use(requestId());
   app.use(requestLog(deps.log));
+  // A known path under another method: 405 with Allow (the routes' own methods; HEAD comes with GET).
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => {
+        throw new ApiError('METHOD_NOT_ALLOWED', `method ${c.req.method} is not allowed on ${c.req.path}`, {
+          headers: { Allow: methods.filter((m) => m !== 'HEAD').join(', ') },
+        });
+      },
+    }),
+  );
+  app.use('/v1/*', rateLimitHeaders(deps));
   app.route('/', healthRoutes(lifecycle));
-  const setDefaultRateHeaders = defaultRateHeaders(deps);
-  app.use('/v1/rules', async (c, next) => {
-    setDefaultRateHeaders(c);
-    await next();
-  });
   app.route('/v1/validate', validateRoutes(deps));
   app.route('/v1/rules', rulesRoutes);
   app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
   app.route('/reports', reportRoutes(deps));
   app.route('/admin/api', adminRoutes(deps));
   app.route('/dashboard', dashboardRoutes());
-  app.get('/dashboard/', (c) => c.redirect('/dashboard', 301)); // a typed or bookmarked trailing slash
+  app.openapi(dashboardSlash, (c) => c.redirect('/dashboard', 301));
+  const document = describeApi(
+    app,
+    [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema],
+    deps.urls.publicUrl,
+  );
+  app.route('/', docsRoutes(document));
 
-  const fallback = methodNotAllowedOrNotFound(app);
-  app.notFound((c) => {
-    if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) setDefaultRateHeaders(c);
-    const err = fallback(c.req.path, c.req.method);
-    return c.json(err.body() as object, err.status as 404, err.headers);
-  });
+  const render = (c: Context, error: ApiError) => c.json(error.body() as object, error.status as 500, error.headers);
+  // Answered, not thrown: methodNotAllowed turns the 404 of a path known under another method into its 405.
+  app.notFound((c) => render(c, new ApiError('NOT_FOUND', `no resource at ${c.req.path}`)));
   app.onError((err, c) => {
     if (clientClosed(err, c.req.raw)) {
       // The caller went away mid-request (its body cut short): nothing to answer, and not a fault of ours.
       deps.log.info('client closed the connection before the request was read', { request_id: c.get('requestId'), path: c.req.path });
       return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     }
-    const apiError = isApiError(err) ? err : new ApiError('INTERNAL_ERROR', 'internal server error');
-    if (!isApiError(err)) {
-      deps.log.error('unhandled error', {
-        request_id: c.get('requestId'),
-        path: c.req.path,
-        error: err instanceof Error ? err.message : String(err),
-        stack: err instanceof Error ? err.stack : undefined,
-      });
-    }
-    return c.json(apiError.body() as object, apiError.status as 500, apiError.headers);
+    if (isApiError(err)) return render(c, err);
+    deps.log.error('unhandled error', {
+      request_id: c.get('requestId'),
+      path: c.req.path,
+      error: err instanceof Error ? err.message : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return render(c, new ApiError('INTERNAL_ERROR', 'internal server error'));
   });
   jobs.start();
   return app;

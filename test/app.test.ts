@@ -22,6 +22,9 @@ test('every response carries X-Request-Id; a sane incoming id is kept, a hostile
   const generated = (await app.request('/healthz')).headers.get('x-request-id');
   assert.match(generated ?? '', /^[0-9a-f-]{36}$/);
   assert.equal((await app.request('/healthz', { headers: { 'x-request-id': 'ci-run-42' } })).headers.get('x-request-id'), 'ci-run-42');
+  assert.equal((await app.request('/healthz', { headers: { 'x-request-id': 'ci.run:42' } })).headers.get('x-request-id'), 'ci.run:42');
+  const tooLong = (await app.request('/healthz', { headers: { 'x-request-id': 'a'.repeat(129) } })).headers.get('x-request-id');
+  assert.match(tooLong ?? '', /^[0-9a-f-]{36}$/);
   const hostile = (await app.request('/nope', { headers: { 'x-request-id': 'a b\u00e9<script>' } })).headers.get('x-request-id');
   assert.match(hostile ?? '', /^[0-9a-f-]{36}$/);
 });
@@ -47,6 +50,12 @@ test('unknown path → 404 nested; known path, wrong method → 405 nested with 
   assert.equal(wrongMethod.status, 405);
   assert.equal(wrongMethod.headers.get('allow'), 'GET');
   assert.equal(((await wrongMethod.json()) as { error: { code: string } }).error.code, 'METHOD_NOT_ALLOWED');
+  // Allow lists every method of the path, parameters matched; the body names method and path.
+  const put = await app.request('/admin/api/accounts/acct_1', { method: 'PUT', headers: { authorization: 'Bearer test-admin-token-0123456789' } });
+  assert.equal(put.status, 405);
+  assert.equal(put.headers.get('allow'), 'GET, PATCH, DELETE');
+  assert.deepEqual(await put.json(), { error: { code: 'METHOD_NOT_ALLOWED', message: 'method PUT is not allowed on /admin/api/accounts/acct_1' } });
+  assert.equal((await app.request('/v1/status/val_1', { method: 'POST' })).headers.get('allow'), 'GET');
 });
 
 test('a thrown non-ApiError becomes a generic 500 without a stack trace; it is logged', async () => {

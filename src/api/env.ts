@@ -10,9 +10,18 @@ export interface Caller {
   ip: string;
 }
 
+/** The window a request was counted in, for its X-RateLimit-* headers (see middleware/rate-limit-headers.ts). */
+export interface RateWindow {
+  limit: number;
+  remaining: number;
+  /** Epoch ms. */
+  resetAt: number;
+}
+
 export type AppEnv = {
   Variables: {
     requestId: string;
     caller: Caller;
+    rateWindow: RateWindow;
   };
 };

@@ -1,12 +1,16 @@
-/** Charging the caller's daily quota from a /v1 validation route. */
+/** Charging the caller's daily quota from a /v1 validation route; Retry-After for any exceeded limit. */
 import type { Context } from 'hono';
 import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../lib/errors.ts';
 import { chargeDailyQuota as charge, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
 import type { AppEnv, Caller } from './env.ts';
-import { retryAfter, setRateLimitHeaders } from './rate-limit-headers.ts';
 
 export type { RateLimitInfo };
+
+/** Retry-After for an exceeded limit: whole seconds until `resetAt`, at least 1. */
+export const retryAfter = (resetAt: number, now: number): Record<string, string> => ({
+  'Retry-After': String(Math.max(1, Math.ceil((resetAt - now) / 1000))),
+});
 
 export const quotaSubject = (caller: Caller): QuotaSubject => ({ plan: caller.plan, account_id: caller.account?.id ?? null, ip: caller.ip });
 
@@ -21,8 +25,8 @@ export const quotaAllows = (c: Context<AppEnv>, deps: AppDeps, amount: number): 
 /**
  * Atomically counts `amount` validations for `c.var.caller` (set by identifyCaller).
  * Call it after the body was checked and before validating. When they would exceed
- * today's quota, throws 403 FORBIDDEN with Retry-After and counts nothing. Updates the
- * X-RateLimit-* headers either way. The count is in memory at once and becomes durable
+ * today's quota, throws 403 FORBIDDEN with Retry-After and counts nothing. Either way the
+ * X-RateLimit-* headers show this window. The count is in memory at once and becomes durable
  * with the route's own `await store.commit()` for its report (a commit makes every
  * earlier mutation durable), so one flush carries both.
  */
@@ -31,7 +35,7 @@ export const chargeDailyQuota = (c: Context<AppEnv>, deps: AppDeps, amount: numb
   if (!caller) throw new Error('chargeDailyQuota: identifyCaller middleware is not mounted on this route');
   const now = deps.clock.now();
   const { admitted, window } = charge(deps.store, deps.config.limits.daily, quotaSubject(caller), amount, now);
-  setRateLimitHeaders(c, window);
+  c.set('rateWindow', window);
   if (!admitted) {
     const left = window.remaining === 0 ? 'no validations are' : `only ${window.remaining} validation${window.remaining === 1 ? ' is' : 's are'}`;
     throw new ApiError(

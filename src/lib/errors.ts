@@ -32,6 +32,8 @@ export interface ApiErrorOptions {
    * instead of the code's usual shape (used by POST /v1/validate for 400s).
    */
   validationBody?: { path: string; message: string }[];
+  /** Members added after `error` and `code` in the flat shape (POST /v1/webhook/github's failure carries a commit status). */
+  extraBody?: Record<string, unknown>;
   cause?: unknown;
 }
 
@@ -40,6 +42,7 @@ export class ApiError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly validationBody?: { path: string; message: string }[];
+  readonly extraBody?: Record<string, unknown>;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -48,6 +51,7 @@ export class ApiError extends Error {
     this.status = errorCodes[code].status;
     this.headers = options.headers ?? {};
     this.validationBody = options.validationBody;
+    this.extraBody = options.extraBody;
   }
 
   /** The JSON body for this error, in the documented shape. */
@@ -55,7 +59,7 @@ export class ApiError extends Error {
     if (this.validationBody) return { valid: false, errors: this.validationBody };
     return errorCodes[this.code].shape === 'nested'
       ? { error: { code: this.code, message: this.message } }
-      : { error: this.message, code: this.code };
+      : { error: this.message, code: this.code, ...this.extraBody };
   }
 }
 

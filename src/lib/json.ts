@@ -1,8 +1,18 @@
 /** JSON request bodies: the object check and the parse every endpoint shares (400 messages included). */
+import * as z from 'zod';
 import { ApiError } from './errors.ts';
 
 export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A member of a request body that must be a JSON object, any object: the schema keeps it as it is
+ * (no copy: the engine reads it, the store keeps it) and the API description shows it as an object.
+ * Its failure does not stop the checks of the members around it (`abort: false`), so a check across
+ * members (a batch's duplicate ids) still sees the rest.
+ */
+export const jsonObjectSchema = <T extends Record<string, unknown> = Record<string, unknown>>(message: string, description: string) =>
+  z.custom<T>(isJsonObject, { error: message, abort: false }).meta({ type: 'object', description });
 
 /**
  * Whether JSON text nests arrays and objects more than `limit` levels deep, found by counting the

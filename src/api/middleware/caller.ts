@@ -2,21 +2,18 @@
  * identifyCaller: who is calling /v1/validate and /v1/validate/batch.
  * Order of checks: key (401) → IP allow-list (403). A key that is present but
  * malformed, unknown or deleted is a 401, never a silent fall-back to anonymous.
- * Sets `c.var.caller`, and the X-RateLimit-* headers of the caller's daily window when the
- * route did not (the IP's anonymous window on a 401). Counts nothing: the route charges the
+ * Sets `c.var.caller` (whose daily window the X-RateLimit-* headers show until the route charges
+ * it; on a 401 there is none: the IP's anonymous window). Counts nothing: the route charges the
  * quota once it knows how many cards it will validate.
  */
-import type { Context, MiddlewareHandler, Next } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
 import { ipMatcher } from '../../lib/ip.ts';
-import { readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { ApiKeyRecord } from '../../store/types.ts';
 import type { AppEnv, Caller } from '../env.ts';
-import { quotaSubject } from '../quota-charge.ts';
-import { setRateLimitHeaders } from '../rate-limit-headers.ts';
 
 /** The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`; '' when a header is present but empty or not Bearer. */
 const presentedKey = (authorization: string | undefined, apiKey: string | undefined): string | undefined => {
@@ -37,43 +34,32 @@ const allowList = (key: ApiKeyRecord): ((ip: string) => boolean) => {
 
 export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   const clientIp = clientIpResolver(deps.config);
-  const limits = deps.config.limits.daily;
 
-  const setWindowHeaders = (c: Context<AppEnv>, caller: Caller) =>
-    setRateLimitHeaders(c, readDailyQuota(deps.store, limits, quotaSubject(caller), deps.clock.now()));
-
-  /**
-   * The route charges the quota and sets the headers from the window it counted in; a request
-   * that failed before that (a bad body, say) shows the window as it stands. Setting them here
-   * first, only to be overwritten, cost every validation a quota read and three header writes.
-   */
-  const admit = async (c: Context<AppEnv>, caller: Caller, next: Next) => {
-    c.set('caller', caller);
-    await next();
-    if (!c.res.headers.has('X-RateLimit-Limit')) setWindowHeaders(c, caller);
-  };
 
   return async (c, next) => {
     const now = deps.clock.now();
     const ip = clientIp(c);
     const presented = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
     const anonymous: Caller = { plan: 'anonymous', account: null, key: null, ip };
-    if (presented === undefined) return admit(c, anonymous, next);
+    if (presented === undefined) {
+      c.set('caller', anonymous);
+      return next();
+    }
 
     const found = findKeyAndAccount(deps.store, presented, deps.config.keys.prefix);
     if (!found) {
-      setWindowHeaders(c, anonymous);
       const expected = `expected "Authorization: Bearer ${deps.config.keys.prefix}_<key>"`;
       throw new ApiError('UNAUTHORIZED', presented === '' ? `malformed credentials: ${expected}` : 'invalid API key (unknown, deleted or malformed)');
     }
 
     const { key, account } = found;
     const caller: Caller = { plan: account.plan, account, key, ip };
+    // Set before the allow-list check: a refused key's answer still shows its account's window.
+    c.set('caller', caller);
     if (key.allowed_ips.length > 0 && !allowList(key)(ip)) {
-      setWindowHeaders(c, caller);
       throw new ApiError('FORBIDDEN', `this API key may not be used from ${ip}: the address is not in the key's allowed IPs`);
     }
     recordKeyUse(deps.store, key, now);
-    return admit(c, caller, next);
+    return next();
   };
 };

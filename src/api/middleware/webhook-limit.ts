@@ -1,7 +1,7 @@
 /**
  * Rate limits of the webhook endpoints (per IP per minute, global per hour; see
- * features/limits/webhook-limits.ts). Every response carries the X-RateLimit-* headers of
- * the IP's per-minute window; an exceeded limit is 403 FORBIDDEN with Retry-After.
+ * features/limits/webhook-limits.ts). Every response shows the IP's per-minute window in its
+ * X-RateLimit-* headers; an exceeded limit is 403 FORBIDDEN with Retry-After.
  * Create ONE limiter per app and share it between the webhook routes.
  */
 import type { MiddlewareHandler } from 'hono';
@@ -11,7 +11,7 @@ import { ipLimitKey } from '../../lib/ip.ts';
 import { WebhookLimiter } from '../../features/limits/webhook-limits.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
-import { retryAfter, setRateLimitHeaders } from '../rate-limit-headers.ts';
+import { retryAfter } from '../quota-charge.ts';
 
 export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<AppEnv>; headersOnly: MiddlewareHandler<AppEnv> } => {
   const { webhookPerIpPerMinute, webhookGlobalPerHour } = deps.config.limits;
@@ -22,7 +22,7 @@ export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<
   const count: MiddlewareHandler<AppEnv> = async (c, next) => {
     const now = deps.clock.now();
     const verdict = limiter.hit(ipLimitKey(clientIp(c)), now);
-    setRateLimitHeaders(c, verdict.ipWindow);
+    c.set('rateWindow', verdict.ipWindow);
     if (!verdict.admitted) {
       const message =
         verdict.exceeded === 'per-ip'
@@ -33,9 +33,9 @@ export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<
     return next();
   };
 
-  /** Sets the IP's per-minute headers without counting (GET /v1/status). */
+  /** Shows the IP's per-minute window without counting (GET /v1/status). */
   const headersOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-    setRateLimitHeaders(c, limiter.peek(ipLimitKey(clientIp(c)), deps.clock.now()));
+    c.set('rateWindow', limiter.peek(ipLimitKey(clientIp(c)), deps.clock.now()));
     return next();
   };
 

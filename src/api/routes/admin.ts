@@ -3,28 +3,121 @@
  * Every route needs `Authorization: Bearer <admin token>`. Bodies are JSON objects;
  * a bad one is 400 INVALID_REQUEST (flat) naming the field; unknown ids are 404.
  */
-import { Hono, type Context } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
 import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../features/accounts/accounts.ts';
 import { createKey, deleteKey, listKeys } from '../../features/accounts/api-keys.ts';
 import { listDailyUsage } from '../../features/limits/daily-quota.ts';
 import { listRecentReports } from '../../features/reports/reports.ts';
 import { readJsonObject } from '../body.ts';
-import type { AppEnv } from '../env.ts';
 import { adminAuth } from '../middleware/admin-auth.ts';
+import { apiRoutes, type ApiRoutes, bodyErrors, errors, requestBody, response, security } from '../openapi.ts';
+import { account, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
 
+/** The first value of a query parameter given more than once (as `c.req.query(name)` reads it). */
+const firstValue = (raw: unknown) => (Array.isArray(raw) ? raw[0] : raw);
 
-/** An integer query parameter within [min, max], or `fallback` when absent. */
-const intQuery = (c: Context, name: string, fallback: number, min: number, max: number): number => {
-  const raw = c.req.query(name);
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) throw new ApiError('INVALID_REQUEST', `${name} must be an integer from ${min} to ${max}`);
-  return n;
+/** An integer query parameter within [min, max], or `fallback` when absent or empty. */
+const intQuery = (name: string, fallback: number, min: number, max: number, description: string) =>
+  z
+    .preprocess(
+      firstValue,
+      z
+        .string()
+        .optional()
+        .refine((raw) => !raw || (/^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max), `${name} must be an integer from ${min} to ${max}`)
+        .transform((raw) => (raw ? Number(raw) : fallback)),
+    )
+    .meta({ type: 'integer', minimum: min, maximum: max, default: fallback, description });
+
+const accountId = z.object({ id: z.string().meta({ description: 'The account id.' }) });
+
+const admin = <R extends Parameters<typeof createRoute>[0]>(route: R) =>
+  createRoute({ ...route, tags: ['admin'], security: security.admin, responses: { ...route.responses, ...errors({ 401: 'No or a wrong admin token.' }) } });
+
+const notFound = (what: string) => errors({ 404: `No ${what} with this id.` });
+const bodyRefused = errors({ 400: 'The body is not JSON, or a field is wrong (the message names it).', ...bodyErrors });
+
+const routes = {
+  listAccounts: admin({
+    method: 'get',
+    path: '/accounts',
+    summary: 'Every account, oldest first',
+    responses: { 200: response('The accounts.', z.object({ accounts: z.array(account) })) },
+  }),
+  createAccount: admin({
+    method: 'post',
+    path: '/accounts',
+    summary: 'Create an account',
+    request: { body: requestBody('NewAccount') },
+    responses: { 201: response('Created.', z.object({ account })), ...bodyRefused },
+  }),
+  getAccount: admin({
+    method: 'get',
+    path: '/accounts/{id}',
+    summary: 'One account',
+    request: { params: accountId },
+    responses: { 200: response('The account.', z.object({ account })), ...notFound('account') },
+  }),
+  updateAccount: admin({
+    method: 'patch',
+    path: '/accounts/{id}',
+    summary: 'Rename an account or change its plan',
+    request: { params: accountId, body: requestBody('AccountPatch') },
+    responses: { 200: response('Changed.', z.object({ account })), ...bodyRefused, ...notFound('account') },
+  }),
+  deleteAccount: admin({
+    method: 'delete',
+    path: '/accounts/{id}',
+    summary: 'Delete an account and its keys (they stop working at once)',
+    request: { params: accountId },
+    responses: { 200: response('Deleted.', deleted), ...notFound('account') },
+  }),
+  listKeys: admin({
+    method: 'get',
+    path: '/accounts/{id}/keys',
+    summary: 'The keys of an account (never the keys themselves)',
+    request: { params: accountId },
+    responses: { 200: response('The keys.', z.object({ keys: z.array(apiKey) })), ...notFound('account') },
+  }),
+  createKey: admin({
+    method: 'post',
+    path: '/accounts/{id}/keys',
+    summary: 'Create a key; the answer holds the key, once',
+    request: { params: accountId, body: requestBody('NewKey') },
+    responses: { 201: response('Created.', createdKey), ...bodyRefused, ...notFound('account') },
+  }),
+  deleteKey: admin({
+    method: 'delete',
+    path: '/keys/{id}',
+    summary: 'Delete a key (it stops working at once)',
+    request: { params: z.object({ id: z.string().meta({ description: 'The key id.' }) }) },
+    responses: { 200: response('Deleted.', deleted), ...notFound('key') },
+  }),
+  usage: admin({
+    method: 'get',
+    path: '/usage',
+    summary: 'Validations per account and UTC day',
+    request: {
+      query: z.object({
+        days: intQuery('days', 30, 1, 366, 'How many days back, today included.'),
+        account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account.' }),
+      }),
+    },
+    responses: { 200: response('The usage rows.', usage), ...errors({ 400: 'days is out of range.' }) },
+  }),
+  reports: admin({
+    method: 'get',
+    path: '/reports',
+    summary: 'The latest reports, newest first',
+    request: { query: z.object({ limit: intQuery('limit', 50, 1, 500, 'How many.') }) },
+    responses: { 200: response('The reports.', reportListing), ...errors({ 400: 'limit is out of range.' }) },
+  }),
 };
 
-export const adminRoutes = (deps: AppDeps) => {
+export const adminRoutes = (deps: AppDeps): ApiRoutes => {
   const { store } = deps;
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
   /** Mutations are durable before the response says they happened. */
@@ -33,32 +126,29 @@ export const adminRoutes = (deps: AppDeps) => {
     return value;
   };
 
-  return new Hono<AppEnv>()
-    .use(adminAuth(deps))
-    .get('/accounts', (c) => c.json({ accounts: listAccounts(store) }))
-    .post('/accounts', async (c) => c.json({ account: await committed(createAccount(store, await body(c), deps.clock.now())) }, 201))
-    .get('/accounts/:id', (c) => c.json({ account: getAccount(store, c.req.param('id')) }))
-    .patch('/accounts/:id', async (c) => c.json({ account: await committed(updateAccount(store, c.req.param('id'), await body(c))) }))
-    .delete('/accounts/:id', async (c) => {
-      deleteAccount(store, c.req.param('id'));
-      return c.json(await committed({ deleted: true }));
+  const app = apiRoutes();
+  app.use(adminAuth(deps));
+  return app
+    .openapi(routes.listAccounts, (c) => c.json({ accounts: listAccounts(store) }, 200))
+    .openapi(routes.createAccount, async (c) => c.json({ account: await committed(createAccount(store, await body(c), deps.clock.now())) }, 201))
+    .openapi(routes.getAccount, (c) => c.json({ account: getAccount(store, c.req.valid('param').id) }, 200))
+    .openapi(routes.updateAccount, async (c) => c.json({ account: await committed(updateAccount(store, c.req.valid('param').id, await body(c))) }, 200))
+    .openapi(routes.deleteAccount, async (c) => {
+      deleteAccount(store, c.req.valid('param').id);
+      return c.json(await committed({ deleted: true as const }), 200);
     })
-    .get('/accounts/:id/keys', (c) => c.json({ keys: listKeys(store, c.req.param('id')) }))
-    .post('/accounts/:id/keys', async (c) => {
-      const created = createKey(store, c.req.param('id'), await body(c), deps.config.keys.prefix, deps.clock.now());
+    .openapi(routes.listKeys, (c) => c.json({ keys: listKeys(store, c.req.valid('param').id) }, 200))
+    .openapi(routes.createKey, async (c) => {
+      const created = createKey(store, c.req.valid('param').id, await body(c), deps.config.keys.prefix, deps.clock.now());
       return c.json(await committed(created), 201);
     })
-    .delete('/keys/:id', async (c) => {
-      deleteKey(store, c.req.param('id'));
-      return c.json(await committed({ deleted: true }));
+    .openapi(routes.deleteKey, async (c) => {
+      deleteKey(store, c.req.valid('param').id);
+      return c.json(await committed({ deleted: true as const }), 200);
     })
-    .get('/usage', (c) => {
-      const days = intQuery(c, 'days', 30, 1, 366);
-      const accountId = c.req.query('account_id') || undefined;
-      return c.json({ usage: listDailyUsage(store, days, accountId, deps.clock.now()) });
+    .openapi(routes.usage, (c) => {
+      const { days, account_id } = c.req.valid('query');
+      return c.json({ usage: listDailyUsage(store, days, account_id || undefined, deps.clock.now()) }, 200);
     })
-    .get('/reports', (c) => {
-      const limit = intQuery(c, 'limit', 50, 1, 500);
-      return c.json({ reports: listRecentReports(store, deps.urls.reportsUrl, limit) });
-    });
+    .openapi(routes.reports, (c) => c.json({ reports: listRecentReports(store, deps.urls.reportsUrl, c.req.valid('query').limit) }, 200));
 };

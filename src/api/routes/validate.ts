@@ -6,7 +6,7 @@
  * together with its cards (one trip to its worker); the quota is charged only once the body is
  * known to be usable, and a caller already over it never reaches the engine.
  */
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError, isApiError } from '../../lib/errors.ts';
@@ -19,7 +19,65 @@ import { configuredInProcess } from '../../features/validation/validation-pool.t
 import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { identifyCaller } from '../middleware/caller.ts';
+import { apiRoutes, type ApiRoutes, bodyErrors, errors, jsonText, rateLimitHeaders, requestBody, response, security } from '../openapi.ts';
 import { chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota-charge.ts';
+import { batchResult, flatError, nestedError, validateResult, validationFailure } from '../schemas.ts';
+
+const keyErrors = {
+  401: 'The key is malformed, unknown or deleted.',
+  403: "The key may not be used from this IP (its allow-list), or today's quota is spent (Retry-After).",
+} as const;
+
+const single = createRoute({
+  method: 'post',
+  path: '/',
+  tags: ['validation'],
+  summary: 'Validate one agent card',
+  description:
+    'The card\'s findings come with 200 (`valid` says whether it passed). Anonymous callers and free keys have a daily quota; every answer carries the caller\'s window in `X-RateLimit-*`.',
+  security: security.optionalKey,
+  request: { body: requestBody('ValidateRequest') },
+  responses: {
+    200: response('The card validated; its report is stored.', validateResult, rateLimitHeaders),
+    ...errors(
+      {
+        400: ['The request is unusable: not JSON, nested too deeply, or not the schema (`errors` names each member at fault).', validationFailure],
+        ...keyErrors,
+        413: bodyErrors[413],
+        415: [bodyErrors[415], validationFailure],
+        500: 'The validation could not run.',
+      },
+      true,
+    ),
+  },
+});
+
+const batch = createRoute({
+  method: 'post',
+  path: '/batch',
+  tags: ['validation'],
+  summary: 'Validate up to `batch.maxCards` cards at once (pro and team plans)',
+  description: 'Every card counts against the daily quota. Ids must be unique within the batch.',
+  security: security.key,
+  request: { body: requestBody('BatchRequest') },
+  responses: {
+    200: response('The cards validated; the batch report is stored.', batchResult, rateLimitHeaders),
+    ...errors(
+      {
+        400: 'The body is unusable: not JSON (INVALID_REQUEST), no cards array of the right size (INVALID_BATCH_FORMAT), or an entry at fault (BATCH_VALIDATION_ERROR, naming it).',
+        401: 'No key (batch needs one), or a malformed, unknown or deleted key.',
+        403: [
+          `${keyErrors[403]} A free key is BATCH_NOT_ALLOWED (flat).`,
+          nestedError.or(flatError),
+        ],
+        413: bodyErrors[413],
+        415: bodyErrors[415],
+        500: 'The validation could not run (BATCH_SERVER_ERROR).',
+      },
+      true,
+    ),
+  },
+});
 
 /** For `validator.run(...).catch()`: the body's 400 passes; any other failure (engine bug, dead worker, time limit) is logged and answered as `answer` (a 500). */
 const failedAs = (log: Logger, what: string, answer: ApiError) => (e: unknown): never => {
@@ -28,13 +86,13 @@ const failedAs = (log: Logger, what: string, answer: ApiError) => (e: unknown): 
   throw answer;
 };
 
-export const validateRoutes = (deps: AppDeps) => {
+export const validateRoutes = (deps: AppDeps): ApiRoutes => {
   const { config, store, clock, log } = deps;
   const validator = deps.validator ?? configuredInProcess(config);
   const caller = identifyCaller(deps);
 
-  return new Hono<AppEnv>()
-    .post('/', caller, async (c) => {
+  return apiRoutes()
+    .openapi({ ...single, middleware: caller }, async (c) => {
       const startedAt = performance.now();
       const text = await readBodyText(c, { maxBytes: config.http.maxBodyBytes, validationShape: true });
       let rateLimitInfo: RateLimitInfo | undefined;
@@ -68,9 +126,9 @@ export const validateRoutes = (deps: AppDeps) => {
         timestamp,
         rateLimitInfo,
       });
-      return c.body(answer, 200, { 'Content-Type': 'application/json' });
+      return jsonText(c, validateResult, answer, 200);
     })
-    .post('/batch', caller, async (c) => {
+    .openapi({ ...batch, middleware: caller }, async (c) => {
       const startedAt = performance.now();
       const { plan } = c.var.caller;
       if (plan === 'anonymous') throw new ApiError('UNAUTHORIZED', 'batch validation requires an API key');
@@ -95,6 +153,6 @@ export const validateRoutes = (deps: AppDeps) => {
         resultJson: answer,
         verdict: { valid: outcome.valid === outcome.total, score: Math.round(outcome.scoreSum / outcome.total) },
       });
-      return c.body(answer, 200, { 'Content-Type': 'application/json' });
+      return jsonText(c, batchResult, answer, 200);
     });
 };

@@ -10,10 +10,12 @@ export const plans = ['free', 'pro', 'team'] as const;
 export const planSchema = z.enum(plans, { error: `must be one of ${plans.join(', ')}` });
 const nameSchema = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
-const newAccountSchema = z.strictObject({ name: nameSchema, plan: planSchema });
-const accountPatchSchema = z
+/** The admin API's bodies (its description shows these schemas); the CLI's arguments too. */
+export const newAccountSchema = z.strictObject({ name: nameSchema, plan: planSchema }).meta({ id: 'NewAccount' });
+export const accountPatchSchema = z
   .strictObject({ name: nameSchema.optional(), plan: planSchema.optional() })
-  .refine((p) => p.name !== undefined || p.plan !== undefined, 'give at least one of name, plan');
+  .refine((p) => p.name !== undefined || p.plan !== undefined, 'give at least one of name, plan')
+  .meta({ id: 'AccountPatch', description: 'At least one of name, plan.' });
 
 /** An account as the admin API and CLI show it. */
 export interface AccountView extends Account {

@@ -81,10 +81,13 @@ const allowedIpsSchema = z.array(z.string({ error: 'must be a string' }), { erro
   return [...new Set(out)];
 });
 
-const newKeySchema = z.strictObject({
-  name: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-  allowed_ips: allowedIpsSchema.optional(),
-});
+/** The admin API's body for a new key (its description shows this schema); the CLI's arguments too. */
+export const newKeySchema = z
+  .strictObject({
+    name: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+    allowed_ips: allowedIpsSchema.optional().meta({ description: 'IPs or CIDRs that may use the key (team plan only); empty or absent: anywhere.' }),
+  })
+  .meta({ id: 'NewKey' });
 
 /**
  * Creates a key for an account. IP allow-lists are a team-plan feature; a key keeps

@@ -1,38 +1,80 @@
 /**
- * POST /v1/validate/batch: the body checks (400 INVALID_BATCH_FORMAT for the cards array,
- * BATCH_VALIDATION_ERROR naming the entry's index) and the result body. Counts, success rate and average score are over all submitted
- * cards; an invalid card scores 0.
+ * POST /v1/validate/batch: the body's schema (which the API description shows) and checks (400
+ * INVALID_BATCH_FORMAT for the cards array, BATCH_VALIDATION_ERROR naming the entry's index) and
+ * the result body. Counts, success rate and average score are over all submitted cards; an
+ * invalid card scores 0.
  */
+import * as z from 'zod';
 import { validateCard } from '../../engine/index.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { isJsonObject, jsonBody, jsonObjectSchema } from '../../lib/json.ts';
 import { cardPieces, truncatedField, type Engine, type ValidationSettings } from './card-result.ts';
-import { isJsonObject, jsonBody } from '../../lib/json.ts';
 
 export interface BatchEntry {
   id: string;
   agent_card: Record<string, unknown>;
 }
 
+const idRequired = 'id is required and must be a non-empty string';
+
+const batchEntrySchema = z.object(
+  {
+    id: z.string({ error: idRequired }).min(1, idRequired).meta({ description: 'Names the card in the results; unique within the batch.' }),
+    agent_card: jsonObjectSchema('agent_card is required and must be a JSON object', 'The agent card to validate.'),
+  },
+  { error: 'must be an object {id, agent_card}' },
+);
+
+/** Whether a cards[] entry passed its own checks (only those can clash by id). */
+const isUsableEntry = (entry: unknown): entry is BatchEntry =>
+  isJsonObject(entry) && typeof entry.id === 'string' && entry.id !== '' && isJsonObject(entry.agent_card);
+
+/** The body of POST /v1/validate/batch, holding 1 to `maxCards` cards with distinct ids. */
+export const batchRequestSchema = (maxCards: number) =>
+  z
+    .object({
+    cards: z
+      .array(batchEntrySchema, { error: 'expected a cards array' })
+      .min(1, 'cards must hold at least one card')
+      .max(maxCards, { error: (issue) => `a batch holds at most ${maxCards} cards; got ${(issue.input as unknown[]).length}` })
+      // Also when an entry failed: the first problem in the cards' order is the one reported (see batchError).
+      .superRefine(
+        (cards, ctx) => {
+          const firstIndexOfId = new Map<string, number>();
+          cards.forEach((entry: unknown, i) => {
+            if (!isUsableEntry(entry)) return;
+            const first = firstIndexOfId.get(entry.id);
+            if (first === undefined) firstIndexOfId.set(entry.id, i);
+            else ctx.addIssue({ code: 'custom', path: [i], message: `duplicate id ${JSON.stringify(entry.id)} (already used by cards[${first}])` });
+          });
+        },
+        { when: (payload) => Array.isArray(payload.value) },
+      ),
+    })
+    // One id for every setting: the API description registers the app's own.
+    .meta({ id: 'BatchRequest', description: 'Each card counts against the daily quota; ids must be distinct.' });
+
+/**
+ * The one 400 of an unusable batch body: a problem with the cards array itself is
+ * INVALID_BATCH_FORMAT; otherwise the entry that comes first, as BATCH_VALIDATION_ERROR naming it.
+ */
+const batchError = (issues: z.core.$ZodIssue[]): ApiError => {
+  const ofArray = issues.find((issue) => issue.path.length < 2);
+  if (ofArray) return new ApiError('INVALID_BATCH_FORMAT', ofArray.message);
+  const index = (issue: z.core.$ZodIssue) => issue.path[1] as number;
+  const first = issues.reduce((a, b) => (index(b) < index(a) ? b : a));
+  return new ApiError('BATCH_VALIDATION_ERROR', `cards[${index(first)}]: ${first.message}`);
+};
+
+/** The schema for a setting of `maxCards`: a validation worker builds it once. */
+let schemaFor: { maxCards: number; schema: ReturnType<typeof batchRequestSchema> } | undefined;
+
 /** The cards of a batch body, or INVALID_BATCH_FORMAT / BATCH_VALIDATION_ERROR naming the entry. */
 export const parseBatchRequest = (body: Record<string, unknown>, maxCards: number): BatchEntry[] => {
-  const { cards } = body;
-  if (!Array.isArray(cards)) throw new ApiError('INVALID_BATCH_FORMAT', 'expected a cards array');
-  if (cards.length === 0) throw new ApiError('INVALID_BATCH_FORMAT', 'cards must hold at least one card');
-  if (cards.length > maxCards) {
-    throw new ApiError('INVALID_BATCH_FORMAT', `a batch holds at most ${maxCards} cards; got ${cards.length}`);
-  }
-  const firstIndexOfId = new Map<string, number>();
-  return cards.map((entry: unknown, i): BatchEntry => {
-    const fail = (reason: string) => new ApiError('BATCH_VALIDATION_ERROR', `cards[${i}]: ${reason}`);
-    if (!isJsonObject(entry)) throw fail('must be an object {id, agent_card}');
-    const { id, agent_card } = entry;
-    if (typeof id !== 'string' || id === '') throw fail('id is required and must be a non-empty string');
-    if (!isJsonObject(agent_card)) throw fail('agent_card is required and must be a JSON object');
-    const first = firstIndexOfId.get(id);
-    if (first !== undefined) throw fail(`duplicate id ${JSON.stringify(id)} (already used by cards[${first}])`);
-    firstIndexOfId.set(id, i);
-    return { id, agent_card };
-  });
+  if (schemaFor?.maxCards !== maxCards) schemaFor = { maxCards, schema: batchRequestSchema(maxCards) };
+  const parsed = schemaFor.schema.safeParse(body);
+  if (!parsed.success) throw batchError(parsed.error.issues);
+  return parsed.data.cards;
 };
 
 /** A bare array is most likely the cards without their wrapper: say what the body must look like. */

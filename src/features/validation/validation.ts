@@ -13,27 +13,36 @@ import { isJsonObject, jsonBody } from '../../lib/json.ts';
 
 const flag = z.boolean({ error: 'must be a boolean' }).optional();
 
-const validateRequestSchema = z.object({
-  // z.custom keeps the card as it is (no copy): the engine reads it, the store keeps it.
-  agent_card: z.custom<Record<string, unknown>>(isJsonObject, { error: 'agent_card is required and must be a JSON object' }),
-  validation_mode: z.enum(['standard', 'cli'], { error: 'must be "standard" or "cli"' }).default('standard'),
-  options: z
-    .object(
-      {
-        include_score: flag,
-        include_suggestions: flag,
-        protocolVersion: z
-          .string({ error: 'must be a string' })
-          .refine(isSupportedVersion, {
-            error: (issue) =>
-              `protocol version ${JSON.stringify(issue.input)} is not supported; supported versions: ${supportedVersions.join(', ')}`,
-          })
-          .optional(),
-      },
-      { error: 'must be a JSON object' },
-    )
-    .default({}),
-});
+/** The body of POST /v1/validate (the API description shows this schema). */
+export const validateRequestSchema = z
+  .object({
+    // z.custom keeps the card as it is (no copy): the engine reads it, the store keeps it.
+    agent_card: z
+      .custom<Record<string, unknown>>(isJsonObject, { error: 'agent_card is required and must be a JSON object' })
+      .meta({ type: 'object', description: 'The agent card to validate.' }),
+    validation_mode: z
+      .enum(['standard', 'cli'], { error: 'must be "standard" or "cli"' })
+      .default('standard')
+      .meta({ description: '`cli` adds `summary`, a printable text report.' }),
+    options: z
+      .object(
+        {
+          include_score: flag.meta({ description: 'Show `score` in the answer.' }),
+          include_suggestions: flag.meta({ description: 'Show `suggestions` in the answer.' }),
+          protocolVersion: z
+            .string({ error: 'must be a string' })
+            .refine(isSupportedVersion, {
+              error: (issue) =>
+                `protocol version ${JSON.stringify(issue.input)} is not supported; supported versions: ${supportedVersions.join(', ')}`,
+            })
+            .meta({ enum: [...supportedVersions], description: 'Judge the card by this version\'s rules instead of the one it declares.' })
+            .optional(),
+        },
+        { error: 'must be a JSON object' },
+      )
+      .default({}),
+  })
+  .meta({ id: 'ValidateRequest' });
 
 export type ValidateRequest = z.infer<typeof validateRequestSchema>;
 

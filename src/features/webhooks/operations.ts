@@ -14,7 +14,7 @@ import type { JobRecord, VerbatimReport } from '../../store/types.ts';
 import { newId } from '../../lib/ids.ts';
 import { jsonBody } from '../../lib/json.ts';
 import { findReport, recordReport, recordWith } from '../reports/reports.ts';
-import { githubErrorBody, githubResultText, webhookReport, webhookResultText, type WebhookMetadata } from './webhook-result.ts';
+import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';
 
 /** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
@@ -89,9 +89,9 @@ const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string
  * same repository (compared case-insensitively) move that alias: the store keeps the repository
  * with it and refuses, in the same step as the put, a report of another repository. Such a report
  * is still stored, and its commit status links it by its own id.
- * Returns the HTTP status and the body (2.8 as JSON text, or the 500 body with an `error` status).
+ * Returns the body (2.8 as JSON text); a validation that could not run is a 500 with an `error` commit status.
  */
-export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string): Promise<{ status: 200 | 500; body: string }> => {
+export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string): Promise<string> => {
   const { store, clock, config, urls } = deps;
   const now = clock.now();
   const id = newId('gh', now);
@@ -99,7 +99,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string)
   if (!outcome) {
     // The commit still gets an `error` status: its sha is read off the body here (rare: the validator read it before).
     const { sha } = parseGithubRequest(jsonBody(text, { maxDepth: config.http.maxJsonDepth }));
-    return { status: 500, body: JSON.stringify(githubErrorBody({ sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl })) };
+    throw githubFailure({ sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl });
   }
   const { repo, sha, card } = outcome;
   const context = { sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
@@ -123,7 +123,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string)
     body = githubResultText(card, { ...context, reportId: id });
     store.putReport({ ...report(body), alias: undefined }); // the same id: replaces the first put
   });
-  return { status: 200, body };
+  return body;
 };
 
 /**
@@ -136,7 +136,7 @@ export const validationStatus = async (deps: AppDeps, id: string) => {
   if (job) return statusBody(job);
   const report = id.startsWith('val_') ? await findReport(deps.store, deps.config, deps.clock.now(), id) : undefined;
   if (report?.kind !== 'webhook') return undefined;
-  const result = report.result as { timestamp?: string };
+  const result = report.result as WebhookResult;
   return { validation_id: id, status: 'completed' as const, created_at: report.created_at, updated_at: result.timestamp ?? report.created_at, result };
 };
 
@@ -145,6 +145,6 @@ const statusBody = (job: JobRecord) => ({
   status: job.status,
   created_at: job.created_at,
   updated_at: job.updated_at,
-  ...(job.result !== undefined ? { result: job.result } : {}),
+  ...(job.result !== undefined ? { result: job.result as WebhookResult } : {}),
   ...(job.callback ? { callback: job.callback } : {}),
 });

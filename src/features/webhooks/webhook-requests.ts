@@ -3,16 +3,33 @@
  * into the pieces of the answer. What the validation workers run for the webhook routes and the
  * job runner, so it depends on nothing but the engine and the body checks.
  */
+import * as z from 'zod';
 import { validateCard } from '../../engine/index.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { jsonBody, jsonObjectSchema } from '../../lib/json.ts';
 import { cardPieces, type CardPieces, type Engine, type ValidationSettings } from '../validation/card-result.ts';
-import { isJsonObject, jsonBody } from '../../lib/json.ts';
 import type { WebhookMetadata } from './webhook-result.ts';
-
-const invalid = (message: string) => new ApiError('INVALID_REQUEST', message);
 
 /** metadata is echoed in every result, callback and report: its JSON may be at most this many bytes. */
 export const maxMetadataBytes = 16 * 1024;
+
+const agentCardSchema = jsonObjectSchema('agent_card is required', 'The agent card to validate.');
+
+/** The body of POST /v1/webhook. callback_url is only checked to be a string here: its policy needs the configuration (see handleWebhook in operations.ts). */
+export const webhookRequestSchema = z
+  .object({
+    agent_card: agentCardSchema,
+    metadata: jsonObjectSchema<WebhookMetadata>('metadata must be a JSON object', `Echoed as given in the result, callback and report; at most ${maxMetadataBytes} bytes of JSON.`)
+      .refine((metadata) => new TextEncoder().encode(JSON.stringify(metadata)).length <= maxMetadataBytes, {
+        error: `metadata is too large: at most ${maxMetadataBytes / 1024} KiB (${maxMetadataBytes} bytes) of JSON`,
+      })
+      .optional(),
+    callback_url: z
+      .string({ error: 'callback_url must be an absolute http(s) URL' })
+      .meta({ format: 'uri', description: 'Where the result is POSTed (signed) once the validation is done; the request is then answered 202 at once.' })
+      .optional(),
+  })
+  .meta({ id: 'WebhookRequest' });
 
 export interface WebhookRequest {
   agent_card: Record<string, unknown>;
@@ -20,17 +37,14 @@ export interface WebhookRequest {
   callback_url?: string;
 }
 
-/** POST /v1/webhook body. callback_url is only checked to be a string here: its policy needs the configuration (see handleWebhook in operations.ts). */
+/** The first problem of an unusable body, as its 400 (the checks of a webhook body stop at the first). */
+const firstProblem = (issues: z.core.$ZodIssue[]): ApiError => new ApiError('INVALID_REQUEST', issues[0]!.message);
+
 export const parseWebhookRequest = (body: Record<string, unknown>): WebhookRequest => {
-  if (!isJsonObject(body.agent_card)) throw invalid('agent_card is required');
-  if (body.metadata !== undefined && !isJsonObject(body.metadata)) throw invalid('metadata must be a JSON object');
-  if (body.metadata !== undefined && new TextEncoder().encode(JSON.stringify(body.metadata)).length > maxMetadataBytes) {
-    throw invalid(`metadata is too large: at most ${maxMetadataBytes / 1024} KiB (${maxMetadataBytes} bytes) of JSON`);
-  }
-  const request: WebhookRequest = { agent_card: body.agent_card, metadata: (body.metadata as WebhookMetadata | undefined) ?? {} };
-  if (body.callback_url === undefined) return request;
-  if (typeof body.callback_url !== 'string') throw invalid('callback_url must be an absolute http(s) URL');
-  return { ...request, callback_url: body.callback_url };
+  const parsed = webhookRequestSchema.safeParse(body);
+  if (!parsed.success) throw firstProblem(parsed.error.issues);
+  const { agent_card, metadata = {}, callback_url } = parsed.data;
+  return callback_url === undefined ? { agent_card, metadata } : { agent_card, metadata, callback_url };
 };
 
 /**
@@ -57,23 +71,34 @@ export interface GithubRequest {
   sha: string;
 }
 
-const repoPattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
-const shaPattern = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
+const githubRequired = 'GitHub repo and sha are required';
+/** Missing, null, non-string or empty: the documented message. A present but malformed string gets its own. */
+const githubMember = (pattern: RegExp, malformed: string, description: string) =>
+  z.string({ error: githubRequired }).min(1, githubRequired).regex(pattern, malformed).meta({ description });
 
-/** POST /v1/webhook/github body. */
+/** The body of POST /v1/webhook/github. */
+export const githubRequestSchema = z
+  .object({
+    agent_card: agentCardSchema,
+    github: z.object(
+      {
+        repo: githubMember(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'github.repo must have the form owner/repo (e.g. octo-org/agent)', 'owner/repo'),
+        sha: githubMember(/^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/, 'github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters', 'The full commit SHA (SHA-1 or SHA-256); the report is found under it too.'),
+      },
+      { error: githubRequired },
+    ),
+  })
+  .meta({ id: 'GithubRequest' });
+
+/** POST /v1/webhook/github body. A missing repo or sha is reported before a malformed one (after agent_card). */
 export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest => {
-  if (!isJsonObject(body.agent_card)) throw invalid('agent_card is required');
-  const github = isJsonObject(body.github) ? body.github : {};
-  const { repo, sha } = github;
-  // Missing, null, non-string or empty: the documented message. A present but malformed string gets its own.
-  if (typeof repo !== 'string' || repo === '' || typeof sha !== 'string' || sha === '') {
-    throw invalid('GitHub repo and sha are required');
+  const parsed = githubRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    const { issues } = parsed.error;
+    throw firstProblem([...issues.filter((i) => i.path[0] !== 'github'), ...issues.filter((i) => i.message === githubRequired), ...issues]);
   }
-  if (!repoPattern.test(repo)) throw invalid('github.repo must have the form owner/repo (e.g. octo-org/agent)');
-  if (!shaPattern.test(sha)) {
-    throw invalid('github.sha must be a full commit SHA: 40 (or 64) hexadecimal characters');
-  }
-  return { agent_card: body.agent_card, repo, sha: sha.toLowerCase() };
+  const { agent_card, github } = parsed.data;
+  return { agent_card, repo: github.repo, sha: github.sha.toLowerCase() };
 };
 
 /** A POST /v1/webhook/github body validated (400s thrown). */

@@ -4,7 +4,9 @@
  * card-result.ts), so that the findings, serialized once in a validation worker, are never parsed
  * or serialized again on the event loop.
  */
+import type { Issue, Suggestion, Truncated } from '../../engine/index.ts';
 import { iso } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { VerbatimReport } from '../../store/types.ts';
 import { truncatedField, type CardPieces } from '../validation/card-result.ts';
 import { reportUrl } from '../reports/reports.ts';
@@ -24,10 +26,10 @@ export interface WebhookResult extends VersionFields {
   status: 'success' | 'error';
   valid: boolean;
   score: number;
-  errors: Array<{ path: string; message: string; rule: string }>;
-  warnings: unknown[];
-  suggestions: unknown[];
-  truncated?: unknown;
+  errors: Issue[];
+  warnings: Issue[];
+  suggestions: Suggestion[];
+  truncated?: Partial<Truncated>;
   metadata: WebhookMetadata;
   report_url: string;
   timestamp: string;
@@ -107,13 +109,10 @@ export const githubResultText = (card: CardPieces, context: GithubContext): stri
   `,"score":${card.score},"github_status":${JSON.stringify(githubStatus(card.valid ? 'success' : 'failure', describe(card), context))}}`;
 
 /**
- * The 500 body when the validation could not run: the documented flat error,
- * plus `success: false` and an `error` commit status so that a workflow which
- * always posts `github_status` still marks the commit.
+ * The 500 when the validation could not run: the documented flat error, plus `success: false` and
+ * an `error` commit status so that a workflow which always posts `github_status` still marks the commit.
  */
-export const githubErrorBody = (context: GithubContext) => ({
-  error: 'Internal validation error',
-  code: 'INTERNAL_ERROR',
-  success: false,
-  github_status: githubStatus('error', 'Agent card validation could not run (internal error)', context),
-});
+export const githubFailure = (context: GithubContext): ApiError =>
+  new ApiError('INTERNAL_ERROR', 'Internal validation error', {
+    extraBody: { success: false, github_status: githubStatus('error', 'Agent card validation could not run (internal error)', context) },
+  });

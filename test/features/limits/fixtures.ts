@@ -1,7 +1,8 @@
 /**
  * A test app with the caller middleware and quota charging mounted on a stand-in
- * validation route (`POST /t/validate {cards: n}` charges n), plus helpers to
- * create accounts/keys and to call "from" a given socket address.
+ * validation route (`POST /v1/t/validate {cards: n}` charges n; under /v1, where the app sets
+ * every response's X-RateLimit-* headers), plus helpers to create accounts/keys and to call
+ * "from" a given socket address.
  */
 import type { ConfigInput } from '../../../src/config.ts';
 import { createAccount } from '../../../src/features/accounts/accounts.ts';
@@ -14,16 +15,16 @@ import { testApp } from '../../helpers/app.ts';
 
 export const limitsApp = (config: ConfigInput = {}) => {
   const t = testApp({ config });
-  t.app.post('/t/validate', identifyCaller(t.deps), async (c) => {
+  t.app.post('/v1/t/validate', identifyCaller(t.deps), async (c) => {
     const body = await readJsonObject(c, { maxBytes: 1024, maxDepth: 64 });
     const rateLimitInfo = chargeDailyQuota(c, t.deps, typeof body.cards === 'number' ? body.cards : 1);
     return c.json({ rateLimitInfo, caller: { plan: c.var.caller.plan, ip: c.var.caller.ip } });
   });
 
-  /** POST /t/validate from `ip` (the socket address @hono/node-server would report). */
+  /** POST /v1/t/validate from `ip` (the socket address @hono/node-server would report). */
   const call = (options: { headers?: Record<string, string>; ip?: string; cards?: number } = {}) =>
     t.app.request(
-      '/t/validate',
+      '/v1/t/validate',
       { method: 'POST', headers: { 'content-type': 'application/json', ...options.headers }, body: JSON.stringify({ cards: options.cards ?? 1 }) },
       { incoming: { socket: { remoteAddress: options.ip ?? '198.51.100.7' } } },
     );

@@ -144,7 +144,7 @@ test('a request needing more than what is left is refused whole and counts nothi
 
 test('a rejected body counts nothing', async () => {
   const t = limitsApp();
-  const res = await t.app.request('/t/validate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }, { incoming: { socket: { remoteAddress: '198.51.100.7' } } });
+  const res = await t.app.request('/v1/t/validate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }, { incoming: { socket: { remoteAddress: '198.51.100.7' } } });
   assert.equal(res.status, 400);
   assert.equal(res.headers.get('x-ratelimit-remaining'), '5');
   assert.equal(limitHeaders(await t.call()).remaining, 4);

@@ -7,10 +7,10 @@ import { testApp } from '../../helpers/app.ts';
 const webhookApp = (limits: { webhookPerIpPerMinute: number; webhookGlobalPerHour: number }) => {
   const t = testApp({ config: { limits } });
   const limiter = createWebhookLimiter(t.deps);
-  t.app.post('/t/webhook', limiter.count, (c) => c.json({ ok: true }));
-  t.app.get('/t/status', limiter.headersOnly, (c) => c.json({ ok: true }));
+  t.app.post('/v1/t/webhook', limiter.count, (c) => c.json({ ok: true }));
+  t.app.get('/v1/t/status', limiter.headersOnly, (c) => c.json({ ok: true }));
   const from = (ip: string, method: 'POST' | 'GET' = 'POST') =>
-    t.app.request(method === 'POST' ? '/t/webhook' : '/t/status', { method }, { incoming: { socket: { remoteAddress: ip } } });
+    t.app.request(method === 'POST' ? '/v1/t/webhook' : '/v1/t/status', { method }, { incoming: { socket: { remoteAddress: ip } } });
   return { ...t, from };
 };
 

@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { ApiError, isApiError } from '../../../src/lib/errors.ts';
 import type { AppEnv } from '../../../src/api/env.ts';
+import { rateLimitHeaders } from '../../../src/api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from '../../../src/api/middleware/webhook-limit.ts';
 import { webhookRoutes } from '../../../src/api/routes/webhooks.ts';
 import { JobRunner, type JobRunnerOptions } from '../../../src/features/webhooks/runner.ts';
@@ -35,6 +36,7 @@ export const webhookApp = (options: Parameters<typeof testApp>[0] & { runner?: J
   const t = testApp(options);
   const jobs = new JobRunner(t.deps, options.runner);
   const app = new Hono<AppEnv>();
+  app.use('/v1/*', rateLimitHeaders(t.deps)); // as the app does
   app.route('/v1', webhookRoutes(t.deps, { limiter: createWebhookLimiter(t.deps), jobs }));
   app.onError((err, c) => {
     const e = isApiError(err) ? err : new ApiError('INTERNAL_ERROR', 'internal server error');

@@ -1,0 +1,30 @@
+/**
+ * X-RateLimit-*: every /v1 response carries them, errors and unknown paths included, and this is
+ * the one place that sets them, once the response is made. They show the window the request was
+ * counted in when it was (`c.var.rateWindow`: the daily quota a validation was charged to, the
+ * client IP's webhook minute); otherwise the caller's daily window as it stands, read without
+ * counting: the keyed caller's once its key is known (a request refused before it was charged),
+ * else the client IP's anonymous window (GET /v1/rules, 404, 405, a refused key).
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { AppDeps } from '../../deps.ts';
+import { readDailyQuota } from '../../features/limits/daily-quota.ts';
+import { clientIpResolver } from '../client-ip.ts';
+import type { AppEnv } from '../env.ts';
+import { quotaSubject } from '../quota-charge.ts';
+
+export const rateLimitHeaders = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
+  const clientIp = clientIpResolver(deps.config);
+  return async function rateLimitHeaders(c, next) {
+    await next();
+    const { caller } = c.var;
+    const w =
+      c.var.rateWindow ??
+      readDailyQuota(deps.store, deps.config.limits.daily, caller ? quotaSubject(caller) : { plan: 'anonymous', account_id: null, ip: clientIp(c) }, deps.clock.now());
+    // On the response itself: after it is made, c.header() would copy it for each header.
+    const headers = c.res.headers;
+    headers.set('X-RateLimit-Limit', String(w.limit));
+    headers.set('X-RateLimit-Remaining', String(w.remaining));
+    headers.set('X-RateLimit-Reset', String(Math.ceil(w.resetAt / 1000)));
+  };
+};

@@ -1,0 +1,221 @@
+/**
+ * The response bodies of the API as zod schemas, for its OpenAPI description (GET /openapi.json).
+ * The routes build these bodies (most as JSON text, see services/); the schemas say what they hold,
+ * and the API tests check real answers against them. Request bodies are described by the schemas
+ * that check them (services/validation.ts, batch.ts, webhook-requests.ts, accounts.ts, api-keys.ts).
+ */
+import * as z from 'zod';
+import { errorCodes, type ErrorCode } from '../lib/errors.ts';
+import { plans } from '../features/accounts/accounts.ts';
+
+const int = z.int();
+const timestamp = z.string().meta({ format: 'date-time' });
+const url = z.string().meta({ format: 'uri' });
+
+// Errors: the three shapes.
+
+const codesOf = (shape: 'nested' | 'flat') =>
+  (Object.keys(errorCodes) as ErrorCode[]).filter((code) => errorCodes[code].shape === shape) as [ErrorCode, ...ErrorCode[]];
+
+export const nestedError = z
+  .object({ error: z.object({ code: z.enum(codesOf('nested')), message: z.string() }) })
+  .meta({ id: 'NestedError', description: 'UNAUTHORIZED, FORBIDDEN, NOT_FOUND and METHOD_NOT_ALLOWED.' });
+
+export const flatError = z
+  .object({ error: z.string().meta({ description: 'What is wrong, for a person.' }), code: z.enum(codesOf('flat')) })
+  .meta({ id: 'FlatError', description: 'Every other error.' });
+
+export const validationFailure = z
+  .object({
+    valid: z.literal(false),
+    errors: z.array(z.object({ path: z.string().meta({ description: '`body`, or the member at fault (`options.protocolVersion`).' }), message: z.string() })),
+  })
+  .meta({ id: 'ValidationFailure', description: 'POST /v1/validate: the request is unusable (not the card: its findings come with status 200).' });
+
+// Validation results.
+
+const finding = z.object({ path: z.string(), message: z.string(), rule: z.string() }).meta({ id: 'Finding' });
+const suggestion = z.object({ type: z.string(), field: z.string(), suggestion: z.string() }).meta({ id: 'Suggestion' });
+const truncated = z
+  .object({ errors: int.optional(), warnings: int.optional(), suggestions: int.optional() })
+  .meta({ id: 'Truncated', description: 'Present only when `validation.maxFindings` left findings out: how many of each list shown.' });
+
+const versionMembers = {
+  version: z.string().meta({ description: 'The rule set used: `0.2.0`..`0.2.6`, `0.3.0` or `1.0`.' }),
+  version_source: z.enum(['forced', 'declared', 'detected']),
+  compatibility: z
+    .record(z.string(), z.object({ valid: z.boolean(), errors: int, warnings: int }))
+    .optional()
+    .meta({ description: 'Only when the card also addresses the other generation: that version\'s verdict.' }),
+};
+
+const findings = {
+  valid: z.boolean(),
+  errors: z.array(finding),
+  warnings: z.array(finding),
+  truncated: truncated.optional(),
+};
+
+const rateLimitInfo = z.object({ used: int, limit: int.meta({ description: '-1: unlimited' }), remaining: int, plan: z.enum(['anonymous', ...plans]) });
+
+export const validateResult = z
+  .object({
+    ...findings,
+    score: int.optional().meta({ description: 'With `options.include_score`.' }),
+    suggestions: z.array(suggestion).optional().meta({ description: 'With `options.include_suggestions`.' }),
+    report_id: z.string(),
+    report_url: url,
+    response_time_ms: int,
+    recorded: z.boolean().meta({ description: 'Whether the report was stored durably.' }),
+    timestamp,
+    ...versionMembers,
+    rateLimitInfo,
+    summary: z.string().optional().meta({ description: '`validation_mode: "cli"`: a printable text report.' }),
+  })
+  .meta({ id: 'ValidateResult' });
+
+export const batchResult = z
+  .object({
+    batch_id: z.string(),
+    total: int,
+    valid: int,
+    invalid: int,
+    results: z.array(z.object({ id: z.string(), ...findings, score: int.meta({ description: '0 for an invalid card.' }), ...versionMembers })),
+    summary: z.object({ total_processed: int, success_rate: z.number(), average_score: int, processing_time_ms: int }),
+    timestamp,
+  })
+  .meta({ id: 'BatchResult' });
+
+export const webhookResult = z
+  .object({
+    validation_id: z.string(),
+    status: z.enum(['success', 'error']).meta({ description: '`error`: the validation could not run; its one error says why.' }),
+    ...findings,
+    score: int,
+    suggestions: z.array(suggestion),
+    version: versionMembers.version.optional(),
+    version_source: versionMembers.version_source.optional(),
+    compatibility: versionMembers.compatibility,
+    metadata: z.record(z.string(), z.unknown()),
+    report_url: url,
+    timestamp,
+  })
+  .meta({ id: 'WebhookResult', description: 'Also the body of the callback.' });
+
+export const webhookAccepted = z
+  .object({ message: z.string(), validation_id: z.string(), status_url: url })
+  .meta({ id: 'WebhookAccepted' });
+
+const githubStatus = z
+  .object({
+    state: z.enum(['success', 'failure', 'error']),
+    description: z.string().max(140),
+    context: z.string().meta({ description: '`<serviceName>/validation`' }),
+    target_url: url,
+  })
+  .meta({ id: 'GithubStatus', description: 'Ready for POST /repos/{repo}/statuses/{sha}.' });
+
+export const githubResult = z
+  .object({
+    success: z.literal(true),
+    validation: z.object({ ...findings, ...versionMembers }),
+    score: int,
+    github_status: githubStatus,
+  })
+  .meta({ id: 'GithubResult' });
+
+export const githubFailure = z
+  .object({ error: z.string(), code: z.literal('INTERNAL_ERROR'), success: z.literal(false), github_status: githubStatus })
+  .meta({ id: 'GithubFailure', description: 'The validation could not run: the flat error, and an `error` commit status.' });
+
+export const validationStatus = z
+  .object({
+    validation_id: z.string(),
+    status: z.enum(['queued', 'processing', 'completed', 'failed']),
+    created_at: timestamp,
+    updated_at: timestamp,
+    result: webhookResult.optional(),
+    callback: z
+      .object({
+        url,
+        state: z.enum(['pending', 'delivered', 'failed']),
+        status_code: int.optional(),
+        error: z.string().optional(),
+        attempted_at: timestamp.optional(),
+      })
+      .optional(),
+  })
+  .meta({ id: 'ValidationStatus' });
+
+export const rules = z
+  .object({
+    versions: z.array(z.string()),
+    version_selection: z.string(),
+    rules: z.array(
+      z.object({
+        id: z.string(),
+        severity: z.enum(['error', 'warning']),
+        versions: z.array(z.string()),
+        spec: z.string(),
+        description: z.string(),
+        fix: z.string(),
+        source: z.enum(['schema', 'spec', 'practice']),
+        weight: int,
+      }),
+    ),
+  })
+  .meta({ id: 'Rules' });
+
+const reportKind = z.enum(['single', 'batch', 'webhook', 'github']);
+
+export const report = z
+  .object({
+    id: z.string(),
+    kind: reportKind,
+    created_at: timestamp,
+    version: z.string().nullable(),
+    result: z.record(z.string(), z.unknown()).meta({ description: 'The result as answered (a batch: its whole answer).' }),
+    card: z.unknown().meta({ description: 'The card as sent (a batch: the cards).' }),
+    meta: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: 'Report' });
+
+// Admin API.
+
+export const account = z
+  .object({ id: z.string(), name: z.string(), plan: z.enum(plans), created_at: timestamp, key_count: int })
+  .meta({ id: 'Account' });
+
+export const apiKey = z
+  .object({
+    id: z.string(),
+    account_id: z.string(),
+    name: z.string(),
+    hint: z.string().meta({ description: 'Enough of the key to tell keys apart.' }),
+    created_at: timestamp,
+    last_used_at: timestamp.nullable(),
+    allowed_ips: z.array(z.string()),
+  })
+  .meta({ id: 'ApiKey' });
+
+export const createdKey = z
+  .object({ key: apiKey, secret: z.string().meta({ description: 'The key itself: shown this once, never stored.' }) })
+  .meta({ id: 'CreatedKey' });
+
+export const usage = z.object({ usage: z.array(z.object({ account_id: z.string(), day: z.string().meta({ format: 'date' }), count: int })) });
+
+export const reportListing = z.object({
+  reports: z.array(
+    z.object({
+      id: z.string(),
+      kind: reportKind,
+      created_at: timestamp,
+      account_id: z.string().nullable(),
+      valid: z.boolean().nullable(),
+      score: int.nullable(),
+      url,
+    }),
+  ),
+});
+
+export const deleted = z.object({ deleted: z.literal(true) });
