@@ -28,7 +28,7 @@ export const quoted = (value: string, max = 120): string => JSON.stringify(clip(
  * card's names: that repeated the whole list in every finding.
  */
 export function someOf(names: readonly string[], show: (name: string) => string = quoted, max = 3): string {
-  const shown = names.slice(0, max).map(show).join(', ');
+  const shown = names.slice(0, max).map((name) => show(name)).join(', ');
   return names.length > max ? `${shown} and ${names.length - max} more` : shown;
 }
 
