@@ -1,9 +1,11 @@
 /**
  * Collects findings while the rules run; severity comes from the catalogue, never from the caller.
  * At most `maxFindings` errors and as many warnings are kept; the rest are only counted, so a card
- * with 90,000 faulty skills costs counters, not millions of findings.
+ * with 90,000 faulty skills costs counters, not millions of findings. Each kept finding's path,
+ * message and fix is cut at MAX_FINDING_TEXT, so no card makes a finding large either.
  */
 import { ruleInfo, type RuleId } from './catalogue.ts';
+import { clip } from './paths.ts';
 import type { Issue } from './types.ts';
 
 export class Report {
@@ -26,14 +28,14 @@ export class Report {
   add(rule: RuleId, path: string, message: string, fix?: string): void {
     const info = ruleInfo(rule);
     if (info.severity === 'error') {
-      if (this.errors.length < this.maxFindings) this.errors.push({ path, message, rule });
+      if (this.errors.length < this.maxFindings) this.errors.push({ path: clip(path), message: clip(message), rule });
       else this.leftOut.errors++;
       return;
     }
     this.warningsPerRule.set(rule, (this.warningsPerRule.get(rule) ?? 0) + 1);
     if (this.warnings.length < this.maxFindings) {
-      this.warnings.push({ path, message, rule });
-      this.fixes.push(fix ?? info.fix);
+      this.warnings.push({ path: clip(path), message: clip(message), rule });
+      this.fixes.push(clip(fix ?? info.fix));
     } else {
       this.leftOut.warnings++;
     }

@@ -1,7 +1,7 @@
 /** Runs the zod schema of a rule set and turns zod's issues into catalogue findings with card paths. */
 import type * as z from 'zod';
 import { cardSchemas } from './schemas.ts';
-import { fieldName, formatPath, jsonType, lookup, type PathSegment } from './paths.ts';
+import { clip, fieldName, formatPath, jsonType, keyName, lookup, someOf, type PathSegment } from './paths.ts';
 import type { Report } from './report.ts';
 import type { RuleSetVersion } from './versions.ts';
 
@@ -13,6 +13,9 @@ const typeNames: Record<string, string> = {
   record: 'an object',
   number: 'a number',
 };
+
+/** A card value as a message shows it: JSON, cut (a value may be a large object). */
+const shownValue = (value: unknown): string => clip(JSON.stringify(value) ?? String(value), 120);
 
 /** Adds one finding per schema violation; returns true when the card passes the schema. */
 export function checkSchema(card: unknown, version: RuleSetVersion, report: Report): boolean {
@@ -41,7 +44,7 @@ function addIssue(card: unknown, issue: z.core.$ZodIssue, report: Report): void 
     }
     case 'invalid_value': {
       const allowed = issue.values.map((v) => JSON.stringify(v)).join(', ');
-      report.add('schema.enum', path, `${name} must be one of ${allowed} (got ${JSON.stringify(lookup(card, segments).value)})`);
+      report.add('schema.enum', path, `${name} must be one of ${allowed} (got ${shownValue(lookup(card, segments).value)})`);
       return;
     }
     case 'invalid_union': {
@@ -49,7 +52,7 @@ function addIssue(card: unknown, issue: z.core.$ZodIssue, report: Report): void 
       const at = lookup(card, segments);
       const allowed = 'options' in issue && Array.isArray(issue.options) ? issue.options.map((o) => JSON.stringify(o)).join(', ') : '';
       if (!at.found) report.add('schema.required', path, `${name} is required (one of ${allowed})`);
-      else report.add('schema.enum', path, `${name} must be one of ${allowed} (got ${JSON.stringify(at.value)})`);
+      else report.add('schema.enum', path, `${name} must be one of ${allowed} (got ${shownValue(at.value)})`);
       return;
     }
     case 'too_small': {
@@ -60,7 +63,7 @@ function addIssue(card: unknown, issue: z.core.$ZodIssue, report: Report): void 
       const value = lookup(card, segments).value;
       const members = value && typeof value === 'object' ? Object.keys(value) : [];
       const legacy = members.includes('type') ? ' (this is the 0.x form; 1.0 wraps the fields, e.g. {"httpAuthSecurityScheme": {"scheme": "bearer"}})' : '';
-      report.add('schema.one-of', path, `${name} ${issue.message}, found ${members.length}${members.length ? ` (${members.join(', ')})` : ''}${legacy}`);
+      report.add('schema.one-of', path, `${name} ${issue.message}, found ${members.length}${members.length ? ` (${someOf(members, keyName)})` : ''}${legacy}`);
       return;
     }
     default: {

@@ -5,6 +5,7 @@
  */
 import { ruleInfo, type RuleId } from './catalogue.ts';
 import type { Report } from './report.ts';
+import { clip } from './paths.ts';
 import { arrayOf, recordOf } from './rules/context.ts';
 import type { Suggestion } from './types.ts';
 
@@ -47,7 +48,7 @@ export function scoreCard(card: Record<string, unknown> | undefined, valid: bool
   }));
   let suggestionsLeftOut = report.leftOut.warnings;
   const suggest = (suggestion: Suggestion): void => {
-    if (suggestions.length < report.maxFindings) suggestions.push(suggestion);
+    if (suggestions.length < report.maxFindings) suggestions.push({ ...suggestion, field: clip(suggestion.field), suggestion: clip(suggestion.suggestion) });
     else suggestionsLeftOut++;
   };
   let penalty = 0;
@@ -64,7 +65,7 @@ export function scoreCard(card: Record<string, unknown> | undefined, valid: bool
       const skill = recordOf(s);
       if (!skill || (Array.isArray(skill.examples) && skill.examples.length > 0)) return;
       examplesPenalty += EXAMPLES_WEIGHT;
-      const name = typeof skill.name === 'string' ? skill.name : `skill ${i}`;
+      const name = typeof skill.name === 'string' ? clip(skill.name, 120) : `skill ${i}`;
       suggest({ type: 'improvement', field: `skills[${i}].examples`, suggestion: `add "examples": ["<a request a user would send to ${name}>"]` });
     });
     penalty += Math.min(examplesPenalty, EXAMPLES_CAP);

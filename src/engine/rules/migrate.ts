@@ -6,20 +6,28 @@ import { arrayOf, entriesOf, recordOf, stringOf } from './context.ts';
 
 const json = (v: unknown): string => JSON.stringify(v);
 
+/** Items a hint spells out; a hint repeated for several fields never copies a long list whole. */
+const SHOWN_ITEMS = 3;
+
+/** JSON of the first few items converted, then how many more take the same form. */
+function fewItems<T>(items: readonly T[], convert: (item: T) => unknown): string {
+  const more = items.length - SHOWN_ITEMS;
+  const shown = json(items.slice(0, SHOWN_ITEMS).map(convert));
+  return more > 0 ? `${shown} (and ${more} more in the same form)` : shown;
+}
+
 /** 0.x `security: [{name: [scopes]}]` → 1.0 `securityRequirements: [{schemes: {name: {list: [scopes]}}}]`. */
 export function toV1Requirements(security: unknown): string {
-  const out = arrayOf(security).map((req) => ({
+  return fewItems(arrayOf(security), (req) => ({
     schemes: Object.fromEntries(entriesOf(req).map(([name, scopes]) => [name, { list: arrayOf(scopes) }])),
   }));
-  return json(out);
 }
 
 /** 1.0 `securityRequirements` → 0.x `security`. */
 export function toV0Requirements(requirements: unknown): string {
-  const out = arrayOf(requirements).map((req) =>
+  return fewItems(arrayOf(requirements), (req) =>
     Object.fromEntries(entriesOf(recordOf(req)?.schemes).map(([name, l]) => [name, arrayOf(recordOf(l)?.list)])),
   );
-  return json(out);
 }
 
 const v1Wrapper: Record<string, string> = {
@@ -52,14 +60,14 @@ export function toV1Interfaces(card: Record<string, unknown>): string {
     if (!r || (r.url === main && r.transport === (card.preferredTransport ?? 'JSONRPC'))) continue;
     list.push({ url: r.url, protocolBinding: r.transport, protocolVersion: '1.0' });
   }
-  return json(list);
+  return fewItems(list, (i) => i);
 }
 
 /** 1.0 `supportedInterfaces` → 0.x `url` + `preferredTransport` (+ `additionalInterfaces`). */
 export function toV0Endpoint(interfaces: unknown): string {
   const list = arrayOf(interfaces).map(recordOf).filter((r) => r !== undefined);
   const first = list[0];
-  const out: Record<string, unknown> = { url: first?.url ?? 'https://<host>/a2a', preferredTransport: first?.protocolBinding ?? 'JSONRPC' };
-  if (list.length > 1) out.additionalInterfaces = list.map((r) => ({ url: r.url, transport: r.protocolBinding }));
-  return json(out).slice(1, -1);
+  const endpoint = json({ url: first?.url ?? 'https://<host>/a2a', preferredTransport: first?.protocolBinding ?? 'JSONRPC' }).slice(1, -1);
+  if (list.length <= 1) return endpoint;
+  return `${endpoint},"additionalInterfaces":${fewItems(list, (r) => ({ url: r.url, transport: r.protocolBinding }))}`;
 }

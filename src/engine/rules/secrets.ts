@@ -53,8 +53,9 @@ export function checkSecrets(ctx: RuleContext): void {
     if (budget-- <= 0) return;
     if (typeof value === 'string') {
       if (looksLikeSecret(value, key)) {
-        const at = formatPath(path);
-        ctx.report.add('content.secret', at, `${fieldName(path)} looks like a credential (${mask(value)}); cards are public`, `remove the value of ${at} from the card and rotate the credential`);
+        // The fix names the field, not the whole path: the suggestion's field already gives that.
+        const name = fieldName(path);
+        ctx.report.add('content.secret', formatPath(path), `${name} looks like a credential (${mask(value)}); cards are public`, `remove the value of ${name} from the card and rotate the credential`);
       }
     } else if (typeof value === 'object' && value !== null && depth < MAX_DEPTH) {
       if (Array.isArray(value)) {

@@ -2,7 +2,7 @@
  * Security cross-references: requirements (card and skill level) naming undefined schemes, OAuth
  * scopes requested but not declared, an extended card advertised with nothing to authenticate with.
  */
-import { joinPath } from '../paths.ts';
+import { joinPath, quoted, someOf } from '../paths.ts';
 import { arrayOf, entriesOf, recordOf, type RuleContext } from './context.ts';
 
 /** Declared scopes of an OAuth2 scheme, or undefined when the scheme is not OAuth2 (no scope list to check). */
@@ -24,23 +24,49 @@ function requirementEntries(req: unknown, base: string, v1: boolean): { name: st
   return entriesOf(req).map(([name, scopes]) => ({ name, path: joinPath(base, name), scopes: arrayOf(scopes) }));
 }
 
-function checkRequirements(ctx: RuleContext, list: unknown, base: string, schemes: Record<string, unknown> | undefined): void {
-  const v1 = ctx.version === '1.0';
+/**
+ * What every requirement is checked against, built once per card: the rules stay linear in the
+ * card (requirements x scopes, or requirements x defined names, took minutes on 150 KB).
+ */
+interface SchemeIndex {
+  schemes: Record<string, unknown> | undefined;
+  /** Declared scopes per OAuth2 scheme name, built on first use (undefined: not OAuth2). */
+  scopesOf: (name: string) => Set<string> | undefined;
+  /** A few of the defined scheme names (empty when none), for the undefined-scheme finding. */
+  someDefined: string;
+}
+
+function indexSchemes(schemes: Record<string, unknown> | undefined, v1: boolean): SchemeIndex {
   const defined = Object.keys(schemes ?? {});
+  const scopes = new Map<string, Set<string> | undefined>();
+  return {
+    schemes,
+    scopesOf: (name) => {
+      if (!scopes.has(name)) scopes.set(name, oauthScopes(schemes?.[name], v1));
+      return scopes.get(name);
+    },
+    someDefined: someOf(defined),
+  };
+}
+
+function checkRequirements(ctx: RuleContext, list: unknown, base: string, index: SchemeIndex): void {
+  const v1 = ctx.version === '1.0';
+  const { schemes } = index;
   arrayOf(list).forEach((req, i) => {
     for (const { name, path, scopes } of requirementEntries(req, `${base}[${i}]`, v1)) {
+      const shownName = quoted(name);
       if (!schemes || !Object.hasOwn(schemes, name)) {
-        const known = defined.length ? `defined: ${defined.join(', ')}` : 'securitySchemes defines none';
-        ctx.report.add('security.undefined-scheme', path, `scheme "${name}" is not defined in securitySchemes (${known})`,
-          defined.length ? `use one of ${defined.map((d) => `"${d}"`).join(', ')} or add "${name}" under securitySchemes` : `add "securitySchemes": {"${name}": {...}} describing how to authenticate`);
+        const { someDefined } = index;
+        ctx.report.add('security.undefined-scheme', path, `scheme ${shownName} is not defined in securitySchemes (${someDefined ? `defined: ${someDefined}` : 'securitySchemes defines none'})`,
+          someDefined ? `use one of ${someDefined} or add ${shownName} under securitySchemes` : `add "securitySchemes": {${shownName}: {...}} describing how to authenticate`);
         continue;
       }
-      const declared = oauthScopes(schemes[name], v1);
+      const declared = index.scopesOf(name);
       if (!declared) continue;
       for (const scope of scopes) {
         if (typeof scope === 'string' && !declared.has(scope)) {
-          ctx.report.add('security.scope.undeclared', path, `scope "${scope}" is declared by no flow of scheme "${name}"`,
-            `add "${scope}": "<what it grants>" to the "scopes" of a flow of securitySchemes.${name}`);
+          ctx.report.add('security.scope.undeclared', path, `scope ${quoted(scope)} is declared by no flow of scheme ${shownName}`,
+            `add ${quoted(scope)}: "<what it grants>" to the "scopes" of a flow of ${joinPath('securitySchemes', name)}`);
         }
       }
     }
@@ -52,8 +78,9 @@ export function checkSecurity(ctx: RuleContext): void {
   const v1 = ctx.version === '1.0';
   const schemes = recordOf(card.securitySchemes);
   const field = v1 ? 'securityRequirements' : 'security';
-  checkRequirements(ctx, card[field], field, schemes);
-  arrayOf(card.skills).forEach((s, i) => checkRequirements(ctx, recordOf(s)?.[field], `skills[${i}].${field}`, schemes));
+  const index = indexSchemes(schemes, v1);
+  checkRequirements(ctx, card[field], field, index);
+  arrayOf(card.skills).forEach((s, i) => checkRequirements(ctx, recordOf(s)?.[field], `skills[${i}].${field}`, index));
 
   const flagPath = v1 ? 'capabilities.extendedAgentCard' : 'supportsAuthenticatedExtendedCard';
   const flag = v1 ? recordOf(card.capabilities)?.extendedAgentCard : card.supportsAuthenticatedExtendedCard;

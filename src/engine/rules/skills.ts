@@ -1,4 +1,5 @@
 /** Skills and modes: empty skill lists and tags (0.x), duplicate ids, modes that are not media types. */
+import { clip, quoted } from '../paths.ts';
 import { arrayOf, recordOf, type RuleContext } from './context.ts';
 
 /** type/subtype with optional parameters (RFC 6838 names; `*` allowed for wildcards). */
@@ -22,8 +23,9 @@ function checkModes(ctx: RuleContext, path: string, modes: unknown): void {
   arrayOf(modes).forEach((m, i) => {
     if (typeof m !== 'string' || mediaType.test(m)) return;
     const guess = Object.hasOwn(likelyMediaType, m.toLowerCase()) ? likelyMediaType[m.toLowerCase()] : undefined;
-    const fix = guess ? `write "${guess}" instead of ${JSON.stringify(m)}` : `replace ${JSON.stringify(m)} with a media type such as "text/plain"`;
-    ctx.report.add('modes.media-type', `${path}[${i}]`, `${JSON.stringify(m)} is not a media type`, fix);
+    const shown = quoted(m);
+    const fix = guess ? `write "${guess}" instead of ${shown}` : `replace ${shown} with a media type such as "text/plain"`;
+    ctx.report.add('modes.media-type', `${path}[${i}]`, `${shown} is not a media type`, fix);
   });
 }
 
@@ -47,7 +49,7 @@ export function checkSkills(ctx: RuleContext): void {
     if (typeof skill.id === 'string') {
       const first = seen.get(skill.id);
       if (first === undefined) seen.set(skill.id, i);
-      else ctx.report.add('skills.id.unique', `skills[${i}].id`, `id "${skill.id}" repeats skills[${first}].id`, `give skills[${i}] its own id, e.g. "${skill.id}-${i}"`);
+      else ctx.report.add('skills.id.unique', `skills[${i}].id`, `id ${quoted(skill.id)} repeats skills[${first}].id`, `give skills[${i}] its own id, e.g. ${JSON.stringify(`${clip(skill.id, 120)}-${i}`)}`);
     }
     checkModes(ctx, `skills[${i}].inputModes`, skill.inputModes);
     checkModes(ctx, `skills[${i}].outputModes`, skill.outputModes);

@@ -1,5 +1,6 @@
 /** Transports and interfaces: conflicts, missing preferredTransport, non-core bindings, 1.0 interface versions. */
 import { interfacePatchVersions, interfaceVersions, since, supportedVersionsText } from '../versions.ts';
+import { clip } from '../paths.ts';
 import { arrayOf, recordOf, type RuleContext } from './context.ts';
 
 const coreTransports = new Set(['JSONRPC', 'GRPC', 'HTTP+JSON']);
@@ -38,7 +39,8 @@ function checkV0(ctx: RuleContext): void {
     if (!earlier) byUrl.set(iface.url, { transport: iface.transport, at });
     else if (earlier.transport !== iface.transport) {
       ctx.report.add('transport.url-conflict', `${at}.transport`,
-        `transport ${iface.transport} for ${iface.url} conflicts with ${earlier.at}, which declares it with ${earlier.transport}`);
+        // Cut: the earlier transport is repeated in the finding of every later conflicting interface.
+        `transport ${clip(iface.transport, 120)} for ${clip(iface.url, 120)} conflicts with ${earlier.at}, which declares it with ${clip(earlier.transport, 120)}`);
     }
   });
 }

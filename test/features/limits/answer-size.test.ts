@@ -15,6 +15,19 @@ const tempDir = tempDirFactory('cardgate-answer-size-');
 /** A card of `n` skills that are only an id: three errors, a warning and two suggestions each. */
 const faultyCard = (n: number) => `{"name":"x","protocolVersion":"0.3.0","skills":[${Array(n).fill('{"id":"a"}').join(',')}]}`;
 
+/**
+ * A card whose findings would copy request bytes: 900 defined schemes with names of 1 KB and one
+ * requirement naming 200 undefined ones, each of whose findings once listed every defined name
+ * (918 KB answered 353 MB).
+ */
+const manyNamesCard = () => {
+  const securitySchemes: Record<string, unknown> = {};
+  for (let i = 0; i < 900; i++) securitySchemes[`s${i}_${'a'.repeat(1000)}`] = { type: 'http', scheme: 'bearer' };
+  const requirement: Record<string, unknown[]> = {};
+  for (let i = 0; i < 200; i++) requirement[`u${i}`] = [];
+  return JSON.stringify({ name: 'x', protocolVersion: '0.3.0', securitySchemes, security: [requirement] });
+};
+
 /** What the answer may weigh: 4x the request, plus room for the capped lists of one card. */
 const bound = (requestBytes: number) => 4 * requestBytes + 256 * 1024;
 
@@ -48,6 +61,30 @@ describe('bounded answers (real server, validation workers on)', () => {
       assert.equal(findings.errors.length, 200, path);
       assert.equal(findings.warnings.length, 200, path);
       assert.ok(findings.truncated.errors > 269_000 && findings.truncated.warnings > 89_000, `${path}: ${JSON.stringify(findings.truncated)}`);
+    }
+  });
+
+  it('a 918 KB card whose findings would each list every defined scheme: answers and its report page stay within the bound', async () => {
+    const card = manyNamesCard();
+    for (const [path, body] of [
+      ['/v1/validate', `{"agent_card":${card},"options":{"include_score":true,"include_suggestions":true}}`],
+      ['/v1/webhook', `{"agent_card":${card}}`],
+    ] as const) {
+      assert.ok(body.length > 900_000 && body.length < 1024 * 1024, `${path}: ${body.length} bytes`);
+      const res = await post(path, body);
+      assert.equal(res.status, 200, path);
+      const text = await res.text();
+      assert.ok(text.length <= bound(body.length), `${path}: ${text.length} bytes answer a ${body.length} bytes request`);
+      const result = JSON.parse(text);
+      assert.equal(result.warnings.length, 200, path);
+      const undefinedSchemes = result.warnings.filter((w: { rule: string }) => w.rule === 'security.undefined-scheme');
+      assert.ok(undefinedSchemes.length > 190 && undefinedSchemes.every((w: { message: string }) => w.message.length <= 512 && w.message.includes('and 897 more')), path);
+      for (const accept of ['text/html', 'application/json']) {
+        const page = await fetch(`${server.url}${new URL(result.report_url).pathname}`, { headers: { accept, ...auth } });
+        assert.equal(page.status, 200, `${path} report as ${accept}`);
+        const pageText = await page.text();
+        assert.ok(pageText.length <= bound(body.length), `${path} report as ${accept}: ${pageText.length} bytes for a ${body.length} bytes request`);
+      }
     }
   });
 
