@@ -384,6 +384,28 @@ test('lock: a live pid that is not the owner (its pid reused after a crash) does
   }
 });
 
+test('lock: a live owner\'s lock copied with its data into another directory does not block that copy; under another path to the same directory it does', { skip: !hasProc && 'no /proc' }, async () => {
+  const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+  try {
+    const pid = sleeper.pid!;
+    const original = tempDir();
+    const copy = tempDir();
+    // The live owner's own lock, as `cp -a` of its data dir leaves it in the copy.
+    const lock = `${pid}\nstart_time=${startTime(pid)}\ndata_dir=${original}\n`;
+    fs.writeFileSync(path.join(copy, 'cardgate.lock'), lock);
+    const s = await open(copy);
+    assert.equal(lockOwner(copy), String(process.pid));
+    await s.close();
+    // A symlink to the original is the same directory: its owner keeps it.
+    const link = path.join(tempDir(), 'data');
+    fs.symlinkSync(original, link);
+    fs.writeFileSync(path.join(original, 'cardgate.lock'), lock);
+    await assert.rejects(open(link), (err: unknown) => err instanceof StoreLockedError && err.pid === pid);
+  } finally {
+    sleeper.kill('SIGKILL');
+  }
+});
+
 test('NODE_ENV=test does not turn the store into a memory one', async () => {
   const dir = tempDir();
   const saved = process.env.NODE_ENV;

@@ -12,7 +12,9 @@
  * not held here (a container restart gives the new process the old pid); or when its pid is alive
  * but started at another time than the lock says: the pid was reused after a crash by a process
  * that is not the owner. Where the start time is unknown (no /proc, or a lock written without
- * it), a live pid keeps the lock.
+ * it), a live pid keeps the lock. A lock naming another directory than the one it sits in is stale
+ * too: it was copied with the data (a backup restored, a directory duplicated), and its owner, if
+ * alive, holds that other directory.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,6 +34,7 @@ export interface DirLock {
 interface LockOwner {
   pid: number;
   startTime?: string;
+  dataDir?: string;
 }
 
 export const lockDataDir = (dataDir: string): DirLock => {
@@ -44,7 +47,7 @@ export const lockDataDir = (dataDir: string): DirLock => {
       return { release: () => release(file) };
     }
     const owner = readOwner(file);
-    if (owner !== undefined && !isStale(owner)) throw new StoreLockedError(dataDir, owner.pid);
+    if (owner !== undefined && !isStale(owner, dataDir)) throw new StoreLockedError(dataDir, owner.pid);
     removeStaleLock(file, dataDir);
   }
   throw new StoreError(`cannot take over the stale lock file ${file}: another process keeps creating it`);
@@ -64,7 +67,7 @@ export const removeStaleLock = (file: string, dataDir: string): void => {
     throw new StoreError(`cannot remove the stale lock file ${file}: ${(err as Error).message}`);
   }
   const moved = readOwner(aside);
-  if (moved !== undefined && !isStale(moved)) {
+  if (moved !== undefined && !isStale(moved, dataDir)) {
     try {
       fs.linkSync(aside, file);
     } finally {
@@ -107,14 +110,27 @@ const readOwner = (file: string): LockOwner | undefined => {
   }
   const pid = Number.parseInt(lines[0]!.trim(), 10);
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
-  const startTime = lines.find((l) => l.startsWith('start_time='))?.slice('start_time='.length).trim();
-  return startTime ? { pid, startTime } : { pid };
+  const field = (name: string) => lines.find((l) => l.startsWith(`${name}=`))?.slice(name.length + 1).trim() || undefined;
+  const startTime = field('start_time');
+  const lockedDir = field('data_dir');
+  return { pid, ...(startTime ? { startTime } : {}), ...(lockedDir ? { dataDir: lockedDir } : {}) };
 };
 
-const isStale = (owner: LockOwner): boolean => {
+const isStale = (owner: LockOwner, dataDir: string): boolean => {
   if (owner.pid === process.pid || !isAlive(owner.pid)) return true;
+  if (owner.dataDir !== undefined && !sameDirectory(owner.dataDir, dataDir)) return true;
   const now = owner.startTime === undefined ? undefined : startTimeOf(owner.pid);
   return now !== undefined && now !== owner.startTime;
+};
+
+/** The same directory, also under another path (a symlink, a bind mount); false when either is gone. */
+const sameDirectory = (a: string, b: string): boolean => {
+  try {
+    const [x, y] = [fs.statSync(a), fs.statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
 };
 
 const isAlive = (pid: number): boolean => {
