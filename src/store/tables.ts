@@ -242,10 +242,11 @@ export class Tables implements Omit<Store, ReportMethods> {
   }
 
   /**
-   * The current tables as the JSON text of a TablesDoc: the small rows encoded now, the jobs
-   * from the text they were stored as.
+   * The current tables as the JSON text of a TablesDoc, in parts to be concatenated: the small
+   * rows encoded now (the first part, starting with `{`), then the jobs from the text they were
+   * stored as, each its own part (never joined: together they run to megabytes).
    */
-  protected tablesJson(): string {
+  protected tablesJson(): string[] {
     const small = JSON.stringify({
       accounts: [...this.accounts.values()],
       keys: [...this.keys.values()],
@@ -253,7 +254,13 @@ export class Tables implements Omit<Store, ReportMethods> {
       usage: [...this.usage.values()],
       meta: [...this.meta].map(([key, value]) => ({ key, value })),
     });
-    return `${small.slice(0, -1)},"jobs":[${[...this.jobs.values()].map((j) => j.json).join(',')}]}`;
+    const parts = [`${small.slice(0, -1)},"jobs":[`];
+    for (const job of this.jobs.values()) {
+      if (parts.length > 1) parts.push(',');
+      parts.push(job.json);
+    }
+    parts.push(']}');
+    return parts;
   }
 
   /** Encodes the row first (a row that cannot be written throws here, changing nothing), then stores it. */
