@@ -276,7 +276,7 @@ export class FileStore extends Tables implements Store {
       return Promise.reject(this.writeFailed(err));
     }
     this.stats.fileWrites += synced.length;
-    if (this.journal.size > this.journalLimitBytes && !this.snapshotting) this.trySnapshot();
+    if (this.journal.size > this.journalLimitBytes && !this.snapshotting && !this.closing) this.trySnapshot();
     return this.track(
       Promise.all([...synced, ...earlier]).then(
         () => {
