@@ -169,3 +169,19 @@ for (const [kind, value] of [
     await reopened.close();
   });
 }
+
+test('values of astral characters longer than a chunk read back whole after reopening (no chunk ends inside a surrogate pair)', async () => {
+  const dir = tempDir();
+  // Pairs start at even offsets of one value's journal line and at odd offsets of the other's: one of them has a chunk end inside a pair.
+  const values = ['', 'a'].map((prefix) => `${prefix}${'😀'.repeat(600_000)}`);
+  const s = await open(dir, { journalLimitBytes: 64 << 20 });
+  for (const [i, value] of values.entries()) {
+    s.setMeta(`k${i}`, value);
+    await s.commit();
+  }
+  await s.close();
+  assert.deepEqual(journalLines(dir).map((l) => l.v === values[Number(l.k.slice(1))]), [true, true], 'the journal lines are intact');
+  const reopened = await open(dir);
+  assert.deepEqual([reopened.getMeta('k0'), reopened.getMeta('k1')], values);
+  await reopened.close();
+});
