@@ -58,7 +58,8 @@ const readLimited = async (c: Context, maxBytes: number): Promise<Buffer> => {
   if (declared !== null) {
     if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
     const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-    return incoming instanceof IncomingMessage ? readIncoming(incoming, Number(declared)) : Buffer.from(await request.arrayBuffer());
+    // Read from the Node request only while nothing else has started reading it (else its end may have passed).
+    return incoming instanceof IncomingMessage && !incoming.readableDidRead ? readIncoming(incoming, Number(declared)) : Buffer.from(await request.arrayBuffer());
   }
   if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
