@@ -5,6 +5,8 @@
  * 400 body is `{valid:false, errors:[{path,message}]}`; elsewhere it is the flat
  * `{error, code: "INVALID_REQUEST"}`.
  */
+import { isAscii, isUtf8 } from 'node:buffer';
+import { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { ApiError } from '../lib/errors.ts';
 import { badBody, jsonBody, type JsonBodyOptions } from '../lib/json.ts';
@@ -23,18 +25,44 @@ const tooLarge = (maxBytes: number) =>
   new ApiError('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${maxBytes} bytes`);
 
 /**
- * Reads the raw body within `maxBytes`. With a Content-Length, the HTTP parser frames the body
- * to exactly that length, so checking the header suffices, and the whole-body read takes the
- * adapter's fast path (a web-stream reader costs ~3x the throughput of this endpoint). Without
- * one (chunked), the stream is read and cut off as soon as it passes the limit.
+ * The body of a Node request, copied as each chunk arrives into one buffer of its declared length:
+ * a 10 MB body costs one copy spread over its arrival, where the Request's arrayBuffer() joins the
+ * chunks and then copies the result again, each step over the whole body at once.
  */
-const readLimited = async (request: Request, maxBytes: number): Promise<Uint8Array> => {
+const readIncoming = (incoming: IncomingMessage, length: number): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const body = Buffer.allocUnsafe(length);
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.copy(body, received);
+    };
+    const onEnd = () => settle(() => resolve(body.subarray(0, received)));
+    const onError = (err: Error) => settle(() => reject(err));
+    const onClose = () => settle(() => reject(new Error('the client closed the connection before the body was complete')));
+    const settle = (then: () => void) => {
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      then();
+    };
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
+
+/**
+ * Reads the raw body within `maxBytes`. With a Content-Length, the HTTP parser frames the body
+ * to exactly that length, so checking the header suffices; served by Node (the adapter hands the
+ * app its IncomingMessage) the body is read from it (see readIncoming), else through the
+ * adapter's whole-body fast path (a web-stream reader costs ~3x the throughput of this endpoint).
+ * Without one (chunked), the stream is read and cut off as soon as it passes the limit.
+ */
+const readLimited = async (c: Context, maxBytes: number): Promise<Buffer> => {
+  const request = c.req.raw;
   const declared = request.headers.get('content-length');
   if (declared !== null) {
     if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
-    return new Uint8Array(await request.arrayBuffer());
+    const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+    // Read from the Node request only while nothing else has started reading it (else its end may have passed).
+    return incoming instanceof IncomingMessage && !incoming.readableDidRead ? readIncoming(incoming, Number(declared)) : Buffer.from(await request.arrayBuffer());
   }
-  if (!request.body) return new Uint8Array(0);
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -48,16 +76,19 @@ const readLimited = async (request: Request, maxBytes: number): Promise<Uint8Arr
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return Buffer.concat(chunks, total);
 };
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+/**
+ * The bytes as text, or undefined when they are not UTF-8; a leading byte order mark is dropped.
+ * ASCII (nearly every JSON body) is copied as it is, and each check runs at memory speed: ~1 ms
+ * for 10 MB, where a fatal TextDecoder took 12-30 ms of the event loop.
+ */
+const utf8Text = (bytes: Buffer): string | undefined => {
+  const text = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  if (isAscii(text)) return text.toString('latin1');
+  return isUtf8(text) ? text.toString('utf8') : undefined;
+};
 
 /** The body's text: a JSON Content-Type, within the size limit, not empty, valid UTF-8. */
 export const readBodyText = async (c: Context, options: Pick<ReadJsonOptions, 'maxBytes' | 'validationShape'>): Promise<string> => {
@@ -65,13 +96,11 @@ export const readBodyText = async (c: Context, options: Pick<ReadJsonOptions, 'm
     const message = 'Content-Type must be application/json';
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', message, options.validationShape ? { validationBody: [{ path: 'body', message }] } : {});
   }
-  const bytes = await readLimited(c.req.raw, options.maxBytes);
+  const bytes = await readLimited(c, options.maxBytes);
   if (bytes.byteLength === 0) throw badBody('request body is empty; expected a JSON object', options.validationShape);
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    throw badBody('request body is not valid JSON: body is not valid UTF-8', options.validationShape);
-  }
+  const text = utf8Text(bytes);
+  if (text === undefined) throw badBody('request body is not valid JSON: body is not valid UTF-8', options.validationShape);
+  return text;
 };
 
 export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> =>

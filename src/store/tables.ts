@@ -7,6 +7,8 @@
  * be written throws to its caller and leaves the tables as they were. Jobs, the only rows that
  * hold what callers sent (a whole card), are kept as that text: reading one parses it (which
  * never fails on nesting), and the journal and the snapshot reuse it instead of encoding again.
+ * Their request goes last in that text, so a status read parses only what comes before it: a
+ * poll of a job holding a megabyte body costs what a small job costs, not a parse of the body.
  */
 import { encodeRecord } from './encode.ts';
 import type { Account, ApiKeyRecord, Counter, JobRecord, JobStatus, Store, UsageRow } from './types.ts';
@@ -39,9 +41,18 @@ export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'us
 /** A job as kept: its JSON text, and what listing and compaction read without parsing it. */
 interface StoredJob {
   json: string;
+  /** Where `,"request":` starts in `json`: everything before it is the job without its request. */
+  requestAt: number;
   status: JobStatus;
   updated_at: string;
 }
+
+/** The job as JSON text with its request last (see StoredJob); throws UnstorableRecordError, naming the job, when it has none. */
+const encodeJob = (key: string, job: JobRecord): Pick<StoredJob, 'json' | 'requestAt'> => {
+  const { request, ...fields } = job;
+  const head = encodeRecord(`jobs row ${key}`, fields).slice(0, -1);
+  return { json: `${head},"request":${encodeRecord(`jobs row ${key}`, request)}}`, requestAt: head.length };
+};
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -170,11 +181,15 @@ export class Tables implements Omit<Store, ReportMethods> {
   }
 
   putJob(job: JobRecord): void {
-    this.setRow('jobs', job.id, job);
+    this.changed('jobs', job.id, this.putJobRow(job.id, job));
   }
   getJob(id: string): JobRecord | undefined {
     const j = this.jobs.get(id);
     return j && (JSON.parse(j.json) as JobRecord);
+  }
+  getJobStatus(id: string): Omit<JobRecord, 'request'> | undefined {
+    const j = this.jobs.get(id);
+    return j && (JSON.parse(`${j.json.slice(0, j.requestAt)}}`) as Omit<JobRecord, 'request'>);
   }
   listUnfinishedJobs(): JobRecord[] {
     return [...this.jobs.values()].filter((j) => !isFinished(j.status)).map((j) => JSON.parse(j.json) as JobRecord);
@@ -203,7 +218,8 @@ export class Tables implements Omit<Store, ReportMethods> {
     if (typeof key !== 'string') throw new Error(`a ${table} row without its key`);
     if (value === null) return this.removeRow(table, key);
     if (!rowIsValid[table](key, value)) throw new Error(`not a valid ${table} row`);
-    this.putRow(table, key, value, table === 'jobs' ? encodeRecord(`job ${key}`, value) : '');
+    if (table === 'jobs') this.putJobRow(key, value as JobRecord);
+    else this.putRow(table, key, value);
   }
 
   /** Replaces the tables with a loaded snapshot; returns the rows that could not be loaded (left out). */
@@ -226,10 +242,11 @@ export class Tables implements Omit<Store, ReportMethods> {
   }
 
   /**
-   * The current tables as the JSON text of a TablesDoc: the small rows encoded now, the jobs
-   * from the text they were stored as.
+   * The current tables as the JSON text of a TablesDoc, in parts to be concatenated: the small
+   * rows encoded now (the first part, starting with `{`), then the jobs from the text they were
+   * stored as, each its own part (never joined: together they run to megabytes).
    */
-  protected tablesJson(): string {
+  protected tablesJson(): string[] {
     const small = JSON.stringify({
       accounts: [...this.accounts.values()],
       keys: [...this.keys.values()],
@@ -237,14 +254,27 @@ export class Tables implements Omit<Store, ReportMethods> {
       usage: [...this.usage.values()],
       meta: [...this.meta].map(([key, value]) => ({ key, value })),
     });
-    return `${small.slice(0, -1)},"jobs":[${[...this.jobs.values()].map((j) => j.json).join(',')}]}`;
+    const parts = [`${small.slice(0, -1)},"jobs":[`];
+    for (const job of this.jobs.values()) {
+      if (parts.length > 1) parts.push(',');
+      parts.push(job.json);
+    }
+    parts.push(']}');
+    return parts;
   }
 
   /** Encodes the row first (a row that cannot be written throws here, changing nothing), then stores it. */
-  private setRow(table: TableName, key: string, value: unknown): void {
+  private setRow(table: Exclude<TableName, 'jobs'>, key: string, value: unknown): void {
     const json = encodeRecord(`${table} row ${key}`, value);
-    this.putRow(table, key, value, json);
+    this.putRow(table, key, value);
     this.changed(table, key, json);
+  }
+
+  /** Encodes and stores a job (throwing, changing nothing, when it cannot be written); returns its JSON text. */
+  private putJobRow(key: string, job: JobRecord): string {
+    const { json, requestAt } = encodeJob(key, job);
+    this.jobs.set(key, { json, requestAt, status: job.status, updated_at: job.updated_at });
+    return json;
   }
 
   private deleteRow(table: TableName, key: string): void {
@@ -252,12 +282,8 @@ export class Tables implements Omit<Store, ReportMethods> {
     this.changed(table, key, null);
   }
 
-  private putRow(table: TableName, key: string, value: unknown, json: string): void {
-    if (table === 'jobs') {
-      const job = value as JobRecord;
-      this.jobs.set(key, { json, status: job.status, updated_at: job.updated_at });
-      return;
-    }
+  /** Stores a row of any table but jobs (see putJobRow). */
+  private putRow(table: Exclude<TableName, 'jobs'>, key: string, value: unknown): void {
     if (table === 'keys') {
       this.removeRow('keys', key); // its old hash no longer finds it
       this.keyIdByHash.set((value as ApiKeyRecord).hash, key);

@@ -176,6 +176,8 @@ export interface Store {
   // jobs (async webhooks)
   putJob(job: JobRecord): void;
   getJob(id: string): JobRecord | undefined;
+  /** The job without its request (which holds the whole body): what a status answer needs, without parsing the body. */
+  getJobStatus(id: string): Omit<JobRecord, 'request'> | undefined;
   /** Jobs still queued or processing (to run again after a restart). */
   listUnfinishedJobs(): JobRecord[];
 

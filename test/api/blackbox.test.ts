@@ -94,4 +94,28 @@ describe('validation endpoints on the real server', () => {
       assert.equal((await report.json()).id, id);
     }
   });
+
+  it('reads a body as UTF-8 whether it is ASCII or not, with or without a length, drops a leading byte order mark, and refuses bytes that are not UTF-8', async () => {
+    const send = (bytes: Uint8Array | ReadableStream<Uint8Array>) =>
+      fetch(`${server.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes, duplex: 'half' } as RequestInit);
+    const card = (name: string) => Buffer.from(JSON.stringify({ agent_card: { ...sampleCard(), name } }));
+    const nameOf = async (res: Response) => (await (await fetch(`${server.url}/reports/${(await res.json()).report_id}`, { headers: { accept: 'application/json' } })).json()).card.name;
+    assert.equal(await nameOf(await send(card('plain'))), 'plain');
+    assert.equal(await nameOf(await send(card('Agent ☃ 😀'))), 'Agent ☃ 😀');
+    assert.equal(await nameOf(await send(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), card('bom')]))), 'bom');
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const bytes = card('chunked ☃');
+        controller.enqueue(bytes.subarray(0, 7));
+        controller.enqueue(bytes.subarray(7));
+        controller.close();
+      },
+    });
+    assert.equal(await nameOf(await send(chunked)), 'chunked ☃');
+    for (const bad of [Buffer.concat([card('x').subarray(0, 20), Buffer.from([0xff]), card('x').subarray(20)]), Buffer.from('{"agent_card":{"name":"\xc3"}}', 'latin1')]) {
+      const res = await send(bad);
+      assert.equal(res.status, 400);
+      assert.deepEqual(await res.json(), { valid: false, errors: [{ path: 'body', message: 'request body is not valid JSON: body is not valid UTF-8' }] });
+    }
+  });
 });

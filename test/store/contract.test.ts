@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, mock, test } from 'node:test';
 import { openFileStore } from '../../src/store/file.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { UnstorableRecordError } from '../../src/store/encode.ts';
@@ -234,6 +234,22 @@ for (const impl of implementations) {
       assert.equal(s.getJob('val_1')?.error, 'boom');
       assert.equal(s.getJob('val_9'), undefined);
       assert.deepEqual(s.listUnfinishedJobs().map((j) => j.id), ['val_2']);
+    });
+
+    withStore('jobs: a status read is the job without its request, and never parses the request body', async (s) => {
+      const body = `{"agent_card":{"name":"big","skills":[${'{"id":"a"},'.repeat(1000)}{"id":"b"}]}}`;
+      const queued: JobRecord = { ...job('val_1', 'queued'), request: { agent_card: null, body, callback_url: 'https://example.com/hook' }, attempts: 1 };
+      s.putJob(queued);
+      const parsed: string[] = [];
+      const parseJson = JSON.parse;
+      const spy = mock.method(JSON, 'parse', (text: string) => (parsed.push(text), parseJson(text)));
+      const status = s.getJobStatus('val_1');
+      spy.mock.restore();
+      const { request: _request, ...withoutRequest } = queued;
+      assert.deepEqual(status, withoutRequest);
+      assert.ok(parsed.length > 0 && parsed.every((text) => !text.includes('"skills"')), 'the status read parsed the body');
+      assert.equal(s.getJobStatus('val_9'), undefined);
+      assert.deepEqual(s.getJob('val_1'), queued);
     });
 
     withStore('meta: set and get', async (s) => {

@@ -132,7 +132,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string)
  * away after a day, answers from its report as completed, for as long as reports are kept.
  */
 export const validationStatus = async (deps: AppDeps, id: string) => {
-  const job = deps.store.getJob(id);
+  const job = deps.store.getJobStatus(id);
   if (job) return statusBody(job);
   const report = id.startsWith('val_') ? await findReport(deps.store, deps.config, deps.clock.now(), id) : undefined;
   if (report?.kind !== 'webhook') return undefined;
@@ -140,7 +140,7 @@ export const validationStatus = async (deps: AppDeps, id: string) => {
   return { validation_id: id, status: 'completed' as const, created_at: report.created_at, updated_at: result.timestamp ?? report.created_at, result };
 };
 
-const statusBody = (job: JobRecord) => ({
+const statusBody = (job: Omit<JobRecord, 'request'>) => ({
   validation_id: job.id,
   status: job.status,
   created_at: job.created_at,

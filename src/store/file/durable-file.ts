@@ -3,10 +3,14 @@
  * A reader (or a restart after kill -9 or power loss) sees either the old or the new complete
  * file, never a partial one. Each target has one fixed temp name; the data-dir lock and the
  * store's serial flushes guarantee a single writer per file.
+ *
+ * Large texts are encoded and written a bounded chunk at a time, each write and sync in the
+ * threadpool: a snapshot or a group of reports of tens of MB written at once held the event loop
+ * for up to a second (encoding, page-cache writes throttled by the kernel, fsync).
  */
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import type { SyncAdapter } from 'lowdb';
+import type { Adapter } from 'lowdb';
 import { StoreError, errorCode } from './errors.ts';
 
 const TEMP_SUFFIX = '.tmp';
@@ -16,11 +20,83 @@ export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 const tempPathOf = (file: string): string => path.join(path.dirname(file), `.${path.basename(file)}${TEMP_SUFFIX}`);
 
+/** A text as one string, or as the parts it is the concatenation of (never joined: a snapshot's run to megabytes). */
+export type Text = string | readonly string[];
+
+/** Characters encoded at once: about a millisecond of the event loop per chunk. */
+const CHUNK_CHARS = 1 << 20;
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+
+const encodeUtf8 = (pieces: readonly string[]): Buffer => {
+  if (pieces.length === 1) return Buffer.from(pieces[0]!, 'utf8');
+  let size = 0;
+  for (const piece of pieces) size += Buffer.byteLength(piece, 'utf8');
+  const bytes = Buffer.allocUnsafe(size);
+  let offset = 0;
+  for (const piece of pieces) offset += bytes.write(piece, offset, 'utf8');
+  return bytes;
+};
+
 /**
- * Synchronous on purpose: the store flushes a whole group of commits at once, and here a
- * write plus fsync of a few hundred KB costs well under a millisecond, while each async step
- * would wait for a turn of a busy event loop (six steps per file: measured flushes of 10-50 ms
- * under load, which held every waiting request).
+ * The concatenation of `parts` as UTF-8, in buffers of about CHUNK_CHARS characters, each encoded
+ * only when it is asked for. A part may be split between two buffers, never inside a surrogate pair.
+ */
+export function* utf8Chunks(parts: Iterable<string>): Generator<Buffer> {
+  let batch: string[] = [];
+  let room = CHUNK_CHARS;
+  for (const part of parts) {
+    for (let start = 0; start < part.length; ) {
+      let end = Math.min(part.length, start + room);
+      if (end < part.length && isHighSurrogate(part.charCodeAt(end - 1))) end += end - 1 > start ? -1 : 1;
+      batch.push(start === 0 && end === part.length ? part : part.slice(start, end));
+      room -= end - start;
+      start = end;
+      if (room <= 0) {
+        yield encodeUtf8(batch);
+        batch = [];
+        room = CHUNK_CHARS;
+      }
+    }
+  }
+  if (batch.length > 0) yield encodeUtf8(batch);
+}
+
+/**
+ * Writes every chunk, in order, at the descriptor's position (its end, for a file opened for
+ * appends), each write in the threadpool; returns the bytes written.
+ */
+export const writeChunks = async (fd: number, chunks: Iterable<Buffer>): Promise<number> => {
+  let total = 0;
+  for (const chunk of chunks) {
+    for (let done = 0; done < chunk.length; ) {
+      done += await new Promise<number>((resolve, reject) => fs.write(fd, chunk, done, chunk.length - done, null, (err, n) => (err ? reject(err) : resolve(n))));
+    }
+    total += chunk.length;
+  }
+  return total;
+};
+
+/** fdatasync in the threadpool. */
+export const dataSync = (fd: number): Promise<void> => new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+
+/** writeFileDurably with every step in the threadpool, the text encoded a chunk at a time: for texts of any size. */
+export const writeFileDurablyAsync = async (file: string, text: Text): Promise<void> => {
+  const temp = tempPathOf(file);
+  const handle = await fsp.open(temp, 'w', FILE_MODE);
+  try {
+    await writeChunks(handle.fd, utf8Chunks(typeof text === 'string' ? [text] : text));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fsp.rename(temp, file);
+  await syncDirectoryAsync(path.dirname(file));
+};
+
+/**
+ * Synchronous, for the rare rewrites (a repair at open, retention of the active segment): a
+ * write plus fsync of a few MB, where each async step would wait for a turn of the event loop.
  */
 export const writeFileDurably = (file: string, content: string | Buffer): void => {
   const temp = tempPathOf(file);
@@ -35,7 +111,18 @@ export const writeFileDurably = (file: string, content: string | Buffer): void =
   syncDirectory(path.dirname(file));
 };
 
-/** Makes a rename or unlink in `dir` durable. */
+/** Makes a rename, creation or unlink in `dir` durable, in the threadpool. */
+export const syncDirectoryAsync = async (dir: string): Promise<void> => {
+  if (process.platform === 'win32') return; // directories cannot be opened for fsync there
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+};
+
+/** Makes a rename or unlink in `dir` durable (at open, where nothing else waits). */
 export const syncDirectory = (dir: string): void => {
   if (process.platform === 'win32') return; // directories cannot be opened for fsync there
   const fd = fs.openSync(dir, 'r');
@@ -68,23 +155,23 @@ export const parseStoreFile = <T>(file: string, text: string, isValid: (data: un
 };
 
 /**
- * lowdb adapter over one text file with durable writes: a missing file reads as null. The store
- * builds the snapshot's text itself (from rows already encoded: see tables.ts) and parses what is
- * read with parseStoreFile.
+ * lowdb adapter over one text file with durable writes (see writeFileDurablyAsync): a missing
+ * file reads as null. The store builds the snapshot's text itself, in parts (from rows already
+ * encoded: see tables.ts), and parses what is read with parseStoreFile.
  */
-export class DurableTextFile implements SyncAdapter<string | null> {
+export class DurableTextFile implements Adapter<Text> {
   constructor(readonly file: string) {}
 
-  read(): string | null {
+  async read(): Promise<string | null> {
     try {
-      return fs.readFileSync(this.file, 'utf8');
+      return await fsp.readFile(this.file, 'utf8');
     } catch (err) {
       if (errorCode(err) === 'ENOENT') return null;
       throw new StoreError(`cannot read store file ${this.file}: ${(err as Error).message}`);
     }
   }
 
-  write(text: string | null): void {
-    if (text !== null) writeFileDurably(this.file, text);
+  write(text: Text): Promise<void> {
+    return writeFileDurablyAsync(this.file, text);
   }
 }

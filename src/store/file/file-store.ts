@@ -3,6 +3,7 @@
  *   cardgate.lock        the owner's pid and start time (one process per directory; see lock.ts),
  *   store.json           snapshot of accounts, keys, counters, usage, jobs, meta (one lowdb document),
  *   store.journal        rows changed since that snapshot, one JSON line each (last one wins),
+ *   store.journal.<n>    while a snapshot is being written: the journals before it (read first, in order),
  *   reports/seg-*.jsonl  reports in bounded segments (see report-segments.ts),
  *   quarantine/          records that could not be loaded, as they were (see recovery.ts).
  * The directories are 0700 and the files 0600: they hold cards and key hashes.
@@ -10,12 +11,22 @@
  * Every mutation is applied in memory at once; `commit()` resolves when the flush containing
  * it is durable. A flush runs once per event-loop turn (setImmediate), so every request handled
  * in that turn shares it (group commit), and it costs one append + fdatasync per file touched:
- * the changed rows to the journal, the new reports to the active segment. The appends are
- * synchronous writes (cheap, into the page cache) and the fdatasyncs run in the threadpool while
- * the event loop serves the next requests: one async step per file, where whole-file rewrites
- * took six, each waiting for a turn of a busy event loop (measured: flushes of 10-50 ms under
- * load). Whole-file rewrites (temp file, fsync, rename, fsync of the directory) are kept for the
- * snapshot, taken at open and whenever the journal has grown past a bound.
+ * the changed rows to the journal, the new reports to the active segment. A small append is a
+ * synchronous write (cheap, into the page cache), a large one is written a chunk at a time in
+ * the threadpool (see append-log.ts), and the fdatasyncs run there too while the event loop
+ * serves the next requests: one async step per file for the usual small flush, where whole-file
+ * rewrites took six, each waiting for a turn of a busy event loop (measured: flushes of 10-50 ms
+ * under load).
+ *
+ * The snapshot (temp file, fsync, rename, fsync of the directory) is taken at open and whenever
+ * the journal has grown past a bound, in the threadpool while the store goes on: its text is
+ * taken at once (the rows' texts, never joined), the journal is renamed to store.journal.<n> and
+ * a new one started, and the previous journals are deleted once the snapshot is durable. A commit
+ * never waits for a snapshot. At every step of a crash the open finds either the old snapshot
+ * with all the journals, or the new one with the new journal (and perhaps previous journals,
+ * whose lines the new snapshot already holds: replaying them changes nothing, as the new
+ * journal replayed after them holds every later change). A failed snapshot leaves its previous
+ * journal for the next one to delete.
  *
  * Rows and reports are encoded when they are put (a record that cannot be written fails its own
  * call and changes nothing), so a flush and a snapshot only join texts that exist: no stored
@@ -23,15 +34,15 @@
  * torn tail cut off (recovery.ts); only what is not one record (an unreadable file, a snapshot
  * that does not parse) stops the start, with an error naming the file.
  */
-import fs from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { LowSync } from 'lowdb';
+import { Low } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
 import type { NewReport, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';
-import { DIR_MODE, DurableTextFile, parseStoreFile, removeStaleTempFiles } from './durable-file.ts';
+import { DIR_MODE, DurableTextFile, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
 import { Recovery, type JsonLine } from './recovery.ts';
@@ -52,6 +63,15 @@ export interface FileStoreOptions {
 
 export const MAIN_FILE = 'store.json';
 export const JOURNAL_FILE = 'store.journal';
+/** A journal renamed away by a snapshot (numbered in order) until a snapshot is durable. */
+const PREVIOUS_JOURNAL = /^store\.journal\.(\d+)$/;
+
+interface PreviousJournal {
+  file: string;
+  no: number;
+  /** Open while appends made before the rotation may still be written to it; null for one found at open. */
+  log: AppendLog | null;
+}
 const HOUR_MS = 3_600_000;
 
 interface MainDoc extends TablesDoc {
@@ -101,6 +121,9 @@ export class FileStore extends Tables implements Store {
   private scheduled: Promise<void> | null = null;
   /** Flushes whose fdatasyncs are still running. */
   private readonly flushing = new Set<Promise<void>>();
+  /** The journals before the snapshot being written (and before any that failed), oldest first. */
+  private readonly previousJournals: PreviousJournal[];
+  private snapshotting: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
   private pruning: Promise<unknown> = Promise.resolve();
   private retentionTimer: ReturnType<typeof setInterval> | undefined;
@@ -112,10 +135,12 @@ export class FileStore extends Tables implements Store {
 
   constructor(
     /** The snapshot file (its text is built here, see snapshot()). */
-    private readonly main: LowSync<string | null>,
+    private readonly main: Low<Text>,
     /** Reports created before this (epoch ms) were pruned (snapshot and journal); the segments may still hold some. */
     private prunedBefore: number,
-    private readonly journal: AppendLog,
+    private journal: AppendLog,
+    /** Previous journals found at open (snapshots cut short): deleted by the next snapshot. */
+    previousJournals: PreviousJournal[],
     private readonly reports: ReportSegments,
     private readonly lock: DirLock,
     options: FileStoreOptions,
@@ -126,6 +151,7 @@ export class FileStore extends Tables implements Store {
     this.retentionMs = options.retentionDays === undefined ? undefined : options.retentionDays * DAY_MS;
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
     this.journalLimitBytes = options.journalLimitBytes ?? 4 * 1024 * 1024;
+    this.previousJournals = previousJournals;
   }
 
   protected override changed(table: TableName, key: string, json: string | null): void {
@@ -207,16 +233,16 @@ export class FileStore extends Tables implements Store {
     this.retentionTimer.unref?.();
   }
 
-  /** Folds everything into a new snapshot and empties the journal (crash-safe: replaying the old journal onto the new snapshot changes nothing). */
-  snapshot(): void {
-    this.main.data = `{"format":1,"reports_pruned_before":${JSON.stringify(this.prunedBefore)},${this.tablesJson().slice(1)}`;
-    try {
-      this.main.write();
-    } finally {
-      this.main.data = null; // the text repeats every job: not kept once written
-    }
-    this.journal.reset();
-    this.stats.fileWrites++;
+  /**
+   * Folds everything into a new snapshot and starts a new journal (see the top of this file);
+   * resolves once the snapshot is durable and the previous journal gone. While one is being
+   * written, a call returns it.
+   */
+  snapshot(): Promise<void> {
+    this.snapshotting ??= this.writeSnapshot().finally(() => {
+      this.snapshotting = null;
+    });
+    return this.snapshotting;
   }
 
   private expiredBefore(): number {
@@ -236,11 +262,13 @@ export class FileStore extends Tables implements Store {
     try {
       const lines = [...this.dirtyRows.values()];
       if (this.prunedBeforeDirty) lines.push(`{"t":"reports_pruned_before","v":${this.prunedBefore}}`);
-      if (lines.length > 0) {
+      if (lines.length > 0 || this.journal.unwritten) {
         synced.push(this.journal.append(lines));
         this.dirtyRows.clear();
         this.prunedBeforeDirty = false;
       }
+      // Lines of a previous journal whose write failed are older than the journal's: they go there, still read first.
+      for (const { log } of this.previousJournals) if (log?.unwritten) synced.push(log.append([]));
       synced.push(...this.reports.flush());
     } catch (err) {
       // What was appended before the failure still syncs; later flushes must wait for it.
@@ -248,7 +276,7 @@ export class FileStore extends Tables implements Store {
       return Promise.reject(this.writeFailed(err));
     }
     this.stats.fileWrites += synced.length;
-    if (this.journal.size > this.journalLimitBytes) this.trySnapshot();
+    if (this.journal.size > this.journalLimitBytes && !this.snapshotting && !this.closing) this.trySnapshot();
     return this.track(
       Promise.all([...synced, ...earlier]).then(
         () => {
@@ -271,11 +299,50 @@ export class FileStore extends Tables implements Store {
 
   /** The journal is already durable without it: a failed snapshot is logged and tried again at the next flush. */
   private trySnapshot(): void {
+    this.snapshot().catch((err: Error) => this.log.error('store snapshot failed; the journal goes on growing until one succeeds', { error: err.message }));
+  }
+
+  private async writeSnapshot(): Promise<void> {
+    const [tables, ...jobs] = this.tablesJson();
+    const text = [`{"format":1,"reports_pruned_before":${JSON.stringify(this.prunedBefore)},${tables!.slice(1)}`, ...jobs];
+    this.rotateJournal();
+    const folded = [...this.previousJournals];
+    this.main.data = text;
     try {
-      this.snapshot();
-    } catch (err) {
-      this.log.error('store snapshot failed; the journal goes on growing until one succeeds', { error: (err as Error).message });
+      await this.main.write();
+    } finally {
+      this.main.data = ''; // the text repeats every job: not kept once written
     }
+    for (const previous of folded) {
+      const { log } = previous;
+      previous.log = null; // its lines are in the snapshot now: never written again
+      await log?.close();
+      await fsp.rm(previous.file, { force: true });
+    }
+    await syncDirectoryAsync(path.dirname(this.journal.file));
+    this.previousJournals.splice(0, folded.length);
+    this.stats.fileWrites++;
+  }
+
+  /**
+   * Renames the journal to the next previous journal and opens a new one (appends still in flight
+   * land in the renamed file). The new journal's first append is durable only with its directory
+   * entry, and so with the rename.
+   */
+  private rotateJournal(): void {
+    const file = this.journal.file;
+    const no = (this.previousJournals.at(-1)?.no ?? 0) + 1;
+    const previousFile = `${file}.${no}`;
+    fs.renameSync(file, previousFile);
+    let fresh: AppendLog;
+    try {
+      fresh = AppendLog.open(file);
+    } catch (err) {
+      fs.renameSync(previousFile, file);
+      throw err;
+    }
+    this.previousJournals.push({ file: previousFile, no, log: this.journal });
+    this.journal = fresh;
   }
 
   private writeFailed(err: unknown): StoreError {
@@ -289,11 +356,13 @@ export class FileStore extends Tables implements Store {
     try {
       await this.pruning;
       await this.scheduled?.catch(() => {}); // its failure is retried by the final flush below
+      await this.snapshotting?.catch(() => {}); // logged; the journals hold its content
       await Promise.allSettled([...this.flushing]);
       if (this.durableSeq < this.seq) await this.flush();
     } finally {
       await this.reports.close();
       await this.journal.close();
+      for (const { log } of this.previousJournals) await log?.close();
       this.lock.release();
     }
   }
@@ -356,12 +425,19 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
 
     // Never lowdb's JSONFilePreset: it silently switches to memory under NODE_ENV=test.
     const mainFile = path.join(dataDir, MAIN_FILE);
-    const main = new LowSync<string | null>(new DurableTextFile(mainFile), null);
+    const mainAdapter = new DurableTextFile(mainFile);
+    const main = new Low<Text>(mainAdapter, '');
     // Read through the adapter, not main.read(): lowdb takes an empty file's text (falsy) for "no file".
-    const mainText = main.adapter.read();
+    const mainText = await mainAdapter.read();
     const doc = mainText === null ? emptyMainDoc() : parseStoreFile(mainFile, mainText, isMainDoc);
+    // A snapshot cut short leaves the journals before it: their lines come before the journal's.
     const journalFile = path.join(dataDir, JOURNAL_FILE);
-    const entries = recovery.readLog(journalFile, notAJournalEntry);
+    const previousJournals: PreviousJournal[] = (await fsp.readdir(dataDir))
+      .map((name) => ({ file: path.join(dataDir, name), no: Number(PREVIOUS_JOURNAL.exec(name)?.[1] ?? NaN), log: null }))
+      .filter((j) => !Number.isNaN(j.no))
+      .sort((a, b) => a.no - b.no);
+    const journals = [...previousJournals.map((j) => j.file), journalFile].map((file) => ({ file, entries: recovery.readLog(file, notAJournalEntry) }));
+    const entries = journals.flatMap((j) => j.entries);
     journal = AppendLog.open(journalFile);
 
     let prunedBefore = doc.reports_pruned_before;
@@ -369,12 +445,12 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
     const retentionCutoff = options.retentionDays === undefined ? -Infinity : (options.clock ?? systemClock).now() - options.retentionDays * DAY_MS;
     reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff), recovery);
 
-    const store = new FileStore(main, prunedBefore, journal, reports, lock, options);
+    const store = new FileStore(main, prunedBefore, journal, previousJournals, reports, lock, options);
     const rejectedRows = store.loadSnapshot(doc);
     quarantineSnapshotRows(recovery, mainFile, doc, rejectedRows);
-    recovery.quarantine(journalFile, store.replay(entries).map((l) => ({ ...l, raw: l.text })));
-    // The journal folded into a new snapshot; and a snapshot with rows quarantined is written without them.
-    if (entries.length > 0 || rejectedRows.length > 0) store.snapshot();
+    for (const { file, entries } of journals) recovery.quarantine(file, store.replay(entries).map((l) => ({ ...l, raw: l.text })));
+    // The journals folded into a new snapshot; and a snapshot with rows quarantined is written without them.
+    if (entries.length > 0 || rejectedRows.length > 0 || previousJournals.length > 0) await store.snapshot();
     store.startUpkeep();
     log.info('store opened', { data_dir: dataDir, reports: store.reportCount(), ms: Date.now() - started });
     return store;

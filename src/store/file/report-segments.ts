@@ -1,8 +1,9 @@
 /**
  * Reports in bounded segment files `reports/seg-000123.jsonl`: one report per line, in put order
  * (a later line with the same id replaces an earlier one). The active (newest) segment is only
- * ever appended to, one write and one fdatasync per flush; once full it is sealed and its file
- * is not written again. So recording a report costs the same with 100 or 100,000 stored.
+ * ever appended to, one append (see append-log.ts) per flush; once full it is sealed and its file
+ * is not written again. So recording a report costs the same with 100 or 100,000 stored. A
+ * segment's reports are read from memory until its lines are all written to its file.
  *
  * In memory: id → (segment, summary position), alias → id (see aliases.ts), the summaries in put
  * order (listing without reading bodies), and the reports of the active segment as their lines.
@@ -18,7 +19,7 @@ import { fromLine, readLine, reportLine } from '../report-lines.ts';
 import { summarizeReport } from '../summary.ts';
 import type { NewReport, ReportRecord, ReportSummary } from '../types.ts';
 import { AppendLog } from './append-log.ts';
-import { syncDirectory, writeFileDurably } from './durable-file.ts';
+import { syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
 import { parseJsonLines, type Recovery } from './recovery.ts';
 
@@ -45,8 +46,10 @@ interface Segment {
   records: Map<string, string> | null;
   /** Lines put since the last flush. */
   pending: string[];
-  /** Open for appends while the segment is active or has pending lines. */
+  /** Open for appends while the segment is active or has lines not yet written. */
   log: AppendLog | null;
+  /** The latest append, until it has settled. */
+  appending: Promise<void> | null;
 }
 
 const isReport = (value: unknown): value is ReportRecord =>
@@ -188,7 +191,7 @@ export class ReportSegments {
       this.cache.delete(seg.no);
       await fsp.rm(path.join(this.dir, segmentName(seg.no)), { force: true });
     }
-    if (expired.length > 0) syncDirectory(this.dir);
+    if (expired.length > 0) await syncDirectoryAsync(this.dir);
     return removed;
   }
 
@@ -215,20 +218,33 @@ export class ReportSegments {
   }
 
   /**
-   * Appends every segment's pending lines; throws when a write fails (the lines stay pending for
-   * the next flush). Returns the fdatasyncs to wait for.
+   * Appends every segment's pending lines (and the lines of a failed append again); throws when a
+   * segment file cannot be opened (the lines stay pending for the next flush). Returns the appends
+   * to wait for; a failed one leaves its segment dirty for the next flush.
    */
   flush(): Array<Promise<void>> {
     const synced: Array<Promise<void>> = [];
     for (const no of this.dirty) {
       const seg = this.segments.get(no)!;
-      if (seg.pending.length > 0) {
+      if (seg.pending.length > 0 || seg.log?.unwritten) {
         seg.log ??= AppendLog.open(path.join(this.dir, segmentName(no)));
-        synced.push(seg.log.append(seg.pending));
+        const appended = seg.log.append(seg.pending);
         seg.pending = [];
+        seg.appending = appended;
+        const settled = (ok: boolean) => {
+          if (seg.appending !== appended) return; // a later append settles it
+          seg.appending = null;
+          if (!ok) this.dirty.add(seg.no);
+          else if (seg !== this.active && !this.dirty.has(seg.no)) this.release(seg);
+        };
+        appended.then(
+          () => settled(true),
+          () => settled(false),
+        );
+        synced.push(appended);
       }
       this.dirty.delete(no);
-      if (seg !== this.active) this.release(seg);
+      if (seg !== this.active && !seg.appending) this.release(seg);
     }
     return synced;
   }
@@ -242,10 +258,10 @@ export class ReportSegments {
   private seal(): void {
     const sealed = this.active;
     this.active = this.addSegment(sealed.no + 1);
-    if (!this.dirty.has(sealed.no)) this.release(sealed);
+    if (!this.dirty.has(sealed.no) && !sealed.appending) this.release(sealed);
   }
 
-  /** A sealed segment whose lines are all on disk is served from its file from now on. */
+  /** A sealed segment whose lines are all written is served from its file from now on. */
   private release(seg: Segment): void {
     seg.records = null;
     void seg.log?.close(); // after its last fdatasync
@@ -253,7 +269,7 @@ export class ReportSegments {
   }
 
   private addSegment(no: number): Segment {
-    const seg: Segment = { no, newestMs: -Infinity, chars: 0, records: new Map(), pending: [], log: null };
+    const seg: Segment = { no, newestMs: -Infinity, chars: 0, records: new Map(), pending: [], log: null, appending: null };
     this.segments.set(no, seg);
     return seg;
   }
