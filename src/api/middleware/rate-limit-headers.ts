@@ -17,9 +17,10 @@ export const rateLimitHeaders = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   const clientIp = clientIpResolver(deps.config);
   return async function rateLimitHeaders(c, next) {
     await next();
-    const { caller } = c.var;
+    // c.get, not c.var: Hono builds a new object of every variable for each read of c.var.
+    const caller = c.get('caller');
     const w =
-      c.var.rateWindow ??
+      c.get('rateWindow') ??
       readDailyQuota(deps.store, deps.config.limits.daily, caller ? quotaSubject(caller) : { plan: 'anonymous', account_id: null, ip: clientIp(c) }, deps.clock.now());
     // On the response itself: after it is made, c.header() would copy it for each header.
     const headers = c.res.headers;
