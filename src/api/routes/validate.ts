@@ -117,7 +117,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         id,
         kind: 'single',
         created_at: timestamp,
-        account_id: c.var.caller.account?.id ?? null,
+        account_id: c.get('caller').account?.id ?? null,
         version: outcome.version,
         requestJson: text, // the card verbatim, as sent
         resultJson: outcome.resultJson,
@@ -135,7 +135,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
     })
     .openapi({ ...batch, middleware: caller }, async (c) => {
       const startedAt = performance.now();
-      const { plan } = c.var.caller;
+      const { plan } = c.get('caller');
       if (plan === 'anonymous') throw new ApiError('UNAUTHORIZED', 'batch validation requires an API key');
       if (plan !== 'pro' && plan !== 'team') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
       const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
@@ -153,7 +153,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         id: batchId,
         kind: 'batch',
         created_at: timestamp,
-        account_id: c.var.caller.account?.id ?? null,
+        account_id: c.get('caller').account?.id ?? null,
         requestJson: text, // the cards verbatim, as sent
         resultJson: answer,
         verdict: { valid: outcome.valid === outcome.total, score: Math.round(outcome.scoreSum / outcome.total) },
