@@ -109,6 +109,20 @@ export const configSchema = z
       .strict()
       .prefault({}),
     reports: z.object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+    store: z
+      .object({
+        /**
+         * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
+         * reports and jobs. Unset = the embedded file store in `dataDir`.
+         */
+        databaseUrl: unset(z.string().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), 'must be a postgres:// or postgresql:// URL')),
+        /** Connections to the database at most, per instance. */
+        poolSize: z.number().int().min(1).max(1000).default(10),
+        /** Longest a database statement may run before the server cancels it, ms. */
+        statementTimeoutMs: positiveInt.default(5000),
+      })
+      .strict()
+      .prefault({}),
     shutdown: z
       .object({
         /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
@@ -166,6 +180,9 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ['webhooks', 'allowedHosts'], type: 'list' },
   CARDGATE_WEBHOOK_CONCURRENCY: { path: ['webhooks', 'concurrency'], type: 'number' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
+  CARDGATE_DATABASE_URL: { path: ['store', 'databaseUrl'], type: 'string' },
+  CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },
+  CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ['store', 'statementTimeoutMs'], type: 'number' },
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ['shutdown', 'graceMs'], type: 'number' },
 };
 

@@ -15,6 +15,7 @@ Subcommands:
   accounts ...        manage accounts in the data dir (when no server holds it)
   keys ...            manage API keys in the data dir (when no server holds it)
   healthcheck [URL]   exit 0 when the service at URL answers /healthz (default http://127.0.0.1:8080)
+  migrate             apply the database schema migrations (PostgreSQL store only)
   version             print the version
 
 Run 'cardgate <subcommand> --help' for the options of each.
@@ -28,6 +29,7 @@ const subcommands: Record<string, () => Promise<Subcommand>> = {
   accounts: async () => (await import('./cli/admin.ts')).offlineAdminCommand('accounts'),
   keys: async () => (await import('./cli/admin.ts')).offlineAdminCommand('keys'),
   healthcheck: async () => (await import('./cli/healthcheck.ts')).runHealthcheck,
+  migrate: async () => (await import('./cli/migrate.ts')).runMigrate,
   version: async () => async (_args, io) => {
     io.stdout(`${version}\n`);
     return 0;

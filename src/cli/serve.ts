@@ -11,7 +11,7 @@ import { Lifecycle } from '../lib/lifecycle.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { ensureAdminToken } from '../features/accounts/admin-token.ts';
 import { parseAllowedHosts } from '../features/webhooks/callback-policy.ts';
-import { openFileStore } from '../store/file.ts';
+import { openStore } from '../store/open.ts';
 import type { Store } from '../store/types.ts';
 import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
@@ -34,10 +34,10 @@ Options:
 Every setting can also come from CARDGATE_* environment variables; see the README.
 `;
 
-/** Opens the store or explains why not (a lock held by another process names its pid). */
+/** Opens the store or explains why not (a lock held by another process names its pid; a database is named without its password). */
 const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promise<Store | undefined> => {
   try {
-    return await openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays, log });
+    return await openStore(config, log);
   } catch (e) {
     io.stderr(`cardgate: ${(e as Error).message}\n`);
     return undefined;

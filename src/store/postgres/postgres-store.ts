@@ -34,7 +34,7 @@ import type {
   Store,
   UsageRow,
 } from '../types.ts';
-import { migrate } from './migrate.ts';
+import { migrate, type MigrationOutcome } from './migrate.ts';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -547,6 +547,18 @@ export const openPostgresStore = async (options: PostgresStoreOptions): Promise<
   store.startUpkeep();
   log.info('store opened', { engine: 'postgres', database: describeDatabaseUrl(options.url) });
   return store;
+};
+
+/** Brings the database's schema up to date and disconnects (`cardgate migrate`). */
+export const migrateDatabase = async (options: Pick<PostgresStoreOptions, 'url' | 'statementTimeoutMs'>): Promise<MigrationOutcome> => {
+  const sql = connect({ ...options, poolSize: 1 });
+  try {
+    return await migrate(sql);
+  } catch (e) {
+    throw new Error(`cannot migrate the database ${describeDatabaseUrl(options.url)}: ${(e as Error).message}`, { cause: e });
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
 };
 
 /** A pool on the database: bigint columns read as numbers (counts and epoch ms, far below 2^53). */
