@@ -40,9 +40,9 @@ const dashboardSlash = createRoute({
 });
 
 /**
- * Builds the app and starts its in-process job runner, which first re-runs the
- * webhook jobs a previous process left unfinished (so call it once the
- * listening URLs are known).
+ * Builds the app and starts its job runner, which at once claims the webhook jobs
+ * waiting in the store, those a previous process left unfinished included (so call
+ * it once the listening URLs are known).
  */
 /** Status logged for a request whose client closed the connection first (never sent: there is no one to read it). */
 const CLIENT_CLOSED_REQUEST = 499;

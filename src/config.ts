@@ -105,6 +105,10 @@ export const configSchema = z
         concurrency: positiveInt.default(8),
         /** Jobs waiting beyond this are refused with 503 rather than queued. */
         maxQueued: positiveInt.default(10000),
+        /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
+        pollIntervalMs: positiveInt.default(1000),
+        /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
+        jobLeaseMs: positiveInt.default(30000),
       })
       .strict()
       .prefault({}),
@@ -179,6 +183,8 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_WEBHOOK_SECRET: { path: ['webhooks', 'signingSecret'], type: 'string' },
   CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ['webhooks', 'allowedHosts'], type: 'list' },
   CARDGATE_WEBHOOK_CONCURRENCY: { path: ['webhooks', 'concurrency'], type: 'number' },
+  CARDGATE_WEBHOOK_POLL_INTERVAL_MS: { path: ['webhooks', 'pollIntervalMs'], type: 'number' },
+  CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ['webhooks', 'jobLeaseMs'], type: 'number' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
   CARDGATE_DATABASE_URL: { path: ['store', 'databaseUrl'], type: 'string' },
   CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },

@@ -33,7 +33,7 @@ export const withStore = async (
   command: string,
   io: AdminCliIO,
   ctx: AdminCliContext,
-  action: (store: Store) => Promise<void> | void,
+  action: (store: Store) => Promise<void>,
 ): Promise<number> => {
   let store: Store;
   try {

@@ -12,7 +12,7 @@ export class MemoryStore extends Tables implements Store {
   /** Number of commit() calls, so tests can see that a path awaited durability. */
   commits = 0;
 
-  putReport(report: NewReport): boolean {
+  async putReport(report: NewReport): Promise<boolean> {
     const stored = this.aliases.admit(report);
     const line = reportLine(stored);
     this.reports.set(report.id, { line, summary: summarizeReport(stored) });
@@ -23,7 +23,7 @@ export class MemoryStore extends Tables implements Store {
     const r = this.reports.get(idOrAlias) ?? this.reports.get(this.aliases.get(idOrAlias) ?? '');
     return r && readLine(r.line);
   }
-  listReports(filter: { limit?: number; account_id?: string } = {}): ReportSummary[] {
+  async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
     const all = [...this.reports.values()]
       .map((r) => r.summary)
       .filter((s) => filter.account_id === undefined || s.account_id === filter.account_id)
@@ -42,7 +42,7 @@ export class MemoryStore extends Tables implements Store {
     }
     return removed;
   }
-  reportCount(): number {
+  async reportCount(): Promise<number> {
     return this.reports.size;
   }
 

@@ -187,11 +187,13 @@ export interface Store {
   deleteKey(id: string): Promise<boolean>;
 
   // counters (fixed windows); expired ones read as undefined
+  /** The counter, volatile or not (a key is always charged the same way). */
   getCounter(key: string, now: number): Promise<Counter | undefined>;
   /**
    * Adds each charge's amount to its counter if every counter stays within its limit, else adds
    * nothing: one atomic step, so concurrent callers (on any instance) are never admitted past a
    * limit. A counter whose window ended at `now` starts again at 0 with the charge's `reset_at`.
+   * The charges name distinct keys; `usage` adds the first charge's amount.
    */
   consume(charges: CounterCharge[], now: number, options?: ConsumeOptions): Promise<ConsumeResult>;
 
@@ -217,9 +219,10 @@ export interface Store {
   /** Stores a new `queued` job if fewer than `maxQueued` jobs are queued (on every instance); false = the queue is full, nothing stored. */
   enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean>;
   /**
-   * Hands the oldest claimable job (queued, or processing with no lease or a lease ended at `now`)
-   * to `owner` until `leaseUntil`: status `processing`, `attempts` + 1, in one atomic step, so
-   * two runners never hold one job. Undefined when none is claimable.
+   * Hands the oldest claimable job (queued, or processing with no lease or a lease ended at `now`;
+   * oldest by created_at, then id) to `owner` until `leaseUntil`: status `processing`, `attempts`
+   * + 1, the rest as stored, in one atomic step, so two runners never hold one job. Undefined
+   * when none is claimable.
    */
   claimJob(owner: string, now: number, leaseUntil: number): Promise<JobRecord | undefined>;
   /**
@@ -228,7 +231,7 @@ export interface Store {
    * unless the new record carries one.
    */
   putJob(job: JobRecord, owner?: string): Promise<boolean>;
-  /** Ends `owner`'s lease on the job so that any runner may claim it at once (shutdown hands it back). False when not held. */
+  /** Ends `owner`'s lease on the job (the rest as stored) so that any runner may claim it at once (shutdown hands it back). False when not held. */
   releaseJob(id: string, owner: string): Promise<boolean>;
   getJob(id: string): Promise<JobRecord | undefined>;
   /** The job without its request (which holds the whole body): what a status answer needs, without reading the body. */

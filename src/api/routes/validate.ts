@@ -96,14 +96,14 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       const startedAt = performance.now();
       const text = await readBodyText(c, { maxBytes: config.http.maxBodyBytes, validationShape: true });
       let rateLimitInfo: RateLimitInfo | undefined;
-      if (!quotaAllows(c, deps, 1)) {
+      if (!(await quotaAllows(c, deps, 1))) {
         // Over today's quota: a bad body still gets its 400, a good one its 403, and no engine time is spent.
         await validator.run('singleBody', text);
-        rateLimitInfo = chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
+        rateLimitInfo = await chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
       }
       // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
       const outcome = await validator.run('single', text).catch(failedAs(log, 'validation', new ApiError('INTERNAL_ERROR', 'internal error during validation')));
-      rateLimitInfo ??= chargeDailyQuota(c, deps, 1);
+      rateLimitInfo ??= await chargeDailyQuota(c, deps, 1);
 
       const now = clock.now();
       const timestamp = iso(now);
@@ -135,9 +135,9 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       if (plan !== 'pro' && plan !== 'team') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
       const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
       // Like a single validation: over the quota, only the body is checked and the engine never runs.
-      if (!quotaAllows(c, deps, 1)) chargeDailyQuota(c, deps, await validator.run('batchBody', text));
+      if (!(await quotaAllows(c, deps, 1))) await chargeDailyQuota(c, deps, await validator.run('batchBody', text));
       const outcome = await validator.run('batch', text).catch(failedAs(log, 'batch validation', new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
-      chargeDailyQuota(c, deps, outcome.total);
+      await chargeDailyQuota(c, deps, outcome.total);
 
       const now = clock.now();
       const timestamp = iso(now);

@@ -179,7 +179,7 @@ export class FileStore extends Tables implements Store {
     return rejected;
   }
 
-  putReport(report: NewReport): boolean {
+  async putReport(report: NewReport): Promise<boolean> {
     const aliased = this.reports.put(report);
     this.seq++;
     return aliased;
@@ -188,7 +188,7 @@ export class FileStore extends Tables implements Store {
     const report = await this.reports.get(idOrAlias);
     return report && Date.parse(report.created_at) >= this.expiredBefore() ? report : undefined;
   }
-  listReports(filter: { limit?: number; account_id?: string } = {}): ReportSummary[] {
+  async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
     return this.reports.list(filter, this.expiredBefore());
   }
   pruneReports(before: number): Promise<number> {
@@ -201,7 +201,7 @@ export class FileStore extends Tables implements Store {
     this.pruning = Promise.allSettled([this.pruning, pruned]);
     return pruned;
   }
-  reportCount(): number {
+  async reportCount(): Promise<number> {
     return this.reports.count();
   }
 
@@ -452,7 +452,7 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
     // The journals folded into a new snapshot; and a snapshot with rows quarantined is written without them.
     if (entries.length > 0 || rejectedRows.length > 0 || previousJournals.length > 0) await store.snapshot();
     store.startUpkeep();
-    log.info('store opened', { data_dir: dataDir, reports: store.reportCount(), ms: Date.now() - started });
+    log.info('store opened', { data_dir: dataDir, reports: await store.reportCount(), ms: Date.now() - started });
     return store;
   } catch (err) {
     await reports?.close();
