@@ -86,7 +86,6 @@ create index report_aliases_report on report_aliases (report_id);
 -- request: its request's JSON, read only when the job is run (a status read never parses it).
 create table jobs (
   id text primary key,
-  seq bigint generated always as identity unique,
   status text not null,
   created_at text not null,
   updated_at text not null,
@@ -97,7 +96,8 @@ create table jobs (
   head text not null,
   request text not null
 );
-create index jobs_unfinished on jobs (seq) where status in ('queued', 'processing');
+-- Claims take the oldest first: by created_at, then id, compared as the code units JavaScript compares.
+create index jobs_unfinished on jobs (created_at collate "C", id collate "C") where status in ('queued', 'processing');
 create index jobs_finished on jobs (updated_ms) where status in ('completed', 'failed');
 
 create table meta (

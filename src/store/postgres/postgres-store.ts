@@ -259,15 +259,12 @@ export class PostgresStore implements Store {
   async consume(charges: CounterCharge[], now: number, options: ConsumeOptions = {}): Promise<ConsumeResult> {
     for (const c of charges) text(`counter ${c.key}`, c.key);
     const usage = options.usage && { account_id: text('usage', options.usage.account_id), day: text('usage', options.usage.day) };
-    // Usage grows by the (first) charge's amount, in the statement or transaction that admits it.
+    if (charges.length === 0) return { admitted: true, counters: [] };
+    // Usage grows by the first charge's amount, in the statement or transaction that admits it.
     const addUsage = (sql: Queries, fromCharged: boolean) =>
       usage &&
       sql`insert into usage (account_id, day, count) select ${usage.account_id}, ${usage.day}, ${charges[0]!.amount}::bigint ${fromCharged ? sql`from charged` : sql``}
         on conflict (account_id, day) do update set count = usage.count + excluded.count`;
-    if (charges.length === 0) {
-      if (usage) await addUsage(this.sql, false);
-      return { admitted: true, counters: [] };
-    }
     if (charges.length === 1) {
       // One counter: one statement, usage included.
       const charge = this.chargeStatement(this.sql, charges[0]!, now);
@@ -278,7 +275,7 @@ export class PostgresStore implements Store {
       return this.refusal(charges, now, 0);
     }
     // Several: in key order (two calls never wait on each other's rows in opposite orders), all or none.
-    const order = charges.map((_, i) => i).sort((a, b) => (charges[a]!.key < charges[b]!.key ? -1 : charges[a]!.key > charges[b]!.key ? 1 : a - b));
+    const order = charges.map((_, i) => i).sort((a, b) => (charges[a]!.key < charges[b]!.key ? -1 : 1));
     try {
       const counters = await this.sql.begin(async (tx) => {
         const after: Counter[] = new Array(charges.length);
@@ -288,8 +285,6 @@ export class PostgresStore implements Store {
           after[i] = { count: row.count as number, reset_at: row.reset_at as number };
         }
         if (usage) await addUsage(tx, false);
-        // A key charged twice: each entry shows the counter as the call left it.
-        for (const [i, c] of charges.entries()) after[i] = after[order.findLast((j) => charges[j]!.key === c.key)!]!;
         return after;
       });
       return { admitted: true, counters };
@@ -445,7 +440,7 @@ export class PostgresStore implements Store {
       where id = (
         select id from jobs
         where status in ('queued', 'processing') and (status = 'queued' or lease_until is null or lease_until <= ${now}::bigint)
-        order by seq
+        order by created_at collate "C", id collate "C"
         limit 1
         for update skip locked
       )
