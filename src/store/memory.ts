@@ -13,11 +13,7 @@ export class MemoryStore extends Tables implements Store {
   commits = 0;
 
   async putReport(report: NewReport): Promise<boolean> {
-    const stored = this.aliases.admit(report);
-    const line = reportLine(stored);
-    this.reports.set(report.id, { line, summary: summarizeReport(stored) });
-    this.aliases.index(stored);
-    return stored.alias === report.alias;
+    return this.storeReport(report);
   }
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
     const r = this.reports.get(idOrAlias) ?? this.reports.get(this.aliases.get(idOrAlias) ?? '');
@@ -44,6 +40,22 @@ export class MemoryStore extends Tables implements Store {
   }
   async reportCount(): Promise<number> {
     return this.reports.size;
+  }
+
+  protected async *reportLines(): AsyncGenerator<string> {
+    for (const { line } of this.reports.values()) yield line;
+  }
+  protected importReportLine(line: string): void {
+    this.storeReport(readLine(line), line);
+  }
+
+  /** Stores the report as `exportedLine` when given (and its alias admitted), else as its own line. */
+  private storeReport(report: NewReport, exportedLine?: string): boolean {
+    const stored = this.aliases.admit(report);
+    const line = stored === report && exportedLine !== undefined ? exportedLine : reportLine(stored);
+    this.reports.set(report.id, { line, summary: summarizeReport(stored) });
+    this.aliases.index(stored);
+    return stored.alias === report.alias;
   }
 
   async commit(): Promise<void> {

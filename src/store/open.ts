@@ -6,9 +6,10 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/log.ts';
 import { openFileStore } from './file.ts';
+import type { StoreTransfer } from './transfer.ts';
 import type { Store } from './types.ts';
 
-export const openStore = async (config: Config, log: Logger): Promise<Store> => {
+export const openStore = async (config: Config, log: Logger): Promise<Store & StoreTransfer> => {
   const { databaseUrl, poolSize, statementTimeoutMs } = config.store;
   if (databaseUrl === undefined) return openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays, log });
   const { openPostgresStore } = await import('./postgres/postgres-store.ts');

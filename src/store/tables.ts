@@ -15,6 +15,8 @@
  * atomic here because nothing else runs while it does (one process, one event loop).
  */
 import { encodeRecord } from './encode.ts';
+import { TABLES, rowIsValid, type TableName } from './rows.ts';
+import type { StoreTransfer, TransferRow } from './transfer.ts';
 import type { Account, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, Store, UsageRow } from './types.ts';
 
 /**
@@ -38,9 +40,7 @@ export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counte
 
 type ReportMethods = 'putReport' | 'getReport' | 'listReports' | 'pruneReports' | 'reportCount' | 'commit' | 'close';
 
-/** The tables, as named in the journal. */
-export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta';
-export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta'];
+export { TABLES, type TableName } from './rows.ts';
 
 /** A job as kept: its JSON text, and what claims, counts and compaction read without parsing it. */
 interface StoredJob {
@@ -92,21 +92,6 @@ export interface RejectedRow {
   reason: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
-const numbers = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'number');
-const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
-
-/** Whether a row read from disk has what the code relies on, under its key. */
-const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean> = {
-  accounts: (key, v) => isObject(v) && strings(v, 'id', 'name', 'plan', 'created_at') && v.id === key,
-  keys: (key, v) =>
-    isObject(v) && strings(v, 'id', 'account_id', 'hash', 'hint', 'created_at') && v.id === key && Array.isArray(v.allowed_ips) && v.allowed_ips.every((ip) => typeof ip === 'string'),
-  counters: (_key, v) => isObject(v) && numbers(v, 'count', 'reset_at'),
-  usage: (key, v) => isObject(v) && strings(v, 'account_id', 'day') && numbers(v, 'count') && key === `${v.account_id}|${v.day}`,
-  jobs: (key, v) => isObject(v) && strings(v, 'id', 'created_at', 'updated_at') && v.id === key && jobStatuses.includes(v.status) && isObject(v.request),
-  meta: (_key, v) => typeof v === 'string',
-};
 
 /** A snapshot row as the key and value it has in the tables (and in the journal). */
 const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
@@ -127,7 +112,7 @@ const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
   },
 };
 
-export class Tables implements Omit<Store, ReportMethods> {
+export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfer {
   private accounts = new Map<string, Account>();
   private keys = new Map<string, ApiKeyRecord>();
   private keyIdByHash = new Map<string, string>();
@@ -276,6 +261,37 @@ export class Tables implements Omit<Store, ReportMethods> {
   async setMeta(key: string, value: string): Promise<void> {
     this.setRow('meta', key, value);
   }
+
+  /** Every row: the tables (durable counters only), then the reports. */
+  async *exportRows(): AsyncGenerator<TransferRow> {
+    for (const row of this.accounts.values()) yield { table: 'accounts', row };
+    for (const row of this.keys.values()) yield { table: 'keys', row };
+    for (const [key, c] of this.counters) yield { table: 'counters', row: { key, ...c } };
+    for (const row of this.usage.values()) yield { table: 'usage', row };
+    for (const j of this.jobs.values()) yield { table: 'jobs', row: JSON.parse(j.json) as JobRecord };
+    for (const [key, value] of this.meta) yield { table: 'meta', row: { key, value } };
+    for await (const line of this.reportLines()) yield { table: 'reports', line };
+  }
+
+  /** Stores each row as a row loaded from disk is (a job's lease is void), journaled, then commits. */
+  async importRows(rows: AsyncIterable<TransferRow>): Promise<void> {
+    for await (const r of rows) {
+      if (r.table === 'reports') {
+        this.importReportLine(r.line);
+        continue;
+      }
+      const [key, value] = snapshotRow[r.table](r.row) as [string, unknown];
+      this.loadRow(r.table, key, value);
+      this.changed(r.table, key, r.table === 'jobs' ? this.jobs.get(key)!.json : encodeRecord(`${r.table} row ${key}`, value));
+    }
+    await this.commit();
+  }
+
+  abstract commit(): Promise<void>;
+  /** The reports' lines, in the order they were first put (see transfer.ts). */
+  protected abstract reportLines(): AsyncIterable<string>;
+  /** Stores an exported report line as it is (see transfer.ts). */
+  protected abstract importReportLine(line: string): void;
 
   /** Drops expired counters (volatile ones too) and jobs that finished before `jobsFinishedBefore` (epoch ms). */
   protected compactTables(now: number, jobsFinishedBefore: number): void {

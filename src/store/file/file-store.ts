@@ -40,6 +40,7 @@ import { Low } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
+import { readLine } from '../report-lines.ts';
 import type { NewReport, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';
 import { DIR_MODE, DurableTextFile, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
@@ -203,6 +204,14 @@ export class FileStore extends Tables implements Store {
   }
   async reportCount(): Promise<number> {
     return this.reports.count();
+  }
+
+  protected reportLines(): AsyncIterable<string> {
+    return this.reports.lines(this.expiredBefore());
+  }
+  protected importReportLine(line: string): void {
+    this.reports.put(readLine(line), line);
+    this.seq++;
   }
 
   commit(): Promise<void> {

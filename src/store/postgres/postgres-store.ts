@@ -34,6 +34,7 @@ import type {
   Store,
   UsageRow,
 } from '../types.ts';
+import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import { migrate, type MigrationOutcome } from './migrate.ts';
 
 export interface PostgresStoreOptions {
@@ -151,6 +152,83 @@ const summaryFromRow = (row: Record<string, unknown>): ReportSummary => {
   return s;
 };
 
+// Writers shared by the Store methods and the import (which runs them in one transaction).
+
+const writeAccount = (sql: Queries, account: Account) => {
+  const what = `account ${account.id}`;
+  const row = { id: text(what, account.id), name: text(what, account.name), plan: text(what, account.plan), created_at: text(what, account.created_at) };
+  return sql`
+    insert into accounts ${sql(row)}
+    on conflict (id) do update set name = excluded.name, plan = excluded.plan, created_at = excluded.created_at`;
+};
+
+const writeKey = (sql: Queries, key: ApiKeyRecord) => {
+  const what = `key ${key.id}`;
+  return sql`
+    insert into api_keys (id, account_id, name, hash, hint, created_at, last_used_at, allowed_ips)
+    values (${text(what, key.id)}, ${text(what, key.account_id)}, ${text(what, key.name)}, ${text(what, key.hash)}, ${text(what, key.hint)},
+      ${text(what, key.created_at)}, ${optionalText(what, key.last_used_at)}, ${sql.json(key.allowed_ips)})
+    on conflict (id) do update set account_id = excluded.account_id, name = excluded.name, hash = excluded.hash, hint = excluded.hint,
+      created_at = excluded.created_at, last_used_at = excluded.last_used_at, allowed_ips = excluded.allowed_ips`;
+};
+
+/** Replaces the job, lease included (none = none). */
+const writeJob = (sql: Queries, job: JobRecord) => sql`
+  insert into jobs ${sql(jobColumns(job))}
+  on conflict (id) do update set status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at,
+    updated_ms = excluded.updated_ms, lease_owner = excluded.lease_owner, lease_until = excluded.lease_until,
+    attempts = excluded.attempts, head = excluded.head, request = excluded.request`;
+
+const writeMeta = (sql: Queries, key: string, value: string) =>
+  sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do update set value = excluded.value`;
+
+/** The report's columns, with `body` its stored line. */
+const reportColumns = (report: NewReport, body: string) => {
+  const what = `report ${report.id}`;
+  const summary = summarizeReport(report);
+  return {
+    id: text(what, report.id),
+    kind: report.kind,
+    created_at: text(what, report.created_at),
+    created_ms: epochMs(report.created_at),
+    account_id: optionalText(what, report.account_id),
+    alias: optionalText(what, report.alias),
+    alias_scope: optionalText(what, report.alias_scope),
+    version: optionalText(what, report.version),
+    valid: summary.valid,
+    score: summary.score,
+    body,
+  };
+};
+
+/**
+ * Stores the report as `line` (a known id keeps its place in the listing). With an alias, in the
+ * caller's transaction: the alias moves to this report only from one of the same scope (or this
+ * one); refused, the report is stored without it (its own line, then) and false returned.
+ */
+const writeReport = async (sql: Queries, report: NewReport, line: string): Promise<boolean> => {
+  const columns = reportColumns(report, line);
+  const upsert = (r: typeof columns) => sql`
+    insert into reports ${sql(r)}
+    on conflict (id) do update set kind = excluded.kind, created_at = excluded.created_at, created_ms = excluded.created_ms,
+      account_id = excluded.account_id, alias = excluded.alias, alias_scope = excluded.alias_scope, version = excluded.version,
+      valid = excluded.valid, score = excluded.score, body = excluded.body`;
+  if (report.alias !== undefined) {
+    const taken = await sql`
+      insert into report_aliases (alias, report_id, scope) values (${columns.alias}, ${columns.id}, ${columns.alias_scope})
+      on conflict (alias) do update set report_id = excluded.report_id, scope = excluded.scope
+      where report_aliases.report_id = excluded.report_id or report_aliases.scope is not distinct from excluded.scope
+      returning alias`;
+    if (taken.length === 0) {
+      const { alias: _refused, ...unaliased } = report;
+      await upsert(reportColumns(unaliased as NewReport, reportLine(unaliased as NewReport)));
+      return false;
+    }
+  }
+  await upsert(columns);
+  return true;
+};
+
 /** Thrown inside a consume transaction to roll it back: the charge at `index` did not fit. */
 class ChargeRefused extends Error {
   constructor(readonly index: number) {
@@ -158,7 +236,7 @@ class ChargeRefused extends Error {
   }
 }
 
-export class PostgresStore implements Store {
+export class PostgresStore implements Store, StoreTransfer {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly retentionMs: number | undefined;
@@ -180,11 +258,7 @@ export class PostgresStore implements Store {
   // accounts
 
   async createAccount(account: Account): Promise<void> {
-    const what = `account ${account.id}`;
-    const row = { id: text(what, account.id), name: text(what, account.name), plan: text(what, account.plan), created_at: text(what, account.created_at) };
-    await this.sql`
-      insert into accounts ${this.sql(row)}
-      on conflict (id) do update set name = excluded.name, plan = excluded.plan, created_at = excluded.created_at`;
+    await writeAccount(this.sql, account);
   }
   async getAccount(id: string): Promise<Account | undefined> {
     const [row] = await this.sql`select * from accounts where id = ${id}`;
@@ -212,13 +286,7 @@ export class PostgresStore implements Store {
   // keys
 
   async createKey(key: ApiKeyRecord): Promise<void> {
-    const what = `key ${key.id}`;
-    await this.sql`
-      insert into api_keys (id, account_id, name, hash, hint, created_at, last_used_at, allowed_ips)
-      values (${text(what, key.id)}, ${text(what, key.account_id)}, ${text(what, key.name)}, ${text(what, key.hash)}, ${text(what, key.hint)},
-        ${text(what, key.created_at)}, ${optionalText(what, key.last_used_at)}, ${this.sql.json(key.allowed_ips)})
-      on conflict (id) do update set account_id = excluded.account_id, name = excluded.name, hash = excluded.hash, hint = excluded.hint,
-        created_at = excluded.created_at, last_used_at = excluded.last_used_at, allowed_ips = excluded.allowed_ips`;
+    await writeKey(this.sql, key);
   }
   async getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await this.sql`select * from api_keys where hash = ${hash}`;
@@ -335,48 +403,8 @@ export class PostgresStore implements Store {
 
   async putReport(report: NewReport): Promise<boolean> {
     const line = reportLine(report); // throws, before anything is sent, when the report cannot be written
-    const row = (stored: NewReport, body: string) => {
-      const what = `report ${stored.id}`;
-      const summary = summarizeReport(stored);
-      return {
-        id: text(what, stored.id),
-        kind: stored.kind,
-        created_at: text(what, stored.created_at),
-        created_ms: epochMs(stored.created_at),
-        account_id: optionalText(what, stored.account_id),
-        alias: optionalText(what, stored.alias),
-        alias_scope: optionalText(what, stored.alias_scope),
-        version: optionalText(what, stored.version),
-        valid: summary.valid,
-        score: summary.score,
-        body,
-      };
-    };
-    const upsert = (sql: Queries, r: ReturnType<typeof row>) => sql`
-      insert into reports ${sql(r)}
-      on conflict (id) do update set kind = excluded.kind, created_at = excluded.created_at, created_ms = excluded.created_ms,
-        account_id = excluded.account_id, alias = excluded.alias, alias_scope = excluded.alias_scope, version = excluded.version,
-        valid = excluded.valid, score = excluded.score, body = excluded.body`;
-    if (report.alias === undefined) {
-      await upsert(this.sql, row(report, line));
-      return true;
-    }
-    const stored = row(report, line);
-    const { alias: _refused, ...unaliased } = report;
-    return this.sql.begin(async (tx) => {
-      // The alias moves to this report only from a report of the same scope (or this one).
-      const taken = await tx`
-        insert into report_aliases (alias, report_id, scope) values (${stored.alias}, ${stored.id}, ${stored.alias_scope})
-        on conflict (alias) do update set report_id = excluded.report_id, scope = excluded.scope
-        where report_aliases.report_id = excluded.report_id or report_aliases.scope is not distinct from excluded.scope
-        returning alias`;
-      if (taken.length === 1) {
-        await upsert(tx, stored);
-        return true;
-      }
-      await upsert(tx, row(unaliased as NewReport, reportLine(unaliased as NewReport)));
-      return false;
-    });
+    // With an alias: two statements, one transaction.
+    return report.alias === undefined ? writeReport(this.sql, report, line) : this.sql.begin((tx) => writeReport(tx, report, line));
   }
 
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
@@ -449,15 +477,11 @@ export class PostgresStore implements Store {
   }
 
   async putJob(job: JobRecord, owner?: string): Promise<boolean> {
-    const row = jobColumns(job);
     if (owner === undefined) {
-      await this.sql`
-        insert into jobs ${this.sql(row)}
-        on conflict (id) do update set status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at,
-          updated_ms = excluded.updated_ms, lease_owner = excluded.lease_owner, lease_until = excluded.lease_until,
-          attempts = excluded.attempts, head = excluded.head, request = excluded.request`;
+      await writeJob(this.sql, job);
       return true;
     }
+    const row = jobColumns(job);
     // Written only while `owner` holds the job; its lease stays as stored unless the record carries one.
     const updated = await this.sql`
       update jobs set status = ${row.status}, created_at = ${row.created_at}, updated_at = ${row.updated_at}, updated_ms = ${row.updated_ms}::bigint,
@@ -495,7 +519,46 @@ export class PostgresStore implements Store {
     return row?.value as string | undefined;
   }
   async setMeta(key: string, value: string): Promise<void> {
-    await this.sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do update set value = excluded.value`;
+    await writeMeta(this.sql, key, value);
+  }
+
+  // export and import (see transfer.ts)
+
+  async *exportRows(): AsyncGenerator<TransferRow> {
+    for (const row of await this.sql`select * from accounts order by created_at, id`) yield { table: 'accounts', row: frozenAccount(row) };
+    for (const row of await this.sql`select * from api_keys order by created_at, id`) yield { table: 'keys', row: frozenKey(row) };
+    for (const r of await this.sql`select key, count, reset_at from counters order by key`) {
+      yield { table: 'counters', row: { key: r.key as string, count: r.count as number, reset_at: r.reset_at as number } };
+    }
+    for (const row of await this.listUsage()) yield { table: 'usage', row };
+    // Jobs and reports hold whole bodies: read a batch at a time.
+    for await (const rows of this.sql`select * from jobs order by created_at collate "C", id collate "C"`.cursor(100)) {
+      for (const row of rows) yield { table: 'jobs', row: jobFromRow(row) };
+    }
+    for (const r of await this.sql`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
+    for await (const rows of this.sql`select body from reports where ${this.unexpired()} order by seq`.cursor(100)) {
+      for (const row of rows) yield { table: 'reports', line: row.body as string };
+    }
+  }
+
+  /** In one transaction: an import that fails on a row keeps none. */
+  async importRows(rows: AsyncIterable<TransferRow>): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      for await (const r of rows) {
+        if (r.table === 'accounts') await writeAccount(tx, r.row);
+        else if (r.table === 'keys') await writeKey(tx, r.row);
+        else if (r.table === 'counters') {
+          await tx`insert into counters (key, count, reset_at) values (${text('counter', r.row.key)}, ${r.row.count}::bigint, ${r.row.reset_at}::bigint)
+            on conflict (key) do update set count = excluded.count, reset_at = excluded.reset_at`;
+        } else if (r.table === 'usage') {
+          const { account_id, day, count } = r.row;
+          await tx`insert into usage (account_id, day, count) values (${text('usage', account_id)}, ${text('usage', day)}, ${count}::bigint)
+            on conflict (account_id, day) do update set count = excluded.count`;
+        } else if (r.table === 'jobs') await writeJob(tx, r.row);
+        else if (r.table === 'meta') await writeMeta(tx, r.row.key, r.row.value);
+        else await writeReport(tx, readLine(r.line), r.line);
+      }
+    });
   }
 
   async commit(): Promise<void> {}
