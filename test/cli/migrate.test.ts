@@ -1,19 +1,11 @@
 /** `cardgate migrate`, run as a process against the test run's PostgreSQL. */
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { migrations } from '../../src/store/postgres/migrations.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { databaseFactory } from '../helpers/postgres.ts';
 import { runCli } from '../helpers/server.ts';
 
-const databases: TestDatabase[] = [];
-after(async () => {
-  for (const db of databases) await db.drop();
-});
-const newDatabase = async () => {
-  const db = await createTestDatabase();
-  databases.push(db);
-  return db;
-};
+const newDatabase = databaseFactory();
 const latest = migrations.at(-1)!.version;
 
 test('two processes migrating one database at once: one applies every migration, the other finds nothing to do', async () => {

@@ -2,24 +2,16 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { openFileStore } from '../../src/store/file.ts';
 import type { JobRecord } from '../../src/store/types.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { databaseFactory } from '../helpers/postgres.ts';
 import { runCli } from '../helpers/server.ts';
 import { tempDirFactory } from '../helpers/temp.ts';
 import { iso, report } from '../store/fixtures/records.ts';
 
 const newDir = tempDirFactory('cardgate-transfer-');
-const databases: TestDatabase[] = [];
-after(async () => {
-  for (const db of databases) await db.drop();
-});
-const newDatabase = async () => {
-  const db = await createTestDatabase();
-  databases.push(db);
-  return db;
-};
+const newDatabase = databaseFactory();
 
 const NOW = Date.now();
 const noDatabase = { CARDGATE_DATABASE_URL: '' };

@@ -5,6 +5,7 @@
  * saying why: a test that needs PostgreSQL fails, never skips.
  */
 import { randomBytes } from 'node:crypto';
+import { after } from 'node:test';
 import postgres from 'postgres';
 
 export interface TestDatabase {
@@ -44,5 +45,18 @@ export const createTestDatabase = async (): Promise<TestDatabase> => {
         await sql.end();
       }
     },
+  };
+};
+
+/** Makes new databases for one test file and drops them after its tests (call at module level). */
+export const databaseFactory = (): (() => Promise<TestDatabase>) => {
+  const made: TestDatabase[] = [];
+  after(async () => {
+    for (const db of made) await db.drop();
+  });
+  return async () => {
+    const db = await createTestDatabase();
+    made.push(db);
+    return db;
   };
 };

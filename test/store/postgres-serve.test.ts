@@ -8,13 +8,14 @@ import fs from 'node:fs';
 import { after, it } from 'node:test';
 import { validCard } from '../features/webhooks/fixtures.ts';
 import { startReceiver } from '../features/webhooks/receiver.ts';
-import { createTestDatabase } from '../helpers/postgres.ts';
+import { databaseFactory } from '../helpers/postgres.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
+const newDatabase = databaseFactory();
 const ADMIN = { authorization: 'Bearer test-admin-token-0123456789' };
 
 it('serve on PostgreSQL answers validate, report, webhook and admin requests, and keeps it all across a restart', async () => {
-  const db = await createTestDatabase();
+  const db = await newDatabase();
   const receiver = await startReceiver();
   const config = { webhooks: { allowedHosts: ['loopback'] } };
   const env = { CARDGATE_DATABASE_URL: db.url };
@@ -22,7 +23,6 @@ it('serve on PostgreSQL answers validate, report, webhook and admin requests, an
   after(async () => {
     await server.stop();
     await receiver.close();
-    await db.drop();
   });
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${server.url}${path}`, {

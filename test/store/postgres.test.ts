@@ -6,26 +6,18 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import postgres from 'postgres';
 import { openFileStore } from '../../src/store/file.ts';
 import { connect, openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { migrate } from '../../src/store/postgres/migrate.ts';
 import { migrations } from '../../src/store/postgres/migrations.ts';
 import type { JobRecord } from '../../src/store/types.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { databaseFactory, type TestDatabase } from '../helpers/postgres.ts';
 import { tempDirFactory } from '../helpers/temp.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
-const databases: TestDatabase[] = [];
-after(async () => {
-  for (const db of databases) await db.drop();
-});
-const newDatabase = async (): Promise<TestDatabase> => {
-  const db = await createTestDatabase();
-  databases.push(db);
-  return db;
-};
+const newDatabase = databaseFactory();
 const newDataDir = tempDirFactory('cardgate-pg-file-');
 
 /** Runs `fn` on a store over a new database, closing it after. */
