@@ -21,7 +21,7 @@ const isIssue = (i: any) =>
 describe('POST /v1/validate', () => {
   it('answers every field of 2.4, in order, with its type and shape', async () => {
     const t = endpointsApp();
-    const auth = t.keyFor('pro');
+    const auth = await t.keyFor('pro');
     const res = await validate(t, { agent_card: sampleCard(), options: { include_score: true, include_suggestions: true } }, auth);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /^application\/json/);
@@ -175,7 +175,7 @@ describe('POST /v1/validate', () => {
     assert.equal(tooLarge.status, 413);
     assert.deepEqual(await tooLarge.json(), { error: 'request body exceeds the limit of 1000 bytes', code: 'PAYLOAD_TOO_LARGE' });
 
-    assert.equal(t.store.reportCount(), 0);
+    assert.equal(await t.store.reportCount(), 0);
     const ok = await (await validate(t, { agent_card: { name: 'tiny' } })).json();
     assert.equal(ok.rateLimitInfo.used, 1);
   });
@@ -200,7 +200,7 @@ describe('POST /v1/validate', () => {
     const res = await validate(t, { agent_card: { name: 'a' } });
     assert.equal(res.status, 403);
     assert.equal((await res.json()).error.code, 'FORBIDDEN');
-    assert.equal(t.store.reportCount(), 1);
+    assert.equal(await t.store.reportCount(), 1);
   });
 
   it('a caller over its daily quota gets 400 for a bad body and 403 for a good one, and the card is never validated', async () => {
@@ -244,7 +244,7 @@ describe('validateSingleText', () => {
 describe('POST /v1/validate: X-RateLimit-* on every answer', () => {
   it('a request that fails before the quota is charged shows the window as it stands; a charged one the window after counting', async () => {
     const t = endpointsApp({ limits: { daily: { free: 10 } } });
-    const auth = t.keyFor('free');
+    const auth = await t.keyFor('free');
     const window = (res: Response) => [res.headers.get('x-ratelimit-limit'), res.headers.get('x-ratelimit-remaining'), res.headers.get('x-ratelimit-reset')];
     const ok = await validate(t, { agent_card: sampleCard() }, auth);
     assert.equal(ok.status, 200);

@@ -230,11 +230,10 @@ export class JobRunner {
   }
 
   private async run(claimed: JobRecord): Promise<void> {
-    const { store, clock, config, log, lifecycle } = this.deps;
+    const { store, clock, config, log } = this.deps;
     const { id } = claimed;
     const held = new HeldJob(claimed, this.owner, this.deps, config.webhooks.jobLeaseMs);
     try {
-      if (lifecycle?.draining) return await this.handBack(held, claimed); // claimed as the shutdown began
       // The claim counted the run; it is durable, with the time the run started, before the run starts.
       if (!(await held.write((job) => ({ ...job, updated_at: iso(clock.now()) })))) return;
       await store.commit();
@@ -335,9 +334,8 @@ export class JobRunner {
   }
 
   /**
-   * Puts a job that did not run (or whose validation was stopped) back as it was before its
-   * claim, the attempt given back, and releases it. A job never run is `queued`: every run
-   * counts an attempt.
+   * Puts a job whose validation was stopped back as it was before its claim, the attempt given
+   * back, and releases it. A job never run is `queued`: every run counts an attempt.
    */
   private async handBack(held: HeldJob, claimed: JobRecord): Promise<void> {
     const previous = (claimed.attempts ?? 1) - 1;
@@ -403,7 +401,7 @@ export class JobRunner {
   /** Lifecycle hook: nothing is claimed any more (pump checks `draining`); waits for the running jobs. */
   private async drain(deadline: number): Promise<void> {
     clearInterval(this.poller);
-    await this.claiming; // a claim under way ends; its run, if any, hands the job back
+    await this.claiming; // a claim made before the drain began runs like the others
     const inFlight = [...this.running.values()];
     if (inFlight.length === 0) return;
     const abortAt = Math.max(0, deadline - shutdownMarginMs - Date.now());
