@@ -6,8 +6,10 @@ import path from 'node:path';
 import { after, describe, mock, test } from 'node:test';
 import { openFileStore } from '../../src/store/file.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { UnstorableRecordError } from '../../src/store/encode.ts';
 import type { ApiKeyRecord, CounterCharge, JobRecord, Store } from '../../src/store/types.ts';
+import { databaseFactory } from '../helpers/postgres.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
 const DAY = 86_400_000;
@@ -31,6 +33,7 @@ const job = (id: string, status: JobRecord['status']): JobRecord => ({
   request: { agent_card: { name: 'x' }, callback_url: 'https://example.com/hook' },
 });
 
+const newDatabase = databaseFactory();
 const tempDirs: string[] = [];
 after(() => {
   for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
@@ -47,6 +50,8 @@ const implementations: Array<{ name: string; open: () => Promise<Store> }> = [
       return openFileStore({ dataDir: dir, segmentLimits: { maxReports: 3, maxChars: 1 << 20 } });
     },
   },
+  // A database of its own for each test: nothing carries over.
+  { name: 'PostgresStore', open: async () => openPostgresStore({ url: (await newDatabase()).url }) },
 ];
 
 for (const impl of implementations) {
