@@ -58,6 +58,9 @@ it('serve on PostgreSQL answers validate, report, webhook and admin requests, an
 
   // A new process, with a new (empty) data dir: everything comes from the database.
   assert.equal(await server.stop(), 0);
+  const output = server.stdout() + server.stderr();
+  assert.match(output, /"msg":"store opened".*"database":"postgres:\/\/cardgate@/);
+  assert.ok(!output.includes(new URL(db.url).password), 'the password is never logged');
   server = await startServer({ config, env });
   const again = await call('POST', '/v1/validate', { agent_card: validCard }, auth);
   assert.equal(again.status, 200);
