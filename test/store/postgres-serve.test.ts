@@ -33,6 +33,13 @@ it('serve on PostgreSQL answers validate, report, webhook and admin requests, an
     return { status: res.status, headers: res.headers, body: await res.json() };
   };
 
+  // PostgreSQL text cannot hold a NUL character: such a name is the caller's error, not the server's.
+  const nul = await call('POST', '/admin/api/accounts', { name: 'a\u0000b', plan: 'free' }, ADMIN);
+  assert.equal(nul.status, 400);
+  assert.deepEqual(nul.body.code, 'INVALID_REQUEST');
+  for (const path of ['/reports/rpt_%00', '/v1/status/val_%00', '/admin/api/accounts/acct_%00']) {
+    assert.equal((await call('GET', path, undefined, { ...ADMIN, accept: 'application/json' })).status, 404, path);
+  }
   const account = await call('POST', '/admin/api/accounts', { name: 'Acme', plan: 'free' }, ADMIN);
   assert.equal(account.status, 201);
   const key = await call('POST', `/admin/api/accounts/${account.body.account.id}/keys`, { name: 'ci' }, ADMIN);

@@ -126,9 +126,15 @@ describe('PostgresStore', () => {
     { statementTimeoutMs: 300 },
   );
 
-  withStore('a NUL character, which PostgreSQL text cannot hold, is refused as unstorable, changing nothing', async (s) => {
+  withStore('a NUL character, which PostgreSQL text cannot hold, is refused as unstorable, changing nothing, and found nowhere', async (s) => {
     await assert.rejects(s.createAccount({ id: 'acc_1', name: 'a\0b', plan: 'free', created_at: iso(T0) }), { name: 'UnstorableRecordError' });
     assert.deepEqual(await s.listAccounts(), []);
+    // Looked up, it finds nothing (rather than a statement the server refuses).
+    assert.deepEqual(
+      await Promise.all([s.getAccount('a\0'), s.getKey('a\0'), s.getKeyByHash('a\0'), s.getReport('a\0'), s.getJobStatus('a\0'), s.getMeta('a\0'), s.deleteKey('a\0')]),
+      [undefined, undefined, undefined, undefined, undefined, undefined, false],
+    );
+    assert.deepEqual(await s.listReports({ account_id: 'a\0' }), []);
     // Inside JSON text it is an escape: stored and read back.
     await s.putReport(report('rpt_nul', { card: { name: 'a\0b' } }));
     assert.deepEqual((await s.getReport('rpt_nul'))?.card, { name: 'a\0b' });

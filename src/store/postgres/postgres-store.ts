@@ -76,6 +76,8 @@ const text = (what: string, value: string): string => {
   return value;
 };
 const optionalText = (what: string, value: string | null | undefined): string | null => (value == null ? null : text(what, value));
+/** A value looked up: one with a NUL character matches nothing (no stored value has one), where sent as it is the server would refuse the statement. */
+const sought = (value: string): string | null => (value.includes('\0') ? null : value);
 
 /** Epoch ms of an ISO timestamp; null when it is no date (retention then never selects it, as in the file engine). */
 const epochMs = (iso: string): number | null => {
@@ -261,7 +263,7 @@ export class PostgresStore implements Store, StoreTransfer {
     await writeAccount(this.sql, account);
   }
   async getAccount(id: string): Promise<Account | undefined> {
-    const [row] = await this.sql`select * from accounts where id = ${id}`;
+    const [row] = await this.sql`select * from accounts where id = ${sought(id)}`;
     return row && frozenAccount(row);
   }
   async listAccounts(): Promise<Account[]> {
@@ -272,12 +274,12 @@ export class PostgresStore implements Store, StoreTransfer {
     if (patch.name !== undefined) set.name = text(`account ${id}`, patch.name);
     if (patch.plan !== undefined) set.plan = patch.plan;
     if (Object.keys(set).length === 0) return this.getAccount(id);
-    const [row] = await this.sql`update accounts set ${this.sql(set)} where id = ${id} returning *`;
+    const [row] = await this.sql`update accounts set ${this.sql(set)} where id = ${sought(id)} returning *`;
     return row && frozenAccount(row);
   }
   async deleteAccount(id: string): Promise<boolean> {
     const [row] = await this.sql`
-      with gone as (delete from accounts where id = ${id} returning id),
+      with gone as (delete from accounts where id = ${sought(id)} returning id),
         keys as (delete from api_keys where account_id in (select id from gone))
       select count(*)::int as n from gone`;
     return row!.n > 0;
@@ -289,18 +291,18 @@ export class PostgresStore implements Store, StoreTransfer {
     await writeKey(this.sql, key);
   }
   async getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.sql`select * from api_keys where hash = ${hash}`;
+    const [row] = await this.sql`select * from api_keys where hash = ${sought(hash)}`;
     return row && frozenKey(row);
   }
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.sql`select * from api_keys where id = ${id}`;
+    const [row] = await this.sql`select * from api_keys where id = ${sought(id)}`;
     return row && frozenKey(row);
   }
   async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
     const rows =
       accountId === undefined
         ? await this.sql`select * from api_keys order by created_at, id`
-        : await this.sql`select * from api_keys where account_id = ${accountId} order by created_at, id`;
+        : await this.sql`select * from api_keys where account_id = ${sought(accountId)} order by created_at, id`;
     return rows.map(frozenKey);
   }
   async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
@@ -310,17 +312,17 @@ export class PostgresStore implements Store, StoreTransfer {
     if (patch.last_used_at !== undefined) set.last_used_at = optionalText(what, patch.last_used_at);
     if (patch.allowed_ips !== undefined) set.allowed_ips = this.sql.json(patch.allowed_ips);
     if (Object.keys(set).length === 0) return this.getKey(id);
-    const [row] = await this.sql`update api_keys set ${this.sql(set)} where id = ${id} returning *`;
+    const [row] = await this.sql`update api_keys set ${this.sql(set)} where id = ${sought(id)} returning *`;
     return row && frozenKey(row);
   }
   async deleteKey(id: string): Promise<boolean> {
-    return (await this.sql`delete from api_keys where id = ${id}`).count > 0;
+    return (await this.sql`delete from api_keys where id = ${sought(id)}`).count > 0;
   }
 
   // counters
 
   async getCounter(key: string, now: number): Promise<Counter | undefined> {
-    const [row] = await this.sql`select count, reset_at from counters where key = ${key} and reset_at > ${now}::bigint`;
+    const [row] = await this.sql`select count, reset_at from counters where key = ${sought(key)} and reset_at > ${now}::bigint`;
     return row && { count: row.count as number, reset_at: row.reset_at as number };
   }
 
@@ -392,8 +394,8 @@ export class PostgresStore implements Store, StoreTransfer {
   async listUsage(filter: { account_id?: string; since_day?: string } = {}): Promise<UsageRow[]> {
     const rows = await this.sql`
       select account_id, day, count from usage
-      where ${filter.account_id === undefined ? this.sql`true` : this.sql`account_id = ${filter.account_id}`}
-        and ${filter.since_day === undefined ? this.sql`true` : this.sql`day >= ${filter.since_day}`}`;
+      where ${filter.account_id === undefined ? this.sql`true` : this.sql`account_id = ${sought(filter.account_id)}`}
+        and ${filter.since_day === undefined ? this.sql`true` : this.sql`day >= ${sought(filter.since_day)}`}`;
     return rows
       .map((r) => ({ account_id: r.account_id as string, day: r.day as string, count: r.count as number }))
       .sort((a, b) => a.day.localeCompare(b.day) || a.account_id.localeCompare(b.account_id));
@@ -410,9 +412,9 @@ export class PostgresStore implements Store, StoreTransfer {
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
     const [row] = await this.sql`
       select body from (
-        select body, 0 as rank from reports where id = ${idOrAlias} and ${this.unexpired()}
+        select body, 0 as rank from reports where id = ${sought(idOrAlias)} and ${this.unexpired()}
         union all
-        select body, 1 as rank from reports where id = (select report_id from report_aliases where alias = ${idOrAlias}) and ${this.unexpired()}
+        select body, 1 as rank from reports where id = (select report_id from report_aliases where alias = ${sought(idOrAlias)}) and ${this.unexpired()}
       ) found order by rank limit 1`;
     return row && readLine(row.body as string);
   }
@@ -420,7 +422,7 @@ export class PostgresStore implements Store, StoreTransfer {
   async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
     const rows = await this.sql`
       select id, kind, created_at, account_id, alias, valid, score from reports
-      where ${this.unexpired()} and ${filter.account_id === undefined ? this.sql`true` : this.sql`account_id = ${filter.account_id}`}
+      where ${this.unexpired()} and ${filter.account_id === undefined ? this.sql`true` : this.sql`account_id = ${sought(filter.account_id)}`}
       order by seq desc
       ${filter.limit === undefined ? this.sql`` : this.sql`limit ${filter.limit}`}`;
     return rows.map(summaryFromRow);
@@ -487,21 +489,21 @@ export class PostgresStore implements Store, StoreTransfer {
       update jobs set status = ${row.status}, created_at = ${row.created_at}, updated_at = ${row.updated_at}, updated_ms = ${row.updated_ms}::bigint,
         ${job.lease ? this.sql`lease_owner = ${row.lease_owner}, lease_until = ${row.lease_until}::bigint,` : this.sql``}
         attempts = ${row.attempts}::integer, head = ${row.head}, request = ${row.request}
-      where id = ${row.id} and lease_owner = ${owner}`;
+      where id = ${row.id} and lease_owner = ${sought(owner)}`;
     return updated.count === 1;
   }
 
   async releaseJob(id: string, owner: string): Promise<boolean> {
-    return (await this.sql`update jobs set lease_owner = null, lease_until = null where id = ${id} and lease_owner = ${owner}`).count === 1;
+    return (await this.sql`update jobs set lease_owner = null, lease_until = null where id = ${sought(id)} and lease_owner = ${sought(owner)}`).count === 1;
   }
 
   async getJob(id: string): Promise<JobRecord | undefined> {
-    const [row] = await this.sql`select * from jobs where id = ${id}`;
+    const [row] = await this.sql`select * from jobs where id = ${sought(id)}`;
     return row && jobFromRow(row);
   }
 
   async getJobStatus(id: string): Promise<Omit<JobRecord, 'request'> | undefined> {
-    const [row] = await this.sql`select status, lease_owner, lease_until, attempts, head from jobs where id = ${id}`;
+    const [row] = await this.sql`select status, lease_owner, lease_until, attempts, head from jobs where id = ${sought(id)}`;
     return row && jobFromRow(row);
   }
 
@@ -515,7 +517,7 @@ export class PostgresStore implements Store, StoreTransfer {
   // meta
 
   async getMeta(key: string): Promise<string | undefined> {
-    const [row] = await this.sql`select value from meta where key = ${key}`;
+    const [row] = await this.sql`select value from meta where key = ${sought(key)}`;
     return row?.value as string | undefined;
   }
   async setMeta(key: string, value: string): Promise<void> {
