@@ -6,7 +6,9 @@
  *   store.journal.<n>    while a snapshot is being written: the journals before it (read first, in order),
  *   reports/seg-*.jsonl  reports in bounded segments (see report-segments.ts),
  *   quarantine/          records that could not be loaded, as they were (see recovery.ts).
- * The directories are 0700 and the files 0600: they hold cards and key hashes.
+ * The directories are 0700 and the files 0600: they hold cards and key hashes. Counters charged
+ * as volatile (rate windows) are kept in memory only, and a job's lease is void once read back
+ * (see tables.ts): owning the directory alone, this process holds every lease there is.
  *
  * Every mutation is applied in memory at once; `commit()` resolves when the flush containing
  * it is durable. A flush runs once per event-loop turn (setImmediate), so every request handled
