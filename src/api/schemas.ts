@@ -28,7 +28,7 @@ export const flatError = z
 export const validationFailure = z
   .object({
     valid: z.literal(false),
-    errors: z.array(z.object({ path: z.string().meta({ description: '`body`, or the member at fault (`options.protocolVersion`).' }), message: z.string() })),
+    errors: z.array(z.object({ path: z.string().meta({ description: '`body`, or the member at fault (`options.protocolVersion`; `agent_url` when no card could be fetched from it).' }), message: z.string() })),
   })
   .meta({ id: 'ValidationFailure', description: 'POST /v1/validate: the request is unusable (not the card: its findings come with status 200).' });
 
@@ -58,6 +58,17 @@ const findings = {
 
 const rateLimitInfo = z.object({ used: int, limit: int.meta({ description: '-1: unlimited' }), remaining: int, plan: z.enum(['anonymous', ...plans]) });
 
+const cardSource = z
+  .object({
+    agent_url: url.meta({ description: 'The URL as given.' }),
+    url: url.meta({ description: 'Where the card was read: the well-known path of a bare origin, after redirects.' }),
+    status: int,
+    content_type: z.string().nullable(),
+    bytes: int.meta({ description: 'Size of the card, bytes.' }),
+    access_control_allow_origin: z.string().nullable().meta({ description: 'The CORS header browser clients need to read the card.' }),
+  })
+  .meta({ id: 'CardSource', description: 'With `agent_url`: where the card came from and what the server answered.' });
+
 export const validateResult = z
   .object({
     ...findings,
@@ -70,6 +81,7 @@ export const validateResult = z
     timestamp,
     ...versionMembers,
     rateLimitInfo,
+    source: cardSource.optional(),
     summary: z.string().optional().meta({ description: '`validation_mode: "cli"`: a printable text report.' }),
   })
   .meta({ id: 'ValidateResult' });

@@ -227,6 +227,7 @@ describe('validateSingleText', () => {
     for (const agent_card of cards) {
       for (const options of [{}, { include_score: true }, { include_suggestions: true }, { include_score: true, include_suggestions: true }]) {
         const outcome = validateSingleText(JSON.stringify({ agent_card, options }), validationSettings(parseConfig({})));
+        assert.ok('head' in outcome);
         const r = validateCard(agent_card);
         const o = options as { include_score?: boolean; include_suggestions?: boolean };
         assert.equal(outcome.head, JSON.stringify({

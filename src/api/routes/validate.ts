@@ -14,7 +14,9 @@ import type { Logger } from '../../lib/log.ts';
 import { batchResponseText } from '../../features/validation/batch.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordReport, reportUrl } from '../../features/reports/reports.ts';
-import { singleResponseText } from '../../features/validation/validation.ts';
+import { cardFetcher } from '../../features/validation/card-by-url.ts';
+import { singleResponseText, type SingleOutcome } from '../../features/validation/validation.ts';
+import type { CardSource } from '../../lib/fetch-card.ts';
 import { configuredInProcess } from '../../features/validation/validation-pool.ts';
 import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
@@ -90,6 +92,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
   const { config, store, clock, log } = deps;
   const validator = deps.validator ?? configuredInProcess(config);
   const caller = identifyCaller(deps);
+  const fetcher = cardFetcher(config, deps.lookup);
 
   return apiRoutes()
     .openapi({ ...single, middleware: caller }, async (c) => {
@@ -102,7 +105,19 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         rateLimitInfo = chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
       }
       // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
-      const outcome = await validator.run('single', text).catch(failedAs(log, 'validation', new ApiError('INTERNAL_ERROR', 'internal error during validation')));
+      const failed = failedAs(log, 'validation', new ApiError('INTERNAL_ERROR', 'internal error during validation'));
+      const asked = await validator.run('single', text).catch(failed);
+      let outcome: SingleOutcome;
+      let fetched: { text: string; source: CardSource } | undefined;
+      if ('agentUrl' in asked) {
+        // Charged before the fetch: a fetch costs an outbound request whether or not it yields a card.
+        fetcher.check(asked.agentUrl);
+        rateLimitInfo ??= chargeDailyQuota(c, deps, 1);
+        fetched = await fetcher.fetch(asked.agentUrl);
+        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text }).catch(failed);
+      } else {
+        outcome = asked;
+      }
       rateLimitInfo ??= chargeDailyQuota(c, deps, 1);
 
       const now = clock.now();
@@ -114,11 +129,14 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         created_at: timestamp,
         account_id: c.var.caller.account?.id ?? null,
         version: outcome.version,
-        requestJson: text, // the card verbatim, as sent
+        // The card verbatim, as sent or as fetched (then with its URL and where it came from).
+        requestJson: fetched ? `{"agent_card":${fetched.text},"agent_url":${JSON.stringify(fetched.source.agent_url)}}` : text,
+        ...(fetched ? { meta: { source: fetched.source } } : {}),
         resultJson: outcome.resultJson,
         verdict: { valid: outcome.valid, score: outcome.score },
       });
       const answer = singleResponseText(outcome, {
+        ...(fetched ? { source: fetched.source } : {}),
         report_id: id,
         report_url: reportUrl(deps.urls.reportsUrl, id),
         response_time_ms: Math.round(performance.now() - startedAt),

@@ -1,14 +1,16 @@
 /**
  * POST /v1/validate: the request schema, the validation of a body's text, and the result body.
  * Defaults: validation_mode `standard`, include_score and include_suggestions false (fields
- * absent unless asked).
+ * absent unless asked). The card comes in the body (`agent_card`) or by URL (`agent_url`): then
+ * the route fetches it (card-by-url.ts) and has it validated with the request's options.
  */
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../../engine/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { cardPieces, truncatedField, type Engine, type ValidationSettings } from './card-result.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
-import { isJsonObject, jsonBody } from '../../lib/json.ts';
+import type { CardSource } from '../../lib/fetch-card.ts';
+import { isJsonObject, jsonBody, parseJsonObject } from '../../lib/json.ts';
 
 
 const flag = z.boolean({ error: 'must be a boolean' }).optional();
@@ -19,7 +21,16 @@ export const validateRequestSchema = z
     // z.custom keeps the card as it is (no copy): the engine reads it, the store keeps it.
     agent_card: z
       .custom<Record<string, unknown>>(isJsonObject, { error: 'agent_card is required and must be a JSON object' })
-      .meta({ type: 'object', description: 'The agent card to validate.' }),
+      .meta({ type: 'object', description: 'The agent card to validate (or give `agent_url`).' })
+      .optional(),
+    agent_url: z
+      .string({ error: 'must be a string' })
+      .meta({
+        format: 'uri',
+        description:
+          'In place of `agent_card`: the URL of the card, fetched by the service (a bare origin means its `/.well-known/agent-card.json`, then `/.well-known/agent.json`). Public addresses only, unless `cardFetch.allowedHosts` allows more; the answer then carries `source`.',
+      })
+      .optional(),
     validation_mode: z
       .enum(['standard', 'cli'], { error: 'must be "standard" or "cli"' })
       .default('standard')
@@ -42,12 +53,22 @@ export const validateRequestSchema = z
       )
       .default({}),
   })
+  // Also when another member failed, so that every member at fault is named at once.
+  .superRefine(
+    (request, ctx) => {
+      const hasCard = request.agent_card !== undefined;
+      if (hasCard && request.agent_url !== undefined) ctx.addIssue({ code: 'custom', path: ['agent_url'], message: 'give agent_card or agent_url, not both' });
+      // The documented message when neither is there: agent_card is the field the interface requires.
+      if (!hasCard && request.agent_url === undefined) ctx.addIssue({ code: 'custom', path: ['agent_card'], message: 'agent_card is required and must be a JSON object' });
+    },
+    { when: (payload) => isJsonObject(payload.value) },
+  )
   .meta({ id: 'ValidateRequest' });
 
 export type ValidateRequest = z.infer<typeof validateRequestSchema>;
 
 /** The 400 of POST /v1/validate: `{valid:false, errors:[{path,message}]}`, unlike the flat 400 of the other endpoints. */
-const unusable = (errors: Array<{ path: string; message: string }>) =>
+export const unusable = (errors: Array<{ path: string; message: string }>) =>
   new ApiError('INVALID_REQUEST', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { validationBody: errors });
 
 /** The text of a POST /v1/validate body as a request; an unusable one throws its 400. */
@@ -72,13 +93,36 @@ export interface SingleOutcome {
   summary?: string;
 }
 
+/** A POST /v1/validate body that names its card by URL: the route fetches it, then validates it with validateFetchedText. */
+export interface CardToFetch {
+  agentUrl: string;
+}
+
 /** Validates the text of a POST /v1/validate body: parse, request schema (400s thrown), engine, and the answer's pieces. */
-export const validateSingleText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome => {
+export const validateSingleText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome | CardToFetch => {
   const request = readSingleRequest(text, settings.maxJsonDepth);
+  return request.agent_card === undefined ? { agentUrl: request.agent_url! } : singleOutcome(request, request.agent_card, settings, engine);
+};
+
+/** A fetched card: the body's text (its `agent_url`) and the card's text, as fetched. */
+export interface FetchedSingle {
+  request: string;
+  card: string;
+}
+
+/** Validates the card fetched for a POST /v1/validate body with the body's options; a card that is not a JSON object is the body's 400, at `agent_url`. */
+export const validateFetchedText = (fetched: FetchedSingle, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome => {
+  const request = readSingleRequest(fetched.request, settings.maxJsonDepth);
+  const card = parseJsonObject(fetched.card, settings.maxJsonDepth, `the card at ${request.agent_url}`);
+  if (!('value' in card)) throw unusable([{ path: 'agent_url', message: card.problem }]);
+  return singleOutcome(request, card.value, settings, engine);
+};
+
+const singleOutcome = (request: ValidateRequest, agentCard: Record<string, unknown>, settings: ValidationSettings, engine: Engine): SingleOutcome => {
   const { options } = request;
-  const result = engine(request.agent_card, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings });
+  const result = engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings });
   const pieces = cardPieces(result);
-  const name = request.agent_card.name;
+  const name = agentCard.name;
   // The answer and the report carry the same findings: each list is serialized once, for both.
   const findings = `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}`;
   const score = `"score":${pieces.score}`;
@@ -103,14 +147,18 @@ export interface SingleResultContext {
   recorded: boolean;
   timestamp: string;
   rateLimitInfo: RateLimitInfo;
+  /** Where a card given by `agent_url` came from. */
+  source?: CardSource;
 }
 
 /**
  * The response body of POST /v1/validate as JSON text, fields in their documented order
- * (`summary` last, cli mode only): the outcome's head, then the fields only the route knows.
+ * (`source` after them for a card given by URL, `summary` last, cli mode only): the outcome's head,
+ * then the fields only the route knows.
  */
 export const singleResponseText = (outcome: SingleOutcome, context: SingleResultContext): string =>
   `${outcome.head.slice(0, -1)},"report_id":${JSON.stringify(context.report_id)},"report_url":${JSON.stringify(context.report_url)}` +
   `,"response_time_ms":${context.response_time_ms},"recorded":${context.recorded},"timestamp":${JSON.stringify(context.timestamp)}` +
   `,${outcome.versionMembers},"rateLimitInfo":${JSON.stringify(context.rateLimitInfo)}` +
+  `${context.source === undefined ? '' : `,"source":${JSON.stringify(context.source)}`}` +
   `${outcome.summary === undefined ? '' : `,"summary":${JSON.stringify(outcome.summary)}`}}`;

@@ -2,8 +2,10 @@
 import assert from 'node:assert/strict';
 import type { LookupFunction } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { deliverCallback, type Delivery } from '../../../src/features/webhooks/deliver.ts';
-import { createCallbackPolicy } from '../../../src/features/webhooks/callback-policy.ts';
+import { callbackUse, deliverCallback, type Delivery } from '../../../src/features/webhooks/deliver.ts';
+import { createAddressPolicy } from '../../../src/lib/address-policy.ts';
+
+const createCallbackPolicy = (allowedHosts: string[]) => createAddressPolicy(allowedHosts, callbackUse);
 import { signWebhook } from '../../../src/features/webhooks/signing.ts';
 import { startReceiver } from './receiver.ts';
 
