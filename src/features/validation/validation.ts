@@ -63,7 +63,8 @@ export const validateRequestSchema = z
     },
     { when: (payload) => isJsonObject(payload.value) },
   )
-  .meta({ id: 'ValidateRequest' });
+  // What the refinement says, for the API description: one of the two, never both.
+  .meta({ id: 'ValidateRequest', oneOf: [{ required: ['agent_card'] }, { required: ['agent_url'] }] });
 
 export type ValidateRequest = z.infer<typeof validateRequestSchema>;
 

@@ -4,10 +4,10 @@ import type { LookupFunction } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { callbackUse, deliverCallback, type Delivery } from '../../../src/features/webhooks/deliver.ts';
 import { createAddressPolicy } from '../../../src/lib/address-policy.ts';
-
-const createCallbackPolicy = (allowedHosts: string[]) => createAddressPolicy(allowedHosts, callbackUse);
 import { signWebhook } from '../../../src/features/webhooks/signing.ts';
 import { startReceiver } from './receiver.ts';
+
+const createCallbackPolicy = (allowedHosts: string[]) => createAddressPolicy(allowedHosts, callbackUse);
 
 /** A resolver that answers from a table, counting calls. */
 const fakeDns = (table: Record<string, string[]>) => {
