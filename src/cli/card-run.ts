@@ -6,7 +6,7 @@
 import { open } from 'node:fs/promises';
 import type { Config } from '../config.ts';
 import { checkCardText, type CheckedInput } from '../engine/formats/index.ts';
-import { countsOf } from '../engine/formats/input.ts';
+import { totalsOf } from '../engine/formats/input.ts';
 import { createAddressPolicy } from '../lib/address-policy.ts';
 import { fetchCard } from '../lib/fetch-card.ts';
 import { version } from '../lib/version.ts';
@@ -115,13 +115,7 @@ export interface Verdict {
  */
 export const exitCodeOf = (inputs: readonly CheckedInput[], verdict: Verdict): 0 | 1 | 2 => {
   if (inputs.some((input) => input.failure)) return 2;
-  let errors = 0;
-  let warnings = 0;
-  for (const input of inputs) {
-    const counts = countsOf(input);
-    errors += counts.errors;
-    warnings += counts.warnings;
-  }
+  const { errors, warnings } = totalsOf(inputs);
   const failed =
     (verdict.failOn === 'error' && errors > 0) ||
     (verdict.failOn === 'warning' && errors + warnings > 0) ||
