@@ -4,7 +4,8 @@
 //   build/out/cardgate.mjs  (ESM, for Deno: `deno run -A build/out/cardgate.mjs serve`)
 // then makes the Node single executable build/out/cardgate (postject, code cache on,
 // the experimental warning disabled). The binary needs no node_modules and no network.
-// `node build/build.mjs action` builds the Action's bundle only.
+// `node build/build.mjs action` builds the Action's bundle only; `node build/build.mjs action --check`
+// writes nothing and fails when the committed bundle differs from a fresh build (stale).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -50,15 +51,27 @@ const shared = {
 };
 
 // The Action's bundle: the same bytes from any checkout (paths in its comments are relative to the root).
-await build({
+const actionBundle = join(root, 'action/dist/index.cjs');
+const checkOnly = process.argv[2] === 'action' && process.argv[3] === '--check';
+const action = await build({
   ...shared,
   absWorkingDir: root,
   entryPoints: ['src/action/main.ts'],
   format: 'cjs',
-  outfile: join(root, 'action/dist/index.cjs'),
+  outfile: actionBundle,
   banner: { js: '// Built by `npm run build` from src/action/main.ts: do not edit.' },
+  write: !checkOnly,
 });
-console.log(`action/dist/index.cjs\t${statSync(join(root, 'action/dist/index.cjs')).size} bytes`);
+if (checkOnly) {
+  const fresh = action.outputFiles[0].text;
+  if (!existsSync(actionBundle) || readFileSync(actionBundle, 'utf8') !== fresh) {
+    console.error('action/dist/index.cjs is stale: run `npm run build` (or `node build/build.mjs action`) and commit it');
+    process.exit(1);
+  }
+  console.log('action/dist/index.cjs matches a fresh build');
+  process.exit(0);
+}
+console.log(`action/dist/index.cjs\t${statSync(actionBundle).size} bytes`);
 if (process.argv[2] === 'action') process.exit(0);
 
 rmSync(out, { recursive: true, force: true });
