@@ -5,11 +5,14 @@
  */
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../../engine/index.ts';
+import { textLocator } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { cardPieces, truncatedField, type Engine, type ValidationSettings } from './card-result.ts';
+import { cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
 import { isJsonObject, jsonBody } from '../../lib/json.ts';
 
+/** How formatted answers name the card when the request does not (`options.file`). */
+export const DEFAULT_CARD_FILE = 'agent-card.json';
 
 const flag = z.boolean({ error: 'must be a boolean' }).optional();
 
@@ -36,6 +39,12 @@ export const validateRequestSchema = z
                 `protocol version ${JSON.stringify(issue.input)} is not supported; supported versions: ${supportedVersions.join(', ')}`,
             })
             .meta({ enum: [...supportedVersions], description: 'Judge the card by this version\'s rules instead of the one it declares.' })
+            .optional(),
+          format: formatOption,
+          file: z
+            .string({ error: 'must be a string' })
+            .min(1, 'must not be empty')
+            .meta({ description: `The card's file in formatted answers (SARIF, JUnit, GitHub, GitLab, Markdown, text), e.g. its path in the repository; default \`${DEFAULT_CARD_FILE}\`.` })
             .optional(),
         },
         { error: 'must be a JSON object' },
@@ -70,14 +79,21 @@ export interface SingleOutcome {
   resultJson: string;
   /** cli mode only. */
   summary?: string;
+  /** The answer in the format asked for (`options.format`, or the Accept header), instead of the JSON result. */
+  formatted?: FormattedAnswer;
 }
 
-/** Validates the text of a POST /v1/validate body: parse, request schema (400s thrown), engine, and the answer's pieces. */
-export const validateSingleText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome => {
+/**
+ * Validates the text of a POST /v1/validate body: parse, request schema (400s thrown), engine,
+ * the findings' positions in the card's text, and the answer's pieces.
+ */
+export const validateSingleText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome => {
+  const { text, accept } = typeof body === 'string' ? { text: body, accept: undefined } : body;
   const request = readSingleRequest(text, settings.maxJsonDepth);
   const { options } = request;
-  const result = engine(request.agent_card, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings });
+  const result = textLocator(text)(engine(request.agent_card, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings }), ['agent_card']);
   const pieces = cardPieces(result);
+  const format = options.format ?? accept;
   const name = request.agent_card.name;
   // The answer and the report carry the same findings: each list is serialized once, for both.
   const findings = `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}`;
@@ -93,6 +109,7 @@ export const validateSingleText = (text: string, settings: ValidationSettings, e
     head: `{${shown.join(',')}${truncatedField(pieces, shownLists)}}`,
     resultJson: `{${findings},${score},${suggestions}${truncatedField(pieces, ['errors', 'warnings', 'suggestions'])},${pieces.versionMembers}}`,
     ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
+    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, [{ name: options.file ?? DEFAULT_CARD_FILE, result }]) } : {}),
   };
 };
 
