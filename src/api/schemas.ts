@@ -34,7 +34,15 @@ export const validationFailure = z
 
 // Validation results.
 
-const finding = z.object({ path: z.string(), message: z.string(), rule: z.string() }).meta({ id: 'Finding' });
+const finding = z
+  .object({
+    path: z.string(),
+    message: z.string(),
+    rule: z.string(),
+    line: int.min(1).optional().meta({ description: 'Where the value at `path` is in the card\'s own text (1-based; its opening brace is line 1, column 1); on POST /v1/validate and /v1/validate/batch.' }),
+    column: int.min(1).optional().meta({ description: 'Counted in UTF-16 code units (a tab is one, an emoji two), as editors and eslint do.' }),
+  })
+  .meta({ id: 'Finding' });
 const suggestion = z.object({ type: z.string(), field: z.string(), suggestion: z.string() }).meta({ id: 'Suggestion' });
 const truncated = z
   .object({ errors: int.optional(), warnings: int.optional(), suggestions: int.optional() })
@@ -97,6 +105,16 @@ export const batchResult = z
     timestamp,
   })
   .meta({ id: 'BatchResult' });
+
+/** The other formats of a validation's answer (`options.format`), by media type. */
+export const formattedResults = {
+  'application/sarif+json': {
+    schema: z.looseObject({ version: z.literal('2.1.0'), runs: z.array(z.unknown()) }).meta({ description: '`sarif`: a SARIF 2.1.0 log, one run, results with file, line and column.' }),
+  },
+  'application/xml': { schema: z.string().meta({ description: '`junit`: JUnit XML, a testsuite per card.' }) },
+  'text/plain': { schema: z.string().meta({ description: '`github`: workflow commands (`::error file=...,line=...`); `text`: `file:line:col` lines.' }) },
+  'text/markdown': { schema: z.string().meta({ description: '`markdown`: a summary for a step summary or pull-request comment.' }) },
+} as const;
 
 export const webhookResult = z
   .object({

@@ -1,6 +1,7 @@
 /** JSON request bodies: the object check and the parse every endpoint shares (400 messages included). */
 import * as z from 'zod';
 import { ApiError } from './errors.ts';
+import { describeSyntaxProblem, jsonSyntaxProblem } from './text-position.ts';
 
 export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -55,7 +56,7 @@ export const parseJsonObject = (text: string, maxDepth: number, subject = 'reque
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return { problem: `${subject} is not valid JSON: ${(e as Error).message}`, kind: 'syntax' };
+    return { problem: `${subject} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text, e as SyntaxError))}`, kind: 'syntax' };
   }
   return isJsonObject(value) ? { value } : { problem: `${subject} must be a JSON object`, kind: 'not-an-object' };
 };

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { validateCard } from '../../src/engine/index.ts';
+import { locate } from '../../src/engine/formats/index.ts';
 import { postJson } from '../helpers/app.ts';
 import { startCardHost } from '../helpers/card-host.ts';
 import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
@@ -22,9 +23,10 @@ describe('POST /v1/validate with agent_url', async () => {
     const res = await validate(t, { agent_url: host.url, options: { include_score: true } });
     assert.equal(res.status, 200);
     const body = await res.json();
-    const expected = validateCard(sampleCard());
+    const expected = locate(cardText, validateCard(sampleCard()));
     assert.equal(body.valid, expected.valid);
-    assert.deepEqual(body.warnings, expected.warnings);
+    assert.deepEqual(body.warnings, expected.warnings, 'positions in the card\'s own text');
+    assert.ok(body.warnings.some((w: { line: number }) => w.line > 1));
     assert.equal(body.score, expected.score);
     const source = {
       agent_url: host.url,
@@ -67,6 +69,13 @@ describe('POST /v1/validate with agent_url', async () => {
     const [error] = (await notJson.json()).errors;
     assert.equal(error.path, 'agent_url');
     assert.match(error.message, new RegExp(`^the card at ${host.url}/not-json is not valid JSON`));
+  });
+
+  it('options.format answers in that format, the card named by its URL', async () => {
+    const t = endpointsApp(allowed);
+    const res = await validate(t, { agent_url: host.url, options: { format: 'github' } });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /^::warning file=http%3A\/\/127\.0\.0\.1%3A\d+,line=5,col=10,title=url\.placeholder::url: /m);
   });
 
   it('agent_card and agent_url together, or a URL that is not http(s), are 400s', async () => {

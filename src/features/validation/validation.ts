@@ -5,13 +5,16 @@
  * the route fetches it (card-by-url.ts) and has it validated with the request's options.
  */
 import * as z from 'zod';
-import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../../engine/index.ts';
+import { formatSummary, isSupportedVersion, supportedVersions, validateCard, type CardResult } from '../../engine/index.ts';
+import { textLocator, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { cardPieces, truncatedField, type Engine, type ValidationSettings } from './card-result.ts';
+import { cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
 import type { CardSource } from '../../lib/fetch-card.ts';
 import { isJsonObject, jsonBody, parseJsonObject } from '../../lib/json.ts';
 
+/** How formatted answers name the card when the request does not (`options.file`). */
+export const DEFAULT_CARD_FILE = 'agent-card.json';
 
 const flag = z.boolean({ error: 'must be a boolean' }).optional();
 
@@ -47,6 +50,12 @@ export const validateRequestSchema = z
                 `protocol version ${JSON.stringify(issue.input)} is not supported; supported versions: ${supportedVersions.join(', ')}`,
             })
             .meta({ enum: [...supportedVersions], description: 'Judge the card by this version\'s rules instead of the one it declares.' })
+            .optional(),
+          format: formatOption,
+          file: z
+            .string({ error: 'must be a string' })
+            .min(1, 'must not be empty')
+            .meta({ description: `The card's file in formatted answers (SARIF, JUnit, GitHub, GitLab, Markdown, text), e.g. its path in the repository; default \`${DEFAULT_CARD_FILE}\`.` })
             .optional(),
         },
         { error: 'must be a JSON object' },
@@ -92,6 +101,8 @@ export interface SingleOutcome {
   resultJson: string;
   /** cli mode only. */
   summary?: string;
+  /** The answer in the format asked for (`options.format`, or the Accept header), instead of the JSON result. */
+  formatted?: FormattedAnswer;
 }
 
 /** A POST /v1/validate body that names its card by URL: the route fetches it, then validates it with validateFetchedText. */
@@ -99,30 +110,49 @@ export interface CardToFetch {
   agentUrl: string;
 }
 
-/** Validates the text of a POST /v1/validate body: parse, request schema (400s thrown), engine, and the answer's pieces. */
-export const validateSingleText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome | CardToFetch => {
+/**
+ * Validates the text of a POST /v1/validate body: parse, request schema (400s thrown), engine,
+ * the findings' positions in the card's text, and the answer's pieces; or, for a body naming
+ * its card by `agent_url`, that URL.
+ */
+export const validateSingleText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome | CardToFetch => {
+  const { text, accept } = typeof body === 'string' ? { text: body, accept: undefined } : body;
   const request = readSingleRequest(text, settings.maxJsonDepth);
-  return request.agent_card === undefined ? { agentUrl: request.agent_url! } : singleOutcome(request, request.agent_card, settings, engine);
+  if (request.agent_card === undefined) return { agentUrl: request.agent_url! };
+  const locate = textLocator(text);
+  return singleOutcome(request, request.agent_card, (result) => locate(result, ['agent_card']), accept, settings, engine);
 };
 
-/** A fetched card: the body's text (its `agent_url`) and the card's text, as fetched. */
+/** A fetched card: the body's text (its `agent_url`), the card's text as fetched, and the format the Accept header asks for. */
 export interface FetchedSingle {
   request: string;
   card: string;
+  accept?: OutputFormat;
 }
 
-/** Validates the card fetched for a POST /v1/validate body with the body's options; a card that is not a JSON object is the body's 400, at `agent_url`. */
+/**
+ * Validates the card fetched for a POST /v1/validate body with the body's options, positions in
+ * the card's own text; a card that is not a JSON object is the body's 400, at `agent_url`.
+ */
 export const validateFetchedText = (fetched: FetchedSingle, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome => {
   const request = readSingleRequest(fetched.request, settings.maxJsonDepth);
   const card = parseJsonObject(fetched.card, settings.maxJsonDepth, `the card at ${request.agent_url}`);
   if (!('value' in card)) throw unusable([{ path: 'agent_url', message: card.problem }]);
-  return singleOutcome(request, card.value, settings, engine);
+  return singleOutcome(request, card.value, textLocator(fetched.card), fetched.accept, settings, engine);
 };
 
-const singleOutcome = (request: ValidateRequest, agentCard: Record<string, unknown>, settings: ValidationSettings, engine: Engine): SingleOutcome => {
+const singleOutcome = (
+  request: ValidateRequest,
+  agentCard: Record<string, unknown>,
+  locate: (result: CardResult) => LocatedResult,
+  accept: OutputFormat | undefined,
+  settings: ValidationSettings,
+  engine: Engine,
+): SingleOutcome => {
   const { options } = request;
-  const result = engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings });
+  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings }));
   const pieces = cardPieces(result);
+  const format = options.format ?? accept;
   const name = agentCard.name;
   // The answer and the report carry the same findings: each list is serialized once, for both.
   const findings = `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}`;
@@ -138,6 +168,7 @@ const singleOutcome = (request: ValidateRequest, agentCard: Record<string, unkno
     head: `{${shown.join(',')}${truncatedField(pieces, shownLists)}}`,
     resultJson: `{${findings},${score},${suggestions}${truncatedField(pieces, ['errors', 'warnings', 'suggestions'])},${pieces.versionMembers}}`,
     ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
+    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, [{ name: options.file ?? request.agent_url ?? DEFAULT_CARD_FILE, result }]) } : {}),
   };
 };
 

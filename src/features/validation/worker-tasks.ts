@@ -20,7 +20,7 @@ export const tasks = {
   /** POST /v1/validate/batch */
   batch: validateBatchText,
   /** POST /v1/validate/batch from a caller over its quota: only the body's checks; the number of cards. */
-  batchBody: (text: string, settings: ValidationSettings): number => readBatchRequest(text, settings).length,
+  batchBody: (text: string, settings: ValidationSettings): number => readBatchRequest(text, settings).cards.length,
   /** POST /v1/webhook */
   webhook: validateWebhookText,
   /** POST /v1/webhook/github */

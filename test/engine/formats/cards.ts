@@ -2,6 +2,7 @@
  * Card texts whose findings' positions are known, for the positions and format tests: the
  * comments give each finding's line and column.
  */
+import { checkCardText, type CheckedInput } from '../../../src/engine/formats/index.ts';
 
 /**
  * A 0.3.0 card, valid, with warnings on later lines:
@@ -52,3 +53,11 @@ export const invalidCard = [
 
 /** Not JSON: a stray comma, the error at line 3, column 1. */
 export const notJson = '{\n  "name": "x",\n}\n';
+
+
+/** The three inputs every format is tested on: a valid card with warnings, an invalid card, a text that is not JSON. */
+export const sampleInputs = (): CheckedInput[] => [
+  checkCardText('cards/warned.json', warnedCard),
+  checkCardText('cards/invalid.json', invalidCard),
+  checkCardText('bad.json', notJson),
+];
