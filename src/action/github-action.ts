@@ -13,7 +13,7 @@ import { isValid, plural, totalsOf } from '../engine/formats/input.ts';
 import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
 import { cardInputs } from '../cli/card-inputs.ts';
-import { checkInputs, checkOffline, exitCodeOf, failOnValues, runLimits, type FailOn } from '../cli/card-run.ts';
+import { checkInputs, checkOffline, exitCodeOf, failOnValues, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
 import { checkWithServer } from './server-check.ts';
 
 export interface ActionIO {
@@ -56,7 +56,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   if (protocolVersion !== undefined && !isSupportedVersion(protocolVersion)) {
     return fail(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(', ')}`);
   }
-  let limits;
+  let limits: RunLimits;
   try {
     limits = runLimits(loadConfig({ env, cwd }));
   } catch (e) {

@@ -16,7 +16,7 @@ export type CardInput =
   | { kind: 'missing'; name: string; message: string };
 
 /** The file names a directory search takes for agent cards. */
-export const cardFilePatterns = ['**/agent-card.json', '**/agent.json', '**/*.agent-card.json'];
+const cardFilePatterns = ['**/agent-card.json', '**/agent.json', '**/*.agent-card.json'];
 
 /** Never searched: dependencies and git's own files. Dot directories are (`.well-known` is where cards live). */
 const ignored = ['**/node_modules/**', '**/.git/**'];

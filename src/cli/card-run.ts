@@ -28,7 +28,7 @@ export const runLimits = (config: Config): RunLimits => ({
 });
 
 /** An input's text, or why there is none. */
-export type ReadInput = { text: string } | { problem: string };
+type ReadInput = { text: string } | { problem: string };
 
 const tooBig = (limits: RunLimits): string => `larger than ${limits.maxBytes} bytes, the size limit for a card (http.maxBodyBytes)`;
 
@@ -55,7 +55,7 @@ const readFileWithin = async (file: string, limits: RunLimits): Promise<ReadInpu
 const userFetch = createAddressPolicy(['*'], { field: 'URL', connections: 'fetches', setting: 'none' });
 
 /** Reads one input: a file, standard input (through `readStdin`, which stops past `maxBytes`), or a URL. */
-export const readInput = async (input: CardInput, limits: RunLimits, readStdin: (maxBytes: number) => Promise<string | undefined>): Promise<ReadInput> => {
+const readInput = async (input: CardInput, limits: RunLimits, readStdin: (maxBytes: number) => Promise<string | undefined>): Promise<ReadInput> => {
   switch (input.kind) {
     case 'missing':
       return { problem: input.message };
