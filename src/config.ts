@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as z from 'zod';
+import { ConfigError } from './lib/config-error.ts';
 import { parseIpRule } from './lib/ip.ts';
 
 const port = z.number().int().min(0).max(65535);
@@ -112,6 +113,15 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    cardFetch: z
+      .object({
+        /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
+        timeoutMs: positiveInt.default(10000),
+        /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
+        allowedHosts: z.array(z.string().min(1)).default([]),
+      })
+      .strict()
+      .prefault({}),
     reports: z.object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
     store: z
       .object({
@@ -140,12 +150,7 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 /** Parses a config object; every problem is reported as `path: reason`. */
 export const parseConfig = (input: unknown, source = 'config'): Config => {
@@ -185,6 +190,8 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_WEBHOOK_CONCURRENCY: { path: ['webhooks', 'concurrency'], type: 'number' },
   CARDGATE_WEBHOOK_POLL_INTERVAL_MS: { path: ['webhooks', 'pollIntervalMs'], type: 'number' },
   CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ['webhooks', 'jobLeaseMs'], type: 'number' },
+  CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ['cardFetch', 'timeoutMs'], type: 'number' },
+  CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ['cardFetch', 'allowedHosts'], type: 'list' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
   CARDGATE_DATABASE_URL: { path: ['store', 'databaseUrl'], type: 'string' },
   CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },

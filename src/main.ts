@@ -11,7 +11,7 @@ Usage: cardgate [subcommand] [options]
 
 Subcommands:
   serve               run the HTTP service (default)
-  validate FILE|-     validate one agent card offline
+  validate INPUT...   validate agent cards (files, directories, globs, URLs, -) offline
   accounts ...        manage accounts in the data dir (when no server holds it)
   keys ...            manage API keys in the data dir (when no server holds it)
   healthcheck [URL]   exit 0 when the service at URL answers /healthz (default http://127.0.0.1:8080)

@@ -1,6 +1,7 @@
 /** JSON request bodies: the object check and the parse every endpoint shares (400 messages included). */
 import * as z from 'zod';
 import { ApiError } from './errors.ts';
+import { describeSyntaxProblem, jsonSyntaxProblem } from './text-position.ts';
 
 export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -43,20 +44,21 @@ export const nestsDeeperThan = (text: string, limit: number): boolean => {
 export type JsonObjectProblem = { problem: string; kind: 'syntax' | 'too-deep' | 'not-an-object' };
 
 /**
- * Parses a request body's text as a JSON object nested at most `maxDepth` levels deep; the
- * problem is what the 400 says. The one gate every body passes before anything reads it.
+ * Parses a request body's text (or another text, named by `subject`) as a JSON object nested at
+ * most `maxDepth` levels deep; the problem is what the 400 says. The one gate every body passes
+ * before anything reads it.
  */
-export const parseJsonObject = (text: string, maxDepth: number): { value: Record<string, unknown> } | JsonObjectProblem => {
+export const parseJsonObject = (text: string, maxDepth: number, subject = 'request body'): { value: Record<string, unknown> } | JsonObjectProblem => {
   if (nestsDeeperThan(text, maxDepth)) {
-    return { problem: `request body nests arrays and objects more than ${maxDepth} levels deep`, kind: 'too-deep' };
+    return { problem: `${subject} nests arrays and objects more than ${maxDepth} levels deep`, kind: 'too-deep' };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return { problem: `request body is not valid JSON: ${(e as Error).message}`, kind: 'syntax' };
+    return { problem: `${subject} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text, e as SyntaxError))}`, kind: 'syntax' };
   }
-  return isJsonObject(value) ? { value } : { problem: 'request body must be a JSON object', kind: 'not-an-object' };
+  return isJsonObject(value) ? { value } : { problem: `${subject} must be a JSON object`, kind: 'not-an-object' };
 };
 
 export interface JsonBodyOptions {

@@ -29,6 +29,7 @@ export const prepareDataDir = async (dataDir: string, options: { plan?: Plan; re
     // Stored as POST /v1/validate stores them: the request and result text verbatim.
     const requestJson = JSON.stringify({ agent_card: sampleCard() });
     const outcome = validateSingleText(requestJson, validationSettings(parseConfig({})));
+    if ('agentUrl' in outcome) throw new Error('the seed card is in the body');
     const { version, resultJson, valid, score } = outcome;
     for (let i = 0; i < reports; i++) {
       const at = now - (reports - i); // one ms apart, well inside the retention period

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { supportedVersions, validateCard } from '../../src/engine/index.ts';
+import { textLocator } from '../../src/engine/formats/index.ts';
 import { iso } from '../../src/lib/clock.ts';
 import { parseConfig } from '../../src/config.ts';
 import { validationSettings } from '../../src/features/validation/card-result.ts';
@@ -15,8 +16,10 @@ import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
 const validate = (t: ReturnType<typeof endpointsApp>, body: unknown, headers: Record<string, string> = {}) =>
   t.app.request('/v1/validate', postJson(body, headers));
 
+/** A finding: the documented path, message and rule, then its position in the card's text. */
 const isIssue = (i: any) =>
-  typeof i.path === 'string' && typeof i.message === 'string' && typeof i.rule === 'string' && Object.keys(i).join() === 'path,message,rule';
+  typeof i.path === 'string' && typeof i.message === 'string' && typeof i.rule === 'string' &&
+  Number.isInteger(i.line) && i.line >= 1 && Number.isInteger(i.column) && i.column >= 1 && Object.keys(i).join() === 'path,message,rule,line,column';
 
 describe('POST /v1/validate', () => {
   it('answers every field of 2.4, in order, with its type and shape', async () => {
@@ -226,8 +229,10 @@ describe('validateSingleText', () => {
     const cards = [sampleCard(), { name: 'Broken "quote" \u2028 card' }, { ...sampleCard(), url: 'http://localhost:3000' }];
     for (const agent_card of cards) {
       for (const options of [{}, { include_score: true }, { include_suggestions: true }, { include_score: true, include_suggestions: true }]) {
-        const outcome = validateSingleText(JSON.stringify({ agent_card, options }), validationSettings(parseConfig({})));
-        const r = validateCard(agent_card);
+        const text = JSON.stringify({ agent_card, options });
+        const outcome = validateSingleText(text, validationSettings(parseConfig({})));
+        assert.ok('head' in outcome);
+        const r = textLocator(text)(validateCard(agent_card), ['agent_card']);
         const o = options as { include_score?: boolean; include_suggestions?: boolean };
         assert.equal(outcome.head, JSON.stringify({
           valid: r.valid, errors: r.errors, warnings: r.warnings,

@@ -41,13 +41,13 @@ import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Engine } from '../validation/card-result.ts';
-import { createCallbackPolicy, type CallbackPolicy } from './callback-policy.ts';
+import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
 import type { JobRecord } from '../../store/types.ts';
 import { version } from '../../lib/version.ts';
 import { configuredInProcess, ValidatorClosed } from '../validation/validation-pool.ts';
 import type { Validator } from '../validation/validator.ts';
-import { deliverCallback } from './deliver.ts';
+import { callbackUse, deliverCallback } from './deliver.ts';
 
 /** A job's request once its result is stored: the card lives on in the report, the job no longer needs it. */
 const withoutCard = (request: JobRecord['request']): JobRecord['request'] => ({ agent_card: null, metadata: request.metadata, callback_url: request.callback_url });
@@ -118,7 +118,7 @@ class HeldJob {
 }
 
 export class JobRunner {
-  readonly policy: CallbackPolicy;
+  readonly policy: AddressPolicy;
   /** Validates the webhook endpoints' bodies and the jobs' cards. */
   readonly validator: Validator;
   /** This runner's name on the leases it holds (one per process; each app its own in tests). */
@@ -136,7 +136,7 @@ export class JobRunner {
     options: JobRunnerOptions = {},
   ) {
     this.validator = deps.validator ?? configuredInProcess(deps.config, options.validate);
-    this.policy = createCallbackPolicy(deps.config.webhooks.allowedHosts);
+    this.policy = createAddressPolicy(deps.config.webhooks.allowedHosts, callbackUse);
     const wide = deps.config.webhooks.allowedHosts.filter((h) => h === '*' || h === 'private');
     if (wide.length > 0) deps.log.warn('webhook callbacks may reach internal networks', { allowed_hosts: wide });
     deps.lifecycle?.onDrain((deadline) => this.drain(deadline));
