@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../../engine/index.ts';
-import { textLocator } from '../../engine/formats/index.ts';
+import { locateCards, type LocatedResult } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
@@ -91,7 +91,8 @@ export const validateSingleText = (body: BodyText, settings: ValidationSettings,
   const { text, accept } = typeof body === 'string' ? { text: body, accept: undefined } : body;
   const request = readSingleRequest(text, settings.maxJsonDepth);
   const { options } = request;
-  const result = textLocator(text)(engine(request.agent_card, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings }), ['agent_card']);
+  const found = engine(request.agent_card, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings });
+  const [result] = locateCards(text, [{ result: found, at: ['agent_card'] }]) as [LocatedResult];
   const pieces = cardPieces(result);
   const format = options.format ?? accept;
   const name = request.agent_card.name;
