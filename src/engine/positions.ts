@@ -5,7 +5,8 @@
  * scheme) points at the key instead; a path that is missing points at the nearest enclosing value
  * that exists (a required field: the object that lacks it).
  */
-import { visit } from 'jsonc-parser';
+import { createScanner } from 'jsonc-parser';
+import { endOfContainer } from '../lib/json.ts';
 import { LineIndex, type TextPosition } from '../lib/text-position.ts';
 import type { RuleId } from './catalogue.ts';
 import { ROOT_PATH, type PathSegment } from './paths.ts';
@@ -88,35 +89,51 @@ const forget = (node: Spot): void => {
   for (const child of node.children.values()) forget(child);
 };
 
+/** jsonc-parser's token kinds used here (its `SyntaxKind`, a const enum that isolated modules cannot read). */
+const OPEN_BRACE = 1;
+const CLOSE_BRACE = 2;
+const OPEN_BRACKET = 3;
+const CLOSE_BRACKET = 4;
+const COMMA = 5;
+const EOF = 17;
+
 /**
- * One pass over the text that records the offsets of the wanted spots. It does not build the
- * text's tree (that costs ten times the parse on a 10 MB batch): a value that leads to no wanted
- * spot is skipped, its contents scanned but not reported.
+ * Records the offsets of the wanted spots in `text`, which JSON.parse accepted. jsonc-parser's
+ * scanner reads the tokens along the wanted paths; a value off them is stepped over without
+ * tokenizing it (most of a card: a visit of every token cost as much as the engine itself).
  */
 const findSpots = (text: string, root: Spot): void => {
-  const enter = (offset: number, path: () => PathSegment[]): boolean => {
-    const node = spotAt(root, path(), false);
-    if (node) node.value = offset;
-    return node !== undefined && node.children.size > 0;
+  const scanner = createScanner(text, true);
+  /** Past the value whose first token was just scanned, recording it (and the spots inside it) when wanted. */
+  const value = (node: Spot | undefined): void => {
+    const token = scanner.getToken();
+    if (node) node.value = scanner.getTokenOffset();
+    if (token !== OPEN_BRACE && token !== OPEN_BRACKET) return;
+    if (!node || node.children.size === 0) {
+      scanner.setPosition(endOfContainer(text, scanner.getTokenOffset()));
+      return;
+    }
+    const close = token === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+    for (let index = 0, next = scanner.scan(); next !== close && next !== EOF; index++) {
+      let member = node.children.get(index);
+      if (token === OPEN_BRACE) {
+        // A key: a repeated one replaces what the earlier occurrence recorded, as JSON.parse keeps the last.
+        member = node.children.get(scanner.getTokenValue());
+        if (member) {
+          forget(member);
+          member.key = scanner.getTokenOffset();
+        }
+        scanner.scan(); // the colon
+        scanner.scan();
+      }
+      value(member);
+      next = scanner.scan();
+      if (next === COMMA) next = scanner.scan();
+    }
   };
-  visit(
-    text,
-    {
-      onObjectBegin: (offset, _length, _line, _column, path) => enter(offset, path),
-      onArrayBegin: (offset, _length, _line, _column, path) => enter(offset, path),
-      onLiteralValue: (_value, offset, _length, _line, _column, path) => void enter(offset, path),
-      // jsonc-parser resumes reporting after a skipped value only in these callbacks: without them it never would.
-      onObjectEnd: () => {},
-      onArrayEnd: () => {},
-      onObjectProperty: (name, offset, _length, _line, _column, path) => {
-        const node = spotAt(root, path(), false)?.children.get(name);
-        if (!node) return;
-        forget(node);
-        node.key = offset;
-      },
-    },
-    { disallowComments: true },
-  );
+  scanner.setPosition(text.charCodeAt(0) === 0xfeff ? 1 : 0);
+  scanner.scan();
+  value(root);
 };
 
 /** The offset to point at for `path`: its value (or with `key`, the member's key), or the nearest enclosing value the text has. */
