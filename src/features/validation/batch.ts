@@ -9,7 +9,7 @@ import { validateCard } from '../../engine/index.ts';
 import { locateCards, type CheckedInput } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { isJsonObject, jsonBody, jsonObjectSchema } from '../../lib/json.ts';
-import { cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { bodyParts, cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 
 export interface BatchEntry {
   id: string;
@@ -112,7 +112,7 @@ export interface BatchOutcome {
  * findings' positions in the card's own text, the results as JSON text.
  */
 export const validateBatchText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): BatchOutcome => {
-  const { text, accept } = typeof body === 'string' ? { text: body, accept: undefined } : body;
+  const { text, accept } = bodyParts(body);
   const request = readBatchRequest(text, settings);
   const entries = request.cards;
   const format = request.options?.format ?? accept;

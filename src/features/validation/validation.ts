@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../../engine/index.ts';
 import { locateCards, type LocatedResult } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { bodyParts, cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
 import { isJsonObject, jsonBody } from '../../lib/json.ts';
 
@@ -88,7 +88,7 @@ export interface SingleOutcome {
  * the findings' positions in the card's text, and the answer's pieces.
  */
 export const validateSingleText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome => {
-  const { text, accept } = typeof body === 'string' ? { text: body, accept: undefined } : body;
+  const { text, accept } = bodyParts(body);
   const request = readSingleRequest(text, settings.maxJsonDepth);
   const { options } = request;
   const found = engine(request.agent_card, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings });
