@@ -5,7 +5,8 @@
  * scheme) points at the key instead; a path that is missing points at the nearest enclosing value
  * that exists (a required field: the object that lacks it).
  */
-import { parseTree, type Node } from 'jsonc-parser';
+import { createScanner } from 'jsonc-parser';
+import { endOfContainer } from '../lib/json.ts';
 import { LineIndex, type TextPosition } from '../lib/text-position.ts';
 import type { RuleId } from './catalogue.ts';
 import { ROOT_PATH, type PathSegment } from './paths.ts';
@@ -56,57 +57,140 @@ export const pathSegments = (path: string): PathSegment[] => {
   return segments;
 };
 
-/** The member or element `segment` of a node; for a key that occurs twice, the last (the one JSON.parse keeps). */
-const child = (node: Node, segment: PathSegment): Node | undefined => {
-  if (node.type === 'array') return typeof segment === 'number' ? node.children?.[segment] : undefined;
-  if (node.type !== 'object' || typeof segment !== 'string') return undefined;
-  const children = node.children ?? [];
-  for (let i = children.length - 1; i >= 0; i--) {
-    const property = children[i]!;
-    if (property.children?.[0]?.value === segment) return property;
+/**
+ * The spots wanted in a text, as a tree of path segments: each node gets the offset of its value
+ * and, for a member, of its key, when the text has them.
+ */
+interface Spot {
+  children: Map<PathSegment, Spot>;
+  value?: number;
+  key?: number;
+}
+
+const spot = (): Spot => ({ children: new Map() });
+
+/** The node of `path`, made with those above it when `make`. */
+const spotAt = (root: Spot, path: readonly PathSegment[], make: boolean): Spot | undefined => {
+  let node = root;
+  for (const segment of path) {
+    let next = node.children.get(segment);
+    if (!next) {
+      if (!make) return undefined;
+      node.children.set(segment, (next = spot()));
+    }
+    node = next;
   }
-  return undefined;
+  return node;
 };
 
-/** The node to point at for `segments`: the value (or with `key`, the member's key), or the deepest enclosing value that exists. */
-const nodeAt = (root: Node, segments: readonly PathSegment[], key: boolean): Node => {
-  let value = root;
-  for (const [i, segment] of segments.entries()) {
-    const found = child(value, segment);
-    if (!found) return value;
-    if (found.type !== 'property') value = found;
-    else if (key && i === segments.length - 1) return found.children![0]!;
-    else if (found.children?.[1]) value = found.children[1];
-    else return found;
-  }
-  return value;
+/** Forgets what an earlier occurrence of a duplicate key recorded: JSON.parse keeps the last one. */
+const forget = (node: Spot): void => {
+  node.value = node.key = undefined;
+  for (const child of node.children.values()) forget(child);
 };
+
+/** jsonc-parser's token kinds used here (its `SyntaxKind`, a const enum that isolated modules cannot read). */
+const OPEN_BRACE = 1;
+const CLOSE_BRACE = 2;
+const OPEN_BRACKET = 3;
+const CLOSE_BRACKET = 4;
+const COMMA = 5;
+const EOF = 17;
 
 /**
- * Locates the findings of cards in one text: the text is parsed once, on the first card that has
- * findings. `cardAt` is where the card sits in the text (`['agent_card']` in a request body);
- * positions are then relative to the card's own text, its opening brace being line 1, column 1:
- * the card's position in its own file when the file was sent as it is.
+ * Records the offsets of the wanted spots in `text`, which JSON.parse accepted. jsonc-parser's
+ * scanner reads the tokens along the wanted paths; a value off them is stepped over without
+ * tokenizing it (most of a card: a visit of every token cost as much as the engine itself).
  */
-export const textLocator = (text: string) => {
-  let tree: Node | undefined;
+const findSpots = (text: string, root: Spot): void => {
+  const scanner = createScanner(text, true);
+  /** Past the value whose first token was just scanned, recording it (and the spots inside it) when wanted. */
+  const value = (node: Spot | undefined): void => {
+    const token = scanner.getToken();
+    if (node) node.value = scanner.getTokenOffset();
+    if (token !== OPEN_BRACE && token !== OPEN_BRACKET) return;
+    if (!node || node.children.size === 0) {
+      scanner.setPosition(endOfContainer(text, scanner.getTokenOffset()));
+      return;
+    }
+    const close = token === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+    for (let index = 0, next = scanner.scan(); next !== close && next !== EOF; index++) {
+      let member = node.children.get(index);
+      if (token === OPEN_BRACE) {
+        // A key: a repeated one replaces what the earlier occurrence recorded, as JSON.parse keeps the last.
+        member = node.children.get(scanner.getTokenValue());
+        if (member) {
+          forget(member);
+          member.key = scanner.getTokenOffset();
+        }
+        scanner.scan(); // the colon
+        scanner.scan();
+      }
+      value(member);
+      next = scanner.scan();
+      if (next === COMMA) next = scanner.scan();
+    }
+  };
+  scanner.setPosition(text.charCodeAt(0) === 0xfeff ? 1 : 0);
+  scanner.scan();
+  value(root);
+};
+
+/** The offset to point at for `path`: its value (or with `key`, the member's key), or the nearest enclosing value the text has. */
+const offsetOf = (root: Spot, path: readonly PathSegment[], key: boolean): number => {
+  const nodes: Spot[] = [root];
+  for (const segment of path) {
+    const next = nodes.at(-1)!.children.get(segment);
+    if (!next) break;
+    nodes.push(next);
+  }
+  const last = nodes.at(-1)!;
+  if (key && nodes.length === path.length + 1 && last.key !== undefined) return last.key;
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const value = nodes[i]!.value;
+    if (value !== undefined) return value;
+  }
+  return 0;
+};
+
+/** A card's result and where the card sits in the text (`['agent_card']` in a request body; `[]` for a card file). */
+export interface CardInText {
+  result: CardResult;
+  at: readonly PathSegment[];
+}
+
+const hasFindings = (result: CardResult): boolean => result.errors.length > 0 || result.warnings.length > 0;
+
+/**
+ * Locates the findings of the cards in one text, in one pass over it (none when no card has a
+ * finding). A card's positions are relative to its own text when it sits inside the text (its
+ * opening brace is line 1, column 1: its position in its own file when the file was sent as it
+ * is), to the text when it is the text.
+ */
+export const locateCards = (text: string, cards: readonly CardInText[]): LocatedResult[] => {
+  if (!cards.some((card) => hasFindings(card.result))) return cards.map((card) => card.result);
+  const root = spot();
+  const wanted = cards.map(({ result, at }) => {
+    const paths = (issues: Issue[]) => issues.map((issue) => [...at, ...pathSegments(issue.path)]);
+    const errors = paths(result.errors);
+    const warnings = paths(result.warnings);
+    for (const path of [at, ...errors, ...warnings]) spotAt(root, path, true);
+    return { errors, warnings };
+  });
+  findSpots(text, root);
   const lines = new LineIndex(text);
-  return (result: CardResult, cardAt: readonly PathSegment[] = []): LocatedResult => {
-    if (result.errors.length === 0 && result.warnings.length === 0) return result;
-    // The BOM stays in the text (offsets keep counting it); jsonc-parser skips it as a stray symbol.
-    tree ??= parseTree(text, undefined, { disallowComments: true });
-    if (!tree) return result;
-    const card = nodeAt(tree, cardAt, false);
-    const origin = cardAt.length > 0 ? lines.position(card.offset) : undefined;
+  return cards.map(({ result, at }, i) => {
+    if (!hasFindings(result)) return result;
+    const origin = at.length > 0 ? lines.position(offsetOf(root, at, false)) : undefined;
     const rebased = ({ line, column }: TextPosition): TextPosition =>
       origin ? { line: line - origin.line + 1, column: line === origin.line ? column - origin.column + 1 : column } : { line, column };
-    const place = (issue: Issue): LocatedIssue => ({
+    const place = (paths: PathSegment[][]) => (issue: Issue, j: number): LocatedIssue => ({
       ...issue,
-      ...rebased(lines.position(nodeAt(card, pathSegments(issue.path), aboutTheKey.has(issue.rule)).offset)),
+      ...rebased(lines.position(offsetOf(root, paths[j]!, aboutTheKey.has(issue.rule)))),
     });
-    return { ...result, errors: result.errors.map(place), warnings: result.warnings.map(place) };
-  };
+    return { ...result, errors: result.errors.map(place(wanted[i]!.errors)), warnings: result.warnings.map(place(wanted[i]!.warnings)) };
+  });
 };
 
 /** The findings of a card that came as `text` (a whole file), with their positions. */
-export const locate = (text: string, result: CardResult): LocatedResult => textLocator(text)(result);
+export const locate = (text: string, result: CardResult): LocatedResult => locateCards(text, [{ result, at: [] }])[0]!;

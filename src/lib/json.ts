@@ -16,6 +16,20 @@ export const jsonObjectSchema = <T extends Record<string, unknown> = Record<stri
   z.custom<T>(isJsonObject, { error: message, abort: false }).meta({ type: 'object', description });
 
 /**
+ * The offset of the quote that closes the JSON string whose opening quote is at `open` (the text's
+ * length if none does): the next quote not escaped by an odd run of backslashes, found by indexOf,
+ * which crosses long strings far faster than a loop over their characters.
+ */
+const closingQuote = (text: string, open: number): number => {
+  for (let quote = text.indexOf('"', open + 1); quote >= 0; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
+};
+
+/**
  * Whether JSON text nests arrays and objects more than `limit` levels deep, found by counting the
  * brackets outside strings in one pass: no parse, no recursion, so any text up to the body limit
  * is judged in linear time. Everything that later walks a body recursively (the engine, the
@@ -25,20 +39,29 @@ export const nestsDeeperThan = (text: string, limit: number): boolean => {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      // Skip the string: up to its closing quote, stepping over each escaped character.
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x22) break;
-        if (d === 0x5c /* \ */) i++;
-      }
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+    if (c === 0x22 /* " */) i = closingQuote(text, i);
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
       if (++depth > limit) return true;
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
       depth--;
     }
   }
   return false;
+};
+
+/**
+ * The offset just past the array or object that opens at `open`, in text JSON.parse accepted: the
+ * brackets outside strings counted in one pass, without tokenizing what is between them.
+ */
+export const endOfContainer = (text: string, open: number): number => {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) i = closingQuote(text, i);
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) depth++;
+    else if ((c === 0x5d /* ] */ || c === 0x7d /* } */) && --depth === 0) return i + 1;
+  }
+  return text.length;
 };
 
 export type JsonObjectProblem = { problem: string; kind: 'syntax' | 'too-deep' | 'not-an-object' };

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { supportedVersions, validateCard } from '../../src/engine/index.ts';
-import { textLocator } from '../../src/engine/formats/index.ts';
+import { locateCards } from '../../src/engine/formats/index.ts';
 import { iso } from '../../src/lib/clock.ts';
 import { parseConfig } from '../../src/config.ts';
 import { validationSettings } from '../../src/features/validation/card-result.ts';
@@ -232,7 +232,7 @@ describe('validateSingleText', () => {
         const text = JSON.stringify({ agent_card, options });
         const outcome = validateSingleText(text, validationSettings(parseConfig({})));
         assert.ok('head' in outcome);
-        const r = textLocator(text)(validateCard(agent_card), ['agent_card']);
+        const r = locateCards(text, [{ result: validateCard(agent_card), at: ['agent_card'] }])[0]!;
         const o = options as { include_score?: boolean; include_suggestions?: boolean };
         assert.equal(outcome.head, JSON.stringify({
           valid: r.valid, errors: r.errors, warnings: r.warnings,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validateCard, type CardResult } from '../../src/engine/index.ts';
-import { locate, pathSegments, textLocator, type LocatedIssue } from '../../src/engine/positions.ts';
+import { locate, locateCards, pathSegments, type LocatedIssue } from '../../src/engine/positions.ts';
 import { invalidCard, warnedCard } from './formats/cards.ts';
 
 const placed = (issues: LocatedIssue[]) => issues.map((i) => [i.path, i.rule, i.line, i.column]);
@@ -59,14 +59,30 @@ test('CRLF, tabs, a BOM and astral-plane characters: columns count UTF-16 units;
 
 test('a card inside a request body: positions relative to the card\'s own text', () => {
   const body = `{"options": {"include_score": true},\n "agent_card": ${warnedCard}}`;
-  const locator = textLocator(body);
-  const r = locator(validateCard(JSON.parse(warnedCard)), ['agent_card']);
-  assert.deepEqual(placed(r.warnings), placed(located(warnedCard).warnings));
+  const inBody = (text: string, result: CardResult) => locateCards(text, [{ result, at: ['agent_card'] }])[0]!;
+  assert.deepEqual(placed(inBody(body, validateCard(JSON.parse(warnedCard))).warnings), placed(located(warnedCard).warnings));
   // On the card's first line, columns count from its opening brace.
-  const first = locator(resultWith('(root)', 'name'), ['agent_card']);
-  assert.deepEqual(placed(first.warnings), [['(root)', 'url.https', 1, 1], ['name', 'url.https', 3, 11]]);
+  assert.deepEqual(placed(inBody(body, resultWith('(root)', 'name')).warnings), [['(root)', 'url.https', 1, 1], ['name', 'url.https', 3, 11]]);
   const oneLine = `{"agent_card": {"name": 1, "url": "http://x"}}`;
-  assert.deepEqual(placed(textLocator(oneLine)(resultWith('url'), ['agent_card']).warnings), [['url', 'url.https', 1, 20]]);
+  assert.deepEqual(placed(inBody(oneLine, resultWith('url')).warnings), [['url', 'url.https', 1, 20]]);
+});
+
+test('several cards in one text (a batch): each relative to its own text; a card without findings is left as it is', () => {
+  const body = `{"cards": [\n{"id": "a", "agent_card": ${warnedCard}},\n{"id": "b", "agent_card": {"name": "x"}},\n{"id": "c", "agent_card": {\n"url": "http://x"}}]}`;
+  const clean = { ...resultWith(), warnings: [] };
+  const [a, b, c] = locateCards(body, [
+    { result: validateCard(JSON.parse(warnedCard)), at: ['cards', 0, 'agent_card'] },
+    { result: clean, at: ['cards', 1, 'agent_card'] },
+    { result: resultWith('url'), at: ['cards', 2, 'agent_card'] },
+  ]);
+  assert.deepEqual(placed(a!.warnings), placed(located(warnedCard).warnings));
+  assert.equal(b, clean);
+  assert.deepEqual(placed(c!.warnings), [['url', 'url.https', 2, 8]]);
+});
+
+test('a duplicate key: the positions of the occurrence JSON.parse keeps, not those under the one it drops', () => {
+  const text = '{"skills": [{"tags": []}],\n "skills": "none"}';
+  assert.deepEqual(placed(locate(text, resultWith('skills[0].tags')).warnings), [['skills[0].tags', 'url.https', 2, 12]]);
 });
 
 test('a result without findings is returned as it is: the text is not parsed', () => {

@@ -90,7 +90,7 @@ const batch = createRoute({
  * The format an Accept header asks for: `sarif` when it names application/sarif+json and does not
  * prefer JSON (by its q value); otherwise the default JSON answer.
  */
-export const acceptedFormat = (accept: string | undefined): OutputFormat | undefined => {
+const acceptedFormat = (accept: string | undefined): OutputFormat | undefined => {
   if (!accept) return undefined;
   const weights = new Map<string, number>();
   for (const range of accept.toLowerCase().split(',')) {

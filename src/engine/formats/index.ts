@@ -49,4 +49,4 @@ export const formatResults = (format: OutputFormat, inputs: readonly CheckedInpu
   formatters[format](inputs, options);
 
 export { checkCardText, type CheckedInput, type CheckTextOptions, UNREADABLE_RULE } from './input.ts';
-export { locate, textLocator, type LocatedIssue, type LocatedResult } from '../positions.ts';
+export { locate, locateCards, type CardInText, type LocatedIssue, type LocatedResult } from '../positions.ts';

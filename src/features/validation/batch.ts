@@ -6,10 +6,10 @@
  */
 import * as z from 'zod';
 import { validateCard } from '../../engine/index.ts';
-import { textLocator, type CheckedInput } from '../../engine/formats/index.ts';
+import { locateCards, type CheckedInput } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { isJsonObject, jsonBody, jsonObjectSchema } from '../../lib/json.ts';
-import { cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { bodyParts, cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 
 export interface BatchEntry {
   id: string;
@@ -112,18 +112,17 @@ export interface BatchOutcome {
  * findings' positions in the card's own text, the results as JSON text.
  */
 export const validateBatchText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): BatchOutcome => {
-  const { text, accept } = typeof body === 'string' ? { text: body, accept: undefined } : body;
+  const { text, accept } = bodyParts(body);
   const request = readBatchRequest(text, settings);
   const entries = request.cards;
   const format = request.options?.format ?? accept;
-  const locate = textLocator(text);
-  const inputs: CheckedInput[] = [];
+  const found = entries.map(({ agent_card }, i) => ({ result: engine(agent_card, { maxFindings: settings.maxFindings }), at: ['cards', i, 'agent_card'] }));
+  const located = locateCards(text, found);
+  const inputs: CheckedInput[] = format ? entries.map(({ id }, i) => ({ name: id, result: located[i]! })) : [];
   let valid = 0;
   let scoreSum = 0;
-  const results = entries.map(({ id, agent_card }, i) => {
-    const result = locate(engine(agent_card, { maxFindings: settings.maxFindings }), ['cards', i, 'agent_card']);
-    if (format) inputs.push({ name: id, result });
-    const card = cardPieces(result);
+  const results = entries.map(({ id }, i) => {
+    const card = cardPieces(located[i]!);
     const score = card.valid ? card.score : 0;
     if (card.valid) valid++;
     scoreSum += score;

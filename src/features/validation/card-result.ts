@@ -74,6 +74,8 @@ export const truncatedField = (pieces: CardPieces, shown: ReadonlyArray<keyof Tr
  */
 export type BodyText = string | { text: string; accept: OutputFormat };
 
+export const bodyParts = (body: BodyText): { text: string; accept?: OutputFormat } => (typeof body === 'string' ? { text: body } : body);
+
 /** `options.format` of the validating requests: `json` (the default) is the documented result. */
 export const formatOption = z
   .enum(outputFormats as [OutputFormat, ...OutputFormat[]], { error: `must be one of ${outputFormats.join(', ')}` })

@@ -6,9 +6,9 @@
  */
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard, type CardResult } from '../../engine/index.ts';
-import { textLocator, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
+import { locateCards, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { bodyParts, cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
 import type { CardSource } from '../../lib/fetch-card.ts';
 import { isJsonObject, jsonBody, parseJsonObject } from '../../lib/json.ts';
@@ -116,11 +116,10 @@ export interface CardToFetch {
  * its card by `agent_url`, that URL.
  */
 export const validateSingleText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome | CardToFetch => {
-  const { text, accept } = typeof body === 'string' ? { text: body, accept: undefined } : body;
+  const { text, accept } = bodyParts(body);
   const request = readSingleRequest(text, settings.maxJsonDepth);
   if (request.agent_card === undefined) return { agentUrl: request.agent_url! };
-  const locate = textLocator(text);
-  return singleOutcome(request, request.agent_card, (result) => locate(result, ['agent_card']), accept, settings, engine);
+  return singleOutcome(request, request.agent_card, (result) => locateCards(text, [{ result, at: ['agent_card'] }])[0]!, accept, settings, engine);
 };
 
 /** A fetched card: the body's text (its `agent_url`), the card's text as fetched, and the format the Accept header asks for. */
@@ -138,7 +137,7 @@ export const validateFetchedText = (fetched: FetchedSingle, settings: Validation
   const request = readSingleRequest(fetched.request, settings.maxJsonDepth);
   const card = parseJsonObject(fetched.card, settings.maxJsonDepth, `the card at ${request.agent_url}`);
   if (!('value' in card)) throw unusable([{ path: 'agent_url', message: card.problem }]);
-  return singleOutcome(request, card.value, textLocator(fetched.card), fetched.accept, settings, engine);
+  return singleOutcome(request, card.value, (result) => locateCards(fetched.card, [{ result, at: [] }])[0]!, fetched.accept, settings, engine);
 };
 
 const singleOutcome = (
