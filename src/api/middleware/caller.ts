@@ -59,7 +59,8 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     if (key.allowed_ips.length > 0 && !allowList(key)(ip)) {
       throw new ApiError('FORBIDDEN', `this API key may not be used from ${ip}: the address is not in the key's allowed IPs`);
     }
-    await recordKeyUse(deps.store, key, now);
+    const noted = recordKeyUse(deps.store, key, now);
+    if (noted) await noted;
     return next();
   };
 };

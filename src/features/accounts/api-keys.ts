@@ -39,8 +39,8 @@ const hintOf = (key: string, prefix: string): string => {
  * No secret is ever compared: the presented key is hashed first and the lookup is by that
  * hash, so timing can at most reveal something about the hash of a key one already holds.
  */
-export const findKey = async (store: Store, key: string, prefix: string): Promise<ApiKeyRecord | undefined> =>
-  isWellFormedKey(key, prefix) ? store.getKeyByHash(hashKey(key)) : undefined;
+export const findKey = (store: Store, key: string, prefix: string): Promise<ApiKeyRecord | undefined> =>
+  isWellFormedKey(key, prefix) ? store.getKeyByHash(hashKey(key)) : Promise.resolve(undefined);
 
 /** The key record for `key` and the account it belongs to, or undefined when either is missing (see findKey). */
 export const findKeyAndAccount = async (store: Store, key: string, prefix: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> => {
@@ -49,10 +49,13 @@ export const findKeyAndAccount = async (store: Store, key: string, prefix: strin
   return record && account ? { key: record, account } : undefined;
 };
 
-/** Notes that a key was used, at most once a minute per key; durability rides on the caller's next commit. */
-export const recordKeyUse = async (store: Store, key: ApiKeyRecord, now: number): Promise<void> => {
+/**
+ * Notes that a key was used, at most once a minute per key; durability rides on the caller's next
+ * commit. Undefined when no write is due: the keyed hot path awaits nothing then.
+ */
+export const recordKeyUse = (store: Store, key: ApiKeyRecord, now: number): Promise<unknown> | undefined => {
   const last = key.last_used_at === null ? -Infinity : Date.parse(key.last_used_at);
-  if (now - last >= LAST_USED_RESOLUTION_MS) await store.updateKey(key.id, { last_used_at: iso(now) });
+  return now - last >= LAST_USED_RESOLUTION_MS ? store.updateKey(key.id, { last_used_at: iso(now) }) : undefined;
 };
 
 /** A key as the admin API and CLI show it (never the hash). */
