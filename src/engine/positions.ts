@@ -6,8 +6,8 @@
  * that exists (a required field: the object that lacks it).
  */
 import { createScanner } from 'jsonc-parser';
-import { endOfContainer } from '../lib/json.ts';
-import { LineIndex, type TextPosition } from '../lib/text-position.ts';
+import { closingQuote, endOfContainer } from '../lib/json.ts';
+import { LineIndex } from '../lib/text-position.ts';
 import type { RuleId } from './catalogue.ts';
 import { ROOT_PATH, type PathSegment } from './paths.ts';
 import type { CardResult, Issue } from './types.ts';
@@ -89,50 +89,61 @@ const forget = (node: Spot): void => {
   for (const child of node.children.values()) forget(child);
 };
 
-/** jsonc-parser's token kinds used here (its `SyntaxKind`, a const enum that isolated modules cannot read). */
-const OPEN_BRACE = 1;
-const CLOSE_BRACE = 2;
-const OPEN_BRACKET = 3;
-const CLOSE_BRACKET = 4;
-const COMMA = 5;
-const EOF = 17;
-
 /**
  * Records the offsets of the wanted spots in `text`, which JSON.parse accepted. jsonc-parser's
- * scanner reads the tokens along the wanted paths; a value off them is stepped over without
- * tokenizing it (most of a card: a visit of every token cost as much as the engine itself).
+ * scanner reads the keys and the values along the wanted paths; a value off them is stepped over
+ * without tokenizing it: a string to its closing quote, an array or object by counting brackets
+ * (most of a card: tokenizing all of it cost as much as the engine itself). The text being valid
+ * JSON, the next character that is not blank tells what comes: a value, a comma or a closing bracket.
  */
 const findSpots = (text: string, root: Spot): void => {
   const scanner = createScanner(text, true);
-  /** Past the value whose first token was just scanned, recording it (and the spots inside it) when wanted. */
+  /** The offset of the next character after the scanner's position that is not JSON whitespace. */
+  const next = (): number => {
+    let i = scanner.getPosition();
+    for (let c = text.charCodeAt(i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++i));
+    return i;
+  };
+  /** Past the value at the scanner's position, recording it and the spots inside it when wanted. */
   const value = (node: Spot | undefined): void => {
-    const token = scanner.getToken();
-    if (node) node.value = scanner.getTokenOffset();
-    if (token !== OPEN_BRACE && token !== OPEN_BRACKET) return;
-    if (!node || node.children.size === 0) {
-      scanner.setPosition(endOfContainer(text, scanner.getTokenOffset()));
-      return;
+    const start = next();
+    const c = text.charCodeAt(start);
+    if (node) node.value = start;
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (node && node.children.size > 0) members(node, start, c === 0x7b);
+      else scanner.setPosition(endOfContainer(text, start));
+    } else if (c === 0x22 /* " */) {
+      scanner.setPosition(closingQuote(text, start) + 1);
+    } else {
+      scanner.scan(); // a number, true, false or null: one short token
     }
-    const close = token === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
-    for (let index = 0, next = scanner.scan(); next !== close && next !== EOF; index++) {
-      let member = node.children.get(index);
-      if (token === OPEN_BRACE) {
-        // A key: a repeated one replaces what the earlier occurrence recorded, as JSON.parse keeps the last.
+  };
+  /** The members of the object (or elements of the array) opening at `open`, and past its closing bracket. */
+  const members = (node: Spot, open: number, object: boolean): void => {
+    scanner.setPosition(open + 1);
+    for (let index = 0; ; index++) {
+      const at = next();
+      const c = text.charCodeAt(at);
+      if (c === 0x7d /* } */ || c === 0x5d /* ] */ || at >= text.length) {
+        scanner.setPosition(at + 1);
+        return;
+      }
+      if (c === 0x2c /* , */) scanner.setPosition(at + 1);
+      let member = object ? undefined : node.children.get(index);
+      if (object) {
+        scanner.scan(); // the key
         member = node.children.get(scanner.getTokenValue());
         if (member) {
+          // A repeated key replaces what its earlier occurrence recorded, as JSON.parse keeps the last.
           forget(member);
           member.key = scanner.getTokenOffset();
         }
         scanner.scan(); // the colon
-        scanner.scan();
       }
       value(member);
-      next = scanner.scan();
-      if (next === COMMA) next = scanner.scan();
     }
   };
-  scanner.setPosition(text.charCodeAt(0) === 0xfeff ? 1 : 0);
-  scanner.scan();
+  scanner.setPosition(text.charCodeAt(0) === 0xfeff ? 1 : 0); // a byte order mark is not JSON
   value(root);
 };
 
@@ -181,13 +192,18 @@ export const locateCards = (text: string, cards: readonly CardInText[]): Located
   const lines = new LineIndex(text);
   return cards.map(({ result, at }, i) => {
     if (!hasFindings(result)) return result;
-    const origin = at.length > 0 ? lines.position(offsetOf(root, at, false)) : undefined;
-    const rebased = ({ line, column }: TextPosition): TextPosition =>
-      origin ? { line: line - origin.line + 1, column: line === origin.line ? column - origin.column + 1 : column } : { line, column };
-    const place = (paths: PathSegment[][]) => (issue: Issue, j: number): LocatedIssue => ({
-      ...issue,
-      ...rebased(lines.position(offsetOf(root, paths[j]!, aboutTheKey.has(issue.rule)))),
-    });
+    const origin = at.length > 0 ? lines.position(offsetOf(root, at, false)) : { line: 1, column: 1 };
+    // Built member by member, not spread: this runs for every finding of every answer.
+    const place = (paths: PathSegment[][]) => (issue: Issue, j: number): LocatedIssue => {
+      const { line, column } = lines.position(offsetOf(root, paths[j]!, aboutTheKey.has(issue.rule)));
+      return {
+        path: issue.path,
+        message: issue.message,
+        rule: issue.rule,
+        line: line - origin.line + 1,
+        column: line === origin.line ? column - origin.column + 1 : column,
+      };
+    };
     return { ...result, errors: result.errors.map(place(wanted[i]!.errors)), warnings: result.warnings.map(place(wanted[i]!.warnings)) };
   });
 };

@@ -20,7 +20,7 @@ export const jsonObjectSchema = <T extends Record<string, unknown> = Record<stri
  * length if none does): the next quote not escaped by an odd run of backslashes, found by indexOf,
  * which crosses long strings far faster than a loop over their characters.
  */
-const closingQuote = (text: string, open: number): number => {
+export const closingQuote = (text: string, open: number): number => {
   for (let quote = text.indexOf('"', open + 1); quote >= 0; quote = text.indexOf('"', quote + 1)) {
     let backslashes = 0;
     while (text.charCodeAt(quote - 1 - backslashes) === 0x5c /* \ */) backslashes++;

@@ -1,8 +1,14 @@
 /** Positions of findings in the card's text: the value at the path, the key for name findings, the enclosing object for a missing field. */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { validateCard, type CardResult } from '../../src/engine/index.ts';
+import type { PathSegment } from '../../src/engine/paths.ts';
+import { LineIndex } from '../../src/lib/text-position.ts';
 import { locate, locateCards, pathSegments, type LocatedIssue } from '../../src/engine/positions.ts';
+import { cardsDir } from './corpus.ts';
 import { invalidCard, warnedCard } from './formats/cards.ts';
 
 const placed = (issues: LocatedIssue[]) => issues.map((i) => [i.path, i.rule, i.line, i.column]);
@@ -50,6 +56,29 @@ test('paths with quoted keys, duplicate keys (the last one, as JSON.parse keeps)
   assert.deepEqual(pathSegments('x["a\\"b"][0]'), ['x', 'a"b', 0]);
 });
 
+test('values stepped over: strings with escaped quotes, backslashes and brackets, numbers, literals, empty containers', () => {
+  const text = [
+    '{ "a" : "x\\\\\\"]}{[\\\\" , "b": [ -1.5e3, true, null, {}, [], "]\\"" ] ,',
+    '  "c" : { "d\\"k" : 1 , "e": [ {"f": "g"}, { "h" : [ 0 , 1 , "i" ] } ] } }',
+  ].join('\n');
+  assert.ok(JSON.parse(text));
+  // The oracle: jsonc-parser's full tree of the text.
+  const tree = parseTree(text)!;
+  const lines = new LineIndex(text);
+  const expected = (path: string, at: PathSegment[]) => {
+    const { line, column } = lines.position(findNodeAtLocation(tree, at)!.offset);
+    return [path, 'url.https', line, column];
+  };
+  const r = locate(text, resultWith('c.e[1].h[2]', 'b[5]', 'b[4]', 'c["d\\"k"]', 'c.e[1].missing'));
+  assert.deepEqual(placed(r.warnings), [
+    expected('c.e[1].h[2]', ['c', 'e', 1, 'h', 2]),
+    expected('b[5]', ['b', 5]),
+    expected('b[4]', ['b', 4]),
+    expected('c["d\\"k"]', ['c', 'd"k']),
+    expected('c.e[1].missing', ['c', 'e', 1]),
+  ]);
+});
+
 test('CRLF, tabs, a BOM and astral-plane characters: columns count UTF-16 units; the BOM is not one', () => {
   const text = '\uFEFF{\r\n\t"name": "😀😀",\t"url": "http://localhost/"\r\n}';
   const r = locate(text, resultWith('url'));
@@ -89,4 +118,36 @@ test('a result without findings is returned as it is: the text is not parsed', (
   const result = validateCard(JSON.parse(warnedCard));
   const clean = { ...result, warnings: [] };
   assert.equal(locate('not even JSON', clean), clean);
+});
+
+test('every finding of the real-card corpus, under every rule set, sits where jsonc-parser\'s full tree puts it', () => {
+  const files = readdirSync(cardsDir).filter((f) => f.endsWith('.json'));
+  let checked = 0;
+  for (const file of files) {
+    const text = readFileSync(join(cardsDir, file), 'utf8');
+    let card: unknown;
+    try {
+      card = JSON.parse(text);
+    } catch {
+      continue; // not JSON: the syntax errors' positions are tested apart
+    }
+    const tree = parseTree(text)!;
+    const lines = new LineIndex(text);
+    for (const protocolVersion of ['0.2.0', '0.3.0', '1.0']) {
+      const result = locate(text, validateCard(card, { protocolVersion }));
+      for (const issue of [...result.errors, ...result.warnings]) {
+        // The oracle: the deepest node of the path that the tree has; the key for a finding about a name.
+        const segments = pathSegments(issue.path);
+        let depth = segments.length;
+        while (depth > 0 && !findNodeAtLocation(tree, segments.slice(0, depth))) depth--;
+        const node = depth === 0 ? tree : findNodeAtLocation(tree, segments.slice(0, depth))!;
+        const aboutName = ['field.unknown', 'field.snake-case', 'field.legacy-0x', 'field.from-1.0', 'security.undefined-scheme'].includes(issue.rule);
+        const spot = aboutName && depth === segments.length && node.parent?.type === 'property' ? node.parent.children![0]! : node;
+        const { line, column } = lines.position(spot.offset);
+        assert.deepEqual([issue.line, issue.column], [line, column], `${file} ${protocolVersion} ${issue.path} ${issue.rule}`);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked > 1000, `${checked} findings checked`);
 });
