@@ -9954,41 +9954,50 @@ var forget = (node2) => {
   node2.value = node2.key = void 0;
   for (const child of node2.children.values()) forget(child);
 };
-var OPEN_BRACE = 1;
-var CLOSE_BRACE = 2;
-var OPEN_BRACKET = 3;
-var CLOSE_BRACKET = 4;
-var COMMA = 5;
-var EOF = 17;
 var findSpots = (text, root) => {
   const scanner = createScanner2(text, true);
+  const next = () => {
+    let i = scanner.getPosition();
+    for (let c = text.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++i)) ;
+    return i;
+  };
   const value = (node2) => {
-    const token = scanner.getToken();
-    if (node2) node2.value = scanner.getTokenOffset();
-    if (token !== OPEN_BRACE && token !== OPEN_BRACKET) return;
-    if (!node2 || node2.children.size === 0) {
-      scanner.setPosition(endOfContainer(text, scanner.getTokenOffset()));
-      return;
+    const start = next();
+    const c = text.charCodeAt(start);
+    if (node2) node2.value = start;
+    if (c === 123 || c === 91) {
+      if (node2 && node2.children.size > 0) members2(node2, start, c === 123);
+      else scanner.setPosition(endOfContainer(text, start));
+    } else if (c === 34) {
+      scanner.setPosition(closingQuote(text, start) + 1);
+    } else {
+      scanner.scan();
     }
-    const close = token === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
-    for (let index2 = 0, next = scanner.scan(); next !== close && next !== EOF; index2++) {
-      let member = node2.children.get(index2);
-      if (token === OPEN_BRACE) {
+  };
+  const members2 = (node2, open3, object2) => {
+    scanner.setPosition(open3 + 1);
+    for (let index2 = 0; ; index2++) {
+      const at = next();
+      const c = text.charCodeAt(at);
+      if (c === 125 || c === 93 || at >= text.length) {
+        scanner.setPosition(at + 1);
+        return;
+      }
+      if (c === 44) scanner.setPosition(at + 1);
+      let member = object2 ? void 0 : node2.children.get(index2);
+      if (object2) {
+        scanner.scan();
         member = node2.children.get(scanner.getTokenValue());
         if (member) {
           forget(member);
           member.key = scanner.getTokenOffset();
         }
         scanner.scan();
-        scanner.scan();
       }
       value(member);
-      next = scanner.scan();
-      if (next === COMMA) next = scanner.scan();
     }
   };
   scanner.setPosition(text.charCodeAt(0) === 65279 ? 1 : 0);
-  scanner.scan();
   value(root);
 };
 var offsetOf = (root, path2, key) => {
@@ -10021,12 +10030,17 @@ var locateCards = (text, cards) => {
   const lines = new LineIndex(text);
   return cards.map(({ result, at }, i) => {
     if (!hasFindings(result)) return result;
-    const origin = at.length > 0 ? lines.position(offsetOf(root, at, false)) : void 0;
-    const rebased = ({ line, column }) => origin ? { line: line - origin.line + 1, column: line === origin.line ? column - origin.column + 1 : column } : { line, column };
-    const place = (paths) => (issue2, j) => ({
-      ...issue2,
-      ...rebased(lines.position(offsetOf(root, paths[j], aboutTheKey.has(issue2.rule))))
-    });
+    const origin = at.length > 0 ? lines.position(offsetOf(root, at, false)) : { line: 1, column: 1 };
+    const place = (paths) => (issue2, j) => {
+      const { line, column } = lines.position(offsetOf(root, paths[j], aboutTheKey.has(issue2.rule)));
+      return {
+        path: issue2.path,
+        message: issue2.message,
+        rule: issue2.rule,
+        line: line - origin.line + 1,
+        column: line === origin.line ? column - origin.column + 1 : column
+      };
+    };
     return { ...result, errors: result.errors.map(place(wanted[i].errors)), warnings: result.warnings.map(place(wanted[i].warnings)) };
   });
 };
