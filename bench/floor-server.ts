@@ -15,7 +15,7 @@ import { Hono } from 'hono';
 import { parseConfig } from '../src/config.ts';
 import { isApiError } from '../src/lib/errors.ts';
 import { validationSettings } from '../src/features/validation/card-result.ts';
-import { singleResponseText, validateSingleText, type SingleOutcome } from '../src/features/validation/validation.ts';
+import { singleResponseText, validateSingleText, type CardToFetch, type SingleOutcome } from '../src/features/validation/validation.ts';
 import { reportLine } from '../src/store/report-lines.ts';
 import { officialValidators } from './engine.ts';
 
@@ -44,13 +44,14 @@ const app = new Hono()
       const body = JSON.parse(text) as Record<string, unknown>;
       return c.json(upTo === 0 ? { ok: true } : { valid: ajvCard(body.agent_card) });
     }
-    let outcome: SingleOutcome;
+    let outcome: SingleOutcome | CardToFetch;
     try {
       outcome = validateSingleText(text, settings);
     } catch (e) {
       if (isApiError(e)) return c.json(e.body() as object, 400);
       throw e;
     }
+    if ('agentUrl' in outcome) return c.json({ error: 'agent_url is not measured here' }, 400);
     if (upTo === 2) return c.json({ valid: outcome.valid });
     if (upTo === 4) {
       const line = reportLine({

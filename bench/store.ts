@@ -64,7 +64,7 @@ const timings = (): Timings => ({ total: [], blocking: [] });
 const putCommit = async (store: FileStore, prefix: string, count: number, times: Timings): Promise<void> => {
   for (let i = 0; i < count; i++) {
     const t = performance.now();
-    store.putReport(makeReport(`rpt_${prefix}_${times.total.length}_${i}`, Date.now()));
+    await store.putReport(makeReport(`rpt_${prefix}_${times.total.length}_${i}`, Date.now()));
     const committed = store.commit();
     times.blocking.push(performance.now() - t);
     await committed;
@@ -74,7 +74,7 @@ const putCommit = async (store: FileStore, prefix: string, count: number, times:
 
 const seed = async (store: FileStore, count: number): Promise<void> => {
   for (let i = 0; i < count; i++) {
-    store.putReport(makeReport(`rpt_seed_${i}`, Date.now()));
+    await store.putReport(makeReport(`rpt_seed_${i}`, Date.now()));
     if ((i + 1) % SEED_BATCH === 0 || i === count - 1) await store.commit();
   }
 };

@@ -1,18 +1,20 @@
-// npm run build: bundles src/main.ts with esbuild into
+// npm run build: bundles the GitHub Action (src/action/main.ts) into action/dist/index.cjs, which
+// is committed (a runner runs it as it is; CI checks it matches a fresh build), then src/main.ts into
 //   build/out/cardgate.cjs  (CommonJS, the SEA's main script; also runs with plain `node`)
 //   build/out/cardgate.mjs  (ESM, for Deno: `deno run -A build/out/cardgate.mjs serve`)
 // then makes the Node single executable build/out/cardgate (postject, code cache on,
 // the experimental warning disabled). The binary needs no node_modules and no network.
+// `node build/build.mjs action` builds the Action's bundle only; `node build/build.mjs action --check`
+// writes nothing and fails when the committed bundle differs from a fresh build (stale).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { tsImport } from 'tsx/esm/api';
 
 const root = new URL('..', import.meta.url).pathname;
 const out = join(root, 'build/out');
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
 
 /** @hono/zod-openapi's `import { z } from 'zod'` gets build/zod-namespace.mjs (see there). */
 const zodNamespace = {
@@ -22,15 +24,58 @@ const zodNamespace = {
   },
 };
 
+/**
+ * Entries esbuild would otherwise take wrongly: jsonc-parser's `main` is a UMD build whose require()
+ * calls it cannot follow (its ES build instead); tinyglobby's ES build imports fdir's, which calls
+ * createRequire(import.meta.url), and a bundle has no such URL (their CommonJS builds instead).
+ */
+const entries = {
+  'jsonc-parser': join(root, 'node_modules/jsonc-parser/lib/esm/main.js'),
+  tinyglobby: createRequire(import.meta.url).resolve('tinyglobby'),
+};
+const packageEntries = {
+  name: 'package-entries',
+  setup(b) {
+    b.onResolve({ filter: /^(jsonc-parser|tinyglobby)$/ }, (args) => ({ path: entries[args.path] }));
+  },
+};
+
 const shared = {
   bundle: true,
-  plugins: [zodNamespace],
+  plugins: [zodNamespace, packageEntries],
   platform: 'node',
   target: 'node20',
   // Unminified, so stack traces stay readable (source maps do not work inside a SEA).
   legalComments: 'none',
   logLevel: 'warning',
 };
+
+// The Action's bundle: the same bytes from any checkout (paths in its comments are relative to the root).
+const actionBundle = join(root, 'action/dist/index.cjs');
+const checkOnly = process.argv[2] === 'action' && process.argv[3] === '--check';
+const action = await build({
+  ...shared,
+  absWorkingDir: root,
+  entryPoints: ['src/action/main.ts'],
+  format: 'cjs',
+  outfile: actionBundle,
+  banner: { js: '// Built by `npm run build` from src/action/main.ts: do not edit.' },
+  write: !checkOnly,
+});
+if (checkOnly) {
+  const fresh = action.outputFiles[0].text;
+  if (!existsSync(actionBundle) || readFileSync(actionBundle, 'utf8') !== fresh) {
+    console.error('action/dist/index.cjs is stale: run `npm run build` (or `node build/build.mjs action`) and commit it');
+    process.exit(1);
+  }
+  console.log('action/dist/index.cjs matches a fresh build');
+  process.exit(0);
+}
+console.log(`action/dist/index.cjs\t${statSync(actionBundle).size} bytes`);
+if (process.argv[2] === 'action') process.exit(0);
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
 // The validation worker is bundled on its own and embedded as source text: the SEA and Deno run it
 // with `new Worker(source, { eval: true })`, having no file to point a worker at.
 const worker = await build({ ...shared, entryPoints: [join(root, 'src/features/validation/validation-worker.ts')], format: 'cjs', write: false });

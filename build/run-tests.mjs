@@ -1,10 +1,14 @@
 // Runs every test/**/*.test.ts with node:test through tsx. Node 20 neither expands
 // globs nor discovers .ts files itself (a bare `node --test` would run 0 tests and pass),
 // so the file list is built here, and a run that finds no test file fails.
+// One PostgreSQL server serves the whole run (see test-database.mjs), unless the developer
+// names one in CARDGATE_TEST_DATABASE_URL; when it cannot start, the tests that need it fail
+// with the reason (CARDGATE_TEST_DATABASE_ERROR), the others run.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { startTestDatabase } from './test-database.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const only = process.argv.slice(2);
@@ -24,6 +28,20 @@ if (files.length === 0) {
   console.error('run-tests: no test files found');
   process.exit(1);
 }
+const database = { env: {}, stop: async () => {} };
+if (!process.env.CARDGATE_TEST_DATABASE_URL) {
+  try {
+    const started = await startTestDatabase();
+    database.env.CARDGATE_TEST_DATABASE_URL = started.url;
+    database.stop = started.stop;
+    // Also on an exit this script does not see coming (an uncaught error); the server is stopped by then.
+    process.on('exit', () => rmSync(started.dir, { recursive: true, force: true }));
+  } catch (e) {
+    database.env.CARDGATE_TEST_DATABASE_ERROR = `the test PostgreSQL server did not start: ${e.message}`;
+    console.error(`run-tests: ${database.env.CARDGATE_TEST_DATABASE_ERROR}`);
+  }
+}
+
 // A TAP copy of the results is kept to count the tests that actually ran.
 const tapDir = mkdtempSync(join(tmpdir(), 'cardgate-tests-'));
 const tapFile = join(tapDir, 'results.tap');
@@ -35,9 +53,17 @@ const child = spawn(
     '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
     ...files,
   ],
-  { cwd: root, stdio: 'inherit' },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, ...database.env } },
 );
-child.on('exit', (code, signal) => {
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, async () => {
+    child.kill(signal);
+    await database.stop();
+    process.exit(130);
+  });
+}
+child.on('exit', async (code, signal) => {
+  await database.stop();
   const tap = readFileSync(tapFile, 'utf8');
   rmSync(tapDir, { recursive: true, force: true });
   const count = (name) => Number([...tap.matchAll(new RegExp(`^# ${name} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0);

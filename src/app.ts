@@ -29,6 +29,7 @@ import { validateRequestSchema } from './features/validation/validation.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
 import { githubRequestSchema, webhookRequestSchema } from './features/webhooks/webhook-requests.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
+import { UnstorableRecordError } from './store/encode.ts';
 
 /** A typed or bookmarked trailing slash. */
 const dashboardSlash = createRoute({
@@ -40,9 +41,9 @@ const dashboardSlash = createRoute({
 });
 
 /**
- * Builds the app and starts its in-process job runner, which first re-runs the
- * webhook jobs a previous process left unfinished (so call it once the
- * listening URLs are known).
+ * Builds the app and starts its job runner, which at once claims the webhook jobs
+ * waiting in the store, those a previous process left unfinished included (so call
+ * it once the listening URLs are known).
  */
 /** Status logged for a request whose client closed the connection first (never sent: there is no one to read it). */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -96,6 +97,8 @@ export const createApp = (deps: AppDeps) => {
       return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     }
     if (isApiError(err)) return render(c, err);
+    // A record the store cannot keep (e.g. PostgreSQL text holds no NUL character) came from the caller's input.
+    if (err instanceof UnstorableRecordError) return render(c, new ApiError('INVALID_REQUEST', err.message));
     deps.log.error('unhandled error', {
       request_id: c.get('requestId'),
       path: c.req.path,

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as z from 'zod';
+import { ConfigError } from './lib/config-error.ts';
 import { parseIpRule } from './lib/ip.ts';
 
 const port = z.number().int().min(0).max(65535);
@@ -105,10 +106,37 @@ export const configSchema = z
         concurrency: positiveInt.default(8),
         /** Jobs waiting beyond this are refused with 503 rather than queued. */
         maxQueued: positiveInt.default(10000),
+        /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
+        pollIntervalMs: positiveInt.default(1000),
+        /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
+        jobLeaseMs: positiveInt.default(30000),
+      })
+      .strict()
+      .prefault({}),
+    cardFetch: z
+      .object({
+        /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
+        timeoutMs: positiveInt.default(10000),
+        /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
+        allowedHosts: z.array(z.string().min(1)).default([]),
       })
       .strict()
       .prefault({}),
     reports: z.object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+    store: z
+      .object({
+        /**
+         * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
+         * reports and jobs. Unset = the embedded file store in `dataDir`.
+         */
+        databaseUrl: unset(z.string().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), 'must be a postgres:// or postgresql:// URL')),
+        /** Connections to the database at most, per instance. */
+        poolSize: z.number().int().min(1).max(1000).default(10),
+        /** Longest a database statement may run before the server cancels it, ms. */
+        statementTimeoutMs: positiveInt.default(5000),
+      })
+      .strict()
+      .prefault({}),
     shutdown: z
       .object({
         /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
@@ -122,12 +150,7 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 /** Parses a config object; every problem is reported as `path: reason`. */
 export const parseConfig = (input: unknown, source = 'config'): Config => {
@@ -165,7 +188,14 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_WEBHOOK_SECRET: { path: ['webhooks', 'signingSecret'], type: 'string' },
   CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ['webhooks', 'allowedHosts'], type: 'list' },
   CARDGATE_WEBHOOK_CONCURRENCY: { path: ['webhooks', 'concurrency'], type: 'number' },
+  CARDGATE_WEBHOOK_POLL_INTERVAL_MS: { path: ['webhooks', 'pollIntervalMs'], type: 'number' },
+  CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ['webhooks', 'jobLeaseMs'], type: 'number' },
+  CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ['cardFetch', 'timeoutMs'], type: 'number' },
+  CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ['cardFetch', 'allowedHosts'], type: 'list' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
+  CARDGATE_DATABASE_URL: { path: ['store', 'databaseUrl'], type: 'string' },
+  CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },
+  CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ['store', 'statementTimeoutMs'], type: 'number' },
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ['shutdown', 'graceMs'], type: 'number' },
 };
 

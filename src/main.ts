@@ -11,10 +11,13 @@ Usage: cardgate [subcommand] [options]
 
 Subcommands:
   serve               run the HTTP service (default)
-  validate FILE|-     validate one agent card offline
+  validate INPUT...   validate agent cards (files, directories, globs, URLs, -) offline
   accounts ...        manage accounts in the data dir (when no server holds it)
   keys ...            manage API keys in the data dir (when no server holds it)
   healthcheck [URL]   exit 0 when the service at URL answers /healthz (default http://127.0.0.1:8080)
+  migrate             apply the database schema migrations (PostgreSQL store only)
+  export              write everything the store keeps as JSON lines
+  import FILE|-       read what export wrote into the store
   version             print the version
 
 Run 'cardgate <subcommand> --help' for the options of each.
@@ -28,6 +31,9 @@ const subcommands: Record<string, () => Promise<Subcommand>> = {
   accounts: async () => (await import('./cli/admin.ts')).offlineAdminCommand('accounts'),
   keys: async () => (await import('./cli/admin.ts')).offlineAdminCommand('keys'),
   healthcheck: async () => (await import('./cli/healthcheck.ts')).runHealthcheck,
+  migrate: async () => (await import('./cli/migrate.ts')).runMigrate,
+  export: async () => (await import('./cli/transfer.ts')).runExport,
+  import: async () => (await import('./cli/transfer.ts')).runImport,
   version: async () => async (_args, io) => {
     io.stdout(`${version}\n`);
     return 0;

@@ -41,7 +41,7 @@ test('config.example.json parses and lists every setting with its default', () =
     assert.deepEqual(flatten(parsed)[path], value, `${path} differs from its default`);
   }
   // Optional settings (no default) are listed too, as null.
-  const optional = ['publicUrl', 'reportsUrl', 'adminToken', 'webhooks.signingSecret', 'validation.workers'];
+  const optional = ['publicUrl', 'reportsUrl', 'adminToken', 'webhooks.signingSecret', 'validation.workers', 'store.databaseUrl'];
   for (const path of optional) {
     assert.equal(flatExample[path], null, `config.example.json should list ${path} as null`);
   }
@@ -95,6 +95,19 @@ test('a bad value names the field path and the reason', () => {
     () => loadConfig({ env: { CARDGATE_PORT: 'eighty' }, cwd: emptyDir() }),
     (e: unknown) => e instanceof ConfigError && /port: /.test(e.message),
   );
+});
+
+test('the database: unset = the file store; CARDGATE_DATABASE_* set it; a bad URL is named by its path, never echoed', () => {
+  assert.deepEqual(loadConfig({ env: {}, cwd: emptyDir() }).store, { poolSize: 10, statementTimeoutMs: 5000 });
+  const env = { CARDGATE_DATABASE_URL: 'postgres://u:pw@db:5432/cardgate', CARDGATE_DATABASE_POOL_SIZE: '4', CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: '250' };
+  assert.deepEqual(loadConfig({ env, cwd: emptyDir() }).store, { databaseUrl: 'postgres://u:pw@db:5432/cardgate', poolSize: 4, statementTimeoutMs: 250 });
+  for (const databaseUrl of ['mysql://u:s3cret@db/x', 'postgres://', 'db:5432']) {
+    assert.throws(
+      () => parseConfig({ store: { databaseUrl } }),
+      (e: unknown) => e instanceof ConfigError && /store\.databaseUrl: must be a postgres:\/\/ or postgresql:\/\/ URL/.test(e.message) && !e.message.includes('s3cret'),
+    );
+  }
+  assert.throws(() => parseConfig({ store: { poolSize: 0 } }), /store\.poolSize: /);
 });
 
 test('an unreadable or non-JSON config file is a ConfigError', () => {

@@ -53,9 +53,10 @@ export const response = <S extends z.ZodType>(description: string, schema: S, he
 /**
  * A JSON answer the route composed as text (its findings serialized once, in a validation worker),
  * typed as the body `schema` describes: the API tests check real answers against the document.
+ * An answer in another format the route offers (SARIF, JUnit...) passes its own `mediaType`.
  */
-export const jsonText = <S extends z.ZodType, Status extends ContentfulStatusCode>(c: Context, _schema: S, text: string, status: Status) =>
-  c.body(text, status, { 'Content-Type': 'application/json' }) as unknown as TypedResponse<JSONParsed<z.output<S>>, Status, 'json'>;
+export const jsonText = <S extends z.ZodType, Status extends ContentfulStatusCode>(c: Context, _schema: S, text: string, status: Status, mediaType = 'application/json') =>
+  c.body(text, status, { 'Content-Type': mediaType }) as unknown as TypedResponse<JSONParsed<z.output<S>>, Status, 'json'>;
 
 /** A JSON request body, described by the schema its route checks it with (registered by its id in describeApi). */
 export const requestBody = (schemaName: string, description?: string) => ({

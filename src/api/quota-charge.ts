@@ -15,26 +15,27 @@ export const retryAfter = (resetAt: number, now: number): Record<string, string>
 export const quotaSubject = (caller: Caller): QuotaSubject => ({ plan: caller.plan, account_id: caller.account?.id ?? null, ip: caller.ip });
 
 /** Whether `amount` more validations fit in the caller's window now (counts nothing). */
-export const quotaAllows = (c: Context<AppEnv>, deps: AppDeps, amount: number): boolean => {
+export const quotaAllows = async (c: Context<AppEnv>, deps: AppDeps, amount: number): Promise<boolean> => {
   const caller = c.get('caller');
   if (deps.config.limits.daily[caller.plan] === -1) return true; // unlimited: nothing to read
-  const w = readDailyQuota(deps.store, deps.config.limits.daily, quotaSubject(caller), deps.clock.now());
+  const w = await readDailyQuota(deps.store, deps.config.limits.daily, quotaSubject(caller), deps.clock.now());
   return w.used + amount <= w.limit;
 };
 
 /**
- * Atomically counts `amount` validations for `c.var.caller` (set by identifyCaller).
+ * Atomically counts `amount` validations for `c.var.caller` (set by identifyCaller): one
+ * `consume` of the store.
  * Call it after the body was checked and before validating. When they would exceed
  * today's quota, throws 403 FORBIDDEN with Retry-After and counts nothing. Either way the
- * X-RateLimit-* headers show this window. The count is in memory at once and becomes durable
- * with the route's own `await store.commit()` for its report (a commit makes every
- * earlier mutation durable), so one flush carries both.
+ * X-RateLimit-* headers show this window. The count becomes durable with the route's own
+ * `await store.commit()` for its report (a commit makes every earlier mutation durable), so
+ * one flush carries both.
  */
-export const chargeDailyQuota = (c: Context<AppEnv>, deps: AppDeps, amount: number): RateLimitInfo => {
+export const chargeDailyQuota = async (c: Context<AppEnv>, deps: AppDeps, amount: number): Promise<RateLimitInfo> => {
   const caller = c.get('caller');
   if (!caller) throw new Error('chargeDailyQuota: identifyCaller middleware is not mounted on this route');
   const now = deps.clock.now();
-  const { admitted, window } = charge(deps.store, deps.config.limits.daily, quotaSubject(caller), amount, now);
+  const { admitted, window } = await charge(deps.store, deps.config.limits.daily, quotaSubject(caller), amount, now);
   c.set('rateWindow', window);
   if (!admitted) {
     const left = window.remaining === 0 ? 'no validations are' : `only ${window.remaining} validation${window.remaining === 1 ? ' is' : 's are'}`;

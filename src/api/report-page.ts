@@ -105,7 +105,9 @@ const singleBody = (report: ReportRecord): string => {
       ? `<section><h2>GitHub</h2>${facts([['Repository', meta.repo], ['Commit', meta.sha ?? report.alias]])}</section>`
       : report.kind === 'webhook' && Object.keys(meta).length > 0
         ? `<section><h2>Webhook metadata</h2>${facts(Object.entries(meta))}</section>`
-        : '';
+        : report.kind === 'single' && meta.source !== undefined
+          ? `<section><h2>Fetched from</h2>${facts(Object.entries(asObject(meta.source)))}</section>`
+          : '';
   return [
     `<p class="verdict">${verdict(f.valid)}${f.score === null ? '' : ` <span class="score">Score ${esc(f.score)}/100</span>`}</p>`,
     context,

@@ -28,13 +28,21 @@ export const flatError = z
 export const validationFailure = z
   .object({
     valid: z.literal(false),
-    errors: z.array(z.object({ path: z.string().meta({ description: '`body`, or the member at fault (`options.protocolVersion`).' }), message: z.string() })),
+    errors: z.array(z.object({ path: z.string().meta({ description: '`body`, or the member at fault (`options.protocolVersion`; `agent_url` when no card could be fetched from it).' }), message: z.string() })),
   })
   .meta({ id: 'ValidationFailure', description: 'POST /v1/validate: the request is unusable (not the card: its findings come with status 200).' });
 
 // Validation results.
 
-const finding = z.object({ path: z.string(), message: z.string(), rule: z.string() }).meta({ id: 'Finding' });
+const finding = z
+  .object({
+    path: z.string(),
+    message: z.string(),
+    rule: z.string(),
+    line: int.min(1).optional().meta({ description: 'Where the value at `path` is in the card\'s own text (1-based; its opening brace is line 1, column 1); on POST /v1/validate and /v1/validate/batch.' }),
+    column: int.min(1).optional().meta({ description: 'Counted in UTF-16 code units (a tab is one, an emoji two), as editors and eslint do.' }),
+  })
+  .meta({ id: 'Finding' });
 const suggestion = z.object({ type: z.string(), field: z.string(), suggestion: z.string() }).meta({ id: 'Suggestion' });
 const truncated = z
   .object({ errors: int.optional(), warnings: int.optional(), suggestions: int.optional() })
@@ -58,6 +66,17 @@ const findings = {
 
 const rateLimitInfo = z.object({ used: int, limit: int.meta({ description: '-1: unlimited' }), remaining: int, plan: z.enum(['anonymous', ...plans]) });
 
+const cardSource = z
+  .object({
+    agent_url: url.meta({ description: 'The URL as given.' }),
+    url: url.meta({ description: 'Where the card was read: the well-known path of a bare origin, after redirects.' }),
+    status: int,
+    content_type: z.string().nullable(),
+    bytes: int.meta({ description: 'Size of the card, bytes.' }),
+    access_control_allow_origin: z.string().nullable().meta({ description: 'The CORS header browser clients need to read the card.' }),
+  })
+  .meta({ id: 'CardSource', description: 'With `agent_url`: where the card came from and what the server answered.' });
+
 export const validateResult = z
   .object({
     ...findings,
@@ -70,6 +89,7 @@ export const validateResult = z
     timestamp,
     ...versionMembers,
     rateLimitInfo,
+    source: cardSource.optional(),
     summary: z.string().optional().meta({ description: '`validation_mode: "cli"`: a printable text report.' }),
   })
   .meta({ id: 'ValidateResult' });
@@ -85,6 +105,16 @@ export const batchResult = z
     timestamp,
   })
   .meta({ id: 'BatchResult' });
+
+/** The other formats of a validation's answer (`options.format`), by media type. */
+export const formattedResults = {
+  'application/sarif+json': {
+    schema: z.looseObject({ version: z.literal('2.1.0'), runs: z.array(z.unknown()) }).meta({ description: '`sarif`: a SARIF 2.1.0 log, one run, results with file, line and column.' }),
+  },
+  'application/xml': { schema: z.string().meta({ description: '`junit`: JUnit XML, a testsuite per card.' }) },
+  'text/plain': { schema: z.string().meta({ description: '`github`: workflow commands (`::error file=...,line=...`); `text`: `file:line:col` lines.' }) },
+  'text/markdown': { schema: z.string().meta({ description: '`markdown`: a summary for a step summary or pull-request comment.' }) },
+} as const;
 
 export const webhookResult = z
   .object({

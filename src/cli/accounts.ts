@@ -33,15 +33,15 @@ export const runAccounts = async (args: string[], io: AdminCliIO, ctx: AdminCliC
     {
       create: () => {
         if (rest.length > 0 || values.name === undefined || values.plan === undefined) return usage('usage: cardgate accounts create --name NAME --plan PLAN');
-        return run((store) => {
-          const account = createAccount(store, { name: values.name, plan: values.plan }, ctx.now());
+        return run(async (store) => {
+          const account = await createAccount(store, { name: values.name, plan: values.plan }, ctx.now());
           io.stdout(values.json ? json({ account }) : `${account.id}\n`);
         });
       },
       list: () => {
         if (rest.length > 0) return usage('usage: cardgate accounts list');
-        return run((store) => {
-          const accounts = listAccounts(store);
+        return run(async (store) => {
+          const accounts = await listAccounts(store);
           if (values.json) io.stdout(json({ accounts }));
           else if (accounts.length === 0) io.stdout('no accounts\n');
           else io.stdout(table(['ID', 'PLAN', 'KEYS', 'CREATED', 'NAME'], accounts.map((a) => [a.id, a.plan, String(a.key_count), a.created_at, a.name])));
@@ -49,15 +49,15 @@ export const runAccounts = async (args: string[], io: AdminCliIO, ctx: AdminCliC
       },
       'set-plan': () => {
         if (rest.length !== 2) return usage('usage: cardgate accounts set-plan ID PLAN');
-        return run((store) => {
-          const account = updateAccount(store, rest[0]!, { plan: rest[1] });
+        return run(async (store) => {
+          const account = await updateAccount(store, rest[0]!, { plan: rest[1] });
           io.stdout(values.json ? json({ account }) : `${account.id}: plan ${account.plan}\n`);
         });
       },
       delete: () => {
         if (rest.length !== 1) return usage('usage: cardgate accounts delete ID');
-        return run((store) => {
-          deleteAccount(store, rest[0]!);
+        return run(async (store) => {
+          await deleteAccount(store, rest[0]!);
           io.stdout(values.json ? json({ deleted: true }) : `deleted account ${rest[0]} and its keys\n`);
         });
       },

@@ -1,12 +1,12 @@
 /**
  * `cardgate accounts …` and `cardgate keys …`: the configuration comes from
  * --config / --data-dir (and env) like serve's; the store is the data dir's file
- * store, which refuses while a server holds the lock.
+ * store, which refuses while a server holds the lock, or the configured database.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createLogger } from '../lib/log.ts';
-import { openFileStore } from '../store/file.ts';
+import { openStore } from '../store/open.ts';
 import { runAccounts } from './accounts.ts';
 import { USAGE, type CliIO } from './io.ts';
 import { contextFlags } from './offline-store.ts';
@@ -32,6 +32,5 @@ export const offlineAdminCommand =
     }
     // What the store repairs at open (a quarantined record, a torn tail) is told on stderr; stdout keeps the command's output.
     const log = { ...createLogger((line) => io.stderr(`${line}\n`)), info: () => {} };
-    const openStore = () => openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays, log });
-    return commands[name](args, io, { openStore, config, now: Date.now });
+    return commands[name](args, io, { openStore: () => openStore(config, log), config, now: Date.now });
   };

@@ -2,17 +2,29 @@
 export interface CliIO {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  readStdin: () => Promise<string>;
+  /** Standard input as text; undefined once it passed `maxBytes` (the rest is not read). */
+  readStdin: (maxBytes: number) => Promise<string | undefined>;
+  /** The environment (colour, configuration); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Whether stdout is a terminal (colour). */
+  stdoutIsTTY?: boolean;
 }
 
 export const processIO: CliIO = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  readStdin: async () => {
+  readStdin: async (maxBytes) => {
     const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    let size = 0;
+    for await (const chunk of process.stdin) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) return undefined;
+    }
     return Buffer.concat(chunks).toString('utf8');
   },
+  env: process.env,
+  stdoutIsTTY: process.stdout.isTTY === true,
 };
 
 /** Exit code of a usage error (bad flags, unknown subcommand, bad configuration). */

@@ -42,9 +42,9 @@ export const runKeys = async (args: string[], io: AdminCliIO, ctx: AdminCliConte
         if (rest.length > 0 || values.account === undefined || values.name === undefined) {
           return usage('usage: cardgate keys create --account ID --name NAME [--allow-ip CIDR ...]');
         }
-        return run((store) => {
+        return run(async (store) => {
           const input = { name: values.name, allowed_ips: values['allow-ip'] };
-          const created = createKey(store, values.account!, input, ctx.config.keys.prefix, ctx.now());
+          const created = await createKey(store, values.account!, input, ctx.config.keys.prefix, ctx.now());
           if (values.json) {
             io.stdout(json(created));
             return;
@@ -55,8 +55,8 @@ export const runKeys = async (args: string[], io: AdminCliIO, ctx: AdminCliConte
       },
       list: () => {
         if (rest.length > 0) return usage('usage: cardgate keys list [--account ID]');
-        return run((store) => {
-          const keys = listKeys(store, values.account);
+        return run(async (store) => {
+          const keys = await listKeys(store, values.account);
           if (values.json) io.stdout(json({ keys }));
           else if (keys.length === 0) io.stdout('no keys\n');
           else {
@@ -67,8 +67,8 @@ export const runKeys = async (args: string[], io: AdminCliIO, ctx: AdminCliConte
       },
       delete: () => {
         if (rest.length !== 1) return usage('usage: cardgate keys delete ID');
-        return run((store) => {
-          deleteKey(store, rest[0]!);
+        return run(async (store) => {
+          await deleteKey(store, rest[0]!);
           io.stdout(values.json ? json({ deleted: true }) : `deleted key ${rest[0]}\n`);
         });
       },

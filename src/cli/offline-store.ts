@@ -33,7 +33,7 @@ export const withStore = async (
   command: string,
   io: AdminCliIO,
   ctx: AdminCliContext,
-  action: (store: Store) => Promise<void> | void,
+  action: (store: Store) => Promise<void>,
 ): Promise<number> => {
   let store: Store;
   try {
@@ -43,7 +43,7 @@ export const withStore = async (
     io.stderr(
       pid !== undefined
         ? `cardgate ${command}: data dir is in use by a running cardgate server (pid ${pid}); use the admin API /admin/api or stop the server\n`
-        : `cardgate ${command}: cannot open the data dir: ${(e as Error).message}\n`,
+        : `cardgate ${command}: cannot open the store: ${(e as Error).message}\n`,
     );
     return 1;
   }

@@ -10,8 +10,10 @@ import { ConfigError, configFlags, loadConfig, resolveUrls, type Config } from '
 import { Lifecycle } from '../lib/lifecycle.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { ensureAdminToken } from '../features/accounts/admin-token.ts';
-import { parseAllowedHosts } from '../features/webhooks/callback-policy.ts';
-import { openFileStore } from '../store/file.ts';
+import { cardFetchUse } from '../features/validation/card-by-url.ts';
+import { callbackUse } from '../features/webhooks/deliver.ts';
+import { parseAllowedHosts } from '../lib/address-policy.ts';
+import { openStore } from '../store/open.ts';
 import type { Store } from '../store/types.ts';
 import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
@@ -34,10 +36,10 @@ Options:
 Every setting can also come from CARDGATE_* environment variables; see the README.
 `;
 
-/** Opens the store or explains why not (a lock held by another process names its pid). */
+/** Opens the store or explains why not (a lock held by another process names its pid; a database is named without its password). */
 const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promise<Store | undefined> => {
   try {
-    return await openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays, log });
+    return await openStore(config, log);
   } catch (e) {
     io.stderr(`cardgate: ${(e as Error).message}\n`);
     return undefined;
@@ -52,7 +54,9 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   let config: Config;
   try {
     config = loadConfig({ flags, configPath });
-    parseAllowedHosts(config.webhooks.allowedHosts); // checked here so a bad entry stops start-up (exit 2), not the first request
+    // Checked here so a bad entry stops start-up (exit 2), not the first request.
+    parseAllowedHosts(config.webhooks.allowedHosts, callbackUse);
+    parseAllowedHosts(config.cardFetch.allowedHosts, cardFetchUse);
   } catch (e) {
     if (e instanceof ConfigError) {
       io.stderr(`cardgate: ${e.message}\n`);

@@ -1,55 +1,109 @@
 /**
- * `cardgate validate FILE|- [--protocol-version V] [--format text|json]`: offline validation with the
- * same engine as the API. Exit 0 valid, 1 invalid, 2 usage error or unreadable / non-JSON input.
+ * `cardgate validate [FILE|DIR|GLOB|URL|-]...`: offline validation of many cards with the same
+ * engine and limits as the API, reported in a format for people or for CI tools.
+ * Exit 0: every input checked, none failing; 1: a card fails (by --fail-on / --max-warnings);
+ * 2: a usage error, a bad configuration, or an input that could not be checked.
  */
-import { readFile } from 'node:fs/promises';
-import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../engine/index.ts';
+import { writeFile } from 'node:fs/promises';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { formatResults, isOutputFormat, outputFormats } from '../engine/formats/index.ts';
+import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
+import { version } from '../lib/version.ts';
 import { readCommandLine } from './args.ts';
+import { cardInputs } from './card-inputs.ts';
+import { checkInputs, checkOffline, errorsOnly, exitCodeOf, failOnValues, runLimits, type FailOn } from './card-run.ts';
 import { USAGE, type CliIO } from './io.ts';
 
-const help = `Usage: cardgate validate FILE|- [--protocol-version V] [--format text|json]
+const help = `Usage: cardgate validate [options] FILE|DIR|GLOB|URL|- ...
 
-Validate one A2A agent card (JSON) offline; '-' reads it from standard input.
+Validate A2A agent cards (JSON) offline, with the engine and limits of the service.
+  FILE   a card file                      DIR   searched for agent-card.json, agent.json and
+  GLOB   quoted: 'cards/**/*.json'              *.agent-card.json (not node_modules, .git)
+  URL    https://agent.example fetches /.well-known/agent-card.json (else agent.json);
+         any other URL is fetched as given
+  -      standard input
 
 Options:
-  --protocol-version V  validate against V instead of the version the card declares
+  --format F            ${outputFormats.join('|')} (default text)
+  --output FILE         write the report to FILE instead of standard output
+  --fail-on L           error (default): exit 1 when a card has errors; warning: errors or
+                        warnings; never: findings never fail the run
+  --max-warnings N      exit 1 when the cards have more than N warnings in all
+  --quiet               report errors only (the exit code still counts warnings)
+  --protocol-version V  validate against V instead of the version each card declares
                         (${supportedVersions.join(', ')})
-  --format text|json    text report (default) or the JSON result of the API
+  --config PATH         settings file (default ./cardgate.json when present; CARDGATE_* env too):
+                        http.maxBodyBytes and http.maxJsonDepth bound each card,
+                        cardFetch.timeoutMs each URL
   -h, --help            show this help
 
-Exit codes: 0 valid, 1 invalid, 2 usage error or unreadable / non-JSON input.
+Colour: in a terminal, unless NO_COLOR is set; FORCE_COLOR=1 forces it.
+Exit codes: 0 every card passes; 1 a card fails (--fail-on, --max-warnings);
+2 usage error, or an input that could not be checked (not found, unreadable, too big,
+too deep, not JSON, not fetched), reported with the others.
 `;
 
+/** Whether to colour standard output: FORCE_COLOR wins (0 = never), then NO_COLOR, then whether it is a terminal. */
+export const colorWanted = (env: NodeJS.ProcessEnv, isTTY: boolean): boolean => {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return isTTY;
+};
+
 export async function runValidate(args: string[], io: CliIO): Promise<number> {
-  const line = readCommandLine('validate', help, io, args, { 'protocol-version': { type: 'string' }, format: { type: 'string', default: 'text' } });
+  const line = readCommandLine('validate', help, io, args, {
+    'protocol-version': { type: 'string' },
+    format: { type: 'string', default: 'text' },
+    output: { type: 'string' },
+    'fail-on': { type: 'string', default: 'error' },
+    'max-warnings': { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+    config: { type: 'string' },
+  });
   if ('exit' in line) return line.exit;
   const { values, positionals, usage } = line;
-  if (positionals.length !== 1) return usage(positionals.length ? 'give exactly one FILE (or -)' : 'missing FILE (or - for standard input)');
+  if (positionals.length === 0) return usage('missing FILE, DIR, GLOB, URL or - (standard input)');
   const format = values.format;
-  if (format !== 'text' && format !== 'json') return usage(`--format must be text or json, not "${format}"`);
-  const version = values['protocol-version'];
-  if (version !== undefined && !isSupportedVersion(version)) {
-    return usage(`unsupported --protocol-version "${version}"; supported: ${supportedVersions.join(', ')}`);
+  if (!isOutputFormat(format)) return usage(`--format must be one of ${outputFormats.join(', ')}, not "${format}"`);
+  const failOn = values['fail-on'];
+  if (!(failOnValues as readonly string[]).includes(failOn)) return usage(`--fail-on must be one of ${failOnValues.join(', ')}, not "${failOn}"`);
+  const maxWarningsText = values['max-warnings'];
+  if (maxWarningsText !== undefined && !/^\d+$/.test(maxWarningsText)) return usage(`--max-warnings must be a whole number, not "${maxWarningsText}"`);
+  const protocolVersion = values['protocol-version'];
+  if (protocolVersion !== undefined && !isSupportedVersion(protocolVersion)) {
+    return usage(`unsupported --protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(', ')}`);
   }
-
-  const file = positionals[0]!;
-  const name = file === '-' ? 'stdin' : file;
-  let text: string;
+  const env = io.env ?? process.env;
+  let config: Config;
   try {
-    text = file === '-' ? await io.readStdin() : await readFile(file, 'utf8');
+    config = loadConfig({ env, ...(values.config === undefined ? {} : { configPath: values.config }) });
   } catch (e) {
-    io.stderr(`cardgate validate: cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
-    return USAGE;
-  }
-  let card: unknown;
-  try {
-    card = JSON.parse(text);
-  } catch (e) {
-    io.stderr(`cardgate validate: ${name} is not valid JSON: ${(e as Error).message}\n`);
+    if (!(e instanceof ConfigError)) throw e;
+    io.stderr(`cardgate validate: ${e.message}\n`);
     return USAGE;
   }
 
-  const result = validateCard(card, version === undefined ? {} : { protocolVersion: version });
-  io.stdout(format === 'json' ? `${JSON.stringify(result, null, 2)}\n` : formatSummary(result, { name }));
-  return result.valid ? 0 : 1;
+  const limits = runLimits(config);
+  const inputs = await cardInputs(positionals, process.cwd());
+  const checked = await checkInputs(inputs, limits, checkOffline(limits, protocolVersion), io.readStdin);
+  const exitCode = exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarningsText === undefined ? {} : { maxWarnings: Number(maxWarningsText) }) });
+
+  const output = values.output;
+  const color = output === undefined && colorWanted(env, io.stdoutIsTTY ?? false);
+  const report = formatResults(format, values.quiet ? checked.map(errorsOnly) : checked, { color, toolVersion: version });
+  if (output === undefined) io.stdout(report);
+  else {
+    try {
+      await writeFile(output, report);
+    } catch (e) {
+      io.stderr(`cardgate validate: cannot write ${output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+      return USAGE;
+    }
+  }
+  // What could not be checked is in the report; said on stderr too when the report is for a machine or a file.
+  if (output !== undefined || format !== 'text') {
+    for (const input of checked) if (input.failure) io.stderr(`cardgate validate: ${input.name}: ${input.failure.message}\n`);
+  }
+  return exitCode;
 }

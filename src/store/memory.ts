@@ -12,18 +12,14 @@ export class MemoryStore extends Tables implements Store {
   /** Number of commit() calls, so tests can see that a path awaited durability. */
   commits = 0;
 
-  putReport(report: NewReport): boolean {
-    const stored = this.aliases.admit(report);
-    const line = reportLine(stored);
-    this.reports.set(report.id, { line, summary: summarizeReport(stored) });
-    this.aliases.index(stored);
-    return stored.alias === report.alias;
+  async putReport(report: NewReport): Promise<boolean> {
+    return this.storeReport(report);
   }
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
     const r = this.reports.get(idOrAlias) ?? this.reports.get(this.aliases.get(idOrAlias) ?? '');
     return r && readLine(r.line);
   }
-  listReports(filter: { limit?: number; account_id?: string } = {}): ReportSummary[] {
+  async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
     const all = [...this.reports.values()]
       .map((r) => r.summary)
       .filter((s) => filter.account_id === undefined || s.account_id === filter.account_id)
@@ -42,8 +38,24 @@ export class MemoryStore extends Tables implements Store {
     }
     return removed;
   }
-  reportCount(): number {
+  async reportCount(): Promise<number> {
     return this.reports.size;
+  }
+
+  protected async *reportLines(): AsyncGenerator<string> {
+    for (const { line } of this.reports.values()) yield line;
+  }
+  protected importReportLine(line: string): void {
+    this.storeReport(readLine(line), line);
+  }
+
+  /** Stores the report as `exportedLine` when given (and its alias admitted), else as its own line. */
+  private storeReport(report: NewReport, exportedLine?: string): boolean {
+    const stored = this.aliases.admit(report);
+    const line = stored === report && exportedLine !== undefined ? exportedLine : reportLine(stored);
+    this.reports.set(report.id, { line, summary: summarizeReport(stored) });
+    this.aliases.index(stored);
+    return stored.alias === report.alias;
   }
 
   async commit(): Promise<void> {

@@ -8,10 +8,16 @@
  * hold what callers sent (a whole card), are kept as that text: reading one parses it (which
  * never fails on nesting), and the journal and the snapshot reuse it instead of encoding again.
  * Their request goes last in that text, so a status read parses only what comes before it: a
- * poll of a job holding a megabyte body costs what a small job costs, not a parse of the body.
+ * poll of a job holding a megabyte body costs what a small job costs, not a parse of the body,
+ * and a claim or a release rewrites only what comes before it.
+ *
+ * The operations are synchronous underneath and answer through resolved promises: each one is
+ * atomic here because nothing else runs while it does (one process, one event loop).
  */
 import { encodeRecord } from './encode.ts';
-import type { Account, ApiKeyRecord, Counter, JobRecord, JobStatus, Store, UsageRow } from './types.ts';
+import { TABLES, rowIsValid, type TableName } from './rows.ts';
+import type { StoreTransfer, TransferRow } from './transfer.ts';
+import type { Account, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, Store, UsageRow } from './types.ts';
 
 /**
  * Accounts and keys are read on every keyed request, so they are kept frozen and handed out
@@ -34,25 +40,49 @@ export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counte
 
 type ReportMethods = 'putReport' | 'getReport' | 'listReports' | 'pruneReports' | 'reportCount' | 'commit' | 'close';
 
-/** The tables, as named in the journal. */
-export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta';
-export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta'];
+export { TABLES, type TableName } from './rows.ts';
 
-/** A job as kept: its JSON text, and what listing and compaction read without parsing it. */
+/** A job as kept: its JSON text, and what claims, counts and compaction read without parsing it. */
 interface StoredJob {
   json: string;
   /** Where `,"request":` starts in `json`: everything before it is the job without its request. */
   requestAt: number;
   status: JobStatus;
+  created_at: string;
   updated_at: string;
+  lease: JobRecord['lease'];
 }
 
-/** The job as JSON text with its request last (see StoredJob); throws UnstorableRecordError, naming the job, when it has none. */
-const encodeJob = (key: string, job: JobRecord): Pick<StoredJob, 'json' | 'requestAt'> => {
-  const { request, ...fields } = job;
-  const head = encodeRecord(`jobs row ${key}`, fields).slice(0, -1);
-  return { json: `${head},"request":${encodeRecord(`jobs row ${key}`, request)}}`, requestAt: head.length };
+type JobHead = Omit<JobRecord, 'request'>;
+
+const REQUEST_MEMBER = ',"request":';
+
+/** The job as JSON text with its request last (see StoredJob), from the head's fields and the request's text. */
+const joinJob = (key: string, head: JobHead, requestJson: string): StoredJob => {
+  const headJson = encodeRecord(`jobs row ${key}`, head).slice(0, -1);
+  const { status, created_at, updated_at, lease } = head;
+  return { json: `${headJson}${REQUEST_MEMBER}${requestJson}}`, requestAt: headJson.length, status, created_at, updated_at, lease };
 };
+
+/** A job as kept; throws UnstorableRecordError, naming the job, when it has no JSON text. */
+const encodeJob = (key: string, job: JobRecord): StoredJob => {
+  const { request, ...head } = job;
+  return joinJob(key, head, encodeRecord(`jobs row ${key}`, request));
+};
+
+const headOf = (j: StoredJob): JobHead => JSON.parse(`${j.json.slice(0, j.requestAt)}}`) as JobHead;
+const requestJsonOf = (j: StoredJob): string => j.json.slice(j.requestAt + REQUEST_MEMBER.length, -1);
+
+const isFinished = (status: JobStatus): status is 'completed' | 'failed' => status === 'completed' || status === 'failed';
+
+/** Queued, or processing with no lease or one that ended at `now`. */
+const isClaimable = (j: StoredJob, now: number): boolean => j.status === 'queued' || (j.status === 'processing' && (j.lease === undefined || j.lease.until <= now));
+
+/** Whether `a` was created before `b` (ties by id, so that the order is total). */
+const olderThan = (a: [string, StoredJob], b: [string, StoredJob]): boolean =>
+  a[1].created_at < b[1].created_at || (a[1].created_at === b[1].created_at && a[0] < b[0]);
+
+const copyCounter = (c: Counter): Counter => ({ count: c.count, reset_at: c.reset_at });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -62,21 +92,6 @@ export interface RejectedRow {
   reason: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
-const numbers = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'number');
-const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
-
-/** Whether a row read from disk has what the code relies on, under its key. */
-const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean> = {
-  accounts: (key, v) => isObject(v) && strings(v, 'id', 'name', 'plan', 'created_at') && v.id === key,
-  keys: (key, v) =>
-    isObject(v) && strings(v, 'id', 'account_id', 'hash', 'hint', 'created_at') && v.id === key && Array.isArray(v.allowed_ips) && v.allowed_ips.every((ip) => typeof ip === 'string'),
-  counters: (_key, v) => isObject(v) && numbers(v, 'count', 'reset_at'),
-  usage: (key, v) => isObject(v) && strings(v, 'account_id', 'day') && numbers(v, 'count') && key === `${v.account_id}|${v.day}`,
-  jobs: (key, v) => isObject(v) && strings(v, 'id', 'created_at', 'updated_at') && v.id === key && jobStatuses.includes(v.status) && isObject(v.request),
-  meta: (_key, v) => typeof v === 'string',
-};
 
 /** A snapshot row as the key and value it has in the tables (and in the journal). */
 const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
@@ -97,114 +112,191 @@ const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
   },
 };
 
-export class Tables implements Omit<Store, ReportMethods> {
+export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfer {
   private accounts = new Map<string, Account>();
   private keys = new Map<string, ApiKeyRecord>();
   private keyIdByHash = new Map<string, string>();
   private counters = new Map<string, Counter>();
+  /** Counters charged as volatile: never journaled, gone when the process ends. */
+  private volatileCounters = new Map<string, Counter>();
   private usage = new Map<string, UsageRow>();
   private jobs = new Map<string, StoredJob>();
+  /** The jobs still queued or processing, so that a claim walks these only, not every job kept. */
+  private unfinishedJobs = new Map<string, StoredJob>();
+  private jobCounts = { queued: 0, processing: 0 };
   private meta = new Map<string, string>();
 
   /** Called after every change of a row, with its JSON text (null once deleted). */
   protected changed(_table: TableName, _key: string, _json: string | null): void {}
 
-  createAccount(account: Account): void {
+  async createAccount(account: Account): Promise<void> {
     this.setRow('accounts', account.id, account);
   }
-  getAccount(id: string): Account | undefined {
+  async getAccount(id: string): Promise<Account | undefined> {
     return this.accounts.get(id);
   }
-  listAccounts(): Account[] {
+  async listAccounts(): Promise<Account[]> {
     return [...this.accounts.values()];
   }
-  updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Account | undefined {
+  async updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined> {
     const a = this.accounts.get(id);
     if (!a) return undefined;
     this.setRow('accounts', id, { ...a, ...patch });
     return this.accounts.get(id);
   }
-  deleteAccount(id: string): boolean {
+  async deleteAccount(id: string): Promise<boolean> {
     if (!this.accounts.has(id)) return false;
-    for (const k of [...this.keys.values()]) if (k.account_id === id) this.deleteKey(k.id);
+    for (const k of [...this.keys.values()]) if (k.account_id === id) this.deleteRow('keys', k.id);
     this.deleteRow('accounts', id);
     return true;
   }
 
-  createKey(key: ApiKeyRecord): void {
+  async createKey(key: ApiKeyRecord): Promise<void> {
     this.setRow('keys', key.id, key);
   }
-  getKeyByHash(hash: string): ApiKeyRecord | undefined {
+  async getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const id = this.keyIdByHash.get(hash);
-    return id === undefined ? undefined : this.getKey(id);
+    return id === undefined ? undefined : this.keys.get(id);
   }
-  getKey(id: string): ApiKeyRecord | undefined {
+  async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     return this.keys.get(id);
   }
-  listKeys(accountId?: string): ApiKeyRecord[] {
+  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
     return [...this.keys.values()].filter((k) => accountId === undefined || k.account_id === accountId);
   }
-  updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): ApiKeyRecord | undefined {
+  async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
     const k = this.keys.get(id);
     if (!k) return undefined;
     this.setRow('keys', id, { ...k, ...patch });
     return this.keys.get(id);
   }
-  deleteKey(id: string): boolean {
+  async deleteKey(id: string): Promise<boolean> {
     if (!this.keys.has(id)) return false;
     this.deleteRow('keys', id);
     return true;
   }
 
-  getCounter(key: string, now: number): Counter | undefined {
-    const c = this.counters.get(key);
-    // An expired counter reads as absent; it leaves the map here or at the next compaction.
-    if (!c || c.reset_at <= now) return undefined;
-    return { ...c };
+  async getCounter(key: string, now: number): Promise<Counter | undefined> {
+    const c = this.volatileCounters.get(key) ?? this.counters.get(key);
+    // An expired counter reads as absent; it leaves the map when charged again or at the next compaction.
+    return c && c.reset_at > now ? copyCounter(c) : undefined;
   }
-  addToCounter(key: string, amount: number, reset_at: number, now: number): Counter {
-    const c = this.getCounter(key, now) ?? { count: 0, reset_at };
-    const updated = { count: c.count + amount, reset_at: c.reset_at };
-    this.setRow('counters', key, updated);
-    return { ...updated };
+  async consume(charges: CounterCharge[], now: number, options: ConsumeOptions = {}): Promise<ConsumeResult> {
+    const table = options.volatile ? this.volatileCounters : this.counters;
+    const before = charges.map((charge): Counter => {
+      const c = table.get(charge.key);
+      return c && c.reset_at > now ? c : { count: 0, reset_at: charge.reset_at };
+    });
+    const refused = charges.findIndex((charge, i) => charge.limit !== -1 && before[i]!.count + charge.amount > charge.limit);
+    if (refused !== -1) return { admitted: false, counters: before.map(copyCounter), refused };
+    const after = charges.map((charge, i) => ({ count: before[i]!.count + charge.amount, reset_at: before[i]!.reset_at }));
+    for (const [i, charge] of charges.entries()) {
+      if (options.volatile) table.set(charge.key, after[i]!);
+      else this.setRow('counters', charge.key, after[i]!);
+    }
+    if (options.usage && charges.length > 0) {
+      const { account_id, day } = options.usage;
+      const k = `${account_id}|${day}`;
+      this.setRow('usage', k, { account_id, day, count: (this.usage.get(k)?.count ?? 0) + charges[0]!.amount });
+    }
+    return { admitted: true, counters: after.map(copyCounter) };
   }
 
-  addUsage(account_id: string, day: string, amount: number): void {
-    const k = `${account_id}|${day}`;
-    this.setRow('usage', k, { account_id, day, count: (this.usage.get(k)?.count ?? 0) + amount });
-  }
-  listUsage(filter: { account_id?: string; since_day?: string } = {}): UsageRow[] {
+  async listUsage(filter: { account_id?: string; since_day?: string } = {}): Promise<UsageRow[]> {
     return [...this.usage.values()]
       .filter((r) => (filter.account_id === undefined || r.account_id === filter.account_id) && (filter.since_day === undefined || r.day >= filter.since_day))
       .map((r) => ({ ...r }))
       .sort((a, b) => a.day.localeCompare(b.day) || a.account_id.localeCompare(b.account_id));
   }
 
-  putJob(job: JobRecord): void {
-    this.changed('jobs', job.id, this.putJobRow(job.id, job));
+  async enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean> {
+    if (this.jobCounts.queued >= maxQueued) return false;
+    this.writeJob(job.id, encodeJob(job.id, job));
+    return true;
   }
-  getJob(id: string): JobRecord | undefined {
+  async claimJob(owner: string, now: number, leaseUntil: number): Promise<JobRecord | undefined> {
+    let oldest: [string, StoredJob] | undefined;
+    for (const entry of this.unfinishedJobs) {
+      if (isClaimable(entry[1], now) && (oldest === undefined || olderThan(entry, oldest))) oldest = entry;
+    }
+    if (!oldest) return undefined;
+    const [id, stored] = oldest;
+    const head = headOf(stored);
+    const claimed = joinJob(id, { ...head, status: 'processing', attempts: (head.attempts ?? 0) + 1, lease: { owner, until: leaseUntil } }, requestJsonOf(stored));
+    this.writeJob(id, claimed);
+    return JSON.parse(claimed.json) as JobRecord;
+  }
+  async putJob(job: JobRecord, owner?: string): Promise<boolean> {
+    if (owner === undefined) {
+      this.writeJob(job.id, encodeJob(job.id, job));
+      return true;
+    }
+    const stored = this.jobs.get(job.id);
+    if (stored?.lease?.owner !== owner) return false;
+    this.writeJob(job.id, encodeJob(job.id, job.lease ? job : { ...job, lease: stored.lease }));
+    return true;
+  }
+  async releaseJob(id: string, owner: string): Promise<boolean> {
+    const stored = this.jobs.get(id);
+    if (stored?.lease?.owner !== owner) return false;
+    const { lease: _released, ...head } = headOf(stored);
+    this.writeJob(id, joinJob(id, head, requestJsonOf(stored)));
+    return true;
+  }
+  async getJob(id: string): Promise<JobRecord | undefined> {
     const j = this.jobs.get(id);
     return j && (JSON.parse(j.json) as JobRecord);
   }
-  getJobStatus(id: string): Omit<JobRecord, 'request'> | undefined {
+  async getJobStatus(id: string): Promise<JobHead | undefined> {
     const j = this.jobs.get(id);
-    return j && (JSON.parse(`${j.json.slice(0, j.requestAt)}}`) as Omit<JobRecord, 'request'>);
+    return j && headOf(j);
   }
-  listUnfinishedJobs(): JobRecord[] {
-    return [...this.jobs.values()].filter((j) => !isFinished(j.status)).map((j) => JSON.parse(j.json) as JobRecord);
+  async countJobs(): Promise<{ queued: number; processing: number }> {
+    return { ...this.jobCounts };
   }
 
-  getMeta(key: string): string | undefined {
+  async getMeta(key: string): Promise<string | undefined> {
     return this.meta.get(key);
   }
-  setMeta(key: string, value: string): void {
+  async setMeta(key: string, value: string): Promise<void> {
     this.setRow('meta', key, value);
   }
 
-  /** Drops expired counters and jobs that finished before `jobsFinishedBefore` (epoch ms). */
+  /** Every row: the tables (durable counters only), then the reports. */
+  async *exportRows(): AsyncGenerator<TransferRow> {
+    for (const row of this.accounts.values()) yield { table: 'accounts', row };
+    for (const row of this.keys.values()) yield { table: 'keys', row };
+    for (const [key, c] of this.counters) yield { table: 'counters', row: { key, ...c } };
+    for (const row of this.usage.values()) yield { table: 'usage', row };
+    for (const j of this.jobs.values()) yield { table: 'jobs', row: JSON.parse(j.json) as JobRecord };
+    for (const [key, value] of this.meta) yield { table: 'meta', row: { key, value } };
+    for await (const line of this.reportLines()) yield { table: 'reports', line };
+  }
+
+  /** Stores each row as a row loaded from disk is (a job's lease is void), journaled, then commits. */
+  async importRows(rows: AsyncIterable<TransferRow>): Promise<void> {
+    for await (const r of rows) {
+      if (r.table === 'reports') {
+        this.importReportLine(r.line);
+        continue;
+      }
+      const [key, value] = snapshotRow[r.table](r.row) as [string, unknown];
+      this.loadRow(r.table, key, value);
+      this.changed(r.table, key, r.table === 'jobs' ? this.jobs.get(key)!.json : encodeRecord(`${r.table} row ${key}`, value));
+    }
+    await this.commit();
+  }
+
+  abstract commit(): Promise<void>;
+  /** The reports' lines, in the order they were first put (see transfer.ts). */
+  protected abstract reportLines(): AsyncIterable<string>;
+  /** Stores an exported report line as it is (see transfer.ts). */
+  protected abstract importReportLine(line: string): void;
+
+  /** Drops expired counters (volatile ones too) and jobs that finished before `jobsFinishedBefore` (epoch ms). */
   protected compactTables(now: number, jobsFinishedBefore: number): void {
     for (const [key, c] of this.counters) if (c.reset_at <= now) this.deleteRow('counters', key);
+    for (const [key, c] of this.volatileCounters) if (c.reset_at <= now) this.volatileCounters.delete(key);
     for (const [id, j] of this.jobs) {
       if (isFinished(j.status) && Date.parse(j.updated_at) < jobsFinishedBefore) this.deleteRow('jobs', id);
     }
@@ -212,20 +304,26 @@ export class Tables implements Omit<Store, ReportMethods> {
 
   /**
    * Loads one row read from disk (no `changed()`: it is already there); null deletes it. Throws,
-   * changing nothing, when the value is not a valid row of `table` or cannot be encoded.
+   * changing nothing, when the value is not a valid row of `table` or cannot be encoded. A job's
+   * lease is void once read from disk: the runner that held it was in a process that is gone
+   * (one process owns a data directory), so such a job is claimable at once.
    */
   protected loadRow(table: TableName, key: unknown, value: unknown): void {
     if (typeof key !== 'string') throw new Error(`a ${table} row without its key`);
     if (value === null) return this.removeRow(table, key);
     if (!rowIsValid[table](key, value)) throw new Error(`not a valid ${table} row`);
-    if (table === 'jobs') this.putJobRow(key, value as JobRecord);
-    else this.putRow(table, key, value);
+    if (table === 'jobs') {
+      const { lease: _void, ...job } = value as JobRecord;
+      this.storeJob(key, encodeJob(key, job));
+    } else this.putRow(table, key, value);
   }
 
   /** Replaces the tables with a loaded snapshot; returns the rows that could not be loaded (left out). */
   protected loadTables(doc: TablesDoc): RejectedRow[] {
     for (const table of TABLES) this.tableMap(table).clear();
     this.keyIdByHash.clear();
+    this.unfinishedJobs.clear();
+    this.jobCounts = { queued: 0, processing: 0 };
     const rejected: RejectedRow[] = [];
     for (const table of TABLES) {
       for (const [index, row] of doc[table].entries()) {
@@ -270,11 +368,26 @@ export class Tables implements Omit<Store, ReportMethods> {
     this.changed(table, key, json);
   }
 
-  /** Encodes and stores a job (throwing, changing nothing, when it cannot be written); returns its JSON text. */
-  private putJobRow(key: string, job: JobRecord): string {
-    const { json, requestAt } = encodeJob(key, job);
-    this.jobs.set(key, { json, requestAt, status: job.status, updated_at: job.updated_at });
-    return json;
+  /** Stores a job already encoded (see encodeJob: encoding is what may throw) and journals it. */
+  private writeJob(key: string, job: StoredJob): void {
+    this.storeJob(key, job);
+    this.changed('jobs', key, job.json);
+  }
+
+  /** Stores a job, keeping the unfinished jobs and the counts by status in step. */
+  private storeJob(key: string, job: StoredJob): void {
+    this.forgetJob(key);
+    this.jobs.set(key, job);
+    if (isFinished(job.status)) return;
+    this.unfinishedJobs.set(key, job);
+    this.jobCounts[job.status]++;
+  }
+
+  private forgetJob(key: string): void {
+    const old = this.unfinishedJobs.get(key);
+    if (old && !isFinished(old.status)) this.jobCounts[old.status]--;
+    this.unfinishedJobs.delete(key);
+    this.jobs.delete(key);
   }
 
   private deleteRow(table: TableName, key: string): void {
@@ -282,7 +395,7 @@ export class Tables implements Omit<Store, ReportMethods> {
     this.changed(table, key, null);
   }
 
-  /** Stores a row of any table but jobs (see putJobRow). */
+  /** Stores a row of any table but jobs (see storeJob). */
   private putRow(table: Exclude<TableName, 'jobs'>, key: string, value: unknown): void {
     if (table === 'keys') {
       this.removeRow('keys', key); // its old hash no longer finds it
@@ -297,7 +410,8 @@ export class Tables implements Omit<Store, ReportMethods> {
       const old = this.keys.get(key);
       if (old) this.keyIdByHash.delete(old.hash);
     }
-    this.tableMap(table).delete(key);
+    if (table === 'jobs') this.forgetJob(key);
+    else this.tableMap(table).delete(key);
   }
 
   private tableMap(table: TableName): Map<string, unknown> {
@@ -312,5 +426,3 @@ export class Tables implements Omit<Store, ReportMethods> {
     return maps[table];
   }
 }
-
-const isFinished = (status: JobStatus): boolean => status === 'completed' || status === 'failed';

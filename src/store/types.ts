@@ -1,15 +1,21 @@
 /**
- * What the service keeps, behind one interface so that another engine
- * (Redis, PostgreSQL) can serve several instances later.
+ * What the service keeps, behind one asynchronous interface with three engines: memory (tests),
+ * file (the embedded default: one process owns a data directory) and PostgreSQL (N instances
+ * share one database).
  *
- * The model: reads are synchronous from memory (except report bodies, which may
- * live on disk); every mutation is applied in memory synchronously, so a
- * check-then-change within one call is atomic in this single-process server.
- * A mutation whose record cannot be written (it has no JSON text) throws
- * UnstorableRecordError and changes nothing: it fails only its own caller.
- * `commit()` resolves once every mutation made before the call is durable on
- * disk: writers await the flush that contains their change, and concurrent
- * writers share one flush (group commit).
+ * Every check that must hold across concurrent callers, and across instances, is one operation
+ * of the contract, never a read followed by a write: `consume` admits a charge against one or
+ * more counters all-or-nothing, `enqueueJob` admits a job only while the queue has room,
+ * `claimJob` hands a job to exactly one runner under a lease. Nothing here is cached beyond one
+ * call: a key deleted or a plan changed through one instance is in force on every other at its
+ * next request.
+ *
+ * The file and memory engines answer from memory and may resolve at once; every mutation is
+ * applied in memory before its promise resolves. A mutation whose record cannot be written (it
+ * has no JSON text) rejects with UnstorableRecordError and changes nothing: it fails only its own
+ * caller. `commit()` resolves once every mutation made before the call is durable (the file
+ * engine: on disk, one flush shared by concurrent writers; PostgreSQL: every statement is
+ * already committed when it resolves).
  */
 
 export type Plan = 'free' | 'pro' | 'team';
@@ -35,11 +41,40 @@ export interface ApiKeyRecord {
   allowed_ips: string[];
 }
 
-/** A fixed-window counter (daily quotas, durable across restarts). */
+/** A fixed-window counter (daily quotas, webhook rate windows). */
 export interface Counter {
   count: number;
   /** Epoch ms at which the window ends; the store drops it after that. */
   reset_at: number;
+}
+
+/** One counter a `consume` call charges. */
+export interface CounterCharge {
+  key: string;
+  amount: number;
+  /** The most the counter may reach; -1 = unlimited (still counted). */
+  limit: number;
+  /** Epoch ms at which the window ends, for a counter this charge starts (none yet, or the last one ended). */
+  reset_at: number;
+}
+
+export interface ConsumeOptions {
+  /**
+   * Counters that need not survive a restart (per-minute and per-hour rate windows): the file
+   * engine keeps them in memory only and writes nothing for them; shared engines still share them.
+   */
+  volatile?: boolean;
+  /** Also add the amount to this account's usage history for `day` (YYYY-MM-DD, UTC), in the same operation, when admitted. */
+  usage?: { account_id: string; day: string };
+}
+
+export interface ConsumeResult {
+  /** True when every charge fitted its limit: all were counted. False: none was counted. */
+  admitted: boolean;
+  /** Each counter's state after the call, in the order of the charges (refused: as it was; count 0 when none). */
+  counters: Counter[];
+  /** When refused: the index of the first charge that did not fit. */
+  refused?: number;
 }
 
 export type ReportKind = 'single' | 'batch' | 'webhook' | 'github';
@@ -114,8 +149,10 @@ export interface JobRecord {
   };
   /** The webhook result (2.6) once validated. */
   result?: unknown;
-  /** Runs started so far (each is made durable before it starts); a job is not run again once it reaches the runner's bound. */
+  /** Runs started so far (each claim counts one, durably); a job is not run again once it reaches the runner's bound. */
   attempts?: number;
+  /** The runner holding the job (set by claimJob) and until when (epoch ms); another may claim it after that. */
+  lease?: { owner: string; until: number };
   error?: string;
   callback?: {
     url: string;
@@ -134,59 +171,80 @@ export interface UsageRow {
 
 export interface Store {
   // accounts
-  createAccount(account: Account): void;
-  getAccount(id: string): Account | undefined;
-  listAccounts(): Account[];
-  updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Account | undefined;
+  createAccount(account: Account): Promise<void>;
+  getAccount(id: string): Promise<Account | undefined>;
+  listAccounts(): Promise<Account[]>;
+  updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined>;
   /** Deletes the account and its keys. */
-  deleteAccount(id: string): boolean;
+  deleteAccount(id: string): Promise<boolean>;
 
   // keys
-  createKey(key: ApiKeyRecord): void;
-  getKeyByHash(hash: string): ApiKeyRecord | undefined;
-  getKey(id: string): ApiKeyRecord | undefined;
-  listKeys(accountId?: string): ApiKeyRecord[];
-  updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): ApiKeyRecord | undefined;
-  deleteKey(id: string): boolean;
+  createKey(key: ApiKeyRecord): Promise<void>;
+  getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  getKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
+  updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined>;
+  deleteKey(id: string): Promise<boolean>;
 
-  // counters (fixed windows, durable); expired ones read as undefined
-  getCounter(key: string, now: number): Counter | undefined;
-  /** Adds `amount` to the counter (creating it with `reset_at`) and returns the new state. */
-  addToCounter(key: string, amount: number, reset_at: number, now: number): Counter;
+  // counters (fixed windows); expired ones read as undefined
+  /** The counter, volatile or not (a key is always charged the same way). */
+  getCounter(key: string, now: number): Promise<Counter | undefined>;
+  /**
+   * Adds each charge's amount to its counter if every counter stays within its limit, else adds
+   * nothing: one atomic step, so concurrent callers (on any instance) are never admitted past a
+   * limit. A counter whose window ended at `now` starts again at 0 with the charge's `reset_at`.
+   * The charges name distinct keys; `usage` adds the first charge's amount.
+   */
+  consume(charges: CounterCharge[], now: number, options?: ConsumeOptions): Promise<ConsumeResult>;
 
-  // usage history per account per UTC day (dashboard chart, admin API)
-  addUsage(account_id: string, day: string, amount: number): void;
-  listUsage(filter?: { account_id?: string; since_day?: string }): UsageRow[];
+  // usage history per account per UTC day (dashboard chart, admin API); written by consume
+  listUsage(filter?: { account_id?: string; since_day?: string }): Promise<UsageRow[]>;
 
   // reports
   /**
-   * Stores the report (a known id is replaced in place). Returns false when its alias is held by
-   * a report of another `alias_scope`: the report is then stored without its alias. Throws,
+   * Stores the report (a known id is replaced in place). Resolves false when its alias is held by
+   * a report of another `alias_scope`: the report is then stored without its alias. Rejects,
    * changing nothing, when the report cannot be written (see UnstorableRecordError).
    */
-  putReport(report: NewReport): boolean;
+  putReport(report: NewReport): Promise<boolean>;
   /** By id or alias; undefined when unknown or removed by retention. */
   getReport(idOrAlias: string): Promise<ReportRecord | undefined>;
   /** Newest first. */
-  listReports(filter?: { limit?: number; account_id?: string }): ReportSummary[];
-  /** Removes every report created before `before` (epoch ms). Returns how many went. */
+  listReports(filter?: { limit?: number; account_id?: string }): Promise<ReportSummary[]>;
+  /** Removes every report created before `before` (epoch ms). Resolves how many went. */
   pruneReports(before: number): Promise<number>;
-  reportCount(): number;
+  reportCount(): Promise<number>;
 
   // jobs (async webhooks)
-  putJob(job: JobRecord): void;
-  getJob(id: string): JobRecord | undefined;
-  /** The job without its request (which holds the whole body): what a status answer needs, without parsing the body. */
-  getJobStatus(id: string): Omit<JobRecord, 'request'> | undefined;
-  /** Jobs still queued or processing (to run again after a restart). */
-  listUnfinishedJobs(): JobRecord[];
+  /** Stores a new `queued` job if fewer than `maxQueued` jobs are queued (on every instance); false = the queue is full, nothing stored. */
+  enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean>;
+  /**
+   * Hands the oldest claimable job (queued, or processing with no lease or a lease ended at `now`;
+   * oldest by created_at, then id) to `owner` until `leaseUntil`: status `processing`, `attempts`
+   * + 1, the rest as stored, in one atomic step, so two runners never hold one job. Undefined
+   * when none is claimable.
+   */
+  claimJob(owner: string, now: number, leaseUntil: number): Promise<JobRecord | undefined>;
+  /**
+   * Replaces the job. With `owner`, only while that owner still holds its lease (false, nothing
+   * written, once another runner has taken it over); the job's `lease` is then kept as stored
+   * unless the new record carries one.
+   */
+  putJob(job: JobRecord, owner?: string): Promise<boolean>;
+  /** Ends `owner`'s lease on the job (the rest as stored) so that any runner may claim it at once (shutdown hands it back). False when not held. */
+  releaseJob(id: string, owner: string): Promise<boolean>;
+  getJob(id: string): Promise<JobRecord | undefined>;
+  /** The job without its request (which holds the whole body): what a status answer needs, without reading the body. */
+  getJobStatus(id: string): Promise<Omit<JobRecord, 'request'> | undefined>;
+  /** How many jobs are queued and how many processing (every instance's). */
+  countJobs(): Promise<{ queued: number; processing: number }>;
 
   // small settings (e.g. the admin token hash)
-  getMeta(key: string): string | undefined;
-  setMeta(key: string, value: string): void;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
 
   /** Resolves when every mutation made before this call is durable. */
   commit(): Promise<void>;
-  /** Flushes and releases resources (the data-dir lock). */
+  /** Flushes and releases resources (the data-dir lock, the database pool). */
   close(): Promise<void>;
 }

@@ -126,10 +126,13 @@ test('keys: allow-lists are a team-plan feature; unknown account is 404', async 
 test('usage per account per day, and recent reports newest first', async () => {
   const t = adminApp();
   const { account } = (await t.api('POST', '/accounts', { name: 'a', plan: 'pro' })).body;
-  t.store.addUsage(account.id, '2026-11-20', 4);
-  t.store.addUsage(account.id, '2026-11-21', 2);
-  t.store.addUsage(account.id, '2026-09-01', 9);
-  t.store.addUsage('acct_other', '2026-11-21', 1);
+  // Usage is written by a consume that admits its charge.
+  const addUsage = (account_id: string, day: string, amount: number) =>
+    t.store.consume([{ key: `seed:${account_id}:${day}`, amount, limit: -1, reset_at: Number.MAX_SAFE_INTEGER }], 0, { usage: { account_id, day } });
+  await addUsage(account.id, '2026-11-20', 4);
+  await addUsage(account.id, '2026-11-21', 2);
+  await addUsage(account.id, '2026-09-01', 9);
+  await addUsage('acct_other', '2026-11-21', 1);
   assert.deepEqual((await t.api('GET', `/usage?account_id=${account.id}`)).body, {
     usage: [
       { account_id: account.id, day: '2026-11-20', count: 4 },
@@ -139,8 +142,8 @@ test('usage per account per day, and recent reports newest first', async () => {
   assert.deepEqual((await t.api('GET', `/usage?account_id=${account.id}&days=1`)).body.usage, [{ account_id: account.id, day: '2026-11-21', count: 2 }]);
   assert.equal((await t.api('GET', '/usage?days=366')).body.usage.length, 4);
 
-  t.store.putReport({ id: 'rpt_1', kind: 'single', created_at: '2026-11-21T10:00:00.000Z', account_id: account.id, card: {}, result: { valid: true, score: 90 } });
-  t.store.putReport({ id: 'val_2', kind: 'webhook', created_at: '2026-11-21T11:00:00.000Z', account_id: null, card: {}, result: { valid: false } });
+  await t.store.putReport({ id: 'rpt_1', kind: 'single', created_at: '2026-11-21T10:00:00.000Z', account_id: account.id, card: {}, result: { valid: true, score: 90 } });
+  await t.store.putReport({ id: 'val_2', kind: 'webhook', created_at: '2026-11-21T11:00:00.000Z', account_id: null, card: {}, result: { valid: false } });
   const reports = (await t.api('GET', '/reports?limit=1')).body.reports;
   assert.equal(reports.length, 1);
   assert.equal(reports[0].id, 'val_2');

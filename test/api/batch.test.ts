@@ -20,7 +20,7 @@ const nameless = () => {
 describe('POST /v1/validate/batch', () => {
   it('answers every field of 2.5, in order, with its type and shape, and stores the batch as one report', async () => {
     const t = endpointsApp();
-    const auth = t.keyFor('pro');
+    const auth = await t.keyFor('pro');
     const cards = [
       { id: 'a', agent_card: sampleCard() },
       { id: 'b', agent_card: nameless() },
@@ -64,7 +64,7 @@ describe('POST /v1/validate/batch', () => {
 
   it('counts one validation per card', async () => {
     const t = endpointsApp({ limits: { daily: { pro: 10 } } });
-    const auth = t.keyFor('pro');
+    const auth = await t.keyFor('pro');
     const cards = [1, 2, 3].map((i) => ({ id: `c${i}`, agent_card: sampleCard() }));
     const res = await batch(t, { cards }, auth);
     assert.equal(res.status, 200);
@@ -76,7 +76,7 @@ describe('POST /v1/validate/batch', () => {
     const kinds: string[] = [];
     const validator: Validator = { run: async (kind, input) => (kinds.push(kind), inProcess.run(kind, input)), close: async () => {} };
     const t = endpointsApp({ limits: { daily: { pro: 2 } } }, { validator });
-    const auth = t.keyFor('pro');
+    const auth = await t.keyFor('pro');
     const cards = [1, 2].map((i) => ({ id: `c${i}`, agent_card: sampleCard() }));
     assert.equal((await batch(t, { cards }, auth)).status, 200);
     const bad = await batch(t, { cards: [{ id: 'a' }] }, auth);
@@ -90,13 +90,13 @@ describe('POST /v1/validate/batch', () => {
 
   it('is open to the team plan', async () => {
     const t = endpointsApp();
-    const res = await batch(t, { cards: [{ id: 'x', agent_card: sampleCard() }] }, t.keyFor('team'));
+    const res = await batch(t, { cards: [{ id: 'x', agent_card: sampleCard() }] }, await t.keyFor('team'));
     assert.equal(res.status, 200);
   });
 
   it('answers BATCH_NOT_ALLOWED (403, flat) to a free key, whatever the body', async () => {
     const t = endpointsApp();
-    const res = await batch(t, 'not even json', t.keyFor('free'));
+    const res = await batch(t, 'not even json', await t.keyFor('free'));
     assert.equal(res.status, 403);
     assert.deepEqual(await res.json(), { error: 'batch validation requires Pro or Team plan', code: 'BATCH_NOT_ALLOWED' });
   });
@@ -117,7 +117,7 @@ describe('POST /v1/validate/batch', () => {
   for (const [what, body] of formatErrors) {
     it(`answers INVALID_BATCH_FORMAT (400, flat) for ${what}`, async () => {
       const t = endpointsApp({ batch: { maxCards: 3 } });
-      const res = await batch(t, body, t.keyFor('pro'));
+      const res = await batch(t, body, await t.keyFor('pro'));
       assert.equal(res.status, 400);
       const out = await res.json();
       assert.deepEqual(Object.keys(out), ['error', 'code']);
@@ -136,18 +136,18 @@ describe('POST /v1/validate/batch', () => {
   for (const [what, cards, message] of entryErrors) {
     it(`answers BATCH_VALIDATION_ERROR (400, flat) for ${what}, naming the entry`, async () => {
       const t = endpointsApp();
-      const res = await batch(t, { cards }, t.keyFor('pro'));
+      const res = await batch(t, { cards }, await t.keyFor('pro'));
       assert.equal(res.status, 400);
       const out = await res.json();
       assert.equal(out.code, 'BATCH_VALIDATION_ERROR');
       assert.match(out.error, message);
-      assert.equal(t.store.reportCount(), 0);
+      assert.equal(await t.store.reportCount(), 0);
     });
   }
 
   it('answers body errors in the flat shape', async () => {
     const t = endpointsApp({ http: { maxBatchBodyBytes: 500 } });
-    const auth = t.keyFor('pro');
+    const auth = await t.keyFor('pro');
     const notJson = await t.app.request('/v1/validate/batch', postJson('{', auth));
     assert.equal(notJson.status, 400);
     assert.equal((await notJson.json()).code, 'INVALID_REQUEST');
@@ -168,7 +168,7 @@ describe('POST /v1/validate/batch', () => {
       throw new Error('engine bug');
     };
     const t = endpointsApp({}, { validator: configuredInProcess(parseConfig({}), boom) });
-    const res = await batch(t, { cards: [{ id: 'a', agent_card: {} }] }, t.keyFor('pro'));
+    const res = await batch(t, { cards: [{ id: 'a', agent_card: {} }] }, await t.keyFor('pro'));
     assert.equal(res.status, 500);
     assert.deepEqual(await res.json(), { error: 'internal error during batch validation', code: 'BATCH_SERVER_ERROR' });
     assert.ok(t.log.lines.some((l) => l.msg === 'batch validation failed' && l.error === 'engine bug'));

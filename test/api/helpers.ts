@@ -18,10 +18,10 @@ export const endpointsApp = (config: ConfigInput = {}, deps: Partial<AppDeps> = 
 
   let accounts = 0;
   /** A new account on `plan` and a key for it; returns the Authorization header. */
-  const keyFor = (plan: Plan): Record<string, string> => {
+  const keyFor = async (plan: Plan): Promise<Record<string, string>> => {
     const id = `acct_test_${++accounts}`;
-    t.store.createAccount({ id, name: `test ${plan}`, plan, created_at: new Date(t.clock.now()).toISOString() });
-    const { secret } = createKey(t.store, id, { name: 'test' }, t.config.keys.prefix, t.clock.now());
+    await t.store.createAccount({ id, name: `test ${plan}`, plan, created_at: new Date(t.clock.now()).toISOString() });
+    const { secret } = await createKey(t.store, id, { name: 'test' }, t.config.keys.prefix, t.clock.now());
     return { authorization: `Bearer ${secret}` };
   };
   return { ...t, keyFor };

@@ -154,6 +154,7 @@ describe('the document agrees with the endpoints', () => {
       { body: { agent_card: { name: 'not a valid card, still a usable request' } } },
       { body: {} },
       { body: [] },
+      { body: { agent_card: card, agent_url: 'https://agent.example' } },
       { body: { agent_card: [] } },
       { body: { agent_card: 'card' } },
       { body: { agent_card: null } },

@@ -66,7 +66,7 @@ describe('GET /reports/<id>', () => {
     const html = await (await t.app.request(pathOf(result.report_url))).text();
     assert.ok(html.includes(`Errors <span class="count">${2 + left}</span>`));
     assert.ok(html.includes(`${left} more not shown: the first 2 were kept.`));
-    const batch = await t.app.request('/v1/validate/batch', postJson({ cards: [{ id: 'c', agent_card: card }] }, t.keyFor('pro')));
+    const batch = await t.app.request('/v1/validate/batch', postJson({ cards: [{ id: 'c', agent_card: card }] }, await t.keyFor('pro')));
     const page = await (await t.app.request(`/reports/${(await batch.json()).batch_id}`)).text();
     assert.ok(page.includes(`<td>${2 + left}</td>`), 'the overview counts every error');
     assert.ok(page.includes(`${left} more not shown: the first 2 were kept.`));
@@ -135,16 +135,16 @@ describe('GET /reports/<id>', () => {
     assert.equal((await res.json()).error.code, 'NOT_FOUND');
   });
 
-  const stored = (t: ReturnType<typeof endpointsApp>, r: Partial<ReportRecord> & Pick<ReportRecord, 'id' | 'kind'>): ReportRecord => {
+  const stored = async (t: ReturnType<typeof endpointsApp>, r: Partial<ReportRecord> & Pick<ReportRecord, 'id' | 'kind'>): Promise<ReportRecord> => {
     const record: ReportRecord = { created_at: iso(t.clock.now()), account_id: null, card: sampleCard(), result: {}, ...r };
-    t.store.putReport(record);
+    await t.store.putReport(record);
     return record;
   };
 
   it('finds a GitHub report by its sha and shows repo and commit', async () => {
     const t = endpointsApp();
     const sha = 'a'.repeat(40);
-    stored(t, {
+    await stored(t, {
       id: 'gh_1763726400000_BBBBBBBBBBBBBBBBBBBB',
       kind: 'github',
       alias: sha,
@@ -162,7 +162,7 @@ describe('GET /reports/<id>', () => {
 
   it('shows webhook metadata', async () => {
     const t = endpointsApp();
-    stored(t, {
+    await stored(t, {
       id: 'val_1763726400000_CCCCCCCCCCCCCCCCCCCC',
       kind: 'webhook',
       result: { valid: false, score: 0, errors: [{ path: 'name', message: 'name is required', rule: 'name.required' }], warnings: [], suggestions: [] },
@@ -180,7 +180,7 @@ describe('GET /reports/<id>', () => {
     const { name: _n, ...nameless } = sampleCard();
     const res = await t.app.request(
       '/v1/validate/batch',
-      postJson({ cards: [{ id: 'good', agent_card: sampleCard() }, { id: evil, agent_card: nameless }] }, t.keyFor('pro')),
+      postJson({ cards: [{ id: 'good', agent_card: sampleCard() }, { id: evil, agent_card: nameless }] }, await t.keyFor('pro')),
     );
     const body = await res.json();
     const html = await (await t.app.request(`/reports/${body.batch_id}`)).text();

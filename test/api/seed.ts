@@ -23,16 +23,17 @@ export const prepareDataDir = async (dataDir: string, options: { plan?: Plan; re
   try {
     const now = systemClock.now();
     const accountId = newId('acct', now);
-    store.createAccount({ id: accountId, name: 'seed', plan: options.plan ?? 'pro', created_at: iso(now) });
-    const { secret } = createKey(store, accountId, { name: 'seed' }, 'cardgate', now);
+    await store.createAccount({ id: accountId, name: 'seed', plan: options.plan ?? 'pro', created_at: iso(now) });
+    const { secret } = await createKey(store, accountId, { name: 'seed' }, 'cardgate', now);
     const reports = options.reports ?? 0;
     // Stored as POST /v1/validate stores them: the request and result text verbatim.
     const requestJson = JSON.stringify({ agent_card: sampleCard() });
     const outcome = validateSingleText(requestJson, validationSettings(parseConfig({})));
+    if ('agentUrl' in outcome) throw new Error('the seed card is in the body');
     const { version, resultJson, valid, score } = outcome;
     for (let i = 0; i < reports; i++) {
       const at = now - (reports - i); // one ms apart, well inside the retention period
-      store.putReport({ id: newId('rpt', at), kind: 'single', created_at: iso(at), account_id: accountId, version, requestJson, resultJson, verdict: { valid, score } });
+      await store.putReport({ id: newId('rpt', at), kind: 'single', created_at: iso(at), account_id: accountId, version, requestJson, resultJson, verdict: { valid, score } });
       if (i % 5000 === 4999) await store.commit();
     }
     await store.commit();

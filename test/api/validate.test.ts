@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { supportedVersions, validateCard } from '../../src/engine/index.ts';
+import { locateCards } from '../../src/engine/formats/index.ts';
 import { iso } from '../../src/lib/clock.ts';
 import { parseConfig } from '../../src/config.ts';
 import { validationSettings } from '../../src/features/validation/card-result.ts';
@@ -15,13 +16,15 @@ import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
 const validate = (t: ReturnType<typeof endpointsApp>, body: unknown, headers: Record<string, string> = {}) =>
   t.app.request('/v1/validate', postJson(body, headers));
 
+/** A finding: the documented path, message and rule, then its position in the card's text. */
 const isIssue = (i: any) =>
-  typeof i.path === 'string' && typeof i.message === 'string' && typeof i.rule === 'string' && Object.keys(i).join() === 'path,message,rule';
+  typeof i.path === 'string' && typeof i.message === 'string' && typeof i.rule === 'string' &&
+  Number.isInteger(i.line) && i.line >= 1 && Number.isInteger(i.column) && i.column >= 1 && Object.keys(i).join() === 'path,message,rule,line,column';
 
 describe('POST /v1/validate', () => {
   it('answers every field of 2.4, in order, with its type and shape', async () => {
     const t = endpointsApp();
-    const auth = t.keyFor('pro');
+    const auth = await t.keyFor('pro');
     const res = await validate(t, { agent_card: sampleCard(), options: { include_score: true, include_suggestions: true } }, auth);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /^application\/json/);
@@ -175,7 +178,7 @@ describe('POST /v1/validate', () => {
     assert.equal(tooLarge.status, 413);
     assert.deepEqual(await tooLarge.json(), { error: 'request body exceeds the limit of 1000 bytes', code: 'PAYLOAD_TOO_LARGE' });
 
-    assert.equal(t.store.reportCount(), 0);
+    assert.equal(await t.store.reportCount(), 0);
     const ok = await (await validate(t, { agent_card: { name: 'tiny' } })).json();
     assert.equal(ok.rateLimitInfo.used, 1);
   });
@@ -200,7 +203,7 @@ describe('POST /v1/validate', () => {
     const res = await validate(t, { agent_card: { name: 'a' } });
     assert.equal(res.status, 403);
     assert.equal((await res.json()).error.code, 'FORBIDDEN');
-    assert.equal(t.store.reportCount(), 1);
+    assert.equal(await t.store.reportCount(), 1);
   });
 
   it('a caller over its daily quota gets 400 for a bad body and 403 for a good one, and the card is never validated', async () => {
@@ -226,8 +229,10 @@ describe('validateSingleText', () => {
     const cards = [sampleCard(), { name: 'Broken "quote" \u2028 card' }, { ...sampleCard(), url: 'http://localhost:3000' }];
     for (const agent_card of cards) {
       for (const options of [{}, { include_score: true }, { include_suggestions: true }, { include_score: true, include_suggestions: true }]) {
-        const outcome = validateSingleText(JSON.stringify({ agent_card, options }), validationSettings(parseConfig({})));
-        const r = validateCard(agent_card);
+        const text = JSON.stringify({ agent_card, options });
+        const outcome = validateSingleText(text, validationSettings(parseConfig({})));
+        assert.ok('head' in outcome);
+        const r = locateCards(text, [{ result: validateCard(agent_card), at: ['agent_card'] }])[0]!;
         const o = options as { include_score?: boolean; include_suggestions?: boolean };
         assert.equal(outcome.head, JSON.stringify({
           valid: r.valid, errors: r.errors, warnings: r.warnings,
@@ -244,7 +249,7 @@ describe('validateSingleText', () => {
 describe('POST /v1/validate: X-RateLimit-* on every answer', () => {
   it('a request that fails before the quota is charged shows the window as it stands; a charged one the window after counting', async () => {
     const t = endpointsApp({ limits: { daily: { free: 10 } } });
-    const auth = t.keyFor('free');
+    const auth = await t.keyFor('free');
     const window = (res: Response) => [res.headers.get('x-ratelimit-limit'), res.headers.get('x-ratelimit-remaining'), res.headers.get('x-ratelimit-reset')];
     const ok = await validate(t, { agent_card: sampleCard() }, auth);
     assert.equal(ok.status, 200);

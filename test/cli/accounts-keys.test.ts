@@ -42,10 +42,10 @@ test('accounts create, list, set-plan, delete (text and --json)', async () => {
   const setPlan = await t.run('accounts', 'set-plan', id, 'pro', '--json');
   assert.equal(setPlan.code, 0);
   assert.equal(JSON.parse(setPlan.stdout).account.plan, 'pro');
-  assert.equal(t.store.getAccount(id)!.plan, 'pro');
+  assert.equal((await t.store.getAccount(id))!.plan, 'pro');
 
   assert.equal((await t.run('accounts', 'delete', id)).code, 0);
-  assert.equal(t.store.getAccount(id), undefined);
+  assert.equal(await t.store.getAccount(id), undefined);
   const again = await t.run('accounts', 'delete', id);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /account .* not found/);
@@ -60,7 +60,7 @@ test('keys create prints the full key once; list shows hints; delete invalidates
   const secret = created.stdout.trim();
   assert.match(secret, /^cardgate_[A-Za-z0-9_-]{43}$/);
   assert.match(created.stderr, /cannot be shown again/);
-  const key = findKey(t.store, secret, 'cardgate')!;
+  const key = (await findKey(t.store, secret, 'cardgate'))!;
   assert.deepEqual(key.allowed_ips, ['10.0.0.0/8', '2001:db8::/32']);
 
   const list = await t.run('keys', 'list', '--account', id);
@@ -74,7 +74,7 @@ test('keys create prints the full key once; list shows hints; delete invalidates
   assert.equal(viaJson.key.name, 'ci');
 
   assert.equal((await t.run('keys', 'delete', key.id)).code, 0);
-  assert.equal(findKey(t.store, secret, 'cardgate'), undefined);
+  assert.equal(await findKey(t.store, secret, 'cardgate'), undefined);
   assert.equal((await t.run('keys', 'delete', key.id)).code, 1);
 });
 

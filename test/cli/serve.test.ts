@@ -50,6 +50,9 @@ test('a bad configuration stops start-up with exit code 2, naming the field path
   const hosts = await runCli(['serve'], { env: { CARDGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback,10.0.0.0/99' } });
   assert.equal(hosts.code, 2);
   assert.match(hosts.stderr, /10\.0\.0\.0\/99/);
+  const fetchHosts = await runCli(['serve'], { env: { CARDGATE_CARD_FETCH_ALLOWED_HOSTS: 'http://x/' } });
+  assert.equal(fetchHosts.code, 2);
+  assert.match(fetchHosts.stderr, /cardFetch\.allowedHosts\.0: "http:\/\/x\/"/);
 
   const unknownFlag = await runCli(['serve', '--prot', '1']);
   assert.equal(unknownFlag.code, 2);

@@ -1,4 +1,4 @@
-/** An app wired with a MemoryStore, a FakeClock and a memory logger. */
+/** What an app is wired with: a MemoryStore, a FakeClock and a memory logger. */
 import { createApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/deps.ts';
 import { FakeClock } from '../../src/lib/clock.ts';
@@ -7,7 +7,7 @@ import { Lifecycle } from '../../src/lib/lifecycle.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 
-export const testApp = (options: { config?: ConfigInput; deps?: Partial<AppDeps> } = {}) => {
+export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps> } = {}) => {
   const store = new MemoryStore();
   const clock = new FakeClock();
   const log = memoryLogger();
@@ -22,7 +22,16 @@ export const testApp = (options: { config?: ConfigInput; deps?: Partial<AppDeps>
     urls: { publicUrl: 'http://cardgate.test', reportsUrl: 'http://reports.cardgate.test' },
     ...options.deps,
   };
-  return { app: createApp(deps), deps, store, clock, log, lifecycle, config };
+  return { deps, store, clock, log, lifecycle, config };
+};
+
+/**
+ * An app over testDeps. Its job runner claims every job in the store: a test that runs jobs
+ * with a runner of its own takes testDeps instead.
+ */
+export const testApp = (options: Parameters<typeof testDeps>[0] = {}) => {
+  const t = testDeps(options);
+  return { app: createApp(t.deps), ...t };
 };
 
 /** JSON POST through app.request(). */

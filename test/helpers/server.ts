@@ -47,14 +47,16 @@ const exited = (child: ChildProcess): Promise<number | null> =>
 /** Runs `cardgate <args>` to completion (for start-up failures and CLI tests). */
 export const runCli = async (
   args: string[],
-  options: { env?: Record<string, string>; cwd?: string; command?: string[]; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; cwd?: string; command?: string[]; timeoutMs?: number; stdin?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> => {
-  const [cmd, ...pre] = options.command ?? [process.execPath, '--import', 'tsx', join(root, 'src/main.ts')];
+  // tsx resolved from here, so that a test may run the CLI in a directory of its own.
+  const [cmd, ...pre] = options.command ?? [process.execPath, '--import', import.meta.resolve('tsx'), join(root, 'src/main.ts')];
   const child = spawn(cmd!, [...pre, ...args], {
     cwd: options.cwd ?? root,
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  child.stdin?.end(options.stdin);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nestsDeeperThan } from '../../src/lib/json.ts';
+import { closingQuote, nestsDeeperThan } from '../../src/lib/json.ts';
 
 /** Nesting depth of a parsed JSON value (arrays and objects count, scalars do not). */
 const depthOf = (value: unknown): number =>
@@ -39,4 +39,13 @@ test('nestsDeeperThan on text that is not JSON: an unterminated string hides the
   assert.equal(nestsDeeperThan('["\\\\"[[', 2), true);
   assert.equal(nestsDeeperThan('"\\', 0), false);
   assert.equal(nestsDeeperThan(']]]][', 0), false, 'closing brackets first: depth never rises past 0');
+});
+
+test('closingQuote: the quote after an even run of backslashes closes the string, one after an odd run does not', () => {
+  assert.equal(closingQuote('"ab"', 0), 3);
+  assert.equal(closingQuote(String.raw`x"a\\"b"`, 1), 5, 'an escaped backslash, then the closing quote');
+  assert.equal(closingQuote(String.raw`"a\"b"c"`, 0), 5, 'an escaped quote, stepped over');
+  assert.equal(closingQuote(String.raw`"a\\\"b"`, 0), 7, 'three backslashes escape the quote');
+  assert.equal(closingQuote('"a\\', 0), 3, "unterminated, ending in a backslash: the text's length");
+  assert.equal(closingQuote('"abc', 0), 4);
 });

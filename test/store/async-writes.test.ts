@@ -52,9 +52,9 @@ const job = (id: string, body: string): JobRecord => ({
 });
 
 const expectCommitted = async (s: FileStore) => {
-  assert.equal(s.getMeta('a'), '3', 'the newest value, not one of the previous journal');
-  assert.equal(s.getMeta('b'), 'during');
-  assert.equal(s.getJob('val_1')?.request.body?.length, 300_000);
+  assert.equal(await s.getMeta('a'), '3', 'the newest value, not one of the previous journal');
+  assert.equal(await s.getMeta('b'), 'during');
+  assert.equal((await s.getJob('val_1'))?.request.body?.length, 300_000);
   assert.equal((await s.getReport('rpt_during'))?.id, 'rpt_during');
 };
 
@@ -65,18 +65,18 @@ for (const [step, method, matches] of [
   test(`a commit during a snapshot resolves without waiting for it; a crash ${step} loses nothing committed`, async () => {
     const dir = tempDir();
     const s = await open(dir, { journalLimitBytes: 100_000 });
-    s.setMeta('a', '1');
+    await s.setMeta('a', '1');
     await s.commit();
     const hold = holdFirst(method, matches);
     try {
-      s.setMeta('a', '2');
-      s.putJob(job('val_1', 'x'.repeat(300_000))); // past the bound: this flush starts a snapshot holding a=2
+      await s.setMeta('a', '2');
+      await s.putJob(job('val_1', 'x'.repeat(300_000))); // past the bound: this flush starts a snapshot holding a=2
       await s.commit();
       await hold.arrived;
       assert.deepEqual(previousJournals(dir), ['store.journal.1'], 'the journal was renamed away for the snapshot');
-      s.setMeta('a', '3');
-      s.setMeta('b', 'during');
-      s.putReport(report('rpt_during'));
+      await s.setMeta('a', '3');
+      await s.setMeta('b', 'during');
+      await s.putReport(report('rpt_during'));
       await s.commit(); // the snapshot is still held
       assert.deepEqual(journalLines(dir).map((l) => [l.k, l.v]), [['a', '3'], ['b', 'during']], 'the new journal holds what came after the snapshot');
 
@@ -99,21 +99,21 @@ test('a failed snapshot leaves its previous journal until one succeeds; a crash 
   const s = await open(dir, { journalLimitBytes: 100 });
   // A directory where the snapshot's temp file goes makes it fail, like a full disk would.
   fs.mkdirSync(path.join(dir, '.store.json.tmp'));
-  s.setMeta('a', '1'.repeat(200));
+  await s.setMeta('a', '1'.repeat(200));
   await s.commit(); // the journal is renamed, the snapshot fails (logged)
-  s.setMeta('a', '2'.repeat(200));
+  await s.setMeta('a', '2'.repeat(200));
   await s.commit(); // a second rotation: its snapshot fails too
   await s.snapshot().catch(() => {});
   assert.ok(previousJournals(dir).length >= 1);
   const crashed = await open(crashCopy(dir));
-  assert.equal(crashed.getMeta('a'), '2'.repeat(200));
+  assert.equal(await crashed.getMeta('a'), '2'.repeat(200));
   await crashed.close();
   fs.rmdirSync(path.join(dir, '.store.json.tmp'));
   await s.snapshot();
   assert.deepEqual(previousJournals(dir), []);
   await s.close();
   const reopened = await open(dir);
-  assert.equal(reopened.getMeta('a'), '2'.repeat(200));
+  assert.equal(await reopened.getMeta('a'), '2'.repeat(200));
   await reopened.close();
 });
 
@@ -127,7 +127,7 @@ for (const [kind, value] of [
   test(`${kind} that fails fails its commit; the next commit writes its lines again, first, and the newest value wins`, { skip: !hasProc && 'no /proc' }, async () => {
     const dir = tempDir();
     const s = await open(dir, { journalLimitBytes: 64 << 20 });
-    s.setMeta('k', 'first');
+    await s.setMeta('k', 'first');
     await s.commit();
     const journal = path.join(dir, 'store.journal');
     const isJournal = (fd: unknown) => typeof fd === 'number' && fs.readlinkSync(`/proc/self/fd/${fd}`) === journal;
@@ -146,11 +146,11 @@ for (const [kind, value] of [
       }),
     ];
     try {
-      s.setMeta('k', value);
+      await s.setMeta('k', value);
       await assert.rejects(s.commit(), (err: unknown) => err instanceof StoreError && /ENOSPC/.test(err.message));
       assert.equal(writes, failOn, 'the failure was injected');
       assert.equal(fs.statSync(journal).size, sizeBefore, 'the failed write was cut back');
-      s.setMeta('k', 'newest');
+      await s.setMeta('k', 'newest');
       await s.commit();
     } finally {
       for (const m of mocks) m.mock.restore();
@@ -165,7 +165,7 @@ for (const [kind, value] of [
     );
     await s.close();
     const reopened = await open(dir);
-    assert.equal(reopened.getMeta('k'), 'newest');
+    assert.equal(await reopened.getMeta('k'), 'newest');
     await reopened.close();
   });
 }
@@ -176,12 +176,12 @@ test('values of astral characters longer than a chunk read back whole after reop
   const values = ['', 'a'].map((prefix) => `${prefix}${'😀'.repeat(600_000)}`);
   const s = await open(dir, { journalLimitBytes: 64 << 20 });
   for (const [i, value] of values.entries()) {
-    s.setMeta(`k${i}`, value);
+    await s.setMeta(`k${i}`, value);
     await s.commit();
   }
   await s.close();
   assert.deepEqual(journalLines(dir).map((l) => l.v === values[Number(l.k.slice(1))]), [true, true], 'the journal lines are intact');
   const reopened = await open(dir);
-  assert.deepEqual([reopened.getMeta('k0'), reopened.getMeta('k1')], values);
+  assert.deepEqual([await reopened.getMeta('k0'), await reopened.getMeta('k1')], values);
   await reopened.close();
 });

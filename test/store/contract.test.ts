@@ -6,9 +6,13 @@ import path from 'node:path';
 import { after, describe, mock, test } from 'node:test';
 import { openFileStore } from '../../src/store/file.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { UnstorableRecordError } from '../../src/store/encode.ts';
-import type { ApiKeyRecord, JobRecord, Store } from '../../src/store/types.ts';
+import type { ApiKeyRecord, CounterCharge, JobRecord, Store } from '../../src/store/types.ts';
+import { databaseFactory } from '../helpers/postgres.ts';
 import { T0, iso, report } from './fixtures/records.ts';
+
+const DAY = 86_400_000;
 
 const key = (id: string, account_id: string): ApiKeyRecord => ({
   id,
@@ -29,6 +33,7 @@ const job = (id: string, status: JobRecord['status']): JobRecord => ({
   request: { agent_card: { name: 'x' }, callback_url: 'https://example.com/hook' },
 });
 
+const newDatabase = databaseFactory();
 const tempDirs: string[] = [];
 after(() => {
   for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
@@ -45,6 +50,8 @@ const implementations: Array<{ name: string; open: () => Promise<Store> }> = [
       return openFileStore({ dataDir: dir, segmentLimits: { maxReports: 3, maxChars: 1 << 20 } });
     },
   },
+  // A database of its own for each test: nothing carries over.
+  { name: 'PostgresStore', open: async () => openPostgresStore({ url: (await newDatabase()).url }) },
 ];
 
 for (const impl of implementations) {
@@ -61,87 +68,146 @@ for (const impl of implementations) {
       });
 
     withStore('accounts: create, get, list, update, delete removes their keys', async (s) => {
-      s.createAccount({ id: 'acc_1', name: 'One', plan: 'free', created_at: iso(T0) });
-      s.createAccount({ id: 'acc_2', name: 'Two', plan: 'pro', created_at: iso(T0) });
-      s.createKey(key('key_1', 'acc_1'));
-      s.createKey(key('key_2', 'acc_2'));
-      assert.equal(s.getAccount('acc_1')?.name, 'One');
-      assert.equal(s.getAccount('nope'), undefined);
-      assert.deepEqual(s.listAccounts().map((a) => a.id).sort(), ['acc_1', 'acc_2']);
-      assert.equal(s.updateAccount('acc_1', { plan: 'team' })?.plan, 'team');
-      assert.equal(s.updateAccount('nope', { plan: 'team' }), undefined);
-      assert.equal(s.deleteAccount('acc_1'), true);
-      assert.equal(s.deleteAccount('acc_1'), false);
-      assert.equal(s.getKeyByHash('hash_key_1'), undefined);
-      assert.deepEqual(s.listKeys().map((k) => k.id), ['key_2']);
+      await s.createAccount({ id: 'acc_1', name: 'One', plan: 'free', created_at: iso(T0) });
+      await s.createAccount({ id: 'acc_2', name: 'Two', plan: 'pro', created_at: iso(T0) });
+      await s.createKey(key('key_1', 'acc_1'));
+      await s.createKey(key('key_2', 'acc_2'));
+      assert.equal((await s.getAccount('acc_1'))?.name, 'One');
+      assert.equal(await s.getAccount('nope'), undefined);
+      assert.deepEqual((await s.listAccounts()).map((a) => a.id).sort(), ['acc_1', 'acc_2']);
+      assert.equal((await s.updateAccount('acc_1', { plan: 'team' }))?.plan, 'team');
+      assert.equal(await s.updateAccount('nope', { plan: 'team' }), undefined);
+      assert.equal(await s.deleteAccount('acc_1'), true);
+      assert.equal(await s.deleteAccount('acc_1'), false);
+      assert.equal(await s.getKeyByHash('hash_key_1'), undefined);
+      assert.deepEqual((await s.listKeys()).map((k) => k.id), ['key_2']);
     });
 
     withStore('a caller cannot change what is stored through a returned record', async (s) => {
       // Accounts and keys come back frozen (read on every request, so not copied); reports as copies.
-      s.createAccount({ id: 'acc_1', name: 'One', plan: 'free', created_at: iso(T0) });
-      const a = s.getAccount('acc_1')!;
+      await s.createAccount({ id: 'acc_1', name: 'One', plan: 'free', created_at: iso(T0) });
+      const a = (await s.getAccount('acc_1'))!;
       assert.throws(() => {
         a.name = 'changed';
       }, TypeError);
-      assert.equal(s.getAccount('acc_1')?.name, 'One');
-      s.createKey(key('key_1', 'acc_1'));
-      assert.throws(() => s.getKey('key_1')!.allowed_ips.push('0.0.0.0/0'), TypeError);
-      assert.deepEqual(s.getKey('key_1')?.allowed_ips, key('key_1', 'acc_1').allowed_ips);
-      s.putReport(report('rpt_1'));
+      assert.equal((await s.getAccount('acc_1'))?.name, 'One');
+      await s.createKey(key('key_1', 'acc_1'));
+      const stored = (await s.getKey('key_1'))!;
+      assert.throws(() => stored.allowed_ips.push('0.0.0.0/0'), TypeError);
+      assert.deepEqual((await s.getKey('key_1'))?.allowed_ips, key('key_1', 'acc_1').allowed_ips);
+      await s.putReport(report('rpt_1'));
       const r = await s.getReport('rpt_1');
       (r?.result as { valid: boolean }).valid = false;
       assert.deepEqual((await s.getReport('rpt_1'))?.result, { valid: true, score: 97 });
     });
 
     withStore('keys: by hash, by id, per account, update, delete', async (s) => {
-      s.createKey(key('key_1', 'acc_1'));
-      s.createKey(key('key_2', 'acc_1'));
-      s.createKey(key('key_3', 'acc_2'));
-      assert.equal(s.getKeyByHash('hash_key_2')?.id, 'key_2');
-      assert.equal(s.getKeyByHash('unknown'), undefined);
-      assert.equal(s.getKey('key_3')?.account_id, 'acc_2');
-      assert.deepEqual(s.listKeys('acc_1').map((k) => k.id).sort(), ['key_1', 'key_2']);
-      assert.equal(s.updateKey('key_1', { last_used_at: iso(T0 + 1000), allowed_ips: ['10.0.0.0/8'] })?.last_used_at, iso(T0 + 1000));
-      assert.deepEqual(s.getKeyByHash('hash_key_1')?.allowed_ips, ['10.0.0.0/8']);
-      assert.equal(s.deleteKey('key_1'), true);
-      assert.equal(s.deleteKey('key_1'), false);
-      assert.equal(s.getKeyByHash('hash_key_1'), undefined);
+      await s.createKey(key('key_1', 'acc_1'));
+      await s.createKey(key('key_2', 'acc_1'));
+      await s.createKey(key('key_3', 'acc_2'));
+      assert.equal((await s.getKeyByHash('hash_key_2'))?.id, 'key_2');
+      assert.equal(await s.getKeyByHash('unknown'), undefined);
+      assert.equal((await s.getKey('key_3'))?.account_id, 'acc_2');
+      assert.deepEqual((await s.listKeys('acc_1')).map((k) => k.id).sort(), ['key_1', 'key_2']);
+      assert.equal((await s.updateKey('key_1', { last_used_at: iso(T0 + 1000), allowed_ips: ['10.0.0.0/8'] }))?.last_used_at, iso(T0 + 1000));
+      assert.deepEqual((await s.getKeyByHash('hash_key_1'))?.allowed_ips, ['10.0.0.0/8']);
+      assert.equal(await s.deleteKey('key_1'), true);
+      assert.equal(await s.deleteKey('key_1'), false);
+      assert.equal(await s.getKeyByHash('hash_key_1'), undefined);
     });
 
-    withStore('counters: add within a window, expire at reset_at, restart after', async (s) => {
-      assert.equal(s.getCounter('day:acc_1', T0), undefined);
-      assert.deepEqual(s.addToCounter('day:acc_1', 1, T0 + 1000, T0), { count: 1, reset_at: T0 + 1000 });
-      assert.deepEqual(s.addToCounter('day:acc_1', 4, T0 + 5000, T0 + 10), { count: 5, reset_at: T0 + 1000 });
-      assert.deepEqual(s.getCounter('day:acc_1', T0 + 999), { count: 5, reset_at: T0 + 1000 });
-      assert.equal(s.getCounter('day:acc_1', T0 + 1000), undefined);
-      assert.deepEqual(s.addToCounter('day:acc_1', 2, T0 + 2000, T0 + 1000), { count: 2, reset_at: T0 + 2000 });
+    /** One charge of `key` (unlimited unless `limit` is given). */
+    const charge = (key: string, amount: number, reset_at: number, limit = -1): CounterCharge => ({ key, amount, limit, reset_at });
+
+    withStore('counters: consume adds within a window, expires at reset_at, starts again after', async (s) => {
+      assert.equal(await s.getCounter('day:acc_1', T0), undefined);
+      assert.deepEqual(await s.consume([charge('day:acc_1', 1, T0 + 1000)], T0), { admitted: true, counters: [{ count: 1, reset_at: T0 + 1000 }] });
+      assert.deepEqual(await s.consume([charge('day:acc_1', 4, T0 + 5000)], T0 + 10), { admitted: true, counters: [{ count: 5, reset_at: T0 + 1000 }] });
+      assert.deepEqual(await s.getCounter('day:acc_1', T0 + 999), { count: 5, reset_at: T0 + 1000 });
+      assert.equal(await s.getCounter('day:acc_1', T0 + 1000), undefined);
+      assert.deepEqual(await s.consume([charge('day:acc_1', 2, T0 + 2000)], T0 + 1000), { admitted: true, counters: [{ count: 2, reset_at: T0 + 2000 }] });
     });
 
-    withStore('usage: accumulates per account and day, filters, sorted by day', async (s) => {
-      s.addUsage('acc_1', '2026-11-21', 2);
-      s.addUsage('acc_1', '2026-11-21', 3);
-      s.addUsage('acc_2', '2026-11-20', 1);
-      s.addUsage('acc_1', '2026-11-22', 1);
-      assert.deepEqual(s.listUsage(), [
+    withStore('consume: admits up to the limit, refuses past it counting nothing, admits again once the window ended', async (s) => {
+      const end = T0 + 1000;
+      assert.deepEqual(await s.consume([charge('q', 5, end, 3)], T0), { admitted: false, counters: [{ count: 0, reset_at: end }], refused: 0 }, 'more than the limit at once');
+      assert.equal(await s.getCounter('q', T0), undefined, 'a refused charge starts no counter');
+      assert.deepEqual(await s.consume([charge('q', 2, end, 3)], T0), { admitted: true, counters: [{ count: 2, reset_at: end }] });
+      assert.deepEqual(await s.consume([charge('q', 2, end, 3)], T0), { admitted: false, counters: [{ count: 2, reset_at: end }], refused: 0 });
+      assert.deepEqual(await s.consume([charge('q', 1, end, 3)], T0 + 999), { admitted: true, counters: [{ count: 3, reset_at: end }] });
+      assert.equal((await s.consume([charge('q', 1, end, 3)], T0 + 999)).admitted, false);
+      assert.deepEqual(await s.consume([charge('q', 1, end + 1000, 3)], end), { admitted: true, counters: [{ count: 1, reset_at: end + 1000 }] }, 'the window reset at reset_at');
+      assert.deepEqual(await s.getCounter('q', end), { count: 1, reset_at: end + 1000 });
+    });
+
+    withStore('consume: 200 concurrent charges of 1 against a limit of 10 admit exactly 10', async (s) => {
+      const results = await Promise.all(Array.from({ length: 200 }, () => s.consume([charge('quota', 1, T0 + DAY, 10)], T0)));
+      assert.equal(results.filter((r) => r.admitted).length, 10);
+      assert.deepEqual(await s.getCounter('quota', T0), { count: 10, reset_at: T0 + DAY });
+    });
+
+    withStore('consume: several charges are all-or-nothing; a full second charge counts nothing on the first', async (s) => {
+      const minute = T0 + 60_000;
+      const hour = T0 + 3_600_000;
+      assert.equal((await s.consume([charge('global', 2, hour, 2)], T0)).admitted, true);
+      assert.deepEqual(await s.consume([charge('ip:1', 1, minute, 5), charge('global', 1, hour, 2)], T0), {
+        admitted: false,
+        counters: [{ count: 0, reset_at: minute }, { count: 2, reset_at: hour }],
+        refused: 1,
+      });
+      assert.equal(await s.getCounter('ip:1', T0), undefined, 'nothing counted on the first charge');
+      assert.deepEqual(await s.consume([charge('ip:1', 1, minute, 5), charge('global', 1, hour, 3)], T0), {
+        admitted: true,
+        counters: [{ count: 1, reset_at: minute }, { count: 3, reset_at: hour }],
+      });
+      assert.deepEqual((await s.consume([charge('ip:1', 5, minute, 5), charge('global', 1, hour, 9)], T0)).refused, 0, 'the first charge that does not fit');
+      assert.equal((await s.getCounter('global', T0))?.count, 3);
+    });
+
+    withStore('consume: volatile counters count, limit and expire like the others, and read back', async (s) => {
+      const end = T0 + 60_000;
+      const volatile = { volatile: true };
+      assert.deepEqual(await s.consume([charge('webhook:ip:a', 1, end, 2), charge('webhook:global', 1, end, 9)], T0, volatile), {
+        admitted: true,
+        counters: [{ count: 1, reset_at: end }, { count: 1, reset_at: end }],
+      });
+      assert.equal((await s.consume([charge('webhook:ip:a', 1, end, 2), charge('webhook:global', 1, end, 9)], T0, volatile)).admitted, true);
+      assert.equal((await s.consume([charge('webhook:ip:a', 1, end, 2), charge('webhook:global', 1, end, 9)], T0, volatile)).refused, 0);
+      assert.deepEqual(await s.getCounter('webhook:ip:a', T0), { count: 2, reset_at: end });
+      assert.deepEqual(await s.getCounter('webhook:global', T0), { count: 2, reset_at: end });
+      assert.equal(await s.getCounter('webhook:ip:a', end), undefined);
+      assert.equal((await s.consume([charge('webhook:ip:a', 1, end + 60_000, 2)], end, volatile)).admitted, true);
+    });
+
+    withStore('usage: written by an admitted consume only; accumulates per account and day, filters, sorted by day', async (s) => {
+      const count = (account_id: string, day: string, amount: number, limit = -1) =>
+        s.consume([charge(`daily:${account_id}`, amount, Number.MAX_SAFE_INTEGER, limit)], T0, { usage: { account_id, day } });
+      assert.equal((await count('acc_1', '2026-11-21', 2)).admitted, true);
+      assert.equal((await count('acc_1', '2026-11-21', 3)).admitted, true);
+      assert.equal((await count('acc_1', '2026-11-21', 9, 6)).admitted, false, 'refused: no usage');
+      assert.equal((await count('acc_2', '2026-11-20', 1)).admitted, true);
+      assert.equal((await count('acc_1', '2026-11-22', 1)).admitted, true);
+      assert.equal((await count('acc_3', '2026-11-22', 1, 0)).admitted, false);
+      assert.deepEqual(await s.listUsage(), [
         { account_id: 'acc_2', day: '2026-11-20', count: 1 },
         { account_id: 'acc_1', day: '2026-11-21', count: 5 },
         { account_id: 'acc_1', day: '2026-11-22', count: 1 },
       ]);
-      assert.deepEqual(s.listUsage({ account_id: 'acc_1', since_day: '2026-11-22' }), [{ account_id: 'acc_1', day: '2026-11-22', count: 1 }]);
+      assert.deepEqual(await s.listUsage({ account_id: 'acc_1', since_day: '2026-11-22' }), [{ account_id: 'acc_1', day: '2026-11-22', count: 1 }]);
     });
 
     withStore('reports: by id and alias (latest wins), newest first, per account, limit, count', async (s) => {
-      for (let i = 1; i <= 7; i++) s.putReport(report(`rpt_${i}`, { account_id: i % 2 ? 'acc_1' : 'acc_2', created_at: iso(T0 + i) }));
-      s.putReport(report('gh_1', { kind: 'github', alias: 'a'.repeat(40), created_at: iso(T0 + 8) }));
-      s.putReport(report('gh_2', { kind: 'github', alias: 'a'.repeat(40), created_at: iso(T0 + 9), result: { validation: { valid: false } } }));
+      for (let i = 1; i <= 7; i++) await s.putReport(report(`rpt_${i}`, { account_id: i % 2 ? 'acc_1' : 'acc_2', created_at: iso(T0 + i) }));
+      await s.putReport(report('gh_1', { kind: 'github', alias: 'a'.repeat(40), created_at: iso(T0 + 8) }));
+      await s.putReport(report('gh_2', { kind: 'github', alias: 'a'.repeat(40), created_at: iso(T0 + 9), result: { validation: { valid: false } } }));
       await s.commit();
-      assert.equal(s.reportCount(), 9);
+      assert.equal(await s.reportCount(), 9);
       assert.deepEqual((await s.getReport('rpt_1'))?.card, { name: 'card rpt_1' });
       assert.equal((await s.getReport('a'.repeat(40)))?.id, 'gh_2');
       assert.equal(await s.getReport('rpt_none'), undefined);
-      assert.deepEqual(s.listReports({ limit: 3 }).map((r) => r.id), ['gh_2', 'gh_1', 'rpt_7']);
-      assert.deepEqual(s.listReports({ account_id: 'acc_2' }).map((r) => r.id), ['rpt_6', 'rpt_4', 'rpt_2']);
-      const gh2 = s.listReports({ limit: 1 })[0];
+      assert.deepEqual((await s.listReports({ limit: 3 })).map((r) => r.id), ['gh_2', 'gh_1', 'rpt_7']);
+      assert.deepEqual((await s.listReports({ account_id: 'acc_2' })).map((r) => r.id), ['rpt_6', 'rpt_4', 'rpt_2']);
+      const gh2 = (await s.listReports({ limit: 1 }))[0];
       assert.deepEqual(gh2, { id: 'gh_2', kind: 'github', created_at: iso(T0 + 9), account_id: 'acc_1', alias: 'a'.repeat(40), valid: false, score: null });
     });
 
@@ -151,50 +217,50 @@ for (const impl of implementations) {
       const text = JSON.stringify({ agent_card: card, options: { include_score: true } }, null, 2).replaceAll('\n', '\r\n');
       const result = { valid: false, score: 40, errors: [{ path: 'url', message: 'url is required', rule: 'schema.required' }] };
       const { card: _card, result: _result, ...fields } = report('rpt_raw');
-      s.putReport({ ...fields, requestJson: text, resultJson: JSON.stringify(result), verdict: { valid: false, score: 40 } });
-      s.putReport(report('rpt_next'));
+      await s.putReport({ ...fields, requestJson: text, resultJson: JSON.stringify(result), verdict: { valid: false, score: 40 } });
+      await s.putReport(report('rpt_next'));
       const got = await s.getReport('rpt_raw');
       assert.deepEqual(got, { ...fields, result, card });
-      assert.deepEqual(s.listReports({ limit: 2 }).map((r) => [r.id, r.valid, r.score]), [['rpt_next', true, 97], ['rpt_raw', false, 40]]);
+      assert.deepEqual((await s.listReports({ limit: 2 })).map((r) => [r.id, r.valid, r.score]), [['rpt_next', true, 97], ['rpt_raw', false, 40]]);
     });
 
     withStore('reports: putting an id again replaces it in place', async (s) => {
-      s.putReport(report('rpt_1', { result: { valid: false, score: 10 } }));
-      s.putReport(report('rpt_2'));
-      s.putReport(report('rpt_3'));
-      s.putReport(report('rpt_4'));
-      s.putReport(report('rpt_1', { result: { valid: true, score: 99 } }));
-      assert.equal(s.reportCount(), 4);
+      await s.putReport(report('rpt_1', { result: { valid: false, score: 10 } }));
+      await s.putReport(report('rpt_2'));
+      await s.putReport(report('rpt_3'));
+      await s.putReport(report('rpt_4'));
+      await s.putReport(report('rpt_1', { result: { valid: true, score: 99 } }));
+      assert.equal(await s.reportCount(), 4);
       assert.deepEqual((await s.getReport('rpt_1'))?.result, { valid: true, score: 99 });
-      assert.deepEqual(s.listReports().map((r) => r.id), ['rpt_4', 'rpt_3', 'rpt_2', 'rpt_1']);
-      assert.equal(s.listReports().at(-1)?.score, 99);
+      assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_4', 'rpt_3', 'rpt_2', 'rpt_1']);
+      assert.equal((await s.listReports()).at(-1)?.score, 99);
     });
 
     withStore('reports: prune removes those created before the cutoff, aliases too', async (s) => {
-      for (let i = 1; i <= 10; i++) s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * 1000), alias: i === 2 ? 'sha_old' : undefined }));
+      for (let i = 1; i <= 10; i++) await s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * 1000), alias: i === 2 ? 'sha_old' : undefined }));
       await s.commit();
       assert.equal(await s.pruneReports(T0 + 6000), 5);
-      assert.equal(s.reportCount(), 5);
+      assert.equal(await s.reportCount(), 5);
       assert.equal(await s.getReport('rpt_3'), undefined);
       assert.equal(await s.getReport('sha_old'), undefined);
       assert.equal((await s.getReport('rpt_6'))?.id, 'rpt_6');
-      assert.deepEqual(s.listReports().map((r) => r.id), ['rpt_10', 'rpt_9', 'rpt_8', 'rpt_7', 'rpt_6']);
+      assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_10', 'rpt_9', 'rpt_8', 'rpt_7', 'rpt_6']);
       assert.equal(await s.pruneReports(T0 + 6000), 0);
     });
 
     withStore('reports: an alias moves only to a later report with the same alias_scope; one refused is stored without it', async (s) => {
       const sha = 'c'.repeat(40);
-      assert.equal(s.putReport(report('gh_1', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
-      assert.equal(s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent', result: { validation: { valid: false } } })), false);
+      assert.equal(await s.putReport(report('gh_1', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
+      assert.equal(await s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent', result: { validation: { valid: false } } })), false);
       assert.equal((await s.getReport(sha))?.id, 'gh_1');
       const refused = await s.getReport('gh_2');
       assert.equal(refused?.alias, undefined);
       assert.equal(refused?.alias_scope, 'mallory/agent');
-      assert.equal(s.listReports({ limit: 1 })[0]?.alias, undefined);
-      assert.equal(s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false, 'not by putting the same id again either');
-      assert.equal(s.putReport(report('gh_3', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
+      assert.equal((await s.listReports({ limit: 1 }))[0]?.alias, undefined);
+      assert.equal(await s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false, 'not by putting the same id again either');
+      assert.equal(await s.putReport(report('gh_3', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
       assert.equal((await s.getReport(sha))?.id, 'gh_3');
-      assert.equal(s.putReport(report('rpt_plain')), true, 'a report without an alias');
+      assert.equal(await s.putReport(report('rpt_plain')), true, 'a report without an alias');
     });
 
     withStore('a record that cannot be written throws, changes nothing, and later writes go on', async (s) => {
@@ -202,61 +268,158 @@ for (const impl of implementations) {
       let deep: unknown = [];
       for (let i = 0; i < 200_000; i++) deep = [deep];
       for (const bad of [{ n: 1n }, deep]) {
-        s.putJob(job('val_1', 'queued'));
-        assert.throws(() => s.putJob({ ...job('val_1', 'processing'), request: { agent_card: bad } }), UnstorableRecordError);
-        assert.throws(() => s.putJob({ ...job('val_2', 'queued'), request: { agent_card: bad } }), UnstorableRecordError);
-        assert.throws(() => s.putReport(report('rpt_bad', { card: bad })), UnstorableRecordError);
-        assert.equal(s.getJob('val_1')?.status, 'queued');
-        assert.equal(s.getJob('val_2'), undefined);
+        await s.putJob(job('val_1', 'queued'));
+        await assert.rejects(s.putJob({ ...job('val_1', 'processing'), request: { agent_card: bad } }), UnstorableRecordError);
+        await assert.rejects(s.putJob({ ...job('val_2', 'queued'), request: { agent_card: bad } }), UnstorableRecordError);
+        await assert.rejects(s.putReport(report('rpt_bad', { card: bad })), UnstorableRecordError);
+        assert.equal((await s.getJob('val_1'))?.status, 'queued');
+        assert.equal(await s.getJob('val_2'), undefined);
         assert.equal(await s.getReport('rpt_bad'), undefined);
-        assert.equal(s.reportCount(), 0);
+        assert.equal(await s.reportCount(), 0);
       }
-      s.putReport(report('rpt_1'));
-      s.putJob(job('val_3', 'queued'));
+      await s.putReport(report('rpt_1'));
+      await s.putJob(job('val_3', 'queued'));
       await s.commit();
       assert.equal((await s.getReport('rpt_1'))?.id, 'rpt_1');
-      assert.deepEqual(s.listUnfinishedJobs().map((j) => j.id).sort(), ['val_1', 'val_3']);
+      assert.deepEqual(await s.countJobs(), { queued: 2, processing: 0 });
+      assert.deepEqual([(await s.getJob('val_1'))?.status, (await s.getJob('val_3'))?.status], ['queued', 'queued']);
     });
 
     withStore('a report put verbatim reads back whatever its nesting', async (s) => {
       const depth = 100_000;
       const { card: _card, result, ...fields } = report('rpt_deep');
       const requestJson = `{"agent_card":{"name":"deep","x":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
-      s.putReport({ ...fields, requestJson, resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
+      await s.putReport({ ...fields, requestJson, resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
       assert.equal(((await s.getReport('rpt_deep'))?.card as { name: string }).name, 'deep');
     });
 
-    withStore('jobs: put, get, unfinished ones listed', async (s) => {
-      s.putJob(job('val_1', 'queued'));
-      s.putJob(job('val_2', 'processing'));
-      s.putJob(job('val_3', 'completed'));
-      s.putJob({ ...job('val_1', 'failed'), error: 'boom' });
-      assert.equal(s.getJob('val_1')?.error, 'boom');
-      assert.equal(s.getJob('val_9'), undefined);
-      assert.deepEqual(s.listUnfinishedJobs().map((j) => j.id), ['val_2']);
+    withStore('jobs: put, get, counted by status', async (s) => {
+      await s.putJob(job('val_1', 'queued'));
+      await s.putJob(job('val_2', 'processing'));
+      await s.putJob(job('val_3', 'completed'));
+      await s.putJob(job('val_4', 'queued'));
+      assert.deepEqual(await s.countJobs(), { queued: 2, processing: 1 });
+      await s.putJob({ ...job('val_1', 'failed'), error: 'boom' });
+      assert.equal((await s.getJob('val_1'))?.error, 'boom');
+      assert.equal(await s.getJob('val_9'), undefined);
+      assert.deepEqual(await s.countJobs(), { queued: 1, processing: 1 });
+    });
+
+    withStore('enqueueJob: stores a queued job while fewer than maxQueued are queued', async (s) => {
+      assert.equal(await s.enqueueJob(job('val_1', 'queued'), 2), true);
+      assert.equal(await s.enqueueJob(job('val_2', 'queued'), 2), true);
+      assert.equal(await s.enqueueJob(job('val_3', 'queued'), 2), false);
+      assert.equal(await s.getJob('val_3'), undefined, 'refused: nothing stored');
+      assert.deepEqual(await s.getJob('val_1'), job('val_1', 'queued'));
+      assert.equal((await s.claimJob('runner_a', T0, T0 + 1000))?.id, 'val_1');
+      assert.equal(await s.enqueueJob(job('val_3', 'queued'), 2), true, 'a claimed job is no longer queued');
+      assert.deepEqual(await s.countJobs(), { queued: 2, processing: 1 });
+      assert.equal(await s.enqueueJob(job('val_4', 'queued'), 2), false);
+      await assert.rejects(s.enqueueJob({ ...job('val_5', 'queued'), request: { agent_card: { n: 1n } } }, 9), UnstorableRecordError);
+      assert.equal(await s.getJob('val_5'), undefined);
+    });
+
+    withStore('claimJob: the oldest claimable job, to one runner under a lease, its run counted; the rest as stored', async (s) => {
+      const body = '{"agent_card":{"name":"x"}}';
+      await s.putJob({ ...job('val_new', 'queued'), created_at: iso(T0 + 2) });
+      await s.putJob({ ...job('val_old', 'queued'), created_at: iso(T0 + 1), request: { agent_card: null, body, callback_url: 'https://example.com/hook' } });
+      await s.putJob({ ...job('val_done', 'completed'), created_at: iso(T0) });
+      const claimed = await s.claimJob('runner_a', T0, T0 + 1000);
+      assert.deepEqual(claimed, {
+        ...job('val_old', 'processing'),
+        created_at: iso(T0 + 1),
+        request: { agent_card: null, body, callback_url: 'https://example.com/hook' },
+        attempts: 1,
+        lease: { owner: 'runner_a', until: T0 + 1000 },
+      });
+      assert.deepEqual(await s.getJob('val_old'), claimed);
+      const { request: _request, ...status } = claimed!;
+      assert.deepEqual(await s.getJobStatus('val_old'), status);
+      assert.equal((await s.claimJob('runner_b', T0, T0 + 1000))?.id, 'val_new');
+      assert.equal(await s.claimJob('runner_c', T0, T0 + 1000), undefined, 'nothing left: held, or finished');
+    });
+
+    withStore('claimJob: 50 concurrent claims on 10 queued jobs hand each out exactly once', async (s) => {
+      const ids = Array.from({ length: 10 }, (_, i) => `val_${i}`);
+      for (const [i, id] of ids.entries()) assert.equal(await s.enqueueJob({ ...job(id, 'queued'), created_at: iso(T0 + i) }, 100), true);
+      const claims = await Promise.all(Array.from({ length: 50 }, (_, i) => s.claimJob(`runner_${i}`, T0, T0 + 1000)));
+      const handedOut = claims.filter((j) => j !== undefined);
+      assert.deepEqual(handedOut.map((j) => j.id).sort(), ids);
+      for (const j of handedOut) {
+        const stored = await s.getJob(j.id);
+        assert.deepEqual([stored?.status, stored?.attempts, stored?.lease], ['processing', 1, j.lease]);
+      }
+      assert.equal(new Set(handedOut.map((j) => j.lease?.owner)).size, 10);
+      assert.deepEqual(await s.countJobs(), { queued: 0, processing: 10 });
+    });
+
+    withStore('claimJob: a processing job is claimable once its lease ended (or without one), its runs counted', async (s) => {
+      await s.putJob({ ...job('val_1', 'queued'), attempts: 1 });
+      assert.equal((await s.claimJob('runner_a', T0, T0 + 1000))?.attempts, 2);
+      assert.equal(await s.claimJob('runner_b', T0 + 999, T0 + 2000), undefined, 'held until its lease ends');
+      const taken = await s.claimJob('runner_b', T0 + 1000, T0 + 2000);
+      assert.deepEqual([taken?.id, taken?.status, taken?.attempts, taken?.lease], ['val_1', 'processing', 3, { owner: 'runner_b', until: T0 + 2000 }]);
+      await s.putJob(job('val_2', 'processing')); // no lease: its runner is unknown
+      assert.equal((await s.claimJob('runner_c', T0, T0 + 1000))?.id, 'val_2');
+    });
+
+    withStore('putJob with an owner: written only while that owner holds the lease, which it keeps', async (s) => {
+      await s.putJob(job('val_1', 'queued'));
+      assert.equal(await s.putJob(job('val_1', 'processing'), 'runner_a'), false, 'not held by anyone');
+      const a = (await s.claimJob('runner_a', T0, T0 + 1000))!;
+      assert.equal(await s.putJob({ ...a, updated_at: iso(T0 + 1) }, 'runner_a'), true);
+      assert.deepEqual(await s.getJob('val_1'), { ...a, updated_at: iso(T0 + 1) });
+      const { lease: _lease, ...withoutLease } = a;
+      assert.equal(await s.putJob({ ...withoutLease, result: { valid: true } }, 'runner_a'), true);
+      assert.deepEqual((await s.getJob('val_1'))?.lease, { owner: 'runner_a', until: T0 + 1000 }, 'a record without a lease keeps the stored one');
+      assert.equal(await s.putJob({ ...a, lease: { owner: 'runner_a', until: T0 + 5000 } }, 'runner_a'), true, 'renewed');
+      assert.equal(await s.claimJob('runner_b', T0 + 1000, T0 + 9000), undefined);
+
+      const b = (await s.claimJob('runner_b', T0 + 5000, T0 + 9000))!;
+      const before = await s.getJob('val_1');
+      assert.equal(await s.putJob({ ...a, status: 'completed' }, 'runner_a'), false, 'a stale owner');
+      assert.deepEqual(await s.getJob('val_1'), before, 'nothing written');
+      assert.equal(await s.putJob({ ...b, status: 'completed' }, 'runner_b'), true);
+      assert.equal(await s.putJob(job('val_9', 'queued'), 'runner_b'), false, 'an unknown job');
+      assert.equal(await s.getJob('val_9'), undefined);
+    });
+
+    withStore('releaseJob: ends the owner\'s lease, the job as stored, so that any runner claims it at once', async (s) => {
+      await s.putJob({ ...job('val_1', 'queued'), result: { valid: true } });
+      const a = (await s.claimJob('runner_a', T0, T0 + 1000))!;
+      assert.equal(await s.releaseJob('val_1', 'runner_b'), false, 'not its lease');
+      assert.equal(await s.releaseJob('val_9', 'runner_a'), false, 'an unknown job');
+      assert.equal(await s.releaseJob('val_1', 'runner_a'), true);
+      const { lease: _lease, ...released } = a;
+      assert.deepEqual(await s.getJob('val_1'), released);
+      assert.equal(await s.releaseJob('val_1', 'runner_a'), false, 'no longer held');
+      assert.equal(await s.putJob(a, 'runner_a'), false, 'nor written');
+      const b = await s.claimJob('runner_b', T0, T0 + 1000);
+      assert.deepEqual([b?.id, b?.attempts], ['val_1', 2], 'claimable at once, before the old lease would have ended');
+      assert.deepEqual(await s.countJobs(), { queued: 0, processing: 1 });
     });
 
     withStore('jobs: a status read is the job without its request, and never parses the request body', async (s) => {
       const body = `{"agent_card":{"name":"big","skills":[${'{"id":"a"},'.repeat(1000)}{"id":"b"}]}}`;
       const queued: JobRecord = { ...job('val_1', 'queued'), request: { agent_card: null, body, callback_url: 'https://example.com/hook' }, attempts: 1 };
-      s.putJob(queued);
+      await s.putJob(queued);
       const parsed: string[] = [];
       const parseJson = JSON.parse;
       const spy = mock.method(JSON, 'parse', (text: string) => (parsed.push(text), parseJson(text)));
-      const status = s.getJobStatus('val_1');
+      const status = await s.getJobStatus('val_1');
       spy.mock.restore();
       const { request: _request, ...withoutRequest } = queued;
       assert.deepEqual(status, withoutRequest);
       assert.ok(parsed.length > 0 && parsed.every((text) => !text.includes('"skills"')), 'the status read parsed the body');
-      assert.equal(s.getJobStatus('val_9'), undefined);
-      assert.deepEqual(s.getJob('val_1'), queued);
+      assert.equal(await s.getJobStatus('val_9'), undefined);
+      assert.deepEqual(await s.getJob('val_1'), queued);
     });
 
     withStore('meta: set and get', async (s) => {
-      assert.equal(s.getMeta('admin_token_hash'), undefined);
-      s.setMeta('admin_token_hash', 'abc');
-      s.setMeta('admin_token_hash', 'def');
-      assert.equal(s.getMeta('admin_token_hash'), 'def');
+      assert.equal(await s.getMeta('admin_token_hash'), undefined);
+      await s.setMeta('admin_token_hash', 'abc');
+      await s.setMeta('admin_token_hash', 'def');
+      assert.equal(await s.getMeta('admin_token_hash'), 'def');
     });
 
     withStore('commit with nothing to write resolves', async (s) => {

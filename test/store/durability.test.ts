@@ -69,11 +69,13 @@ const everyAckSurvivesKill = async (mode: 'write' | 'snapshots') => {
     const missing: string[] = [];
     for (const id of acked) if ((await store.getReport(id)) === undefined) missing.push(id);
     assert.deepEqual(missing, [], `acknowledged reports lost after kill -9 (round ${round})`);
-    const counted = [1, 2, 3, 4].reduce((sum, n) => sum + (store.getCounter(`acks:${n}`, 0)?.count ?? 0), 0);
+    let counted = 0;
+    for (const n of [1, 2, 3, 4]) counted += (await store.getCounter(`acks:${n}`, 0))?.count ?? 0;
     assert.ok(counted >= acked.length, `counters ${counted} < acks ${acked.length}`);
-    assert.ok(store.reportCount() >= acked.length);
+    assert.ok((await store.reportCount()) >= acked.length);
     if (mode === 'snapshots') {
-      const missingJobs = acked.filter((id) => store.getJob(id.replace('rpt_', 'val_'))?.request.body?.length !== 20_000);
+      const missingJobs: string[] = [];
+      for (const id of acked) if ((await store.getJob(id.replace('rpt_', 'val_')))?.request.body?.length !== 20_000) missingJobs.push(id);
       assert.deepEqual(missingJobs, [], `acknowledged jobs lost after kill -9 (round ${round})`);
     }
     await store.close();

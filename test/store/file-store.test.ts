@@ -51,28 +51,28 @@ const job = (id: string, status: JobRecord['status'], updated: number): JobRecor
 test('everything committed is there after reopening', async () => {
   const dir = tempDir();
   const s1 = await open(dir);
-  s1.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
-  s1.createKey({ id: 'key_1', account_id: 'acc_1', name: 'k', hash: 'h1', hint: 'x', created_at: iso(T0), last_used_at: null, allowed_ips: ['::1'] });
-  s1.addToCounter('day:acc_1', 7, Number.MAX_SAFE_INTEGER, T0);
-  s1.addUsage('acc_1', '2026-11-21', 7);
-  s1.putJob(job('val_1', 'queued', T0));
-  s1.setMeta('admin_token_hash', 'abc');
-  for (let i = 1; i <= 8; i++) s1.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i), alias: i === 8 ? 'sha_8' : undefined }));
+  await s1.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
+  await s1.createKey({ id: 'key_1', account_id: 'acc_1', name: 'k', hash: 'h1', hint: 'x', created_at: iso(T0), last_used_at: null, allowed_ips: ['::1'] });
+  await s1.consume([{ key: 'day:acc_1', amount: 7, limit: 10, reset_at: Number.MAX_SAFE_INTEGER }], T0, { usage: { account_id: 'acc_1', day: '2026-11-21' } });
+  await s1.putJob(job('val_1', 'queued', T0));
+  await s1.setMeta('admin_token_hash', 'abc');
+  for (let i = 1; i <= 8; i++) await s1.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i), alias: i === 8 ? 'sha_8' : undefined }));
   await s1.close();
 
   const s2 = await open(dir);
-  assert.equal(s2.getAccount('acc_1')?.plan, 'pro');
-  assert.deepEqual(s2.getKeyByHash('h1')?.allowed_ips, ['::1']);
-  assert.equal(s2.getCounter('day:acc_1', T0)?.count, 7);
-  assert.deepEqual(s2.listUsage(), [{ account_id: 'acc_1', day: '2026-11-21', count: 7 }]);
-  assert.deepEqual(s2.listUnfinishedJobs().map((j) => j.id), ['val_1']);
-  assert.equal(s2.getMeta('admin_token_hash'), 'abc');
-  assert.equal(s2.reportCount(), 8);
-  assert.deepEqual(s2.listReports({ limit: 2 }).map((r) => r.id), ['rpt_8', 'rpt_7']);
+  assert.equal((await s2.getAccount('acc_1'))?.plan, 'pro');
+  assert.deepEqual((await s2.getKeyByHash('h1'))?.allowed_ips, ['::1']);
+  assert.equal((await s2.getCounter('day:acc_1', T0))?.count, 7);
+  assert.deepEqual(await s2.listUsage(), [{ account_id: 'acc_1', day: '2026-11-21', count: 7 }]);
+  assert.deepEqual(await s2.countJobs(), { queued: 1, processing: 0 });
+  assert.equal((await s2.getJob('val_1'))?.status, 'queued');
+  assert.equal(await s2.getMeta('admin_token_hash'), 'abc');
+  assert.equal(await s2.reportCount(), 8);
+  assert.deepEqual((await s2.listReports({ limit: 2 })).map((r) => r.id), ['rpt_8', 'rpt_7']);
   assert.equal((await s2.getReport('rpt_1'))?.id, 'rpt_1'); // read from a sealed segment file
   assert.equal((await s2.getReport('sha_8'))?.id, 'rpt_8');
   // The partly filled last segment stays the active one.
-  s2.putReport(report('rpt_9'));
+  await s2.putReport(report('rpt_9'));
   await s2.close();
   assert.deepEqual(segmentFiles(dir), ['seg-000001.jsonl', 'seg-000002.jsonl', 'seg-000003.jsonl']);
 });
@@ -83,9 +83,9 @@ test('a report put with its request body verbatim is one line on disk and reads 
   const body = `{\r\n  "agent_card": ${JSON.stringify(card, null, 1)},\n  "validation_mode": "cli"\n}\n`;
   const s1 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
   const { card: _card, result, ...fields } = report('rpt_raw');
-  s1.putReport({ ...fields, requestJson: body, resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
-  s1.putReport(report('rpt_2'));
-  s1.putReport(report('rpt_3')); // seals the first segment: rpt_raw is then read from its file
+  await s1.putReport({ ...fields, requestJson: body, resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
+  await s1.putReport(report('rpt_2'));
+  await s1.putReport(report('rpt_3')); // seals the first segment: rpt_raw is then read from its file
   await s1.close();
   const lines = fs.readFileSync(path.join(dir, 'reports', 'seg-000001.jsonl'), 'utf8').split('\n');
   assert.equal(lines.length, 3); // two lines and the empty string after the last newline
@@ -93,23 +93,23 @@ test('a report put with its request body verbatim is one line on disk and reads 
 
   const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
   assert.deepEqual(await s2.getReport('rpt_raw'), { ...fields, result, card });
-  assert.deepEqual(s2.listReports().at(-1), { id: 'rpt_raw', kind: 'single', created_at: fields.created_at, account_id: fields.account_id, valid: true, score: 97 });
+  assert.deepEqual((await s2.listReports()).at(-1), { id: 'rpt_raw', kind: 'single', created_at: fields.created_at, account_id: fields.account_id, valid: true, score: 97 });
   await s2.close();
 });
 
 test('sealed segments are never rewritten; only dirty files are written', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  for (let i = 1; i <= 3; i++) s.putReport(report(`rpt_${i}`));
+  for (let i = 1; i <= 3; i++) await s.putReport(report(`rpt_${i}`));
   await s.commit();
-  s.putReport(report('rpt_4')); // seals segment 1 (already on disk)
+  await s.putReport(report('rpt_4')); // seals segment 1 (already on disk)
   await s.commit();
   const sealed = fs.statSync(path.join(dir, 'reports', 'seg-000001.jsonl'));
   const before = { ...s.stats };
-  s.putReport(report('rpt_5'));
+  await s.putReport(report('rpt_5'));
   await s.commit();
   assert.deepEqual({ flushes: s.stats.flushes - before.flushes, files: s.stats.fileWrites - before.fileWrites }, { flushes: 1, files: 1 });
-  s.addToCounter('c', 1, Number.MAX_SAFE_INTEGER, 0);
+  await s.consume([{ key: 'c', amount: 1, limit: -1, reset_at: Number.MAX_SAFE_INTEGER }], 0);
   await s.commit();
   assert.equal(s.stats.fileWrites - before.fileWrites, 2); // the journal only
   assert.equal(fs.statSync(path.join(dir, 'reports', 'seg-000001.jsonl')).mtimeMs, sealed.mtimeMs);
@@ -124,10 +124,10 @@ test('group commit: many concurrent writers share a few flushes', async () => {
   const dir = tempDir();
   const s = await open(dir, { segmentLimits: undefined });
   const writers = Array.from({ length: 200 }, async (_, i) => {
-    s.putReport(report(`rpt_${i}`));
+    await s.putReport(report(`rpt_${i}`));
     await s.commit();
     // A second round while the first flushes are still running.
-    s.addToCounter(`c${i}`, 1, Number.MAX_SAFE_INTEGER, 0);
+    await s.consume([{ key: `c${i}`, amount: 1, limit: -1, reset_at: Number.MAX_SAFE_INTEGER }], 0);
     await s.commit();
   });
   await Promise.all(writers);
@@ -135,23 +135,23 @@ test('group commit: many concurrent writers share a few flushes', async () => {
   assert.ok(s.stats.flushes <= 4, `${s.stats.flushes} flushes for 400 commits`);
   await s.close();
   const s2 = await open(dir, { segmentLimits: undefined });
-  assert.equal(s2.reportCount(), 200);
-  assert.equal(s2.getCounter('c199', 0)?.count, 1);
+  assert.equal(await s2.reportCount(), 200);
+  assert.equal((await s2.getCounter('c199', 0))?.count, 1);
   await s2.close();
 });
 
 test('commits of one event-loop turn share a flush; a later mutation gets the next flush', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  s.setMeta('a', '1');
+  await s.setMeta('a', '1');
   const first = s.commit();
-  s.setMeta('b', '2');
+  await s.setMeta('b', '2');
   const second = s.commit();
   assert.equal(first, second);
   await first;
   assert.equal(s.stats.flushes, 1);
   assert.equal(onDisk(dir).meta.size, 2);
-  s.setMeta('c', '3');
+  await s.setMeta('c', '3');
   await s.commit();
   assert.equal(s.stats.flushes, 2);
   assert.equal(onDisk(dir).meta.size, 3);
@@ -163,7 +163,7 @@ test('commits of one event-loop turn share a flush; a later mutation gets the ne
 test('a failed write rejects its commits and is retried by the next flush', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  s.putReport(report('rpt_1'));
+  await s.putReport(report('rpt_1'));
   fs.rmSync(path.join(dir, 'reports'), { recursive: true });
   await assert.rejects(s.commit(), (err: unknown) => err instanceof StoreError && /store write failed/.test(err.message));
   fs.mkdirSync(path.join(dir, 'reports'));
@@ -175,7 +175,7 @@ test('a failed write rejects its commits and is retried by the next flush', asyn
 test('pruneReports deletes old sealed segments, filters the active one, and stays pruned after reopening', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  for (let i = 1; i <= 8; i++) s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * DAY) }));
+  for (let i = 1; i <= 8; i++) await s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * DAY) }));
   await s.commit();
   assert.deepEqual(segmentFiles(dir), ['seg-000001.jsonl', 'seg-000002.jsonl', 'seg-000003.jsonl']);
   // Segment 1 holds days 1-3 (deleted), segment 2 days 4-6 (kept: its newest is young), the active one days 7-8.
@@ -184,7 +184,7 @@ test('pruneReports deletes old sealed segments, filters the active one, and stay
   assert.equal(await s.pruneReports(T0 + 7.5 * DAY), 3);
   await s.close();
   const s2 = await open(dir);
-  assert.deepEqual(s2.listReports().map((r) => r.id), ['rpt_8']);
+  assert.deepEqual((await s2.listReports()).map((r) => r.id), ['rpt_8']);
   assert.equal(await s2.getReport('rpt_5'), undefined);
   await s2.close();
 });
@@ -193,15 +193,15 @@ test('retentionDays: expired reports read as gone and are pruned at open', async
   const dir = tempDir();
   const clock = new FakeClock(T0);
   const s = await open(dir, { clock, retentionDays: 30 });
-  for (let i = 0; i < 6; i++) s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * DAY) }));
+  for (let i = 0; i < 6; i++) await s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * DAY) }));
   await s.commit();
   clock.set(T0 + 32.5 * DAY); // reports 0-2 are older than 30 days now
   assert.equal(await s.getReport('rpt_2'), undefined);
   assert.equal((await s.getReport('rpt_3'))?.id, 'rpt_3');
-  assert.deepEqual(s.listReports().map((r) => r.id), ['rpt_5', 'rpt_4', 'rpt_3']);
+  assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_5', 'rpt_4', 'rpt_3']);
   await s.close();
   const s2 = await open(dir, { clock, retentionDays: 30 });
-  assert.equal(s2.reportCount(), 3);
+  assert.equal(await s2.reportCount(), 3);
   await s2.close();
   assert.deepEqual(segmentFiles(dir), ['seg-000002.jsonl']);
 });
@@ -210,29 +210,65 @@ test('expired counters and long-finished jobs are compacted by the upkeep; unfin
   const dir = tempDir();
   const clock = new FakeClock(T0);
   const s = await open(dir, { clock, finishedJobTtlMs: 60_000 });
-  s.addToCounter('old', 1, T0 + 1000, T0);
-  s.addToCounter('live', 1, T0 + DAY, T0);
-  s.putJob(job('val_done', 'completed', T0));
-  s.putJob(job('val_wait', 'queued', T0));
+  await s.consume([{ key: 'old', amount: 1, limit: -1, reset_at: T0 + 1000 }], T0);
+  await s.consume([{ key: 'live', amount: 1, limit: -1, reset_at: T0 + DAY }], T0);
+  await s.putJob(job('val_done', 'completed', T0));
+  await s.putJob(job('val_wait', 'queued', T0));
   await s.close();
   clock.advance(120_000);
   const s2 = await open(dir, { clock, finishedJobTtlMs: 60_000 }); // the upkeep runs at open, then hourly
-  assert.equal(s2.getJob('val_done'), undefined);
-  assert.equal(s2.getJob('val_wait')?.id, 'val_wait');
+  assert.equal(await s2.getJob('val_done'), undefined);
+  assert.equal((await s2.getJob('val_wait'))?.id, 'val_wait');
   await s2.close();
   const disk = onDisk(dir);
   assert.deepEqual([...disk.counters.keys()], ['live']);
   assert.deepEqual([...disk.jobs.keys()], ['val_wait']);
 });
 
+test('volatile counters are never written: a flush writes nothing for them, and a reopen forgets them', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  const flushes = s.stats.flushes;
+  await s.consume([{ key: 'webhook:ip:a', amount: 1, limit: 5, reset_at: T0 + 60_000 }], T0, { volatile: true });
+  await s.commit();
+  assert.equal(s.stats.flushes, flushes, 'nothing to flush');
+  await s.consume([{ key: 'daily:a', amount: 1, limit: 5, reset_at: Number.MAX_SAFE_INTEGER }], T0);
+  await s.close();
+  assert.deepEqual([...onDisk(dir).counters.keys()], ['daily:a']);
+  const s2 = await open(dir);
+  assert.equal(await s2.getCounter('webhook:ip:a', T0), undefined);
+  assert.equal((await s2.getCounter('daily:a', T0))?.count, 1);
+  await s2.close();
+});
+
+test('a lease read from disk is void: a job its runner held when the process ended is claimable at once after a reopen', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  await s.enqueueJob(job('val_1', 'queued', T0), 10);
+  const held = await s.claimJob('runner_gone', T0, T0 + DAY);
+  assert.equal(held?.attempts, 1);
+  await s.close();
+  const s2 = await open(dir);
+  const { lease: _void, ...withoutLease } = held!;
+  assert.deepEqual(await s2.getJob('val_1'), withoutLease);
+  assert.deepEqual(await s2.countJobs(), { queued: 0, processing: 1 });
+  const taken = await s2.claimJob('runner_new', T0, T0 + 1000);
+  assert.deepEqual([taken?.attempts, taken?.lease], [2, { owner: 'runner_new', until: T0 + 1000 }], 'the claim is counted, durably');
+  assert.equal(await s2.putJob({ ...held!, status: 'completed' }, 'runner_gone'), false);
+  await s2.close();
+  const s3 = await open(dir);
+  assert.equal((await s3.getJob('val_1'))?.attempts, 2);
+  await s3.close();
+});
+
 test('the journal is folded into the snapshot at open and when it passes its bound', async () => {
   const dir = tempDir();
   const s = await open(dir, { journalLimitBytes: 2000 });
-  s.setMeta('first', '1');
+  await s.setMeta('first', '1');
   await s.commit();
   assert.equal(lines(path.join(dir, 'store.journal')).length, 1);
   for (let i = 0; i < 40; i++) {
-    s.setMeta(`k${i}`, 'x'.repeat(40));
+    await s.setMeta(`k${i}`, 'x'.repeat(40));
     await s.commit();
   }
   // Past 2,000 bytes the journal started again, and went into store.json (written in the background: the journal it was renamed to goes once it is).
@@ -245,28 +281,28 @@ test('the journal is folded into the snapshot at open and when it passes its bou
   const s2 = await open(dir);
   assert.equal(fs.statSync(path.join(dir, 'store.journal')).size, 0);
   assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'store.json'), 'utf8')).meta.length, 41);
-  assert.equal(s2.getMeta('k39'), 'x'.repeat(40));
+  assert.equal(await s2.getMeta('k39'), 'x'.repeat(40));
   await s2.close();
 });
 
 test('a torn last line (a write cut by a crash, never acknowledged) is dropped, and appends go on cleanly', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  s.setMeta('kept', 'yes');
-  s.putReport(report('rpt_1'));
+  await s.setMeta('kept', 'yes');
+  await s.putReport(report('rpt_1'));
   await s.close();
   // Simulate writes cut short by a crash, after the snapshot taken at the next open... so write them now.
   fs.appendFileSync(path.join(dir, 'store.journal'), '{"t":"meta","k":"torn","v":"no');
   fs.appendFileSync(path.join(dir, 'reports', 'seg-000001.jsonl'), '{"id":"rpt_torn","created_at":"20');
   const s2 = await open(dir);
-  assert.equal(s2.getMeta('kept'), 'yes');
-  assert.equal(s2.getMeta('torn'), undefined);
-  assert.equal(s2.reportCount(), 1);
-  s2.putReport(report('rpt_2'));
+  assert.equal(await s2.getMeta('kept'), 'yes');
+  assert.equal(await s2.getMeta('torn'), undefined);
+  assert.equal(await s2.reportCount(), 1);
+  await s2.putReport(report('rpt_2'));
   await s2.close();
   assert.deepEqual(lines(path.join(dir, 'reports', 'seg-000001.jsonl')).map((r: { id: string }) => r.id), ['rpt_1', 'rpt_2']);
   const s3 = await open(dir);
-  assert.equal(s3.reportCount(), 2);
+  assert.equal(await s3.reportCount(), 2);
   await s3.close();
 });
 
@@ -284,7 +320,7 @@ test('a snapshot that does not parse stops the open with an error naming it, and
 test('an empty snapshot stops the open with an error naming it (never read as a new store), and is left untouched', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  s.setMeta('kept', 'yes');
+  await s.setMeta('kept', 'yes');
   await s.close();
   fs.writeFileSync(path.join(dir, 'store.json'), '');
   await assert.rejects(open(dir), (err: unknown) => err instanceof StoreError && err.message.includes(`store file ${path.join(dir, 'store.json')} is empty`));
@@ -295,7 +331,7 @@ test('an empty snapshot stops the open with an error naming it (never read as a 
 test('a store file that cannot be read stops the open with an error naming it', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  s.putReport(report('rpt_1'));
+  await s.putReport(report('rpt_1'));
   await s.close();
   // Not one bad record but a file that cannot be read at all (here a directory in its place: EISDIR, even for root).
   const segment = path.join(dir, 'reports', 'seg-000002.jsonl');
@@ -307,12 +343,12 @@ test('a store file that cannot be read stops the open with an error naming it', 
 test('stale temp files from an interrupted write are removed at open', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  s.setMeta('k', 'v');
+  await s.setMeta('k', 'v');
   await s.close();
   fs.writeFileSync(path.join(dir, '.store.json.tmp'), '{"partial');
   fs.writeFileSync(path.join(dir, 'reports', '.seg-000001.jsonl.tmp'), '{"partial');
   const s2 = await open(dir);
-  assert.equal(s2.getMeta('k'), 'v');
+  assert.equal(await s2.getMeta('k'), 'v');
   assert.equal(fs.existsSync(path.join(dir, '.store.json.tmp')), false);
   assert.deepEqual(segmentFiles(dir), []);
   await s2.close();
@@ -415,7 +451,7 @@ test('NODE_ENV=test does not turn the store into a memory one', async () => {
   process.env.NODE_ENV = 'test';
   try {
     const s = await open(dir);
-    s.setMeta('k', 'v');
+    await s.setMeta('k', 'v');
     await s.close();
   } finally {
     process.env.NODE_ENV = saved;
@@ -426,14 +462,14 @@ test('NODE_ENV=test does not turn the store into a memory one', async () => {
 test('a failed rewrite of the active segment (retention) loses nothing: later reports still land in it', async () => {
   const dir = tempDir();
   const s = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
-  s.putReport(report('old', { created_at: iso(T0) }));
-  s.putReport(report('kept', { created_at: iso(T0 + 2 * DAY) }));
+  await s.putReport(report('old', { created_at: iso(T0) }));
+  await s.putReport(report('kept', { created_at: iso(T0 + 2 * DAY) }));
   await s.commit();
   // A directory where the rewrite's temp file goes makes the rewrite fail, like a full disk would.
   fs.mkdirSync(path.join(dir, 'reports', '.seg-000001.jsonl.tmp'));
   await assert.rejects(s.pruneReports(T0 + DAY));
   fs.rmdirSync(path.join(dir, 'reports', '.seg-000001.jsonl.tmp'));
-  s.putReport(report('after', { created_at: iso(T0 + 3 * DAY) }));
+  await s.putReport(report('after', { created_at: iso(T0 + 3 * DAY) }));
   await s.commit();
   await s.close();
   const s2 = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
@@ -461,15 +497,15 @@ test('a failed snapshot does not fail the commit whose journal lines are already
   const s = await open(dir, { journalLimitBytes: 10 });
   // A directory where the snapshot's temp file goes makes the snapshot fail, like a full disk would.
   fs.mkdirSync(path.join(dir, '.store.json.tmp'));
-  s.setMeta('k', 'v');
+  await s.setMeta('k', 'v');
   await s.commit();
   fs.rmdirSync(path.join(dir, '.store.json.tmp'));
-  s.setMeta('k2', 'v2');
+  await s.setMeta('k2', 'v2');
   await s.commit(); // this flush's snapshot succeeds and empties the journal
   assert.equal(fs.statSync(path.join(dir, 'store.journal')).size, 0);
   await s.close();
   const s2 = await open(dir);
-  assert.deepEqual([s2.getMeta('k'), s2.getMeta('k2')], ['v', 'v2']);
+  assert.deepEqual([await s2.getMeta('k'), await s2.getMeta('k2')], ['v', 'v2']);
   await s2.close();
 });
 
@@ -481,22 +517,23 @@ const deepRequest = (depth: number) => `{"agent_card":{"name":"deep","x":${'['.r
 test('a record that cannot be written fails only its own call: later commits, close and reopen go on', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  s.putJob(job('val_ok', 'queued', T0));
+  await s.putJob(job('val_ok', 'queued', T0));
   await s.commit();
-  assert.throws(() => s.putJob({ ...job('val_bad', 'queued', T0), request: { agent_card: unencodable() } }), UnstorableRecordError);
-  assert.throws(() => s.putJob({ ...job('val_ok', 'processing', T0), result: unencodable() }), UnstorableRecordError);
-  assert.throws(() => s.putReport(report('rpt_bad', { card: unencodable() })), UnstorableRecordError);
-  assert.equal(s.getJob('val_bad'), undefined);
-  assert.equal(s.getJob('val_ok')?.status, 'queued', 'the refused change left the stored job as it was');
+  await assert.rejects(s.putJob({ ...job('val_bad', 'queued', T0), request: { agent_card: unencodable() } }), UnstorableRecordError);
+  await assert.rejects(s.putJob({ ...job('val_ok', 'processing', T0), result: unencodable() }), UnstorableRecordError);
+  await assert.rejects(s.putReport(report('rpt_bad', { card: unencodable() })), UnstorableRecordError);
+  assert.equal(await s.getJob('val_bad'), undefined);
+  assert.equal((await s.getJob('val_ok'))?.status, 'queued', 'the refused change left the stored job as it was');
   assert.equal(await s.getReport('rpt_bad'), undefined);
-  s.setMeta('later', 'yes');
-  s.putReport(report('rpt_later'));
+  await s.setMeta('later', 'yes');
+  await s.putReport(report('rpt_later'));
   await s.commit();
   await s.close();
   const s2 = await open(dir);
-  assert.equal(s2.getMeta('later'), 'yes');
+  assert.equal(await s2.getMeta('later'), 'yes');
   assert.equal((await s2.getReport('rpt_later'))?.id, 'rpt_later');
-  assert.deepEqual(s2.listUnfinishedJobs().map((j) => j.id), ['val_ok']);
+  assert.deepEqual(await s2.countJobs(), { queued: 1, processing: 0 });
+  assert.equal((await s2.getJob('val_ok'))?.status, 'queued');
   await s2.close();
 });
 
@@ -504,14 +541,14 @@ test('a report stored verbatim reads back and reopens whatever its nesting (from
   const dir = tempDir();
   const s = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
   const { card: _card, result, ...fields } = report('rpt_deep');
-  s.putReport({ ...fields, requestJson: deepRequest(100_000), resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
-  s.putReport({ ...fields, id: 'rpt_deep2', requestJson: deepRequest(100_000), resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
-  s.putReport(report('rpt_3')); // seals the first segment
+  await s.putReport({ ...fields, requestJson: deepRequest(100_000), resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
+  await s.putReport({ ...fields, id: 'rpt_deep2', requestJson: deepRequest(100_000), resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
+  await s.putReport(report('rpt_3')); // seals the first segment
   await s.close();
   const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
-  assert.equal(s2.reportCount(), 3);
+  assert.equal(await s2.reportCount(), 3);
   for (const id of ['rpt_deep', 'rpt_deep2']) assert.equal(((await s2.getReport(id))?.card as { name: string }).name, 'deep');
-  s2.putReport(report('rpt_4'));
+  await s2.putReport(report('rpt_4'));
   await s2.close();
 });
 
@@ -539,11 +576,11 @@ test('a bad record in a segment, the journal or the snapshot is quarantined with
   );
   const log = memoryLogger();
   const s = await open(dir, { log, segmentLimits: undefined });
-  assert.deepEqual(s.listReports().map((r) => r.id), ['rpt_3', 'rpt_2', 'rpt_1']);
-  assert.equal(s.getAccount('acc_1')?.name, 'One');
-  assert.deepEqual([s.getMeta('kept'), s.getMeta('after')], ['yes', 'yes']);
-  assert.equal(s.getJob('val_x'), undefined);
-  s.putReport(report('rpt_4'));
+  assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_3', 'rpt_2', 'rpt_1']);
+  assert.equal((await s.getAccount('acc_1'))?.name, 'One');
+  assert.deepEqual([await s.getMeta('kept'), await s.getMeta('after')], ['yes', 'yes']);
+  assert.equal(await s.getJob('val_x'), undefined);
+  await s.putReport(report('rpt_4'));
   await s.close();
 
   const where = logged(log, 'store record quarantined').map((l) => [path.basename(String(l.file)), l.line ?? l.record, l.offset]);
@@ -566,8 +603,8 @@ test('a bad record in a segment, the journal or the snapshot is quarantined with
   assert.deepEqual(lines(segment).map((r: { id: string }) => r.id), ['rpt_1', 'rpt_2', 'rpt_3', 'rpt_4']);
   const log2 = memoryLogger();
   const s2 = await open(dir, { log: log2, segmentLimits: undefined });
-  assert.equal(s2.reportCount(), 4);
-  assert.equal(s2.getAccount('acc_1')?.name, 'One');
+  assert.equal(await s2.reportCount(), 4);
+  assert.equal((await s2.getAccount('acc_1'))?.name, 'One');
   await s2.close();
   assert.deepEqual(logged(log2, 'store record quarantined'), []);
   assert.equal(quarantined(dir).length, 3);
@@ -576,8 +613,8 @@ test('a bad record in a segment, the journal or the snapshot is quarantined with
 test('a torn tail of NUL bytes ending in a newline is cut off and logged, in a segment and in the journal', async () => {
   const dir = tempDir();
   const s = await open(dir, { segmentLimits: undefined });
-  for (let i = 1; i <= 63; i++) s.putReport(report(`rpt_${i}`));
-  s.setMeta('kept', 'yes');
+  for (let i = 1; i <= 63; i++) await s.putReport(report(`rpt_${i}`));
+  await s.setMeta('kept', 'yes');
   await s.close();
   const segment = path.join(dir, 'reports', 'seg-000001.jsonl');
   const journal = path.join(dir, 'store.journal');
@@ -589,11 +626,11 @@ test('a torn tail of NUL bytes ending in a newline is cut off and logged, in a s
 
   const log = memoryLogger();
   const s2 = await open(dir, { log, segmentLimits: undefined });
-  assert.equal(s2.reportCount(), 63);
-  assert.equal(s2.getMeta('kept'), 'yes');
-  assert.equal(s2.getMeta('torn'), undefined);
+  assert.equal(await s2.reportCount(), 63);
+  assert.equal(await s2.getMeta('kept'), 'yes');
+  assert.equal(await s2.getMeta('torn'), undefined);
   assert.equal(fs.statSync(segment).size, sizes.segment);
-  s2.putReport(report('rpt_64'));
+  await s2.putReport(report('rpt_64'));
   await s2.close();
   const cuts = logged(log, 'store file had a torn tail').map((l) => [path.basename(String(l.file)), l.offset, l.bytes]);
   assert.deepEqual(cuts, [
@@ -609,14 +646,14 @@ test('an alias and the scope that may move it survive reopening', async () => {
   const dir = tempDir();
   const sha = 'd'.repeat(40);
   const s = await open(dir);
-  s.putReport(report('gh_1', { kind: 'github', alias: sha, alias_scope: 'octo/agent' }));
-  assert.equal(s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false);
+  await s.putReport(report('gh_1', { kind: 'github', alias: sha, alias_scope: 'octo/agent' }));
+  assert.equal(await s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false);
   await s.close();
   const s2 = await open(dir);
   assert.equal((await s2.getReport(sha))?.id, 'gh_1');
-  assert.equal(s2.putReport(report('gh_3', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false);
+  assert.equal(await s2.putReport(report('gh_3', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false);
   assert.equal((await s2.getReport(sha))?.id, 'gh_1');
-  assert.equal(s2.putReport(report('gh_4', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
+  assert.equal(await s2.putReport(report('gh_4', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
   await s2.close();
   const s3 = await open(dir);
   assert.equal((await s3.getReport(sha))?.id, 'gh_4');
@@ -629,8 +666,8 @@ test('the data dir and its directories are 0700, every file 0600 (whatever the u
   const saved = process.umask(0o022);
   try {
     const s = await open(dir, { journalLimitBytes: 10 });
-    s.setMeta('k', 'v');
-    s.putReport(report('rpt_1'));
+    await s.setMeta('k', 'v');
+    await s.putReport(report('rpt_1'));
     await s.commit(); // a journal line, a segment, and a snapshot started (the journal passed its bound)…
     await s.snapshot(); // …and written in the background: wait for it
     assert.deepEqual([dir, path.join(dir, 'reports')].map(mode), ['700', '700']);

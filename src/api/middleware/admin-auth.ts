@@ -7,7 +7,7 @@ import type { AppEnv } from '../env.ts';
 
 export const adminAuth = (deps: AppDeps): MiddlewareHandler<AppEnv> => async (c, next) => {
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('authorization')?.trim() ?? '');
-  if (!m || !isAdminToken(deps.store, deps.config, m[1]!)) {
+  if (!m || !(await isAdminToken(deps.store, deps.config, m[1]!))) {
     throw new ApiError('UNAUTHORIZED', 'missing or invalid admin token: send "Authorization: Bearer <admin token>"', {
       headers: { 'WWW-Authenticate': 'Bearer realm="cardgate admin"' },
     });

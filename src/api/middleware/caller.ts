@@ -46,7 +46,7 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
       return next();
     }
 
-    const found = findKeyAndAccount(deps.store, presented, deps.config.keys.prefix);
+    const found = await findKeyAndAccount(deps.store, presented, deps.config.keys.prefix);
     if (!found) {
       const expected = `expected "Authorization: Bearer ${deps.config.keys.prefix}_<key>"`;
       throw new ApiError('UNAUTHORIZED', presented === '' ? `malformed credentials: ${expected}` : 'invalid API key (unknown, deleted or malformed)');
@@ -59,7 +59,8 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     if (key.allowed_ips.length > 0 && !allowList(key)(ip)) {
       throw new ApiError('FORBIDDEN', `this API key may not be used from ${ip}: the address is not in the key's allowed IPs`);
     }
-    recordKeyUse(deps.store, key, now);
+    const noted = recordKeyUse(deps.store, key, now);
+    if (noted) await noted;
     return next();
   };
 };

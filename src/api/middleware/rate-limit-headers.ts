@@ -21,7 +21,7 @@ export const rateLimitHeaders = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     const caller = c.get('caller');
     const w =
       c.get('rateWindow') ??
-      readDailyQuota(deps.store, deps.config.limits.daily, caller ? quotaSubject(caller) : { plan: 'anonymous', account_id: null, ip: clientIp(c) }, deps.clock.now());
+      (await readDailyQuota(deps.store, deps.config.limits.daily, caller ? quotaSubject(caller) : { plan: 'anonymous', account_id: null, ip: clientIp(c) }, deps.clock.now()));
     // On the response itself: after it is made, c.header() would copy it for each header.
     const headers = c.res.headers;
     headers.set('X-RateLimit-Limit', String(w.limit));

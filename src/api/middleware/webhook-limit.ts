@@ -2,26 +2,25 @@
  * Rate limits of the webhook endpoints (per IP per minute, global per hour; see
  * features/limits/webhook-limits.ts). Every response shows the IP's per-minute window in its
  * X-RateLimit-* headers; an exceeded limit is 403 FORBIDDEN with Retry-After.
- * Create ONE limiter per app and share it between the webhook routes.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
-import { WebhookLimiter } from '../../features/limits/webhook-limits.ts';
+import { chargeWebhookLimits, peekWebhookWindow } from '../../features/limits/webhook-limits.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 import { retryAfter } from '../quota-charge.ts';
 
 export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<AppEnv>; headersOnly: MiddlewareHandler<AppEnv> } => {
   const { webhookPerIpPerMinute, webhookGlobalPerHour } = deps.config.limits;
-  const limiter = new WebhookLimiter({ perIpPerMinute: webhookPerIpPerMinute, globalPerHour: webhookGlobalPerHour });
+  const limits = { perIpPerMinute: webhookPerIpPerMinute, globalPerHour: webhookGlobalPerHour };
   const clientIp = clientIpResolver(deps.config);
 
   /** Counts the request; refuses it when a limit is spent. */
   const count: MiddlewareHandler<AppEnv> = async (c, next) => {
     const now = deps.clock.now();
-    const verdict = limiter.hit(ipLimitKey(clientIp(c)), now);
+    const verdict = await chargeWebhookLimits(deps.store, limits, ipLimitKey(clientIp(c)), now);
     c.set('rateWindow', verdict.ipWindow);
     if (!verdict.admitted) {
       const message =
@@ -35,7 +34,7 @@ export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<
 
   /** Shows the IP's per-minute window without counting (GET /v1/status). */
   const headersOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-    c.set('rateWindow', limiter.peek(ipLimitKey(clientIp(c)), deps.clock.now()));
+    c.set('rateWindow', await peekWebhookWindow(deps.store, limits, ipLimitKey(clientIp(c)), deps.clock.now()));
     return next();
   };
 

@@ -129,26 +129,26 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
   const app = apiRoutes();
   app.use(adminAuth(deps));
   return app
-    .openapi(routes.listAccounts, (c) => c.json({ accounts: listAccounts(store) }, 200))
-    .openapi(routes.createAccount, async (c) => c.json({ account: await committed(createAccount(store, await body(c), deps.clock.now())) }, 201))
-    .openapi(routes.getAccount, (c) => c.json({ account: getAccount(store, c.req.valid('param').id) }, 200))
-    .openapi(routes.updateAccount, async (c) => c.json({ account: await committed(updateAccount(store, c.req.valid('param').id, await body(c))) }, 200))
+    .openapi(routes.listAccounts, async (c) => c.json({ accounts: await listAccounts(store) }, 200))
+    .openapi(routes.createAccount, async (c) => c.json({ account: await committed(await createAccount(store, await body(c), deps.clock.now())) }, 201))
+    .openapi(routes.getAccount, async (c) => c.json({ account: await getAccount(store, c.req.valid('param').id) }, 200))
+    .openapi(routes.updateAccount, async (c) => c.json({ account: await committed(await updateAccount(store, c.req.valid('param').id, await body(c))) }, 200))
     .openapi(routes.deleteAccount, async (c) => {
-      deleteAccount(store, c.req.valid('param').id);
+      await deleteAccount(store, c.req.valid('param').id);
       return c.json(await committed({ deleted: true as const }), 200);
     })
-    .openapi(routes.listKeys, (c) => c.json({ keys: listKeys(store, c.req.valid('param').id) }, 200))
+    .openapi(routes.listKeys, async (c) => c.json({ keys: await listKeys(store, c.req.valid('param').id) }, 200))
     .openapi(routes.createKey, async (c) => {
-      const created = createKey(store, c.req.valid('param').id, await body(c), deps.config.keys.prefix, deps.clock.now());
+      const created = await createKey(store, c.req.valid('param').id, await body(c), deps.config.keys.prefix, deps.clock.now());
       return c.json(await committed(created), 201);
     })
     .openapi(routes.deleteKey, async (c) => {
-      deleteKey(store, c.req.valid('param').id);
+      await deleteKey(store, c.req.valid('param').id);
       return c.json(await committed({ deleted: true as const }), 200);
     })
-    .openapi(routes.usage, (c) => {
+    .openapi(routes.usage, async (c) => {
       const { days, account_id } = c.req.valid('query');
-      return c.json({ usage: listDailyUsage(store, days, account_id || undefined, deps.clock.now()) }, 200);
+      return c.json({ usage: await listDailyUsage(store, days, account_id || undefined, deps.clock.now()) }, 200);
     })
-    .openapi(routes.reports, (c) => c.json({ reports: listRecentReports(store, deps.urls.reportsUrl, c.req.valid('query').limit) }, 200));
+    .openapi(routes.reports, async (c) => c.json({ reports: await listRecentReports(store, deps.urls.reportsUrl, c.req.valid('query').limit) }, 200));
 };

@@ -12,21 +12,28 @@ import { iso } from '../../lib/clock.ts';
 import { ApiError, isApiError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { batchResponseText } from '../../features/validation/batch.ts';
+import type { BodyText } from '../../features/validation/card-result.ts';
+import type { OutputFormat } from '../../engine/formats/index.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordReport, reportUrl } from '../../features/reports/reports.ts';
-import { singleResponseText } from '../../features/validation/validation.ts';
+import { cardFetcher } from '../../features/validation/card-by-url.ts';
+import { singleResponseText, type SingleOutcome } from '../../features/validation/validation.ts';
+import type { CardSource } from '../../lib/fetch-card.ts';
 import { configuredInProcess } from '../../features/validation/validation-pool.ts';
 import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { identifyCaller } from '../middleware/caller.ts';
 import { apiRoutes, type ApiRoutes, bodyErrors, errors, jsonText, rateLimitHeaders, requestBody, response, security } from '../openapi.ts';
 import { chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota-charge.ts';
-import { batchResult, flatError, nestedError, validateResult, validationFailure } from '../schemas.ts';
+import { batchResult, flatError, formattedResults, nestedError, validateResult, validationFailure } from '../schemas.ts';
 
 const keyErrors = {
   401: 'The key is malformed, unknown or deleted.',
   403: "The key may not be used from this IP (its allow-list), or today's quota is spent (Retry-After).",
 } as const;
+
+/** A validation's 200 also comes in the formats `options.format` (or `Accept: application/sarif+json`) asks for. */
+const withFormats = <R extends { content: object }>(answer: R) => ({ ...answer, content: { ...answer.content, ...formattedResults } });
 
 const single = createRoute({
   method: 'post',
@@ -38,7 +45,7 @@ const single = createRoute({
   security: security.optionalKey,
   request: { body: requestBody('ValidateRequest') },
   responses: {
-    200: response('The card validated; its report is stored.', validateResult, rateLimitHeaders),
+    200: withFormats(response('The card validated; its report is stored. Findings carry `line` and `column` in the card\'s own text.', validateResult, rateLimitHeaders)),
     ...errors(
       {
         400: ['The request is unusable: not JSON, nested too deeply, or not the schema (`errors` names each member at fault).', validationFailure],
@@ -61,7 +68,7 @@ const batch = createRoute({
   security: security.key,
   request: { body: requestBody('BatchRequest') },
   responses: {
-    200: response('The cards validated; the batch report is stored.', batchResult, rateLimitHeaders),
+    200: withFormats(response('The cards validated; the batch report is stored. Findings carry `line` and `column` in each card\'s own text.', batchResult, rateLimitHeaders)),
     ...errors(
       {
         400: 'The body is unusable: not JSON (INVALID_REQUEST), no cards array of the right size (INVALID_BATCH_FORMAT), or an entry at fault (BATCH_VALIDATION_ERROR, naming it).',
@@ -80,6 +87,28 @@ const batch = createRoute({
 });
 
 /**
+ * The format an Accept header asks for: `sarif` when it names application/sarif+json and does not
+ * prefer JSON (by its q value); otherwise the default JSON answer.
+ */
+const acceptedFormat = (accept: string | undefined): OutputFormat | undefined => {
+  if (!accept) return undefined;
+  const weights = new Map<string, number>();
+  for (const range of accept.toLowerCase().split(',')) {
+    const [type = '', ...params] = range.split(';').map((part) => part.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    weights.set(type, Math.max(weights.get(type) ?? 0, q ? Number(q.slice(2)) || 0 : 1));
+  }
+  const sarif = weights.get('application/sarif+json') ?? 0;
+  return sarif > 0 && sarif >= (weights.get('application/json') ?? 0) ? 'sarif' : undefined;
+};
+
+/** The body text for the validator, with the format the Accept header asks for. */
+const bodyFor = (text: string, accept: string | undefined): BodyText => {
+  const format = acceptedFormat(accept);
+  return format ? { text, accept: format } : text;
+};
+
+/**
  * For `validator.run(...).catch()`: the body's 400 passes; any other failure (engine bug, dead
  * worker, time limit) is logged and answered with the 500 `answer` makes. Made only then: an
  * error captures its stack trace when made, and made up front for every request it took about a
@@ -95,20 +124,34 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
   const { config, store, clock, log } = deps;
   const validator = deps.validator ?? configuredInProcess(config);
   const caller = identifyCaller(deps);
+  const fetcher = cardFetcher(config, deps.lookup);
 
   return apiRoutes()
     .openapi({ ...single, middleware: caller }, async (c) => {
       const startedAt = performance.now();
       const text = await readBodyText(c, { maxBytes: config.http.maxBodyBytes, validationShape: true });
       let rateLimitInfo: RateLimitInfo | undefined;
-      if (!quotaAllows(c, deps, 1)) {
+      if (!(await quotaAllows(c, deps, 1))) {
         // Over today's quota: a bad body still gets its 400, a good one its 403, and no engine time is spent.
         await validator.run('singleBody', text);
-        rateLimitInfo = chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
+        rateLimitInfo = await chargeDailyQuota(c, deps, 1); // 403, unless the day rolled over meanwhile
       }
       // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
-      const outcome = await validator.run('single', text).catch(failedAs(log, 'validation', () => new ApiError('INTERNAL_ERROR', 'internal error during validation')));
-      rateLimitInfo ??= chargeDailyQuota(c, deps, 1);
+      const failed = failedAs(log, 'validation', () => new ApiError('INTERNAL_ERROR', 'internal error during validation'));
+      const accept = acceptedFormat(c.req.header('accept'));
+      const asked = await validator.run('single', accept ? { text, accept } : text).catch(failed);
+      let outcome: SingleOutcome;
+      let fetched: { text: string; source: CardSource } | undefined;
+      if ('agentUrl' in asked) {
+        // Charged before the fetch: a fetch costs an outbound request whether or not it yields a card.
+        fetcher.check(asked.agentUrl);
+        rateLimitInfo ??= await chargeDailyQuota(c, deps, 1);
+        fetched = await fetcher.fetch(asked.agentUrl);
+        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, ...(accept ? { accept } : {}) }).catch(failed);
+      } else {
+        outcome = asked;
+      }
+      rateLimitInfo ??= await chargeDailyQuota(c, deps, 1);
 
       const now = clock.now();
       const timestamp = iso(now);
@@ -119,11 +162,14 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         created_at: timestamp,
         account_id: c.get('caller').account?.id ?? null,
         version: outcome.version,
-        requestJson: text, // the card verbatim, as sent
+        // The card verbatim, as sent or as fetched (then with its URL and where it came from).
+        requestJson: fetched ? `{"agent_card":${fetched.text},"agent_url":${JSON.stringify(fetched.source.agent_url)}}` : text,
+        ...(fetched ? { meta: { source: fetched.source } } : {}),
         resultJson: outcome.resultJson,
         verdict: { valid: outcome.valid, score: outcome.score },
       });
       const answer = singleResponseText(outcome, {
+        ...(fetched ? { source: fetched.source } : {}),
         report_id: id,
         report_url: reportUrl(deps.urls.reportsUrl, id),
         response_time_ms: Math.round(performance.now() - startedAt),
@@ -131,6 +177,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         timestamp,
         rateLimitInfo,
       });
+      if (outcome.formatted) return jsonText(c, validateResult, outcome.formatted.body, 200, outcome.formatted.mediaType);
       return jsonText(c, validateResult, answer, 200);
     })
     .openapi({ ...batch, middleware: caller }, async (c) => {
@@ -140,9 +187,9 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       if (plan !== 'pro' && plan !== 'team') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
       const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
       // Like a single validation: over the quota, only the body is checked and the engine never runs.
-      if (!quotaAllows(c, deps, 1)) chargeDailyQuota(c, deps, await validator.run('batchBody', text));
-      const outcome = await validator.run('batch', text).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
-      chargeDailyQuota(c, deps, outcome.total);
+      if (!(await quotaAllows(c, deps, 1))) await chargeDailyQuota(c, deps, await validator.run('batchBody', text));
+      const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'))).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
+      await chargeDailyQuota(c, deps, outcome.total);
 
       const now = clock.now();
       const timestamp = iso(now);
@@ -158,6 +205,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         resultJson: answer,
         verdict: { valid: outcome.valid === outcome.total, score: Math.round(outcome.scoreSum / outcome.total) },
       });
+      if (outcome.formatted) return jsonText(c, batchResult, outcome.formatted.body, 200, outcome.formatted.mediaType);
       return jsonText(c, batchResult, answer, 200);
     });
 };

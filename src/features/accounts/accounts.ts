@@ -22,37 +22,36 @@ export interface AccountView extends Account {
   key_count: number;
 }
 
-const view = (store: Store, account: Account): AccountView => ({ ...account, key_count: store.listKeys(account.id).length });
+const view = async (store: Store, account: Account): Promise<AccountView> => ({ ...account, key_count: (await store.listKeys(account.id)).length });
 
 const notFound = (id: string) => new ApiError('NOT_FOUND', `account ${id} not found`);
 
-export const createAccount = (store: Store, input: unknown, now: number): AccountView => {
+export const createAccount = async (store: Store, input: unknown, now: number): Promise<AccountView> => {
   const { name, plan } = parseInput(newAccountSchema, input);
   const account: Account = { id: newId('acct', now), name, plan, created_at: iso(now) };
-  store.createAccount(account);
+  await store.createAccount(account);
   return view(store, account);
 };
 
-export const listAccounts = (store: Store): AccountView[] =>
-  store
-    .listAccounts()
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
-    .map((a) => view(store, a));
+export const listAccounts = async (store: Store): Promise<AccountView[]> => {
+  const accounts = (await store.listAccounts()).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  return Promise.all(accounts.map((a) => view(store, a)));
+};
 
-export const getAccount = (store: Store, id: string): AccountView => {
-  const account = store.getAccount(id);
+export const getAccount = async (store: Store, id: string): Promise<AccountView> => {
+  const account = await store.getAccount(id);
   if (!account) throw notFound(id);
   return view(store, account);
 };
 
-export const updateAccount = (store: Store, id: string, input: unknown): AccountView => {
+export const updateAccount = async (store: Store, id: string, input: unknown): Promise<AccountView> => {
   const patch = parseInput(accountPatchSchema, input);
-  const account = store.updateAccount(id, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
+  const account = await store.updateAccount(id, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
   if (!account) throw notFound(id);
   return view(store, account);
 };
 
 /** Deletes the account and its keys (which stop working at once). */
-export const deleteAccount = (store: Store, id: string): void => {
-  if (!store.deleteAccount(id)) throw notFound(id);
+export const deleteAccount = async (store: Store, id: string): Promise<void> => {
+  if (!(await store.deleteAccount(id))) throw notFound(id);
 };

@@ -20,16 +20,16 @@ export type AdminTokenSource =
 /** Makes sure an admin token exists; call once at start-up, before serving. */
 export const ensureAdminToken = async (store: Store, config: Pick<Config, 'adminToken'>): Promise<AdminTokenSource> => {
   if (config.adminToken !== undefined) return { source: 'config' };
-  if (store.getMeta(META_KEY) !== undefined) return { source: 'stored' };
+  if ((await store.getMeta(META_KEY)) !== undefined) return { source: 'stored' };
   const token = randomBytes(32).toString('base64url');
-  store.setMeta(META_KEY, sha256(token).toString('hex'));
+  await store.setMeta(META_KEY, sha256(token).toString('hex'));
   await store.commit(); // durable before it is printed: a token shown but lost would lock the admin out
   return { source: 'generated', token };
 };
 
 /** True when `candidate` is the admin token. Compares SHA-256 digests in constant time. */
-export const isAdminToken = (store: Store, config: Pick<Config, 'adminToken'>, candidate: string): boolean => {
-  const stored = store.getMeta(META_KEY);
+export const isAdminToken = async (store: Store, config: Pick<Config, 'adminToken'>, candidate: string): Promise<boolean> => {
+  const stored = config.adminToken === undefined ? await store.getMeta(META_KEY) : undefined;
   const expected = config.adminToken !== undefined ? sha256(config.adminToken) : stored !== undefined ? Buffer.from(stored, 'hex') : undefined;
   if (!expected || expected.length !== 32) return false;
   return timingSafeEqual(sha256(candidate), expected);

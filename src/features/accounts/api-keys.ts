@@ -39,20 +39,23 @@ const hintOf = (key: string, prefix: string): string => {
  * No secret is ever compared: the presented key is hashed first and the lookup is by that
  * hash, so timing can at most reveal something about the hash of a key one already holds.
  */
-export const findKey = (store: Store, key: string, prefix: string): ApiKeyRecord | undefined =>
-  isWellFormedKey(key, prefix) ? store.getKeyByHash(hashKey(key)) : undefined;
+export const findKey = (store: Store, key: string, prefix: string): Promise<ApiKeyRecord | undefined> =>
+  isWellFormedKey(key, prefix) ? store.getKeyByHash(hashKey(key)) : Promise.resolve(undefined);
 
 /** The key record for `key` and the account it belongs to, or undefined when either is missing (see findKey). */
-export const findKeyAndAccount = (store: Store, key: string, prefix: string): { key: ApiKeyRecord; account: Account } | undefined => {
-  const record = findKey(store, key, prefix);
-  const account = record && store.getAccount(record.account_id);
+export const findKeyAndAccount = async (store: Store, key: string, prefix: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> => {
+  const record = await findKey(store, key, prefix);
+  const account = record && (await store.getAccount(record.account_id));
   return record && account ? { key: record, account } : undefined;
 };
 
-/** Notes that a key was used, at most once a minute per key; durability rides on the caller's next commit. */
-export const recordKeyUse = (store: Store, key: ApiKeyRecord, now: number): void => {
+/**
+ * Notes that a key was used, at most once a minute per key; durability rides on the caller's next
+ * commit. Undefined when no write is due: the keyed hot path awaits nothing then.
+ */
+export const recordKeyUse = (store: Store, key: ApiKeyRecord, now: number): Promise<unknown> | undefined => {
   const last = key.last_used_at === null ? -Infinity : Date.parse(key.last_used_at);
-  if (now - last >= LAST_USED_RESOLUTION_MS) store.updateKey(key.id, { last_used_at: iso(now) });
+  return now - last >= LAST_USED_RESOLUTION_MS ? store.updateKey(key.id, { last_used_at: iso(now) }) : undefined;
 };
 
 /** A key as the admin API and CLI show it (never the hash). */
@@ -94,9 +97,9 @@ export const newKeySchema = z
  * (and is still held to) its allow-list if the account later changes plan.
  * Returns the full key: the only time it exists outside the caller's hands.
  */
-export const createKey = (store: Store, accountId: string, input: unknown, prefix: string, now: number): { key: KeyView; secret: string } => {
+export const createKey = async (store: Store, accountId: string, input: unknown, prefix: string, now: number): Promise<{ key: KeyView; secret: string }> => {
   const { name, allowed_ips = [] } = parseInput(newKeySchema, input);
-  const account = store.getAccount(accountId);
+  const account = await store.getAccount(accountId);
   if (!account) throw new ApiError('NOT_FOUND', `account ${accountId} not found`);
   if (allowed_ips.length > 0 && account.plan !== 'team') {
     throw new ApiError('INVALID_REQUEST', `allowed_ips: IP allow-lists are available on the team plan only (account plan: ${account.plan})`);
@@ -112,20 +115,19 @@ export const createKey = (store: Store, accountId: string, input: unknown, prefi
     last_used_at: null,
     allowed_ips,
   };
-  store.createKey(record);
+  await store.createKey(record);
   return { key: view(record), secret };
 };
 
 /** Keys of one account (or all), oldest first. Throws NOT_FOUND for an unknown account. */
-export const listKeys = (store: Store, accountId?: string): KeyView[] => {
-  if (accountId !== undefined && !store.getAccount(accountId)) throw new ApiError('NOT_FOUND', `account ${accountId} not found`);
-  return store
-    .listKeys(accountId)
+export const listKeys = async (store: Store, accountId?: string): Promise<KeyView[]> => {
+  if (accountId !== undefined && !(await store.getAccount(accountId))) throw new ApiError('NOT_FOUND', `account ${accountId} not found`);
+  return (await store.listKeys(accountId))
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
     .map(view);
 };
 
 /** Deletes a key; it is invalid from the next request on. */
-export const deleteKey = (store: Store, id: string): void => {
-  if (!store.deleteKey(id)) throw new ApiError('NOT_FOUND', `key ${id} not found`);
+export const deleteKey = async (store: Store, id: string): Promise<void> => {
+  if (!(await store.deleteKey(id))) throw new ApiError('NOT_FOUND', `key ${id} not found`);
 };

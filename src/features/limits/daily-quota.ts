@@ -46,29 +46,29 @@ const windowOf = (limits: DailyLimits, s: QuotaSubject, used: number, resetAt: n
 };
 
 /** The subject's window today, without counting anything. */
-export const readDailyQuota = (store: Store, limits: DailyLimits, s: QuotaSubject, now: number): QuotaWindow =>
-  windowOf(limits, s, store.getCounter(counterKey(s), now)?.count ?? 0, nextUtcMidnight(now));
+export const readDailyQuota = async (store: Store, limits: DailyLimits, s: QuotaSubject, now: number): Promise<QuotaWindow> =>
+  windowOf(limits, s, (await store.getCounter(counterKey(s), now))?.count ?? 0, nextUtcMidnight(now));
 
 /**
- * Counts `amount` validations if they fit in what is left today, else counts nothing.
- * Synchronous on purpose: check and add happen with no await in between, so
- * concurrent requests in this process can never be admitted past the limit.
- * The counter change is in memory; the caller commits the store to make it durable.
+ * Counts `amount` validations if they fit in what is left today, else counts nothing: one
+ * `consume` of the store, which checks and adds in one step, so concurrent requests (on any
+ * instance sharing the store) are never admitted past the limit. An account's usage history
+ * is counted in the same step. The caller commits the store to make the count durable.
  */
-export const chargeDailyQuota = (
+export const chargeDailyQuota = async (
   store: Store,
   limits: DailyLimits,
   s: QuotaSubject,
   amount: number,
   now: number,
-): { admitted: boolean; window: QuotaWindow } => {
-  const before = readDailyQuota(store, limits, s, now);
-  if (before.limit !== -1 && before.used + amount > before.limit) return { admitted: false, window: before };
-  const counter = store.addToCounter(counterKey(s), amount, before.resetAt, now);
-  if (s.account_id !== null) store.addUsage(s.account_id, utcDay(now), amount);
-  return { admitted: true, window: windowOf(limits, s, counter.count, counter.reset_at) };
+): Promise<{ admitted: boolean; window: QuotaWindow }> => {
+  const charge = { key: counterKey(s), amount, limit: limits[s.plan], reset_at: nextUtcMidnight(now) };
+  const usage = s.account_id !== null ? { account_id: s.account_id, day: utcDay(now) } : undefined;
+  const { admitted, counters } = await store.consume([charge], now, { usage });
+  const counter = counters[0]!;
+  return { admitted, window: windowOf(limits, s, counter.count, counter.reset_at) };
 };
 
 /** Validations counted per account and day over the last `days` UTC days (today included), for the admin API. */
-export const listDailyUsage = (store: Store, days: number, accountId: string | undefined, now: number): UsageRow[] =>
+export const listDailyUsage = (store: Store, days: number, accountId: string | undefined, now: number): Promise<UsageRow[]> =>
   store.listUsage({ account_id: accountId, since_day: utcDay(now - (days - 1) * DAY_MS) });

@@ -5,12 +5,22 @@
  * client spend one window's allowance at its end and the next at its start; for
  * abuse protection that is acceptable. Refused requests count nothing.
  *
- * The counters live in memory only: a restart forgets the current minute and hour,
- * which at worst lets one extra window's worth through. (Daily quotas, which users
+ * Both windows are store counters charged in one `consume` (all-or-nothing), so every
+ * instance sharing the store counts against the same windows. They are volatile: the
+ * embedded store keeps them in memory only, and a restart forgets the current minute and
+ * hour, which at worst lets one extra window's worth through. (Daily quotas, which users
  * reason about, are durable instead.)
  */
+import type { Store } from '../../store/types.ts';
+
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
+const GLOBAL_KEY = 'webhook:global';
+
+export interface WebhookLimits {
+  perIpPerMinute: number;
+  globalPerHour: number;
+}
 
 export interface LimitWindow {
   limit: number;
@@ -25,49 +35,32 @@ export type WebhookVerdict =
 
 const windowEnd = (now: number, size: number): number => Math.floor(now / size) * size + size;
 
-export class WebhookLimiter {
-  /** Counts per IP key in the current minute; replaced wholesale when the minute ends. */
-  private perIp = new Map<string, number>();
-  private minuteEnd = 0;
-  private globalCount = 0;
-  private hourEnd = 0;
+const ipCounterKey = (ipKey: string): string => `webhook:ip:${ipKey}`;
 
-  constructor(private readonly limits: { perIpPerMinute: number; globalPerHour: number }) {}
+const ipWindowOf = (limits: WebhookLimits, count: number, resetAt: number): LimitWindow => ({
+  limit: limits.perIpPerMinute,
+  remaining: Math.max(0, limits.perIpPerMinute - count),
+  resetAt,
+});
 
-  private roll(now: number): void {
-    if (now >= this.minuteEnd) {
-      this.perIp = new Map();
-      this.minuteEnd = windowEnd(now, MINUTE_MS);
-    }
-    if (now >= this.hourEnd) {
-      this.globalCount = 0;
-      this.hourEnd = windowEnd(now, HOUR_MS);
-    }
-  }
+/** The IP's per-minute window, without counting (status calls). */
+export const peekWebhookWindow = async (store: Store, limits: WebhookLimits, ipKey: string, now: number): Promise<LimitWindow> => {
+  const counter = await store.getCounter(ipCounterKey(ipKey), now);
+  return ipWindowOf(limits, counter?.count ?? 0, counter?.reset_at ?? windowEnd(now, MINUTE_MS));
+};
 
-  private ipWindow(ipKey: string): LimitWindow {
-    const limit = this.limits.perIpPerMinute;
-    return { limit, remaining: Math.max(0, limit - (this.perIp.get(ipKey) ?? 0)), resetAt: this.minuteEnd };
-  }
-
-  /** The IP's per-minute window, without counting (status calls). */
-  peek(ipKey: string, now: number): LimitWindow {
-    this.roll(now);
-    return this.ipWindow(ipKey);
-  }
-
-  /** Counts one request for `ipKey` and globally, if both limits allow it. */
-  hit(ipKey: string, now: number): WebhookVerdict {
-    this.roll(now);
-    const used = this.perIp.get(ipKey) ?? 0;
-    if (used >= this.limits.perIpPerMinute) {
-      return { admitted: false, ipWindow: this.ipWindow(ipKey), exceeded: 'per-ip', retryAt: this.minuteEnd };
-    }
-    if (this.globalCount >= this.limits.globalPerHour) {
-      return { admitted: false, ipWindow: this.ipWindow(ipKey), exceeded: 'global', retryAt: this.hourEnd };
-    }
-    this.perIp.set(ipKey, used + 1);
-    this.globalCount++;
-    return { admitted: true, ipWindow: this.ipWindow(ipKey) };
-  }
-}
+/** Counts one request for `ipKey` and globally, if both limits allow it (the per-IP one is checked first). */
+export const chargeWebhookLimits = async (store: Store, limits: WebhookLimits, ipKey: string, now: number): Promise<WebhookVerdict> => {
+  const { admitted, counters, refused } = await store.consume(
+    [
+      { key: ipCounterKey(ipKey), amount: 1, limit: limits.perIpPerMinute, reset_at: windowEnd(now, MINUTE_MS) },
+      { key: GLOBAL_KEY, amount: 1, limit: limits.globalPerHour, reset_at: windowEnd(now, HOUR_MS) },
+    ],
+    now,
+    { volatile: true },
+  );
+  const ip = counters[0]!;
+  const ipWindow = ipWindowOf(limits, ip.count, ip.reset_at);
+  if (admitted) return { admitted: true, ipWindow };
+  return refused === 0 ? { admitted: false, ipWindow, exceeded: 'per-ip', retryAt: ip.reset_at } : { admitted: false, ipWindow, exceeded: 'global', retryAt: counters[1]!.reset_at };
+};

@@ -23,10 +23,10 @@ export const retentionCutoff = (config: Config, nowMs: number): number => nowMs 
 export const recordReport = (store: Store, log: Logger, report: NewReport): Promise<boolean> =>
   recordWith(store, log, report.id, () => store.putReport(report));
 
-/** recordReport for a caller that puts the report itself (`put` may throw, like putReport). */
-export const recordWith = async (store: Store, log: Logger, reportId: string, put: () => void): Promise<boolean> => {
+/** recordReport for a caller that puts the report itself (`put` may reject, like putReport). */
+export const recordWith = async (store: Store, log: Logger, reportId: string, put: () => Promise<unknown>): Promise<boolean> => {
   try {
-    put();
+    await put();
     await store.commit();
     return true;
   } catch (e) {
@@ -48,8 +48,8 @@ export const findReport = async (
 };
 
 /** The newest `limit` reports, each with its report URL, for the admin API. */
-export const listRecentReports = (store: Store, reportsUrl: string, limit: number): (Omit<ReportSummary, 'alias'> & { url: string })[] =>
-  store.listReports({ limit }).map((r) => ({
+export const listRecentReports = async (store: Store, reportsUrl: string, limit: number): Promise<(Omit<ReportSummary, 'alias'> & { url: string })[]> =>
+  (await store.listReports({ limit })).map((r) => ({
     id: r.id,
     kind: r.kind,
     created_at: r.created_at,

@@ -6,9 +6,10 @@
  */
 import * as z from 'zod';
 import { validateCard } from '../../engine/index.ts';
+import { locateCards, type CheckedInput } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { isJsonObject, jsonBody, jsonObjectSchema } from '../../lib/json.ts';
-import { cardPieces, truncatedField, type Engine, type ValidationSettings } from './card-result.ts';
+import { bodyParts, cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 
 export interface BatchEntry {
   id: string;
@@ -50,6 +51,10 @@ export const batchRequestSchema = (maxCards: number) =>
         },
         { when: (payload) => Array.isArray(payload.value) },
       ),
+    options: z
+      .object({ format: formatOption }, { error: 'must be a JSON object' })
+      .meta({ description: 'In formatted answers each card is named by its id: use its file path as id to get annotations on the file.' })
+      .optional(),
     })
     // One id for every setting: the API description registers the app's own.
     .meta({ id: 'BatchRequest', description: 'Each card counts against the daily quota; ids must be distinct.' });
@@ -69,19 +74,26 @@ const batchError = (issues: z.core.$ZodIssue[]): ApiError => {
 /** The schema for a setting of `maxCards`: a validation worker builds it once. */
 let schemaFor: { maxCards: number; schema: ReturnType<typeof batchRequestSchema> } | undefined;
 
-/** The cards of a batch body, or INVALID_BATCH_FORMAT / BATCH_VALIDATION_ERROR naming the entry. */
-export const parseBatchRequest = (body: Record<string, unknown>, maxCards: number): BatchEntry[] => {
+export type BatchRequest = z.infer<ReturnType<typeof batchRequestSchema>>;
+
+/** A batch body checked, or INVALID_BATCH_FORMAT / BATCH_VALIDATION_ERROR naming the entry. */
+export const parseBatchRequest = (body: Record<string, unknown>, maxCards: number): BatchRequest => {
   if (schemaFor?.maxCards !== maxCards) schemaFor = { maxCards, schema: batchRequestSchema(maxCards) };
   const parsed = schemaFor.schema.safeParse(body);
-  if (!parsed.success) throw batchError(parsed.error.issues);
-  return parsed.data.cards;
+  if (!parsed.success) {
+    // A bad option is reported like a bad body: its path names it.
+    const ofOptions = parsed.error.issues.find((issue) => issue.path[0] === 'options');
+    if (ofOptions) throw new ApiError('INVALID_REQUEST', `${ofOptions.path.join('.')}: ${ofOptions.message}`);
+    throw batchError(parsed.error.issues);
+  }
+  return parsed.data;
 };
 
 /** A bare array is most likely the cards without their wrapper: say what the body must look like. */
 const notAnObject = new ApiError('INVALID_BATCH_FORMAT', 'expected a cards array: send {"cards": [{"id": ..., "agent_card": {...}}]}');
 
-/** The cards of a batch body's text; an unusable body throws its 400. */
-export const readBatchRequest = (text: string, settings: ValidationSettings): BatchEntry[] =>
+/** A batch body's text checked; an unusable body throws its 400. */
+export const readBatchRequest = (text: string, settings: ValidationSettings): BatchRequest =>
   parseBatchRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth, notAnObject }), settings.maxCards);
 
 /** A batch validated, as plain data (it crosses from a validation worker): `results` is already JSON text. */
@@ -91,21 +103,38 @@ export interface BatchOutcome {
   /** Of the valid cards' scores (an invalid card scores 0). */
   scoreSum: number;
   results: string;
+  /** The answer in the format asked for (`options.format`, or the Accept header), instead of the JSON result. */
+  formatted?: FormattedAnswer;
 }
 
-/** Validates the text of a batch body: parse, body checks (400s thrown), every card, the results as JSON text. */
-export const validateBatchText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): BatchOutcome => {
-  const entries = readBatchRequest(text, settings);
+/**
+ * Validates the text of a batch body: parse, body checks (400s thrown), every card with its
+ * findings' positions in the card's own text, the results as JSON text.
+ */
+export const validateBatchText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): BatchOutcome => {
+  const { text, accept } = bodyParts(body);
+  const request = readBatchRequest(text, settings);
+  const entries = request.cards;
+  const format = request.options?.format ?? accept;
+  const found = entries.map(({ agent_card }, i) => ({ result: engine(agent_card, { maxFindings: settings.maxFindings }), at: ['cards', i, 'agent_card'] }));
+  const located = locateCards(text, found);
+  const inputs: CheckedInput[] = format ? entries.map(({ id }, i) => ({ name: id, result: located[i]! })) : [];
   let valid = 0;
   let scoreSum = 0;
-  const results = entries.map(({ id, agent_card }) => {
-    const card = cardPieces(engine(agent_card, { maxFindings: settings.maxFindings }));
+  const results = entries.map(({ id }, i) => {
+    const card = cardPieces(located[i]!);
     const score = card.valid ? card.score : 0;
     if (card.valid) valid++;
     scoreSum += score;
     return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${truncatedField(card, ['errors', 'warnings'])},"score":${score},${card.versionMembers}}`;
   });
-  return { total: entries.length, valid, scoreSum, results: `[${results.join(',')}]` };
+  return {
+    total: entries.length,
+    valid,
+    scoreSum,
+    results: `[${results.join(',')}]`,
+    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, inputs) } : {}),
+  };
 };
 
 export interface BatchContext {

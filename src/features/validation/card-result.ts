@@ -3,8 +3,11 @@
  * once (in a validation worker when serving), and the settings that bound the work (body nesting,
  * findings per card, cards per batch).
  */
+import * as z from 'zod';
 import type { CardResult, Truncated, ValidateOptions } from '../../engine/index.ts';
+import { formatMediaTypes, formatResults, outputFormats, type CheckedInput, type OutputFormat } from '../../engine/formats/index.ts';
 import type { Config } from '../../config.ts';
+import { version } from '../../lib/version.ts';
 import { versionFields } from './version-fields.ts';
 
 /** The limits a validation runs under; they cross to the validation workers once, at their start. */
@@ -64,3 +67,31 @@ export const truncatedField = (pieces: CardPieces, shown: ReadonlyArray<keyof Tr
   shown.some((list) => pieces.leftOut[list] > 0)
     ? `,"truncated":{${shown.map((list) => `"${list}":${pieces.leftOut[list]}`).join(',')}}`
     : '';
+
+/**
+ * A validating request body's text, with the output format its Accept header asked for (the
+ * body's `options.format` comes first).
+ */
+export type BodyText = string | { text: string; accept: OutputFormat };
+
+export const bodyParts = (body: BodyText): { text: string; accept?: OutputFormat } => (typeof body === 'string' ? { text: body } : body);
+
+/** `options.format` of the validating requests: `json` (the default) is the documented result. */
+export const formatOption = z
+  .enum(outputFormats as [OutputFormat, ...OutputFormat[]], { error: `must be one of ${outputFormats.join(', ')}` })
+  .meta({
+    description:
+      'Answer in this format instead of the JSON result (same findings, with their lines): `sarif` (SARIF 2.1.0), `junit` (JUnit XML), `github` (workflow commands), `gitlab` (Code Quality JSON), `markdown` (a summary), `text` (`file:line:col` lines). `Accept: application/sarif+json` asks for `sarif` too.',
+  })
+  .optional();
+
+/** An answer in another format than the JSON result: the text and its media type. */
+export interface FormattedAnswer {
+  body: string;
+  mediaType: string;
+}
+
+export const formattedAnswer = (format: OutputFormat, inputs: CheckedInput[]): FormattedAnswer => ({
+  body: formatResults(format, inputs, { toolVersion: version }),
+  mediaType: formatMediaTypes[format],
+});

@@ -1,15 +1,20 @@
 /**
  * POST /v1/validate: the request schema, the validation of a body's text, and the result body.
  * Defaults: validation_mode `standard`, include_score and include_suggestions false (fields
- * absent unless asked).
+ * absent unless asked). The card comes in the body (`agent_card`) or by URL (`agent_url`): then
+ * the route fetches it (card-by-url.ts) and has it validated with the request's options.
  */
 import * as z from 'zod';
-import { formatSummary, isSupportedVersion, supportedVersions, validateCard } from '../../engine/index.ts';
+import { formatSummary, isSupportedVersion, supportedVersions, validateCard, type CardResult } from '../../engine/index.ts';
+import { locateCards, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { cardPieces, truncatedField, type Engine, type ValidationSettings } from './card-result.ts';
+import { bodyParts, cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
-import { isJsonObject, jsonBody } from '../../lib/json.ts';
+import type { CardSource } from '../../lib/fetch-card.ts';
+import { isJsonObject, jsonBody, parseJsonObject } from '../../lib/json.ts';
 
+/** How formatted answers name the card when the request does not (`options.file`). */
+export const DEFAULT_CARD_FILE = 'agent-card.json';
 
 const flag = z.boolean({ error: 'must be a boolean' }).optional();
 
@@ -19,7 +24,16 @@ export const validateRequestSchema = z
     // z.custom keeps the card as it is (no copy): the engine reads it, the store keeps it.
     agent_card: z
       .custom<Record<string, unknown>>(isJsonObject, { error: 'agent_card is required and must be a JSON object' })
-      .meta({ type: 'object', description: 'The agent card to validate.' }),
+      .meta({ type: 'object', description: 'The agent card to validate (or give `agent_url`).' })
+      .optional(),
+    agent_url: z
+      .string({ error: 'must be a string' })
+      .meta({
+        format: 'uri',
+        description:
+          'In place of `agent_card`: the URL of the card, fetched by the service (a bare origin means its `/.well-known/agent-card.json`, then `/.well-known/agent.json`). Public addresses only, unless `cardFetch.allowedHosts` allows more; the answer then carries `source`.',
+      })
+      .optional(),
     validation_mode: z
       .enum(['standard', 'cli'], { error: 'must be "standard" or "cli"' })
       .default('standard')
@@ -37,17 +51,34 @@ export const validateRequestSchema = z
             })
             .meta({ enum: [...supportedVersions], description: 'Judge the card by this version\'s rules instead of the one it declares.' })
             .optional(),
+          format: formatOption,
+          file: z
+            .string({ error: 'must be a string' })
+            .min(1, 'must not be empty')
+            .meta({ description: `The card's file in formatted answers (SARIF, JUnit, GitHub, GitLab, Markdown, text), e.g. its path in the repository; default \`${DEFAULT_CARD_FILE}\`.` })
+            .optional(),
         },
         { error: 'must be a JSON object' },
       )
       .default({}),
   })
-  .meta({ id: 'ValidateRequest' });
+  // Also when another member failed, so that every member at fault is named at once.
+  .superRefine(
+    (request, ctx) => {
+      const hasCard = request.agent_card !== undefined;
+      if (hasCard && request.agent_url !== undefined) ctx.addIssue({ code: 'custom', path: ['agent_url'], message: 'give agent_card or agent_url, not both' });
+      // The documented message when neither is there: agent_card is the field the interface requires.
+      if (!hasCard && request.agent_url === undefined) ctx.addIssue({ code: 'custom', path: ['agent_card'], message: 'agent_card is required and must be a JSON object' });
+    },
+    { when: (payload) => isJsonObject(payload.value) },
+  )
+  // What the refinement says, for the API description: one of the two, never both.
+  .meta({ id: 'ValidateRequest', oneOf: [{ required: ['agent_card'] }, { required: ['agent_url'] }] });
 
 export type ValidateRequest = z.infer<typeof validateRequestSchema>;
 
 /** The 400 of POST /v1/validate: `{valid:false, errors:[{path,message}]}`, unlike the flat 400 of the other endpoints. */
-const unusable = (errors: Array<{ path: string; message: string }>) =>
+export const unusable = (errors: Array<{ path: string; message: string }>) =>
   new ApiError('INVALID_REQUEST', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { validationBody: errors });
 
 /** The text of a POST /v1/validate body as a request; an unusable one throws its 400. */
@@ -70,15 +101,58 @@ export interface SingleOutcome {
   resultJson: string;
   /** cli mode only. */
   summary?: string;
+  /** The answer in the format asked for (`options.format`, or the Accept header), instead of the JSON result. */
+  formatted?: FormattedAnswer;
 }
 
-/** Validates the text of a POST /v1/validate body: parse, request schema (400s thrown), engine, and the answer's pieces. */
-export const validateSingleText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome => {
+/** A POST /v1/validate body that names its card by URL: the route fetches it, then validates it with validateFetchedText. */
+export interface CardToFetch {
+  agentUrl: string;
+}
+
+/**
+ * Validates the text of a POST /v1/validate body: parse, request schema (400s thrown), engine,
+ * the findings' positions in the card's text, and the answer's pieces; or, for a body naming
+ * its card by `agent_url`, that URL.
+ */
+export const validateSingleText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome | CardToFetch => {
+  const { text, accept } = bodyParts(body);
   const request = readSingleRequest(text, settings.maxJsonDepth);
+  if (request.agent_card === undefined) return { agentUrl: request.agent_url! };
+  return singleOutcome(request, request.agent_card, (result) => locateCards(text, [{ result, at: ['agent_card'] }])[0]!, accept, settings, engine);
+};
+
+/** A fetched card: the body's text (its `agent_url`), the card's text as fetched, and the format the Accept header asks for. */
+export interface FetchedSingle {
+  request: string;
+  card: string;
+  accept?: OutputFormat;
+}
+
+/**
+ * Validates the card fetched for a POST /v1/validate body with the body's options, positions in
+ * the card's own text; a card that is not a JSON object is the body's 400, at `agent_url`.
+ */
+export const validateFetchedText = (fetched: FetchedSingle, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome => {
+  const request = readSingleRequest(fetched.request, settings.maxJsonDepth);
+  const card = parseJsonObject(fetched.card, settings.maxJsonDepth, `the card at ${request.agent_url}`);
+  if (!('value' in card)) throw unusable([{ path: 'agent_url', message: card.problem }]);
+  return singleOutcome(request, card.value, (result) => locateCards(fetched.card, [{ result, at: [] }])[0]!, fetched.accept, settings, engine);
+};
+
+const singleOutcome = (
+  request: ValidateRequest,
+  agentCard: Record<string, unknown>,
+  locate: (result: CardResult) => LocatedResult,
+  accept: OutputFormat | undefined,
+  settings: ValidationSettings,
+  engine: Engine,
+): SingleOutcome => {
   const { options } = request;
-  const result = engine(request.agent_card, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings });
+  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings }));
   const pieces = cardPieces(result);
-  const name = request.agent_card.name;
+  const format = options.format ?? accept;
+  const name = agentCard.name;
   // The answer and the report carry the same findings: each list is serialized once, for both.
   const findings = `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}`;
   const score = `"score":${pieces.score}`;
@@ -93,6 +167,7 @@ export const validateSingleText = (text: string, settings: ValidationSettings, e
     head: `{${shown.join(',')}${truncatedField(pieces, shownLists)}}`,
     resultJson: `{${findings},${score},${suggestions}${truncatedField(pieces, ['errors', 'warnings', 'suggestions'])},${pieces.versionMembers}}`,
     ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
+    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, [{ name: options.file ?? request.agent_url ?? DEFAULT_CARD_FILE, result }]) } : {}),
   };
 };
 
@@ -103,14 +178,18 @@ export interface SingleResultContext {
   recorded: boolean;
   timestamp: string;
   rateLimitInfo: RateLimitInfo;
+  /** Where a card given by `agent_url` came from. */
+  source?: CardSource;
 }
 
 /**
  * The response body of POST /v1/validate as JSON text, fields in their documented order
- * (`summary` last, cli mode only): the outcome's head, then the fields only the route knows.
+ * (`source` after them for a card given by URL, `summary` last, cli mode only): the outcome's head,
+ * then the fields only the route knows.
  */
 export const singleResponseText = (outcome: SingleOutcome, context: SingleResultContext): string =>
   `${outcome.head.slice(0, -1)},"report_id":${JSON.stringify(context.report_id)},"report_url":${JSON.stringify(context.report_url)}` +
   `,"response_time_ms":${context.response_time_ms},"recorded":${context.recorded},"timestamp":${JSON.stringify(context.timestamp)}` +
   `,${outcome.versionMembers},"rateLimitInfo":${JSON.stringify(context.rateLimitInfo)}` +
+  `${context.source === undefined ? '' : `,"source":${JSON.stringify(context.source)}`}` +
   `${outcome.summary === undefined ? '' : `,"summary":${JSON.stringify(outcome.summary)}`}}`;

@@ -7,18 +7,20 @@
 import { ApiError, type ErrorCode } from '../../lib/errors.ts';
 import type { Engine, ValidationSettings } from './card-result.ts';
 import { readBatchRequest, validateBatchText } from './batch.ts';
-import { readSingleRequest, validateSingleText } from './validation.ts';
+import { readSingleRequest, validateFetchedText, validateSingleText } from './validation.ts';
 import { validateGithubText, validateJobText, validateWebhookText } from '../webhooks/webhook-requests.ts';
 
 export const tasks = {
-  /** POST /v1/validate */
+  /** POST /v1/validate (or the URL of its card, to fetch) */
   single: validateSingleText,
+  /** POST /v1/validate naming its card by `agent_url`, once the card is fetched */
+  fetchedSingle: validateFetchedText,
   /** POST /v1/validate from a caller over its quota: only the body's checks (its 400 comes before the 403). */
   singleBody: (text: string, settings: ValidationSettings): void => void readSingleRequest(text, settings.maxJsonDepth),
   /** POST /v1/validate/batch */
   batch: validateBatchText,
   /** POST /v1/validate/batch from a caller over its quota: only the body's checks; the number of cards. */
-  batchBody: (text: string, settings: ValidationSettings): number => readBatchRequest(text, settings).length,
+  batchBody: (text: string, settings: ValidationSettings): number => readBatchRequest(text, settings).cards.length,
   /** POST /v1/webhook */
   webhook: validateWebhookText,
   /** POST /v1/webhook/github */

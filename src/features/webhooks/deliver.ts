@@ -1,19 +1,18 @@
 /**
  * One callback delivery: POST the exact body once (the synchronous result's body),
  * with a time limit, no retries, no redirects followed, and the SSRF policy
- * applied to the address actually connected to.
- *
- * node:http/https `request` takes a `lookup` option: the socket connects to the
- * address that lookup returns, so checking inside it leaves no DNS-rebinding
- * window. The Host header and TLS SNI stay the original hostname. Literal IPs
- * skip lookup, so they are checked up front with the URL.
+ * applied to the address actually connected to (src/lib/pinned-lookup.ts).
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { CallbackPolicy } from './callback-policy.ts';
+import type { AddressPolicy, PolicyUse } from '../../lib/address-policy.ts';
+import { checkedLookup, describeConnectError } from '../../lib/pinned-lookup.ts';
 import { signWebhook } from './signing.ts';
+
+/** How the address policy speaks of callbacks. */
+export const callbackUse: PolicyUse = { field: 'callback_url', connections: 'callbacks', setting: 'webhooks.allowedHosts' };
 
 export interface Delivery {
   url: string;
@@ -25,7 +24,7 @@ export interface Delivery {
   signingSecret?: string;
   timeoutMs: number;
   userAgent: string;
-  policy: CallbackPolicy;
+  policy: AddressPolicy;
   /** Resolver; default dns.lookup. */
   lookup?: LookupFunction;
   /** Aborts the delivery (shutdown deadline): the outcome is then `aborted`, unless the receiver already answered. */
@@ -48,36 +47,12 @@ export interface AbortedDelivery {
 /** The receiver's answer is read up to this size and discarded. */
 const maxResponseBytes = 64 * 1024;
 
-class RefusedAddress extends Error {}
-
-/** A lookup that resolves every address, refuses the connection if any of them is refused, and connects to a checked one. */
-const checkedLookup = (policy: CallbackPolicy, resolve: LookupFunction): LookupFunction => (hostname, options, callback) => {
-  resolve(hostname, { ...options, all: true }, (err, result, family) => {
-    if (err) return callback(err, '', 0);
-    const addresses: LookupAddress[] = Array.isArray(result) ? result : [{ address: result, family: family ?? 4 }];
-    if (addresses.length === 0) return callback(new Error(`${hostname} has no addresses`), '', 0);
-    for (const { address } of addresses) {
-      const reason = policy.refuseAddress(address, hostname);
-      if (reason) return callback(new RefusedAddress(`${hostname} resolves to a refused address: ${reason}`), '', 0);
-    }
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
-
 const outcomeOf = (status: number): DeliveryOutcome => {
   if (status >= 200 && status < 300) return { state: 'delivered', status_code: status };
   if (status >= 300 && status < 400) {
     return { state: 'failed', status_code: status, error: `receiver redirected (HTTP ${status}); redirects are not followed` };
   }
   return { state: 'failed', status_code: status, error: `receiver answered HTTP ${status}` };
-};
-
-const describeError = (err: NodeJS.ErrnoException, url: URL): string => {
-  if (err instanceof RefusedAddress) return err.message;
-  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return `cannot resolve ${url.hostname}`;
-  if (err.code === 'ECONNREFUSED') return `connection refused by ${url.host}`;
-  return err.message || String(err.code ?? 'delivery failed');
 };
 
 export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome | AbortedDelivery> => {
@@ -129,7 +104,7 @@ export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome | A
         res.on('error', () => stop('response aborted'));
       },
     );
-    req.on('error', (err) => stop(describeError(err, url)));
+    req.on('error', (err) => stop(describeConnectError(err, url)));
     const timer = setTimeout(() => stop(`no response within ${delivery.timeoutMs} ms`), delivery.timeoutMs);
     const onAbort = () => {
       const reason = delivery.signal?.reason;

@@ -56,15 +56,14 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   return { status: 200, body };
 };
 
-/** With callback_url: store the job (its body verbatim) durably, then hand it to the runner. Returns the 202 body. */
+/** With callback_url: store the job (its body verbatim) durably for the runners. Returns the 202 body. */
 const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string; metadata: WebhookMetadata; callback_url: string }) => {
-  const slot = jobs.reserveSlot();
   const now = deps.clock.now();
   const id = newId('val', now);
   try {
-    // The body stays on the job until it finishes (to run it again after a crash); as text, it is
+    // The body stays on the job until it is validated (to run it again after a crash); as text, it is
     // copied and stored without being walked. Bounded by webhooks.maxQueued × http.maxBodyBytes (see the runner).
-    deps.store.putJob({
+    await jobs.submit({
       id,
       status: 'queued',
       created_at: iso(now),
@@ -72,14 +71,11 @@ const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string
       request: { agent_card: null, body: request.body, metadata: request.metadata, callback_url: request.callback_url },
       callback: { url: request.callback_url, state: 'pending' },
     });
-    await deps.store.commit();
   } catch (e) {
-    slot.release();
     // JSON that parsed but cannot be encoded again: nested deeper than the runtime's stack.
     if (e instanceof UnstorableRecordError) throw new ApiError('INVALID_REQUEST', 'agent_card or metadata is nested too deeply to be stored');
     throw e;
   }
-  slot.enqueue(id);
   return { message: 'Validation started', validation_id: id, status_url: `${deps.urls.publicUrl}/v1/status/${id}` };
 };
 
@@ -117,11 +113,11 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string)
     resultJson,
     verdict: { valid: card.valid, score: card.score },
   });
-  await recordWith(store, deps.log, id, () => {
-    if (store.putReport(report(body))) return;
+  await recordWith(store, deps.log, id, async () => {
+    if (await store.putReport(report(body))) return;
     // Another repository holds the sha: this report keeps its own link.
     body = githubResultText(card, { ...context, reportId: id });
-    store.putReport({ ...report(body), alias: undefined }); // the same id: replaces the first put
+    await store.putReport({ ...report(body), alias: undefined }); // the same id: replaces the first put
   });
   return body;
 };
@@ -132,7 +128,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string)
  * away after a day, answers from its report as completed, for as long as reports are kept.
  */
 export const validationStatus = async (deps: AppDeps, id: string) => {
-  const job = deps.store.getJobStatus(id);
+  const job = await deps.store.getJobStatus(id);
   if (job) return statusBody(job);
   const report = id.startsWith('val_') ? await findReport(deps.store, deps.config, deps.clock.now(), id) : undefined;
   if (report?.kind !== 'webhook') return undefined;

@@ -1,47 +1,53 @@
 /**
- * The in-process runner of asynchronous webhook jobs.
+ * The runner of asynchronous webhook jobs. Jobs live in the store, so that with a store shared
+ * by several instances any instance may run any job.
  *
- * A job is stored (status `queued`) before the 202 is sent; the runner keeps
- * only ids in memory and at most `webhooks.concurrency` jobs running, with at
- * most `webhooks.maxQueued` waiting. A job: count the run on the job (durably)
- * → validate (time limit) → store the result and the report → POST the
- * callback once → store the outcome, status `completed` (the validation ran) or
- * `failed` (it could not). The job stays `processing` until the callback was
- * attempted, so a crash at any point before that re-runs it at the next start
- * (the stored result is then sent as it is: receivers dedupe on validation_id).
+ * A job is stored (status `queued`) before the 202 is sent, refused with 503 once
+ * `webhooks.maxQueued` jobs are queued (on every instance). A runner claims jobs from the store
+ * while it has a free slot (at most `webhooks.concurrency` running): at once after a submission
+ * to this instance, and every `webhooks.pollIntervalMs` for jobs another instance accepted or
+ * whose runner's lease ended. A claim hands the job to this runner alone under a lease of
+ * `webhooks.jobLeaseMs`, renewed every third of it while the job runs, and counts the run on the
+ * job (`attempts`). Every write to the job passes this runner's id: once another runner took the
+ * job over (the lease ended unrenewed), this one writes, stores and delivers nothing more.
  *
- * A job that fails is answered, never lost or re-run forever: a run that throws
- * (the engine, a report that cannot be stored) gives the job an `error` result,
- * sent to its callback like any other; a job whose validation was interrupted
- * `maxJobAttempts` times (the process died while running it: out of memory, a
- * kill) is failed at the next start without running it again.
+ * A job: claim (made durable) → validate (time limit) → store the report and the result → POST
+ * the callback once → store the outcome, status `completed` (the validation ran) or `failed` (it
+ * could not). The job stays `processing` until the callback was attempted, so if its runner dies
+ * at any point before that, the job is claimed again once the lease ends (the embedded store:
+ * at the next start, which voids the leases it reads) and the stored result is sent as it is:
+ * receivers dedupe on validation_id.
  *
- * Shutdown (unfinished jobs run again at the next start): as soon
- * as `lifecycle.draining` is set, no new job starts; queued ones stay queued in
- * the store. Running jobs get until the deadline: a delivery that finishes is
- * recorded as usual, one still open then is aborted and the job is left
- * `processing` with no outcome, so the next start delivers it again (receivers
- * dedupe on webhook-id). A validation still running then (or stopped by the
- * validator closing) is abandoned: the job is put back as it was before the run,
- * its attempt not counted, since a stop is not a crash of the job.
+ * A job that fails is answered, never lost or re-run forever: a run that throws (the engine, a
+ * report that cannot be stored) gives the job an `error` result, sent to its callback like any
+ * other; a job claimed for validation more than `maxJobAttempts` times (its runner died while
+ * validating it: out of memory, a kill) is failed without running it again.
  *
- * Memory and disk: a job keeps its request body's text in the store until it
- * finishes (needed to run it again after a crash). At most `webhooks.maxQueued`
- * jobs wait, each body at most `http.maxBodyBytes`, so what is kept is bounded
- * by maxQueued × maxBodyBytes. Validation runs in the validator (a worker
- * thread when serving); the event loop only moves the text.
+ * Shutdown: as soon as `lifecycle.draining` is set, nothing new is claimed; queued jobs stay
+ * queued in the store. Running jobs get until the deadline: a delivery that finishes is recorded
+ * as usual, one still open then is aborted and the job is left `processing` with no outcome and
+ * its lease released, so another instance (or the next start) delivers it again at once
+ * (receivers dedupe on webhook-id). A validation still running then (or stopped by the validator
+ * closing) is abandoned: the job is put back as it was before its claim, its attempt given back
+ * (a stop is not a crash of the job), and its lease released.
+ *
+ * Memory and disk: a job keeps its request body's text in the store until it is validated
+ * (needed to run it again after a crash). At most `webhooks.maxQueued` jobs wait, each body at
+ * most `http.maxBodyBytes`, so what is kept is bounded by maxQueued × maxBodyBytes. Validation
+ * runs in the validator (a worker thread when serving); the event loop only moves the text.
  */
+import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Engine } from '../validation/card-result.ts';
-import { createCallbackPolicy, type CallbackPolicy } from './callback-policy.ts';
+import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
 import type { JobRecord } from '../../store/types.ts';
 import { version } from '../../lib/version.ts';
 import { configuredInProcess, ValidatorClosed } from '../validation/validation-pool.ts';
 import type { Validator } from '../validation/validator.ts';
-import { deliverCallback } from './deliver.ts';
+import { callbackUse, deliverCallback } from './deliver.ts';
 
 /** A job's request once its result is stored: the card lives on in the report, the job no longer needs it. */
 const withoutCard = (request: JobRecord['request']): JobRecord['request'] => ({ agent_card: null, metadata: request.metadata, callback_url: request.callback_url });
@@ -57,21 +63,72 @@ export interface JobRunnerOptions {
   validate?: Engine;
 }
 
-/** A place in the queue taken before a job is stored: enqueue the stored job, or release the place if storing failed. */
-export interface QueueSlot {
-  enqueue(id: string): void;
-  release(): void;
+/**
+ * A job this runner claimed: its latest record, and its lease, renewed every third of it until
+ * `end()`. Writes go one at a time (a renewal never writes over a newer record), and only while
+ * the lease is still this runner's: once another runner took the job over, `lost` is set and
+ * nothing more is written.
+ */
+class HeldJob {
+  lost = false;
+  private writes: Promise<unknown> = Promise.resolve();
+  private readonly renewal: ReturnType<typeof setInterval>;
+
+  constructor(
+    public job: JobRecord,
+    private readonly owner: string,
+    private readonly deps: Pick<AppDeps, 'store' | 'clock' | 'log'>,
+    leaseMs: number,
+  ) {
+    const renew = () =>
+      this.write((current) => ({ ...current, lease: { owner, until: deps.clock.now() + leaseMs } })).catch((e: unknown) =>
+        deps.log.error('webhook job lease not renewed', { validation_id: job.id, error: (e as Error).message }),
+      );
+    this.renewal = setInterval(renew, Math.max(1, Math.floor(leaseMs / 3)));
+    this.renewal.unref?.();
+  }
+
+  /** Writes `change(latest record)`; false, writing nothing, once the job was taken over. */
+  write(change: (job: JobRecord) => JobRecord): Promise<boolean> {
+    const written = this.writes.then(async () => {
+      if (this.lost) return false;
+      const next = change(this.job);
+      if (!(await this.deps.store.putJob(next, this.owner))) {
+        this.lost = true;
+        this.deps.log.warn('webhook job taken over by another runner (its lease ended): this one stops', { validation_id: this.job.id });
+        return false;
+      }
+      this.job = next;
+      return true;
+    });
+    this.writes = written.catch(() => {});
+    return written;
+  }
+
+  /** Stops renewing and hands the job back: any runner may claim it at once. */
+  async release(): Promise<void> {
+    this.end();
+    await this.writes;
+    if (!this.lost) await this.deps.store.releaseJob(this.job.id, this.owner);
+  }
+
+  end(): void {
+    clearInterval(this.renewal);
+  }
 }
 
 export class JobRunner {
-  readonly policy: CallbackPolicy;
+  readonly policy: AddressPolicy;
   /** Validates the webhook endpoints' bodies and the jobs' cards. */
   readonly validator: Validator;
-  private readonly queue: string[] = [];
+  /** This runner's name on the leases it holds (one per process; each app its own in tests). */
+  readonly owner = `runner_${randomUUID()}`;
   private readonly running = new Map<string, Promise<void>>();
   private readonly shutdown = new AbortController();
-  /** Slots taken by submissions still being stored: they count against `maxQueued` like queued jobs. */
-  private reserved = 0;
+  /** The claims under way: one loop at a time; a pump asked meanwhile runs again once it ends. */
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
+  private poller: ReturnType<typeof setInterval> | undefined;
   private idleWaiters: Array<() => void> = [];
 
   constructor(
@@ -79,138 +136,175 @@ export class JobRunner {
     options: JobRunnerOptions = {},
   ) {
     this.validator = deps.validator ?? configuredInProcess(deps.config, options.validate);
-    this.policy = createCallbackPolicy(deps.config.webhooks.allowedHosts);
+    this.policy = createAddressPolicy(deps.config.webhooks.allowedHosts, callbackUse);
     const wide = deps.config.webhooks.allowedHosts.filter((h) => h === '*' || h === 'private');
     if (wide.length > 0) deps.log.warn('webhook callbacks may reach internal networks', { allowed_hosts: wide });
     deps.lifecycle?.onDrain((deadline) => this.drain(deadline));
   }
 
-  /** Re-queues the jobs left unfinished by the previous process (call once the URLs are known). */
+  /** Claims the jobs waiting in the store (those a previous process left unfinished too), then polls for more (call once the URLs are known). */
   start(): void {
-    const unfinished = this.deps.store.listUnfinishedJobs().sort((a, b) => a.created_at.localeCompare(b.created_at));
-    if (unfinished.length > 0) this.deps.log.info('resuming unfinished webhook jobs', { count: unfinished.length });
-    for (const job of unfinished) this.queue.push(job.id);
+    const { store, log, config } = this.deps;
+    store.countJobs().then(
+      ({ queued, processing }) => {
+        if (queued + processing > 0) log.info('unfinished webhook jobs in the store', { queued, processing });
+      },
+      (e: unknown) => log.error('webhook jobs not counted', { error: (e as Error).message }),
+    );
+    this.pump();
+    this.poller = setInterval(() => this.pump(), config.webhooks.pollIntervalMs);
+    this.poller.unref?.();
+  }
+
+  /**
+   * Stores a new job, durably, for a runner to claim (this one at once when it has a free slot).
+   * Throws 503 when `webhooks.maxQueued` jobs are queued; rejects, storing nothing, when the job
+   * cannot be written (UnstorableRecordError). A job whose commit failed is withdrawn (failed):
+   * its caller gets an error, so nobody waits for it, and it holds no place in the queue.
+   */
+  async submit(job: JobRecord): Promise<void> {
+    const { store, config, clock } = this.deps;
+    if (!(await store.enqueueJob(job, config.webhooks.maxQueued))) {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'too many webhook jobs are waiting; try again later', { headers: { 'Retry-After': '5' } });
+    }
+    try {
+      await store.commit();
+    } catch (e) {
+      if ((await store.getJobStatus(job.id))?.status === 'queued') {
+        await store.putJob({ ...job, status: 'failed', updated_at: iso(clock.now()), request: withoutCard(job.request), error: 'the job could not be stored' });
+      }
+      throw e;
+    }
     this.pump();
   }
 
-  /**
-   * Takes a queue slot for a new job, or throws 503 when the queue is full. Call before storing
-   * the job: the count is taken synchronously, so submissions awaiting their store commit at the
-   * same time cannot together overshoot `maxQueued`.
-   */
-  reserveSlot(): QueueSlot {
-    if (this.queue.length + this.reserved >= this.deps.config.webhooks.maxQueued) {
-      throw new ApiError('SERVICE_UNAVAILABLE', 'too many webhook jobs are waiting; try again later', { headers: { 'Retry-After': '5' } });
-    }
-    this.reserved++;
-    let held = true;
-    const release = () => {
-      if (held) this.reserved--;
-      held = false;
-    };
-    return {
-      enqueue: (id) => {
-        release(); // the queue entry takes the slot's place
-        this.queue.push(id);
-        this.pump();
-      },
-      release,
-    };
-  }
-
-  /** Resolves when nothing is queued or running (tests, benches). */
+  /** Resolves when this runner runs nothing and its last claim found nothing claimable (tests, benches). */
   idle(): Promise<void> {
-    if (this.queue.length === 0 && this.running.size === 0) return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  get stats() {
-    return { queued: this.queue.length, running: this.running.size };
+  /** Jobs queued in the store (every instance's) and running here. */
+  async stats(): Promise<{ queued: number; running: number }> {
+    return { queued: (await this.deps.store.countJobs()).queued, running: this.running.size };
   }
 
+  private isIdle(): boolean {
+    return this.running.size === 0 && this.claiming === null;
+  }
+
+  /** Claims jobs while a slot is free, unless draining; a call while claims are under way runs once they end. */
   private pump(): void {
-    while (!this.deps.lifecycle?.draining && this.running.size < this.deps.config.webhooks.concurrency && this.queue.length > 0) {
-      const id = this.queue.shift()!;
-      if (this.running.has(id)) continue;
-      const run = this.run(id)
-        .catch((e: unknown) => this.deps.log.error('webhook job crashed', { validation_id: id, error: (e as Error).message }))
-        .finally(() => {
-          this.running.delete(id);
-          this.pump();
-        });
-      this.running.set(id, run);
-    }
-    if (this.queue.length === 0 && this.running.size === 0) {
-      for (const wake of this.idleWaiters.splice(0)) wake();
-    }
-  }
-
-  private async run(id: string): Promise<void> {
-    const { store, clock, config, log } = this.deps;
-    const job = store.getJob(id);
-    if (!job || (job.status !== 'queued' && job.status !== 'processing')) return;
-
-    const result = (job.result as WebhookResult | undefined) ?? (await this.validated(job));
-    if (!result) return; // interrupted by the shutdown: the job is as it was, for the next start
-    const failed = result.status === 'error';
-
-    const callbackUrl = job.request.callback_url!;
-    const attemptedAt = clock.now();
-    const outcome = await deliverCallback({
-      url: callbackUrl,
-      id,
-      body: JSON.stringify(result),
-      timestampSeconds: Math.floor(attemptedAt / 1000),
-      signingSecret: config.webhooks.signingSecret,
-      timeoutMs: config.webhooks.callbackTimeoutMs,
-      userAgent: `${config.serviceName}/${version}`,
-      policy: this.policy,
-      lookup: this.deps.lookup,
-      signal: this.shutdown.signal,
-    });
-    if (outcome.state === 'aborted') {
-      // Left `processing` with its result: the next start delivers it again.
-      log.warn('webhook callback aborted at shutdown; it will be delivered again at the next start', { validation_id: id });
+    if (this.claiming) {
+      this.claimAgain = true;
       return;
     }
-    log.info('webhook callback', { validation_id: id, state: outcome.state, status_code: outcome.status_code, error: outcome.error });
+    this.claiming = this.claimWhileFree()
+      .catch((e: unknown) => this.deps.log.error('webhook jobs not claimed', { error: (e as Error).message }))
+      .finally(() => {
+        this.claiming = null;
+        if (this.claimAgain) {
+          this.claimAgain = false;
+          this.pump();
+        } else if (this.isIdle()) {
+          for (const wake of this.idleWaiters.splice(0)) wake();
+        }
+      });
+  }
 
-    store.putJob({
-      id,
-      status: failed ? 'failed' : 'completed',
-      created_at: job.created_at,
-      updated_at: iso(clock.now()),
-      request: withoutCard(job.request),
-      result,
-      ...(failed ? { error: result.errors[0]?.message } : {}),
-      callback: { url: callbackUrl, ...outcome, attempted_at: iso(attemptedAt) },
-    });
-    await store.commit();
+  private async claimWhileFree(): Promise<void> {
+    const { store, clock, config, lifecycle, log } = this.deps;
+    while (!lifecycle?.draining && this.running.size < config.webhooks.concurrency) {
+      const now = clock.now();
+      const job = await store.claimJob(this.owner, now, now + config.webhooks.jobLeaseMs);
+      if (!job) return;
+      if (this.running.has(job.id)) continue; // its own lease, ended while the run goes on (a clock moved on): renewed by this claim
+      const run = this.run(job)
+        .catch((e: unknown) => log.error('webhook job crashed', { validation_id: job.id, error: (e as Error).message }))
+        .finally(() => {
+          this.running.delete(job.id);
+          this.pump();
+        });
+      this.running.set(job.id, run);
+    }
+  }
+
+  private async run(claimed: JobRecord): Promise<void> {
+    const { store, clock, config, log } = this.deps;
+    const { id } = claimed;
+    const held = new HeldJob(claimed, this.owner, this.deps, config.webhooks.jobLeaseMs);
+    try {
+      // The claim counted the run; it is durable, with the time the run started, before the run starts.
+      if (!(await held.write((job) => ({ ...job, updated_at: iso(clock.now()) })))) return;
+      await store.commit();
+
+      const result = (claimed.result as WebhookResult | undefined) ?? (await this.validated(held, claimed));
+      if (!result || held.lost) return; // handed back at shutdown, or taken over
+      const failed = result.status === 'error';
+
+      const callbackUrl = claimed.request.callback_url!;
+      const attemptedAt = clock.now();
+      const outcome = await deliverCallback({
+        url: callbackUrl,
+        id,
+        body: JSON.stringify(result),
+        timestampSeconds: Math.floor(attemptedAt / 1000),
+        signingSecret: config.webhooks.signingSecret,
+        timeoutMs: config.webhooks.callbackTimeoutMs,
+        userAgent: `${config.serviceName}/${version}`,
+        policy: this.policy,
+        lookup: this.deps.lookup,
+        signal: this.shutdown.signal,
+      });
+      if (outcome.state === 'aborted') {
+        // Left `processing` with its result: whichever runner claims it next delivers it again.
+        log.warn('webhook callback aborted at shutdown; it is delivered again by the next runner to claim the job', { validation_id: id });
+        await held.release();
+        await store.commit();
+        return;
+      }
+      log.info('webhook callback', { validation_id: id, state: outcome.state, status_code: outcome.status_code, error: outcome.error });
+
+      await held.write((job) => ({
+        id,
+        status: failed ? 'failed' : 'completed',
+        created_at: job.created_at,
+        updated_at: iso(clock.now()),
+        request: withoutCard(job.request),
+        result,
+        ...(failed ? { error: result.errors[0]?.message } : {}),
+        callback: { url: callbackUrl, ...outcome, attempted_at: iso(attemptedAt) },
+      }));
+      await held.release(); // a finished job keeps no lease
+      await store.commit();
+    } finally {
+      held.end();
+    }
   }
 
   /**
-   * Validates a job and stores its report and its result; with its result stored, a job re-run
-   * after a crash only delivers it, so the body leaves the job (the report keeps it). The run is
-   * counted on the job, durably, before it starts; past `maxJobAttempts` the job is not run again.
-   * A run that throws, or one not run again, leaves the job an `error` result instead; one
-   * interrupted by the shutdown puts the job back as it was and gives no result.
+   * Validates a job and stores its report and its result; with its result stored, a job run
+   * again only delivers it, so the body leaves the job (the report keeps it). Claimed more than
+   * `maxJobAttempts` times, the job is not run again. A run that throws, or one not run again,
+   * leaves the job an `error` result instead; one interrupted by the shutdown hands the job back
+   * and gives no result, as does one whose job was taken over.
    */
-  private async validated(job: JobRecord): Promise<WebhookResult | undefined> {
+  private async validated(held: HeldJob, claimed: JobRecord): Promise<WebhookResult | undefined> {
     const { store, clock, log } = this.deps;
-    const attempts = (job.attempts ?? 0) + 1;
+    const job = held.job;
+    const attempts = job.attempts ?? 1;
     // Jobs keep their request body's text; jobs stored before that keep the card itself.
     const requestJson = job.request.body ?? JSON.stringify({ agent_card: job.request.agent_card });
     let result: WebhookResult;
     if (attempts > maxJobAttempts) {
-      log.error('webhook job interrupted too often: failed without running it again', { validation_id: job.id, attempts: job.attempts });
-      result = this.errorResult(job, `it was interrupted ${job.attempts} times (the service stopped or crashed while validating), so it is not run again`);
+      log.error('webhook job interrupted too often: failed without running it again', { validation_id: job.id, attempts: attempts - 1 });
+      result = await this.errorResult(job, `it was interrupted ${attempts - 1} times (the service stopped or crashed while validating), so it is not run again`);
     } else {
-      store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), attempts });
-      await store.commit();
       try {
         const validation = await this.validationOf(job, requestJson);
         result = validation.body;
-        store.putReport(
+        if (held.lost) return undefined;
+        await store.putReport(
           webhookReport(
             { id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version },
             { requestJson, resultJson: validation.text, verdict: { valid: result.valid, score: result.score } },
@@ -218,26 +312,49 @@ export class JobRunner {
         );
       } catch (e) {
         if (this.interruptedByShutdown(e)) {
-          log.warn('webhook validation interrupted at shutdown; the job runs again at the next start', { validation_id: job.id });
-          store.putJob(job);
-          await store.commit();
+          log.warn('webhook validation interrupted at shutdown; the job is handed back to run again', { validation_id: job.id });
+          await this.handBack(held, claimed);
           return undefined;
         }
         log.error('webhook job failed', { validation_id: job.id, error: (e as Error).message });
-        result = this.errorResult(job, 'internal error');
+        result = await this.errorResult(job, 'internal error');
       }
     }
-    store.putJob({ ...job, status: 'processing', updated_at: iso(clock.now()), attempts: Math.min(attempts, maxJobAttempts), request: withoutCard(job.request), result });
+    const stored = await held.write((current) => ({
+      ...current,
+      status: 'processing',
+      updated_at: iso(clock.now()),
+      attempts: Math.min(attempts, maxJobAttempts),
+      request: withoutCard(current.request),
+      result,
+    }));
+    if (!stored) return undefined;
     await store.commit();
     return result;
   }
 
+  /**
+   * Puts a job whose validation was stopped back as it was before its claim, the attempt given
+   * back, and releases it. A job never run is `queued`: every run counts an attempt.
+   */
+  private async handBack(held: HeldJob, claimed: JobRecord): Promise<void> {
+    const previous = (claimed.attempts ?? 1) - 1;
+    await held.write((job) => ({
+      ...job,
+      status: previous === 0 ? 'queued' : 'processing',
+      attempts: previous === 0 ? undefined : previous,
+      updated_at: claimed.updated_at,
+    }));
+    await held.release();
+    await this.deps.store.commit();
+  }
+
   /** The `error` result of a job that could not run, and its report (without the card, which may be what failed). */
-  private errorResult(job: JobRecord, reason: string): WebhookResult {
+  private async errorResult(job: JobRecord, reason: string): Promise<WebhookResult> {
     const metadata = job.request.metadata ?? {};
     const body = webhookErrorResult(reason, metadata, this.contextOf(job));
     const content = { requestJson: '{"agent_card":null}', resultJson: JSON.stringify(body), verdict: { valid: false, score: 0 } };
-    this.deps.store.putReport(webhookReport({ id: job.id, createdAt: job.created_at, metadata }, content));
+    await this.deps.store.putReport(webhookReport({ id: job.id, createdAt: job.created_at, metadata }, content));
     return body;
   }
 
@@ -281,8 +398,10 @@ export class JobRunner {
     return this.shutdown.signal.aborted || e instanceof ValidatorClosed;
   }
 
-  /** Lifecycle hook: no job starts any more (pump checks `draining`); waits for the running ones. */
+  /** Lifecycle hook: nothing is claimed any more (pump checks `draining`); waits for the running jobs. */
   private async drain(deadline: number): Promise<void> {
+    clearInterval(this.poller);
+    await this.claiming; // a claim made before the drain began runs like the others
     const inFlight = [...this.running.values()];
     if (inFlight.length === 0) return;
     const abortAt = Math.max(0, deadline - shutdownMarginMs - Date.now());

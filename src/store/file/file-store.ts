@@ -6,7 +6,9 @@
  *   store.journal.<n>    while a snapshot is being written: the journals before it (read first, in order),
  *   reports/seg-*.jsonl  reports in bounded segments (see report-segments.ts),
  *   quarantine/          records that could not be loaded, as they were (see recovery.ts).
- * The directories are 0700 and the files 0600: they hold cards and key hashes.
+ * The directories are 0700 and the files 0600: they hold cards and key hashes. Counters charged
+ * as volatile (rate windows) are kept in memory only, and a job's lease is void once read back
+ * (see tables.ts): owning the directory alone, this process holds every lease there is.
  *
  * Every mutation is applied in memory at once; `commit()` resolves when the flush containing
  * it is durable. A flush runs once per event-loop turn (setImmediate), so every request handled
@@ -40,6 +42,7 @@ import { Low } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
+import { readLine } from '../report-lines.ts';
 import type { NewReport, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';
 import { DIR_MODE, DurableTextFile, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
@@ -179,7 +182,7 @@ export class FileStore extends Tables implements Store {
     return rejected;
   }
 
-  putReport(report: NewReport): boolean {
+  async putReport(report: NewReport): Promise<boolean> {
     const aliased = this.reports.put(report);
     this.seq++;
     return aliased;
@@ -188,7 +191,7 @@ export class FileStore extends Tables implements Store {
     const report = await this.reports.get(idOrAlias);
     return report && Date.parse(report.created_at) >= this.expiredBefore() ? report : undefined;
   }
-  listReports(filter: { limit?: number; account_id?: string } = {}): ReportSummary[] {
+  async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
     return this.reports.list(filter, this.expiredBefore());
   }
   pruneReports(before: number): Promise<number> {
@@ -201,8 +204,16 @@ export class FileStore extends Tables implements Store {
     this.pruning = Promise.allSettled([this.pruning, pruned]);
     return pruned;
   }
-  reportCount(): number {
+  async reportCount(): Promise<number> {
     return this.reports.count();
+  }
+
+  protected reportLines(): AsyncIterable<string> {
+    return this.reports.lines(this.expiredBefore());
+  }
+  protected importReportLine(line: string): void {
+    this.reports.put(readLine(line), line);
+    this.seq++;
   }
 
   commit(): Promise<void> {
@@ -452,7 +463,7 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
     // The journals folded into a new snapshot; and a snapshot with rows quarantined is written without them.
     if (entries.length > 0 || rejectedRows.length > 0 || previousJournals.length > 0) await store.snapshot();
     store.startUpkeep();
-    log.info('store opened', { data_dir: dataDir, reports: store.reportCount(), ms: Date.now() - started });
+    log.info('store opened', { data_dir: dataDir, reports: await store.reportCount(), ms: Date.now() - started });
     return store;
   } catch (err) {
     await reports?.close();

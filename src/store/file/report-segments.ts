@@ -130,10 +130,14 @@ export class ReportSegments {
     return this.where.size;
   }
 
-  /** Stores the report; false when another scope holds its alias (it is stored without). Throws, changing nothing, when it cannot be written. */
-  put(report: NewReport): boolean {
+  /**
+   * Stores the report; false when another scope holds its alias (it is stored without). Throws,
+   * changing nothing, when it cannot be written. `exportedLine`: the report's line from an export,
+   * stored as it is unless its alias is refused.
+   */
+  put(report: NewReport, exportedLine?: string): boolean {
     const stored = this.aliases.admit(report);
-    const line = reportLine(stored);
+    const line = stored === report && exportedLine !== undefined ? exportedLine : reportLine(stored);
     if (!this.active.records?.has(report.id) && this.isFull(this.active, line.length)) this.seal();
     const seg = this.active;
     seg.chars += line.length + 1;
@@ -149,7 +153,7 @@ export class ReportSegments {
     const id = this.where.has(idOrAlias) ? idOrAlias : this.aliases.get(idOrAlias);
     const at = id === undefined ? undefined : this.where.get(id);
     if (id === undefined || at === undefined) return undefined;
-    const line = this.segments.get(at.seg)?.records?.get(id) ?? (await this.readSealed(at.seg)).get(id);
+    const line = await this.lineIn(at.seg, id);
     return line === undefined ? undefined : readLine(line);
   }
 
@@ -164,6 +168,16 @@ export class ReportSegments {
       out.push({ ...s });
     }
     return out;
+  }
+
+  /** Every report's line in put order; reports created before `notBeforeMs` are left out. */
+  async *lines(notBeforeMs: number): AsyncGenerator<string> {
+    for (const s of this.summaries) {
+      const at = s && this.where.get(s.id);
+      if (!s || !at || Date.parse(s.created_at) < notBeforeMs) continue;
+      const line = await this.lineIn(at.seg, s.id);
+      if (line !== undefined) yield line;
+    }
   }
 
   /**
@@ -293,6 +307,11 @@ export class ReportSegments {
   private compactSummaries(): void {
     this.summaries = this.summaries.filter((s) => s !== undefined && this.where.has(s.id));
     for (const [pos, s] of this.summaries.entries()) (this.where.get((s as ReportSummary).id) as { pos: number }).pos = pos;
+  }
+
+  /** The line of report `id` in segment `no`: from memory while the segment has it there, else from its file. */
+  private async lineIn(no: number, id: string): Promise<string | undefined> {
+    return this.segments.get(no)?.records?.get(id) ?? (await this.readSealed(no)).get(id);
   }
 
   private readSealed(no: number): Promise<Map<string, string>> {

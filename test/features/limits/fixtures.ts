@@ -17,7 +17,7 @@ export const limitsApp = (config: ConfigInput = {}) => {
   const t = testApp({ config });
   t.app.post('/v1/t/validate', identifyCaller(t.deps), async (c) => {
     const body = await readJsonObject(c, { maxBytes: 1024, maxDepth: 64 });
-    const rateLimitInfo = chargeDailyQuota(c, t.deps, typeof body.cards === 'number' ? body.cards : 1);
+    const rateLimitInfo = await chargeDailyQuota(c, t.deps, typeof body.cards === 'number' ? body.cards : 1);
     return c.json({ rateLimitInfo, caller: { plan: c.var.caller.plan, ip: c.var.caller.ip } });
   });
 
@@ -30,9 +30,9 @@ export const limitsApp = (config: ConfigInput = {}) => {
     );
 
   /** A new account on `plan` with one key; returns the full key. */
-  const keyFor = (plan: Plan, allowed_ips?: string[]) => {
-    const account = createAccount(t.store, { name: `${plan} account`, plan }, t.clock.now());
-    const { key, secret } = createKey(t.store, account.id, { name: 'ci', allowed_ips }, t.config.keys.prefix, t.clock.now());
+  const keyFor = async (plan: Plan, allowed_ips?: string[]) => {
+    const account = await createAccount(t.store, { name: `${plan} account`, plan }, t.clock.now());
+    const { key, secret } = await createKey(t.store, account.id, { name: 'ci', allowed_ips }, t.config.keys.prefix, t.clock.now());
     return { account, key, secret, bearer: { authorization: `Bearer ${secret}` } };
   };
 

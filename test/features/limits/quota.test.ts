@@ -29,7 +29,7 @@ test('anonymous: 5 validations, then 403 with Retry-After and headers', async ()
 
 test('free key: 10 validations, then 403; the quota is the account\'s, shared by its keys', async () => {
   const t = limitsApp();
-  const { account, bearer } = t.keyFor('free');
+  const { account, bearer } = await t.keyFor('free');
   for (let i = 1; i <= 10; i++) {
     const res = await t.call({ headers: bearer });
     assert.equal(res.status, 200, `call ${i}`);
@@ -38,12 +38,12 @@ test('free key: 10 validations, then 403; the quota is the account\'s, shared by
   const refused = await t.call({ headers: bearer });
   assert.equal(refused.status, 403);
   assert.ok(Number(refused.headers.get('retry-after')) > 0);
-  assert.deepEqual(t.store.listUsage({ account_id: account.id }), [{ account_id: account.id, day: '2026-11-21', count: 10 }]);
+  assert.deepEqual(await t.store.listUsage({ account_id: account.id }), [{ account_id: account.id, day: '2026-11-21', count: 10 }]);
 });
 
 test('pro key: unlimited, -1 in headers and rateLimitInfo, used still counts', async () => {
   const t = limitsApp();
-  const { bearer } = t.keyFor('pro');
+  const { bearer } = await t.keyFor('pro');
   let res: Response | undefined;
   for (let i = 0; i < 30; i++) res = await t.call({ headers: bearer });
   assert.equal(res!.status, 200);
@@ -53,7 +53,7 @@ test('pro key: unlimited, -1 in headers and rateLimitInfo, used still counts', a
 
 test('X-API-Key works like Authorization: Bearer', async () => {
   const t = limitsApp();
-  const { secret } = t.keyFor('team');
+  const { secret } = await t.keyFor('team');
   const res = await t.call({ headers: { 'x-api-key': secret } });
   assert.equal(res.status, 200);
   assert.equal(((await res.json()) as { caller: { plan: string } }).caller.plan, 'team');
@@ -61,9 +61,9 @@ test('X-API-Key works like Authorization: Bearer', async () => {
 
 test('wrong prefix, malformed, unknown and deleted keys: 401 nested with the IP\'s anonymous window, counting nothing', async () => {
   const t = limitsApp();
-  const { key, secret } = t.keyFor('pro');
+  const { key, secret } = await t.keyFor('pro');
   const opaque = secret.slice('cardgate_'.length);
-  t.store.deleteKey(key.id);
+  await t.store.deleteKey(key.id);
   const presented = {
     'wrong prefix': { authorization: `Bearer other_${opaque}` },
     malformed: { authorization: 'Bearer cardgate_short' },
@@ -85,7 +85,7 @@ test('wrong prefix, malformed, unknown and deleted keys: 401 nested with the IP\
 
 test('team key allow-list: 403 from elsewhere (IPv4 and IPv6 CIDRs), allowed inside, IPv4-mapped IPv6 matches', async () => {
   const t = limitsApp();
-  const { bearer } = t.keyFor('team', ['10.0.0.0/8', '2001:db8:abcd::/48', '192.0.2.7']);
+  const { bearer } = await t.keyFor('team', ['10.0.0.0/8', '2001:db8:abcd::/48', '192.0.2.7']);
   for (const ip of ['10.1.2.3', '::ffff:10.9.9.9', '2001:db8:abcd:12::1', '192.0.2.7']) {
     assert.equal((await t.call({ headers: bearer, ip })).status, 200, ip);
   }
@@ -99,17 +99,17 @@ test('team key allow-list: 403 from elsewhere (IPv4 and IPv6 CIDRs), allowed ins
 
 test('200 parallel charges with a fresh free key admit exactly 10', async () => {
   const t = limitsApp();
-  const { account } = t.keyFor('free');
+  const { account } = await t.keyFor('free');
   const subject = { plan: 'free' as const, account_id: account.id, ip: '198.51.100.7' };
   const results = await Promise.all(
-    Array.from({ length: 200 }, async () => chargeDailyQuota(t.store, t.config.limits.daily, subject, 1, t.clock.now()).admitted),
+    Array.from({ length: 200 }, async () => (await chargeDailyQuota(t.store, t.config.limits.daily, subject, 1, t.clock.now())).admitted),
   );
   assert.equal(results.filter(Boolean).length, 10);
 });
 
 test('200 parallel HTTP requests with a fresh free key: exactly 10 get 200', async () => {
   const t = limitsApp();
-  const { bearer } = t.keyFor('free');
+  const { bearer } = await t.keyFor('free');
   const statuses = await Promise.all(Array.from({ length: 200 }, async () => (await t.call({ headers: bearer })).status));
   assert.equal(statuses.filter((s) => s === 200).length, 10);
   assert.equal(statuses.filter((s) => s === 403).length, 190);
@@ -133,7 +133,7 @@ test('midnight: the quota resets at 00:00 UTC and X-RateLimit-Reset is that inst
 
 test('a request needing more than what is left is refused whole and counts nothing', async () => {
   const t = limitsApp();
-  const { bearer } = t.keyFor('free');
+  const { bearer } = await t.keyFor('free');
   assert.equal((await t.call({ headers: bearer, cards: 8 })).status, 200);
   const refused = await t.call({ headers: bearer, cards: 3 });
   assert.equal(refused.status, 403);
@@ -170,25 +170,25 @@ test('X-Forwarded-For is used only from a trusted proxy, walking right to left',
 
 test('last_used_at is written at most once a minute per key', async () => {
   const t = limitsApp();
-  const { key, bearer } = t.keyFor('pro');
+  const { key, bearer } = await t.keyFor('pro');
   await t.call({ headers: bearer });
-  const first = t.store.getKey(key.id)!.last_used_at;
+  const first = (await t.store.getKey(key.id))!.last_used_at;
   assert.equal(first, '2026-11-21T12:00:00.000Z');
   t.clock.advance(59_000);
   await t.call({ headers: bearer });
-  assert.equal(t.store.getKey(key.id)!.last_used_at, first);
+  assert.equal((await t.store.getKey(key.id))!.last_used_at, first);
   t.clock.advance(1_000);
   await t.call({ headers: bearer });
-  assert.equal(t.store.getKey(key.id)!.last_used_at, '2026-11-21T12:01:00.000Z');
+  assert.equal((await t.store.getKey(key.id))!.last_used_at, '2026-11-21T12:01:00.000Z');
 });
 
 test('plans and limits come from config; a plan change applies at once', async () => {
   const t = limitsApp({ limits: { daily: { free: 2, pro: 3 } } });
-  const { account, bearer } = t.keyFor('free');
+  const { account, bearer } = await t.keyFor('free');
   await t.call({ headers: bearer });
   await t.call({ headers: bearer });
   assert.equal((await t.call({ headers: bearer })).status, 403);
-  t.store.updateAccount(account.id, { plan: 'pro' });
+  await t.store.updateAccount(account.id, { plan: 'pro' });
   const res = await t.call({ headers: bearer });
   assert.equal(res.status, 200);
   assert.deepEqual(limitHeaders(res), { limit: 3, remaining: 0, reset: MIDNIGHT_S });

@@ -14,7 +14,14 @@ import { memoryLogger } from '../../../src/lib/log.ts';
 import { validationSettings } from '../../../src/features/validation/card-result.ts';
 import type { TaskKind } from '../../../src/features/validation/worker-tasks.ts';
 import { RECYCLE_AFTER_IDLE_MS, ValidationPool, ValidationTimeout, configuredInProcess, defaultWorkerCount } from '../../../src/features/validation/validation-pool.ts';
+import type { CardToFetch, SingleOutcome } from '../../../src/features/validation/validation.ts';
 import { sampleCard } from '../../api/seed.ts';
+
+/** The outcome of a body that carries its card. */
+const validated = (outcome: SingleOutcome | CardToFetch): SingleOutcome => {
+  assert.ok(!('agentUrl' in outcome), 'the card is in the body');
+  return outcome;
+};
 
 const config = parseConfig({});
 const settings = validationSettings(config);
@@ -69,7 +76,7 @@ test('under concurrency every answer goes to its own request', async () => {
   const { pool: p } = pool(2);
   const names = Array.from({ length: 200 }, (_, i) => `Agent ${i}`);
   const outcomes = await Promise.all(names.map((name) => p.run('single', JSON.stringify({ agent_card: { ...sampleCard(), name }, validation_mode: 'cli' }))));
-  outcomes.forEach((o, i) => assert.ok(o.summary?.startsWith(`${names[i]}: `), o.summary));
+  outcomes.forEach((o, i) => assert.ok(validated(o).summary?.startsWith(`${names[i]}: `), validated(o).summary));
 });
 
 /**
@@ -122,7 +129,7 @@ test('the real worker is stopped in the middle of a long validation, and its rep
   const huge = JSON.stringify({ agent_card: { name: 'x', skills: Array.from({ length: 90_000 }, () => ({ id: 'a' })) } });
   await p.run('single', small); // the worker is up: its start-up is not what is timed
   await assert.rejects(p.run('single', huge), ValidationTimeout);
-  assert.equal((await p.run('single', small)).valid, true);
+  assert.equal(validated(await p.run('single', small)).valid, true);
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -151,11 +158,11 @@ test('a worker whose heap outgrew the limit is replaced once idle for a while, n
 test('the real worker reports its heap after each task: over the limit, it is replaced once idle', async () => {
   const { pool: p, log } = pool(1, undefined, 30_000, 1);
   const small = JSON.stringify({ agent_card: sampleCard() });
-  assert.equal((await p.run('single', small)).valid, true);
+  assert.equal(validated(await p.run('single', small)).valid, true);
   await sleep(RECYCLE_AFTER_IDLE_MS * 1.5);
   const replaced = log.lines.find((l) => l.msg === REPLACED);
   assert.ok(replaced && (replaced.heap_mb as number) > 0, JSON.stringify(log.lines));
-  assert.equal((await p.run('single', small)).valid, true);
+  assert.equal(validated(await p.run('single', small)).valid, true);
 });
 
 test('a worker that keeps dying is not restarted for ever: the pool validates in process', async () => {

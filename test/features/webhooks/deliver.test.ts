@@ -2,10 +2,12 @@
 import assert from 'node:assert/strict';
 import type { LookupFunction } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { deliverCallback, type Delivery } from '../../../src/features/webhooks/deliver.ts';
-import { createCallbackPolicy } from '../../../src/features/webhooks/callback-policy.ts';
+import { callbackUse, deliverCallback, type Delivery } from '../../../src/features/webhooks/deliver.ts';
+import { createAddressPolicy } from '../../../src/lib/address-policy.ts';
 import { signWebhook } from '../../../src/features/webhooks/signing.ts';
 import { startReceiver } from './receiver.ts';
+
+const createCallbackPolicy = (allowedHosts: string[]) => createAddressPolicy(allowedHosts, callbackUse);
 
 /** A resolver that answers from a table, counting calls. */
 const fakeDns = (table: Record<string, string[]>) => {

@@ -6,7 +6,7 @@ import { rateLimitHeaders } from '../../../src/api/middleware/rate-limit-headers
 import { createWebhookLimiter } from '../../../src/api/middleware/webhook-limit.ts';
 import { webhookRoutes } from '../../../src/api/routes/webhooks.ts';
 import { JobRunner, type JobRunnerOptions } from '../../../src/features/webhooks/runner.ts';
-import { testApp } from '../../helpers/app.ts';
+import { testDeps } from '../../helpers/app.ts';
 
 export const validCard = {
   protocolVersion: '0.3.0',
@@ -28,12 +28,12 @@ export const invalidCard = { protocolVersion: '0.3.0', description: 'no name' };
 export const webhookKeys = ['validation_id', 'status', 'valid', 'score', 'errors', 'warnings', 'suggestions', 'version', 'version_source', 'metadata', 'report_url', 'timestamp'];
 
 /**
- * The webhook routes at /v1 over testApp's deps (MemoryStore, FakeClock), with a
+ * The webhook routes at /v1 over testDeps (MemoryStore, FakeClock), with a
  * started runner the test can wait on and an injectable engine. Built on its own
- * Hono app (rendering ApiErrors like createApp does) so that the test owns the runner.
+ * Hono app (rendering ApiErrors like createApp does) so that the test owns the only runner.
  */
-export const webhookApp = (options: Parameters<typeof testApp>[0] & { runner?: JobRunnerOptions } = {}) => {
-  const t = testApp(options);
+export const webhookApp = (options: Parameters<typeof testDeps>[0] & { runner?: JobRunnerOptions } = {}) => {
+  const t = testDeps(options);
   const jobs = new JobRunner(t.deps, options.runner);
   const app = new Hono<AppEnv>();
   app.use('/v1/*', rateLimitHeaders(t.deps)); // as the app does

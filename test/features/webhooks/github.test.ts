@@ -120,7 +120,7 @@ describe('POST /v1/webhook/github', () => {
     const res = await app.request('/v1/webhook/github', postJson({ agent_card: validCard, github: { repo: 'o/r', sha: upper } }));
     assert.equal(res.status, 200);
     assert.equal((await res.json()).github_status.target_url, `http://reports.cardgate.test/reports/${upper.toLowerCase()}`);
-    assert.equal(store.listReports({}).find((r) => r.kind === 'github')?.alias, upper.toLowerCase());
+    assert.equal((await store.listReports({})).find((r) => r.kind === 'github')?.alias, upper.toLowerCase());
     for (const id of [upper, upper.toLowerCase()]) {
       const report = await app.request(`/reports/${id}`, { headers: { accept: 'application/json' } });
       assert.equal(report.status, 200, id);

@@ -1,14 +1,15 @@
-/** JobRunner: resuming unfinished jobs after a restart, and the shutdown drain. */
+/** JobRunner: resuming unfinished jobs after a restart, claims and leases, and the shutdown drain. */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { validateCard } from '../../../src/engine/index.ts';
 import type { CardResult } from '../../../src/engine/types.ts';
 import { JobRunner, maxJobAttempts } from '../../../src/features/webhooks/runner.ts';
-import { ValidatorClosed } from '../../../src/features/validation/validation-pool.ts';
+import { configuredInProcess, ValidatorClosed } from '../../../src/features/validation/validation-pool.ts';
 import type { Validator } from '../../../src/features/validation/validator.ts';
+import { systemClock } from '../../../src/lib/clock.ts';
 import { Lifecycle } from '../../../src/lib/lifecycle.ts';
 import type { JobRecord } from '../../../src/store/types.ts';
-import { postJson, testApp } from '../../helpers/app.ts';
+import { postJson, testDeps } from '../../helpers/app.ts';
 import { validCard, webhookApp } from './fixtures.ts';
 import { startReceiver } from './receiver.ts';
 
@@ -29,31 +30,31 @@ describe('JobRunner', async () => {
   const config = { webhooks: { allowedHosts: ['loopback'] } };
 
   it('start() runs the jobs a previous process left queued or processing', async () => {
-    const t = testApp({ config });
-    t.store.putJob(queuedJob('val_1763726340000_AAAAAAAAAAAAAAAAAAAA', ok.url));
-    t.store.putJob(queuedJob('val_1763726340001_BBBBBBBBBBBBBBBBBBBB', ok.url, { status: 'processing' }));
+    const t = testDeps({ config });
+    await t.store.putJob(queuedJob('val_1763726340000_AAAAAAAAAAAAAAAAAAAA', ok.url));
+    await t.store.putJob(queuedJob('val_1763726340001_BBBBBBBBBBBBBBBBBBBB', ok.url, { status: 'processing' }));
     const runner = new JobRunner(t.deps);
     runner.start();
     await runner.idle();
     for (const id of ['val_1763726340000_AAAAAAAAAAAAAAAAAAAA', 'val_1763726340001_BBBBBBBBBBBBBBBBBBBB']) {
-      const job = t.store.getJob(id)!;
+      const job = (await t.store.getJob(id))!;
       assert.equal(job.status, 'completed');
       assert.equal(job.callback?.state, 'delivered');
       assert.equal(job.request.agent_card, null, 'the card is dropped from a finished job (the report keeps it)');
       assert.ok(ok.received.some((r) => r.headers['webhook-id'] === id));
     }
-    assert.equal(t.store.listUnfinishedJobs().length, 0);
+    assert.deepEqual(await t.store.countJobs(), { queued: 0, processing: 0 });
   });
 
   it('a job that already has its result (crash before delivery) sends that result without validating again', async () => {
-    const t = testApp({ config });
+    const t = testDeps({ config });
     let validations = 0;
     const validate = (): CardResult => {
       validations++;
       throw new Error('must not run');
     };
     const stored = { validation_id: 'val_1763726340002_CCCCCCCCCCCCCCCCCCCC', status: 'success', valid: true, score: 90 };
-    t.store.putJob(queuedJob(stored.validation_id, ok.url, { status: 'processing', result: stored }));
+    await t.store.putJob(queuedJob(stored.validation_id, ok.url, { status: 'processing', result: stored }));
     const runner = new JobRunner(t.deps, { validate });
     runner.start();
     await runner.idle();
@@ -63,9 +64,9 @@ describe('JobRunner', async () => {
   });
 
   it('an async job stores its report with the protocol version, like a synchronous one', async () => {
-    const t = testApp({ config });
+    const t = testDeps({ config });
     const id = 'val_1763726340006_GGGGGGGGGGGGGGGGGGGG';
-    t.store.putJob(queuedJob(id, ok.url));
+    await t.store.putJob(queuedJob(id, ok.url));
     const runner = new JobRunner(t.deps);
     runner.start();
     await runner.idle();
@@ -103,7 +104,7 @@ describe('JobRunner', async () => {
     assert.deepEqual(JSON.parse(delivered[0]!.body), s.result);
     const report = await t.store.getReport(id);
     assert.deepEqual([report?.card, report?.result], [null, s.result], 'its report_url answers, without the card');
-    assert.deepEqual(t.store.listUnfinishedJobs(), [], 'not run again at the next start');
+    assert.deepEqual(await t.store.countJobs(), { queued: 0, processing: 0 }, 'not run again at the next start');
   });
 
   it('a job whose validation throws is failed, answered on /v1/status, and not run again', async () => {
@@ -116,7 +117,7 @@ describe('JobRunner', async () => {
     };
     const t = webhookApp({ config, runner: throwing });
     const id = 'val_1763726340010_KKKKKKKKKKKKKKKKKKKK';
-    t.store.putJob(queuedJob(id, ok.url));
+    await t.store.putJob(queuedJob(id, ok.url));
     const runner = new JobRunner(t.deps, throwing);
     runner.start();
     await runner.idle();
@@ -129,28 +130,29 @@ describe('JobRunner', async () => {
   });
 
   it('each validation run is counted on the job, durably, before it starts', async () => {
-    const t = testApp({ config });
+    const t = testDeps({ config });
     const id = 'val_1763726340011_LLLLLLLLLLLLLLLLLLLL';
-    t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: maxJobAttempts - 1 }));
-    let seen: { attempts?: number; status?: string; commits: number } | undefined;
+    await t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: maxJobAttempts - 1 }));
+    let seen: Promise<{ attempts?: number; status?: string; commits: number }> | undefined;
     const runner = new JobRunner(t.deps, {
       validate: (card) => {
-        const job = t.store.getJob(id)!;
-        seen = { attempts: job.attempts, status: job.status, commits: t.store.commits };
+        // The memory store reads at the call: the job as it is while the engine runs.
+        const commits = t.store.commits;
+        seen = t.store.getJob(id).then((job) => ({ attempts: job!.attempts, status: job!.status, commits }));
         return validateCard(card);
       },
     });
     runner.start();
     await runner.idle();
-    assert.deepEqual(seen, { attempts: maxJobAttempts, status: 'processing', commits: 1 });
-    assert.equal(t.store.getJob(id)?.status, 'completed', 'below the bound it runs as usual');
+    assert.deepEqual(await seen, { attempts: maxJobAttempts, status: 'processing', commits: 1 });
+    assert.equal((await t.store.getJob(id))?.status, 'completed', 'below the bound it runs as usual');
   });
 
   it(`a job interrupted ${maxJobAttempts} times (the process died while validating it) is failed at the next start without running again`, async () => {
     const t = webhookApp({ config });
     let validations = 0;
     const id = 'val_1763726340012_MMMMMMMMMMMMMMMMMMMM';
-    t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: maxJobAttempts }));
+    await t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: maxJobAttempts }));
     const runner = new JobRunner(t.deps, {
       validate: () => {
         validations++;
@@ -168,35 +170,35 @@ describe('JobRunner', async () => {
     );
     assert.equal(s.callback.state, 'delivered');
     assert.deepEqual(JSON.parse(ok.received.find((r) => r.headers['webhook-id'] === id)!.body), s.result);
-    assert.deepEqual(t.store.listUnfinishedJobs(), []);
+    assert.deepEqual(await t.store.countJobs(), { queued: 0, processing: 0 });
   });
 
   it('shutdown: no job starts once lifecycle.draining is set, even before drain() is called', async () => {
-    const t = testApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, callbackTimeoutMs: 200 } } });
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, callbackTimeoutMs: 200 } } });
     const runner = new JobRunner(t.deps);
     const [a, b] = ['val_1763726340007_HHHHHHHHHHHHHHHHHHHH', 'val_1763726340008_IIIIIIIIIIIIIIIIIIII'];
-    t.store.putJob(queuedJob(a, silent.url));
-    t.store.putJob(queuedJob(b, silent.url));
+    await t.store.putJob(queuedJob(a, silent.url));
+    await t.store.putJob(queuedJob(b, silent.url));
     runner.start();
     await silent.waitFor(silent.received.length + 1); // A holds the single worker
     t.lifecycle.draining = true; // what serve does first on SIGTERM, while it waits for HTTP requests
-    while (t.store.getJob(a)!.status === 'processing') await new Promise((r) => setTimeout(r, 20));
+    while ((await t.store.getJob(a))!.status === 'processing') await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 50));
-    assert.equal(t.store.getJob(b)!.status, 'queued', 'B did not start after A freed the worker');
+    assert.equal((await t.store.getJob(b))!.status, 'queued', 'B did not start after A freed the worker');
     assert.ok(!silent.received.some((r) => r.headers['webhook-id'] === b));
   });
 
   it('shutdown: a delivery that finishes before the deadline is recorded as usual', async () => {
     const slow = await startReceiver((res) => setTimeout(() => res.end('ok'), 200));
     after(() => slow.close());
-    const t = testApp({ config });
+    const t = testDeps({ config });
     const runner = new JobRunner(t.deps);
     const id = 'val_1763726340009_JJJJJJJJJJJJJJJJJJJJ';
-    t.store.putJob(queuedJob(id, slow.url));
+    await t.store.putJob(queuedJob(id, slow.url));
     runner.start();
     await slow.waitFor(1);
     await t.lifecycle.drain(2000);
-    const job = t.store.getJob(id)!;
+    const job = (await t.store.getJob(id))!;
     assert.equal(job.status, 'completed');
     assert.equal(job.callback?.state, 'delivered');
   });
@@ -205,26 +207,26 @@ describe('JobRunner', async () => {
     let hang = true;
     const receiver = await startReceiver((res) => (hang ? undefined : res.end('ok')));
     after(() => receiver.close());
-    const t = testApp({ config: { webhooks: { allowedHosts: ['loopback'], callbackTimeoutMs: 60_000 } } });
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], callbackTimeoutMs: 60_000 } } });
     const runner = new JobRunner(t.deps);
     const id = 'val_1763726340003_DDDDDDDDDDDDDDDDDDDD';
-    t.store.putJob(queuedJob(id, receiver.url));
+    await t.store.putJob(queuedJob(id, receiver.url));
     runner.start();
     await receiver.waitFor(1);
     const started = Date.now();
     await t.lifecycle.drain(1000);
     assert.ok(Date.now() - started < 1000, 'finished within the grace period');
-    const job = t.store.getJob(id)!;
+    const job = (await t.store.getJob(id))!;
     assert.equal(job.status, 'processing');
     assert.deepEqual(job.callback, { url: receiver.url, state: 'pending' }, 'no outcome stored');
     assert.equal((job.result as { validation_id: string }).validation_id, id, 'the result is kept for the redelivery');
-    assert.deepEqual(t.store.listUnfinishedJobs().map((j) => j.id), [id]);
+    assert.deepEqual(await t.store.countJobs(), { queued: 0, processing: 1 });
 
     hang = false;
     const next = new JobRunner({ ...t.deps, lifecycle: new Lifecycle() }); // the next process
     next.start();
     await next.idle();
-    const done = t.store.getJob(id)!;
+    const done = (await t.store.getJob(id))!;
     assert.equal(done.status, 'completed');
     assert.equal(done.callback?.state, 'delivered');
     const deliveries = receiver.received.filter((r) => r.headers['webhook-id'] === id);
@@ -241,19 +243,19 @@ describe('JobRunner', async () => {
       ['val_1763726340014_OOOOOOOOOOOOOOOOOOOO', closing, 1],
     ] as const;
     for (const [id, validator, attempts] of cases) {
-      const t = testApp({ config, deps: { validator } });
+      const t = testDeps({ config, deps: { validator } });
       const before = queuedJob(id, ok.url, attempts === undefined ? {} : { status: 'processing', attempts });
-      t.store.putJob(before);
+      await t.store.putJob(before);
       const runner = new JobRunner(t.deps);
       runner.start();
       await t.lifecycle.drain(500);
-      assert.deepEqual(t.store.getJob(id), before);
+      assert.deepEqual(await t.store.getJob(id), before);
       assert.ok(!ok.received.some((r) => r.headers['webhook-id'] === id), 'no callback');
 
       const next = new JobRunner({ ...t.deps, validator: undefined, lifecycle: new Lifecycle() }); // the next process
       next.start();
       await next.idle();
-      const done = t.store.getJob(id)!;
+      const done = (await t.store.getJob(id))!;
       assert.deepEqual([done.status, (done.result as { status: string }).status], ['completed', 'success']);
       const delivered = ok.received.filter((r) => r.headers['webhook-id'] === id);
       assert.equal(JSON.parse(delivered.at(-1)!.body).status, 'success');
@@ -261,19 +263,85 @@ describe('JobRunner', async () => {
   });
 
   it('shutdown: jobs still queued stay queued for the next start', async () => {
-    const t = testApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, callbackTimeoutMs: 60_000 } } });
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, callbackTimeoutMs: 60_000 } } });
     const runner = new JobRunner(t.deps);
-    t.store.putJob(queuedJob('val_1763726340004_EEEEEEEEEEEEEEEEEEEE', silent.url));
-    t.store.putJob(queuedJob('val_1763726340005_FFFFFFFFFFFFFFFFFFFF', silent.url));
+    await t.store.putJob(queuedJob('val_1763726340004_EEEEEEEEEEEEEEEEEEEE', silent.url));
+    await t.store.putJob(queuedJob('val_1763726340005_FFFFFFFFFFFFFFFFFFFF', silent.url));
     runner.start();
     await t.lifecycle.drain(500);
-    const unfinished = t.store.listUnfinishedJobs();
+    const ids = ['val_1763726340004_EEEEEEEEEEEEEEEEEEEE', 'val_1763726340005_FFFFFFFFFFFFFFFFFFFF'];
+    assert.deepEqual(await t.store.countJobs(), { queued: 1, processing: 1 });
     assert.deepEqual(
-      unfinished.map((j) => [j.id, j.status]),
+      await Promise.all(ids.map(async (id) => [id, (await t.store.getJob(id))!.status])),
       [
         ['val_1763726340004_EEEEEEEEEEEEEEEEEEEE', 'processing'], // aborted delivery
         ['val_1763726340005_FFFFFFFFFFFFFFFFFFFF', 'queued'],
       ],
     );
+  });
+
+  /** Waits (real time) until the job is finished. */
+  const finished = async (t: ReturnType<typeof testDeps>, id: string) => {
+    while (!['completed', 'failed'].includes((await t.store.getJob(id))!.status)) await new Promise((r) => setTimeout(r, 10));
+  };
+  const deliveriesOf = (receiver: { received: Array<{ headers: Record<string, unknown> }> }, id: string) =>
+    receiver.received.filter((r) => r.headers['webhook-id'] === id).length;
+
+  it('a job held by a runner that died is taken over once its lease ends, and delivered once', async () => {
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], pollIntervalMs: 10 } } });
+    const id = 'val_1763726340015_PPPPPPPPPPPPPPPPPPPP';
+    const leaseEnd = t.clock.now() + 5000;
+    await t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: 1, lease: { owner: 'runner_dead', until: leaseEnd } }));
+    const runner = new JobRunner(t.deps);
+    runner.start();
+    await new Promise((r) => setTimeout(r, 100)); // several polls
+    assert.equal((await t.store.getJob(id))?.lease?.owner, 'runner_dead', 'not taken while the lease runs');
+    assert.equal(deliveriesOf(ok, id), 0);
+    t.clock.set(leaseEnd);
+    await finished(t, id);
+    await runner.idle();
+    await new Promise((r) => setTimeout(r, 50)); // more polls: nothing runs it again
+    const job = (await t.store.getJob(id))!;
+    assert.deepEqual([job.status, job.callback?.state, job.lease], ['completed', 'delivered', undefined]);
+    assert.equal(deliveriesOf(ok, id), 1);
+  });
+
+  it('two runners on one store run each job once, and a job outlasting the lease is not taken over while its runner renews it', async () => {
+    const slow = await startReceiver((res) => setTimeout(() => res.end('ok'), 400));
+    after(() => slow.close());
+    // A real clock: leases end in real time; 150 ms of lease, renewed every 50 ms, for a 400 ms delivery.
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], pollIntervalMs: 10, jobLeaseMs: 150, concurrency: 2 } }, deps: { clock: systemClock } });
+    const ids = ['val_1763726340016_QQQQQQQQQQQQQQQQQQQQ', 'val_1763726340017_RRRRRRRRRRRRRRRRRRRR', 'val_1763726340018_SSSSSSSSSSSSSSSSSSSS'];
+    for (const id of ids) await t.store.enqueueJob(queuedJob(id, slow.url), 10);
+    const runners = [new JobRunner(t.deps), new JobRunner({ ...t.deps, lifecycle: new Lifecycle() })];
+    for (const runner of runners) runner.start();
+    for (const id of ids) await finished(t, id);
+    await new Promise((r) => setTimeout(r, 300)); // past a lease: nothing runs any of them again
+    for (const id of ids) assert.equal(deliveriesOf(slow, id), 1, id);
+    assert.deepEqual(await t.store.countJobs(), { queued: 0, processing: 0 });
+  });
+
+  it('a runner whose lease was taken over writes and delivers nothing more', async () => {
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], pollIntervalMs: 10, jobLeaseMs: 60_000 } } });
+    const id = 'val_1763726340019_TTTTTTTTTTTTTTTTTTTT';
+    await t.store.putJob(queuedJob(id, ok.url));
+    let proceed!: () => void;
+    const gate = new Promise<void>((resolve) => (proceed = resolve));
+    const inProcess = configuredInProcess(t.config);
+    const stalled: Validator = { run: async (kind, input) => (await gate, inProcess.run(kind, input)), close: async () => {} };
+    const first = new JobRunner({ ...t.deps, validator: stalled });
+    first.start();
+    while ((await t.store.getJob(id))!.status !== 'processing') await new Promise((r) => setTimeout(r, 10));
+    t.clock.advance(60_000); // its lease ends unrenewed (as if its process had stalled)
+    const second = new JobRunner({ ...t.deps, lifecycle: new Lifecycle() });
+    second.start();
+    await finished(t, id);
+    const done = await t.store.getJob(id);
+    proceed(); // the first runner's validation ends now
+    await first.idle();
+    assert.deepEqual(await t.store.getJob(id), done, 'nothing written over the second runner\'s outcome');
+    assert.equal(deliveriesOf(ok, id), 1);
+    assert.equal(done?.attempts, undefined);
+    assert.ok(t.log.lines.some((l) => l.msg === 'webhook job taken over by another runner (its lease ended): this one stops'));
   });
 });

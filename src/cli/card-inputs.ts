@@ -1,0 +1,65 @@
+/**
+ * What the operands of `cardgate validate` (and the GitHub Action's `files`) name: files,
+ * directories (searched for agent cards), globs, URLs and `-` (standard input), in the order
+ * given, each file once. An operand that names nothing (no such path, a glob matching no file,
+ * a directory holding no card) is an input that failed, with the reason.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { looksLikeUrl } from '../lib/fetch-card.ts';
+
+export type CardInput =
+  | { kind: 'file'; name: string; path: string }
+  | { kind: 'url'; name: string }
+  | { kind: 'stdin'; name: 'stdin' }
+  | { kind: 'missing'; name: string; message: string };
+
+/** The file names a directory search takes for agent cards. */
+const cardFilePatterns = ['**/agent-card.json', '**/agent.json', '**/*.agent-card.json'];
+
+/** Never searched: dependencies and git's own files. Dot directories are (`.well-known` is where cards live). */
+const ignored = ['**/node_modules/**', '**/.git/**'];
+
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Files under `cwd` matching `patterns`, sorted, as paths relative to the working directory. */
+const search = async (patterns: string[], cwd: string, workDir: string): Promise<string[]> => {
+  const found = await glob(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  return found.map((file) => path.relative(workDir, file) || file).sort(byName);
+};
+
+/** Expands one operand into the inputs it names. */
+const expand = async (operand: string, workDir: string): Promise<CardInput[]> => {
+  if (operand === '-') return [{ kind: 'stdin', name: 'stdin' }];
+  if (looksLikeUrl(operand)) return [{ kind: 'url', name: operand }];
+  const absolute = path.resolve(workDir, operand);
+  const info = await stat(absolute).catch(() => undefined);
+  if (info?.isDirectory()) {
+    const files = await search(cardFilePatterns, absolute, workDir);
+    if (files.length > 0) return files.map((name) => ({ kind: 'file', name, path: path.resolve(workDir, name) }));
+    return [{ kind: 'missing', name: operand, message: `no agent card under ${operand} (searched for agent-card.json, agent.json and *.agent-card.json)` }];
+  }
+  if (info) return [{ kind: 'file', name: operand, path: absolute }];
+  if (isDynamicPattern(operand)) {
+    const files = await search([operand], workDir, workDir);
+    if (files.length > 0) return files.map((name) => ({ kind: 'file', name, path: path.resolve(workDir, name) }));
+    return [{ kind: 'missing', name: operand, message: `no file matches ${operand}` }];
+  }
+  return [{ kind: 'missing', name: operand, message: `no such file or directory: ${operand}` }];
+};
+
+/** The inputs the operands name, in their order; a file named twice is checked once. */
+export const cardInputs = async (operands: readonly string[], workDir: string): Promise<CardInput[]> => {
+  const seen = new Set<string>();
+  const inputs: CardInput[] = [];
+  for (const operand of operands) {
+    for (const input of await expand(operand, workDir)) {
+      const key = input.kind === 'file' ? input.path : `${input.kind}:${input.name}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inputs.push(input);
+    }
+  }
+  return inputs;
+};

@@ -1,0 +1,173 @@
+/**
+ * `cardgate export` and `cardgate import`: everything a store keeps, as a stream of JSON lines
+ * (see store/transfer.ts), out of the store `serve` would use and into another. With
+ * CARDGATE_DATABASE_URL unset the store is the data dir's; set, the database: so a data dir moves
+ * into PostgreSQL with `cardgate export --data-dir DIR | CARDGATE_DATABASE_URL=… cardgate import -`,
+ * and back the other way.
+ */
+import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { createLogger } from '../lib/log.ts';
+import { version } from '../lib/version.ts';
+import { openStore } from '../store/open.ts';
+import { ImportReader, exportHeader, exportLine, type TransferRow } from '../store/transfer.ts';
+import type { Store } from '../store/types.ts';
+import type { StoreTransfer } from '../store/transfer.ts';
+import { readCommandLine } from './args.ts';
+import { USAGE, type CliIO } from './io.ts';
+
+const storeNote = `The store is the one 'cardgate serve' would use with the same configuration: the
+PostgreSQL database of store.databaseUrl (CARDGATE_DATABASE_URL) when set, else the data dir
+(only while no server holds it).`;
+
+export const exportHelp = `Usage: cardgate export [--config PATH] [--data-dir DIR] [--output FILE]
+
+Writes everything the store keeps (accounts, API keys, daily quota counters, usage, jobs, meta
+and reports) as JSON lines, to stdout or FILE (created 0600: it holds key hashes and cards).
+${storeNote}
+
+Options:
+  --config PATH     JSON configuration file (default: ./cardgate.json when present)
+  --data-dir DIR    data directory (default ./data)
+  --output FILE     write to FILE instead of stdout
+  -h, --help        show this help
+`;
+
+export const importHelp = `Usage: cardgate import [--config PATH] [--data-dir DIR] [--force] FILE|-
+
+Reads what 'cardgate export' wrote (FILE, or - for stdin) into the store. A store that already
+holds anything is refused unless --force: then each row replaces the row of its key and the
+others stay. Importing the same export again changes nothing. Into PostgreSQL the import is one
+transaction: a bad line keeps nothing.
+${storeNote}
+
+Options:
+  --config PATH     JSON configuration file (default: ./cardgate.json when present)
+  --data-dir DIR    data directory (default ./data)
+  --force           import into a store that is not empty
+  -h, --help        show this help
+
+Exit codes: 0 imported, 1 refused or failed (the message names the line), 2 usage error.
+`;
+
+const contextOptions = { config: { type: 'string' }, 'data-dir': { type: 'string' } } as const;
+
+type TransferStore = Store & StoreTransfer;
+
+/** Loads the configuration and opens its store, or says why not (returning the exit code). */
+const openTransferStore = async (command: string, io: CliIO, values: { config?: string; 'data-dir'?: string }): Promise<TransferStore | number> => {
+  let config: Config;
+  try {
+    config = loadConfig({ flags: { 'data-dir': values['data-dir'] }, configPath: values.config });
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    io.stderr(`cardgate ${command}: ${e.message}\n`);
+    return USAGE;
+  }
+  // What the store says at open goes to stderr: stdout may be the export itself.
+  const log = { ...createLogger((line) => io.stderr(`${line}\n`)), info: () => {} };
+  try {
+    return await openStore(config, log);
+  } catch (e) {
+    io.stderr(`cardgate ${command}: ${(e as Error).message}\n`);
+    return 1;
+  }
+};
+
+/** How many rows of each table went, e.g. `accounts 2, keys 3, reports 10`. */
+const tally = (): { add: (row: TransferRow) => void; toString: () => string } => {
+  const counts = new Map<string, number>();
+  return {
+    add: (row) => void counts.set(row.table, (counts.get(row.table) ?? 0) + 1),
+    toString: () => [...counts].map(([table, n]) => `${table} ${n}`).join(', ') || 'nothing',
+  };
+};
+
+/** Writes, waiting whenever the sink asks to (an export may be far larger than memory). */
+const write = async (sink: Writable, text: string): Promise<void> => {
+  if (!sink.write(text)) await once(sink, 'drain');
+};
+
+export const runExport = async (args: string[], io: CliIO): Promise<number> => {
+  const line = readCommandLine('export', exportHelp, io, args, { ...contextOptions, output: { type: 'string' } }, { allowPositionals: false });
+  if ('exit' in line) return line.exit;
+  const store = await openTransferStore('export', io, line.values);
+  if (typeof store === 'number') return store;
+  const sink: Writable = line.values.output === undefined ? process.stdout : createWriteStream(line.values.output, { mode: 0o600 });
+  const counted = tally();
+  try {
+    await write(sink, `${exportHeader(version, Date.now())}\n`);
+    let chunk = '';
+    for await (const row of store.exportRows()) {
+      counted.add(row);
+      chunk += `${exportLine(row)}\n`;
+      if (chunk.length >= 1 << 16) {
+        await write(sink, chunk);
+        chunk = '';
+      }
+    }
+    await write(sink, chunk);
+    if (sink !== process.stdout) await new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  } catch (e) {
+    io.stderr(`cardgate export: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    await store.close();
+  }
+  io.stderr(`cardgate export: exported ${counted}\n`);
+  return 0;
+};
+
+/** The stream's rows, line by line (a report line may run to megabytes: never the whole file at once). */
+async function* rowsOf(input: Readable, counted: ReturnType<typeof tally>): AsyncGenerator<TransferRow> {
+  const reader = new ImportReader();
+  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+    const row = reader.read(text);
+    if (row === undefined) continue;
+    counted.add(row);
+    yield row;
+  }
+  reader.end();
+}
+
+const isEmpty = async (store: TransferStore): Promise<boolean> => {
+  for await (const _row of store.exportRows()) return false;
+  return true;
+};
+
+export const runImport = async (args: string[], io: CliIO): Promise<number> => {
+  const line = readCommandLine('import', importHelp, io, args, { ...contextOptions, force: { type: 'boolean' } });
+  if ('exit' in line) return line.exit;
+  if (line.positionals.length !== 1) return line.usage('give one FILE to import (or - for stdin)');
+  const [from] = line.positionals as [string];
+  let input: Readable;
+  try {
+    // Opened first: a missing file is told before the store is opened (and, for a data dir, created).
+    input = from === '-' ? process.stdin : (await open(from)).createReadStream();
+  } catch (e) {
+    io.stderr(`cardgate import: cannot read ${from}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const store = await openTransferStore('import', io, line.values);
+  if (typeof store === 'number') return store;
+  const counted = tally();
+  try {
+    if (!line.values.force && !(await isEmpty(store))) {
+      io.stderr('cardgate import: the store is not empty; --force imports into it all the same (each row replaces the row of its key)\n');
+      return 1;
+    }
+    await store.importRows(rowsOf(input, counted));
+  } catch (e) {
+    io.stderr(`cardgate import: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    input.destroy();
+    await store.close();
+  }
+  io.stderr(`cardgate import: imported ${counted}\n`);
+  return 0;
+};

@@ -1,0 +1,103 @@
+/**
+ * What every output format is made from: the inputs checked (a card file, a URL, stdin), each
+ * with its result or the reason it could not be checked, and their findings as one flat list.
+ */
+import { describeSyntaxProblem, jsonSyntaxProblem, withoutBom } from '../../lib/text-position.ts';
+import { nestsDeeperThan } from '../../lib/json.ts';
+import { locate, type LocatedResult } from '../positions.ts';
+import type { Severity, ValidateOptions } from '../types.ts';
+import { validateCard } from '../validate.ts';
+
+/** One input checked: a card file, a URL, stdin; `text` when it came as text. */
+export interface CheckedInput {
+  /** What the user named: a path relative to the working directory, a URL, "stdin". */
+  name: string;
+  text?: string;
+  /** The card's result, its findings carrying line and column when the card came as text. */
+  result?: LocatedResult;
+  /** Why there is no result: unreadable, too big, not JSON (with the syntax error's position). */
+  failure?: { message: string; line?: number; column?: number };
+}
+
+/** The pseudo-rule of an input that yielded no card: the formats that need a rule for every problem name it. */
+export const UNREADABLE_RULE = {
+  id: 'input.unreadable',
+  description: 'The input could not be checked: it could not be read or fetched, is too large, nests too deeply, or is not valid JSON.',
+  fix: 'Point at an agent card file or URL holding one JSON object; the message says what was wrong, and where for invalid JSON.',
+} as const;
+
+/** One problem to show, whatever the format: a finding of a card, or the failure of an input. */
+export interface Problem {
+  severity: Severity;
+  rule: string;
+  message: string;
+  /** The card field (`skills[2].tags`); absent for an input failure. */
+  path?: string;
+  line?: number;
+  column?: number;
+}
+
+export const problemsOf = (input: CheckedInput): Problem[] => {
+  if (input.failure) return [{ severity: 'error', rule: UNREADABLE_RULE.id, ...input.failure }];
+  const result = input.result;
+  if (!result) return [];
+  return [
+    ...result.errors.map((issue) => ({ severity: 'error' as const, ...issue })),
+    ...result.warnings.map((issue) => ({ severity: 'warning' as const, ...issue })),
+  ];
+};
+
+/** Errors and warnings of an input, counting those the findings cap left out. */
+export const countsOf = (input: CheckedInput): { errors: number; warnings: number } => {
+  if (input.failure) return { errors: 1, warnings: 0 };
+  const result = input.result;
+  if (!result) return { errors: 0, warnings: 0 };
+  return {
+    errors: result.errors.length + (result.truncated?.errors ?? 0),
+    warnings: result.warnings.length + (result.truncated?.warnings ?? 0),
+  };
+};
+
+/** Whether the input holds a valid card (an input that failed does not). */
+export const isValid = (input: CheckedInput): boolean => input.result?.valid === true && !input.failure;
+
+/** Totals over a run, for the summary lines of the formats. */
+export const totalsOf = (inputs: readonly CheckedInput[]) => {
+  let errors = 0;
+  let warnings = 0;
+  let valid = 0;
+  for (const input of inputs) {
+    const counts = countsOf(input);
+    errors += counts.errors;
+    warnings += counts.warnings;
+    if (isValid(input)) valid++;
+  }
+  return { inputs: inputs.length, valid, invalid: inputs.length - valid, errors, warnings };
+};
+
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export interface CheckTextOptions extends ValidateOptions {
+  /** Deepest nesting of arrays and objects accepted, as the server's `http.maxJsonDepth` (default: no limit). */
+  maxDepth?: number;
+}
+
+/**
+ * Checks a card that came as text: parsed (a leading byte order mark is ignored), validated, its
+ * findings located; or the failure of a text that is not JSON (with its position) or nests too deeply.
+ */
+export const checkCardText = (name: string, text: string, options: CheckTextOptions = {}): CheckedInput => {
+  const { maxDepth, ...validateOptions } = options;
+  const json = withoutBom(text);
+  if (maxDepth !== undefined && nestsDeeperThan(json, maxDepth)) {
+    return { name, text, failure: { message: `the card nests arrays and objects more than ${maxDepth} levels deep` } };
+  }
+  let card: unknown;
+  try {
+    card = JSON.parse(json);
+  } catch (e) {
+    const problem = jsonSyntaxProblem(json, e as SyntaxError);
+    return { name, text, failure: { message: `not valid JSON: ${describeSyntaxProblem(problem)}`, line: problem.line, column: problem.column } };
+  }
+  return { name, text, result: locate(json, validateCard(card, validateOptions)) };
+};

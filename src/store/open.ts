@@ -1,0 +1,17 @@
+/**
+ * The one place that picks the store engine: PostgreSQL when `store.databaseUrl` is set (N
+ * instances share it), else the embedded file store in `dataDir` (the default: the single binary
+ * starts with no database and no configuration). The PostgreSQL engine is loaded only when chosen.
+ */
+import type { Config } from '../config.ts';
+import type { Logger } from '../lib/log.ts';
+import { openFileStore } from './file.ts';
+import type { StoreTransfer } from './transfer.ts';
+import type { Store } from './types.ts';
+
+export const openStore = async (config: Config, log: Logger): Promise<Store & StoreTransfer> => {
+  const { databaseUrl, poolSize, statementTimeoutMs } = config.store;
+  if (databaseUrl === undefined) return openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays, log });
+  const { openPostgresStore } = await import('./postgres/postgres-store.ts');
+  return openPostgresStore({ url: databaseUrl, poolSize, statementTimeoutMs, retentionDays: config.reports.retentionDays, log });
+};

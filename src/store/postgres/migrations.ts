@@ -1,0 +1,109 @@
+/**
+ * The schema of the PostgreSQL engine, as numbered migrations applied in order (see migrate.ts).
+ * A migration is never edited once released: a change is a new one. The SQL lives in this module,
+ * not in .sql files, so that it is bundled into the single binary.
+ *
+ * Timestamps the service only shows are kept as the text the record carries (`created_at`), so a
+ * record reads back exactly as it was put; the ones queried are epoch milliseconds (`*_ms`,
+ * `reset_at`, `lease_until`): null when the record's text is no date, which retention then never
+ * selects, as the file engine never does.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, api keys, counters, usage, reports, jobs, meta',
+    sql: `
+create table accounts (
+  id text primary key,
+  name text not null,
+  plan text not null,
+  created_at text not null
+);
+
+-- The key itself is never stored: its SHA-256 finds it.
+create table api_keys (
+  id text primary key,
+  account_id text not null,
+  name text not null,
+  hash text not null unique,
+  hint text not null,
+  created_at text not null,
+  last_used_at text,
+  allowed_ips jsonb not null
+);
+create index api_keys_account on api_keys (account_id);
+
+-- Fixed windows (daily quotas, webhook rate windows); a row whose reset_at has passed counts as absent.
+create table counters (
+  key text primary key,
+  count bigint not null,
+  reset_at bigint not null
+);
+create index counters_reset_at on counters (reset_at);
+
+create table usage (
+  account_id text not null,
+  day text not null,
+  count bigint not null,
+  primary key (account_id, day)
+);
+create index usage_day on usage (day);
+
+-- body: the report as the file engine writes it (one JSON text, the request and result verbatim);
+-- listing reads the other columns only. seq keeps the order reports were first put in.
+create table reports (
+  id text primary key,
+  seq bigint generated always as identity unique,
+  kind text not null,
+  created_at text not null,
+  created_ms bigint,
+  account_id text,
+  alias text,
+  alias_scope text,
+  version text,
+  valid boolean,
+  score double precision,
+  body text not null
+);
+create index reports_created_ms on reports (created_ms);
+create index reports_account on reports (account_id, seq);
+
+-- Which report an alias (a GitHub sha) finds, and the scope that may move it.
+create table report_aliases (
+  alias text primary key,
+  report_id text not null,
+  scope text
+);
+create index report_aliases_report on report_aliases (report_id);
+
+-- head: the job's JSON without request, status, attempts and lease (those are the columns);
+-- request: its request's JSON, read only when the job is run (a status read never parses it).
+create table jobs (
+  id text primary key,
+  status text not null,
+  created_at text not null,
+  updated_at text not null,
+  updated_ms bigint,
+  lease_owner text,
+  lease_until bigint,
+  attempts integer,
+  head text not null,
+  request text not null
+);
+-- Claims take the oldest first: by created_at, then id, compared as the code units JavaScript compares.
+create index jobs_unfinished on jobs (created_at collate "C", id collate "C") where status in ('queued', 'processing');
+create index jobs_finished on jobs (updated_ms) where status in ('completed', 'failed');
+
+create table meta (
+  key text primary key,
+  value text not null
+);
+`,
+  },
+];

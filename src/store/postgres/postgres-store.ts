@@ -1,0 +1,632 @@
+/**
+ * The Store on PostgreSQL (the `postgres` client, pure JavaScript): N instances share one
+ * database, so every rule that must hold across them is one statement, or one transaction, here:
+ *   consume       conditional upserts (`... on conflict do update ... where count + n <= limit`),
+ *                 in key order inside a transaction rolled back when one does not fit;
+ *   enqueueJob    the count of queued jobs and the insert under a transaction-scoped advisory lock;
+ *   claimJob      `for update skip locked` on the oldest claimable job, and a lease;
+ *   putJob        guarded by the lease owner; putReport: the alias taken by one conditional upsert.
+ * Nothing is cached: every call reads the database, so what one instance changes is in force on
+ * all at their next call. Each statement is committed when it resolves, so commit() has nothing
+ * to wait for.
+ *
+ * Records are encoded before any statement is sent (see encode.ts): one that cannot be written
+ * rejects with UnstorableRecordError and changes nothing. Reports are kept as the line the file
+ * engine writes (report-lines.ts), so a report reads back identically on both engines.
+ */
+import postgres, { type Sql } from 'postgres';
+import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
+import { silentLogger, type Logger } from '../../lib/log.ts';
+import { UnstorableRecordError, encodeRecord } from '../encode.ts';
+import { readLine, reportLine } from '../report-lines.ts';
+import { summarizeReport } from '../summary.ts';
+import type {
+  Account,
+  ApiKeyRecord,
+  ConsumeOptions,
+  ConsumeResult,
+  Counter,
+  CounterCharge,
+  JobRecord,
+  NewReport,
+  ReportRecord,
+  ReportSummary,
+  Store,
+  UsageRow,
+} from '../types.ts';
+import type { StoreTransfer, TransferRow } from '../transfer.ts';
+import { migrate, type MigrationOutcome } from './migrate.ts';
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** Connections at most (default 10). */
+  poolSize?: number;
+  /** Longest a statement may run before the server cancels it, ms (default 5000). */
+  statementTimeoutMs?: number;
+  clock?: Clock;
+  log?: Logger;
+  /** Reports older than this read as gone and are pruned hourly; unset = kept until pruneReports(). */
+  retentionDays?: number;
+  /** Completed and failed jobs leave the store this long after their last update (default 1 day). */
+  finishedJobTtlMs?: number;
+}
+
+/** The pool, or a transaction on one of its connections. */
+type Queries = postgres.ISql;
+
+const HOUR_MS = 3_600_000;
+/** The advisory lock key under which a job is counted and enqueued ("cj" in ASCII). */
+const ENQUEUE_LOCK = 0x636a;
+
+/** The URL without its password, to name the database in messages and logs. */
+export const describeDatabaseUrl = (url: string): string => {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return `${u.protocol}//${u.username ? `${u.username}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    return 'the database (its URL does not parse)';
+  }
+};
+
+/** PostgreSQL text holds no NUL character: such a value is refused as unstorable, like one with no JSON text. */
+const text = (what: string, value: string): string => {
+  if (value.includes('\0')) throw new UnstorableRecordError(`${what} cannot be stored: it contains a NUL character`);
+  return value;
+};
+const optionalText = (what: string, value: string | null | undefined): string | null => (value == null ? null : text(what, value));
+/** A value looked up: one with a NUL character matches nothing (no stored value has one), where sent as it is the server would refuse the statement. */
+const sought = (value: string): string | null => (value.includes('\0') ? null : value);
+
+/** Epoch ms of an ISO timestamp; null when it is no date (retention then never selects it, as in the file engine). */
+const epochMs = (iso: string): number | null => {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : ms;
+};
+
+const frozenAccount = (row: Record<string, unknown>): Account =>
+  Object.freeze({ id: row.id as string, name: row.name as string, plan: row.plan as Account['plan'], created_at: row.created_at as string });
+
+const frozenKey = (row: Record<string, unknown>): ApiKeyRecord =>
+  Object.freeze({
+    id: row.id as string,
+    account_id: row.account_id as string,
+    name: row.name as string,
+    hash: row.hash as string,
+    hint: row.hint as string,
+    created_at: row.created_at as string,
+    last_used_at: row.last_used_at as string | null,
+    allowed_ips: Object.freeze([...(row.allowed_ips as string[])]) as string[],
+  });
+
+interface JobColumns {
+  id: string;
+  status: JobRecord['status'];
+  created_at: string;
+  updated_at: string;
+  updated_ms: number | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  attempts: number | null;
+  head: string;
+  request: string;
+}
+
+/** The job as its columns; throws UnstorableRecordError when it cannot be written. */
+const jobColumns = (job: JobRecord): JobColumns => {
+  const { request, status, attempts, lease, ...fields } = job;
+  const what = `job ${job.id}`;
+  return {
+    id: text(what, job.id),
+    status,
+    created_at: text(what, job.created_at),
+    updated_at: text(what, job.updated_at),
+    updated_ms: epochMs(job.updated_at),
+    lease_owner: optionalText(what, lease?.owner),
+    lease_until: lease?.until ?? null,
+    attempts: attempts ?? null,
+    head: encodeRecord(what, fields),
+    request: encodeRecord(what, request),
+  };
+};
+
+/** The job (or, without `request`, its status) from its row. */
+const jobFromRow = (row: Record<string, unknown>): JobRecord => {
+  const job = JSON.parse(row.head as string) as JobRecord;
+  job.status = row.status as JobRecord['status'];
+  if (row.attempts !== null) job.attempts = row.attempts as number;
+  if (row.lease_owner !== null) job.lease = { owner: row.lease_owner as string, until: row.lease_until as number };
+  if (typeof row.request === 'string') job.request = JSON.parse(row.request) as JobRecord['request'];
+  return job;
+};
+
+const summaryFromRow = (row: Record<string, unknown>): ReportSummary => {
+  const s: ReportSummary = {
+    id: row.id as string,
+    kind: row.kind as ReportSummary['kind'],
+    created_at: row.created_at as string,
+    account_id: row.account_id as string | null,
+    valid: row.valid as boolean | null,
+    score: row.score as number | null,
+  };
+  if (row.alias !== null) s.alias = row.alias as string;
+  return s;
+};
+
+// Writers shared by the Store methods and the import (which runs them in one transaction).
+
+const writeAccount = (sql: Queries, account: Account) => {
+  const what = `account ${account.id}`;
+  const row = { id: text(what, account.id), name: text(what, account.name), plan: text(what, account.plan), created_at: text(what, account.created_at) };
+  return sql`
+    insert into accounts ${sql(row)}
+    on conflict (id) do update set name = excluded.name, plan = excluded.plan, created_at = excluded.created_at`;
+};
+
+const writeKey = (sql: Queries, key: ApiKeyRecord) => {
+  const what = `key ${key.id}`;
+  return sql`
+    insert into api_keys (id, account_id, name, hash, hint, created_at, last_used_at, allowed_ips)
+    values (${text(what, key.id)}, ${text(what, key.account_id)}, ${text(what, key.name)}, ${text(what, key.hash)}, ${text(what, key.hint)},
+      ${text(what, key.created_at)}, ${optionalText(what, key.last_used_at)}, ${sql.json(key.allowed_ips)})
+    on conflict (id) do update set account_id = excluded.account_id, name = excluded.name, hash = excluded.hash, hint = excluded.hint,
+      created_at = excluded.created_at, last_used_at = excluded.last_used_at, allowed_ips = excluded.allowed_ips`;
+};
+
+/** Replaces the job, lease included (none = none). */
+const writeJob = (sql: Queries, job: JobRecord) => sql`
+  insert into jobs ${sql(jobColumns(job))}
+  on conflict (id) do update set status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at,
+    updated_ms = excluded.updated_ms, lease_owner = excluded.lease_owner, lease_until = excluded.lease_until,
+    attempts = excluded.attempts, head = excluded.head, request = excluded.request`;
+
+const writeMeta = (sql: Queries, key: string, value: string) =>
+  sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do update set value = excluded.value`;
+
+/** The report's columns, with `body` its stored line. */
+const reportColumns = (report: NewReport, body: string) => {
+  const what = `report ${report.id}`;
+  const summary = summarizeReport(report);
+  return {
+    id: text(what, report.id),
+    kind: report.kind,
+    created_at: text(what, report.created_at),
+    created_ms: epochMs(report.created_at),
+    account_id: optionalText(what, report.account_id),
+    alias: optionalText(what, report.alias),
+    alias_scope: optionalText(what, report.alias_scope),
+    version: optionalText(what, report.version),
+    valid: summary.valid,
+    score: summary.score,
+    body,
+  };
+};
+
+/**
+ * Stores the report as `line` (a known id keeps its place in the listing). With an alias, in the
+ * caller's transaction: the alias moves to this report only from one of the same scope (or this
+ * one); refused, the report is stored without it (its own line, then) and false returned.
+ */
+const writeReport = async (sql: Queries, report: NewReport, line: string): Promise<boolean> => {
+  const columns = reportColumns(report, line);
+  const upsert = (r: typeof columns) => sql`
+    insert into reports ${sql(r)}
+    on conflict (id) do update set kind = excluded.kind, created_at = excluded.created_at, created_ms = excluded.created_ms,
+      account_id = excluded.account_id, alias = excluded.alias, alias_scope = excluded.alias_scope, version = excluded.version,
+      valid = excluded.valid, score = excluded.score, body = excluded.body`;
+  if (report.alias !== undefined) {
+    const taken = await sql`
+      insert into report_aliases (alias, report_id, scope) values (${columns.alias}, ${columns.id}, ${columns.alias_scope})
+      on conflict (alias) do update set report_id = excluded.report_id, scope = excluded.scope
+      where report_aliases.report_id = excluded.report_id or report_aliases.scope is not distinct from excluded.scope
+      returning alias`;
+    if (taken.length === 0) {
+      const { alias: _refused, ...unaliased } = report;
+      await upsert(reportColumns(unaliased as NewReport, reportLine(unaliased as NewReport)));
+      return false;
+    }
+  }
+  await upsert(columns);
+  return true;
+};
+
+/** Thrown inside a consume transaction to roll it back: the charge at `index` did not fit. */
+class ChargeRefused extends Error {
+  constructor(readonly index: number) {
+    super('charge refused');
+  }
+}
+
+export class PostgresStore implements Store, StoreTransfer {
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly retentionMs: number | undefined;
+  private readonly finishedJobTtlMs: number;
+  private upkeepTimer: ReturnType<typeof setInterval> | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    /** The pool; exposed for tests and the CLI's import/export, never for request handling. */
+    readonly sql: Sql,
+    options: Omit<PostgresStoreOptions, 'url' | 'poolSize' | 'statementTimeoutMs'> = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.log = options.log ?? silentLogger;
+    this.retentionMs = options.retentionDays === undefined ? undefined : options.retentionDays * DAY_MS;
+    this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
+  }
+
+  // accounts
+
+  async createAccount(account: Account): Promise<void> {
+    await writeAccount(this.sql, account);
+  }
+  async getAccount(id: string): Promise<Account | undefined> {
+    const [row] = await this.sql`select * from accounts where id = ${sought(id)}`;
+    return row && frozenAccount(row);
+  }
+  async listAccounts(): Promise<Account[]> {
+    return (await this.sql`select * from accounts order by created_at, id`).map(frozenAccount);
+  }
+  async updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined> {
+    const set: Record<string, string> = {};
+    if (patch.name !== undefined) set.name = text(`account ${id}`, patch.name);
+    if (patch.plan !== undefined) set.plan = patch.plan;
+    if (Object.keys(set).length === 0) return this.getAccount(id);
+    const [row] = await this.sql`update accounts set ${this.sql(set)} where id = ${sought(id)} returning *`;
+    return row && frozenAccount(row);
+  }
+  async deleteAccount(id: string): Promise<boolean> {
+    const [row] = await this.sql`
+      with gone as (delete from accounts where id = ${sought(id)} returning id),
+        keys as (delete from api_keys where account_id in (select id from gone))
+      select count(*)::int as n from gone`;
+    return row!.n > 0;
+  }
+
+  // keys
+
+  async createKey(key: ApiKeyRecord): Promise<void> {
+    await writeKey(this.sql, key);
+  }
+  async getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await this.sql`select * from api_keys where hash = ${sought(hash)}`;
+    return row && frozenKey(row);
+  }
+  async getKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await this.sql`select * from api_keys where id = ${sought(id)}`;
+    return row && frozenKey(row);
+  }
+  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
+    const rows =
+      accountId === undefined
+        ? await this.sql`select * from api_keys order by created_at, id`
+        : await this.sql`select * from api_keys where account_id = ${sought(accountId)} order by created_at, id`;
+    return rows.map(frozenKey);
+  }
+  async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
+    const what = `key ${id}`;
+    const set: Record<string, unknown> = {};
+    if (patch.name !== undefined) set.name = text(what, patch.name);
+    if (patch.last_used_at !== undefined) set.last_used_at = optionalText(what, patch.last_used_at);
+    if (patch.allowed_ips !== undefined) set.allowed_ips = this.sql.json(patch.allowed_ips);
+    if (Object.keys(set).length === 0) return this.getKey(id);
+    const [row] = await this.sql`update api_keys set ${this.sql(set)} where id = ${sought(id)} returning *`;
+    return row && frozenKey(row);
+  }
+  async deleteKey(id: string): Promise<boolean> {
+    return (await this.sql`delete from api_keys where id = ${sought(id)}`).count > 0;
+  }
+
+  // counters
+
+  async getCounter(key: string, now: number): Promise<Counter | undefined> {
+    const [row] = await this.sql`select count, reset_at from counters where key = ${sought(key)} and reset_at > ${now}::bigint`;
+    return row && { count: row.count as number, reset_at: row.reset_at as number };
+  }
+
+  async consume(charges: CounterCharge[], now: number, options: ConsumeOptions = {}): Promise<ConsumeResult> {
+    for (const c of charges) text(`counter ${c.key}`, c.key);
+    const usage = options.usage && { account_id: text('usage', options.usage.account_id), day: text('usage', options.usage.day) };
+    if (charges.length === 0) return { admitted: true, counters: [] };
+    // Usage grows by the first charge's amount, in the statement or transaction that admits it.
+    const addUsage = (sql: Queries, fromCharged: boolean) =>
+      usage &&
+      sql`insert into usage (account_id, day, count) select ${usage.account_id}, ${usage.day}, ${charges[0]!.amount}::bigint ${fromCharged ? sql`from charged` : sql``}
+        on conflict (account_id, day) do update set count = usage.count + excluded.count`;
+    if (charges.length === 1) {
+      // One counter: one statement, usage included.
+      const charge = this.chargeStatement(this.sql, charges[0]!, now);
+      const rows = usage
+        ? await this.sql`with charged as (${charge}), used as (${addUsage(this.sql, true)!}) select count, reset_at from charged`
+        : await charge;
+      if (rows.length === 1) return { admitted: true, counters: [{ count: rows[0]!.count as number, reset_at: rows[0]!.reset_at as number }] };
+      return this.refusal(charges, now, 0);
+    }
+    // Several: in key order (two calls never wait on each other's rows in opposite orders), all or none.
+    const order = charges.map((_, i) => i).sort((a, b) => (charges[a]!.key < charges[b]!.key ? -1 : 1));
+    try {
+      const counters = await this.sql.begin(async (tx) => {
+        const after: Counter[] = new Array(charges.length);
+        for (const i of order) {
+          const [row] = await this.chargeStatement(tx, charges[i]!, now);
+          if (!row) throw new ChargeRefused(i);
+          after[i] = { count: row.count as number, reset_at: row.reset_at as number };
+        }
+        if (usage) await addUsage(tx, false);
+        return after;
+      });
+      return { admitted: true, counters };
+    } catch (e) {
+      if (e instanceof ChargeRefused) return this.refusal(charges, now, e.index);
+      throw e;
+    }
+  }
+
+  /**
+   * Adds the charge to its counter if it fits, starting the counter again when its window has
+   * ended: returns the counter's row, or no row when it does not fit (then nothing changed).
+   */
+  private chargeStatement(sql: Queries, c: CounterCharge, now: number) {
+    const fits = c.limit < 0 ? sql`true` : sql`(case when c.reset_at <= ${now}::bigint then 0 else c.count end) + excluded.count <= ${c.limit}::bigint`;
+    return sql`
+      insert into counters as c (key, count, reset_at)
+      select ${c.key}, ${c.amount}::bigint, ${c.reset_at}::bigint where ${c.limit < 0 || c.amount <= c.limit}::boolean
+      on conflict (key) do update set
+        count = case when c.reset_at <= ${now}::bigint then excluded.count else c.count + excluded.count end,
+        reset_at = case when c.reset_at <= ${now}::bigint then excluded.reset_at else c.reset_at end
+      where ${fits}
+      returning count, reset_at`;
+  }
+
+  /** A refused consume: every counter as it is (0 when none), and the first charge, in the caller's order, that does not fit. */
+  private async refusal(charges: CounterCharge[], now: number, refusedInKeyOrder: number): Promise<ConsumeResult> {
+    const rows = await this.sql`select key, count, reset_at from counters where key in ${this.sql(charges.map((c) => c.key))} and reset_at > ${now}::bigint`;
+    const byKey = new Map(rows.map((r) => [r.key as string, { count: r.count as number, reset_at: r.reset_at as number }]));
+    const counters = charges.map((c) => byKey.get(c.key) ?? { count: 0, reset_at: c.reset_at });
+    const refused = charges.findIndex((c, i) => c.limit >= 0 && counters[i]!.count + c.amount > c.limit);
+    return { admitted: false, counters, refused: refused === -1 ? refusedInKeyOrder : refused };
+  }
+
+  // usage
+
+  async listUsage(filter: { account_id?: string; since_day?: string } = {}): Promise<UsageRow[]> {
+    const rows = await this.sql`
+      select account_id, day, count from usage
+      where ${filter.account_id === undefined ? this.sql`true` : this.sql`account_id = ${sought(filter.account_id)}`}
+        and ${filter.since_day === undefined ? this.sql`true` : this.sql`day >= ${sought(filter.since_day)}`}`;
+    return rows
+      .map((r) => ({ account_id: r.account_id as string, day: r.day as string, count: r.count as number }))
+      .sort((a, b) => a.day.localeCompare(b.day) || a.account_id.localeCompare(b.account_id));
+  }
+
+  // reports
+
+  async putReport(report: NewReport): Promise<boolean> {
+    const line = reportLine(report); // throws, before anything is sent, when the report cannot be written
+    // With an alias: two statements, one transaction.
+    return report.alias === undefined ? writeReport(this.sql, report, line) : this.sql.begin((tx) => writeReport(tx, report, line));
+  }
+
+  async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
+    const [row] = await this.sql`
+      select body from (
+        select body, 0 as rank from reports where id = ${sought(idOrAlias)} and ${this.unexpired()}
+        union all
+        select body, 1 as rank from reports where id = (select report_id from report_aliases where alias = ${sought(idOrAlias)}) and ${this.unexpired()}
+      ) found order by rank limit 1`;
+    return row && readLine(row.body as string);
+  }
+
+  async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
+    const rows = await this.sql`
+      select id, kind, created_at, account_id, alias, valid, score from reports
+      where ${this.unexpired()} and ${filter.account_id === undefined ? this.sql`true` : this.sql`account_id = ${sought(filter.account_id)}`}
+      order by seq desc
+      ${filter.limit === undefined ? this.sql`` : this.sql`limit ${filter.limit}`}`;
+    return rows.map(summaryFromRow);
+  }
+
+  async pruneReports(before: number): Promise<number> {
+    const [row] = await this.sql`
+      with gone as (delete from reports where created_ms < ${before}::bigint returning id),
+        aliases as (delete from report_aliases where report_id in (select id from gone))
+      select count(*)::int as n from gone`;
+    return row!.n as number;
+  }
+
+  async reportCount(): Promise<number> {
+    const [row] = await this.sql`select count(*)::int as n from reports`;
+    return row!.n as number;
+  }
+
+  /** Reports that retention has not yet made unreadable. */
+  private unexpired() {
+    if (this.retentionMs === undefined) return this.sql`true`;
+    return this.sql`created_ms >= ${this.clock.now() - this.retentionMs}::bigint`;
+  }
+
+  // jobs
+
+  async enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean> {
+    const row = jobColumns(job);
+    return this.sql.begin(async (tx) => {
+      // Counted and inserted under one lock: concurrent enqueues (on any instance) never overfill the queue.
+      await tx`select pg_advisory_xact_lock(${ENQUEUE_LOCK}::bigint)`;
+      const inserted = await tx`
+        insert into jobs (id, status, created_at, updated_at, updated_ms, lease_owner, lease_until, attempts, head, request)
+        select ${row.id}, ${row.status}, ${row.created_at}, ${row.updated_at}, ${row.updated_ms}::bigint, ${row.lease_owner}, ${row.lease_until}::bigint,
+          ${row.attempts}::integer, ${row.head}, ${row.request}
+        where (select count(*) from jobs where status = 'queued') < ${maxQueued}
+        on conflict (id) do nothing`;
+      return inserted.count === 1;
+    });
+  }
+
+  async claimJob(owner: string, now: number, leaseUntil: number): Promise<JobRecord | undefined> {
+    const [row] = await this.sql`
+      update jobs set status = 'processing', attempts = coalesce(attempts, 0) + 1, lease_owner = ${text('lease owner', owner)}, lease_until = ${leaseUntil}::bigint
+      where id = (
+        select id from jobs
+        where status in ('queued', 'processing') and (status = 'queued' or lease_until is null or lease_until <= ${now}::bigint)
+        order by created_at collate "C", id collate "C"
+        limit 1
+        for update skip locked
+      )
+      returning *`;
+    return row && jobFromRow(row);
+  }
+
+  async putJob(job: JobRecord, owner?: string): Promise<boolean> {
+    if (owner === undefined) {
+      await writeJob(this.sql, job);
+      return true;
+    }
+    const row = jobColumns(job);
+    // Written only while `owner` holds the job; its lease stays as stored unless the record carries one.
+    const updated = await this.sql`
+      update jobs set status = ${row.status}, created_at = ${row.created_at}, updated_at = ${row.updated_at}, updated_ms = ${row.updated_ms}::bigint,
+        ${job.lease ? this.sql`lease_owner = ${row.lease_owner}, lease_until = ${row.lease_until}::bigint,` : this.sql``}
+        attempts = ${row.attempts}::integer, head = ${row.head}, request = ${row.request}
+      where id = ${row.id} and lease_owner = ${sought(owner)}`;
+    return updated.count === 1;
+  }
+
+  async releaseJob(id: string, owner: string): Promise<boolean> {
+    return (await this.sql`update jobs set lease_owner = null, lease_until = null where id = ${sought(id)} and lease_owner = ${sought(owner)}`).count === 1;
+  }
+
+  async getJob(id: string): Promise<JobRecord | undefined> {
+    const [row] = await this.sql`select * from jobs where id = ${sought(id)}`;
+    return row && jobFromRow(row);
+  }
+
+  async getJobStatus(id: string): Promise<Omit<JobRecord, 'request'> | undefined> {
+    const [row] = await this.sql`select status, lease_owner, lease_until, attempts, head from jobs where id = ${sought(id)}`;
+    return row && jobFromRow(row);
+  }
+
+  async countJobs(): Promise<{ queued: number; processing: number }> {
+    const [row] = await this.sql`
+      select count(*) filter (where status = 'queued')::int as queued, count(*) filter (where status = 'processing')::int as processing
+      from jobs where status in ('queued', 'processing')`;
+    return { queued: row!.queued as number, processing: row!.processing as number };
+  }
+
+  // meta
+
+  async getMeta(key: string): Promise<string | undefined> {
+    const [row] = await this.sql`select value from meta where key = ${sought(key)}`;
+    return row?.value as string | undefined;
+  }
+  async setMeta(key: string, value: string): Promise<void> {
+    await writeMeta(this.sql, key, value);
+  }
+
+  // export and import (see transfer.ts)
+
+  async *exportRows(): AsyncGenerator<TransferRow> {
+    for (const row of await this.sql`select * from accounts order by created_at, id`) yield { table: 'accounts', row: frozenAccount(row) };
+    for (const row of await this.sql`select * from api_keys order by created_at, id`) yield { table: 'keys', row: frozenKey(row) };
+    for (const r of await this.sql`select key, count, reset_at from counters order by key`) {
+      yield { table: 'counters', row: { key: r.key as string, count: r.count as number, reset_at: r.reset_at as number } };
+    }
+    for (const row of await this.listUsage()) yield { table: 'usage', row };
+    // Jobs and reports hold whole bodies: read a batch at a time.
+    for await (const rows of this.sql`select * from jobs order by created_at collate "C", id collate "C"`.cursor(100)) {
+      for (const row of rows) yield { table: 'jobs', row: jobFromRow(row) };
+    }
+    for (const r of await this.sql`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
+    for await (const rows of this.sql`select body from reports where ${this.unexpired()} order by seq`.cursor(100)) {
+      for (const row of rows) yield { table: 'reports', line: row.body as string };
+    }
+  }
+
+  /** In one transaction: an import that fails on a row keeps none. */
+  async importRows(rows: AsyncIterable<TransferRow>): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      for await (const r of rows) {
+        if (r.table === 'accounts') await writeAccount(tx, r.row);
+        else if (r.table === 'keys') await writeKey(tx, r.row);
+        else if (r.table === 'counters') {
+          await tx`insert into counters (key, count, reset_at) values (${text('counter', r.row.key)}, ${r.row.count}::bigint, ${r.row.reset_at}::bigint)
+            on conflict (key) do update set count = excluded.count, reset_at = excluded.reset_at`;
+        } else if (r.table === 'usage') {
+          const { account_id, day, count } = r.row;
+          await tx`insert into usage (account_id, day, count) values (${text('usage', account_id)}, ${text('usage', day)}, ${count}::bigint)
+            on conflict (account_id, day) do update set count = excluded.count`;
+        } else if (r.table === 'jobs') await writeJob(tx, r.row);
+        else if (r.table === 'meta') await writeMeta(tx, r.row.key, r.row.value);
+        else await writeReport(tx, readLine(r.line), r.line);
+      }
+    });
+  }
+
+  async commit(): Promise<void> {}
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.upkeepTimer);
+      await this.sql.end({ timeout: 5 });
+    })();
+    return this.closing;
+  }
+
+  /** Starts hourly upkeep (and one pass now): retention, expired counters, old finished jobs. The timer does not keep the process alive. */
+  startUpkeep(): void {
+    const upkeep = () => this.upkeep().catch((e: Error) => this.log.error('store upkeep failed', { error: e.message }));
+    void upkeep();
+    this.upkeepTimer = setInterval(upkeep, HOUR_MS);
+    this.upkeepTimer.unref?.();
+  }
+
+  private async upkeep(): Promise<void> {
+    const now = this.clock.now();
+    await this.sql`delete from counters where reset_at <= ${now}::bigint`;
+    await this.sql`delete from jobs where status in ('completed', 'failed') and updated_ms < ${now - this.finishedJobTtlMs}::bigint`;
+    if (this.retentionMs !== undefined) await this.pruneReports(now - this.retentionMs);
+  }
+}
+
+/**
+ * Connects, brings the schema up to date (see migrate.ts) and starts upkeep. Rejects, with the
+ * database named without its password, when the database cannot be reached or migrated.
+ */
+export const openPostgresStore = async (options: PostgresStoreOptions): Promise<PostgresStore> => {
+  const log = options.log ?? silentLogger;
+  const sql = connect(options);
+  try {
+    const { applied, version } = await migrate(sql);
+    if (applied.length > 0) log.info('database migrated', { database: describeDatabaseUrl(options.url), applied: applied.map((m) => m.version), version });
+  } catch (e) {
+    await sql.end({ timeout: 1 });
+    throw new Error(`cannot open the database ${describeDatabaseUrl(options.url)}: ${(e as Error).message}`, { cause: e });
+  }
+  const store = new PostgresStore(sql, options);
+  store.startUpkeep();
+  log.info('store opened', { engine: 'postgres', database: describeDatabaseUrl(options.url) });
+  return store;
+};
+
+/** Brings the database's schema up to date and disconnects (`cardgate migrate`). */
+export const migrateDatabase = async (options: Pick<PostgresStoreOptions, 'url' | 'statementTimeoutMs'>): Promise<MigrationOutcome> => {
+  const sql = connect({ ...options, poolSize: 1 });
+  try {
+    return await migrate(sql);
+  } catch (e) {
+    throw new Error(`cannot migrate the database ${describeDatabaseUrl(options.url)}: ${(e as Error).message}`, { cause: e });
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+};
+
+/** A pool on the database: bigint columns read as numbers (counts and epoch ms, far below 2^53). */
+export const connect = (options: Pick<PostgresStoreOptions, 'url' | 'poolSize' | 'statementTimeoutMs'>): Sql =>
+  postgres(options.url, {
+    max: options.poolSize ?? 10,
+    connection: { application_name: 'cardgate', statement_timeout: options.statementTimeoutMs ?? 5000 },
+    onnotice: () => {},
+    transform: { undefined: null },
+    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
+  });

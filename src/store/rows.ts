@@ -1,0 +1,25 @@
+/**
+ * The tables every engine keeps besides reports, and what a row of each must hold: checked when
+ * rows come from outside the running process (the file store's snapshot and journal, an import).
+ */
+import type { JobStatus } from './types.ts';
+
+/** The tables, as named in the journal and in exports. */
+export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta';
+export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta'];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
+const numbers = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'number');
+const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
+
+/** Whether a row read from outside has what the code relies on, under its key. */
+export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean> = {
+  accounts: (key, v) => isObject(v) && strings(v, 'id', 'name', 'plan', 'created_at') && v.id === key,
+  keys: (key, v) =>
+    isObject(v) && strings(v, 'id', 'account_id', 'hash', 'hint', 'created_at') && v.id === key && Array.isArray(v.allowed_ips) && v.allowed_ips.every((ip) => typeof ip === 'string'),
+  counters: (_key, v) => isObject(v) && numbers(v, 'count', 'reset_at'),
+  usage: (key, v) => isObject(v) && strings(v, 'account_id', 'day') && numbers(v, 'count') && key === `${v.account_id}|${v.day}`,
+  jobs: (key, v) => isObject(v) && strings(v, 'id', 'created_at', 'updated_at') && v.id === key && jobStatuses.includes(v.status) && isObject(v.request),
+  meta: (_key, v) => typeof v === 'string',
+};

@@ -1,0 +1,97 @@
+/**
+ * Moving everything a store keeps into another store, whatever the engines (`cardgate export`,
+ * `cardgate import`): a stream of JSON lines, a header first, then one record a line. Reports
+ * travel as the very line the engines keep (see report-lines.ts), as a JSON string, so that one
+ * reads back byte for byte as it was. Rows are replaced by their key, so importing a stream twice
+ * leaves what importing it once does.
+ */
+import { rowIsValid, TABLES, type TableName } from './rows.ts';
+import type { Account, ApiKeyRecord, Counter, JobRecord, UsageRow } from './types.ts';
+
+export type TransferRow =
+  | { table: 'accounts'; row: Account }
+  | { table: 'keys'; row: ApiKeyRecord }
+  /** Durable counters only (daily quotas): the file engine keeps the rate windows in memory. */
+  | { table: 'counters'; row: Counter & { key: string } }
+  | { table: 'usage'; row: UsageRow }
+  | { table: 'jobs'; row: JobRecord }
+  | { table: 'meta'; row: { key: string; value: string } }
+  | { table: 'reports'; line: string };
+
+/** What the engines add to the Store contract for export and import. */
+export interface StoreTransfer {
+  /** Every record: the tables, then the reports (those retention has not removed) in the order they were first put. */
+  exportRows(): AsyncIterable<TransferRow>;
+  /**
+   * Stores the rows as they come, each replacing the row of its key; resolves once all are
+   * durable. Rejects on the first row that cannot be stored (the PostgreSQL engine then keeps
+   * none of them).
+   */
+  importRows(rows: AsyncIterable<TransferRow>): Promise<void>;
+}
+
+const FORMAT = 'cardgate-export';
+const FORMAT_VERSION = 1;
+
+export const exportHeader = (version: string, now: number): string =>
+  JSON.stringify({ format: FORMAT, format_version: FORMAT_VERSION, cardgate: version, exported_at: new Date(now).toISOString() });
+
+/** One row as a line of the stream (no newline). */
+export const exportLine = (row: TransferRow): string =>
+  row.table === 'reports' ? `{"table":"reports","line":${JSON.stringify(row.line)}}` : JSON.stringify(row);
+
+/** The key each table's rows are known by (as in the file engine's journal). */
+const keyOf = (table: TableName, row: Record<string, unknown>): unknown =>
+  table === 'usage' ? `${row.account_id}|${row.day}` : table === 'counters' || table === 'meta' ? row.key : row.id;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A report line carries what the engines index it by: an id, a kind and a created_at date. */
+const isReportLine = (line: string): boolean => {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return false;
+  }
+  return isObject(value) && typeof value.id === 'string' && typeof value.kind === 'string' && typeof value.created_at === 'string' && !Number.isNaN(Date.parse(value.created_at));
+};
+
+/** Reads a stream's lines in turn: the header first, then rows. Throws an Error naming the line and what is wrong. */
+export class ImportReader {
+  private lineNo = 0;
+
+  /** The row of one line; undefined for the header and blank lines. */
+  read(text: string): TransferRow | undefined {
+    const at = `line ${++this.lineNo}`;
+    if (text.trim() === '' && this.lineNo > 1) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw new Error(`${at}: not JSON (${(e as Error).message})`);
+    }
+    if (this.lineNo === 1) {
+      if (!isObject(value) || value.format !== FORMAT) throw new Error(`${at}: not a cardgate export (its first line must be the export header)`);
+      if (value.format_version !== FORMAT_VERSION) throw new Error(`${at}: export format version ${String(value.format_version)} is not ${FORMAT_VERSION}, the one this cardgate reads`);
+      return undefined;
+    }
+    if (!isObject(value)) throw new Error(`${at}: not a record`);
+    if (value.table === 'reports') {
+      if (typeof value.line !== 'string' || !isReportLine(value.line)) throw new Error(`${at}: not a valid report (an id, a kind and a created_at date are required)`);
+      return { table: 'reports', line: value.line };
+    }
+    const table = TABLES.find((t) => t === value.table);
+    if (table === undefined) throw new Error(`${at}: unknown table ${JSON.stringify(value.table)}`);
+    const row = value.row;
+    const key = isObject(row) ? keyOf(table, row) : undefined;
+    const checked = table === 'counters' || table === 'meta' ? (isObject(row) ? (table === 'meta' ? row.value : row) : undefined) : row;
+    if (typeof key !== 'string' || !rowIsValid[table](key, checked)) throw new Error(`${at}: not a valid ${table} row`);
+    return { table, row } as TransferRow;
+  }
+
+  /** Throws when the stream ended before its header: an empty input is no export. */
+  end(): void {
+    if (this.lineNo === 0) throw new Error('the input is empty: not a cardgate export');
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The GitHub Action run the way a runner runs it: `node action/dist/index.cjs` (the committed
+ * bundle) or its source, in the workspace, with the INPUT_* variables and the GITHUB_OUTPUT and
+ * GITHUB_STEP_SUMMARY files a runner sets.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { invalidCard, notJson, warnedCard } from '../engine/formats/cards.ts';
+import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
+import { tempDirFactory } from '../helpers/temp.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+const newDir = tempDirFactory('cardgate-action-');
+// Runs of the committed bundle are runs of the sources only while it is fresh: the first test checks that.
+const bundle = [process.execPath, path.join(root, 'action/dist/index.cjs')];
+
+/** A workspace with cards, the step's files, and a run of the action in it with `inputs`. */
+const runAction = async (inputs: Record<string, string>) => {
+  const workspace = newDir();
+  const put = (name: string, text: string) => {
+    mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
+    writeFileSync(path.join(workspace, name), text);
+  };
+  put('cards/.well-known/agent-card.json', warnedCard);
+  put('cards/broken/x.agent-card.json', invalidCard);
+  put('other/not-json.json', notJson);
+  const outputFile = path.join(workspace, '.github-output');
+  const summaryFile = path.join(workspace, '.github-summary');
+  writeFileSync(outputFile, '');
+  writeFileSync(summaryFile, '');
+  const env: Record<string, string> = { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_WORKSPACE: workspace };
+  // A runner sets every input, the unset ones empty, named as in action.yml upper-cased with hyphens kept.
+  for (const name of ['files', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file']) {
+    env[`INPUT_${name.toUpperCase()}`] = inputs[name] ?? '';
+  }
+  const r = await runCli([], { command: bundle, cwd: workspace, env });
+  /** GITHUB_OUTPUT in the `name<<delimiter` form. */
+  const outputs: Record<string, string> = {};
+  const lines = readFileSync(outputFile, 'utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([\w-]+)<<(.+)$/.exec(lines[i]!);
+    if (!m) continue;
+    const end = lines.indexOf(m[2]!, i + 1);
+    outputs[m[1]!] = lines.slice(i + 1, end).join('\n');
+    i = end;
+  }
+  return { ...r, workspace, outputs, summary: readFileSync(summaryFile, 'utf8'), annotations: r.stdout.split('\n').filter((l) => l.startsWith('::')) };
+};
+
+describe('the GitHub Action', () => {
+  it('the committed bundle is what `npm run build` makes of the sources', async () => {
+    const r = await runCli(['action', '--check'], { command: [process.execPath, path.join(root, 'build/build.mjs')] });
+    assert.equal(r.code, 0, r.stderr);
+  });
+
+  it('annotations with lines, step summary, outputs, SARIF file, exit by fail-on', async () => {
+    const r = await runAction({ files: 'cards', 'sarif-file': 'cardgate.sarif' });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.ok(r.annotations.some((a) => a.startsWith('::warning file=cards/.well-known/agent-card.json,line=12,col=58,title=')), r.stdout);
+    assert.ok(r.annotations.some((a) => a.startsWith('::error file=cards/broken/x.agent-card.json,line=4,col=13,title=')), r.stdout);
+    assert.match(r.annotations.at(-1)!, /^::error title=cardgate::2 cards checked: the cards fail \(fail-on: error\); \d+ errors?, \d+ warnings?$/);
+    assert.equal(r.outputs.valid, 'false');
+    assert.ok(Number(r.outputs.errors) >= 1 && Number(r.outputs.warnings) >= 4, JSON.stringify(r.outputs));
+    assert.equal(r.outputs.score, '0');
+    assert.equal(r.outputs['sarif-file'], 'cardgate.sarif');
+    assert.equal(JSON.parse(readFileSync(path.join(r.workspace, 'cardgate.sarif'), 'utf8')).version, '2.1.0');
+    assert.match(r.summary, /x\.agent-card\.json/);
+    assert.match(r.stdout, /^cards\/broken\/x\.agent-card\.json:4:13 {2}error/m, 'the text report in the log');
+  });
+
+  it('a valid run passes: outputs valid=true and the lowest score; fail-on warning and max-warnings fail it', async () => {
+    const pass = await runAction({ files: 'cards/.well-known/agent-card.json', format: 'github' });
+    assert.equal(pass.code, 0, pass.stdout);
+    assert.equal(pass.outputs.valid, 'true');
+    assert.equal(pass.outputs.errors, '0');
+    assert.ok(Number(pass.outputs.score) > 0 && Number(pass.outputs.score) < 100, pass.outputs.score);
+    assert.equal(pass.outputs['sarif-file'], '');
+    assert.ok(pass.annotations.every((a) => a.startsWith('::warning ')), 'format github: the annotations only');
+    assert.equal((await runAction({ files: 'cards/.well-known/agent-card.json', 'fail-on': 'warning' })).code, 1);
+    assert.equal((await runAction({ files: 'cards/.well-known/agent-card.json', 'max-warnings': '1' })).code, 1);
+  });
+
+  it('an input that cannot be checked fails the step with exit 2, annotated at its position; bad inputs are named', async () => {
+    const r = await runAction({ files: 'other/not-json.json missing.json', 'fail-on': 'never' });
+    assert.equal(r.code, 2);
+    assert.ok(r.annotations.some((a) => a.startsWith('::error file=other/not-json.json,line=3,col=1,title=input.unreadable::not valid JSON')), r.stdout);
+    assert.ok(r.annotations.some((a) => a === '::error file=missing.json,title=input.unreadable::no such file or directory: missing.json'), r.stdout);
+    const bad = await runAction({ 'fail-on': 'info' });
+    assert.equal(bad.code, 2);
+    assert.deepEqual(bad.annotations, ['::error title=cardgate::fail-on must be one of error, warning, never, not "info"']);
+  });
+
+  describe('with a cardgate server (server-url)', () => {
+    let server: RunningServer;
+    before(async () => {
+      server = await startServer({ env: { CARDGATE_VALIDATION_WORKERS: '0' } });
+    });
+    after(() => server?.stop());
+
+    it('posts each card to /v1/validate and places the server\'s findings in the file', async () => {
+      const r = await runAction({ files: 'cards', 'server-url': `${server.url}/` });
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.ok(r.annotations.some((a) => a.startsWith('::warning file=cards/.well-known/agent-card.json,line=12,col=58,')), r.stdout);
+      assert.ok(r.annotations.some((a) => a.startsWith('::error file=cards/broken/x.agent-card.json,line=4,col=13,')), r.stdout);
+      const offline = await runAction({ files: 'cards' });
+      assert.deepEqual(r.outputs, offline.outputs, 'the same verdict as offline');
+      const unknownKey = await runAction({ files: 'cards/.well-known/agent-card.json', 'server-url': server.url, 'api-key': 'cardgate_nope' });
+      assert.equal(unknownKey.code, 2);
+      assert.match(unknownKey.stdout, /v1\/validate answered HTTP 401/);
+    });
+  });
+});

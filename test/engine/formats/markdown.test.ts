@@ -1,0 +1,30 @@
+/** The markdown format: a summary table per run, findings with lines per input, card text escaped. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatResults, type CheckedInput } from '../../../src/engine/formats/index.ts';
+import { markdownCode, markdownText } from '../../../src/engine/formats/markdown.ts';
+import { sampleInputs } from './cards.ts';
+
+test('a table of inputs (verdict, score, counts), then each input\'s findings with line:column', () => {
+  const md = formatResults('markdown', sampleInputs());
+  assert.match(md, /^## cardgate: agent card validation\n\n3 cards checked: 2 invalid; 3 errors, 5 warnings\.\n/);
+  assert.match(md, /\| `cards\/warned\.json` \| ✅ valid \| \d+ \| 0 \| 5 \|\n/);
+  assert.match(md, /\| `cards\/invalid\.json` \| ❌ invalid \| 0 \| 2 \| 0 \|\n/);
+  assert.match(md, /\| `bad\.json` \| ⚠️ not checked \| - \| 1 \| 0 \|\n/);
+  assert.match(md, /### `cards\/warned\.json`\n\n\| Line \| Severity \| Field \| Message \| Rule \|\n/);
+  assert.match(md, /\| 12:58 \| warning \| `skills\[1\]\.tags` \| tags is empty \| `skills\.tags\.empty` \|\n/);
+  assert.match(md, /\| 3:1 \| error \|  \| not valid JSON: Expected double-quoted property name at line 3, column 1 \| `input\.unreadable` \|/);
+});
+
+test('escaping: | and backticks cannot break a table, markup does not render, line ends become spaces', () => {
+  assert.equal(markdownText('a | b `c` <b>*x*</b> [l](u)\nnext'), 'a \\| b \\`c\\` \\<b\\>\\*x\\*\\</b\\> \\[l\\](u) next');
+  assert.equal(markdownCode('skills[0].tags'), '`skills[0].tags`');
+  assert.equal(markdownCode('x["a`b|c"]'), '`` x["a`b\\|c"] ``');
+  assert.equal(markdownCode('``'), '``` `` ```');
+  const input: CheckedInput = { name: 'a|b`.json', failure: { message: 'pipe | and `tick`' } };
+  const md = formatResults('markdown', [input]);
+  assert.match(md, /\| `` a\\\|b`\.json `` \| ⚠️ not checked \|/);
+  assert.match(md, /\|  \| error \|  \| pipe \\\| and \\`tick\\` \| `input\.unreadable` \|/);
+  // Every table row keeps its five cells: no unescaped | inside one.
+  for (const row of md.split('\n').filter((l) => l.startsWith('|'))) assert.equal(row.replaceAll('\\|', '').split('|').length, 7, row);
+});

@@ -1,0 +1,213 @@
+/**
+ * What only the PostgreSQL engine has to show (the behaviour every engine shares is the contract
+ * suite's): atomicity under concurrency on several connections and across stores on one database,
+ * migrations, the statement timeout, and reports kept as the very text the file engine writes.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import postgres from 'postgres';
+import { openFileStore } from '../../src/store/file.ts';
+import { connect, openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { migrate } from '../../src/store/postgres/migrate.ts';
+import { migrations } from '../../src/store/postgres/migrations.ts';
+import type { JobRecord } from '../../src/store/types.ts';
+import { databaseFactory, type TestDatabase } from '../helpers/postgres.ts';
+import { tempDirFactory } from '../helpers/temp.ts';
+import { T0, iso, report } from './fixtures/records.ts';
+
+const newDatabase = databaseFactory();
+const newDataDir = tempDirFactory('cardgate-pg-file-');
+
+/** Runs `fn` on a store over a new database, closing it after. */
+const withStore = (name: string, fn: (s: PostgresStore, db: TestDatabase) => Promise<void>, options: { statementTimeoutMs?: number } = {}) =>
+  test(name, async () => {
+    const db = await newDatabase();
+    const s = await openPostgresStore({ url: db.url, ...options });
+    try {
+      await fn(s, db);
+    } finally {
+      await s.close();
+    }
+  });
+
+const job = (id: string, created = T0): JobRecord => ({
+  id,
+  status: 'queued',
+  created_at: iso(created),
+  updated_at: iso(created),
+  request: { agent_card: null, body: `{"agent_card":{"name":"${id}"}}`, callback_url: 'https://example.com/hook' },
+});
+
+describe('PostgresStore', () => {
+  withStore('200 concurrent consumes of one counter with limit 10 admit exactly 10', async (s) => {
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => s.consume([{ key: 'day:acc_1', amount: 1, limit: 10, reset_at: T0 + 1000 }], T0, { usage: { account_id: 'acc_1', day: '2026-11-21' } })),
+    );
+    assert.equal(results.filter((r) => r.admitted).length, 10);
+    assert.deepEqual(results.filter((r) => r.admitted).map((r) => r.counters[0]!.count).sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert.ok(results.filter((r) => !r.admitted).every((r) => r.refused === 0 && r.counters[0]!.count === 10));
+    assert.deepEqual(await s.getCounter('day:acc_1', T0), { count: 10, reset_at: T0 + 1000 });
+    assert.deepEqual(await s.listUsage(), [{ account_id: 'acc_1', day: '2026-11-21', count: 10 }], 'usage counts the admitted only');
+  });
+
+  withStore('150 concurrent two-counter consumes admit exactly the smaller limit, counting nothing for the refused', async (s) => {
+    // As the webhook limiter charges them: the caller's minute window and the global hour window together.
+    const charges = [
+      { key: 'wh:ip:203.0.113.9', amount: 1, limit: 100, reset_at: T0 + 60_000 },
+      { key: 'wh:global', amount: 1, limit: 1000, reset_at: T0 + 3_600_000 },
+    ];
+    const results = await Promise.all(Array.from({ length: 150 }, () => s.consume(charges, T0, { volatile: true })));
+    assert.equal(results.filter((r) => r.admitted).length, 100);
+    assert.ok(results.filter((r) => !r.admitted).every((r) => r.refused === 0));
+    assert.equal((await s.getCounter('wh:ip:203.0.113.9', T0))?.count, 100);
+    assert.equal((await s.getCounter('wh:global', T0))?.count, 100);
+  });
+
+  withStore('concurrent consumes over the same two counters in opposite orders neither deadlock nor overcount', async (s) => {
+    const a = { key: 'a', amount: 1, limit: 30, reset_at: T0 + 1000 };
+    const b = { key: 'b', amount: 1, limit: 30, reset_at: T0 + 1000 };
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => s.consume(i % 2 ? [a, b] : [b, a], T0)));
+    assert.equal(results.filter((r) => r.admitted).length, 30);
+    assert.equal((await s.getCounter('a', T0))?.count, 30);
+    assert.equal((await s.getCounter('b', T0))?.count, 30);
+  });
+
+  withStore('concurrent enqueues never overfill the queue', async (s) => {
+    const admitted = await Promise.all(Array.from({ length: 40 }, (_, i) => s.enqueueJob(job(`val_${i}`), 25)));
+    assert.equal(admitted.filter(Boolean).length, 25);
+    assert.deepEqual(await s.countJobs(), { queued: 25, processing: 0 });
+  });
+
+  withStore('claims go oldest first, across two stores on one database', async (s, db) => {
+    const other = await openPostgresStore({ url: db.url });
+    try {
+      for (let i = 0; i < 3; i++) await s.enqueueJob(job(`val_${i}`, T0 + i), 10);
+      assert.equal((await other.claimJob('runner_b', T0, T0 + 1000))?.id, 'val_0');
+      assert.equal((await s.claimJob('runner_a', T0, T0 + 1000))?.id, 'val_1');
+      assert.equal((await other.getJobStatus('val_1'))?.lease?.owner, 'runner_a');
+    } finally {
+      await other.close();
+    }
+  });
+
+  withStore('a key deleted through one store is refused by another at once', async (s, db) => {
+    const other = await openPostgresStore({ url: db.url });
+    try {
+      const key = { id: 'key_1', account_id: 'acc_1', name: 'k', hash: 'h1', hint: 'x', created_at: iso(T0), last_used_at: null, allowed_ips: [] };
+      await s.createKey(key);
+      assert.equal((await other.getKeyByHash('h1'))?.id, 'key_1');
+      await s.deleteKey('key_1');
+      assert.equal(await other.getKeyByHash('h1'), undefined);
+    } finally {
+      await other.close();
+    }
+  });
+
+  withStore(
+    'the statement timeout setting bounds every statement',
+    async (s, db) => {
+      const holder = postgres(db.url, { max: 1, onnotice: () => {} });
+      try {
+        assert.equal((await s.sql`show statement_timeout`)[0]?.statement_timeout, '300ms');
+        // Another session holds the accounts table: the store's read waits, and is cancelled at the bound.
+        await holder.begin(async (tx) => {
+          await tx`lock table accounts in access exclusive mode`;
+          const started = Date.now();
+          await assert.rejects(s.getAccount('acc_1'), /statement timeout/);
+          assert.ok(Date.now() - started < 5000);
+        });
+        assert.equal(await s.getAccount('acc_1'), undefined, 'and works again once the lock is gone');
+      } finally {
+        await holder.end();
+      }
+    },
+    { statementTimeoutMs: 300 },
+  );
+
+  withStore('a NUL character, which PostgreSQL text cannot hold, is refused as unstorable, changing nothing, and found nowhere', async (s) => {
+    await assert.rejects(s.createAccount({ id: 'acc_1', name: 'a\0b', plan: 'free', created_at: iso(T0) }), { name: 'UnstorableRecordError' });
+    assert.deepEqual(await s.listAccounts(), []);
+    // Looked up, it finds nothing (rather than a statement the server refuses).
+    assert.deepEqual(
+      await Promise.all([s.getAccount('a\0'), s.getKey('a\0'), s.getKeyByHash('a\0'), s.getReport('a\0'), s.getJobStatus('a\0'), s.getMeta('a\0'), s.deleteKey('a\0')]),
+      [undefined, undefined, undefined, undefined, undefined, undefined, false],
+    );
+    assert.deepEqual(await s.listReports({ account_id: 'a\0' }), []);
+    // Inside JSON text it is an escape: stored and read back.
+    await s.putReport(report('rpt_nul', { card: { name: 'a\0b' } }));
+    assert.deepEqual((await s.getReport('rpt_nul'))?.card, { name: 'a\0b' });
+  });
+
+  test('a report is stored as the very line the file engine writes, and reads back identically', async () => {
+    const db = await newDatabase();
+    const pg = await openPostgresStore({ url: db.url });
+    const dataDir = newDataDir();
+    const file = await openFileStore({ dataDir });
+    try {
+      const text = JSON.stringify({ agent_card: { name: 'Tab\tcard', n: 1.50, e: 'é 😀' }, options: {} }, null, 2).replaceAll('\n', '\r\n') + '  ';
+      const { card: _card, result: _result, ...fields } = report('rpt_raw', { alias: 'sha_1', alias_scope: 'octo/agent', meta: { repo: 'octo/agent' } });
+      const verbatim = { ...fields, requestJson: text.replace('1.5', '1.50'), resultJson: '{"valid":true,"score":1e2}', verdict: { valid: true, score: 100 } };
+      const plain = report('rpt_plain', { result: { valid: false, score: 3 } });
+      for (const r of [verbatim, plain]) {
+        await file.putReport(r);
+        await pg.putReport(r);
+      }
+      await file.commit();
+      const lines = fs
+        .readdirSync(path.join(dataDir, 'reports'))
+        .flatMap((f) => fs.readFileSync(path.join(dataDir, 'reports', f), 'utf8').split('\n'))
+        .filter(Boolean);
+      const bodies = await pg.sql`select body from reports order by seq`;
+      assert.deepEqual(
+        bodies.map((r) => r.body),
+        lines,
+      );
+      for (const id of ['rpt_raw', 'rpt_plain', 'sha_1']) assert.deepEqual(await pg.getReport(id), await file.getReport(id));
+      assert.deepEqual(await pg.listReports(), await file.listReports());
+    } finally {
+      await pg.close();
+      await file.close();
+    }
+  });
+
+  test('migrations: applied once, recorded, and a second run (or a second instance) finds nothing to do', async () => {
+    const db = await newDatabase();
+    const a = connect({ url: db.url });
+    const b = connect({ url: db.url });
+    try {
+      // Two instances starting at once: one migrates, the other waits for it, then has nothing to do.
+      const outcomes = await Promise.all([migrate(a), migrate(b)]);
+      assert.deepEqual(outcomes.map((o) => o.applied.length).sort(), [0, migrations.length]);
+      assert.deepEqual(outcomes.map((o) => o.version), [migrations.length, migrations.length]);
+      assert.deepEqual((await migrate(a)).applied, []);
+      const recorded = await a`select version, name from schema_migrations order by version`;
+      assert.deepEqual(recorded.map((r) => ({ ...r })), migrations.map(({ version, name }) => ({ version, name })));
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  test('migrations: a failing one leaves the schema as it was', async () => {
+    const db = await newDatabase();
+    const sql = connect({ url: db.url });
+    try {
+      const broken = [...migrations, { version: migrations.length + 1, name: 'broken', sql: 'create table extra (id text); select * from no_such_table;' }];
+      await assert.rejects(migrate(sql, broken), /no_such_table/);
+      assert.equal((await sql`select to_regclass('extra') as t`)[0]?.t, null);
+      assert.equal((await sql`select to_regclass('schema_migrations') as t`)[0]?.t, null, 'not even the first migration is kept');
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('a database that cannot be reached is named without its password', async () => {
+    await assert.rejects(openPostgresStore({ url: 'postgres://cardgate:s3cret-pw@127.0.0.1:1/nothing' }), (e: Error) => {
+      assert.match(e.message, /cannot open the database postgres:\/\/cardgate@127\.0\.0\.1:1\/nothing/);
+      assert.doesNotMatch(e.message, /s3cret/);
+      return true;
+    });
+  });
+});
