@@ -210,7 +210,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   }
 
   async enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean> {
-    if (this.jobCounts.queued >= maxQueued) return false;
+    if (this.jobCounts.queued >= maxQueued || this.jobs.has(job.id)) return false;
     this.writeJob(job.id, encodeJob(job.id, job));
     return true;
   }

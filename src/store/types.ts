@@ -216,7 +216,11 @@ export interface Store {
   reportCount(): Promise<number>;
 
   // jobs (async webhooks)
-  /** Stores a new `queued` job if fewer than `maxQueued` jobs are queued (on every instance); false = the queue is full, nothing stored. */
+  /**
+   * Stores a new `queued` job if fewer than `maxQueued` jobs are queued (on every instance).
+   * False, nothing stored, when the queue is full or a job with this id exists: a job once
+   * accepted is never reset by another enqueue (it would run, and be delivered, twice).
+   */
   enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean>;
   /**
    * Hands the oldest claimable job (queued, or processing with no lease or a lease ended at `now`;
