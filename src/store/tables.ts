@@ -261,6 +261,12 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   async setMeta(key: string, value: string): Promise<void> {
     this.setRow('meta', key, value);
   }
+  async setMetaIfAbsent(key: string, value: string): Promise<string> {
+    const stored = this.meta.get(key);
+    if (stored !== undefined) return stored;
+    this.setRow('meta', key, value);
+    return value;
+  }
 
   /** Every row: the tables (durable counters only), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {

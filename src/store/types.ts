@@ -246,6 +246,11 @@ export interface Store {
   // small settings (e.g. the admin token hash)
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
+  /**
+   * Stores `value` unless the key holds one already, in one atomic step (instances starting at
+   * once agree on one value): resolves the value stored, this one or the one found.
+   */
+  setMetaIfAbsent(key: string, value: string): Promise<string>;
 
   /** Resolves when every mutation made before this call is durable. */
   commit(): Promise<void>;

@@ -435,6 +435,16 @@ for (const impl of implementations) {
       assert.equal(await s.getMeta('admin_token_hash'), 'def');
     });
 
+    withStore('setMetaIfAbsent: 50 concurrent calls store one value, and every call resolves that one', async (s) => {
+      const values = Array.from({ length: 50 }, (_, i) => `token_hash_${i}`);
+      const answers = await Promise.all(values.map((v) => s.setMetaIfAbsent('admin_token_sha256', v)));
+      const stored = await s.getMeta('admin_token_sha256');
+      assert.ok(stored !== undefined && values.includes(stored));
+      assert.deepEqual(new Set(answers), new Set([stored]));
+      assert.equal(await s.setMetaIfAbsent('admin_token_sha256', 'later'), stored, 'a value found is kept');
+      assert.equal(await s.getMeta('admin_token_sha256'), stored);
+    });
+
     withStore('commit with nothing to write resolves', async (s) => {
       await s.commit();
       await Promise.all([s.commit(), s.commit()]);

@@ -523,6 +523,13 @@ export class PostgresStore implements Store, StoreTransfer {
   async setMeta(key: string, value: string): Promise<void> {
     await writeMeta(this.sql, key, value);
   }
+  async setMetaIfAbsent(key: string, value: string): Promise<string> {
+    const [inserted] = await this.sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do nothing returning value`;
+    if (inserted) return inserted.value as string;
+    // Read in a statement of its own: its snapshot sees the row of the insert this one gave way to.
+    const [found] = await this.sql`select value from meta where key = ${key}`;
+    return found!.value as string;
+  }
 
   // export and import (see transfer.ts)
 
