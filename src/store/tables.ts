@@ -268,6 +268,9 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     return value;
   }
 
+  /** In memory: always able to answer. */
+  async ping(): Promise<void> {}
+
   /** Every row: the tables (durable counters only), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {
     for (const row of this.accounts.values()) yield { table: 'accounts', row };

@@ -16,6 +16,10 @@
  * caller. `commit()` resolves once every mutation made before the call is durable (the file
  * engine: on disk, one flush shared by concurrent writers; PostgreSQL: every statement is
  * already committed when it resolves).
+ *
+ * A call that fails because the database is unreachable, refuses connections or does not answer
+ * in time rejects with StoreUnavailableError (see unavailable.ts), never hangs: the caller can
+ * tell "try again later" from a fault.
  */
 
 export type Plan = 'free' | 'pro' | 'team';
@@ -251,6 +255,9 @@ export interface Store {
    * once agree on one value): resolves the value stored, this one or the one found.
    */
   setMetaIfAbsent(key: string, value: string): Promise<string>;
+
+  /** Resolves when the store can answer now (the database: one round trip); rejects with StoreUnavailableError when it cannot. */
+  ping(): Promise<void>;
 
   /** Resolves when every mutation made before this call is durable. */
   commit(): Promise<void>;

@@ -445,7 +445,8 @@ for (const impl of implementations) {
       assert.equal(await s.getMeta('admin_token_sha256'), stored);
     });
 
-    withStore('commit with nothing to write resolves', async (s) => {
+    withStore('ping, and commit with nothing to write, resolve', async (s) => {
+      await s.ping();
       await s.commit();
       await Promise.all([s.commit(), s.commit()]);
     });
