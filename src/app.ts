@@ -30,6 +30,7 @@ import { JobRunner } from './features/webhooks/runner.ts';
 import { githubRequestSchema, webhookRequestSchema } from './features/webhooks/webhook-requests.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { UnstorableRecordError } from './store/encode.ts';
+import { StoreUnavailableError } from './store/unavailable.ts';
 
 /** A typed or bookmarked trailing slash. */
 const dashboardSlash = createRoute({
@@ -72,7 +73,7 @@ export const createApp = (deps: AppDeps) => {
     }),
   );
   app.use('/v1/*', rateLimitHeaders(deps));
-  app.route('/', healthRoutes(lifecycle));
+  app.route('/', healthRoutes(lifecycle, deps.store));
   app.route('/v1/validate', validateRoutes(deps));
   app.route('/v1/rules', rulesRoutes);
   app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
@@ -99,6 +100,12 @@ export const createApp = (deps: AppDeps) => {
     if (isApiError(err)) return render(c, err);
     // A record the store cannot keep (e.g. PostgreSQL text holds no NUL character) came from the caller's input.
     if (err instanceof UnstorableRecordError) return render(c, new ApiError('INVALID_REQUEST', err.message));
+    if (err instanceof StoreUnavailableError) {
+      // An outage, not a fault: no stack, and the caller is told to come back.
+      deps.log.warn('store unavailable', { request_id: c.get('requestId'), path: c.req.path, error: err.message });
+      const retryAfter = String(err.retryAfterSeconds);
+      return render(c, new ApiError('SERVICE_UNAVAILABLE', `the service cannot reach its database; try again in ${retryAfter} s`, { headers: { 'Retry-After': retryAfter } }));
+    }
     deps.log.error('unhandled error', {
       request_id: c.get('requestId'),
       path: c.req.path,

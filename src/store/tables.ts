@@ -210,7 +210,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   }
 
   async enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean> {
-    if (this.jobCounts.queued >= maxQueued) return false;
+    if (this.jobCounts.queued >= maxQueued || this.jobs.has(job.id)) return false;
     this.writeJob(job.id, encodeJob(job.id, job));
     return true;
   }
@@ -261,6 +261,15 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   async setMeta(key: string, value: string): Promise<void> {
     this.setRow('meta', key, value);
   }
+  async setMetaIfAbsent(key: string, value: string): Promise<string> {
+    const stored = this.meta.get(key);
+    if (stored !== undefined) return stored;
+    this.setRow('meta', key, value);
+    return value;
+  }
+
+  /** In memory: always able to answer. */
+  async ping(): Promise<void> {}
 
   /** Every row: the tables (durable counters only), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {

@@ -16,6 +16,10 @@
  * caller. `commit()` resolves once every mutation made before the call is durable (the file
  * engine: on disk, one flush shared by concurrent writers; PostgreSQL: every statement is
  * already committed when it resolves).
+ *
+ * A call that fails because the database is unreachable, refuses connections or does not answer
+ * in time rejects with StoreUnavailableError (see unavailable.ts), never hangs: the caller can
+ * tell "try again later" from a fault.
  */
 
 export type Plan = 'free' | 'pro' | 'team';
@@ -216,7 +220,11 @@ export interface Store {
   reportCount(): Promise<number>;
 
   // jobs (async webhooks)
-  /** Stores a new `queued` job if fewer than `maxQueued` jobs are queued (on every instance); false = the queue is full, nothing stored. */
+  /**
+   * Stores a new `queued` job if fewer than `maxQueued` jobs are queued (on every instance).
+   * False, nothing stored, when the queue is full or a job with this id exists: a job once
+   * accepted is never reset by another enqueue (it would run, and be delivered, twice).
+   */
   enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean>;
   /**
    * Hands the oldest claimable job (queued, or processing with no lease or a lease ended at `now`;
@@ -242,6 +250,14 @@ export interface Store {
   // small settings (e.g. the admin token hash)
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
+  /**
+   * Stores `value` unless the key holds one already, in one atomic step (instances starting at
+   * once agree on one value): resolves the value stored, this one or the one found.
+   */
+  setMetaIfAbsent(key: string, value: string): Promise<string>;
+
+  /** Resolves when the store can answer now (the database: one round trip); rejects with StoreUnavailableError when it cannot. */
+  ping(): Promise<void>;
 
   /** Resolves when every mutation made before this call is durable. */
   commit(): Promise<void>;

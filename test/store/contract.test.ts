@@ -319,6 +319,19 @@ for (const impl of implementations) {
       assert.equal(await s.getJob('val_5'), undefined);
     });
 
+    withStore('enqueueJob: a job with a known id is kept as it is, nothing stored, whatever its state', async (s) => {
+      assert.equal(await s.enqueueJob(job('val_1', 'queued'), 9), true);
+      assert.equal(await s.enqueueJob({ ...job('val_1', 'queued'), request: { agent_card: { other: true } } }, 9), false, 'queued');
+      assert.deepEqual(await s.getJob('val_1'), job('val_1', 'queued'));
+      const claimed = await s.claimJob('runner_a', T0, T0 + 1000);
+      assert.equal(await s.enqueueJob(job('val_1', 'queued'), 9), false, 'claimed');
+      assert.deepEqual(await s.getJob('val_1'), claimed);
+      await s.putJob({ ...job('val_2', 'completed'), result: { valid: true } });
+      assert.equal(await s.enqueueJob(job('val_2', 'queued'), 9), false, 'finished');
+      assert.deepEqual(await s.getJob('val_2'), { ...job('val_2', 'completed'), result: { valid: true } });
+      assert.deepEqual(await s.countJobs(), { queued: 0, processing: 1 });
+    });
+
     withStore('claimJob: the oldest claimable job, to one runner under a lease, its run counted; the rest as stored', async (s) => {
       const body = '{"agent_card":{"name":"x"}}';
       await s.putJob({ ...job('val_new', 'queued'), created_at: iso(T0 + 2) });
@@ -422,7 +435,18 @@ for (const impl of implementations) {
       assert.equal(await s.getMeta('admin_token_hash'), 'def');
     });
 
-    withStore('commit with nothing to write resolves', async (s) => {
+    withStore('setMetaIfAbsent: 50 concurrent calls store one value, and every call resolves that one', async (s) => {
+      const values = Array.from({ length: 50 }, (_, i) => `token_hash_${i}`);
+      const answers = await Promise.all(values.map((v) => s.setMetaIfAbsent('admin_token_sha256', v)));
+      const stored = await s.getMeta('admin_token_sha256');
+      assert.ok(stored !== undefined && values.includes(stored));
+      assert.deepEqual(new Set(answers), new Set([stored]));
+      assert.equal(await s.setMetaIfAbsent('admin_token_sha256', 'later'), stored, 'a value found is kept');
+      assert.equal(await s.getMeta('admin_token_sha256'), stored);
+    });
+
+    withStore('ping, and commit with nothing to write, resolve', async (s) => {
+      await s.ping();
       await s.commit();
       await Promise.all([s.commit(), s.commit()]);
     });

@@ -7,9 +7,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import postgres from 'postgres';
+import net from 'node:net';
+import postgres, { type Sql } from 'postgres';
 import { openFileStore } from '../../src/store/file.ts';
-import { connect, openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { connect, openPostgresStore, PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { StoreUnavailableError } from '../../src/store/unavailable.ts';
 import { migrate } from '../../src/store/postgres/migrate.ts';
 import { migrations } from '../../src/store/postgres/migrations.ts';
 import type { JobRecord } from '../../src/store/types.ts';
@@ -200,6 +202,33 @@ describe('PostgresStore', () => {
       assert.equal((await sql`select to_regclass('schema_migrations') as t`)[0]?.t, null, 'not even the first migration is kept');
     } finally {
       await sql.end();
+    }
+  });
+
+  test('outages reject as StoreUnavailableError: a server that never answers (at the deadline), one refusing connections; a fault stays itself', async () => {
+    // A server that takes the connection and never answers it, as one behind a dead network path.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const unanswered = new PostgresStore(connect({ url: `postgres://u:p@127.0.0.1:${port}/db`, statementTimeoutMs: 200 }), { statementTimeoutMs: 200 });
+    const refused = new PostgresStore(connect({ url: 'postgres://u:p@127.0.0.1:1/db', statementTimeoutMs: 200 }), { statementTimeoutMs: 200 });
+    // A client that never settles at all: only the deadline (twice the statement timeout) ends the call.
+    const stuck = new PostgresStore((() => new Promise(() => {})) as unknown as Sql, { statementTimeoutMs: 100 });
+    // The server's own answer to a statement at fault (the types declare the constructor as taking a message; it takes the fields).
+    const fault = new postgres.PostgresError({ message: 'relation "x" does not exist', code: '42P01' } as unknown as string);
+    const faulty = new PostgresStore((() => Promise.reject(fault)) as unknown as Sql);
+    try {
+      for (const [store, within] of [[unanswered, 2000], [refused, 2000], [stuck, 1000]] as const) {
+        const started = Date.now();
+        await assert.rejects(store.getAccount('acc_1'), StoreUnavailableError);
+        await assert.rejects(store.consume([{ key: 'k', amount: 1, limit: 1, reset_at: T0 + 1 }], T0), StoreUnavailableError);
+        await assert.rejects(store.ping(), StoreUnavailableError);
+        assert.ok(Date.now() - started < 3 * within, `took ${Date.now() - started} ms`);
+      }
+      await assert.rejects(faulty.getAccount('acc_1'), (e: Error) => !(e instanceof StoreUnavailableError) && /relation "x"/.test(e.message));
+    } finally {
+      await Promise.all([unanswered.close(), refused.close()]);
+      silent.close();
     }
   });
 

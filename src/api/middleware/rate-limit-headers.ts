@@ -4,7 +4,8 @@
  * counted in when it was (`c.var.rateWindow`: the daily quota a validation was charged to, the
  * client IP's webhook minute); otherwise the caller's daily window as it stands, read without
  * counting: the keyed caller's once its key is known (a request refused before it was charged),
- * else the client IP's anonymous window (GET /v1/rules, 404, 405, a refused key).
+ * else the client IP's anonymous window (GET /v1/rules, 404, 405, a refused key). Not on a 503
+ * for a store that cannot answer: the windows are in that store.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
@@ -12,11 +13,14 @@ import { readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 import { quotaSubject } from '../quota-charge.ts';
+import { StoreUnavailableError } from '../../store/unavailable.ts';
 
 export const rateLimitHeaders = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   const clientIp = clientIpResolver(deps.config);
   return async function rateLimitHeaders(c, next) {
     await next();
+    // The counters live in the store that just failed to answer: there is no window to show.
+    if (c.error instanceof StoreUnavailableError) return;
     // c.get, not c.var: Hono builds a new object of every variable for each read of c.var.
     const caller = c.get('caller');
     const w =

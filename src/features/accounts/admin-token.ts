@@ -15,14 +15,21 @@ export type AdminTokenSource =
   | { source: 'config' }
   | { source: 'stored' }
   /** Just generated: `token` must be shown to the operator now; it cannot be recovered later. */
-  | { source: 'generated'; token: string };
+  | { source: 'generated'; token: string }
+  /** Generated at this moment by another instance sharing the store (which shows it): this one's lost the race. */
+  | { source: 'generated-elsewhere' };
 
-/** Makes sure an admin token exists; call once at start-up, before serving. */
+/**
+ * Makes sure an admin token exists; call once at start-up, before serving. Instances starting
+ * at once on one empty database each generate a token, and the store keeps the first hash set:
+ * only that instance's token works, so only that one is shown.
+ */
 export const ensureAdminToken = async (store: Store, config: Pick<Config, 'adminToken'>): Promise<AdminTokenSource> => {
   if (config.adminToken !== undefined) return { source: 'config' };
   if ((await store.getMeta(META_KEY)) !== undefined) return { source: 'stored' };
   const token = randomBytes(32).toString('base64url');
-  await store.setMeta(META_KEY, sha256(token).toString('hex'));
+  const hash = sha256(token).toString('hex');
+  if ((await store.setMetaIfAbsent(META_KEY, hash)) !== hash) return { source: 'generated-elsewhere' };
   await store.commit(); // durable before it is printed: a token shown but lost would lock the admin out
   return { source: 'generated', token };
 };

@@ -10,6 +10,13 @@
  * all at their next call. Each statement is committed when it resolves, so commit() has nothing
  * to wait for.
  *
+ * An outage is told apart from a fault: a call that fails because the database cannot be reached,
+ * refuses connections, or cancels the statement at its timeout, rejects with
+ * StoreUnavailableError, and so does one that has not settled within twice the statement timeout
+ * (as long to connect as to run: the client may otherwise wait for a connection without end, and a
+ * dead peer is only noticed by TCP keepalive). The pool reconnects by itself once the database
+ * is back.
+ *
  * Records are encoded before any statement is sent (see encode.ts): one that cannot be written
  * rejects with UnstorableRecordError and changes nothing. Reports are kept as the line the file
  * engine writes (report-lines.ts), so a report reads back identically on both engines.
@@ -18,6 +25,7 @@ import postgres, { type Sql } from 'postgres';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { UnstorableRecordError, encodeRecord } from '../encode.ts';
+import { StoreUnavailableError } from '../unavailable.ts';
 import { readLine, reportLine } from '../report-lines.ts';
 import { summarizeReport } from '../summary.ts';
 import type {
@@ -56,6 +64,7 @@ export interface PostgresStoreOptions {
 type Queries = postgres.ISql;
 
 const HOUR_MS = 3_600_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 /** The advisory lock key under which a job is counted and enqueued ("cj" in ASCII). */
 const ENQUEUE_LOCK = 0x636a;
 
@@ -231,6 +240,41 @@ const writeReport = async (sql: Queries, report: NewReport, line: string): Promi
   return true;
 };
 
+/** The client's codes for a connection that failed or was lost, and Node's for a server that cannot be reached. */
+const CONNECTION_LOST = new Set([
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
+]);
+
+/**
+ * SQLSTATE classes of a server that cannot serve now, whatever the statement: 08 connection
+ * exception, 40 transaction rollback (serialization failure, deadlock), 53 insufficient resources
+ * (too many connections, disk full), 55 object not in prerequisite state (a database closed to
+ * connections, a lock not available), 57 operator intervention (statement timeout, shutdown,
+ * starting up), 58 system error; and 25006, a write on a read-only server (a standby, mid-failover).
+ */
+const UNAVAILABLE_STATES = /^(08|40|53|55|57|58)|^25006$/;
+
+/** Whether `e` says the database cannot answer now (rather than that the statement or the record is at fault). */
+const isOutage = (e: unknown): boolean => {
+  if (e instanceof postgres.PostgresError) return UNAVAILABLE_STATES.test(e.code);
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CONNECTION_LOST.has(code);
+};
+
+/**
+ * The calls of the contract that go to the database, each bounded and its outage told apart (see
+ * PostgresStore.bounded). A Record, so that a call added to the contract cannot be left out.
+ */
+const DATABASE_CALLS: Record<Exclude<keyof Store, 'commit' | 'close'>, true> = {
+  createAccount: true, getAccount: true, listAccounts: true, updateAccount: true, deleteAccount: true,
+  createKey: true, getKeyByHash: true, getKey: true, listKeys: true, updateKey: true, deleteKey: true,
+  getCounter: true, consume: true, listUsage: true,
+  putReport: true, getReport: true, listReports: true, pruneReports: true, reportCount: true,
+  enqueueJob: true, claimJob: true, putJob: true, releaseJob: true, getJob: true, getJobStatus: true, countJobs: true,
+  getMeta: true, setMeta: true, setMetaIfAbsent: true, ping: true,
+};
+
 /** Thrown inside a consume transaction to roll it back: the charge at `index` did not fit. */
 class ChargeRefused extends Error {
   constructor(readonly index: number) {
@@ -243,18 +287,41 @@ export class PostgresStore implements Store, StoreTransfer {
   private readonly log: Logger;
   private readonly retentionMs: number | undefined;
   private readonly finishedJobTtlMs: number;
+  /** Longest a call may take before it fails as unavailable: as long to connect as to run. */
+  private readonly callTimeoutMs: number;
   private upkeepTimer: ReturnType<typeof setInterval> | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(
     /** The pool; exposed for tests and the CLI's import/export, never for request handling. */
     readonly sql: Sql,
-    options: Omit<PostgresStoreOptions, 'url' | 'poolSize' | 'statementTimeoutMs'> = {},
+    options: Omit<PostgresStoreOptions, 'url' | 'poolSize'> = {},
   ) {
     this.clock = options.clock ?? systemClock;
     this.log = options.log ?? silentLogger;
     this.retentionMs = options.retentionDays === undefined ? undefined : options.retentionDays * DAY_MS;
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
+    this.callTimeoutMs = 2 * (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
+    for (const name of Object.keys(DATABASE_CALLS) as Array<keyof typeof DATABASE_CALLS>) {
+      const call = this[name] as (...args: unknown[]) => Promise<unknown>;
+      Object.defineProperty(this, name, { value: (...args: unknown[]) => this.bounded(call.apply(this, args)) });
+    }
+  }
+
+  /** `call`, rejecting with StoreUnavailableError when it fails for an outage or has not settled within callTimeoutMs. */
+  private bounded<T>(call: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`the database did not answer within ${this.callTimeoutMs} ms`)), this.callTimeoutMs);
+    });
+    const settled = call.catch((e: unknown) => {
+      throw isOutage(e) ? new StoreUnavailableError(`the database is unavailable: ${(e as Error).message}`, { cause: e }) : e;
+    });
+    return Promise.race([settled, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  async ping(): Promise<void> {
+    await this.sql`select 1`;
   }
 
   // accounts
@@ -523,6 +590,13 @@ export class PostgresStore implements Store, StoreTransfer {
   async setMeta(key: string, value: string): Promise<void> {
     await writeMeta(this.sql, key, value);
   }
+  async setMetaIfAbsent(key: string, value: string): Promise<string> {
+    const [inserted] = await this.sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do nothing returning value`;
+    if (inserted) return inserted.value as string;
+    // Read in a statement of its own: its snapshot sees the row of the insert this one gave way to.
+    const [found] = await this.sql`select value from meta where key = ${key}`;
+    return found!.value as string;
+  }
 
   // export and import (see transfer.ts)
 
@@ -625,7 +699,9 @@ export const migrateDatabase = async (options: Pick<PostgresStoreOptions, 'url' 
 export const connect = (options: Pick<PostgresStoreOptions, 'url' | 'poolSize' | 'statementTimeoutMs'>): Sql =>
   postgres(options.url, {
     max: options.poolSize ?? 10,
-    connection: { application_name: 'cardgate', statement_timeout: options.statementTimeoutMs ?? 5000 },
+    // Connecting gets as long as a statement may run (the client takes seconds).
+    connect_timeout: (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) / 1000,
+    connection: { application_name: 'cardgate', statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS },
     onnotice: () => {},
     transform: { undefined: null },
     types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },

@@ -27,3 +27,15 @@ test('no config token: generated once, only its hash stored (durably), then reus
   assert.ok(!(await isAdminToken(store, { adminToken: undefined }, `${token}x`)));
   assert.ok(!(await isAdminToken(new MemoryStore(), { adminToken: undefined }, token)), 'no token configured or stored: nothing passes');
 });
+
+test('instances starting at once on one store agree on one token: the one whose hash was stored first', async () => {
+  const store = new MemoryStore();
+  const config = { adminToken: undefined };
+  // Both read "no token" before either stores one, as two processes starting together do.
+  const outcomes = await Promise.all([ensureAdminToken(store, config), ensureAdminToken(store, config), ensureAdminToken(store, config)]);
+  const generated = outcomes.filter((o) => o.source === 'generated') as Array<{ token: string }>;
+  assert.equal(generated.length, 1, JSON.stringify(outcomes.map((o) => o.source)));
+  assert.equal(outcomes.filter((o) => o.source === 'generated-elsewhere').length, 2);
+  assert.ok(await isAdminToken(store, config, generated[0]!.token), 'the token shown is the one in force');
+});
+
