@@ -9824,13 +9824,22 @@ function superRefine(fn, params) {
 }
 
 // src/lib/json.ts
-var closingQuote = (text, open3) => {
-  for (let quote = text.indexOf('"', open3 + 1); quote >= 0; quote = text.indexOf('"', quote + 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
-    if (backslashes % 2 === 0) return quote;
+var QUOTE = 34;
+var BACKSLASH = 92;
+var stepToQuote = (text, i) => {
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH) i++;
   }
   return text.length;
+};
+var closingQuote = (text, open3) => {
+  const quote = text.indexOf('"', open3 + 1);
+  if (quote === -1) return text.length;
+  let before = quote - 1;
+  while (text.charCodeAt(before) === BACKSLASH) before--;
+  return (quote - before) % 2 === 1 ? quote : stepToQuote(text, quote + 1);
 };
 var nestsDeeperThan = (text, limit) => {
   let depth = 0;
