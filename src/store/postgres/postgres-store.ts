@@ -267,8 +267,8 @@ const isOutage = (e: unknown): boolean => {
 
 /**
  * The calls of the contract that go to the database, each bounded and its outage told apart, and
- * whether it writes (a write needs a flush at the next commit): see PostgresStore.bounded. A
- * Record, so that a call added to the contract cannot be left out.
+ * whether it writes (a write needs a flush at the next commit; commit itself is the flush): see
+ * PostgresStore.bounded. A Record, so that a call added to the contract cannot be left out.
  */
 const DATABASE_CALLS: Record<Exclude<keyof Store, 'close'>, 'read' | 'write'> = {
   createAccount: 'write', getAccount: 'read', listAccounts: 'read', updateAccount: 'write', deleteAccount: 'write',
