@@ -17,7 +17,7 @@ import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
 import type { Store } from '../src/store/types.ts';
 import { prepareDataDir, sampleCard, seedStore } from '../test/api/seed.ts';
 import { serverCommand, startServer, type BenchServer } from './http.ts';
-import { findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
+import { alternate, findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
 import type { BenchRow } from './run.ts';
 
 const ROUNDS = 3;
@@ -81,14 +81,7 @@ const validateOnBoth = async (database: Database, scratch: string): Promise<Benc
     });
     const onFile = spec(fileServer.url, fileKey);
     const onPg = spec(pgServer.url, pgKey);
-    await load({ ...onFile, seconds: 2 }); // warm-up (JIT, pool)
-    await load({ ...onPg, seconds: 2 });
-    const file: LoadResult[] = [];
-    const pg: LoadResult[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      file.push(await load(onFile));
-      pg.push(await load(onPg));
-    }
+    const [file, pg] = (await alternate(load, [onFile, onPg], ROUNDS)) as [LoadResult[], LoadResult[]];
     const [fileRps, pgRps] = [median(file.map((r) => r.rps)), median(pg.map((r) => r.rps))];
     const runs = `median of ${ROUNDS} alternating runs, ${generatorLabel(wrk, CONNECTIONS, SECONDS)}; server: ${serverCommand().label}`;
     return [
