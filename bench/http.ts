@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareDataDir, sampleCard } from '../test/api/seed.ts';
-import { findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
+import { alternate, findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
 import type { BenchRow } from './run.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -100,14 +100,7 @@ export async function benchHttp(): Promise<BenchRow[]> {
     const auth = { Authorization: `Bearer ${key}` };
     const healthz: LoadSpec = { url: `${main.url}/healthz`, connections: CONNECTIONS, seconds: SECONDS };
     const validate: LoadSpec = { url: `${main.url}/v1/validate`, method: 'POST', headers: auth, body: validateBody, connections: CONNECTIONS, seconds: SECONDS };
-    await load({ ...healthz, seconds: 2 }); // warm-up (JIT)
-    await load({ ...validate, seconds: 2 });
-    const h: LoadResult[] = [];
-    const v: LoadResult[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      h.push(await load(healthz));
-      v.push(await load(validate));
-    }
+    const [h, v] = (await alternate(load, [healthz, validate], ROUNDS)) as [LoadResult[], LoadResult[]];
     const hRps = median(h.map((r) => r.rps));
     const vRps = median(v.map((r) => r.rps));
     const runs = `median of ${ROUNDS} alternating runs, ${generator}; server: ${server}`;

@@ -98,6 +98,14 @@ export const loader = (wrk: string | undefined, scratch: string) => async (spec:
   return r;
 };
 
+/** Warms each spec up (2 s), then runs them in turn `rounds` times, so that the machine's drift hits all alike; the results per spec, in order. */
+export const alternate = async (load: (spec: LoadSpec) => Promise<LoadResult>, specs: LoadSpec[], rounds: number): Promise<LoadResult[][]> => {
+  for (const spec of specs) await load({ ...spec, seconds: 2 }); // warm-up (JIT, connections)
+  const results = specs.map((): LoadResult[] => []);
+  for (let i = 0; i < rounds; i++) for (const [j, spec] of specs.entries()) results[j]!.push(await load(spec));
+  return results;
+};
+
 /** How the load is generated, for the notes. */
 export const generatorLabel = (wrk: string | undefined, connections: number, seconds: number): string =>
   wrk ? `wrk -t1 -c${connections} -d${seconds}s` : `autocannon -c${connections} -d${seconds} (wrk missing: autocannon saturates first, ratios understated)`;

@@ -1,10 +1,11 @@
 /**
- * npm run bench [-- engine|store|http|floor|startup|worst ...]: runs the benchmark groups and prints one table.
+ * npm run bench [-- engine|store|http|pg|floor|startup|worst ...]: runs the benchmark groups and prints one table.
  * Speed and memory targets live here, never in unit tests.
  */
 import { benchEngine } from './engine.ts';
 import { benchFloor } from './floor.ts';
 import { benchHttp } from './http.ts';
+import { benchPg } from './pg.ts';
 import { benchStartup } from './startup.ts';
 import { benchStore } from './store.ts';
 import { benchWorst } from './worst.ts';
@@ -16,7 +17,7 @@ export interface BenchRow {
   note?: string;
 }
 
-const groups: Record<string, () => Promise<BenchRow[]>> = { engine: benchEngine, store: benchStore, http: benchHttp, floor: benchFloor, startup: benchStartup, worst: benchWorst };
+const groups: Record<string, () => Promise<BenchRow[]>> = { engine: benchEngine, store: benchStore, http: benchHttp, pg: benchPg, floor: benchFloor, startup: benchStartup, worst: benchWorst };
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = chosen.filter((name) => !(name in groups));

