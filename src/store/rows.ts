@@ -5,12 +5,15 @@
 import type { JobStatus } from './types.ts';
 
 /** The tables, as named in the journal and in exports. */
-export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta';
-export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta'];
+export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys';
+export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys'];
+/** Tables added after the first release: a snapshot written before one existed has no array for it (read as empty). */
+export const LATER_TABLES: readonly TableName[] = ['trust_keys'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
 const numbers = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'number');
+const stringOrNull = (v: unknown) => typeof v === 'string' || v === null;
 const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
 
 /** Whether a row read from outside has what the code relies on, under its key. */
@@ -22,4 +25,6 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
   usage: (key, v) => isObject(v) && strings(v, 'account_id', 'day') && numbers(v, 'count') && key === `${v.account_id}|${v.day}`,
   jobs: (key, v) => isObject(v) && strings(v, 'id', 'created_at', 'updated_at') && v.id === key && jobStatuses.includes(v.status) && isObject(v.request),
   meta: (_key, v) => typeof v === 'string',
+  trust_keys: (key, v) =>
+    isObject(v) && strings(v, 'id', 'kid', 'thumbprint', 'added_at') && v.id === key && isObject(v.jwk) && stringOrNull(v.account_id) && stringOrNull(v.jku) && stringOrNull(v.revoked_at),
 };

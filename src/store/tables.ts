@@ -17,7 +17,7 @@
 import { encodeRecord } from './encode.ts';
 import { TABLES, rowIsValid, type TableName } from './rows.ts';
 import type { StoreTransfer, TransferRow } from './transfer.ts';
-import type { Account, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, Store, UsageRow } from './types.ts';
+import type { Account, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, Store, TrustKeyRecord, UsageRow } from './types.ts';
 
 /**
  * Accounts and keys are read on every keyed request, so they are kept frozen and handed out
@@ -25,6 +25,11 @@ import type { Account, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, Cou
  */
 const frozenAccount = (a: Account): Account => Object.freeze({ ...a });
 const frozenKey = (k: ApiKeyRecord): ApiKeyRecord => Object.freeze({ ...k, allowed_ips: Object.freeze([...k.allowed_ips]) as string[] });
+/** Trusted keys are read on every verifying validation: frozen likewise. */
+const frozenTrustKey = (k: TrustKeyRecord): TrustKeyRecord => Object.freeze({ ...k, jwk: Object.freeze({ ...k.jwk }) });
+
+const sameScope = (a: TrustKeyRecord, b: TrustKeyRecord): boolean => a.account_id === b.account_id && a.kid === b.kid;
+const trustKeyOrder = (a: TrustKeyRecord, b: TrustKeyRecord): number => a.added_at.localeCompare(b.added_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** The on-disk form of the tables: plain arrays, so no id can ever clash with an object key. */
 export interface TablesDoc {
@@ -34,13 +39,14 @@ export interface TablesDoc {
   usage: UsageRow[];
   jobs: JobRecord[];
   meta: Array<{ key: string; value: string }>;
+  trust_keys: TrustKeyRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [] });
 
 type ReportMethods = 'putReport' | 'getReport' | 'listReports' | 'pruneReports' | 'reportCount' | 'commit' | 'close';
 
-export { TABLES, type TableName } from './rows.ts';
+export { LATER_TABLES, TABLES, type TableName } from './rows.ts';
 
 /** A job as kept: its JSON text, and what claims, counts and compaction read without parsing it. */
 interface StoredJob {
@@ -110,6 +116,7 @@ const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
     const m = row as { key: string; value: string } | null;
     return [m?.key, m?.value];
   },
+  trust_keys: (row) => [(row as TrustKeyRecord | null)?.id, row],
 };
 
 export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfer {
@@ -125,6 +132,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   private unfinishedJobs = new Map<string, StoredJob>();
   private jobCounts = { queued: 0, processing: 0 };
   private meta = new Map<string, string>();
+  private trustKeys = new Map<string, TrustKeyRecord>();
 
   /** Called after every change of a row, with its JSON text (null once deleted). */
   protected changed(_table: TableName, _key: string, _json: string | null): void {}
@@ -147,6 +155,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   async deleteAccount(id: string): Promise<boolean> {
     if (!this.accounts.has(id)) return false;
     for (const k of [...this.keys.values()]) if (k.account_id === id) this.deleteRow('keys', k.id);
+    for (const k of [...this.trustKeys.values()]) if (k.account_id === id) this.deleteRow('trust_keys', k.id);
     this.deleteRow('accounts', id);
     return true;
   }
@@ -255,6 +264,32 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     return { ...this.jobCounts };
   }
 
+  async addTrustKey(key: TrustKeyRecord): Promise<boolean> {
+    if (this.trustKeys.has(key.id) || this.trustKeyClash(key)) return false;
+    this.setRow('trust_keys', key.id, key);
+    return true;
+  }
+  async getTrustKey(id: string): Promise<TrustKeyRecord | undefined> {
+    return this.trustKeys.get(id);
+  }
+  async listTrustKeys(filter: { account_id?: string } = {}): Promise<TrustKeyRecord[]> {
+    return [...this.trustKeys.values()]
+      .filter((k) => filter.account_id === undefined || k.account_id === null || k.account_id === filter.account_id)
+      .sort(trustKeyOrder);
+  }
+  async revokeTrustKey(id: string, at: string): Promise<TrustKeyRecord | undefined> {
+    const k = this.trustKeys.get(id);
+    if (!k) return undefined;
+    if (k.revoked_at !== null && k.revoked_at <= at) return k;
+    this.setRow('trust_keys', id, { ...k, revoked_at: at });
+    return this.trustKeys.get(id);
+  }
+  async deleteTrustKey(id: string): Promise<boolean> {
+    if (!this.trustKeys.has(id)) return false;
+    this.deleteRow('trust_keys', id);
+    return true;
+  }
+
   async getMeta(key: string): Promise<string | undefined> {
     return this.meta.get(key);
   }
@@ -279,6 +314,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     for (const row of this.usage.values()) yield { table: 'usage', row };
     for (const j of this.jobs.values()) yield { table: 'jobs', row: JSON.parse(j.json) as JobRecord };
     for (const [key, value] of this.meta) yield { table: 'meta', row: { key, value } };
+    for (const row of this.trustKeys.values()) yield { table: 'trust_keys', row };
     for await (const line of this.reportLines()) yield { table: 'reports', line };
   }
 
@@ -289,6 +325,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
         this.importReportLine(r.line);
         continue;
       }
+      if (r.table === 'trust_keys' && this.trustKeyClash(r.row)) throw new Error(`trusted key ${r.row.id}: another key of its scope has kid ${JSON.stringify(r.row.kid)}`);
       const [key, value] = snapshotRow[r.table](r.row) as [string, unknown];
       this.loadRow(r.table, key, value);
       this.changed(r.table, key, r.table === 'jobs' ? this.jobs.get(key)!.json : encodeRecord(`${r.table} row ${key}`, value));
@@ -335,7 +372,8 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     this.jobCounts = { queued: 0, processing: 0 };
     const rejected: RejectedRow[] = [];
     for (const table of TABLES) {
-      for (const [index, row] of doc[table].entries()) {
+      // A table added since the snapshot was written is absent from it (see LATER_TABLES).
+      for (const [index, row] of (doc[table] ?? []).entries()) {
         const [key, value] = snapshotRow[table](row);
         try {
           if (value === null) throw new Error(`not a valid ${table} row`);
@@ -360,6 +398,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       counters: [...this.counters].map(([key, c]) => ({ key, ...c })),
       usage: [...this.usage.values()],
       meta: [...this.meta].map(([key, value]) => ({ key, value })),
+      trust_keys: [...this.trustKeys.values()],
     });
     const parts = [`${small.slice(0, -1)},"jobs":[`];
     for (const job of this.jobs.values()) {
@@ -392,6 +431,12 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     this.jobCounts[job.status]++;
   }
 
+  /** Whether another key (another id) of `key`'s scope has its kid. */
+  private trustKeyClash(key: TrustKeyRecord): boolean {
+    for (const k of this.trustKeys.values()) if (k.id !== key.id && sameScope(k, key)) return true;
+    return false;
+  }
+
   private forgetJob(key: string): void {
     const old = this.unfinishedJobs.get(key);
     if (old && !isFinished(old.status)) this.jobCounts[old.status]--;
@@ -410,7 +455,8 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       this.removeRow('keys', key); // its old hash no longer finds it
       this.keyIdByHash.set((value as ApiKeyRecord).hash, key);
     }
-    const stored = table === 'accounts' ? frozenAccount(value as Account) : table === 'keys' ? frozenKey(value as ApiKeyRecord) : value;
+    const stored =
+      table === 'accounts' ? frozenAccount(value as Account) : table === 'keys' ? frozenKey(value as ApiKeyRecord) : table === 'trust_keys' ? frozenTrustKey(value as TrustKeyRecord) : value;
     (this.tableMap(table) as Map<string, unknown>).set(key, stored);
   }
 
@@ -431,6 +477,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       usage: this.usage,
       jobs: this.jobs,
       meta: this.meta,
+      trust_keys: this.trustKeys,
     };
     return maps[table];
   }

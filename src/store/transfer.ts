@@ -6,7 +6,7 @@
  * leaves what importing it once does.
  */
 import { rowIsValid, TABLES, type TableName } from './rows.ts';
-import type { Account, ApiKeyRecord, Counter, JobRecord, UsageRow } from './types.ts';
+import type { Account, ApiKeyRecord, Counter, JobRecord, TrustKeyRecord, UsageRow } from './types.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }
@@ -16,6 +16,7 @@ export type TransferRow =
   | { table: 'usage'; row: UsageRow }
   | { table: 'jobs'; row: JobRecord }
   | { table: 'meta'; row: { key: string; value: string } }
+  | { table: 'trust_keys'; row: TrustKeyRecord }
   | { table: 'reports'; line: string };
 
 /** What the engines add to the Store contract for export and import. */

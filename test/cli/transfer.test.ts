@@ -16,7 +16,7 @@ const newDatabase = databaseFactory();
 const NOW = Date.now();
 const noDatabase = { CARDGATE_DATABASE_URL: '' };
 
-/** A data dir holding a row of every kind: accounts, keys, a daily counter with usage, jobs, meta, reports (one verbatim, aliased ones). */
+/** A data dir holding a row of every kind: accounts, keys, a daily counter with usage, jobs, meta, trusted keys, reports (one verbatim, aliased ones). */
 const seedDataDir = async (dataDir: string): Promise<void> => {
   const s = await openFileStore({ dataDir });
   await s.createAccount({ id: 'acct_1', name: 'Acme', plan: 'team', created_at: iso(NOW - 2000) });
@@ -24,6 +24,11 @@ const seedDataDir = async (dataDir: string): Promise<void> => {
   await s.createKey({ id: 'key_1', account_id: 'acct_1', name: 'ci', hash: 'a'.repeat(64), hint: 'cardgate_ab…yz', created_at: iso(NOW), last_used_at: null, allowed_ips: ['10.0.0.0/8'] });
   await s.consume([{ key: 'day:acct_1', amount: 3, limit: 10, reset_at: NOW + 86_400_000 }], NOW, { usage: { account_id: 'acct_1', day: iso(NOW).slice(0, 10) } });
   await s.setMeta('admin_token_hash', 'f'.repeat(64));
+  const jwk = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' };
+  const trusted = { jwk, jku: null, thumbprint: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k', added_at: iso(NOW), revoked_at: null };
+  await s.addTrustKey({ ...trusted, id: 'tk_1', kid: 'global-1', account_id: null });
+  await s.addTrustKey({ ...trusted, id: 'tk_2', kid: 'acme-1', account_id: 'acct_1', jku: 'https://acme.example/jwks.json' });
+  await s.revokeTrustKey('tk_2', iso(NOW + 5));
   const job = (id: string, created: number): JobRecord => ({
     id,
     status: 'queued',
@@ -71,9 +76,9 @@ test('a data dir exported into PostgreSQL and back reads the same, report lines 
     return r;
   };
   const exported = await run(['export', '--data-dir', source, '--output', dumps[0]!], noDatabase);
-  assert.match(exported.stderr, /exported accounts 2, keys 1, counters 1, usage 1, jobs 2, meta 1, reports 4/);
+  assert.match(exported.stderr, /exported accounts 2, keys 1, counters 1, usage 1, jobs 2, meta 1, trust_keys 2, reports 4/);
   assert.equal(fs.statSync(dumps[0]!).mode & 0o777, 0o600);
-  assert.match((await run(['import', dumps[0]!], inDb)).stderr, /imported accounts 2, keys 1, counters 1, usage 1, jobs 2, meta 1, reports 4/);
+  assert.match((await run(['import', dumps[0]!], inDb)).stderr, /imported accounts 2, keys 1, counters 1, usage 1, jobs 2, meta 1, trust_keys 2, reports 4/);
 
   const again = await runCli(['import', dumps[0]!], { env: inDb });
   assert.equal(again.code, 1);
@@ -102,6 +107,8 @@ test('a data dir exported into PostgreSQL and back reads the same, report lines 
     assert.deepEqual(await b.countJobs(), { queued: 1, processing: 0 });
     assert.deepEqual(await b.getJob('val_2'), await a.getJob('val_2'));
     assert.equal(await b.getMeta('admin_token_hash'), 'f'.repeat(64));
+    assert.deepEqual(await b.listTrustKeys(), await a.listTrustKeys());
+    assert.equal((await b.getTrustKey('tk_2'))?.revoked_at, iso(NOW + 5));
   } finally {
     await a.close();
     await b.close();

@@ -1,7 +1,7 @@
 /**
  * The embedded store: a data directory holding
  *   cardgate.lock        the owner's pid and start time (one process per directory; see lock.ts),
- *   store.json           snapshot of accounts, keys, counters, usage, jobs, meta (one lowdb document),
+ *   store.json           snapshot of accounts, keys, counters, usage, jobs, meta, trusted keys (one lowdb document),
  *   store.journal        rows changed since that snapshot, one JSON line each (last one wins),
  *   store.journal.<n>    while a snapshot is being written: the journals before it (read first, in order),
  *   reports/seg-*.jsonl  reports in bounded segments (see report-segments.ts),
@@ -41,7 +41,7 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
-import { TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
+import { LATER_TABLES, TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
 import { readLine } from '../report-lines.ts';
 import type { NewReport, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';
@@ -95,7 +95,7 @@ const isMainDoc = (data: unknown): data is MainDoc => {
     doc !== null &&
     doc.format === 1 &&
     typeof doc.reports_pruned_before === 'number' &&
-    TABLES.every((table) => Array.isArray(doc[table]))
+    TABLES.every((table) => Array.isArray(doc[table]) || (doc[table] === undefined && LATER_TABLES.includes(table)))
   );
 };
 

@@ -106,4 +106,24 @@ create table meta (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'trusted keys',
+    sql: `
+-- jwk: the JSON text as put (it reads back byte for byte). One key per kid in each scope: an
+-- account's keys, or the global ones (account_id null, told apart from any account id).
+create table trust_keys (
+  id text primary key,
+  kid text not null,
+  account_id text,
+  jwk text not null,
+  jku text,
+  thumbprint text not null,
+  added_at text not null,
+  revoked_at text
+);
+create unique index trust_keys_scope_kid on trust_keys ((account_id is null), (coalesce(account_id, '')), kid);
+create index trust_keys_account on trust_keys (account_id);
+`,
+  },
 ];

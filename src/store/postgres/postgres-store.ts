@@ -43,6 +43,7 @@ import type {
   ReportRecord,
   ReportSummary,
   Store,
+  TrustKeyRecord,
   UsageRow,
 } from '../types.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
@@ -110,6 +111,18 @@ const frozenKey = (row: Record<string, unknown>): ApiKeyRecord =>
     created_at: row.created_at as string,
     last_used_at: row.last_used_at as string | null,
     allowed_ips: Object.freeze([...(row.allowed_ips as string[])]) as string[],
+  });
+
+const frozenTrustKey = (row: Record<string, unknown>): TrustKeyRecord =>
+  Object.freeze({
+    id: row.id as string,
+    kid: row.kid as string,
+    account_id: row.account_id as string | null,
+    jwk: Object.freeze(JSON.parse(row.jwk as string) as Record<string, unknown>),
+    jku: row.jku as string | null,
+    thumbprint: row.thumbprint as string,
+    added_at: row.added_at as string,
+    revoked_at: row.revoked_at as string | null,
   });
 
 interface JobColumns {
@@ -184,6 +197,31 @@ const writeKey = (sql: Queries, key: ApiKeyRecord) => {
       ${text(what, key.created_at)}, ${optionalText(what, key.last_used_at)}, ${sql.json(key.allowed_ips)})
     on conflict (id) do update set account_id = excluded.account_id, name = excluded.name, hash = excluded.hash, hint = excluded.hint,
       created_at = excluded.created_at, last_used_at = excluded.last_used_at, allowed_ips = excluded.allowed_ips`;
+};
+
+/**
+ * Adds the key; with `replace` (an import) a key of the same id is replaced. Either way a key
+ * whose kid another key of its scope has is refused: nothing written, the scope's unique index
+ * raising (an import: fails, as it must) or, for an add, no row returned.
+ */
+const writeTrustKey = (sql: Queries, key: TrustKeyRecord, replace: boolean) => {
+  const what = `trusted key ${key.id}`;
+  const row = {
+    id: text(what, key.id),
+    kid: text(what, key.kid),
+    account_id: optionalText(what, key.account_id),
+    jwk: text(what, encodeRecord(what, key.jwk)),
+    jku: optionalText(what, key.jku),
+    thumbprint: text(what, key.thumbprint),
+    added_at: text(what, key.added_at),
+    revoked_at: optionalText(what, key.revoked_at),
+  };
+  return replace
+    ? sql`
+      insert into trust_keys ${sql(row)}
+      on conflict (id) do update set kid = excluded.kid, account_id = excluded.account_id, jwk = excluded.jwk, jku = excluded.jku,
+        thumbprint = excluded.thumbprint, added_at = excluded.added_at, revoked_at = excluded.revoked_at`
+    : sql`insert into trust_keys ${sql(row)} on conflict do nothing returning id`;
 };
 
 /** Replaces the job, lease included (none = none). */
@@ -276,6 +314,7 @@ const DATABASE_CALLS: Record<Exclude<keyof Store, 'close'>, 'read' | 'write'> = 
   getCounter: 'read', consume: 'write', listUsage: 'read',
   putReport: 'write', getReport: 'read', listReports: 'read', pruneReports: 'write', reportCount: 'read',
   enqueueJob: 'write', claimJob: 'write', putJob: 'write', releaseJob: 'write', getJob: 'read', getJobStatus: 'read', countJobs: 'read',
+  addTrustKey: 'write', getTrustKey: 'read', listTrustKeys: 'read', revokeTrustKey: 'write', deleteTrustKey: 'write',
   getMeta: 'read', setMeta: 'write', setMetaIfAbsent: 'write', ping: 'read', commit: 'read',
 };
 
@@ -365,7 +404,8 @@ export class PostgresStore implements Store, StoreTransfer {
   async deleteAccount(id: string): Promise<boolean> {
     const [row] = await this.sql`
       with gone as (delete from accounts where id = ${sought(id)} returning id),
-        keys as (delete from api_keys where account_id in (select id from gone))
+        keys as (delete from api_keys where account_id in (select id from gone)),
+        trusted as (delete from trust_keys where account_id in (select id from gone))
       select count(*)::int as n from gone`;
     return row!.n > 0;
   }
@@ -599,6 +639,32 @@ export class PostgresStore implements Store, StoreTransfer {
     return { queued: row!.queued as number, processing: row!.processing as number };
   }
 
+  // trusted keys
+
+  async addTrustKey(key: TrustKeyRecord): Promise<boolean> {
+    return (await writeTrustKey(this.sql, key, false)).length > 0;
+  }
+  async getTrustKey(id: string): Promise<TrustKeyRecord | undefined> {
+    const [row] = await this.sql`select * from trust_keys where id = ${sought(id)}`;
+    return row && frozenTrustKey(row);
+  }
+  async listTrustKeys(filter: { account_id?: string } = {}): Promise<TrustKeyRecord[]> {
+    const rows =
+      filter.account_id === undefined
+        ? await this.sql`select * from trust_keys order by added_at collate "C", id collate "C"`
+        : await this.sql`select * from trust_keys where account_id is null or account_id = ${sought(filter.account_id)} order by added_at collate "C", id collate "C"`;
+    return rows.map(frozenTrustKey);
+  }
+  async revokeTrustKey(id: string, at: string): Promise<TrustKeyRecord | undefined> {
+    const [row] = await this.sql`
+      update trust_keys set revoked_at = case when revoked_at is not null and revoked_at collate "C" <= ${text('revocation time', at)} then revoked_at else ${at} end
+      where id = ${sought(id)} returning *`;
+    return row && frozenTrustKey(row);
+  }
+  async deleteTrustKey(id: string): Promise<boolean> {
+    return (await this.sql`delete from trust_keys where id = ${sought(id)}`).count > 0;
+  }
+
   // meta
 
   async getMeta(key: string): Promise<string | undefined> {
@@ -630,6 +696,7 @@ export class PostgresStore implements Store, StoreTransfer {
       for (const row of rows) yield { table: 'jobs', row: jobFromRow(row) };
     }
     for (const r of await this.sql`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
+    for (const row of await this.listTrustKeys()) yield { table: 'trust_keys', row };
     for await (const rows of this.sql`select body from reports where ${this.unexpired()} order by seq`.cursor(100)) {
       for (const row of rows) yield { table: 'reports', line: row.body as string };
     }
@@ -650,6 +717,7 @@ export class PostgresStore implements Store, StoreTransfer {
             on conflict (account_id, day) do update set count = excluded.count`;
         } else if (r.table === 'jobs') await writeJob(tx, r.row);
         else if (r.table === 'meta') await writeMeta(tx, r.row.key, r.row.value);
+        else if (r.table === 'trust_keys') await writeTrustKey(tx, r.row, true);
         else await writeReport(tx, readLine(r.line), r.line);
       }
     });
