@@ -687,3 +687,32 @@ test('the data dir and its directories are 0700, every file 0600 (whatever the u
     process.umask(saved);
   }
 });
+
+test('trusted keys survive reopening (journal, then snapshot); a snapshot written before they existed opens with none', async () => {
+  const dir = tempDir();
+  const s1 = await open(dir);
+  const key = { id: 'tk_1', kid: 'k1', account_id: null, jwk: { kty: 'OKP', crv: 'Ed25519', x: 'abc' }, jku: null, thumbprint: 't', added_at: iso(T0), revoked_at: null };
+  await s1.addTrustKey(key);
+  await s1.addTrustKey({ ...key, id: 'tk_2', kid: 'k2', account_id: 'acc_1' });
+  await s1.revokeTrustKey('tk_2', iso(T0 + DAY));
+  await s1.close();
+  const s2 = await open(dir); // replays the journal, then folds it into the snapshot
+  assert.deepEqual(await s2.getTrustKey('tk_1'), key);
+  assert.equal((await s2.getTrustKey('tk_2'))?.revoked_at, iso(T0 + DAY));
+  await s2.close();
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'store.json'), 'utf8')).trust_keys.length, 2);
+  const s3 = await open(dir);
+  assert.equal(await s3.addTrustKey({ ...key, id: 'tk_3' }), false, 'the kid is still taken after a snapshot');
+  await s3.close();
+
+  const older = tempDir();
+  fs.writeFileSync(path.join(older, 'store.json'), JSON.stringify({ format: 1, reports_pruned_before: 0, accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [{ key: 'm', value: 'v' }] }));
+  const s4 = await open(older);
+  assert.equal(await s4.getMeta('m'), 'v');
+  assert.deepEqual(await s4.listTrustKeys(), []);
+  await s4.addTrustKey(key);
+  await s4.close();
+  const s5 = await open(older);
+  assert.deepEqual(await s5.listTrustKeys(), [key]);
+  await s5.close();
+});
