@@ -10,7 +10,8 @@ const NOW = Date.UTC(2026, 10, 23, 6, 0, 0);
 
 type Jwk = Record<string, unknown>;
 const keyPair = (type: 'ec' | 'ed25519' | 'ed448' | 'x25519' | 'rsa', options: object = {}) => {
-  const { publicKey, privateKey } = crypto.generateKeyPairSync(type as 'ec', { namedCurve: 'P-256', modulusLength: 2048, ...options } as never);
+  const generate = crypto.generateKeyPairSync as (type: string, options: object) => crypto.KeyPairKeyObjectResult;
+  const { publicKey, privateKey } = generate(type, { namedCurve: 'P-256', modulusLength: 2048, ...options });
   return { pub: publicKey.export({ format: 'jwk' }) as Jwk, priv: privateKey.export({ format: 'jwk' }) as Jwk };
 };
 const ec = keyPair('ec');
