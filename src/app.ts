@@ -24,6 +24,7 @@ import { validateRoutes } from './api/routes/validate.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
 import { accountPatchSchema, newAccountSchema } from './features/accounts/accounts.ts';
 import { newKeySchema } from './features/accounts/api-keys.ts';
+import { newTrustKeysSchema, revokeTrustKeySchema } from './features/trust/managed-keys.ts';
 import { batchRequestSchema } from './features/validation/batch.ts';
 import { validateRequestSchema } from './features/validation/validation.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
@@ -83,7 +84,7 @@ export const createApp = (deps: AppDeps) => {
   app.openapi(dashboardSlash, (c) => c.redirect('/dashboard', 301));
   const document = describeApi(
     app,
-    [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema],
+    [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema, newTrustKeysSchema, revokeTrustKeySchema],
     deps.urls.publicUrl,
   );
   app.route('/', docsRoutes(document));

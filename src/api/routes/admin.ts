@@ -1,9 +1,8 @@
 /**
- * The admin JSON API, mounted at /admin/api: accounts, keys, usage, recent reports.
+ * The admin JSON API, mounted at /admin/api: accounts, keys, usage, recent reports, trusted keys.
  * Every route needs `Authorization: Bearer <admin token>`. Bodies are JSON objects;
  * a bad one is 400 INVALID_REQUEST (flat) naming the field; unknown ids are 404.
  */
-import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
@@ -13,11 +12,10 @@ import { listDailyUsage } from '../../features/limits/daily-quota.ts';
 import { listRecentReports } from '../../features/reports/reports.ts';
 import { readJsonObject } from '../body.ts';
 import { adminAuth } from '../middleware/admin-auth.ts';
-import { apiRoutes, type ApiRoutes, bodyErrors, errors, requestBody, response, security } from '../openapi.ts';
+import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
+import { admin, bodyRefused, firstValue, notFound } from './admin-route.ts';
 import { account, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
-
-/** The first value of a query parameter given more than once (as `c.req.query(name)` reads it). */
-const firstValue = (raw: unknown) => (Array.isArray(raw) ? raw[0] : raw);
+import { trustKeyRoutes } from './trust-keys.ts';
 
 /** An integer query parameter within [min, max], or `fallback` when absent or empty. */
 const intQuery = (name: string, fallback: number, min: number, max: number, description: string) =>
@@ -33,12 +31,6 @@ const intQuery = (name: string, fallback: number, min: number, max: number, desc
     .meta({ type: 'integer', minimum: min, maximum: max, default: fallback, description });
 
 const accountId = z.object({ id: z.string().meta({ description: 'The account id.' }) });
-
-const admin = <R extends Parameters<typeof createRoute>[0]>(route: R) =>
-  createRoute({ ...route, tags: ['admin'], security: security.admin, responses: { ...route.responses, ...errors({ 401: 'No or a wrong admin token.' }) } });
-
-const notFound = (what: string) => errors({ 404: `No ${what} with this id.` });
-const bodyRefused = errors({ 400: 'The body is not JSON, or a field is wrong (the message names it).', ...bodyErrors });
 
 const routes = {
   listAccounts: admin({
@@ -150,5 +142,6 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
       const { days, account_id } = c.req.valid('query');
       return c.json({ usage: await listDailyUsage(store, days, account_id || undefined, deps.clock.now()) }, 200);
     })
-    .openapi(routes.reports, async (c) => c.json({ reports: await listRecentReports(store, deps.urls.reportsUrl, c.req.valid('query').limit) }, 200));
+    .openapi(routes.reports, async (c) => c.json({ reports: await listRecentReports(store, deps.urls.reportsUrl, c.req.valid('query').limit) }, 200))
+    .route('/trust-keys', trustKeyRoutes(deps));
 };
