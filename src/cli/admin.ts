@@ -1,5 +1,5 @@
 /**
- * `cardgate accounts …` and `cardgate keys …`: the configuration comes from
+ * `cardgate accounts …`, `cardgate keys …` and `cardgate trust …`: the configuration comes from
  * --config / --data-dir (and env) like serve's; the store is the data dir's file
  * store, which refuses while a server holds the lock, or the configured database.
  */
@@ -11,8 +11,9 @@ import { runAccounts } from './accounts.ts';
 import { USAGE, type CliIO } from './io.ts';
 import { contextFlags } from './offline-store.ts';
 import { runKeys } from './keys.ts';
+import { runTrust } from './trust.ts';
 
-const commands = { accounts: runAccounts, keys: runKeys };
+const commands = { accounts: runAccounts, keys: runKeys, trust: runTrust };
 
 export const offlineAdminCommand =
   (name: keyof typeof commands) =>
