@@ -22,6 +22,7 @@ export const dashboardPage = `<!doctype html>
     <a href="#/accounts" data-nav="accounts">Accounts</a>
     <a href="#/usage" data-nav="usage">Usage</a>
     <a href="#/reports" data-nav="reports">Reports</a>
+    <a href="#/trust-keys" data-nav="trust-keys">Trust keys</a>
   </nav>
   <button type="button" id="sign-out" class="button secondary" hidden>Sign out</button>
 </header>

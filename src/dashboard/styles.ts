@@ -52,7 +52,7 @@ main:focus { outline: none; }
 .field { display: flex; flex-direction: column; gap: 0.25rem; margin-bottom: 1rem; }
 label { font-weight: 600; font-size: 0.95rem; }
 .hint { margin: 0; color: var(--muted); font-size: 0.85rem; }
-input, select { font: inherit; color: inherit; background: var(--surface); padding: 0.45rem 0.6rem;
+input, select, textarea { font: inherit; color: inherit; background: var(--surface); padding: 0.45rem 0.6rem;
   border: 1px solid var(--muted); border-radius: 6px; min-height: 2.5rem; width: 100%; }
 .secret { background: var(--bg); }
 
@@ -65,6 +65,9 @@ input, select { font: inherit; color: inherit; background: var(--surface); paddi
 .button.danger:hover { background: var(--danger); color: var(--surface); }
 .button.small { padding: 0.2rem 0.7rem; min-height: 2rem; font-size: 0.9rem; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.5rem; justify-content: flex-end; }
+.actions.start { justify-content: flex-start; }
+code.wrap { overflow-wrap: anywhere; }
+textarea.code-input { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 0.9em; resize: vertical; }
 .secret-panel { border: 2px solid var(--focus); background: var(--warn-bg); }
 .secret-panel .actions { justify-content: flex-start; }
 .warning { margin-top: 0; }

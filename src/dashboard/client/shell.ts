@@ -6,6 +6,7 @@ import { accountsView, accountView } from './accounts.ts';
 import { go, handleFailure, onSubmit, setRenderer, signOut } from './actions.ts';
 import { ApiFailure, api, byId, clearMessages, complain, field, h, session } from './core.ts';
 import { reportsView, usageView } from './insights.ts';
+import { trustKeysView } from './trust-keys.ts';
 
 interface Route {
   pattern: RegExp;
@@ -20,6 +21,7 @@ const routes: Route[] = [
   accountsRoute,
   { pattern: /^#\/usage$/, nav: 'usage', view: usageView },
   { pattern: /^#\/reports$/, nav: 'reports', view: reportsView },
+  { pattern: /^#\/trust-keys$/, nav: 'trust-keys', view: trustKeysView },
 ];
 
 function setSignedIn(signedIn: boolean): void {
