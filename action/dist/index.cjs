@@ -11883,6 +11883,7 @@ var package_default = {
     "@hono/node-server": "^2.1.8",
     "@hono/zod-openapi": "^1.6.3",
     hono: "^4.13.19",
+    jose: "6.2.17",
     "jsonc-parser": "3.3.1",
     lowdb: "^7.0.1",
     postgres: "3.4.9",
