@@ -716,3 +716,16 @@ test('trusted keys survive reopening (journal, then snapshot); a snapshot writte
   assert.deepEqual(await s5.listTrustKeys(), [key]);
   await s5.close();
 });
+
+test('an import whose trusted key takes a kid another key of its scope has is refused, naming it', async () => {
+  const s = await open(tempDir());
+  const key = { id: 'tk_1', kid: 'k1', account_id: 'acc_1', jwk: { kty: 'OKP', crv: 'Ed25519', x: 'abc' }, jku: null, thumbprint: 't', added_at: iso(T0), revoked_at: null };
+  await s.addTrustKey(key);
+  const rows = async function* () {
+    yield { table: 'trust_keys' as const, row: { ...key, revoked_at: iso(T0) } }; // the same key: replaced
+    yield { table: 'trust_keys' as const, row: { ...key, id: 'tk_2' } };
+  };
+  await assert.rejects(s.importRows(rows()), /trusted key tk_2: another key of its scope has kid "k1"/);
+  assert.deepEqual((await s.listTrustKeys()).map((k) => [k.id, k.revoked_at]), [['tk_1', iso(T0)]]);
+  await s.close();
+});
