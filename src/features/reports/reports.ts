@@ -56,5 +56,7 @@ export const listRecentReports = async (store: Store, reportsUrl: string, limit:
     account_id: r.account_id,
     valid: r.valid,
     score: r.score,
+    agent_name: r.agent_name,
+    errors: r.errors,
     url: reportUrl(reportsUrl, r.id),
   }));
