@@ -84,6 +84,8 @@ test('bad bodies: 400 flat INVALID_REQUEST naming the field', async () => {
   const badIp = await t.api('POST', `/accounts/${account.id}/keys`, { name: 'k', allowed_ips: ['10.0.0.0/40'] });
   assert.equal(badIp.status, 400);
   assert.match(badIp.body.error, /allowed_ips: "10.0.0.0\/40" has a prefix length outside/);
+  const badIps = await t.api('POST', `/accounts/${account.id}/keys`, { name: 'k', allowed_ips: ['10.0.0.1', 'nope', '10.0.0.0/40'] });
+  assert.match(badIps.body.error, /^allowed_ips: "nope" .*; allowed_ips: "10.0.0.0\/40" has a prefix length outside/);
   assert.equal((await t.api('GET', '/usage?days=0')).status, 400);
   assert.equal((await t.api('GET', '/reports?limit=abc')).status, 400);
 });
