@@ -109,9 +109,11 @@ summary { cursor: pointer; color: var(--accent); }
 [aria-invalid="true"] { border-color: var(--danger); border-width: 2px; }
 
 .search { margin-bottom: 1rem; }
-.search label { display: block; margin-bottom: 0.25rem; }
-.search-row { display: flex; flex-wrap: wrap; gap: 0.5rem; }
-.search-row input { flex: 1 1 12rem; width: auto; }
+.search-row { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0.5rem 1rem; }
+.search .field { margin: 0; }
+.search .field.grow { flex: 1 1 16rem; }
+.search .field.grow .search-row { gap: 0.5rem; }
+.search-row input { flex: 1 1 10rem; width: auto; }
 a.button { display: inline-flex; align-items: center; text-decoration: none; }
 .pager { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; margin-top: 1rem; }
 .pager a.button { color: var(--text); padding: 0.45rem 1rem; }

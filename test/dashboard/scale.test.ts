@@ -97,14 +97,20 @@ const assertFits = async (page: Page, size: (typeof SIZES)[number]) => {
   assert.ok(height < (size.name === 'phone' ? 14_000 : 5_000), `the page is ${height}px tall at ${size.width}px`);
 };
 
-const rowCount = () => browser.page.locator('table tbody tr').count();
+const rowCount = (caption: string) => browser.page.locator('table').filter({ has: browser.page.locator('caption', { hasText: new RegExp(`^${caption}$`) }) }).locator('tbody tr').count();
+/** Sorts by a column head's link (desktop) or, where phones hide the heads, the "Sort by" list. */
+const sortBy = async (size: (typeof SIZES)[number], head: string, value: string) => {
+  const { page } = browser;
+  if (size.name === 'desktop') await page.getByRole('columnheader', { name: head }).getByRole('link').click();
+  else await page.getByLabel('Sort by').selectOption(value);
+};
 const cellTexts = (label: string) => browser.page.locator(`td[data-label="${label}"]`).allInnerTexts();
 
 test('accounts: 25 a page, searched, sorted by a column head, paged by the server', async () => {
-  await atBothSizes('accounts', async () => {
+  await atBothSizes('accounts', async (size) => {
     const { page } = browser;
     await open('#/accounts', 'Accounts');
-    assert.equal(await rowCount(), 25);
+    assert.equal(await rowCount('Accounts'), 25);
     assert.equal((await cellTexts('Name'))[0], accountName(0));
     assert.equal(await page.getByRole('button', { name: /^Delete account/ }).count(), 25);
 
@@ -112,8 +118,8 @@ test('accounts: 25 a page, searched, sorted by a column head, paged by the serve
     await page.getByText('Page 2 · 25 shown').waitFor();
     assert.equal((await cellTexts('Name'))[0], accountName(25));
 
-    await page.getByRole('columnheader', { name: 'Name' }).getByRole('link').click();
-    await page.locator('th[aria-sort="descending"]').waitFor();
+    await sortBy(size, 'Name', '-name');
+    await page.locator('th[aria-sort="descending"]').waitFor({ state: 'attached' });
     assert.equal((await cellTexts('Name'))[0], accountName(ACCOUNTS - 1));
 
     await page.getByLabel('Search accounts').fill('0042');
@@ -125,10 +131,10 @@ test('accounts: 25 a page, searched, sorted by a column head, paged by the serve
 });
 
 test('reports: agent name, verdict, score, errors, kind and account; sorted, searched and paged', async () => {
-  await atBothSizes('reports', async () => {
+  await atBothSizes('reports', async (size) => {
     const { page } = browser;
     await open('#/reports', 'Reports');
-    assert.equal(await rowCount(), 25);
+    assert.equal(await rowCount('Reports'), 25);
     const newest = REPORTS - 1;
     assert.equal((await cellTexts('Agent'))[0], agentName(newest));
     assert.equal((await cellTexts('Score'))[0], String(newest % 101));
@@ -137,11 +143,11 @@ test('reports: agent name, verdict, score, errors, kind and account; sorted, sea
     assert.deepEqual((await cellTexts('Account')).slice(0, 2), ['anonymous', accountName((newest - 1) % ACCOUNTS)]); // every third is anonymous
     assert.match((await cellTexts('Verdict'))[0]!, /^(valid|invalid)$/);
 
-    await page.getByRole('columnheader', { name: 'Score' }).getByRole('link').click();
-    await page.locator('th[aria-sort="ascending"]').waitFor();
+    await sortBy(size, 'Score', 'score');
+    await page.locator('th[aria-sort="ascending"]').waitFor({ state: 'attached' });
     assert.ok((await cellTexts('Score')).every((s) => s === '0'));
-    await page.getByRole('columnheader', { name: 'Score' }).getByRole('link').click();
-    await page.locator('th[aria-sort="descending"]').waitFor();
+    await sortBy(size, 'Score', '-score');
+    await page.locator('th[aria-sort="descending"]').waitFor({ state: 'attached' });
     assert.ok((await cellTexts('Score')).every((s) => s === '100'));
     const firstPage = await cellTexts('Agent');
     await page.getByRole('link', { name: 'Next page →' }).click();
@@ -165,7 +171,7 @@ test("usage: today's count against the plan's limit, busiest accounts charted, t
     await first.getByText('Used 7 of 10 today').waitFor();
     await page.getByLabel('Show').selectOption('idle');
     await page.getByText(`Page 1 of ${Math.ceil((ACCOUNTS - 10) / 25)} · ${ACCOUNTS - 10} accounts`).waitFor();
-    assert.equal(await rowCount(), 25);
+    assert.equal(await rowCount('Usage per account'), 25);
     await page.getByLabel('Find an account').fill('0999');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('Page 1 of 1 · 1 account').waitFor();
@@ -247,6 +253,7 @@ test('a new key shows how to use it: a curl command against this server, with a 
     await open(`#/accounts/${accountId(4)}`, accountName(4));
     await page.getByLabel('Key name').fill(`snippet ${name}`);
     await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('status').filter({ hasText: `Key "snippet ${name}" created.` }).waitFor();
     const secret = await page.getByLabel('API key', { exact: true }).inputValue();
     const snippet = await page.locator('#key-snippet').innerText();
     assert.ok(snippet.startsWith(`curl -sS -X POST ${service.url}/v1/validate`), snippet);
@@ -281,7 +288,7 @@ test('a plan downgrade and a duplicate account name ask first; Cancel changes no
     await page.getByLabel('Search accounts').fill(accountName(7));
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByRole('link', { name: 'Clear' }).waitFor();
-    assert.equal(await rowCount(), 1, 'no second account was created');
+    assert.equal(await rowCount('Accounts'), 1, 'no second account was created');
   });
   // Confirmed, the downgrade happens.
   const { page } = browser;

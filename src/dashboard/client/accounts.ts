@@ -61,7 +61,7 @@ export async function accountsView(query?: string): Promise<HTMLElement> {
     form,
     h('section', { class: 'card', 'aria-labelledby': 'account-list-title' },
       h('h2', { id: 'account-list-title' }, 'All accounts'),
-      searchForm('account-search', 'Search accounts', ACCOUNTS, state, 'Name or id'),
+      searchForm('account-search', 'Search accounts', ACCOUNTS, state, 'Name or id', [['name', 'Name'], ['plan', 'Plan'], ['created_at', 'Created']]),
       accounts.length ? table('Accounts', ['Name', 'Plan', 'Keys', 'Created', 'Actions'], rows, heads) : h('p', { class: 'empty' }, empty),
       accounts.length || state.page > 1 ? pager(ACCOUNTS, state, next_cursor, accounts.length) : null));
 }

@@ -193,7 +193,7 @@ export async function reportsView(query?: string): Promise<HTMLElement> {
   return h('section', {},
     h('h1', {}, 'Reports'),
     h('section', { class: 'card', 'aria-label': 'Reports list' },
-      searchForm('report-search', 'Search reports', REPORTS, state, 'Agent name or report id'),
+      searchForm('report-search', 'Search reports', REPORTS, state, 'Agent name or report id', columns.filter((c): c is [string, string] => c[1] !== null).map(([label, field]) => [field, label])),
       rows.length ? table('Reports', columns.map(([label]) => label), rows, heads) : h('p', { class: 'empty' }, empty),
       rows.length || state.page > 1 ? pager(REPORTS, state, next_cursor, rows.length) : null));
 }

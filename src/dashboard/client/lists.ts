@@ -49,15 +49,28 @@ export function sortHeader(label: string, field: string | null, base: string, st
       label, h('span', { 'aria-hidden': 'true' }, current === 'ascending' ? ' \u25b2' : current === 'descending' ? ' \u25bc' : '')));
 }
 
-/** The search box of a list: searching starts again at page 1 with the same sort. */
-export function searchForm(id: string, label: string, base: string, state: ListState, placeholder: string): HTMLElement {
+/**
+ * The search box of a list (searching starts again at page 1 with the same sort) and its order:
+ * `sorts` are the fields and their labels. The column heads sort too, but phones hide them.
+ */
+export function searchForm(id: string, label: string, base: string, state: ListState, placeholder: string, sorts: readonly [string, string][]): HTMLElement {
   const input = h('input', { id, name: 'q', type: 'search', value: state.q, autocomplete: 'off', spellcheck: 'false', placeholder, maxlength: 200 });
+  const order = h('select', { id: id + '-sort', name: 'sort' },
+    sorts.flatMap(([field, name]) => [
+      h('option', { value: field, selected: state.sort === field }, name + ' \u2191'),
+      h('option', { value: '-' + field, selected: state.sort === '-' + field }, name + ' \u2193'),
+    ]));
+  order.addEventListener('change', () => {
+    location.hash = listHash(base, { q: state.q, sort: order.value });
+  });
   const form = h('form', { class: 'search', role: 'search' },
-    h('label', { for: id }, label),
     h('div', { class: 'search-row' },
-      input,
-      h('button', { type: 'submit', class: 'button secondary' }, 'Search'),
-      state.q ? h('a', { href: listHash(base, { sort: state.sort }), class: 'button secondary' }, 'Clear') : null));
+      h('div', { class: 'field grow' }, h('label', { for: id }, label),
+        h('div', { class: 'search-row' },
+          input,
+          h('button', { type: 'submit', class: 'button secondary' }, 'Search'),
+          state.q ? h('a', { href: listHash(base, { sort: state.sort }), class: 'button secondary' }, 'Clear') : null)),
+      h('div', { class: 'field' }, h('label', { for: id + '-sort' }, 'Sort by'), order)));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     location.hash = listHash(base, { q: input.value.trim(), sort: state.sort });
