@@ -163,7 +163,7 @@ test('reports: agent name, verdict, score, errors, kind and account; sorted, sea
 });
 
 test("usage: today's count against the plan's limit, busiest accounts charted, the rest paged and filtered", async () => {
-  await atBothSizes('usage', async () => {
+  await atBothSizes('usage', async (size) => {
     const { page } = browser;
     await open('#/usage', 'Usage');
     assert.equal(await page.locator('section.card svg.chart').count(), 5, 'only the busiest are charted');
@@ -176,6 +176,7 @@ test("usage: today's count against the plan's limit, busiest accounts charted, t
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('Page 1 of 1 · 1 account').waitFor();
     assert.deepEqual(await cellTexts('Account'), [accountName(999)]);
+    await browser.screenshot(`scale-usage-list-${size.name}`);
 
     await open(`#/accounts/${accountId(1)}`, accountName(1));
     await page.getByText('Used 6 today (no daily limit)').waitFor();

@@ -79,7 +79,7 @@ export class ApiFailure extends Error {
   constructor(status: number, message: string) {
     const problems = status === 400 ? problemsOf(message) : [{ field: null, message }];
     // The summary says "Allowed IPs: …" where the API says "allowed_ips: …".
-    super(problems.map((p) => (p.field ? FIELD_LABELS[p.field] + ': ' + p.message : p.message)).join(' '));
+    super(problems.map((p) => (p.field ? FIELD_LABELS[p.field] + ': ' + p.message : p.message)).join('; '));
     this.status = status;
     this.problems = problems;
   }
