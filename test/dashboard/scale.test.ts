@@ -300,6 +300,70 @@ test('a plan downgrade and a duplicate account name ask first; Cancel changes no
   await page.getByRole('status').filter({ hasText: 'is on the pro plan' }).waitFor();
 });
 
+/**
+ * Every visible text on the page whose contrast with what is behind it is under 4.5:1 (WCAG AA).
+ * Plain JavaScript in a string: the test runner's transform would name the functions with a
+ * helper the page does not have.
+ */
+const LOW_CONTRAST = String.raw`(() => {
+  const parse = (css) => {
+    const [r = 0, g = 0, b = 0, a = 1] = (/rgba?\(([^)]*)\)/.exec(css)?.[1] ?? '0 0 0 0').split(/[\s,/]+/).filter(Boolean).map(Number);
+    return { r, g, b, a };
+  };
+  const over = (top, below) => ({ r: top.r * top.a + below.r * (1 - top.a), g: top.g * top.a + below.g * (1 - top.a), b: top.b * top.a + below.b * (1 - top.a), a: 1 });
+  const channel = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  const luminance = (c) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+  const background = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c.a > 0) layers.push(c);
+      if (c.a === 1) break;
+    }
+    return layers.reverse().reduce((below, top) => over(top, below), { r: 255, g: 255, b: 255, a: 1 });
+  };
+  const low = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || !node.textContent.trim() || el.closest('.sr-only, [hidden], noscript, dialog:not([open])')) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0 || el.disabled) continue;
+    const bg = background(el);
+    const fg = over(parse(getComputedStyle(el).color), bg);
+    const [hi, lo] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    if (ratio < 4.5) low.push(node.textContent.trim().slice(0, 40) + ': ' + ratio.toFixed(2));
+  }
+  return low;
+})()`;
+const lowContrast = () => browser.page.evaluate<string[]>(LOW_CONTRAST);
+
+test('every text has a contrast of at least 4.5:1, in light and in dark', async () => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    for (const [hash, heading] of [['#/accounts', 'Accounts'], ['#/reports?sort=-errors', 'Reports'], ['#/usage', 'Usage'], [`#/accounts/${accountId(2)}`, accountName(2)]] as const) {
+      await open(hash, heading);
+      assert.deepEqual(await lowContrast(), [], `${hash} in ${colorScheme}`);
+    }
+    // Field errors, the problem message and the key panel.
+    await page.getByLabel('Key name').fill('contrast');
+    await page.getByLabel('Allowed IPs (optional)').fill('nope');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('#new-key-ips-errors li').waitFor();
+    assert.deepEqual(await lowContrast(), [], `field errors in ${colorScheme}`);
+    await page.getByLabel('Allowed IPs (optional)').fill('');
+    await page.getByLabel('Key name').fill(`contrast ${colorScheme}`);
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('#key-snippet').waitFor();
+    assert.deepEqual(await lowContrast(), [], `the new key's panel in ${colorScheme}`);
+    await browser.screenshot(`scale-key-${colorScheme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
 test('the pages sent nothing to any other host and logged no errors', () => {
   assert.deepEqual(browser.foreign, []);
   // The refused and aborted calls above log as network errors; nothing else may.
