@@ -550,7 +550,7 @@ export class PostgresStore implements Store, StoreTransfer {
 
   async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
     const rows = await this.sql`
-      select id, kind, created_at, account_id, alias, valid, score, agent_name, error_count from reports
+      select ${this.sql.unsafe(REPORT_SUMMARY_COLUMNS)} from reports
       where ${this.unexpired()} and ${filter.account_id === undefined ? this.sql`true` : this.sql`account_id = ${sought(filter.account_id)}`}
       order by seq desc
       ${filter.limit === undefined ? this.sql`` : this.sql`limit ${filter.limit}`}`;
