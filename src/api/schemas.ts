@@ -232,7 +232,14 @@ export const createdKey = z
   .object({ key: apiKey, secret: z.string().meta({ description: 'The key itself: shown this once, never stored.' }) })
   .meta({ id: 'CreatedKey' });
 
-export const usage = z.object({ usage: z.array(z.object({ account_id: z.string(), day: z.string().meta({ format: 'date' }), count: int })) });
+export const usage = z.object({
+  usage: z.array(z.object({ account_id: z.string(), day: z.string().meta({ format: 'date' }), count: int })),
+  daily_limits: z.object(Object.fromEntries(plans.map((p) => [p, int])) as Record<(typeof plans)[number], typeof int>).meta({ description: "Each plan's daily limit; -1: unlimited." }),
+});
+
+const nextCursor = z.string().nullable().meta({ description: 'Pass as `cursor` (with the same sort) for the next page; null on the last page.' });
+
+export const accountListing = z.object({ accounts: z.array(account), next_cursor: nextCursor });
 
 export const reportListing = z.object({
   reports: z.array(
@@ -241,11 +248,24 @@ export const reportListing = z.object({
       kind: reportKind,
       created_at: timestamp,
       account_id: z.string().nullable(),
+      account_name: z.string().nullable().meta({ description: 'Null for anonymous reports, and once the account is deleted.' }),
+      agent_name: z.string().nullable().meta({ description: "The card's name (a batch: null)." }),
       valid: z.boolean().nullable(),
       score: int.nullable(),
+      errors: int.nullable().meta({ description: 'Errors found (a batch: null).' }),
       url,
     }),
   ),
+  next_cursor: nextCursor,
 });
+
+export const accountToday = z
+  .object({
+    used: int.meta({ description: 'Validations counted today (UTC).' }),
+    limit: int.meta({ description: "The plan's daily limit; -1: unlimited." }),
+    remaining: int.meta({ description: '-1: unlimited' }),
+    resets_at: timestamp,
+  })
+  .meta({ description: "Today's quota of the account." });
 
 export const deleted = z.object({ deleted: z.literal(true) });

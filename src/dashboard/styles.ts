@@ -98,6 +98,36 @@ tbody tr:last-child td { border-bottom: 0; }
 details { margin-top: 0.5rem; }
 summary { cursor: pointer; color: var(--accent); }
 
+/* Loading: the spinner shows after a moment, so quick loads do not flash it. */
+.loading { display: flex; align-items: center; gap: 0.6rem; color: var(--muted); }
+.spinner { width: 1.1rem; height: 1.1rem; border-radius: 50%; border: 3px solid var(--line); border-top-color: var(--accent);
+  opacity: 0; animation: spin 0.8s linear infinite, appear 0s 0.2s forwards; }
+@keyframes spin { to { transform: rotate(360deg); } }
+@keyframes appear { to { opacity: 1; } }
+@media (prefers-reduced-motion: reduce) { .spinner { animation: appear 0s 0.2s forwards; } }
+.error-view { border-color: var(--danger); }
+.actions.start { justify-content: flex-start; }
+
+.field-errors { margin: 0; padding: 0; list-style: none; color: var(--danger); font-weight: 600; font-size: 0.9rem; }
+[aria-invalid="true"] { border-color: var(--danger); border-width: 2px; }
+
+.search { margin-bottom: 1rem; }
+.search-row { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0.5rem 1rem; }
+.search .field { margin: 0; }
+.search .field.grow { flex: 1 1 16rem; }
+.search .field.grow .search-row { gap: 0.5rem; }
+.search-row input { flex: 1 1 10rem; width: auto; }
+a.button { display: inline-flex; align-items: center; text-decoration: none; }
+.pager { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; margin-top: 1rem; }
+.pager a.button { color: var(--text); padding: 0.45rem 1rem; }
+th a.sort { color: inherit; text-decoration: none; }
+th a.sort:hover { text-decoration: underline; }
+th[aria-sort] { color: var(--text); }
+.quota { font-weight: 600; }
+.snippet { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem; margin: 0 0 0.75rem;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+h3 { font-size: 1rem; margin: 1rem 0 0.25rem; }
+
 dialog { border: 1px solid var(--line); border-radius: 10px; padding: 1.25rem; max-width: 30rem; width: calc(100% - 2rem);
   background: var(--surface); color: var(--text); }
 dialog::backdrop { background: rgb(0 0 0 / 0.45); }

@@ -1,9 +1,10 @@
 /** The Store interface held in memory only: for unit tests, never chosen silently at run time. */
 import { Aliases } from './aliases.ts';
 import { readLine, reportLine } from './report-lines.ts';
+import { pageOfReports } from './paging.ts';
 import { summarizeReport } from './summary.ts';
 import { Tables } from './tables.ts';
-import type { NewReport, ReportRecord, ReportSummary, Store } from './types.ts';
+import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from './types.ts';
 
 export class MemoryStore extends Tables implements Store {
   /** Each report as the line the file store would write, and its summary. */
@@ -26,6 +27,9 @@ export class MemoryStore extends Tables implements Store {
       .reverse()
       .map((s) => ({ ...s }));
     return filter.limit === undefined ? all : all.slice(0, filter.limit);
+  }
+  async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
+    return pageOfReports([...this.reports.values()].map((r) => r.summary), query);
   }
   async pruneReports(before: number): Promise<number> {
     let removed = 0;

@@ -15,9 +15,10 @@
  * atomic here because nothing else runs while it does (one process, one event loop).
  */
 import { encodeRecord } from './encode.ts';
+import { pageOfAccounts } from './paging.ts';
 import { TABLES, rowIsValid, type TableName } from './rows.ts';
 import type { StoreTransfer, TransferRow } from './transfer.ts';
-import type { Account, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, Store, TrustKeyRecord, UsageRow } from './types.ts';
+import type { Account, AccountSortField, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, Page, PageQuery, Store, TrustKeyRecord, UsageRow } from './types.ts';
 
 /**
  * Accounts and keys are read on every keyed request, so they are kept frozen and handed out
@@ -44,7 +45,7 @@ export interface TablesDoc {
 
 export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [] });
 
-type ReportMethods = 'putReport' | 'getReport' | 'listReports' | 'pruneReports' | 'reportCount' | 'commit' | 'close';
+type ReportMethods = 'putReport' | 'getReport' | 'listReports' | 'pageReports' | 'pruneReports' | 'reportCount' | 'commit' | 'close';
 
 export { LATER_TABLES, TABLES, type TableName } from './rows.ts';
 
@@ -145,6 +146,9 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   }
   async listAccounts(): Promise<Account[]> {
     return [...this.accounts.values()];
+  }
+  async pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>> {
+    return pageOfAccounts(this.accounts.values(), query);
   }
   async updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined> {
     const a = this.accounts.get(id);

@@ -119,8 +119,8 @@ export interface VerbatimReport extends Omit<ReportRecord, 'card' | 'result'> {
   requestJson: string;
   /** The result's JSON text. */
   resultJson: string;
-  /** What the report listing reads off the result. */
-  verdict: { valid: boolean; score: number };
+  /** What the report listing reads off the result (and the card: its name; a batch has none). */
+  verdict: { valid: boolean; score: number; agent_name?: string | null; errors?: number };
 }
 
 /** Summary kept in memory for every stored report (listing without reading bodies). */
@@ -132,6 +132,46 @@ export interface ReportSummary {
   alias?: string;
   valid: boolean | null;
   score: number | null;
+  /** The card's `name` when it is a string (a batch: null). */
+  agent_name: string | null;
+  /** Errors found, those the findings cap left out included (null when the result has no error list). */
+  errors: number | null;
+}
+
+/** The fields a paged listing sorts by (ties broken by id, so the order is total). */
+export const ACCOUNT_SORT_FIELDS = ['name', 'plan', 'created_at'] as const;
+export type AccountSortField = (typeof ACCOUNT_SORT_FIELDS)[number];
+export const REPORT_SORT_FIELDS = ['created_at', 'score', 'agent_name', 'errors'] as const;
+export type ReportSortField = (typeof REPORT_SORT_FIELDS)[number];
+
+/**
+ * A row's place in a sorted listing: its sort key (see sortKey in paging.ts) and id. A page
+ * starts after a position, not at an offset, so rows inserted meanwhile never shift it.
+ */
+export interface PagePosition {
+  key: string | number;
+  id: string;
+}
+
+export interface PageQuery<F extends string> {
+  /** Only rows whose name (reports: agent name) or id contains this, ASCII letters in either case. */
+  q?: string;
+  sort: F;
+  descending: boolean;
+  /** At most this many rows. */
+  limit: number;
+  /** Rows after this one in the order asked for (the previous page's `next`). */
+  after?: PagePosition;
+}
+
+export interface ReportPageQuery extends PageQuery<ReportSortField> {
+  account_id?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Where the next page starts; absent on the last page. */
+  next?: PagePosition;
 }
 
 export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
@@ -200,6 +240,8 @@ export interface Store {
   createAccount(account: Account): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;
   listAccounts(): Promise<Account[]>;
+  /** One page of the accounts, searched and sorted (see PageQuery). */
+  pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>>;
   updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined>;
   /** Deletes the account, its keys and the trusted keys of its scope. */
   deleteAccount(id: string): Promise<boolean>;
@@ -237,6 +279,8 @@ export interface Store {
   getReport(idOrAlias: string): Promise<ReportRecord | undefined>;
   /** Newest first. */
   listReports(filter?: { limit?: number; account_id?: string }): Promise<ReportSummary[]>;
+  /** One page of the unexpired reports, searched and sorted (see PageQuery). */
+  pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>>;
   /** Removes every report created before `before` (epoch ms). Resolves how many went. */
   pruneReports(before: number): Promise<number>;
   reportCount(): Promise<number>;

@@ -43,8 +43,11 @@ test('accounts: create, list, get, change plan, rename, delete', async () => {
   assert.deepEqual(account, { id: account.id, name: 'CI runners', plan: 'free', created_at: '2026-11-21T12:00:00.000Z', key_count: 0 });
   assert.ok(t.store.commits > 0, 'mutations are committed');
 
-  assert.deepEqual((await t.api('GET', '/accounts')).body, { accounts: [account] });
-  assert.deepEqual((await t.api('GET', `/accounts/${account.id}`)).body, { account });
+  assert.deepEqual((await t.api('GET', '/accounts')).body, { accounts: [account], next_cursor: null });
+  assert.deepEqual((await t.api('GET', `/accounts/${account.id}`)).body, {
+    account,
+    today: { used: 0, limit: 10, remaining: 10, resets_at: '2026-11-22T00:00:00.000Z' },
+  });
   const patched = await t.api('PATCH', `/accounts/${account.id}`, { plan: 'pro' });
   assert.equal(patched.status, 200);
   assert.equal(patched.body.account.plan, 'pro');
@@ -81,6 +84,8 @@ test('bad bodies: 400 flat INVALID_REQUEST naming the field', async () => {
   const badIp = await t.api('POST', `/accounts/${account.id}/keys`, { name: 'k', allowed_ips: ['10.0.0.0/40'] });
   assert.equal(badIp.status, 400);
   assert.match(badIp.body.error, /allowed_ips: "10.0.0.0\/40" has a prefix length outside/);
+  const badIps = await t.api('POST', `/accounts/${account.id}/keys`, { name: 'k', allowed_ips: ['10.0.0.1', 'nope', '10.0.0.0/40'] });
+  assert.match(badIps.body.error, /^allowed_ips: "nope" .*; allowed_ips: "10.0.0.0\/40" has a prefix length outside/);
   assert.equal((await t.api('GET', '/usage?days=0')).status, 400);
   assert.equal((await t.api('GET', '/reports?limit=abc')).status, 400);
 });
@@ -138,6 +143,7 @@ test('usage per account per day, and recent reports newest first', async () => {
       { account_id: account.id, day: '2026-11-20', count: 4 },
       { account_id: account.id, day: '2026-11-21', count: 2 },
     ],
+    daily_limits: { free: 10, pro: -1, team: -1 },
   });
   assert.deepEqual((await t.api('GET', `/usage?account_id=${account.id}&days=1`)).body.usage, [{ account_id: account.id, day: '2026-11-21', count: 2 }]);
   assert.equal((await t.api('GET', '/usage?days=366')).body.usage.length, 4);
@@ -148,5 +154,111 @@ test('usage per account per day, and recent reports newest first', async () => {
   assert.equal(reports.length, 1);
   assert.equal(reports[0].id, 'val_2');
   assert.equal(reports[0].url, 'http://reports.cardgate.test/reports/val_2');
-  assert.deepEqual(Object.keys(reports[0]).sort(), ['account_id', 'created_at', 'id', 'kind', 'score', 'url', 'valid']);
+  assert.deepEqual(Object.keys(reports[0]).sort(), ['account_id', 'account_name', 'agent_name', 'created_at', 'errors', 'id', 'kind', 'score', 'url', 'valid']);
+});
+
+test("an account's page tells today's use against its plan's daily limit", async () => {
+  const t = adminApp();
+  const { account } = (await t.api('POST', '/accounts', { name: 'a', plan: 'free' })).body;
+  const { secret } = (await t.api('POST', `/accounts/${account.id}/keys`, { name: 'k' })).body;
+  for (let i = 0; i < 3; i++) await t.app.request('/t/validate', { method: 'POST', headers: { authorization: `Bearer ${secret}` } });
+  assert.deepEqual((await t.api('GET', `/accounts/${account.id}`)).body.today, { used: 3, limit: 10, remaining: 7, resets_at: '2026-11-22T00:00:00.000Z' });
+});
+
+/** Every row of a paged list, walked with next_cursor; each page at most `limit` long. */
+const walk = async (t: ReturnType<typeof adminApp>, path: string, field: string, limit: number) => {
+  const rows: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await t.api('GET', `${path}${path.includes('?') ? '&' : '?'}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.ok(res.body[field].length <= limit);
+    rows.push(...res.body[field]);
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return rows;
+};
+
+test('accounts list: q, sort (either way), limit and cursor; a cursor keeps its place when accounts are added', async () => {
+  const t = adminApp();
+  for (const name of ['delta', 'Alpha', 'charlie', 'Bravo', 'echo']) await t.api('POST', '/accounts', { name, plan: name === 'echo' ? 'team' : 'free' });
+  const names = async (query: string, limit: number) => (await walk(t, `/accounts?${query}`, 'accounts', limit)).map((a) => a.name);
+  assert.deepEqual(await names('sort=name', 2), ['Alpha', 'Bravo', 'charlie', 'delta', 'echo']);
+  assert.deepEqual(await names('sort=-name', 3), ['echo', 'delta', 'charlie', 'Bravo', 'Alpha']);
+  const byPlan = await names('sort=-plan', 4);
+  assert.equal(byPlan[0], 'echo');
+  assert.deepEqual(byPlan.slice(1).sort(), ['Alpha', 'Bravo', 'charlie', 'delta']);
+  assert.deepEqual(await names('q=HA&sort=name', 1), ['Alpha', 'charlie']);
+  assert.deepEqual(await names('q=zzz', 1), []);
+  // Default: oldest first (ties by id), as before.
+  assert.deepEqual(await names('', 100), await names('sort=created_at', 1));
+
+  const first = (await t.api('GET', '/accounts?sort=name&limit=2')).body;
+  assert.deepEqual(first.accounts.map((a: any) => a.name), ['Alpha', 'Bravo']);
+  assert.equal(typeof first.next_cursor, 'string');
+  await t.api('POST', '/accounts', { name: 'Aaron', plan: 'free' });
+  await t.api('POST', '/accounts', { name: 'Bz', plan: 'free' });
+  const second = (await t.api('GET', `/accounts?sort=name&limit=2&cursor=${first.next_cursor}`)).body;
+  assert.deepEqual(second.accounts.map((a: any) => a.name), ['Bz', 'charlie']);
+});
+
+test('reports list: agent name, error count and account name; q, sort, account filter, cursor paging', async () => {
+  const t = adminApp();
+  const { account } = (await t.api('POST', '/accounts', { name: 'Acme', plan: 'pro' })).body;
+  const put = (id: string, minute: number, name: unknown, score: number, errors: number, account_id: string | null = null) =>
+    t.store.putReport({
+      id, kind: 'single', created_at: `2026-11-21T10:${String(minute).padStart(2, '0')}:00.000Z`, account_id, card: { name },
+      result: { valid: errors === 0, score, errors: Array.from({ length: errors }, () => ({ message: 'e' })) },
+    });
+  await put('rpt_a', 1, 'Weather', 90, 0, account.id);
+  await put('rpt_b', 2, 'Travel', 40, 3);
+  await put('rpt_c', 3, 'weather two', 70, 1, 'acct_gone');
+  await put('rpt_d', 4, 7, 55, 2, account.id);
+  const newest = (await t.api('GET', '/reports?limit=1')).body;
+  assert.deepEqual(newest.reports[0], {
+    id: 'rpt_d', kind: 'single', created_at: '2026-11-21T10:04:00.000Z', account_id: account.id, account_name: 'Acme', agent_name: null,
+    valid: false, score: 55, errors: 2, url: 'http://reports.cardgate.test/reports/rpt_d',
+  });
+  const ids = async (query: string, limit: number) => (await walk(t, `/reports?${query}`, 'reports', limit)).map((r) => r.id);
+  assert.deepEqual(await ids('', 3), ['rpt_d', 'rpt_c', 'rpt_b', 'rpt_a']);
+  assert.deepEqual(await ids('sort=score', 1), ['rpt_b', 'rpt_d', 'rpt_c', 'rpt_a']);
+  assert.deepEqual(await ids('sort=-errors', 2), ['rpt_b', 'rpt_d', 'rpt_c', 'rpt_a']);
+  assert.deepEqual(await ids('sort=agent_name', 2), ['rpt_d', 'rpt_b', 'rpt_a', 'rpt_c']);
+  assert.deepEqual(await ids('q=weather', 1), ['rpt_c', 'rpt_a']);
+  assert.deepEqual(await ids(`account_id=${account.id}`, 1), ['rpt_d', 'rpt_a']);
+  const gone = (await t.api('GET', '/reports?q=two')).body.reports[0];
+  assert.deepEqual([gone.account_id, gone.account_name], ['acct_gone', null]);
+});
+
+test('list parameters: a bad q, sort, limit or cursor is 400 INVALID_REQUEST saying what is wrong', async () => {
+  const t = adminApp();
+  for (let i = 0; i < 3; i++) await t.api('POST', '/accounts', { name: `a${i}`, plan: 'free' });
+  const byName = (await t.api('GET', '/accounts?sort=name&limit=1')).body.next_cursor;
+  const forged = Buffer.from(JSON.stringify({ sort: 'name', key: 5, id: 'x' })).toString('base64url');
+  const cases: [string, RegExp][] = [
+    ['/accounts?sort=key_count', /sort must be one of name, -name, plan, -plan, created_at, -created_at/],
+    ['/accounts?sort=--name', /sort must be one of/],
+    ['/accounts?limit=0', /limit must be an integer from 1 to 500/],
+    ['/accounts?limit=501', /limit must be an integer from 1 to 500/],
+    [`/accounts?q=${'x'.repeat(201)}`, /q must be at most 200 characters/],
+    ['/accounts?cursor=not a cursor', /cursor is not one this list gave out/],
+    ['/accounts?cursor=e30', /cursor is not one this list gave out/],
+    ['/accounts?cursor=bnVsbA', /cursor is not one this list gave out/],
+    [`/accounts?sort=name&cursor=${forged}`, /cursor is not one this list gave out/],
+    [`/accounts?sort=-name&cursor=${byName}`, /cursor belongs to sort=name, not sort=-name/],
+    [`/reports?cursor=${byName}`, /cursor belongs to sort=name, not sort=-created_at/],
+    ['/reports?sort=url', /sort must be one of created_at, -created_at, score, -score, agent_name, -agent_name, errors, -errors/],
+    ['/reports?limit=-1', /limit must be an integer/],
+  ];
+  for (const [path, message] of cases) {
+    const res = await t.api('GET', path);
+    assert.equal(res.status, 400, path);
+    assert.equal(res.body.code, 'INVALID_REQUEST', path);
+    assert.match(res.body.error, message, path);
+  }
+  // A cursor made for reports by score carries a number: it reads back.
+  await t.store.putReport({ id: 'rpt_1', kind: 'single', created_at: '2026-11-21T10:00:00.000Z', account_id: null, card: {}, result: { valid: true, score: 1 } });
+  await t.store.putReport({ id: 'rpt_2', kind: 'single', created_at: '2026-11-21T10:00:00.000Z', account_id: null, card: {}, result: { valid: true, score: 2 } });
+  const byScore = (await t.api('GET', '/reports?sort=score&limit=1')).body;
+  assert.deepEqual((await t.api('GET', `/reports?sort=score&cursor=${byScore.next_cursor}`)).body.reports.map((r: any) => r.id), ['rpt_2']);
 });

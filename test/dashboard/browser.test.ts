@@ -139,17 +139,19 @@ test('the usage page charts the validation for today', async () => {
   await browser.screenshot('06-usage');
 });
 
-test('recent reports list the validation with verdict, score and a link to its page', async () => {
+test('the reports list the validation with its agent, verdict, score, errors and a link to its page', async () => {
   const { page } = browser;
   await page.getByRole('navigation').getByRole('link', { name: 'Reports' }).click();
-  await page.getByRole('heading', { name: 'Recent reports', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: 'Reports', level: 1 }).waitFor();
   const row = page.getByRole('row').filter({ hasText: 'Acme <b>CI</b>' });
   await row.waitFor();
-  const link = row.getByRole('link', { name: /^rpt_/ });
+  const link = row.getByRole('link', { name: 'Dashboard test agent' });
   const href = await link.getAttribute('href');
   assert.match(href ?? '', new RegExp(`^${service.url}/reports/rpt_[0-9]+_[A-Za-z0-9]{20}$`));
   assert.match(await row.locator('td[data-label="Verdict"]').innerText(), /^(valid|invalid)$/);
   assert.match(await row.locator('td[data-label="Score"]').innerText(), /^\d+$/);
+  assert.match(await row.locator('td[data-label="Errors"]').innerText(), /^\d+$/);
+  assert.equal(await row.locator('td[data-label="Kind"]').innerText(), 'single');
   await browser.screenshot('07-reports');
 });
 
@@ -179,6 +181,8 @@ test('the plan can be changed and the page reads well at phone width', async () 
   const { page } = browser;
   await page.getByLabel('Plan').selectOption('pro');
   await page.getByRole('button', { name: 'Save changes' }).click();
+  // From team to pro is a downgrade: it asks first.
+  await page.getByRole('dialog', { name: 'Move "Acme <b>CI</b>" down to the pro plan?' }).getByRole('button', { name: 'Change plan' }).click();
   await page.getByRole('status').filter({ hasText: 'is on the pro plan' }).waitFor();
 
   await page.setViewportSize({ width: 390, height: 844 });

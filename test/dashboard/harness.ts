@@ -20,8 +20,9 @@ export const screenshotDir = new URL('../../test-artifacts/dashboard', import.me
  */
 const command = process.env.DASHBOARD_TEST_COMMAND?.split(' ').filter(Boolean);
 
-export const startService = async () => {
-  const server = await startServer({ env: { CARDGATE_ADMIN_TOKEN: ADMIN_TOKEN }, command });
+/** The server with the admin token; `dataDir`: one written beforehand (seeded data). */
+export const startService = async (options: { dataDir?: string } = {}) => {
+  const server = await startServer({ env: { CARDGATE_ADMIN_TOKEN: ADMIN_TOKEN }, command, ...options });
   return { url: server.url, stop: () => server.stop() };
 };
 

@@ -8,7 +8,7 @@ import { openFileStore } from '../../src/store/file.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { UnstorableRecordError } from '../../src/store/encode.ts';
-import type { ApiKeyRecord, CounterCharge, JobRecord, Store, TrustKeyRecord } from '../../src/store/types.ts';
+import type { AccountSortField, ApiKeyRecord, CounterCharge, JobRecord, PagePosition, PageQuery, ReportPageQuery, Store, TrustKeyRecord } from '../../src/store/types.ts';
 import { databaseFactory } from '../helpers/postgres.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
@@ -219,7 +219,88 @@ for (const impl of implementations) {
       assert.deepEqual((await s.listReports({ limit: 3 })).map((r) => r.id), ['gh_2', 'gh_1', 'rpt_7']);
       assert.deepEqual((await s.listReports({ account_id: 'acc_2' })).map((r) => r.id), ['rpt_6', 'rpt_4', 'rpt_2']);
       const gh2 = (await s.listReports({ limit: 1 }))[0];
-      assert.deepEqual(gh2, { id: 'gh_2', kind: 'github', created_at: iso(T0 + 9), account_id: 'acc_1', alias: 'a'.repeat(40), valid: false, score: null });
+      assert.deepEqual(gh2, {
+        id: 'gh_2', kind: 'github', created_at: iso(T0 + 9), account_id: 'acc_1', alias: 'a'.repeat(40), valid: false, score: null, agent_name: 'card gh_2', errors: null,
+      });
+    });
+
+    withStore('pageAccounts: searched, sorted by each field either way, paged by position, stable under inserts', async (s) => {
+      const names = ['delta', 'Alpha', 'charlie', 'Bravo', 'echo', 'alpha two', 'Foxtrot'];
+      const plans = ['free', 'pro', 'team'] as const;
+      for (const [i, name] of names.entries()) await s.createAccount({ id: `acc_${i}`, name, plan: plans[i % 3]!, created_at: iso(T0 + (i % 4)) });
+      const walk = async (query: Omit<PageQuery<AccountSortField>, 'limit'>, limit = 3) => {
+        const ids: string[] = [];
+        let after: PagePosition | undefined;
+        do {
+          const page = await s.pageAccounts({ ...query, limit, ...(after ? { after } : {}) });
+          assert.ok(page.items.length <= limit);
+          ids.push(...page.items.map((a) => a.id));
+          after = page.next;
+        } while (after);
+        return ids;
+      };
+      const byName = ['acc_1', 'acc_5', 'acc_3', 'acc_2', 'acc_0', 'acc_4', 'acc_6']; // ASCII case ignored
+      assert.deepEqual(await walk({ sort: 'name', descending: false }), byName);
+      assert.deepEqual(await walk({ sort: 'name', descending: true }), [...byName].reverse());
+      assert.deepEqual(await walk({ sort: 'plan', descending: false }, 2), ['acc_0', 'acc_3', 'acc_6', 'acc_1', 'acc_4', 'acc_2', 'acc_5']);
+      assert.deepEqual(await walk({ sort: 'created_at', descending: true }), ['acc_3', 'acc_6', 'acc_2', 'acc_5', 'acc_1', 'acc_4', 'acc_0']);
+      assert.deepEqual(await walk({ sort: 'name', descending: false, q: 'ALPHA' }), ['acc_1', 'acc_5']);
+      assert.deepEqual(await walk({ sort: 'name', descending: false, q: 'acc_6' }), ['acc_6']);
+      assert.deepEqual(await walk({ sort: 'name', descending: false, q: 'nobody' }), []);
+      assert.deepEqual(await walk({ sort: 'name', descending: false, q: 'a\0b' }), []);
+
+      const first = await s.pageAccounts({ sort: 'name', descending: false, limit: 3 });
+      assert.deepEqual(first.items.map((a) => a.name), ['Alpha', 'alpha two', 'Bravo']);
+      assert.deepEqual(first.next, { key: 'bravo', id: 'acc_3' });
+      // Rows put before the position never shift the next page; rows after it show up in it.
+      await s.createAccount({ id: 'acc_7', name: 'aardvark', plan: 'free', created_at: iso(T0) });
+      await s.createAccount({ id: 'acc_8', name: 'Bz', plan: 'free', created_at: iso(T0) });
+      const second = await s.pageAccounts({ sort: 'name', descending: false, limit: 3, after: first.next! });
+      assert.deepEqual(second.items.map((a) => a.name), ['Bz', 'charlie', 'delta']);
+      const last = await s.pageAccounts({ sort: 'name', descending: false, limit: 10, after: second.next! });
+      assert.deepEqual(last.items.map((a) => a.name), ['echo', 'Foxtrot']);
+      assert.equal(last.next, undefined);
+    });
+
+    withStore('pageReports: agent name and error count summarised; searched, per account, sorted and paged; batches have no agent', async (s) => {
+      const result = (score: number, errors: number) => ({ valid: errors === 0, score, errors: Array.from({ length: errors }, () => ({ message: 'x' })) });
+      await s.putReport(report('rpt_1', { created_at: iso(T0 + 1), card: { name: 'Weather Bot' }, result: result(90, 0) }));
+      await s.putReport(report('rpt_2', { created_at: iso(T0 + 2), card: { name: 'weather station' }, result: { ...result(40, 2), truncated: { errors: 3 } } }));
+      await s.putReport(report('rpt_3', { created_at: iso(T0 + 3), card: { name: 42 }, result: result(70, 1), account_id: 'acc_2' }));
+      await s.putReport(report('batch_4', { kind: 'batch', created_at: iso(T0 + 4), card: [{ id: 'a', agent_card: { name: 'n' } }], result: { summary: { average_score: 55 }, invalid: 1 } }));
+      const { card: _card, result: _result, ...fields } = report('rpt_5', { created_at: iso(T0 + 5) });
+      await s.putReport({ ...fields, requestJson: '{"agent_card":{"name":"Zed"}}', resultJson: JSON.stringify(result(70, 1)), verdict: { valid: false, score: 70, agent_name: 'Zed', errors: 1 } });
+      await s.putReport(report('rpt_6', { created_at: iso(T0 + 6), card: {}, result: {} }));
+      await s.commit();
+
+      const all = await s.pageReports({ sort: 'created_at', descending: true, limit: 50 });
+      assert.equal(all.next, undefined);
+      assert.deepEqual(all.items.map((r) => [r.id, r.agent_name, r.errors, r.score]), [
+        ['rpt_6', null, null, null],
+        ['rpt_5', 'Zed', 1, 70],
+        ['batch_4', null, null, 55],
+        ['rpt_3', null, 1, 70],
+        ['rpt_2', 'weather station', 5, 40],
+        ['rpt_1', 'Weather Bot', 0, 90],
+      ]);
+      const ids = async (query: Omit<ReportPageQuery, 'limit'>, limit = 2) => {
+        const out: string[] = [];
+        let after: PagePosition | undefined;
+        do {
+          const page = await s.pageReports({ ...query, limit, ...(after ? { after } : {}) });
+          out.push(...page.items.map((r) => r.id));
+          after = page.next;
+        } while (after);
+        return out;
+      };
+      // Ties by id; a missing score or count sorts as -1, a missing name as "".
+      assert.deepEqual(await ids({ sort: 'score', descending: true }), ['rpt_1', 'rpt_5', 'rpt_3', 'batch_4', 'rpt_2', 'rpt_6']);
+      assert.deepEqual(await ids({ sort: 'errors', descending: false }), ['batch_4', 'rpt_6', 'rpt_1', 'rpt_3', 'rpt_5', 'rpt_2']);
+      assert.deepEqual(await ids({ sort: 'agent_name', descending: false }, 4), ['batch_4', 'rpt_3', 'rpt_6', 'rpt_1', 'rpt_2', 'rpt_5']);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'WEATHER' }), ['rpt_1', 'rpt_2']);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'batch' }), ['batch_4']);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: true, account_id: 'acc_2' }), ['rpt_3']);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: true, account_id: 'acc_none' }), []);
     });
 
     withStore('reports: one put with its request body verbatim reads back with the card from that body', async (s) => {

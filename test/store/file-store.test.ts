@@ -83,7 +83,7 @@ test('a report put with its request body verbatim is one line on disk and reads 
   const body = `{\r\n  "agent_card": ${JSON.stringify(card, null, 1)},\n  "validation_mode": "cli"\n}\n`;
   const s1 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
   const { card: _card, result, ...fields } = report('rpt_raw');
-  await s1.putReport({ ...fields, requestJson: body, resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
+  await s1.putReport({ ...fields, requestJson: body, resultJson: JSON.stringify(result), verdict: { valid: true, score: 97, agent_name: card.name } });
   await s1.putReport(report('rpt_2'));
   await s1.putReport(report('rpt_3')); // seals the first segment: rpt_raw is then read from its file
   await s1.close();
@@ -93,7 +93,7 @@ test('a report put with its request body verbatim is one line on disk and reads 
 
   const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
   assert.deepEqual(await s2.getReport('rpt_raw'), { ...fields, result, card });
-  assert.deepEqual((await s2.listReports()).at(-1), { id: 'rpt_raw', kind: 'single', created_at: fields.created_at, account_id: fields.account_id, valid: true, score: 97 });
+  assert.deepEqual((await s2.listReports()).at(-1), { id: 'rpt_raw', kind: 'single', created_at: fields.created_at, account_id: fields.account_id, valid: true, score: 97, agent_name: card.name, errors: null });
   await s2.close();
 });
 

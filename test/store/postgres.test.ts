@@ -140,6 +140,7 @@ describe('PostgresStore', () => {
     // Inside JSON text it is an escape: stored and read back.
     await s.putReport(report('rpt_nul', { card: { name: 'a\0b' } }));
     assert.deepEqual((await s.getReport('rpt_nul'))?.card, { name: 'a\0b' });
+    assert.equal((await s.pageReports({ sort: 'created_at', descending: true, limit: 1 })).items[0]?.agent_name, 'a\uFFFDb');
   });
 
   test('a report is stored as the very line the file engine writes, and reads back identically', async () => {

@@ -2,9 +2,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { bodyErrors, errors, security } from '../openapi.ts';
 
-/** The first value of a query parameter given more than once (as `c.req.query(name)` reads it). */
-export const firstValue = (raw: unknown) => (Array.isArray(raw) ? raw[0] : raw);
-
 export const admin = <R extends Parameters<typeof createRoute>[0]>(route: R) =>
   createRoute({ ...route, tags: ['admin'], security: security.admin, responses: { ...route.responses, ...errors({ 401: 'No or a wrong admin token.' }) } });
 

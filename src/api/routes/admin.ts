@@ -6,29 +6,23 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../features/accounts/accounts.ts';
+import { createAccount, deleteAccount, getAccount, pageAccounts, updateAccount } from '../../features/accounts/accounts.ts';
 import { createKey, deleteKey, listKeys } from '../../features/accounts/api-keys.ts';
-import { listDailyUsage } from '../../features/limits/daily-quota.ts';
-import { listRecentReports } from '../../features/reports/reports.ts';
+import { listDailyUsage, readDailyQuota } from '../../features/limits/daily-quota.ts';
+import { pageReports } from '../../features/reports/reports.ts';
+import { iso } from '../../lib/clock.ts';
+import { ACCOUNT_SORT_FIELDS, REPORT_SORT_FIELDS } from '../../store/types.ts';
 import { readJsonObject } from '../body.ts';
+import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { adminAuth } from '../middleware/admin-auth.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
-import { admin, bodyRefused, firstValue, notFound } from './admin-route.ts';
-import { account, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
+import { admin, bodyRefused, notFound } from './admin-route.ts';
+import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
 
-/** An integer query parameter within [min, max], or `fallback` when absent or empty. */
-const intQuery = (name: string, fallback: number, min: number, max: number, description: string) =>
-  z
-    .preprocess(
-      firstValue,
-      z
-        .string()
-        .optional()
-        .refine((raw) => !raw || (/^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max), `${name} must be an integer from ${min} to ${max}`)
-        .transform((raw) => (raw ? Number(raw) : fallback)),
-    )
-    .meta({ type: 'integer', minimum: min, maximum: max, default: fallback, description });
+const ACCOUNTS_SORT = 'created_at';
+const REPORTS_SORT = '-created_at';
+const badList = errors({ 400: 'A query parameter is out of range, or the cursor is not one this list gave out.' });
 
 const accountId = z.object({ id: z.string().meta({ description: 'The account id.' }) });
 
@@ -36,8 +30,9 @@ const routes = {
   listAccounts: admin({
     method: 'get',
     path: '/accounts',
-    summary: 'Every account, oldest first',
-    responses: { 200: response('The accounts.', z.object({ accounts: z.array(account) })) },
+    summary: 'The accounts, a page at a time (oldest first unless sorted otherwise)',
+    request: { query: z.object(pageQuery(ACCOUNT_SORT_FIELDS, ACCOUNTS_SORT, 100, 'name or id')) },
+    responses: { 200: response('The accounts.', accountListing), ...badList },
   }),
   createAccount: admin({
     method: 'post',
@@ -49,9 +44,9 @@ const routes = {
   getAccount: admin({
     method: 'get',
     path: '/accounts/{id}',
-    summary: 'One account',
+    summary: "One account, with today's use of its daily quota",
     request: { params: accountId },
-    responses: { 200: response('The account.', z.object({ account })), ...notFound('account') },
+    responses: { 200: response('The account.', z.object({ account, today: accountToday })), ...notFound('account') },
   }),
   updateAccount: admin({
     method: 'patch',
@@ -103,9 +98,14 @@ const routes = {
   reports: admin({
     method: 'get',
     path: '/reports',
-    summary: 'The latest reports, newest first',
-    request: { query: z.object({ limit: intQuery('limit', 50, 1, 500, 'How many.') }) },
-    responses: { 200: response('The reports.', reportListing), ...errors({ 400: 'limit is out of range.' }) },
+    summary: 'The reports, a page at a time (newest first unless sorted otherwise)',
+    request: {
+      query: z.object({
+        ...pageQuery(REPORT_SORT_FIELDS, REPORTS_SORT, 50, 'agent name or report id'),
+        account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account\'s.' }),
+      }),
+    },
+    responses: { 200: response('The reports.', reportListing), ...badList },
   }),
 };
 
@@ -121,9 +121,17 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
   const app = apiRoutes();
   app.use(adminAuth(deps));
   return app
-    .openapi(routes.listAccounts, async (c) => c.json({ accounts: await listAccounts(store) }, 200))
+    .openapi(routes.listAccounts, async (c) => {
+      const query = storePageQuery(c.req.valid('query'), ACCOUNTS_SORT, []);
+      return c.json(pageAnswer('accounts', await pageAccounts(store, query), query.sortParam), 200);
+    })
     .openapi(routes.createAccount, async (c) => c.json({ account: await committed(await createAccount(store, await body(c), deps.clock.now())) }, 201))
-    .openapi(routes.getAccount, async (c) => c.json({ account: await getAccount(store, c.req.valid('param').id) }, 200))
+    .openapi(routes.getAccount, async (c) => {
+      const account = await getAccount(store, c.req.valid('param').id);
+      const now = deps.clock.now();
+      const { used, limit, remaining, resetAt } = await readDailyQuota(store, deps.config.limits.daily, { plan: account.plan, account_id: account.id, ip: '' }, now);
+      return c.json({ account, today: { used, limit, remaining, resets_at: iso(resetAt) } }, 200);
+    })
     .openapi(routes.updateAccount, async (c) => c.json({ account: await committed(await updateAccount(store, c.req.valid('param').id, await body(c))) }, 200))
     .openapi(routes.deleteAccount, async (c) => {
       await deleteAccount(store, c.req.valid('param').id);
@@ -140,8 +148,14 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     })
     .openapi(routes.usage, async (c) => {
       const { days, account_id } = c.req.valid('query');
-      return c.json({ usage: await listDailyUsage(store, days, account_id || undefined, deps.clock.now()) }, 200);
+      const { free, pro, team } = deps.config.limits.daily;
+      return c.json({ usage: await listDailyUsage(store, days, account_id || undefined, deps.clock.now()), daily_limits: { free, pro, team } }, 200);
     })
-    .openapi(routes.reports, async (c) => c.json({ reports: await listRecentReports(store, deps.urls.reportsUrl, c.req.valid('query').limit) }, 200))
+    .openapi(routes.reports, async (c) => {
+      const params = c.req.valid('query');
+      const query = storePageQuery(params, REPORTS_SORT, ['score', 'errors']);
+      const answer = await pageReports(store, deps.urls.reportsUrl, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
+      return c.json(pageAnswer('reports', answer, query.sortParam), 200);
+    })
     .route('/trust-keys', trustKeyRoutes(deps));
 };

@@ -10,7 +10,8 @@ import { addTrustKeys, deleteTrustKey, listTrustKeys, revokeTrustKey } from '../
 import { readJsonObject } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { deleted } from '../schemas.ts';
-import { admin, bodyRefused, firstValue, notFound } from './admin-route.ts';
+import { firstValue } from '../list-query.ts';
+import { admin, bodyRefused, notFound } from './admin-route.ts';
 
 const timestamp = z.string().meta({ format: 'date-time' });
 

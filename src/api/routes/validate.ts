@@ -12,7 +12,7 @@ import { iso } from '../../lib/clock.ts';
 import { ApiError, isApiError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { batchResponseText } from '../../features/validation/batch.ts';
-import type { BodyText } from '../../features/validation/card-result.ts';
+import { reportVerdict, type BodyText } from '../../features/validation/card-result.ts';
 import type { OutputFormat } from '../../engine/formats/index.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordReport, reportUrl } from '../../features/reports/reports.ts';
@@ -166,7 +166,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         requestJson: fetched ? `{"agent_card":${fetched.text},"agent_url":${JSON.stringify(fetched.source.agent_url)}}` : text,
         ...(fetched ? { meta: { source: fetched.source } } : {}),
         resultJson: outcome.resultJson,
-        verdict: { valid: outcome.valid, score: outcome.score },
+        verdict: reportVerdict(outcome),
       });
       const answer = singleResponseText(outcome, {
         ...(fetched ? { source: fetched.source } : {}),

@@ -3,13 +3,33 @@
  * API keys, usage). A new key's secret is shown once, then forgotten.
  */
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
-import { api, byId, complain, confirmDanger, field, h, notify, planSelect, table, when, type Account, type ApiKey, type Child, type UsageRow } from './core.ts';
-import { lastDays, usageChart } from './insights.ts';
+import {
+  api, byId, complain, confirmDanger, field, h, notify, planSelect, PLANS, table, when,
+  type Account, type ApiKey, type Child, type DailyLimits, type QuotaToday, type UsageRow,
+} from './core.ts';
+import { lastDays, quotaText, usageChart } from './insights.ts';
+import { apiQuery, listHash, pager, readList, searchForm, sortHeader } from './lists.ts';
 
 const accountPath = (id: string): string => '/accounts/' + encodeURIComponent(id);
+const ACCOUNTS = '#/accounts';
 
-export async function accountsView(): Promise<HTMLElement> {
-  const { accounts } = await api<{ accounts: Account[] }>('GET', '/accounts');
+/** Another account with this name (ASCII case ignored, as the search does), if there is one. */
+async function namesake(name: string, exceptId?: string): Promise<Account | undefined> {
+  const { accounts } = await api<{ accounts: Account[] }>('GET', '/accounts?limit=500&q=' + encodeURIComponent(name));
+  const wanted = name.toLowerCase();
+  return accounts.find((a) => a.name.toLowerCase() === wanted && a.id !== exceptId);
+}
+
+// Names need not be unique, but two alike are easily mixed up: the admin confirms a second one.
+async function confirmNameInUse(name: string, exceptId?: string): Promise<boolean> {
+  const other = await namesake(name, exceptId);
+  return !other || confirmDanger('An account named "' + other.name + '" exists',
+    'It was created ' + other.created_at.slice(0, 10) + ' (id ' + other.id + '). Use the same name for another account anyway?', 'Use this name', false);
+}
+
+export async function accountsView(query?: string): Promise<HTMLElement> {
+  const state = readList(query, 'name');
+  const { accounts, next_cursor } = await api<{ accounts: Account[]; next_cursor: string | null }>('GET', '/accounts?' + apiQuery(state));
   const name = h('input', { id: 'new-account-name', name: 'name', required: true, maxlength: 200, autocomplete: 'off' });
   const form = h('form', { class: 'card', 'aria-labelledby': 'new-account-title' },
     h('h2', { id: 'new-account-title' }, 'New account'),
@@ -18,8 +38,11 @@ export async function accountsView(): Promise<HTMLElement> {
       field('Plan', planSelect('new-account-plan', 'free')),
       h('button', { type: 'submit', class: 'button primary' }, 'Create account')));
   onSubmit(form, async (data) => {
-    const { account } = await api<{ account: Account }>('POST', '/accounts', { name: String(data.get('name')).trim(), plan: data.get('plan') });
-    await go('#/accounts', 'Account "' + account.name + '" created (' + account.plan + ').');
+    const wanted = String(data.get('name')).trim();
+    if (wanted && !(await confirmNameInUse(wanted))) return;
+    const { account } = await api<{ account: Account }>('POST', '/accounts', { name: wanted, plan: data.get('plan') });
+    // Listed by its name, so it is on screen whatever the page and sort were.
+    await go(listHash(ACCOUNTS, { q: account.name }), 'Account "' + account.name + '" created (' + account.plan + ').');
   });
 
   const rows = accounts.map((a) => [
@@ -30,12 +53,17 @@ export async function accountsView(): Promise<HTMLElement> {
     h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Delete account ' + a.name,
       onclick: guarded(() => deleteAccount(a)) }, 'Delete'),
   ]);
+  const heads = [sortHeader('Name', 'name', ACCOUNTS, state), sortHeader('Plan', 'plan', ACCOUNTS, state), sortHeader('Keys', null, ACCOUNTS, state),
+    sortHeader('Created', 'created_at', ACCOUNTS, state), sortHeader('Actions', null, ACCOUNTS, state)];
+  const empty = state.q ? 'No account matches "' + state.q + '".' : state.cursor ? 'No more accounts.' : 'No accounts yet. Create one above, then give it an API key.';
   return h('section', {},
     h('h1', {}, 'Accounts'),
     form,
-    accounts.length
-      ? table('Accounts', ['Name', 'Plan', 'Keys', 'Created', 'Actions'], rows)
-      : h('p', { class: 'empty' }, 'No accounts yet. Create one above, then give it an API key.'));
+    h('section', { class: 'card', 'aria-labelledby': 'account-list-title' },
+      h('h2', { id: 'account-list-title' }, 'All accounts'),
+      searchForm('account-search', 'Search accounts', ACCOUNTS, state, 'Name or id', [['name', 'Name'], ['plan', 'Plan'], ['created_at', 'Created']]),
+      accounts.length ? table('Accounts', ['Name', 'Plan', 'Keys', 'Created', 'Actions'], rows, heads) : h('p', { class: 'empty' }, empty),
+      accounts.length || state.page > 1 ? pager(ACCOUNTS, state, next_cursor, accounts.length) : null));
 }
 
 async function deleteAccount(account: Account): Promise<void> {
@@ -44,7 +72,9 @@ async function deleteAccount(account: Account): Promise<void> {
   const confirmed = await confirmDanger('Delete account "' + account.name + '"?', keys + ' This cannot be undone.', 'Delete account');
   if (!confirmed) return;
   await api('DELETE', accountPath(account.id));
-  await go('#/accounts', 'Account "' + account.name + '" deleted.');
+  // The list as it was (search, sort), from its first page: the deleted row's page may have moved.
+  const from = location.hash.startsWith(ACCOUNTS + '?') ? readList(location.hash.slice(ACCOUNTS.length + 1), 'name') : null;
+  await go(from ? listHash(ACCOUNTS, { q: from.q, sort: from.sort }) : ACCOUNTS, 'Account "' + account.name + '" deleted.');
 }
 
 interface FreshKey {
@@ -56,10 +86,10 @@ interface FreshKey {
 let freshKey: FreshKey | null = null;
 
 export async function accountView(id: string): Promise<HTMLElement> {
-  const [{ account }, { keys }, { usage }] = await Promise.all([
-    api<{ account: Account }>('GET', accountPath(id)),
+  const [{ account, today }, { keys }, { usage, daily_limits: limits }] = await Promise.all([
+    api<{ account: Account; today: QuotaToday }>('GET', accountPath(id)),
     api<{ keys: ApiKey[] }>('GET', accountPath(id) + '/keys'),
-    api<{ usage: UsageRow[] }>('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
+    api<{ usage: UsageRow[]; daily_limits: DailyLimits }>('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
   ]);
   const revealed = freshKey && freshKey.accountId === account.id ? freshKey : null;
   freshKey = null;
@@ -69,12 +99,13 @@ export async function accountView(id: string): Promise<HTMLElement> {
     h('h1', {}, account.name),
     h('p', { class: 'muted' }, 'Plan ', h('span', { class: 'badge plan-' + account.plan }, account.plan),
       ' \u00b7 created ', when(account.created_at), ' \u00b7 id ', h('code', {}, account.id)),
+    h('p', { class: 'quota', id: 'quota-today' }, quotaText(today.used, today.limit)),
     revealed ? secretPanel(revealed) : null,
     keysSection(account, keys, showIps),
     h('section', { class: 'card', 'aria-labelledby': 'account-usage-title' },
       h('h2', { id: 'account-usage-title' }, 'Usage, last 30 days'),
       usageChart(account.name, usage, lastDays(30, usage))),
-    settingsForm(account),
+    settingsForm(account, limits),
     h('section', { class: 'card danger-zone', 'aria-labelledby': 'danger-title' },
       h('h2', { id: 'danger-title' }, 'Delete this account'),
       h('p', {}, 'Deletes the account and all its keys.'),
@@ -85,31 +116,46 @@ export async function accountView(id: string): Promise<HTMLElement> {
 function secretPanel(fresh: FreshKey): HTMLElement {
   const input = h('input', { id: 'new-key-secret', class: 'secret', readonly: true, value: fresh.secret,
     spellcheck: 'false', autocomplete: 'off', 'data-autofocus': true });
-  const copy = async () => {
-    input.select();
-    try {
-      await navigator.clipboard.writeText(fresh.secret);
-    } catch {
-      // No Clipboard API (plain http on a non-local host): fall back to the selection.
-      if (!document.execCommand('copy')) {
-        complain('Copying failed: the key is selected, copy it by hand.');
-        return;
-      }
-    }
-    notify('Key copied to the clipboard.');
-  };
+  const snippet = h('code', { id: 'key-snippet' }, curlSnippet(fresh.secret));
   const panel = h('section', { class: 'card secret-panel', 'aria-labelledby': 'secret-title' },
     h('h2', { id: 'secret-title' }, 'New key "' + fresh.name + '"'),
     h('p', { class: 'warning' }, h('strong', {}, 'Copy this key now: you will not see it again.'),
       ' Only a hint of it is stored. If it is lost, delete it and create another.'),
     field('API key', input),
     h('div', { class: 'actions' },
-      h('button', { type: 'button', class: 'button primary', onclick: copy }, 'Copy key'),
+      h('button', { type: 'button', class: 'button primary', onclick: () => copyText(fresh.secret, input, 'Key copied to the clipboard.') }, 'Copy key')),
+    h('h3', { id: 'snippet-title' }, 'How to use it'),
+    h('p', {}, 'Validate an agent card (here the file agent.json) against this server:'),
+    h('pre', { class: 'snippet', tabindex: 0, 'aria-labelledby': 'snippet-title' }, snippet),
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', class: 'button secondary', onclick: () => copyText(snippet.textContent || '', snippet, 'Command copied to the clipboard.') }, 'Copy command'),
       h('button', { type: 'button', class: 'button secondary', onclick: () => {
         panel.remove();
         byId('new-key-name').focus();
       } }, 'Done, I saved it')));
   return panel;
+}
+
+/** A shell command that validates ./agent.json with the key against this very server. */
+const curlSnippet = (secret: string): string =>
+  'curl -sS -X POST ' + location.origin + '/v1/validate \\\n' +
+  '  -H "Authorization: Bearer ' + secret + '" \\\n' +
+  '  -H "Content-Type: application/json" \\\n' +
+  '  -d "{\\"agent_card\\": $(cat agent.json)}"';
+
+async function copyText(text: string, shown: HTMLElement, done: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // No Clipboard API (plain http on a non-local host): fall back to the selection.
+    if (shown instanceof HTMLInputElement) shown.select();
+    else getSelection()?.selectAllChildren(shown);
+    if (!document.execCommand('copy')) {
+      complain('Copying failed: the text is selected, copy it by hand.');
+      return;
+    }
+  }
+  notify(done);
 }
 
 function keysSection(account: Account, keys: readonly ApiKey[], showIps: boolean): HTMLElement {
@@ -158,7 +204,11 @@ async function deleteKey(account: Account, key: ApiKey): Promise<void> {
   await go(accountHash(account.id), 'Key "' + key.name + '" deleted.');
 }
 
-function settingsForm(account: Account): HTMLFormElement {
+// Plans from the least to the most allowed.
+const planRank = (plan: string): number => PLANS.indexOf(plan);
+const limitWords = (limit: number | undefined): string => (limit === undefined || limit < 0 ? 'unlimited validations' : limit + ' validations') + ' a day';
+
+function settingsForm(account: Account, limits: DailyLimits): HTMLFormElement {
   const form = h('form', { class: 'card', 'aria-labelledby': 'settings-title' },
     h('h2', { id: 'settings-title' }, 'Settings'),
     h('div', { class: 'row' },
@@ -166,8 +216,17 @@ function settingsForm(account: Account): HTMLFormElement {
       field('Plan', planSelect('account-plan', account.plan)),
       h('button', { type: 'submit', class: 'button primary' }, 'Save changes')));
   onSubmit(form, async (data) => {
-    const { account: saved } = await api<{ account: Account }>('PATCH', accountPath(account.id),
-      { name: String(data.get('name')).trim(), plan: data.get('plan') });
+    const name = String(data.get('name')).trim();
+    const plan = String(data.get('plan'));
+    if (planRank(plan) < planRank(account.plan)) {
+      const lost = (plan === 'free' ? ' Batch validation stops working for its keys.' : '') +
+        (account.plan === 'team' ? ' New keys can no longer be limited to IP addresses.' : '');
+      const confirmed = await confirmDanger('Move "' + account.name + '" down to the ' + plan + ' plan?',
+        'From ' + limitWords(limits[account.plan]) + ' to ' + limitWords(limits[plan]) + '.' + lost, 'Change plan');
+      if (!confirmed) return;
+    }
+    if (name && name !== account.name && !(await confirmNameInUse(name, account.id))) return;
+    const { account: saved } = await api<{ account: Account }>('PATCH', accountPath(account.id), { name, plan });
     await go(accountHash(account.id), 'Saved: "' + saved.name + '" is on the ' + saved.plan + ' plan.');
   });
   return form;

@@ -5,7 +5,7 @@
  * The router (shell.ts) imports the views and the views navigate, so the router
  * hands its render function in at start-up instead of the views importing it.
  */
-import { ApiFailure, complain, notify, session } from './core.ts';
+import { ApiFailure, clearFieldErrors, complain, notify, session, showFieldErrors } from './core.ts';
 
 let renderView: () => Promise<void> = () => Promise.reject(new Error('The dashboard has not started.'));
 
@@ -40,16 +40,23 @@ export function handleFailure(e: unknown): void {
 // An event handler whose API errors become messages.
 export const guarded = (action: (event: Event) => Promise<void>) => (event: Event) => action(event).catch(handleFailure);
 
-// Runs a form's action with its submit button disabled; API errors become messages.
+// Runs a form's action with its submit button disabled; API errors become messages, each bad
+// field's at the field.
 export function onSubmit(form: HTMLFormElement, action: (data: FormData) => Promise<void>): HTMLFormElement {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const button = form.querySelector<HTMLButtonElement>('button[type=submit]');
     if (button) button.disabled = true;
+    clearFieldErrors(form);
     try {
       await action(new FormData(form));
     } catch (e) {
-      handleFailure(e);
+      if (e instanceof ApiFailure && e.status === 400) {
+        const unshown = showFieldErrors(form, e.problems);
+        complain(unshown.length ? unshown.map((p) => p.message).join(' ') : 'Check the marked fields: ' + e.message);
+      } else {
+        handleFailure(e);
+      }
     } finally {
       if (button) button.disabled = false;
     }

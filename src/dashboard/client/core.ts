@@ -43,16 +43,45 @@ export interface ReportSummary {
   kind: string;
   created_at: string;
   account_id: string | null;
+  account_name: string | null;
+  agent_name: string | null;
   valid: boolean | null;
   score: number | null;
+  errors: number | null;
   url: string;
 }
+/** Today's use of an account's daily quota (limit -1: unlimited). */
+export interface QuotaToday {
+  used: number;
+  limit: number;
+}
+export type DailyLimits = Record<string, number>;
+
+// What the forms call the API's fields.
+const FIELD_LABELS: Record<string, string> = { name: 'Name', plan: 'Plan', allowed_ips: 'Allowed IPs' };
+
+/** One problem of a refused request: the body field it is about (null: the request as a whole) and what is wrong, in words. */
+export interface Problem {
+  field: string | null;
+  message: string;
+}
+
+// A 400 names each bad field as "field: what is wrong", the problems joined by "; ".
+const problemsOf = (message: string): Problem[] =>
+  message.split('; ').map((part) => {
+    const m = /^([a-z_]+)(?:\.[\w.]*)?: (.*)$/s.exec(part);
+    return m && FIELD_LABELS[m[1]!] ? { field: m[1]!, message: m[2]! } : { field: null, message: part };
+  });
 
 export class ApiFailure extends Error {
   readonly status: number;
+  readonly problems: Problem[];
   constructor(status: number, message: string) {
-    super(message);
+    const problems = status === 400 ? problemsOf(message) : [{ field: null, message }];
+    // The summary says "Allowed IPs: …" where the API says "allowed_ips: …".
+    super(problems.map((p) => (p.field ? FIELD_LABELS[p.field] + ': ' + p.message : p.message)).join('; '));
     this.status = status;
+    this.problems = problems;
   }
 }
 
@@ -152,12 +181,13 @@ export function safeHref(url: string, fallback: string): string {
   }
 }
 
-// A table that stacks into labelled cards on narrow screens (see app.css).
-export function table(caption: string, columns: readonly string[], rows: readonly Child[][]): HTMLElement {
+// A table that stacks into labelled cards on narrow screens (see app.css). `headers`: what the
+// column heads show instead of their names (sort links), each a <th> of its own.
+export function table(caption: string, columns: readonly string[], rows: readonly Child[][], headers?: readonly HTMLElement[]): HTMLElement {
   return h('div', { class: 'table-wrap' },
     h('table', { class: 'stack' },
       h('caption', { class: 'sr-only' }, caption),
-      h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', {}, h('tr', {}, headers || columns.map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', {}, rows.map((cells) =>
         h('tr', {}, cells.map((cell, i) => h('td', { 'data-label': columns[i] }, cell)))))));
 }
@@ -169,21 +199,58 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
   return h('div', { class: 'field' },
     h('label', { for: id }, label),
     control,
-    hint ? h('p', { class: 'hint', id: hintId }, hint) : null);
+    hint ? h('p', { class: 'hint', id: hintId }, hint) : null,
+    // Filled by showFieldErrors when the API refuses the field's value.
+    h('ul', { class: 'field-errors', id: id + '-errors', hidden: true }));
 }
 
-const PLANS = ['free', 'pro', 'team'];
+/**
+ * Shows each problem at the form's control for its field (every one, not the first), marks the
+ * control invalid and focuses the first; resolves the problems no control of the form shows.
+ */
+export function showFieldErrors(form: HTMLFormElement, problems: readonly Problem[]): Problem[] {
+  clearFieldErrors(form);
+  const unshown: Problem[] = [];
+  let first: HTMLElement | null = null;
+  for (const problem of problems) {
+    const control = problem.field ? form.querySelector<HTMLElement>('[name="' + problem.field + '"]') : null;
+    const list = control ? document.getElementById(control.id + '-errors') : null;
+    if (!control || !list) {
+      unshown.push(problem);
+      continue;
+    }
+    list.append(h('li', {}, problem.message));
+    list.hidden = false;
+    control.setAttribute('aria-invalid', 'true');
+    const described = (control.getAttribute('aria-describedby') || '').split(' ').filter(Boolean);
+    if (!described.includes(list.id)) control.setAttribute('aria-describedby', described.concat(list.id).join(' '));
+    first ??= control;
+  }
+  if (first) first.focus();
+  return unshown;
+}
+
+export function clearFieldErrors(form: HTMLFormElement): void {
+  for (const list of form.querySelectorAll<HTMLElement>('.field-errors')) {
+    list.replaceChildren();
+    list.hidden = true;
+  }
+  for (const control of form.querySelectorAll('[aria-invalid]')) control.removeAttribute('aria-invalid');
+}
+
+export const PLANS = ['free', 'pro', 'team'];
 export function planSelect(id: string, current: string): HTMLSelectElement {
   return h('select', { id, name: 'plan' },
     PLANS.map((p) => h('option', { value: p, selected: p === current }, p)));
 }
 
-// Resolves true when the admin confirms; Escape or Cancel resolve false.
-export function confirmDanger(title: string, text: string, actionLabel: string): Promise<boolean> {
+// Resolves true when the admin confirms; Escape or Cancel resolve false. `danger`: the action destroys something.
+export function confirmDanger(title: string, text: string, actionLabel: string, danger = true): Promise<boolean> {
   const dialog = byId('confirm', HTMLDialogElement);
   byId('confirm-title').textContent = title;
   byId('confirm-text').textContent = text;
   byId('confirm-ok').textContent = actionLabel;
+  byId('confirm-ok').className = 'button ' + (danger ? 'danger' : 'primary');
   dialog.returnValue = '';
   return new Promise((resolve) => {
     dialog.addEventListener('close', () => resolve(dialog.returnValue === 'confirmed'), { once: true });

@@ -3,7 +3,8 @@
  * inline SVG bars with the numbers in a table beside) and recent reports.
  */
 import { accountHash } from './actions.ts';
-import { api, h, plural, safeHref, svg, table, when, type Account, type ReportSummary, type UsageRow } from './core.ts';
+import { api, field, h, plural, safeHref, svg, table, when, type Account, type Child, type DailyLimits, type ReportSummary, type UsageRow } from './core.ts';
+import { apiQuery, PAGE_SIZE, pager, readList, searchForm, sortHeader } from './lists.ts';
 
 const DAY_MS = 86400000;
 
@@ -52,12 +53,41 @@ export function usageChart(label: string, rows: readonly UsageRow[], days: reado
       : null);
 }
 
-export async function usageView(): Promise<HTMLElement> {
-  const [{ accounts }, { usage }] = await Promise.all([
-    api<{ accounts: Account[] }>('GET', '/accounts'),
-    api<{ usage: UsageRow[] }>('GET', '/usage?days=30'),
+/** "Used 37 of 100 today" (limit -1: unlimited). */
+export function quotaText(used: number, limit: number | undefined): string {
+  if (limit === undefined || limit < 0) return 'Used ' + used + ' today (no daily limit)';
+  return 'Used ' + used + ' of ' + limit + ' today' + (used >= limit ? ' \u2014 limit reached' : '');
+}
+
+/** Every account, read a page at a time (the usage page names and ranks them all). */
+async function allAccounts(): Promise<Account[]> {
+  const accounts: Account[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { accounts: Account[]; next_cursor: string | null } =
+      await api('GET', '/accounts?limit=500&sort=name' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''));
+    accounts.push(...page.accounts);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return accounts;
+}
+
+const USAGE = '#/usage';
+const BUSIEST = 5;
+const SHOWS = { active: 'Used in 30 days', idle: 'Not used in 30 days', all: 'All accounts' } as const;
+type Show = keyof typeof SHOWS;
+
+export async function usageView(query?: string): Promise<HTMLElement> {
+  const params = new URLSearchParams(query || '');
+  const show: Show = params.get('show') === 'idle' || params.get('show') === 'all' ? (params.get('show') as Show) : 'active';
+  const filter = params.get('q') || '';
+  const pageNo = Math.max(1, Number(params.get('page')) || 1);
+  const [accounts, { usage, daily_limits: limits }] = await Promise.all([
+    allAccounts(),
+    api<{ usage: UsageRow[]; daily_limits: DailyLimits }>('GET', '/usage?days=30'),
   ]);
   const days = lastDays(30, usage);
+  const today = days[days.length - 1];
   const byAccount = new Map<string, UsageRow[]>();
   for (const row of usage) {
     if (!days.includes(row.day)) continue;
@@ -66,22 +96,71 @@ export async function usageView(): Promise<HTMLElement> {
     else byAccount.set(row.account_id, [row]);
   }
   const names = new Map(accounts.map((a) => [a.id, a.name]));
-  const active = [...byAccount].sort(([, a], [, b]) => total(b) - total(a));
-  const idle = accounts.filter((a) => !byAccount.has(a.id));
-
-  const charts = active.map(([id, rows]) => {
+  const busiest = [...byAccount].sort(([, a], [, b]) => total(b) - total(a)).slice(0, BUSIEST);
+  const charts = busiest.map(([id, rows]) => {
     const name = names.get(id);
     return h('section', { class: 'card', 'aria-label': 'Usage of ' + (name || id) },
       h('h2', {}, name ? h('a', { href: accountHash(id) }, name) : 'Deleted account ' + id),
       usageChart(name || id, rows, days));
   });
+
+  // Every account in one searchable, paged table: today's use against its plan's limit, and the 30 days' total.
+  const needle = filter.toLowerCase();
+  const listed = accounts
+    .filter((a) => (show === 'all' ? true : show === 'idle' ? !byAccount.has(a.id) : byAccount.has(a.id)))
+    .filter((a) => !needle || a.name.toLowerCase().includes(needle))
+    .map((a) => {
+      const rows = byAccount.get(a.id) || [];
+      return { account: a, month: total(rows), today: total(rows.filter((r) => r.day === today)) };
+    })
+    .sort((a, b) => b.month - a.month || a.account.name.localeCompare(b.account.name));
+  const pages = Math.max(1, Math.ceil(listed.length / PAGE_SIZE));
+  const page = Math.min(pageNo, pages);
+  const shown = listed.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const usageHash = (over: { show?: Show; q?: string; page?: number }) => {
+    const p = new URLSearchParams();
+    const s = over.show ?? show;
+    const q = over.q ?? filter;
+    if (s !== 'active') p.set('show', s);
+    if (q) p.set('q', q);
+    if (over.page && over.page > 1) p.set('page', String(over.page));
+    return USAGE + (p.toString() ? '?' + p.toString() : '');
+  };
+  const filterInput = h('input', { id: 'usage-filter', name: 'q', type: 'search', value: filter, autocomplete: 'off', placeholder: 'Account name' });
+  const showSelect = h('select', { id: 'usage-show', name: 'show' },
+    (Object.keys(SHOWS) as Show[]).map((s) => h('option', { value: s, selected: s === show }, SHOWS[s])));
+  const controls = h('form', { class: 'row', role: 'search' },
+    field('Find an account', filterInput),
+    field('Show', showSelect),
+    h('button', { type: 'submit', class: 'button secondary' }, 'Apply'));
+  controls.addEventListener('submit', (event) => {
+    event.preventDefault();
+    location.hash = usageHash({ q: filterInput.value.trim(), show: showSelect.value as Show, page: 1 });
+  });
+  showSelect.addEventListener('change', () => controls.requestSubmit());
+  const rows = shown.map(({ account, month, today: used }) => [
+    h('a', { href: accountHash(account.id) }, account.name),
+    h('span', { class: 'badge plan-' + account.plan }, account.plan),
+    quotaText(used, limits[account.plan]),
+    String(month),
+  ]);
+  const pagerParts: Child[] = [
+    page > 1 ? h('a', { href: usageHash({ page: page - 1 }), class: 'button secondary' }, '\u2190 Previous page') : null,
+    h('span', { class: 'muted' }, 'Page ' + page + ' of ' + pages + ' \u00b7 ' + plural(listed.length, 'account')),
+    page < pages ? h('a', { href: usageHash({ page: page + 1 }), class: 'button secondary', rel: 'next' }, 'Next page \u2192') : null,
+  ];
   return h('section', {},
     h('h1', {}, 'Usage'),
-    h('p', { class: 'muted' }, 'Validations per account per UTC day, ' + days[0] + ' to ' + days[days.length - 1] + '. Anonymous calls are not shown.'),
-    charts.length ? charts : h('p', { class: 'empty' }, 'No validations with an API key in the last 30 days.'),
-    idle.length
-      ? h('p', { class: 'muted' }, 'No use in 30 days: ', idle.map((a) => a.name).join(', '), '.')
-      : null);
+    h('p', { class: 'muted' }, 'Validations per account per UTC day, ' + days[0] + ' to ' + today + '. Anonymous calls are not shown.'),
+    charts.length ? h('h2', {}, 'Busiest accounts') : h('p', { class: 'empty' }, 'No validations with an API key in the last 30 days.'),
+    charts,
+    h('section', { class: 'card', 'aria-labelledby': 'usage-table-title' },
+      h('h2', { id: 'usage-table-title' }, 'Per account'),
+      controls,
+      rows.length
+        ? table('Usage per account', ['Account', 'Plan', 'Today', 'Last 30 days'], rows)
+        : h('p', { class: 'empty' }, needle ? 'No account matches "' + filter + '".' : show === 'idle' ? 'Every account was used in the last 30 days.' : 'No account here.'),
+      h('nav', { class: 'pager', 'aria-label': 'Pages' }, pagerParts)));
 }
 
 function verdict(valid: boolean | null): HTMLElement {
@@ -90,24 +169,31 @@ function verdict(valid: boolean | null): HTMLElement {
   return h('span', { class: 'muted' }, '\u2014');
 }
 
-export async function reportsView(): Promise<HTMLElement> {
-  const [{ accounts }, { reports }] = await Promise.all([
-    api<{ accounts: Account[] }>('GET', '/accounts'),
-    api<{ reports: ReportSummary[] }>('GET', '/reports?limit=50'),
-  ]);
-  const names = new Map(accounts.map((a) => [a.id, a.name]));
+const REPORTS = '#/reports';
+const dash = (): HTMLElement => h('span', { class: 'muted' }, '\u2014');
+
+export async function reportsView(query?: string): Promise<HTMLElement> {
+  const state = readList(query, '-created_at');
+  const { reports, next_cursor } = await api<{ reports: ReportSummary[]; next_cursor: string | null }>('GET', '/reports?' + apiQuery(state));
   const rows = reports.map((r) => [
-    when(r.created_at),
-    h('a', { href: safeHref(r.url, '/reports/' + encodeURIComponent(r.id)) }, r.id),
-    r.kind,
-    r.account_id ? names.get(r.account_id) || r.account_id : h('span', { class: 'muted' }, 'anonymous'),
+    h('a', { href: safeHref(r.url, '/reports/' + encodeURIComponent(r.id)), title: r.id },
+      r.agent_name || (r.kind === 'batch' ? 'Batch ' + r.id : r.id)),
     verdict(r.valid),
-    r.score === null || r.score === undefined ? h('span', { class: 'muted' }, '\u2014') : String(r.score),
+    r.score === null ? dash() : String(r.score),
+    r.errors === null ? dash() : String(r.errors),
+    r.kind,
+    r.account_id
+      ? r.account_name ? h('a', { href: accountHash(r.account_id) }, r.account_name) : h('span', { class: 'muted' }, 'deleted account')
+      : h('span', { class: 'muted' }, 'anonymous'),
+    when(r.created_at),
   ]);
+  const columns: [string, string | null][] = [['Agent', 'agent_name'], ['Verdict', null], ['Score', 'score'], ['Errors', 'errors'], ['Kind', null], ['Account', null], ['Created', 'created_at']];
+  const heads = columns.map(([label, sort]) => sortHeader(label, sort, REPORTS, state));
+  const empty = state.q ? 'No report matches "' + state.q + '".' : state.cursor ? 'No more reports.' : 'No reports yet.';
   return h('section', {},
-    h('h1', {}, 'Recent reports'),
-    h('p', { class: 'muted' }, 'The 50 newest, newest first.'),
-    rows.length
-      ? table('Recent reports', ['Created', 'Report', 'Kind', 'Account', 'Verdict', 'Score'], rows)
-      : h('p', { class: 'empty' }, 'No reports yet.'));
+    h('h1', {}, 'Reports'),
+    h('section', { class: 'card', 'aria-label': 'Reports list' },
+      searchForm('report-search', 'Search reports', REPORTS, state, 'Agent name or report id', columns.filter((c): c is [string, string] => c[1] !== null).map(([label, field]) => [field, label])),
+      rows.length ? table('Reports', columns.map(([label]) => label), rows, heads) : h('p', { class: 'empty' }, empty),
+      rows.length || state.page > 1 ? pager(REPORTS, state, next_cursor, rows.length) : null));
 }

@@ -11,17 +11,19 @@ import { trustKeysView } from './trust-keys.ts';
 interface Route {
   pattern: RegExp;
   nav: string;
+  /** What the view shows, for its loading and error views. */
+  title: string;
   view: (match: readonly string[]) => Promise<Node>;
 }
 
-// Also what an unknown hash shows.
-const accountsRoute: Route = { pattern: /^#\/accounts$/, nav: 'accounts', view: accountsView };
+// Also what an unknown hash shows. A list's search, sort and page follow its path after "?".
+const accountsRoute: Route = { pattern: /^#\/accounts(?:\?(.*))?$/, nav: 'accounts', title: 'Accounts', view: (m) => accountsView(m[1]) };
 const routes: Route[] = [
-  { pattern: /^#\/accounts\/([^/]+)$/, nav: 'accounts', view: (m) => accountView(decodeURIComponent(m[1] ?? '')) },
+  { pattern: /^#\/accounts\/([^/?]+)$/, nav: 'accounts', title: 'Account', view: (m) => accountView(decodeURIComponent(m[1] ?? '')) },
   accountsRoute,
-  { pattern: /^#\/usage$/, nav: 'usage', view: usageView },
-  { pattern: /^#\/reports$/, nav: 'reports', view: reportsView },
-  { pattern: /^#\/trust-keys$/, nav: 'trust-keys', view: trustKeysView },
+  { pattern: /^#\/usage(?:\?(.*))?$/, nav: 'usage', title: 'Usage', view: (m) => usageView(m[1]) },
+  { pattern: /^#\/reports(?:\?(.*))?$/, nav: 'reports', title: 'Reports', view: (m) => reportsView(m[1]) },
+  { pattern: /^#\/trust-keys$/, nav: 'trust-keys', title: 'Trust keys', view: trustKeysView },
 ];
 
 function setSignedIn(signedIn: boolean): void {
@@ -70,6 +72,27 @@ function signInView(): HTMLElement {
   return form;
 }
 
+// Shown at once when a view starts loading: the previous view (and its buttons) never stays live.
+// The spinner appears only after a moment (app.css), so a fast load does not flash it.
+function loadingView(title: string): HTMLElement {
+  return h('section', { class: 'loading-view' },
+    h('h1', {}, title),
+    h('p', { class: 'loading', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Loading\u2026'));
+}
+
+// What a view that could not load shows instead of itself: why, and a way to try again.
+function errorView(route: Route, e: unknown): HTMLElement {
+  const failure = e instanceof ApiFailure ? e : null;
+  const heading = failure && failure.status === 404 ? route.title + ' not found'
+    : failure && failure.status === 0 ? 'The server is not answering' : route.title + ' could not be loaded';
+  return h('section', { class: 'card error-view', 'aria-labelledby': 'error-title' },
+    h('h1', { id: 'error-title' }, heading),
+    h('p', {}, e instanceof Error ? e.message : String(e)),
+    h('div', { class: 'actions start' },
+      h('button', { type: 'button', class: 'button primary', 'data-autofocus': true, onclick: () => render() }, 'Retry'),
+      route.nav === 'accounts' && location.hash !== '#/accounts' ? h('a', { href: '#/accounts', class: 'button secondary' }, 'All accounts') : null));
+}
+
 let renderTicket = 0;
 async function render(): Promise<void> {
   const ticket = ++renderTicket;
@@ -95,14 +118,18 @@ async function render(): Promise<void> {
     if (link.dataset.nav === route.nav) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
-  byId('view').setAttribute('aria-busy', 'true');
+  const view = byId('view');
+  view.setAttribute('aria-busy', 'true');
+  view.replaceChildren(loadingView(route.title));
   try {
     const node = await route.view(match);
     if (ticket === renderTicket) show(node);
   } catch (e) {
-    if (ticket === renderTicket) handleFailure(e);
+    if (ticket !== renderTicket) return;
+    if (e instanceof ApiFailure && e.status === 401) handleFailure(e);
+    else show(errorView(route, e));
   } finally {
-    byId('view').removeAttribute('aria-busy');
+    if (ticket === renderTicket) view.removeAttribute('aria-busy');
   }
 }
 

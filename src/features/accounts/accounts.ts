@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { Account, Store } from '../../store/types.ts';
+import type { Account, AccountSortField, Page, PageQuery, Store } from '../../store/types.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseInput } from '../../lib/input.ts';
 
@@ -36,6 +36,12 @@ export const createAccount = async (store: Store, input: unknown, now: number): 
 export const listAccounts = async (store: Store): Promise<AccountView[]> => {
   const accounts = (await store.listAccounts()).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   return Promise.all(accounts.map((a) => view(store, a)));
+};
+
+/** One page of the accounts (see PageQuery). */
+export const pageAccounts = async (store: Store, query: PageQuery<AccountSortField>): Promise<Page<AccountView>> => {
+  const page = await store.pageAccounts(query);
+  return { ...page, items: await Promise.all(page.items.map((a) => view(store, a))) };
 };
 
 export const getAccount = async (store: Store, id: string): Promise<AccountView> => {

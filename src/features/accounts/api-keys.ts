@@ -73,15 +73,17 @@ const view = ({ hash: _hash, ...rest }: ApiKeyRecord): KeyView => rest;
 
 const allowedIpsSchema = z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of IPs or CIDRs' }).transform((rules, ctx) => {
   const out: string[] = [];
+  // Every bad value is named, not only the first, so one correction fixes the list.
+  let bad = false;
   for (const rule of rules) {
     try {
       out.push(parseIpRule(rule).text);
     } catch (e) {
       ctx.addIssue({ code: 'custom', message: (e as Error).message });
-      return z.NEVER;
+      bad = true;
     }
   }
-  return [...new Set(out)];
+  return bad ? z.NEVER : [...new Set(out)];
 });
 
 /** The admin API's body for a new key (its description shows this schema); the CLI's arguments too. */

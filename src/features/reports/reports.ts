@@ -6,7 +6,7 @@
 import { DAY_MS } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { NewReport, ReportRecord, ReportSummary, Store } from '../../store/types.ts';
+import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from '../../store/types.ts';
 
 
 /** `{reports_url}/reports/<id>`. */
@@ -47,14 +47,25 @@ export const findReport = async (
   return report;
 };
 
-/** The newest `limit` reports, each with its report URL, for the admin API. */
-export const listRecentReports = async (store: Store, reportsUrl: string, limit: number): Promise<(Omit<ReportSummary, 'alias'> & { url: string })[]> =>
-  (await store.listReports({ limit })).map((r) => ({
+/** A report as the admin API lists it: its summary, its report URL and its account's name (null: anonymous, or the account is gone). */
+export type ListedReport = Omit<ReportSummary, 'alias'> & { url: string; account_name: string | null };
+
+/** One page of the reports (see ReportPageQuery), for the admin API. */
+export const pageReports = async (store: Store, reportsUrl: string, query: ReportPageQuery): Promise<Page<ListedReport>> => {
+  const page = await store.pageReports(query);
+  const accountIds = [...new Set(page.items.map((r) => r.account_id).filter((id) => id !== null))];
+  const names = new Map(await Promise.all(accountIds.map(async (id) => [id, (await store.getAccount(id))?.name ?? null] as const)));
+  const items = page.items.map((r) => ({
     id: r.id,
     kind: r.kind,
     created_at: r.created_at,
     account_id: r.account_id,
+    account_name: r.account_id === null ? null : (names.get(r.account_id) ?? null),
+    agent_name: r.agent_name,
     valid: r.valid,
     score: r.score,
+    errors: r.errors,
     url: reportUrl(reportsUrl, r.id),
   }));
+  return { ...page, items };
+};

@@ -122,7 +122,7 @@ export const validateBatchText = (body: BodyText, settings: ValidationSettings, 
   let valid = 0;
   let scoreSum = 0;
   const results = entries.map(({ id }, i) => {
-    const card = cardPieces(located[i]!);
+    const card = cardPieces(located[i]!, entries[i]!.agent_card);
     const score = card.valid ? card.score : 0;
     if (card.valid) valid++;
     scoreSum += score;

@@ -8,6 +8,7 @@ import type { CardResult, Truncated, ValidateOptions } from '../../engine/index.
 import { formatMediaTypes, formatResults, outputFormats, type CheckedInput, type OutputFormat } from '../../engine/formats/index.ts';
 import type { Config } from '../../config.ts';
 import { version } from '../../lib/version.ts';
+import type { VerbatimReport } from '../../store/types.ts';
 import { versionFields } from './version-fields.ts';
 
 /** The limits a validation runs under; they cross to the validation workers once, at their start. */
@@ -21,6 +22,19 @@ export const validationSettings = (config: Config): ValidationSettings => ({
   maxJsonDepth: config.http.maxJsonDepth,
   maxFindings: config.validation.maxFindings,
   maxCards: config.batch.maxCards,
+});
+
+const agentNameOf = (card: unknown): string | null => {
+  const name = typeof card === 'object' && card !== null ? (card as Record<string, unknown>).name : undefined;
+  return typeof name === 'string' ? name : null;
+};
+
+/** What a stored report's listing reads off its validation (see VerbatimReport). */
+export const reportVerdict = (card: Pick<CardPieces, 'valid' | 'score' | 'agentName' | 'errorCount'>): VerbatimReport['verdict'] => ({
+  valid: card.valid,
+  score: card.score,
+  agent_name: card.agentName,
+  errors: card.errorCount,
 });
 
 /** The engine: validateCard, or a stand-in that tests inject in process. */
@@ -40,10 +54,12 @@ export interface CardPieces {
   leftOut: Truncated;
   /** Errors found, kept or left out. */
   errorCount: number;
+  /** The card's `name` when it is a string: what report listings show. */
+  agentName: string | null;
   firstError?: string;
 }
 
-export const cardPieces = (result: CardResult): CardPieces => {
+export const cardPieces = (result: CardResult, card: unknown): CardPieces => {
   const leftOut = result.truncated ?? { errors: 0, warnings: 0, suggestions: 0 };
   return {
     valid: result.valid,
@@ -55,6 +71,7 @@ export const cardPieces = (result: CardResult): CardPieces => {
     suggestions: JSON.stringify(result.suggestions),
     leftOut,
     errorCount: result.errors.length + leftOut.errors,
+    agentName: agentNameOf(card),
     ...(result.errors[0] ? { firstError: result.errors[0].message } : {}),
   };
 };

@@ -92,6 +92,9 @@ export const readSingleRequest = (text: string, maxJsonDepth: number): ValidateR
 export interface SingleOutcome {
   valid: boolean;
   score: number;
+  /** What the report listing shows (see CardPieces). */
+  agentName: string | null;
+  errorCount: number;
   version: string;
   /** `"version":…,"version_source":…` (and `"compatibility":…` when checked): in the answer and the report. */
   versionMembers: string;
@@ -150,7 +153,7 @@ const singleOutcome = (
 ): SingleOutcome => {
   const { options } = request;
   const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings }));
-  const pieces = cardPieces(result);
+  const pieces = cardPieces(result, agentCard);
   const format = options.format ?? accept;
   const name = agentCard.name;
   // The answer and the report carry the same findings: each list is serialized once, for both.
@@ -162,6 +165,8 @@ const singleOutcome = (
   return {
     valid: pieces.valid,
     score: pieces.score,
+    agentName: pieces.agentName,
+    errorCount: pieces.errorCount,
     version: pieces.version,
     versionMembers: pieces.versionMembers,
     head: `{${shown.join(',')}${truncatedField(pieces, shownLists)}}`,

@@ -16,6 +16,7 @@ import { jsonBody } from '../../lib/json.ts';
 import { findReport, recordReport, recordWith } from '../reports/reports.ts';
 import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';
+import { reportVerdict } from '../validation/card-result.ts';
 
 /** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
 const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unknown>): Promise<T | undefined> =>
@@ -46,7 +47,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   const body = webhookResultText(card, outcome.metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
   const report = webhookReport(
     { id, createdAt: iso(createdMs), metadata, version: card.version },
-    { requestJson: text, resultJson: body, verdict: { valid: card.valid, score: card.score } },
+    { requestJson: text, resultJson: body, verdict: reportVerdict(card) },
   );
   // The validation ran, so the caller still gets its result; but its report_url (and
   // /v1/status) will answer 404, which the log must make plain.
@@ -111,7 +112,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string)
     meta: { repo, sha },
     requestJson: text,
     resultJson,
-    verdict: { valid: card.valid, score: card.score },
+    verdict: reportVerdict(card),
   });
   await recordWith(store, deps.log, id, async () => {
     if (await store.putReport(report(body))) return;

@@ -40,10 +40,10 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { Engine } from '../validation/card-result.ts';
+import { reportVerdict, type Engine } from '../validation/card-result.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
-import type { JobRecord } from '../../store/types.ts';
+import type { JobRecord, VerbatimReport } from '../../store/types.ts';
 import { version } from '../../lib/version.ts';
 import { configuredInProcess, ValidatorClosed } from '../validation/validation-pool.ts';
 import type { Validator } from '../validation/validator.ts';
@@ -307,7 +307,7 @@ export class JobRunner {
         await store.putReport(
           webhookReport(
             { id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version },
-            { requestJson, resultJson: validation.text, verdict: { valid: result.valid, score: result.score } },
+            { requestJson, resultJson: validation.text, verdict: validation.verdict ?? { valid: result.valid, score: result.score } },
           ),
         );
       } catch (e) {
@@ -367,12 +367,12 @@ export class JobRunner {
    * capped) and the protocol version it was validated against: a validation result, or an `error`
    * result (no version) when the engine failed or ran out of time.
    */
-  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string }> {
+  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict?: VerbatimReport['verdict'] }> {
     const metadata = job.request.metadata ?? {};
     try {
       const card = await this.untilShutdown(this.validator.run('job', requestJson));
       const text = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
-      return { body: JSON.parse(text) as WebhookResult, text, version: card.version };
+      return { body: JSON.parse(text) as WebhookResult, text, version: card.version, verdict: reportVerdict(card) };
     } catch (e) {
       if (this.interruptedByShutdown(e)) throw e;
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });

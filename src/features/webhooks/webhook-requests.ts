@@ -57,12 +57,14 @@ export const validateWebhookText = (text: string, settings: ValidationSettings, 
   const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
   const metadata = JSON.stringify(request.metadata);
   if (request.callback_url !== undefined) return { metadata, callback_url: request.callback_url };
-  return { metadata, card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings })) };
+  return { metadata, card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings }), request.agent_card) };
 };
 
 /** The card of a stored webhook job's body text, validated. */
-export const validateJobText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): CardPieces =>
-  cardPieces(engine(parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth })).agent_card, { maxFindings: settings.maxFindings }));
+export const validateJobText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): CardPieces => {
+  const { agent_card } = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
+  return cardPieces(engine(agent_card, { maxFindings: settings.maxFindings }), agent_card);
+};
 
 export interface GithubRequest {
   agent_card: Record<string, unknown>;
@@ -110,5 +112,5 @@ export interface GithubOutcome {
 
 export const validateGithubText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): GithubOutcome => {
   const { agent_card, repo, sha } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return { repo, sha, card: cardPieces(engine(agent_card, { maxFindings: settings.maxFindings })) };
+  return { repo, sha, card: cardPieces(engine(agent_card, { maxFindings: settings.maxFindings }), agent_card) };
 };

@@ -43,7 +43,8 @@ import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { LATER_TABLES, TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
 import { readLine } from '../report-lines.ts';
-import type { NewReport, ReportRecord, ReportSummary, Store } from '../types.ts';
+import { pageOfReports } from '../paging.ts';
+import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';
 import { DIR_MODE, DurableTextFile, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
 import { StoreError } from './errors.ts';
@@ -193,6 +194,9 @@ export class FileStore extends Tables implements Store {
   }
   async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
     return this.reports.list(filter, this.expiredBefore());
+  }
+  async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
+    return pageOfReports(this.reports.unexpired(this.expiredBefore()), query);
   }
   pruneReports(before: number): Promise<number> {
     if (before > this.prunedBefore) {

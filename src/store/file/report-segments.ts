@@ -170,6 +170,11 @@ export class ReportSegments {
     return out;
   }
 
+  /** The summaries of the reports created at or after `notBeforeMs` (as kept: the caller copies what it hands out). */
+  unexpired(notBeforeMs: number): ReportSummary[] {
+    return this.summaries.filter((s): s is ReportSummary => s !== undefined && Date.parse(s.created_at) >= notBeforeMs);
+  }
+
   /** Every report's line in put order; reports created before `notBeforeMs` are left out. */
   async *lines(notBeforeMs: number): AsyncGenerator<string> {
     for (const s of this.summaries) {

@@ -108,6 +108,25 @@ create table meta (
   },
   {
     version: 2,
+    name: 'paged listings: report agent name and error count, sort indexes',
+    sql: `
+-- Listed beside the verdict; filled for reports put from now on (older ones list none).
+alter table reports add column agent_name text, add column error_count integer;
+
+-- One index per sort of the paged listings, in the order the listing reads them (see SORT_KEYS in
+-- postgres-store.ts, whose expressions these repeat exactly): keyset paging walks one forwards or
+-- backwards. Text compares as the code units JavaScript compares; names ignore ASCII case.
+create index accounts_by_name on accounts ((translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') collate "C"), (id collate "C"));
+create index accounts_by_plan on accounts ((plan collate "C"), (id collate "C"));
+create index accounts_by_created on accounts ((created_at collate "C"), (id collate "C"));
+create index reports_by_created on reports ((created_at collate "C"), (id collate "C"));
+create index reports_by_score on reports ((coalesce(score, -1)), (id collate "C"));
+create index reports_by_errors on reports ((coalesce(error_count, -1)), (id collate "C"));
+create index reports_by_agent on reports ((translate(coalesce(agent_name, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') collate "C"), (id collate "C"));
+`,
+  },
+  {
+    version: 3,
     name: 'trusted keys',
     sql: `
 -- jwk: the JSON text as put (it reads back byte for byte). One key per kid in each scope: an

@@ -24,15 +24,17 @@
  * rejects with UnstorableRecordError and changes nothing. Reports are kept as the line the file
  * engine writes (report-lines.ts), so a report reads back identically on both engines.
  */
-import postgres, { type Sql } from 'postgres';
+import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { UnstorableRecordError, encodeRecord } from '../encode.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 import { readLine, reportLine } from '../report-lines.ts';
+import { asciiLower } from '../paging.ts';
 import { summarizeReport } from '../summary.ts';
 import type {
   Account,
+  AccountSortField,
   ApiKeyRecord,
   ConsumeOptions,
   ConsumeResult,
@@ -40,7 +42,11 @@ import type {
   CounterCharge,
   JobRecord,
   NewReport,
+  Page,
+  PageQuery,
+  ReportPageQuery,
   ReportRecord,
+  ReportSortField,
   ReportSummary,
   Store,
   TrustKeyRecord,
@@ -174,9 +180,41 @@ const summaryFromRow = (row: Record<string, unknown>): ReportSummary => {
     account_id: row.account_id as string | null,
     valid: row.valid as boolean | null,
     score: row.score as number | null,
+    agent_name: row.agent_name as string | null,
+    errors: row.error_count as number | null,
   };
   if (row.alias !== null) s.alias = row.alias as string;
   return s;
+};
+
+/** SQL lower-casing ASCII letters only, as asciiLower does (lower() would follow the database's locale). */
+const asciiLowerSql = (expression: string): string => `translate(${expression}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
+
+/**
+ * What each paged listing sorts by, in SQL: the keys of accountSortKey and reportSortKey, and the
+ * expressions of the sort indexes (migration 2) character for character, so the planner uses them.
+ */
+const SORT_KEYS: { accounts: Record<AccountSortField, string>; reports: Record<ReportSortField, string> } = {
+  accounts: { name: `(${asciiLowerSql('name')} collate "C")`, plan: '(plan collate "C")', created_at: '(created_at collate "C")' },
+  reports: {
+    created_at: '(created_at collate "C")',
+    score: '(coalesce(score, -1))',
+    errors: '(coalesce(error_count, -1))',
+    agent_name: `(${asciiLowerSql("coalesce(agent_name, '')")} collate "C")`,
+  },
+};
+
+/** The columns a report listing reads (never the body). */
+const REPORT_SUMMARY_COLUMNS = 'id, kind, created_at, account_id, alias, valid, score, agent_name, error_count';
+
+/** The page out of rows read by pageRows (one more than the limit when another page follows). */
+const pageFrom = <T>(rows: readonly Record<string, unknown>[], limit: number, read: (row: Record<string, unknown>) => T): Page<T> => {
+  const page: Page<T> = { items: rows.slice(0, limit).map(read) };
+  if (rows.length > limit) {
+    const last = rows[limit - 1]!;
+    page.next = { key: last.sort_key as string | number, id: last.id as string };
+  }
+  return page;
 };
 
 // Writers shared by the Store methods and the import (which runs them in one transaction).
@@ -249,6 +287,8 @@ const reportColumns = (report: NewReport, body: string) => {
     version: optionalText(what, report.version),
     valid: summary.valid,
     score: summary.score,
+    agent_name: optionalText(what, summary.agent_name),
+    error_count: summary.errors,
     body,
   };
 };
@@ -264,7 +304,7 @@ const writeReport = async (sql: Queries, report: NewReport, line: string): Promi
     insert into reports ${sql(r)}
     on conflict (id) do update set kind = excluded.kind, created_at = excluded.created_at, created_ms = excluded.created_ms,
       account_id = excluded.account_id, alias = excluded.alias, alias_scope = excluded.alias_scope, version = excluded.version,
-      valid = excluded.valid, score = excluded.score, body = excluded.body`;
+      valid = excluded.valid, score = excluded.score, agent_name = excluded.agent_name, error_count = excluded.error_count, body = excluded.body`;
   if (report.alias !== undefined) {
     const taken = await sql`
       insert into report_aliases (alias, report_id, scope) values (${columns.alias}, ${columns.id}, ${columns.alias_scope})
@@ -309,10 +349,10 @@ const isOutage = (e: unknown): boolean => {
  * PostgresStore.bounded. A Record, so that a call added to the contract cannot be left out.
  */
 const DATABASE_CALLS: Record<Exclude<keyof Store, 'close'>, 'read' | 'write'> = {
-  createAccount: 'write', getAccount: 'read', listAccounts: 'read', updateAccount: 'write', deleteAccount: 'write',
+  createAccount: 'write', getAccount: 'read', listAccounts: 'read', pageAccounts: 'read', updateAccount: 'write', deleteAccount: 'write',
   createKey: 'write', getKeyByHash: 'read', getKey: 'read', listKeys: 'read', updateKey: 'write', deleteKey: 'write',
   getCounter: 'read', consume: 'write', listUsage: 'read',
-  putReport: 'write', getReport: 'read', listReports: 'read', pruneReports: 'write', reportCount: 'read',
+  putReport: 'write', getReport: 'read', listReports: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read',
   enqueueJob: 'write', claimJob: 'write', putJob: 'write', releaseJob: 'write', getJob: 'read', getJobStatus: 'read', countJobs: 'read',
   addTrustKey: 'write', getTrustKey: 'read', listTrustKeys: 'read', revokeTrustKey: 'write', deleteTrustKey: 'write',
   getMeta: 'read', setMeta: 'write', setMetaIfAbsent: 'write', ping: 'read', commit: 'read',
@@ -392,6 +432,10 @@ export class PostgresStore implements Store, StoreTransfer {
   }
   async listAccounts(): Promise<Account[]> {
     return (await this.sql`select * from accounts order by created_at, id`).map(frozenAccount);
+  }
+  async pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>> {
+    const rows = await this.pageRows(query, 'accounts', '*', this.sql`true`, ['name', 'id']);
+    return pageFrom(rows, query.limit, frozenAccount);
   }
   async updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined> {
     const set: Record<string, string> = {};
@@ -546,11 +590,49 @@ export class PostgresStore implements Store, StoreTransfer {
 
   async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
     const rows = await this.sql`
-      select id, kind, created_at, account_id, alias, valid, score from reports
+      select ${this.sql.unsafe(REPORT_SUMMARY_COLUMNS)} from reports
       where ${this.unexpired()} and ${filter.account_id === undefined ? this.sql`true` : this.sql`account_id = ${sought(filter.account_id)}`}
       order by seq desc
       ${filter.limit === undefined ? this.sql`` : this.sql`limit ${filter.limit}`}`;
     return rows.map(summaryFromRow);
+  }
+
+  async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
+    const account = query.account_id === undefined ? this.sql`true` : this.sql`account_id = ${sought(query.account_id)}`;
+    const rows = await this.pageRows(query, 'reports', REPORT_SUMMARY_COLUMNS, this.sql`${this.unexpired()} and ${account}`, ["coalesce(agent_name, '')", 'id']);
+    return pageFrom(rows, query.limit, summaryFromRow);
+  }
+
+  /**
+   * One page of `table` in keyset order: the rows after `query.after` by (sort key, id), one more
+   * than asked for so that pageFrom can tell whether another page follows. Walks the sort's index.
+   */
+  private pageRows<T extends 'accounts' | 'reports'>(
+    query: PageQuery<keyof (typeof SORT_KEYS)[T] & string>,
+    table: T,
+    columns: string,
+    where: PendingQuery<Row[]>,
+    searched: readonly string[],
+  ) {
+    const sql = this.sql;
+    const key = sql.unsafe(SORT_KEYS[table][query.sort] as string);
+    const id = sql`(id collate "C")`;
+    // A NUL is in no stored text (PostgreSQL text cannot hold it): such a search or position finds nothing.
+    const q = query.q ? sought(asciiLower(query.q)) : undefined;
+    const matches = (column: string) => sql`strpos(${sql.unsafe(asciiLowerSql(column))}, ${q ?? ''}) > 0`;
+    const matching = q === undefined ? sql`true` : q === null ? sql`false` : searched.map(matches).reduce((a, b) => sql`(${a} or ${b})`);
+    const { after } = query;
+    let past = sql`true`;
+    if (after) {
+      const position = sql`(${typeof after.key === 'number' ? after.key : sought(after.key)}, ${sought(after.id)})`;
+      past = query.descending ? sql`(${key}, ${id}) < ${position}` : sql`(${key}, ${id}) > ${position}`;
+    }
+    const direction = sql.unsafe(query.descending ? 'desc' : 'asc');
+    return sql`
+      select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)}
+      where ${where} and ${matching} and ${past}
+      order by ${key} ${direction}, ${id} ${direction}
+      limit ${query.limit + 1}`;
   }
 
   async pruneReports(before: number): Promise<number> {
