@@ -31,25 +31,31 @@ const newestMtime = (dir: string): number =>
       .map((e) => statSync(join(e.parentPath, e.name)).mtimeMs),
   );
 
-/** The bundle when it is newer than every source file (production numbers), else the sources through tsx. */
-export const serverCommand = (): { argv: string[]; label: string } => {
+const fresh = (file: string): boolean => existsSync(file) && statSync(file).mtimeMs > newestMtime(join(root, 'src'));
+
+/**
+ * The bundle when it is newer than every source file (production numbers), else the sources through
+ * tsx; with `sea`, the single executable first when it is fresh (what the floor group measures).
+ */
+export const serverCommand = (sea = false): { argv: string[]; label: string } => {
+  const binary = join(root, 'build/out/cardgate');
+  if (sea && fresh(binary)) return { argv: [binary], label: 'SEA binary build/out/cardgate' };
   const bundle = join(root, 'build/out/cardgate.cjs');
-  if (existsSync(bundle) && statSync(bundle).mtimeMs > newestMtime(join(root, 'src'))) {
-    return { argv: [process.execPath, bundle], label: 'bundle build/out/cardgate.cjs' };
-  }
+  if (fresh(bundle)) return { argv: [process.execPath, bundle], label: 'bundle build/out/cardgate.cjs' };
   return { argv: [process.execPath, '--import', 'tsx', join(root, 'src/main.ts')], label: 'sources via tsx (no fresh bundle)' };
 };
 
 export interface BenchServer {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
 /** Starts `serve` on a free port; its log goes to a file (draining a pipe would cost this process CPU). */
-export const startServer = async (dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> => {
+export const startServer = async (dataDir: string, env: Record<string, string> = {}, command = serverCommand().argv): Promise<BenchServer> => {
   const logFile = join(dataDir, '..', `${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'w');
-  const [cmd, ...pre] = serverCommand().argv;
+  const [cmd, ...pre] = command;
   const child: ChildProcess = spawn(cmd!, [...pre, 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: root,
     env: { ...process.env, CARDGATE_ADMIN_TOKEN: 'bench-admin-token-0123456789', ...env },
@@ -62,6 +68,7 @@ export const startServer = async (dataDir: string, env: Record<string, string> =
     if (m) {
       return {
         url: m[1]!,
+        pid: child.pid!,
         stop: async () => {
           child.kill('SIGTERM');
           await exited;
