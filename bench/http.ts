@@ -1,8 +1,9 @@
 /**
  * HTTP benchmarks against the real server (a child process with its own data dir):
  *   - GET /healthz and POST /v1/validate (pro key, the ~3.6 KB A2A sample card, score and
- *     suggestions) in alternating wrk runs; the ratio validate/healthz (target ≥ 0.25);
- *   - a batch of 100 cards, median latency with one connection (target ≤ 20 ms);
+ *     suggestions) in alternating wrk runs, and their ratio (reported: the throughput targets
+ *     are judged against node:http by the floor group);
+ *   - a batch of 100 cards, median latency with one connection (its target: the floor group);
  *   - /v1/validate with 100,000 reports already stored vs an empty store (target ≥ 0.8).
  * The load generator is wrk (see load.ts). Reports are durable (each response waits for its
  * group commit).
@@ -115,14 +116,14 @@ export async function benchHttp(): Promise<BenchRow[]> {
     rows.push({ name: 'GET /healthz p99', value: round2(median(h.map((r) => r.p99Ms))), unit: 'ms' });
     rows.push({ name: 'POST /v1/validate', value: Math.round(vRps), unit: 'req/s', note: `pro key, ${cardBytes} B card, score+suggestions, durable report` });
     rows.push({ name: 'POST /v1/validate p99', value: round2(median(v.map((r) => r.p99Ms))), unit: 'ms' });
-    rows.push({ name: 'validate / healthz', value: round2(vRps / hRps), unit: 'ratio', note: 'target ≥ 0.25' });
+    rows.push({ name: 'validate / healthz', value: round2(vRps / hRps), unit: 'ratio', note: 'reported (targets: the floor group)' });
 
     // 2. a batch of 100 cards, one connection: latency of a lone request.
     const cards = Array.from({ length: 100 }, (_, i) => ({ id: `card-${i}`, agent_card: { ...sampleCard(), name: `Agent ${i}` } }));
     const batch: LoadSpec = { url: `${main.url}/v1/validate/batch`, method: 'POST', headers: auth, body: JSON.stringify({ cards }), connections: 1, seconds: SECONDS };
     await load({ ...batch, seconds: 1 });
     const b = await load(batch);
-    rows.push({ name: 'batch of 100 cards, median', value: round2(b.p50Ms), unit: 'ms', note: `target ≤ 20 ms; 1 connection, ${SECONDS} s; p99 ${round2(b.p99Ms)} ms` });
+    rows.push({ name: 'batch of 100 cards, median', value: round2(b.p50Ms), unit: 'ms', note: `1 connection, ${SECONDS} s; p99 ${round2(b.p99Ms)} ms` });
 
     // 3. every other endpoint, one run each, next to the same /healthz figure.
     const post = (path: string, body: unknown) =>
