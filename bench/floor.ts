@@ -5,14 +5,15 @@
  *     POST /v1/validate (pro key, score + suggestions, durable report), the sync webhook and the
  *     GitHub webhook;
  *   - a batch of 100 cards (median latency, one connection);
- *   - the CLI: `cardgate validate card.json` and the SEA's start to first 200, each vs `node -e 0`;
+ *   - the CLI: `cardgate validate card.json` (hyperfine when installed, else timed spawns) and the
+ *     start to first 200, each vs `node -e 0`;
  *   - RSS: idle, after the first validation, after 100k validations.
  * The HTTP rows alternate in one run (wrk -t1 -c50 -d5s, median of the rounds). Besides req/s, each
  * row shows the server's CPU time per request (user + system over the run, from /proc): on a shared
  * machine the steadier measure of a change. cardgate runs as the SEA binary when it is fresh
  * (`npm run build`), else the bundle, else the sources; the notes say which.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +82,14 @@ const timeRun = (argv: string[]): number => {
   const ms = performance.now() - start;
   if (r.status !== 0) throw new Error(`bench: ${argv.join(' ')} exited with ${r.status}`);
   return ms;
+};
+
+const findHyperfine = (): string | undefined => {
+  try {
+    return execFileSync('sh', ['-c', 'command -v hyperfine'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
@@ -187,7 +196,7 @@ export async function benchFloor(): Promise<BenchRow[]> {
     for (const stop of cleanup.reverse()) await stop();
     cleanup.length = 0;
 
-    // The CLI against `node -e 0`, alternating (hyperfine when installed is not needed: spawn to exit, median).
+    // The CLI against `node -e 0`: hyperfine when installed, else spawn to exit, alternating; medians.
     const cardFile = join(scratch, 'card.json');
     writeFileSync(cardFile, JSON.stringify(card, null, 2));
     const cardgate = command.argv;
@@ -196,16 +205,31 @@ export async function benchFloor(): Promise<BenchRow[]> {
       ['cardgate validate card.json', [...cardgate, 'validate', cardFile]],
       ['cardgate version', [...cardgate, 'version']],
     ];
-    const times = cli.map((): number[] => []);
-    for (const [, argv] of cli) timeRun(argv); // warm the page cache
-    for (let run = 0; run < CLI_RUNS; run++) for (const [i, [, argv]] of cli.entries()) times[i]!.push(timeRun(argv));
-    const nodeMs = median(times[0]!);
-    rows.push({ name: 'node -e 0', value: round2(nodeMs), unit: 'ms', note: `spawn to exit, median of ${CLI_RUNS} alternating runs; load average ${load1()}` });
+    const hyperfine = findHyperfine();
+    let medians: number[];
+    let cpuMs: number[] | undefined;
+    if (hyperfine) {
+      const report = join(scratch, 'hyperfine.json');
+      const quoted = (argv: string[]) => argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+      execFileSync(hyperfine, ['-N', '--warmup', '2', '--runs', String(CLI_RUNS), '--export-json', report, ...cli.map(([, argv]) => quoted(argv))], { stdio: 'ignore' });
+      const results = (JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ median: number; user: number; system: number }> }).results;
+      medians = results.map((r) => r.median * 1000);
+      cpuMs = results.map((r) => (r.user + r.system) * 1000); // means: the steadier figure on a shared machine
+    } else {
+      const times = cli.map((): number[] => []);
+      for (const [, argv] of cli) timeRun(argv); // warm the page cache
+      for (let run = 0; run < CLI_RUNS; run++) for (const [i, [, argv]] of cli.entries()) times[i]!.push(timeRun(argv));
+      medians = times.map(median);
+    }
+    const nodeMs = medians[0]!;
+    const how = hyperfine ? `hyperfine -N, median of ${CLI_RUNS} runs` : `spawn to exit (no hyperfine), median of ${CLI_RUNS} alternating runs`;
+    rows.push({ name: 'node -e 0', value: round2(nodeMs), unit: 'ms', note: `${how}; load average ${load1()}` });
     for (const [i, [name]] of cli.entries()) {
       if (i === 0) continue;
-      const ms = median(times[i]!);
+      const ms = medians[i]!;
       const ratio = round2(ms / nodeMs);
-      rows.push({ name, value: round2(ms), unit: 'ms', note: `${ratio} × node -e 0${i === 1 ? `; target ≤ 1.2: ${verdict(ratio <= 1.2)}` : ''}` });
+      const cpu = cpuMs ? `; CPU ${round2(cpuMs[i]! / cpuMs[0]!)} × node -e 0's` : '';
+      rows.push({ name, value: round2(ms), unit: 'ms', note: `${ratio} × node -e 0${i === 1 ? `; target ≤ 1.2: ${verdict(ratio <= 1.2)}` : ''}${cpu}` });
     }
     // Start to first 200 vs `node -e 0`, alternating.
     const starts: number[] = [];
