@@ -1,8 +1,9 @@
 /**
  * HTTP benchmarks against the real server (a child process with its own data dir):
  *   - GET /healthz and POST /v1/validate (pro key, the ~3.6 KB A2A sample card, score and
- *     suggestions) in alternating wrk runs; the ratio validate/healthz (target ≥ 0.25);
- *   - a batch of 100 cards, median latency with one connection (target ≤ 20 ms);
+ *     suggestions) in alternating wrk runs, and their ratio (reported: the throughput targets
+ *     are judged against node:http by the floor group);
+ *   - a batch of 100 cards, median latency with one connection (its target: the floor group);
  *   - /v1/validate with 100,000 reports already stored vs an empty store (target ≥ 0.8).
  * The load generator is wrk (see load.ts). Reports are durable (each response waits for its
  * group commit).
@@ -31,25 +32,31 @@ const newestMtime = (dir: string): number =>
       .map((e) => statSync(join(e.parentPath, e.name)).mtimeMs),
   );
 
-/** The bundle when it is newer than every source file (production numbers), else the sources through tsx. */
-export const serverCommand = (): { argv: string[]; label: string } => {
+const fresh = (file: string): boolean => existsSync(file) && statSync(file).mtimeMs > newestMtime(join(root, 'src'));
+
+/**
+ * The bundle when it is newer than every source file (production numbers), else the sources through
+ * tsx; with `sea`, the single executable first when it is fresh (what the floor group measures).
+ */
+export const serverCommand = (sea = false): { argv: string[]; label: string } => {
+  const binary = join(root, 'build/out/cardgate');
+  if (sea && fresh(binary)) return { argv: [binary], label: 'SEA binary build/out/cardgate' };
   const bundle = join(root, 'build/out/cardgate.cjs');
-  if (existsSync(bundle) && statSync(bundle).mtimeMs > newestMtime(join(root, 'src'))) {
-    return { argv: [process.execPath, bundle], label: 'bundle build/out/cardgate.cjs' };
-  }
+  if (fresh(bundle)) return { argv: [process.execPath, bundle], label: 'bundle build/out/cardgate.cjs' };
   return { argv: [process.execPath, '--import', 'tsx', join(root, 'src/main.ts')], label: 'sources via tsx (no fresh bundle)' };
 };
 
 export interface BenchServer {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
 /** Starts `serve` on a free port; its log goes to a file (draining a pipe would cost this process CPU). */
-export const startServer = async (dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> => {
+export const startServer = async (dataDir: string, env: Record<string, string> = {}, command = serverCommand().argv): Promise<BenchServer> => {
   const logFile = join(dataDir, '..', `${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'w');
-  const [cmd, ...pre] = serverCommand().argv;
+  const [cmd, ...pre] = command;
   const child: ChildProcess = spawn(cmd!, [...pre, 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: root,
     env: { ...process.env, CARDGATE_ADMIN_TOKEN: 'bench-admin-token-0123456789', ...env },
@@ -62,6 +69,7 @@ export const startServer = async (dataDir: string, env: Record<string, string> =
     if (m) {
       return {
         url: m[1]!,
+        pid: child.pid!,
         stop: async () => {
           child.kill('SIGTERM');
           await exited;
@@ -108,14 +116,14 @@ export async function benchHttp(): Promise<BenchRow[]> {
     rows.push({ name: 'GET /healthz p99', value: round2(median(h.map((r) => r.p99Ms))), unit: 'ms' });
     rows.push({ name: 'POST /v1/validate', value: Math.round(vRps), unit: 'req/s', note: `pro key, ${cardBytes} B card, score+suggestions, durable report` });
     rows.push({ name: 'POST /v1/validate p99', value: round2(median(v.map((r) => r.p99Ms))), unit: 'ms' });
-    rows.push({ name: 'validate / healthz', value: round2(vRps / hRps), unit: 'ratio', note: 'target ≥ 0.25' });
+    rows.push({ name: 'validate / healthz', value: round2(vRps / hRps), unit: 'ratio', note: 'reported (targets: the floor group)' });
 
     // 2. a batch of 100 cards, one connection: latency of a lone request.
     const cards = Array.from({ length: 100 }, (_, i) => ({ id: `card-${i}`, agent_card: { ...sampleCard(), name: `Agent ${i}` } }));
     const batch: LoadSpec = { url: `${main.url}/v1/validate/batch`, method: 'POST', headers: auth, body: JSON.stringify({ cards }), connections: 1, seconds: SECONDS };
     await load({ ...batch, seconds: 1 });
     const b = await load(batch);
-    rows.push({ name: 'batch of 100 cards, median', value: round2(b.p50Ms), unit: 'ms', note: `target ≤ 20 ms; 1 connection, ${SECONDS} s; p99 ${round2(b.p99Ms)} ms` });
+    rows.push({ name: 'batch of 100 cards, median', value: round2(b.p50Ms), unit: 'ms', note: `1 connection, ${SECONDS} s; p99 ${round2(b.p99Ms)} ms` });
 
     // 3. every other endpoint, one run each, next to the same /healthz figure.
     const post = (path: string, body: unknown) =>

@@ -20,6 +20,8 @@ export interface LoadResult {
   p99Ms: number;
   /** Responses that were not 2xx, plus socket errors. */
   failures: number;
+  /** Requests completed in the run. */
+  requests: number;
 }
 
 export interface LoadSpec {
@@ -74,7 +76,13 @@ export const runWrk = (wrk: string, spec: LoadSpec, scratch: string): LoadResult
     .exec(out)
     ?.slice(1)
     .reduce((sum, n) => sum + Number(n), 0) ?? 0;
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]), p50Ms: latency(50), p99Ms: latency(99), failures: non2xx + socketErrors };
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    p50Ms: latency(50),
+    p99Ms: latency(99),
+    failures: non2xx + socketErrors,
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+  };
 };
 
 export const runAutocannon = async (spec: LoadSpec): Promise<LoadResult> => {
@@ -88,7 +96,7 @@ export const runAutocannon = async (spec: LoadSpec): Promise<LoadResult> => {
     connections: spec.connections,
     duration: spec.seconds,
   });
-  return { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, failures: r.non2xx + r.errors };
+  return { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, failures: r.non2xx + r.errors, requests: r.requests.total };
 };
 
 /** Runs one load and fails the benchmark on any non-2xx answer or socket error. */

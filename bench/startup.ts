@@ -12,7 +12,7 @@ const root = new URL('../', import.meta.url).pathname;
 const runs = 10;
 
 /** Spawns `serve --port 0`, polls /healthz until 200, returns the ms from spawn, then stops it. */
-const startOnce = async (command: string[]): Promise<number> => {
+export const startOnce = async (command: string[]): Promise<number> => {
   const [cmd, ...pre] = command;
   const dir = mkdtempSync(join(tmpdir(), 'cardgate-startup-'));
   const started = performance.now();

@@ -10551,9 +10551,15 @@ function v1Parts() {
   });
   return { card, skill, capabilities, provider, iface };
 }
-var cardSchemas = new Map(
-  ruleSetVersions.map((v) => [v, v === "1.0" ? v1Parts() : v0Parts(v)])
-);
+var built = /* @__PURE__ */ new Map();
+var cardSchemaParts = (version3) => {
+  let parts = built.get(version3);
+  if (!parts) {
+    parts = version3 === "1.0" ? v1Parts() : v0Parts(version3);
+    built.set(version3, parts);
+  }
+  return parts;
+};
 var fieldNames = (o) => new Set(o ? Object.keys(o.shape) : []);
 
 // src/engine/schema-check.ts
@@ -10567,9 +10573,7 @@ var typeNames = {
 };
 var shownValue = (value) => clip(JSON.stringify(value) ?? String(value), 120);
 function checkSchema(card, version3, report) {
-  const parts = cardSchemas.get(version3);
-  if (!parts) return false;
-  const result = parts.card.safeParse(card);
+  const result = cardSchemaParts(version3).card.safeParse(card);
   if (result.success) return true;
   for (const issue2 of result.error.issues) {
     if (report.roomForErrors) addIssue(card, issue2, report);
@@ -10723,12 +10727,16 @@ function toV0Endpoint(interfaces) {
 }
 
 // src/engine/rules/fields.ts
-var known = new Map(
-  ruleSetVersions.map((v) => {
-    const p = cardSchemas.get(v);
-    return [v, { card: fieldNames(p.card), skill: fieldNames(p.skill), capabilities: fieldNames(p.capabilities), provider: fieldNames(p.provider), iface: fieldNames(p.iface) }];
-  })
-);
+var knownByVersion = /* @__PURE__ */ new Map();
+var knownFields = (version3) => {
+  let k = knownByVersion.get(version3);
+  if (!k) {
+    const p = cardSchemaParts(version3);
+    k = { card: fieldNames(p.card), skill: fieldNames(p.skill), capabilities: fieldNames(p.capabilities), provider: fieldNames(p.provider), iface: fieldNames(p.iface) };
+    knownByVersion.set(version3, k);
+  }
+  return k;
+};
 var legacyTop = /* @__PURE__ */ new Map([
   ["url", (_, card) => `replace "url" (and "preferredTransport") with "supportedInterfaces": ${toV1Interfaces(card)}`],
   ["preferredTransport", (_, card) => `move it into "protocolBinding" of the first interface: "supportedInterfaces": ${toV1Interfaces(card)}`],
@@ -10781,7 +10789,7 @@ function checkObject(ctx, holder, path2, names, crossover) {
   }
 }
 function checkFields(ctx) {
-  const k = known.get(ctx.version);
+  const k = knownFields(ctx.version);
   const v1 = ctx.version === "1.0";
   const { card } = ctx;
   checkObject(ctx, card, "", k.card, v1 ? legacyTop : futureTop);
@@ -11215,7 +11223,7 @@ function checkVersionDeclared(ctx) {
 function runRules(card, version3, report, findings) {
   checkSchema(card, version3, report);
   for (const f of findings) f(report);
-  const ctx = { card, version: version3, parts: cardSchemas.get(version3), report };
+  const ctx = { card, version: version3, parts: cardSchemaParts(version3), report };
   checkVersionDeclared(ctx);
   for (const check of ruleChecks) check(ctx);
 }

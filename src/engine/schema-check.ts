@@ -1,6 +1,6 @@
 /** Runs the zod schema of a rule set and turns zod's issues into catalogue findings with card paths. */
 import type * as z from 'zod';
-import { cardSchemas } from './schemas.ts';
+import { cardSchemaParts } from './schemas.ts';
 import { clip, fieldName, formatPath, jsonType, keyName, lookup, someOf, type PathSegment } from './paths.ts';
 import type { Report } from './report.ts';
 import type { RuleSetVersion } from './versions.ts';
@@ -19,9 +19,7 @@ const shownValue = (value: unknown): string => clip(JSON.stringify(value) ?? Str
 
 /** Adds one finding per schema violation; returns true when the card passes the schema. */
 export function checkSchema(card: unknown, version: RuleSetVersion, report: Report): boolean {
-  const parts = cardSchemas.get(version);
-  if (!parts) return false;
-  const result = parts.card.safeParse(card);
+  const result = cardSchemaParts(version).card.safeParse(card);
   if (result.success) return true;
   for (const issue of result.error.issues) {
     // Every schema rule is an error: past the cap it is only counted, its path and message never spelled out.

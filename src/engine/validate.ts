@@ -6,7 +6,7 @@
 import { ruleInfo, type RuleId } from './catalogue.ts';
 import { Report } from './report.ts';
 import { checkSchema } from './schema-check.ts';
-import { cardSchemas } from './schemas.ts';
+import { cardSchemaParts } from './schemas.ts';
 import { jsonType, ROOT_PATH } from './paths.ts';
 import { scoreCard } from './score.ts';
 import { checkFields } from './rules/fields.ts';
@@ -82,7 +82,7 @@ function checkVersionDeclared(ctx: RuleContext): void {
 function runRules(card: Record<string, unknown>, version: RuleSetVersion, report: Report, findings: readonly VersionFinding[]): void {
   checkSchema(card, version, report);
   for (const f of findings) f(report);
-  const ctx: RuleContext = { card, version, parts: cardSchemas.get(version)!, report };
+  const ctx: RuleContext = { card, version, parts: cardSchemaParts(version), report };
   checkVersionDeclared(ctx);
   for (const check of ruleChecks) check(ctx);
 }

@@ -24,6 +24,18 @@ describe('validation endpoints on the real server', () => {
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
+  it('every answer carries X-Request-Id (the caller\'s plain id kept) and each header once, whatever made it', async () => {
+    const kept = await post('/v1/validate', { agent_card: sampleCard() }, { ...auth, 'x-request-id': 'ci.run:42' });
+    assert.equal(kept.headers.get('x-request-id'), 'ci.run:42');
+    assert.equal(kept.headers.get('x-ratelimit-remaining'), '-1');
+    await kept.arrayBuffer();
+    for (const res of [await fetch(`${server.url}/healthz`), await fetch(`${server.url}/nope`), await post('/v1/validate', 'not a body')]) {
+      assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      assert.equal(res.headers.get('content-type'), 'application/json');
+      await res.arrayBuffer();
+    }
+  });
+
   it('validates a card, records it durably, and serves the report at report_url (HTML and JSON)', async () => {
     const res = await post('/v1/validate', { agent_card: sampleCard(), validation_mode: 'cli', options: { include_score: true, include_suggestions: true } }, auth);
     assert.equal(res.status, 200);

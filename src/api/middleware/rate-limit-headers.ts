@@ -13,6 +13,7 @@ import { readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 import { quotaSubject } from '../quota-charge.ts';
+import { setResponseHeader } from '../response-headers.ts';
 import { StoreUnavailableError } from '../../store/unavailable.ts';
 
 export const rateLimitHeaders = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
@@ -26,10 +27,8 @@ export const rateLimitHeaders = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     const w =
       c.get('rateWindow') ??
       (await readDailyQuota(deps.store, deps.config.limits.daily, caller ? quotaSubject(caller) : { plan: 'anonymous', account_id: null, ip: clientIp(c) }, deps.clock.now()));
-    // On the response itself: after it is made, c.header() would copy it for each header.
-    const headers = c.res.headers;
-    headers.set('X-RateLimit-Limit', String(w.limit));
-    headers.set('X-RateLimit-Remaining', String(w.remaining));
-    headers.set('X-RateLimit-Reset', String(Math.ceil(w.resetAt / 1000)));
+    setResponseHeader(c, 'X-RateLimit-Limit', String(w.limit));
+    setResponseHeader(c, 'X-RateLimit-Remaining', String(w.remaining));
+    setResponseHeader(c, 'X-RateLimit-Reset', String(Math.ceil(w.resetAt / 1000)));
   };
 };

@@ -2,9 +2,9 @@
  * Field names: unknown fields, snake_case spellings, 0.x fields left in a 1.0 card and 1.0 fields in a
  * 0.x card, each with the exact replacement. Known names come from the zod schemas themselves.
  */
-import { cardSchemas, fieldNames } from '../schemas.ts';
+import { cardSchemaParts, fieldNames } from '../schemas.ts';
 import { joinPath, keyName } from '../paths.ts';
-import { ruleSetVersions, type RuleSetVersion } from '../versions.ts';
+import type { RuleSetVersion } from '../versions.ts';
 import { arrayOf, entriesOf, recordOf, type RuleContext } from './context.ts';
 import { toV0Endpoint, toV0Requirements, toV1Interfaces, toV1Requirements, toV1Scheme } from './migrate.ts';
 
@@ -16,12 +16,18 @@ interface KnownFields {
   iface: ReadonlySet<string>;
 }
 
-const known = new Map<RuleSetVersion, KnownFields>(
-  ruleSetVersions.map((v) => {
-    const p = cardSchemas.get(v)!;
-    return [v, { card: fieldNames(p.card), skill: fieldNames(p.skill), capabilities: fieldNames(p.capabilities), provider: fieldNames(p.provider), iface: fieldNames(p.iface) }];
-  }),
-);
+const knownByVersion = new Map<RuleSetVersion, KnownFields>();
+
+/** The field names of one rule set, from its schema parts (made on first use, as they are). */
+const knownFields = (version: RuleSetVersion): KnownFields => {
+  let k = knownByVersion.get(version);
+  if (!k) {
+    const p = cardSchemaParts(version);
+    k = { card: fieldNames(p.card), skill: fieldNames(p.skill), capabilities: fieldNames(p.capabilities), provider: fieldNames(p.provider), iface: fieldNames(p.iface) };
+    knownByVersion.set(version, k);
+  }
+  return k;
+};
 
 /** A field of the other generation: its hint, given the object that holds it. */
 type Crossover = (holder: Record<string, unknown>, card: Record<string, unknown>) => string;
@@ -88,7 +94,7 @@ function checkObject(
 }
 
 export function checkFields(ctx: RuleContext): void {
-  const k = known.get(ctx.version)!;
+  const k = knownFields(ctx.version);
   const v1 = ctx.version === '1.0';
   const { card } = ctx;
   checkObject(ctx, card, '', k.card, v1 ? legacyTop : futureTop);

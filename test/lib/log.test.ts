@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLogger } from '../../src/lib/log.ts';
+
+const capture = (times: number[]) => {
+  const lines: string[] = [];
+  let i = 0;
+  const log = createLogger((line) => lines.push(line), () => times[Math.min(i++, times.length - 1)]!);
+  return { log, lines };
+};
+
+test('a line is time, level, msg, then the fields, as one JSON object', () => {
+  const { log, lines } = capture([Date.UTC(2026, 10, 23, 5, 0, 0, 123)]);
+  log.info('request', { request_id: 'r-1', path: '/a"b\n', status: 200, ms: 1.5, skipped: undefined });
+  assert.equal(lines[0], '{"time":"2026-11-23T05:00:00.123Z","level":"info","msg":"request","request_id":"r-1","path":"/a\\"b\\n","status":200,"ms":1.5}');
+});
+
+test('no fields, empty fields, and fields of undefined values give the bare line', () => {
+  const { log, lines } = capture([0]);
+  log.warn('a');
+  log.error('b "quoted"', {});
+  log.info('c', { gone: undefined });
+  assert.deepEqual(lines.map((l) => JSON.parse(l)), [
+    { time: '1970-01-01T00:00:00.000Z', level: 'warn', msg: 'a' },
+    { time: '1970-01-01T00:00:00.000Z', level: 'error', msg: 'b "quoted"' },
+    { time: '1970-01-01T00:00:00.000Z', level: 'info', msg: 'c' },
+  ]);
+});
+
+test('each line has the time of its own millisecond; a field named like a fixed one wins when parsed', () => {
+  const { log, lines } = capture([1000, 1000, 1001]);
+  log.info('x');
+  log.info('y');
+  log.info('z', { level: 'custom' });
+  assert.deepEqual(lines.map((l) => JSON.parse(l).time), ['1970-01-01T00:00:01.000Z', '1970-01-01T00:00:01.000Z', '1970-01-01T00:00:01.001Z']);
+  assert.equal(JSON.parse(lines[2]!).level, 'custom');
+});
