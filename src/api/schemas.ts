@@ -184,7 +184,7 @@ export const rules = z
     rules: z.array(
       z.object({
         id: z.string(),
-        severity: z.enum(['error', 'warning']),
+        severity: z.enum(['error', 'warning', 'info']),
         versions: z.array(z.string()),
         spec: z.string(),
         description: z.string(),
