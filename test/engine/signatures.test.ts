@@ -220,3 +220,35 @@ describe('signature verification', async () => {
     assert.match(check(card, { keys: [{ ...trusted(es), jwk: { kty: 'EC', crv: 'P-256', x: 'AA' } }] }).signatures![0]!.reason!, /not a usable public JWK/);
   });
 });
+
+describe('JWKS', async () => {
+  const { parseJwks } = await import('../../src/engine/signatures/jwks.ts');
+  const key = await testKey('ES256', 'k1');
+  const origin = { addedAt: '2026-01-01T00:00:00.000Z' };
+
+  test('public signing keys become trusted keys', () => {
+    const { keys, problems } = parseJwks({ keys: [key.publicJwk] }, { ...origin, jku: 'https://x.test/jwks.json' });
+    assert.deepEqual(problems, []);
+    assert.deepEqual(keys, [{ kid: 'k1', jwk: key.publicJwk, accountId: null, addedAt: origin.addedAt, revokedAt: null, jku: 'https://x.test/jwks.json' }]);
+  });
+
+  test('keys without kid, symmetric, private, for encryption or unusable are left out, each named', () => {
+    const { keys, problems } = parseJwks({ keys: [
+      { ...key.publicJwk, kid: undefined }, { kty: 'oct', k: 'c2VjcmV0', kid: 'h' }, { ...key.publicJwk, d: 'AA' },
+      { ...key.publicJwk, use: 'enc' }, { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA', kid: 'bad' }, 'x', key.publicJwk,
+    ] }, origin);
+    assert.deepEqual(keys.map((k) => k.kid), ['k1']);
+    assert.deepEqual(problems, [
+      'keys[0] has no kid',
+      'keys[1] (kid "h") has kty "oct", not a public key type (EC, RSA, OKP)',
+      'keys[2] (kid "k1") holds private key material (d): a trust file lists public keys only',
+      'keys[3] (kid "k1") has use "enc", not "sig"',
+      'keys[4] (kid "bad") is not a usable public key',
+      'keys[5] is not an object',
+    ]);
+  });
+
+  test('anything but a JWKS is refused', () => {
+    for (const v of [null, [], { keys: {} }, 'x']) assert.deepEqual(parseJwks(v, origin).problems, ['is not a JWKS: a JSON object with a "keys" array']);
+  });
+});

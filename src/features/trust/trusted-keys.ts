@@ -1,0 +1,45 @@
+/**
+ * The keys a caller's cards are verified with. The file keys (signatures.trustFiles and
+ * `<dataDir>/trust/*.jwks`) are read once per configuration, at start, and again on reload (SIGHUP).
+ */
+import type { Config } from '../../config.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { TrustedKey } from '../../engine/signatures/trusted-key.ts';
+import { ConfigError } from '../../lib/config-error.ts';
+import { dataDirTrustFiles, readTrustFiles, type TrustFiles } from './trust-files.ts';
+
+const fileKeys = new WeakMap<Config, Promise<TrustedKey[]>>();
+
+const readConfigured = async (config: Config, addedAt: string): Promise<TrustFiles> =>
+  readTrustFiles([...config.signatures.trustFiles, ...(await dataDirTrustFiles(config.dataDir))], addedAt);
+
+/** Reads the file keys (at start): a bad file is a configuration error, as a bad setting is. */
+export async function loadTrustFiles(deps: Pick<AppDeps, 'config' | 'clock'>): Promise<TrustedKey[]> {
+  const read = await readConfigured(deps.config, new Date(deps.clock.now()).toISOString());
+  if ('problem' in read) throw new ConfigError(read.problem);
+  const keys = Promise.resolve(read.keys);
+  fileKeys.set(deps.config, keys);
+  return keys;
+}
+
+/** Reads the file keys again (SIGHUP); on a problem the keys in use stay and the problem is returned. */
+export async function reloadTrustFiles(deps: Pick<AppDeps, 'config' | 'clock'>): Promise<{ keys: number } | { problem: string }> {
+  const read = await readConfigured(deps.config, new Date(deps.clock.now()).toISOString());
+  if ('problem' in read) return read;
+  fileKeys.set(deps.config, Promise.resolve(read.keys));
+  return { keys: read.keys.length };
+}
+
+/** Keys trusted for the account's cards (or an anonymous caller's: the global ones only). */
+export async function trustedKeysFor(deps: Pick<AppDeps, 'config' | 'clock'>, accountId: string | null): Promise<TrustedKey[]> {
+  let loading = fileKeys.get(deps.config);
+  if (loading === undefined) {
+    // A file that cannot be read now is tried again on the next call rather than failing every one.
+    loading = loadTrustFiles(deps).catch((e: unknown) => {
+      fileKeys.delete(deps.config);
+      throw e;
+    });
+    fileKeys.set(deps.config, loading);
+  }
+  return (await loading).filter((k) => k.accountId === null || k.accountId === accountId);
+}
