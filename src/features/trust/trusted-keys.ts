@@ -4,6 +4,7 @@
  */
 import type { Config } from '../../config.ts';
 import type { AppDeps } from '../../deps.ts';
+import type { SignaturePolicy } from '../../engine/index.ts';
 import type { TrustedKey } from '../../engine/signatures/trusted-key.ts';
 import { ConfigError } from '../../lib/config-error.ts';
 import { dataDirTrustFiles, readTrustFiles, type TrustFiles } from './trust-files.ts';
@@ -43,3 +44,10 @@ export async function trustedKeysFor(deps: Pick<AppDeps, 'config' | 'clock'>, ac
   }
   return (await loading).filter((k) => k.accountId === null || k.accountId === accountId);
 }
+
+/** What a caller's validations verify signatures with: its trusted keys and the server's policy (plain data, for the workers). */
+export const signatureTrust = async (deps: Pick<AppDeps, 'config' | 'clock'>, accountId: string | null): Promise<SignaturePolicy> => ({
+  keys: await trustedKeysFor(deps, accountId),
+  allowedAlgorithms: deps.config.signatures.allowedAlgorithms,
+  requireSignature: deps.config.signatures.requireSignature,
+});
