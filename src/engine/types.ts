@@ -1,5 +1,4 @@
 /** Public types of the validation engine (src/engine/): pure, no I/O. */
-import type { CanonicalForm } from './signatures/canonical.ts';
 import type { TrustedKey } from './signatures/trusted-key.ts';
 
 /** One finding: `path` names the card field (`skills[2].tags`), `rule` is a stable catalogue id. */
@@ -39,6 +38,9 @@ export interface SignaturePolicy {
   /** ISO time key revocations are judged at (default: now). */
   at?: string;
 }
+
+/** The payload a signature covers: `1.0` the card with its default-valued fields removed, `0.3.0` the card as sent (both without `signatures`, JCS). */
+export type CanonicalForm = '0.3.0' | '1.0';
 
 /** The verdict on one entry of the card's `signatures`. */
 export interface SignatureCheck {

@@ -4,9 +4,8 @@
  * form is the card as sent.
  */
 import canonicalize from 'canonicalize';
+import type { CanonicalForm } from '../types.ts';
 import { withoutProtoDefaults } from './proto-defaults.ts';
-
-export type CanonicalForm = '0.3.0' | '1.0';
 export const canonicalForms: readonly CanonicalForm[] = ['1.0', '0.3.0'];
 
 /** The form a card of this rule set is signed in: 1.0 cards drop their defaults, 0.x cards do not. */

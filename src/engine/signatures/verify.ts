@@ -7,9 +7,9 @@ import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:c
 import type { RuleId } from '../catalogue.ts';
 import type { Report } from '../report.ts';
 import { isRecord } from '../versions.ts';
-import type { SignatureCheck, SignaturePolicy } from '../types.ts';
+import type { CanonicalForm, SignatureCheck, SignaturePolicy } from '../types.ts';
 import { isSignatureAlgorithm, keyMismatch, signatureAlgorithms, verifyParams, type SignatureAlgorithm } from './algorithms.ts';
-import { canonicalForms, canonicalPayload, formFor, type CanonicalForm } from './canonical.ts';
+import { canonicalForms, canonicalPayload, formFor } from './canonical.ts';
 import { base64urlBytes, decodeProtectedHeader, missingHeaderMembers } from './protected-header.ts';
 import type { TrustedKey } from './trusted-key.ts';
 
