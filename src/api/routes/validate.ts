@@ -141,7 +141,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
       const failed = failedAs(log, 'validation', () => new ApiError('INTERNAL_ERROR', 'internal error during validation'));
       const accept = acceptedFormat(c.req.header('accept'));
-      const trust = await signatureTrust(deps, c.get('caller').account?.id ?? null);
+      const trust = await signatureTrust(deps, c.get('caller').account?.id ?? null, text);
       const asked = await validator.run('single', bodyFor(text, c.req.header('accept'), trust)).catch(failed);
       let outcome: SingleOutcome;
       let fetched: { text: string; source: CardSource } | undefined;
@@ -150,7 +150,9 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         fetcher.check(asked.agentUrl);
         rateLimitInfo ??= await chargeDailyQuota(c, deps, 1);
         fetched = await fetcher.fetch(asked.agentUrl);
-        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust, ...(accept ? { accept } : {}) }).catch(failed);
+        // The trust again, for the jku URLs of the card as fetched (the body named none).
+        const cardTrust = await signatureTrust(deps, c.get('caller').account?.id ?? null, fetched.text);
+        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust: cardTrust, ...(accept ? { accept } : {}) }).catch(failed);
       } else {
         outcome = asked;
       }
@@ -191,7 +193,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
       // Like a single validation: over the quota, only the body is checked and the engine never runs.
       if (!(await quotaAllows(c, deps, 1))) await chargeDailyQuota(c, deps, await validator.run('batchBody', text));
-      const trust = await signatureTrust(deps, c.get('caller').account?.id ?? null);
+      const trust = await signatureTrust(deps, c.get('caller').account?.id ?? null, text);
       const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'), trust)).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
       await chargeDailyQuota(c, deps, outcome.total);
 

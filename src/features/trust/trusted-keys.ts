@@ -7,6 +7,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { SignaturePolicy } from '../../engine/index.ts';
 import type { TrustedKey } from '../../engine/signatures/trusted-key.ts';
 import { ConfigError } from '../../lib/config-error.ts';
+import { jkuFetcher, type JkuFetcher } from './jku.ts';
 import { dataDirTrustFiles, readTrustFiles, type TrustFiles } from './trust-files.ts';
 
 const fileKeys = new WeakMap<Config, Promise<TrustedKey[]>>();
@@ -45,9 +46,24 @@ export async function trustedKeysFor(deps: Pick<AppDeps, 'config' | 'clock'>, ac
   return (await loading).filter((k) => k.accountId === null || k.accountId === accountId);
 }
 
-/** What a caller's validations verify signatures with: its trusted keys and the server's policy (plain data, for the workers). */
-export const signatureTrust = async (deps: Pick<AppDeps, 'config' | 'clock'>, accountId: string | null): Promise<SignaturePolicy> => ({
-  keys: await trustedKeysFor(deps, accountId),
+/** One jku fetcher (and its cache) per configuration, made on first use. */
+const jkuFetchers = new WeakMap<Config, JkuFetcher>();
+
+const jkuKeys = (deps: Pick<AppDeps, 'config' | 'clock' | 'log' | 'lookup'>, text: string): Promise<TrustedKey[]> => {
+  let fetcher = jkuFetchers.get(deps.config);
+  if (fetcher === undefined) {
+    fetcher = jkuFetcher(deps.config, deps.log, () => deps.clock.now(), deps.lookup);
+    jkuFetchers.set(deps.config, fetcher);
+  }
+  return fetcher.keysFor(text);
+};
+
+/**
+ * What a caller's validations verify signatures with: its trusted keys (and, with signatures.fetchJku,
+ * the keys at the jku URLs the body's signatures name) and the server's policy; plain data, for the workers.
+ */
+export const signatureTrust = async (deps: Pick<AppDeps, 'config' | 'clock' | 'log' | 'lookup'>, accountId: string | null, bodyText: string): Promise<SignaturePolicy> => ({
+  keys: [...(await trustedKeysFor(deps, accountId)), ...(deps.config.signatures.fetchJku ? await jkuKeys(deps, bodyText) : [])],
   allowedAlgorithms: deps.config.signatures.allowedAlgorithms,
   requireSignature: deps.config.signatures.requireSignature,
 });

@@ -36,7 +36,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   const createdMs = clock.now();
   const id = newId('val', createdMs);
   // Webhooks take no key: the keys trusted for every caller apply.
-  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null) }), { validation_id: id });
+  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null, text) }), { validation_id: id });
   if (!outcome) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
   const metadata = JSON.parse(outcome.metadata) as WebhookMetadata;
   if ('callback_url' in outcome) {
@@ -93,7 +93,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string)
   const { store, clock, config, urls } = deps;
   const now = clock.now();
   const id = newId('gh', now);
-  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null) }), { report_id: id });
+  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text) }), { report_id: id });
   if (!outcome) {
     // The commit still gets an `error` status: its sha is read off the body here (rare: the validator read it before).
     const { sha } = parseGithubRequest(jsonBody(text, { maxDepth: config.http.maxJsonDepth }));

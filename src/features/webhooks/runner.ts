@@ -371,7 +371,7 @@ export class JobRunner {
   private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string }> {
     const metadata = job.request.metadata ?? {};
     try {
-      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null) }));
+      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson) }));
       const text = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
       return { body: JSON.parse(text) as WebhookResult, text, version: card.version };
     } catch (e) {
