@@ -1,10 +1,8 @@
 /** Every catalogue rule: one card that triggers it and one that does not. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, sign } from 'node:crypto';
 import { ruleCatalogue, validateCard, type ValidateOptions } from '../../src/engine/index.ts';
-import { canonicalPayload } from '../../src/engine/signatures/canonical.ts';
-import type { TrustedKey } from '../../src/engine/signatures/trusted-key.ts';
+import { signatureRuleExamples } from '../../src/engine/signatures/examples.ts';
 import { clean03, clean10, type Card } from './fixtures.ts';
 
 interface RuleCase {
@@ -14,6 +12,8 @@ interface RuleCase {
   /** A close card that must not. */
   clean: () => Card;
   options?: ValidateOptions;
+  /** Options the clean card is checked with (default: none). */
+  cleanOptions?: ValidateOptions;
   /** Path the finding must carry, when it matters. */
   path?: string;
 }
@@ -22,18 +22,9 @@ const with03 = (edit: (c: Card) => void) => () => { const c = clean03(); edit(c)
 const with10 = (edit: (c: Card) => void) => () => { const c = clean10(); edit(c); return c; };
 const skill = (c: Card, i: number) => (c.skills as Card[])[i]!;
 
-const signer = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-const trustedKey: TrustedKey = { kid: 'key-1', jwk: signer.publicKey.export({ format: 'jwk' }), accountId: null, addedAt: '2026-01-01T00:00:00Z', revokedAt: null };
-const header = (h: Record<string, unknown>) => Buffer.from(JSON.stringify({ typ: 'JOSE', ...h })).toString('base64url');
-/** clean03 with one ES256 signature by `signer` under `kid` (and `jku`). */
-const signed03 = (h: Record<string, unknown> = {}) => () => {
-  const card = clean03();
-  const protectedText = header({ alg: 'ES256', kid: 'key-1', ...h });
-  const input = `${protectedText}.${Buffer.from(canonicalPayload(card, '0.3.0')!).toString('base64url')}`;
-  return { ...card, signatures: [{ protected: protectedText, signature: sign('sha256', Buffer.from(input), { key: signer.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url') }] };
-};
-const trusting = (key: Partial<TrustedKey> = {}, more: Partial<NonNullable<ValidateOptions['signatures']>> = {}): ValidateOptions =>
-  ({ signatures: { keys: [{ ...trustedKey, ...key }], ...more } });
+/** The signature rules' cases: the examples their rule pages show. */
+const signatureCases: RuleCase[] = Object.entries(signatureRuleExamples).map(([rule, e]) =>
+  ({ rule, trigger: () => e!.failing, clean: () => e!.passing as Card, options: e!.options, cleanOptions: e!.options, path: rule === 'signature.required' ? 'signatures' : 'signatures[0]' }));
 
 const cases: RuleCase[] = [
   { rule: 'card.root.object', trigger: () => ['not', 'a', 'card'], clean: clean03, path: '(root)' },
@@ -69,13 +60,7 @@ const cases: RuleCase[] = [
   { rule: 'transport.non-core', trigger: with03((c) => { c.preferredTransport = 'stdio'; }), clean: clean03, path: 'preferredTransport' },
   { rule: 'interface.protocolVersion.patch', trigger: with10((c) => { (c.supportedInterfaces as Card[])[0]!.protocolVersion = '1.0.0'; }), clean: clean10, path: 'supportedInterfaces[0].protocolVersion' },
   { rule: 'content.secret', trigger: with03((c) => { c.description = 'Call with key sk-proj-abcdefghijklmnopqrstuvwxyz123456'; }), clean: clean03, path: 'description' },
-  { rule: 'signature.verified', trigger: signed03(), clean: clean03, options: trusting() },
-  { rule: 'signature.invalid', trigger: with03((c) => { c.signatures = signed03()().signatures; c.name = 'Trip Planner!'; }), clean: clean03, options: trusting(), path: 'signatures[0]' },
-  { rule: 'signature.algorithm', trigger: with03((c) => { c.signatures = [{ protected: header({ alg: 'none', kid: 'key-1' }), signature: '' }]; }), clean: clean03, options: trusting(), path: 'signatures[0]' },
-  { rule: 'signature.key-revoked', trigger: signed03(), clean: clean03, options: trusting({ revokedAt: '2026-02-01T00:00:00Z' }), path: 'signatures[0]' },
-  { rule: 'signature.required', trigger: clean03, clean: clean03, options: trusting({}, { requireSignature: true }), path: 'signatures' },
-  { rule: 'signature.unknown-key', trigger: signed03({ kid: 'key-2' }), clean: clean03, options: trusting(), path: 'signatures[0]' },
-  { rule: 'signature.jku-untrusted', trigger: signed03({ jku: 'https://travel.test/jwks.json' }), clean: clean03, options: trusting({ jku: 'https://keys.travel.test/jwks.json' }), path: 'signatures[0]' },
+  ...signatureCases,
 ];
 
 test('the clean fixtures are valid, without warnings, score 100', () => {
@@ -97,14 +82,14 @@ for (const c of cases) {
     if (severity === 'info') {
       // An info rule is no finding: the result's signatures summary names it.
       assert.deepEqual(hit.signatures?.map((s) => s.rule), [c.rule]);
-      assert.equal(validateCard(c.clean(), c.options).signatures?.some((s) => s.rule === c.rule), false);
+      assert.equal(validateCard(c.clean(), c.cleanOptions).signatures?.some((s) => s.rule === c.rule), false);
       return;
     }
     const found = [...hit.errors, ...hit.warnings].filter((i) => i.rule === c.rule);
     assert.ok(found.length > 0, `${c.rule} not reported: ${JSON.stringify(hit.errors.concat(hit.warnings))}`);
     if (c.path) assert.equal(found[0]!.path, c.path);
     assert.equal(hit[severity === 'error' ? 'errors' : 'warnings'].includes(found[0]!), true, 'reported under its severity');
-    const miss = validateCard(c.clean());
+    const miss = validateCard(c.clean(), c.cleanOptions);
     assert.equal([...miss.errors, ...miss.warnings].some((i) => i.rule === c.rule), false);
   });
 }
