@@ -252,3 +252,15 @@ describe('JWKS', async () => {
     for (const v of [null, [], { keys: {} }, 'x']) assert.deepEqual(parseJwks(v, origin).problems, ['is not a JWKS: a JSON object with a "keys" array']);
   });
 });
+
+test('past 16 signatures, the rest are one error and are not listed; a huge kid is clipped in the summary', async () => {
+  const key = await testKey('ES256', 'k');
+  const card = await signed(unsigned10(), key, '1.0');
+  const many = { ...card, signatures: Array.from({ length: 5000 }, () => (card.signatures as unknown[])[0]) };
+  const result = check(many, { keys: [trusted(key)] });
+  assert.equal(result.signatures!.length, 16);
+  assert.ok(result.signatures!.every((s) => s.verified));
+  assert.deepEqual(result.errors.map((e) => [e.rule, e.path, e.message]), [['signature.invalid', 'signatures', '4984 signatures past the first 16 were not checked (nor listed in the result)']]);
+  const long = { ...unsigned10(), signatures: [{ protected: b64({ alg: 'ES256', kid: 'x'.repeat(100_000) }), signature: 'eA' }] };
+  assert.ok(check(long, { keys: [] }).signatures![0]!.kid!.length < 1000);
+});

@@ -6,6 +6,7 @@
 import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { RuleId } from '../catalogue.ts';
 import type { Report } from '../report.ts';
+import { clip } from '../paths.ts';
 import { isRecord } from '../versions.ts';
 import type { CanonicalForm, SignatureCheck, SignaturePolicy } from '../types.ts';
 import { isSignatureAlgorithm, keyMismatch, signatureAlgorithms, verifyParams, type SignatureAlgorithm } from './algorithms.ts';
@@ -20,7 +21,13 @@ type Outcome = { rule: FailedRule; reason: string; shapeChecked?: boolean } | { 
 
 const fail = (rule: FailedRule, reason: string): Outcome => ({ rule, reason });
 const shapeFault = (reason: string): Outcome => ({ rule: 'signature.protected-header', reason, shapeChecked: true });
-const stringOr = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const stringOr = (v: unknown): string | null => (typeof v === 'string' ? clip(v) : null);
+
+/**
+ * Signatures verified per card at most: real cards carry one or two (key rotation), and each costs
+ * a public-key operation per canonical form, so a card of thousands must not buy that much work.
+ */
+export const MAX_SIGNATURES = 16;
 
 /** The trusted key as a node:crypto public key, or why it is none. */
 function publicKey(key: TrustedKey): KeyObject | string {
@@ -50,8 +57,8 @@ function unusable(alg: SignatureAlgorithm, trusted: TrustedKey, key: KeyObject |
   return keyMismatch(alg, key) ?? (typeof declared === 'string' && declared !== alg ? `the trusted key is for ${declared}, not ${alg}` : undefined);
 }
 
-/** The payloads to try, the card's own generation's form first (computed once per card). */
-type Payloads = ReadonlyArray<readonly [CanonicalForm, string | undefined]>;
+/** The payloads to try, the card's own generation's form first; computed on first use, once per card. */
+type Payloads = () => ReadonlyArray<readonly [CanonicalForm, string | undefined]>;
 
 /** Keys named by the header: same `kid`, and the same `jku` where both the key and the header give one. */
 const keysFor = (keys: readonly TrustedKey[], kid: string, jku: string | null): TrustedKey[] =>
@@ -59,7 +66,10 @@ const keysFor = (keys: readonly TrustedKey[], kid: string, jku: string | null): 
 
 type Settings = Required<SignaturePolicy>;
 
-function checkOne(entry: unknown, policy: Settings, payloads: Payloads): { header: Record<string, unknown> | undefined; outcome: Outcome } {
+/** The trusted keys as node:crypto keys, each made once per card. */
+type KeyObjects = (key: TrustedKey) => KeyObject | string;
+
+function checkOne(entry: unknown, policy: Settings, payloads: Payloads, keyObject: KeyObjects): { header: Record<string, unknown> | undefined; outcome: Outcome } {
   const protectedText = isRecord(entry) ? entry.protected : undefined;
   const signatureText = isRecord(entry) ? entry.signature : undefined;
   if (typeof protectedText !== 'string') return { header: undefined, outcome: shapeFault('the signature has no protected header') };
@@ -85,16 +95,16 @@ function checkOne(entry: unknown, policy: Settings, payloads: Payloads): { heade
   if (inForce.length === 0) return { header, outcome: fail('signature.key-revoked', `the trusted key "${kid}" is revoked since ${named.map((k) => k.revokedAt).sort()[0]}`) };
   const signature = typeof signatureText === 'string' ? base64urlBytes(signatureText) : undefined;
   if (signature === undefined) return { header, outcome: fail('signature.invalid', 'the signature value is not base64url') };
-  if (payloads.every(([, payload]) => payload === undefined)) return { header, outcome: fail('signature.invalid', 'the card cannot be canonicalized (a string holds a lone surrogate)') };
+  if (payloads().every(([, payload]) => payload === undefined)) return { header, outcome: fail('signature.invalid', 'the card cannot be canonicalized (a string holds a lone surrogate)') };
   const problems: string[] = [];
   for (const trusted of inForce) {
-    const key = publicKey(trusted);
+    const key = keyObject(trusted);
     const problem = unusable(alg, trusted, key);
     if (problem !== undefined || typeof key === 'string') {
       problems.push(problem ?? '');
       continue;
     }
-    for (const [form, payload] of payloads) {
+    for (const [form, payload] of payloads()) {
       if (payload !== undefined && verifies(alg, key, protectedText, payload, signature)) return { header, outcome: { rule: 'signature.verified', form } };
     }
   }
@@ -103,7 +113,7 @@ function checkOne(entry: unknown, policy: Settings, payloads: Payloads): { heade
 }
 
 /**
- * Checks every signature of the card, reports the failures and returns one verdict per signature.
+ * Checks the card's signatures (the first MAX_SIGNATURES), reports the failures and returns one verdict per signature checked.
  * A header fault the 1.0 shape rules already report is not reported twice.
  */
 export function verifySignatures(card: Record<string, unknown>, version: string, policy: SignaturePolicy, report: Report): SignatureCheck[] {
@@ -114,16 +124,22 @@ export function verifySignatures(card: Record<string, unknown>, version: string,
     at: policy.at ?? new Date().toISOString(),
   };
   const first = formFor(version);
-  const payloads: Payloads = [first, ...canonicalForms.filter((f) => f !== first)].map((form) => [form, canonicalPayload(card, form)] as const);
+  let computed: ReturnType<Payloads> | undefined;
+  const payloads: Payloads = () => (computed ??= [first, ...canonicalForms.filter((f) => f !== first)].map((form) => [form, canonicalPayload(card, form)] as const));
+  const keyObjects = new Map<TrustedKey, KeyObject | string>();
+  const keyObject: KeyObjects = (key) => keyObjects.get(key) ?? keyObjects.set(key, publicKey(key)).get(key)!;
   const entries = Array.isArray(card.signatures) ? card.signatures : [];
-  const checks = entries.map((entry, index): SignatureCheck => {
-    const { header, outcome } = checkOne(entry, settings, payloads);
+  const checks = entries.slice(0, MAX_SIGNATURES).map((entry, index): SignatureCheck => {
+    const { header, outcome } = checkOne(entry, settings, payloads, keyObject);
     const base = { index, kid: stringOr(header?.kid), alg: stringOr(header?.alg), jku: stringOr(header?.jku) };
     if (outcome.rule === 'signature.verified') return { ...base, verified: true, rule: outcome.rule, form: outcome.form };
     const at = outcome.rule === 'signature.protected-header' ? `signatures[${index}].protected` : `signatures[${index}]`;
     if (!(outcome.shapeChecked && version === '1.0')) report.add(outcome.rule, at, outcome.reason);
     return { ...base, verified: false, rule: outcome.rule, reason: outcome.reason };
   });
+  if (entries.length > MAX_SIGNATURES) {
+    report.add('signature.invalid', 'signatures', `${entries.length - MAX_SIGNATURES} signatures past the first ${MAX_SIGNATURES} were not checked (nor listed in the result)`);
+  }
   if (settings.requireSignature && !checks.some((c) => c.verified)) {
     report.add('signature.required', 'signatures', entries.length === 0
       ? 'the card is not signed, and a signature by a trusted key is required'
