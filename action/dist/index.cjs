@@ -11487,7 +11487,8 @@ function canonicalPayload(card, form) {
 // src/engine/signatures/verify.ts
 var fail = (rule, reason) => ({ rule, reason });
 var shapeFault = (reason) => ({ rule: "signature.protected-header", reason, shapeChecked: true });
-var stringOr = (v) => typeof v === "string" ? v : null;
+var stringOr = (v) => typeof v === "string" ? clip(v) : null;
+var MAX_SIGNATURES = 16;
 function publicKey(key) {
   if (key.jwk.kty === "oct") return "the trusted key is a symmetric (oct) key";
   try {
@@ -11511,7 +11512,7 @@ function unusable(alg, trusted, key) {
   return keyMismatch(alg, key) ?? (typeof declared === "string" && declared !== alg ? `the trusted key is for ${declared}, not ${alg}` : void 0);
 }
 var keysFor = (keys, kid, jku) => keys.filter((k) => k.kid === kid && (jku === null || k.jku === void 0 || k.jku === jku));
-function checkOne(entry, policy, payloads) {
+function checkOne(entry, policy, payloads, keyObject) {
   const protectedText = isRecord(entry) ? entry.protected : void 0;
   const signatureText = isRecord(entry) ? entry.signature : void 0;
   if (typeof protectedText !== "string") return { header: void 0, outcome: shapeFault("the signature has no protected header") };
@@ -11534,16 +11535,16 @@ function checkOne(entry, policy, payloads) {
   if (inForce.length === 0) return { header: header2, outcome: fail("signature.key-revoked", `the trusted key "${kid}" is revoked since ${named.map((k) => k.revokedAt).sort()[0]}`) };
   const signature = typeof signatureText === "string" ? base64urlBytes(signatureText) : void 0;
   if (signature === void 0) return { header: header2, outcome: fail("signature.invalid", "the signature value is not base64url") };
-  if (payloads.every(([, payload]) => payload === void 0)) return { header: header2, outcome: fail("signature.invalid", "the card cannot be canonicalized (a string holds a lone surrogate)") };
+  if (payloads().every(([, payload]) => payload === void 0)) return { header: header2, outcome: fail("signature.invalid", "the card cannot be canonicalized (a string holds a lone surrogate)") };
   const problems = [];
   for (const trusted of inForce) {
-    const key = publicKey(trusted);
+    const key = keyObject(trusted);
     const problem = unusable(alg, trusted, key);
     if (problem !== void 0 || typeof key === "string") {
       problems.push(problem ?? "");
       continue;
     }
-    for (const [form, payload] of payloads) {
+    for (const [form, payload] of payloads()) {
       if (payload !== void 0 && verifies(alg, key, protectedText, payload, signature)) return { header: header2, outcome: { rule: "signature.verified", form } };
     }
   }
@@ -11558,16 +11559,22 @@ function verifySignatures(card, version3, policy, report) {
     at: policy.at ?? (/* @__PURE__ */ new Date()).toISOString()
   };
   const first = formFor(version3);
-  const payloads = [first, ...canonicalForms.filter((f) => f !== first)].map((form) => [form, canonicalPayload(card, form)]);
+  let computed;
+  const payloads = () => computed ??= [first, ...canonicalForms.filter((f) => f !== first)].map((form) => [form, canonicalPayload(card, form)]);
+  const keyObjects = /* @__PURE__ */ new Map();
+  const keyObject = (key) => keyObjects.get(key) ?? keyObjects.set(key, publicKey(key)).get(key);
   const entries = Array.isArray(card.signatures) ? card.signatures : [];
-  const checks = entries.map((entry, index2) => {
-    const { header: header2, outcome } = checkOne(entry, settings, payloads);
+  const checks = entries.slice(0, MAX_SIGNATURES).map((entry, index2) => {
+    const { header: header2, outcome } = checkOne(entry, settings, payloads, keyObject);
     const base = { index: index2, kid: stringOr(header2?.kid), alg: stringOr(header2?.alg), jku: stringOr(header2?.jku) };
     if (outcome.rule === "signature.verified") return { ...base, verified: true, rule: outcome.rule, form: outcome.form };
     const at = outcome.rule === "signature.protected-header" ? `signatures[${index2}].protected` : `signatures[${index2}]`;
     if (!(outcome.shapeChecked && version3 === "1.0")) report.add(outcome.rule, at, outcome.reason);
     return { ...base, verified: false, rule: outcome.rule, reason: outcome.reason };
   });
+  if (entries.length > MAX_SIGNATURES) {
+    report.add("signature.invalid", "signatures", `${entries.length - MAX_SIGNATURES} signatures past the first ${MAX_SIGNATURES} were not checked (nor listed in the result)`);
+  }
   if (settings.requireSignature && !checks.some((c) => c.verified)) {
     report.add("signature.required", "signatures", entries.length === 0 ? "the card is not signed, and a signature by a trusted key is required" : "no signature of the card verifies with a trusted key, and one is required");
   }
