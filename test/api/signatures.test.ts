@@ -132,3 +132,31 @@ describe('no trusted key', () => {
     assert.match(r.stderr, /trust file .*bad\.jwks: keys\[0\] \(kid "h"\) has kty "oct"/);
   });
 });
+
+test('SIGHUP reads the trusted key files again; a bad file then leaves the keys in use', async () => {
+  const dataDir = tempDirFactory('cardgate-sighup-')();
+  mkdirSync(join(dataDir, 'trust'));
+  const hup = await startServer({ dataDir, config: { limits: { daily: { anonymous: -1 } } } });
+  try {
+    const card = await sign(unsigned10(), keys[0]!);
+    const checked = async () => {
+      const res = await fetch(`${hup.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: card }) });
+      return ((await res.json()) as { signatures?: Array<{ rule: string }> }).signatures?.map((s) => s.rule);
+    };
+    const reloads = (what: string) => hup.stdout().split('\n').filter((l) => l.includes(what)).length;
+    const afterHup = async (what: string) => {
+      const before = reloads(what);
+      hup.child.kill('SIGHUP');
+      while (reloads(what) === before) await new Promise((r) => setTimeout(r, 50));
+    };
+    assert.equal(await checked(), undefined);
+    writeFileSync(join(dataDir, 'trust', 'ci.jwks'), JSON.stringify({ keys: [keys[0]!.publicJwk] }));
+    await afterHup('trusted key files reloaded');
+    assert.deepEqual(await checked(), ['signature.verified']);
+    writeFileSync(join(dataDir, 'trust', 'ci.jwks'), 'not json');
+    await afterHup('trusted key files not reloaded');
+    assert.deepEqual(await checked(), ['signature.verified']);
+  } finally {
+    await hup.stop();
+  }
+});
