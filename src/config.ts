@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as z from 'zod';
+import { signatureAlgorithms } from './engine/signatures/algorithms.ts';
 import { ConfigError } from './lib/config-error.ts';
 import { parseIpRule } from './lib/ip.ts';
 
@@ -123,6 +124,19 @@ export const configSchema = z
       .strict()
       .prefault({}),
     reports: z.object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+    signatures: z
+      .object({
+        /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
+        trustFiles: z.array(z.string().min(1)).default([]),
+        /** Signature algorithms accepted; `none` and HMAC are not signature algorithms here, so never accepted. */
+        allowedAlgorithms: z.array(z.enum(signatureAlgorithms)).min(1).default([...signatureAlgorithms]),
+        /** A card without a signature that verifies with a trusted key is an error. */
+        requireSignature: z.boolean().default(false),
+        /** Fetch the JWKS a signature's `jku` names (public addresses only, as callbacks), cached. */
+        fetchJku: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
     store: z
       .object({
         /**
@@ -161,7 +175,7 @@ export const parseConfig = (input: unknown, source = 'config'): Config => {
 };
 
 /** Environment variables and the config path they set. */
-const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'list' }> = {
+const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'list' | 'boolean' }> = {
   CARDGATE_HOST: { path: ['host'], type: 'string' },
   CARDGATE_PORT: { path: ['port'], type: 'number' },
   CARDGATE_DATA_DIR: { path: ['dataDir'], type: 'string' },
@@ -193,6 +207,10 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ['cardFetch', 'timeoutMs'], type: 'number' },
   CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ['cardFetch', 'allowedHosts'], type: 'list' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
+  CARDGATE_SIGNATURE_TRUST_FILES: { path: ['signatures', 'trustFiles'], type: 'list' },
+  CARDGATE_SIGNATURE_ALGORITHMS: { path: ['signatures', 'allowedAlgorithms'], type: 'list' },
+  CARDGATE_REQUIRE_SIGNATURE: { path: ['signatures', 'requireSignature'], type: 'boolean' },
+  CARDGATE_FETCH_JKU: { path: ['signatures', 'fetchJku'], type: 'boolean' },
   CARDGATE_DATABASE_URL: { path: ['store', 'databaseUrl'], type: 'string' },
   CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },
   CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ['store', 'statementTimeoutMs'], type: 'number' },
@@ -219,7 +237,8 @@ const setPath = (target: Json, path: string[], value: unknown): void => {
   node[path[path.length - 1]!] = value;
 };
 
-const convert = (raw: string, type: 'string' | 'number' | 'list'): unknown => {
+const convert = (raw: string, type: 'string' | 'number' | 'list' | 'boolean'): unknown => {
+  if (type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw; // zod reports the type error
   if (type === 'number') return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw; // zod reports the type error
   if (type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
   return raw;

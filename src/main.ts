@@ -12,6 +12,8 @@ Usage: cardgate [subcommand] [options]
 Subcommands:
   serve               run the HTTP service (default)
   validate INPUT...   validate agent cards (files, directories, globs, URLs, -) offline
+  sign CARD           add a JWS signature to an agent card (--key PRIVATE.jwk)
+  keygen              make a signing key pair (NAME.private.jwk, NAME.jwks)
   accounts ...        manage accounts in the data dir (when no server holds it)
   keys ...            manage API keys in the data dir (when no server holds it)
   trust ...           manage the keys signed agent cards are verified with
@@ -29,6 +31,8 @@ type Subcommand = (args: string[], io: CliIO) => Promise<number>;
 const subcommands: Record<string, () => Promise<Subcommand>> = {
   serve: async () => (await import('./cli/serve.ts')).runServe,
   validate: async () => (await import('./cli/validate.ts')).runValidate,
+  sign: async () => (await import('./cli/sign.ts')).runSign,
+  keygen: async () => (await import('./cli/sign.ts')).runKeygen,
   accounts: async () => (await import('./cli/admin.ts')).offlineAdminCommand('accounts'),
   keys: async () => (await import('./cli/admin.ts')).offlineAdminCommand('keys'),
   trust: async () => (await import('./cli/admin.ts')).offlineAdminCommand('trust'),

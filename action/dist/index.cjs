@@ -6175,22 +6175,22 @@ var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
   };
 });
 function discriminatorMap(def) {
-  const map = /* @__PURE__ */ new Map();
+  const map2 = /* @__PURE__ */ new Map();
   for (const option of def.options) {
     const values = option._zod.propValues?.[def.discriminator];
     if (!values || values.size === 0)
       throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
     for (const value of values) {
-      if (map.has(value)) {
+      if (map2.has(value)) {
         if (value !== void 0)
           throw new Error(`Duplicate discriminator value "${String(value)}"`);
-        map.set(value, null);
+        map2.set(value, null);
       } else {
-        map.set(value, option);
+        map2.set(value, option);
       }
     }
   }
-  return map;
+  return map2;
 }
 var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnion", (inst, def) => {
   def.inclusive = false;
@@ -8377,8 +8377,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list)
+  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list2)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -10127,8 +10127,10 @@ var ALL = [...ruleSetVersions];
 var V0 = ruleSetVersions.filter((v) => v !== "1.0");
 var V0_INTERFACES = ["0.2.4", "0.2.5", "0.2.6", "0.3.0"];
 var V1 = ["1.0"];
+var SIGNED = ["0.3.0", "1.0"];
 var NO_SCHEMA_PROTOCOL_VERSION = ruleSetVersions.filter((v) => v === "1.0" || !since(v, "0.2.5"));
 var error2 = (source, versions, spec, description, fix) => ({ severity: "error", versions, spec, description, fix, source, weight: 0 });
+var info = (source, versions, spec, description, fix) => ({ severity: "info", versions, spec, description, fix, source, weight: 0 });
 var warning = (source, weight, versions, spec, description, fix) => ({ severity: "warning", versions, spec, description, fix, source, weight });
 var rules = {
   "card.root.object": error2(
@@ -10203,10 +10205,38 @@ var rules = {
   ),
   "signature.protected-header": error2(
     "spec",
-    V1,
-    "1.0 \xA78.4.2",
-    "A signature's `protected` value is not a base64url JSON header with `alg` and `kid`.",
+    SIGNED,
+    "1.0 \xA78.4.2; RFC 7515 \xA74.1.11 (crit)",
+    "A signature's `protected` value is not a base64url JSON header with `alg` and `kid` (or makes an extension critical). Checked on every 1.0 card, and on 0.3.0 cards when signatures are verified.",
     'Encode the JWS protected header {"alg": "ES256", "kid": "<key id>", "typ": "JOSE"} as base64url.'
+  ),
+  "signature.invalid": error2(
+    "spec",
+    SIGNED,
+    "1.0 \xA78.4.3; RFC 7515 \xA75.2",
+    "A signature does not verify with the trusted key its kid names: the card changed since it was signed, it was signed by another key, or the trusted key does not fit the algorithm.",
+    "Sign the card as published (cardgate sign) after its last change, with the private key of the trusted kid."
+  ),
+  "signature.algorithm": error2(
+    "spec",
+    SIGNED,
+    "1.0 \xA78.4.2; RFC 7518 \xA73.1",
+    "A signature uses an algorithm that is not accepted: `none` and HMAC (HS256...) never are, and others only when signatures.allowedAlgorithms lists them.",
+    "Sign with an asymmetric algorithm the validator allows, e.g. ES256 or EdDSA."
+  ),
+  "signature.key-revoked": error2(
+    "spec",
+    SIGNED,
+    "1.0 \xA78.4.3 (expired or revoked keys MUST NOT be used)",
+    "A signature's kid names a trusted key that is revoked (its revocation time has passed).",
+    "Sign the card again with a key in force and publish its public key to the trust store."
+  ),
+  "signature.required": error2(
+    "practice",
+    SIGNED,
+    "1.0 \xA78.4.3 (clients SHOULD verify at least one signature); signatures.requireSignature",
+    "Signatures are required (signatures.requireSignature or --require-signature) and no signature of the card verifies with a trusted key.",
+    "Sign the card with a key the validator trusts (cardgate keygen, cardgate sign) and add its public key to the trust store."
   ),
   "protocolVersion.forced": warning(
     "practice",
@@ -10376,6 +10406,22 @@ var rules = {
     "An interface protocolVersion carries a patch number.",
     'Write Major.Minor, e.g. "1.0".'
   ),
+  "signature.unknown-key": warning(
+    "spec",
+    0,
+    SIGNED,
+    "1.0 \xA78.4.3 (the key comes from a trusted key store by kid)",
+    "A signature's kid names no key the validator trusts, so it cannot be verified (an error under signatures.requireSignature when no other signature verifies).",
+    "Add the signer's public key (JWKS) to the trust store, or sign with a key already in it."
+  ),
+  "signature.jku-untrusted": warning(
+    "spec",
+    0,
+    SIGNED,
+    "1.0 \xA78.4.2 jku, \xA78.4.3",
+    "A signature names a jku (a JWKS URL) but no trusted key has its kid at that URL, and the URL is not fetched (signatures.fetchJku off, or the fetch was refused or failed).",
+    "Add the keys published at the jku to the trust store, or enable signatures.fetchJku."
+  ),
   "content.secret": warning(
     "spec",
     20,
@@ -10383,6 +10429,13 @@ var rules = {
     "0.x \xA75.4, 1.0 \xA714.3 (no plaintext credentials in cards)",
     "A value looks like a credential (API key, token, private key, password).",
     "Remove the credential from the card and rotate it."
+  ),
+  "signature.verified": info(
+    "spec",
+    SIGNED,
+    "1.0 \xA78.4.3",
+    "A signature verified with a trusted key; the result's signatures entry says which canonical form (1.0 with defaults removed, or 0.3.0 as sent).",
+    "Nothing to fix."
   )
 };
 var ruleCatalogue = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions] }));
@@ -10408,8 +10461,8 @@ var Report = class {
     return this.errors.length < this.maxFindings;
   }
   add(rule, path2, message, fix) {
-    const info = ruleInfo(rule);
-    if (info.severity === "error") {
+    const info2 = ruleInfo(rule);
+    if (info2.severity === "error") {
       if (this.errors.length < this.maxFindings) this.errors.push({ path: clip(path2), message: clip(message), rule });
       else this.leftOut.errors++;
       return;
@@ -10417,7 +10470,7 @@ var Report = class {
     this.warningsPerRule.set(rule, (this.warningsPerRule.get(rule) ?? 0) + 1);
     if (this.warnings.length < this.maxFindings) {
       this.warnings.push({ path: clip(path2), message: clip(message), rule });
-      this.fixes.push(clip(fix ?? info.fix));
+      this.fixes.push(clip(fix ?? info2.fix));
     } else {
       this.leftOut.warnings++;
     }
@@ -10709,21 +10762,21 @@ function toV1Scheme(scheme) {
 }
 function toV1Interfaces(card) {
   const main = stringOf(card.url);
-  const list = [];
-  if (main !== void 0) list.push({ url: main, protocolBinding: stringOf(card.preferredTransport) ?? "JSONRPC", protocolVersion: "1.0" });
+  const list2 = [];
+  if (main !== void 0) list2.push({ url: main, protocolBinding: stringOf(card.preferredTransport) ?? "JSONRPC", protocolVersion: "1.0" });
   for (const i of arrayOf(card.additionalInterfaces)) {
     const r = recordOf(i);
     if (!r || r.url === main && r.transport === (card.preferredTransport ?? "JSONRPC")) continue;
-    list.push({ url: r.url, protocolBinding: r.transport, protocolVersion: "1.0" });
+    list2.push({ url: r.url, protocolBinding: r.transport, protocolVersion: "1.0" });
   }
-  return fewItems(list, (i) => i);
+  return fewItems(list2, (i) => i);
 }
 function toV0Endpoint(interfaces) {
-  const list = arrayOf(interfaces).map(recordOf).filter((r) => r !== void 0);
-  const first = list[0];
+  const list2 = arrayOf(interfaces).map(recordOf).filter((r) => r !== void 0);
+  const first = list2[0];
   const endpoint = json({ url: first?.url ?? "https://<host>/a2a", preferredTransport: first?.protocolBinding ?? "JSONRPC" }).slice(1, -1);
-  if (list.length <= 1) return endpoint;
-  return `${endpoint},"additionalInterfaces":${fewItems(list, (r) => ({ url: r.url, transport: r.protocolBinding }))}`;
+  if (list2.length <= 1) return endpoint;
+  return `${endpoint},"additionalInterfaces":${fewItems(list2, (r) => ({ url: r.url, transport: r.protocolBinding }))}`;
 }
 
 // src/engine/rules/fields.ts
@@ -10969,10 +11022,10 @@ function indexSchemes(schemes, v1) {
     someDefined: someOf(defined)
   };
 }
-function checkRequirements(ctx, list, base, index2) {
+function checkRequirements(ctx, list2, base, index2) {
   const v1 = ctx.version === "1.0";
   const { schemes } = index2;
-  arrayOf(list).forEach((req, i) => {
+  arrayOf(list2).forEach((req, i) => {
     for (const { name, path: path2, scopes: scopes2 } of requirementEntries(req, `${base}[${i}]`, v1)) {
       const shownName = quoted(name);
       if (!schemes || !Object.hasOwn(schemes, name)) {
@@ -11131,36 +11184,409 @@ function checkSecrets(ctx) {
   visit3(ctx.card, "", 0);
 }
 
-// src/engine/rules/signatures.ts
+// src/engine/signatures/protected-header.ts
 var base64url2 = /^[A-Za-z0-9_-]+$/;
 var utf8 = new TextDecoder("utf-8", { fatal: false });
-function decodeHeader(text) {
-  if (!base64url2.test(text) || text.length % 4 === 1) return "is not base64url";
+function base64urlBytes(text) {
+  if (!base64url2.test(text) || text.length % 4 === 1) return void 0;
   const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
   const binary = atob(b64 + "=".repeat((4 - b64.length % 4) % 4));
-  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+function decodeProtectedHeader(text) {
+  const bytes = base64urlBytes(text);
+  if (bytes === void 0) return "is not base64url";
   let header2;
   try {
     header2 = JSON.parse(utf8.decode(bytes));
   } catch {
     return "does not decode to JSON";
   }
-  return recordOf(header2) ?? "does not decode to a JSON object";
+  return isRecord(header2) ? header2 : "does not decode to a JSON object";
 }
+var missingHeaderMembers = (header2) => ["alg", "kid"].filter((k) => typeof header2[k] !== "string" || header2[k] === "");
+
+// src/engine/rules/signatures.ts
 function checkSignatures(ctx) {
   if (ctx.version !== "1.0") return;
   arrayOf(ctx.card.signatures).forEach((s, i) => {
     const value = recordOf(s)?.protected;
     if (typeof value !== "string") return;
     const at = `signatures[${i}].protected`;
-    const header2 = decodeHeader(value);
+    const header2 = decodeProtectedHeader(value);
     if (typeof header2 === "string") {
       ctx.report.add("signature.protected-header", at, `protected ${header2}`);
       return;
     }
-    const missing = ["alg", "kid"].filter((k) => typeof header2[k] !== "string" || header2[k] === "");
+    const missing = missingHeaderMembers(header2);
     if (missing.length) ctx.report.add("signature.protected-header", at, `protected header lacks ${missing.join(" and ")}`);
   });
+}
+
+// src/engine/signatures/verify.ts
+var import_node_crypto = require("node:crypto");
+
+// src/engine/signatures/algorithms.ts
+var signatureAlgorithms = ["ES256", "ES384", "ES512", "EdDSA", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512"];
+var isSignatureAlgorithm = (alg) => signatureAlgorithms.includes(alg);
+var curves = { ES256: "prime256v1", ES384: "secp384r1", ES512: "secp521r1" };
+var PSS = { padding: 6, saltLength: -1 };
+function verifyParams(alg) {
+  if (alg === "EdDSA") return { digest: null };
+  const digest = `sha${alg.slice(2)}`;
+  if (alg.startsWith("ES")) return { digest, dsaEncoding: "ieee-p1363" };
+  return alg.startsWith("PS") ? { digest, ...PSS } : { digest };
+}
+function keyMismatch(alg, key) {
+  const type = key.asymmetricKeyType;
+  if (alg === "EdDSA") return type === "ed25519" || type === "ed448" ? void 0 : `an EdDSA signature needs an Ed25519 or Ed448 key, not ${type}`;
+  if (alg.startsWith("ES")) {
+    const curve = key.asymmetricKeyDetails?.namedCurve;
+    return type === "ec" && curve === curves[alg] ? void 0 : `${alg} needs an EC key on ${curves[alg]}, not ${type}${curve ? ` ${curve}` : ""}`;
+  }
+  if (type !== "rsa") return `${alg} needs an RSA key, not ${type}`;
+  return (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048 ? `${alg} needs an RSA key of at least 2048 bits` : void 0;
+}
+
+// node_modules/canonicalize/lib/canonicalize.js
+function serializeString(value) {
+  if (!value.isWellFormed()) {
+    throw new Error("Lone surrogate is not allowed");
+  }
+  return JSON.stringify(value);
+}
+function serializePrimitive(value) {
+  switch (typeof value) {
+    case "number":
+      if (isNaN(value)) {
+        throw new Error("NaN is not allowed");
+      }
+      if (!isFinite(value)) {
+        throw new Error("Infinity is not allowed");
+      }
+      return JSON.stringify(value);
+    case "string":
+      return serializeString(value);
+    case "boolean":
+      return value ? "true" : "false";
+    default:
+      return JSON.stringify(value);
+  }
+}
+function enterValue(value, seen) {
+  let wrappers = null;
+  while (value !== null && typeof value === "object" && typeof value.toJSON === "function") {
+    if (seen.has(value)) {
+      throw new Error("Circular reference detected");
+    }
+    seen.add(value);
+    (wrappers ??= []).push(value);
+    value = value.toJSON();
+  }
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+    value = value.valueOf();
+  }
+  if (value === null || typeof value !== "object") {
+    if (wrappers !== null) {
+      for (const wrapper of wrappers) seen.delete(wrapper);
+    }
+    return serializePrimitive(value);
+  }
+  if (seen.has(value)) {
+    throw new Error("Circular reference detected");
+  }
+  seen.add(value);
+  return {
+    container: value,
+    // null marks an array frame; object frames carry their sorted keys.
+    // `sort()`'s default comparator orders by UTF-16 code unit, which is the
+    // order JCS requires.
+    keys: Array.isArray(value) ? null : Object.keys(value).sort(),
+    // Next child to serialize; the frame resumes here after a nested
+    // container's subtree completes.
+    index: 0,
+    // Whether no member has been emitted yet (controls comma placement).
+    first: true,
+    // toJSON wrappers to release from `seen` when this frame completes.
+    wrappers
+  };
+}
+function canonicalize(object2) {
+  if (object2 === null || typeof object2 !== "object") {
+    return serializePrimitive(object2);
+  }
+  const seen = /* @__PURE__ */ new Set();
+  const root = enterValue(object2, seen);
+  if (typeof root !== "object") {
+    return root;
+  }
+  let result = root.keys === null ? "[" : "{";
+  const stack = [root];
+  outer:
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1];
+      const container = frame.container;
+      if (frame.keys === null) {
+        while (frame.index < container.length) {
+          const i = frame.index++;
+          if (i > 0) {
+            result += ",";
+          }
+          const element = container[i];
+          const value = element === void 0 || typeof element === "symbol" || typeof element === "function" ? null : element;
+          if (value === null || typeof value !== "object") {
+            result += serializePrimitive(value);
+            continue;
+          }
+          const child = enterValue(value, seen);
+          if (typeof child !== "object") {
+            result += child === void 0 ? "null" : child;
+            continue;
+          }
+          result += child.keys === null ? "[" : "{";
+          stack.push(child);
+          continue outer;
+        }
+        result += "]";
+      } else {
+        const keys = frame.keys;
+        while (frame.index < keys.length) {
+          const key = keys[frame.index++];
+          const value = container[key];
+          if (value === void 0 || typeof value === "symbol" || typeof value === "function") {
+            continue;
+          }
+          if (value === null || typeof value !== "object") {
+            if (frame.first) {
+              frame.first = false;
+            } else {
+              result += ",";
+            }
+            result += serializeString(key) + ":" + serializePrimitive(value);
+            continue;
+          }
+          const child = enterValue(value, seen);
+          if (child === void 0) {
+            continue;
+          }
+          if (frame.first) {
+            frame.first = false;
+          } else {
+            result += ",";
+          }
+          result += serializeString(key) + ":";
+          if (typeof child !== "object") {
+            result += child;
+            continue;
+          }
+          result += child.keys === null ? "[" : "{";
+          stack.push(child);
+          continue outer;
+        }
+        result += "}";
+      }
+      seen.delete(container);
+      if (frame.wrappers !== null) {
+        for (const wrapper of frame.wrappers) seen.delete(wrapper);
+      }
+      stack.pop();
+    }
+  return result;
+}
+
+// src/engine/signatures/proto-defaults.ts
+var R = { presence: "R" };
+var O = { presence: "O" };
+var plain = { presence: "-" };
+var kept = { presence: "O" };
+var one = (presence, message) => ({ presence, message, holds: "one" });
+var list = (presence, message) => ({ presence, message, holds: "list" });
+var map = (presence, message) => ({ presence, message, holds: "map" });
+var messages = {
+  AgentCard: {
+    name: R,
+    description: R,
+    supportedInterfaces: list("R", "AgentInterface"),
+    provider: one("O", "AgentProvider"),
+    version: R,
+    documentationUrl: O,
+    capabilities: one("R", "AgentCapabilities"),
+    securitySchemes: map("-", "SecurityScheme"),
+    securityRequirements: list("-", "SecurityRequirement"),
+    defaultInputModes: R,
+    defaultOutputModes: R,
+    skills: list("R", "AgentSkill"),
+    iconUrl: O
+  },
+  AgentInterface: { url: R, protocolBinding: R, tenant: plain, protocolVersion: R },
+  AgentProvider: { url: R, organization: R },
+  AgentCapabilities: { streaming: O, pushNotifications: O, extensions: list("-", "AgentExtension"), extendedAgentCard: O },
+  AgentExtension: { uri: plain, description: plain, required: plain, params: kept },
+  AgentSkill: {
+    id: R,
+    name: R,
+    description: R,
+    tags: R,
+    examples: plain,
+    inputModes: plain,
+    outputModes: plain,
+    securityRequirements: list("-", "SecurityRequirement")
+  },
+  SecurityRequirement: { schemes: map("-", "StringList") },
+  StringList: { list: plain },
+  SecurityScheme: {
+    apiKeySecurityScheme: one("O", "APIKeySecurityScheme"),
+    httpAuthSecurityScheme: one("O", "HTTPAuthSecurityScheme"),
+    oauth2SecurityScheme: one("O", "OAuth2SecurityScheme"),
+    openIdConnectSecurityScheme: one("O", "OpenIdConnectSecurityScheme"),
+    mtlsSecurityScheme: one("O", "MutualTlsSecurityScheme")
+  },
+  APIKeySecurityScheme: { description: plain, location: R, name: R },
+  HTTPAuthSecurityScheme: { description: plain, scheme: R, bearerFormat: plain },
+  OAuth2SecurityScheme: { description: plain, flows: one("R", "OAuthFlows"), oauth2MetadataUrl: plain },
+  OpenIdConnectSecurityScheme: { description: plain, openIdConnectUrl: R },
+  MutualTlsSecurityScheme: { description: plain },
+  OAuthFlows: {
+    authorizationCode: one("O", "AuthorizationCodeOAuthFlow"),
+    clientCredentials: one("O", "ClientCredentialsOAuthFlow"),
+    implicit: one("O", "ImplicitOAuthFlow"),
+    password: one("O", "PasswordOAuthFlow"),
+    deviceCode: one("O", "DeviceCodeOAuthFlow")
+  },
+  AuthorizationCodeOAuthFlow: { authorizationUrl: R, tokenUrl: R, refreshUrl: plain, scopes: R, pkceRequired: plain },
+  ClientCredentialsOAuthFlow: { tokenUrl: R, refreshUrl: plain, scopes: R },
+  ImplicitOAuthFlow: { authorizationUrl: plain, refreshUrl: plain, scopes: plain },
+  PasswordOAuthFlow: { tokenUrl: plain, refreshUrl: plain, scopes: plain },
+  DeviceCodeOAuthFlow: { deviceAuthorizationUrl: R, tokenUrl: R, refreshUrl: plain, scopes: R }
+};
+var isDefault = (v) => v === null || v === "" || v === false || v === 0 || (Array.isArray(v) ? v.length === 0 : isRecord(v) && Object.keys(v).length === 0);
+function pruneField(value, field) {
+  const { message, holds } = field;
+  if (message === void 0) return value;
+  if (holds === "list") return Array.isArray(value) ? value.map((v) => pruneMessage(v, message)) : value;
+  if (holds === "map") return isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, pruneMessage(v, message)])) : value;
+  return pruneMessage(value, message);
+}
+function pruneMessage(value, message) {
+  if (!isRecord(value)) return value;
+  const fields = messages[message];
+  const out = {};
+  for (const [key, v] of Object.entries(value)) {
+    const field = Object.hasOwn(fields, key) ? fields[key] : void 0;
+    if (field === void 0) out[key] = v;
+    else if (field.presence !== "-" || !isDefault(v)) out[key] = pruneField(v, field);
+  }
+  return out;
+}
+var withoutProtoDefaults = (card) => pruneMessage(card, "AgentCard");
+
+// src/engine/signatures/canonical.ts
+var canonicalForms = ["1.0", "0.3.0"];
+var formFor = (version3) => version3 === "1.0" ? "1.0" : "0.3.0";
+function canonicalPayload(card, form) {
+  const { signatures: _excluded, ...content } = card;
+  try {
+    return canonicalize(form === "1.0" ? withoutProtoDefaults(content) : content);
+  } catch {
+    return void 0;
+  }
+}
+
+// src/engine/signatures/verify.ts
+var fail = (rule, reason) => ({ rule, reason });
+var shapeFault = (reason) => ({ rule: "signature.protected-header", reason, shapeChecked: true });
+var stringOr = (v) => typeof v === "string" ? clip(v) : null;
+var MAX_SIGNATURES = 16;
+function publicKey(key) {
+  if (key.jwk.kty === "oct") return "the trusted key is a symmetric (oct) key";
+  try {
+    return (0, import_node_crypto.createPublicKey)({ key: key.jwk, format: "jwk" });
+  } catch {
+    return "the trusted key is not a usable public JWK";
+  }
+}
+function verifies(alg, key, protectedText, payload, signature) {
+  const { digest, ...options } = verifyParams(alg);
+  const input2 = Buffer.from(`${protectedText}.${Buffer.from(payload, "utf8").toString("base64url")}`, "ascii");
+  try {
+    return (0, import_node_crypto.verify)(digest, input2, { key, ...options }, signature);
+  } catch {
+    return false;
+  }
+}
+function unusable(alg, trusted, key) {
+  if (typeof key === "string") return key;
+  const declared = trusted.jwk.alg;
+  return keyMismatch(alg, key) ?? (typeof declared === "string" && declared !== alg ? `the trusted key is for ${declared}, not ${alg}` : void 0);
+}
+var keysFor = (keys, kid, jku) => keys.filter((k) => k.kid === kid && (jku === null || k.jku === void 0 || k.jku === jku));
+function checkOne(entry, policy, payloads, keyObject) {
+  const protectedText = isRecord(entry) ? entry.protected : void 0;
+  const signatureText = isRecord(entry) ? entry.signature : void 0;
+  if (typeof protectedText !== "string") return { header: void 0, outcome: shapeFault("the signature has no protected header") };
+  const header2 = decodeProtectedHeader(protectedText);
+  if (typeof header2 === "string") return { header: void 0, outcome: shapeFault(`protected ${header2}`) };
+  const missing = missingHeaderMembers(header2);
+  if (missing.length) return { header: header2, outcome: shapeFault(`protected header lacks ${missing.join(" and ")}`) };
+  if (header2.crit !== void 0) return { header: header2, outcome: fail("signature.protected-header", "protected header lists critical extensions (crit), which are not supported") };
+  if (header2.jku !== void 0 && typeof header2.jku !== "string") return { header: header2, outcome: fail("signature.protected-header", "protected header jku is not a string") };
+  const alg = header2.alg;
+  const kid = header2.kid;
+  const jku = stringOr(header2.jku);
+  if (!isSignatureAlgorithm(alg)) return { header: header2, outcome: fail("signature.algorithm", `alg "${alg}" is never accepted: only ${signatureAlgorithms.join(", ")} are`) };
+  if (!policy.allowedAlgorithms.includes(alg)) return { header: header2, outcome: fail("signature.algorithm", `alg "${alg}" is not in the allowed algorithms (${policy.allowedAlgorithms.join(", ")})`) };
+  const named = keysFor(policy.keys, kid, jku);
+  if (named.length === 0) {
+    return { header: header2, outcome: jku === null ? fail("signature.unknown-key", `no trusted key has kid "${kid}"`) : fail("signature.jku-untrusted", `no trusted key has kid "${kid}" at jku ${jku}`) };
+  }
+  const inForce = named.filter((k) => k.revokedAt === null || Date.parse(k.revokedAt) > Date.parse(policy.at));
+  if (inForce.length === 0) return { header: header2, outcome: fail("signature.key-revoked", `the trusted key "${kid}" is revoked since ${named.map((k) => k.revokedAt).sort()[0]}`) };
+  const signature = typeof signatureText === "string" ? base64urlBytes(signatureText) : void 0;
+  if (signature === void 0) return { header: header2, outcome: fail("signature.invalid", "the signature value is not base64url") };
+  if (payloads().every(([, payload]) => payload === void 0)) return { header: header2, outcome: fail("signature.invalid", "the card cannot be canonicalized (a string holds a lone surrogate)") };
+  const problems = [];
+  for (const trusted of inForce) {
+    const key = keyObject(trusted);
+    const problem = unusable(alg, trusted, key);
+    if (problem !== void 0 || typeof key === "string") {
+      problems.push(problem ?? "");
+      continue;
+    }
+    for (const [form, payload] of payloads()) {
+      if (payload !== void 0 && verifies(alg, key, protectedText, payload, signature)) return { header: header2, outcome: { rule: "signature.verified", form } };
+    }
+  }
+  const why = problems.length === inForce.length ? problems.join("; ") : "the signature does not match the card (changed since it was signed, or signed by another key)";
+  return { header: header2, outcome: fail("signature.invalid", why) };
+}
+function verifySignatures(card, version3, policy, report) {
+  const settings = {
+    keys: policy.keys,
+    allowedAlgorithms: policy.allowedAlgorithms ?? signatureAlgorithms,
+    requireSignature: policy.requireSignature ?? false,
+    at: policy.at ?? (/* @__PURE__ */ new Date()).toISOString()
+  };
+  const first = formFor(version3);
+  let computed;
+  const payloads = () => computed ??= [first, ...canonicalForms.filter((f) => f !== first)].map((form) => [form, canonicalPayload(card, form)]);
+  const keyObjects = /* @__PURE__ */ new Map();
+  const keyObject = (key) => keyObjects.get(key) ?? keyObjects.set(key, publicKey(key)).get(key);
+  const entries = Array.isArray(card.signatures) ? card.signatures : [];
+  const checks = entries.slice(0, MAX_SIGNATURES).map((entry, index2) => {
+    const { header: header2, outcome } = checkOne(entry, settings, payloads, keyObject);
+    const base = { index: index2, kid: stringOr(header2?.kid), alg: stringOr(header2?.alg), jku: stringOr(header2?.jku) };
+    if (outcome.rule === "signature.verified") return { ...base, verified: true, rule: outcome.rule, form: outcome.form };
+    const at = outcome.rule === "signature.protected-header" ? `signatures[${index2}].protected` : `signatures[${index2}]`;
+    if (!(outcome.shapeChecked && version3 === "1.0")) report.add(outcome.rule, at, outcome.reason);
+    return { ...base, verified: false, rule: outcome.rule, reason: outcome.reason };
+  });
+  if (entries.length > MAX_SIGNATURES) {
+    report.add("signature.invalid", "signatures", `${entries.length - MAX_SIGNATURES} signatures past the first ${MAX_SIGNATURES} were not checked (nor listed in the result)`);
+  }
+  if (settings.requireSignature && !checks.some((c) => c.verified)) {
+    report.add("signature.required", "signatures", entries.length === 0 ? "the card is not signed, and a signature by a trusted key is required" : "no signature of the card verifies with a trusted key, and one is required");
+  }
+  return checks;
 }
 
 // src/engine/validate.ts
@@ -11257,6 +11683,7 @@ function validateCard(card, options = {}) {
     return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version: version3, versionSource: source, shape, ...leftOut(report, 0) };
   }
   runRules(card, version3, report, findings);
+  const signatures = options.signatures === void 0 ? void 0 : verifySignatures(card, version3, options.signatures, report);
   const other = otherGeneration(card, version3);
   const compatibility = other === void 0 ? void 0 : checkCompatibility(card, other, report);
   const valid = report.errors.length === 0;
@@ -11271,7 +11698,8 @@ function validateCard(card, options = {}) {
     versionSource: source,
     shape,
     ...compatibility ? { compatibility } : {},
-    ...leftOut(report, suggestionsLeftOut)
+    ...leftOut(report, suggestionsLeftOut),
+    ...signatures ? { signatures } : {}
   };
 }
 var leftOut = (report, suggestions) => {
@@ -11353,7 +11781,7 @@ var formatGithub = (inputs) => {
 };
 
 // src/action/github-action.ts
-var import_node_crypto = require("node:crypto");
+var import_node_crypto2 = require("node:crypto");
 var import_promises3 = require("node:fs/promises");
 
 // src/config.ts
@@ -11503,6 +11931,16 @@ var configSchema = object({
     allowedHosts: array(string2().min(1)).default([])
   }).strict().prefault({}),
   reports: object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+  signatures: object({
+    /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
+    trustFiles: array(string2().min(1)).default([]),
+    /** Signature algorithms accepted; `none` and HMAC are not signature algorithms here, so never accepted. */
+    allowedAlgorithms: array(_enum(signatureAlgorithms)).min(1).default([...signatureAlgorithms]),
+    /** A card without a signature that verifies with a trusted key is an error. */
+    requireSignature: boolean2().default(false),
+    /** Fetch the JWKS a signature's `jku` names (public addresses only, as callbacks), cached. */
+    fetchJku: boolean2().default(false)
+  }).strict().prefault({}),
   store: object({
     /**
      * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
@@ -11558,6 +11996,10 @@ var envVars = {
   CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ["cardFetch", "timeoutMs"], type: "number" },
   CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ["cardFetch", "allowedHosts"], type: "list" },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ["reports", "retentionDays"], type: "number" },
+  CARDGATE_SIGNATURE_TRUST_FILES: { path: ["signatures", "trustFiles"], type: "list" },
+  CARDGATE_SIGNATURE_ALGORITHMS: { path: ["signatures", "allowedAlgorithms"], type: "list" },
+  CARDGATE_REQUIRE_SIGNATURE: { path: ["signatures", "requireSignature"], type: "boolean" },
+  CARDGATE_FETCH_JKU: { path: ["signatures", "fetchJku"], type: "boolean" },
   CARDGATE_DATABASE_URL: { path: ["store", "databaseUrl"], type: "string" },
   CARDGATE_DATABASE_POOL_SIZE: { path: ["store", "poolSize"], type: "number" },
   CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ["store", "statementTimeoutMs"], type: "number" },
@@ -11579,6 +12021,7 @@ var setPath = (target, path2, value) => {
   node2[path2[path2.length - 1]] = value;
 };
 var convert = (raw, type) => {
+  if (type === "boolean") return raw === "true" ? true : raw === "false" ? false : raw;
   if (type === "number") return raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
   if (type === "list") return raw.split(",").map((s) => s.trim()).filter(Boolean);
   return raw;
@@ -11667,7 +12110,8 @@ var entryOf = (input2) => {
     ...result.truncated ? { truncated: result.truncated } : {},
     version: result.version,
     version_source: result.versionSource,
-    ...result.compatibility ? { compatibility: result.compatibility } : {}
+    ...result.compatibility ? { compatibility: result.compatibility } : {},
+    ...result.signatures ? { signatures: result.signatures } : {}
   };
 };
 var formatJson = (inputs) => `${JSON.stringify(inputs.map(entryOf), null, 2)}
@@ -11676,17 +12120,20 @@ var formatJson = (inputs) => `${JSON.stringify(inputs.map(entryOf), null, 2)}
 // src/engine/formats/text.ts
 var ansi = (code) => (text) => `\x1B[${code}m${text}\x1B[0m`;
 var paint = { error: ansi("31"), warning: ansi("33"), dim: ansi("2"), bold: ansi("1") };
-var plain = (text) => text;
+var plain2 = (text) => text;
 var where = (name, p) => p.line === void 0 ? name : `${name}:${p.line}:${p.column ?? 1}`;
 var printable = (text) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 var formatText = (inputs, options = {}) => {
-  const c = options.color ? paint : { error: plain, warning: plain, dim: plain, bold: plain };
+  const c = options.color ? paint : { error: plain2, warning: plain2, dim: plain2, bold: plain2 };
   const lines = [];
   for (const input2 of inputs) {
     const name = printable(input2.name);
     for (const p of problemsOf(input2)) {
       const severity2 = p.severity === "error" ? c.error("error  ") : c.warning("warning");
       lines.push(`${where(name, p)}  ${severity2}  ${printable(p.message)}  ${c.dim(p.rule)}`);
+    }
+    for (const s of input2.result?.signatures ?? []) {
+      if (s.verified) lines.push(`${name}  info     signature by kid ${printable(JSON.stringify(s.kid))} (${s.alg}) verified over the ${s.form} canonical form  ${c.dim(s.rule)}`);
     }
     const shown = problemsOf(input2).length;
     const counts = countsOf(input2);
@@ -11805,7 +12252,8 @@ var rules2 = [
     id: r.id,
     shortDescription: { text: r.description },
     help: { text: r.fix },
-    defaultConfiguration: { level: r.severity },
+    // SARIF calls a finding that reports a good outcome a note.
+    defaultConfiguration: { level: r.severity === "info" ? "note" : r.severity },
     properties: { spec: r.spec, source: r.source, versions: r.versions }
   })),
   {
@@ -11890,6 +12338,7 @@ var package_default = {
     "@asteasolutions/zod-to-openapi": "^9.1.0",
     "@hono/node-server": "^2.1.8",
     "@hono/zod-openapi": "^1.6.3",
+    canonicalize: "5.1.0",
     hono: "^4.13.19",
     jose: "6.2.17",
     "jsonc-parser": "3.3.1",
@@ -12061,13 +12510,13 @@ var expand = async (operand, workDir) => {
   if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
   if (looksLikeUrl(operand)) return [{ kind: "url", name: operand }];
   const absolute = import_node_path.default.resolve(workDir, operand);
-  const info = await (0, import_promises.stat)(absolute).catch(() => void 0);
-  if (info?.isDirectory()) {
+  const info2 = await (0, import_promises.stat)(absolute).catch(() => void 0);
+  if (info2?.isDirectory()) {
     const files = await search(cardFilePatterns, absolute, workDir);
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
     return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for agent-card.json, agent.json and *.agent-card.json)` }];
   }
-  if (info) return [{ kind: "file", name: operand, path: absolute }];
+  if (info2) return [{ kind: "file", name: operand, path: absolute }];
   if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
     const files = await search([operand], workDir, workDir);
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
@@ -12191,18 +12640,18 @@ var embeddedIpv4s = (bytes) => {
 var asIpv4IfMapped = (range) => range.bits >= 96 && inCidr(range.bytes, mapped) ? { bytes: lastFour(range.bytes), bits: range.bits - 96 } : range;
 var hostnamePattern = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 var parseAllowedHosts = (entries, use) => {
-  const list = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [] };
+  const list2 = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [] };
   entries.forEach((raw, i) => {
     const entry = raw.trim().toLowerCase();
     const range = parseCidr(entry);
-    if (entry === "*") list.all = true;
-    else if (entry === "loopback") list.loopback = true;
-    else if (entry === "private") list.private = true;
+    if (entry === "*") list2.all = true;
+    else if (entry === "loopback") list2.loopback = true;
+    else if (entry === "private") list2.private = true;
     else if (entry === "external") return;
-    else if (range) list.cidrs.push(asIpv4IfMapped(range));
+    else if (range) list2.cidrs.push(asIpv4IfMapped(range));
     else if (hostnamePattern.test(entry)) {
-      if (entry.startsWith("*.")) list.hostSuffixes.push(entry.slice(1));
-      else list.hosts.push(entry);
+      if (entry.startsWith("*.")) list2.hostSuffixes.push(entry.slice(1));
+      else list2.hosts.push(entry);
     } else {
       throw new ConfigError(
         `invalid configuration:
@@ -12210,7 +12659,7 @@ var parseAllowedHosts = (entries, use) => {
       );
     }
   });
-  return list;
+  return list2;
 };
 var maxUrlLength = 2048;
 var createAddressPolicy = (allowedHosts, use) => {
@@ -12299,7 +12748,11 @@ var readInput = async (input2, limits, readStdin) => {
     }
   }
 };
-var checkOffline = (limits, protocolVersion) => async (name, text) => checkCardText(name, text, { maxDepth: limits.maxDepth, ...protocolVersion === void 0 ? {} : { protocolVersion } });
+var checkOffline = (limits, options = {}) => async (name, text) => checkCardText(name, text, {
+  maxDepth: limits.maxDepth,
+  ...options.protocolVersion === void 0 ? {} : { protocolVersion: options.protocolVersion },
+  ...options.signatures === void 0 ? {} : { signatures: options.signatures }
+});
 var checkInputs = async (inputs, limits, check, readStdin) => {
   const checked = [];
   for (const input2 of inputs) {
@@ -12356,7 +12809,7 @@ var input = (env, name) => {
   return value === void 0 || value === "" ? void 0 : value;
 };
 var outputLines = (outputs) => Object.entries(outputs).map(([name, value]) => {
-  const delimiter = `cardgate_${(0, import_node_crypto.randomUUID)()}`;
+  const delimiter = `cardgate_${(0, import_node_crypto2.randomUUID)()}`;
   return `${name}<<${delimiter}
 ${value}
 ${delimiter}
@@ -12364,32 +12817,32 @@ ${delimiter}
 }).join("");
 var lowestScore = (checked) => checked.length === 0 ? "" : String(Math.min(...checked.map((c) => c.result?.valid ? c.result.score : 0)));
 var runAction = async ({ env, cwd, stdout }) => {
-  const fail = (message) => {
+  const fail2 = (message) => {
     stdout(`::error title=cardgate::${commandData(message)}
 `);
     return 2;
   };
   const format2 = input(env, "format") ?? "text";
-  if (!isOutputFormat(format2)) return fail(`format must be one of ${outputFormats.join(", ")}, not "${format2}"`);
+  if (!isOutputFormat(format2)) return fail2(`format must be one of ${outputFormats.join(", ")}, not "${format2}"`);
   const failOn = input(env, "fail-on") ?? "error";
-  if (!failOnValues.includes(failOn)) return fail(`fail-on must be one of ${failOnValues.join(", ")}, not "${failOn}"`);
+  if (!failOnValues.includes(failOn)) return fail2(`fail-on must be one of ${failOnValues.join(", ")}, not "${failOn}"`);
   const maxWarnings = input(env, "max-warnings");
-  if (maxWarnings !== void 0 && !/^\d+$/.test(maxWarnings)) return fail(`max-warnings must be a whole number, not "${maxWarnings}"`);
+  if (maxWarnings !== void 0 && !/^\d+$/.test(maxWarnings)) return fail2(`max-warnings must be a whole number, not "${maxWarnings}"`);
   const protocolVersion = input(env, "protocol-version");
   if (protocolVersion !== void 0 && !isSupportedVersion(protocolVersion)) {
-    return fail(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(", ")}`);
+    return fail2(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(", ")}`);
   }
   let limits;
   try {
     limits = runLimits(loadConfig({ env, cwd }));
   } catch (e) {
-    if (e instanceof ConfigError) return fail(e.message);
+    if (e instanceof ConfigError) return fail2(e.message);
     throw e;
   }
   const serverUrl = input(env, "server-url");
-  const check = serverUrl === void 0 ? checkOffline(limits, protocolVersion) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion);
+  const check = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
-  if (operands.includes("-")) return fail("files cannot name standard input (-): a step has none");
+  if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
   const checked = await checkInputs(await cardInputs(operands, cwd), limits, check, async () => void 0);
   const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings: Number(maxWarnings) } });
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));

@@ -64,7 +64,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
     throw e;
   }
   const serverUrl = input(env, 'server-url');
-  const check = serverUrl === undefined ? checkOffline(limits, protocolVersion) : checkWithServer(serverUrl, input(env, 'api-key'), limits, protocolVersion);
+  const check = serverUrl === undefined ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, 'api-key'), limits, protocolVersion);
 
   const operands = (input(env, 'files') ?? '.').split(/\s+/).filter(Boolean);
   if (operands.includes('-')) return fail('files cannot name standard input (-): a step has none');

@@ -48,6 +48,19 @@ const truncated = z
   .object({ errors: int.optional(), warnings: int.optional(), suggestions: int.optional() })
   .meta({ id: 'Truncated', description: 'Present only when `validation.maxFindings` left findings out: how many of each list shown.' });
 
+const signatureCheck = z
+  .object({
+    index: int.meta({ description: 'Its index in the card\'s `signatures`.' }),
+    kid: z.string().nullable(),
+    alg: z.string().nullable(),
+    jku: z.string().nullable(),
+    verified: z.boolean(),
+    rule: z.string().meta({ description: '`signature.verified`, or the rule of the finding that says why not.' }),
+    reason: z.string().optional().meta({ description: 'Why it did not verify.' }),
+    form: z.enum(['1.0', '0.3.0']).optional().meta({ description: 'When verified: the canonical form it verified over (`1.0`: default-valued fields removed; `0.3.0`: the card as sent).' }),
+  })
+  .meta({ id: 'SignatureCheck' });
+
 const versionMembers = {
   version: z.string().meta({ description: 'The rule set used: `0.2.0`..`0.2.6`, `0.3.0` or `1.0`.' }),
   version_source: z.enum(['forced', 'declared', 'detected']),
@@ -55,6 +68,10 @@ const versionMembers = {
     .record(z.string(), z.object({ valid: z.boolean(), errors: int, warnings: int }))
     .optional()
     .meta({ description: 'Only when the card also addresses the other generation: that version\'s verdict.' }),
+  signatures: z
+    .array(signatureCheck)
+    .optional()
+    .meta({ description: 'Only when signatures were verified (`options.verify_signatures`): one verdict per signature of the card.' }),
 };
 
 const findings = {
@@ -126,6 +143,7 @@ export const webhookResult = z
     version: versionMembers.version.optional(),
     version_source: versionMembers.version_source.optional(),
     compatibility: versionMembers.compatibility,
+    signatures: versionMembers.signatures,
     metadata: z.record(z.string(), z.unknown()),
     report_url: url,
     timestamp,
@@ -184,7 +202,7 @@ export const rules = z
     rules: z.array(
       z.object({
         id: z.string(),
-        severity: z.enum(['error', 'warning']),
+        severity: z.enum(['error', 'warning', 'info']),
         versions: z.array(z.string()),
         spec: z.string(),
         description: z.string(),

@@ -7,6 +7,7 @@ import { open } from 'node:fs/promises';
 import type { Config } from '../config.ts';
 import { checkCardText, type CheckedInput } from '../engine/formats/index.ts';
 import { totalsOf } from '../engine/formats/input.ts';
+import type { SignaturePolicy } from '../engine/index.ts';
 import { createAddressPolicy } from '../lib/address-policy.ts';
 import { fetchCard } from '../lib/fetch-card.ts';
 import { version } from '../lib/version.ts';
@@ -81,8 +82,18 @@ const readInput = async (input: CardInput, limits: RunLimits, readStdin: (maxByt
 /** Checks a card's text: offline with the engine (the default), or by a cardgate server (the Action's `server-url`). */
 export type CheckText = (name: string, text: string) => Promise<CheckedInput>;
 
-export const checkOffline = (limits: RunLimits, protocolVersion?: string): CheckText => async (name, text) =>
-  checkCardText(name, text, { maxDepth: limits.maxDepth, ...(protocolVersion === undefined ? {} : { protocolVersion }) });
+/** What an offline check asks of the engine beyond the limits: a forced version, signature verification. */
+export interface OfflineOptions {
+  protocolVersion?: string | undefined;
+  signatures?: SignaturePolicy | undefined;
+}
+
+export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text) =>
+  checkCardText(name, text, {
+    maxDepth: limits.maxDepth,
+    ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
+    ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
+  });
 
 /** Every input read and checked, in order. */
 export const checkInputs = async (

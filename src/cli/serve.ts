@@ -2,7 +2,7 @@
  * `cardgate serve`: load the configuration, take the data dir, listen, and on
  * SIGTERM/SIGINT shut down gracefully: /readyz turns 503, no new connections,
  * in-flight requests and job deliveries finish (bounded), the store is
- * flushed, the lock released, exit 0.
+ * flushed, the lock released, exit 0. SIGHUP reads the trusted key files again.
  */
 import { createApp, type App } from '../app.ts';
 import { systemClock } from '../lib/clock.ts';
@@ -17,6 +17,7 @@ import { openStore } from '../store/open.ts';
 import type { Store } from '../store/types.ts';
 import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
+import { loadTrustFiles, reloadTrustFiles } from '../features/trust/trusted-keys.ts';
 import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
@@ -52,11 +53,13 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   if ('exit' in line) return line.exit;
   const { config: configPath, ...flags } = line.values as Record<string, string | undefined>;
   let config: Config;
+  let trustedKeys: number;
   try {
     config = loadConfig({ flags, configPath });
     // Checked here so a bad entry stops start-up (exit 2), not the first request.
     parseAllowedHosts(config.webhooks.allowedHosts, callbackUse);
     parseAllowedHosts(config.cardFetch.allowedHosts, cardFetchUse);
+    trustedKeys = (await loadTrustFiles({ config, clock: systemClock })).length;
   } catch (e) {
     if (e instanceof ConfigError) {
       io.stderr(`cardgate: ${e.message}\n`);
@@ -110,7 +113,14 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const validator = createValidator(config, log);
   app = createApp({ config, store, clock: systemClock, log, urls, lifecycle, validator });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
-  log.info('listening', { version, url: `http://${shownHost}:${port}`, public_url: urls.publicUrl, data_dir: config.dataDir, pid: process.pid });
+  log.info('listening', { version, url: `http://${shownHost}:${port}`, public_url: urls.publicUrl, data_dir: config.dataDir, pid: process.pid, trusted_key_files_keys: trustedKeys });
+  // A bad file on reload leaves the keys in use as they were: the server keeps verifying with them.
+  process.on('SIGHUP', () =>
+    void reloadTrustFiles({ config, clock: systemClock }).then(
+      (r) => ('problem' in r ? log.error('trusted key files not reloaded', { problem: r.problem }) : log.info('trusted key files reloaded', { keys: r.keys })),
+      (e: unknown) => log.error('trusted key files not reloaded', { problem: (e as Error).message }),
+    ),
+  );
 
   return new Promise<number>((resolve) => {
     let stopping = false;

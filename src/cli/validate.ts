@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { formatResults, isOutputFormat, outputFormats } from '../engine/formats/index.ts';
 import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
+import { readTrustFiles } from '../features/trust/trust-files.ts';
 import { readCommandLine } from './args.ts';
 import { cardInputs } from './card-inputs.ts';
 import { checkInputs, checkOffline, errorsOnly, exitCodeOf, failOnValues, runLimits, type FailOn } from './card-run.ts';
@@ -32,9 +33,13 @@ Options:
   --quiet               report errors only (the exit code still counts warnings)
   --protocol-version V  validate against V instead of the version each card declares
                         (${supportedVersions.join(', ')})
+  --trust FILE.jwks     verify the cards' signatures with the keys of this JWKS (repeatable;
+                        with signatures.trustFiles): verified, invalid, unknown-key findings
+  --require-signature   a card without a signature that verifies with a trusted key fails
+                        (also signatures.requireSignature)
   --config PATH         settings file (default ./cardgate.json when present; CARDGATE_* env too):
                         http.maxBodyBytes and http.maxJsonDepth bound each card,
-                        cardFetch.timeoutMs each URL
+                        cardFetch.timeoutMs each URL, signatures.allowedAlgorithms
   -h, --help            show this help
 
 Colour: in a terminal, unless NO_COLOR is set; FORCE_COLOR=1 forces it.
@@ -59,6 +64,8 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     'fail-on': { type: 'string', default: 'error' },
     'max-warnings': { type: 'string' },
     quiet: { type: 'boolean', default: false },
+    trust: { type: 'string', multiple: true },
+    'require-signature': { type: 'boolean', default: false },
     config: { type: 'string' },
   });
   if ('exit' in line) return line.exit;
@@ -84,9 +91,20 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     return USAGE;
   }
 
+  const trust = await readTrustFiles([...config.signatures.trustFiles, ...(values.trust ?? [])], new Date().toISOString());
+  if ('problem' in trust) {
+    io.stderr(`cardgate validate: ${trust.problem}\n`);
+    return USAGE;
+  }
+  const requireSignature = values['require-signature'] || config.signatures.requireSignature;
+  // Signatures are verified once there is something to verify them with, or to require.
+  const signatures = trust.keys.length > 0 || requireSignature
+    ? { keys: trust.keys, requireSignature, allowedAlgorithms: config.signatures.allowedAlgorithms }
+    : undefined;
+
   const limits = runLimits(config);
   const inputs = await cardInputs(positionals, process.cwd());
-  const checked = await checkInputs(inputs, limits, checkOffline(limits, protocolVersion), io.readStdin);
+  const checked = await checkInputs(inputs, limits, checkOffline(limits, { protocolVersion, signatures }), io.readStdin);
   const exitCode = exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarningsText === undefined ? {} : { maxWarnings: Number(maxWarningsText) }) });
 
   const output = values.output;

@@ -3,18 +3,20 @@
  * Schema violations and static MUSTs are errors; SHOULDs and practices that hurt real clients are
  * warnings. `weight` is what a warning costs the score.
  */
-import type { RuleInfo, Severity } from './types.ts';
+import type { RuleInfo, RuleSeverity } from './types.ts';
 import { ruleSetVersions, since } from './versions.ts';
 
 const ALL = [...ruleSetVersions];
 const V0 = ruleSetVersions.filter((v) => v !== '1.0');
 const V0_INTERFACES = ['0.2.4', '0.2.5', '0.2.6', '0.3.0'];
 const V1 = ['1.0'];
+/** Rule sets whose cards carry `signatures` (verified when the caller trusts keys). */
+const SIGNED = ['0.3.0', '1.0'];
 /** Rule sets whose schema does not itself require a top-level protocolVersion. */
 const NO_SCHEMA_PROTOCOL_VERSION = ruleSetVersions.filter((v) => v === '1.0' || !since(v, '0.2.5'));
 
 interface RuleData {
-  severity: Severity;
+  severity: RuleSeverity;
   versions: string[];
   spec: string;
   description: string;
@@ -25,6 +27,8 @@ interface RuleData {
 
 const error = (source: RuleInfo['source'], versions: string[], spec: string, description: string, fix: string): RuleData =>
   ({ severity: 'error', versions, spec, description, fix, source, weight: 0 });
+const info = (source: RuleInfo['source'], versions: string[], spec: string, description: string, fix: string): RuleData =>
+  ({ severity: 'info', versions, spec, description, fix, source, weight: 0 });
 const warning = (source: RuleInfo['source'], weight: number, versions: string[], spec: string, description: string, fix: string): RuleData =>
   ({ severity: 'warning', versions, spec, description, fix, source, weight });
 
@@ -52,9 +56,21 @@ const rules = {
     'An endpoint or security URL is not an absolute URL.', 'Write the full URL with scheme and host, e.g. "https://agent.example.net/a2a".'),
   'transport.url-conflict': error('spec', V0_INTERFACES, '0.3.0 §5.6.4',
     'The same URL is declared with different transports.', 'Give each transport its own URL, or declare one transport per URL.'),
-  'signature.protected-header': error('spec', V1, '1.0 §8.4.2',
-    'A signature\'s `protected` value is not a base64url JSON header with `alg` and `kid`.',
+  'signature.protected-header': error('spec', SIGNED, '1.0 §8.4.2; RFC 7515 §4.1.11 (crit)',
+    'A signature\'s `protected` value is not a base64url JSON header with `alg` and `kid` (or makes an extension critical). Checked on every 1.0 card, and on 0.3.0 cards when signatures are verified.',
     'Encode the JWS protected header {"alg": "ES256", "kid": "<key id>", "typ": "JOSE"} as base64url.'),
+  'signature.invalid': error('spec', SIGNED, '1.0 §8.4.3; RFC 7515 §5.2',
+    'A signature does not verify with the trusted key its kid names: the card changed since it was signed, it was signed by another key, or the trusted key does not fit the algorithm.',
+    'Sign the card as published (cardgate sign) after its last change, with the private key of the trusted kid.'),
+  'signature.algorithm': error('spec', SIGNED, '1.0 §8.4.2; RFC 7518 §3.1',
+    'A signature uses an algorithm that is not accepted: `none` and HMAC (HS256...) never are, and others only when signatures.allowedAlgorithms lists them.',
+    'Sign with an asymmetric algorithm the validator allows, e.g. ES256 or EdDSA.'),
+  'signature.key-revoked': error('spec', SIGNED, '1.0 §8.4.3 (expired or revoked keys MUST NOT be used)',
+    'A signature\'s kid names a trusted key that is revoked (its revocation time has passed).',
+    'Sign the card again with a key in force and publish its public key to the trust store.'),
+  'signature.required': error('practice', SIGNED, '1.0 §8.4.3 (clients SHOULD verify at least one signature); signatures.requireSignature',
+    'Signatures are required (signatures.requireSignature or --require-signature) and no signature of the card verifies with a trusted key.',
+    'Sign the card with a key the validator trusts (cardgate keygen, cardgate sign) and add its public key to the trust store.'),
 
   'protocolVersion.forced': warning('practice', 0, ALL, 'options.protocolVersion',
     'The version asked for in options.protocolVersion differs from the one the card declares.',
@@ -103,8 +119,18 @@ const rules = {
     'A transport / protocolBinding is not JSONRPC, GRPC or HTTP+JSON (1.0: and not a URI).', 'Use JSONRPC, GRPC or HTTP+JSON; name a custom binding by a URI.'),
   'interface.protocolVersion.patch': warning('spec', 3, V1, '1.0 §3.6 (patch versions SHOULD NOT appear in cards)',
     'An interface protocolVersion carries a patch number.', 'Write Major.Minor, e.g. "1.0".'),
+  'signature.unknown-key': warning('spec', 0, SIGNED, '1.0 §8.4.3 (the key comes from a trusted key store by kid)',
+    'A signature\'s kid names no key the validator trusts, so it cannot be verified (an error under signatures.requireSignature when no other signature verifies).',
+    'Add the signer\'s public key (JWKS) to the trust store, or sign with a key already in it.'),
+  'signature.jku-untrusted': warning('spec', 0, SIGNED, '1.0 §8.4.2 jku, §8.4.3',
+    'A signature names a jku (a JWKS URL) but no trusted key has its kid at that URL, and the URL is not fetched (signatures.fetchJku off, or the fetch was refused or failed).',
+    'Add the keys published at the jku to the trust store, or enable signatures.fetchJku.'),
   'content.secret': warning('spec', 20, ALL, '0.x §5.4, 1.0 §14.3 (no plaintext credentials in cards)',
     'A value looks like a credential (API key, token, private key, password).', 'Remove the credential from the card and rotate it.'),
+
+  'signature.verified': info('spec', SIGNED, '1.0 §8.4.3',
+    'A signature verified with a trusted key; the result\'s signatures entry says which canonical form (1.0 with defaults removed, or 0.3.0 as sent).',
+    'Nothing to fix.'),
 } satisfies Record<string, RuleData>;
 
 export type RuleId = keyof typeof rules;

@@ -3,4 +3,4 @@ export { validateCard } from './validate.ts';
 export { supportedVersions, isSupportedVersion, versionSelection } from './versions.ts';
 export { ruleCatalogue } from './catalogue.ts';
 export { compatibilityText, formatSummary, versionSourceText } from './text-report.ts';
-export type { CardResult, CardShape, CompatibilityVerdict, Issue, RuleInfo, Severity, Suggestion, Truncated, ValidateOptions, VersionSource } from './types.ts';
+export type { CardResult, CardShape, CompatibilityVerdict, Issue, RuleInfo, RuleSeverity, Severity, SignatureCheck, SignaturePolicy, Suggestion, Truncated, ValidateOptions, VersionSource } from './types.ts';

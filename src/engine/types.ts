@@ -1,4 +1,5 @@
 /** Public types of the validation engine (src/engine/): pure, no I/O. */
+import type { TrustedKey } from './signatures/trusted-key.ts';
 
 /** One finding: `path` names the card field (`skills[2].tags`), `rule` is a stable catalogue id. */
 export interface Issue {
@@ -22,6 +23,40 @@ export interface ValidateOptions {
   protocolVersion?: string;
   /** Errors, warnings and suggestions kept, each (default: all); the rest are counted in `truncated`. */
   maxFindings?: number;
+  /** Verify the card's signatures against these keys and rules; without it signatures are only shape-checked. */
+  signatures?: SignaturePolicy;
+}
+
+/** What signature verification trusts: keys as data (the engine fetches nothing) and the policy. */
+export interface SignaturePolicy {
+  /** The keys the caller trusts (already those of its account); matched by `kid` and `jku`. */
+  keys: TrustedKey[];
+  /** Algorithms accepted (default: every asymmetric one); `none` and HMAC never are. */
+  allowedAlgorithms?: readonly string[];
+  /** A card without a signature that verifies is an error (default: false). */
+  requireSignature?: boolean;
+  /** ISO time key revocations are judged at (default: now). */
+  at?: string;
+}
+
+/** The payload a signature covers: `1.0` the card with its default-valued fields removed, `0.3.0` the card as sent (both without `signatures`, JCS). */
+export type CanonicalForm = '0.3.0' | '1.0';
+
+/** The verdict on one entry of the card's `signatures`. */
+export interface SignatureCheck {
+  /** Its index in the card's `signatures`. */
+  index: number;
+  /** The protected header's `kid`, `alg` and `jku` (null when the header does not give them). */
+  kid: string | null;
+  alg: string | null;
+  jku: string | null;
+  verified: boolean;
+  /** `signature.verified`, or the rule of the finding that says why not. */
+  rule: string;
+  /** Why it did not verify, in words; absent when it did. */
+  reason?: string;
+  /** When verified: the canonical form it verified over (`1.0`: defaults removed; `0.3.0`: the card as sent). */
+  form?: CanonicalForm;
 }
 
 /** How many findings of each list were found beyond `maxFindings` and left out. */
@@ -59,14 +94,18 @@ export interface CardResult {
   compatibility?: Record<string, CompatibilityVerdict>;
   /** Present only when `maxFindings` left findings out. */
   truncated?: Truncated;
+  /** Present when signatures were verified (options.signatures): one entry per signature of the card. */
+  signatures?: SignatureCheck[];
 }
 
 export type Severity = 'error' | 'warning';
+/** A rule's severity: `info` rules report a good outcome (e.g. a verified signature) and never cost anything. */
+export type RuleSeverity = Severity | 'info';
 
 /** One entry of the rule catalogue (served at GET /v1/rules). */
 export interface RuleInfo {
   id: string;
-  severity: Severity;
+  severity: RuleSeverity;
   /** Rule-set versions it applies to. */
   versions: string[];
   /** Spec section(s), e.g. `1.0 §5.7`. */

@@ -16,6 +16,7 @@ import { checkSecurity } from './rules/security.ts';
 import { checkTransports } from './rules/transports.ts';
 import { checkSecrets } from './rules/secrets.ts';
 import { checkSignatures } from './rules/signatures.ts';
+import { verifySignatures } from './signatures/verify.ts';
 import type { RuleContext } from './rules/context.ts';
 import type { CardResult, CardShape, CompatibilityVerdict, ValidateOptions, VersionSource } from './types.ts';
 import { detectShape, isRecord, latestFor, readDeclared, ruleSetFor, supportedVersionsText, type RuleSetVersion } from './versions.ts';
@@ -124,6 +125,7 @@ export function validateCard(card: unknown, options: ValidateOptions = {}): Card
     return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version, versionSource: source, shape, ...leftOut(report, 0) };
   }
   runRules(card, version, report, findings);
+  const signatures = options.signatures === undefined ? undefined : verifySignatures(card, version, options.signatures, report);
   const other = otherGeneration(card, version);
   const compatibility = other === undefined ? undefined : checkCompatibility(card, other, report);
   const valid = report.errors.length === 0;
@@ -132,6 +134,7 @@ export function validateCard(card: unknown, options: ValidateOptions = {}): Card
     valid, errors: report.errors, warnings: report.warnings, score, suggestions, version, versionSource: source, shape,
     ...(compatibility ? { compatibility } : {}),
     ...leftOut(report, suggestionsLeftOut),
+    ...(signatures ? { signatures } : {}),
   };
 }
 

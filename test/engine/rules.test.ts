@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ruleCatalogue, validateCard, type ValidateOptions } from '../../src/engine/index.ts';
+import { signatureRuleExamples } from '../../src/engine/signatures/examples.ts';
 import { clean03, clean10, type Card } from './fixtures.ts';
 
 interface RuleCase {
@@ -11,6 +12,8 @@ interface RuleCase {
   /** A close card that must not. */
   clean: () => Card;
   options?: ValidateOptions;
+  /** Options the clean card is checked with (default: none). */
+  cleanOptions?: ValidateOptions;
   /** Path the finding must carry, when it matters. */
   path?: string;
 }
@@ -18,6 +21,10 @@ interface RuleCase {
 const with03 = (edit: (c: Card) => void) => () => { const c = clean03(); edit(c); return c; };
 const with10 = (edit: (c: Card) => void) => () => { const c = clean10(); edit(c); return c; };
 const skill = (c: Card, i: number) => (c.skills as Card[])[i]!;
+
+/** The signature rules' cases: the examples their rule pages show. */
+const signatureCases: RuleCase[] = Object.entries(signatureRuleExamples).map(([rule, e]) =>
+  ({ rule, trigger: () => e!.failing, clean: () => e!.passing as Card, options: e!.options, cleanOptions: e!.options, path: rule === 'signature.required' ? 'signatures' : 'signatures[0]' }));
 
 const cases: RuleCase[] = [
   { rule: 'card.root.object', trigger: () => ['not', 'a', 'card'], clean: clean03, path: '(root)' },
@@ -53,6 +60,7 @@ const cases: RuleCase[] = [
   { rule: 'transport.non-core', trigger: with03((c) => { c.preferredTransport = 'stdio'; }), clean: clean03, path: 'preferredTransport' },
   { rule: 'interface.protocolVersion.patch', trigger: with10((c) => { (c.supportedInterfaces as Card[])[0]!.protocolVersion = '1.0.0'; }), clean: clean10, path: 'supportedInterfaces[0].protocolVersion' },
   { rule: 'content.secret', trigger: with03((c) => { c.description = 'Call with key sk-proj-abcdefghijklmnopqrstuvwxyz123456'; }), clean: clean03, path: 'description' },
+  ...signatureCases,
 ];
 
 test('the clean fixtures are valid, without warnings, score 100', () => {
@@ -70,12 +78,18 @@ test('every catalogue rule has a case', () => {
 for (const c of cases) {
   test(`rule ${c.rule}: triggered, and not on the clean card`, () => {
     const hit = validateCard(c.trigger(), c.options);
+    const severity = ruleCatalogue.find((r) => r.id === c.rule)!.severity;
+    if (severity === 'info') {
+      // An info rule is no finding: the result's signatures summary names it.
+      assert.deepEqual(hit.signatures?.map((s) => s.rule), [c.rule]);
+      assert.equal(validateCard(c.clean(), c.cleanOptions).signatures?.some((s) => s.rule === c.rule), false);
+      return;
+    }
     const found = [...hit.errors, ...hit.warnings].filter((i) => i.rule === c.rule);
     assert.ok(found.length > 0, `${c.rule} not reported: ${JSON.stringify(hit.errors.concat(hit.warnings))}`);
     if (c.path) assert.equal(found[0]!.path, c.path);
-    const severity = ruleCatalogue.find((r) => r.id === c.rule)!.severity;
     assert.equal(hit[severity === 'error' ? 'errors' : 'warnings'].includes(found[0]!), true, 'reported under its severity');
-    const miss = validateCard(c.clean());
+    const miss = validateCard(c.clean(), c.cleanOptions);
     assert.equal([...miss.errors, ...miss.warnings].some((i) => i.rule === c.rule), false);
   });
 }

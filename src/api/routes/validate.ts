@@ -14,12 +14,14 @@ import type { Logger } from '../../lib/log.ts';
 import { batchResponseText } from '../../features/validation/batch.ts';
 import { reportVerdict, type BodyText } from '../../features/validation/card-result.ts';
 import type { OutputFormat } from '../../engine/formats/index.ts';
+import type { SignaturePolicy } from '../../engine/index.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordReport, reportUrl } from '../../features/reports/reports.ts';
 import { cardFetcher } from '../../features/validation/card-by-url.ts';
 import { singleResponseText, type SingleOutcome } from '../../features/validation/validation.ts';
 import type { CardSource } from '../../lib/fetch-card.ts';
 import { configuredInProcess } from '../../features/validation/validation-pool.ts';
+import { signatureTrust } from '../../features/trust/trusted-keys.ts';
 import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { identifyCaller } from '../middleware/caller.ts';
@@ -102,10 +104,10 @@ const acceptedFormat = (accept: string | undefined): OutputFormat | undefined =>
   return sarif > 0 && sarif >= (weights.get('application/json') ?? 0) ? 'sarif' : undefined;
 };
 
-/** The body text for the validator, with the format the Accept header asks for. */
-const bodyFor = (text: string, accept: string | undefined): BodyText => {
+/** The body text for the validator, with the format the Accept header asks for and the caller's signature trust. */
+const bodyFor = (text: string, accept: string | undefined, trust: SignaturePolicy): BodyText => {
   const format = acceptedFormat(accept);
-  return format ? { text, accept: format } : text;
+  return { text, trust, ...(format ? { accept: format } : {}) };
 };
 
 /**
@@ -139,7 +141,8 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
       const failed = failedAs(log, 'validation', () => new ApiError('INTERNAL_ERROR', 'internal error during validation'));
       const accept = acceptedFormat(c.req.header('accept'));
-      const asked = await validator.run('single', accept ? { text, accept } : text).catch(failed);
+      const trust = await signatureTrust(deps, c.get('caller').account?.id ?? null, text);
+      const asked = await validator.run('single', bodyFor(text, c.req.header('accept'), trust)).catch(failed);
       let outcome: SingleOutcome;
       let fetched: { text: string; source: CardSource } | undefined;
       if ('agentUrl' in asked) {
@@ -147,7 +150,9 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         fetcher.check(asked.agentUrl);
         rateLimitInfo ??= await chargeDailyQuota(c, deps, 1);
         fetched = await fetcher.fetch(asked.agentUrl);
-        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, ...(accept ? { accept } : {}) }).catch(failed);
+        // The trust again, for the jku URLs of the card as fetched (the body named none).
+        const cardTrust = await signatureTrust(deps, c.get('caller').account?.id ?? null, fetched.text);
+        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust: cardTrust, ...(accept ? { accept } : {}) }).catch(failed);
       } else {
         outcome = asked;
       }
@@ -188,7 +193,8 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
       // Like a single validation: over the quota, only the body is checked and the engine never runs.
       if (!(await quotaAllows(c, deps, 1))) await chargeDailyQuota(c, deps, await validator.run('batchBody', text));
-      const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'))).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
+      const trust = await signatureTrust(deps, c.get('caller').account?.id ?? null, text);
+      const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'), trust)).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
       await chargeDailyQuota(c, deps, outcome.total);
 
       const now = clock.now();

@@ -1,7 +1,7 @@
 /**
  * `json`: an array with one entry per input: `file`, then the API's result (valid, errors and
  * warnings with line and column, score, suggestions, truncated when the cap left findings out,
- * version, version_source, compatibility when checked). An input that yielded no card is
+ * version, version_source, compatibility when checked, signatures when verified). An input that yielded no card is
  * `{file, valid: false, errors: [one error of rule input.unreadable], warnings: [], score: 0}`.
  */
 import { UNREADABLE_RULE, type CheckedInput } from './input.ts';
@@ -23,6 +23,7 @@ const entryOf = (input: CheckedInput): Record<string, unknown> => {
     version: result.version,
     version_source: result.versionSource,
     ...(result.compatibility ? { compatibility: result.compatibility } : {}),
+    ...(result.signatures ? { signatures: result.signatures } : {}),
   };
 };
 

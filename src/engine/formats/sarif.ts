@@ -14,7 +14,8 @@ const rules = [
     id: r.id,
     shortDescription: { text: r.description },
     help: { text: r.fix },
-    defaultConfiguration: { level: r.severity },
+    // SARIF calls a finding that reports a good outcome a note.
+    defaultConfiguration: { level: r.severity === 'info' ? 'note' : r.severity },
     properties: { spec: r.spec, source: r.source, versions: r.versions },
   })),
   {

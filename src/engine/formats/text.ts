@@ -25,6 +25,9 @@ export const formatText = (inputs: readonly CheckedInput[], options: { color?: b
       const severity = p.severity === 'error' ? c.error('error  ') : c.warning('warning');
       lines.push(`${where(name, p)}  ${severity}  ${printable(p.message)}  ${c.dim(p.rule)}`);
     }
+    for (const s of input.result?.signatures ?? []) {
+      if (s.verified) lines.push(`${name}  info     signature by kid ${printable(JSON.stringify(s.kid))} (${s.alg}) verified over the ${s.form} canonical form  ${c.dim(s.rule)}`);
+    }
     const shown = problemsOf(input).length;
     const counts = countsOf(input);
     const leftOut = counts.errors + counts.warnings - shown;

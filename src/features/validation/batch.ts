@@ -9,7 +9,7 @@ import { validateCard } from '../../engine/index.ts';
 import { locateCards, type CheckedInput } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { isJsonObject, jsonBody, jsonObjectSchema } from '../../lib/json.ts';
-import { bodyParts, cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { bodyParts, cardPieces, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 
 export interface BatchEntry {
   id: string;
@@ -52,7 +52,7 @@ export const batchRequestSchema = (maxCards: number) =>
         { when: (payload) => Array.isArray(payload.value) },
       ),
     options: z
-      .object({ format: formatOption }, { error: 'must be a JSON object' })
+      .object({ format: formatOption, verify_signatures: verifySignaturesOption }, { error: 'must be a JSON object' })
       .meta({ description: 'In formatted answers each card is named by its id: use its file path as id to get annotations on the file.' })
       .optional(),
     })
@@ -112,11 +112,12 @@ export interface BatchOutcome {
  * findings' positions in the card's own text, the results as JSON text.
  */
 export const validateBatchText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): BatchOutcome => {
-  const { text, accept } = bodyParts(body);
+  const { text, accept, trust } = bodyParts(body);
   const request = readBatchRequest(text, settings);
   const entries = request.cards;
   const format = request.options?.format ?? accept;
-  const found = entries.map(({ agent_card }, i) => ({ result: engine(agent_card, { maxFindings: settings.maxFindings }), at: ['cards', i, 'agent_card'] }));
+  const signatures = signatureOptions(trust, request.options?.verify_signatures);
+  const found = entries.map(({ agent_card }, i) => ({ result: engine(agent_card, { maxFindings: settings.maxFindings, ...signatures }), at: ['cards', i, 'agent_card'] }));
   const located = locateCards(text, found);
   const inputs: CheckedInput[] = format ? entries.map(({ id }, i) => ({ name: id, result: located[i]! })) : [];
   let valid = 0;

@@ -4,7 +4,7 @@
  * findings per card, cards per batch).
  */
 import * as z from 'zod';
-import type { CardResult, Truncated, ValidateOptions } from '../../engine/index.ts';
+import type { CardResult, SignaturePolicy, Truncated, ValidateOptions } from '../../engine/index.ts';
 import { formatMediaTypes, formatResults, outputFormats, type CheckedInput, type OutputFormat } from '../../engine/formats/index.ts';
 import type { Config } from '../../config.ts';
 import { version } from '../../lib/version.ts';
@@ -87,11 +87,31 @@ export const truncatedField = (pieces: CardPieces, shown: ReadonlyArray<keyof Tr
 
 /**
  * A validating request body's text, with the output format its Accept header asked for (the
- * body's `options.format` comes first).
+ * body's `options.format` comes first) and the signature trust of its caller (the keys trusted for
+ * its account and the server's policy; without it signatures are only shape-checked).
  */
-export type BodyText = string | { text: string; accept: OutputFormat };
+export type BodyText = string | { text: string; accept?: OutputFormat; trust?: SignaturePolicy };
 
-export const bodyParts = (body: BodyText): { text: string; accept?: OutputFormat } => (typeof body === 'string' ? { text: body } : body);
+export const bodyParts = (body: BodyText): { text: string; accept?: OutputFormat; trust?: SignaturePolicy } => (typeof body === 'string' ? { text: body } : body);
+
+/**
+ * The engine's signature options for a request: verified when the caller asks (`verify_signatures`),
+ * by default when a key is trusted, and always when the server requires signatures.
+ */
+export const signatureOptions = (trust: SignaturePolicy | undefined, asked: boolean | undefined): Pick<ValidateOptions, 'signatures'> => {
+  if (trust === undefined) return {};
+  const verify = trust.requireSignature === true || (asked ?? trust.keys.length > 0);
+  return verify ? { signatures: trust } : {};
+};
+
+/** `options.verify_signatures` of the validating requests. */
+export const verifySignaturesOption = z
+  .boolean({ error: 'must be a boolean' })
+  .meta({
+    description:
+      'Verify the card\'s JWS signatures with the keys trusted for the caller (adds `signatures` to the result, and the signature.* findings). Default: true when any key is trusted; always on when the server requires signatures (signatures.requireSignature).',
+  })
+  .optional();
 
 /** `options.format` of the validating requests: `json` (the default) is the documented result. */
 export const formatOption = z

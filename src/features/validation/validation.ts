@@ -8,7 +8,8 @@ import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard, type CardResult } from '../../engine/index.ts';
 import { locateCards, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { bodyParts, cardPieces, formatOption, formattedAnswer, truncatedField, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { bodyParts, cardPieces, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import type { SignaturePolicy } from '../../engine/index.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
 import type { CardSource } from '../../lib/fetch-card.ts';
 import { isJsonObject, jsonBody, parseJsonObject } from '../../lib/json.ts';
@@ -57,6 +58,7 @@ export const validateRequestSchema = z
             .min(1, 'must not be empty')
             .meta({ description: `The card's file in formatted answers (SARIF, JUnit, GitHub, GitLab, Markdown, text), e.g. its path in the repository; default \`${DEFAULT_CARD_FILE}\`.` })
             .optional(),
+          verify_signatures: verifySignaturesOption,
         },
         { error: 'must be a JSON object' },
       )
@@ -119,10 +121,10 @@ export interface CardToFetch {
  * its card by `agent_url`, that URL.
  */
 export const validateSingleText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome | CardToFetch => {
-  const { text, accept } = bodyParts(body);
+  const { text, accept, trust } = bodyParts(body);
   const request = readSingleRequest(text, settings.maxJsonDepth);
   if (request.agent_card === undefined) return { agentUrl: request.agent_url! };
-  return singleOutcome(request, request.agent_card, (result) => locateCards(text, [{ result, at: ['agent_card'] }])[0]!, accept, settings, engine);
+  return singleOutcome(request, request.agent_card, (result) => locateCards(text, [{ result, at: ['agent_card'] }])[0]!, { accept, trust }, settings, engine);
 };
 
 /** A fetched card: the body's text (its `agent_url`), the card's text as fetched, and the format the Accept header asks for. */
@@ -130,6 +132,7 @@ export interface FetchedSingle {
   request: string;
   card: string;
   accept?: OutputFormat;
+  trust?: SignaturePolicy;
 }
 
 /**
@@ -140,19 +143,19 @@ export const validateFetchedText = (fetched: FetchedSingle, settings: Validation
   const request = readSingleRequest(fetched.request, settings.maxJsonDepth);
   const card = parseJsonObject(fetched.card, settings.maxJsonDepth, `the card at ${request.agent_url}`);
   if (!('value' in card)) throw unusable([{ path: 'agent_url', message: card.problem }]);
-  return singleOutcome(request, card.value, (result) => locateCards(fetched.card, [{ result, at: [] }])[0]!, fetched.accept, settings, engine);
+  return singleOutcome(request, card.value, (result) => locateCards(fetched.card, [{ result, at: [] }])[0]!, fetched, settings, engine);
 };
 
 const singleOutcome = (
   request: ValidateRequest,
   agentCard: Record<string, unknown>,
   locate: (result: CardResult) => LocatedResult,
-  accept: OutputFormat | undefined,
+  { accept, trust }: { accept?: OutputFormat | undefined; trust?: SignaturePolicy | undefined },
   settings: ValidationSettings,
   engine: Engine,
 ): SingleOutcome => {
   const { options } = request;
-  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings }));
+  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings, ...signatureOptions(trust, options.verify_signatures) }));
   const pieces = cardPieces(result, agentCard);
   const format = options.format ?? accept;
   const name = agentCard.name;

@@ -37,6 +37,7 @@
  * runs in the validator (a worker thread when serving); the event loop only moves the text.
  */
 import { randomUUID } from 'node:crypto';
+import { signatureTrust } from '../trust/trusted-keys.ts';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -370,7 +371,7 @@ export class JobRunner {
   private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict?: VerbatimReport['verdict'] }> {
     const metadata = job.request.metadata ?? {};
     try {
-      const card = await this.untilShutdown(this.validator.run('job', requestJson));
+      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson) }));
       const text = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
       return { body: JSON.parse(text) as WebhookResult, text, version: card.version, verdict: reportVerdict(card) };
     } catch (e) {

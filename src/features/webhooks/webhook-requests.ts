@@ -7,13 +7,14 @@ import * as z from 'zod';
 import { validateCard } from '../../engine/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { jsonBody, jsonObjectSchema } from '../../lib/json.ts';
-import { cardPieces, type CardPieces, type Engine, type ValidationSettings } from '../validation/card-result.ts';
+import { bodyParts, cardPieces, signatureOptions, verifySignaturesOption, type BodyText, type CardPieces, type Engine, type ValidationSettings } from '../validation/card-result.ts';
 import type { WebhookMetadata } from './webhook-result.ts';
 
 /** metadata is echoed in every result, callback and report: its JSON may be at most this many bytes. */
 export const maxMetadataBytes = 16 * 1024;
 
 const agentCardSchema = jsonObjectSchema('agent_card is required', 'The agent card to validate.');
+const optionsSchema = z.object({ verify_signatures: verifySignaturesOption }, { error: 'options must be a JSON object' }).optional();
 
 /** The body of POST /v1/webhook. callback_url is only checked to be a string here: its policy needs the configuration (see handleWebhook in operations.ts). */
 export const webhookRequestSchema = z
@@ -28,6 +29,7 @@ export const webhookRequestSchema = z
       .string({ error: 'callback_url must be an absolute http(s) URL' })
       .meta({ format: 'uri', description: 'Where the result is POSTed (signed) once the validation is done; the request is then answered 202 at once.' })
       .optional(),
+    options: optionsSchema,
   })
   .meta({ id: 'WebhookRequest' });
 
@@ -35,6 +37,7 @@ export interface WebhookRequest {
   agent_card: Record<string, unknown>;
   metadata: WebhookMetadata;
   callback_url?: string;
+  verify_signatures?: boolean;
 }
 
 /** The first problem of an unusable body, as its 400 (the checks of a webhook body stop at the first). */
@@ -43,8 +46,9 @@ const firstProblem = (issues: z.core.$ZodIssue[]): ApiError => new ApiError('INV
 export const parseWebhookRequest = (body: Record<string, unknown>): WebhookRequest => {
   const parsed = webhookRequestSchema.safeParse(body);
   if (!parsed.success) throw firstProblem(parsed.error.issues);
-  const { agent_card, metadata = {}, callback_url } = parsed.data;
-  return callback_url === undefined ? { agent_card, metadata } : { agent_card, metadata, callback_url };
+  const { agent_card, metadata = {}, callback_url, options } = parsed.data;
+  const verify = options?.verify_signatures === undefined ? {} : { verify_signatures: options.verify_signatures };
+  return callback_url === undefined ? { agent_card, metadata, ...verify } : { agent_card, metadata, callback_url, ...verify };
 };
 
 /**
@@ -53,21 +57,24 @@ export const parseWebhookRequest = (body: Record<string, unknown>): WebhookReque
  */
 export type WebhookOutcome = { metadata: string } & ({ callback_url: string } | { card: CardPieces });
 
-export const validateWebhookText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): WebhookOutcome => {
+export const validateWebhookText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): WebhookOutcome => {
+  const { text, trust } = bodyParts(body);
   const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
   const metadata = JSON.stringify(request.metadata);
   if (request.callback_url !== undefined) return { metadata, callback_url: request.callback_url };
-  return { metadata, card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings }), request.agent_card) };
+  return { metadata, card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, request.verify_signatures) }), request.agent_card) };
 };
 
 /** The card of a stored webhook job's body text, validated. */
-export const validateJobText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): CardPieces => {
-  const { agent_card } = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return cardPieces(engine(agent_card, { maxFindings: settings.maxFindings }), agent_card);
+export const validateJobText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): CardPieces => {
+  const { text, trust } = bodyParts(body);
+  const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
+  return cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, request.verify_signatures) }), request.agent_card);
 };
 
 export interface GithubRequest {
   agent_card: Record<string, unknown>;
+  verify_signatures?: boolean;
   repo: string;
   /** Lower-cased full SHA (SHA-1 or SHA-256). */
   sha: string;
@@ -89,6 +96,7 @@ export const githubRequestSchema = z
       },
       { error: githubRequired },
     ),
+    options: optionsSchema,
   })
   .meta({ id: 'GithubRequest' });
 
@@ -99,8 +107,8 @@ export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest
     const { issues } = parsed.error;
     throw firstProblem([...issues.filter((i) => i.path[0] !== 'github'), ...issues.filter((i) => i.message === githubRequired), ...issues]);
   }
-  const { agent_card, github } = parsed.data;
-  return { agent_card, repo: github.repo, sha: github.sha.toLowerCase() };
+  const { agent_card, github, options } = parsed.data;
+  return { agent_card, repo: github.repo, sha: github.sha.toLowerCase(), ...(options?.verify_signatures === undefined ? {} : { verify_signatures: options.verify_signatures }) };
 };
 
 /** A POST /v1/webhook/github body validated (400s thrown). */
@@ -110,7 +118,8 @@ export interface GithubOutcome {
   card: CardPieces;
 }
 
-export const validateGithubText = (text: string, settings: ValidationSettings, engine: Engine = validateCard): GithubOutcome => {
-  const { agent_card, repo, sha } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return { repo, sha, card: cardPieces(engine(agent_card, { maxFindings: settings.maxFindings }), agent_card) };
+export const validateGithubText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): GithubOutcome => {
+  const { text, trust } = bodyParts(body);
+  const { agent_card, repo, sha, verify_signatures } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
+  return { repo, sha, card: cardPieces(engine(agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, verify_signatures) }), agent_card) };
 };

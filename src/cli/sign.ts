@@ -1,0 +1,161 @@
+/**
+ * `cardgate sign` and `cardgate keygen`: a CI pipeline makes a key pair once, signs the card it
+ * publishes, and the next step checks it with `cardgate validate --trust`. The signature is the
+ * A2A AgentCardSignature: a JWS with protected header {alg, typ: "JOSE", kid, jku?} over the card's
+ * canonical form (1.0 cards with their default-valued fields removed), the payload left out.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { calculateJwkThumbprint, exportJWK, FlattenedSign, generateKeyPair, importJWK, type JWK } from 'jose';
+import { validateCard } from '../engine/index.ts';
+import { isSignatureAlgorithm, signatureAlgorithms, type SignatureAlgorithm } from '../engine/signatures/algorithms.ts';
+import { canonicalPayload, formFor } from '../engine/signatures/canonical.ts';
+import { decodeProtectedHeader } from '../engine/signatures/protected-header.ts';
+import { isRecord } from '../engine/versions.ts';
+import { readCommandLine } from './args.ts';
+import type { CliIO } from './io.ts';
+
+const signHelp = `Usage: cardgate sign CARD|- --key PRIVATE.jwk [--kid K] [--jku URL] [--alg A] [-o OUT]
+
+Adds a JWS signature to an A2A agent card's "signatures" (replacing one with the same kid),
+over the card's canonical form: RFC 8785 (JCS) without "signatures"; for a 1.0 card the fields
+left at their protocol buffer defaults are removed first.
+
+Options:
+  --key FILE     the private key as a JWK (cardgate keygen writes NAME.private.jwk)
+  --kid K        key id in the protected header (default: the JWK's kid)
+  --jku URL      URL of the JWKS that publishes the public key, put in the protected header
+  --alg A        ${signatureAlgorithms.join(', ')} (default: the JWK's alg, else by its key type)
+  -o, --output FILE   write the signed card there (default: standard output)
+  -h, --help     show this help
+
+Exit codes: 0 signed; 1 the card or the key cannot be read or used; 2 usage error.
+`;
+
+const keygenHelp = `Usage: cardgate keygen --out NAME [--alg A] [--kid K]
+
+Makes a signing key pair: NAME.private.jwk (the private JWK, mode 0600, for cardgate sign)
+and NAME.jwks (the public key as a JWKS, for cardgate validate --trust and the trust store).
+Existing files are never overwritten.
+
+Options:
+  --out NAME     path and name of the two files
+  --alg A        ${signatureAlgorithms.join(', ')} (default ES256); EdDSA makes an Ed25519 key
+  --kid K        key id (default: the key's RFC 7638 thumbprint)
+  -h, --help     show this help
+
+Exit codes: 0 written; 1 a file exists or cannot be written; 2 usage error.
+`;
+
+/** The largest card `sign` reads, bytes: far above any real card. */
+const MAX_CARD_BYTES = 16 * 1024 * 1024;
+
+/** The algorithm a key signs with when none is asked for: the JWK's `alg`, else the usual one of its type. */
+function defaultAlg(jwk: JWK): string | undefined {
+  if (typeof jwk.alg === 'string') return jwk.alg;
+  if (jwk.kty === 'OKP') return 'EdDSA';
+  if (jwk.kty === 'RSA') return 'RS256';
+  return jwk.kty === 'EC' ? ({ 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' } as Record<string, string>)[jwk.crv ?? ''] : undefined;
+}
+
+const readJson = async (file: string, io: CliIO): Promise<unknown> => {
+  const text = file === '-' ? await io.readStdin(MAX_CARD_BYTES) : await readFile(file, 'utf8');
+  if (text === undefined) throw new Error(`standard input is larger than ${MAX_CARD_BYTES} bytes`);
+  return JSON.parse(text) as unknown;
+};
+
+/** The card with one more signature: the given kid's earlier one (if any) replaced. */
+export async function signCard(card: Record<string, unknown>, privateJwk: JWK, header: { alg: SignatureAlgorithm; kid: string; jku?: string }): Promise<Record<string, unknown>> {
+  const payload = canonicalPayload(card, formFor(validateCard(card).version));
+  if (payload === undefined) throw new Error('the card cannot be canonicalized (a string holds a lone surrogate)');
+  const key = await importJWK(privateJwk, header.alg);
+  const jws = await new FlattenedSign(new TextEncoder().encode(payload)).setProtectedHeader({ alg: header.alg, typ: 'JOSE', kid: header.kid, ...(header.jku ? { jku: header.jku } : {}) }).sign(key);
+  const others = (Array.isArray(card.signatures) ? card.signatures : []).filter((s) => {
+    const decoded = isRecord(s) && typeof s.protected === 'string' ? decodeProtectedHeader(s.protected) : undefined;
+    return !isRecord(decoded) || decoded.kid !== header.kid;
+  });
+  return { ...card, signatures: [...others, { protected: jws.protected!, signature: jws.signature }] };
+}
+
+export async function runSign(args: string[], io: CliIO): Promise<number> {
+  const line = readCommandLine('sign', signHelp, io, args, {
+    key: { type: 'string' }, kid: { type: 'string' }, jku: { type: 'string' }, alg: { type: 'string' }, output: { type: 'string', short: 'o' },
+  });
+  if ('exit' in line) return line.exit;
+  const { values, positionals, usage } = line;
+  if (positionals.length !== 1) return usage('give one CARD file (or - for standard input)');
+  if (values.key === undefined) return usage('--key PRIVATE.jwk is required');
+  if (values.jku !== undefined && !/^https?:\/\//.test(values.jku)) return usage(`--jku must be an http(s) URL, not "${values.jku}"`);
+  const fail = (problem: string): number => {
+    io.stderr(`cardgate sign: ${problem}\n`);
+    return 1;
+  };
+  let card: unknown;
+  let jwk: unknown;
+  try {
+    card = await readJson(positionals[0]!, io);
+  } catch (e) {
+    return fail(`cannot read the card ${positionals[0]}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (!isRecord(card)) return fail('the card is not a JSON object');
+  try {
+    jwk = await readJson(values.key, io);
+  } catch (e) {
+    return fail(`cannot read the key ${values.key}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (!isRecord(jwk) || typeof jwk.d !== 'string') return fail(`${values.key} is not a private JWK (a JSON object with "d")`);
+  const alg = values.alg ?? defaultAlg(jwk as JWK);
+  if (alg === undefined || !isSignatureAlgorithm(alg)) return usage(`--alg must be one of ${signatureAlgorithms.join(', ')}${alg === undefined ? ' (the key does not say)' : `, not "${alg}"`}`);
+  const kid = values.kid ?? (typeof jwk.kid === 'string' ? jwk.kid : undefined);
+  if (kid === undefined || kid === '') return usage('--kid is required: the key has no kid');
+  let signed: Record<string, unknown>;
+  try {
+    signed = await signCard(card, jwk as JWK, { alg, kid, ...(values.jku === undefined ? {} : { jku: values.jku }) });
+  } catch (e) {
+    return fail(`cannot sign with ${values.key} as ${alg}: ${(e as Error).message}`);
+  }
+  const text = `${JSON.stringify(signed, null, 2)}\n`;
+  if (values.output === undefined) io.stdout(text);
+  else {
+    try {
+      await writeFile(values.output, text);
+    } catch (e) {
+      return fail(`cannot write ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  return 0;
+}
+
+export async function runKeygen(args: string[], io: CliIO): Promise<number> {
+  const line = readCommandLine('keygen', keygenHelp, io, args, { out: { type: 'string' }, alg: { type: 'string', default: 'ES256' }, kid: { type: 'string' } }, { allowPositionals: false });
+  if ('exit' in line) return line.exit;
+  const { values, usage } = line;
+  if (values.out === undefined || values.out === '') return usage('--out NAME is required');
+  const alg = values.alg;
+  if (!isSignatureAlgorithm(alg)) return usage(`--alg must be one of ${signatureAlgorithms.join(', ')}, not "${alg}"`);
+  if (values.kid === '') return usage('--kid must not be empty');
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  const kid = values.kid ?? (await calculateJwkThumbprint(publicJwk));
+  const about = { kid, alg, use: 'sig' };
+  const files = [
+    // The private key first, readable by its owner only; `wx`: an existing key is never overwritten.
+    { path: `${values.out}.private.jwk`, text: `${JSON.stringify({ ...(await exportJWK(privateKey)), ...about }, null, 2)}\n`, mode: 0o600 },
+    { path: `${values.out}.jwks`, text: `${JSON.stringify({ keys: [{ ...publicJwk, ...about }] }, null, 2)}\n`, mode: 0o644 },
+  ];
+  const existing = files.find((f) => existsSync(f.path));
+  if (existing) {
+    io.stderr(`cardgate keygen: ${existing.path} exists (never overwritten)\n`);
+    return 1;
+  }
+  for (const file of files) {
+    try {
+      await writeFile(file.path, file.text, { mode: file.mode, flag: 'wx' });
+    } catch (e) {
+      io.stderr(`cardgate keygen: cannot write ${file.path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+      return 1;
+    }
+  }
+  io.stdout(`${files[0]!.path}: private key (keep it secret: a CI secret, never in the repository)\n${files[1]!.path}: public key set (kid ${kid}, ${alg}) for cardgate validate --trust\n`);
+  return 0;
+}

@@ -1,0 +1,43 @@
+/**
+ * The JWS algorithms a card signature may use: asymmetric only. `none` signs nothing and an HMAC
+ * (HS256...) would need the verifier's key to be secret, so neither is ever accepted, whatever the
+ * allow-list says.
+ */
+import type { KeyObject } from 'node:crypto';
+
+export const signatureAlgorithms = ['ES256', 'ES384', 'ES512', 'EdDSA', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const;
+export type SignatureAlgorithm = (typeof signatureAlgorithms)[number];
+
+export const isSignatureAlgorithm = (alg: string): alg is SignatureAlgorithm => (signatureAlgorithms as readonly string[]).includes(alg);
+
+const curves: Record<string, string> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' };
+
+/** How node:crypto verifies one algorithm: the digest and the key options. */
+export interface VerifyParams {
+  digest: string | null;
+  dsaEncoding?: 'ieee-p1363';
+  padding?: number;
+  saltLength?: number;
+}
+
+/** RSA_PKCS1_PSS_PADDING and RSA_PSS_SALTLEN_DIGEST (node:crypto constants; JWS PS* salts with the digest's length). */
+const PSS = { padding: 6, saltLength: -1 };
+
+export function verifyParams(alg: SignatureAlgorithm): VerifyParams {
+  if (alg === 'EdDSA') return { digest: null };
+  const digest = `sha${alg.slice(2)}`;
+  if (alg.startsWith('ES')) return { digest, dsaEncoding: 'ieee-p1363' };
+  return alg.startsWith('PS') ? { digest, ...PSS } : { digest };
+}
+
+/** Why a key cannot verify this algorithm, or undefined when it can. */
+export function keyMismatch(alg: SignatureAlgorithm, key: KeyObject): string | undefined {
+  const type = key.asymmetricKeyType;
+  if (alg === 'EdDSA') return type === 'ed25519' || type === 'ed448' ? undefined : `an EdDSA signature needs an Ed25519 or Ed448 key, not ${type}`;
+  if (alg.startsWith('ES')) {
+    const curve = key.asymmetricKeyDetails?.namedCurve;
+    return type === 'ec' && curve === curves[alg] ? undefined : `${alg} needs an EC key on ${curves[alg]}, not ${type}${curve ? ` ${curve}` : ''}`;
+  }
+  if (type !== 'rsa') return `${alg} needs an RSA key, not ${type}`;
+  return (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048 ? `${alg} needs an RSA key of at least 2048 bits` : undefined;
+}
