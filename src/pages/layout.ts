@@ -9,7 +9,7 @@ import { version } from '../lib/version.ts';
 import { pageScript } from './script.ts';
 
 export const esc = (value: unknown): string =>
-  String(value).replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+  String(value).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 /** Text with `code` spans, escaped. */
 export const prose = (text: string): string => esc(text).replace(/`([^`]+)`/g, '<code>$1</code>');

@@ -107,7 +107,7 @@ const groupsOf = (shown: Shown[]): string => {
 };
 
 const leftOutNote = (shown: number, left: number): string =>
-  left > 0 ? `<p class="none">${esc(left)} more not shown: the findings cap kept the first ${esc(shown)}.</p>` : '';
+  left > 0 ? `<p class="none">${esc(left)} more not shown: the first ${esc(shown)} were kept.</p>` : '';
 
 const severitySection = (title: string, cls: string, shown: Shown[], left: number): string =>
   `<section><h2 class="${cls}">${esc(title)} <span class="count">${shown.length + left}</span></h2>${
@@ -170,7 +170,6 @@ const facts = (rows: Array<[string, string | undefined]>): string =>
 const contextFacts = (report: ReportRecord): Array<[string, string | undefined]> => {
   const meta = asObject(report.meta);
   if (report.kind === 'github') return [['Repository', meta.repo ? esc(meta.repo) : undefined], ['Commit', `<code>${esc(meta.sha ?? report.alias ?? '')}</code>`]];
-  if (report.kind === 'webhook') return Object.entries(meta).map(([k, v]) => [k, esc(typeof v === 'object' ? JSON.stringify(v) : v)]);
   if (report.kind === 'single' && meta.source !== undefined) {
     const source = asObject(meta.source);
     return [['Fetched from', esc(source.url ?? source.agent_url ?? '')]];
@@ -202,7 +201,7 @@ const singlePage = (report: ReportRecord, name: string, urls: ReportUrls): { bod
     result: { ...located, valid: f.valid === true, score: f.score ?? 0, truncated: f.leftOut } as unknown as CardResult,
   }])}\n[Full report](${urls.page})\n`;
   const body = [
-    `<p class="verdict">${verdictBadge(f.valid)}${f.score === null ? '' : `<span><strong>Score ${esc(f.score)}</strong>/100</span>`}<span class="muted">${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}</span></p>`,
+    `<p class="verdict">${verdictBadge(f.valid)}${f.score === null ? '' : `<strong>Score ${esc(f.score)}/100</strong>`}<span class="muted">${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}</span></p>`,
     compatibilityCallout(f),
     facts([
       ['Rules used', rulesUsed(f)],
@@ -210,6 +209,9 @@ const singlePage = (report: ReportRecord, name: string, urls: ReportUrls): { bod
       ['Report', `<code>${esc(report.id)}</code>`],
       ...contextFacts(report),
     ]),
+    report.kind === 'webhook' && Object.keys(asObject(report.meta)).length > 0
+      ? `<details><summary>Webhook metadata</summary>${facts(Object.entries(asObject(report.meta)).map(([k, v]) => [k, esc(typeof v === 'object' ? JSON.stringify(v) : v)]))}</details>`
+      : '',
     '<div class="columns"><div class="findings-pane">',
     severitySection('Errors', 'errors', located.errors.map((issue) => ({ issue })), f.leftOut.errors),
     severitySection('Warnings', 'warnings', merged, f.leftOut.warnings),
@@ -230,10 +232,10 @@ const batchPage = (report: ReportRecord, urls: ReportUrls): { body: string; desc
   const summary = asObject(r.summary);
   const results = asArray(r.results);
   const allValid = typeof r.invalid === 'number' ? r.invalid === 0 : null;
-  const overview = `<div class="scroll"><table><thead><tr><th>Card id</th><th>Verdict</th><th class="num">Score</th><th class="num">Errors</th><th class="num">Warnings</th><th>Rules used</th></tr></thead><tbody>${results
+  const overview = `<div class="scroll"><table><thead><tr><th>Card id</th><th>Verdict</th><th>Score</th><th>Errors</th><th>Warnings</th><th>Rules used</th></tr></thead><tbody>${results
     .map((x) => {
       const f = findingsOf(x, undefined);
-      return `<tr><td><code>${esc(x.id)}</code></td><td>${verdictBadge(f.valid)}</td><td class="num">${esc(f.score ?? '')}</td><td class="num">${f.errors.length + f.leftOut.errors}</td><td class="num">${f.warnings.length + f.leftOut.warnings}</td><td>${esc(f.version ?? '')}</td></tr>`;
+      return `<tr><td><code>${esc(x.id)}</code></td><td>${verdictBadge(f.valid)}</td><td>${esc(f.score ?? '')}</td><td>${f.errors.length + f.leftOut.errors}</td><td>${f.warnings.length + f.leftOut.warnings}</td><td>${esc(f.version ?? '')}</td></tr>`;
     })
     .join('')}</tbody></table></div>`;
   const details = results

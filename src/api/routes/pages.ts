@@ -11,7 +11,7 @@ import { landingJson, renderLanding } from '../../pages/landing.ts';
 import { renderRulePage, renderRulesIndex } from '../../pages/rules.ts';
 import { apiRoutes, type ApiRoutes, errors } from '../openapi.ts';
 import { nestedError } from '../schemas.ts';
-import { prefersJson } from './reports.ts';
+import { prefersJson, wantsErrorPage } from './reports.ts';
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
 
@@ -83,7 +83,7 @@ export const pageRoutes = (publicUrl: string): ApiRoutes => {
       const id = c.req.valid('param').id;
       const page = renderRulePage(id, publicUrl);
       if (page) return c.html(page, 200, pageHeaders);
-      if (prefersJson(c.req.header('accept'))) throw new ApiError('NOT_FOUND', 'no rule with this id (GET /v1/rules lists them)');
+      if (!wantsErrorPage(c.req.header('accept'))) throw new ApiError('NOT_FOUND', 'no rule with this id (GET /v1/rules lists them)');
       return c.html(renderNotFoundPage('Rule', `cardgate has no rule with the id "${id}".`), 404, pageHeaders);
     });
 };

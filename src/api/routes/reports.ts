@@ -41,6 +41,16 @@ export const prefersJson = (accept: string | undefined): boolean => {
   return jq > 0 && (jq > hq || (jq === hq && js > hs));
 };
 
+/**
+ * Whether a 404 is a page: only for a client that names text/html (as browsers do) and does not
+ * prefer JSON; API clients, those sending no Accept or only wildcards, keep the JSON error.
+ */
+export const wantsErrorPage = (accept: string | undefined): boolean => {
+  if (!accept || prefersJson(accept)) return false;
+  const [q, specificity] = acceptance(parseAccept(accept), 'text/html');
+  return q > 0 && specificity === 2;
+};
+
 const reportJson = (r: ReportRecord) => ({
   id: r.id,
   kind: r.kind,
@@ -103,12 +113,11 @@ export const reportRoutes = (deps: AppDeps): ApiRoutes => {
     .openapi(route, async (c) => {
       const report = await find(c.req.valid('param').id);
       c.header('Vary', 'Accept');
-      const json = prefersJson(c.req.header('accept'));
       if (!report) {
-        if (json) throw new ApiError('NOT_FOUND', notFound);
+        if (!wantsErrorPage(c.req.header('accept'))) throw new ApiError('NOT_FOUND', notFound);
         return c.html(renderNotFoundPage('Report', `There is no report with this id: the link is wrong, or the report was removed after the retention period (${deps.config.reports.retentionDays} days).`), 404, pageHeaders);
       }
-      if (json) return c.json(reportJson(report), 200);
+      if (prefersJson(c.req.header('accept'))) return c.json(reportJson(report), 200);
       const page = reportUrl(deps.urls.reportsUrl, report.id);
       return c.html(renderReportPage(report, { page, badge: `${page}/badge.svg` }), 200, pageHeaders);
     })
