@@ -4,6 +4,7 @@
  */
 import { version } from '../lib/version.ts';
 import { ruleCatalogue, supportedVersions } from '../engine/index.ts';
+import { ruleSetVersions } from '../engine/versions.ts';
 import { esc, renderPage } from './layout.ts';
 
 /** Where things are: the same list for the page and for its JSON twin (Accept: application/json). */
@@ -34,7 +35,7 @@ export const renderLanding = (publicUrl: string): string =>
     title: 'cardgate · A2A agent card validation',
     description: describeService,
     url: `${publicUrl}/`,
-    body: `<h1>cardgate</h1><p>${esc(describeService)}</p><p class="muted">Version ${esc(version)} · A2A ${esc(supportedVersions.filter((v) => /^\d+\.\d+(\.\d+)?$/.test(v) && !v.startsWith('1.0.')).join(', '))}</p>
+    body: `<h1>cardgate</h1><p>${esc(describeService)}</p><p class="muted">Version ${esc(version)} · A2A ${esc(ruleSetVersions.join(', '))}</p>
 <section><h2>Validate a card</h2>
 <form data-validate><label for="card">Agent card (JSON)</label>
 <textarea id="card" name="card" spellcheck="false" required placeholder='{"protocolVersion": "0.3.0", "name": "…", …}'></textarea>

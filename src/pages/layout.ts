@@ -39,11 +39,26 @@ export const timeStamp = (iso: string): string => {
   return `<time datetime="${esc(date.toISOString())}" data-local>${esc(date.toISOString().slice(0, 16).replace('T', ' '))} UTC</time>`;
 };
 
+/**
+ * Text as numbered lines, each marked with the class `marks` gives its number; with `anchors`,
+ * line n is the target `#Ln` (one such block per page).
+ */
+export const numberedLines = (text: string, marks: ReadonlyMap<number, string>, anchors: boolean): string =>
+  text
+    .split('\n')
+    .map((line, i) => {
+      const n = i + 1;
+      const mark = marks.get(n);
+      const number = anchors ? `<a class="ln" href="#L${n}">${n}</a>` : `<span class="ln">${n}</span>`;
+      return `<div class="row${mark ? ` ${mark}` : ''}"${anchors ? ` id="L${n}"` : ''}>${number}<span class="src">${esc(line) || ' '}</span></div>`;
+    })
+    .join('');
+
 const styles = `
 :root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--panel:#f6f8fa;--line:#d1d9e0;--link:#0960cc;
---ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--hit-err:#ffebe9;--hit-warn:#fff8c5;--target:#ddf4ff}
+--ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--hit-err:#ffebe9;--hit-warn:#fff8c5;--hit-ok:#dafbe1;--target:#ddf4ff}
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--panel:#151b23;--line:#3d444d;--link:#58a6ff;
---ok:#3fb950;--bad:#ff7b72;--warn:#d29922;--on-badge:#0d1117;--hit-err:#3c1618;--hit-warn:#362a0b;--target:#0a2450}}
+--ok:#3fb950;--bad:#ff7b72;--warn:#d29922;--on-badge:#0d1117;--hit-err:#3c1618;--hit-warn:#362a0b;--hit-ok:#12301c;--target:#0a2450}}
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);overflow-wrap:break-word}
 a{color:var(--link)}
@@ -51,7 +66,7 @@ a{color:var(--link)}
 .top nav{max-width:1240px;margin:0 auto;padding:8px 16px;display:flex;flex-wrap:wrap;gap:4px 16px;align-items:baseline}
 .top .brand{font-weight:700;color:var(--fg);text-decoration:none;margin-right:auto}
 main{max-width:1240px;margin:0 auto;padding:16px 16px 48px}
-h1{margin:8px 0;font-size:26px;line-height:1.25}h2{font-size:19px;margin:28px 0 8px}h3{font-size:16px;margin:16px 0 4px}
+h1{margin:8px 0;font-size:26px;line-height:1.25}h1 code{font-size:inherit}h2{font-size:19px;margin:28px 0 8px}h3{font-size:16px;margin:16px 0 4px}
 .muted,.none{color:var(--muted)}
 .badge{display:inline-block;padding:1px 10px;border-radius:999px;color:var(--on-badge);font-weight:600;white-space:nowrap}
 .ok{background:var(--ok)}.bad{background:var(--bad)}.warn{background:var(--warn)}.unknown{background:var(--muted)}
@@ -75,17 +90,18 @@ ul.findings{list-style:none;margin:4px 0 0;padding:0}ul.findings li{padding:4px 
 @media (min-width:1000px){.columns{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}.card-pane{position:sticky;top:8px;align-self:start}}
 .code{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:8px 0;max-height:70vh;overflow-y:auto;overflow-x:hidden}
 @media (min-width:1000px){.code{max-height:calc(100vh - 64px)}}
+.code.example{max-height:none}
 .code .row{display:grid;grid-template-columns:3.5em minmax(0,1fr);scroll-margin:40px}
 .code .ln{color:var(--muted);text-align:right;padding-right:10px;user-select:none;text-decoration:none}
 .code .src{white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
-.code .row.error{background:var(--hit-err)}.code .row.warning{background:var(--hit-warn)}.code .row:target{background:var(--target);outline:2px solid var(--link)}
+.code .row.error,.code .row.removed{background:var(--hit-err)}.code .row.warning{background:var(--hit-warn)}.code .row.added{background:var(--hit-ok)}.code .row:target{background:var(--target);outline:2px solid var(--link)}
 button{font:inherit;padding:4px 12px;border-radius:6px;border:1px solid var(--line);background:var(--panel);color:var(--fg);cursor:pointer}
 button.primary{background:var(--link);color:var(--bg);border-color:var(--link);font-weight:600}
 textarea,select,input{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:6px}
 textarea{width:100%;min-height:220px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 details{margin:8px 0}summary{cursor:pointer}
 .links{display:flex;flex-wrap:wrap;gap:8px 20px;padding:0;list-style:none}
-@media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--on-badge:#fff;--hit-err:#fde2e2;--hit-warn:#fdf3c8;--target:#fff}
+@media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--on-badge:#fff;--hit-err:#fde2e2;--hit-warn:#fdf3c8;--hit-ok:#dcf5e3;--target:#fff}
 .top,button,.no-print{display:none!important}main{max-width:none;padding:0}.columns{display:block}.card-pane{position:static}
 .code{max-height:none;overflow:visible}.group,.row{break-inside:avoid}a{text-decoration:none}
 .badge{-webkit-print-color-adjust:exact;print-color-adjust:exact}}

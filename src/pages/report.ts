@@ -9,7 +9,7 @@ import { ruleCatalogue, scoreParts, versionSourceText, type CardResult, type Com
 import { formatMarkdown } from '../engine/formats/markdown.ts';
 import { locate, type LocatedIssue } from '../engine/positions.ts';
 import type { ReportRecord } from '../store/types.ts';
-import { esc, renderPage, timeStamp } from './layout.ts';
+import { esc, numberedLines, renderPage, timeStamp } from './layout.ts';
 
 type Json = Record<string, unknown>;
 const asObject = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -145,14 +145,8 @@ const compatibilityCallout = (f: Findings): string => {
   return `<p class="callout"><strong>Compatibility:</strong> ${f.valid ? 'valid' : 'invalid'} for ${esc(f.version)} clients; ${others.join('; ')}.</p>`;
 };
 
-const cardPane = (text: string, marks: Map<number, 'error' | 'warning'>): string => {
-  const rows = text.split('\n').map((line, i) => {
-    const n = i + 1;
-    const mark = marks.get(n);
-    return `<div class="row${mark ? ` ${mark}` : ''}" id="L${n}"><a class="ln" href="#L${n}">${n}</a><span class="src">${esc(line) || ' '}</span></div>`;
-  });
-  return `<section class="card-pane"><h2>Agent card</h2><div class="code" role="region" aria-label="The agent card" tabindex="0">${rows.join('')}</div></section>`;
-};
+const cardPane = (text: string, marks: Map<number, 'error' | 'warning'>): string =>
+  `<section class="card-pane"><h2>Agent card</h2><div class="code" role="region" aria-label="The agent card" tabindex="0">${numberedLines(text, marks, true)}</div></section>`;
 
 const markdownSection = (markdown: string): string =>
   `<section class="no-print"><h2>Share</h2><details><summary>Markdown summary</summary><pre id="markdown">${esc(markdown)}</pre></details>

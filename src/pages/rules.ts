@@ -7,7 +7,7 @@ import { ruleCatalogue, ruleExamples, validateCard, type RuleExamples, type Rule
 import type { RuleId } from '../engine/catalogue.ts';
 import { ruleSetVersions } from '../engine/versions.ts';
 import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
-import { esc, renderPage } from './layout.ts';
+import { esc, numberedLines, renderPage } from './layout.ts';
 
 const whyBySource: Record<RuleInfo['source'], string> = {
   schema: 'The official JSON schema of the version says so: a client that checks cards against it rejects the card.',
@@ -55,14 +55,25 @@ ${section('error', 'Errors')}${section('warning', 'Warnings')}`,
   });
 };
 
-/** A card example and the findings the engine reports for it. */
-const example = (title: string, card: unknown, options: RuleExamples['options'], rule: string): string => {
+/** The lines of `text` that `other` does not have, marked with `mark`: what differs between the examples. */
+const differing = (text: string, other: string, mark: string): Map<number, string> => {
+  const theirs = new Set(other.split('\n').map((l) => l.replace(/,$/, '')));
+  const marks = new Map<number, string>();
+  text.split('\n').forEach((line, i) => {
+    if (!theirs.has(line.replace(/,$/, ''))) marks.set(i + 1, mark);
+  });
+  return marks;
+};
+
+/** A card example (the lines that differ from the other example marked) and the findings the engine reports for it. */
+const example = (title: string, card: unknown, other: unknown, mark: string, options: RuleExamples['options'], rule: string): string => {
   const result = validateCard(card, options);
   const findings = [...result.errors, ...result.warnings];
+  const text = JSON.stringify(card, null, 2);
   const list = findings.length === 0
     ? '<p class="none">No findings.</p>'
     : `<ul>${findings.map((f) => `<li>${f.rule === rule ? '<strong>' : ''}<code>${esc(f.rule)}</code>${f.rule === rule ? '</strong>' : ''} at <code>${esc(f.path)}</code>: ${esc(f.message)}</li>`).join('')}</ul>`;
-  return `<section><h2>${esc(title)}</h2><pre>${esc(JSON.stringify(card, null, 2))}</pre><p>${result.valid ? 'Valid' : 'Invalid'}${
+  return `<section><h2>${esc(title)}</h2><div class="code example" role="region" aria-label="${esc(title)}" tabindex="0">${numberedLines(text, differing(text, JSON.stringify(other, null, 2), mark), false)}</div><p>${result.valid ? 'Valid' : 'Invalid'}${
     options?.protocolVersion ? ` when validated as A2A ${esc(options.protocolVersion)}` : ` (A2A ${esc(result.version)} rules)`}; what cardgate reports:</p>${list}</section>`;
 };
 
@@ -80,6 +91,8 @@ export const renderRulePage = (id: string, publicUrl: string): string | undefine
 <section><h2>What it checks</h2><p>${esc(rule.description)}</p></section>
 <section><h2>Why</h2><p>${esc(whyBySource[rule.source])}</p><dl class="facts"><dt>Spec</dt><dd>${esc(rule.spec)}</dd><dt>Versions</dt><dd>${esc(versionsText(rule.versions))}</dd><dt>Score weight</dt><dd>${rule.severity === 'error' ? 'invalid card (score 0)' : `${rule.weight} points per finding`}</dd></dl></section>
 <section><h2>How to fix it</h2><p>${esc(rule.fix)}</p></section>
-${examples ? example('Failing example', examples.failing, examples.options, rule.id) + example('Passing example', examples.passing, examples.options, rule.id) : ''}`,
+${examples ? `<p class="muted">The lines where the two examples differ are marked.</p>${
+  example('Failing example', examples.failing, examples.passing, 'removed', examples.options, rule.id)}${
+  example('Passing example', examples.passing, examples.failing, 'added', examples.options, rule.id)}` : ''}`,
   });
 };
