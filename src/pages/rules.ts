@@ -7,7 +7,7 @@ import { ruleCatalogue, ruleExamples, validateCard, type RuleExamples, type Rule
 import type { RuleId } from '../engine/catalogue.ts';
 import { ruleSetVersions } from '../engine/versions.ts';
 import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
-import { esc, numberedLines, renderPage } from './layout.ts';
+import { esc, numberedLines, prose, renderPage } from './layout.ts';
 
 const whyBySource: Record<RuleInfo['source'], string> = {
   schema: 'The official JSON schema of the version says so: a client that checks cards against it rejects the card.',
@@ -36,7 +36,7 @@ export const renderRulesIndex = (version: string | undefined, publicUrl: string)
     const byCategory = new Map<string, RuleInfo[]>();
     for (const r of rules.filter((x) => x.severity === severity)) byCategory.set(category(r.id), [...(byCategory.get(category(r.id)) ?? []), r]);
     const groups = [...byCategory].map(([name, list]) => `<h3>${esc(name)}</h3><ul class="rule-list">${list
-      .map((r) => `<li><a href="/rules/${encodeURIComponent(r.id)}"><code>${esc(r.id)}</code></a>${r.severity === 'warning' ? ` <span class="muted">−${r.weight}</span>` : ''}: ${esc(r.description)}</li>`)
+      .map((r) => `<li><a href="/rules/${encodeURIComponent(r.id)}"><code>${esc(r.id)}</code></a>${r.weight > 0 ? ` <span class="muted">−${r.weight}</span>` : ''}: ${prose(r.description)}</li>`)
       .join('')}</ul>`);
     return `<section><h2 class="${severity}s">${esc(title)} <span class="count">${rules.filter((x) => x.severity === severity).length}</span></h2>${groups.join('') || '<p class="none">None.</p>'}</section>`;
   };
@@ -88,7 +88,7 @@ export const renderRulePage = (id: string, publicUrl: string): string | undefine
     url: `${publicUrl}/rules/${encodeURIComponent(rule.id)}`,
     body: `<p class="muted"><a href="/rules">Rules</a> · ${esc(category(rule.id))}</p><h1><code>${esc(rule.id)}</code></h1>
 <p class="verdict">${severityBadge(rule)}<span>${esc(costText(rule))}</span></p>
-<section><h2>What it checks</h2><p>${esc(rule.description)}</p></section>
+<section><h2>What it checks</h2><p>${prose(rule.description)}</p></section>
 <section><h2>Why</h2><p>${esc(whyBySource[rule.source])}</p><dl class="facts"><dt>Spec</dt><dd>${esc(rule.spec)}</dd><dt>Versions</dt><dd>${esc(versionsText(rule.versions))}</dd><dt>Score weight</dt><dd>${rule.severity === 'error' ? 'invalid card (score 0)' : `${rule.weight} points per finding`}</dd></dl></section>
 <section><h2>How to fix it</h2><p>${esc(rule.fix)}</p></section>
 ${examples ? `<p class="muted">The lines where the two examples differ are marked.</p>${
