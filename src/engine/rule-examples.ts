@@ -8,14 +8,8 @@
 import type { RuleId } from './catalogue.ts';
 import type { ValidateOptions } from './types.ts';
 
-/** A finding-free 0.3.0 card. */
-const base03 = {
-  protocolVersion: '0.3.0',
-  name: 'Trip Planner',
-  description: 'Plans trips.',
-  url: 'https://agent.acme.net/a2a',
-  preferredTransport: 'JSONRPC',
-  version: '1.0.0',
+/** What the two finding-free base cards share: every recommended field, a skill with examples. */
+const described = {
   provider: { organization: 'Acme', url: 'https://acme.net' },
   documentationUrl: 'https://acme.net/docs',
   iconUrl: 'https://acme.net/icon.png',
@@ -25,24 +19,15 @@ const base03 = {
   defaultOutputModes: ['text/plain'],
   skills: [{ id: 'plan', name: 'Plan a trip', description: 'Plans a trip.', tags: ['travel'], examples: ['Plan a weekend in Rome'] }],
 };
+const named = { name: 'Trip Planner', description: 'Plans trips.', version: '1.0.0' };
+
+/** A finding-free 0.3.0 card. */
+const base03 = { protocolVersion: '0.3.0', ...named, url: 'https://agent.acme.net/a2a', preferredTransport: 'JSONRPC', ...described };
 
 const interface10 = { url: 'https://agent.acme.net/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' };
 
 /** A finding-free 1.0 card (its version detected from supportedInterfaces). */
-const base10 = {
-  name: 'Trip Planner',
-  description: 'Plans trips.',
-  version: '1.0.0',
-  supportedInterfaces: [interface10],
-  provider: { organization: 'Acme', url: 'https://acme.net' },
-  documentationUrl: 'https://acme.net/docs',
-  iconUrl: 'https://acme.net/icon.png',
-  capabilities: {},
-  securitySchemes: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [{ id: 'plan', name: 'Plan a trip', description: 'Plans a trip.', tags: ['travel'], examples: ['Plan a weekend in Rome'] }],
-};
+const base10 = { ...named, supportedInterfaces: [interface10], ...described };
 
 /** The base card with top-level fields replaced, added, or (given `undefined`) removed; key order kept. */
 const on = (base: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> => {
