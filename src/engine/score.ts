@@ -49,16 +49,25 @@ export interface ScorePart {
   points: number;
 }
 
-/** The skills (index and name for the message) that have no examples. */
-const skillsWithoutExamples = (card: Record<string, unknown>): Array<{ index: number; name: string }> =>
-  arrayOf(card.skills).flatMap((s, index) => {
+/** The indexes of the skills that have no examples. */
+const skillsWithoutExamples = (card: Record<string, unknown>): number[] => {
+  const lacking: number[] = [];
+  arrayOf(card.skills).forEach((s, index) => {
     const skill = recordOf(s);
-    if (!skill || (Array.isArray(skill.examples) && skill.examples.length > 0)) return [];
-    return [{ index, name: typeof skill.name === 'string' ? clip(skill.name, 120) : `skill ${index}` }];
+    if (skill && !(Array.isArray(skill.examples) && skill.examples.length > 0)) lacking.push(index);
   });
+  return lacking;
+};
+
+/** What the score lost for skills without examples, from how many there are. */
+const examplesPoints = (lacking: number): number => Math.min(lacking * EXAMPLES_WEIGHT, EXAMPLES_CAP);
 
 /** What a valid card's score lost, part by part: the score is 100 minus their points, floored at 0. */
-export function scoreParts(card: Record<string, unknown> | undefined, warningsPerRule: Iterable<readonly [string, number]>): ScorePart[] {
+export function scoreParts(
+  card: Record<string, unknown> | undefined,
+  warningsPerRule: Iterable<readonly [string, number]>,
+  lacking = card ? skillsWithoutExamples(card).length : 0,
+): ScorePart[] {
   const parts: ScorePart[] = [];
   for (const [rule, count] of warningsPerRule) {
     const points = ruleInfo(rule as RuleId).weight * Math.min(count, MAX_COUNT_PER_RULE);
@@ -66,8 +75,7 @@ export function scoreParts(card: Record<string, unknown> | undefined, warningsPe
   }
   if (!card) return parts;
   for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) parts.push({ kind: 'field', id: r.field, count: 1, points: r.weight });
-  const lacking = skillsWithoutExamples(card).length;
-  if (lacking > 0) parts.push({ kind: 'examples', id: 'skills[].examples', count: lacking, points: Math.min(lacking * EXAMPLES_WEIGHT, EXAMPLES_CAP) });
+  if (lacking > 0) parts.push({ kind: 'examples', id: 'skills[].examples', count: lacking, points: examplesPoints(lacking) });
   return parts;
 }
 
@@ -83,12 +91,15 @@ export function scoreCard(card: Record<string, unknown> | undefined, valid: bool
     if (suggestions.length < report.maxFindings) suggestions.push({ ...suggestion, field: clip(suggestion.field), suggestion: clip(suggestion.suggestion) });
     else suggestionsLeftOut++;
   };
+  const lacking = card ? skillsWithoutExamples(card) : [];
   if (card) {
+    const skills = arrayOf(card.skills);
     for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) suggest({ type: 'improvement', field: r.field, suggestion: r.suggestion });
-    for (const { index, name } of skillsWithoutExamples(card)) {
-      suggest({ type: 'improvement', field: `skills[${index}].examples`, suggestion: `add "examples": ["<a request a user would send to ${name}>"]` });
+    for (const index of lacking) {
+      const name = recordOf(skills[index])?.name;
+      suggest({ type: 'improvement', field: `skills[${index}].examples`, suggestion: `add "examples": ["<a request a user would send to ${typeof name === 'string' ? clip(name, 120) : `skill ${index}`}>"]` });
     }
   }
-  const penalty = scoreParts(card, report.warningsPerRule).reduce((sum, part) => sum + part.points, 0);
+  const penalty = scoreParts(card, report.warningsPerRule, lacking.length).reduce((sum, part) => sum + part.points, 0);
   return { score: valid ? Math.max(0, 100 - penalty) : 0, suggestions, suggestionsLeftOut };
 }

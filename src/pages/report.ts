@@ -7,6 +7,7 @@
  */
 import { ruleCatalogue, scoreParts, versionSourceText, type CardResult, type CompatibilityVerdict, type ScorePart, type VersionSource } from '../engine/index.ts';
 import { formatMarkdown } from '../engine/formats/markdown.ts';
+import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
 import { locate, type LocatedIssue } from '../engine/positions.ts';
 import type { ReportRecord } from '../store/types.ts';
 import { esc, numberedLines, renderPage, timeStamp } from './layout.ts';
@@ -115,7 +116,7 @@ const severitySection = (title: string, cls: string, shown: Shown[], left: numbe
 
 const partLabel = (part: ScorePart): string =>
   part.kind === 'rule'
-    ? `${ruleLink(part.id)} × ${part.count}${part.count > 3 ? ' (counted 3 times at most)' : ''}`
+    ? `${ruleLink(part.id)} × ${part.count}${part.count > MAX_COUNT_PER_RULE ? ` (counted ${MAX_COUNT_PER_RULE} times at most)` : ''}`
     : part.kind === 'field'
       ? `no <code>${esc(part.id)}</code> (recommended)`
       : `${plural(part.count, 'skill')} without <code>examples</code>`;
@@ -134,7 +135,7 @@ const scoreSection = (f: Findings, card: unknown, warnings: Json[]): string => {
     : `<div class="scroll"><table><thead><tr><th>What cost points</th><th class="num">Points</th></tr></thead><tbody>${parts
       .map((p) => `<tr><td>${partLabel(p)}</td><td class="num">−${p.points}</td></tr>`)
       .join('')}</tbody></table></div>`;
-  return `<section><h2>Score</h2>${intro}${table}<p class="muted">A warning costs its rule's weight (each rule page gives it), three times at most; missing recommended fields and skill examples cost too.</p></section>`;
+  return `<section><h2>Score</h2>${intro}${table}<p class="muted">A warning costs its rule's weight (each rule page gives it), ${MAX_COUNT_PER_RULE} times at most; missing recommended fields and skill examples cost too.</p></section>`;
 };
 
 /** "Valid for 0.3.0 clients; invalid for 1.0 clients (1 error, 8 warnings)." */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startBrowser, startService } from '../dashboard/harness.ts';
+import { ADMIN_TOKEN, startBrowser, startService } from '../dashboard/harness.ts';
 import { minimalCard } from '../helpers/cards.ts';
 import { contrast } from './contrast.ts';
 
@@ -18,6 +18,8 @@ let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;
 let reportPath = '';
 let invalidPath = '';
+let batchPath = '';
+let webhookPath = '';
 
 /** A 0.3.0 card that also addresses 1.0, with long unbroken values and a plain-http URL. */
 const card = {
@@ -28,10 +30,20 @@ const card = {
   skills: [{ id: 'route', name: 'Route', description: 'Routes.', tags: [], extra_thing: 1 }],
 };
 
-const validate = async (body: unknown): Promise<{ report_url: string }> => {
-  const res = await fetch(`${service.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: body }) });
-  assert.equal(res.status, 200);
-  return res.json() as Promise<{ report_url: string }>;
+const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  assert.ok(res.ok, `${path}: ${res.status}`);
+  return res.json() as Promise<Record<string, any>>;
+};
+
+const validate = (card: unknown) => post('/v1/validate', { agent_card: card }) as Promise<{ report_url: string }>;
+
+/** A pro key, made through the admin API: batches need one. */
+const proKey = async (): Promise<Record<string, string>> => {
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const account = await post('/admin/api/accounts', { name: 'pages', plan: 'pro' }, admin);
+  const key = await post(`/admin/api/accounts/${account.account.id}/keys`, { name: 'pages' }, admin);
+  return { authorization: `Bearer ${key.secret}` };
 };
 
 before(async () => {
@@ -40,6 +52,9 @@ before(async () => {
   mkdirSync(shots, { recursive: true });
   reportPath = new URL((await validate(card)).report_url).pathname;
   invalidPath = new URL((await validate({ ...minimalCard(), name: 42, defaultInputModes: 'text' })).report_url).pathname;
+  const batch = await post('/v1/validate/batch', { cards: [{ id: 'good', agent_card: minimalCard() }, { id: 'dual <card>', agent_card: card }, { id: 'bad', agent_card: {} }] }, await proKey());
+  batchPath = `/reports/${batch.batch_id}`;
+  webhookPath = new URL((await post('/v1/webhook', { agent_card: card, metadata: { branch: 'main', commit: 'a'.repeat(40) } })).report_url).pathname;
 });
 
 after(async () => {
@@ -115,6 +130,15 @@ describe('the public pages in a browser', () => {
     const findings = (await page.locator('.findings-pane').boundingBox())!;
     const cardBox = (await page.locator('.card-pane').boundingBox())!;
     assert.ok(cardBox.x > findings.x + findings.width - 1, 'the card sits beside the findings');
+  });
+
+  it('batch and webhook reports, at both sizes, light and dark', async () => {
+    await checkEverywhere(batchPath, 'report-batch');
+    await checkEverywhere(webhookPath, 'report-webhook');
+    const { page } = browser;
+    await page.goto(`${service.url}${batchPath}`);
+    await page.getByText('2 of 3 valid').waitFor();
+    assert.equal(await page.locator('table tbody tr').count(), 3);
   });
 
   it('on a phone the report is one column of reasonable height, long lines wrapped inside the card box', async () => {
