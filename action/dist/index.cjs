@@ -3510,8 +3510,8 @@ var firstErrorOffset = (text) => {
 };
 var jsonSyntaxProblem = (text, error3) => {
   const lines = new LineIndex(text);
-  const named2 = v8Position.exec(error3.message);
-  if (named2) return { reason: error3.message.slice(0, named2.index), ...lines.position(Number(named2[1])) };
+  const named = v8Position.exec(error3.message);
+  if (named) return { reason: error3.message.slice(0, named.index), ...lines.position(Number(named[1])) };
   const token = /^(Unexpected token '.+?'), "/s.exec(error3.message);
   const reason = token ? token[1] : error3.message;
   return { reason, ...lines.position(firstErrorOffset(text) ?? text.length) };
@@ -10459,7 +10459,7 @@ function v0Parts(v) {
     stateTransitionHistory: boolean2().optional(),
     ...since(v, "0.2.2") ? { extensions: array(extension).optional() } : {}
   });
-  const skill2 = object({
+  const skill = object({
     id: str,
     name: str,
     description: str,
@@ -10480,7 +10480,7 @@ function v0Parts(v) {
     capabilities,
     defaultInputModes: strList,
     defaultOutputModes: strList,
-    skills: array(skill2),
+    skills: array(skill),
     provider: provider.optional(),
     documentationUrl: str.optional(),
     ...since(v, "0.2.2") ? { iconUrl: str.optional() } : {},
@@ -10489,7 +10489,7 @@ function v0Parts(v) {
     ...since(v, "0.2.1") ? { supportsAuthenticatedExtendedCard: boolean2().optional() } : {},
     ...is03 ? { signatures: array(object({ protected: str, signature: str, header: anyObject.optional() })).optional() } : {}
   });
-  return { card, skill: skill2, capabilities, provider, iface };
+  return { card, skill, capabilities, provider, iface };
 }
 var exactlyOneMember = (o) => Object.keys(o).length === 1;
 function v1Parts() {
@@ -10522,7 +10522,7 @@ function v1Parts() {
     extensions: array(extension).optional(),
     extendedAgentCard: boolean2().optional()
   });
-  const skill2 = object({
+  const skill = object({
     id: str,
     name: str,
     description: str,
@@ -10541,7 +10541,7 @@ function v1Parts() {
     capabilities,
     defaultInputModes: strList.min(1),
     defaultOutputModes: strList.min(1),
-    skills: array(skill2).min(1),
+    skills: array(skill).min(1),
     provider: provider.optional(),
     documentationUrl: str.optional(),
     iconUrl: str.optional(),
@@ -10549,7 +10549,7 @@ function v1Parts() {
     securityRequirements: requirements.optional(),
     signatures: array(object({ protected: str, signature: str, header: anyObject.optional() })).optional()
   });
-  return { card, skill: skill2, capabilities, provider, iface };
+  return { card, skill, capabilities, provider, iface };
 }
 var cardSchemas = new Map(
   ruleSetVersions.map((v) => [v, v === "1.0" ? v1Parts() : v0Parts(v)])
@@ -10638,8 +10638,8 @@ var migrationRules = /* @__PURE__ */ new Set(["field.legacy-0x", "field.from-1.0
 var skillsWithoutExamples = (card) => {
   const lacking = [];
   arrayOf(card.skills).forEach((s, index2) => {
-    const skill2 = recordOf(s);
-    if (skill2 && !(Array.isArray(skill2.examples) && skill2.examples.length > 0)) lacking.push(index2);
+    const skill = recordOf(s);
+    if (skill && !(Array.isArray(skill.examples) && skill.examples.length > 0)) lacking.push(index2);
   });
   return lacking;
 };
@@ -10802,8 +10802,8 @@ function checkFields(ctx) {
   const provider2 = recordOf(card.provider);
   if (provider2) checkObject(ctx, provider2, "provider", k.provider, /* @__PURE__ */ new Map());
   arrayOf(card.skills).forEach((s, i) => {
-    const skill2 = recordOf(s);
-    if (skill2) checkObject(ctx, skill2, `skills[${i}]`, k.skill, v1 ? legacySkill : futureSkill);
+    const skill = recordOf(s);
+    if (skill) checkObject(ctx, skill, `skills[${i}]`, k.skill, v1 ? legacySkill : futureSkill);
   });
   const ifaceKey = v1 ? "supportedInterfaces" : "additionalInterfaces";
   if (k.iface.size > 0) {
@@ -10929,19 +10929,19 @@ function checkSkills(ctx) {
   }
   const seen = /* @__PURE__ */ new Map();
   skills.forEach((s, i) => {
-    const skill2 = recordOf(s);
-    if (!skill2) return;
-    const tags = skill2.tags;
+    const skill = recordOf(s);
+    if (!skill) return;
+    const tags = skill.tags;
     if (!v1 && Array.isArray(tags) && tags.length === 0) {
       ctx.report.add("skills.tags.empty", `skills[${i}].tags`, "tags is empty");
     }
-    if (typeof skill2.id === "string") {
-      const first = seen.get(skill2.id);
-      if (first === void 0) seen.set(skill2.id, i);
-      else ctx.report.add("skills.id.unique", `skills[${i}].id`, `id ${quoted(skill2.id)} repeats skills[${first}].id`, `give skills[${i}] its own id, e.g. ${JSON.stringify(`${clip(skill2.id, 120)}-${i}`)}`);
+    if (typeof skill.id === "string") {
+      const first = seen.get(skill.id);
+      if (first === void 0) seen.set(skill.id, i);
+      else ctx.report.add("skills.id.unique", `skills[${i}].id`, `id ${quoted(skill.id)} repeats skills[${first}].id`, `give skills[${i}] its own id, e.g. ${JSON.stringify(`${clip(skill.id, 120)}-${i}`)}`);
     }
-    checkModes(ctx, `skills[${i}].inputModes`, skill2.inputModes);
-    checkModes(ctx, `skills[${i}].outputModes`, skill2.outputModes);
+    checkModes(ctx, `skills[${i}].inputModes`, skill.inputModes);
+    checkModes(ctx, `skills[${i}].outputModes`, skill.outputModes);
   });
 }
 
@@ -11871,101 +11871,6 @@ var formatters = {
 var outputFormats = Object.keys(formatters);
 var isOutputFormat = (name) => Object.hasOwn(formatters, name);
 var formatResults = (format2, inputs, options = {}) => formatters[format2](inputs, options);
-
-// src/engine/rule-examples.ts
-var described = {
-  provider: { organization: "Acme", url: "https://acme.net" },
-  documentationUrl: "https://acme.net/docs",
-  iconUrl: "https://acme.net/icon.png",
-  capabilities: {},
-  securitySchemes: {},
-  defaultInputModes: ["text/plain"],
-  defaultOutputModes: ["text/plain"],
-  skills: [{ id: "plan", name: "Plan a trip", description: "Plans a trip.", tags: ["travel"], examples: ["Plan a weekend in Rome"] }]
-};
-var named = { name: "Trip Planner", description: "Plans trips.", version: "1.0.0" };
-var base03 = { protocolVersion: "0.3.0", ...named, url: "https://agent.acme.net/a2a", preferredTransport: "JSONRPC", ...described };
-var interface10 = { url: "https://agent.acme.net/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" };
-var base10 = { ...named, supportedInterfaces: [interface10], ...described };
-var on = (base, changes) => {
-  const card = {};
-  for (const [key, value] of Object.entries({ ...base, ...changes })) if (value !== void 0) card[key] = value;
-  return card;
-};
-var v03 = (changes = {}) => on(base03, changes);
-var v10 = (changes = {}) => on(base10, changes);
-var skill = (changes) => ({ ...base03.skills[0], ...changes });
-var bearer03 = { bearer: { type: "http", scheme: "bearer" } };
-var oauth03 = (scopes2) => ({
-  securitySchemes: { oauth: { type: "oauth2", flows: { clientCredentials: { tokenUrl: "https://acme.net/token", scopes: { "trips.read": "Read trips" } } } } },
-  security: [{ oauth: scopes2 }]
-});
-var ruleExamples = {
-  "card.root.object": { failing: [base03], passing: v03() },
-  "schema.required": { failing: v03({ description: void 0 }), passing: v03() },
-  "schema.type": { failing: v03({ name: 42 }), passing: v03() },
-  "schema.enum": {
-    failing: v03({ securitySchemes: { key: { type: "apiKey", in: "body", name: "X-Key" } } }),
-    passing: v03({ securitySchemes: { key: { type: "apiKey", in: "header", name: "X-Key" } } })
-  },
-  "schema.non-empty": { failing: v10({ defaultOutputModes: [] }), passing: v10() },
-  "schema.one-of": {
-    failing: v10({ securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "bearer" }, apiKeySecurityScheme: { location: "header", name: "X-Key" } } } }),
-    passing: v10({ securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "bearer" } } } })
-  },
-  "protocolVersion.unsupported": { failing: v03({ protocolVersion: "5.0" }), passing: v03() },
-  // Validated as 0.2.4, whose schema predates the field: the rule, not the schema, asks for it.
-  "protocolVersion.required": {
-    failing: v03({ protocolVersion: void 0 }),
-    passing: v03({ protocolVersion: "0.2.4" }),
-    options: { protocolVersion: "0.2.4" },
-    alsoReports: ["protocolVersion.forced"]
-  },
-  "url.absolute": { failing: v03({ url: "/a2a" }), passing: v03() },
-  "transport.url-conflict": {
-    failing: v03({ additionalInterfaces: [{ url: "https://agent.acme.net/a2a", transport: "JSONRPC" }, { url: "https://agent.acme.net/a2a", transport: "GRPC" }] }),
-    passing: v03({ additionalInterfaces: [{ url: "https://agent.acme.net/a2a", transport: "JSONRPC" }, { url: "https://agent.acme.net/grpc", transport: "GRPC" }] })
-  },
-  "signature.protected-header": {
-    failing: v10({ signatures: [{ protected: "not a header", signature: "c2lnbmF0dXJl" }] }),
-    passing: v10({ signatures: [{ protected: "eyJhbGciOiJFUzI1NiIsImtpZCI6ImtleS0xIiwidHlwIjoiSk9TRSJ9", signature: "c2lnbmF0dXJl" }] })
-  },
-  "protocolVersion.forced": { failing: v03({ protocolVersion: "0.2.6" }), passing: v03(), options: { protocolVersion: "0.3.0" } },
-  "protocolVersion.unpublished": { failing: v03({ protocolVersion: "0.3.1" }), passing: v03() },
-  "compatibility.other-version": {
-    failing: v03({ supportedInterfaces: [{ url: "https://agent.acme.net/a2a", protocolBinding: "JSONRPC" }] }),
-    passing: v03({ supportedInterfaces: [interface10] }),
-    alsoReports: ["field.from-1.0"]
-  },
-  "url.https": { failing: v03({ url: "http://agent.acme.net/a2a" }), passing: v03() },
-  "url.placeholder": { failing: v03({ url: "https://example.com/a2a" }), passing: v03() },
-  "url.unreachable-host": { failing: v03({ url: "https://localhost:8080/a2a" }), passing: v03() },
-  "url.link-invalid": { failing: v03({ documentationUrl: "docs/trip-planner" }), passing: v03() },
-  "modes.media-type": { failing: v03({ defaultInputModes: ["text"] }), passing: v03() },
-  "skills.empty": { failing: v03({ skills: [] }), passing: v03() },
-  "skills.tags.empty": { failing: v03({ skills: [skill({ tags: [] })] }), passing: v03() },
-  "skills.id.unique": {
-    failing: v03({ skills: [skill({}), skill({ name: "Book a trip" })] }),
-    passing: v03({ skills: [skill({}), skill({ id: "book", name: "Book a trip" })] })
-  },
-  "security.undefined-scheme": { failing: v03({ security: [{ bearer: [] }] }), passing: v03({ securitySchemes: bearer03, security: [{ bearer: [] }] }) },
-  "security.scope.undeclared": { failing: v03(oauth03(["trips.write"])), passing: v03(oauth03(["trips.read"])) },
-  "extended-card.no-security": {
-    failing: v03({ supportsAuthenticatedExtendedCard: true }),
-    passing: v03({ supportsAuthenticatedExtendedCard: true, securitySchemes: bearer03, security: [{ bearer: [] }] })
-  },
-  "field.unknown": { failing: v03({ owner: "trips-team" }), passing: v03() },
-  "field.snake-case": { failing: v03({ documentationUrl: void 0, documentation_url: "https://acme.net/docs" }), passing: v03() },
-  "field.legacy-0x": { failing: v10({ preferredTransport: "JSONRPC" }), passing: v10() },
-  "field.from-1.0": { failing: v03({ supportedInterfaces: [interface10] }), passing: v03() },
-  "transport.preferred.missing": { failing: v03({ preferredTransport: void 0 }), passing: v03() },
-  "transport.non-core": { failing: v03({ preferredTransport: "WEBSOCKET" }), passing: v03() },
-  "interface.protocolVersion.patch": { failing: v10({ supportedInterfaces: [{ ...interface10, protocolVersion: "1.0.1" }] }), passing: v10() },
-  "content.secret": {
-    failing: v03({ capabilities: { extensions: [{ uri: "https://acme.net/ext/maps", params: { apiKey: "sk-proj-Zx81Kq0aLm3Vb7Tn2Rw5Yc9P" } }] } }),
-    passing: v03({ capabilities: { extensions: [{ uri: "https://acme.net/ext/maps", params: { region: "eu" } }] } })
-  }
-};
 
 // package.json
 var package_default = {

@@ -2,7 +2,6 @@
 export { validateCard } from './validate.ts';
 export { supportedVersions, isSupportedVersion, versionSelection } from './versions.ts';
 export { ruleCatalogue } from './catalogue.ts';
-export { ruleExamples, type RuleExamples } from './rule-examples.ts';
 export { scoreParts, type ScorePart } from './score.ts';
 export { compatibilityText, formatSummary, versionSourceText } from './text-report.ts';
 export type { CardResult, CardShape, CompatibilityVerdict, Issue, RuleInfo, Severity, Suggestion, Truncated, ValidateOptions, VersionSource } from './types.ts';

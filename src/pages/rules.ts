@@ -3,7 +3,8 @@
  * protocol version) and /rules/<id> (what it checks, why, its spec section, its score weight, and
  * a failing and a passing example, each run through the engine so the findings shown are real).
  */
-import { ruleCatalogue, ruleExamples, validateCard, type RuleExamples, type RuleInfo } from '../engine/index.ts';
+import { ruleCatalogue, validateCard, type RuleInfo } from '../engine/index.ts';
+import { ruleExamples, type RuleExamples } from '../engine/rule-examples.ts';
 import type { RuleId } from '../engine/catalogue.ts';
 import { ruleSetVersions } from '../engine/versions.ts';
 import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
