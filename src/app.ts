@@ -18,6 +18,7 @@ import { adminRoutes } from './api/routes/admin.ts';
 import { dashboardRoutes } from './api/routes/dashboard.ts';
 import { docsRoutes } from './api/routes/docs.ts';
 import { healthRoutes } from './api/routes/health.ts';
+import { pageRoutes } from './api/routes/pages.ts';
 import { reportRoutes } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
@@ -82,6 +83,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/admin/api', adminRoutes(deps));
   app.route('/dashboard', dashboardRoutes());
   app.openapi(dashboardSlash, (c) => c.redirect('/dashboard', 301));
+  app.route('/', pageRoutes(deps.urls.publicUrl));
   const document = describeApi(
     app,
     [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema, newTrustKeysSchema, revokeTrustKeySchema],

@@ -1,7 +1,7 @@
 /**
  * The layout's rules, read off the imports of every file in src/: no circle among the files, and
  * no import that runs back up the layer order
- *   lib < engine < config < store < deps < features < api, dashboard < app < cli < action, main
+ *   lib < engine < config < store < deps < features < api, dashboard, pages < app < cli < action, main
  * (a file may import its own layer and the layers below it; the GitHub Action's entry in
  * src/action and main.ts are both tops, neither importing the other). One exception: deps.ts, which every
  * layer above imports, may take types (`import type`) from features, such as the validator's
@@ -31,7 +31,7 @@ export const layerOf = (file: string): Layer | undefined => {
   if (file === 'src/app.ts') return 'app';
   if (file === 'src/main.ts') return 'main';
   if (sub === undefined) return undefined;
-  if (top === 'dashboard') return 'api';
+  if (top === 'dashboard' || top === 'pages') return 'api';
   return (layers as readonly string[]).includes(top!) ? (top as Layer) : undefined;
 };
 

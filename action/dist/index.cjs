@@ -10692,6 +10692,26 @@ var recommendedFields = [
   { field: "securitySchemes", weight: 3, suggestion: 'declare how clients authenticate, e.g. "securitySchemes": {"bearer": <scheme>} (0.x: {"type": "http", "scheme": "bearer"}; 1.0: {"httpAuthSecurityScheme": {"scheme": "bearer"}}); an empty object states that no authentication is needed' }
 ];
 var migrationRules = /* @__PURE__ */ new Set(["field.legacy-0x", "field.from-1.0"]);
+var skillsWithoutExamples = (card) => {
+  const lacking = [];
+  arrayOf(card.skills).forEach((s, index2) => {
+    const skill = recordOf(s);
+    if (skill && !(Array.isArray(skill.examples) && skill.examples.length > 0)) lacking.push(index2);
+  });
+  return lacking;
+};
+var examplesPoints = (lacking) => Math.min(lacking * EXAMPLES_WEIGHT, EXAMPLES_CAP);
+function scoreParts(card, warningsPerRule, lacking = card ? skillsWithoutExamples(card).length : 0) {
+  const parts = [];
+  for (const [rule, count] of warningsPerRule) {
+    const points = ruleInfo(rule).weight * Math.min(count, MAX_COUNT_PER_RULE);
+    if (points > 0) parts.push({ kind: "rule", id: rule, count, points });
+  }
+  if (!card) return parts;
+  for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) parts.push({ kind: "field", id: r.field, count: 1, points: r.weight });
+  if (lacking > 0) parts.push({ kind: "examples", id: "skills[].examples", count: lacking, points: examplesPoints(lacking) });
+  return parts;
+}
 function scoreCard(card, valid, report) {
   const suggestions = report.warnings.map((w, i) => ({
     type: migrationRules.has(w.rule) ? "migration" : "improvement",
@@ -10703,24 +10723,16 @@ function scoreCard(card, valid, report) {
     if (suggestions.length < report.maxFindings) suggestions.push({ ...suggestion, field: clip(suggestion.field), suggestion: clip(suggestion.suggestion) });
     else suggestionsLeftOut++;
   };
-  let penalty = 0;
-  for (const [rule, count] of report.warningsPerRule) penalty += ruleInfo(rule).weight * Math.min(count, MAX_COUNT_PER_RULE);
+  const lacking = card ? skillsWithoutExamples(card) : [];
   if (card) {
-    for (const r of recommendedFields) {
-      if (Object.hasOwn(card, r.field)) continue;
-      penalty += r.weight;
-      suggest({ type: "improvement", field: r.field, suggestion: r.suggestion });
+    const skills = arrayOf(card.skills);
+    for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) suggest({ type: "improvement", field: r.field, suggestion: r.suggestion });
+    for (const index2 of lacking) {
+      const name = recordOf(skills[index2])?.name;
+      suggest({ type: "improvement", field: `skills[${index2}].examples`, suggestion: `add "examples": ["<a request a user would send to ${typeof name === "string" ? clip(name, 120) : `skill ${index2}`}>"]` });
     }
-    let examplesPenalty = 0;
-    arrayOf(card.skills).forEach((s, i) => {
-      const skill = recordOf(s);
-      if (!skill || Array.isArray(skill.examples) && skill.examples.length > 0) return;
-      examplesPenalty += EXAMPLES_WEIGHT;
-      const name = typeof skill.name === "string" ? clip(skill.name, 120) : `skill ${i}`;
-      suggest({ type: "improvement", field: `skills[${i}].examples`, suggestion: `add "examples": ["<a request a user would send to ${name}>"]` });
-    });
-    penalty += Math.min(examplesPenalty, EXAMPLES_CAP);
   }
+  const penalty = scoreParts(card, report.warningsPerRule, lacking.length).reduce((sum, part) => sum + part.points, 0);
   return { score: valid ? Math.max(0, 100 - penalty) : 0, suggestions, suggestionsLeftOut };
 }
 

@@ -39,6 +39,46 @@ export interface Scored {
   suggestionsLeftOut: number;
 }
 
+/** One reason a valid card lost points: a warning's rule, a missing recommended field, or skills without examples. */
+export interface ScorePart {
+  kind: 'rule' | 'field' | 'examples';
+  /** The rule id, the field name, or `skills[].examples`. */
+  id: string;
+  /** Findings of the rule, or skills lacking examples (1 for a field). */
+  count: number;
+  points: number;
+}
+
+/** The indexes of the skills that have no examples. */
+const skillsWithoutExamples = (card: Record<string, unknown>): number[] => {
+  const lacking: number[] = [];
+  arrayOf(card.skills).forEach((s, index) => {
+    const skill = recordOf(s);
+    if (skill && !(Array.isArray(skill.examples) && skill.examples.length > 0)) lacking.push(index);
+  });
+  return lacking;
+};
+
+/** What the score lost for skills without examples, from how many there are. */
+const examplesPoints = (lacking: number): number => Math.min(lacking * EXAMPLES_WEIGHT, EXAMPLES_CAP);
+
+/** What a valid card's score lost, part by part: the score is 100 minus their points, floored at 0. */
+export function scoreParts(
+  card: Record<string, unknown> | undefined,
+  warningsPerRule: Iterable<readonly [string, number]>,
+  lacking = card ? skillsWithoutExamples(card).length : 0,
+): ScorePart[] {
+  const parts: ScorePart[] = [];
+  for (const [rule, count] of warningsPerRule) {
+    const points = ruleInfo(rule as RuleId).weight * Math.min(count, MAX_COUNT_PER_RULE);
+    if (points > 0) parts.push({ kind: 'rule', id: rule, count, points });
+  }
+  if (!card) return parts;
+  for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) parts.push({ kind: 'field', id: r.field, count: 1, points: r.weight });
+  if (lacking > 0) parts.push({ kind: 'examples', id: 'skills[].examples', count: lacking, points: examplesPoints(lacking) });
+  return parts;
+}
+
 /** The score weighs every warning, kept or only counted, so capping the findings never changes it. */
 export function scoreCard(card: Record<string, unknown> | undefined, valid: boolean, report: Report): Scored {
   const suggestions: Suggestion[] = report.warnings.map((w, i) => ({
@@ -51,24 +91,15 @@ export function scoreCard(card: Record<string, unknown> | undefined, valid: bool
     if (suggestions.length < report.maxFindings) suggestions.push({ ...suggestion, field: clip(suggestion.field), suggestion: clip(suggestion.suggestion) });
     else suggestionsLeftOut++;
   };
-  let penalty = 0;
-  for (const [rule, count] of report.warningsPerRule) penalty += ruleInfo(rule as RuleId).weight * Math.min(count, MAX_COUNT_PER_RULE);
-
+  const lacking = card ? skillsWithoutExamples(card) : [];
   if (card) {
-    for (const r of recommendedFields) {
-      if (Object.hasOwn(card, r.field)) continue;
-      penalty += r.weight;
-      suggest({ type: 'improvement', field: r.field, suggestion: r.suggestion });
+    const skills = arrayOf(card.skills);
+    for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) suggest({ type: 'improvement', field: r.field, suggestion: r.suggestion });
+    for (const index of lacking) {
+      const name = recordOf(skills[index])?.name;
+      suggest({ type: 'improvement', field: `skills[${index}].examples`, suggestion: `add "examples": ["<a request a user would send to ${typeof name === 'string' ? clip(name, 120) : `skill ${index}`}>"]` });
     }
-    let examplesPenalty = 0;
-    arrayOf(card.skills).forEach((s, i) => {
-      const skill = recordOf(s);
-      if (!skill || (Array.isArray(skill.examples) && skill.examples.length > 0)) return;
-      examplesPenalty += EXAMPLES_WEIGHT;
-      const name = typeof skill.name === 'string' ? clip(skill.name, 120) : `skill ${i}`;
-      suggest({ type: 'improvement', field: `skills[${i}].examples`, suggestion: `add "examples": ["<a request a user would send to ${name}>"]` });
-    });
-    penalty += Math.min(examplesPenalty, EXAMPLES_CAP);
   }
+  const penalty = scoreParts(card, report.warningsPerRule, lacking.length).reduce((sum, part) => sum + part.points, 0);
   return { score: valid ? Math.max(0, 100 - penalty) : 0, suggestions, suggestionsLeftOut };
 }

@@ -220,6 +220,8 @@ describe('the document agrees with the endpoints', () => {
     const admin = { authorization: 'Bearer test-admin-token-0123456789' };
     const webhook = await (await fetch(`${server.url}/v1/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: card }) })).json();
     const cases: Array<[string, string, Record<string, string>?]> = [
+      ['/', '/', { accept: 'application/json' }],
+      ['/rules/no.such-rule', '/rules/{id}', { accept: 'application/json' }],
       ['/healthz', '/healthz'],
       ['/readyz', '/readyz'],
       ['/v1/rules', '/v1/rules'],

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { iso } from '../../src/lib/clock.ts';
-import { prefersJson } from '../../src/api/routes/reports.ts';
+import { prefersJson, wantsErrorPage } from '../../src/api/routes/reports.ts';
+import { pageScript } from '../../src/pages/script.ts';
 import type { ReportRecord } from '../../src/store/types.ts';
 import { postJson } from '../helpers/app.ts';
 import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
@@ -13,8 +14,22 @@ const evil = '<script>alert(1)</script>';
 const validateOne = async (t: ReturnType<typeof endpointsApp>, card: unknown) =>
   (await t.app.request('/v1/validate', postJson({ agent_card: card }))).json();
 
-/** The page with every cell and the card dump removed: what is left is our own markup. */
-const markupOnly = (html: string) => html.replace(/<pre>[\s\S]*?<\/pre>/g, '').replace(/<(td|dd|code|h1|title)>[\s\S]*?<\/\1>/g, '');
+/** The page's own script: the one script a page may hold. */
+const ownScript = `<script>${pageScript}</script>`;
+/** Whether any script but the page's own is in the page. */
+const foreignScript = (html: string) => html.replace(ownScript, '').includes('<script');
+
+/**
+ * The page with every cell, the card dump, the Markdown summaries and the link-preview tags (the
+ * report's public address) removed: what is left is our own markup.
+ */
+const markupOnly = (html: string) =>
+  html
+    .replace(ownScript, '')
+    .replace(/<pre[^>]*>[\s\S]*?<\/pre>/g, '')
+    .replace(/<span class="src">[\s\S]*?<\/span><\/div>/g, '')
+    .replace(/<meta property="og:url"[^>]*>/g, '')
+    .replace(/<(td|dd|code|h1|title|li)>[\s\S]*?<\/\1>/g, '');
 
 describe('GET /reports/<id>', () => {
   it('serves a self-contained HTML page with the verdict, findings and card', async () => {
@@ -48,12 +63,12 @@ describe('GET /reports/<id>', () => {
     assert.deepEqual([result.version, result.version_source], ['0.3.0', 'declared']);
     assert.equal(result.compatibility['1.0'].valid, false);
     const html = await (await t.app.request(pathOf(result.report_url))).text();
-    assert.ok(html.includes('<dd>0.3.0 rules, as the card declares</dd>'), html);
+    assert.ok(html.includes('<dd>A2A 0.3.0 rules, as the card declares</dd>'), html);
     const { errors, warnings } = result.compatibility['1.0'];
-    assert.ok(html.includes(`<dt>Compatibility</dt><dd>1.0: invalid (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warnings)</dd>`));
+    assert.ok(html.includes(`<strong>Compatibility:</strong> valid for 0.3.0 clients; invalid for 1.0 clients (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warnings`), html);
     const plain = await validateOne(t, sampleCard());
     const page = await (await t.app.request(pathOf(plain.report_url))).text();
-    assert.ok(page.includes('<dd>0.3.0 rules, as the card declares</dd>') && !page.includes('Compatibility'));
+    assert.ok(page.includes('<dd>A2A 0.3.0 rules, as the card declares</dd>') && !page.includes('Compatibility'));
   });
 
   it('counts what the findings cap left out, on single and batch pages', async () => {
@@ -76,16 +91,18 @@ describe('GET /reports/<id>', () => {
     const t = endpointsApp();
     const result = await validateOne(t, { ...sampleCard(), name: evil, description: `"'&${evil}` });
     const html = await (await t.app.request(pathOf(result.report_url))).text();
-    assert.equal(html.includes('<script'), false);
+    assert.equal(foreignScript(html), false);
     assert.ok(html.includes('&#60;script&#62;alert(1)&#60;/script&#62;'));
-    assert.equal(/<(img|link|iframe|object|embed|form|base|meta http-equiv)\b/i.test(html), false);
+    assert.equal(/<(link|iframe|object|embed|form|base|meta http-equiv)\b/i.test(html), false);
   });
 
   it('references no external URL at all (only the card data shows URLs, as escaped text)', async () => {
     const t = endpointsApp();
     const result = await validateOne(t, sampleCard());
-    const html = await (await t.app.request(pathOf(result.report_url))).text();
-    assert.equal(/\s(src|href|action|srcset|poster|data)\s*=/i.test(html), false, 'no attribute loads anything');
+    const html = (await (await t.app.request(pathOf(result.report_url))).text()).replace(ownScript, '');
+    const targets = [...html.matchAll(/\s(src|href|action|srcset|poster|data)\s*=\s*"([^"]*)"/gi)].map((m) => m[2]!);
+    assert.ok(targets.length > 0);
+    for (const target of targets) assert.match(target, /^(\/(?!\/)|#)/, 'every link and image is on this server or in the page');
     assert.equal(/url\(|@import/i.test(html), false, 'no CSS fetches');
     assert.ok(html.includes('https://georoute-agent.example.com'), 'card URLs are shown as text');
     assert.equal(/https?:|\/\//.test(markupOnly(html)), false, markupOnly(html));
@@ -113,6 +130,13 @@ describe('GET /reports/<id>', () => {
     assert.equal(prefersJson('text/html;q=0.5, application/json'), true);
     assert.equal(prefersJson('application/json;q=0.4, text/html'), false);
     assert.equal(prefersJson('application/json;q=0'), false);
+  });
+
+  it('makes a 404 a page only for clients that name text/html', () => {
+    assert.equal(wantsErrorPage('text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'), true);
+    for (const accept of [undefined, '*/*', 'text/*', 'application/json', 'application/json, text/html;q=0.5', 'text/html;q=0']) {
+      assert.equal(wantsErrorPage(accept), false, String(accept));
+    }
   });
 
   it('answers 404 NOT_FOUND (nested) for an unknown id', async () => {
@@ -157,7 +181,7 @@ describe('GET /reports/<id>', () => {
     assert.ok(html.includes('Score 97/100'));
     assert.ok(html.includes(sha));
     assert.ok(html.includes('octo/&#60;script&#62;'));
-    assert.equal(html.includes('<script'), false);
+    assert.equal(foreignScript(html), false);
   });
 
   it('shows webhook metadata', async () => {
@@ -172,7 +196,7 @@ describe('GET /reports/<id>', () => {
     assert.ok(html.includes('Webhook metadata'));
     assert.ok(html.includes('<dd>main</dd>'));
     assert.ok(html.includes('name.required'));
-    assert.equal(html.includes('<script'), false);
+    assert.equal(foreignScript(html), false);
   });
 
   it('shows a batch as a table of its cards', async () => {
@@ -187,6 +211,6 @@ describe('GET /reports/<id>', () => {
     assert.ok(html.includes('1 of 2 valid'));
     assert.ok(html.includes('<code>good</code>'));
     assert.ok(html.includes('&#60;script&#62;'));
-    assert.equal(html.includes('<script'), false);
+    assert.equal(foreignScript(html), false);
   });
 });

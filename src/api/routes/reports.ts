@@ -1,26 +1,21 @@
 /**
  * GET /reports/<id>: the stored report, as an HTML page for browsers or as JSON
- * when the Accept header prefers application/json. Ids carry at least 16 random
- * base62 characters, so a report URL is a capability link: no login. Unknown and expired ids are 404 NOT_FOUND.
+ * when the Accept header prefers application/json; GET /reports/<id>/badge.svg: its badge.
+ * Ids carry at least 16 random base62 characters, so a report URL is a capability link: no login.
+ * Unknown and expired ids are 404: NOT_FOUND for API clients, a page for browsers, a badge saying so.
  */
 import { createRoute } from '@hono/zod-openapi';
 import { parseAccept, type Accept } from 'hono/utils/accept';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { findReport } from '../../features/reports/reports.ts';
+import { findReport, reportUrl } from '../../features/reports/reports.ts';
 import type { ReportRecord } from '../../store/types.ts';
+import { badgeMessage, renderBadge } from '../../pages/badge.ts';
+import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
+import { renderReportPage } from '../../pages/report.ts';
 import { apiRoutes, type ApiRoutes, errors } from '../openapi.ts';
-import { renderReportPage } from '../report-page.ts';
-import { report as reportSchema } from '../schemas.ts';
-
-/** The page loads nothing from anywhere and runs no script. */
-const htmlHeaders = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  Vary: 'Accept',
-};
+import { nestedError, report as reportSchema } from '../schemas.ts';
 
 /** Quality and specificity (2 exact, 1 `type/*`, 0 `*\/*`) that the most specific range naming a media type gives it. */
 const acceptance = (ranges: Accept[], type: string): [number, number] => {
@@ -46,6 +41,16 @@ export const prefersJson = (accept: string | undefined): boolean => {
   return jq > 0 && (jq > hq || (jq === hq && js > hs));
 };
 
+/**
+ * Whether a 404 is a page: only for a client that names text/html (as browsers do) and does not
+ * prefer JSON; API clients, those sending no Accept or only wildcards, keep the JSON error.
+ */
+export const wantsErrorPage = (accept: string | undefined): boolean => {
+  if (!accept || prefersJson(accept)) return false;
+  const [q, specificity] = acceptance(parseAccept(accept), 'text/html');
+  return q > 0 && specificity === 2;
+};
+
 const reportJson = (r: ReportRecord) => ({
   id: r.id,
   kind: r.kind,
@@ -56,32 +61,70 @@ const reportJson = (r: ReportRecord) => ({
   meta: r.meta ?? null,
 });
 
+const idParam = z.object({ id: z.string().meta({ description: 'The report id (`report_id`, `batch_id`, `validation_id`), or a commit SHA for GitHub validations.' }) });
+
 const route = createRoute({
   method: 'get',
   path: '/{id}',
   tags: ['reports'],
   summary: 'A stored report',
   description: 'HTML for browsers; JSON when the Accept header prefers application/json. The id is a capability: whoever has the URL may read the report.',
-  request: { params: z.object({ id: z.string().meta({ description: 'The report id (`report_id`, `batch_id`, `validation_id`), or a commit SHA for GitHub validations.' }) }) },
+  request: { params: idParam },
   responses: {
     200: {
       description: 'The report.',
       headers: { Vary: { schema: { type: 'string' } } },
       content: { 'text/html': { schema: z.string() }, 'application/json': { schema: reportSchema } },
     },
-    ...errors({ 404: 'No report with this id (unknown, or removed after `reports.retentionDays`).' }),
+    404: {
+      description: 'No report with this id (unknown, or removed after `reports.retentionDays`): a page for browsers, the JSON error otherwise.',
+      content: { 'text/html': { schema: z.string() }, 'application/json': { schema: nestedError } },
+    },
   },
 });
 
-export const reportRoutes = (deps: AppDeps): ApiRoutes =>
-  apiRoutes().openapi(route, async (c) => {
-    const raw = c.req.valid('param').id;
+const badgeRoute = createRoute({
+  method: 'get',
+  path: '/{id}/badge.svg',
+  tags: ['reports'],
+  summary: 'The report\'s badge: verdict and score, for a README or a pull request',
+  request: { params: idParam },
+  responses: {
+    200: { description: 'The badge.', content: { 'image/svg+xml': { schema: z.string() } } },
+    404: { description: 'No report with this id: a badge saying so.', content: { 'image/svg+xml': { schema: z.string() } } },
+  },
+});
+
+/** A badge is an image: nothing in it may run or load anything. A report never changes, but it may expire. */
+const badgeHeaders = {
+  'Content-Type': 'image/svg+xml; charset=utf-8',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+  'X-Content-Type-Options': 'nosniff',
+};
+
+const notFound = 'no report with this id (unknown, or removed after the retention period)';
+
+export const reportRoutes = (deps: AppDeps): ApiRoutes => {
+  const find = (raw: string): Promise<ReportRecord | undefined> => {
     const id = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(raw) ? raw.toLowerCase() : raw; // a commit sha: GitHub aliases are stored lower-case
-    const report = id.length <= 200 ? await findReport(deps.store, deps.config, deps.clock.now(), id) : undefined;
-    if (!report) throw new ApiError('NOT_FOUND', 'no report with this id (unknown, or removed after the retention period)');
-    if (prefersJson(c.req.header('accept'))) {
+    return id.length <= 200 ? findReport(deps.store, deps.config, deps.clock.now(), id) : Promise.resolve(undefined);
+  };
+  return apiRoutes()
+    .openapi(route, async (c) => {
+      const report = await find(c.req.valid('param').id);
       c.header('Vary', 'Accept');
-      return c.json(reportJson(report), 200);
-    }
-    return c.html(renderReportPage(report), 200, htmlHeaders);
-  });
+      if (!report) {
+        if (!wantsErrorPage(c.req.header('accept'))) throw new ApiError('NOT_FOUND', notFound);
+        return c.html(renderNotFoundPage('Report', `There is no report with this id: the link is wrong, or the report was removed after the retention period (${deps.config.reports.retentionDays} days).`), 404, pageHeaders);
+      }
+      if (prefersJson(c.req.header('accept'))) return c.json(reportJson(report), 200);
+      const page = reportUrl(deps.urls.reportsUrl, report.id);
+      return c.html(renderReportPage(report, { page, badge: `${page}/badge.svg` }), 200, pageHeaders);
+    })
+    .openapi(badgeRoute, async (c) => {
+      const report = await find(c.req.valid('param').id);
+      if (!report) return c.body(renderBadge('cardgate', { text: 'report not found', colour: 'unknown' }), 404, { ...badgeHeaders, 'Cache-Control': 'no-cache' });
+      // Kept a while by caches (README badges are fetched through image proxies); a report's verdict never changes.
+      return c.body(renderBadge('cardgate', badgeMessage(report)), 200, { ...badgeHeaders, 'Cache-Control': 'public, max-age=3600' });
+    });
+};

@@ -1,0 +1,123 @@
+/**
+ * A failing and a passing example card for every rule of the catalogue, shown on its rule page.
+ * Most are a small, finding-free card of one generation with a few top-level fields changed, so
+ * the difference that triggers the rule is all there is to see; the tests run each through the
+ * engine (the failing one reports the rule and nothing else but `alsoReports`, the passing one
+ * does not report it).
+ */
+import type { RuleId } from './catalogue.ts';
+import type { ValidateOptions } from './types.ts';
+
+/** What the two finding-free base cards share: every recommended field, a skill with examples. */
+const described = {
+  provider: { organization: 'Acme', url: 'https://acme.net' },
+  documentationUrl: 'https://acme.net/docs',
+  iconUrl: 'https://acme.net/icon.png',
+  capabilities: {},
+  securitySchemes: {},
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 'plan', name: 'Plan a trip', description: 'Plans a trip.', tags: ['travel'], examples: ['Plan a weekend in Rome'] }],
+};
+const named = { name: 'Trip Planner', description: 'Plans trips.', version: '1.0.0' };
+
+/** A finding-free 0.3.0 card. */
+const base03 = { protocolVersion: '0.3.0', ...named, url: 'https://agent.acme.net/a2a', preferredTransport: 'JSONRPC', ...described };
+
+const interface10 = { url: 'https://agent.acme.net/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' };
+
+/** A finding-free 1.0 card (its version detected from supportedInterfaces). */
+const base10 = { ...named, supportedInterfaces: [interface10], ...described };
+
+/** The base card with top-level fields replaced, added, or (given `undefined`) removed; key order kept. */
+const on = (base: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> => {
+  const card: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries({ ...base, ...changes })) if (value !== undefined) card[key] = value;
+  return card;
+};
+const v03 = (changes: Record<string, unknown> = {}) => on(base03, changes);
+const v10 = (changes: Record<string, unknown> = {}) => on(base10, changes);
+
+export interface RuleExamples {
+  failing: unknown;
+  passing: unknown;
+  /** Validation options both examples are checked with. */
+  options?: ValidateOptions;
+  /** Rules the failing example cannot help reporting as well. */
+  alsoReports?: RuleId[];
+}
+
+const skill = (changes: Record<string, unknown>) => ({ ...base03.skills[0], ...changes });
+const bearer03 = { bearer: { type: 'http', scheme: 'bearer' } };
+const oauth03 = (scopes: string[]) => ({
+  securitySchemes: { oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://acme.net/token', scopes: { 'trips.read': 'Read trips' } } } } },
+  security: [{ oauth: scopes }],
+});
+
+/** Keyed by rule id; a rule missing here is named by the test that checks every rule has examples. */
+export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
+  'card.root.object': { failing: [base03], passing: v03() },
+  'schema.required': { failing: v03({ description: undefined }), passing: v03() },
+  'schema.type': { failing: v03({ name: 42 }), passing: v03() },
+  'schema.enum': {
+    failing: v03({ securitySchemes: { key: { type: 'apiKey', in: 'body', name: 'X-Key' } } }),
+    passing: v03({ securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } }),
+  },
+  'schema.non-empty': { failing: v10({ defaultOutputModes: [] }), passing: v10() },
+  'schema.one-of': {
+    failing: v10({ securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'bearer' }, apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } } }),
+    passing: v10({ securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'bearer' } } } }),
+  },
+  'protocolVersion.unsupported': { failing: v03({ protocolVersion: '5.0' }), passing: v03() },
+  // Validated as 0.2.4, whose schema predates the field: the rule, not the schema, asks for it.
+  'protocolVersion.required': {
+    failing: v03({ protocolVersion: undefined }),
+    passing: v03({ protocolVersion: '0.2.4' }),
+    options: { protocolVersion: '0.2.4' },
+    alsoReports: ['protocolVersion.forced'],
+  },
+  'url.absolute': { failing: v03({ url: '/a2a' }), passing: v03() },
+  'transport.url-conflict': {
+    failing: v03({ additionalInterfaces: [{ url: 'https://agent.acme.net/a2a', transport: 'JSONRPC' }, { url: 'https://agent.acme.net/a2a', transport: 'GRPC' }] }),
+    passing: v03({ additionalInterfaces: [{ url: 'https://agent.acme.net/a2a', transport: 'JSONRPC' }, { url: 'https://agent.acme.net/grpc', transport: 'GRPC' }] }),
+  },
+  'signature.protected-header': {
+    failing: v10({ signatures: [{ protected: 'not a header', signature: 'c2lnbmF0dXJl' }] }),
+    passing: v10({ signatures: [{ protected: 'eyJhbGciOiJFUzI1NiIsImtpZCI6ImtleS0xIiwidHlwIjoiSk9TRSJ9' /* {"alg":"ES256","kid":"key-1","typ":"JOSE"} */, signature: 'c2lnbmF0dXJl' }] }),
+  },
+  'protocolVersion.forced': { failing: v03({ protocolVersion: '0.2.6' }), passing: v03(), options: { protocolVersion: '0.3.0' } },
+  'protocolVersion.unpublished': { failing: v03({ protocolVersion: '0.3.1' }), passing: v03() },
+  'compatibility.other-version': {
+    failing: v03({ supportedInterfaces: [{ url: 'https://agent.acme.net/a2a', protocolBinding: 'JSONRPC' }] }),
+    passing: v03({ supportedInterfaces: [interface10] }),
+    alsoReports: ['field.from-1.0'],
+  },
+  'url.https': { failing: v03({ url: 'http://agent.acme.net/a2a' }), passing: v03() },
+  'url.placeholder': { failing: v03({ url: 'https://example.com/a2a' }), passing: v03() },
+  'url.unreachable-host': { failing: v03({ url: 'https://localhost:8080/a2a' }), passing: v03() },
+  'url.link-invalid': { failing: v03({ documentationUrl: 'docs/trip-planner' }), passing: v03() },
+  'modes.media-type': { failing: v03({ defaultInputModes: ['text'] }), passing: v03() },
+  'skills.empty': { failing: v03({ skills: [] }), passing: v03() },
+  'skills.tags.empty': { failing: v03({ skills: [skill({ tags: [] })] }), passing: v03() },
+  'skills.id.unique': {
+    failing: v03({ skills: [skill({}), skill({ name: 'Book a trip' })] }),
+    passing: v03({ skills: [skill({}), skill({ id: 'book', name: 'Book a trip' })] }),
+  },
+  'security.undefined-scheme': { failing: v03({ security: [{ bearer: [] }] }), passing: v03({ securitySchemes: bearer03, security: [{ bearer: [] }] }) },
+  'security.scope.undeclared': { failing: v03(oauth03(['trips.write'])), passing: v03(oauth03(['trips.read'])) },
+  'extended-card.no-security': {
+    failing: v03({ supportsAuthenticatedExtendedCard: true }),
+    passing: v03({ supportsAuthenticatedExtendedCard: true, securitySchemes: bearer03, security: [{ bearer: [] }] }),
+  },
+  'field.unknown': { failing: v03({ owner: 'trips-team' }), passing: v03() },
+  'field.snake-case': { failing: v03({ documentationUrl: undefined, documentation_url: 'https://acme.net/docs' }), passing: v03() },
+  'field.legacy-0x': { failing: v10({ preferredTransport: 'JSONRPC' }), passing: v10() },
+  'field.from-1.0': { failing: v03({ supportedInterfaces: [interface10] }), passing: v03() },
+  'transport.preferred.missing': { failing: v03({ preferredTransport: undefined }), passing: v03() },
+  'transport.non-core': { failing: v03({ preferredTransport: 'WEBSOCKET' }), passing: v03() },
+  'interface.protocolVersion.patch': { failing: v10({ supportedInterfaces: [{ ...interface10, protocolVersion: '1.0.1' }] }), passing: v10() },
+  'content.secret': {
+    failing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { apiKey: 'sk-proj-Zx81Kq0aLm3Vb7Tn2Rw5Yc9P' } }] } }),
+    passing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { region: 'eu' } }] } }),
+  },
+};

@@ -1,0 +1,135 @@
+/**
+ * What every public page shares: the document frame (head, Open Graph tags, navigation), the
+ * styles (light and dark), the one small script, and the headers that let nothing else in. A page
+ * is complete without the script (it only turns stamps into local time, copies text, and sends the
+ * landing page's form); nothing is loaded from another host.
+ */
+import { createHash } from 'node:crypto';
+import { version } from '../lib/version.ts';
+import { pageScript } from './script.ts';
+
+export const esc = (value: unknown): string =>
+  String(value).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** Text with `code` spans, escaped. */
+export const prose = (text: string): string => esc(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+const scriptHash = createHash('sha256').update(pageScript).digest('base64');
+
+/** The inline style and the one inline script (by its hash); fetch to this origin only (the landing page's form). */
+export const pageHeaders = {
+  'Content-Security-Policy': [
+    "default-src 'none'",
+    "style-src 'unsafe-inline'",
+    `script-src 'sha256-${scriptHash}'`,
+    "connect-src 'self'",
+    "img-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** A time stamp: readable UTC in the page, the browser's local time once the script runs. */
+export const timeStamp = (iso: string): string => {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return esc(iso);
+  return `<time datetime="${esc(date.toISOString())}" data-local>${esc(date.toISOString().slice(0, 16).replace('T', ' '))} UTC</time>`;
+};
+
+/**
+ * Text as numbered lines, each marked with the class `marks` gives its number; with `anchors`,
+ * line n is the target `#Ln` (one such block per page).
+ */
+export const numberedLines = (text: string, marks: ReadonlyMap<number, string>, anchors: boolean): string =>
+  text
+    .split('\n')
+    .map((line, i) => {
+      const n = i + 1;
+      const mark = marks.get(n);
+      const number = anchors ? `<a class="ln" href="#L${n}">${n}</a>` : `<span class="ln">${n}</span>`;
+      return `<div class="row${mark ? ` ${mark}` : ''}"${anchors ? ` id="L${n}"` : ''}>${number}<span class="src">${esc(line) || ' '}</span></div>`;
+    })
+    .join('');
+
+const styles = `
+:root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--panel:#f6f8fa;--line:#d1d9e0;--link:#0960cc;
+--ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--hit-err:#ffebe9;--hit-warn:#fff8c5;--hit-ok:#dafbe1;--target:#ddf4ff}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--panel:#151b23;--line:#3d444d;--link:#58a6ff;
+--ok:#3fb950;--bad:#ff7b72;--warn:#d29922;--on-badge:#0d1117;--hit-err:#3c1618;--hit-warn:#362a0b;--hit-ok:#12301c;--target:#0a2450}}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);overflow-wrap:break-word}
+a{color:var(--link)}
+.top{border-bottom:1px solid var(--line);background:var(--panel)}
+.top nav{max-width:1240px;margin:0 auto;padding:8px 16px;display:flex;flex-wrap:wrap;gap:4px 16px;align-items:baseline}
+.top .brand{font-weight:700;color:var(--fg);text-decoration:none;margin-right:auto}
+main{max-width:1240px;margin:0 auto;padding:16px 16px 48px}
+h1{margin:8px 0;font-size:26px;line-height:1.25}h1 code{font-size:inherit}h2{font-size:19px;margin:28px 0 8px}h3{font-size:16px;margin:16px 0 4px}
+.muted,.none{color:var(--muted)}
+.badge{display:inline-block;padding:1px 10px;border-radius:999px;color:var(--on-badge);font-weight:600;white-space:nowrap}
+.ok{background:var(--ok)}.bad{background:var(--bad)}.warn{background:var(--warn)}.unknown{background:var(--muted)}
+.verdict{font-size:18px;margin:8px 0;display:flex;flex-wrap:wrap;gap:8px 12px;align-items:center}
+.callout{border:1px solid var(--line);border-left:4px solid var(--warn);border-radius:6px;padding:8px 12px;margin:12px 0;background:var(--panel)}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 16px;margin:8px 0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
+code,pre,.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:13px}
+code{overflow-wrap:anywhere}
+pre{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:12px;margin:8px 0;white-space:pre-wrap;overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:14px}th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}th{background:var(--panel)}
+td.num,th.num{text-align:right;white-space:nowrap}
+h2.errors{color:var(--bad)}h2.warnings{color:var(--warn)}.count{color:var(--muted);font-weight:normal}
+.group{border:1px solid var(--line);border-radius:6px;padding:8px 12px;margin:8px 0}
+.group h3{margin:0 0 4px;display:flex;flex-wrap:wrap;gap:4px 8px;align-items:baseline}
+.fix{margin:4px 0}.fix::before{content:"Fix: ";font-weight:600}
+ul.findings{list-style:none;margin:4px 0 0;padding:0}ul.findings li{padding:4px 0;border-top:1px dashed var(--line)}
+.at{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;white-space:nowrap;margin-right:6px}
+.suggestion{margin:2px 0 0 0}.suggestion::before{content:"→ ";color:var(--muted)}
+.columns{display:grid;grid-template-columns:minmax(0,1fr);gap:0 24px}
+@media (min-width:1000px){.columns{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}.card-pane{position:sticky;top:8px;align-self:start}}
+.code{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:8px 0;max-height:70vh;overflow-y:auto;overflow-x:hidden}
+@media (min-width:1000px){.code{max-height:calc(100vh - 64px)}}
+.code.example{max-height:none}
+.code .row{display:grid;grid-template-columns:3.5em minmax(0,1fr);scroll-margin:40px}
+.code .ln{color:var(--muted);text-align:right;padding-right:10px;user-select:none;text-decoration:none}
+.code .src{white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
+.code .row.error,.code .row.removed{background:var(--hit-err)}.code .row.warning{background:var(--hit-warn)}.code .row.added{background:var(--hit-ok)}.code .row:target{background:var(--target);outline:2px solid var(--link)}
+button{font:inherit;padding:4px 12px;border-radius:6px;border:1px solid var(--line);background:var(--panel);color:var(--fg);cursor:pointer}
+button.primary{background:var(--link);color:var(--bg);border-color:var(--link);font-weight:600}
+textarea,select,input{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:6px}
+textarea{width:100%;min-height:220px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
+details{margin:8px 0}summary{cursor:pointer}
+.links{display:flex;flex-wrap:wrap;gap:8px 20px;padding:0;list-style:none}
+@media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--on-badge:#fff;--hit-err:#fde2e2;--hit-warn:#fdf3c8;--hit-ok:#dcf5e3;--target:#fff}
+.top,button,.no-print{display:none!important}main{max-width:none;padding:0}.columns{display:block}.card-pane{position:static}
+.code{max-height:none;overflow:visible}.group,.row{break-inside:avoid}a{text-decoration:none}
+.badge{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+`;
+
+export interface PageOptions {
+  title: string;
+  /** One sentence for search results and link previews. */
+  description: string;
+  /** The page's public address (og:url), when it has a stable one. */
+  url?: string;
+  body: string;
+}
+
+export const renderPage = ({ title, description, url, body }: PageOptions): string => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${esc(title)}</title><meta name="description" content="${esc(description)}">
+<meta property="og:type" content="website"><meta property="og:site_name" content="cardgate"><meta property="og:title" content="${esc(title)}">
+<meta property="og:description" content="${esc(description)}">${url ? `<meta property="og:url" content="${esc(url)}">` : ''}
+<style>${styles}</style></head>
+<body><header class="top"><nav aria-label="Site"><a class="brand" href="/">cardgate</a><a href="/rules">Rules</a><a href="/docs">API docs</a><a href="/dashboard">Dashboard</a></nav></header>
+<main>${body}</main>
+<script>${pageScript}</script></body></html>`;
+
+/** The page a browser gets for an unknown report or rule (API clients keep their JSON 404). */
+export const renderNotFoundPage = (what: string, detail: string): string =>
+  renderPage({
+    title: `${what} not found · cardgate`,
+    description: detail,
+    body: `<h1>${esc(what)} not found</h1><p>${esc(detail)}</p><ul class="links"><li><a href="/">Validate a card</a></li><li><a href="/rules">All rules</a></li></ul><p class="muted">cardgate ${esc(version)}</p>`,
+  });

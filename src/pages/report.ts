@@ -1,0 +1,275 @@
+/**
+ * The report page (/reports/<id>), made to be linked from a pull request: the verdict, which rules
+ * judged the card and why, what cost the score points, the findings grouped by severity and rule
+ * with their fix, the card pretty-printed beside them with the offending lines marked (#L12
+ * anchors), and the same summary as Markdown to paste. Every string from a card or a result goes
+ * through `esc`.
+ */
+import { ruleCatalogue, scoreParts, versionSourceText, type CardResult, type CompatibilityVerdict, type ScorePart, type VersionSource } from '../engine/index.ts';
+import { formatMarkdown } from '../engine/formats/markdown.ts';
+import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
+import { locate, type LocatedIssue } from '../engine/positions.ts';
+import type { ReportRecord } from '../store/types.ts';
+import { esc, numberedLines, renderPage, timeStamp } from './layout.ts';
+
+type Json = Record<string, unknown>;
+const asObject = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+const asArray = (v: unknown): Json[] => (Array.isArray(v) ? v.map(asObject) : []);
+const asText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+
+const catalogue = new Map(ruleCatalogue.map((r) => [r.id, r]));
+
+export interface ReportUrls {
+  /** The report's public address (og:url, the Markdown's link). */
+  page: string;
+  badge: string;
+}
+
+/** Verdict and findings read off any stored result: single, webhook (flat) or GitHub (nested under `validation`). */
+interface Findings {
+  valid: boolean | null;
+  score: number | null;
+  errors: Json[];
+  warnings: Json[];
+  suggestions: Json[];
+  /** How many of each list the findings cap left out (`truncated` of the result). */
+  leftOut: { errors: number; warnings: number; suggestions: number };
+  version?: string;
+  versionSource?: VersionSource;
+  compatibility: Array<[string, CompatibilityVerdict]>;
+}
+
+const isVerdict = (v: unknown): v is CompatibilityVerdict =>
+  typeof asObject(v).valid === 'boolean' && typeof asObject(v).errors === 'number' && typeof asObject(v).warnings === 'number';
+const count = (v: unknown): number => (typeof v === 'number' && v > 0 ? v : 0);
+
+const findingsOf = (result: unknown, version: string | undefined): Findings => {
+  const r = asObject(result);
+  const v = typeof r.validation === 'object' ? asObject(r.validation) : r;
+  const left = asObject(v.truncated);
+  return {
+    valid: typeof v.valid === 'boolean' ? v.valid : null,
+    score: typeof r.score === 'number' ? r.score : typeof v.score === 'number' ? v.score : null,
+    errors: asArray(v.errors),
+    warnings: asArray(v.warnings),
+    suggestions: asArray(r.suggestions ?? v.suggestions),
+    leftOut: { errors: count(left.errors), warnings: count(left.warnings), suggestions: count(left.suggestions) },
+    version: typeof v.version === 'string' ? v.version : version,
+    versionSource: typeof v.version_source === 'string' && Object.hasOwn(versionSourceText, v.version_source) ? (v.version_source as VersionSource) : undefined,
+    compatibility: Object.entries(asObject(v.compatibility)).filter((entry): entry is [string, CompatibilityVerdict] => isVerdict(entry[1])),
+  };
+};
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+const verdictBadge = (valid: boolean | null, label = valid ? 'Valid' : 'Invalid'): string =>
+  valid === null ? '<span class="badge unknown">Unknown</span>' : `<span class="badge ${valid ? 'ok' : 'bad'}">${esc(label)}</span>`;
+
+const ruleLink = (rule: string): string => `<a href="/rules/${encodeURIComponent(rule)}"><code>${esc(rule)}</code></a>`;
+
+/** A finding as shown: where it is in the pretty-printed card, and the suggestion that fixes it. */
+interface Shown {
+  issue: LocatedIssue;
+  suggestion?: string;
+}
+
+/**
+ * Each warning takes the first unused suggestion about its field (the engine writes one per
+ * warning, in the same order, then those for missing fields): what is left fixes no finding.
+ */
+const mergeSuggestions = (warnings: LocatedIssue[], suggestions: Json[]): { merged: Shown[]; rest: Json[] } => {
+  const unused = [...suggestions];
+  const merged = warnings.map((issue) => {
+    const i = unused.findIndex((s) => s.field === issue.path);
+    return i < 0 ? { issue } : { issue, suggestion: asText(unused.splice(i, 1)[0]!.suggestion) };
+  });
+  return { merged, rest: unused };
+};
+
+const lineLink = (issue: LocatedIssue): string =>
+  issue.line === undefined ? '' : `<a class="at" href="#L${issue.line}" title="Show line ${issue.line} in the card">L${issue.line}</a>`;
+
+/** Findings of one severity, grouped by rule: the fix once when every finding shares it, else beside each. */
+const groupsOf = (shown: Shown[]): string => {
+  const byRule = new Map<string, Shown[]>();
+  for (const s of shown) byRule.set(s.issue.rule, [...(byRule.get(s.issue.rule) ?? []), s]);
+  return [...byRule]
+    .map(([rule, items]) => {
+      const texts = new Set(items.map((s) => s.suggestion ?? catalogue.get(rule)?.fix ?? ''));
+      const shared = texts.size === 1 ? [...texts][0] : undefined;
+      const rows = items.map(({ issue, suggestion }) => {
+        const own = shared === undefined && suggestion ? `<div class="suggestion">${esc(suggestion)}</div>` : '';
+        return `<li>${lineLink(issue)}<code>${esc(issue.path)}</code>: ${esc(issue.message)}${own}</li>`;
+      });
+      return `<article class="group"><h3>${ruleLink(rule)}<span class="count">${plural(items.length, 'finding')}</span></h3>${
+        shared ? `<p class="fix">${esc(shared)}</p>` : ''}<ul class="findings">${rows.join('')}</ul></article>`;
+    })
+    .join('');
+};
+
+const leftOutNote = (shown: number, left: number): string =>
+  left > 0 ? `<p class="none">${esc(left)} more not shown: the first ${esc(shown)} were kept.</p>` : '';
+
+const severitySection = (title: string, cls: string, shown: Shown[], left: number): string =>
+  `<section><h2 class="${cls}">${esc(title)} <span class="count">${shown.length + left}</span></h2>${
+    shown.length === 0 && left === 0 ? '<p class="none">None.</p>' : groupsOf(shown)}${leftOutNote(shown.length, left)}</section>`;
+
+const partLabel = (part: ScorePart): string =>
+  part.kind === 'rule'
+    ? `${ruleLink(part.id)} × ${part.count}${part.count > MAX_COUNT_PER_RULE ? ` (counted ${MAX_COUNT_PER_RULE} times at most)` : ''}`
+    : part.kind === 'field'
+      ? `no <code>${esc(part.id)}</code> (recommended)`
+      : `${plural(part.count, 'skill')} without <code>examples</code>`;
+
+/** What the score is made of: 100 minus each part's points (the engine's own parts, computed again from the findings). */
+const scoreSection = (f: Findings, card: unknown, warnings: Json[]): string => {
+  const perRule = new Map<string, number>();
+  for (const w of warnings) perRule.set(asText(w.rule), (perRule.get(asText(w.rule)) ?? 0) + 1);
+  const parts = scoreParts(typeof card === 'object' && card !== null && !Array.isArray(card) ? (card as Json) : undefined, [...perRule].filter(([rule]) => catalogue.has(rule)));
+  const lost = parts.reduce((sum, p) => sum + p.points, 0);
+  const wouldScore = Math.max(0, 100 - lost);
+  const intro = f.valid === false
+    ? `<p>An invalid card scores 0: fix the errors first. Once valid, it would score 100 − ${lost} = <strong>${wouldScore}</strong>.</p>`
+    : `<p>100 − ${lost} = <strong>${wouldScore}</strong>${f.score !== null && f.score !== wouldScore ? ` (the report says ${esc(f.score)}: it counted findings this page does not show)` : ''}.</p>`;
+  const table = parts.length === 0 ? '<p class="none">Nothing cost points.</p>'
+    : `<div class="scroll"><table><thead><tr><th>What cost points</th><th class="num">Points</th></tr></thead><tbody>${parts
+      .map((p) => `<tr><td>${partLabel(p)}</td><td class="num">−${p.points}</td></tr>`)
+      .join('')}</tbody></table></div>`;
+  return `<section><h2>Score</h2>${intro}${table}<p class="muted">A warning costs its rule's weight (each rule page gives it), ${MAX_COUNT_PER_RULE} times at most; missing recommended fields and skill examples cost too.</p></section>`;
+};
+
+/** "Valid for 0.3.0 clients; invalid for 1.0 clients (1 error, 8 warnings)." */
+const compatibilityCallout = (f: Findings): string => {
+  if (f.compatibility.length === 0 || f.version === undefined || f.valid === null) return '';
+  const others = f.compatibility.map(([v, c]) =>
+    `${c.valid ? 'valid' : 'invalid'} for ${esc(v)} clients (${plural(c.errors, 'error')}, ${plural(c.warnings, 'warning')}${c.valid ? '' : ': the <code>compatibility.other-version</code> warnings say which'})`);
+  return `<p class="callout"><strong>Compatibility:</strong> ${f.valid ? 'valid' : 'invalid'} for ${esc(f.version)} clients; ${others.join('; ')}.</p>`;
+};
+
+const cardPane = (text: string, marks: Map<number, 'error' | 'warning'>): string =>
+  `<section class="card-pane"><h2>Agent card</h2><div class="code" role="region" aria-label="The agent card" tabindex="0">${numberedLines(text, marks, true)}</div></section>`;
+
+const markdownSection = (markdown: string): string =>
+  `<section class="no-print"><h2>Share</h2><details><summary>Markdown summary</summary><pre id="markdown">${esc(markdown)}</pre></details>
+<p><button type="button" data-copy="markdown" hidden>Copy as Markdown</button> <span id="markdown-status" role="status"></span></p></section>`;
+
+const badgeSection = (urls: ReportUrls): string => {
+  const snippet = `[![cardgate](${urls.badge})](${urls.page})`;
+  return `<section class="no-print"><h2>Badge</h2><p><img src="${esc(new URL(urls.badge).pathname)}" alt="cardgate badge" height="20"></p><pre id="badge-markdown">${esc(snippet)}</pre>
+<p><button type="button" data-copy="badge-markdown" hidden>Copy badge Markdown</button> <span id="badge-markdown-status" role="status"></span></p></section>`;
+};
+
+const facts = (rows: Array<[string, string | undefined]>): string =>
+  `<dl class="facts">${rows.filter(([, v]) => v).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`).join('')}</dl>`;
+
+const contextFacts = (report: ReportRecord): Array<[string, string | undefined]> => {
+  const meta = asObject(report.meta);
+  if (report.kind === 'github') return [['Repository', meta.repo ? esc(meta.repo) : undefined], ['Commit', `<code>${esc(meta.sha ?? report.alias ?? '')}</code>`]];
+  if (report.kind === 'single' && meta.source !== undefined) {
+    const source = asObject(meta.source);
+    return [['Fetched from', esc(source.url ?? source.agent_url ?? '')]];
+  }
+  return [];
+};
+
+const summaryOf = (f: Findings): string =>
+  `${f.valid === null ? 'Unknown' : f.valid ? 'Valid' : 'Invalid'}${f.score === null ? '' : `, score ${f.score}/100`}; ${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}`;
+
+const rulesUsed = (f: Findings): string | undefined =>
+  f.version === undefined ? undefined : `A2A ${esc(f.version)} rules${f.versionSource ? `, ${esc(versionSourceText[f.versionSource])}` : ''}`;
+
+const singlePage = (report: ReportRecord, name: string, urls: ReportUrls): { body: string; description: string } => {
+  const f = findingsOf(report.result, report.version);
+  const text = report.card === undefined ? '' : JSON.stringify(report.card, null, 2);
+  // Positions in the pretty-printed card (the one shown), not in the text as it was sent.
+  const located = text
+    ? locate(text, { errors: f.errors, warnings: f.warnings } as unknown as CardResult)
+    : { errors: f.errors as unknown as LocatedIssue[], warnings: f.warnings as unknown as LocatedIssue[] };
+  const marks = new Map<number, 'error' | 'warning'>();
+  for (const w of located.warnings) if (w.line !== undefined) marks.set(w.line, 'warning');
+  for (const e of located.errors) if (e.line !== undefined) marks.set(e.line, 'error');
+  const { merged, rest } = mergeSuggestions(located.warnings, f.suggestions);
+  const seen = new Set<string>();
+  const others = rest.filter((s) => !seen.has(`${asText(s.field)}\n${asText(s.suggestion)}`) && seen.add(`${asText(s.field)}\n${asText(s.suggestion)}`));
+  const markdown = `${formatMarkdown([{
+    name,
+    result: { ...located, valid: f.valid === true, score: f.score ?? 0, truncated: f.leftOut } as unknown as CardResult,
+  }])}\n[Full report](${urls.page})\n`;
+  const body = [
+    `<p class="verdict">${verdictBadge(f.valid)}${f.score === null ? '' : `<strong>Score ${esc(f.score)}/100</strong>`}<span class="muted">${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}</span></p>`,
+    compatibilityCallout(f),
+    facts([
+      ['Rules used', rulesUsed(f)],
+      ['Created', timeStamp(report.created_at)],
+      ['Report', `<code>${esc(report.id)}</code>`],
+      ...contextFacts(report),
+    ]),
+    report.kind === 'webhook' && Object.keys(asObject(report.meta)).length > 0
+      ? `<details><summary>Webhook metadata</summary>${facts(Object.entries(asObject(report.meta)).map(([k, v]) => [k, esc(typeof v === 'object' ? JSON.stringify(v) : v)]))}</details>`
+      : '',
+    '<div class="columns"><div class="findings-pane">',
+    severitySection('Errors', 'errors', located.errors.map((issue) => ({ issue })), f.leftOut.errors),
+    severitySection('Warnings', 'warnings', merged, f.leftOut.warnings),
+    others.length === 0 ? '' : `<section><h2>More suggestions <span class="count">${others.length}</span></h2><ul>${others
+      .map((s) => `<li><code>${esc(s.field)}</code>: ${esc(s.suggestion)}</li>`).join('')}</ul>${leftOutNote(others.length, f.leftOut.suggestions)}</section>`,
+    scoreSection(f, report.card, f.warnings),
+    markdownSection(markdown),
+    badgeSection(urls),
+    '</div>',
+    text ? cardPane(text, marks) : '',
+    '</div>',
+  ].join('');
+  return { body, description: `${summaryOf(f)}${rulesUsed(f) ? `; ${rulesUsed(f)}` : ''}.` };
+};
+
+const batchPage = (report: ReportRecord, urls: ReportUrls): { body: string; description: string } => {
+  const r = asObject(report.result);
+  const summary = asObject(r.summary);
+  const results = asArray(r.results);
+  const allValid = typeof r.invalid === 'number' ? r.invalid === 0 : null;
+  const overview = `<div class="scroll"><table><thead><tr><th>Card id</th><th>Verdict</th><th>Score</th><th>Errors</th><th>Warnings</th><th>Rules used</th></tr></thead><tbody>${results
+    .map((x) => {
+      const f = findingsOf(x, undefined);
+      return `<tr><td><code>${esc(x.id)}</code></td><td>${verdictBadge(f.valid)}</td><td>${esc(f.score ?? '')}</td><td>${f.errors.length + f.leftOut.errors}</td><td>${f.warnings.length + f.leftOut.warnings}</td><td>${esc(f.version ?? '')}</td></tr>`;
+    })
+    .join('')}</tbody></table></div>`;
+  const details = results
+    .filter((x) => asArray(x.errors).length + asArray(x.warnings).length > 0)
+    .map((x) => {
+      const f = findingsOf(x, undefined);
+      const { merged } = mergeSuggestions(f.warnings as unknown as LocatedIssue[], f.suggestions);
+      return `<details><summary>Card <code>${esc(x.id)}</code>: ${esc(summaryOf(f))}</summary>${compatibilityCallout(f)}${
+        severitySection('Errors', 'errors', (f.errors as unknown as LocatedIssue[]).map((issue) => ({ issue })), f.leftOut.errors)}${
+        severitySection('Warnings', 'warnings', merged, f.leftOut.warnings)}</details>`;
+    })
+    .join('');
+  const description = `${asText(r.valid)} of ${asText(r.total)} cards valid; average score ${asText(summary.average_score)}/100.`;
+  const body = [
+    `<p class="verdict">${verdictBadge(allValid, `${r.valid} of ${r.total} valid`)}<span><strong>Average score ${esc(summary.average_score)}</strong>/100</span></p>`,
+    facts([['Created', timeStamp(report.created_at)], ['Report', `<code>${esc(report.id)}</code>`]]),
+    `<section><h2>Cards</h2>${overview}</section>`,
+    details ? `<section><h2>Findings per card</h2>${details}</section>` : '',
+    badgeSection(urls),
+    `<section><h2>Submitted cards</h2><pre>${esc(JSON.stringify(report.card, null, 2))}</pre></section>`,
+  ].join('');
+  return { body, description };
+};
+
+const kindLabel: Record<ReportRecord['kind'], string> = {
+  single: 'Single validation',
+  batch: 'Batch validation',
+  webhook: 'Webhook validation',
+  github: 'GitHub validation',
+};
+
+export const renderReportPage = (report: ReportRecord, urls: ReportUrls): string => {
+  const card = asObject(report.card);
+  const name = report.kind === 'batch' ? 'Batch of agent cards' : typeof card.name === 'string' && card.name ? card.name : 'Agent card';
+  const { body, description } = report.kind === 'batch' ? batchPage(report, urls) : singlePage(report, name, urls);
+  return renderPage({
+    title: `${name} · cardgate report`,
+    description,
+    url: urls.page,
+    body: `<p class="muted">cardgate report · ${esc(kindLabel[report.kind])}</p><h1>${esc(name)}</h1>${body}`,
+  });
+};

@@ -1,0 +1,252 @@
+/**
+ * The public pages in headless Chromium against the real server, at 1280x800 and 390x844, light
+ * and dark: content, no sideways scrolling, text contrast of at least 4.5:1, no request to any
+ * other host, no console error (a blocked script would log one); and what the script adds: local
+ * time stamps, "copy as Markdown", the landing page's form. Screenshots go to test-artifacts/pages/.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ADMIN_TOKEN, startBrowser, startService } from '../dashboard/harness.ts';
+import { minimalCard } from '../helpers/cards.ts';
+import { contrast } from './contrast.ts';
+
+const shots = new URL('../../test-artifacts/pages', import.meta.url).pathname;
+
+let service: Awaited<ReturnType<typeof startService>>;
+let browser: Awaited<ReturnType<typeof startBrowser>>;
+let reportPath = '';
+let invalidPath = '';
+let batchPath = '';
+let webhookPath = '';
+
+/** A 0.3.0 card that also addresses 1.0, with long unbroken values and a plain-http URL. */
+const card = {
+  ...minimalCard('Route Planner <Agent>', `Plans routes. ${'A long description that wraps. '.repeat(6)}`),
+  url: 'http://agent.acme.net/a2a',
+  supportedInterfaces: [{ url: 'https://agent.acme.net/a2a', protocolBinding: 'JSONRPC' }],
+  unknownFieldWithAVeryLongNameThatGoesOnAndOnAndOnAndOn: 'x'.repeat(180),
+  skills: [{ id: 'route', name: 'Route', description: 'Routes.', tags: [], extra_thing: 1 }],
+};
+
+const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  assert.ok(res.ok, `${path}: ${res.status}`);
+  return res.json() as Promise<Record<string, any>>;
+};
+
+const validate = (card: unknown) => post('/v1/validate', { agent_card: card }) as Promise<{ report_url: string }>;
+
+/** A pro key, made through the admin API: batches need one. */
+const proKey = async (): Promise<Record<string, string>> => {
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const account = await post('/admin/api/accounts', { name: 'pages', plan: 'pro' }, admin);
+  const key = await post(`/admin/api/accounts/${account.account.id}/keys`, { name: 'pages' }, admin);
+  return { authorization: `Bearer ${key.secret}` };
+};
+
+before(async () => {
+  service = await startService();
+  browser = await startBrowser(service.url);
+  mkdirSync(shots, { recursive: true });
+  reportPath = new URL((await validate(card)).report_url).pathname;
+  invalidPath = new URL((await validate({ ...minimalCard(), name: 42, defaultInputModes: 'text' })).report_url).pathname;
+  const batch = await post('/v1/validate/batch', { cards: [{ id: 'good', agent_card: minimalCard() }, { id: 'dual <card>', agent_card: card }, { id: 'bad', agent_card: {} }] }, await proKey());
+  batchPath = `/reports/${batch.batch_id}`;
+  webhookPath = new URL((await post('/v1/webhook', { agent_card: card, metadata: { branch: 'main', commit: 'a'.repeat(40) } })).report_url).pathname;
+});
+
+after(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+const sizes = [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+] as const;
+const schemes = ['light', 'dark'] as const;
+
+/**
+ * Every visible piece of text with its colour and the first opaque background behind it. Plain
+ * JavaScript text: the test's own code is transpiled with helpers the page does not have.
+ */
+const textColoursScript = `(() => {
+  const parse = (c) => {
+    const m = /rgba?\\(([^)]+)\\)/.exec(c);
+    if (!m) return null;
+    const p = m[1].split(/[\\s,/]+/).filter(Boolean).map(Number);
+    return { rgb: 'rgb(' + p[0] + ', ' + p[1] + ', ' + p[2] + ')', alpha: p.length > 3 ? p[3] : 1 };
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c.alpha > 0.5) return c.rgb;
+    }
+    return (parse(getComputedStyle(document.documentElement).backgroundColor) || { rgb: 'rgb(255, 255, 255)' }).rgb;
+  };
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!n.textContent.trim() || el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+    out.push({ text: n.textContent.trim().slice(0, 40), fg: parse(getComputedStyle(el).color).rgb, bg: background(el) });
+  }
+  return out;
+})()`;
+
+const textColours = (): Promise<Array<{ text: string; fg: string; bg: string }>> => browser.page.evaluate(textColoursScript);
+
+/** Opens `path` at every size and colour scheme, checking layout and contrast; returns the HTTP status. */
+const checkEverywhere = async (path: string, name: string, expectStatus = 200) => {
+  const { page } = browser;
+  for (const size of sizes) {
+    for (const colorScheme of schemes) {
+      await page.setViewportSize(size);
+      await page.emulateMedia({ colorScheme });
+      const res = await page.goto(`${service.url}${path}`);
+      assert.equal(res?.status(), expectStatus, path);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${path} at ${size.width} px scrolls sideways by ${overflow} px`);
+      const low = (await textColours()).filter((t) => contrast(t.fg, t.bg) < 4.5);
+      assert.deepEqual(low.map((t) => `${t.text}: ${t.fg} on ${t.bg} (${contrast(t.fg, t.bg).toFixed(2)})`), [], `${path} ${size.width} ${colorScheme}`);
+      await page.screenshot({ path: join(shots, `${name}-${size.width}-${colorScheme}.png`), fullPage: true });
+    }
+  }
+  await page.setViewportSize(sizes[0]);
+  await page.emulateMedia({ colorScheme: 'light' });
+};
+
+describe('the public pages in a browser', () => {
+  it('the report page: verdict, compatibility, findings beside the card, at both sizes, light and dark', async () => {
+    await checkEverywhere(reportPath, 'report');
+    await checkEverywhere(invalidPath, 'report-invalid');
+    const { page } = browser;
+    await page.goto(`${service.url}${reportPath}`);
+    await page.getByRole('heading', { name: 'Route Planner <Agent>', level: 1 }).waitFor();
+    assert.ok(await page.getByText('valid for 0.3.0 clients; invalid for 1.0 clients').isVisible());
+    // Side by side on a wide screen.
+    const findings = (await page.locator('.findings-pane').boundingBox())!;
+    const cardBox = (await page.locator('.card-pane').boundingBox())!;
+    assert.ok(cardBox.x > findings.x + findings.width - 1, 'the card sits beside the findings');
+  });
+
+  it('batch and webhook reports, at both sizes, light and dark', async () => {
+    await checkEverywhere(batchPath, 'report-batch');
+    await checkEverywhere(webhookPath, 'report-webhook');
+    const { page } = browser;
+    await page.goto(`${service.url}${batchPath}`);
+    await page.getByText('2 of 3 valid').waitFor();
+    assert.equal(await page.locator('table tbody tr').count(), 3);
+  });
+
+  it('on a phone the report is one column of reasonable height, long lines wrapped inside the card box', async () => {
+    const { page } = browser;
+    await page.setViewportSize(sizes[1]);
+    await page.goto(`${service.url}${reportPath}`);
+    const findings = (await page.locator('.findings-pane').boundingBox())!;
+    const cardBox = (await page.locator('.card-pane').boundingBox())!;
+    assert.equal(Math.round(cardBox.x), Math.round(findings.x), 'one column');
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    assert.ok(height < 6000, `the page is ${height} px tall`);
+    const code = await page.locator('.code').evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));
+    assert.ok(code.scrollWidth <= code.clientWidth, 'no line runs out of the card box');
+    await page.setViewportSize(sizes[0]);
+  });
+
+  it('a finding links to its line, highlighted; rule ids link to their page', async () => {
+    const { page } = browser;
+    await page.goto(`${service.url}${reportPath}`);
+    const link = page.locator('li:has(code:text-is("unknownFieldWithAVeryLongNameThatGoesOnAndOnAndOnAndOn")) a.at');
+    const target = (await link.getAttribute('href'))!;
+    await link.click();
+    assert.equal(new URL(page.url()).hash, target);
+    const row = page.locator(target);
+    assert.ok((await row.textContent())!.includes('unknownFieldWithAVeryLongNameThatGoesOnAndOnAndOnAndOn'));
+    assert.ok(await row.isVisible());
+    assert.ok(await row.evaluate((el) => el.matches(':target') && el.classList.contains('warning')));
+    const inView = await row.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const pane = el.closest('.code')!.getBoundingClientRect();
+      return box.top >= pane.top - 1 && box.bottom <= pane.bottom + 1;
+    });
+    assert.ok(inView, 'the card box scrolled to the line');
+    await page.locator('a[href="/rules/field.unknown"]').first().click();
+    await page.getByRole('heading', { name: 'field.unknown', level: 1 }).waitFor();
+  });
+
+  it('stamps are shown in local time by the script, and "copy as Markdown" copies the summary', async () => {
+    const { page } = browser;
+    await page.goto(`${service.url}${reportPath}`);
+    const stamp = page.locator('time[data-local]').first();
+    const utc = (await stamp.getAttribute('title'))!;
+    assert.match(utc, /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/, 'the readable UTC text is kept as the title');
+    assert.notEqual(await stamp.textContent(), utc);
+    await page.getByRole('button', { name: 'Copy as Markdown' }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied.' }).first().waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.ok(copied.startsWith('## cardgate: agent card validation'));
+    assert.ok(copied.includes(`[Full report](${service.url}${reportPath})`));
+    assert.ok(await page.evaluate(() => (document.querySelector('img[alt="cardgate badge"]') as HTMLImageElement).naturalWidth > 0), 'the badge image loads');
+  });
+
+  it('prints without navigation or buttons', async () => {
+    const { page } = browser;
+    await page.goto(`${service.url}${reportPath}`);
+    await page.emulateMedia({ media: 'print' });
+    assert.equal(await page.locator('header.top').isVisible(), false);
+    assert.equal(await page.getByRole('button', { name: 'Copy as Markdown' }).isVisible(), false);
+    await page.emulateMedia({ media: 'screen' });
+  });
+
+  it('the rule index and rule pages', async () => {
+    await checkEverywhere('/rules', 'rules');
+    await checkEverywhere('/rules/compatibility.other-version', 'rule');
+    const { page } = browser;
+    await page.goto(`${service.url}/rules`);
+    await page.getByLabel('Rules of A2A version').selectOption('1.0');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/version=1\.0/);
+    assert.equal(await page.locator('a[href="/rules/skills.empty"]').count(), 0, 'a 0.x-only rule is filtered out');
+    assert.equal(await page.locator('a[href="/rules/schema.non-empty"]').count(), 1);
+  });
+
+  it('the landing page validates a pasted card and links to its report', async () => {
+    await checkEverywhere('/', 'landing');
+    const { page } = browser;
+    await page.goto(`${service.url}/`);
+    await page.getByLabel('Agent card (JSON)').fill('{"name": ');
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.getByRole('alert').filter({ hasText: 'That is not JSON' }).waitFor();
+    await page.getByLabel('Agent card (JSON)').fill(JSON.stringify(minimalCard('Pasted agent'), null, 2));
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.getByRole('link', { name: 'Open the report' }).click();
+    await page.getByRole('heading', { name: 'Pasted agent', level: 1 }).waitFor();
+    await page.screenshot({ path: join(shots, 'landing-result.png'), fullPage: true });
+  });
+
+  it('unknown reports and rules get a 404 page', async () => {
+    await checkEverywhere('/reports/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA', 'report-404', 404);
+    await checkEverywhere('/rules/no.such-rule', 'rule-404', 404);
+    await browser.page.getByRole('heading', { name: 'Rule not found' }).waitFor();
+  });
+
+  it('the badge is a well-formed SVG', async () => {
+    const { page } = browser;
+    await page.goto(`${service.url}/`); // a page whose policy lets it fetch from its server
+    for (const [path, status, text] of [[`${reportPath}/badge.svg`, 200, /valid \d+\/100/], ['/reports/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA/badge.svg', 404, /report not found/]] as const) {
+      const parsed = await page.evaluate(`fetch(${JSON.stringify(path)}).then(async (res) => {
+        const doc = new DOMParser().parseFromString(await res.text(), 'image/svg+xml');
+        return { status: res.status, root: doc.documentElement.tagName, errors: doc.getElementsByTagName('parsererror').length, label: doc.documentElement.getAttribute('aria-label') };
+      })`) as { status: number; root: string; errors: number; label: string | null };
+      assert.deepEqual([parsed.status, parsed.root, parsed.errors], [status, 'svg', 0]);
+      assert.match(parsed.label!, text);
+    }
+  });
+
+  it('no page asked another host for anything, and nothing was logged as an error', () => {
+    assert.deepEqual(browser.foreign, []);
+    assert.deepEqual(browser.consoleErrors.filter((e) => !/status of 404/.test(e)), []);
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * The public pages over plain HTTP: content negotiation (HTML for browsers, JSON for API
+ * clients), the 404s, what the report page says (merged suggestions, line anchors, score parts,
+ * Markdown, link-preview tags), the rule pages, and the badge SVG.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { ruleCatalogue } from '../../src/engine/index.ts';
+import { textWidth } from '../../src/pages/badge.ts';
+import { pageScript } from '../../src/pages/script.ts';
+import { version } from '../../src/lib/version.ts';
+import { postJson, testApp } from '../helpers/app.ts';
+import { minimalCard } from '../helpers/cards.ts';
+import { contrast } from './contrast.ts';
+
+const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+const json = { accept: 'application/json' };
+
+/** A 0.3.0 card that also declares a 1.0 interface lacking its protocolVersion, with three unknown fields and a plain-http URL. */
+const dualCard = {
+  ...minimalCard('Dual <Agent>'),
+  url: 'http://agent.acme.net/a2a',
+  supportedInterfaces: [{ url: 'https://agent.acme.net/a2a', protocolBinding: 'JSONRPC' }],
+  owner: 'team-a',
+  team: 'b',
+  colour: 'c',
+};
+
+const setup = () => {
+  const t = testApp();
+  const validate = async (card: unknown) =>
+    (await t.app.request('/v1/validate', postJson({ agent_card: card, options: { include_score: true, include_suggestions: true } }))).json();
+  return { ...t, validate };
+};
+
+const page = async (t: ReturnType<typeof setup>, path: string, headers: Record<string, string> = html) => {
+  const res = await t.app.request(path, { headers });
+  return { res, text: await res.text() };
+};
+
+describe('content negotiation and 404s', () => {
+  it('GET / is the landing page for browsers and a JSON description for API clients', async () => {
+    const t = setup();
+    const { res, text } = await page(t, '/');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type')!, /^text\/html/);
+    assert.equal(res.headers.get('vary'), 'Accept');
+    assert.ok(text.includes(`Version ${version}`));
+    for (const path of ['/docs', '/rules', '/dashboard', '/healthz', '/openapi.json']) assert.ok(text.includes(`href="${path}"`), path);
+    assert.ok(text.includes('<form data-validate>') && text.includes('<textarea id="card"'));
+
+    const res2 = await t.app.request('/', { headers: json });
+    assert.match(res2.headers.get('content-type')!, /^application\/json/);
+    const body = await res2.json();
+    assert.equal(body.service, 'cardgate');
+    assert.equal(body.version, version);
+    assert.deepEqual(body.links, {
+      docs: 'http://cardgate.test/docs',
+      openapi: 'http://cardgate.test/openapi.json',
+      rules: 'http://cardgate.test/rules',
+      dashboard: 'http://cardgate.test/dashboard',
+      health: 'http://cardgate.test/healthz',
+    });
+  });
+
+  it('allows exactly the page\'s own inline script by its hash, and nothing from another host', async () => {
+    const t = setup();
+    const { res, text } = await page(t, '/');
+    const csp = res.headers.get('content-security-policy')!;
+    const scripts = [...text.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+    assert.deepEqual(scripts, [pageScript]);
+    const hash = createHash('sha256').update(pageScript).digest('base64');
+    assert.ok(csp.includes(`script-src 'sha256-${hash}'`), csp);
+    assert.ok(csp.startsWith("default-src 'none'"));
+    assert.ok(csp.includes("connect-src 'self'") && csp.includes("frame-ancestors 'none'"));
+  });
+
+  it('an unknown report or rule is a page for browsers and the JSON 404 for API clients', async () => {
+    const t = setup();
+    for (const path of ['/reports/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA', '/rules/no.such-rule']) {
+      const browser = await page(t, path);
+      assert.equal(browser.res.status, 404, path);
+      assert.match(browser.res.headers.get('content-type')!, /^text\/html/);
+      assert.match(browser.text, /<h1>(Report|Rule) not found<\/h1>/);
+      for (const headers of [json, {}, { accept: '*/*' }]) {
+        const res = await t.app.request(path, { headers });
+        assert.equal(res.status, 404);
+        assert.equal((await res.json()).error.code, 'NOT_FOUND', `${path} ${JSON.stringify(headers)}`);
+      }
+    }
+  });
+
+  it('GET /v1/rules stays the JSON catalogue', async () => {
+    const t = setup();
+    const body = await (await t.app.request('/v1/rules')).json();
+    assert.deepEqual(Object.keys(body), ['versions', 'version_selection', 'rules']);
+    assert.deepEqual(Object.keys(body.rules[0]).sort(), ['description', 'fix', 'id', 'severity', 'source', 'spec', 'versions', 'weight']);
+  });
+});
+
+describe('the report page', () => {
+  it('the result and the report JSON carry the compatibility verdict, and the page says it', async () => {
+    const t = setup();
+    const result = await t.validate(dualCard);
+    assert.deepEqual(result.compatibility, { '1.0': { valid: false, errors: 1, warnings: result.compatibility['1.0'].warnings } });
+    const path = new URL(result.report_url).pathname;
+    const report = await (await t.app.request(path, { headers: json })).json();
+    assert.deepEqual(report.result.compatibility, result.compatibility);
+    assert.equal(report.result.version_source, 'declared');
+    const { text } = await page(t, path);
+    assert.ok(text.includes('valid for 0.3.0 clients; invalid for 1.0 clients (1 error,'), 'compatibility callout');
+    assert.ok(text.includes('<dd>A2A 0.3.0 rules, as the card declares</dd>'));
+  });
+
+  it('merges suggestions into their findings: a shared fix is shown once', async () => {
+    const t = setup();
+    const result = await t.validate(dualCard);
+    const { text } = await page(t, new URL(result.report_url).pathname);
+    const fix = ruleCatalogue.find((r) => r.id === 'field.unknown')!.fix;
+    const outsideMarkdown = text.replace(/<pre id="markdown">[\s\S]*?<\/pre>/, '');
+    assert.equal(outsideMarkdown.split(fix).length - 1, 1, 'the fix for three unknown fields appears once');
+    assert.ok(text.includes('<span class="count">3 findings</span>'));
+    // Suggestions that fix no finding (missing recommended fields) are listed once, under their own heading.
+    assert.ok(text.includes('More suggestions'));
+    assert.equal(text.split('<code>provider</code>: add').length - 1, 1);
+  });
+
+  it('links every finding to its line in the pretty-printed card, and every rule id to its page', async () => {
+    const t = setup();
+    const result = await t.validate(dualCard);
+    const { text } = await page(t, new URL(result.report_url).pathname);
+    const pretty = JSON.stringify(dualCard, null, 2).split('\n');
+    const ownerLine = pretty.findIndex((l) => l.includes('"owner"')) + 1;
+    assert.ok(text.includes(`<a class="at" href="#L${ownerLine}" title="Show line ${ownerLine} in the card">L${ownerLine}</a><code>owner</code>`));
+    assert.ok(text.includes(`<div class="row warning" id="L${ownerLine}"><a class="ln" href="#L${ownerLine}">${ownerLine}</a><span class="src">  &#34;owner&#34;: &#34;team-a&#34;,</span></div>`));
+    for (const w of result.warnings) assert.ok(text.includes(`<a href="/rules/${w.rule}"><code>${w.rule}</code></a>`), w.rule);
+  });
+
+  it('shows what cost the score points, adding up to the score', async () => {
+    const t = setup();
+    const result = await t.validate(dualCard);
+    assert.equal(result.valid, true);
+    const { text } = await page(t, new URL(result.report_url).pathname);
+    const points = [...text.matchAll(/<td class="num">−(\d+)<\/td>/g)].map((m) => Number(m[1]));
+    assert.ok(points.length >= 4);
+    assert.equal(100 - points.reduce((a, b) => a + b, 0), result.score);
+    assert.ok(text.includes(`<strong>${result.score}</strong>`));
+  });
+
+  it('has link-preview tags with the public URL, a Markdown summary, a badge and a UTC time stamp', async () => {
+    const t = setup();
+    const result = await t.validate(dualCard);
+    const { text } = await page(t, new URL(result.report_url).pathname);
+    assert.ok(text.includes(`<meta property="og:url" content="${result.report_url}">`));
+    assert.ok(text.includes('<meta property="og:title" content="Dual &#60;Agent&#62; · cardgate report">'));
+    assert.match(text, /<meta property="og:description" content="Valid, score \d+\/100; 0 errors, \d+ warnings; A2A 0.3.0 rules, as the card declares.">/);
+    const markdown = /<pre id="markdown">([\s\S]*?)<\/pre>/.exec(text)![1]!;
+    assert.ok(markdown.startsWith('## cardgate: agent card validation'));
+    assert.ok(markdown.includes(`[Full report](${result.report_url})`));
+    assert.ok(text.includes(`<img src="${new URL(result.report_url).pathname}/badge.svg"`));
+    assert.ok(text.includes(`<time datetime="${result.timestamp}" data-local>${result.timestamp.slice(0, 16).replace('T', ' ')} UTC</time>`));
+  });
+});
+
+describe('the rule pages', () => {
+  it('GET /rules lists every rule, linked, and filters by version', async () => {
+    const t = setup();
+    const { res, text } = await page(t, '/rules');
+    assert.equal(res.status, 200);
+    for (const r of ruleCatalogue) assert.ok(text.includes(`<a href="/rules/${r.id}"><code>${r.id}</code></a>`), r.id);
+    const only1 = (await page(t, '/rules?version=1.0')).text;
+    for (const r of ruleCatalogue) assert.equal(only1.includes(`href="/rules/${r.id}"`), r.versions.includes('1.0'), r.id);
+    assert.equal((await t.app.request('/rules?version=9.9')).status, 400);
+  });
+
+  it('GET /rules/<id> says what, why, spec, weight, and shows a failing and a passing example', async () => {
+    const t = setup();
+    for (const r of ruleCatalogue) {
+      const { res, text } = await page(t, `/rules/${r.id}`);
+      assert.equal(res.status, 200, r.id);
+      for (const part of ['What it checks', 'Why', 'How to fix it', 'Failing example', 'Passing example', 'Score weight']) assert.ok(text.includes(part), `${r.id}: ${part}`);
+      const escaped = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+      for (const field of [r.description, r.spec, r.fix]) assert.ok(text.includes(escaped(field)), `${r.id}: ${field}`);
+      // The failing example's findings, as the engine reports them, name the rule.
+      const failing = text.slice(text.indexOf('Failing example'), text.indexOf('Passing example'));
+      assert.ok(failing.includes(`<strong><code>${r.id}</code></strong>`), r.id);
+    }
+  });
+});
+
+describe('the badge', () => {
+  const rects = (svg: string) => [...svg.matchAll(/<rect [^>]*fill="(#[0-9a-f]{6})"/g)].map((m) => m[1]!);
+
+  it('says verdict and score, sized by the width table, cached, white text readable on every colour', async () => {
+    const t = setup();
+    const good = await t.validate({ ...minimalCard(), preferredTransport: 'JSONRPC' });
+    const bad = await t.validate({ ...minimalCard(), name: 7 });
+    for (const [result, message] of [[good, `valid ${good.score}/100`], [bad, 'invalid']] as const) {
+      const res = await t.app.request(`${new URL(result.report_url).pathname}/badge.svg`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+      assert.match(res.headers.get('cache-control')!, /max-age=\d+/);
+      const svg = await res.text();
+      assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="\d+" height="20" role="img"/);
+      assert.ok(svg.includes(`aria-label="cardgate: ${message}"`), svg);
+      assert.ok(svg.includes(`textLength="${textWidth(message)}"`));
+      const [left, right] = [...svg.matchAll(/<rect (?:x="\d+" )?width="(\d+)"/g)].slice(1).map((m) => Number(m[1]));
+      assert.equal(Number(/width="(\d+)"/.exec(svg)![1]), left! + right!);
+      assert.ok(right! >= textWidth(message) + 12);
+      for (const fill of rects(svg)) assert.ok(contrast('#ffffff', fill) >= 4.5, `white on ${fill}`);
+    }
+  });
+
+  it('an unknown report gets a 404 badge saying so', async () => {
+    const t = setup();
+    const res = await t.app.request('/reports/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA/badge.svg');
+    assert.equal(res.status, 404);
+    assert.equal(res.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+    const svg = await res.text();
+    assert.ok(svg.includes('>report not found</text>'));
+    for (const fill of rects(svg)) assert.ok(contrast('#ffffff', fill) >= 4.5, `white on ${fill}`);
+  });
+
+  it('measures text from the advance-width table', () => {
+    assert.equal(textWidth(''), 0);
+    assert.equal(textWidth('i'), 3.1); // 278/1000 em at 11 px
+    assert.ok(textWidth('WWW') > textWidth('iii') * 3);
+    assert.ok(textWidth('ü') > 0, 'a character outside the table still takes room');
+  });
+});
