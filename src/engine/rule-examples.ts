@@ -6,6 +6,7 @@
  * does not report it).
  */
 import type { RuleId } from './catalogue.ts';
+import type { TrustedKey } from './signatures/trusted-key.ts';
 import type { ValidateOptions } from './types.ts';
 
 /** What the two finding-free base cards share: every recommended field, a skill with examples. */
@@ -53,6 +54,52 @@ const oauth03 = (scopes: string[]) => ({
   securitySchemes: { oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://acme.net/token', scopes: { 'trips.read': 'Read trips' } } } } },
   security: [{ oauth: scopes }],
 });
+
+/**
+ * base03's signature by kid: protected header {alg: EdDSA, typ: JOSE, kid (, jku)} and the signature
+ * over its 0.3.0 canonical form. Fixed values: Ed25519 signs deterministically, and the example key's
+ * private half is nowhere in the repository.
+ */
+const by = {
+  'example-key': ['eyJhbGciOiJFZERTQSIsInR5cCI6IkpPU0UiLCJraWQiOiJleGFtcGxlLWtleSJ9', 'l8zy5YkxlOP_p1Kdjzr9FbyjpY_Odzj9isxGkq9STObR5Os6lD9XHmmXOOopPh8nckFxttShFhD5hl9xNm1hDQ'],
+  'retired-key': ['eyJhbGciOiJFZERTQSIsInR5cCI6IkpPU0UiLCJraWQiOiJyZXRpcmVkLWtleSJ9', 'AOQ3B78ysOiFBHgwatZEOTYdYXgB5aRizkX-cRBQBxUbae7a-7WOfLu9F_K72QdWP_BVGymmtbLo7fJcCk2zCw'],
+  'other-key': ['eyJhbGciOiJFZERTQSIsInR5cCI6IkpPU0UiLCJraWQiOiJvdGhlci1rZXkifQ', 'beWxUGEN-gWQnMd_9XvfiMmDzpYAB68ETUjRImmn1SiA1EEWYxFTvOg41rsQ8999uRhgAJ1B1aW-CLS-hBQ4Bw'],
+  // Names jku https://keys.example.org/jwks.json.
+  'published-key': [
+    'eyJhbGciOiJFZERTQSIsInR5cCI6IkpPU0UiLCJraWQiOiJwdWJsaXNoZWQta2V5Iiwiamt1IjoiaHR0cHM6Ly9rZXlzLmV4YW1wbGUub3JnL2p3a3MuanNvbiJ9',
+    '8Ui_YiODaxorzlQpzwS2EKuE4Xy5snzwSLooLYR2Ph-_4XehVSx7lWZxX9x7BRrg3UIXKqTEl8fGznhKzccbAQ',
+  ],
+} as const;
+
+const signedBy = (kid: keyof typeof by, changes: Record<string, unknown> = {}) =>
+  ({ ...v03(changes), signatures: [{ protected: by[kid][0], signature: by[kid][1] }] });
+
+const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'RIefgLqfvuLn1WgNqKWWSDCJwGw2rg_P2xUpKEYyvos' };
+const trusted = (kid: string, more: Partial<TrustedKey> = {}): TrustedKey =>
+  ({ kid, jwk: { ...jwk, kid }, accountId: null, addedAt: '2026-01-01T00:00:00Z', revokedAt: null, ...more });
+
+/** The trust store of the examples: the key in force, the same key retired under another kid, and one published at another jku. */
+const keys = [
+  trusted('example-key'),
+  trusted('retired-key', { revokedAt: '2026-02-01T00:00:00Z' }),
+  trusted('published-key', { jku: 'https://acme.net/.well-known/jwks.json' }),
+];
+const trusting: ValidateOptions = { signatures: { keys } };
+
+/** The signature rules': `signature.verified` (info) is in the result's `signatures` of its failing example, not in its findings. */
+const signatureRuleExamples: Partial<Record<RuleId, RuleExamples>> = {
+  'signature.verified': { failing: signedBy('example-key'), passing: v03(), options: trusting },
+  'signature.invalid': { failing: signedBy('example-key', { name: 'Trip Planner 2' }), passing: signedBy('example-key'), options: trusting },
+  'signature.algorithm': {
+    failing: { ...v03(), signatures: [{ protected: 'eyJhbGciOiJub25lIiwidHlwIjoiSk9TRSIsImtpZCI6ImV4YW1wbGUta2V5In0', signature: '' }] },
+    passing: signedBy('example-key'),
+    options: trusting,
+  },
+  'signature.key-revoked': { failing: signedBy('retired-key'), passing: signedBy('example-key'), options: trusting },
+  'signature.required': { failing: v03(), passing: signedBy('example-key'), options: { signatures: { keys, requireSignature: true } } },
+  'signature.unknown-key': { failing: signedBy('other-key'), passing: signedBy('example-key'), options: trusting },
+  'signature.jku-untrusted': { failing: signedBy('published-key'), passing: signedBy('example-key'), options: trusting },
+};
 
 /** Keyed by rule id; a rule missing here is named by the test that checks every rule has examples. */
 export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
@@ -120,4 +167,5 @@ export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
     failing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { apiKey: 'sk-proj-Zx81Kq0aLm3Vb7Tn2Rw5Yc9P' } }] } }),
     passing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { region: 'eu' } }] } }),
   },
+  ...signatureRuleExamples,
 };

@@ -37,6 +37,8 @@ interface Findings {
   version?: string;
   versionSource?: VersionSource;
   compatibility: Array<[string, CompatibilityVerdict]>;
+  /** The signatures summary, when the validation verified signatures. */
+  signatures: Array<Record<string, unknown>> | undefined;
 }
 
 const isVerdict = (v: unknown): v is CompatibilityVerdict =>
@@ -57,6 +59,7 @@ const findingsOf = (result: unknown, version: string | undefined): Findings => {
     version: typeof v.version === 'string' ? v.version : version,
     versionSource: typeof v.version_source === 'string' && Object.hasOwn(versionSourceText, v.version_source) ? (v.version_source as VersionSource) : undefined,
     compatibility: Object.entries(asObject(v.compatibility)).filter((entry): entry is [string, CompatibilityVerdict] => isVerdict(entry[1])),
+    signatures: Array.isArray(v.signatures) ? asArray(v.signatures) : undefined,
   };
 };
 
@@ -175,6 +178,15 @@ const contextFacts = (report: ReportRecord): Array<[string, string | undefined]>
 const summaryOf = (f: Findings): string =>
   `${f.valid === null ? 'Unknown' : f.valid ? 'Valid' : 'Invalid'}${f.score === null ? '' : `, score ${f.score}/100`}; ${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}`;
 
+/** Each signature's key, algorithm and outcome (the rule that says why it did not verify links to its page). */
+const signaturesSection = (f: Findings): string =>
+  f.signatures === undefined
+    ? ''
+    : `<section><h2>Signatures <span class="count">${f.signatures.length}</span></h2>${f.signatures.length === 0 ? '<p class="none">The card is not signed.</p>' : `<ul>${f.signatures
+      .map((s) => `<li>${verdictBadge(s.verified === true, s.verified === true ? 'Verified' : 'Not verified')} key <code>${esc(s.kid ?? '(none)')}</code>, <code>${esc(s.alg ?? '(no alg)')}</code>${
+        s.verified === true ? `${s.form ? ` over the ${esc(s.form)} canonical form` : ''}` : `: ${esc(s.reason ?? '')} (${ruleLink(asText(s.rule))})`}</li>`)
+      .join('')}</ul>`}</section>`;
+
 const rulesUsed = (f: Findings): string | undefined =>
   f.version === undefined ? undefined : `A2A ${esc(f.version)} rules${f.versionSource ? `, ${esc(versionSourceText[f.versionSource])}` : ''}`;
 
@@ -210,6 +222,7 @@ const singlePage = (report: ReportRecord, name: string, urls: ReportUrls): { bod
     '<div class="columns"><div class="findings-pane">',
     severitySection('Errors', 'errors', located.errors.map((issue) => ({ issue })), f.leftOut.errors),
     severitySection('Warnings', 'warnings', merged, f.leftOut.warnings),
+    signaturesSection(f),
     others.length === 0 ? '' : `<section><h2>More suggestions <span class="count">${others.length}</span></h2><ul>${others
       .map((s) => `<li><code>${esc(s.field)}</code>: ${esc(s.suggestion)}</li>`).join('')}</ul>${leftOutNote(others.length, f.leftOut.suggestions)}</section>`,
     scoreSection(f, report.card, f.warnings),

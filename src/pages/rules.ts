@@ -22,11 +22,14 @@ const versionsText = (versions: readonly string[]): string =>
 const costText = (rule: RuleInfo): string =>
   rule.severity === 'error'
     ? 'An error: the card is invalid and scores 0.'
-    : rule.weight === 0
+    : rule.severity === 'info'
+      ? 'Information, reported in the result\'s signatures summary: it costs no points.'
+      : rule.weight === 0
       ? 'A warning that costs no points.'
       : `A warning: each finding costs ${rule.weight} points, ${MAX_COUNT_PER_RULE * rule.weight} at most (${MAX_COUNT_PER_RULE} findings).`;
 
-const severityBadge = (rule: RuleInfo): string => `<span class="badge ${rule.severity === 'error' ? 'bad' : 'warn'}">${rule.severity}</span>`;
+const badgeClass = { error: 'bad', warning: 'warn', info: 'ok' } as const;
+const severityBadge = (rule: RuleInfo): string => `<span class="badge ${badgeClass[rule.severity]}">${rule.severity}</span>`;
 
 const category = (id: string): string => id.split('.')[0]!;
 
@@ -52,7 +55,7 @@ export const renderRulesIndex = (version: string | undefined, publicUrl: string)
 The same catalogue is served as JSON at <a href="/v1/rules"><code>/v1/rules</code></a>.</p>
 <form method="get" action="/rules" class="no-print"><label for="version">Rules of A2A version</label> <select id="version" name="version">${options}</select> <button type="submit">Show</button></form>
 ${version ? `<p>${rules.length} rules apply to A2A ${esc(version)}.</p>` : ''}
-${section('error', 'Errors')}${section('warning', 'Warnings')}`,
+${section('error', 'Errors')}${section('warning', 'Warnings')}${section('info', 'Information')}`,
   });
 };
 
@@ -69,7 +72,8 @@ const differing = (text: string, other: string, mark: string): Map<number, strin
 /** A card example (the lines that differ from the other example marked) and the findings the engine reports for it. */
 const example = (title: string, card: unknown, other: unknown, mark: string, options: RuleExamples['options'], rule: string): string => {
   const result = validateCard(card, options);
-  const findings = [...result.errors, ...result.warnings];
+  // An info rule (signature.verified) is reported in the signatures summary, not among the findings.
+  const findings = [...result.errors, ...result.warnings, ...(result.signatures ?? []).filter((s) => s.verified).map((s) => ({ rule: s.rule, path: `signatures[${s.index}]`, message: `signature by key ${s.kid ?? '(none)'} verified over the ${s.form ?? ''} canonical form` }))];
   const text = JSON.stringify(card, null, 2);
   const list = findings.length === 0
     ? '<p class="none">No findings.</p>'
@@ -90,7 +94,7 @@ export const renderRulePage = (id: string, publicUrl: string): string | undefine
     body: `<p class="muted"><a href="/rules">Rules</a> · ${esc(category(rule.id))}</p><h1><code>${esc(rule.id)}</code></h1>
 <p class="verdict">${severityBadge(rule)}<span>${esc(costText(rule))}</span></p>
 <section><h2>What it checks</h2><p>${prose(rule.description)}</p></section>
-<section><h2>Why</h2><p>${esc(whyBySource[rule.source])}</p><dl class="facts"><dt>Spec</dt><dd>${esc(rule.spec)}</dd><dt>Versions</dt><dd>${esc(versionsText(rule.versions))}</dd><dt>Score weight</dt><dd>${rule.severity === 'error' ? 'invalid card (score 0)' : `${rule.weight} points per finding`}</dd></dl></section>
+<section><h2>Why</h2><p>${esc(whyBySource[rule.source])}</p><dl class="facts"><dt>Spec</dt><dd>${esc(rule.spec)}</dd><dt>Versions</dt><dd>${esc(versionsText(rule.versions))}</dd><dt>Score weight</dt><dd>${rule.severity === 'error' ? 'invalid card (score 0)' : rule.severity === 'info' ? 'none' : `${rule.weight} points per finding`}</dd></dl></section>
 <section><h2>How to fix it</h2><p>${esc(rule.fix)}</p></section>
 ${examples ? `<p class="muted">The lines where the two examples differ are marked.</p>${
   example('Failing example', examples.failing, examples.passing, 'removed', examples.options, rule.id)}${

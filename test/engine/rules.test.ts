@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ruleCatalogue, validateCard, type ValidateOptions } from '../../src/engine/index.ts';
-import { signatureRuleExamples } from '../../src/engine/signatures/examples.ts';
+import { ruleExamples } from '../../src/engine/rule-examples.ts';
 import { clean03, clean10, type Card } from './fixtures.ts';
 
 interface RuleCase {
@@ -22,8 +22,8 @@ const with03 = (edit: (c: Card) => void) => () => { const c = clean03(); edit(c)
 const with10 = (edit: (c: Card) => void) => () => { const c = clean10(); edit(c); return c; };
 const skill = (c: Card, i: number) => (c.skills as Card[])[i]!;
 
-/** The signature rules' cases: the examples their rule pages show. */
-const signatureCases: RuleCase[] = Object.entries(signatureRuleExamples).map(([rule, e]) =>
+/** The verification rules' cases: the examples their rule pages show (signature.protected-header, a shape rule, has its own below). */
+const signatureCases: RuleCase[] = Object.entries(ruleExamples).filter(([rule]) => rule.startsWith('signature.') && rule !== 'signature.protected-header').map(([rule, e]) =>
   ({ rule, trigger: () => e!.failing, clean: () => e!.passing as Card, options: e!.options, cleanOptions: e!.options, path: rule === 'signature.required' ? 'signatures' : 'signatures[0]' }));
 
 const cases: RuleCase[] = [
