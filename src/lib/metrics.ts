@@ -1,0 +1,168 @@
+/**
+ * The service's Prometheus metrics (GET /metrics). One registry per Metrics object, in memory:
+ * every process counts what it served, so several instances sharing one database each expose
+ * their own counts and Prometheus sums them. Label values come from closed sets (route patterns,
+ * never raw paths), so the number of series stays bounded whatever callers send.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Which endpoint validated: POST /v1/validate, /v1/validate/batch, /v1/webhook (and its jobs), /v1/webhook/github. */
+export type ValidationKind = 'single' | 'batch' | 'webhook' | 'github';
+/** The limit that refused a request: the caller's daily quota, or a webhook rate limit. */
+export type RefusingLimit = 'daily' | 'webhook_per_ip' | 'webhook_global';
+export type DeliveryOutcome = 'delivered' | 'failed' | 'aborted';
+
+/** What is read at scrape time rather than counted as it happens. */
+export interface ScrapeSources {
+  /** Webhook jobs in the store (every instance's, when they share a database). */
+  jobs: () => Promise<{ queued: number; processing: number }>;
+  /** The validation worker pool now; absent when validating in process. */
+  pool?: () => { workers: number; busy: number; queued: number };
+}
+
+/** Seconds; from a cached answer (well under a millisecond) to a batch near the time limit. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+interface RouteSeries {
+  count: { inc(): void };
+  latency: { observe(seconds: number): void };
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'method' | 'route'>;
+  private readonly validations: Counter<'kind' | 'verdict'>;
+  private readonly refusals: Counter<'limit'>;
+  private readonly deliveries: Counter<'outcome'>;
+  private readonly commits: Histogram;
+  /** route pattern → method → status → its series: found without building a key per request. */
+  private readonly series = new Map<string, Map<string, Map<number, RouteSeries>>>();
+
+  constructor(sources: ScrapeSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'cardgate_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'cardgate_http_request_duration_seconds',
+      help: 'Time from reading a request to its answer, by method and route pattern.',
+      labelNames: ['method', 'route'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.validations = new Counter({
+      name: 'cardgate_validations_total',
+      help: 'Agent cards validated, by endpoint kind and verdict (a batch counts each card).',
+      labelNames: ['kind', 'verdict'],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'cardgate_quota_refusals_total',
+      help: 'Requests refused by a limit: the daily validation quota, or a webhook rate limit.',
+      labelNames: ['limit'],
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: 'cardgate_webhook_deliveries_total',
+      help: 'Webhook callback deliveries, by outcome (aborted: cut short by a shutdown, delivered again later).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.commits = new Histogram({
+      name: 'cardgate_store_commit_duration_seconds',
+      help: 'Time for the store to make a commit durable (file flush and fsync, or the database round trip).',
+      buckets: COMMIT_BUCKETS,
+      registers,
+    });
+    new Gauge({
+      name: 'cardgate_webhook_jobs',
+      help: 'Webhook jobs in the store by state, read at scrape time.',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        this.reset();
+        try {
+          const jobs = await sources.jobs();
+          this.set({ state: 'queued' }, jobs.queued);
+          this.set({ state: 'processing' }, jobs.processing);
+        } catch {
+          // The store cannot answer now (a database outage): the scrape still answers, without this gauge.
+        }
+      },
+    });
+    const pool = sources.pool;
+    if (pool) {
+      new Gauge({
+        name: 'cardgate_validation_workers',
+        help: 'Validation worker threads: alive, busy with a task, and tasks waiting behind a busy one.',
+        labelNames: ['state'],
+        registers,
+        collect() {
+          const now = pool();
+          this.set({ state: 'alive' }, now.workers);
+          this.set({ state: 'busy' }, now.busy);
+          this.set({ state: 'queued' }, now.queued);
+        },
+      });
+    }
+  }
+
+  /** One answered request; `route` is the pattern that answered it (bounded), never the path. */
+  request(method: string, route: string, status: number, seconds: number): void {
+    let byMethod = this.series.get(route);
+    if (!byMethod) this.series.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) {
+      series = {
+        count: this.requests.labels({ method, route, status: String(status) }),
+        latency: this.latency.labels({ method, route }),
+      };
+      byStatus.set(status, series);
+    }
+    series.count.inc();
+    series.latency.observe(seconds);
+  }
+
+  validated(kind: ValidationKind, valid: number, invalid: number): void {
+    if (valid > 0) this.validations.inc({ kind, verdict: 'valid' }, valid);
+    if (invalid > 0) this.validations.inc({ kind, verdict: 'invalid' }, invalid);
+  }
+
+  refused(limit: RefusingLimit): void {
+    this.refusals.inc({ limit });
+  }
+
+  delivered(outcome: DeliveryOutcome): void {
+    this.deliveries.inc({ outcome });
+  }
+
+  /**
+   * Times every commit of `store` from now on. The store engines know nothing of metrics: their
+   * `commit` is wrapped in place, once, at start-up.
+   */
+  timeCommits(store: { commit(): Promise<void> }): void {
+    const commit = store.commit.bind(store);
+    const commits = this.commits;
+    store.commit = async () => {
+      const end = commits.startTimer();
+      try {
+        await commit();
+      } finally {
+        end();
+      }
+    };
+  }
+
+  /** The exposition text and its media type (text/plain; version=0.0.4). */
+  async scrape(): Promise<{ text: string; contentType: string }> {
+    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}
