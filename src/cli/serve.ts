@@ -57,7 +57,7 @@ export const adminTokenFile = (config: Config): string => resolve(config.dataDir
  * in the data dir, which the log names, and on the terminal when stdout is one. Never in the log
  * stream, which ends up in files and log systems other people read. False when it cannot be kept.
  */
-const adminTokenReachesOperator = async (store: Store, config: Config, io: CliIO, log: Logger): Promise<boolean> => {
+export const adminTokenReachesOperator = async (store: Store, config: Config, io: CliIO, log: Logger): Promise<boolean> => {
   const file = adminTokenFile(config);
   let admin;
   try {

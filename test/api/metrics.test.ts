@@ -4,6 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import parsePrometheusTextFormat, { type MetricFamily, type Sample } from 'parse-prometheus-text-format';
 import { validCard } from '../features/webhooks/fixtures.ts';
@@ -57,7 +60,7 @@ describe('GET /metrics, open', () => {
   before(async () => {
     auth = { authorization: `Bearer ${await prepareDataDir(dataDir, { plan: 'pro' })}` };
     // Anonymous callers have no validations at all: each of their requests is one quota refusal.
-    server = await startServer({ dataDir, config: { metrics: { access: 'open' }, limits: { daily: { anonymous: 0 } } } });
+    server = await startServer({ dataDir, config: { metrics: { access: 'open' }, limits: { daily: { anonymous: 0 } }, webhooks: { allowedHosts: ['loopback'] } } });
   });
   after(async () => {
     await server?.stop();
@@ -119,6 +122,39 @@ describe('GET /metrics, open', () => {
 
     const again = await scrape(server);
     assert.equal(value(again, 'cardgate_http_requests_total', { route: '/metrics', method: 'GET', status: '200' }), 1);
+  });
+
+  it('counts an asynchronous webhook when its job validates, and its callback delivery by outcome', async () => {
+    const before = await scrape(server);
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        received.push(body);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const callback_url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const accepted = await post('/v1/webhook', { agent_card: validCard, metadata: {}, callback_url });
+      assert.equal(accepted.status, 202, await accepted.text());
+      let after = before;
+      for (let waited = 0; value(after, 'cardgate_webhook_deliveries_total', { outcome: 'delivered' }) === 0; waited += 100) {
+        assert.ok(waited < 20_000, 'delivered within 20 s');
+        await delay(100);
+        after = await scrape(server);
+      }
+      assert.equal(received.length, 1);
+      assert.equal(value(after, 'cardgate_webhook_deliveries_total', { outcome: 'delivered' }), 1);
+      assert.equal(value(after, 'cardgate_webhook_deliveries_total', { outcome: 'failed' }), 0);
+      const webhookValid = (m: MetricFamily[]) => value(m, 'cardgate_validations_total', { kind: 'webhook', verdict: 'valid' });
+      assert.equal(webhookValid(after) - webhookValid(before), 1, 'counted once, by its job');
+      assert.equal(value(after, 'cardgate_http_requests_total', { route: '/v1/webhook', method: 'POST', status: '202' }), 1);
+    } finally {
+      receiver.close();
+    }
   });
 
   it('README names every cardgate metric', async () => {
