@@ -19,7 +19,7 @@ import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
 import { countedValidator } from '../features/validation/counted-validator.ts';
 import { Metrics } from '../lib/metrics.ts';
-import { resolve } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
@@ -50,7 +50,7 @@ const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promi
 };
 
 /** Where a generated admin token is kept; with PostgreSQL too, on the host of the instance that generated it. */
-export const adminTokenFile = (config: Config): string => resolve(config.dataDir, 'admin-token');
+export const adminTokenFile = (config: Config): string => resolvePath(config.dataDir, 'admin-token');
 
 /**
  * Makes sure an admin token exists and that a generated one reaches the operator: in a 0600 file
@@ -136,9 +136,8 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const urls = resolveUrls(config, port);
   const pool = createValidator(config, log);
   const metrics = config.metrics.access === 'off' ? undefined : new Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()) });
-  metrics?.timeCommits(store);
   const validator = metrics ? countedValidator(pool, metrics) : pool;
-  app = createApp({ config, store, clock: systemClock, log, urls, lifecycle, validator, metrics });
+  app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: systemClock, log, urls, lifecycle, validator, metrics });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   log.info('listening', {
     version,

@@ -194,20 +194,35 @@ export class Metrics {
   }
 
   /**
-   * Times every commit of `store` from now on. The store engines know nothing of metrics: their
-   * `commit` is wrapped in place, once, at start-up.
+   * `store` with every commit timed. The store engines know nothing of metrics, and their methods
+   * cannot be replaced in place (the PostgreSQL engine's are read-only own properties), so the
+   * store is seen through a proxy that answers `commit` with a timed call and every other method
+   * bound to the store itself (its internals never go through the proxy; one map lookup per call).
    */
-  timeCommits(store: { commit(): Promise<void> }): void {
-    const commit = store.commit.bind(store);
+  timeCommits<S extends { commit(): Promise<void> }>(store: S): S {
     const commits = this.commits;
-    store.commit = async () => {
+    const bound = new Map<PropertyKey, unknown>();
+    const timedCommit = async () => {
       const end = commits.startTimer();
       try {
-        await commit();
+        await store.commit();
       } finally {
         end();
       }
     };
+    // The proxy's target is a blank object inheriting from the store: a proxy may not answer another
+    // value than its target's for a read-only own property.
+    return new Proxy(Object.create(store) as S, {
+      get(_, name) {
+        if (name === 'commit') return timedCommit;
+        const value: unknown = Reflect.get(store, name);
+        if (typeof value !== 'function') return value;
+        let method = bound.get(name);
+        if (method === undefined) bound.set(name, (method = (value as (...args: unknown[]) => unknown).bind(store)));
+        return method;
+      },
+      set: (_, name, value) => Reflect.set(store, name, value),
+    });
   }
 
   /** The exposition text and its media type (text/plain; version=0.0.4). */

@@ -34,10 +34,23 @@ test('validations, refusals, deliveries, commit times and the job gauge', async 
   metrics.validated('single', 0, 1);
   metrics.refused('webhook_global');
   metrics.delivered('failed');
-  const store = { commits: 0, async commit() { this.commits++; } };
-  metrics.timeCommits(store);
-  await store.commit();
-  assert.equal(store.commits, 1, 'the wrapped commit still commits');
+  // Like the PostgreSQL engine: methods that are read-only own properties, state kept on the object.
+  class ReadOnlyStore {
+    commits = 0;
+    declare readonly commit: () => Promise<void>;
+    constructor() {
+      Object.defineProperty(this, 'commit', { value: async () => void this.commits++ });
+    }
+    count(): number {
+      return this.commits;
+    }
+  }
+  const store = new ReadOnlyStore();
+  const timed = metrics.timeCommits(store);
+  await timed.commit();
+  assert.equal(store.commits, 1, 'the timed commit still commits');
+  assert.equal(timed.count(), 1, 'other methods reach the store');
+  assert.equal(timed.count, timed.count, 'bound once');
   const text = (await metrics.scrape()).text;
   for (const line of [
     'cardgate_validations_total{kind="batch",verdict="valid"} 3',

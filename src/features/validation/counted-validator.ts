@@ -36,5 +36,4 @@ export const countedValidator = (validator: Validator, metrics: Metrics): Valida
     return outcome;
   },
   close: () => validator.close(),
-  ...(validator.load ? { load: () => validator.load!() } : {}),
 });
