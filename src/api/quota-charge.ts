@@ -38,6 +38,7 @@ export const chargeDailyQuota = async (c: Context<AppEnv>, deps: AppDeps, amount
   const { admitted, window } = await charge(deps.store, deps.config.limits.daily, quotaSubject(caller), amount, now);
   c.set('rateWindow', window);
   if (!admitted) {
+    deps.metrics?.refused('daily');
     const left = window.remaining === 0 ? 'no validations are' : `only ${window.remaining} validation${window.remaining === 1 ? ' is' : 's are'}`;
     throw new ApiError(
       'FORBIDDEN',

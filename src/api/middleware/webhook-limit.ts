@@ -23,6 +23,7 @@ export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<
     const verdict = await chargeWebhookLimits(deps.store, limits, ipLimitKey(clientIp(c)), now);
     c.set('rateWindow', verdict.ipWindow);
     if (!verdict.admitted) {
+      deps.metrics?.refused(verdict.exceeded === 'per-ip' ? 'webhook_per_ip' : 'webhook_global');
       const message =
         verdict.exceeded === 'per-ip'
           ? `rate limit exceeded: at most ${webhookPerIpPerMinute} webhook requests per minute per IP`

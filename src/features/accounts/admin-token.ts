@@ -1,9 +1,12 @@
 /**
  * The admin token (admin API, dashboard). From config/env when set; otherwise
- * generated at the first start, with only its SHA-256 kept in the store, and
- * handed back once so `serve` can print it. Never log it.
+ * generated at the first start, with only its SHA-256 kept in the store; the token
+ * itself goes to a file only its owner can read (and back to `serve`, which shows it
+ * on a terminal). Never log it.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { Store } from '../../store/types.ts';
 
@@ -14,24 +17,40 @@ const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8
 export type AdminTokenSource =
   | { source: 'config' }
   | { source: 'stored' }
-  /** Just generated: `token` must be shown to the operator now; it cannot be recovered later. */
-  | { source: 'generated'; token: string }
+  /** Just generated: `token` must reach the operator now (it is in `file` when one was given); it cannot be recovered later. */
+  | { source: 'generated'; token: string; file?: string }
   /** Generated at this moment by another instance sharing the store (which shows it): this one's lost the race. */
   | { source: 'generated-elsewhere' };
 
 /**
  * Makes sure an admin token exists; call once at start-up, before serving. Instances starting
  * at once on one empty database each generate a token, and the store keeps the first hash set:
- * only that instance's token works, so only that one is shown.
+ * only that instance's token works, so only that one is shown and kept in `tokenFile`.
+ *
+ * A generated token is written (mode 0600, directory created 0700) before its hash is stored: a
+ * file that cannot be written fails here with nothing stored, rather than leave a token in force
+ * that nobody can read. It is written beside the file under a name of this process's own, and
+ * moved into place once its hash is durable (or removed when another instance's won).
  */
-export const ensureAdminToken = async (store: Store, config: Pick<Config, 'adminToken'>): Promise<AdminTokenSource> => {
+export const ensureAdminToken = async (store: Store, config: Pick<Config, 'adminToken'>, tokenFile?: string): Promise<AdminTokenSource> => {
   if (config.adminToken !== undefined) return { source: 'config' };
   if ((await store.getMeta(META_KEY)) !== undefined) return { source: 'stored' };
   const token = randomBytes(32).toString('base64url');
   const hash = sha256(token).toString('hex');
-  if ((await store.setMetaIfAbsent(META_KEY, hash)) !== hash) return { source: 'generated-elsewhere' };
-  await store.commit(); // durable before it is printed: a token shown but lost would lock the admin out
-  return { source: 'generated', token };
+  const pending = tokenFile === undefined ? undefined : `${tokenFile}.${process.pid}.tmp`;
+  if (pending !== undefined) {
+    await mkdir(dirname(pending), { recursive: true, mode: 0o700 });
+    await rm(pending, { force: true }); // left by a crash of an earlier process with this pid: 'wx' creates it afresh, 0600
+    await writeFile(pending, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  if ((await store.setMetaIfAbsent(META_KEY, hash)) !== hash) {
+    if (pending !== undefined) await rm(pending, { force: true });
+    return { source: 'generated-elsewhere' };
+  }
+  await store.commit(); // durable before it is shown: a token shown but lost would lock the admin out
+  if (pending === undefined) return { source: 'generated', token };
+  await rename(pending, tokenFile!);
+  return { source: 'generated', token, file: tokenFile };
 };
 
 /** True when `candidate` is the admin token. Compares SHA-256 digests in constant time. */

@@ -139,6 +139,16 @@ export class ValidationPool implements Validator {
     return this.slots.length;
   }
 
+  load(): { workers: number; busy: number; queued: number } {
+    let busy = 0;
+    let queued = 0;
+    for (const s of this.slots) {
+      if (s.pending.size > 0) busy++;
+      queued += Math.max(0, s.pending.size - 1);
+    }
+    return { workers: this.slots.length, busy, queued };
+  }
+
   run<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskOutcome<K>> {
     return new Promise<TaskOutcome<K>>((resolve, reject) => this.dispatch(this.nextId++, { kind, input, resolve, reject }));
   }

@@ -5,4 +5,6 @@ export interface Validator {
   /** The task's outcome; rejects with the body's 400 (an ApiError), or with an Error when the validation could not run. */
   run<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskOutcome<K>>;
   close(): Promise<void>;
+  /** A pool's workers now (alive, busy, tasks waiting behind a busy one); absent when validating in process. */
+  load?(): { workers: number; busy: number; queued: number };
 }

@@ -257,6 +257,7 @@ export class JobRunner {
         lookup: this.deps.lookup,
         signal: this.shutdown.signal,
       });
+      this.deps.metrics?.delivered(outcome.state);
       if (outcome.state === 'aborted') {
         // Left `processing` with its result: whichever runner claims it next delivers it again.
         log.warn('webhook callback aborted at shutdown; it is delivered again by the next runner to claim the job', { validation_id: id });

@@ -61,8 +61,9 @@ const nextMidnightS = () => {
 };
 
 /** Every byte under `dir`, as one latin1 string to search. */
-const dataDirText = (dir: string): string =>
+const dataDirText = (dir: string, except: string[] = []): string =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => !except.includes(name))
     .map((name) => join(dir, name))
     .filter((path) => statSync(path).isFile())
     .map((path) => readFileSync(path).toString('latin1'))
@@ -178,13 +179,18 @@ test('counters and keys survive a restart and a kill -9; a deleted key stays inv
   }
 });
 
-test('a generated admin token is printed once, stored only as a hash, and works', async () => {
+test('a generated admin token goes to a 0600 file in the data dir, never to the log stream; the store keeps only its hash; it works', async () => {
   const server = await startServer({ env: { CARDGATE_ADMIN_TOKEN: '' } });
+  const file = join(server.dataDir, 'admin-token');
   let token: string;
   try {
-    const printed = /admin[^\n]*?\b([A-Za-z0-9_-]{43})\b/i.exec(server.stdout() + server.stderr());
-    assert.ok(printed, `the generated admin token is printed at start-up:\n${server.stdout()}${server.stderr()}`);
-    token = printed[1]!;
+    token = readFileSync(file, 'utf8').trim();
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(statSync(file).mode & 0o777, 0o600, 'for the service user only');
+    const output = server.stdout() + server.stderr();
+    assert.ok(!output.includes(token), `not in the log stream (stdout is no terminal here):\n${output}`);
+    const lines = server.stdout().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.ok(lines.some((line) => /admin token generated/.test(String(line.msg)) && line.file === file), 'the log names the file');
     assert.equal((await admin(server, 'GET', '/accounts', undefined, token)).status, 200);
     assert.equal((await admin(server, 'GET', '/accounts')).status, 401, 'the default test token is not configured here');
   } finally {
@@ -192,12 +198,14 @@ test('a generated admin token is printed once, stored only as a hash, and works'
   }
   const again = await startServer({ dataDir: server.dataDir, env: { CARDGATE_ADMIN_TOKEN: '' } });
   try {
-    assert.ok(!(again.stdout() + again.stderr()).includes(token), 'printed only at the first start');
+    assert.ok(!(again.stdout() + again.stderr()).includes(token));
+    assert.doesNotMatch(again.stdout(), /admin token generated/, 'generated at the first start only');
+    assert.equal(readFileSync(file, 'utf8').trim(), token);
     assert.equal((await admin(again, 'GET', '/accounts', undefined, token)).status, 200);
   } finally {
     assert.equal(await again.stop(), 0);
   }
-  assert.ok(!dataDirText(server.dataDir).includes(token), 'the data dir holds only its hash');
+  assert.ok(!dataDirText(server.dataDir, ['admin-token']).includes(token), "the store's files hold only its hash");
 });
 
 test('the accounts/keys CLI works on a free data dir and refuses one held by a server, naming its pid', async () => {

@@ -1,0 +1,33 @@
+# cardgate as a container: the Node single executable (SEA) alone on a distroless base.
+#   docker build -t cardgate .
+#   docker run -d -p 8080:8080 -v cardgate-data:/data cardgate
+# Settings come as CARDGATE_* environment variables (README, Configuration).
+
+# Build stage: the SEA is a copy of this image's node with the bundle injected, so its glibc
+# (Debian 12) is the one the runtime image has.
+FROM node:20-bookworm AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN node build/build.mjs \
+ && ./build/out/cardgate version \
+ && mkdir -p /out/data
+
+# Runtime: glibc and libstdc++ (what node links against), no shell, no package manager.
+FROM gcr.io/distroless/cc-debian12:nonroot
+COPY --from=build /src/build/out/cardgate /usr/local/bin/cardgate
+# The data dir, owned by the image's non-root user (65532): the store makes it 0700 at start.
+COPY --from=build --chown=65532:65532 /out/data /data
+USER 65532:65532
+ENV CARDGATE_HOST=0.0.0.0 \
+    CARDGATE_PORT=8080 \
+    CARDGATE_DATA_DIR=/data
+VOLUME ["/data"]
+EXPOSE 8080
+# The binary checks itself: GET http://127.0.0.1:$CARDGATE_PORT/healthz (there is no curl here).
+HEALTHCHECK --interval=30s --timeout=6s --start-period=10s --retries=3 CMD ["/usr/local/bin/cardgate", "healthcheck"]
+# SIGTERM (docker stop) shuts down gracefully within shutdown.graceMs (8 s by default; docker waits 10 s).
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/cardgate"]
+CMD ["serve"]
