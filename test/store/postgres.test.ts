@@ -237,41 +237,6 @@ describe('PostgresStore', () => {
     }
   });
 
-  test('consume with a report commits durably, covering every write resolved before it: the commit after it flushes nothing', async () => {
-    const db = await newDatabase();
-    await (await openPostgresStore({ url: db.url })).close(); // migrates
-    const pool = connect({ url: db.url });
-    let flushes = 0;
-    const counting = new Proxy(pool, {
-      apply: (target, self, args: unknown[]) => {
-        if (Array.isArray(args[0]) && args[0].join('').includes('txid_current')) flushes++;
-        return Reflect.apply(target, self, args);
-      },
-    });
-    const s = new PostgresStore(counting);
-    const admin = postgres(db.url, { max: 1, onnotice: () => {} });
-    const charge = { key: 'daily:acc_1', amount: 1, limit: 2, reset_at: T0 + 86_400_000 };
-    try {
-      await admin`create extension if not exists pageinspect`;
-      await s.createAccount({ id: 'acc_1', name: 'x', plan: 'free', created_at: iso(T0) });
-      assert.equal((await s.consume([charge], T0, { usage: { account_id: 'acc_1', day: '2026-11-21' }, report: report('rpt_1') })).reported, true);
-      // The log on disk reaches the report's row: the statement waited for its flush.
-      const [page] = await admin`select (select lsn from page_header(get_raw_page('reports', 0))) <= pg_current_wal_flush_lsn() as flushed`;
-      assert.equal(page?.flushed, true);
-      await s.commit();
-      assert.equal(flushes, 0, 'the account written before it is durable too');
-      await s.consume([charge], T0);
-      await s.commit();
-      assert.equal(flushes, 1, 'a charge without a report commits lazily, as any write');
-      assert.equal((await s.consume([charge], T0, { report: report('rpt_2') })).admitted, false);
-      await s.commit();
-      assert.equal(flushes, 1, 'refused: nothing written');
-    } finally {
-      await s.close();
-      await admin.end();
-    }
-  });
-
   test('outages reject as StoreUnavailableError: a server that never answers (at the deadline), one refusing connections; a fault stays itself', async () => {
     // A server that takes the connection and never answers it, as one behind a dead network path.
     const silent = net.createServer(() => {});
