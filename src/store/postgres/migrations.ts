@@ -110,9 +110,9 @@ create table meta (
     version: 2,
     name: 'report bodies stored uncompressed',
     sql: `
--- A body (a card and its result, a few KB of JSON) compresses poorly (by about a fifth) and
--- compressing it took about a quarter of the server's CPU time per validation: store it as it
--- comes (out of line, so the reports table itself stays small for listings).
+-- A body (a card and its result, a few KB of JSON) compresses by about a fifth only, and
+-- compressing it took about a fifth of the database's CPU time per validation: store it as it
+-- comes (still out of line, so the reports table itself stays small for listings).
 alter table reports alter column body set storage external;
 `,
   },

@@ -217,11 +217,6 @@ const reportColumns = (report: NewReport, body: string) => {
   };
 };
 
-/**
- * Stores the report as `line` (a known id keeps its place in the listing). With an alias, in the
- * caller's transaction: the alias moves to this report only from one of the same scope (or this
- * one); refused, the report is stored without it (its own line, then) and false returned.
- */
 type ReportColumns = ReturnType<typeof reportColumns>;
 
 /** A known id keeps its row (and so its place in the listing), the rest replaced. */
@@ -235,6 +230,11 @@ const insertReport = (sql: Queries, r: ReportColumns, source = sql``) => sql`
   insert into reports (${sql(Object.keys(r))}) select ${sql(r)} ${source}
   ${replacingReport(sql)}`;
 
+/**
+ * Stores the report as `line` (a known id keeps its place in the listing). With an alias, in the
+ * caller's transaction: the alias moves to this report only from one of the same scope (or this
+ * one); refused, the report is stored without it (its own line, then) and false returned.
+ */
 const writeReport = async (sql: Queries, report: NewReport, line: string): Promise<boolean> => {
   const columns = reportColumns(report, line);
   const upsert = (r: ReportColumns) => insertReport(sql, r);
