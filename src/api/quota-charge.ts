@@ -3,6 +3,8 @@ import type { Context } from 'hono';
 import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../lib/errors.ts';
 import { chargeDailyQuota as charge, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
+import { recordWith } from '../features/reports/reports.ts';
+import type { NewReport } from '../store/types.ts';
 import type { AppEnv, Caller } from './env.ts';
 
 export type { RateLimitInfo };
@@ -31,11 +33,27 @@ export const quotaAllows = async (c: Context<AppEnv>, deps: AppDeps, amount: num
  * `await store.commit()` for its report (a commit makes every earlier mutation durable), so
  * one flush carries both.
  */
-export const chargeDailyQuota = async (c: Context<AppEnv>, deps: AppDeps, amount: number): Promise<RateLimitInfo> => {
+export const chargeDailyQuota = async (c: Context<AppEnv>, deps: AppDeps, amount: number): Promise<RateLimitInfo> =>
+  (await chargeWith(c, deps, amount)).rateLimitInfo;
+
+/**
+ * chargeDailyQuota that stores the validation's `report` too, in the same store operation (one
+ * round trip to a shared database), and waits until both are durable; `recorded` as
+ * recordReport answers it.
+ */
+export const chargeAndRecord = async (c: Context<AppEnv>, deps: AppDeps, amount: number, report: NewReport): Promise<{ rateLimitInfo: RateLimitInfo; recorded: boolean }> => {
+  const { rateLimitInfo, reported } = await chargeWith(c, deps, amount, report);
+  const recorded = await recordWith(deps.store, deps.log, report.id, async () => {
+    if (reported instanceof Error) throw reported;
+  });
+  return { rateLimitInfo, recorded };
+};
+
+const chargeWith = async (c: Context<AppEnv>, deps: AppDeps, amount: number, report?: NewReport): Promise<{ rateLimitInfo: RateLimitInfo; reported?: boolean | Error }> => {
   const caller = c.get('caller');
   if (!caller) throw new Error('chargeDailyQuota: identifyCaller middleware is not mounted on this route');
   const now = deps.clock.now();
-  const { admitted, window } = await charge(deps.store, deps.config.limits.daily, quotaSubject(caller), amount, now);
+  const { admitted, window, reported } = await charge(deps.store, deps.config.limits.daily, quotaSubject(caller), amount, now, report);
   c.set('rateWindow', window);
   if (!admitted) {
     deps.metrics?.refused('daily');
@@ -46,6 +64,6 @@ export const chargeDailyQuota = async (c: Context<AppEnv>, deps: AppDeps, amount
       { headers: retryAfter(window.resetAt, now) },
     );
   }
-  const { resetAt: _resetAt, ...info } = window;
-  return info;
+  const { resetAt: _resetAt, ...rateLimitInfo } = window;
+  return { rateLimitInfo, reported };
 };

@@ -18,7 +18,7 @@ import { encodeRecord } from './encode.ts';
 import { pageOfAccounts } from './paging.ts';
 import { TABLES, rowIsValid, type TableName } from './rows.ts';
 import type { StoreTransfer, TransferRow } from './transfer.ts';
-import type { Account, AccountSortField, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, Page, PageQuery, Store, TrustKeyRecord, UsageRow } from './types.ts';
+import type { Account, AccountSortField, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, NewReport, Page, PageQuery, Store, TrustKeyRecord, UsageRow } from './types.ts';
 
 /**
  * Accounts and keys are read on every keyed request, so they are kept frozen and handed out
@@ -138,6 +138,9 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   /** Called after every change of a row, with its JSON text (null once deleted). */
   protected changed(_table: TableName, _key: string, _json: string | null): void {}
 
+  /** Stores a report (see Store.putReport): consume's `report` goes through it. */
+  abstract putReport(report: NewReport): Promise<boolean>;
+
   async createAccount(account: Account): Promise<void> {
     this.setRow('accounts', account.id, account);
   }
@@ -170,6 +173,11 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   async getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const id = this.keyIdByHash.get(hash);
     return id === undefined ? undefined : this.keys.get(id);
+  }
+  async getKeyAndAccount(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> {
+    const key = await this.getKeyByHash(hash);
+    const account = key && this.accounts.get(key.account_id);
+    return key && account ? { key, account } : undefined;
   }
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     return this.keys.get(id);
@@ -212,7 +220,11 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       const k = `${account_id}|${day}`;
       this.setRow('usage', k, { account_id, day, count: (this.usage.get(k)?.count ?? 0) + charges[0]!.amount });
     }
-    return { admitted: true, counters: after.map(copyCounter) };
+    const counters = after.map(copyCounter);
+    if (!options.report) return { admitted: true, counters };
+    // Put once the charges are counted: awaiting it lets other calls run, which must see them.
+    const reported = await this.putReport(options.report).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+    return { admitted: true, counters, reported };
   }
 
   async listUsage(filter: { account_id?: string; since_day?: string } = {}): Promise<UsageRow[]> {

@@ -70,6 +70,12 @@ export interface ConsumeOptions {
   volatile?: boolean;
   /** Also add the amount to this account's usage history for `day` (YYYY-MM-DD, UTC), in the same operation, when admitted. */
   usage?: { account_id: string; day: string };
+  /**
+   * Also store this report, as putReport does, when admitted (a refused charge stores nothing):
+   * a validation's charge and its report reach a shared database in one round trip. Like any
+   * mutation, durable once a later commit() resolves.
+   */
+  report?: NewReport;
 }
 
 export interface ConsumeResult {
@@ -79,6 +85,11 @@ export interface ConsumeResult {
   counters: Counter[];
   /** When refused: the index of the first charge that did not fit. */
   refused?: number;
+  /**
+   * With `report`, when admitted: what putReport answers for it (false: stored without its
+   * alias), or the error it fails with (see putReport), the charges counted all the same.
+   */
+  reported?: boolean | Error;
 }
 
 export type ReportKind = 'single' | 'batch' | 'webhook' | 'github';
@@ -249,6 +260,8 @@ export interface Store {
   // keys
   createKey(key: ApiKeyRecord): Promise<void>;
   getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /** The key with this hash and its account, in one read (a keyed request's first); undefined when either is missing. */
+  getKeyAndAccount(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined>;
   getKey(id: string): Promise<ApiKeyRecord | undefined>;
   listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
   updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined>;

@@ -196,6 +196,20 @@ describe('POST /v1/validate', () => {
     assert.ok(t.log.lines.some((l) => l.msg === 'report not recorded' && l.report_id === body.report_id));
   });
 
+  it('answers recorded:false (and still the result, the validation counted) when the report cannot be written', async () => {
+    const t = endpointsApp();
+    t.store.putReport = async () => {
+      throw new Error('report refused');
+    };
+    const res = await validate(t, { agent_card: sampleCard() });
+    assert.equal(res.status, 200);
+    const body = await res.json();
+    assert.equal(body.recorded, false);
+    assert.equal(body.rateLimitInfo.used, 1);
+    assert.ok(t.log.lines.some((l) => l.msg === 'report not recorded' && l.report_id === body.report_id && l.error === 'report refused'));
+    assert.equal(await t.store.reportCount(), 0);
+  });
+
   it('refuses a request over the daily limit with 403 FORBIDDEN, after checking the body', async () => {
     const t = endpointsApp({ limits: { daily: { anonymous: 1 } } });
     assert.equal((await validate(t, { agent_card: { name: 'a' } })).status, 200);

@@ -127,6 +127,22 @@ for (const impl of implementations) {
       assert.equal(await s.getKeyByHash('hash_key_1'), undefined);
     });
 
+    withStore('getKeyAndAccount: the key by hash with its account, or undefined when either is missing', async (s) => {
+      await s.createAccount({ id: 'acc_1', name: 'One', plan: 'team', created_at: iso(T0) });
+      await s.createKey({ ...key('key_1', 'acc_1'), allowed_ips: ['10.0.0.0/8'] });
+      await s.createKey(key('key_2', 'acc_gone'));
+      assert.deepEqual(await s.getKeyAndAccount('hash_key_1'), {
+        key: { ...key('key_1', 'acc_1'), allowed_ips: ['10.0.0.0/8'] },
+        account: { id: 'acc_1', name: 'One', plan: 'team', created_at: iso(T0) },
+      });
+      assert.equal(await s.getKeyAndAccount('hash_key_2'), undefined, 'a key whose account is gone');
+      assert.equal(await s.getKeyAndAccount('unknown'), undefined);
+      await s.updateAccount('acc_1', { plan: 'free' });
+      assert.equal((await s.getKeyAndAccount('hash_key_1'))?.account.plan, 'free', 'read afresh');
+      await s.deleteKey('key_1');
+      assert.equal(await s.getKeyAndAccount('hash_key_1'), undefined);
+    });
+
     /** One charge of `key` (unlimited unless `limit` is given). */
     const charge = (key: string, amount: number, reset_at: number, limit = -1): CounterCharge => ({ key, amount, limit, reset_at });
 
@@ -205,6 +221,44 @@ for (const impl of implementations) {
         { account_id: 'acc_1', day: '2026-11-22', count: 1 },
       ]);
       assert.deepEqual(await s.listUsage({ account_id: 'acc_1', since_day: '2026-11-22' }), [{ account_id: 'acc_1', day: '2026-11-22', count: 1 }]);
+    });
+
+    withStore('consume with a report: stored when admitted (usage too), none when refused; `reported` is what putReport answers', async (s) => {
+      const end = T0 + DAY;
+      const usage = { account_id: 'acc_1', day: '2026-11-21' };
+      const { card: _card, result, ...fields } = report('rpt_1');
+      const verbatim = { ...fields, requestJson: '{"agent_card":{"name":"verbatim"}}', resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } };
+      assert.deepEqual(await s.consume([charge('daily:acc_1', 1, end, 2)], T0, { usage, report: verbatim }), { admitted: true, counters: [{ count: 1, reset_at: end }], reported: true });
+      assert.deepEqual((await s.getReport('rpt_1'))?.card, { name: 'verbatim' });
+      assert.deepEqual(await s.consume([charge('daily:acc_1', 1, end, 2)], T0, { report: report('rpt_2') }), { admitted: true, counters: [{ count: 2, reset_at: end }], reported: true }, 'without usage');
+      assert.deepEqual(await s.consume([charge('daily:acc_1', 1, end, 2)], T0, { usage, report: report('rpt_3') }), { admitted: false, counters: [{ count: 2, reset_at: end }], refused: 0 });
+      assert.equal(await s.getReport('rpt_3'), undefined, 'refused: not stored');
+      assert.deepEqual(await s.listUsage(), [{ account_id: 'acc_1', day: '2026-11-21', count: 1 }]);
+      // Several charges, and an alias held by another scope: stored without it, as putReport does.
+      await s.putReport(report('gh_1', { kind: 'github', alias: 'sha1', alias_scope: 'octo/agent' }));
+      const aliased = report('gh_2', { kind: 'github', alias: 'sha1', alias_scope: 'mallory/agent' });
+      assert.deepEqual(await s.consume([charge('a', 1, end), charge('b', 1, end)], T0, { report: aliased }), {
+        admitted: true,
+        counters: [{ count: 1, reset_at: end }, { count: 1, reset_at: end }],
+        reported: false,
+      });
+      assert.equal((await s.getReport('gh_2'))?.alias, undefined);
+      assert.equal((await s.getReport('sha1'))?.id, 'gh_1');
+      assert.equal((await s.consume([charge('daily:acc_2', 1, end)], T0, { report: report('gh_3', { kind: 'github', alias: 'sha1', alias_scope: 'octo/agent' }) })).reported, true);
+      assert.equal((await s.getReport('sha1'))?.id, 'gh_3', 'one charge with an aliased report');
+      assert.equal(await s.reportCount(), 5);
+    });
+
+    withStore('consume with a report that cannot be written: the charges count, `reported` is the error, nothing else stored', async (s) => {
+      const end = T0 + DAY;
+      for (const charges of [[charge('q', 1, end, 5)], [charge('q', 1, end, 5), charge('r', 1, end)]]) {
+        const { reported, ...result } = await s.consume(charges, T0, { report: report('rpt_bad', { card: { n: 1n } }) });
+        assert.equal(result.admitted, true);
+        assert.ok(reported instanceof UnstorableRecordError);
+      }
+      assert.equal((await s.getCounter('q', T0))?.count, 2);
+      assert.equal(await s.getReport('rpt_bad'), undefined);
+      assert.equal(await s.reportCount(), 0);
     });
 
     withStore('reports: by id and alias (latest wins), newest first, per account, limit, count', async (s) => {

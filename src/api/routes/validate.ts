@@ -24,9 +24,10 @@ import { configuredInProcess } from '../../features/validation/validation-pool.t
 import { signatureTrust } from '../../features/trust/trusted-keys.ts';
 import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
+import type { VerbatimReport } from '../../store/types.ts';
 import { identifyCaller } from '../middleware/caller.ts';
 import { apiRoutes, type ApiRoutes, bodyErrors, errors, jsonText, rateLimitHeaders, requestBody, response, security } from '../openapi.ts';
-import { chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota-charge.ts';
+import { chargeAndRecord, chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota-charge.ts';
 import { batchResult, flatError, formattedResults, nestedError, validateResult, validationFailure } from '../schemas.ts';
 
 const keyErrors = {
@@ -156,12 +157,10 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       } else {
         outcome = asked;
       }
-      rateLimitInfo ??= await chargeDailyQuota(c, deps, 1);
-
       const now = clock.now();
       const timestamp = iso(now);
       const id = newId('rpt', now);
-      const recorded = await recordReport(store, log, {
+      const report: VerbatimReport = {
         id,
         kind: 'single',
         created_at: timestamp,
@@ -172,7 +171,11 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         ...(fetched ? { meta: { source: fetched.source } } : {}),
         resultJson: outcome.resultJson,
         verdict: reportVerdict(outcome),
-      });
+      };
+      // Charged now unless it was before: the charge and the report then go to the store in one operation.
+      let recorded: boolean;
+      if (rateLimitInfo) recorded = await recordReport(store, log, report);
+      else ({ rateLimitInfo, recorded } = await chargeAndRecord(c, deps, 1, report));
       const answer = singleResponseText(outcome, {
         ...(fetched ? { source: fetched.source } : {}),
         report_id: id,
@@ -195,14 +198,12 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       if (!(await quotaAllows(c, deps, 1))) await chargeDailyQuota(c, deps, await validator.run('batchBody', text));
       const trust = await signatureTrust(deps, c.get('caller').account?.id ?? null, text);
       const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'), trust)).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
-      await chargeDailyQuota(c, deps, outcome.total);
-
       const now = clock.now();
       const timestamp = iso(now);
       const batchId = newId('batch', now);
       const answer = batchResponseText(outcome, { batch_id: batchId, timestamp, processing_time_ms: Math.round(performance.now() - startedAt) });
-      // The batch result has no `recorded` field; the report is still durable before we answer.
-      await recordReport(store, log, {
+      // Charged with its report in one store operation. The batch result has no `recorded` field; the report is still durable before we answer.
+      await chargeAndRecord(c, deps, outcome.total, {
         id: batchId,
         kind: 'batch',
         created_at: timestamp,

@@ -43,11 +43,8 @@ export const findKey = (store: Store, key: string, prefix: string): Promise<ApiK
   isWellFormedKey(key, prefix) ? store.getKeyByHash(hashKey(key)) : Promise.resolve(undefined);
 
 /** The key record for `key` and the account it belongs to, or undefined when either is missing (see findKey). */
-export const findKeyAndAccount = async (store: Store, key: string, prefix: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> => {
-  const record = await findKey(store, key, prefix);
-  const account = record && (await store.getAccount(record.account_id));
-  return record && account ? { key: record, account } : undefined;
-};
+export const findKeyAndAccount = (store: Store, key: string, prefix: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> =>
+  isWellFormedKey(key, prefix) ? store.getKeyAndAccount(hashKey(key)) : Promise.resolve(undefined);
 
 /**
  * Notes that a key was used, at most once a minute per key; durability rides on the caller's next

@@ -9,7 +9,7 @@
  */
 import { DAY_MS, nextUtcMidnight, utcDay } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
-import type { Plan, Store, UsageRow } from '../../store/types.ts';
+import type { NewReport, Plan, Store, UsageRow } from '../../store/types.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
 
 export type QuotaPlan = 'anonymous' | Plan;
@@ -53,7 +53,8 @@ export const readDailyQuota = async (store: Store, limits: DailyLimits, s: Quota
  * Counts `amount` validations if they fit in what is left today, else counts nothing: one
  * `consume` of the store, which checks and adds in one step, so concurrent requests (on any
  * instance sharing the store) are never admitted past the limit. An account's usage history
- * is counted in the same step. The caller commits the store to make the count durable.
+ * is counted in the same step, and so is `report` stored when given and admitted (`reported`:
+ * see ConsumeResult). The caller commits the store to make the count durable.
  */
 export const chargeDailyQuota = async (
   store: Store,
@@ -61,12 +62,13 @@ export const chargeDailyQuota = async (
   s: QuotaSubject,
   amount: number,
   now: number,
-): Promise<{ admitted: boolean; window: QuotaWindow }> => {
+  report?: NewReport,
+): Promise<{ admitted: boolean; window: QuotaWindow; reported?: boolean | Error }> => {
   const charge = { key: counterKey(s), amount, limit: limits[s.plan], reset_at: nextUtcMidnight(now) };
   const usage = s.account_id !== null ? { account_id: s.account_id, day: utcDay(now) } : undefined;
-  const { admitted, counters } = await store.consume([charge], now, { usage });
+  const { admitted, counters, reported } = await store.consume([charge], now, { usage, report });
   const counter = counters[0]!;
-  return { admitted, window: windowOf(limits, s, counter.count, counter.reset_at) };
+  return { admitted, window: windowOf(limits, s, counter.count, counter.reset_at), reported };
 };
 
 /** Validations counted per account and day over the last `days` UTC days (today included), for the admin API. */

@@ -11,7 +11,9 @@
  * (synchronous_commit off): a write is visible to every instance as soon as it resolves, and
  * durable once a later commit() resolves, which waits for one flush of the log up to that point
  * (commits under way at once share it), as the file engine's group commit does. A request so pays
- * one flush, not one per statement.
+ * one flush, not one per statement. (Committing each validation's statement durably instead
+ * costs the server about twice the CPU time per request: each backend then flushes the log
+ * itself, where one flush here serves every commit waiting.)
  *
  * An outage is told apart from a fault: a call that fails because the database cannot be reached,
  * refuses connections, or cancels the statement at its timeout, rejects with
@@ -293,6 +295,19 @@ const reportColumns = (report: NewReport, body: string) => {
   };
 };
 
+type ReportColumns = ReturnType<typeof reportColumns>;
+
+/** A known id keeps its row (and so its place in the listing), the rest replaced. */
+const replacingReport = (sql: Queries) => sql`
+  on conflict (id) do update set kind = excluded.kind, created_at = excluded.created_at, created_ms = excluded.created_ms,
+    account_id = excluded.account_id, alias = excluded.alias, alias_scope = excluded.alias_scope, version = excluded.version,
+    valid = excluded.valid, score = excluded.score, agent_name = excluded.agent_name, error_count = excluded.error_count, body = excluded.body`;
+
+/** Inserts the report once for each row of `source` (none: once); its columns are the keys of `r`. */
+const insertReport = (sql: Queries, r: ReportColumns, source = sql``) => sql`
+  insert into reports (${sql(Object.keys(r))}) select ${sql(r)} ${source}
+  ${replacingReport(sql)}`;
+
 /**
  * Stores the report as `line` (a known id keeps its place in the listing). With an alias, in the
  * caller's transaction: the alias moves to this report only from one of the same scope (or this
@@ -300,11 +315,7 @@ const reportColumns = (report: NewReport, body: string) => {
  */
 const writeReport = async (sql: Queries, report: NewReport, line: string): Promise<boolean> => {
   const columns = reportColumns(report, line);
-  const upsert = (r: typeof columns) => sql`
-    insert into reports ${sql(r)}
-    on conflict (id) do update set kind = excluded.kind, created_at = excluded.created_at, created_ms = excluded.created_ms,
-      account_id = excluded.account_id, alias = excluded.alias, alias_scope = excluded.alias_scope, version = excluded.version,
-      valid = excluded.valid, score = excluded.score, agent_name = excluded.agent_name, error_count = excluded.error_count, body = excluded.body`;
+  const upsert = (r: ReportColumns) => insertReport(sql, r);
   if (report.alias !== undefined) {
     const taken = await sql`
       insert into report_aliases (alias, report_id, scope) values (${columns.alias}, ${columns.id}, ${columns.alias_scope})
@@ -350,7 +361,7 @@ const isOutage = (e: unknown): boolean => {
  */
 const DATABASE_CALLS: Record<Exclude<keyof Store, 'close'>, 'read' | 'write'> = {
   createAccount: 'write', getAccount: 'read', listAccounts: 'read', pageAccounts: 'read', updateAccount: 'write', deleteAccount: 'write',
-  createKey: 'write', getKeyByHash: 'read', getKey: 'read', listKeys: 'read', updateKey: 'write', deleteKey: 'write',
+  createKey: 'write', getKeyByHash: 'read', getKeyAndAccount: 'read', getKey: 'read', listKeys: 'read', updateKey: 'write', deleteKey: 'write',
   getCounter: 'read', consume: 'write', listUsage: 'read',
   putReport: 'write', getReport: 'read', listReports: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read',
   enqueueJob: 'write', claimJob: 'write', putJob: 'write', releaseJob: 'write', getJob: 'read', getJobStatus: 'read', countJobs: 'read',
@@ -463,6 +474,17 @@ export class PostgresStore implements Store, StoreTransfer {
     const [row] = await this.sql`select * from api_keys where hash = ${sought(hash)}`;
     return row && frozenKey(row);
   }
+  async getKeyAndAccount(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> {
+    const [row] = await this.sql`
+      select k.*, a.name as account_name, a.plan as account_plan, a.created_at as account_created_at
+      from api_keys k join accounts a on a.id = k.account_id where k.hash = ${sought(hash)}`;
+    return (
+      row && {
+        key: frozenKey(row),
+        account: frozenAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
+      }
+    );
+  }
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await this.sql`select * from api_keys where id = ${sought(id)}`;
     return row && frozenKey(row);
@@ -498,6 +520,15 @@ export class PostgresStore implements Store, StoreTransfer {
   async consume(charges: CounterCharge[], now: number, options: ConsumeOptions = {}): Promise<ConsumeResult> {
     for (const c of charges) text(`counter ${c.key}`, c.key);
     const usage = options.usage && { account_id: text('usage', options.usage.account_id), day: text('usage', options.usage.day) };
+    const { report } = options;
+    // The report encoded before anything is sent: one that cannot be written fails itself, not the charges.
+    let columns: ReportColumns | undefined;
+    let unstorable: Error | undefined;
+    try {
+      if (report) columns = reportColumns(report, reportLine(report));
+    } catch (e) {
+      unstorable = e as Error;
+    }
     if (charges.length === 0) return { admitted: true, counters: [] };
     // Usage grows by the first charge's amount, in the statement or transaction that admits it.
     const addUsage = (sql: Queries, fromCharged: boolean) =>
@@ -505,13 +536,21 @@ export class PostgresStore implements Store, StoreTransfer {
       sql`insert into usage (account_id, day, count) select ${usage.account_id}, ${usage.day}, ${charges[0]!.amount}::bigint ${fromCharged ? sql`from charged` : sql``}
         on conflict (account_id, day) do update set count = usage.count + excluded.count`;
     if (charges.length === 1) {
-      // One counter: one statement, usage included.
+      // One counter: one statement, usage and the report included (one with an alias is put after: it takes a transaction).
+      const alongside = report?.alias === undefined ? columns : undefined;
       const charge = this.chargeStatement(this.sql, charges[0]!, now);
-      const rows = usage
-        ? await this.sql`with charged as (${charge}), used as (${addUsage(this.sql, true)!}) select count, reset_at from charged`
-        : await charge;
-      if (rows.length === 1) return { admitted: true, counters: [{ count: rows[0]!.count as number, reset_at: rows[0]!.reset_at as number }] };
-      return this.refusal(charges, now, 0);
+      const rows =
+        usage || alongside
+          ? await this.sql`
+            with charged as (${charge})
+            ${usage ? this.sql`, used as (${addUsage(this.sql, true)!})` : this.sql``}
+            ${alongside ? this.sql`, reported as (${insertReport(this.sql, alongside, this.sql`from charged`)})` : this.sql``}
+            select count, reset_at from charged`
+          : await charge;
+      if (rows.length === 0) return this.refusal(charges, now, 0);
+      const counters = [{ count: rows[0]!.count as number, reset_at: rows[0]!.reset_at as number }];
+      if (!report) return { admitted: true, counters };
+      return { admitted: true, counters, reported: alongside ? true : await this.putAfterCharges(report, unstorable) };
     }
     // Several: in key order (two calls never wait on each other's rows in opposite orders), all or none.
     const order = charges.map((_, i) => i).sort((a, b) => (charges[a]!.key < charges[b]!.key ? -1 : 1));
@@ -526,10 +565,20 @@ export class PostgresStore implements Store, StoreTransfer {
         if (usage) await addUsage(tx, false);
         return after;
       });
-      return { admitted: true, counters };
+      return report ? { admitted: true, counters, reported: await this.putAfterCharges(report, unstorable) } : { admitted: true, counters };
     } catch (e) {
       if (e instanceof ChargeRefused) return this.refusal(charges, now, e.index);
       throw e;
+    }
+  }
+
+  /** The report of an admitted consume put after its charges: putReport's answer, or the error it failed with. */
+  private async putAfterCharges(report: NewReport, unstorable: Error | undefined): Promise<boolean | Error> {
+    if (unstorable) return unstorable;
+    try {
+      return await this.putReport(report);
+    } catch (e) {
+      return e as Error;
     }
   }
 
