@@ -101,7 +101,7 @@ textarea,select,input{font:inherit;color:var(--fg);background:var(--bg);border:1
 textarea{width:100%;min-height:220px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 details{margin:8px 0}summary{cursor:pointer}
 .links{display:flex;flex-wrap:wrap;gap:8px 20px;padding:0;list-style:none}
-@media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--on-badge:#fff;--hit-err:#fde2e2;--hit-warn:#fdf3c8;--hit-ok:#dcf5e3;--target:#fff}
+@media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--hit-err:#fde2e2;--hit-warn:#fdf3c8;--hit-ok:#dcf5e3;--target:#fff}
 .top,button,.no-print{display:none!important}main{max-width:none;padding:0}.columns{display:block}.card-pane{position:static}
 .code{max-height:none;overflow:visible}.group,.row{break-inside:avoid}a{text-decoration:none}
 .badge{-webkit-print-color-adjust:exact;print-color-adjust:exact}}

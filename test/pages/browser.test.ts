@@ -200,6 +200,22 @@ describe('the public pages in a browser', () => {
     await page.emulateMedia({ media: 'screen' });
   });
 
+  it('prints black on white with readable badges and headings, also from a browser in dark mode', async () => {
+    const { page } = browser;
+    try {
+      for (const path of [invalidPath, reportPath]) {
+        for (const colorScheme of schemes) {
+          await page.emulateMedia({ media: 'print', colorScheme });
+          await page.goto(`${service.url}${path}`);
+          const low = (await textColours()).filter((t) => contrast(t.fg, t.bg) < 4.5);
+          assert.deepEqual(low.map((t) => `${t.text}: ${t.fg} on ${t.bg} (${contrast(t.fg, t.bg).toFixed(2)})`), [], `${path} printed, ${colorScheme}`);
+        }
+      }
+    } finally {
+      await page.emulateMedia({ media: 'screen', colorScheme: 'light' });
+    }
+  });
+
   it('the rule index and rule pages', async () => {
     await checkEverywhere('/rules', 'rules');
     await checkEverywhere('/rules/compatibility.other-version', 'rule');
