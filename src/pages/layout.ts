@@ -40,17 +40,17 @@ export const timeStamp = (iso: string): string => {
 };
 
 /**
- * Text as numbered lines, each marked with the class `marks` gives its number; with `anchors`,
- * line n is the target `#Ln` (one such block per page).
+ * Text as numbered lines, each marked with the class `marks` gives its number; with `anchor`,
+ * line n is the target `#<anchor>n` (`L`: `#L12`), unique per block on a page.
  */
-export const numberedLines = (text: string, marks: ReadonlyMap<number, string>, anchors: boolean): string =>
+export const numberedLines = (text: string, marks: ReadonlyMap<number, string>, anchor: string | undefined): string =>
   text
     .split('\n')
     .map((line, i) => {
       const n = i + 1;
       const mark = marks.get(n);
-      const number = anchors ? `<a class="ln" href="#L${n}">${n}</a>` : `<span class="ln">${n}</span>`;
-      return `<div class="row${mark ? ` ${mark}` : ''}"${anchors ? ` id="L${n}"` : ''}>${number}<span class="src">${esc(line) || ' '}</span></div>`;
+      const number = anchor !== undefined ? `<a class="ln" href="#${anchor}${n}">${n}</a>` : `<span class="ln">${n}</span>`;
+      return `<div class="row${mark ? ` ${mark}` : ''}"${anchor !== undefined ? ` id="${anchor}${n}"` : ''}>${number}<span class="src">${esc(line) || ' '}</span></div>`;
     })
     .join('');
 

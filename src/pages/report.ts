@@ -89,11 +89,12 @@ const mergeSuggestions = (warnings: LocatedIssue[], suggestions: Json[]): { merg
   return { merged, rest: unused };
 };
 
-const lineLink = (issue: LocatedIssue): string =>
-  issue.line === undefined ? '' : `<a class="at" href="#L${issue.line}" title="Show line ${issue.line} in the card">L${issue.line}</a>`;
+/** `anchor` names the card's lines on the page: `L` (#L12) on a single report, one prefix per card on a batch. */
+const lineLink = (issue: LocatedIssue, anchor: string): string =>
+  issue.line === undefined ? '' : `<a class="at" href="#${anchor}${issue.line}" title="Show line ${issue.line} in the card">L${issue.line}</a>`;
 
 /** Findings of one severity, grouped by rule: the fix once when every finding shares it, else beside each. */
-const groupsOf = (shown: Shown[]): string => {
+const groupsOf = (shown: Shown[], anchor: string): string => {
   const byRule = new Map<string, Shown[]>();
   for (const s of shown) byRule.set(s.issue.rule, [...(byRule.get(s.issue.rule) ?? []), s]);
   return [...byRule]
@@ -102,7 +103,7 @@ const groupsOf = (shown: Shown[]): string => {
       const shared = texts.size === 1 ? [...texts][0] : undefined;
       const rows = items.map(({ issue, suggestion }) => {
         const own = shared === undefined && suggestion ? `<div class="suggestion">${esc(suggestion)}</div>` : '';
-        return `<li>${lineLink(issue)}<code>${esc(issue.path)}</code>: ${esc(issue.message)}${own}</li>`;
+        return `<li>${lineLink(issue, anchor)}<code>${esc(issue.path)}</code>: ${esc(issue.message)}${own}</li>`;
       });
       return `<article class="group"><h3>${ruleLink(rule)}<span class="count">${plural(items.length, 'finding')}</span></h3>${
         shared ? `<p class="fix">${esc(shared)}</p>` : ''}<ul class="findings">${rows.join('')}</ul></article>`;
@@ -113,9 +114,9 @@ const groupsOf = (shown: Shown[]): string => {
 const leftOutNote = (shown: number, left: number): string =>
   left > 0 ? `<p class="none">${esc(left)} more not shown: the first ${esc(shown)} were kept.</p>` : '';
 
-const severitySection = (title: string, cls: string, shown: Shown[], left: number): string =>
+const severitySection = (title: string, cls: string, shown: Shown[], left: number, anchor = 'L'): string =>
   `<section><h2 class="${cls}">${esc(title)} <span class="count">${shown.length + left}</span></h2>${
-    shown.length === 0 && left === 0 ? '<p class="none">None.</p>' : groupsOf(shown)}${leftOutNote(shown.length, left)}</section>`;
+    shown.length === 0 && left === 0 ? '<p class="none">None.</p>' : groupsOf(shown, anchor)}${leftOutNote(shown.length, left)}</section>`;
 
 const partLabel = (part: ScorePart): string =>
   part.kind === 'rule'
@@ -150,7 +151,7 @@ const compatibilityCallout = (f: Findings): string => {
 };
 
 const cardPane = (text: string, marks: Map<number, 'error' | 'warning'>): string =>
-  `<section class="card-pane"><h2>Agent card</h2><div class="code" role="region" aria-label="The agent card" tabindex="0">${numberedLines(text, marks, true)}</div></section>`;
+  `<section class="card-pane"><h2>Agent card</h2><div class="code" role="region" aria-label="The agent card" tabindex="0">${numberedLines(text, marks, 'L')}</div></section>`;
 
 const markdownSection = (markdown: string): string =>
   `<section class="no-print"><h2>Share</h2><details><summary>Markdown summary</summary><pre id="markdown">${esc(markdown)}</pre></details>
@@ -190,16 +191,24 @@ const signaturesSection = (f: Findings): string =>
 const rulesUsed = (f: Findings): string | undefined =>
   f.version === undefined ? undefined : `A2A ${esc(f.version)} rules${f.versionSource ? `, ${esc(versionSourceText[f.versionSource])}` : ''}`;
 
-const singlePage = (report: ReportRecord, name: string, urls: ReportUrls): { body: string; description: string } => {
-  const f = findingsOf(report.result, report.version);
-  const text = report.card === undefined ? '' : JSON.stringify(report.card, null, 2);
-  // Positions in the pretty-printed card (the one shown), not in the text as it was sent.
+/**
+ * The card pretty-printed as the page shows it, its findings located in that text (not in the
+ * request as it was sent, whose lines the page does not show) and the lines they mark.
+ */
+const shownCard = (card: unknown, f: Findings) => {
+  const text = card === undefined ? '' : JSON.stringify(card, null, 2);
   const located = text
     ? locate(text, { errors: f.errors, warnings: f.warnings } as unknown as CardResult)
     : { errors: f.errors as unknown as LocatedIssue[], warnings: f.warnings as unknown as LocatedIssue[] };
   const marks = new Map<number, 'error' | 'warning'>();
   for (const w of located.warnings) if (w.line !== undefined) marks.set(w.line, 'warning');
   for (const e of located.errors) if (e.line !== undefined) marks.set(e.line, 'error');
+  return { text, located, marks };
+};
+
+const singlePage = (report: ReportRecord, name: string, urls: ReportUrls): { body: string; description: string } => {
+  const f = findingsOf(report.result, report.version);
+  const { text, located, marks } = shownCard(report.card, f);
   const { merged, rest } = mergeSuggestions(located.warnings, f.suggestions);
   const seen = new Set<string>();
   const others = rest.filter((s) => !seen.has(`${asText(s.field)}\n${asText(s.suggestion)}`) && seen.add(`${asText(s.field)}\n${asText(s.suggestion)}`));
@@ -246,14 +255,19 @@ const batchPage = (report: ReportRecord, urls: ReportUrls): { body: string; desc
       return `<tr><td><code>${esc(x.id)}</code></td><td>${verdictBadge(f.valid)}</td><td>${esc(f.score ?? '')}</td><td>${f.errors.length + f.leftOut.errors}</td><td>${f.warnings.length + f.leftOut.warnings}</td><td>${esc(f.version ?? '')}</td></tr>`;
     })
     .join('')}</tbody></table></div>`;
+  const submitted = asArray(report.card);
   const details = results
-    .filter((x) => asArray(x.errors).length + asArray(x.warnings).length > 0)
-    .map((x) => {
+    .map((x, i) => ({ x, i }))
+    .filter(({ x }) => asArray(x.errors).length + asArray(x.warnings).length > 0)
+    .map(({ x, i }) => {
       const f = findingsOf(x, undefined);
-      const { merged } = mergeSuggestions(f.warnings as unknown as LocatedIssue[], f.suggestions);
+      const anchor = `c${i}-L`;
+      const { text, located, marks } = shownCard(submitted.find((c) => c.id === x.id)?.agent_card, f);
+      const { merged } = mergeSuggestions(located.warnings, f.suggestions);
       return `<details><summary>Card <code>${esc(x.id)}</code>: ${esc(summaryOf(f))}</summary>${compatibilityCallout(f)}${
-        severitySection('Errors', 'errors', (f.errors as unknown as LocatedIssue[]).map((issue) => ({ issue })), f.leftOut.errors)}${
-        severitySection('Warnings', 'warnings', merged, f.leftOut.warnings)}</details>`;
+        severitySection('Errors', 'errors', located.errors.map((issue) => ({ issue })), f.leftOut.errors, anchor)}${
+        severitySection('Warnings', 'warnings', merged, f.leftOut.warnings, anchor)}${
+        text ? `<div class="code" role="region" aria-label="Card ${esc(x.id)}" tabindex="0">${numberedLines(text, marks, anchor)}</div>` : ''}</details>`;
     })
     .join('');
   const description = `${asText(r.valid)} of ${asText(r.total)} cards valid; average score ${asText(summary.average_score)}/100.`;
@@ -263,7 +277,8 @@ const batchPage = (report: ReportRecord, urls: ReportUrls): { body: string; desc
     `<section><h2>Cards</h2>${overview}</section>`,
     details ? `<section><h2>Findings per card</h2>${details}</section>` : '',
     badgeSection(urls),
-    `<section><h2>Submitted cards</h2><pre>${esc(JSON.stringify(report.card, null, 2))}</pre></section>`,
+    // Collapsed: each card with findings is shown under them already, and the whole batch can be thousands of lines.
+    `<section><h2>Submitted cards</h2><details><summary>The request's cards as JSON</summary><pre>${esc(JSON.stringify(report.card, null, 2))}</pre></details></section>`,
   ].join('');
   return { body, description };
 };

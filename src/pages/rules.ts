@@ -78,7 +78,7 @@ const example = (title: string, card: unknown, other: unknown, mark: string, opt
   const list = findings.length === 0
     ? '<p class="none">No findings.</p>'
     : `<ul>${findings.map((f) => `<li>${f.rule === rule ? '<strong>' : ''}<code>${esc(f.rule)}</code>${f.rule === rule ? '</strong>' : ''} at <code>${esc(f.path)}</code>: ${esc(f.message)}</li>`).join('')}</ul>`;
-  return `<section><h2>${esc(title)}</h2><div class="code example" role="region" aria-label="${esc(title)}" tabindex="0">${numberedLines(text, differing(text, JSON.stringify(other, null, 2), mark), false)}</div><p>${result.valid ? 'Valid' : 'Invalid'}${
+  return `<section><h2>${esc(title)}</h2><div class="code example" role="region" aria-label="${esc(title)}" tabindex="0">${numberedLines(text, differing(text, JSON.stringify(other, null, 2), mark), undefined)}</div><p>${result.valid ? 'Valid' : 'Invalid'}${
     options?.protocolVersion ? ` when validated as A2A ${esc(options.protocolVersion)}` : ` (A2A ${esc(result.version)} rules)`}; what cardgate reports:</p>${list}</section>`;
 };
 

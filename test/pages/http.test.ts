@@ -161,6 +161,22 @@ describe('the report page', () => {
     assert.ok(text.includes(`<img src="${new URL(result.report_url).pathname}/badge.svg"`));
     assert.ok(text.includes(`<time datetime="${result.timestamp}" data-local>${result.timestamp.slice(0, 16).replace('T', ' ')} UTC</time>`));
   });
+
+  it('a batch links each finding to its line in that card, shown pretty-printed under its findings', async () => {
+    const t = setup();
+    const admin = { authorization: `Bearer ${t.config.adminToken}` };
+    const account = await (await t.app.request('/admin/api/accounts', postJson({ name: 'pages', plan: 'pro' }, admin))).json();
+    const key = await (await t.app.request(`/admin/api/accounts/${account.account.id}/keys`, postJson({ name: 'pages' }, admin))).json();
+    const cards = [{ id: 'good', agent_card: minimalCard() }, { id: 'dual', agent_card: dualCard }];
+    const batch = await (await t.app.request('/v1/validate/batch', postJson({ cards }, { authorization: `Bearer ${key.secret}` }))).json();
+    const { text } = await page(t, `/reports/${batch.batch_id}`);
+    const targets = [...text.matchAll(/<a class="at" href="#([^"]+)"/g)].map((m) => m[1]!);
+    assert.ok(targets.length >= 3, 'the dual card\'s findings link to lines');
+    for (const target of targets) assert.ok(text.includes(` id="${target}">`), `#${target} is on the page`);
+    const ownerLine = JSON.stringify(dualCard, null, 2).split('\n').findIndex((l) => l.includes('"owner"')) + 1;
+    assert.ok(text.includes('<details><summary>The request\'s cards as JSON</summary><pre>'), 'the whole request is there, folded');
+    assert.ok(text.includes(`<div class="row warning" id="c1-L${ownerLine}"><a class="ln" href="#c1-L${ownerLine}">${ownerLine}</a><span class="src">  &#34;owner&#34;: &#34;team-a&#34;,</span></div>`));
+  });
 });
 
 describe('the rule pages', () => {
