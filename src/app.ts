@@ -21,7 +21,7 @@ import { docsRoutes } from './api/routes/docs.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { metricsRoutes } from './api/routes/metrics.ts';
 import { pageRoutes } from './api/routes/pages.ts';
-import { reportRoutes } from './api/routes/reports.ts';
+import { reportRoutes, wantsErrorPage } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
@@ -33,6 +33,7 @@ import { validateRequestSchema } from './features/validation/validation.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
 import { githubRequestSchema, webhookRequestSchema } from './features/webhooks/webhook-requests.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
+import { pageHeaders, renderNotFoundPage } from './pages/layout.ts';
 import { UnstorableRecordError } from './store/encode.ts';
 import { StoreUnavailableError } from './store/unavailable.ts';
 
@@ -97,7 +98,10 @@ export const createApp = (deps: AppDeps) => {
 
   const render = (c: Context, error: ApiError) => c.json(error.body() as object, error.status as 500, error.headers);
   // Answered, not thrown: methodNotAllowed turns the 404 of a path known under another method into its 405.
-  app.notFound((c) => render(c, new ApiError('NOT_FOUND', `no resource at ${c.req.path}`)));
+  app.notFound((c) =>
+    wantsErrorPage(c.req.header('accept'))
+      ? c.html(renderNotFoundPage('Page', `cardgate has no page at ${c.req.path}.`), 404, pageHeaders)
+      : render(c, new ApiError('NOT_FOUND', `no resource at ${c.req.path}`)));
   app.onError((err, c) => {
     if (clientClosed(err, c.req.raw)) {
       // The caller went away mid-request (its body cut short): nothing to answer, and not a fault of ours.

@@ -91,6 +91,25 @@ describe('content negotiation and 404s', () => {
     }
   });
 
+  it('any other unknown address is a page for browsers too, and the JSON 404 for API clients', async () => {
+    const t = setup();
+    for (const path of ['/report/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA', '/rule', '/v1/nothing']) {
+      const browser = await page(t, path);
+      assert.equal(browser.res.status, 404, path);
+      assert.match(browser.res.headers.get('content-type')!, /^text\/html/, path);
+      assert.match(browser.text, /<h1>Page not found<\/h1>/);
+      assert.ok(browser.text.includes(`cardgate has no page at ${path}.`));
+      for (const headers of [json, {}, { accept: '*/*' }]) {
+        const res = await t.app.request(path, { headers });
+        assert.equal(res.status, 404);
+        assert.equal((await res.json()).error.code, 'NOT_FOUND', `${path} ${JSON.stringify(headers)}`);
+      }
+    }
+    // A path served under another method stays a 405, for browsers too.
+    const wrongMethod = await t.app.request('/v1/validate', { headers: html });
+    assert.equal(wrongMethod.status, 405);
+  });
+
   it('GET /v1/rules stays the JSON catalogue', async () => {
     const t = setup();
     const body = await (await t.app.request('/v1/rules')).json();
