@@ -24,6 +24,7 @@ export const pageScript = `(() => {
   form.querySelector('button[type=submit]').hidden = false;
   const show = (html) => { out.innerHTML = html; out.hidden = false; };
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => '&#' + c.charCodeAt(0) + ';');
+  const count = (n, word) => esc(n) + ' ' + word + (n === 1 ? '' : 's');
   const problem = (body, status) => {
     if (body && typeof body.error === 'object' && body.error) return body.error.message;
     if (body && typeof body.error === 'string') return body.error;
@@ -49,7 +50,7 @@ export const pageScript = `(() => {
       }
       const path = new URL(body.report_url).pathname;
       show('<p role="status"><span class="badge ' + (body.valid ? 'ok">Valid' : 'bad">Invalid') + '</span> ' +
-        esc(body.errors.length) + ' errors, ' + esc(body.warnings.length) + ' warnings' +
+        count(body.errors.length, 'error') + ', ' + count(body.warnings.length, 'warning') +
         (typeof body.score === 'number' ? ', score ' + esc(body.score) + '/100' : '') +
         '. <a href="' + esc(path) + '">Open the report</a></p>');
     } catch (e) {

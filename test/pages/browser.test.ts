@@ -235,6 +235,9 @@ describe('the public pages in a browser', () => {
     await page.getByLabel('Agent card (JSON)').fill('{"name": ');
     await page.getByRole('button', { name: 'Validate' }).click();
     await page.getByRole('alert').filter({ hasText: 'That is not JSON' }).waitFor();
+    await page.getByLabel('Agent card (JSON)').fill(JSON.stringify({ ...minimalCard(), name: 7, url: 'https://agent.acme.net/a2a', preferredTransport: 'JSONRPC' }));
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.getByRole('status').filter({ hasText: /^Invalid 1 error, 0 warnings, score 0\/100\. Open the report$/ }).waitFor();
     await page.getByLabel('Agent card (JSON)').fill(JSON.stringify(minimalCard('Pasted agent'), null, 2));
     await page.getByRole('button', { name: 'Validate' }).click();
     await page.getByRole('link', { name: 'Open the report' }).click();
