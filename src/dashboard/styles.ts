@@ -141,6 +141,8 @@ dialog::backdrop { background: rgb(0 0 0 / 0.45); }
   table.stack tr { border: 1px solid var(--line); border-radius: 8px; margin-bottom: 0.75rem; padding: 0.25rem 0; }
   table.stack td { border: 0; display: flex; justify-content: space-between; gap: 1rem; padding: 0.35rem 0.75rem; }
   table.stack td::before { content: attr(data-label); font-weight: 600; color: var(--muted); }
+  /* A value may shrink below its longest word (a report id): it wraps instead of running out of the row. */
+  table.stack td > * { min-width: 0; overflow-wrap: anywhere; text-align: right; }
   .card { padding: 0.9rem; }
 }
 `;

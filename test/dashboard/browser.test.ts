@@ -195,6 +195,15 @@ test('the plan can be changed and the page reads well at phone width', async () 
   await page.getByRole('navigation').getByRole('link', { name: 'Usage' }).click();
   await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
   await browser.screenshot('10-phone-usage');
+  // A card without a name is listed by its long report id: it wraps inside its row's box.
+  const nameless = await fetch(`${service.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: { ...card, name: 42 } }) });
+  assert.equal(nameless.status, 200);
+  await page.getByRole('navigation').getByRole('link', { name: 'Reports' }).click();
+  await page.getByRole('link', { name: /^rpt_/ }).first().waitFor();
+  const clipped = await page.locator('table td').evaluateAll((cells) =>
+    cells.filter((td) => td.scrollWidth > td.clientWidth + 1).map((td) => `${td.getAttribute('data-label')}: ${td.textContent}`));
+  assert.deepEqual(clipped, [], 'no cell runs out of its box at phone width');
+  await browser.screenshot('10-phone-reports');
   await page.setViewportSize({ width: 1280, height: 800 });
 });
 
