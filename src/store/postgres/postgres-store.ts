@@ -43,6 +43,7 @@ import type {
   Counter,
   CounterCharge,
   JobRecord,
+  KeyAndAccount,
   NewReport,
   Page,
   PageQuery,
@@ -474,14 +475,19 @@ export class PostgresStore implements Store, StoreTransfer {
     const [row] = await this.sql`select * from api_keys where hash = ${sought(hash)}`;
     return row && frozenKey(row);
   }
-  async getKeyAndAccount(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> {
+  async getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined> {
+    // The account's trusted keys in the same statement: a keyed validation needs them, and a
+    // statement of their own cost the server process about a sixth of its time per request.
     const [row] = await this.sql`
-      select k.*, a.name as account_name, a.plan as account_plan, a.created_at as account_created_at
+      select k.*, a.name as account_name, a.plan as account_plan, a.created_at as account_created_at,
+        (select coalesce(json_agg(t order by t.added_at collate "C", t.id collate "C"), '[]')::text
+          from trust_keys t where t.account_id is null or t.account_id = k.account_id) as trust_keys
       from api_keys k join accounts a on a.id = k.account_id where k.hash = ${sought(hash)}`;
     return (
       row && {
         key: frozenKey(row),
         account: frozenAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
+        trustKeys: (JSON.parse(row.trust_keys as string) as Record<string, unknown>[]).map(frozenTrustKey),
       }
     );
   }
