@@ -5,8 +5,8 @@
  *     against a server on each engine (default settings: a pool of 10 connections), in
  *     alternating wrk runs; the ratio PostgreSQL / file (target ≥ 0.5), and what a request cost
  *     in CPU time: the server process, and on PostgreSQL the database's processes too (a request
- *     there is two statements: the key with its account, then the quota's charge with the usage
- *     row and the report; plus a share of one flush of the log);
+ *     there is two statements: the key with its account and the account's trusted keys, then the
+ *     quota's charge with the usage row and the report; plus a share of one flush of the log);
  *   - the quota check alone (chargeDailyQuota: one consume with usage, against a limit) on each
  *     engine, one call at a time, in alternating blocks: p50 and p99.
  * The database shares the machine's cores with the server and the load generator.

@@ -18,7 +18,7 @@ import { encodeRecord } from './encode.ts';
 import { pageOfAccounts } from './paging.ts';
 import { TABLES, rowIsValid, type TableName } from './rows.ts';
 import type { StoreTransfer, TransferRow } from './transfer.ts';
-import type { Account, AccountSortField, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, NewReport, Page, PageQuery, Store, TrustKeyRecord, UsageRow } from './types.ts';
+import type { Account, AccountSortField, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, KeyAndAccount, NewReport, Page, PageQuery, Store, TrustKeyRecord, UsageRow } from './types.ts';
 
 /**
  * Accounts and keys are read on every keyed request, so they are kept frozen and handed out
@@ -174,10 +174,10 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     const id = this.keyIdByHash.get(hash);
     return id === undefined ? undefined : this.keys.get(id);
   }
-  async getKeyAndAccount(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> {
+  async getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined> {
     const key = await this.getKeyByHash(hash);
     const account = key && this.accounts.get(key.account_id);
-    return key && account ? { key, account } : undefined;
+    return key && account ? { key, account, trustKeys: await this.listTrustKeys({ account_id: account.id }) } : undefined;
   }
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     return this.keys.get(id);

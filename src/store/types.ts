@@ -246,6 +246,13 @@ export interface UsageRow {
   count: number;
 }
 
+/** What a keyed request reads first (see Store.getKeyAndAccount). */
+export interface KeyAndAccount {
+  key: ApiKeyRecord;
+  account: Account;
+  trustKeys: TrustKeyRecord[];
+}
+
 export interface Store {
   // accounts
   createAccount(account: Account): Promise<void>;
@@ -260,8 +267,12 @@ export interface Store {
   // keys
   createKey(key: ApiKeyRecord): Promise<void>;
   getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
-  /** The key with this hash and its account, in one read (a keyed request's first); undefined when either is missing. */
-  getKeyAndAccount(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined>;
+  /**
+   * The key with this hash, its account and the trusted keys in force for the account (as
+   * listTrustKeys({ account_id }) lists them), in one read (a keyed request's first); undefined
+   * when the key or its account is missing.
+   */
+  getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined>;
   getKey(id: string): Promise<ApiKeyRecord | undefined>;
   listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
   updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined>;

@@ -134,6 +134,7 @@ for (const impl of implementations) {
       assert.deepEqual(await s.getKeyAndAccount('hash_key_1'), {
         key: { ...key('key_1', 'acc_1'), allowed_ips: ['10.0.0.0/8'] },
         account: { id: 'acc_1', name: 'One', plan: 'team', created_at: iso(T0) },
+        trustKeys: [],
       });
       assert.equal(await s.getKeyAndAccount('hash_key_2'), undefined, 'a key whose account is gone');
       assert.equal(await s.getKeyAndAccount('unknown'), undefined);
@@ -141,6 +142,22 @@ for (const impl of implementations) {
       assert.equal((await s.getKeyAndAccount('hash_key_1'))?.account.plan, 'free', 'read afresh');
       await s.deleteKey('key_1');
       assert.equal(await s.getKeyAndAccount('hash_key_1'), undefined);
+    });
+
+    withStore("getKeyAndAccount: with the trusted keys in force for the account (global and its own), as listTrustKeys lists them, read afresh", async (s) => {
+      await s.createAccount({ id: 'acc_1', name: 'One', plan: 'team', created_at: iso(T0) });
+      await s.createAccount({ id: 'acc_2', name: 'Two', plan: 'pro', created_at: iso(T0) });
+      await s.createKey(key('key_1', 'acc_1'));
+      await s.addTrustKey(trustKey('tk_own', 'own', 'acc_1', T0 + 2));
+      await s.addTrustKey(trustKey('tk_global', 'global', null, T0 + 1));
+      await s.addTrustKey(trustKey('tk_other', 'other', 'acc_2'));
+      const found = await s.getKeyAndAccount('hash_key_1');
+      assert.deepEqual(found?.trustKeys, await s.listTrustKeys({ account_id: 'acc_1' }));
+      assert.deepEqual(found?.trustKeys.map((k) => k.id), ['tk_global', 'tk_own'], "in order of addition; another account's left out");
+      assert.deepEqual(found?.trustKeys[1], trustKey('tk_own', 'own', 'acc_1', T0 + 2), 'the whole record');
+      await s.revokeTrustKey('tk_global', iso(T0 + 5));
+      await s.deleteTrustKey('tk_own');
+      assert.deepEqual((await s.getKeyAndAccount('hash_key_1'))?.trustKeys, [{ ...trustKey('tk_global', 'global', null, T0 + 1), revoked_at: iso(T0 + 5) }]);
     });
 
     /** One charge of `key` (unlimited unless `limit` is given). */

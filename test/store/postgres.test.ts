@@ -22,11 +22,15 @@ import { T0, iso, report } from './fixtures/records.ts';
 const newDatabase = databaseFactory();
 const newDataDir = tempDirFactory('cardgate-pg-file-');
 
-/** Runs `fn` on a store over a new database, closing it after. */
+/**
+ * Runs `fn` on a store over a new database, closing it after. The store's clock reads T0: its
+ * upkeep pass at open, on the real clock, would delete the counters the test is charging (their
+ * windows end shortly after T0, days ago) while it charges them, admitting more than the limit.
+ */
 const withStore = (name: string, fn: (s: PostgresStore, db: TestDatabase) => Promise<void>, options: { statementTimeoutMs?: number } = {}) =>
   test(name, async () => {
     const db = await newDatabase();
-    const s = await openPostgresStore({ url: db.url, ...options });
+    const s = await openPostgresStore({ url: db.url, clock: { now: () => T0 }, ...options });
     try {
       await fn(s, db);
     } finally {

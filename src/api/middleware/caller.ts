@@ -52,8 +52,8 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
       throw new ApiError('UNAUTHORIZED', presented === '' ? `malformed credentials: ${expected}` : 'invalid API key (unknown, deleted or malformed)');
     }
 
-    const { key, account } = found;
-    const caller: Caller = { plan: account.plan, account, key, ip };
+    const { key, account, trustKeys } = found;
+    const caller: Caller = { plan: account.plan, account, key, ip, trustKeys };
     // Set before the allow-list check: a refused key's answer still shows its account's window.
     c.set('caller', caller);
     if (key.allowed_ips.length > 0 && !allowList(key)(ip)) {

@@ -23,7 +23,7 @@ import type { CardSource } from '../../lib/fetch-card.ts';
 import { configuredInProcess } from '../../features/validation/validation-pool.ts';
 import { signatureTrust } from '../../features/trust/trusted-keys.ts';
 import { readBodyText } from '../body.ts';
-import type { AppEnv } from '../env.ts';
+import type { AppEnv, Caller } from '../env.ts';
 import type { VerbatimReport } from '../../store/types.ts';
 import { identifyCaller } from '../middleware/caller.ts';
 import { apiRoutes, type ApiRoutes, bodyErrors, errors, jsonText, rateLimitHeaders, requestBody, response, security } from '../openapi.ts';
@@ -128,6 +128,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
   const validator = deps.validator ?? configuredInProcess(config);
   const caller = identifyCaller(deps);
   const fetcher = cardFetcher(config, deps.lookup);
+  const callerTrust = (caller: Caller, bodyText: string) => signatureTrust(deps, caller.account?.id ?? null, bodyText, caller.trustKeys);
 
   return apiRoutes()
     .openapi({ ...single, middleware: caller }, async (c) => {
@@ -142,7 +143,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
       const failed = failedAs(log, 'validation', () => new ApiError('INTERNAL_ERROR', 'internal error during validation'));
       const accept = acceptedFormat(c.req.header('accept'));
-      const trust = await signatureTrust(deps, c.get('caller').account?.id ?? null, text);
+      const trust = await callerTrust(c.get('caller'), text);
       const asked = await validator.run('single', bodyFor(text, c.req.header('accept'), trust)).catch(failed);
       let outcome: SingleOutcome;
       let fetched: { text: string; source: CardSource } | undefined;
@@ -152,7 +153,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         rateLimitInfo ??= await chargeDailyQuota(c, deps, 1);
         fetched = await fetcher.fetch(asked.agentUrl);
         // The trust again, for the jku URLs of the card as fetched (the body named none).
-        const cardTrust = await signatureTrust(deps, c.get('caller').account?.id ?? null, fetched.text);
+        const cardTrust = await callerTrust(c.get('caller'), fetched.text);
         outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust: cardTrust, ...(accept ? { accept } : {}) }).catch(failed);
       } else {
         outcome = asked;
@@ -196,7 +197,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
       // Like a single validation: over the quota, only the body is checked and the engine never runs.
       if (!(await quotaAllows(c, deps, 1))) await chargeDailyQuota(c, deps, await validator.run('batchBody', text));
-      const trust = await signatureTrust(deps, c.get('caller').account?.id ?? null, text);
+      const trust = await callerTrust(c.get('caller'), text);
       const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'), trust)).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
       const now = clock.now();
       const timestamp = iso(now);

@@ -9,7 +9,7 @@ import * as crypto from 'node:crypto';
 import * as z from 'zod';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { Account, ApiKeyRecord, Store } from '../../store/types.ts';
+import type { ApiKeyRecord, KeyAndAccount, Store } from '../../store/types.ts';
 import { parseIpRule } from '../../lib/ip.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseInput } from '../../lib/input.ts';
@@ -42,8 +42,8 @@ const hintOf = (key: string, prefix: string): string => {
 export const findKey = (store: Store, key: string, prefix: string): Promise<ApiKeyRecord | undefined> =>
   isWellFormedKey(key, prefix) ? store.getKeyByHash(hashKey(key)) : Promise.resolve(undefined);
 
-/** The key record for `key` and the account it belongs to, or undefined when either is missing (see findKey). */
-export const findKeyAndAccount = (store: Store, key: string, prefix: string): Promise<{ key: ApiKeyRecord; account: Account } | undefined> =>
+/** The key record for `key`, the account it belongs to and its trusted keys, or undefined when the key or account is missing (see findKey). */
+export const findKeyAndAccount = (store: Store, key: string, prefix: string): Promise<KeyAndAccount | undefined> =>
   isWellFormedKey(key, prefix) ? store.getKeyAndAccount(hashKey(key)) : Promise.resolve(undefined);
 
 /**

@@ -239,7 +239,11 @@ export const deleteTrustKey = async (store: Store, id: string): Promise<void> =>
  * by a revoked key (once its `revokedAt` has come), not by an unknown one.
  */
 export const managedKeysFor = async (store: Store, accountId: string | null): Promise<TrustedKey[]> =>
-  (await store.listTrustKeys(accountId === null ? {} : { account_id: accountId }))
+  trustedFromRecords(await store.listTrustKeys(accountId === null ? {} : { account_id: accountId }), accountId);
+
+/** The managed keys of `records` (as listTrustKeys or getKeyAndAccount read them) that verification trusts for the account. */
+export const trustedFromRecords = (records: readonly TrustKeyRecord[], accountId: string | null): TrustedKey[] =>
+  records
     .filter((k) => k.account_id === null || k.account_id === accountId)
     .map((k) => ({
       kid: k.kid,

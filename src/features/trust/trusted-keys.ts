@@ -1,8 +1,8 @@
 /**
  * The keys a caller's cards are verified with: the file keys (signatures.trustFiles and
  * `<dataDir>/trust/*.jwks`), read once per configuration, at start, and again on reload (SIGHUP),
- * and the managed keys (admin API, `cardgate trust`), read from the store on every request so a key
- * added or revoked on one instance is in force on all at once.
+ * and the managed keys (admin API, `cardgate trust`), read from the store on every request (a keyed
+ * one reads them with its key) so a key added or revoked on one instance is in force on all at once.
  */
 import type { Config } from '../../config.ts';
 import type { AppDeps } from '../../deps.ts';
@@ -10,7 +10,8 @@ import type { SignaturePolicy } from '../../engine/index.ts';
 import type { TrustedKey } from '../../engine/signatures/trusted-key.ts';
 import { ConfigError } from '../../lib/config-error.ts';
 import { jkuFetcher, type JkuFetcher } from './jku.ts';
-import { managedKeysFor } from './managed-keys.ts';
+import type { TrustKeyRecord } from '../../store/types.ts';
+import { managedKeysFor, trustedFromRecords } from './managed-keys.ts';
 import { dataDirTrustFiles, readTrustFiles, type TrustFiles } from './trust-files.ts';
 
 const fileKeys = new WeakMap<Config, Promise<TrustedKey[]>>();
@@ -35,8 +36,15 @@ export async function reloadTrustFiles(deps: Pick<AppDeps, 'config' | 'clock'>):
   return { keys: read.keys.length };
 }
 
-/** Keys trusted for the account's cards (or an anonymous caller's: the global ones only). */
-export async function trustedKeysFor(deps: Pick<AppDeps, 'config' | 'clock' | 'store'>, accountId: string | null): Promise<TrustedKey[]> {
+/**
+ * Keys trusted for the account's cards (or an anonymous caller's: the global ones only); `managed`:
+ * the managed keys this request already read for the account (with its key), else read now.
+ */
+export async function trustedKeysFor(
+  deps: Pick<AppDeps, 'config' | 'clock' | 'store'>,
+  accountId: string | null,
+  managed?: readonly TrustKeyRecord[],
+): Promise<TrustedKey[]> {
   let loading = fileKeys.get(deps.config);
   if (loading === undefined) {
     // A file that cannot be read now is tried again on the next call rather than failing every one.
@@ -46,8 +54,8 @@ export async function trustedKeysFor(deps: Pick<AppDeps, 'config' | 'clock' | 's
     });
     fileKeys.set(deps.config, loading);
   }
-  const [files, managed] = await Promise.all([loading, managedKeysFor(deps.store, accountId)]);
-  return [...files.filter((k) => k.accountId === null || k.accountId === accountId), ...managed];
+  const [files, managedKeys] = await Promise.all([loading, managed ? trustedFromRecords(managed, accountId) : managedKeysFor(deps.store, accountId)]);
+  return [...files.filter((k) => k.accountId === null || k.accountId === accountId), ...managedKeys];
 }
 
 /** One jku fetcher (and its cache) per configuration, made on first use. */
@@ -65,9 +73,15 @@ const jkuKeys = (deps: Pick<AppDeps, 'config' | 'clock' | 'log' | 'lookup'>, tex
 /**
  * What a caller's validations verify signatures with: its trusted keys (and, with signatures.fetchJku,
  * the keys at the jku URLs the body's signatures name) and the server's policy; plain data, for the workers.
+ * `managed`: as for trustedKeysFor.
  */
-export const signatureTrust = async (deps: Pick<AppDeps, 'config' | 'clock' | 'log' | 'lookup' | 'store'>, accountId: string | null, bodyText: string): Promise<SignaturePolicy> => ({
-  keys: [...(await trustedKeysFor(deps, accountId)), ...(deps.config.signatures.fetchJku ? await jkuKeys(deps, bodyText) : [])],
+export const signatureTrust = async (
+  deps: Pick<AppDeps, 'config' | 'clock' | 'log' | 'lookup' | 'store'>,
+  accountId: string | null,
+  bodyText: string,
+  managed?: readonly TrustKeyRecord[],
+): Promise<SignaturePolicy> => ({
+  keys: [...(await trustedKeysFor(deps, accountId, managed)), ...(deps.config.signatures.fetchJku ? await jkuKeys(deps, bodyText) : [])],
   allowedAlgorithms: deps.config.signatures.allowedAlgorithms,
   requireSignature: deps.config.signatures.requireSignature,
 });
