@@ -114,6 +114,16 @@ describe('signature verification', async () => {
     assert.equal(check(asSent, { keys: [trusted(es)] }).signatures![0]!.form, '0.3.0');
   });
 
+  test('a member named __proto__ added to a signed card fails, at any depth and in either form', async () => {
+    for (const [card, form] of [[unsigned10(), '1.0'], [clean03(), '0.3.0']] as const) {
+      const text = JSON.stringify(await signed(card, es, form));
+      for (const [at, member] of [['{', '{"__proto__":{"name":"Evil"},'], ['"capabilities":{', '"capabilities":{"__proto__":{"streaming":false},']] as const) {
+        const tampered = JSON.parse(text.replace(at, member)) as Card;
+        assert.deepEqual(rulesOf(check(tampered, { keys: [trusted(es)] })), ['signature.invalid'], `${form} ${member}`);
+      }
+    }
+  });
+
   test('a wrong key fails; a key of another type names why', async () => {
     const other = await testKey('ES256', es.kid);
     const card = await signed(unsigned10(), es, '1.0');
