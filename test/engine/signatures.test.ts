@@ -239,7 +239,7 @@ describe('JWKS', async () => {
   test('public signing keys become trusted keys', () => {
     const { keys, problems } = parseJwks({ keys: [key.publicJwk] }, { ...origin, jku: 'https://x.test/jwks.json' });
     assert.deepEqual(problems, []);
-    assert.deepEqual(keys, [{ kid: 'k1', jwk: key.publicJwk, accountId: null, addedAt: origin.addedAt, revokedAt: null, jku: 'https://x.test/jwks.json' }]);
+    assert.deepEqual(keys, [{ kid: 'k1', jwk: key.publicJwk, accountId: null, addedAt: origin.addedAt, revokedAt: null, jku: 'https://x.test/jwks.json', fetchedFromJku: true }]);
   });
 
   test('keys without kid, symmetric, private, for encryption or unusable are left out, each named', () => {

@@ -20,6 +20,7 @@ export interface JwksKeys {
 export interface JwksOrigin {
   addedAt: string;
   accountId?: string | null;
+  /** The URL the set was fetched from: its keys verify only signatures that name it. */
   jku?: string;
 }
 
@@ -53,7 +54,7 @@ export function parseJwks(value: unknown, origin: JwksOrigin): JwksKeys {
     }
     keys.push({
       kid: jwk.kid as string, jwk, accountId: origin.accountId ?? null, addedAt: origin.addedAt, revokedAt: null,
-      ...(origin.jku === undefined ? {} : { jku: origin.jku }),
+      ...(origin.jku === undefined ? {} : { jku: origin.jku, fetchedFromJku: true }),
     });
   });
   return { keys, problems };

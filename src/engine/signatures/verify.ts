@@ -60,9 +60,13 @@ function unusable(alg: SignatureAlgorithm, trusted: TrustedKey, key: KeyObject |
 /** The payloads to try, the card's own generation's form first; computed on first use, once per card. */
 type Payloads = () => ReadonlyArray<readonly [CanonicalForm, string | undefined]>;
 
-/** Keys named by the header: same `kid`, and the same `jku` where both the key and the header give one. */
+/**
+ * Keys named by the header: same `kid`, and the same `jku` where both the key and the header give one. A key
+ * fetched from a jku needs the header to name it: otherwise a card could have a key it published verify a
+ * signature that looks like one by the trusted key of that kid.
+ */
 const keysFor = (keys: readonly TrustedKey[], kid: string, jku: string | null): TrustedKey[] =>
-  keys.filter((k) => k.kid === kid && (jku === null || k.jku === undefined || k.jku === jku));
+  keys.filter((k) => k.kid === kid && (jku === null ? k.fetchedFromJku !== true : k.jku === undefined || k.jku === jku));
 
 type Settings = Required<SignaturePolicy>;
 

@@ -59,3 +59,14 @@ test('the callback policy applies: a loopback jku is not fetched unless webhooks
   assert.deepEqual(result.signatures?.map((s) => s.rule), ['signature.jku-untrusted']);
   assert.match(JSON.stringify(log.lines), /jku keys not all taken.*loopback/);
 });
+
+test('a key fetched from a jku verifies only signatures naming that jku, not one that names none', async () => {
+  const config = { limits: { daily: { anonymous: -1 } }, signatures: { fetchJku: true }, webhooks: { allowedHosts: ['loopback'] } };
+  const { app } = testApp({ config });
+  const card = clean03();
+  const payload = canonicalPayload(card, '0.3.0')!;
+  // The first signature claims the bare kid (as a trusted key would be named); the second only makes the service fetch the jku.
+  const signatures = [await signPayload(payload, key), await signPayload(payload, key, { jku: `${base}/jwks.json` })];
+  const result = await validate(app, { ...card, signatures }, { verify_signatures: true });
+  assert.deepEqual(result.signatures?.map((s) => s.rule), ['signature.unknown-key', 'signature.verified']);
+});
