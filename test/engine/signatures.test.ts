@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { describe, test } from 'node:test';
 import canonicalize from 'canonicalize';
 import { validateCard } from '../../src/engine/index.ts';
@@ -255,6 +255,20 @@ describe('JWKS', async () => {
       'keys[3] (kid "k1") has use "enc", not "sig"',
       'keys[4] (kid "bad") is not a usable public key',
       'keys[5] is not an object',
+    ]);
+  });
+
+  test('keys that cannot verify a signature are left out too: key agreement curves, key_ops without verify, an alg the key does not fit', () => {
+    const x25519 = { ...(generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'x' };
+    const { keys, problems } = parseJwks({ keys: [
+      x25519, { ...key.publicJwk, key_ops: ['encrypt'] }, { ...key.publicJwk, alg: 'ES384' }, { ...key.publicJwk, alg: 'HS256' }, { ...key.publicJwk, alg: 'ES256', key_ops: ['verify'] },
+    ] }, origin);
+    assert.deepEqual(keys.map((k) => k.kid), ['k1']);
+    assert.deepEqual(problems, [
+      'keys[0] (kid "x") is an x25519 key, which agrees keys and cannot sign',
+      'keys[1] (kid "k1") has key_ops without "verify"',
+      'keys[2] (kid "k1") has alg "ES384", which it cannot verify: ES384 needs an EC key on secp384r1, not ec prime256v1',
+      'keys[3] (kid "k1") has alg "HS256", not a signature algorithm cardgate accepts',
     ]);
   });
 
