@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import canonicalize from 'canonicalize';
 import { validateCard } from '../../src/engine/index.ts';
@@ -142,6 +142,19 @@ describe('signature verification', async () => {
     assert.equal(ahead.signatures![0]!.verified, true);
     const pastNow = check(card, { keys: [trusted(es, { revokedAt: new Date(Date.now() - 1000).toISOString() })] });
     assert.deepEqual(rulesOf(pastNow), ['signature.key-revoked']);
+  });
+
+  test('an RSA key too large, or with a huge public exponent (each verification as costly as signing), verifies nothing', async () => {
+    const rsa = keys.RS256!;
+    const card = await signed(unsigned10(), rsa, '1.0');
+    const n = Buffer.from(String(rsa.publicJwk.n), 'base64url');
+    const hugeE = Buffer.from(n.subarray(0, 255)).toString('base64url'); // odd or not, far above 2^64 and below n
+    const bigN = { kty: 'RSA', e: 'AQAB', n: Buffer.concat([Buffer.from([0xc5]), randomBytes(1024)]).toString('base64url') }; // 8200 bits; not a real key, never needed
+    for (const [jwk, reason] of [[{ ...rsa.publicJwk, e: hugeE }, /public exponent above 2\^64/], [{ ...bigN, kid: rsa.kid }, /2048 to 8192 bits, not 8200 bits/]] as const) {
+      const result = check(card, { keys: [trusted(rsa, { jwk })] });
+      assert.deepEqual(rulesOf(result), ['signature.invalid']);
+      assert.match(result.signatures![0]!.reason!, reason);
+    }
   });
 
   test('alg none is refused, whatever the allow-list', async () => {

@@ -30,6 +30,13 @@ export function verifyParams(alg: SignatureAlgorithm): VerifyParams {
   return alg.startsWith('PS') ? { digest, ...PSS } : { digest };
 }
 
+/**
+ * RSA keys verified: weaker ones are breakable, and larger ones (or a public exponent beyond what any
+ * real key uses, 65537) make each verification cost far more, which a fetched key must not be able to buy.
+ */
+const RSA_BITS = { min: 2048, max: 8192 };
+const MAX_RSA_EXPONENT = 2n ** 64n;
+
 /** Why a key cannot verify this algorithm, or undefined when it can. */
 export function keyMismatch(alg: SignatureAlgorithm, key: KeyObject): string | undefined {
   const type = key.asymmetricKeyType;
@@ -39,5 +46,7 @@ export function keyMismatch(alg: SignatureAlgorithm, key: KeyObject): string | u
     return type === 'ec' && curve === curves[alg] ? undefined : `${alg} needs an EC key on ${curves[alg]}, not ${type}${curve ? ` ${curve}` : ''}`;
   }
   if (type !== 'rsa') return `${alg} needs an RSA key, not ${type}`;
-  return (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048 ? `${alg} needs an RSA key of at least 2048 bits` : undefined;
+  const { modulusLength = 0, publicExponent = 0n } = key.asymmetricKeyDetails ?? {};
+  if (modulusLength < RSA_BITS.min || modulusLength > RSA_BITS.max) return `${alg} needs an RSA key of ${RSA_BITS.min} to ${RSA_BITS.max} bits, not ${modulusLength} bits`;
+  return publicExponent > MAX_RSA_EXPONENT ? `${alg} needs an RSA key whose public exponent is at most 2^64 (a public exponent above 2^64 makes each verification as costly as signing)` : undefined;
 }
