@@ -157,6 +157,15 @@ describe('signature verification', async () => {
     }
   });
 
+  test('a trusted Ed25519 key that names its alg the fully-specified way ("Ed25519", as the admin API accepts) verifies EdDSA', async () => {
+    const ed = keys.EdDSA!;
+    const card = await signed(unsigned10(), ed, '1.0');
+    assert.equal(check(card, { keys: [trusted(ed, { jwk: { ...ed.publicJwk, alg: 'Ed25519' } })] }).signatures![0]!.verified, true);
+    assert.match(check(card, { keys: [trusted(ed, { jwk: { ...ed.publicJwk, alg: 'Ed448' } })] }).signatures![0]!.reason!, /the trusted key is for Ed448/);
+    const { parseJwks } = await import('../../src/engine/signatures/jwks.ts');
+    assert.deepEqual(parseJwks({ keys: [{ ...ed.publicJwk, alg: 'Ed25519' }] }, { addedAt: '' }).problems, []);
+  });
+
   test('alg none is refused, whatever the allow-list', async () => {
     const card = { ...unsigned10(), signatures: [{ protected: b64({ alg: 'none', kid: es.kid, typ: 'JOSE' }), signature: '' }] };
     const result = check(card, { keys: [trusted(es)], allowedAlgorithms: ['none', 'ES256'] });

@@ -12,6 +12,13 @@ export const isSignatureAlgorithm = (alg: string): alg is SignatureAlgorithm => 
 
 const curves: Record<string, string> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' };
 
+/** The fully-specified names (RFC 9864) a key may give as its `alg` for what a JWS header calls EdDSA. */
+const eddsaCurves: Record<string, string> = { Ed25519: 'ed25519', Ed448: 'ed448' };
+
+/** Whether a key that names `declared` as its alg is for `alg`: the same name, or its curve's EdDSA name. */
+export const declaredAlgFits = (declared: string, alg: SignatureAlgorithm, key: KeyObject): boolean =>
+  declared === alg || (alg === 'EdDSA' && eddsaCurves[declared] === key.asymmetricKeyType);
+
 /** How node:crypto verifies one algorithm: the digest and the key options. */
 export interface VerifyParams {
   digest: string | null;

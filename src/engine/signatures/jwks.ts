@@ -4,7 +4,7 @@
  * reads the file sign, and private members in a file of trusted keys mean a key has leaked.
  */
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { isSignatureAlgorithm, keyMismatch } from './algorithms.ts';
+import { declaredAlgFits, isSignatureAlgorithm, keyMismatch } from './algorithms.ts';
 import { isRecord } from '../versions.ts';
 import type { TrustedKey } from './trusted-key.ts';
 
@@ -42,8 +42,9 @@ function keyProblem(jwk: Record<string, unknown>): string | undefined {
   if (type === 'x25519' || type === 'x448') return `is an ${type} key, which agrees keys and cannot sign`;
   if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return 'has key_ops without "verify"';
   if (jwk.alg === undefined) return undefined;
-  if (typeof jwk.alg !== 'string' || !isSignatureAlgorithm(jwk.alg)) return `has alg ${JSON.stringify(jwk.alg)}, not a signature algorithm cardgate accepts`;
-  const mismatch = keyMismatch(jwk.alg, key);
+  const alg = typeof jwk.alg !== 'string' ? undefined : isSignatureAlgorithm(jwk.alg) ? jwk.alg : declaredAlgFits(jwk.alg, 'EdDSA', key) ? 'EdDSA' : undefined;
+  if (alg === undefined) return `has alg ${JSON.stringify(jwk.alg)}, not a signature algorithm cardgate accepts`;
+  const mismatch = keyMismatch(alg, key);
   return mismatch && `has alg "${jwk.alg}", which it cannot verify: ${mismatch}`;
 }
 

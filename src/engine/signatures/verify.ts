@@ -9,7 +9,7 @@ import type { Report } from '../report.ts';
 import { clip } from '../paths.ts';
 import { isRecord } from '../versions.ts';
 import type { CanonicalForm, SignatureCheck, SignaturePolicy } from '../types.ts';
-import { isSignatureAlgorithm, keyMismatch, signatureAlgorithms, verifyParams, type SignatureAlgorithm } from './algorithms.ts';
+import { declaredAlgFits, isSignatureAlgorithm, keyMismatch, signatureAlgorithms, verifyParams, type SignatureAlgorithm } from './algorithms.ts';
 import { canonicalForms, canonicalPayload, formFor } from './canonical.ts';
 import { base64urlBytes, decodeProtectedHeader, missingHeaderMembers } from './protected-header.ts';
 import type { TrustedKey } from './trusted-key.ts';
@@ -54,7 +54,7 @@ function verifies(alg: SignatureAlgorithm, key: KeyObject, protectedText: string
 function unusable(alg: SignatureAlgorithm, trusted: TrustedKey, key: KeyObject | string): string | undefined {
   if (typeof key === 'string') return key;
   const declared = trusted.jwk.alg;
-  return keyMismatch(alg, key) ?? (typeof declared === 'string' && declared !== alg ? `the trusted key is for ${declared}, not ${alg}` : undefined);
+  return keyMismatch(alg, key) ?? (typeof declared === 'string' && !declaredAlgFits(declared, alg, key) ? `the trusted key is for ${declared}, not ${alg}` : undefined);
 }
 
 /** The payloads to try, the card's own generation's form first; computed on first use, once per card. */
