@@ -218,6 +218,14 @@ describe('signature verification', async () => {
     assert.equal(check(card, { keys: [trusted(es)] }).signatures![0]!.verified, true);
   });
 
+  test('a jku longer than a finding\'s text is matched whole (it is only clipped where it is shown)', async () => {
+    const jku = `https://travel.test/${'k'.repeat(600)}/jwks.json`;
+    const card = await signed(unsigned10(), es, '1.0', { jku });
+    const result = check(card, { keys: [trusted(es, { jku })] });
+    assert.equal(result.signatures![0]!.verified, true);
+    assert.ok(result.signatures![0]!.jku!.length < jku.length);
+  });
+
   test('a malformed protected header is an error on 0.3.0 cards too, reported once on 1.0 cards', async () => {
     const bad03 = { ...clean03(), signatures: [{ protected: 'not base64!', signature: 'eA' }] };
     assert.deepEqual(rulesOf(check(bad03, { keys: [] })), ['signature.protected-header']);

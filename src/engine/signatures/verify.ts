@@ -86,14 +86,14 @@ function checkOne(entry: unknown, policy: Settings, payloads: Payloads, keyObjec
   if (header.jku !== undefined && typeof header.jku !== 'string') return { header, outcome: fail('signature.protected-header', 'protected header jku is not a string') };
   const alg = header.alg as string;
   const kid = header.kid as string;
-  const jku = stringOr(header.jku);
+  const jku = typeof header.jku === 'string' ? header.jku : null; // whole: it is clipped only where it is shown
   if (!isSignatureAlgorithm(alg)) return { header, outcome: fail('signature.algorithm', `alg "${alg}" is never accepted: only ${signatureAlgorithms.join(', ')} are`) };
   if (!policy.allowedAlgorithms.includes(alg)) return { header, outcome: fail('signature.algorithm', `alg "${alg}" is not in the allowed algorithms (${policy.allowedAlgorithms.join(', ')})`) };
   const named = keysFor(policy.keys, kid, jku);
   if (named.length === 0) {
     return { header, outcome: jku === null
       ? fail('signature.unknown-key', `no trusted key has kid "${kid}"`)
-      : fail('signature.jku-untrusted', `no trusted key has kid "${kid}" at jku ${jku}`) };
+      : fail('signature.jku-untrusted', `no trusted key has kid "${kid}" at jku ${clip(jku)}`) };
   }
   const inForce = named.filter((k) => k.revokedAt === null || Date.parse(k.revokedAt) > Date.parse(policy.at));
   if (inForce.length === 0) return { header, outcome: fail('signature.key-revoked', `the trusted key "${kid}" is revoked since ${named.map((k) => k.revokedAt).sort()[0]}`) };
