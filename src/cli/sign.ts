@@ -25,7 +25,7 @@ Options:
   --key FILE     the private key as a JWK (cardgate keygen writes NAME.private.jwk)
   --kid K        key id in the protected header (default: the JWK's kid)
   --jku URL      URL of the JWKS that publishes the public key, put in the protected header
-  --alg A        ${signatureAlgorithms.join(', ')} (default: the JWK's alg, else by its key type)
+  --alg A        ${signatureAlgorithms.join(', ')} (default and only choice: the JWK's alg, if it has one; else by its key type)
   -o, --output FILE   write the signed card there (default: standard output)
   -h, --help     show this help
 
@@ -106,6 +106,8 @@ export async function runSign(args: string[], io: CliIO): Promise<number> {
   if (!isRecord(jwk) || typeof jwk.d !== 'string') return fail(`${values.key} is not a private JWK (a JSON object with "d")`);
   const alg = values.alg ?? defaultAlg(jwk as JWK);
   if (alg === undefined || !isSignatureAlgorithm(alg)) return usage(`--alg must be one of ${signatureAlgorithms.join(', ')}${alg === undefined ? ' (the key does not say)' : `, not "${alg}"`}`);
+  // A key that names its alg is trusted for that alg only (its public half carries it): any other would never verify.
+  if (typeof jwk.alg === 'string' && jwk.alg !== alg) return usage(`--alg ${alg}: the key is for ${jwk.alg}, not ${alg}`);
   const kid = values.kid ?? (typeof jwk.kid === 'string' ? jwk.kid : undefined);
   if (kid === undefined || kid === '') return usage('--kid is required: the key has no kid');
   let signed: Record<string, unknown>;

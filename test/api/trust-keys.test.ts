@@ -113,3 +113,20 @@ test('bad input: 400 in the flat shape, naming the problem; nothing stored', asy
   assert.match(badTime.body.error, /at: must be an ISO 8601 date-time/);
   assert.equal((await api('GET', '')).body.keys.length, before + 1);
 });
+
+test('revoke with no body at all (no Content-Length, as curl -X POST sends it): from now, not a 415', async () => {
+  const added = await api('POST', '', { jwk: { ...publicJwk('ec').pub, kid: 'bare-post' } });
+  const { host, port } = new URL(server.url);
+  const { connect } = await import('node:net');
+  const answer = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    const socket = connect(Number(port), host.replace(/:\d+$/, ''), () => {
+      socket.write(`POST /admin/api/trust-keys/${added.body.keys[0].id}/revoke HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n\r\n`);
+    });
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+  assert.match(answer, /^HTTP\/1\.1 200/, answer);
+  assert.match(answer, /"revoked_at":"20/);
+});

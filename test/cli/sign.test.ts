@@ -139,6 +139,15 @@ describe('sign then validate --trust', async () => {
     assert.match((await run(runValidate, [card10, '--trust', leaked])).stderr, /holds private key material \(d\)/);
   });
 
+  test('--alg other than the key\'s own alg is refused: its public key (alg RS256) would never verify a PS256 signature', async () => {
+    const rsa = file('rsa');
+    await run(runKeygen, ['--out', rsa, '--alg', 'RS256']);
+    const r = await run(runSign, [card10, '--key', `${rsa}.private.jwk`, '--alg', 'PS256']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /the key is for RS256, not PS256/);
+    assert.equal(r.stdout, '');
+  });
+
   test('as a child process: keygen, sign, validate --trust', async () => {
     const base = file('proc');
     assert.equal((await runCli(['keygen', '--alg', 'EdDSA', '--kid', 'proc', '--out', base])).code, 0);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import canonicalize from 'canonicalize';
 import { validateCard } from '../../src/engine/index.ts';
@@ -114,6 +114,16 @@ describe('signature verification', async () => {
     assert.equal(check(asSent, { keys: [trusted(es)] }).signatures![0]!.form, '0.3.0');
   });
 
+  test('a member named __proto__ added to a signed card fails, at any depth and in either form', async () => {
+    for (const [card, form] of [[unsigned10(), '1.0'], [clean03(), '0.3.0']] as const) {
+      const text = JSON.stringify(await signed(card, es, form));
+      for (const [at, member] of [['{', '{"__proto__":{"name":"Evil"},'], ['"capabilities":{', '"capabilities":{"__proto__":{"streaming":false},']] as const) {
+        const tampered = JSON.parse(text.replace(at, member)) as Card;
+        assert.deepEqual(rulesOf(check(tampered, { keys: [trusted(es)] })), ['signature.invalid'], `${form} ${member}`);
+      }
+    }
+  });
+
   test('a wrong key fails; a key of another type names why', async () => {
     const other = await testKey('ES256', es.kid);
     const card = await signed(unsigned10(), es, '1.0');
@@ -132,6 +142,28 @@ describe('signature verification', async () => {
     assert.equal(ahead.signatures![0]!.verified, true);
     const pastNow = check(card, { keys: [trusted(es, { revokedAt: new Date(Date.now() - 1000).toISOString() })] });
     assert.deepEqual(rulesOf(pastNow), ['signature.key-revoked']);
+  });
+
+  test('an RSA key too large, or with a huge public exponent (each verification as costly as signing), verifies nothing', async () => {
+    const rsa = keys.RS256!;
+    const card = await signed(unsigned10(), rsa, '1.0');
+    const n = Buffer.from(String(rsa.publicJwk.n), 'base64url');
+    const hugeE = Buffer.from(n.subarray(0, 255)).toString('base64url'); // odd or not, far above 2^64 and below n
+    const bigN = { kty: 'RSA', e: 'AQAB', n: Buffer.concat([Buffer.from([0xc5]), randomBytes(1024)]).toString('base64url') }; // 8200 bits; not a real key, never needed
+    for (const [jwk, reason] of [[{ ...rsa.publicJwk, e: hugeE }, /public exponent above 2\^64/], [{ ...bigN, kid: rsa.kid }, /2048 to 8192 bits, not 8200 bits/]] as const) {
+      const result = check(card, { keys: [trusted(rsa, { jwk })] });
+      assert.deepEqual(rulesOf(result), ['signature.invalid']);
+      assert.match(result.signatures![0]!.reason!, reason);
+    }
+  });
+
+  test('a trusted Ed25519 key that names its alg the fully-specified way ("Ed25519", as the admin API accepts) verifies EdDSA', async () => {
+    const ed = keys.EdDSA!;
+    const card = await signed(unsigned10(), ed, '1.0');
+    assert.equal(check(card, { keys: [trusted(ed, { jwk: { ...ed.publicJwk, alg: 'Ed25519' } })] }).signatures![0]!.verified, true);
+    assert.match(check(card, { keys: [trusted(ed, { jwk: { ...ed.publicJwk, alg: 'Ed448' } })] }).signatures![0]!.reason!, /the trusted key is for Ed448/);
+    const { parseJwks } = await import('../../src/engine/signatures/jwks.ts');
+    assert.deepEqual(parseJwks({ keys: [{ ...ed.publicJwk, alg: 'Ed25519' }] }, { addedAt: '' }).problems, []);
   });
 
   test('alg none is refused, whatever the allow-list', async () => {
@@ -186,6 +218,14 @@ describe('signature verification', async () => {
     assert.equal(check(card, { keys: [trusted(es)] }).signatures![0]!.verified, true);
   });
 
+  test('a jku longer than a finding\'s text is matched whole (it is only clipped where it is shown)', async () => {
+    const jku = `https://travel.test/${'k'.repeat(600)}/jwks.json`;
+    const card = await signed(unsigned10(), es, '1.0', { jku });
+    const result = check(card, { keys: [trusted(es, { jku })] });
+    assert.equal(result.signatures![0]!.verified, true);
+    assert.ok(result.signatures![0]!.jku!.length < jku.length);
+  });
+
   test('a malformed protected header is an error on 0.3.0 cards too, reported once on 1.0 cards', async () => {
     const bad03 = { ...clean03(), signatures: [{ protected: 'not base64!', signature: 'eA' }] };
     assert.deepEqual(rulesOf(check(bad03, { keys: [] })), ['signature.protected-header']);
@@ -229,7 +269,7 @@ describe('JWKS', async () => {
   test('public signing keys become trusted keys', () => {
     const { keys, problems } = parseJwks({ keys: [key.publicJwk] }, { ...origin, jku: 'https://x.test/jwks.json' });
     assert.deepEqual(problems, []);
-    assert.deepEqual(keys, [{ kid: 'k1', jwk: key.publicJwk, accountId: null, addedAt: origin.addedAt, revokedAt: null, jku: 'https://x.test/jwks.json' }]);
+    assert.deepEqual(keys, [{ kid: 'k1', jwk: key.publicJwk, accountId: null, addedAt: origin.addedAt, revokedAt: null, jku: 'https://x.test/jwks.json', fetchedFromJku: true }]);
   });
 
   test('keys without kid, symmetric, private, for encryption or unusable are left out, each named', () => {
@@ -245,6 +285,20 @@ describe('JWKS', async () => {
       'keys[3] (kid "k1") has use "enc", not "sig"',
       'keys[4] (kid "bad") is not a usable public key',
       'keys[5] is not an object',
+    ]);
+  });
+
+  test('keys that cannot verify a signature are left out too: key agreement curves, key_ops without verify, an alg the key does not fit', () => {
+    const x25519 = { ...(generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'x' };
+    const { keys, problems } = parseJwks({ keys: [
+      x25519, { ...key.publicJwk, key_ops: ['encrypt'] }, { ...key.publicJwk, alg: 'ES384' }, { ...key.publicJwk, alg: 'HS256' }, { ...key.publicJwk, alg: 'ES256', key_ops: ['verify'] },
+    ] }, origin);
+    assert.deepEqual(keys.map((k) => k.kid), ['k1']);
+    assert.deepEqual(problems, [
+      'keys[0] (kid "x") is an x25519 key, which agrees keys and cannot sign',
+      'keys[1] (kid "k1") has key_ops without "verify"',
+      'keys[2] (kid "k1") has alg "ES384", which it cannot verify: ES384 needs an EC key on secp384r1, not ec prime256v1',
+      'keys[3] (kid "k1") has alg "HS256", not a signature algorithm cardgate accepts',
     ]);
   });
 

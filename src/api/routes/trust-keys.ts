@@ -67,8 +67,15 @@ const routes = {
 export const trustKeyRoutes = (deps: AppDeps): ApiRoutes => {
   const { store } = deps;
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
-  /** A revocation may come without a body: from now. */
-  const optionalBody = (c: Context) => (c.req.raw.body === null || c.req.header('content-length') === '0' ? {} : body(c));
+  /**
+   * A revocation may come without a body: from now. An HTTP/1.1 request with neither Content-Length nor
+   * Transfer-Encoding has none (curl -X POST sends such), though the request object still offers a stream.
+   */
+  const hasNoBody = (c: Context) => {
+    const length = c.req.header('content-length');
+    return c.req.raw.body === null || length === '0' || (length === undefined && c.req.header('transfer-encoding') === undefined);
+  };
+  const optionalBody = (c: Context) => (hasNoBody(c) ? {} : body(c));
 
   return apiRoutes()
     .openapi(routes.list, async (c) => c.json({ keys: await listTrustKeys(store, c.req.valid('query').account_id || undefined) }, 200))

@@ -3,7 +3,8 @@
  * taken: a key without `kid` cannot be matched to a signature, a symmetric key would let anyone who
  * reads the file sign, and private members in a file of trusted keys mean a key has leaked.
  */
-import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { declaredAlgFits, isSignatureAlgorithm, keyMismatch } from './algorithms.ts';
 import { isRecord } from '../versions.ts';
 import type { TrustedKey } from './trusted-key.ts';
 
@@ -20,6 +21,7 @@ export interface JwksKeys {
 export interface JwksOrigin {
   addedAt: string;
   accountId?: string | null;
+  /** The URL the set was fetched from: its keys verify only signatures that name it. */
   jku?: string;
 }
 
@@ -29,12 +31,21 @@ function keyProblem(jwk: Record<string, unknown>): string | undefined {
   const secret = PRIVATE_MEMBERS.filter((m) => Object.hasOwn(jwk, m));
   if (secret.length) return `holds private key material (${secret.join(', ')}): a trust file lists public keys only`;
   if (jwk.use !== undefined && jwk.use !== 'sig') return `has use ${JSON.stringify(jwk.use)}, not "sig"`;
+  let key: KeyObject;
   try {
-    createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
   } catch {
     return 'is not a usable public key';
   }
-  return undefined;
+  // Refused here rather than on every signature it would fail to verify.
+  const type = key.asymmetricKeyType;
+  if (type === 'x25519' || type === 'x448') return `is an ${type} key, which agrees keys and cannot sign`;
+  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return 'has key_ops without "verify"';
+  if (jwk.alg === undefined) return undefined;
+  const alg = typeof jwk.alg !== 'string' ? undefined : isSignatureAlgorithm(jwk.alg) ? jwk.alg : declaredAlgFits(jwk.alg, 'EdDSA', key) ? 'EdDSA' : undefined;
+  if (alg === undefined) return `has alg ${JSON.stringify(jwk.alg)}, not a signature algorithm cardgate accepts`;
+  const mismatch = keyMismatch(alg, key);
+  return mismatch && `has alg "${jwk.alg}", which it cannot verify: ${mismatch}`;
 }
 
 export function parseJwks(value: unknown, origin: JwksOrigin): JwksKeys {
@@ -53,7 +64,7 @@ export function parseJwks(value: unknown, origin: JwksOrigin): JwksKeys {
     }
     keys.push({
       kid: jwk.kid as string, jwk, accountId: origin.accountId ?? null, addedAt: origin.addedAt, revokedAt: null,
-      ...(origin.jku === undefined ? {} : { jku: origin.jku }),
+      ...(origin.jku === undefined ? {} : { jku: origin.jku, fetchedFromJku: true }),
     });
   });
   return { keys, problems };

@@ -80,13 +80,13 @@ function pruneField(value: unknown, field: Field): unknown {
 function pruneMessage(value: unknown, message: string): unknown {
   if (!isRecord(value)) return value;
   const fields = messages[message]!;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
+  // Built with fromEntries, not `out[key] = v`: assigning a `__proto__` member would set the prototype and
+  // drop the member from the payload, so a member of that name could be added to a signed card unnoticed.
+  return Object.fromEntries(Object.entries(value).flatMap(([key, v]) => {
     const field = Object.hasOwn(fields, key) ? fields[key]! : undefined;
-    if (field === undefined) out[key] = v; // not in the proto: kept as sent
-    else if (field.presence !== '-' || !isDefault(v)) out[key] = pruneField(v, field);
-  }
-  return out;
+    if (field === undefined) return [[key, v]]; // not in the proto: kept as sent
+    return field.presence !== '-' || !isDefault(v) ? [[key, pruneField(v, field)]] : [];
+  }));
 }
 
 /** The card with its 1.0 default-valued fields removed (a new object; the card is not changed). */

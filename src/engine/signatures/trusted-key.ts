@@ -10,6 +10,8 @@ export interface TrustedKey {
   jwk: Record<string, unknown>;
   /** The `jku` the key is published at, when known: a signature naming another `jku` does not match it. */
   jku?: string;
+  /** Trusted only because it was fetched from its `jku`: it matches only a signature that names that jku. */
+  fetchedFromJku?: true;
   /** The account whose cards it is trusted for; null for every caller. */
   accountId: string | null;
   /** ISO time the key was added. */

@@ -9,7 +9,7 @@ import type { Report } from '../report.ts';
 import { clip } from '../paths.ts';
 import { isRecord } from '../versions.ts';
 import type { CanonicalForm, SignatureCheck, SignaturePolicy } from '../types.ts';
-import { isSignatureAlgorithm, keyMismatch, signatureAlgorithms, verifyParams, type SignatureAlgorithm } from './algorithms.ts';
+import { declaredAlgFits, isSignatureAlgorithm, keyMismatch, signatureAlgorithms, verifyParams, type SignatureAlgorithm } from './algorithms.ts';
 import { canonicalForms, canonicalPayload, formFor } from './canonical.ts';
 import { base64urlBytes, decodeProtectedHeader, missingHeaderMembers } from './protected-header.ts';
 import type { TrustedKey } from './trusted-key.ts';
@@ -54,15 +54,19 @@ function verifies(alg: SignatureAlgorithm, key: KeyObject, protectedText: string
 function unusable(alg: SignatureAlgorithm, trusted: TrustedKey, key: KeyObject | string): string | undefined {
   if (typeof key === 'string') return key;
   const declared = trusted.jwk.alg;
-  return keyMismatch(alg, key) ?? (typeof declared === 'string' && declared !== alg ? `the trusted key is for ${declared}, not ${alg}` : undefined);
+  return keyMismatch(alg, key) ?? (typeof declared === 'string' && !declaredAlgFits(declared, alg, key) ? `the trusted key is for ${declared}, not ${alg}` : undefined);
 }
 
 /** The payloads to try, the card's own generation's form first; computed on first use, once per card. */
 type Payloads = () => ReadonlyArray<readonly [CanonicalForm, string | undefined]>;
 
-/** Keys named by the header: same `kid`, and the same `jku` where both the key and the header give one. */
+/**
+ * Keys named by the header: same `kid`, and the same `jku` where both the key and the header give one. A key
+ * fetched from a jku needs the header to name it: otherwise a card could have a key it published verify a
+ * signature that looks like one by the trusted key of that kid.
+ */
 const keysFor = (keys: readonly TrustedKey[], kid: string, jku: string | null): TrustedKey[] =>
-  keys.filter((k) => k.kid === kid && (jku === null || k.jku === undefined || k.jku === jku));
+  keys.filter((k) => k.kid === kid && (jku === null ? k.fetchedFromJku !== true : k.jku === undefined || k.jku === jku));
 
 type Settings = Required<SignaturePolicy>;
 
@@ -82,14 +86,14 @@ function checkOne(entry: unknown, policy: Settings, payloads: Payloads, keyObjec
   if (header.jku !== undefined && typeof header.jku !== 'string') return { header, outcome: fail('signature.protected-header', 'protected header jku is not a string') };
   const alg = header.alg as string;
   const kid = header.kid as string;
-  const jku = stringOr(header.jku);
+  const jku = typeof header.jku === 'string' ? header.jku : null; // whole: it is clipped only where it is shown
   if (!isSignatureAlgorithm(alg)) return { header, outcome: fail('signature.algorithm', `alg "${alg}" is never accepted: only ${signatureAlgorithms.join(', ')} are`) };
   if (!policy.allowedAlgorithms.includes(alg)) return { header, outcome: fail('signature.algorithm', `alg "${alg}" is not in the allowed algorithms (${policy.allowedAlgorithms.join(', ')})`) };
   const named = keysFor(policy.keys, kid, jku);
   if (named.length === 0) {
     return { header, outcome: jku === null
       ? fail('signature.unknown-key', `no trusted key has kid "${kid}"`)
-      : fail('signature.jku-untrusted', `no trusted key has kid "${kid}" at jku ${jku}`) };
+      : fail('signature.jku-untrusted', `no trusted key has kid "${kid}" at jku ${clip(jku)}`) };
   }
   const inForce = named.filter((k) => k.revokedAt === null || Date.parse(k.revokedAt) > Date.parse(policy.at));
   if (inForce.length === 0) return { header, outcome: fail('signature.key-revoked', `the trusted key "${kid}" is revoked since ${named.map((k) => k.revokedAt).sort()[0]}`) };

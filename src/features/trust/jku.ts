@@ -62,7 +62,10 @@ export function jkuFetcher(config: Config, log: Logger, now: () => number, looku
     if (!('problem' in fetched)) {
       try {
         const parsed = parseJwks(JSON.parse(fetched.text), { addedAt: new Date(now()).toISOString(), jku });
-        keys = parsed.keys;
+        // One key per kid (the first), as kids in a set are meant to be distinct: else a set of many keys
+        // under one kid would make each signature naming it cost a verification per key.
+        const kids = new Set<string>();
+        keys = parsed.keys.filter((k) => !kids.has(k.kid) && kids.add(k.kid));
         if (parsed.problems.length) problem = parsed.problems.join('; ');
       } catch {
         problem = 'not JSON';

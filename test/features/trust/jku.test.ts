@@ -10,10 +10,12 @@ import { postJson, testApp } from '../../helpers/app.ts';
 import { signPayload, testKey } from '../../helpers/jws.ts';
 
 const key = await testKey('ES256', 'published');
+const other = await testKey('ES256', 'published');
 let hits = 0;
 const jwksServer = createServer((req, res) => {
   hits++;
-  if (req.url === '/jwks.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [key.publicJwk] }));
+  if (req.url === '/many.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [...Array.from({ length: 20 }, () => other.publicJwk), key.publicJwk] }));
+  else if (req.url === '/jwks.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [key.publicJwk] }));
   else res.writeHead(404).end();
 });
 await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
@@ -58,4 +60,22 @@ test('the callback policy applies: a loopback jku is not fetched unless webhooks
   assert.equal(hits, 0);
   assert.deepEqual(result.signatures?.map((s) => s.rule), ['signature.jku-untrusted']);
   assert.match(JSON.stringify(log.lines), /jku keys not all taken.*loopback/);
+});
+
+test('a key fetched from a jku verifies only signatures naming that jku, not one that names none', async () => {
+  const config = { limits: { daily: { anonymous: -1 } }, signatures: { fetchJku: true }, webhooks: { allowedHosts: ['loopback'] } };
+  const { app } = testApp({ config });
+  const card = clean03();
+  const payload = canonicalPayload(card, '0.3.0')!;
+  // The first signature claims the bare kid (as a trusted key would be named); the second only makes the service fetch the jku.
+  const signatures = [await signPayload(payload, key), await signPayload(payload, key, { jku: `${base}/jwks.json` })];
+  const result = await validate(app, { ...card, signatures }, { verify_signatures: true });
+  assert.deepEqual(result.signatures?.map((s) => s.rule), ['signature.unknown-key', 'signature.verified']);
+});
+
+test('of a fetched set, only the first key of each kid is taken: a set cannot make one signature cost a verification per key', async () => {
+  const config = { limits: { daily: { anonymous: -1 } }, signatures: { fetchJku: true }, webhooks: { allowedHosts: ['loopback'] } };
+  const { app } = testApp({ config });
+  const result = await validate(app, await signedWith(`${base}/many.json`), { verify_signatures: true });
+  assert.deepEqual(result.signatures?.map((s) => s.rule), ['signature.invalid']);
 });
