@@ -11242,6 +11242,8 @@ var import_node_crypto = require("node:crypto");
 var signatureAlgorithms = ["ES256", "ES384", "ES512", "EdDSA", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512"];
 var isSignatureAlgorithm = (alg) => signatureAlgorithms.includes(alg);
 var curves = { ES256: "prime256v1", ES384: "secp384r1", ES512: "secp521r1" };
+var eddsaCurves = { Ed25519: "ed25519", Ed448: "ed448" };
+var declaredAlgFits = (declared, alg, key) => declared === alg || alg === "EdDSA" && eddsaCurves[declared] === key.asymmetricKeyType;
 var PSS = { padding: 6, saltLength: -1 };
 function verifyParams(alg) {
   if (alg === "EdDSA") return { digest: null };
@@ -11249,6 +11251,8 @@ function verifyParams(alg) {
   if (alg.startsWith("ES")) return { digest, dsaEncoding: "ieee-p1363" };
   return alg.startsWith("PS") ? { digest, ...PSS } : { digest };
 }
+var RSA_BITS = { min: 2048, max: 8192 };
+var MAX_RSA_EXPONENT = 2n ** 64n;
 function keyMismatch(alg, key) {
   const type = key.asymmetricKeyType;
   if (alg === "EdDSA") return type === "ed25519" || type === "ed448" ? void 0 : `an EdDSA signature needs an Ed25519 or Ed448 key, not ${type}`;
@@ -11257,7 +11261,9 @@ function keyMismatch(alg, key) {
     return type === "ec" && curve === curves[alg] ? void 0 : `${alg} needs an EC key on ${curves[alg]}, not ${type}${curve ? ` ${curve}` : ""}`;
   }
   if (type !== "rsa") return `${alg} needs an RSA key, not ${type}`;
-  return (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048 ? `${alg} needs an RSA key of at least 2048 bits` : void 0;
+  const { modulusLength = 0, publicExponent = 0n } = key.asymmetricKeyDetails ?? {};
+  if (modulusLength < RSA_BITS.min || modulusLength > RSA_BITS.max) return `${alg} needs an RSA key of ${RSA_BITS.min} to ${RSA_BITS.max} bits, not ${modulusLength} bits`;
+  return publicExponent > MAX_RSA_EXPONENT ? `${alg} needs an RSA key whose public exponent is at most 2^64 (a public exponent above 2^64 makes each verification as costly as signing)` : void 0;
 }
 
 // node_modules/canonicalize/lib/canonicalize.js
@@ -11482,13 +11488,11 @@ function pruneField(value, field) {
 function pruneMessage(value, message) {
   if (!isRecord(value)) return value;
   const fields = messages[message];
-  const out = {};
-  for (const [key, v] of Object.entries(value)) {
+  return Object.fromEntries(Object.entries(value).flatMap(([key, v]) => {
     const field = Object.hasOwn(fields, key) ? fields[key] : void 0;
-    if (field === void 0) out[key] = v;
-    else if (field.presence !== "-" || !isDefault(v)) out[key] = pruneField(v, field);
-  }
-  return out;
+    if (field === void 0) return [[key, v]];
+    return field.presence !== "-" || !isDefault(v) ? [[key, pruneField(v, field)]] : [];
+  }));
 }
 var withoutProtoDefaults = (card) => pruneMessage(card, "AgentCard");
 
@@ -11529,9 +11533,9 @@ function verifies(alg, key, protectedText, payload, signature) {
 function unusable(alg, trusted, key) {
   if (typeof key === "string") return key;
   const declared = trusted.jwk.alg;
-  return keyMismatch(alg, key) ?? (typeof declared === "string" && declared !== alg ? `the trusted key is for ${declared}, not ${alg}` : void 0);
+  return keyMismatch(alg, key) ?? (typeof declared === "string" && !declaredAlgFits(declared, alg, key) ? `the trusted key is for ${declared}, not ${alg}` : void 0);
 }
-var keysFor = (keys, kid, jku) => keys.filter((k) => k.kid === kid && (jku === null || k.jku === void 0 || k.jku === jku));
+var keysFor = (keys, kid, jku) => keys.filter((k) => k.kid === kid && (jku === null ? k.fetchedFromJku !== true : k.jku === void 0 || k.jku === jku));
 function checkOne(entry, policy, payloads, keyObject) {
   const protectedText = isRecord(entry) ? entry.protected : void 0;
   const signatureText = isRecord(entry) ? entry.signature : void 0;
@@ -11544,12 +11548,12 @@ function checkOne(entry, policy, payloads, keyObject) {
   if (header2.jku !== void 0 && typeof header2.jku !== "string") return { header: header2, outcome: fail("signature.protected-header", "protected header jku is not a string") };
   const alg = header2.alg;
   const kid = header2.kid;
-  const jku = stringOr(header2.jku);
+  const jku = typeof header2.jku === "string" ? header2.jku : null;
   if (!isSignatureAlgorithm(alg)) return { header: header2, outcome: fail("signature.algorithm", `alg "${alg}" is never accepted: only ${signatureAlgorithms.join(", ")} are`) };
   if (!policy.allowedAlgorithms.includes(alg)) return { header: header2, outcome: fail("signature.algorithm", `alg "${alg}" is not in the allowed algorithms (${policy.allowedAlgorithms.join(", ")})`) };
   const named = keysFor(policy.keys, kid, jku);
   if (named.length === 0) {
-    return { header: header2, outcome: jku === null ? fail("signature.unknown-key", `no trusted key has kid "${kid}"`) : fail("signature.jku-untrusted", `no trusted key has kid "${kid}" at jku ${jku}`) };
+    return { header: header2, outcome: jku === null ? fail("signature.unknown-key", `no trusted key has kid "${kid}"`) : fail("signature.jku-untrusted", `no trusted key has kid "${kid}" at jku ${clip(jku)}`) };
   }
   const inForce = named.filter((k) => k.revokedAt === null || Date.parse(k.revokedAt) > Date.parse(policy.at));
   if (inForce.length === 0) return { header: header2, outcome: fail("signature.key-revoked", `the trusted key "${kid}" is revoked since ${named.map((k) => k.revokedAt).sort()[0]}`) };
