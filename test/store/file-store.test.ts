@@ -181,6 +181,9 @@ test('pruneReports deletes old sealed segments, filters the active one, and stay
   // Segment 1 holds days 1-3 (deleted), segment 2 days 4-6 (kept: its newest is young), the active one days 7-8.
   assert.equal(await s.pruneReports(T0 + 5 * DAY), 4);
   assert.deepEqual(segmentFiles(dir), ['seg-000002.jsonl', 'seg-000003.jsonl']);
+  // The index was compacted: each remaining report is still read from its own segment.
+  for (const id of ['rpt_5', 'rpt_6', 'rpt_7', 'rpt_8']) assert.equal((await s.getReport(id))?.id, id);
+  assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_8', 'rpt_7', 'rpt_6', 'rpt_5']);
   assert.equal(await s.pruneReports(T0 + 7.5 * DAY), 3);
   await s.close();
   const s2 = await open(dir);

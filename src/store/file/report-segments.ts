@@ -5,7 +5,7 @@
  * is not written again. So recording a report costs the same with 100 or 100,000 stored. A
  * segment's reports are read from memory until its lines are all written to its file.
  *
- * In memory: id → (segment, summary position), alias → id (see aliases.ts), the summaries in put
+ * In memory: id → summary position (the segment in a column beside the summaries), alias → id (see aliases.ts), the summaries in put
  * order (listing without reading bodies), and the reports of the active segment as their lines.
  * Sealed segments on disk are read on demand through a small cache of their lines; a report is
  * parsed from its line each time it is read (parsing never fails on nesting, where copying an
@@ -72,8 +72,14 @@ export class ReportSegments {
   private readonly segments = new Map<number, Segment>();
   private active: Segment;
   private readonly dirty = new Set<number>();
-  private readonly where = new Map<string, { seg: number; pos: number }>();
+  /**
+   * Each report's position in `summaries`, and the number of the segment holding it at the same
+   * position of `segmentOf`: a column of small integers rather than an object per report, as
+   * these are kept for every report.
+   */
+  private readonly where = new Map<string, number>();
   private summaries: Array<ReportSummary | undefined> = [];
+  private segmentOf: number[] = [];
   private readonly aliases = new Aliases();
   /** The lines of sealed segments read lately, by id, least recently used first. */
   private readonly cache = new Map<number, Promise<Map<string, string>>>();
@@ -151,9 +157,9 @@ export class ReportSegments {
 
   async get(idOrAlias: string): Promise<ReportRecord | undefined> {
     const id = this.where.has(idOrAlias) ? idOrAlias : this.aliases.get(idOrAlias);
-    const at = id === undefined ? undefined : this.where.get(id);
-    if (id === undefined || at === undefined) return undefined;
-    const line = await this.lineIn(at.seg, id);
+    const pos = id === undefined ? undefined : this.where.get(id);
+    if (id === undefined || pos === undefined) return undefined;
+    const line = await this.lineIn(this.segmentOf[pos]!, id);
     return line === undefined ? undefined : readLine(line);
   }
 
@@ -178,9 +184,9 @@ export class ReportSegments {
   /** Every report's line in put order; reports created before `notBeforeMs` are left out. */
   async *lines(notBeforeMs: number): AsyncGenerator<string> {
     for (const s of this.summaries) {
-      const at = s && this.where.get(s.id);
-      if (!s || !at || Date.parse(s.created_at) < notBeforeMs) continue;
-      const line = await this.lineIn(at.seg, s.id);
+      const pos = s && this.where.get(s.id);
+      if (!s || pos === undefined || Date.parse(s.created_at) < notBeforeMs) continue;
+      const line = await this.lineIn(this.segmentOf[pos]!, s.id);
       if (line !== undefined) yield line;
     }
   }
@@ -195,8 +201,8 @@ export class ReportSegments {
     let activeChanged = false;
     for (const s of this.summaries) {
       if (s === undefined || Date.parse(s.created_at) >= before) continue;
-      const at = this.where.get(s.id) as { seg: number };
-      if (at.seg === this.active.no && this.active.records!.delete(s.id)) activeChanged = true;
+      const seg = this.segmentOf[this.where.get(s.id)!];
+      if (seg === this.active.no && this.active.records!.delete(s.id)) activeChanged = true;
       this.where.delete(s.id);
       this.aliases.release(s.alias, s.id);
       removed++;
@@ -301,17 +307,22 @@ export class ReportSegments {
   /** Points the indexes at `report` in segment `no`; a known id keeps its listing position. */
   private index(report: NewReport, no: number): void {
     const summary = summarizeReport(report);
-    const at = this.where.get(report.id);
-    if (at) {
-      at.seg = no;
-      this.summaries[at.pos] = summary;
-    } else this.where.set(report.id, { seg: no, pos: this.summaries.push(summary) - 1 });
+    const pos = this.where.get(report.id);
+    if (pos !== undefined) {
+      this.segmentOf[pos] = no;
+      this.summaries[pos] = summary;
+    } else {
+      this.where.set(report.id, this.summaries.push(summary) - 1);
+      this.segmentOf.push(no);
+    }
     this.aliases.index(report);
   }
 
   private compactSummaries(): void {
-    this.summaries = this.summaries.filter((s) => s !== undefined && this.where.has(s.id));
-    for (const [pos, s] of this.summaries.entries()) (this.where.get((s as ReportSummary).id) as { pos: number }).pos = pos;
+    const kept = this.summaries.filter((s): s is ReportSummary => s !== undefined && this.where.has(s.id));
+    this.segmentOf = kept.map((s) => this.segmentOf[this.where.get(s.id)!]!);
+    for (const [pos, s] of kept.entries()) this.where.set(s.id, pos);
+    this.summaries = kept;
   }
 
   /** The line of report `id` in segment `no`: from memory while the segment has it there, else from its file. */
