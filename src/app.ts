@@ -12,7 +12,6 @@ import type { AppEnv } from './api/env.ts';
 import { apiRoutes, describeApi } from './api/openapi.ts';
 import { requestId } from './api/middleware/request-id.ts';
 import { requestLog } from './api/middleware/request-log.ts';
-import { requestMetrics } from './api/middleware/metrics.ts';
 import { rateLimitHeaders } from './api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from './api/middleware/webhook-limit.ts';
 import { adminRoutes } from './api/routes/admin.ts';
@@ -64,9 +63,8 @@ export const createApp = (deps: AppDeps) => {
   const webhookLimiter = createWebhookLimiter(deps);
 
   const app = apiRoutes();
-  if (deps.metrics) app.use(requestMetrics(deps.metrics));
   app.use(requestId());
-  app.use(requestLog(deps.log));
+  app.use(requestLog(deps.log, deps.metrics));
   // A known path under another method: 405 with Allow (the routes' own methods; HEAD comes with GET).
   app.use(
     methodNotAllowed({
