@@ -40,6 +40,30 @@ const packageEntries = {
   },
 };
 
+/**
+ * The SEA starts from a V8 snapshot taken once the bundle has loaded the modules of `validate` and
+ * `serve` (src/main.ts). Node 20 does not support every built-in in such a snapshot: node:http and
+ * node:https fail to load while it is built, node:worker_threads loaded then gives every worker a
+ * broken cwd counter (SharedArrayBuffer does not exist yet at that point), and the others below are
+ * "not yet verified" (Node's own list, lib/internal/main/mksnapshot.js). In the CommonJS bundle each
+ * of them is required when one of its exports is first read rather than when the module importing
+ * it loads; the build fails when Node warns that one was loaded all the same.
+ */
+const unsnapshottable = ['http', 'https', 'http2', 'tls', 'worker_threads', 'perf_hooks', 'async_hooks', 'child_process', 'cluster', 'dgram',
+  'dns/promises', 'domain', 'inspector', 'module', 'readline', 'repl', 'trace_events', 'tty', 'vm'];
+const deferredBuiltins = {
+  name: 'deferred-builtins',
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(node:)?(${unsnapshottable.join('|')})$`) }, (args) =>
+      args.namespace === 'deferred' ? { path: args.path, external: true } : { path: args.path.replace(/^node:/, ''), namespace: 'deferred' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'deferred' }, ({ path }) => {
+      const getters = Object.keys(createRequire(import.meta.url)(`node:${path}`)).map((name) => `get ${name}() { return load().${name}; }`);
+      return { contents: `let loaded;\nconst load = () => (loaded ??= require('node:${path}'));\nmodule.exports = { ${getters.join(', ')} };\n`, loader: 'js' };
+    });
+  },
+};
+
 const shared = {
   bundle: true,
   plugins: [zodNamespace, packageEntries],
@@ -92,7 +116,7 @@ const common = {
     'import.meta.resolve': 'undefined',
   },
 };
-await build({ ...common, format: 'cjs', outfile: join(out, 'cardgate.cjs') });
+await build({ ...common, plugins: [...common.plugins, deferredBuiltins], format: 'cjs', outfile: join(out, 'cardgate.cjs') });
 await build({
   ...common,
   format: 'esm',
@@ -105,7 +129,7 @@ await build({
 const seaConfig = join(out, 'sea-config.json');
 writeFileSync(
   seaConfig,
-  JSON.stringify({ main: join(out, 'cardgate.cjs'), output: join(out, 'cardgate.blob'), disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false }),
+  JSON.stringify({ main: join(out, 'cardgate.cjs'), output: join(out, 'cardgate.blob'), disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: true }),
 );
 const fuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 if (!readFileSync(process.execPath).includes(fuse)) {

@@ -2,6 +2,7 @@
  * Entry point: dispatches subcommands. `serve` is the default.
  * Exit codes: 0 success, 1 failure (or invalid card for `validate`), 2 usage error.
  */
+import v8 from 'node:v8';
 import { processIO, USAGE, type CliIO } from './cli/io.ts';
 import { version } from './lib/version.ts';
 
@@ -46,7 +47,7 @@ const subcommands: Record<string, () => Promise<Subcommand>> = {
   },
 };
 
-export const main = async (argv: string[], io: CliIO = processIO): Promise<number> => {
+const main = async (argv: string[], io: CliIO = processIO): Promise<number> => {
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     io.stdout(help);
@@ -78,7 +79,14 @@ const exitWhenFlushed = (code: number): void => {
   process.stderr.write('', flushed);
 };
 
-main(process.argv.slice(2)).then(exitWhenFlushed, (e) => {
-  process.stderr.write(`cardgate: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  exitWhenFlushed(1);
-});
+const run = (): void => {
+  main(process.argv.slice(2)).then(exitWhenFlushed, (e) => {
+    process.stderr.write(`cardgate: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    exitWhenFlushed(1);
+  });
+};
+
+if (v8.startupSnapshot?.isBuildingSnapshot?.()) {
+  v8.startupSnapshot.setDeserializeMainFunction(run);
+  void Promise.all([subcommands.validate!(), subcommands.serve!()]);
+} else run();

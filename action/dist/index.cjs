@@ -12569,12 +12569,10 @@ var import_promises2 = require("node:fs/promises");
 
 // src/lib/address-policy.ts
 var import_node_net2 = require("node:net");
+var addressBytes = (address) => address.includes(":") ? ipv6Groups(address).flatMap((group) => [group >> 8, group & 255]) : address.split(".").map(Number);
 var parseAddress = (text) => {
   const address = text.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
-  const kind = (0, import_node_net2.isIP)(address);
-  if (kind === 4) return address.split(".").map(Number);
-  if (kind !== 6) return void 0;
-  return ipv6Groups(address).flatMap((group) => [group >> 8, group & 255]);
+  return (0, import_node_net2.isIP)(address) === 0 ? void 0 : addressBytes(address);
 };
 var parseCidr = (text) => {
   const [addr, len, extra] = text.split("/");
@@ -12594,7 +12592,10 @@ var inCidr = (bytes, cidr2) => {
   }
   return true;
 };
-var cidr = (text) => parseCidr(text);
+var cidr = (text) => {
+  const [address, bits] = text.split("/");
+  return { bytes: addressBytes(address), bits: Number(bits) };
+};
 var blockedRanges = [
   ["0.0.0.0/8", 'unspecified ("this network")', "other"],
   ["10.0.0.0/8", "private", "private"],

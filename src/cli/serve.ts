@@ -19,7 +19,6 @@ import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
 import { loadTrustFiles, reloadTrustFiles } from '../features/trust/trusted-keys.ts';
 import { countedValidator } from '../features/validation/counted-validator.ts';
-import { Metrics } from '../lib/metrics.ts';
 import { resolve as resolvePath } from 'node:path';
 import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
@@ -138,7 +137,8 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const urls = resolveUrls(config, port);
   const pool = createValidator(config, log);
-  const metrics = config.metrics.access === 'off' ? undefined : new Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()) });
+  // Loaded here, not into the binary's start-up snapshot: prom-client loads node:perf_hooks, which Node 20 does not support there.
+  const metrics = config.metrics.access === 'off' ? undefined : new (await import('../lib/metrics.ts')).Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()) });
   const validator = metrics ? countedValidator(pool, metrics) : pool;
   app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: systemClock, log, urls, lifecycle, validator, metrics });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -26,13 +26,14 @@ import { ipv6Groups } from './ip.ts';
 
 type Bytes = number[];
 
+/** The 4 (IPv4) or 16 (IPv6) bytes of a well-formed address. */
+const addressBytes = (address: string): Bytes =>
+  address.includes(':') ? ipv6Groups(address).flatMap((group) => [group >> 8, group & 0xff]) : address.split('.').map(Number);
+
 /** The 4 (IPv4) or 16 (IPv6) bytes of an address; undefined when it is not one. */
 const parseAddress = (text: string): Bytes | undefined => {
   const address = text.replace(/^\[|\]$/g, '').replace(/%.*$/, ''); // brackets, zone id
-  const kind = isIP(address);
-  if (kind === 4) return address.split('.').map(Number);
-  if (kind !== 6) return undefined;
-  return ipv6Groups(address).flatMap((group) => [group >> 8, group & 0xff]);
+  return isIP(address) === 0 ? undefined : addressBytes(address);
 };
 
 interface Cidr {
@@ -60,7 +61,14 @@ const inCidr = (bytes: Bytes, cidr: Cidr): boolean => {
   return true;
 };
 
-const cidr = (text: string): Cidr => parseCidr(text)!;
+/**
+ * A range written in this file (well-formed, with its length), read without isIP: node:net's IPv6
+ * check, run more than once while the binary's start-up snapshot is built, makes V8 fail to write it.
+ */
+const cidr = (text: string): Cidr => {
+  const [address, bits] = text.split('/') as [string, string];
+  return { bytes: addressBytes(address), bits: Number(bits) };
+};
 
 type Category = 'loopback' | 'private' | 'other';
 
