@@ -86,7 +86,9 @@ const run = (): void => {
   });
 };
 
-if (v8.startupSnapshot?.isBuildingSnapshot?.()) {
+// Building the single executable's start-up snapshot (build/build.mjs): the modules of `validate` and
+// `serve` are loaded and set up now, once; the binary runs `run` with its own command line.
+if (v8.startupSnapshot?.isBuildingSnapshot()) {
   v8.startupSnapshot.setDeserializeMainFunction(run);
-  void Promise.all([subcommands.validate!(), subcommands.serve!()]);
+  void Promise.all([subcommands.validate!(), subcommands.serve!(), import('./cli/warm-up.ts')]).then(([, , { warmUp }]) => warmUp());
 } else run();

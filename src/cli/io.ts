@@ -24,7 +24,10 @@ export const processIO: CliIO = {
     return Buffer.concat(chunks).toString('utf8');
   },
   env: process.env,
-  stdoutIsTTY: process.stdout.isTTY === true,
+  // Read when asked, not when this module loads: the single executable loads it before it runs.
+  get stdoutIsTTY() {
+    return process.stdout.isTTY === true;
+  },
 };
 
 /** Exit code of a usage error (bad flags, unknown subcommand, bad configuration). */

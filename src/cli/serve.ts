@@ -99,6 +99,11 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   // Whatever this process creates is for its user only (the store also sets its modes itself).
   process.umask(0o077);
   const log = createLogger();
+  // Loaded here: @hono/node-server pulls in node:http and undici (~24 ms) that the other subcommands never
+  // need, and neither it nor prom-client can be in the single executable's start-up snapshot (prom-client
+  // notes the process's start time when it loads, node:http cannot load while the snapshot is built).
+  // Started before the store opens, so that its file operations run in the threadpool meanwhile.
+  const serverModules = Promise.all([import('../api/node-server.ts'), config.metrics.access === 'off' ? undefined : import('../lib/metrics.ts')]);
   const store = await openStoreOrExplain(config, io, log);
   if (!store) return 1;
   if (!(await adminTokenReachesOperator(store, config, io, log))) {
@@ -106,8 +111,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
     return 1;
   }
 
-  // Loaded lazily: @hono/node-server pulls in node:http and undici (~24 ms) that the other subcommands never need.
-  const { createNodeServer } = await import('../api/node-server.ts');
+  const [{ createNodeServer }, metricsModule] = await serverModules;
   const lifecycle = new Lifecycle();
   let app: App | undefined;
   let inFlight = 0;
@@ -137,8 +141,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const urls = resolveUrls(config, port);
   const pool = createValidator(config, log);
-  // Loaded here, not into the binary's start-up snapshot: prom-client loads node:perf_hooks, which Node 20 does not support there.
-  const metrics = config.metrics.access === 'off' ? undefined : new (await import('../lib/metrics.ts')).Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()) });
+  const metrics = metricsModule && new metricsModule.Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()) });
   const validator = metrics ? countedValidator(pool, metrics) : pool;
   app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: systemClock, log, urls, lifecycle, validator, metrics });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
