@@ -2,8 +2,9 @@
 // is committed (a runner runs it as it is; CI checks it matches a fresh build), then src/main.ts into
 //   build/out/cardgate.cjs  (CommonJS, the SEA's main script; also runs with plain `node`)
 //   build/out/cardgate.mjs  (ESM, for Deno: `deno run -A build/out/cardgate.mjs serve`)
-// then makes the Node single executable build/out/cardgate (postject, code cache on,
-// the experimental warning disabled). The binary needs no node_modules and no network.
+// then makes the Node single executable build/out/cardgate (postject, the experimental warning
+// disabled), which starts from a V8 start-up snapshot of the CommonJS bundle (see src/main.ts and
+// deferredBuiltins below). The binary needs no node_modules and no network.
 // `node build/build.mjs action` builds the Action's bundle only; `node build/build.mjs action --check`
 // writes nothing and fails when the committed bundle differs from a fresh build (stale).
 import { execFileSync, spawnSync } from 'node:child_process';
