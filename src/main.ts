@@ -47,6 +47,7 @@ const subcommands: Record<string, () => Promise<Subcommand>> = {
   },
 };
 
+// Not exported: the start-up snapshot is taken of this bundle run as a script, which has no `module`.
 const main = async (argv: string[], io: CliIO = processIO): Promise<number> => {
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
