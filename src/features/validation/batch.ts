@@ -5,8 +5,8 @@
  * invalid card scores 0.
  */
 import * as z from 'zod';
-import { validateCard, type SignaturePolicy } from '../../engine/index.ts';
-import { locateCards, type CheckedInput, type OutputFormat } from '../../engine/formats/index.ts';
+import { validateCard } from '../../engine/index.ts';
+import { locateCards, type CheckedInput } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { isJsonObject, jsonBody, jsonObjectSchema } from '../../lib/json.ts';
 import { bodyParts, cardPieces, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
@@ -96,13 +96,9 @@ const notAnObject = new ApiError('INVALID_BATCH_FORMAT', 'expected a cards array
 export const readBatchRequest = (text: string, settings: ValidationSettings): BatchRequest =>
   parseBatchRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth, notAnObject }), settings.maxCards);
 
-/**
- * A batch validated, as plain data (it crosses from a validation worker): `results` is already
- * JSON text, the elements of the results array (without its brackets).
- */
+/** A batch validated, as plain data (it crosses from a validation worker): `results` is already JSON text. */
 export interface BatchOutcome {
   total: number;
-  /** Of the cards validated (all of them, or a share's: see BatchShare). */
   valid: number;
   /** Of the valid cards' scores (an invalid card scores 0). */
   scoreSum: number;
@@ -112,37 +108,16 @@ export interface BatchOutcome {
 }
 
 /**
- * Share `index` of `of`: the cards of that contiguous part of the batch (see batchShares). A
- * formatted answer needs every card's result in one place: then share 0 holds every card.
+ * Validates the text of a batch body: parse, body checks (400s thrown), every card with its
+ * findings' positions in the card's own text, the results as JSON text.
  */
-export interface BatchShare {
-  index: number;
-  of: number;
-}
-
-/** A batch body's text, or the part of its cards to validate. */
-export type BatchInput = BodyText | { text: string; accept?: OutputFormat; trust?: SignaturePolicy; share: BatchShare };
-
-const shareRange = (cards: number, share: BatchShare | undefined, formatted: boolean): [number, number] => {
-  if (!share) return [0, cards];
-  if (formatted) return share.index === 0 ? [0, cards] : [cards, cards];
-  // Rounded up: the last share (the event loop's, see validation-pool.ts) is never the largest, and empty for one card.
-  return [Math.ceil((cards * share.index) / share.of), Math.ceil((cards * (share.index + 1)) / share.of)];
-};
-
-/**
- * Validates the text of a batch body: parse, body checks (400s thrown), every card (of the share,
- * when given) with its findings' positions in the card's own text, the results as JSON text.
- */
-export const validateBatchText = (body: BatchInput, settings: ValidationSettings, engine: Engine = validateCard): BatchOutcome => {
+export const validateBatchText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): BatchOutcome => {
   const { text, accept, trust } = bodyParts(body);
   const request = readBatchRequest(text, settings);
-  const asked = request.options?.format ?? accept;
-  const format = asked === 'json' ? undefined : asked; // the JSON result is the answer itself
-  const [from, to] = shareRange(request.cards.length, typeof body === 'string' ? undefined : 'share' in body ? body.share : undefined, format !== undefined);
-  const entries = request.cards.slice(from, to);
+  const entries = request.cards;
+  const format = request.options?.format ?? accept;
   const signatures = signatureOptions(trust, request.options?.verify_signatures);
-  const found = entries.map(({ agent_card }, i) => ({ result: engine(agent_card, { maxFindings: settings.maxFindings, ...signatures }), at: ['cards', from + i, 'agent_card'] }));
+  const found = entries.map(({ agent_card }, i) => ({ result: engine(agent_card, { maxFindings: settings.maxFindings, ...signatures }), at: ['cards', i, 'agent_card'] }));
   const located = locateCards(text, found);
   const inputs: CheckedInput[] = format ? entries.map(({ id }, i) => ({ name: id, result: located[i]! })) : [];
   let valid = 0;
@@ -155,23 +130,11 @@ export const validateBatchText = (body: BatchInput, settings: ValidationSettings
     return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${truncatedField(card, ['errors', 'warnings'])},"score":${score},${card.versionMembers}}`;
   });
   return {
-    total: request.cards.length,
+    total: entries.length,
     valid,
     scoreSum,
-    results: results.join(','),
-    ...(format ? { formatted: formattedAnswer(format, inputs) } : {}),
-  };
-};
-
-/** The outcomes of a batch's shares, in their order, as the outcome of the whole batch. */
-export const joinShares = (shares: readonly BatchOutcome[]): BatchOutcome => {
-  const formatted = shares.find((share) => share.formatted)?.formatted;
-  return {
-    total: shares[0]!.total,
-    valid: shares.reduce((sum, share) => sum + share.valid, 0),
-    scoreSum: shares.reduce((sum, share) => sum + share.scoreSum, 0),
-    results: shares.map((share) => share.results).filter((results) => results !== '').join(','),
-    ...(formatted ? { formatted } : {}),
+    results: `[${results.join(',')}]`,
+    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, inputs) } : {}),
   };
 };
 
@@ -185,5 +148,5 @@ export interface BatchContext {
 export const batchResponseText = (outcome: BatchOutcome, context: BatchContext): string => {
   const { total, valid } = outcome;
   const summary = `{"total_processed":${total},"success_rate":${valid / total},"average_score":${Math.round(outcome.scoreSum / total)},"processing_time_ms":${context.processing_time_ms}}`;
-  return `{"batch_id":${JSON.stringify(context.batch_id)},"total":${total},"valid":${valid},"invalid":${total - valid},"results":[${outcome.results}],"summary":${summary},"timestamp":${JSON.stringify(context.timestamp)}}`;
+  return `{"batch_id":${JSON.stringify(context.batch_id)},"total":${total},"valid":${valid},"invalid":${total - valid},"results":${outcome.results},"summary":${summary},"timestamp":${JSON.stringify(context.timestamp)}}`;
 };

@@ -23,7 +23,6 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
-import { joinShares, type BatchOutcome } from './batch.ts';
 import { validationSettings, type Engine, type ValidationSettings } from './card-result.ts';
 import type { Validator } from './validator.ts';
 import { refusalError, runTask, type TaskInput, type TaskKind, type TaskOutcome, type TaskReply } from './worker-tasks.ts';
@@ -107,12 +106,6 @@ const RESTARTS_PER_MINUTE = 3;
  * ~65 MB with batches of 100); a 990 KB card of 90,000 skills takes it to ~240 MB.
  */
 const DEFAULT_MAX_WORKER_HEAP_BYTES = 48 * 2 ** 20;
-/**
- * Batch bodies validated in shares (see sharesBatch): from about ten sample cards, and at most
- * about 170, so that the event loop's share of even a pathological body is a fraction of a second.
- */
-const SHARED_BATCH_MIN_CHARS = 32 * 1024;
-const SHARED_BATCH_MAX_CHARS = 512 * 1024;
 /** How long a worker with an outgrown heap must have been idle to be replaced. */
 export const RECYCLE_AFTER_IDLE_MS = 1_000;
 
@@ -159,30 +152,7 @@ export class ValidationPool implements Validator {
   }
 
   run<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskOutcome<K>> {
-    if (kind === 'batch' && this.sharesBatch(input as TaskInput<'batch'>)) return this.runShared(input as TaskInput<'batch'>) as Promise<TaskOutcome<K>>;
     return new Promise<TaskOutcome<K>>((resolve, reject) => this.dispatch(this.nextId++, { kind, input, resolve, reject }));
-  }
-
-  /**
-   * A batch is validated in shares on every thread at once when it has the pool to itself: no
-   * worker has a task, so the event loop has little else to do either. Each share parses and
-   * checks the whole body (a fifth of a batch's work) and validates its part of the cards; a
-   * batch of 100 sample cards answers in about half the time. Under load the pool is busy and
-   * batches go whole to a worker, as the duplicated parse would only cost throughput. Bodies up
-   * to SHARED_BATCH_MAX_CHARS only: the event loop's share cannot be stopped by the time limit.
-   */
-  private sharesBatch(input: TaskInput<'batch'>): boolean {
-    const { length } = typeof input === 'string' ? input : input.text;
-    return length >= SHARED_BATCH_MIN_CHARS && length <= SHARED_BATCH_MAX_CHARS && this.slots.length > 0 && this.slots.every((s) => s.pending.size === 0);
-  }
-
-  private runShared(input: TaskInput<'batch'>): Promise<TaskOutcome<'batch'>> {
-    const body = typeof input === 'string' ? { text: input } : input;
-    const of = this.slots.length + 1;
-    const shares = this.slots.map((_, index) => new Promise<BatchOutcome>((resolve, reject) => this.dispatch(this.nextId++, { kind: 'batch', input: { ...body, share: { index, of } }, resolve, reject })));
-    // The event loop's share (the last, never the largest) once the workers' shares are sent, at the end of this turn.
-    const own = new Promise((resolve) => setImmediate(resolve)).then(() => this.inProcess.run('batch', { ...body, share: { index: of - 1, of } }));
-    return Promise.all([...shares, own]).then(joinShares);
   }
 
   async close(): Promise<void> {

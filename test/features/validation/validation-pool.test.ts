@@ -39,8 +39,6 @@ const pool = (size: number, spawn?: () => Worker, timeoutMs = 30_000, maxHeapByt
 /** The outcome, or the 400's body when the task refused the input. */
 const settle = (run: Promise<unknown>) => run.then((outcome) => ({ outcome }), (e: unknown) => (e instanceof ApiError ? { refused: e.status, body: e.body() } : Promise.reject(e)));
 
-const refusedWith = (message: string) => (e: unknown) => e instanceof ApiError && e.status === 400 && e.message === message;
-
 const sha = 'ab'.repeat(20);
 const inputs: Array<[TaskKind, unknown]> = [
   ['single', JSON.stringify({ agent_card: sampleCard(), options: { include_score: true, include_suggestions: true } })],
@@ -74,38 +72,6 @@ test('the pool answers exactly what validating in process answers, for every kin
   }
 });
 
-test('a large batch validated in shares on the worker and the event loop answers exactly what one thread answers', async () => {
-  const { pool: p } = pool(1);
-  const cards = Array.from({ length: 25 }, (_, i) => ({ id: `card-${i}`, agent_card: i % 3 ? { ...sampleCard(), name: `Agent ${i}` } : { name: `Broken ${i}`, url: 'ftp://x' } }));
-  const bodies = [
-    JSON.stringify({ cards }),
-    JSON.stringify({ cards, options: { format: 'sarif' } }),
-    JSON.stringify({ cards: [...cards, { id: 'card-3', agent_card: sampleCard() }] }),
-  ];
-  for (const body of bodies) {
-    assert.ok(body.length > 32 * 1024, 'large enough to be shared');
-    assert.deepEqual(await settle(p.run('batch', body)), await settle(inProcess.run('batch', body)), body.slice(-60));
-  }
-});
-
-test('a large batch is shared only while the pool has nothing else to do', async () => {
-  // Refuses each task with the share it was given.
-  const sharing = () =>
-    new Worker(
-      `const { parentPort } = require('node:worker_threads');
-       parentPort.on('message', (tasks) => parentPort.postMessage({ replies: tasks.map(({ id, input }) => ({ id, refusal: { code: 'INVALID_REQUEST', message: JSON.stringify(input.share ?? null) } })) }));
-       parentPort.postMessage({ ready: true });`,
-      { eval: true },
-    );
-  const { pool: p } = pool(1, sharing);
-  const body = JSON.stringify({ cards: Array.from({ length: 20 }, (_, i) => ({ id: `card-${i}`, agent_card: sampleCard() })) });
-  await assert.rejects(p.run('batch', body), refusedWith('{"index":0,"of":2}'));
-  const busy = p.run('single', 'x').catch(() => {});
-  await assert.rejects(p.run('batch', body), refusedWith('null'));
-  await busy;
-  await assert.rejects(p.run('batch', '{"cards":[]}'), refusedWith('null'), 'a small batch goes whole');
-});
-
 test('under concurrency every answer goes to its own request', async () => {
   const { pool: p } = pool(2);
   const names = Array.from({ length: 200 }, (_, i) => `Agent ${i}`);
@@ -132,6 +98,8 @@ const fakeWorker = () =>
      parentPort.postMessage({ ready: true });`,
     { eval: true },
   );
+
+const refusedWith = (message: string) => (e: unknown) => e instanceof ApiError && e.status === 400 && e.message === message;
 
 test('the tasks dispatched to a worker in one event-loop turn reach it as one message, and the next turn\'s as another', async () => {
   // Answers each task with the number of tasks its message carried.
