@@ -4,10 +4,12 @@
  * keeps reading requests, charging quotas, writing reports and answering. Every validating
  * endpoint (single, batch, webhook, GitHub) and the webhook job runner send their work here as a
  * task (see worker-tasks.ts). On the 2-core bench machine it raised /v1/validate by about a quarter; on
- * more cores validation scales with them.
+ * more cores validation scales with them. The tasks dispatched to a worker in one event-loop turn
+ * travel in one message, and it answers them in one (see send).
  *
  * The time limit (`validation.timeoutMs`) stops a runaway: a worker still on one task after it is
- * terminated and replaced; that task fails, the tasks queued behind it go to the other workers.
+ * terminated and replaced (counted from the worker's previous reply: less than REPLY_AFTER_MS, see
+ * worker-tasks.ts, more than the task's own time); that task fails, the tasks queued behind it go to the other workers.
  * A worker that dies on its own fails the tasks it held (500) and is replaced; one that keeps dying
  * (3 times in a minute), or a runtime that cannot start workers, leaves the pool validating in
  * process: slower, never down. `workers: 0` validates in process (the tests' default).
