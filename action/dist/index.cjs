@@ -3414,7 +3414,6 @@ function visit(text, visitor, options = ParseOptions.DEFAULT) {
 }
 
 // node_modules/jsonc-parser/lib/esm/main.js
-var createScanner2 = createScanner;
 var ScanError;
 (function(ScanError2) {
   ScanError2[ScanError2["None"] = 0] = "None";
@@ -9964,9 +9963,9 @@ var forget = (node2) => {
   for (const child of node2.children.values()) forget(child);
 };
 var findSpots = (text, root) => {
-  const scanner = createScanner2(text, true);
+  let pos = text.charCodeAt(0) === 65279 ? 1 : 0;
   const next = () => {
-    let i = scanner.getPosition();
+    let i = pos;
     for (let c = text.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++i)) ;
     return i;
   };
@@ -9976,37 +9975,44 @@ var findSpots = (text, root) => {
     if (node2) node2.value = start;
     if (c === 123 || c === 91) {
       if (node2 && node2.children.size > 0) members2(node2, start, c === 123);
-      else scanner.setPosition(endOfContainer(text, start));
+      else pos = endOfContainer(text, start);
     } else if (c === 34) {
-      scanner.setPosition(closingQuote(text, start) + 1);
+      pos = closingQuote(text, start) + 1;
     } else {
-      scanner.scan();
+      let i = start + 1;
+      for (let d = text.charCodeAt(i); i < text.length && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 9 && d !== 10 && d !== 13; d = text.charCodeAt(++i)) ;
+      pos = i;
     }
   };
   const members2 = (node2, open3, object2) => {
-    scanner.setPosition(open3 + 1);
+    pos = open3 + 1;
     for (let index2 = 0; ; index2++) {
-      const at = next();
-      const c = text.charCodeAt(at);
+      let at = next();
+      let c = text.charCodeAt(at);
       if (c === 125 || c === 93 || at >= text.length) {
-        scanner.setPosition(at + 1);
+        pos = at + 1;
         return;
       }
-      if (c === 44) scanner.setPosition(at + 1);
+      if (c === 44) {
+        pos = at + 1;
+        at = next();
+        c = text.charCodeAt(at);
+      }
       let member = object2 ? void 0 : node2.children.get(index2);
       if (object2) {
-        scanner.scan();
-        member = node2.children.get(scanner.getTokenValue());
+        const end = closingQuote(text, at);
+        const raw = text.slice(at + 1, end);
+        member = node2.children.get(raw.includes("\\") ? JSON.parse(text.slice(at, end + 1)) : raw);
         if (member) {
           forget(member);
-          member.key = scanner.getTokenOffset();
+          member.key = at;
         }
-        scanner.scan();
+        pos = end + 1;
+        pos = next() + 1;
       }
       value(member);
     }
   };
-  scanner.setPosition(text.charCodeAt(0) === 65279 ? 1 : 0);
   value(root);
 };
 var offsetOf = (root, path2, key) => {

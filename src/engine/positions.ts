@@ -5,7 +5,6 @@
  * scheme) points at the key instead; a path that is missing points at the nearest enclosing value
  * that exists (a required field: the object that lacks it).
  */
-import { createScanner } from 'jsonc-parser';
 import { closingQuote, endOfContainer } from '../lib/json.ts';
 import { LineIndex } from '../lib/text-position.ts';
 import type { RuleId } from './catalogue.ts';
@@ -90,60 +89,69 @@ const forget = (node: Spot): void => {
 };
 
 /**
- * Records the offsets of the wanted spots in `text`, which JSON.parse accepted. jsonc-parser's
- * scanner reads the keys and the values along the wanted paths; a value off them is stepped over
- * without tokenizing it: a string to its closing quote, an array or object by counting brackets
- * (most of a card: tokenizing all of it cost as much as the engine itself). The text being valid
- * JSON, the next character that is not blank tells what comes: a value, a comma or a closing bracket.
+ * Records the offsets of the wanted spots in `text`, which JSON.parse accepted. The keys and the
+ * values along the wanted paths are read; a value off them is stepped over without reading it: a
+ * string to its closing quote, an array or object by counting brackets (most of a card: tokenizing
+ * all of it cost as much as the engine itself). The text being valid JSON, the next character that
+ * is not blank tells what comes: a value, a key, a colon, a comma or a closing bracket.
  */
 const findSpots = (text: string, root: Spot): void => {
-  const scanner = createScanner(text, true);
-  /** The offset of the next character after the scanner's position that is not JSON whitespace. */
+  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte order mark is not JSON
+  /** The offset of the next character from `pos` on that is not JSON whitespace. */
   const next = (): number => {
-    let i = scanner.getPosition();
+    let i = pos;
     for (let c = text.charCodeAt(i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++i));
     return i;
   };
-  /** Past the value at the scanner's position, recording it and the spots inside it when wanted. */
+  /** Past the value at `pos`, recording it and the spots inside it when wanted. */
   const value = (node: Spot | undefined): void => {
     const start = next();
     const c = text.charCodeAt(start);
     if (node) node.value = start;
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (node && node.children.size > 0) members(node, start, c === 0x7b);
-      else scanner.setPosition(endOfContainer(text, start));
+      else pos = endOfContainer(text, start);
     } else if (c === 0x22 /* " */) {
-      scanner.setPosition(closingQuote(text, start) + 1);
+      pos = closingQuote(text, start) + 1;
     } else {
-      scanner.scan(); // a number, true, false or null: one short token
+      // A number, true, false or null: up to the next delimiter.
+      let i = start + 1;
+      for (let d = text.charCodeAt(i); i < text.length && d !== 0x2c && d !== 0x7d && d !== 0x5d && d !== 0x20 && d !== 0x09 && d !== 0x0a && d !== 0x0d; d = text.charCodeAt(++i));
+      pos = i;
     }
   };
   /** The members of the object (or elements of the array) opening at `open`, and past its closing bracket. */
   const members = (node: Spot, open: number, object: boolean): void => {
-    scanner.setPosition(open + 1);
+    pos = open + 1;
     for (let index = 0; ; index++) {
-      const at = next();
-      const c = text.charCodeAt(at);
+      let at = next();
+      let c = text.charCodeAt(at);
       if (c === 0x7d /* } */ || c === 0x5d /* ] */ || at >= text.length) {
-        scanner.setPosition(at + 1);
+        pos = at + 1;
         return;
       }
-      if (c === 0x2c /* , */) scanner.setPosition(at + 1);
+      if (c === 0x2c /* , */) {
+        pos = at + 1;
+        at = next();
+        c = text.charCodeAt(at);
+      }
       let member = object ? undefined : node.children.get(index);
       if (object) {
-        scanner.scan(); // the key
-        member = node.children.get(scanner.getTokenValue());
+        // The key: a string, read as it is unless it has escapes; then its colon.
+        const end = closingQuote(text, at);
+        const raw = text.slice(at + 1, end);
+        member = node.children.get(raw.includes('\\') ? (JSON.parse(text.slice(at, end + 1)) as string) : raw);
         if (member) {
           // A repeated key replaces what its earlier occurrence recorded, as JSON.parse keeps the last.
           forget(member);
-          member.key = scanner.getTokenOffset();
+          member.key = at;
         }
-        scanner.scan(); // the colon
+        pos = end + 1;
+        pos = next() + 1;
       }
       value(member);
     }
   };
-  scanner.setPosition(text.charCodeAt(0) === 0xfeff ? 1 : 0); // a byte order mark is not JSON
   value(root);
 };
 

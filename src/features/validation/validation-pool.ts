@@ -4,10 +4,12 @@
  * keeps reading requests, charging quotas, writing reports and answering. Every validating
  * endpoint (single, batch, webhook, GitHub) and the webhook job runner send their work here as a
  * task (see worker-tasks.ts). On the 2-core bench machine it raised /v1/validate by about a quarter; on
- * more cores validation scales with them.
+ * more cores validation scales with them. The tasks dispatched to a worker in one event-loop turn
+ * travel in one message, and it answers them in one (see send).
  *
  * The time limit (`validation.timeoutMs`) stops a runaway: a worker still on one task after it is
- * terminated and replaced; that task fails, the tasks queued behind it go to the other workers.
+ * terminated and replaced (counted from the worker's previous reply: less than REPLY_AFTER_MS, see
+ * worker-tasks.ts, more than the task's own time); that task fails, the tasks queued behind it go to the other workers.
  * A worker that dies on its own fails the tasks it held (500) and is replaced; one that keeps dying
  * (3 times in a minute), or a runtime that cannot start workers, leaves the pool validating in
  * process: slower, never down. `workers: 0` validates in process (the tests' default).
@@ -25,7 +27,7 @@ import type { Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
 import { validationSettings, type Engine, type ValidationSettings } from './card-result.ts';
 import type { Validator } from './validator.ts';
-import { refusalError, runTask, type Refusal, type TaskInput, type TaskKind, type TaskOutcome } from './worker-tasks.ts';
+import { refusalError, runTask, type TaskInput, type TaskKind, type TaskOutcome, type TaskReply } from './worker-tasks.ts';
 
 /** The validation ran longer than `validation.timeoutMs`. */
 export class ValidationTimeout extends Error {
@@ -84,8 +86,10 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
-  /** In the order sent: a worker takes its messages one at a time, so the first is the one it is on. */
+  /** In the order sent: a worker takes its tasks one at a time, so the first is the one it is on. */
   pending: Map<number, Pending>;
+  /** Tasks dispatched in this event-loop turn, sent together at its end (see send). */
+  outbox: Array<{ id: number; kind: TaskKind; input: unknown }>;
   /** Until the worker says it listens, its start-up is not counted against a task's time. */
   ready: boolean;
   /** Fires when the first pending task has run for the time limit. */
@@ -94,8 +98,8 @@ interface Slot {
   recycleTimer?: NodeJS.Timeout;
 }
 
-/** A task's reply carries the worker's heap size after it (absent from stand-in workers in tests). */
-type Reply = { ready: true } | ({ id: number; heapBytes?: number } & ({ outcome: unknown } | { refusal: Refusal } | { error: string }));
+/** A worker's message: ready, or the replies to a group of tasks with its heap size after them (absent from stand-in workers in tests). */
+type Message = { ready: true } | { replies: TaskReply[]; heapBytes?: number };
 
 const RESTARTS_PER_MINUTE = 3;
 
@@ -174,15 +178,33 @@ export class ValidationPool implements Validator {
     }
     clearTimeout(slot.recycleTimer); // busy again: its heap is in use
     slot.pending.set(id, task);
+    if (slot.outbox.push({ id, kind: task.kind, input: task.input }) === 1) setImmediate(() => this.send(slot));
+  }
+
+  /**
+   * Sends the tasks dispatched to a worker in this event-loop turn as one message: under load one
+   * wake-up of the worker and one message to decode for many requests. At the end of the turn
+   * (setImmediate), as the store's group commit: the requests read in the turn are all in it.
+   */
+  private send(slot: Slot): void {
+    const tasks = slot.outbox.splice(0);
+    if (!this.slots.includes(slot)) return; // retired or stopped meanwhile: its tasks were failed or dispatched again
+    const wasIdle = slot.pending.size === tasks.length;
     try {
-      slot.worker.postMessage({ id, kind: task.kind, input: task.input });
-    } catch (e) {
-      // The input cannot be sent (a job's card the structured clone refuses): only this task fails.
-      slot.pending.delete(id);
-      task.reject(e as Error);
-      return;
+      slot.worker.postMessage(tasks);
+    } catch {
+      // An input cannot be sent (a job's card the structured clone refuses): each task alone, so that only that one fails.
+      for (const task of tasks) {
+        try {
+          slot.worker.postMessage([task]);
+        } catch (e) {
+          const refused = slot.pending.get(task.id);
+          slot.pending.delete(task.id);
+          refused?.reject(e as Error);
+        }
+      }
     }
-    if (slot.pending.size === 1) this.startClock(slot);
+    if (wasIdle) this.startClock(slot);
   }
 
   /** The worker starts on its first pending task now: the time limit runs from here. */
@@ -204,25 +226,30 @@ export class ValidationPool implements Validator {
       return;
     }
     worker.unref(); // the server keeps the process alive, not its helpers
-    const slot: Slot = { worker, pending: new Map(), ready: false };
+    const slot: Slot = { worker, pending: new Map(), outbox: [], ready: false };
     this.slots.push(slot);
-    worker.on('message', (reply: Reply) => {
-      if ('ready' in reply) {
+    worker.on('message', (message: Message) => {
+      if ('ready' in message) {
         slot.ready = true;
         this.startClock(slot);
         return;
       }
-      const waiting = slot.pending.get(reply.id);
-      if (!waiting) return;
-      slot.pending.delete(reply.id);
+      let answered = false;
+      for (const reply of message.replies) {
+        const waiting = slot.pending.get(reply.id);
+        if (!waiting) continue;
+        slot.pending.delete(reply.id);
+        answered = true;
+        if ('outcome' in reply) waiting.resolve(reply.outcome as never);
+        else if ('refusal' in reply) waiting.reject(refusalError(reply.refusal));
+        else waiting.reject(new Error(`validation failed in a worker: ${reply.error}`));
+      }
+      if (!answered) return;
       this.startClock(slot); // on to the next task, if any (an idle worker's timer may fire: it finds nothing pending)
-      if (slot.pending.size === 0 && (reply.heapBytes ?? 0) > this.maxHeapBytes) {
-        slot.recycleTimer = setTimeout(() => this.recycle(slot, reply.heapBytes!), RECYCLE_AFTER_IDLE_MS);
+      if (slot.pending.size === 0 && (message.heapBytes ?? 0) > this.maxHeapBytes) {
+        slot.recycleTimer = setTimeout(() => this.recycle(slot, message.heapBytes!), RECYCLE_AFTER_IDLE_MS);
         slot.recycleTimer.unref();
       }
-      if ('outcome' in reply) waiting.resolve(reply.outcome as never);
-      else if ('refusal' in reply) waiting.reject(refusalError(reply.refusal));
-      else waiting.reject(new Error(`validation failed in a worker: ${reply.error}`));
     });
     worker.on('error', (e) => this.stopped(slot, e.message));
     worker.on('exit', (code) => this.stopped(slot, `exited with code ${code}`));

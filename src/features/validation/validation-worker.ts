@@ -1,28 +1,44 @@
 /**
  * A validation worker thread: runs the validator's tasks (see worker-tasks.ts) off the main event loop,
  * under the settings it was started with (`workerData`).
- * Messages in: `{ id, kind, input }`; out: `{ ready }` once listening, then per task `{ id, outcome }`,
- * `{ id, refusal }` for the body's 400, or `{ id, error }` if it threw otherwise (a bug), each with
- * `heapBytes`, the size of the worker's heap after the task.
+ * Messages in: an array of tasks `{ id, kind, input }` (those the event loop dispatched in one turn);
+ * out: `{ ready }` once listening, then `{ replies, heapBytes }`: per task `{ id, outcome }`,
+ * `{ id, refusal }` for the body's 400, or `{ id, error }` if it threw otherwise (a bug), with
+ * `heapBytes`, the size of the worker's heap after them. One message each way per group of tasks,
+ * not per task: each message costs both threads a wake-up and a dispatch.
  */
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isApiError } from '../../lib/errors.ts';
 import type { ValidationSettings } from './card-result.ts';
-import { refusalOf, runTask, type TaskKind } from './worker-tasks.ts';
+import { REPLY_AFTER_MS, refusalOf, runTask, type TaskKind, type TaskReply } from './worker-tasks.ts';
 
 const settings = workerData as ValidationSettings;
 
-/** The memory this worker's heap holds now: the pool replaces a worker whose heap outgrew its limit. */
-const heapBytes = (): number => getHeapStatistics().total_physical_size;
-
-parentPort?.on('message', ({ id, kind, input }: { id: number; kind: TaskKind; input: never }) => {
+const reply = (id: number, kind: TaskKind, input: never): TaskReply => {
   try {
-    parentPort!.postMessage({ id, outcome: runTask(kind, input, settings), heapBytes: heapBytes() });
+    return { id, outcome: runTask(kind, input, settings) };
   } catch (e) {
-    const failure = isApiError(e) ? { refusal: refusalOf(e) } : { error: e instanceof Error ? e.message : String(e) };
-    parentPort!.postMessage({ id, ...failure, heapBytes: heapBytes() });
+    return { id, ...(isApiError(e) ? { refusal: refusalOf(e) } : { error: e instanceof Error ? e.message : String(e) }) };
   }
+};
+
+/** The replies so far go back with the size of the worker's heap now: the pool replaces a worker whose heap outgrew its limit. */
+const send = (replies: TaskReply[]): void => parentPort!.postMessage({ replies, heapBytes: getHeapStatistics().total_physical_size });
+
+parentPort?.on('message', (tasks: Array<{ id: number; kind: TaskKind; input: never }>) => {
+  let replies: TaskReply[] = [];
+  let since = performance.now();
+  for (const { id, kind, input } of tasks) {
+    replies.push(reply(id, kind, input));
+    // A long group does not hold the answers already done (nor hide from the pool's clock which task is slow).
+    if (performance.now() - since >= REPLY_AFTER_MS) {
+      send(replies);
+      replies = [];
+      since = performance.now();
+    }
+  }
+  if (replies.length > 0) send(replies);
 });
 // One small validation before saying ready: the engine's first run compiles its code and builds its
 // schemas (25-40 ms, far more on a loaded machine), which would otherwise be counted against the

@@ -44,6 +44,15 @@ export interface Refusal {
   validationBody?: Array<{ path: string; message: string }>;
 }
 
+/** A task's reply from a worker: its outcome, its 400, or the message of what else it threw (a bug). */
+export type TaskReply = { id: number } & ({ outcome: unknown } | { refusal: Refusal } | { error: string });
+
+/**
+ * A worker sends the replies of a group of tasks together, or those done so far once the group has
+ * run this long: a long group does not hold the answers already done.
+ */
+export const REPLY_AFTER_MS = 2;
+
 export const refusalOf = (e: ApiError): Refusal => ({ code: e.code, message: e.message, ...(e.validationBody ? { validationBody: e.validationBody } : {}) });
 
 export const refusalError = (r: Refusal): ApiError => new ApiError(r.code, r.message, r.validationBody ? { validationBody: r.validationBody } : {});

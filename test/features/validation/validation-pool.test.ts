@@ -80,24 +80,49 @@ test('under concurrency every answer goes to its own request', async () => {
 });
 
 /**
- * A stand-in worker: says it is ready, then answers each task with its input as a 400 message
- * (its thread id for "who"), with a heap of 1 MB (1 GB after "grow"); exits on "die" and never
- * comes back from "spin".
+ * A stand-in worker: says it is ready, then answers each task of a message, one reply each, with
+ * its input as a 400 message (its thread id for "who"), with a heap of 1 MB (1 GB after "grow");
+ * exits on "die" and never comes back from "spin".
  */
 const fakeWorker = () =>
   new Worker(
     `const { parentPort, threadId } = require('node:worker_threads');
-     parentPort.on('message', ({ id, input }) => {
-       if (input === 'die') process.exit(3);
-       if (input === 'spin') for (;;);
-       const message = input === 'who' ? String(threadId) : input;
-       parentPort.postMessage({ id, refusal: { code: 'INVALID_REQUEST', message }, heapBytes: input === 'grow' ? 2 ** 30 : 2 ** 20 });
+     parentPort.on('message', (tasks) => {
+       for (const { id, input } of tasks) {
+         if (input === 'die') process.exit(3);
+         if (input === 'spin') for (;;);
+         const message = input === 'who' ? String(threadId) : input;
+         parentPort.postMessage({ replies: [{ id, refusal: { code: 'INVALID_REQUEST', message } }], heapBytes: input === 'grow' ? 2 ** 30 : 2 ** 20 });
+       }
      });
      parentPort.postMessage({ ready: true });`,
     { eval: true },
   );
 
 const refusedWith = (message: string) => (e: unknown) => e instanceof ApiError && e.status === 400 && e.message === message;
+
+test('the tasks dispatched to a worker in one event-loop turn reach it as one message, and the next turn\'s as another', async () => {
+  // Answers each task with the number of tasks its message carried.
+  const counting = () =>
+    new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       parentPort.on('message', (tasks) => parentPort.postMessage({ replies: tasks.map(({ id }) => ({ id, refusal: { code: 'INVALID_REQUEST', message: String(tasks.length) } })) }));
+       parentPort.postMessage({ ready: true });`,
+      { eval: true },
+    );
+  const { pool: p } = pool(1, counting);
+  const carried = (run: Promise<unknown>) => run.catch((e: ApiError) => e.message);
+  assert.deepEqual(await Promise.all(Array.from({ length: 5 }, () => carried(p.run('single', 'x')))), ['5', '5', '5', '5', '5']);
+  assert.deepEqual(await Promise.all([carried(p.run('single', 'x')), carried(p.run('batch', 'y'))]), ['2', '2']);
+});
+
+test('an input the structured clone refuses fails only its own task, not the others sent in the same turn', async () => {
+  const { pool: p } = pool(1, fakeWorker);
+  const refused = p.run('job', { card: () => {} } as never);
+  const sent = p.run('single', 'sent');
+  await assert.rejects(refused, (e: unknown) => e instanceof Error && e.name === 'DataCloneError');
+  await assert.rejects(sent, refusedWith('sent'));
+});
 
 test('a worker that dies fails the requests it held, and a new one takes over', async () => {
   const { pool: p, log } = pool(1, fakeWorker);
