@@ -6,12 +6,11 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppDeps } from './deps.ts';
-import { methodNotAllowed } from 'hono/method-not-allowed';
 import { ApiError, isApiError } from './lib/errors.ts';
 import type { AppEnv } from './api/env.ts';
 import { apiRoutes, describeApi } from './api/openapi.ts';
-import { requestId } from './api/middleware/request-id.ts';
-import { requestLog } from './api/middleware/request-log.ts';
+import { routeMethods } from './api/middleware/method-not-allowed.ts';
+import { noteRoute, observeRequests, requestIdOf } from './api/middleware/request-edge.ts';
 import { rateLimitHeaders } from './api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from './api/middleware/webhook-limit.ts';
 import { adminRoutes } from './api/routes/admin.ts';
@@ -63,19 +62,6 @@ export const createApp = (deps: AppDeps) => {
   const webhookLimiter = createWebhookLimiter(deps);
 
   const app = apiRoutes();
-  app.use(requestId());
-  app.use(requestLog(deps.log, deps.metrics));
-  // A known path under another method: 405 with Allow (the routes' own methods; HEAD comes with GET).
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (c, methods) => {
-        throw new ApiError('METHOD_NOT_ALLOWED', `method ${c.req.method} is not allowed on ${c.req.path}`, {
-          headers: { Allow: methods.filter((m) => m !== 'HEAD').join(', ') },
-        });
-      },
-    }),
-  );
   app.use('/v1/*', rateLimitHeaders(deps));
   app.route('/', healthRoutes(lifecycle, deps.store));
   app.route('/', metricsRoutes(deps));
@@ -95,15 +81,25 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', docsRoutes(document));
 
   const render = (c: Context, error: ApiError) => c.json(error.body() as object, error.status as 500, error.headers);
-  // Answered, not thrown: methodNotAllowed turns the 404 of a path known under another method into its 405.
-  app.notFound((c) =>
-    wantsErrorPage(c.req.header('accept'))
+  const methodsOf = routeMethods(app);
+  app.notFound((c) => {
+    noteRoute(c);
+    // A known path under another method: 405 with Allow (the routes' own methods; HEAD comes with GET).
+    const methods = methodsOf(c.req.path);
+    if (methods.length > 0 && !methods.includes(c.req.method)) {
+      return render(c, new ApiError('METHOD_NOT_ALLOWED', `method ${c.req.method} is not allowed on ${c.req.path}`, {
+        headers: { Allow: methods.filter((m) => m !== 'HEAD').join(', ') },
+      }));
+    }
+    return wantsErrorPage(c.req.header('accept'))
       ? c.html(renderNotFoundPage('Page', `cardgate has no page at ${c.req.path}.`), 404, pageHeaders)
-      : render(c, new ApiError('NOT_FOUND', `no resource at ${c.req.path}`)));
+      : render(c, new ApiError('NOT_FOUND', `no resource at ${c.req.path}`));
+  });
   app.onError((err, c) => {
+    noteRoute(c);
     if (clientClosed(err, c.req.raw)) {
       // The caller went away mid-request (its body cut short): nothing to answer, and not a fault of ours.
-      deps.log.info('client closed the connection before the request was read', { request_id: c.get('requestId'), path: c.req.path });
+      deps.log.info('client closed the connection before the request was read', { request_id: requestIdOf(c), path: c.req.path });
       return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     }
     if (isApiError(err)) return render(c, err);
@@ -111,18 +107,19 @@ export const createApp = (deps: AppDeps) => {
     if (err instanceof UnstorableRecordError) return render(c, new ApiError('INVALID_REQUEST', err.message));
     if (err instanceof StoreUnavailableError) {
       // An outage, not a fault: no stack, and the caller is told to come back.
-      deps.log.warn('store unavailable', { request_id: c.get('requestId'), path: c.req.path, error: err.message });
+      deps.log.warn('store unavailable', { request_id: requestIdOf(c), path: c.req.path, error: err.message });
       const retryAfter = String(err.retryAfterSeconds);
       return render(c, new ApiError('SERVICE_UNAVAILABLE', `the service cannot reach its database; try again in ${retryAfter} s`, { headers: { 'Retry-After': retryAfter } }));
     }
     deps.log.error('unhandled error', {
-      request_id: c.get('requestId'),
+      request_id: requestIdOf(c),
       path: c.req.path,
       error: err instanceof Error ? err.message : String(err),
       stack: err instanceof Error ? err.stack : undefined,
     });
     return render(c, new ApiError('INTERNAL_ERROR', 'internal server error'));
   });
+  observeRequests(app, deps.log, deps.metrics);
   jobs.start();
   return app;
 };

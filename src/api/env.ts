@@ -22,7 +22,6 @@ export interface RateWindow {
 
 export type AppEnv = {
   Variables: {
-    requestId: string;
     caller: Caller;
     rateWindow: RateWindow;
   };

@@ -116,13 +116,22 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   let app: App | undefined;
   let inFlight = 0;
   let idle: (() => void) | undefined;
-  const server = createNodeServer(async (request, env) => {
+  const settled = () => {
+    if (--inFlight === 0) idle?.();
+  };
+  const server = createNodeServer((request, env) => {
     inFlight++;
+    let answer: Response | Promise<Response>;
     try {
-      return await app!.fetch(request, env);
-    } finally {
-      if (--inFlight === 0) idle?.();
+      answer = app!.fetch(request, env);
+    } catch (e) {
+      settled();
+      throw e;
     }
+    // An answer made at once is returned as it is, not awaited: the adapter then writes it at once.
+    if (answer instanceof Promise) return answer.finally(settled);
+    settled();
+    return answer;
   });
 
   try {

@@ -7,21 +7,26 @@ export interface Logger {
   error(msg: string, fields?: LogFields): void;
 }
 
+/** How long a line may wait to be written with the lines after it. */
+const FLUSH_MS = 10;
+
 /**
- * stdout, written once per event-loop turn rather than once per line (a request log line per
- * request would otherwise cost a write syscall each); what is left is written at exit.
+ * Lines given to `write` as one text every `flushMs` rather than once per line or per event-loop
+ * turn: under load a turn serves one or two requests, and stdout's write of their lines (a
+ * syscall) cost about as much as the rest of a /healthz request (measured). What is left is
+ * written at exit; the timer never keeps the process up.
  */
-const batchedStdout = (): ((line: string) => void) => {
+export const batchedLines = (write: (text: string) => void, flushMs = FLUSH_MS): ((line: string) => void) => {
   let pending: string[] = [];
   const flush = () => {
     if (pending.length === 0) return;
     const text = pending.join('\n') + '\n';
     pending = [];
-    process.stdout.write(text);
+    write(text);
   };
   process.on('exit', flush);
   return (line) => {
-    if (pending.push(line) === 1) setImmediate(flush);
+    if (pending.push(line) === 1) setTimeout(flush, flushMs).unref();
   };
 };
 
@@ -31,7 +36,7 @@ const batchedStdout = (): ((line: string) => void) => {
  * a line per request, this halves its cost (measured: ~8 → ~4 µs). A field named like the fixed
  * ones comes later in the line and wins when it is parsed, as it did in the merged object.
  */
-export const createLogger = (write: (line: string) => void = batchedStdout(), now: () => number = Date.now): Logger => {
+export const createLogger = (write: (line: string) => void = batchedLines((text) => process.stdout.write(text)), now: () => number = Date.now): Logger => {
   let lastMs = NaN;
   let lastTime = '';
   const emit = (level: string, msg: string, fields?: LogFields) => {

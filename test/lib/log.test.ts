@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger } from '../../src/lib/log.ts';
+import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises';
+import { batchedLines, createLogger } from '../../src/lib/log.ts';
 
 const capture = (times: number[]) => {
   const lines: string[] = [];
@@ -34,4 +35,19 @@ test('each line has the time of its own millisecond; a field named like a fixed 
   log.info('z', { level: 'custom' });
   assert.deepEqual(lines.map((l) => JSON.parse(l).time), ['1970-01-01T00:00:01.000Z', '1970-01-01T00:00:01.000Z', '1970-01-01T00:00:01.001Z']);
   assert.equal(JSON.parse(lines[2]!).level, 'custom');
+});
+
+test('lines of several event-loop turns are written together once the flush interval has passed, in order', async () => {
+  const writes: string[] = [];
+  const line = batchedLines((text) => writes.push(text), 200);
+  line('{"n":1}');
+  await nextTurn();
+  line('{"n":2}');
+  await nextTurn();
+  assert.deepEqual(writes, [], 'nothing written turn by turn');
+  await delay(300);
+  assert.deepEqual(writes, ['{"n":1}\n{"n":2}\n']);
+  line('{"n":3}');
+  await delay(300);
+  assert.deepEqual(writes, ['{"n":1}\n{"n":2}\n', '{"n":3}\n']);
 });
