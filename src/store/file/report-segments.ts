@@ -5,8 +5,8 @@
  * is not written again. So recording a report costs the same with 100 or 100,000 stored. A
  * segment's reports are read from memory until its lines are all written to its file.
  *
- * In memory: id → summary position (the segment in a column beside the summaries), alias → id (see aliases.ts), the summaries in put
- * order (listing without reading bodies), and the reports of the active segment as their lines.
+ * In memory: every report's summary and segment (report-index.ts: listing without reading
+ * bodies), alias → id (see aliases.ts), and the reports of the active segment as their lines.
  * Sealed segments on disk are read on demand through a small cache of their lines; a report is
  * parsed from its line each time it is read (parsing never fails on nesting, where copying an
  * object can). Retention deletes whole sealed segments and rewrites the active one without the
@@ -16,8 +16,8 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Aliases } from '../aliases.ts';
 import { fromLine, readLine, reportLine } from '../report-lines.ts';
-import { summarizeReport } from '../summary.ts';
-import type { NewReport, ReportRecord, ReportSummary } from '../types.ts';
+import { ReportIndex } from '../report-index.ts';
+import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary } from '../types.ts';
 import { AppendLog } from './append-log.ts';
 import { syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
@@ -72,14 +72,8 @@ export class ReportSegments {
   private readonly segments = new Map<number, Segment>();
   private active: Segment;
   private readonly dirty = new Set<number>();
-  /**
-   * Each report's position in `summaries`, and the number of the segment holding it at the same
-   * position of `segmentOf`: a column of small integers rather than an object per report, as
-   * these are kept for every report.
-   */
-  private readonly where = new Map<string, number>();
-  private summaries: Array<ReportSummary | undefined> = [];
-  private segmentOf: number[] = [];
+  /** Every report's summary and segment number. */
+  private index = new ReportIndex();
   private readonly aliases = new Aliases();
   /** The lines of sealed segments read lately, by id, least recently used first. */
   private readonly cache = new Map<number, Promise<Map<string, string>>>();
@@ -119,7 +113,7 @@ export class ReportSegments {
         if (isLast) seg.chars += text.length + 1;
         seg.newestMs = Math.max(seg.newestMs, Date.parse(r.created_at));
         if (Date.parse(r.created_at) < notBeforeMs) continue;
-        store.index(r, no);
+        store.indexReport(r, no);
         if (isLast) seg.records!.set(r.id, text);
       }
       if (isLast && !store.isFull(seg)) {
@@ -133,7 +127,7 @@ export class ReportSegments {
   }
 
   count(): number {
-    return this.where.size;
+    return this.index.count();
   }
 
   /**
@@ -151,42 +145,37 @@ export class ReportSegments {
     seg.pending.push(line);
     seg.newestMs = Math.max(seg.newestMs, Date.parse(report.created_at));
     this.dirty.add(seg.no);
-    this.index(stored, seg.no);
+    this.indexReport(stored, seg.no);
     return stored.alias === report.alias;
   }
 
   async get(idOrAlias: string): Promise<ReportRecord | undefined> {
-    const id = this.where.has(idOrAlias) ? idOrAlias : this.aliases.get(idOrAlias);
-    const pos = id === undefined ? undefined : this.where.get(id);
+    let pos = this.index.positionOf(idOrAlias);
+    const id = pos === undefined ? this.aliases.get(idOrAlias) : idOrAlias;
+    pos ??= id === undefined ? undefined : this.index.positionOf(id);
     if (id === undefined || pos === undefined) return undefined;
-    const line = await this.lineIn(this.segmentOf[pos]!, id);
+    const line = await this.lineIn(this.index.place(pos), id);
     return line === undefined ? undefined : readLine(line);
   }
 
   /** Newest first; reports created before `notBeforeMs` are left out. */
   list(filter: { limit?: number; account_id?: string }, notBeforeMs: number): ReportSummary[] {
-    const out: ReportSummary[] = [];
-    const limit = filter.limit ?? Infinity;
-    for (let pos = this.summaries.length - 1; pos >= 0 && out.length < limit; pos--) {
-      const s = this.summaries[pos];
-      if (s === undefined || (filter.account_id !== undefined && s.account_id !== filter.account_id)) continue;
-      if (Date.parse(s.created_at) < notBeforeMs) continue;
-      out.push({ ...s });
-    }
-    return out;
+    return this.index.list(filter, notBeforeMs);
   }
 
-  /** The summaries of the reports created at or after `notBeforeMs` (as kept: the caller copies what it hands out). */
-  unexpired(notBeforeMs: number): ReportSummary[] {
-    return this.summaries.filter((s): s is ReportSummary => s !== undefined && Date.parse(s.created_at) >= notBeforeMs);
+  /** The page `query` asks for among the reports created at or after `notBeforeMs`. */
+  page(query: ReportPageQuery, notBeforeMs: number): Page<ReportSummary> {
+    return this.index.page(query, notBeforeMs);
   }
 
   /** Every report's line in put order; reports created before `notBeforeMs` are left out. */
   async *lines(notBeforeMs: number): AsyncGenerator<string> {
-    for (const s of this.summaries) {
-      const pos = s && this.where.get(s.id);
-      if (!s || pos === undefined || Date.parse(s.created_at) < notBeforeMs) continue;
-      const line = await this.lineIn(this.segmentOf[pos]!, s.id);
+    // Positions move only when a prune replaces the index; a prune running meanwhile removes only
+    // reports this listing leaves out too (never newer than the retention period).
+    const index = this.index;
+    for (let pos = 0; pos < index.count(); pos++) {
+      if (index.createdMsAt(pos) < notBeforeMs) continue;
+      const line = await this.lineIn(index.place(pos), index.idAt(pos));
       if (line !== undefined) yield line;
     }
   }
@@ -199,15 +188,11 @@ export class ReportSegments {
   async prune(before: number): Promise<number> {
     let removed = 0;
     let activeChanged = false;
-    for (const s of this.summaries) {
-      if (s === undefined || Date.parse(s.created_at) >= before) continue;
-      const seg = this.segmentOf[this.where.get(s.id)!];
-      if (seg === this.active.no && this.active.records!.delete(s.id)) activeChanged = true;
-      this.where.delete(s.id);
-      this.aliases.release(s.alias, s.id);
+    this.index = this.index.createdSince(before, (id, alias, no) => {
+      if (no === this.active.no && this.active.records!.delete(id)) activeChanged = true;
+      this.aliases.release(alias, id);
       removed++;
-    }
-    if (removed > 0) this.compactSummaries();
+    });
     if (activeChanged) this.rewriteActive();
 
     const expired = [...this.segments.values()].filter((seg) => seg !== this.active && seg.records === null && seg.newestMs < before);
@@ -305,24 +290,9 @@ export class ReportSegments {
   }
 
   /** Points the indexes at `report` in segment `no`; a known id keeps its listing position. */
-  private index(report: NewReport, no: number): void {
-    const summary = summarizeReport(report);
-    const pos = this.where.get(report.id);
-    if (pos !== undefined) {
-      this.segmentOf[pos] = no;
-      this.summaries[pos] = summary;
-    } else {
-      this.where.set(report.id, this.summaries.push(summary) - 1);
-      this.segmentOf.push(no);
-    }
+  private indexReport(report: NewReport, no: number): void {
+    this.index.put(report, no);
     this.aliases.index(report);
-  }
-
-  private compactSummaries(): void {
-    const kept = this.summaries.filter((s): s is ReportSummary => s !== undefined && this.where.has(s.id));
-    this.segmentOf = kept.map((s) => this.segmentOf[this.where.get(s.id)!]!);
-    for (const [pos, s] of kept.entries()) this.where.set(s.id, pos);
-    this.summaries = kept;
   }
 
   /** The line of report `id` in segment `no`: from memory while the segment has it there, else from its file. */
