@@ -62,7 +62,7 @@ export class ReportIndex {
   /** Reports indexed; positions 0..size-1 in put order (a re-put report keeps its position). */
   private size = 0;
   /** Each id's characters at idStart[pos]..idStart[pos + 1] of `idBytes` (none for an odd id). */
-  private idBytes = Buffer.alloc(0);
+  private idBytes = Buffer.allocUnsafeSlow(0);
   private idStart = new Uint32Array(1);
   /** Ids and created_at texts that the columns cannot hold exactly, by position (rare: imported reports). */
   private readonly oddIds = new Map<number, string>();
@@ -228,7 +228,8 @@ export class ReportIndex {
     const start = this.idStart[pos]!;
     if (LATIN1.test(id)) {
       if (start + id.length > this.idBytes.length) {
-        const bigger = Buffer.alloc(Math.max(64 * 1024, 2 * this.idBytes.length, start + id.length));
+        // Not zero-filled: only the bytes written are read, and the pages not written yet take no memory.
+        const bigger = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 * this.idBytes.length, start + id.length));
         this.idBytes.copy(bigger, 0, 0, start);
         this.idBytes = bigger;
       }
