@@ -3,7 +3,8 @@
  * (a later line with the same id replaces an earlier one). The active (newest) segment is only
  * ever appended to, one append (see append-log.ts) per flush; once full it is sealed and its file
  * is not written again. So recording a report costs the same with 100 or 100,000 stored. A
- * segment's reports are read from memory until its lines are all written to its file.
+ * segment's reports are read from memory until they are written to its file, then from the file:
+ * a report of the active segment by its byte span, one of a sealed segment with the whole segment.
  *
  * In memory: every report's summary and segment (report-index.ts: listing without reading
  * bodies), alias → id (see aliases.ts), and the reports of the active segment as their lines.
@@ -12,7 +13,7 @@
  * object can). Retention deletes whole sealed segments and rewrites the active one without the
  * expired reports. A sealed segment is rewritten only to repair it at open (see recovery.ts).
  */
-import { promises as fsp } from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Aliases } from '../aliases.ts';
 import { fromLine, readLine, reportLine } from '../report-lines.ts';
@@ -37,15 +38,32 @@ export interface SegmentLimits {
  */
 export const defaultSegmentLimits: SegmentLimits = { maxReports: 2000, maxChars: 4 * 1024 * 1024 };
 
+/** Where a line is in its segment file, in bytes (its newline after). */
+interface Span {
+  offset: number;
+  length: number;
+}
+
 interface Segment {
   no: number;
   /** Epoch ms of its newest report (-Infinity when empty): retention deletes it once older. */
   newestMs: number;
   chars: number;
-  /** The reports' lines by id, while the segment is active or has lines not yet written; null once only on disk. */
-  records: Map<string, string> | null;
+  /**
+   * Its file's length in bytes once every line put is written (where the next line will start);
+   * NaN when unknown (a failed rewrite): its lines then stay in memory.
+   */
+  bytes: number;
+  /**
+   * By id, each report's line until it is written (and from the active segment at open), then
+   * where it is in the file: lines kept until the segment is sealed would be most of what the
+   * JavaScript heap keeps under load, and grow it. Null once only on disk.
+   */
+  records: Map<string, string | Span> | null;
   /** Lines put since the last flush. */
-  pending: string[];
+  pending: Array<{ id: string; line: string; span: Span }>;
+  /** Times its file was rewritten: a read by span made meanwhile is made again. */
+  rewrites: number;
   /** Open for appends while the segment is active or has lines not yet written. */
   log: AppendLog | null;
   /** The latest append, until it has settled. */
@@ -121,6 +139,7 @@ export class ReportSegments {
         store.segments.delete(store.active.no);
         store.active = seg;
         seg.log = AppendLog.open(file);
+        seg.bytes = fs.statSync(file).size;
       } else seg.records = null;
     }
     return store;
@@ -142,7 +161,9 @@ export class ReportSegments {
     const seg = this.active;
     seg.chars += line.length + 1;
     seg.records!.set(report.id, line);
-    seg.pending.push(line);
+    const span = { offset: seg.bytes, length: Buffer.byteLength(line) };
+    seg.bytes += span.length + 1;
+    seg.pending.push({ id: report.id, line, span });
     seg.newestMs = Math.max(seg.newestMs, Date.parse(report.created_at));
     this.dirty.add(seg.no);
     this.indexReport(stored, seg.no);
@@ -213,14 +234,26 @@ export class ReportSegments {
    */
   private rewriteActive(): void {
     const seg = this.active;
-    const lines = [...seg.records!.values()];
     const file = path.join(this.dir, segmentName(seg.no));
+    const written = [...seg.records!.values()].some((kept) => typeof kept !== 'string') ? fs.readFileSync(file) : undefined;
+    // Every line back in memory first: if the rewrite fails, the file may be either version.
+    for (const [id, kept] of seg.records!) if (typeof kept !== 'string') seg.records!.set(id, written!.toString('utf8', kept.offset, kept.offset + kept.length));
+    seg.rewrites++;
+    seg.bytes = NaN;
+    const lines = [...seg.records!] as Array<[string, string]>;
     const old = seg.log;
     try {
-      writeFileDurably(file, joinLines(lines));
+      writeFileDurably(file, joinLines(lines.map(([, line]) => line)));
       seg.pending = [];
       this.dirty.delete(seg.no);
-      seg.chars = lines.reduce((n, l) => n + l.length + 1, 0);
+      seg.chars = 0;
+      seg.bytes = 0;
+      for (const [id, line] of lines) {
+        seg.chars += line.length + 1;
+        const length = Buffer.byteLength(line);
+        seg.records!.set(id, { offset: seg.bytes, length });
+        seg.bytes += length + 1;
+      }
     } finally {
       seg.log = null; // the next flush opens the file again
       void old?.close();
@@ -238,10 +271,16 @@ export class ReportSegments {
       const seg = this.segments.get(no)!;
       if (seg.pending.length > 0 || seg.log?.unwritten) {
         seg.log ??= AppendLog.open(path.join(this.dir, segmentName(no)));
-        const appended = seg.log.append(seg.pending);
+        const lines = seg.pending;
+        const appended = seg.log.append(lines.map((p) => p.line));
         seg.pending = [];
         seg.appending = appended;
+        const rewrites = seg.rewrites;
         const settled = (ok: boolean) => {
+          // Written: read from the file from now on, unless put again since or the file was rewritten.
+          if (ok && seg.rewrites === rewrites && !Number.isNaN(seg.bytes)) {
+            for (const { id, line, span } of lines) if (seg.records?.get(id) === line) seg.records.set(id, span);
+          }
           if (seg.appending !== appended) return; // a later append settles it
           seg.appending = null;
           if (!ok) this.dirty.add(seg.no);
@@ -279,7 +318,7 @@ export class ReportSegments {
   }
 
   private addSegment(no: number): Segment {
-    const seg: Segment = { no, newestMs: -Infinity, chars: 0, records: new Map(), pending: [], log: null, appending: null };
+    const seg: Segment = { no, newestMs: -Infinity, chars: 0, bytes: 0, records: new Map(), pending: [], log: null, appending: null, rewrites: 0 };
     this.segments.set(no, seg);
     return seg;
   }
@@ -297,7 +336,31 @@ export class ReportSegments {
 
   /** The line of report `id` in segment `no`: from memory while the segment has it there, else from its file. */
   private async lineIn(no: number, id: string): Promise<string | undefined> {
-    return this.segments.get(no)?.records?.get(id) ?? (await this.readSealed(no)).get(id);
+    const seg = this.segments.get(no);
+    const kept = seg?.records?.get(id);
+    if (typeof kept === 'string') return kept;
+    if (kept === undefined) return (await this.readSealed(no)).get(id);
+    const rewrites = seg!.rewrites;
+    const line = await this.readSpan(no, kept);
+    return seg!.rewrites === rewrites ? line : this.lineIn(no, id);
+  }
+
+  /** One line of a segment file, read by its span. */
+  private async readSpan(no: number, span: Span): Promise<string | undefined> {
+    let file: fsp.FileHandle;
+    try {
+      file = await fsp.open(path.join(this.dir, segmentName(no)), 'r');
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return undefined; // deleted by retention meanwhile
+      throw err;
+    }
+    try {
+      const bytes = Buffer.allocUnsafe(span.length);
+      const { bytesRead } = await file.read(bytes, 0, span.length, span.offset);
+      return bytes.toString('utf8', 0, bytesRead);
+    } finally {
+      await file.close();
+    }
   }
 
   private readSealed(no: number): Promise<Map<string, string>> {
