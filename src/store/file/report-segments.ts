@@ -7,7 +7,8 @@
  * a report of the active segment by its byte span, one of a sealed segment with the whole segment.
  *
  * In memory: every report's summary and segment (report-index.ts: listing without reading
- * bodies), alias → id (see aliases.ts), and the reports of the active segment as their lines.
+ * bodies), alias → id (see aliases.ts), and the active segment's lines not yet written (the
+ * written ones by their byte span).
  * Sealed segments on disk are read on demand through a small cache of their lines; a report is
  * parsed from its line each time it is read (parsing never fails on nesting, where copying an
  * object can). Retention deletes whole sealed segments and rewrites the active one without the
