@@ -9,9 +9,9 @@
  * fragmented and growing under load. Here a report costs about 80 bytes outside that heap, and
  * the heap holds only the distinct texts (accounts, agent names, aliases, kinds).
  */
-import { pageOfReports } from './paging.ts';
+import { asciiLower, pageOf, pageOfReports } from './paging.ts';
 import { summarizeReport } from './summary.ts';
-import type { NewReport, Page, ReportKind, ReportPageQuery, ReportSummary } from './types.ts';
+import type { NewReport, Page, ReportKind, ReportPageQuery, ReportSortField, ReportSummary } from './types.ts';
 
 /** Distinct texts, each numbered once; 0 stands for null (or no text). */
 class TextTable {
@@ -152,16 +152,41 @@ export class ReportIndex {
     return out;
   }
 
-  /** The page `query` asks for among the reports created at or after `notBeforeMs`. */
+  /**
+   * The page `query` asks for among the reports created at or after `notBeforeMs`: placed by the
+   * columns (dates as epoch ms where every text is in ISO form, whose order is the texts'), and
+   * only the page's summaries made.
+   */
   page(query: ReportPageQuery, notBeforeMs: number): Page<ReportSummary> {
     const account = query.account_id === undefined ? undefined : this.texts.find(query.account_id);
-    const rows: ReportSummary[] = [];
+    const rows: Array<{ id: string; pos: number }> = [];
     if (account !== undefined || query.account_id === undefined) {
       for (let pos = 0; pos < this.size; pos++) {
-        if ((account === undefined || this.account[pos] === account) && this.createdMs[pos]! >= notBeforeMs) rows.push(this.summaryAt(pos));
+        if ((account === undefined || this.account[pos] === account) && this.createdMs[pos]! >= notBeforeMs) rows.push({ id: this.idAt(pos), pos });
       }
     }
-    return pageOfReports(rows, query);
+    const byDate = query.sort === 'created_at';
+    const afterMs = byDate && query.after ? (typeof query.after.key === 'string' ? canonicalMs(query.after.key) : undefined) : undefined;
+    if (byDate && (this.oddCreatedAt.size > 0 || (query.after && afterMs === undefined))) {
+      return pageOfReports(rows.map(({ pos }) => this.summaryAt(pos)), query);
+    }
+    const lowerNames = new Map<number, string>();
+    const lowerName = (pos: number): string => {
+      const no = this.agentName[pos]!;
+      let lower = lowerNames.get(no);
+      if (lower === undefined) lowerNames.set(no, (lower = asciiLower(this.texts.text(no) ?? '')));
+      return lower;
+    };
+    const keyOf = ({ pos }: { pos: number }, field: ReportSortField): string | number => {
+      if (field === 'created_at') return this.createdMs[pos]!;
+      if (field === 'agent_name') return lowerName(pos);
+      const n = (field === 'score' ? this.score : this.errors)[pos]!;
+      return Number.isNaN(n) ? -1 : n;
+    };
+    const page = pageOf(rows, afterMs === undefined ? query : { ...query, after: { key: afterMs, id: query.after!.id } }, keyOf, (row, q) => lowerName(row.pos).includes(q) || asciiLower(row.id).includes(q));
+    const out: Page<ReportSummary> = { items: page.items.map(({ pos }) => this.summaryAt(pos)) };
+    if (page.next) out.next = byDate ? { key: new Date(page.next.key as number).toISOString(), id: page.next.id } : page.next;
+    return out;
   }
 
   /**

@@ -52,7 +52,15 @@ test('the index gives back every summary as summarizeReport makes it, a re-put r
 });
 
 test('pages, searches and cursors of the index are those of the summaries, for every sort and direction', () => {
-  const { index, summaries } = build(reports());
+  // Dates all in ISO form (placed by epoch ms) and some not (placed by their text).
+  for (const rs of [reports().filter((r) => canonical(r.created_at)), reports()]) checkPages(rs);
+  assert.ok(!reports().every((r) => canonical(r.created_at)));
+});
+
+const canonical = (text: string) => new Date(Date.parse(text)).toISOString() === text;
+
+const checkPages = (rs: NewReport[]) => {
+  const { index, summaries } = build(rs);
   const fields: ReportSortField[] = ['created_at', 'score', 'errors', 'agent_name'];
   for (const sort of fields) {
     for (const descending of [false, true]) {
@@ -72,7 +80,7 @@ test('pages, searches and cursors of the index are those of the summaries, for e
       }
     }
   }
-});
+};
 
 test('createdSince drops the older reports (handing each over), keeps the order, and finds the rest by id', () => {
   const { index, summaries } = build(reports());
