@@ -7,23 +7,6 @@ const errorCount = (result: Record<string, unknown> | undefined): number | null 
   return result.errors.length + (typeof truncated?.errors === 'number' ? truncated.errors : 0);
 };
 
-/**
- * Summaries are kept for every report, and most of their text repeats: one agent's name, one
- * account, reports put in the same millisecond. Each such text is kept once: a summary takes the
- * copy seen lately instead of its own (~40-60 bytes each). Bounded: cleared when full, as a
- * text not seen lately is not worth keeping.
- */
-const SHARED_TEXTS_MAX = 4096;
-const sharedTexts = new Map<string, string>();
-const shared = <T extends string | null>(text: T): T => {
-  if (text === null) return text;
-  const known = sharedTexts.get(text);
-  if (known !== undefined) return known as T;
-  if (sharedTexts.size >= SHARED_TEXTS_MAX) sharedTexts.clear();
-  sharedTexts.set(text, text);
-  return text;
-};
-
 /** A name as listed: kept for every report in memory, so bounded, and with no NUL (PostgreSQL text cannot hold one). */
 const AGENT_NAME_MAX = 200;
 const listedName = (name: string | null | undefined): string | null =>
@@ -56,7 +39,7 @@ export const summarizeReport = (r: NewReport): ReportSummary => {
     agent_name = listedName(typeof card?.name === 'string' ? card.name : null);
     errors = errorCount(result) ?? errorCount(nested);
   }
-  const s: ReportSummary = { id: r.id, kind: r.kind, created_at: shared(r.created_at), account_id: shared(r.account_id), valid, score, agent_name: shared(agent_name), errors };
+  const s: ReportSummary = { id: r.id, kind: r.kind, created_at: r.created_at, account_id: r.account_id, valid, score, agent_name, errors };
   if (r.alias !== undefined) s.alias = r.alias;
   return s;
 };

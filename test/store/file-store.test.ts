@@ -474,11 +474,34 @@ test('a failed rewrite of the active segment (retention) loses nothing: later re
   fs.rmdirSync(path.join(dir, 'reports', '.seg-000001.jsonl.tmp'));
   await s.putReport(report('after', { created_at: iso(T0 + 3 * DAY) }));
   await s.commit();
+  assert.equal((await s.getReport('kept'))?.id, 'kept');
+  assert.equal((await s.getReport('after'))?.id, 'after');
   await s.close();
   const s2 = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
   assert.equal((await s2.getReport('kept'))?.id, 'kept');
   assert.equal((await s2.getReport('after'))?.id, 'after');
   await s2.close();
+});
+
+const cardName = async (s: Awaited<ReturnType<typeof open>>, id: string) => ((await s.getReport(id))?.card as { name?: string } | undefined)?.name;
+
+test('a written report of the active segment is read from its file (by its byte span, multi-byte text too), also after retention rewrote the file', async () => {
+  const dir = tempDir();
+  const s = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
+  const names = ['Ålpha ✓', 'Béta 🚀', 'Gamma', 'Dëlta'];
+  for (const [i, name] of names.entries()) await s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * DAY), card: { name } }));
+  assert.equal(await cardName(s, 'rpt_1'), 'Béta 🚀', 'read from memory before the flush');
+  await s.commit();
+  // Changed on disk behind the store's back (same length): the store reads the file, it keeps no copy.
+  const file = path.join(dir, 'reports', 'seg-000001.jsonl');
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('Gamma', 'Gamm4'));
+  assert.equal(await cardName(s, 'rpt_2'), 'Gamm4');
+  for (const [i, name] of names.entries()) if (i !== 2) assert.equal(await cardName(s, `rpt_${i}`), name);
+  assert.equal(await s.pruneReports(T0 + DAY), 1);
+  await s.putReport(report('rpt_4', { created_at: iso(T0 + 4 * DAY), card: { name: 'Épsilon' } }));
+  await s.commit();
+  for (const [id, name] of [['rpt_1', 'Béta 🚀'], ['rpt_2', 'Gamm4'], ['rpt_3', 'Dëlta'], ['rpt_4', 'Épsilon']]) assert.equal(await cardName(s, id!), name);
+  await s.close();
 });
 
 test('lock: a process that judged a lock stale does not remove the fresh lock another process put there meanwhile', () => {

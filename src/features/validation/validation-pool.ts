@@ -66,14 +66,21 @@ export const configuredInProcess = (config: Config, engine?: Engine): Validator 
 /** Set by build/build.mjs: the worker's bundled source, run with `eval` (the SEA and Deno have no file to point at). */
 declare const __VALIDATION_WORKER_SOURCE__: string | undefined;
 
+/**
+ * A validation's garbage dies with it, so a small young generation costs the worker few extra
+ * collections, while V8's default lets it grow to 48 MB under load and keep it.
+ */
+const resourceLimits = { maxYoungGenerationSizeMb: 6 };
+
 /** From the sources (tsx), the worker registers tsx's loader first, then imports the TypeScript entry. */
 const spawnWorker = (settings: ValidationSettings): Worker => {
-  if (typeof __VALIDATION_WORKER_SOURCE__ === 'string') return new Worker(__VALIDATION_WORKER_SOURCE__, { eval: true, workerData: settings });
+  if (typeof __VALIDATION_WORKER_SOURCE__ === 'string') return new Worker(__VALIDATION_WORKER_SOURCE__, { eval: true, workerData: settings, resourceLimits });
   const entry = new URL('./validation-worker.ts', import.meta.url).href;
   const tsx = import.meta.resolve('tsx/esm/api');
   return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`, {
     eval: true,
     workerData: settings,
+    resourceLimits,
   });
 };
 

@@ -43,7 +43,6 @@ import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { LATER_TABLES, TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
 import { readLine } from '../report-lines.ts';
-import { pageOfReports } from '../paging.ts';
 import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';
 import { DIR_MODE, DurableTextFile, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
@@ -196,7 +195,7 @@ export class FileStore extends Tables implements Store {
     return this.reports.list(filter, this.expiredBefore());
   }
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
-    return pageOfReports(this.reports.unexpired(this.expiredBefore()), query);
+    return this.reports.page(query, this.expiredBefore());
   }
   pruneReports(before: number): Promise<number> {
     if (before > this.prunedBefore) {

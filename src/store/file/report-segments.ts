@@ -3,21 +3,23 @@
  * (a later line with the same id replaces an earlier one). The active (newest) segment is only
  * ever appended to, one append (see append-log.ts) per flush; once full it is sealed and its file
  * is not written again. So recording a report costs the same with 100 or 100,000 stored. A
- * segment's reports are read from memory until its lines are all written to its file.
+ * segment's reports are read from memory until they are written to its file, then from the file:
+ * a report of the active segment by its byte span, one of a sealed segment with the whole segment.
  *
- * In memory: id → summary position (the segment in a column beside the summaries), alias → id (see aliases.ts), the summaries in put
- * order (listing without reading bodies), and the reports of the active segment as their lines.
+ * In memory: every report's summary and segment (report-index.ts: listing without reading
+ * bodies), alias → id (see aliases.ts), and the active segment's lines not yet written (the
+ * written ones by their byte span).
  * Sealed segments on disk are read on demand through a small cache of their lines; a report is
  * parsed from its line each time it is read (parsing never fails on nesting, where copying an
  * object can). Retention deletes whole sealed segments and rewrites the active one without the
  * expired reports. A sealed segment is rewritten only to repair it at open (see recovery.ts).
  */
-import { promises as fsp } from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Aliases } from '../aliases.ts';
 import { fromLine, readLine, reportLine } from '../report-lines.ts';
-import { summarizeReport } from '../summary.ts';
-import type { NewReport, ReportRecord, ReportSummary } from '../types.ts';
+import { ReportIndex } from '../report-index.ts';
+import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary } from '../types.ts';
 import { AppendLog } from './append-log.ts';
 import { syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
@@ -37,15 +39,32 @@ export interface SegmentLimits {
  */
 export const defaultSegmentLimits: SegmentLimits = { maxReports: 2000, maxChars: 4 * 1024 * 1024 };
 
+/** Where a line is in its segment file, in bytes (its newline after). */
+interface Span {
+  offset: number;
+  length: number;
+}
+
 interface Segment {
   no: number;
   /** Epoch ms of its newest report (-Infinity when empty): retention deletes it once older. */
   newestMs: number;
   chars: number;
-  /** The reports' lines by id, while the segment is active or has lines not yet written; null once only on disk. */
-  records: Map<string, string> | null;
+  /**
+   * Its file's length in bytes once every line put is written (where the next line will start);
+   * NaN when unknown (a failed rewrite): its lines then stay in memory.
+   */
+  bytes: number;
+  /**
+   * By id, each report's line until it is written (and from the active segment at open), then
+   * where it is in the file: lines kept until the segment is sealed would be most of what the
+   * JavaScript heap keeps under load, and grow it. Null once only on disk.
+   */
+  records: Map<string, string | Span> | null;
   /** Lines put since the last flush. */
-  pending: string[];
+  pending: Array<{ id: string; line: string; span: Span }>;
+  /** Times its file was rewritten: a read by span made meanwhile is made again. */
+  rewrites: number;
   /** Open for appends while the segment is active or has lines not yet written. */
   log: AppendLog | null;
   /** The latest append, until it has settled. */
@@ -72,14 +91,8 @@ export class ReportSegments {
   private readonly segments = new Map<number, Segment>();
   private active: Segment;
   private readonly dirty = new Set<number>();
-  /**
-   * Each report's position in `summaries`, and the number of the segment holding it at the same
-   * position of `segmentOf`: a column of small integers rather than an object per report, as
-   * these are kept for every report.
-   */
-  private readonly where = new Map<string, number>();
-  private summaries: Array<ReportSummary | undefined> = [];
-  private segmentOf: number[] = [];
+  /** Every report's summary and segment number. */
+  private index = new ReportIndex();
   private readonly aliases = new Aliases();
   /** The lines of sealed segments read lately, by id, least recently used first. */
   private readonly cache = new Map<number, Promise<Map<string, string>>>();
@@ -119,7 +132,7 @@ export class ReportSegments {
         if (isLast) seg.chars += text.length + 1;
         seg.newestMs = Math.max(seg.newestMs, Date.parse(r.created_at));
         if (Date.parse(r.created_at) < notBeforeMs) continue;
-        store.index(r, no);
+        store.indexReport(r, no);
         if (isLast) seg.records!.set(r.id, text);
       }
       if (isLast && !store.isFull(seg)) {
@@ -127,13 +140,14 @@ export class ReportSegments {
         store.segments.delete(store.active.no);
         store.active = seg;
         seg.log = AppendLog.open(file);
+        seg.bytes = fs.statSync(file).size;
       } else seg.records = null;
     }
     return store;
   }
 
   count(): number {
-    return this.where.size;
+    return this.index.count();
   }
 
   /**
@@ -148,45 +162,42 @@ export class ReportSegments {
     const seg = this.active;
     seg.chars += line.length + 1;
     seg.records!.set(report.id, line);
-    seg.pending.push(line);
+    const span = { offset: seg.bytes, length: Buffer.byteLength(line) };
+    seg.bytes += span.length + 1;
+    seg.pending.push({ id: report.id, line, span });
     seg.newestMs = Math.max(seg.newestMs, Date.parse(report.created_at));
     this.dirty.add(seg.no);
-    this.index(stored, seg.no);
+    this.indexReport(stored, seg.no);
     return stored.alias === report.alias;
   }
 
   async get(idOrAlias: string): Promise<ReportRecord | undefined> {
-    const id = this.where.has(idOrAlias) ? idOrAlias : this.aliases.get(idOrAlias);
-    const pos = id === undefined ? undefined : this.where.get(id);
+    let pos = this.index.positionOf(idOrAlias);
+    const id = pos === undefined ? this.aliases.get(idOrAlias) : idOrAlias;
+    pos ??= id === undefined ? undefined : this.index.positionOf(id);
     if (id === undefined || pos === undefined) return undefined;
-    const line = await this.lineIn(this.segmentOf[pos]!, id);
+    const line = await this.lineIn(this.index.place(pos), id);
     return line === undefined ? undefined : readLine(line);
   }
 
   /** Newest first; reports created before `notBeforeMs` are left out. */
   list(filter: { limit?: number; account_id?: string }, notBeforeMs: number): ReportSummary[] {
-    const out: ReportSummary[] = [];
-    const limit = filter.limit ?? Infinity;
-    for (let pos = this.summaries.length - 1; pos >= 0 && out.length < limit; pos--) {
-      const s = this.summaries[pos];
-      if (s === undefined || (filter.account_id !== undefined && s.account_id !== filter.account_id)) continue;
-      if (Date.parse(s.created_at) < notBeforeMs) continue;
-      out.push({ ...s });
-    }
-    return out;
+    return this.index.list(filter, notBeforeMs);
   }
 
-  /** The summaries of the reports created at or after `notBeforeMs` (as kept: the caller copies what it hands out). */
-  unexpired(notBeforeMs: number): ReportSummary[] {
-    return this.summaries.filter((s): s is ReportSummary => s !== undefined && Date.parse(s.created_at) >= notBeforeMs);
+  /** The page `query` asks for among the reports created at or after `notBeforeMs`. */
+  page(query: ReportPageQuery, notBeforeMs: number): Page<ReportSummary> {
+    return this.index.page(query, notBeforeMs);
   }
 
   /** Every report's line in put order; reports created before `notBeforeMs` are left out. */
   async *lines(notBeforeMs: number): AsyncGenerator<string> {
-    for (const s of this.summaries) {
-      const pos = s && this.where.get(s.id);
-      if (!s || pos === undefined || Date.parse(s.created_at) < notBeforeMs) continue;
-      const line = await this.lineIn(this.segmentOf[pos]!, s.id);
+    // Positions move only when a prune replaces the index; a prune running meanwhile removes only
+    // reports this listing leaves out too (never newer than the retention period).
+    const index = this.index;
+    for (let pos = 0; pos < index.count(); pos++) {
+      if (index.createdMsAt(pos) < notBeforeMs) continue;
+      const line = await this.lineIn(index.place(pos), index.idAt(pos));
       if (line !== undefined) yield line;
     }
   }
@@ -199,15 +210,11 @@ export class ReportSegments {
   async prune(before: number): Promise<number> {
     let removed = 0;
     let activeChanged = false;
-    for (const s of this.summaries) {
-      if (s === undefined || Date.parse(s.created_at) >= before) continue;
-      const seg = this.segmentOf[this.where.get(s.id)!];
-      if (seg === this.active.no && this.active.records!.delete(s.id)) activeChanged = true;
-      this.where.delete(s.id);
-      this.aliases.release(s.alias, s.id);
+    this.index = this.index.createdSince(before, (id, alias, no) => {
+      if (no === this.active.no && this.active.records!.delete(id)) activeChanged = true;
+      this.aliases.release(alias, id);
       removed++;
-    }
-    if (removed > 0) this.compactSummaries();
+    });
     if (activeChanged) this.rewriteActive();
 
     const expired = [...this.segments.values()].filter((seg) => seg !== this.active && seg.records === null && seg.newestMs < before);
@@ -228,14 +235,26 @@ export class ReportSegments {
    */
   private rewriteActive(): void {
     const seg = this.active;
-    const lines = [...seg.records!.values()];
     const file = path.join(this.dir, segmentName(seg.no));
+    const written = [...seg.records!.values()].some((kept) => typeof kept !== 'string') ? fs.readFileSync(file) : undefined;
+    // Every line back in memory first: if the rewrite fails, the file may be either version.
+    for (const [id, kept] of seg.records!) if (typeof kept !== 'string') seg.records!.set(id, written!.toString('utf8', kept.offset, kept.offset + kept.length));
+    seg.rewrites++;
+    seg.bytes = NaN;
+    const lines = [...seg.records!] as Array<[string, string]>;
     const old = seg.log;
     try {
-      writeFileDurably(file, joinLines(lines));
+      writeFileDurably(file, joinLines(lines.map(([, line]) => line)));
       seg.pending = [];
       this.dirty.delete(seg.no);
-      seg.chars = lines.reduce((n, l) => n + l.length + 1, 0);
+      seg.chars = 0;
+      seg.bytes = 0;
+      for (const [id, line] of lines) {
+        seg.chars += line.length + 1;
+        const length = Buffer.byteLength(line);
+        seg.records!.set(id, { offset: seg.bytes, length });
+        seg.bytes += length + 1;
+      }
     } finally {
       seg.log = null; // the next flush opens the file again
       void old?.close();
@@ -253,10 +272,16 @@ export class ReportSegments {
       const seg = this.segments.get(no)!;
       if (seg.pending.length > 0 || seg.log?.unwritten) {
         seg.log ??= AppendLog.open(path.join(this.dir, segmentName(no)));
-        const appended = seg.log.append(seg.pending);
+        const lines = seg.pending;
+        const appended = seg.log.append(lines.map((p) => p.line));
         seg.pending = [];
         seg.appending = appended;
+        const rewrites = seg.rewrites;
         const settled = (ok: boolean) => {
+          // Written: read from the file from now on, unless put again since or the file was rewritten.
+          if (ok && seg.rewrites === rewrites && !Number.isNaN(seg.bytes)) {
+            for (const { id, line, span } of lines) if (seg.records?.get(id) === line) seg.records.set(id, span);
+          }
           if (seg.appending !== appended) return; // a later append settles it
           seg.appending = null;
           if (!ok) this.dirty.add(seg.no);
@@ -294,7 +319,7 @@ export class ReportSegments {
   }
 
   private addSegment(no: number): Segment {
-    const seg: Segment = { no, newestMs: -Infinity, chars: 0, records: new Map(), pending: [], log: null, appending: null };
+    const seg: Segment = { no, newestMs: -Infinity, chars: 0, bytes: 0, records: new Map(), pending: [], log: null, appending: null, rewrites: 0 };
     this.segments.set(no, seg);
     return seg;
   }
@@ -305,29 +330,38 @@ export class ReportSegments {
   }
 
   /** Points the indexes at `report` in segment `no`; a known id keeps its listing position. */
-  private index(report: NewReport, no: number): void {
-    const summary = summarizeReport(report);
-    const pos = this.where.get(report.id);
-    if (pos !== undefined) {
-      this.segmentOf[pos] = no;
-      this.summaries[pos] = summary;
-    } else {
-      this.where.set(report.id, this.summaries.push(summary) - 1);
-      this.segmentOf.push(no);
-    }
+  private indexReport(report: NewReport, no: number): void {
+    this.index.put(report, no);
     this.aliases.index(report);
-  }
-
-  private compactSummaries(): void {
-    const kept = this.summaries.filter((s): s is ReportSummary => s !== undefined && this.where.has(s.id));
-    this.segmentOf = kept.map((s) => this.segmentOf[this.where.get(s.id)!]!);
-    for (const [pos, s] of kept.entries()) this.where.set(s.id, pos);
-    this.summaries = kept;
   }
 
   /** The line of report `id` in segment `no`: from memory while the segment has it there, else from its file. */
   private async lineIn(no: number, id: string): Promise<string | undefined> {
-    return this.segments.get(no)?.records?.get(id) ?? (await this.readSealed(no)).get(id);
+    const seg = this.segments.get(no);
+    const kept = seg?.records?.get(id);
+    if (typeof kept === 'string') return kept;
+    if (kept === undefined) return (await this.readSealed(no)).get(id);
+    const rewrites = seg!.rewrites;
+    const line = await this.readSpan(no, kept);
+    return seg!.rewrites === rewrites ? line : this.lineIn(no, id);
+  }
+
+  /** One line of a segment file, read by its span. */
+  private async readSpan(no: number, span: Span): Promise<string | undefined> {
+    let file: fsp.FileHandle;
+    try {
+      file = await fsp.open(path.join(this.dir, segmentName(no)), 'r');
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return undefined; // deleted by retention meanwhile
+      throw err;
+    }
+    try {
+      const bytes = Buffer.allocUnsafe(span.length);
+      const { bytesRead } = await file.read(bytes, 0, span.length, span.offset);
+      return bytes.toString('utf8', 0, bytesRead);
+    } finally {
+      await file.close();
+    }
   }
 
   private readSealed(no: number): Promise<Map<string, string>> {

@@ -1,0 +1,284 @@
+/**
+ * The summary of every stored report (see summary.ts), kept in memory for listing, paging and
+ * counting without reading report bodies, and where each report is kept (`place`: the file
+ * store's segment number).
+ *
+ * Kept as columns of typed arrays, not as an object and an id string per report: a server keeps
+ * one summary for every report of its retention period (hundreds of thousands), and small objects
+ * that live for days, promoted among the requests' short-lived garbage, leave the JavaScript heap
+ * fragmented and growing under load. Here a report costs about 80 bytes outside that heap, and
+ * the heap holds only the distinct texts (accounts, agent names, aliases, kinds).
+ */
+import { asciiLower, pageOf, pageOfReports } from './paging.ts';
+import { summarizeReport } from './summary.ts';
+import type { NewReport, Page, ReportKind, ReportPageQuery, ReportSortField, ReportSummary } from './types.ts';
+
+/** Distinct texts, each numbered once; 0 stands for null (or no text). */
+class TextTable {
+  private readonly numbers = new Map<string, number>();
+  private readonly texts: Array<string | null> = [null];
+
+  numberOf(text: string | null | undefined): number {
+    if (text === null || text === undefined) return 0;
+    let no = this.numbers.get(text);
+    if (no === undefined) {
+      no = this.texts.push(text) - 1;
+      this.numbers.set(text, no);
+    }
+    return no;
+  }
+
+  /** The number of `text` if it is in the table (0 for null), else undefined. */
+  find(text: string | null): number | undefined {
+    return text === null ? 0 : this.numbers.get(text);
+  }
+
+  text(no: number): string | null {
+    return this.texts[no]!;
+  }
+}
+
+/** A Latin-1 text (every id the service makes) is kept as one byte a character; others whole (see `odd`). */
+const LATIN1 = /^[\0-\xff]*$/;
+/** The ISO form `Date#toISOString` gives for years 0-9999, whose text order is time order. */
+const canonicalMs = (text: string): number | undefined => {
+  const ms = Date.parse(text);
+  return ms >= -62167219200000 && ms <= 253402300799999 && new Date(ms).toISOString() === text ? ms : undefined;
+};
+
+const hashOf = (text: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+};
+
+const grown = <A extends Float64Array | Uint32Array | Int8Array>(array: A, length: number): A => {
+  const bigger = new (array.constructor as new (n: number) => A)(length);
+  bigger.set(array);
+  return bigger;
+};
+
+export class ReportIndex {
+  /** Reports indexed; positions 0..size-1 in put order (a re-put report keeps its position). */
+  private size = 0;
+  /** Each id's characters at idStart[pos]..idStart[pos + 1] of `idBytes` (none for an odd id). */
+  private idBytes = Buffer.allocUnsafeSlow(0);
+  private idStart = new Uint32Array(1);
+  /** Ids and created_at texts that the columns cannot hold exactly, by position (rare: imported reports). */
+  private readonly oddIds = new Map<number, string>();
+  private readonly oddCreatedAt = new Map<number, string>();
+  /** Open addressing on the id's hash: position + 1, 0 when free; at most half full. */
+  private slots = new Int32Array(0);
+  private createdMs = new Float64Array(0);
+  /** Score and errors, NaN for null. */
+  private score = new Float64Array(0);
+  private errors = new Float64Array(0);
+  /** 1 valid, 0 invalid, -1 unknown. */
+  private valid = new Int8Array(0);
+  private kind = new Uint32Array(0);
+  private account = new Uint32Array(0);
+  private agentName = new Uint32Array(0);
+  private alias = new Uint32Array(0);
+  private places = new Uint32Array(0);
+  private readonly texts = new TextTable();
+
+  count(): number {
+    return this.size;
+  }
+
+  /** The position of report `id`, or undefined. */
+  positionOf(id: string): number | undefined {
+    if (this.size === 0) return undefined;
+    const mask = this.slots.length - 1;
+    for (let slot = hashOf(id) & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.slots[slot]!;
+      if (entry === 0) return undefined;
+      if (this.idIs(entry - 1, id)) return entry - 1;
+    }
+  }
+
+  /** Where report `pos` is kept. */
+  place(pos: number): number {
+    return this.places[pos]!;
+  }
+
+  /** Indexes `report`, kept in `place`; a known id keeps its position. */
+  put(report: NewReport, place: number): void {
+    this.putSummary(summarizeReport(report), place);
+  }
+
+  idAt(pos: number): string {
+    return this.oddIds.get(pos) ?? this.idBytes.toString('latin1', this.idStart[pos]!, this.idStart[pos + 1]!);
+  }
+
+  aliasAt(pos: number): string | undefined {
+    return this.texts.text(this.alias[pos]!) ?? undefined;
+  }
+
+  /** Epoch ms of the report's created_at (NaN if it is no date). */
+  createdMsAt(pos: number): number {
+    return this.createdMs[pos]!;
+  }
+
+  summaryAt(pos: number): ReportSummary {
+    const valid = this.valid[pos]!;
+    const score = this.score[pos]!;
+    const errors = this.errors[pos]!;
+    const s: ReportSummary = {
+      id: this.idAt(pos),
+      kind: this.texts.text(this.kind[pos]!) as ReportKind,
+      created_at: this.oddCreatedAt.get(pos) ?? new Date(this.createdMs[pos]!).toISOString(),
+      account_id: this.texts.text(this.account[pos]!),
+      valid: valid === -1 ? null : valid === 1,
+      score: Number.isNaN(score) ? null : score,
+      agent_name: this.texts.text(this.agentName[pos]!),
+      errors: Number.isNaN(errors) ? null : errors,
+    };
+    const alias = this.aliasAt(pos);
+    if (alias !== undefined) s.alias = alias;
+    return s;
+  }
+
+  /** Newest first; reports created before `notBeforeMs` are left out. */
+  list(filter: { limit?: number; account_id?: string }, notBeforeMs: number): ReportSummary[] {
+    const out: ReportSummary[] = [];
+    const account = filter.account_id === undefined ? undefined : this.texts.find(filter.account_id);
+    if (account === undefined && filter.account_id !== undefined) return out;
+    const limit = filter.limit ?? Infinity;
+    for (let pos = this.size - 1; pos >= 0 && out.length < limit; pos--) {
+      if ((account !== undefined && this.account[pos] !== account) || this.createdMs[pos]! < notBeforeMs) continue;
+      out.push(this.summaryAt(pos));
+    }
+    return out;
+  }
+
+  /**
+   * The page `query` asks for among the reports created at or after `notBeforeMs`: placed by the
+   * columns (dates as epoch ms where every text is in ISO form, whose order is the texts'), and
+   * only the page's summaries made.
+   */
+  page(query: ReportPageQuery, notBeforeMs: number): Page<ReportSummary> {
+    const account = query.account_id === undefined ? undefined : this.texts.find(query.account_id);
+    const rows: Array<{ id: string; pos: number }> = [];
+    if (account !== undefined || query.account_id === undefined) {
+      for (let pos = 0; pos < this.size; pos++) {
+        if ((account === undefined || this.account[pos] === account) && this.createdMs[pos]! >= notBeforeMs) rows.push({ id: this.idAt(pos), pos });
+      }
+    }
+    const byDate = query.sort === 'created_at';
+    const afterMs = byDate && query.after ? (typeof query.after.key === 'string' ? canonicalMs(query.after.key) : undefined) : undefined;
+    if (byDate && (this.oddCreatedAt.size > 0 || (query.after && afterMs === undefined))) {
+      return pageOfReports(rows.map(({ pos }) => this.summaryAt(pos)), query);
+    }
+    const lowerNames = new Map<number, string>();
+    const lowerName = (pos: number): string => {
+      const no = this.agentName[pos]!;
+      let lower = lowerNames.get(no);
+      if (lower === undefined) lowerNames.set(no, (lower = asciiLower(this.texts.text(no) ?? '')));
+      return lower;
+    };
+    const keyOf = ({ pos }: { pos: number }, field: ReportSortField): string | number => {
+      if (field === 'created_at') return this.createdMs[pos]!;
+      if (field === 'agent_name') return lowerName(pos);
+      const n = (field === 'score' ? this.score : this.errors)[pos]!;
+      return Number.isNaN(n) ? -1 : n;
+    };
+    const page = pageOf(rows, afterMs === undefined ? query : { ...query, after: { key: afterMs, id: query.after!.id } }, keyOf, (row, q) => lowerName(row.pos).includes(q) || asciiLower(row.id).includes(q));
+    const out: Page<ReportSummary> = { items: page.items.map(({ pos }) => this.summaryAt(pos)) };
+    if (page.next) out.next = byDate ? { key: new Date(page.next.key as number).toISOString(), id: page.next.id } : page.next;
+    return out;
+  }
+
+  /**
+   * The index without the reports created before `before` (epoch ms), each handed to `removed`
+   * first: a new index (texts no longer used left behind), or this one when none is.
+   */
+  createdSince(before: number, removed: (id: string, alias: string | undefined, place: number) => void): ReportIndex {
+    const kept: number[] = [];
+    for (let pos = 0; pos < this.size; pos++) {
+      if (this.createdMs[pos]! >= before) kept.push(pos);
+      else removed(this.idAt(pos), this.aliasAt(pos), this.places[pos]!);
+    }
+    if (kept.length === this.size) return this;
+    const index = new ReportIndex();
+    for (const pos of kept) index.putSummary(this.summaryAt(pos), this.places[pos]!);
+    return index;
+  }
+
+  private putSummary(s: ReportSummary, place: number): void {
+    let pos = this.positionOf(s.id);
+    if (pos === undefined) {
+      pos = this.size;
+      this.reserve(pos + 1);
+      this.appendId(pos, s.id);
+      this.size++;
+      this.slotIn(pos, s.id);
+    }
+    this.places[pos] = place;
+    const ms = canonicalMs(s.created_at);
+    if (ms === undefined) this.oddCreatedAt.set(pos, s.created_at);
+    else this.oddCreatedAt.delete(pos);
+    this.createdMs[pos] = ms ?? Date.parse(s.created_at);
+    this.score[pos] = s.score ?? NaN;
+    this.errors[pos] = s.errors ?? NaN;
+    this.valid[pos] = s.valid === null ? -1 : s.valid ? 1 : 0;
+    this.kind[pos] = this.texts.numberOf(s.kind);
+    this.account[pos] = this.texts.numberOf(s.account_id);
+    this.agentName[pos] = this.texts.numberOf(s.agent_name);
+    this.alias[pos] = this.texts.numberOf(s.alias);
+  }
+
+  /** Room for `n` reports in every column (and a hash table at most half full). */
+  private reserve(n: number): void {
+    if (n > this.createdMs.length) {
+      const length = Math.max(1024, this.createdMs.length * 2);
+      this.createdMs = grown(this.createdMs, length);
+      this.score = grown(this.score, length);
+      this.errors = grown(this.errors, length);
+      this.valid = grown(this.valid, length);
+      this.kind = grown(this.kind, length);
+      this.account = grown(this.account, length);
+      this.agentName = grown(this.agentName, length);
+      this.alias = grown(this.alias, length);
+      this.places = grown(this.places, length);
+      this.idStart = grown(this.idStart, length + 1);
+    }
+    if (2 * n > this.slots.length) {
+      this.slots = new Int32Array(Math.max(2048, this.slots.length * 2));
+      for (let pos = 0; pos < this.size; pos++) this.slotIn(pos, this.idAt(pos));
+    }
+  }
+
+  private appendId(pos: number, id: string): void {
+    const start = this.idStart[pos]!;
+    if (LATIN1.test(id)) {
+      if (start + id.length > this.idBytes.length) {
+        // Not zero-filled: only the bytes written are read, and the pages not written yet take no memory.
+        const bigger = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 * this.idBytes.length, start + id.length));
+        this.idBytes.copy(bigger, 0, 0, start);
+        this.idBytes = bigger;
+      }
+      this.idBytes.write(id, start, 'latin1');
+      this.idStart[pos + 1] = start + id.length;
+    } else {
+      this.oddIds.set(pos, id);
+      this.idStart[pos + 1] = start;
+    }
+  }
+
+  private slotIn(pos: number, id: string): void {
+    const mask = this.slots.length - 1;
+    let slot = hashOf(id) & mask;
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.slots[slot] = pos + 1;
+  }
+
+  private idIs(pos: number, id: string): boolean {
+    const odd = this.oddIds.get(pos);
+    if (odd !== undefined) return odd === id;
+    const start = this.idStart[pos]!;
+    if (this.idStart[pos + 1]! - start !== id.length) return false;
+    for (let i = 0; i < id.length; i++) if (this.idBytes[start + i] !== id.charCodeAt(i)) return false;
+    return true;
+  }
+}

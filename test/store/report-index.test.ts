@@ -1,0 +1,94 @@
+/** The in-memory report index: what it lists and pages is what the summaries themselves give. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pageOfReports } from '../../src/store/paging.ts';
+import { ReportIndex } from '../../src/store/report-index.ts';
+import { summarizeReport } from '../../src/store/summary.ts';
+import type { NewReport, PagePosition, ReportPageQuery, ReportSortField } from '../../src/store/types.ts';
+import { T0, iso, report } from './fixtures/records.ts';
+
+/** Reports of every shape a summary can take: odd ids and dates, nulls, batches, aliases, repeated names. */
+const reports = (): NewReport[] => {
+  const out: NewReport[] = [];
+  for (let i = 0; i < 60; i++) {
+    const id = i % 13 === 0 ? `rpt_ünï_${i}_€` : `rpt_${T0 + i}_${String(i).padStart(3, '0')}`;
+    const created_at = i % 17 === 0 ? `${iso(T0 + (i % 5) * 1000).slice(0, 19)}+00:00` : iso(T0 + (i % 7) * 1000);
+    const r = report(id, {
+      created_at,
+      account_id: i % 11 === 0 ? null : `acc_${i % 3}`,
+      card: i % 9 === 0 ? { nameless: true } : { name: i % 4 === 0 ? 'Shared Agent' : `Agent ${i % 10}` },
+      result: i % 5 === 0 ? { summary: { average_score: 71.5 }, invalid: i % 2 } : { valid: i % 2 === 0, score: i % 6 === 0 ? undefined : i, errors: Array(i % 4).fill({}) },
+      ...(i % 8 === 0 ? { alias: `sha${i % 3}` } : {}),
+      ...(i % 5 === 0 ? { kind: 'batch' as const, card: undefined } : {}),
+    });
+    out.push(r);
+  }
+  return out;
+};
+
+const build = (rs: NewReport[]) => {
+  const index = new ReportIndex();
+  const summaries = new Map<string, ReturnType<typeof summarizeReport>>();
+  for (const [i, r] of rs.entries()) {
+    index.put(r, i % 4);
+    summaries.set(r.id, summarizeReport(r));
+  }
+  return { index, summaries: [...summaries.values()] };
+};
+
+test('the index gives back every summary as summarizeReport makes it, a re-put report in its first place', () => {
+  const rs = reports();
+  rs.push({ ...rs[3]!, result: { valid: false, score: 1 } } as NewReport);
+  const { index, summaries } = build(rs);
+  assert.equal(index.count(), 60);
+  assert.deepEqual(index.list({}, -Infinity), [...summaries].reverse());
+  assert.deepEqual(index.list({ account_id: 'acc_1', limit: 5 }, -Infinity), [...summaries].reverse().filter((s) => s.account_id === 'acc_1').slice(0, 5));
+  assert.deepEqual(index.list({ account_id: 'nobody' }, -Infinity), []);
+  for (const [pos, s] of summaries.entries()) {
+    assert.equal(index.positionOf(s.id), pos);
+    assert.equal(index.place(pos), pos === 3 ? 60 % 4 : pos % 4);
+  }
+  assert.equal(index.positionOf('rpt_unknown'), undefined);
+});
+
+test('pages, searches and cursors of the index are those of the summaries, for every sort and direction', () => {
+  // Dates all in ISO form (placed by epoch ms) and some not (placed by their text).
+  for (const rs of [reports().filter((r) => canonical(r.created_at)), reports()]) checkPages(rs);
+  assert.ok(!reports().every((r) => canonical(r.created_at)));
+});
+
+const canonical = (text: string) => new Date(Date.parse(text)).toISOString() === text;
+
+const checkPages = (rs: NewReport[]) => {
+  const { index, summaries } = build(rs);
+  const fields: ReportSortField[] = ['created_at', 'score', 'errors', 'agent_name'];
+  for (const sort of fields) {
+    for (const descending of [false, true]) {
+      for (const extra of [{}, { q: 'agent' }, { q: 'ÜN' }, { account_id: 'acc_2' }, { account_id: 'nobody' }]) {
+        const query: ReportPageQuery = { sort, descending, limit: 7, ...extra };
+        let after: PagePosition | undefined;
+        for (let n = 0; n < 20; n++) {
+          const q = after ? { ...query, after } : query;
+          const expected = pageOfReports(
+            summaries.filter((s) => Date.parse(s.created_at) >= T0 + 1000),
+            q,
+          );
+          assert.deepEqual(index.page(q, T0 + 1000), expected, JSON.stringify(q));
+          after = expected.next;
+          if (!after) break;
+        }
+      }
+    }
+  }
+};
+
+test('createdSince drops the older reports (handing each over), keeps the order, and finds the rest by id', () => {
+  const { index, summaries } = build(reports());
+  const removed: string[] = [];
+  const kept = index.createdSince(T0 + 3000, (id) => removed.push(id));
+  const expected = summaries.filter((s) => Date.parse(s.created_at) >= T0 + 3000);
+  assert.deepEqual(removed.sort(), summaries.filter((s) => Date.parse(s.created_at) < T0 + 3000).map((s) => s.id).sort());
+  assert.deepEqual(kept.list({}, -Infinity), expected.reverse());
+  for (const s of expected) assert.equal(kept.idAt(kept.positionOf(s.id)!), s.id);
+  assert.equal(kept.createdSince(0, () => assert.fail('nothing is older')), kept);
+});
