@@ -36,7 +36,7 @@ Options:
   --reports-url URL    {reports_url} used in report links
   -h, --help           show this help
 
-Every setting can also come from CARDGATE_* environment variables; see the README.
+Every setting can also come from CARDGATE_* environment variables; see docs/configuration.md.
 `;
 
 /** Opens the store or explains why not (a lock held by another process names its pid; a database is named without its password). */

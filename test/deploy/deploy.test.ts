@@ -1,7 +1,7 @@
 /**
  * The Dockerfile and the systemd unit, checked without Docker or systemd running: every path the
  * image copies exists (from the repository, or from what its build stage produces), the settings
- * they pass are ones the configuration accepts, and the unit has the keys the README relies on
+ * they pass are ones the configuration accepts, and the unit has the keys docs/operations.md relies on
  * (and passes `systemd-analyze verify` where that is installed).
  */
 import assert from 'node:assert/strict';
@@ -120,7 +120,7 @@ const readUnit = (text: string): Record<string, Record<string, string[]>> => {
   return sections;
 };
 
-test('systemd unit: the keys the README relies on, and settings the configuration accepts', () => {
+test('systemd unit: the keys docs/operations.md relies on, and settings the configuration accepts', () => {
   const unit = readUnit(unitText);
   const service = unit.Service!;
   const one = (key: string) => {
