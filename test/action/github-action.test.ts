@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { invalidCard, notJson, warnedCard } from '../engine/formats/cards.ts';
+import { everyOf } from '../helpers/checks.ts';
 import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
 import { tempDirFactory } from '../helpers/temp.ts';
 
@@ -77,7 +78,7 @@ describe('the GitHub Action', () => {
     assert.equal(pass.outputs.errors, '0');
     assert.ok(Number(pass.outputs.score) > 0 && Number(pass.outputs.score) < 100, pass.outputs.score);
     assert.equal(pass.outputs['sarif-file'], '');
-    assert.ok(pass.annotations.every((a) => a.startsWith('::warning ')), 'format github: the annotations only');
+    everyOf(pass.annotations, 'format github: the annotations only, all warnings', (a) => a.startsWith('::warning '));
     assert.equal((await runAction({ files: 'cards/.well-known/agent-card.json', 'fail-on': 'warning' })).code, 1);
     assert.equal((await runAction({ files: 'cards/.well-known/agent-card.json', 'max-warnings': '1' })).code, 1);
   });

@@ -13,6 +13,7 @@ import { batchRequestSchema } from '../../src/features/validation/batch.ts';
 import { validateRequestSchema } from '../../src/features/validation/validation.ts';
 import { githubRequestSchema, maxMetadataBytes, webhookRequestSchema } from '../../src/features/webhooks/webhook-requests.ts';
 import { testApp } from '../helpers/app.ts';
+import { nonEmpty } from '../helpers/checks.ts';
 import { minimalCard } from '../helpers/cards.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
@@ -129,16 +130,16 @@ describe('the document agrees with the endpoints', () => {
     path: string,
     zodSchema: { safeParse: (v: unknown) => { success: boolean } },
     component: string,
-    bodies: Array<{ body: unknown; notInJsonSchema?: true }>,
+    bodies: Array<{ status: 200 | 400; body: unknown; notInJsonSchema?: true }>,
     headers: Record<string, string> = {},
   ) => {
     const documented = schemaOf(component);
-    for (const { body, notInJsonSchema } of bodies) {
+    for (const { status, body, notInJsonSchema } of nonEmpty(bodies, `bodies for ${path}`)) {
       const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
       const answer = await res.json();
       const label = `${path} ${JSON.stringify(body).slice(0, 120)} → ${res.status} ${JSON.stringify(answer).slice(0, 160)}`;
-      assert.ok([200, 202, 400].includes(res.status), label);
-      const accepted = res.status !== 400;
+      assert.equal(res.status, status, label);
+      const accepted = status !== 400;
       assert.equal(zodSchema.safeParse(body).success, accepted, `zod schema: ${label}`);
       if (!notInJsonSchema) assert.equal(documented(body), accepted, `document: ${label}`);
       else assert.equal(documented(body), true, `the document cannot tell this one: ${label}`);
@@ -148,21 +149,21 @@ describe('the document agrees with the endpoints', () => {
 
   it('POST /v1/validate', () =>
     check('/v1/validate', validateRequestSchema, 'ValidateRequest', [
-      { body: { agent_card: card } },
-      { body: { agent_card: card, validation_mode: 'cli', options: { include_score: true, include_suggestions: true, protocolVersion: '0.3' } } },
-      { body: { agent_card: card, unknown_member: 1 } },
-      { body: { agent_card: { name: 'not a valid card, still a usable request' } } },
-      { body: {} },
-      { body: [] },
-      { body: { agent_card: card, agent_url: 'https://agent.example' } },
-      { body: { agent_card: [] } },
-      { body: { agent_card: 'card' } },
-      { body: { agent_card: null } },
-      { body: { agent_card: card, validation_mode: 'verbose' } },
-      { body: { agent_card: card, options: [] } },
-      { body: { agent_card: card, options: { include_score: 'yes' } } },
-      { body: { agent_card: card, options: { protocolVersion: '9.9' } } },
-      { body: { agent_card: card, options: { protocolVersion: 3 } } },
+      { status: 200, body: { agent_card: card } },
+      { status: 200, body: { agent_card: card, validation_mode: 'cli', options: { include_score: true, include_suggestions: true, protocolVersion: '0.3' } } },
+      { status: 200, body: { agent_card: card, unknown_member: 1 } },
+      { status: 200, body: { agent_card: { name: 'not a valid card, still a usable request' } } },
+      { status: 400, body: {} },
+      { status: 400, body: [] },
+      { status: 400, body: { agent_card: card, agent_url: 'https://agent.example' } },
+      { status: 400, body: { agent_card: [] } },
+      { status: 400, body: { agent_card: 'card' } },
+      { status: 400, body: { agent_card: null } },
+      { status: 400, body: { agent_card: card, validation_mode: 'verbose' } },
+      { status: 400, body: { agent_card: card, options: [] } },
+      { status: 400, body: { agent_card: card, options: { include_score: 'yes' } } },
+      { status: 400, body: { agent_card: card, options: { protocolVersion: '9.9' } } },
+      { status: 400, body: { agent_card: card, options: { protocolVersion: 3 } } },
     ]));
 
   it('POST /v1/validate/batch', () =>
@@ -171,45 +172,45 @@ describe('the document agrees with the endpoints', () => {
       batchRequestSchema(maxCards),
       'BatchRequest',
       [
-        { body: { cards: [{ id: 'a', agent_card: card }] } },
-        { body: { cards: [{ id: 'a', agent_card: card }, { id: 'b', agent_card: {} }, { id: 'c', agent_card: card, note: 1 }] } },
-        { body: {} },
-        { body: { cards: 'a' } },
-        { body: { cards: [] } },
-        { body: { cards: Array.from({ length: maxCards + 1 }, (_, i) => ({ id: `c${i}`, agent_card: card })) } },
-        { body: { cards: [1] } },
-        { body: { cards: [{ id: '', agent_card: card }] } },
-        { body: { cards: [{ id: 7, agent_card: card }] } },
-        { body: { cards: [{ id: 'a' }] } },
-        { body: { cards: [{ id: 'a', agent_card: [] }] } },
-        { body: { cards: [{ id: 'a', agent_card: card }, { id: 'a', agent_card: card }] }, notInJsonSchema: true },
+        { status: 200, body: { cards: [{ id: 'a', agent_card: card }] } },
+        { status: 200, body: { cards: [{ id: 'a', agent_card: card }, { id: 'b', agent_card: {} }, { id: 'c', agent_card: card, note: 1 }] } },
+        { status: 400, body: {} },
+        { status: 400, body: { cards: 'a' } },
+        { status: 400, body: { cards: [] } },
+        { status: 400, body: { cards: Array.from({ length: maxCards + 1 }, (_, i) => ({ id: `c${i}`, agent_card: card })) } },
+        { status: 400, body: { cards: [1] } },
+        { status: 400, body: { cards: [{ id: '', agent_card: card }] } },
+        { status: 400, body: { cards: [{ id: 7, agent_card: card }] } },
+        { status: 400, body: { cards: [{ id: 'a' }] } },
+        { status: 400, body: { cards: [{ id: 'a', agent_card: [] }] } },
+        { status: 400, body: { cards: [{ id: 'a', agent_card: card }, { id: 'a', agent_card: card }] }, notInJsonSchema: true },
       ],
       { authorization: `Bearer ${key}` },
     ));
 
   it('POST /v1/webhook', () =>
     check('/v1/webhook', webhookRequestSchema, 'WebhookRequest', [
-      { body: { agent_card: card } },
-      { body: { agent_card: card, metadata: { build: 42, branch: 'main' } } },
-      { body: {} },
-      { body: { agent_card: [] } },
-      { body: { agent_card: card, metadata: [] } },
-      { body: { agent_card: card, metadata: 'x' } },
-      { body: { agent_card: card, callback_url: 5 } },
-      { body: { agent_card: card, metadata: { big: 'x'.repeat(maxMetadataBytes) } }, notInJsonSchema: true },
+      { status: 200, body: { agent_card: card } },
+      { status: 200, body: { agent_card: card, metadata: { build: 42, branch: 'main' } } },
+      { status: 400, body: {} },
+      { status: 400, body: { agent_card: [] } },
+      { status: 400, body: { agent_card: card, metadata: [] } },
+      { status: 400, body: { agent_card: card, metadata: 'x' } },
+      { status: 400, body: { agent_card: card, callback_url: 5 } },
+      { status: 400, body: { agent_card: card, metadata: { big: 'x'.repeat(maxMetadataBytes) } }, notInJsonSchema: true },
     ]));
 
   it('POST /v1/webhook/github', () =>
     check('/v1/webhook/github', githubRequestSchema, 'GithubRequest', [
-      { body: { agent_card: card, github: { repo: 'octo-org/agent', sha } } },
-      { body: { agent_card: card, github: { repo: 'octo-org/agent', sha: sha.toUpperCase() } } },
-      { body: { agent_card: card } },
-      { body: { agent_card: card, github: [] } },
-      { body: { agent_card: card, github: { repo: 'octo-org/agent' } } },
-      { body: { agent_card: card, github: { repo: '', sha } } },
-      { body: { agent_card: card, github: { repo: 'no-slash', sha } } },
-      { body: { agent_card: card, github: { repo: 'octo-org/agent', sha: 'abc123' } } },
-      { body: { agent_card: 'x', github: { repo: 'octo-org/agent', sha } } },
+      { status: 200, body: { agent_card: card, github: { repo: 'octo-org/agent', sha } } },
+      { status: 200, body: { agent_card: card, github: { repo: 'octo-org/agent', sha: sha.toUpperCase() } } },
+      { status: 400, body: { agent_card: card } },
+      { status: 400, body: { agent_card: card, github: [] } },
+      { status: 400, body: { agent_card: card, github: { repo: 'octo-org/agent' } } },
+      { status: 400, body: { agent_card: card, github: { repo: '', sha } } },
+      { status: 400, body: { agent_card: card, github: { repo: 'no-slash', sha } } },
+      { status: 400, body: { agent_card: card, github: { repo: 'octo-org/agent', sha: 'abc123' } } },
+      { status: 400, body: { agent_card: 'x', github: { repo: 'octo-org/agent', sha } } },
     ]));
 
   it('the other JSON answers match their schemas', async () => {
@@ -219,27 +220,31 @@ describe('the document agrees with the endpoints', () => {
     };
     const admin = { authorization: 'Bearer test-admin-token-0123456789' };
     const webhook = await (await fetch(`${server.url}/v1/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: card }) })).json();
-    const cases: Array<[string, string, Record<string, string>?]> = [
-      ['/', '/', { accept: 'application/json' }],
-      ['/rules/no.such-rule', '/rules/{id}', { accept: 'application/json' }],
-      ['/healthz', '/healthz'],
-      ['/readyz', '/readyz'],
-      ['/v1/rules', '/v1/rules'],
-      [`/v1/status/${webhook.validation_id}`, '/v1/status/{id}'],
-      ['/v1/status/val_unknown', '/v1/status/{id}'],
-      [`/reports/${webhook.validation_id}`, '/reports/{id}', { accept: 'application/json' }],
-      ['/reports/rpt_unknown', '/reports/{id}', { accept: 'application/json' }],
-      ['/admin/api/accounts', '/admin/api/accounts', admin],
-      ['/admin/api/accounts', '/admin/api/accounts'],
-      ['/admin/api/usage?days=7', '/admin/api/usage', admin],
-      ['/admin/api/usage?days=0', '/admin/api/usage', admin],
-      ['/admin/api/reports?limit=5', '/admin/api/reports', admin],
+    // Each with the status it must get: matched against whatever came back, a wrong 404 would match the documented 404.
+    const cases: Array<[string, string, number, Record<string, string>?]> = [
+      ['/', '/', 200, { accept: 'application/json' }],
+      ['/rules/no.such-rule', '/rules/{id}', 404, { accept: 'application/json' }],
+      ['/healthz', '/healthz', 200],
+      ['/readyz', '/readyz', 200],
+      ['/v1/rules', '/v1/rules', 200],
+      [`/v1/status/${webhook.validation_id}`, '/v1/status/{id}', 200],
+      ['/v1/status/val_unknown', '/v1/status/{id}', 404],
+      [`/reports/${webhook.validation_id}`, '/reports/{id}', 200, { accept: 'application/json' }],
+      ['/reports/rpt_unknown', '/reports/{id}', 404, { accept: 'application/json' }],
+      ['/admin/api/accounts', '/admin/api/accounts', 200, admin],
+      ['/admin/api/accounts', '/admin/api/accounts', 401],
+      ['/admin/api/usage?days=7', '/admin/api/usage', 200, admin],
+      ['/admin/api/usage?days=0', '/admin/api/usage', 400, admin],
+      ['/admin/api/reports?limit=5', '/admin/api/reports', 200, admin],
     ];
-    for (const [url, path, headers] of cases) {
+    for (const [url, path, expected, headers] of cases) {
       const { status, body } = await get(url, headers);
+      assert.equal(status, expected, `GET ${url}: ${JSON.stringify(body).slice(0, 200)}`);
       answerMatches(path, 'get', status, body);
     }
     const accounts = (await get('/admin/api/accounts', admin)).body.accounts as Array<{ id: string }>;
-    answerMatches('/admin/api/accounts/{id}/keys', 'get', 200, (await get(`/admin/api/accounts/${accounts[0]!.id}/keys`, admin)).body);
+    const keys = await get(`/admin/api/accounts/${accounts[0]!.id}/keys`, admin);
+    assert.equal(keys.status, 200);
+    answerMatches('/admin/api/accounts/{id}/keys', 'get', 200, keys.body);
   });
 });

@@ -145,10 +145,10 @@ test('reports: agent name, verdict, score, errors, kind and account; sorted, sea
 
     await sortBy(size, 'Score', 'score');
     await page.locator('th[aria-sort="ascending"]').waitFor({ state: 'attached' });
-    assert.ok((await cellTexts('Score')).every((s) => s === '0'));
+    assert.deepEqual(await cellTexts('Score'), Array(25).fill('0'), 'a full page, every score 0');
     await sortBy(size, 'Score', '-score');
     await page.locator('th[aria-sort="descending"]').waitFor({ state: 'attached' });
-    assert.ok((await cellTexts('Score')).every((s) => s === '100'));
+    assert.deepEqual(await cellTexts('Score'), Array(25).fill('100'), 'a full page, every score 100');
     const firstPage = await cellTexts('Agent');
     await page.getByRole('link', { name: 'Next page →' }).click();
     await page.getByText('Page 2 · 25 shown').waitFor();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ruleCatalogue } from '../../src/engine/index.ts';
-import { textWidth } from '../../src/pages/badge.ts';
+import { renderBadge, textWidth } from '../../src/pages/badge.ts';
 import { pageScript } from '../../src/pages/script.ts';
 import { version } from '../../src/lib/version.ts';
 import { postJson, testApp } from '../helpers/app.ts';
@@ -225,12 +225,28 @@ describe('the rule pages', () => {
 });
 
 describe('the badge', () => {
-  const rects = (svg: string) => [...svg.matchAll(/<rect [^>]*fill="(#[0-9a-f]{6})"/g)].map((m) => m[1]!);
+  /** The fills of the two rects drawn (label, message), in any notation; the clip path's is not drawn. */
+  const rects = (svg: string) => {
+    const fills = [...svg.slice(svg.indexOf('</clipPath>')).matchAll(/<rect [^>]*fill="([^"]*)"/g)].map((m) => m[1]!);
+    assert.equal(fills.length, 2, `two rects drawn: ${svg}`);
+    return fills;
+  };
+
+  it('every colour keeps white text readable', () => {
+    const messageFills = (['valid', 'warn', 'invalid', 'unknown'] as const).map((colour) => {
+      const fills = rects(renderBadge('cardgate', { text: colour, colour }));
+      for (const fill of fills) assert.ok(contrast('#ffffff', fill) >= 4.5, `white on ${fill} (${colour})`);
+      return fills[1];
+    });
+    assert.equal(new Set(messageFills).size, 4, `each verdict its own colour: ${messageFills}`);
+  });
 
   it('says verdict and score, sized by the width table, cached, white text readable on every colour', async () => {
     const t = setup();
     const good = await t.validate({ ...minimalCard(), preferredTransport: 'JSONRPC' });
     const bad = await t.validate({ ...minimalCard(), name: 7 });
+    assert.ok(good.valid && good.score < 80, `a valid card scored under 80 gets the warn colour: ${good.score}`);
+    const fills = new Set<string>();
     for (const [result, message] of [[good, `valid ${good.score}/100`], [bad, 'invalid']] as const) {
       const res = await t.app.request(`${new URL(result.report_url).pathname}/badge.svg`);
       assert.equal(res.status, 200);
@@ -244,7 +260,9 @@ describe('the badge', () => {
       assert.equal(Number(/width="(\d+)"/.exec(svg)![1]), left! + right!);
       assert.ok(right! >= textWidth(message) + 12);
       for (const fill of rects(svg)) assert.ok(contrast('#ffffff', fill) >= 4.5, `white on ${fill}`);
+      fills.add(rects(svg)[1]!);
     }
+    assert.equal(fills.size, 2, 'the warn and the invalid badge differ in colour');
   });
 
   it('an unknown report gets a 404 badge saying so', async () => {

@@ -166,12 +166,19 @@ describe('PostgresStore', () => {
         .readdirSync(path.join(dataDir, 'reports'))
         .flatMap((f) => fs.readFileSync(path.join(dataDir, 'reports', f), 'utf8').split('\n'))
         .filter(Boolean);
+      assert.equal(lines.length, 2, 'one line per report');
       const bodies = await pg.sql`select body from reports order by seq`;
       assert.deepEqual(
         bodies.map((r) => r.body),
         lines,
       );
+      // The values themselves, not only agreement: two stores that both found nothing would agree.
+      const raw = await pg.getReport('rpt_raw');
+      assert.deepEqual([raw?.id, raw?.alias, raw?.result, raw?.card], ['rpt_raw', 'sha_1', { valid: true, score: 100 }, JSON.parse(text).agent_card]);
+      assert.deepEqual(await pg.getReport('sha_1'), raw, 'the alias resolves to the report');
+      assert.deepEqual((await pg.getReport('rpt_plain'))?.result, { valid: false, score: 3 });
       for (const id of ['rpt_raw', 'rpt_plain', 'sha_1']) assert.deepEqual(await pg.getReport(id), await file.getReport(id));
+      assert.deepEqual((await pg.listReports()).map((r) => r.id).sort(), ['rpt_plain', 'rpt_raw']);
       assert.deepEqual(await pg.listReports(), await file.listReports());
     } finally {
       await pg.close();

@@ -236,11 +236,25 @@ describe('JobRunner', async () => {
 
   it('shutdown: a validation still running at the deadline, or stopped by the validator closing, leaves the job as it was, not failed, not counted', async () => {
     // A worker pool's validation never ends by itself here; one rejects as the pool does when closed under it.
-    const hanging: Validator = { run: () => new Promise(() => {}), close: async () => {} };
-    const closing: Validator = { run: () => Promise.reject(new ValidatorClosed()), close: async () => {} };
+    // Each counts its runs: a job never claimed would also be left as it was.
+    const counted = (outcome: () => Promise<never>) => {
+      let ran!: () => void;
+      const started = new Promise<void>((resolve) => (ran = resolve));
+      const validator = {
+        runs: 0,
+        started,
+        run: () => {
+          validator.runs++;
+          ran();
+          return outcome();
+        },
+        close: async () => {},
+      } satisfies Validator & { runs: number; started: Promise<void> };
+      return validator;
+    };
     const cases = [
-      ['val_1763726340013_NNNNNNNNNNNNNNNNNNNN', hanging, undefined],
-      ['val_1763726340014_OOOOOOOOOOOOOOOOOOOO', closing, 1],
+      ['val_1763726340013_NNNNNNNNNNNNNNNNNNNN', counted(() => new Promise(() => {})), undefined],
+      ['val_1763726340014_OOOOOOOOOOOOOOOOOOOO', counted(() => Promise.reject(new ValidatorClosed())), 1],
     ] as const;
     for (const [id, validator, attempts] of cases) {
       const t = testDeps({ config, deps: { validator } });
@@ -248,7 +262,9 @@ describe('JobRunner', async () => {
       await t.store.putJob(before);
       const runner = new JobRunner(t.deps);
       runner.start();
+      await validator.started;
       await t.lifecycle.drain(500);
+      assert.equal(validator.runs, 1, 'the job was claimed and its validation started before the drain');
       assert.deepEqual(await t.store.getJob(id), before);
       assert.ok(!ok.received.some((r) => r.headers['webhook-id'] === id), 'no callback');
 

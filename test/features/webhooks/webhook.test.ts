@@ -231,9 +231,12 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
     });
   }
 
-  it('400 when callback_url is not a string', async () => {
-    const res = await webhookApp().app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: 42 }));
+  it('400 when callback_url is not a string, and no job queued', async () => {
+    const { app, store } = webhookApp();
+    const res = await app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: 42 }));
+    assert.equal(res.status, 400);
     assert.deepEqual(await res.json(), { error: 'callback_url must be an absolute http(s) URL', code: 'INVALID_REQUEST' });
+    assert.deepEqual(await store.countJobs(), { queued: 0, processing: 0 });
   });
 
   it('a hostname resolving to 127.0.0.1 (injected resolver) is refused at delivery, with the reason on the job', async () => {
