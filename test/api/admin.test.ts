@@ -5,6 +5,7 @@ import { adminRoutes } from '../../src/api/routes/admin.ts';
 import { identifyCaller } from '../../src/api/middleware/caller.ts';
 import { chargeDailyQuota } from '../../src/api/quota-charge.ts';
 import { testApp } from '../helpers/app.ts';
+import { nonEmpty } from '../helpers/checks.ts';
 
 const TOKEN = 'test-admin-token-0123456789';
 
@@ -22,9 +23,18 @@ const adminApp = () => {
   return { ...t, api };
 };
 
+/** Every admin route the OpenAPI document describes, as [method, path below /admin/api] with its parameters filled in. */
+const documentedAdminRoutes = async (t: ReturnType<typeof adminApp>): Promise<Array<[string, string]>> => {
+  const doc = (await (await t.app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+  return Object.entries(doc.paths)
+    .filter(([path]) => path.startsWith('/admin/api/'))
+    .flatMap(([path, item]) => Object.keys(item).map((method): [string, string] => [method.toUpperCase(), path.slice('/admin/api'.length).replace(/\{[^}]+\}/g, 'x_1')]));
+};
+
 test('missing or wrong admin token: 401 nested on every route', async () => {
   const t = adminApp();
-  for (const [method, path] of [['GET', '/accounts'], ['POST', '/accounts'], ['DELETE', '/keys/key_1'], ['GET', '/usage'], ['GET', '/nowhere']] as const) {
+  const routes = [...nonEmpty(await documentedAdminRoutes(t), 'documented admin routes', 10), ['GET', '/nowhere']] as const;
+  for (const [method, path] of routes) {
     for (const token of [null, 'wrong-token-wrong-token', '']) {
       const res = await t.api(method, path, undefined, token);
       assert.equal(res.status, 401, `${method} ${path} token=${token}`);

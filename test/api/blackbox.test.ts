@@ -56,11 +56,15 @@ describe('validation endpoints on the real server', () => {
 
     // report_url points at this server (reports_url defaults to the listening address).
     assert.equal(body.report_url, `${server.url}/reports/${body.report_id}`);
-    const page = await fetch(body.report_url);
+    // Durably: recorded: true survives kill -9 right after it; the report is read from a new process.
+    await server.kill9();
+    server = await startServer({ dataDir });
+    const reportUrl = `${server.url}/reports/${body.report_id}`;
+    const page = await fetch(reportUrl);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type')!, /^text\/html/);
     assert.ok((await page.text()).includes('GeoSpatial Route Planner Agent'));
-    const json = await (await fetch(body.report_url, { headers: { accept: 'application/json' } })).json();
+    const json = await (await fetch(reportUrl, { headers: { accept: 'application/json' } })).json();
     assert.equal(json.id, body.report_id);
     assert.deepEqual(json.card, sampleCard());
   });

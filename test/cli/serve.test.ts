@@ -72,11 +72,14 @@ test('a second server on the same data dir exits with a message naming the owner
   }
 });
 
-test('an empty store.json stops start-up naming the file (exit 1) and is left as it is; a missing one is a new store', async () => {
+test('an empty store.json stops start-up naming the file (exit 1) and is left as it is; a missing one is an empty snapshot', async () => {
   const dataDir = tempDir();
-  const first = await startServer({ dataDir }); // creates store.json, with the admin token's hash
+  const generateToken = { CARDGATE_ADMIN_TOKEN: '' }; // none configured: the first start generates one
+  const first = await startServer({ dataDir, env: generateToken }); // journals the generated admin token's hash
   assert.equal(await first.stop(), 0);
   const storeFile = join(dataDir, 'store.json');
+  const tokenFile = join(dataDir, 'admin-token');
+  const token = readFileSync(tokenFile, 'utf8').trim();
   writeFileSync(storeFile, '');
   const refused = await runCli(['serve', '--port', '0', '--data-dir', dataDir]);
   assert.equal(refused.code, 1);
@@ -84,8 +87,20 @@ test('an empty store.json stops start-up naming the file (exit 1) and is left as
   assert.doesNotMatch(refused.stdout, /admin token/, 'no new admin token generated over the lost one');
   assert.equal(readFileSync(storeFile, 'utf8'), '');
   rmSync(storeFile);
-  const fresh = await startServer({ dataDir });
-  assert.equal(await fresh.stop(), 0);
+  // Missing, it starts from nothing and the journal beside it still applies: the token stored at
+  // the first start is in force, no other generated, and the store holds nothing else.
+  const fresh = await startServer({ dataDir, env: generateToken });
+  try {
+    const accounts = async (bearer: string) => {
+      const res = await fetch(`${fresh.url}/admin/api/accounts`, { headers: { authorization: `Bearer ${bearer}` } });
+      return [res.status, (await res.json()).accounts];
+    };
+    assert.deepEqual(await accounts(token), [200, []]);
+    assert.deepEqual(await accounts(`${token}x`), [401, undefined]);
+  } finally {
+    assert.equal(await fresh.stop(), 0);
+  }
+  assert.equal(readFileSync(tokenFile, 'utf8').trim(), token, 'no new admin token');
 });
 
 test('SIGTERM during requests exits 0 and every acknowledged write is on disk', async () => {

@@ -10,6 +10,7 @@ import { mock, test } from 'node:test';
 import { openFileStore, StoreError, type FileStore, type FileStoreOptions } from '../../src/store/file.ts';
 import type { JobRecord } from '../../src/store/types.ts';
 import { T0, iso, report } from './fixtures/records.ts';
+import { skipOutsideCi } from '../helpers/checks.ts';
 import { tempDirFactory } from '../helpers/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-async-writes-');
@@ -124,7 +125,8 @@ for (const [kind, value] of [
   ['a small append (written at once)', 'A'],
   ['an append of several chunks (written in the threadpool; the failure comes after a first chunk)', 'A'.repeat(3 << 20)],
 ] as const) {
-  test(`${kind} that fails fails its commit; the next commit writes its lines again, first, and the newest value wins`, { skip: !hasProc && 'no /proc' }, async () => {
+  test(`${kind} that fails fails its commit; the next commit writes its lines again, first, and the newest value wins`, async (t) => {
+    if (!hasProc) return skipOutsideCi(t, 'no /proc (Linux has it)');
     const dir = tempDir();
     const s = await open(dir, { journalLimitBytes: 64 << 20 });
     await s.setMeta('k', 'first');

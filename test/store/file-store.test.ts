@@ -11,6 +11,7 @@ import { openFileStore, StoreError, StoreLockedError, type FileStoreOptions } fr
 import type { JobRecord } from '../../src/store/types.ts';
 import { removeStaleLock } from '../../src/store/file/lock.ts';
 import { T0, iso, report } from './fixtures/records.ts';
+import { skipOutsideCi } from '../helpers/checks.ts';
 import { tempDirFactory } from '../helpers/temp.ts';
 
 const DAY = 86_400_000;
@@ -398,14 +399,16 @@ const startTime = (pid: number) => {
 };
 const hasProc = fs.existsSync('/proc/self/stat');
 
-test('lock: the lock file names the owner pid, its start time and the data dir', { skip: !hasProc && 'no /proc' }, async () => {
+test('lock: the lock file names the owner pid, its start time and the data dir', async (t) => {
+  if (!hasProc) return skipOutsideCi(t, 'no /proc (Linux has it)');
   const dir = tempDir();
   const s = await open(dir);
   assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8'), `${process.pid}\nstart_time=${startTime(process.pid)}\ndata_dir=${dir}\n`);
   await s.close();
 });
 
-test('lock: a live pid that is not the owner (its pid reused after a crash) does not block start; the live owner does', { skip: !hasProc && 'no /proc' }, async () => {
+test('lock: a live pid that is not the owner (its pid reused after a crash) does not block start; the live owner does', async (t) => {
+  if (!hasProc) return skipOutsideCi(t, 'no /proc (Linux has it)');
   const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
   try {
     const pid = sleeper.pid!;
@@ -426,7 +429,8 @@ test('lock: a live pid that is not the owner (its pid reused after a crash) does
   }
 });
 
-test('lock: a live owner\'s lock copied with its data into another directory does not block that copy; under another path to the same directory it does', { skip: !hasProc && 'no /proc' }, async () => {
+test('lock: a live owner\'s lock copied with its data into another directory does not block that copy; under another path to the same directory it does', async (t) => {
+  if (!hasProc) return skipOutsideCi(t, 'no /proc (Linux has it)');
   const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
   try {
     const pid = sleeper.pid!;
@@ -457,8 +461,11 @@ test('NODE_ENV=test does not turn the store into a memory one', async () => {
     await s.setMeta('k', 'v');
     await s.close();
   } finally {
-    process.env.NODE_ENV = saved;
+    // Assigning undefined would leave the string "undefined".
+    if (saved === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = saved;
   }
+  assert.equal(process.env.NODE_ENV, saved, 'NODE_ENV as it was for the tests after this one');
   assert.equal(onDisk(dir).meta.get('k'), 'v');
 });
 
