@@ -42,7 +42,7 @@ if (!process.env.CARDGATE_TEST_DATABASE_URL) {
   }
 }
 
-// A TAP copy of the results is kept to count the tests that actually ran.
+// A TAP copy of the results is kept to count the tests that actually ran, and those skipped.
 const tapDir = mkdtempSync(join(tmpdir(), 'cardgate-tests-'));
 const tapFile = join(tapDir, 'results.tap');
 const child = spawn(
@@ -72,6 +72,8 @@ child.on('exit', async (code, signal) => {
     console.error('run-tests: 0 tests were executed: failing the run');
     process.exit(1);
   }
-  console.log(`${count("pass")} passed, ${count("fail") + count("cancelled")} failed`);
+  // Each skipped test by name and reason, then the closing line: .ci/run reads both (under CI nothing may be skipped).
+  for (const [, name, reason] of tap.matchAll(/^\s*ok \d+ - (.*?) # SKIP ?(.*)$/gm)) console.log(`skipped: ${name} # ${reason}`);
+  console.log(`${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped`);
   process.exit(code ?? (signal ? 1 : 0));
 });

@@ -4,6 +4,7 @@
  * leaving the page and every console error. The Chromium is found without
  * anything installed by hand (see findChromium); it never downloads a browser.
  */
+import assert from 'node:assert/strict';
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -97,6 +98,27 @@ export const findChromium = async (): Promise<{ executablePath: string; args: st
   return chosen ? { executablePath: chosen, args: systemArgs } : bundledChromium();
 };
 
+/**
+ * Every request of `page` to `origin` that failed: "<status> <METHOD> <path>" for an HTTP error
+ * answer, "<net::ERR_…> <METHOD> <path>" for one that got none (the path with its query).
+ */
+const recordFailures = (page: Page, origin: string): string[] => {
+  const failures: string[] = [];
+  const where = (url: string) => {
+    const parsed = new URL(url);
+    return parsed.origin === origin ? `${parsed.pathname}${parsed.search}` : undefined;
+  };
+  page.on('response', (response) => {
+    const path = where(response.url());
+    if (path !== undefined && response.status() >= 400) failures.push(`${response.status()} ${response.request().method()} ${path}`);
+  });
+  page.on('requestfailed', (request) => {
+    const path = where(request.url());
+    if (path !== undefined) failures.push(`${request.failure()?.errorText ?? 'failed'} ${request.method()} ${path}`);
+  });
+  return failures;
+};
+
 /** Headless Chromium with a fresh context; `foreign` collects requests to any origin but `origin`. */
 export const startBrowser = async (origin: string) => {
   const { executablePath, args } = await findChromium();
@@ -124,9 +146,13 @@ export const startBrowser = async (origin: string) => {
       }
     });
     const page: Page = await context.newPage();
+    const failures = recordFailures(page, origin);
     page.on('console', (message) => {
-      // Failed admin calls (the wrong-token flow) log their 401 as a console error; those are expected.
-      if (message.type() === 'error' && !/status of 401/.test(message.text())) consoleErrors.push(message.text());
+      if (message.type() !== 'error') return;
+      // Chromium's echo of a failed request to the server is in `failures`, by URL and status.
+      const from = message.location().url;
+      if (/^Failed to load resource: /.test(message.text()) && from && new URL(from).origin === origin) return;
+      consoleErrors.push(message.text());
     });
     page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
     mkdirSync(screenshotDir, { recursive: true });
@@ -135,6 +161,16 @@ export const startBrowser = async (origin: string) => {
       page,
       foreign,
       consoleErrors,
+      failures,
+      /**
+       * Nothing asked of another host, no console error, and exactly the `expected` failed requests
+       * to the server ("404 GET /path", "net::ERR_ABORTED GET /path"), each seen, nothing else.
+       */
+      assertClean: (expected: readonly string[] = []) => {
+        assert.deepEqual(foreign, [], 'requests to other hosts');
+        assert.deepEqual(consoleErrors, [], 'console errors');
+        assert.deepEqual([...new Set(failures)].sort(), [...new Set(expected)].sort(), 'failed requests to the server');
+      },
       /** The whole page; `fullPage: false` for a modal dialog, whose backdrop covers the viewport only. */
       screenshot: (name: string, fullPage = true) => page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage }),
       close: () => browser.close(),
