@@ -262,7 +262,8 @@ describe('JobRunner', async () => {
       await t.store.putJob(before);
       const runner = new JobRunner(t.deps);
       runner.start();
-      await validator.started;
+      // Its validation started, or the runner went idle without claiming it (then runs stays 0).
+      await Promise.race([validator.started, runner.idle()]);
       await t.lifecycle.drain(500);
       assert.equal(validator.runs, 1, 'the job was claimed and its validation started before the drain');
       assert.deepEqual(await t.store.getJob(id), before);
