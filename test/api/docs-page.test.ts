@@ -46,6 +46,5 @@ test('the docs page shows every endpoint of the document and loads nothing from 
   await browser.screenshot('docs', false);
 
   assert.equal(await page.locator('script').count(), 0);
-  assert.deepEqual(browser.foreign, []);
-  assert.deepEqual(browser.consoleErrors, []);
+  browser.assertClean();
 });

@@ -1,8 +1,10 @@
 /**
  * What the browser tests need: the real server (a child process on a free port
  * with a temp data dir) and a headless Chromium that records every request
- * leaving the page and every console error. The Chromium is found without
- * anything installed by hand (see findChromium); it never downloads a browser.
+ * leaving the page, every failed request to the server and every console error,
+ * checked only through assertClean (no filter of its own for a test to get wrong).
+ * The Chromium is found without anything installed by hand (see findChromium); it
+ * never downloads a browser.
  */
 import assert from 'node:assert/strict';
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -119,7 +121,7 @@ const recordFailures = (page: Page, origin: string): string[] => {
   return failures;
 };
 
-/** Headless Chromium with a fresh context; `foreign` collects requests to any origin but `origin`. */
+/** Headless Chromium with a fresh context; `foreign` collects requests to any origin but `origin`, refused. */
 export const startBrowser = async (origin: string) => {
   const { executablePath, args } = await findChromium();
   // Playwright keeps the profile in a temp folder of its own, removed when the browser closes or fails to start.
@@ -159,9 +161,6 @@ export const startBrowser = async (origin: string) => {
     return {
       context,
       page,
-      foreign,
-      consoleErrors,
-      failures,
       /**
        * Nothing asked of another host, no console error, and exactly the `expected` failed requests
        * to the server ("404 GET /path", "net::ERR_ABORTED GET /path"), each seen, nothing else.
