@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { docsRenderer } from '../../pages/docs-renderer.ts';
 import { docsPageCsp, docsRendererPath, docsStartPath, docsStartScript, renderDocsPage } from '../../pages/docs.ts';
 import type { AppEnv } from '../env.ts';
-import { apiRoutes, jsonText, response, type ApiRoutes } from '../openapi.ts';
+import { apiRoutes, jsonText, response, textRoute, type ApiRoutes } from '../openapi.ts';
 
 const openApiDocument = z.record(z.string(), z.unknown());
 
@@ -26,15 +26,6 @@ const documentRoute = createRoute({
   responses: { 200: response('The document.', openApiDocument) },
 });
 
-const textRoute = (path: string, mediaType: string, summary: string) =>
-  createRoute({
-    method: 'get',
-    path,
-    tags: ['service'],
-    summary,
-    responses: { 200: { description: summary, content: { [mediaType]: { schema: z.string() } } } },
-  });
-
 const pageRoute = textRoute('/docs', 'text/html', 'The API description as a page (its scripts come from this server: it works offline)');
 const rendererRoute = textRoute(docsRendererPath, 'text/javascript', 'The script that renders /docs (a vendored API reference; gzip-encoded when the client accepts it)');
 const startRoute = textRoute(docsStartPath, 'text/javascript', 'The script that starts the /docs renderer on this server\'s document');
@@ -51,7 +42,7 @@ export const docsRoutes = (document: () => string): ApiRoutes => {
       // The address names the renderer's version: a cache may keep it as long as it likes.
       const headers = { ...pageHeaders, 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable', Vary: 'Accept-Encoding' };
       const body = gzip ? docsRenderer.gzip() : docsRenderer.plain();
-      return c.body(new Uint8Array(body), 200, gzip ? { ...headers, 'Content-Encoding': 'gzip' } : headers) as never;
+      return c.body(new Uint8Array(body), 200, gzip ? { ...headers, 'Content-Encoding': 'gzip' } : headers);
     })
-    .openapi(startRoute, (c) => c.body(docsStartScript, 200, { ...pageHeaders, 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }) as never);
+    .openapi(startRoute, (c) => c.body(docsStartScript, 200, { ...pageHeaders, 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
 };
