@@ -48,7 +48,7 @@ describe('content negotiation and 404s', () => {
     assert.equal(res.headers.get('vary'), 'Accept');
     assert.ok(text.includes(`Version ${version}`));
     for (const path of ['/docs', '/rules', '/dashboard', '/healthz', '/openapi.json']) assert.ok(text.includes(`href="${path}"`), path);
-    assert.ok(text.includes('<form data-validate>') && text.includes('<textarea id="card"'));
+    assert.ok(text.includes('<form data-validate data-max-bytes="') && text.includes('<textarea id="card"') && text.includes('<input id="agent-url"'));
 
     const res2 = await t.app.request('/', { headers: json });
     assert.match(res2.headers.get('content-type')!, /^application\/json/);
