@@ -106,6 +106,8 @@ mkdirSync(out, { recursive: true });
 const worker = await build({ ...shared, entryPoints: [join(root, 'src/features/validation/validation-worker.ts')], format: 'cjs', write: false });
 // The dashboard's browser code, bundled the way the server does it from the sources, embedded likewise.
 const { bundleDashboardClient } = await tsImport('../src/dashboard/script.ts', import.meta.url);
+// The /docs page's renderer, a vendored script, embedded compressed as the server sends it.
+const { compressDocsRenderer } = await tsImport('../src/pages/docs-renderer.ts', import.meta.url);
 const common = {
   ...shared,
   entryPoints: [join(root, 'src/main.ts')],
@@ -113,6 +115,7 @@ const common = {
   define: {
     __VALIDATION_WORKER_SOURCE__: JSON.stringify(worker.outputFiles[0].text),
     __DASHBOARD_SCRIPT__: JSON.stringify(bundleDashboardClient()),
+    __DOCS_RENDERER_GZIP__: JSON.stringify(compressDocsRenderer().toString('base64')),
     'import.meta.url': 'undefined',
     'import.meta.resolve': 'undefined',
   },

@@ -303,6 +303,10 @@ export const loadConfig = (sources: ConfigSources = {}): Config => {
 };
 
 /** {base_url} and {reports_url} once the listening port is known. */
+/** The public address when it is known before listening: configured, or from a fixed port (not 0, chosen at start). */
+export const knownPublicUrl = (config: Config): string | undefined =>
+  config.publicUrl !== undefined || config.port !== 0 ? resolveUrls(config).publicUrl : undefined;
+
 export const resolveUrls = (config: Config, listenPort = config.port): { publicUrl: string; reportsUrl: string } => {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const shownHost = host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host;

@@ -6,11 +6,11 @@
  * schemas the document shows by reference; path and query parameters are checked by theirs here.
  */
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, TypedResponse } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { JSONParsed } from 'hono/utils/types';
-import type * as z from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../lib/errors.ts';
 import { version } from '../lib/version.ts';
 import type { AppEnv } from './env.ts';
@@ -41,6 +41,16 @@ export const rateLimitHeaders: Headers = {
   'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
 };
 const limitExceededHeaders: Headers = { ...rateLimitHeaders, 'Retry-After': ref('headers', 'Retry-After') };
+
+/** A GET route answering a text document (a page, a script, a style sheet) of `mediaType`. */
+export const textRoute = (path: string, mediaType: string, summary: string, tags: string[] = ['service']) =>
+  createRoute({
+    method: 'get',
+    path,
+    tags,
+    summary,
+    responses: { 200: { description: summary, content: { [mediaType]: { schema: z.string() } } } },
+  });
 
 export const jsonContent = <S extends z.ZodType | { $ref: string }>(schema: S) => ({ 'application/json': { schema } });
 

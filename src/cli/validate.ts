@@ -109,7 +109,8 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
 
   const output = values.output;
   const color = output === undefined && colorWanted(env, io.stdoutIsTTY ?? false);
-  const report = formatResults(format, values.quiet ? checked.map(errorsOnly) : checked, { color, toolVersion: version });
+  const rulesUrl = config.publicUrl === undefined ? {} : { rulesUrl: `${config.publicUrl}/rules` };
+  const report = formatResults(format, values.quiet ? checked.map(errorsOnly) : checked, { color, toolVersion: version, ...rulesUrl });
   if (output === undefined) io.stdout(report);
   else {
     try {

@@ -30,16 +30,46 @@ export const landingJson = (publicUrl: string) => ({
 const example = `curl -s -X POST {url}/v1/validate -H 'content-type: application/json' \\
   -d '{"agent_card": '"$(cat agent-card.json)"', "options": {"include_score": true}}'`;
 
-export const renderLanding = (publicUrl: string): string =>
+/**
+ * The card "Load an example" puts in the form: a plausible 0.3.0 card with findings worth showing
+ * (no provider, an http documentation URL, a skill without examples).
+ */
+export const exampleCard = `{
+  "protocolVersion": "0.3.0",
+  "name": "Trip Planner",
+  "description": "Plans multi-city trips: flights, trains and hotels within a budget.",
+  "url": "https://trips.example.com/a2a/v1",
+  "preferredTransport": "JSONRPC",
+  "version": "1.4.0",
+  "documentationUrl": "http://trips.example.com/docs",
+  "capabilities": { "streaming": true },
+  "defaultInputModes": ["text/plain"],
+  "defaultOutputModes": ["text/plain", "application/json"],
+  "skills": [
+    {
+      "id": "plan-trip",
+      "name": "Plan a trip",
+      "description": "Builds an itinerary from dates, cities and a budget.",
+      "tags": ["travel", "itinerary"]
+    }
+  ]
+}
+`;
+
+/** `maxCardBytes`: the largest card text the server takes in a request (the form refuses a bigger file before sending it). */
+export const renderLanding = (publicUrl: string, maxCardBytes: number): string =>
   renderPage({
     title: 'cardgate · A2A agent card validation',
     description: describeService,
     url: `${publicUrl}/`,
     body: `<h1>cardgate</h1><p>${esc(describeService)}</p><p class="muted">Version ${esc(version)} · A2A ${esc(ruleSetVersions.join(', '))}</p>
 <section><h2>Validate a card</h2>
-<form data-validate><label for="card">Agent card (JSON)</label>
-<textarea id="card" name="card" spellcheck="false" required placeholder='{"protocolVersion": "0.3.0", "name": "…", …}'></textarea>
-<p><button class="primary" type="submit" hidden>Validate</button> <span class="muted">Counts against this address's daily anonymous quota.</span></p></form>
+<form data-validate data-max-bytes="${maxCardBytes}"><label for="card">Agent card (JSON)</label>
+<textarea id="card" name="card" spellcheck="false" placeholder='{"protocolVersion": "0.3.0", "name": "…", …}' aria-describedby="card-help"></textarea>
+<p id="card-help" class="muted">Paste the card, drop its file here, or <label class="file">choose a file<input type="file" name="file" accept=".json,application/json"></label>.</p>
+<p><label for="agent-url">Or the agent's URL</label> <input id="agent-url" name="url" type="url" inputmode="url" placeholder="https://agent.example" size="34"> <span class="muted">(a bare origin: its /.well-known/agent-card.json)</span></p>
+<p class="actions"><button class="primary" type="submit" hidden>Validate</button> <button type="button" data-example hidden>Load an example</button> <span class="muted" data-quota>Counts against this address's daily anonymous quota.</span></p></form>
+<template id="example-card">${esc(exampleCard)}</template>
 <noscript><p>The form needs JavaScript. Without it, send the card yourself:</p></noscript>
 <div id="result" aria-live="polite" hidden></div>
 <details><summary>From a terminal</summary><pre>${esc(example.replace('{url}', publicUrl))}</pre></details></section>

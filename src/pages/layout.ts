@@ -100,6 +100,8 @@ button.primary{background:var(--link);color:var(--bg);border-color:var(--link);f
 textarea,select,input{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:6px}
 textarea{width:100%;min-height:220px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 details{margin:8px 0}summary{cursor:pointer}
+textarea.dropping{outline:2px dashed var(--link);outline-offset:2px}label.file{color:var(--link);text-decoration:underline;cursor:pointer}label.file input{position:absolute;width:1px;height:1px;opacity:0}
+input[type=url]{max-width:100%}.refusal{color:var(--bad);font-weight:600}.actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
 .links{display:flex;flex-wrap:wrap;gap:8px 20px;padding:0;list-style:none}
 @media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--hit-err:#fde2e2;--hit-warn:#fdf3c8;--hit-ok:#dcf5e3;--target:#fff}
 .top,button,.no-print{display:none!important}main{max-width:none;padding:0}.columns{display:block}.card-pane{position:static}

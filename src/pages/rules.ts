@@ -9,6 +9,7 @@ import type { RuleId } from '../engine/catalogue.ts';
 import { ruleSetVersions } from '../engine/versions.ts';
 import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
 import { esc, numberedLines, prose, renderPage } from './layout.ts';
+import { specHtml } from './spec-links.ts';
 
 const whyBySource: Record<RuleInfo['source'], string> = {
   schema: 'The official JSON schema of the version says so: a client that checks cards against it rejects the card.',
@@ -94,8 +95,8 @@ export const renderRulePage = (id: string, publicUrl: string): string | undefine
     body: `<p class="muted"><a href="/rules">Rules</a> · ${esc(category(rule.id))}</p><h1><code>${esc(rule.id)}</code></h1>
 <p class="verdict">${severityBadge(rule)}<span>${esc(costText(rule))}</span></p>
 <section><h2>What it checks</h2><p>${prose(rule.description)}</p></section>
-<section><h2>Why</h2><p>${esc(whyBySource[rule.source])}</p><dl class="facts"><dt>Spec</dt><dd>${esc(rule.spec)}</dd><dt>Versions</dt><dd>${esc(versionsText(rule.versions))}</dd><dt>Score weight</dt><dd>${rule.severity === 'error' ? 'invalid card (score 0)' : rule.severity === 'info' ? 'none' : `${rule.weight} points per finding`}</dd></dl></section>
-<section><h2>How to fix it</h2><p>${esc(rule.fix)}</p></section>
+<section><h2>Why</h2><p>${esc(whyBySource[rule.source])}</p><dl class="facts"><dt>Spec</dt><dd>${specHtml(rule.spec)}</dd><dt>Versions</dt><dd>${esc(versionsText(rule.versions))}</dd><dt>Score weight</dt><dd>${rule.severity === 'error' ? 'invalid card (score 0)' : rule.severity === 'info' ? 'none' : `${rule.weight} points per finding`}</dd></dl></section>
+<section><h2>How to fix it</h2><p>${prose(rule.fix)}</p></section>
 ${examples ? `<p class="muted">The lines where the two examples differ are marked.</p>${
   example('Failing example', examples.failing, examples.passing, 'removed', examples.options, rule.id)}${
   example('Passing example', examples.passing, examples.failing, 'added', examples.options, rule.id)}` : ''}`,

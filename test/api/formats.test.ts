@@ -103,3 +103,26 @@ describe('positions and formats of /v1/validate and /v1/validate/batch', () => {
     assert.deepEqual((await notJson.json()).errors, [{ path: 'body', message: 'request body is not valid JSON: Expected double-quoted property name at line 3, column 1' }]);
   });
 });
+
+describe('SARIF links each rule to its page', () => {
+  let server: RunningServer;
+  const publicUrl = 'https://cardgate.example';
+  before(async () => {
+    server = await startServer({ env: { CARDGATE_VALIDATION_WORKERS: '1', CARDGATE_PUBLIC_URL: publicUrl } });
+  });
+  after(() => server?.stop());
+
+  it('helpUri is the public URL of /rules/<id>, a page this server serves', async () => {
+    const res = await fetch(`${server.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"options": {"format": "sarif"}, "agent_card": ${warnedCard}}` });
+    assert.equal(res.status, 200);
+    const rules = (await res.json()).runs[0].tool.driver.rules as Array<{ id: string; helpUri?: string }>;
+    const catalogued = rules.filter((r) => r.id !== 'input.unreadable');
+    assert.ok(catalogued.length >= 30, `${catalogued.length} rules`);
+    for (const rule of catalogued) {
+      assert.equal(rule.helpUri, `${publicUrl}/rules/${rule.id}`);
+      const page = await fetch(`${server.url}${new URL(rule.helpUri!).pathname}`, { headers: { accept: 'text/html' } });
+      assert.equal(page.status, 200, rule.helpUri);
+      await page.body?.cancel();
+    }
+  });
+});

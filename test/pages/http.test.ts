@@ -48,7 +48,7 @@ describe('content negotiation and 404s', () => {
     assert.equal(res.headers.get('vary'), 'Accept');
     assert.ok(text.includes(`Version ${version}`));
     for (const path of ['/docs', '/rules', '/dashboard', '/healthz', '/openapi.json']) assert.ok(text.includes(`href="${path}"`), path);
-    assert.ok(text.includes('<form data-validate>') && text.includes('<textarea id="card"'));
+    assert.ok(text.includes('<form data-validate data-max-bytes="') && text.includes('<textarea id="card"') && text.includes('<input id="agent-url"'));
 
     const res2 = await t.app.request('/', { headers: json });
     assert.match(res2.headers.get('content-type')!, /^application\/json/);
@@ -215,12 +215,37 @@ describe('the rule pages', () => {
       const { res, text } = await page(t, `/rules/${r.id}`);
       assert.equal(res.status, 200, r.id);
       for (const part of ['What it checks', 'Why', 'How to fix it', 'Failing example', 'Passing example', 'Score weight']) assert.ok(text.includes(part), `${r.id}: ${part}`);
-      const escaped = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-      for (const field of [r.description, r.spec, r.fix]) assert.ok(text.includes(escaped(field)), `${r.id}: ${field}`);
+      // Shown as text: code spans in place of backticks, links around spec sections.
+      const shown = text.replace(/<[^>]+>/g, '').replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+      for (const field of [r.description, r.spec, r.fix]) assert.ok(shown.includes(field.replaceAll('`', '')), `${r.id}: ${field}`);
       // The failing example's findings, as the engine reports them, name the rule.
       const failing = text.slice(text.indexOf('Failing example'), text.indexOf('Passing example'));
       assert.ok(failing.includes(`<strong><code>${r.id}</code></strong>`), r.id);
     }
+  });
+
+  it('rule pages show code spans, never literal backticks, and link each spec section they cite', async () => {
+    const t = setup();
+    // 1.0 §5.8 exists in 1.0.1 only, which has no published page of its own.
+    const unlinked = new Set(['transport.non-core §5.8']);
+    let links = 0;
+    for (const r of ruleCatalogue) {
+      const { text } = await page(t, `/rules/${r.id}`);
+      const about = text.slice(text.indexOf('<h2>What it checks'), text.indexOf('<section><h2>Failing example'));
+      assert.ok(about.length > 0, r.id);
+      assert.ok(!about.replace(/<[^>]+>/g, '').includes('`'), `${r.id}: a literal backtick`);
+      for (const [cite] of r.spec.matchAll(/§\d+(?:\.\d+)*/g)) {
+        if (unlinked.has(`${r.id} ${cite}`)) continue;
+        assert.match(about, new RegExp(`<a href="https://[^"]+">${cite.replaceAll('.', '\\.')}</a>`), `${r.id}: ${cite} is a link`);
+        links += 1;
+      }
+    }
+    assert.ok(links >= 20, `${links} spec sections linked`);
+    const preferred = (await page(t, '/rules/transport.preferred.missing')).text;
+    assert.ok(preferred.includes('<a href="https://a2a-protocol.org/v0.3.0/specification/#561-main-url-and-preferred-transport">§5.6.1</a>'));
+    const header = (await page(t, '/rules/signature.protected-header')).text;
+    assert.ok(header.includes('<a href="https://www.rfc-editor.org/rfc/rfc7515#section-4.1.11">§4.1.11</a>'));
+    assert.ok(header.includes('<a href="https://a2a-protocol.org/v1.0.0/specification/#842-signature-format">§8.4.2</a>'));
   });
 });
 

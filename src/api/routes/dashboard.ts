@@ -6,14 +6,12 @@
  * The page talks only to the admin JSON API (/admin/api) with the admin token
  * as a Bearer header, so it holds no server-side state and no cookie.
  */
-import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import * as z from 'zod';
 import { dashboardScript } from '../../dashboard/script.ts';
 import { dashboardPage } from '../../dashboard/page.ts';
 import { dashboardStyles } from '../../dashboard/styles.ts';
 import type { AppEnv } from '../env.ts';
-import { apiRoutes, type ApiRoutes } from '../openapi.ts';
+import { apiRoutes, textRoute, type ApiRoutes } from '../openapi.ts';
 
 /** Nothing but same-origin script, style and fetch; no framing, no <base>, no inline code. */
 export const dashboardCsp = [
@@ -38,26 +36,17 @@ const securityHeaders = {
 const serve = (body: string, contentType: string, cacheControl: string) => (c: Context<AppEnv>) =>
   c.body(body, 200, { ...securityHeaders, 'Content-Type': contentType, 'Cache-Control': cacheControl });
 
-const file = (path: string, mediaType: string, summary: string) =>
-  createRoute({
-    method: 'get',
-    path,
-    tags: ['service'],
-    summary,
-    responses: { 200: { description: summary, content: { [mediaType]: { schema: z.string() } } } },
-  });
-
 export const dashboardRoutes = (): ApiRoutes => {
   // Read (from the sources: bundled) when the app is built, so a broken client fails start-up.
   const script = dashboardScript();
   return (
     apiRoutes()
       .openapi(
-        file('/', 'text/html', 'The admin dashboard (it asks for the admin token and keeps it for the tab only)'),
+        textRoute('/', 'text/html', 'The admin dashboard (it asks for the admin token and keeps it for the tab only)'),
         serve(dashboardPage, 'text/html; charset=utf-8', 'no-store'),
       )
       // Assets change only with a new binary; `no-cache` makes the browser revalidate each load.
-      .openapi(file('/app.css', 'text/css', 'The dashboard\'s styles'), serve(dashboardStyles, 'text/css; charset=utf-8', 'no-cache'))
-      .openapi(file('/app.js', 'text/javascript', 'The dashboard\'s script'), serve(script, 'text/javascript; charset=utf-8', 'no-cache'))
+      .openapi(textRoute('/app.css', 'text/css', 'The dashboard\'s styles'), serve(dashboardStyles, 'text/css; charset=utf-8', 'no-cache'))
+      .openapi(textRoute('/app.js', 'text/javascript', 'The dashboard\'s script'), serve(script, 'text/javascript; charset=utf-8', 'no-cache'))
   );
 };

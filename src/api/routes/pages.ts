@@ -62,9 +62,13 @@ const rulePage = createRoute({
   },
 });
 
-export const pageRoutes = (publicUrl: string): ApiRoutes => {
+/** `maxBodyBytes`: the request limit, of which the landing page's form leaves the card all but its wrapper. */
+/** What the form's request body holds besides the card: its options and the `agent_card` key. */
+const formWrapperBytes = 96;
+
+export const pageRoutes = (publicUrl: string, maxBodyBytes: number): ApiRoutes => {
   // Made once: they change only with a new binary.
-  const landingPage = renderLanding(publicUrl);
+  const landingPage = renderLanding(publicUrl, maxBodyBytes - formWrapperBytes);
   const description = landingJson(publicUrl);
   const indexes = new Map<string, string>();
   return apiRoutes()

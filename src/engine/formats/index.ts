@@ -18,6 +18,8 @@ export interface FormatOptions {
   color?: boolean;
   /** The tool's version, which SARIF names. */
   toolVersion?: string;
+  /** Where the rule pages are (`https://cardgate.example/rules`): SARIF links each rule's help to its page. */
+  rulesUrl?: string;
 }
 
 const formatters: Record<OutputFormat, (inputs: readonly CheckedInput[], options: FormatOptions) => string> = {

@@ -9,11 +9,12 @@ import { problemsOf, UNREADABLE_RULE, type CheckedInput } from './input.ts';
 
 const SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
 
-const rules = [
+const catalogueRules = (rulesUrl: string | undefined) => [
   ...ruleCatalogue.map((r) => ({
     id: r.id,
     shortDescription: { text: r.description },
     help: { text: r.fix },
+    ...(rulesUrl === undefined ? {} : { helpUri: `${rulesUrl}/${encodeURIComponent(r.id)}` }),
     // SARIF calls a finding that reports a good outcome a note.
     defaultConfiguration: { level: r.severity === 'info' ? 'note' : r.severity },
     properties: { spec: r.spec, source: r.source, versions: r.versions },
@@ -25,7 +26,7 @@ const rules = [
     defaultConfiguration: { level: 'error' },
   },
 ];
-const ruleIndex = new Map(rules.map((r, i) => [r.id, i]));
+const ruleIndex = new Map(catalogueRules(undefined).map((r, i) => [r.id, i]));
 
 /**
  * An input's name as an artifact URI: a URL as it is; a path with forward slashes and each
@@ -41,7 +42,7 @@ export const artifactUri = (name: string): string => {
   return path.startsWith('/') ? `file://${encoded}` : encoded;
 };
 
-export const formatSarif = (inputs: readonly CheckedInput[], options: { toolVersion?: string } = {}): string => {
+export const formatSarif = (inputs: readonly CheckedInput[], options: { toolVersion?: string; rulesUrl?: string } = {}): string => {
   const results = inputs.flatMap((input) => {
     const artifactLocation = { uri: artifactUri(input.name) };
     return problemsOf(input).map((p) => {
@@ -64,7 +65,7 @@ export const formatSarif = (inputs: readonly CheckedInput[], options: { toolVers
   const driver = {
     name: 'cardgate',
     ...(options.toolVersion === undefined ? {} : { version: options.toolVersion }),
-    rules,
+    rules: catalogueRules(options.rulesUrl),
   };
   const log = { $schema: SCHEMA, version: '2.1.0', runs: [{ tool: { driver }, columnKind: 'utf16CodeUnits', results }] };
   return `${JSON.stringify(log, null, 2)}\n`;

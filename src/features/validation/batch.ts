@@ -134,7 +134,7 @@ export const validateBatchText = (body: BodyText, settings: ValidationSettings, 
     valid,
     scoreSum,
     results: `[${results.join(',')}]`,
-    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, inputs) } : {}),
+    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, inputs, settings.rulesUrl) } : {}),
   };
 };
 

@@ -16,12 +16,16 @@ export interface ValidationSettings {
   maxJsonDepth: number;
   maxFindings: number;
   maxCards: number;
+  /** The rule pages' address, which SARIF answers link each rule to; unknown while the port is chosen at start (0). */
+  rulesUrl?: string;
 }
 
-export const validationSettings = (config: Config): ValidationSettings => ({
+/** `publicUrl`: the service's address when known before it listens (see rulePagesUrl in config.ts). */
+export const validationSettings = (config: Config, publicUrl?: string): ValidationSettings => ({
   maxJsonDepth: config.http.maxJsonDepth,
   maxFindings: config.validation.maxFindings,
   maxCards: config.batch.maxCards,
+  ...(publicUrl === undefined ? {} : { rulesUrl: `${publicUrl}/rules` }),
 });
 
 const agentNameOf = (card: unknown): string | null => {
@@ -128,7 +132,7 @@ export interface FormattedAnswer {
   mediaType: string;
 }
 
-export const formattedAnswer = (format: OutputFormat, inputs: CheckedInput[]): FormattedAnswer => ({
-  body: formatResults(format, inputs, { toolVersion: version }),
+export const formattedAnswer = (format: OutputFormat, inputs: CheckedInput[], rulesUrl: string | undefined): FormattedAnswer => ({
+  body: formatResults(format, inputs, { toolVersion: version, rulesUrl }),
   mediaType: formatMediaTypes[format],
 });

@@ -23,7 +23,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Config } from '../../config.ts';
+import { knownPublicUrl, type Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
 import { validationSettings, type Engine, type ValidationSettings } from './card-result.ts';
 import type { Validator } from './validator.ts';
@@ -61,7 +61,7 @@ export const inProcessValidator = (settings: ValidationSettings, timeoutMs: numb
 
 /** The in-process validator of a configuration. */
 export const configuredInProcess = (config: Config, engine?: Engine): Validator =>
-  inProcessValidator(validationSettings(config), config.validation.timeoutMs, engine);
+  inProcessValidator(validationSettings(config, knownPublicUrl(config)), config.validation.timeoutMs, engine);
 
 /** Set by build/build.mjs: the worker's bundled source, run with `eval` (the SEA and Deno have no file to point at). */
 declare const __VALIDATION_WORKER_SOURCE__: string | undefined;
@@ -326,6 +326,6 @@ export const defaultWorkerCount = (cores = availableParallelism()): number => Ma
 /** `validation.workers` threads (unset: defaultWorkerCount()), or in process for 0. */
 export const createValidator = (config: Config, log: Logger): Validator => {
   const size = config.validation.workers ?? defaultWorkerCount();
-  const options = { size, settings: validationSettings(config), timeoutMs: config.validation.timeoutMs };
+  const options = { size, settings: validationSettings(config, knownPublicUrl(config)), timeoutMs: config.validation.timeoutMs };
   return size > 0 ? new ValidationPool(options, log) : inProcessValidator(options.settings, options.timeoutMs);
 };

@@ -175,7 +175,7 @@ const singleOutcome = (
     head: `{${shown.join(',')}${truncatedField(pieces, shownLists)}}`,
     resultJson: `{${findings},${score},${suggestions}${truncatedField(pieces, ['errors', 'warnings', 'suggestions'])},${pieces.versionMembers}}`,
     ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
-    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, [{ name: options.file ?? request.agent_url ?? DEFAULT_CARD_FILE, result }]) } : {}),
+    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, [{ name: options.file ?? request.agent_url ?? DEFAULT_CARD_FILE, result }], settings.rulesUrl) } : {}),
   };
 };
 
