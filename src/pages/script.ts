@@ -1,6 +1,6 @@
 /**
  * The pages' one script, inline (allowed by its hash). It only adds to pages that read fine
- * without it: `<time data-local>` stamps shown in the reader's time zone, `[data-copy]` buttons
+ * without it: `<time data-local>` stamps shown in the reader's time zone (named), `[data-copy]` buttons
  * that copy the text of the element they name, and the landing page's form: a pasted, dropped or
  * chosen card, an example, or an agent's URL, sent to POST /v1/validate (the anonymous quota, as any
  * caller without a key), its findings shown with their lines linked into the report.
@@ -8,7 +8,7 @@
 export const pageScript = `(() => {
   for (const t of document.querySelectorAll('time[data-local]')) {
     const d = new Date(t.getAttribute('datetime'));
-    if (!isNaN(d)) { t.title = t.textContent; t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }); }
+    if (!isNaN(d)) { t.title = t.textContent; t.textContent = d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }); }
   }
   for (const b of document.querySelectorAll('button[data-copy]')) {
     const source = document.getElementById(b.dataset.copy);
