@@ -28,33 +28,35 @@ function reachable(defs: Record<string, unknown>, from: string): Set<string> {
   return seen;
 }
 
-/** a2a-1.0.0.json with the 1.0 text's constraints added to the AgentCard definitions. */
-function strict10(): Record<string, unknown> {
-  const schema = structuredClone(readSchema('a2a-1.0.0.json'));
-  const defs = schema.definitions as Record<string, { properties: Record<string, Record<string, unknown>>; required?: string[] } & Record<string, unknown>>;
+type Definitions = Record<string, { properties: Record<string, Record<string, unknown>>; required?: string[] } & Record<string, unknown>>;
+const oneofs = ['v1SecurityScheme', 'v1OAuthFlows'];
+
+/** The 1.0 definitions with `constrain` applied to every required property the AgentCard reaches. */
+function with10Required(schema: Record<string, unknown>, constrain: (prop: Record<string, unknown>) => void): Definitions {
+  const defs = schema.definitions as Definitions;
   for (const name of reachable(defs, 'v1AgentCard')) {
     const def = defs[name]!;
     for (const field of def.required ?? []) {
       const prop = def.properties[field];
-      if (prop?.type === 'array') prop.minItems = 1;
+      if (prop) constrain(prop);
     }
   }
-  for (const oneof of ['v1SecurityScheme', 'v1OAuthFlows']) Object.assign(defs[oneof]!, { minProperties: 1, maxProperties: 1 });
+  return defs;
+}
+
+/** a2a-1.0.0.json with the 1.0 text's constraints added to the AgentCard definitions. */
+function strict10(): Record<string, unknown> {
+  const schema = structuredClone(readSchema('a2a-1.0.0.json'));
+  const defs = with10Required(schema, (prop) => { if (prop.type === 'array') prop.minItems = 1; });
+  for (const oneof of oneofs) Object.assign(defs[oneof]!, { minProperties: 1, maxProperties: 1 });
   return schema;
 }
 
 /** strict10 with the rest of §5.7: REQUIRED strings hold at least one character, a oneof's key is one of its members. */
 function text10(): Record<string, unknown> {
   const schema = strict10();
-  const defs = schema.definitions as Record<string, { properties: Record<string, Record<string, unknown>>; required?: string[] } & Record<string, unknown>>;
-  for (const name of reachable(defs, 'v1AgentCard')) {
-    const def = defs[name]!;
-    for (const field of def.required ?? []) {
-      const prop = def.properties[field];
-      if (prop?.type === 'string') prop.minLength = 1;
-    }
-  }
-  for (const oneof of ['v1SecurityScheme', 'v1OAuthFlows']) defs[oneof]!.propertyNames = { enum: Object.keys(defs[oneof]!.properties) };
+  const defs = with10Required(schema, (prop) => { if (prop.type === 'string') prop.minLength = 1; });
+  for (const oneof of oneofs) defs[oneof]!.propertyNames = { enum: Object.keys(defs[oneof]!.properties) };
   return schema;
 }
 

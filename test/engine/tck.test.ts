@@ -217,3 +217,16 @@ test('private addresses in endpoint URLs are silent today, in both versions; loo
   const loopback = validateCard({ ...clean03(), url: 'https://127.0.0.1/a2a' });
   assert.deepEqual(at(loopback.warnings), ['url.unreachable-host@url']);
 });
+
+test('hostile: 20 000 skills with blank names and credential-named params stay bounded by maxFindings, every finding counted', () => {
+  const card = clean03();
+  const skills = Array.from({ length: 20_000 }, (_, i) => ({ id: `s${i}`, name: ' ', description: 'd', tags: ['t'] }));
+  card.skills = skills;
+  card.capabilities = { extensions: [{ uri: 'https://travel.test/ext', params: { apiToken: 'secret-token-123' } }] };
+  const r = validateCard(card, { maxFindings: 50 });
+  // The secret scan runs before the blank check: its finding is kept, then 49 of the 20 000 blank names.
+  assert.deepEqual(at(r.warnings.slice(0, 2)), ['content.secret@capabilities.extensions[0].params.apiToken', 'field.blank@skills[0].name']);
+  assert.equal(r.warnings.length, 50);
+  assert.equal(r.warnings.length + r.truncated!.warnings, 20_000 + 1);
+  assert.equal(r.valid, true);
+});
