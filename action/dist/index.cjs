@@ -11276,49 +11276,87 @@ function checkSecrets(ctx) {
 
 // src/engine/rules/blank.ts
 var defOf = (schema) => schema._zod.def;
-function chosenOption(def, value) {
-  const tag = value[def.discriminator];
-  return def.options.find((o) => defOf(defOf(o).shape[def.discriminator]).values?.includes(tag));
+var isBlank = (s) => !/\S/.test(s);
+var walkers = /* @__PURE__ */ new WeakMap();
+function walkerOf(schema) {
+  let w = walkers.get(schema);
+  if (w === void 0) {
+    w = compile(defOf(schema));
+    walkers.set(schema, w);
+  }
+  return w;
+}
+var under = (segment, walk, value, path2, found) => {
+  path2.push(segment);
+  walk(value, path2, found);
+  path2.pop();
+};
+function compile(def) {
+  switch (def.type) {
+    case "optional":
+      return walkerOf(def.innerType);
+    case "array": {
+      const item = walkerOf(def.element);
+      return item && ((v, path2, found) => {
+        if (Array.isArray(v)) v.forEach((x, i) => under(i, item, x, path2, found));
+      });
+    }
+    case "record": {
+      const entry = walkerOf(def.valueType);
+      return entry && ((v, path2, found) => {
+        if (isRecord(v)) for (const k of Object.keys(v)) under(k, entry, v[k], path2, found);
+      });
+    }
+    case "union": {
+      const tag = def.discriminator;
+      if (tag === void 0) return null;
+      const byTag = /* @__PURE__ */ new Map();
+      for (const option of def.options) {
+        const walk = walkerOf(option);
+        if (walk) for (const literal2 of defOf(defOf(option).shape[tag]).values ?? []) byTag.set(literal2, walk);
+      }
+      return (v, path2, found) => {
+        if (isRecord(v)) byTag.get(v[tag])?.(v, path2, found);
+      };
+    }
+    case "object":
+      return compileObject(def.shape);
+    default:
+      return null;
+  }
+}
+function compileObject(shape) {
+  const strings = [];
+  const members2 = [];
+  for (const [key, field] of Object.entries(shape)) {
+    if (defOf(field).type === "string") strings.push(key);
+    else {
+      const walk = walkerOf(field);
+      if (walk) members2.push([key, walk]);
+    }
+  }
+  if (strings.length === 0 && members2.length === 0) return null;
+  return (v, path2, found) => {
+    if (!isRecord(v)) return;
+    for (const key of strings) {
+      const s = v[key];
+      if (typeof s === "string" && isBlank(s) && Object.hasOwn(v, key)) {
+        path2.push(key);
+        found(s);
+        path2.pop();
+      }
+    }
+    for (const [key, walk] of members2) if (Object.hasOwn(v, key)) under(key, walk, v[key], path2, found);
+  };
 }
 function checkBlank(ctx) {
   const path2 = [];
-  const report = (value) => {
+  walkerOf(ctx.parts.card)?.(ctx.card, path2, (value) => {
     const at = formatPath(path2);
     if (ctx.report.hasFindingAt(at)) return;
     const name = fieldName(path2);
-    const what = value === "" ? "is empty" : "holds only whitespace";
-    ctx.report.add("field.blank", at, `${name} ${what}: a required field with no value`, `give ${name} a value`);
-  };
-  const walk = (schema, value) => {
-    const def = defOf(schema);
-    if (def.type === "optional") walk(def.innerType, value);
-    else if (def.type === "array" && Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) visit3(i, def.element, value[i]);
-    } else if (def.type === "record" && isRecord(value)) {
-      for (const key of Object.keys(value)) visit3(key, def.valueType, value[key]);
-    } else if (def.type === "union" && def.discriminator !== void 0 && isRecord(value)) {
-      const option = chosenOption(def, value);
-      if (option) walk(option, value);
-    } else if (def.type === "object" && isRecord(value)) {
-      for (const [key, field] of Object.entries(def.shape)) {
-        if (!Object.hasOwn(value, key)) continue;
-        const member = value[key];
-        if (defOf(field).type === "string") {
-          if (typeof member === "string" && member.trim() === "") {
-            path2.push(key);
-            report(member);
-            path2.pop();
-          }
-        } else visit3(key, field, member);
-      }
-    }
-  };
-  const visit3 = (segment, schema, value) => {
-    path2.push(segment);
-    walk(schema, value);
-    path2.pop();
-  };
-  walk(ctx.parts.card, ctx.card);
+    ctx.report.add("field.blank", at, `${name} ${value === "" ? "is empty" : "holds only whitespace"}: a required field with no value`, `give ${name} a value`);
+  });
 }
 
 // src/engine/signatures/protected-header.ts
