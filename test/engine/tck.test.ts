@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { validateCard, type CardResult, type Issue } from '../../src/engine/index.ts';
 import { clean03, clean10, type Card } from './fixtures.ts';
+import { a2aCards, nonstandardCards } from './corpus.ts';
 
 const crafted = (file: string): Card =>
   JSON.parse(readFileSync(new URL(`./fixtures/tck/${file}`, import.meta.url), 'utf8')) as Card;
@@ -168,6 +169,13 @@ test('a whitespace-only required string is a field.blank warning in every versio
   }
 });
 
+test('a whitespace-only URL stays url.absolute, an error, with no field.blank beside it', () => {
+  for (const [card, path] of [[clean03(), 'url'], [clean10(), 'supportedInterfaces[0].url']] as const) {
+    const r = validateCard(withValue(card, path, '  '));
+    assert.deepEqual(findingsAt(r, path), [`url.absolute@${path}`], path);
+  }
+});
+
 // 3. Credential-like values.
 
 const secretsAt = (card: Card): string[] => validateCard(card).warnings.filter((w) => w.rule === 'content.secret').map((w) => w.path);
@@ -179,6 +187,13 @@ test('a field named for a credential holding a token-like value is content.secre
 
 test('prose about tokens and keys, and fields that only mention a key or token, stay silent', () => {
   assert.deepEqual(secretsAt(crafted('credential-prose.1.0.json')), []);
+});
+
+test('no real card is flagged content.secret: its words ("design tokens", "API key obtained via ...") are not credentials', () => {
+  const corpus = [...a2aCards(), ...nonstandardCards()].filter((c) => c.parsed);
+  assert.equal(corpus.length, 133);
+  const flagged = corpus.filter(({ card }) => validateCard(card).warnings.some((w) => w.rule === 'content.secret')).map((c) => c.file);
+  assert.deepEqual(flagged, []);
 });
 
 const withParams = (make: () => Card, params: Record<string, unknown>): Card => {
