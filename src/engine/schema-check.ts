@@ -1,7 +1,7 @@
 /** Runs the zod schema of a rule set and turns zod's issues into catalogue findings with card paths. */
 import type * as z from 'zod';
 import { cardSchemaParts } from './schemas.ts';
-import { clip, fieldName, formatPath, jsonType, keyName, lookup, someOf, type PathSegment } from './paths.ts';
+import { clip, fieldName, formatPath, jsonType, lookup, someOf, type PathSegment } from './paths.ts';
 import type { Report } from './report.ts';
 import type { RuleSetVersion } from './versions.ts';
 
