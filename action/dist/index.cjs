@@ -10170,15 +10170,15 @@ var rules = {
   "schema.non-empty": error2(
     "spec",
     V1,
-    "1.0 \xA75.7 (REQUIRED arrays hold at least one element)",
-    "A required array is empty (supportedInterfaces, defaultInputModes, defaultOutputModes, skills, skills[i].tags).",
-    "Put at least one element in the array."
+    "1.0 \xA75.7 (REQUIRED fields MUST be present and set; REQUIRED arrays hold at least one element)",
+    `A required array is empty (supportedInterfaces, defaultInputModes, defaultOutputModes, skills, skills[i].tags), or a string the 1.0 proto marks REQUIRED is "" (name, description, version; a skill's id, name, description; an interface's url, protocolBinding, protocolVersion; provider url and organization; a signature's protected and signature; a security scheme's required fields): "" is the unset value of a proto string.`,
+    "Put at least one element in the array; give the string its value."
   ),
   "schema.one-of": error2(
     "spec",
     V1,
-    "1.0 proto oneof `SecurityScheme`, `OAuthFlows`",
-    "A 1.0 security scheme or OAuth flows object does not hold exactly one member.",
+    "1.0 proto oneof `SecurityScheme`, `OAuthFlows`; 1.0 \xA75.7 (unrecognised fields are ignored)",
+    'A 1.0 security scheme or OAuth flows object does not hold exactly one of its members: none, two, or only a key that is no member (e.g. "bearerAuthScheme"), which clients ignore, leaving the scheme empty.',
     "Wrap each scheme in exactly one of apiKeySecurityScheme, httpAuthSecurityScheme, oauth2SecurityScheme, openIdConnectSecurityScheme, mtlsSecurityScheme; give flows exactly one flow."
   ),
   "protocolVersion.unsupported": error2(
@@ -10428,6 +10428,14 @@ var rules = {
     "A signature names a jku (a JWKS URL) but no trusted key has its kid at that URL, and the URL is not fetched (signatures.fetchJku off, or the fetch was refused or failed).",
     "Add the keys published at the jku to the trust store, or enable signatures.fetchJku."
   ),
+  "field.blank": warning(
+    "practice",
+    5,
+    ALL,
+    "0.x official schema `required` (presence only); 1.0 \xA75.7",
+    'A required string has no content: "" in a 0.x card (the 0.x schema requires the field but not a value; in 1.0 "" is an error, schema.non-empty), or only whitespace in any version. Not reported where another rule already judged the value (an empty url is url.absolute).',
+    "Give the field its value: a name, a description, an id clients can show and use."
+  ),
   "content.secret": warning(
     "spec",
     20,
@@ -10462,12 +10470,19 @@ var Report = class {
   leftOut = { errors: 0, warnings: 0 };
   /** Warnings per rule, kept or not: the score weighs them all. */
   warningsPerRule = /* @__PURE__ */ new Map();
+  /** Paths that have a finding, kept or not: a rule that would only say again what one says there looks here. */
+  pathsFound = /* @__PURE__ */ new Set();
   /** Whether another error would be kept: past the cap `add` only counts it, so a caller may skip spelling it out. */
   get roomForErrors() {
     return this.errors.length < this.maxFindings;
   }
+  /** Whether a finding (error or warning) was reported at `path`. */
+  hasFindingAt(path2) {
+    return this.pathsFound.has(path2);
+  }
   add(rule, path2, message, fix) {
     const info2 = ruleInfo(rule);
+    this.pathsFound.add(path2);
     if (info2.severity === "error") {
       if (this.errors.length < this.maxFindings) this.errors.push({ path: clip(path2), message: clip(message), rule });
       else this.leftOut.errors++;
@@ -10488,8 +10503,8 @@ var str = string2();
 var strList = array(string2());
 var scopes = record(string2(), string2());
 var anyObject = record(string2(), unknown());
-var provider = object({ organization: str, url: str });
 function v0Parts(v) {
+  const provider = object({ organization: str, url: str });
   const is03 = since(v, "0.3.0");
   const requirements = array(record(string2(), array(string2())));
   const flows = object({
@@ -10550,25 +10565,33 @@ function v0Parts(v) {
   });
   return { card, skill, capabilities, provider, iface };
 }
-var exactlyOneMember = (o) => Object.keys(o).length === 1;
+function oneof(kind, shape) {
+  const members2 = Object.keys(shape);
+  return looseObject(shape).refine((o) => {
+    const keys = Object.keys(o);
+    return keys.length === 1 && members2.includes(keys[0]);
+  }, { message: `must hold exactly one ${kind}`, params: { members: members2 } });
+}
 function v1Parts() {
+  const set = string2().min(1);
+  const provider = object({ organization: set, url: set });
   const requirement = object({ schemes: record(string2(), object({ list: strList.optional() })).optional() });
   const requirements = array(requirement);
-  const flows = looseObject({
-    authorizationCode: object({ authorizationUrl: str, tokenUrl: str, refreshUrl: str.optional(), scopes, pkceRequired: boolean2().optional() }).optional(),
-    clientCredentials: object({ tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
-    deviceCode: object({ deviceAuthorizationUrl: str, tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
+  const flows = oneof("flow", {
+    authorizationCode: object({ authorizationUrl: set, tokenUrl: set, refreshUrl: str.optional(), scopes, pkceRequired: boolean2().optional() }).optional(),
+    clientCredentials: object({ tokenUrl: set, refreshUrl: str.optional(), scopes }).optional(),
+    deviceCode: object({ deviceAuthorizationUrl: set, tokenUrl: set, refreshUrl: str.optional(), scopes }).optional(),
     implicit: object({ authorizationUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional(),
     password: object({ tokenUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional()
-  }).refine(exactlyOneMember, { message: "must hold exactly one flow" });
+  });
   const description = str.optional();
-  const scheme = looseObject({
-    apiKeySecurityScheme: object({ location: str, name: str, description }).optional(),
-    httpAuthSecurityScheme: object({ scheme: str, bearerFormat: str.optional(), description }).optional(),
+  const scheme = oneof("scheme", {
+    apiKeySecurityScheme: object({ location: set, name: set, description }).optional(),
+    httpAuthSecurityScheme: object({ scheme: set, bearerFormat: str.optional(), description }).optional(),
     oauth2SecurityScheme: object({ flows, oauth2MetadataUrl: str.optional(), description }).optional(),
-    openIdConnectSecurityScheme: object({ openIdConnectUrl: str, description }).optional(),
+    openIdConnectSecurityScheme: object({ openIdConnectUrl: set, description }).optional(),
     mtlsSecurityScheme: object({ description }).optional()
-  }).refine(exactlyOneMember, { message: "must hold exactly one scheme" });
+  });
   const extension = object({
     uri: str.optional(),
     description,
@@ -10582,21 +10605,21 @@ function v1Parts() {
     extendedAgentCard: boolean2().optional()
   });
   const skill = object({
-    id: str,
-    name: str,
-    description: str,
+    id: set,
+    name: set,
+    description: set,
     tags: strList.min(1),
     examples: strList.optional(),
     inputModes: strList.optional(),
     outputModes: strList.optional(),
     securityRequirements: requirements.optional()
   });
-  const iface = object({ url: str, protocolBinding: str, protocolVersion: str, tenant: str.optional() });
+  const iface = object({ url: set, protocolBinding: set, protocolVersion: set, tenant: str.optional() });
   const card = object({
-    name: str,
-    description: str,
+    name: set,
+    description: set,
     supportedInterfaces: array(iface).min(1),
-    version: str,
+    version: set,
     capabilities,
     defaultInputModes: strList.min(1),
     defaultOutputModes: strList.min(1),
@@ -10606,7 +10629,7 @@ function v1Parts() {
     iconUrl: str.optional(),
     securitySchemes: record(string2(), scheme).optional(),
     securityRequirements: requirements.optional(),
-    signatures: array(object({ protected: str, signature: str, header: anyObject.optional() })).optional()
+    signatures: array(object({ protected: set, signature: set, header: anyObject.optional() })).optional()
   });
   return { card, skill, capabilities, provider, iface };
 }
@@ -10664,20 +10687,25 @@ function addIssue(card, issue2, report) {
       return;
     }
     case "too_small": {
-      report.add("schema.non-empty", path2, `${name} must not be empty: 1.0 requires at least one element`);
+      const why = issue2.origin === "string" ? "it is required, and an empty string is the unset value" : "it is required, so it holds at least one element";
+      report.add("schema.non-empty", path2, `${name} must not be empty: ${why} (1.0 \xA75.7)`);
       return;
     }
     case "custom": {
-      const value = lookup(card, segments).value;
-      const members2 = value && typeof value === "object" ? Object.keys(value) : [];
-      const legacy = members2.includes("type") ? ' (this is the 0.x form; 1.0 wraps the fields, e.g. {"httpAuthSecurityScheme": {"scheme": "bearer"}})' : "";
-      report.add("schema.one-of", path2, `${name} ${issue2.message}, found ${members2.length}${members2.length ? ` (${someOf(members2, keyName)})` : ""}${legacy}`);
+      report.add("schema.one-of", path2, oneofMessage(name, issue2, lookup(card, segments).value));
       return;
     }
     default: {
       report.add("schema.type", path2, `${name}: ${issue2.message}`);
     }
   }
+}
+function oneofMessage(name, issue2, value) {
+  const found = value && typeof value === "object" ? Object.keys(value) : [];
+  const members2 = Array.isArray(issue2.params?.members) ? issue2.params.members : [];
+  const lone = found.length === 1 && !members2.includes(found[0]) ? ", which is none of them: clients ignore an unknown field, so nothing is left" : "";
+  const legacy = found.includes("type") ? ' (this is the 0.x form; 1.0 wraps the fields, e.g. {"httpAuthSecurityScheme": {"scheme": "bearer"}})' : "";
+  return `${name} ${issue2.message} of ${members2.join(", ")}; found ${found.length}${found.length ? ` (${someOf(found)})` : ""}${lone}${legacy}`;
 }
 
 // src/engine/rules/context.ts
@@ -10686,6 +10714,7 @@ var arrayOf = (v) => Array.isArray(v) ? v : none;
 var recordOf = (v) => isRecord(v) ? v : void 0;
 var stringOf = (v) => typeof v === "string" ? v : void 0;
 var entriesOf = (v) => isRecord(v) ? Object.entries(v) : [];
+var reportedEmpty = (ctx, path2, value) => value === "" && ctx.report.hasFindingAt(path2);
 
 // src/engine/score.ts
 var MAX_COUNT_PER_RULE = 3;
@@ -10866,8 +10895,8 @@ function checkFields(ctx) {
   checkObject(ctx, card, "", k.card, v1 ? legacyTop : futureTop);
   const caps = recordOf(card.capabilities);
   if (caps) checkObject(ctx, caps, "capabilities", k.capabilities, v1 ? legacyCapabilities : futureCapabilities);
-  const provider2 = recordOf(card.provider);
-  if (provider2) checkObject(ctx, provider2, "provider", k.provider, /* @__PURE__ */ new Map());
+  const provider = recordOf(card.provider);
+  if (provider) checkObject(ctx, provider, "provider", k.provider, /* @__PURE__ */ new Map());
   arrayOf(card.skills).forEach((s, i) => {
     const skill = recordOf(s);
     if (skill) checkObject(ctx, skill, `skills[${i}]`, k.skill, v1 ? legacySkill : futureSkill);
@@ -10905,7 +10934,7 @@ function unreachable(host) {
   return void 0;
 }
 function checkUrl(ctx, path2, name, value, kind, allowHostPort = false) {
-  if (typeof value !== "string") return;
+  if (typeof value !== "string" || reportedEmpty(ctx, path2, value)) return;
   const m = absoluteUrl.exec(value);
   if (!m) {
     if (allowHostPort && hostPort.test(value)) return;
@@ -11095,7 +11124,7 @@ function checkSecurity(ctx) {
 var coreTransports = /* @__PURE__ */ new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
 var uri = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 function checkTransportName(ctx, path2, name, value) {
-  if (typeof value !== "string" || coreTransports.has(value)) return;
+  if (typeof value !== "string" || coreTransports.has(value) || reportedEmpty(ctx, path2, value)) return;
   const upper = value.toUpperCase();
   const core = upper === "JSON-RPC" || upper === "JSONRPC" ? "JSONRPC" : upper === "REST" || upper === "HTTP" || upper === "HTTP+JSON" ? "HTTP+JSON" : upper === "GRPC" ? "GRPC" : void 0;
   if (ctx.version === "1.0" && !core && uri.test(value)) return;
@@ -11138,8 +11167,8 @@ function checkV1(ctx) {
     if (!iface) return;
     checkTransportName(ctx, `supportedInterfaces[${i}].protocolBinding`, "protocolBinding", iface.protocolBinding);
     const v = iface.protocolVersion;
-    if (typeof v !== "string" || interfaceVersions.includes(v)) return;
     const at = `supportedInterfaces[${i}].protocolVersion`;
+    if (typeof v !== "string" || interfaceVersions.includes(v) || reportedEmpty(ctx, at, v)) return;
     const majorMinor = interfacePatchVersions.get(v);
     if (majorMinor) ctx.report.add("interface.protocolVersion.patch", at, `protocolVersion "${v}" carries a patch number; write "${majorMinor}"`, `write "protocolVersion": "${majorMinor}"`);
     else ctx.report.add("protocolVersion.unsupported", at, `protocolVersion "${v}" is not an A2A version; interfaces declare one of ${interfaceVersions.join(", ")} (rule sets: ${supportedVersionsText()})`);
@@ -11153,7 +11182,36 @@ function checkTransports(ctx) {
 // src/engine/rules/secrets.ts
 var MAX_DEPTH = 32;
 var MAX_NODES = 1e4;
-var secretKey = /^(?:x[-_]?)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|refresh[-_]?token|token|secret|client[-_]?secret|password|passwd|private[-_]?key|bearer[-_]?token)$/i;
+var credentialWords = /* @__PURE__ */ new Set(["key", "apikey", "token", "secret", "password", "passwd", "pwd", "passphrase", "credential", "credentials"]);
+var credentialLastWords = /* @__PURE__ */ new Set(["apikey", "secret", "password", "passwd", "pwd", "passphrase", "credential", "credentials"]);
+var credentialPairs = /* @__PURE__ */ new Set([
+  "api key",
+  "api token",
+  "access key",
+  "access token",
+  "auth token",
+  "refresh token",
+  "bearer token",
+  "id token",
+  "session token",
+  "private key",
+  "secret key",
+  "client secret"
+]);
+var publicKeyKinds = /* @__PURE__ */ new Set(["public", "idempotency", "primary", "foreign", "sort", "partition", "cache"]);
+var MAX_NAME = 64;
+var credentialHint = /key|token|secret|passw|pwd|passphrase|credential/i;
+var wordsOf = (name) => name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "");
+function credentialNaming(name) {
+  if (name.length > MAX_NAME || !credentialHint.test(name)) return void 0;
+  const words = wordsOf(name);
+  const last = words[words.length - 1];
+  if (last === void 0 || !credentialWords.has(last)) return void 0;
+  const before = words[words.length - 2];
+  if (last === "key" && before !== void 0 && publicKeyKinds.has(before)) return void 0;
+  if (credentialLastWords.has(last) || credentialPairs.has(`${before} ${last}`) || last === "token" && words.length === 1) return "credential";
+  return "mentions";
+}
 var secretValue = new RegExp([
   String.raw`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,
   String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}`,
@@ -11168,9 +11226,23 @@ var secretValue = new RegExp([
   String.raw`[?&](?:api[_-]?key|access_token|token|secret|password)=[^&\s]{8,}`
 ].join("|"));
 var secretMarker = /_live_|_test_|sk-|gh[pousr]_|github_pat_|AKIA|xox[abprs]-|AIza|eyJ|-----BEGIN|:\/\/[^/\s:@]+:[^/\s@]{3,}@|[?&][a-z_-]+=/;
-var notACredential = /^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|x+|\*+|none|null|true|false|header|query|cookie|bearer|basic)$|\s/i;
+var notACredential = new RegExp([
+  String.raw`^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|\$[A-Z_]+|%[A-Z_]+%|x+|\*+)$`,
+  String.raw`^(?:none|null|true|false|header|query|cookie|bearer|basic|optional|required|string|redacted)$`,
+  String.raw`xxxx|\*\*\*|\.\.\.|…|^your[-_]|replace[-_]?me|changeme|placeholder`,
+  String.raw`://|^/`,
+  String.raw`^0x[0-9a-f]{40}$`,
+  String.raw`\s`
+].join("|"), "i");
+var randomLooking = (value) => /[A-Za-z]/.test(value) && /\d/.test(value);
 var mask = (s) => `${s.slice(0, 4)}\u2026(${s.length} chars)`;
-var looksLikeSecret = (value, key) => value.length >= 8 && secretKey.test(key) && !notACredential.test(value) || value.length >= 16 && secretMarker.test(value) && secretValue.test(value);
+function looksLikeSecret(value, key) {
+  if (value.length >= 16 && secretMarker.test(value) && secretValue.test(value)) return true;
+  if (value.length < 8) return false;
+  const naming = credentialNaming(key);
+  if (naming === void 0 || notACredential.test(value)) return false;
+  return naming === "credential" || randomLooking(value);
+}
 function checkSecrets(ctx) {
   const path2 = [];
   let budget = MAX_NODES;
@@ -11202,6 +11274,91 @@ function checkSecrets(ctx) {
   visit3(ctx.card, "", 0);
 }
 
+// src/engine/rules/blank.ts
+var defOf = (schema) => schema._zod.def;
+var isBlank = (s) => !/\S/.test(s);
+var walkers = /* @__PURE__ */ new WeakMap();
+function walkerOf(schema) {
+  let w = walkers.get(schema);
+  if (w === void 0) {
+    w = compile(defOf(schema));
+    walkers.set(schema, w);
+  }
+  return w;
+}
+var under = (segment, walk, value, path2, found) => {
+  path2.push(segment);
+  walk(value, path2, found);
+  path2.pop();
+};
+function compile(def) {
+  switch (def.type) {
+    case "optional":
+      return walkerOf(def.innerType);
+    case "array": {
+      const item = walkerOf(def.element);
+      return item && ((v, path2, found) => {
+        if (Array.isArray(v)) v.forEach((x, i) => under(i, item, x, path2, found));
+      });
+    }
+    case "record": {
+      const entry = walkerOf(def.valueType);
+      return entry && ((v, path2, found) => {
+        if (isRecord(v)) for (const k of Object.keys(v)) under(k, entry, v[k], path2, found);
+      });
+    }
+    case "union": {
+      const tag = def.discriminator;
+      if (tag === void 0) return null;
+      const byTag = /* @__PURE__ */ new Map();
+      for (const option of def.options) {
+        const walk = walkerOf(option);
+        if (walk) for (const literal2 of defOf(defOf(option).shape[tag]).values ?? []) byTag.set(literal2, walk);
+      }
+      return (v, path2, found) => {
+        if (isRecord(v)) byTag.get(v[tag])?.(v, path2, found);
+      };
+    }
+    case "object":
+      return compileObject(def.shape);
+    default:
+      return null;
+  }
+}
+function compileObject(shape) {
+  const strings = [];
+  const members2 = [];
+  for (const [key, field] of Object.entries(shape)) {
+    if (defOf(field).type === "string") strings.push(key);
+    else {
+      const walk = walkerOf(field);
+      if (walk) members2.push([key, walk]);
+    }
+  }
+  if (strings.length === 0 && members2.length === 0) return null;
+  return (v, path2, found) => {
+    if (!isRecord(v)) return;
+    for (const key of strings) {
+      const s = v[key];
+      if (typeof s === "string" && isBlank(s) && Object.hasOwn(v, key)) {
+        path2.push(key);
+        found(s);
+        path2.pop();
+      }
+    }
+    for (const [key, walk] of members2) if (Object.hasOwn(v, key)) under(key, walk, v[key], path2, found);
+  };
+}
+function checkBlank(ctx) {
+  const path2 = [];
+  walkerOf(ctx.parts.card)?.(ctx.card, path2, (value) => {
+    const at = formatPath(path2);
+    if (ctx.report.hasFindingAt(at)) return;
+    const name = fieldName(path2);
+    ctx.report.add("field.blank", at, `${name} ${value === "" ? "is empty" : "holds only whitespace"}: a required field with no value`, `give ${name} a value`);
+  });
+}
+
 // src/engine/signatures/protected-header.ts
 var base64url2 = /^[A-Za-z0-9_-]+$/;
 var utf8 = new TextDecoder("utf-8", { fatal: false });
@@ -11229,8 +11386,8 @@ function checkSignatures(ctx) {
   if (ctx.version !== "1.0") return;
   arrayOf(ctx.card.signatures).forEach((s, i) => {
     const value = recordOf(s)?.protected;
-    if (typeof value !== "string") return;
     const at = `signatures[${i}].protected`;
+    if (typeof value !== "string" || reportedEmpty(ctx, at, value)) return;
     const header2 = decodeProtectedHeader(value);
     if (typeof header2 === "string") {
       ctx.report.add("signature.protected-header", at, `protected ${header2}`);
@@ -11619,7 +11776,9 @@ var ruleChecks = [
   checkSecurity,
   checkSignatures,
   checkFields,
-  checkSecrets
+  checkSecrets,
+  checkBlank
+  // last: it stays silent where another rule already judged the value
 ];
 function chooseVersion(card, shape, options) {
   const findings = [];

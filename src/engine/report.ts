@@ -17,6 +17,8 @@ export class Report {
   readonly leftOut = { errors: 0, warnings: 0 };
   /** Warnings per rule, kept or not: the score weighs them all. */
   readonly warningsPerRule = new Map<string, number>();
+  /** Paths that have a finding, kept or not: a rule that would only say again what one says there looks here. */
+  private readonly pathsFound = new Set<string>();
 
   constructor(readonly maxFindings = Infinity) {}
 
@@ -25,8 +27,14 @@ export class Report {
     return this.errors.length < this.maxFindings;
   }
 
+  /** Whether a finding (error or warning) was reported at `path`. */
+  hasFindingAt(path: string): boolean {
+    return this.pathsFound.has(path);
+  }
+
   add(rule: RuleId, path: string, message: string, fix?: string): void {
     const info = ruleInfo(rule);
+    this.pathsFound.add(path);
     if (info.severity === 'error') {
       if (this.errors.length < this.maxFindings) this.errors.push({ path: clip(path), message: clip(message), rule });
       else this.leftOut.errors++;

@@ -94,6 +94,8 @@ const signatureRuleExamples: Partial<Record<RuleId, RuleExamples>> = {
     failing: { ...v03(), signatures: [{ protected: 'eyJhbGciOiJub25lIiwidHlwIjoiSk9TRSIsImtpZCI6ImV4YW1wbGUta2V5In0', signature: '' }] },
     passing: signedBy('example-key'),
     options: trusting,
+    // An alg none JWS has an empty signature, which a 0.3.0 card's required string should not be.
+    alsoReports: ['field.blank'],
   },
   'signature.key-revoked': { failing: signedBy('retired-key'), passing: signedBy('example-key'), options: trusting },
   'signature.required': { failing: v03(), passing: signedBy('example-key'), options: { signatures: { keys, requireSignature: true } } },
@@ -110,9 +112,11 @@ export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
     failing: v03({ securitySchemes: { key: { type: 'apiKey', in: 'body', name: 'X-Key' } } }),
     passing: v03({ securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } }),
   },
-  'schema.non-empty': { failing: v10({ defaultOutputModes: [] }), passing: v10() },
+  // A REQUIRED string left "" (an empty required array, e.g. defaultOutputModes: [], is the other case).
+  'schema.non-empty': { failing: v10({ name: '' }), passing: v10() },
+  // A wrapper 1.0 does not define: clients ignore it, which leaves the scheme empty.
   'schema.one-of': {
-    failing: v10({ securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'bearer' }, apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } } }),
+    failing: v10({ securitySchemes: { bearer: { bearerAuthScheme: { scheme: 'bearer' } } } }),
     passing: v10({ securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'bearer' } } } }),
   },
   'protocolVersion.unsupported': { failing: v03({ protocolVersion: '5.0' }), passing: v03() },
@@ -163,8 +167,9 @@ export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
   'transport.preferred.missing': { failing: v03({ preferredTransport: undefined }), passing: v03() },
   'transport.non-core': { failing: v03({ preferredTransport: 'WEBSOCKET' }), passing: v03() },
   'interface.protocolVersion.patch': { failing: v10({ supportedInterfaces: [{ ...interface10, protocolVersion: '1.0.1' }] }), passing: v10() },
+  'field.blank': { failing: v03({ name: '   ' }), passing: v03() },
   'content.secret': {
-    failing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { apiKey: 'sk-proj-Zx81Kq0aLm3Vb7Tn2Rw5Yc9P' } }] } }),
+    failing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { apiToken: 'secret-token-123' } }] } }),
     passing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { region: 'eu' } }] } }),
   },
   ...signatureRuleExamples,

@@ -15,6 +15,7 @@ import { checkSkills } from './rules/skills.ts';
 import { checkSecurity } from './rules/security.ts';
 import { checkTransports } from './rules/transports.ts';
 import { checkSecrets } from './rules/secrets.ts';
+import { checkBlank } from './rules/blank.ts';
 import { checkSignatures } from './rules/signatures.ts';
 import { verifySignatures } from './signatures/verify.ts';
 import type { RuleContext } from './rules/context.ts';
@@ -23,6 +24,7 @@ import { detectShape, isRecord, latestFor, readDeclared, ruleSetFor, supportedVe
 
 const ruleChecks: ReadonlyArray<(ctx: RuleContext) => void> = [
   checkTransports, checkUrls, checkSkills, checkSecurity, checkSignatures, checkFields, checkSecrets,
+  checkBlank, // last: it stays silent where another rule already judged the value
 ];
 
 /** Findings about the version itself; added after the schema's so that e.g. a missing name stays first. */

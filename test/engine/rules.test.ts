@@ -59,6 +59,7 @@ const cases: RuleCase[] = [
   { rule: 'transport.preferred.missing', trigger: with03((c) => delete c.preferredTransport), clean: clean03, path: 'preferredTransport' },
   { rule: 'transport.non-core', trigger: with03((c) => { c.preferredTransport = 'stdio'; }), clean: clean03, path: 'preferredTransport' },
   { rule: 'interface.protocolVersion.patch', trigger: with10((c) => { (c.supportedInterfaces as Card[])[0]!.protocolVersion = '1.0.0'; }), clean: clean10, path: 'supportedInterfaces[0].protocolVersion' },
+  { rule: 'field.blank', trigger: with03((c) => { skill(c, 1).name = ' '; }), clean: clean03, path: 'skills[1].name' },
   { rule: 'content.secret', trigger: with03((c) => { c.description = 'Call with key sk-proj-abcdefghijklmnopqrstuvwxyz123456'; }), clean: clean03, path: 'description' },
   ...signatureCases,
 ];

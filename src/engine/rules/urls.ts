@@ -4,7 +4,7 @@
  * `new URL`, which is slower and throws.
  */
 import { joinPath } from '../paths.ts';
-import { arrayOf, entriesOf, recordOf, type RuleContext } from './context.ts';
+import { arrayOf, entriesOf, recordOf, reportedEmpty, type RuleContext } from './context.ts';
 
 /** scheme://[userinfo@]host[:port][/path...] */
 const absoluteUrl = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^@/?#\s]*@)?(\[[^\]/]*\]|[^:/?#\s]+)(?::(\d*))?(?:[/?#]\S*)?$/;
@@ -34,7 +34,7 @@ type UrlKind = 'endpoint' | 'security' | 'link';
 
 /** `path` is where the URL is; `name` how messages call it (its own key, e.g. `tokenUrl`). */
 function checkUrl(ctx: RuleContext, path: string, name: string, value: unknown, kind: UrlKind, allowHostPort = false): void {
-  if (typeof value !== 'string') return; // the schema reports wrong types
+  if (typeof value !== 'string' || reportedEmpty(ctx, path, value)) return; // the schema reports wrong types and unset ones
   const m = absoluteUrl.exec(value);
   if (!m) {
     if (allowHostPort && hostPort.test(value)) return;
