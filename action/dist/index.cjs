@@ -11794,11 +11794,11 @@ function chooseVersion(card, shape, options) {
   }
   if (raw !== void 0 && declared?.published === false) {
     const line = raw.split(".").slice(0, 2).join(".");
-    const rules3 = forced === void 0 ? `validated by the ${declared.ruleSet} rules, those of the latest published ${line} version` : `the latest published ${line} version has the ${declared.ruleSet} rules`;
+    const rules2 = forced === void 0 ? `validated by the ${declared.ruleSet} rules, those of the latest published ${line} version` : `the latest published ${line} version has the ${declared.ruleSet} rules`;
     findings.push((r) => r.add(
       "protocolVersion.unpublished",
       "protocolVersion",
-      `protocolVersion "${raw}" was never published; ${rules3}`,
+      `protocolVersion "${raw}" was never published; ${rules2}`,
       `declare "${declared.ruleSet}", the published version whose rules apply`
     ));
   }
@@ -12436,11 +12436,12 @@ var formatMarkdown = (inputs) => {
 
 // src/engine/formats/sarif.ts
 var SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
-var rules2 = [
+var catalogueRules = (rulesUrl) => [
   ...ruleCatalogue.map((r) => ({
     id: r.id,
     shortDescription: { text: r.description },
     help: { text: r.fix },
+    ...rulesUrl === void 0 ? {} : { helpUri: `${rulesUrl}/${encodeURIComponent(r.id)}` },
     // SARIF calls a finding that reports a good outcome a note.
     defaultConfiguration: { level: r.severity === "info" ? "note" : r.severity },
     properties: { spec: r.spec, source: r.source, versions: r.versions }
@@ -12452,7 +12453,7 @@ var rules2 = [
     defaultConfiguration: { level: "error" }
   }
 ];
-var ruleIndex = new Map(rules2.map((r, i) => [r.id, i]));
+var ruleIndex = new Map(catalogueRules(void 0).map((r, i) => [r.id, i]));
 var artifactUri = (name) => {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name)) return name;
   const path2 = name.replaceAll("\\", "/");
@@ -12484,7 +12485,7 @@ var formatSarif = (inputs, options = {}) => {
   const driver = {
     name: "cardgate",
     ...options.toolVersion === void 0 ? {} : { version: options.toolVersion },
-    rules: rules2
+    rules: catalogueRules(options.rulesUrl)
   };
   const log = { $schema: SCHEMA, version: "2.1.0", runs: [{ tool: { driver }, columnKind: "utf16CodeUnits", results }] };
   return `${JSON.stringify(log, null, 2)}
