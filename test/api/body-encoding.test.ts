@@ -27,7 +27,7 @@ const setup = async () => {
     t.app.request(path, {
       method: 'POST',
       headers: { 'content-type': contentType, authorization: `Bearer ${secret}`, ...(chunked ? {} : { 'content-length': String(bytes.length) }) },
-      body: chunked ? new Blob([bytes]).stream() : bytes,
+      body: chunked ? new Blob([new Uint8Array(bytes)]).stream() : bytes,
       duplex: 'half',
     } as RequestInit);
   return { bodies, post, admin, t };
