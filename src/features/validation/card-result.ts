@@ -60,7 +60,7 @@ export const answerBudget = (requestBytes: number): number =>
 
 /** The result with the first `fraction` of each finding list; what it leaves out is added to `truncated`. */
 export const keepFindings = <R extends CardResult>(result: R, fraction: number): R => {
-  const kept = (list: readonly unknown[]) => Math.floor(list.length * fraction);
+  const kept = (list: readonly unknown[]) => Math.round(list.length * fraction);
   const before = result.truncated ?? { errors: 0, warnings: 0, suggestions: 0 };
   const truncated = {
     errors: before.errors + result.errors.length - kept(result.errors),
@@ -76,6 +76,28 @@ export const keepFindings = <R extends CardResult>(result: R, fraction: number):
   };
 };
 
+/** Findings beyond which an answer is first sized from a sample before it is built whole. */
+const SAMPLE_FINDINGS = 1000;
+
+const findingCount = (results: readonly CardResult[]): number =>
+  results.reduce((sum, r) => sum + r.errors.length + r.warnings.length + r.suggestions.length, 0);
+
+/**
+ * The share of the findings that fits `budget`, judged before building the whole answer when it
+ * has many findings (100 cards of 600 findings each made answers of ~80 MB only to cut them): the
+ * answer without findings and with a sample of them give its fixed part and a finding's size.
+ */
+const sizedShare = <R extends CardResult, T>(results: R[], build: (results: R[]) => T, bytes: (answer: T) => number, budget: number): number => {
+  const total = findingCount(results);
+  if (total <= SAMPLE_FINDINGS) return 1;
+  const fixed = bytes(build(results.map((r) => keepFindings(r, 0))));
+  const sample = SAMPLE_FINDINGS / total;
+  const sampled = build(results.map((r) => keepFindings(r, sample)));
+  const perFinding = (bytes(sampled) - fixed) / Math.max(1, findingCount(results.map((r) => keepFindings(r, sample))));
+  const whole = fixed + perFinding * total;
+  return whole <= budget ? 1 : Math.max(0, (budget - fixed) * 0.95) / (perFinding * total);
+};
+
 /**
  * The answer `build` makes of the results, made again from fewer findings while it is over
  * `budget` bytes: each try keeps the share of every list that the last size says fits, less a
@@ -83,8 +105,8 @@ export const keepFindings = <R extends CardResult>(result: R, fraction: number):
  * they still weigh every finding.
  */
 export const withinBudget = <R extends CardResult, T>(results: R[], build: (results: R[]) => T, bytes: (answer: T) => number, budget: number): T => {
-  let answer = build(results);
-  let fraction = 1;
+  let fraction = sizedShare(results, build, bytes, budget);
+  let answer = build(fraction === 1 ? results : results.map((r) => keepFindings(r, fraction)));
   for (let tries = 0; tries < 4; tries++) {
     const size = bytes(answer);
     if (size <= budget) return answer;
