@@ -123,6 +123,39 @@ describe('the report page shows the card as it was sent', () => {
   });
 });
 
+describe('reports stored before the card\'s text was kept, and batch pages', () => {
+  it('a report without the request\'s text shows the card pretty-printed, and its JSON', async () => {
+    const t = testApp();
+    const card = JSON.parse(invalidCard);
+    await t.store.putReport({ id: 'rpt_old_0123456789abcdef', kind: 'single', created_at: new Date(t.clock.now()).toISOString(), account_id: null, card, result: { valid: false, score: 0, errors: [{ path: 'name', message: 'name is required', rule: 'schema.required', line: 1, column: 1 }], warnings: [] } });
+    const page = await (await t.app.request('/reports/rpt_old_0123456789abcdef', { headers: html })).text();
+    const rows = rowsOf(page);
+    assert.equal(rows.size, JSON.stringify(card, null, 2).split('\n').length);
+    assert.match(rows.get(1)!.cls, /error/);
+    assert.equal(await (await t.app.request('/reports/rpt_old_0123456789abcdef/card.json')).text(), JSON.stringify(card, null, 2));
+    assert.equal((await t.app.request('/reports/rpt_old_0123456789abcdef/card.json?index=0')).status, 404);
+  });
+
+  it('a batch of 12 cards of 30,000 lines each: the page within the bound (before: every card whole, and the request again)', async () => {
+    const t = testApp();
+    const admin = { authorization: 'Bearer test-admin-token-0123456789' };
+    const account = await (await t.app.request('/admin/api/accounts', postJson({ name: 'b', plan: 'pro' }, admin))).json();
+    const { secret } = await (await t.app.request(`/admin/api/accounts/${account.account.id}/keys`, postJson({ name: 'k' }, admin))).json();
+    const cardText = JSON.stringify({ notes: Array.from({ length: 30_000 }, () => 0), ...JSON.parse(invalidCard) }, null, 1);
+    const body = `{"cards": [${Array.from({ length: 12 }, (_, i) => `{"id": "c${i}", "agent_card": ${cardText}}`).join(',\n')}]}`;
+    const res = await postRaw(t, '/v1/validate/batch', body, { authorization: `Bearer ${secret}` });
+    assert.equal(res.status, 200);
+    const { batch_id } = await res.json();
+    const page = await (await t.app.request(`/reports/${batch_id}`, { headers: html })).text();
+    const bound = pageBound(Buffer.byteLength(body));
+    assert.ok(Buffer.byteLength(page) <= bound, `${Buffer.byteLength(page)} bytes, over ${bound}`);
+    assert.ok(rowsOf(page, 'c0-L').size > 1000, 'the first card is shown');
+    assert.match(page, new RegExp(`href="/reports/${batch_id}/card.json\\?index=11"`), 'every card\'s JSON is linked');
+    const raw = await t.app.request(`/reports/${batch_id}/card.json?index=11`);
+    assert.equal(await raw.text(), cardText);
+  });
+});
+
 /** The report page of a card sent as `cardText`. */
 async function reportPage(t: ReturnType<typeof testApp>, cardText: string): Promise<string> {
   const res = await t.app.request('/v1/validate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"agent_card": ${cardText}}` });
