@@ -8,6 +8,7 @@
 import { ruleCatalogue, scoreParts, versionSourceText, type CardResult, type CompatibilityVerdict, type ScorePart, type VersionSource } from '../engine/index.ts';
 import { formatMarkdown } from '../engine/formats/markdown.ts';
 import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
+import { clip } from '../engine/paths.ts';
 import { containerSpans, locate, type LocatedIssue } from '../engine/positions.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ReportRecord } from '../store/types.ts';
@@ -246,6 +247,9 @@ const clippedMarkdown = (markdown: string, page: string): string => {
   return `${markdown.slice(0, cut)}\n\n… more on the [full report](${page})\n`;
 };
 
+/** What a batch card's details take besides its rows (its summary, verdicts, notes). */
+const CARD_DETAILS_BYTES = 4 * 1024;
+
 /** Room every report page keeps for what it always has (head, styles, script, verdict, facts, score, badge). */
 const FIXED_PART_BYTES = 24 * 1024;
 
@@ -311,6 +315,9 @@ const singlePage = async (report: ReportRecord, name: string, urls: ReportUrls):
   return { body, description: `${summaryOf(f)}${rulesUsed(f) ? `; ${rulesUsed(f)}` : ''}.` };
 };
 
+/** A batch card's id as the page shows it: cut, as it appears several times (the JSON report has it whole). */
+const shownId = (id: unknown): string => esc(clip(asText(id), 120));
+
 /** One card of a batch with findings: its findings, then as much of its own text as the page's space holds. */
 const batchCardDetails = async (x: Json, i: number, text: string | undefined, card: unknown, space: PageSpace, urls: ReportUrls): Promise<string> => {
   const f = findingsOf(x, undefined);
@@ -323,10 +330,10 @@ const batchCardDetails = async (x: Json, i: number, text: string | undefined, ca
   const raw = rawCardHref(urls, i);
   const lines = shown.text ? await numberedLinesWithin(shown, anchor, space) : { html: '', shownLines: 0, totalLines: 0 };
   const place = { anchor, shownLines: lines.shownLines, raw };
-  return `<details><summary>Card <code>${esc(x.id)}</code>: ${esc(summaryOf(f))}</summary>${compatibilityCallout(f)}${
+  return `<details><summary>Card <code>${shownId(x.id)}</code>: ${esc(summaryOf(f))}</summary>${compatibilityCallout(f)}${
     severitySection('Errors', 'errors', errors.rows, errors.left, place)}${
     severitySection('Warnings', 'warnings', warnings.rows, warnings.left, place)}${
-    shown.text ? `<div class="code" role="region" aria-label="Card ${esc(x.id)}" tabindex="0">${lines.html}</div>${cutNote(lines.shownLines, lines.totalLines, raw)}` : ''}</details>`;
+    shown.text ? `<div class="code" role="region" aria-label="Card ${shownId(x.id)}" tabindex="0">${lines.html}</div>${cutNote(lines.shownLines, lines.totalLines, raw)}` : ''}</details>`;
 };
 
 const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body: string; description: string }> => {
@@ -342,17 +349,24 @@ const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body
   const overview = `<div class="scroll"><table><thead><tr><th>Card id</th><th>Verdict</th><th>Score</th><th>Errors</th><th>Warnings</th><th>Rules used</th><th>JSON</th></tr></thead><tbody>${results
     .map((x, i) => {
       const f = findingsOf(x, undefined);
-      return `<tr><td><code>${esc(x.id)}</code></td><td>${verdictBadge(f.valid)}</td><td>${esc(f.score ?? '')}</td><td>${f.errors.length + f.leftOut.errors}</td><td>${f.warnings.length + f.leftOut.warnings}</td><td>${esc(f.version ?? '')}</td><td><a href="${esc(rawCardHref(urls, i))}">card</a></td></tr>`;
+      return `<tr><td><code>${shownId(x.id)}</code></td><td>${verdictBadge(f.valid)}</td><td>${esc(f.score ?? '')}</td><td>${f.errors.length + f.leftOut.errors}</td><td>${f.warnings.length + f.leftOut.warnings}</td><td>${esc(f.version ?? '')}</td><td><a href="${esc(rawCardHref(urls, i))}">card</a></td></tr>`;
     })
     .join('')}</tbody></table></div>`;
   space.spend(overview.length);
   // Each card with findings, its text within the page's space; every card's whole JSON is linked from the table.
   const shownCards: string[] = [];
+  let notShown = 0;
   for (const [i, x] of results.entries()) {
     if (asArray(x.errors).length + asArray(x.warnings).length === 0) continue;
-    shownCards.push(await batchCardDetails(x, i, texts[i], submitted[i]?.agent_card, space, urls));
+    // A card's findings and text only while the page has room; each card's JSON stays linked from the table.
+    const details = space.remaining > CARD_DETAILS_BYTES ? await batchCardDetails(x, i, texts[i], submitted[i]?.agent_card, space, urls) : '';
+    if (details) {
+      space.spend(CARD_DETAILS_BYTES);
+      shownCards.push(details);
+    } else notShown++;
     await nextTurn(); // a turn of the event loop between cards (see LINES_PER_TURN)
   }
+  if (notShown > 0) shownCards.push(`<p class="none">${plural(notShown, 'more card')} with findings not shown: the page is full. The table links each card's JSON, and the JSON report holds every finding.</p>`);
   const details = shownCards.join('');
   const description = `${asText(r.valid)} of ${asText(r.total)} cards valid; average score ${asText(summary.average_score)}/100.`;
   const body = [

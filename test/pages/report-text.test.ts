@@ -156,6 +156,24 @@ describe('reports stored before the card\'s text was kept, and batch pages', () 
   });
 });
 
+describe('batch ids on the page', () => {
+  it('100 ids of 1024 characters that escaping multiplies (<): the page within max(256 KiB, 4x the request)', async () => {
+    const t = testApp();
+    const admin = { authorization: 'Bearer test-admin-token-0123456789' };
+    const account = await (await t.app.request('/admin/api/accounts', postJson({ name: 'b', plan: 'pro' }, admin))).json();
+    const { secret } = await (await t.app.request(`/admin/api/accounts/${account.account.id}/keys`, postJson({ name: 'k' }, admin))).json();
+    const cards = Array.from({ length: 100 }, (_, i) => ({ id: `${i}`.padEnd(1024, '<'), agent_card: { name: 'x' } }));
+    const body = JSON.stringify({ cards });
+    const res = await postRaw(t, '/v1/validate/batch', body, { authorization: `Bearer ${secret}` });
+    assert.equal(res.status, 200);
+    const { batch_id } = await res.json();
+    const page = await (await t.app.request(`/reports/${batch_id}`, { headers: html })).text();
+    const bound = pageBound(Buffer.byteLength(body));
+    assert.ok(Buffer.byteLength(page) <= bound, `${Buffer.byteLength(page)} bytes, over ${bound}`);
+    assert.equal((page.match(/<tr><td><code>/g) ?? []).length, 100, 'every card in the table');
+  });
+});
+
 /** The report page of a card sent as `cardText`. */
 async function reportPage(t: ReturnType<typeof testApp>, cardText: string): Promise<string> {
   const res = await t.app.request('/v1/validate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"agent_card": ${cardText}}` });
