@@ -59,9 +59,7 @@ describe('the report page shows the card as it was sent', () => {
 
   it('a batch: each card numbered in its own text, as the batch answer numbers its findings', async () => {
     const t = testApp();
-    const admin = { authorization: 'Bearer test-admin-token-0123456789' };
-    const account = await (await t.app.request('/admin/api/accounts', postJson({ name: 'b', plan: 'pro' }, admin))).json();
-    const { secret } = await (await t.app.request(`/admin/api/accounts/${account.account.id}/keys`, postJson({ name: 'k' }, admin))).json();
+    const secret = await proKey(t);
     const body = `{"cards": [\n{"id": "warned", "agent_card": ${warnedCard}},\n  {"id": "invalid", "agent_card": ${invalidCard}}]}`;
     const res = await postRaw(t, '/v1/validate/batch', body, { authorization: `Bearer ${secret}` });
     assert.equal(res.status, 200);
@@ -138,17 +136,8 @@ describe('reports stored before the card\'s text was kept, and batch pages', () 
 
   it('a batch of 12 cards of 30,000 lines each: the page within the bound (before: every card whole, and the request again)', async () => {
     const t = testApp();
-    const admin = { authorization: 'Bearer test-admin-token-0123456789' };
-    const account = await (await t.app.request('/admin/api/accounts', postJson({ name: 'b', plan: 'pro' }, admin))).json();
-    const { secret } = await (await t.app.request(`/admin/api/accounts/${account.account.id}/keys`, postJson({ name: 'k' }, admin))).json();
     const cardText = JSON.stringify({ notes: Array.from({ length: 30_000 }, () => 0), ...JSON.parse(invalidCard) }, null, 1);
-    const body = `{"cards": [${Array.from({ length: 12 }, (_, i) => `{"id": "c${i}", "agent_card": ${cardText}}`).join(',\n')}]}`;
-    const res = await postRaw(t, '/v1/validate/batch', body, { authorization: `Bearer ${secret}` });
-    assert.equal(res.status, 200);
-    const { batch_id } = await res.json();
-    const page = await (await t.app.request(`/reports/${batch_id}`, { headers: html })).text();
-    const bound = pageBound(Buffer.byteLength(body));
-    assert.ok(Buffer.byteLength(page) <= bound, `${Buffer.byteLength(page)} bytes, over ${bound}`);
+    const { batch_id, page } = await boundedBatchPage(t, `{"cards": [${Array.from({ length: 12 }, (_, i) => `{"id": "c${i}", "agent_card": ${cardText}}`).join(',\n')}]}`);
     assert.ok(rowsOf(page, 'c0-L').size > 1000, 'the first card is shown');
     assert.match(page, new RegExp(`href="/reports/${batch_id}/card.json\\?index=11"`), 'every card\'s JSON is linked');
     const raw = await t.app.request(`/reports/${batch_id}/card.json?index=11`);
@@ -158,21 +147,29 @@ describe('reports stored before the card\'s text was kept, and batch pages', () 
 
 describe('batch ids on the page', () => {
   it('100 ids of 1024 characters that escaping multiplies (<): the page within max(256 KiB, 4x the request)', async () => {
-    const t = testApp();
-    const admin = { authorization: 'Bearer test-admin-token-0123456789' };
-    const account = await (await t.app.request('/admin/api/accounts', postJson({ name: 'b', plan: 'pro' }, admin))).json();
-    const { secret } = await (await t.app.request(`/admin/api/accounts/${account.account.id}/keys`, postJson({ name: 'k' }, admin))).json();
     const cards = Array.from({ length: 100 }, (_, i) => ({ id: `${i}`.padEnd(1024, '<'), agent_card: { name: 'x' } }));
-    const body = JSON.stringify({ cards });
-    const res = await postRaw(t, '/v1/validate/batch', body, { authorization: `Bearer ${secret}` });
-    assert.equal(res.status, 200);
-    const { batch_id } = await res.json();
-    const page = await (await t.app.request(`/reports/${batch_id}`, { headers: html })).text();
-    const bound = pageBound(Buffer.byteLength(body));
-    assert.ok(Buffer.byteLength(page) <= bound, `${Buffer.byteLength(page)} bytes, over ${bound}`);
+    const { page } = await boundedBatchPage(testApp(), JSON.stringify({ cards }));
     assert.equal((page.match(/<tr><td><code>/g) ?? []).length, 100, 'every card in the table');
   });
 });
+
+/** A pro key's secret, made through the admin API: batches need one. */
+async function proKey(t: ReturnType<typeof testApp>): Promise<string> {
+  const admin = { authorization: `Bearer ${t.config.adminToken}` };
+  const account = await (await t.app.request('/admin/api/accounts', postJson({ name: 'b', plan: 'pro' }, admin))).json();
+  return (await (await t.app.request(`/admin/api/accounts/${account.account.id}/keys`, postJson({ name: 'k' }, admin))).json()).secret;
+}
+
+/** The page of the batch `body` validated, checked to be within the page bound for its bytes. */
+async function boundedBatchPage(t: ReturnType<typeof testApp>, body: string): Promise<{ batch_id: string; page: string }> {
+  const res = await postRaw(t, '/v1/validate/batch', body, { authorization: `Bearer ${await proKey(t)}` });
+  assert.equal(res.status, 200);
+  const { batch_id } = await res.json();
+  const page = await (await t.app.request(`/reports/${batch_id}`, { headers: html })).text();
+  const bound = pageBound(Buffer.byteLength(body));
+  assert.ok(Buffer.byteLength(page) <= bound, `${Buffer.byteLength(page)} bytes, over the page bound ${bound}`);
+  return { batch_id, page };
+}
 
 /** The report page of a card sent as `cardText`. */
 async function reportPage(t: ReturnType<typeof testApp>, cardText: string): Promise<string> {
