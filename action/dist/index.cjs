@@ -12573,166 +12573,6 @@ var import_node_dns = require("node:dns");
 var import_node_http = require("node:http");
 var import_node_https = require("node:https");
 
-// src/lib/pinned-lookup.ts
-var RefusedAddress = class extends Error {
-};
-var checkedLookup = (policy, resolve) => (hostname, options, callback) => {
-  resolve(hostname, { ...options, all: true }, (err, result, family) => {
-    if (err) return callback(err, "", 0);
-    const addresses = Array.isArray(result) ? result : [{ address: result, family: family ?? 4 }];
-    if (addresses.length === 0) return callback(new Error(`${hostname} has no addresses`), "", 0);
-    for (const { address } of addresses) {
-      const reason = policy.refuseAddress(address, hostname);
-      if (reason) return callback(new RefusedAddress(`${hostname} resolves to a refused address: ${reason}`), "", 0);
-    }
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0].address, addresses[0].family);
-  });
-};
-var describeConnectError = (err, url) => {
-  if (err instanceof RefusedAddress) return err.message;
-  if (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN") return `cannot resolve ${url.hostname}`;
-  if (err.code === "ECONNREFUSED") return `connection refused by ${url.host}`;
-  return err.message || String(err.code ?? "connection failed");
-};
-
-// src/lib/fetch-card.ts
-var maxRedirects = 5;
-var wellKnownPaths = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
-var looksLikeUrl = (text) => /^https?:\/\//i.test(text);
-var cardUrls = (agentUrl) => agentUrl.pathname === "/" && agentUrl.search === "" && agentUrl.hash === "" ? wellKnownPaths.map((path2) => new URL(path2, agentUrl)) : [agentUrl];
-var header = (headers, name) => {
-  const value = headers[name];
-  return value === void 0 ? null : Array.isArray(value) ? value.join(", ") : value;
-};
-var getOnce = (url, options, deadline) => new Promise((resolve) => {
-  const send = url.protocol === "https:" ? import_node_https.request : import_node_http.request;
-  let settled = false;
-  const finish = (answer) => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    req.destroy();
-    resolve(answer);
-  };
-  const req = send(
-    url,
-    {
-      method: "GET",
-      headers: { accept: "application/json", "user-agent": options.userAgent },
-      agent: false,
-      // a fresh connection: nothing pooled bypasses the address check
-      lookup: checkedLookup(options.policy, options.lookup ?? import_node_dns.lookup)
-    },
-    (res) => {
-      const status = res.statusCode ?? 0;
-      if (status < 200 || status >= 300) return finish({ status, headers: res.headers });
-      const declared = Number(res.headers["content-length"]);
-      const tooBig2 = `${url.href} sent more than ${options.maxBytes} bytes, the size limit for a card`;
-      if (declared > options.maxBytes) return finish({ problem: tooBig2 });
-      const chunks = [];
-      let read = 0;
-      res.on("data", (chunk) => {
-        read += chunk.length;
-        if (read > options.maxBytes) finish({ problem: tooBig2 });
-        else chunks.push(chunk);
-      });
-      res.on("end", () => finish({ status, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", () => finish({ problem: `${url.href}: the answer broke off` }));
-    }
-  );
-  req.on("error", (err) => finish({ problem: `${url.href}: ${describeConnectError(err, url)}` }));
-  const timer = setTimeout(() => finish({ problem: `${url.href}: no complete answer within ${options.timeoutMs} ms` }), Math.max(0, deadline - Date.now()));
-  req.end();
-});
-var isRedirect = (status) => [301, 302, 303, 307, 308].includes(status);
-var getFollowing = async (start, options, deadline) => {
-  let url = start;
-  for (let hops = 0; ; hops++) {
-    const refusal = options.policy.refuseUrl(url.href);
-    if (refusal) return { url, answer: { problem: refusal } };
-    const answer = await getOnce(url, options, deadline);
-    const location = "status" in answer && isRedirect(answer.status) ? header(answer.headers, "location") : null;
-    if (location === null) return { url, answer };
-    if (hops === maxRedirects) return { url, answer: { problem: `${start.href}: more than ${maxRedirects} redirects` } };
-    const next = URL.canParse(location, url.href) ? new URL(location, url) : void 0;
-    if (!next || next.protocol !== "http:" && next.protocol !== "https:") {
-      return { url, answer: { problem: `${url.href} redirected to ${JSON.stringify(location)}, not an http(s) URL` } };
-    }
-    if (!options.redirectsToOtherHosts && next.hostname !== url.hostname) {
-      return { url, answer: { problem: `${url.href} redirected to ${next.href}, another host: not followed` } };
-    }
-    url = next;
-  }
-};
-var fetchCard = async (agentUrl, options) => {
-  const refusal = options.policy.refuseUrl(agentUrl);
-  if (refusal) return { problem: refusal };
-  const deadline = Date.now() + options.timeoutMs;
-  const answered = [];
-  for (const url of cardUrls(new URL(agentUrl))) {
-    const { url: finalUrl, answer } = await getFollowing(url, options, deadline);
-    if ("problem" in answer) return { problem: [...answered, answer.problem].join("; ") };
-    if (answer.body) {
-      const source = {
-        agent_url: agentUrl,
-        url: finalUrl.href,
-        status: answer.status,
-        content_type: header(answer.headers, "content-type"),
-        bytes: answer.body.length,
-        access_control_allow_origin: header(answer.headers, "access-control-allow-origin")
-      };
-      return { text: answer.body.toString("utf8"), source };
-    }
-    answered.push(`${finalUrl.href} answered HTTP ${answer.status}`);
-    if (answer.status < 400 || answer.status >= 500) break;
-  }
-  return { problem: answered.join("; ") };
-};
-
-// src/cli/card-inputs.ts
-var cardFilePatterns = ["**/agent-card.json", "**/agent.json", "**/*.agent-card.json"];
-var ignored = ["**/node_modules/**", "**/.git/**"];
-var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
-var search = async (patterns, cwd, workDir) => {
-  const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
-  return found.map((file) => import_node_path.default.relative(workDir, file) || file).sort(byName);
-};
-var expand = async (operand, workDir) => {
-  if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
-  if (looksLikeUrl(operand)) return [{ kind: "url", name: operand }];
-  const absolute = import_node_path.default.resolve(workDir, operand);
-  const info2 = await (0, import_promises.stat)(absolute).catch(() => void 0);
-  if (info2?.isDirectory()) {
-    const files = await search(cardFilePatterns, absolute, workDir);
-    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
-    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for agent-card.json, agent.json and *.agent-card.json)` }];
-  }
-  if (info2) return [{ kind: "file", name: operand, path: absolute }];
-  if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
-    const files = await search([operand], workDir, workDir);
-    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
-    return [{ kind: "missing", name: operand, message: `no file matches ${operand}` }];
-  }
-  return [{ kind: "missing", name: operand, message: `no such file or directory: ${operand}` }];
-};
-var cardInputs = async (operands, workDir) => {
-  const seen = /* @__PURE__ */ new Set();
-  const inputs = [];
-  for (const operand of operands) {
-    for (const input2 of await expand(operand, workDir)) {
-      const key = input2.kind === "file" ? input2.path : `${input2.kind}:${input2.name}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      inputs.push(input2);
-    }
-  }
-  return inputs;
-};
-
-// src/cli/card-run.ts
-var import_promises2 = require("node:fs/promises");
-
 // src/lib/address-policy.ts
 var import_node_net2 = require("node:net");
 var addressBytes = (address) => address.includes(":") ? ipv6Groups(address).flatMap((group) => [group >> 8, group & 255]) : address.split(".").map(Number);
@@ -12830,25 +12670,44 @@ var embeddedIpv4s = (bytes) => {
   if (isatap) embedded.push({ form: "ISATAP", ipv4: isatap });
   return { embedded, embeddingRange: range !== void 0 };
 };
+var withPort = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/;
+var parsePortEntry = (entry) => {
+  const m = withPort.exec(entry);
+  const port2 = Number(m?.[3]);
+  if (!m || port2 < 1 || port2 > 65535) return void 0;
+  const host = m[1] ?? m[2];
+  const bytes = parseAddress(host);
+  if (bytes) return { port: port2, range: { bytes, bits: bytes.length * 8 } };
+  return m[1] === void 0 && hostnamePattern.test(host) && !host.startsWith("*.") ? { port: port2, host } : void 0;
+};
+var listFor = (allow, port2, redirected) => {
+  const onPort = allow.ports.filter((p) => p.port === port2);
+  const hosts = onPort.flatMap((p) => p.host ? [p.host] : []);
+  const cidrs = onPort.flatMap((p) => p.range ? [p.range] : []);
+  return redirected ? { all: allow.all, loopback: false, private: false, cidrs, hosts, hostSuffixes: [], ports: [] } : { ...allow, cidrs: [...allow.cidrs, ...cidrs], hosts: [...allow.hosts, ...hosts], ports: [] };
+};
+var portOf = (url) => url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
 var asIpv4IfMapped = (range) => range.bits >= 96 && inCidr(range.bytes, mapped) ? { bytes: lastFour(range.bytes), bits: range.bits - 96 } : range;
 var hostnamePattern = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 var parseAllowedHosts = (entries, use) => {
-  const list2 = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [] };
+  const list2 = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [], ports: [] };
   entries.forEach((raw, i) => {
     const entry = raw.trim().toLowerCase();
     const range = parseCidr(entry);
+    const onPort = range ? void 0 : parsePortEntry(entry);
     if (entry === "*") list2.all = true;
     else if (entry === "loopback") list2.loopback = true;
     else if (entry === "private") list2.private = true;
     else if (entry === "external") return;
     else if (range) list2.cidrs.push(asIpv4IfMapped(range));
+    else if (onPort) list2.ports.push(onPort.range ? { ...onPort, range: asIpv4IfMapped(onPort.range) } : onPort);
     else if (hostnamePattern.test(entry)) {
       if (entry.startsWith("*.")) list2.hostSuffixes.push(entry.slice(1));
       else list2.hosts.push(entry);
     } else {
       throw new ConfigError(
         `invalid configuration:
-  ${use.setting}.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed)`
+  ${use.setting}.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed), or a host or address with a port (host:8443, [::1]:8443)`
       );
     }
   });
@@ -12857,10 +12716,24 @@ var parseAllowedHosts = (entries, use) => {
 var maxUrlLength = 2048;
 var createAddressPolicy = (allowedHosts, use) => {
   const allow = parseAllowedHosts(allowedHosts, use);
+  const policyOf = (port2, redirected) => {
+    const list2 = listFor(allow, port2, redirected);
+    const { refuseAddress, refuseUrl: refuseUrl2 } = checksOf(list2, use, redirected);
+    return { refuseAddress, refuseUrl: refuseUrl2, forUrl: (url, away) => policyOf(portOf(url), away) };
+  };
+  const unbound = policyOf(void 0, false);
+  const refuseUrl = (text) => {
+    const first = unbound.refuseUrl(text);
+    return first === void 0 || !URL.canParse(text) ? first : policyOf(portOf(new URL(text)), false).refuseUrl(text);
+  };
+  return { ...unbound, refuseUrl };
+};
+var checksOf = (allow, use, redirected) => {
   const hostAllowed = (hostname) => {
     const host = hostname.toLowerCase().replace(/\.$/, "");
     return allow.hosts.includes(host) || allow.hostSuffixes.some((suffix) => host.endsWith(suffix));
   };
+  const setting = redirected ? `${use.setting} lists it with this port (host:port)` : `${use.setting} lists`;
   const refuseBytes = (bytes, shown) => {
     if (allow.all) return void 0;
     const { embedded, embeddingRange } = embeddedIpv4s(bytes);
@@ -12872,8 +12745,9 @@ var createAddressPolicy = (allowedHosts, use) => {
     const blocked = blockedRanges.find((b) => inCidr(bytes, b.range));
     if (!blocked) return void 0;
     if (blocked.category === "loopback" && allow.loopback || blocked.category === "private" && allow.private) return void 0;
+    if (redirected) return `address ${shown} is ${blocked.name}; a redirect to it is followed only when ${setting}`;
     const hint = blocked.category === "other" ? "a CIDR" : `"${blocked.category}" or a CIDR`;
-    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${use.setting} lists ${hint}`;
+    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${setting} ${hint}`;
   };
   const refuseAddress = (address, hostname) => {
     if (hostname !== void 0 && hostAllowed(hostname)) return void 0;
@@ -12894,7 +12768,166 @@ var createAddressPolicy = (allowedHosts, use) => {
   return { refuseAddress, refuseUrl };
 };
 
+// src/lib/pinned-lookup.ts
+var RefusedAddress = class extends Error {
+};
+var checkedLookup = (policy, resolve) => (hostname, options, callback) => {
+  resolve(hostname, { ...options, all: true }, (err, result, family) => {
+    if (err) return callback(err, "", 0);
+    const addresses = Array.isArray(result) ? result : [{ address: result, family: family ?? 4 }];
+    if (addresses.length === 0) return callback(new Error(`${hostname} has no addresses`), "", 0);
+    for (const { address } of addresses) {
+      const reason = policy.refuseAddress(address, hostname);
+      if (reason) return callback(new RefusedAddress(`${hostname} resolves to a refused address: ${reason}`), "", 0);
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+var describeConnectError = (err, url) => {
+  if (err instanceof RefusedAddress) return err.message;
+  if (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN") return `cannot resolve ${url.hostname}`;
+  if (err.code === "ECONNREFUSED") return `connection refused by ${url.host}`;
+  return err.message || String(err.code ?? "connection failed");
+};
+
+// src/lib/fetch-card.ts
+var maxRedirects = 5;
+var wellKnownPaths = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
+var looksLikeUrl = (text) => /^https?:\/\//i.test(text);
+var cardUrls = (agentUrl) => agentUrl.pathname === "/" && agentUrl.search === "" && agentUrl.hash === "" ? wellKnownPaths.map((path2) => new URL(path2, agentUrl)) : [agentUrl];
+var header = (headers, name) => {
+  const value = headers[name];
+  return value === void 0 ? null : Array.isArray(value) ? value.join(", ") : value;
+};
+var getOnce = (url, options, deadline) => new Promise((resolve) => {
+  const send = url.protocol === "https:" ? import_node_https.request : import_node_http.request;
+  let settled = false;
+  const finish = (answer) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    req.destroy();
+    resolve(answer);
+  };
+  const req = send(
+    url,
+    {
+      method: "GET",
+      headers: { accept: "application/json", "user-agent": options.userAgent },
+      agent: false,
+      // a fresh connection: nothing pooled bypasses the address check
+      lookup: checkedLookup(options.policy, options.lookup ?? import_node_dns.lookup)
+    },
+    (res) => {
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status >= 300) return finish({ status, headers: res.headers });
+      const declared = Number(res.headers["content-length"]);
+      const tooBig2 = `${url.href} sent more than ${options.maxBytes} bytes, the size limit for a card`;
+      if (declared > options.maxBytes) return finish({ problem: tooBig2 });
+      const chunks = [];
+      let read = 0;
+      res.on("data", (chunk) => {
+        read += chunk.length;
+        if (read > options.maxBytes) finish({ problem: tooBig2 });
+        else chunks.push(chunk);
+      });
+      res.on("end", () => finish({ status, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", () => finish({ problem: `${url.href}: the answer broke off` }));
+    }
+  );
+  req.on("error", (err) => finish({ problem: `${url.href}: ${describeConnectError(err, url)}` }));
+  const timer = setTimeout(() => finish({ problem: `${url.href}: no complete answer within ${options.timeoutMs} ms` }), Math.max(0, deadline - Date.now()));
+  req.end();
+});
+var isRedirect = (status) => [301, 302, 303, 307, 308].includes(status);
+var getFollowing = async (start, options, deadline) => {
+  let url = start;
+  for (let hops = 0; ; hops++) {
+    const policy = options.policy.forUrl(url, url.hostname !== start.hostname || portOf(url) !== portOf(start));
+    const refusal = policy.refuseUrl(url.href);
+    if (refusal) return { url, answer: { problem: refusal } };
+    const answer = await getOnce(url, { ...options, policy }, deadline);
+    const location = "status" in answer && isRedirect(answer.status) ? header(answer.headers, "location") : null;
+    if (location === null) return { url, answer };
+    if (hops === maxRedirects) return { url, answer: { problem: `${start.href}: more than ${maxRedirects} redirects` } };
+    const next = URL.canParse(location, url.href) ? new URL(location, url) : void 0;
+    if (!next || next.protocol !== "http:" && next.protocol !== "https:") {
+      return { url, answer: { problem: `${url.href} redirected to ${JSON.stringify(location)}, not an http(s) URL` } };
+    }
+    if (!options.redirectsToOtherHosts && next.hostname !== url.hostname) {
+      return { url, answer: { problem: `${url.href} redirected to ${next.href}, another host: not followed` } };
+    }
+    url = next;
+  }
+};
+var fetchCard = async (agentUrl, options) => {
+  const refusal = options.policy.refuseUrl(agentUrl);
+  if (refusal) return { problem: refusal };
+  const deadline = Date.now() + options.timeoutMs;
+  const answered = [];
+  for (const url of cardUrls(new URL(agentUrl))) {
+    const { url: finalUrl, answer } = await getFollowing(url, options, deadline);
+    if ("problem" in answer) return { problem: [...answered, answer.problem].join("; ") };
+    if (answer.body) {
+      const source = {
+        agent_url: agentUrl,
+        url: finalUrl.href,
+        status: answer.status,
+        content_type: header(answer.headers, "content-type"),
+        bytes: answer.body.length,
+        access_control_allow_origin: header(answer.headers, "access-control-allow-origin")
+      };
+      return { text: answer.body.toString("utf8"), source };
+    }
+    answered.push(`${finalUrl.href} answered HTTP ${answer.status}`);
+    if (answer.status < 400 || answer.status >= 500) break;
+  }
+  return { problem: answered.join("; ") };
+};
+
+// src/cli/card-inputs.ts
+var cardFilePatterns = ["**/agent-card.json", "**/agent.json", "**/*.agent-card.json"];
+var ignored = ["**/node_modules/**", "**/.git/**"];
+var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
+var search = async (patterns, cwd, workDir) => {
+  const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  return found.map((file) => import_node_path.default.relative(workDir, file) || file).sort(byName);
+};
+var expand = async (operand, workDir) => {
+  if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
+  if (looksLikeUrl(operand)) return [{ kind: "url", name: operand }];
+  const absolute = import_node_path.default.resolve(workDir, operand);
+  const info2 = await (0, import_promises.stat)(absolute).catch(() => void 0);
+  if (info2?.isDirectory()) {
+    const files = await search(cardFilePatterns, absolute, workDir);
+    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
+    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for agent-card.json, agent.json and *.agent-card.json)` }];
+  }
+  if (info2) return [{ kind: "file", name: operand, path: absolute }];
+  if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
+    const files = await search([operand], workDir, workDir);
+    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
+    return [{ kind: "missing", name: operand, message: `no file matches ${operand}` }];
+  }
+  return [{ kind: "missing", name: operand, message: `no such file or directory: ${operand}` }];
+};
+var cardInputs = async (operands, workDir) => {
+  const seen = /* @__PURE__ */ new Set();
+  const inputs = [];
+  for (const operand of operands) {
+    for (const input2 of await expand(operand, workDir)) {
+      const key = input2.kind === "file" ? input2.path : `${input2.kind}:${input2.name}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inputs.push(input2);
+    }
+  }
+  return inputs;
+};
+
 // src/cli/card-run.ts
+var import_promises2 = require("node:fs/promises");
 var runLimits = (config2) => ({
   maxBytes: config2.http.maxBodyBytes,
   maxDepth: config2.http.maxJsonDepth,

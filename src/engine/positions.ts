@@ -218,3 +218,19 @@ export const locateCards = (text: string, cards: readonly CardInText[]): Located
 
 /** The findings of a card that came as `text` (a whole file), with their positions. */
 export const locate = (text: string, result: CardResult): LocatedResult => locateCards(text, [{ result, at: [] }])[0]!;
+
+/**
+ * Where the objects (or arrays) at `paths` sit in `text`, which JSON.parse accepted: the offsets
+ * of the opening bracket and just past the closing one; undefined where the text has none.
+ */
+export const containerSpans = (text: string, paths: ReadonlyArray<readonly PathSegment[]>): Array<{ start: number; end: number } | undefined> => {
+  const root = spot();
+  for (const path of paths) spotAt(root, path, true);
+  findSpots(text, root);
+  return paths.map((path) => {
+    const start = spotAt(root, path, false)?.value;
+    if (start === undefined) return undefined;
+    const c = text.charCodeAt(start);
+    return c === 0x7b || c === 0x5b ? { start, end: endOfContainer(text, start) } : undefined;
+  });
+};

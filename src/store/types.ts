@@ -115,6 +115,11 @@ export interface ReportRecord {
   result: unknown;
   /** Extra context shown on the report page (webhook metadata, GitHub repo/sha). */
   meta?: Record<string, unknown>;
+  /**
+   * Read back only: the request body's text as it was sent (line breaks included), where the card's
+   * own text is (its findings' lines count in it); absent for reports stored before it was kept.
+   */
+  request_text?: string;
 }
 
 /**

@@ -43,6 +43,11 @@ describe('POST /v1/validate with agent_url', async () => {
     assert.deepEqual(report.meta, { source });
     const page = await (await t.app.request(pathOf(body.report_url))).text();
     assert.match(page, /Fetched from/);
+    // The page shows the fetched body as it came, so the answer's lines are its rows.
+    assert.equal(await (await t.app.request(`${pathOf(body.report_url)}/card.json`)).text(), cardText.trimEnd());
+    const { line } = body.warnings.find((w: { line: number }) => w.line > 1);
+    const row = new RegExp(`<div class="row warning" id="L${line}"><a class="ln" href="#L${line}">${line}</a><span class="src">([^<]*)</span>`).exec(page);
+    assert.equal(row?.[1]?.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))), cardText.split('\n')[line - 1]);
   });
 
   it('the default policy refuses 127.0.0.1: 400 at agent_url, nothing fetched, nothing charged', async () => {

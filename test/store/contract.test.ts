@@ -383,7 +383,8 @@ for (const impl of implementations) {
       await s.putReport({ ...fields, requestJson: text, resultJson: JSON.stringify(result), verdict: { valid: false, score: 40 } });
       await s.putReport(report('rpt_next'));
       const got = await s.getReport('rpt_raw');
-      assert.deepEqual(got, { ...fields, result, card });
+      // request_text: the body's text as sent, line breaks (here CRLF) included, where the card's own lines are.
+      assert.deepEqual(got, { ...fields, result, card, request_text: text });
       assert.deepEqual((await s.listReports({ limit: 2 })).map((r) => [r.id, r.valid, r.score]), [['rpt_next', true, 97], ['rpt_raw', false, 40]]);
     });
 
