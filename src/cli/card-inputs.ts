@@ -4,7 +4,7 @@
  * given, each file once. An operand that names nothing (no such path, a glob matching no file,
  * a directory holding no card) is an input that failed, with the reason.
  */
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { looksLikeUrl } from '../lib/fetch-card.ts';
@@ -49,13 +49,17 @@ const expand = async (operand: string, workDir: string): Promise<CardInput[]> =>
   return [{ kind: 'missing', name: operand, message: `no such file or directory: ${operand}` }];
 };
 
-/** The inputs the operands name, in their order; a file named twice is checked once. */
+/**
+ * The inputs the operands name, in their order; a file is checked once, however many paths lead
+ * to it (named twice, or reached again through a symbolic link: a link back up a tree is a loop
+ * the search walks a few times round).
+ */
 export const cardInputs = async (operands: readonly string[], workDir: string): Promise<CardInput[]> => {
   const seen = new Set<string>();
   const inputs: CardInput[] = [];
   for (const operand of operands) {
     for (const input of await expand(operand, workDir)) {
-      const key = input.kind === 'file' ? input.path : `${input.kind}:${input.name}`;
+      const key = input.kind === 'file' ? await realpath(input.path).catch(() => input.path) : `${input.kind}:${input.name}`;
       if (seen.has(key)) continue;
       seen.add(key);
       inputs.push(input);

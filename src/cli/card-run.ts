@@ -3,15 +3,17 @@
  * input read (a file, standard input, a URL) within the server's limits (`http.maxBodyBytes`,
  * `http.maxJsonDepth`), checked, and the run's verdict as an exit code.
  */
-import { open } from 'node:fs/promises';
 import type { Config } from '../config.ts';
 import { checkCardText, type CheckedInput } from '../engine/formats/index.ts';
 import { totalsOf } from '../engine/formats/input.ts';
 import type { SignaturePolicy } from '../engine/index.ts';
 import { createAddressPolicy } from '../lib/address-policy.ts';
 import { fetchCard } from '../lib/fetch-card.ts';
+import { describeOutOfRange, outOfRangeNumber } from '../lib/json-numbers.ts';
+import { readTextFile, type FileText, type ReadBound } from '../lib/read-file.ts';
 import { version } from '../lib/version.ts';
 import type { CardInput } from './card-inputs.ts';
+import { readOperand, type CliIO } from './io.ts';
 
 export interface RunLimits {
   /** Largest card, bytes (`http.maxBodyBytes`). */
@@ -28,44 +30,21 @@ export const runLimits = (config: Config): RunLimits => ({
   fetchTimeoutMs: config.cardFetch.timeoutMs,
 });
 
-/** An input's text, or why there is none. */
-type ReadInput = { text: string } | { problem: string };
-
-const tooBig = (limits: RunLimits): string => `larger than ${limits.maxBytes} bytes, the size limit for a card (http.maxBodyBytes)`;
-
-/** A file read up to the limit: a bigger one is refused without reading it whole. */
-const readFileWithin = async (file: string, limits: RunLimits): Promise<ReadInput> => {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-    const buffer = Buffer.alloc(limits.maxBytes + 1);
-    let size = 0;
-    for (let read = -1; read !== 0 && size < buffer.length; size += read) {
-      ({ bytesRead: read } = await handle.read(buffer, size, buffer.length - size));
-    }
-    return size > limits.maxBytes ? { problem: tooBig(limits) } : { text: buffer.toString('utf8', 0, size) };
-  } catch (e) {
-    const error = e as NodeJS.ErrnoException;
-    return { problem: `cannot read: ${error.code === 'EISDIR' ? 'a directory' : (error.code ?? error.message)}` };
-  } finally {
-    await handle?.close();
-  }
-};
+/** The bound of each card read, as the server bounds a request's card. */
+const cardBound = (limits: RunLimits): ReadBound => ({ maxBytes: limits.maxBytes, what: 'a card (http.maxBodyBytes)' });
 
 /** The CLI fetches what its user asks for, private hosts and other hosts' redirects included, within the time and size limits. */
 const userFetch = createAddressPolicy(['*'], { field: 'URL', connections: 'fetches', setting: 'none' });
 
 /** Reads one input: a file, standard input (through `readStdin`, which stops past `maxBytes`), or a URL. */
-const readInput = async (input: CardInput, limits: RunLimits, readStdin: (maxBytes: number) => Promise<string | undefined>): Promise<ReadInput> => {
+const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['readStdin']): Promise<FileText> => {
   switch (input.kind) {
     case 'missing':
       return { problem: input.message };
     case 'file':
-      return readFileWithin(input.path, limits);
-    case 'stdin': {
-      const text = await readStdin(limits.maxBytes);
-      return text === undefined || Buffer.byteLength(text) > limits.maxBytes ? { problem: tooBig(limits) } : { text };
-    }
+      return readTextFile(input.path, cardBound(limits));
+    case 'stdin':
+      return readOperand('-', cardBound(limits), readStdin);
     case 'url': {
       const fetched = await fetchCard(input.name, {
         policy: userFetch,
@@ -88,19 +67,23 @@ export interface OfflineOptions {
   signatures?: SignaturePolicy | undefined;
 }
 
-export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text) =>
-  checkCardText(name, text, {
+export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text) => {
+  const checked = checkCardText(name, text, {
     maxDepth: limits.maxDepth,
     ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
     ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
   });
+  // Looked for once the text parsed within the depth limit (the scan recurses as deep as the text nests).
+  const overflow = checked.failure ? undefined : outOfRangeNumber(text);
+  return overflow ? { name, text, failure: { message: describeOutOfRange(overflow, { withPlace: false }), line: overflow.line, column: overflow.column } } : checked;
+};
 
 /** Every input read and checked, in order. */
 export const checkInputs = async (
   inputs: readonly CardInput[],
   limits: RunLimits,
   check: CheckText,
-  readStdin: (maxBytes: number) => Promise<string | undefined>,
+  readStdin: CliIO['readStdin'],
 ): Promise<CheckedInput[]> => {
   const checked: CheckedInput[] = [];
   for (const input of inputs) {

@@ -71,6 +71,7 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   if ('exit' in line) return line.exit;
   const { values, positionals, usage } = line;
   if (positionals.length === 0) return usage('missing FILE, DIR, GLOB, URL or - (standard input)');
+  if (positionals.includes('')) return usage("an empty operand ('') names nothing; give a FILE, DIR, GLOB, URL or - (for the working directory: .)");
   const format = values.format;
   if (!isOutputFormat(format)) return usage(`--format must be one of ${outputFormats.join(', ')}, not "${format}"`);
   const failOn = values['fail-on'];

@@ -5,7 +5,7 @@ import { readCommandLine, runCommand } from '../../src/cli/args.ts';
 import { runHealthcheck } from '../../src/cli/healthcheck.ts';
 
 const capture = () => {
-  const io = { out: '', err: '', stdout: (s: string) => void (io.out += s), stderr: (s: string) => void (io.err += s), readStdin: async () => '' };
+  const io = { out: '', err: '', stdout: (s: string) => void (io.out += s), stderr: (s: string) => void (io.err += s), readStdin: async () => Buffer.alloc(0) };
   return io;
 };
 

@@ -30,7 +30,7 @@ async function run(args: string[], options: { stdin?: string; env?: NodeJS.Proce
   const code = await runValidate(args, {
     stdout: (s) => void (stdout += s),
     stderr: (s) => void (stderr += s),
-    readStdin: async (maxBytes) => (options.stdin !== undefined && Buffer.byteLength(options.stdin) > maxBytes ? undefined : (options.stdin ?? '')),
+    readStdin: async (maxBytes) => (options.stdin !== undefined && Buffer.byteLength(options.stdin) > maxBytes ? undefined : Buffer.from(options.stdin ?? '')),
     env: options.env ?? {},
     stdoutIsTTY: options.tty ?? false,
   });
