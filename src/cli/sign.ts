@@ -12,6 +12,7 @@ import { isSignatureAlgorithm, signatureAlgorithms, type SignatureAlgorithm } fr
 import { canonicalPayload, formFor } from '../engine/signatures/canonical.ts';
 import { decodeProtectedHeader } from '../engine/signatures/protected-header.ts';
 import { isRecord } from '../engine/versions.ts';
+import { jkuSchema } from '../features/trust/managed-keys.ts';
 import { keyFileBound } from '../features/trust/trust-files.ts';
 import { nestsDeeperThan } from '../lib/json.ts';
 import { describeOutOfRange, outOfRangeNumber } from '../lib/json-numbers.ts';
@@ -29,7 +30,7 @@ left at their protocol buffer defaults are removed first.
 Options:
   --key FILE     the private key as a JWK (cardgate keygen writes NAME.private.jwk)
   --kid K        key id in the protected header (default: the JWK's kid)
-  --jku URL      URL of the JWKS that publishes the public key, put in the protected header
+  --jku URL      https URL of the JWKS that publishes the public key, put in the protected header
   --alg A        ${signatureAlgorithms.join(', ')} (default and only choice: the JWK's alg, if it has one; else by its key type)
   -o, --output FILE   write the signed card there (default: standard output)
   -h, --help     show this help
@@ -100,7 +101,8 @@ export async function runSign(args: string[], io: CliIO): Promise<number> {
   const { values, positionals, usage } = line;
   if (positionals.length !== 1 || positionals[0] === '') return usage('give one CARD file (or - for standard input)');
   if (values.key === undefined || values.key === '') return usage('--key PRIVATE.jwk is required');
-  if (values.jku !== undefined && !/^https?:\/\//.test(values.jku)) return usage(`--jku must be an http(s) URL, not "${values.jku}"`);
+  const jkuProblem = values.jku === undefined ? undefined : jkuSchema.safeParse(values.jku).error?.issues[0]?.message;
+  if (jkuProblem !== undefined) return usage(`--jku ${jkuProblem}, as the trust API requires, not "${values.jku!.slice(0, 200)}"`);
   const fail = (problem: string): number => {
     io.stderr(`cardgate sign: ${problem}\n`);
     return 1;
