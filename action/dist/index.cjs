@@ -12585,22 +12585,34 @@ var fetchCard = async (agentUrl, options) => {
 };
 
 // src/cli/card-inputs.ts
-var cardFilePatterns = ["**/agent-card.json", "**/agent.json", "**/*.agent-card.json"];
+var defaultCardPatterns = ["agent-card.json", "agent_card.json", "agent.json", "*.agent-card.json"];
+var MAX_PATTERNS = 20;
+var MAX_PATTERN_CHARS = 200;
+var patternsProblem = (patterns) => {
+  if (patterns.length > MAX_PATTERNS) return `at most ${MAX_PATTERNS} patterns, not ${patterns.length}`;
+  for (const pattern of patterns) {
+    if (pattern === "") return "a pattern must not be empty";
+    if (pattern.length > MAX_PATTERN_CHARS) return `a pattern is at most ${MAX_PATTERN_CHARS} characters`;
+    if (import_node_path.default.isAbsolute(pattern) || pattern.split(/[\\/]/).includes("..")) return `a pattern names files inside the directory searched (no absolute path, no ..), not "${pattern}"`;
+  }
+  return void 0;
+};
+var underDirectory = (pattern) => pattern.includes("/") ? pattern : `**/${pattern}`;
 var ignored = ["**/node_modules/**", "**/.git/**"];
 var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
 var search = async (patterns, cwd, workDir) => {
   const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
   return found.map((file) => import_node_path.default.relative(workDir, file) || file).sort(byName);
 };
-var expand = async (operand, workDir) => {
+var expand = async (operand, workDir, patterns) => {
   if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
   if (looksLikeUrl(operand)) return [{ kind: "url", name: operand }];
   const absolute = import_node_path.default.resolve(workDir, operand);
   const info2 = await (0, import_promises.stat)(absolute).catch(() => void 0);
   if (info2?.isDirectory()) {
-    const files = await search(cardFilePatterns, absolute, workDir);
+    const files = await search(patterns.map(underDirectory), absolute, workDir);
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
-    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for agent-card.json, agent.json and *.agent-card.json)` }];
+    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(", ")})` }];
   }
   if (info2) return [{ kind: "file", name: operand, path: absolute }];
   if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
@@ -12610,11 +12622,11 @@ var expand = async (operand, workDir) => {
   }
   return [{ kind: "missing", name: operand, message: `no such file or directory: ${operand}` }];
 };
-var cardInputs = async (operands, workDir) => {
+var cardInputs = async (operands, workDir, patterns = defaultCardPatterns) => {
   const seen = /* @__PURE__ */ new Set();
   const inputs = [];
   for (const operand of operands) {
-    for (const input2 of await expand(operand, workDir)) {
+    for (const input2 of await expand(operand, workDir, patterns)) {
       const key = input2.kind === "file" ? await (0, import_promises.realpath)(input2.path).catch(() => input2.path) : `${input2.kind}:${input2.name}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -12950,7 +12962,10 @@ var runAction = async ({ env, cwd, stdout }) => {
   const check = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
-  const checked = await checkInputs(await cardInputs(operands, cwd), limits, check, async () => void 0);
+  const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
+  const badPatterns = patternsProblem(patterns);
+  if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
+  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => void 0);
   const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings: Number(maxWarnings) } });
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
   stdout(formatResults("github", checked, { toolVersion: version2 }));

@@ -12,7 +12,7 @@ import { commandData } from '../engine/formats/github.ts';
 import { isValid, plural, totalsOf } from '../engine/formats/input.ts';
 import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
-import { cardInputs } from '../cli/card-inputs.ts';
+import { cardInputs, defaultCardPatterns, patternsProblem } from '../cli/card-inputs.ts';
 import { checkInputs, checkOffline, exitCodeOf, failOnValues, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
 import { checkWithServer } from './server-check.ts';
 
@@ -68,7 +68,10 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
 
   const operands = (input(env, 'files') ?? '.').split(/\s+/).filter(Boolean);
   if (operands.includes('-')) return fail('files cannot name standard input (-): a step has none');
-  const checked = await checkInputs(await cardInputs(operands, cwd), limits, check, async () => undefined);
+  const patterns = input(env, 'patterns')?.split(/\s+/) ?? defaultCardPatterns;
+  const badPatterns = patternsProblem(patterns);
+  if (badPatterns !== undefined) return fail(`patterns: ${badPatterns}`);
+  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => undefined);
   const exitCode = exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarnings === undefined ? {} : { maxWarnings: Number(maxWarnings) }) });
 
   if (format !== 'github') stdout(formatResults(format, checked, { toolVersion: version }));

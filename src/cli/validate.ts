@@ -11,15 +11,16 @@ import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
 import { readTrustFiles } from '../features/trust/trust-files.ts';
 import { readCommandLine } from './args.ts';
-import { cardInputs } from './card-inputs.ts';
+import { cardInputs, defaultCardPatterns, patternsProblem } from './card-inputs.ts';
 import { checkInputs, checkOffline, errorsOnly, exitCodeOf, failOnValues, runLimits, type FailOn } from './card-run.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 const help = `Usage: cardgate validate [options] FILE|DIR|GLOB|URL|- ...
 
 Validate A2A agent cards (JSON) offline, with the engine and limits of the service.
-  FILE   a card file                      DIR   searched for agent-card.json, agent.json and
-  GLOB   quoted: 'cards/**/*.json'              *.agent-card.json (not node_modules, .git)
+  FILE   a card file                      DIR   searched for agent-card.json, agent_card.json,
+  GLOB   quoted: 'cards/**/*.json'              agent.json, *.agent-card.json (or --pattern;
+                                                not node_modules, .git)
   URL    https://agent.example fetches /.well-known/agent-card.json (else agent.json);
          any other URL is fetched as given
   -      standard input
@@ -31,6 +32,8 @@ Options:
                         warnings; never: findings never fail the run
   --max-warnings N      exit 1 when the cards have more than N warnings in all
   --quiet               report errors only (the exit code still counts warnings)
+  --pattern GLOB        what a DIR is searched for, instead of the names above (repeatable);
+                        without a slash a file name at any depth: --pattern '*.card.json'
   --protocol-version V  validate against V instead of the version each card declares
                         (${supportedVersions.join(', ')})
   --trust FILE.jwks     verify the cards' signatures with the keys of this JWKS (repeatable;
@@ -67,6 +70,7 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     trust: { type: 'string', multiple: true },
     'require-signature': { type: 'boolean', default: false },
     config: { type: 'string' },
+    pattern: { type: 'string', multiple: true },
   });
   if ('exit' in line) return line.exit;
   const { values, positionals, usage } = line;
@@ -78,6 +82,9 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   if (!(failOnValues as readonly string[]).includes(failOn)) return usage(`--fail-on must be one of ${failOnValues.join(', ')}, not "${failOn}"`);
   const maxWarningsText = values['max-warnings'];
   if (maxWarningsText !== undefined && !/^\d+$/.test(maxWarningsText)) return usage(`--max-warnings must be a whole number, not "${maxWarningsText}"`);
+  const patterns = values.pattern ?? defaultCardPatterns;
+  const badPatterns = patternsProblem(patterns);
+  if (badPatterns !== undefined) return usage(`--pattern: ${badPatterns}`);
   const protocolVersion = values['protocol-version'];
   if (protocolVersion !== undefined && !isSupportedVersion(protocolVersion)) {
     return usage(`unsupported --protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(', ')}`);
@@ -104,7 +111,7 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     : undefined;
 
   const limits = runLimits(config);
-  const inputs = await cardInputs(positionals, process.cwd());
+  const inputs = await cardInputs(positionals, process.cwd(), patterns);
   const checked = await checkInputs(inputs, limits, checkOffline(limits, { protocolVersion, signatures }), io.readStdin);
   const exitCode = exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarningsText === undefined ? {} : { maxWarnings: Number(maxWarningsText) }) });
 
