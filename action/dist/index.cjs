@@ -11735,6 +11735,7 @@ var UNREADABLE_RULE = {
   description: "The input could not be checked: it could not be read or fetched, is too large, nests too deeply, or is not valid JSON.",
   fix: "Point at an agent card file or URL holding one JSON object; the message says what was wrong, and where for invalid JSON."
 };
+var byPosition = (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
 var problemsOf = (input2) => {
   if (input2.failure) return [{ severity: "error", rule: UNREADABLE_RULE.id, ...input2.failure }];
   const result = input2.result;
@@ -11742,7 +11743,13 @@ var problemsOf = (input2) => {
   return [
     ...result.errors.map((issue2) => ({ severity: "error", ...issue2 })),
     ...result.warnings.map((issue2) => ({ severity: "warning", ...issue2 }))
-  ];
+  ].sort(byPosition);
+};
+var messageWithField = (p) => {
+  if (p.path === void 0) return p.message;
+  const field = p.path.slice(p.path.lastIndexOf(".") + 1);
+  const named = [p.path, field].some((name) => p.message === name || p.message.startsWith(`${name} `));
+  return named ? p.message : `${p.path}: ${p.message}`;
 };
 var countsOf = (input2) => {
   if (input2.failure) return { errors: 1, warnings: 0 };
@@ -11758,15 +11765,23 @@ var totalsOf = (inputs) => {
   let errors = 0;
   let warnings = 0;
   let valid = 0;
+  let unchecked = 0;
   for (const input2 of inputs) {
     const counts = countsOf(input2);
     errors += counts.errors;
     warnings += counts.warnings;
     if (isValid(input2)) valid++;
+    if (input2.failure) unchecked++;
   }
-  return { inputs: inputs.length, valid, invalid: inputs.length - valid, errors, warnings };
+  const cards = inputs.length - unchecked;
+  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings };
 };
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var summaryOf = (t) => {
+  const verdict2 = t.cards === 0 ? "" : `: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}`;
+  const unchecked = t.unchecked === 0 ? "" : `; ${plural(t.unchecked, "input")} could not be checked`;
+  return `${plural(t.cards, "card")} checked${verdict2}${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
+};
 var checkCardText = (name, text, options = {}) => {
   const { maxDepth, ...validateOptions } = options;
   const json2 = withoutBom(text);
@@ -11792,12 +11807,12 @@ var formatGithub = (inputs) => {
       const properties = [`file=${commandProperty(input2.name)}`];
       if (p.line !== void 0) properties.push(`line=${p.line}`, `col=${p.column ?? 1}`);
       properties.push(`title=${commandProperty(p.rule)}`);
-      const message = p.path === void 0 ? p.message : `${p.path}: ${p.message}`;
-      return `::${p.severity} ${properties.join(",")}::${commandData(message)}`;
+      return `::${p.severity} ${properties.join(",")}::${commandData(messageWithField(p))}`;
     })
   );
   const t = totalsOf(inputs);
-  lines.push(`cardgate: ${plural(t.inputs, "card")} checked, ${t.invalid} invalid; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`);
+  const unchecked = t.unchecked === 0 ? "" : `, ${plural(t.unchecked, "input")} could not be checked`;
+  lines.push(`cardgate: ${plural(t.cards, "card")} checked, ${t.invalid} invalid${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`);
   return `${lines.join("\n")}
 `;
 };
@@ -12165,7 +12180,7 @@ var formatGitlab = (inputs) => {
       const repeat = seen.get(key) ?? 0;
       seen.set(key, repeat + 1);
       return {
-        description: p.path === void 0 ? p.message : `${p.path}: ${p.message}`,
+        description: messageWithField(p),
         check_name: p.rule,
         fingerprint: fnv1a64(repeat === 0 ? key : `${key}#${repeat}`),
         severity: severity(p),
@@ -12225,9 +12240,7 @@ var formatText = (inputs, options = {}) => {
     if (leftOut2 > 0) lines.push(`${name}  ${plural(leftOut2, "more finding")} left out (findings cap)`);
   }
   const t = totalsOf(inputs);
-  const verdict2 = t.invalid === 0 ? "all valid" : `${t.invalid} invalid`;
-  const summary = `${plural(t.inputs, "card")} checked: ${verdict2}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
-  lines.push(...lines.length > 0 ? [""] : [], c.bold(summary));
+  lines.push(...lines.length > 0 ? [""] : [], c.bold(summaryOf(t)));
   return `${lines.join("\n")}
 `;
 };
@@ -12251,7 +12264,7 @@ var xmlText = (text, attribute = false) => text.replace(notInXml, "\uFFFD").repl
   }
 });
 var attr = (text) => xmlText(text, true);
-var describe2 = (name, p) => `${where(name, p)}${p.path === void 0 ? "" : ` ${p.path}`}: ${p.message} [${p.rule}]`;
+var describe2 = (name, p) => `${where(name, p)}: ${messageWithField(p)} [${p.rule}]`;
 var testsuite = (input2) => {
   const problems = problemsOf(input2);
   const counts = countsOf(input2);
@@ -12274,10 +12287,9 @@ var testsuite = (input2) => {
 };
 var formatJunit = (inputs) => {
   const t = totalsOf(inputs);
-  const errored = inputs.filter((i) => i.failure !== void 0).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="cardgate" tests="${t.inputs}" failures="${t.invalid - errored}" errors="${errored}">`,
+    `<testsuites name="cardgate" tests="${t.inputs}" failures="${t.invalid}" errors="${t.unchecked}">`,
     ...inputs.map(testsuite),
     "</testsuites>",
     ""
@@ -12302,7 +12314,7 @@ var formatMarkdown = (inputs) => {
   const out = [
     "## cardgate: agent card validation",
     "",
-    `${plural(t.inputs, "card")} checked: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}.`,
+    `${summaryOf(t)}.`,
     "",
     "| Card | Verdict | Score | Errors | Warnings |",
     "| --- | --- | ---: | ---: | ---: |",
@@ -12859,7 +12871,7 @@ var readInput = async (input2, limits, readStdin) => {
         userAgent: `cardgate/${version2}`,
         redirectsToOtherHosts: true
       });
-      return "text" in fetched ? { text: fetched.text } : { problem: fetched.problem };
+      return "text" in fetched ? { text: fetched.text, name: fetched.source.url } : { problem: fetched.problem };
     }
   }
 };
@@ -12876,16 +12888,23 @@ var checkInputs = async (inputs, limits, check, readStdin) => {
   const checked = [];
   for (const input2 of inputs) {
     const read = await readInput(input2, limits, readStdin);
-    checked.push("text" in read ? await check(input2.name, read.text) : { name: input2.name, failure: { message: read.problem } });
+    checked.push("text" in read ? await check(read.name ?? input2.name, read.text) : { name: input2.name, failure: { message: read.problem } });
   }
   return checked;
 };
 var failOnValues = ["error", "warning", "never"];
-var exitCodeOf = (inputs, verdict2) => {
-  if (inputs.some((input2) => input2.failure)) return 2;
-  const { errors, warnings } = totalsOf(inputs);
-  const failed = verdict2.failOn === "error" && errors > 0 || verdict2.failOn === "warning" && errors + warnings > 0 || verdict2.maxWarnings !== void 0 && warnings > verdict2.maxWarnings;
-  return failed ? 1 : 0;
+var verdictOf = (inputs, verdict2) => {
+  const { errors, warnings, unchecked } = totalsOf(inputs);
+  if (unchecked > 0) return { code: 2, reason: `${unchecked === 1 ? "an input" : `${unchecked} inputs`} could not be checked` };
+  if (verdict2.failOn !== "never" && errors > 0) return { code: 1, reason: `${errors === 1 ? "an error fails" : `${errors} errors fail`} the run (--fail-on ${verdict2.failOn})` };
+  if (verdict2.failOn === "warning" && warnings > 0) return { code: 1, reason: `${warnings === 1 ? "a warning fails" : `${warnings} warnings fail`} the run (--fail-on warning)` };
+  if (verdict2.maxWarnings !== void 0 && warnings > verdict2.maxWarnings) return { code: 1, reason: `too many warnings: ${warnings} (--max-warnings ${verdict2.maxWarnings})` };
+  return { code: 0 };
+};
+var exitCodeOf = (inputs, verdict2) => verdictOf(inputs, verdict2).code;
+var parseMaxWarnings = (text) => {
+  if (text === void 0 || text === "-1") return {};
+  return /^\d{1,15}$/.test(text) ? { limit: Number(text) } : void 0;
 };
 
 // src/action/server-check.ts
@@ -12945,8 +12964,10 @@ var runAction = async ({ env, cwd, stdout }) => {
   if (!isOutputFormat(format2)) return fail2(`format must be one of ${outputFormats.join(", ")}, not "${format2}"`);
   const failOn = input(env, "fail-on") ?? "error";
   if (!failOnValues.includes(failOn)) return fail2(`fail-on must be one of ${failOnValues.join(", ")}, not "${failOn}"`);
-  const maxWarnings = input(env, "max-warnings");
-  if (maxWarnings !== void 0 && !/^\d+$/.test(maxWarnings)) return fail2(`max-warnings must be a whole number, not "${maxWarnings}"`);
+  const maxWarningsText = input(env, "max-warnings");
+  const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
+  if (parsedMaxWarnings === void 0) return fail2(`max-warnings must be a whole number, or -1 for no limit, not "${maxWarningsText}"`);
+  const maxWarnings = parsedMaxWarnings.limit;
   const protocolVersion = input(env, "protocol-version");
   if (protocolVersion !== void 0 && !isSupportedVersion(protocolVersion)) {
     return fail2(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(", ")}`);
@@ -12966,13 +12987,13 @@ var runAction = async ({ env, cwd, stdout }) => {
   const badPatterns = patternsProblem(patterns);
   if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
   const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => void 0);
-  const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings: Number(maxWarnings) } });
+  const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } });
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
   stdout(formatResults("github", checked, { toolVersion: version2 }));
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
   if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));
-  const { errors, warnings } = totalsOf(checked);
+  const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
     errors: String(errors),
@@ -12982,8 +13003,8 @@ var runAction = async ({ env, cwd, stdout }) => {
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const why = exitCode === 2 ? "an input could not be checked" : `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})`;
-    stdout(`::error title=cardgate::${commandData(`${plural(checked.length, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
+    const why = exitCode === 2 ? `${plural(unchecked, "input")} could not be checked` : `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})`;
+    stdout(`::error title=cardgate::${commandData(`${plural(cards, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
 `);
   }
   return exitCode;

@@ -37,7 +37,7 @@ const cardBound = (limits: RunLimits): ReadBound => ({ maxBytes: limits.maxBytes
 const userFetch = createAddressPolicy(['*'], { field: 'URL', connections: 'fetches', setting: 'none' });
 
 /** Reads one input: a file, standard input (through `readStdin`, which stops past `maxBytes`), or a URL. */
-const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['readStdin']): Promise<FileText> => {
+const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['readStdin']): Promise<FileText & { name?: string }> => {
   switch (input.kind) {
     case 'missing':
       return { problem: input.message };
@@ -53,7 +53,8 @@ const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['
         userAgent: `cardgate/${version}`,
         redirectsToOtherHosts: true,
       });
-      return 'text' in fetched ? { text: fetched.text } : { problem: fetched.problem };
+      // Named by where the card was read (a bare origin's well-known path, after redirects): `host:port:66:3` would be no place.
+      return 'text' in fetched ? { text: fetched.text, name: fetched.source.url } : { problem: fetched.problem };
     }
   }
 };
@@ -88,7 +89,7 @@ export const checkInputs = async (
   const checked: CheckedInput[] = [];
   for (const input of inputs) {
     const read = await readInput(input, limits, readStdin);
-    checked.push('text' in read ? await check(input.name, read.text) : { name: input.name, failure: { message: read.problem } });
+    checked.push('text' in read ? await check(read.name ?? input.name, read.text) : { name: input.name, failure: { message: read.problem } });
   }
   return checked;
 };
@@ -99,22 +100,30 @@ export const failOnValues: readonly FailOn[] = ['error', 'warning', 'never'];
 export interface Verdict {
   /** --fail-on: the least finding that fails the run. */
   failOn: FailOn;
-  /** --max-warnings: more warnings than this in all fail the run, whatever failOn says. */
+  /** --max-warnings: more warnings than this in all fail the run, whatever failOn says (absent: no limit). */
   maxWarnings?: number;
 }
 
 /**
- * The exit code of a run: 2 when an input could not be checked (unreadable, not found, too big,
- * too deep, not JSON, not fetched), else 1 when the findings fail it, else 0.
+ * The exit code of a run and, when it fails, why in one line (the options named as on the command
+ * line): 2 when an input could not be checked (unreadable, not found, too big, too deep, not JSON,
+ * not fetched), else 1 when the findings fail it, else 0.
  */
-export const exitCodeOf = (inputs: readonly CheckedInput[], verdict: Verdict): 0 | 1 | 2 => {
-  if (inputs.some((input) => input.failure)) return 2;
-  const { errors, warnings } = totalsOf(inputs);
-  const failed =
-    (verdict.failOn === 'error' && errors > 0) ||
-    (verdict.failOn === 'warning' && errors + warnings > 0) ||
-    (verdict.maxWarnings !== undefined && warnings > verdict.maxWarnings);
-  return failed ? 1 : 0;
+export const verdictOf = (inputs: readonly CheckedInput[], verdict: Verdict): { code: 0 | 1 | 2; reason?: string } => {
+  const { errors, warnings, unchecked } = totalsOf(inputs);
+  if (unchecked > 0) return { code: 2, reason: `${unchecked === 1 ? 'an input' : `${unchecked} inputs`} could not be checked` };
+  if (verdict.failOn !== 'never' && errors > 0) return { code: 1, reason: `${errors === 1 ? 'an error fails' : `${errors} errors fail`} the run (--fail-on ${verdict.failOn})` };
+  if (verdict.failOn === 'warning' && warnings > 0) return { code: 1, reason: `${warnings === 1 ? 'a warning fails' : `${warnings} warnings fail`} the run (--fail-on warning)` };
+  if (verdict.maxWarnings !== undefined && warnings > verdict.maxWarnings) return { code: 1, reason: `too many warnings: ${warnings} (--max-warnings ${verdict.maxWarnings})` };
+  return { code: 0 };
+};
+
+export const exitCodeOf = (inputs: readonly CheckedInput[], verdict: Verdict): 0 | 1 | 2 => verdictOf(inputs, verdict).code;
+
+/** `--max-warnings N`: a whole number, or -1 for no limit (as eslint takes it); undefined when bad. */
+export const parseMaxWarnings = (text: string | undefined): { limit?: number } | undefined => {
+  if (text === undefined || text === '-1') return {};
+  return /^\d{1,15}$/.test(text) ? { limit: Number(text) } : undefined;
 };
 
 /** With --quiet: the errors only (warnings and suggestions left out of the report; the verdict still counts them). */
