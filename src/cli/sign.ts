@@ -20,11 +20,12 @@ import type { ReadBound } from '../lib/read-file.ts';
 import { describeSyntaxProblem, jsonSyntaxProblem } from '../lib/text-position.ts';
 import { readCommandLine } from './args.ts';
 import { readOperand, type CliIO } from './io.ts';
+import { withSignaturesText } from './signatures-edit.ts';
 
 const signHelp = `Usage: cardgate sign CARD|- --key PRIVATE.jwk [--kid K] [--jku URL] [--alg A] [-o OUT]
 
 Adds a JWS signature to an A2A agent card's "signatures" (replacing one with the same kid),
-over the card's canonical form: RFC 8785 (JCS) without "signatures"; for a 1.0 card the fields
+changing nothing else of its text (indentation, order, line ends kept), over the card's canonical form: RFC 8785 (JCS) without "signatures"; for a 1.0 card the fields
 left at their protocol buffer defaults are removed first.
 
 Options:
@@ -93,6 +94,15 @@ export async function signCard(card: Record<string, unknown>, privateJwk: JWK, h
   return { ...card, signatures: [...others, { protected: jws.protected!, signature: jws.signature }] };
 }
 
+/**
+ * The signed card's text: the card's own text with only `signatures` changed; written anew (two
+ * spaces) only when that edit would not read back as the signed card (duplicate members).
+ */
+const signedText = (cardText: string, signed: Record<string, unknown>): string => {
+  const edited = withSignaturesText(cardText, signed.signatures as unknown[]);
+  return edited !== undefined && JSON.stringify(JSON.parse(edited)) === JSON.stringify(signed) ? edited : `${JSON.stringify(signed, null, 2)}\n`;
+};
+
 export async function runSign(args: string[], io: CliIO): Promise<number> {
   const line = readCommandLine('sign', signHelp, io, args, {
     key: { type: 'string' }, kid: { type: 'string' }, jku: { type: 'string' }, alg: { type: 'string' }, output: { type: 'string', short: 'o' },
@@ -136,7 +146,7 @@ export async function runSign(args: string[], io: CliIO): Promise<number> {
   } catch (e) {
     return fail(`cannot sign with ${values.key} as ${alg}: ${(e as Error).message}`);
   }
-  const text = `${JSON.stringify(signed, null, 2)}\n`;
+  const text = signedText(card.text, signed);
   if (values.output === undefined) io.stdout(text);
   else {
     try {
