@@ -90,6 +90,11 @@ test('cardgate alone prints usage and starts nothing; flags without a subcommand
   const flags = await runCli(['--port', '8080'], { timeoutMs: 20_000 });
   assert.equal(flags.code, 2);
   assert.match(flags.stderr, /^cardgate: a subcommand is required; to run the service: cardgate serve --port 8080\n/);
+  for (const args of [['--help'], ['serve', '--help']]) {
+    const help = await runCli(args);
+    assert.equal(help.code, 0);
+    assert.doesNotMatch(help.stdout, /default subcommand|run the HTTP service \(default\)/, 'serve is no default');
+  }
 });
 
 test('what starts the service says serve: the image, the systemd unit, the GitLab service, npm start', () => {
