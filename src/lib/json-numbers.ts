@@ -6,8 +6,8 @@
 import { visit } from 'jsonc-parser';
 import { LineIndex, type TextPosition } from './text-position.ts';
 
-/** Only a literal with an exponent of 3+ digits, or 300+ digits in a row, can pass ±1.8e308. */
-const mayOverflow = /[eE][+-]?\d{3}|\d{300}/;
+/** Only a literal with an exponent of 3+ digits, or 300+ digits in a row, can pass ±1.8e308 (a run is tried from its first digit only: linear time). */
+const mayOverflow = /[eE][+-]?\d{3}|(?<!\d)\d{300}/;
 
 /** The first number literal of `text` (JSON) beyond the range of a double, with its place; undefined when none. */
 export const outOfRangeNumber = (text: string): (TextPosition & { literal: string }) | undefined => {
