@@ -12810,7 +12810,7 @@ var createAddressPolicy = (allowedHosts, use) => {
 };
 
 // src/lib/json-numbers.ts
-var mayOverflow = /[eE][+-]?\d{3}|\d{300}/;
+var mayOverflow = /[eE][+-]?\d{3}|(?<!\d)\d{300}/;
 var outOfRangeNumber = (text) => {
   if (!mayOverflow.test(text)) return void 0;
   let found;
