@@ -4,11 +4,12 @@
  * ./cardgate.json when present) > defaults. A bad value is a ConfigError naming
  * the field path and the reason; main.ts turns it into exit code 2.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as z from 'zod';
 import { signatureAlgorithms } from './engine/signatures/algorithms.ts';
 import { ConfigError } from './lib/config-error.ts';
 import { parseIpRule } from './lib/ip.ts';
+import { readTextFile } from './lib/read-file.ts';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -265,13 +266,13 @@ export interface ConfigSources {
   cwd?: string;
 }
 
+/** A configuration is a few KiB; a file far beyond is not one (or is /dev/zero). */
+const MAX_CONFIG_FILE_BYTES = 1 << 20;
+
 const readConfigFile = (path: string): Json => {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
-  }
+  const read = readTextFile(path, { maxBytes: MAX_CONFIG_FILE_BYTES, what: 'a configuration file' });
+  if ('problem' in read) throw new ConfigError(`cannot read config file ${path}: ${read.problem}`);
+  const text = read.text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -642,7 +642,7 @@ var require_scan = __commonJS({
 var require_parse = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports2, module2) {
     "use strict";
-    var constants = require_constants();
+    var constants2 = require_constants();
     var utils = require_utils();
     var {
       MAX_LENGTH,
@@ -650,7 +650,7 @@ var require_parse = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants;
+    } = constants2;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -859,7 +859,7 @@ var require_parse = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants2.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -905,8 +905,8 @@ var require_parse = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants2.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants2.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -1035,16 +1035,16 @@ var require_parse = __commonJS({
         const analysis = analyzeRepeatedExtglob(body, opts);
         if ((token.type === "plus" || token.type === "star") && analysis.risky) {
           const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
-          const open3 = tokens[token.tokensIndex];
-          open3.type = "text";
-          open3.value = literal2;
-          open3.output = safeOutput || utils.escapeRegex(literal2);
+          const open2 = tokens[token.tokensIndex];
+          open2.type = "text";
+          open2.value = literal2;
+          open2.output = safeOutput || utils.escapeRegex(literal2);
           for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
             tokens[i].value = "";
             tokens[i].output = "";
             delete tokens[i].suffix;
           }
-          state.output = token.output + open3.output;
+          state.output = token.output + open2.output;
           state.backtrack = true;
           push({ type: "paren", extglob: true, value, output: "" });
           decrement("parens");
@@ -1264,15 +1264,15 @@ var require_parse = __commonJS({
         }
         if (value === "{" && opts.nobrace !== true) {
           increment("braces");
-          const open3 = {
+          const open2 = {
             type: "brace",
             value,
             output: "(",
             outputIndex: state.output.length,
             tokensIndex: state.tokens.length
           };
-          braces.push(open3);
-          push(open3);
+          braces.push(open2);
+          push(open2);
           continue;
         }
         if (value === "}") {
@@ -1602,7 +1602,7 @@ var require_parse = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants.globChars(opts.windows);
+      } = constants2.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -1660,7 +1660,7 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse3 = require_parse();
     var utils = require_utils();
-    var constants = require_constants();
+    var constants2 = require_constants();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
@@ -1788,7 +1788,7 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch.constants = constants;
+    picomatch.constants = constants2;
     module2.exports = picomatch;
   }
 });
@@ -5011,10 +5011,10 @@ var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals"
     if (length === def.length)
       return;
     const origin = getLengthableOrigin(input2);
-    const tooBig2 = length > def.length;
+    const tooBig = length > def.length;
     payload.issues.push({
       origin,
-      ...tooBig2 ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length },
+      ...tooBig ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length },
       inclusive: true,
       exact: true,
       input: payload.value,
@@ -9833,8 +9833,8 @@ var stepToQuote = (text, i) => {
   }
   return text.length;
 };
-var closingQuote = (text, open3) => {
-  const quote = text.indexOf('"', open3 + 1);
+var closingQuote = (text, open2) => {
+  const quote = text.indexOf('"', open2 + 1);
   if (quote === -1) return text.length;
   let before = quote - 1;
   while (text.charCodeAt(before) === BACKSLASH) before--;
@@ -9853,9 +9853,9 @@ var nestsDeeperThan = (text, limit) => {
   }
   return false;
 };
-var endOfContainer = (text, open3) => {
+var endOfContainer = (text, open2) => {
   let depth = 0;
-  for (let i = open3; i < text.length; i++) {
+  for (let i = open2; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) i = closingQuote(text, i);
     else if (c === 91 || c === 123) depth++;
@@ -9984,8 +9984,8 @@ var findSpots = (text, root) => {
       pos = i;
     }
   };
-  const members2 = (node2, open3, object2) => {
-    pos = open3 + 1;
+  const members2 = (node2, open2, object2) => {
+    pos = open2 + 1;
     for (let index2 = 0; ; index2++) {
       let at = next();
       let c = text.charCodeAt(at);
@@ -11894,6 +11894,7 @@ var UNREADABLE_RULE = {
   description: "The input could not be checked: it could not be read or fetched, is too large, nests too deeply, or is not valid JSON.",
   fix: "Point at an agent card file or URL holding one JSON object; the message says what was wrong, and where for invalid JSON."
 };
+var byPosition = (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
 var problemsOf = (input2) => {
   if (input2.failure) return [{ severity: "error", rule: UNREADABLE_RULE.id, ...input2.failure }];
   const result = input2.result;
@@ -11901,7 +11902,13 @@ var problemsOf = (input2) => {
   return [
     ...result.errors.map((issue2) => ({ severity: "error", ...issue2 })),
     ...result.warnings.map((issue2) => ({ severity: "warning", ...issue2 }))
-  ];
+  ].sort(byPosition);
+};
+var messageWithField = (p) => {
+  if (p.path === void 0) return p.message;
+  const field = p.path.slice(p.path.lastIndexOf(".") + 1);
+  const named = [p.path, field].some((name) => p.message === name || p.message.startsWith(`${name} `));
+  return named ? p.message : `${p.path}: ${p.message}`;
 };
 var countsOf = (input2) => {
   if (input2.failure) return { errors: 1, warnings: 0 };
@@ -11917,15 +11924,23 @@ var totalsOf = (inputs) => {
   let errors = 0;
   let warnings = 0;
   let valid = 0;
+  let unchecked = 0;
   for (const input2 of inputs) {
     const counts = countsOf(input2);
     errors += counts.errors;
     warnings += counts.warnings;
     if (isValid(input2)) valid++;
+    if (input2.failure) unchecked++;
   }
-  return { inputs: inputs.length, valid, invalid: inputs.length - valid, errors, warnings };
+  const cards = inputs.length - unchecked;
+  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings };
 };
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var summaryOf = (t) => {
+  const verdict2 = t.cards === 0 ? "" : `: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}`;
+  const unchecked = t.unchecked === 0 ? "" : `; ${plural(t.unchecked, "input")} could not be checked`;
+  return `${plural(t.cards, "card")} checked${verdict2}${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
+};
 var checkCardText = (name, text, options = {}) => {
   const { maxDepth, ...validateOptions } = options;
   const json2 = withoutBom(text);
@@ -11951,22 +11966,22 @@ var formatGithub = (inputs) => {
       const properties = [`file=${commandProperty(input2.name)}`];
       if (p.line !== void 0) properties.push(`line=${p.line}`, `col=${p.column ?? 1}`);
       properties.push(`title=${commandProperty(p.rule)}`);
-      const message = p.path === void 0 ? p.message : `${p.path}: ${p.message}`;
-      return `::${p.severity} ${properties.join(",")}::${commandData(message)}`;
+      return `::${p.severity} ${properties.join(",")}::${commandData(messageWithField(p))}`;
     })
   );
   const t = totalsOf(inputs);
-  lines.push(`cardgate: ${plural(t.inputs, "card")} checked, ${t.invalid} invalid; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`);
+  const unchecked = t.unchecked === 0 ? "" : `, ${plural(t.unchecked, "input")} could not be checked`;
+  lines.push(`cardgate: ${plural(t.cards, "card")} checked, ${t.invalid} invalid${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`);
   return `${lines.join("\n")}
 `;
 };
 
 // src/action/github-action.ts
 var import_node_crypto2 = require("node:crypto");
-var import_promises3 = require("node:fs/promises");
+var import_promises2 = require("node:fs/promises");
 
 // src/config.ts
-var import_node_fs = require("node:fs");
+var import_node_fs2 = require("node:fs");
 
 // src/lib/config-error.ts
 var ConfigError = class extends Error {
@@ -12024,6 +12039,62 @@ var parseIpRule = (rule) => {
     if (prefix < 0 || prefix > max) throw new Error(`"${rule}" has a prefix length outside 0..${max + mappedShift}`);
   }
   return { address, prefix, family, text: prefix === max ? address : `${address}/${prefix}` };
+};
+
+// src/lib/read-file.ts
+var import_node_buffer = require("node:buffer");
+var import_node_fs = require("node:fs");
+var utf8Text = (bytes) => {
+  const text = bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191 ? bytes.subarray(3) : bytes;
+  if ((0, import_node_buffer.isAscii)(text)) return text.toString("latin1");
+  return (0, import_node_buffer.isUtf8)(text) ? text.toString("utf8") : void 0;
+};
+var tooLarge = (bound) => `larger than ${bound.maxBytes} bytes, the size limit for ${bound.what}`;
+var boundedText = (bytes, bound) => {
+  if (bytes === void 0 || bytes.byteLength > bound.maxBytes) return { problem: tooLarge(bound) };
+  const text = utf8Text(bytes);
+  return text === void 0 ? { problem: "not valid UTF-8 text" } : { text };
+};
+var kindOf = (info2) => info2.isDirectory() ? "a directory" : info2.isFIFO() ? "a FIFO" : info2.isCharacterDevice() || info2.isBlockDevice() ? "a device" : info2.isSocket() ? "a socket" : "not a file";
+var reasons = {
+  ENOENT: "no such file or directory",
+  EACCES: "permission denied",
+  ELOOP: "too many symbolic links (a loop)",
+  ENOTDIR: "a part of the path is not a directory"
+};
+var readUpTo = (fd, limit) => {
+  const buffer = Buffer.alloc(limit);
+  let size = 0;
+  for (let read = -1; read !== 0 && size < limit; size += read) read = (0, import_node_fs.readSync)(fd, buffer, size, limit - size, null);
+  return buffer.subarray(0, size);
+};
+var openRegularFile = (file) => {
+  if (file === "") return { problem: "an empty path names no file" };
+  let fd;
+  try {
+    fd = (0, import_node_fs.openSync)(file, import_node_fs.constants.O_RDONLY | (import_node_fs.constants.O_NONBLOCK ?? 0));
+    const info2 = (0, import_node_fs.fstatSync)(fd);
+    if (info2.isFile()) return { fd, size: info2.size };
+    (0, import_node_fs.closeSync)(fd);
+    return { problem: `${kindOf(info2)}, not a regular file` };
+  } catch (e) {
+    if (fd !== void 0) (0, import_node_fs.closeSync)(fd);
+    const code = e.code ?? "";
+    return { problem: reasons[code] ? `${code}: ${reasons[code]}` : `cannot read: ${code || e.message}` };
+  }
+};
+var readTextFile = (file, bound) => {
+  const opened = openRegularFile(file);
+  if ("problem" in opened) return opened;
+  try {
+    if (opened.size > bound.maxBytes) return { problem: tooLarge(bound) };
+    const bytes = readUpTo(opened.fd, bound.maxBytes + 1);
+    return boundedText(bytes.byteLength > bound.maxBytes ? void 0 : bytes, bound);
+  } catch (e) {
+    return { problem: `cannot read: ${e.code ?? e.message}` };
+  } finally {
+    (0, import_node_fs.closeSync)(opened.fd);
+  }
 };
 
 // src/config.ts
@@ -12215,13 +12286,11 @@ var convert = (raw, type) => {
   if (type === "list") return raw.split(",").map((s) => s.trim()).filter(Boolean);
   return raw;
 };
+var MAX_CONFIG_FILE_BYTES = 1 << 20;
 var readConfigFile = (path2) => {
-  let text;
-  try {
-    text = (0, import_node_fs.readFileSync)(path2, "utf8");
-  } catch (e) {
-    throw new ConfigError(`cannot read config file ${path2}: ${e.message}`);
-  }
+  const read = readTextFile(path2, { maxBytes: MAX_CONFIG_FILE_BYTES, what: "a configuration file" });
+  if ("problem" in read) throw new ConfigError(`cannot read config file ${path2}: ${read.problem}`);
+  const text = read.text;
   let parsed;
   try {
     parsed = JSON.parse(text);
@@ -12237,7 +12306,7 @@ var loadConfig = (sources = {}) => {
   const env = sources.env ?? process.env;
   const cwd = sources.cwd ?? process.cwd();
   const defaultPath = `${cwd}/cardgate.json`;
-  const filePath = sources.configPath ?? ((0, import_node_fs.existsSync)(defaultPath) ? defaultPath : void 0);
+  const filePath = sources.configPath ?? ((0, import_node_fs2.existsSync)(defaultPath) ? defaultPath : void 0);
   const merged = filePath ? structuredClone(readConfigFile(filePath)) : {};
   for (const [name, spec] of Object.entries(envVars)) {
     const raw = env[name];
@@ -12270,7 +12339,7 @@ var formatGitlab = (inputs) => {
       const repeat = seen.get(key) ?? 0;
       seen.set(key, repeat + 1);
       return {
-        description: p.path === void 0 ? p.message : `${p.path}: ${p.message}`,
+        description: messageWithField(p),
         check_name: p.rule,
         fingerprint: fnv1a64(repeat === 0 ? key : `${key}#${repeat}`),
         severity: severity(p),
@@ -12330,9 +12399,7 @@ var formatText = (inputs, options = {}) => {
     if (leftOut2 > 0) lines.push(`${name}  ${plural(leftOut2, "more finding")} left out (findings cap)`);
   }
   const t = totalsOf(inputs);
-  const verdict2 = t.invalid === 0 ? "all valid" : `${t.invalid} invalid`;
-  const summary = `${plural(t.inputs, "card")} checked: ${verdict2}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
-  lines.push(...lines.length > 0 ? [""] : [], c.bold(summary));
+  lines.push(...lines.length > 0 ? [""] : [], c.bold(summaryOf(t)));
   return `${lines.join("\n")}
 `;
 };
@@ -12356,7 +12423,7 @@ var xmlText = (text, attribute = false) => text.replace(notInXml, "\uFFFD").repl
   }
 });
 var attr = (text) => xmlText(text, true);
-var describe2 = (name, p) => `${where(name, p)}${p.path === void 0 ? "" : ` ${p.path}`}: ${p.message} [${p.rule}]`;
+var describe2 = (name, p) => `${where(name, p)}: ${messageWithField(p)} [${p.rule}]`;
 var testsuite = (input2) => {
   const problems = problemsOf(input2);
   const counts = countsOf(input2);
@@ -12379,10 +12446,9 @@ var testsuite = (input2) => {
 };
 var formatJunit = (inputs) => {
   const t = totalsOf(inputs);
-  const errored = inputs.filter((i) => i.failure !== void 0).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="cardgate" tests="${t.inputs}" failures="${t.invalid - errored}" errors="${errored}">`,
+    `<testsuites name="cardgate" tests="${t.inputs}" failures="${t.invalid}" errors="${t.unchecked}">`,
     ...inputs.map(testsuite),
     "</testsuites>",
     ""
@@ -12407,7 +12473,7 @@ var formatMarkdown = (inputs) => {
   const out = [
     "## cardgate: agent card validation",
     "",
-    `${plural(t.inputs, "card")} checked: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}.`,
+    `${summaryOf(t)}.`,
     "",
     "| Card | Verdict | Score | Errors | Warnings |",
     "| --- | --- | ---: | ---: | ---: |",
@@ -12823,13 +12889,13 @@ var getOnce = (url, options, deadline) => new Promise((resolve) => {
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) return finish({ status, headers: res.headers });
       const declared = Number(res.headers["content-length"]);
-      const tooBig2 = `${url.href} sent more than ${options.maxBytes} bytes, the size limit for a card`;
-      if (declared > options.maxBytes) return finish({ problem: tooBig2 });
+      const tooBig = `${url.href} sent more than ${options.maxBytes} bytes, the size limit for a card`;
+      if (declared > options.maxBytes) return finish({ problem: tooBig });
       const chunks = [];
       let read = 0;
       res.on("data", (chunk) => {
         read += chunk.length;
-        if (read > options.maxBytes) finish({ problem: tooBig2 });
+        if (read > options.maxBytes) finish({ problem: tooBig });
         else chunks.push(chunk);
       });
       res.on("end", () => finish({ status, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -12887,22 +12953,34 @@ var fetchCard = async (agentUrl, options) => {
 };
 
 // src/cli/card-inputs.ts
-var cardFilePatterns = ["**/agent-card.json", "**/agent.json", "**/*.agent-card.json"];
+var defaultCardPatterns = ["agent-card.json", "agent_card.json", "agent.json", "*.agent-card.json"];
+var MAX_PATTERNS = 20;
+var MAX_PATTERN_CHARS = 200;
+var patternsProblem = (patterns) => {
+  if (patterns.length > MAX_PATTERNS) return `at most ${MAX_PATTERNS} patterns, not ${patterns.length}`;
+  for (const pattern of patterns) {
+    if (pattern === "") return "a pattern must not be empty";
+    if (pattern.length > MAX_PATTERN_CHARS) return `a pattern is at most ${MAX_PATTERN_CHARS} characters`;
+    if (import_node_path.default.isAbsolute(pattern) || pattern.split(/[\\/]/).includes("..")) return `a pattern names files inside the directory searched (no absolute path, no ..), not "${pattern}"`;
+  }
+  return void 0;
+};
+var underDirectory = (pattern) => pattern.includes("/") ? pattern : `**/${pattern}`;
 var ignored = ["**/node_modules/**", "**/.git/**"];
 var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
 var search = async (patterns, cwd, workDir) => {
   const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
   return found.map((file) => import_node_path.default.relative(workDir, file) || file).sort(byName);
 };
-var expand = async (operand, workDir) => {
+var expand = async (operand, workDir, patterns) => {
   if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
   if (looksLikeUrl(operand)) return [{ kind: "url", name: operand }];
   const absolute = import_node_path.default.resolve(workDir, operand);
   const info2 = await (0, import_promises.stat)(absolute).catch(() => void 0);
   if (info2?.isDirectory()) {
-    const files = await search(cardFilePatterns, absolute, workDir);
+    const files = await search(patterns.map(underDirectory), absolute, workDir);
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
-    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for agent-card.json, agent.json and *.agent-card.json)` }];
+    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(", ")})` }];
   }
   if (info2) return [{ kind: "file", name: operand, path: absolute }];
   if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
@@ -12912,12 +12990,12 @@ var expand = async (operand, workDir) => {
   }
   return [{ kind: "missing", name: operand, message: `no such file or directory: ${operand}` }];
 };
-var cardInputs = async (operands, workDir) => {
+var cardInputs = async (operands, workDir, patterns = defaultCardPatterns) => {
   const seen = /* @__PURE__ */ new Set();
   const inputs = [];
   for (const operand of operands) {
-    for (const input2 of await expand(operand, workDir)) {
-      const key = input2.kind === "file" ? input2.path : `${input2.kind}:${input2.name}`;
+    for (const input2 of await expand(operand, workDir, patterns)) {
+      const key = input2.kind === "file" ? await (0, import_promises.realpath)(input2.path).catch(() => input2.path) : `${input2.kind}:${input2.name}`;
       if (seen.has(key)) continue;
       seen.add(key);
       inputs.push(input2);
@@ -12926,42 +13004,60 @@ var cardInputs = async (operands, workDir) => {
   return inputs;
 };
 
+// src/lib/json-numbers.ts
+var mayOverflow = /[eE][+-]?\d{3}|(?<!\d)\d{300}/;
+var outOfRangeNumber = (text) => {
+  if (!mayOverflow.test(text)) return void 0;
+  let found;
+  visit2(text, {
+    onLiteralValue: (value, offset, length) => {
+      if (found === void 0 && typeof value === "number" && !Number.isFinite(value)) found = { offset, length };
+    }
+  });
+  if (found === void 0) return void 0;
+  const literal2 = text.slice(found.offset, found.offset + Math.min(found.length, 40));
+  return { literal: found.length > 40 ? `${literal2}\u2026` : literal2, ...new LineIndex(text).position(found.offset) };
+};
+var describeOutOfRange = (n, { withPlace = true } = {}) => `the number ${n.literal}${withPlace ? ` at line ${n.line}, column ${n.column}` : ""} is beyond what a JSON number can hold (\xB11.8e308)`;
+
+// src/cli/io.ts
+var processIO = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readStdin: async (maxBytes) => {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of process.stdin) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > maxBytes) return void 0;
+    }
+    return Buffer.concat(chunks);
+  },
+  env: process.env,
+  // Read when asked, not when this module loads: the single executable loads it before it runs.
+  get stdoutIsTTY() {
+    return process.stdout.isTTY === true;
+  }
+};
+var readOperand = async (operand, bound, readStdin) => operand === "-" ? boundedText(await readStdin(bound.maxBytes), bound) : readTextFile(operand, bound);
+
 // src/cli/card-run.ts
-var import_promises2 = require("node:fs/promises");
 var runLimits = (config2) => ({
   maxBytes: config2.http.maxBodyBytes,
   maxDepth: config2.http.maxJsonDepth,
   fetchTimeoutMs: config2.cardFetch.timeoutMs
 });
-var tooBig = (limits) => `larger than ${limits.maxBytes} bytes, the size limit for a card (http.maxBodyBytes)`;
-var readFileWithin = async (file, limits) => {
-  let handle;
-  try {
-    handle = await (0, import_promises2.open)(file, "r");
-    const buffer = Buffer.alloc(limits.maxBytes + 1);
-    let size = 0;
-    for (let read = -1; read !== 0 && size < buffer.length; size += read) {
-      ({ bytesRead: read } = await handle.read(buffer, size, buffer.length - size));
-    }
-    return size > limits.maxBytes ? { problem: tooBig(limits) } : { text: buffer.toString("utf8", 0, size) };
-  } catch (e) {
-    const error3 = e;
-    return { problem: `cannot read: ${error3.code === "EISDIR" ? "a directory" : error3.code ?? error3.message}` };
-  } finally {
-    await handle?.close();
-  }
-};
+var cardBound = (limits) => ({ maxBytes: limits.maxBytes, what: "a card (http.maxBodyBytes)" });
 var userFetch = createAddressPolicy(["*"], { field: "URL", connections: "fetches", setting: "none" });
 var readInput = async (input2, limits, readStdin) => {
   switch (input2.kind) {
     case "missing":
       return { problem: input2.message };
     case "file":
-      return readFileWithin(input2.path, limits);
-    case "stdin": {
-      const text = await readStdin(limits.maxBytes);
-      return text === void 0 || Buffer.byteLength(text) > limits.maxBytes ? { problem: tooBig(limits) } : { text };
-    }
+      return readTextFile(input2.path, cardBound(limits));
+    case "stdin":
+      return readOperand("-", cardBound(limits), readStdin);
     case "url": {
       const fetched = await fetchCard(input2.name, {
         policy: userFetch,
@@ -12970,29 +13066,40 @@ var readInput = async (input2, limits, readStdin) => {
         userAgent: `cardgate/${version2}`,
         redirectsToOtherHosts: true
       });
-      return "text" in fetched ? { text: fetched.text } : { problem: fetched.problem };
+      return "text" in fetched ? { text: fetched.text, name: fetched.source.url } : { problem: fetched.problem };
     }
   }
 };
-var checkOffline = (limits, options = {}) => async (name, text) => checkCardText(name, text, {
-  maxDepth: limits.maxDepth,
-  ...options.protocolVersion === void 0 ? {} : { protocolVersion: options.protocolVersion },
-  ...options.signatures === void 0 ? {} : { signatures: options.signatures }
-});
+var checkOffline = (limits, options = {}) => async (name, text) => {
+  const checked = checkCardText(name, text, {
+    maxDepth: limits.maxDepth,
+    ...options.protocolVersion === void 0 ? {} : { protocolVersion: options.protocolVersion },
+    ...options.signatures === void 0 ? {} : { signatures: options.signatures }
+  });
+  const overflow = checked.failure ? void 0 : outOfRangeNumber(text);
+  return overflow ? { name, text, failure: { message: describeOutOfRange(overflow, { withPlace: false }), line: overflow.line, column: overflow.column } } : checked;
+};
 var checkInputs = async (inputs, limits, check, readStdin) => {
   const checked = [];
   for (const input2 of inputs) {
     const read = await readInput(input2, limits, readStdin);
-    checked.push("text" in read ? await check(input2.name, read.text) : { name: input2.name, failure: { message: read.problem } });
+    checked.push("text" in read ? await check(read.name ?? input2.name, read.text) : { name: input2.name, failure: { message: read.problem } });
   }
   return checked;
 };
 var failOnValues = ["error", "warning", "never"];
-var exitCodeOf = (inputs, verdict2) => {
-  if (inputs.some((input2) => input2.failure)) return 2;
-  const { errors, warnings } = totalsOf(inputs);
-  const failed = verdict2.failOn === "error" && errors > 0 || verdict2.failOn === "warning" && errors + warnings > 0 || verdict2.maxWarnings !== void 0 && warnings > verdict2.maxWarnings;
-  return failed ? 1 : 0;
+var verdictOf = (inputs, verdict2) => {
+  const { errors, warnings, unchecked } = totalsOf(inputs);
+  if (unchecked > 0) return { code: 2, reason: `${unchecked === 1 ? "an input" : `${unchecked} inputs`} could not be checked` };
+  if (verdict2.failOn !== "never" && errors > 0) return { code: 1, reason: `${errors === 1 ? "an error fails" : `${errors} errors fail`} the run (--fail-on ${verdict2.failOn})` };
+  if (verdict2.failOn === "warning" && warnings > 0) return { code: 1, reason: `${warnings === 1 ? "a warning fails" : `${warnings} warnings fail`} the run (--fail-on warning)` };
+  if (verdict2.maxWarnings !== void 0 && warnings > verdict2.maxWarnings) return { code: 1, reason: `too many warnings: ${warnings} (--max-warnings ${verdict2.maxWarnings})` };
+  return { code: 0 };
+};
+var exitCodeOf = (inputs, verdict2) => verdictOf(inputs, verdict2).code;
+var parseMaxWarnings = (text) => {
+  if (text === void 0 || text === "-1") return {};
+  return /^\d{1,15}$/.test(text) ? { limit: Number(text) } : void 0;
 };
 
 // src/action/server-check.ts
@@ -13052,8 +13159,10 @@ var runAction = async ({ env, cwd, stdout }) => {
   if (!isOutputFormat(format2)) return fail2(`format must be one of ${outputFormats.join(", ")}, not "${format2}"`);
   const failOn = input(env, "fail-on") ?? "error";
   if (!failOnValues.includes(failOn)) return fail2(`fail-on must be one of ${failOnValues.join(", ")}, not "${failOn}"`);
-  const maxWarnings = input(env, "max-warnings");
-  if (maxWarnings !== void 0 && !/^\d+$/.test(maxWarnings)) return fail2(`max-warnings must be a whole number, not "${maxWarnings}"`);
+  const maxWarningsText = input(env, "max-warnings");
+  const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
+  if (parsedMaxWarnings === void 0) return fail2(`max-warnings must be a whole number, or -1 for no limit, not "${maxWarningsText}"`);
+  const maxWarnings = parsedMaxWarnings.limit;
   const protocolVersion = input(env, "protocol-version");
   if (protocolVersion !== void 0 && !isSupportedVersion(protocolVersion)) {
     return fail2(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(", ")}`);
@@ -13069,14 +13178,17 @@ var runAction = async ({ env, cwd, stdout }) => {
   const check = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
-  const checked = await checkInputs(await cardInputs(operands, cwd), limits, check, async () => void 0);
-  const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings: Number(maxWarnings) } });
+  const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
+  const badPatterns = patternsProblem(patterns);
+  if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
+  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => void 0);
+  const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } });
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
   stdout(formatResults("github", checked, { toolVersion: version2 }));
   const sarifFile = input(env, "sarif-file");
-  if (sarifFile !== void 0) await (0, import_promises3.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
-  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises3.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));
-  const { errors, warnings } = totalsOf(checked);
+  if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
+  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));
+  const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
     errors: String(errors),
@@ -13084,10 +13196,10 @@ var runAction = async ({ env, cwd, stdout }) => {
     score: lowestScore(checked),
     "sarif-file": sarifFile ?? ""
   };
-  if (env.GITHUB_OUTPUT) await (0, import_promises3.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
+  if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const why = exitCode === 2 ? "an input could not be checked" : `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})`;
-    stdout(`::error title=cardgate::${commandData(`${plural(checked.length, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
+    const why = exitCode === 2 ? `${plural(unchecked, "input")} could not be checked` : `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})`;
+    stdout(`::error title=cardgate::${commandData(`${plural(cards, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
 `);
   }
   return exitCode;

@@ -25,7 +25,7 @@ import { USAGE, type CliIO } from './io.ts';
 
 export const serveHelp = `Usage: cardgate serve [options]
 
-Runs the HTTP service (the default subcommand).
+Runs the HTTP service.
 
 Options:
   --config PATH        JSON configuration file (default: ./cardgate.json when present)

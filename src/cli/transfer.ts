@@ -6,10 +6,8 @@
  * and back the other way.
  */
 import { createWriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createLogger } from '../lib/log.ts';
 import { version } from '../lib/version.ts';
@@ -17,7 +15,9 @@ import { openStore } from '../store/open.ts';
 import { ImportReader, exportHeader, exportLine, type TransferRow } from '../store/transfer.ts';
 import type { Store } from '../store/types.ts';
 import type { StoreTransfer } from '../store/transfer.ts';
+import type { ReadBound } from '../lib/read-file.ts';
 import { readCommandLine } from './args.ts';
+import { boundedLines, importLineBound, importSource, type ImportSource } from './import-source.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 const storeNote = `The store is the one 'cardgate serve' would use with the same configuration: the
@@ -58,16 +58,19 @@ const contextOptions = { config: { type: 'string' }, 'data-dir': { type: 'string
 
 type TransferStore = Store & StoreTransfer;
 
-/** Loads the configuration and opens its store, or says why not (returning the exit code). */
-const openTransferStore = async (command: string, io: CliIO, values: { config?: string; 'data-dir'?: string }): Promise<TransferStore | number> => {
-  let config: Config;
+/** The configuration of the command line, or says why there is none (returning the exit code). */
+const transferConfig = (command: string, io: CliIO, values: { config?: string; 'data-dir'?: string }): Config | number => {
   try {
-    config = loadConfig({ flags: { 'data-dir': values['data-dir'] }, configPath: values.config });
+    return loadConfig({ flags: { 'data-dir': values['data-dir'] }, configPath: values.config });
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     io.stderr(`cardgate ${command}: ${e.message}\n`);
     return USAGE;
   }
+};
+
+/** Opens the configuration's store, or says why not (returning the exit code). */
+const openTransferStore = async (command: string, io: CliIO, config: Config): Promise<TransferStore | number> => {
   // What the store says at open goes to stderr: stdout may be the export itself.
   const log = { ...createLogger((line) => io.stderr(`${line}\n`)), info: () => {} };
   try {
@@ -95,7 +98,9 @@ const write = async (sink: Writable, text: string): Promise<void> => {
 export const runExport = async (args: string[], io: CliIO): Promise<number> => {
   const line = readCommandLine('export', exportHelp, io, args, { ...contextOptions, output: { type: 'string' } }, { allowPositionals: false });
   if ('exit' in line) return line.exit;
-  const store = await openTransferStore('export', io, line.values);
+  const config = transferConfig('export', io, line.values);
+  if (typeof config === 'number') return config;
+  const store = await openTransferStore('export', io, config);
   if (typeof store === 'number') return store;
   const sink: Writable = line.values.output === undefined ? process.stdout : createWriteStream(line.values.output, { mode: 0o600 });
   const counted = tally();
@@ -122,13 +127,14 @@ export const runExport = async (args: string[], io: CliIO): Promise<number> => {
   return 0;
 };
 
-/** The stream's rows, line by line (a report line may run to megabytes: never the whole file at once). */
-async function* rowsOf(input: Readable, counted: ReturnType<typeof tally>): AsyncGenerator<TransferRow> {
+/** The rows of one read of the source, line by line (a report line may run to megabytes: never the whole input at once). */
+async function* rowsOf(source: ImportSource, bound: ReadBound, counted?: ReturnType<typeof tally>): AsyncGenerator<TransferRow> {
+  const { stream, copy } = source.read();
   const reader = new ImportReader();
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+  for await (const text of boundedLines(stream, bound, copy)) {
     const row = reader.read(text);
     if (row === undefined) continue;
-    counted.add(row);
+    counted?.add(row);
     yield row;
   }
   reader.end();
@@ -139,33 +145,50 @@ const isEmpty = async (store: TransferStore): Promise<boolean> => {
   return true;
 };
 
+/** Every line checked before the store is opened: a bad one names its line and keeps nothing, on every engine. */
+const checkAll = async (source: ImportSource, bound: ReadBound): Promise<void> => {
+  for await (const _row of rowsOf(source, bound));
+  await source.kept();
+};
+
 export const runImport = async (args: string[], io: CliIO): Promise<number> => {
   const line = readCommandLine('import', importHelp, io, args, { ...contextOptions, force: { type: 'boolean' } });
   if ('exit' in line) return line.exit;
-  if (line.positionals.length !== 1) return line.usage('give one FILE to import (or - for stdin)');
+  if (line.positionals.length !== 1 || line.positionals[0] === '') return line.usage('give one FILE to import (or - for stdin)');
   const [from] = line.positionals as [string];
-  let input: Readable;
-  try {
-    // Opened first: a missing file is told before the store is opened (and, for a data dir, created).
-    input = from === '-' ? process.stdin : (await open(from)).createReadStream();
-  } catch (e) {
-    io.stderr(`cardgate import: cannot read ${from}: ${(e as Error).message}\n`);
+  const config = transferConfig('import', io, line.values);
+  if (typeof config === 'number') return config;
+  // Opened first: a missing file is told before the store is opened (and, for a data dir, created).
+  const source = await importSource(from, process.stdin);
+  if ('problem' in source) {
+    io.stderr(`cardgate import: cannot read ${from}: ${source.problem}\n`);
     return 1;
   }
-  const store = await openTransferStore('import', io, line.values);
-  if (typeof store === 'number') return store;
+  const bound = importLineBound(config.http.maxBodyBytes);
+  try {
+    await checkAll(source, bound);
+  } catch (e) {
+    await source.close();
+    io.stderr(`cardgate import: ${(e as Error).message}; nothing was imported\n`);
+    return 1;
+  }
+  const store = await openTransferStore('import', io, config);
+  if (typeof store === 'number') {
+    await source.close();
+    return store;
+  }
   const counted = tally();
   try {
     if (!line.values.force && !(await isEmpty(store))) {
       io.stderr('cardgate import: the store is not empty; --force imports into it all the same (each row replaces the row of its key)\n');
       return 1;
     }
-    await store.importRows(rowsOf(input, counted));
+    await store.importRows(rowsOf(source, bound, counted));
   } catch (e) {
     io.stderr(`cardgate import: ${(e as Error).message}\n`);
     return 1;
   } finally {
-    input.destroy();
+    await source.close();
     await store.close();
   }
   io.stderr(`cardgate import: imported ${counted}\n`);

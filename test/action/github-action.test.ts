@@ -27,13 +27,14 @@ const runAction = async (inputs: Record<string, string>) => {
   put('cards/.well-known/agent-card.json', warnedCard);
   put('cards/broken/x.agent-card.json', invalidCard);
   put('other/not-json.json', notJson);
+  put('adk/agent_card.json', warnedCard);
   const outputFile = path.join(workspace, '.github-output');
   const summaryFile = path.join(workspace, '.github-summary');
   writeFileSync(outputFile, '');
   writeFileSync(summaryFile, '');
   const env: Record<string, string> = { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_WORKSPACE: workspace };
   // A runner sets every input, the unset ones empty, named as in action.yml upper-cased with hyphens kept.
-  for (const name of ['files', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file']) {
+  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file']) {
     env[`INPUT_${name.toUpperCase()}`] = inputs[name] ?? '';
   }
   const r = await runCli([], { command: bundle, cwd: workspace, env });
@@ -91,6 +92,19 @@ describe('the GitHub Action', () => {
     const bad = await runAction({ 'fail-on': 'info' });
     assert.equal(bad.code, 2);
     assert.deepEqual(bad.annotations, ['::error title=cardgate::fail-on must be one of error, warning, never, not "info"']);
+  });
+
+  it("a directory search finds the ADK's agent_card.json; the patterns input replaces the names searched for", async () => {
+    const adk = await runAction({ files: 'adk', format: 'github' });
+    assert.equal(adk.code, 0, adk.stdout);
+    assert.ok(adk.annotations.some((a) => a.startsWith('::warning file=adk/agent_card.json,line=12,col=58,')), adk.stdout);
+    const own = await runAction({ files: '.', patterns: 'x.agent-card.json\nnot-json.json', 'fail-on': 'never' });
+    assert.equal(own.code, 2, 'not-json.json was searched for and could not be checked');
+    const files = new Set(own.annotations.map((a) => /file=([^,]+)/.exec(a)?.[1]).filter(Boolean));
+    assert.deepEqual([...files].sort(), ['cards/broken/x.agent-card.json', 'other/not-json.json']);
+    const escape = await runAction({ patterns: '../**/*.json' });
+    assert.equal(escape.code, 2);
+    assert.match(escape.annotations[0]!, /^::error title=cardgate::patterns: a pattern names files inside the directory searched/);
   });
 
   describe('with a cardgate server (server-url)', () => {

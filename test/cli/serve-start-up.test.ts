@@ -18,7 +18,7 @@ const tempDir = tempDirFactory('cardgate-admin-token-');
 
 const fakeIO = (stdoutIsTTY: boolean) => {
   const out = { stdout: '', stderr: '' };
-  const io: CliIO = { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), readStdin: async () => '', stdoutIsTTY };
+  const io: CliIO = { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), readStdin: async () => Buffer.alloc(0), stdoutIsTTY };
   return { io, out };
 };
 

@@ -4,7 +4,7 @@
  * `major`, warnings `minor`, warnings that cost the score nothing `info`.
  */
 import { ruleCatalogue } from '../catalogue.ts';
-import { problemsOf, type CheckedInput, type Problem } from './input.ts';
+import { messageWithField, problemsOf, type CheckedInput, type Problem } from './input.ts';
 
 const freeWarnings = new Set(ruleCatalogue.filter((r) => r.severity === 'warning' && r.weight === 0).map((r) => r.id));
 
@@ -31,7 +31,7 @@ export const formatGitlab = (inputs: readonly CheckedInput[]): string => {
       const repeat = seen.get(key) ?? 0;
       seen.set(key, repeat + 1);
       return {
-        description: p.path === undefined ? p.message : `${p.path}: ${p.message}`,
+        description: messageWithField(p),
         check_name: p.rule,
         fingerprint: fnv1a64(repeat === 0 ? key : `${key}#${repeat}`),
         severity: severity(p),

@@ -37,6 +37,10 @@ export interface Problem {
   column?: number;
 }
 
+/** By line, then column; a problem without a position (a field the card lacks) first. */
+const byPosition = (a: Problem, b: Problem): number => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+
+/** The problems of an input, in the order of the text (errors and warnings together), as editors list them. */
 export const problemsOf = (input: CheckedInput): Problem[] => {
   if (input.failure) return [{ severity: 'error', rule: UNREADABLE_RULE.id, ...input.failure }];
   const result = input.result;
@@ -44,7 +48,19 @@ export const problemsOf = (input: CheckedInput): Problem[] => {
   return [
     ...result.errors.map((issue) => ({ severity: 'error' as const, ...issue })),
     ...result.warnings.map((issue) => ({ severity: 'warning' as const, ...issue })),
-  ];
+  ].sort(byPosition);
+};
+
+/**
+ * A problem's message for the formats that carry no field of their own (github, gitlab, junit):
+ * the message alone when it starts with the field's name (`tags is empty` at `skills[1].tags`, as
+ * the text format shows it), else the field first (`skills[0].security[0].oauth: scheme ...`).
+ */
+export const messageWithField = (p: Problem): string => {
+  if (p.path === undefined) return p.message;
+  const field = p.path.slice(p.path.lastIndexOf('.') + 1);
+  const named = [p.path, field].some((name) => p.message === name || p.message.startsWith(`${name} `));
+  return named ? p.message : `${p.path}: ${p.message}`;
 };
 
 /** Errors and warnings of an input, counting those the findings cap left out. */
@@ -61,21 +77,31 @@ export const countsOf = (input: CheckedInput): { errors: number; warnings: numbe
 /** Whether the input holds a valid card (an input that failed does not). */
 export const isValid = (input: CheckedInput): boolean => input.result?.valid === true && !input.failure;
 
-/** Totals over a run, for the summary lines of the formats. */
+/** Totals over a run, for the summary lines of the formats: the cards checked apart from the inputs that could not be. */
 export const totalsOf = (inputs: readonly CheckedInput[]) => {
   let errors = 0;
   let warnings = 0;
   let valid = 0;
+  let unchecked = 0;
   for (const input of inputs) {
     const counts = countsOf(input);
     errors += counts.errors;
     warnings += counts.warnings;
     if (isValid(input)) valid++;
+    if (input.failure) unchecked++;
   }
-  return { inputs: inputs.length, valid, invalid: inputs.length - valid, errors, warnings };
+  const cards = inputs.length - unchecked;
+  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings };
 };
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** `3 cards checked: 1 invalid; 1 input could not be checked; 2 errors, 5 warnings`: the summary line of text and Markdown. */
+export const summaryOf = (t: ReturnType<typeof totalsOf>): string => {
+  const verdict = t.cards === 0 ? '' : `: ${t.invalid === 0 ? 'all valid' : `${t.invalid} invalid`}`;
+  const unchecked = t.unchecked === 0 ? '' : `; ${plural(t.unchecked, 'input')} could not be checked`;
+  return `${plural(t.cards, 'card')} checked${verdict}${unchecked}; ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}`;
+};
 
 export interface CheckTextOptions extends ValidateOptions {
   /** Deepest nesting of arrays and objects accepted, as the server's `http.maxJsonDepth` (default: no limit). */

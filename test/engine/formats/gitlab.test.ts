@@ -12,7 +12,7 @@ test('per problem: description, check_name, severity (error major, warning minor
   assert.equal(issues.length, 8);
   const tags = issues.find((i) => i.check_name === 'skills.tags.empty')!;
   assert.deepEqual({ ...tags, fingerprint: undefined }, {
-    description: 'skills[1].tags: tags is empty',
+    description: 'tags is empty',
     check_name: 'skills.tags.empty',
     fingerprint: undefined,
     severity: 'minor',

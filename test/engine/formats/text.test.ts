@@ -17,7 +17,7 @@ test('one line per problem, file:line:col severity message rule, then the summar
       'cards/invalid.json:4:13  error    url must be an absolute URL, got "relative/path"  url.absolute',
       'bad.json:3:1  error    not valid JSON: Expected double-quoted property name at line 3, column 1  input.unreadable',
       '',
-      '3 cards checked: 2 invalid; 3 errors, 5 warnings',
+      '2 cards checked: 1 invalid; 1 input could not be checked; 3 errors, 5 warnings',
       '',
     ].join('\n'),
   );
