@@ -4,7 +4,7 @@
  */
 import v8 from 'node:v8';
 import { processIO, USAGE, type CliIO } from './cli/io.ts';
-import { version } from './lib/version.ts';
+import { version, versionLine } from './lib/version.ts';
 
 const help = `cardgate ${version}: A2A agent-card validation service
 
@@ -22,7 +22,7 @@ Subcommands:
   migrate             apply the database schema migrations (PostgreSQL store only)
   export              write everything the store keeps as JSON lines
   import FILE|-       read what export wrote into the store
-  version             print the version
+  version             print the version and the Node.js runtime (--version: the version alone)
 
 Run 'cardgate <subcommand> --help' for the options of each.
 `;
@@ -42,7 +42,7 @@ const subcommands: Record<string, () => Promise<Subcommand>> = {
   export: async () => (await import('./cli/transfer.ts')).runExport,
   import: async () => (await import('./cli/transfer.ts')).runImport,
   version: async () => async (_args, io) => {
-    io.stdout(`${version}\n`);
+    io.stdout(`${versionLine()}\n`);
     return 0;
   },
 };
@@ -54,7 +54,11 @@ const main = async (argv: string[], io: CliIO = processIO): Promise<number> => {
     io.stdout(help);
     return 0;
   }
-  if (first === '--version') return (await subcommands.version!())(rest, io);
+  // Scripts parse `--version`: the bare version, as before.
+  if (first === '--version') {
+    io.stdout(`${version}\n`);
+    return 0;
+  }
   // No subcommand, or flags first: serve.
   if (first === undefined || first.startsWith('-')) return (await subcommands.serve!())(argv, io);
   const load = subcommands[first];
