@@ -10,10 +10,11 @@
 // For benchmarks (docs/benchmarks.md), two options make other SEAs from the same bundle:
 //   --sea-start=code-cache|snapshot|none   how the SEA starts (default code-cache, see seaStarts below)
 //   --exec-argv='--flag …'                 the Node options the SEA runs with (default seaExecArgv below)
+//   --out=DIR                              where the artefacts go (default build/out)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { tsImport } from 'tsx/esm/api';
@@ -31,8 +32,9 @@ const seaStarts = { 'code-cache': { useCodeCache: true }, snapshot: { useSnapsho
 const seaExecArgv = [];
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
-  options: { check: { type: 'boolean' }, 'sea-start': { type: 'string', default: 'code-cache' }, 'exec-argv': { type: 'string' } },
+  options: { check: { type: 'boolean' }, 'sea-start': { type: 'string', default: 'code-cache' }, 'exec-argv': { type: 'string' }, out: { type: 'string' } },
 });
+const out = flags.out ? resolve(flags.out) : join(root, 'build/out');
 if (!(flags['sea-start'] in seaStarts)) {
   console.error(`build: --sea-start must be one of ${Object.keys(seaStarts).join(', ')}`);
   process.exit(2);
@@ -40,7 +42,6 @@ if (!(flags['sea-start'] in seaStarts)) {
 const execArgv = flags['exec-argv'] === undefined ? seaExecArgv : flags['exec-argv'].split(/\s+/).filter(Boolean);
 
 const root = new URL('..', import.meta.url).pathname;
-const out = join(root, 'build/out');
 
 /** @hono/zod-openapi's `import { z } from 'zod'` gets build/zod-namespace.mjs (see there). */
 const zodNamespace = {
