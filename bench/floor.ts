@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { prepareDataDir, sampleCard } from '../test/api/seed.ts';
 import { serverCommand, startServer } from './http.ts';
 import { findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
-import { cpuMicros, rssMB, timeCommands, timeRun } from './measure.ts';
+import { cpuMicros, rssMB, sendRequests, timeCommands, timeRun } from './measure.ts';
 import { postgresCpuRows } from './pg.ts';
 import type { BenchRow } from './run.ts';
 import { startOnce } from './startup.ts';
@@ -70,19 +70,6 @@ const startFloorServer = async (...args: string[]): Promise<FloorServer> => {
       await exited;
     },
   };
-};
-
-/** `count` requests of `spec`, `parallel` at a time, through fetch: each must answer 200. */
-const sendRequests = async (spec: LoadSpec, count: number, parallel = 10): Promise<void> => {
-  let left = count;
-  const one = async (): Promise<void> => {
-    while (left-- > 0) {
-      const res = await fetch(spec.url, { method: spec.method, headers: { 'Content-Type': 'application/json', ...spec.headers }, body: spec.body });
-      if (res.status !== 200) throw new Error(`bench: ${spec.url} answered ${res.status}`);
-      await res.arrayBuffer();
-    }
-  };
-  await Promise.all(Array.from({ length: parallel }, one));
 };
 
 interface Target {

@@ -2,7 +2,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { median } from './load.ts';
+import { median, type LoadSpec } from './load.ts';
 
 /** User + system CPU time of a process (all its threads) in µs, from /proc (Linux); NaN elsewhere. */
 export const cpuMicros = (pid: number): number => {
@@ -59,4 +59,17 @@ export const timeCommands = (commands: string[][], runs: number, scratch: string
   const times = commands.map((): number[] => []);
   for (let run = 0; run < runs; run++) for (const [i, argv] of commands.entries()) times[i]!.push(timeRun(argv));
   return { medians: times.map(median), how: `spawn to exit (no hyperfine), median of ${runs} alternating runs` };
+};
+
+/** `count` requests of `spec`, `parallel` at a time, through fetch: each must answer 200. */
+export const sendRequests = async (spec: LoadSpec, count: number, parallel = 10): Promise<void> => {
+  let left = count;
+  const one = async (): Promise<void> => {
+    while (left-- > 0) {
+      const res = await fetch(spec.url, { method: spec.method, headers: { 'Content-Type': 'application/json', ...spec.headers }, body: spec.body });
+      if (res.status !== 200) throw new Error(`bench: ${spec.url} answered ${res.status}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, one));
 };

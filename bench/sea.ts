@@ -6,7 +6,7 @@
  *   - the heap options it runs with (the SEA's execArgv): V8's young generation (semi-space) sizes.
  * For each: `validate card.json` against `node -e 0` (hyperfine -N when installed: wall and CPU);
  * for the ones that serve: POST /v1/validate under load in alternating wrk runs, the server's CPU per
- * request (all its threads, from /proc) and its RSS after the first 1,000 validations and at the end.
+ * request (all its threads, from /proc) and its RSS after the first 1,000 validations and after 100k.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,13 +15,15 @@ import { join } from 'node:path';
 import { prepareDataDir, sampleCard } from '../test/api/seed.ts';
 import { startServer, type BenchServer } from './http.ts';
 import { findWrk, generatorLabel, loader, median, round2, type LoadSpec } from './load.ts';
-import { cpuMicros, rssMB, timeCommands } from './measure.ts';
+import { cpuMicros, rssMB, sendRequests, timeCommands } from './measure.ts';
 import type { BenchRow } from './run.ts';
 
 const ROUNDS = 4;
 const SECONDS = 5;
 const CONNECTIONS = 50;
 const CLI_RUNS = 15;
+const FIRST_VALIDATIONS = 1_000;
+const VALIDATIONS_FOR_RSS = 100_000;
 const root = new URL('..', import.meta.url).pathname;
 
 interface Variant {
@@ -35,7 +37,8 @@ const variants: Variant[] = [
   { name: 'snapshot', buildFlags: ['--sea-start=snapshot'], serves: false },
   { name: 'no code cache', buildFlags: ['--sea-start=none'], serves: false },
   { name: 'code cache, --max-semi-space-size=4', buildFlags: ['--exec-argv=--max-semi-space-size=4'], serves: true },
-  { name: 'code cache, --max-semi-space-size=32', buildFlags: ['--exec-argv=--max-semi-space-size=32'], serves: true },
+  { name: 'code cache, --heap-growing-percent=20', buildFlags: ['--exec-argv=--heap-growing-percent=20'], serves: true },
+  { name: 'code cache, both', buildFlags: ['--exec-argv=--max-semi-space-size=4 --heap-growing-percent=20'], serves: true },
 ];
 
 const buildVariant = (variant: Variant, dir: string): string => {
@@ -57,7 +60,7 @@ const underLoad = async (binaries: Array<[Variant, string]>, scratch: string): P
       const server = await startServer(dataDir, {}, [binary]);
       const spec: LoadSpec = { url: `${server.url}/v1/validate`, method: 'POST', headers: { Authorization: `Bearer ${key}` }, body, connections: CONNECTIONS, seconds: SECONDS };
       servers.push({ variant, server, spec, cpu: [], rps: [], firstRss: 0 });
-      await load({ ...spec, connections: 10, seconds: 1 });
+      await sendRequests(spec, FIRST_VALIDATIONS);
       servers.at(-1)!.firstRss = rssMB(server.pid);
     }
     const before = loadavg()[0]!.toFixed(1);
@@ -69,12 +72,17 @@ const underLoad = async (binaries: Array<[Variant, string]>, scratch: string): P
         s.rps.push(r.rps);
       }
     }
+    // RSS after 100k validations each (single cards, in alternating runs of up to 10 s).
+    const done = servers.map((s) => FIRST_VALIDATIONS + s.rps.reduce((sum, rps) => sum + rps * SECONDS, 0));
+    while (done.some((n) => n < VALIDATIONS_FOR_RSS)) {
+      for (const [i, s] of servers.entries()) if (done[i]! < VALIDATIONS_FOR_RSS) done[i]! += (await load({ ...s.spec, seconds: 10 })).requests;
+    }
     const base = servers[0]!;
     return servers.map((s) => ({
       name: `${s.variant.name}: POST /v1/validate`,
       value: Math.round(median(s.cpu)),
       unit: 'µs CPU/req',
-      note: `${round2(median(s.cpu) / median(base.cpu))} × the shipped; ${Math.round(median(s.rps))} req/s; RSS ${s.firstRss} MB after warm-up → ${rssMB(s.server.pid)} MB at the end; ${generatorLabel(wrk, CONNECTIONS, SECONDS)}, median of ${ROUNDS} alternating rounds, load average ${before} → ${loadavg()[0]!.toFixed(1)}`,
+      note: `${round2(median(s.cpu) / median(base.cpu))} × the shipped; ${Math.round(median(s.rps))} req/s; RSS ${s.firstRss} MB after the first ${FIRST_VALIDATIONS} validations → ${rssMB(s.server.pid)} MB after ${Math.round(done[servers.indexOf(s)]! / 1000)}k (${round2(rssMB(s.server.pid) / s.firstRss)}×); ${generatorLabel(wrk, CONNECTIONS, SECONDS)}, median of ${ROUNDS} alternating rounds, load average ${before} → ${loadavg()[0]!.toFixed(1)}`,
     }));
   } finally {
     for (const s of servers) await s.server.stop();
