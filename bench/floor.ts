@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { prepareDataDir, sampleCard } from '../test/api/seed.ts';
 import { serverCommand, startServer } from './http.ts';
 import { findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
-import { cpuMicros, rssMB, sendRequests, timeCommands, timeRun } from './measure.ts';
+import { CLI_RUNS, FIRST_VALIDATIONS, VALIDATIONS_FOR_RSS, cpuMicros, rssMB, sendRequests, timeCommands, timeRun } from './measure.ts';
 import { postgresCpuRows } from './pg.ts';
 import type { BenchRow } from './run.ts';
 import { startOnce } from './startup.ts';
@@ -34,9 +34,6 @@ import { startOnce } from './startup.ts';
 const ROUNDS = 3;
 const SECONDS = 5;
 const CONNECTIONS = 50;
-const FIRST_VALIDATIONS = 1_000;
-const VALIDATIONS_FOR_RSS = 100_000;
-const CLI_RUNS = 15;
 const root = new URL('..', import.meta.url).pathname;
 const realCards = join(root, 'test/engine/fixtures/a2a/cards');
 

@@ -4,6 +4,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { median, type LoadSpec } from './load.ts';
 
+/** The RSS target's two readings (#25): after the first 1,000 validations and after 100k. */
+export const FIRST_VALIDATIONS = 1_000;
+export const VALIDATIONS_FOR_RSS = 100_000;
+/** Runs of each command timed to its exit. */
+export const CLI_RUNS = 15;
+
 /** User + system CPU time of a process (all its threads) in µs, from /proc (Linux); NaN elsewhere. */
 export const cpuMicros = (pid: number): number => {
   try {

@@ -15,15 +15,12 @@ import { join } from 'node:path';
 import { prepareDataDir, sampleCard } from '../test/api/seed.ts';
 import { startServer, type BenchServer } from './http.ts';
 import { findWrk, generatorLabel, loader, median, round2, type LoadSpec } from './load.ts';
-import { cpuMicros, rssMB, sendRequests, timeCommands } from './measure.ts';
+import { CLI_RUNS, FIRST_VALIDATIONS, VALIDATIONS_FOR_RSS, cpuMicros, rssMB, sendRequests, timeCommands } from './measure.ts';
 import type { BenchRow } from './run.ts';
 
 const ROUNDS = 4;
 const SECONDS = 5;
 const CONNECTIONS = 50;
-const CLI_RUNS = 15;
-const FIRST_VALIDATIONS = 1_000;
-const VALIDATIONS_FOR_RSS = 100_000;
 const root = new URL('..', import.meta.url).pathname;
 
 interface Variant {
