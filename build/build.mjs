@@ -86,10 +86,12 @@ const packageEntries = {
  */
 const unsnapshottable = ['http', 'https', 'http2', 'tls', 'worker_threads', 'perf_hooks', 'async_hooks', 'child_process', 'cluster', 'dgram',
   'dns/promises', 'domain', 'inspector', 'module', 'readline', 'repl', 'trace_events', 'tty', 'vm'];
+/** Built-ins most commands never use (a card without signatures, a file rather than a URL): loaded on first use too. */
+const rarelyUsed = ['crypto', 'net', 'dns', 'fs/promises'];
 const deferredBuiltins = {
   name: 'deferred-builtins',
   setup(b) {
-    b.onResolve({ filter: new RegExp(`^(node:)?(${unsnapshottable.join('|')})$`) }, (args) =>
+    b.onResolve({ filter: new RegExp(`^(node:)?(${[...unsnapshottable, ...rarelyUsed].join('|')})$`) }, (args) =>
       args.namespace === 'deferred' ? { path: args.path, external: true } : { path: args.path.replace(/^node:/, ''), namespace: 'deferred' },
     );
     b.onLoad({ filter: /.*/, namespace: 'deferred' }, ({ path }) => {
