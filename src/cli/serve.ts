@@ -15,7 +15,7 @@ import { callbackUse } from '../features/webhooks/deliver.ts';
 import { parseAllowedHosts } from '../lib/address-policy.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/types.ts';
-import { version } from '../lib/version.ts';
+import { nodeVersion, version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
 import { loadTrustFiles, reloadTrustFiles } from '../features/trust/trusted-keys.ts';
 import { countedValidator } from '../features/validation/counted-validator.ts';
@@ -156,6 +156,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   log.info('listening', {
     version,
+    node: nodeVersion(),
     url: `http://${shownHost}:${port}`,
     public_url: urls.publicUrl,
     home_url: `${urls.publicUrl}/`,
