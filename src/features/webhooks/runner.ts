@@ -45,6 +45,7 @@ import { reportVerdict, type Engine } from '../validation/card-result.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
 import type { JobRecord, NewReport, VerbatimReport } from '../../store/types.ts';
+import { StoreUnavailableError } from '../../store/unavailable.ts';
 import { version } from '../../lib/version.ts';
 import { configuredInProcess, ValidatorClosed } from '../validation/validation-pool.ts';
 import type { Validator } from '../validation/validator.ts';
@@ -344,6 +345,8 @@ export class JobRunner {
     try {
       stored = await this.storeOutcome(held, attempts, outcome);
     } catch (e) {
+      // The database is unavailable: the job stays as it was, run again once its lease ends.
+      if (e instanceof StoreUnavailableError) throw e;
       // The report cannot be stored: the job gets an error result, whose report holds no card.
       log.error('webhook job failed', { validation_id: job.id, error: (e as Error).message });
       outcome = this.errorOutcome(job, 'internal error');
