@@ -47,8 +47,12 @@ export class MemoryStore extends Tables implements Store {
     this.storeReport(readLine(line), line);
   }
 
+  protected hasReport(id: string): boolean {
+    return this.reports.has(id);
+  }
+
   /** Stores the report as `exportedLine` when given (and its alias admitted), else as its own line. */
-  private storeReport(report: NewReport, exportedLine?: string): boolean {
+  protected storeReport(report: NewReport, exportedLine?: string): boolean {
     const stored = this.aliases.admit(report);
     const line = stored === report && exportedLine !== undefined ? exportedLine : reportLine(stored);
     this.reports.set(report.id, line);

@@ -135,11 +135,18 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   private meta = new Map<string, string>();
   private trustKeys = new Map<string, TrustKeyRecord>();
 
-  /** Called after every change of a row, with its JSON text (null once deleted). */
-  protected changed(_table: TableName, _key: string, _json: string | null): void {}
+  /**
+   * Called after every change of a row, with its JSON text (null once deleted); `namesNewReport`:
+   * the row names a report stored in the same step, which must be durable before the row is.
+   */
+  protected changed(_table: TableName, _key: string, _json: string | null, _namesNewReport: boolean): void {}
 
   /** Stores a report (see Store.putReport): consume's `report` goes through it. */
   abstract putReport(report: NewReport): Promise<boolean>;
+  /** putReport, synchronously (it throws, changing nothing, when the report cannot be written). */
+  protected abstract storeReport(report: NewReport): boolean;
+  /** Whether a report has this id (expired or not). */
+  protected abstract hasReport(id: string): boolean;
 
   async createAccount(account: Account): Promise<void> {
     this.setRow('accounts', account.id, account);
@@ -251,15 +258,19 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     this.writeJob(id, claimed);
     return JSON.parse(claimed.json) as JobRecord;
   }
-  async putJob(job: JobRecord, owner?: string): Promise<boolean> {
-    if (owner === undefined) {
-      this.writeJob(job.id, encodeJob(job.id, job));
-      return true;
-    }
-    const stored = this.jobs.get(job.id);
-    if (stored?.lease?.owner !== owner) return false;
-    this.writeJob(job.id, encodeJob(job.id, job.lease ? job : { ...job, lease: stored.lease }));
+  async putJob(job: JobRecord, owner?: string, report?: NewReport): Promise<boolean> {
+    const lease = this.jobs.get(job.id)?.lease;
+    if (owner !== undefined && lease?.owner !== owner) return false;
+    const encoded = encodeJob(job.id, owner === undefined || job.lease ? job : { ...job, lease });
+    // Both in this synchronous step (the report first: storing it may throw), so one flush holds both.
+    if (report) this.storeReport(report);
+    this.writeJob(job.id, encoded, report !== undefined);
     return true;
+  }
+  async jobsWithoutReport(): Promise<string[]> {
+    const ids: string[] = [];
+    for (const [id, j] of this.jobs) if (!this.hasReport(id) && headOf(j).result !== undefined) ids.push(id);
+    return ids;
   }
   async releaseJob(id: string, owner: string): Promise<boolean> {
     const stored = this.jobs.get(id);
@@ -344,7 +355,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       if (r.table === 'trust_keys' && this.trustKeyClash(r.row)) throw new Error(`trusted key ${r.row.id}: another key of its scope has kid ${JSON.stringify(r.row.kid)}`);
       const [key, value] = snapshotRow[r.table](r.row) as [string, unknown];
       this.loadRow(r.table, key, value);
-      this.changed(r.table, key, r.table === 'jobs' ? this.jobs.get(key)!.json : encodeRecord(`${r.table} row ${key}`, value));
+      this.changed(r.table, key, r.table === 'jobs' ? this.jobs.get(key)!.json : encodeRecord(`${r.table} row ${key}`, value), false);
     }
     await this.commit();
   }
@@ -429,13 +440,13 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   private setRow(table: Exclude<TableName, 'jobs'>, key: string, value: unknown): void {
     const json = encodeRecord(`${table} row ${key}`, value);
     this.putRow(table, key, value);
-    this.changed(table, key, json);
+    this.changed(table, key, json, false);
   }
 
   /** Stores a job already encoded (see encodeJob: encoding is what may throw) and journals it. */
-  private writeJob(key: string, job: StoredJob): void {
+  private writeJob(key: string, job: StoredJob, namesNewReport = false): void {
     this.storeJob(key, job);
-    this.changed('jobs', key, job.json);
+    this.changed('jobs', key, job.json, namesNewReport);
   }
 
   /** Stores a job, keeping the unfinished jobs and the counts by status in step. */
@@ -462,7 +473,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
 
   private deleteRow(table: TableName, key: string): void {
     this.removeRow(table, key);
-    this.changed(table, key, null);
+    this.changed(table, key, null, false);
   }
 
   /** Stores a row of any table but jobs (see storeJob). */

@@ -561,6 +561,21 @@ for (const impl of implementations) {
       assert.equal(await s.getJob('val_9'), undefined);
     });
 
+    withStore('putJob with a report: both stored in one step, neither when the lease is another runner\'s or the report cannot be written; jobsWithoutReport finds a result without its report', async (s) => {
+      await s.putJob(job('val_1', 'queued'));
+      const a = (await s.claimJob('runner_a', T0, T0 + 1000))!;
+      assert.equal(await s.putJob({ ...a, result: { valid: true } }, 'runner_b', report('val_1')), false, 'another runner\'s lease');
+      assert.equal(await s.getReport('val_1'), undefined, 'its report not stored either');
+      assert.equal((await s.getJob('val_1'))?.result, undefined);
+      await assert.rejects(s.putJob({ ...a, result: { valid: true } }, 'runner_a', report('val_1', { card: { count: 10n } as never })), UnstorableRecordError);
+      assert.equal((await s.getJob('val_1'))?.result, undefined, 'a report that cannot be written leaves the job as it was');
+      assert.deepEqual(await s.jobsWithoutReport(), []);
+      assert.equal(await s.putJob({ ...a, result: { valid: true } }, 'runner_a', report('val_1')), true);
+      assert.deepEqual([(await s.getJob('val_1'))?.result, (await s.getReport('val_1'))?.id], [{ valid: true }, 'val_1']);
+      await s.putJob({ ...job('val_2', 'completed'), result: { valid: false } }); // written apart from its report, which never came
+      assert.deepEqual(await s.jobsWithoutReport(), ['val_2']);
+    });
+
     withStore('releaseJob: ends the owner\'s lease, the job as stored, so that any runner claims it at once', async (s) => {
       await s.putJob({ ...job('val_1', 'queued'), result: { valid: true } });
       const a = (await s.claimJob('runner_a', T0, T0 + 1000))!;

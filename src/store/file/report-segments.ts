@@ -21,7 +21,7 @@ import { fromLine, readLine, reportLine } from '../report-lines.ts';
 import { ReportIndex } from '../report-index.ts';
 import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary } from '../types.ts';
 import { AppendLog } from './append-log.ts';
-import { syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
+import { diskChange, syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
 import { parseJsonLines, type Recovery } from './recovery.ts';
 
@@ -150,6 +150,11 @@ export class ReportSegments {
     return this.index.count();
   }
 
+  /** Whether a report has this id (expired or not). */
+  has(id: string): boolean {
+    return this.index.positionOf(id) !== undefined;
+  }
+
   /**
    * Stores the report; false when another scope holds its alias (it is stored without). Throws,
    * changing nothing, when it cannot be written. `exportedLine`: the report's line from an export,
@@ -221,7 +226,9 @@ export class ReportSegments {
     for (const seg of expired) {
       this.segments.delete(seg.no);
       this.cache.delete(seg.no);
-      await fsp.rm(path.join(this.dir, segmentName(seg.no)), { force: true });
+      const file = path.join(this.dir, segmentName(seg.no));
+      diskChange(file);
+      await fsp.rm(file, { force: true });
     }
     if (expired.length > 0) await syncDirectoryAsync(this.dir);
     return removed;

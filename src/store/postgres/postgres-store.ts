@@ -5,7 +5,8 @@
  *                 in key order inside a transaction rolled back when one does not fit;
  *   enqueueJob    the count of queued jobs and the insert under a transaction-scoped advisory lock;
  *   claimJob      `for update skip locked` on the oldest claimable job, and a lease;
- *   putJob        guarded by the lease owner; putReport: the alias taken by one conditional upsert.
+ *   putJob        guarded by the lease owner, with the job's report (if any) in the same transaction;
+ *   putReport     the alias taken by one conditional upsert.
  * Nothing is cached: every call reads the database, so what one instance changes is in force on
  * all at their next call. Statements commit without waiting for the server to flush them to disk
  * (synchronous_commit off): a write is visible to every instance as soon as it resolves, and
@@ -272,6 +273,21 @@ const writeJob = (sql: Queries, job: JobRecord) => sql`
     updated_ms = excluded.updated_ms, lease_owner = excluded.lease_owner, lease_until = excluded.lease_until,
     attempts = excluded.attempts, head = excluded.head, request = excluded.request`;
 
+/** Writes the job; with `owner`, only while `owner` holds it (its lease then stays as stored unless the record carries one). */
+const writeHeldJob = async (sql: Queries, job: JobRecord, owner: string | undefined): Promise<boolean> => {
+  if (owner === undefined) {
+    await writeJob(sql, job);
+    return true;
+  }
+  const row = jobColumns(job);
+  const updated = await sql`
+    update jobs set status = ${row.status}, created_at = ${row.created_at}, updated_at = ${row.updated_at}, updated_ms = ${row.updated_ms}::bigint,
+      ${job.lease ? sql`lease_owner = ${row.lease_owner}, lease_until = ${row.lease_until}::bigint,` : sql``}
+      attempts = ${row.attempts}::integer, head = ${row.head}, request = ${row.request}
+    where id = ${row.id} and lease_owner = ${sought(owner)}`;
+  return updated.count === 1;
+};
+
 const writeMeta = (sql: Queries, key: string, value: string) =>
   sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do update set value = excluded.value`;
 
@@ -365,7 +381,7 @@ const DATABASE_CALLS: Record<Exclude<keyof Store, 'close'>, 'read' | 'write'> = 
   createKey: 'write', getKeyByHash: 'read', getKeyAndAccount: 'read', getKey: 'read', listKeys: 'read', updateKey: 'write', deleteKey: 'write',
   getCounter: 'read', consume: 'write', listUsage: 'read',
   putReport: 'write', getReport: 'read', listReports: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read',
-  enqueueJob: 'write', claimJob: 'write', putJob: 'write', releaseJob: 'write', getJob: 'read', getJobStatus: 'read', countJobs: 'read',
+  enqueueJob: 'write', claimJob: 'write', putJob: 'write', releaseJob: 'write', jobsWithoutReport: 'read', getJob: 'read', getJobStatus: 'read', countJobs: 'read',
   addTrustKey: 'write', getTrustKey: 'read', listTrustKeys: 'read', revokeTrustKey: 'write', deleteTrustKey: 'write',
   getMeta: 'read', setMeta: 'write', setMetaIfAbsent: 'write', ping: 'read', commit: 'read',
 };
@@ -761,19 +777,21 @@ export class PostgresStore implements Store, StoreTransfer {
     return row && jobFromRow(row);
   }
 
-  async putJob(job: JobRecord, owner?: string): Promise<boolean> {
-    if (owner === undefined) {
-      await writeJob(this.sql, job);
+  async putJob(job: JobRecord, owner?: string, report?: NewReport): Promise<boolean> {
+    if (report === undefined) return writeHeldJob(this.sql, job, owner);
+    const line = reportLine(report); // throws, before anything is sent, when the report cannot be written
+    // One transaction: the job (its result) and its report are committed together or not at all.
+    return this.sql.begin(async (tx) => {
+      if (!(await writeHeldJob(tx, job, owner))) return false;
+      await writeReport(tx, report, line);
       return true;
-    }
-    const row = jobColumns(job);
-    // Written only while `owner` holds the job; its lease stays as stored unless the record carries one.
-    const updated = await this.sql`
-      update jobs set status = ${row.status}, created_at = ${row.created_at}, updated_at = ${row.updated_at}, updated_ms = ${row.updated_ms}::bigint,
-        ${job.lease ? this.sql`lease_owner = ${row.lease_owner}, lease_until = ${row.lease_until}::bigint,` : this.sql``}
-        attempts = ${row.attempts}::integer, head = ${row.head}, request = ${row.request}
-      where id = ${row.id} and lease_owner = ${sought(owner)}`;
-    return updated.count === 1;
+    });
+  }
+
+  async jobsWithoutReport(): Promise<string[]> {
+    const rows = await this.sql`
+      select id from jobs where (head::jsonb) ? 'result' and not exists (select 1 from reports where reports.id = jobs.id)`;
+    return rows.map((r) => r.id as string);
   }
 
   async releaseJob(id: string, owner: string): Promise<boolean> {
