@@ -72,7 +72,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/admin/api', adminRoutes(deps));
   app.route('/dashboard', dashboardRoutes());
   app.openapi(dashboardSlash, (c) => c.redirect('/dashboard', 301));
-  app.route('/', pageRoutes(deps.urls.publicUrl));
+  app.route('/', pageRoutes(deps.urls.publicUrl, deps.config.limits.daily.anonymous));
   const document = describeApi(
     app,
     [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema, newTrustKeysSchema, revokeTrustKeySchema],

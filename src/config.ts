@@ -31,6 +31,12 @@ const httpUrl = z
 
 export const configSchema = z
   .object({
+    /**
+     * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
+     * address, so not only loopback): every keyless caller is unmetered, batches included.
+     * `service`: the daily limits of `limits.daily` apply.
+     */
+    mode: z.enum(['service', 'sidecar']).default('service'),
     /** Interface to listen on. */
     host: z.string().min(1).default('127.0.0.1'),
     port: port.default(8080),
@@ -169,7 +175,19 @@ export const configSchema = z
       .strict()
       .prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    // A proxy in front means callers other than the job reach this instance: none of them may go unmetered.
+    if (config.mode === 'sidecar' && config.limits.trustedProxies.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mode'],
+        message: 'sidecar mode (--sidecar, CARDGATE_MODE=sidecar) leaves keyless callers unmetered, so it refuses limits.trustedProxies (CARDGATE_TRUSTED_PROXIES): a proxy in front means others reach this instance. Unset the proxies, or run without sidecar mode',
+      });
+    }
+  })
+  // Sidecar mode is the anonymous plan unlimited: every reader of the limits (quota, headers, pages) agrees.
+  .transform((config) => (config.mode === 'sidecar' ? { ...config, limits: { ...config.limits, daily: { ...config.limits.daily, anonymous: -1 } } } : config));
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
@@ -186,6 +204,7 @@ export const parseConfig = (input: unknown, source = 'config'): Config => {
 
 /** Environment variables and the config path they set. */
 const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'list' | 'boolean' }> = {
+  CARDGATE_MODE: { path: ['mode'], type: 'string' },
   CARDGATE_HOST: { path: ['host'], type: 'string' },
   CARDGATE_PORT: { path: ['port'], type: 'number' },
   CARDGATE_DATA_DIR: { path: ['dataDir'], type: 'string' },
@@ -259,6 +278,8 @@ export interface ConfigSources {
   /** Values of `configFlags`, as strings from the command line. */
   flags?: Record<string, string | undefined>;
   env?: Record<string, string | undefined>;
+  /** The `--sidecar` switch: mode `sidecar`, above every other source. */
+  sidecar?: boolean;
   /** Explicit --config path (must exist). */
   configPath?: string;
   /** Directory searched for cardgate.json when no --config is given. */
@@ -299,6 +320,7 @@ export const loadConfig = (sources: ConfigSources = {}): Config => {
     const raw = sources.flags?.[name];
     if (raw !== undefined) setPath(merged, spec.path, convert(raw, spec.type));
   }
+  if (sources.sidecar) merged.mode = 'sidecar';
   return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : 'configuration (env, flags)');
 };
 

@@ -118,3 +118,14 @@ test('an unreadable or non-JSON config file is a ConfigError', () => {
   writeFileSync(path, '[1]');
   assert.throws(() => loadConfig({ env: {}, configPath: path }), /must hold a JSON object/);
 });
+
+test('mode: sidecar (env or file) makes keyless callers unlimited; with trusted proxies it is refused', () => {
+  assert.equal(loadConfig({ env: {}, cwd: emptyDir() }).mode, 'service');
+  const fromEnv = loadConfig({ env: { CARDGATE_MODE: 'sidecar', CARDGATE_LIMIT_ANONYMOUS: '5' }, cwd: emptyDir() });
+  assert.equal(fromEnv.mode, 'sidecar');
+  assert.deepEqual(fromEnv.limits.daily, { anonymous: -1, free: 10, pro: -1, team: -1 });
+  const fromSwitch = loadConfig({ env: { CARDGATE_MODE: 'service' }, sidecar: true, cwd: emptyDir() });
+  assert.equal(fromSwitch.limits.daily.anonymous, -1);
+  assert.throws(() => parseConfig({ mode: 'sidecar', limits: { trustedProxies: ['10.0.0.1'] } }), (e: Error) => e instanceof ConfigError && /mode: sidecar mode .*refuses limits\.trustedProxies/.test(e.message));
+  assert.throws(() => loadConfig({ env: { CARDGATE_MODE: 'side' }, cwd: emptyDir() }), ConfigError);
+});

@@ -34,6 +34,8 @@ Options:
   --data-dir DIR       data directory (default ./data)
   --public-url URL     {base_url} used in status links
   --reports-url URL    {reports_url} used in report links
+  --sidecar            sidecar mode, for an instance beside one CI job: keyless callers are
+                       unmetered (validations and batches); refused with limits.trustedProxies
   -h, --help           show this help
 
 Every setting can also come from CARDGATE_* environment variables; see docs/configuration.md.
@@ -77,13 +79,13 @@ export const adminTokenReachesOperator = async (store: Store, config: Config, io
 
 export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const options = Object.fromEntries(Object.keys(configFlags).map((name) => [name, { type: 'string' as const }]));
-  const line = readCommandLine('serve', serveHelp, io, args, { ...options, config: { type: 'string' } }, { allowPositionals: false });
+  const line = readCommandLine('serve', serveHelp, io, args, { ...options, config: { type: 'string' }, sidecar: { type: 'boolean' } }, { allowPositionals: false });
   if ('exit' in line) return line.exit;
-  const { config: configPath, ...flags } = line.values as Record<string, string | undefined>;
+  const { config: configPath, sidecar, ...flags } = line.values as Record<string, string | undefined> & { sidecar?: boolean };
   let config: Config;
   let trustedKeys: number;
   try {
-    config = loadConfig({ flags, configPath });
+    config = loadConfig({ flags, configPath, sidecar });
     // Checked here so a bad entry stops start-up (exit 2), not the first request.
     parseAllowedHosts(config.webhooks.allowedHosts, callbackUse);
     parseAllowedHosts(config.cardFetch.allowedHosts, cardFetchUse);
@@ -163,7 +165,11 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
     data_dir: config.dataDir,
     pid: process.pid,
     trusted_key_files_keys: trustedKeys,
+    mode: config.mode,
   });
+  if (config.mode === 'sidecar') {
+    log.warn('sidecar mode: keyless callers are unmetered (validations and batches, no daily limit); let only the CI job reach this instance', { mode: config.mode });
+  }
   // A bad file on reload leaves the keys in use as they were: the server keeps verifying with them.
   process.on('SIGHUP', () =>
     void reloadTrustFiles({ config, clock: systemClock }).then(

@@ -30,7 +30,8 @@ export const landingJson = (publicUrl: string) => ({
 const example = `curl -s -X POST {url}/v1/validate -H 'content-type: application/json' \\
   -d '{"agent_card": '"$(cat agent-card.json)"', "options": {"include_score": true}}'`;
 
-export const renderLanding = (publicUrl: string): string =>
+/** `metered`: keyless callers have a daily limit (not in sidecar mode, nor with the anonymous limit at -1). */
+export const renderLanding = (publicUrl: string, { metered }: { metered: boolean }): string =>
   renderPage({
     title: 'cardgate · A2A agent card validation',
     description: describeService,
@@ -39,7 +40,7 @@ export const renderLanding = (publicUrl: string): string =>
 <section><h2>Validate a card</h2>
 <form data-validate><label for="card">Agent card (JSON)</label>
 <textarea id="card" name="card" spellcheck="false" required placeholder='{"protocolVersion": "0.3.0", "name": "…", …}'></textarea>
-<p><button class="primary" type="submit" hidden>Validate</button> <span class="muted">Counts against this address's daily anonymous quota.</span></p></form>
+<p><button class="primary" type="submit" hidden>Validate</button>${metered ? ` <span class="muted">Counts against this address's daily anonymous quota.</span>` : ''}</p></form>
 <noscript><p>The form needs JavaScript. Without it, send the card yourself:</p></noscript>
 <div id="result" aria-live="polite" hidden></div>
 <details><summary>From a terminal</summary><pre>${esc(example.replace('{url}', publicUrl))}</pre></details></section>

@@ -44,8 +44,8 @@ export const pageScript = `(() => {
         body: '{"options":{"include_score":true},"agent_card":' + text + '}' });
       const body = await res.json().catch(() => null);
       if (!res.ok || !body || !body.report_url) {
-        const wait = res.headers.get('retry-after');
-        show('<p role="alert">Not validated: ' + esc(problem(body, res.status)) + (wait ? ' (try again in ' + esc(wait) + ' s)' : '') + '</p>');
+        // A refusal says itself when it resets and what to change, in words.
+        show('<p role="alert">Not validated: ' + esc(problem(body, res.status)) + '</p>');
         return;
       }
       const path = new URL(body.report_url).pathname;

@@ -62,9 +62,9 @@ const rulePage = createRoute({
   },
 });
 
-export const pageRoutes = (publicUrl: string): ApiRoutes => {
+export const pageRoutes = (publicUrl: string, anonymousLimit: number): ApiRoutes => {
   // Made once: they change only with a new binary.
-  const landingPage = renderLanding(publicUrl);
+  const landingPage = renderLanding(publicUrl, { metered: anonymousLimit !== -1 });
   const description = landingJson(publicUrl);
   const indexes = new Map<string, string>();
   return apiRoutes()
