@@ -205,7 +205,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       const now = clock.now();
       const timestamp = iso(now);
       const batchId = newId('batch', now);
-      const answer = batchResponseText(outcome, { batch_id: batchId, timestamp, processing_time_ms: Math.round(performance.now() - startedAt) });
+      const answer = batchResponseText(outcome, { batch_id: batchId, report_url: reportUrl(deps.urls.reportsUrl, batchId), timestamp, processing_time_ms: Math.round(performance.now() - startedAt) });
       // Charged with its report in one store operation. The batch result has no `recorded` field; the report is still durable before we answer.
       await chargeAndRecord(c, deps, outcome.total, {
         id: batchId,

@@ -40,6 +40,9 @@ describe('serve --sidecar', () => {
     const batch = await post(server, '/v1/validate/batch', batchBody);
     assert.equal(batch.status, 200, JSON.stringify(batch.body));
     assert.equal(batch.body.total, 2);
+    const report = await fetch(batch.body.report_url, { headers: { accept: 'text/html' } });
+    assert.equal(report.status, 200);
+    assert.equal(new URL(batch.body.report_url).pathname, `/reports/${batch.body.batch_id}`);
   });
 
   test('the start-up log says so; the paste form shows no quota line', async () => {
