@@ -5,6 +5,7 @@
  * the field path and the reason; main.ts turns it into exit code 2.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import * as z from 'zod';
 import { signatureAlgorithms } from './engine/signatures/algorithms.ts';
 import { ConfigError } from './lib/config-error.ts';
@@ -323,6 +324,13 @@ export const loadConfig = (sources: ConfigSources = {}): Config => {
   if (sources.sidecar) merged.mode = 'sidecar';
   return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : 'configuration (env, flags)');
 };
+
+/** The configuration with its paths absolute (from `cwd`): the log names them so, and a reload reads the same files. */
+export const withAbsolutePaths = (config: Config, cwd = process.cwd()): Config => ({
+  ...config,
+  dataDir: resolvePath(cwd, config.dataDir),
+  signatures: { ...config.signatures, trustFiles: config.signatures.trustFiles.map((file) => resolvePath(cwd, file)) },
+});
 
 /** {base_url} and {reports_url} once the listening port is known. */
 export const resolveUrls = (config: Config, listenPort = config.port): { publicUrl: string; reportsUrl: string } => {

@@ -6,10 +6,10 @@
  */
 import { createApp, type App } from '../app.ts';
 import { systemClock } from '../lib/clock.ts';
-import { ConfigError, configFlags, loadConfig, resolveUrls, type Config } from '../config.ts';
+import { ConfigError, configFlags, loadConfig, resolveUrls, withAbsolutePaths, type Config } from '../config.ts';
 import { Lifecycle } from '../lib/lifecycle.ts';
-import { createLogger, type Logger } from '../lib/log.ts';
-import { ensureAdminToken } from '../features/accounts/admin-token.ts';
+import { batchedLines, createLogger, heldUntilReleased, type Logger } from '../lib/log.ts';
+import { adminTokenFile, ensureAdminToken } from '../features/accounts/admin-token.ts';
 import { cardFetchUse } from '../features/validation/card-by-url.ts';
 import { callbackUse } from '../features/webhooks/deliver.ts';
 import { parseAllowedHosts } from '../lib/address-policy.ts';
@@ -19,7 +19,6 @@ import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
 import { loadTrustFiles, reloadTrustFiles } from '../features/trust/trusted-keys.ts';
 import { countedValidator } from '../features/validation/counted-validator.ts';
-import { resolve as resolvePath } from 'node:path';
 import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
@@ -51,9 +50,6 @@ const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promi
   }
 };
 
-/** Where a generated admin token is kept; with PostgreSQL too, on the host of the instance that generated it. */
-export const adminTokenFile = (config: Config): string => resolvePath(config.dataDir, 'admin-token');
-
 /**
  * Makes sure an admin token exists and that a generated one reaches the operator: in a 0600 file
  * in the data dir, which the log names, and on the terminal when stdout is one. Never in the log
@@ -77,6 +73,13 @@ export const adminTokenReachesOperator = async (store: Store, config: Config, io
   return true;
 };
 
+/** What a person at a terminal reads first: where the service and its dashboard are, and where the admin token is. */
+export const startUpLine = (config: Config, listeningUrl: string, publicUrl: string): string => {
+  const token = config.adminToken === undefined ? `admin token in ${adminTokenFile(config)}` : 'admin token as configured (adminToken / CARDGATE_ADMIN_TOKEN)';
+  const sidecar = config.mode === 'sidecar' ? ' (sidecar mode: keyless callers unmetered)' : '';
+  return `cardgate ${version} listening on ${listeningUrl}${sidecar} — dashboard ${publicUrl}/dashboard, ${token}\n`;
+};
+
 export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const options = Object.fromEntries(Object.keys(configFlags).map((name) => [name, { type: 'string' as const }]));
   const line = readCommandLine('serve', serveHelp, io, args, { ...options, config: { type: 'string' }, sidecar: { type: 'boolean' } }, { allowPositionals: false });
@@ -85,7 +88,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   let config: Config;
   let trustedKeys: number;
   try {
-    config = loadConfig({ flags, configPath, sidecar });
+    config = withAbsolutePaths(loadConfig({ flags, configPath, sidecar }));
     // Checked here so a bad entry stops start-up (exit 2), not the first request.
     parseAllowedHosts(config.webhooks.allowedHosts, callbackUse);
     parseAllowedHosts(config.cardFetch.allowedHosts, cardFetchUse);
@@ -100,7 +103,9 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
 
   // Whatever this process creates is for its user only (the store also sets its modes itself).
   process.umask(0o077);
-  const log = createLogger();
+  // On a terminal one plain line comes first, once the address is known: what is written before it waits.
+  const early = heldUntilReleased(io.stdout, io.stdoutIsTTY === true);
+  const log = createLogger(batchedLines(early.write));
   // Loaded here: @hono/node-server pulls in node:http and undici (~24 ms) that the other subcommands never
   // need, and neither it nor prom-client can be in the single executable's start-up snapshot (prom-client
   // notes the process's start time when it loads, node:http cannot load while the snapshot is built).
@@ -108,7 +113,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const serverModules = Promise.all([import('../api/node-server.ts'), config.metrics.access === 'off' ? undefined : import('../lib/metrics.ts')]);
   const store = await openStoreOrExplain(config, io, log);
   if (!store) return 1;
-  if (!(await adminTokenReachesOperator(store, config, io, log))) {
+  if (!(await adminTokenReachesOperator(store, config, { ...io, stdout: early.write }, log))) {
     await store.close();
     return 1;
   }
@@ -156,9 +161,12 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const validator = metrics ? countedValidator(pool, metrics) : pool;
   app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: systemClock, log, urls, lifecycle, validator, metrics });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const listeningUrl = `http://${shownHost}:${port}`;
+  if (io.stdoutIsTTY) io.stdout(startUpLine(config, listeningUrl, urls.publicUrl));
+  early.release();
   log.info('listening', {
     version,
-    url: `http://${shownHost}:${port}`,
+    url: listeningUrl,
     public_url: urls.publicUrl,
     home_url: `${urls.publicUrl}/`,
     dashboard_url: `${urls.publicUrl}/dashboard`,

@@ -47,14 +47,15 @@ const file = (path: string, mediaType: string, summary: string) =>
     responses: { 200: { description: summary, content: { [mediaType]: { schema: z.string() } } } },
   });
 
-export const dashboardRoutes = (): ApiRoutes => {
+/** `tokenFile`: the generated admin token's file, named by the sign-in (unset when the token is configured). */
+export const dashboardRoutes = ({ tokenFile }: { tokenFile?: string } = {}): ApiRoutes => {
   // Read (from the sources: bundled) when the app is built, so a broken client fails start-up.
   const script = dashboardScript();
   return (
     apiRoutes()
       .openapi(
         file('/', 'text/html', 'The admin dashboard (it asks for the admin token and keeps it for the tab only)'),
-        serve(dashboardPage, 'text/html; charset=utf-8', 'no-store'),
+        serve(dashboardPage(tokenFile), 'text/html; charset=utf-8', 'no-store'),
       )
       // Assets change only with a new binary; `no-cache` makes the browser revalidate each load.
       .openapi(file('/app.css', 'text/css', 'The dashboard\'s styles'), serve(dashboardStyles, 'text/css; charset=utf-8', 'no-cache'))
