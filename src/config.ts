@@ -10,6 +10,8 @@ import * as z from 'zod';
 import { signatureAlgorithms } from './engine/signatures/algorithms.ts';
 import { ConfigError } from './lib/config-error.ts';
 import { parseIpRule } from './lib/ip.ts';
+import { describeSyntaxProblem, jsonSyntaxProblem, LineIndex, withoutBom } from './lib/text-position.ts';
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -195,11 +197,15 @@ export type ConfigInput = z.input<typeof configSchema>;
 
 export { ConfigError };
 
-/** Parses a config object; every problem is reported as `path: reason`. */
-export const parseConfig = (input: unknown, source = 'config'): Config => {
+/** How a problem names the setting at `path` (as zod gives it); by default its dotted path. */
+type NameSetting = (path: ReadonlyArray<PropertyKey>) => string;
+const dottedPath = (path: ReadonlyArray<PropertyKey>): string => path.map(String).join('.');
+
+/** Parses a config object; every problem is reported as `setting: reason`, the setting named by `nameOf`. */
+export const parseConfig = (input: unknown, source = 'config', nameOf: NameSetting = (path) => dottedPath(path) || '(root)'): Config => {
   const result = configSchema.safeParse(input);
   if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+  const lines = result.error.issues.map((i) => `  ${nameOf(i.path)}: ${i.message}`);
   throw new ConfigError(`invalid ${source}:\n${lines.join('\n')}`);
 };
 
@@ -287,10 +293,11 @@ export interface ConfigSources {
   cwd?: string;
 }
 
-const readConfigFile = (path: string): Json => {
+/** The file's object and its text (to place a problem in it). */
+const readConfigFile = (path: string): { json: Json; text: string } => {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = withoutBom(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
   }
@@ -298,12 +305,33 @@ const readConfigFile = (path: string): Json => {
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+    throw new ConfigError(`config file ${path} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text, e as SyntaxError))}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`config file ${path} must hold a JSON object`);
   }
-  return parsed as Json;
+  return { json: parsed as Json, text };
+};
+
+/**
+ * Names a setting by where its value came from: the environment variable or flag that set it
+ * (`CARDGATE_PORT (port)`), else its place in the file (`port (cardgate.json:3:11)`), else its path.
+ */
+const settingNamer = (setBy: Map<string, string>, file?: { path: string; text: string }): NameSetting => {
+  const tree = file && parseTree(file.text);
+  const lines = file && new LineIndex(file.text);
+  return (path) => {
+    const dotted = dottedPath(path) || '(root)';
+    for (let length = path.length; length > 0; length--) {
+      const by = setBy.get(dottedPath(path.slice(0, length)));
+      if (by) return `${by} (${dotted})`;
+    }
+    const node = tree && findNodeAtLocation(tree, path.filter((key) => typeof key !== 'symbol') as Array<string | number>);
+    if (!node || !lines) return dotted;
+    // A member's value is found; its key is where a reader looks.
+    const at = lines.position(node.parent?.type === 'property' ? node.parent.offset : node.offset);
+    return `${dotted} (${file.path}:${at.line}:${at.column})`;
+  };
 };
 
 /** Merges the sources (flags > env > file > defaults) and validates the result. */
@@ -312,17 +340,24 @@ export const loadConfig = (sources: ConfigSources = {}): Config => {
   const cwd = sources.cwd ?? process.cwd();
   const defaultPath = `${cwd}/cardgate.json`;
   const filePath = sources.configPath ?? (existsSync(defaultPath) ? defaultPath : undefined);
-  const merged: Json = filePath ? structuredClone(readConfigFile(filePath)) : {};
+  const file = filePath === undefined ? undefined : { path: filePath, ...readConfigFile(filePath) };
+  const merged: Json = file ? structuredClone(file.json) : {};
+  // Which variable or flag set each path: a bad value is named as the operator wrote it.
+  const setBy = new Map<string, string>();
+  const set = (path: string[], value: unknown, by: string) => {
+    setPath(merged, path, value);
+    setBy.set(path.join('.'), by);
+  };
   for (const [name, spec] of Object.entries(envVars)) {
     const raw = env[name];
-    if (raw !== undefined && raw !== '') setPath(merged, spec.path, convert(raw, spec.type));
+    if (raw !== undefined && raw !== '') set(spec.path, convert(raw, spec.type), name);
   }
   for (const [name, spec] of Object.entries(configFlags)) {
     const raw = sources.flags?.[name];
-    if (raw !== undefined) setPath(merged, spec.path, convert(raw, spec.type));
+    if (raw !== undefined) set(spec.path, convert(raw, spec.type), `--${name}`);
   }
-  if (sources.sidecar) merged.mode = 'sidecar';
-  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : 'configuration (env, flags)');
+  if (sources.sidecar) set(['mode'], 'sidecar', '--sidecar');
+  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : 'configuration (env, flags)', settingNamer(setBy, file));
 };
 
 /** The configuration with its paths absolute (from `cwd`): the log names them so, and a reload reads the same files. */
