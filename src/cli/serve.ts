@@ -15,6 +15,7 @@ import { callbackUse } from '../features/webhooks/deliver.ts';
 import { parseAllowedHosts } from '../lib/address-policy.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/types.ts';
+import type { StoreTransfer } from '../store/transfer.ts';
 import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
 import { loadTrustFiles, reloadTrustFiles } from '../features/trust/trusted-keys.ts';
@@ -41,7 +42,7 @@ Every setting can also come from CARDGATE_* environment variables; see docs/conf
 `;
 
 /** Opens the store or explains why not (a lock held by another process names its pid; a database is named without its password). */
-const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promise<Store | undefined> => {
+const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promise<(Store & StoreTransfer) | undefined> => {
   try {
     return await openStore(config, log);
   } catch (e) {
