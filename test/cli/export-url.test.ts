@@ -108,6 +108,45 @@ for (const engine of ['file', 'postgres'] as const) {
   });
 }
 
+test('a client that goes away mid-export frees the instance for the next export (the store\'s snapshot ends)', async () => {
+  // 20,000 reports (~20 MB of export): far more than the socket buffers hold, so the server is mid-stream when the client goes.
+  const dir = newDir();
+  const dump = path.join(dir, 'seed.jsonl');
+  const now = Date.now();
+  const lines = [JSON.stringify({ format: 'cardgate-export', format_version: 1, cardgate: '0.1.0', exported_at: new Date(now).toISOString() })];
+  const card = JSON.stringify({ ...minimalCard('Bulk Agent'), description: 'x'.repeat(800) });
+  for (let i = 0; i < 20_000; i++) {
+    const line = `{"id":"rpt_${String(i).padStart(6, '0')}","kind":"single","created_at":"${new Date(now - 20_000 + i).toISOString()}","account_id":null,"version":"0.3.0","result":{"valid":true},"request":{"agent_card":${card}}}`;
+    lines.push(JSON.stringify({ table: 'reports', line }));
+  }
+  fs.writeFileSync(dump, `${lines.join('\n')}\n`);
+  const dataDir = path.join(dir, 'data');
+  const seeded = await runCli(['import', '--data-dir', dataDir, dump], { env: { CARDGATE_DATABASE_URL: '' } });
+  assert.equal(seeded.code, 0, seeded.stderr);
+  const server = await startServer({ dataDir, env: { CARDGATE_DATABASE_URL: '' } });
+  try {
+    const get = (signal?: AbortSignal) => fetch(`${server.url}/admin/api/export`, { headers: { authorization: `Bearer ${ADMIN}` }, signal });
+    const abort = new AbortController();
+    const first = await get(abort.signal);
+    assert.equal(first.status, 200);
+    const reader = first.body!.getReader();
+    assert.ok(!(await reader.read()).done);
+    assert.equal((await get()).status, 503, 'the first export is still running');
+    abort.abort();
+    // The server notices the closed connection on its next write: bounded wait for the slot.
+    let status = 503;
+    for (let i = 0; i < 100 && status === 503; i++) {
+      const next = await get();
+      status = next.status;
+      if (status === 503) await new Promise((resolve) => setTimeout(resolve, 100));
+      else assert.equal(exportOf(await next.text()).rows.length, 20_000);
+    }
+    assert.equal(status, 200);
+  } finally {
+    await server.stop();
+  }
+});
+
 test('export --url: a wrong token, an unreachable server and a bad URL are told, exit 1 or 2', async () => {
   const server = await startServer();
   try {

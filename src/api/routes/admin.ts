@@ -12,6 +12,7 @@ import { createKey, deleteKey, listKeys } from '../../features/accounts/api-keys
 import { listDailyUsage, readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { pageReports } from '../../features/reports/reports.ts';
 import { iso } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { version } from '../../lib/version.ts';
 import { exportHeader, exportText } from '../../store/transfer.ts';
 import { ACCOUNT_SORT_FIELDS, REPORT_SORT_FIELDS } from '../../store/types.ts';
@@ -122,6 +123,7 @@ const routes = {
         headers: z.object({ 'Content-Disposition': z.string().meta({ description: '`attachment; filename="cardgate-export-<date>.jsonl"`' }) }),
         content: { 'application/x-ndjson': { schema: z.string() } },
       },
+      ...errors({ 503: 'An export is already running on this instance (Retry-After).' }),
     },
   }),
 };
@@ -135,6 +137,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     return value;
   };
 
+  let exporting = false;
   const app = apiRoutes();
   app.use(adminAuth(deps));
   return app
@@ -175,18 +178,30 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })
     .openapi(routes.exportAll, (c) => {
+      // One at a time: an export holds a snapshot (with PostgreSQL, a connection of the pool) as long as its client reads.
+      if (exporting) throw new ApiError('SERVICE_UNAVAILABLE', 'an export is already running on this instance; try again once it is done', { headers: { 'Retry-After': '10' } });
+      exporting = true;
+      const done = () => void (exporting = false);
       const now = deps.clock.now();
       const chunks = exportText(store.exportRows(), exportHeader(version, now))[Symbol.asyncIterator]();
       const encoder = new TextEncoder();
       // Pulled as the client reads: one chunk in memory at a time, however large the store.
       const body = new ReadableStream<Uint8Array>({
         async pull(controller) {
-          const next = await chunks.next();
-          if (next.done) controller.close();
-          else controller.enqueue(encoder.encode(next.value));
+          let next: IteratorResult<string>;
+          try {
+            next = await chunks.next();
+          } catch (e) {
+            done();
+            throw e;
+          }
+          if (!next.done) return controller.enqueue(encoder.encode(next.value));
+          done();
+          controller.close();
         },
         // A client gone: the snapshot ends (the PostgreSQL engine gives its connection back).
         async cancel() {
+          done();
           await chunks.return(undefined);
         },
       });
