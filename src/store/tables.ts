@@ -322,28 +322,15 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   /** In memory: always able to answer. */
   async ping(): Promise<void> {}
 
-  /**
-   * Every row: the tables (durable counters only), then the reports. The tables are taken at
-   * once, in the generator's first step, so writes that go on while the rows are read (an export
-   * from a running server) are left out, whole; the reports are what reportLines gives.
-   */
+  /** Every row: the tables (durable counters only; taken at once, so writes made while rows are read are left out whole), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {
-    const before: TransferRow[] = [
-      ...[...this.accounts.values()].map((row) => ({ table: 'accounts' as const, row })),
-      ...[...this.keys.values()].map((row) => ({ table: 'keys' as const, row })),
-      ...[...this.counters].map(([key, c]) => ({ table: 'counters' as const, row: { key, ...c } })),
-      ...[...this.usage.values()].map((row) => ({ table: 'usage' as const, row: { ...row } })),
-    ];
-    // A job's text is kept as it is and parsed when its turn comes.
-    const jobs = [...this.jobs.values()].map((j) => j.json);
-    const after: TransferRow[] = [
-      ...[...this.meta].map(([key, value]) => ({ table: 'meta' as const, row: { key, value } })),
-      ...[...this.trustKeys.values()].map((row) => ({ table: 'trust_keys' as const, row })),
-    ];
+    const tables: Array<TransferRow | string> = [
+      ...[...this.accounts.values()].map((row) => ({ table: 'accounts' as const, row })), ...[...this.keys.values()].map((row) => ({ table: 'keys' as const, row })),
+      ...[...this.counters].map(([key, c]) => ({ table: 'counters' as const, row: { key, ...c } })), ...[...this.usage.values()].map((row) => ({ table: 'usage' as const, row: { ...row } })),
+      ...[...this.jobs.values()].map((j) => j.json), // a job's text, parsed in its turn
+      ...[...this.meta].map(([key, value]) => ({ table: 'meta' as const, row: { key, value } })), ...[...this.trustKeys.values()].map((row) => ({ table: 'trust_keys' as const, row }))];
     const reports = this.reportLines();
-    yield* before;
-    for (const json of jobs) yield { table: 'jobs', row: JSON.parse(json) as JobRecord };
-    yield* after;
+    for (const row of tables) yield typeof row === 'string' ? { table: 'jobs', row: JSON.parse(row) as JobRecord } : row;
     for await (const line of reports) yield { table: 'reports', line };
   }
 

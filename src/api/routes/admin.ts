@@ -128,6 +128,47 @@ const routes = {
   }),
 };
 
+/**
+ * GET /export: the export streamed as the client reads it (one chunk in memory at a time, however
+ * large the store). One at a time: an export holds a snapshot (with PostgreSQL, a connection of
+ * the pool) as long as its client reads.
+ */
+const exportStreamer = (deps: AppDeps) => {
+  let exporting = false;
+  return (c: Context): Response => {
+    if (exporting) throw new ApiError('SERVICE_UNAVAILABLE', 'an export is already running on this instance; try again once it is done', { headers: { 'Retry-After': '10' } });
+    exporting = true;
+    const done = () => void (exporting = false);
+    const now = deps.clock.now();
+    const chunks = exportText(deps.store.exportRows(), exportHeader(version, now))[Symbol.asyncIterator]();
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let next: IteratorResult<string>;
+        try {
+          next = await chunks.next();
+        } catch (e) {
+          done();
+          throw e;
+        }
+        if (!next.done) return controller.enqueue(encoder.encode(next.value));
+        done();
+        controller.close();
+      },
+      // A client gone: the snapshot ends (the PostgreSQL engine gives its connection back).
+      async cancel() {
+        done();
+        await chunks.return(undefined);
+      },
+    });
+    return c.body(body, 200, {
+      'Content-Type': 'application/x-ndjson; charset=utf-8',
+      'Content-Disposition': `attachment; filename="cardgate-export-${iso(now).slice(0, 10)}.jsonl"`,
+      'Cache-Control': 'no-store',
+    });
+  };
+};
+
 export const adminRoutes = (deps: AppDeps): ApiRoutes => {
   const { store } = deps;
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
@@ -137,7 +178,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     return value;
   };
 
-  let exporting = false;
+  const streamExport = exportStreamer(deps);
   const app = apiRoutes();
   app.use(adminAuth(deps));
   return app
@@ -177,39 +218,6 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
       const answer = await pageReports(store, deps.urls.reportsUrl, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })
-    .openapi(routes.exportAll, (c) => {
-      // One at a time: an export holds a snapshot (with PostgreSQL, a connection of the pool) as long as its client reads.
-      if (exporting) throw new ApiError('SERVICE_UNAVAILABLE', 'an export is already running on this instance; try again once it is done', { headers: { 'Retry-After': '10' } });
-      exporting = true;
-      const done = () => void (exporting = false);
-      const now = deps.clock.now();
-      const chunks = exportText(store.exportRows(), exportHeader(version, now))[Symbol.asyncIterator]();
-      const encoder = new TextEncoder();
-      // Pulled as the client reads: one chunk in memory at a time, however large the store.
-      const body = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          let next: IteratorResult<string>;
-          try {
-            next = await chunks.next();
-          } catch (e) {
-            done();
-            throw e;
-          }
-          if (!next.done) return controller.enqueue(encoder.encode(next.value));
-          done();
-          controller.close();
-        },
-        // A client gone: the snapshot ends (the PostgreSQL engine gives its connection back).
-        async cancel() {
-          done();
-          await chunks.return(undefined);
-        },
-      });
-      return c.body(body, 200, {
-        'Content-Type': 'application/x-ndjson; charset=utf-8',
-        'Content-Disposition': `attachment; filename="cardgate-export-${iso(now).slice(0, 10)}.jsonl"`,
-        'Cache-Control': 'no-store',
-      });
-    })
+    .openapi(routes.exportAll, (c) => streamExport(c))
     .route('/trust-keys', trustKeyRoutes(deps));
 };
