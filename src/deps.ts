@@ -12,10 +12,12 @@ import type { Lifecycle } from './lib/lifecycle.ts';
 import type { Logger } from './lib/log.ts';
 import type { Metrics } from './lib/metrics.ts';
 import type { Store } from './store/types.ts';
+import type { StoreTransfer } from './store/transfer.ts';
 
 export interface AppDeps {
   config: Config;
-  store: Store;
+  /** The store, with the export every engine gives (GET /admin/api/export). */
+  store: Store & StoreTransfer;
   clock: Clock;
   log: Logger;
   /** {base_url} and {reports_url}, resolved once the listening port is known. */

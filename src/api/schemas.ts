@@ -114,6 +114,7 @@ export const validateResult = z
 export const batchResult = z
   .object({
     batch_id: z.string(),
+    report_url: url.meta({ description: 'The batch\'s report page (`/reports/<batch_id>`; JSON with `Accept: application/json`).' }),
     total: int,
     valid: int,
     invalid: int,

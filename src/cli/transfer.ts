@@ -7,15 +7,17 @@
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import type { Writable } from 'node:stream';
+import { createInterface } from 'node:readline';
+import { Readable, type Writable } from 'node:stream';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createLogger } from '../lib/log.ts';
+import { adminTokenFile } from '../features/accounts/admin-token.ts';
 import { version } from '../lib/version.ts';
 import { openStore } from '../store/open.ts';
-import { ImportReader, exportHeader, exportLine, type TransferRow } from '../store/transfer.ts';
+import { ImportReader, exportHeader, exportText, type TransferRow } from '../store/transfer.ts';
 import type { Store } from '../store/types.ts';
 import type { StoreTransfer } from '../store/transfer.ts';
-import type { ReadBound } from '../lib/read-file.ts';
+import { readTextFile, type ReadBound } from '../lib/read-file.ts';
 import { readCommandLine } from './args.ts';
 import { boundedLines, importLineBound, importSource, type ImportSource } from './import-source.ts';
 import { USAGE, type CliIO } from './io.ts';
@@ -24,15 +26,19 @@ const storeNote = `The store is the one 'cardgate serve' would use with the same
 PostgreSQL database of store.databaseUrl (CARDGATE_DATABASE_URL) when set, else the data dir
 (only while no server holds it).`;
 
-export const exportHelp = `Usage: cardgate export [--config PATH] [--data-dir DIR] [--output FILE]
+export const exportHelp = `Usage: cardgate export [--config PATH] [--data-dir DIR] [--url URL] [--output FILE]
 
 Writes everything the store keeps (accounts, API keys, daily quota counters, usage, jobs, meta
 and reports) as JSON lines, to stdout or FILE (created 0600: it holds key hashes and cards).
 ${storeNote}
+With --url, from a running server instead (GET /admin/api/export, one snapshot while it goes on
+serving), with the admin token of adminToken (CARDGATE_ADMIN_TOKEN), else of the data dir's
+admin-token file.
 
 Options:
   --config PATH     JSON configuration file (default: ./cardgate.json when present)
   --data-dir DIR    data directory (default ./data)
+  --url URL         the running server to export from, e.g. http://127.0.0.1:8080
   --output FILE     write to FILE instead of stdout
   -h, --help        show this help
 `;
@@ -95,28 +101,73 @@ const write = async (sink: Writable, text: string): Promise<void> => {
   if (!sink.write(text)) await once(sink, 'drain');
 };
 
+/** Where the export goes: stdout, or a new file only its owner can read. */
+const exportSink = (output: string | undefined): Writable => (output === undefined ? process.stdout : createWriteStream(output, { mode: 0o600 }));
+
+/** Ends a file sink once everything is written to disk (stdout is left open). */
+const endSink = (sink: Writable): Promise<void> =>
+  sink === process.stdout ? Promise.resolve() : new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
+
+/** The admin token for --url: the configured one, else the one the data dir's server generated. */
+const adminTokenOf = (config: Config): string | undefined => {
+  if (config.adminToken !== undefined) return config.adminToken;
+  // Bounded as every file the CLI reads: a token is 64 characters.
+  const read = readTextFile(adminTokenFile(config), { maxBytes: 4096, what: 'an admin token file' });
+  return 'text' in read ? read.text.trim() || undefined : undefined;
+};
+
+/** `export --url`: the server's export, passed through as it comes; the rows counted by their table. */
+const exportFromServer = async (url: string, values: { config?: string; 'data-dir'?: string; output?: string }, io: CliIO): Promise<number> => {
+  if (!/^https?:\/\/[^/]+/.test(url) || !URL.canParse(url)) return fail(io, `--url must be an absolute http(s) URL, not ${JSON.stringify(url.slice(0, 200))}`, USAGE);
+  let token: string | undefined;
+  try {
+    token = adminTokenOf(loadConfig({ flags: { 'data-dir': values['data-dir'] }, configPath: values.config }));
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return fail(io, e.message, USAGE);
+  }
+  if (token === undefined) return fail(io, 'no admin token: set CARDGATE_ADMIN_TOKEN (or adminToken), or give the --data-dir whose admin-token file the server wrote', USAGE);
+  const endpoint = `${url.replace(/\/+$/, '')}/admin/api/export`;
+  const counted = new Map<string, number>();
+  try {
+    const res = await fetch(endpoint, { headers: { authorization: `Bearer ${token}` } });
+    if (res.status !== 200 || !res.body) return fail(io, `${endpoint} answered HTTP ${res.status}: ${(await res.text()).slice(0, 500)}`, 1);
+    const sink = exportSink(values.output);
+    let first = true;
+    for await (const text of createInterface({ input: Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), crlfDelay: Infinity })) {
+      if (first && !text.startsWith('{"format":"cardgate-export"')) return fail(io, `${endpoint} did not answer with a cardgate export`, 1);
+      const table = first ? undefined : /^\{"table":"([a-z_]+)"/.exec(text)?.[1];
+      if (table) counted.set(table, (counted.get(table) ?? 0) + 1);
+      first = false;
+      await write(sink, `${text}\n`);
+    }
+    await endSink(sink);
+  } catch (e) {
+    const cause = (e as Error).cause instanceof Error ? `: ${((e as Error).cause as Error).message}` : '';
+    return fail(io, `${endpoint}: ${(e as Error).message}${cause} (the export is incomplete)`, 1);
+  }
+  io.stderr(`cardgate export: exported ${[...counted].map(([table, n]) => `${table} ${n}`).join(', ') || 'nothing'}\n`);
+  return 0;
+};
+
+const fail = (io: CliIO, message: string, code: number): number => {
+  io.stderr(`cardgate export: ${message}\n`);
+  return code;
+};
+
 export const runExport = async (args: string[], io: CliIO): Promise<number> => {
-  const line = readCommandLine('export', exportHelp, io, args, { ...contextOptions, output: { type: 'string' } }, { allowPositionals: false });
+  const line = readCommandLine('export', exportHelp, io, args, { ...contextOptions, output: { type: 'string' }, url: { type: 'string' } }, { allowPositionals: false });
   if ('exit' in line) return line.exit;
+  if (line.values.url !== undefined) return exportFromServer(line.values.url, line.values, io);
   const config = transferConfig('export', io, line.values);
   if (typeof config === 'number') return config;
   const store = await openTransferStore('export', io, config);
   if (typeof store === 'number') return store;
-  const sink: Writable = line.values.output === undefined ? process.stdout : createWriteStream(line.values.output, { mode: 0o600 });
+  const sink = exportSink(line.values.output);
   const counted = tally();
   try {
-    await write(sink, `${exportHeader(version, Date.now())}\n`);
-    let chunk = '';
-    for await (const row of store.exportRows()) {
-      counted.add(row);
-      chunk += `${exportLine(row)}\n`;
-      if (chunk.length >= 1 << 16) {
-        await write(sink, chunk);
-        chunk = '';
-      }
-    }
-    await write(sink, chunk);
-    if (sink !== process.stdout) await new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
+    for await (const chunk of exportText(store.exportRows(), exportHeader(version, Date.now()), counted.add)) await write(sink, chunk);
+    await endSink(sink);
   } catch (e) {
     io.stderr(`cardgate export: ${(e as Error).message}\n`);
     return 1;

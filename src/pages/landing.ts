@@ -56,8 +56,12 @@ export const exampleCard = `{
 }
 `;
 
-/** `maxCardBytes`: the largest card text the server takes in a request (the form refuses a bigger file before sending it). */
-export const renderLanding = (publicUrl: string, maxCardBytes: number): string =>
+/**
+ * `maxCardBytes`: the largest card text the server takes in a request (the form refuses a bigger file
+ * before sending it); `metered`: keyless callers have a daily limit (not in sidecar mode, nor with the
+ * anonymous limit at -1).
+ */
+export const renderLanding = (publicUrl: string, { maxCardBytes, metered }: { maxCardBytes: number; metered: boolean }): string =>
   renderPage({
     title: 'cardgate · A2A agent card validation',
     description: describeService,

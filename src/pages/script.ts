@@ -33,21 +33,14 @@ export const pageScript = `(() => {
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => '&#' + c.charCodeAt(0) + ';');
   const count = (n, word) => esc(n) + ' ' + word + (n === 1 ? '' : 's');
   const alert = (text) => show('<p role="alert" class="refusal">' + esc(text) + '</p>');
-  const inWords = (seconds) => {
-    const m = Math.max(1, Math.ceil(seconds / 60));
-    return m < 60 ? m + ' min' : Math.floor(m / 60) + ' h' + (m % 60 ? ' ' + (m % 60) + ' min' : '');
-  };
   const problem = (body, status) => {
     if (body && typeof body.error === 'object' && body.error) return body.error.message;
     if (body && typeof body.error === 'string') return body.error;
     if (body && Array.isArray(body.errors) && body.errors.length) return body.errors.map((e) => (e.path ? e.path + ': ' : '') + e.message).join('; ');
     return 'the server answered HTTP ' + status;
   };
-  const refusal = (res, body) => {
-    const wait = Number(res.headers.get('retry-after'));
-    if (res.status === 413) return 'Not validated: the card is too large (' + problem(body, res.status) + ').';
-    return 'Not validated: ' + problem(body, res.status) + (wait > 0 ? ' Try again in ' + inWords(wait) + '.' : '');
-  };
+  // A refusal says itself what went wrong, and for a quota when it resets and what to change.
+  const refusal = (res, body) => 'Not validated: ' + (res.status === 413 ? 'the card is too large (' + problem(body, res.status) + ').' : problem(body, res.status));
   const findings = (title, list, kind, report) => !list || !list.length ? '' :
     '<h3 class="' + kind + '">' + esc(title) + ' <span class="count">' + list.length + '</span></h3><ul class="findings">' +
     list.map((f) => '<li>' + (f.line ? '<a class="at" href="' + esc(report + '#L' + f.line) + '">' + esc(f.line + ':' + f.column) + '</a>' : '') +

@@ -40,8 +40,12 @@ export class MemoryStore extends Tables implements Store {
     return this.reports.size;
   }
 
-  protected async *reportLines(): AsyncGenerator<string> {
-    yield* this.reports.values();
+  /** The lines as they are now: reports stored while they are read are left out. */
+  protected reportLines(): AsyncIterable<string> {
+    const lines = [...this.reports.values()];
+    return (async function* () {
+      yield* lines;
+    })();
   }
   protected importReportLine(line: string): void {
     this.storeReport(readLine(line), line);

@@ -333,16 +333,16 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   /** In memory: always able to answer. */
   async ping(): Promise<void> {}
 
-  /** Every row: the tables (durable counters only), then the reports. */
+  /** Every row: the tables (durable counters only; taken at once, so writes made while rows are read are left out whole), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {
-    for (const row of this.accounts.values()) yield { table: 'accounts', row };
-    for (const row of this.keys.values()) yield { table: 'keys', row };
-    for (const [key, c] of this.counters) yield { table: 'counters', row: { key, ...c } };
-    for (const row of this.usage.values()) yield { table: 'usage', row };
-    for (const j of this.jobs.values()) yield { table: 'jobs', row: JSON.parse(j.json) as JobRecord };
-    for (const [key, value] of this.meta) yield { table: 'meta', row: { key, value } };
-    for (const row of this.trustKeys.values()) yield { table: 'trust_keys', row };
-    for await (const line of this.reportLines()) yield { table: 'reports', line };
+    const tables: Array<TransferRow | string> = [
+      ...[...this.accounts.values()].map((row) => ({ table: 'accounts' as const, row })), ...[...this.keys.values()].map((row) => ({ table: 'keys' as const, row })),
+      ...[...this.counters].map(([key, c]) => ({ table: 'counters' as const, row: { key, ...c } })), ...[...this.usage.values()].map((row) => ({ table: 'usage' as const, row: { ...row } })),
+      ...[...this.jobs.values()].map((j) => j.json), // a job's text, parsed in its turn
+      ...[...this.meta].map(([key, value]) => ({ table: 'meta' as const, row: { key, value } })), ...[...this.trustKeys.values()].map((row) => ({ table: 'trust_keys' as const, row }))];
+    const reports = this.reportLines();
+    for (const row of tables) yield typeof row === 'string' ? { table: 'jobs', row: JSON.parse(row) as JobRecord } : row;
+    for await (const line of reports) yield { table: 'reports', line };
   }
 
   /** Stores each row as a row loaded from disk is (a job's lease is void), journaled, then commits. */

@@ -41,6 +41,24 @@ export const exportHeader = (version: string, now: number): string =>
 export const exportLine = (row: TransferRow): string =>
   row.table === 'reports' ? `{"table":"reports","line":${JSON.stringify(row.line)}}` : JSON.stringify(row);
 
+/**
+ * The export as text, a chunk of lines at a time (~64 KiB): the header, then a line per row.
+ * `onRow` sees each row as it goes (the CLI counts them). Read as it is written, so memory holds
+ * one chunk whatever the store's size.
+ */
+export async function* exportText(rows: AsyncIterable<TransferRow>, header: string, onRow?: (row: TransferRow) => void): AsyncGenerator<string> {
+  let chunk = `${header}\n`;
+  for await (const row of rows) {
+    onRow?.(row);
+    chunk += `${exportLine(row)}\n`;
+    if (chunk.length >= 1 << 16) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
 /** The key each table's rows are known by (as in the file engine's journal). */
 const keyOf = (table: TableName, row: Record<string, unknown>): unknown =>
   table === 'usage' ? `${row.account_id}|${row.day}` : table === 'counters' || table === 'meta' ? row.key : row.id;

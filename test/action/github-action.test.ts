@@ -125,5 +125,33 @@ describe('the GitHub Action', () => {
       assert.equal(unknownKey.code, 2);
       assert.match(unknownKey.stdout, /v1\/validate answered HTTP 401/);
     });
+
+    it('past the keyless daily limit, the refusal says what to change: a key, CARDGATE_LIMIT_ANONYMOUS or --sidecar', async () => {
+      let refused: Awaited<ReturnType<typeof runAction>> | undefined;
+      // Two cards a run and 5 keyless validations a day: the third run is refused at the latest.
+      for (let run = 0; run < 3 && !refused; run++) {
+        const r = await runAction({ files: 'cards', 'server-url': server.url });
+        if (r.code === 2) refused = r;
+      }
+      assert.ok(refused, 'no run was refused');
+      assert.match(refused.stdout, /answered HTTP 403: daily limit of 5 validations without an API key reached: .*it resets in .*, at 00:00 UTC\. To go on: .*CARDGATE_LIMIT_ANONYMOUS.*cardgate serve --sidecar/);
+    });
+  });
+
+  describe('with a sidecar server (cardgate serve --sidecar)', () => {
+    let server: RunningServer;
+    before(async () => {
+      server = await startServer({ args: ['--sidecar'], env: { CARDGATE_VALIDATION_WORKERS: '0' } });
+    });
+    after(() => server?.stop());
+
+    it('checks every card of every run, keyless, past the anonymous limit', async () => {
+      for (let run = 1; run <= 4; run++) {
+        const r = await runAction({ files: 'cards', 'server-url': server.url });
+        assert.equal(r.code, 1, `run ${run}: ${r.stdout}`); // the invalid card fails the step; nothing is refused
+        assert.ok(!/answered HTTP/.test(r.stdout), r.stdout);
+        assert.ok(r.annotations.some((a) => a.startsWith('::error file=cards/broken/x.agent-card.json,line=4,col=13,')), r.stdout);
+      }
+    });
   });
 });

@@ -130,7 +130,7 @@ describe('the landing form, refused', () => {
     await page.getByRole('button', { name: 'Validate', exact: true }).click();
     await page.getByRole('status').filter({ hasText: /Open the report/ }).waitFor();
     await page.getByRole('button', { name: 'Validate', exact: true }).click();
-    const refused = page.getByRole('alert').filter({ hasText: /^Not validated: .+ Try again in (\d+ h( \d+ min)?|\d+ min)\.$/ });
+    const refused = page.getByRole('alert').filter({ hasText: /^Not validated: .+ resets in (\d+ h( \d+ min)?|\d+ min), at 00:00 UTC\b/ });
     await refused.waitFor();
     assert.doesNotMatch(await refused.innerText(), /\d{3,} s/);
     await page.screenshot({ path: join(shots, 'landing-refused.png'), fullPage: true });

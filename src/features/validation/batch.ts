@@ -149,6 +149,8 @@ const batchAnswer = (entries: BatchEntry[], located: LocatedResult[], format: Ou
 
 export interface BatchContext {
   batch_id: string;
+  /** The batch's report page, `/reports/<batch_id>`. */
+  report_url: string;
   timestamp: string;
   processing_time_ms: number;
 }
@@ -157,5 +159,5 @@ export interface BatchContext {
 export const batchResponseText = (outcome: BatchOutcome, context: BatchContext): string => {
   const { total, valid } = outcome;
   const summary = `{"total_processed":${total},"success_rate":${valid / total},"average_score":${Math.round(outcome.scoreSum / total)},"processing_time_ms":${context.processing_time_ms}}`;
-  return `{"batch_id":${JSON.stringify(context.batch_id)},"total":${total},"valid":${valid},"invalid":${total - valid},"results":${outcome.results},"summary":${summary},"timestamp":${JSON.stringify(context.timestamp)}}`;
+  return `{"batch_id":${JSON.stringify(context.batch_id)},"report_url":${JSON.stringify(context.report_url)},"total":${total},"valid":${valid},"invalid":${total - valid},"results":${outcome.results},"summary":${summary},"timestamp":${JSON.stringify(context.timestamp)}}`;
 };

@@ -860,21 +860,37 @@ export class PostgresStore implements Store, StoreTransfer {
 
   // export and import (see transfer.ts)
 
+  /**
+   * One snapshot: every statement reads in one read-only repeatable-read transaction on a
+   * connection of its own, so writes going on meanwhile are left out, whole.
+   */
   async *exportRows(): AsyncGenerator<TransferRow> {
-    for (const row of await this.sql`select * from accounts order by created_at, id`) yield { table: 'accounts', row: frozenAccount(row) };
-    for (const row of await this.sql`select * from api_keys order by created_at, id`) yield { table: 'keys', row: frozenKey(row) };
-    for (const r of await this.sql`select key, count, reset_at from counters order by key`) {
-      yield { table: 'counters', row: { key: r.key as string, count: r.count as number, reset_at: r.reset_at as number } };
-    }
-    for (const row of await this.listUsage()) yield { table: 'usage', row };
-    // Jobs and reports hold whole bodies: read a batch at a time.
-    for await (const rows of this.sql`select * from jobs order by created_at collate "C", id collate "C"`.cursor(100)) {
-      for (const row of rows) yield { table: 'jobs', row: jobFromRow(row) };
-    }
-    for (const r of await this.sql`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
-    for (const row of await this.listTrustKeys()) yield { table: 'trust_keys', row };
-    for await (const rows of this.sql`select body from reports where ${this.unexpired()} order by seq`.cursor(100)) {
-      for (const row of rows) yield { table: 'reports', line: row.body as string };
+    const tx = await this.sql.reserve();
+    try {
+      await tx`begin transaction isolation level repeatable read read only`;
+      for (const row of await tx`select * from accounts order by created_at, id`) yield { table: 'accounts', row: frozenAccount(row) };
+      for (const row of await tx`select * from api_keys order by created_at, id`) yield { table: 'keys', row: frozenKey(row) };
+      for (const r of await tx`select key, count, reset_at from counters order by key`) {
+        yield { table: 'counters', row: { key: r.key as string, count: r.count as number, reset_at: r.reset_at as number } };
+      }
+      for (const r of await tx`select account_id, day, count from usage order by day collate "C", account_id collate "C"`) {
+        yield { table: 'usage', row: { account_id: r.account_id as string, day: r.day as string, count: r.count as number } };
+      }
+      // Jobs and reports hold whole bodies: read a batch at a time.
+      for await (const rows of tx`select * from jobs order by created_at collate "C", id collate "C"`.cursor(100)) {
+        for (const row of rows) yield { table: 'jobs', row: jobFromRow(row) };
+      }
+      for (const r of await tx`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
+      for (const row of await tx`select * from trust_keys order by added_at collate "C", id collate "C"`) yield { table: 'trust_keys', row: frozenTrustKey(row) };
+      const notBefore = this.retentionMs === undefined ? undefined : this.clock.now() - this.retentionMs;
+      const reports = notBefore === undefined ? tx`select body from reports order by seq` : tx`select body from reports where created_ms >= ${notBefore}::bigint order by seq`;
+      for await (const rows of reports.cursor(100)) {
+        for (const row of rows) yield { table: 'reports', line: row.body as string };
+      }
+    } finally {
+      // Ends the transaction whether the reader finished or stopped early (a client gone).
+      await tx`rollback`.catch(() => undefined);
+      tx.release();
     }
   }
 
