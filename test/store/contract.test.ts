@@ -372,6 +372,12 @@ for (const impl of implementations) {
       assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'batch' }), ['batch_4']);
       assert.deepEqual(await ids({ sort: 'created_at', descending: true, account_id: 'acc_2' }), ['rpt_3']);
       assert.deepEqual(await ids({ sort: 'created_at', descending: true, account_id: 'acc_none' }), []);
+      // q is a text to contain, never a pattern: %, _ and \ match only themselves.
+      await s.putReport(report('rpt_7', { created_at: iso(T0 + 7), card: { name: '100% sure_thing \\o/' }, result: result(1, 0) }));
+      for (const q of ['%', '0% s', 'e_t',  '\\', '\\O/']) assert.deepEqual(await ids({ sort: 'created_at', descending: false, q }), ['rpt_7'], q);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'rpt%' }), []);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'sure%thing' }), []);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'w_ather' }), []);
     });
 
     withStore('reports: one put with its request body verbatim reads back with the card from that body', async (s) => {

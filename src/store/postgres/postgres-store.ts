@@ -276,7 +276,7 @@ const writeMeta = (sql: Queries, key: string, value: string) =>
   sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do update set value = excluded.value`;
 
 /** The report's columns, with `body` its stored line. */
-const reportColumns = (report: NewReport, body: string) => {
+export const reportColumns = (report: NewReport, body: string) => {
   const what = `report ${report.id}`;
   const summary = summarizeReport(report);
   return {
@@ -695,7 +695,9 @@ export class PostgresStore implements Store, StoreTransfer {
     const id = sql`(id collate "C")`;
     // A NUL is in no stored text (PostgreSQL text cannot hold it): such a search or position finds nothing.
     const q = query.q ? sought(asciiLower(query.q)) : undefined;
-    const matches = (column: string) => sql`strpos(${sql.unsafe(asciiLowerSql(column))}, ${q ?? ''}) > 0`;
+    // LIKE '%q%' (q's own %, _ and \ escaped) is strpos(...) > 0, in the form the trigram indexes of migration 5 serve.
+    const pattern = `%${(q ?? '').replace(/[\\%_]/g, '\\$&')}%`;
+    const matches = (column: string) => sql`${sql.unsafe(asciiLowerSql(column))} like ${pattern}`;
     const matching = q === undefined ? sql`true` : q === null ? sql`false` : searched.map(matches).reduce((a, b) => sql`(${a} or ${b})`);
     const { after } = query;
     let past = sql`true`;
