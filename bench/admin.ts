@@ -157,15 +157,18 @@ const measure = async (store: Store, engine: string, cases: Case[]): Promise<Ben
   for (const c of cases) {
     const times: number[] = [];
     let cursor = c.cursor;
+    let first = 0;
     for (let i = 0; i < PAGES + 3; i++) {
       const t = performance.now();
       cursor = (await answerPage(store, c, cursor)) ?? c.cursor;
-      if (i >= 3) times.push(performance.now() - t); // the first three warm up
+      if (i === 0) first = performance.now() - t;
+      if (i >= 3) times.push(performance.now() - t); // the first three warm up (the first may make the sort's order)
       await sleep(1); // the loop runs its timers between pages, so its delay histogram sees each page alone
     }
     const p99 = percentile(times, 99);
     if (p99 <= TARGET_MS) met++;
-    rows.push({ name: `${engine}: ${c.name}, p99`, value: round2(p99), unit: 'ms', note: `p50 ${round2(percentile(times, 50))} ms, max ${round2(Math.max(...times))} ms; ${p99 <= TARGET_MS ? 'met' : 'MISSED'} (≤ ${TARGET_MS} ms)` });
+    const note = `p50 ${round2(percentile(times, 50))} ms, max ${round2(Math.max(...times))} ms, first page ${round2(first)} ms`;
+    rows.push({ name: `${engine}: ${c.name}, p99`, value: round2(p99), unit: 'ms', note: `${note}; ${p99 <= TARGET_MS ? 'met' : 'MISSED'} (≤ ${TARGET_MS} ms)` });
   }
   loop.disable();
   const rssAfter = process.memoryUsage().rss;

@@ -49,7 +49,9 @@ class TextTable {
  * report at once instead (see report-search.ts): a `q` that matches many fills its page long
  * before, one that matches few is found faster by the search.
  */
-const WALK_TESTS = 50_000;
+const WALK_TESTS = 20_000;
+/** Matches of a `q` that a page sorts among themselves rather than finding them in the sort's order. */
+const FEW_MATCHES = 5_000;
 
 const compareValues = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -104,8 +106,8 @@ export class ReportIndex {
   private orders: Partial<Record<ReportSortField, SortedOrder>> = {};
   private readonly search = new ReportSearch();
 
-  /** `walkTests`: see WALK_TESTS (tests make it small to reach the search). */
-  constructor(private readonly walkTests = WALK_TESTS) {}
+  /** See WALK_TESTS and FEW_MATCHES (tests make them small to reach every way of paging). */
+  constructor(private readonly bounds = { walkTests: WALK_TESTS, fewMatches: FEW_MATCHES }) {}
 
   count(): number {
     return this.size;
@@ -202,13 +204,47 @@ export class ReportIndex {
     return out;
   }
 
-  /** Up to limit + 1 positions of the page, in its order (see page). */
+  /**
+   * Up to limit + 1 positions of the page, in its order (see page). With `q`: the order walked,
+   * each row tested, for at most `walkTests` rows; past them (a `q` that matches few), every
+   * report's answer (see report-search.ts): a few matches are sorted among themselves, many are
+   * walked again in the order, each now a lookup.
+   */
   private walk(query: ReportPageQuery, after: PagePosition | undefined, notBeforeMs: number): number[] {
-    const found: number[] = [];
     const account = query.account_id === undefined ? undefined : this.texts.find(query.account_id);
-    if (account === undefined && query.account_id !== undefined) return found;
+    if (account === undefined && query.account_id !== undefined) return [];
+    const listed = (pos: number) => (account === undefined || this.account[pos] === account) && this.createdMs[pos]! >= notBeforeMs;
+    const q = query.q ? asciiLower(query.q) : undefined;
     const { order, length } = this.orderOf(query.sort);
-    const step = query.descending ? -1 : 1;
+    if (q === undefined) return this.collect(order, length, query, after, listed, Infinity).found;
+    const columns = this.searched();
+    let matches = this.search.known(columns, q, this.moved);
+    if (matches === undefined) {
+      const test = this.search.test(columns, q);
+      const walked = this.collect(order, length, query, after, (pos) => listed(pos) && test(pos), this.bounds.walkTests);
+      if (walked.complete) return walked.found;
+      matches = this.search.all(columns, q, this.moved);
+    }
+    const { found: bitmap, count } = matches;
+    if (count > this.bounds.fewMatches) return this.collect(order, length, query, after, (pos) => bitmap[pos] === 1 && listed(pos), Infinity).found;
+    const few: number[] = [];
+    for (let pos = 0; pos < this.size; pos++) if (bitmap[pos] === 1 && listed(pos)) few.push(pos);
+    const sorted = Uint32Array.from(few).sort(this.compareBy(query.sort));
+    return this.collect(sorted, sorted.length, query, after, () => true, Infinity).found;
+  }
+
+  /**
+   * Up to limit + 1 positions that `keep` keeps, from `order` (ascending) past the cursor, in the
+   * direction asked; `complete` unless `budget` rows were tested first.
+   */
+  private collect(
+    order: Uint32Array,
+    length: number,
+    query: ReportPageQuery,
+    after: PagePosition | undefined,
+    keep: (pos: number) => boolean,
+    budget: number,
+  ): { found: number[]; complete: boolean } {
     // The first row past the cursor: in the order, the first one after it (ascending) or the last one before it.
     let lo = 0;
     let hi = length;
@@ -218,22 +254,14 @@ export class ReportIndex {
       if (c < 0 || (c === 0 && !query.descending)) lo = mid + 1;
       else hi = mid;
     }
-    const start = after ? (query.descending ? lo - 1 : lo) : query.descending ? length - 1 : 0;
-    const q = query.q ? asciiLower(query.q) : undefined;
-    const columns = this.searched();
-    const test = q === undefined ? undefined : this.search.test(columns, q);
-    let all: Uint8Array | undefined;
-    let tests = 0;
-    for (let i = start; i >= 0 && i < length && found.length <= query.limit; i += step) {
-      const pos = order[i]!;
-      if ((account !== undefined && this.account[pos] !== account) || !(this.createdMs[pos]! >= notBeforeMs)) continue;
-      if (test !== undefined) {
-        if (all === undefined && ++tests > this.walkTests) all = this.search.all(columns, q!, this.moved);
-        if (all === undefined ? !test(pos) : all[pos] !== 1) continue;
-      }
-      found.push(pos);
+    const step = query.descending ? -1 : 1;
+    const found: number[] = [];
+    let i = after ? (query.descending ? lo - 1 : lo) : query.descending ? length - 1 : 0;
+    for (let tested = 0; i >= 0 && i < length && found.length <= query.limit; i += step) {
+      if (++tested > budget) return { found, complete: false };
+      if (keep(order[i]!)) found.push(order[i]!);
     }
-    return found;
+    return { found, complete: true };
   }
 
   /** The sort key of report `pos` (see reportSortKey in paging.ts; dates as epoch ms). */
@@ -319,7 +347,7 @@ export class ReportIndex {
       else removed(this.idAt(pos), this.aliasAt(pos), this.places[pos]!);
     }
     if (kept === this.size) return this;
-    const index = new ReportIndex(this.walkTests);
+    const index = new ReportIndex(this.bounds);
     for (let pos = 0; pos < this.size; pos++) if (newPosition[pos]! >= 0) index.putSummary(this.summaryAt(pos), this.places[pos]!);
     for (const [field, order] of Object.entries(this.orders) as Array<[ReportSortField, SortedOrder]>) {
       index.orders[field] = order.remapped(this.size, this.moved, newPosition, index.compareBy(field));

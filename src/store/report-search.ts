@@ -27,6 +27,12 @@ export interface SearchedColumns {
 
 const LATIN1 = /^[\0-\xff]*$/;
 
+/** Every report's answer to a `q`: 1 at a matching position. */
+export interface Matches {
+  found: Uint8Array;
+  count: number;
+}
+
 /** Whether the Latin-1 bytes at [start, end), ASCII letters lower-cased, contain `q`. */
 const bytesContain = (bytes: Buffer, start: number, end: number, q: Uint8Array): boolean => {
   const last = end - q.length;
@@ -64,7 +70,7 @@ export class ReportSearch {
   private nameListed = new Uint8Array(0);
   private namesScanned = 0;
   /** Every report's answer for the last `q` searched whole, up to `upTo` and the moved positions seen. */
-  private last: { q: string; matches: Uint8Array; upTo: number; movedSeen: number } | undefined;
+  private last: (Matches & { q: string; upTo: number; movedSeen: number }) | undefined;
 
   /** A test of one report against `q` (lower-cased), valid while the columns do not change. */
   test(c: SearchedColumns, q: string): (pos: number) => boolean {
@@ -86,27 +92,37 @@ export class ReportSearch {
     };
   }
 
-  /** Every report's answer to `q` (lower-cased), 1 for a match, by position. */
-  all(c: SearchedColumns, q: string, moved: readonly number[]): Uint8Array {
+  /** Every report's answer to `q` as all() made it last, brought up to date; undefined when the last search was for another `q`. */
+  known(c: SearchedColumns, q: string, moved: readonly number[]): Matches | undefined {
     const last = this.last;
-    if (last?.q === q && last.movedSeen <= moved.length && last.upTo <= c.size) {
-      if (last.matches.length < c.size) {
-        const bigger = new Uint8Array(Math.ceil(c.size * 1.25));
-        bigger.set(last.matches);
-        last.matches = bigger;
-      }
-      const test = this.test(c, q);
-      for (let pos = last.upTo; pos < c.size; pos++) last.matches[pos] = test(pos) ? 1 : 0;
-      for (let i = last.movedSeen; i < moved.length; i++) last.matches[moved[i]!] = test(moved[i]!) ? 1 : 0;
-      last.upTo = c.size;
-      last.movedSeen = moved.length;
-      return last.matches;
+    if (last?.q !== q || last.movedSeen > moved.length || last.upTo > c.size) return undefined;
+    if (last.found.length < c.size) {
+      const bigger = new Uint8Array(Math.ceil(c.size * 1.25));
+      bigger.set(last.found);
+      last.found = bigger;
     }
-    const matches = new Uint8Array(c.size);
-    this.matchNames(c, q, moved, matches);
-    this.matchIds(c, q, matches);
-    this.last = { q, matches, upTo: c.size, movedSeen: moved.length };
-    return matches;
+    const test = this.test(c, q);
+    const retest = (pos: number) => {
+      const now = test(pos) ? 1 : 0;
+      last.count += now - last.found[pos]!;
+      last.found[pos] = now;
+    };
+    for (let pos = last.upTo; pos < c.size; pos++) retest(pos);
+    for (let i = last.movedSeen; i < moved.length; i++) retest(moved[i]!);
+    last.upTo = c.size;
+    last.movedSeen = moved.length;
+    return last;
+  }
+
+  /** Every report's answer to `q` (lower-cased): 1 for a match, by position, and how many match. */
+  all(c: SearchedColumns, q: string, moved: readonly number[]): Matches {
+    const found = new Uint8Array(c.size);
+    this.matchNames(c, q, moved, found);
+    this.matchIds(c, q, found);
+    let count = 0;
+    for (let pos = 0; pos < c.size; pos++) count += found[pos]!;
+    this.last = { q, found, count, upTo: c.size, movedSeen: moved.length };
+    return this.last;
   }
 
   private matchNames(c: SearchedColumns, q: string, moved: readonly number[], matches: Uint8Array): void {

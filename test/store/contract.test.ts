@@ -331,6 +331,10 @@ for (const impl of implementations) {
       const last = await s.pageAccounts({ sort: 'name', descending: false, limit: 10, after: second.next! });
       assert.deepEqual(last.items.map((a) => a.name), ['echo', 'Foxtrot']);
       assert.equal(last.next, undefined);
+      // A rename and a delete show in the next page asked for.
+      await s.updateAccount('acc_4', { name: 'Aaa echo' });
+      await s.deleteAccount('acc_1');
+      assert.deepEqual((await s.pageAccounts({ sort: 'name', descending: false, limit: 3 })).items.map((a) => a.name), ['Aaa echo', 'aardvark', 'alpha two']);
     });
 
     withStore('pageReports: agent name and error count summarised; searched, per account, sorted and paged; batches have no agent', async (s) => {

@@ -105,8 +105,9 @@ const mixedReports = (from: number, count: number): NewReport[] =>
 
 test('pages stay exact while reports arrive, are put again with new keys and are pruned between pages, by walk and by search', () => {
   const filters: Array<Partial<ReportPageQuery>> = [{}, { q: 'agent' }, { q: 'aBQ1' }, { q: 'XYZW' }, { q: 'q3' }, { q: 'ÜN' }, { q: 'none such' }, { q: 'agent', account_id: 'acc_1' }];
-  for (const walkTests of [1_000_000, 2]) {
-    const index = new ReportIndex(walkTests);
+  // Every way of paging: walking the order, the few matches sorted among themselves, the many looked up in the order.
+  for (const bounds of [{ walkTests: 1_000_000, fewMatches: 1_000_000 }, { walkTests: 2, fewMatches: 1_000_000 }, { walkTests: 2, fewMatches: 3 }]) {
+    const index = new ReportIndex(bounds);
     const summaries = new Map<string, ReturnType<typeof summarizeReport>>();
     const put = (rs: NewReport[]) => {
       for (const r of rs) {
