@@ -52,6 +52,8 @@ class TextTable {
 const WALK_TESTS = 20_000;
 /** Matches of a `q` that a page sorts among themselves rather than finding them in the sort's order. */
 const FEW_MATCHES = 5_000;
+/** Positions past a sort's order from which prepare() sorts them all anew in slices (see report-order.ts) rather than at once. */
+const SLICE_FROM = 20_000;
 
 const compareValues = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -73,6 +75,14 @@ const grown = <A extends Float64Array | Uint32Array | Int8Array>(array: A, lengt
   const bigger = new (array.constructor as new (n: number) => A)(length);
   bigger.set(array);
   return bigger;
+};
+
+/**
+ * Resolves once the index that `current` gives (a prune replaces it) can answer a page sorted by
+ * `field` at once (see ReportIndex.prepare).
+ */
+export const prepareIndex = async (current: () => ReportIndex, field: ReportSortField): Promise<void> => {
+  while (!current().ready(field)) await current().prepare(field);
 };
 
 export class ReportIndex {
@@ -106,8 +116,8 @@ export class ReportIndex {
   private orders: Partial<Record<ReportSortField, SortedOrder>> = {};
   private readonly search = new ReportSearch();
 
-  /** See WALK_TESTS and FEW_MATCHES (tests make them small to reach every way of paging). */
-  constructor(private readonly bounds = { walkTests: WALK_TESTS, fewMatches: FEW_MATCHES }) {}
+  /** See WALK_TESTS, FEW_MATCHES and SLICE_FROM (tests make them small to reach every way of paging). */
+  constructor(private readonly bounds = { walkTests: WALK_TESTS, fewMatches: FEW_MATCHES, sliceFrom: SLICE_FROM }) {}
 
   count(): number {
     return this.size;
@@ -202,6 +212,20 @@ export class ReportIndex {
       out.next = { key: byDate ? new Date(key).toISOString() : key, id: this.idAt(last) };
     }
     return out;
+  }
+
+  /**
+   * Resolves when page() can answer a query sorted by `field` at once: the first page of a sort
+   * (and one after a large import) waits for its order, sorted without holding the event loop.
+   */
+  prepare(field: ReportSortField): Promise<void> {
+    const order = (this.orders[field] ??= new SortedOrder(this.compareBy(field)));
+    return order.prepare(() => this.size, this.moved, this.bounds.sliceFrom);
+  }
+
+  /** Whether page() answers a query sorted by `field` at once (else: prepare() first). */
+  ready(field: ReportSortField): boolean {
+    return this.orders[field]?.ready(this.size, this.bounds.sliceFrom) ?? this.size < this.bounds.sliceFrom;
   }
 
   /**
@@ -350,7 +374,7 @@ export class ReportIndex {
     const index = new ReportIndex(this.bounds);
     for (let pos = 0; pos < this.size; pos++) if (newPosition[pos]! >= 0) index.putSummary(this.summaryAt(pos), this.places[pos]!);
     for (const [field, order] of Object.entries(this.orders) as Array<[ReportSortField, SortedOrder]>) {
-      index.orders[field] = order.remapped(this.size, this.moved, newPosition, index.compareBy(field));
+      if (order.ready(this.size, this.bounds.sliceFrom)) index.orders[field] = order.remapped(this.size, this.moved, newPosition, index.compareBy(field));
     }
     return index;
   }

@@ -7,6 +7,49 @@
  */
 export type PositionCompare = (a: number, b: number) => number;
 
+/** Comparisons made between two turns of the event loop while a large order is sorted (a few ms). */
+const SLICE_COMPARISONS = 20_000;
+const RUN = 32;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Positions 0..size-1 sorted by `compare`: a bottom-up merge sort that yields to the event loop
+ * every SLICE_COMPARISONS comparisons, so that sorting a million reports (seconds of work on a busy
+ * machine) never holds the loop for long; runs already in order (dates, as reports arrive) are
+ * copied without comparing their rows.
+ */
+const sortInSlices = async (size: number, compare: PositionCompare): Promise<Uint32Array<ArrayBuffer>> => {
+  let from = new Uint32Array(size);
+  let to = new Uint32Array(size);
+  for (let pos = 0; pos < size; pos++) from[pos] = pos;
+  let work = 0;
+  for (let lo = 0; lo < size; lo += RUN) {
+    for (let i = lo + 1; i < Math.min(lo + RUN, size); i++) {
+      const pos = from[i]!;
+      let j = i - 1;
+      for (; j >= lo && compare(from[j]!, pos) > 0; j--) from[j + 1] = from[j]!;
+      from[j + 1] = pos;
+    }
+    if ((work += RUN * 5) > SLICE_COMPARISONS) await nextTurn().then(() => (work = 0));
+  }
+  for (let width = RUN; width < size; width *= 2) {
+    for (let lo = 0; lo < size; lo += 2 * width) {
+      const mid = Math.min(lo + width, size);
+      const hi = Math.min(lo + 2 * width, size);
+      if (mid === hi || compare(from[mid - 1]!, from[mid]!) < 0) {
+        to.set(from.subarray(lo, hi), lo);
+        continue;
+      }
+      for (let i = lo, j = mid, k = lo; k < hi; k++) {
+        to[k] = j >= hi || (i < mid && compare(from[i]!, from[j]!) < 0) ? from[i++]! : from[j++]!;
+        if (++work > SLICE_COMPARISONS) await nextTurn().then(() => (work = 0));
+      }
+    }
+    [from, to] = [to, from];
+  }
+  return from;
+};
+
 export class SortedOrder {
   private order = new Uint32Array(0);
   private length = 0;
@@ -14,8 +57,32 @@ export class SortedOrder {
   private synced = 0;
   /** How much of the index's log of moved positions has been applied. */
   private movedSeen = 0;
+  private sorting: Promise<void> | undefined;
 
   constructor(private readonly compare: PositionCompare) {}
+
+  /** Whether current() answers at once: fewer than `sliceFrom` positions to place. */
+  ready(size: number, sliceFrom: number): boolean {
+    return size - this.synced < sliceFrom;
+  }
+
+  /**
+   * Resolves once current() answers at once: while `size()` is `sliceFrom` or more positions past
+   * those placed (the first page of a sort, a large import), every position is sorted anew in
+   * slices (see sortInSlices). A position put again meanwhile may have been compared by its old
+   * key and its new one: that sort is made again.
+   */
+  async prepare(size: () => number, moved: readonly number[], sliceFrom: number): Promise<void> {
+    while (!this.ready(size(), sliceFrom)) {
+      this.sorting ??= (async () => {
+        const [n, seen] = [size(), moved.length];
+        const order = await sortInSlices(n, this.compare);
+        if (moved.length !== seen) return;
+        [this.order, this.length, this.synced, this.movedSeen] = [order, n, n, seen];
+      })().finally(() => (this.sorting = undefined));
+      await this.sorting;
+    }
+  }
 
   /**
    * The order of positions 0..size-1 (its first `length` entries): those put since the last call

@@ -139,3 +139,26 @@ test('createdSince drops the older reports (handing each over), keeps the order,
   for (const s of expected) assert.equal(kept.idAt(kept.positionOf(s.id)!), s.id);
   assert.equal(kept.createdSince(0, () => assert.fail('nothing is older')), kept);
 });
+
+test('a large order is sorted by prepare() (a report put again meanwhile placed anew), and pages from it are exact', async () => {
+  const index = new ReportIndex({ walkTests: 2, fewMatches: 1_000_000, sliceFrom: 8 });
+  const summaries = new Map<string, ReturnType<typeof summarizeReport>>();
+  const put = (rs: NewReport[]) => {
+    for (const r of rs) {
+      index.put(r, 0);
+      summaries.set(r.id, summarizeReport(r));
+    }
+  };
+  put(mixedReports(0, 300));
+  const fields: ReportSortField[] = ['created_at', 'score', 'errors', 'agent_name'];
+  for (const field of fields) {
+    assert.equal(index.ready(field), false);
+    const prepared = index.prepare(field);
+    put(mixedReports(7, 1).map((r) => ({ ...r, result: { valid: true, score: 1 + fields.indexOf(field) } }) as NewReport)); // while it sorts
+    await prepared;
+    assert.equal(index.ready(field), true);
+  }
+  put(mixedReports(300, 5)); // fewer than sliceFrom: placed by the next page
+  assert.ok(fields.every((field) => index.ready(field)));
+  checkIndexPages(index, [...summaries.values()], [{}, { q: 'agent' }, { q: 'aBQ1' }, { account_id: 'acc_1' }]);
+});

@@ -208,7 +208,7 @@ const SORT_KEYS: { accounts: Record<AccountSortField, string>; reports: Record<R
 };
 
 /** Rows of a sort's index a search tests one by one before it asks the trigram indexes (see pageRows). */
-const SEARCH_WALK = 5000;
+const SEARCH_WALK = 1000;
 
 /** The columns a report listing reads (never the body). */
 const REPORT_SUMMARY_COLUMNS = 'id, kind, created_at, account_id, alias, valid, score, agent_name, error_count';
