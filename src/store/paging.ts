@@ -24,7 +24,6 @@ export const reportSortKey = (r: ReportSummary, field: ReportSortField): string 
         ? (r.errors ?? -1)
         : asciiLower(r.agent_name ?? '');
 
-const accountMatches = (a: Account, q: string): boolean => asciiLower(a.name).includes(q) || asciiLower(a.id).includes(q);
 const reportMatches = (r: ReportSummary, q: string): boolean => asciiLower(r.agent_name ?? '').includes(q) || asciiLower(r.id).includes(q);
 
 const compare = (a: PagePosition, b: PagePosition): number =>
@@ -92,13 +91,20 @@ export class CountedMap<K, V> extends Map<K, V> {
   }
 }
 
+/** An account with its name and id lower-cased (ASCII letters), as a search compares them. */
+interface SearchedAccount {
+  account: Account;
+  name: string;
+  id: string;
+}
+
 /**
  * Pages of the accounts: each sort's order made once and kept until the accounts change (seldom,
  * while an administrator pages through them), so a page is a binary search and a walk.
  */
 export class AccountPages {
   private changes = -1;
-  private sorted: Partial<Record<AccountSortField, Array<{ row: Account; at: PagePosition }>>> = {};
+  private sorted: Partial<Record<AccountSortField, Array<{ row: SearchedAccount; at: PagePosition }>>> = {};
 
   page(accounts: CountedMap<string, Account>, query: PageQuery<AccountSortField>): Page<Account> {
     if (accounts.changes !== this.changes) {
@@ -106,9 +112,10 @@ export class AccountPages {
       this.changes = accounts.changes;
     }
     const rows = (this.sorted[query.sort] ??= [...accounts.values()]
-      .map((row) => ({ row, at: { key: accountSortKey(row, query.sort), id: row.id } }))
+      .map((account) => ({ row: { account, name: asciiLower(account.name), id: asciiLower(account.id) }, at: { key: accountSortKey(account, query.sort), id: account.id } }))
       .sort((a, b) => compare(a.at, b.at)));
-    return pageOfSorted(rows, query, accountMatches);
+    const page = pageOfSorted(rows, query, (row, q) => row.name.includes(q) || row.id.includes(q));
+    return { ...page, items: page.items.map((row) => row.account) };
   }
 }
 

@@ -229,7 +229,8 @@ export class ReportIndex {
   }
 
   /**
-   * Up to limit + 1 positions of the page, in its order (see page). With `q`: the order walked,
+   * Up to limit + 1 positions of the page, in its order (see page). An account's few reports are
+   * sorted among themselves, else the sort's order is walked from the cursor. With `q`: the order walked,
    * each row tested, for at most `walkTests` rows; past them (a `q` that matches few), every
    * report's answer (see report-search.ts): a few matches are sorted among themselves, many are
    * walked again in the order, each now a lookup.
@@ -239,6 +240,12 @@ export class ReportIndex {
     if (account === undefined && query.account_id !== undefined) return [];
     const listed = (pos: number) => (account === undefined || this.account[pos] === account) && this.createdMs[pos]! >= notBeforeMs;
     const q = query.q ? asciiLower(query.q) : undefined;
+    if (q === undefined && account !== undefined) {
+      // An account's reports, when they are few, are sorted among themselves (found by one pass over the account column).
+      const few: number[] = [];
+      for (let pos = 0; pos < this.size && few.length <= this.bounds.fewMatches; pos++) if (this.account[pos] === account && listed(pos)) few.push(pos);
+      if (few.length <= this.bounds.fewMatches) return this.sortedAmong(few, query, after);
+    }
     const { order, length } = this.orderOf(query.sort);
     if (q === undefined) return this.collect(order, length, query, after, listed, Infinity).found;
     const columns = this.searched();
@@ -253,6 +260,11 @@ export class ReportIndex {
     if (count > this.bounds.fewMatches) return this.collect(order, length, query, after, (pos) => bitmap[pos] === 1 && listed(pos), Infinity).found;
     const few: number[] = [];
     for (let pos = 0; pos < this.size; pos++) if (bitmap[pos] === 1 && listed(pos)) few.push(pos);
+    return this.sortedAmong(few, query, after);
+  }
+
+  /** The page out of a few positions (every one the page may hold), sorted among themselves. */
+  private sortedAmong(few: number[], query: ReportPageQuery, after: PagePosition | undefined): number[] {
     const sorted = Uint32Array.from(few).sort(this.compareBy(query.sort));
     return this.collect(sorted, sorted.length, query, after, () => true, Infinity).found;
   }
