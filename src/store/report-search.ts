@@ -200,9 +200,14 @@ export class ReportSearch {
       this.idLower = bigger;
     }
     const { idBytes } = c;
-    for (let i = this.idLowerEnd; i < end; i++) {
-      const b = idBytes[i]!;
-      this.idLower[i] = b >= 65 && b <= 90 ? b + 32 : b;
+    // Natively where toLowerCase changes ASCII letters only (no µ or Latin-1 capital among the bytes): a million ids in tens of ms.
+    const text = idBytes.toString('latin1', this.idLowerEnd, end);
+    if (!/[\xb5\xc0-\xde]/.test(text)) this.idLower.write(text.toLowerCase(), this.idLowerEnd, 'latin1');
+    else {
+      for (let i = this.idLowerEnd; i < end; i++) {
+        const b = idBytes[i]!;
+        this.idLower[i] = b >= 65 && b <= 90 ? b + 32 : b;
+      }
     }
     this.idLowerEnd = end;
   }
