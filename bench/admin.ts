@@ -227,11 +227,14 @@ const benchPostgres = async (): Promise<BenchRow[]> => {
     });
     const indexing = performance.now();
     store = await openPostgresStore({ url: database.url });
-    await store.sql`vacuum analyze`;
+    await sql.begin(async (tx) => {
+      await tx`set local statement_timeout = 0`; // the pool's bound is for requests, not for statistics over a million rows
+      await tx`analyze`;
+    });
     const indexSeconds = (performance.now() - indexing) / 1000;
     return [
       { name: `pg: seeded ${REPORTS} reports, ${ACCOUNTS} accounts`, value: round2(seeded.seconds), unit: 's', note: 'multi-row inserts of 1,000 rows (the sort indexes grown row by row)' },
-      { name: 'pg: migration 5 (trigram indexes) + vacuum analyze', value: round2(indexSeconds), unit: 's', note: 'over the rows seeded' },
+      { name: 'pg: migration 5 (trigram indexes) + analyze', value: round2(indexSeconds), unit: 's', note: 'over the rows seeded' },
       ...(await measure(store, 'pg', casesFor(seeded.middle, seeded.fewId))),
     ];
   } finally {
