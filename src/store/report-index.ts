@@ -115,6 +115,8 @@ export class ReportIndex {
   /** The positions sorted by each listing key, made when a page first asks for one. */
   private orders: Partial<Record<ReportSortField, SortedOrder>> = {};
   private readonly search = new ReportSearch();
+  /** See fewPositions. */
+  private few: { key: string; positions: number[] | null; upTo: number; movedSeen: number } | undefined;
 
   /** See WALK_TESTS, FEW_MATCHES and SLICE_FROM (tests make them small to reach every way of paging). */
   constructor(private readonly bounds = { walkTests: WALK_TESTS, fewMatches: FEW_MATCHES, sliceFrom: SLICE_FROM }) {}
@@ -241,10 +243,9 @@ export class ReportIndex {
     const listed = (pos: number) => (account === undefined || this.account[pos] === account) && this.createdMs[pos]! >= notBeforeMs;
     const q = query.q ? asciiLower(query.q) : undefined;
     if (q === undefined && account !== undefined) {
-      // An account's reports, when they are few, are sorted among themselves (found by one pass over the account column).
-      const few: number[] = [];
-      for (let pos = 0; pos < this.size && few.length <= this.bounds.fewMatches; pos++) if (this.account[pos] === account && listed(pos)) few.push(pos);
-      if (few.length <= this.bounds.fewMatches) return this.sortedAmong(few, query, after);
+      // An account's reports, when they are few, are sorted among themselves.
+      const few = this.fewPositions(`a${account}`, (pos) => this.account[pos] === account);
+      if (few !== null) return this.sortedAmong(few.filter(listed), query, after);
     }
     const { order, length } = this.orderOf(query.sort);
     if (q === undefined) return this.collect(order, length, query, after, listed, Infinity).found;
@@ -257,10 +258,27 @@ export class ReportIndex {
       matches = this.search.all(columns, q, this.moved);
     }
     const { found: bitmap, count } = matches;
-    if (count > this.bounds.fewMatches) return this.collect(order, length, query, after, (pos) => bitmap[pos] === 1 && listed(pos), Infinity).found;
-    const few: number[] = [];
-    for (let pos = 0; pos < this.size; pos++) if (bitmap[pos] === 1 && listed(pos)) few.push(pos);
-    return this.sortedAmong(few, query, after);
+    const few = count > this.bounds.fewMatches ? null : this.fewPositions(`q${q}`, (pos) => bitmap[pos] === 1);
+    if (few !== null) return this.sortedAmong(few.filter(listed), query, after);
+    return this.collect(order, length, query, after, (pos) => bitmap[pos] === 1 && listed(pos), Infinity).found;
+  }
+
+  /**
+   * The positions that `selects`, when there are at most `fewMatches` (else null), for the
+   * selection named `key`: the last one's kept, only the reports put since tested (all again
+   * once a report is put again), so the next pages of one account or one `q` cost no pass over
+   * every report.
+   */
+  private fewPositions(key: string, selects: (pos: number) => boolean): number[] | null {
+    let few = this.few;
+    if (few?.key !== key || few.movedSeen !== this.moved.length) {
+      few = this.few = { key, positions: [], upTo: 0, movedSeen: this.moved.length };
+    }
+    for (let pos = few.upTo; pos < this.size && few.positions !== null; pos++) {
+      if (selects(pos) && few.positions.push(pos) > this.bounds.fewMatches) few.positions = null;
+    }
+    few.upTo = this.size;
+    return few.positions;
   }
 
   /** The page out of a few positions (every one the page may hold), sorted among themselves. */
