@@ -163,12 +163,21 @@ const measure = async (store: Store, engine: string, cases: Case[]): Promise<Ben
     const times: number[] = [];
     let cursor = c.cursor;
     let first = 0;
-    for (let i = 0; i < PAGES + 3; i++) {
+    let failed: string | undefined;
+    for (let i = 0; i < PAGES + 3 && failed === undefined; i++) {
       const t = performance.now();
-      cursor = (await answerPage(store, c, cursor)) ?? c.cursor;
+      try {
+        cursor = (await answerPage(store, c, cursor)) ?? c.cursor;
+      } catch (err) {
+        failed = (err as Error).message; // e.g. PostgreSQL's statement timeout: the case is reported as failed, the others still run
+      }
       if (i === 0) first = performance.now() - t;
       if (i >= 3) times.push(performance.now() - t); // the first three warm up (the first may make the sort's order)
       await sleep(1); // the loop runs its timers between pages, so its delay histogram sees each page alone
+    }
+    if (failed !== undefined) {
+      rows.push({ name: `${engine}: ${c.name}, p99`, value: NaN, unit: 'ms', note: `FAILED after ${times.length} pages: ${failed}` });
+      continue;
     }
     const p99 = percentile(times, 99);
     if (p99 <= TARGET_MS) met++;
