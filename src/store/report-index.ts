@@ -7,7 +7,10 @@
  * one summary for every report of its retention period (hundreds of thousands), and small objects
  * that live for days, promoted among the requests' short-lived garbage, leave the JavaScript heap
  * fragmented and growing under load. Here a report costs about 80 bytes outside that heap, and
- * the heap holds only the distinct texts (accounts, agent names, aliases, kinds).
+ * the heap holds only the distinct texts (accounts, agent names, aliases, kinds). A page walks a
+ * sorted order of the positions (report-order.ts, 4 bytes a report per sort asked for) from its
+ * cursor, and `q` searches with report-search.ts: at a million reports a page costs what the
+ * page holds, not a sort of every report.
  */
 import { asciiLower, pageOfReports } from './paging.ts';
 import { SortedOrder, type PositionCompare } from './report-order.ts';
