@@ -1,7 +1,7 @@
 /** The Store interface held in memory only: for unit tests, never chosen silently at run time. */
 import { Aliases } from './aliases.ts';
 import { readLine, reportLine } from './report-lines.ts';
-import { ReportIndex } from './report-index.ts';
+import { ReportIndex, prepareIndex } from './report-index.ts';
 import { Tables } from './tables.ts';
 import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from './types.ts';
 
@@ -25,6 +25,7 @@ export class MemoryStore extends Tables implements Store {
     return this.index.list(filter, -Infinity);
   }
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
+    await prepareIndex(() => this.index, query.sort);
     return this.index.page(query, -Infinity);
   }
   async pruneReports(before: number): Promise<number> {

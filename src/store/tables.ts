@@ -15,7 +15,7 @@
  * atomic here because nothing else runs while it does (one process, one event loop).
  */
 import { encodeRecord } from './encode.ts';
-import { pageOfAccounts } from './paging.ts';
+import { AccountPages, CountedMap } from './paging.ts';
 import { TABLES, rowIsValid, type TableName } from './rows.ts';
 import type { StoreTransfer, TransferRow } from './transfer.ts';
 import type { Account, AccountSortField, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, KeyAndAccount, NewReport, Page, PageQuery, Store, TrustKeyRecord, UsageRow } from './types.ts';
@@ -99,7 +99,6 @@ export interface RejectedRow {
   reason: string;
 }
 
-
 /** A snapshot row as the key and value it has in the tables (and in the journal). */
 const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
   accounts: (row) => [(row as Account | null)?.id, row],
@@ -121,7 +120,8 @@ const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
 };
 
 export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfer {
-  private accounts = new Map<string, Account>();
+  private accounts = new CountedMap<string, Account>();
+  private readonly accountPages = new AccountPages();
   private keys = new Map<string, ApiKeyRecord>();
   private keyIdByHash = new Map<string, string>();
   private counters = new Map<string, Counter>();
@@ -158,7 +158,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     return [...this.accounts.values()];
   }
   async pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>> {
-    return pageOfAccounts(this.accounts.values(), query);
+    return this.accountPages.page(this.accounts, query);
   }
   async updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined> {
     const a = this.accounts.get(id);

@@ -331,6 +331,10 @@ for (const impl of implementations) {
       const last = await s.pageAccounts({ sort: 'name', descending: false, limit: 10, after: second.next! });
       assert.deepEqual(last.items.map((a) => a.name), ['echo', 'Foxtrot']);
       assert.equal(last.next, undefined);
+      // A rename and a delete show in the next page asked for.
+      await s.updateAccount('acc_4', { name: 'Aaa echo' });
+      await s.deleteAccount('acc_1');
+      assert.deepEqual((await s.pageAccounts({ sort: 'name', descending: false, limit: 3 })).items.map((a) => a.name), ['Aaa echo', 'aardvark', 'alpha two']);
     });
 
     withStore('pageReports: agent name and error count summarised; searched, per account, sorted and paged; batches have no agent', async (s) => {
@@ -372,6 +376,12 @@ for (const impl of implementations) {
       assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'batch' }), ['batch_4']);
       assert.deepEqual(await ids({ sort: 'created_at', descending: true, account_id: 'acc_2' }), ['rpt_3']);
       assert.deepEqual(await ids({ sort: 'created_at', descending: true, account_id: 'acc_none' }), []);
+      // q is a text to contain, never a pattern: %, _ and \ match only themselves.
+      await s.putReport(report('rpt_7', { created_at: iso(T0 + 7), card: { name: '100% sure_thing \\o/' }, result: result(1, 0) }));
+      for (const q of ['%', '0% s', 'e_t',  '\\', '\\O/']) assert.deepEqual(await ids({ sort: 'created_at', descending: false, q }), ['rpt_7'], q);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'rpt%' }), []);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'sure%thing' }), []);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'w_ather' }), []);
     });
 
     withStore('reports: one put with its request body verbatim reads back with the card from that body', async (s) => {

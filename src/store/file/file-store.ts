@@ -210,7 +210,7 @@ export class FileStore extends Tables implements Store {
     return this.reports.list(filter, this.expiredBefore());
   }
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
-    return this.reports.page(query, this.expiredBefore());
+    return this.reports.page(query, () => this.expiredBefore());
   }
   pruneReports(before: number): Promise<number> {
     if (before > this.prunedBefore) {

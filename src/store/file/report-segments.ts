@@ -18,7 +18,7 @@ import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Aliases } from '../aliases.ts';
 import { fromLine, readLine, reportLine } from '../report-lines.ts';
-import { ReportIndex } from '../report-index.ts';
+import { ReportIndex, prepareIndex } from '../report-index.ts';
 import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary } from '../types.ts';
 import { AppendLog } from './append-log.ts';
 import { diskChange, syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
@@ -190,9 +190,10 @@ export class ReportSegments {
     return this.index.list(filter, notBeforeMs);
   }
 
-  /** The page `query` asks for among the reports created at or after `notBeforeMs`. */
-  page(query: ReportPageQuery, notBeforeMs: number): Page<ReportSummary> {
-    return this.index.page(query, notBeforeMs);
+  /** The page `query` asks for among the reports created at or after `notBeforeMs()`. */
+  async page(query: ReportPageQuery, notBeforeMs: () => number): Promise<Page<ReportSummary>> {
+    await prepareIndex(() => this.index, query.sort);
+    return this.index.page(query, notBeforeMs());
   }
 
   /** Every report's line in put order; reports created before `notBeforeMs` are left out. */

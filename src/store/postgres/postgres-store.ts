@@ -208,6 +208,9 @@ const SORT_KEYS: { accounts: Record<AccountSortField, string>; reports: Record<R
   },
 };
 
+/** Rows of a sort's index a search tests one by one before it asks the trigram indexes (see pageRows). */
+const SEARCH_WALK = 1000;
+
 /** The columns a report listing reads (never the body). */
 const REPORT_SUMMARY_COLUMNS = 'id, kind, created_at, account_id, alias, valid, score, agent_name, error_count';
 
@@ -292,7 +295,7 @@ const writeMeta = (sql: Queries, key: string, value: string) =>
   sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do update set value = excluded.value`;
 
 /** The report's columns, with `body` its stored line. */
-const reportColumns = (report: NewReport, body: string) => {
+export const reportColumns = (report: NewReport, body: string) => {
   const what = `report ${report.id}`;
   const summary = summarizeReport(report);
   return {
@@ -698,21 +701,21 @@ export class PostgresStore implements Store, StoreTransfer {
   /**
    * One page of `table` in keyset order: the rows after `query.after` by (sort key, id), one more
    * than asked for so that pageFrom can tell whether another page follows. Walks the sort's index.
+   * With `q`: first the next SEARCH_WALK rows of that walk, tested one by one (a `q` that matches
+   * many fills its page there); when they do not fill it, the rows that can match, found by the
+   * trigram indexes (migration 5), sorted among themselves. Two statements of fixed plans, where
+   * one would leave the choice to estimates of how many rows a LIKE matches.
    */
-  private pageRows<T extends 'accounts' | 'reports'>(
+  private async pageRows<T extends 'accounts' | 'reports'>(
     query: PageQuery<keyof (typeof SORT_KEYS)[T] & string>,
     table: T,
     columns: string,
     where: PendingQuery<Row[]>,
     searched: readonly string[],
-  ) {
+  ): Promise<readonly Row[]> {
     const sql = this.sql;
     const key = sql.unsafe(SORT_KEYS[table][query.sort] as string);
     const id = sql`(id collate "C")`;
-    // A NUL is in no stored text (PostgreSQL text cannot hold it): such a search or position finds nothing.
-    const q = query.q ? sought(asciiLower(query.q)) : undefined;
-    const matches = (column: string) => sql`strpos(${sql.unsafe(asciiLowerSql(column))}, ${q ?? ''}) > 0`;
-    const matching = q === undefined ? sql`true` : q === null ? sql`false` : searched.map(matches).reduce((a, b) => sql`(${a} or ${b})`);
     const { after } = query;
     let past = sql`true`;
     if (after) {
@@ -720,9 +723,26 @@ export class PostgresStore implements Store, StoreTransfer {
       past = query.descending ? sql`(${key}, ${id}) < ${position}` : sql`(${key}, ${id}) > ${position}`;
     }
     const direction = sql.unsafe(query.descending ? 'desc' : 'asc');
+    if (!query.q) return sql`select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)} where ${where} and ${past} order by ${key} ${direction}, ${id} ${direction} limit ${query.limit + 1}`;
+    // A NUL is in no stored text (PostgreSQL text cannot hold it): such a search finds nothing.
+    const q = sought(asciiLower(query.q));
+    if (q === null) return [];
+    // LIKE '%q%' (q's own %, _ and \ escaped) is strpos(...) > 0, in the form the trigram indexes serve.
+    const pattern = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
+    const matching = searched.map((column) => sql`${sql.unsafe(asciiLowerSql(column))} like ${pattern}`).reduce((a, b) => sql`(${a} or ${b})`);
+    const walked = await sql`
+      select * from (
+        select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)} where ${where} and ${past}
+        order by ${key} ${direction}, ${id} ${direction} limit ${SEARCH_WALK}
+      ) next
+      where ${matching}
+      order by sort_key ${direction}, ${id} ${direction}
+      limit ${query.limit + 1}`;
+    if (walked.length > query.limit) return walked;
     return sql`
+      with matched as materialized (select id from ${sql.unsafe(table)} where ${matching})
       select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)}
-      where ${where} and ${matching} and ${past}
+      where ${where} and ${past} and id in (select id from matched)
       order by ${key} ${direction}, ${id} ${direction}
       limit ${query.limit + 1}`;
   }
