@@ -3107,6 +3107,95 @@ var ParseOptions;
     allowTrailingComma: false
   };
 })(ParseOptions || (ParseOptions = {}));
+function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
+  let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
+  function ensurePropertyComplete(endOffset) {
+    if (currentParent.type === "property") {
+      currentParent.length = endOffset - currentParent.offset;
+      currentParent = currentParent.parent;
+    }
+  }
+  function onValue(valueNode) {
+    currentParent.children.push(valueNode);
+    return valueNode;
+  }
+  const visitor = {
+    onObjectBegin: (offset) => {
+      currentParent = onValue({ type: "object", offset, length: -1, parent: currentParent, children: [] });
+    },
+    onObjectProperty: (name, offset, length) => {
+      currentParent = onValue({ type: "property", offset, length: -1, parent: currentParent, children: [] });
+      currentParent.children.push({ type: "string", value: name, offset, length, parent: currentParent });
+    },
+    onObjectEnd: (offset, length) => {
+      ensurePropertyComplete(offset + length);
+      currentParent.length = offset + length - currentParent.offset;
+      currentParent = currentParent.parent;
+      ensurePropertyComplete(offset + length);
+    },
+    onArrayBegin: (offset, length) => {
+      currentParent = onValue({ type: "array", offset, length: -1, parent: currentParent, children: [] });
+    },
+    onArrayEnd: (offset, length) => {
+      currentParent.length = offset + length - currentParent.offset;
+      currentParent = currentParent.parent;
+      ensurePropertyComplete(offset + length);
+    },
+    onLiteralValue: (value, offset, length) => {
+      onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
+      ensurePropertyComplete(offset + length);
+    },
+    onSeparator: (sep, offset, length) => {
+      if (currentParent.type === "property") {
+        if (sep === ":") {
+          currentParent.colonOffset = offset;
+        } else if (sep === ",") {
+          ensurePropertyComplete(offset);
+        }
+      }
+    },
+    onError: (error3, offset, length) => {
+      errors.push({ error: error3, offset, length });
+    }
+  };
+  visit(text, visitor, options);
+  const result = currentParent.children[0];
+  if (result) {
+    delete result.parent;
+  }
+  return result;
+}
+function findNodeAtLocation(root, path2) {
+  if (!root) {
+    return void 0;
+  }
+  let node2 = root;
+  for (let segment of path2) {
+    if (typeof segment === "string") {
+      if (node2.type !== "object" || !Array.isArray(node2.children)) {
+        return void 0;
+      }
+      let found = false;
+      for (const propertyNode of node2.children) {
+        if (Array.isArray(propertyNode.children) && propertyNode.children[0].value === segment && propertyNode.children.length === 2) {
+          node2 = propertyNode.children[1];
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        return void 0;
+      }
+    } else {
+      const index2 = segment;
+      if (node2.type !== "array" || index2 < 0 || !Array.isArray(node2.children) || index2 >= node2.children.length) {
+        return void 0;
+      }
+      node2 = node2.children[index2];
+    }
+  }
+  return node2;
+}
 function visit(text, visitor, options = ParseOptions.DEFAULT) {
   const _scanner = createScanner(text, false);
   const _jsonPath = [];
@@ -3412,6 +3501,26 @@ function visit(text, visitor, options = ParseOptions.DEFAULT) {
   }
   return true;
 }
+function getNodeType(value) {
+  switch (typeof value) {
+    case "boolean":
+      return "boolean";
+    case "number":
+      return "number";
+    case "string":
+      return "string";
+    case "object": {
+      if (!value) {
+        return "null";
+      } else if (Array.isArray(value)) {
+        return "array";
+      }
+      return "object";
+    }
+    default:
+      return "null";
+  }
+}
 
 // node_modules/jsonc-parser/lib/esm/main.js
 var ScanError;
@@ -3444,6 +3553,8 @@ var SyntaxKind;
   SyntaxKind2[SyntaxKind2["Unknown"] = 16] = "Unknown";
   SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
 })(SyntaxKind || (SyntaxKind = {}));
+var parseTree2 = parseTree;
+var findNodeAtLocation2 = findNodeAtLocation;
 var visit2 = visit;
 var ParseErrorCode;
 (function(ParseErrorCode2) {
@@ -12031,6 +12142,12 @@ var dailyLimit = number2().int().min(-1);
 var unset = (schema) => schema.nullish().transform((v) => v ?? void 0);
 var httpUrl = string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
 var configSchema = object({
+  /**
+   * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
+   * address, so not only loopback): every keyless caller is unmetered, batches included.
+   * `service`: the daily limits of `limits.daily` apply.
+   */
+  mode: _enum(["service", "sidecar"]).default("service"),
   /** Interface to listen on. */
   host: string2().min(1).default("127.0.0.1"),
   port: port.default(8080),
@@ -12135,15 +12252,25 @@ var configSchema = object({
     /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
     graceMs: positiveInt.default(8e3)
   }).strict().prefault({})
-}).strict();
-var parseConfig = (input2, source = "config") => {
+}).strict().superRefine((config2, ctx) => {
+  if (config2.mode === "sidecar" && config2.limits.trustedProxies.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["mode"],
+      message: "sidecar mode (--sidecar, CARDGATE_MODE=sidecar) leaves keyless callers unmetered, so it refuses limits.trustedProxies (CARDGATE_TRUSTED_PROXIES): a proxy in front means others reach this instance. Unset the proxies, or run without sidecar mode"
+    });
+  }
+}).transform((config2) => config2.mode === "sidecar" ? { ...config2, limits: { ...config2.limits, daily: { ...config2.limits.daily, anonymous: -1 } } } : config2);
+var dottedPath = (path2) => path2.map(String).join(".");
+var parseConfig = (input2, source = "config", nameOf = (path2) => dottedPath(path2) || "(root)") => {
   const result = configSchema.safeParse(input2);
   if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`);
+  const lines = result.error.issues.map((i) => `  ${nameOf(i.path)}: ${i.message}`);
   throw new ConfigError(`invalid ${source}:
 ${lines.join("\n")}`);
 };
 var envVars = {
+  CARDGATE_MODE: { path: ["mode"], type: "string" },
   CARDGATE_HOST: { path: ["host"], type: "string" },
   CARDGATE_PORT: { path: ["port"], type: "number" },
   CARDGATE_DATA_DIR: { path: ["dataDir"], type: "string" },
@@ -12215,28 +12342,50 @@ var readConfigFile = (path2) => {
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`config file ${path2} is not valid JSON: ${e.message}`);
+    throw new ConfigError(`config file ${path2} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text, e))}`);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`config file ${path2} must hold a JSON object`);
   }
-  return parsed;
+  return { json: parsed, text };
+};
+var settingNamer = (setBy, file) => {
+  const tree = file && parseTree2(file.text);
+  const lines = file && new LineIndex(file.text);
+  return (path2) => {
+    const dotted = dottedPath(path2) || "(root)";
+    for (let length = path2.length; length > 0; length--) {
+      const by = setBy.get(dottedPath(path2.slice(0, length)));
+      if (by) return `${by} (${dotted})`;
+    }
+    const node2 = tree && findNodeAtLocation2(tree, path2.filter((key) => typeof key !== "symbol"));
+    if (!node2 || !lines) return dotted;
+    const at = lines.position(node2.parent?.type === "property" ? node2.parent.offset : node2.offset);
+    return `${dotted} (${file.path}:${at.line}:${at.column})`;
+  };
 };
 var loadConfig = (sources = {}) => {
   const env = sources.env ?? process.env;
   const cwd = sources.cwd ?? process.cwd();
   const defaultPath = `${cwd}/cardgate.json`;
   const filePath = sources.configPath ?? ((0, import_node_fs2.existsSync)(defaultPath) ? defaultPath : void 0);
-  const merged = filePath ? structuredClone(readConfigFile(filePath)) : {};
+  const file = filePath === void 0 ? void 0 : { path: filePath, ...readConfigFile(filePath) };
+  const merged = file ? structuredClone(file.json) : {};
+  const setBy = /* @__PURE__ */ new Map();
+  const set = (path2, value, by) => {
+    setPath(merged, path2, value);
+    setBy.set(path2.join("."), by);
+  };
   for (const [name, spec] of Object.entries(envVars)) {
     const raw = env[name];
-    if (raw !== void 0 && raw !== "") setPath(merged, spec.path, convert(raw, spec.type));
+    if (raw !== void 0 && raw !== "") set(spec.path, convert(raw, spec.type), name);
   }
   for (const [name, spec] of Object.entries(configFlags)) {
     const raw = sources.flags?.[name];
-    if (raw !== void 0) setPath(merged, spec.path, convert(raw, spec.type));
+    if (raw !== void 0) set(spec.path, convert(raw, spec.type), `--${name}`);
   }
-  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : "configuration (env, flags)");
+  if (sources.sidecar) set(["mode"], "sidecar", "--sidecar");
+  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : "configuration (env, flags)", settingNamer(setBy, file));
 };
 
 // src/engine/formats/gitlab.ts
