@@ -196,16 +196,21 @@ export class ReportSegments {
     return this.index.page(query, notBeforeMs());
   }
 
-  /** Every report's line in put order; reports created before `notBeforeMs` are left out. */
-  async *lines(notBeforeMs: number): AsyncGenerator<string> {
+  /** Every report's line in put order, as the store holds them when called; reports created before `notBeforeMs` are left out. */
+  lines(notBeforeMs: number): AsyncGenerator<string> {
     // Positions move only when a prune replaces the index; a prune running meanwhile removes only
-    // reports this listing leaves out too (never newer than the retention period).
+    // reports this listing leaves out too (never newer than the retention period). The end is taken
+    // now, not when the first line is read: a report put while the lines are read is not among them.
     const index = this.index;
-    for (let pos = 0; pos < index.count(); pos++) {
-      if (index.createdMsAt(pos) < notBeforeMs) continue;
-      const line = await this.lineIn(index.place(pos), index.idAt(pos));
-      if (line !== undefined) yield line;
-    }
+    const end = index.count();
+    const lineIn = (pos: number) => this.lineIn(index.place(pos), index.idAt(pos));
+    return (async function* () {
+      for (let pos = 0; pos < end; pos++) {
+        if (index.createdMsAt(pos) < notBeforeMs) continue;
+        const line = await lineIn(pos);
+        if (line !== undefined) yield line;
+      }
+    })();
   }
 
   /**
