@@ -80,7 +80,7 @@ describe('POST /v1/validate with agent_url', async () => {
     const t = endpointsApp(allowed);
     const res = await validate(t, { agent_url: host.url, options: { format: 'github' } });
     assert.equal(res.status, 200);
-    assert.match(await res.text(), /^::warning file=http%3A\/\/127\.0\.0\.1%3A\d+,line=5,col=10,title=url\.placeholder::url: /m);
+    assert.match(await res.text(), /^::warning file=http%3A\/\/127\.0\.0\.1%3A\d+,line=5,col=10,title=url\.placeholder::url looks like a placeholder: /m);
   });
 
   it('agent_card and agent_url together, or a URL that is not http(s), are 400s', async () => {

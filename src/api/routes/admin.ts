@@ -90,11 +90,11 @@ const routes = {
   usage: admin({
     method: 'get',
     path: '/usage',
-    summary: 'Validations per account and UTC day',
+    summary: 'Validations per account and UTC day (keyless ones under the account id `anonymous`)',
     request: {
       query: z.object({
         days: intQuery('days', 30, 1, 366, 'How many days back, today included.'),
-        account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account.' }),
+        account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account (`anonymous`: the keyless validations).' }),
       }),
     },
     responses: { 200: response('The usage rows.', usage), ...errors({ 400: 'days is out of range.' }) },

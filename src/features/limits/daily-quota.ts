@@ -14,6 +14,13 @@ import { ipLimitKey } from '../../lib/ip.ts';
 
 export type QuotaPlan = 'anonymous' | Plan;
 
+/**
+ * The usage history's account id for keyless validations, all callers together (their quota is
+ * per IP; the history says how much the service was used without a key). Never an account's id:
+ * those are `acct_…`.
+ */
+export const ANONYMOUS_USAGE_ID = 'anonymous';
+
 /** `rateLimitInfo` of a validation result: the state after counting this request. */
 export interface RateLimitInfo {
   used: number;
@@ -65,7 +72,7 @@ export const chargeDailyQuota = async (
   report?: NewReport,
 ): Promise<{ admitted: boolean; window: QuotaWindow; reported?: boolean | Error }> => {
   const charge = { key: counterKey(s), amount, limit: limits[s.plan], reset_at: nextUtcMidnight(now) };
-  const usage = s.account_id !== null ? { account_id: s.account_id, day: utcDay(now) } : undefined;
+  const usage = { account_id: s.account_id ?? ANONYMOUS_USAGE_ID, day: utcDay(now) };
   const { admitted, counters, reported } = await store.consume([charge], now, { usage, report });
   const counter = counters[0]!;
   return { admitted, window: windowOf(limits, s, counter.count, counter.reset_at), reported };
