@@ -10030,7 +10030,7 @@ var offsetOf = (root, path2, key) => {
   }
   return 0;
 };
-var hasFindings = (result) => result.errors.length > 0 || result.warnings.length > 0;
+var hasFindings = (result) => result.errors.length > 0 || result.warnings.length > 0 || result.infos !== void 0;
 var locateCards = (text, cards) => {
   if (!cards.some((card) => hasFindings(card.result))) return cards.map((card) => card.result);
   const root = spot();
@@ -10038,8 +10038,9 @@ var locateCards = (text, cards) => {
     const paths = (issues) => issues.map((issue2) => [...at, ...pathSegments(issue2.path)]);
     const errors = paths(result.errors);
     const warnings = paths(result.warnings);
-    for (const path2 of [at, ...errors, ...warnings]) spotAt(root, path2, true);
-    return { errors, warnings };
+    const infos = paths(result.infos ?? []);
+    for (const path2 of [at, ...errors, ...warnings, ...infos]) spotAt(root, path2, true);
+    return { errors, warnings, infos };
   });
   findSpots(text, root);
   const lines = new LineIndex(text);
@@ -10056,7 +10057,8 @@ var locateCards = (text, cards) => {
         column: line === origin.line ? column - origin.column + 1 : column
       };
     };
-    return { ...result, errors: result.errors.map(place(wanted[i].errors)), warnings: result.warnings.map(place(wanted[i].warnings)) };
+    const located = { ...result, errors: result.errors.map(place(wanted[i].errors)), warnings: result.warnings.map(place(wanted[i].warnings)) };
+    return result.infos === void 0 ? located : { ...located, infos: result.infos.map(place(wanted[i].infos)) };
   });
 };
 var locate = (text, result) => locateCards(text, [{ result, at: [] }])[0];
@@ -10202,6 +10204,13 @@ var rules = {
     "An endpoint or security URL is not an absolute URL.",
     'Write the full URL with scheme and host, e.g. "https://agent.example.net/a2a".'
   ),
+  "url.scheme": error2(
+    "spec",
+    ALL,
+    "0.3.0 \xA73.2 (JSON-RPC, gRPC, HTTP+JSON over HTTP(S)); 1.0 \xA75 (protocol bindings; gRPC also `host:port`); RFC 6749 \xA73 (OAuth endpoints)",
+    "An endpoint or security URL has a scheme its transport cannot use: only http and https carry JSON-RPC, HTTP+JSON, gRPC and OAuth (ftp:, ws:, file:, javascript: are not endpoints). A custom transport's URL is not judged.",
+    'Write the https:// URL where the transport is served, e.g. "https://agent.example.net/a2a".'
+  ),
   "transport.url-conflict": error2(
     "spec",
     V0_INTERFACES,
@@ -10289,8 +10298,16 @@ var rules = {
     10,
     ALL,
     "0.x \xA75.5, 1.0 \xA78.3.1",
-    "A URL names a host no client can reach (0.0.0.0, ::, localhost, loopback, *.local, a bare container name).",
+    "A URL names a host no client can reach: a bind-all address (0.0.0.0, ::), an mDNS *.local name, a bare container name. Loopback and private addresses are url.private-host.",
     "Advertise the public host name of the agent, not its bind address or container name."
+  ),
+  "url.private-host": warning(
+    "practice",
+    10,
+    ALL,
+    "0.x \xA75.5, 1.0 \xA78.3.1 (the card names the endpoint clients call); RFC 1918, RFC 6598, RFC 3927, RFC 4193",
+    'A URL names a private address or name: loopback (localhost, 127/8, ::1), RFC 1918 (10/8, 172.16/12, 192.168/16), link-local (169.254/16, fe80::/10), CGNAT (100.64/10), unique-local IPv6 (fc00::/7), or an internal name (*.internal, *.localhost, *.lan, *.home.arpa, *.corp). Clients outside that network cannot reach it; a ruleset with settings.network "internal" turns it off.',
+    "Advertise the public host name of the agent; on a private network, say so in a ruleset (settings.network: internal)."
   ),
   "url.link-invalid": warning(
     "practice",
@@ -10436,6 +10453,14 @@ var rules = {
     'A required string has no content: "" in a 0.x card (the 0.x schema requires the field but not a value; in 1.0 "" is an error, schema.non-empty), or only whitespace in any version. Not reported where another rule already judged the value (an empty url is url.absolute).',
     "Give the field its value: a name, a description, an id clients can show and use."
   ),
+  "discovery.legacy-path": warning(
+    "spec",
+    3,
+    SIGNED,
+    "0.3.0 \xA75.3, 1.0 \xA78.2 (the well-known URI is /.well-known/agent-card.json)",
+    "A card fetched by URL was found only at the legacy /.well-known/agent.json (its /.well-known/agent-card.json answered 4xx), though its version names /.well-known/agent-card.json: clients of that version look there first.",
+    "Serve the card at /.well-known/agent-card.json (keep agent.json as well for older clients)."
+  ),
   "content.secret": warning(
     "spec",
     20,
@@ -10450,6 +10475,20 @@ var rules = {
     "1.0 \xA78.4.3",
     "A signature verified with a trusted key; the result's signatures entry says which canonical form (1.0 with defaults removed, or 0.3.0 as sent).",
     "Nothing to fix."
+  ),
+  "provider.missing": info(
+    "practice",
+    ALL,
+    "0.x AgentCard.provider, 1.0 \xA74.4.1 AgentCard.provider (optional)",
+    "The card names no provider (organization and url): clients cannot tell who runs the agent. Information only (the missing field already costs the score its weight as a recommended field).",
+    'Add "provider": {"organization": "<who runs the agent>", "url": "https://<their site>"}.'
+  ),
+  "signature.missing": info(
+    "practice",
+    SIGNED,
+    "1.0 \xA78.4.3 (signing is optional; clients SHOULD verify signatures)",
+    "The card carries no signature though signatures are verified (keys are trusted, or a ruleset asks for it). When a signature is required (signatures.requireSignature), signature.required reports it instead: one finding, never both.",
+    "Sign the card with a key your clients trust (cardgate keygen, cardgate sign)."
   )
 };
 var ruleCatalogue = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions] }));
@@ -10464,6 +10503,8 @@ var Report = class {
   maxFindings;
   errors = [];
   warnings = [];
+  /** Information (`info` rules): kept up to the cap like the others, never weighed nor counted past it. */
+  infos = [];
   /** What to write instead, per warning (same index as `warnings`); becomes its suggestion. */
   fixes = [];
   /** Findings past the cap: counted, not kept. */
@@ -10483,6 +10524,10 @@ var Report = class {
   add(rule, path2, message, fix) {
     const info2 = ruleInfo(rule);
     this.pathsFound.add(path2);
+    if (info2.severity === "info") {
+      if (this.infos.length < this.maxFindings) this.infos.push({ path: clip(path2), message: clip(message), rule });
+      return;
+    }
     if (info2.severity === "error") {
       if (this.errors.length < this.maxFindings) this.errors.push({ path: clip(path2), message: clip(message), rule });
       else this.leftOut.errors++;
@@ -10918,24 +10963,56 @@ function checkFields(ctx) {
     }
   }
 }
+function checkProvider(ctx) {
+  if (!Object.hasOwn(ctx.card, "provider")) ctx.report.add("provider.missing", "provider", "the card names no provider: clients cannot tell who runs the agent");
+}
 
 // src/engine/rules/urls.ts
 var absoluteUrl = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^@/?#\s]*@)?(\[[^\]/]*\]|[^:/?#\s]+)(?::(\d*))?(?:[/?#]\S*)?$/;
 var hostPort = /^[A-Za-z0-9.-]+:\d+$/;
 var placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your[-_]?(?:domain|agent|host|server|company|url)|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
-var loopbackV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-var ipv42 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+var schemePrefix = /^([A-Za-z][A-Za-z0-9+.-]*):(?!\d)/;
+var httpSchemes = /* @__PURE__ */ new Set(["http", "https"]);
+var judgedTransports = /* @__PURE__ */ new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
+var ipv42 = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/;
+var internalSuffixes = [".internal", ".localhost", ".lan", ".home.arpa", ".corp", ".intranet", ".private"];
+function privateV4(a, b) {
+  if (a === 127) return "loopback";
+  if (a === 10 || a === 172 && b >= 16 && b <= 31 || a === 192 && b === 168) return "a private (RFC 1918) address";
+  if (a === 169 && b === 254) return "a link-local address";
+  if (a === 100 && b >= 64 && b <= 127) return "a carrier-grade NAT (RFC 6598) address";
+  return void 0;
+}
+function privateHost(host) {
+  const h = host.toLowerCase();
+  if (h === "localhost" || h === "[::1]") return "loopback";
+  const v4 = ipv42.exec(h);
+  if (v4) return privateV4(Number(v4[1]), Number(v4[2]));
+  if (/^\[f[cd][0-9a-f]{0,2}:/.test(h)) return "a unique-local IPv6 address";
+  if (/^\[fe[89ab][0-9a-f]?:/.test(h)) return "a link-local IPv6 address";
+  const suffix = internalSuffixes.find((s) => h.endsWith(s));
+  return suffix === void 0 ? void 0 : `an internal name (*${suffix})`;
+}
 function unreachable(host) {
   const h = host.toLowerCase();
   if (h === "0.0.0.0" || h === "[::]" || h === "[0:0:0:0:0:0:0:0]") return "a bind-all address";
-  if (h === "localhost" || h.endsWith(".localhost") || loopbackV4.test(h) || h === "[::1]") return "loopback";
   if (h.endsWith(".local")) return "an mDNS name that only resolves on the local network";
   if (!h.includes(".") && !h.startsWith("[") && !ipv42.test(h)) return "a bare host name such as a container name";
   return void 0;
 }
-function checkUrl(ctx, path2, name, value, kind, allowHostPort = false) {
+function checkScheme(ctx, path2, name, value, kind, transport) {
+  if (kind === "link" || kind === "endpoint" && !(typeof transport === "string" && judgedTransports.has(transport))) return false;
+  const scheme = schemePrefix.exec(value)?.[1]?.toLowerCase();
+  if (scheme === void 0 || httpSchemes.has(scheme)) return false;
+  const carries = kind === "security" ? "an OAuth / OpenID endpoint" : `the ${transport} transport`;
+  ctx.report.add("url.scheme", path2, `${name} uses the scheme ${JSON.stringify(scheme)}, which ${carries} cannot use (http or https only): ${JSON.stringify(value)}`);
+  return true;
+}
+function checkUrl(ctx, path2, name, value, kind, transport) {
   if (typeof value !== "string" || reportedEmpty(ctx, path2, value)) return;
+  if (checkScheme(ctx, path2, name, value, kind, transport)) return;
   const m = absoluteUrl.exec(value);
+  const allowHostPort = kind === "endpoint" && transport === "GRPC";
   if (!m) {
     if (allowHostPort && hostPort.test(value)) return;
     if (kind === "link") {
@@ -10953,6 +11030,11 @@ function checkUrl(ctx, path2, name, value, kind, allowHostPort = false) {
     ctx.report.add("url.placeholder", path2, `${name} looks like a placeholder: ${value}`, `replace ${JSON.stringify(value)} with the URL where the agent is served`);
     return;
   }
+  const inside = privateHost(host);
+  if (inside) {
+    ctx.report.add("url.private-host", path2, `${name} names ${host}, ${inside}; clients outside that network cannot reach it`, `advertise the public host name instead of ${host}, or declare the network internal in a ruleset`);
+    return;
+  }
   const why = unreachable(host);
   if (why) ctx.report.add("url.unreachable-host", path2, `${name} names ${host}, ${why}; no client can reach it`, `advertise the public host name instead of ${host}`);
 }
@@ -10961,12 +11043,15 @@ function checkUrls(ctx) {
   const { card } = ctx;
   const v1 = ctx.version === "1.0";
   if (!v1) {
-    checkUrl(ctx, "url", "url", card.url, "endpoint");
-    arrayOf(card.additionalInterfaces).forEach((x, i) => checkUrl(ctx, `additionalInterfaces[${i}].url`, "url", recordOf(x)?.url, "endpoint"));
+    checkUrl(ctx, "url", "url", card.url, "endpoint", card.preferredTransport ?? "JSONRPC");
+    arrayOf(card.additionalInterfaces).forEach((x, i) => {
+      const iface = recordOf(x);
+      checkUrl(ctx, `additionalInterfaces[${i}].url`, "url", iface?.url, "endpoint", iface?.transport);
+    });
   } else {
     arrayOf(card.supportedInterfaces).forEach((x, i) => {
       const iface = recordOf(x);
-      checkUrl(ctx, `supportedInterfaces[${i}].url`, "url", iface?.url, "endpoint", iface?.protocolBinding === "GRPC");
+      checkUrl(ctx, `supportedInterfaces[${i}].url`, "url", iface?.url, "endpoint", iface?.protocolBinding);
     });
   }
   checkUrl(ctx, "provider.url", "url", recordOf(card.provider)?.url, "link");
@@ -11764,6 +11849,8 @@ function verifySignatures(card, version3, policy, report) {
   }
   if (settings.requireSignature && !checks.some((c) => c.verified)) {
     report.add("signature.required", "signatures", entries.length === 0 ? "the card is not signed, and a signature by a trusted key is required" : "no signature of the card verifies with a trusted key, and one is required");
+  } else if (entries.length === 0 && ruleInfo("signature.missing").versions.includes(version3)) {
+    report.add("signature.missing", "signatures", "the card is not signed, though signatures are verified");
   }
   return checks;
 }
@@ -11776,6 +11863,7 @@ var ruleChecks = [
   checkSecurity,
   checkSignatures,
   checkFields,
+  checkProvider,
   checkSecrets,
   checkBlank
   // last: it stays silent where another rule already judged the value
@@ -11867,12 +11955,16 @@ function validateCard(card, options = {}) {
   const signatures = options.signatures === void 0 ? void 0 : verifySignatures(card, version3, options.signatures, report);
   const other = otherGeneration(card, version3);
   const compatibility = other === void 0 ? void 0 : checkCompatibility(card, other, report);
+  if (options.foundAtLegacyPath === true && ruleInfo("discovery.legacy-path").versions.includes(version3)) {
+    report.add("discovery.legacy-path", ROOT_PATH, `the card was found only at /.well-known/agent.json; ${version3} clients look for /.well-known/agent-card.json`);
+  }
   const valid = report.errors.length === 0;
   const { score, suggestions, suggestionsLeftOut } = scoreCard(card, valid, report);
   return {
     valid,
     errors: report.errors,
     warnings: report.warnings,
+    ...infosOf(report),
     score,
     suggestions,
     version: version3,
@@ -11883,6 +11975,7 @@ function validateCard(card, options = {}) {
     ...signatures ? { signatures } : {}
   };
 }
+var infosOf = (report) => report.infos.length === 0 ? {} : { infos: report.infos };
 var leftOut = (report, suggestions) => {
   const { errors, warnings } = report.leftOut;
   return errors + warnings + suggestions === 0 ? {} : { truncated: { errors, warnings, suggestions } };
@@ -11900,7 +11993,8 @@ var problemsOf = (input2) => {
   if (!result) return [];
   return [
     ...result.errors.map((issue2) => ({ severity: "error", ...issue2 })),
-    ...result.warnings.map((issue2) => ({ severity: "warning", ...issue2 }))
+    ...result.warnings.map((issue2) => ({ severity: "warning", ...issue2 })),
+    ...(result.infos ?? []).map((issue2) => ({ severity: "info", ...issue2 }))
   ];
 };
 var countsOf = (input2) => {
@@ -11952,7 +12046,7 @@ var formatGithub = (inputs) => {
       if (p.line !== void 0) properties.push(`line=${p.line}`, `col=${p.column ?? 1}`);
       properties.push(`title=${commandProperty(p.rule)}`);
       const message = p.path === void 0 ? p.message : `${p.path}: ${p.message}`;
-      return `::${p.severity} ${properties.join(",")}::${commandData(message)}`;
+      return `::${p.severity === "info" ? "notice" : p.severity} ${properties.join(",")}::${commandData(message)}`;
     })
   );
   const t = totalsOf(inputs);
@@ -12254,7 +12348,7 @@ var loadConfig = (sources = {}) => {
 var freeWarnings = new Set(ruleCatalogue.filter((r) => r.severity === "warning" && r.weight === 0).map((r) => r.id));
 var severity = (p) => {
   if (p.severity === "error") return "major";
-  return freeWarnings.has(p.rule) ? "info" : "minor";
+  return p.severity === "info" || freeWarnings.has(p.rule) ? "info" : "minor";
 };
 var fnv1a64 = (text) => {
   let hash = 0xcbf29ce484222325n;
@@ -12318,7 +12412,7 @@ var formatText = (inputs, options = {}) => {
   for (const input2 of inputs) {
     const name = printable(input2.name);
     for (const p of problemsOf(input2)) {
-      const severity2 = p.severity === "error" ? c.error("error  ") : c.warning("warning");
+      const severity2 = p.severity === "error" ? c.error("error  ") : p.severity === "warning" ? c.warning("warning") : "info   ";
       lines.push(`${where(name, p)}  ${severity2}  ${printable(p.message)}  ${c.dim(p.rule)}`);
     }
     for (const s of input2.result?.signatures ?? []) {
@@ -12471,7 +12565,7 @@ var formatSarif = (inputs, options = {}) => {
       return {
         ruleId: p.rule,
         ...index2 === void 0 ? {} : { ruleIndex: index2 },
-        level: p.severity,
+        level: p.severity === "info" ? "note" : p.severity,
         message: { text: p.message },
         locations: [
           {
@@ -12601,6 +12695,7 @@ var maxRedirects = 5;
 var wellKnownPaths = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
 var looksLikeUrl = (text) => /^https?:\/\//i.test(text);
 var cardUrls = (agentUrl) => agentUrl.pathname === "/" && agentUrl.search === "" && agentUrl.hash === "" ? wellKnownPaths.map((path2) => new URL(path2, agentUrl)) : [agentUrl];
+var foundOnlyAtLegacyPath = (source) => URL.canParse(source.agent_url) && cardUrls(new URL(source.agent_url)).length > 1 && URL.canParse(source.url) && new URL(source.url).pathname === wellKnownPaths[1];
 var header = (headers, name) => {
   const value = headers[name];
   return value === void 0 ? null : Array.isArray(value) ? value.join(", ") : value;
@@ -12937,11 +13032,12 @@ var readInput = async (input2, limits, readStdin) => {
         userAgent: `cardgate/${version2}`,
         redirectsToOtherHosts: true
       });
-      return "text" in fetched ? { text: fetched.text } : { problem: fetched.problem };
+      return "text" in fetched ? { text: fetched.text, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source) } : { problem: fetched.problem };
     }
   }
 };
-var checkOffline = (limits, options = {}) => async (name, text) => checkCardText(name, text, {
+var checkOffline = (limits, options = {}) => async (name, text, found = {}) => checkCardText(name, text, {
+  ...found,
   maxDepth: limits.maxDepth,
   ...options.protocolVersion === void 0 ? {} : { protocolVersion: options.protocolVersion },
   ...options.signatures === void 0 ? {} : { signatures: options.signatures }
@@ -12950,7 +13046,7 @@ var checkInputs = async (inputs, limits, check, readStdin) => {
   const checked = [];
   for (const input2 of inputs) {
     const read = await readInput(input2, limits, readStdin);
-    checked.push("text" in read ? await check(input2.name, read.text) : { name: input2.name, failure: { message: read.problem } });
+    checked.push("text" in read ? await check(input2.name, read.text, read.foundAtLegacyPath === true ? { foundAtLegacyPath: true } : {}) : { name: input2.name, failure: { message: read.problem } });
   }
   return checked;
 };

@@ -78,6 +78,10 @@ const findings = {
   valid: z.boolean(),
   errors: z.array(finding),
   warnings: z.array(finding),
+  infos: z
+    .array(finding)
+    .optional()
+    .meta({ description: 'Information (findings of `info` rules, e.g. provider.missing): present only when there is some; never changes `valid` or the score.' }),
   truncated: truncated.optional(),
 };
 

@@ -7,9 +7,9 @@ import { open } from 'node:fs/promises';
 import type { Config } from '../config.ts';
 import { checkCardText, type CheckedInput } from '../engine/formats/index.ts';
 import { totalsOf } from '../engine/formats/input.ts';
-import type { SignaturePolicy } from '../engine/index.ts';
+import type { SignaturePolicy, ValidateOptions } from '../engine/index.ts';
 import { createAddressPolicy } from '../lib/address-policy.ts';
-import { fetchCard } from '../lib/fetch-card.ts';
+import { fetchCard, foundOnlyAtLegacyPath } from '../lib/fetch-card.ts';
 import { version } from '../lib/version.ts';
 import type { CardInput } from './card-inputs.ts';
 
@@ -29,7 +29,7 @@ export const runLimits = (config: Config): RunLimits => ({
 });
 
 /** An input's text, or why there is none. */
-type ReadInput = { text: string } | { problem: string };
+type ReadInput = { text: string; foundAtLegacyPath?: boolean } | { problem: string };
 
 const tooBig = (limits: RunLimits): string => `larger than ${limits.maxBytes} bytes, the size limit for a card (http.maxBodyBytes)`;
 
@@ -74,13 +74,13 @@ const readInput = async (input: CardInput, limits: RunLimits, readStdin: (maxByt
         userAgent: `cardgate/${version}`,
         redirectsToOtherHosts: true,
       });
-      return 'text' in fetched ? { text: fetched.text } : { problem: fetched.problem };
+      return 'text' in fetched ? { text: fetched.text, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source) } : { problem: fetched.problem };
     }
   }
 };
 
 /** Checks a card's text: offline with the engine (the default), or by a cardgate server (the Action's `server-url`). */
-export type CheckText = (name: string, text: string) => Promise<CheckedInput>;
+export type CheckText = (name: string, text: string, found?: Pick<ValidateOptions, 'foundAtLegacyPath'>) => Promise<CheckedInput>;
 
 /** What an offline check asks of the engine beyond the limits: a forced version, signature verification. */
 export interface OfflineOptions {
@@ -88,8 +88,9 @@ export interface OfflineOptions {
   signatures?: SignaturePolicy | undefined;
 }
 
-export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text) =>
+export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text, found = {}) =>
   checkCardText(name, text, {
+    ...found,
     maxDepth: limits.maxDepth,
     ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
     ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
@@ -105,7 +106,7 @@ export const checkInputs = async (
   const checked: CheckedInput[] = [];
   for (const input of inputs) {
     const read = await readInput(input, limits, readStdin);
-    checked.push('text' in read ? await check(input.name, read.text) : { name: input.name, failure: { message: read.problem } });
+    checked.push('text' in read ? await check(input.name, read.text, read.foundAtLegacyPath === true ? { foundAtLegacyPath: true } : {}) : { name: input.name, failure: { message: read.problem } });
   }
   return checked;
 };

@@ -11,6 +11,8 @@ import type { Issue } from './types.ts';
 export class Report {
   readonly errors: Issue[] = [];
   readonly warnings: Issue[] = [];
+  /** Information (`info` rules): kept up to the cap like the others, never weighed nor counted past it. */
+  readonly infos: Issue[] = [];
   /** What to write instead, per warning (same index as `warnings`); becomes its suggestion. */
   readonly fixes: string[] = [];
   /** Findings past the cap: counted, not kept. */
@@ -35,6 +37,10 @@ export class Report {
   add(rule: RuleId, path: string, message: string, fix?: string): void {
     const info = ruleInfo(rule);
     this.pathsFound.add(path);
+    if (info.severity === 'info') {
+      if (this.infos.length < this.maxFindings) this.infos.push({ path: clip(path), message: clip(message), rule });
+      return;
+    }
     if (info.severity === 'error') {
       if (this.errors.length < this.maxFindings) this.errors.push({ path: clip(path), message: clip(message), rule });
       else this.leftOut.errors++;

@@ -25,6 +25,12 @@ export interface ValidateOptions {
   maxFindings?: number;
   /** Verify the card's signatures against these keys and rules; without it signatures are only shape-checked. */
   signatures?: SignaturePolicy;
+  /**
+   * The card was fetched from a bare origin and found only at the legacy `/.well-known/agent.json`
+   * (its `/.well-known/agent-card.json` answered 4xx): reported as discovery.legacy-path for the
+   * versions that name agent-card.json. The engine fetches nothing; the caller that did says so.
+   */
+  foundAtLegacyPath?: boolean;
 }
 
 /** What signature verification trusts: keys as data (the engine fetches nothing) and the policy. */
@@ -80,6 +86,8 @@ export interface CardResult {
   valid: boolean;
   errors: Issue[];
   warnings: Issue[];
+  /** Information (findings of `info` rules): present only when there is some; never changes `valid` or `score`. */
+  infos?: Issue[];
   /** 0 when invalid; otherwise 100 minus documented weights. */
   score: number;
   suggestions: Suggestion[];

@@ -9,7 +9,7 @@ import { checkSchema } from './schema-check.ts';
 import { cardSchemaParts } from './schemas.ts';
 import { jsonType, ROOT_PATH } from './paths.ts';
 import { scoreCard } from './score.ts';
-import { checkFields } from './rules/fields.ts';
+import { checkFields, checkProvider } from './rules/fields.ts';
 import { checkUrls } from './rules/urls.ts';
 import { checkSkills } from './rules/skills.ts';
 import { checkSecurity } from './rules/security.ts';
@@ -23,7 +23,7 @@ import type { CardResult, CardShape, CompatibilityVerdict, ValidateOptions, Vers
 import { detectShape, isRecord, latestFor, readDeclared, ruleSetFor, supportedVersionsText, type RuleSetVersion } from './versions.ts';
 
 const ruleChecks: ReadonlyArray<(ctx: RuleContext) => void> = [
-  checkTransports, checkUrls, checkSkills, checkSecurity, checkSignatures, checkFields, checkSecrets,
+  checkTransports, checkUrls, checkSkills, checkSecurity, checkSignatures, checkFields, checkProvider, checkSecrets,
   checkBlank, // last: it stays silent where another rule already judged the value
 ];
 
@@ -130,15 +130,21 @@ export function validateCard(card: unknown, options: ValidateOptions = {}): Card
   const signatures = options.signatures === undefined ? undefined : verifySignatures(card, version, options.signatures, report);
   const other = otherGeneration(card, version);
   const compatibility = other === undefined ? undefined : checkCompatibility(card, other, report);
+  if (options.foundAtLegacyPath === true && ruleInfo('discovery.legacy-path').versions.includes(version)) {
+    report.add('discovery.legacy-path', ROOT_PATH, `the card was found only at /.well-known/agent.json; ${version} clients look for /.well-known/agent-card.json`);
+  }
   const valid = report.errors.length === 0;
   const { score, suggestions, suggestionsLeftOut } = scoreCard(card, valid, report);
   return {
-    valid, errors: report.errors, warnings: report.warnings, score, suggestions, version, versionSource: source, shape,
+    valid, errors: report.errors, warnings: report.warnings, ...infosOf(report), score, suggestions, version, versionSource: source, shape,
     ...(compatibility ? { compatibility } : {}),
     ...leftOut(report, suggestionsLeftOut),
     ...(signatures ? { signatures } : {}),
   };
 }
+
+/** `infos`, only when there is some. */
+const infosOf = (report: Report): Pick<CardResult, 'infos'> => (report.infos.length === 0 ? {} : { infos: report.infos });
 
 /** `truncated`, only when the cap left something out. */
 const leftOut = (report: Report, suggestions: number): Pick<CardResult, 'truncated'> => {

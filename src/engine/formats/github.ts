@@ -1,5 +1,5 @@
 /**
- * `github`: GitHub Actions workflow commands, one `::error` or `::warning` per problem, which the
+ * `github`: GitHub Actions workflow commands, one `::error`, `::warning` or `::notice` (information) per problem, which the
  * runner turns into annotations on the file and line; then a plain summary line for the log.
  */
 import { plural, problemsOf, totalsOf, type CheckedInput } from './input.ts';
@@ -17,7 +17,8 @@ export const formatGithub = (inputs: readonly CheckedInput[]): string => {
       if (p.line !== undefined) properties.push(`line=${p.line}`, `col=${p.column ?? 1}`);
       properties.push(`title=${commandProperty(p.rule)}`);
       const message = p.path === undefined ? p.message : `${p.path}: ${p.message}`;
-      return `::${p.severity} ${properties.join(',')}::${commandData(message)}`;
+      // Workflow commands call information a notice.
+      return `::${p.severity === 'info' ? 'notice' : p.severity} ${properties.join(',')}::${commandData(message)}`;
     }),
   );
   const t = totalsOf(inputs);

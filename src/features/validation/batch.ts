@@ -127,7 +127,7 @@ export const validateBatchText = (body: BodyText, settings: ValidationSettings, 
     const score = card.valid ? card.score : 0;
     if (card.valid) valid++;
     scoreSum += score;
-    return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${truncatedField(card, ['errors', 'warnings'])},"score":${score},${card.versionMembers}}`;
+    return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${card.infosMember}${truncatedField(card, ['errors', 'warnings'])},"score":${score},${card.versionMembers}}`;
   });
   return {
     total: entries.length,

@@ -133,6 +133,8 @@ export interface FetchedSingle {
   card: string;
   accept?: OutputFormat;
   trust?: SignaturePolicy;
+  /** Found only at the legacy well-known path (discovery.legacy-path). */
+  foundAtLegacyPath?: boolean;
 }
 
 /**
@@ -150,17 +152,17 @@ const singleOutcome = (
   request: ValidateRequest,
   agentCard: Record<string, unknown>,
   locate: (result: CardResult) => LocatedResult,
-  { accept, trust }: { accept?: OutputFormat | undefined; trust?: SignaturePolicy | undefined },
+  { accept, trust, foundAtLegacyPath }: { accept?: OutputFormat | undefined; trust?: SignaturePolicy | undefined; foundAtLegacyPath?: boolean | undefined },
   settings: ValidationSettings,
   engine: Engine,
 ): SingleOutcome => {
   const { options } = request;
-  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings, ...signatureOptions(trust, options.verify_signatures) }));
+  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings, ...signatureOptions(trust, options.verify_signatures), ...(foundAtLegacyPath === true ? { foundAtLegacyPath } : {}) }));
   const pieces = cardPieces(result, agentCard);
   const format = options.format ?? accept;
   const name = agentCard.name;
   // The answer and the report carry the same findings: each list is serialized once, for both.
-  const findings = `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}`;
+  const findings = `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}${pieces.infosMember}`;
   const score = `"score":${pieces.score}`;
   const suggestions = `"suggestions":${pieces.suggestions}`;
   const shown = [findings, ...(options.include_score ? [score] : []), ...(options.include_suggestions ? [suggestions] : [])];
