@@ -35,6 +35,23 @@ export interface ValidateOptions {
   ruleset?: CompiledRuleset;
 }
 
+/** The functions a custom rule may apply (src/engine/ruleset/custom.ts): data, never code. */
+export type CustomFunction = 'truthy' | 'falsy' | 'defined' | 'undefined' | 'pattern' | 'enumeration' | 'length' | 'casing' | 'schema' | 'xor';
+
+/** A custom rule as the engine applies it: plain data (patterns as source text). */
+export interface CompiledCustomRule {
+  id: string;
+  given: string;
+  field?: string;
+  function: CustomFunction;
+  options: Record<string, unknown>;
+  severity: RuleLevel;
+  message: string;
+  fix: string;
+  /** Rule-set versions it applies to (all when absent). */
+  versions?: string[];
+}
+
 /** What a ruleset may set a rule to; `off` drops its findings. */
 export type RuleLevel = 'off' | RuleSeverity;
 
@@ -45,6 +62,8 @@ export type RuleLevel = 'off' | RuleSeverity;
 export interface CompiledRuleset {
   /** Effective severity per rule id (built-in rules only; a rule that enforces a MUST is never below error). */
   severities: Readonly<Record<string, RuleLevel>>;
+  /** Custom rules as data, each at its effective severity. */
+  custom?: readonly CompiledCustomRule[];
 }
 
 /** What signature verification trusts: keys as data (the engine fetches nothing) and the policy. */

@@ -18,6 +18,7 @@ import { checkSecrets } from './rules/secrets.ts';
 import { checkBlank } from './rules/blank.ts';
 import { checkSignatures } from './rules/signatures.ts';
 import { verifySignatures } from './signatures/verify.ts';
+import { checkCustomRules } from './ruleset/custom.ts';
 import type { RuleContext } from './rules/context.ts';
 import type { CardResult, CardShape, CompatibilityVerdict, ValidateOptions, VersionSource } from './types.ts';
 import { detectShape, isRecord, latestFor, readDeclared, ruleSetFor, supportedVersionsText, type RuleSetVersion } from './versions.ts';
@@ -131,6 +132,7 @@ export function validateCard(card: unknown, options: ValidateOptions = {}): Card
   if (options.signatures === undefined && asksForSignature(options) && !Object.hasOwn(card, 'signatures') && ruleInfo('signature.missing').versions.includes(version)) {
     report.add('signature.missing', 'signatures', 'the card is not signed, and the ruleset asks for a signature');
   }
+  if (options.ruleset?.custom) checkCustomRules(card, version, options.ruleset.custom, report);
   const other = otherGeneration(card, version);
   const compatibility = other === undefined ? undefined : checkCompatibility(card, other, report);
   if (options.foundAtLegacyPath === true && ruleInfo('discovery.legacy-path').versions.includes(version)) {

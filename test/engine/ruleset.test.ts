@@ -1,6 +1,7 @@
 /** Rulesets: severities per rule, the MUST rules, extends chains, overrides by glob, settings, bad and hostile rulesets. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { validateCard, type CardResult } from '../../src/engine/index.ts';
 import { compileRuleset, compileRulesetText, describeProblems, rulesetForFile, rulesetJsonSchema, RULESET_LIMITS, type CompiledRulesetData, type RulesetLoader } from '../../src/engine/ruleset/index.ts';
 import { clean03, type Card } from './fixtures.ts';
@@ -109,7 +110,7 @@ test('a bad ruleset: each problem at its line:column, with the member\'s path', 
   const r = compileRulesetText(text, 'team.yaml');
   assert.ok('problems' in r);
   assert.equal(describeProblems('team.yaml', r.problems), [
-    'team.yaml:3:14: rules.url.https: must be one of off, info, warning (warn), error',
+    'team.yaml:3:14: rules.url.https: must be one of off, info, warning (warn), error, or a custom rule object',
     'team.yaml:6:12: overrides[0].files: Too small: expected array to have >=1 items',
     'team.yaml:8:9: colour: Unrecognized key: "colour"',
   ].join('\n'));
@@ -142,4 +143,14 @@ test('the ruleset JSON Schema is published data: an object schema naming every t
   assert.equal(schema.type, 'object');
   assert.deepEqual(Object.keys(schema.properties), ['extends', 'rules', 'overrides', 'settings']);
   assert.equal(schema.additionalProperties, false);
+});
+
+test('docs/rulesets.md: every YAML example compiles', () => {
+  const doc = readFileSync(new URL('../../docs/rulesets.md', import.meta.url), 'utf8');
+  const examples = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  assert.ok(examples.length >= 4);
+  for (const text of examples) {
+    const r = compileRulesetText(text, 'docs');
+    assert.ok('ruleset' in r, `${text}\n${JSON.stringify(r)}`);
+  }
 });

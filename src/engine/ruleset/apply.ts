@@ -1,6 +1,6 @@
 /** The severities a compiled ruleset gives one file: its rules, then each override whose globs match the file. */
 import picomatch from 'picomatch';
-import type { CompiledRuleset } from '../types.ts';
+import type { CompiledRuleset, RuleLevel } from '../types.ts';
 import type { CompiledRulesetData } from './compile.ts';
 
 /** Matchers per glob, built once: a run checks many files against the same few globs. */
@@ -22,6 +22,8 @@ const matcherFor = (glob: string): ((file: string) => boolean) => {
 export const rulesetForFile = (ruleset: CompiledRulesetData, file?: string): CompiledRuleset => {
   const name = file?.replaceAll('\\', '/').replace(/^\.\//, '');
   const matching = name === undefined ? [] : ruleset.overrides.filter((o) => o.files.some((glob) => matcherFor(glob)(name)));
-  if (matching.length === 0) return { severities: ruleset.severities };
-  return { severities: Object.assign({}, ruleset.severities, ...matching.map((o) => o.severities)) };
+  const severities: Record<string, RuleLevel> = matching.length === 0 ? ruleset.severities : Object.assign({}, ruleset.severities, ...matching.map((o) => o.severities));
+  if (ruleset.custom.length === 0) return { severities };
+  // A custom rule's own severity, unless a later layer or an override set another.
+  return { severities, custom: ruleset.custom.map((rule) => (severities[rule.id] === undefined ? rule : { ...rule, severity: severities[rule.id]! })) };
 };

@@ -8,17 +8,26 @@ import * as z from 'zod';
 import { ruleCatalogue } from '../catalogue.ts';
 import type { RuleLevel } from '../types.ts';
 import { builtinNames, builtinRulesets } from './builtin.ts';
+import { compileCustomRule, customRuleSchema, type CompiledCustomRule } from './custom-compile.ts';
 
 /** Bounds: a ruleset is data a team writes, never a way to make the validator work without end. */
-export const RULESET_LIMITS = { rules: 500, overrides: 50, globsPerOverride: 20, extendsChain: 8, textBytes: 256 * 1024 } as const;
+export const RULESET_LIMITS = { customRules: 100, rules: 500, overrides: 50, globsPerOverride: 20, extendsChain: 8, textBytes: 256 * 1024 } as const;
 
 const severity = z
   .enum(['off', 'info', 'warning', 'warn', 'error'], { error: 'must be one of off, info, warning (warn), error' })
   .meta({ description: 'The rule\'s severity; `warn` is read as `warning`.' });
-const ruleMap = z
-  .record(z.string().min(1).max(100), severity)
-  .refine((rules) => Object.keys(rules).length <= RULESET_LIMITS.rules, { error: `at most ${RULESET_LIMITS.rules} rules` })
-  .meta({ description: 'Rule id → severity.' });
+const boundedMap = <T extends z.ZodType>(value: T) =>
+  z.record(z.string().min(1).max(100), value).refine((rules) => Object.keys(rules).length <= RULESET_LIMITS.rules, { error: `at most ${RULESET_LIMITS.rules} rules` });
+/** A rule's value: a severity, or a custom rule, whose own first problem is reported (zod's union says only "Invalid input"). */
+const ruleValue = z.union([severity, customRuleSchema], {
+  error: (issue) => {
+    if (typeof issue.input !== 'object' || issue.input === null) return 'must be one of off, info, warning (warn), error, or a custom rule object';
+    const inner = (issue as { errors?: Array<Array<{ path: PropertyKey[]; message: string }>> }).errors?.[1]?.[0];
+    return inner ? `${inner.path.map(String).join('.')}${inner.path.length > 0 ? ': ' : ''}${inner.message}` : 'not a custom rule';
+  },
+});
+const ruleMap = boundedMap(ruleValue).meta({ description: 'Rule id → severity, or a custom rule (its id must be no built-in one).' });
+const severityMap = boundedMap(severity).meta({ description: 'Rule id → severity.' });
 
 /** The ruleset format; its JSON Schema (rulesetJsonSchema) is published in docs/rulesets.md. */
 export const rulesetSchema = z
@@ -29,7 +38,7 @@ export const rulesetSchema = z
       .meta({ description: `${builtinNames.join(', ')}, or (on the CLI) the path of another ruleset; later ones win.` }),
     rules: ruleMap.optional(),
     overrides: z
-      .array(z.strictObject({ files: z.array(z.string().min(1).max(200)).min(1).max(RULESET_LIMITS.globsPerOverride), rules: ruleMap }))
+      .array(z.strictObject({ files: z.array(z.string().min(1).max(200)).min(1).max(RULESET_LIMITS.globsPerOverride), rules: severityMap }))
       .max(RULESET_LIMITS.overrides)
       .optional()
       .meta({ description: 'Per file glob (picomatch syntax, matched against the path as the CLI names it): its own rules, applied after `rules`.' }),
@@ -57,6 +66,7 @@ export interface CompiledOverride {
 /** The compiled ruleset: plain data (it crosses to workers and is stored as it is). */
 export interface CompiledRulesetData {
   severities: Record<string, RuleLevel>;
+  custom: CompiledCustomRule[];
   /** Where each named rule's severity comes from: a built-in name, a path, `settings.network`, `rules`. */
   sources: Record<string, string>;
   overrides: CompiledOverride[];
@@ -65,13 +75,24 @@ export interface CompiledRulesetData {
 const byId = new Map(ruleCatalogue.map((r) => [r.id, r]));
 const rank: Record<RuleLevel, number> = { off: 0, info: 1, warning: 2, error: 3 };
 
-/** The severities of a rule map, or its problems: unknown rules and MUST rules set below error. */
-function readRules(rules: Record<string, string>, at: (string | number)[], problems: RulesetProblem[]): Record<string, RuleLevel> {
+/** The severities of a rule map (its custom rules into `custom`), or its problems: unknown rules, MUST rules set below error. */
+function readRules(rules: Record<string, unknown>, at: (string | number)[], problems: RulesetProblem[], custom?: Map<string, CompiledCustomRule>): Record<string, RuleLevel> {
   const out: Record<string, RuleLevel> = {};
   for (const [id, given] of Object.entries(rules)) {
+    if (typeof given === 'object' && given !== null && custom) {
+      if (byId.has(id)) problems.push({ path: [...at, id], message: `${id} is a built-in rule: a custom rule needs an id of its own` });
+      else if (custom.size >= RULESET_LIMITS.customRules) problems.push({ path: [...at, id], message: `more than ${RULESET_LIMITS.customRules} custom rules` });
+      else {
+        const compiled = compileCustomRule(id, given as never);
+        if ('problem' in compiled) problems.push({ path: [...at, id, ...compiled.at], message: compiled.problem });
+        else custom.set(id, compiled.rule);
+      }
+      continue;
+    }
     const level: RuleLevel = given === 'warn' ? 'warning' : (given as RuleLevel);
     const rule = byId.get(id);
-    if (!rule) problems.push({ path: [...at, id], message: `no rule "${id}" (GET /v1/rules or \`cardgate rules\` lists them)` });
+    if (!rule && custom?.has(id)) out[id] = level;
+    else if (!rule) problems.push({ path: [...at, id], message: `no rule "${id}" (GET /v1/rules or \`cardgate rules\` lists them)` });
     else if (rule.must && rank[level] < rank.error) {
       problems.push({ path: [...at, id], message: `${id} enforces a MUST of the specification or the official schema: it cannot be lowered to ${level}` });
     } else out[id] = level;
@@ -99,6 +120,7 @@ export type RulesetLoader = (reference: string, chain: readonly string[]) => { n
 
 interface Layer {
   severities: Record<string, RuleLevel>;
+  custom: Map<string, CompiledCustomRule>;
   sources: Record<string, string>;
   overrides: CompiledOverride[];
 }
@@ -111,7 +133,7 @@ const merge = (into: Layer, severities: Record<string, RuleLevel>, source: strin
 };
 
 function compileLayer(value: unknown, name: string, chain: readonly string[], load: RulesetLoader | undefined, problems: RulesetProblem[]): Layer {
-  const layer: Layer = { severities: {}, sources: {}, overrides: [] };
+  const layer: Layer = { severities: {}, custom: new Map(), sources: {}, overrides: [] };
   const read = readRuleset(value);
   if ('problems' in read) {
     problems.push(...read.problems.map((p) => (chain.length === 0 ? p : { ...p, message: `${name}: ${p.message}` })));
@@ -132,11 +154,18 @@ function compileLayer(value: unknown, name: string, chain: readonly string[], lo
     const parent = compileLayer(loaded.value, loaded.name, [...chain, loaded.name], load, problems);
     merge(layer, parent.severities, '');
     Object.assign(layer.sources, parent.sources);
+    for (const [id, rule] of parent.custom) layer.custom.set(id, rule);
     layer.overrides.push(...parent.overrides);
   });
   if (definition.settings?.network === 'internal') merge(layer, { 'url.private-host': 'off' }, `${name} settings.network`);
-  merge(layer, readRules(definition.rules ?? {}, ['rules'], problems), name);
-  (definition.overrides ?? []).forEach((o, i) => layer.overrides.push({ files: o.files, severities: readRules(o.rules, ['overrides', i, 'rules'], problems) }));
+  const own = new Map<string, CompiledCustomRule>();
+  const severities = readRules(definition.rules ?? {}, ['rules'], problems, own);
+  for (const [id, rule] of own) {
+    layer.custom.set(id, rule);
+    layer.sources[id] = name;
+  }
+  merge(layer, severities, name);
+  (definition.overrides ?? []).forEach((o, i) => layer.overrides.push({ files: o.files, severities: readRules(o.rules, ['overrides', i, 'rules'], problems, layer.custom) }));
   return layer;
 }
 
@@ -147,5 +176,7 @@ function compileLayer(value: unknown, name: string, chain: readonly string[], lo
 export function compileRuleset(value: unknown, name: string, load?: RulesetLoader): { ruleset: CompiledRulesetData } | { problems: RulesetProblem[] } {
   const problems: RulesetProblem[] = [];
   const layer = compileLayer(value, name, [], load, problems);
-  return problems.length > 0 ? { problems } : { ruleset: layer };
+  if (problems.length > 0) return { problems };
+  const { severities, sources, overrides } = layer;
+  return { ruleset: { severities, custom: [...layer.custom.values()], sources, overrides } };
 }
