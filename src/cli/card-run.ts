@@ -10,6 +10,7 @@ import { totalsOf } from '../engine/formats/input.ts';
 import type { SignaturePolicy, ValidateOptions } from '../engine/index.ts';
 import { createAddressPolicy } from '../lib/address-policy.ts';
 import { fetchCard, foundOnlyAtLegacyPath } from '../lib/fetch-card.ts';
+import { rulesetForFile, type CompiledRulesetData } from '../engine/ruleset/index.ts';
 import { version } from '../lib/version.ts';
 import type { CardInput } from './card-inputs.ts';
 
@@ -86,6 +87,8 @@ export type CheckText = (name: string, text: string, found?: Pick<ValidateOption
 export interface OfflineOptions {
   protocolVersion?: string | undefined;
   signatures?: SignaturePolicy | undefined;
+  /** The run's ruleset: each card gets the severities its file name selects (overrides). */
+  ruleset?: CompiledRulesetData | undefined;
 }
 
 export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text, found = {}) =>
@@ -94,6 +97,7 @@ export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): C
     maxDepth: limits.maxDepth,
     ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
     ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
+    ...(options.ruleset === undefined ? {} : { ruleset: rulesetForFile(options.ruleset, name) }),
   });
 
 /** Every input read and checked, in order. */

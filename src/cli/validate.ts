@@ -14,6 +14,7 @@ import { readCommandLine } from './args.ts';
 import { cardInputs } from './card-inputs.ts';
 import { checkInputs, checkOffline, errorsOnly, exitCodeOf, failOnValues, runLimits, type FailOn } from './card-run.ts';
 import { USAGE, type CliIO } from './io.ts';
+import { rulesetForRun } from './ruleset.ts';
 
 const help = `Usage: cardgate validate [options] FILE|DIR|GLOB|URL|- ...
 
@@ -37,6 +38,8 @@ Options:
                         with signatures.trustFiles): verified, invalid, unknown-key findings
   --require-signature   a card without a signature that verifies with a trusted key fails
                         (also signatures.requireSignature)
+  --ruleset FILE        the team's ruleset (docs/rulesets.md); default: the nearest
+                        .cardgate.yaml/.yml/.json up to the repository root; a bad one exits 2
   --config PATH         settings file (default ./cardgate.json when present; CARDGATE_* env too):
                         http.maxBodyBytes and http.maxJsonDepth bound each card,
                         cardFetch.timeoutMs each URL, signatures.allowedAlgorithms
@@ -67,6 +70,7 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     trust: { type: 'string', multiple: true },
     'require-signature': { type: 'boolean', default: false },
     config: { type: 'string' },
+    ruleset: { type: 'string' },
   });
   if ('exit' in line) return line.exit;
   const { values, positionals, usage } = line;
@@ -102,9 +106,14 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     ? { keys: trust.keys, requireSignature, allowedAlgorithms: config.signatures.allowedAlgorithms }
     : undefined;
 
+  const rules = await rulesetForRun(values.ruleset, process.cwd());
+  if ('problem' in rules) {
+    io.stderr(`${rules.problem}\n`);
+    return USAGE;
+  }
   const limits = runLimits(config);
   const inputs = await cardInputs(positionals, process.cwd());
-  const checked = await checkInputs(inputs, limits, checkOffline(limits, { protocolVersion, signatures }), io.readStdin);
+  const checked = await checkInputs(inputs, limits, checkOffline(limits, { protocolVersion, signatures, ruleset: rules.ruleset }), io.readStdin);
   const exitCode = exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarningsText === undefined ? {} : { maxWarnings: Number(maxWarningsText) }) });
 
   const output = values.output;

@@ -1,6 +1,6 @@
 /**
  * `json`: an array with one entry per input: `file`, then the API's result (valid, errors and
- * warnings with line and column, score, suggestions, truncated when the cap left findings out,
+ * warnings with line and column, infos when there is some, score, suggestions, truncated when the cap left findings out,
  * version, version_source, compatibility when checked, signatures when verified). An input that yielded no card is
  * `{file, valid: false, errors: [one error of rule input.unreadable], warnings: [], score: 0}`.
  */
@@ -17,6 +17,7 @@ const entryOf = (input: CheckedInput): Record<string, unknown> => {
     valid: result.valid,
     errors: result.errors,
     warnings: result.warnings,
+    ...(result.infos ? { infos: result.infos } : {}),
     score: result.score,
     suggestions: result.suggestions,
     ...(result.truncated ? { truncated: result.truncated } : {}),
