@@ -22315,7 +22315,8 @@ var entryOf = (input2) => {
     version: result.version,
     version_source: result.versionSource,
     ...result.compatibility ? { compatibility: result.compatibility } : {},
-    ...result.signatures ? { signatures: result.signatures } : {}
+    ...result.signatures ? { signatures: result.signatures } : {},
+    ...input2.baseline ? { baseline: input2.baseline } : {}
   };
 };
 var formatJson = (inputs) => `${JSON.stringify(inputs.map(entryOf), null, 2)}

@@ -13,16 +13,16 @@ import { USAGE, type CliIO } from './io.ts';
 
 export const RULESET_FILE_NAMES = ['.cardgate.yaml', '.cardgate.yml', '.cardgate.json'];
 
-/** At most one byte past the limit is read, whatever the file is (a FIFO, /dev/zero). */
-const readBounded = (file: string): Promise<{ text: string } | { problem: string }> =>
+/** A file's text, at most `maxBytes`: one byte past the limit is read, whatever the file is (a FIFO, /dev/zero). */
+export const readBounded = (file: string, maxBytes = RULESET_LIMITS.textBytes, what = 'a ruleset'): Promise<{ text: string } | { problem: string }> =>
   new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    createReadStream(file, { start: 0, end: RULESET_LIMITS.textBytes })
+    createReadStream(file, { start: 0, end: maxBytes })
       .on('data', (chunk) => chunks.push(chunk as Buffer))
       .on('error', (e: NodeJS.ErrnoException) => resolve({ problem: `cannot read ${file}: ${e.code === 'EISDIR' ? 'a directory' : (e.code ?? e.message)}` }))
       .on('end', () => {
         const data = Buffer.concat(chunks);
-        resolve(data.length > RULESET_LIMITS.textBytes ? { problem: `${file} is larger than ${RULESET_LIMITS.textBytes} bytes, the size limit for a ruleset` } : { text: data.toString('utf8') });
+        resolve(data.length > maxBytes ? { problem: `${file} is larger than ${maxBytes} bytes, the size limit for ${what}` } : { text: data.toString('utf8') });
       });
   });
 

@@ -91,3 +91,27 @@ test('a URL whose card is only at /.well-known/agent.json: discovery.legacy-path
     await host.close();
   }
 });
+
+test('baseline round trip: --update-baseline writes it, known findings fail nothing, a new one does; a bad baseline exits 2', async () => {
+  const dir = newDir();
+  const card = { ...clean03(), url: 'http://agent.travel.test/a2a', name: 42 };
+  write(dir, 'card.json', JSON.stringify(card, null, 2));
+  assert.equal((await runCli(['validate', 'card.json'], { cwd: dir })).code, 1, 'an error without a baseline');
+  assert.equal((await runCli(['validate', '--update-baseline', 'card.json'], { cwd: dir })).code, 2, '--update-baseline needs --baseline');
+  const update = await runCli(['validate', '--baseline', 'baseline.json', '--update-baseline', '--fail-on', 'warning', 'card.json'], { cwd: dir });
+  assert.equal(update.code, 0, update.stderr);
+  const again = await runCli(['validate', '--baseline', 'baseline.json', '--format', 'json', '--fail-on', 'warning', 'card.json'], { cwd: dir });
+  assert.equal(again.code, 0, again.stderr);
+  const [entry] = JSON.parse(again.stdout) as Array<{ valid: boolean; errors: unknown[]; warnings: unknown[]; baseline: Array<{ rule: string; path: string }> }>;
+  assert.deepEqual([entry!.valid, entry!.errors, entry!.warnings], [false, [], []], 'the verdict stays; the findings moved');
+  assert.deepEqual(entry!.baseline.map((f) => `${f.rule}@${f.path}`).sort(), ['schema.type@name', 'url.https@url']);
+  write(dir, 'card.json', JSON.stringify({ ...card, iconUrl: 'http://travel.test/icon.png' }, null, 2));
+  const grown = await runCli(['validate', '--baseline', 'baseline.json', '--format', 'json', '--fail-on', 'warning', 'card.json'], { cwd: dir });
+  assert.equal(grown.code, 1);
+  assert.deepEqual(rulesOf(grown.stdout), ['url.https'], 'only the new finding (iconUrl) counts');
+  assert.equal((JSON.parse(grown.stdout) as Array<{ warnings: Array<{ path: string }> }>)[0]!.warnings[0]!.path, 'iconUrl');
+  write(dir, 'bad-baseline.json', '{"not": "a report"}');
+  const bad = await runCli(['validate', '--baseline', 'bad-baseline.json', 'card.json'], { cwd: dir });
+  assert.deepEqual([bad.code, bad.stderr], [2, 'cardgate validate: bad-baseline.json: not an array; a baseline is the output of cardgate validate --format json\n']);
+  assert.equal((await runCli(['validate', '--baseline', '/dev/zero', 'card.json'], { cwd: dir })).code, 2);
+});

@@ -5,7 +5,7 @@
 import { describeSyntaxProblem, jsonSyntaxProblem, withoutBom } from '../../lib/text-position.ts';
 import { nestsDeeperThan } from '../../lib/json.ts';
 import { locate, type LocatedResult } from '../positions.ts';
-import type { RuleSeverity, ValidateOptions } from '../types.ts';
+import type { Issue, RuleSeverity, ValidateOptions } from '../types.ts';
 import { validateCard } from '../validate.ts';
 
 /** One input checked: a card file, a URL, stdin; `text` when it came as text. */
@@ -15,6 +15,8 @@ export interface CheckedInput {
   text?: string;
   /** The card's result, its findings carrying line and column when the card came as text. */
   result?: LocatedResult;
+  /** Findings a baseline already held (`cardgate validate --baseline`): reported apart, counted by no verdict. */
+  baseline?: Issue[];
   /** Why there is no result: unreadable, too big, not JSON (with the syntax error's position). */
   failure?: { message: string; line?: number; column?: number };
 }
