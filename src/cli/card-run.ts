@@ -10,7 +10,8 @@ import { totalsOf } from '../engine/formats/input.ts';
 import type { SignaturePolicy, ValidateOptions } from '../engine/index.ts';
 import { createAddressPolicy } from '../lib/address-policy.ts';
 import { fetchCard, foundOnlyAtLegacyPath } from '../lib/fetch-card.ts';
-import { rulesetForFile, type CompiledRulesetData } from '../engine/ruleset/index.ts';
+import { rulesetForFile } from '../engine/ruleset/apply.ts';
+import type { CompiledRulesetData } from '../engine/ruleset/compile.ts';
 import { version } from '../lib/version.ts';
 import type { CardInput } from './card-inputs.ts';
 
