@@ -154,3 +154,10 @@ test('docs/rulesets.md: every YAML example compiles', () => {
     assert.ok('ruleset' in r, `${text}\n${JSON.stringify(r)}`);
   }
 });
+
+test('docs/rulesets.md publishes the ruleset JSON Schema as the code generates it', () => {
+  const doc = readFileSync(new URL('../../docs/rulesets.md', import.meta.url), 'utf8');
+  const published = /## JSON Schema\n[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(published, 'a json block under ## JSON Schema');
+  assert.deepEqual(JSON.parse(published), rulesetJsonSchema);
+});
