@@ -15,6 +15,8 @@ Usage: cardgate <subcommand> [options]    (cardgate serve runs the service)
 Subcommands:
   serve               run the HTTP service
   validate INPUT...   validate agent cards (files, directories, globs, URLs, -) offline
+  rules               list the rules with their effective severity (--ruleset FILE)
+  ruleset check FILE  check a ruleset file, problems at line:column
   sign CARD           add a JWS signature to an agent card (--key PRIVATE.jwk)
   keygen              make a signing key pair (NAME.private.jwk, NAME.jwks)
   accounts ...        manage accounts in the data dir (when no server holds it)
@@ -39,6 +41,8 @@ type Subcommand = (args: string[], io: CliIO) => Promise<number>;
 const subcommands: Record<string, () => Promise<Subcommand>> = {
   serve: async () => (await import('./cli/serve.ts')).runServe,
   validate: async () => (await import('./cli/validate.ts')).runValidate,
+  rules: async () => (await import('./cli/rules.ts')).runRules,
+  ruleset: async () => (await import('./cli/ruleset.ts')).runRuleset,
   sign: async () => (await import('./cli/sign.ts')).runSign,
   keygen: async () => (await import('./cli/sign.ts')).runKeygen,
   accounts: async () => (await import('./cli/admin.ts')).offlineAdminCommand('accounts'),

@@ -6,11 +6,13 @@
 import type { Config } from '../config.ts';
 import { checkCardText, type CheckedInput } from '../engine/formats/index.ts';
 import { totalsOf } from '../engine/formats/input.ts';
-import type { SignaturePolicy } from '../engine/index.ts';
+import type { SignaturePolicy, ValidateOptions } from '../engine/index.ts';
 import { createAddressPolicy } from '../lib/address-policy.ts';
-import { fetchCard } from '../lib/fetch-card.ts';
+import { fetchCard, foundOnlyAtLegacyPath } from '../lib/fetch-card.ts';
 import { describeOutOfRange, outOfRangeNumber } from '../lib/json-numbers.ts';
 import { readTextFile, type FileText, type ReadBound } from '../lib/read-file.ts';
+import { rulesetForFile } from '../engine/ruleset/apply.ts';
+import type { CompiledRulesetData } from '../engine/ruleset/compile.ts';
 import { version } from '../lib/version.ts';
 import type { CardInput } from './card-inputs.ts';
 import { readOperand, type CliIO } from './io.ts';
@@ -37,7 +39,7 @@ const cardBound = (limits: RunLimits): ReadBound => ({ maxBytes: limits.maxBytes
 const userFetch = createAddressPolicy(['*'], { field: 'URL', connections: 'fetches', setting: 'none' });
 
 /** Reads one input: a file, standard input (through `readStdin`, which stops past `maxBytes`), or a URL. */
-const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['readStdin']): Promise<FileText & { name?: string }> => {
+const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['readStdin']): Promise<FileText & { name?: string; foundAtLegacyPath?: boolean }> => {
   switch (input.kind) {
     case 'missing':
       return { problem: input.message };
@@ -54,25 +56,29 @@ const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['
         redirectsToOtherHosts: true,
       });
       // Named by where the card was read (a bare origin's well-known path, after redirects): `host:port:66:3` would be no place.
-      return 'text' in fetched ? { text: fetched.text, name: fetched.source.url } : { problem: fetched.problem };
+      return 'text' in fetched ? { text: fetched.text, name: fetched.source.url, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source) } : { problem: fetched.problem };
     }
   }
 };
 
 /** Checks a card's text: offline with the engine (the default), or by a cardgate server (the Action's `server-url`). */
-export type CheckText = (name: string, text: string) => Promise<CheckedInput>;
+export type CheckText = (name: string, text: string, found?: Pick<ValidateOptions, 'foundAtLegacyPath'>) => Promise<CheckedInput>;
 
 /** What an offline check asks of the engine beyond the limits: a forced version, signature verification. */
 export interface OfflineOptions {
   protocolVersion?: string | undefined;
   signatures?: SignaturePolicy | undefined;
+  /** The run's ruleset: each card gets the severities its file name selects (overrides). */
+  ruleset?: CompiledRulesetData | undefined;
 }
 
-export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text) => {
+export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text, found = {}) => {
   const checked = checkCardText(name, text, {
+    ...found,
     maxDepth: limits.maxDepth,
     ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
     ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
+    ...(options.ruleset === undefined ? {} : { ruleset: rulesetForFile(options.ruleset, name) }),
   });
   // Looked for once the text parsed within the depth limit (the scan recurses as deep as the text nests).
   const overflow = checked.failure ? undefined : outOfRangeNumber(text);
@@ -89,7 +95,7 @@ export const checkInputs = async (
   const checked: CheckedInput[] = [];
   for (const input of inputs) {
     const read = await readInput(input, limits, readStdin);
-    checked.push('text' in read ? await check(read.name ?? input.name, read.text) : { name: input.name, failure: { message: read.problem } });
+    checked.push('text' in read ? await check(read.name ?? input.name, read.text, read.foundAtLegacyPath === true ? { foundAtLegacyPath: true } : {}) : { name: input.name, failure: { message: read.problem } });
   }
   return checked;
 };

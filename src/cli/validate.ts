@@ -14,6 +14,9 @@ import { readCommandLine } from './args.ts';
 import { cardInputs, defaultCardPatterns, patternsProblem } from './card-inputs.ts';
 import { checkInputs, checkOffline, errorsOnly, failOnValues, parseMaxWarnings, runLimits, verdictOf, type FailOn } from './card-run.ts';
 import { USAGE, type CliIO } from './io.ts';
+import { rulesetForRun } from './ruleset.ts';
+import { applyBaseline, readBaseline, writeBaseline } from './baseline.ts';
+import type { CheckedInput } from '../engine/formats/index.ts';
 
 const help = `Usage: cardgate validate [options] FILE|DIR|GLOB|URL|- ...
 
@@ -40,6 +43,11 @@ Options:
                         with signatures.trustFiles): verified, invalid, unknown-key findings
   --require-signature   a card without a signature that verifies with a trusted key fails
                         (also signatures.requireSignature)
+  --ruleset FILE        the team's ruleset (docs/rulesets.md); default: the nearest
+                        .cardgate.yaml/.yml/.json up to the repository root; a bad one exits 2
+  --baseline FILE       a previous --format json output: findings it holds (same rule, file
+                        and path) are reported under "baseline" and fail nothing
+  --update-baseline     write the current findings to the --baseline FILE first
   --config PATH         settings file (default ./cardgate.json when present; CARDGATE_* env too):
                         http.maxBodyBytes and http.maxJsonDepth bound each card,
                         cardFetch.timeoutMs each URL, signatures.allowedAlgorithms
@@ -51,6 +59,18 @@ Exit codes: 0 every card passes; 1 a card fails (--fail-on, --max-warnings);
 too deep, not JSON, not fetched), reported with the others. A run that fails says why
 in one line on standard error.
 `;
+
+/** The inputs with the baseline's findings moved apart (written first with --update-baseline); an exit code when the baseline fails. */
+async function withBaseline(inputs: CheckedInput[], file: string | undefined, update: boolean, io: CliIO): Promise<CheckedInput[] | number> {
+  if (file === undefined) return inputs;
+  const written = update ? await writeBaseline(file, inputs) : undefined;
+  const baseline = written === undefined ? await readBaseline(file) : { problem: written };
+  if ('problem' in baseline) {
+    io.stderr(`cardgate validate: ${baseline.problem}\n`);
+    return USAGE;
+  }
+  return applyBaseline(inputs, baseline.keys);
+}
 
 /** Whether to colour standard output: FORCE_COLOR wins (0 = never), then NO_COLOR, then whether it is a terminal. */
 export const colorWanted = (env: NodeJS.ProcessEnv, isTTY: boolean): boolean => {
@@ -72,11 +92,15 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     'require-signature': { type: 'boolean', default: false },
     config: { type: 'string' },
     pattern: { type: 'string', multiple: true },
+    ruleset: { type: 'string' },
+    baseline: { type: 'string' },
+    'update-baseline': { type: 'boolean', default: false },
   });
   if ('exit' in line) return line.exit;
   const { values, positionals, usage } = line;
   if (positionals.length === 0) return usage('missing FILE, DIR, GLOB, URL or - (standard input)');
   if (positionals.includes('')) return usage("an empty operand ('') names nothing; give a FILE, DIR, GLOB, URL or - (for the working directory: .)");
+  if (values['update-baseline'] && values.baseline === undefined) return usage('--update-baseline needs --baseline FILE');
   const format = values.format;
   if (!isOutputFormat(format)) return usage(`--format must be one of ${outputFormats.join(', ')}, not "${format}"`);
   const failOn = values['fail-on'];
@@ -111,9 +135,16 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     ? { keys: trust.keys, requireSignature, allowedAlgorithms: config.signatures.allowedAlgorithms }
     : undefined;
 
+  const rules = await rulesetForRun(values.ruleset, process.cwd());
+  if ('problem' in rules) {
+    io.stderr(`${rules.problem}\n`);
+    return USAGE;
+  }
   const limits = runLimits(config);
   const inputs = await cardInputs(positionals, process.cwd(), patterns);
-  const checked = await checkInputs(inputs, limits, checkOffline(limits, { protocolVersion, signatures }), io.readStdin);
+  const found = await checkInputs(inputs, limits, checkOffline(limits, { protocolVersion, signatures, ruleset: rules.ruleset }), io.readStdin);
+  const checked = await withBaseline(found, values.baseline, values['update-baseline'], io);
+  if (typeof checked === 'number') return checked;
   const verdict = verdictOf(checked, { failOn: failOn as FailOn, ...(maxWarnings.limit === undefined ? {} : { maxWarnings: maxWarnings.limit }) });
 
   const output = values.output;

@@ -86,7 +86,10 @@ const keys = [
 ];
 const trusting: ValidateOptions = { signatures: { keys } };
 
-/** The signature rules': `signature.verified` (info) is in the result's `signatures` of its failing example, not in its findings. */
+/**
+ * The signature rules': `signature.verified` (info) is in the result's `signatures` of its failing
+ * example, not in its findings; `signature.missing` (info) is in its `infos`.
+ */
 const signatureRuleExamples: Partial<Record<RuleId, RuleExamples>> = {
   'signature.verified': { failing: signedBy('example-key'), passing: v03(), options: trusting },
   'signature.invalid': { failing: signedBy('example-key', { name: 'Trip Planner 2' }), passing: signedBy('example-key'), options: trusting },
@@ -98,6 +101,7 @@ const signatureRuleExamples: Partial<Record<RuleId, RuleExamples>> = {
     alsoReports: ['field.blank'],
   },
   'signature.key-revoked': { failing: signedBy('retired-key'), passing: signedBy('example-key'), options: trusting },
+  'signature.missing': { failing: v03(), passing: signedBy('example-key'), options: trusting },
   'signature.required': { failing: v03(), passing: signedBy('example-key'), options: { signatures: { keys, requireSignature: true } } },
   'signature.unknown-key': { failing: signedBy('other-key'), passing: signedBy('example-key'), options: trusting },
   'signature.jku-untrusted': { failing: signedBy('published-key'), passing: signedBy('example-key'), options: trusting },
@@ -145,7 +149,13 @@ export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
   },
   'url.https': { failing: v03({ url: 'http://agent.acme.net/a2a' }), passing: v03() },
   'url.placeholder': { failing: v03({ url: 'https://example.com/a2a' }), passing: v03() },
-  'url.unreachable-host': { failing: v03({ url: 'https://localhost:8080/a2a' }), passing: v03() },
+  'url.unreachable-host': { failing: v03({ url: 'https://0.0.0.0:8080/a2a' }), passing: v03() },
+  'url.private-host': { failing: v03({ url: 'https://10.0.0.7/a2a' }), passing: v03() },
+  // A WebSocket URL for the JSON-RPC transport; a custom transport's URL is not judged.
+  'url.scheme': { failing: v03({ url: 'wss://agent.acme.net/a2a' }), passing: v03() },
+  'provider.missing': { failing: v03({ provider: undefined }), passing: v03() },
+  // The same fetch of a 0.2.6 card: that version named /.well-known/agent.json itself.
+  'discovery.legacy-path': { failing: v03(), passing: v03({ protocolVersion: '0.2.6', preferredTransport: undefined }), options: { foundAtLegacyPath: true } },
   'url.link-invalid': { failing: v03({ documentationUrl: 'docs/trip-planner' }), passing: v03() },
   'modes.media-type': { failing: v03({ defaultInputModes: ['text'] }), passing: v03() },
   'skills.empty': { failing: v03({ skills: [] }), passing: v03() },

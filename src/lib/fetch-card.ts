@@ -51,6 +51,13 @@ export const looksLikeUrl = (text: string): boolean => /^https?:\/\//i.test(text
 export const cardUrls = (agentUrl: URL): URL[] =>
   agentUrl.pathname === '/' && agentUrl.search === '' && agentUrl.hash === '' ? wellKnownPaths.map((path) => new URL(path, agentUrl)) : [agentUrl];
 
+/**
+ * Whether a bare origin's card was found only at the legacy `/.well-known/agent.json` (its
+ * agent-card.json answered 4xx): what the engine reports as discovery.legacy-path.
+ */
+export const foundOnlyAtLegacyPath = (source: CardSource): boolean =>
+  URL.canParse(source.agent_url) && cardUrls(new URL(source.agent_url)).length > 1 && URL.canParse(source.url) && new URL(source.url).pathname === wellKnownPaths[1];
+
 type Answer = { status: number; headers: IncomingHttpHeaders; body?: Buffer } | { problem: string };
 
 const header = (headers: IncomingHttpHeaders, name: string): string | null => {

@@ -79,7 +79,8 @@ describe('the GitHub Action', () => {
     assert.equal(pass.outputs.errors, '0');
     assert.ok(Number(pass.outputs.score) > 0 && Number(pass.outputs.score) < 100, pass.outputs.score);
     assert.equal(pass.outputs['sarif-file'], '');
-    everyOf(pass.annotations, 'format github: the annotations only, all warnings', (a) => a.startsWith('::warning '));
+    everyOf(pass.annotations, 'format github: the annotations only, warnings and notices (information), no error', (a) => a.startsWith('::warning ') || a.startsWith('::notice '));
+    assert.ok(pass.annotations.some((a) => a.startsWith('::notice ')), 'the card names no provider: a notice');
     assert.equal((await runAction({ files: 'cards/.well-known/agent-card.json', 'fail-on': 'warning' })).code, 1);
     assert.equal((await runAction({ files: 'cards/.well-known/agent-card.json', 'max-warnings': '1' })).code, 1);
   });

@@ -50,6 +50,23 @@ describe('POST /v1/validate with agent_url', async () => {
     assert.equal(row?.[1]?.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))), cardText.split('\n')[line - 1]);
   });
 
+  it('a card found only at the legacy /.well-known/agent.json gets discovery.legacy-path; at agent-card.json it does not', async () => {
+    const legacy = await startCardHost({ '/.well-known/agent.json': { body: cardText } });
+    try {
+      const t = endpointsApp(allowed);
+      const res = await validate(t, { agent_url: legacy.url });
+      assert.equal(res.status, 200);
+      const body = await res.json();
+      assert.equal(body.source.url, `${legacy.url}/.well-known/agent.json`);
+      assert.deepEqual(body.warnings.filter((w: { rule: string }) => w.rule === 'discovery.legacy-path').map((w: { path: string }) => w.path), ['(root)']);
+      assert.deepEqual(legacy.paths(), ['/.well-known/agent-card.json', '/.well-known/agent.json']);
+      const current = await (await validate(t, { agent_url: host.url })).json();
+      assert.equal(current.warnings.some((w: { rule: string }) => w.rule === 'discovery.legacy-path'), false);
+    } finally {
+      await legacy.close();
+    }
+  });
+
   it('the default policy refuses 127.0.0.1: 400 at agent_url, nothing fetched, nothing charged', async () => {
     const t = endpointsApp();
     const before = host.received.length;

@@ -24,7 +24,7 @@ const skill = (c: Card, i: number) => (c.skills as Card[])[i]!;
 
 /** The verification rules' cases: the examples their rule pages show (signature.protected-header, a shape rule, has its own below). */
 const signatureCases: RuleCase[] = Object.entries(ruleExamples).filter(([rule]) => rule.startsWith('signature.') && rule !== 'signature.protected-header').map(([rule, e]) =>
-  ({ rule, trigger: () => e!.failing, clean: () => e!.passing as Card, options: e!.options, cleanOptions: e!.options, path: rule === 'signature.required' ? 'signatures' : 'signatures[0]' }));
+  ({ rule, trigger: () => e!.failing, clean: () => e!.passing as Card, options: e!.options, cleanOptions: e!.options, path: rule === 'signature.required' || rule === 'signature.missing' ? 'signatures' : 'signatures[0]' }));
 
 const cases: RuleCase[] = [
   { rule: 'card.root.object', trigger: () => ['not', 'a', 'card'], clean: clean03, path: '(root)' },
@@ -44,6 +44,10 @@ const cases: RuleCase[] = [
   { rule: 'url.https', trigger: with03((c) => { c.url = 'http://agent.travel.test/a2a'; }), clean: clean03, path: 'url' },
   { rule: 'url.placeholder', trigger: with03((c) => { c.url = 'https://YOUR_DOMAIN/a2a'; }), clean: clean03, path: 'url' },
   { rule: 'url.unreachable-host', trigger: with10((c) => { (c.supportedInterfaces as Card[])[1]!.url = 'https://0.0.0.0:8080/a2a'; }), clean: clean10, path: 'supportedInterfaces[1].url' },
+  { rule: 'url.private-host', trigger: with10((c) => { (c.supportedInterfaces as Card[])[1]!.url = 'https://192.168.1.20/a2a'; }), clean: clean10, path: 'supportedInterfaces[1].url' },
+  { rule: 'url.scheme', trigger: with03((c) => { c.url = 'file:///etc/passwd'; }), clean: clean03, path: 'url' },
+  { rule: 'provider.missing', trigger: with10((c) => delete c.provider), clean: clean10, path: 'provider' },
+  { rule: 'discovery.legacy-path', trigger: clean10, clean: clean10, options: { foundAtLegacyPath: true }, path: '(root)' },
   { rule: 'url.link-invalid', trigger: with03((c) => { c.documentationUrl = 'docs/index.html'; }), clean: clean03, path: 'documentationUrl' },
   { rule: 'modes.media-type', trigger: with03((c) => { skill(c, 1).outputModes = ['text']; }), clean: clean03, path: 'skills[1].outputModes[0]' },
   { rule: 'skills.empty', trigger: with03((c) => { c.skills = []; }), clean: clean03, path: 'skills' },
@@ -80,17 +84,17 @@ for (const c of cases) {
   test(`rule ${c.rule}: triggered, and not on the clean card`, () => {
     const hit = validateCard(c.trigger(), c.options);
     const severity = ruleCatalogue.find((r) => r.id === c.rule)!.severity;
-    if (severity === 'info') {
-      // An info rule is no finding: the result's signatures summary names it.
+    if (c.rule === 'signature.verified') {
+      // A good outcome is no finding: the result's signatures summary names it.
       assert.deepEqual(hit.signatures?.map((s) => s.rule), [c.rule]);
       assert.equal(validateCard(c.clean(), c.cleanOptions).signatures?.some((s) => s.rule === c.rule), false);
       return;
     }
-    const found = [...hit.errors, ...hit.warnings].filter((i) => i.rule === c.rule);
+    const found = [...hit.errors, ...hit.warnings, ...(hit.infos ?? [])].filter((i) => i.rule === c.rule);
     assert.ok(found.length > 0, `${c.rule} not reported: ${JSON.stringify(hit.errors.concat(hit.warnings))}`);
     if (c.path) assert.equal(found[0]!.path, c.path);
-    assert.equal(hit[severity === 'error' ? 'errors' : 'warnings'].includes(found[0]!), true, 'reported under its severity');
+    assert.equal(hit[severity === 'error' ? 'errors' : severity === 'info' ? 'infos' : 'warnings']?.includes(found[0]!), true, 'reported under its severity');
     const miss = validateCard(c.clean(), c.cleanOptions);
-    assert.equal([...miss.errors, ...miss.warnings].some((i) => i.rule === c.rule), false);
+    assert.equal([...miss.errors, ...miss.warnings, ...(miss.infos ?? [])].some((i) => i.rule === c.rule), false);
   });
 }

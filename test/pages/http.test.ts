@@ -115,7 +115,7 @@ describe('content negotiation and 404s', () => {
     const t = setup();
     const body = await (await t.app.request('/v1/rules')).json();
     assert.deepEqual(Object.keys(body), ['versions', 'version_selection', 'rules']);
-    assert.deepEqual(Object.keys(body.rules[0]).sort(), ['description', 'fix', 'id', 'severity', 'source', 'spec', 'versions', 'weight']);
+    assert.deepEqual(Object.keys(body.rules[0]).sort(), ['description', 'fix', 'id', 'must', 'severity', 'source', 'spec', 'versions', 'weight']);
   });
 });
 

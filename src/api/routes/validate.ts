@@ -19,7 +19,7 @@ import { newId } from '../../lib/ids.ts';
 import { recordReport, reportUrl } from '../../features/reports/reports.ts';
 import { cardFetcher } from '../../features/validation/card-by-url.ts';
 import { singleResponseText, type SingleOutcome } from '../../features/validation/validation.ts';
-import type { CardSource } from '../../lib/fetch-card.ts';
+import { foundOnlyAtLegacyPath, type CardSource } from '../../lib/fetch-card.ts';
 import { configuredInProcess } from '../../features/validation/validation-pool.ts';
 import { signatureTrust } from '../../features/trust/trusted-keys.ts';
 import { readBodyText } from '../body.ts';
@@ -154,7 +154,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         fetched = await fetcher.fetch(asked.agentUrl);
         // The trust again, for the jku URLs of the card as fetched (the body named none).
         const cardTrust = await callerTrust(c.get('caller'), fetched.text);
-        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust: cardTrust, ...(accept ? { accept } : {}) }).catch(failed);
+        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust: cardTrust, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source), ...(accept ? { accept } : {}) }).catch(failed);
       } else {
         outcome = asked;
       }

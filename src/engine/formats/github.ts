@@ -1,5 +1,5 @@
 /**
- * `github`: GitHub Actions workflow commands, one `::error` or `::warning` per problem, which the
+ * `github`: GitHub Actions workflow commands, one `::error`, `::warning` or `::notice` (information) per problem, which the
  * runner turns into annotations on the file and line; then a plain summary line for the log.
  */
 import { messageWithField, plural, problemsOf, totalsOf, type CheckedInput } from './input.ts';
@@ -16,7 +16,8 @@ export const formatGithub = (inputs: readonly CheckedInput[]): string => {
       const properties = [`file=${commandProperty(input.name)}`];
       if (p.line !== undefined) properties.push(`line=${p.line}`, `col=${p.column ?? 1}`);
       properties.push(`title=${commandProperty(p.rule)}`);
-      return `::${p.severity} ${properties.join(',')}::${commandData(messageWithField(p))}`;
+      // Workflow commands call information a notice.
+      return `::${p.severity === 'info' ? 'notice' : p.severity} ${properties.join(',')}::${commandData(messageWithField(p))}`;
     }),
   );
   const t = totalsOf(inputs);

@@ -1,7 +1,7 @@
 /**
  * `gitlab`: a GitLab Code Quality report (the CodeClimate subset GitLab reads): per problem a
  * description, check_name (the rule), a fingerprint, a severity and the file and line. Errors are
- * `major`, warnings `minor`, warnings that cost the score nothing `info`.
+ * `major`, warnings `minor`, warnings that cost the score nothing and information `info`.
  */
 import { ruleCatalogue } from '../catalogue.ts';
 import { messageWithField, problemsOf, type CheckedInput, type Problem } from './input.ts';
@@ -10,7 +10,7 @@ const freeWarnings = new Set(ruleCatalogue.filter((r) => r.severity === 'warning
 
 const severity = (p: Problem): 'major' | 'minor' | 'info' => {
   if (p.severity === 'error') return 'major';
-  return freeWarnings.has(p.rule) ? 'info' : 'minor';
+  return p.severity === 'info' || freeWarnings.has(p.rule) ? 'info' : 'minor';
 };
 
 /** FNV-1a, 64 bits, over the UTF-8 bytes, in hex: a stable name for a problem (not a secret, so no cryptographic hash is needed). */

@@ -5,7 +5,7 @@
 import { describeSyntaxProblem, jsonSyntaxProblem, withoutBom } from '../../lib/text-position.ts';
 import { nestsDeeperThan } from '../../lib/json.ts';
 import { locate, type LocatedResult } from '../positions.ts';
-import type { Severity, ValidateOptions } from '../types.ts';
+import type { Issue, RuleSeverity, ValidateOptions } from '../types.ts';
 import { validateCard } from '../validate.ts';
 
 /** One input checked: a card file, a URL, stdin; `text` when it came as text. */
@@ -15,6 +15,8 @@ export interface CheckedInput {
   text?: string;
   /** The card's result, its findings carrying line and column when the card came as text. */
   result?: LocatedResult;
+  /** Findings a baseline already held (`cardgate validate --baseline`): reported apart, counted by no verdict. */
+  baseline?: Issue[];
   /** Why there is no result: unreadable, too big, not JSON (with the syntax error's position). */
   failure?: { message: string; line?: number; column?: number };
 }
@@ -28,7 +30,8 @@ export const UNREADABLE_RULE = {
 
 /** One problem to show, whatever the format: a finding of a card, or the failure of an input. */
 export interface Problem {
-  severity: Severity;
+  /** `info`: a finding of an info rule (the result's `infos`), which fails nothing. */
+  severity: RuleSeverity;
   rule: string;
   message: string;
   /** The card field (`skills[2].tags`); absent for an input failure. */
@@ -48,6 +51,7 @@ export const problemsOf = (input: CheckedInput): Problem[] => {
   return [
     ...result.errors.map((issue) => ({ severity: 'error' as const, ...issue })),
     ...result.warnings.map((issue) => ({ severity: 'warning' as const, ...issue })),
+    ...(result.infos ?? []).map((issue) => ({ severity: 'info' as const, ...issue })),
   ].sort(byPosition);
 };
 

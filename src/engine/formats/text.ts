@@ -22,7 +22,7 @@ export const formatText = (inputs: readonly CheckedInput[], options: { color?: b
   for (const input of inputs) {
     const name = printable(input.name);
     for (const p of problemsOf(input)) {
-      const severity = p.severity === 'error' ? c.error('error  ') : c.warning('warning');
+      const severity = p.severity === 'error' ? c.error('error  ') : p.severity === 'warning' ? c.warning('warning') : 'info   ';
       lines.push(`${where(name, p)}  ${severity}  ${printable(p.message)}  ${c.dim(p.rule)}`);
     }
     for (const s of input.result?.signatures ?? []) {

@@ -138,7 +138,7 @@ export const validateBatchText = (body: BodyText, settings: ValidationSettings, 
 const batchAnswer = (entries: BatchEntry[], located: LocatedResult[], format: OutputFormat | undefined, rulesUrl: string | undefined): Pick<BatchOutcome, 'results' | 'formatted'> => {
   const results = entries.map(({ id }, i) => {
     const card = cardPieces(located[i]!, entries[i]!.agent_card);
-    return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${truncatedField(card, ['errors', 'warnings'])},"score":${card.valid ? card.score : 0},${card.versionMembers}}`;
+    return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${card.infosMember}${truncatedField(card, ['errors', 'warnings'])},"score":${card.valid ? card.score : 0},${card.versionMembers}}`;
   });
   const inputs: CheckedInput[] = format ? entries.map(({ id }, i) => ({ name: id, result: located[i]! })) : [];
   return {

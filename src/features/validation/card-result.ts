@@ -132,6 +132,8 @@ export interface CardPieces {
   versionMembers: string;
   errors: string;
   warnings: string;
+  /** `,"infos":[…]` when the card has information findings, else empty: the answers without them stay as they were. */
+  infosMember: string;
   suggestions: string;
   /** Found beyond the cap and left out, per list (zeros when nothing was). */
   leftOut: Truncated;
@@ -151,6 +153,7 @@ export const cardPieces = (result: CardResult, card: unknown): CardPieces => {
     versionMembers: JSON.stringify(versionFields(result)).slice(1, -1),
     errors: JSON.stringify(result.errors),
     warnings: JSON.stringify(result.warnings),
+    infosMember: result.infos === undefined ? '' : `,"infos":${JSON.stringify(result.infos)}`,
     suggestions: JSON.stringify(result.suggestions),
     leftOut,
     errorCount: result.errors.length + leftOut.errors,

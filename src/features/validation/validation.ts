@@ -136,6 +136,8 @@ export interface FetchedSingle {
   card: string;
   accept?: OutputFormat;
   trust?: SignaturePolicy;
+  /** Found only at the legacy well-known path (discovery.legacy-path). */
+  foundAtLegacyPath?: boolean;
 }
 
 /**
@@ -155,12 +157,12 @@ const singleOutcome = (
   request: ValidateRequest,
   agentCard: Record<string, unknown>,
   locate: (result: CardResult) => LocatedResult,
-  { accept, trust, requestBytes }: { accept?: OutputFormat | undefined; trust?: SignaturePolicy | undefined; requestBytes: number },
+  { accept, trust, requestBytes, foundAtLegacyPath }: { accept?: OutputFormat | undefined; trust?: SignaturePolicy | undefined; requestBytes: number; foundAtLegacyPath?: boolean | undefined },
   settings: ValidationSettings,
   engine: Engine,
 ): SingleOutcome => {
   const { options } = request;
-  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings, ...signatureOptions(trust, options.verify_signatures) }));
+  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings, ...signatureOptions(trust, options.verify_signatures), ...(foundAtLegacyPath === true ? { foundAtLegacyPath } : {}) }));
   const pieces = cardPieces(result, agentCard);
   // The report keeps every finding the cap kept; the answer only those its budget holds.
   const resultJson = `{${findingsMembers(pieces)},"score":${pieces.score},"suggestions":${pieces.suggestions}${truncatedField(pieces, ['errors', 'warnings', 'suggestions'])},${pieces.versionMembers}}`;
@@ -177,7 +179,7 @@ const singleOutcome = (
   };
 };
 
-const findingsMembers = (pieces: CardPieces): string => `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}`;
+const findingsMembers = (pieces: CardPieces): string => `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}${pieces.infosMember}`;
 
 type AnswerParts = Pick<SingleOutcome, 'head' | 'summary' | 'formatted'>;
 
