@@ -8,15 +8,15 @@ test('one line per problem, file:line:col severity message rule, then the summar
   assert.equal(
     formatResults('text', sampleInputs()),
     [
+      'cards/warned.json:1:1  info     the card names no provider: clients cannot tell who runs the agent  provider.missing',
       'cards/warned.json:4:10  warning  url uses plain http: http://localhost:8000/a2a  url.https',
       'cards/warned.json:4:10  warning  url names localhost, loopback; clients outside that network cannot reach it  url.private-host',
       'cards/warned.json:12:58  warning  tags is empty  skills.tags.empty',
       'cards/warned.json:13:20  warning  scheme "oauth" is not defined in securitySchemes (securitySchemes defines none)  security.undefined-scheme',
       'cards/warned.json:15:3  warning  extra_field is not a field of A2A 0.3.0; clients ignore it  field.unknown',
-      'cards/warned.json:1:1  info     the card names no provider: clients cannot tell who runs the agent  provider.missing',
       'cards/invalid.json:1:1  error    name is required  schema.required',
-      'cards/invalid.json:4:13  error    url must be an absolute URL, got "relative/path"  url.absolute',
       'cards/invalid.json:1:1  info     the card names no provider: clients cannot tell who runs the agent  provider.missing',
+      'cards/invalid.json:4:13  error    url must be an absolute URL, got "relative/path"  url.absolute',
       'bad.json:3:1  error    not valid JSON: Expected double-quoted property name at line 3, column 1  input.unreadable',
       '',
       '2 cards checked: 1 invalid; 1 input could not be checked; 3 errors, 5 warnings',
