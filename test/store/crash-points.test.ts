@@ -67,8 +67,10 @@ test('a crash between any two disk writes of the file engine never leaves a job 
     };
     await Promise.all([asyncJob(1), syncWebhook(1), asyncJob(2), asyncJob(3), syncWebhook(2), asyncJob(4)]);
     await Promise.all([asyncJob(5), syncWebhook(3), asyncJob(6)]);
-    await receiver.waitFor(6);
+    // Every job run to its end (delivered, or its callback failed: on a loaded machine one can time
+    // out, and waiting for six deliveries then waited for ever); the crash points need some delivered.
     await app.jobs.idle();
+    assert.ok(receiver.received.length > 0, 'callbacks delivered');
     await store.commit();
   } finally {
     observeDiskChanges();
