@@ -6,7 +6,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppDeps } from './deps.ts';
-import { ApiError, isApiError } from './lib/errors.ts';
+import { ApiError, isApiError } from './errors/api-error.ts';
 import type { AppEnv } from './api/env.ts';
 import { apiRoutes, describeApi } from './api/openapi.ts';
 import { routeMethods } from './api/middleware/method-not-allowed.ts';

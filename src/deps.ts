@@ -10,7 +10,7 @@ import type { Validator } from './features/validation/validator.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Lifecycle } from './lib/lifecycle.ts';
 import type { Logger } from './lib/log.ts';
-import type { Metrics } from './lib/metrics.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import type { Store } from './store/types.ts';
 import type { StoreTransfer } from './store/transfer.ts';
 

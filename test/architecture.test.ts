@@ -1,7 +1,7 @@
 /**
  * The layout's rules, read off the imports of every file in src/: no circle among the files, and
  * no import that runs back up the layer order
- *   lib < engine < config < store < deps < features < api, dashboard, pages < app < cli < action, main
+ *   lib < errors < metrics < engine < config < store < deps < features < api, dashboard, pages < app < cli < action, main
  * (a file may import its own layer and the layers below it; the GitHub Action's entry in
  * src/action and main.ts are both tops, neither importing the other). One exception: deps.ts, which every
  * layer above imports, may take types (`import type`) from features, such as the validator's
@@ -20,7 +20,7 @@ export interface Edge {
   typeOnly: boolean;
 }
 
-const layers = ['lib', 'engine', 'config', 'store', 'deps', 'features', 'api', 'app', 'cli', 'action', 'main'] as const;
+const layers = ['lib', 'errors', 'metrics', 'engine', 'config', 'store', 'deps', 'features', 'api', 'app', 'cli', 'action', 'main'] as const;
 type Layer = (typeof layers)[number];
 
 /** The layer of a path relative to the repository root; undefined for a file no rule places. */

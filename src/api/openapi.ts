@@ -11,7 +11,7 @@ import type { Context, TypedResponse } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { JSONParsed } from 'hono/utils/types';
 import * as z from 'zod';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { version } from '../lib/version.ts';
 import type { AppEnv } from './env.ts';
 import { flatError, nestedError } from './schemas.ts';

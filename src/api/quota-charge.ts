@@ -1,7 +1,7 @@
 /** Charging the caller's daily quota from a /v1 validation route; Retry-After for any exceeded limit. */
 import type { Context } from 'hono';
 import type { AppDeps } from '../deps.ts';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { chargeDailyQuota as charge, quotaRefusal, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
 import { recordWith } from '../features/reports/reports.ts';
 import type { NewReport } from '../store/types.ts';

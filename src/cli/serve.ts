@@ -111,7 +111,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   // need, and neither it nor prom-client can be in the single executable's start-up snapshot (prom-client
   // notes the process's start time when it loads, node:http cannot load while the snapshot is built).
   // Started before the store opens, so that its file operations run in the threadpool meanwhile.
-  const serverModules = Promise.all([import('../api/node-server.ts'), config.metrics.access === 'off' ? undefined : import('../lib/metrics.ts')]);
+  const serverModules = Promise.all([import('../api/node-server.ts'), config.metrics.access === 'off' ? undefined : import('../metrics/metrics.ts')]);
   const store = await openStoreOrExplain(config, io, log);
   if (!store) return 1;
   if (!(await adminTokenReachesOperator(store, config, { ...io, stdout: early.write }, log))) {

@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { whenInWords } from '../../lib/clock.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
 import { chargeWebhookLimits, peekWebhookWindow } from '../../features/limits/webhook-limits.ts';

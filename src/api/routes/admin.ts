@@ -12,7 +12,7 @@ import { createKey, deleteKey, listKeys } from '../../features/accounts/api-keys
 import { listDailyUsage, readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { pageReports } from '../../features/reports/reports.ts';
 import { iso } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { version } from '../../lib/version.ts';
 import { exportHeader, exportText } from '../../store/transfer.ts';
 import { ACCOUNT_SORT_FIELDS, REPORT_SORT_FIELDS } from '../../store/types.ts';

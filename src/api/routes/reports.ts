@@ -8,7 +8,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { parseAccept, type Accept } from 'hono/utils/accept';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { findReport, reportUrl } from '../../features/reports/reports.ts';
 import type { ReportRecord } from '../../store/types.ts';
 import { badgeMessage, renderBadge } from '../../pages/badge.ts';

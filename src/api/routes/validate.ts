@@ -9,7 +9,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
-import { ApiError, isApiError } from '../../lib/errors.ts';
+import { ApiError, isApiError } from '../../errors/api-error.ts';
 import type { Logger } from '../../lib/log.ts';
 import { batchResponseText } from '../../features/validation/batch.ts';
 import { reportVerdict, type BodyText } from '../../features/validation/card-result.ts';
@@ -19,7 +19,7 @@ import { newId } from '../../lib/ids.ts';
 import { recordReport, reportUrl } from '../../features/reports/reports.ts';
 import { cardFetcher } from '../../features/validation/card-by-url.ts';
 import { singleResponseText, type SingleOutcome } from '../../features/validation/validation.ts';
-import { foundOnlyAtLegacyPath, type CardSource } from '../../lib/fetch-card.ts';
+import { foundOnlyAtLegacyPath, type CardSource } from '../../features/card-fetch/fetch-card.ts';
 import { configuredInProcess } from '../../features/validation/validation-pool.ts';
 import { signatureTrust } from '../../features/trust/trusted-keys.ts';
 import { readBodyText } from '../body.ts';

@@ -9,7 +9,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { JobRunner } from '../../features/webhooks/runner.ts';
 import { handleGithub, handleWebhook, validationStatus } from '../../features/webhooks/operations.ts';
 import { readBodyText } from '../body.ts';

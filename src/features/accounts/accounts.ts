@@ -1,10 +1,10 @@
 /** Accounts: a name and a plan. Shared by the admin API and the `cardgate accounts` CLI. */
 import * as z from 'zod';
 import { iso } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { Account, AccountSortField, Page, PageQuery, Store } from '../../store/types.ts';
 import { newId } from '../../lib/ids.ts';
-import { parseInput } from '../../lib/input.ts';
+import { parseInput } from '../../errors/bad-input.ts';
 
 export const plans = ['free', 'pro', 'team'] as const;
 export const planSchema = z.enum(plans, { error: `must be one of ${plans.join(', ')}` });

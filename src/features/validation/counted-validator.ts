@@ -2,7 +2,7 @@
  * Counts validations by verdict as they come out of a validator, so that every validating
  * endpoint and the webhook job runner are counted in one place, whatever runs the task.
  */
-import type { Metrics, ValidationKind } from '../../lib/metrics.ts';
+import type { Metrics, ValidationKind } from '../../metrics/metrics.ts';
 import type { Validator } from './validator.ts';
 import type { TaskKind, TaskOutcome } from './worker-tasks.ts';
 

@@ -9,7 +9,7 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { isApiError } from '../../lib/errors.ts';
+import { isApiError } from '../../errors/api-error.ts';
 import type { ValidationSettings } from './card-result.ts';
 import { REPLY_AFTER_MS, refusalOf, runTask, type TaskKind, type TaskReply } from './worker-tasks.ts';
 

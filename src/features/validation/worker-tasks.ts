@@ -4,7 +4,7 @@
  * already as text — or throws the body's 400 (an ApiError). The same functions run in a validation
  * worker or, without workers, in process; what they return crosses between threads as it is.
  */
-import { ApiError, type ErrorCode } from '../../lib/errors.ts';
+import { ApiError, type ErrorCode } from '../../errors/api-error.ts';
 import type { Engine, ValidationSettings } from './card-result.ts';
 import { readBatchRequest, validateBatchText } from './batch.ts';
 import { readSingleRequest, validateFetchedText, validateSingleText } from './validation.ts';

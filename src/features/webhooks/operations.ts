@@ -7,12 +7,12 @@
  */
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
-import { ApiError, isApiError } from '../../lib/errors.ts';
+import { ApiError, isApiError } from '../../errors/api-error.ts';
 import type { JobRunner } from './runner.ts';
 import { UnstorableRecordError } from '../../store/encode.ts';
 import type { JobRecord, VerbatimReport } from '../../store/types.ts';
 import { newId } from '../../lib/ids.ts';
-import { jsonBody } from '../../lib/json.ts';
+import { jsonBody } from '../../errors/bad-input.ts';
 import { findReport, recordReport, recordWith } from '../reports/reports.ts';
 import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';

@@ -1,6 +1,6 @@
 /** Cards and an app with the webhook routes mounted, for the webhook tests. */
 import { Hono } from 'hono';
-import { ApiError, isApiError } from '../../../src/lib/errors.ts';
+import { ApiError, isApiError } from '../../../src/errors/api-error.ts';
 import type { AppEnv } from '../../../src/api/env.ts';
 import { rateLimitHeaders } from '../../../src/api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from '../../../src/api/middleware/webhook-limit.ts';
