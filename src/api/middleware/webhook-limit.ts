@@ -8,10 +8,10 @@ import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { whenInWords } from '../../lib/clock.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
+import { retryAfter } from '../../features/limits/daily-quota.ts';
 import { chargeWebhookLimits, peekWebhookWindow } from '../../features/limits/webhook-limits.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
-import { retryAfter } from '../quota-charge.ts';
 
 export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<AppEnv>; headersOnly: MiddlewareHandler<AppEnv> } => {
   const { webhookPerIpPerMinute, webhookGlobalPerHour } = deps.config.limits;

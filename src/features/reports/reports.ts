@@ -6,11 +6,24 @@
 import { DAY_MS } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from '../../store/types.ts';
-
+import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store, VerbatimReport } from '../../store/types.ts';
 
 /** `{reports_url}/reports/<id>`. */
 export const reportUrl = (reportsUrl: string, id: string): string => `${reportsUrl}/reports/${encodeURIComponent(id)}`;
+
+/** A validation as its report's verdict is read off it: a card's, a batch's (counts of its cards), or one that could not run. */
+export type Judged = { valid: boolean; score: number; agentName: string | null; errorCount: number } | { total: number; valid: number; scoreSum: number } | 'not-run';
+
+/**
+ * What a stored report's listing reads off its validation (see VerbatimReport): a card's verdict,
+ * score, name and errors; a batch's, valid when every card is, with its cards' mean score (an
+ * invalid card scoring 0); a validation that could not run, invalid with score 0.
+ */
+export const reportVerdict = (judged: Judged): VerbatimReport['verdict'] => {
+  if (judged === 'not-run') return { valid: false, score: 0 };
+  if ('total' in judged) return { valid: judged.valid === judged.total, score: Math.round(judged.scoreSum / judged.total) };
+  return { valid: judged.valid, score: judged.score, agent_name: judged.agentName, errors: judged.errorCount };
+};
 
 /** Reports created before this instant (epoch ms) are expired. */
 export const retentionCutoff = (config: Config, nowMs: number): number => nowMs - config.reports.retentionDays * DAY_MS;

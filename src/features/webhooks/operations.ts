@@ -13,10 +13,9 @@ import { UnstorableRecordError } from '../../store/encode.ts';
 import type { JobRecord, VerbatimReport } from '../../store/types.ts';
 import { newId } from '../../lib/ids.ts';
 import { jsonBody } from '../../errors/bad-input.ts';
-import { findReport, recordReport, recordWith } from '../reports/reports.ts';
+import { findReport, recordReport, recordWith, reportVerdict } from '../reports/reports.ts';
 import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';
-import { reportVerdict } from '../validation/card-result.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 
 /** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
