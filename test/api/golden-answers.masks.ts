@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 export interface RecordedAnswer {
   name: string;
   request: string;
-  status: number;
+  /** null for the callback the service posted (a request, not an answer). */
+  status: number | null;
   headers: Record<string, string>;
   body: unknown;
 }
@@ -22,7 +23,8 @@ const UNRECORDED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfe
 /** Metrics of the Node process (prom-client's defaults): their label sets depend on the process (GC kinds, handle types). */
 const PROCESS_METRIC = /^(?:process_|nodejs_)/;
 
-const ID = /\b(rpt|batch|val|gh|acct|key|tk)_\d{13}_[0-9A-Za-z]{20}\b/g;
+/** An id made in this run (a fixed id of a request, e.g. an unknown report's, is kept). */
+const ID = /\b(rpt|batch|val|gh|acct|key|tk)_(\d{13})_[0-9A-Za-z]{20}\b/g;
 const KEY_SECRET = /\bcardgate_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 const KEY_HINT = /\bcardgate_[A-Za-z0-9_-]{4}…[A-Za-z0-9_-]{4}(?![A-Za-z0-9_-])/g;
 const CURSOR = /"next_cursor":"([A-Za-z0-9_-]+)"/g;
@@ -38,6 +40,8 @@ const DURATION = /(\\?)"(response_time_ms|processing_time_ms|duration_ms)\1":\d+
 /** An API key's hash (of a random key) as the export shows it. */
 const KEY_HASH = /"hash":"([0-9a-f]{64})"/g;
 const LOOPBACK_PORT = /\b127\.0\.0\.1:\d{2,5}\b/g;
+/** A Standard Webhooks signature: an HMAC over the callback's id, time stamp and body. */
+const WEBHOOK_SIGNATURE = /^v1,[A-Za-z0-9+/]{43}=$/;
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const METRIC_VALUE = / (?:[-+]?(?:\d+(?:\.\d+)?(?:e[-+]?\d+)?|NaN|Inf))(?: \d+)?$/i;
 
@@ -72,7 +76,7 @@ export class Masker {
 
   text(text: string): string {
     return text
-      .replace(ID, (id, prefix: string) => `${prefix}_${this.numbered(prefix, id)}`)
+      .replace(ID, (id, prefix: string, ms: string) => (this.near(Number(ms)) ? `${prefix}_${this.numbered(prefix, id)}` : id))
       .replace(KEY_SECRET, (key) => `cardgate_${this.numbered('secret', key)}`)
       .replace(KEY_HINT, (hint) => `cardgate_${this.numbered('hint', hint)}`)
       .replace(CURSOR, (_, cursor: string) => `"next_cursor":${JSON.stringify(`<cursor ${this.text(Buffer.from(cursor, 'base64url').toString('utf8'))}>`)}`)
@@ -102,6 +106,7 @@ export class Masker {
       if (UNRECORDED_HEADERS.has(name)) continue;
       if (clockHeaders.includes(name)) recorded[name] = '<clock>';
       else if (name === 'x-request-id' && REQUEST_ID.test(value)) recorded[name] = '<uuid>';
+      else if (name === 'webhook-signature' && WEBHOOK_SIGNATURE.test(value)) recorded[name] = 'v1,<signature>';
       else recorded[name] = this.text(value);
     }
     return recorded;

@@ -110,6 +110,11 @@ const service: GoldenRequest[] = [
   { name: 'unknown /v1 path', path: '/v1/nothing' },
   { name: 'method not allowed', method: 'DELETE', path: '/healthz' },
   { name: 'method not allowed on /v1', method: 'PUT', path: '/v1/validate' },
+  { name: 'method not allowed on the landing page', method: 'POST', path: '/', json: {} },
+  { name: 'method not allowed on a report', method: 'DELETE', path: '/reports/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA' },
+  { name: 'method not allowed on a status', method: 'POST', path: '/v1/status/val_missing', json: {} },
+  { name: 'method not allowed on the dashboard', method: 'POST', path: '/dashboard/app.js' },
+  { name: 'HEAD of a GET route', method: 'HEAD', path: '/readyz' },
   { name: 'metrics without the admin token', path: '/metrics' },
   { name: 'metrics with a wrong token', path: '/metrics', headers: { authorization: 'Bearer wrong-token-0123456789' } },
 ];
