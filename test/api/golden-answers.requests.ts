@@ -1,9 +1,10 @@
 /**
  * The golden requests: a fixed list sent in order to one fresh server (see golden-answers.test.ts).
  * `{{name}}` in a path, header or JSON string is a value saved from an earlier answer (`save`) or
- * given by the test (`receiver`: the loopback host serving a card and taking callbacks). The cards
- * are written out here, so that a change to another test's fixtures never moves the baseline.
+ * given by the test (`receiver`: the loopback host serving a card and taking callbacks).
  */
+import { invalidCard, warnedCard } from '../engine/formats/cards.ts';
+import { minimalCard } from '../helpers/cards.ts';
 
 export interface GoldenRequest {
   name: string;
@@ -28,53 +29,7 @@ export interface GoldenRequest {
 /** The runner waits for a fresh minute before these: the webhook limit counts in clock-aligned minutes. */
 export const WEBHOOK_BLOCK = 'webhooks';
 
-export const minimalCard = {
-  protocolVersion: '0.3.0',
-  name: 'Golden Agent',
-  description: 'An agent card of the golden answers.',
-  url: 'https://agent.example.com/a2a',
-  version: '1.0.0',
-  capabilities: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the input.', tags: ['echo'] }],
-};
-
-/** A valid 0.3.0 card with warnings on later lines, sent as its own text. */
-const warnedCard = [
-  '{',
-  '  "protocolVersion": "0.3.0",',
-  '  "name": "Positions",',
-  '  "url": "http://localhost:8000/a2a",',
-  '  "description": "A card with findings on later lines.",',
-  '  "version": "1.0.0",',
-  '  "capabilities": {},',
-  '  "defaultInputModes": ["text/plain"],',
-  '  "defaultOutputModes": ["text/plain"],',
-  '  "skills": [',
-  '    {"id": "a", "name": "A", "description": "d", "tags": ["x"]},',
-  '    {"id": "b", "name": "B", "description": "d", "tags": [],',
-  '     "security": [{"oauth": []}]}',
-  '  ],',
-  '  "extra_field": true,',
-  '  "preferredTransport": "JSONRPC"',
-  '}',
-].join('\n');
-
-/** An invalid 1.0-shaped card: no name, a relative interface URL. */
-const invalidCard = [
-  '{',
-  '  "description": "No name.",',
-  '  "supportedInterfaces": [',
-  '    {"url": "relative/path", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}',
-  '  ],',
-  '  "version": "1",',
-  '  "capabilities": {},',
-  '  "defaultInputModes": ["text/plain"],',
-  '  "defaultOutputModes": ["text/plain"],',
-  '  "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]',
-  '}',
-].join('\n');
+export const goldenCard = minimalCard('Golden Agent', 'An agent card of the golden answers.');
 
 const singleText = (card: string, options: object = {}) => `{"options": ${JSON.stringify(options)},\n  "agent_card": ${card}}`;
 const batchText = (options: object = {}) =>
@@ -158,10 +113,10 @@ const accounts: GoldenRequest[] = [
 ];
 
 const validation: GoldenRequest[] = [
-  { name: 'validate, anonymous', method: 'POST', path: '/v1/validate', json: { agent_card: minimalCard }, save: { report: 'report_id' } },
+  { name: 'validate, anonymous', method: 'POST', path: '/v1/validate', json: { agent_card: goldenCard }, save: { report: 'report_id' } },
   { name: 'validate by URL, anonymous', method: 'POST', path: '/v1/validate', json: { agent_url: '{{receiver}}/agent.json' } },
   { name: 'validate by URL: nothing there', method: 'POST', path: '/v1/validate', json: { agent_url: '{{receiver}}/missing.json' } },
-  { name: 'validate, anonymous, over the quota', method: 'POST', path: '/v1/validate', json: { agent_card: minimalCard }, clockHeaders: ['retry-after'] },
+  { name: 'validate, anonymous, over the quota', method: 'POST', path: '/v1/validate', json: { agent_card: goldenCard }, clockHeaders: ['retry-after'] },
   { name: 'validate with a pro key, card text', method: 'POST', path: '/v1/validate', auth: 'pro', body: singleText(warnedCard, { include_score: true, include_suggestions: true }), save: { warnedReport: 'report_id' } },
   { name: 'validate an invalid card', method: 'POST', path: '/v1/validate', auth: 'pro', body: singleText(invalidCard) },
   ...formats.map((format): GoldenRequest => ({ name: `validate, format ${format}`, method: 'POST', path: '/v1/validate', auth: 'pro', body: singleText(invalidCard, { format, file: 'cards/agent.json' }) })),
@@ -173,16 +128,16 @@ const validation: GoldenRequest[] = [
   { name: 'validate: latin1', method: 'POST', path: '/v1/validate', auth: 'pro', body: '{}', headers: { 'content-type': 'application/json; charset=latin1' } },
   { name: 'validate: too large', method: 'POST', path: '/v1/validate', auth: 'pro', bodyBytes: 70_000 },
   { name: 'validate: too deep', method: 'POST', path: '/v1/validate', auth: 'pro', body: `{"agent_card":${'['.repeat(100)}${']'.repeat(100)}}` },
-  { name: 'validate: malformed key', method: 'POST', path: '/v1/validate', auth: 'malformed', json: { agent_card: minimalCard } },
-  { name: 'validate: unknown key', method: 'POST', path: '/v1/validate', auth: 'unknown', json: { agent_card: minimalCard } },
-  { name: 'validate with the free key', method: 'POST', path: '/v1/validate', auth: 'free', json: { agent_card: minimalCard } },
-  { name: 'validate with the free key, over the quota', method: 'POST', path: '/v1/validate', auth: 'free', json: { agent_card: minimalCard }, clockHeaders: ['retry-after'] },
+  { name: 'validate: malformed key', method: 'POST', path: '/v1/validate', auth: 'malformed', json: { agent_card: goldenCard } },
+  { name: 'validate: unknown key', method: 'POST', path: '/v1/validate', auth: 'unknown', json: { agent_card: goldenCard } },
+  { name: 'validate with the free key', method: 'POST', path: '/v1/validate', auth: 'free', json: { agent_card: goldenCard } },
+  { name: 'validate with the free key, over the quota', method: 'POST', path: '/v1/validate', auth: 'free', json: { agent_card: goldenCard }, clockHeaders: ['retry-after'] },
   { name: 'batch with a pro key', method: 'POST', path: '/v1/validate/batch', auth: 'pro', body: batchText(), save: { batch: 'batch_id' } },
   ...['sarif', 'junit', 'text', 'markdown'].map((format): GoldenRequest => ({ name: `batch, format ${format}`, method: 'POST', path: '/v1/validate/batch', auth: 'pro', body: batchText({ format }) })),
   { name: 'batch, anonymous', method: 'POST', path: '/v1/validate/batch', body: batchText() },
   { name: 'batch with the free key', method: 'POST', path: '/v1/validate/batch', auth: 'free', body: batchText() },
   { name: 'batch: no cards array', method: 'POST', path: '/v1/validate/batch', auth: 'pro', json: { card: [] } },
-  { name: 'batch: a duplicate id', method: 'POST', path: '/v1/validate/batch', auth: 'pro', json: { cards: [{ id: 'a', agent_card: minimalCard }, { id: 'a', agent_card: minimalCard }] } },
+  { name: 'batch: a duplicate id', method: 'POST', path: '/v1/validate/batch', auth: 'pro', json: { cards: [{ id: 'a', agent_card: goldenCard }, { id: 'a', agent_card: goldenCard }] } },
   { name: 'batch: an entry without a card', method: 'POST', path: '/v1/validate/batch', auth: 'pro', json: { cards: [{ id: 'a' }] } },
   { name: 'batch: not JSON', method: 'POST', path: '/v1/validate/batch', auth: 'pro', body: '{"cards": [' },
   { name: 'batch: text/plain', method: 'POST', path: '/v1/validate/batch', auth: 'pro', body: '{}', headers: { 'content-type': 'text/plain' } },
@@ -190,17 +145,17 @@ const validation: GoldenRequest[] = [
 ];
 
 const webhooks: GoldenRequest[] = [
-  { name: WEBHOOK_BLOCK, method: 'POST', path: '/v1/webhook', json: { agent_card: minimalCard, metadata: { repo: 'octo-org/agent', run: 7 } } },
+  { name: WEBHOOK_BLOCK, method: 'POST', path: '/v1/webhook', json: { agent_card: goldenCard, metadata: { repo: 'octo-org/agent', run: 7 } } },
   { name: 'webhook: not JSON', method: 'POST', path: '/v1/webhook', body: '{"agent_card"' },
   { name: 'webhook: text/plain', method: 'POST', path: '/v1/webhook', body: '{}', headers: { 'content-type': 'text/plain' } },
   { name: 'webhook: no card', method: 'POST', path: '/v1/webhook', json: { metadata: {} } },
-  { name: 'webhook: a refused callback', method: 'POST', path: '/v1/webhook', json: { agent_card: minimalCard, callback_url: 'ftp://example.com/hook' } },
-  { name: 'webhook with a callback', method: 'POST', path: '/v1/webhook', json: { agent_card: minimalCard, metadata: { run: 8 }, callback_url: '{{receiver}}/callback' }, save: { job: 'validation_id' } },
+  { name: 'webhook: a refused callback', method: 'POST', path: '/v1/webhook', json: { agent_card: goldenCard, callback_url: 'ftp://example.com/hook' } },
+  { name: 'webhook with a callback', method: 'POST', path: '/v1/webhook', json: { agent_card: goldenCard, metadata: { run: 8 }, callback_url: '{{receiver}}/callback' }, save: { job: 'validation_id' } },
   { name: 'status of the job, once its callback is delivered', path: '/v1/status/{{job}}', until: { status: 'completed', 'callback.state': 'delivered' } },
   { name: 'status of an unknown validation', path: '/v1/status/val_missing' },
-  { name: 'GitHub validation', method: 'POST', path: '/v1/webhook/github', json: { agent_card: minimalCard, github: { repo: 'octo-org/agent', sha: commitSha } } },
-  { name: 'GitHub: malformed sha', method: 'POST', path: '/v1/webhook/github', json: { agent_card: minimalCard, github: { repo: 'octo-org/agent', sha: 'abc' } } },
-  { name: 'GitHub: no github member', method: 'POST', path: '/v1/webhook/github', json: { agent_card: minimalCard } },
+  { name: 'GitHub validation', method: 'POST', path: '/v1/webhook/github', json: { agent_card: goldenCard, github: { repo: 'octo-org/agent', sha: commitSha } } },
+  { name: 'GitHub: malformed sha', method: 'POST', path: '/v1/webhook/github', json: { agent_card: goldenCard, github: { repo: 'octo-org/agent', sha: 'abc' } } },
+  { name: 'GitHub: no github member', method: 'POST', path: '/v1/webhook/github', json: { agent_card: goldenCard } },
   { name: 'GitHub: latin1', method: 'POST', path: '/v1/webhook/github', body: '{}', headers: { 'content-type': 'application/json; charset=latin1' } },
   { name: 'report by commit sha', path: `/reports/${commitSha}`, headers: { accept: 'application/json' } },
 ];

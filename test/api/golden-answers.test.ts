@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { applyEdits, format } from 'jsonc-parser';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 import { Masker, type RecordedAnswer } from './golden-answers.masks.ts';
-import { goldenRequests, minimalCard, WEBHOOK_BLOCK, type GoldenRequest } from './golden-answers.requests.ts';
+import { goldenCard, goldenRequests, WEBHOOK_BLOCK, type GoldenRequest } from './golden-answers.requests.ts';
 
 const answersFile = new URL('./fixtures/golden-answers.json', import.meta.url);
 const openApiFile = new URL('./fixtures/golden-answers.openapi.json', import.meta.url);
@@ -45,7 +45,7 @@ const startReceiver = async (): Promise<Receiver> => {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
-      if (req.method === 'GET' && req.url === '/agent.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(minimalCard));
+      if (req.method === 'GET' && req.url === '/agent.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(goldenCard));
       if (req.method === 'POST' && req.url === '/callback') {
         callbacks.push({ headers: req.headers, body });
         return void res.writeHead(204).end();
