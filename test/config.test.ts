@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, configSchema, loadConfig, parseConfig, resolveUrls } from '../src/config.ts';
-import { tempDirFactory } from './helpers/temp.ts';
+import { tempDirFactory } from './support/temp.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const emptyDir = tempDirFactory('cardgate-config-');

@@ -11,8 +11,8 @@ import type { CliIO } from '../../src/cli/io.ts';
 import { parseConfig } from '../../src/config.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { startServer } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { startServer } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-admin-token-');
 

@@ -4,9 +4,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { runCli, startServer } from '../helpers/server.ts';
-import { minimalCard } from '../helpers/cards.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { runCli, startServer } from '../support/server.ts';
+import { minimalCard } from '../support/cards.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const card = minimalCard('Shutdown Agent', 'Used by the shutdown tests');
 /** Anonymous callers unlimited, so the tests are not stopped by the daily quota. */

@@ -12,8 +12,8 @@ import { openFileStore, StoreError, StoreLockedError, type FileStoreOptions } fr
 import type { JobRecord } from '../../src/store/types.ts';
 import { removeStaleLock } from '../../src/store/file/lock.ts';
 import { T0, iso, report } from './fixtures/records.ts';
-import { skipOutsideCi } from '../helpers/checks.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { skipOutsideCi } from '../support/checks.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const DAY = 86_400_000;
 const tempDir = tempDirFactory('cardgate-filestore-');

@@ -6,7 +6,7 @@ import { callbackUse, deliverCallback, type Delivery } from '../../../src/featur
 import { createAddressPolicy } from '../../../src/lib/address-policy.ts';
 import { signWebhook } from '../../../src/features/webhooks/signing.ts';
 import { FakeScheduler } from '../../../src/lib/scheduler.ts';
-import { startReceiver } from './receiver.ts';
+import { startReceiver } from '../../support/receiver.ts';
 
 const createCallbackPolicy = (allowedHosts: string[]) => createAddressPolicy(allowedHosts, callbackUse);
 

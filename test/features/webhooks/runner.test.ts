@@ -12,9 +12,9 @@ import { configuredInProcess, ValidatorClosed } from '../../../src/features/vali
 import type { Validator } from '../../../src/features/validation/validator.ts';
 import { Lifecycle } from '../../../src/lib/lifecycle.ts';
 import type { JobRecord } from '../../../src/store/types.ts';
-import { postJson, testDeps } from '../../helpers/app.ts';
+import { postJson, testDeps } from '../../support/app.ts';
 import { validCard, webhookApp } from './fixtures.ts';
-import { startReceiver } from './receiver.ts';
+import { startReceiver } from '../../support/receiver.ts';
 
 /** A receiver that holds its answers until the test releases them, then answers at once. */
 const holdingReceiver = async () => {

@@ -7,9 +7,9 @@ import { idPattern } from '../../../src/lib/ids.ts';
 import { signWebhook } from '../../../src/features/webhooks/signing.ts';
 import type { JobRunner } from '../../../src/features/webhooks/runner.ts';
 import type { FakeScheduler } from '../../../src/lib/scheduler.ts';
-import { postJson } from '../../helpers/app.ts';
+import { postJson } from '../../support/app.ts';
 import { invalidCard, validCard, webhookApp, webhookKeys } from './fixtures.ts';
-import { startReceiver } from './receiver.ts';
+import { startReceiver } from '../../support/receiver.ts';
 
 const secret = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
 const loopbackConfig = { webhooks: { allowedHosts: ['loopback'], signingSecret: secret } };
