@@ -191,7 +191,7 @@ const overLimit = (sizes: Map<string, number>, limit: number, allowed: Record<st
     .map(([key]) => `${key}: now ${sizes.get(key) ?? 0} lines, within the limit: remove its allowance`),
 ];
 
-test(`src/: no function over ${maxFunctionLines} lines, no file over ${maxFileLines}, but the listed ones, which only shrink`, () => {
+test(`src/: no function over ${maxFunctionLines} lines, no file over ${maxFileLines}, but the listed ones, which may not grow`, () => {
   const functions = new Map<string, number>();
   const files = new Map<string, number>();
   for (const file of sourceFiles('src')) {
