@@ -1,6 +1,9 @@
 # cardgate as a container: the Node single executable (SEA) alone on a distroless base.
 #   docker build -t cardgate .
 #   docker run -d -p 8080:8080 -v cardgate-data:/data cardgate
+# The CI image (target `ci`): the same executable beside a shell, for CI jobs (the GitLab
+# template) and CI services (`serve --sidecar`).
+#   docker build --target ci -t cardgate:ci .
 # Settings come as CARDGATE_* environment variables (README, Configuration).
 
 # Build stage: the SEA is a copy of this image's node with the bundle injected, so its glibc
@@ -14,7 +17,20 @@ RUN node build/build.mjs \
  && ./build/out/cardgate version \
  && mkdir -p /out/data
 
-# Runtime: glibc and libstdc++ (what node links against), no shell, no package manager.
+# CI: a job runs its script in a shell, so this image has one (Debian 12, as the build stage: its
+# glibc and libstdc++). The entrypoint runs cardgate for a service's `command` (`serve --sidecar
+# ...`) and a job's shell as it is. Its data dir is a scratch one: a sidecar lives as long as its job.
+FROM debian:bookworm-slim AS ci
+COPY --from=build /src/build/out/cardgate /usr/local/bin/cardgate
+COPY ci/image/entrypoint.sh /usr/local/bin/cardgate-entrypoint
+ENV CARDGATE_HOST=0.0.0.0 \
+    CARDGATE_PORT=8080 \
+    CARDGATE_DATA_DIR=/tmp/cardgate-data
+EXPOSE 8080
+ENTRYPOINT ["/usr/local/bin/cardgate-entrypoint"]
+CMD ["serve"]
+
+# Runtime (the default target, last): glibc and libstdc++ (what node links against), no shell, no package manager.
 FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /src/build/out/cardgate /usr/local/bin/cardgate
 # The data dir, owned by the image's non-root user (65532): the store makes it 0700 at start.

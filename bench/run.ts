@@ -1,7 +1,8 @@
 /**
- * npm run bench [-- engine|store|http|pg|floor|startup|worst ...]: runs the benchmark groups and prints one table.
+ * npm run bench [-- admin|engine|store|http|pg|floor|startup|worst ...]: runs the benchmark groups and prints one table.
  * Speed and memory targets live here, never in unit tests.
  */
+import { benchAdmin } from './admin.ts';
 import { benchEngine } from './engine.ts';
 import { benchFloor } from './floor.ts';
 import { benchHttp } from './http.ts';
@@ -17,7 +18,7 @@ export interface BenchRow {
   note?: string;
 }
 
-const groups: Record<string, () => Promise<BenchRow[]>> = { engine: benchEngine, store: benchStore, http: benchHttp, pg: benchPg, floor: benchFloor, startup: benchStartup, worst: benchWorst };
+const groups: Record<string, () => Promise<BenchRow[]>> = { admin: benchAdmin, engine: benchEngine, store: benchStore, http: benchHttp, pg: benchPg, floor: benchFloor, startup: benchStartup, worst: benchWorst };
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = chosen.filter((name) => !(name in groups));

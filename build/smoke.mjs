@@ -82,9 +82,14 @@ const doc = await described.json();
 if (described.status !== 200 || doc.openapi !== '3.1.0' || !doc.paths?.['/v1/validate']?.post) fail(`/openapi.json answered ${described.status} ${JSON.stringify(doc).slice(0, 200)}`);
 const docs = await fetch(`${base}/docs`);
 const docsText = await docs.text();
-if (docs.status !== 200 || !/^text\/html/.test(docs.headers.get('content-type') ?? '') || !docsText.includes('/v1/validate/batch')) {
+const rendererPath = /<script src="(\/docs\/assets\/api-reference-[\d.]+\.js)">/.exec(docsText)?.[1];
+if (docs.status !== 200 || !/^text\/html/.test(docs.headers.get('content-type') ?? '') || !rendererPath) {
   fail(`/docs answered ${docs.status} ${docs.headers.get('content-type')}, ${docsText.length} characters`);
 }
+// The renderer embedded in the bundle: served whole (fetch inflates the gzip it is sent as).
+const renderer = await fetch(`${base}${rendererPath}`);
+const rendererText = await renderer.text();
+if (renderer.status !== 200 || !rendererText.includes('createApiReference')) fail(`${rendererPath} answered ${renderer.status}, ${rendererText.length} characters`);
 const metrics = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer smoke-admin-token-0123456789' } });
 const metricsText = await metrics.text();
 if (

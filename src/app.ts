@@ -25,6 +25,7 @@ import { validateRoutes } from './api/routes/validate.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
 import { accountPatchSchema, newAccountSchema } from './features/accounts/accounts.ts';
 import { newKeySchema } from './features/accounts/api-keys.ts';
+import { adminTokenFile } from './features/accounts/admin-token.ts';
 import { newTrustKeysSchema, revokeTrustKeySchema } from './features/trust/managed-keys.ts';
 import { batchRequestSchema } from './features/validation/batch.ts';
 import { validateRequestSchema } from './features/validation/validation.ts';
@@ -70,9 +71,9 @@ export const createApp = (deps: AppDeps) => {
   app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
   app.route('/reports', reportRoutes(deps));
   app.route('/admin/api', adminRoutes(deps));
-  app.route('/dashboard', dashboardRoutes());
+  app.route('/dashboard', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined }));
   app.openapi(dashboardSlash, (c) => c.redirect('/dashboard', 301));
-  app.route('/', pageRoutes(deps.urls.publicUrl, deps.config.http.maxBodyBytes));
+  app.route('/', pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }));
   const document = describeApi(
     app,
     [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema, newTrustKeysSchema, revokeTrustKeySchema],

@@ -4,11 +4,15 @@
  * ./cardgate.json when present) > defaults. A bad value is a ConfigError naming
  * the field path and the reason; main.ts turns it into exit code 2.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import * as z from 'zod';
 import { signatureAlgorithms } from './engine/signatures/algorithms.ts';
 import { ConfigError } from './lib/config-error.ts';
 import { parseIpRule } from './lib/ip.ts';
+import { readTextFile } from './lib/read-file.ts';
+import { describeSyntaxProblem, jsonSyntaxProblem, LineIndex } from './lib/text-position.ts';
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -31,6 +35,12 @@ const httpUrl = z
 
 export const configSchema = z
   .object({
+    /**
+     * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
+     * address, so not only loopback): every keyless caller is unmetered, batches included.
+     * `service`: the daily limits of `limits.daily` apply.
+     */
+    mode: z.enum(['service', 'sidecar']).default('service'),
     /** Interface to listen on. */
     host: z.string().min(1).default('127.0.0.1'),
     port: port.default(8080),
@@ -169,23 +179,40 @@ export const configSchema = z
       .strict()
       .prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    // A proxy in front means callers other than the job reach this instance: none of them may go unmetered.
+    if (config.mode === 'sidecar' && config.limits.trustedProxies.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mode'],
+        message: 'sidecar mode (--sidecar, CARDGATE_MODE=sidecar) leaves keyless callers unmetered, so it refuses limits.trustedProxies (CARDGATE_TRUSTED_PROXIES): a proxy in front means others reach this instance. Unset the proxies, or run without sidecar mode',
+      });
+    }
+  })
+  // Sidecar mode is the anonymous plan unlimited: every reader of the limits (quota, headers, pages) agrees.
+  .transform((config) => (config.mode === 'sidecar' ? { ...config, limits: { ...config.limits, daily: { ...config.limits.daily, anonymous: -1 } } } : config));
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 
 export { ConfigError };
 
-/** Parses a config object; every problem is reported as `path: reason`. */
-export const parseConfig = (input: unknown, source = 'config'): Config => {
+/** How a problem names the setting at `path` (as zod gives it); by default its dotted path. */
+type NameSetting = (path: ReadonlyArray<PropertyKey>) => string;
+const dottedPath = (path: ReadonlyArray<PropertyKey>): string => path.map(String).join('.');
+
+/** Parses a config object; every problem is reported as `setting: reason`, the setting named by `nameOf`. */
+export const parseConfig = (input: unknown, source = 'config', nameOf: NameSetting = (path) => dottedPath(path) || '(root)'): Config => {
   const result = configSchema.safeParse(input);
   if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+  const lines = result.error.issues.map((i) => `  ${nameOf(i.path)}: ${i.message}`);
   throw new ConfigError(`invalid ${source}:\n${lines.join('\n')}`);
 };
 
 /** Environment variables and the config path they set. */
 const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'list' | 'boolean' }> = {
+  CARDGATE_MODE: { path: ['mode'], type: 'string' },
   CARDGATE_HOST: { path: ['host'], type: 'string' },
   CARDGATE_PORT: { path: ['port'], type: 'number' },
   CARDGATE_DATA_DIR: { path: ['dataDir'], type: 'string' },
@@ -259,29 +286,53 @@ export interface ConfigSources {
   /** Values of `configFlags`, as strings from the command line. */
   flags?: Record<string, string | undefined>;
   env?: Record<string, string | undefined>;
+  /** The `--sidecar` switch: mode `sidecar`, above every other source. */
+  sidecar?: boolean;
   /** Explicit --config path (must exist). */
   configPath?: string;
   /** Directory searched for cardgate.json when no --config is given. */
   cwd?: string;
 }
 
-const readConfigFile = (path: string): Json => {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
-  }
+/** A configuration is a few KiB; a file far beyond is not one (or is /dev/zero). */
+const MAX_CONFIG_FILE_BYTES = 1 << 20;
+
+/** The file's object and its text (to place a problem in it); the read drops a byte order mark. */
+const readConfigFile = (path: string): { json: Json; text: string } => {
+  const read = readTextFile(path, { maxBytes: MAX_CONFIG_FILE_BYTES, what: 'a configuration file' });
+  if ('problem' in read) throw new ConfigError(`cannot read config file ${path}: ${read.problem}`);
+  const text = read.text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+    throw new ConfigError(`config file ${path} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text, e as SyntaxError))}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`config file ${path} must hold a JSON object`);
   }
-  return parsed as Json;
+  return { json: parsed as Json, text };
+};
+
+/**
+ * Names a setting by where its value came from: the environment variable or flag that set it
+ * (`CARDGATE_PORT (port)`), else its place in the file (`port (cardgate.json:3:11)`), else its path.
+ */
+const settingNamer = (setBy: Map<string, string>, file?: { path: string; text: string }): NameSetting => {
+  const tree = file && parseTree(file.text);
+  const lines = file && new LineIndex(file.text);
+  return (path) => {
+    const dotted = dottedPath(path) || '(root)';
+    for (let length = path.length; length > 0; length--) {
+      const by = setBy.get(dottedPath(path.slice(0, length)));
+      if (by) return `${by} (${dotted})`;
+    }
+    const node = tree && findNodeAtLocation(tree, path.filter((key) => typeof key !== 'symbol') as Array<string | number>);
+    if (!node || !lines) return dotted;
+    // A member's value is found; its key is where a reader looks.
+    const at = lines.position(node.parent?.type === 'property' ? node.parent.offset : node.offset);
+    return `${dotted} (${file.path}:${at.line}:${at.column})`;
+  };
 };
 
 /** Merges the sources (flags > env > file > defaults) and validates the result. */
@@ -290,17 +341,32 @@ export const loadConfig = (sources: ConfigSources = {}): Config => {
   const cwd = sources.cwd ?? process.cwd();
   const defaultPath = `${cwd}/cardgate.json`;
   const filePath = sources.configPath ?? (existsSync(defaultPath) ? defaultPath : undefined);
-  const merged: Json = filePath ? structuredClone(readConfigFile(filePath)) : {};
+  const file = filePath === undefined ? undefined : { path: filePath, ...readConfigFile(filePath) };
+  const merged: Json = file ? structuredClone(file.json) : {};
+  // Which variable or flag set each path: a bad value is named as the operator wrote it.
+  const setBy = new Map<string, string>();
+  const set = (path: string[], value: unknown, by: string) => {
+    setPath(merged, path, value);
+    setBy.set(path.join('.'), by);
+  };
   for (const [name, spec] of Object.entries(envVars)) {
     const raw = env[name];
-    if (raw !== undefined && raw !== '') setPath(merged, spec.path, convert(raw, spec.type));
+    if (raw !== undefined && raw !== '') set(spec.path, convert(raw, spec.type), name);
   }
   for (const [name, spec] of Object.entries(configFlags)) {
     const raw = sources.flags?.[name];
-    if (raw !== undefined) setPath(merged, spec.path, convert(raw, spec.type));
+    if (raw !== undefined) set(spec.path, convert(raw, spec.type), `--${name}`);
   }
-  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : 'configuration (env, flags)');
+  if (sources.sidecar) set(['mode'], 'sidecar', '--sidecar');
+  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : 'configuration (env, flags)', settingNamer(setBy, file));
 };
+
+/** The configuration with its paths absolute (from `cwd`): the log names them so, and a reload reads the same files. */
+export const withAbsolutePaths = (config: Config, cwd = process.cwd()): Config => ({
+  ...config,
+  dataDir: resolvePath(cwd, config.dataDir),
+  signatures: { ...config.signatures, trustFiles: config.signatures.trustFiles.map((file) => resolvePath(cwd, file)) },
+});
 
 /** {base_url} and {reports_url} once the listening port is known. */
 /** The public address when it is known before listening: configured, or from a fixed port (not 0, chosen at start). */

@@ -13,10 +13,12 @@ import type { Logger } from './lib/log.ts';
 import type { Scheduler } from './lib/scheduler.ts';
 import type { Metrics } from './lib/metrics.ts';
 import type { Store } from './store/types.ts';
+import type { StoreTransfer } from './store/transfer.ts';
 
 export interface AppDeps {
   config: Config;
-  store: Store;
+  /** The store, with the export every engine gives (GET /admin/api/export). */
+  store: Store & StoreTransfer;
   clock: Clock;
   /** Timers (job polls, leases, callback time limits); the system's when absent, a FakeScheduler in tests. */
   scheduler?: Scheduler;

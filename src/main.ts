@@ -1,18 +1,22 @@
 /**
- * Entry point: dispatches subcommands. `serve` is the default.
+ * Entry point: dispatches subcommands. A subcommand is required: `cardgate` alone starts nothing
+ * (a service started by a typo, or by a bare `cardgate` in a CI image, would hold a port).
  * Exit codes: 0 success, 1 failure (or invalid card for `validate`), 2 usage error.
  */
 import v8 from 'node:v8';
+import { readCommandLine, usageError } from './cli/args.ts';
 import { processIO, USAGE, type CliIO } from './cli/io.ts';
 import { version } from './lib/version.ts';
 
 const help = `cardgate ${version}: A2A agent-card validation service
 
-Usage: cardgate [subcommand] [options]
+Usage: cardgate <subcommand> [options]    (cardgate serve runs the service)
 
 Subcommands:
-  serve               run the HTTP service (default)
+  serve               run the HTTP service
   validate INPUT...   validate agent cards (files, directories, globs, URLs, -) offline
+  rules               list the rules with their effective severity (--ruleset FILE)
+  ruleset check FILE  check a ruleset file, problems at line:column
   sign CARD           add a JWS signature to an agent card (--key PRIVATE.jwk)
   keygen              make a signing key pair (NAME.private.jwk, NAME.jwks)
   accounts ...        manage accounts in the data dir (when no server holds it)
@@ -22,9 +26,14 @@ Subcommands:
   migrate             apply the database schema migrations (PostgreSQL store only)
   export              write everything the store keeps as JSON lines
   import FILE|-       read what export wrote into the store
-  version             print the version
+  version             print the version (also -V, --version)
 
 Run 'cardgate <subcommand> --help' for the options of each.
+`;
+
+const versionHelp = `Usage: cardgate version
+
+Prints the version (as -V and --version do).
 `;
 
 type Subcommand = (args: string[], io: CliIO) => Promise<number>;
@@ -32,6 +41,8 @@ type Subcommand = (args: string[], io: CliIO) => Promise<number>;
 const subcommands: Record<string, () => Promise<Subcommand>> = {
   serve: async () => (await import('./cli/serve.ts')).runServe,
   validate: async () => (await import('./cli/validate.ts')).runValidate,
+  rules: async () => (await import('./cli/rules.ts')).runRules,
+  ruleset: async () => (await import('./cli/ruleset.ts')).runRuleset,
   sign: async () => (await import('./cli/sign.ts')).runSign,
   keygen: async () => (await import('./cli/sign.ts')).runKeygen,
   accounts: async () => (await import('./cli/admin.ts')).offlineAdminCommand('accounts'),
@@ -41,10 +52,18 @@ const subcommands: Record<string, () => Promise<Subcommand>> = {
   migrate: async () => (await import('./cli/migrate.ts')).runMigrate,
   export: async () => (await import('./cli/transfer.ts')).runExport,
   import: async () => (await import('./cli/transfer.ts')).runImport,
-  version: async () => async (_args, io) => {
+  version: async () => async (args, io) => {
+    const line = readCommandLine('version', versionHelp, io, args, {}, { allowPositionals: false });
+    if ('exit' in line) return line.exit;
     io.stdout(`${version}\n`);
     return 0;
   },
+};
+
+/** What a usage error of the line itself shows: the form and the subcommands' names. */
+const usage = (problem: string, io: CliIO): number => {
+  io.stderr(usageError('cardgate', problem, `Usage: cardgate <subcommand> [options]\nSubcommands: ${Object.keys(subcommands).join(', ')}`));
+  return USAGE;
 };
 
 // Not exported: the start-up snapshot is taken of this bundle run as a script, which has no `module`.
@@ -54,14 +73,11 @@ const main = async (argv: string[], io: CliIO = processIO): Promise<number> => {
     io.stdout(help);
     return 0;
   }
-  if (first === '--version') return (await subcommands.version!())(rest, io);
-  // No subcommand, or flags first: serve.
-  if (first === undefined || first.startsWith('-')) return (await subcommands.serve!())(argv, io);
-  const load = subcommands[first];
-  if (!load) {
-    io.stderr(`cardgate: unknown subcommand '${first}'\n\n${help}`);
-    return USAGE;
-  }
+  if (first === '--version' || first === '-V') return (await subcommands.version!())(rest, io);
+  if (first === undefined) return usage('a subcommand is required', io);
+  if (first.startsWith('-')) return usage(`a subcommand is required; to run the service: cardgate serve ${argv.join(' ')}`, io);
+  const load = Object.hasOwn(subcommands, first) ? subcommands[first] : undefined;
+  if (!load) return usage(`unknown subcommand '${first}'`, io);
   return (await load())(rest, io);
 };
 

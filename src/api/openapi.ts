@@ -100,7 +100,7 @@ const defaultShape: Record<number, z.ZodType> = {
 /** What each body-reading route may answer before its own checks. */
 export const bodyErrors = {
   413: 'The body is larger than the limit (`http.maxBodyBytes`; batch: `http.maxBatchBodyBytes`).',
-  415: 'The Content-Type is not JSON.',
+  415: 'The Content-Type is not JSON, or names a charset other than UTF-8 (`utf-8`, `utf8`, `us-ascii`, in any case) (UNSUPPORTED_MEDIA_TYPE).',
 } as const;
 
 export const security: Record<'optionalKey' | 'key' | 'admin', Array<Record<string, string[]>>> = {

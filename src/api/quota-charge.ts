@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../lib/errors.ts';
-import { chargeDailyQuota as charge, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
+import { chargeDailyQuota as charge, quotaRefusal, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
 import { recordWith } from '../features/reports/reports.ts';
 import type { NewReport } from '../store/types.ts';
 import type { AppEnv, Caller } from './env.ts';
@@ -57,12 +57,7 @@ const chargeWith = async (c: Context<AppEnv>, deps: AppDeps, amount: number, rep
   c.set('rateWindow', window);
   if (!admitted) {
     deps.metrics?.refused('daily');
-    const left = window.remaining === 0 ? 'no validations are' : `only ${window.remaining} validation${window.remaining === 1 ? ' is' : 's are'}`;
-    throw new ApiError(
-      'FORBIDDEN',
-      `daily limit of ${window.limit} validations for the ${window.plan} plan exceeded: ${left} left today (resets at 00:00 UTC)`,
-      { headers: retryAfter(window.resetAt, now) },
-    );
+    throw new ApiError('FORBIDDEN', quotaRefusal(window, amount, now), { headers: retryAfter(window.resetAt, now) });
   }
   const { resetAt: _resetAt, ...rateLimitInfo } = window;
   return { rateLimitInfo, reported };

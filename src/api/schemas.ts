@@ -78,6 +78,10 @@ const findings = {
   valid: z.boolean(),
   errors: z.array(finding),
   warnings: z.array(finding),
+  infos: z
+    .array(finding)
+    .optional()
+    .meta({ description: 'Information (findings of `info` rules, e.g. provider.missing): present only when there is some; never changes `valid` or the score.' }),
   truncated: truncated.optional(),
 };
 
@@ -114,6 +118,7 @@ export const validateResult = z
 export const batchResult = z
   .object({
     batch_id: z.string(),
+    report_url: url.meta({ description: 'The batch\'s report page (`/reports/<batch_id>`; JSON with `Accept: application/json`).' }),
     total: int,
     valid: int,
     invalid: int,
@@ -209,6 +214,7 @@ export const rules = z
         fix: z.string(),
         source: z.enum(['schema', 'spec', 'practice']),
         weight: int,
+        must: z.boolean().meta({ description: 'It enforces a MUST of the specification or the official schema: a ruleset may raise it, never lower it or turn it off.' }),
       }),
     ),
   })

@@ -1,6 +1,7 @@
 /**
  * What every subcommand does with its line: parse the flags strictly, answer -h/--help with the
- * help on stdout (exit 0), and answer a bad line with the problem and the help on stderr (exit 2).
+ * help on stdout (exit 0), and answer a bad line on stderr with the problem, the usage line and
+ * where the help is (exit 2): the whole help would bury the problem.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { USAGE, type CliIO } from './io.ts';
@@ -14,7 +15,28 @@ export type CommandLine<O extends Options> =
   | { exit: number }
   | { values: Parsed<O>['values']; positionals: string[]; usage: (problem: string) => number };
 
-/** The parsed line and `usage`, which prints a problem with the help and gives the exit code to return. */
+/** The help's first paragraph: its `Usage:` line(s). */
+export const usageOf = (help: string): string => help.split(/\n\s*\n/, 1)[0]!.trimEnd();
+
+/** What a usage error prints: the problem, the usage, and how to get the help. */
+export const usageError = (command: string, problem: string, help: string): string =>
+  `${command}: ${problem}\n${usageOf(help)}\nRun '${command} --help' for more.\n`;
+
+/**
+ * `--name -1` as `--name=-1`: a string option's value may be a negative number (`--max-warnings
+ * -1`), which the parser would otherwise take for a flag.
+ */
+const negativeValuesJoined = (args: string[], options: Options): string[] => {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && /^-\d+$/.test(args[i + 1] ?? '')) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]!);
+  }
+  return out;
+};
+
+/** The parsed line and `usage`, which prints a problem with the usage and gives the exit code to return. */
 export const readCommandLine = <O extends Options>(
   command: string,
   help: string,
@@ -24,12 +46,12 @@ export const readCommandLine = <O extends Options>(
   { allowPositionals = true } = {},
 ): CommandLine<O> => {
   const usage = (problem: string): number => {
-    io.stderr(`cardgate ${command}: ${problem}\n\n${help}`);
+    io.stderr(usageError(`cardgate ${command}`, problem, help));
     return USAGE;
   };
   let parsed: Parsed<O>;
   try {
-    parsed = parseArgs({ args, options: { ...options, ...helpFlag }, allowPositionals, strict: true }) as Parsed<O>;
+    parsed = parseArgs({ args: negativeValuesJoined(args, options), options: { ...options, ...helpFlag }, allowPositionals, strict: true }) as Parsed<O>;
   } catch (e) {
     return { exit: usage((e as Error).message) };
   }

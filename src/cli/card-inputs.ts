@@ -1,10 +1,10 @@
 /**
  * What the operands of `cardgate validate` (and the GitHub Action's `files`) name: files,
- * directories (searched for agent cards), globs, URLs and `-` (standard input), in the order
+ * directories (searched for agent cards by file name, or by the patterns a project sets), globs, URLs and `-` (standard input), in the order
  * given, each file once. An operand that names nothing (no such path, a glob matching no file,
  * a directory holding no card) is an input that failed, with the reason.
  */
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { looksLikeUrl } from '../lib/fetch-card.ts';
@@ -15,8 +15,29 @@ export type CardInput =
   | { kind: 'stdin'; name: 'stdin' }
   | { kind: 'missing'; name: string; message: string };
 
-/** The file names a directory search takes for agent cards. */
-const cardFilePatterns = ['**/agent-card.json', '**/agent.json', '**/*.agent-card.json'];
+/** The file names a directory search takes for agent cards by default (`agent_card.json`: the name the ADK writes). */
+export const defaultCardPatterns: readonly string[] = ['agent-card.json', 'agent_card.json', 'agent.json', '*.agent-card.json'];
+
+/** At most this many patterns, each at most this long: each is matched against every path of the tree. */
+const MAX_PATTERNS = 20;
+const MAX_PATTERN_CHARS = 200;
+
+/**
+ * Why the patterns a project set cannot be a directory search's, or undefined: each must stay
+ * inside the directory searched (no absolute path, no `..`), and they are bounded.
+ */
+export const patternsProblem = (patterns: readonly string[]): string | undefined => {
+  if (patterns.length > MAX_PATTERNS) return `at most ${MAX_PATTERNS} patterns, not ${patterns.length}`;
+  for (const pattern of patterns) {
+    if (pattern === '') return 'a pattern must not be empty';
+    if (pattern.length > MAX_PATTERN_CHARS) return `a pattern is at most ${MAX_PATTERN_CHARS} characters`;
+    if (path.isAbsolute(pattern) || pattern.split(/[\\/]/).includes('..')) return `a pattern names files inside the directory searched (no absolute path, no ..), not "${pattern}"`;
+  }
+  return undefined;
+};
+
+/** A pattern as the search matches it: one without a slash is a file name, at any depth (as in .gitignore). */
+const underDirectory = (pattern: string): string => (pattern.includes('/') ? pattern : `**/${pattern}`);
 
 /** Never searched: dependencies and git's own files. Dot directories are (`.well-known` is where cards live). */
 const ignored = ['**/node_modules/**', '**/.git/**'];
@@ -29,16 +50,16 @@ const search = async (patterns: string[], cwd: string, workDir: string): Promise
   return found.map((file) => path.relative(workDir, file) || file).sort(byName);
 };
 
-/** Expands one operand into the inputs it names. */
-const expand = async (operand: string, workDir: string): Promise<CardInput[]> => {
+/** Expands one operand into the inputs it names; a directory is searched for `patterns`. */
+const expand = async (operand: string, workDir: string, patterns: readonly string[]): Promise<CardInput[]> => {
   if (operand === '-') return [{ kind: 'stdin', name: 'stdin' }];
   if (looksLikeUrl(operand)) return [{ kind: 'url', name: operand }];
   const absolute = path.resolve(workDir, operand);
   const info = await stat(absolute).catch(() => undefined);
   if (info?.isDirectory()) {
-    const files = await search(cardFilePatterns, absolute, workDir);
+    const files = await search(patterns.map(underDirectory), absolute, workDir);
     if (files.length > 0) return files.map((name) => ({ kind: 'file', name, path: path.resolve(workDir, name) }));
-    return [{ kind: 'missing', name: operand, message: `no agent card under ${operand} (searched for agent-card.json, agent.json and *.agent-card.json)` }];
+    return [{ kind: 'missing', name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(', ')})` }];
   }
   if (info) return [{ kind: 'file', name: operand, path: absolute }];
   if (isDynamicPattern(operand)) {
@@ -49,13 +70,17 @@ const expand = async (operand: string, workDir: string): Promise<CardInput[]> =>
   return [{ kind: 'missing', name: operand, message: `no such file or directory: ${operand}` }];
 };
 
-/** The inputs the operands name, in their order; a file named twice is checked once. */
-export const cardInputs = async (operands: readonly string[], workDir: string): Promise<CardInput[]> => {
+/**
+ * The inputs the operands name, in their order; a file is checked once, however many paths lead
+ * to it (named twice, or reached again through a symbolic link: a link back up a tree is a loop
+ * the search walks a few times round).
+ */
+export const cardInputs = async (operands: readonly string[], workDir: string, patterns: readonly string[] = defaultCardPatterns): Promise<CardInput[]> => {
   const seen = new Set<string>();
   const inputs: CardInput[] = [];
   for (const operand of operands) {
-    for (const input of await expand(operand, workDir)) {
-      const key = input.kind === 'file' ? input.path : `${input.kind}:${input.name}`;
+    for (const input of await expand(operand, workDir, patterns)) {
+      const key = input.kind === 'file' ? await realpath(input.path).catch(() => input.path) : `${input.kind}:${input.name}`;
       if (seen.has(key)) continue;
       seen.add(key);
       inputs.push(input);

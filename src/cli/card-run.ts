@@ -3,15 +3,19 @@
  * input read (a file, standard input, a URL) within the server's limits (`http.maxBodyBytes`,
  * `http.maxJsonDepth`), checked, and the run's verdict as an exit code.
  */
-import { open } from 'node:fs/promises';
 import type { Config } from '../config.ts';
 import { checkCardText, type CheckedInput } from '../engine/formats/index.ts';
 import { totalsOf } from '../engine/formats/input.ts';
-import type { SignaturePolicy } from '../engine/index.ts';
+import type { SignaturePolicy, ValidateOptions } from '../engine/index.ts';
 import { createAddressPolicy } from '../lib/address-policy.ts';
-import { fetchCard } from '../lib/fetch-card.ts';
+import { fetchCard, foundOnlyAtLegacyPath } from '../lib/fetch-card.ts';
+import { describeOutOfRange, outOfRangeNumber } from '../lib/json-numbers.ts';
+import { readTextFile, type FileText, type ReadBound } from '../lib/read-file.ts';
+import { rulesetForFile } from '../engine/ruleset/apply.ts';
+import type { CompiledRulesetData } from '../engine/ruleset/compile.ts';
 import { version } from '../lib/version.ts';
 import type { CardInput } from './card-inputs.ts';
+import { readOperand, type CliIO } from './io.ts';
 
 export interface RunLimits {
   /** Largest card, bytes (`http.maxBodyBytes`). */
@@ -28,44 +32,21 @@ export const runLimits = (config: Config): RunLimits => ({
   fetchTimeoutMs: config.cardFetch.timeoutMs,
 });
 
-/** An input's text, or why there is none. */
-type ReadInput = { text: string } | { problem: string };
-
-const tooBig = (limits: RunLimits): string => `larger than ${limits.maxBytes} bytes, the size limit for a card (http.maxBodyBytes)`;
-
-/** A file read up to the limit: a bigger one is refused without reading it whole. */
-const readFileWithin = async (file: string, limits: RunLimits): Promise<ReadInput> => {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-    const buffer = Buffer.alloc(limits.maxBytes + 1);
-    let size = 0;
-    for (let read = -1; read !== 0 && size < buffer.length; size += read) {
-      ({ bytesRead: read } = await handle.read(buffer, size, buffer.length - size));
-    }
-    return size > limits.maxBytes ? { problem: tooBig(limits) } : { text: buffer.toString('utf8', 0, size) };
-  } catch (e) {
-    const error = e as NodeJS.ErrnoException;
-    return { problem: `cannot read: ${error.code === 'EISDIR' ? 'a directory' : (error.code ?? error.message)}` };
-  } finally {
-    await handle?.close();
-  }
-};
+/** The bound of each card read, as the server bounds a request's card. */
+const cardBound = (limits: RunLimits): ReadBound => ({ maxBytes: limits.maxBytes, what: 'a card (http.maxBodyBytes)' });
 
 /** The CLI fetches what its user asks for, private hosts and other hosts' redirects included, within the time and size limits. */
 const userFetch = createAddressPolicy(['*'], { field: 'URL', connections: 'fetches', setting: 'none' });
 
 /** Reads one input: a file, standard input (through `readStdin`, which stops past `maxBytes`), or a URL. */
-const readInput = async (input: CardInput, limits: RunLimits, readStdin: (maxBytes: number) => Promise<string | undefined>): Promise<ReadInput> => {
+const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['readStdin']): Promise<FileText & { name?: string; foundAtLegacyPath?: boolean }> => {
   switch (input.kind) {
     case 'missing':
       return { problem: input.message };
     case 'file':
-      return readFileWithin(input.path, limits);
-    case 'stdin': {
-      const text = await readStdin(limits.maxBytes);
-      return text === undefined || Buffer.byteLength(text) > limits.maxBytes ? { problem: tooBig(limits) } : { text };
-    }
+      return readTextFile(input.path, cardBound(limits));
+    case 'stdin':
+      return readOperand('-', cardBound(limits), readStdin);
     case 'url': {
       const fetched = await fetchCard(input.name, {
         policy: userFetch,
@@ -74,38 +55,47 @@ const readInput = async (input: CardInput, limits: RunLimits, readStdin: (maxByt
         userAgent: `cardgate/${version}`,
         redirectsToOtherHosts: true,
       });
-      return 'text' in fetched ? { text: fetched.text } : { problem: fetched.problem };
+      // Named by where the card was read (a bare origin's well-known path, after redirects): `host:port:66:3` would be no place.
+      return 'text' in fetched ? { text: fetched.text, name: fetched.source.url, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source) } : { problem: fetched.problem };
     }
   }
 };
 
 /** Checks a card's text: offline with the engine (the default), or by a cardgate server (the Action's `server-url`). */
-export type CheckText = (name: string, text: string) => Promise<CheckedInput>;
+export type CheckText = (name: string, text: string, found?: Pick<ValidateOptions, 'foundAtLegacyPath'>) => Promise<CheckedInput>;
 
 /** What an offline check asks of the engine beyond the limits: a forced version, signature verification. */
 export interface OfflineOptions {
   protocolVersion?: string | undefined;
   signatures?: SignaturePolicy | undefined;
+  /** The run's ruleset: each card gets the severities its file name selects (overrides). */
+  ruleset?: CompiledRulesetData | undefined;
 }
 
-export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text) =>
-  checkCardText(name, text, {
+export const checkOffline = (limits: RunLimits, options: OfflineOptions = {}): CheckText => async (name, text, found = {}) => {
+  const checked = checkCardText(name, text, {
+    ...found,
     maxDepth: limits.maxDepth,
     ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
     ...(options.signatures === undefined ? {} : { signatures: options.signatures }),
+    ...(options.ruleset === undefined ? {} : { ruleset: rulesetForFile(options.ruleset, name) }),
   });
+  // Looked for once the text parsed within the depth limit (the scan recurses as deep as the text nests).
+  const overflow = checked.failure ? undefined : outOfRangeNumber(text);
+  return overflow ? { name, text, failure: { message: describeOutOfRange(overflow, { withPlace: false }), line: overflow.line, column: overflow.column } } : checked;
+};
 
 /** Every input read and checked, in order. */
 export const checkInputs = async (
   inputs: readonly CardInput[],
   limits: RunLimits,
   check: CheckText,
-  readStdin: (maxBytes: number) => Promise<string | undefined>,
+  readStdin: CliIO['readStdin'],
 ): Promise<CheckedInput[]> => {
   const checked: CheckedInput[] = [];
   for (const input of inputs) {
     const read = await readInput(input, limits, readStdin);
-    checked.push('text' in read ? await check(input.name, read.text) : { name: input.name, failure: { message: read.problem } });
+    checked.push('text' in read ? await check(read.name ?? input.name, read.text, read.foundAtLegacyPath === true ? { foundAtLegacyPath: true } : {}) : { name: input.name, failure: { message: read.problem } });
   }
   return checked;
 };
@@ -116,22 +106,30 @@ export const failOnValues: readonly FailOn[] = ['error', 'warning', 'never'];
 export interface Verdict {
   /** --fail-on: the least finding that fails the run. */
   failOn: FailOn;
-  /** --max-warnings: more warnings than this in all fail the run, whatever failOn says. */
+  /** --max-warnings: more warnings than this in all fail the run, whatever failOn says (absent: no limit). */
   maxWarnings?: number;
 }
 
 /**
- * The exit code of a run: 2 when an input could not be checked (unreadable, not found, too big,
- * too deep, not JSON, not fetched), else 1 when the findings fail it, else 0.
+ * The exit code of a run and, when it fails, why in one line (the options named as on the command
+ * line): 2 when an input could not be checked (unreadable, not found, too big, too deep, not JSON,
+ * not fetched), else 1 when the findings fail it, else 0.
  */
-export const exitCodeOf = (inputs: readonly CheckedInput[], verdict: Verdict): 0 | 1 | 2 => {
-  if (inputs.some((input) => input.failure)) return 2;
-  const { errors, warnings } = totalsOf(inputs);
-  const failed =
-    (verdict.failOn === 'error' && errors > 0) ||
-    (verdict.failOn === 'warning' && errors + warnings > 0) ||
-    (verdict.maxWarnings !== undefined && warnings > verdict.maxWarnings);
-  return failed ? 1 : 0;
+export const verdictOf = (inputs: readonly CheckedInput[], verdict: Verdict): { code: 0 | 1 | 2; reason?: string } => {
+  const { errors, warnings, unchecked } = totalsOf(inputs);
+  if (unchecked > 0) return { code: 2, reason: `${unchecked === 1 ? 'an input' : `${unchecked} inputs`} could not be checked` };
+  if (verdict.failOn !== 'never' && errors > 0) return { code: 1, reason: `${errors === 1 ? 'an error fails' : `${errors} errors fail`} the run (--fail-on ${verdict.failOn})` };
+  if (verdict.failOn === 'warning' && warnings > 0) return { code: 1, reason: `${warnings === 1 ? 'a warning fails' : `${warnings} warnings fail`} the run (--fail-on warning)` };
+  if (verdict.maxWarnings !== undefined && warnings > verdict.maxWarnings) return { code: 1, reason: `too many warnings: ${warnings} (--max-warnings ${verdict.maxWarnings})` };
+  return { code: 0 };
+};
+
+export const exitCodeOf = (inputs: readonly CheckedInput[], verdict: Verdict): 0 | 1 | 2 => verdictOf(inputs, verdict).code;
+
+/** `--max-warnings N`: a whole number, or -1 for no limit (as eslint takes it); undefined when bad. */
+export const parseMaxWarnings = (text: string | undefined): { limit?: number } | undefined => {
+  if (text === undefined || text === '-1') return {};
+  return /^\d{1,15}$/.test(text) ? { limit: Number(text) } : undefined;
 };
 
 /** With --quiet: the errors only (warnings and suggestions left out of the report; the verdict still counts them). */

@@ -1,9 +1,11 @@
+import { boundedText, readTextFile, type FileText, type ReadBound } from '../lib/read-file.ts';
+
 /** What a subcommand may touch of the outside world; tests pass their own. */
 export interface CliIO {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  /** Standard input as text; undefined once it passed `maxBytes` (the rest is not read). */
-  readStdin: (maxBytes: number) => Promise<string | undefined>;
+  /** Standard input's bytes; undefined once they passed `maxBytes` (the rest is not read). */
+  readStdin: (maxBytes: number) => Promise<Buffer | undefined>;
   /** The environment (colour, configuration); default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Whether stdout is a terminal (colour). */
@@ -21,7 +23,7 @@ export const processIO: CliIO = {
       size += (chunk as Buffer).length;
       if (size > maxBytes) return undefined;
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   },
   env: process.env,
   // Read when asked, not when this module loads: the single executable loads it before it runs.
@@ -32,3 +34,7 @@ export const processIO: CliIO = {
 
 /** Exit code of a usage error (bad flags, unknown subcommand, bad configuration). */
 export const USAGE = 2;
+
+/** The text of a FILE operand or of `-` (standard input), within the bound; or why there is none. */
+export const readOperand = async (operand: string, bound: ReadBound, readStdin: CliIO['readStdin']): Promise<FileText> =>
+  operand === '-' ? boundedText(await readStdin(bound.maxBytes), bound) : readTextFile(operand, bound);

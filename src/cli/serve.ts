@@ -6,26 +6,26 @@
  */
 import { createApp, type App } from '../app.ts';
 import { systemClock } from '../lib/clock.ts';
-import { ConfigError, configFlags, loadConfig, resolveUrls, type Config } from '../config.ts';
+import { ConfigError, configFlags, loadConfig, resolveUrls, withAbsolutePaths, type Config } from '../config.ts';
 import { Lifecycle } from '../lib/lifecycle.ts';
-import { createLogger, type Logger } from '../lib/log.ts';
-import { ensureAdminToken } from '../features/accounts/admin-token.ts';
+import { batchedLines, createLogger, heldUntilReleased, type Logger } from '../lib/log.ts';
+import { adminTokenFile, ensureAdminToken } from '../features/accounts/admin-token.ts';
 import { cardFetchUse } from '../features/validation/card-by-url.ts';
 import { callbackUse } from '../features/webhooks/deliver.ts';
 import { parseAllowedHosts } from '../lib/address-policy.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/types.ts';
+import type { StoreTransfer } from '../store/transfer.ts';
 import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
 import { loadTrustFiles, reloadTrustFiles } from '../features/trust/trusted-keys.ts';
 import { countedValidator } from '../features/validation/counted-validator.ts';
-import { resolve as resolvePath } from 'node:path';
 import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 export const serveHelp = `Usage: cardgate serve [options]
 
-Runs the HTTP service (the default subcommand).
+Runs the HTTP service.
 
 Options:
   --config PATH        JSON configuration file (default: ./cardgate.json when present)
@@ -34,13 +34,15 @@ Options:
   --data-dir DIR       data directory (default ./data)
   --public-url URL     {base_url} used in status links
   --reports-url URL    {reports_url} used in report links
+  --sidecar            sidecar mode, for an instance beside one CI job: keyless callers are
+                       unmetered (validations and batches); refused with limits.trustedProxies
   -h, --help           show this help
 
 Every setting can also come from CARDGATE_* environment variables; see docs/configuration.md.
 `;
 
 /** Opens the store or explains why not (a lock held by another process names its pid; a database is named without its password). */
-const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promise<Store | undefined> => {
+const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promise<(Store & StoreTransfer) | undefined> => {
   try {
     return await openStore(config, log);
   } catch (e) {
@@ -48,9 +50,6 @@ const openStoreOrExplain = async (config: Config, io: CliIO, log: Logger): Promi
     return undefined;
   }
 };
-
-/** Where a generated admin token is kept; with PostgreSQL too, on the host of the instance that generated it. */
-export const adminTokenFile = (config: Config): string => resolvePath(config.dataDir, 'admin-token');
 
 /**
  * Makes sure an admin token exists and that a generated one reaches the operator: in a 0600 file
@@ -75,15 +74,22 @@ export const adminTokenReachesOperator = async (store: Store, config: Config, io
   return true;
 };
 
+/** What a person at a terminal reads first: where the service and its dashboard are, and where the admin token is. */
+export const startUpLine = (config: Config, listeningUrl: string, publicUrl: string): string => {
+  const token = config.adminToken === undefined ? `admin token in ${adminTokenFile(config)}` : 'admin token as configured (adminToken / CARDGATE_ADMIN_TOKEN)';
+  const sidecar = config.mode === 'sidecar' ? ' (sidecar mode: keyless callers unmetered)' : '';
+  return `cardgate ${version} listening on ${listeningUrl}${sidecar} — dashboard ${publicUrl}/dashboard, ${token}\n`;
+};
+
 export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const options = Object.fromEntries(Object.keys(configFlags).map((name) => [name, { type: 'string' as const }]));
-  const line = readCommandLine('serve', serveHelp, io, args, { ...options, config: { type: 'string' } }, { allowPositionals: false });
+  const line = readCommandLine('serve', serveHelp, io, args, { ...options, config: { type: 'string' }, sidecar: { type: 'boolean' } }, { allowPositionals: false });
   if ('exit' in line) return line.exit;
-  const { config: configPath, ...flags } = line.values as Record<string, string | undefined>;
+  const { config: configPath, sidecar, ...flags } = line.values as Record<string, string | undefined> & { sidecar?: boolean };
   let config: Config;
   let trustedKeys: number;
   try {
-    config = loadConfig({ flags, configPath });
+    config = withAbsolutePaths(loadConfig({ flags, configPath, sidecar }));
     // Checked here so a bad entry stops start-up (exit 2), not the first request.
     parseAllowedHosts(config.webhooks.allowedHosts, callbackUse);
     parseAllowedHosts(config.cardFetch.allowedHosts, cardFetchUse);
@@ -98,7 +104,9 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
 
   // Whatever this process creates is for its user only (the store also sets its modes itself).
   process.umask(0o077);
-  const log = createLogger();
+  // On a terminal one plain line comes first, once the address is known: what is written before it waits.
+  const early = heldUntilReleased(io.stdout, io.stdoutIsTTY === true);
+  const log = createLogger(batchedLines(early.write));
   // Loaded here: @hono/node-server pulls in node:http and undici (~24 ms) that the other subcommands never
   // need, and neither it nor prom-client can be in the single executable's start-up snapshot (prom-client
   // notes the process's start time when it loads, node:http cannot load while the snapshot is built).
@@ -106,7 +114,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const serverModules = Promise.all([import('../api/node-server.ts'), config.metrics.access === 'off' ? undefined : import('../lib/metrics.ts')]);
   const store = await openStoreOrExplain(config, io, log);
   if (!store) return 1;
-  if (!(await adminTokenReachesOperator(store, config, io, log))) {
+  if (!(await adminTokenReachesOperator(store, config, { ...io, stdout: early.write }, log))) {
     await store.close();
     return 1;
   }
@@ -154,16 +162,23 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const validator = metrics ? countedValidator(pool, metrics) : pool;
   app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: systemClock, log, urls, lifecycle, validator, metrics });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const listeningUrl = `http://${shownHost}:${port}`;
+  if (io.stdoutIsTTY) io.stdout(startUpLine(config, listeningUrl, urls.publicUrl));
+  early.release();
   log.info('listening', {
     version,
-    url: `http://${shownHost}:${port}`,
+    url: listeningUrl,
     public_url: urls.publicUrl,
     home_url: `${urls.publicUrl}/`,
     dashboard_url: `${urls.publicUrl}/dashboard`,
     data_dir: config.dataDir,
     pid: process.pid,
     trusted_key_files_keys: trustedKeys,
+    mode: config.mode,
   });
+  if (config.mode === 'sidecar') {
+    log.warn('sidecar mode: keyless callers are unmetered (validations and batches, no daily limit); let only the CI job reach this instance', { mode: config.mode });
+  }
   // A bad file on reload leaves the keys in use as they were: the server keeps verifying with them.
   process.on('SIGHUP', () =>
     void reloadTrustFiles({ config, clock: systemClock }).then(

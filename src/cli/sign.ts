@@ -5,26 +5,33 @@
  * canonical form (1.0 cards with their default-valued fields removed), the payload left out.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { calculateJwkThumbprint, exportJWK, FlattenedSign, generateKeyPair, importJWK, type JWK } from 'jose';
 import { validateCard } from '../engine/index.ts';
 import { isSignatureAlgorithm, signatureAlgorithms, type SignatureAlgorithm } from '../engine/signatures/algorithms.ts';
 import { canonicalPayload, formFor } from '../engine/signatures/canonical.ts';
 import { decodeProtectedHeader } from '../engine/signatures/protected-header.ts';
 import { isRecord } from '../engine/versions.ts';
+import { jkuSchema } from '../features/trust/managed-keys.ts';
+import { keyFileBound } from '../features/trust/trust-files.ts';
+import { nestsDeeperThan } from '../lib/json.ts';
+import { describeOutOfRange, outOfRangeNumber } from '../lib/json-numbers.ts';
+import type { ReadBound } from '../lib/read-file.ts';
+import { describeSyntaxProblem, jsonSyntaxProblem } from '../lib/text-position.ts';
 import { readCommandLine } from './args.ts';
-import type { CliIO } from './io.ts';
+import { readOperand, type CliIO } from './io.ts';
+import { withSignaturesText } from './signatures-edit.ts';
 
 const signHelp = `Usage: cardgate sign CARD|- --key PRIVATE.jwk [--kid K] [--jku URL] [--alg A] [-o OUT]
 
 Adds a JWS signature to an A2A agent card's "signatures" (replacing one with the same kid),
-over the card's canonical form: RFC 8785 (JCS) without "signatures"; for a 1.0 card the fields
+changing nothing else of its text (indentation, order, line ends kept), over the card's canonical form: RFC 8785 (JCS) without "signatures"; for a 1.0 card the fields
 left at their protocol buffer defaults are removed first.
 
 Options:
   --key FILE     the private key as a JWK (cardgate keygen writes NAME.private.jwk)
   --kid K        key id in the protected header (default: the JWK's kid)
-  --jku URL      URL of the JWKS that publishes the public key, put in the protected header
+  --jku URL      https URL of the JWKS that publishes the public key, put in the protected header
   --alg A        ${signatureAlgorithms.join(', ')} (default and only choice: the JWK's alg, if it has one; else by its key type)
   -o, --output FILE   write the signed card there (default: standard output)
   -h, --help     show this help
@@ -47,8 +54,11 @@ Options:
 Exit codes: 0 written; 1 a file exists or cannot be written; 2 usage error.
 `;
 
-/** The largest card `sign` reads, bytes: far above any real card. */
-const MAX_CARD_BYTES = 16 * 1024 * 1024;
+/** The largest card `sign` reads: far above any real card (the service takes 1 MiB by default). */
+const cardBound: ReadBound = { maxBytes: 16 * 1024 * 1024, what: 'a card to sign' };
+
+/** The deepest card `sign` takes: the most any server may be set to accept (http.maxJsonDepth); the walks below recurse. */
+const MAX_CARD_DEPTH = 1000;
 
 /** The algorithm a key signs with when none is asked for: the JWK's `alg`, else the usual one of its type. */
 function defaultAlg(jwk: JWK): string | undefined {
@@ -58,10 +68,17 @@ function defaultAlg(jwk: JWK): string | undefined {
   return jwk.kty === 'EC' ? ({ 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' } as Record<string, string>)[jwk.crv ?? ''] : undefined;
 }
 
-const readJson = async (file: string, io: CliIO): Promise<unknown> => {
-  const text = file === '-' ? await io.readStdin(MAX_CARD_BYTES) : await readFile(file, 'utf8');
-  if (text === undefined) throw new Error(`standard input is larger than ${MAX_CARD_BYTES} bytes`);
-  return JSON.parse(text) as unknown;
+/** The text of a FILE or `-` and its JSON value; throws an Error saying what is wrong. */
+const readJson = async (file: string, bound: ReadBound, io: CliIO): Promise<{ text: string; value: unknown }> => {
+  const read = await readOperand(file, bound, io.readStdin);
+  if ('problem' in read) throw new Error(read.problem);
+  let value: unknown;
+  try {
+    value = JSON.parse(read.text);
+  } catch (e) {
+    throw new Error(`not JSON: ${describeSyntaxProblem(jsonSyntaxProblem(read.text, e as SyntaxError))}`);
+  }
+  return { text: read.text, value };
 };
 
 /** The card with one more signature: the given kid's earlier one (if any) replaced. */
@@ -77,31 +94,44 @@ export async function signCard(card: Record<string, unknown>, privateJwk: JWK, h
   return { ...card, signatures: [...others, { protected: jws.protected!, signature: jws.signature }] };
 }
 
+/**
+ * The signed card's text: the card's own text with only `signatures` changed; written anew (two
+ * spaces) only when that edit would not read back as the signed card (duplicate members).
+ */
+const signedText = (cardText: string, signed: Record<string, unknown>): string => {
+  const edited = withSignaturesText(cardText, signed.signatures as unknown[]);
+  return edited !== undefined && JSON.stringify(JSON.parse(edited)) === JSON.stringify(signed) ? edited : `${JSON.stringify(signed, null, 2)}\n`;
+};
+
 export async function runSign(args: string[], io: CliIO): Promise<number> {
   const line = readCommandLine('sign', signHelp, io, args, {
     key: { type: 'string' }, kid: { type: 'string' }, jku: { type: 'string' }, alg: { type: 'string' }, output: { type: 'string', short: 'o' },
   });
   if ('exit' in line) return line.exit;
   const { values, positionals, usage } = line;
-  if (positionals.length !== 1) return usage('give one CARD file (or - for standard input)');
-  if (values.key === undefined) return usage('--key PRIVATE.jwk is required');
-  if (values.jku !== undefined && !/^https?:\/\//.test(values.jku)) return usage(`--jku must be an http(s) URL, not "${values.jku}"`);
+  if (positionals.length !== 1 || positionals[0] === '') return usage('give one CARD file (or - for standard input)');
+  if (values.key === undefined || values.key === '') return usage('--key PRIVATE.jwk is required');
+  const jkuProblem = values.jku === undefined ? undefined : jkuSchema.safeParse(values.jku).error?.issues[0]?.message;
+  if (jkuProblem !== undefined) return usage(`--jku ${jkuProblem}, as the trust API requires, not "${values.jku!.slice(0, 200)}"`);
   const fail = (problem: string): number => {
     io.stderr(`cardgate sign: ${problem}\n`);
     return 1;
   };
-  let card: unknown;
+  let card: { text: string; value: unknown };
   let jwk: unknown;
   try {
-    card = await readJson(positionals[0]!, io);
+    card = await readJson(positionals[0]!, cardBound, io);
   } catch (e) {
-    return fail(`cannot read the card ${positionals[0]}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    return fail(`cannot read the card ${positionals[0]}: ${(e as Error).message}`);
   }
-  if (!isRecord(card)) return fail('the card is not a JSON object');
+  if (!isRecord(card.value)) return fail('the card is not a JSON object');
+  if (nestsDeeperThan(card.text, MAX_CARD_DEPTH)) return fail(`cannot sign ${positionals[0]}: it nests arrays and objects more than ${MAX_CARD_DEPTH} levels deep`);
+  const overflow = outOfRangeNumber(card.text);
+  if (overflow) return fail(`cannot sign ${positionals[0]}: ${describeOutOfRange(overflow)}`);
   try {
-    jwk = await readJson(values.key, io);
+    jwk = (await readJson(values.key, keyFileBound, io)).value;
   } catch (e) {
-    return fail(`cannot read the key ${values.key}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    return fail(`cannot read the key ${values.key}: ${(e as Error).message}`);
   }
   if (!isRecord(jwk) || typeof jwk.d !== 'string') return fail(`${values.key} is not a private JWK (a JSON object with "d")`);
   const alg = values.alg ?? defaultAlg(jwk as JWK);
@@ -112,11 +142,11 @@ export async function runSign(args: string[], io: CliIO): Promise<number> {
   if (kid === undefined || kid === '') return usage('--kid is required: the key has no kid');
   let signed: Record<string, unknown>;
   try {
-    signed = await signCard(card, jwk as JWK, { alg, kid, ...(values.jku === undefined ? {} : { jku: values.jku }) });
+    signed = await signCard(card.value, jwk as JWK, { alg, kid, ...(values.jku === undefined ? {} : { jku: values.jku }) });
   } catch (e) {
     return fail(`cannot sign with ${values.key} as ${alg}: ${(e as Error).message}`);
   }
-  const text = `${JSON.stringify(signed, null, 2)}\n`;
+  const text = signedText(card.text, signed);
   if (values.output === undefined) io.stdout(text);
   else {
     try {

@@ -6,33 +6,39 @@
  * and back the other way.
  */
 import { createWriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createLogger } from '../lib/log.ts';
+import { adminTokenFile } from '../features/accounts/admin-token.ts';
 import { version } from '../lib/version.ts';
 import { openStore } from '../store/open.ts';
-import { ImportReader, exportHeader, exportLine, type TransferRow } from '../store/transfer.ts';
+import { ImportReader, exportHeader, exportText, type TransferRow } from '../store/transfer.ts';
 import type { Store } from '../store/types.ts';
 import type { StoreTransfer } from '../store/transfer.ts';
+import { readTextFile, type ReadBound } from '../lib/read-file.ts';
 import { readCommandLine } from './args.ts';
+import { boundedLines, importLineBound, importSource, type ImportSource } from './import-source.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 const storeNote = `The store is the one 'cardgate serve' would use with the same configuration: the
 PostgreSQL database of store.databaseUrl (CARDGATE_DATABASE_URL) when set, else the data dir
 (only while no server holds it).`;
 
-export const exportHelp = `Usage: cardgate export [--config PATH] [--data-dir DIR] [--output FILE]
+export const exportHelp = `Usage: cardgate export [--config PATH] [--data-dir DIR] [--url URL] [--output FILE]
 
 Writes everything the store keeps (accounts, API keys, daily quota counters, usage, jobs, meta
 and reports) as JSON lines, to stdout or FILE (created 0600: it holds key hashes and cards).
 ${storeNote}
+With --url, from a running server instead (GET /admin/api/export, one snapshot while it goes on
+serving), with the admin token of adminToken (CARDGATE_ADMIN_TOKEN), else of the data dir's
+admin-token file.
 
 Options:
   --config PATH     JSON configuration file (default: ./cardgate.json when present)
   --data-dir DIR    data directory (default ./data)
+  --url URL         the running server to export from, e.g. http://127.0.0.1:8080
   --output FILE     write to FILE instead of stdout
   -h, --help        show this help
 `;
@@ -58,16 +64,19 @@ const contextOptions = { config: { type: 'string' }, 'data-dir': { type: 'string
 
 type TransferStore = Store & StoreTransfer;
 
-/** Loads the configuration and opens its store, or says why not (returning the exit code). */
-const openTransferStore = async (command: string, io: CliIO, values: { config?: string; 'data-dir'?: string }): Promise<TransferStore | number> => {
-  let config: Config;
+/** The configuration of the command line, or says why there is none (returning the exit code). */
+const transferConfig = (command: string, io: CliIO, values: { config?: string; 'data-dir'?: string }): Config | number => {
   try {
-    config = loadConfig({ flags: { 'data-dir': values['data-dir'] }, configPath: values.config });
+    return loadConfig({ flags: { 'data-dir': values['data-dir'] }, configPath: values.config });
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     io.stderr(`cardgate ${command}: ${e.message}\n`);
     return USAGE;
   }
+};
+
+/** Opens the configuration's store, or says why not (returning the exit code). */
+const openTransferStore = async (command: string, io: CliIO, config: Config): Promise<TransferStore | number> => {
   // What the store says at open goes to stderr: stdout may be the export itself.
   const log = { ...createLogger((line) => io.stderr(`${line}\n`)), info: () => {} };
   try {
@@ -92,26 +101,73 @@ const write = async (sink: Writable, text: string): Promise<void> => {
   if (!sink.write(text)) await once(sink, 'drain');
 };
 
+/** Where the export goes: stdout, or a new file only its owner can read. */
+const exportSink = (output: string | undefined): Writable => (output === undefined ? process.stdout : createWriteStream(output, { mode: 0o600 }));
+
+/** Ends a file sink once everything is written to disk (stdout is left open). */
+const endSink = (sink: Writable): Promise<void> =>
+  sink === process.stdout ? Promise.resolve() : new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
+
+/** The admin token for --url: the configured one, else the one the data dir's server generated. */
+const adminTokenOf = (config: Config): string | undefined => {
+  if (config.adminToken !== undefined) return config.adminToken;
+  // Bounded as every file the CLI reads: a token is 64 characters.
+  const read = readTextFile(adminTokenFile(config), { maxBytes: 4096, what: 'an admin token file' });
+  return 'text' in read ? read.text.trim() || undefined : undefined;
+};
+
+/** `export --url`: the server's export, passed through as it comes; the rows counted by their table. */
+const exportFromServer = async (url: string, values: { config?: string; 'data-dir'?: string; output?: string }, io: CliIO): Promise<number> => {
+  if (!/^https?:\/\/[^/]+/.test(url) || !URL.canParse(url)) return fail(io, `--url must be an absolute http(s) URL, not ${JSON.stringify(url.slice(0, 200))}`, USAGE);
+  let token: string | undefined;
+  try {
+    token = adminTokenOf(loadConfig({ flags: { 'data-dir': values['data-dir'] }, configPath: values.config }));
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return fail(io, e.message, USAGE);
+  }
+  if (token === undefined) return fail(io, 'no admin token: set CARDGATE_ADMIN_TOKEN (or adminToken), or give the --data-dir whose admin-token file the server wrote', USAGE);
+  const endpoint = `${url.replace(/\/+$/, '')}/admin/api/export`;
+  const counted = new Map<string, number>();
+  try {
+    const res = await fetch(endpoint, { headers: { authorization: `Bearer ${token}` } });
+    if (res.status !== 200 || !res.body) return fail(io, `${endpoint} answered HTTP ${res.status}: ${(await res.text()).slice(0, 500)}`, 1);
+    const sink = exportSink(values.output);
+    let first = true;
+    for await (const text of createInterface({ input: Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), crlfDelay: Infinity })) {
+      if (first && !text.startsWith('{"format":"cardgate-export"')) return fail(io, `${endpoint} did not answer with a cardgate export`, 1);
+      const table = first ? undefined : /^\{"table":"([a-z_]+)"/.exec(text)?.[1];
+      if (table) counted.set(table, (counted.get(table) ?? 0) + 1);
+      first = false;
+      await write(sink, `${text}\n`);
+    }
+    await endSink(sink);
+  } catch (e) {
+    const cause = (e as Error).cause instanceof Error ? `: ${((e as Error).cause as Error).message}` : '';
+    return fail(io, `${endpoint}: ${(e as Error).message}${cause} (the export is incomplete)`, 1);
+  }
+  io.stderr(`cardgate export: exported ${[...counted].map(([table, n]) => `${table} ${n}`).join(', ') || 'nothing'}\n`);
+  return 0;
+};
+
+const fail = (io: CliIO, message: string, code: number): number => {
+  io.stderr(`cardgate export: ${message}\n`);
+  return code;
+};
+
 export const runExport = async (args: string[], io: CliIO): Promise<number> => {
-  const line = readCommandLine('export', exportHelp, io, args, { ...contextOptions, output: { type: 'string' } }, { allowPositionals: false });
+  const line = readCommandLine('export', exportHelp, io, args, { ...contextOptions, output: { type: 'string' }, url: { type: 'string' } }, { allowPositionals: false });
   if ('exit' in line) return line.exit;
-  const store = await openTransferStore('export', io, line.values);
+  if (line.values.url !== undefined) return exportFromServer(line.values.url, line.values, io);
+  const config = transferConfig('export', io, line.values);
+  if (typeof config === 'number') return config;
+  const store = await openTransferStore('export', io, config);
   if (typeof store === 'number') return store;
-  const sink: Writable = line.values.output === undefined ? process.stdout : createWriteStream(line.values.output, { mode: 0o600 });
+  const sink = exportSink(line.values.output);
   const counted = tally();
   try {
-    await write(sink, `${exportHeader(version, Date.now())}\n`);
-    let chunk = '';
-    for await (const row of store.exportRows()) {
-      counted.add(row);
-      chunk += `${exportLine(row)}\n`;
-      if (chunk.length >= 1 << 16) {
-        await write(sink, chunk);
-        chunk = '';
-      }
-    }
-    await write(sink, chunk);
-    if (sink !== process.stdout) await new Promise<void>((resolve, reject) => sink.end((e?: Error | null) => (e ? reject(e) : resolve())));
+    for await (const chunk of exportText(store.exportRows(), exportHeader(version, Date.now()), counted.add)) await write(sink, chunk);
+    await endSink(sink);
   } catch (e) {
     io.stderr(`cardgate export: ${(e as Error).message}\n`);
     return 1;
@@ -122,13 +178,14 @@ export const runExport = async (args: string[], io: CliIO): Promise<number> => {
   return 0;
 };
 
-/** The stream's rows, line by line (a report line may run to megabytes: never the whole file at once). */
-async function* rowsOf(input: Readable, counted: ReturnType<typeof tally>): AsyncGenerator<TransferRow> {
+/** The rows of one read of the source, line by line (a report line may run to megabytes: never the whole input at once). */
+async function* rowsOf(source: ImportSource, bound: ReadBound, counted?: ReturnType<typeof tally>): AsyncGenerator<TransferRow> {
+  const { stream, copy } = source.read();
   const reader = new ImportReader();
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+  for await (const text of boundedLines(stream, bound, copy)) {
     const row = reader.read(text);
     if (row === undefined) continue;
-    counted.add(row);
+    counted?.add(row);
     yield row;
   }
   reader.end();
@@ -139,33 +196,50 @@ const isEmpty = async (store: TransferStore): Promise<boolean> => {
   return true;
 };
 
+/** Every line checked before the store is opened: a bad one names its line and keeps nothing, on every engine. */
+const checkAll = async (source: ImportSource, bound: ReadBound): Promise<void> => {
+  for await (const _row of rowsOf(source, bound));
+  await source.kept();
+};
+
 export const runImport = async (args: string[], io: CliIO): Promise<number> => {
   const line = readCommandLine('import', importHelp, io, args, { ...contextOptions, force: { type: 'boolean' } });
   if ('exit' in line) return line.exit;
-  if (line.positionals.length !== 1) return line.usage('give one FILE to import (or - for stdin)');
+  if (line.positionals.length !== 1 || line.positionals[0] === '') return line.usage('give one FILE to import (or - for stdin)');
   const [from] = line.positionals as [string];
-  let input: Readable;
-  try {
-    // Opened first: a missing file is told before the store is opened (and, for a data dir, created).
-    input = from === '-' ? process.stdin : (await open(from)).createReadStream();
-  } catch (e) {
-    io.stderr(`cardgate import: cannot read ${from}: ${(e as Error).message}\n`);
+  const config = transferConfig('import', io, line.values);
+  if (typeof config === 'number') return config;
+  // Opened first: a missing file is told before the store is opened (and, for a data dir, created).
+  const source = await importSource(from, process.stdin);
+  if ('problem' in source) {
+    io.stderr(`cardgate import: cannot read ${from}: ${source.problem}\n`);
     return 1;
   }
-  const store = await openTransferStore('import', io, line.values);
-  if (typeof store === 'number') return store;
+  const bound = importLineBound(config.http.maxBodyBytes);
+  try {
+    await checkAll(source, bound);
+  } catch (e) {
+    await source.close();
+    io.stderr(`cardgate import: ${(e as Error).message}; nothing was imported\n`);
+    return 1;
+  }
+  const store = await openTransferStore('import', io, config);
+  if (typeof store === 'number') {
+    await source.close();
+    return store;
+  }
   const counted = tally();
   try {
     if (!line.values.force && !(await isEmpty(store))) {
       io.stderr('cardgate import: the store is not empty; --force imports into it all the same (each row replaces the row of its key)\n');
       return 1;
     }
-    await store.importRows(rowsOf(input, counted));
+    await store.importRows(rowsOf(source, bound, counted));
   } catch (e) {
     io.stderr(`cardgate import: ${(e as Error).message}\n`);
     return 1;
   } finally {
-    input.destroy();
+    await source.close();
     await store.close();
   }
   io.stderr(`cardgate import: imported ${counted}\n`);

@@ -1,5 +1,6 @@
 /** `cardgate trust add|list|revoke|delete`: the trusted keys of signature verification, in the store. */
-import fs from 'node:fs';
+import { keyFileBound } from '../features/trust/trust-files.ts';
+import { readTextFile } from '../lib/read-file.ts';
 import { addTrustKeys, deleteTrustKey, findTrustKey, listTrustKeys, revokeTrustKey, type TrustKeyView } from '../features/trust/managed-keys.ts';
 import { USAGE } from './io.ts';
 import { readCommandLine, runCommand } from './args.ts';
@@ -29,9 +30,6 @@ Options:
   --data-dir DIR    data directory (default ./data)
   -h, --help        show this help
 `;
-
-/** A key file holds more than keys only by mistake (a certificate chain is the most any has). */
-const MAX_FILE_BYTES = 1 << 20;
 
 /** The add body for a key file's text: a JWK set (an object with `keys`) or one JWK. */
 const keysOfFile = (text: string): { jwk: unknown } | { jwks: unknown } => {
@@ -67,10 +65,12 @@ export const runTrust = async (args: string[], io: AdminCliIO, ctx: AdminCliCont
         if (rest.length !== 1) return usage(`usage: ${shape}`);
         const refused = onlyFor(['jku', 'kid'], shape);
         if (refused !== undefined) return refused;
+        if (rest[0] === '') return usage(`an empty FILE names no file; usage: ${shape}`);
+        const read = readTextFile(rest[0]!, keyFileBound);
         let body;
         try {
-          if (fs.statSync(rest[0]!).size > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES} bytes: not a key file`);
-          body = keysOfFile(fs.readFileSync(rest[0]!, 'utf8'));
+          if ('problem' in read) throw new Error(read.problem);
+          body = keysOfFile(read.text);
         } catch (e) {
           io.stderr(`cardgate trust add: ${rest[0]}: ${(e as Error).message}\n`);
           return e instanceof SyntaxError ? USAGE : 1;

@@ -1,9 +1,12 @@
 /**
  * The dashboard's HTML shell. Everything inside <main> is drawn by app.js from
  * admin API data; the shell only holds the landmarks, the two message regions
- * (read out by screen readers) and the confirmation dialog.
+ * (read out by screen readers) and the confirmation dialog. `tokenFile`: where the generated
+ * admin token is (absolute), which the sign-in names; unset when the token is configured.
  */
-export const dashboardPage = `<!doctype html>
+import { esc } from '../pages/layout.ts';
+
+export const dashboardPage = (tokenFile?: string): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -14,7 +17,7 @@ export const dashboardPage = `<!doctype html>
 <link rel="stylesheet" href="/dashboard/app.css">
 <script src="/dashboard/app.js" defer></script>
 </head>
-<body>
+<body${tokenFile === undefined ? '' : ` data-token-file="${esc(tokenFile)}"`}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="topbar">
   <span class="brand">cardgate <span class="brand-sub">admin</span></span>

@@ -41,11 +41,11 @@ const rules = {
     'A field has the wrong JSON type (string, boolean, array, object).', 'Give the field the type the message names.'),
   'schema.enum': error('schema', ALL, 'official schema `enum`/`const`',
     'A field holds a value outside its closed set (security scheme `type`, apiKey `in`).', 'Use one of the values the message lists.'),
-  'schema.non-empty': error('spec', V1, '1.0 §5.7 (REQUIRED arrays hold at least one element)',
-    'A required array is empty (supportedInterfaces, defaultInputModes, defaultOutputModes, skills, skills[i].tags).',
-    'Put at least one element in the array.'),
-  'schema.one-of': error('spec', V1, '1.0 proto oneof `SecurityScheme`, `OAuthFlows`',
-    'A 1.0 security scheme or OAuth flows object does not hold exactly one member.',
+  'schema.non-empty': error('spec', V1, '1.0 §5.7 (REQUIRED fields MUST be present and set; REQUIRED arrays hold at least one element)',
+    'A required array is empty (supportedInterfaces, defaultInputModes, defaultOutputModes, skills, skills[i].tags), or a string the 1.0 proto marks REQUIRED is "" (name, description, version; a skill\'s id, name, description; an interface\'s url, protocolBinding, protocolVersion; provider url and organization; a signature\'s protected and signature; a security scheme\'s required fields): "" is the unset value of a proto string.',
+    'Put at least one element in the array; give the string its value.'),
+  'schema.one-of': error('spec', V1, '1.0 proto oneof `SecurityScheme`, `OAuthFlows`; 1.0 §5.7 (unrecognised fields are ignored)',
+    'A 1.0 security scheme or OAuth flows object does not hold exactly one of its members: none, two, or only a key that is no member (e.g. "bearerAuthScheme"), which clients ignore, leaving the scheme empty.',
     'Wrap each scheme in exactly one of apiKeySecurityScheme, httpAuthSecurityScheme, oauth2SecurityScheme, openIdConnectSecurityScheme, mtlsSecurityScheme; give flows exactly one flow.'),
   'protocolVersion.unsupported': error('spec', ALL, '0.2.5+ §5.5 protocolVersion; 1.0 §3.6, §8.3',
     'The declared protocol version belongs to no known version line (0.2, 0.3, 1.0).', 'Declare one of the supported versions (GET /v1/rules lists them).'),
@@ -54,6 +54,9 @@ const rules = {
     'Add "protocolVersion": "0.3.0" (0.x), or declare "supportedInterfaces" with a "protocolVersion" per interface (1.0).'),
   'url.absolute': error('spec', ALL, '0.2.5+ §5.5 `url` (absolute); OAuth flow URLs "MUST be in the form of a URL"; 1.0 AgentInterface.url',
     'An endpoint or security URL is not an absolute URL.', 'Write the full URL with scheme and host, e.g. "https://agent.example.net/a2a".'),
+  'url.scheme': error('spec', ALL, '0.3.0 §3.2 (JSON-RPC, gRPC, HTTP+JSON over HTTP(S)); 1.0 §5 (protocol bindings; gRPC also `host:port`); RFC 6749 §3 (OAuth endpoints)',
+    'An endpoint or security URL has a scheme its transport cannot use: only http and https carry JSON-RPC, HTTP+JSON, gRPC and OAuth (ftp:, ws:, file:, javascript: are not endpoints). A custom transport\'s URL is not judged.',
+    'Write the https:// URL where the transport is served, e.g. "https://agent.example.net/a2a".'),
   'transport.url-conflict': error('spec', V0_INTERFACES, '0.3.0 §5.6.4',
     'The same URL is declared with different transports.', 'Give each transport its own URL, or declare one transport per URL.'),
   'signature.protected-header': error('spec', SIGNED, '1.0 §8.4.2; RFC 7515 §4.1.11 (crit)',
@@ -86,8 +89,11 @@ const rules = {
   'url.placeholder': warning('practice', 10, ALL, '0.x §5.5, 1.0 §8.3.1 (URLs must be the real endpoint)',
     'A URL is a placeholder (example.com, REPLACE_ME, <host>, ${VAR}).', 'Write the URL where the agent is actually served.'),
   'url.unreachable-host': warning('practice', 10, ALL, '0.x §5.5, 1.0 §8.3.1',
-    'A URL names a host no client can reach (0.0.0.0, ::, localhost, loopback, *.local, a bare container name).',
+    'A URL names a host no client can reach: a bind-all address (0.0.0.0, ::), an mDNS *.local name, a bare container name. Loopback and private addresses are url.private-host.',
     'Advertise the public host name of the agent, not its bind address or container name.'),
+  'url.private-host': warning('practice', 10, ALL, '0.x §5.5, 1.0 §8.3.1 (the card names the endpoint clients call); RFC 1918, RFC 6598, RFC 3927, RFC 4193',
+    'A URL names a private address or name: loopback (localhost, 127/8, ::1), RFC 1918 (10/8, 172.16/12, 192.168/16), link-local (169.254/16, fe80::/10), CGNAT (100.64/10), unique-local IPv6 (fc00::/7), or an internal name (*.internal, *.localhost, *.lan, *.home.arpa, *.corp). Clients outside that network cannot reach it; a ruleset with settings.network "internal" turns it off.',
+    'Advertise the public host name of the agent; on a private network, say so in a ruleset (settings.network: internal).'),
   'url.link-invalid': warning('practice', 3, ALL, 'provider.url, documentationUrl, iconUrl',
     'A link (provider.url, documentationUrl, iconUrl) is not an absolute http(s) URL.', 'Write an absolute https:// URL.'),
   'modes.media-type': warning('spec', 5, ALL, '0.x §5.5 / 1.0 §5 defaultInputModes: media types',
@@ -125,17 +131,32 @@ const rules = {
   'signature.jku-untrusted': warning('spec', 0, SIGNED, '1.0 §8.4.2 jku, §8.4.3',
     'A signature names a jku (a JWKS URL) but no trusted key has its kid at that URL, and the URL is not fetched (signatures.fetchJku off, or the fetch was refused or failed).',
     'Add the keys published at the jku to the trust store, or enable signatures.fetchJku.'),
+  'field.blank': warning('practice', 5, ALL, '0.x official schema `required` (presence only); 1.0 §5.7',
+    'A required string has no content: "" in a 0.x card (the 0.x schema requires the field but not a value; in 1.0 "" is an error, schema.non-empty), or only whitespace in any version. Not reported where another rule already judged the value (an empty url is url.absolute).',
+    'Give the field its value: a name, a description, an id clients can show and use.'),
+  'discovery.legacy-path': warning('spec', 3, SIGNED, '0.3.0 §5.3, 1.0 §8.2 (the well-known URI is /.well-known/agent-card.json)',
+    'A card fetched by URL was found only at the legacy /.well-known/agent.json (its /.well-known/agent-card.json answered 4xx), though its version names /.well-known/agent-card.json: clients of that version look there first.',
+    'Serve the card at /.well-known/agent-card.json (keep agent.json as well for older clients).'),
   'content.secret': warning('spec', 20, ALL, '0.x §5.4, 1.0 §14.3 (no plaintext credentials in cards)',
     'A value looks like a credential (API key, token, private key, password).', 'Remove the credential from the card and rotate it.'),
 
   'signature.verified': info('spec', SIGNED, '1.0 §8.4.3',
     'A signature verified with a trusted key; the result\'s signatures entry says which canonical form (1.0 with defaults removed, or 0.3.0 as sent).',
     'Nothing to fix.'),
+  'provider.missing': info('practice', ALL, '0.x AgentCard.provider, 1.0 §4.4.1 AgentCard.provider (optional)',
+    'The card names no provider (organization and url): clients cannot tell who runs the agent. Information only (the missing field already costs the score its weight as a recommended field).',
+    'Add "provider": {"organization": "<who runs the agent>", "url": "https://<their site>"}.'),
+  'signature.missing': info('practice', SIGNED, '1.0 §8.4.3 (signing is optional; clients SHOULD verify signatures)',
+    'The card carries no signature though signatures are verified (keys are trusted, or a ruleset asks for it). When a signature is required (signatures.requireSignature), signature.required reports it instead: one finding, never both.',
+    'Sign the card with a key your clients trust (cardgate keygen, cardgate sign).'),
 } satisfies Record<string, RuleData>;
 
 export type RuleId = keyof typeof rules;
 
-export const ruleCatalogue: RuleInfo[] = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions] }));
+/** The errors a specification text or the official schema states; the practice ones (signature.required) are policy. */
+const enforcesMust = (r: RuleData): boolean => r.severity === 'error' && r.source !== 'practice';
+
+export const ruleCatalogue: RuleInfo[] = Object.entries(rules).map(([id, r]) => ({ id, ...r, versions: [...r.versions], must: enforcesMust(r) }));
 
 const byId = new Map<string, RuleInfo>(ruleCatalogue.map((r) => [r.id, r]));
 export const ruleInfo = (id: RuleId): RuleInfo => byId.get(id) as RuleInfo;

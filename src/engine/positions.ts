@@ -20,6 +20,7 @@ export interface LocatedIssue extends Issue {
 export interface LocatedResult extends CardResult {
   errors: LocatedIssue[];
   warnings: LocatedIssue[];
+  infos?: LocatedIssue[];
 }
 
 /** Rules whose finding is about the member's name rather than its value. */
@@ -178,7 +179,7 @@ export interface CardInText {
   at: readonly PathSegment[];
 }
 
-const hasFindings = (result: CardResult): boolean => result.errors.length > 0 || result.warnings.length > 0;
+const hasFindings = (result: CardResult): boolean => result.errors.length > 0 || result.warnings.length > 0 || result.infos !== undefined;
 
 /**
  * Locates the findings of the cards in one text, in one pass over it (none when no card has a
@@ -193,8 +194,9 @@ export const locateCards = (text: string, cards: readonly CardInText[]): Located
     const paths = (issues: Issue[]) => issues.map((issue) => [...at, ...pathSegments(issue.path)]);
     const errors = paths(result.errors);
     const warnings = paths(result.warnings);
-    for (const path of [at, ...errors, ...warnings]) spotAt(root, path, true);
-    return { errors, warnings };
+    const infos = paths(result.infos ?? []);
+    for (const path of [at, ...errors, ...warnings, ...infos]) spotAt(root, path, true);
+    return { errors, warnings, infos };
   });
   findSpots(text, root);
   const lines = new LineIndex(text);
@@ -212,9 +214,26 @@ export const locateCards = (text: string, cards: readonly CardInText[]): Located
         column: line === origin.line ? column - origin.column + 1 : column,
       };
     };
-    return { ...result, errors: result.errors.map(place(wanted[i]!.errors)), warnings: result.warnings.map(place(wanted[i]!.warnings)) };
+    const located = { ...result, errors: result.errors.map(place(wanted[i]!.errors)), warnings: result.warnings.map(place(wanted[i]!.warnings)) };
+    return result.infos === undefined ? located : { ...located, infos: result.infos.map(place(wanted[i]!.infos)) };
   });
 };
 
 /** The findings of a card that came as `text` (a whole file), with their positions. */
 export const locate = (text: string, result: CardResult): LocatedResult => locateCards(text, [{ result, at: [] }])[0]!;
+
+/**
+ * Where the objects (or arrays) at `paths` sit in `text`, which JSON.parse accepted: the offsets
+ * of the opening bracket and just past the closing one; undefined where the text has none.
+ */
+export const containerSpans = (text: string, paths: ReadonlyArray<readonly PathSegment[]>): Array<{ start: number; end: number } | undefined> => {
+  const root = spot();
+  for (const path of paths) spotAt(root, path, true);
+  findSpots(text, root);
+  return paths.map((path) => {
+    const start = spotAt(root, path, false)?.value;
+    if (start === undefined) return undefined;
+    const c = text.charCodeAt(start);
+    return c === 0x7b || c === 0x5b ? { start, end: endOfContainer(text, start) } : undefined;
+  });
+};

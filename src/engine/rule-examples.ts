@@ -86,7 +86,10 @@ const keys = [
 ];
 const trusting: ValidateOptions = { signatures: { keys } };
 
-/** The signature rules': `signature.verified` (info) is in the result's `signatures` of its failing example, not in its findings. */
+/**
+ * The signature rules': `signature.verified` (info) is in the result's `signatures` of its failing
+ * example, not in its findings; `signature.missing` (info) is in its `infos`.
+ */
 const signatureRuleExamples: Partial<Record<RuleId, RuleExamples>> = {
   'signature.verified': { failing: signedBy('example-key'), passing: v03(), options: trusting },
   'signature.invalid': { failing: signedBy('example-key', { name: 'Trip Planner 2' }), passing: signedBy('example-key'), options: trusting },
@@ -94,8 +97,11 @@ const signatureRuleExamples: Partial<Record<RuleId, RuleExamples>> = {
     failing: { ...v03(), signatures: [{ protected: 'eyJhbGciOiJub25lIiwidHlwIjoiSk9TRSIsImtpZCI6ImV4YW1wbGUta2V5In0', signature: '' }] },
     passing: signedBy('example-key'),
     options: trusting,
+    // An alg none JWS has an empty signature, which a 0.3.0 card's required string should not be.
+    alsoReports: ['field.blank'],
   },
   'signature.key-revoked': { failing: signedBy('retired-key'), passing: signedBy('example-key'), options: trusting },
+  'signature.missing': { failing: v03(), passing: signedBy('example-key'), options: trusting },
   'signature.required': { failing: v03(), passing: signedBy('example-key'), options: { signatures: { keys, requireSignature: true } } },
   'signature.unknown-key': { failing: signedBy('other-key'), passing: signedBy('example-key'), options: trusting },
   'signature.jku-untrusted': { failing: signedBy('published-key'), passing: signedBy('example-key'), options: trusting },
@@ -110,9 +116,11 @@ export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
     failing: v03({ securitySchemes: { key: { type: 'apiKey', in: 'body', name: 'X-Key' } } }),
     passing: v03({ securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } }),
   },
-  'schema.non-empty': { failing: v10({ defaultOutputModes: [] }), passing: v10() },
+  // A REQUIRED string left "" (an empty required array, e.g. defaultOutputModes: [], is the other case).
+  'schema.non-empty': { failing: v10({ name: '' }), passing: v10() },
+  // A wrapper 1.0 does not define: clients ignore it, which leaves the scheme empty.
   'schema.one-of': {
-    failing: v10({ securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'bearer' }, apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } } }),
+    failing: v10({ securitySchemes: { bearer: { bearerAuthScheme: { scheme: 'bearer' } } } }),
     passing: v10({ securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'bearer' } } } }),
   },
   'protocolVersion.unsupported': { failing: v03({ protocolVersion: '5.0' }), passing: v03() },
@@ -141,7 +149,13 @@ export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
   },
   'url.https': { failing: v03({ url: 'http://agent.acme.net/a2a' }), passing: v03() },
   'url.placeholder': { failing: v03({ url: 'https://example.com/a2a' }), passing: v03() },
-  'url.unreachable-host': { failing: v03({ url: 'https://localhost:8080/a2a' }), passing: v03() },
+  'url.unreachable-host': { failing: v03({ url: 'https://0.0.0.0:8080/a2a' }), passing: v03() },
+  'url.private-host': { failing: v03({ url: 'https://10.0.0.7/a2a' }), passing: v03() },
+  // A WebSocket URL for the JSON-RPC transport; a custom transport's URL is not judged.
+  'url.scheme': { failing: v03({ url: 'wss://agent.acme.net/a2a' }), passing: v03() },
+  'provider.missing': { failing: v03({ provider: undefined }), passing: v03() },
+  // The same fetch of a 0.2.6 card: that version named /.well-known/agent.json itself.
+  'discovery.legacy-path': { failing: v03(), passing: v03({ protocolVersion: '0.2.6', preferredTransport: undefined }), options: { foundAtLegacyPath: true } },
   'url.link-invalid': { failing: v03({ documentationUrl: 'docs/trip-planner' }), passing: v03() },
   'modes.media-type': { failing: v03({ defaultInputModes: ['text'] }), passing: v03() },
   'skills.empty': { failing: v03({ skills: [] }), passing: v03() },
@@ -163,8 +177,9 @@ export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
   'transport.preferred.missing': { failing: v03({ preferredTransport: undefined }), passing: v03() },
   'transport.non-core': { failing: v03({ preferredTransport: 'WEBSOCKET' }), passing: v03() },
   'interface.protocolVersion.patch': { failing: v10({ supportedInterfaces: [{ ...interface10, protocolVersion: '1.0.1' }] }), passing: v10() },
+  'field.blank': { failing: v03({ name: '   ' }), passing: v03() },
   'content.secret': {
-    failing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { apiKey: 'sk-proj-Zx81Kq0aLm3Vb7Tn2Rw5Yc9P' } }] } }),
+    failing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { apiToken: 'secret-token-123' } }] } }),
     passing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { region: 'eu' } }] } }),
   },
   ...signatureRuleExamples,

@@ -1,7 +1,7 @@
 /** Runs the zod schema of a rule set and turns zod's issues into catalogue findings with card paths. */
 import type * as z from 'zod';
 import { cardSchemaParts } from './schemas.ts';
-import { clip, fieldName, formatPath, jsonType, keyName, lookup, someOf, type PathSegment } from './paths.ts';
+import { clip, fieldName, formatPath, jsonType, lookup, someOf, type PathSegment } from './paths.ts';
 import type { Report } from './report.ts';
 import type { RuleSetVersion } from './versions.ts';
 
@@ -54,18 +54,27 @@ function addIssue(card: unknown, issue: z.core.$ZodIssue, report: Report): void 
       return;
     }
     case 'too_small': {
-      report.add('schema.non-empty', path, `${name} must not be empty: 1.0 requires at least one element`);
+      const why = issue.origin === 'string' ? 'it is required, and an empty string is the unset value' : 'it is required, so it holds at least one element';
+      report.add('schema.non-empty', path, `${name} must not be empty: ${why} (1.0 §5.7)`);
       return;
     }
     case 'custom': {
-      const value = lookup(card, segments).value;
-      const members = value && typeof value === 'object' ? Object.keys(value) : [];
-      const legacy = members.includes('type') ? ' (this is the 0.x form; 1.0 wraps the fields, e.g. {"httpAuthSecurityScheme": {"scheme": "bearer"}})' : '';
-      report.add('schema.one-of', path, `${name} ${issue.message}, found ${members.length}${members.length ? ` (${someOf(members, keyName)})` : ''}${legacy}`);
+      report.add('schema.one-of', path, oneofMessage(name, issue, lookup(card, segments).value));
       return;
     }
     default: {
       report.add('schema.type', path, `${name}: ${issue.message}`);
     }
   }
+}
+
+/** A 1.0 oneof (security scheme, OAuth flows) that holds not exactly one of its members: what it holds and what it may. */
+function oneofMessage(name: string, issue: z.core.$ZodIssueCustom, value: unknown): string {
+  const found = value && typeof value === 'object' ? Object.keys(value) : [];
+  const members = Array.isArray(issue.params?.members) ? (issue.params.members as string[]) : [];
+  const lone = found.length === 1 && !members.includes(found[0]!)
+    ? ', which is none of them: clients ignore an unknown field, so nothing is left'
+    : '';
+  const legacy = found.includes('type') ? ' (this is the 0.x form; 1.0 wraps the fields, e.g. {"httpAuthSecurityScheme": {"scheme": "bearer"}})' : '';
+  return `${name} ${issue.message} of ${members.join(', ')}; found ${found.length}${found.length ? ` (${someOf(found)})` : ''}${lone}${legacy}`;
 }

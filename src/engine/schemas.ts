@@ -4,8 +4,10 @@
  * 0.x: `specification/json/a2a.json` at each tag (0.2.0 .. 0.3.0): open objects, no formats;
  * fields appear in the version that introduced them, so older rule sets leave newer fields untyped,
  * exactly like the official files. 1.0: the published `v1AgentCard` plus what the 1.0 text adds
- * (§5.7: REQUIRED arrays are non-empty; proto oneofs `SecurityScheme` and `OAuthFlows` hold exactly
- * one member). test/engine/conformance.test.ts checks every one against ajv on the official file.
+ * (§5.7: REQUIRED fields are set, so REQUIRED arrays are non-empty and REQUIRED strings are not "",
+ * the unset value of a proto string; proto oneofs `SecurityScheme` and `OAuthFlows` hold exactly one
+ * of their own members, an unknown key being ignored). test/engine/conformance.test.ts checks every
+ * one against ajv on the official file with the same additions.
  *
  * `z.object` (strip) is used rather than `looseObject`: unknown keys are allowed either way, and
  * strip is about twice as fast because it does not copy them. Only the two oneof wrappers are loose,
@@ -30,9 +32,8 @@ export interface CardSchemaParts {
   iface?: z.ZodObject;
 }
 
-const provider = z.object({ organization: str, url: str });
-
 function v0Parts(v: RuleSetVersion): CardSchemaParts {
+  const provider = z.object({ organization: str, url: str });
   const is03 = since(v, '0.3.0');
   const requirements = z.array(z.record(z.string(), z.array(z.string())));
   const flows = z.object({
@@ -95,33 +96,42 @@ function v0Parts(v: RuleSetVersion): CardSchemaParts {
   return { card, skill, capabilities, provider, iface };
 }
 
-/** Member count of a oneof wrapper; a loose object keeps unknown keys, so they count as members too. */
-const exactlyOneMember = (o: object): boolean => Object.keys(o).length === 1;
+/**
+ * A proto oneof as a loose object: exactly one key, and one of its own members. A loose object keeps
+ * unknown keys, so they count too: a second key is an error, and a lone unknown key (ignored by
+ * clients, 1.0 §5.7) leaves the oneof unset. `params.members` lets the finding name what is expected.
+ */
+function oneof<T extends z.core.$ZodLooseShape>(kind: string, shape: T) {
+  const members = Object.keys(shape);
+  return z.looseObject(shape).refine((o: object) => {
+    const keys = Object.keys(o);
+    return keys.length === 1 && members.includes(keys[0]!);
+  }, { message: `must hold exactly one ${kind}`, params: { members } });
+}
 
 function v1Parts(): CardSchemaParts {
+  /** A REQUIRED string: set, so not "" (1.0 §5.7); optional ones stay `str`. */
+  const set = z.string().min(1);
+  const provider = z.object({ organization: set, url: set });
   const requirement = z.object({ schemes: z.record(z.string(), z.object({ list: strList.optional() })).optional() });
   const requirements = z.array(requirement);
-  const flows = z
-    .looseObject({
-      authorizationCode: z
-        .object({ authorizationUrl: str, tokenUrl: str, refreshUrl: str.optional(), scopes, pkceRequired: z.boolean().optional() })
-        .optional(),
-      clientCredentials: z.object({ tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
-      deviceCode: z.object({ deviceAuthorizationUrl: str, tokenUrl: str, refreshUrl: str.optional(), scopes }).optional(),
-      implicit: z.object({ authorizationUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional(),
-      password: z.object({ tokenUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional(),
-    })
-    .refine(exactlyOneMember, { message: 'must hold exactly one flow' });
+  const flows = oneof('flow', {
+    authorizationCode: z
+      .object({ authorizationUrl: set, tokenUrl: set, refreshUrl: str.optional(), scopes, pkceRequired: z.boolean().optional() })
+      .optional(),
+    clientCredentials: z.object({ tokenUrl: set, refreshUrl: str.optional(), scopes }).optional(),
+    deviceCode: z.object({ deviceAuthorizationUrl: set, tokenUrl: set, refreshUrl: str.optional(), scopes }).optional(),
+    implicit: z.object({ authorizationUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional(),
+    password: z.object({ tokenUrl: str.optional(), refreshUrl: str.optional(), scopes: scopes.optional() }).optional(),
+  });
   const description = str.optional();
-  const scheme = z
-    .looseObject({
-      apiKeySecurityScheme: z.object({ location: str, name: str, description }).optional(),
-      httpAuthSecurityScheme: z.object({ scheme: str, bearerFormat: str.optional(), description }).optional(),
-      oauth2SecurityScheme: z.object({ flows, oauth2MetadataUrl: str.optional(), description }).optional(),
-      openIdConnectSecurityScheme: z.object({ openIdConnectUrl: str, description }).optional(),
-      mtlsSecurityScheme: z.object({ description }).optional(),
-    })
-    .refine(exactlyOneMember, { message: 'must hold exactly one scheme' });
+  const scheme = oneof('scheme', {
+    apiKeySecurityScheme: z.object({ location: set, name: set, description }).optional(),
+    httpAuthSecurityScheme: z.object({ scheme: set, bearerFormat: str.optional(), description }).optional(),
+    oauth2SecurityScheme: z.object({ flows, oauth2MetadataUrl: str.optional(), description }).optional(),
+    openIdConnectSecurityScheme: z.object({ openIdConnectUrl: set, description }).optional(),
+    mtlsSecurityScheme: z.object({ description }).optional(),
+  });
   const extension = z.object({
     uri: str.optional(),
     description,
@@ -135,21 +145,21 @@ function v1Parts(): CardSchemaParts {
     extendedAgentCard: z.boolean().optional(),
   });
   const skill = z.object({
-    id: str,
-    name: str,
-    description: str,
+    id: set,
+    name: set,
+    description: set,
     tags: strList.min(1),
     examples: strList.optional(),
     inputModes: strList.optional(),
     outputModes: strList.optional(),
     securityRequirements: requirements.optional(),
   });
-  const iface = z.object({ url: str, protocolBinding: str, protocolVersion: str, tenant: str.optional() });
+  const iface = z.object({ url: set, protocolBinding: set, protocolVersion: set, tenant: str.optional() });
   const card = z.object({
-    name: str,
-    description: str,
+    name: set,
+    description: set,
     supportedInterfaces: z.array(iface).min(1),
-    version: str,
+    version: set,
     capabilities,
     defaultInputModes: strList.min(1),
     defaultOutputModes: strList.min(1),
@@ -159,7 +169,7 @@ function v1Parts(): CardSchemaParts {
     iconUrl: str.optional(),
     securitySchemes: z.record(z.string(), scheme).optional(),
     securityRequirements: requirements.optional(),
-    signatures: z.array(z.object({ protected: str, signature: str, header: anyObject.optional() })).optional(),
+    signatures: z.array(z.object({ protected: set, signature: set, header: anyObject.optional() })).optional(),
   });
   return { card, skill, capabilities, provider, iface };
 }

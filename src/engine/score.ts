@@ -3,11 +3,19 @@
  * catalogue weight (one rule costs at most 3x its weight) minus the weight of each missing
  * recommended field; floored at 0, always an integer, a pure function of the findings.
  */
-import { ruleInfo, type RuleId } from './catalogue.ts';
+import { ruleCatalogue } from './catalogue.ts';
 import type { Report } from './report.ts';
 import { clip } from './paths.ts';
 import { arrayOf, recordOf } from './rules/context.ts';
 import type { Suggestion } from './types.ts';
+
+/**
+ * What a warning costs: its catalogue weight when the rule is a warning by default; a rule a
+ * ruleset made a warning (an info or practice error, a custom rule) costs RAISED_WARNING_WEIGHT.
+ */
+export const RAISED_WARNING_WEIGHT = 5;
+const warningWeights = new Map(ruleCatalogue.filter((r) => r.severity === 'warning').map((r) => [r.id, r.weight]));
+export const warningWeight = (rule: string): number => warningWeights.get(rule) ?? RAISED_WARNING_WEIGHT;
 
 /** A rule repeated many times (say, ten http:// URLs) costs at most this many times its weight. */
 export const MAX_COUNT_PER_RULE = 3;
@@ -70,7 +78,7 @@ export function scoreParts(
 ): ScorePart[] {
   const parts: ScorePart[] = [];
   for (const [rule, count] of warningsPerRule) {
-    const points = ruleInfo(rule as RuleId).weight * Math.min(count, MAX_COUNT_PER_RULE);
+    const points = warningWeight(rule) * Math.min(count, MAX_COUNT_PER_RULE);
     if (points > 0) parts.push({ kind: 'rule', id: rule, count, points });
   }
   if (!card) return parts;
@@ -84,7 +92,7 @@ export function scoreCard(card: Record<string, unknown> | undefined, valid: bool
   const suggestions: Suggestion[] = report.warnings.map((w, i) => ({
     type: migrationRules.has(w.rule) ? 'migration' : 'improvement',
     field: w.path,
-    suggestion: report.fixes[i] ?? ruleInfo(w.rule as RuleId).fix,
+    suggestion: report.fixes[i]!,
   }));
   let suggestionsLeftOut = report.leftOut.warnings;
   const suggest = (suggestion: Suggestion): void => {

@@ -25,6 +25,45 @@ export interface ValidateOptions {
   maxFindings?: number;
   /** Verify the card's signatures against these keys and rules; without it signatures are only shape-checked. */
   signatures?: SignaturePolicy;
+  /**
+   * The card was fetched from a bare origin and found only at the legacy `/.well-known/agent.json`
+   * (its `/.well-known/agent-card.json` answered 4xx): reported as discovery.legacy-path for the
+   * versions that name agent-card.json. The engine fetches nothing; the caller that did says so.
+   */
+  foundAtLegacyPath?: boolean;
+  /** A team's policy, compiled once (src/engine/ruleset): severities per rule; default: the catalogue's. */
+  ruleset?: CompiledRuleset;
+}
+
+/** The functions a custom rule may apply (src/engine/ruleset/custom.ts): data, never code. */
+export type CustomFunction = 'truthy' | 'falsy' | 'defined' | 'undefined' | 'pattern' | 'enumeration' | 'length' | 'casing' | 'schema' | 'xor';
+
+/** A custom rule as the engine applies it: plain data (patterns as source text). */
+export interface CompiledCustomRule {
+  id: string;
+  given: string;
+  field?: string;
+  function: CustomFunction;
+  options: Record<string, unknown>;
+  severity: RuleLevel;
+  message: string;
+  fix: string;
+  /** Rule-set versions it applies to (all when absent). */
+  versions?: string[];
+}
+
+/** What a ruleset may set a rule to; `off` drops its findings. */
+export type RuleLevel = 'off' | RuleSeverity;
+
+/**
+ * A ruleset as the engine applies it: plain data, built once by compileRuleset. Rules it does not
+ * name keep their catalogue severity.
+ */
+export interface CompiledRuleset {
+  /** Effective severity per rule id (built-in rules only; a rule that enforces a MUST is never below error). */
+  severities: Readonly<Record<string, RuleLevel>>;
+  /** Custom rules as data, each at its effective severity. */
+  custom?: readonly CompiledCustomRule[];
 }
 
 /** What signature verification trusts: keys as data (the engine fetches nothing) and the policy. */
@@ -80,6 +119,8 @@ export interface CardResult {
   valid: boolean;
   errors: Issue[];
   warnings: Issue[];
+  /** Information (findings of `info` rules): present only when there is some; never changes `valid` or `score`. */
+  infos?: Issue[];
   /** 0 when invalid; otherwise 100 minus documented weights. */
   score: number;
   suggestions: Suggestion[];
@@ -116,4 +157,6 @@ export interface RuleInfo {
   source: 'schema' | 'spec' | 'practice';
   /** Points a warning takes off the score (docs/scoring.md); 0 for errors. */
   weight: number;
+  /** It enforces a MUST of the specification or the official schema: a ruleset may not lower it or turn it off. */
+  must: boolean;
 }

@@ -9,20 +9,23 @@ import { checkSchema } from './schema-check.ts';
 import { cardSchemaParts } from './schemas.ts';
 import { jsonType, ROOT_PATH } from './paths.ts';
 import { scoreCard } from './score.ts';
-import { checkFields } from './rules/fields.ts';
+import { checkFields, checkProvider } from './rules/fields.ts';
 import { checkUrls } from './rules/urls.ts';
 import { checkSkills } from './rules/skills.ts';
 import { checkSecurity } from './rules/security.ts';
 import { checkTransports } from './rules/transports.ts';
 import { checkSecrets } from './rules/secrets.ts';
+import { checkBlank } from './rules/blank.ts';
 import { checkSignatures } from './rules/signatures.ts';
 import { verifySignatures } from './signatures/verify.ts';
+import { checkCustomRules } from './ruleset/custom.ts';
 import type { RuleContext } from './rules/context.ts';
 import type { CardResult, CardShape, CompatibilityVerdict, ValidateOptions, VersionSource } from './types.ts';
 import { detectShape, isRecord, latestFor, readDeclared, ruleSetFor, supportedVersionsText, type RuleSetVersion } from './versions.ts';
 
 const ruleChecks: ReadonlyArray<(ctx: RuleContext) => void> = [
-  checkTransports, checkUrls, checkSkills, checkSecurity, checkSignatures, checkFields, checkSecrets,
+  checkTransports, checkUrls, checkSkills, checkSecurity, checkSignatures, checkFields, checkProvider, checkSecrets,
+  checkBlank, // last: it stays silent where another rule already judged the value
 ];
 
 /** Findings about the version itself; added after the schema's so that e.g. a missing name stays first. */
@@ -118,7 +121,7 @@ function checkCompatibility(card: Record<string, unknown>, other: RuleSetVersion
 export function validateCard(card: unknown, options: ValidateOptions = {}): CardResult {
   const shape = detectShape(card);
   const { version, source, findings } = chooseVersion(card, shape, options);
-  const report = new Report(options.maxFindings);
+  const report = new Report(options.maxFindings, options.ruleset?.severities);
   if (!isRecord(card)) {
     report.add('card.root.object', ROOT_PATH, `The card must be a JSON object, not ${jsonType(card)}`);
     for (const f of findings) f(report);
@@ -126,17 +129,33 @@ export function validateCard(card: unknown, options: ValidateOptions = {}): Card
   }
   runRules(card, version, report, findings);
   const signatures = options.signatures === undefined ? undefined : verifySignatures(card, version, options.signatures, report);
+  if (options.signatures === undefined && asksForSignature(options) && !Object.hasOwn(card, 'signatures') && ruleInfo('signature.missing').versions.includes(version)) {
+    report.add('signature.missing', 'signatures', 'the card is not signed, and the ruleset asks for a signature');
+  }
+  if (options.ruleset?.custom) checkCustomRules(card, version, options.ruleset.custom, report);
   const other = otherGeneration(card, version);
   const compatibility = other === undefined ? undefined : checkCompatibility(card, other, report);
+  if (options.foundAtLegacyPath === true && ruleInfo('discovery.legacy-path').versions.includes(version)) {
+    report.add('discovery.legacy-path', ROOT_PATH, `the card was found only at /.well-known/agent.json; ${version} clients look for /.well-known/agent-card.json`);
+  }
   const valid = report.errors.length === 0;
   const { score, suggestions, suggestionsLeftOut } = scoreCard(card, valid, report);
   return {
-    valid, errors: report.errors, warnings: report.warnings, score, suggestions, version, versionSource: source, shape,
+    valid, errors: report.errors, warnings: report.warnings, ...infosOf(report), score, suggestions, version, versionSource: source, shape,
     ...(compatibility ? { compatibility } : {}),
     ...leftOut(report, suggestionsLeftOut),
     ...(signatures ? { signatures } : {}),
   };
 }
+
+/** A ruleset that sets signature.missing (to anything but off) asks for it without trusted keys too. */
+const asksForSignature = (options: ValidateOptions): boolean => {
+  const level = options.ruleset?.severities['signature.missing'];
+  return level !== undefined && level !== 'off';
+};
+
+/** `infos`, only when there is some. */
+const infosOf = (report: Report): Pick<CardResult, 'infos'> => (report.infos.length === 0 ? {} : { infos: report.infos });
 
 /** `truncated`, only when the cap left something out. */
 const leftOut = (report: Report, suggestions: number): Pick<CardResult, 'truncated'> => {

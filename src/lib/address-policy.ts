@@ -9,7 +9,14 @@
  *   - a CIDR or an address  `10.1.2.0/24`, `fd00::/8`, `10.1.2.3`
  *   - a hostname            `hooks.corp.example`, or `*.corp.example` for its subdomains;
  *                           a matching host may resolve to any address
+ *   - a host and a port     `hooks.corp.example:8443`, `10.1.2.3:8080`, `[fd00::1]:8443`: that
+ *                           host on that port only
  *   - `*`                   anything (not recommended)
+ *
+ * An entry without a port admits every port of what it names for a URL given directly. A redirect
+ * to another host or port than the URL given is followed only where a `host:port` entry (or `*`)
+ * admits it, or to a public address: `["localhost"]` does not let localhost:8080 send the fetch
+ * on to localhost:9090.
  *
  * An IPv6 address that embeds an IPv4 address (mapped, translated, compatible,
  * NAT64, 6to4, Teredo, ISATAP) is judged as that IPv4 address, since that is
@@ -170,7 +177,39 @@ interface AllowList {
   hosts: string[];
   /** `*.corp.example` stored as `.corp.example`. */
   hostSuffixes: string[];
+  /** `host:port` entries: a hostname or an address (as a one-address range), admitted on that port only. */
+  ports: Array<{ port: number; host?: string; range?: Cidr }>;
 }
+
+/** `name:port` or `[ipv6]:port`, the port 1-65535. */
+const withPort = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/;
+
+/** A `host:port` entry, or undefined when the entry is not one. */
+const parsePortEntry = (entry: string): AllowList['ports'][number] | undefined => {
+  const m = withPort.exec(entry);
+  const port = Number(m?.[3]);
+  if (!m || port < 1 || port > 65535) return undefined;
+  const host = m[1] ?? m[2]!;
+  const bytes = parseAddress(host);
+  if (bytes) return { port, range: { bytes, bits: bytes.length * 8 } };
+  return m[1] === undefined && hostnamePattern.test(host) && !host.startsWith('*.') ? { port, host } : undefined;
+};
+
+/**
+ * The list as it applies to one connection: on `port` (undefined: any port, only entries without
+ * one) and, for a redirect away from the URL given, with only its `host:port` entries and `*`.
+ */
+const listFor = (allow: AllowList, port: number | undefined, redirected: boolean): AllowList => {
+  const onPort = allow.ports.filter((p) => p.port === port);
+  const hosts = onPort.flatMap((p) => (p.host ? [p.host] : []));
+  const cidrs = onPort.flatMap((p) => (p.range ? [p.range] : []));
+  return redirected
+    ? { all: allow.all, loopback: false, private: false, cidrs, hosts, hostSuffixes: [], ports: [] }
+    : { ...allow, cidrs: [...allow.cidrs, ...cidrs], hosts: [...allow.hosts, ...hosts], ports: [] };
+};
+
+/** The port a URL connects to. */
+export const portOf = (url: URL): number => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
 
 /** `::ffff:10.0.0.0/104` names the IPv4 range 10.0.0.0/8; IPv4-mapped addresses are judged as IPv4. */
 const asIpv4IfMapped = (range: Cidr): Cidr =>
@@ -187,21 +226,23 @@ export interface PolicyUse {
 
 /** Reads an allow-list (`use.setting`); a bad entry is a ConfigError naming it. */
 export const parseAllowedHosts = (entries: readonly string[], use: PolicyUse): AllowList => {
-  const list: AllowList = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [] };
+  const list: AllowList = { all: false, loopback: false, private: false, cidrs: [], hosts: [], hostSuffixes: [], ports: [] };
   entries.forEach((raw, i) => {
     const entry = raw.trim().toLowerCase();
     const range = parseCidr(entry);
+    const onPort = range ? undefined : parsePortEntry(entry);
     if (entry === '*') list.all = true;
     else if (entry === 'loopback') list.loopback = true;
     else if (entry === 'private') list.private = true;
     else if (entry === 'external') return; // public addresses: always allowed
     else if (range) list.cidrs.push(asIpv4IfMapped(range));
+    else if (onPort) list.ports.push(onPort.range ? { ...onPort, range: asIpv4IfMapped(onPort.range) } : onPort);
     else if (hostnamePattern.test(entry)) {
       if (entry.startsWith('*.')) list.hostSuffixes.push(entry.slice(1));
       else list.hosts.push(entry);
     } else {
       throw new ConfigError(
-        `invalid configuration:\n  ${use.setting}.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed)`,
+        `invalid configuration:\n  ${use.setting}.${i}: "${raw}" is not loopback, private, external, *, a CIDR, an address or a hostname (*.example.com allowed), or a host or address with a port (host:8443, [::1]:8443)`,
       );
     }
   });
@@ -213,17 +254,39 @@ export interface AddressPolicy {
   refuseAddress(address: string, hostname?: string): string | undefined;
   /** Why a submitted URL is refused; undefined when acceptable (hostnames are checked again at connect time). */
   refuseUrl(url: string): string | undefined;
+  /**
+   * The policy for the connections to `url` (well-formed): its port's entries apply; `redirected`:
+   * a redirect took the fetch there, away from the host and port given, so only `host:port`
+   * entries (and `*`) admit what is not public.
+   */
+  forUrl(url: URL, redirected: boolean): AddressPolicy;
 }
 
 const maxUrlLength = 2048;
 
 export const createAddressPolicy = (allowedHosts: readonly string[], use: PolicyUse): AddressPolicy => {
   const allow = parseAllowedHosts(allowedHosts, use);
+  const policyOf = (port: number | undefined, redirected: boolean): AddressPolicy => {
+    const list = listFor(allow, port, redirected);
+    const { refuseAddress, refuseUrl } = checksOf(list, use, redirected);
+    return { refuseAddress, refuseUrl, forUrl: (url, away) => policyOf(portOf(url), away) };
+  };
+  const unbound = policyOf(undefined, false);
+  // A URL given directly is judged with its own port's entries.
+  const refuseUrl = (text: string): string | undefined => {
+    const first = unbound.refuseUrl(text);
+    return first === undefined || !URL.canParse(text) ? first : policyOf(portOf(new URL(text)), false).refuseUrl(text);
+  };
+  return { ...unbound, refuseUrl };
+};
 
+/** The checks of one list (see listFor). */
+const checksOf = (allow: AllowList, use: PolicyUse, redirected: boolean): Pick<AddressPolicy, 'refuseAddress' | 'refuseUrl'> => {
   const hostAllowed = (hostname: string): boolean => {
     const host = hostname.toLowerCase().replace(/\.$/, '');
     return allow.hosts.includes(host) || allow.hostSuffixes.some((suffix) => host.endsWith(suffix));
   };
+  const setting = redirected ? `${use.setting} lists it with this port (host:port)` : `${use.setting} lists`;
 
   const refuseBytes = (bytes: Bytes, shown: string): string | undefined => {
     if (allow.all) return undefined;
@@ -236,8 +299,9 @@ export const createAddressPolicy = (allowedHosts: readonly string[], use: Policy
     const blocked = blockedRanges.find((b) => inCidr(bytes, b.range));
     if (!blocked) return undefined;
     if ((blocked.category === 'loopback' && allow.loopback) || (blocked.category === 'private' && allow.private)) return undefined;
+    if (redirected) return `address ${shown} is ${blocked.name}; a redirect to it is followed only when ${setting}`;
     const hint = blocked.category === 'other' ? 'a CIDR' : `"${blocked.category}" or a CIDR`;
-    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${use.setting} lists ${hint}`;
+    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${setting} ${hint}`;
   };
 
   const refuseAddress = (address: string, hostname?: string): string | undefined => {

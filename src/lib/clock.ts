@@ -40,3 +40,14 @@ export const nextUtcMidnight = (ms: number): number => {
   const d = new Date(ms);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
 };
+
+/**
+ * When `at` comes, in words for a person: "in 16 h 30 min, at 00:00 UTC" (whole minutes, rounded
+ * up, so it is never sooner than said); under a minute "in 42 s, at 23:59 UTC".
+ */
+export const whenInWords = (at: number, now: number): string => {
+  const seconds = Math.max(1, Math.ceil((at - now) / 1000));
+  const minutes = Math.ceil(seconds / 60);
+  const wait = seconds < 60 ? `${seconds} s` : minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+  return `in ${wait}, at ${iso(at).slice(11, 16)} UTC`;
+};

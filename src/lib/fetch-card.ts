@@ -9,7 +9,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { AddressPolicy } from './address-policy.ts';
+import { portOf, type AddressPolicy } from './address-policy.ts';
 import { checkedLookup, describeConnectError } from './pinned-lookup.ts';
 
 /** Where a card came from and what the server answered: recorded with the result. */
@@ -50,6 +50,13 @@ export const looksLikeUrl = (text: string): boolean => /^https?:\/\//i.test(text
 /** The URLs tried for `agentUrl`, in order: the two well-known paths for a bare origin, else the URL itself. */
 export const cardUrls = (agentUrl: URL): URL[] =>
   agentUrl.pathname === '/' && agentUrl.search === '' && agentUrl.hash === '' ? wellKnownPaths.map((path) => new URL(path, agentUrl)) : [agentUrl];
+
+/**
+ * Whether a bare origin's card was found only at the legacy `/.well-known/agent.json` (its
+ * agent-card.json answered 4xx): what the engine reports as discovery.legacy-path.
+ */
+export const foundOnlyAtLegacyPath = (source: CardSource): boolean =>
+  URL.canParse(source.agent_url) && cardUrls(new URL(source.agent_url)).length > 1 && URL.canParse(source.url) && new URL(source.url).pathname === wellKnownPaths[1];
 
 type Answer = { status: number; headers: IncomingHttpHeaders; body?: Buffer } | { problem: string };
 
@@ -106,9 +113,11 @@ const isRedirect = (status: number): boolean => [301, 302, 303, 307, 308].includ
 const getFollowing = async (start: URL, options: CardFetchOptions, deadline: number): Promise<{ url: URL; answer: Answer }> => {
   let url = start;
   for (let hops = 0; ; hops++) {
-    const refusal = options.policy.refuseUrl(url.href);
+    // Away from the host and port given, only what the list names with its port (or public) is admitted.
+    const policy = options.policy.forUrl(url, url.hostname !== start.hostname || portOf(url) !== portOf(start));
+    const refusal = policy.refuseUrl(url.href);
     if (refusal) return { url, answer: { problem: refusal } };
-    const answer = await getOnce(url, options, deadline);
+    const answer = await getOnce(url, { ...options, policy }, deadline);
     const location = 'status' in answer && isRedirect(answer.status) ? header(answer.headers, 'location') : null;
     if (location === null) return { url, answer };
     if (hops === maxRedirects) return { url, answer: { problem: `${start.href}: more than ${maxRedirects} redirects` } };

@@ -56,8 +56,12 @@ export const exampleCard = `{
 }
 `;
 
-/** `maxCardBytes`: the largest card text the server takes in a request (the form refuses a bigger file before sending it). */
-export const renderLanding = (publicUrl: string, maxCardBytes: number): string =>
+/**
+ * `maxCardBytes`: the largest card text the server takes in a request (the form refuses a bigger file
+ * before sending it); `metered`: keyless callers have a daily limit (not in sidecar mode, nor with the
+ * anonymous limit at -1).
+ */
+export const renderLanding = (publicUrl: string, { maxCardBytes, metered }: { maxCardBytes: number; metered: boolean }): string =>
   renderPage({
     title: 'cardgate · A2A agent card validation',
     description: describeService,
@@ -68,7 +72,7 @@ export const renderLanding = (publicUrl: string, maxCardBytes: number): string =
 <textarea id="card" name="card" spellcheck="false" placeholder='{"protocolVersion": "0.3.0", "name": "…", …}' aria-describedby="card-help"></textarea>
 <p id="card-help" class="muted">Paste the card, drop its file here, or <label class="file">choose a file<input type="file" name="file" accept=".json,application/json"></label>.</p>
 <p><label for="agent-url">Or the agent's URL</label> <input id="agent-url" name="url" type="url" inputmode="url" placeholder="https://agent.example" size="34"> <span class="muted">(a bare origin: its /.well-known/agent-card.json)</span></p>
-<p class="actions"><button class="primary" type="submit" hidden>Validate</button> <button type="button" data-example hidden>Load an example</button> <span class="muted" data-quota>Counts against this address's daily anonymous quota.</span></p></form>
+<p class="actions"><button class="primary" type="submit" hidden>Validate</button> <button type="button" data-example hidden>Load an example</button>${metered ? ` <span class="muted" data-quota>Counts against this address's daily anonymous quota.</span>` : ''}</p></form>
 <template id="example-card">${esc(exampleCard)}</template>
 <noscript><p>The form needs JavaScript. Without it, send the card yourself:</p></noscript>
 <div id="result" aria-live="polite" hidden></div>

@@ -8,9 +8,12 @@
 import { ruleCatalogue, scoreParts, versionSourceText, type CardResult, type CompatibilityVerdict, type ScorePart, type VersionSource } from '../engine/index.ts';
 import { formatMarkdown } from '../engine/formats/markdown.ts';
 import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
-import { locate, type LocatedIssue } from '../engine/positions.ts';
+import { clip } from '../engine/paths.ts';
+import { containerSpans, locate, type LocatedIssue } from '../engine/positions.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ReportRecord } from '../store/types.ts';
-import { esc, numberedLines, renderPage, timeStamp } from './layout.ts';
+import { esc, renderPage, timeStamp } from './layout.ts';
+import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, type ShownText } from './card-text.ts';
 
 type Json = Record<string, unknown>;
 const asObject = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -89,12 +92,26 @@ const mergeSuggestions = (warnings: LocatedIssue[], suggestions: Json[]): { merg
   return { merged, rest: unused };
 };
 
-/** `anchor` names the card's lines on the page: `L` (#L12) on a single report, one prefix per card on a batch. */
-const lineLink = (issue: LocatedIssue, anchor: string): string =>
-  issue.line === undefined ? '' : `<a class="at" href="#${anchor}${issue.line}" title="Show line ${issue.line} in the card">L${issue.line}</a>`;
+/**
+ * Where the page shows a card: `anchor` names its lines (`L`: #L12 on a single report, one prefix
+ * per card on a batch), `shownLines` how many of them the page holds, `raw` the card's own text as
+ * JSON, where a finding beyond them is.
+ */
+interface CardPlace {
+  anchor: string;
+  shownLines: number;
+  raw: string;
+}
+
+const lineLink = (issue: LocatedIssue, place: CardPlace): string =>
+  issue.line === undefined
+    ? ''
+    : issue.line <= place.shownLines
+      ? `<a class="at" href="#${place.anchor}${issue.line}" title="Show line ${issue.line} in the card">L${issue.line}</a>`
+      : `<a class="at" href="${esc(place.raw)}" title="Line ${issue.line} is beyond the part of the card this page shows: open the card's JSON">L${issue.line} (raw JSON)</a>`;
 
 /** Findings of one severity, grouped by rule: the fix once when every finding shares it, else beside each. */
-const groupsOf = (shown: Shown[], anchor: string): string => {
+const groupsOf = (shown: Shown[], place: CardPlace): string => {
   const byRule = new Map<string, Shown[]>();
   for (const s of shown) byRule.set(s.issue.rule, [...(byRule.get(s.issue.rule) ?? []), s]);
   return [...byRule]
@@ -103,7 +120,7 @@ const groupsOf = (shown: Shown[], anchor: string): string => {
       const shared = texts.size === 1 ? [...texts][0] : undefined;
       const rows = items.map(({ issue, suggestion }) => {
         const own = shared === undefined && suggestion ? `<div class="suggestion">${esc(suggestion)}</div>` : '';
-        return `<li>${lineLink(issue, anchor)}<code>${esc(issue.path)}</code>: ${esc(issue.message)}${own}</li>`;
+        return `<li>${lineLink(issue, place)}<code>${esc(issue.path)}</code>: ${esc(issue.message)}${own}</li>`;
       });
       return `<article class="group"><h3>${ruleLink(rule)}<span class="count">${plural(items.length, 'finding')}</span></h3>${
         shared ? `<p class="fix">${esc(shared)}</p>` : ''}<ul class="findings">${rows.join('')}</ul></article>`;
@@ -114,9 +131,9 @@ const groupsOf = (shown: Shown[], anchor: string): string => {
 const leftOutNote = (shown: number, left: number): string =>
   left > 0 ? `<p class="none">${esc(left)} more not shown: the first ${esc(shown)} were kept.</p>` : '';
 
-const severitySection = (title: string, cls: string, shown: Shown[], left: number, anchor = 'L'): string =>
+const severitySection = (title: string, cls: string, shown: Shown[], left: number, place: CardPlace): string =>
   `<section><h2 class="${cls}">${esc(title)} <span class="count">${shown.length + left}</span></h2>${
-    shown.length === 0 && left === 0 ? '<p class="none">None.</p>' : groupsOf(shown, anchor)}${leftOutNote(shown.length, left)}</section>`;
+    shown.length === 0 && left === 0 ? '<p class="none">None.</p>' : groupsOf(shown, place)}${leftOutNote(shown.length, left)}</section>`;
 
 const partLabel = (part: ScorePart): string =>
   part.kind === 'rule'
@@ -149,9 +166,6 @@ const compatibilityCallout = (f: Findings): string => {
     `${c.valid ? 'valid' : 'invalid'} for ${esc(v)} clients (${plural(c.errors, 'error')}, ${plural(c.warnings, 'warning')}${c.valid ? '' : ': the <code>compatibility.other-version</code> warnings say which'})`);
   return `<p class="callout"><strong>Compatibility:</strong> ${f.valid ? 'valid' : 'invalid'} for ${esc(f.version)} clients; ${others.join('; ')}.</p>`;
 };
-
-const cardPane = (text: string, marks: Map<number, 'error' | 'warning'>): string =>
-  `<section class="card-pane"><h2>Agent card</h2><div class="code" role="region" aria-label="The agent card" tabindex="0">${numberedLines(text, marks, 'L')}</div></section>`;
 
 const markdownSection = (markdown: string): string =>
   `<section class="no-print"><h2>Share</h2><details><summary>Markdown summary</summary><pre id="markdown">${esc(markdown)}</pre></details>
@@ -192,30 +206,87 @@ const rulesUsed = (f: Findings): string | undefined =>
   f.version === undefined ? undefined : `A2A ${esc(f.version)} rules${f.versionSource ? `, ${esc(versionSourceText[f.versionSource])}` : ''}`;
 
 /**
- * The card pretty-printed as the page shows it, its findings located in that text (not in the
- * request as it was sent, whose lines the page does not show) and the lines they mark.
+ * The card as the page shows it: its own text as it was sent (cut out of the stored request, so
+ * that the findings' lines are the ones every answer gives), or for a report stored before the
+ * request's text was kept, the card pretty-printed. Its findings located in that text.
  */
-const shownCard = (card: unknown, f: Findings) => {
-  const text = card === undefined ? '' : JSON.stringify(card, null, 2);
-  const located = text
-    ? locate(text, { errors: f.errors, warnings: f.warnings } as unknown as CardResult)
+const shownCard = (text: string | undefined, card: unknown, f: Findings): ShownText & { located: { errors: LocatedIssue[]; warnings: LocatedIssue[] } } => {
+  const own = text ?? oldCardText(card);
+  const located = own
+    ? locate(own, { errors: f.errors, warnings: f.warnings } as unknown as CardResult)
     : { errors: f.errors as unknown as LocatedIssue[], warnings: f.warnings as unknown as LocatedIssue[] };
   const marks = new Map<number, 'error' | 'warning'>();
   for (const w of located.warnings) if (w.line !== undefined) marks.set(w.line, 'warning');
   for (const e of located.errors) if (e.line !== undefined) marks.set(e.line, 'error');
-  return { text, located, marks };
+  return { text: own, located, marks };
 };
 
-const singlePage = (report: ReportRecord, name: string, urls: ReportUrls): { body: string; description: string } => {
+/**
+ * A card stored before its text was kept, as the page shows it: pretty-printed when that stays
+ * small, else on one line (indenting a deep card multiplied it: 900 KB 60 levels deep made 145 MB).
+ */
+const oldCardText = (card: unknown): string => {
+  if (card === undefined) return '';
+  const compact = JSON.stringify(card);
+  return compact.length <= 64 * 1024 ? JSON.stringify(card, null, 2) : compact;
+};
+
+/** The cards' own texts in the stored request (`agent_card`, a batch's `cards[i].agent_card`); undefined where it was not kept. */
+const ownTexts = (report: ReportRecord, count: number): Array<string | undefined> => {
+  const request = report.request_text;
+  const paths = report.kind === 'batch' ? Array.from({ length: count }, (_, i) => ['cards', i, 'agent_card']) : [['agent_card']];
+  if (request === undefined) return paths.map(() => undefined);
+  return containerSpans(request, paths).map((span) => span && request.slice(span.start, span.end));
+};
+
+/** The Markdown summary pasted into a pull request: cut at a line within what a GitHub comment holds. */
+const MAX_MARKDOWN_CHARS = 60_000;
+const clippedMarkdown = (markdown: string, page: string): string => {
+  if (markdown.length <= MAX_MARKDOWN_CHARS) return markdown;
+  const cut = markdown.lastIndexOf('\n', MAX_MARKDOWN_CHARS);
+  return `${markdown.slice(0, cut)}\n\n… more on the [full report](${page})\n`;
+};
+
+/** What a batch card's details take besides its rows (its summary, verdicts, notes). */
+const CARD_DETAILS_BYTES = 4 * 1024;
+
+/** Room every report page keeps for what it always has (head, styles, script, verdict, facts, score, badge). */
+const FIXED_PART_BYTES = 24 * 1024;
+
+/** What a finding's row takes on the page (its texts escaped, and the markup and links around them). */
+const rowBytes = ({ issue, suggestion }: Shown): number => esc(issue.path).length + esc(issue.message).length + (suggestion ? esc(suggestion).length : 0) + 320;
+
+/** The first findings whose rows `space` holds; the others are counted with those the cap left out. */
+const fitted = (shown: Shown[], left: number, space: PageSpace): { rows: Shown[]; left: number } => {
+  let n = 0;
+  while (n < shown.length && space.take(rowBytes(shown[n]!))) n++;
+  return { rows: shown.slice(0, n), left: left + shown.length - n };
+};
+
+/** `/reports/<id>/card.json` (a batch's card: `?index=i`): the card's own text, for what the page does not show. */
+const rawCardHref = (urls: ReportUrls, index?: number): string => `${new URL(urls.page).pathname}/card.json${index === undefined ? '' : `?index=${index}`}`;
+
+const singlePage = async (report: ReportRecord, name: string, urls: ReportUrls): Promise<{ body: string; description: string }> => {
   const f = findingsOf(report.result, report.version);
-  const { text, located, marks } = shownCard(report.card, f);
+  const own = ownTexts(report, 1)[0];
+  await nextTurn(); // each pass over a large card in a turn of its own (see LINES_PER_TURN)
+  const shown = shownCard(own, report.card, f);
+  await nextTurn();
+  const { located } = shown;
   const { merged, rest } = mergeSuggestions(located.warnings, f.suggestions);
   const seen = new Set<string>();
   const others = rest.filter((s) => !seen.has(`${asText(s.field)}\n${asText(s.suggestion)}`) && seen.add(`${asText(s.field)}\n${asText(s.suggestion)}`));
-  const markdown = `${formatMarkdown([{
+  const markdown = clippedMarkdown(`${formatMarkdown([{
     name,
     result: { ...located, valid: f.valid === true, score: f.score ?? 0, truncated: f.leftOut } as unknown as CardResult,
-  }])}\n[Full report](${urls.page})\n`;
+  }])}\n[Full report](${urls.page})\n`, urls.page);
+  const space = new PageSpace(pageBudget(shown.text.length) - FIXED_PART_BYTES - 2 * esc(markdown).length - esc(JSON.stringify(report.meta ?? {})).length * 2);
+  const errors = fitted(located.errors.map((issue) => ({ issue })), f.leftOut.errors, space);
+  const warnings = fitted(merged, f.leftOut.warnings, space);
+  const moreSuggestions = fitted(others.map((s) => ({ issue: { path: asText(s.field), message: asText(s.suggestion), rule: '' } })), f.leftOut.suggestions, space);
+  const raw = rawCardHref(urls);
+  const pane = shown.text ? await cardPane(shown, space, raw) : { html: '', shownLines: 0 };
+  const place = { anchor: 'L', shownLines: pane.shownLines, raw };
   const body = [
     `<p class="verdict">${verdictBadge(f.valid)}${f.score === null ? '' : `<strong>Score ${esc(f.score)}/100</strong>`}<span class="muted">${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}</span></p>`,
     compatibilityCallout(f),
@@ -229,47 +300,74 @@ const singlePage = (report: ReportRecord, name: string, urls: ReportUrls): { bod
       ? `<details><summary>Webhook metadata</summary>${facts(Object.entries(asObject(report.meta)).map(([k, v]) => [k, esc(typeof v === 'object' ? JSON.stringify(v) : v)]))}</details>`
       : '',
     '<div class="columns"><div class="findings-pane">',
-    severitySection('Errors', 'errors', located.errors.map((issue) => ({ issue })), f.leftOut.errors),
-    severitySection('Warnings', 'warnings', merged, f.leftOut.warnings),
+    severitySection('Errors', 'errors', errors.rows, errors.left, place),
+    severitySection('Warnings', 'warnings', warnings.rows, warnings.left, place),
     signaturesSection(f),
-    others.length === 0 ? '' : `<section><h2>More suggestions <span class="count">${others.length}</span></h2><ul>${others
-      .map((s) => `<li><code>${esc(s.field)}</code>: ${esc(s.suggestion)}</li>`).join('')}</ul>${leftOutNote(others.length, f.leftOut.suggestions)}</section>`,
+    others.length === 0 ? '' : `<section><h2>More suggestions <span class="count">${others.length}</span></h2><ul>${moreSuggestions.rows
+      .map(({ issue }) => `<li><code>${esc(issue.path)}</code>: ${esc(issue.message)}</li>`).join('')}</ul>${leftOutNote(moreSuggestions.rows.length, moreSuggestions.left)}</section>`,
     scoreSection(f, report.card, f.warnings),
     markdownSection(markdown),
     badgeSection(urls),
     '</div>',
-    text ? cardPane(text, marks) : '',
+    pane.html,
     '</div>',
   ].join('');
   return { body, description: `${summaryOf(f)}${rulesUsed(f) ? `; ${rulesUsed(f)}` : ''}.` };
 };
 
-const batchPage = (report: ReportRecord, urls: ReportUrls): { body: string; description: string } => {
+/** A batch card's id as the page shows it: cut, as it appears several times (the JSON report has it whole). */
+const shownId = (id: unknown): string => esc(clip(asText(id), 120));
+
+/** One card of a batch with findings: its findings, then as much of its own text as the page's space holds. */
+const batchCardDetails = async (x: Json, i: number, text: string | undefined, card: unknown, space: PageSpace, urls: ReportUrls): Promise<string> => {
+  const f = findingsOf(x, undefined);
+  const shown = shownCard(text, card, f);
+  await nextTurn();
+  const { merged } = mergeSuggestions(shown.located.warnings, f.suggestions);
+  const errors = fitted(shown.located.errors.map((issue) => ({ issue })), f.leftOut.errors, space);
+  const warnings = fitted(merged, f.leftOut.warnings, space);
+  const anchor = `c${i}-L`;
+  const raw = rawCardHref(urls, i);
+  const lines = shown.text ? await numberedLinesWithin(shown, anchor, space) : { html: '', shownLines: 0, totalLines: 0 };
+  const place = { anchor, shownLines: lines.shownLines, raw };
+  return `<details><summary>Card <code>${shownId(x.id)}</code>: ${esc(summaryOf(f))}</summary>${compatibilityCallout(f)}${
+    severitySection('Errors', 'errors', errors.rows, errors.left, place)}${
+    severitySection('Warnings', 'warnings', warnings.rows, warnings.left, place)}${
+    shown.text ? `<div class="code" role="region" aria-label="Card ${shownId(x.id)}" tabindex="0">${lines.html}</div>${cutNote(lines.shownLines, lines.totalLines, raw)}` : ''}</details>`;
+};
+
+const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body: string; description: string }> => {
   const r = asObject(report.result);
   const summary = asObject(r.summary);
   const results = asArray(r.results);
   const allValid = typeof r.invalid === 'number' ? r.invalid === 0 : null;
-  const overview = `<div class="scroll"><table><thead><tr><th>Card id</th><th>Verdict</th><th>Score</th><th>Errors</th><th>Warnings</th><th>Rules used</th></tr></thead><tbody>${results
-    .map((x) => {
+  const submitted = asArray(report.card);
+  const texts = ownTexts(report, submitted.length);
+  await nextTurn();
+  const cardBytes = report.request_text?.length ?? JSON.stringify(report.card ?? null).length;
+  const space = new PageSpace(pageBudget(cardBytes) - FIXED_PART_BYTES);
+  const overview = `<div class="scroll"><table><thead><tr><th>Card id</th><th>Verdict</th><th>Score</th><th>Errors</th><th>Warnings</th><th>Rules used</th><th>JSON</th></tr></thead><tbody>${results
+    .map((x, i) => {
       const f = findingsOf(x, undefined);
-      return `<tr><td><code>${esc(x.id)}</code></td><td>${verdictBadge(f.valid)}</td><td>${esc(f.score ?? '')}</td><td>${f.errors.length + f.leftOut.errors}</td><td>${f.warnings.length + f.leftOut.warnings}</td><td>${esc(f.version ?? '')}</td></tr>`;
+      return `<tr><td><code>${shownId(x.id)}</code></td><td>${verdictBadge(f.valid)}</td><td>${esc(f.score ?? '')}</td><td>${f.errors.length + f.leftOut.errors}</td><td>${f.warnings.length + f.leftOut.warnings}</td><td>${esc(f.version ?? '')}</td><td><a href="${esc(rawCardHref(urls, i))}">card</a></td></tr>`;
     })
     .join('')}</tbody></table></div>`;
-  const submitted = asArray(report.card);
-  const details = results
-    .map((x, i) => ({ x, i }))
-    .filter(({ x }) => asArray(x.errors).length + asArray(x.warnings).length > 0)
-    .map(({ x, i }) => {
-      const f = findingsOf(x, undefined);
-      const anchor = `c${i}-L`;
-      const { text, located, marks } = shownCard(submitted.find((c) => c.id === x.id)?.agent_card, f);
-      const { merged } = mergeSuggestions(located.warnings, f.suggestions);
-      return `<details><summary>Card <code>${esc(x.id)}</code>: ${esc(summaryOf(f))}</summary>${compatibilityCallout(f)}${
-        severitySection('Errors', 'errors', located.errors.map((issue) => ({ issue })), f.leftOut.errors, anchor)}${
-        severitySection('Warnings', 'warnings', merged, f.leftOut.warnings, anchor)}${
-        text ? `<div class="code" role="region" aria-label="Card ${esc(x.id)}" tabindex="0">${numberedLines(text, marks, anchor)}</div>` : ''}</details>`;
-    })
-    .join('');
+  space.spend(overview.length);
+  // Each card with findings, its text within the page's space; every card's whole JSON is linked from the table.
+  const shownCards: string[] = [];
+  let notShown = 0;
+  for (const [i, x] of results.entries()) {
+    if (asArray(x.errors).length + asArray(x.warnings).length === 0) continue;
+    // A card's findings and text only while the page has room; each card's JSON stays linked from the table.
+    const details = space.remaining > CARD_DETAILS_BYTES ? await batchCardDetails(x, i, texts[i], submitted[i]?.agent_card, space, urls) : '';
+    if (details) {
+      space.spend(CARD_DETAILS_BYTES);
+      shownCards.push(details);
+    } else notShown++;
+    await nextTurn(); // a turn of the event loop between cards (see LINES_PER_TURN)
+  }
+  if (notShown > 0) shownCards.push(`<p class="none">${plural(notShown, 'more card')} with findings not shown: the page is full. The table links each card's JSON, and the JSON report holds every finding.</p>`);
+  const details = shownCards.join('');
   const description = `${asText(r.valid)} of ${asText(r.total)} cards valid; average score ${asText(summary.average_score)}/100.`;
   const body = [
     `<p class="verdict">${verdictBadge(allValid, `${r.valid} of ${r.total} valid`)}<span><strong>Average score ${esc(summary.average_score)}</strong>/100</span></p>`,
@@ -277,10 +375,19 @@ const batchPage = (report: ReportRecord, urls: ReportUrls): { body: string; desc
     `<section><h2>Cards</h2>${overview}</section>`,
     details ? `<section><h2>Findings per card</h2>${details}</section>` : '',
     badgeSection(urls),
-    // Collapsed: each card with findings is shown under them already, and the whole batch can be thousands of lines.
-    `<section><h2>Submitted cards</h2><details><summary>The request's cards as JSON</summary><pre>${esc(JSON.stringify(report.card, null, 2))}</pre></details></section>`,
   ].join('');
   return { body, description };
+};
+
+/** A card's own text as stored (`index`: a batch's card), or its JSON for a report stored before the text was kept; undefined when it has none. */
+export const rawCardText = (report: ReportRecord, index: number | undefined): string | undefined => {
+  const batch = report.kind === 'batch';
+  if (batch !== (index !== undefined)) return undefined;
+  const count = batch ? asArray(report.card).length : 1;
+  const at = index ?? 0;
+  if (at >= count) return undefined;
+  const card = batch ? asArray(report.card)[at]?.agent_card : report.card;
+  return ownTexts(report, count)[at] ?? (card === undefined || card === null ? undefined : oldCardText(card));
 };
 
 const kindLabel: Record<ReportRecord['kind'], string> = {
@@ -290,10 +397,10 @@ const kindLabel: Record<ReportRecord['kind'], string> = {
   github: 'GitHub validation',
 };
 
-export const renderReportPage = (report: ReportRecord, urls: ReportUrls): string => {
+export const renderReportPage = async (report: ReportRecord, urls: ReportUrls): Promise<string> => {
   const card = asObject(report.card);
   const name = report.kind === 'batch' ? 'Batch of agent cards' : typeof card.name === 'string' && card.name ? card.name : 'Agent card';
-  const { body, description } = report.kind === 'batch' ? batchPage(report, urls) : singlePage(report, name, urls);
+  const { body, description } = report.kind === 'batch' ? await batchPage(report, urls) : await singlePage(report, name, urls);
   return renderPage({
     title: `${name} · cardgate report`,
     description,

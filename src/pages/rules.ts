@@ -24,7 +24,7 @@ const costText = (rule: RuleInfo): string =>
   rule.severity === 'error'
     ? 'An error: the card is invalid and scores 0.'
     : rule.severity === 'info'
-      ? 'Information, reported in the result\'s signatures summary: it costs no points.'
+      ? `Information, reported in the result's ${rule.id === 'signature.verified' ? 'signatures summary' : 'infos list'}: it costs no points and never makes a card invalid.`
       : rule.weight === 0
       ? 'A warning that costs no points.'
       : `A warning: each finding costs ${rule.weight} points, ${MAX_COUNT_PER_RULE * rule.weight} at most (${MAX_COUNT_PER_RULE} findings).`;
@@ -73,8 +73,8 @@ const differing = (text: string, other: string, mark: string): Map<number, strin
 /** A card example (the lines that differ from the other example marked) and the findings the engine reports for it. */
 const example = (title: string, card: unknown, other: unknown, mark: string, options: RuleExamples['options'], rule: string): string => {
   const result = validateCard(card, options);
-  // An info rule (signature.verified) is reported in the signatures summary, not among the findings.
-  const findings = [...result.errors, ...result.warnings, ...(result.signatures ?? []).filter((s) => s.verified).map((s) => ({ rule: s.rule, path: `signatures[${s.index}]`, message: `signature by key ${s.kid ?? '(none)'} verified over the ${s.form ?? ''} canonical form` }))];
+  // Information is in `infos`; signature.verified in the signatures summary, not among the findings.
+  const findings = [...result.errors, ...result.warnings, ...(result.infos ?? []), ...(result.signatures ?? []).filter((s) => s.verified).map((s) => ({ rule: s.rule, path: `signatures[${s.index}]`, message: `signature by key ${s.kid ?? '(none)'} verified over the ${s.form ?? ''} canonical form` }))];
   const text = JSON.stringify(card, null, 2);
   const list = findings.length === 0
     ? '<p class="none">No findings.</p>'

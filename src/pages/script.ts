@@ -1,6 +1,6 @@
 /**
  * The pages' one script, inline (allowed by its hash). It only adds to pages that read fine
- * without it: `<time data-local>` stamps shown in the reader's time zone, `[data-copy]` buttons
+ * without it: `<time data-local>` stamps shown in the reader's time zone (named), `[data-copy]` buttons
  * that copy the text of the element they name, and the landing page's form: a pasted, dropped or
  * chosen card, an example, or an agent's URL, sent to POST /v1/validate (the anonymous quota, as any
  * caller without a key), its findings shown with their lines linked into the report.
@@ -8,7 +8,7 @@
 export const pageScript = `(() => {
   for (const t of document.querySelectorAll('time[data-local]')) {
     const d = new Date(t.getAttribute('datetime'));
-    if (!isNaN(d)) { t.title = t.textContent; t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }); }
+    if (!isNaN(d)) { t.title = t.textContent; t.textContent = d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }); }
   }
   for (const b of document.querySelectorAll('button[data-copy]')) {
     const source = document.getElementById(b.dataset.copy);
@@ -33,21 +33,14 @@ export const pageScript = `(() => {
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => '&#' + c.charCodeAt(0) + ';');
   const count = (n, word) => esc(n) + ' ' + word + (n === 1 ? '' : 's');
   const alert = (text) => show('<p role="alert" class="refusal">' + esc(text) + '</p>');
-  const inWords = (seconds) => {
-    const m = Math.max(1, Math.ceil(seconds / 60));
-    return m < 60 ? m + ' min' : Math.floor(m / 60) + ' h' + (m % 60 ? ' ' + (m % 60) + ' min' : '');
-  };
   const problem = (body, status) => {
     if (body && typeof body.error === 'object' && body.error) return body.error.message;
     if (body && typeof body.error === 'string') return body.error;
     if (body && Array.isArray(body.errors) && body.errors.length) return body.errors.map((e) => (e.path ? e.path + ': ' : '') + e.message).join('; ');
     return 'the server answered HTTP ' + status;
   };
-  const refusal = (res, body) => {
-    const wait = Number(res.headers.get('retry-after'));
-    if (res.status === 413) return 'Not validated: the card is too large (' + problem(body, res.status) + ').';
-    return 'Not validated: ' + problem(body, res.status) + (wait > 0 ? ' Try again in ' + inWords(wait) + '.' : '');
-  };
+  // A refusal says itself what went wrong, and for a quota when it resets and what to change.
+  const refusal = (res, body) => 'Not validated: ' + (res.status === 413 ? 'the card is too large (' + problem(body, res.status) + ').' : problem(body, res.status));
   const findings = (title, list, kind, report) => !list || !list.length ? '' :
     '<h3 class="' + kind + '">' + esc(title) + ' <span class="count">' + list.length + '</span></h3><ul class="findings">' +
     list.map((f) => '<li>' + (f.line ? '<a class="at" href="' + esc(report + '#L' + f.line) + '">' + esc(f.line + ':' + f.column) + '</a>' : '') +

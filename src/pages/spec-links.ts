@@ -12,8 +12,8 @@ const specVersion: Record<string, string> = { '0.2.5+': '0.2.5', '0.2.5': '0.2.5
 /** Section number → heading anchor, per published specification. */
 export const specAnchors: Record<string, Record<string, string>> = {
   '0.2.5': { '5.5': '55-agentcard-object-structure' },
-  '0.3.0': { '5.4': '54-security-of-agent-cards', '5.5': '55-agentcard-object-structure', '5.5.5': '555-agentinterface-object', '5.6.1': '561-main-url-and-preferred-transport', '5.6.4': '564-validation-requirements', '7.10': '710-agentgetauthenticatedextendedcard' },
-  '1.0.0': { '3.1.11': '3111-get-extended-agent-card', '3.6': '36-versioning', '4.4.1': '441-agentcard', '5': '5-protocol-binding-requirements-and-interoperability', '5.5': '55-json-field-naming-convention', '5.7': '57-field-presence-and-optionality', '7.1': '71-protocol-security', '8.3': '83-protocol-declaration-requirements', '8.3.1': '831-supported-interfaces-declaration', '8.4.2': '842-signature-format', '8.4.3': '843-signature-verification', '13.3': '133-extended-agent-card-access-control', '14.3': '143-well-known-uri-registration' },
+  '0.3.0': { '3.2': '32-supported-transport-protocols', '5.3': '53-recommended-location', '5.4': '54-security-of-agent-cards', '5.5': '55-agentcard-object-structure', '5.5.5': '555-agentinterface-object', '5.6.1': '561-main-url-and-preferred-transport', '5.6.4': '564-validation-requirements', '7.10': '710-agentgetauthenticatedextendedcard' },
+  '1.0.0': { '3.1.11': '3111-get-extended-agent-card', '3.6': '36-versioning', '4.4.1': '441-agentcard', '5': '5-protocol-binding-requirements-and-interoperability', '5.5': '55-json-field-naming-convention', '5.7': '57-field-presence-and-optionality', '7.1': '71-protocol-security', '8.2': '82-discovery-mechanisms', '8.3': '83-protocol-declaration-requirements', '8.3.1': '831-supported-interfaces-declaration', '8.4.2': '842-signature-format', '8.4.3': '843-signature-verification', '13.3': '133-extended-agent-card-access-control', '14.3': '143-well-known-uri-registration' },
 };
 
 const citation = /(RFC \d+|0\.2\.5\+|0\.2\.5|0\.x|0\.3\.0|1\.0)|§(\d+(?:\.\d+)*)/g;

@@ -1,7 +1,7 @@
 /** The Store interface held in memory only: for unit tests, never chosen silently at run time. */
 import { Aliases } from './aliases.ts';
 import { readLine, reportLine } from './report-lines.ts';
-import { ReportIndex } from './report-index.ts';
+import { ReportIndex, prepareIndex } from './report-index.ts';
 import { Tables } from './tables.ts';
 import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from './types.ts';
 
@@ -25,6 +25,7 @@ export class MemoryStore extends Tables implements Store {
     return this.index.list(filter, -Infinity);
   }
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
+    await prepareIndex(() => this.index, query.sort);
     return this.index.page(query, -Infinity);
   }
   async pruneReports(before: number): Promise<number> {
@@ -40,15 +41,23 @@ export class MemoryStore extends Tables implements Store {
     return this.reports.size;
   }
 
-  protected async *reportLines(): AsyncGenerator<string> {
-    yield* this.reports.values();
+  /** The lines as they are now: reports stored while they are read are left out. */
+  protected reportLines(): AsyncIterable<string> {
+    const lines = [...this.reports.values()];
+    return (async function* () {
+      yield* lines;
+    })();
   }
   protected importReportLine(line: string): void {
     this.storeReport(readLine(line), line);
   }
 
+  protected hasReport(id: string): boolean {
+    return this.reports.has(id);
+  }
+
   /** Stores the report as `exportedLine` when given (and its alias admitted), else as its own line. */
-  private storeReport(report: NewReport, exportedLine?: string): boolean {
+  protected storeReport(report: NewReport, exportedLine?: string): boolean {
     const stored = this.aliases.admit(report);
     const line = stored === report && exportedLine !== undefined ? exportedLine : reportLine(stored);
     this.reports.set(report.id, line);

@@ -24,7 +24,6 @@ export const reportSortKey = (r: ReportSummary, field: ReportSortField): string 
         ? (r.errors ?? -1)
         : asciiLower(r.agent_name ?? '');
 
-const accountMatches = (a: Account, q: string): boolean => asciiLower(a.name).includes(q) || asciiLower(a.id).includes(q);
 const reportMatches = (r: ReportSummary, q: string): boolean => asciiLower(r.agent_name ?? '').includes(q) || asciiLower(r.id).includes(q);
 
 const compare = (a: PagePosition, b: PagePosition): number =>
@@ -53,8 +52,72 @@ export const pageOf = <T extends { id: string }, F extends string>(
   return page;
 };
 
-export const pageOfAccounts = (accounts: Iterable<Account>, query: PageQuery<AccountSortField>): Page<Account> =>
-  pageOf(accounts, query, accountSortKey, accountMatches);
+/** The page `query` asks for out of `sorted` (ascending by position), walked from the cursor in the direction asked. */
+const pageOfSorted = <T>(sorted: ReadonlyArray<{ row: T; at: PagePosition }>, query: PageQuery<string>, matches: (row: T, q: string) => boolean): Page<T> => {
+  const q = query.q ? asciiLower(query.q) : undefined;
+  let lo = 0;
+  let hi = sorted.length;
+  while (query.after && lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = compare(sorted[mid]!.at, query.after);
+    if (c < 0 || (c === 0 && !query.descending)) lo = mid + 1;
+    else hi = mid;
+  }
+  const step = query.descending ? -1 : 1;
+  const found: Array<{ row: T; at: PagePosition }> = [];
+  for (let i = query.after ? (query.descending ? lo - 1 : lo) : query.descending ? sorted.length - 1 : 0; i >= 0 && i < sorted.length && found.length <= query.limit; i += step) {
+    if (q === undefined || matches(sorted[i]!.row, q)) found.push(sorted[i]!);
+  }
+  const items = found.slice(0, query.limit);
+  const page: Page<T> = { items: items.map((f) => f.row) };
+  if (found.length > query.limit) page.next = items[items.length - 1]!.at;
+  return page;
+};
+
+/** A Map that counts its changes, so that what is made from it can tell when to make it again. */
+export class CountedMap<K, V> extends Map<K, V> {
+  changes = 0;
+  override set(key: K, value: V): this {
+    this.changes++;
+    return super.set(key, value);
+  }
+  override delete(key: K): boolean {
+    this.changes++;
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.changes++;
+    super.clear();
+  }
+}
+
+/** An account with its name and id lower-cased (ASCII letters), as a search compares them. */
+interface SearchedAccount {
+  account: Account;
+  name: string;
+  id: string;
+}
+
+/**
+ * Pages of the accounts: each sort's order made once and kept until the accounts change (seldom,
+ * while an administrator pages through them), so a page is a binary search and a walk.
+ */
+export class AccountPages {
+  private changes = -1;
+  private sorted: Partial<Record<AccountSortField, Array<{ row: SearchedAccount; at: PagePosition }>>> = {};
+
+  page(accounts: CountedMap<string, Account>, query: PageQuery<AccountSortField>): Page<Account> {
+    if (accounts.changes !== this.changes) {
+      this.sorted = {};
+      this.changes = accounts.changes;
+    }
+    const rows = (this.sorted[query.sort] ??= [...accounts.values()]
+      .map((account) => ({ row: { account, name: asciiLower(account.name), id: asciiLower(account.id) }, at: { key: accountSortKey(account, query.sort), id: account.id } }))
+      .sort((a, b) => compare(a.at, b.at)));
+    const page = pageOfSorted(rows, query, (row, q) => row.name.includes(q) || row.id.includes(q));
+    return { ...page, items: page.items.map((row) => row.account) };
+  }
+}
 
 /** The page of `summaries` (the unexpired ones) that `query` asks for, as copies. */
 export const pageOfReports = (summaries: readonly ReportSummary[], query: ReportPageQuery): Page<ReportSummary> => {

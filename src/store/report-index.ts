@@ -7,11 +7,16 @@
  * one summary for every report of its retention period (hundreds of thousands), and small objects
  * that live for days, promoted among the requests' short-lived garbage, leave the JavaScript heap
  * fragmented and growing under load. Here a report costs about 80 bytes outside that heap, and
- * the heap holds only the distinct texts (accounts, agent names, aliases, kinds).
+ * the heap holds only the distinct texts (accounts, agent names, aliases, kinds). A page walks a
+ * sorted order of the positions (report-order.ts, 4 bytes a report per sort asked for) from its
+ * cursor, and `q` searches with report-search.ts: at a million reports a page costs what the
+ * page holds, not a sort of every report.
  */
-import { asciiLower, pageOf, pageOfReports } from './paging.ts';
+import { asciiLower, pageOfReports } from './paging.ts';
+import { SortedOrder, type PositionCompare } from './report-order.ts';
+import { ReportSearch, type SearchedColumns } from './report-search.ts';
 import { summarizeReport } from './summary.ts';
-import type { NewReport, Page, ReportKind, ReportPageQuery, ReportSortField, ReportSummary } from './types.ts';
+import type { NewReport, Page, PagePosition, ReportKind, ReportPageQuery, ReportSortField, ReportSummary } from './types.ts';
 
 /** Distinct texts, each numbered once; 0 stands for null (or no text). */
 class TextTable {
@@ -36,7 +41,24 @@ class TextTable {
   text(no: number): string | null {
     return this.texts[no]!;
   }
+
+  get count(): number {
+    return this.texts.length;
+  }
 }
+
+/**
+ * Rows a page with `q` tests one by one while walking the sorted order before it searches every
+ * report at once instead (see report-search.ts): a `q` that matches many fills its page long
+ * before, one that matches few is found faster by the search.
+ */
+const WALK_TESTS = 20_000;
+/** Matches of a `q` that a page sorts among themselves rather than finding them in the sort's order. */
+const FEW_MATCHES = 5_000;
+/** Positions past a sort's order from which prepare() sorts them all anew in slices (see report-order.ts) rather than at once. */
+const SLICE_FROM = 20_000;
+
+const compareValues = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A Latin-1 text (every id the service makes) is kept as one byte a character; others whole (see `odd`). */
 const LATIN1 = /^[\0-\xff]*$/;
@@ -56,6 +78,14 @@ const grown = <A extends Float64Array | Uint32Array | Int8Array>(array: A, lengt
   const bigger = new (array.constructor as new (n: number) => A)(length);
   bigger.set(array);
   return bigger;
+};
+
+/**
+ * Resolves once the index that `current` gives (a prune replaces it) can answer a page sorted by
+ * `field` at once (see ReportIndex.prepare).
+ */
+export const prepareIndex = async (current: () => ReportIndex, field: ReportSortField): Promise<void> => {
+  while (!current().ready(field)) await current().prepare(field);
 };
 
 export class ReportIndex {
@@ -81,6 +111,18 @@ export class ReportIndex {
   private alias = new Uint32Array(0);
   private places = new Uint32Array(0);
   private readonly texts = new TextTable();
+  /** Each text lower-cased (ASCII letters), made when first needed: agent names sort and are searched so. */
+  private readonly lowerTexts: Array<string | undefined> = [];
+  /** Positions re-put since the index was made, in order (their keys may have changed): the sorted orders place them anew. */
+  private readonly moved: number[] = [];
+  /** The positions sorted by each listing key, made when a page first asks for one. */
+  private orders: Partial<Record<ReportSortField, SortedOrder>> = {};
+  private readonly search = new ReportSearch();
+  /** See fewPositions. */
+  private few: { key: string; positions: number[] | null; upTo: number; movedSeen: number } | undefined;
+
+  /** See WALK_TESTS, FEW_MATCHES and SLICE_FROM (tests make them small to reach every way of paging). */
+  constructor(private readonly bounds = { walkTests: WALK_TESTS, fewMatches: FEW_MATCHES, sliceFrom: SLICE_FROM }) {}
 
   count(): number {
     return this.size;
@@ -153,55 +195,220 @@ export class ReportIndex {
   }
 
   /**
-   * The page `query` asks for among the reports created at or after `notBeforeMs`: placed by the
-   * columns (dates as epoch ms where every text is in ISO form, whose order is the texts'), and
-   * only the page's summaries made.
+   * The page `query` asks for among the reports created at or after `notBeforeMs`: a walk of the
+   * sort's order (see report-order.ts) from the cursor, in the direction asked, that keeps the rows
+   * passing the filters until the page is full; only the page's summaries are made. Dates are
+   * placed as epoch ms when every one is in ISO form (whose order is the texts'); otherwise, a
+   * rare import, by their texts over every summary.
    */
   page(query: ReportPageQuery, notBeforeMs: number): Page<ReportSummary> {
-    const account = query.account_id === undefined ? undefined : this.texts.find(query.account_id);
-    const rows: Array<{ id: string; pos: number }> = [];
-    if (account !== undefined || query.account_id === undefined) {
-      for (let pos = 0; pos < this.size; pos++) {
-        if ((account === undefined || this.account[pos] === account) && this.createdMs[pos]! >= notBeforeMs) rows.push({ id: this.idAt(pos), pos });
-      }
-    }
     const byDate = query.sort === 'created_at';
     const afterMs = byDate && query.after ? (typeof query.after.key === 'string' ? canonicalMs(query.after.key) : undefined) : undefined;
     if (byDate && (this.oddCreatedAt.size > 0 || (query.after && afterMs === undefined))) {
-      return pageOfReports(rows.map(({ pos }) => this.summaryAt(pos)), query);
+      const rows: ReportSummary[] = [];
+      for (let pos = 0; pos < this.size; pos++) if (this.createdMs[pos]! >= notBeforeMs) rows.push(this.summaryAt(pos));
+      return pageOfReports(rows, query);
     }
-    const lowerNames = new Map<number, string>();
-    const lowerName = (pos: number): string => {
-      const no = this.agentName[pos]!;
-      let lower = lowerNames.get(no);
-      if (lower === undefined) lowerNames.set(no, (lower = asciiLower(this.texts.text(no) ?? '')));
-      return lower;
-    };
-    const keyOf = ({ pos }: { pos: number }, field: ReportSortField): string | number => {
-      if (field === 'created_at') return this.createdMs[pos]!;
-      if (field === 'agent_name') return lowerName(pos);
-      const n = (field === 'score' ? this.score : this.errors)[pos]!;
-      return Number.isNaN(n) ? -1 : n;
-    };
-    const page = pageOf(rows, afterMs === undefined ? query : { ...query, after: { key: afterMs, id: query.after!.id } }, keyOf, (row, q) => lowerName(row.pos).includes(q) || asciiLower(row.id).includes(q));
-    const out: Page<ReportSummary> = { items: page.items.map(({ pos }) => this.summaryAt(pos)) };
-    if (page.next) out.next = byDate ? { key: new Date(page.next.key as number).toISOString(), id: page.next.id } : page.next;
+    const found = this.walk(query, afterMs === undefined ? query.after : { key: afterMs, id: query.after!.id }, notBeforeMs);
+    const out: Page<ReportSummary> = { items: found.slice(0, query.limit).map((pos) => this.summaryAt(pos)) };
+    if (found.length > query.limit) {
+      const last = found[query.limit - 1]!;
+      const key = this.keyAt(last, query.sort);
+      out.next = { key: byDate ? new Date(key).toISOString() : key, id: this.idAt(last) };
+    }
     return out;
   }
 
   /**
+   * Resolves when page() can answer a query sorted by `field` at once: the first page of a sort
+   * (and one after a large import) waits for its order, sorted without holding the event loop.
+   */
+  prepare(field: ReportSortField): Promise<void> {
+    const order = (this.orders[field] ??= new SortedOrder(this.compareBy(field)));
+    return order.prepare(() => this.size, this.moved, this.bounds.sliceFrom);
+  }
+
+  /** Whether page() answers a query sorted by `field` at once (else: prepare() first). */
+  ready(field: ReportSortField): boolean {
+    return this.orders[field]?.ready(this.size, this.bounds.sliceFrom) ?? this.size < this.bounds.sliceFrom;
+  }
+
+  /**
+   * Up to limit + 1 positions of the page, in its order (see page). An account's few reports are
+   * sorted among themselves, else the sort's order is walked from the cursor. With `q`: the order walked,
+   * each row tested, for at most `walkTests` rows; past them (a `q` that matches few), every
+   * report's answer (see report-search.ts): a few matches are sorted among themselves, many are
+   * walked again in the order, each now a lookup.
+   */
+  private walk(query: ReportPageQuery, after: PagePosition | undefined, notBeforeMs: number): number[] {
+    const account = query.account_id === undefined ? undefined : this.texts.find(query.account_id);
+    if (account === undefined && query.account_id !== undefined) return [];
+    const listed = (pos: number) => (account === undefined || this.account[pos] === account) && this.createdMs[pos]! >= notBeforeMs;
+    const q = query.q ? asciiLower(query.q) : undefined;
+    if (q === undefined && account !== undefined) {
+      // An account's reports, when they are few, are sorted among themselves.
+      const few = this.fewPositions(`a${account}`, (pos) => this.account[pos] === account);
+      if (few !== null) return this.sortedAmong(few.filter(listed), query, after);
+    }
+    const { order, length } = this.orderOf(query.sort);
+    if (q === undefined) return this.collect(order, length, query, after, listed, Infinity).found;
+    const columns = this.searched();
+    let matches = this.search.known(columns, q, this.moved);
+    if (matches === undefined) {
+      const test = this.search.test(columns, q);
+      const walked = this.collect(order, length, query, after, (pos) => listed(pos) && test(pos), this.bounds.walkTests);
+      if (walked.complete) return walked.found;
+      matches = this.search.all(columns, q, this.moved);
+    }
+    const { found: bitmap, count } = matches;
+    const few = count > this.bounds.fewMatches ? null : this.fewPositions(`q${q}`, (pos) => bitmap[pos] === 1);
+    if (few !== null) return this.sortedAmong(few.filter(listed), query, after);
+    return this.collect(order, length, query, after, (pos) => bitmap[pos] === 1 && listed(pos), Infinity).found;
+  }
+
+  /**
+   * The positions that `selects`, when there are at most `fewMatches` (else null), for the
+   * selection named `key`: the last one's kept, only the reports put since tested (all again
+   * once a report is put again), so the next pages of one account or one `q` cost no pass over
+   * every report.
+   */
+  private fewPositions(key: string, selects: (pos: number) => boolean): number[] | null {
+    let few = this.few;
+    if (few?.key !== key || few.movedSeen !== this.moved.length) {
+      few = this.few = { key, positions: [], upTo: 0, movedSeen: this.moved.length };
+    }
+    for (let pos = few.upTo; pos < this.size && few.positions !== null; pos++) {
+      if (selects(pos) && few.positions.push(pos) > this.bounds.fewMatches) few.positions = null;
+    }
+    few.upTo = this.size;
+    return few.positions;
+  }
+
+  /** The page out of a few positions (every one the page may hold), sorted among themselves. */
+  private sortedAmong(few: number[], query: ReportPageQuery, after: PagePosition | undefined): number[] {
+    const sorted = Uint32Array.from(few).sort(this.compareBy(query.sort));
+    return this.collect(sorted, sorted.length, query, after, () => true, Infinity).found;
+  }
+
+  /**
+   * Up to limit + 1 positions that `keep` keeps, from `order` (ascending) past the cursor, in the
+   * direction asked; `complete` unless `budget` rows were tested first.
+   */
+  private collect(
+    order: Uint32Array,
+    length: number,
+    query: ReportPageQuery,
+    after: PagePosition | undefined,
+    keep: (pos: number) => boolean,
+    budget: number,
+  ): { found: number[]; complete: boolean } {
+    // The first row past the cursor: in the order, the first one after it (ascending) or the last one before it.
+    let lo = 0;
+    let hi = length;
+    while (after && lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = this.compareTo(order[mid]!, query.sort, after);
+      if (c < 0 || (c === 0 && !query.descending)) lo = mid + 1;
+      else hi = mid;
+    }
+    const step = query.descending ? -1 : 1;
+    const found: number[] = [];
+    let i = after ? (query.descending ? lo - 1 : lo) : query.descending ? length - 1 : 0;
+    for (let tested = 0; i >= 0 && i < length && found.length <= query.limit; i += step) {
+      if (++tested > budget) return { found, complete: false };
+      if (keep(order[i]!)) found.push(order[i]!);
+    }
+    return { found, complete: true };
+  }
+
+  /** The sort key of report `pos` (see reportSortKey in paging.ts; dates as epoch ms). */
+  private keyAt(pos: number, field: ReportSortField): string | number {
+    if (field === 'created_at') return this.createdMs[pos]!;
+    if (field === 'agent_name') return this.lowerText(this.agentName[pos]!);
+    const n = (field === 'score' ? this.score : this.errors)[pos]!;
+    return Number.isNaN(n) ? -1 : n;
+  }
+
+  /** Report `pos` against a cursor's position in the order of `field`. */
+  private compareTo(pos: number, field: ReportSortField, at: PagePosition): number {
+    const byKey = compareValues(this.keyAt(pos, field), at.key);
+    return byKey !== 0 ? byKey : compareValues(this.idAt(pos), at.id);
+  }
+
+  private orderOf(field: ReportSortField): { order: Uint32Array; length: number } {
+    const order = (this.orders[field] ??= new SortedOrder(this.compareBy(field)));
+    return order.current(this.size, this.moved);
+  }
+
+  /** The order of `field` between two reports: by key (see keyAt), then by id. */
+  private compareBy(field: ReportSortField): PositionCompare {
+    if (field === 'agent_name') {
+      return (a, b) => compareValues(this.lowerText(this.agentName[a]!), this.lowerText(this.agentName[b]!)) || this.compareIds(a, b);
+    }
+    // A date that is no date (NaN) sorts first, so that the order is total; such dates are listed by their text (see page).
+    const column = field === 'created_at' ? () => this.createdMs : field === 'score' ? () => this.score : () => this.errors;
+    const missing = field === 'created_at' ? -Infinity : -1;
+    return (a, b) => {
+      const values = column();
+      const x = values[a]!;
+      const y = values[b]!;
+      return compareValues(Number.isNaN(x) ? missing : x, Number.isNaN(y) ? missing : y) || this.compareIds(a, b);
+    };
+  }
+
+  /** Two reports' ids in JavaScript's string order (code units: for Latin-1 text, its bytes). */
+  private compareIds(a: number, b: number): number {
+    const sa = this.idStart[a]!;
+    const ea = this.idStart[a + 1]!;
+    const sb = this.idStart[b]!;
+    const eb = this.idStart[b + 1]!;
+    if (sa === ea || sb === eb) return compareValues(this.idAt(a), this.idAt(b)); // perhaps an odd id
+    const bytes = this.idBytes;
+    const n = Math.min(ea - sa, eb - sb);
+    for (let i = 0; i < n; i++) {
+      const d = bytes[sa + i]! - bytes[sb + i]!;
+      if (d !== 0) return d;
+    }
+    return ea - sa - (eb - sb);
+  }
+
+  private lowerText(no: number): string {
+    let lower = this.lowerTexts[no];
+    if (lower === undefined) this.lowerTexts[no] = lower = asciiLower(this.texts.text(no) ?? '');
+    return lower;
+  }
+
+  /** The columns as the search reads them now. */
+  private searched(): SearchedColumns {
+    return {
+      size: this.size,
+      idBytes: this.idBytes,
+      idStart: this.idStart,
+      oddIds: this.oddIds,
+      agentName: this.agentName,
+      textCount: this.texts.count,
+      lowerText: (no) => this.lowerText(no),
+    };
+  }
+
+  /**
    * The index without the reports created before `before` (epoch ms), each handed to `removed`
-   * first: a new index (texts no longer used left behind), or this one when none is.
+   * first: a new index (texts no longer used left behind), or this one when none is. The sorted
+   * orders made so far are kept, without the reports removed.
    */
   createdSince(before: number, removed: (id: string, alias: string | undefined, place: number) => void): ReportIndex {
-    const kept: number[] = [];
+    const newPosition = new Int32Array(this.size).fill(-1);
+    let kept = 0;
     for (let pos = 0; pos < this.size; pos++) {
-      if (this.createdMs[pos]! >= before) kept.push(pos);
+      if (this.createdMs[pos]! >= before) newPosition[pos] = kept++;
       else removed(this.idAt(pos), this.aliasAt(pos), this.places[pos]!);
     }
-    if (kept.length === this.size) return this;
-    const index = new ReportIndex();
-    for (const pos of kept) index.putSummary(this.summaryAt(pos), this.places[pos]!);
+    if (kept === this.size) return this;
+    const index = new ReportIndex(this.bounds);
+    for (let pos = 0; pos < this.size; pos++) if (newPosition[pos]! >= 0) index.putSummary(this.summaryAt(pos), this.places[pos]!);
+    for (const [field, order] of Object.entries(this.orders) as Array<[ReportSortField, SortedOrder]>) {
+      if (order.ready(this.size, this.bounds.sliceFrom)) index.orders[field] = order.remapped(this.size, this.moved, newPosition, index.compareBy(field));
+    }
     return index;
   }
 
@@ -213,6 +420,8 @@ export class ReportIndex {
       this.appendId(pos, s.id);
       this.size++;
       this.slotIn(pos, s.id);
+    } else {
+      this.moved.push(pos);
     }
     this.places[pos] = place;
     const ms = canonicalMs(s.created_at);

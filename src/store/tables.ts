@@ -15,7 +15,7 @@
  * atomic here because nothing else runs while it does (one process, one event loop).
  */
 import { encodeRecord } from './encode.ts';
-import { pageOfAccounts } from './paging.ts';
+import { AccountPages, CountedMap } from './paging.ts';
 import { TABLES, rowIsValid, type TableName } from './rows.ts';
 import type { StoreTransfer, TransferRow } from './transfer.ts';
 import type { Account, AccountSortField, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, KeyAndAccount, NewReport, Page, PageQuery, Store, TrustKeyRecord, UsageRow } from './types.ts';
@@ -99,7 +99,6 @@ export interface RejectedRow {
   reason: string;
 }
 
-
 /** A snapshot row as the key and value it has in the tables (and in the journal). */
 const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
   accounts: (row) => [(row as Account | null)?.id, row],
@@ -121,7 +120,8 @@ const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
 };
 
 export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfer {
-  private accounts = new Map<string, Account>();
+  private accounts = new CountedMap<string, Account>();
+  private readonly accountPages = new AccountPages();
   private keys = new Map<string, ApiKeyRecord>();
   private keyIdByHash = new Map<string, string>();
   private counters = new Map<string, Counter>();
@@ -135,11 +135,18 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   private meta = new Map<string, string>();
   private trustKeys = new Map<string, TrustKeyRecord>();
 
-  /** Called after every change of a row, with its JSON text (null once deleted). */
-  protected changed(_table: TableName, _key: string, _json: string | null): void {}
+  /**
+   * Called after every change of a row, with its JSON text (null once deleted); `namesNewReport`:
+   * the row names a report stored in the same step, which must be durable before the row is.
+   */
+  protected changed(_table: TableName, _key: string, _json: string | null, _namesNewReport: boolean): void {}
 
   /** Stores a report (see Store.putReport): consume's `report` goes through it. */
   abstract putReport(report: NewReport): Promise<boolean>;
+  /** putReport, synchronously (it throws, changing nothing, when the report cannot be written). */
+  protected abstract storeReport(report: NewReport): boolean;
+  /** Whether a report has this id (expired or not). */
+  protected abstract hasReport(id: string): boolean;
 
   async createAccount(account: Account): Promise<void> {
     this.setRow('accounts', account.id, account);
@@ -151,7 +158,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     return [...this.accounts.values()];
   }
   async pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>> {
-    return pageOfAccounts(this.accounts.values(), query);
+    return this.accountPages.page(this.accounts, query);
   }
   async updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined> {
     const a = this.accounts.get(id);
@@ -251,15 +258,19 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     this.writeJob(id, claimed);
     return JSON.parse(claimed.json) as JobRecord;
   }
-  async putJob(job: JobRecord, owner?: string): Promise<boolean> {
-    if (owner === undefined) {
-      this.writeJob(job.id, encodeJob(job.id, job));
-      return true;
-    }
-    const stored = this.jobs.get(job.id);
-    if (stored?.lease?.owner !== owner) return false;
-    this.writeJob(job.id, encodeJob(job.id, job.lease ? job : { ...job, lease: stored.lease }));
+  async putJob(job: JobRecord, owner?: string, report?: NewReport): Promise<boolean> {
+    const lease = this.jobs.get(job.id)?.lease;
+    if (owner !== undefined && lease?.owner !== owner) return false;
+    const encoded = encodeJob(job.id, owner === undefined || job.lease ? job : { ...job, lease });
+    // Both in this synchronous step (the report first: storing it may throw), so one flush holds both.
+    if (report) this.storeReport(report);
+    this.writeJob(job.id, encoded, report !== undefined);
     return true;
+  }
+  async jobsWithoutReport(): Promise<string[]> {
+    const ids: string[] = [];
+    for (const [id, j] of this.jobs) if (!this.hasReport(id) && headOf(j).result !== undefined) ids.push(id);
+    return ids;
   }
   async releaseJob(id: string, owner: string): Promise<boolean> {
     const stored = this.jobs.get(id);
@@ -322,16 +333,16 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   /** In memory: always able to answer. */
   async ping(): Promise<void> {}
 
-  /** Every row: the tables (durable counters only), then the reports. */
+  /** Every row: the tables (durable counters only; taken at once, so writes made while rows are read are left out whole), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {
-    for (const row of this.accounts.values()) yield { table: 'accounts', row };
-    for (const row of this.keys.values()) yield { table: 'keys', row };
-    for (const [key, c] of this.counters) yield { table: 'counters', row: { key, ...c } };
-    for (const row of this.usage.values()) yield { table: 'usage', row };
-    for (const j of this.jobs.values()) yield { table: 'jobs', row: JSON.parse(j.json) as JobRecord };
-    for (const [key, value] of this.meta) yield { table: 'meta', row: { key, value } };
-    for (const row of this.trustKeys.values()) yield { table: 'trust_keys', row };
-    for await (const line of this.reportLines()) yield { table: 'reports', line };
+    const tables: Array<TransferRow | string> = [
+      ...[...this.accounts.values()].map((row) => ({ table: 'accounts' as const, row })), ...[...this.keys.values()].map((row) => ({ table: 'keys' as const, row })),
+      ...[...this.counters].map(([key, c]) => ({ table: 'counters' as const, row: { key, ...c } })), ...[...this.usage.values()].map((row) => ({ table: 'usage' as const, row: { ...row } })),
+      ...[...this.jobs.values()].map((j) => j.json), // a job's text, parsed in its turn
+      ...[...this.meta].map(([key, value]) => ({ table: 'meta' as const, row: { key, value } })), ...[...this.trustKeys.values()].map((row) => ({ table: 'trust_keys' as const, row }))];
+    const reports = this.reportLines();
+    for (const row of tables) yield typeof row === 'string' ? { table: 'jobs', row: JSON.parse(row) as JobRecord } : row;
+    for await (const line of reports) yield { table: 'reports', line };
   }
 
   /** Stores each row as a row loaded from disk is (a job's lease is void), journaled, then commits. */
@@ -344,7 +355,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       if (r.table === 'trust_keys' && this.trustKeyClash(r.row)) throw new Error(`trusted key ${r.row.id}: another key of its scope has kid ${JSON.stringify(r.row.kid)}`);
       const [key, value] = snapshotRow[r.table](r.row) as [string, unknown];
       this.loadRow(r.table, key, value);
-      this.changed(r.table, key, r.table === 'jobs' ? this.jobs.get(key)!.json : encodeRecord(`${r.table} row ${key}`, value));
+      this.changed(r.table, key, r.table === 'jobs' ? this.jobs.get(key)!.json : encodeRecord(`${r.table} row ${key}`, value), false);
     }
     await this.commit();
   }
@@ -429,13 +440,13 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   private setRow(table: Exclude<TableName, 'jobs'>, key: string, value: unknown): void {
     const json = encodeRecord(`${table} row ${key}`, value);
     this.putRow(table, key, value);
-    this.changed(table, key, json);
+    this.changed(table, key, json, false);
   }
 
   /** Stores a job already encoded (see encodeJob: encoding is what may throw) and journals it. */
-  private writeJob(key: string, job: StoredJob): void {
+  private writeJob(key: string, job: StoredJob, namesNewReport = false): void {
     this.storeJob(key, job);
-    this.changed('jobs', key, job.json);
+    this.changed('jobs', key, job.json, namesNewReport);
   }
 
   /** Stores a job, keeping the unfinished jobs and the counts by status in step. */
@@ -462,7 +473,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
 
   private deleteRow(table: TableName, key: string): void {
     this.removeRow(table, key);
-    this.changed(table, key, null);
+    this.changed(table, key, null, false);
   }
 
   /** Stores a row of any table but jobs (see storeJob). */

@@ -41,21 +41,63 @@ export const exportHeader = (version: string, now: number): string =>
 export const exportLine = (row: TransferRow): string =>
   row.table === 'reports' ? `{"table":"reports","line":${JSON.stringify(row.line)}}` : JSON.stringify(row);
 
+/**
+ * The export as text, a chunk of lines at a time (~64 KiB): the header, then a line per row.
+ * `onRow` sees each row as it goes (the CLI counts them). Read as it is written, so memory holds
+ * one chunk whatever the store's size.
+ */
+export async function* exportText(rows: AsyncIterable<TransferRow>, header: string, onRow?: (row: TransferRow) => void): AsyncGenerator<string> {
+  let chunk = `${header}\n`;
+  for await (const row of rows) {
+    onRow?.(row);
+    chunk += `${exportLine(row)}\n`;
+    if (chunk.length >= 1 << 16) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
 /** The key each table's rows are known by (as in the file engine's journal). */
 const keyOf = (table: TableName, row: Record<string, unknown>): unknown =>
   table === 'usage' ? `${row.account_id}|${row.day}` : table === 'counters' || table === 'meta' ? row.key : row.id;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A report line carries what the engines index it by: an id, a kind and a created_at date. */
-const isReportLine = (line: string): boolean => {
+/**
+ * An id the service can serve: its pages take ids of at most 200 characters in one path segment,
+ * and a list's cursor (at most 1000 characters) must hold one. Every id cardgate makes fits.
+ */
+const servableId = /^[A-Za-z0-9._-]{1,200}$/;
+
+/** A time as cardgate writes it (`toISOString`): lists sort these as text, so any other form would sort wrong. */
+const isIsoTime = (value: unknown): boolean => typeof value === 'string' && value.length === 24 && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value;
+
+const timeFields = ['created_at', 'updated_at', 'added_at', 'revoked_at', 'last_used_at'] as const;
+
+/** What of a record the service could not serve: an id beyond its pages and cursors, a time in another form. */
+const unservable = (record: Record<string, unknown>): string | undefined => {
+  if ('id' in record && !(typeof record.id === 'string' && servableId.test(record.id))) {
+    const id = String(record.id);
+    return `id ${JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id)} (${id.length} characters) is not one the service can serve: 1 to 200 of A-Z a-z 0-9 . _ -`;
+  }
+  const field = timeFields.find((f) => record[f] !== undefined && record[f] !== null && !isIsoTime(record[f]));
+  return field && `${field} ${JSON.stringify(String(record[field]).slice(0, 40))} is not a time as cardgate writes it (ISO 8601 in UTC with milliseconds, e.g. 2026-01-31T12:00:00.000Z)`;
+};
+
+/** A report line's record: what the engines index it by (an id, a kind, a created_at date), or why it is not one. */
+const reportRecord = (line: string): Record<string, unknown> | string => {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    return false;
+    return 'not a valid report (its line is not JSON)';
   }
-  return isObject(value) && typeof value.id === 'string' && typeof value.kind === 'string' && typeof value.created_at === 'string' && !Number.isNaN(Date.parse(value.created_at));
+  if (!isObject(value) || typeof value.id !== 'string' || typeof value.kind !== 'string' || typeof value.created_at !== 'string') {
+    return 'not a valid report (an id, a kind and a created_at date are required)';
+  }
+  return value;
 };
 
 /** Reads a stream's lines in turn: the header first, then rows. Throws an Error naming the line and what is wrong. */
@@ -79,8 +121,10 @@ export class ImportReader {
     }
     if (!isObject(value)) throw new Error(`${at}: not a record`);
     if (value.table === 'reports') {
-      if (typeof value.line !== 'string' || !isReportLine(value.line)) throw new Error(`${at}: not a valid report (an id, a kind and a created_at date are required)`);
-      return { table: 'reports', line: value.line };
+      const report = typeof value.line === 'string' ? reportRecord(value.line) : 'not a valid report (its line is not a string)';
+      const problem = typeof report === 'string' ? report : unservable(report);
+      if (problem !== undefined) throw new Error(`${at}: ${problem}`);
+      return { table: 'reports', line: value.line as string };
     }
     const table = TABLES.find((t) => t === value.table);
     if (table === undefined) throw new Error(`${at}: unknown table ${JSON.stringify(value.table)}`);
@@ -88,6 +132,8 @@ export class ImportReader {
     const key = isObject(row) ? keyOf(table, row) : undefined;
     const checked = table === 'counters' || table === 'meta' ? (isObject(row) ? (table === 'meta' ? row.value : row) : undefined) : row;
     if (typeof key !== 'string' || !rowIsValid[table](key, checked)) throw new Error(`${at}: not a valid ${table} row`);
+    const problem = unservable(row as Record<string, unknown>);
+    if (problem !== undefined) throw new Error(`${at}: ${table} row: ${problem}`);
     return { table, row } as TransferRow;
   }
 

@@ -115,6 +115,11 @@ export interface ReportRecord {
   result: unknown;
   /** Extra context shown on the report page (webhook metadata, GitHub repo/sha). */
   meta?: Record<string, unknown>;
+  /**
+   * Read back only: the request body's text as it was sent (line breaks included), where the card's
+   * own text is (its findings' lines count in it); absent for reports stored before it was kept.
+   */
+  request_text?: string;
 }
 
 /**
@@ -326,9 +331,17 @@ export interface Store {
   /**
    * Replaces the job. With `owner`, only while that owner still holds its lease (false, nothing
    * written, once another runner has taken it over); the job's `lease` is then kept as stored
-   * unless the new record carries one.
+   * unless the new record carries one. With `report`, stores the report too (as putReport does),
+   * in the same step: both or neither, now and after a crash (one transaction on PostgreSQL; the
+   * file engine journals the job only once the report is on disk), so a job's result never names
+   * a report that is not there.
    */
-  putJob(job: JobRecord, owner?: string): Promise<boolean>;
+  putJob(job: JobRecord, owner?: string, report?: NewReport): Promise<boolean>;
+  /**
+   * The ids of the jobs holding a result whose report (stored under the job's id) is missing:
+   * what a crash of a version that wrote the two apart could leave (the runner repairs them).
+   */
+  jobsWithoutReport(): Promise<string[]>;
   /** Ends `owner`'s lease on the job (the rest as stored) so that any runner may claim it at once (shutdown hands it back). False when not held. */
   releaseJob(id: string, owner: string): Promise<boolean>;
   getJob(id: string): Promise<JobRecord | undefined>;

@@ -27,13 +27,14 @@ const runAction = async (inputs: Record<string, string>) => {
   put('cards/.well-known/agent-card.json', warnedCard);
   put('cards/broken/x.agent-card.json', invalidCard);
   put('other/not-json.json', notJson);
+  put('adk/agent_card.json', warnedCard);
   const outputFile = path.join(workspace, '.github-output');
   const summaryFile = path.join(workspace, '.github-summary');
   writeFileSync(outputFile, '');
   writeFileSync(summaryFile, '');
   const env: Record<string, string> = { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_WORKSPACE: workspace };
   // A runner sets every input, the unset ones empty, named as in action.yml upper-cased with hyphens kept.
-  for (const name of ['files', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file']) {
+  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file']) {
     env[`INPUT_${name.toUpperCase()}`] = inputs[name] ?? '';
   }
   const r = await runCli([], { command: bundle, cwd: workspace, env });
@@ -78,7 +79,8 @@ describe('the GitHub Action', () => {
     assert.equal(pass.outputs.errors, '0');
     assert.ok(Number(pass.outputs.score) > 0 && Number(pass.outputs.score) < 100, pass.outputs.score);
     assert.equal(pass.outputs['sarif-file'], '');
-    everyOf(pass.annotations, 'format github: the annotations only, all warnings', (a) => a.startsWith('::warning '));
+    everyOf(pass.annotations, 'format github: the annotations only, warnings and notices (information), no error', (a) => a.startsWith('::warning ') || a.startsWith('::notice '));
+    assert.ok(pass.annotations.some((a) => a.startsWith('::notice ')), 'the card names no provider: a notice');
     assert.equal((await runAction({ files: 'cards/.well-known/agent-card.json', 'fail-on': 'warning' })).code, 1);
     assert.equal((await runAction({ files: 'cards/.well-known/agent-card.json', 'max-warnings': '1' })).code, 1);
   });
@@ -91,6 +93,19 @@ describe('the GitHub Action', () => {
     const bad = await runAction({ 'fail-on': 'info' });
     assert.equal(bad.code, 2);
     assert.deepEqual(bad.annotations, ['::error title=cardgate::fail-on must be one of error, warning, never, not "info"']);
+  });
+
+  it("a directory search finds the ADK's agent_card.json; the patterns input replaces the names searched for", async () => {
+    const adk = await runAction({ files: 'adk', format: 'github' });
+    assert.equal(adk.code, 0, adk.stdout);
+    assert.ok(adk.annotations.some((a) => a.startsWith('::warning file=adk/agent_card.json,line=12,col=58,')), adk.stdout);
+    const own = await runAction({ files: '.', patterns: 'x.agent-card.json\nnot-json.json', 'fail-on': 'never' });
+    assert.equal(own.code, 2, 'not-json.json was searched for and could not be checked');
+    const files = new Set(own.annotations.map((a) => /file=([^,]+)/.exec(a)?.[1]).filter(Boolean));
+    assert.deepEqual([...files].sort(), ['cards/broken/x.agent-card.json', 'other/not-json.json']);
+    const escape = await runAction({ patterns: '../**/*.json' });
+    assert.equal(escape.code, 2);
+    assert.match(escape.annotations[0]!, /^::error title=cardgate::patterns: a pattern names files inside the directory searched/);
   });
 
   describe('with a cardgate server (server-url)', () => {
@@ -110,6 +125,34 @@ describe('the GitHub Action', () => {
       const unknownKey = await runAction({ files: 'cards/.well-known/agent-card.json', 'server-url': server.url, 'api-key': 'cardgate_nope' });
       assert.equal(unknownKey.code, 2);
       assert.match(unknownKey.stdout, /v1\/validate answered HTTP 401/);
+    });
+
+    it('past the keyless daily limit, the refusal says what to change: a key, CARDGATE_LIMIT_ANONYMOUS or --sidecar', async () => {
+      let refused: Awaited<ReturnType<typeof runAction>> | undefined;
+      // Two cards a run and 5 keyless validations a day: the third run is refused at the latest.
+      for (let run = 0; run < 3 && !refused; run++) {
+        const r = await runAction({ files: 'cards', 'server-url': server.url });
+        if (r.code === 2) refused = r;
+      }
+      assert.ok(refused, 'no run was refused');
+      assert.match(refused.stdout, /answered HTTP 403: daily limit of 5 validations without an API key reached: .*it resets in .*, at 00:00 UTC\. To go on: .*CARDGATE_LIMIT_ANONYMOUS.*cardgate serve --sidecar/);
+    });
+  });
+
+  describe('with a sidecar server (cardgate serve --sidecar)', () => {
+    let server: RunningServer;
+    before(async () => {
+      server = await startServer({ args: ['--sidecar'], env: { CARDGATE_VALIDATION_WORKERS: '0' } });
+    });
+    after(() => server?.stop());
+
+    it('checks every card of every run, keyless, past the anonymous limit', async () => {
+      for (let run = 1; run <= 4; run++) {
+        const r = await runAction({ files: 'cards', 'server-url': server.url });
+        assert.equal(r.code, 1, `run ${run}: ${r.stdout}`); // the invalid card fails the step; nothing is refused
+        assert.ok(!/answered HTTP/.test(r.stdout), r.stdout);
+        assert.ok(r.annotations.some((a) => a.startsWith('::error file=cards/broken/x.agent-card.json,line=4,col=13,')), r.stdout);
+      }
     });
   });
 });

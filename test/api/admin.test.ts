@@ -272,3 +272,20 @@ test('list parameters: a bad q, sort, limit or cursor is 400 INVALID_REQUEST say
   const byScore = (await t.api('GET', '/reports?sort=score&limit=1')).body;
   assert.deepEqual((await t.api('GET', `/reports?sort=score&cursor=${byScore.next_cursor}`)).body.reports.map((r: any) => r.id), ['rpt_2']);
 });
+
+test('GET /admin/api/export: one at a time per instance (503 with Retry-After while one runs); a finished or abandoned one frees it', async () => {
+  const t = testApp();
+  const get = () => t.app.request('/admin/api/export', { headers: { authorization: `Bearer ${TOKEN}` } });
+  const first = await get();
+  assert.equal(first.status, 200);
+  const busy = await get();
+  assert.equal(busy.status, 503);
+  assert.equal(busy.headers.get('retry-after'), '10');
+  assert.equal(((await busy.json()) as { code: string }).code, 'SERVICE_UNAVAILABLE');
+  const text = await first.text();
+  assert.equal(JSON.parse(text.split('\n')[0]!).format, 'cardgate-export');
+  const second = await get();
+  assert.equal(second.status, 200);
+  await second.body!.cancel(); // a client gone
+  assert.equal((await get()).status, 200);
+});

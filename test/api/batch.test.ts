@@ -29,8 +29,12 @@ describe('POST /v1/validate/batch', () => {
     const res = await batch(t, { cards }, auth);
     assert.equal(res.status, 200);
     const body = await res.json();
-    assert.deepEqual(Object.keys(body), ['batch_id', 'total', 'valid', 'invalid', 'results', 'summary', 'timestamp']);
+    assert.deepEqual(Object.keys(body), ['batch_id', 'report_url', 'total', 'valid', 'invalid', 'results', 'summary', 'timestamp']);
     assert.match(body.batch_id, idPattern('batch'));
+    assert.equal(body.report_url, `${t.deps.urls.reportsUrl}/reports/${body.batch_id}`);
+    const page = await t.app.request(new URL(body.report_url).pathname, { headers: { accept: 'text/html' } });
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), new RegExp(body.batch_id));
     assert.equal(body.total, 3);
     assert.equal(body.valid, 2);
     assert.equal(body.invalid, 1);

@@ -104,7 +104,7 @@ describe('batch and webhooks', () => {
     const rules = await (await fetch(`${server.url}/v1/rules`)).json() as { rules: Array<{ id: string; severity: string }> };
     const ids = rules.rules.filter((r) => r.id.startsWith('signature.')).map((r) => `${r.id} ${r.severity}`);
     assert.deepEqual(ids.sort(), [
-      'signature.algorithm error', 'signature.invalid error', 'signature.jku-untrusted warning', 'signature.key-revoked error',
+      'signature.algorithm error', 'signature.invalid error', 'signature.jku-untrusted warning', 'signature.key-revoked error', 'signature.missing info',
       'signature.protected-header error', 'signature.required error', 'signature.unknown-key warning', 'signature.verified info',
     ]);
     const openapi = await (await fetch(`${server.url}/openapi.json`)).text();

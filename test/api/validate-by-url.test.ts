@@ -43,6 +43,28 @@ describe('POST /v1/validate with agent_url', async () => {
     assert.deepEqual(report.meta, { source });
     const page = await (await t.app.request(pathOf(body.report_url))).text();
     assert.match(page, /Fetched from/);
+    // The page shows the fetched body as it came, so the answer's lines are its rows.
+    assert.equal(await (await t.app.request(`${pathOf(body.report_url)}/card.json`)).text(), cardText.trimEnd());
+    const { line } = body.warnings.find((w: { line: number }) => w.line > 1);
+    const row = new RegExp(`<div class="row warning" id="L${line}"><a class="ln" href="#L${line}">${line}</a><span class="src">([^<]*)</span>`).exec(page);
+    assert.equal(row?.[1]?.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))), cardText.split('\n')[line - 1]);
+  });
+
+  it('a card found only at the legacy /.well-known/agent.json gets discovery.legacy-path; at agent-card.json it does not', async () => {
+    const legacy = await startCardHost({ '/.well-known/agent.json': { body: cardText } });
+    try {
+      const t = endpointsApp(allowed);
+      const res = await validate(t, { agent_url: legacy.url });
+      assert.equal(res.status, 200);
+      const body = await res.json();
+      assert.equal(body.source.url, `${legacy.url}/.well-known/agent.json`);
+      assert.deepEqual(body.warnings.filter((w: { rule: string }) => w.rule === 'discovery.legacy-path').map((w: { path: string }) => w.path), ['(root)']);
+      assert.deepEqual(legacy.paths(), ['/.well-known/agent-card.json', '/.well-known/agent.json']);
+      const current = await (await validate(t, { agent_url: host.url })).json();
+      assert.equal(current.warnings.some((w: { rule: string }) => w.rule === 'discovery.legacy-path'), false);
+    } finally {
+      await legacy.close();
+    }
   });
 
   it('the default policy refuses 127.0.0.1: 400 at agent_url, nothing fetched, nothing charged', async () => {
@@ -75,7 +97,7 @@ describe('POST /v1/validate with agent_url', async () => {
     const t = endpointsApp(allowed);
     const res = await validate(t, { agent_url: host.url, options: { format: 'github' } });
     assert.equal(res.status, 200);
-    assert.match(await res.text(), /^::warning file=http%3A\/\/127\.0\.0\.1%3A\d+,line=5,col=10,title=url\.placeholder::url: /m);
+    assert.match(await res.text(), /^::warning file=http%3A\/\/127\.0\.0\.1%3A\d+,line=5,col=10,title=url\.placeholder::url looks like a placeholder: /m);
   });
 
   it('agent_card and agent_url together, or a URL that is not http(s), are 400s', async () => {

@@ -249,11 +249,11 @@ describe('validateSingleText', () => {
         const r = locateCards(text, [{ result: validateCard(agent_card), at: ['agent_card'] }])[0]!;
         const o = options as { include_score?: boolean; include_suggestions?: boolean };
         assert.equal(outcome.head, JSON.stringify({
-          valid: r.valid, errors: r.errors, warnings: r.warnings,
+          valid: r.valid, errors: r.errors, warnings: r.warnings, ...(r.infos ? { infos: r.infos } : {}),
           ...(o.include_score ? { score: r.score } : {}), ...(o.include_suggestions ? { suggestions: r.suggestions } : {}),
         }));
         assert.equal(outcome.resultJson, JSON.stringify({
-          valid: r.valid, errors: r.errors, warnings: r.warnings, score: r.score, suggestions: r.suggestions, version: r.version, version_source: r.versionSource,
+          valid: r.valid, errors: r.errors, warnings: r.warnings, ...(r.infos ? { infos: r.infos } : {}), score: r.score, suggestions: r.suggestions, version: r.version, version_source: r.versionSource,
         }));
       }
     }

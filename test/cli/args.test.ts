@@ -5,27 +5,34 @@ import { readCommandLine, runCommand } from '../../src/cli/args.ts';
 import { runHealthcheck } from '../../src/cli/healthcheck.ts';
 
 const capture = () => {
-  const io = { out: '', err: '', stdout: (s: string) => void (io.out += s), stderr: (s: string) => void (io.err += s), readStdin: async () => '' };
+  const io = { out: '', err: '', stdout: (s: string) => void (io.out += s), stderr: (s: string) => void (io.err += s), readStdin: async () => Buffer.alloc(0) };
   return io;
 };
 
-test('readCommandLine: values and positionals; -h/--help prints the help (0); a bad flag prints the problem and the help (2)', () => {
+const HELP = 'Usage: cardgate demo [--name N] A\n\nWhat demo does.\n\nOptions:\n  --name N   a name\n';
+
+test('readCommandLine: values and positionals; -h/--help prints the help (0); a bad flag prints the problem, the usage line and the --help hint, not the help (2)', () => {
   const io = capture();
-  const line = readCommandLine('demo', 'HELP\n', io, ['a', '--name', 'x'], { name: { type: 'string' } });
+  const line = readCommandLine('demo', HELP, io, ['a', '--name', 'x'], { name: { type: 'string' } });
   assert.ok(!('exit' in line));
   assert.equal(line.values.name, 'x');
   assert.deepEqual(line.positionals, ['a']);
   assert.equal(line.usage('too many things'), 2);
-  assert.equal(io.err, 'cardgate demo: too many things\n\nHELP\n');
+  assert.equal(io.err, "cardgate demo: too many things\nUsage: cardgate demo [--name N] A\nRun 'cardgate demo --help' for more.\n");
 
   for (const flag of ['-h', '--help']) {
     const help = capture();
-    assert.deepEqual(readCommandLine('demo', 'HELP\n', help, [flag], {}), { exit: 0 });
-    assert.equal(help.out, 'HELP\n');
+    assert.deepEqual(readCommandLine('demo', HELP, help, [flag], {}), { exit: 0 });
+    assert.equal(help.out, HELP);
   }
   const bad = capture();
-  assert.deepEqual(readCommandLine('demo', 'HELP\n', bad, ['--bogus'], {}), { exit: 2 });
-  assert.match(bad.err, /^cardgate demo: Unknown option '--bogus'.*\n\nHELP\n$/s);
+  assert.deepEqual(readCommandLine('demo', HELP, bad, ['--bogus'], {}), { exit: 2 });
+  assert.match(bad.err, /^cardgate demo: Unknown option '--bogus'.*\nUsage: cardgate demo \[--name N\] A\nRun 'cardgate demo --help' for more\.\n$/s);
+  assert.doesNotMatch(bad.err, /Options:/);
+  const negative = capture();
+  const withNegative = readCommandLine('demo', HELP, negative, ['--name', '-1', 'a'], { name: { type: 'string' } });
+  assert.ok(!('exit' in withNegative), negative.err);
+  assert.equal(withNegative.values.name, '-1', 'a negative number is a value, not a flag');
   const positional = capture();
   assert.deepEqual(readCommandLine('demo', 'HELP\n', positional, ['extra'], {}, { allowPositionals: false }), { exit: 2 });
   assert.match(positional.err, /extra/);

@@ -38,6 +38,6 @@ test('a database that cannot be reached exits 1, named without its password', as
 test('a malformed database URL is refused without echoing it', async () => {
   const run = await runCli(['migrate'], { env: { CARDGATE_DATABASE_URL: 'mysql://root:s3cret-pw@db/x' } });
   assert.equal(run.code, 2);
-  assert.match(run.stderr, /store\.databaseUrl: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+  assert.match(run.stderr, /CARDGATE_DATABASE_URL \(store\.databaseUrl\): must be a postgres:\/\/ or postgresql:\/\/ URL/);
   assert.doesNotMatch(run.stderr, /s3cret/);
 });

@@ -6,19 +6,22 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { adminTokenFile, adminTokenReachesOperator } from '../../src/cli/serve.ts';
+import { adminTokenReachesOperator } from '../../src/cli/serve.ts';
+import { adminTokenFile } from '../../src/features/accounts/admin-token.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import { parseConfig } from '../../src/config.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { startServer } from '../support/server.ts';
+import { version } from '../../src/lib/version.ts';
+import { spawn, spawnSync } from 'node:child_process';
 import { tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-admin-token-');
 
 const fakeIO = (stdoutIsTTY: boolean) => {
   const out = { stdout: '', stderr: '' };
-  const io: CliIO = { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), readStdin: async () => '', stdoutIsTTY };
+  const io: CliIO = { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), readStdin: async () => Buffer.alloc(0), stdoutIsTTY };
   return { io, out };
 };
 
@@ -79,5 +82,45 @@ test('the start-up log is JSON lines only, and names the dashboard and landing p
     assert.ok(lines.some((line) => line.file === join(server.dataDir, 'admin-token')));
   } finally {
     assert.equal(await server.stop(), 0);
+  }
+});
+
+/** `script` (util-linux) runs a command on a pseudo-terminal: stdout is a TTY, as for a person at a shell. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+test('on a terminal one plain line comes first (address, dashboard, absolute token file); the log names paths absolute', { skip: !hasScript && 'no `script` to make a pseudo-terminal' }, async () => {
+  const cwd = tempDir();
+  const command = [process.execPath, '--import', import.meta.resolve('tsx'), new URL('../../src/main.ts', import.meta.url).pathname, 'serve', '--port', '0', '--data-dir', 'relative-data'];
+  const child = spawn('script', ['-qfec', command.map((a) => `'${a}'`).join(' '), '/dev/null'], { cwd, env: { ...process.env, CARDGATE_ADMIN_TOKEN: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listening line in 30 s:\n${out}`)), 30_000);
+      child.stdout.on('data', () => {
+        const line = out.split(/\r?\n/).find((l) => l.includes('"msg":"listening"') && l.endsWith('}'));
+        if (line) {
+          clearTimeout(timer);
+          resolve(JSON.parse(line));
+        }
+      });
+    });
+    const lines = out.split(/\r?\n/);
+    const dataDir = join(cwd, 'relative-data');
+    const url = String(listening.url);
+    assert.equal(lines[0], `cardgate ${version} listening on ${url} — dashboard ${url}/dashboard, admin token in ${join(dataDir, 'admin-token')}`);
+    assert.equal(listening.data_dir, dataDir);
+    const logged = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(logged.length >= 3, out);
+    assert.ok(logged.some((l) => l.msg === 'store opened' && l.data_dir === dataDir), out);
+    assert.ok(logged.some((l) => l.file === join(dataDir, 'admin-token')), out);
+    // The sign-in names the same file.
+    assert.match(await (await fetch(`${url}/dashboard`)).text(), new RegExp(`<body data-token-file="${join(dataDir, 'admin-token')}">`));
+    process.kill(Number(listening.pid), 'SIGTERM');
+  } finally {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
   }
 });

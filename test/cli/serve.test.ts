@@ -31,21 +31,24 @@ const validate = (url: string): Promise<Answer | undefined> => {
   return Promise.race([request.catch(() => undefined), giveUp]).finally(() => cancel.abort());
 };
 
-test('a bad configuration stops start-up with exit code 2, naming the field path', async () => {
+test('a bad configuration stops start-up with exit code 2, naming the setting as it was written', async () => {
   const flag = await runCli(['serve', '--port', '99999']);
   assert.equal(flag.code, 2);
-  assert.match(flag.stderr, /port: /);
+  assert.match(flag.stderr, /--port \(port\): /);
 
   const dir = tempDir();
   const path = join(dir, 'bad.json');
   writeFileSync(path, JSON.stringify({ limits: { daily: { free: 'ten' } } }));
   const file = await runCli(['serve', '--config', path]);
   assert.equal(file.code, 2);
-  assert.match(file.stderr, /limits\.daily\.free: /);
+  assert.ok(file.stderr.includes(`limits.daily.free (${path}:1:21): `), file.stderr);
 
   const env = await runCli(['serve'], { env: { CARDGATE_PUBLIC_URL: 'not a url' } });
   assert.equal(env.code, 2);
-  assert.match(env.stderr, /publicUrl: must be an absolute http\(s\) URL/);
+  assert.match(env.stderr, /CARDGATE_PUBLIC_URL \(publicUrl\): must be an absolute http\(s\) URL/);
+  const port = await runCli(['serve'], { env: { CARDGATE_PORT: 'abc' }, cwd: tempDir() });
+  assert.equal(port.code, 2);
+  assert.match(port.stderr, /CARDGATE_PORT \(port\): /);
 
   const hosts = await runCli(['serve'], { env: { CARDGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback,10.0.0.0/99' } });
   assert.equal(hosts.code, 2);

@@ -26,7 +26,7 @@ const unsigned10 = (): Card => {
 async function run(command: typeof runSign, args: string[], stdin = '') {
   let stdout = '';
   let stderr = '';
-  const code = await command(args, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => stdin, env: {}, stdoutIsTTY: false });
+  const code = await command(args, { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => Buffer.from(stdin), env: {}, stdoutIsTTY: false });
   return { code, stdout, stderr };
 }
 const validateJson = async (args: string[]) => {

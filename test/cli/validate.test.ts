@@ -30,7 +30,7 @@ async function run(args: string[], options: { stdin?: string; env?: NodeJS.Proce
   const code = await runValidate(args, {
     stdout: (s) => void (stdout += s),
     stderr: (s) => void (stderr += s),
-    readStdin: async (maxBytes) => (options.stdin !== undefined && Buffer.byteLength(options.stdin) > maxBytes ? undefined : (options.stdin ?? '')),
+    readStdin: async (maxBytes) => (options.stdin !== undefined && Buffer.byteLength(options.stdin) > maxBytes ? undefined : Buffer.from(options.stdin ?? '')),
     env: options.env ?? {},
     stdoutIsTTY: options.tty ?? false,
   });
@@ -95,7 +95,7 @@ test('inputs that cannot be checked: reported with the others, exit 2 (even with
   assert.match(failures['broken.json']!.message, /^not valid JSON/);
   assert.equal(failures['missing.json']!.message, `no such file or directory: ${path.join(dir, 'missing.json')}`);
   assert.equal(failures['nothing-*.json']!.message, `no file matches ${path.join(dir, 'nothing-*.json')}`);
-  assert.match(failures[path.basename(empty)]!.message, /^no agent card under .* \(searched for agent-card\.json, agent\.json and \*\.agent-card\.json\)$/);
+  assert.match(failures[path.basename(empty)]!.message, /^no agent card under .* \(searched for agent-card\.json, agent_card\.json, agent\.json, \*\.agent-card\.json\)$/);
   assert.equal(failures['deep.json']!.message, 'the card nests arrays and objects more than 32 levels deep');
   assert.equal(failures['big.json']!.message, 'larger than 2048 bytes, the size limit for a card (http.maxBodyBytes)');
   assert.ok(Object.values(failures).every((f) => f.rule === 'input.unreadable'));
@@ -111,7 +111,7 @@ test('usage errors exit 2 with a clear message and the help', async () => {
     [[], /missing FILE, DIR, GLOB, URL or -/],
     [['x.json', '--format', 'xml'], /--format must be one of text, json, sarif, junit, github, gitlab, markdown, not "xml"/],
     [['x.json', '--fail-on', 'info'], /--fail-on must be one of error, warning, never, not "info"/],
-    [['x.json', '--max-warnings', 'some'], /--max-warnings must be a whole number, not "some"/],
+    [['x.json', '--max-warnings', 'some'], /--max-warnings must be a whole number, or -1 for no limit, not "some"/],
     [['x.json', '--protocol-version', '0.2.9'], /unsupported --protocol-version "0.2.9"; supported: 0.2.0/],
     [['x.json', '--bogus'], /Unknown option/],
   ];
@@ -165,7 +165,8 @@ test('a URL: a bare origin\'s well-known card (private hosts are the user\'s to 
   try {
     const r = await run([host.url]);
     assert.equal(r.code, 0, r.stdout);
-    assert.ok(r.stdout.includes(`${host.url}:12:58  warning  `), r.stdout);
+    // Named by the URL fetched, never `host:port:12:58`.
+    assert.ok(r.stdout.includes(`${host.url}/.well-known/agent.json:12:58  warning  `), r.stdout);
     const missing = await run([`${host.url}/cards/none.json`]);
     assert.equal(missing.code, 2);
     assert.ok(missing.stdout.includes(`${host.url}/cards/none.json  error    ${host.url}/cards/none.json answered HTTP 404`), missing.stdout);

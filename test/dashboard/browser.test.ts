@@ -127,9 +127,14 @@ test('the key works on POST /v1/validate and the page shows it was used', async 
   await browser.screenshot('05-account');
 });
 
-test('the usage page charts the validation for today', async () => {
+test('the usage page charts the validation for today, and keyless calls apart', async () => {
+  const keyless = await fetch(`${service.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: minimalCard('Keyless') }) });
+  assert.equal(keyless.status, 200);
   const { page } = browser;
   await page.getByRole('navigation').getByRole('link', { name: 'Usage' }).click();
+  const calls = page.getByRole('region', { name: 'Keyless calls' });
+  await calls.getByText(/: 1 today, 1 in 30 days\.$/).waitFor();
+  assert.equal(await calls.locator(`rect[data-day="${today()}"]`).getAttribute('data-count'), '1');
   await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
   const chart = page.getByRole('img', { name: /Validations per day for Acme <b>CI<\/b>\. 1 validation in 30 days/ });
   await chart.waitFor();

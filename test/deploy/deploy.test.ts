@@ -52,11 +52,10 @@ const pairs = (text: string): Record<string, string> =>
   Object.fromEntries(text.trim().split(/\s+/).map((pair) => pair.split('=', 2) as [string, string]));
 
 const dockerfile = readDockerfile(readFileSync(join(root, 'Dockerfile'), 'utf8'));
-const [build, runtime] = dockerfile;
+const [build, ci, runtime] = dockerfile;
 
-test('Dockerfile: two stages, the SEA built with npm ci and build/build.mjs, on a distroless base', () => {
-  assert.equal(dockerfile.length, 2);
-  assert.equal(build!.name, 'build');
+test('Dockerfile: three stages, the SEA built with npm ci and build/build.mjs, the default (last) on a distroless base', () => {
+  assert.deepEqual(dockerfile.map((stage) => stage.name), ['build', 'ci', undefined]);
   const runs = build!.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args).join('\n');
   assert.match(runs, /npm ci/);
   assert.match(runs, /node build\/build\.mjs/);
@@ -87,6 +86,18 @@ test('Dockerfile: every COPY source exists in the repository or is produced by t
   }
   const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
   for (const entry of ['node_modules', 'build/out', '.git']) assert.ok(ignored.includes(entry), `.dockerignore leaves out ${entry}`);
+});
+
+test('Dockerfile: the CI target is the same binary on a Debian 12 shell image, its entrypoint the script that runs cardgate for a service\'s command', () => {
+  assert.match(ci!.base, /^debian:bookworm/, 'the glibc of the build stage (node:20-bookworm)');
+  const at = (keyword: string) => ci!.instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
+  assert.ok(at('COPY').includes('--from=build /src/build/out/cardgate /usr/local/bin/cardgate'));
+  assert.ok(at('COPY').includes('ci/image/entrypoint.sh /usr/local/bin/cardgate-entrypoint'));
+  assert.deepEqual(at('ENTRYPOINT').map((args) => JSON.parse(args)), [['/usr/local/bin/cardgate-entrypoint']]);
+  assert.deepEqual(at('CMD').map((args) => JSON.parse(args)), [['serve']]);
+  const config = loadConfig({ env: Object.assign({}, ...at('ENV').map(pairs)) as Record<string, string>, cwd: tempDir() });
+  assert.equal(config.host, '0.0.0.0');
+  assert.deepEqual(at('EXPOSE'), [String(config.port)]);
 });
 
 test('Dockerfile: non-root, a data volume, the port exposed, settings the configuration accepts, the health check by the binary itself', () => {

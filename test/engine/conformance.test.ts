@@ -2,7 +2,9 @@
  * Conformance: for every rule set, the engine's schema-level verdict equals ajv's verdict on the
  * official JSON schema, over every corpus card and generated mutations of the valid ones.
  * 1.0: `a2a-1.0.0.json` plus the 1.0 text's rules (REQUIRED arrays non-empty, oneofs exactly one
- * member), added here programmatically and checked against `a2a-1.0.0.strict-derived.json`.
+ * member), added here programmatically and checked against `a2a-1.0.0.strict-derived.json`; then
+ * what §5.7 also says, which that file leaves out: a REQUIRED string is set (not ""), and a oneof's
+ * one member is one of its own (an unknown key is ignored, leaving the oneof unset).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,18 +28,35 @@ function reachable(defs: Record<string, unknown>, from: string): Set<string> {
   return seen;
 }
 
-/** a2a-1.0.0.json with the 1.0 text's constraints added to the AgentCard definitions. */
-function strict10(): Record<string, unknown> {
-  const schema = structuredClone(readSchema('a2a-1.0.0.json'));
-  const defs = schema.definitions as Record<string, { properties: Record<string, Record<string, unknown>>; required?: string[] } & Record<string, unknown>>;
+type Definitions = Record<string, { properties: Record<string, Record<string, unknown>>; required?: string[] } & Record<string, unknown>>;
+const oneofs = ['v1SecurityScheme', 'v1OAuthFlows'];
+
+/** The 1.0 definitions with `constrain` applied to every required property the AgentCard reaches. */
+function with10Required(schema: Record<string, unknown>, constrain: (prop: Record<string, unknown>) => void): Definitions {
+  const defs = schema.definitions as Definitions;
   for (const name of reachable(defs, 'v1AgentCard')) {
     const def = defs[name]!;
     for (const field of def.required ?? []) {
       const prop = def.properties[field];
-      if (prop?.type === 'array') prop.minItems = 1;
+      if (prop) constrain(prop);
     }
   }
-  for (const oneof of ['v1SecurityScheme', 'v1OAuthFlows']) Object.assign(defs[oneof]!, { minProperties: 1, maxProperties: 1 });
+  return defs;
+}
+
+/** a2a-1.0.0.json with the 1.0 text's constraints added to the AgentCard definitions. */
+function strict10(): Record<string, unknown> {
+  const schema = structuredClone(readSchema('a2a-1.0.0.json'));
+  const defs = with10Required(schema, (prop) => { if (prop.type === 'array') prop.minItems = 1; });
+  for (const oneof of oneofs) Object.assign(defs[oneof]!, { minProperties: 1, maxProperties: 1 });
+  return schema;
+}
+
+/** strict10 with the rest of §5.7: REQUIRED strings hold at least one character, a oneof's key is one of its members. */
+function text10(): Record<string, unknown> {
+  const schema = strict10();
+  const defs = with10Required(schema, (prop) => { if (prop.type === 'string') prop.minLength = 1; });
+  for (const oneof of oneofs) defs[oneof]!.propertyNames = { enum: Object.keys(defs[oneof]!.properties) };
   return schema;
 }
 
@@ -45,7 +64,7 @@ function officialValidators(): Map<RuleSetVersion, ValidateFunction> {
   const ajv = new Ajv({ strict: false, allErrors: false });
   const out = new Map<RuleSetVersion, ValidateFunction>();
   for (const v of ruleSetVersions) {
-    const file = v === '1.0' ? strict10() : readSchema(`a2a-${v}.json`);
+    const file = v === '1.0' ? text10() : readSchema(`a2a-${v}.json`);
     const key = `a2a-${v}`;
     ajv.addSchema(file, key);
     out.set(v, ajv.getSchema(`${key}#/definitions/${v === '1.0' ? 'v1AgentCard' : 'AgentCard'}`)!);
@@ -59,7 +78,10 @@ function engineSchemaValid(card: unknown, version: RuleSetVersion): boolean {
   return !r.errors.some((e) => e.rule.startsWith('schema.') || e.rule === 'card.root.object');
 }
 
-/** Each required field removed, each field given a wrong type, each string a value outside any enum, each array emptied, each oneof given a second member. */
+/**
+ * Each required field removed, each field given a wrong type, each string a value outside any enum
+ * and the empty string, each array emptied, each oneof given a second member, each key renamed.
+ */
 function* mutations(card: Json): Generator<Json> {
   const paths: (string | number)[][] = [];
   const walk = (node: Json, at: (string | number)[]) => {
@@ -81,6 +103,8 @@ function* mutations(card: Json): Generator<Json> {
       o[k] = typeof v === 'string' ? 42 : typeof v === 'boolean' ? 'yes' : Array.isArray(v) ? { x: 1 } : v && typeof v === 'object' ? ['x'] : 'x';
     });
     yield edit(p, (o, k) => { if (typeof o[k] === 'string') o[k] = 'not-an-enum-value'; });
+    yield edit(p, (o, k) => { if (typeof o[k] === 'string') o[k] = ''; });
+    yield edit(p, (o, k) => { if (!Array.isArray(o)) { o[`${k}Renamed`] = o[k]!; delete o[k]; } });
     yield edit(p, (o, k) => { if (Array.isArray(o[k])) o[k] = []; else if (o[k] && typeof o[k] === 'object') o[k] = {}; });
     yield edit(p, (o, k) => { const v = o[k]; if (v && typeof v === 'object' && !Array.isArray(v)) (v as Record<string, Json>).extraMember = {}; });
   }

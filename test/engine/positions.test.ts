@@ -17,7 +17,7 @@ const located = (text: string) => locate(text, validateCard(JSON.parse(text)));
 test('a finding on a later line: the value at its path (an empty tags array: its bracket)', () => {
   assert.deepEqual(placed(located(warnedCard).warnings), [
     ['url', 'url.https', 4, 10],
-    ['url', 'url.unreachable-host', 4, 10],
+    ['url', 'url.private-host', 4, 10],
     ['skills[1].tags', 'skills.tags.empty', 12, 58],
     ['skills[1].security[0].oauth', 'security.undefined-scheme', 13, 20], // the key inside the requirement
     ['extra_field', 'field.unknown', 15, 3], // a finding about a name: the key
@@ -98,7 +98,8 @@ test('a card inside a request body: positions relative to the card\'s own text',
 
 test('several cards in one text (a batch): each relative to its own text; a card without findings is left as it is', () => {
   const body = `{"cards": [\n{"id": "a", "agent_card": ${warnedCard}},\n{"id": "b", "agent_card": {"name": "x"}},\n{"id": "c", "agent_card": {\n"url": "http://x"}}]}`;
-  const clean = { ...resultWith(), warnings: [] };
+  const clean: CardResult = { ...resultWith(), warnings: [] };
+  delete clean.infos; // findings of every kind gone
   const [a, b, c] = locateCards(body, [
     { result: validateCard(JSON.parse(warnedCard)), at: ['cards', 0, 'agent_card'] },
     { result: clean, at: ['cards', 1, 'agent_card'] },
@@ -116,7 +117,8 @@ test('a duplicate key: the positions of the occurrence JSON.parse keeps, not tho
 
 test('a result without findings is returned as it is: the text is not parsed', () => {
   const result = validateCard(JSON.parse(warnedCard));
-  const clean = { ...result, warnings: [] };
+  const clean: CardResult = { ...result, warnings: [] };
+  delete clean.infos; // findings of every kind gone
   assert.equal(locate('not even JSON', clean), clean);
 });
 
@@ -135,7 +137,7 @@ test('every finding of the real-card corpus, under every rule set, sits where js
     const lines = new LineIndex(text);
     for (const protocolVersion of ['0.2.0', '0.3.0', '1.0']) {
       const result = locate(text, validateCard(card, { protocolVersion }));
-      for (const issue of [...result.errors, ...result.warnings]) {
+      for (const issue of [...result.errors, ...result.warnings, ...(result.infos ?? [])]) {
         // The oracle: the deepest node of the path that the tree has; the key for a finding about a name.
         const segments = pathSegments(issue.path);
         let depth = segments.length;

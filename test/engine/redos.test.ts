@@ -15,7 +15,7 @@ const MIB = 1024 * 1024;
 const BOUND_MS = 2000;
 
 /** Adversarial units: each repeated fills a string that a quadratic pattern would rescan from every start. */
-const units = ['-eyJ', 'eyJ', '.eyJaaaaaaaa', '<', '{', '${', 'a-', '://a:', 'sk-', '?token=', '-----BEGIN ', 'x', ' ;', 'a:', 'example.'];
+const units = ['-eyJ', 'eyJ', '.eyJaaaaaaaa', '<', '{', '${', 'a-', '://a:', 'sk-', '?token=', '-----BEGIN ', 'x', ' ;', 'a:', 'example.', ' ', '0x', '$A', '%A', 'a1', '1a'];
 
 const fill = (unit: string, room = MIB): string => unit.repeat(Math.floor(room / unit.length));
 
@@ -42,6 +42,9 @@ const placements: Record<string, (s: string) => Card> = {
     return card;
   },
   'secret-named field': (s) => ({ ...clean03(), apiKey: s }),
+  'key-named field (judged by its value)': (s) => ({ ...clean03(), capabilities: { extensions: [{ uri: 'https://travel.test/ext', params: { sessionKey: s } }] } }),
+  'field named by a long credential-like key': (s) => ({ ...clean03(), [`${s.slice(0, 4096)}Token`]: 'Zq8pL2mN5vR1' }),
+  '1.0 required strings (blank and oneof checks)': (s) => ({ ...clean10(), name: s, securitySchemes: { [s.slice(0, 4096)]: { [s.slice(0, 4096)]: {} } } }),
   'object key': (s) => ({ ...clean03(), [s]: 'value' }),
   'input mode': (s) => ({ ...clean03(), defaultInputModes: [s] }),
   'securitySchemes tokenUrl': (s) => ({

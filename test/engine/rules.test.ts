@@ -39,7 +39,10 @@ const examplePaths: Record<string, string> = {
   'field.snake-case': 'documentation_url',
   'transport.preferred.missing': 'preferredTransport',
   'transport.non-core': 'preferredTransport',
+  'provider.missing': 'provider',
+  'discovery.legacy-path': '(root)',
   'signature.required': 'signatures',
+  'signature.missing': 'signatures',
   ...Object.fromEntries(['invalid', 'algorithm', 'key-revoked', 'unknown-key', 'jku-untrusted'].map((r) => [`signature.${r}`, 'signatures[0]'])),
 };
 
@@ -66,6 +69,8 @@ const moreCases: RuleCase[] = [
   { rule: 'compatibility.other-version', trigger: with03((c) => { c.supportedInterfaces = clean10().supportedInterfaces; }), clean: clean03, path: 'securitySchemes.oauth' },
   { rule: 'url.placeholder', trigger: with03((c) => { c.url = 'https://YOUR_DOMAIN/a2a'; }), clean: clean03, path: 'url' },
   { rule: 'url.unreachable-host', trigger: with10((c) => { (c.supportedInterfaces as Card[])[1]!.url = 'https://0.0.0.0:8080/a2a'; }), clean: clean10, path: 'supportedInterfaces[1].url' },
+  { rule: 'url.private-host', trigger: with10((c) => { (c.supportedInterfaces as Card[])[1]!.url = 'https://192.168.1.20/a2a'; }), clean: clean10, path: 'supportedInterfaces[1].url' },
+  { rule: 'url.scheme', trigger: with03((c) => { c.url = 'file:///etc/passwd'; }), clean: clean03, path: 'url' },
   { rule: 'url.link-invalid', trigger: with03((c) => { c.documentationUrl = 'docs/index.html'; }), clean: clean03, path: 'documentationUrl' },
   { rule: 'modes.media-type', trigger: with03((c) => { skill(c, 1).outputModes = ['text']; }), clean: clean03, path: 'skills[1].outputModes[0]' },
   { rule: 'skills.id.unique', trigger: with03((c) => { skill(c, 1).id = 'plan'; }), clean: clean03, path: 'skills[1].id' },
@@ -76,6 +81,7 @@ const moreCases: RuleCase[] = [
   { rule: 'field.legacy-0x', trigger: with10((c) => { c.supportsAuthenticatedExtendedCard = true; }), clean: clean10, path: 'supportsAuthenticatedExtendedCard' },
   { rule: 'field.from-1.0', trigger: with03((c) => { c.securityRequirements = [{ schemes: { oauth: { list: [] } } }]; }), clean: clean03, path: 'securityRequirements' },
   { rule: 'interface.protocolVersion.patch', trigger: with10((c) => { (c.supportedInterfaces as Card[])[0]!.protocolVersion = '1.0.0'; }), clean: clean10, path: 'supportedInterfaces[0].protocolVersion' },
+  { rule: 'field.blank', trigger: with03((c) => { skill(c, 1).name = ' '; }), clean: clean03, path: 'skills[1].name' },
   { rule: 'content.secret', trigger: with03((c) => { c.description = 'Call with key sk-proj-abcdefghijklmnopqrstuvwxyz123456'; }), clean: clean03, path: 'description' },
 ];
 
@@ -97,17 +103,17 @@ for (const c of [...exampleCases, ...moreCases]) {
   test(`rule ${c.rule}${exampleCases.includes(c) ? ' (its examples)' : ` at ${c.path}`}: triggered under its severity, and not on the clean card`, () => {
     const hit = validateCard(c.trigger(), c.options);
     const severity = ruleCatalogue.find((r) => r.id === c.rule)!.severity;
-    if (severity === 'info') {
-      // An info rule is no finding: the result's signatures summary names it.
+    if (c.rule === 'signature.verified') {
+      // A good outcome is no finding: the result's signatures summary names it.
       assert.deepEqual(hit.signatures?.map((s) => s.rule), [c.rule]);
       assert.equal(validateCard(c.clean(), c.cleanOptions).signatures?.some((s) => s.rule === c.rule), false);
       return;
     }
-    const found = [...hit.errors, ...hit.warnings].filter((i) => i.rule === c.rule);
+    const found = [...hit.errors, ...hit.warnings, ...(hit.infos ?? [])].filter((i) => i.rule === c.rule);
     assert.ok(found.length > 0, `${c.rule} not reported: ${JSON.stringify(hit.errors.concat(hit.warnings))}`);
     if (c.path) assert.equal(found[0]!.path, c.path);
-    assert.equal(hit[severity === 'error' ? 'errors' : 'warnings'].includes(found[0]!), true, 'reported under its severity');
+    assert.equal(hit[severity === 'error' ? 'errors' : severity === 'info' ? 'infos' : 'warnings']?.includes(found[0]!), true, 'reported under its severity');
     const miss = validateCard(c.clean(), c.cleanOptions);
-    assert.equal([...miss.errors, ...miss.warnings].some((i) => i.rule === c.rule), false);
+    assert.equal([...miss.errors, ...miss.warnings, ...(miss.infos ?? [])].some((i) => i.rule === c.rule), false);
   });
 }

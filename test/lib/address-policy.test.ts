@@ -163,6 +163,32 @@ describe('callback policy: allowedHosts', () => {
   });
 });
 
+describe('callback policy: host:port entries', () => {
+  it('an address or hostname with a port admits that port only; a bare entry keeps every port', () => {
+    const p = createCallbackPolicy(['127.0.0.1:8443', 'hooks.corp.example:9000', '[fd00::1]:8443']);
+    assert.equal(p.refuseUrl('http://127.0.0.1:8443/hook'), undefined);
+    assert.match(p.refuseUrl('http://127.0.0.1:8444/hook') ?? '', /loopback/);
+    assert.match(p.refuseUrl('http://127.0.0.1/hook') ?? '', /loopback/);
+    assert.equal(p.refuseUrl('http://[fd00::1]:8443/hook'), undefined);
+    assert.ok(p.refuseUrl('http://[fd00::1]:8444/hook'));
+    // A hostname's addresses are judged at connect time, by the policy of the URL's port.
+    assert.equal(p.forUrl(new URL('http://hooks.corp.example:9000/'), false).refuseAddress('10.0.0.5', 'hooks.corp.example'), undefined);
+    assert.ok(p.forUrl(new URL('http://hooks.corp.example:9001/'), false).refuseAddress('10.0.0.5', 'hooks.corp.example'));
+    const bare = createCallbackPolicy(['127.0.0.1', 'hooks.corp.example']);
+    assert.equal(bare.refuseUrl('http://127.0.0.1:1234/'), undefined);
+    assert.equal(bare.forUrl(new URL('http://hooks.corp.example:4321/'), false).refuseAddress('10.0.0.5', 'hooks.corp.example'), undefined);
+    // Reached by a redirect: only host:port entries (or public addresses) admit.
+    assert.ok(bare.forUrl(new URL('http://127.0.0.1:1234/'), true).refuseUrl('http://127.0.0.1:1234/'));
+    assert.equal(p.forUrl(new URL('http://127.0.0.1:8443/'), true).refuseUrl('http://127.0.0.1:8443/'), undefined);
+    assert.equal(bare.forUrl(new URL('http://93.184.216.34:81/'), true).refuseUrl('http://93.184.216.34:81/'), undefined);
+  });
+  it('a bad port or a wildcard with a port is a ConfigError', () => {
+    for (const entry of ['host:0', 'host:65536', 'host:', '*.corp.example:80', 'a:b:c']) {
+      assert.throws(() => parseAllowedHosts([entry], callbackUse), ConfigError, entry);
+    }
+  });
+});
+
 describe('callback policy: URLs at submission', () => {
   it('accepts public http(s) URLs and hostnames (checked again at delivery)', () => {
     assert.equal(strict.refuseUrl('https://hooks.example.com/cardgate?x=1'), undefined);

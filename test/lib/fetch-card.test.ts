@@ -105,4 +105,60 @@ describe('fetchCard', async () => {
     assert.match(named.problem, /localhost resolves to a refused address/);
     assert.deepEqual(wellKnown.paths().filter((p) => p === '/.well-known/agent-card.json').length, 1, 'only the allowed fetch reached the server');
   });
+
+  describe('allow lists by host and port, with two loopback servers on two ports', async () => {
+    const other = await startCardHost({ '/cards/exact.json': { body: card } });
+    const otherPort = new URL(other.url).port;
+    const port = new URL(wellKnown.url).port;
+    // A same-host redirect to the other server's port, by name and by address.
+    const hop = await startCardHost({
+      '/by-name': { status: 302, headers: { location: `http://localhost:${otherPort}/cards/exact.json` } },
+      '/by-address': { status: 302, headers: { location: `http://127.0.0.1:${otherPort}/cards/exact.json` } },
+      '/same-port': (base) => ({ status: 302, headers: { location: `${base}/cards/exact.json` } }),
+      '/cards/exact.json': { body: card },
+    });
+    const hopPort = new URL(hop.url).port;
+    after(() => Promise.all([other.close(), hop.close()]));
+    const withList = (list: string[]) => options({ policy: createAddressPolicy(list, cardFetchUse) });
+    const fetched = (url: string, list: string[]) => fetchCard(url, withList(list));
+
+    it('a bare host admits its every port for a URL given directly', async () => {
+      for (const url of [`http://localhost:${hopPort}/cards/exact.json`, `http://localhost:${otherPort}/cards/exact.json`]) {
+        const answer = await fetched(url, ['localhost']);
+        assert.ok('text' in answer, `${url}: ${JSON.stringify(answer)}`);
+      }
+      assert.ok(port !== otherPort);
+    });
+
+    it('a same-host redirect to another port is not followed on a bare host, "loopback" or a bare address (before: followed)', async () => {
+      const reached = other.paths().length;
+      for (const [path, list] of [['/by-name', ['localhost']], ['/by-address', ['loopback']], ['/by-address', ['127.0.0.1']], ['/by-name', ['localhost', 'loopback']]] as const) {
+        const base = path === '/by-name' ? hop.url.replace('127.0.0.1', 'localhost') : hop.url;
+        const answer = await fetched(`${base}${path}`, [...list]);
+        assert.ok('problem' in answer, `${path} with ${JSON.stringify(list)}: followed`);
+        assert.match(answer.problem, new RegExp(`a redirect to it is followed only when cardFetch\\.allowedHosts lists it with this port|localhost resolves to a refused address: .*with this port`), answer.problem);
+      }
+      assert.equal(other.paths().length, reached, 'the other port was never reached');
+    });
+
+    it('a host:port entry admits the redirect to that port, and nothing else of the host', async () => {
+      const byName = await fetched(`${hop.url.replace('127.0.0.1', 'localhost')}/by-name`, ['localhost', `localhost:${otherPort}`]);
+      assert.ok('text' in byName, JSON.stringify(byName));
+      const byAddress = await fetched(`${hop.url}/by-address`, ['loopback', `127.0.0.1:${otherPort}`]);
+      assert.ok('text' in byAddress, JSON.stringify(byAddress));
+      // Only that port: the host's other ports stay refused, given directly or by a redirect.
+      const onlyOther = await fetched(`http://localhost:${hopPort}/cards/exact.json`, [`localhost:${otherPort}`]);
+      assert.ok('problem' in onlyOther && /resolves to a refused address/.test(onlyOther.problem), JSON.stringify(onlyOther));
+      const direct = await fetched(`http://127.0.0.1:${otherPort}/cards/exact.json`, [`127.0.0.1:${otherPort}`]);
+      assert.ok('text' in direct, JSON.stringify(direct));
+      const [v6] = [`[::1]:${otherPort}`];
+      assert.doesNotThrow(() => createAddressPolicy([v6], cardFetchUse));
+    });
+
+    it('a redirect on the same host and port is followed as before', async () => {
+      const answer = await fetched(`${hop.url}/same-port`, ['loopback']);
+      assert.ok('text' in answer, JSON.stringify(answer));
+    });
+  });
 });
+

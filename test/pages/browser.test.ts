@@ -179,6 +179,35 @@ describe('the public pages in a browser', () => {
     await page.getByRole('heading', { name: 'field.unknown', level: 1 }).waitFor();
   });
 
+  it('each finding\'s line in the API answer and in SARIF is the line the page marks at #L<line>, in the card\'s own text', async () => {
+    const { page } = browser;
+    // As a CI step sends a card file: its own text in the body, after another member. Its skills
+    // are written on one line, as people do: pretty-printed again, they moved to other lines.
+    const { skills, ...rest } = card;
+    const cardText = JSON.stringify(rest, null, 2).replace(/\n}$/, `,\n  "skills": ${JSON.stringify(skills)}\n}`);
+    const key = await proKey(); // the anonymous quota is the landing page test's
+    const send = async (options: object) => {
+      const res = await fetch(`${service.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json', ...key }, body: `{"options": ${JSON.stringify(options)},\n  "agent_card": ${cardText}}` });
+      assert.equal(res.status, 200);
+      return res.json() as Promise<Record<string, any>>;
+    };
+    const answer = await send({});
+    const sarif = await send({ format: 'sarif', file: 'agent-card.json' });
+    const lines: number[] = [...answer.errors, ...answer.warnings].map((f: { line: number }) => f.line);
+    // Information findings (SARIF notes) are not among the answer's errors and warnings, nor marked on the page.
+    const sarifLines: number[] = sarif.runs[0].results.filter((r: any) => r.level !== 'note').map((r: any) => r.locations[0].physicalLocation.region.startLine);
+    assert.ok(lines.length >= 3, 'findings expected');
+    assert.deepEqual([...sarifLines].sort(), [...lines].sort());
+    const own = cardText.split('\n');
+    for (const line of new Set(lines)) {
+      await page.goto(`${service.url}${new URL(answer.report_url).pathname}#L${line}`);
+      const target = page.locator(':target');
+      assert.equal(await target.locator('.ln').textContent(), String(line));
+      assert.equal(await target.locator('.src').textContent(), own[line - 1], `line ${line} is the card's own line`);
+      assert.ok(await target.evaluate((el) => el.classList.contains('warning') || el.classList.contains('error')), `line ${line} is marked`);
+    }
+  });
+
   it('stamps are shown in local time by the script, and "copy as Markdown" copies the summary', async () => {
     const { page } = browser;
     await page.goto(`${service.url}${reportPath}`);

@@ -30,7 +30,8 @@ const dualCard = {
 const setup = () => {
   const t = testApp();
   const validate = async (card: unknown) =>
-    (await t.app.request('/v1/validate', postJson({ agent_card: card, options: { include_score: true, include_suggestions: true } }))).json();
+    // The card's own text in the body, pretty-printed as a card file is: the page shows that text.
+    (await t.app.request('/v1/validate', postJson(`{"options": {"include_score": true, "include_suggestions": true}, "agent_card": ${JSON.stringify(card, null, 2)}}`))).json();
   return { ...t, validate };
 };
 
@@ -114,7 +115,7 @@ describe('content negotiation and 404s', () => {
     const t = setup();
     const body = await (await t.app.request('/v1/rules')).json();
     assert.deepEqual(Object.keys(body), ['versions', 'version_selection', 'rules']);
-    assert.deepEqual(Object.keys(body.rules[0]).sort(), ['description', 'fix', 'id', 'severity', 'source', 'spec', 'versions', 'weight']);
+    assert.deepEqual(Object.keys(body.rules[0]).sort(), ['description', 'fix', 'id', 'must', 'severity', 'source', 'spec', 'versions', 'weight']);
   });
 });
 
@@ -145,7 +146,7 @@ describe('the report page', () => {
     assert.equal(text.split('<code>provider</code>: add').length - 1, 1);
   });
 
-  it('links every finding to its line in the pretty-printed card, and every rule id to its page', async () => {
+  it('links every finding to its line in the card as it was sent, and every rule id to its page', async () => {
     const t = setup();
     const result = await t.validate(dualCard);
     const { text } = await page(t, new URL(result.report_url).pathname);
@@ -181,19 +182,20 @@ describe('the report page', () => {
     assert.ok(text.includes(`<time datetime="${result.timestamp}" data-local>${result.timestamp.slice(0, 16).replace('T', ' ')} UTC</time>`));
   });
 
-  it('a batch links each finding to its line in that card, shown pretty-printed under its findings', async () => {
+  it('a batch links each finding to its line in that card, shown as it was sent under its findings', async () => {
     const t = setup();
     const admin = { authorization: `Bearer ${t.config.adminToken}` };
     const account = await (await t.app.request('/admin/api/accounts', postJson({ name: 'pages', plan: 'pro' }, admin))).json();
     const key = await (await t.app.request(`/admin/api/accounts/${account.account.id}/keys`, postJson({ name: 'pages' }, admin))).json();
     const cards = [{ id: 'good', agent_card: minimalCard() }, { id: 'dual', agent_card: dualCard }];
-    const batch = await (await t.app.request('/v1/validate/batch', postJson({ cards }, { authorization: `Bearer ${key.secret}` }))).json();
+    const body = `{"cards": [${cards.map((c) => `{"id": ${JSON.stringify(c.id)}, "agent_card": ${JSON.stringify(c.agent_card, null, 2)}}`).join(', ')}]}`;
+    const batch = await (await t.app.request('/v1/validate/batch', postJson(body, { authorization: `Bearer ${key.secret}` }))).json();
     const { text } = await page(t, `/reports/${batch.batch_id}`);
     const targets = [...text.matchAll(/<a class="at" href="#([^"]+)"/g)].map((m) => m[1]!);
     assert.ok(targets.length >= 3, 'the dual card\'s findings link to lines');
     for (const target of targets) assert.ok(text.includes(` id="${target}">`), `#${target} is on the page`);
     const ownerLine = JSON.stringify(dualCard, null, 2).split('\n').findIndex((l) => l.includes('"owner"')) + 1;
-    assert.ok(text.includes('<details><summary>The request\'s cards as JSON</summary><pre>'), 'the whole request is there, folded');
+    assert.ok(text.includes(`<a href="/reports/${batch.batch_id}/card.json?index=1">card</a>`), 'each card\'s whole JSON is linked');
     assert.ok(text.includes(`<div class="row warning" id="c1-L${ownerLine}"><a class="ln" href="#c1-L${ownerLine}">${ownerLine}</a><span class="src">  &#34;owner&#34;: &#34;team-a&#34;,</span></div>`));
   });
 });

@@ -56,6 +56,9 @@ describe('the landing form', () => {
     const row = page.locator(`#L${line}`);
     assert.ok(await row.evaluate((el) => el.matches(':target') && /warning|error/.test(el.className)), 'the report marks the same line');
     assert.equal((await row.locator('.src').innerText()).trimEnd(), exampleCard.split('\n')[line! - 1]!.trimEnd());
+    // The report's time, in the reader's time zone, says which zone it is.
+    const stamp = page.locator('time[data-local]').first();
+    assert.match(await stamp.innerText(), /\d{1,2}:\d{2}.*\b(UTC|GMT[+-]?\d*|[A-Z]{3,4})$/);
   });
 
   it('a dropped file and a chosen file are read into the form', async () => {
@@ -127,7 +130,7 @@ describe('the landing form, refused', () => {
     await page.getByRole('button', { name: 'Validate', exact: true }).click();
     await page.getByRole('status').filter({ hasText: /Open the report/ }).waitFor();
     await page.getByRole('button', { name: 'Validate', exact: true }).click();
-    const refused = page.getByRole('alert').filter({ hasText: /^Not validated: .+ Try again in (\d+ h( \d+ min)?|\d+ min)\.$/ });
+    const refused = page.getByRole('alert').filter({ hasText: /^Not validated: .+ resets in (\d+ h( \d+ min)?|\d+ min), at 00:00 UTC\b/ });
     await refused.waitFor();
     assert.doesNotMatch(await refused.innerText(), /\d{3,} s/);
     await page.screenshot({ path: join(shots, 'landing-refused.png'), fullPage: true });

@@ -331,6 +331,10 @@ for (const impl of implementations) {
       const last = await s.pageAccounts({ sort: 'name', descending: false, limit: 10, after: second.next! });
       assert.deepEqual(last.items.map((a) => a.name), ['echo', 'Foxtrot']);
       assert.equal(last.next, undefined);
+      // A rename and a delete show in the next page asked for.
+      await s.updateAccount('acc_4', { name: 'Aaa echo' });
+      await s.deleteAccount('acc_1');
+      assert.deepEqual((await s.pageAccounts({ sort: 'name', descending: false, limit: 3 })).items.map((a) => a.name), ['Aaa echo', 'aardvark', 'alpha two']);
     });
 
     withStore('pageReports: agent name and error count summarised; searched, per account, sorted and paged; batches have no agent', async (s) => {
@@ -372,6 +376,12 @@ for (const impl of implementations) {
       assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'batch' }), ['batch_4']);
       assert.deepEqual(await ids({ sort: 'created_at', descending: true, account_id: 'acc_2' }), ['rpt_3']);
       assert.deepEqual(await ids({ sort: 'created_at', descending: true, account_id: 'acc_none' }), []);
+      // q is a text to contain, never a pattern: %, _ and \ match only themselves.
+      await s.putReport(report('rpt_7', { created_at: iso(T0 + 7), card: { name: '100% sure_thing \\o/' }, result: result(1, 0) }));
+      for (const q of ['%', '0% s', 'e_t',  '\\', '\\O/']) assert.deepEqual(await ids({ sort: 'created_at', descending: false, q }), ['rpt_7'], q);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'rpt%' }), []);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'sure%thing' }), []);
+      assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'w_ather' }), []);
     });
 
     withStore('reports: one put with its request body verbatim reads back with the card from that body', async (s) => {
@@ -383,7 +393,8 @@ for (const impl of implementations) {
       await s.putReport({ ...fields, requestJson: text, resultJson: JSON.stringify(result), verdict: { valid: false, score: 40 } });
       await s.putReport(report('rpt_next'));
       const got = await s.getReport('rpt_raw');
-      assert.deepEqual(got, { ...fields, result, card });
+      // request_text: the body's text as sent, line breaks (here CRLF) included, where the card's own lines are.
+      assert.deepEqual(got, { ...fields, result, card, request_text: text });
       assert.deepEqual((await s.listReports({ limit: 2 })).map((r) => [r.id, r.valid, r.score]), [['rpt_next', true, 97], ['rpt_raw', false, 40]]);
     });
 
@@ -558,6 +569,21 @@ for (const impl of implementations) {
       assert.equal(await s.putJob({ ...b, status: 'completed' }, 'runner_b'), true);
       assert.equal(await s.putJob(job('val_9', 'queued'), 'runner_b'), false, 'an unknown job');
       assert.equal(await s.getJob('val_9'), undefined);
+    });
+
+    withStore('putJob with a report: both stored in one step, neither when the lease is another runner\'s or the report cannot be written; jobsWithoutReport finds a result without its report', async (s) => {
+      await s.putJob(job('val_1', 'queued'));
+      const a = (await s.claimJob('runner_a', T0, T0 + 1000))!;
+      assert.equal(await s.putJob({ ...a, result: { valid: true } }, 'runner_b', report('val_1')), false, 'another runner\'s lease');
+      assert.equal(await s.getReport('val_1'), undefined, 'its report not stored either');
+      assert.equal((await s.getJob('val_1'))?.result, undefined);
+      await assert.rejects(s.putJob({ ...a, result: { valid: true } }, 'runner_a', report('val_1', { card: { count: 10n } as never })), UnstorableRecordError);
+      assert.equal((await s.getJob('val_1'))?.result, undefined, 'a report that cannot be written leaves the job as it was');
+      assert.deepEqual(await s.jobsWithoutReport(), []);
+      assert.equal(await s.putJob({ ...a, result: { valid: true } }, 'runner_a', report('val_1')), true);
+      assert.deepEqual([(await s.getJob('val_1'))?.result, (await s.getReport('val_1'))?.id], [{ valid: true }, 'val_1']);
+      await s.putJob({ ...job('val_2', 'completed'), result: { valid: false } }); // written apart from its report, which never came
+      assert.deepEqual(await s.jobsWithoutReport(), ['val_2']);
     });
 
     withStore('releaseJob: ends the owner\'s lease, the job as stored, so that any runner claims it at once', async (s) => {

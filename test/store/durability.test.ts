@@ -109,3 +109,43 @@ test('a process holding the dir locks this one out; once it is dead its lock is 
   assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8').split('\n')[0], String(process.pid));
   await store.close();
 });
+
+/** The state of `pid` (field 3 of /proc/<pid>/stat: `Z` for a zombie), or undefined once it is gone. */
+const procState = (pid: number): string | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+};
+
+test('a lock owner killed with SIGKILL but not yet reaped (a zombie) counts as dead: its lock is taken over', { skip: !fs.existsSync('/proc/self/stat') && 'no /proc' }, async () => {
+  const dir = tempDir();
+  // The shell starts the holder, then becomes `sleep`, which never waits for it: once killed, the holder stays a zombie.
+  const parent = spawn('sh', ['-c', '"$0" --import tsx "$1" hold "$2" & echo "holder $!"; exec sleep 600', process.execPath, childScript, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const parentExited = new Promise((resolve) => parent.on('exit', resolve));
+  try {
+    let out = '';
+    parent.stdout.setEncoding('utf8');
+    await new Promise<void>((resolve, reject) => {
+      parent.stdout.on('data', (chunk: string) => {
+        out += chunk;
+        if (/^ready$/m.test(out)) resolve();
+      });
+      parent.on('exit', () => reject(new Error(`the holder's parent exited first: ${out}`)));
+    });
+    const holder = Number(/^holder (\d+)$/m.exec(out)?.[1]);
+    assert.ok(holder > 0, out);
+    await assert.rejects(openFileStore({ dataDir: dir }), (err: unknown) => err instanceof StoreLockedError && err.pid === holder);
+    process.kill(holder, 'SIGKILL');
+    for (let i = 0; i < 500 && procState(holder) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(procState(holder), 'Z', 'the killed holder is a zombie (not reaped)');
+    const store = await openFileStore({ dataDir: dir });
+    assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8').split('\n')[0], String(process.pid));
+    await store.close();
+  } finally {
+    parent.kill('SIGKILL'); // the zombie goes to init, which reaps it
+    await parentExited;
+  }
+});

@@ -94,7 +94,7 @@ test('a report put with its request body verbatim is one line on disk and reads 
   assert.deepEqual(JSON.parse(lines[0]!).request, { agent_card: card, validation_mode: 'cli' });
 
   const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
-  assert.deepEqual(await s2.getReport('rpt_raw'), { ...fields, result, card });
+  assert.deepEqual(await s2.getReport('rpt_raw'), { ...fields, result, card, request_text: body });
   assert.deepEqual((await s2.listReports()).at(-1), { id: 'rpt_raw', kind: 'single', created_at: fields.created_at, account_id: fields.account_id, valid: true, score: 97, agent_name: card.name, errors: null });
   await s2.close();
 });

@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { whenInWords } from '../../lib/clock.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
 import { chargeWebhookLimits, peekWebhookWindow } from '../../features/limits/webhook-limits.ts';
 import { clientIpResolver } from '../client-ip.ts';
@@ -24,10 +25,11 @@ export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<
     c.set('rateWindow', verdict.ipWindow);
     if (!verdict.admitted) {
       deps.metrics?.refused(verdict.exceeded === 'per-ip' ? 'webhook_per_ip' : 'webhook_global');
+      const when = whenInWords(verdict.retryAt, now);
       const message =
         verdict.exceeded === 'per-ip'
-          ? `rate limit exceeded: at most ${webhookPerIpPerMinute} webhook requests per minute per IP`
-          : `rate limit exceeded: the service accepts at most ${webhookGlobalPerHour} webhook requests per hour`;
+          ? `rate limit reached: at most ${webhookPerIpPerMinute} webhook requests per minute per IP; it resets ${when}. To go on: wait, or raise CARDGATE_WEBHOOK_PER_IP_PER_MINUTE on the server`
+          : `rate limit reached: the service accepts at most ${webhookGlobalPerHour} webhook requests per hour; it resets ${when}. To go on: wait, or raise CARDGATE_WEBHOOK_GLOBAL_PER_HOUR on the server`;
       throw new ApiError('FORBIDDEN', message, { headers: retryAfter(verdict.retryAt, now) });
     }
     return next();

@@ -1,5 +1,6 @@
 /**
- * The admin JSON API, mounted at /admin/api: accounts, keys, usage, recent reports, trusted keys.
+ * The admin JSON API, mounted at /admin/api: accounts, keys, usage, recent reports, trusted keys,
+ * and the export of everything (a backup without stopping the server).
  * Every route needs `Authorization: Bearer <admin token>`. Bodies are JSON objects;
  * a bad one is 400 INVALID_REQUEST (flat) naming the field; unknown ids are 404.
  */
@@ -11,6 +12,9 @@ import { createKey, deleteKey, listKeys } from '../../features/accounts/api-keys
 import { listDailyUsage, readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { pageReports } from '../../features/reports/reports.ts';
 import { iso } from '../../lib/clock.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { version } from '../../lib/version.ts';
+import { exportHeader, exportText } from '../../store/transfer.ts';
 import { ACCOUNT_SORT_FIELDS, REPORT_SORT_FIELDS } from '../../store/types.ts';
 import { readJsonObject } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
@@ -86,11 +90,11 @@ const routes = {
   usage: admin({
     method: 'get',
     path: '/usage',
-    summary: 'Validations per account and UTC day',
+    summary: 'Validations per account and UTC day (keyless ones under the account id `anonymous`)',
     request: {
       query: z.object({
         days: intQuery('days', 30, 1, 366, 'How many days back, today included.'),
-        account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account.' }),
+        account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account (`anonymous`: the keyless validations).' }),
       }),
     },
     responses: { 200: response('The usage rows.', usage), ...errors({ 400: 'days is out of range.' }) },
@@ -107,6 +111,62 @@ const routes = {
     },
     responses: { 200: response('The reports.', reportListing), ...badList },
   }),
+  exportAll: admin({
+    method: 'get',
+    path: '/export',
+    summary: 'Everything the store keeps, as `cardgate export` writes it: JSON lines, streamed from one snapshot',
+    description:
+      'The header line (`format`, `format_version`, `cardgate`, `exported_at`), then a line per row: accounts, API keys (their hashes, never a key), daily counters, usage, jobs, meta, trusted keys, then the reports. `cardgate import` reads it back into any engine. A stream cut short (the connection dropped, the store failed) ends without its last chunk: the client sees the transfer fail.',
+    responses: {
+      200: {
+        description: 'The export, streamed.',
+        headers: z.object({ 'Content-Disposition': z.string().meta({ description: '`attachment; filename="cardgate-export-<date>.jsonl"`' }) }),
+        content: { 'application/x-ndjson': { schema: z.string() } },
+      },
+      ...errors({ 503: 'An export is already running on this instance (Retry-After).' }),
+    },
+  }),
+};
+
+/**
+ * GET /export: the export streamed as the client reads it (one chunk in memory at a time, however
+ * large the store). One at a time: an export holds a snapshot (with PostgreSQL, a connection of
+ * the pool) as long as its client reads.
+ */
+const exportStreamer = (deps: AppDeps) => {
+  let exporting = false;
+  return (c: Context): Response => {
+    if (exporting) throw new ApiError('SERVICE_UNAVAILABLE', 'an export is already running on this instance; try again once it is done', { headers: { 'Retry-After': '10' } });
+    exporting = true;
+    const done = () => void (exporting = false);
+    const now = deps.clock.now();
+    const chunks = exportText(deps.store.exportRows(), exportHeader(version, now))[Symbol.asyncIterator]();
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let next: IteratorResult<string>;
+        try {
+          next = await chunks.next();
+        } catch (e) {
+          done();
+          throw e;
+        }
+        if (!next.done) return controller.enqueue(encoder.encode(next.value));
+        done();
+        controller.close();
+      },
+      // A client gone: the snapshot ends (the PostgreSQL engine gives its connection back).
+      async cancel() {
+        done();
+        await chunks.return(undefined);
+      },
+    });
+    return c.body(body, 200, {
+      'Content-Type': 'application/x-ndjson; charset=utf-8',
+      'Content-Disposition': `attachment; filename="cardgate-export-${iso(now).slice(0, 10)}.jsonl"`,
+      'Cache-Control': 'no-store',
+    });
+  };
 };
 
 export const adminRoutes = (deps: AppDeps): ApiRoutes => {
@@ -118,6 +178,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     return value;
   };
 
+  const streamExport = exportStreamer(deps);
   const app = apiRoutes();
   app.use(adminAuth(deps));
   return app
@@ -157,5 +218,6 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
       const answer = await pageReports(store, deps.urls.reportsUrl, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })
+    .openapi(routes.exportAll, (c) => streamExport(c))
     .route('/trust-keys', trustKeyRoutes(deps));
 };

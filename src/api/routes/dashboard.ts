@@ -36,14 +36,15 @@ const securityHeaders = {
 const serve = (body: string, contentType: string, cacheControl: string) => (c: Context<AppEnv>) =>
   c.body(body, 200, { ...securityHeaders, 'Content-Type': contentType, 'Cache-Control': cacheControl });
 
-export const dashboardRoutes = (): ApiRoutes => {
+/** `tokenFile`: the generated admin token's file, named by the sign-in (unset when the token is configured). */
+export const dashboardRoutes = ({ tokenFile }: { tokenFile?: string } = {}): ApiRoutes => {
   // Read (from the sources: bundled) when the app is built, so a broken client fails start-up.
   const script = dashboardScript();
   return (
     apiRoutes()
       .openapi(
         textRoute('/', 'text/html', 'The admin dashboard (it asks for the admin token and keeps it for the tab only)'),
-        serve(dashboardPage, 'text/html; charset=utf-8', 'no-store'),
+        serve(dashboardPage(tokenFile), 'text/html; charset=utf-8', 'no-store'),
       )
       // Assets change only with a new binary; `no-cache` makes the browser revalidate each load.
       .openapi(textRoute('/app.css', 'text/css', 'The dashboard\'s styles'), serve(dashboardStyles, 'text/css; charset=utf-8', 'no-cache'))

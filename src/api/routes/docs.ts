@@ -42,7 +42,8 @@ export const docsRoutes = (document: () => string): ApiRoutes => {
       // The address names the renderer's version: a cache may keep it as long as it likes.
       const headers = { ...pageHeaders, 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable', Vary: 'Accept-Encoding' };
       const body = gzip ? docsRenderer.gzip() : docsRenderer.plain();
-      return c.body(new Uint8Array(body), 200, gzip ? { ...headers, 'Content-Encoding': 'gzip' } : headers);
+      // A view of the held bytes, not a copy (4.3 MB a request otherwise).
+      return c.body(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength), 200, gzip ? { ...headers, 'Content-Encoding': 'gzip' } : headers);
     })
     .openapi(startRoute, (c) => c.body(docsStartScript, 200, { ...pageHeaders, 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
 };

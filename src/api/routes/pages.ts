@@ -62,13 +62,16 @@ const rulePage = createRoute({
   },
 });
 
-/** `maxBodyBytes`: the request limit, of which the landing page's form leaves the card all but its wrapper. */
 /** What the form's request body holds besides the card: its options and the `agent_card` key. */
 const formWrapperBytes = 96;
 
-export const pageRoutes = (publicUrl: string, maxBodyBytes: number): ApiRoutes => {
+/**
+ * `maxBodyBytes`: the request limit, of which the landing page's form leaves the card all but its
+ * wrapper; `anonymousLimit`: keyless callers' daily limit (-1: unmetered, the form says no quota).
+ */
+export const pageRoutes = (publicUrl: string, { maxBodyBytes, anonymousLimit }: { maxBodyBytes: number; anonymousLimit: number }): ApiRoutes => {
   // Made once: they change only with a new binary.
-  const landingPage = renderLanding(publicUrl, maxBodyBytes - formWrapperBytes);
+  const landingPage = renderLanding(publicUrl, { maxCardBytes: maxBodyBytes - formWrapperBytes, metered: anonymousLimit !== -1 });
   const description = landingJson(publicUrl);
   const indexes = new Map<string, string>();
   return apiRoutes()

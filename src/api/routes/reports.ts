@@ -13,8 +13,8 @@ import { findReport, reportUrl } from '../../features/reports/reports.ts';
 import type { ReportRecord } from '../../store/types.ts';
 import { badgeMessage, renderBadge } from '../../pages/badge.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
-import { renderReportPage } from '../../pages/report.ts';
-import { apiRoutes, type ApiRoutes, errors } from '../openapi.ts';
+import { rawCardText, renderReportPage } from '../../pages/report.ts';
+import { apiRoutes, type ApiRoutes, errors, jsonText } from '../openapi.ts';
 import { nestedError, report as reportSchema } from '../schemas.ts';
 
 /** Quality and specificity (2 exact, 1 `type/*`, 0 `*\/*`) that the most specific range naming a media type gives it. */
@@ -95,6 +95,21 @@ const badgeRoute = createRoute({
   },
 });
 
+const cardJson = z.object({}).loose().meta({ description: 'An agent card, as it was sent.' });
+
+const cardRoute = createRoute({
+  method: 'get',
+  path: '/{id}/card.json',
+  tags: ['reports'],
+  summary: 'The card of a report as it was sent: its own text, whose lines the findings give',
+  description: 'For a report stored before the card\'s text was kept, the card pretty-printed. A batch report\'s cards: `?index=i` (0-based, in the request\'s order).',
+  request: { params: idParam, query: z.object({ index: z.coerce.number().int().min(0).optional().meta({ description: 'A batch report: the card\'s index in the request.' }) }) },
+  responses: {
+    200: { description: 'The card\'s JSON text.', content: { 'application/json': { schema: cardJson } } },
+    ...errors({ 400: 'A bad index.', 404: 'No report with this id, or no card at this index (a batch needs `index`, a single report takes none).' }),
+  },
+});
+
 /** A badge is an image: nothing in it may run or load anything. A report never changes, but it may expire. */
 const badgeHeaders = {
   'Content-Type': 'image/svg+xml; charset=utf-8',
@@ -119,7 +134,15 @@ export const reportRoutes = (deps: AppDeps): ApiRoutes => {
       }
       if (prefersJson(c.req.header('accept'))) return c.json(reportJson(report), 200);
       const page = reportUrl(deps.urls.reportsUrl, report.id);
-      return c.html(renderReportPage(report, { page, badge: `${page}/badge.svg` }), 200, pageHeaders);
+      return c.html(await renderReportPage(report, { page, badge: `${page}/badge.svg` }), 200, pageHeaders);
+    })
+    .openapi(cardRoute, async (c) => {
+      const report = await find(c.req.valid('param').id);
+      const text = report && rawCardText(report, c.req.valid('query').index);
+      if (text === undefined) throw new ApiError('NOT_FOUND', report ? 'this report has no card at this index' : notFound);
+      c.header('X-Content-Type-Options', 'nosniff');
+      c.header('Content-Security-Policy', "default-src 'none'");
+      return jsonText(c, cardJson, text, 200, 'application/json; charset=utf-8');
     })
     .openapi(badgeRoute, async (c) => {
       const report = await find(c.req.valid('param').id);

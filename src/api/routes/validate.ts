@@ -19,7 +19,7 @@ import { newId } from '../../lib/ids.ts';
 import { recordReport, reportUrl } from '../../features/reports/reports.ts';
 import { cardFetcher } from '../../features/validation/card-by-url.ts';
 import { singleResponseText, type SingleOutcome } from '../../features/validation/validation.ts';
-import type { CardSource } from '../../lib/fetch-card.ts';
+import { foundOnlyAtLegacyPath, type CardSource } from '../../lib/fetch-card.ts';
 import { configuredInProcess } from '../../features/validation/validation-pool.ts';
 import { signatureTrust } from '../../features/trust/trusted-keys.ts';
 import { readBodyText } from '../body.ts';
@@ -66,7 +66,7 @@ const batch = createRoute({
   method: 'post',
   path: '/batch',
   tags: ['validation'],
-  summary: 'Validate up to `batch.maxCards` cards at once (pro and team plans)',
+  summary: 'Validate up to `batch.maxCards` cards at once (pro and team plans; anyone in sidecar mode)',
   description: 'Every card counts against the daily quota. Ids must be unique within the batch.',
   security: security.key,
   request: { body: requestBody('BatchRequest') },
@@ -75,7 +75,7 @@ const batch = createRoute({
     ...errors(
       {
         400: 'The body is unusable: not JSON (INVALID_REQUEST), no cards array of the right size (INVALID_BATCH_FORMAT), or an entry at fault (BATCH_VALIDATION_ERROR, naming it).',
-        401: 'No key (batch needs one), or a malformed, unknown or deleted key.',
+        401: 'No key (batch needs one, except in sidecar mode), or a malformed, unknown or deleted key.',
         403: [
           `${keyErrors[403]} A free key is BATCH_NOT_ALLOWED (flat).`,
           nestedError.or(flatError),
@@ -154,7 +154,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         fetched = await fetcher.fetch(asked.agentUrl);
         // The trust again, for the jku URLs of the card as fetched (the body named none).
         const cardTrust = await callerTrust(c.get('caller'), fetched.text);
-        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust: cardTrust, ...(accept ? { accept } : {}) }).catch(failed);
+        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust: cardTrust, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source), ...(accept ? { accept } : {}) }).catch(failed);
       } else {
         outcome = asked;
       }
@@ -192,8 +192,11 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
     .openapi({ ...batch, middleware: caller }, async (c) => {
       const startedAt = performance.now();
       const { plan } = c.get('caller');
-      if (plan === 'anonymous') throw new ApiError('UNAUTHORIZED', 'batch validation requires an API key');
-      if (plan !== 'pro' && plan !== 'team') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
+      // In sidecar mode keyless callers are unmetered, batches included.
+      if (plan === 'anonymous' && config.mode !== 'sidecar') {
+        throw new ApiError('UNAUTHORIZED', 'batch validation requires an API key (Authorization: Bearer <key>) of a pro or team plan, or a server in sidecar mode (`cardgate serve --sidecar`)');
+      }
+      if (plan === 'free') throw new ApiError('BATCH_NOT_ALLOWED', 'batch validation requires Pro or Team plan');
       const text = await readBodyText(c, { maxBytes: config.http.maxBatchBodyBytes });
       // Like a single validation: over the quota, only the body is checked and the engine never runs.
       if (!(await quotaAllows(c, deps, 1))) await chargeDailyQuota(c, deps, await validator.run('batchBody', text));
@@ -202,7 +205,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       const now = clock.now();
       const timestamp = iso(now);
       const batchId = newId('batch', now);
-      const answer = batchResponseText(outcome, { batch_id: batchId, timestamp, processing_time_ms: Math.round(performance.now() - startedAt) });
+      const answer = batchResponseText(outcome, { batch_id: batchId, report_url: reportUrl(deps.urls.reportsUrl, batchId), timestamp, processing_time_ms: Math.round(performance.now() - startedAt) });
       // Charged with its report in one store operation. The batch result has no `recorded` field; the report is still durable before we answer.
       await chargeAndRecord(c, deps, outcome.total, {
         id: batchId,

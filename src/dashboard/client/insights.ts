@@ -73,9 +73,44 @@ async function allAccounts(): Promise<Account[]> {
 }
 
 const USAGE = '#/usage';
+/** The usage rows of keyless validations (the server's ANONYMOUS_USAGE_ID). */
+const ANONYMOUS = 'anonymous';
 const BUSIEST = 5;
 const SHOWS = { active: 'Used in 30 days', idle: 'Not used in 30 days', all: 'All accounts' } as const;
 type Show = keyof typeof SHOWS;
+
+/** The rows of `days`, by account id. */
+function usageByAccount(usage: readonly UsageRow[], days: readonly string[]): Map<string, UsageRow[]> {
+  const byAccount = new Map<string, UsageRow[]>();
+  for (const row of usage) {
+    if (!days.includes(row.day)) continue;
+    const rows = byAccount.get(row.account_id);
+    if (rows) rows.push(row);
+    else byAccount.set(row.account_id, [row]);
+  }
+  return byAccount;
+}
+
+/** A chart for each of the busiest accounts, named (and linked) when the account still exists. */
+function busiestCharts(byAccount: ReadonlyMap<string, UsageRow[]>, names: ReadonlyMap<string, string>, days: readonly string[]): HTMLElement[] {
+  const busiest = [...byAccount].sort(([, a], [, b]) => total(b) - total(a)).slice(0, BUSIEST);
+  return busiest.map(([id, rows]) => {
+    const name = names.get(id);
+    return h('section', { class: 'card', 'aria-label': 'Usage of ' + (name || id) },
+      h('h2', {}, name ? h('a', { href: accountHash(id) }, name) : 'Deleted account ' + id),
+      usageChart(name || id, rows, days));
+  });
+}
+
+/** Keyless calls, a card of their own above the accounts': what the service gave without a key. */
+function keylessUsage(rows: readonly UsageRow[], days: readonly string[]): HTMLElement {
+  const today = days[days.length - 1];
+  return h('section', { class: 'card', 'aria-label': 'Keyless calls' },
+    h('h2', {}, 'Keyless calls'),
+    h('p', { class: 'muted' }, 'Validations without an API key, all callers together (each address has a daily limit of its own): ' +
+      total(rows.filter((r) => r.day === today)) + ' today, ' + total(rows) + ' in 30 days.'),
+    rows.length ? usageChart('Keyless calls', rows, days) : h('p', { class: 'none' }, 'None in 30 days.'));
+}
 
 export async function usageView(query?: string): Promise<HTMLElement> {
   const params = new URLSearchParams(query || '');
@@ -88,21 +123,10 @@ export async function usageView(query?: string): Promise<HTMLElement> {
   ]);
   const days = lastDays(30, usage);
   const today = days[days.length - 1];
-  const byAccount = new Map<string, UsageRow[]>();
-  for (const row of usage) {
-    if (!days.includes(row.day)) continue;
-    const rows = byAccount.get(row.account_id);
-    if (rows) rows.push(row);
-    else byAccount.set(row.account_id, [row]);
-  }
-  const names = new Map(accounts.map((a) => [a.id, a.name]));
-  const busiest = [...byAccount].sort(([, a], [, b]) => total(b) - total(a)).slice(0, BUSIEST);
-  const charts = busiest.map(([id, rows]) => {
-    const name = names.get(id);
-    return h('section', { class: 'card', 'aria-label': 'Usage of ' + (name || id) },
-      h('h2', {}, name ? h('a', { href: accountHash(id) }, name) : 'Deleted account ' + id),
-      usageChart(name || id, rows, days));
-  });
+  const byAccount = usageByAccount(usage, days);
+  const anonymous = byAccount.get(ANONYMOUS);
+  byAccount.delete(ANONYMOUS);
+  const charts = busiestCharts(byAccount, new Map(accounts.map((a) => [a.id, a.name])), days);
 
   // Every account in one searchable, paged table: today's use against its plan's limit, and the 30 days' total.
   const needle = filter.toLowerCase();
@@ -151,7 +175,8 @@ export async function usageView(query?: string): Promise<HTMLElement> {
   ];
   return h('section', {},
     h('h1', {}, 'Usage'),
-    h('p', { class: 'muted' }, 'Validations per account per UTC day, ' + days[0] + ' to ' + today + '. Anonymous calls are not shown.'),
+    h('p', { class: 'muted' }, 'Validations per account per UTC day, ' + days[0] + ' to ' + today + '.'),
+    keylessUsage(anonymous || [], days),
     charts.length ? h('h2', {}, 'Busiest accounts') : h('p', { class: 'empty' }, 'No validations with an API key in the last 30 days.'),
     charts,
     h('section', { class: 'card', 'aria-labelledby': 'usage-table-title' },

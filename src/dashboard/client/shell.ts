@@ -43,11 +43,18 @@ function show(node: Node): void {
   }
 }
 
+/** Where the admin token is: the file the server wrote it to at its first start (named by the page), or the configured one. */
+function signInHint(tokenFile: string | undefined): HTMLElement {
+  if (tokenFile === undefined) return h('p', {}, 'Enter the admin token set as adminToken / CARDGATE_ADMIN_TOKEN on the server.');
+  return h('p', {}, 'Enter the admin token. The server wrote it at its first start to ', h('code', {}, tokenFile),
+    ' on its host, readable only by the user it runs as (unless one was set as adminToken / CARDGATE_ADMIN_TOKEN).');
+}
+
 function signInView(): HTMLElement {
   const input = h('input', { id: 'token', name: 'token', type: 'password', required: true, autocomplete: 'off', spellcheck: 'false' });
   const form = h('form', { class: 'card narrow', novalidate: true },
     h('h1', {}, 'Sign in'),
-    h('p', {}, 'Enter the admin token: the one printed once at first start, or set as adminToken / CARDGATE_ADMIN_TOKEN.'),
+    signInHint(document.body.dataset.tokenFile),
     field('Admin token', input),
     h('button', { type: 'submit', class: 'button primary' }, 'Sign in'));
   onSubmit(form, async (data) => {

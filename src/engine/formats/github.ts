@@ -1,8 +1,8 @@
 /**
- * `github`: GitHub Actions workflow commands, one `::error` or `::warning` per problem, which the
+ * `github`: GitHub Actions workflow commands, one `::error`, `::warning` or `::notice` (information) per problem, which the
  * runner turns into annotations on the file and line; then a plain summary line for the log.
  */
-import { plural, problemsOf, totalsOf, type CheckedInput } from './input.ts';
+import { messageWithField, plural, problemsOf, totalsOf, type CheckedInput } from './input.ts';
 
 /** A command's message: `%`, CR and LF would end or corrupt the command, so they are percent-encoded. */
 export const commandData = (text: string): string => text.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
@@ -16,11 +16,12 @@ export const formatGithub = (inputs: readonly CheckedInput[]): string => {
       const properties = [`file=${commandProperty(input.name)}`];
       if (p.line !== undefined) properties.push(`line=${p.line}`, `col=${p.column ?? 1}`);
       properties.push(`title=${commandProperty(p.rule)}`);
-      const message = p.path === undefined ? p.message : `${p.path}: ${p.message}`;
-      return `::${p.severity} ${properties.join(',')}::${commandData(message)}`;
+      // Workflow commands call information a notice.
+      return `::${p.severity === 'info' ? 'notice' : p.severity} ${properties.join(',')}::${commandData(messageWithField(p))}`;
     }),
   );
   const t = totalsOf(inputs);
-  lines.push(`cardgate: ${plural(t.inputs, 'card')} checked, ${t.invalid} invalid; ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}`);
+  const unchecked = t.unchecked === 0 ? '' : `, ${plural(t.unchecked, 'input')} could not be checked`;
+  lines.push(`cardgate: ${plural(t.cards, 'card')} checked, ${t.invalid} invalid${unchecked}; ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}`);
   return `${lines.join('\n')}\n`;
 };

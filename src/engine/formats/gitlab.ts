@@ -1,16 +1,16 @@
 /**
  * `gitlab`: a GitLab Code Quality report (the CodeClimate subset GitLab reads): per problem a
  * description, check_name (the rule), a fingerprint, a severity and the file and line. Errors are
- * `major`, warnings `minor`, warnings that cost the score nothing `info`.
+ * `major`, warnings `minor`, warnings that cost the score nothing and information `info`.
  */
 import { ruleCatalogue } from '../catalogue.ts';
-import { problemsOf, type CheckedInput, type Problem } from './input.ts';
+import { messageWithField, problemsOf, type CheckedInput, type Problem } from './input.ts';
 
 const freeWarnings = new Set(ruleCatalogue.filter((r) => r.severity === 'warning' && r.weight === 0).map((r) => r.id));
 
 const severity = (p: Problem): 'major' | 'minor' | 'info' => {
   if (p.severity === 'error') return 'major';
-  return freeWarnings.has(p.rule) ? 'info' : 'minor';
+  return p.severity === 'info' || freeWarnings.has(p.rule) ? 'info' : 'minor';
 };
 
 /** FNV-1a, 64 bits, over the UTF-8 bytes, in hex: a stable name for a problem (not a secret, so no cryptographic hash is needed). */
@@ -31,7 +31,7 @@ export const formatGitlab = (inputs: readonly CheckedInput[]): string => {
       const repeat = seen.get(key) ?? 0;
       seen.set(key, repeat + 1);
       return {
-        description: p.path === undefined ? p.message : `${p.path}: ${p.message}`,
+        description: messageWithField(p),
         check_name: p.rule,
         fingerprint: fnv1a64(repeat === 0 ? key : `${key}#${repeat}`),
         severity: severity(p),

@@ -5,7 +5,7 @@
 import { describeSyntaxProblem, jsonSyntaxProblem, withoutBom } from '../../lib/text-position.ts';
 import { nestsDeeperThan } from '../../lib/json.ts';
 import { locate, type LocatedResult } from '../positions.ts';
-import type { Severity, ValidateOptions } from '../types.ts';
+import type { Issue, RuleSeverity, ValidateOptions } from '../types.ts';
 import { validateCard } from '../validate.ts';
 
 /** One input checked: a card file, a URL, stdin; `text` when it came as text. */
@@ -15,6 +15,8 @@ export interface CheckedInput {
   text?: string;
   /** The card's result, its findings carrying line and column when the card came as text. */
   result?: LocatedResult;
+  /** Findings a baseline already held (`cardgate validate --baseline`): reported apart, counted by no verdict. */
+  baseline?: Issue[];
   /** Why there is no result: unreadable, too big, not JSON (with the syntax error's position). */
   failure?: { message: string; line?: number; column?: number };
 }
@@ -28,7 +30,8 @@ export const UNREADABLE_RULE = {
 
 /** One problem to show, whatever the format: a finding of a card, or the failure of an input. */
 export interface Problem {
-  severity: Severity;
+  /** `info`: a finding of an info rule (the result's `infos`), which fails nothing. */
+  severity: RuleSeverity;
   rule: string;
   message: string;
   /** The card field (`skills[2].tags`); absent for an input failure. */
@@ -37,6 +40,10 @@ export interface Problem {
   column?: number;
 }
 
+/** By line, then column; a problem without a position (a field the card lacks) first. */
+const byPosition = (a: Problem, b: Problem): number => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+
+/** The problems of an input, in the order of the text (errors and warnings together), as editors list them. */
 export const problemsOf = (input: CheckedInput): Problem[] => {
   if (input.failure) return [{ severity: 'error', rule: UNREADABLE_RULE.id, ...input.failure }];
   const result = input.result;
@@ -44,7 +51,20 @@ export const problemsOf = (input: CheckedInput): Problem[] => {
   return [
     ...result.errors.map((issue) => ({ severity: 'error' as const, ...issue })),
     ...result.warnings.map((issue) => ({ severity: 'warning' as const, ...issue })),
-  ];
+    ...(result.infos ?? []).map((issue) => ({ severity: 'info' as const, ...issue })),
+  ].sort(byPosition);
+};
+
+/**
+ * A problem's message for the formats that carry no field of their own (github, gitlab, junit):
+ * the message alone when it starts with the field's name (`tags is empty` at `skills[1].tags`, as
+ * the text format shows it), else the field first (`skills[0].security[0].oauth: scheme ...`).
+ */
+export const messageWithField = (p: Problem): string => {
+  if (p.path === undefined) return p.message;
+  const field = p.path.slice(p.path.lastIndexOf('.') + 1);
+  const named = [p.path, field].some((name) => p.message === name || p.message.startsWith(`${name} `));
+  return named ? p.message : `${p.path}: ${p.message}`;
 };
 
 /** Errors and warnings of an input, counting those the findings cap left out. */
@@ -61,21 +81,31 @@ export const countsOf = (input: CheckedInput): { errors: number; warnings: numbe
 /** Whether the input holds a valid card (an input that failed does not). */
 export const isValid = (input: CheckedInput): boolean => input.result?.valid === true && !input.failure;
 
-/** Totals over a run, for the summary lines of the formats. */
+/** Totals over a run, for the summary lines of the formats: the cards checked apart from the inputs that could not be. */
 export const totalsOf = (inputs: readonly CheckedInput[]) => {
   let errors = 0;
   let warnings = 0;
   let valid = 0;
+  let unchecked = 0;
   for (const input of inputs) {
     const counts = countsOf(input);
     errors += counts.errors;
     warnings += counts.warnings;
     if (isValid(input)) valid++;
+    if (input.failure) unchecked++;
   }
-  return { inputs: inputs.length, valid, invalid: inputs.length - valid, errors, warnings };
+  const cards = inputs.length - unchecked;
+  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings };
 };
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** `3 cards checked: 1 invalid; 1 input could not be checked; 2 errors, 5 warnings`: the summary line of text and Markdown. */
+export const summaryOf = (t: ReturnType<typeof totalsOf>): string => {
+  const verdict = t.cards === 0 ? '' : `: ${t.invalid === 0 ? 'all valid' : `${t.invalid} invalid`}`;
+  const unchecked = t.unchecked === 0 ? '' : `; ${plural(t.unchecked, 'input')} could not be checked`;
+  return `${plural(t.cards, 'card')} checked${verdict}${unchecked}; ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}`;
+};
 
 export interface CheckTextOptions extends ValidateOptions {
   /** Deepest nesting of arrays and objects accepted, as the server's `http.maxJsonDepth` (default: no limit). */

@@ -1,7 +1,8 @@
 /**
  * `json`: an array with one entry per input: `file`, then the API's result (valid, errors and
- * warnings with line and column, score, suggestions, truncated when the cap left findings out,
- * version, version_source, compatibility when checked, signatures when verified). An input that yielded no card is
+ * warnings with line and column, infos when there is some, score, suggestions, truncated when the cap left findings out,
+ * version, version_source, compatibility when checked, signatures when verified; `baseline`: the
+ * findings a baseline held, left out of errors and warnings). An input that yielded no card is
  * `{file, valid: false, errors: [one error of rule input.unreadable], warnings: [], score: 0}`.
  */
 import { UNREADABLE_RULE, type CheckedInput } from './input.ts';
@@ -17,6 +18,7 @@ const entryOf = (input: CheckedInput): Record<string, unknown> => {
     valid: result.valid,
     errors: result.errors,
     warnings: result.warnings,
+    ...(result.infos ? { infos: result.infos } : {}),
     score: result.score,
     suggestions: result.suggestions,
     ...(result.truncated ? { truncated: result.truncated } : {}),
@@ -24,6 +26,7 @@ const entryOf = (input: CheckedInput): Record<string, unknown> => {
     version_source: result.versionSource,
     ...(result.compatibility ? { compatibility: result.compatibility } : {}),
     ...(result.signatures ? { signatures: result.signatures } : {}),
+    ...(input.baseline ? { baseline: input.baseline } : {}),
   };
 };
 

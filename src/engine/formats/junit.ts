@@ -4,7 +4,7 @@
  * An input that yielded no card is an <error> (the test could not run).
  */
 import { where } from './text.ts';
-import { countsOf, problemsOf, totalsOf, type CheckedInput, type Problem } from './input.ts';
+import { countsOf, messageWithField, problemsOf, totalsOf, type CheckedInput, type Problem } from './input.ts';
 
 const notInXml = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
@@ -30,9 +30,8 @@ export const xmlText = (text: string, attribute = false): string =>
 
 const attr = (text: string): string => xmlText(text, true);
 
-/** A problem as one line of text: where, the field, the message and the rule. */
-const describe = (name: string, p: Problem): string =>
-  `${where(name, p)}${p.path === undefined ? '' : ` ${p.path}`}: ${p.message} [${p.rule}]`;
+/** A problem as one line of text: where, the message (with the field when it does not name it) and the rule. */
+const describe = (name: string, p: Problem): string => `${where(name, p)}: ${messageWithField(p)} [${p.rule}]`;
 
 const testsuite = (input: CheckedInput): string => {
   const problems = problemsOf(input);
@@ -59,10 +58,9 @@ const testsuite = (input: CheckedInput): string => {
 
 export const formatJunit = (inputs: readonly CheckedInput[]): string => {
   const t = totalsOf(inputs);
-  const errored = inputs.filter((i) => i.failure !== undefined).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="cardgate" tests="${t.inputs}" failures="${t.invalid - errored}" errors="${errored}">`,
+    `<testsuites name="cardgate" tests="${t.inputs}" failures="${t.invalid}" errors="${t.unchecked}">`,
     ...inputs.map(testsuite),
     '</testsuites>',
     '',

@@ -3,7 +3,7 @@
  * per input (verdict, score, counts), then the findings of each input that has some, with their
  * lines. Card text is escaped so that it can neither break the tables nor turn into markup.
  */
-import { countsOf, isValid, plural, problemsOf, totalsOf, type CheckedInput } from './input.ts';
+import { countsOf, isValid, plural, problemsOf, summaryOf, totalsOf, type CheckedInput } from './input.ts';
 
 /** Text for a table cell: markup characters backslash-escaped, `|` included, and line ends made spaces. */
 export const markdownText = (text: string): string => text.replace(/[\\`*_[\]<>|~#!&]/g, '\\$&').replace(/\r\n?|\n/g, ' ');
@@ -27,7 +27,7 @@ export const formatMarkdown = (inputs: readonly CheckedInput[]): string => {
   const out = [
     '## cardgate: agent card validation',
     '',
-    `${plural(t.inputs, 'card')} checked: ${t.invalid === 0 ? 'all valid' : `${t.invalid} invalid`}; ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}.`,
+    `${summaryOf(t)}.`,
     '',
     '| Card | Verdict | Score | Errors | Warnings |',
     '| --- | --- | ---: | ---: | ---: |',

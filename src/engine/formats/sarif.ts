@@ -51,7 +51,7 @@ export const formatSarif = (inputs: readonly CheckedInput[], options: { toolVers
       return {
         ruleId: p.rule,
         ...(index === undefined ? {} : { ruleIndex: index }),
-        level: p.severity,
+        level: p.severity === 'info' ? 'note' : p.severity,
         message: { text: p.message },
         locations: [
           {

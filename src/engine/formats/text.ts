@@ -3,7 +3,7 @@
  * editors turn into links (as eslint's output), then one summary line for the run. Colour (ANSI)
  * only when asked: the severity, and the rule dimmed.
  */
-import { countsOf, plural, problemsOf, totalsOf, type CheckedInput, type Problem } from './input.ts';
+import { countsOf, plural, problemsOf, summaryOf, totalsOf, type CheckedInput, type Problem } from './input.ts';
 
 const ansi = (code: string) => (text: string) => `\u001b[${code}m${text}\u001b[0m`;
 const paint = { error: ansi('31'), warning: ansi('33'), dim: ansi('2'), bold: ansi('1') };
@@ -22,7 +22,7 @@ export const formatText = (inputs: readonly CheckedInput[], options: { color?: b
   for (const input of inputs) {
     const name = printable(input.name);
     for (const p of problemsOf(input)) {
-      const severity = p.severity === 'error' ? c.error('error  ') : c.warning('warning');
+      const severity = p.severity === 'error' ? c.error('error  ') : p.severity === 'warning' ? c.warning('warning') : 'info   ';
       lines.push(`${where(name, p)}  ${severity}  ${printable(p.message)}  ${c.dim(p.rule)}`);
     }
     for (const s of input.result?.signatures ?? []) {
@@ -34,8 +34,6 @@ export const formatText = (inputs: readonly CheckedInput[], options: { color?: b
     if (leftOut > 0) lines.push(`${name}  ${plural(leftOut, 'more finding')} left out (findings cap)`);
   }
   const t = totalsOf(inputs);
-  const verdict = t.invalid === 0 ? 'all valid' : `${t.invalid} invalid`;
-  const summary = `${plural(t.inputs, 'card')} checked: ${verdict}; ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}`;
-  lines.push(...(lines.length > 0 ? [''] : []), c.bold(summary));
+  lines.push(...(lines.length > 0 ? [''] : []), c.bold(summaryOf(t)));
   return `${lines.join('\n')}\n`;
 };

@@ -17,3 +17,9 @@ export const stringOf = (v: unknown): string | undefined => (typeof v === 'strin
 
 /** Own entries of a JSON object (safe with `__proto__` and `constructor` keys). */
 export const entriesOf = (v: unknown): [string, unknown][] => (isRecord(v) ? Object.entries(v) : []);
+
+/**
+ * A REQUIRED 1.0 string left "" is unset, which the schema reports (schema.non-empty); the rules that
+ * judge the value (URL, transport, version, signature header) skip it rather than say it again.
+ */
+export const reportedEmpty = (ctx: RuleContext, path: string, value: unknown): boolean => value === '' && ctx.report.hasFindingAt(path);

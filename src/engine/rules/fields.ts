@@ -124,3 +124,8 @@ export function checkFields(ctx: RuleContext): void {
     }
   }
 }
+
+/** provider.missing: information only; the score already weighs the missing recommended field. */
+export function checkProvider(ctx: RuleContext): void {
+  if (!Object.hasOwn(ctx.card, 'provider')) ctx.report.add('provider.missing', 'provider', 'the card names no provider: clients cannot tell who runs the agent');
+}

@@ -8,8 +8,43 @@ import type { RuleContext } from './context.ts';
 const MAX_DEPTH = 32;
 const MAX_NODES = 10_000;
 
-/** Field names whose string value is a credential when it looks like one. */
-const secretKey = /^(?:x[-_]?)?(?:api[-_]?key|access[-_]?token|auth[-_]?token|refresh[-_]?token|token|secret|client[-_]?secret|password|passwd|private[-_]?key|bearer[-_]?token)$/i;
+/** Last words of a field name that name a credential ("apiToken", "client_secret", "AGENT_PRIVATE_KEY"). */
+const credentialWords = new Set(['key', 'apikey', 'token', 'secret', 'password', 'passwd', 'pwd', 'passphrase', 'credential', 'credentials']);
+/** Names that are a credential whatever their value looks like: by their last word, or their last two. */
+const credentialLastWords = new Set(['apikey', 'secret', 'password', 'passwd', 'pwd', 'passphrase', 'credential', 'credentials']);
+const credentialPairs = new Set([
+  'api key', 'api token', 'access key', 'access token', 'auth token', 'refresh token', 'bearer token', 'id token',
+  'session token', 'private key', 'secret key', 'client secret',
+]);
+/** Keys that are not secret: "publicKey", "idempotencyKey", "sortKey"... */
+const publicKeyKinds = new Set(['public', 'idempotency', 'primary', 'foreign', 'sort', 'partition', 'cache']);
+
+/** Longer keys are no field name of a credential (and splitting one into words costs its length, per string). */
+const MAX_NAME = 64;
+/** A cheap first test on the name: most are cleared without being split into words. */
+const credentialHint = /key|token|secret|passw|pwd|passphrase|credential/i;
+
+/** The words of a field name, lower case: camelCase, snake_case, kebab-case split ("X-Api-Key" → x, api, key). */
+const wordsOf = (name: string): string[] =>
+  name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '');
+
+/**
+ * What a field name says about its value: `credential` (apiToken, password, client_secret, token),
+ * `mentions` (a key or token of some kind, "playerKey", "sessionKey": a credential only when its value
+ * looks random) or nothing. The credential word must be the name's last word: "tokenType",
+ * "keyFormat" or "secretsHandling" describe a credential, they do not hold one.
+ */
+function credentialNaming(name: string): 'credential' | 'mentions' | undefined {
+  if (name.length > MAX_NAME || !credentialHint.test(name)) return undefined;
+  const words = wordsOf(name);
+  const last = words[words.length - 1];
+  if (last === undefined || !credentialWords.has(last)) return undefined;
+  const before = words[words.length - 2];
+  if (last === 'key' && before !== undefined && publicKeyKinds.has(before)) return undefined;
+  if (credentialLastWords.has(last) || credentialPairs.has(`${before} ${last}`) || (last === 'token' && words.length === 1)) return 'credential';
+  return 'mentions';
+}
+
 /**
  * Values that look like a credential whatever the field: vendor key formats, JWTs, PEM keys, credentials in URLs.
  * Every alternative must stay linear in the value's length (test/engine/redos.test.ts): a repeated part
@@ -36,14 +71,30 @@ const secretValue = new RegExp([
  * clears most strings, so the full pattern runs on few (it was most of the engine's time).
  */
 const secretMarker = /_live_|_test_|sk-|gh[pousr]_|github_pat_|AKIA|xox[abprs]-|AIza|eyJ|-----BEGIN|:\/\/[^/\s:@]+:[^/\s@]{3,}@|[?&][a-z_-]+=/;
-/** Values in a secret-named field that are clearly not a credential. */
-const notACredential = /^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|x+|\*+|none|null|true|false|header|query|cookie|bearer|basic)$|\s/i;
+/**
+ * Values in a credential-named field that are clearly not a credential: prose (any whitespace), a
+ * placeholder, a word that documents the field, a URL or path (where to get one), a public address.
+ */
+const notACredential = new RegExp([
+  String.raw`^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|\$[A-Z_]+|%[A-Z_]+%|x+|\*+)$`,
+  String.raw`^(?:none|null|true|false|header|query|cookie|bearer|basic|optional|required|string|redacted)$`,
+  String.raw`xxxx|\*\*\*|\.\.\.|…|^your[-_]|replace[-_]?me|changeme|placeholder`,
+  String.raw`://|^/`,
+  String.raw`^0x[0-9a-f]{40}$`,
+  String.raw`\s`,
+].join('|'), 'i');
+/** A value with a letter and a digit: how generated keys and tokens look, unlike names and words (two linear tests). */
+const randomLooking = (value: string): boolean => /[A-Za-z]/.test(value) && /\d/.test(value);
 
 const mask = (s: string): string => `${s.slice(0, 4)}…(${s.length} chars)`;
 
-const looksLikeSecret = (value: string, key: string): boolean =>
-  (value.length >= 8 && secretKey.test(key) && !notACredential.test(value)) ||
-  (value.length >= 16 && secretMarker.test(value) && secretValue.test(value));
+function looksLikeSecret(value: string, key: string): boolean {
+  if (value.length >= 16 && secretMarker.test(value) && secretValue.test(value)) return true;
+  if (value.length < 8) return false;
+  const naming = credentialNaming(key);
+  if (naming === undefined || notACredential.test(value)) return false;
+  return naming === 'credential' || randomLooking(value);
+}
 
 /** Depth-first in key order; the path is kept as a stack of segments and spelled out only for a finding. */
 export function checkSecrets(ctx: RuleContext): void {

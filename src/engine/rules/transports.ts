@@ -1,14 +1,14 @@
 /** Transports and interfaces: conflicts, missing preferredTransport, non-core bindings, 1.0 interface versions. */
 import { interfacePatchVersions, interfaceVersions, since, supportedVersionsText } from '../versions.ts';
 import { clip } from '../paths.ts';
-import { arrayOf, recordOf, type RuleContext } from './context.ts';
+import { arrayOf, recordOf, reportedEmpty, type RuleContext } from './context.ts';
 
 const coreTransports = new Set(['JSONRPC', 'GRPC', 'HTTP+JSON']);
 const uri = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
 /** `name` is how the message calls the field: preferredTransport, transport or protocolBinding. */
 function checkTransportName(ctx: RuleContext, path: string, name: string, value: unknown): void {
-  if (typeof value !== 'string' || coreTransports.has(value)) return;
+  if (typeof value !== 'string' || coreTransports.has(value) || reportedEmpty(ctx, path, value)) return;
   const upper = value.toUpperCase();
   const core = upper === 'JSON-RPC' || upper === 'JSONRPC' ? 'JSONRPC' : upper === 'REST' || upper === 'HTTP' || upper === 'HTTP+JSON' ? 'HTTP+JSON' : upper === 'GRPC' ? 'GRPC' : undefined;
   if (ctx.version === '1.0' && !core && uri.test(value)) return; // 1.0 §5.8: custom bindings are named by a URI
@@ -51,8 +51,8 @@ function checkV1(ctx: RuleContext): void {
     if (!iface) return;
     checkTransportName(ctx, `supportedInterfaces[${i}].protocolBinding`, 'protocolBinding', iface.protocolBinding);
     const v = iface.protocolVersion;
-    if (typeof v !== 'string' || interfaceVersions.includes(v)) return;
     const at = `supportedInterfaces[${i}].protocolVersion`;
+    if (typeof v !== 'string' || interfaceVersions.includes(v) || reportedEmpty(ctx, at, v)) return;
     const majorMinor = interfacePatchVersions.get(v);
     if (majorMinor) ctx.report.add('interface.protocolVersion.patch', at, `protocolVersion "${v}" carries a patch number; write "${majorMinor}"`, `write "protocolVersion": "${majorMinor}"`);
     else ctx.report.add('protocolVersion.unsupported', at, `protocolVersion "${v}" is not an A2A version; interfaces declare one of ${interfaceVersions.join(', ')} (rule sets: ${supportedVersionsText()})`);

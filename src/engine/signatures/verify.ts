@@ -4,7 +4,7 @@
  * (node:crypto), so it runs inside validateCard; the keys arrive as data, nothing is fetched here.
  */
 import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
-import type { RuleId } from '../catalogue.ts';
+import { ruleInfo, type RuleId } from '../catalogue.ts';
 import type { Report } from '../report.ts';
 import { clip } from '../paths.ts';
 import { isRecord } from '../versions.ts';
@@ -148,6 +148,9 @@ export function verifySignatures(card: Record<string, unknown>, version: string,
     report.add('signature.required', 'signatures', entries.length === 0
       ? 'the card is not signed, and a signature by a trusted key is required'
       : 'no signature of the card verifies with a trusted key, and one is required');
+  } else if (entries.length === 0 && ruleInfo('signature.missing').versions.includes(version)) {
+    // One finding for one missing signature: signature.required above when one is required.
+    report.add('signature.missing', 'signatures', 'the card is not signed, though signatures are verified');
   }
   return checks;
 }

@@ -6,11 +6,14 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { Store } from '../../store/types.ts';
 
 const META_KEY = 'admin_token_sha256';
+
+/** Where a generated admin token is kept (absolute); with PostgreSQL too, on the host of the instance that generated it. */
+export const adminTokenFile = (config: Pick<Config, 'dataDir'>): string => resolve(config.dataDir, 'admin-token');
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 

@@ -7,12 +7,19 @@
  * not multiply it), the client IP for anonymous callers (IPv6 per /56, see ipLimitKey).
  * Unlimited plans (-1) still count, so `used` is always true.
  */
-import { DAY_MS, nextUtcMidnight, utcDay } from '../../lib/clock.ts';
+import { DAY_MS, nextUtcMidnight, utcDay, whenInWords } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
 import type { NewReport, Plan, Store, UsageRow } from '../../store/types.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
 
 export type QuotaPlan = 'anonymous' | Plan;
+
+/**
+ * The usage history's account id for keyless validations, all callers together (their quota is
+ * per IP; the history says how much the service was used without a key). Never an account's id:
+ * those are `acct_…`.
+ */
+export const ANONYMOUS_USAGE_ID = 'anonymous';
 
 /** `rateLimitInfo` of a validation result: the state after counting this request. */
 export interface RateLimitInfo {
@@ -65,7 +72,7 @@ export const chargeDailyQuota = async (
   report?: NewReport,
 ): Promise<{ admitted: boolean; window: QuotaWindow; reported?: boolean | Error }> => {
   const charge = { key: counterKey(s), amount, limit: limits[s.plan], reset_at: nextUtcMidnight(now) };
-  const usage = s.account_id !== null ? { account_id: s.account_id, day: utcDay(now) } : undefined;
+  const usage = { account_id: s.account_id ?? ANONYMOUS_USAGE_ID, day: utcDay(now) };
   const { admitted, counters, reported } = await store.consume([charge], now, { usage, report });
   const counter = counters[0]!;
   return { admitted, window: windowOf(limits, s, counter.count, counter.reset_at), reported };
@@ -74,3 +81,18 @@ export const chargeDailyQuota = async (
 /** Validations counted per account and day over the last `days` UTC days (today included), for the admin API. */
 export const listDailyUsage = (store: Store, days: number, accountId: string | undefined, now: number): Promise<UsageRow[]> =>
   store.listUsage({ account_id: accountId, since_day: utcDay(now - (days - 1) * DAY_MS) });
+
+/**
+ * Why `amount` validations were refused, when the window resets (in words), and what to change to
+ * go on: a key, or the plan's limit (CARDGATE_LIMIT_<PLAN>), or sidecar mode for keyless callers.
+ */
+export const quotaRefusal = (w: QuotaWindow, amount: number, now: number): string => {
+  const left = w.remaining === 0 ? 'none is left today' : `${amount} asked, only ${w.remaining} validation${w.remaining === 1 ? ' is' : 's are'} left today`;
+  const whose = w.plan === 'anonymous' ? 'without an API key' : `for the ${w.plan} plan`;
+  const raise = `CARDGATE_LIMIT_${w.plan.toUpperCase()} (-1 = no limit)`;
+  const toGoOn =
+    w.plan === 'anonymous'
+      ? `send an API key (Authorization: Bearer <key>); or, on a server of your own, raise ${raise}, or start it beside a CI job with \`cardgate serve --sidecar\` (keyless callers unmetered)`
+      : `move the account to a plan with a higher limit, or raise ${raise} on the server`;
+  return `daily limit of ${w.limit} validations ${whose} reached: ${left}; it resets ${whenInWords(w.resetAt, now)}. To go on: ${toGoOn}`;
+};

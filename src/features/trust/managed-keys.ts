@@ -92,7 +92,8 @@ const kidSchema = z
   .min(1, 'must not be empty')
   .max(MAX_KID_CHARS, `must be at most ${MAX_KID_CHARS} characters`)
   .refine((kid) => !/[\u0000-\u001f\u007f]/.test(kid), 'must not hold control characters');
-const jkuSchema = z
+/** A jku as the trust API takes it (and `cardgate sign` puts it in a header): an https URL of bounded length. */
+export const jkuSchema = z
   .string({ error: 'must be a string' })
   .max(MAX_JKU_CHARS, `must be at most ${MAX_JKU_CHARS} characters`)
   .refine((jku) => URL.canParse(jku) && new URL(jku).protocol === 'https:', 'must be an https URL');

@@ -2,10 +2,14 @@
  * Trusted signing keys from JWKS files: those a setting or the command line names, and every
  * `*.jwks` in `<dataDir>/trust/` (a directory an air-gapped operator fills by hand).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseJwks } from '../../engine/signatures/jwks.ts';
 import type { TrustedKey } from '../../engine/signatures/trusted-key.ts';
+import { readTextFile, type ReadBound } from '../../lib/read-file.ts';
+
+/** A key file holds more than keys only by mistake (a certificate chain is the most any has). */
+export const keyFileBound: ReadBound = { maxBytes: 1 << 20, what: 'a key or JWKS file' };
 
 export type TrustFiles = { keys: TrustedKey[] } | { problem: string };
 
@@ -13,12 +17,13 @@ export type TrustFiles = { keys: TrustedKey[] } | { problem: string };
 export async function readTrustFiles(paths: readonly string[], addedAt: string): Promise<TrustFiles> {
   const keys: TrustedKey[] = [];
   for (const path of paths) {
+    const read = readTextFile(path, keyFileBound);
+    if ('problem' in read) return { problem: `trust file ${path}: ${read.problem}` };
     let value: unknown;
     try {
-      value = JSON.parse(await readFile(path, 'utf8'));
+      value = JSON.parse(read.text);
     } catch (e) {
-      const error = e as NodeJS.ErrnoException;
-      return { problem: `trust file ${path}: ${error instanceof SyntaxError ? `not JSON: ${error.message}` : `cannot read: ${error.code ?? error.message}`}` };
+      return { problem: `trust file ${path}: not JSON: ${(e as Error).message}` };
     }
     const parsed = parseJwks(value, { addedAt });
     if (parsed.problems.length) return { problem: `trust file ${path}: ${parsed.problems.join('; ')}` };

@@ -4,12 +4,13 @@
  * the result body. Counts, success rate and average score are over all submitted cards; an
  * invalid card scores 0.
  */
+import { Buffer } from 'node:buffer';
 import * as z from 'zod';
 import { validateCard } from '../../engine/index.ts';
-import { locateCards, type CheckedInput } from '../../engine/formats/index.ts';
+import { locateCards, type CheckedInput, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { isJsonObject, jsonBody, jsonObjectSchema } from '../../lib/json.ts';
-import { bodyParts, cardPieces, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
 
 export interface BatchEntry {
   id: string;
@@ -20,7 +21,11 @@ const idRequired = 'id is required and must be a non-empty string';
 
 const batchEntrySchema = z.object(
   {
-    id: z.string({ error: idRequired }).min(1, idRequired).meta({ description: 'Names the card in the results; unique within the batch.' }),
+    id: z
+      .string({ error: idRequired })
+      .min(1, idRequired)
+      .max(MAX_NAME_CHARS, `id must be at most ${MAX_NAME_CHARS} characters`)
+      .meta({ description: `Names the card in the results; unique within the batch. At most ${MAX_NAME_CHARS} characters.` }),
     agent_card: jsonObjectSchema('agent_card is required and must be a JSON object', 'The agent card to validate.'),
   },
   { error: 'must be an object {id, agent_card}' },
@@ -119,27 +124,33 @@ export const validateBatchText = (body: BodyText, settings: ValidationSettings, 
   const signatures = signatureOptions(trust, request.options?.verify_signatures);
   const found = entries.map(({ agent_card }, i) => ({ result: engine(agent_card, { maxFindings: settings.maxFindings, ...signatures }), at: ['cards', i, 'agent_card'] }));
   const located = locateCards(text, found);
-  const inputs: CheckedInput[] = format ? entries.map(({ id }, i) => ({ name: id, result: located[i]! })) : [];
   let valid = 0;
   let scoreSum = 0;
+  for (const result of located) {
+    if (result.valid) valid++;
+    scoreSum += result.valid ? result.score : 0;
+  }
+  const answer = withinBudget(located, (shown) => batchAnswer(entries, shown, format, settings.rulesUrl), (a) => Buffer.byteLength(a.formatted?.body ?? a.results), answerBudget(Buffer.byteLength(text)));
+  return { total: entries.length, valid, scoreSum, ...answer };
+};
+
+/** The results as JSON text, and the answer in the format asked for instead (then the results are the report's). */
+const batchAnswer = (entries: BatchEntry[], located: LocatedResult[], format: OutputFormat | undefined, rulesUrl: string | undefined): Pick<BatchOutcome, 'results' | 'formatted'> => {
   const results = entries.map(({ id }, i) => {
     const card = cardPieces(located[i]!, entries[i]!.agent_card);
-    const score = card.valid ? card.score : 0;
-    if (card.valid) valid++;
-    scoreSum += score;
-    return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${truncatedField(card, ['errors', 'warnings'])},"score":${score},${card.versionMembers}}`;
+    return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${card.infosMember}${truncatedField(card, ['errors', 'warnings'])},"score":${card.valid ? card.score : 0},${card.versionMembers}}`;
   });
+  const inputs: CheckedInput[] = format ? entries.map(({ id }, i) => ({ name: id, result: located[i]! })) : [];
   return {
-    total: entries.length,
-    valid,
-    scoreSum,
     results: `[${results.join(',')}]`,
-    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, inputs, settings.rulesUrl) } : {}),
+    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, inputs, rulesUrl) } : {}),
   };
 };
 
 export interface BatchContext {
   batch_id: string;
+  /** The batch's report page, `/reports/<batch_id>`. */
+  report_url: string;
   timestamp: string;
   processing_time_ms: number;
 }
@@ -148,5 +159,5 @@ export interface BatchContext {
 export const batchResponseText = (outcome: BatchOutcome, context: BatchContext): string => {
   const { total, valid } = outcome;
   const summary = `{"total_processed":${total},"success_rate":${valid / total},"average_score":${Math.round(outcome.scoreSum / total)},"processing_time_ms":${context.processing_time_ms}}`;
-  return `{"batch_id":${JSON.stringify(context.batch_id)},"total":${total},"valid":${valid},"invalid":${total - valid},"results":${outcome.results},"summary":${summary},"timestamp":${JSON.stringify(context.timestamp)}}`;
+  return `{"batch_id":${JSON.stringify(context.batch_id)},"report_url":${JSON.stringify(context.report_url)},"total":${total},"valid":${valid},"invalid":${total - valid},"results":${outcome.results},"summary":${summary},"timestamp":${JSON.stringify(context.timestamp)}}`;
 };

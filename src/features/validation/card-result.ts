@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import type { CardResult, SignaturePolicy, Truncated, ValidateOptions } from '../../engine/index.ts';
+import { clip } from '../../engine/paths.ts';
 import { formatMediaTypes, formatResults, outputFormats, type CheckedInput, type OutputFormat } from '../../engine/formats/index.ts';
 import type { Config } from '../../config.ts';
 import { version } from '../../lib/version.ts';
@@ -28,9 +29,12 @@ export const validationSettings = (config: Config, publicUrl?: string): Validati
   ...(publicUrl === undefined ? {} : { rulesUrl: `${publicUrl}/rules` }),
 });
 
+/** A card's name as report listings show it: cut (it is the card's text, never refused). */
+const MAX_AGENT_NAME_CHARS = 200;
+
 const agentNameOf = (card: unknown): string | null => {
   const name = typeof card === 'object' && card !== null ? (card as Record<string, unknown>).name : undefined;
-  return typeof name === 'string' ? name : null;
+  return typeof name === 'string' ? clip(name, MAX_AGENT_NAME_CHARS) : null;
 };
 
 /** What a stored report's listing reads off its validation (see VerbatimReport). */
@@ -40,6 +44,81 @@ export const reportVerdict = (card: Pick<CardPieces, 'valid' | 'score' | 'agentN
   agent_name: card.agentName,
   errors: card.errorCount,
 });
+
+/**
+ * Caller strings an answer echoes once per finding (`options.file`, a batch card's id) are at most
+ * this many characters; URLs (`agent_url`, `callback_url`) at most MAX_URL_CHARS. Beyond, the request is refused.
+ */
+export const MAX_NAME_CHARS = 1024;
+export const MAX_URL_CHARS = 2048;
+
+/** An answer is at most max(MIN_ANSWER_BYTES, 4x its request's bytes) and never over MAX_ANSWER_BYTES. */
+export const MIN_ANSWER_BYTES = 64 * 1024;
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** Kept for what the route adds around a validation's pieces (ids, URLs, times, the rate-limit window, a fetched card's source). */
+const ROUTE_MEMBERS_BYTES = 8 * 1024;
+
+/** The bytes a validation's pieces may take in the answer to a request of `requestBytes`. */
+export const answerBudget = (requestBytes: number): number =>
+  Math.min(MAX_ANSWER_BYTES, Math.max(MIN_ANSWER_BYTES, 4 * requestBytes)) - ROUTE_MEMBERS_BYTES;
+
+/** The result with the first `fraction` of each finding list; what it leaves out is added to `truncated`. */
+export const keepFindings = <R extends CardResult>(result: R, fraction: number): R => {
+  const kept = (list: readonly unknown[]) => Math.round(list.length * fraction);
+  const before = result.truncated ?? { errors: 0, warnings: 0, suggestions: 0 };
+  const truncated = {
+    errors: before.errors + result.errors.length - kept(result.errors),
+    warnings: before.warnings + result.warnings.length - kept(result.warnings),
+    suggestions: before.suggestions + result.suggestions.length - kept(result.suggestions),
+  };
+  return {
+    ...result,
+    errors: result.errors.slice(0, kept(result.errors)),
+    warnings: result.warnings.slice(0, kept(result.warnings)),
+    suggestions: result.suggestions.slice(0, kept(result.suggestions)),
+    ...(truncated.errors + truncated.warnings + truncated.suggestions > 0 ? { truncated } : {}),
+  };
+};
+
+/** Findings beyond which an answer is first sized from a sample before it is built whole. */
+const SAMPLE_FINDINGS = 1000;
+
+const findingCount = (results: readonly CardResult[]): number =>
+  results.reduce((sum, r) => sum + r.errors.length + r.warnings.length + r.suggestions.length, 0);
+
+/**
+ * The share of the findings that fits `budget`, judged before building the whole answer when it
+ * has many findings (100 cards of 600 findings each made answers of ~80 MB only to cut them): the
+ * answer without findings and with a sample of them give its fixed part and a finding's size.
+ */
+const sizedShare = <R extends CardResult, T>(results: R[], build: (results: R[]) => T, bytes: (answer: T) => number, budget: number): number => {
+  const total = findingCount(results);
+  if (total <= SAMPLE_FINDINGS) return 1;
+  const fixed = bytes(build(results.map((r) => keepFindings(r, 0))));
+  const sample = SAMPLE_FINDINGS / total;
+  const sampled = build(results.map((r) => keepFindings(r, sample)));
+  const perFinding = (bytes(sampled) - fixed) / Math.max(1, findingCount(results.map((r) => keepFindings(r, sample))));
+  const whole = fixed + perFinding * total;
+  return whole <= budget ? 1 : Math.max(0, (budget - fixed) * 0.95) / (perFinding * total);
+};
+
+/**
+ * The answer `build` makes of the results, made again from fewer findings while it is over
+ * `budget` bytes: each try keeps the share of every list that the last size says fits, less a
+ * tenth (findings differ in size); the last keeps none. Verdicts and scores are the engine's, so
+ * they still weigh every finding.
+ */
+export const withinBudget = <R extends CardResult, T>(results: R[], build: (results: R[]) => T, bytes: (answer: T) => number, budget: number): T => {
+  let fraction = sizedShare(results, build, bytes, budget);
+  let answer = build(fraction === 1 ? results : results.map((r) => keepFindings(r, fraction)));
+  for (let tries = 0; tries < 4; tries++) {
+    const size = bytes(answer);
+    if (size <= budget) return answer;
+    fraction = tries === 3 ? 0 : (fraction * budget * 0.9) / size;
+    answer = build(results.map((r) => keepFindings(r, fraction)));
+  }
+  return answer;
+};
 
 /** The engine: validateCard, or a stand-in that tests inject in process. */
 export type Engine = (card: unknown, options: ValidateOptions) => CardResult;
@@ -53,6 +132,8 @@ export interface CardPieces {
   versionMembers: string;
   errors: string;
   warnings: string;
+  /** `,"infos":[…]` when the card has information findings, else empty: the answers without them stay as they were. */
+  infosMember: string;
   suggestions: string;
   /** Found beyond the cap and left out, per list (zeros when nothing was). */
   leftOut: Truncated;
@@ -72,6 +153,7 @@ export const cardPieces = (result: CardResult, card: unknown): CardPieces => {
     versionMembers: JSON.stringify(versionFields(result)).slice(1, -1),
     errors: JSON.stringify(result.errors),
     warnings: JSON.stringify(result.warnings),
+    infosMember: result.infos === undefined ? '' : `,"infos":${JSON.stringify(result.infos)}`,
     suggestions: JSON.stringify(result.suggestions),
     leftOut,
     errorCount: result.errors.length + leftOut.errors,

@@ -4,11 +4,12 @@
  * absent unless asked). The card comes in the body (`agent_card`) or by URL (`agent_url`): then
  * the route fetches it (card-by-url.ts) and has it validated with the request's options.
  */
+import { Buffer } from 'node:buffer';
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard, type CardResult } from '../../engine/index.ts';
 import { locateCards, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { bodyParts, cardPieces, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, MAX_URL_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, type CardPieces } from './card-result.ts';
 import type { SignaturePolicy } from '../../engine/index.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
 import type { CardSource } from '../../lib/fetch-card.ts';
@@ -29,10 +30,11 @@ export const validateRequestSchema = z
       .optional(),
     agent_url: z
       .string({ error: 'must be a string' })
+      .max(MAX_URL_CHARS, `must be at most ${MAX_URL_CHARS} characters`)
       .meta({
         format: 'uri',
         description:
-          'In place of `agent_card`: the URL of the card, fetched by the service (a bare origin means its `/.well-known/agent-card.json`, then `/.well-known/agent.json`). Public addresses only, unless `cardFetch.allowedHosts` allows more; the answer then carries `source`.',
+          `In place of \`agent_card\`: the URL of the card, fetched by the service (a bare origin means its \`/.well-known/agent-card.json\`, then \`/.well-known/agent.json\`). Public addresses only, unless \`cardFetch.allowedHosts\` allows more; the answer then carries \`source\`. At most ${MAX_URL_CHARS} characters.`,
       })
       .optional(),
     validation_mode: z
@@ -56,7 +58,8 @@ export const validateRequestSchema = z
           file: z
             .string({ error: 'must be a string' })
             .min(1, 'must not be empty')
-            .meta({ description: `The card's file in formatted answers (SARIF, JUnit, GitHub, GitLab, Markdown, text), e.g. its path in the repository; default \`${DEFAULT_CARD_FILE}\`.` })
+            .max(MAX_NAME_CHARS, `must be at most ${MAX_NAME_CHARS} characters`)
+            .meta({ description: `The card's file in formatted answers (SARIF, JUnit, GitHub, GitLab, Markdown, text), e.g. its path in the repository; default \`${DEFAULT_CARD_FILE}\`. At most ${MAX_NAME_CHARS} characters.` })
             .optional(),
           verify_signatures: verifySignaturesOption,
         },
@@ -124,7 +127,7 @@ export const validateSingleText = (body: BodyText, settings: ValidationSettings,
   const { text, accept, trust } = bodyParts(body);
   const request = readSingleRequest(text, settings.maxJsonDepth);
   if (request.agent_card === undefined) return { agentUrl: request.agent_url! };
-  return singleOutcome(request, request.agent_card, (result) => locateCards(text, [{ result, at: ['agent_card'] }])[0]!, { accept, trust }, settings, engine);
+  return singleOutcome(request, request.agent_card, (result) => locateCards(text, [{ result, at: ['agent_card'] }])[0]!, { accept, trust, requestBytes: Buffer.byteLength(text) }, settings, engine);
 };
 
 /** A fetched card: the body's text (its `agent_url`), the card's text as fetched, and the format the Accept header asks for. */
@@ -133,6 +136,8 @@ export interface FetchedSingle {
   card: string;
   accept?: OutputFormat;
   trust?: SignaturePolicy;
+  /** Found only at the legacy well-known path (discovery.legacy-path). */
+  foundAtLegacyPath?: boolean;
 }
 
 /**
@@ -143,28 +148,25 @@ export const validateFetchedText = (fetched: FetchedSingle, settings: Validation
   const request = readSingleRequest(fetched.request, settings.maxJsonDepth);
   const card = parseJsonObject(fetched.card, settings.maxJsonDepth, `the card at ${request.agent_url}`);
   if (!('value' in card)) throw unusable([{ path: 'agent_url', message: card.problem }]);
-  return singleOutcome(request, card.value, (result) => locateCards(fetched.card, [{ result, at: [] }])[0]!, fetched, settings, engine);
+  // The fetched card counts as part of the request: the answer may be as large as for a card sent in the body.
+  const requestBytes = Buffer.byteLength(fetched.request) + Buffer.byteLength(fetched.card);
+  return singleOutcome(request, card.value, (result) => locateCards(fetched.card, [{ result, at: [] }])[0]!, { ...fetched, requestBytes }, settings, engine);
 };
 
 const singleOutcome = (
   request: ValidateRequest,
   agentCard: Record<string, unknown>,
   locate: (result: CardResult) => LocatedResult,
-  { accept, trust }: { accept?: OutputFormat | undefined; trust?: SignaturePolicy | undefined },
+  { accept, trust, requestBytes, foundAtLegacyPath }: { accept?: OutputFormat | undefined; trust?: SignaturePolicy | undefined; requestBytes: number; foundAtLegacyPath?: boolean | undefined },
   settings: ValidationSettings,
   engine: Engine,
 ): SingleOutcome => {
   const { options } = request;
-  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings, ...signatureOptions(trust, options.verify_signatures) }));
+  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings, ...signatureOptions(trust, options.verify_signatures), ...(foundAtLegacyPath === true ? { foundAtLegacyPath } : {}) }));
   const pieces = cardPieces(result, agentCard);
-  const format = options.format ?? accept;
-  const name = agentCard.name;
-  // The answer and the report carry the same findings: each list is serialized once, for both.
-  const findings = `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}`;
-  const score = `"score":${pieces.score}`;
-  const suggestions = `"suggestions":${pieces.suggestions}`;
-  const shown = [findings, ...(options.include_score ? [score] : []), ...(options.include_suggestions ? [suggestions] : [])];
-  const shownLists = options.include_suggestions ? (['errors', 'warnings', 'suggestions'] as const) : (['errors', 'warnings'] as const);
+  // The report keeps every finding the cap kept; the answer only those its budget holds.
+  const resultJson = `{${findingsMembers(pieces)},"score":${pieces.score},"suggestions":${pieces.suggestions}${truncatedField(pieces, ['errors', 'warnings', 'suggestions'])},${pieces.versionMembers}}`;
+  const answer = withinBudget([result], ([shown]) => answerParts(request, shown!, agentCard, options.format ?? accept, settings.rulesUrl), answerBytes, answerBudget(requestBytes));
   return {
     valid: pieces.valid,
     score: pieces.score,
@@ -172,12 +174,31 @@ const singleOutcome = (
     errorCount: pieces.errorCount,
     version: pieces.version,
     versionMembers: pieces.versionMembers,
-    head: `{${shown.join(',')}${truncatedField(pieces, shownLists)}}`,
-    resultJson: `{${findings},${score},${suggestions}${truncatedField(pieces, ['errors', 'warnings', 'suggestions'])},${pieces.versionMembers}}`,
-    ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
-    ...(format && format !== 'json' ? { formatted: formattedAnswer(format, [{ name: options.file ?? request.agent_url ?? DEFAULT_CARD_FILE, result }], settings.rulesUrl) } : {}),
+    resultJson,
+    ...answer,
   };
 };
+
+const findingsMembers = (pieces: CardPieces): string => `"valid":${pieces.valid},"errors":${pieces.errors},"warnings":${pieces.warnings}${pieces.infosMember}`;
+
+type AnswerParts = Pick<SingleOutcome, 'head' | 'summary' | 'formatted'>;
+
+/** What the answer shows of a result: the JSON head (with cli mode's summary), or the format asked for. */
+const answerParts = (request: ValidateRequest, result: LocatedResult, agentCard: Record<string, unknown>, format: OutputFormat | undefined, rulesUrl: string | undefined): AnswerParts => {
+  const { options } = request;
+  if (format && format !== 'json') return { head: '{}', formatted: formattedAnswer(format, [{ name: options.file ?? request.agent_url ?? DEFAULT_CARD_FILE, result }], rulesUrl) };
+  const pieces = cardPieces(result, agentCard);
+  const shown = [findingsMembers(pieces), ...(options.include_score ? [`"score":${pieces.score}`] : []), ...(options.include_suggestions ? [`"suggestions":${pieces.suggestions}`] : [])];
+  const shownLists = options.include_suggestions ? (['errors', 'warnings', 'suggestions'] as const) : (['errors', 'warnings'] as const);
+  const name = agentCard.name;
+  return {
+    head: `{${shown.join(',')}${truncatedField(pieces, shownLists)}}`,
+    ...(request.validation_mode === 'cli' ? { summary: formatSummary(result, typeof name === 'string' ? { name } : {}) } : {}),
+  };
+};
+
+const answerBytes = (parts: AnswerParts): number =>
+  parts.formatted ? Buffer.byteLength(parts.formatted.body) : Buffer.byteLength(parts.head) + (parts.summary === undefined ? 0 : Buffer.byteLength(parts.summary));
 
 export interface SingleResultContext {
   report_id: string;

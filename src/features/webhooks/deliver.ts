@@ -94,7 +94,8 @@ export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome | A
         method: 'POST',
         headers,
         agent: false, // a fresh connection: nothing pooled bypasses the address check
-        lookup: checkedLookup(delivery.policy, delivery.lookup ?? (dnsLookup as LookupFunction)),
+        // Checked with the entries of the URL's port (a `host:port` entry admits that port only).
+        lookup: checkedLookup(delivery.policy.forUrl(url, false), delivery.lookup ?? (dnsLookup as LookupFunction)),
       },
       (res: IncomingMessage) => {
         status = res.statusCode ?? 0;

@@ -45,7 +45,8 @@ import { ApiError } from '../../lib/errors.ts';
 import { reportVerdict, type Engine } from '../validation/card-result.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
-import type { JobRecord, VerbatimReport } from '../../store/types.ts';
+import type { JobRecord, NewReport, VerbatimReport } from '../../store/types.ts';
+import { StoreUnavailableError } from '../../store/unavailable.ts';
 import { version } from '../../lib/version.ts';
 import { configuredInProcess, ValidatorClosed } from '../validation/validation-pool.ts';
 import type { Validator } from '../validation/validator.ts';
@@ -56,6 +57,15 @@ const withoutCard = (request: JobRecord['request']): JobRecord['request'] => ({ 
 
 /** Time kept back from the shutdown deadline so that aborted runs end, and finished ones are stored, before it. */
 const shutdownMarginMs = 300;
+
+/** A job's result and the report it names, stored together (see Store.putJob). */
+interface JobOutcome {
+  result: WebhookResult;
+  report: NewReport;
+}
+
+/** Why a job whose report a crash lost is failed. */
+const REPORT_LOST = 'its report was lost in a crash';
 
 /** Validation runs a job gets: one interrupted this many times is failed instead of run again. */
 export const maxJobAttempts = 3;
@@ -90,12 +100,12 @@ class HeldJob {
     this.renewal = scheduler.interval(renew, Math.max(1, Math.floor(leaseMs / 3)));
   }
 
-  /** Writes `change(latest record)`; false, writing nothing, once the job was taken over. */
-  write(change: (job: JobRecord) => JobRecord): Promise<boolean> {
+  /** Writes `change(latest record)` (with `report`, in the same step); false, writing nothing, once the job was taken over. */
+  write(change: (job: JobRecord) => JobRecord, report?: NewReport): Promise<boolean> {
     const written = this.writes.then(async () => {
       if (this.lost) return false;
       const next = change(this.job);
-      if (!(await this.deps.store.putJob(next, this.owner))) {
+      if (!(await this.deps.store.putJob(next, this.owner, report))) {
         this.lost = true;
         this.deps.log.warn('webhook job taken over by another runner (its lease ended): this one stops', { validation_id: this.job.id });
         return false;
@@ -130,6 +140,8 @@ export class JobRunner {
   /** The claims under way: one loop at a time; a pump asked meanwhile runs again once it ends. */
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
+  /** The repair at start (see repairLostReports), until it ends. */
+  private repairing: Promise<void> | null = null;
   private poller: Timer | undefined;
   private readonly scheduler: Scheduler;
   private idleWaiters: Array<() => void> = [];
@@ -155,6 +167,13 @@ export class JobRunner {
       },
       (e: unknown) => log.error('webhook jobs not counted', { error: (e as Error).message }),
     );
+    // Beside the claims: it touches finished jobs only, which are never claimed.
+    this.repairing = this.repairLostReports()
+      .catch((e: unknown) => log.error('webhook jobs whose report was lost not repaired', { error: (e as Error).message }))
+      .finally(() => {
+        this.repairing = null;
+        this.wakeIfIdle();
+      });
     this.pump();
     this.poller = this.scheduler.interval(() => this.pump(), config.webhooks.pollIntervalMs);
   }
@@ -193,7 +212,11 @@ export class JobRunner {
   }
 
   private isIdle(): boolean {
-    return this.running.size === 0 && this.claiming === null;
+    return this.running.size === 0 && this.claiming === null && this.repairing === null;
+  }
+
+  private wakeIfIdle(): void {
+    if (this.isIdle()) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
   /** Claims jobs while a slot is free, unless draining; a call while claims are under way runs once they end. */
@@ -209,9 +232,7 @@ export class JobRunner {
         if (this.claimAgain) {
           this.claimAgain = false;
           this.pump();
-        } else if (this.isIdle()) {
-          for (const wake of this.idleWaiters.splice(0)) wake();
-        }
+        } else this.wakeIfIdle();
       });
   }
 
@@ -241,7 +262,8 @@ export class JobRunner {
       if (!(await held.write((job) => ({ ...job, updated_at: iso(clock.now()) })))) return;
       await store.commit();
 
-      const result = (claimed.result as WebhookResult | undefined) ?? (await this.validated(held, claimed));
+      const stored = claimed.result as WebhookResult | undefined;
+      const result = stored ? ((await store.getReport(id)) ? stored : await this.reportLost(held)) : await this.validated(held, claimed);
       if (!result || held.lost) return; // handed back at shutdown, or taken over
       const failed = result.status === 'error';
 
@@ -288,33 +310,30 @@ export class JobRunner {
   }
 
   /**
-   * Validates a job and stores its report and its result; with its result stored, a job run
-   * again only delivers it, so the body leaves the job (the report keeps it). Claimed more than
-   * `maxJobAttempts` times, the job is not run again. A run that throws, or one not run again,
-   * leaves the job an `error` result instead; one interrupted by the shutdown hands the job back
-   * and gives no result, as does one whose job was taken over.
+   * Validates a job and stores its result with its report (one store step: see Store.putJob); with
+   * its result stored, a job run again only delivers it, so the body leaves the job (the report
+   * keeps it). Claimed more than `maxJobAttempts` times, the job is not run again. A run that
+   * throws, or one not run again, leaves the job an `error` result instead; one interrupted by the
+   * shutdown hands the job back and gives no result, as does one whose job was taken over.
    */
   private async validated(held: HeldJob, claimed: JobRecord): Promise<WebhookResult | undefined> {
-    const { store, clock, log } = this.deps;
+    const { log } = this.deps;
     const job = held.job;
     const attempts = job.attempts ?? 1;
     // Jobs keep their request body's text; jobs stored before that keep the card itself.
     const requestJson = job.request.body ?? JSON.stringify({ agent_card: job.request.agent_card });
-    let result: WebhookResult;
+    let outcome: JobOutcome;
     if (attempts > maxJobAttempts) {
       log.error('webhook job interrupted too often: failed without running it again', { validation_id: job.id, attempts: attempts - 1 });
-      result = await this.errorResult(job, `it was interrupted ${attempts - 1} times (the service stopped or crashed while validating), so it is not run again`);
+      outcome = this.errorOutcome(job, `it was interrupted ${attempts - 1} times (the service stopped or crashed while validating), so it is not run again`);
     } else {
       try {
         const validation = await this.validationOf(job, requestJson);
-        result = validation.body;
         if (held.lost) return undefined;
-        await store.putReport(
-          webhookReport(
-            { id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version },
-            { requestJson, resultJson: validation.text, verdict: validation.verdict ?? { valid: result.valid, score: result.score } },
-          ),
-        );
+        const result = validation.body;
+        const verdict = validation.verdict ?? { valid: result.valid, score: result.score };
+        const report = webhookReport({ id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version }, { requestJson, resultJson: validation.text, verdict });
+        outcome = { result, report };
       } catch (e) {
         if (this.interruptedByShutdown(e)) {
           log.warn('webhook validation interrupted at shutdown; the job is handed back to run again', { validation_id: job.id });
@@ -322,20 +341,65 @@ export class JobRunner {
           return undefined;
         }
         log.error('webhook job failed', { validation_id: job.id, error: (e as Error).message });
-        result = await this.errorResult(job, 'internal error');
+        outcome = this.errorOutcome(job, 'internal error');
       }
     }
-    const stored = await held.write((current) => ({
-      ...current,
-      status: 'processing',
-      updated_at: iso(clock.now()),
-      attempts: Math.min(attempts, maxJobAttempts),
-      request: withoutCard(current.request),
-      result,
-    }));
+    let stored: boolean;
+    try {
+      stored = await this.storeOutcome(held, attempts, outcome);
+    } catch (e) {
+      // The database is unavailable: the job stays as it was, run again once its lease ends.
+      if (e instanceof StoreUnavailableError) throw e;
+      // The report cannot be stored: the job gets an error result, whose report holds no card.
+      log.error('webhook job failed', { validation_id: job.id, error: (e as Error).message });
+      outcome = this.errorOutcome(job, 'internal error');
+      stored = await this.storeOutcome(held, attempts, outcome);
+    }
     if (!stored) return undefined;
-    await store.commit();
-    return result;
+    await this.deps.store.commit();
+    return outcome.result;
+  }
+
+  /** Stores the result and its report in one step; false when the job was taken over. */
+  private storeOutcome(held: HeldJob, attempts: number, { result, report }: JobOutcome): Promise<boolean> {
+    const { clock } = this.deps;
+    return held.write(
+      (current) => ({ ...current, status: 'processing', updated_at: iso(clock.now()), attempts: Math.min(attempts, maxJobAttempts), request: withoutCard(current.request), result }),
+      report,
+    );
+  }
+
+  /**
+   * A job claimed with a result whose report is not there (stored apart from it by an older
+   * version, and the report lost in a crash): the error result saying so, with its report, is
+   * stored and delivered instead, never a report_url that answers 404.
+   */
+  private async reportLost(held: HeldJob): Promise<WebhookResult | undefined> {
+    const job = held.job;
+    this.deps.log.error('webhook job result names a report lost in a crash: its error result is delivered instead', { validation_id: job.id });
+    const outcome = this.errorOutcome(job, REPORT_LOST);
+    if (!(await this.storeOutcome(held, job.attempts ?? 1, outcome))) return undefined;
+    await this.deps.store.commit();
+    return outcome.result;
+  }
+
+  /**
+   * At start: finished jobs whose result names a report that is not there (see reportLost) are
+   * marked failed with the error result saying so, and its report, so that /v1/status and the
+   * report_url answer. One still to be delivered is repaired when it is claimed (see run).
+   */
+  private async repairLostReports(): Promise<void> {
+    const { store, clock, log } = this.deps;
+    let repaired = 0;
+    for (const id of await store.jobsWithoutReport()) {
+      const job = await store.getJob(id);
+      if (job?.status !== 'completed' && job?.status !== 'failed') continue;
+      const { result, report } = this.errorOutcome(job, REPORT_LOST);
+      await store.putJob({ ...job, status: 'failed', updated_at: iso(clock.now()), result, error: result.errors[0]?.message }, undefined, report);
+      log.error('webhook job result named a report lost in a crash: the job is marked failed', { validation_id: id, was: job.status });
+      repaired++;
+    }
+    if (repaired > 0) await store.commit();
   }
 
   /**
@@ -355,12 +419,11 @@ export class JobRunner {
   }
 
   /** The `error` result of a job that could not run, and its report (without the card, which may be what failed). */
-  private async errorResult(job: JobRecord, reason: string): Promise<WebhookResult> {
+  private errorOutcome(job: JobRecord, reason: string): JobOutcome {
     const metadata = job.request.metadata ?? {};
-    const body = webhookErrorResult(reason, metadata, this.contextOf(job));
-    const content = { requestJson: '{"agent_card":null}', resultJson: JSON.stringify(body), verdict: { valid: false, score: 0 } };
-    await this.deps.store.putReport(webhookReport({ id: job.id, createdAt: job.created_at, metadata }, content));
-    return body;
+    const result = webhookErrorResult(reason, metadata, this.contextOf(job));
+    const content = { requestJson: '{"agent_card":null}', resultJson: JSON.stringify(result), verdict: { valid: false, score: 0 } };
+    return { result, report: webhookReport({ id: job.id, createdAt: job.created_at, metadata }, content) };
   }
 
   private contextOf(job: JobRecord): WebhookContext {

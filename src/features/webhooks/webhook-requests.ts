@@ -3,11 +3,12 @@
  * into the pieces of the answer. What the validation workers run for the webhook routes and the
  * job runner, so it depends on nothing but the engine and the body checks.
  */
+import { Buffer } from 'node:buffer';
 import * as z from 'zod';
-import { validateCard } from '../../engine/index.ts';
+import { validateCard, type CardResult } from '../../engine/index.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { jsonBody, jsonObjectSchema } from '../../lib/json.ts';
-import { bodyParts, cardPieces, signatureOptions, verifySignaturesOption, type BodyText, type CardPieces, type Engine, type ValidationSettings } from '../validation/card-result.ts';
+import { answerBudget, bodyParts, cardPieces, MAX_URL_CHARS, signatureOptions, withinBudget, verifySignaturesOption, type BodyText, type CardPieces, type Engine, type ValidationSettings } from '../validation/card-result.ts';
 import type { WebhookMetadata } from './webhook-result.ts';
 
 /** metadata is echoed in every result, callback and report: its JSON may be at most this many bytes. */
@@ -27,7 +28,8 @@ export const webhookRequestSchema = z
       .optional(),
     callback_url: z
       .string({ error: 'callback_url must be an absolute http(s) URL' })
-      .meta({ format: 'uri', description: 'Where the result is POSTed (signed) once the validation is done; the request is then answered 202 at once.' })
+      .max(MAX_URL_CHARS, `callback_url must be at most ${MAX_URL_CHARS} characters`)
+      .meta({ format: 'uri', description: `Where the result is POSTed (signed) once the validation is done; the request is then answered 202 at once. At most ${MAX_URL_CHARS} characters.` })
       .optional(),
     options: optionsSchema,
   })
@@ -52,6 +54,18 @@ export const parseWebhookRequest = (body: Record<string, unknown>): WebhookReque
 };
 
 /**
+ * A card's pieces within the answer budget of the request `text` (see withinBudget): the answer
+ * holds the three finding lists and `echoed` (the metadata's JSON) besides the route's members.
+ */
+const piecesWithinBudget = (result: CardResult, card: Record<string, unknown>, text: string, echoed = ''): CardPieces =>
+  withinBudget(
+    [result],
+    ([shown]) => cardPieces(shown!, card),
+    (p) => Buffer.byteLength(p.errors) + Buffer.byteLength(p.warnings) + Buffer.byteLength(p.suggestions) + Buffer.byteLength(echoed),
+    answerBudget(Buffer.byteLength(text)),
+  );
+
+/**
  * A POST /v1/webhook body validated (400s thrown), its metadata as JSON text: the card's pieces,
  * or for a job (with callback_url) only its callback_url: the job validates its card later.
  */
@@ -62,14 +76,14 @@ export const validateWebhookText = (body: BodyText, settings: ValidationSettings
   const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
   const metadata = JSON.stringify(request.metadata);
   if (request.callback_url !== undefined) return { metadata, callback_url: request.callback_url };
-  return { metadata, card: cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, request.verify_signatures) }), request.agent_card) };
+  return { metadata, card: piecesWithinBudget(engine(request.agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, request.verify_signatures) }), request.agent_card, text, metadata) };
 };
 
 /** The card of a stored webhook job's body text, validated. */
 export const validateJobText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): CardPieces => {
   const { text, trust } = bodyParts(body);
   const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return cardPieces(engine(request.agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, request.verify_signatures) }), request.agent_card);
+  return piecesWithinBudget(engine(request.agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, request.verify_signatures) }), request.agent_card, text, JSON.stringify(request.metadata));
 };
 
 export interface GithubRequest {
@@ -121,5 +135,5 @@ export interface GithubOutcome {
 export const validateGithubText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): GithubOutcome => {
   const { text, trust } = bodyParts(body);
   const { agent_card, repo, sha, verify_signatures } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return { repo, sha, card: cardPieces(engine(agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, verify_signatures) }), agent_card) };
+  return { repo, sha, card: piecesWithinBudget(engine(agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, verify_signatures) }), agent_card, text) };
 };

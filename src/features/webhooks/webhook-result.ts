@@ -38,7 +38,7 @@ export interface WebhookResult extends VersionFields {
 /** Interface 2.6 as JSON text, for a validation that ran (`status: "success"`); `metadata` is its JSON text. */
 export const webhookResultText = (card: CardPieces, metadata: string, context: WebhookContext): string =>
   `{"validation_id":${JSON.stringify(context.validationId)},"status":"success","valid":${card.valid},"score":${card.score}` +
-  `,"errors":${card.errors},"warnings":${card.warnings},"suggestions":${card.suggestions}${truncatedField(card, ['errors', 'warnings', 'suggestions'])},${card.versionMembers}` +
+  `,"errors":${card.errors},"warnings":${card.warnings}${card.infosMember},"suggestions":${card.suggestions}${truncatedField(card, ['errors', 'warnings', 'suggestions'])},${card.versionMembers}` +
   `,"metadata":${metadata},"report_url":${JSON.stringify(reportUrl(context.reportsUrl, context.validationId))},"timestamp":${JSON.stringify(iso(context.nowMs))}}`;
 
 /** Interface 2.6 for a validation that could not run (`status: "error"`): the reason is the one error entry. */
@@ -105,7 +105,7 @@ const githubStatus = (state: 'success' | 'failure' | 'error', description: strin
 
 /** Interface 2.8 as JSON text: the result and a commit status ready for POST /repos/{repo}/statuses/{sha}. */
 export const githubResultText = (card: CardPieces, context: GithubContext): string =>
-  `{"success":true,"validation":{"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${truncatedField(card, ['errors', 'warnings'])},${card.versionMembers}}` +
+  `{"success":true,"validation":{"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${card.infosMember}${truncatedField(card, ['errors', 'warnings'])},${card.versionMembers}}` +
   `,"score":${card.score},"github_status":${JSON.stringify(githubStatus(card.valid ? 'success' : 'failure', describe(card), context))}}`;
 
 /**

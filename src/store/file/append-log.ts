@@ -15,12 +15,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { FILE_MODE, dataSync, syncDirectoryAsync, utf8Chunks, writeChunks } from './durable-file.ts';
+import { FILE_MODE, dataSync, diskChange, syncDirectoryAsync, utf8Chunks, writeChunks } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
 
 interface Append {
   lines: readonly string[];
   chars: number;
+  /** Written only once this resolves (what the lines name is durable); when it rejects, the append fails as a failed write does. */
+  after: Promise<unknown> | undefined;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -38,10 +40,13 @@ function* linesWithNewlines(appends: readonly Append[]): Generator<string> {
 }
 
 /** writeChunks, synchronously; returns the bytes written. */
-const writeChunksSync = (fd: number, chunks: Iterable<Buffer>): number => {
+const writeChunksSync = (file: string, fd: number, chunks: Iterable<Buffer>): number => {
   let total = 0;
   for (const bytes of chunks) {
-    for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written);
+    for (let written = 0; written < bytes.length; ) {
+      diskChange(file);
+      written += fs.writeSync(fd, bytes, written);
+    }
     total += bytes.length;
   }
   return total;
@@ -75,6 +80,7 @@ export class AppendLog {
     let fd: number;
     let created = true;
     try {
+      diskChange(file);
       fd = fs.openSync(file, 'ax', FILE_MODE);
     } catch (err) {
       if (errorCode(err) !== 'EEXIST') throw err;
@@ -108,14 +114,17 @@ export class AppendLog {
   /**
    * Appends `lines` (each without its newline) after every earlier append; the promise settles
    * when they (and everything appended before them) are on disk, or when their write fails.
+   * With `after`, they are written only once it has resolved (and every later append waits
+   * behind them); when it rejects, they fail as a failed write does, and the append that writes
+   * them again brings its own `after`.
    */
-  append(lines: readonly string[]): Promise<void> {
+  append(lines: readonly string[], after?: Promise<unknown>): Promise<void> {
     if (this.closing) throw new StoreError(`${this.file} is closed`);
     if (lines.length === 0 && this.queue.length === 0) return Promise.resolve();
     const done = new Promise<void>((resolve, reject) => {
       let chars = 0;
       for (const line of lines) chars += line.length + 1;
-      this.queue.push({ lines, chars, resolve, reject });
+      this.queue.push({ lines, chars, resolve, reject, after });
       this.queuedChars += chars;
     });
     this.failed = false;
@@ -144,13 +153,17 @@ export class AppendLog {
   private async writeQueue(): Promise<void> {
     while (this.queue.length > 0) {
       const group = this.queue.splice(0);
-      const chars = this.queuedChars;
+      let chars = 0;
+      for (const append of group) chars += append.chars;
       try {
+        const gates = group.flatMap((append) => (append.after ? [append.after] : []));
+        if (gates.length > 0) await Promise.all(gates);
         const chunks = utf8Chunks(linesWithNewlines(group));
-        this.length += chars <= SYNC_WRITE_CHARS ? writeChunksSync(this.fd, chunks) : await writeChunks(this.fd, chunks);
+        this.length += chars <= SYNC_WRITE_CHARS ? writeChunksSync(this.file, this.fd, chunks) : await writeChunks(this.file, this.fd, chunks);
       } catch (err) {
         this.cutBack();
         this.failed = true;
+        for (const append of group) append.after = undefined; // not waited for again (see append)
         this.queue = group.concat(this.queue);
         for (const append of this.queue) append.reject(err); // none may be written before the failed one: all wait for the next append
         break;
@@ -165,6 +178,7 @@ export class AppendLog {
   /** Cuts a failed write back to the last good length, so that writing it again appends cleanly. */
   private cutBack(): void {
     try {
+      diskChange(this.file);
       fs.ftruncateSync(this.fd, this.length);
     } catch {
       // The cut failed too: the torn tail is cut when the file is next opened.

@@ -20,6 +20,21 @@ export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 const tempPathOf = (file: string): string => path.join(path.dirname(file), `.${path.basename(file)}${TEMP_SUFFIX}`);
 
+/**
+ * Called before each change the store makes to its files (a write, a rename, a removal, a cut),
+ * with the file: a fault-injection test copies the directory there to see what a crash at that
+ * moment leaves (see observeDiskChanges).
+ */
+let beforeDiskChange: ((file: string) => void) | undefined;
+
+/** Sets (or with no argument clears) the observer of the store's disk changes: for fault-injection tests. */
+export const observeDiskChanges = (observer?: (file: string) => void): void => {
+  beforeDiskChange = observer;
+};
+
+/** Tells the observer (if any) that `file` is about to change. */
+export const diskChange = (file: string): void => beforeDiskChange?.(file);
+
 /** A text as one string, or as the parts it is the concatenation of (never joined: a snapshot's run to megabytes). */
 export type Text = string | readonly string[];
 
@@ -66,10 +81,11 @@ export function* utf8Chunks(parts: Iterable<string>): Generator<Buffer> {
  * Writes every chunk, in order, at the descriptor's position (its end, for a file opened for
  * appends), each write in the threadpool; returns the bytes written.
  */
-export const writeChunks = async (fd: number, chunks: Iterable<Buffer>): Promise<number> => {
+export const writeChunks = async (file: string, fd: number, chunks: Iterable<Buffer>): Promise<number> => {
   let total = 0;
   for (const chunk of chunks) {
     for (let done = 0; done < chunk.length; ) {
+      diskChange(file);
       done += await new Promise<number>((resolve, reject) => fs.write(fd, chunk, done, chunk.length - done, null, (err, n) => (err ? reject(err) : resolve(n))));
     }
     total += chunk.length;
@@ -83,13 +99,15 @@ export const dataSync = (fd: number): Promise<void> => new Promise((resolve, rej
 /** writeFileDurably with every step in the threadpool, the text encoded a chunk at a time: for texts of any size. */
 export const writeFileDurablyAsync = async (file: string, text: Text): Promise<void> => {
   const temp = tempPathOf(file);
+  diskChange(temp);
   const handle = await fsp.open(temp, 'w', FILE_MODE);
   try {
-    await writeChunks(handle.fd, utf8Chunks(typeof text === 'string' ? [text] : text));
+    await writeChunks(temp, handle.fd, utf8Chunks(typeof text === 'string' ? [text] : text));
     await handle.sync();
   } finally {
     await handle.close();
   }
+  diskChange(file);
   await fsp.rename(temp, file);
   await syncDirectoryAsync(path.dirname(file));
 };
@@ -100,6 +118,7 @@ export const writeFileDurablyAsync = async (file: string, text: Text): Promise<v
  */
 export const writeFileDurably = (file: string, content: string | Buffer): void => {
   const temp = tempPathOf(file);
+  diskChange(temp);
   const fd = fs.openSync(temp, 'w', FILE_MODE);
   try {
     fs.writeFileSync(fd, content);
@@ -107,6 +126,7 @@ export const writeFileDurably = (file: string, content: string | Buffer): void =
   } finally {
     fs.closeSync(fd);
   }
+  diskChange(file);
   fs.renameSync(temp, file);
   syncDirectory(path.dirname(file));
 };

@@ -46,7 +46,7 @@ import { LATER_TABLES, TABLES, Tables, emptyTablesDoc, type RejectedRow, type Ta
 import { readLine } from '../report-lines.ts';
 import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from '../types.ts';
 import { AppendLog } from './append-log.ts';
-import { DIR_MODE, DurableTextFile, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
+import { DIR_MODE, DurableTextFile, diskChange, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
 import { Recovery, type JsonLine } from './recovery.ts';
@@ -120,9 +120,15 @@ export class FileStore extends Tables implements Store {
   /** Mutations so far, and how many of them are known to be on disk. */
   private seq = 0;
   private durableSeq = 0;
+  /** The mutations a flush has written (or is writing) so far. */
+  private writtenSeq = 0;
+  /** The latest mutation that stored a row naming a report put with it (see changed()). */
+  private namingSeq = 0;
   /** The journal lines of the rows changed since the last flush, by `table\0key` (the last change wins). */
   private readonly dirtyRows = new Map<string, string>();
   private prunedBeforeDirty = false;
+  /** A dirty row names a report put with it (a job's result): the journal waits for the reports' appends. */
+  private rowsNameNewReports = false;
   /** The flush scheduled for the end of this event-loop turn; every commit() until then joins it. */
   private scheduled: Promise<void> | null = null;
   /** Flushes whose fdatasyncs are still running. */
@@ -162,9 +168,12 @@ export class FileStore extends Tables implements Store {
     this.previousJournals = previousJournals;
   }
 
-  protected override changed(table: TableName, key: string, json: string | null): void {
+  protected override changed(table: TableName, key: string, json: string | null, namesNewReport: boolean): void {
     this.dirtyRows.set(`${table}\0${key}`, journalLine(table, key, json));
     this.seq++;
+    if (!namesNewReport) return;
+    this.rowsNameNewReports = true;
+    this.namingSeq = this.seq;
   }
 
   /** Loads the snapshot's tables; returns the rows that could not be loaded (left out). */
@@ -188,9 +197,15 @@ export class FileStore extends Tables implements Store {
   }
 
   async putReport(report: NewReport): Promise<boolean> {
+    return this.storeReport(report);
+  }
+  protected storeReport(report: NewReport): boolean {
     const aliased = this.reports.put(report);
     this.seq++;
     return aliased;
+  }
+  protected hasReport(id: string): boolean {
+    return this.reports.has(id);
   }
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
     const report = await this.reports.get(idOrAlias);
@@ -200,7 +215,7 @@ export class FileStore extends Tables implements Store {
     return this.reports.list(filter, this.expiredBefore());
   }
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
-    return this.reports.page(query, this.expiredBefore());
+    return this.reports.page(query, () => this.expiredBefore());
   }
   pruneReports(before: number): Promise<number> {
     if (before > this.prunedBefore) {
@@ -268,8 +283,11 @@ export class FileStore extends Tables implements Store {
   }
 
   /**
-   * Appends the changed rows and the new reports (synchronously, so nothing changes meanwhile),
+   * Appends the new reports, then the changed rows (synchronously, so nothing changes meanwhile),
    * then waits for their fdatasyncs. On a failed write everything stays dirty for the next flush.
+   * When a row names a report put with it (a job's result), the rows are written only once the
+   * reports' appends are durable: a crash (or a power loss) between the two leaves the report
+   * without the row, never the row without its report.
    */
   private flush(): Promise<void> {
     const seq = this.seq;
@@ -278,24 +296,30 @@ export class FileStore extends Tables implements Store {
     const earlier = [...this.flushing];
     const synced: Array<Promise<void>> = [];
     try {
+      const reportsSynced = this.reports.flush();
+      synced.push(...reportsSynced);
+      const after = this.rowsNameNewReports ? Promise.all(reportsSynced) : undefined;
       const lines = [...this.dirtyRows.values()];
       if (this.prunedBeforeDirty) lines.push(`{"t":"reports_pruned_before","v":${this.prunedBefore}}`);
       if (lines.length > 0 || this.journal.unwritten) {
-        synced.push(this.journal.append(lines));
+        const appended = this.journal.append(lines, after);
+        // Written again by the next flush, which must wait for the reports' appends again.
+        if (after) appended.catch(() => (this.rowsNameNewReports = true));
+        synced.push(appended);
         this.dirtyRows.clear();
         this.prunedBeforeDirty = false;
+        this.rowsNameNewReports = false;
       }
       // Lines of a previous journal whose write failed are older than the journal's: they go there, still read first.
-      for (const { log } of this.previousJournals) if (log?.unwritten) synced.push(log.append([]));
-      synced.push(...this.reports.flush());
+      for (const { log } of this.previousJournals) if (log?.unwritten) synced.push(log.append([], after));
     } catch (err) {
       // What was appended before the failure still syncs; later flushes must wait for it.
       if (synced.length > 0) this.track(Promise.all(synced).then(() => {}));
       return Promise.reject(this.writeFailed(err));
     }
     this.stats.fileWrites += synced.length;
-    if (this.journal.size > this.journalLimitBytes && !this.snapshotting && !this.closing) this.trySnapshot();
-    return this.track(
+    this.writtenSeq = seq;
+    const flushed = this.track(
       Promise.all([...synced, ...earlier]).then(
         () => {
           this.durableSeq = Math.max(this.durableSeq, seq);
@@ -305,6 +329,8 @@ export class FileStore extends Tables implements Store {
         },
       ),
     );
+    if (this.journal.size > this.journalLimitBytes && !this.snapshotting && !this.closing) this.trySnapshot();
+    return flushed;
   }
 
   /** Keeps `synced` among the flushes that later ones wait for, until it settles. */
@@ -325,6 +351,8 @@ export class FileStore extends Tables implements Store {
     const text = [`{"format":1,"reports_pruned_before":${JSON.stringify(this.prunedBefore)},${tables!.slice(1)}`, ...jobs];
     this.rotateJournal();
     const folded = [...this.previousJournals];
+    // Its rows may name reports not yet on disk (a job's result): they are made durable first, as for the journal.
+    if (this.namingSeq > this.durableSeq) await (this.writtenSeq < this.namingSeq ? this.commit() : Promise.all([...this.flushing]));
     this.main.data = text;
     try {
       await this.main.write();
@@ -335,6 +363,7 @@ export class FileStore extends Tables implements Store {
       const { log } = previous;
       previous.log = null; // its lines are in the snapshot now: never written again
       await log?.close();
+      diskChange(previous.file);
       await fsp.rm(previous.file, { force: true });
     }
     await syncDirectoryAsync(path.dirname(this.journal.file));
@@ -351,6 +380,7 @@ export class FileStore extends Tables implements Store {
     const file = this.journal.file;
     const no = (this.previousJournals.at(-1)?.no ?? 0) + 1;
     const previousFile = `${file}.${no}`;
+    diskChange(file);
     fs.renameSync(file, previousFile);
     let fresh: AppendLog;
     try {

@@ -8,7 +8,8 @@
  *   start_time=8123456
  *   data_dir=/var/lib/cardgate
  *
- * A lock is stale, and taken over, when its pid is dead; when it is this very process's pid but
+ * A lock is stale, and taken over, when its pid is dead (gone, or a zombie: killed but not yet
+ * reaped by its parent, which still answers signals and keeps its start time); when it is this very process's pid but
  * not held here (a container restart gives the new process the old pid); or when its pid is alive
  * but started at another time than the lock says: the pid was reused after a crash by a process
  * that is not the owner. Where the start time is unknown (no /proc, or a lock written without
@@ -81,7 +82,7 @@ export const removeStaleLock = (file: string, dataDir: string): void => {
 /** Creates the lock file naming this process; false when it already exists. */
 const tryCreate = (file: string, dataDir: string): boolean => {
   const temp = `${file}.${process.pid}.tmp`;
-  const startTime = startTimeOf(process.pid);
+  const startTime = procStat(process.pid)?.startTime;
   try {
     fs.writeFileSync(temp, `${process.pid}\n${startTime === undefined ? '' : `start_time=${startTime}\n`}data_dir=${dataDir}\n`, { mode: FILE_MODE });
     fs.linkSync(temp, file);
@@ -119,8 +120,9 @@ const readOwner = (file: string): LockOwner | undefined => {
 const isStale = (owner: LockOwner, dataDir: string): boolean => {
   if (owner.pid === process.pid || !isAlive(owner.pid)) return true;
   if (owner.dataDir !== undefined && !sameDirectory(owner.dataDir, dataDir)) return true;
-  const now = owner.startTime === undefined ? undefined : startTimeOf(owner.pid);
-  return now !== undefined && now !== owner.startTime;
+  const now = procStat(owner.pid);
+  if (now?.state === 'Z' || now?.state === 'X') return true; // dead, only not yet reaped: it holds nothing any more
+  return owner.startTime !== undefined && now !== undefined && now.startTime !== owner.startTime;
 };
 
 /** The same directory, also under another path (a symlink, a bind mount); false when either is gone. */
@@ -144,13 +146,15 @@ const isAlive = (pid: number): boolean => {
 };
 
 /**
- * When the process started, in clock ticks since boot: field 22 of /proc/<pid>/stat (counted
- * after the command name, which is in parentheses and may hold spaces). Undefined without /proc.
+ * From /proc/<pid>/stat (fields counted after the command name, which is in parentheses and may
+ * hold spaces): the state (field 3: `Z` a zombie, `X` dead) and when the process started, in
+ * clock ticks since boot (field 22). Undefined without /proc.
  */
-const startTimeOf = (pid: number): string | undefined => {
+const procStat = (pid: number): { state: string; startTime: string | undefined } | undefined => {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0]!, startTime: fields[19] };
   } catch {
     return undefined;
   }

@@ -18,10 +18,10 @@ import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Aliases } from '../aliases.ts';
 import { fromLine, readLine, reportLine } from '../report-lines.ts';
-import { ReportIndex } from '../report-index.ts';
+import { ReportIndex, prepareIndex } from '../report-index.ts';
 import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary } from '../types.ts';
 import { AppendLog } from './append-log.ts';
-import { syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
+import { diskChange, syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
 import { parseJsonLines, type Recovery } from './recovery.ts';
 
@@ -150,6 +150,11 @@ export class ReportSegments {
     return this.index.count();
   }
 
+  /** Whether a report has this id (expired or not). */
+  has(id: string): boolean {
+    return this.index.positionOf(id) !== undefined;
+  }
+
   /**
    * Stores the report; false when another scope holds its alias (it is stored without). Throws,
    * changing nothing, when it cannot be written. `exportedLine`: the report's line from an export,
@@ -185,21 +190,27 @@ export class ReportSegments {
     return this.index.list(filter, notBeforeMs);
   }
 
-  /** The page `query` asks for among the reports created at or after `notBeforeMs`. */
-  page(query: ReportPageQuery, notBeforeMs: number): Page<ReportSummary> {
-    return this.index.page(query, notBeforeMs);
+  /** The page `query` asks for among the reports created at or after `notBeforeMs()`. */
+  async page(query: ReportPageQuery, notBeforeMs: () => number): Promise<Page<ReportSummary>> {
+    await prepareIndex(() => this.index, query.sort);
+    return this.index.page(query, notBeforeMs());
   }
 
-  /** Every report's line in put order; reports created before `notBeforeMs` are left out. */
-  async *lines(notBeforeMs: number): AsyncGenerator<string> {
+  /** Every report's line in put order, as the store holds them when called; reports created before `notBeforeMs` are left out. */
+  lines(notBeforeMs: number): AsyncGenerator<string> {
     // Positions move only when a prune replaces the index; a prune running meanwhile removes only
-    // reports this listing leaves out too (never newer than the retention period).
+    // reports this listing leaves out too (never newer than the retention period). The end is taken
+    // now, not when the first line is read: a report put while the lines are read is not among them.
     const index = this.index;
-    for (let pos = 0; pos < index.count(); pos++) {
-      if (index.createdMsAt(pos) < notBeforeMs) continue;
-      const line = await this.lineIn(index.place(pos), index.idAt(pos));
-      if (line !== undefined) yield line;
-    }
+    const end = index.count();
+    const lineIn = (pos: number) => this.lineIn(index.place(pos), index.idAt(pos));
+    return (async function* () {
+      for (let pos = 0; pos < end; pos++) {
+        if (index.createdMsAt(pos) < notBeforeMs) continue;
+        const line = await lineIn(pos);
+        if (line !== undefined) yield line;
+      }
+    })();
   }
 
   /**
@@ -221,7 +232,9 @@ export class ReportSegments {
     for (const seg of expired) {
       this.segments.delete(seg.no);
       this.cache.delete(seg.no);
-      await fsp.rm(path.join(this.dir, segmentName(seg.no)), { force: true });
+      const file = path.join(this.dir, segmentName(seg.no));
+      diskChange(file);
+      await fsp.rm(file, { force: true });
     }
     if (expired.length > 0) await syncDirectoryAsync(this.dir);
     return removed;

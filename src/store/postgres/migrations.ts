@@ -155,4 +155,30 @@ create index trust_keys_account on trust_keys (account_id);
 alter table reports alter column body set storage external;
 `,
   },
+  {
+    version: 5,
+    name: 'trigram indexes for the listings\' search',
+    sql: `
+-- The paged listings' q ("contains", ASCII letters in either case) as LIKE '%q%' on the
+-- lower-cased expressions the listing searches (see pageRows in postgres-store.ts, which repeats
+-- them character for character): pg_trgm's GIN indexes find the few rows that can match instead
+-- of a scan of every report. pg_trgm ships with PostgreSQL and is a trusted extension (a
+-- database owner may create it); where it cannot be created the listing still answers, by a scan.
+do $$
+begin
+  create extension if not exists pg_trgm;
+exception when others then
+  raise notice 'pg_trgm cannot be created (%): the listings search without an index', sqlerrm;
+end $$;
+do $$
+begin
+  if exists (select 1 from pg_extension where extname = 'pg_trgm') then
+    create index reports_agent_trgm on reports using gin ((translate(coalesce(agent_name, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) gin_trgm_ops);
+    create index reports_id_trgm on reports using gin ((translate(id, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) gin_trgm_ops);
+    create index accounts_name_trgm on accounts using gin ((translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) gin_trgm_ops);
+    create index accounts_id_trgm on accounts using gin ((translate(id, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) gin_trgm_ops);
+  end if;
+end $$;
+`,
+  },
 ];

@@ -5,7 +5,8 @@
  *                 in key order inside a transaction rolled back when one does not fit;
  *   enqueueJob    the count of queued jobs and the insert under a transaction-scoped advisory lock;
  *   claimJob      `for update skip locked` on the oldest claimable job, and a lease;
- *   putJob        guarded by the lease owner; putReport: the alias taken by one conditional upsert.
+ *   putJob        guarded by the lease owner, with the job's report (if any) in the same transaction;
+ *   putReport     the alias taken by one conditional upsert.
  * Nothing is cached: every call reads the database, so what one instance changes is in force on
  * all at their next call. Statements commit without waiting for the server to flush them to disk
  * (synchronous_commit off): a write is visible to every instance as soon as it resolves, and
@@ -210,6 +211,9 @@ const SORT_KEYS: { accounts: Record<AccountSortField, string>; reports: Record<R
   },
 };
 
+/** Rows of a sort's index a search tests one by one before it asks the trigram indexes (see pageRows). */
+const SEARCH_WALK = 1000;
+
 /** The columns a report listing reads (never the body). */
 const REPORT_SUMMARY_COLUMNS = 'id, kind, created_at, account_id, alias, valid, score, agent_name, error_count';
 
@@ -275,11 +279,26 @@ const writeJob = (sql: Queries, job: JobRecord) => sql`
     updated_ms = excluded.updated_ms, lease_owner = excluded.lease_owner, lease_until = excluded.lease_until,
     attempts = excluded.attempts, head = excluded.head, request = excluded.request`;
 
+/** Writes the job; with `owner`, only while `owner` holds it (its lease then stays as stored unless the record carries one). */
+const writeHeldJob = async (sql: Queries, job: JobRecord, owner: string | undefined): Promise<boolean> => {
+  if (owner === undefined) {
+    await writeJob(sql, job);
+    return true;
+  }
+  const row = jobColumns(job);
+  const updated = await sql`
+    update jobs set status = ${row.status}, created_at = ${row.created_at}, updated_at = ${row.updated_at}, updated_ms = ${row.updated_ms}::bigint,
+      ${job.lease ? sql`lease_owner = ${row.lease_owner}, lease_until = ${row.lease_until}::bigint,` : sql``}
+      attempts = ${row.attempts}::integer, head = ${row.head}, request = ${row.request}
+    where id = ${row.id} and lease_owner = ${sought(owner)}`;
+  return updated.count === 1;
+};
+
 const writeMeta = (sql: Queries, key: string, value: string) =>
   sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do update set value = excluded.value`;
 
 /** The report's columns, with `body` its stored line. */
-const reportColumns = (report: NewReport, body: string) => {
+export const reportColumns = (report: NewReport, body: string) => {
   const what = `report ${report.id}`;
   const summary = summarizeReport(report);
   return {
@@ -368,7 +387,7 @@ const DATABASE_CALLS: Record<Exclude<keyof Store, 'close'>, 'read' | 'write'> = 
   createKey: 'write', getKeyByHash: 'read', getKeyAndAccount: 'read', getKey: 'read', listKeys: 'read', updateKey: 'write', deleteKey: 'write',
   getCounter: 'read', consume: 'write', listUsage: 'read',
   putReport: 'write', getReport: 'read', listReports: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read',
-  enqueueJob: 'write', claimJob: 'write', putJob: 'write', releaseJob: 'write', getJob: 'read', getJobStatus: 'read', countJobs: 'read',
+  enqueueJob: 'write', claimJob: 'write', putJob: 'write', releaseJob: 'write', jobsWithoutReport: 'read', getJob: 'read', getJobStatus: 'read', countJobs: 'read',
   addTrustKey: 'write', getTrustKey: 'read', listTrustKeys: 'read', revokeTrustKey: 'write', deleteTrustKey: 'write',
   getMeta: 'read', setMeta: 'write', setMetaIfAbsent: 'write', ping: 'read', commit: 'read',
 };
@@ -687,21 +706,21 @@ export class PostgresStore implements Store, StoreTransfer {
   /**
    * One page of `table` in keyset order: the rows after `query.after` by (sort key, id), one more
    * than asked for so that pageFrom can tell whether another page follows. Walks the sort's index.
+   * With `q`: first the next SEARCH_WALK rows of that walk, tested one by one (a `q` that matches
+   * many fills its page there); when they do not fill it, the rows that can match, found by the
+   * trigram indexes (migration 5), sorted among themselves. Two statements of fixed plans, where
+   * one would leave the choice to estimates of how many rows a LIKE matches.
    */
-  private pageRows<T extends 'accounts' | 'reports'>(
+  private async pageRows<T extends 'accounts' | 'reports'>(
     query: PageQuery<keyof (typeof SORT_KEYS)[T] & string>,
     table: T,
     columns: string,
     where: PendingQuery<Row[]>,
     searched: readonly string[],
-  ) {
+  ): Promise<readonly Row[]> {
     const sql = this.sql;
     const key = sql.unsafe(SORT_KEYS[table][query.sort] as string);
     const id = sql`(id collate "C")`;
-    // A NUL is in no stored text (PostgreSQL text cannot hold it): such a search or position finds nothing.
-    const q = query.q ? sought(asciiLower(query.q)) : undefined;
-    const matches = (column: string) => sql`strpos(${sql.unsafe(asciiLowerSql(column))}, ${q ?? ''}) > 0`;
-    const matching = q === undefined ? sql`true` : q === null ? sql`false` : searched.map(matches).reduce((a, b) => sql`(${a} or ${b})`);
     const { after } = query;
     let past = sql`true`;
     if (after) {
@@ -709,9 +728,26 @@ export class PostgresStore implements Store, StoreTransfer {
       past = query.descending ? sql`(${key}, ${id}) < ${position}` : sql`(${key}, ${id}) > ${position}`;
     }
     const direction = sql.unsafe(query.descending ? 'desc' : 'asc');
+    if (!query.q) return sql`select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)} where ${where} and ${past} order by ${key} ${direction}, ${id} ${direction} limit ${query.limit + 1}`;
+    // A NUL is in no stored text (PostgreSQL text cannot hold it): such a search finds nothing.
+    const q = sought(asciiLower(query.q));
+    if (q === null) return [];
+    // LIKE '%q%' (q's own %, _ and \ escaped) is strpos(...) > 0, in the form the trigram indexes serve.
+    const pattern = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
+    const matching = searched.map((column) => sql`${sql.unsafe(asciiLowerSql(column))} like ${pattern}`).reduce((a, b) => sql`(${a} or ${b})`);
+    const walked = await sql`
+      select * from (
+        select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)} where ${where} and ${past}
+        order by ${key} ${direction}, ${id} ${direction} limit ${SEARCH_WALK}
+      ) next
+      where ${matching}
+      order by sort_key ${direction}, ${id} ${direction}
+      limit ${query.limit + 1}`;
+    if (walked.length > query.limit) return walked;
     return sql`
+      with matched as materialized (select id from ${sql.unsafe(table)} where ${matching})
       select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)}
-      where ${where} and ${matching} and ${past}
+      where ${where} and ${past} and id in (select id from matched)
       order by ${key} ${direction}, ${id} ${direction}
       limit ${query.limit + 1}`;
   }
@@ -766,19 +802,21 @@ export class PostgresStore implements Store, StoreTransfer {
     return row && jobFromRow(row);
   }
 
-  async putJob(job: JobRecord, owner?: string): Promise<boolean> {
-    if (owner === undefined) {
-      await writeJob(this.sql, job);
+  async putJob(job: JobRecord, owner?: string, report?: NewReport): Promise<boolean> {
+    if (report === undefined) return writeHeldJob(this.sql, job, owner);
+    const line = reportLine(report); // throws, before anything is sent, when the report cannot be written
+    // One transaction: the job (its result) and its report are committed together or not at all.
+    return this.sql.begin(async (tx) => {
+      if (!(await writeHeldJob(tx, job, owner))) return false;
+      await writeReport(tx, report, line);
       return true;
-    }
-    const row = jobColumns(job);
-    // Written only while `owner` holds the job; its lease stays as stored unless the record carries one.
-    const updated = await this.sql`
-      update jobs set status = ${row.status}, created_at = ${row.created_at}, updated_at = ${row.updated_at}, updated_ms = ${row.updated_ms}::bigint,
-        ${job.lease ? this.sql`lease_owner = ${row.lease_owner}, lease_until = ${row.lease_until}::bigint,` : this.sql``}
-        attempts = ${row.attempts}::integer, head = ${row.head}, request = ${row.request}
-      where id = ${row.id} and lease_owner = ${sought(owner)}`;
-    return updated.count === 1;
+    });
+  }
+
+  async jobsWithoutReport(): Promise<string[]> {
+    const rows = await this.sql`
+      select id from jobs where (head::jsonb) ? 'result' and not exists (select 1 from reports where reports.id = jobs.id)`;
+    return rows.map((r) => r.id as string);
   }
 
   async releaseJob(id: string, owner: string): Promise<boolean> {
@@ -847,21 +885,37 @@ export class PostgresStore implements Store, StoreTransfer {
 
   // export and import (see transfer.ts)
 
+  /**
+   * One snapshot: every statement reads in one read-only repeatable-read transaction on a
+   * connection of its own, so writes going on meanwhile are left out, whole.
+   */
   async *exportRows(): AsyncGenerator<TransferRow> {
-    for (const row of await this.sql`select * from accounts order by created_at, id`) yield { table: 'accounts', row: frozenAccount(row) };
-    for (const row of await this.sql`select * from api_keys order by created_at, id`) yield { table: 'keys', row: frozenKey(row) };
-    for (const r of await this.sql`select key, count, reset_at from counters order by key`) {
-      yield { table: 'counters', row: { key: r.key as string, count: r.count as number, reset_at: r.reset_at as number } };
-    }
-    for (const row of await this.listUsage()) yield { table: 'usage', row };
-    // Jobs and reports hold whole bodies: read a batch at a time.
-    for await (const rows of this.sql`select * from jobs order by created_at collate "C", id collate "C"`.cursor(100)) {
-      for (const row of rows) yield { table: 'jobs', row: jobFromRow(row) };
-    }
-    for (const r of await this.sql`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
-    for (const row of await this.listTrustKeys()) yield { table: 'trust_keys', row };
-    for await (const rows of this.sql`select body from reports where ${this.unexpired()} order by seq`.cursor(100)) {
-      for (const row of rows) yield { table: 'reports', line: row.body as string };
+    const tx = await this.sql.reserve();
+    try {
+      await tx`begin transaction isolation level repeatable read read only`;
+      for (const row of await tx`select * from accounts order by created_at, id`) yield { table: 'accounts', row: frozenAccount(row) };
+      for (const row of await tx`select * from api_keys order by created_at, id`) yield { table: 'keys', row: frozenKey(row) };
+      for (const r of await tx`select key, count, reset_at from counters order by key`) {
+        yield { table: 'counters', row: { key: r.key as string, count: r.count as number, reset_at: r.reset_at as number } };
+      }
+      for (const r of await tx`select account_id, day, count from usage order by day collate "C", account_id collate "C"`) {
+        yield { table: 'usage', row: { account_id: r.account_id as string, day: r.day as string, count: r.count as number } };
+      }
+      // Jobs and reports hold whole bodies: read a batch at a time.
+      for await (const rows of tx`select * from jobs order by created_at collate "C", id collate "C"`.cursor(100)) {
+        for (const row of rows) yield { table: 'jobs', row: jobFromRow(row) };
+      }
+      for (const r of await tx`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
+      for (const row of await tx`select * from trust_keys order by added_at collate "C", id collate "C"`) yield { table: 'trust_keys', row: frozenTrustKey(row) };
+      const notBefore = this.retentionMs === undefined ? undefined : this.clock.now() - this.retentionMs;
+      const reports = notBefore === undefined ? tx`select body from reports order by seq` : tx`select body from reports where created_ms >= ${notBefore}::bigint order by seq`;
+      for await (const rows of reports.cursor(100)) {
+        for (const row of rows) yield { table: 'reports', line: row.body as string };
+      }
+    } finally {
+      // Ends the transaction whether the reader finished or stopped early (a client gone).
+      await tx`rollback`.catch(() => undefined);
+      tx.release();
     }
   }
 

@@ -5,13 +5,14 @@ import { formatResults, type CheckedInput } from '../../../src/engine/formats/in
 import { commandData, commandProperty } from '../../../src/engine/formats/github.ts';
 import { sampleInputs } from './cards.ts';
 
-test('::error and ::warning with file, line, col and the rule as title; a summary line last', () => {
+test('::error, ::warning and ::notice (information) with file, line, col and the rule as title; a summary line last', () => {
   const lines = formatResults('github', sampleInputs()).trimEnd().split('\n');
-  assert.deepEqual(lines.slice(2, 3), ['::warning file=cards/warned.json,line=12,col=58,title=skills.tags.empty::skills[1].tags: tags is empty']);
-  assert.ok(lines.includes('::error file=cards/invalid.json,line=1,col=1,title=schema.required::name: name is required'));
+  assert.deepEqual(lines.slice(3, 4), ['::warning file=cards/warned.json,line=12,col=58,title=skills.tags.empty::tags is empty']);
+  assert.ok(lines.includes('::error file=cards/invalid.json,line=1,col=1,title=schema.required::name is required'));
   assert.ok(lines.includes('::error file=bad.json,line=3,col=1,title=input.unreadable::not valid JSON: Expected double-quoted property name at line 3, column 1'));
-  assert.equal(lines.at(-1), 'cardgate: 3 cards checked, 2 invalid; 3 errors, 5 warnings');
-  assert.equal(lines.length, 9);
+  assert.equal(lines.at(-1), 'cardgate: 2 cards checked, 1 invalid, 1 input could not be checked; 3 errors, 5 warnings');
+  assert.ok(lines.includes('::notice file=cards/warned.json,line=1,col=1,title=provider.missing::provider: the card names no provider: clients cannot tell who runs the agent'));
+  assert.equal(lines.length, 11);
 });
 
 test('escaping: % CR LF in the message; also : and , in properties', () => {

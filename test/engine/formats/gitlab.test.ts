@@ -7,12 +7,13 @@ import { sampleInputs, warnedCard } from './cards.ts';
 type Issue = { description: string; check_name: string; fingerprint: string; severity: string; location: { path: string; lines: { begin: number } } };
 const issuesOf = (inputs: CheckedInput[]) => JSON.parse(formatResults('gitlab', inputs)) as Issue[];
 
-test('per problem: description, check_name, severity (error major, warning minor), path and first line', () => {
+test('per problem: description, check_name, severity (error major, warning minor, information info), path and first line', () => {
   const issues = issuesOf(sampleInputs());
-  assert.equal(issues.length, 8);
+  assert.equal(issues.length, 10);
+  assert.deepEqual(issues.filter((i) => i.check_name === 'provider.missing').map((i) => i.severity), ['info', 'info']);
   const tags = issues.find((i) => i.check_name === 'skills.tags.empty')!;
   assert.deepEqual({ ...tags, fingerprint: undefined }, {
-    description: 'skills[1].tags: tags is empty',
+    description: 'tags is empty',
     check_name: 'skills.tags.empty',
     fingerprint: undefined,
     severity: 'minor',

@@ -10,9 +10,9 @@ test('one testsuite per input, one testcase per card; failures per error, warnin
   assert.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="cardgate" tests="3" failures="1" errors="1">\n/);
   assert.equal(xml.match(/<testsuite /g)?.length, 3);
   assert.equal(xml.match(/<testcase /g)?.length, 3);
-  assert.match(xml, /<testsuite name="cards\/warned\.json" tests="1" failures="0" errors="0" skipped="0">\n {4}<testcase name="agent card \(A2A 0\.3\.0 rules, score \d+\)" classname="cards\/warned\.json">\n {6}<system-out>cards\/warned\.json:4:10 url: url uses plain http/);
-  assert.match(xml, /<failure message="name is required" type="schema\.required">cards\/invalid\.json:1:1 name: name is required \[schema\.required\]<\/failure>/);
-  assert.match(xml, /<failure message="url must be an absolute URL, got &quot;relative\/path&quot;" type="url\.absolute">cards\/invalid\.json:4:13 /);
+  assert.match(xml, /<testsuite name="cards\/warned\.json" tests="1" failures="0" errors="0" skipped="0">\n {4}<testcase name="agent card \(A2A 0\.3\.0 rules, score \d+\)" classname="cards\/warned\.json">\n {6}<system-out>cards\/warned\.json:4:10: url uses plain http/);
+  assert.match(xml, /<failure message="name is required" type="schema\.required">cards\/invalid\.json:1:1: name is required \[schema\.required\]<\/failure>/);
+  assert.match(xml, /<failure message="url must be an absolute URL, got &quot;relative\/path&quot;" type="url\.absolute">cards\/invalid\.json:4:13: url must be an absolute URL/);
   assert.match(xml, /<testsuite name="bad\.json" tests="1" failures="0" errors="1" skipped="0">\n {4}<testcase name="agent card" classname="bad\.json">\n {6}<error message="not valid JSON: [^"]+" type="input\.unreadable">bad\.json:3:1: not valid JSON/);
 });
 

@@ -7,7 +7,7 @@ import { sampleInputs } from './cards.ts';
 
 test('a table of inputs (verdict, score, counts), then each input\'s findings with line:column', () => {
   const md = formatResults('markdown', sampleInputs());
-  assert.match(md, /^## cardgate: agent card validation\n\n3 cards checked: 2 invalid; 3 errors, 5 warnings\.\n/);
+  assert.match(md, /^## cardgate: agent card validation\n\n2 cards checked: 1 invalid; 1 input could not be checked; 3 errors, 5 warnings\.\n/);
   assert.match(md, /\| `cards\/warned\.json` \| ✅ valid \| \d+ \| 0 \| 5 \|\n/);
   assert.match(md, /\| `cards\/invalid\.json` \| ❌ invalid \| 0 \| 2 \| 0 \|\n/);
   assert.match(md, /\| `bad\.json` \| ⚠️ not checked \| - \| 1 \| 0 \|\n/);

@@ -68,7 +68,9 @@ test('results: rule id and index, level, message, file, line and column, the JSO
   assert.equal(unreadable.level, 'error');
   assert.deepEqual(unreadable.locations[0].physicalLocation, { artifactLocation: { uri: 'bad.json' }, region: { startLine: 3, startColumn: 1 } });
   assert.equal(unreadable.locations[0].logicalLocations, undefined);
-  assert.equal(results.length, 8);
+  const notes = results.filter((r: { ruleId: string }) => r.ruleId === 'provider.missing');
+  assert.deepEqual(notes.map((r: { level: string }) => r.level), ['note', 'note']);
+  assert.equal(results.length, 10);
 });
 
 test('artifact URIs: relative paths percent-encoded per segment, absolute paths as file: URIs, URLs as they are', () => {

@@ -132,6 +132,9 @@ test('quotas, keys and plans against the running server', async () => {
 
     const usage = await admin(server, 'GET', `/usage?account_id=${free.accountId}`);
     assert.deepEqual(usage.body.usage.map((u: any) => u.count), [10]);
+    // The 5 keyless validations admitted, all callers together, under the account id `anonymous`.
+    const keyless = await admin(server, 'GET', '/usage?account_id=anonymous');
+    assert.deepEqual(keyless.body.usage.map((u: any) => [u.account_id, u.count]), [['anonymous', 5]]);
     assert.ok(!server.stdout().includes(opaque), 'the log never holds a key');
   } finally {
     assert.equal(await server.stop(), 0);

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { chargeDailyQuota } from '../../../src/features/limits/daily-quota.ts';
+import { whenInWords } from '../../../src/lib/clock.ts';
 import { limitHeaders, limitsApp } from './fixtures.ts';
 
 const MIDNIGHT = Date.UTC(2026, 10, 22); // after the FakeClock's default 2026-11-21T12:00Z
@@ -192,4 +193,24 @@ test('plans and limits come from config; a plan change applies at once', async (
   const res = await t.call({ headers: bearer });
   assert.equal(res.status, 200);
   assert.deepEqual(limitHeaders(res), { limit: 3, remaining: 0, reset: MIDNIGHT_S });
+});
+
+test('a quota refusal says when it resets in words and what to change, for keyless and keyed callers', async () => {
+  const t = limitsApp();
+  for (let i = 1; i <= 5; i++) assert.equal((await t.call()).status, 200);
+  const refused = await t.call();
+  assert.equal(refused.status, 403);
+  const { message } = await nested(refused);
+  assert.match(message, /^daily limit of 5 validations without an API key reached: none is left today; it resets in 12 h, at 00:00 UTC\. To go on: /);
+  for (const change of ['send an API key', 'CARDGATE_LIMIT_ANONYMOUS', '`cardgate serve --sidecar`']) assert.ok(message.includes(change), message);
+});
+
+test('whenInWords: hours and minutes rounded up, seconds under a minute, the UTC time of day', () => {
+  const at = Date.UTC(2026, 10, 22);
+  assert.equal(whenInWords(at, at - (16 * 3600 + 30 * 60) * 1000), 'in 16 h 30 min, at 00:00 UTC');
+  assert.equal(whenInWords(at, at - (16 * 3600 + 29 * 60 + 10) * 1000), 'in 16 h 30 min, at 00:00 UTC');
+  assert.equal(whenInWords(at, at - 2 * 3600 * 1000), 'in 2 h, at 00:00 UTC');
+  assert.equal(whenInWords(at, at - 5 * 60 * 1000), 'in 5 min, at 00:00 UTC');
+  assert.equal(whenInWords(at - 60_000, at - 60_000 - 42_000), 'in 42 s, at 23:59 UTC');
+  assert.equal(whenInWords(at, at), 'in 1 s, at 00:00 UTC');
 });

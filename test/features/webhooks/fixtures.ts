@@ -25,7 +25,8 @@ export const validCard = {
 export const invalidCard = { protocolVersion: '0.3.0', description: 'no name' };
 
 /** Keys of a webhook result whose validation ran (status "success"); the version members tell which rules and why. */
-export const webhookKeys = ['validation_id', 'status', 'valid', 'score', 'errors', 'warnings', 'suggestions', 'version', 'version_source', 'metadata', 'report_url', 'timestamp'];
+/** validCard names no provider: its information finding (provider.missing) is in `infos`. */
+export const webhookKeys = ['validation_id', 'status', 'valid', 'score', 'errors', 'warnings', 'infos', 'suggestions', 'version', 'version_source', 'metadata', 'report_url', 'timestamp'];
 
 /**
  * The webhook routes at /v1 over testDeps (MemoryStore, FakeClock), with a

@@ -28,7 +28,8 @@ describe('POST /v1/webhook/github', () => {
     const body = await res.json();
     assert.deepEqual(Object.keys(body), ['success', 'validation', 'score', 'github_status']);
     assert.equal(body.success, true);
-    assert.deepEqual(Object.keys(body.validation), ['valid', 'errors', 'warnings', 'version', 'version_source']);
+    // validCard names no provider: information, in `infos`.
+    assert.deepEqual(Object.keys(body.validation), ['valid', 'errors', 'warnings', 'infos', 'version', 'version_source']);
     assert.equal(body.validation.valid, true);
     assert.deepEqual(body.github_status, {
       state: 'success',

@@ -69,7 +69,8 @@ describe('JobRunner', async () => {
       throw new Error('must not run');
     };
     const stored = { validation_id: 'val_1763726340002_CCCCCCCCCCCCCCCCCCCC', status: 'success', valid: true, score: 90 };
-    await t.store.putJob(queuedJob(stored.validation_id, ok.url, { status: 'processing', result: stored }));
+    const report = { id: stored.validation_id, kind: 'webhook' as const, created_at: '2026-11-21T11:59:00.000Z', account_id: null, requestJson: '{}', resultJson: JSON.stringify(stored), verdict: { valid: true, score: 90 } };
+    await t.store.putJob(queuedJob(stored.validation_id, ok.url, { status: 'processing', result: stored }), undefined, report);
     const runner = new JobRunner(t.deps, { validate });
     runner.start();
     await runner.idle();
@@ -100,11 +101,11 @@ describe('JobRunner', async () => {
 
   it('a run that throws (the job\'s report cannot be stored) fails the job with an error result, delivered once, answered on /v1/status', async () => {
     const t = webhookApp({ config });
-    const putReport = t.store.putReport.bind(t.store);
-    t.store.putReport = (report) => {
-      // the validation's report; the error report (no card) goes in
-      if ('resultJson' in report && report.resultJson.includes('"status":"success"')) throw new Error('report cannot be stored');
-      return putReport(report);
+    const putJob = t.store.putJob.bind(t.store);
+    t.store.putJob = async (job, owner, report) => {
+      // the validation's report (stored with the job's result); the error report (no card) goes in
+      if (report && 'resultJson' in report && report.resultJson.includes('"status":"success"')) throw new Error('report cannot be stored');
+      return putJob(job, owner, report);
     };
     const res = await t.app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: ok.url }));
     const { validation_id: id } = await res.json();

@@ -1,0 +1,106 @@
+/**
+ * Rulesets on the CLI: `--ruleset FILE`, else the nearest .cardgate.yaml / .cardgate.yml /
+ * .cardgate.json from the working directory up to the repository root (the directory holding
+ * .git), read bounded, its `extends` paths (relative to the file naming them) read first, then
+ * compiled by the engine. `cardgate ruleset check FILE` prints the same problems, at line:column.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { builtinNames, compileRulesetText, describeProblems, parseRulesetText, RULESET_LIMITS, type CompiledRulesetData } from '../engine/ruleset/index.ts';
+import { readCommandLine, runCommand } from './args.ts';
+import { USAGE, type CliIO } from './io.ts';
+
+export const RULESET_FILE_NAMES = ['.cardgate.yaml', '.cardgate.yml', '.cardgate.json'];
+
+/** A file's text, at most `maxBytes`: one byte past the limit is read, whatever the file is (a FIFO, /dev/zero). */
+export const readBounded = (file: string, maxBytes = RULESET_LIMITS.textBytes, what = 'a ruleset'): Promise<{ text: string } | { problem: string }> =>
+  new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    createReadStream(file, { start: 0, end: maxBytes })
+      .on('data', (chunk) => chunks.push(chunk as Buffer))
+      .on('error', (e: NodeJS.ErrnoException) => resolve({ problem: `cannot read ${file}: ${e.code === 'EISDIR' ? 'a directory' : (e.code ?? e.message)}` }))
+      .on('end', () => {
+        const data = Buffer.concat(chunks);
+        resolve(data.length > maxBytes ? { problem: `${file} is larger than ${maxBytes} bytes, the size limit for ${what}` } : { text: data.toString('utf8') });
+      });
+  });
+
+const exists = async (file: string): Promise<boolean> => (await stat(file).catch(() => undefined)) !== undefined;
+
+/** The nearest ruleset file from `cwd` up to the repository root (or the file system's root). */
+export async function findRulesetFile(cwd: string): Promise<string | undefined> {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    for (const name of RULESET_FILE_NAMES) if (await exists(path.join(dir, name))) return path.join(dir, name);
+    if (await exists(path.join(dir, '.git')) || path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The texts of a ruleset and of every file its extends chain names, by resolved path (bounded by the chain limit). */
+async function readChain(file: string, texts: Map<string, string>, depth = 0): Promise<string | undefined> {
+  if (texts.has(file) || depth > RULESET_LIMITS.extendsChain) return undefined;
+  const read = await readBounded(file);
+  if ('problem' in read) return read.problem;
+  texts.set(file, read.text);
+  const parsed = parseRulesetText(read.text);
+  if (!('value' in parsed)) return undefined; // compiling reports it, at its line
+  const value = parsed.value as { extends?: unknown };
+  for (const reference of [value?.extends ?? []].flat()) {
+    if (typeof reference !== 'string' || builtinNames.includes(reference) || reference.startsWith('cardgate:')) continue;
+    const problem = await readChain(path.resolve(path.dirname(file), reference), texts, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** A ruleset file compiled, or the text to print for it (problems at file:line:column). */
+export async function loadRulesetFile(file: string): Promise<{ ruleset: CompiledRulesetData; file: string } | { problem: string }> {
+  const root = path.resolve(file);
+  const texts = new Map<string, string>();
+  const problem = await readChain(root, texts);
+  if (problem) return { problem };
+  const shown = (resolved: string): string => path.relative(process.cwd(), resolved) || resolved;
+  const compiled = compileRulesetText(texts.get(root)!, shown(root), (reference, chain) => {
+    const from = chain.length === 0 ? root : path.resolve(process.cwd(), chain.at(-1)!);
+    const resolved = path.resolve(path.dirname(from), reference);
+    const text = texts.get(resolved);
+    if (text === undefined) return { problem: `extends ${JSON.stringify(reference)}: not read (deeper than ${RULESET_LIMITS.extendsChain} levels)` };
+    const parsed = parseRulesetText(text);
+    return 'value' in parsed ? { name: shown(resolved), value: parsed.value } : { problem: describeProblems(shown(resolved), parsed.problems) };
+  });
+  return 'ruleset' in compiled ? { ruleset: compiled.ruleset, file: shown(root) } : { problem: describeProblems(shown(root), compiled.problems) };
+}
+
+/** `--ruleset FILE`, else the nearest ruleset file, else none. */
+export async function rulesetForRun(given: string | undefined, cwd: string): Promise<{ ruleset?: CompiledRulesetData; file?: string } | { problem: string }> {
+  const file = given ?? (await findRulesetFile(cwd));
+  return file === undefined ? {} : loadRulesetFile(file);
+}
+
+const checkHelp = `Usage: cardgate ruleset check FILE
+
+Check a ruleset file (YAML or JSON): its problems at FILE:line:column.
+Exit codes: 0 the ruleset is valid; 1 it is not; 2 usage error.
+`;
+
+export async function runRuleset(args: string[], io: CliIO): Promise<number> {
+  const [command, ...rest] = args;
+  return runCommand(command, {
+    check: async () => {
+      const line = readCommandLine('ruleset check', checkHelp, io, rest, {});
+      if ('exit' in line) return line.exit;
+      if (line.positionals.length !== 1) return line.usage('one FILE is required');
+      const loaded = await loadRulesetFile(line.positionals[0]!);
+      if ('problem' in loaded) {
+        io.stderr(`${loaded.problem}\n`);
+        return 1;
+      }
+      const { severities, custom, overrides } = loaded.ruleset;
+      io.stdout(`${loaded.file}: valid (${Object.keys(severities).length} rule severities, ${custom.length} custom rules, ${overrides.length} overrides)\n`);
+      return 0;
+    },
+  }, (problem) => {
+    io.stderr(`cardgate ruleset: ${problem}\n\n${checkHelp}`);
+    return USAGE;
+  });
+}

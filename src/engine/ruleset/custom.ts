@@ -1,0 +1,117 @@
+/**
+ * Custom rules as data: `given` (a JSONPath over the card, evaluated by jsonpath-plus in its safe
+ * mode: no script runs) selects values; `then` applies one of a closed set of functions to each
+ * (or to its `field`). Nothing a ruleset holds is code; patterns pass a complexity check first.
+ */
+import { JSONPath } from 'jsonpath-plus';
+import { clip, formatPath, ROOT_PATH, type PathSegment } from '../paths.ts';
+import type { Report } from '../report.ts';
+import { checkSchemaFragment } from './schema-fragment.ts';
+import type { CompiledCustomRule, CustomFunction } from '../types.ts';
+
+export const customFunctions = ['truthy', 'falsy', 'defined', 'undefined', 'pattern', 'enumeration', 'length', 'casing', 'schema', 'xor'] as const satisfies readonly CustomFunction[];
+
+export const casings: Record<string, RegExp> = {
+  flat: /^[a-z][a-z0-9]*$/,
+  camel: /^[a-z][a-zA-Z0-9]*$/,
+  pascal: /^[A-Z][a-zA-Z0-9]*$/,
+  kebab: /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/,
+  snake: /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/,
+  macro: /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/,
+  cobol: /^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*$/,
+};
+
+/** Longest string a pattern runs on: the complexity check allows at most quadratic patterns, so this bounds their work. */
+export const PATTERN_INPUT_LIMIT = 4096;
+
+const regexes = new Map<string, RegExp>();
+const regex = (source: string): RegExp => {
+  let r = regexes.get(source);
+  if (!r) {
+    if (regexes.size > 1000) regexes.clear();
+    r = new RegExp(source, 'u');
+    regexes.set(source, r);
+  }
+  return r;
+};
+
+const lengthOf = (v: unknown): number | undefined =>
+  typeof v === 'string' || Array.isArray(v) ? v.length : typeof v === 'number' ? v : v !== null && typeof v === 'object' ? Object.keys(v).length : undefined;
+
+/** Why `value` fails the rule's function, or undefined when it passes. */
+function failure(rule: CompiledCustomRule, value: unknown): string | undefined {
+  const o = rule.options;
+  switch (rule.function) {
+    case 'truthy': return value ? undefined : 'is not truthy';
+    case 'falsy': return value ? 'is not falsy' : undefined;
+    case 'defined': return value === undefined ? 'is not defined' : undefined;
+    case 'undefined': return value === undefined ? undefined : 'is defined';
+    case 'pattern': {
+      if (typeof value !== 'string') return undefined;
+      const text = value.slice(0, PATTERN_INPUT_LIMIT);
+      if (typeof o.match === 'string' && !regex(o.match).test(text)) return `does not match ${o.match}`;
+      if (typeof o.notMatch === 'string' && regex(o.notMatch).test(text)) return `matches ${o.notMatch}`;
+      return undefined;
+    }
+    case 'enumeration': return (o.values as unknown[]).some((v) => v === value) ? undefined : `is not one of ${clip(JSON.stringify(o.values), 200)}`;
+    case 'length': {
+      const n = lengthOf(value);
+      if (n === undefined) return undefined;
+      if (typeof o.min === 'number' && n < o.min) return `is shorter than ${o.min}`;
+      if (typeof o.max === 'number' && n > o.max) return `is longer than ${o.max}`;
+      return undefined;
+    }
+    case 'casing': return typeof value !== 'string' || casings[o.type as string]!.test(value.slice(0, PATTERN_INPUT_LIMIT)) ? undefined : `is not ${o.type as string} case`;
+    case 'schema': return checkSchemaFragment(o.schema, value);
+    case 'xor': {
+      if (value === null || typeof value !== 'object') return undefined;
+      const present = (o.properties as string[]).filter((p) => Object.hasOwn(value, p));
+      return present.length === 1 ? undefined : `must hold exactly one of ${(o.properties as string[]).join(', ')} (holds ${present.length})`;
+    }
+  }
+}
+
+/** The card path of a JSON pointer, with indexes where the card holds arrays. */
+function segmentsOf(card: unknown, pointer: string): PathSegment[] {
+  const out: PathSegment[] = [];
+  let at: unknown = card;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    const segment = Array.isArray(at) ? Number(key) : key;
+    out.push(segment);
+    at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
+  }
+  return out;
+}
+
+const render = (template: string, path: string, value: unknown): string =>
+  template.replaceAll('{{path}}', path).replaceAll('{{value}}', clip(value === undefined ? 'undefined' : JSON.stringify(value) ?? String(value), 200));
+
+/** Runs the custom rules on a card judged by `version`, into `report`. */
+export function checkCustomRules(card: Record<string, unknown>, version: string, rules: readonly CompiledCustomRule[], report: Report): void {
+  for (const rule of rules) {
+    if (rule.severity === 'off' || (rule.versions && !rule.versions.includes(version))) continue;
+    let matches: Array<{ value: unknown; pointer: string }>;
+    try {
+      matches = JSONPath({ path: rule.given, json: card, resultType: 'all', eval: 'safe', wrap: true }) as typeof matches;
+    } catch (err) {
+      // A filter the safe evaluator refuses on this card's values: said once, never thrown (the engine never throws).
+      report.addAs(rule.severity, rule.id, ROOT_PATH, `the rule's given could not be evaluated on this card: ${clip((err as Error).message, 200)}`, rule.fix);
+      continue;
+    }
+    for (const m of matches) {
+      const segments = segmentsOf(card, m.pointer);
+      const targets: Array<[PathSegment[], unknown]> = rule.field === undefined
+        ? [[segments, m.value]]
+        : rule.field === '@key'
+          ? Object.keys(m.value !== null && typeof m.value === 'object' ? m.value : {}).map((k) => [[...segments, k], k])
+          : [[[...segments, rule.field], m.value !== null && typeof m.value === 'object' ? (m.value as Record<string, unknown>)[rule.field] : undefined]];
+      for (const [at, value] of targets) {
+        const why = failure(rule, value);
+        if (why === undefined) continue;
+        const path = formatPath(at);
+        report.addAs(rule.severity, rule.id, path, render(rule.message, path, value).replaceAll('{{error}}', why), rule.fix);
+      }
+    }
+  }
+}

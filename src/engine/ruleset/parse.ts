@@ -1,0 +1,61 @@
+/**
+ * A ruleset file's text (YAML, and so JSON) to a compiled ruleset, or its problems at line:column.
+ * Bounded: the text's size, YAML aliases (no billion laughs), and what compileRuleset bounds.
+ */
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { compileRuleset, RULESET_LIMITS, type CompiledRulesetData, type RulesetLoader } from './compile.ts';
+
+export interface PlacedProblem {
+  /** JSON path of the member at fault, e.g. `rules.url.https` (empty for the whole file). */
+  path: string;
+  message: string;
+  line: number;
+  column: number;
+}
+
+const pathText = (path: readonly (string | number)[]): string => path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replaceAll('.[', '[');
+
+/** The position of the deepest node of `path` the document has (the key of a member, so an editor shows the line). */
+function positionOf(doc: Document, lines: LineCounter, path: readonly (string | number)[]): { line: number; column: number } {
+  for (let n = path.length; n >= 0; n--) {
+    const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) {
+      const { line, col } = lines.linePos(node.range[0]);
+      return { line, column: col };
+    }
+  }
+  return { line: 1, column: 1 };
+}
+
+/** Parses a ruleset's text: YAML 1.2 (a JSON file is YAML too). `value` when it parsed, else its syntax problems. */
+export function parseRulesetText(text: string): { value: unknown; doc: Document; lines: LineCounter } | { problems: PlacedProblem[] } {
+  if (Buffer.byteLength(text) > RULESET_LIMITS.textBytes) {
+    return { problems: [{ path: '', message: `the ruleset is larger than ${RULESET_LIMITS.textBytes} bytes`, line: 1, column: 1 }] };
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    return { problems: doc.errors.slice(0, 20).map((e) => {
+      const { line, col } = lines.linePos(e.pos[0]);
+      return { path: '', message: e.message.split('\n')[0]!, line, column: col };
+    }) };
+  }
+  try {
+    return { value: doc.toJS({ maxAliasCount: 100 }), doc, lines };
+  } catch (err) {
+    return { problems: [{ path: '', message: (err as Error).message, line: 1, column: 1 }] };
+  }
+}
+
+/** A ruleset file's text compiled; `name` is how sources and messages call it. */
+export function compileRulesetText(text: string, name: string, load?: RulesetLoader): { ruleset: CompiledRulesetData } | { problems: PlacedProblem[] } {
+  const parsed = parseRulesetText(text);
+  if ('problems' in parsed) return parsed;
+  const compiled = compileRuleset(parsed.value, name, load);
+  if ('ruleset' in compiled) return compiled;
+  return { problems: compiled.problems.map((p) => ({ path: pathText(p.path), message: p.message, ...positionOf(parsed.doc, parsed.lines, p.path) })) };
+}
+
+/** `file:line:column: path: message`, one per line: what `cardgate ruleset check` and `validate` print. */
+export const describeProblems = (file: string, problems: readonly PlacedProblem[]): string =>
+  problems.map((p) => `${file}:${p.line}:${p.column}: ${p.path === '' ? '' : `${p.path}: `}${p.message}`).join('\n');

@@ -1,0 +1,161 @@
+/**
+ * The GitLab template's two argument lists, run as GitLab runs them (without GitLab or Docker):
+ * the `cardgate` job's script in a shell with the template's variables, and the sidecar service's
+ * `command` as arguments of each image's entrypoint (the distroless image's is the binary, the CI
+ * image's is ci/image/entrypoint.sh). `cardgate` is build/out/cardgate when it was built, else the
+ * sources through tsx (CI runs the tests before it builds).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { minimalCard } from '../support/cards.ts';
+import { tempDirFactory } from '../support/temp.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+const tempDir = tempDirFactory('cardgate-gitlab-');
+const template = readFileSync(join(root, 'ci/gitlab/cardgate.gitlab-ci.yml'), 'utf8');
+const entrypoint = join(root, 'ci/image/entrypoint.sh');
+const binary = join(root, 'build/out/cardgate');
+
+/** A directory holding `cardgate`: the built binary, or a script running the sources. */
+const cardgateDir = (() => {
+  const dir = tempDir();
+  const target = join(dir, 'cardgate');
+  const run = existsSync(binary) ? `exec '${binary}' "$@"` : `exec '${process.execPath}' --import '${import.meta.resolve('tsx')}' '${join(root, 'src/main.ts')}' "$@"`;
+  writeFileSync(target, `#!/bin/sh\n${run}\n`);
+  chmodSync(target, 0o755);
+  return dir;
+})();
+const PATH = `${cardgateDir}:${process.env.PATH}`;
+
+/** The lines of a top-level block (`name:` at column 0) up to the next one. */
+const block = (name: string): string[] => {
+  const lines = template.split('\n');
+  const start = lines.indexOf(`${name}:`);
+  assert.ok(start >= 0, `the template has ${name}`);
+  const end = lines.findIndex((line, i) => i > start && /^\S/.test(line));
+  return lines.slice(start + 1, end === -1 ? undefined : end);
+};
+
+/** The template's top-level variables (`NAME: value` or `NAME: "value"`). */
+const variables = (): Record<string, string> =>
+  Object.fromEntries(
+    block('variables')
+      .map((line) => /^ {2}([A-Z_]+): (.*)$/.exec(line))
+      .filter((m) => m !== null)
+      .map((m) => [m[1]!, m[2]!.replace(/^"(.*)"$/, '$1')]),
+  );
+
+/** The job's `script:` items as one shell script: single-line items and `- |` blocks. */
+const jobScript = (job: string): string => {
+  const lines = block(job);
+  const start = lines.indexOf('  script:');
+  assert.ok(start >= 0, `${job} has a script`);
+  const items: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (!line.startsWith('    ')) break;
+    if (line.startsWith('    - ')) items.push(line.slice(6));
+    else if (line.startsWith('      ')) items[items.length - 1] += `\n${line.slice(6)}`;
+  }
+  assert.ok(items.length >= 3, `${job}'s script has its steps`);
+  // A job stops at its first failing line, as GitLab's shell does.
+  return ['set -e', ...items.map((item) => (item.startsWith('|\n') ? item.slice(2) : item))].join('\n');
+};
+
+const run = (argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}) => {
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd ?? tempDir(), env: { ...process.env, PATH, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => (clearTimeout(timer), resolve(code))));
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+};
+
+describe('the template\'s job script', () => {
+  const workspace = (card: unknown) => {
+    const dir = tempDir();
+    mkdirSync(join(dir, '.well-known'));
+    writeFileSync(join(dir, '.well-known/agent-card.json'), `${JSON.stringify(card, null, 2)}\n`);
+    return dir;
+  };
+
+  test('the default image is the CI image built by the Dockerfile, and it runs cardgate', () => {
+    const { CARDGATE_IMAGE, CARDGATE } = variables();
+    assert.match(CARDGATE_IMAGE!, /cardgate:ci$/);
+    assert.equal(CARDGATE, 'cardgate');
+    assert.match(readFileSync(join(root, 'Dockerfile'), 'utf8'), /^FROM \S+ AS ci$/m);
+  });
+
+  for (const [what, card, code] of [
+    ['a valid card passes', minimalCard('GitLab Agent'), 0],
+    ['an invalid card fails the job', { ...minimalCard('GitLab Agent'), name: undefined }, 1],
+  ] as const) {
+    test(`${what}, with both reports written`, async () => {
+      const cwd = workspace(card);
+      const job = run(['sh', '-c', jobScript('cardgate')], { cwd, env: variables() });
+      assert.equal(await job.exited, code, job.stdout() + job.stderr());
+      const quality = JSON.parse(readFileSync(join(cwd, 'gl-code-quality-report.json'), 'utf8')) as Array<{ severity: string; location: { path: string } }>;
+      assert.ok(quality.length > 0, 'the sample card has warnings at least');
+      // Errors are reported above `minor` (warnings): only the invalid card has any.
+      assert.equal(quality.some((issue) => !['info', 'minor'].includes(issue.severity)), code === 1, JSON.stringify(quality));
+      for (const issue of quality) assert.equal(issue.location.path, '.well-known/agent-card.json');
+      assert.match(readFileSync(join(cwd, 'cardgate-junit.xml'), 'utf8'), /<testsuites/);
+    });
+  }
+});
+
+describe('the sidecar service\'s command, through each image\'s entrypoint', () => {
+  const command = JSON.parse(/^ {6}command: (\[.*\])$/m.exec(block('.cardgate-sidecar').join('\n'))?.[1] ?? 'null') as string[];
+  // Loopback and any free port here, whatever the template binds (the last flag wins).
+  const here = () => ['--host', '127.0.0.1', '--port', '0', '--data-dir', join(tempDir(), 'data')];
+  const started: Array<ReturnType<typeof run>> = [];
+  after(async () => {
+    for (const server of started) {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  test('the command starts with the subcommand and asks for sidecar mode', () => {
+    assert.equal(command[0], 'serve');
+    assert.ok(command.includes('--sidecar'));
+  });
+
+  for (const [image, prefix] of [
+    ['distroless (entrypoint: the binary)', ['cardgate']],
+    ['ci (entrypoint: ci/image/entrypoint.sh)', ['sh', entrypoint]],
+  ] as const) {
+    test(`${image}: a sidecar that validates keyless past the anonymous limit`, async () => {
+      const server = run([...prefix, ...command, ...here()]);
+      started.push(server);
+      const listening = await new Promise<{ url: string; mode: string }>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not listening in 30 s: ${server.stdout()}${server.stderr()}`)), 30_000);
+        server.child.stdout.on('data', () => {
+          const line = server.stdout().split('\n').find((l) => l.includes('"msg":"listening"'));
+          if (line) (clearTimeout(timer), resolve(JSON.parse(line)));
+        });
+        void server.exited.then((code) => reject(new Error(`exited ${code}: ${server.stderr()}`)));
+      });
+      assert.equal(listening.mode, 'sidecar');
+      for (let i = 0; i < 6; i++) {
+        const res = await fetch(`${listening.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: minimalCard() }) });
+        assert.equal(res.status, 200);
+      }
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0);
+    });
+  }
+
+  test('the CI image\'s entrypoint runs a job\'s shell as it is; the old command through the binary is a usage error', async () => {
+    const shell = run(['sh', entrypoint, 'sh', '-c', 'cardgate version']);
+    assert.equal(await shell.exited, 0, shell.stderr());
+    assert.match(shell.stdout(), /^\d+\.\d+\.\d+\n$/);
+    // The form that failed before: the binary as the entrypoint takes `cardgate` for an unknown subcommand.
+    const doubled = run(['cardgate', 'cardgate', ...command, ...here()]);
+    assert.equal(await doubled.exited, 2, doubled.stderr());
+  });
+});

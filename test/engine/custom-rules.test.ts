@@ -1,0 +1,99 @@
+/** Custom rules as data: every function, message templates, versions, overrides, id collisions, hostile patterns and paths. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { validateCard, type CardResult } from '../../src/engine/index.ts';
+import { compileRuleset, rulesetForFile, type CompiledRulesetData } from '../../src/engine/ruleset/index.ts';
+import { clean03, clean10, type Card } from './fixtures.ts';
+
+const compile = (rules: Record<string, unknown>, more: Record<string, unknown> = {}): CompiledRulesetData => {
+  const r = compileRuleset({ rules, ...more }, 'team.yaml');
+  assert.ok('ruleset' in r, JSON.stringify(r));
+  return r.ruleset;
+};
+const problems = (rules: Record<string, unknown>): string[] => {
+  const r = compileRuleset({ rules }, 'team.yaml');
+  assert.ok('problems' in r, 'accepted');
+  return r.problems.map((p) => `${p.path.join('.')}: ${p.message}`);
+};
+const custom = (r: CardResult): string[] => [...r.errors, ...r.warnings, ...(r.infos ?? [])].filter((f) => f.rule.startsWith('acme.')).map((f) => `${f.rule}@${f.path}`);
+const run = (card: Card, rule: Record<string, unknown>, file?: string): string[] =>
+  custom(validateCard(card, { ruleset: rulesetForFile(compile({ 'acme.rule': rule }), file) }));
+const vendor = (): Card => ({ ...clean03(), 'x-acme-owner': 'trips-team', 'x-acme-tier': 'gold' });
+
+test('each function: a card that fails it and one that passes', () => {
+  const cases: Array<[Record<string, unknown>, Card, Card, string]> = [
+    [{ given: '$', then: { field: 'x-acme-owner', function: 'truthy' } }, clean03(), vendor(), '(root)'],
+    [{ given: '$.capabilities', then: { field: 'streaming', function: 'falsy' } }, clean03(), { ...clean03(), capabilities: {} }, 'capabilities.streaming'],
+    [{ given: '$', then: { field: 'documentationUrl', function: 'defined' } }, { ...clean03(), documentationUrl: undefined }, clean03(), 'documentationUrl'],
+    [{ given: '$', then: { field: 'security', function: 'undefined' } }, clean03(), { ...clean03(), security: undefined }, 'security'],
+    [{ given: '$.skills[*].id', then: { function: 'pattern', functionOptions: { match: '^trip-[a-z]+$' } } }, clean03(), { ...clean03(), skills: [{ id: 'trip-plan', name: 'P', description: 'd', tags: ['t'] }] }, 'skills[0].id'],
+    [{ given: '$', then: { field: 'x-acme-tier', function: 'enumeration', functionOptions: { values: ['bronze', 'silver'] } } }, vendor(), { ...vendor(), 'x-acme-tier': 'silver' }, '(root)'],
+    [{ given: '$.skills', then: { function: 'length', functionOptions: { max: 1 } } }, clean03(), { ...clean03(), skills: [(clean03().skills as Card[])[0]] } as Card, 'skills'],
+    [{ given: '$.skills[*]', then: { field: 'id', function: 'casing', functionOptions: { type: 'kebab' } } }, { ...clean03(), skills: [{ id: 'Plan_A', name: 'P', description: 'd', tags: ['t'] }] }, clean03(), 'skills[0].id'],
+    [{ given: '$.provider', then: { function: 'schema', functionOptions: { schema: { type: 'object', required: ['organization', 'email'], properties: { email: { type: 'string', pattern: '@acme\\.net$' } } } } } }, clean03(), { ...clean03(), provider: { organization: 'A', url: 'https://a.net', email: 'ops@acme.net' } }, 'provider'],
+    [{ given: '$', then: { function: 'xor', functionOptions: { properties: ['x-acme-owner', 'x-acme-team'] } } }, clean03(), vendor(), '(root)'],
+  ];
+  for (const [rule, failing, passing, path] of cases) {
+    const fn = (rule.then as { function: string }).function;
+    const hits = run(failing, rule);
+    assert.ok(hits.length > 0, `${fn}: the failing card`);
+    assert.equal(hits[0], `acme.rule@${path === '(root)' && (rule.then as { field?: string }).field ? (rule.then as { field: string }).field : path}`, fn);
+    assert.deepEqual(run(passing, rule), [], `${fn}: the passing card`);
+  }
+});
+
+test('message with {{path}}, {{value}} and {{error}}; severity, versions and @key', () => {
+  const r = validateCard(vendor(), { ruleset: rulesetForFile(compile({
+    'acme.tier': { given: '$', then: { field: 'x-acme-tier', function: 'enumeration', functionOptions: { values: ['silver'] } }, message: '{{path}} is {{value}}: {{error}}', severity: 'error' },
+    'acme.keys': { given: '$.securitySchemes', then: { field: '@key', function: 'casing', functionOptions: { type: 'macro' } }, severity: 'info' },
+    'acme.only10': { given: '$', then: { field: 'x-acme-owner', function: 'falsy' }, versions: ['1.0'] },
+  })) });
+  assert.equal(r.valid, false, 'a custom rule at error makes the card invalid');
+  assert.deepEqual(r.errors.map((e) => e.message), ['x-acme-tier is "gold": is not one of ["silver"]']);
+  assert.deepEqual(r.infos?.filter((i) => i.rule === 'acme.keys').map((i) => i.path), ['securitySchemes.oauth']);
+  assert.equal(custom(r).some((f) => f.startsWith('acme.only10')), false, 'a 1.0-only rule on a 0.3.0 card');
+  assert.equal(r.score, 0);
+});
+
+test('a custom rule\'s severity: set again by a later layer or an override; a built-in id cannot be reused', () => {
+  const rule = { given: '$', then: { field: 'x-acme-owner', function: 'defined' } };
+  const r = compile({ 'acme.owner': rule }, { overrides: [{ files: ['legacy/**'], rules: { 'acme.owner': 'off' } }] });
+  assert.deepEqual(custom(validateCard(clean10(), { ruleset: rulesetForFile(r, 'cards/a.json') })), ['acme.owner@x-acme-owner']);
+  assert.deepEqual(custom(validateCard(clean10(), { ruleset: rulesetForFile(r, 'legacy/a.json') })), []);
+  assert.deepEqual(problems({ 'url.https': rule }), ['rules.url.https: url.https is a built-in rule: a custom rule needs an id of its own']);
+});
+
+test('hostile custom rules are refused when compiled: ReDoS patterns, scripts, deep paths, odd options', () => {
+  const withPattern = (match: string) => ({ 'acme.p': { given: '$.name', then: { function: 'pattern', functionOptions: { match } } } });
+  assert.match(problems(withPattern('^(a+)+$')).join(), /nested quantifiers/);
+  assert.match(problems(withPattern('(a|aa)*b')).join(), /nested quantifiers/);
+  assert.match(problems(withPattern('a*a*a*b')).join(), /more than 2 unbounded/);
+  assert.match(problems(withPattern('(\\w)\\1')).join(), /backreference/);
+  assert.match(problems(withPattern('x'.repeat(201))).join(), /longer than 200/);
+  const schemaPattern = { 'acme.s': { given: '$', then: { function: 'schema', functionOptions: { schema: { properties: { name: { pattern: '(x+x+)+y' } } } } } } };
+  assert.match(problems(schemaPattern).join(), /nested quantifiers/);
+  let deep: Record<string, unknown> = { type: 'object' };
+  for (let i = 0; i < 10; i++) deep = { properties: { a: deep } };
+  assert.match(problems({ 'acme.d': { given: '$', then: { function: 'schema', functionOptions: { schema: deep } } } }).join(), /deeper than 6/);
+  assert.match(problems({ 'acme.r': { given: '$..a..b..c', then: { function: 'defined' } } }).join(), /more than 2 recursive descents/);
+  assert.match(problems({ 'acme.l': { given: `$${'.a'.repeat(150)}`, then: { function: 'defined' } } }).join(), /Too big/);
+  assert.match(problems({ 'acme.f': { given: '$', then: { function: 'eval' } } }).join(), /then\.function: Invalid option/);
+  assert.match(problems({ 'acme.k': { given: '$', then: { function: 'schema', functionOptions: { schema: { $ref: '#' } } } } }).join(), /"\$ref" is not supported/);
+  const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`acme.r${i}`, { given: '$', then: { function: 'defined' } }]));
+  assert.match(problems(many).join(), /more than 100 custom rules/);
+});
+
+test('a script in a JSONPath filter is never run (safe mode); an allowed pattern stays fast on 1 MiB', () => {
+  const marker = globalThis as { hacked?: boolean };
+  const r = compileRuleset({ rules: { 'acme.js': { given: '$.skills[?(globalThis.hacked = true)]', then: { function: 'defined' } } } }, 'team.yaml');
+  assert.ok('ruleset' in r);
+  const result = validateCard(clean03(), { ruleset: rulesetForFile(r.ruleset) });
+  assert.equal(marker.hacked, undefined);
+  assert.deepEqual(custom(result), ['acme.js@(root)']);
+  assert.match(result.warnings.at(-1)!.message, /could not be evaluated/);
+  const ruleset = rulesetForFile(compile({ 'acme.p': { given: '$.description', then: { function: 'pattern', functionOptions: { match: '^a*a*$' } } } }));
+  const before = process.cpuUsage();
+  validateCard({ ...clean03(), description: `${'a'.repeat(1024 * 1024)}!` }, { ruleset });
+  const used = process.cpuUsage(before);
+  assert.ok((used.user + used.system) / 1000 < 2000, 'quadratic at most, on at most 4096 characters');
+});
