@@ -11,7 +11,7 @@ import { readJsonObject } from '../../../src/api/body.ts';
 import { callerOf, identifyCaller } from '../../../src/api/middleware/caller.ts';
 import { callerCharge, chargeDailyQuota } from '../../../src/features/limits/daily-quota.ts';
 import type { Plan } from '../../../src/store/types.ts';
-import { testApp } from '../../helpers/app.ts';
+import { testApp } from '../../support/app.ts';
 
 export const limitsApp = (config: ConfigInput = {}) => {
   const t = testApp({ config });
