@@ -169,10 +169,9 @@ const maxFileLines = 500;
 /**
  * What is over the limits today, at its size today: an entry may not grow, should be lowered as
  * it shrinks, and must go once within the limit (the test says so). The store split by table
- * and the one use-case layer (routes/validate.ts, cli/serve.ts) are the planned cures.
+ * and startServer (cli/serve.ts) are the planned cures.
  */
 const longFunctions: Record<string, number> = {
-  'src/api/routes/validate.ts validateRoutes': 97,
   'src/cli/serve.ts runServe': 141,
 };
 const longFiles: Record<string, number> = {
