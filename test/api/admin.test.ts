@@ -11,7 +11,7 @@ const TOKEN = 'test-admin-token-0123456789';
 
 const adminApp = () => {
   const t = testApp();
-  t.app.route('/admin/api', adminRoutes(t.deps));
+  t.app.route('/', adminRoutes(t.deps));
   t.app.post('/t/validate', identifyCaller(t.deps), (c) => {
     const { caller, noteWindow } = callerOf(c);
     return c.json(chargeDailyQuota(t.deps, callerCharge(caller, noteWindow), 1));

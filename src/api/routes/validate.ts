@@ -10,7 +10,9 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import type { OutputFormat } from '../../engine/formats/index.ts';
+import { batchRequestSchema } from '../../features/validation/batch.ts';
 import { checkBatchAllowed, validationOperations } from '../../features/validation/operations.ts';
+import { validateRequestSchema } from '../../features/validation/validation.ts';
 import { readBodyText } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { callerOf, identifyCaller } from '../middleware/caller.ts';
@@ -27,13 +29,13 @@ const withFormats = <R extends { content: object }>(answer: R) => ({ ...answer, 
 
 const single = createRoute({
   method: 'post',
-  path: '/',
+  path: '/v1/validate',
   tags: ['validation'],
   summary: 'Validate one agent card',
   description:
     'The card\'s findings come with 200 (`valid` says whether it passed). Anonymous callers and free keys have a daily quota; every answer carries the caller\'s window in `X-RateLimit-*`.',
   security: security.optionalKey,
-  request: { body: requestBody('ValidateRequest') },
+  request: { body: requestBody(validateRequestSchema) },
   responses: {
     200: withFormats(response('The card validated; its report is stored. Findings carry `line` and `column` in the card\'s own text.', validateResult, rateLimitHeaders)),
     ...errors(
@@ -49,14 +51,16 @@ const single = createRoute({
   },
 });
 
-const batch = createRoute({
+/** The batch route: its body's schema bounds the cards at `batch.maxCards`. */
+const batchRoute = (maxCards: number) =>
+  createRoute({
   method: 'post',
-  path: '/batch',
+  path: '/v1/validate/batch',
   tags: ['validation'],
   summary: 'Validate up to `batch.maxCards` cards at once (pro and team plans; anyone in sidecar mode)',
   description: 'Every card counts against the daily quota. Ids must be unique within the batch.',
   security: security.key,
-  request: { body: requestBody('BatchRequest') },
+  request: { body: requestBody(batchRequestSchema(maxCards)) },
   responses: {
     200: withFormats(response('The cards validated; the batch report is stored. Findings carry `line` and `column` in each card\'s own text.', batchResult, rateLimitHeaders)),
     ...errors(
@@ -110,7 +114,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       const { body, mediaType } = await operations.validateOne(requestOf(c, text, startedAt));
       return jsonText(c, validateResult, body, 200, mediaType);
     })
-    .openapi({ ...batch, middleware: caller }, async (c) => {
+    .openapi({ ...batchRoute(deps.config.batch.maxCards), middleware: caller }, async (c) => {
       const startedAt = performance.now();
       checkBatchAllowed(deps, c.get('caller'));
       const text = await readBodyText(c, { maxBytes: http.maxBatchBodyBytes });

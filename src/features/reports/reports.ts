@@ -60,6 +60,16 @@ export const findReport = async (
   return report;
 };
 
+/**
+ * The report a URL names (GET /reports/<id>...): by id, or by commit sha for GitHub validations
+ * (stored lower-case, so a hex sha is looked up lower-cased); undefined when unknown or expired,
+ * and for an id longer than any the service gives out.
+ */
+export const readReport = (store: Store, config: Config, nowMs: number, raw: string): Promise<ReportRecord | undefined> => {
+  const id = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(raw) ? raw.toLowerCase() : raw;
+  return id.length <= 200 ? findReport(store, config, nowMs, id) : Promise.resolve(undefined);
+};
+
 /** A report as the admin API lists it: its summary, its report URL and its account's name (null: anonymous, or the account is gone). */
 export type ListedReport = Omit<ReportSummary, 'alias'> & { url: string; account_name: string | null };
 

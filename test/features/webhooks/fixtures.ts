@@ -38,7 +38,7 @@ export const webhookApp = (options: Parameters<typeof testDeps>[0] & { runner?: 
   const jobs = new JobRunner(t.deps, options.runner);
   const app = new Hono<AppEnv>();
   app.use('/v1/*', rateLimitHeaders(t.deps)); // as the app does
-  app.route('/v1', webhookRoutes(t.deps, { limiter: createWebhookLimiter(t.deps), jobs }));
+  app.route('/', webhookRoutes(t.deps, { limiter: createWebhookLimiter(t.deps), jobs }));
   app.onError((err, c) => {
     const e = isApiError(err) ? err : new ApiError('INTERNAL_ERROR', 'internal server error');
     return c.json(e.body() as object, e.status as 500, e.headers);
