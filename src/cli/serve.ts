@@ -17,9 +17,8 @@ import { openStore } from '../store/open.ts';
 import type { Store } from '../store/types.ts';
 import type { StoreTransfer } from '../store/transfer.ts';
 import { version } from '../lib/version.ts';
-import { createValidator } from '../features/validation/validation-pool.ts';
+import { countedByVerdict, createValidator } from '../features/validator.ts';
 import { loadTrustFiles, reloadTrustFiles } from '../features/trust/trusted-keys.ts';
-import { countedValidator } from '../features/validation/counted-validator.ts';
 import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
@@ -159,7 +158,7 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const urls = resolveUrls(config, port);
   const pool = createValidator(config, log);
   const metrics = metricsModule && new metricsModule.Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()) });
-  const validator = metrics ? countedValidator(pool, metrics) : pool;
+  const validator = metrics ? countedByVerdict(pool, metrics) : pool;
   app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: systemClock, log, urls, lifecycle, validator, metrics });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const listeningUrl = `http://${shownHost}:${port}`;

@@ -6,8 +6,11 @@ import { parseConfig, type ConfigInput } from '../../src/config.ts';
 import { Lifecycle } from '../../src/lib/lifecycle.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { inProcessServiceValidator } from '../../src/features/validator.ts';
+import type { Engine } from '../../src/features/validation/card-result.ts';
 
-export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps> } = {}) => {
+/** `engine`: what the in-process validator validates with, unless `deps` names a validator (tests inject a slow or failing one). */
+export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps>; engine?: Engine } = {}) => {
   const store = new MemoryStore();
   const clock = new FakeClock();
   const log = memoryLogger();
@@ -20,6 +23,7 @@ export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps
     log,
     lifecycle,
     urls: { publicUrl: 'http://cardgate.test', reportsUrl: 'http://reports.cardgate.test' },
+    validator: inProcessServiceValidator(config, options.engine),
     ...options.deps,
   };
   return { deps, store, clock, log, lifecycle, config };
