@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError } from '../src/config.ts';
 import { StartFailed } from '../src/server.ts';
-import { minimalCard } from './helpers/cards.ts';
-import { startInProcess } from './helpers/server.ts';
+import { minimalCard } from './support/cards.ts';
+import { startInProcess } from './support/server.ts';
 
 const logLines = (output: string) => output.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 

@@ -18,7 +18,7 @@ import type { TaskKind } from '../../src/validator/tasks.ts';
 import { RECYCLE_AFTER_IDLE_MS, ValidationPool, defaultWorkerCount } from '../../src/validator/pool.ts';
 import { ValidationTimeout } from '../../src/validator/validator.ts';
 import type { CardToFetch, SingleOutcome } from '../../src/features/validation/validation.ts';
-import { sampleCard } from '../api/seed.ts';
+import { sampleCard } from '../support/seed.ts';
 
 /** The outcome of a body that carries its card. */
 const validated = (outcome: SingleOutcome | CardToFetch): SingleOutcome => {
