@@ -14,6 +14,7 @@ import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { VerbatimReport } from '../../store/types.ts';
 import type { Caller } from '../accounts/caller.ts';
+import type { ServiceValidator } from '../tasks.ts';
 import { foundOnlyAtLegacyPath, type CardSource } from '../card-fetch/fetch-card.ts';
 import { callerCharge, chargeDailyQuota, quotaAllows, type QuotaCharge, type QuotaWindow, type RateLimitInfo } from '../limits/daily-quota.ts';
 import { recordReport, reportUrl, reportVerdict } from '../reports/reports.ts';
@@ -22,8 +23,6 @@ import { batchResponseText } from './batch.ts';
 import { cardFetcher, type CardFetcher } from './card-by-url.ts';
 import type { BodyText, FormattedAnswer } from './card-result.ts';
 import { singleResponseText, type SingleOutcome } from './validation.ts';
-import { configuredInProcess } from './validation-pool.ts';
-import type { Validator } from './validator.ts';
 
 /** A validating request as the route read it. */
 export interface ValidationRequest {
@@ -67,7 +66,7 @@ export const checkBatchAllowed = (deps: Pick<AppDeps, 'config'>, { plan }: Calle
 /** What the use cases run with: the app's deps, its validator and its card fetcher, made once. */
 interface Operations {
   deps: AppDeps;
-  validator: Validator;
+  validator: ServiceValidator;
   fetcher: CardFetcher;
 }
 
@@ -168,7 +167,7 @@ const validateBatch = async (ops: Operations, request: ValidationRequest): Promi
 
 /** The validating use cases over the app's deps. */
 export const validationOperations = (deps: AppDeps) => {
-  const ops: Operations = { deps, validator: deps.validator ?? configuredInProcess(deps.config), fetcher: cardFetcher(deps.config, deps.lookup) };
+  const ops: Operations = { deps, validator: deps.validator, fetcher: cardFetcher(deps.config, deps.lookup) };
   return {
     validateOne: (request: ValidationRequest) => validateOne(ops, request),
     validateBatch: (request: ValidationRequest) => validateBatch(ops, request),
