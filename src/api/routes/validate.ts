@@ -54,31 +54,31 @@ const single = createRoute({
 /** The batch route: its body's schema bounds the cards at `batch.maxCards`. */
 const batchRoute = (maxCards: number) =>
   createRoute({
-  method: 'post',
-  path: '/v1/validate/batch',
-  tags: ['validation'],
-  summary: 'Validate up to `batch.maxCards` cards at once (pro and team plans; anyone in sidecar mode)',
-  description: 'Every card counts against the daily quota. Ids must be unique within the batch.',
-  security: security.key,
-  request: { body: requestBody(batchRequestSchema(maxCards)) },
-  responses: {
-    200: withFormats(response('The cards validated; the batch report is stored. Findings carry `line` and `column` in each card\'s own text.', batchResult, rateLimitHeaders)),
-    ...errors(
-      {
-        400: 'The body is unusable: not JSON (INVALID_REQUEST), no cards array of the right size (INVALID_BATCH_FORMAT), or an entry at fault (BATCH_VALIDATION_ERROR, naming it).',
-        401: 'No key (batch needs one, except in sidecar mode), or a malformed, unknown or deleted key.',
-        403: [
-          `${keyErrors[403]} A free key is BATCH_NOT_ALLOWED (flat).`,
-          nestedError.or(flatError),
-        ],
-        413: bodyErrors[413],
-        415: bodyErrors[415],
-        500: 'The validation could not run (BATCH_SERVER_ERROR).',
-      },
-      true,
-    ),
-  },
-});
+    method: 'post',
+    path: '/v1/validate/batch',
+    tags: ['validation'],
+    summary: 'Validate up to `batch.maxCards` cards at once (pro and team plans; anyone in sidecar mode)',
+    description: 'Every card counts against the daily quota. Ids must be unique within the batch.',
+    security: security.key,
+    request: { body: requestBody(batchRequestSchema(maxCards)) },
+    responses: {
+      200: withFormats(response('The cards validated; the batch report is stored. Findings carry `line` and `column` in each card\'s own text.', batchResult, rateLimitHeaders)),
+      ...errors(
+        {
+          400: 'The body is unusable: not JSON (INVALID_REQUEST), no cards array of the right size (INVALID_BATCH_FORMAT), or an entry at fault (BATCH_VALIDATION_ERROR, naming it).',
+          401: 'No key (batch needs one, except in sidecar mode), or a malformed, unknown or deleted key.',
+          403: [
+            `${keyErrors[403]} A free key is BATCH_NOT_ALLOWED (flat).`,
+            nestedError.or(flatError),
+          ],
+          413: bodyErrors[413],
+          415: bodyErrors[415],
+          500: 'The validation could not run (BATCH_SERVER_ERROR).',
+        },
+        true,
+      ),
+    },
+  });
 
 /**
  * The format an Accept header asks for: `sarif` when it names application/sarif+json and does not
