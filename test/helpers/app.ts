@@ -5,7 +5,7 @@ import { FakeClock } from '../../src/lib/clock.ts';
 import { parseConfig, type ConfigInput } from '../../src/config.ts';
 import { Lifecycle } from '../../src/lib/lifecycle.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
-import { MemoryStore } from '../../src/store/memory.ts';
+import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 
 export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps> } = {}) => {
   const store = new MemoryStore();

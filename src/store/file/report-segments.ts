@@ -16,10 +16,13 @@
  */
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { Aliases } from '../aliases.ts';
-import { fromLine, readLine, reportLine } from '../report-lines.ts';
-import { ReportIndex, prepareIndex } from '../report-index.ts';
-import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary } from '../types.ts';
+import { Aliases } from '../reports/aliases.ts';
+import { fromLine, readLine, reportLine } from '../reports/lines.ts';
+import { ReportIndex, prepareIndex } from '../memory/report-index.ts';
+import type { NewReport, ReportRecord } from '../contract/report-records.ts';
+import type { Page } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
+import type { ReportSummary } from '../reports/columns.ts';
 import { AppendLog } from './append-log.ts';
 import { diskChange, syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';

@@ -30,32 +30,21 @@
 import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
-import { UnstorableRecordError, encodeRecord } from '../encode.ts';
-import { StoreUnavailableError } from '../unavailable.ts';
-import { readLine, reportLine } from '../report-lines.ts';
-import { asciiLower } from '../paging.ts';
-import { summarizeReport } from '../summary.ts';
-import type {
-  Account,
-  AccountSortField,
-  ApiKeyRecord,
-  ConsumeOptions,
-  ConsumeResult,
-  Counter,
-  CounterCharge,
-  JobRecord,
-  KeyAndAccount,
-  NewReport,
-  Page,
-  PageQuery,
-  ReportPageQuery,
-  ReportRecord,
-  ReportSortField,
-  ReportSummary,
-  Store,
-  TrustKeyRecord,
-  UsageRow,
-} from '../types.ts';
+import { UnstorableRecordError, encodeRecord } from '../contract/encode.ts';
+import { StoreUnavailableError } from '../contract/unavailable.ts';
+import { readLine, reportLine } from '../reports/lines.ts';
+import { asciiLower } from '../memory/paging.ts';
+import { summarizeReport } from '../reports/summary.ts';
+import type { Account, AccountSortField } from '../contract/accounts.ts';
+import type { ApiKeyRecord, KeyAndAccount } from '../contract/keys.ts';
+import type { ConsumeOptions, ConsumeResult, Counter, CounterCharge, UsageRow } from '../contract/counters.ts';
+import type { JobRecord } from '../contract/jobs.ts';
+import type { NewReport, ReportRecord } from '../contract/report-records.ts';
+import type { Page, PageQuery } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
+import type { ReportSortField, ReportSummary } from '../reports/columns.ts';
+import type { Store } from '../contract/store.ts';
+import type { TrustKeyRecord } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import { migrate, type MigrationOutcome } from './migrate.ts';
 

@@ -8,7 +8,7 @@ import { configuredInProcess, ValidatorClosed } from '../../../src/features/vali
 import type { Validator } from '../../../src/features/validation/validator.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
 import { Lifecycle } from '../../../src/lib/lifecycle.ts';
-import type { JobRecord } from '../../../src/store/types.ts';
+import type { JobRecord } from '../../../src/store/contract/jobs.ts';
 import { postJson, testDeps } from '../../helpers/app.ts';
 import { validCard, webhookApp } from './fixtures.ts';
 import { startReceiver } from './receiver.ts';

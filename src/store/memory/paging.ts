@@ -3,7 +3,10 @@
  * paging. PostgreSQL answers the same queries with the same keys in SQL (postgres-store.ts), so
  * every engine returns the same pages.
  */
-import type { Account, AccountSortField, Page, PagePosition, PageQuery, ReportPageQuery, ReportSortField, ReportSummary } from './types.ts';
+import type { Account, AccountSortField } from '../contract/accounts.ts';
+import type { Page, PagePosition, PageQuery } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
+import type { ReportSortField, ReportSummary } from '../reports/columns.ts';
 
 /** Lower-cases ASCII letters only: what SQL's translate() does alike, whatever the database's locale. */
 export const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());

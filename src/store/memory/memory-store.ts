@@ -1,9 +1,13 @@
 /** The Store interface held in memory only: for unit tests, never chosen silently at run time. */
-import { Aliases } from './aliases.ts';
-import { readLine, reportLine } from './report-lines.ts';
+import { Aliases } from '../reports/aliases.ts';
+import { readLine, reportLine } from '../reports/lines.ts';
 import { ReportIndex, prepareIndex } from './report-index.ts';
 import { Tables } from './tables.ts';
-import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from './types.ts';
+import type { NewReport, ReportRecord } from '../contract/report-records.ts';
+import type { Page } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
+import type { ReportSummary } from '../reports/columns.ts';
+import type { Store } from '../contract/store.ts';
 
 export class MemoryStore extends Tables implements Store {
   /** Each report as the line the file store would write. */

@@ -15,8 +15,11 @@
 import { asciiLower, pageOfReports } from './paging.ts';
 import { SortedOrder, type PositionCompare } from './report-order.ts';
 import { ReportSearch, type SearchedColumns } from './report-search.ts';
-import { summarizeReport } from './summary.ts';
-import type { NewReport, Page, PagePosition, ReportKind, ReportPageQuery, ReportSortField, ReportSummary } from './types.ts';
+import { summarizeReport } from '../reports/summary.ts';
+import type { NewReport, ReportKind } from '../contract/report-records.ts';
+import type { Page, PagePosition } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
+import type { ReportSortField, ReportSummary } from '../reports/columns.ts';
 
 /** Distinct texts, each numbered once; 0 stands for null (or no text). */
 class TextTable {

@@ -14,11 +14,18 @@
  * The operations are synchronous underneath and answer through resolved promises: each one is
  * atomic here because nothing else runs while it does (one process, one event loop).
  */
-import { encodeRecord } from './encode.ts';
+import { encodeRecord } from '../contract/encode.ts';
 import { AccountPages, CountedMap } from './paging.ts';
-import { TABLES, rowIsValid, type TableName } from './rows.ts';
-import type { StoreTransfer, TransferRow } from './transfer.ts';
-import type { Account, AccountSortField, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, KeyAndAccount, NewReport, Page, PageQuery, Store, TrustKeyRecord, UsageRow } from './types.ts';
+import { TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
+import type { StoreTransfer, TransferRow } from '../transfer.ts';
+import type { Account, AccountSortField } from '../contract/accounts.ts';
+import type { ApiKeyRecord, KeyAndAccount } from '../contract/keys.ts';
+import type { ConsumeOptions, ConsumeResult, Counter, CounterCharge, UsageRow } from '../contract/counters.ts';
+import type { JobRecord, JobStatus } from '../contract/jobs.ts';
+import type { NewReport } from '../contract/report-records.ts';
+import type { Page, PageQuery } from '../contract/paging.ts';
+import type { Store } from '../contract/store.ts';
+import type { TrustKeyRecord } from '../contract/trust-keys.ts';
 
 /**
  * Accounts and keys are read on every keyed request, so they are kept frozen and handed out
@@ -47,7 +54,6 @@ export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counte
 
 type ReportMethods = 'putReport' | 'getReport' | 'listReports' | 'pageReports' | 'pruneReports' | 'reportCount' | 'commit' | 'close';
 
-export { LATER_TABLES, TABLES, type TableName } from './rows.ts';
 
 /** A job as kept: its JSON text, and what claims, counts and compaction read without parsing it. */
 interface StoredJob {
