@@ -43,6 +43,7 @@ import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { LATER_TABLES, TABLES, type TableName } from '../contract/rows.ts';
 import { Tables, emptyTablesDoc, type RejectedRow, type TablesDoc } from '../memory/tables.ts';
+import type { ReportColumns } from '../reports/columns.ts';
 import { readLine } from '../reports/lines.ts';
 import type { NewReport, ReportRecord } from '../contract/report-records.ts';
 import type { Page } from '../contract/paging.ts';
@@ -67,6 +68,8 @@ export interface FileStoreOptions {
   segmentLimits?: SegmentLimits;
   /** The journal is folded into a new snapshot once it holds this many bytes (default 4 MiB). */
   journalLimitBytes?: number;
+  /** The reports' summary columns (default: those declared in reports/columns.ts; tests add some). */
+  reportColumns?: ReportColumns;
 }
 
 export const MAIN_FILE = 'store.json';
@@ -492,7 +495,7 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
     let prunedBefore = doc.reports_pruned_before;
     for (const { value } of entries) if ((value as JournalEntry).t === 'reports_pruned_before') prunedBefore = Math.max(prunedBefore, (value as { v: number }).v);
     const retentionCutoff = options.retentionDays === undefined ? -Infinity : (options.clock ?? systemClock).now() - options.retentionDays * DAY_MS;
-    reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff), recovery);
+    reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff), recovery, options.reportColumns);
 
     const store = new FileStore(main, prunedBefore, journal, previousJournals, reports, lock, options);
     const rejectedRows = store.loadSnapshot(doc);

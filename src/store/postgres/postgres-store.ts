@@ -33,7 +33,7 @@ import { silentLogger, type Logger } from '../../lib/log.ts';
 import { UnstorableRecordError, encodeRecord } from '../contract/encode.ts';
 import { StoreUnavailableError } from '../contract/unavailable.ts';
 import { readLine, reportLine } from '../reports/lines.ts';
-import { asciiLower } from '../memory/paging.ts';
+import { asciiLower } from '../contract/paging.ts';
 import { summarizeReport } from '../reports/summary.ts';
 import type { Account, AccountSortField } from '../contract/accounts.ts';
 import type { ApiKeyRecord, KeyAndAccount } from '../contract/keys.ts';

@@ -13,7 +13,7 @@
  *   number   a number or null; sorted with null as -1
  *   boolean  true, false or null; not sortable
  * `searchable` columns are text (or the id): the listing's `q` matches a report when one of them
- * contains it. A column whose value is `undefined` is left out of the summary (`alias`).
+ * contains it. An `optional` column is left out of the summary when it has no value (`alias`).
  */
 import type { NewReport, ReportKind } from '../contract/report-records.ts';
 
@@ -31,6 +31,8 @@ export interface ReportColumn<N extends string = string, V = unknown> {
   /** Its column in PostgreSQL's `reports` table (added by a migration). */
   sql: string;
   derive: (view: ReportView) => V;
+  /** Left out of the summary when it has no value (rather than null). */
+  optional?: boolean;
   /** The listing sorts by it (`sort=name`, `sort=-name`). */
   sortable?: boolean;
   /** The listing's `q` searches it; `label` is how the API names it. */
@@ -81,7 +83,7 @@ export const REPORT_COLUMNS = [
   column({ name: 'kind', type: 'text', sql: 'kind', derive: ({ report }): ReportKind => report.kind }),
   column({ name: 'created_at', type: 'time', sql: 'created_at', derive: ({ report }): string => report.created_at, sortable: true }),
   column({ name: 'account_id', type: 'text', sql: 'account_id', derive: ({ report }): string | null => report.account_id }),
-  column({ name: 'alias', type: 'text', sql: 'alias', derive: ({ report }): string | undefined => report.alias }),
+  column({ name: 'alias', type: 'text', sql: 'alias', derive: ({ report }): string | undefined => report.alias, optional: true }),
   column({ name: 'valid', type: 'boolean', sql: 'valid', derive: validOf }),
   column({ name: 'score', type: 'number', sql: 'score', derive: scoreOf, sortable: true }),
   column({ name: 'agent_name', type: 'text', sql: 'agent_name', derive: agentNameOf, sortable: true, searchable: { label: 'agent name' } }),
@@ -92,10 +94,11 @@ export type ReportColumns = readonly ReportColumn[];
 
 type Declared = (typeof REPORT_COLUMNS)[number];
 type ValueOf<C extends Declared> = ReturnType<C['derive']>;
+type Optional = Extract<Declared, { optional: true }>;
 
 /** Summary kept for every stored report (listing without reading bodies): a member per column. */
-export type ReportSummary = { [C in Declared as undefined extends ValueOf<C> ? never : C['name']]: ValueOf<C> } & {
-  [C in Declared as undefined extends ValueOf<C> ? C['name'] : never]?: Exclude<ValueOf<C>, undefined>;
+export type ReportSummary = { [C in Exclude<Declared, Optional> as C['name']]: ValueOf<C> } & {
+  [C in Optional as C['name']]?: Exclude<ValueOf<C>, undefined>;
 };
 
 export type ReportSortField = Extract<Declared, { sortable: true }>['name'];
