@@ -24,7 +24,8 @@ import { pageReports } from '../src/features/reports/reports.ts';
 import { openFileStore } from '../src/store/file/file-store.ts';
 import { migrate } from '../src/store/postgres/migrate.ts';
 import { migrations } from '../src/store/postgres/migrations.ts';
-import { connect, openPostgresStore, PostgresStore, reportColumns } from '../src/store/postgres/postgres-store.ts';
+import { connect, openPostgresStore, PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { ReportStatements } from '../src/store/postgres/report-statements.ts';
 import { reportLine } from '../src/store/reports/lines.ts';
 import type { Account } from '../src/store/contract/accounts.ts';
 import type { Store } from '../src/store/contract/store.ts';
@@ -231,10 +232,11 @@ const benchPostgres = async (): Promise<BenchRow[]> => {
   const database = await startDatabase();
   let store: PostgresStore | undefined;
   const sql = connect({ url: database.url });
+  const reportRows = new ReportStatements();
   try {
     await migrate(sql, migrations.filter((m) => m.version < TRIGRAM_MIGRATION));
     const seeded = await seed(new PostgresStore(sql), async (reports) => {
-      for (let i = 0; i < reports.length; i += 1000) await sql`insert into reports ${sql(reports.slice(i, i + 1000).map((r) => reportColumns(r, reportLine(r))))}`;
+      for (let i = 0; i < reports.length; i += 1000) await sql`insert into reports ${sql(reports.slice(i, i + 1000).map((r) => reportRows.row(r, reportLine(r))))}`;
     });
     const indexing = performance.now();
     store = await openPostgresStore({ url: database.url });
