@@ -11,8 +11,8 @@ import { openFileStore, type FileStore, type FileStoreOptions } from '../../src/
 import { StoreError } from '../../src/store/file/errors.ts';
 import type { JobRecord } from '../../src/store/contract/jobs.ts';
 import { T0, iso, report } from './fixtures/records.ts';
-import { skipOutsideCi } from '../helpers/checks.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { skipOutsideCi } from '../support/checks.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-async-writes-');
 const open = (dataDir: string, over: Partial<FileStoreOptions> = {}) => openFileStore({ dataDir, ...over });

@@ -16,7 +16,7 @@ import type { PagePosition, PageQuery } from '../../src/store/contract/paging.ts
 import type { ReportPageQuery } from '../../src/store/contract/reports.ts';
 import type { Store } from '../../src/store/contract/store.ts';
 import type { TrustKeyRecord } from '../../src/store/contract/trust-keys.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
+import { databaseFactory } from '../support/postgres.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
 const DAY = 86_400_000;

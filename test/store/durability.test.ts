@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openFileStore } from '../../src/store/file/file-store.ts';
 import { StoreLockedError } from '../../src/store/file/errors.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const childScript = fileURLToPath(new URL('./fixtures/store-child.ts', import.meta.url));
 const tempDir = tempDirFactory('cardgate-durability-');

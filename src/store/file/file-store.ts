@@ -40,6 +40,7 @@ import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
+import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { LATER_TABLES, TABLES, type TableName } from '../contract/rows.ts';
 import { Tables, emptyTablesDoc, type RejectedRow, type TablesDoc } from '../memory/tables.ts';
@@ -60,6 +61,8 @@ import { ReportSegments, defaultSegmentLimits, type SegmentLimits } from './repo
 export interface FileStoreOptions {
   dataDir: string;
   clock?: Clock;
+  /** Runs the hourly upkeep; default the system's. */
+  scheduler?: Scheduler;
   log?: Logger;
   /** Reports older than this read as gone and are pruned hourly; unset = kept until pruneReports(). */
   retentionDays?: number;
@@ -143,7 +146,8 @@ export class FileStore extends Tables implements Store {
   private snapshotting: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
   private pruning: Promise<unknown> = Promise.resolve();
-  private retentionTimer: ReturnType<typeof setInterval> | undefined;
+  private retentionTimer: Timer | undefined;
+  private readonly scheduler: Scheduler;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly retentionMs: number | undefined;
@@ -164,6 +168,7 @@ export class FileStore extends Tables implements Store {
   ) {
     super();
     this.clock = options.clock ?? systemClock;
+    this.scheduler = options.scheduler ?? systemScheduler;
     this.log = options.log ?? silentLogger;
     this.retentionMs = options.retentionDays === undefined ? undefined : options.retentionDays * DAY_MS;
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
@@ -266,8 +271,7 @@ export class FileStore extends Tables implements Store {
       this.pruneReports(this.expiredBefore()).catch((err: Error) => this.log.error('report retention failed', { error: err.message }));
     };
     upkeep();
-    this.retentionTimer = setInterval(upkeep, HOUR_MS);
-    this.retentionTimer.unref?.();
+    this.retentionTimer = this.scheduler.interval(upkeep, HOUR_MS);
   }
 
   /**
@@ -404,7 +408,7 @@ export class FileStore extends Tables implements Store {
   }
 
   private async shutdown(): Promise<void> {
-    clearInterval(this.retentionTimer);
+    this.retentionTimer?.cancel();
     try {
       await this.pruning;
       await this.scheduled?.catch(() => {}); // its failure is retried by the final flush below
