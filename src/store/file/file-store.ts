@@ -52,11 +52,12 @@ import type { ReportPageQuery } from '../contract/reports.ts';
 import type { ReportSummary } from '../reports/columns.ts';
 import type { Store } from '../contract/store.ts';
 import { AppendLog } from './append-log.ts';
-import { DIR_MODE, DurableTextFile, diskChange, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
+import { DurableTextFile, diskChange, ensurePrivateDir, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
 import { Recovery, type JsonLine } from './recovery.ts';
 import { ReportSegments, defaultSegmentLimits, type SegmentLimits } from './report-segments.ts';
+import { JOURNAL_FILE, PREVIOUS_JOURNAL, journalLine, notAJournalEntry, type JournalEntry, type PreviousJournal } from './journal.ts';
 
 export interface FileStoreOptions {
   dataDir: string;
@@ -76,16 +77,6 @@ export interface FileStoreOptions {
 }
 
 export const MAIN_FILE = 'store.json';
-export const JOURNAL_FILE = 'store.journal';
-/** A journal renamed away by a snapshot (numbered in order) until a snapshot is durable. */
-const PREVIOUS_JOURNAL = /^store\.journal\.(\d+)$/;
-
-interface PreviousJournal {
-  file: string;
-  no: number;
-  /** Open while appends made before the rotation may still be written to it; null for one found at open. */
-  log: AppendLog | null;
-}
 const HOUR_MS = 3_600_000;
 
 interface MainDoc extends TablesDoc {
@@ -93,9 +84,6 @@ interface MainDoc extends TablesDoc {
   /** Reports created before this (epoch ms) were pruned; the segments may still hold some. */
   reports_pruned_before: number;
 }
-
-/** A journal line: a row's new value (null = deleted), or the prune mark. */
-type JournalEntry = { t: TableName; k: string; v: unknown } | { t: 'reports_pruned_before'; v: number };
 
 const emptyMainDoc = (): MainDoc => ({ format: 1, reports_pruned_before: 0, ...emptyTablesDoc() });
 
@@ -109,18 +97,6 @@ const isMainDoc = (data: unknown): data is MainDoc => {
     TABLES.every((table) => Array.isArray(doc[table]) || (doc[table] === undefined && LATER_TABLES.includes(table)))
   );
 };
-
-const isJournalEntry = (value: unknown): value is JournalEntry => {
-  const e = value as JournalEntry;
-  if (typeof e !== 'object' || e === null) return false;
-  if (e.t === 'reports_pruned_before') return typeof e.v === 'number';
-  return TABLES.includes(e.t) && typeof e.k === 'string' && 'v' in e;
-};
-
-const notAJournalEntry = (value: unknown): string | undefined => (isJournalEntry(value) ? undefined : 'not a journal entry');
-
-/** A journal line from a row's JSON text, which was encoded when the row changed (never again here). */
-const journalLine = (table: TableName, key: string, json: string | null): string => `{"t":"${table}","k":${JSON.stringify(key)},"v":${json ?? 'null'}}`;
 
 export class FileStore extends Tables implements Store {
   /** Flushes run and file appends/writes made, for tests and benchmarks. */
@@ -423,26 +399,6 @@ export class FileStore extends Tables implements Store {
     }
   }
 }
-
-/**
- * Creates the directory (0700), or tightens an existing one that others may read: it holds
- * cards and key hashes. A directory we may not tighten (not ours) is logged and used as it is.
- */
-const ensurePrivateDir = (dir: string, what: string, log: Logger): void => {
-  try {
-    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-  } catch (err) {
-    throw new StoreError(`cannot create the ${what} ${dir}: ${(err as Error).message}`);
-  }
-  const mode = fs.statSync(dir).mode & 0o777;
-  if (process.platform === 'win32' || (mode & 0o077) === 0) return;
-  try {
-    fs.chmodSync(dir, DIR_MODE);
-    log.warn('store directory was readable by other users; tightened it to 0700', { dir, mode: mode.toString(8) });
-  } catch (err) {
-    log.warn('store directory is readable by other users and cannot be tightened', { dir, mode: mode.toString(8), error: (err as Error).message });
-  }
-};
 
 /** The snapshot's rows that cannot be loaded go to the quarantine, each as its JSON, or the whole snapshot when one has none. */
 const quarantineSnapshotRows = (recovery: Recovery, file: string, doc: MainDoc, rejected: RejectedRow[]): void => {

@@ -2,7 +2,8 @@
 import type { Account, AccountSortField, AccountsTable } from '../contract/accounts.ts';
 import type { Page, PageQuery } from '../contract/paging.ts';
 import { pageFrom, pageRows, type Listing } from './paging.ts';
-import { asciiLowerSql, sought, text, type PgContext, type Queries } from './sql.ts';
+import type { PgContext } from './context.ts';
+import { asciiLowerSql, sought, text, type Queries } from './sql.ts';
 
 export const frozenAccount = (row: Record<string, unknown>): Account =>
   Object.freeze({ id: row.id as string, name: row.name as string, plan: row.plan as Account['plan'], created_at: row.created_at as string });

@@ -3,7 +3,8 @@ import type { ConsumeOptions, ConsumeResult, Counter, CounterCharge, CountersTab
 import type { NewReport } from '../contract/report-records.ts';
 import { reportLine } from '../reports/lines.ts';
 import type { ReportRow } from './report-statements.ts';
-import { sought, text, type PgContext, type Queries } from './sql.ts';
+import type { PgContext } from './context.ts';
+import { sought, text, type Queries } from './sql.ts';
 
 /** Thrown inside a consume transaction to roll it back: the charge at `index` did not fit. */
 class ChargeRefused extends Error {

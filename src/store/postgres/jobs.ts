@@ -4,7 +4,8 @@ import type { JobRecord, JobsTable } from '../contract/jobs.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import { reportLine } from '../reports/lines.ts';
 import { writeReport } from './reports.ts';
-import { epochMs, optionalText, sought, text, type PgContext, type Queries } from './sql.ts';
+import type { PgContext } from './context.ts';
+import { epochMs, optionalText, sought, text, type Queries } from './sql.ts';
 
 /** The advisory lock key under which a job is counted and enqueued ("cj" in ASCII). */
 const ENQUEUE_LOCK = 0x636a;

@@ -1,7 +1,8 @@
 /** The API keys table on PostgreSQL. */
 import type { ApiKeyRecord, KeyAndAccount, KeysTable } from '../contract/keys.ts';
 import { frozenAccount } from './accounts.ts';
-import { optionalText, sought, text, type PgContext, type Queries } from './sql.ts';
+import type { PgContext } from './context.ts';
+import { optionalText, sought, text, type Queries } from './sql.ts';
 import { frozenTrustKey } from './trust-keys.ts';
 
 export const frozenKey = (row: Record<string, unknown>): ApiKeyRecord =>

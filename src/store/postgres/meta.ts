@@ -1,6 +1,7 @@
 /** The meta table (small settings) on PostgreSQL. */
 import type { MetaTable } from '../contract/meta.ts';
-import { sought, text, type PgContext, type Queries } from './sql.ts';
+import type { PgContext } from './context.ts';
+import { sought, text, type Queries } from './sql.ts';
 
 export const writeMeta = (sql: Queries, key: string, value: string) =>
   sql`insert into meta (key, value) values (${text('meta', key)}, ${text(`meta ${key}`, value)}) on conflict (key) do update set value = excluded.value`;

@@ -45,7 +45,7 @@ import { migrate, type MigrationOutcome } from './migrate.ts';
 import { isOutage } from './outage.ts';
 import { ReportStatements } from './report-statements.ts';
 import { PgReports } from './reports.ts';
-import type { PgContext } from './sql.ts';
+import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
 import { PgTrustKeys } from './trust-keys.ts';
 

@@ -5,7 +5,8 @@ import type { ReportPageQuery, ReportsTable } from '../contract/reports.ts';
 import type { ReportSummary } from '../reports/columns.ts';
 import { readLine, reportLine } from '../reports/lines.ts';
 import { pageFrom, pageRows } from './paging.ts';
-import { sought, type PgContext, type Queries } from './sql.ts';
+import type { PgContext } from './context.ts';
+import { sought, type Queries } from './sql.ts';
 import type { ReportStatements } from './report-statements.ts';
 
 /**

@@ -1,21 +1,9 @@
-/** What every table of the PostgreSQL engine shares: its context and the checks of text it sends. */
+/** What every table of the PostgreSQL engine shares: the checks of the text it sends, and SQL helpers. */
 import type postgres from 'postgres';
-import type { Sql } from 'postgres';
-import type { Clock } from '../../lib/clock.ts';
 import { UnstorableRecordError } from '../contract/encode.ts';
-import type { ReportStatements } from './report-statements.ts';
 
 /** The pool, or a transaction on one of its connections. */
 export type Queries = postgres.ISql;
-
-/** What the tables are given by the store: the pool, the clock, retention, and the report columns' statements. */
-export interface PgContext {
-  sql: Sql;
-  clock: Clock;
-  /** Reports older than this read as gone; undefined: kept until pruned. */
-  retentionMs: number | undefined;
-  reports: ReportStatements;
-}
 
 /** PostgreSQL text holds no NUL character: such a value is refused as unstorable, like one with no JSON text. */
 export const text = (what: string, value: string): string => {

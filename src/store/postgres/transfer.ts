@@ -6,7 +6,8 @@ import { jobFromRow, writeJob } from './jobs.ts';
 import { frozenKey, writeKey } from './keys.ts';
 import { writeMeta } from './meta.ts';
 import { writeReport } from './reports.ts';
-import { text, type PgContext } from './sql.ts';
+import type { PgContext } from './context.ts';
+import { text } from './sql.ts';
 import { frozenTrustKey, writeTrustKey } from './trust-keys.ts';
 
 /**

@@ -1,7 +1,8 @@
 /** The trusted keys table on PostgreSQL. */
 import { encodeRecord } from '../contract/encode.ts';
 import type { TrustKeyRecord, TrustKeysTable } from '../contract/trust-keys.ts';
-import { optionalText, sought, text, type PgContext, type Queries } from './sql.ts';
+import type { PgContext } from './context.ts';
+import { optionalText, sought, text, type Queries } from './sql.ts';
 
 export const frozenTrustKey = (row: Record<string, unknown>): TrustKeyRecord =>
   Object.freeze({
