@@ -24,11 +24,4 @@ export interface AccountsTable {
   deleteAccount(id: string): Promise<boolean>;
 }
 
-export const ACCOUNTS_CALLS: Record<keyof AccountsTable, Access> = {
-  createAccount: 'write',
-  getAccount: 'read',
-  listAccounts: 'read',
-  pageAccounts: 'read',
-  updateAccount: 'write',
-  deleteAccount: 'write',
-};
+export const ACCOUNTS_CALLS: Record<keyof AccountsTable, Access> = { createAccount: 'write', getAccount: 'read', listAccounts: 'read', pageAccounts: 'read', updateAccount: 'write', deleteAccount: 'write' };

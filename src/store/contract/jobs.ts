@@ -72,13 +72,4 @@ export interface JobsTable {
   countJobs(): Promise<{ queued: number; processing: number }>;
 }
 
-export const JOBS_CALLS: Record<keyof JobsTable, Access> = {
-  enqueueJob: 'write',
-  claimJob: 'write',
-  putJob: 'write',
-  jobsWithoutReport: 'read',
-  releaseJob: 'write',
-  getJob: 'read',
-  getJobStatus: 'read',
-  countJobs: 'read',
-};
+export const JOBS_CALLS: Record<keyof JobsTable, Access> = { enqueueJob: 'write', claimJob: 'write', putJob: 'write', jobsWithoutReport: 'read', releaseJob: 'write', getJob: 'read', getJobStatus: 'read', countJobs: 'read' };

@@ -38,12 +38,4 @@ export interface KeysTable {
   deleteKey(id: string): Promise<boolean>;
 }
 
-export const KEYS_CALLS: Record<keyof KeysTable, Access> = {
-  createKey: 'write',
-  getKeyByHash: 'read',
-  getKeyAndAccount: 'read',
-  getKey: 'read',
-  listKeys: 'read',
-  updateKey: 'write',
-  deleteKey: 'write',
-};
+export const KEYS_CALLS: Record<keyof KeysTable, Access> = { createKey: 'write', getKeyByHash: 'read', getKeyAndAccount: 'read', getKey: 'read', listKeys: 'read', updateKey: 'write', deleteKey: 'write' };

@@ -25,11 +25,4 @@ export interface ReportsTable {
   reportCount(): Promise<number>;
 }
 
-export const REPORTS_CALLS: Record<keyof ReportsTable, Access> = {
-  putReport: 'write',
-  getReport: 'read',
-  listReports: 'read',
-  pageReports: 'read',
-  pruneReports: 'write',
-  reportCount: 'read',
-};
+export const REPORTS_CALLS: Record<keyof ReportsTable, Access> = { putReport: 'write', getReport: 'read', listReports: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read' };

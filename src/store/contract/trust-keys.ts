@@ -41,10 +41,4 @@ export interface TrustKeysTable {
   deleteTrustKey(id: string): Promise<boolean>;
 }
 
-export const TRUST_KEYS_CALLS: Record<keyof TrustKeysTable, Access> = {
-  addTrustKey: 'write',
-  getTrustKey: 'read',
-  listTrustKeys: 'read',
-  revokeTrustKey: 'write',
-  deleteTrustKey: 'write',
-};
+export const TRUST_KEYS_CALLS: Record<keyof TrustKeysTable, Access> = { addTrustKey: 'write', getTrustKey: 'read', listTrustKeys: 'read', revokeTrustKey: 'write', deleteTrustKey: 'write' };
