@@ -1,4 +1,5 @@
-import type { Access, Page, PageQuery } from './paging.ts';
+import type { Access } from './access.ts';
+import type { Page, PageQuery } from './paging.ts';
 
 export type Plan = 'free' | 'pro' | 'team';
 

@@ -1,5 +1,5 @@
 import type { Account } from './accounts.ts';
-import type { Access } from './paging.ts';
+import type { Access } from './access.ts';
 import type { TrustKeyRecord } from './trust-keys.ts';
 
 export interface ApiKeyRecord {

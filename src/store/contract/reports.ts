@@ -1,5 +1,6 @@
 import type { ReportSortField, ReportSummary } from '../reports/columns.ts';
-import type { Access, Page, PageQuery } from './paging.ts';
+import type { Access } from './access.ts';
+import type { Page, PageQuery } from './paging.ts';
 import type { NewReport, ReportRecord } from './report-records.ts';
 
 

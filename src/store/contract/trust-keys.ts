@@ -1,4 +1,4 @@
-import type { Access } from './paging.ts';
+import type { Access } from './access.ts';
 
 /**
  * A public key trusted to verify signed agent cards, added by an administrator (the managed part

@@ -31,7 +31,7 @@ import postgres, { type Sql } from 'postgres';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
-import type { Access } from '../contract/paging.ts';
+import type { Access } from '../contract/access.ts';
 import { TABLE_CALLS, type Store } from '../contract/store.ts';
 import { StoreUnavailableError } from '../contract/unavailable.ts';
 import type { ReportColumns } from '../reports/columns.ts';
