@@ -15,14 +15,7 @@ import type { Store } from '../../../src/store/contract/store.ts';
 import { pageOfReports } from '../../../src/store/memory/paging.ts';
 import { ReportIndex } from '../../../src/store/memory/report-index.ts';
 import { ReportStatements } from '../../../src/store/postgres/report-statements.ts';
-import {
-  REPORT_COLUMNS,
-  searchedLabel,
-  sortFields,
-  type ReportColumn,
-  type ReportColumns,
-  type ReportSummary,
-} from '../../../src/store/reports/columns.ts';
+import { REPORT_COLUMNS, searchedLabel, sortFields, type ReportColumn, type ReportColumns, type ReportSummary } from '../../../src/store/reports/columns.ts';
 import { summarizeReport } from '../../../src/store/reports/summary.ts';
 import { engines } from './engines.ts';
 import { T0, iso, report } from '../fixtures/records.ts';
