@@ -26,8 +26,8 @@ import { adminTokenFile } from './features/accounts/admin-token.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { pageHeaders, renderNotFoundPage } from './pages/layout.ts';
-import { UnstorableRecordError } from './store/encode.ts';
-import { StoreUnavailableError } from './store/unavailable.ts';
+import { UnstorableRecordError } from './store/contract/encode.ts';
+import { StoreUnavailableError } from './store/contract/unavailable.ts';
 
 /** Status logged for a request whose client closed the connection first (never sent: there is no one to read it). */
 const CLIENT_CLOSED_REQUEST = 499;

@@ -12,7 +12,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
 import { ipMatcher } from '../../lib/ip.ts';
 import { clientIpResolver } from '../client-ip.ts';
-import type { ApiKeyRecord } from '../../store/types.ts';
+import type { ApiKeyRecord } from '../../store/contract/keys.ts';
 import type { Caller } from '../../features/accounts/caller.ts';
 import type { AppEnv, RateWindow } from '../env.ts';
 

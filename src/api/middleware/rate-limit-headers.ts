@@ -13,7 +13,7 @@ import { quotaSubject, readDailyQuota } from '../../features/limits/daily-quota.
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 import { setResponseHeader } from '../response-headers.ts';
-import { StoreUnavailableError } from '../../store/unavailable.ts';
+import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
 
 export const rateLimitHeaders = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   const clientIp = clientIpResolver(deps.config);

@@ -1,5 +1,7 @@
 /** Who is calling a /v1 validation endpoint: what its use cases charge, trust and record the report under. */
-import type { Account, ApiKeyRecord, Plan, TrustKeyRecord } from '../../store/types.ts';
+import type { Account, Plan } from '../../store/contract/accounts.ts';
+import type { ApiKeyRecord } from '../../store/contract/keys.ts';
+import type { TrustKeyRecord } from '../../store/contract/trust-keys.ts';
 
 export interface Caller {
   plan: 'anonymous' | Plan;

@@ -12,7 +12,10 @@ import { DAY_MS, nextUtcMidnight, utcDay, whenInWords, type Clock } from '../../
 import type { Logger } from '../../lib/log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { Config } from '../../config.ts';
-import type { NewReport, Plan, Store, UsageRow } from '../../store/types.ts';
+import type { NewReport } from '../../store/contract/report-records.ts';
+import type { Plan } from '../../store/contract/accounts.ts';
+import type { Store } from '../../store/contract/store.ts';
+import type { UsageRow } from '../../store/contract/counters.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
 import type { Caller } from '../accounts/caller.ts';
 import { recordWith } from '../reports/reports.ts';

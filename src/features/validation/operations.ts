@@ -12,7 +12,7 @@ import type { OutputFormat } from '../../engine/formats/index.ts';
 import { iso } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { VerbatimReport } from '../../store/types.ts';
+import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import type { Caller } from '../accounts/caller.ts';
 import type { ServiceValidator } from '../tasks.ts';
 import { foundOnlyAtLegacyPath, type CardSource } from '../card-fetch/fetch-card.ts';
