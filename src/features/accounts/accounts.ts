@@ -41,7 +41,9 @@ export const listAccounts = async (store: Store): Promise<AccountView[]> => {
 /** One page of the accounts (see PageQuery). */
 export const pageAccounts = async (store: Store, query: PageQuery<AccountSortField>): Promise<Page<AccountView>> => {
   const page = await store.pageAccounts(query);
-  return { ...page, items: await Promise.all(page.items.map((a) => view(store, a))) };
+  // One read for the page's key counts, not one per account.
+  const counts = page.items.length === 0 ? new Map<string, number>() : await store.countKeys(page.items.map((a) => a.id));
+  return { ...page, items: page.items.map((a) => ({ ...a, key_count: counts.get(a.id) ?? 0 })) };
 };
 
 export const getAccount = async (store: Store, id: string): Promise<AccountView> => {

@@ -101,6 +101,8 @@ const text = (what: string, value: string): string => {
 const optionalText = (what: string, value: string | null | undefined): string | null => (value == null ? null : text(what, value));
 /** A value looked up: one with a NUL character matches nothing (no stored value has one), where sent as it is the server would refuse the statement. */
 const sought = (value: string): string | null => (value.includes('\0') ? null : value);
+/** The values sought that can be stored (a NUL is in none), for `= any(...::text[])`. */
+const soughtAll = (values: readonly string[]): string[] => values.filter((v) => !v.includes('\0'));
 
 /** Epoch ms of an ISO timestamp; null when it is no date (retention then never selects it, as in the file engine). */
 const epochMs = (iso: string): number | null => {
@@ -380,8 +382,8 @@ const isOutage = (e: unknown): boolean => {
  * PostgresStore.bounded. A Record, so that a call added to the contract cannot be left out.
  */
 const DATABASE_CALLS: Record<Exclude<keyof Store, 'close'>, 'read' | 'write'> = {
-  createAccount: 'write', getAccount: 'read', listAccounts: 'read', pageAccounts: 'read', updateAccount: 'write', deleteAccount: 'write',
-  createKey: 'write', getKeyByHash: 'read', getKeyAndAccount: 'read', getKey: 'read', listKeys: 'read', updateKey: 'write', deleteKey: 'write',
+  createAccount: 'write', getAccount: 'read', getAccounts: 'read', listAccounts: 'read', pageAccounts: 'read', updateAccount: 'write', deleteAccount: 'write',
+  createKey: 'write', getKeyByHash: 'read', getKeyAndAccount: 'read', getKey: 'read', listKeys: 'read', countKeys: 'read', updateKey: 'write', deleteKey: 'write',
   getCounter: 'read', consume: 'write', listUsage: 'read',
   putReport: 'write', getReport: 'read', listReports: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read',
   enqueueJob: 'write', claimJob: 'write', putJob: 'write', releaseJob: 'write', jobsWithoutReport: 'read', getJob: 'read', getJobStatus: 'read', countJobs: 'read',
@@ -461,6 +463,9 @@ export class PostgresStore implements Store, StoreTransfer {
     const [row] = await this.sql`select * from accounts where id = ${sought(id)}`;
     return row && frozenAccount(row);
   }
+  async getAccounts(ids: readonly string[]): Promise<Account[]> {
+    return (await this.sql`select * from accounts where id = any(${soughtAll(ids)}::text[])`).map(frozenAccount);
+  }
   async listAccounts(): Promise<Account[]> {
     return (await this.sql`select * from accounts order by created_at, id`).map(frozenAccount);
   }
@@ -520,6 +525,12 @@ export class PostgresStore implements Store, StoreTransfer {
         ? await this.sql`select * from api_keys order by created_at, id`
         : await this.sql`select * from api_keys where account_id = ${sought(accountId)} order by created_at, id`;
     return rows.map(frozenKey);
+  }
+  async countKeys(accountIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.sql`select account_id, count(*)::int as n from api_keys where account_id = any(${soughtAll(accountIds)}::text[]) group by account_id`;
+    const counts = new Map(accountIds.map((id) => [id, 0]));
+    for (const r of rows) counts.set(r.account_id as string, r.n as number);
+    return counts;
   }
   async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
     const what = `key ${id}`;
