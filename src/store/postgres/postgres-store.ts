@@ -210,8 +210,21 @@ const SORT_KEYS: { accounts: Record<AccountSortField, string>; reports: Record<R
   },
 };
 
-/** Rows of a sort's index a search tests one by one before it asks the trigram indexes (see pageRows). */
+/** Rows of a sort's index a search tests one by one before it looks the matches up through indexes (see pageRows). */
 const SEARCH_WALK = 1000;
+
+/** A page's statement in parts, for the look-up of a search's matches (see pageRows). */
+interface PageParts {
+  sql: Sql;
+  /** `select <columns>, <sort key> as sort_key from <table> where <filters> and <after the cursor>` */
+  select: PendingQuery<Row[]>;
+  /** `order by <sort key>, id limit <rows>` in the page's direction */
+  order: PendingQuery<Row[]>;
+  /** LIKE's pattern for "contains q", q lower-cased (ASCII) and escaped */
+  pattern: string;
+  direction: ReturnType<Sql['unsafe']>;
+  rows: number;
+}
 
 /** The columns a report listing reads (never the body). */
 const REPORT_SUMMARY_COLUMNS = 'id, kind, created_at, account_id, alias, valid, score, agent_name, error_count';
@@ -470,7 +483,11 @@ export class PostgresStore implements Store, StoreTransfer {
     return (await this.sql`select * from accounts order by created_at, id`).map(frozenAccount);
   }
   async pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>> {
-    const rows = await this.pageRows(query, 'accounts', '*', this.sql`true`, ['name', 'id']);
+    const rows = await this.pageRows(query, 'accounts', '*', this.sql`true`, ['name', 'id'], ({ sql, select, order, pattern }) => {
+      // Ten thousand accounts are few: their trigram indexes (migration 5) find the candidates.
+      const matching = sql`(${sql.unsafe(asciiLowerSql('name'))} like ${pattern} or ${sql.unsafe(asciiLowerSql('id'))} like ${pattern})`;
+      return sql`with matched as materialized (select id from accounts where ${matching}) ${select} and id in (select id from matched) ${order}`;
+    });
     return pageFrom(rows, query.limit, frozenAccount);
   }
   async updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined> {
@@ -705,17 +722,45 @@ export class PostgresStore implements Store, StoreTransfer {
 
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
     const account = query.account_id === undefined ? this.sql`true` : this.sql`account_id = ${sought(query.account_id)}`;
-    const rows = await this.pageRows(query, 'reports', REPORT_SUMMARY_COLUMNS, this.sql`${this.unexpired()} and ${account}`, ["coalesce(agent_name, '')", 'id']);
+    const rows = await this.pageRows(query, 'reports', REPORT_SUMMARY_COLUMNS, this.sql`${this.unexpired()} and ${account}`, ['agent_name', 'id'], (page) =>
+      this.reportMatches(page, query.sort === 'agent_name'),
+    );
     return pageFrom(rows, query.limit, summaryFromRow);
+  }
+
+  /**
+   * The page of reports matching `q` (see pageRows), through indexes. A name is looked up among the
+   * distinct names (migration 6: tens of thousands where reports are millions, so its trigrams'
+   * lists are short), and its reports through reports_by_agent, whose leading expression each
+   * listed name repeats; ids through their trigram index (migration 5). Sorted by name, the
+   * names' reports come in the index's order (a scan for each name, from the cursor on) and the
+   * page stops at its last row however many match; by another key, every matching report is
+   * sorted (few: those that match many fill the page in the walk).
+   */
+  private reportMatches(page: PageParts, byName: boolean) {
+    const { sql, select, order, pattern } = page;
+    const named = sql`${sql.unsafe(SORT_KEYS.reports.agent_name)} = any(array(select name from names))`;
+    const names = sql`names as materialized (select name from report_agent_names where name like ${pattern})`;
+    const byId = sql`by_id as materialized (select id from reports where ${sql.unsafe(asciiLowerSql('id'))} like ${pattern})`;
+    if (byName) {
+      return sql`
+        with ${names}, ${byId}
+        select * from ((${select} and ${named} ${order}) union (${select} and id in (select id from by_id) ${order})) found
+        order by sort_key ${page.direction}, (id collate "C") ${page.direction} limit ${page.rows}`;
+    }
+    return sql`
+      with ${names}, ${byId}, matched as materialized (select id from reports where ${named} union select id from by_id)
+      ${select} and id in (select id from matched) ${order}`;
   }
 
   /**
    * One page of `table` in keyset order: the rows after `query.after` by (sort key, id), one more
    * than asked for so that pageFrom can tell whether another page follows. Walks the sort's index.
-   * With `q`: first the next SEARCH_WALK rows of that walk, tested one by one (a `q` that matches
-   * many fills its page there); when they do not fill it, the rows that can match, found by the
-   * trigram indexes (migration 5), sorted among themselves. Two statements of fixed plans, where
-   * one would leave the choice to estimates of how many rows a LIKE matches.
+   * With `q`: first the next SEARCH_WALK rows of that walk, each tested as lower(column collate
+   * "C") like '%q%' (ASCII letters only, as asciiLower; ~1 µs a row, where translate() costs
+   * ~25), so a `q` that matches many fills its page there; when they do not fill it, `lookUp`
+   * finds the page among the rows that can match, through indexes. Statements of fixed plans,
+   * where one would leave the choice to estimates of how many rows a LIKE matches.
    */
   private async pageRows<T extends 'accounts' | 'reports'>(
     query: PageQuery<keyof (typeof SORT_KEYS)[T] & string>,
@@ -723,6 +768,7 @@ export class PostgresStore implements Store, StoreTransfer {
     columns: string,
     where: PendingQuery<Row[]>,
     searched: readonly string[],
+    lookUp: (page: PageParts) => PendingQuery<Row[]>,
   ): Promise<readonly Row[]> {
     const sql = this.sql;
     const key = sql.unsafe(SORT_KEYS[table][query.sort] as string);
@@ -734,28 +780,22 @@ export class PostgresStore implements Store, StoreTransfer {
       past = query.descending ? sql`(${key}, ${id}) < ${position}` : sql`(${key}, ${id}) > ${position}`;
     }
     const direction = sql.unsafe(query.descending ? 'desc' : 'asc');
-    if (!query.q) return sql`select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)} where ${where} and ${past} order by ${key} ${direction}, ${id} ${direction} limit ${query.limit + 1}`;
+    const select = sql`select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)} where ${where} and ${past}`;
+    const order = sql`order by ${key} ${direction}, ${id} ${direction} limit ${query.limit + 1}`;
+    if (!query.q) return sql`${select} ${order}`;
     // A NUL is in no stored text (PostgreSQL text cannot hold it): such a search finds nothing.
     const q = sought(asciiLower(query.q));
     if (q === null) return [];
-    // LIKE '%q%' (q's own %, _ and \ escaped) is strpos(...) > 0, in the form the trigram indexes serve.
+    // LIKE '%q%' with q's own %, _ and \ escaped: "contains".
     const pattern = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
-    const matching = searched.map((column) => sql`${sql.unsafe(asciiLowerSql(column))} like ${pattern}`).reduce((a, b) => sql`(${a} or ${b})`);
+    const matching = searched.map((column) => sql`lower(${sql.unsafe(column)} collate "C") like ${pattern}`).reduce((a, b) => sql`(${a} or ${b})`);
     const walked = await sql`
-      select * from (
-        select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)} where ${where} and ${past}
-        order by ${key} ${direction}, ${id} ${direction} limit ${SEARCH_WALK}
-      ) next
+      select * from (${select} order by ${key} ${direction}, ${id} ${direction} limit ${SEARCH_WALK}) next
       where ${matching}
       order by sort_key ${direction}, ${id} ${direction}
       limit ${query.limit + 1}`;
     if (walked.length > query.limit) return walked;
-    return sql`
-      with matched as materialized (select id from ${sql.unsafe(table)} where ${matching})
-      select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)}
-      where ${where} and ${past} and id in (select id from matched)
-      order by ${key} ${direction}, ${id} ${direction}
-      limit ${query.limit + 1}`;
+    return lookUp({ sql, select, order, pattern, direction, rows: query.limit + 1 });
   }
 
   async pruneReports(before: number): Promise<number> {
