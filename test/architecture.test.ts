@@ -176,7 +176,7 @@ const longFunctions: Record<string, number> = {
   'src/cli/serve.ts runServe': 141,
 };
 const longFiles: Record<string, number> = {
-  'src/store/postgres/postgres-store.ts': 1035,
+  'src/store/postgres/postgres-store.ts': 954,
   // Grown past the limit on main; the store split by table is their cure.
   'src/store/file/file-store.ts': 511,
   'src/store/tables.ts': 511,

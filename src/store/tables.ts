@@ -154,11 +154,8 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   async getAccount(id: string): Promise<Account | undefined> {
     return this.accounts.get(id);
   }
-  async getAccounts(ids: readonly string[]): Promise<Account[]> {
-    return [...new Set(ids)].flatMap((id) => this.accounts.get(id) ?? []);
-  }
-  async listAccounts(): Promise<Account[]> {
-    return [...this.accounts.values()];
+  async listAccounts(ids?: readonly string[]): Promise<Account[]> {
+    return ids === undefined ? [...this.accounts.values()] : [...new Set(ids)].flatMap((id) => this.accounts.get(id) ?? []);
   }
   async pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>> {
     return this.accountPages.page(this.accounts, query);
@@ -192,16 +189,8 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     return this.keys.get(id);
   }
-  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
-    return [...this.keys.values()].filter((k) => accountId === undefined || k.account_id === accountId);
-  }
-  async countKeys(accountIds: readonly string[]): Promise<Map<string, number>> {
-    const counts = new Map(accountIds.map((id) => [id, 0]));
-    for (const k of this.keys.values()) {
-      const n = counts.get(k.account_id);
-      if (n !== undefined) counts.set(k.account_id, n + 1);
-    }
-    return counts;
+  async listKeys(accountIds?: string | readonly string[]): Promise<ApiKeyRecord[]> {
+    return [...this.keys.values()].filter((k) => accountIds === undefined || (typeof accountIds === 'string' ? k.account_id === accountIds : accountIds.includes(k.account_id)));
   }
   async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
     const k = this.keys.get(id);

@@ -262,9 +262,8 @@ export interface Store {
   // accounts
   createAccount(account: Account): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;
-  /** The accounts among these ids (unknown ones left out, any order), in one read: a page of reports names its accounts. */
-  getAccounts(ids: readonly string[]): Promise<Account[]>;
-  listAccounts(): Promise<Account[]>;
+  /** Every account, or those among `ids` (unknown ones left out; one read for a page's accounts). */
+  listAccounts(ids?: readonly string[]): Promise<Account[]>;
   /** One page of the accounts, searched and sorted (see PageQuery). */
   pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>>;
   updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined>;
@@ -281,9 +280,8 @@ export interface Store {
    */
   getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined>;
   getKey(id: string): Promise<ApiKeyRecord | undefined>;
-  listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
-  /** How many keys each of these accounts holds (0 when none), in one read: a page of accounts shows the counts. */
-  countKeys(accountIds: readonly string[]): Promise<Map<string, number>>;
+  /** Every key, or the keys of one account or of those among several (one read for a page's key counts). */
+  listKeys(accountIds?: string | readonly string[]): Promise<ApiKeyRecord[]>;
   updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined>;
   deleteKey(id: string): Promise<boolean>;
 

@@ -55,7 +55,7 @@ export const pageReports = async (store: Store, reportsUrl: string, query: Repor
   const page = await store.pageReports(query);
   // One read for the page's accounts, not one per account.
   const accountIds = [...new Set(page.items.map((r) => r.account_id).filter((id) => id !== null))];
-  const names = new Map((accountIds.length === 0 ? [] : await store.getAccounts(accountIds)).map((a) => [a.id, a.name]));
+  const names = new Map((accountIds.length === 0 ? [] : await store.listAccounts(accountIds)).map((a) => [a.id, a.name]));
   const items = page.items.map((r) => ({
     id: r.id,
     kind: r.kind,

@@ -27,14 +27,13 @@
  * rejects with UnstorableRecordError and changes nothing. Reports are kept as the line the file
  * engine writes (report-lines.ts), so a report reads back identically on both engines.
  */
-import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
+import postgres, { type Row, type Sql } from 'postgres';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { UnstorableRecordError, encodeRecord } from '../encode.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 import { readLine, reportLine } from '../report-lines.ts';
-import { asciiLower } from '../paging.ts';
 import { summarizeReport } from '../summary.ts';
 import type {
   Account,
@@ -51,7 +50,6 @@ import type {
   PageQuery,
   ReportPageQuery,
   ReportRecord,
-  ReportSortField,
   ReportSummary,
   Store,
   TrustKeyRecord,
@@ -59,6 +57,8 @@ import type {
 } from '../types.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import { migrate, type MigrationOutcome } from './migrate.ts';
+import { accountMatches, pageFrom, pageRows, reportMatches } from './listing.ts';
+import { sought, soughtAll } from './sought.ts';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -102,10 +102,6 @@ const text = (what: string, value: string): string => {
   return value;
 };
 const optionalText = (what: string, value: string | null | undefined): string | null => (value == null ? null : text(what, value));
-/** A value looked up: one with a NUL character matches nothing (no stored value has one), where sent as it is the server would refuse the statement. */
-const sought = (value: string): string | null => (value.includes('\0') ? null : value);
-/** The values sought that can be stored (a NUL is in none), for `= any(...::text[])`. */
-const soughtAll = (values: readonly string[]): string[] => values.filter((v) => !v.includes('\0'));
 
 /** Epoch ms of an ISO timestamp; null when it is no date (retention then never selects it, as in the file engine). */
 const epochMs = (iso: string): number | null => {
@@ -196,51 +192,8 @@ const summaryFromRow = (row: Record<string, unknown>): ReportSummary => {
   return s;
 };
 
-/** SQL lower-casing ASCII letters only, as asciiLower does (lower() would follow the database's locale). */
-const asciiLowerSql = (expression: string): string => `translate(${expression}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
-
-/**
- * What each paged listing sorts by, in SQL: the keys of accountSortKey and reportSortKey, and the
- * expressions of the sort indexes (migration 2) character for character, so the planner uses them.
- */
-const SORT_KEYS: { accounts: Record<AccountSortField, string>; reports: Record<ReportSortField, string> } = {
-  accounts: { name: `(${asciiLowerSql('name')} collate "C")`, plan: '(plan collate "C")', created_at: '(created_at collate "C")' },
-  reports: {
-    created_at: '(created_at collate "C")',
-    score: '(coalesce(score, -1))',
-    errors: '(coalesce(error_count, -1))',
-    agent_name: `(${asciiLowerSql("coalesce(agent_name, '')")} collate "C")`,
-  },
-};
-
-/** Rows of a sort's index a search tests one by one before it looks the matches up through indexes (see pageRows). */
-const SEARCH_WALK = 1000;
-
-/** A page's statement in parts, for the look-up of a search's matches (see pageRows). */
-interface PageParts {
-  sql: Sql;
-  /** `select <columns>, <sort key> as sort_key from <table> where <filters> and <after the cursor>` */
-  select: PendingQuery<Row[]>;
-  /** `order by <sort key>, id limit <rows>` in the page's direction */
-  order: PendingQuery<Row[]>;
-  /** LIKE's pattern for "contains q", q lower-cased (ASCII) and escaped */
-  pattern: string;
-  direction: ReturnType<Sql['unsafe']>;
-  rows: number;
-}
-
 /** The columns a report listing reads (never the body). */
 const REPORT_SUMMARY_COLUMNS = 'id, kind, created_at, account_id, alias, valid, score, agent_name, error_count';
-
-/** The page out of rows read by pageRows (one more than the limit when another page follows). */
-const pageFrom = <T>(rows: readonly Record<string, unknown>[], limit: number, read: (row: Record<string, unknown>) => T): Page<T> => {
-  const page: Page<T> = { items: rows.slice(0, limit).map(read) };
-  if (rows.length > limit) {
-    const last = rows[limit - 1]!;
-    page.next = { key: last.sort_key as string | number, id: last.id as string };
-  }
-  return page;
-};
 
 // Writers shared by the Store methods and the import (which runs them in one transaction).
 
@@ -398,8 +351,8 @@ const isOutage = (e: unknown): boolean => {
  * PostgresStore.bounded. A Record, so that a call added to the contract cannot be left out.
  */
 const DATABASE_CALLS: Record<Exclude<keyof Store, 'close'>, 'read' | 'write'> = {
-  createAccount: 'write', getAccount: 'read', getAccounts: 'read', listAccounts: 'read', pageAccounts: 'read', updateAccount: 'write', deleteAccount: 'write',
-  createKey: 'write', getKeyByHash: 'read', getKeyAndAccount: 'read', getKey: 'read', listKeys: 'read', countKeys: 'read', updateKey: 'write', deleteKey: 'write',
+  createAccount: 'write', getAccount: 'read', listAccounts: 'read', pageAccounts: 'read', updateAccount: 'write', deleteAccount: 'write',
+  createKey: 'write', getKeyByHash: 'read', getKeyAndAccount: 'read', getKey: 'read', listKeys: 'read', updateKey: 'write', deleteKey: 'write',
   getCounter: 'read', consume: 'write', listUsage: 'read',
   putReport: 'write', getReport: 'read', listReports: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read',
   enqueueJob: 'write', claimJob: 'write', putJob: 'write', releaseJob: 'write', jobsWithoutReport: 'read', getJob: 'read', getJobStatus: 'read', countJobs: 'read',
@@ -481,19 +434,12 @@ export class PostgresStore implements Store, StoreTransfer {
     const [row] = await this.sql`select * from accounts where id = ${sought(id)}`;
     return row && frozenAccount(row);
   }
-  async getAccounts(ids: readonly string[]): Promise<Account[]> {
-    return (await this.sql`select * from accounts where id = any(${soughtAll(ids)}::text[])`).map(frozenAccount);
-  }
-  async listAccounts(): Promise<Account[]> {
-    return (await this.sql`select * from accounts order by created_at, id`).map(frozenAccount);
+  async listAccounts(ids?: readonly string[]): Promise<Account[]> {
+    const among = ids === undefined ? this.sql`true` : this.sql`id = any(${soughtAll(ids)}::text[])`;
+    return (await this.sql`select * from accounts where ${among} order by created_at, id`).map(frozenAccount);
   }
   async pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>> {
-    const rows = await this.pageRows(query, 'accounts', '*', this.sql`true`, ['name', 'id'], ({ sql, select, order, pattern }) => {
-      // Ten thousand accounts are few: their trigram indexes (migration 5) find the candidates.
-      const matching = sql`(${sql.unsafe(asciiLowerSql('name'))} like ${pattern} or ${sql.unsafe(asciiLowerSql('id'))} like ${pattern})`;
-      return sql`with matched as materialized (select id from accounts where ${matching}) ${select} and id in (select id from matched) ${order}`;
-    });
-    return pageFrom(rows, query.limit, frozenAccount);
+    return pageFrom(await pageRows(this.sql, query, 'accounts', '*', this.sql`true`, accountMatches), query.limit, frozenAccount);
   }
   async updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined> {
     const set: Record<string, string> = {};
@@ -541,18 +487,12 @@ export class PostgresStore implements Store, StoreTransfer {
     const [row] = await this.sql`select * from api_keys where id = ${sought(id)}`;
     return row && frozenKey(row);
   }
-  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
+  async listKeys(accountIds?: string | readonly string[]): Promise<ApiKeyRecord[]> {
     const rows =
-      accountId === undefined
+      accountIds === undefined
         ? await this.sql`select * from api_keys order by created_at, id`
-        : await this.sql`select * from api_keys where account_id = ${sought(accountId)} order by created_at, id`;
+        : await this.sql`select * from api_keys where account_id = any(${soughtAll(typeof accountIds === 'string' ? [accountIds] : accountIds)}::text[]) order by created_at, id`;
     return rows.map(frozenKey);
-  }
-  async countKeys(accountIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = await this.sql`select account_id, count(*)::int as n from api_keys where account_id = any(${soughtAll(accountIds)}::text[]) group by account_id`;
-    const counts = new Map(accountIds.map((id) => [id, 0]));
-    for (const r of rows) counts.set(r.account_id as string, r.n as number);
-    return counts;
   }
   async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
     const what = `key ${id}`;
@@ -727,80 +667,8 @@ export class PostgresStore implements Store, StoreTransfer {
 
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
     const account = query.account_id === undefined ? this.sql`true` : this.sql`account_id = ${sought(query.account_id)}`;
-    const rows = await this.pageRows(query, 'reports', REPORT_SUMMARY_COLUMNS, this.sql`${this.unexpired()} and ${account}`, ['agent_name', 'id'], (page) =>
-      this.reportMatches(page, query.sort === 'agent_name'),
-    );
-    return pageFrom(rows, query.limit, summaryFromRow);
-  }
-
-  /**
-   * The page of reports matching `q` (see pageRows), through indexes. A name is looked up among the
-   * distinct names (migration 6: tens of thousands where reports are millions, so its trigrams'
-   * lists are short), and its reports through reports_by_agent, whose leading expression each
-   * listed name repeats; ids through their trigram index (migration 5). Sorted by name, the
-   * names' reports come in the index's order (a scan for each name, from the cursor on) and the
-   * page stops at its last row however many match; by another key, every matching report is
-   * sorted (few: those that match many fill the page in the walk).
-   */
-  private reportMatches(page: PageParts, byName: boolean) {
-    const { sql, select, order, pattern } = page;
-    const named = sql`${sql.unsafe(SORT_KEYS.reports.agent_name)} = any(array(select name from names))`;
-    const names = sql`names as materialized (select name from report_agent_names where name like ${pattern})`;
-    const byId = sql`by_id as materialized (select id from reports where ${sql.unsafe(asciiLowerSql('id'))} like ${pattern})`;
-    if (byName) {
-      return sql`
-        with ${names}, ${byId}
-        select * from ((${select} and ${named} ${order}) union (${select} and id in (select id from by_id) ${order})) found
-        order by sort_key ${page.direction}, (id collate "C") ${page.direction} limit ${page.rows}`;
-    }
-    return sql`
-      with ${names}, ${byId}, matched as materialized (select id from reports where ${named} union select id from by_id)
-      ${select} and id in (select id from matched) ${order}`;
-  }
-
-  /**
-   * One page of `table` in keyset order: the rows after `query.after` by (sort key, id), one more
-   * than asked for so that pageFrom can tell whether another page follows. Walks the sort's index.
-   * With `q`: first the next SEARCH_WALK rows of that walk, each tested as lower(column collate
-   * "C") like '%q%' (ASCII letters only, as asciiLower; ~1 µs a row, where translate() costs
-   * ~25), so a `q` that matches many fills its page there; when they do not fill it, `lookUp`
-   * finds the page among the rows that can match, through indexes. Statements of fixed plans,
-   * where one would leave the choice to estimates of how many rows a LIKE matches.
-   */
-  private async pageRows<T extends 'accounts' | 'reports'>(
-    query: PageQuery<keyof (typeof SORT_KEYS)[T] & string>,
-    table: T,
-    columns: string,
-    where: PendingQuery<Row[]>,
-    searched: readonly string[],
-    lookUp: (page: PageParts) => PendingQuery<Row[]>,
-  ): Promise<readonly Row[]> {
-    const sql = this.sql;
-    const key = sql.unsafe(SORT_KEYS[table][query.sort] as string);
-    const id = sql`(id collate "C")`;
-    const { after } = query;
-    let past = sql`true`;
-    if (after) {
-      const position = sql`(${typeof after.key === 'number' ? after.key : sought(after.key)}, ${sought(after.id)})`;
-      past = query.descending ? sql`(${key}, ${id}) < ${position}` : sql`(${key}, ${id}) > ${position}`;
-    }
-    const direction = sql.unsafe(query.descending ? 'desc' : 'asc');
-    const select = sql`select ${sql.unsafe(columns)}, ${key} as sort_key from ${sql.unsafe(table)} where ${where} and ${past}`;
-    const order = sql`order by ${key} ${direction}, ${id} ${direction} limit ${query.limit + 1}`;
-    if (!query.q) return sql`${select} ${order}`;
-    // A NUL is in no stored text (PostgreSQL text cannot hold it): such a search finds nothing.
-    const q = sought(asciiLower(query.q));
-    if (q === null) return [];
-    // LIKE '%q%' with q's own %, _ and \ escaped: "contains".
-    const pattern = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
-    const matching = searched.map((column) => sql`lower(${sql.unsafe(column)} collate "C") like ${pattern}`).reduce((a, b) => sql`(${a} or ${b})`);
-    const walked = await sql`
-      select * from (${select} order by ${key} ${direction}, ${id} ${direction} limit ${SEARCH_WALK}) next
-      where ${matching}
-      order by sort_key ${direction}, ${id} ${direction}
-      limit ${query.limit + 1}`;
-    if (walked.length > query.limit) return walked;
-    return lookUp({ sql, select, order, pattern, direction, rows: query.limit + 1 });
+    const where = this.sql`${this.unexpired()} and ${account}`;
+    return pageFrom(await pageRows(this.sql, query, 'reports', REPORT_SUMMARY_COLUMNS, where, reportMatches(query.sort === 'agent_name')), query.limit, summaryFromRow);
   }
 
   async pruneReports(before: number): Promise<number> {
