@@ -20,7 +20,7 @@ import { batchedLines, createLogger, heldUntilReleased, type Logger } from './li
 import { version } from './lib/version.ts';
 import { openStore } from './store/open.ts';
 import type { StoreTransfer } from './store/transfer.ts';
-import type { Store } from './store/types.ts';
+import type { Store } from './store/contract/store.ts';
 
 /** Where the server writes: its log lines and the start-up line (stdout), why it could not start (stderr). */
 export interface ServerOutput {

@@ -1,12 +1,16 @@
 /**
  * Moving everything a store keeps into another store, whatever the engines (`cardgate export`,
  * `cardgate import`): a stream of JSON lines, a header first, then one record a line. Reports
- * travel as the very line the engines keep (see report-lines.ts), as a JSON string, so that one
+ * travel as the very line the engines keep (see reports/lines.ts), as a JSON string, so that one
  * reads back byte for byte as it was. Rows are replaced by their key, so importing a stream twice
  * leaves what importing it once does.
  */
-import { rowIsValid, TABLES, type TableName } from './rows.ts';
-import type { Account, ApiKeyRecord, Counter, JobRecord, TrustKeyRecord, UsageRow } from './types.ts';
+import { rowIsValid, TABLES, type TableName } from './contract/rows.ts';
+import type { Account } from './contract/accounts.ts';
+import type { ApiKeyRecord } from './contract/keys.ts';
+import type { Counter, UsageRow } from './contract/counters.ts';
+import type { JobRecord } from './contract/jobs.ts';
+import type { TrustKeyRecord } from './contract/trust-keys.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }

@@ -9,7 +9,7 @@ import { clip } from '../../engine/paths.ts';
 import { formatMediaTypes, formatResults, outputFormats, type CheckedInput, type OutputFormat } from '../../engine/formats/index.ts';
 import type { Config } from '../../config.ts';
 import { version } from '../../lib/version.ts';
-import type { VerbatimReport } from '../../store/types.ts';
+import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import { versionFields } from './version-fields.ts';
 
 /** The limits a validation runs under; they cross to the validation workers once, at their start. */

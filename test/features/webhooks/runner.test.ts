@@ -12,7 +12,7 @@ import type { ServiceValidator } from '../../../src/features/tasks.ts';
 import { inProcessServiceValidator } from '../../../src/features/validator.ts';
 import { ValidatorClosed } from '../../../src/validator/validator.ts';
 import { Lifecycle } from '../../../src/lib/lifecycle.ts';
-import type { JobRecord } from '../../../src/store/types.ts';
+import type { JobRecord } from '../../../src/store/contract/jobs.ts';
 import { postJson, testDeps } from '../../support/app.ts';
 import { validCard, webhookApp } from './fixtures.ts';
 import { startReceiver } from '../../support/receiver.ts';
