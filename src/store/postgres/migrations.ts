@@ -187,7 +187,7 @@ end $$;
     sql: `
 -- q over report agent names is looked up among the distinct names, lower-cased as the name sort's
 -- index (reports_by_agent) lower-cases them, then their reports through that index (see
--- reportMatches in listing.ts). Trigram lists over every report's name held nearly every
+-- agentNameMatches in report-statements.ts). Trigram lists over every report's name held nearly every
 -- report for a common trigram ("age", "ent"): a name made of them cost ~100 ms to look up at a
 -- million reports; among tens of thousands of names it costs a few. Kept by a trigger, so every
 -- way a report is written (put, consume, job, import) adds its name; never emptied by pruning (a
