@@ -90,8 +90,9 @@ export const listingFields = (columns: ReportColumns = REPORT_COLUMNS): string[]
 /** One page of the reports (see ReportPageQuery), for the admin API. */
 export const pageReports = async (store: Store, reportsUrl: string, query: ReportPageQuery, columns: ReportColumns = REPORT_COLUMNS): Promise<Page<ListedReport>> => {
   const page = await store.pageReports(query);
+  // One read for the page's accounts, not one per account.
   const accountIds = [...new Set(page.items.map((r) => r.account_id).filter((id) => id !== null))];
-  const names = new Map(await Promise.all(accountIds.map(async (id) => [id, (await store.getAccount(id))?.name ?? null] as const)));
+  const names = new Map((accountIds.length === 0 ? [] : await store.listAccounts(accountIds)).map((a) => [a.id, a.name]));
   const fields = listingFields(columns);
   const items = page.items.map((r) => {
     const summary = r as unknown as Record<string, unknown>;
