@@ -169,9 +169,8 @@ test('the checks see an upward import and a circle', () => {
 const maxFunctionLines = 80;
 const maxFileLines = 500;
 /**
- * What is over the limits today, at its size today: an entry may not grow, should be lowered as
- * it shrinks, and must go once within the limit (the test says so). The store split by table
- * is the planned cure.
+ * What is over the limits, at its size when listed: an entry may not grow, should be lowered as
+ * it shrinks, and must go once within the limit (the test says so). Empty: nothing in src is over.
  */
 const longFunctions: Record<string, number> = {};
 const longFiles: Record<string, number> = {};

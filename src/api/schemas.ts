@@ -1,8 +1,9 @@
 /**
  * The response bodies of the API as zod schemas, for its OpenAPI description (GET /openapi.json).
- * The routes build these bodies (most as JSON text, see services/); the schemas say what they hold,
- * and the API tests check real answers against them. Request bodies are described by the schemas
- * that check them (services/validation.ts, batch.ts, webhook-requests.ts, accounts.ts, api-keys.ts).
+ * The use cases build these bodies (most as JSON text, see features/); the schemas say what they
+ * hold, and the API tests check real answers against them. Request bodies are described by the
+ * schemas that check them (features/validation/validation.ts, batch.ts, webhooks/webhook-requests.ts,
+ * accounts/accounts.ts, api-keys.ts).
  */
 import * as z from 'zod';
 import { errorCodes, type ErrorCode } from '../errors/api-error.ts';

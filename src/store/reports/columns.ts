@@ -109,7 +109,7 @@ export type ReportSortField = Extract<Declared, { sortable: true }>['name'];
 export const sortFields = (columns: ReportColumns): string[] => columns.filter((c) => c.sortable).map((c) => c.name);
 
 /** The sortable columns whose sort key (and cursor) is a number. */
-export const numericSortFields = (columns: ReportColumns): string[] => columns.filter((c) => c.sortable && c.type === 'number').map((c) => c.name);
+const numericSortFields = (columns: ReportColumns): string[] => columns.filter((c) => c.sortable && c.type === 'number').map((c) => c.name);
 
 /** The columns `q` searches: names first, the id last. */
 export const searchedColumns = (columns: ReportColumns): ReportColumn[] => {
