@@ -61,6 +61,13 @@ const signatureCheck = z
   })
   .meta({ id: 'SignatureCheck' });
 
+const rulesetRef = z
+  .object({
+    id: z.string().meta({ description: 'A built-in ruleset\'s name (`cardgate:strict`...), `config` (the server\'s default) or `account` (the key\'s account\'s).' }),
+    hash: z.string().meta({ description: '`sha256:` and the hex SHA-256 of the ruleset\'s canonical JSON (RFC 8785): the same policy has the same hash however it is written.' }),
+  })
+  .meta({ id: 'RulesetRef' });
+
 const versionMembers = {
   version: z.string().meta({ description: 'The rule set used: `0.2.0`..`0.2.6`, `0.3.0` or `1.0`.' }),
   version_source: z.enum(['forced', 'declared', 'detected']),
@@ -72,6 +79,7 @@ const versionMembers = {
     .array(signatureCheck)
     .optional()
     .meta({ description: 'Only when signatures were verified (`options.verify_signatures`): one verdict per signature of the card.' }),
+  ruleset: rulesetRef.optional().meta({ description: 'Only when a ruleset judged the card (its key\'s account\'s, or the server\'s default `rules.ruleset`); absent: the catalogue\'s severities.' }),
 };
 
 const findings = {

@@ -12,7 +12,8 @@ import { iso } from '../../lib/clock.ts';
 import { ApiError, isApiError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { batchResponseText } from '../../features/validation/batch.ts';
-import { reportVerdict, type BodyText } from '../../features/validation/card-result.ts';
+import { reportVerdict, type BodyText, type ServerRuleset } from '../../features/validation/card-result.ts';
+import { rulesetFor } from '../../features/rulesets/caller-ruleset.ts';
 import type { OutputFormat } from '../../engine/formats/index.ts';
 import type { SignaturePolicy } from '../../engine/index.ts';
 import { newId } from '../../lib/ids.ts';
@@ -105,10 +106,10 @@ const acceptedFormat = (accept: string | undefined): OutputFormat | undefined =>
   return sarif > 0 && sarif >= (weights.get('application/json') ?? 0) ? 'sarif' : undefined;
 };
 
-/** The body text for the validator, with the format the Accept header asks for and the caller's signature trust. */
-const bodyFor = (text: string, accept: string | undefined, trust: SignaturePolicy): BodyText => {
+/** The body text for the validator, with the format the Accept header asks for and the caller's signature trust and ruleset. */
+const bodyFor = (text: string, accept: string | undefined, trust: SignaturePolicy, ruleset: ServerRuleset | undefined): BodyText => {
   const format = acceptedFormat(accept);
-  return { text, trust, ...(format ? { accept: format } : {}) };
+  return { text, trust, ...(format ? { accept: format } : {}), ...(ruleset ? { ruleset } : {}) };
 };
 
 /**
@@ -129,6 +130,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
   const caller = identifyCaller(deps);
   const fetcher = cardFetcher(config, deps.lookup);
   const callerTrust = (caller: Caller, bodyText: string) => signatureTrust(deps, caller.account?.id ?? null, bodyText, caller.trustKeys);
+  const callerRuleset = (caller: Caller) => rulesetFor(deps, caller.account?.id ?? null);
 
   return apiRoutes()
     .openapi({ ...single, middleware: caller }, async (c) => {
@@ -144,7 +146,8 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       const failed = failedAs(log, 'validation', () => new ApiError('INTERNAL_ERROR', 'internal error during validation'));
       const accept = acceptedFormat(c.req.header('accept'));
       const trust = await callerTrust(c.get('caller'), text);
-      const asked = await validator.run('single', bodyFor(text, c.req.header('accept'), trust)).catch(failed);
+      const ruleset = await callerRuleset(c.get('caller'));
+      const asked = await validator.run('single', bodyFor(text, c.req.header('accept'), trust, ruleset)).catch(failed);
       let outcome: SingleOutcome;
       let fetched: { text: string; source: CardSource } | undefined;
       if ('agentUrl' in asked) {
@@ -154,7 +157,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
         fetched = await fetcher.fetch(asked.agentUrl);
         // The trust again, for the jku URLs of the card as fetched (the body named none).
         const cardTrust = await callerTrust(c.get('caller'), fetched.text);
-        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust: cardTrust, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source), ...(accept ? { accept } : {}) }).catch(failed);
+        outcome = await validator.run('fetchedSingle', { request: text, card: fetched.text, trust: cardTrust, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source), ...(accept ? { accept } : {}), ...(ruleset ? { ruleset } : {}) }).catch(failed);
       } else {
         outcome = asked;
       }
@@ -201,7 +204,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       // Like a single validation: over the quota, only the body is checked and the engine never runs.
       if (!(await quotaAllows(c, deps, 1))) await chargeDailyQuota(c, deps, await validator.run('batchBody', text));
       const trust = await callerTrust(c.get('caller'), text);
-      const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'), trust)).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
+      const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'), trust, await callerRuleset(c.get('caller')))).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
       const now = clock.now();
       const timestamp = iso(now);
       const batchId = newId('batch', now);

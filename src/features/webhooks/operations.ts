@@ -18,6 +18,7 @@ import { githubFailure, githubResultText, webhookReport, webhookResultText, type
 import { parseGithubRequest } from './webhook-requests.ts';
 import { reportVerdict } from '../validation/card-result.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
+import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 
 /** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
 const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unknown>): Promise<T | undefined> =>
@@ -37,7 +38,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   const createdMs = clock.now();
   const id = newId('val', createdMs);
   // Webhooks take no key: the keys trusted for every caller apply.
-  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null, text) }), { validation_id: id });
+  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, null) }), { validation_id: id });
   if (!outcome) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
   const metadata = JSON.parse(outcome.metadata) as WebhookMetadata;
   if ('callback_url' in outcome) {
@@ -94,7 +95,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string)
   const { store, clock, config, urls } = deps;
   const now = clock.now();
   const id = newId('gh', now);
-  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text) }), { report_id: id });
+  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, null) }), { report_id: id });
   if (!outcome) {
     // The commit still gets an `error` status: its sha is read off the body here (rare: the validator read it before).
     const { sha } = parseGithubRequest(jsonBody(text, { maxDepth: config.http.maxJsonDepth }));

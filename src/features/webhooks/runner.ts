@@ -38,6 +38,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { signatureTrust } from '../trust/trusted-keys.ts';
+import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -435,7 +436,7 @@ export class JobRunner {
   private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict?: VerbatimReport['verdict'] }> {
     const metadata = job.request.metadata ?? {};
     try {
-      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson) }));
+      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson), ruleset: await rulesetFor(this.deps, null) }));
       const text = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
       return { body: JSON.parse(text) as WebhookResult, text, version: card.version, verdict: reportVerdict(card) };
     } catch (e) {
