@@ -27,6 +27,7 @@ import { accountPatchSchema, newAccountSchema } from './features/accounts/accoun
 import { newKeySchema } from './features/accounts/api-keys.ts';
 import { adminTokenFile } from './features/accounts/admin-token.ts';
 import { newTrustKeysSchema, revokeTrustKeySchema } from './features/trust/managed-keys.ts';
+import { rulesetSchema } from './engine/ruleset/index.ts';
 import { batchRequestSchema } from './features/validation/batch.ts';
 import { validateRequestSchema } from './features/validation/validation.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
@@ -67,7 +68,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', healthRoutes(lifecycle, deps.store));
   app.route('/', metricsRoutes(deps));
   app.route('/v1/validate', validateRoutes(deps));
-  app.route('/v1/rules', rulesRoutes);
+  app.route('/v1/rules', rulesRoutes(deps));
   app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
   app.route('/reports', reportRoutes(deps));
   app.route('/admin/api', adminRoutes(deps));
@@ -76,7 +77,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }));
   const document = describeApi(
     app,
-    [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema, newTrustKeysSchema, revokeTrustKeySchema],
+    [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema, newTrustKeysSchema, revokeTrustKeySchema, rulesetSchema],
     deps.urls.publicUrl,
   );
   app.route('/', docsRoutes(document));
