@@ -4,27 +4,26 @@
  * .git), read bounded, its `extends` paths (relative to the file naming them) read first, then
  * compiled by the engine. `cardgate ruleset check FILE` prints the same problems, at line:column.
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { builtinNames, compileRulesetText, describeProblems, parseRulesetText, RULESET_LIMITS, type CompiledRulesetData } from '../engine/ruleset/index.ts';
+import { readTextFile, type FileText } from '../lib/read-file.ts';
 import { readCommandLine, runCommand } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 export const RULESET_FILE_NAMES = ['.cardgate.yaml', '.cardgate.yml', '.cardgate.json'];
 
-/** A file's text, at most `maxBytes`: one byte past the limit is read, whatever the file is (a FIFO, /dev/zero). */
-export const readBounded = (file: string, maxBytes = RULESET_LIMITS.textBytes, what = 'a ruleset'): Promise<{ text: string } | { problem: string }> =>
-  new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    createReadStream(file, { start: 0, end: maxBytes })
-      .on('data', (chunk) => chunks.push(chunk as Buffer))
-      .on('error', (e: NodeJS.ErrnoException) => resolve({ problem: `cannot read ${file}: ${e.code === 'EISDIR' ? 'a directory' : (e.code ?? e.message)}` }))
-      .on('end', () => {
-        const data = Buffer.concat(chunks);
-        resolve(data.length > maxBytes ? { problem: `${file} is larger than ${maxBytes} bytes, the size limit for ${what}` } : { text: data.toString('utf8') });
-      });
-  });
+/** A file's text within its bound, read as every file the CLI names is (a regular file, UTF-8), or the problem after its name. */
+export const readBounded = async (file: string, maxBytes = RULESET_LIMITS.textBytes, what = 'a ruleset'): Promise<FileText> => {
+  const read = readTextFile(file, { maxBytes, what });
+  return 'problem' in read ? { problem: `${shownPath(file)}: ${read.problem}` } : read;
+};
+
+/** A path as messages show it: relative to the working directory when inside it. */
+const shownPath = (file: string): string => {
+  const relative = path.relative(process.cwd(), path.resolve(file));
+  return relative === '' || relative.startsWith('..') ? path.resolve(file) : relative;
+};
 
 const exists = async (file: string): Promise<boolean> => (await stat(file).catch(() => undefined)) !== undefined;
 
@@ -59,16 +58,15 @@ export async function loadRulesetFile(file: string): Promise<{ ruleset: Compiled
   const texts = new Map<string, string>();
   const problem = await readChain(root, texts);
   if (problem) return { problem };
-  const shown = (resolved: string): string => path.relative(process.cwd(), resolved) || resolved;
-  const compiled = compileRulesetText(texts.get(root)!, shown(root), (reference, chain) => {
+  const compiled = compileRulesetText(texts.get(root)!, shownPath(root), (reference, chain) => {
     const from = chain.length === 0 ? root : path.resolve(process.cwd(), chain.at(-1)!);
     const resolved = path.resolve(path.dirname(from), reference);
     const text = texts.get(resolved);
     if (text === undefined) return { problem: `extends ${JSON.stringify(reference)}: not read (deeper than ${RULESET_LIMITS.extendsChain} levels)` };
     const parsed = parseRulesetText(text);
-    return 'value' in parsed ? { name: shown(resolved), value: parsed.value } : { problem: describeProblems(shown(resolved), parsed.problems) };
+    return 'value' in parsed ? { name: shownPath(resolved), value: parsed.value } : { problem: describeProblems(shownPath(resolved), parsed.problems) };
   });
-  return 'ruleset' in compiled ? { ruleset: compiled.ruleset, file: shown(root) } : { problem: describeProblems(shown(root), compiled.problems) };
+  return 'ruleset' in compiled ? { ruleset: compiled.ruleset, file: shownPath(root) } : { problem: describeProblems(shownPath(root), compiled.problems) };
 }
 
 /** `--ruleset FILE`, else the nearest ruleset file, else none. */

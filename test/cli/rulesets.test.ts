@@ -1,5 +1,6 @@
 /** Rulesets on the CLI: --ruleset, the nearest .cardgate.yaml, `cardgate rules`, `cardgate ruleset check`, bad and hostile files; discovery.legacy-path for a URL. */
 import { test } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -62,8 +63,16 @@ test('a bad ruleset: validate exits 2 and ruleset check exits 1, both with FILE:
   assert.equal(good.code, 0, good.stderr);
   assert.match(good.stdout, /^good\.yaml: valid \(\d+ rule severities, 1 custom rules, 0 overrides\)\n$/);
   const zero = await runCli(['ruleset', 'check', '/dev/zero'], { cwd: dir });
-  assert.equal(zero.code, 1);
-  assert.match(zero.stderr, /larger than 262144 bytes/);
+  assert.deepEqual([zero.code, zero.stderr], [1, '/dev/zero: a device, not a regular file\n']);
+  write(dir, 'huge.yaml', `# ${'x'.repeat(262_144)}\n`);
+  const huge = await runCli(['ruleset', 'check', 'huge.yaml'], { cwd: dir });
+  assert.deepEqual([huge.code, huge.stderr], [1, 'huge.yaml: larger than 262144 bytes, the size limit for a ruleset\n']);
+  writeFileSync(path.join(dir, 'latin1.yaml'), Buffer.from('rules: {}\n# caf\xe9\n', 'latin1'));
+  const latin1 = await runCli(['ruleset', 'check', 'latin1.yaml'], { cwd: dir });
+  assert.deepEqual([latin1.code, latin1.stderr], [1, 'latin1.yaml: not valid UTF-8 text\n']);
+  execFileSync('mkfifo', [path.join(dir, 'fifo.yaml')]);
+  const fifo = await runCli(['ruleset', 'check', 'fifo.yaml'], { cwd: dir });
+  assert.deepEqual([fifo.code, fifo.stderr], [1, 'fifo.yaml: a FIFO, not a regular file\n']);
   assert.equal((await runCli(['ruleset', 'lint', 'good.yaml'], { cwd: dir })).code, 2);
 });
 
