@@ -28,6 +28,7 @@ import { newKeySchema } from './features/accounts/api-keys.ts';
 import { adminTokenFile } from './features/accounts/admin-token.ts';
 import { newTrustKeysSchema, revokeTrustKeySchema } from './features/trust/managed-keys.ts';
 import { rulesetSchema } from './engine/ruleset/index.ts';
+import { rulesetPreviewSchema } from './features/rulesets/account-rulesets.ts';
 import { batchRequestSchema } from './features/validation/batch.ts';
 import { validateRequestSchema } from './features/validation/validation.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
@@ -77,7 +78,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }));
   const document = describeApi(
     app,
-    [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema, newTrustKeysSchema, revokeTrustKeySchema, rulesetSchema],
+    [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema, newTrustKeysSchema, revokeTrustKeySchema, rulesetSchema, rulesetPreviewSchema],
     deps.urls.publicUrl,
   );
   app.route('/', docsRoutes(document));

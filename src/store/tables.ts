@@ -18,6 +18,7 @@ import { encodeRecord } from './encode.ts';
 import { AccountPages, CountedMap } from './paging.ts';
 import { TABLES, rowIsValid, type TableName } from './rows.ts';
 import type { StoreTransfer, TransferRow } from './transfer.ts';
+import type { AccountRulesetRecord } from './contract/rulesets.ts';
 import type { Account, AccountSortField, ApiKeyRecord, ConsumeOptions, ConsumeResult, Counter, CounterCharge, JobRecord, JobStatus, KeyAndAccount, NewReport, Page, PageQuery, Store, TrustKeyRecord, UsageRow } from './types.ts';
 
 /**
@@ -41,9 +42,10 @@ export interface TablesDoc {
   jobs: JobRecord[];
   meta: Array<{ key: string; value: string }>;
   trust_keys: TrustKeyRecord[];
+  rulesets: AccountRulesetRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [] });
 
 type ReportMethods = 'putReport' | 'getReport' | 'listReports' | 'pageReports' | 'pruneReports' | 'reportCount' | 'commit' | 'close';
 
@@ -117,6 +119,7 @@ const snapshotRow: Record<TableName, (row: unknown) => [unknown, unknown]> = {
     return [m?.key, m?.value];
   },
   trust_keys: (row) => [(row as TrustKeyRecord | null)?.id, row],
+  rulesets: (row) => [(row as AccountRulesetRecord | null)?.account_id, row],
 };
 
 export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfer {
@@ -134,6 +137,8 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
   private jobCounts = { queued: 0, processing: 0 };
   private meta = new Map<string, string>();
   private trustKeys = new Map<string, TrustKeyRecord>();
+  /** By account id. */
+  private rulesets = new Map<string, AccountRulesetRecord>();
 
   /**
    * Called after every change of a row, with its JSON text (null once deleted); `namesNewReport`:
@@ -170,6 +175,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     if (!this.accounts.has(id)) return false;
     for (const k of [...this.keys.values()]) if (k.account_id === id) this.deleteRow('keys', k.id);
     for (const k of [...this.trustKeys.values()]) if (k.account_id === id) this.deleteRow('trust_keys', k.id);
+    if (this.rulesets.has(id)) this.deleteRow('rulesets', id);
     this.deleteRow('accounts', id);
     return true;
   }
@@ -311,6 +317,19 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
     this.setRow('trust_keys', id, { ...k, revoked_at: at });
     return this.trustKeys.get(id);
   }
+  async putAccountRuleset(record: AccountRulesetRecord): Promise<boolean> {
+    if (!this.accounts.has(record.account_id)) return false;
+    this.setRow('rulesets', record.account_id, record);
+    return true;
+  }
+  async getAccountRuleset(accountId: string): Promise<AccountRulesetRecord | undefined> {
+    return this.rulesets.get(accountId);
+  }
+  async deleteAccountRuleset(accountId: string): Promise<boolean> {
+    if (!this.rulesets.has(accountId)) return false;
+    this.deleteRow('rulesets', accountId);
+    return true;
+  }
   async deleteTrustKey(id: string): Promise<boolean> {
     if (!this.trustKeys.has(id)) return false;
     this.deleteRow('trust_keys', id);
@@ -339,7 +358,8 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       ...[...this.accounts.values()].map((row) => ({ table: 'accounts' as const, row })), ...[...this.keys.values()].map((row) => ({ table: 'keys' as const, row })),
       ...[...this.counters].map(([key, c]) => ({ table: 'counters' as const, row: { key, ...c } })), ...[...this.usage.values()].map((row) => ({ table: 'usage' as const, row: { ...row } })),
       ...[...this.jobs.values()].map((j) => j.json), // a job's text, parsed in its turn
-      ...[...this.meta].map(([key, value]) => ({ table: 'meta' as const, row: { key, value } })), ...[...this.trustKeys.values()].map((row) => ({ table: 'trust_keys' as const, row }))];
+      ...[...this.meta].map(([key, value]) => ({ table: 'meta' as const, row: { key, value } })), ...[...this.trustKeys.values()].map((row) => ({ table: 'trust_keys' as const, row })),
+      ...[...this.rulesets.values()].map((row) => ({ table: 'rulesets' as const, row }))];
     const reports = this.reportLines();
     for (const row of tables) yield typeof row === 'string' ? { table: 'jobs', row: JSON.parse(row) as JobRecord } : row;
     for await (const line of reports) yield { table: 'reports', line };
@@ -426,6 +446,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       usage: [...this.usage.values()],
       meta: [...this.meta].map(([key, value]) => ({ key, value })),
       trust_keys: [...this.trustKeys.values()],
+      rulesets: [...this.rulesets.values()],
     });
     const parts = [`${small.slice(0, -1)},"jobs":[`];
     for (const job of this.jobs.values()) {
@@ -483,7 +504,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       this.keyIdByHash.set((value as ApiKeyRecord).hash, key);
     }
     const stored =
-      table === 'accounts' ? frozenAccount(value as Account) : table === 'keys' ? frozenKey(value as ApiKeyRecord) : table === 'trust_keys' ? frozenTrustKey(value as TrustKeyRecord) : value;
+      table === 'accounts' ? frozenAccount(value as Account) : table === 'keys' ? frozenKey(value as ApiKeyRecord) : table === 'trust_keys' ? frozenTrustKey(value as TrustKeyRecord) : table === 'rulesets' ? Object.freeze({ ...(value as AccountRulesetRecord) }) : value;
     (this.tableMap(table) as Map<string, unknown>).set(key, stored);
   }
 
@@ -505,6 +526,7 @@ export abstract class Tables implements Omit<Store, ReportMethods>, StoreTransfe
       jobs: this.jobs,
       meta: this.meta,
       trust_keys: this.trustKeys,
+      rulesets: this.rulesets,
     };
     return maps[table];
   }

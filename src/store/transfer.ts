@@ -7,6 +7,7 @@
  */
 import { rowIsValid, TABLES, type TableName } from './rows.ts';
 import type { Account, ApiKeyRecord, Counter, JobRecord, TrustKeyRecord, UsageRow } from './types.ts';
+import type { AccountRulesetRecord } from './contract/rulesets.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }
@@ -17,6 +18,7 @@ export type TransferRow =
   | { table: 'jobs'; row: JobRecord }
   | { table: 'meta'; row: { key: string; value: string } }
   | { table: 'trust_keys'; row: TrustKeyRecord }
+  | { table: 'rulesets'; row: AccountRulesetRecord }
   | { table: 'reports'; line: string };
 
 /** What the engines add to the Store contract for export and import. */
@@ -61,7 +63,7 @@ export async function* exportText(rows: AsyncIterable<TransferRow>, header: stri
 
 /** The key each table's rows are known by (as in the file engine's journal). */
 const keyOf = (table: TableName, row: Record<string, unknown>): unknown =>
-  table === 'usage' ? `${row.account_id}|${row.day}` : table === 'counters' || table === 'meta' ? row.key : row.id;
+  table === 'usage' ? `${row.account_id}|${row.day}` : table === 'counters' || table === 'meta' ? row.key : table === 'rulesets' ? row.account_id : row.id;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

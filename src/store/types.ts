@@ -21,6 +21,7 @@
  * in time rejects with StoreUnavailableError (see unavailable.ts), never hangs: the caller can
  * tell "try again later" from a fault.
  */
+import type { RulesetsTable } from './contract/rulesets.ts';
 
 export type Plan = 'free' | 'pro' | 'team';
 
@@ -258,7 +259,7 @@ export interface KeyAndAccount {
   trustKeys: TrustKeyRecord[];
 }
 
-export interface Store {
+export interface Store extends RulesetsTable {
   // accounts
   createAccount(account: Account): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;
