@@ -17,7 +17,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareDataDir, sampleCard } from '../test/api/seed.ts';
+import { prepareDataDir, sampleCard } from '../test/support/seed.ts';
 import { serverCommand, startServer } from './http.ts';
 import { alternate, findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
 import type { BenchRow } from './run.ts';

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareDataDir, sampleCard } from '../test/api/seed.ts';
+import { prepareDataDir, sampleCard } from '../test/support/seed.ts';
 import { alternate, findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
 import type { BenchRow } from './run.ts';
 

@@ -18,7 +18,7 @@ import { chargeDailyQuota } from '../src/features/limits/daily-quota.ts';
 import { openFileStore } from '../src/store/file.ts';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
 import type { Store } from '../src/store/types.ts';
-import { prepareDataDir, sampleCard, seedStore } from '../test/api/seed.ts';
+import { prepareDataDir, sampleCard, seedStore } from '../test/support/seed.ts';
 import { serverCommand, startServer, type BenchServer } from './http.ts';
 import { alternate, findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
 import type { BenchRow } from './run.ts';

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareDataDir } from '../test/api/seed.ts';
+import { prepareDataDir } from '../test/support/seed.ts';
 import { serverCommand, startServer } from './http.ts';
 import type { BenchRow } from './run.ts';
 

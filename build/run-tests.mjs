@@ -1,27 +1,38 @@
-// Runs every test/**/*.test.ts with node:test through tsx. Node 20 neither expands
+// Runs every test/**/*.test.ts with node:test through tsx, or one tier of them: `--tier unit`,
+// `--tier integration` or `--tier e2e` (build/test-tiers.mjs says which file is in which). Node 20 neither expands
 // globs nor discovers .ts files itself (a bare `node --test` would run 0 tests and pass),
 // so the file list is built here, and a run that finds no test file fails.
 // One PostgreSQL server serves the whole run (see test-database.mjs), unless the developer
 // names one in CARDGATE_TEST_DATABASE_URL; when it cannot start, the tests that need it fail
-// with the reason (CARDGATE_TEST_DATABASE_ERROR), the others run.
+// with the reason (CARDGATE_TEST_DATABASE_ERROR), the others run. The unit tier starts none,
+// and starts no process either (build/unit-guard.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { startTestDatabase } from './test-database.mjs';
+import { tierNames, tierOf } from './test-tiers.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+const tierAt = args.indexOf('--tier');
+const tier = tierAt === -1 ? undefined : args.splice(tierAt, 2)[1];
+if (tier !== undefined && !tierNames.includes(tier)) {
+  console.error(`run-tests: --tier must be one of ${tierNames.join(', ')}`);
+  process.exit(1);
+}
+const only = args;
 
 const walk = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'fixtures' || entry.name === 'helpers' ? [] : walk(path);
+    if (entry.isDirectory()) return entry.name === 'fixtures' || entry.name === 'support' ? [] : walk(path);
     return entry.name.endsWith('.test.ts') ? [path] : [];
   });
 
 const files = walk(join(root, 'test'))
   .map((f) => relative(root, f))
+  .filter((f) => tier === undefined || tierOf(f) === tier)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
 if (files.length === 0) {
@@ -29,7 +40,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 const database = { env: {}, stop: async () => {} };
-if (!process.env.CARDGATE_TEST_DATABASE_URL) {
+if (tier === 'unit') {
+  database.env.CARDGATE_TEST_DATABASE_ERROR = 'the unit tier has no database: declare this test file in the integration tier (build/test-tiers.mjs)';
+  delete process.env.CARDGATE_TEST_DATABASE_URL;
+} else if (!process.env.CARDGATE_TEST_DATABASE_URL) {
   try {
     const started = await startTestDatabase();
     database.env.CARDGATE_TEST_DATABASE_URL = started.url;
@@ -48,7 +62,7 @@ const tapFile = join(tapDir, 'results.tap');
 const child = spawn(
   process.execPath,
   [
-    '--import', 'tsx', '--test', '--test-concurrency=2',
+    '--import', 'tsx', ...(tier === 'unit' ? ['--import', './build/unit-guard.mjs'] : []), '--test', '--test-concurrency=2',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
     ...files,

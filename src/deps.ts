@@ -10,6 +10,7 @@ import type { Validator } from './features/validation/validator.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Lifecycle } from './lib/lifecycle.ts';
 import type { Logger } from './lib/log.ts';
+import type { Scheduler } from './lib/scheduler.ts';
 import type { Metrics } from './lib/metrics.ts';
 import type { Store } from './store/types.ts';
 import type { StoreTransfer } from './store/transfer.ts';
@@ -19,6 +20,8 @@ export interface AppDeps {
   /** The store, with the export every engine gives (GET /admin/api/export). */
   store: Store & StoreTransfer;
   clock: Clock;
+  /** Timers (job polls, leases, callback time limits); the system's when absent, a FakeScheduler in tests. */
+  scheduler?: Scheduler;
   log: Logger;
   /** {base_url} and {reports_url}, resolved once the listening port is known. */
   urls: { publicUrl: string; reportsUrl: string };

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Hono } from 'hono';
 import { ApiError } from '../src/lib/errors.ts';
 import { readJsonObject } from '../src/api/body.ts';
-import { testApp } from './helpers/app.ts';
+import { testApp } from './support/app.ts';
 
 test('health and readiness; readyz turns 503 while draining', async () => {
   const { app, lifecycle } = testApp();

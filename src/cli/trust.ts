@@ -39,15 +39,29 @@ const keysOfFile = (text: string): { jwk: unknown } | { jwks: unknown } => {
 
 const scope = (k: TrustKeyView) => k.account_id ?? 'global';
 
+/** The add body of key file `file`, or the exit code once the problem is printed (a file that is not JSON is a usage error). */
+const readKeyFile = (file: string, io: AdminCliIO): { body: ReturnType<typeof keysOfFile> } | { exit: number } => {
+  const read = readTextFile(file, keyFileBound);
+  try {
+    if ('problem' in read) throw new Error(read.problem);
+    return { body: keysOfFile(read.text) };
+  } catch (e) {
+    io.stderr(`cardgate trust add: ${file}: ${(e as Error).message}\n`);
+    return { exit: e instanceof SyntaxError ? USAGE : 1 };
+  }
+};
+
+const trustOptions = {
+  ...contextFlags,
+  account: { type: 'string' },
+  jku: { type: 'string' },
+  kid: { type: 'string' },
+  at: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 export const runTrust = async (args: string[], io: AdminCliIO, ctx: AdminCliContext): Promise<number> => {
-  const line = readCommandLine('trust', trustHelp, io, args, {
-    ...contextFlags,
-    account: { type: 'string' },
-    jku: { type: 'string' },
-    kid: { type: 'string' },
-    at: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const line = readCommandLine('trust', trustHelp, io, args, trustOptions);
   if ('exit' in line) return line.exit;
   const { values, positionals, usage } = line;
   const [command, ...rest] = positionals;
@@ -66,17 +80,10 @@ export const runTrust = async (args: string[], io: AdminCliIO, ctx: AdminCliCont
         const refused = onlyFor(['jku', 'kid'], shape);
         if (refused !== undefined) return refused;
         if (rest[0] === '') return usage(`an empty FILE names no file; usage: ${shape}`);
-        const read = readTextFile(rest[0]!, keyFileBound);
-        let body;
-        try {
-          if ('problem' in read) throw new Error(read.problem);
-          body = keysOfFile(read.text);
-        } catch (e) {
-          io.stderr(`cardgate trust add: ${rest[0]}: ${(e as Error).message}\n`);
-          return e instanceof SyntaxError ? USAGE : 1;
-        }
+        const read = readKeyFile(rest[0]!, io);
+        if ('exit' in read) return read.exit;
         return run(async (store) => {
-          const input = { ...body, kid: values.kid, jku: values.jku, account_id: values.account };
+          const input = { ...read.body, kid: values.kid, jku: values.jku, account_id: values.account };
           const keys = await addTrustKeys(store, input, ctx.now());
           if (values.json) io.stdout(json({ keys }));
           else for (const k of keys) io.stdout(`trusted ${k.kid} (${k.id}, ${k.alg ?? k.kty}, thumbprint ${k.thumbprint}) for ${k.account_id ?? 'every caller'}\n`);

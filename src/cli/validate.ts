@@ -80,22 +80,24 @@ export const colorWanted = (env: NodeJS.ProcessEnv, isTTY: boolean): boolean => 
   return isTTY;
 };
 
+const validateOptions = {
+  'protocol-version': { type: 'string' },
+  format: { type: 'string', short: 'f', default: 'text' },
+  output: { type: 'string', short: 'o' },
+  'fail-on': { type: 'string', default: 'error' },
+  'max-warnings': { type: 'string' },
+  quiet: { type: 'boolean', short: 'q', default: false },
+  trust: { type: 'string', multiple: true },
+  'require-signature': { type: 'boolean', default: false },
+  config: { type: 'string' },
+  pattern: { type: 'string', multiple: true },
+  ruleset: { type: 'string' },
+  baseline: { type: 'string' },
+  'update-baseline': { type: 'boolean', default: false },
+} as const;
+
 export async function runValidate(args: string[], io: CliIO): Promise<number> {
-  const line = readCommandLine('validate', help, io, args, {
-    'protocol-version': { type: 'string' },
-    format: { type: 'string', short: 'f', default: 'text' },
-    output: { type: 'string', short: 'o' },
-    'fail-on': { type: 'string', default: 'error' },
-    'max-warnings': { type: 'string' },
-    quiet: { type: 'boolean', short: 'q', default: false },
-    trust: { type: 'string', multiple: true },
-    'require-signature': { type: 'boolean', default: false },
-    config: { type: 'string' },
-    pattern: { type: 'string', multiple: true },
-    ruleset: { type: 'string' },
-    baseline: { type: 'string' },
-    'update-baseline': { type: 'boolean', default: false },
-  });
+  const line = readCommandLine('validate', help, io, args, validateOptions);
   if ('exit' in line) return line.exit;
   const { values, positionals, usage } = line;
   if (positionals.length === 0) return usage('missing FILE, DIR, GLOB, URL or - (standard input)');

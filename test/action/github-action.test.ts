@@ -8,9 +8,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { invalidCard, notJson, warnedCard } from '../engine/formats/cards.ts';
-import { everyOf } from '../helpers/checks.ts';
-import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { everyOf } from '../support/checks.ts';
+import { runCli, startServer, type RunningServer } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const newDir = tempDirFactory('cardgate-action-');

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import { adminRoutes } from '../../src/api/routes/admin.ts';
 import { identifyCaller } from '../../src/api/middleware/caller.ts';
 import { chargeDailyQuota } from '../../src/api/quota-charge.ts';
-import { testApp } from '../helpers/app.ts';
-import { nonEmpty } from '../helpers/checks.ts';
+import { testApp } from '../support/app.ts';
+import { nonEmpty } from '../support/checks.ts';
 
 const TOKEN = 'test-admin-token-0123456789';
 

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
 
 const KiB = 1024;
 /** The answer bound: max(64 KiB, 4x the request's bytes), never over 16 MiB. */

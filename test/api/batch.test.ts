@@ -6,8 +6,8 @@ import { parseConfig } from '../../src/config.ts';
 import { idPattern } from '../../src/lib/ids.ts';
 import { configuredInProcess } from '../../src/features/validation/validation-pool.ts';
 import type { Validator } from '../../src/features/validation/validator.ts';
-import { postJson } from '../helpers/app.ts';
-import { endpointsApp, sampleCard } from './helpers.ts';
+import { postJson } from '../support/app.ts';
+import { endpointsApp, sampleCard } from '../support/endpoints.ts';
 
 const batch = (t: ReturnType<typeof endpointsApp>, body: unknown, headers: Record<string, string> = {}) =>
   t.app.request('/v1/validate/batch', postJson(body, headers));

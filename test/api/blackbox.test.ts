@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { idPattern } from '../../src/lib/ids.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
-import { prepareDataDir, sampleCard } from './seed.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
+import { prepareDataDir, sampleCard } from '../support/seed.ts';
 
 const tempDir = tempDirFactory('cardgate-endpoints-');
 

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { postJson, testApp } from '../helpers/app.ts';
-import { minimalCard } from '../helpers/cards.ts';
+import { postJson, testApp } from '../support/app.ts';
+import { minimalCard } from '../support/cards.ts';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startServer } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
-import { prepareDataDir, sampleCard } from './seed.ts';
+import { startServer } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
+import { prepareDataDir, sampleCard } from '../support/seed.ts';
 
 const ROUNDS = 3;
 const CONCURRENCY = 8;

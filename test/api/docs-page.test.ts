@@ -9,7 +9,7 @@ import { get } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { docsRendererPath } from '../../src/pages/docs.ts';
-import { startBrowser, startService } from '../dashboard/harness.ts';
+import { startBrowser, startService } from '../support/browser.ts';
 import { lowContrastTexts } from '../pages/contrast.ts';
 
 let service: Awaited<ReturnType<typeof startService>>;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { invalidCard, warnedCard } from '../engine/formats/cards.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
 
 describe('positions and formats of /v1/validate and /v1/validate/batch', () => {
   let server: RunningServer;

@@ -11,9 +11,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { nonEmpty } from '../helpers/checks.ts';
-import { startServer } from '../helpers/server.ts';
-import { prepareDataDir, sampleCard } from './seed.ts';
+import { nonEmpty } from '../support/checks.ts';
+import { startServer } from '../support/server.ts';
+import { prepareDataDir, sampleCard } from '../support/seed.ts';
 
 const SEED = 20261123;
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 700);

@@ -10,9 +10,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import parsePrometheusTextFormat, { type MetricFamily, type Sample } from 'parse-prometheus-text-format';
 import { validCard } from '../features/webhooks/fixtures.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
-import { prepareDataDir } from './seed.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
+import { prepareDataDir } from '../support/seed.ts';
 
 const tempDir = tempDirFactory('cardgate-metrics-');
 const ADMIN = { authorization: 'Bearer test-admin-token-0123456789' };

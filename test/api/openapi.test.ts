@@ -12,10 +12,10 @@ import addFormats from 'ajv-formats';
 import { batchRequestSchema } from '../../src/features/validation/batch.ts';
 import { validateRequestSchema } from '../../src/features/validation/validation.ts';
 import { githubRequestSchema, maxMetadataBytes, webhookRequestSchema } from '../../src/features/webhooks/webhook-requests.ts';
-import { testApp } from '../helpers/app.ts';
-import { nonEmpty } from '../helpers/checks.ts';
-import { minimalCard } from '../helpers/cards.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { testApp } from '../support/app.ts';
+import { nonEmpty } from '../support/checks.ts';
+import { minimalCard } from '../support/cards.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
 
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>> };
 

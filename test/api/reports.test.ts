@@ -5,8 +5,8 @@ import { iso } from '../../src/lib/clock.ts';
 import { prefersJson, wantsErrorPage } from '../../src/api/routes/reports.ts';
 import { pageScript } from '../../src/pages/script.ts';
 import type { ReportRecord } from '../../src/store/types.ts';
-import { postJson } from '../helpers/app.ts';
-import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
+import { postJson } from '../support/app.ts';
+import { endpointsApp, pathOf, sampleCard } from '../support/endpoints.ts';
 
 const DAY = 86_400_000;
 const evil = '<script>alert(1)</script>';

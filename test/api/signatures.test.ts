@@ -11,10 +11,10 @@ import { signCard } from '../../src/cli/sign.ts';
 import { signatureAlgorithms } from '../../src/engine/signatures/algorithms.ts';
 import { exportJWK } from 'jose';
 import { clean03, clean10, type Card } from '../engine/fixtures.ts';
-import { testKey, type TestKey } from '../helpers/jws.ts';
-import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
-import { prepareDataDir } from './seed.ts';
+import { testKey, type TestKey } from '../support/jws.ts';
+import { runCli, startServer, type RunningServer } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
+import { prepareDataDir } from '../support/seed.ts';
 
 const unsigned10 = (): Card => {
   const { signatures: _, ...card } = clean10();

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
 
 const TOKEN = 'test-admin-token-0123456789';
 let server: RunningServer;

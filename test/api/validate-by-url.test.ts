@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { validateCard } from '../../src/engine/index.ts';
 import { locate } from '../../src/engine/formats/index.ts';
-import { postJson } from '../helpers/app.ts';
-import { startCardHost } from '../helpers/card-host.ts';
-import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
+import { postJson } from '../support/app.ts';
+import { startCardHost } from '../support/card-host.ts';
+import { endpointsApp, pathOf, sampleCard } from '../support/endpoints.ts';
 
 const cardText = `${JSON.stringify(sampleCard(), null, 2)}\n`;
 

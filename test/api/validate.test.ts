@@ -10,8 +10,8 @@ import { idPattern } from '../../src/lib/ids.ts';
 import { validateSingleText } from '../../src/features/validation/validation.ts';
 import { configuredInProcess } from '../../src/features/validation/validation-pool.ts';
 import type { Validator } from '../../src/features/validation/validator.ts';
-import { postJson, testApp } from '../helpers/app.ts';
-import { endpointsApp, pathOf, sampleCard } from './helpers.ts';
+import { postJson, testApp } from '../support/app.ts';
+import { endpointsApp, pathOf, sampleCard } from '../support/endpoints.ts';
 
 const validate = (t: ReturnType<typeof endpointsApp>, body: unknown, headers: Record<string, string> = {}) =>
   t.app.request('/v1/validate', postJson(body, headers));

@@ -11,8 +11,8 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { clean03 } from '../engine/fixtures.ts';
 import { warnedCard } from '../engine/formats/cards.ts';
-import { runCli } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { runCli } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = tempDirFactory('cardgate-conventions-')();

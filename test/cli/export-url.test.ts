@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { databaseFactory } from '../helpers/postgres.ts';
-import { minimalCard } from '../helpers/cards.ts';
-import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { databaseFactory } from '../support/postgres.ts';
+import { minimalCard } from '../support/cards.ts';
+import { runCli, startServer, type RunningServer } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const ADMIN = 'test-admin-token-0123456789'; // what startServer sets as CARDGATE_ADMIN_TOKEN
 const newDir = tempDirFactory('cardgate-export-url-');

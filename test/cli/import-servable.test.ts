@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openFileStore } from '../../src/store/file.ts';
-import { runCli } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { runCli } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 import { iso, report, T0 } from '../store/fixtures/records.ts';
 
 const newDir = tempDirFactory('cardgate-import-servable-');

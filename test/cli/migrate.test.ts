@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { migrations } from '../../src/store/postgres/migrations.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
-import { runCli } from '../helpers/server.ts';
+import { databaseFactory } from '../support/postgres.ts';
+import { runCli } from '../support/server.ts';
 
 const newDatabase = databaseFactory();
 const latest = migrations.at(-1)!.version;

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { clean03 } from '../engine/fixtures.ts';
-import { runCli } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { runCli } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const newDir = tempDirFactory('cardgate-reads-');
 const dir = newDir();

@@ -4,9 +4,9 @@ import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { tempDirFactory } from '../helpers/temp.ts';
-import { runCli } from '../helpers/server.ts';
-import { startCardHost } from '../helpers/card-host.ts';
+import { tempDirFactory } from '../support/temp.ts';
+import { runCli } from '../support/server.ts';
+import { startCardHost } from '../support/card-host.ts';
 import { clean03 } from '../engine/fixtures.ts';
 
 const newDir = tempDirFactory('cardgate-rulesets-');

@@ -12,10 +12,10 @@ import type { CliIO } from '../../src/cli/io.ts';
 import { parseConfig } from '../../src/config.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { startServer } from '../helpers/server.ts';
+import { startServer } from '../support/server.ts';
 import { version } from '../../src/lib/version.ts';
 import { spawn, spawnSync } from 'node:child_process';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-admin-token-');
 

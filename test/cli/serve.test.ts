@@ -4,9 +4,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { runCli, startServer } from '../helpers/server.ts';
-import { minimalCard } from '../helpers/cards.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { runCli, startServer } from '../support/server.ts';
+import { minimalCard } from '../support/cards.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const card = minimalCard('Shutdown Agent', 'Used by the shutdown tests');
 /** Anonymous callers unlimited, so the tests are not stopped by the daily quota. */
@@ -46,6 +46,9 @@ test('a bad configuration stops start-up with exit code 2, naming the setting as
   const env = await runCli(['serve'], { env: { CARDGATE_PUBLIC_URL: 'not a url' } });
   assert.equal(env.code, 2);
   assert.match(env.stderr, /CARDGATE_PUBLIC_URL \(publicUrl\): must be an absolute http\(s\) URL/);
+  const port = await runCli(['serve'], { env: { CARDGATE_PORT: 'abc' }, cwd: tempDir() });
+  assert.equal(port.code, 2);
+  assert.match(port.stderr, /CARDGATE_PORT \(port\): /);
 
   const hosts = await runCli(['serve'], { env: { CARDGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback,10.0.0.0/99' } });
   assert.equal(hosts.code, 2);

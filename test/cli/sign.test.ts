@@ -7,9 +7,9 @@ import canonicalize from 'canonicalize';
 import { runKeygen, runSign } from '../../src/cli/sign.ts';
 import { runValidate } from '../../src/cli/validate.ts';
 import { signatureAlgorithms } from '../../src/engine/signatures/algorithms.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
-import { runCli } from '../helpers/server.ts';
-import { signPayload, testKey } from '../helpers/jws.ts';
+import { tempDirFactory } from '../support/temp.ts';
+import { runCli } from '../support/server.ts';
+import { signPayload, testKey } from '../support/jws.ts';
 import { clean03, clean10, type Card } from '../engine/fixtures.ts';
 
 const dir = tempDirFactory('cardgate-sign-')();

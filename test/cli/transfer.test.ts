@@ -5,9 +5,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { openFileStore } from '../../src/store/file.ts';
 import type { JobRecord } from '../../src/store/types.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
-import { runCli } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { databaseFactory } from '../support/postgres.ts';
+import { runCli } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 import { iso, report } from '../store/fixtures/records.ts';
 
 const newDir = tempDirFactory('cardgate-transfer-');

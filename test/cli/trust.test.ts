@@ -9,9 +9,9 @@ import { parseConfig } from '../../src/config.ts';
 import { FakeClock } from '../../src/lib/clock.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { Store } from '../../src/store/types.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
-import { runCli } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { databaseFactory } from '../support/postgres.ts';
+import { runCli } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const newDir = tempDirFactory('cardgate-trust-cli-');
 const newDatabase = databaseFactory();

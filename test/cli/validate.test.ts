@@ -5,11 +5,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runValidate } from '../../src/cli/validate.ts';
 import { rulesRoutes } from '../../src/api/routes/rules.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { tempDirFactory } from '../support/temp.ts';
 import { clean03 } from '../engine/fixtures.ts';
 import { invalidCard, notJson, warnedCard } from '../engine/formats/cards.ts';
-import { runCli } from '../helpers/server.ts';
-import { startCardHost } from '../helpers/card-host.ts';
+import { runCli } from '../support/server.ts';
+import { startCardHost } from '../support/card-host.ts';
 
 const newDir = tempDirFactory('cardgate-validate-');
 const dir = newDir();

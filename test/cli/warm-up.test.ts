@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { warmUp } from '../../src/cli/warm-up.ts';
-import { skipOutsideCi } from '../helpers/checks.ts';
+import { skipOutsideCi } from '../support/checks.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 

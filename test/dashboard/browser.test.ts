@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DAY_MS } from '../../src/lib/clock.ts';
-import { ADMIN_TOKEN, startBrowser, startService } from './harness.ts';
-import { minimalCard } from '../helpers/cards.ts';
-import { awaitWindowRoom } from '../helpers/windows.ts';
+import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
+import { minimalCard } from '../support/cards.ts';
+import { awaitWindowRoom } from '../support/windows.ts';
 
 let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { findChromium, startBrowser } from './harness.ts';
+import { findChromium, startBrowser } from '../support/browser.ts';
 
 describe('the browser harness', () => {
   const saved = { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CARDGATE_CHROMIUM: process.env.CARDGATE_CHROMIUM };

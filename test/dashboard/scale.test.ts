@@ -11,8 +11,8 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { nextUtcMidnight, utcDay } from '../../src/lib/clock.ts';
 import { openFileStore } from '../../src/store/file.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
-import { ADMIN_TOKEN, startBrowser, startService } from './harness.ts';
+import { tempDirFactory } from '../support/temp.ts';
+import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
 
 const newDataDir = tempDirFactory('cardgate-dash-scale-');
 const ACCOUNTS = 1000;

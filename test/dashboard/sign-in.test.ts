@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startServer } from '../helpers/server.ts';
-import { startBrowser } from './harness.ts';
+import { startServer } from '../support/server.ts';
+import { startBrowser } from '../support/browser.ts';
 
 const signInText = async (env: Record<string, string>) => {
   const server = await startServer({ env });

@@ -10,8 +10,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import { skipOutsideCi } from '../helpers/checks.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { skipOutsideCi } from '../support/checks.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const tempDir = tempDirFactory('cardgate-deploy-');

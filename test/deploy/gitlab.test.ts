@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { minimalCard } from '../helpers/cards.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { minimalCard } from '../support/cards.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const tempDir = tempDirFactory('cardgate-gitlab-');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatSummary, validateCard } from '../../src/engine/index.ts';
-import { sampleCard } from '../api/seed.ts';
+import { sampleCard } from '../support/seed.ts';
 
 /** A valid card with a warning per skill and a suggestion per warning and per skill: the score is at stake. */
 const manyWarnings = (n: number) => ({

@@ -8,7 +8,7 @@ import { withoutProtoDefaults } from '../../src/engine/signatures/proto-defaults
 import { signatureAlgorithms } from '../../src/engine/signatures/algorithms.ts';
 import type { SignaturePolicy } from '../../src/engine/types.ts';
 import { clean03, clean10, type Card } from './fixtures.ts';
-import { signPayload, testKey, trusted, type TestKey } from '../helpers/jws.ts';
+import { signPayload, testKey, trusted, type TestKey } from '../support/jws.ts';
 
 const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
 const unsigned10 = (): Card => {

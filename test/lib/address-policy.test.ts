@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/config.ts';
 import { callbackUse, deliverCallback } from '../../src/features/webhooks/deliver.ts';
 import { createAddressPolicy, parseAllowedHosts } from '../../src/lib/address-policy.ts';
-import { postJson, testApp } from '../helpers/app.ts';
-import { minimalCard } from '../helpers/cards.ts';
+import { postJson, testApp } from '../support/app.ts';
+import { minimalCard } from '../support/cards.ts';
 
 const createCallbackPolicy = (allowedHosts: string[]) => createAddressPolicy(allowedHosts, callbackUse);
 

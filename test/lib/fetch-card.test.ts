@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import { createAddressPolicy } from '../../src/lib/address-policy.ts';
 import { cardUrls, fetchCard, type CardFetchOptions } from '../../src/lib/fetch-card.ts';
 import { cardFetchUse } from '../../src/features/validation/card-by-url.ts';
-import { startCardHost } from '../helpers/card-host.ts';
+import { startCardHost } from '../support/card-host.ts';
 
 const card = '{\n  "name": "Local agent",\n  "protocolVersion": "0.3.0"\n}\n';
 const options = (over: Partial<CardFetchOptions> = {}): CardFetchOptions => ({

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_TOKEN, startBrowser, startService } from '../dashboard/harness.ts';
-import { minimalCard } from '../helpers/cards.ts';
-import { nonEmpty } from '../helpers/checks.ts';
+import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
+import { minimalCard } from '../support/cards.ts';
+import { nonEmpty } from '../support/checks.ts';
 import { contrast } from './contrast.ts';
 
 const shots = new URL('../../test-artifacts/pages', import.meta.url).pathname;

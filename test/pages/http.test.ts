@@ -10,8 +10,8 @@ import { ruleCatalogue } from '../../src/engine/index.ts';
 import { renderBadge, textWidth } from '../../src/pages/badge.ts';
 import { pageScript } from '../../src/pages/script.ts';
 import { version } from '../../src/lib/version.ts';
-import { postJson, testApp } from '../helpers/app.ts';
-import { minimalCard } from '../helpers/cards.ts';
+import { postJson, testApp } from '../support/app.ts';
+import { minimalCard } from '../support/cards.ts';
 import { contrast } from './contrast.ts';
 
 const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };

@@ -8,10 +8,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { exampleCard } from '../../src/pages/landing.ts';
-import { startBrowser } from '../dashboard/harness.ts';
-import { startCardHost } from '../helpers/card-host.ts';
-import { minimalCard } from '../helpers/cards.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { startBrowser } from '../support/browser.ts';
+import { startCardHost } from '../support/card-host.ts';
+import { minimalCard } from '../support/cards.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
 
 const shots = new URL('../../test-artifacts/pages', import.meta.url).pathname;
 mkdirSync(shots, { recursive: true });

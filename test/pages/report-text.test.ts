@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { postJson, testApp } from '../helpers/app.ts';
+import { postJson, testApp } from '../support/app.ts';
 import { invalidCard, warnedCard } from '../engine/formats/cards.ts';
 
 const html = { accept: 'text/html' };

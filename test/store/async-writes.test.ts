@@ -10,8 +10,8 @@ import { mock, test } from 'node:test';
 import { openFileStore, StoreError, type FileStore, type FileStoreOptions } from '../../src/store/file.ts';
 import type { JobRecord } from '../../src/store/types.ts';
 import { T0, iso, report } from './fixtures/records.ts';
-import { skipOutsideCi } from '../helpers/checks.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { skipOutsideCi } from '../support/checks.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-async-writes-');
 const open = (dataDir: string, over: Partial<FileStoreOptions> = {}) => openFileStore({ dataDir, ...over });

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, it } from 'node:test';
-import { startServer } from '../helpers/server.ts';
+import { startServer } from '../support/server.ts';
 import { validCard } from '../features/webhooks/fixtures.ts';
-import { startReceiver } from '../features/webhooks/receiver.ts';
+import { startReceiver } from '../support/receiver.ts';
 
 /** A request body whose card holds an array nested `depth` deep, as text (the client cannot encode it either). */
 const deepBody = (depth: number, extra = '') => `{"agent_card":{"name":"deep","nested":${'['.repeat(depth)}${']'.repeat(depth)}}${extra}}`;

@@ -9,7 +9,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { UnstorableRecordError } from '../../src/store/encode.ts';
 import type { AccountSortField, ApiKeyRecord, CounterCharge, JobRecord, PagePosition, PageQuery, ReportPageQuery, Store, TrustKeyRecord } from '../../src/store/types.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
+import { databaseFactory } from '../support/postgres.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
 const DAY = 86_400_000;

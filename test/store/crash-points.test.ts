@@ -14,10 +14,10 @@ import { after, test } from 'node:test';
 import { openFileStore, type FileStore } from '../../src/store/file.ts';
 import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
 import type { JobRecord } from '../../src/store/types.ts';
-import { postJson } from '../helpers/app.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { postJson } from '../support/app.ts';
+import { tempDirFactory } from '../support/temp.ts';
 import { validCard, webhookApp } from '../features/webhooks/fixtures.ts';
-import { startReceiver, type Received } from '../features/webhooks/receiver.ts';
+import { startReceiver, type Received } from '../support/receiver.ts';
 
 const tempDir = tempDirFactory('cardgate-crash-points-');
 const config = { webhooks: { allowedHosts: ['loopback'], concurrency: 2 } };

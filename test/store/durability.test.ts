@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openFileStore, StoreLockedError } from '../../src/store/file.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const childScript = fileURLToPath(new URL('./fixtures/store-child.ts', import.meta.url));
 const tempDir = tempDirFactory('cardgate-durability-');

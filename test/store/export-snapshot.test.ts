@@ -12,7 +12,7 @@ import { openFileStore } from '../../src/store/file.ts';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import type { StoreTransfer, TransferRow } from '../../src/store/transfer.ts';
 import type { Store } from '../../src/store/types.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
+import { databaseFactory } from '../support/postgres.ts';
 import { iso, report } from './fixtures/records.ts';
 
 const newDatabase = databaseFactory();

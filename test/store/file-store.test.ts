@@ -5,14 +5,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { FakeClock } from '../../src/lib/clock.ts';
+import { FakeScheduler } from '../../src/lib/scheduler.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { UnstorableRecordError } from '../../src/store/encode.ts';
 import { openFileStore, StoreError, StoreLockedError, type FileStoreOptions } from '../../src/store/file.ts';
 import type { JobRecord } from '../../src/store/types.ts';
 import { removeStaleLock } from '../../src/store/file/lock.ts';
 import { T0, iso, report } from './fixtures/records.ts';
-import { skipOutsideCi } from '../helpers/checks.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { skipOutsideCi } from '../support/checks.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const DAY = 86_400_000;
 const tempDir = tempDirFactory('cardgate-filestore-');
@@ -208,6 +209,21 @@ test('retentionDays: expired reports read as gone and are pruned at open', async
   assert.equal(await s2.reportCount(), 3);
   await s2.close();
   assert.deepEqual(segmentFiles(dir), ['seg-000002.jsonl']);
+});
+
+test('retentionDays: while the store stays open, the hourly upkeep prunes what expired since (on its scheduler)', async () => {
+  const dir = tempDir();
+  const scheduler = new FakeScheduler(new FakeClock(T0));
+  const s = await open(dir, { clock: scheduler, scheduler, retentionDays: 30 });
+  await s.putReport(report('rpt_old', { created_at: iso(T0 - 30 * DAY + 60_000) })); // expires a minute after the upkeep at open
+  await s.putReport(report('rpt_new', { created_at: iso(T0) }));
+  await s.commit();
+  await scheduler.advance(3_599_999);
+  assert.equal(await s.getReport('rpt_old'), undefined, 'read as gone at once');
+  assert.equal(await s.reportCount(), 2, 'not pruned before the next upkeep');
+  await scheduler.advance(1);
+  await s.close(); // waits for the pruning under way
+  assert.equal(await s.reportCount(), 1);
 });
 
 test('expired counters and long-finished jobs are compacted by the upkeep; unfinished jobs stay', async () => {

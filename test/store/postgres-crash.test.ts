@@ -15,9 +15,9 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import postgres from 'postgres';
 import { validCard } from '../features/webhooks/fixtures.ts';
-import { startReceiver } from '../features/webhooks/receiver.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { databaseFactory } from '../support/postgres.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
 
 const newDatabase = databaseFactory();
 

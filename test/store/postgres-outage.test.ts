@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import postgres from 'postgres';
 import { validCard } from '../features/webhooks/fixtures.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
-import { startServer } from '../helpers/server.ts';
+import { databaseFactory } from '../support/postgres.ts';
+import { startServer } from '../support/server.ts';
 
 const newDatabase = databaseFactory();
 const ADMIN = { authorization: 'Bearer test-admin-token-0123456789' };

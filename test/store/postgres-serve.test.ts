@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, it } from 'node:test';
 import { validCard } from '../features/webhooks/fixtures.ts';
-import { startReceiver } from '../features/webhooks/receiver.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { databaseFactory } from '../support/postgres.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
 
 const newDatabase = databaseFactory();
 const ADMIN = { authorization: 'Bearer test-admin-token-0123456789' };

@@ -15,8 +15,8 @@ import { StoreUnavailableError } from '../../src/store/unavailable.ts';
 import { migrate } from '../../src/store/postgres/migrate.ts';
 import { migrations } from '../../src/store/postgres/migrations.ts';
 import type { JobRecord } from '../../src/store/types.ts';
-import { databaseFactory, type TestDatabase } from '../helpers/postgres.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { databaseFactory, type TestDatabase } from '../support/postgres.ts';
+import { tempDirFactory } from '../support/temp.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
 const newDatabase = databaseFactory();

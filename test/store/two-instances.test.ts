@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
 import { validCard } from '../features/webhooks/fixtures.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
-import { startServer, type RunningServer } from '../helpers/server.ts';
-import { awaitWindowRoom, MINUTE_MS } from '../helpers/windows.ts';
+import { databaseFactory } from '../support/postgres.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
+import { awaitWindowRoom, MINUTE_MS } from '../support/windows.ts';
 
 const newDatabase = databaseFactory();
 const ADMIN = { authorization: 'Bearer test-admin-token-0123456789' };

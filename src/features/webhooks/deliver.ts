@@ -9,6 +9,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { AddressPolicy, PolicyUse } from '../../lib/address-policy.ts';
 import { checkedLookup, describeConnectError } from '../../lib/pinned-lookup.ts';
+import { systemScheduler, type Scheduler } from '../../lib/scheduler.ts';
 import { signWebhook } from './signing.ts';
 
 /** How the address policy speaks of callbacks. */
@@ -29,6 +30,8 @@ export interface Delivery {
   lookup?: LookupFunction;
   /** Aborts the delivery (shutdown deadline): the outcome is then `aborted`, unless the receiver already answered. */
   signal?: AbortSignal;
+  /** Runs the time limit; default the system's. */
+  scheduler?: Scheduler;
 }
 
 /** What is stored on the job. */
@@ -77,7 +80,7 @@ export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome | A
     const finish = (outcome: DeliveryOutcome | AbortedDelivery) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.cancel();
       delivery.signal?.removeEventListener('abort', onAbort);
       req.destroy();
       resolve(outcome);
@@ -106,7 +109,7 @@ export const deliverCallback = (delivery: Delivery): Promise<DeliveryOutcome | A
       },
     );
     req.on('error', (err) => stop(describeConnectError(err, url)));
-    const timer = setTimeout(() => stop(`no response within ${delivery.timeoutMs} ms`), delivery.timeoutMs);
+    const timer = (delivery.scheduler ?? systemScheduler).timeout(() => stop(`no response within ${delivery.timeoutMs} ms`), delivery.timeoutMs);
     const onAbort = () => {
       const reason = delivery.signal?.reason;
       finish(status === undefined ? { state: 'aborted', error: reason instanceof Error ? reason.message : String(reason ?? 'aborted') } : outcomeOf(status));

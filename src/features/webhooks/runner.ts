@@ -41,6 +41,7 @@ import { signatureTrust } from '../trust/trusted-keys.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
+import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { reportVerdict, type Engine } from '../validation/card-result.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
@@ -84,20 +85,20 @@ export interface JobRunnerOptions {
 class HeldJob {
   lost = false;
   private writes: Promise<unknown> = Promise.resolve();
-  private readonly renewal: ReturnType<typeof setInterval>;
+  private readonly renewal: Timer;
 
   constructor(
     public job: JobRecord,
     private readonly owner: string,
     private readonly deps: Pick<AppDeps, 'store' | 'clock' | 'log'>,
     leaseMs: number,
+    scheduler: Scheduler,
   ) {
     const renew = () =>
       this.write((current) => ({ ...current, lease: { owner, until: deps.clock.now() + leaseMs } })).catch((e: unknown) =>
         deps.log.error('webhook job lease not renewed', { validation_id: job.id, error: (e as Error).message }),
       );
-    this.renewal = setInterval(renew, Math.max(1, Math.floor(leaseMs / 3)));
-    this.renewal.unref?.();
+    this.renewal = scheduler.interval(renew, Math.max(1, Math.floor(leaseMs / 3)));
   }
 
   /** Writes `change(latest record)` (with `report`, in the same step); false, writing nothing, once the job was taken over. */
@@ -125,7 +126,7 @@ class HeldJob {
   }
 
   end(): void {
-    clearInterval(this.renewal);
+    this.renewal.cancel();
   }
 }
 
@@ -142,13 +143,15 @@ export class JobRunner {
   private claimAgain = false;
   /** The repair at start (see repairLostReports), until it ends. */
   private repairing: Promise<void> | null = null;
-  private poller: ReturnType<typeof setInterval> | undefined;
+  private poller: Timer | undefined;
+  private readonly scheduler: Scheduler;
   private idleWaiters: Array<() => void> = [];
 
   constructor(
     private readonly deps: AppDeps,
     options: JobRunnerOptions = {},
   ) {
+    this.scheduler = deps.scheduler ?? systemScheduler;
     this.validator = deps.validator ?? configuredInProcess(deps.config, options.validate);
     this.policy = createAddressPolicy(deps.config.webhooks.allowedHosts, callbackUse);
     const wide = deps.config.webhooks.allowedHosts.filter((h) => h === '*' || h === 'private');
@@ -173,8 +176,7 @@ export class JobRunner {
         this.wakeIfIdle();
       });
     this.pump();
-    this.poller = setInterval(() => this.pump(), config.webhooks.pollIntervalMs);
-    this.poller.unref?.();
+    this.poller = this.scheduler.interval(() => this.pump(), config.webhooks.pollIntervalMs);
   }
 
   /**
@@ -255,7 +257,7 @@ export class JobRunner {
   private async run(claimed: JobRecord): Promise<void> {
     const { store, clock, config, log } = this.deps;
     const { id } = claimed;
-    const held = new HeldJob(claimed, this.owner, this.deps, config.webhooks.jobLeaseMs);
+    const held = new HeldJob(claimed, this.owner, this.deps, config.webhooks.jobLeaseMs, this.scheduler);
     try {
       // The claim counted the run; it is durable, with the time the run started, before the run starts.
       if (!(await held.write((job) => ({ ...job, updated_at: iso(clock.now()) })))) return;
@@ -279,6 +281,7 @@ export class JobRunner {
         policy: this.policy,
         lookup: this.deps.lookup,
         signal: this.shutdown.signal,
+        scheduler: this.scheduler,
       });
       this.deps.metrics?.delivered(outcome.state);
       if (outcome.state === 'aborted') {
@@ -466,13 +469,13 @@ export class JobRunner {
 
   /** Lifecycle hook: nothing is claimed any more (pump checks `draining`); waits for the running jobs. */
   private async drain(deadline: number): Promise<void> {
-    clearInterval(this.poller);
+    this.poller?.cancel();
     await this.claiming; // a claim made before the drain began runs like the others
     const inFlight = [...this.running.values()];
     if (inFlight.length === 0) return;
-    const abortAt = Math.max(0, deadline - shutdownMarginMs - Date.now());
-    const timer = setTimeout(() => this.shutdown.abort(new Error('shutdown')), abortAt);
+    const abortAt = Math.max(0, deadline - shutdownMarginMs - this.scheduler.now());
+    const timer = this.scheduler.timeout(() => this.shutdown.abort(new Error('shutdown')), abortAt);
     await Promise.allSettled(inFlight);
-    clearTimeout(timer);
+    timer.cancel();
   }
 }

@@ -40,6 +40,7 @@ import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
+import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { LATER_TABLES, TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
 import { readLine } from '../report-lines.ts';
@@ -54,6 +55,8 @@ import { ReportSegments, defaultSegmentLimits, type SegmentLimits } from './repo
 export interface FileStoreOptions {
   dataDir: string;
   clock?: Clock;
+  /** Runs the hourly upkeep; default the system's. */
+  scheduler?: Scheduler;
   log?: Logger;
   /** Reports older than this read as gone and are pruned hourly; unset = kept until pruneReports(). */
   retentionDays?: number;
@@ -135,7 +138,8 @@ export class FileStore extends Tables implements Store {
   private snapshotting: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
   private pruning: Promise<unknown> = Promise.resolve();
-  private retentionTimer: ReturnType<typeof setInterval> | undefined;
+  private retentionTimer: Timer | undefined;
+  private readonly scheduler: Scheduler;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly retentionMs: number | undefined;
@@ -156,6 +160,7 @@ export class FileStore extends Tables implements Store {
   ) {
     super();
     this.clock = options.clock ?? systemClock;
+    this.scheduler = options.scheduler ?? systemScheduler;
     this.log = options.log ?? silentLogger;
     this.retentionMs = options.retentionDays === undefined ? undefined : options.retentionDays * DAY_MS;
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
@@ -258,8 +263,7 @@ export class FileStore extends Tables implements Store {
       this.pruneReports(this.expiredBefore()).catch((err: Error) => this.log.error('report retention failed', { error: err.message }));
     };
     upkeep();
-    this.retentionTimer = setInterval(upkeep, HOUR_MS);
-    this.retentionTimer.unref?.();
+    this.retentionTimer = this.scheduler.interval(upkeep, HOUR_MS);
   }
 
   /**
@@ -396,7 +400,7 @@ export class FileStore extends Tables implements Store {
   }
 
   private async shutdown(): Promise<void> {
-    clearInterval(this.retentionTimer);
+    this.retentionTimer?.cancel();
     try {
       await this.pruning;
       await this.scheduled?.catch(() => {}); // its failure is retried by the final flush below

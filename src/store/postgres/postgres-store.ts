@@ -29,6 +29,7 @@
  */
 import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
+import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { UnstorableRecordError, encodeRecord } from '../encode.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
@@ -67,6 +68,8 @@ export interface PostgresStoreOptions {
   /** Longest a statement may run before the server cancels it, ms (default 5000). */
   statementTimeoutMs?: number;
   clock?: Clock;
+  /** Runs the hourly upkeep; default the system's. */
+  scheduler?: Scheduler;
   log?: Logger;
   /** Reports older than this read as gone and are pruned hourly; unset = kept until pruneReports(). */
   retentionDays?: number;
@@ -408,7 +411,8 @@ export class PostgresStore implements Store, StoreTransfer {
   private durableWrites = 0;
   /** The flush under way, which commits wait on (see commit()). */
   private flushing: Promise<void> | undefined;
-  private upkeepTimer: ReturnType<typeof setInterval> | undefined;
+  private upkeepTimer: Timer | undefined;
+  private readonly scheduler: Scheduler;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -417,6 +421,7 @@ export class PostgresStore implements Store, StoreTransfer {
     options: Omit<PostgresStoreOptions, 'url' | 'poolSize'> = {},
   ) {
     this.clock = options.clock ?? systemClock;
+    this.scheduler = options.scheduler ?? systemScheduler;
     this.log = options.log ?? silentLogger;
     this.retentionMs = options.retentionDays === undefined ? undefined : options.retentionDays * DAY_MS;
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
@@ -959,7 +964,7 @@ export class PostgresStore implements Store, StoreTransfer {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      clearInterval(this.upkeepTimer);
+      this.upkeepTimer?.cancel();
       try {
         await this.commit();
       } finally {
@@ -973,8 +978,7 @@ export class PostgresStore implements Store, StoreTransfer {
   startUpkeep(): void {
     const upkeep = () => this.upkeep().catch((e: Error) => this.log.error('store upkeep failed', { error: e.message }));
     void upkeep();
-    this.upkeepTimer = setInterval(upkeep, HOUR_MS);
-    this.upkeepTimer.unref?.();
+    this.upkeepTimer = this.scheduler.interval(upkeep, HOUR_MS);
   }
 
   private async upkeep(): Promise<void> {

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../../helpers/server.ts';
-import { tempDirFactory } from '../../helpers/temp.ts';
-import { prepareDataDir } from '../../api/seed.ts';
+import { startServer, type RunningServer } from '../../support/server.ts';
+import { tempDirFactory } from '../../support/temp.ts';
+import { prepareDataDir } from '../../support/seed.ts';
 
 const tempDir = tempDirFactory('cardgate-answer-size-');
 

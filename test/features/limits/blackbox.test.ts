@@ -8,9 +8,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { DAY_MS } from '../../../src/lib/clock.ts';
-import { runCli, startServer, type RunningServer } from '../../helpers/server.ts';
-import { minimalCard } from '../../helpers/cards.ts';
-import { awaitWindowRoom } from '../../helpers/windows.ts';
+import { runCli, startServer, type RunningServer } from '../../support/server.ts';
+import { minimalCard } from '../../support/cards.ts';
+import { awaitWindowRoom } from '../../support/windows.ts';
 
 const ADMIN = 'test-admin-token-0123456789'; // what startServer sets as CARDGATE_ADMIN_TOKEN
 

@@ -11,7 +11,7 @@ import { readJsonObject } from '../../../src/api/body.ts';
 import { identifyCaller } from '../../../src/api/middleware/caller.ts';
 import { chargeDailyQuota } from '../../../src/api/quota-charge.ts';
 import type { Plan } from '../../../src/store/types.ts';
-import { testApp } from '../../helpers/app.ts';
+import { testApp } from '../../support/app.ts';
 
 export const limitsApp = (config: ConfigInput = {}) => {
   const t = testApp({ config });

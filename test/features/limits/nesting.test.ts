@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { minimalCard } from '../../helpers/cards.ts';
-import { startServer, type RunningServer } from '../../helpers/server.ts';
-import { tempDirFactory } from '../../helpers/temp.ts';
-import { prepareDataDir } from '../../api/seed.ts';
+import { minimalCard } from '../../support/cards.ts';
+import { startServer, type RunningServer } from '../../support/server.ts';
+import { tempDirFactory } from '../../support/temp.ts';
+import { prepareDataDir } from '../../support/seed.ts';
 
 const tempDir = tempDirFactory('cardgate-nesting-');
 const admin = { authorization: 'Bearer test-admin-token-0123456789' };

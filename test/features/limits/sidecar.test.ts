@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runCli, startServer, type RunningServer } from '../../helpers/server.ts';
-import { minimalCard } from '../../helpers/cards.ts';
-import { awaitWindowRoom } from '../../helpers/windows.ts';
+import { runCli, startServer, type RunningServer } from '../../support/server.ts';
+import { minimalCard } from '../../support/cards.ts';
+import { awaitWindowRoom } from '../../support/windows.ts';
 import { DAY_MS } from '../../../src/lib/clock.ts';
 
 const card = minimalCard('Sidecar Agent', 'Used by the sidecar black-box tests');

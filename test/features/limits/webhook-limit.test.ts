@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createWebhookLimiter } from '../../../src/api/middleware/webhook-limit.ts';
-import { testApp } from '../../helpers/app.ts';
+import { testApp } from '../../support/app.ts';
 
 const webhookApp = (limits: { webhookPerIpPerMinute: number; webhookGlobalPerHour: number }) => {
   const t = testApp({ config: { limits } });

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { canonicalPayload } from '../../../src/engine/signatures/canonical.ts';
 import { jkusIn } from '../../../src/features/trust/jku.ts';
 import { clean03 } from '../../engine/fixtures.ts';
-import { postJson, testApp } from '../../helpers/app.ts';
-import { signPayload, testKey } from '../../helpers/jws.ts';
+import { postJson, testApp } from '../../support/app.ts';
+import { signPayload, testKey } from '../../support/jws.ts';
 
 const key = await testKey('ES256', 'published');
 const other = await testKey('ES256', 'published');

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
-import { minimalCard } from '../../helpers/cards.ts';
-import { startServer } from '../../helpers/server.ts';
-import { tempDirFactory } from '../../helpers/temp.ts';
-import { prepareDataDir } from '../../api/seed.ts';
+import { minimalCard } from '../../support/cards.ts';
+import { startServer } from '../../support/server.ts';
+import { tempDirFactory } from '../../support/temp.ts';
+import { prepareDataDir } from '../../support/seed.ts';
 
 const tempDir = tempDirFactory('cardgate-time-limit-');
 

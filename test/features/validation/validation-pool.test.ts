@@ -15,7 +15,7 @@ import { validationSettings } from '../../../src/features/validation/card-result
 import type { TaskKind } from '../../../src/features/validation/worker-tasks.ts';
 import { RECYCLE_AFTER_IDLE_MS, ValidationPool, ValidationTimeout, configuredInProcess, defaultWorkerCount } from '../../../src/features/validation/validation-pool.ts';
 import type { CardToFetch, SingleOutcome } from '../../../src/features/validation/validation.ts';
-import { sampleCard } from '../../api/seed.ts';
+import { sampleCard } from '../../support/seed.ts';
 
 /** The outcome of a body that carries its card. */
 const validated = (outcome: SingleOutcome | CardToFetch): SingleOutcome => {

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { startServer } from '../../helpers/server.ts';
-import { awaitWindowRoom, MINUTE_MS } from '../../helpers/windows.ts';
+import { startServer } from '../../support/server.ts';
+import { awaitWindowRoom, MINUTE_MS } from '../../support/windows.ts';
 import { validCard } from './fixtures.ts';
-import { startReceiver, type Received } from './receiver.ts';
+import { startReceiver, type Received } from '../../support/receiver.ts';
 
 const secret = `whsec_${Buffer.from('black-box-secret-32-bytes-long!!').toString('base64')}`;
 

@@ -6,7 +6,7 @@ import { rateLimitHeaders } from '../../../src/api/middleware/rate-limit-headers
 import { createWebhookLimiter } from '../../../src/api/middleware/webhook-limit.ts';
 import { webhookRoutes } from '../../../src/api/routes/webhooks.ts';
 import { JobRunner, type JobRunnerOptions } from '../../../src/features/webhooks/runner.ts';
-import { testDeps } from '../../helpers/app.ts';
+import { testDeps } from '../../support/app.ts';
 
 export const validCard = {
   protocolVersion: '0.3.0',

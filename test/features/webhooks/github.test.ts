@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CardResult } from '../../../src/engine/types.ts';
-import { postJson, testApp } from '../../helpers/app.ts';
+import { postJson, testApp } from '../../support/app.ts';
 import { invalidCard, validCard, webhookApp } from './fixtures.ts';
 
 const sha = 'a'.repeat(40);

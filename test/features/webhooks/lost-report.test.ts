@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, it } from 'node:test';
-import { startServer } from '../../helpers/server.ts';
-import { tempDirFactory } from '../../helpers/temp.ts';
-import { startReceiver } from './receiver.ts';
+import { startServer } from '../../support/server.ts';
+import { tempDirFactory } from '../../support/temp.ts';
+import { startReceiver } from '../../support/receiver.ts';
 
 const tempDir = tempDirFactory('cardgate-lost-report-');
 /** A minute ago: finished jobs older than a day leave the store at start. */

@@ -1,4 +1,8 @@
-/** JobRunner: resuming unfinished jobs after a restart, claims and leases, and the shutdown drain. */
+/**
+ * JobRunner: resuming unfinished jobs after a restart, claims and leases, and the shutdown drain.
+ * Time moves by hand (testDeps' fakeTimers): polls, lease renewals, callback time limits and the
+ * shutdown deadline fire on scheduler.advance(), never on the wall clock.
+ */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { validateCard } from '../../../src/engine/index.ts';
@@ -6,12 +10,23 @@ import type { CardResult } from '../../../src/engine/types.ts';
 import { JobRunner, maxJobAttempts } from '../../../src/features/webhooks/runner.ts';
 import { configuredInProcess, ValidatorClosed } from '../../../src/features/validation/validation-pool.ts';
 import type { Validator } from '../../../src/features/validation/validator.ts';
-import { systemClock } from '../../../src/lib/clock.ts';
 import { Lifecycle } from '../../../src/lib/lifecycle.ts';
 import type { JobRecord } from '../../../src/store/types.ts';
-import { postJson, testDeps } from '../../helpers/app.ts';
+import { postJson, testDeps } from '../../support/app.ts';
 import { validCard, webhookApp } from './fixtures.ts';
-import { startReceiver } from './receiver.ts';
+import { startReceiver } from '../../support/receiver.ts';
+
+/** A receiver that holds its answers until the test releases them, then answers at once. */
+const holdingReceiver = async () => {
+  const held: Array<() => void> = [];
+  let open = false;
+  const receiver = await startReceiver((res) => (open ? res.end('ok') : held.push(() => res.end('ok'))));
+  const release = () => {
+    open = true;
+    for (const answer of held.splice(0)) answer();
+  };
+  return { ...receiver, release };
+};
 
 const queuedJob = (id: string, url: string, over: Partial<JobRecord> = {}): JobRecord => ({
   id,
@@ -175,7 +190,7 @@ describe('JobRunner', async () => {
   });
 
   it('shutdown: no job starts once lifecycle.draining is set, even before drain() is called', async () => {
-    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, callbackTimeoutMs: 200 } } });
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, callbackTimeoutMs: 200 } }, fakeTimers: true });
     const runner = new JobRunner(t.deps);
     const [a, b] = ['val_1763726340007_HHHHHHHHHHHHHHHHHHHH', 'val_1763726340008_IIIIIIIIIIIIIIIIIIII'];
     await t.store.putJob(queuedJob(a, silent.url));
@@ -183,22 +198,26 @@ describe('JobRunner', async () => {
     runner.start();
     await silent.waitFor(silent.received.length + 1); // A holds the single worker
     t.lifecycle.draining = true; // what serve does first on SIGTERM, while it waits for HTTP requests
-    while ((await t.store.getJob(a))!.status === 'processing') await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 50));
+    await t.scheduler.advance(200); // A's callback times out: the worker is free
+    await runner.idle();
+    assert.equal((await t.store.getJob(a))!.callback?.state, 'failed');
     assert.equal((await t.store.getJob(b))!.status, 'queued', 'B did not start after A freed the worker');
     assert.ok(!silent.received.some((r) => r.headers['webhook-id'] === b));
   });
 
   it('shutdown: a delivery that finishes before the deadline is recorded as usual', async () => {
-    const slow = await startReceiver((res) => setTimeout(() => res.end('ok'), 200));
+    const slow = await holdingReceiver();
     after(() => slow.close());
-    const t = testDeps({ config });
+    const t = testDeps({ config, fakeTimers: true });
     const runner = new JobRunner(t.deps);
     const id = 'val_1763726340009_JJJJJJJJJJJJJJJJJJJJ';
     await t.store.putJob(queuedJob(id, slow.url));
     runner.start();
     await slow.waitFor(1);
-    await t.lifecycle.drain(2000);
+    const drained = t.lifecycle.drain(2000);
+    await t.scheduler.advance(1000); // the receiver answers halfway to the deadline
+    slow.release();
+    await drained;
     const job = (await t.store.getJob(id))!;
     assert.equal(job.status, 'completed');
     assert.equal(job.callback?.state, 'delivered');
@@ -208,15 +227,18 @@ describe('JobRunner', async () => {
     let hang = true;
     const receiver = await startReceiver((res) => (hang ? undefined : res.end('ok')));
     after(() => receiver.close());
-    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], callbackTimeoutMs: 60_000 } } });
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], callbackTimeoutMs: 60_000 } }, fakeTimers: true });
     const runner = new JobRunner(t.deps);
     const id = 'val_1763726340003_DDDDDDDDDDDDDDDDDDDD';
     await t.store.putJob(queuedJob(id, receiver.url));
     runner.start();
     await receiver.waitFor(1);
-    const started = Date.now();
-    await t.lifecycle.drain(1000);
-    assert.ok(Date.now() - started < 1000, 'finished within the grace period');
+    let drained = false;
+    const draining = t.lifecycle.drain(1000).then(() => (drained = true));
+    await t.scheduler.advance(699);
+    assert.equal(drained, false, 'the delivery runs until the margin before the deadline');
+    await t.scheduler.advance(1); // 300 ms before the deadline: aborted
+    await draining;
     const job = (await t.store.getJob(id))!;
     assert.equal(job.status, 'processing');
     assert.deepEqual(job.callback, { url: receiver.url, state: 'pending' }, 'no outcome stored');
@@ -258,14 +280,16 @@ describe('JobRunner', async () => {
       ['val_1763726340014_OOOOOOOOOOOOOOOOOOOO', counted(() => Promise.reject(new ValidatorClosed())), 1],
     ] as const;
     for (const [id, validator, attempts] of cases) {
-      const t = testDeps({ config, deps: { validator } });
+      const t = testDeps({ config, deps: { validator }, fakeTimers: true });
       const before = queuedJob(id, ok.url, attempts === undefined ? {} : { status: 'processing', attempts });
       await t.store.putJob(before);
       const runner = new JobRunner(t.deps);
       runner.start();
       // Its validation started, or the runner went idle without claiming it (then runs stays 0).
       await Promise.race([validator.started, runner.idle()]);
-      await t.lifecycle.drain(500);
+      const drained = t.lifecycle.drain(500);
+      await t.scheduler.advance(200); // the abort, 300 ms before the deadline
+      await drained;
       assert.equal(validator.runs, 1, 'the job was claimed and its validation started before the drain');
       assert.deepEqual(await t.store.getJob(id), before);
       assert.ok(!ok.received.some((r) => r.headers['webhook-id'] === id), 'no callback');
@@ -281,12 +305,15 @@ describe('JobRunner', async () => {
   });
 
   it('shutdown: jobs still queued stay queued for the next start', async () => {
-    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, callbackTimeoutMs: 60_000 } } });
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, callbackTimeoutMs: 60_000 } }, fakeTimers: true });
     const runner = new JobRunner(t.deps);
     await t.store.putJob(queuedJob('val_1763726340004_EEEEEEEEEEEEEEEEEEEE', silent.url));
     await t.store.putJob(queuedJob('val_1763726340005_FFFFFFFFFFFFFFFFFFFF', silent.url));
     runner.start();
-    await t.lifecycle.drain(500);
+    await silent.waitFor(silent.received.length + 1);
+    const drained = t.lifecycle.drain(500);
+    await t.scheduler.advance(200);
+    await drained;
     const ids = ['val_1763726340004_EEEEEEEEEEEEEEEEEEEE', 'val_1763726340005_FFFFFFFFFFFFFFFFFFFF'];
     assert.deepEqual(await t.store.countJobs(), { queued: 1, processing: 1 });
     assert.deepEqual(
@@ -298,62 +325,66 @@ describe('JobRunner', async () => {
     );
   });
 
-  /** Waits (real time) until the job is finished. */
-  const finished = async (t: ReturnType<typeof testDeps>, id: string) => {
-    while (!['completed', 'failed'].includes((await t.store.getJob(id))!.status)) await new Promise((r) => setTimeout(r, 10));
-  };
   const deliveriesOf = (receiver: { received: Array<{ headers: Record<string, unknown> }> }, id: string) =>
     receiver.received.filter((r) => r.headers['webhook-id'] === id).length;
 
   it('a job held by a runner that died is taken over once its lease ends, and delivered once', async () => {
-    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], pollIntervalMs: 10 } } });
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], pollIntervalMs: 10 } }, fakeTimers: true });
     const id = 'val_1763726340015_PPPPPPPPPPPPPPPPPPPP';
     const leaseEnd = t.clock.now() + 5000;
     await t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: 1, lease: { owner: 'runner_dead', until: leaseEnd } }));
     const runner = new JobRunner(t.deps);
     runner.start();
-    await new Promise((r) => setTimeout(r, 100)); // several polls
+    await t.scheduler.advance(4990); // 499 polls, the last 10 ms before the lease ends
     assert.equal((await t.store.getJob(id))?.lease?.owner, 'runner_dead', 'not taken while the lease runs');
     assert.equal(deliveriesOf(ok, id), 0);
-    t.clock.set(leaseEnd);
-    await finished(t, id);
+    await t.scheduler.advance(10); // the poll at the lease's end claims it
     await runner.idle();
-    await new Promise((r) => setTimeout(r, 50)); // more polls: nothing runs it again
+    await t.scheduler.advance(500); // more polls: nothing runs it again
+    await runner.idle();
     const job = (await t.store.getJob(id))!;
     assert.deepEqual([job.status, job.callback?.state, job.lease], ['completed', 'delivered', undefined]);
     assert.equal(deliveriesOf(ok, id), 1);
   });
 
   it('two runners on one store run each job once, and a job outlasting the lease is not taken over while its runner renews it', async () => {
-    const slow = await startReceiver((res) => setTimeout(() => res.end('ok'), 400));
+    const slow = await holdingReceiver();
     after(() => slow.close());
-    // A real clock: leases end in real time; 150 ms of lease, renewed every 50 ms, for a 400 ms delivery.
-    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], pollIntervalMs: 10, jobLeaseMs: 150, concurrency: 2 } }, deps: { clock: systemClock } });
+    // 150 ms of lease, renewed every 50 ms, for a 400 ms delivery; the other runner polls every 10 ms.
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], pollIntervalMs: 10, jobLeaseMs: 150, concurrency: 2 } }, fakeTimers: true });
     const ids = ['val_1763726340016_QQQQQQQQQQQQQQQQQQQQ', 'val_1763726340017_RRRRRRRRRRRRRRRRRRRR', 'val_1763726340018_SSSSSSSSSSSSSSSSSSSS'];
     for (const id of ids) await t.store.enqueueJob(queuedJob(id, slow.url), 10);
-    const runners = [new JobRunner(t.deps), new JobRunner({ ...t.deps, lifecycle: new Lifecycle() })];
+    const runners = [new JobRunner(t.deps), new JobRunner({ ...t.deps, lifecycle: new Lifecycle(t.scheduler) })];
     for (const runner of runners) runner.start();
-    for (const id of ids) await finished(t, id);
-    await new Promise((r) => setTimeout(r, 300)); // past a lease: nothing runs any of them again
+    await slow.waitFor(ids.length);
+    await t.scheduler.advance(400);
+    slow.release();
+    for (const runner of runners) await runner.idle();
+    await t.scheduler.advance(300); // past a lease: nothing runs any of them again
+    for (const runner of runners) await runner.idle();
+    for (const id of ids) assert.equal((await t.store.getJob(id))?.status, 'completed', id);
     for (const id of ids) assert.equal(deliveriesOf(slow, id), 1, id);
     assert.deepEqual(await t.store.countJobs(), { queued: 0, processing: 0 });
   });
 
   it('a runner whose lease was taken over writes and delivers nothing more', async () => {
-    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], pollIntervalMs: 10, jobLeaseMs: 60_000 } } });
+    const t = testDeps({ config: { webhooks: { allowedHosts: ['loopback'], pollIntervalMs: 10, jobLeaseMs: 60_000 } }, fakeTimers: true });
     const id = 'val_1763726340019_TTTTTTTTTTTTTTTTTTTT';
     await t.store.putJob(queuedJob(id, ok.url));
     let proceed!: () => void;
     const gate = new Promise<void>((resolve) => (proceed = resolve));
     const inProcess = configuredInProcess(t.config);
-    const stalled: Validator = { run: async (kind, input) => (await gate, inProcess.run(kind, input)), close: async () => {} };
+    let validating!: () => void;
+    const entered = new Promise<void>((resolve) => (validating = resolve));
+    const stalled: Validator = { run: async (kind, input) => (validating(), await gate, inProcess.run(kind, input)), close: async () => {} };
     const first = new JobRunner({ ...t.deps, validator: stalled });
     first.start();
-    while ((await t.store.getJob(id))!.status !== 'processing') await new Promise((r) => setTimeout(r, 10));
-    t.clock.advance(60_000); // its lease ends unrenewed (as if its process had stalled)
-    const second = new JobRunner({ ...t.deps, lifecycle: new Lifecycle() });
+    await entered;
+    assert.equal((await t.store.getJob(id))!.status, 'processing');
+    t.clock.advance(60_000); // its lease ends unrenewed (the clock alone moves: as if its process had stalled)
+    const second = new JobRunner({ ...t.deps, lifecycle: new Lifecycle(t.scheduler) });
     second.start();
-    await finished(t, id);
+    await second.idle();
     const done = await t.store.getJob(id);
     proceed(); // the first runner's validation ends now
     await first.idle();

@@ -5,9 +5,11 @@ import { after, describe, it } from 'node:test';
 import type { CardResult } from '../../../src/engine/types.ts';
 import { idPattern } from '../../../src/lib/ids.ts';
 import { signWebhook } from '../../../src/features/webhooks/signing.ts';
-import { postJson } from '../../helpers/app.ts';
+import type { JobRunner } from '../../../src/features/webhooks/runner.ts';
+import type { FakeScheduler } from '../../../src/lib/scheduler.ts';
+import { postJson } from '../../support/app.ts';
 import { invalidCard, validCard, webhookApp, webhookKeys } from './fixtures.ts';
-import { startReceiver } from './receiver.ts';
+import { startReceiver } from '../../support/receiver.ts';
 
 const secret = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
 const loopbackConfig = { webhooks: { allowedHosts: ['loopback'], signingSecret: secret } };
@@ -192,10 +194,11 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
   });
 
   it('a receiver answering 500: callback failed, not retried', async () => {
-    const { app, jobs } = webhookApp({ config: loopbackConfig });
+    const { app, jobs, scheduler } = webhookApp({ config: loopbackConfig, fakeTimers: true });
     const { validation_id } = await (await app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: failing.url }))).json();
     await jobs.idle();
-    await new Promise((r) => setTimeout(r, 100));
+    await scheduler.advance(3_600_000); // a retry would be scheduled: an hour of polls runs nothing
+    await jobs.idle();
     assert.equal(failing.received.filter((r) => r.headers['webhook-id'] === validation_id).length, 1);
     const s = await (await app.request(`/v1/status/${validation_id}`)).json();
     assert.equal(s.status, 'completed');
@@ -205,15 +208,15 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
   });
 
   it('a receiver that does not answer: failed after callbackTimeoutMs while the app keeps answering', async () => {
-    const { app, jobs } = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], callbackTimeoutMs: 400 } } });
-    const started = Date.now();
+    const { app, jobs, scheduler } = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], callbackTimeoutMs: 400 } }, fakeTimers: true });
     const { validation_id } = await (await app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: silent.url }))).json();
     await silent.waitFor(1);
     const during = await app.request('/v1/webhook', postJson({ agent_card: validCard }));
     assert.equal(during.status, 200);
+    await scheduler.advance(399);
     assert.equal((await (await app.request(`/v1/status/${validation_id}`)).json()).status, 'processing');
+    await scheduler.advance(1);
     await jobs.idle();
-    assert.ok(Date.now() - started >= 400);
     const s = await (await app.request(`/v1/status/${validation_id}`)).json();
     assert.equal(s.callback.state, 'failed');
     assert.equal(s.callback.error, 'no response within 400 ms');
@@ -273,9 +276,15 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
     assert.deepEqual(JSON.parse(got.body), s.result);
   });
 
+  /** Runs the callback time limits until no job is left (each job's callback never answers). */
+  const finishAll = async (scheduler: FakeScheduler, jobs: JobRunner) => {
+    for (let s = await jobs.stats(); s.queued + s.running > 0; s = await jobs.stats()) await scheduler.advance(300);
+    await jobs.idle();
+  };
+
   /** One worker, one queue slot, and the worker busy with a callback that never answers. */
   const busyWorker = async () => {
-    const t = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, maxQueued: 1, callbackTimeoutMs: 300 } } });
+    const t = webhookApp({ config: { webhooks: { allowedHosts: ['loopback'], concurrency: 1, maxQueued: 1, callbackTimeoutMs: 300 } }, fakeTimers: true });
     const submit = () => t.app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: silent.url }));
     assert.equal((await submit()).status, 202); // taken by the single worker
     await silent.waitFor(silent.received.length + 1);
@@ -283,30 +292,39 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
   };
 
   it('503 flat when the queue is full; concurrency is bounded', async () => {
-    const { jobs, submit } = await busyWorker();
+    const { jobs, submit, scheduler } = await busyWorker();
     assert.equal((await submit()).status, 202); // queued
     assert.deepEqual(await jobs.stats(), { queued: 1, running: 1 });
     const full = await submit();
     assert.equal(full.status, 503);
     assert.deepEqual(await full.json(), { error: 'too many webhook jobs are waiting; try again later', code: 'SERVICE_UNAVAILABLE' });
-    await jobs.idle();
+    await finishAll(scheduler, jobs);
   });
 
   it('concurrent submissions awaiting their store commit cannot overshoot maxQueued', async () => {
-    const { store, jobs, submit } = await busyWorker();
+    const { store, jobs, submit, scheduler } = await busyWorker();
     const commit = store.commit.bind(store);
+    // A slow disk: a commit waits until every submission is either waiting in a commit too or answered.
+    let waiting = 0;
+    let answered = 0;
+    let allThere!: () => void;
+    const gate = new Promise<void>((resolve) => (allThere = resolve));
+    const check = () => waiting + answered === 3 && allThere();
     store.commit = async () => {
-      await new Promise((r) => setTimeout(r, 30)); // a slow disk: all three wait here together
+      waiting++;
+      check();
+      await gate;
       return commit();
     };
-    const codes = (await Promise.all([submit(), submit(), submit()])).map((r) => r.status).sort();
+    const answers = [submit(), submit(), submit()].map((p) => Promise.resolve(p).finally(() => (answered++, check())));
+    const codes = (await Promise.all(answers)).map((r) => r.status).sort();
     assert.deepEqual(codes, [202, 503, 503]);
     assert.deepEqual(await jobs.stats(), { queued: 1, running: 1 });
-    await jobs.idle();
+    await finishAll(scheduler, jobs);
   });
 
   it('a submission whose job could not be stored gives its queue slot back', async () => {
-    const { store, jobs, submit } = await busyWorker();
+    const { store, jobs, submit, scheduler } = await busyWorker();
     const commit = store.commit.bind(store);
     store.commit = async () => {
       throw new Error('disk full');
@@ -314,6 +332,6 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
     assert.equal((await submit()).status, 500);
     store.commit = commit;
     assert.equal((await submit()).status, 202, 'the failed submission did not keep the only slot');
-    await jobs.idle();
+    await finishAll(scheduler, jobs);
   });
 });

@@ -15,7 +15,7 @@ import type { Plan, Store } from '../../src/store/types.ts';
 
 /** The A2A 0.3.0 sample card (~3.6 KB), declared as 0.3.0. */
 export const sampleCard = (): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL('./sample-card.json', import.meta.url), 'utf8'));
+  JSON.parse(readFileSync(new URL('../api/sample-card.json', import.meta.url), 'utf8'));
 
 export interface SeedOptions {
   plan?: Plan;

@@ -1,6 +1,6 @@
 /** A web server on 127.0.0.1 (port 0) that serves agent cards by path, for the fetch-by-URL tests. */
 import type { ServerResponse } from 'node:http';
-import { startReceiver } from '../features/webhooks/receiver.ts';
+import { startReceiver } from './receiver.ts';
 
 export interface Served {
   status?: number;

@@ -5,7 +5,7 @@ import { validateRoutes } from '../../src/api/routes/validate.ts';
 import { reportRoutes } from '../../src/api/routes/reports.ts';
 import { createKey } from '../../src/features/accounts/api-keys.ts';
 import type { Plan } from '../../src/store/types.ts';
-import { testApp } from '../helpers/app.ts';
+import { testApp } from './app.ts';
 
 export { sampleCard } from './seed.ts';
 

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startServer } from '../helpers/server.ts';
+import { startServer } from './server.ts';
 
 export const ADMIN_TOKEN = 'dashboard-test-admin-token-0123456789';
 export const screenshotDir = new URL('../../test-artifacts/dashboard', import.meta.url).pathname;

@@ -1,17 +1,23 @@
-/** What an app is wired with: a MemoryStore, a FakeClock and a memory logger. */
+/**
+ * What an app is wired with: a MemoryStore, a FakeClock and a memory logger; with `fakeTimers`,
+ * a FakeScheduler over that clock too (the runner, deliveries and the drain then wait for
+ * `scheduler.advance()`), else the system's timers.
+ */
 import { createApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/deps.ts';
 import { FakeClock } from '../../src/lib/clock.ts';
 import { parseConfig, type ConfigInput } from '../../src/config.ts';
 import { Lifecycle } from '../../src/lib/lifecycle.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
+import { FakeScheduler } from '../../src/lib/scheduler.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 
-export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps> } = {}) => {
+export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps>; fakeTimers?: boolean } = {}) => {
   const store = new MemoryStore();
   const clock = new FakeClock();
   const log = memoryLogger();
-  const lifecycle = new Lifecycle();
+  const scheduler = new FakeScheduler(clock);
+  const lifecycle = new Lifecycle(options.fakeTimers ? scheduler : undefined);
   const config = parseConfig({ adminToken: 'test-admin-token-0123456789', ...options.config });
   const deps: AppDeps = {
     config,
@@ -19,10 +25,11 @@ export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps
     clock,
     log,
     lifecycle,
+    ...(options.fakeTimers ? { scheduler } : {}),
     urls: { publicUrl: 'http://cardgate.test', reportsUrl: 'http://reports.cardgate.test' },
     ...options.deps,
   };
-  return { deps, store, clock, log, lifecycle, config };
+  return { deps, store, clock, scheduler, log, lifecycle, config };
 };
 
 /**
