@@ -14,6 +14,7 @@ export const tierNames = ['unit', 'integration', 'e2e'];
 
 export const declaredTiers = {
   integration: [
+    'test/api/account-rulesets.test.ts',
     'test/api/answer-bounds.test.ts',
     'test/api/blackbox.test.ts',
     'test/api/crash.test.ts',
@@ -22,6 +23,7 @@ export const declaredTiers = {
     'test/api/http-parser.test.ts',
     'test/api/metrics.test.ts',
     'test/api/openapi.test.ts',
+    'test/api/rulesets.test.ts',
     'test/api/signatures.test.ts',
     'test/api/trust-keys.test.ts',
     'test/cli/conventions.test.ts',
@@ -67,6 +69,7 @@ export const declaredTiers = {
     'test/cli/warm-up.test.ts',
     'test/dashboard/browser.test.ts',
     'test/dashboard/harness.test.ts',
+    'test/dashboard/ruleset-editor.test.ts',
     'test/dashboard/scale.test.ts',
     'test/dashboard/sign-in.test.ts',
     'test/dashboard/trust-keys.test.ts',

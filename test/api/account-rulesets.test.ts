@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { minimalCard } from '../helpers/cards.ts';
-import { testApp } from '../helpers/app.ts';
-import { databaseFactory } from '../helpers/postgres.ts';
-import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { minimalCard } from '../support/cards.ts';
+import { testApp } from '../support/app.ts';
+import { databaseFactory } from '../support/postgres.ts';
+import { runCli, startServer, type RunningServer } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const ADMIN = 'test-admin-token-0123456789';
 const newDir = tempDirFactory('cardgate-account-rulesets-');

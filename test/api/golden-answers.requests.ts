@@ -4,7 +4,7 @@
  * given by the test (`receiver`: the loopback host serving a card and taking callbacks).
  */
 import { invalidCard, warnedCard } from '../engine/formats/cards.ts';
-import { minimalCard } from '../helpers/cards.ts';
+import { minimalCard } from '../support/cards.ts';
 
 export interface GoldenRequest {
   name: string;

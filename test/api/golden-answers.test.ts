@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../helpers/server.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
 import { Masker, type RecordedAnswer } from './golden-answers.masks.ts';
 import { goldenCard, goldenRequests, WEBHOOK_BLOCK, type GoldenRequest } from './golden-answers.requests.ts';
 

@@ -4,8 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { rulesetJsonSchema } from '../../src/engine/ruleset/index.ts';
-import { testApp } from '../helpers/app.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { testApp } from '../support/app.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const get = async (app: ReturnType<typeof testApp>['app'], path: string, headers: Record<string, string> = {}) => {
   const res = await app.request(path, { headers });

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { minimalCard } from '../helpers/cards.ts';
-import { runCli, startServer, type RunningServer } from '../helpers/server.ts';
-import { tempDirFactory } from '../helpers/temp.ts';
+import { minimalCard } from '../support/cards.ts';
+import { runCli, startServer, type RunningServer } from '../support/server.ts';
+import { tempDirFactory } from '../support/temp.ts';
 
 const newDir = tempDirFactory('cardgate-rulesets-');
 const dir = newDir();

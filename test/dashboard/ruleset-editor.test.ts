@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN_TOKEN, startBrowser, startService } from './harness.ts';
+import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
 
 let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;
