@@ -20,8 +20,7 @@ import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';
 import { loadTrustFiles, reloadTrustFiles } from '../features/trust/trusted-keys.ts';
 import { countedValidator } from '../features/validation/counted-validator.ts';
-import { loadDefaultRuleset, reloadDefaultRuleset } from '../features/rulesets/default-ruleset.ts';
-import type { ServerRuleset } from '../features/validation/card-result.ts';
+import { defaultRuleset, loadDefaultRuleset, reloadDefaultRuleset } from '../features/rulesets/default-ruleset.ts';
 import { readCommandLine } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
@@ -83,6 +82,25 @@ export const startUpLine = (config: Config, listeningUrl: string, publicUrl: str
   return `cardgate ${version} listening on ${listeningUrl}${sidecar} — dashboard ${publicUrl}/dashboard, ${token}\n`;
 };
 
+/** The default ruleset as the log names it (`{ruleset: {id, hash}}`), or nothing without one. */
+const namedDefaultRuleset = (config: Config): { ruleset?: { id: string; hash: string } } => {
+  const ruleset = defaultRuleset(config);
+  return ruleset ? { ruleset: { id: ruleset.id, hash: ruleset.hash } } : {};
+};
+
+/** SIGHUP reads the trusted key files and the default ruleset again; a bad one leaves the one in use as it was. */
+const reloadOnHangUp = (config: Config, log: Logger): void => {
+  process.on('SIGHUP', () => {
+    void reloadTrustFiles({ config, clock: systemClock }).then(
+      (r) => ('problem' in r ? log.error('trusted key files not reloaded', { problem: r.problem }) : log.info('trusted key files reloaded', { keys: r.keys })),
+      (e: unknown) => log.error('trusted key files not reloaded', { problem: (e as Error).message }),
+    );
+    const reloaded = reloadDefaultRuleset(config);
+    if ('problem' in reloaded) log.error('default ruleset not reloaded: the one in use stays', { problem: reloaded.problem });
+    else if (config.rules.ruleset !== undefined) log.info('default ruleset reloaded', namedDefaultRuleset(config));
+  });
+};
+
 export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const options = Object.fromEntries(Object.keys(configFlags).map((name) => [name, { type: 'string' as const }]));
   const line = readCommandLine('serve', serveHelp, io, args, { ...options, config: { type: 'string' }, sidecar: { type: 'boolean' } }, { allowPositionals: false });
@@ -90,14 +108,13 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
   const { config: configPath, sidecar, ...flags } = line.values as Record<string, string | undefined> & { sidecar?: boolean };
   let config: Config;
   let trustedKeys: number;
-  let ruleset: ServerRuleset | undefined;
   try {
     config = withAbsolutePaths(loadConfig({ flags, configPath, sidecar }));
     // Checked here so a bad entry stops start-up (exit 2), not the first request.
     parseAllowedHosts(config.webhooks.allowedHosts, callbackUse);
     parseAllowedHosts(config.cardFetch.allowedHosts, cardFetchUse);
     trustedKeys = (await loadTrustFiles({ config, clock: systemClock })).length;
-    ruleset = loadDefaultRuleset(config);
+    loadDefaultRuleset(config);
   } catch (e) {
     if (e instanceof ConfigError) {
       io.stderr(`cardgate: ${e.message}\n`);
@@ -178,22 +195,13 @@ export const runServe = async (args: string[], io: CliIO): Promise<number> => {
     data_dir: config.dataDir,
     pid: process.pid,
     trusted_key_files_keys: trustedKeys,
-    ...(ruleset ? { ruleset: { id: ruleset.id, hash: ruleset.hash } } : {}),
+    ...namedDefaultRuleset(config),
     mode: config.mode,
   });
   if (config.mode === 'sidecar') {
     log.warn('sidecar mode: keyless callers are unmetered (validations and batches, no daily limit); let only the CI job reach this instance', { mode: config.mode });
   }
-  // A bad file on reload leaves the keys (the ruleset) in use as they were: the server keeps judging by them.
-  process.on('SIGHUP', () => {
-    void reloadTrustFiles({ config, clock: systemClock }).then(
-      (r) => ('problem' in r ? log.error('trusted key files not reloaded', { problem: r.problem }) : log.info('trusted key files reloaded', { keys: r.keys })),
-      (e: unknown) => log.error('trusted key files not reloaded', { problem: (e as Error).message }),
-    );
-    const reloaded = reloadDefaultRuleset(config);
-    if ('problem' in reloaded) log.error('default ruleset not reloaded: the one in use stays', { problem: reloaded.problem });
-    else if (reloaded.ruleset) log.info('default ruleset reloaded', { ruleset: { id: reloaded.ruleset.id, hash: reloaded.ruleset.hash } });
-  });
+  reloadOnHangUp(config, log);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

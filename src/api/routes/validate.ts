@@ -130,7 +130,6 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
   const caller = identifyCaller(deps);
   const fetcher = cardFetcher(config, deps.lookup);
   const callerTrust = (caller: Caller, bodyText: string) => signatureTrust(deps, caller.account?.id ?? null, bodyText, caller.trustKeys);
-  const callerRuleset = (caller: Caller) => rulesetFor(deps, caller.account?.id ?? null);
 
   return apiRoutes()
     .openapi({ ...single, middleware: caller }, async (c) => {
@@ -145,8 +144,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
       const failed = failedAs(log, 'validation', () => new ApiError('INTERNAL_ERROR', 'internal error during validation'));
       const accept = acceptedFormat(c.req.header('accept'));
-      const trust = await callerTrust(c.get('caller'), text);
-      const ruleset = await callerRuleset(c.get('caller'));
+      const [trust, ruleset] = await Promise.all([callerTrust(c.get('caller'), text), rulesetFor(deps, c.get('caller').account?.id ?? null)]);
       const asked = await validator.run('single', bodyFor(text, c.req.header('accept'), trust, ruleset)).catch(failed);
       let outcome: SingleOutcome;
       let fetched: { text: string; source: CardSource } | undefined;
@@ -204,7 +202,7 @@ export const validateRoutes = (deps: AppDeps): ApiRoutes => {
       // Like a single validation: over the quota, only the body is checked and the engine never runs.
       if (!(await quotaAllows(c, deps, 1))) await chargeDailyQuota(c, deps, await validator.run('batchBody', text));
       const trust = await callerTrust(c.get('caller'), text);
-      const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'), trust, await callerRuleset(c.get('caller')))).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
+      const outcome = await validator.run('batch', bodyFor(text, c.req.header('accept'), trust, await rulesetFor(deps, c.get('caller').account?.id ?? null))).catch(failedAs(log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation')));
       const now = clock.now();
       const timestamp = iso(now);
       const batchId = newId('batch', now);
