@@ -19,6 +19,7 @@ export const declaredTiers = {
     'test/api/blackbox.test.ts',
     'test/api/crash.test.ts',
     'test/api/formats.test.ts',
+    'test/api/golden-answers.test.ts',
     'test/api/http-fuzz.test.ts',
     'test/api/http-parser.test.ts',
     'test/api/metrics.test.ts',
