@@ -83,6 +83,9 @@ test('a single validation is judged by the default ruleset, and its answer and r
   const report = await fetch(`${server.url}/reports/${res.body.report_id}`, { headers: { accept: 'application/json' } });
   assert.equal(report.status, 200);
   assert.deepEqual(((await report.json()) as any).result.ruleset, res.body.ruleset);
+  const page = await fetch(`${server.url}/reports/${res.body.report_id}`, { headers: { accept: 'text/html' } });
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), new RegExp(`judged by the ruleset config \\(${firstHash.slice(0, 19)}…\\)`));
 });
 
 test('options.file: an override may raise a severity (prod/), never lower one (dev/)', async () => {
