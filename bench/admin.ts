@@ -21,12 +21,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { storePageQuery, writeCursor } from '../src/api/list-query.ts';
 import { pageAccounts } from '../src/features/accounts/accounts.ts';
 import { pageReports } from '../src/features/reports/reports.ts';
-import { openFileStore } from '../src/store/file.ts';
+import { openFileStore } from '../src/store/file/file-store.ts';
 import { migrate } from '../src/store/postgres/migrate.ts';
 import { migrations } from '../src/store/postgres/migrations.ts';
-import { connect, openPostgresStore, PostgresStore, reportColumns } from '../src/store/postgres/postgres-store.ts';
-import { reportLine } from '../src/store/report-lines.ts';
-import type { Account, Store, VerbatimReport } from '../src/store/types.ts';
+import { connect, openPostgresStore, PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { ReportStatements } from '../src/store/postgres/report-statements.ts';
+import { reportLine } from '../src/store/reports/lines.ts';
+import type { Account } from '../src/store/contract/accounts.ts';
+import type { Store } from '../src/store/contract/store.ts';
+import type { VerbatimReport } from '../src/store/contract/report-records.ts';
 import { round2 } from './load.ts';
 import type { BenchRow } from './run.ts';
 
@@ -229,10 +232,11 @@ const benchPostgres = async (): Promise<BenchRow[]> => {
   const database = await startDatabase();
   let store: PostgresStore | undefined;
   const sql = connect({ url: database.url });
+  const reportRows = new ReportStatements();
   try {
     await migrate(sql, migrations.filter((m) => m.version < TRIGRAM_MIGRATION));
     const seeded = await seed(new PostgresStore(sql), async (reports) => {
-      for (let i = 0; i < reports.length; i += 1000) await sql`insert into reports ${sql(reports.slice(i, i + 1000).map((r) => reportColumns(r, reportLine(r))))}`;
+      for (let i = 0; i < reports.length; i += 1000) await sql`insert into reports ${sql(reports.slice(i, i + 1000).map((r) => reportRows.row(r, reportLine(r))))}`;
     });
     const indexing = performance.now();
     store = await openPostgresStore({ url: database.url });

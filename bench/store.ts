@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openFileStore, type FileStore } from '../src/store/file.ts';
-import type { ReportRecord } from '../src/store/types.ts';
+import { openFileStore, type FileStore } from '../src/store/file/file-store.ts';
+import type { ReportRecord } from '../src/store/contract/report-records.ts';
 
 interface BenchRow {
   name: string;

@@ -35,8 +35,8 @@ import { JobRunner } from './features/webhooks/runner.ts';
 import { githubRequestSchema, webhookRequestSchema } from './features/webhooks/webhook-requests.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { pageHeaders, renderNotFoundPage } from './pages/layout.ts';
-import { UnstorableRecordError } from './store/encode.ts';
-import { StoreUnavailableError } from './store/unavailable.ts';
+import { UnstorableRecordError } from './store/contract/encode.ts';
+import { StoreUnavailableError } from './store/contract/unavailable.ts';
 
 /** A typed or bookmarked trailing slash. */
 const dashboardSlash = createRoute({

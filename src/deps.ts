@@ -12,7 +12,7 @@ import type { Lifecycle } from './lib/lifecycle.ts';
 import type { Logger } from './lib/log.ts';
 import type { Scheduler } from './lib/scheduler.ts';
 import type { Metrics } from './lib/metrics.ts';
-import type { Store } from './store/types.ts';
+import type { Store } from './store/contract/store.ts';
 import type { StoreTransfer } from './store/transfer.ts';
 
 export interface AppDeps {

@@ -175,12 +175,7 @@ const longFunctions: Record<string, number> = {
   'src/api/routes/validate.ts validateRoutes': 97,
   'src/cli/serve.ts runServe': 141,
 };
-const longFiles: Record<string, number> = {
-  'src/store/postgres/postgres-store.ts': 1035,
-  // Grown past the limit on main; the store split by table is their cure.
-  'src/store/file/file-store.ts': 511,
-  'src/store/tables.ts': 511,
-};
+const longFiles: Record<string, number> = {};
 
 const lineCount = (text: string): number => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 

@@ -1,5 +1,7 @@
 /** Types shared by every route and middleware. */
-import type { Account, ApiKeyRecord, Plan, TrustKeyRecord } from '../store/types.ts';
+import type { Account, Plan } from '../store/contract/accounts.ts';
+import type { ApiKeyRecord } from '../store/contract/keys.ts';
+import type { TrustKeyRecord } from '../store/contract/trust-keys.ts';
 
 /** Who is calling a /v1 validation endpoint (set by the caller-identification middleware). */
 export interface Caller {

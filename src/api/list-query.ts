@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { ApiError } from '../lib/errors.ts';
-import type { Page, PagePosition, PageQuery } from '../store/types.ts';
+import type { Page, PagePosition, PageQuery } from '../store/contract/paging.ts';
 
 /** The first value of a query parameter given more than once (as `c.req.query(name)` reads it). */
 export const firstValue = (raw: unknown) => (Array.isArray(raw) ? raw[0] : raw);

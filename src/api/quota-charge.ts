@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../lib/errors.ts';
 import { chargeDailyQuota as charge, quotaRefusal, readDailyQuota, type QuotaSubject, type RateLimitInfo } from '../features/limits/daily-quota.ts';
 import { recordWith } from '../features/reports/reports.ts';
-import type { NewReport } from '../store/types.ts';
+import type { NewReport } from '../store/contract/report-records.ts';
 import type { AppEnv, Caller } from './env.ts';
 
 export type { RateLimitInfo };

@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config.ts';
 import { isApiError } from '../lib/errors.ts';
-import type { Store } from '../store/types.ts';
+import type { Store } from '../store/contract/store.ts';
 import { USAGE, type CliIO } from './io.ts';
 
 export type AdminCliIO = Pick<CliIO, 'stdout' | 'stderr'>;

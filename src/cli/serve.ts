@@ -14,7 +14,7 @@ import { cardFetchUse } from '../features/validation/card-by-url.ts';
 import { callbackUse } from '../features/webhooks/deliver.ts';
 import { parseAllowedHosts } from '../lib/address-policy.ts';
 import { openStore } from '../store/open.ts';
-import type { Store } from '../store/types.ts';
+import type { Store } from '../store/contract/store.ts';
 import type { StoreTransfer } from '../store/transfer.ts';
 import { version } from '../lib/version.ts';
 import { createValidator } from '../features/validation/validation-pool.ts';

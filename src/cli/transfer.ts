@@ -15,7 +15,7 @@ import { adminTokenFile } from '../features/accounts/admin-token.ts';
 import { version } from '../lib/version.ts';
 import { openStore } from '../store/open.ts';
 import { ImportReader, exportHeader, exportText, type TransferRow } from '../store/transfer.ts';
-import type { Store } from '../store/types.ts';
+import type { Store } from '../store/contract/store.ts';
 import type { StoreTransfer } from '../store/transfer.ts';
 import { readTextFile, type ReadBound } from '../lib/read-file.ts';
 import { readCommandLine } from './args.ts';

@@ -4,7 +4,7 @@
  * the same everywhere; `textLength` holds each text to its computed width whichever of the named
  * fonts the viewer has.
  */
-import type { ReportRecord } from '../store/types.ts';
+import type { ReportRecord } from '../store/contract/report-records.ts';
 import { esc } from './layout.ts';
 
 /** DejaVu Sans (Verdana's metrics, near enough) advance widths of ASCII 32..126, in thousandths of an em. */

@@ -11,7 +11,7 @@ import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
 import { clip } from '../engine/paths.ts';
 import { containerSpans, locate, type LocatedIssue } from '../engine/positions.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ReportRecord } from '../store/types.ts';
+import type { ReportRecord } from '../store/contract/report-records.ts';
 import { esc, renderPage, timeStamp } from './layout.ts';
 import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, type ShownText } from './card-text.ts';
 

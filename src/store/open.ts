@@ -5,9 +5,9 @@
  */
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/log.ts';
-import { openFileStore } from './file.ts';
+import { openFileStore } from './file/file-store.ts';
 import type { StoreTransfer } from './transfer.ts';
-import type { Store } from './types.ts';
+import type { Store } from './contract/store.ts';
 
 export const openStore = async (config: Config, log: Logger): Promise<Store & StoreTransfer> => {
   const { databaseUrl, poolSize, statementTimeoutMs } = config.store;

@@ -5,8 +5,12 @@
  * reads back byte for byte as it was. Rows are replaced by their key, so importing a stream twice
  * leaves what importing it once does.
  */
-import { rowIsValid, TABLES, type TableName } from './rows.ts';
-import type { Account, ApiKeyRecord, Counter, JobRecord, TrustKeyRecord, UsageRow } from './types.ts';
+import { rowIsValid, TABLES, type TableName } from './contract/rows.ts';
+import type { Account } from './contract/accounts.ts';
+import type { ApiKeyRecord } from './contract/keys.ts';
+import type { Counter, UsageRow } from './contract/counters.ts';
+import type { JobRecord } from './contract/jobs.ts';
+import type { TrustKeyRecord } from './contract/trust-keys.ts';
 import type { AccountRulesetRecord } from './contract/rulesets.ts';
 
 export type TransferRow =

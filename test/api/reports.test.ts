@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { iso } from '../../src/lib/clock.ts';
 import { prefersJson, wantsErrorPage } from '../../src/api/routes/reports.ts';
 import { pageScript } from '../../src/pages/script.ts';
-import type { ReportRecord } from '../../src/store/types.ts';
+import type { ReportRecord } from '../../src/store/contract/report-records.ts';
 import { postJson } from '../support/app.ts';
 import { endpointsApp, pathOf, sampleCard } from '../support/endpoints.ts';
 

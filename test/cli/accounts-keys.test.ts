@@ -6,8 +6,8 @@ import { runKeys } from '../../src/cli/keys.ts';
 import { FakeClock } from '../../src/lib/clock.ts';
 import { parseConfig } from '../../src/config.ts';
 import { findKey } from '../../src/features/accounts/api-keys.ts';
-import { MemoryStore } from '../../src/store/memory.ts';
-import type { Store } from '../../src/store/types.ts';
+import { MemoryStore } from '../../src/store/memory/memory-store.ts';
+import type { Store } from '../../src/store/contract/store.ts';
 
 const cli = () => {
   const store = new MemoryStore();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openFileStore } from '../../src/store/file.ts';
+import { openFileStore } from '../../src/store/file/file-store.ts';
 import { runCli } from '../support/server.ts';
 import { tempDirFactory } from '../support/temp.ts';
 import { iso, report, T0 } from '../store/fixtures/records.ts';

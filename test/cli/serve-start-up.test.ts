@@ -11,7 +11,7 @@ import { adminTokenFile } from '../../src/features/accounts/admin-token.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import { parseConfig } from '../../src/config.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
-import { MemoryStore } from '../../src/store/memory.ts';
+import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { startServer } from '../support/server.ts';
 import { version } from '../../src/lib/version.ts';
 import { spawn, spawnSync } from 'node:child_process';

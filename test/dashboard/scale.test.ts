@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { nextUtcMidnight, utcDay } from '../../src/lib/clock.ts';
-import { openFileStore } from '../../src/store/file.ts';
+import { openFileStore } from '../../src/store/file/file-store.ts';
 import { tempDirFactory } from '../support/temp.ts';
 import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
 

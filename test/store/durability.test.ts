@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { openFileStore, StoreLockedError } from '../../src/store/file.ts';
+import { openFileStore } from '../../src/store/file/file-store.ts';
+import { StoreLockedError } from '../../src/store/file/errors.ts';
 import { tempDirFactory } from '../support/temp.ts';
 
 const childScript = fileURLToPath(new URL('./fixtures/store-child.ts', import.meta.url));

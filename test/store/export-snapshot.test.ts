@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { MemoryStore } from '../../src/store/memory.ts';
-import { openFileStore } from '../../src/store/file.ts';
+import { MemoryStore } from '../../src/store/memory/memory-store.ts';
+import { openFileStore } from '../../src/store/file/file-store.ts';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import type { StoreTransfer, TransferRow } from '../../src/store/transfer.ts';
-import type { Store } from '../../src/store/types.ts';
+import type { Store } from '../../src/store/contract/store.ts';
 import { databaseFactory } from '../support/postgres.ts';
 import { iso, report } from './fixtures/records.ts';
 

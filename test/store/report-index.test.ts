@@ -1,10 +1,13 @@
 /** The in-memory report index: what it lists and pages is what the summaries themselves give. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pageOfReports } from '../../src/store/paging.ts';
-import { ReportIndex } from '../../src/store/report-index.ts';
-import { summarizeReport } from '../../src/store/summary.ts';
-import type { NewReport, PagePosition, ReportPageQuery, ReportSortField } from '../../src/store/types.ts';
+import { pageOfReports } from '../../src/store/memory/paging.ts';
+import { ReportIndex } from '../../src/store/memory/report-index.ts';
+import { summarizeReport } from '../../src/store/reports/summary.ts';
+import type { NewReport } from '../../src/store/contract/report-records.ts';
+import type { PagePosition } from '../../src/store/contract/paging.ts';
+import type { ReportPageQuery } from '../../src/store/contract/reports.ts';
+import type { ReportSortField } from '../../src/store/reports/columns.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
 /** Reports of every shape a summary can take: odd ids and dates, nulls, batches, aliases, repeated names. */

@@ -10,7 +10,7 @@ import { parseConfig, type ConfigInput } from '../../src/config.ts';
 import { Lifecycle } from '../../src/lib/lifecycle.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { FakeScheduler } from '../../src/lib/scheduler.ts';
-import { MemoryStore } from '../../src/store/memory.ts';
+import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 
 export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps>; fakeTimers?: boolean } = {}) => {
   const store = new MemoryStore();

@@ -4,7 +4,7 @@ import type { ConfigInput } from '../../src/config.ts';
 import { validateRoutes } from '../../src/api/routes/validate.ts';
 import { reportRoutes } from '../../src/api/routes/reports.ts';
 import { createKey } from '../../src/features/accounts/api-keys.ts';
-import type { Plan } from '../../src/store/types.ts';
+import type { Plan } from '../../src/store/contract/accounts.ts';
 import { testApp } from './app.ts';
 
 export { sampleCard } from './seed.ts';

@@ -10,8 +10,9 @@ import { createKey } from '../../src/features/accounts/api-keys.ts';
 import { validationSettings } from '../../src/features/validation/card-result.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { validateSingleText } from '../../src/features/validation/validation.ts';
-import { openFileStore } from '../../src/store/file.ts';
-import type { Plan, Store } from '../../src/store/types.ts';
+import { openFileStore } from '../../src/store/file/file-store.ts';
+import type { Plan } from '../../src/store/contract/accounts.ts';
+import type { Store } from '../../src/store/contract/store.ts';
 
 /** The A2A 0.3.0 sample card (~3.6 KB), declared as 0.3.0. */
 export const sampleCard = (): Record<string, unknown> =>

@@ -12,7 +12,7 @@ import { ApiError } from '../../lib/errors.ts';
 import { findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
 import { ipMatcher } from '../../lib/ip.ts';
 import { clientIpResolver } from '../client-ip.ts';
-import type { ApiKeyRecord } from '../../store/types.ts';
+import type { ApiKeyRecord } from '../../store/contract/keys.ts';
 import type { AppEnv, Caller } from '../env.ts';
 
 /** The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`; '' when a header is present but empty or not Bearer. */

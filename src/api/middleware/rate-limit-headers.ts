@@ -14,7 +14,7 @@ import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 import { quotaSubject } from '../quota-charge.ts';
 import { setResponseHeader } from '../response-headers.ts';
-import { StoreUnavailableError } from '../../store/unavailable.ts';
+import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
 
 export const rateLimitHeaders = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   const clientIp = clientIpResolver(deps.config);

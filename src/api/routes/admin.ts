@@ -15,7 +15,8 @@ import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { version } from '../../lib/version.ts';
 import { exportHeader, exportText } from '../../store/transfer.ts';
-import { ACCOUNT_SORT_FIELDS, REPORT_SORT_FIELDS } from '../../store/types.ts';
+import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
+import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
 import { readJsonObject } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { adminAuth } from '../middleware/admin-auth.ts';
@@ -106,7 +107,7 @@ const routes = {
     summary: 'The reports, a page at a time (newest first unless sorted otherwise)',
     request: {
       query: z.object({
-        ...pageQuery(REPORT_SORT_FIELDS, REPORTS_SORT, 50, 'agent name or report id'),
+        ...pageQuery(REPORT_SORT_FIELDS, REPORTS_SORT, 50, searchedLabel(REPORT_COLUMNS)),
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account\'s.' }),
       }),
     },
@@ -215,7 +216,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     })
     .openapi(routes.reports, async (c) => {
       const params = c.req.valid('query');
-      const query = storePageQuery(params, REPORTS_SORT, ['score', 'errors']);
+      const query = storePageQuery(params, REPORTS_SORT, REPORT_NUMERIC_SORT_FIELDS);
       const answer = await pageReports(store, deps.urls.reportsUrl, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })

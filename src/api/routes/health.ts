@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { Lifecycle } from '../../lib/lifecycle.ts';
-import type { Store } from '../../store/types.ts';
-import { StoreUnavailableError } from '../../store/unavailable.ts';
+import type { Store } from '../../store/contract/store.ts';
+import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
 import { apiRoutes, type ApiRoutes, response } from '../openapi.ts';
 
 const healthz = createRoute({

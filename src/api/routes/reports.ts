@@ -10,7 +10,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { findReport, reportUrl } from '../../features/reports/reports.ts';
-import type { ReportRecord } from '../../store/types.ts';
+import type { ReportRecord } from '../../store/contract/report-records.ts';
 import { badgeMessage, renderBadge } from '../../pages/badge.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
 import { rawCardText, renderReportPage } from '../../pages/report.ts';

@@ -25,7 +25,7 @@ import { configuredInProcess } from '../../features/validation/validation-pool.t
 import { signatureTrust } from '../../features/trust/trusted-keys.ts';
 import { readBodyText } from '../body.ts';
 import type { AppEnv, Caller } from '../env.ts';
-import type { VerbatimReport } from '../../store/types.ts';
+import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import { identifyCaller } from '../middleware/caller.ts';
 import { apiRoutes, type ApiRoutes, bodyErrors, errors, jsonText, rateLimitHeaders, requestBody, response, security } from '../openapi.ts';
 import { chargeAndRecord, chargeDailyQuota, quotaAllows, type RateLimitInfo } from '../quota-charge.ts';

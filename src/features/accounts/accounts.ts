@@ -2,7 +2,9 @@
 import * as z from 'zod';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { Account, AccountSortField, Page, PageQuery, Store } from '../../store/types.ts';
+import type { Account, AccountSortField } from '../../store/contract/accounts.ts';
+import type { Page, PageQuery } from '../../store/contract/paging.ts';
+import type { Store } from '../../store/contract/store.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseInput } from '../../lib/input.ts';
 

@@ -8,7 +8,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config.ts';
-import type { Store } from '../../store/types.ts';
+import type { Store } from '../../store/contract/store.ts';
 
 const META_KEY = 'admin_token_sha256';
 

@@ -9,7 +9,10 @@
  */
 import { DAY_MS, nextUtcMidnight, utcDay, whenInWords } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
-import type { NewReport, Plan, Store, UsageRow } from '../../store/types.ts';
+import type { NewReport } from '../../store/contract/report-records.ts';
+import type { Plan } from '../../store/contract/accounts.ts';
+import type { Store } from '../../store/contract/store.ts';
+import type { UsageRow } from '../../store/contract/counters.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
 
 export type QuotaPlan = 'anonymous' | Plan;

@@ -11,7 +11,7 @@
  * hour, which at worst lets one extra window's worth through. (Daily quotas, which users
  * reason about, are durable instead.)
  */
-import type { Store } from '../../store/types.ts';
+import type { Store } from '../../store/contract/store.ts';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;

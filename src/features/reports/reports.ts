@@ -6,7 +6,11 @@
 import { DAY_MS } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from '../../store/types.ts';
+import type { NewReport, ReportRecord } from '../../store/contract/report-records.ts';
+import type { Page } from '../../store/contract/paging.ts';
+import type { ReportPageQuery } from '../../store/contract/reports.ts';
+import type { ReportSummary } from '../../store/reports/columns.ts';
+import type { Store } from '../../store/contract/store.ts';
 
 
 /** `{reports_url}/reports/<id>`. */

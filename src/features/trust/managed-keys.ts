@@ -17,7 +17,8 @@ import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseInput } from '../../lib/input.ts';
-import type { Store, TrustKeyRecord } from '../../store/types.ts';
+import type { Store } from '../../store/contract/store.ts';
+import type { TrustKeyRecord } from '../../store/contract/trust-keys.ts';
 
 /** Bounds on what one add stores: the JWK's JSON text, the keys of one JWKS. */
 export const MAX_JWK_CHARS = 16_384;

@@ -10,7 +10,7 @@ import type { SignaturePolicy } from '../../engine/index.ts';
 import type { TrustedKey } from '../../engine/signatures/trusted-key.ts';
 import { ConfigError } from '../../lib/config-error.ts';
 import { jkuFetcher, type JkuFetcher } from './jku.ts';
-import type { TrustKeyRecord } from '../../store/types.ts';
+import type { TrustKeyRecord } from '../../store/contract/trust-keys.ts';
 import { managedKeysFor, trustedFromRecords } from './managed-keys.ts';
 import { dataDirTrustFiles, readTrustFiles, type TrustFiles } from './trust-files.ts';
 

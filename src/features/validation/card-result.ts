@@ -11,7 +11,7 @@ import { rulesetForFile } from '../../engine/ruleset/apply.ts';
 import type { CompiledRulesetData } from '../../engine/ruleset/compile.ts';
 import type { Config } from '../../config.ts';
 import { version } from '../../lib/version.ts';
-import type { VerbatimReport } from '../../store/types.ts';
+import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import { versionFields } from './version-fields.ts';
 
 /** The limits a validation runs under; they cross to the validation workers once, at their start. */

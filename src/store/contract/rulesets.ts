@@ -1,3 +1,5 @@
+import type { Access } from './paging.ts';
+
 /** An account's ruleset: the policy its keys' validations are judged by (see features/rulesets). */
 export interface AccountRulesetRecord {
   account_id: string;
@@ -16,3 +18,9 @@ export interface RulesetsTable {
   /** False when the account had none. */
   deleteAccountRuleset(accountId: string): Promise<boolean>;
 }
+
+export const RULESETS_CALLS: Record<keyof RulesetsTable, Access> = {
+  putAccountRuleset: 'write',
+  getAccountRuleset: 'read',
+  deleteAccountRuleset: 'write',
+};

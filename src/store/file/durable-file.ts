@@ -11,6 +11,7 @@
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Adapter } from 'lowdb';
+import type { Logger } from '../../lib/log.ts';
 import { StoreError, errorCode } from './errors.ts';
 
 const TEMP_SUFFIX = '.tmp';
@@ -195,3 +196,23 @@ export class DurableTextFile implements Adapter<Text> {
     return writeFileDurablyAsync(this.file, text);
   }
 }
+
+/**
+ * Creates the directory (0700), or tightens an existing one that others may read: it holds
+ * cards and key hashes. A directory we may not tighten (not ours) is logged and used as it is.
+ */
+export const ensurePrivateDir = (dir: string, what: string, log: Logger): void => {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  } catch (err) {
+    throw new StoreError(`cannot create the ${what} ${dir}: ${(err as Error).message}`);
+  }
+  const mode = fs.statSync(dir).mode & 0o777;
+  if (process.platform === 'win32' || (mode & 0o077) === 0) return;
+  try {
+    fs.chmodSync(dir, DIR_MODE);
+    log.warn('store directory was readable by other users; tightened it to 0700', { dir, mode: mode.toString(8) });
+  } catch (err) {
+    log.warn('store directory is readable by other users and cannot be tightened', { dir, mode: mode.toString(8), error: (err as Error).message });
+  }
+};

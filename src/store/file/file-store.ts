@@ -42,15 +42,22 @@ import { Low } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
-import { LATER_TABLES, TABLES, Tables, emptyTablesDoc, type RejectedRow, type TableName, type TablesDoc } from '../tables.ts';
-import { readLine } from '../report-lines.ts';
-import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from '../types.ts';
+import { LATER_TABLES, TABLES, type TableName } from '../contract/rows.ts';
+import { Tables, emptyTablesDoc, type RejectedRow, type TablesDoc } from '../memory/tables.ts';
+import type { ReportColumns } from '../reports/columns.ts';
+import { readLine } from '../reports/lines.ts';
+import type { NewReport, ReportRecord } from '../contract/report-records.ts';
+import type { Page } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
+import type { ReportSummary } from '../reports/columns.ts';
+import type { Store } from '../contract/store.ts';
 import { AppendLog } from './append-log.ts';
-import { DIR_MODE, DurableTextFile, diskChange, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
+import { DurableTextFile, diskChange, ensurePrivateDir, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
 import { Recovery, type JsonLine } from './recovery.ts';
 import { ReportSegments, defaultSegmentLimits, type SegmentLimits } from './report-segments.ts';
+import { JOURNAL_FILE, PREVIOUS_JOURNAL, journalLine, notAJournalEntry, type JournalEntry, type PreviousJournal } from './journal.ts';
 
 export interface FileStoreOptions {
   dataDir: string;
@@ -65,19 +72,11 @@ export interface FileStoreOptions {
   segmentLimits?: SegmentLimits;
   /** The journal is folded into a new snapshot once it holds this many bytes (default 4 MiB). */
   journalLimitBytes?: number;
+  /** The reports' summary columns (default: those declared in reports/columns.ts; tests add some). */
+  reportColumns?: ReportColumns;
 }
 
 export const MAIN_FILE = 'store.json';
-export const JOURNAL_FILE = 'store.journal';
-/** A journal renamed away by a snapshot (numbered in order) until a snapshot is durable. */
-const PREVIOUS_JOURNAL = /^store\.journal\.(\d+)$/;
-
-interface PreviousJournal {
-  file: string;
-  no: number;
-  /** Open while appends made before the rotation may still be written to it; null for one found at open. */
-  log: AppendLog | null;
-}
 const HOUR_MS = 3_600_000;
 
 interface MainDoc extends TablesDoc {
@@ -85,9 +84,6 @@ interface MainDoc extends TablesDoc {
   /** Reports created before this (epoch ms) were pruned; the segments may still hold some. */
   reports_pruned_before: number;
 }
-
-/** A journal line: a row's new value (null = deleted), or the prune mark. */
-type JournalEntry = { t: TableName; k: string; v: unknown } | { t: 'reports_pruned_before'; v: number };
 
 const emptyMainDoc = (): MainDoc => ({ format: 1, reports_pruned_before: 0, ...emptyTablesDoc() });
 
@@ -101,18 +97,6 @@ const isMainDoc = (data: unknown): data is MainDoc => {
     TABLES.every((table) => Array.isArray(doc[table]) || (doc[table] === undefined && LATER_TABLES.includes(table)))
   );
 };
-
-const isJournalEntry = (value: unknown): value is JournalEntry => {
-  const e = value as JournalEntry;
-  if (typeof e !== 'object' || e === null) return false;
-  if (e.t === 'reports_pruned_before') return typeof e.v === 'number';
-  return TABLES.includes(e.t) && typeof e.k === 'string' && 'v' in e;
-};
-
-const notAJournalEntry = (value: unknown): string | undefined => (isJournalEntry(value) ? undefined : 'not a journal entry');
-
-/** A journal line from a row's JSON text, which was encoded when the row changed (never again here). */
-const journalLine = (table: TableName, key: string, json: string | null): string => `{"t":"${table}","k":${JSON.stringify(key)},"v":${json ?? 'null'}}`;
 
 export class FileStore extends Tables implements Store {
   /** Flushes run and file appends/writes made, for tests and benchmarks. */
@@ -416,26 +400,6 @@ export class FileStore extends Tables implements Store {
   }
 }
 
-/**
- * Creates the directory (0700), or tightens an existing one that others may read: it holds
- * cards and key hashes. A directory we may not tighten (not ours) is logged and used as it is.
- */
-const ensurePrivateDir = (dir: string, what: string, log: Logger): void => {
-  try {
-    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-  } catch (err) {
-    throw new StoreError(`cannot create the ${what} ${dir}: ${(err as Error).message}`);
-  }
-  const mode = fs.statSync(dir).mode & 0o777;
-  if (process.platform === 'win32' || (mode & 0o077) === 0) return;
-  try {
-    fs.chmodSync(dir, DIR_MODE);
-    log.warn('store directory was readable by other users; tightened it to 0700', { dir, mode: mode.toString(8) });
-  } catch (err) {
-    log.warn('store directory is readable by other users and cannot be tightened', { dir, mode: mode.toString(8), error: (err as Error).message });
-  }
-};
-
 /** The snapshot's rows that cannot be loaded go to the quarantine, each as its JSON, or the whole snapshot when one has none. */
 const quarantineSnapshotRows = (recovery: Recovery, file: string, doc: MainDoc, rejected: RejectedRow[]): void => {
   if (rejected.length === 0) return;
@@ -491,7 +455,7 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
     let prunedBefore = doc.reports_pruned_before;
     for (const { value } of entries) if ((value as JournalEntry).t === 'reports_pruned_before') prunedBefore = Math.max(prunedBefore, (value as { v: number }).v);
     const retentionCutoff = options.retentionDays === undefined ? -Infinity : (options.clock ?? systemClock).now() - options.retentionDays * DAY_MS;
-    reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff), recovery);
+    reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff), recovery, options.reportColumns);
 
     const store = new FileStore(main, prunedBefore, journal, previousJournals, reports, lock, options);
     const rejectedRows = store.loadSnapshot(doc);

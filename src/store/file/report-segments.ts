@@ -16,10 +16,14 @@
  */
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { Aliases } from '../aliases.ts';
-import { fromLine, readLine, reportLine } from '../report-lines.ts';
-import { ReportIndex, prepareIndex } from '../report-index.ts';
-import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary } from '../types.ts';
+import { Aliases } from '../reports/aliases.ts';
+import { fromLine, readLine, reportLine } from '../reports/lines.ts';
+import { ReportIndex, prepareIndex } from '../memory/report-index.ts';
+import { REPORT_COLUMNS, type ReportColumns } from '../reports/columns.ts';
+import type { NewReport, ReportRecord } from '../contract/report-records.ts';
+import type { Page } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
+import type { ReportSummary } from '../reports/columns.ts';
 import { AppendLog } from './append-log.ts';
 import { diskChange, syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
@@ -92,7 +96,7 @@ export class ReportSegments {
   private active: Segment;
   private readonly dirty = new Set<number>();
   /** Every report's summary and segment number. */
-  private index = new ReportIndex();
+  private index: ReportIndex;
   private readonly aliases = new Aliases();
   /** The lines of sealed segments read lately, by id, least recently used first. */
   private readonly cache = new Map<number, Promise<Map<string, string>>>();
@@ -101,15 +105,17 @@ export class ReportSegments {
     private readonly dir: string,
     private readonly limits: SegmentLimits,
     lastNo: number,
+    columns: ReportColumns,
   ) {
+    this.index = new ReportIndex(undefined, columns);
     this.active = this.addSegment(lastNo + 1);
   }
 
   /**
    * Reads every segment of `dir` (through `recovery`: a torn tail is cut, a line that is not a
-   * report is quarantined), skipping reports created before `notBeforeMs`.
+   * report is quarantined), skipping reports created before `notBeforeMs`; their summaries have `columns`.
    */
-  static async load(dir: string, limits: SegmentLimits, notBeforeMs: number, recovery: Recovery): Promise<ReportSegments> {
+  static async load(dir: string, limits: SegmentLimits, notBeforeMs: number, recovery: Recovery, columns: ReportColumns = REPORT_COLUMNS): Promise<ReportSegments> {
     let names: string[];
     try {
       names = await fsp.readdir(dir);
@@ -121,7 +127,7 @@ export class ReportSegments {
       .filter((n) => n !== undefined)
       .map(Number)
       .sort((a, b) => a - b);
-    const store = new ReportSegments(dir, limits, numbers.at(-1) ?? 0);
+    const store = new ReportSegments(dir, limits, numbers.at(-1) ?? 0, columns);
     for (const [i, no] of numbers.entries()) {
       const file = path.join(dir, segmentName(no));
       const isLast = i === numbers.length - 1;

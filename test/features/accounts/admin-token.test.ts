@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { ensureAdminToken, isAdminToken } from '../../../src/features/accounts/admin-token.ts';
-import { MemoryStore } from '../../../src/store/memory.ts';
+import { MemoryStore } from '../../../src/store/memory/memory-store.ts';
 
 test('config token: nothing stored, only that token passes', async () => {
   const store = new MemoryStore();

@@ -10,7 +10,7 @@ import { createKey } from '../../../src/features/accounts/api-keys.ts';
 import { readJsonObject } from '../../../src/api/body.ts';
 import { identifyCaller } from '../../../src/api/middleware/caller.ts';
 import { chargeDailyQuota } from '../../../src/api/quota-charge.ts';
-import type { Plan } from '../../../src/store/types.ts';
+import type { Plan } from '../../../src/store/contract/accounts.ts';
 import { testApp } from '../../support/app.ts';
 
 export const limitsApp = (config: ConfigInput = {}) => {

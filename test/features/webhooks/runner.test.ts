@@ -11,7 +11,7 @@ import { JobRunner, maxJobAttempts } from '../../../src/features/webhooks/runner
 import { configuredInProcess, ValidatorClosed } from '../../../src/features/validation/validation-pool.ts';
 import type { Validator } from '../../../src/features/validation/validator.ts';
 import { Lifecycle } from '../../../src/lib/lifecycle.ts';
-import type { JobRecord } from '../../../src/store/types.ts';
+import type { JobRecord } from '../../../src/store/contract/jobs.ts';
 import { postJson, testDeps } from '../../support/app.ts';
 import { validCard, webhookApp } from './fixtures.ts';
 import { startReceiver } from '../../support/receiver.ts';

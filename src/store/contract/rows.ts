@@ -2,7 +2,7 @@
  * The tables every engine keeps besides reports, and what a row of each must hold: checked when
  * rows come from outside the running process (the file store's snapshot and journal, an import).
  */
-import type { JobStatus } from './types.ts';
+import type { JobStatus } from './jobs.ts';
 
 /** The tables, as named in the journal and in exports. */
 export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets';

@@ -8,8 +8,8 @@
  * encoding pass. Stores keep reports as these lines and parse one when it is read (parsing never
  * fails on nesting; encoding can).
  */
-import { encodeRecord } from './encode.ts';
-import type { NewReport, ReportRecord } from './types.ts';
+import { encodeRecord } from '../contract/encode.ts';
+import type { NewReport, ReportRecord } from '../contract/report-records.ts';
 
 /** JSON holds CR and LF only as whitespace between tokens (inside strings they are escaped): spaces keep it one line. */
 const lineBreaks = /[\r\n]/g;

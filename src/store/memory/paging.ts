@@ -3,10 +3,10 @@
  * paging. PostgreSQL answers the same queries with the same keys in SQL (postgres-store.ts), so
  * every engine returns the same pages.
  */
-import type { Account, AccountSortField, Page, PagePosition, PageQuery, ReportPageQuery, ReportSortField, ReportSummary } from './types.ts';
-
-/** Lower-cases ASCII letters only: what SQL's translate() does alike, whatever the database's locale. */
-export const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+import type { Account, AccountSortField } from '../contract/accounts.ts';
+import { asciiLower, type Page, type PagePosition, type PageQuery } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
+import { REPORT_COLUMNS, searchedColumns, type ReportColumns, type ReportSummary } from '../reports/columns.ts';
 
 /**
  * What a row sorts by. Text compares by UTF-16 code unit (PostgreSQL: collation "C"); names
@@ -15,16 +15,20 @@ export const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (upp
 export const accountSortKey = (a: Account, field: AccountSortField): string =>
   field === 'name' ? asciiLower(a.name) : field === 'plan' ? a.plan : a.created_at;
 
-export const reportSortKey = (r: ReportSummary, field: ReportSortField): string | number =>
-  field === 'created_at'
-    ? r.created_at
-    : field === 'score'
-      ? (r.score ?? -1)
-      : field === 'errors'
-        ? (r.errors ?? -1)
-        : asciiLower(r.agent_name ?? '');
+/** A summary's key in the order of `field` (see the column types in reports/columns.ts). */
+export const reportSortKey = (r: ReportSummary, field: string, columns: ReportColumns = REPORT_COLUMNS): string | number => {
+  const column = columns.find((c) => c.name === field && c.sortable);
+  if (column === undefined) throw new Error(`report column ${field} is not sortable`);
+  const value = (r as Record<string, unknown>)[field];
+  if (column.type === 'number') return (value as number | null) ?? -1;
+  if (column.type === 'text') return asciiLower((value as string | null) ?? '');
+  return value as string;
+};
 
-const reportMatches = (r: ReportSummary, q: string): boolean => asciiLower(r.agent_name ?? '').includes(q) || asciiLower(r.id).includes(q);
+const reportMatches =
+  (columns: ReportColumns) =>
+  (r: ReportSummary, q: string): boolean =>
+    searchedColumns(columns).some((c) => asciiLower(((r as Record<string, unknown>)[c.name] as string | null) ?? '').includes(q));
 
 const compare = (a: PagePosition, b: PagePosition): number =>
   a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
@@ -120,8 +124,8 @@ export class AccountPages {
 }
 
 /** The page of `summaries` (the unexpired ones) that `query` asks for, as copies. */
-export const pageOfReports = (summaries: readonly ReportSummary[], query: ReportPageQuery): Page<ReportSummary> => {
+export const pageOfReports = (summaries: readonly ReportSummary[], query: ReportPageQuery, columns: ReportColumns = REPORT_COLUMNS): Page<ReportSummary> => {
   const { account_id } = query;
-  const page = pageOf(account_id === undefined ? summaries : summaries.filter((s) => s.account_id === account_id), query, reportSortKey, reportMatches);
+  const page = pageOf(account_id === undefined ? summaries : summaries.filter((s) => s.account_id === account_id), query, (r, field) => reportSortKey(r, field, columns), reportMatches(columns));
   return { ...page, items: page.items.map((s) => ({ ...s })) };
 };

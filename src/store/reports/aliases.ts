@@ -4,7 +4,7 @@
  * (GitHub: the repository): so only later reports of the same scope replace what an alias shows.
  * A report refused its alias is stored without it, so that the store reads back as it decided.
  */
-import type { NewReport } from './types.ts';
+import type { NewReport } from '../contract/report-records.ts';
 
 export class Aliases {
   private readonly byAlias = new Map<string, { id: string; scope: string | undefined }>();

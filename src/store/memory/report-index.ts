@@ -12,40 +12,16 @@
  * cursor, and `q` searches with report-search.ts: at a million reports a page costs what the
  * page holds, not a sort of every report.
  */
-import { asciiLower, pageOfReports } from './paging.ts';
+import { asciiLower } from '../contract/paging.ts';
+import { pageOfReports } from './paging.ts';
 import { SortedOrder, type PositionCompare } from './report-order.ts';
 import { ReportSearch, type SearchedColumns } from './report-search.ts';
-import { summarizeReport } from './summary.ts';
-import type { NewReport, Page, PagePosition, ReportKind, ReportPageQuery, ReportSortField, ReportSummary } from './types.ts';
-
-/** Distinct texts, each numbered once; 0 stands for null (or no text). */
-class TextTable {
-  private readonly numbers = new Map<string, number>();
-  private readonly texts: Array<string | null> = [null];
-
-  numberOf(text: string | null | undefined): number {
-    if (text === null || text === undefined) return 0;
-    let no = this.numbers.get(text);
-    if (no === undefined) {
-      no = this.texts.push(text) - 1;
-      this.numbers.set(text, no);
-    }
-    return no;
-  }
-
-  /** The number of `text` if it is in the table (0 for null), else undefined. */
-  find(text: string | null): number | undefined {
-    return text === null ? 0 : this.numbers.get(text);
-  }
-
-  text(no: number): string | null {
-    return this.texts[no]!;
-  }
-
-  get count(): number {
-    return this.texts.length;
-  }
-}
+import { REPORT_COLUMNS, searchedColumns, type ReportColumns, type ReportSummary } from '../reports/columns.ts';
+import { summarizeReport } from '../reports/summary.ts';
+import { SummaryColumns, grown, type StoredColumn } from './index-columns.ts';
+import type { NewReport } from '../contract/report-records.ts';
+import type { Page, PagePosition } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
 
 /**
  * Rows a page with `q` tests one by one while walking the sorted order before it searches every
@@ -74,17 +50,11 @@ const hashOf = (text: string): number => {
   return h >>> 0;
 };
 
-const grown = <A extends Float64Array | Uint32Array | Int8Array>(array: A, length: number): A => {
-  const bigger = new (array.constructor as new (n: number) => A)(length);
-  bigger.set(array);
-  return bigger;
-};
-
 /**
  * Resolves once the index that `current` gives (a prune replaces it) can answer a page sorted by
  * `field` at once (see ReportIndex.prepare).
  */
-export const prepareIndex = async (current: () => ReportIndex, field: ReportSortField): Promise<void> => {
+export const prepareIndex = async (current: () => ReportIndex, field: string): Promise<void> => {
   while (!current().ready(field)) await current().prepare(field);
 };
 
@@ -100,29 +70,33 @@ export class ReportIndex {
   /** Open addressing on the id's hash: position + 1, 0 when free; at most half full. */
   private slots = new Int32Array(0);
   private createdMs = new Float64Array(0);
-  /** Score and errors, NaN for null. */
-  private score = new Float64Array(0);
-  private errors = new Float64Array(0);
-  /** 1 valid, 0 invalid, -1 unknown. */
-  private valid = new Int8Array(0);
-  private kind = new Uint32Array(0);
-  private account = new Uint32Array(0);
-  private agentName = new Uint32Array(0);
-  private alias = new Uint32Array(0);
+  /** The other columns declared (see index-columns.ts). */
+  private readonly columns: SummaryColumns;
+  /** The text columns `q` searches, and whether it searches the ids (see report-search.ts). */
+  private readonly searchedText: StoredColumn[];
+  private readonly searchesIds: boolean;
   private places = new Uint32Array(0);
-  private readonly texts = new TextTable();
-  /** Each text lower-cased (ASCII letters), made when first needed: agent names sort and are searched so. */
-  private readonly lowerTexts: Array<string | undefined> = [];
   /** Positions re-put since the index was made, in order (their keys may have changed): the sorted orders place them anew. */
   private readonly moved: number[] = [];
   /** The positions sorted by each listing key, made when a page first asks for one. */
-  private orders: Partial<Record<ReportSortField, SortedOrder>> = {};
+  private orders: Partial<Record<string, SortedOrder>> = {};
   private readonly search = new ReportSearch();
   /** See fewPositions. */
   private few: { key: string; positions: number[] | null; upTo: number; movedSeen: number } | undefined;
 
-  /** See WALK_TESTS, FEW_MATCHES and SLICE_FROM (tests make them small to reach every way of paging). */
-  constructor(private readonly bounds = { walkTests: WALK_TESTS, fewMatches: FEW_MATCHES, sliceFrom: SLICE_FROM }) {}
+  /**
+   * `bounds`: see WALK_TESTS, FEW_MATCHES and SLICE_FROM (tests make them small to reach every way
+   * of paging); `declared`: the report columns (reports/columns.ts; tests add some).
+   */
+  constructor(
+    private readonly bounds = { walkTests: WALK_TESTS, fewMatches: FEW_MATCHES, sliceFrom: SLICE_FROM },
+    private readonly declared: ReportColumns = REPORT_COLUMNS,
+  ) {
+    this.columns = new SummaryColumns(declared);
+    const searched = searchedColumns(declared);
+    this.searchedText = searched.filter((c) => c.type === 'text').map((c) => this.columns.get(c.name));
+    this.searchesIds = searched.some((c) => c.type === 'id');
+  }
 
   count(): number {
     return this.size;
@@ -146,7 +120,7 @@ export class ReportIndex {
 
   /** Indexes `report`, kept in `place`; a known id keeps its position. */
   put(report: NewReport, place: number): void {
-    this.putSummary(summarizeReport(report), place);
+    this.putSummary(summarizeReport(report, this.declared), place);
   }
 
   idAt(pos: number): string {
@@ -154,7 +128,7 @@ export class ReportIndex {
   }
 
   aliasAt(pos: number): string | undefined {
-    return this.texts.text(this.alias[pos]!) ?? undefined;
+    return this.columns.texts.text(this.columns.textValues('alias')[pos]!) ?? undefined;
   }
 
   /** Epoch ms of the report's created_at (NaN if it is no date). */
@@ -163,32 +137,28 @@ export class ReportIndex {
   }
 
   summaryAt(pos: number): ReportSummary {
-    const valid = this.valid[pos]!;
-    const score = this.score[pos]!;
-    const errors = this.errors[pos]!;
-    const s: ReportSummary = {
-      id: this.idAt(pos),
-      kind: this.texts.text(this.kind[pos]!) as ReportKind,
-      created_at: this.oddCreatedAt.get(pos) ?? new Date(this.createdMs[pos]!).toISOString(),
-      account_id: this.texts.text(this.account[pos]!),
-      valid: valid === -1 ? null : valid === 1,
-      score: Number.isNaN(score) ? null : score,
-      agent_name: this.texts.text(this.agentName[pos]!),
-      errors: Number.isNaN(errors) ? null : errors,
-    };
-    const alias = this.aliasAt(pos);
-    if (alias !== undefined) s.alias = alias;
-    return s;
+    const summary: Record<string, unknown> = {};
+    for (const c of this.declared) {
+      const value =
+        c.type === 'id'
+          ? this.idAt(pos)
+          : c.type === 'time'
+            ? (this.oddCreatedAt.get(pos) ?? new Date(this.createdMs[pos]!).toISOString())
+            : this.columns.valueAt(this.columns.get(c.name), pos);
+      if (value !== undefined) summary[c.name] = value;
+    }
+    return summary as ReportSummary;
   }
 
   /** Newest first; reports created before `notBeforeMs` are left out. */
   list(filter: { limit?: number; account_id?: string }, notBeforeMs: number): ReportSummary[] {
     const out: ReportSummary[] = [];
-    const account = filter.account_id === undefined ? undefined : this.texts.find(filter.account_id);
+    const account = filter.account_id === undefined ? undefined : this.columns.texts.find(filter.account_id);
     if (account === undefined && filter.account_id !== undefined) return out;
     const limit = filter.limit ?? Infinity;
+    const accounts = this.columns.textValues('account_id');
     for (let pos = this.size - 1; pos >= 0 && out.length < limit; pos--) {
-      if ((account !== undefined && this.account[pos] !== account) || this.createdMs[pos]! < notBeforeMs) continue;
+      if ((account !== undefined && accounts[pos] !== account) || this.createdMs[pos]! < notBeforeMs) continue;
       out.push(this.summaryAt(pos));
     }
     return out;
@@ -207,7 +177,7 @@ export class ReportIndex {
     if (byDate && (this.oddCreatedAt.size > 0 || (query.after && afterMs === undefined))) {
       const rows: ReportSummary[] = [];
       for (let pos = 0; pos < this.size; pos++) if (this.createdMs[pos]! >= notBeforeMs) rows.push(this.summaryAt(pos));
-      return pageOfReports(rows, query);
+      return pageOfReports(rows, query, this.declared);
     }
     const found = this.walk(query, afterMs === undefined ? query.after : { key: afterMs, id: query.after!.id }, notBeforeMs);
     const out: Page<ReportSummary> = { items: found.slice(0, query.limit).map((pos) => this.summaryAt(pos)) };
@@ -223,13 +193,13 @@ export class ReportIndex {
    * Resolves when page() can answer a query sorted by `field` at once: the first page of a sort
    * (and one after a large import) waits for its order, sorted without holding the event loop.
    */
-  prepare(field: ReportSortField): Promise<void> {
+  prepare(field: string): Promise<void> {
     const order = (this.orders[field] ??= new SortedOrder(this.compareBy(field)));
     return order.prepare(() => this.size, this.moved, this.bounds.sliceFrom);
   }
 
   /** Whether page() answers a query sorted by `field` at once (else: prepare() first). */
-  ready(field: ReportSortField): boolean {
+  ready(field: string): boolean {
     return this.orders[field]?.ready(this.size, this.bounds.sliceFrom) ?? this.size < this.bounds.sliceFrom;
   }
 
@@ -241,13 +211,14 @@ export class ReportIndex {
    * walked again in the order, each now a lookup.
    */
   private walk(query: ReportPageQuery, after: PagePosition | undefined, notBeforeMs: number): number[] {
-    const account = query.account_id === undefined ? undefined : this.texts.find(query.account_id);
+    const account = query.account_id === undefined ? undefined : this.columns.texts.find(query.account_id);
     if (account === undefined && query.account_id !== undefined) return [];
-    const listed = (pos: number) => (account === undefined || this.account[pos] === account) && this.createdMs[pos]! >= notBeforeMs;
+    const accounts = this.columns.textValues('account_id');
+    const listed = (pos: number) => (account === undefined || accounts[pos] === account) && this.createdMs[pos]! >= notBeforeMs;
     const q = query.q ? asciiLower(query.q) : undefined;
     if (q === undefined && account !== undefined) {
       // An account's reports, when they are few, are sorted among themselves.
-      const few = this.fewPositions(`a${account}`, (pos) => this.account[pos] === account);
+      const few = this.fewPositions(`a${account}`, (pos) => accounts[pos] === account);
       if (few !== null) return this.sortedAmong(few.filter(listed), query, after);
     }
     const { order, length } = this.orderOf(query.sort);
@@ -322,34 +293,39 @@ export class ReportIndex {
   }
 
   /** The sort key of report `pos` (see reportSortKey in paging.ts; dates as epoch ms). */
-  private keyAt(pos: number, field: ReportSortField): string | number {
-    if (field === 'created_at') return this.createdMs[pos]!;
-    if (field === 'agent_name') return this.lowerText(this.agentName[pos]!);
-    const n = (field === 'score' ? this.score : this.errors)[pos]!;
-    return Number.isNaN(n) ? -1 : n;
+  private keyAt(pos: number, field: string): string | number {
+    return field === 'created_at' ? this.createdMs[pos]! : this.columns.keyAt(this.sortColumn(field), pos);
+  }
+
+  /** The column of a sortable field. */
+  private sortColumn(field: string): StoredColumn {
+    const column = this.columns.get(field);
+    if (!column.column.sortable) throw new Error(`report column ${field} is not sortable`);
+    return column;
   }
 
   /** Report `pos` against a cursor's position in the order of `field`. */
-  private compareTo(pos: number, field: ReportSortField, at: PagePosition): number {
+  private compareTo(pos: number, field: string, at: PagePosition): number {
     const byKey = compareValues(this.keyAt(pos, field), at.key);
     return byKey !== 0 ? byKey : compareValues(this.idAt(pos), at.id);
   }
 
-  private orderOf(field: ReportSortField): { order: Uint32Array; length: number } {
+  private orderOf(field: string): { order: Uint32Array; length: number } {
     const order = (this.orders[field] ??= new SortedOrder(this.compareBy(field)));
     return order.current(this.size, this.moved);
   }
 
   /** The order of `field` between two reports: by key (see keyAt), then by id. */
-  private compareBy(field: ReportSortField): PositionCompare {
-    if (field === 'agent_name') {
-      return (a, b) => compareValues(this.lowerText(this.agentName[a]!), this.lowerText(this.agentName[b]!)) || this.compareIds(a, b);
+  private compareBy(field: string): PositionCompare {
+    if (field !== 'created_at' && this.sortColumn(field).type === 'text') {
+      const column = this.sortColumn(field);
+      return (a, b) => compareValues(this.columns.lowerText(column.values[a]!), this.columns.lowerText(column.values[b]!)) || this.compareIds(a, b);
     }
     // A date that is no date (NaN) sorts first, so that the order is total; such dates are listed by their text (see page).
-    const column = field === 'created_at' ? () => this.createdMs : field === 'score' ? () => this.score : () => this.errors;
+    const column = field === 'created_at' ? { values: this.createdMs } : this.sortColumn(field);
     const missing = field === 'created_at' ? -Infinity : -1;
     return (a, b) => {
-      const values = column();
+      const values = column.values; // read at each call: the arrays grow
       const x = values[a]!;
       const y = values[b]!;
       return compareValues(Number.isNaN(x) ? missing : x, Number.isNaN(y) ? missing : y) || this.compareIds(a, b);
@@ -372,12 +348,6 @@ export class ReportIndex {
     return ea - sa - (eb - sb);
   }
 
-  private lowerText(no: number): string {
-    let lower = this.lowerTexts[no];
-    if (lower === undefined) this.lowerTexts[no] = lower = asciiLower(this.texts.text(no) ?? '');
-    return lower;
-  }
-
   /** The columns as the search reads them now. */
   private searched(): SearchedColumns {
     return {
@@ -385,9 +355,10 @@ export class ReportIndex {
       idBytes: this.idBytes,
       idStart: this.idStart,
       oddIds: this.oddIds,
-      agentName: this.agentName,
-      textCount: this.texts.count,
-      lowerText: (no) => this.lowerText(no),
+      named: this.searchedText.map((c) => c.values as Uint32Array),
+      ids: this.searchesIds,
+      textCount: this.columns.texts.count,
+      lowerText: (no) => this.columns.lowerText(no),
     };
   }
 
@@ -404,9 +375,9 @@ export class ReportIndex {
       else removed(this.idAt(pos), this.aliasAt(pos), this.places[pos]!);
     }
     if (kept === this.size) return this;
-    const index = new ReportIndex(this.bounds);
+    const index = new ReportIndex(this.bounds, this.declared);
     for (let pos = 0; pos < this.size; pos++) if (newPosition[pos]! >= 0) index.putSummary(this.summaryAt(pos), this.places[pos]!);
-    for (const [field, order] of Object.entries(this.orders) as Array<[ReportSortField, SortedOrder]>) {
+    for (const [field, order] of Object.entries(this.orders) as Array<[string, SortedOrder]>) {
       if (order.ready(this.size, this.bounds.sliceFrom)) index.orders[field] = order.remapped(this.size, this.moved, newPosition, index.compareBy(field));
     }
     return index;
@@ -428,13 +399,7 @@ export class ReportIndex {
     if (ms === undefined) this.oddCreatedAt.set(pos, s.created_at);
     else this.oddCreatedAt.delete(pos);
     this.createdMs[pos] = ms ?? Date.parse(s.created_at);
-    this.score[pos] = s.score ?? NaN;
-    this.errors[pos] = s.errors ?? NaN;
-    this.valid[pos] = s.valid === null ? -1 : s.valid ? 1 : 0;
-    this.kind[pos] = this.texts.numberOf(s.kind);
-    this.account[pos] = this.texts.numberOf(s.account_id);
-    this.agentName[pos] = this.texts.numberOf(s.agent_name);
-    this.alias[pos] = this.texts.numberOf(s.alias);
+    this.columns.write(pos, s as Record<string, unknown>);
   }
 
   /** Room for `n` reports in every column (and a hash table at most half full). */
@@ -442,13 +407,7 @@ export class ReportIndex {
     if (n > this.createdMs.length) {
       const length = Math.max(1024, this.createdMs.length * 2);
       this.createdMs = grown(this.createdMs, length);
-      this.score = grown(this.score, length);
-      this.errors = grown(this.errors, length);
-      this.valid = grown(this.valid, length);
-      this.kind = grown(this.kind, length);
-      this.account = grown(this.account, length);
-      this.agentName = grown(this.agentName, length);
-      this.alias = grown(this.alias, length);
+      this.columns.grow(length);
       this.places = grown(this.places, length);
       this.idStart = grown(this.idStart, length + 1);
     }

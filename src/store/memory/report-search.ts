@@ -1,15 +1,16 @@
 /**
- * `q` of the report listing over the index's columns: a report matches when its agent name or its
- * id, ASCII letters lower-cased, contains `q` (lower-cased likewise), as pageOfReports has it.
+ * `q` of the report listing over the index's columns: a report matches when one of its searched
+ * text columns (reports/columns.ts: the agent name) or its id, ASCII letters lower-cased, contains
+ * `q` (lower-cased likewise), as pageOfReports has it.
  *
- * Two ways, both exact: a test of one report (each distinct name tested once per page, the id's
+ * Two ways, both exact: a test of one report (each distinct text tested once per page, the id's
  * bytes compared in place), for a page that walks the sorted order and finds its rows soon; and
  * every report's answer at once, for a `q` that matches few, found by native substring search in
  * one text of the distinct lower-cased names and one buffer of the lower-cased ids (each kept up to
  * date with the reports put since), then kept for the next pages of the same `q` and brought up to
  * date by testing only the reports put (or changed) since.
  */
-import { asciiLower } from './paging.ts';
+import { asciiLower } from '../contract/paging.ts';
 
 /** What the search reads of the index (its current columns). */
 export interface SearchedColumns {
@@ -18,8 +19,10 @@ export interface SearchedColumns {
   idBytes: Buffer;
   idStart: Uint32Array;
   oddIds: ReadonlyMap<number, string>;
-  /** The text number of each report's agent name (0: none). */
-  agentName: Uint32Array;
+  /** The text numbers of each searched text column, by position (0: none). */
+  named: Uint32Array[];
+  /** Whether the ids are searched too. */
+  ids: boolean;
   textCount: number;
   /** The text, lower-cased (ASCII letters), of a text number ('' for 0). */
   lowerText(no: number): string;
@@ -63,7 +66,7 @@ export class ReportSearch {
   /** The ids' bytes lower-cased, up to idLowerEnd. */
   private idLower = Buffer.allocUnsafeSlow(0);
   private idLowerEnd = 0;
-  /** The distinct agent names lower-cased, each after a NUL (no listed name holds one), their text numbers and where each starts. */
+  /** The distinct searched texts lower-cased, each after a NUL (a `q` with one searches no text), their text numbers and where each starts. */
   private names = '';
   private readonly nameNos: number[] = [];
   private readonly nameStarts: number[] = [];
@@ -76,12 +79,15 @@ export class ReportSearch {
   test(c: SearchedColumns, q: string): (pos: number) => boolean {
     const qBytes = LATIN1.test(q) ? Buffer.from(q, 'latin1') : undefined;
     const nameState = new Int8Array(c.textCount); // 0 untested, 1 contains q, 2 not
-    const { agentName, idBytes, idStart, oddIds } = c;
+    const { named, idBytes, idStart, oddIds } = c;
     return (pos) => {
-      const no = agentName[pos]!;
-      let state = nameState[no]!;
-      if (state === 0) nameState[no] = state = c.lowerText(no).includes(q) ? 1 : 2;
-      if (state === 1) return true;
+      for (const column of named) {
+        const no = column[pos]!;
+        let state = nameState[no]!;
+        if (state === 0) nameState[no] = state = c.lowerText(no).includes(q) ? 1 : 2;
+        if (state === 1) return true;
+      }
+      if (!c.ids) return false;
       const start = idStart[pos]!;
       const end = idStart[pos + 1]!;
       if (start === end) {
@@ -118,7 +124,7 @@ export class ReportSearch {
   all(c: SearchedColumns, q: string, moved: readonly number[]): Matches {
     const found = new Uint8Array(c.size);
     this.matchNames(c, q, moved, found);
-    this.matchIds(c, q, found);
+    if (c.ids) this.matchIds(c, q, found);
     let count = 0;
     for (let pos = 0; pos < c.size; pos++) count += found[pos]!;
     this.last = { q, found, count, upTo: c.size, movedSeen: moved.length };
@@ -144,8 +150,7 @@ export class ReportSearch {
       at = next === undefined ? -1 : this.names.indexOf(q, next);
     }
     if (!any) return;
-    const { agentName, size } = c;
-    for (let pos = 0; pos < size; pos++) if (named[agentName[pos]!] === 1) matches[pos] = 1;
+    for (const column of c.named) for (let pos = 0; pos < c.size; pos++) if (named[column[pos]!] === 1) matches[pos] = 1;
   }
 
   /** Adds the names of the reports put since the last call, and of those moved (they may have a new one), to `names`. */
@@ -166,8 +171,10 @@ export class ReportSearch {
       length += name.length + 1;
       added.push(name);
     };
-    for (let pos = this.namesScanned; pos < c.size; pos++) list(c.agentName[pos]!);
-    for (const pos of moved) list(c.agentName[pos]!);
+    for (const column of c.named) {
+      for (let pos = this.namesScanned; pos < c.size; pos++) list(column[pos]!);
+      for (const pos of moved) list(column[pos]!);
+    }
     this.namesScanned = c.size;
     if (added.length > 0) this.names += `\0${added.join('\0')}`;
   }

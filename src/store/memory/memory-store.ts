@@ -1,18 +1,29 @@
 /** The Store interface held in memory only: for unit tests, never chosen silently at run time. */
-import { Aliases } from './aliases.ts';
-import { readLine, reportLine } from './report-lines.ts';
+import { Aliases } from '../reports/aliases.ts';
+import { readLine, reportLine } from '../reports/lines.ts';
 import { ReportIndex, prepareIndex } from './report-index.ts';
+import { REPORT_COLUMNS, type ReportColumns } from '../reports/columns.ts';
 import { Tables } from './tables.ts';
-import type { NewReport, Page, ReportPageQuery, ReportRecord, ReportSummary, Store } from './types.ts';
+import type { NewReport, ReportRecord } from '../contract/report-records.ts';
+import type { Page } from '../contract/paging.ts';
+import type { ReportPageQuery } from '../contract/reports.ts';
+import type { ReportSummary } from '../reports/columns.ts';
+import type { Store } from '../contract/store.ts';
 
 export class MemoryStore extends Tables implements Store {
   /** Each report as the line the file store would write. */
   private reports = new Map<string, string>();
   /** The reports' summaries, as the file store keeps them. */
-  private index = new ReportIndex();
+  private index: ReportIndex;
   private readonly aliases = new Aliases();
   /** Number of commit() calls, so tests can see that a path awaited durability. */
   commits = 0;
+
+  /** `reportColumns`: the reports' summary columns (default: those declared in reports/columns.ts; tests add some). */
+  constructor(reportColumns: ReportColumns = REPORT_COLUMNS) {
+    super();
+    this.index = new ReportIndex(undefined, reportColumns);
+  }
 
   async putReport(report: NewReport): Promise<boolean> {
     return this.storeReport(report);

@@ -1,0 +1,49 @@
+import type { Account } from './accounts.ts';
+import type { Access } from './paging.ts';
+import type { TrustKeyRecord } from './trust-keys.ts';
+
+export interface ApiKeyRecord {
+  id: string;
+  account_id: string;
+  name: string;
+  /** SHA-256 of the full key, hex. The key itself is never stored. */
+  hash: string;
+  /** Display hint, e.g. `cardgate_AbC…xYz9`. */
+  hint: string;
+  created_at: string;
+  last_used_at: string | null;
+  /** Team plan only: IPs / CIDRs (v4 and v6) allowed to use the key; empty = anywhere. */
+  allowed_ips: string[];
+}
+
+/** What a keyed request reads first (see KeysTable.getKeyAndAccount). */
+export interface KeyAndAccount {
+  key: ApiKeyRecord;
+  account: Account;
+  trustKeys: TrustKeyRecord[];
+}
+
+export interface KeysTable {
+  createKey(key: ApiKeyRecord): Promise<void>;
+  getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The key with this hash, its account and the trusted keys in force for the account (as
+   * listTrustKeys({ account_id }) lists them), in one read (a keyed request's first); undefined
+   * when the key or its account is missing.
+   */
+  getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined>;
+  getKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
+  updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined>;
+  deleteKey(id: string): Promise<boolean>;
+}
+
+export const KEYS_CALLS: Record<keyof KeysTable, Access> = {
+  createKey: 'write',
+  getKeyByHash: 'read',
+  getKeyAndAccount: 'read',
+  getKey: 'read',
+  listKeys: 'read',
+  updateKey: 'write',
+  deleteKey: 'write',
+};

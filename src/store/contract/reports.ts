@@ -1,0 +1,35 @@
+import type { ReportSortField, ReportSummary } from '../reports/columns.ts';
+import type { Access, Page, PageQuery } from './paging.ts';
+import type { NewReport, ReportRecord } from './report-records.ts';
+
+
+export interface ReportPageQuery extends PageQuery<ReportSortField> {
+  account_id?: string;
+}
+
+export interface ReportsTable {
+  /**
+   * Stores the report (a known id is replaced in place). Resolves false when its alias is held by
+   * a report of another `alias_scope`: the report is then stored without its alias. Rejects,
+   * changing nothing, when the report cannot be written (see UnstorableRecordError).
+   */
+  putReport(report: NewReport): Promise<boolean>;
+  /** By id or alias; undefined when unknown or removed by retention. */
+  getReport(idOrAlias: string): Promise<ReportRecord | undefined>;
+  /** Newest first. */
+  listReports(filter?: { limit?: number; account_id?: string }): Promise<ReportSummary[]>;
+  /** One page of the unexpired reports, searched and sorted by their columns (see reports/columns.ts). */
+  pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>>;
+  /** Removes every report created before `before` (epoch ms). Resolves how many went. */
+  pruneReports(before: number): Promise<number>;
+  reportCount(): Promise<number>;
+}
+
+export const REPORTS_CALLS: Record<keyof ReportsTable, Access> = {
+  putReport: 'write',
+  getReport: 'read',
+  listReports: 'read',
+  pageReports: 'read',
+  pruneReports: 'write',
+  reportCount: 'read',
+};

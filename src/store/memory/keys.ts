@@ -1,0 +1,75 @@
+/** The API keys table in memory, found by hash. */
+import type { Account } from '../contract/accounts.ts';
+import type { ApiKeyRecord, KeyAndAccount, KeysTable } from '../contract/keys.ts';
+import { JournaledMap, type Journal } from './journaled.ts';
+import type { MemoryTrustKeys } from './trust-keys.ts';
+
+/** Keys are read on every keyed request: kept frozen and handed out as they are (no copy per read). */
+const frozenKey = (k: ApiKeyRecord): ApiKeyRecord => Object.freeze({ ...k, allowed_ips: Object.freeze([...k.allowed_ips]) as string[] });
+
+/** The keys, and the id of each key by its hash (a key changed keeps it in step). */
+class KeyRows extends JournaledMap<ApiKeyRecord> {
+  readonly idByHash = new Map<string, string>();
+
+  override load(key: string, value: unknown): void {
+    this.remove(key); // its old hash no longer finds it
+    this.idByHash.set((value as ApiKeyRecord).hash, key);
+    super.load(key, value);
+  }
+  override remove(key: string): void {
+    const old = this.get(key);
+    if (old) this.idByHash.delete(old.hash);
+    super.remove(key);
+  }
+  override clear(): void {
+    this.idByHash.clear();
+    super.clear();
+  }
+}
+
+export class MemoryKeys implements KeysTable {
+  readonly rows: KeyRows;
+
+  constructor(
+    journal: Journal,
+    /** What getKeyAndAccount reads besides the key. */
+    private readonly read: { account: (id: string) => Account | undefined; trustKeys: MemoryTrustKeys },
+  ) {
+    this.rows = new KeyRows('keys', journal, { kept: frozenKey });
+  }
+
+  async createKey(key: ApiKeyRecord): Promise<void> {
+    this.rows.set(key.id, key);
+  }
+  async getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const id = this.rows.idByHash.get(hash);
+    return id === undefined ? undefined : this.rows.get(id);
+  }
+  async getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined> {
+    const key = await this.getKeyByHash(hash);
+    const account = key && this.read.account(key.account_id);
+    return key && account ? { key, account, trustKeys: await this.read.trustKeys.listTrustKeys({ account_id: account.id }) } : undefined;
+  }
+  async getKey(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.rows.get(id);
+  }
+  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
+    return [...this.rows.values()].filter((k) => accountId === undefined || k.account_id === accountId);
+  }
+  async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
+    const k = this.rows.get(id);
+    if (!k) return undefined;
+    this.rows.set(id, { ...k, ...patch });
+    return this.rows.get(id);
+  }
+  async deleteKey(id: string): Promise<boolean> {
+    if (!this.rows.has(id)) return false;
+    this.rows.delete(id);
+    return true;
+  }
+
+  /** Deletes an account's keys (the account is being deleted). */
+  deleteOfAccount(accountId: string): void {
+    for (const k of [...this.rows.values()]) if (k.account_id === accountId) this.rows.delete(k.id);
+  }
+}

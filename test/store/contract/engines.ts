@@ -1,0 +1,107 @@
+/**
+ * The Store contract's suites, one file per table beside this one, each run against every engine:
+ * memory, file (tiny segments, so that a suite crosses segment boundaries) and PostgreSQL (a
+ * database of its own for each test: nothing carries over).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import type { ApiKeyRecord } from '../../../src/store/contract/keys.ts';
+import type { JobRecord } from '../../../src/store/contract/jobs.ts';
+import type { Store } from '../../../src/store/contract/store.ts';
+import type { TrustKeyRecord } from '../../../src/store/contract/trust-keys.ts';
+import { openFileStore } from '../../../src/store/file/file-store.ts';
+import { MemoryStore } from '../../../src/store/memory/memory-store.ts';
+import { openPostgresStore } from '../../../src/store/postgres/postgres-store.ts';
+import type { ReportColumns } from '../../../src/store/reports/columns.ts';
+import { databaseFactory } from '../../support/postgres.ts';
+import { T0, iso } from '../fixtures/records.ts';
+
+export const DAY = 86_400_000;
+
+export const key = (id: string, account_id: string): ApiKeyRecord => ({
+  id,
+  account_id,
+  name: `key ${id}`,
+  hash: `hash_${id}`,
+  hint: 'cardgate_ab…yz',
+  created_at: iso(T0),
+  last_used_at: null,
+  allowed_ips: [],
+});
+
+export const job = (id: string, status: JobRecord['status']): JobRecord => ({
+  id,
+  status,
+  created_at: iso(T0),
+  updated_at: iso(T0),
+  request: { agent_card: { name: 'x' }, callback_url: 'https://example.com/hook' },
+});
+
+export const trustKey = (id: string, kid: string, account_id: string | null, added = T0): TrustKeyRecord => ({
+  id,
+  kid,
+  account_id,
+  jwk: { kty: 'OKP', crv: 'Ed25519', x: `x_${id}`, kid },
+  jku: null,
+  thumbprint: `thumb_${id}`,
+  added_at: iso(added),
+  revoked_at: null,
+});
+
+export interface Engine {
+  name: string;
+  /**
+   * A new, empty store; with `reportColumns`, reports summarised by those columns (PostgreSQL:
+   * `migrations` too, the SQL that adds their columns, run on the new database first).
+   */
+  open: (options?: { reportColumns?: ReportColumns; migrations?: string[] }) => Promise<Store>;
+}
+
+const newDatabase = databaseFactory();
+const tempDirs: string[] = [];
+after(() => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+export const engines: Engine[] = [
+  { name: 'MemoryStore', open: async (options = {}) => new MemoryStore(options.reportColumns) },
+  {
+    name: 'FileStore',
+    open: async (options = {}) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-contract-'));
+      tempDirs.push(dir);
+      return openFileStore({ dataDir: dir, segmentLimits: { maxReports: 3, maxChars: 1 << 20 }, reportColumns: options.reportColumns });
+    },
+  },
+  {
+    name: 'PostgresStore',
+    open: async (options = {}) => {
+      const store = await openPostgresStore({ url: (await newDatabase()).url, reportColumns: options.reportColumns });
+      for (const sql of options.migrations ?? []) await store.sql.unsafe(sql);
+      return store;
+    },
+  },
+];
+
+export type WithStore = (name: string, fn: (s: Store) => Promise<void>) => void;
+
+/** Defines `table`'s suite for every engine: `define` declares its tests, each on a new store (committed, then closed). */
+export const contractSuite = (table: string, define: (withStore: WithStore) => void): void => {
+  for (const engine of engines) {
+    describe(`Store contract, ${table}: ${engine.name}`, () => {
+      define((name, fn) =>
+        test(name, async () => {
+          const s = await engine.open();
+          try {
+            await fn(s);
+            await s.commit();
+          } finally {
+            await s.close();
+          }
+        }),
+      );
+    });
+  }
+};
