@@ -103,7 +103,7 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 // The validation worker is bundled on its own and embedded as source text: the SEA and Deno run it
 // with `new Worker(source, { eval: true })`, having no file to point a worker at.
-const worker = await build({ ...shared, entryPoints: [join(root, 'src/features/validation/validation-worker.ts')], format: 'cjs', write: false });
+const worker = await build({ ...shared, entryPoints: [join(root, 'src/features/task-worker.ts')], format: 'cjs', write: false });
 // The dashboard's browser code, bundled the way the server does it from the sources, embedded likewise.
 const { bundleDashboardClient } = await tsImport('../src/dashboard/script.ts', import.meta.url);
 // The /docs page's renderer, a vendored script, embedded compressed as the server sends it.

@@ -50,9 +50,9 @@ export const declaredTiers = {
     'test/features/limits/nesting.test.ts',
     'test/features/limits/sidecar.test.ts',
     'test/features/validation/time-limit.test.ts',
-    'test/features/validation/validation-pool.test.ts',
     'test/features/webhooks/blackbox.test.ts',
     'test/features/webhooks/lost-report.test.ts',
+    'test/server.test.ts',
     'test/store/blackbox.test.ts',
     'test/store/contract.test.ts',
     'test/store/durability.test.ts',
@@ -63,6 +63,7 @@ export const declaredTiers = {
     'test/store/postgres-serve.test.ts',
     'test/store/postgres.test.ts',
     'test/store/two-instances.test.ts',
+    'test/validator/pool.test.ts',
   ],
   e2e: [
     'test/action/github-action.test.ts',

@@ -1,12 +1,12 @@
 /**
  * AppDeps: everything with a side effect that the app and its features are given (store, clock,
  * log, validator, settings), so tests pass a MemoryStore, a FakeClock and an in-process validator.
- * Types only, from the layers below and from the validator's interface: every layer above imports
+ * Types only, from the layers below and from the service validator's type: every layer above imports
  * it, so it imports nothing that could import it back.
  */
 import type { LookupFunction } from 'node:net';
 import type { Config } from './config.ts';
-import type { Validator } from './features/validation/validator.ts';
+import type { ServiceValidator } from './features/tasks.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Lifecycle } from './lib/lifecycle.ts';
 import type { Logger } from './lib/log.ts';
@@ -28,8 +28,8 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** DNS lookup used for callback delivery (tests inject one to simulate rebinding). */
   lookup?: LookupFunction;
-  /** Where request bodies and webhook jobs are validated (serve: a worker pool); in process when absent. */
-  validator?: Validator;
+  /** Where request bodies and webhook jobs are validated: serve's worker pool, the tests' in-process validator. */
+  validator: ServiceValidator;
   /** This instance's Prometheus metrics (serve); nothing is counted when absent. */
   metrics?: Metrics;
 }

@@ -1,11 +1,12 @@
 /**
  * The layout's rules, read off the imports of every file in src/: no circle among the files, and
  * no import that runs back up the layer order
- *   lib < engine < config < store < deps < features < api, dashboard, pages < app < cli < action, main
+ *   lib < engine < validator < config < store < deps < features < api, dashboard, pages < app (app.ts, server.ts) < cli < action, main
  * (a file may import its own layer and the layers below it; the GitHub Action's entry in
  * src/action and main.ts are both tops, neither importing the other). One exception: deps.ts, which every
- * layer above imports, may take types (`import type`) from features, such as the validator's
- * interface; a feature that imported deps.ts back would be a circle, which is refused anyway.
+ * layer above imports, may take types (`import type`) from features, such as the service
+ * validator's (the validator layer's pool over the features' tasks); a feature that imported
+ * deps.ts back would be a circle, which is refused anyway.
  * Also the sizes: no function in src over 80 lines, no file over 500, but those allowed below.
  */
 import assert from 'node:assert/strict';
@@ -22,7 +23,7 @@ export interface Edge {
   typeOnly: boolean;
 }
 
-const layers = ['lib', 'engine', 'config', 'store', 'deps', 'features', 'api', 'app', 'cli', 'action', 'main'] as const;
+const layers = ['lib', 'engine', 'validator', 'config', 'store', 'deps', 'features', 'api', 'app', 'cli', 'action', 'main'] as const;
 type Layer = (typeof layers)[number];
 
 /** The layer of a path relative to the repository root; undefined for a file no rule places. */
@@ -30,7 +31,7 @@ export const layerOf = (file: string): Layer | undefined => {
   const [top, sub] = file.split('/').slice(1);
   if (file === 'src/config.ts') return 'config';
   if (file === 'src/deps.ts') return 'deps';
-  if (file === 'src/app.ts') return 'app';
+  if (file === 'src/app.ts' || file === 'src/server.ts') return 'app';
   if (file === 'src/main.ts') return 'main';
   if (sub === undefined) return undefined;
   if (top === 'dashboard' || top === 'pages') return 'api';
@@ -154,8 +155,9 @@ test('the checks see an upward import and a circle', () => {
     'src/features/reports/reports.ts -> src/app.ts: features imports app',
     'src/features/reports/reports.ts -> src/api/env.ts: features imports api',
   ]);
-  assert.deepEqual(upwardImports([{ from: 'src/deps.ts', to: 'src/features/validation/validator.ts', typeOnly: true }]), []);
-  assert.equal(upwardImports([{ from: 'src/deps.ts', to: 'src/features/validation/validator.ts', typeOnly: false }]).length, 1);
+  assert.deepEqual(upwardImports([{ from: 'src/deps.ts', to: 'src/features/tasks.ts', typeOnly: true }]), []);
+  assert.equal(upwardImports([{ from: 'src/deps.ts', to: 'src/features/tasks.ts', typeOnly: false }]).length, 1);
+  assert.deepEqual(upwardImports([{ from: 'src/validator/pool.ts', to: 'src/features/tasks.ts', typeOnly: true }]), ['src/validator/pool.ts -> src/features/tasks.ts (type): validator imports features']);
   const circle = [
     { from: 'src/app.ts', to: 'src/api/routes/a.ts', typeOnly: false },
     { from: 'src/api/routes/a.ts', to: 'src/app.ts', typeOnly: true },
@@ -169,11 +171,10 @@ const maxFileLines = 500;
 /**
  * What is over the limits today, at its size today: an entry may not grow, should be lowered as
  * it shrinks, and must go once within the limit (the test says so). The store split by table
- * and the one use-case layer (routes/validate.ts, cli/serve.ts) are the planned cures.
+ * and the one use-case layer (routes/validate.ts) are the planned cures.
  */
 const longFunctions: Record<string, number> = {
   'src/api/routes/validate.ts validateRoutes': 97,
-  'src/cli/serve.ts runServe': 141,
 };
 const longFiles: Record<string, number> = {};
 

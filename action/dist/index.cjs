@@ -15190,6 +15190,9 @@ var package_default = {
   scripts: {
     start: "tsx src/main.ts serve",
     test: "node build/run-tests.mjs",
+    "test:unit": "node build/run-tests.mjs --tier unit",
+    "test:integration": "node build/run-tests.mjs --tier integration",
+    "test:e2e": "node build/run-tests.mjs --tier e2e",
     typecheck: "tsc -p . && tsc -p test && tsc -p src/dashboard/client",
     build: "node build/build.mjs",
     bench: "node --import tsx bench/run.ts"

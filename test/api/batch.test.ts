@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import { iso } from '../../src/lib/clock.ts';
 import { parseConfig } from '../../src/config.ts';
 import { idPattern } from '../../src/lib/ids.ts';
-import { configuredInProcess } from '../../src/features/validation/validation-pool.ts';
-import type { Validator } from '../../src/features/validation/validator.ts';
+import { inProcessServiceValidator } from '../../src/features/validator.ts';
+import type { ServiceValidator } from '../../src/features/tasks.ts';
 import { postJson } from '../support/app.ts';
 import { endpointsApp, sampleCard } from '../support/endpoints.ts';
 
@@ -76,9 +76,9 @@ describe('POST /v1/validate/batch', () => {
   });
 
   it('a caller over its daily quota gets 400 for a bad body and 403 for a good one, and no card is validated', async () => {
-    const inProcess = configuredInProcess(parseConfig({}));
+    const inProcess = inProcessServiceValidator(parseConfig({}));
     const kinds: string[] = [];
-    const validator: Validator = { run: async (kind, input) => (kinds.push(kind), inProcess.run(kind, input)), close: async () => {} };
+    const validator: ServiceValidator = { run: async (kind, input) => (kinds.push(kind), inProcess.run(kind, input)), close: async () => {} };
     const t = endpointsApp({ limits: { daily: { pro: 2 } } }, { validator });
     const auth = await t.keyFor('pro');
     const cards = [1, 2].map((i) => ({ id: `c${i}`, agent_card: sampleCard() }));
@@ -171,7 +171,7 @@ describe('POST /v1/validate/batch', () => {
     const boom = () => {
       throw new Error('engine bug');
     };
-    const t = endpointsApp({}, { validator: configuredInProcess(parseConfig({}), boom) });
+    const t = endpointsApp({}, { validator: inProcessServiceValidator(parseConfig({}), boom) });
     const res = await batch(t, { cards: [{ id: 'a', agent_card: {} }] }, await t.keyFor('pro'));
     assert.equal(res.status, 500);
     assert.deepEqual(await res.json(), { error: 'internal error during batch validation', code: 'BATCH_SERVER_ERROR' });

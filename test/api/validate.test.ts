@@ -8,8 +8,8 @@ import { parseConfig } from '../../src/config.ts';
 import { validationSettings } from '../../src/features/validation/card-result.ts';
 import { idPattern } from '../../src/lib/ids.ts';
 import { validateSingleText } from '../../src/features/validation/validation.ts';
-import { configuredInProcess } from '../../src/features/validation/validation-pool.ts';
-import type { Validator } from '../../src/features/validation/validator.ts';
+import { inProcessServiceValidator } from '../../src/features/validator.ts';
+import type { ServiceValidator } from '../../src/features/tasks.ts';
 import { postJson, testApp } from '../support/app.ts';
 import { endpointsApp, pathOf, sampleCard } from '../support/endpoints.ts';
 
@@ -222,8 +222,8 @@ describe('POST /v1/validate', () => {
 
   it('a caller over its daily quota gets 400 for a bad body and 403 for a good one, and the card is never validated', async () => {
     let validated = 0;
-    const inProcess = configuredInProcess(parseConfig({}));
-    const validator: Validator = { run: async (kind, input) => (kind === 'single' && validated++, inProcess.run(kind, input)), close: async () => {} };
+    const inProcess = inProcessServiceValidator(parseConfig({}));
+    const validator: ServiceValidator = { run: async (kind, input) => (kind === 'single' && validated++, inProcess.run(kind, input)), close: async () => {} };
     const t = testApp({ config: { limits: { daily: { anonymous: 1 } } }, deps: { validator } });
     const send = (body: unknown) => t.app.request('/v1/validate', postJson(body));
     assert.equal((await send({ agent_card: sampleCard() })).status, 200);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { adminTokenReachesOperator } from '../../src/cli/serve.ts';
+import { adminTokenReachesOperator } from '../../src/server.ts';
 import { adminTokenFile } from '../../src/features/accounts/admin-token.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import { parseConfig } from '../../src/config.ts';

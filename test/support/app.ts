@@ -11,8 +11,11 @@ import { Lifecycle } from '../../src/lib/lifecycle.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { FakeScheduler } from '../../src/lib/scheduler.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
+import { inProcessServiceValidator } from '../../src/features/validator.ts';
+import type { Engine } from '../../src/features/validation/card-result.ts';
 
-export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps>; fakeTimers?: boolean } = {}) => {
+/** `engine`: what the in-process validator validates with, unless `deps` names a validator (tests inject a slow or failing one). */
+export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps>; engine?: Engine; fakeTimers?: boolean } = {}) => {
   const store = new MemoryStore();
   const clock = new FakeClock();
   const log = memoryLogger();
@@ -27,6 +30,7 @@ export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps
     lifecycle,
     ...(options.fakeTimers ? { scheduler } : {}),
     urls: { publicUrl: 'http://cardgate.test', reportsUrl: 'http://reports.cardgate.test' },
+    validator: inProcessServiceValidator(config, options.engine),
     ...options.deps,
   };
   return { deps, store, clock, scheduler, log, lifecycle, config };

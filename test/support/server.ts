@@ -1,10 +1,13 @@
 /**
- * Starts the real server as a child process (`node --import tsx src/main.ts serve`)
- * on a free port with a temp data dir, for black-box tests.
+ * Starts the real server on a free port with a temp data dir, for black-box tests: as a child
+ * process (`node --import tsx src/main.ts serve`, for signals, crashes and its output), or in this
+ * process; both through startServer, as `cardgate serve` and the benchmarks start it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseConfig, type ConfigInput } from '../../src/config.ts';
+import { startServer as startService, type RunningServer as RunningService } from '../../src/server.ts';
 import { tempDirFactory } from './temp.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -116,4 +119,16 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
     stdout: () => out,
     stderr: () => err,
   };
+};
+
+/**
+ * The service in this process (startServer), on a free loopback port with a temp data dir: for
+ * tests that need no process of their own. `output` holds what it wrote (its log lines).
+ */
+export const startInProcess = async (config: ConfigInput = {}): Promise<RunningService & { dataDir: string; output: () => string }> => {
+  const dataDir = config.dataDir ?? newDataDir();
+  let output = '';
+  const write = (text: string) => void (output += text);
+  const server = await startService(parseConfig({ host: '127.0.0.1', port: 0, adminToken: 'test-admin-token-0123456789', ...config, dataDir }), { output: { stdout: write, stderr: write } });
+  return { ...server, dataDir, output: () => output };
 };

@@ -21,7 +21,6 @@ import { recordReport, reportUrl } from '../../features/reports/reports.ts';
 import { cardFetcher } from '../../features/validation/card-by-url.ts';
 import { singleResponseText, type SingleOutcome } from '../../features/validation/validation.ts';
 import { foundOnlyAtLegacyPath, type CardSource } from '../../lib/fetch-card.ts';
-import { configuredInProcess } from '../../features/validation/validation-pool.ts';
 import { signatureTrust } from '../../features/trust/trusted-keys.ts';
 import { readBodyText } from '../body.ts';
 import type { AppEnv, Caller } from '../env.ts';
@@ -125,8 +124,7 @@ const failedAs = (log: Logger, what: string, answer: () => ApiError) => (e: unkn
 };
 
 export const validateRoutes = (deps: AppDeps): ApiRoutes => {
-  const { config, store, clock, log } = deps;
-  const validator = deps.validator ?? configuredInProcess(config);
+  const { config, store, clock, log, validator } = deps;
   const caller = identifyCaller(deps);
   const fetcher = cardFetcher(config, deps.lookup);
   const callerTrust = (caller: Caller, bodyText: string) => signatureTrust(deps, caller.account?.id ?? null, bodyText, caller.trustKeys);

@@ -12,7 +12,6 @@ import { ApiError } from '../../lib/errors.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
 import type { AccountRulesetRecord } from '../../store/contract/rulesets.ts';
 import type { RulesetRef, ServerRuleset } from '../validation/card-result.ts';
-import { configuredInProcess } from '../validation/validation-pool.ts';
 import { serverRulesetFromText } from './server-rulesets.ts';
 
 /** Problems listed in a refusal at most (a ruleset can have one per rule). */
@@ -93,12 +92,11 @@ export const rulesetPreviewSchema = z
  * A draft ruleset checked (its problems are the 400, as for PUT) and a sample card judged by it,
  * as the account's keys would be: the result as JSON text, `{"ruleset":…,"result":…}`.
  */
-export async function previewRuleset(deps: Pick<AppDeps, 'config' | 'validator'>, body: Record<string, unknown>): Promise<string> {
+export async function previewRuleset(deps: Pick<AppDeps, 'validator'>, body: Record<string, unknown>): Promise<string> {
   const parsed = rulesetPreviewSchema.safeParse(body);
   if (!parsed.success) throw new ApiError('INVALID_REQUEST', parsed.error.issues[0]!.message);
   const ruleset = accountRulesetOf(parsed.data.ruleset);
-  const validator = deps.validator ?? configuredInProcess(deps.config);
-  const outcome = await validator.run('single', { text: JSON.stringify({ agent_card: parsed.data.agent_card, options: { include_score: true } }), ruleset });
+  const outcome = await deps.validator.run('single', { text: JSON.stringify({ agent_card: parsed.data.agent_card, options: { include_score: true } }), ruleset });
   if (!('head' in outcome)) throw new ApiError('INVALID_REQUEST', 'agent_card is required');
   return `{"ruleset":${JSON.stringify({ id: ruleset.id, hash: ruleset.hash })},"result":${outcome.head.slice(0, -1)},${outcome.versionMembers}}}`;
 }

@@ -43,15 +43,15 @@ import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { reportVerdict, type Engine } from '../validation/card-result.ts';
+import { reportVerdict } from '../validation/card-result.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
 import type { JobRecord } from '../../store/contract/jobs.ts';
 import type { NewReport, VerbatimReport } from '../../store/contract/report-records.ts';
 import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
 import { version } from '../../lib/version.ts';
-import { configuredInProcess, ValidatorClosed } from '../validation/validation-pool.ts';
-import type { Validator } from '../validation/validator.ts';
+import { ValidatorClosed } from '../../validator/validator.ts';
+import type { ServiceValidator } from '../tasks.ts';
 import { callbackUse, deliverCallback } from './deliver.ts';
 
 /** A job's request once its result is stored: the card lives on in the report, the job no longer needs it. */
@@ -71,11 +71,6 @@ const REPORT_LOST = 'its report was lost in a crash';
 
 /** Validation runs a job gets: one interrupted this many times is failed instead of run again. */
 export const maxJobAttempts = 3;
-
-export interface JobRunnerOptions {
-  /** The engine of every webhook endpoint when validating in process (no `deps.validator`); tests inject a slow or failing one. */
-  validate?: Engine;
-}
 
 /**
  * A job this runner claimed: its latest record, and its lease, renewed every third of it until
@@ -134,7 +129,7 @@ class HeldJob {
 export class JobRunner {
   readonly policy: AddressPolicy;
   /** Validates the webhook endpoints' bodies and the jobs' cards. */
-  readonly validator: Validator;
+  readonly validator: ServiceValidator;
   /** This runner's name on the leases it holds (one per process; each app its own in tests). */
   readonly owner = `runner_${randomUUID()}`;
   private readonly running = new Map<string, Promise<void>>();
@@ -148,12 +143,9 @@ export class JobRunner {
   private readonly scheduler: Scheduler;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(
-    private readonly deps: AppDeps,
-    options: JobRunnerOptions = {},
-  ) {
+  constructor(private readonly deps: AppDeps) {
     this.scheduler = deps.scheduler ?? systemScheduler;
-    this.validator = deps.validator ?? configuredInProcess(deps.config, options.validate);
+    this.validator = deps.validator;
     this.policy = createAddressPolicy(deps.config.webhooks.allowedHosts, callbackUse);
     const wide = deps.config.webhooks.allowedHosts.filter((h) => h === '*' || h === 'private');
     if (wide.length > 0) deps.log.warn('webhook callbacks may reach internal networks', { allowed_hosts: wide });

@@ -5,7 +5,7 @@ import type { AppEnv } from '../../../src/api/env.ts';
 import { rateLimitHeaders } from '../../../src/api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from '../../../src/api/middleware/webhook-limit.ts';
 import { webhookRoutes } from '../../../src/api/routes/webhooks.ts';
-import { JobRunner, type JobRunnerOptions } from '../../../src/features/webhooks/runner.ts';
+import { JobRunner } from '../../../src/features/webhooks/runner.ts';
 import { testDeps } from '../../support/app.ts';
 
 export const validCard = {
@@ -33,9 +33,9 @@ export const webhookKeys = ['validation_id', 'status', 'valid', 'score', 'errors
  * started runner the test can wait on and an injectable engine. Built on its own
  * Hono app (rendering ApiErrors like createApp does) so that the test owns the only runner.
  */
-export const webhookApp = (options: Parameters<typeof testDeps>[0] & { runner?: JobRunnerOptions } = {}) => {
+export const webhookApp = (options: Parameters<typeof testDeps>[0] = {}) => {
   const t = testDeps(options);
-  const jobs = new JobRunner(t.deps, options.runner);
+  const jobs = new JobRunner(t.deps);
   const app = new Hono<AppEnv>();
   app.use('/v1/*', rateLimitHeaders(t.deps)); // as the app does
   app.route('/v1', webhookRoutes(t.deps, { limiter: createWebhookLimiter(t.deps), jobs }));

@@ -54,7 +54,7 @@ describe('POST /v1/webhook/github', () => {
 
   it('one error reads "1 error"; a long description is cut to 140 characters', async () => {
     let messages = ['name is required'];
-    const { app } = webhookApp({ runner: { validate: () => withErrors(messages) } });
+    const { app } = webhookApp({ engine: () => withErrors(messages) });
     const one = await (await app.request('/v1/webhook/github', postJson({ agent_card: validCard, github }))).json();
     assert.equal(one.github_status.description, 'Agent card invalid: 1 error (first: name is required)');
     messages = ['x'.repeat(300), 'second'];
@@ -69,7 +69,7 @@ describe('POST /v1/webhook/github', () => {
   });
 
   it('engine failure: 500 Internal validation error with an "error" commit status', async () => {
-    const { app } = webhookApp({ runner: { validate: () => { throw new Error('bug'); } } });
+    const { app } = webhookApp({ engine: () => { throw new Error('bug'); } });
     const res = await app.request('/v1/webhook/github', postJson({ agent_card: validCard, github }));
     assert.equal(res.status, 500);
     const body = await res.json();

@@ -8,8 +8,9 @@ import { after, describe, it } from 'node:test';
 import { validateCard } from '../../../src/engine/index.ts';
 import type { CardResult } from '../../../src/engine/types.ts';
 import { JobRunner, maxJobAttempts } from '../../../src/features/webhooks/runner.ts';
-import { configuredInProcess, ValidatorClosed } from '../../../src/features/validation/validation-pool.ts';
-import type { Validator } from '../../../src/features/validation/validator.ts';
+import type { ServiceValidator } from '../../../src/features/tasks.ts';
+import { inProcessServiceValidator } from '../../../src/features/validator.ts';
+import { ValidatorClosed } from '../../../src/validator/validator.ts';
 import { Lifecycle } from '../../../src/lib/lifecycle.ts';
 import type { JobRecord } from '../../../src/store/contract/jobs.ts';
 import { postJson, testDeps } from '../../support/app.ts';
@@ -71,7 +72,7 @@ describe('JobRunner', async () => {
     const stored = { validation_id: 'val_1763726340002_CCCCCCCCCCCCCCCCCCCC', status: 'success', valid: true, score: 90 };
     const report = { id: stored.validation_id, kind: 'webhook' as const, created_at: '2026-11-21T11:59:00.000Z', account_id: null, requestJson: '{}', resultJson: JSON.stringify(stored), verdict: { valid: true, score: 90 } };
     await t.store.putJob(queuedJob(stored.validation_id, ok.url, { status: 'processing', result: stored }), undefined, report);
-    const runner = new JobRunner(t.deps, { validate });
+    const runner = new JobRunner({ ...t.deps, validator: inProcessServiceValidator(t.config, validate) });
     runner.start();
     await runner.idle();
     assert.equal(validations, 0);
@@ -125,21 +126,19 @@ describe('JobRunner', async () => {
 
   it('a job whose validation throws is failed, answered on /v1/status, and not run again', async () => {
     let validations = 0;
-    const throwing = {
-      validate: () => {
-        validations++;
-        throw new RangeError('Maximum call stack size exceeded');
-      },
+    const throwing = () => {
+      validations++;
+      throw new RangeError('Maximum call stack size exceeded');
     };
-    const t = webhookApp({ config, runner: throwing });
+    const t = webhookApp({ config, engine: throwing });
     const id = 'val_1763726340010_KKKKKKKKKKKKKKKKKKKK';
     await t.store.putJob(queuedJob(id, ok.url));
-    const runner = new JobRunner(t.deps, throwing);
+    const runner = new JobRunner(t.deps);
     runner.start();
     await runner.idle();
     const s = await statusOf(t.app, id);
     assert.deepEqual([s.status, s.result.status, s.callback.state], ['failed', 'error', 'delivered']);
-    const next = new JobRunner({ ...t.deps, lifecycle: new Lifecycle() }, throwing); // the next process
+    const next = new JobRunner({ ...t.deps, lifecycle: new Lifecycle() }); // the next process
     next.start();
     await next.idle();
     assert.equal(validations, 1);
@@ -150,13 +149,14 @@ describe('JobRunner', async () => {
     const id = 'val_1763726340011_LLLLLLLLLLLLLLLLLLLL';
     await t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: maxJobAttempts - 1 }));
     let seen: Promise<{ attempts?: number; status?: string; commits: number }> | undefined;
-    const runner = new JobRunner(t.deps, {
-      validate: (card) => {
+    const runner = new JobRunner({
+      ...t.deps,
+      validator: inProcessServiceValidator(t.config, (card) => {
         // The memory store reads at the call: the job as it is while the engine runs.
         const commits = t.store.commits;
         seen = t.store.getJob(id).then((job) => ({ attempts: job!.attempts, status: job!.status, commits }));
         return validateCard(card);
-      },
+      }),
     });
     runner.start();
     await runner.idle();
@@ -169,11 +169,12 @@ describe('JobRunner', async () => {
     let validations = 0;
     const id = 'val_1763726340012_MMMMMMMMMMMMMMMMMMMM';
     await t.store.putJob(queuedJob(id, ok.url, { status: 'processing', attempts: maxJobAttempts }));
-    const runner = new JobRunner(t.deps, {
-      validate: () => {
+    const runner = new JobRunner({
+      ...t.deps,
+      validator: inProcessServiceValidator(t.config, () => {
         validations++;
         throw new Error('must not run');
-      },
+      }),
     });
     runner.start();
     await runner.idle();
@@ -272,7 +273,7 @@ describe('JobRunner', async () => {
           return outcome();
         },
         close: async () => {},
-      } satisfies Validator & { runs: number; started: Promise<void> };
+      } satisfies ServiceValidator & { runs: number; started: Promise<void> };
       return validator;
     };
     const cases = [
@@ -294,7 +295,7 @@ describe('JobRunner', async () => {
       assert.deepEqual(await t.store.getJob(id), before);
       assert.ok(!ok.received.some((r) => r.headers['webhook-id'] === id), 'no callback');
 
-      const next = new JobRunner({ ...t.deps, validator: undefined, lifecycle: new Lifecycle() }); // the next process
+      const next = new JobRunner({ ...t.deps, validator: inProcessServiceValidator(t.config), lifecycle: new Lifecycle() }); // the next process
       next.start();
       await next.idle();
       const done = (await t.store.getJob(id))!;
@@ -373,10 +374,10 @@ describe('JobRunner', async () => {
     await t.store.putJob(queuedJob(id, ok.url));
     let proceed!: () => void;
     const gate = new Promise<void>((resolve) => (proceed = resolve));
-    const inProcess = configuredInProcess(t.config);
+    const inProcess = inProcessServiceValidator(t.config);
     let validating!: () => void;
     const entered = new Promise<void>((resolve) => (validating = resolve));
-    const stalled: Validator = { run: async (kind, input) => (validating(), await gate, inProcess.run(kind, input)), close: async () => {} };
+    const stalled: ServiceValidator = { run: async (kind, input) => (validating(), await gate, inProcess.run(kind, input)), close: async () => {} };
     const first = new JobRunner({ ...t.deps, validator: stalled });
     first.start();
     await entered;

@@ -115,7 +115,7 @@ describe('POST /v1/webhook without callback_url (synchronous)', () => {
       return { valid: true, errors: [], warnings: [], score: 100, suggestions: [], version: '0.3.0', versionSource: 'declared', shape: '0.3' };
     };
     for (const validate of [throwing, slow]) {
-      const { app, log } = webhookApp({ config: { validation: { timeoutMs: 10 } }, runner: { validate } });
+      const { app, log } = webhookApp({ config: { validation: { timeoutMs: 10 } }, engine: validate });
       const res = await app.request('/v1/webhook', postJson({ agent_card: validCard }));
       assert.equal(res.status, 500);
       assert.deepEqual(await res.json(), { error: 'Internal validation error', code: 'INTERNAL_ERROR' });
@@ -263,7 +263,7 @@ describe('POST /v1/webhook with callback_url (asynchronous)', async () => {
       while (performance.now() < until);
       return { valid: true, errors: [], warnings: [], score: 100, suggestions: [], version: '0.3.0', versionSource: 'declared', shape: '0.3' };
     };
-    const { app, jobs } = webhookApp({ config: { ...loopbackConfig, validation: { timeoutMs: 10 } }, runner: { validate: slow } });
+    const { app, jobs } = webhookApp({ config: { ...loopbackConfig, validation: { timeoutMs: 10 } }, engine: slow });
     const { validation_id } = await (await app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: ok.url }))).json();
     await jobs.idle();
     const s = await (await app.request(`/v1/status/${validation_id}`)).json();

@@ -1,5 +1,5 @@
 /**
- * The validation worker pool: same outcomes as validating in process for every task kind (400s
+ * The validation worker pool, running the service's tasks: same outcomes as validating in process for every task kind (400s
  * included), each answer to its own request under concurrency, a task past the time limit stops
  * its worker (replaced; the tasks queued behind it still answered), a dead worker fails only what
  * it held and is replaced, a worker whose heap outgrew its limit is replaced once idle, and a pool
@@ -8,14 +8,17 @@
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { after, test } from 'node:test';
-import { parseConfig } from '../../../src/config.ts';
-import { ApiError } from '../../../src/lib/errors.ts';
-import { memoryLogger } from '../../../src/lib/log.ts';
-import { validationSettings } from '../../../src/features/validation/card-result.ts';
-import type { TaskKind } from '../../../src/features/validation/worker-tasks.ts';
-import { RECYCLE_AFTER_IDLE_MS, ValidationPool, ValidationTimeout, configuredInProcess, defaultWorkerCount } from '../../../src/features/validation/validation-pool.ts';
-import type { CardToFetch, SingleOutcome } from '../../../src/features/validation/validation.ts';
-import { sampleCard } from '../../support/seed.ts';
+import { parseConfig } from '../../src/config.ts';
+import { ApiError } from '../../src/lib/errors.ts';
+import { memoryLogger } from '../../src/lib/log.ts';
+import { validationSettings } from '../../src/features/validation/card-result.ts';
+import { serviceTaskSet, type ServiceTasks } from '../../src/features/tasks.ts';
+import { inProcessServiceValidator, serviceWorker } from '../../src/features/validator.ts';
+import type { TaskKind } from '../../src/validator/tasks.ts';
+import { RECYCLE_AFTER_IDLE_MS, ValidationPool, defaultWorkerCount } from '../../src/validator/pool.ts';
+import { ValidationTimeout } from '../../src/validator/validator.ts';
+import type { CardToFetch, SingleOutcome } from '../../src/features/validation/validation.ts';
+import { sampleCard } from '../support/seed.ts';
 
 /** The outcome of a body that carries its card. */
 const validated = (outcome: SingleOutcome | CardToFetch): SingleOutcome => {
@@ -25,13 +28,13 @@ const validated = (outcome: SingleOutcome | CardToFetch): SingleOutcome => {
 
 const config = parseConfig({});
 const settings = validationSettings(config);
-const inProcess = configuredInProcess(config);
+const inProcess = inProcessServiceValidator(config);
 
-const pools: ValidationPool[] = [];
+const pools: Array<ValidationPool<ServiceTasks>> = [];
 after(() => Promise.all(pools.map((p) => p.close())));
 const pool = (size: number, spawn?: () => Worker, timeoutMs = 30_000, maxHeapBytes?: number) => {
   const log = memoryLogger();
-  const p = new ValidationPool({ size, settings, timeoutMs, maxHeapBytes }, log, spawn);
+  const p = new ValidationPool({ size, tasks: serviceTaskSet(), worker: serviceWorker, settings, timeoutMs, maxHeapBytes }, log, spawn);
   pools.push(p);
   return { pool: p, log };
 };
@@ -40,7 +43,7 @@ const pool = (size: number, spawn?: () => Worker, timeoutMs = 30_000, maxHeapByt
 const settle = (run: Promise<unknown>) => run.then((outcome) => ({ outcome }), (e: unknown) => (e instanceof ApiError ? { refused: e.status, body: e.body() } : Promise.reject(e)));
 
 const sha = 'ab'.repeat(20);
-const inputs: Array<[TaskKind, unknown]> = [
+const inputs: Array<[TaskKind<ServiceTasks>, unknown]> = [
   ['single', JSON.stringify({ agent_card: sampleCard(), options: { include_score: true, include_suggestions: true } })],
   ['single', JSON.stringify({ agent_card: { name: 'Tiny' }, validation_mode: 'cli' })],
   ['single', JSON.stringify({ agent_card: sampleCard(), options: { protocolVersion: '0.2.5' } })],

@@ -1,18 +1,19 @@
 /**
  * Where request bodies are validated: a pool of worker threads, so that parsing, the engine and
  * serializing the answer (most of a validation request's CPU) run beside the event loop, which
- * keeps reading requests, charging quotas, writing reports and answering. Every validating
- * endpoint (single, batch, webhook, GitHub) and the webhook job runner send their work here as a
- * task (see worker-tasks.ts). On the 2-core bench machine it raised /v1/validate by about a quarter; on
- * more cores validation scales with them. The tasks dispatched to a worker in one event-loop turn
- * travel in one message, and it answers them in one (see send).
+ * keeps reading requests, charging quotas, writing reports and answering. The pool runs the tasks
+ * it is given (a TaskSet, composed by the features: see src/features/tasks.ts) in workers started
+ * from the given script; every validating endpoint and the webhook job runner send their work here
+ * as a task. On the 2-core bench machine it raised /v1/validate by about a quarter; on more cores
+ * validation scales with them. The tasks dispatched to a worker in one event-loop turn travel in
+ * one message, and it answers them in one (see send).
  *
  * The time limit (`validation.timeoutMs`) stops a runaway: a worker still on one task after it is
  * terminated and replaced (counted from the worker's previous reply: less than REPLY_AFTER_MS, see
- * worker-tasks.ts, more than the task's own time); that task fails, the tasks queued behind it go to the other workers.
+ * tasks.ts, more than the task's own time); that task fails, the tasks queued behind it go to the other workers.
  * A worker that dies on its own fails the tasks it held (500) and is replaced; one that keeps dying
  * (3 times in a minute), or a runtime that cannot start workers, leaves the pool validating in
- * process: slower, never down. `workers: 0` validates in process (the tests' default).
+ * process: slower, never down.
  *
  * Memory: one huge body leaves a worker's heap holding hundreds of MB, mostly garbage, which V8
  * gives back only when its idle-time heuristics happen to run (measured: after 10-30 s, or not at
@@ -23,48 +24,16 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { knownPublicUrl, type Config } from '../../config.ts';
-import type { Logger } from '../../lib/log.ts';
-import { validationSettings, type Engine, type ValidationSettings } from './card-result.ts';
-import type { Validator } from './validator.ts';
-import { refusalError, runTask, type TaskInput, type TaskKind, type TaskOutcome, type TaskReply } from './worker-tasks.ts';
-
-/** The validation ran longer than `validation.timeoutMs`. */
-export class ValidationTimeout extends Error {
-  constructor(limitMs: number) {
-    super(`validation exceeded the time limit of ${limitMs} ms`);
-    this.name = 'ValidationTimeout';
-  }
-}
-
-/** The validator was closed (shutdown) before the task ran to its end: the task did not fail, it was stopped. */
-export class ValidatorClosed extends Error {
-  constructor() {
-    super('the validation pool is closed');
-    this.name = 'ValidatorClosed';
-  }
-}
+import type { Logger } from '../lib/log.ts';
+import { inProcessValidator } from './in-process.ts';
+import type { SettingsOf, TaskInput, TaskKind, TaskOutcome, TaskReply, TaskSet, TaskTable } from './tasks.ts';
+import { ValidationTimeout, ValidatorClosed, type Validator } from './validator.ts';
 
 /**
- * Validates on the event loop. The engine is synchronous and cannot be interrupted here: the time
- * limit is checked when a task returns, and a late outcome is discarded. `engine` is for tests.
+ * What a worker runs: its entry module (from the sources, through tsx), or that module bundled as
+ * source text, run with `eval` (the SEA and Deno have no file to point a worker at).
  */
-export const inProcessValidator = (settings: ValidationSettings, timeoutMs: number, engine?: Engine): Validator => ({
-  run: async (kind, input) => {
-    const started = performance.now();
-    const outcome = runTask(kind, input, settings, engine);
-    if (performance.now() - started > timeoutMs) throw new ValidationTimeout(timeoutMs);
-    return outcome;
-  },
-  close: async () => {},
-});
-
-/** The in-process validator of a configuration. */
-export const configuredInProcess = (config: Config, engine?: Engine): Validator =>
-  inProcessValidator(validationSettings(config, knownPublicUrl(config)), config.validation.timeoutMs, engine);
-
-/** Set by build/build.mjs: the worker's bundled source, run with `eval` (the SEA and Deno have no file to point at). */
-declare const __VALIDATION_WORKER_SOURCE__: string | undefined;
+export type WorkerScript = { entry: URL } | { source: string };
 
 /**
  * V8's default lets the worker's young generation grow to 48 MB under load and keep it. 16 MB keeps
@@ -74,9 +43,9 @@ declare const __VALIDATION_WORKER_SOURCE__: string | undefined;
 const resourceLimits = { maxYoungGenerationSizeMb: 16 };
 
 /** From the sources (tsx), the worker registers tsx's loader first, then imports the TypeScript entry. */
-const spawnWorker = (settings: ValidationSettings): Worker => {
-  if (typeof __VALIDATION_WORKER_SOURCE__ === 'string') return new Worker(__VALIDATION_WORKER_SOURCE__, { eval: true, workerData: settings, resourceLimits });
-  const entry = new URL('./validation-worker.ts', import.meta.url).href;
+const spawnWorker = (script: WorkerScript, settings: unknown): Worker => {
+  if ('source' in script) return new Worker(script.source, { eval: true, workerData: settings, resourceLimits });
+  const entry = script.entry.href;
   const tsx = import.meta.resolve('tsx/esm/api');
   return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`, {
     eval: true,
@@ -86,7 +55,7 @@ const spawnWorker = (settings: ValidationSettings): Worker => {
 };
 
 interface Pending {
-  kind: TaskKind;
+  kind: string;
   input: unknown;
   resolve: (outcome: never) => void;
   reject: (err: Error) => void;
@@ -97,7 +66,7 @@ interface Slot {
   /** In the order sent: a worker takes its tasks one at a time, so the first is the one it is on. */
   pending: Map<number, Pending>;
   /** Tasks dispatched in this event-loop turn, sent together at its end (see send). */
-  outbox: Array<{ id: number; kind: TaskKind; input: unknown }>;
+  outbox: Array<{ id: number; kind: string; input: unknown }>;
   /** Until the worker says it listens, its start-up is not counted against a task's time. */
   ready: boolean;
   /** Fires when the first pending task has run for the time limit. */
@@ -119,29 +88,32 @@ const DEFAULT_MAX_WORKER_HEAP_BYTES = 48 * 2 ** 20;
 /** How long a worker with an outgrown heap must have been idle to be replaced. */
 export const RECYCLE_AFTER_IDLE_MS = 1_000;
 
-export interface PoolOptions {
+export interface PoolOptions<T extends TaskTable> {
   size: number;
-  settings: ValidationSettings;
+  /** What the workers run (and the pool in process, when none is left). */
+  tasks: TaskSet<T>;
+  worker: WorkerScript;
+  settings: SettingsOf<T>;
   timeoutMs: number;
   /** A worker whose heap is larger after a task is replaced once idle for RECYCLE_AFTER_IDLE_MS. */
   maxHeapBytes?: number;
 }
 
-export class ValidationPool implements Validator {
+export class ValidationPool<T extends TaskTable> implements Validator<T> {
   private readonly slots: Slot[] = [];
   private readonly deaths: number[] = [];
-  private readonly inProcess: Validator;
+  private readonly inProcess: Validator<T>;
   private readonly maxHeapBytes: number;
   private nextId = 0;
   private closing = false;
   private warnedInProcess = false;
 
   constructor(
-    private readonly options: PoolOptions,
+    private readonly options: PoolOptions<T>,
     private readonly log: Logger,
-    private readonly spawn: (settings: ValidationSettings) => Worker = spawnWorker,
+    private readonly spawn: (settings: SettingsOf<T>) => Worker = (settings) => spawnWorker(options.worker, settings),
   ) {
-    this.inProcess = inProcessValidator(options.settings, options.timeoutMs);
+    this.inProcess = inProcessValidator(options.tasks.tasks, options.settings, options.timeoutMs);
     this.maxHeapBytes = options.maxHeapBytes ?? DEFAULT_MAX_WORKER_HEAP_BYTES;
     for (let i = 0; i < options.size; i++) this.start();
   }
@@ -161,8 +133,8 @@ export class ValidationPool implements Validator {
     return { workers: this.slots.length, busy, queued };
   }
 
-  run<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskOutcome<K>> {
-    return new Promise<TaskOutcome<K>>((resolve, reject) => this.dispatch(this.nextId++, { kind, input, resolve, reject }));
+  run<K extends TaskKind<T>>(kind: K, input: TaskInput<T, K>): Promise<TaskOutcome<T, K>> {
+    return new Promise<TaskOutcome<T, K>>((resolve, reject) => this.dispatch(this.nextId++, { kind, input, resolve, reject }));
   }
 
   async close(): Promise<void> {
@@ -181,7 +153,7 @@ export class ValidationPool implements Validator {
         this.warnedInProcess = true;
         this.log.warn('no validation worker is running: validating in process');
       }
-      this.inProcess.run(task.kind, task.input as never).then(task.resolve as (outcome: unknown) => void, task.reject);
+      this.inProcess.run(task.kind as TaskKind<T>, task.input as never).then(task.resolve as (outcome: unknown) => void, task.reject);
       return;
     }
     clearTimeout(slot.recycleTimer); // busy again: its heap is in use
@@ -249,7 +221,7 @@ export class ValidationPool implements Validator {
         slot.pending.delete(reply.id);
         answered = true;
         if ('outcome' in reply) waiting.resolve(reply.outcome as never);
-        else if ('refusal' in reply) waiting.reject(refusalError(reply.refusal));
+        else if ('refusal' in reply) waiting.reject(this.options.tasks.refusalError(reply.refusal));
         else waiting.reject(new Error(`validation failed in a worker: ${reply.error}`));
       }
       if (!answered) return;
@@ -322,10 +294,3 @@ export class ValidationPool implements Validator {
 
 /** One worker fewer than the cores (the event loop keeps one), 1 to 4; none on a single core. */
 export const defaultWorkerCount = (cores = availableParallelism()): number => Math.min(4, cores - 1);
-
-/** `validation.workers` threads (unset: defaultWorkerCount()), or in process for 0. */
-export const createValidator = (config: Config, log: Logger): Validator => {
-  const size = config.validation.workers ?? defaultWorkerCount();
-  const options = { size, settings: validationSettings(config, knownPublicUrl(config)), timeoutMs: config.validation.timeoutMs };
-  return size > 0 ? new ValidationPool(options, log) : inProcessValidator(options.settings, options.timeoutMs);
-};
