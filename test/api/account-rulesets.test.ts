@@ -211,3 +211,39 @@ test('export and import carry the accounts\' rulesets (file store to file store,
   const judged = await overHttp(to.url)('POST', '/v1/validate', JSON.stringify({ agent_card: card }), keyed(key));
   assert.deepEqual(judged.body.ruleset, set.body.ruleset.ruleset);
 });
+
+test('the webhooks with a key: the synchronous result, a job and the GitHub result are judged by the account\'s ruleset; an unknown key is ignored, as before', async () => {
+  const server = await startServer({ config: { webhooks: { allowedHosts: ['loopback'] } } });
+  servers.push(server);
+  const call = overHttp(server.url);
+  const { id, key } = await accountWithKey(call);
+  const set = await call('PUT', `/admin/api/accounts/${id}/ruleset`, policy, admin(yaml));
+  assert.equal(set.status, 200, set.text);
+  const named = { id: 'account', hash: set.body.ruleset.ruleset.hash };
+
+  const sync = await call('POST', '/v1/webhook', JSON.stringify({ agent_card: card }), keyed(key));
+  assert.equal(sync.status, 200, sync.text);
+  assert.deepEqual(sync.body.ruleset, named);
+  assert.equal(sync.body.valid, false);
+  const keyless = await call('POST', '/v1/webhook', JSON.stringify({ agent_card: card }), json);
+  assert.equal(keyless.body.ruleset, undefined);
+  assert.equal(keyless.body.valid, true);
+  const github = await call('POST', '/v1/webhook/github', JSON.stringify({ agent_card: card, github: { repo: 'acme/agent', sha: 'ab'.repeat(20) } }), keyed(key));
+  assert.equal(github.status, 200, github.text);
+  assert.deepEqual(github.body.validation.ruleset, named);
+  const bad = await call('POST', '/v1/webhook', JSON.stringify({ agent_card: card }), keyed('cardgate_unknownunknownunknownunknownunknownunk'));
+  assert.equal(bad.status, 200, bad.text);
+  assert.equal(bad.body.ruleset, undefined);
+
+  // A job keeps its account: its card is judged by the account's ruleset when it runs.
+  const job = await call('POST', '/v1/webhook', JSON.stringify({ agent_card: card, callback_url: 'http://127.0.0.1:9/hook' }), keyed(key));
+  assert.equal(job.status, 202, job.text);
+  let status: Answer | undefined;
+  for (let i = 0; i < 200; i++) {
+    status = await call('GET', `/v1/status/${job.body.validation_id}`, undefined, {});
+    if (status.body.result) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.deepEqual(status!.body.result.ruleset, named, status!.text);
+  assert.equal(status!.body.result.valid, false);
+});

@@ -64,3 +64,21 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     return next();
   };
 };
+
+/**
+ * The webhook endpoints' reading of a key (they need none): sets `c.var.caller` to the key's
+ * account when a key is given that identifies one and may be used from the client's address, so
+ * that its ruleset judges the card; any other key is ignored, as the webhooks always did.
+ */
+export const keyedWhenGiven = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
+  const clientIp = clientIpResolver(deps.config);
+  return async (c, next) => {
+    const presented = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
+    const found = presented ? await findKeyAndAccount(deps.store, presented, deps.config.keys.prefix) : undefined;
+    const ip = clientIp(c);
+    if (found && (found.key.allowed_ips.length === 0 || allowList(found.key)(ip))) {
+      c.set('caller', { plan: found.account.plan, account: found.account, key: found.key, ip, trustKeys: found.trustKeys });
+    }
+    return next();
+  };
+};
