@@ -53,9 +53,9 @@ const routes = {
   get: admin({
     method: 'get',
     path: '/accounts/{id}/ruleset',
-    summary: 'The account\'s ruleset, as it was sent',
+    summary: 'The account\'s ruleset, as it was sent (null when it has none)',
     request: { params: accountId },
-    responses: { 200: response('The ruleset.', z.object({ ruleset: accountRuleset })), ...errors({ 404: 'No account with this id, or it has no ruleset.' }) },
+    responses: { 200: response('The ruleset, or null.', z.object({ ruleset: accountRuleset.nullable() })), ...notFound('account') },
   }),
   delete: admin({
     method: 'delete',

@@ -133,11 +133,5 @@ export function rulesetSection(account: Account, current: AccountRuleset | null)
 }
 
 /** The account's ruleset, or null when it has none. */
-export async function readRuleset(accountId: string): Promise<AccountRuleset | null> {
-  try {
-    return (await api<{ ruleset: AccountRuleset }>('GET', rulesetPath(accountId))).ruleset;
-  } catch (e) {
-    if (e instanceof ApiFailure && e.status === 404) return null;
-    throw e;
-  }
-}
+export const readRuleset = async (accountId: string): Promise<AccountRuleset | null> =>
+  (await api<{ ruleset: AccountRuleset | null }>('GET', rulesetPath(accountId))).ruleset;

@@ -59,10 +59,12 @@ export async function putAccountRuleset(deps: Pick<AppDeps, 'store' | 'clock'>, 
   return view(record);
 }
 
-export async function getAccountRuleset(deps: Pick<AppDeps, 'store'>, accountId: string): Promise<AccountRulesetView> {
+/** The account's ruleset, or null when it has none (an unknown account is 404). */
+export async function getAccountRuleset(deps: Pick<AppDeps, 'store'>, accountId: string): Promise<AccountRulesetView | null> {
   const record = await deps.store.getAccountRuleset(accountId);
   if (record) return view(record);
-  throw new ApiError('NOT_FOUND', (await deps.store.getAccount(accountId)) ? `account ${accountId} has no ruleset` : `no account ${accountId}`);
+  if (await deps.store.getAccount(accountId)) return null;
+  throw noAccount(accountId);
 }
 
 export async function deleteAccountRuleset(deps: Pick<AppDeps, 'store'>, accountId: string): Promise<void> {
