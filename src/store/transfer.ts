@@ -1,7 +1,7 @@
 /**
  * Moving everything a store keeps into another store, whatever the engines (`cardgate export`,
  * `cardgate import`): a stream of JSON lines, a header first, then one record a line. Reports
- * travel as the very line the engines keep (see report-lines.ts), as a JSON string, so that one
+ * travel as the very line the engines keep (see reports/lines.ts), as a JSON string, so that one
  * reads back byte for byte as it was. Rows are replaced by their key, so importing a stream twice
  * leaves what importing it once does.
  */

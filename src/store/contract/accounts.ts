@@ -1,4 +1,5 @@
-import type { Access, Page, PageQuery } from './paging.ts';
+import type { Access } from './access.ts';
+import type { Page, PageQuery } from './paging.ts';
 
 export type Plan = 'free' | 'pro' | 'team';
 
@@ -24,11 +25,4 @@ export interface AccountsTable {
   deleteAccount(id: string): Promise<boolean>;
 }
 
-export const ACCOUNTS_CALLS: Record<keyof AccountsTable, Access> = {
-  createAccount: 'write',
-  getAccount: 'read',
-  listAccounts: 'read',
-  pageAccounts: 'read',
-  updateAccount: 'write',
-  deleteAccount: 'write',
-};
+export const ACCOUNTS_CALLS: Record<keyof AccountsTable, Access> = { createAccount: 'write', getAccount: 'read', listAccounts: 'read', pageAccounts: 'read', updateAccount: 'write', deleteAccount: 'write' };

@@ -1,4 +1,4 @@
-import type { Access } from './paging.ts';
+import type { Access } from './access.ts';
 import type { NewReport } from './report-records.ts';
 
 /** A fixed-window counter (daily quotas, webhook rate windows). */

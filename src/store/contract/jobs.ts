@@ -1,4 +1,4 @@
-import type { Access } from './paging.ts';
+import type { Access } from './access.ts';
 import type { NewReport } from './report-records.ts';
 
 export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
@@ -74,13 +74,4 @@ export interface JobsTable {
   countJobs(): Promise<{ queued: number; processing: number }>;
 }
 
-export const JOBS_CALLS: Record<keyof JobsTable, Access> = {
-  enqueueJob: 'write',
-  claimJob: 'write',
-  putJob: 'write',
-  jobsWithoutReport: 'read',
-  releaseJob: 'write',
-  getJob: 'read',
-  getJobStatus: 'read',
-  countJobs: 'read',
-};
+export const JOBS_CALLS: Record<keyof JobsTable, Access> = { enqueueJob: 'write', claimJob: 'write', putJob: 'write', jobsWithoutReport: 'read', releaseJob: 'write', getJob: 'read', getJobStatus: 'read', countJobs: 'read' };

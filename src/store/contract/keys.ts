@@ -1,5 +1,5 @@
 import type { Account } from './accounts.ts';
-import type { Access } from './paging.ts';
+import type { Access } from './access.ts';
 import type { TrustKeyRecord } from './trust-keys.ts';
 
 export interface ApiKeyRecord {
@@ -38,12 +38,4 @@ export interface KeysTable {
   deleteKey(id: string): Promise<boolean>;
 }
 
-export const KEYS_CALLS: Record<keyof KeysTable, Access> = {
-  createKey: 'write',
-  getKeyByHash: 'read',
-  getKeyAndAccount: 'read',
-  getKey: 'read',
-  listKeys: 'read',
-  updateKey: 'write',
-  deleteKey: 'write',
-};
+export const KEYS_CALLS: Record<keyof KeysTable, Access> = { createKey: 'write', getKeyByHash: 'read', getKeyAndAccount: 'read', getKey: 'read', listKeys: 'read', updateKey: 'write', deleteKey: 'write' };

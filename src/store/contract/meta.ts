@@ -1,4 +1,4 @@
-import type { Access } from './paging.ts';
+import type { Access } from './access.ts';
 
 /** Small settings (e.g. the admin token hash). */
 export interface MetaTable {

@@ -26,8 +26,5 @@ export interface Page<T> {
   next?: PagePosition;
 }
 
-/** Whether a call of a table reads or writes: the PostgreSQL engine flushes after writes (see postgres-store.ts). */
-export type Access = 'read' | 'write';
-
 /** Lower-cases ASCII letters only, as a search and a name's sort compare text: what SQL's translate() does alike, whatever the database's locale. */
 export const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());

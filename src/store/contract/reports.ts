@@ -1,5 +1,6 @@
 import type { ReportSortField, ReportSummary } from '../reports/columns.ts';
-import type { Access, Page, PageQuery } from './paging.ts';
+import type { Access } from './access.ts';
+import type { Page, PageQuery } from './paging.ts';
 import type { NewReport, ReportRecord } from './report-records.ts';
 
 
@@ -25,11 +26,4 @@ export interface ReportsTable {
   reportCount(): Promise<number>;
 }
 
-export const REPORTS_CALLS: Record<keyof ReportsTable, Access> = {
-  putReport: 'write',
-  getReport: 'read',
-  listReports: 'read',
-  pageReports: 'read',
-  pruneReports: 'write',
-  reportCount: 'read',
-};
+export const REPORTS_CALLS: Record<keyof ReportsTable, Access> = { putReport: 'write', getReport: 'read', listReports: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read' };

@@ -28,7 +28,7 @@ import { JOBS_CALLS, type JobsTable } from './jobs.ts';
 import { KEYS_CALLS, type KeysTable } from './keys.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { META_CALLS, type MetaTable } from './meta.ts';
-import type { Access } from './paging.ts';
+import type { Access } from './access.ts';
 import { REPORTS_CALLS, type ReportsTable } from './reports.ts';
 import { RULESETS_CALLS, type RulesetsTable } from './rulesets.ts';
 import { TRUST_KEYS_CALLS, type TrustKeysTable } from './trust-keys.ts';

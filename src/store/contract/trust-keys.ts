@@ -1,4 +1,4 @@
-import type { Access } from './paging.ts';
+import type { Access } from './access.ts';
 
 /**
  * A public key trusted to verify signed agent cards, added by an administrator (the managed part
@@ -41,10 +41,4 @@ export interface TrustKeysTable {
   deleteTrustKey(id: string): Promise<boolean>;
 }
 
-export const TRUST_KEYS_CALLS: Record<keyof TrustKeysTable, Access> = {
-  addTrustKey: 'write',
-  getTrustKey: 'read',
-  listTrustKeys: 'read',
-  revokeTrustKey: 'write',
-  deleteTrustKey: 'write',
-};
+export const TRUST_KEYS_CALLS: Record<keyof TrustKeysTable, Access> = { addTrustKey: 'write', getTrustKey: 'read', listTrustKeys: 'read', revokeTrustKey: 'write', deleteTrustKey: 'write' };

@@ -178,7 +178,7 @@ export const parseStoreFile = <T>(file: string, text: string, isValid: (data: un
 /**
  * lowdb adapter over one text file with durable writes (see writeFileDurablyAsync): a missing
  * file reads as null. The store builds the snapshot's text itself, in parts (from rows already
- * encoded: see tables.ts), and parses what is read with parseStoreFile.
+ * encoded: see memory/journaled.ts), and parses what is read with parseStoreFile.
  */
 export class DurableTextFile implements Adapter<Text> {
   constructor(readonly file: string) {}

@@ -8,7 +8,7 @@
  *   quarantine/          records that could not be loaded, as they were (see recovery.ts).
  * The directories are 0700 and the files 0600: they hold cards and key hashes. Counters charged
  * as volatile (rate windows) are kept in memory only, and a job's lease is void once read back
- * (see tables.ts): owning the directory alone, this process holds every lease there is.
+ * (see memory/jobs.ts): owning the directory alone, this process holds every lease there is.
  *
  * Every mutation is applied in memory at once; `commit()` resolves when the flush containing
  * it is durable. A flush runs once per event-loop turn (setImmediate), so every request handled

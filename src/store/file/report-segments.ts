@@ -6,8 +6,8 @@
  * segment's reports are read from memory until they are written to its file, then from the file:
  * a report of the active segment by its byte span, one of a sealed segment with the whole segment.
  *
- * In memory: every report's summary and segment (report-index.ts: listing without reading
- * bodies), alias → id (see aliases.ts), and the active segment's lines not yet written (the
+ * In memory: every report's summary and segment (memory/report-index.ts: listing without reading
+ * bodies), alias → id (see reports/aliases.ts), and the active segment's lines not yet written (the
  * written ones by their byte span).
  * Sealed segments on disk are read on demand through a small cache of their lines; a report is
  * parsed from its line each time it is read (parsing never fails on nesting, where copying an

@@ -35,10 +35,7 @@ export class MemoryAccounts implements AccountsTable {
     return this.pages.page(this.rows.rows, query);
   }
   async updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined> {
-    const a = this.rows.get(id);
-    if (!a) return undefined;
-    this.rows.set(id, { ...a, ...patch });
-    return this.rows.get(id);
+    return this.rows.change(id, (a) => ({ ...a, ...patch }));
   }
   async deleteAccount(id: string): Promise<boolean> {
     if (!this.rows.has(id)) return false;

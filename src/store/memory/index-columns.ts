@@ -60,10 +60,12 @@ export class SummaryColumns {
   private readonly lowerTexts: Array<string | undefined> = [];
   readonly list: StoredColumn[];
   private readonly byName: Map<string, StoredColumn>;
+  private readonly writers: Array<(pos: number, summary: Record<string, unknown>) => void>;
 
   constructor(readonly declared: ReportColumns) {
     this.list = declared.flatMap((c) => stored(c) ?? []);
     this.byName = new Map(this.list.map((s) => [s.column.name, s]));
+    this.writers = this.list.map((s) => this.writerOf(s));
   }
 
   get(name: string): StoredColumn {
@@ -85,12 +87,18 @@ export class SummaryColumns {
 
   /** Writes the summary's values at `pos`. */
   write(pos: number, summary: Record<string, unknown>): void {
-    for (const s of this.list) {
-      const value = summary[s.column.name];
-      if (s.type === 'text') s.values[pos] = this.texts.numberOf(value as string | null | undefined);
-      else if (s.type === 'number') s.values[pos] = (value as number | null | undefined) ?? NaN;
-      else s.values[pos] = value === null || value === undefined ? -1 : value ? 1 : 0;
-    }
+    for (const write of this.writers) write(pos, summary);
+  }
+
+  /** A writer per column, each reading its own member (one property lookup site per column, on the path of every report put). */
+  private writerOf(s: StoredColumn): (pos: number, summary: Record<string, unknown>) => void {
+    const name = s.column.name;
+    if (s.type === 'text') return (pos, summary) => void (s.values[pos] = this.texts.numberOf(summary[name] as string | null | undefined));
+    if (s.type === 'number') return (pos, summary) => void (s.values[pos] = (summary[name] as number | null | undefined) ?? NaN);
+    return (pos, summary) => {
+      const value = summary[name];
+      s.values[pos] = value === null || value === undefined ? -1 : value ? 1 : 0;
+    };
   }
 
   /** The value at `pos` as the summary holds it (undefined: left out, an optional column with none). */

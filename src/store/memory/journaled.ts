@@ -66,6 +66,19 @@ export class JournaledMap<V> implements KeptRows {
     this.remove(key);
     this.journal(this.table, key, null, false);
   }
+  /** Deletes the row if there is one; whether there was. */
+  drop(key: string): boolean {
+    if (!this.rows.has(key)) return false;
+    this.delete(key);
+    return true;
+  }
+  /** Replaces the row by `change` of it, if there is one; the row as kept now. */
+  change(key: string, change: (value: V) => V): V | undefined {
+    const value = this.rows.get(key);
+    if (value === undefined) return undefined;
+    this.set(key, change(value));
+    return this.rows.get(key);
+  }
 
   load(key: string, value: unknown): void {
     this.rows.set(key, this.form.kept ? this.form.kept(value as V) : (value as V));

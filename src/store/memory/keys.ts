@@ -57,15 +57,10 @@ export class MemoryKeys implements KeysTable {
     return [...this.rows.values()].filter((k) => accountId === undefined || k.account_id === accountId);
   }
   async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
-    const k = this.rows.get(id);
-    if (!k) return undefined;
-    this.rows.set(id, { ...k, ...patch });
-    return this.rows.get(id);
+    return this.rows.change(id, (k) => ({ ...k, ...patch }));
   }
   async deleteKey(id: string): Promise<boolean> {
-    if (!this.rows.has(id)) return false;
-    this.rows.delete(id);
-    return true;
+    return this.rows.drop(id);
   }
 
   /** Deletes an account's keys (the account is being deleted). */

@@ -1,6 +1,6 @@
 /**
  * Paged listings answered from memory (the memory and file engines): search, sort by a key, keyset
- * paging. PostgreSQL answers the same queries with the same keys in SQL (postgres-store.ts), so
+ * paging. PostgreSQL answers the same queries with the same keys in SQL (postgres/paging.ts), so
  * every engine returns the same pages.
  */
 import type { Account, AccountSortField } from '../contract/accounts.ts';

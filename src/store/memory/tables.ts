@@ -12,7 +12,7 @@ import type { CountersTable } from '../contract/counters.ts';
 import type { JobsTable } from '../contract/jobs.ts';
 import type { KeysTable } from '../contract/keys.ts';
 import type { MetaTable } from '../contract/meta.ts';
-import type { Access } from '../contract/paging.ts';
+import type { Access } from '../contract/access.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import { TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';

@@ -30,15 +30,12 @@ export class MemoryTrustKeys implements TrustKeysTable {
   }
   async revokeTrustKey(id: string, at: string): Promise<TrustKeyRecord | undefined> {
     const k = this.rows.get(id);
-    if (!k) return undefined;
-    if (k.revoked_at !== null && k.revoked_at <= at) return k;
-    this.rows.set(id, { ...k, revoked_at: at });
-    return this.rows.get(id);
+    // Revoked already at or before `at`: kept as it is (nothing written).
+    if (k?.revoked_at != null && k.revoked_at <= at) return k;
+    return this.rows.change(id, (key) => ({ ...key, revoked_at: at }));
   }
   async deleteTrustKey(id: string): Promise<boolean> {
-    if (!this.rows.has(id)) return false;
-    this.rows.delete(id);
-    return true;
+    return this.rows.drop(id);
   }
 
   /** Deletes the keys of an account's scope (the account is being deleted). */

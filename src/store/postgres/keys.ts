@@ -30,9 +30,6 @@ export const writeKey = (sql: Queries, key: ApiKeyRecord) => {
 export class PgKeys implements KeysTable {
   constructor(private readonly context: PgContext) {}
 
-  async createKey(key: ApiKeyRecord): Promise<void> {
-    await writeKey(this.context.sql, key);
-  }
   async getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await this.context.sql`select * from api_keys where hash = ${sought(hash)}`;
     return row && frozenKey(row);
@@ -52,6 +49,9 @@ export class PgKeys implements KeysTable {
         trustKeys: (JSON.parse(row.trust_keys as string) as Record<string, unknown>[]).map(frozenTrustKey),
       }
     );
+  }
+  async createKey(key: ApiKeyRecord): Promise<void> {
+    await writeKey(this.context.sql, key);
   }
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await this.context.sql`select * from api_keys where id = ${sought(id)}`;

@@ -23,15 +23,15 @@
  * dead peer is only noticed by TCP keepalive). The pool reconnects by itself once the database
  * is back.
  *
- * Records are encoded before any statement is sent (see encode.ts): one that cannot be written
+ * Records are encoded before any statement is sent (see contract/encode.ts): one that cannot be written
  * rejects with UnstorableRecordError and changes nothing. Reports are kept as the line the file
- * engine writes (report-lines.ts), so a report reads back identically on both engines.
+ * engine writes (reports/lines.ts), so a report reads back identically on both engines.
  */
 import postgres, { type Sql } from 'postgres';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
-import type { Access } from '../contract/paging.ts';
+import type { Access } from '../contract/access.ts';
 import { TABLE_CALLS, type Store } from '../contract/store.ts';
 import { StoreUnavailableError } from '../contract/unavailable.ts';
 import type { ReportColumns } from '../reports/columns.ts';
