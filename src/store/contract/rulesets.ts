@@ -1,4 +1,4 @@
-import type { Access } from './paging.ts';
+import type { Access } from './access.ts';
 
 /** An account's ruleset: the policy its keys' validations are judged by (see features/rulesets). */
 export interface AccountRulesetRecord {
