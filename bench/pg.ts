@@ -15,6 +15,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chargeDailyQuota } from '../src/features/limits/daily-quota.ts';
+import { systemClock } from '../src/lib/clock.ts';
+import { silentLogger } from '../src/lib/log.ts';
 import { openFileStore } from '../src/store/file/file-store.ts';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.ts';
 import type { Store } from '../src/store/contract/store.ts';
@@ -91,10 +93,11 @@ const percentile = (xs: number[], p: number): number => {
 const quotaChecks = async (store: Store, count: number, times: number[]): Promise<void> => {
   // A limit that is never reached: every call takes the admitting path, its count checked against the limit.
   const limits = { anonymous: 5, free: 1_000_000_000, pro: -1, team: -1 };
-  const subject = { plan: 'free' as const, account_id: 'acct_bench', ip: '203.0.113.7' };
+  const deps = { store, config: { limits: { daily: limits } }, clock: systemClock, log: silentLogger };
+  const charge = { subject: { plan: 'free' as const, account_id: 'acct_bench', ip: '203.0.113.7' } };
   for (let i = 0; i < count; i++) {
     const t = performance.now();
-    await chargeDailyQuota(store, limits, subject, 1, Date.now());
+    await chargeDailyQuota(deps, charge, 1);
     times.push(performance.now() - t);
   }
 };

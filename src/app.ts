@@ -3,10 +3,9 @@
  * single error renderer. Everything with a side effect comes in through deps,
  * so tests use a MemoryStore and a FakeClock.
  */
-import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppDeps } from './deps.ts';
-import { ApiError, isApiError } from './lib/errors.ts';
+import { ApiError, isApiError } from './errors/api-error.ts';
 import type { AppEnv } from './api/env.ts';
 import { apiRoutes, describeApi } from './api/openapi.ts';
 import { routeMethods } from './api/middleware/method-not-allowed.ts';
@@ -23,35 +22,13 @@ import { reportRoutes, wantsErrorPage } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
-import { accountPatchSchema, newAccountSchema } from './features/accounts/accounts.ts';
-import { newKeySchema } from './features/accounts/api-keys.ts';
 import { adminTokenFile } from './features/accounts/admin-token.ts';
-import { newTrustKeysSchema, revokeTrustKeySchema } from './features/trust/managed-keys.ts';
-import { rulesetSchema } from './engine/ruleset/index.ts';
-import { rulesetPreviewSchema } from './features/rulesets/account-rulesets.ts';
-import { batchRequestSchema } from './features/validation/batch.ts';
-import { validateRequestSchema } from './features/validation/validation.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
-import { githubRequestSchema, webhookRequestSchema } from './features/webhooks/webhook-requests.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { pageHeaders, renderNotFoundPage } from './pages/layout.ts';
 import { UnstorableRecordError } from './store/contract/encode.ts';
 import { StoreUnavailableError } from './store/contract/unavailable.ts';
 
-/** A typed or bookmarked trailing slash. */
-const dashboardSlash = createRoute({
-  method: 'get',
-  path: '/dashboard/',
-  tags: ['service'],
-  summary: 'Redirects to /dashboard',
-  responses: { 301: { description: 'To /dashboard.' } },
-});
-
-/**
- * Builds the app and starts its job runner, which at once claims the webhook jobs
- * waiting in the store, those a previous process left unfinished included (so call
- * it once the listening URLs are known).
- */
 /** Status logged for a request whose client closed the connection first (never sent: there is no one to read it). */
 const CLIENT_CLOSED_REQUEST = 499;
 
@@ -59,6 +36,11 @@ const CLIENT_CLOSED_REQUEST = 499;
 const clientClosed = (err: unknown, request: Request): boolean =>
   request.signal.aborted || (err as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET';
 
+/**
+ * Builds the app and starts its job runner, which at once claims the webhook jobs
+ * waiting in the store, those a previous process left unfinished included (so call
+ * it once the listening URLs are known).
+ */
 export const createApp = (deps: AppDeps) => {
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   const jobs = new JobRunner({ ...deps, lifecycle });
@@ -68,20 +50,14 @@ export const createApp = (deps: AppDeps) => {
   app.use('/v1/*', rateLimitHeaders(deps));
   app.route('/', healthRoutes(lifecycle, deps.store));
   app.route('/', metricsRoutes(deps));
-  app.route('/v1/validate', validateRoutes(deps));
-  app.route('/v1/rules', rulesRoutes(deps));
-  app.route('/v1', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
-  app.route('/reports', reportRoutes(deps));
-  app.route('/admin/api', adminRoutes(deps));
-  app.route('/dashboard', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined }));
-  app.openapi(dashboardSlash, (c) => c.redirect('/dashboard', 301));
+  app.route('/', validateRoutes(deps));
+  app.route('/', rulesRoutes(deps));
+  app.route('/', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
+  app.route('/', reportRoutes(deps));
+  app.route('/', adminRoutes(deps));
+  app.route('/', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined }));
   app.route('/', pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }));
-  const document = describeApi(
-    app,
-    [validateRequestSchema, batchRequestSchema(deps.config.batch.maxCards), webhookRequestSchema, githubRequestSchema, newAccountSchema, accountPatchSchema, newKeySchema, newTrustKeysSchema, revokeTrustKeySchema, rulesetSchema, rulesetPreviewSchema],
-    deps.urls.publicUrl,
-  );
-  app.route('/', docsRoutes(document));
+  app.route('/', docsRoutes(describeApi(app, deps.urls.publicUrl)));
 
   const render = (c: Context, error: ApiError) => c.json(error.body() as object, error.status as 500, error.headers);
   const methodsOf = routeMethods(app);

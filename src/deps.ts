@@ -11,7 +11,7 @@ import type { Clock } from './lib/clock.ts';
 import type { Lifecycle } from './lib/lifecycle.ts';
 import type { Logger } from './lib/log.ts';
 import type { Scheduler } from './lib/scheduler.ts';
-import type { Metrics } from './lib/metrics.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import type { Store } from './store/contract/store.ts';
 import type { StoreTransfer } from './store/transfer.ts';
 

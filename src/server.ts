@@ -262,7 +262,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   // need, and neither it nor prom-client can be in the single executable's start-up snapshot (prom-client
   // notes the process's start time when it loads, node:http cannot load while the snapshot is built).
   // Started before the store opens, so that its file operations run in the threadpool meanwhile.
-  const serverModules = Promise.all([import('./api/node-server.ts'), config.metrics.access === 'off' ? undefined : import('./lib/metrics.ts')]);
+  const serverModules = Promise.all([import('./api/node-server.ts'), config.metrics.access === 'off' ? undefined : import('./metrics/metrics.ts')]);
   const store = await openStoreForServing(config, output, { ...output, stdout: early.write }, log);
 
   const [{ createNodeServer }, metricsModule] = await serverModules;

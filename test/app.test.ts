@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Hono } from 'hono';
-import { ApiError } from '../src/lib/errors.ts';
+import { ApiError } from '../src/errors/api-error.ts';
 import { readJsonObject } from '../src/api/body.ts';
 import { testApp } from './support/app.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The layout's rules, read off the imports of every file in src/: no circle among the files, and
  * no import that runs back up the layer order
- *   lib < engine < validator < config < store < deps < features < api, dashboard, pages < app (app.ts, server.ts) < cli < action, main
+ *   lib < errors < metrics < engine < validator < config < store < deps < features < api, dashboard, pages < app (app.ts, server.ts) < cli < action, main
  * (a file may import its own layer and the layers below it; the GitHub Action's entry in
  * src/action and main.ts are both tops, neither importing the other). One exception: deps.ts, which every
  * layer above imports, may take types (`import type`) from features, such as the service
@@ -23,7 +23,7 @@ export interface Edge {
   typeOnly: boolean;
 }
 
-const layers = ['lib', 'engine', 'validator', 'config', 'store', 'deps', 'features', 'api', 'app', 'cli', 'action', 'main'] as const;
+const layers = ['lib', 'errors', 'metrics', 'engine', 'validator', 'config', 'store', 'deps', 'features', 'api', 'app', 'cli', 'action', 'main'] as const;
 type Layer = (typeof layers)[number];
 
 /** The layer of a path relative to the repository root; undefined for a file no rule places. */
@@ -171,11 +171,9 @@ const maxFileLines = 500;
 /**
  * What is over the limits today, at its size today: an entry may not grow, should be lowered as
  * it shrinks, and must go once within the limit (the test says so). The store split by table
- * and the one use-case layer (routes/validate.ts) are the planned cures.
+ * is the planned cure.
  */
-const longFunctions: Record<string, number> = {
-  'src/api/routes/validate.ts validateRoutes': 97,
-};
+const longFunctions: Record<string, number> = {};
 const longFiles: Record<string, number> = {};
 
 const lineCount = (text: string): number => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);

@@ -15245,7 +15245,7 @@ var import_promises = require("node:fs/promises");
 var import_node_path = __toESM(require("node:path"), 1);
 var import_tinyglobby = __toESM(require_dist2(), 1);
 
-// src/lib/fetch-card.ts
+// src/features/card-fetch/fetch-card.ts
 var import_node_dns = require("node:dns");
 var import_node_http = require("node:http");
 var import_node_https = require("node:https");
@@ -15468,7 +15468,7 @@ var describeConnectError = (err, url) => {
   return err.message || String(err.code ?? "connection failed");
 };
 
-// src/lib/fetch-card.ts
+// src/features/card-fetch/fetch-card.ts
 var maxRedirects = 5;
 var wellKnownPaths = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
 var looksLikeUrl = (text) => /^https?:\/\//i.test(text);

@@ -8,8 +8,8 @@
  */
 import { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { ApiError } from '../lib/errors.ts';
-import { badBody, jsonBody, type JsonBodyOptions } from '../lib/json.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { badBody, jsonBody, type JsonBodyOptions } from '../errors/bad-input.ts';
 import { utf8Text } from '../lib/read-file.ts';
 
 export interface ReadJsonOptions extends JsonBodyOptions {

@@ -5,7 +5,7 @@
  * after that row whatever was inserted since.
  */
 import * as z from 'zod';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Page, PagePosition, PageQuery } from '../store/contract/paging.ts';
 
 /** The first value of a query parameter given more than once (as `c.req.query(name)` reads it). */

@@ -6,7 +6,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 type FetchCallback = Parameters<typeof getRequestListener>[0];
 

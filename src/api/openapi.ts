@@ -11,7 +11,7 @@ import type { Context, TypedResponse } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { JSONParsed } from 'hono/utils/types';
 import * as z from 'zod';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { version } from '../lib/version.ts';
 import type { AppEnv } from './env.ts';
 import { flatError, nestedError } from './schemas.ts';
@@ -68,12 +68,37 @@ export const response = <S extends z.ZodType>(description: string, schema: S, he
 export const jsonText = <S extends z.ZodType, Status extends ContentfulStatusCode>(c: Context, _schema: S, text: string, status: Status, mediaType = 'application/json') =>
   c.body(text, status, { 'Content-Type': mediaType }) as unknown as TypedResponse<JSONParsed<z.output<S>>, Status, 'json'>;
 
-/** A JSON request body, described by the schema its route checks it with (registered by its id in describeApi). */
-export const requestBody = (schemaName: string, description?: string) => ({
-  required: true,
-  ...(description ? { description } : {}),
-  content: jsonContent(ref('schemas', schemaName)),
-});
+/** The zod schema of each request body a route describes, found again by describeApi. */
+const bodySchemas = new WeakMap<object, z.ZodType>();
+
+/**
+ * A JSON request body, described by the zod schema its route checks it with (the schema's `meta`
+ * id names it in the document). The description shows the schema by reference only: given the
+ * schema itself, @hono/zod-openapi would check the body with it before the route reads it (its
+ * size limit, its nesting, its error shape, in a worker for the validating ones).
+ */
+export const requestBody = (schema: z.ZodType, options: { description?: string; required?: boolean } = {}) => {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (id === undefined) throw new Error('requestBody: the schema has no meta id to be shown by');
+  const body = {
+    required: options.required ?? true,
+    ...(options.description ? { description: options.description } : {}),
+    content: jsonContent(ref('schemas', id)),
+  };
+  bodySchemas.set(body, schema);
+  return body;
+};
+
+/** The request body schemas of the routes registered so far, in their order, each once. */
+const requestSchemas = (app: ApiRoutes): z.ZodType[] => {
+  const found = new Set<z.ZodType>();
+  for (const definition of app.openAPIRegistry.definitions) {
+    const body = definition.type === 'route' ? definition.route.request?.body : undefined;
+    const schema = body && bodySchemas.get(body);
+    if (schema) found.add(schema);
+  }
+  return [...found];
+};
 
 /** The error answers of a group of routes, by status; `rateLimited` adds the /v1 headers to each. */
 export const errors = (answers: Partial<Record<400 | 401 | 403 | 404 | 413 | 415 | 500 | 503, string | [string, z.ZodType]>>, rateLimited = false) => {
@@ -117,11 +142,11 @@ UNAUTHORIZED, FORBIDDEN, NOT_FOUND and METHOD_NOT_ALLOWED (any path, any method:
 \`X-RateLimit-*\`. An exceeded limit is 403 with \`Retry-After\`.`;
 
 /**
- * Registers what the routes refer to (the request body schemas, each with its `meta` id; headers;
- * security schemes) and returns the document's JSON text, made once on first use (after every
- * route is registered).
+ * Registers what the routes refer to (the request body schemas of requestBody, each with its
+ * `meta` id; headers; security schemes) and returns the document's JSON text, made once on first
+ * use (after every route is registered).
  */
-export const describeApi = (app: ApiRoutes, bodies: z.ZodType[], publicUrl: string): (() => string) => {
+export const describeApi = (app: ApiRoutes, publicUrl: string): (() => string) => {
   const registry = app.openAPIRegistry;
   const header = (name: string, text: string) =>
     registry.registerComponent('headers', name, { description: text, schema: { type: 'integer' } });
@@ -141,7 +166,7 @@ export const describeApi = (app: ApiRoutes, bodies: z.ZodType[], publicUrl: stri
   let text: string | undefined;
   return () => {
     if (text) return text;
-    const { schemas = {} } = new OpenApiGeneratorV31(bodies.map((schema) => ({ type: 'schema' as const, schema }))).generateComponents().components ?? {};
+    const { schemas = {} } = new OpenApiGeneratorV31(requestSchemas(app).map((schema) => ({ type: 'schema' as const, schema }))).generateComponents().components ?? {};
     for (const [name, schema] of Object.entries(schemas)) registry.registerComponent('schemas', name, schema);
     return (text = JSON.stringify(
       app.getOpenAPI31Document({

@@ -5,7 +5,7 @@
  * that check them (services/validation.ts, batch.ts, webhook-requests.ts, accounts.ts, api-keys.ts).
  */
 import * as z from 'zod';
-import { errorCodes, type ErrorCode } from '../lib/errors.ts';
+import { errorCodes, type ErrorCode } from '../errors/api-error.ts';
 import { plans } from '../features/accounts/accounts.ts';
 
 const int = z.int();

@@ -7,7 +7,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
-import { looksLikeUrl } from '../lib/fetch-card.ts';
+import { looksLikeUrl } from '../features/card-fetch/fetch-card.ts';
 
 export type CardInput =
   | { kind: 'file'; name: string; path: string }

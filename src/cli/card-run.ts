@@ -8,7 +8,7 @@ import { checkCardText, type CheckedInput } from '../engine/formats/index.ts';
 import { totalsOf } from '../engine/formats/input.ts';
 import type { SignaturePolicy, ValidateOptions } from '../engine/index.ts';
 import { createAddressPolicy } from '../lib/address-policy.ts';
-import { fetchCard, foundOnlyAtLegacyPath } from '../lib/fetch-card.ts';
+import { fetchCard, foundOnlyAtLegacyPath } from '../features/card-fetch/fetch-card.ts';
 import { describeOutOfRange, outOfRangeNumber } from '../lib/json-numbers.ts';
 import { readTextFile, type FileText, type ReadBound } from '../lib/read-file.ts';
 import { rulesetForFile } from '../engine/ruleset/apply.ts';

@@ -4,7 +4,7 @@
  * codes, and printing small tables.
  */
 import type { Config } from '../config.ts';
-import { isApiError } from '../lib/errors.ts';
+import { isApiError } from '../errors/api-error.ts';
 import type { Store } from '../store/contract/store.ts';
 import { USAGE, type CliIO } from './io.ts';
 

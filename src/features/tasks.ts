@@ -6,7 +6,7 @@
  * Refusal. The features own their task functions; this table only composes them, so the validator
  * layer imports no feature and no feature imports another for its tasks.
  */
-import { ApiError, isApiError, type ErrorCode } from '../lib/errors.ts';
+import { ApiError, isApiError, type ErrorCode } from '../errors/api-error.ts';
 import type { Engine, ValidationSettings } from './validation/card-result.ts';
 import { readBatchRequest, validateBatchText } from './validation/batch.ts';
 import { readSingleRequest, validateFetchedText, validateSingleText } from './validation/validation.ts';

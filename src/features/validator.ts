@@ -4,7 +4,7 @@
  */
 import { knownPublicUrl, type Config } from '../config.ts';
 import type { Logger } from '../lib/log.ts';
-import type { Metrics, ValidationKind } from '../lib/metrics.ts';
+import type { Metrics, ValidationKind } from '../metrics/metrics.ts';
 import { countedValidator, type OutcomeCounter } from '../validator/counted.ts';
 import { inProcessValidator } from '../validator/in-process.ts';
 import { defaultWorkerCount, ValidationPool, type WorkerScript } from '../validator/pool.ts';

@@ -1,6 +1,5 @@
-/** JSON request bodies: the object check and the parse every endpoint shares (400 messages included). */
+/** JSON text: the object check, the depth check and the parse every request body passes (what the 400 says included). */
 import * as z from 'zod';
-import { ApiError } from './errors.ts';
 import { describeSyntaxProblem, jsonSyntaxProblem } from './text-position.ts';
 
 export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
@@ -97,25 +96,4 @@ export const parseJsonObject = (text: string, maxDepth: number, subject = 'reque
     return { problem: `${subject} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text, e as SyntaxError))}`, kind: 'syntax' };
   }
   return isJsonObject(value) ? { value } : { problem: `${subject} must be a JSON object`, kind: 'not-an-object' };
-};
-
-export interface JsonBodyOptions {
-  /** Deepest nesting of arrays and objects accepted (`http.maxJsonDepth`). */
-  maxDepth: number;
-  /** Render 400s as the single-validation failure body `{valid:false, errors:[{path:"body",message}]}`. */
-  validationShape?: boolean;
-  /** The error for valid JSON whose root is not an object (default: INVALID_REQUEST). */
-  notAnObject?: ApiError;
-}
-
-/** The 400 of an unusable body, in the endpoint's shape. */
-export const badBody = (message: string, validationShape?: boolean): ApiError =>
-  new ApiError('INVALID_REQUEST', message, validationShape ? { validationBody: [{ path: 'body', message }] } : {});
-
-/** A request body's text as a JSON object, or the 400 saying why not. */
-export const jsonBody = (text: string, options: JsonBodyOptions): Record<string, unknown> => {
-  const parsed = parseJsonObject(text, options.maxDepth);
-  if ('value' in parsed) return parsed.value;
-  if (options.notAnObject && parsed.kind === 'not-an-object') throw options.notAnObject;
-  throw badBody(parsed.problem, options.validationShape);
 };

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { adminRoutes } from '../../src/api/routes/admin.ts';
-import { identifyCaller } from '../../src/api/middleware/caller.ts';
-import { chargeDailyQuota } from '../../src/api/quota-charge.ts';
+import { callerOf, identifyCaller } from '../../src/api/middleware/caller.ts';
+import { callerCharge, chargeDailyQuota } from '../../src/features/limits/daily-quota.ts';
 import { testApp } from '../support/app.ts';
 import { nonEmpty } from '../support/checks.ts';
 
@@ -11,8 +11,11 @@ const TOKEN = 'test-admin-token-0123456789';
 
 const adminApp = () => {
   const t = testApp();
-  t.app.route('/admin/api', adminRoutes(t.deps));
-  t.app.post('/t/validate', identifyCaller(t.deps), (c) => c.json(chargeDailyQuota(c, t.deps, 1)));
+  t.app.route('/', adminRoutes(t.deps));
+  t.app.post('/t/validate', identifyCaller(t.deps), (c) => {
+    const { caller, noteWindow } = callerOf(c);
+    return c.json(chargeDailyQuota(t.deps, callerCharge(caller, noteWindow), 1));
+  });
   const api = async (method: string, path: string, body?: unknown, token: string | null = TOKEN) => {
     const headers: Record<string, string> = {};
     if (token !== null) headers.authorization = `Bearer ${token}`;

@@ -197,7 +197,7 @@ test('as a child process: directories searched (sorted, .well-known in, node_mod
 });
 
 test('GET /v1/rules serves the versions and the catalogue', async () => {
-  const res = await rulesRoutes(testDeps().deps).request('/');
+  const res = await rulesRoutes(testDeps().deps).request('/v1/rules');
   assert.equal(res.status, 200);
   const body = (await res.json()) as { versions: string[]; version_selection: string; rules: { id: string; severity: string; fix: string }[] };
   assert.ok(body.versions.includes('1.0') && body.versions.includes('0.2.0'));

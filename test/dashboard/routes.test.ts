@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../src/api/env.ts';
 import { dashboardCsp, dashboardRoutes } from '../../src/api/routes/dashboard.ts';
 
-const app = new Hono<AppEnv>().route('/dashboard', dashboardRoutes());
+const app = new Hono<AppEnv>().route('/', dashboardRoutes());
 
 const expectLockedDown = (res: Response) => {
   assert.equal(res.headers.get('content-security-policy'), dashboardCsp);

@@ -13,8 +13,8 @@ export { sampleCard } from './seed.ts';
 export const endpointsApp = (config: ConfigInput = {}, deps: Partial<AppDeps> = {}) => {
   const t = testApp({ config, deps });
   const mounted = (prefix: string) => t.app.routes.some((r) => r.path.startsWith(prefix));
-  if (!mounted('/v1/validate')) t.app.route('/v1/validate', validateRoutes(t.deps));
-  if (!mounted('/reports')) t.app.route('/reports', reportRoutes(t.deps));
+  if (!mounted('/v1/validate')) t.app.route('/', validateRoutes(t.deps));
+  if (!mounted('/reports')) t.app.route('/', reportRoutes(t.deps));
 
   let accounts = 0;
   /** A new account on `plan` and a key for it; returns the Authorization header. */

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { after, test } from 'node:test';
 import { parseConfig } from '../../src/config.ts';
-import { ApiError } from '../../src/lib/errors.ts';
+import { ApiError } from '../../src/errors/api-error.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { validationSettings } from '../../src/features/validation/card-result.ts';
 import { serviceTaskSet, type ServiceTasks } from '../../src/features/tasks.ts';

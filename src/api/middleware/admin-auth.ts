@@ -1,7 +1,7 @@
 /** `Authorization: Bearer <admin token>` on the admin API; anything else is 401 (nested). */
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { isAdminToken } from '../../features/accounts/admin-token.ts';
 import type { AppEnv } from '../env.ts';
 

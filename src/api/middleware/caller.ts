@@ -6,14 +6,15 @@
  * it; on a 401 there is none: the IP's anonymous window). Counts nothing: the route charges the
  * quota once it knows how many cards it will validate.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
 import { ipMatcher } from '../../lib/ip.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { ApiKeyRecord } from '../../store/contract/keys.ts';
-import type { AppEnv, Caller } from '../env.ts';
+import type { Caller } from '../../features/accounts/caller.ts';
+import type { AppEnv, RateWindow } from '../env.ts';
 
 /** The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`; '' when a header is present but empty or not Bearer. */
 const presentedKey = (authorization: string | undefined, apiKey: string | undefined): string | undefined => {
@@ -63,6 +64,13 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     if (noted) await noted;
     return next();
   };
+};
+
+/** The caller identifyCaller set, and where a use case's quota charge puts its window: the one the answer's X-RateLimit-* headers show. */
+export const callerOf = (c: Context<AppEnv>): { caller: Caller; noteWindow: (window: RateWindow) => void } => {
+  const caller = c.get('caller');
+  if (!caller) throw new Error('callerOf: identifyCaller middleware is not mounted on this route');
+  return { caller, noteWindow: (window) => c.set('rateWindow', window) };
 };
 
 /**

@@ -9,10 +9,9 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
-import { readDailyQuota } from '../../features/limits/daily-quota.ts';
+import { quotaSubject, readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
-import { quotaSubject } from '../quota-charge.ts';
 import { setResponseHeader } from '../response-headers.ts';
 import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
 

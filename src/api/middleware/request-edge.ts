@@ -12,7 +12,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Logger } from '../../lib/log.ts';
-import type { Metrics } from '../../lib/metrics.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 import type { AppEnv } from '../env.ts';
 
 /** A caller's id the service keeps: short and plain (word characters, `-`, `=`, `.`, `:`). */

@@ -5,13 +5,10 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
-import { whenInWords } from '../../lib/clock.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
-import { chargeWebhookLimits, peekWebhookWindow } from '../../features/limits/webhook-limits.ts';
+import { admitWebhook, peekWebhookWindow } from '../../features/limits/webhook-limits.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
-import { retryAfter } from '../quota-charge.ts';
 
 export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<AppEnv>; headersOnly: MiddlewareHandler<AppEnv> } => {
   const { webhookPerIpPerMinute, webhookGlobalPerHour } = deps.config.limits;
@@ -20,18 +17,7 @@ export const createWebhookLimiter = (deps: AppDeps): { count: MiddlewareHandler<
 
   /** Counts the request; refuses it when a limit is spent. */
   const count: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const now = deps.clock.now();
-    const verdict = await chargeWebhookLimits(deps.store, limits, ipLimitKey(clientIp(c)), now);
-    c.set('rateWindow', verdict.ipWindow);
-    if (!verdict.admitted) {
-      deps.metrics?.refused(verdict.exceeded === 'per-ip' ? 'webhook_per_ip' : 'webhook_global');
-      const when = whenInWords(verdict.retryAt, now);
-      const message =
-        verdict.exceeded === 'per-ip'
-          ? `rate limit reached: at most ${webhookPerIpPerMinute} webhook requests per minute per IP; it resets ${when}. To go on: wait, or raise CARDGATE_WEBHOOK_PER_IP_PER_MINUTE on the server`
-          : `rate limit reached: the service accepts at most ${webhookGlobalPerHour} webhook requests per hour; it resets ${when}. To go on: wait, or raise CARDGATE_WEBHOOK_GLOBAL_PER_HOUR on the server`;
-      throw new ApiError('FORBIDDEN', message, { headers: retryAfter(verdict.retryAt, now) });
-    }
+    await admitWebhook(deps, limits, ipLimitKey(clientIp(c)), deps.clock.now(), (window) => c.set('rateWindow', window));
     return next();
   };
 

@@ -5,8 +5,8 @@
  */
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { RULESET_LIMITS } from '../../engine/ruleset/index.ts';
-import { deleteAccountRuleset, getAccountRuleset, previewRuleset, putAccountRuleset } from '../../features/rulesets/account-rulesets.ts';
+import { RULESET_LIMITS, rulesetSchema } from '../../engine/ruleset/index.ts';
+import { deleteAccountRuleset, getAccountRuleset, previewRuleset, putAccountRuleset, rulesetPreviewSchema } from '../../features/rulesets/account-rulesets.ts';
 import { readBodyText, readJsonObject } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, jsonText, requestBody, response } from '../openapi.ts';
 import { deleted, flatError } from '../schemas.ts';
@@ -30,6 +30,10 @@ const rulesetRefusal = flatError.extend({ problems: z.array(problem).optional().
 
 const preview = z.object({ ruleset: rulesetRef, result: z.record(z.string(), z.unknown()).meta({ description: 'As POST /v1/validate answers with include_score.' }) });
 
+/** The ruleset as JSON (its schema, Ruleset, in the document's components) or as YAML text. */
+const rulesetBody = requestBody(rulesetSchema);
+Object.assign(rulesetBody.content, { 'application/yaml': { schema: z.string().meta({ description: 'The same ruleset as YAML.' }) } });
+
 const accountId = z.object({ id: z.string().meta({ description: 'The account id.' }) });
 
 const refused = errors({
@@ -41,34 +45,34 @@ const refused = errors({
 const routes = {
   put: admin({
     method: 'put',
-    path: '/accounts/{id}/ruleset',
+    path: '/admin/api/accounts/{id}/ruleset',
     summary: 'Set the account\'s ruleset: its keys\' validations are judged by it',
     description: 'The ruleset\'s text, JSON or YAML (docs/rulesets.md). On the server `extends` takes the built-in rulesets only, and an override matched by a caller\'s `options.file` may only raise a severity.',
     request: {
       params: accountId,
-      body: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Ruleset' } }, 'application/yaml': { schema: z.string() } } },
+      body: rulesetBody,
     },
     responses: { 200: response('Set.', z.object({ ruleset: accountRuleset })), ...refused, ...notFound('account') },
   }),
   get: admin({
     method: 'get',
-    path: '/accounts/{id}/ruleset',
+    path: '/admin/api/accounts/{id}/ruleset',
     summary: 'The account\'s ruleset, as it was sent (null when it has none)',
     request: { params: accountId },
     responses: { 200: response('The ruleset, or null.', z.object({ ruleset: accountRuleset.nullable() })), ...notFound('account') },
   }),
   delete: admin({
     method: 'delete',
-    path: '/accounts/{id}/ruleset',
+    path: '/admin/api/accounts/{id}/ruleset',
     summary: 'Delete the account\'s ruleset: its keys are judged by the server\'s default again',
     request: { params: accountId },
     responses: { 200: response('Deleted.', deleted), ...errors({ 404: 'No account with this id, or it has no ruleset.' }) },
   }),
   preview: admin({
     method: 'post',
-    path: '/ruleset-preview',
+    path: '/admin/api/ruleset-preview',
     summary: 'Check a draft ruleset and judge a sample card by it (the dashboard\'s editor)',
-    request: { body: requestBody('RulesetPreview') },
+    request: { body: requestBody(rulesetPreviewSchema) },
     responses: {
       200: response('The card\'s result under the draft.', preview),
       ...refused,

@@ -7,12 +7,12 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { createAccount, deleteAccount, getAccount, pageAccounts, updateAccount } from '../../features/accounts/accounts.ts';
-import { createKey, deleteKey, listKeys } from '../../features/accounts/api-keys.ts';
+import { accountPatchSchema, createAccount, deleteAccount, getAccount, newAccountSchema, pageAccounts, updateAccount } from '../../features/accounts/accounts.ts';
+import { createKey, deleteKey, listKeys, newKeySchema } from '../../features/accounts/api-keys.ts';
 import { listDailyUsage, readDailyQuota } from '../../features/limits/daily-quota.ts';
 import { pageReports } from '../../features/reports/reports.ts';
 import { iso } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { version } from '../../lib/version.ts';
 import { exportHeader, exportText } from '../../store/transfer.ts';
 import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
@@ -35,63 +35,63 @@ const accountId = z.object({ id: z.string().meta({ description: 'The account id.
 const routes = {
   listAccounts: admin({
     method: 'get',
-    path: '/accounts',
+    path: '/admin/api/accounts',
     summary: 'The accounts, a page at a time (oldest first unless sorted otherwise)',
     request: { query: z.object(pageQuery(ACCOUNT_SORT_FIELDS, ACCOUNTS_SORT, 100, 'name or id')) },
     responses: { 200: response('The accounts.', accountListing), ...badList },
   }),
   createAccount: admin({
     method: 'post',
-    path: '/accounts',
+    path: '/admin/api/accounts',
     summary: 'Create an account',
-    request: { body: requestBody('NewAccount') },
+    request: { body: requestBody(newAccountSchema) },
     responses: { 201: response('Created.', z.object({ account })), ...bodyRefused },
   }),
   getAccount: admin({
     method: 'get',
-    path: '/accounts/{id}',
+    path: '/admin/api/accounts/{id}',
     summary: "One account, with today's use of its daily quota",
     request: { params: accountId },
     responses: { 200: response('The account.', z.object({ account, today: accountToday })), ...notFound('account') },
   }),
   updateAccount: admin({
     method: 'patch',
-    path: '/accounts/{id}',
+    path: '/admin/api/accounts/{id}',
     summary: 'Rename an account or change its plan',
-    request: { params: accountId, body: requestBody('AccountPatch') },
+    request: { params: accountId, body: requestBody(accountPatchSchema) },
     responses: { 200: response('Changed.', z.object({ account })), ...bodyRefused, ...notFound('account') },
   }),
   deleteAccount: admin({
     method: 'delete',
-    path: '/accounts/{id}',
+    path: '/admin/api/accounts/{id}',
     summary: 'Delete an account and its keys (they stop working at once)',
     request: { params: accountId },
     responses: { 200: response('Deleted.', deleted), ...notFound('account') },
   }),
   listKeys: admin({
     method: 'get',
-    path: '/accounts/{id}/keys',
+    path: '/admin/api/accounts/{id}/keys',
     summary: 'The keys of an account (never the keys themselves)',
     request: { params: accountId },
     responses: { 200: response('The keys.', z.object({ keys: z.array(apiKey) })), ...notFound('account') },
   }),
   createKey: admin({
     method: 'post',
-    path: '/accounts/{id}/keys',
+    path: '/admin/api/accounts/{id}/keys',
     summary: 'Create a key; the answer holds the key, once',
-    request: { params: accountId, body: requestBody('NewKey') },
+    request: { params: accountId, body: requestBody(newKeySchema) },
     responses: { 201: response('Created.', createdKey), ...bodyRefused, ...notFound('account') },
   }),
   deleteKey: admin({
     method: 'delete',
-    path: '/keys/{id}',
+    path: '/admin/api/keys/{id}',
     summary: 'Delete a key (it stops working at once)',
     request: { params: z.object({ id: z.string().meta({ description: 'The key id.' }) }) },
     responses: { 200: response('Deleted.', deleted), ...notFound('key') },
   }),
   usage: admin({
     method: 'get',
-    path: '/usage',
+    path: '/admin/api/usage',
     summary: 'Validations per account and UTC day (keyless ones under the account id `anonymous`)',
     request: {
       query: z.object({
@@ -103,7 +103,7 @@ const routes = {
   }),
   reports: admin({
     method: 'get',
-    path: '/reports',
+    path: '/admin/api/reports',
     summary: 'The reports, a page at a time (newest first unless sorted otherwise)',
     request: {
       query: z.object({
@@ -115,7 +115,7 @@ const routes = {
   }),
   exportAll: admin({
     method: 'get',
-    path: '/export',
+    path: '/admin/api/export',
     summary: 'Everything the store keeps, as `cardgate export` writes it: JSON lines, streamed from one snapshot',
     description:
       'The header line (`format`, `format_version`, `cardgate`, `exported_at`), then a line per row: accounts, API keys (their hashes, never a key), daily counters, usage, jobs, meta, trusted keys, then the reports. `cardgate import` reads it back into any engine. A stream cut short (the connection dropped, the store failed) ends without its last chunk: the client sees the transfer fail.',
@@ -182,7 +182,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
 
   const streamExport = exportStreamer(deps);
   const app = apiRoutes();
-  app.use(adminAuth(deps));
+  app.use('/admin/api/*', adminAuth(deps));
   return app
     .openapi(routes.listAccounts, async (c) => {
       const query = storePageQuery(c.req.valid('query'), ACCOUNTS_SORT, []);
@@ -221,6 +221,6 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })
     .openapi(routes.exportAll, (c) => streamExport(c))
-    .route('/trust-keys', trustKeyRoutes(deps))
+    .route('/', trustKeyRoutes(deps))
     .route('/', accountRulesetRoutes(deps));
 };

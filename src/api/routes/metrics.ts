@@ -5,7 +5,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { adminAuth } from '../middleware/admin-auth.ts';
 import { apiRoutes, errors, type ApiRoutes } from '../openapi.ts';
 

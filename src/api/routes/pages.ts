@@ -5,7 +5,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { ruleSetVersions } from '../../engine/versions.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
 import { landingJson, renderLanding } from '../../pages/landing.ts';
 import { renderRulePage, renderRulesIndex } from '../../pages/rules.ts';

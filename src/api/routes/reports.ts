@@ -8,8 +8,8 @@ import { createRoute } from '@hono/zod-openapi';
 import { parseAccept, type Accept } from 'hono/utils/accept';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
-import { findReport, reportUrl } from '../../features/reports/reports.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { readReport, reportUrl } from '../../features/reports/reports.ts';
 import type { ReportRecord } from '../../store/contract/report-records.ts';
 import { badgeMessage, renderBadge } from '../../pages/badge.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
@@ -65,7 +65,7 @@ const idParam = z.object({ id: z.string().meta({ description: 'The report id (`r
 
 const route = createRoute({
   method: 'get',
-  path: '/{id}',
+  path: '/reports/{id}',
   tags: ['reports'],
   summary: 'A stored report',
   description: 'HTML for browsers; JSON when the Accept header prefers application/json. The id is a capability: whoever has the URL may read the report.',
@@ -85,7 +85,7 @@ const route = createRoute({
 
 const badgeRoute = createRoute({
   method: 'get',
-  path: '/{id}/badge.svg',
+  path: '/reports/{id}/badge.svg',
   tags: ['reports'],
   summary: 'The report\'s badge: verdict and score, for a README or a pull request',
   request: { params: idParam },
@@ -99,7 +99,7 @@ const cardJson = z.object({}).loose().meta({ description: 'An agent card, as it 
 
 const cardRoute = createRoute({
   method: 'get',
-  path: '/{id}/card.json',
+  path: '/reports/{id}/card.json',
   tags: ['reports'],
   summary: 'The card of a report as it was sent: its own text, whose lines the findings give',
   description: 'For a report stored before the card\'s text was kept, the card pretty-printed. A batch report\'s cards: `?index=i` (0-based, in the request\'s order).',
@@ -120,10 +120,7 @@ const badgeHeaders = {
 const notFound = 'no report with this id (unknown, or removed after the retention period)';
 
 export const reportRoutes = (deps: AppDeps): ApiRoutes => {
-  const find = (raw: string): Promise<ReportRecord | undefined> => {
-    const id = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(raw) ? raw.toLowerCase() : raw; // a commit sha: GitHub aliases are stored lower-case
-    return id.length <= 200 ? findReport(deps.store, deps.config, deps.clock.now(), id) : Promise.resolve(undefined);
-  };
+  const find = (id: string): Promise<ReportRecord | undefined> => readReport(deps.store, deps.config, deps.clock.now(), id);
   return apiRoutes()
     .openapi(route, async (c) => {
       const report = await find(c.req.valid('param').id);

@@ -11,7 +11,7 @@ import { rules } from '../schemas.ts';
 
 const route = createRoute({
   method: 'get',
-  path: '/',
+  path: '/v1/rules',
   tags: ['validation'],
   summary: 'The supported versions, how the version is chosen, and the rule catalogue',
   description:

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { addTrustKeys, deleteTrustKey, listTrustKeys, revokeTrustKey } from '../../features/trust/managed-keys.ts';
+import { addTrustKeys, deleteTrustKey, listTrustKeys, newTrustKeysSchema, revokeTrustKey, revokeTrustKeySchema } from '../../features/trust/managed-keys.ts';
 import { readJsonObject } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { deleted } from '../schemas.ts';
@@ -36,28 +36,28 @@ const keyId = z.object({ id: z.string().meta({ description: 'The trusted key\'s 
 const routes = {
   list: admin({
     method: 'get',
-    path: '/',
+    path: '/admin/api/trust-keys',
     summary: 'Trusted keys, oldest first: all, or the global ones and one account\'s',
     request: { query: z.object({ account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'The global keys and this account\'s.' }) }) },
     responses: { 200: response('The keys.', z.object({ keys: z.array(trustKey) })), ...errors({ 404: 'No account with this id.' }) },
   }),
   add: admin({
     method: 'post',
-    path: '/',
+    path: '/admin/api/trust-keys',
     summary: 'Trust a public key (a JWK) or each key of a JWK set, globally or for one account',
-    request: { body: requestBody('NewTrustKeys') },
+    request: { body: requestBody(newTrustKeysSchema) },
     responses: { 201: response('Added.', z.object({ keys: z.array(trustKey) })), ...bodyRefused },
   }),
   revoke: admin({
     method: 'post',
-    path: '/{id}/revoke',
+    path: '/admin/api/trust-keys/{id}/revoke',
     summary: 'Revoke a key from a time (default now): its signatures are refused from then on',
-    request: { params: keyId, body: { ...requestBody('TrustKeyRevocation', 'Optional: no body revokes from now.'), required: false } },
+    request: { params: keyId, body: requestBody(revokeTrustKeySchema, { description: 'Optional: no body revokes from now.', required: false }) },
     responses: { 200: response('Revoked.', z.object({ key: trustKey })), ...bodyRefused, ...notFound('trusted key') },
   }),
   delete: admin({
     method: 'delete',
-    path: '/{id}',
+    path: '/admin/api/trust-keys/{id}',
     summary: 'Delete a key (its kid may then be given to another)',
     request: { params: keyId },
     responses: { 200: response('Deleted.', deleted), ...notFound('trusted key') },

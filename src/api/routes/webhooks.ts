@@ -1,5 +1,5 @@
 /**
- * Webhook routes for CI, mounted at /v1:
+ * Webhook routes for CI:
  *   POST /webhook         the webhook validation result, or 202 + callback when callback_url is given
  *   POST /webhook/github  the GitHub result with a ready-made commit status
  *   GET  /status/:id      job status (queued, processing, completed, failed, and the callback's
@@ -11,9 +11,10 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { JobRunner } from '../../features/webhooks/runner.ts';
 import { handleGithub, handleWebhook, validationStatus } from '../../features/webhooks/operations.ts';
+import { githubRequestSchema, webhookRequestSchema } from '../../features/webhooks/webhook-requests.ts';
 import { readBodyText } from '../body.ts';
 import type { createWebhookLimiter } from '../middleware/webhook-limit.ts';
 import { keyedWhenGiven } from '../middleware/caller.ts';
@@ -31,12 +32,12 @@ const limitErrors = {
 
 const webhook = createRoute({
   method: 'post',
-  path: '/webhook',
+  path: '/v1/webhook',
   tags: ['webhooks'],
   summary: 'Validate a card for CI, synchronously or with a signed callback',
   description: 'No key needed: the per-IP and global webhook limits apply, and `X-RateLimit-*` show the IP\'s minute. A key that identifies an account makes its ruleset judge the card; any other key is ignored.',
   security: security.optionalKey,
-  request: { body: requestBody('WebhookRequest') },
+  request: { body: requestBody(webhookRequestSchema) },
   responses: {
     200: response('Validated (no callback_url); the report is stored.', webhookResult, rateLimitHeaders),
     202: response('Accepted (callback_url given): the result is POSTed there when done; GET status_url meanwhile.', webhookAccepted, rateLimitHeaders),
@@ -55,12 +56,12 @@ const webhook = createRoute({
 
 const github = createRoute({
   method: 'post',
-  path: '/webhook/github',
+  path: '/v1/webhook/github',
   tags: ['webhooks'],
   summary: 'Validate a card for a commit, with a ready-made GitHub commit status',
   description: 'The report is found under the commit SHA too (`/reports/<sha>`), as long as no other repository posts the same SHA. A key that identifies an account makes its ruleset judge the card; any other key is ignored.',
   security: security.optionalKey,
-  request: { body: requestBody('GithubRequest') },
+  request: { body: requestBody(githubRequestSchema) },
   responses: {
     200: response('Validated; the report is stored.', githubResult, rateLimitHeaders),
     ...errors({ 400: 'The body is unusable.', ...limitErrors, ...bodyErrors, 500: ['The validation could not run.', githubFailure] }, true),
@@ -69,7 +70,7 @@ const github = createRoute({
 
 const status = createRoute({
   method: 'get',
-  path: '/status/{id}',
+  path: '/v1/status/{id}',
   tags: ['webhooks'],
   summary: 'The state of a webhook validation and of its callback',
   description: 'Counts against no limit; carries the IP\'s webhook window in `X-RateLimit-*`.',

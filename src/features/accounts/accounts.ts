@@ -1,12 +1,12 @@
 /** Accounts: a name and a plan. Shared by the admin API and the `cardgate accounts` CLI. */
 import * as z from 'zod';
 import { iso } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { Account, AccountSortField } from '../../store/contract/accounts.ts';
 import type { Page, PageQuery } from '../../store/contract/paging.ts';
 import type { Store } from '../../store/contract/store.ts';
 import { newId } from '../../lib/ids.ts';
-import { parseInput } from '../../lib/input.ts';
+import { parseInput } from '../../errors/bad-input.ts';
 
 export const plans = ['free', 'pro', 'team'] as const;
 export const planSchema = z.enum(plans, { error: `must be one of ${plans.join(', ')}` });

@@ -8,12 +8,12 @@
 import * as crypto from 'node:crypto';
 import * as z from 'zod';
 import { iso } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { ApiKeyRecord, KeyAndAccount } from '../../store/contract/keys.ts';
 import type { Store } from '../../store/contract/store.ts';
 import { parseIpRule } from '../../lib/ip.ts';
 import { newId } from '../../lib/ids.ts';
-import { parseInput } from '../../lib/input.ts';
+import { parseInput } from '../../errors/bad-input.ts';
 
 const OPAQUE_BYTES = 32;
 /** `last_used_at` is written at most this often per key (every write re-serialises the store). */

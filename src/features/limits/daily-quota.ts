@@ -7,13 +7,18 @@
  * not multiply it), the client IP for anonymous callers (IPv6 per /56, see ipLimitKey).
  * Unlimited plans (-1) still count, so `used` is always true.
  */
-import { DAY_MS, nextUtcMidnight, utcDay, whenInWords } from '../../lib/clock.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { DAY_MS, nextUtcMidnight, utcDay, whenInWords, type Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/log.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 import type { Config } from '../../config.ts';
 import type { NewReport } from '../../store/contract/report-records.ts';
 import type { Plan } from '../../store/contract/accounts.ts';
 import type { Store } from '../../store/contract/store.ts';
 import type { UsageRow } from '../../store/contract/counters.ts';
 import { ipLimitKey } from '../../lib/ip.ts';
+import type { Caller } from '../accounts/caller.ts';
+import { recordWith } from '../reports/reports.ts';
 
 export type QuotaPlan = 'anonymous' | Plan;
 
@@ -59,26 +64,74 @@ const windowOf = (limits: DailyLimits, s: QuotaSubject, used: number, resetAt: n
 export const readDailyQuota = async (store: Store, limits: DailyLimits, s: QuotaSubject, now: number): Promise<QuotaWindow> =>
   windowOf(limits, s, (await store.getCounter(counterKey(s), now))?.count ?? 0, nextUtcMidnight(now));
 
+export const quotaSubject = (caller: Caller): QuotaSubject => ({ plan: caller.plan, account_id: caller.account?.id ?? null, ip: caller.ip });
+
+/** Retry-After for an exceeded limit: whole seconds until `resetAt`, at least 1. */
+export const retryAfter = (resetAt: number, now: number): Record<string, string> => ({
+  'Retry-After': String(Math.max(1, Math.ceil((resetAt - now) / 1000))),
+});
+
+/** What a charge reads and counts with (a part of AppDeps). */
+interface QuotaDeps {
+  store: Store;
+  config: { limits: Pick<Config['limits'], 'daily'> };
+  clock: Clock;
+  log: Logger;
+  metrics?: Pick<Metrics, 'refused'>;
+}
+
+/** Whose quota a charge spends, and where the window it was counted in goes (the answer's X-RateLimit-* headers), refused or not. */
+export interface QuotaCharge {
+  subject: QuotaSubject;
+  noteWindow?: (window: QuotaWindow) => void;
+}
+
+/** A caller's charge: its subject, and where the window goes. */
+export const callerCharge = (caller: Caller, noteWindow?: (window: QuotaWindow) => void): QuotaCharge => ({ subject: quotaSubject(caller), ...(noteWindow ? { noteWindow } : {}) });
+
+/** Whether `amount` more validations fit in the caller's window now (counts nothing). */
+export const quotaAllows = async (deps: QuotaDeps, subject: QuotaSubject, amount: number): Promise<boolean> => {
+  if (deps.config.limits.daily[subject.plan] === -1) return true; // unlimited: nothing to read
+  const w = await readDailyQuota(deps.store, deps.config.limits.daily, subject, deps.clock.now());
+  return w.used + amount <= w.limit;
+};
+
 /**
- * Counts `amount` validations if they fit in what is left today, else counts nothing: one
- * `consume` of the store, which checks and adds in one step, so concurrent requests (on any
- * instance sharing the store) are never admitted past the limit. An account's usage history
- * is counted in the same step, and so is `report` stored when given and admitted (`reported`:
- * see ConsumeResult). The caller commits the store to make the count durable.
+ * Counts `amount` validations for the caller if they fit in what is left today, else counts
+ * nothing and throws 403 FORBIDDEN with Retry-After: one `consume` of the store, which checks and
+ * adds in one step, so concurrent requests (on any instance sharing the store) are never admitted
+ * past the limit. An account's usage history is counted in the same step. Either way the window
+ * goes to `charge.noteWindow`.
+ * Without `report`, the count becomes durable with the caller's own `await store.commit()` for its
+ * report (a commit makes every earlier mutation durable), so one flush carries both. With it, the
+ * report is stored in the same store operation (one round trip to a shared database) and this
+ * waits until both are durable; `recorded` as recordReport answers it.
  */
 export const chargeDailyQuota = async (
-  store: Store,
-  limits: DailyLimits,
-  s: QuotaSubject,
+  deps: QuotaDeps,
+  { subject: s, noteWindow }: QuotaCharge,
   amount: number,
-  now: number,
   report?: NewReport,
-): Promise<{ admitted: boolean; window: QuotaWindow; reported?: boolean | Error }> => {
+): Promise<{ rateLimitInfo: RateLimitInfo; recorded?: boolean }> => {
+  const { store, config, clock } = deps;
+  const limits = config.limits.daily;
+  const now = clock.now();
   const charge = { key: counterKey(s), amount, limit: limits[s.plan], reset_at: nextUtcMidnight(now) };
   const usage = { account_id: s.account_id ?? ANONYMOUS_USAGE_ID, day: utcDay(now) };
   const { admitted, counters, reported } = await store.consume([charge], now, { usage, report });
   const counter = counters[0]!;
-  return { admitted, window: windowOf(limits, s, counter.count, counter.reset_at), reported };
+  const window = windowOf(limits, s, counter.count, counter.reset_at);
+  noteWindow?.(window);
+  if (!admitted) {
+    deps.metrics?.refused('daily');
+    throw new ApiError('FORBIDDEN', quotaRefusal(window, amount, now), { headers: retryAfter(window.resetAt, now) });
+  }
+  const { resetAt: _resetAt, ...rateLimitInfo } = window;
+  if (!report) return { rateLimitInfo };
+  const recorded = await recordWith(store, deps.log, report.id, async () => {
+    if (reported instanceof Error) throw reported;
+  });
+  return { rateLimitInfo, recorded };
 };
 
 /** Validations counted per account and day over the last `days` UTC days (today included), for the admin API. */

@@ -11,7 +11,11 @@
  * hour, which at worst lets one extra window's worth through. (Daily quotas, which users
  * reason about, are durable instead.)
  */
+import { ApiError } from '../../errors/api-error.ts';
+import { whenInWords } from '../../lib/clock.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 import type { Store } from '../../store/contract/store.ts';
+import { retryAfter } from './daily-quota.ts';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -63,4 +67,28 @@ export const chargeWebhookLimits = async (store: Store, limits: WebhookLimits, i
   const ipWindow = ipWindowOf(limits, ip.count, ip.reset_at);
   if (admitted) return { admitted: true, ipWindow };
   return refused === 0 ? { admitted: false, ipWindow, exceeded: 'per-ip', retryAt: ip.reset_at } : { admitted: false, ipWindow, exceeded: 'global', retryAt: counters[1]!.reset_at };
+};
+
+/**
+ * Counts a webhook request from `ipKey` (chargeWebhookLimits), or refuses it with 403 FORBIDDEN and
+ * Retry-After, saying which limit is spent, when it resets and which setting raises it. The IP's
+ * window goes to `noteWindow` either way (the answer's X-RateLimit-* headers).
+ */
+export const admitWebhook = async (
+  deps: { store: Store; metrics?: Pick<Metrics, 'refused'> },
+  limits: WebhookLimits,
+  ipKey: string,
+  now: number,
+  noteWindow: (window: LimitWindow) => void,
+): Promise<void> => {
+  const verdict = await chargeWebhookLimits(deps.store, limits, ipKey, now);
+  noteWindow(verdict.ipWindow);
+  if (verdict.admitted) return;
+  deps.metrics?.refused(verdict.exceeded === 'per-ip' ? 'webhook_per_ip' : 'webhook_global');
+  const when = whenInWords(verdict.retryAt, now);
+  const message =
+    verdict.exceeded === 'per-ip'
+      ? `rate limit reached: at most ${limits.perIpPerMinute} webhook requests per minute per IP; it resets ${when}. To go on: wait, or raise CARDGATE_WEBHOOK_PER_IP_PER_MINUTE on the server`
+      : `rate limit reached: the service accepts at most ${limits.globalPerHour} webhook requests per hour; it resets ${when}. To go on: wait, or raise CARDGATE_WEBHOOK_GLOBAL_PER_HOUR on the server`;
+  throw new ApiError('FORBIDDEN', message, { headers: retryAfter(verdict.retryAt, now) });
 };

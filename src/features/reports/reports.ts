@@ -6,7 +6,7 @@
 import { DAY_MS } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { NewReport, ReportRecord } from '../../store/contract/report-records.ts';
+import type { NewReport, ReportRecord, VerbatimReport } from '../../store/contract/report-records.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import type { ReportPageQuery } from '../../store/contract/reports.ts';
 import type { ReportSummary } from '../../store/reports/columns.ts';
@@ -15,6 +15,20 @@ import type { Store } from '../../store/contract/store.ts';
 
 /** `{reports_url}/reports/<id>`. */
 export const reportUrl = (reportsUrl: string, id: string): string => `${reportsUrl}/reports/${encodeURIComponent(id)}`;
+
+/** A validation as its report's verdict is read off it: a card's, a batch's (counts of its cards), or one that could not run. */
+export type Judged = { valid: boolean; score: number; agentName: string | null; errorCount: number } | { total: number; valid: number; scoreSum: number } | 'not-run';
+
+/**
+ * What a stored report's listing reads off its validation (see VerbatimReport): a card's verdict,
+ * score, name and errors; a batch's, valid when every card is, with its cards' mean score (an
+ * invalid card scoring 0); a validation that could not run, invalid with score 0.
+ */
+export const reportVerdict = (judged: Judged): VerbatimReport['verdict'] => {
+  if (judged === 'not-run') return { valid: false, score: 0 };
+  if ('total' in judged) return { valid: judged.valid === judged.total, score: Math.round(judged.scoreSum / judged.total) };
+  return { valid: judged.valid, score: judged.score, agent_name: judged.agentName, errors: judged.errorCount };
+};
 
 /** Reports created before this instant (epoch ms) are expired. */
 export const retentionCutoff = (config: Config, nowMs: number): number => nowMs - config.reports.retentionDays * DAY_MS;
@@ -49,6 +63,16 @@ export const findReport = async (
   const report = await store.getReport(idOrAlias);
   if (!report || Date.parse(report.created_at) < retentionCutoff(config, nowMs)) return undefined;
   return report;
+};
+
+/**
+ * The report a URL names (GET /reports/<id>...): by id, or by commit sha for GitHub validations
+ * (stored lower-case, so a hex sha is looked up lower-cased); undefined when unknown or expired,
+ * and for an id longer than any the service gives out.
+ */
+export const readReport = (store: Store, config: Config, nowMs: number, raw: string): Promise<ReportRecord | undefined> => {
+  const id = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(raw) ? raw.toLowerCase() : raw;
+  return id.length <= 200 ? findReport(store, config, nowMs, id) : Promise.resolve(undefined);
 };
 
 /** A report as the admin API lists it: its summary, its report URL and its account's name (null: anonymous, or the account is gone). */

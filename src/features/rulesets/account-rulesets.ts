@@ -8,7 +8,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { RULESET_LIMITS, type PlacedProblem } from '../../engine/ruleset/index.ts';
 import { iso } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
 import type { AccountRulesetRecord } from '../../store/contract/rulesets.ts';
 import type { RulesetRef, ServerRuleset } from '../validation/card-result.ts';

@@ -2,7 +2,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { builtinNames } from '../../engine/ruleset/index.ts';
 import type { RuleLevel } from '../../engine/types.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { RulesetRef, ServerRuleset } from '../validation/card-result.ts';
 import { rulesetFor } from './caller-ruleset.ts';
 import { defaultRuleset } from './default-ruleset.ts';

@@ -11,7 +11,7 @@ import { decodeProtectedHeader } from '../../engine/signatures/protected-header.
 import { parseJwks } from '../../engine/signatures/jwks.ts';
 import type { TrustedKey } from '../../engine/signatures/trusted-key.ts';
 import { createAddressPolicy } from '../../lib/address-policy.ts';
-import { fetchCard } from '../../lib/fetch-card.ts';
+import { fetchCard } from '../card-fetch/fetch-card.ts';
 import type { Logger } from '../../lib/log.ts';
 import { version } from '../../lib/version.ts';
 

@@ -14,9 +14,9 @@ import { calculateJwkThumbprint, type JWK } from 'jose';
 import * as z from 'zod';
 import type { TrustedKey } from '../../engine/signatures/trusted-key.ts';
 import { iso } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { newId } from '../../lib/ids.ts';
-import { parseInput } from '../../lib/input.ts';
+import { parseInput } from '../../errors/bad-input.ts';
 import type { Store } from '../../store/contract/store.ts';
 import type { TrustKeyRecord } from '../../store/contract/trust-keys.ts';
 

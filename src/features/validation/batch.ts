@@ -8,8 +8,9 @@ import { Buffer } from 'node:buffer';
 import * as z from 'zod';
 import { validateCard } from '../../engine/index.ts';
 import { locateCards, type CheckedInput, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
-import { ApiError } from '../../lib/errors.ts';
-import { isJsonObject, jsonBody, jsonObjectSchema } from '../../lib/json.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { jsonBody } from '../../errors/bad-input.ts';
+import { isJsonObject, jsonObjectSchema } from '../../lib/json.ts';
 import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, rulesetOptions, rulesetRefOf, type RulesetRef } from './card-result.ts';
 
 export interface BatchEntry {

@@ -9,7 +9,7 @@
 import type { LookupFunction } from 'node:net';
 import type { Config } from '../../config.ts';
 import { createAddressPolicy, type PolicyUse } from '../../lib/address-policy.ts';
-import { fetchCard, type CardSource } from '../../lib/fetch-card.ts';
+import { fetchCard, type CardSource } from '../card-fetch/fetch-card.ts';
 import { version } from '../../lib/version.ts';
 import { unusable } from './validation.ts';
 

@@ -11,7 +11,6 @@ import { rulesetForFile } from '../../engine/ruleset/apply.ts';
 import type { CompiledRulesetData } from '../../engine/ruleset/compile.ts';
 import type { Config } from '../../config.ts';
 import { version } from '../../lib/version.ts';
-import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import { versionFields } from './version-fields.ts';
 
 /** The limits a validation runs under; they cross to the validation workers once, at their start. */
@@ -38,14 +37,6 @@ const agentNameOf = (card: unknown): string | null => {
   const name = typeof card === 'object' && card !== null ? (card as Record<string, unknown>).name : undefined;
   return typeof name === 'string' ? clip(name, MAX_AGENT_NAME_CHARS) : null;
 };
-
-/** What a stored report's listing reads off its validation (see VerbatimReport). */
-export const reportVerdict = (card: Pick<CardPieces, 'valid' | 'score' | 'agentName' | 'errorCount'>): VerbatimReport['verdict'] => ({
-  valid: card.valid,
-  score: card.score,
-  agent_name: card.agentName,
-  errors: card.errorCount,
-});
 
 /**
  * Caller strings an answer echoes once per finding (`options.file`, a batch card's id) are at most
@@ -181,7 +172,7 @@ export const truncatedField = (pieces: CardPieces, shown: ReadonlyArray<keyof Tr
  */
 export type BodyText = string | BodyParts;
 
-interface BodyParts {
+export interface BodyParts {
   text: string;
   accept?: OutputFormat;
   trust?: SignaturePolicy;

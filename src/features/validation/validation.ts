@@ -8,12 +8,13 @@ import { Buffer } from 'node:buffer';
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard, type CardResult } from '../../engine/index.ts';
 import { locateCards, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, MAX_URL_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, type CardPieces, rulesetOptions, rulesetRefOf, type ServerRuleset } from './card-result.ts';
 import type { SignaturePolicy } from '../../engine/index.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
-import type { CardSource } from '../../lib/fetch-card.ts';
-import { isJsonObject, jsonBody, parseJsonObject } from '../../lib/json.ts';
+import type { CardSource } from '../card-fetch/fetch-card.ts';
+import { jsonBody } from '../../errors/bad-input.ts';
+import { isJsonObject, parseJsonObject } from '../../lib/json.ts';
 
 /** How formatted answers name the card when the request does not (`options.file`). */
 export const DEFAULT_CARD_FILE = 'agent-card.json';

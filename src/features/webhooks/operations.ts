@@ -7,17 +7,16 @@
  */
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
-import { ApiError, isApiError } from '../../lib/errors.ts';
+import { ApiError, isApiError } from '../../errors/api-error.ts';
 import type { JobRunner } from './runner.ts';
 import { UnstorableRecordError } from '../../store/contract/encode.ts';
 import type { JobRecord } from '../../store/contract/jobs.ts';
 import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import { newId } from '../../lib/ids.ts';
-import { jsonBody } from '../../lib/json.ts';
-import { findReport, recordReport, recordWith } from '../reports/reports.ts';
+import { jsonBody } from '../../errors/bad-input.ts';
+import { findReport, recordReport, recordWith, reportVerdict } from '../reports/reports.ts';
 import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';
-import { reportVerdict } from '../validation/card-result.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 

@@ -42,8 +42,8 @@ import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
-import { ApiError } from '../../lib/errors.ts';
-import { reportVerdict } from '../validation/card-result.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { reportVerdict } from '../reports/reports.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
 import type { JobRecord } from '../../store/contract/jobs.ts';
@@ -325,8 +325,10 @@ export class JobRunner {
         const validation = await this.validationOf(job, requestJson);
         if (held.lost) return undefined;
         const result = validation.body;
-        const verdict = validation.verdict ?? { valid: result.valid, score: result.score };
-        const report = webhookReport({ id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version }, { requestJson, resultJson: validation.text, verdict });
+        const report = webhookReport(
+          { id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version },
+          { requestJson, resultJson: validation.text, verdict: validation.verdict },
+        );
         outcome = { result, report };
       } catch (e) {
         if (this.interruptedByShutdown(e)) {
@@ -416,7 +418,7 @@ export class JobRunner {
   private errorOutcome(job: JobRecord, reason: string): JobOutcome {
     const metadata = job.request.metadata ?? {};
     const result = webhookErrorResult(reason, metadata, this.contextOf(job));
-    const content = { requestJson: '{"agent_card":null}', resultJson: JSON.stringify(result), verdict: { valid: false, score: 0 } };
+    const content = { requestJson: '{"agent_card":null}', resultJson: JSON.stringify(result), verdict: reportVerdict('not-run') };
     return { result, report: webhookReport({ id: job.id, createdAt: job.created_at, metadata }, content) };
   }
 
@@ -429,7 +431,7 @@ export class JobRunner {
    * capped) and the protocol version it was validated against: a validation result, or an `error`
    * result (no version) when the engine failed or ran out of time.
    */
-  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict?: VerbatimReport['verdict'] }> {
+  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict: VerbatimReport['verdict'] }> {
     const metadata = job.request.metadata ?? {};
     try {
       const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson), ruleset: await rulesetFor(this.deps, job.request.account_id ?? null) }));
@@ -440,7 +442,7 @@ export class JobRunner {
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });
       const reason = e instanceof Error && e.name === 'ValidationTimeout' ? e.message : 'internal validation error';
       const body = webhookErrorResult(reason, metadata, this.contextOf(job));
-      return { body, text: JSON.stringify(body) };
+      return { body, text: JSON.stringify(body), verdict: reportVerdict('not-run') };
     }
   }
 

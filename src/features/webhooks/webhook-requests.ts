@@ -6,8 +6,9 @@
 import { Buffer } from 'node:buffer';
 import * as z from 'zod';
 import { validateCard, type CardResult, type SignaturePolicy, type ValidateOptions } from '../../engine/index.ts';
-import { ApiError } from '../../lib/errors.ts';
-import { jsonBody, jsonObjectSchema } from '../../lib/json.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { jsonBody } from '../../errors/bad-input.ts';
+import { jsonObjectSchema } from '../../lib/json.ts';
 import { answerBudget, bodyParts, cardPieces, MAX_URL_CHARS, signatureOptions, withinBudget, verifySignaturesOption, type BodyText, type CardPieces, type Engine, type ValidationSettings, rulesetOptions, rulesetRefOf, type ServerRuleset } from '../validation/card-result.ts';
 import type { WebhookMetadata } from './webhook-result.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { Issue, Suggestion, Truncated } from '../../engine/index.ts';
 import { iso } from '../../lib/clock.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import { truncatedField, type CardPieces } from '../validation/card-result.ts';
 import { reportUrl } from '../reports/reports.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { Metrics } from '../../../src/lib/metrics.ts';
+import { Metrics } from '../../../src/metrics/metrics.ts';
 import { testApp } from '../../support/app.ts';
 
 const ADMIN = { authorization: 'Bearer test-admin-token-0123456789' };

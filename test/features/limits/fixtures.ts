@@ -8,8 +8,8 @@ import type { ConfigInput } from '../../../src/config.ts';
 import { createAccount } from '../../../src/features/accounts/accounts.ts';
 import { createKey } from '../../../src/features/accounts/api-keys.ts';
 import { readJsonObject } from '../../../src/api/body.ts';
-import { identifyCaller } from '../../../src/api/middleware/caller.ts';
-import { chargeDailyQuota } from '../../../src/api/quota-charge.ts';
+import { callerOf, identifyCaller } from '../../../src/api/middleware/caller.ts';
+import { callerCharge, chargeDailyQuota } from '../../../src/features/limits/daily-quota.ts';
 import type { Plan } from '../../../src/store/contract/accounts.ts';
 import { testApp } from '../../support/app.ts';
 
@@ -17,7 +17,8 @@ export const limitsApp = (config: ConfigInput = {}) => {
   const t = testApp({ config });
   t.app.post('/v1/t/validate', identifyCaller(t.deps), async (c) => {
     const body = await readJsonObject(c, { maxBytes: 1024, maxDepth: 64 });
-    const rateLimitInfo = await chargeDailyQuota(c, t.deps, typeof body.cards === 'number' ? body.cards : 1);
+    const { caller, noteWindow } = callerOf(c);
+    const { rateLimitInfo } = await chargeDailyQuota(t.deps, callerCharge(caller, noteWindow), typeof body.cards === 'number' ? body.cards : 1);
     return c.json({ rateLimitInfo, caller: { plan: c.var.caller.plan, ip: c.var.caller.ip } });
   });
 

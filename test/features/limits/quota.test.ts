@@ -1,6 +1,7 @@
 /** Daily quotas, keys and the caller middleware, through app.request() with a FakeClock. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { isApiError } from '../../../src/errors/api-error.ts';
 import { chargeDailyQuota } from '../../../src/features/limits/daily-quota.ts';
 import { whenInWords } from '../../../src/lib/clock.ts';
 import { limitHeaders, limitsApp } from './fixtures.ts';
@@ -103,7 +104,7 @@ test('200 parallel charges with a fresh free key admit exactly 10', async () => 
   const { account } = await t.keyFor('free');
   const subject = { plan: 'free' as const, account_id: account.id, ip: '198.51.100.7' };
   const results = await Promise.all(
-    Array.from({ length: 200 }, async () => (await chargeDailyQuota(t.store, t.config.limits.daily, subject, 1, t.clock.now())).admitted),
+    Array.from({ length: 200 }, () => chargeDailyQuota(t.deps, { subject }, 1).then(() => true, (e: unknown) => (isApiError(e) && e.code === 'FORBIDDEN' ? false : Promise.reject(e)))),
   );
   assert.equal(results.filter(Boolean).length, 10);
 });

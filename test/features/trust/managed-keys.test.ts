@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import { test } from 'node:test';
 import { addTrustKeys, findTrustKey, listTrustKeys, managedKeysFor, revokeTrustKey } from '../../../src/features/trust/managed-keys.ts';
-import { isApiError } from '../../../src/lib/errors.ts';
+import { isApiError } from '../../../src/errors/api-error.ts';
 import { MemoryStore } from '../../../src/store/memory/memory-store.ts';
 
 const NOW = Date.UTC(2026, 10, 23, 6, 0, 0);

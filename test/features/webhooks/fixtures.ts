@@ -1,6 +1,6 @@
 /** Cards and an app with the webhook routes mounted, for the webhook tests. */
 import { Hono } from 'hono';
-import { ApiError, isApiError } from '../../../src/lib/errors.ts';
+import { ApiError, isApiError } from '../../../src/errors/api-error.ts';
 import type { AppEnv } from '../../../src/api/env.ts';
 import { rateLimitHeaders } from '../../../src/api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from '../../../src/api/middleware/webhook-limit.ts';
@@ -38,7 +38,7 @@ export const webhookApp = (options: Parameters<typeof testDeps>[0] = {}) => {
   const jobs = new JobRunner(t.deps);
   const app = new Hono<AppEnv>();
   app.use('/v1/*', rateLimitHeaders(t.deps)); // as the app does
-  app.route('/v1', webhookRoutes(t.deps, { limiter: createWebhookLimiter(t.deps), jobs }));
+  app.route('/', webhookRoutes(t.deps, { limiter: createWebhookLimiter(t.deps), jobs }));
   app.onError((err, c) => {
     const e = isApiError(err) ? err : new ApiError('INTERNAL_ERROR', 'internal server error');
     return c.json(e.body() as object, e.status as 500, e.headers);

@@ -9,8 +9,8 @@ import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { portOf, type AddressPolicy } from './address-policy.ts';
-import { checkedLookup, describeConnectError } from './pinned-lookup.ts';
+import { portOf, type AddressPolicy } from '../../lib/address-policy.ts';
+import { checkedLookup, describeConnectError } from '../../lib/pinned-lookup.ts';
 
 /** Where a card came from and what the server answered: recorded with the result. */
 export interface CardSource {

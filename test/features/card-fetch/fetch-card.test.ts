@@ -1,10 +1,10 @@
 /** fetchCard against web servers on 127.0.0.1 only: well-known fallback, redirects, limits, the address policy. */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { createAddressPolicy } from '../../src/lib/address-policy.ts';
-import { cardUrls, fetchCard, type CardFetchOptions } from '../../src/lib/fetch-card.ts';
-import { cardFetchUse } from '../../src/features/validation/card-by-url.ts';
-import { startCardHost } from '../support/card-host.ts';
+import { createAddressPolicy } from '../../../src/lib/address-policy.ts';
+import { cardUrls, fetchCard, type CardFetchOptions } from '../../../src/features/card-fetch/fetch-card.ts';
+import { cardFetchUse } from '../../../src/features/validation/card-by-url.ts';
+import { startCardHost } from '../../support/card-host.ts';
 
 const card = '{\n  "name": "Local agent",\n  "protocolVersion": "0.3.0"\n}\n';
 const options = (over: Partial<CardFetchOptions> = {}): CardFetchOptions => ({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { Metrics } from '../../src/lib/metrics.ts';
+import { Metrics } from '../../src/metrics/metrics.ts';
 
 const newMetrics = () => new Metrics({ jobs: async () => ({ queued: 2, processing: 1 }) });
 
