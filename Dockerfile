@@ -6,9 +6,10 @@
 #   docker build --target ci -t cardgate:ci .
 # Settings come as CARDGATE_* environment variables (README, Configuration).
 
-# Build stage: the SEA is a copy of this image's node with the bundle injected, so its glibc
-# (Debian 12) is the one the runtime image has.
-FROM node:20-bookworm AS build
+# Build stage: the SEA is a copy of the Node binary package.json pins (npm ci installs it; this image's
+# node is the same 24.x, which test/runtime.test.ts keeps in step) with the bundle injected, built
+# against the glibc (Debian 12) the runtime image has.
+FROM node:24.21.0-bookworm AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund

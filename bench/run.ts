@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- admin|engine|store|http|pg|floor|startup|worst ...]: runs the benchmark groups and prints one table.
+ * npm run bench [-- admin|engine|store|http|pg|floor|startup|worst|sea ...]: runs the benchmark groups and prints one table.
  * Speed and memory targets live here, never in unit tests.
  */
 import { benchAdmin } from './admin.ts';
@@ -7,6 +7,7 @@ import { benchEngine } from './engine.ts';
 import { benchFloor } from './floor.ts';
 import { benchHttp } from './http.ts';
 import { benchPg } from './pg.ts';
+import { benchSea } from './sea.ts';
 import { benchStartup } from './startup.ts';
 import { benchStore } from './store.ts';
 import { benchWorst } from './worst.ts';
@@ -18,7 +19,7 @@ export interface BenchRow {
   note?: string;
 }
 
-const groups: Record<string, () => Promise<BenchRow[]>> = { admin: benchAdmin, engine: benchEngine, store: benchStore, http: benchHttp, pg: benchPg, floor: benchFloor, startup: benchStartup, worst: benchWorst };
+const groups: Record<string, () => Promise<BenchRow[]>> = { admin: benchAdmin, engine: benchEngine, store: benchStore, http: benchHttp, pg: benchPg, floor: benchFloor, startup: benchStartup, worst: benchWorst, sea: benchSea };
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = chosen.filter((name) => !(name in groups));

@@ -3,19 +3,54 @@
 //   build/out/cardgate.cjs  (CommonJS, the SEA's main script; also runs with plain `node`)
 //   build/out/cardgate.mjs  (ESM, for Deno: `deno run -A build/out/cardgate.mjs serve`)
 // then makes the Node single executable build/out/cardgate (postject, the experimental warning
-// disabled), which starts from a V8 start-up snapshot of the CommonJS bundle (see src/main.ts and
-// deferredBuiltins below). The binary needs no node_modules and no network.
+// disabled) from the Node.js binary package.json pins (node-<platform>-<arch>), whichever Node runs
+// this script. The binary needs no node_modules and no network.
 // `node build/build.mjs action` builds the Action's bundle only; `node build/build.mjs action --check`
 // writes nothing and fails when the committed bundle differs from a fresh build (stale).
+// For benchmarks (docs/benchmarks.md), two options make other SEAs from the same bundle:
+//   --sea-start=code-cache|snapshot|none   how the SEA starts (default code-cache, see seaStarts below)
+//   --exec-argv='--flag …'                 the Node options the SEA runs with (default seaExecArgv below)
+//   --out=DIR                              where the artefacts go (default build/out)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { tsImport } from 'tsx/esm/api';
 
 const root = new URL('..', import.meta.url).pathname;
-const out = join(root, 'build/out');
+
+/**
+ * How the SEA starts. `code-cache` (shipped): V8's code cache of the bundle's eagerly compiled code.
+ * `snapshot`: from a V8 start-up snapshot taken once the bundle has loaded and warmed the modules of
+ * `validate` and `serve` (src/main.ts); it starts `validate` faster, but on Node 24.21.0 a worker
+ * thread started in such a process aborts as soon as it loads a binding the snapshot's own thread
+ * set up (node:v8 and node:net: stream_wrap; node:crypto keys: KeyObject), so `serve`'s validation
+ * workers crash it: built for measurements only (and since the bounded page rendering, taking it fails
+ * on V8's CheckGlobalAndEternalHandles, on Node 20 as well).
+ */
+const seaStarts = { 'code-cache': { useCodeCache: true }, snapshot: { useSnapshot: true }, none: {} };
+/**
+ * The Node options the SEA runs with (Node 24 reads them from the SEA's configuration; V8 sizes the
+ * young generation when the isolate is made, so this cannot be set later). A young generation of
+ * 4 MB semi-spaces instead of V8's default: RSS after 100k validations 355 → 215 MB (2.16 → 1.52 ×
+ * after the first 1,000) for no measurable CPU (383 vs 359 µs a request; validate card.json
+ * 105 vs 106 ms). --heap-growing-percent=20 as well would meet the RSS target (1.28 ×) but costs
+ * 6 % more CPU a request and 40 % more CPU for each CLI start: not taken (docs/benchmarks.md).
+ */
+const seaExecArgv = ['--max-semi-space-size=4'];
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { check: { type: 'boolean' }, 'sea-start': { type: 'string', default: 'code-cache' }, 'exec-argv': { type: 'string' }, out: { type: 'string' } },
+});
+const out = flags.out ? resolve(flags.out) : join(root, 'build/out');
+if (!(flags['sea-start'] in seaStarts)) {
+  console.error(`build: --sea-start must be one of ${Object.keys(seaStarts).join(', ')}`);
+  process.exit(2);
+}
+const execArgv = flags['exec-argv'] === undefined ? seaExecArgv : flags['exec-argv'].split(/\s+/).filter(Boolean);
+
 
 /** @hono/zod-openapi's `import { z } from 'zod'` gets build/zod-namespace.mjs (see there). */
 const zodNamespace = {
@@ -42,8 +77,8 @@ const packageEntries = {
 };
 
 /**
- * The SEA starts from a V8 snapshot taken once the bundle has loaded the modules of `validate` and
- * `serve` (src/main.ts). Node 20 does not support every built-in in such a snapshot: node:http and
+ * The `snapshot` start (seaStarts above) is taken once the bundle has loaded the modules of `validate` and
+ * `serve` (src/main.ts). Node (20 and 24 alike) does not support every built-in in such a snapshot: node:http and
  * node:https fail to load while it is built, node:worker_threads loaded then gives every worker a
  * broken cwd counter (SharedArrayBuffer does not exist yet at that point), and the others below are
  * "not yet verified" (Node's own list, lib/internal/main/mksnapshot.js). In the CommonJS bundle each
@@ -52,10 +87,12 @@ const packageEntries = {
  */
 const unsnapshottable = ['http', 'https', 'http2', 'tls', 'worker_threads', 'perf_hooks', 'async_hooks', 'child_process', 'cluster', 'dgram',
   'dns/promises', 'domain', 'inspector', 'module', 'readline', 'repl', 'trace_events', 'tty', 'vm'];
+/** Built-ins most commands never use (a card without signatures, a file rather than a URL): loaded on first use too. */
+const rarelyUsed = ['crypto', 'net', 'dns', 'fs/promises'];
 const deferredBuiltins = {
   name: 'deferred-builtins',
   setup(b) {
-    b.onResolve({ filter: new RegExp(`^(node:)?(${unsnapshottable.join('|')})$`) }, (args) =>
+    b.onResolve({ filter: new RegExp(`^(node:)?(${[...unsnapshottable, ...rarelyUsed].join('|')})$`) }, (args) =>
       args.namespace === 'deferred' ? { path: args.path, external: true } : { path: args.path.replace(/^node:/, ''), namespace: 'deferred' },
     );
     b.onLoad({ filter: /.*/, namespace: 'deferred' }, ({ path }) => {
@@ -69,7 +106,7 @@ const shared = {
   bundle: true,
   plugins: [zodNamespace, packageEntries],
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   // Unminified, so stack traces stay readable (source maps do not work inside a SEA).
   legalComments: 'none',
   logLevel: 'warning',
@@ -77,7 +114,7 @@ const shared = {
 
 // The Action's bundle: the same bytes from any checkout (paths in its comments are relative to the root).
 const actionBundle = join(root, 'action/dist/index.cjs');
-const checkOnly = process.argv[2] === 'action' && process.argv[3] === '--check';
+const checkOnly = positionals[0] === 'action' && flags.check === true;
 const action = await build({
   ...shared,
   absWorkingDir: root,
@@ -97,7 +134,7 @@ if (checkOnly) {
   process.exit(0);
 }
 console.log(`action/dist/index.cjs\t${statSync(actionBundle).size} bytes`);
-if (process.argv[2] === 'action') process.exit(0);
+if (positionals[0] === 'action') process.exit(0);
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -132,29 +169,43 @@ await build({
   banner: { js: "import { createRequire as __cardgateRequire } from 'node:module'; const require = __cardgateRequire(import.meta.url);" },
 });
 
-// The SEA: copy this node, strip it before injection when strip exists (stripping after corrupts it), inject the blob.
-// It starts from a code cache: taking the start-up snapshot fails since the bounded page rendering
-// (V8 check CheckGlobalAndEternalHandles at snapshot time; not yet traced to its module).
+// The SEA is made of the pinned Node.js: its blob is generated by the binary it is injected into.
+const pinnedPackage = `node-${process.platform}-${process.arch}`;
+const pinnedVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).optionalDependencies?.[pinnedPackage];
+const nodeBinary = join(root, 'node_modules', pinnedPackage, 'bin/node');
+const nodeBinaryVersion = existsSync(nodeBinary) ? execFileSync(nodeBinary, ['--version'], { encoding: 'utf8' }).trim() : undefined;
+if (!pinnedVersion || nodeBinaryVersion !== `v${pinnedVersion}`) {
+  console.error(`build: package.json pins ${pinnedPackage}@${pinnedVersion ?? '(none)'}, node_modules has ${nodeBinaryVersion ?? 'none'}: run npm ci`);
+  process.exit(1);
+}
+
+// The SEA: copy the pinned node, strip it before injection when strip exists (stripping after corrupts it), inject the blob.
 const seaConfig = join(out, 'sea-config.json');
 writeFileSync(
   seaConfig,
-  JSON.stringify({ main: join(out, 'cardgate.cjs'), output: join(out, 'cardgate.blob'), disableExperimentalSEAWarning: true, useCodeCache: true }),
+  JSON.stringify({
+    main: join(out, 'cardgate.cjs'),
+    output: join(out, 'cardgate.blob'),
+    disableExperimentalSEAWarning: true,
+    ...seaStarts[flags['sea-start']],
+    execArgv,
+  }),
 );
 const fuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
-if (!readFileSync(process.execPath).includes(fuse)) {
-  console.error(`build: ${process.execPath} has no SEA fuse; cannot make the single executable`);
+if (!readFileSync(nodeBinary).includes(fuse)) {
+  console.error(`build: ${nodeBinary} has no SEA fuse; cannot make the single executable`);
   process.exit(1);
 }
-// Building the blob compiles the bundle; a built-in Node does not support in snapshots ("not yet fully
-// verified") is still refused, for the day the snapshot comes back.
-const blob = spawnSync(process.execPath, ['--experimental-sea-config', seaConfig], { encoding: 'utf8' });
-process.stderr.write(blob.stderr.split('\n').filter((l) => l && !/ExperimentalWarning|--trace-warnings/.test(l)).map((l) => l + '\n').join(''));
+// Building a snapshot start runs the bundle: a built-in loaded then that Node does not support in
+// snapshots ("not yet fully verified") could leave the binary with state from the build.
+const blob = spawnSync(nodeBinary, ['--experimental-sea-config', seaConfig], { encoding: 'utf8' });
+process.stderr.write(blob.stderr.split('\n').filter((l) => l && !/ExperimentalWarning|--trace-warnings|^Wrote single executable preparation blob/.test(l)).map((l) => l + '\n').join(''));
 if (blob.status !== 0 || blob.stderr.includes('not yet fully verified')) {
-  console.error('build: the start-up snapshot could not be taken, or holds a built-in Node does not support in it (see above)');
+  console.error('build: the SEA blob could not be made, or its snapshot holds a built-in Node does not support in it (see above)');
   process.exit(1);
 }
 const binary = join(out, 'cardgate');
-copyFileSync(process.execPath, binary);
+copyFileSync(nodeBinary, binary);
 chmodSync(binary, 0o755);
 try {
   execFileSync('strip', [binary], { stdio: 'ignore' });
@@ -163,7 +214,7 @@ try {
 }
 // postject warns "Can't find string offset for section name '.note…'" on Linux ELF: harmless, filtered out.
 const injected = spawnSync(
-  process.execPath,
+  nodeBinary,
   [join(root, 'node_modules/postject/dist/cli.js'), binary, 'NODE_SEA_BLOB', join(out, 'cardgate.blob'), '--sentinel-fuse', fuse],
   { encoding: 'utf8' },
 );

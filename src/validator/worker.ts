@@ -7,10 +7,51 @@
  * `{ id, refusal }` for the body's 400, or `{ id, error }` if it threw otherwise (a bug), with
  * `heapBytes`, the size of the worker's heap after them. One message each way per group of tasks,
  * not per task: each message costs both threads a wake-up and a dispatch.
+ * `{ collect: true }` in (the pool's, when idle with an outgrown heap) is answered `{ collected }`:
+ * the heap's size after a memory-reducing collection, or null where the runtime offers none.
  */
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { REPLY_AFTER_MS, runTask, type SettingsOf, type TaskKind, type TaskReply, type TaskSet, type TaskTable } from './tasks.ts';
+
+type GcOptions = { type: 'major'; execution: 'sync'; flavor: 'last-resort' };
+
+/**
+ * V8's `gc` function, taken from a new context while the flag that exposes it is on (then off
+ * again, so that other code does not get it), or undefined where the runtime has none (Deno).
+ */
+const exposedGc = (): ((options: GcOptions) => void) | undefined => {
+  const own = (globalThis as { gc?: unknown }).gc;
+  if (typeof own === 'function') return own as (options: GcOptions) => void;
+  try {
+    setFlagsFromString('--expose-gc');
+    try {
+      const gc: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
+      return typeof gc === 'function' ? (gc as (options: GcOptions) => void) : undefined;
+    } finally {
+      setFlagsFromString('--no-expose-gc');
+    }
+  } catch {
+    return undefined;
+  }
+};
+/** Looked up on the first collection (null until then). */
+let gc: ((options: GcOptions) => void) | undefined | null = null;
+
+/**
+ * A last-resort collection: it frees the garbage and, being memory-reducing, gives the freed pages
+ * back to the system at once. An ordinary full collection (or terminating the worker) leaves them
+ * in V8's page pool, which Node 24 empties only on a later memory-reducing collection, or 8 s
+ * after a worker's exit. Measured on a worker left with 103 MB of heap: 0.1-0.3 s, RSS 152 -> 76 MB
+ * at once (a plain full collection: heap 16 MB, RSS unchanged until V8's memory reducer ran 9 s later).
+ */
+const collect = (): number | null => {
+  if (gc === null) gc = exposedGc();
+  if (!gc) return null;
+  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  return getHeapStatistics().total_physical_size;
+};
 
 /**
  * Listens for tasks, then runs `warmUp` before saying ready: the first run of the code compiles it
@@ -27,10 +68,15 @@ export const serveTasks = <T extends TaskTable>(set: TaskSet<T>, warmUp: (settin
       return { id, ...(refusal !== undefined ? { refusal } : { error: e instanceof Error ? e.message : String(e) }) };
     }
   };
-  /** The replies so far go back with the size of the worker's heap now: the pool replaces a worker whose heap outgrew its limit. */
+  /** The replies so far go back with the size of the worker's heap now: the pool has a worker whose heap outgrew its limit collect its garbage. */
   const send = (replies: TaskReply[]): void => parentPort!.postMessage({ replies, heapBytes: getHeapStatistics().total_physical_size });
 
-  parentPort?.on('message', (tasks: Array<{ id: number; kind: TaskKind<T>; input: never }>) => {
+  parentPort?.on('message', (message: Array<{ id: number; kind: TaskKind<T>; input: never }> | { collect: true }) => {
+    if (!Array.isArray(message)) {
+      parentPort!.postMessage({ collected: collect() });
+      return;
+    }
+    const tasks = message;
     let replies: TaskReply[] = [];
     let since = performance.now();
     for (const { id, kind, input } of tasks) {

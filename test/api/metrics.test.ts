@@ -119,6 +119,7 @@ describe('GET /metrics, open', () => {
     assert.ok(Number(family(m, 'cardgate_store_commit_duration_seconds').metrics[0]!.count) >= 5, 'every recorded validation committed');
     assert.ok(value(m, 'process_cpu_user_seconds_total') > 0, 'process metrics');
     assert.ok(family(m, 'nodejs_heap_size_used_bytes'));
+    assert.equal(value(m, 'nodejs_version_info', { version: process.version }), 1, 'the runtime version, as an info metric');
 
     const again = await scrape(server);
     assert.equal(value(again, 'cardgate_http_requests_total', { route: '/metrics', method: 'GET', status: '200' }), 1);

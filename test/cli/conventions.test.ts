@@ -109,12 +109,15 @@ test('what starts the service says serve: the image, the systemd unit, the GitLa
   for (const run of gitlab.matchAll(/\$CARDGATE (\w+)/g)) assert.notEqual(run[1], '--port', 'every run names its subcommand');
 });
 
-test('-V and --version print the bare version; version --help prints the help', async () => {
-  for (const args of [['-V'], ['--version'], ['version']]) {
+test('-V and --version print the bare version, version the runtime too; version --help prints the help', async () => {
+  for (const args of [['-V'], ['--version']]) {
     const r = await runCli(args);
     assert.equal(r.code, 0);
     assert.equal(r.stdout, `${version}\n`);
   }
+  const long = await runCli(['version']);
+  assert.equal(long.code, 0);
+  assert.equal(long.stdout, `cardgate ${version} (Node.js ${process.version}, ${process.platform}-${process.arch})\n`);
   const help = await runCli(['version', '--help']);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^Usage: cardgate version\n/);

@@ -78,6 +78,7 @@ test('the start-up log is JSON lines only, and names the dashboard and landing p
     const listening = lines.find((line) => line.msg === 'listening')!;
     assert.equal(listening.dashboard_url, `${server.url}/dashboard`);
     assert.equal(listening.home_url, `${server.url}/`);
+    assert.equal(listening.node, process.version, 'the runtime version is logged at start');
     assert.equal((await fetch(String(listening.dashboard_url))).status, 200);
     assert.ok(lines.some((line) => line.file === join(server.dataDir, 'admin-token')));
   } finally {

@@ -153,7 +153,7 @@ describe('the sidecar service\'s command, through each image\'s entrypoint', () 
   test('the CI image\'s entrypoint runs a job\'s shell as it is; the old command through the binary is a usage error', async () => {
     const shell = run(['sh', entrypoint, 'sh', '-c', 'cardgate version']);
     assert.equal(await shell.exited, 0, shell.stderr());
-    assert.match(shell.stdout(), /^\d+\.\d+\.\d+\n$/);
+    assert.match(shell.stdout(), /^cardgate \d+\.\d+\.\d+ \(Node\.js v24\.\d+\.\d+, linux-x64\)\n$/);
     // The form that failed before: the binary as the entrypoint takes `cardgate` for an unknown subcommand.
     const doubled = run(['cardgate', 'cardgate', ...command, ...here()]);
     assert.equal(await doubled.exited, 2, doubled.stderr());

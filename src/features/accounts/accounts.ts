@@ -43,7 +43,9 @@ export const listAccounts = async (store: Store): Promise<AccountView[]> => {
 /** One page of the accounts (see PageQuery). */
 export const pageAccounts = async (store: Store, query: PageQuery<AccountSortField>): Promise<Page<AccountView>> => {
   const page = await store.pageAccounts(query);
-  return { ...page, items: await Promise.all(page.items.map((a) => view(store, a))) };
+  // One read for the page's keys, not one per account.
+  const keys = page.items.length === 0 ? [] : await store.listKeys(page.items.map((a) => a.id));
+  return { ...page, items: page.items.map((a) => ({ ...a, key_count: keys.filter((k) => k.account_id === a.id).length })) };
 };
 
 export const getAccount = async (store: Store, id: string): Promise<AccountView> => {

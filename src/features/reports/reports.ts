@@ -9,7 +9,7 @@ import type { Logger } from '../../lib/log.ts';
 import type { NewReport, ReportRecord, VerbatimReport } from '../../store/contract/report-records.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import type { ReportPageQuery } from '../../store/contract/reports.ts';
-import type { ReportSummary } from '../../store/reports/columns.ts';
+import { REPORT_COLUMNS, type ReportColumns, type ReportSummary } from '../../store/reports/columns.ts';
 import type { Store } from '../../store/contract/store.ts';
 
 
@@ -78,22 +78,27 @@ export const readReport = (store: Store, config: Config, nowMs: number, raw: str
 /** A report as the admin API lists it: its summary, its report URL and its account's name (null: anonymous, or the account is gone). */
 export type ListedReport = Omit<ReportSummary, 'alias'> & { url: string; account_name: string | null };
 
+/** The members of a listed report before `url`, in the order answers have always had them; a column declared later follows them. */
+const LISTING_ORDER = ['id', 'kind', 'created_at', 'account_id', 'account_name', 'agent_name', 'valid', 'score', 'errors'];
+
+/** The listed members made from the summary columns (every column the summary always holds) and `account_name`, in their order. */
+export const listingFields = (columns: ReportColumns = REPORT_COLUMNS): string[] => {
+  const always = columns.filter((c) => !c.optional).map((c) => c.name);
+  return [...LISTING_ORDER.filter((name) => name === 'account_name' || always.includes(name)), ...always.filter((name) => !LISTING_ORDER.includes(name))];
+};
+
 /** One page of the reports (see ReportPageQuery), for the admin API. */
-export const pageReports = async (store: Store, reportsUrl: string, query: ReportPageQuery): Promise<Page<ListedReport>> => {
+export const pageReports = async (store: Store, reportsUrl: string, query: ReportPageQuery, columns: ReportColumns = REPORT_COLUMNS): Promise<Page<ListedReport>> => {
   const page = await store.pageReports(query);
+  // One read for the page's accounts, not one per account.
   const accountIds = [...new Set(page.items.map((r) => r.account_id).filter((id) => id !== null))];
-  const names = new Map(await Promise.all(accountIds.map(async (id) => [id, (await store.getAccount(id))?.name ?? null] as const)));
-  const items = page.items.map((r) => ({
-    id: r.id,
-    kind: r.kind,
-    created_at: r.created_at,
-    account_id: r.account_id,
-    account_name: r.account_id === null ? null : (names.get(r.account_id) ?? null),
-    agent_name: r.agent_name,
-    valid: r.valid,
-    score: r.score,
-    errors: r.errors,
-    url: reportUrl(reportsUrl, r.id),
-  }));
+  const names = new Map((accountIds.length === 0 ? [] : await store.listAccounts(accountIds)).map((a) => [a.id, a.name]));
+  const fields = listingFields(columns);
+  const items = page.items.map((r) => {
+    const summary = r as unknown as Record<string, unknown>;
+    const accountName = r.account_id === null ? null : (names.get(r.account_id) ?? null);
+    const listed = Object.fromEntries(fields.map((name) => [name, name === 'account_name' ? accountName : (summary[name] ?? null)]));
+    return { ...listed, url: reportUrl(reportsUrl, r.id) } as ListedReport;
+  });
   return { ...page, items };
 };

@@ -17,7 +17,8 @@ export type AccountSortField = (typeof ACCOUNT_SORT_FIELDS)[number];
 export interface AccountsTable {
   createAccount(account: Account): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;
-  listAccounts(): Promise<Account[]>;
+  /** Every account, or those among `ids` (unknown ones left out; one read for a page's accounts). */
+  listAccounts(ids?: readonly string[]): Promise<Account[]>;
   /** One page of the accounts, searched and sorted (see PageQuery). */
   pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>>;
   updateAccount(id: string, patch: Partial<Omit<Account, 'id' | 'created_at'>>): Promise<Account | undefined>;

@@ -33,7 +33,8 @@ export interface KeysTable {
    */
   getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined>;
   getKey(id: string): Promise<ApiKeyRecord | undefined>;
-  listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
+  /** Every key, or the keys of one account or of those among several (one read for a page's key counts). */
+  listKeys(accountIds?: string | readonly string[]): Promise<ApiKeyRecord[]>;
   updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined>;
   deleteKey(id: string): Promise<boolean>;
 }

@@ -28,8 +28,8 @@ export class MemoryAccounts implements AccountsTable {
   async getAccount(id: string): Promise<Account | undefined> {
     return this.rows.get(id);
   }
-  async listAccounts(): Promise<Account[]> {
-    return [...this.rows.values()];
+  async listAccounts(ids?: readonly string[]): Promise<Account[]> {
+    return ids === undefined ? [...this.rows.values()] : [...new Set(ids)].flatMap((id) => this.rows.get(id) ?? []);
   }
   async pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>> {
     return this.pages.page(this.rows.rows, query);

@@ -53,8 +53,9 @@ export class MemoryKeys implements KeysTable {
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     return this.rows.get(id);
   }
-  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
-    return [...this.rows.values()].filter((k) => accountId === undefined || k.account_id === accountId);
+  async listKeys(accountIds?: string | readonly string[]): Promise<ApiKeyRecord[]> {
+    const among = accountIds === undefined ? undefined : new Set(typeof accountIds === 'string' ? [accountIds] : accountIds);
+    return [...this.rows.values()].filter((k) => among === undefined || among.has(k.account_id));
   }
   async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
     return this.rows.change(id, (k) => ({ ...k, ...patch }));

@@ -3,7 +3,7 @@ import type { Account, AccountSortField, AccountsTable } from '../contract/accou
 import type { Page, PageQuery } from '../contract/paging.ts';
 import { pageFrom, pageRows, type Listing } from './paging.ts';
 import type { PgContext } from './context.ts';
-import { asciiLowerSql, sought, text, type Queries } from './sql.ts';
+import { asciiLowerSql, sought, soughtAll, text, type Queries } from './sql.ts';
 
 export const frozenAccount = (row: Record<string, unknown>): Account =>
   Object.freeze({ id: row.id as string, name: row.name as string, plan: row.plan as Account['plan'], created_at: row.created_at as string });
@@ -34,8 +34,10 @@ export class PgAccounts implements AccountsTable {
     const [row] = await this.context.sql`select * from accounts where id = ${sought(id)}`;
     return row && frozenAccount(row);
   }
-  async listAccounts(): Promise<Account[]> {
-    return (await this.context.sql`select * from accounts order by created_at, id`).map(frozenAccount);
+  async listAccounts(ids?: readonly string[]): Promise<Account[]> {
+    const { sql } = this.context;
+    const among = ids === undefined ? sql`true` : sql`id = any(${soughtAll(ids)}::text[])`;
+    return (await sql`select * from accounts where ${among} order by created_at, id`).map(frozenAccount);
   }
   async pageAccounts(query: PageQuery<AccountSortField>): Promise<Page<Account>> {
     const { sql } = this.context;

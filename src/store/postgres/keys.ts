@@ -2,7 +2,7 @@
 import type { ApiKeyRecord, KeyAndAccount, KeysTable } from '../contract/keys.ts';
 import { frozenAccount } from './accounts.ts';
 import type { PgContext } from './context.ts';
-import { optionalText, sought, text, type Queries } from './sql.ts';
+import { optionalText, sought, soughtAll, text, type Queries } from './sql.ts';
 import { frozenTrustKey } from './trust-keys.ts';
 
 export const frozenKey = (row: Record<string, unknown>): ApiKeyRecord =>
@@ -57,12 +57,12 @@ export class PgKeys implements KeysTable {
     const [row] = await this.context.sql`select * from api_keys where id = ${sought(id)}`;
     return row && frozenKey(row);
   }
-  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
+  async listKeys(accountIds?: string | readonly string[]): Promise<ApiKeyRecord[]> {
     const { sql } = this.context;
     const rows =
-      accountId === undefined
+      accountIds === undefined
         ? await sql`select * from api_keys order by created_at, id`
-        : await sql`select * from api_keys where account_id = ${sought(accountId)} order by created_at, id`;
+        : await sql`select * from api_keys where account_id = any(${soughtAll(typeof accountIds === 'string' ? [accountIds] : accountIds)}::text[]) order by created_at, id`;
     return rows.map(frozenKey);
   }
   async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {

@@ -9,7 +9,7 @@
 import type { NewReport } from '../contract/report-records.ts';
 import { REPORT_COLUMNS, searchedColumns, type ReportColumn, type ReportColumns, type ReportSummary } from '../reports/columns.ts';
 import { summarizeReport } from '../reports/summary.ts';
-import type { Listing } from './paging.ts';
+import { trigramMatching, type Listing, type PageParts } from './paging.ts';
 import { asciiLowerSql, epochMs, optionalText, type Queries } from './sql.ts';
 
 /** A report's row: its columns by name. */
@@ -22,6 +22,35 @@ const STORED_ONLY = ['created_ms', 'alias_scope', 'version', 'body'] as const;
 const sortKey = (c: ReportColumn): string =>
   c.type === 'number' ? `(coalesce(${c.sql}, -1))` : c.type === 'text' ? `(${asciiLowerSql(`coalesce(${c.sql}, '')`)} collate "C")` : `(${c.sql} collate "C")`;
 
+/**
+ * The page of reports matching `q` (see pageRows), through indexes. An agent name is looked up
+ * among the distinct names (report_agent_names, migration 6: tens of thousands where reports are
+ * millions, so its trigrams' lists are short), its reports through the name sort's index
+ * (reports_by_agent), whose leading expression `nameKey` each listed name repeats; the other
+ * searched expressions (the id) through their trigram indexes (migration 5). Sorted by name, the
+ * names' reports come in that index's order from the cursor on, and the page stops at its last
+ * row however many match; by another key every matching report is sorted (few: a `q` that
+ * matches many fills its page in the walk).
+ */
+const agentNameMatches = (nameKey: string, others: readonly string[]) => (page: PageParts) => {
+  const { sql, select, order, pattern } = page;
+  const named = sql`${sql.unsafe(nameKey)} = any(array(select name from names))`;
+  const names = sql`names as materialized (select name from report_agent_names where name like ${pattern})`;
+  const byOther = sql`by_other as materialized (select id from reports where ${trigramMatching(sql, others, pattern)})`;
+  if (page.sort === 'agent_name') {
+    return sql`
+      with ${names}, ${byOther}
+      select * from ((${select} and ${named} ${order}) union (${select} and id in (select id from by_other) ${order})) found
+      order by sort_key ${page.direction}, (id collate "C") ${page.direction} limit ${page.rows}`;
+  }
+  return sql`
+    with ${names}, ${byOther}, matched as materialized (select id from reports where ${named} union select id from by_other)
+    ${select} and id in (select id from matched) ${order}`;
+};
+
+/** What `q` searches in a column: the id as it is, a text with null as "". */
+const searchedExpression = (c: ReportColumn): string => (c.type === 'id' ? c.sql : `coalesce(${c.sql}, '')`);
+
 export class ReportStatements {
   /** The row's columns, in order: the summary's, then STORED_ONLY. */
   readonly rowColumns: readonly string[];
@@ -31,11 +60,15 @@ export class ReportStatements {
   constructor(private readonly columns: ReportColumns = REPORT_COLUMNS) {
     const summary = columns.map((c) => c.sql);
     this.rowColumns = [...summary, ...STORED_ONLY];
+    const searched = searchedColumns(columns);
+    const name = searched.find((c) => c.name === 'agent_name' && c.sortable);
     this.listing = {
       table: 'reports',
       columns: summary.join(', '),
       sortKeys: Object.fromEntries(columns.filter((c) => c.sortable).map((c) => [c.name, sortKey(c)])),
-      searched: searchedColumns(columns).map((c) => (c.type === 'id' ? c.sql : `coalesce(${c.sql}, '')`)),
+      searched: searched.map(searchedExpression),
+      // The distinct names (migration 6) hold the agent names only: without that column, the trigram look-up.
+      ...(name && { lookUp: agentNameMatches(sortKey(name), searched.filter((c) => c !== name).map(searchedExpression)) }),
     };
   }
 

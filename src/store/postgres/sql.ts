@@ -13,6 +13,8 @@ export const text = (what: string, value: string): string => {
 export const optionalText = (what: string, value: string | null | undefined): string | null => (value == null ? null : text(what, value));
 /** A value looked up: one with a NUL character matches nothing (no stored value has one), where sent as it is the server would refuse the statement. */
 export const sought = (value: string): string | null => (value.includes('\0') ? null : value);
+/** The values sought that can be stored (a NUL is in none), for `= any(...::text[])`. */
+export const soughtAll = (values: readonly string[]): string[] => values.filter((v) => !v.includes('\0'));
 
 /** Epoch ms of an ISO timestamp; null when it is no date (retention then never selects it, as in the file engine). */
 export const epochMs = (iso: string): number | null => {

@@ -37,6 +37,8 @@ export interface ReportColumn<N extends string = string, V = unknown> {
   sortable?: boolean;
   /** The listing's `q` searches it; `label` is how the API names it. */
   searchable?: { label: string };
+  /** What the admin API's listing says of it, when more than its name and type. */
+  description?: string;
 }
 
 const column = <const C extends ReportColumn<string, unknown>>(c: C): C => c;
@@ -86,8 +88,8 @@ export const REPORT_COLUMNS = [
   column({ name: 'alias', type: 'text', sql: 'alias', derive: ({ report }): string | undefined => report.alias, optional: true }),
   column({ name: 'valid', type: 'boolean', sql: 'valid', derive: validOf }),
   column({ name: 'score', type: 'number', sql: 'score', derive: scoreOf, sortable: true }),
-  column({ name: 'agent_name', type: 'text', sql: 'agent_name', derive: agentNameOf, sortable: true, searchable: { label: 'agent name' } }),
-  column({ name: 'errors', type: 'number', sql: 'error_count', derive: errorsOf, sortable: true }),
+  column({ name: 'agent_name', type: 'text', sql: 'agent_name', derive: agentNameOf, sortable: true, searchable: { label: 'agent name' }, description: "The card's name (a batch: null)." }),
+  column({ name: 'errors', type: 'number', sql: 'error_count', derive: errorsOf, sortable: true, description: 'Errors found (a batch: null).' }),
 ] as const;
 
 export type ReportColumns = readonly ReportColumn[];

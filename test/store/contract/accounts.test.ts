@@ -13,6 +13,8 @@ contractSuite('accounts', (withStore) => {
     await s.createKey(key('key_2', 'acc_2'));
     assert.equal((await s.getAccount('acc_1'))?.name, 'One');
     assert.equal(await s.getAccount('nope'), undefined);
+    assert.deepEqual((await s.listAccounts(['acc_2', 'nope', 'acc_1', 'acc_2', 'a\0b'])).map((a) => a.name).sort(), ['One', 'Two']);
+    assert.deepEqual(await s.listAccounts([]), []);
     assert.deepEqual((await s.listAccounts()).map((a) => a.id).sort(), ['acc_1', 'acc_2']);
     assert.equal((await s.updateAccount('acc_1', { plan: 'team' }))?.plan, 'team');
     assert.equal(await s.updateAccount('nope', { plan: 'team' }), undefined);

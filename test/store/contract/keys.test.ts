@@ -12,6 +12,10 @@ contractSuite('keys', (withStore) => {
     assert.equal(await s.getKeyByHash('unknown'), undefined);
     assert.equal((await s.getKey('key_3'))?.account_id, 'acc_2');
     assert.deepEqual((await s.listKeys('acc_1')).map((k) => k.id).sort(), ['key_1', 'key_2']);
+    assert.deepEqual((await s.listKeys(['acc_2', 'acc_none', 'acc_1', 'a\0b'])).map((k) => k.id).sort(), ['key_1', 'key_2', 'key_3']);
+    assert.deepEqual((await s.listKeys(['acc_2'])).map((k) => k.id), ['key_3']);
+    assert.deepEqual(await s.listKeys([]), []);
+    assert.deepEqual(await s.listKeys('a\0b'), []);
     assert.equal((await s.updateKey('key_1', { last_used_at: iso(T0 + 1000), allowed_ips: ['10.0.0.0/8'] }))?.last_used_at, iso(T0 + 1000));
     assert.deepEqual((await s.getKeyByHash('hash_key_1'))?.allowed_ips, ['10.0.0.0/8']);
     assert.equal(await s.deleteKey('key_1'), true);

@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as z from 'zod';
 import { pageQuery } from '../../../src/api/list-query.ts';
+import { listedReportSchema } from '../../../src/api/schemas.ts';
+import { listingFields, pageReports } from '../../../src/features/reports/reports.ts';
+import { MemoryStore } from '../../../src/store/memory/memory-store.ts';
 import type { Page } from '../../../src/store/contract/paging.ts';
 import type { NewReport, VerbatimReport } from '../../../src/store/contract/report-records.ts';
 import type { ReportPageQuery } from '../../../src/store/contract/reports.ts';
@@ -125,4 +128,16 @@ test('the admin list schema takes the column: a sort value either way, and a sea
   // The columns the API serves today, as /openapi.json lists them.
   assert.deepEqual(sortFields(REPORT_COLUMNS), ['created_at', 'score', 'agent_name', 'errors']);
   assert.equal(searchedLabel(REPORT_COLUMNS), 'agent name or report id');
+});
+
+test('the admin list answer shows the column: in the listed report schema and in each listed report', async () => {
+  const item = listedReportSchema(columns);
+  assert.deepEqual(Object.keys(item.shape), [...listingFields(REPORT_COLUMNS), 'protocol_version', 'url'], 'after the members answers always had');
+  assert.deepEqual(z.toJSONSchema(item.shape.protocol_version!).type, ['string', 'null']);
+  const store = new MemoryStore(columns);
+  for (const r of reports()) await store.putReport(r);
+  const page = await pageReports(store, 'http://reports.test', { sort: 'protocol_version', descending: false, limit: 10 } as unknown as ReportPageQuery, columns);
+  assert.deepEqual(page.items.map((r) => (r as Record<string, unknown>).protocol_version), [null, '0.2.6', '0.3.0', '1.0.0', '1.0.1']);
+  for (const listed of page.items) assert.equal(item.safeParse(listed).success, true, JSON.stringify(listed));
+  assert.equal(listedReportSchema().safeParse(page.items[0]).success, true, 'the schema served today takes it too (extra members allowed)');
 });

@@ -70,6 +70,54 @@ contractSuite('reports', (withStore) => {
     assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'w_ather' }), []);
   });
 
+  withStore('pageReports: q contains, by agent name or id, ASCII letters in either case, the same under each sort, either way, any page size', async (s) => {
+    const result = (score: number, errors: number) => ({ valid: errors === 0, score, errors: Array.from({ length: errors }, () => ({ message: 'x' })) });
+    const named: Array<[string, string, number, number]> = [
+      ['rpt_1', 'Weather Bot', 50, 0],
+      ['rpt_2', 'WEATHER station', 50, 1],
+      ['rpt_weather_3', 'Zed', 10, 1], // by its id only
+      ['rpt_weather_4', 'weather', 90, 0], // by both: listed once
+      ['rpt_5', 'Éweather', 50, 2], // É is no ASCII letter: it keeps its case, and sorts after z
+      ['rpt_6', 'Travel', 70, 0],
+      ['rpt_7', '50%_off \\ deals', 70, 0],
+    ];
+    for (const [i, [id, name, score, errors]] of named.entries()) await s.putReport(report(id, { created_at: iso(T0 + i), card: { name }, result: result(score, errors) }));
+    await s.putReport(report('batch_weather_8', { kind: 'batch', created_at: iso(T0 + 8), card: [], result: { summary: { average_score: 30 }, invalid: 0 } }));
+    await s.commit();
+    const ids = async (query: Omit<ReportPageQuery, 'limit'>, limit: number) => {
+      const out: string[] = [];
+      let after: PagePosition | undefined;
+      do {
+        const page = await s.pageReports({ ...query, limit, ...(after ? { after } : {}) });
+        assert.ok(page.items.length <= limit && (page.items.length > 0 || !after));
+        out.push(...page.items.map((r) => r.id));
+        after = page.next;
+      } while (after);
+      return out;
+    };
+    // Ascending; ties by id; a batch's name sorts as "", its error count as -1.
+    const weather = {
+      agent_name: ['batch_weather_8', 'rpt_weather_4', 'rpt_1', 'rpt_2', 'rpt_weather_3', 'rpt_5'],
+      created_at: ['rpt_1', 'rpt_2', 'rpt_weather_3', 'rpt_weather_4', 'rpt_5', 'batch_weather_8'],
+      score: ['rpt_weather_3', 'batch_weather_8', 'rpt_1', 'rpt_2', 'rpt_5', 'rpt_weather_4'],
+      errors: ['batch_weather_8', 'rpt_1', 'rpt_weather_4', 'rpt_2', 'rpt_weather_3', 'rpt_5'],
+    };
+    for (const [sort, expected] of Object.entries(weather) as Array<[keyof typeof weather, string[]]>) {
+      for (const limit of [1, 2, 5, 50]) {
+        assert.deepEqual(await ids({ sort, descending: false, q: 'WeAtHeR' }, limit), expected, `${sort} ${limit}`);
+        assert.deepEqual(await ids({ sort, descending: true, q: 'weather' }, limit), [...expected].reverse(), `-${sort} ${limit}`);
+      }
+      assert.deepEqual(await ids({ sort, descending: false, q: 'ÉWEATHER' }, 2), ['rpt_5'], sort);
+      assert.deepEqual(await ids({ sort, descending: false, q: 'éweather' }, 2), [], sort);
+      assert.deepEqual(await ids({ sort, descending: false, q: '_OFF \\ D' }, 2), ['rpt_7'], sort);
+      for (const q of ['5%', 'r_t', '\\\\', 'no such']) assert.deepEqual(await ids({ sort, descending: false, q }, 2), [], `${sort} ${q}`);
+    }
+    // A report put again under another name is found by its new name, not its old one.
+    await s.putReport(report('rpt_6', { created_at: iso(T0 + 5), card: { name: 'Weather again' }, result: result(70, 0) }));
+    assert.deepEqual(await ids({ sort: 'agent_name', descending: false, q: 'weather a' }, 1), ['rpt_6']);
+    assert.deepEqual(await ids({ sort: 'created_at', descending: false, q: 'travel' }, 1), []);
+  });
+
   withStore('reports: one put with its request body verbatim reads back with the card from that body', async (s) => {
     const card = { name: 'Tab\tcard', description: 'line\nbreak "quoted" <b>é</b> 😀', skills: [{ id: 's' }] };
     // Pretty-printed with CRLF, as an editor might send it.
