@@ -14,6 +14,7 @@ export const tierNames = ['unit', 'integration', 'e2e'];
 
 export const declaredTiers = {
   integration: [
+    'test/api/account-rulesets.test.ts',
     'test/api/answer-bounds.test.ts',
     'test/api/blackbox.test.ts',
     'test/api/crash.test.ts',
@@ -23,6 +24,7 @@ export const declaredTiers = {
     'test/api/http-parser.test.ts',
     'test/api/metrics.test.ts',
     'test/api/openapi.test.ts',
+    'test/api/rulesets.test.ts',
     'test/api/signatures.test.ts',
     'test/api/trust-keys.test.ts',
     'test/cli/conventions.test.ts',
@@ -61,6 +63,7 @@ export const declaredTiers = {
     'test/store/contract/meta.test.ts',
     'test/store/contract/report-columns.test.ts',
     'test/store/contract/reports.test.ts',
+    'test/store/contract/rulesets.test.ts',
     'test/store/contract/trust-keys.test.ts',
     'test/store/durability.test.ts',
     'test/store/export-snapshot.test.ts',
@@ -78,6 +81,7 @@ export const declaredTiers = {
     'test/cli/warm-up.test.ts',
     'test/dashboard/browser.test.ts',
     'test/dashboard/harness.test.ts',
+    'test/dashboard/ruleset-editor.test.ts',
     'test/dashboard/scale.test.ts',
     'test/dashboard/sign-in.test.ts',
     'test/dashboard/trust-keys.test.ts',

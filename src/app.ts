@@ -51,7 +51,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', healthRoutes(lifecycle, deps.store));
   app.route('/', metricsRoutes(deps));
   app.route('/', validateRoutes(deps));
-  app.route('/', rulesRoutes);
+  app.route('/', rulesRoutes(deps));
   app.route('/', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
   app.route('/', reportRoutes(deps));
   app.route('/', adminRoutes(deps));

@@ -147,6 +147,17 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    rules: z
+      .object({
+        /**
+         * The ruleset every request is judged by unless its key's account has one of its own: a
+         * ruleset file (YAML or JSON; read at start and on SIGHUP) or a built-in name (`cardgate:strict`).
+         * Unset: the catalogue's severities.
+         */
+        ruleset: unset(z.string().min(1).max(4096)),
+      })
+      .strict()
+      .prefault({}),
     store: z
       .object({
         /**
@@ -248,6 +259,7 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_SIGNATURE_ALGORITHMS: { path: ['signatures', 'allowedAlgorithms'], type: 'list' },
   CARDGATE_REQUIRE_SIGNATURE: { path: ['signatures', 'requireSignature'], type: 'boolean' },
   CARDGATE_FETCH_JKU: { path: ['signatures', 'fetchJku'], type: 'boolean' },
+  CARDGATE_RULESET: { path: ['rules', 'ruleset'], type: 'string' },
   CARDGATE_DATABASE_URL: { path: ['store', 'databaseUrl'], type: 'string' },
   CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },
   CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ['store', 'statementTimeoutMs'], type: 'number' },
@@ -366,6 +378,7 @@ export const withAbsolutePaths = (config: Config, cwd = process.cwd()): Config =
   ...config,
   dataDir: resolvePath(cwd, config.dataDir),
   signatures: { ...config.signatures, trustFiles: config.signatures.trustFiles.map((file) => resolvePath(cwd, file)) },
+  rules: { ruleset: config.rules.ruleset === undefined || config.rules.ruleset.startsWith('cardgate:') ? config.rules.ruleset : resolvePath(cwd, config.rules.ruleset) },
 });
 
 /** {base_url} and {reports_url} once the listening port is known. */

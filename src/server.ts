@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { createApp, type App } from './app.ts';
 import { resolveUrls, type Config } from './config.ts';
 import { adminTokenFile, ensureAdminToken } from './features/accounts/admin-token.ts';
+import { defaultRuleset, loadDefaultRuleset, reloadDefaultRuleset } from './features/rulesets/default-ruleset.ts';
 import { loadTrustFiles, reloadTrustFiles } from './features/trust/trusted-keys.ts';
 import { cardFetchUse } from './features/validation/card-by-url.ts';
 import { countedByVerdict, createValidator } from './features/validator.ts';
@@ -33,7 +34,7 @@ export interface ServerOutput {
 export interface ServerOptions {
   /** Default: the process's stdout and stderr. */
   output?: ServerOutput;
-  /** Shut down on SIGTERM and SIGINT (a second one exits at once) and reload the trusted key files on SIGHUP, as `cardgate serve` does. */
+  /** Shut down on SIGTERM and SIGINT (a second one exits at once) and reload the trusted key files and the default ruleset on SIGHUP, as `cardgate serve` does. */
   signals?: boolean;
 }
 
@@ -92,11 +93,31 @@ const startUpLine = (config: Config, listeningUrl: string, publicUrl: string): s
   return `cardgate ${version} listening on ${listeningUrl}${sidecar} — dashboard ${publicUrl}/dashboard, ${token}\n`;
 };
 
-/** Checks what the configuration names, so that a bad entry stops the start (a ConfigError), not the first request; the trusted keys' count. */
+/** Checks what the configuration names (the default ruleset read), so that a bad entry stops the start (a ConfigError), not the first request; the trusted keys' count. */
 const checkConfig = async (config: Config): Promise<number> => {
   parseAllowedHosts(config.webhooks.allowedHosts, callbackUse);
   parseAllowedHosts(config.cardFetch.allowedHosts, cardFetchUse);
+  loadDefaultRuleset(config);
   return (await loadTrustFiles({ config, clock: systemClock })).length;
+};
+
+/** The default ruleset as the log names it (`{ruleset: {id, hash}}`), or nothing without one. */
+const namedDefaultRuleset = (config: Config): { ruleset?: { id: string; hash: string } } => {
+  const ruleset = defaultRuleset(config);
+  return ruleset ? { ruleset: { id: ruleset.id, hash: ruleset.hash } } : {};
+};
+
+/** SIGHUP reads the trusted key files and the default ruleset again; a bad one leaves the one in use as it was. */
+const reloadOnHangUp = (config: Config, log: Logger): void => {
+  process.on('SIGHUP', () => {
+    void reloadTrustFiles({ config, clock: systemClock }).then(
+      (r) => ('problem' in r ? log.error('trusted key files not reloaded', { problem: r.problem }) : log.info('trusted key files reloaded', { keys: r.keys })),
+      (e: unknown) => log.error('trusted key files not reloaded', { problem: (e as Error).message }),
+    );
+    const reloaded = reloadDefaultRuleset(config);
+    if ('problem' in reloaded) log.error('default ruleset not reloaded: the one in use stays', { problem: reloaded.problem });
+    else if (config.rules.ruleset !== undefined) log.info('default ruleset reloaded', namedDefaultRuleset(config));
+  });
 };
 
 /** Opens the store and makes sure the admin token reaches the operator, or says why not (a lock held by another process names its pid; a database is named without its password). */
@@ -190,7 +211,7 @@ const shutDown = async ({ config, log, server, requests, lifecycle, closeValidat
   log.info('stopped', named);
 };
 
-/** SIGTERM/SIGINT close the server (a second signal exits at once); SIGHUP reads the trusted key files again. */
+/** SIGTERM/SIGINT close the server (a second signal exits at once); SIGHUP reads the trusted key files and the default ruleset again. */
 const handleSignals = (config: Config, log: Logger, close: (signal: string) => Promise<void>): void => {
   let stopping = false;
   const stop = (signal: string) => {
@@ -203,13 +224,7 @@ const handleSignals = (config: Config, log: Logger, close: (signal: string) => P
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
-  // A bad file on reload leaves the keys in use as they were: the server keeps verifying with them.
-  process.on('SIGHUP', () =>
-    void reloadTrustFiles({ config, clock: systemClock }).then(
-      (r) => ('problem' in r ? log.error('trusted key files not reloaded', { problem: r.problem }) : log.info('trusted key files reloaded', { keys: r.keys })),
-      (e: unknown) => log.error('trusted key files not reloaded', { problem: (e as Error).message }),
-    ),
-  );
+  reloadOnHangUp(config, log);
 };
 
 const logListening = (config: Config, log: Logger, fields: { url: string; publicUrl: string; trustedKeys: number }): void => {
@@ -223,6 +238,7 @@ const logListening = (config: Config, log: Logger, fields: { url: string; public
     data_dir: config.dataDir,
     pid: process.pid,
     trusted_key_files_keys: fields.trustedKeys,
+    ...namedDefaultRuleset(config),
     mode: config.mode,
   });
   if (config.mode === 'sidecar') {

@@ -14181,6 +14181,14 @@ var configSchema = object({
     /** Fetch the JWKS a signature's `jku` names (public addresses only, as callbacks), cached. */
     fetchJku: boolean2().default(false)
   }).strict().prefault({}),
+  rules: object({
+    /**
+     * The ruleset every request is judged by unless its key's account has one of its own: a
+     * ruleset file (YAML or JSON; read at start and on SIGHUP) or a built-in name (`cardgate:strict`).
+     * Unset: the catalogue's severities.
+     */
+    ruleset: unset(string2().min(1).max(4096))
+  }).strict().prefault({}),
   store: object({
     /**
      * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
@@ -14257,6 +14265,7 @@ var envVars = {
   CARDGATE_SIGNATURE_ALGORITHMS: { path: ["signatures", "allowedAlgorithms"], type: "list" },
   CARDGATE_REQUIRE_SIGNATURE: { path: ["signatures", "requireSignature"], type: "boolean" },
   CARDGATE_FETCH_JKU: { path: ["signatures", "fetchJku"], type: "boolean" },
+  CARDGATE_RULESET: { path: ["rules", "ruleset"], type: "string" },
   CARDGATE_DATABASE_URL: { path: ["store", "databaseUrl"], type: "string" },
   CARDGATE_DATABASE_POOL_SIZE: { path: ["store", "poolSize"], type: "number" },
   CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ["store", "statementTimeoutMs"], type: "number" },
@@ -15068,6 +15077,33 @@ var describeOutOfRange = (n, { withPlace = true } = {}) => `the number ${n.liter
 
 // src/engine/ruleset/apply.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
+
+// src/engine/ruleset/builtin.ts
+var strictErrors = [
+  "url.https",
+  "url.placeholder",
+  "url.unreachable-host",
+  "url.private-host",
+  "security.undefined-scheme",
+  "security.scope.undeclared",
+  "extended-card.no-security",
+  "content.secret",
+  "signature.unknown-key",
+  "signature.jku-untrusted"
+];
+var builtinRulesets = {
+  "cardgate:recommended": {},
+  "cardgate:strict": {
+    ...Object.fromEntries(strictErrors.map((id) => [id, "error"])),
+    "provider.missing": "warning",
+    "signature.missing": "warning"
+  },
+  "cardgate:spec": Object.fromEntries(ruleCatalogue.filter((r) => !r.must).map((r) => [r.id, "off"]))
+};
+var severityRank = { off: 0, info: 1, warning: 2, error: 3 };
+var builtinNames = Object.keys(builtinRulesets);
+
+// src/engine/ruleset/apply.ts
 var matchers = /* @__PURE__ */ new Map();
 var MAX_MATCHERS = 1e3;
 var matcherFor = (glob2) => {
@@ -15079,10 +15115,23 @@ var matcherFor = (glob2) => {
   }
   return match;
 };
-var rulesetForFile = (ruleset, file) => {
+var catalogueLevel = new Map(ruleCatalogue.map((r) => [r.id, r.severity]));
+var raisesOnly = (ruleset, base, overrides) => {
+  const custom = new Map(ruleset.custom.map((rule) => [rule.id, rule.severity]));
+  const out = { ...base };
+  for (const severities of overrides) {
+    for (const [id, level] of Object.entries(severities)) {
+      const before = out[id] ?? custom.get(id) ?? catalogueLevel.get(id) ?? "off";
+      if (severityRank[level] > severityRank[before]) out[id] = level;
+    }
+  }
+  return out;
+};
+var rulesetForFile = (ruleset, file, { raiseOnly = false } = {}) => {
   const name = file?.replaceAll("\\", "/").replace(/^\.\//, "");
   const matching = name === void 0 ? [] : ruleset.overrides.filter((o) => o.files.some((glob2) => matcherFor(glob2)(name)));
-  const severities = matching.length === 0 ? ruleset.severities : Object.assign({}, ruleset.severities, ...matching.map((o) => o.severities));
+  const layers = matching.map((o) => o.severities);
+  const severities = matching.length === 0 ? ruleset.severities : raiseOnly ? raisesOnly(ruleset, ruleset.severities, layers) : Object.assign({}, ruleset.severities, ...layers);
   if (ruleset.custom.length === 0) return { severities };
   return { severities, custom: ruleset.custom.map((rule) => severities[rule.id] === void 0 ? rule : { ...rule, severity: severities[rule.id] }) };
 };

@@ -92,18 +92,26 @@ const readLimited = async (c: Context, maxBytes: number): Promise<Buffer> => {
   return Buffer.concat(chunks, total);
 };
 
-/** The body's text: a JSON Content-Type, within the size limit, not empty, valid UTF-8. */
-export const readBodyText = async (c: Context, options: Pick<ReadJsonOptions, 'maxBytes' | 'validationShape'>): Promise<string> => {
+const yamlTypes: ReadonlySet<string> = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
+const isYamlContentType = (value: string | undefined): boolean => value !== undefined && yamlTypes.has(value.split(';')[0]!.trim().toLowerCase());
+
+/**
+ * The body's text: a JSON Content-Type (`yaml`: or a YAML one), within the size limit, not empty,
+ * valid UTF-8.
+ */
+export const readBodyText = async (c: Context, options: Pick<ReadJsonOptions, 'maxBytes' | 'validationShape'> & { yaml?: boolean }): Promise<string> => {
   const unsupported = (message: string) => new ApiError('UNSUPPORTED_MEDIA_TYPE', message, options.validationShape ? { validationBody: [{ path: 'body', message }] } : {});
   const contentType = c.req.header('content-type');
-  if (!isJsonContentType(contentType)) throw unsupported('Content-Type must be application/json');
+  if (!isJsonContentType(contentType) && !(options.yaml && isYamlContentType(contentType))) {
+    throw unsupported(options.yaml ? 'Content-Type must be application/json or application/yaml' : 'Content-Type must be application/json');
+  }
   const charset = declaredCharset(contentType!);
   // Read as UTF-8 whatever it said, a UTF-16 body was refused as invalid UTF-8 or, worse, misread.
   if (charset !== undefined && !utf8Charsets.has(charset)) throw unsupported(`charset ${JSON.stringify(charset)} is not supported: send the body as UTF-8 (charset=utf-8, or no charset)`);
   const bytes = await readLimited(c, options.maxBytes);
-  if (bytes.byteLength === 0) throw badBody('request body is empty; expected a JSON object', options.validationShape);
+  if (bytes.byteLength === 0) throw badBody(`request body is empty; expected ${options.yaml ? 'a ruleset (JSON or YAML)' : 'a JSON object'}`, options.validationShape);
   const text = utf8Text(bytes);
-  if (text === undefined) throw badBody('request body is not valid JSON: body is not valid UTF-8', options.validationShape);
+  if (text === undefined) throw badBody(`request body is not valid ${options.yaml ? 'JSON or YAML' : 'JSON'}: body is not valid UTF-8`, options.validationShape);
   return text;
 };
 

@@ -64,6 +64,12 @@ const signatureCheck = z
   })
   .meta({ id: 'SignatureCheck' });
 
+const rulesetRef = z
+  .object({
+    id: z.string().meta({ description: 'A built-in ruleset\'s name (`cardgate:strict`...), `config` (the server\'s default) or `account` (the key\'s account\'s).' }),
+    hash: z.string().meta({ description: '`sha256:` and the hex SHA-256 of the ruleset\'s canonical JSON (RFC 8785): the same policy has the same hash however it is written.' }),
+  });
+
 const versionMembers = {
   version: z.string().meta({ description: 'The rule set used: `0.2.0`..`0.2.6`, `0.3.0` or `1.0`.' }),
   version_source: z.enum(['forced', 'declared', 'detected']),
@@ -75,6 +81,7 @@ const versionMembers = {
     .array(signatureCheck)
     .optional()
     .meta({ description: 'Only when signatures were verified (`options.verify_signatures`): one verdict per signature of the card.' }),
+  ruleset: rulesetRef.optional().meta({ description: 'Only when a ruleset judged the card (its key\'s account\'s, or the server\'s default `rules.ruleset`); absent: the catalogue\'s severities.' }),
 };
 
 const findings = {
@@ -207,10 +214,12 @@ export const rules = z
   .object({
     versions: z.array(z.string()),
     version_selection: z.string(),
+    ruleset: rulesetRef.optional().meta({ description: 'With `?ruleset=`: the ruleset the severities are of.' }),
     rules: z.array(
       z.object({
         id: z.string(),
-        severity: z.enum(['error', 'warning', 'info']),
+        severity: z.enum(['error', 'warning', 'info', 'off']).meta({ description: 'The catalogue\'s severity; with `?ruleset=`, the one that ruleset gives the rule (`off` included).' }),
+        set_by: z.string().optional().meta({ description: 'With `?ruleset=`, when the ruleset sets the rule: the built-in or ruleset that did.' }),
         versions: z.array(z.string()),
         spec: z.string(),
         description: z.string(),
@@ -220,6 +229,10 @@ export const rules = z
         must: z.boolean().meta({ description: 'It enforces a MUST of the specification or the official schema: a ruleset may raise it, never lower it or turn it off.' }),
       }),
     ),
+    custom_rules: z
+      .array(z.object({ id: z.string(), severity: z.enum(['error', 'warning', 'info', 'off']), given: z.string(), function: z.string(), description: z.string() }))
+      .optional()
+      .meta({ description: 'With `?ruleset=`: the ruleset\'s custom rules.' }),
   })
   .meta({ id: 'Rules' });
 

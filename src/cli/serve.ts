@@ -2,7 +2,7 @@
  * `cardgate serve`: reads the arguments and the configuration, then starts the service as the tests
  * and the benchmarks do (startServer, src/server.ts), handling the signals: SIGTERM/SIGINT shut it
  * down gracefully (exit 0; 1 when the store could not be flushed), SIGHUP reads the trusted key
- * files again.
+ * files and the default ruleset again.
  */
 import { ConfigError, configFlags, loadConfig, withAbsolutePaths } from '../config.ts';
 import { startServer, StartFailed } from '../server.ts';

@@ -79,6 +79,8 @@ textarea.code-input { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas
   border: 1px solid var(--line); background: var(--bg); }
 .badge.ok { background: var(--ok-bg); color: var(--ok); border-color: transparent; }
 .badge.bad { background: var(--bad-bg); color: var(--danger); border-color: transparent; }
+#ruleset-preview ul { margin: 0.25rem 0 0.75rem; padding-left: 1.25rem; overflow-wrap: anywhere; }
+#ruleset-preview h4 { margin: 0.5rem 0 0; font-size: 0.95rem; }
 .badge.plan-pro { border-color: var(--accent); color: var(--accent); }
 .badge.plan-team { background: var(--accent); color: var(--accent-text); border-color: transparent; }
 

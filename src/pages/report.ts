@@ -42,6 +42,8 @@ interface Findings {
   compatibility: Array<[string, CompatibilityVerdict]>;
   /** The signatures summary, when the validation verified signatures. */
   signatures: Array<Record<string, unknown>> | undefined;
+  /** The ruleset that judged the card, when one did. */
+  ruleset?: { id: string; hash: string };
 }
 
 const isVerdict = (v: unknown): v is CompatibilityVerdict =>
@@ -63,7 +65,13 @@ const findingsOf = (result: unknown, version: string | undefined): Findings => {
     versionSource: typeof v.version_source === 'string' && Object.hasOwn(versionSourceText, v.version_source) ? (v.version_source as VersionSource) : undefined,
     compatibility: Object.entries(asObject(v.compatibility)).filter((entry): entry is [string, CompatibilityVerdict] => isVerdict(entry[1])),
     signatures: Array.isArray(v.signatures) ? asArray(v.signatures) : undefined,
+    ...rulesetOf(v.ruleset),
   };
+};
+
+const rulesetOf = (value: unknown): Pick<Findings, 'ruleset'> => {
+  const { id, hash } = asObject(value);
+  return typeof id === 'string' && typeof hash === 'string' ? { ruleset: { id, hash } } : {};
 };
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -203,7 +211,9 @@ const signaturesSection = (f: Findings): string =>
       .join('')}</ul>`}</section>`;
 
 const rulesUsed = (f: Findings): string | undefined =>
-  f.version === undefined ? undefined : `A2A ${esc(f.version)} rules${f.versionSource ? `, ${esc(versionSourceText[f.versionSource])}` : ''}`;
+  f.version === undefined
+    ? undefined
+    : `A2A ${esc(f.version)} rules${f.versionSource ? `, ${esc(versionSourceText[f.versionSource])}` : ''}${f.ruleset ? `, judged by the ruleset ${esc(f.ruleset.id)} (${esc(f.ruleset.hash.slice(0, 19))}…)` : ''}`;
 
 /**
  * The card as the page shows it: its own text as it was sent (cut out of the stored request, so

@@ -11,6 +11,7 @@ import type { ApiKeyRecord } from './contract/keys.ts';
 import type { Counter, UsageRow } from './contract/counters.ts';
 import type { JobRecord } from './contract/jobs.ts';
 import type { TrustKeyRecord } from './contract/trust-keys.ts';
+import type { AccountRulesetRecord } from './contract/rulesets.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }
@@ -21,6 +22,7 @@ export type TransferRow =
   | { table: 'jobs'; row: JobRecord }
   | { table: 'meta'; row: { key: string; value: string } }
   | { table: 'trust_keys'; row: TrustKeyRecord }
+  | { table: 'rulesets'; row: AccountRulesetRecord }
   | { table: 'reports'; line: string };
 
 /** What the engines add to the Store contract for export and import. */
@@ -65,7 +67,7 @@ export async function* exportText(rows: AsyncIterable<TransferRow>, header: stri
 
 /** The key each table's rows are known by (as in the file engine's journal). */
 const keyOf = (table: TableName, row: Record<string, unknown>): unknown =>
-  table === 'usage' ? `${row.account_id}|${row.day}` : table === 'counters' || table === 'meta' ? row.key : row.id;
+  table === 'usage' ? `${row.account_id}|${row.day}` : table === 'counters' || table === 'meta' ? row.key : table === 'rulesets' ? row.account_id : row.id;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

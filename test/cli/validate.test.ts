@@ -10,6 +10,7 @@ import { clean03 } from '../engine/fixtures.ts';
 import { invalidCard, notJson, warnedCard } from '../engine/formats/cards.ts';
 import { runCli } from '../support/server.ts';
 import { startCardHost } from '../support/card-host.ts';
+import { testDeps } from '../support/app.ts';
 
 const newDir = tempDirFactory('cardgate-validate-');
 const dir = newDir();
@@ -196,7 +197,7 @@ test('as a child process: directories searched (sorted, .well-known in, node_mod
 });
 
 test('GET /v1/rules serves the versions and the catalogue', async () => {
-  const res = await rulesRoutes.request('/v1/rules');
+  const res = await rulesRoutes(testDeps().deps).request('/v1/rules');
   assert.equal(res.status, 200);
   const body = (await res.json()) as { versions: string[]; version_selection: string; rules: { id: string; severity: string; fix: string }[] };
   assert.ok(body.versions.includes('1.0') && body.versions.includes('0.2.0'));

@@ -91,6 +91,24 @@ test('overrides: the rules of every entry whose globs match the file, after the 
   assert.deepEqual([level('cards/a.json'), level('dev/a.json'), level('./dev/a.json'), level('x/y.local.json'), level('dev/legacy/b.json'), level()], ['error', 'off', 'off', 'off', 'info', 'error']);
 });
 
+test('overrides raising only (the server: the caller names the file): a lower severity is ignored, a higher one applies', () => {
+  const r = compiled({
+    rules: { 'url.https': 'error', 'field.unknown': 'off', team: { given: '$.name', then: { function: 'truthy' }, severity: 'info' } },
+    overrides: [
+      { files: ['dev/**'], rules: { 'url.https': 'off', 'provider.missing': 'off', team: 'off' } },
+      { files: ['dev/**', 'prod/**'], rules: { 'field.unknown': 'warning', 'provider.missing': 'error', team: 'error' } },
+    ],
+  });
+  const raised = (file: string) => rulesetForFile(r, file, { raiseOnly: true });
+  assert.deepEqual(raised('dev/a.json').severities, { 'url.https': 'error', 'field.unknown': 'warning', 'provider.missing': 'error', team: 'error' });
+  assert.equal(raised('dev/a.json').custom?.[0]?.severity, 'error');
+  // Lowering alone: nothing changes (provider.missing stays at its catalogue level, info).
+  const lowered = rulesetForFile(compiled({ overrides: [{ files: ['**'], rules: { 'url.https': 'off', 'provider.missing': 'off' } }] }), 'a.json', { raiseOnly: true });
+  assert.deepEqual(lowered.severities, {});
+  // The CLI's own files may lower.
+  assert.equal(rulesetForFile(r, 'dev/a.json').severities['url.https'], 'off');
+});
+
 test('settings.network internal turns url.private-host off; an explicit rule still wins', () => {
   const card = { ...clean03(), url: 'https://10.0.0.5/a2a' };
   assert.deepEqual(rules(validateCard(card)).warnings, ['url.private-host']);

@@ -72,3 +72,21 @@ export const callerOf = (c: Context<AppEnv>): { caller: Caller; noteWindow: (win
   if (!caller) throw new Error('callerOf: identifyCaller middleware is not mounted on this route');
   return { caller, noteWindow: (window) => c.set('rateWindow', window) };
 };
+
+/**
+ * The webhook endpoints' reading of a key (they need none): sets `c.var.caller` to the key's
+ * account when a key is given that identifies one and may be used from the client's address, so
+ * that its ruleset judges the card; any other key is ignored, as the webhooks always did.
+ */
+export const keyedWhenGiven = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
+  const clientIp = clientIpResolver(deps.config);
+  return async (c, next) => {
+    const presented = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
+    const found = presented ? await findKeyAndAccount(deps.store, presented, deps.config.keys.prefix) : undefined;
+    const ip = clientIp(c);
+    if (found && (found.key.allowed_ips.length === 0 || allowList(found.key)(ip))) {
+      c.set('caller', { plan: found.account.plan, account: found.account, key: found.key, ip, trustKeys: found.trustKeys });
+    }
+    return next();
+  };
+};

@@ -24,6 +24,7 @@ import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../ope
 import { admin, bodyRefused, notFound } from './admin-route.ts';
 import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
+import { accountRulesetRoutes } from './account-ruleset.ts';
 
 const ACCOUNTS_SORT = 'created_at';
 const REPORTS_SORT = '-created_at';
@@ -220,5 +221,6 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })
     .openapi(routes.exportAll, (c) => streamExport(c))
-    .route('/', trustKeyRoutes(deps));
+    .route('/', trustKeyRoutes(deps))
+    .route('/', accountRulesetRoutes(deps));
 };

@@ -4,7 +4,9 @@
  *   POST /webhook/github  the GitHub result with a ready-made commit status
  *   GET  /status/:id      job status (queued, processing, completed, failed, and the callback's
  *                         state); carries the webhook rate headers without counting
- * No authentication: API keys are ignored here; the per-IP and global webhook limits apply.
+ * No authentication needed: the per-IP and global webhook limits apply. A key that identifies an
+ * account (usable from the client's address) makes that account's ruleset judge the card; any other
+ * key is ignored, as before; no key changes a limit.
  */
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
@@ -15,7 +17,8 @@ import { handleGithub, handleWebhook, validationStatus } from '../../features/we
 import { githubRequestSchema, webhookRequestSchema } from '../../features/webhooks/webhook-requests.ts';
 import { readBodyText } from '../body.ts';
 import type { createWebhookLimiter } from '../middleware/webhook-limit.ts';
-import { apiRoutes, type ApiRoutes, bodyErrors, errors, jsonText, rateLimitHeaders, requestBody, response } from '../openapi.ts';
+import { keyedWhenGiven } from '../middleware/caller.ts';
+import { apiRoutes, type ApiRoutes, bodyErrors, errors, jsonText, rateLimitHeaders, requestBody, response, security } from '../openapi.ts';
 import { githubFailure, githubResult, validationStatus as validationStatusSchema, webhookAccepted, webhookResult } from '../schemas.ts';
 
 export interface WebhookServices {
@@ -32,7 +35,8 @@ const webhook = createRoute({
   path: '/v1/webhook',
   tags: ['webhooks'],
   summary: 'Validate a card for CI, synchronously or with a signed callback',
-  description: 'No key: the per-IP and global webhook limits apply, and `X-RateLimit-*` show the IP\'s minute.',
+  description: 'No key needed: the per-IP and global webhook limits apply, and `X-RateLimit-*` show the IP\'s minute. A key that identifies an account makes its ruleset judge the card; any other key is ignored.',
+  security: security.optionalKey,
   request: { body: requestBody(webhookRequestSchema) },
   responses: {
     200: response('Validated (no callback_url); the report is stored.', webhookResult, rateLimitHeaders),
@@ -55,7 +59,8 @@ const github = createRoute({
   path: '/v1/webhook/github',
   tags: ['webhooks'],
   summary: 'Validate a card for a commit, with a ready-made GitHub commit status',
-  description: 'The report is found under the commit SHA too (`/reports/<sha>`), as long as no other repository posts the same SHA.',
+  description: 'The report is found under the commit SHA too (`/reports/<sha>`), as long as no other repository posts the same SHA. A key that identifies an account makes its ruleset judge the card; any other key is ignored.',
+  security: security.optionalKey,
   request: { body: requestBody(githubRequestSchema) },
   responses: {
     200: response('Validated; the report is stored.', githubResult, rateLimitHeaders),
@@ -78,13 +83,14 @@ const status = createRoute({
 
 export const webhookRoutes = (deps: AppDeps, { limiter, jobs }: WebhookServices): ApiRoutes => {
   const maxBytes = deps.config.http.maxBodyBytes;
+  const middleware = [limiter.count, keyedWhenGiven(deps)];
   return apiRoutes()
-    .openapi({ ...webhook, middleware: limiter.count }, async (c) => {
-      const answer = await handleWebhook(deps, jobs, await readBodyText(c, { maxBytes }));
+    .openapi({ ...webhook, middleware }, async (c) => {
+      const answer = await handleWebhook(deps, jobs, await readBodyText(c, { maxBytes }), c.get('caller')?.account?.id ?? null);
       return answer.status === 202 ? jsonText(c, webhookAccepted, answer.body, 202) : jsonText(c, webhookResult, answer.body, 200);
     })
-    .openapi({ ...github, middleware: limiter.count }, async (c) =>
-      jsonText(c, githubResult, await handleGithub(deps, jobs, await readBodyText(c, { maxBytes })), 200),
+    .openapi({ ...github, middleware }, async (c) =>
+      jsonText(c, githubResult, await handleGithub(deps, jobs, await readBodyText(c, { maxBytes }), c.get('caller')?.account?.id ?? null), 200),
     )
     .openapi({ ...status, middleware: limiter.headersOnly }, async (c) => {
       const { id } = c.req.valid('param');

@@ -9,6 +9,7 @@ import {
 } from './core.ts';
 import { lastDays, quotaText, usageChart } from './insights.ts';
 import { apiQuery, listHash, pager, readList, searchForm, sortHeader } from './lists.ts';
+import { readRuleset, rulesetSection } from './ruleset-editor.ts';
 
 const accountPath = (id: string): string => '/accounts/' + encodeURIComponent(id);
 const ACCOUNTS = '#/accounts';
@@ -86,10 +87,11 @@ interface FreshKey {
 let freshKey: FreshKey | null = null;
 
 export async function accountView(id: string): Promise<HTMLElement> {
-  const [{ account, today }, { keys }, { usage, daily_limits: limits }] = await Promise.all([
+  const [{ account, today }, { keys }, { usage, daily_limits: limits }, ruleset] = await Promise.all([
     api<{ account: Account; today: QuotaToday }>('GET', accountPath(id)),
     api<{ keys: ApiKey[] }>('GET', accountPath(id) + '/keys'),
     api<{ usage: UsageRow[]; daily_limits: DailyLimits }>('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
+    readRuleset(id),
   ]);
   const revealed = freshKey && freshKey.accountId === account.id ? freshKey : null;
   freshKey = null;
@@ -106,9 +108,10 @@ export async function accountView(id: string): Promise<HTMLElement> {
       h('h2', { id: 'account-usage-title' }, 'Usage, last 30 days'),
       usageChart(account.name, usage, lastDays(30, usage))),
     settingsForm(account, limits),
+    rulesetSection(account, ruleset),
     h('section', { class: 'card danger-zone', 'aria-labelledby': 'danger-title' },
       h('h2', { id: 'danger-title' }, 'Delete this account'),
-      h('p', {}, 'Deletes the account and all its keys.'),
+      h('p', {}, 'Deletes the account, all its keys and its ruleset.'),
       h('button', { type: 'button', class: 'button danger', onclick: guarded(() => deleteAccount({ ...account, key_count: keys.length })) },
         'Delete account')));
 }

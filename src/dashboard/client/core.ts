@@ -76,12 +76,15 @@ const problemsOf = (message: string): Problem[] =>
 export class ApiFailure extends Error {
   readonly status: number;
   readonly problems: Problem[];
-  constructor(status: number, message: string) {
+  /** The error body as the API sent it (a refused ruleset lists its problems there, at line:column). */
+  readonly body: unknown;
+  constructor(status: number, message: string, body: unknown = null) {
     const problems = status === 400 ? problemsOf(message) : [{ field: null, message }];
     // The summary says "Allowed IPs: …" where the API says "allowed_ips: …".
     super(problems.map((p) => (p.field ? FIELD_LABELS[p.field] + ': ' + p.message : p.message)).join('; '));
     this.status = status;
     this.problems = problems;
+    this.body = body;
   }
 }
 
@@ -94,13 +97,18 @@ const errorText = (body: unknown): string => {
   return '';
 };
 
+/** A body sent as the text it is, of its own media type (a ruleset's YAML), rather than as JSON. */
+export class TextBody {
+  constructor(readonly text: string, readonly type: string) {}
+}
+
 /** Calls the admin API; the answer is trusted to have the shape T (the server is the same build). */
 export async function api<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json', Authorization: 'Bearer ' + (token || session.token() || '') };
   const init: RequestInit = { method, headers, credentials: 'omit', cache: 'no-store' };
   if (body !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(body);
+    headers['Content-Type'] = body instanceof TextBody ? body.type : 'application/json';
+    init.body = body instanceof TextBody ? body.text : JSON.stringify(body);
   }
   let response: Response;
   try {
@@ -110,7 +118,7 @@ export async function api<T>(method: string, path: string, body?: unknown, token
   }
   const data: unknown = await response.json().catch(() => null);
   if (!response.ok) {
-    throw new ApiFailure(response.status, errorText(data) || 'The request failed (HTTP ' + response.status + ').');
+    throw new ApiFailure(response.status, errorText(data) || 'The request failed (HTTP ' + response.status + ').', data);
   }
   return data as T;
 }

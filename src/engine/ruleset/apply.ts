@@ -1,5 +1,7 @@
 /** The severities a compiled ruleset gives one file: its rules, then each override whose globs match the file. */
 import picomatch from 'picomatch';
+import { ruleCatalogue } from '../catalogue.ts';
+import { severityRank } from './builtin.ts';
 import type { CompiledRuleset, RuleLevel } from '../types.ts';
 import type { CompiledRulesetData } from './compile.ts';
 
@@ -18,11 +20,32 @@ const matcherFor = (glob: string): ((file: string) => boolean) => {
   return match;
 };
 
-/** `file` as the CLI names it (relative, `/` separators); without one, the overrides do not apply. */
-export const rulesetForFile = (ruleset: CompiledRulesetData, file?: string): CompiledRuleset => {
+const catalogueLevel = new Map<string, RuleLevel>(ruleCatalogue.map((r) => [r.id, r.severity]));
+
+/** The overrides' severities that raise a rule above `base` (its level before them), and no others. */
+const raisesOnly = (ruleset: CompiledRulesetData, base: Record<string, RuleLevel>, overrides: ReadonlyArray<Record<string, RuleLevel>>): Record<string, RuleLevel> => {
+  const custom = new Map(ruleset.custom.map((rule) => [rule.id, rule.severity]));
+  const out = { ...base };
+  for (const severities of overrides) {
+    for (const [id, level] of Object.entries(severities)) {
+      const before = out[id] ?? custom.get(id) ?? catalogueLevel.get(id) ?? 'off';
+      if (severityRank[level] > severityRank[before]) out[id] = level;
+    }
+  }
+  return out;
+};
+
+/**
+ * `file` as the CLI names it (relative, `/` separators); without one, the overrides do not apply.
+ * `raiseOnly`: an override may raise a rule's severity, never lower it (on the server the file name
+ * is the caller's to choose, and must not buy a laxer policy than the ruleset's own rules).
+ */
+export const rulesetForFile = (ruleset: CompiledRulesetData, file?: string, { raiseOnly = false } = {}): CompiledRuleset => {
   const name = file?.replaceAll('\\', '/').replace(/^\.\//, '');
   const matching = name === undefined ? [] : ruleset.overrides.filter((o) => o.files.some((glob) => matcherFor(glob)(name)));
-  const severities: Record<string, RuleLevel> = matching.length === 0 ? ruleset.severities : Object.assign({}, ruleset.severities, ...matching.map((o) => o.severities));
+  const layers = matching.map((o) => o.severities);
+  const severities: Record<string, RuleLevel> =
+    matching.length === 0 ? ruleset.severities : raiseOnly ? raisesOnly(ruleset, ruleset.severities, layers) : Object.assign({}, ruleset.severities, ...layers);
   if (ruleset.custom.length === 0) return { severities };
   // A custom rule's own severity, unless a later layer or an override set another.
   return { severities, custom: ruleset.custom.map((rule) => (severities[rule.id] === undefined ? rule : { ...rule, severity: severities[rule.id]! })) };

@@ -25,4 +25,7 @@ export const builtinRulesets: Readonly<Record<string, Readonly<Record<string, Ru
   'cardgate:spec': Object.fromEntries(ruleCatalogue.filter((r) => !r.must).map((r) => [r.id, 'off' as const])),
 };
 
+/** Severities in order: raising a rule moves it right. */
+export const severityRank: Readonly<Record<RuleLevel, number>> = { off: 0, info: 1, warning: 2, error: 3 };
+
 export const builtinNames = Object.keys(builtinRulesets);

@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { ruleCatalogue } from '../catalogue.ts';
 import type { RuleLevel } from '../types.ts';
-import { builtinNames, builtinRulesets } from './builtin.ts';
+import { builtinNames, builtinRulesets, severityRank } from './builtin.ts';
 import { compileCustomRule, customRuleSchema, type CompiledCustomRule } from './custom-compile.ts';
 
 /** Bounds: a ruleset is data a team writes, never a way to make the validator work without end. */
@@ -73,7 +73,6 @@ export interface CompiledRulesetData {
 }
 
 const byId = new Map(ruleCatalogue.map((r) => [r.id, r]));
-const rank: Record<RuleLevel, number> = { off: 0, info: 1, warning: 2, error: 3 };
 
 /** The severities of a rule map (its custom rules into `custom`), or its problems: unknown rules, MUST rules set below error. */
 function readRules(rules: Record<string, unknown>, at: (string | number)[], problems: RulesetProblem[], custom?: Map<string, CompiledCustomRule>): Record<string, RuleLevel> {
@@ -93,7 +92,7 @@ function readRules(rules: Record<string, unknown>, at: (string | number)[], prob
     const rule = byId.get(id);
     if (!rule && custom?.has(id)) out[id] = level;
     else if (!rule) problems.push({ path: [...at, id], message: `no rule "${id}" (GET /v1/rules or \`cardgate rules\` lists them)` });
-    else if (rule.must && rank[level] < rank.error) {
+    else if (rule.must && severityRank[level] < severityRank.error) {
       problems.push({ path: [...at, id], message: `${id} enforces a MUST of the specification or the official schema: it cannot be lowered to ${level}` });
     } else out[id] = level;
   }

@@ -11,7 +11,7 @@ import { locateCards, type CheckedInput, type LocatedResult, type OutputFormat }
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonBody } from '../../errors/bad-input.ts';
 import { isJsonObject, jsonObjectSchema } from '../../lib/json.ts';
-import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, rulesetOptions, rulesetRefOf, type RulesetRef } from './card-result.ts';
 
 export interface BatchEntry {
   id: string;
@@ -118,12 +118,13 @@ export interface BatchOutcome {
  * findings' positions in the card's own text, the results as JSON text.
  */
 export const validateBatchText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): BatchOutcome => {
-  const { text, accept, trust } = bodyParts(body);
+  const { text, accept, trust, ruleset } = bodyParts(body);
   const request = readBatchRequest(text, settings);
   const entries = request.cards;
   const format = request.options?.format ?? accept;
   const signatures = signatureOptions(trust, request.options?.verify_signatures);
-  const found = entries.map(({ agent_card }, i) => ({ result: engine(agent_card, { maxFindings: settings.maxFindings, ...signatures }), at: ['cards', i, 'agent_card'] }));
+  // A card's id names its file in formatted answers: the ruleset's overrides match it (raising only).
+  const found = entries.map(({ id, agent_card }, i) => ({ result: engine(agent_card, { maxFindings: settings.maxFindings, ...signatures, ...rulesetOptions(ruleset, id) }), at: ['cards', i, 'agent_card'] }));
   const located = locateCards(text, found);
   let valid = 0;
   let scoreSum = 0;
@@ -131,14 +132,14 @@ export const validateBatchText = (body: BodyText, settings: ValidationSettings, 
     if (result.valid) valid++;
     scoreSum += result.valid ? result.score : 0;
   }
-  const answer = withinBudget(located, (shown) => batchAnswer(entries, shown, format, settings.rulesUrl), (a) => Buffer.byteLength(a.formatted?.body ?? a.results), answerBudget(Buffer.byteLength(text)));
+  const answer = withinBudget(located, (shown) => batchAnswer(entries, shown, format, settings.rulesUrl, rulesetRefOf(ruleset)), (a) => Buffer.byteLength(a.formatted?.body ?? a.results), answerBudget(Buffer.byteLength(text)));
   return { total: entries.length, valid, scoreSum, ...answer };
 };
 
 /** The results as JSON text, and the answer in the format asked for instead (then the results are the report's). */
-const batchAnswer = (entries: BatchEntry[], located: LocatedResult[], format: OutputFormat | undefined, rulesUrl: string | undefined): Pick<BatchOutcome, 'results' | 'formatted'> => {
+const batchAnswer = (entries: BatchEntry[], located: LocatedResult[], format: OutputFormat | undefined, rulesUrl: string | undefined, ruleset: RulesetRef | undefined): Pick<BatchOutcome, 'results' | 'formatted'> => {
   const results = entries.map(({ id }, i) => {
-    const card = cardPieces(located[i]!, entries[i]!.agent_card);
+    const card = cardPieces(located[i]!, entries[i]!.agent_card, ruleset);
     return `{"id":${JSON.stringify(id)},"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${card.infosMember}${truncatedField(card, ['errors', 'warnings'])},"score":${card.valid ? card.score : 0},${card.versionMembers}}`;
   });
   const inputs: CheckedInput[] = format ? entries.map(({ id }, i) => ({ name: id, result: located[i]! })) : [];

@@ -7,6 +7,8 @@ import * as z from 'zod';
 import type { CardResult, SignaturePolicy, Truncated, ValidateOptions } from '../../engine/index.ts';
 import { clip } from '../../engine/paths.ts';
 import { formatMediaTypes, formatResults, outputFormats, type CheckedInput, type OutputFormat } from '../../engine/formats/index.ts';
+import { rulesetForFile } from '../../engine/ruleset/apply.ts';
+import type { CompiledRulesetData } from '../../engine/ruleset/compile.ts';
 import type { Config } from '../../config.ts';
 import { version } from '../../lib/version.ts';
 import { versionFields } from './version-fields.ts';
@@ -135,13 +137,14 @@ export interface CardPieces {
   firstError?: string;
 }
 
-export const cardPieces = (result: CardResult, card: unknown): CardPieces => {
+/** `ruleset`: what judged the card, named in the version members (absent: the catalogue's severities, as before rulesets). */
+export const cardPieces = (result: CardResult, card: unknown, ruleset?: RulesetRef): CardPieces => {
   const leftOut = result.truncated ?? { errors: 0, warnings: 0, suggestions: 0 };
   return {
     valid: result.valid,
     score: result.score,
     version: result.version,
-    versionMembers: JSON.stringify(versionFields(result)).slice(1, -1),
+    versionMembers: JSON.stringify(ruleset ? { ...versionFields(result), ruleset } : versionFields(result)).slice(1, -1),
     errors: JSON.stringify(result.errors),
     warnings: JSON.stringify(result.warnings),
     infosMember: result.infos === undefined ? '' : `,"infos":${JSON.stringify(result.infos)}`,
@@ -167,9 +170,37 @@ export const truncatedField = (pieces: CardPieces, shown: ReadonlyArray<keyof Tr
  * body's `options.format` comes first) and the signature trust of its caller (the keys trusted for
  * its account and the server's policy; without it signatures are only shape-checked).
  */
-export type BodyText = string | { text: string; accept?: OutputFormat; trust?: SignaturePolicy };
+export type BodyText = string | BodyParts;
 
-export const bodyParts = (body: BodyText): { text: string; accept?: OutputFormat; trust?: SignaturePolicy } => (typeof body === 'string' ? { text: body } : body);
+export interface BodyParts {
+  text: string;
+  accept?: OutputFormat;
+  trust?: SignaturePolicy;
+  /** The ruleset the caller is judged by (its account's, else the server's default); absent: the catalogue's severities. */
+  ruleset?: ServerRuleset;
+}
+
+export const bodyParts = (body: BodyText): BodyParts => (typeof body === 'string' ? { text: body } : body);
+
+/** How results and reports name the ruleset that judged a card: `id` (a built-in's name, `config` or `account`) and the hash of its canonical form. */
+export interface RulesetRef {
+  id: string;
+  hash: string;
+}
+
+/** A ruleset as the server applies it: named, hashed, and compiled (plain data: it crosses to the workers). */
+export interface ServerRuleset extends RulesetRef {
+  data: CompiledRulesetData;
+}
+
+/**
+ * The engine's ruleset for a card the caller names `file` (`options.file`, a batch card's id): the
+ * overrides its name matches may only raise severities, since the caller chooses the name.
+ */
+export const rulesetOptions = (ruleset: ServerRuleset | undefined, file?: string): Pick<ValidateOptions, 'ruleset'> =>
+  ruleset === undefined ? {} : { ruleset: rulesetForFile(ruleset.data, file, { raiseOnly: true }) };
+
+export const rulesetRefOf = (ruleset: ServerRuleset | undefined): RulesetRef | undefined => (ruleset === undefined ? undefined : { id: ruleset.id, hash: ruleset.hash });
 
 /**
  * The engine's signature options for a request: verified when the caller asks (`verify_signatures`),

@@ -18,10 +18,11 @@ import type { ServiceValidator } from '../tasks.ts';
 import { foundOnlyAtLegacyPath, type CardSource } from '../card-fetch/fetch-card.ts';
 import { callerCharge, chargeDailyQuota, quotaAllows, type QuotaCharge, type QuotaWindow, type RateLimitInfo } from '../limits/daily-quota.ts';
 import { recordReport, reportUrl, reportVerdict } from '../reports/reports.ts';
+import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { batchResponseText } from './batch.ts';
 import { cardFetcher, type CardFetcher } from './card-by-url.ts';
-import type { BodyText, FormattedAnswer } from './card-result.ts';
+import type { BodyParts, FormattedAnswer, ServerRuleset } from './card-result.ts';
 import { singleResponseText, type SingleOutcome } from './validation.ts';
 
 /** A validating request as the route read it. */
@@ -72,11 +73,11 @@ interface Operations {
 
 const trustFor = ({ deps }: Operations, caller: Caller, text: string) => signatureTrust(deps, caller.account?.id ?? null, text, caller.trustKeys);
 
-const bodyFor = async (ops: Operations, request: ValidationRequest): Promise<BodyText> => ({
-  text: request.text,
-  trust: await trustFor(ops, request.caller, request.text),
-  ...(request.accept ? { accept: request.accept } : {}),
-});
+/** The body with the caller's signature trust and the ruleset it is judged by (its account's, else the server's default). */
+const bodyFor = async (ops: Operations, request: ValidationRequest): Promise<BodyParts> => {
+  const [trust, ruleset] = await Promise.all([trustFor(ops, request.caller, request.text), rulesetFor(ops.deps, request.caller.account?.id ?? null)]);
+  return { text: request.text, trust, ...(request.accept ? { accept: request.accept } : {}), ...(ruleset ? { ruleset } : {}) };
+};
 
 const failedSingle = (ops: Operations) => failedAs(ops.deps.log, 'validation', () => new ApiError('INTERNAL_ERROR', 'internal error during validation'));
 
@@ -84,13 +85,14 @@ const failedSingle = (ops: Operations) => failedAs(ops.deps.log, 'validation', (
  * A body naming its card by `agent_url`: the card fetched (charged before the fetch, which costs
  * an outbound request whether or not it yields a card) and validated with the body's options.
  */
-const validateFetched = async (ops: Operations, request: ValidationRequest, charge: QuotaCharge, agentUrl: string, charged: RateLimitInfo | undefined) => {
+const validateFetched = async (ops: Operations, request: ValidationRequest, charge: QuotaCharge, asked: { agentUrl: string; ruleset: ServerRuleset | undefined }, charged: RateLimitInfo | undefined) => {
+  const { agentUrl, ruleset } = asked;
   ops.fetcher.check(agentUrl);
   const rateLimitInfo = charged ?? (await chargeDailyQuota(ops.deps, charge, 1)).rateLimitInfo;
   const fetched = await ops.fetcher.fetch(agentUrl);
   // The trust again, for the jku URLs of the card as fetched (the body named none).
   const trust = await trustFor(ops, request.caller, fetched.text);
-  const fetchedSingle = { request: request.text, card: fetched.text, trust, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source), ...(request.accept ? { accept: request.accept } : {}) };
+  const fetchedSingle = { request: request.text, card: fetched.text, trust, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source), ...(request.accept ? { accept: request.accept } : {}), ...(ruleset ? { ruleset } : {}) };
   const outcome = await ops.validator.run('fetchedSingle', fetchedSingle).catch(failedSingle(ops));
   return { outcome, fetched, rateLimitInfo };
 };
@@ -107,10 +109,11 @@ const validateOne = async (ops: Operations, request: ValidationRequest): Promise
     rateLimitInfo = (await chargeDailyQuota(deps, charge, 1)).rateLimitInfo; // 403, unless the day rolled over meanwhile
   }
   // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
-  const asked = await validator.run('single', await bodyFor(ops, request)).catch(failedSingle(ops));
+  const body = await bodyFor(ops, request);
+  const asked = await validator.run('single', body).catch(failedSingle(ops));
   let outcome: SingleOutcome;
   let fetched: { text: string; source: CardSource } | undefined;
-  if ('agentUrl' in asked) ({ outcome, fetched, rateLimitInfo } = await validateFetched(ops, request, charge, asked.agentUrl, rateLimitInfo));
+  if ('agentUrl' in asked) ({ outcome, fetched, rateLimitInfo } = await validateFetched(ops, request, charge, { agentUrl: asked.agentUrl, ruleset: body.ruleset }, rateLimitInfo));
   else outcome = asked;
   const now = deps.clock.now();
   const report: VerbatimReport = {

@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard, type CardResult } from '../../engine/index.ts';
 import { locateCards, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, MAX_URL_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, type CardPieces } from './card-result.ts';
+import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, MAX_URL_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, type CardPieces, rulesetOptions, rulesetRefOf, type ServerRuleset } from './card-result.ts';
 import type { SignaturePolicy } from '../../engine/index.ts';
 import type { RateLimitInfo } from '../limits/daily-quota.ts';
 import type { CardSource } from '../card-fetch/fetch-card.ts';
@@ -125,10 +125,10 @@ export interface CardToFetch {
  * its card by `agent_url`, that URL.
  */
 export const validateSingleText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): SingleOutcome | CardToFetch => {
-  const { text, accept, trust } = bodyParts(body);
+  const { text, accept, trust, ruleset } = bodyParts(body);
   const request = readSingleRequest(text, settings.maxJsonDepth);
   if (request.agent_card === undefined) return { agentUrl: request.agent_url! };
-  return singleOutcome(request, request.agent_card, (result) => locateCards(text, [{ result, at: ['agent_card'] }])[0]!, { accept, trust, requestBytes: Buffer.byteLength(text) }, settings, engine);
+  return singleOutcome(request, request.agent_card, (result) => locateCards(text, [{ result, at: ['agent_card'] }])[0]!, { accept, trust, ruleset, requestBytes: Buffer.byteLength(text) }, settings, engine);
 };
 
 /** A fetched card: the body's text (its `agent_url`), the card's text as fetched, and the format the Accept header asks for. */
@@ -139,6 +139,7 @@ export interface FetchedSingle {
   trust?: SignaturePolicy;
   /** Found only at the legacy well-known path (discovery.legacy-path). */
   foundAtLegacyPath?: boolean;
+  ruleset?: ServerRuleset;
 }
 
 /**
@@ -158,13 +159,19 @@ const singleOutcome = (
   request: ValidateRequest,
   agentCard: Record<string, unknown>,
   locate: (result: CardResult) => LocatedResult,
-  { accept, trust, requestBytes, foundAtLegacyPath }: { accept?: OutputFormat | undefined; trust?: SignaturePolicy | undefined; requestBytes: number; foundAtLegacyPath?: boolean | undefined },
+  { accept, trust, ruleset, requestBytes, foundAtLegacyPath }: { accept?: OutputFormat | undefined; trust?: SignaturePolicy | undefined; ruleset?: ServerRuleset | undefined; requestBytes: number; foundAtLegacyPath?: boolean | undefined },
   settings: ValidationSettings,
   engine: Engine,
 ): SingleOutcome => {
   const { options } = request;
-  const result = locate(engine(agentCard, { protocolVersion: options.protocolVersion, maxFindings: settings.maxFindings, ...signatureOptions(trust, options.verify_signatures), ...(foundAtLegacyPath === true ? { foundAtLegacyPath } : {}) }));
-  const pieces = cardPieces(result, agentCard);
+  const result = locate(engine(agentCard, {
+    protocolVersion: options.protocolVersion,
+    maxFindings: settings.maxFindings,
+    ...signatureOptions(trust, options.verify_signatures),
+    ...rulesetOptions(ruleset, options.file),
+    ...(foundAtLegacyPath === true ? { foundAtLegacyPath } : {}),
+  }));
+  const pieces = cardPieces(result, agentCard, rulesetRefOf(ruleset));
   // The report keeps every finding the cap kept; the answer only those its budget holds.
   const resultJson = `{${findingsMembers(pieces)},"score":${pieces.score},"suggestions":${pieces.suggestions}${truncatedField(pieces, ['errors', 'warnings', 'suggestions'])},${pieces.versionMembers}}`;
   const answer = withinBudget([result], ([shown]) => answerParts(request, shown!, agentCard, options.format ?? accept, settings.rulesUrl), answerBytes, answerBudget(requestBytes));

@@ -18,6 +18,7 @@ import { findReport, recordReport, recordWith, reportVerdict } from '../reports/
 import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
+import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 
 /** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
 const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unknown>): Promise<T | undefined> =>
@@ -30,20 +31,21 @@ const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unkno
 /**
  * POST /v1/webhook: without callback_url, the result (2.6) as JSON text, its report kept (GET
  * /v1/status reads it: see validationStatus); with one, the job is submitted (202). A validation
- * that could not run is the documented 500.
+ * that could not run is the documented 500. `accountId`: the account of the key the request came
+ * with, if any, whose ruleset judges the card (then, or when its job runs).
  */
-export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string): Promise<{ status: 200 | 202; body: string }> => {
+export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string, accountId: string | null = null): Promise<{ status: 200 | 202; body: string }> => {
   const { store, clock, urls } = deps;
   const createdMs = clock.now();
   const id = newId('val', createdMs);
-  // Webhooks take no key: the keys trusted for every caller apply.
-  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null, text) }), { validation_id: id });
+  // The keys trusted for every caller apply (a key only chooses the ruleset).
+  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId) }), { validation_id: id });
   if (!outcome) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
   const metadata = JSON.parse(outcome.metadata) as WebhookMetadata;
   if ('callback_url' in outcome) {
     const refusal = jobs.policy.refuseUrl(outcome.callback_url);
     if (refusal) throw new ApiError('INVALID_REQUEST', refusal);
-    return { status: 202, body: JSON.stringify(await submitJob(deps, jobs, { body: text, metadata, callback_url: outcome.callback_url })) };
+    return { status: 202, body: JSON.stringify(await submitJob(deps, jobs, { body: text, metadata, callback_url: outcome.callback_url, ...(accountId === null ? {} : { account_id: accountId }) })) };
   }
   const { card } = outcome;
   const body = webhookResultText(card, outcome.metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
@@ -60,7 +62,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
 };
 
 /** With callback_url: store the job (its body verbatim) durably for the runners. Returns the 202 body. */
-const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string; metadata: WebhookMetadata; callback_url: string }) => {
+const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string; metadata: WebhookMetadata; callback_url: string; account_id?: string }) => {
   const now = deps.clock.now();
   const id = newId('val', now);
   try {
@@ -71,7 +73,7 @@ const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string
       status: 'queued',
       created_at: iso(now),
       updated_at: iso(now),
-      request: { agent_card: null, body: request.body, metadata: request.metadata, callback_url: request.callback_url },
+      request: { agent_card: null, ...request },
       callback: { url: request.callback_url, state: 'pending' },
     });
   } catch (e) {
@@ -90,11 +92,11 @@ const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string
  * is still stored, and its commit status links it by its own id.
  * Returns the body (2.8 as JSON text); a validation that could not run is a 500 with an `error` commit status.
  */
-export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string): Promise<string> => {
+export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string, accountId: string | null = null): Promise<string> => {
   const { store, clock, config, urls } = deps;
   const now = clock.now();
   const id = newId('gh', now);
-  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text) }), { report_id: id });
+  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId) }), { report_id: id });
   if (!outcome) {
     // The commit still gets an `error` status: its sha is read off the body here (rare: the validator read it before).
     const { sha } = parseGithubRequest(jsonBody(text, { maxDepth: config.http.maxJsonDepth }));

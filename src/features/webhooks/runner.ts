@@ -38,6 +38,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { signatureTrust } from '../trust/trusted-keys.ts';
+import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
@@ -54,7 +55,7 @@ import type { ServiceValidator } from '../tasks.ts';
 import { callbackUse, deliverCallback } from './deliver.ts';
 
 /** A job's request once its result is stored: the card lives on in the report, the job no longer needs it. */
-const withoutCard = (request: JobRecord['request']): JobRecord['request'] => ({ agent_card: null, metadata: request.metadata, callback_url: request.callback_url });
+const withoutCard = ({ metadata, callback_url, account_id }: JobRecord['request']): JobRecord['request'] => ({ agent_card: null, metadata, callback_url, ...(account_id === undefined ? {} : { account_id }) });
 
 /** Time kept back from the shutdown deadline so that aborted runs end, and finished ones are stored, before it. */
 const shutdownMarginMs = 300;
@@ -433,7 +434,7 @@ export class JobRunner {
   private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict: VerbatimReport['verdict'] }> {
     const metadata = job.request.metadata ?? {};
     try {
-      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson) }));
+      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson), ruleset: await rulesetFor(this.deps, job.request.account_id ?? null) }));
       const text = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
       return { body: JSON.parse(text) as WebhookResult, text, version: card.version, verdict: reportVerdict(card) };
     } catch (e) {

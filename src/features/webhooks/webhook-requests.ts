@@ -5,11 +5,11 @@
  */
 import { Buffer } from 'node:buffer';
 import * as z from 'zod';
-import { validateCard, type CardResult } from '../../engine/index.ts';
+import { validateCard, type CardResult, type SignaturePolicy, type ValidateOptions } from '../../engine/index.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonBody } from '../../errors/bad-input.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
-import { answerBudget, bodyParts, cardPieces, MAX_URL_CHARS, signatureOptions, withinBudget, verifySignaturesOption, type BodyText, type CardPieces, type Engine, type ValidationSettings } from '../validation/card-result.ts';
+import { answerBudget, bodyParts, cardPieces, MAX_URL_CHARS, signatureOptions, withinBudget, verifySignaturesOption, type BodyText, type CardPieces, type Engine, type ValidationSettings, rulesetOptions, rulesetRefOf, type ServerRuleset } from '../validation/card-result.ts';
 import type { WebhookMetadata } from './webhook-result.ts';
 
 /** metadata is echoed in every result, callback and report: its JSON may be at most this many bytes. */
@@ -58,13 +58,20 @@ export const parseWebhookRequest = (body: Record<string, unknown>): WebhookReque
  * A card's pieces within the answer budget of the request `text` (see withinBudget): the answer
  * holds the three finding lists and `echoed` (the metadata's JSON) besides the route's members.
  */
-const piecesWithinBudget = (result: CardResult, card: Record<string, unknown>, text: string, echoed = ''): CardPieces =>
+const piecesWithinBudget = (result: CardResult, card: Record<string, unknown>, text: string, ruleset: ServerRuleset | undefined, echoed = ''): CardPieces =>
   withinBudget(
     [result],
-    ([shown]) => cardPieces(shown!, card),
+    ([shown]) => cardPieces(shown!, card, rulesetRefOf(ruleset)),
     (p) => Buffer.byteLength(p.errors) + Buffer.byteLength(p.warnings) + Buffer.byteLength(p.suggestions) + Buffer.byteLength(echoed),
     answerBudget(Buffer.byteLength(text)),
   );
+
+/** The engine's options for a webhook's card: these bodies name no file, so no override applies. */
+const webhookOptions = (settings: ValidationSettings, trust: SignaturePolicy | undefined, verify: boolean | undefined, ruleset: ServerRuleset | undefined): ValidateOptions => ({
+  maxFindings: settings.maxFindings,
+  ...signatureOptions(trust, verify),
+  ...rulesetOptions(ruleset),
+});
 
 /**
  * A POST /v1/webhook body validated (400s thrown), its metadata as JSON text: the card's pieces,
@@ -73,18 +80,18 @@ const piecesWithinBudget = (result: CardResult, card: Record<string, unknown>, t
 export type WebhookOutcome = { metadata: string } & ({ callback_url: string } | { card: CardPieces });
 
 export const validateWebhookText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): WebhookOutcome => {
-  const { text, trust } = bodyParts(body);
+  const { text, trust, ruleset } = bodyParts(body);
   const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
   const metadata = JSON.stringify(request.metadata);
   if (request.callback_url !== undefined) return { metadata, callback_url: request.callback_url };
-  return { metadata, card: piecesWithinBudget(engine(request.agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, request.verify_signatures) }), request.agent_card, text, metadata) };
+  return { metadata, card: piecesWithinBudget(engine(request.agent_card, webhookOptions(settings, trust, request.verify_signatures, ruleset)), request.agent_card, text, ruleset, metadata) };
 };
 
 /** The card of a stored webhook job's body text, validated. */
 export const validateJobText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): CardPieces => {
-  const { text, trust } = bodyParts(body);
+  const { text, trust, ruleset } = bodyParts(body);
   const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return piecesWithinBudget(engine(request.agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, request.verify_signatures) }), request.agent_card, text, JSON.stringify(request.metadata));
+  return piecesWithinBudget(engine(request.agent_card, webhookOptions(settings, trust, request.verify_signatures, ruleset)), request.agent_card, text, ruleset, JSON.stringify(request.metadata));
 };
 
 export interface GithubRequest {
@@ -134,7 +141,7 @@ export interface GithubOutcome {
 }
 
 export const validateGithubText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): GithubOutcome => {
-  const { text, trust } = bodyParts(body);
+  const { text, trust, ruleset } = bodyParts(body);
   const { agent_card, repo, sha, verify_signatures } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return { repo, sha, card: piecesWithinBudget(engine(agent_card, { maxFindings: settings.maxFindings, ...signatureOptions(trust, verify_signatures) }), agent_card, text) };
+  return { repo, sha, card: piecesWithinBudget(engine(agent_card, webhookOptions(settings, trust, verify_signatures, ruleset)), agent_card, text, ruleset) };
 };

@@ -17,6 +17,8 @@ export interface JobRecord {
     body?: string;
     metadata?: Record<string, unknown>;
     callback_url?: string;
+    /** The account of the API key it was submitted with, if any: its ruleset judges the card. */
+    account_id?: string;
   };
   /** The webhook result (2.6) once validated. */
   result?: unknown;

@@ -4,6 +4,7 @@ import type { Page, PageQuery } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import type { MemoryKeys } from './keys.ts';
 import { AccountPages } from './paging.ts';
+import type { MemoryRulesets } from './rulesets.ts';
 import type { MemoryTrustKeys } from './trust-keys.ts';
 
 /** Accounts are read on every keyed request, so they are kept frozen and handed out as they are (no copy per read); a change stores a new frozen object. */
@@ -15,8 +16,8 @@ export class MemoryAccounts implements AccountsTable {
 
   constructor(
     journal: Journal,
-    /** Deleting an account deletes its keys and the trusted keys of its scope. */
-    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys },
+    /** Deleting an account deletes its keys, the trusted keys of its scope and its ruleset. */
+    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets },
   ) {
     this.rows = new JournaledMap('accounts', journal, { kept: frozenAccount });
   }
@@ -40,6 +41,7 @@ export class MemoryAccounts implements AccountsTable {
     if (!this.rows.has(id)) return false;
     this.owned.keys.deleteOfAccount(id);
     this.owned.trustKeys.deleteOfAccount(id);
+    if (this.owned.rulesets.rows.has(id)) this.owned.rulesets.rows.delete(id);
     this.rows.delete(id);
     return true;
   }

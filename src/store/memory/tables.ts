@@ -16,6 +16,7 @@ import type { Access } from '../contract/access.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import { TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
+import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
 import type { TrustKeysTable } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import type { Account } from '../contract/accounts.ts';
@@ -29,6 +30,7 @@ import { MemoryJobs } from './jobs.ts';
 import type { KeptRows } from './journaled.ts';
 import { MemoryKeys } from './keys.ts';
 import { MemoryMeta } from './meta.ts';
+import { MemoryRulesets } from './rulesets.ts';
 import { MemoryTrustKeys } from './trust-keys.ts';
 
 /** The on-disk form of the tables: plain arrays, so no id can ever clash with an object key. */
@@ -40,9 +42,10 @@ export interface TablesDoc {
   jobs: JobRecord[];
   meta: Array<{ key: string; value: string }>;
   trust_keys: TrustKeyRecord[];
+  rulesets: AccountRulesetRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -52,7 +55,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -65,6 +68,7 @@ export abstract class Tables implements StoreTransfer {
   private readonly counters: MemoryCounters;
   private readonly jobs: MemoryJobs;
   private readonly trustKeys: MemoryTrustKeys;
+  private readonly rulesets: MemoryRulesets;
   private readonly meta: MemoryMeta;
   /** Each table's rows by its name in the journal, the snapshot and exports. */
   private readonly kept: Record<TableName, KeptRows>;
@@ -73,7 +77,8 @@ export abstract class Tables implements StoreTransfer {
     const journal = (table: TableName, key: string, json: string | null, namesNewReport: boolean) => this.changed(table, key, json, namesNewReport);
     this.trustKeys = new MemoryTrustKeys(journal);
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
-    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys });
+    this.rulesets = new MemoryRulesets(journal, (id) => this.accounts.rows.has(id));
+    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets });
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
@@ -85,6 +90,7 @@ export abstract class Tables implements StoreTransfer {
       jobs: this.jobs,
       meta: this.meta.rows,
       trust_keys: this.trustKeys.rows,
+      rulesets: this.rulesets.rows,
     };
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
       accounts: this.accounts,
@@ -92,6 +98,7 @@ export abstract class Tables implements StoreTransfer {
       counters: this.counters,
       jobs: this.jobs,
       trust_keys: this.trustKeys,
+      rulesets: this.rulesets,
       meta: this.meta,
     };
     for (const [table, implementation] of Object.entries(tables) as Array<[keyof typeof tables, Record<string, (...args: unknown[]) => unknown>]>) {

@@ -56,7 +56,8 @@ export class PgAccounts implements AccountsTable {
     const [row] = await this.context.sql`
       with gone as (delete from accounts where id = ${sought(id)} returning id),
         keys as (delete from api_keys where account_id in (select id from gone)),
-        trusted as (delete from trust_keys where account_id in (select id from gone))
+        trusted as (delete from trust_keys where account_id in (select id from gone)),
+        rulesets as (delete from account_rulesets where account_id in (select id from gone))
       select count(*)::int as n from gone`;
     return row!.n > 0;
   }

@@ -216,4 +216,18 @@ end $$;
 analyze report_agent_names;
 `,
   },
+  {
+    version: 7,
+    name: 'accounts\' rulesets',
+    sql: `
+-- One ruleset per account at most: its text as the administrator sent it (YAML or JSON) and the
+-- hash of its canonical form, which results name and the compiled form is cached under.
+create table account_rulesets (
+  account_id text primary key,
+  text text not null,
+  hash text not null,
+  updated_at text not null
+);
+`,
+  },
 ];
