@@ -132,7 +132,7 @@ describe('GET /reports/<a>/diff/<b> in process: retention, batches', () => {
     const at = (a: string, b: string) => t.app.request(`/reports/${a}/diff/${b}`, { headers: json });
     assert.equal((await at(old, fresh)).status, 200);
     t.clock.advance(20 * DAY + 1);
-    for (const [a, b] of [[old, fresh], [fresh, old]]) assert.equal((await at(a, b)).status, 404);
+    for (const [a, b] of [[old, fresh], [fresh, old]] as const) assert.equal((await at(a, b)).status, 404);
   });
 
   it('answers 400 in the flat error shape for a batch report', async () => {

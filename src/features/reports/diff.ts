@@ -10,6 +10,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { ReportRecord } from '../../store/contract/report-records.ts';
 import type { Store } from '../../store/contract/store.ts';
 import { readReport } from './reports.ts';
+import { storedResult } from './stored-result.ts';
 
 type Json = Record<string, unknown>;
 const asObject = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -35,16 +36,13 @@ const findingsOf = (list: unknown, severity: DiffFinding['severity']): DiffFindi
     message: typeof f.message === 'string' ? f.message : '',
   }));
 
-/** A stored result as the diff reads it: flat (single, webhook) or under `validation` (GitHub). */
 const judgementOf = (result: unknown): Judgement => {
-  const r = asObject(result);
-  const v = typeof r.validation === 'object' ? asObject(r.validation) : r;
-  const left = asObject(v.truncated);
+  const { validation, valid, score, truncated } = storedResult(result);
   return {
-    valid: typeof v.valid === 'boolean' ? v.valid : null,
-    score: typeof r.score === 'number' ? r.score : typeof v.score === 'number' ? v.score : null,
-    findings: [...findingsOf(v.errors, 'error'), ...findingsOf(v.warnings, 'warning')],
-    truncated: [left.errors, left.warnings].some((n) => typeof n === 'number' && n > 0),
+    valid,
+    score,
+    findings: [...findingsOf(validation.errors, 'error'), ...findingsOf(validation.warnings, 'warning')],
+    truncated: [truncated.errors, truncated.warnings].some((n) => typeof n === 'number' && n > 0),
   };
 };
 
