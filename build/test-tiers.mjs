@@ -24,6 +24,7 @@ export const declaredTiers = {
     'test/api/http-parser.test.ts',
     'test/api/metrics.test.ts',
     'test/api/openapi.test.ts',
+    'test/api/report-diff.test.ts',
     'test/api/rulesets.test.ts',
     'test/api/signatures.test.ts',
     'test/api/trust-keys.test.ts',

@@ -250,6 +250,46 @@ export const report = z
   })
   .meta({ id: 'Report' });
 
+const diffSide = z
+  .object({ id: z.string(), kind: reportKind, created_at: timestamp, url: z.string(), valid: z.boolean().nullable(), score: z.number().nullable() })
+  .meta({ id: 'ReportDiffSide' });
+const diffFinding = z
+  .object({ severity: z.enum(['error', 'warning']), rule: z.string(), path: z.string(), message: z.string() })
+  .meta({ id: 'DiffFinding' });
+const cardChange = z
+  .object({
+    op: z.enum(['added', 'removed', 'changed']),
+    path: z.string().meta({ description: 'The field, as findings name it (`skills[2].tags`; the card itself: `(root)`), cut at 512 characters.' }),
+    old: z.string().optional().meta({ description: 'The value before, as JSON cut at 120 characters (absent when added).' }),
+    new: z.string().optional().meta({ description: 'The value after, likewise (absent when removed).' }),
+  })
+  .meta({ id: 'CardChange' });
+
+export const reportDiff = z
+  .object({
+    before: diffSide,
+    after: diffSide,
+    verdict: z.object({ before: z.boolean().nullable(), after: z.boolean().nullable(), changed: z.boolean() }),
+    score: z.object({ before: z.number().nullable(), after: z.number().nullable(), delta: z.number().nullable().meta({ description: 'after - before.' }) }),
+    findings: z
+      .object({
+        new: z.array(diffFinding),
+        fixed: z.array(diffFinding),
+        unchanged: z.array(diffFinding),
+        counts: z.object({ new: int, fixed: int, unchanged: int }).meta({ description: 'How many of each, listed or not (each list holds at most 100, within 48K characters of JSON).' }),
+        complete: z.boolean().meta({ description: 'False when either report\'s findings were cut by `validation.maxFindings`.' }),
+      })
+      .meta({ description: 'Matched by rule id and path: `new` only after, `fixed` only before, `unchanged` in both (as it is after).' }),
+    card: z
+      .object({
+        changes: z.array(cardChange).meta({ description: 'At most 200, within 48K characters of JSON.' }),
+        total: int.meta({ description: 'Changes found, listed or not.' }),
+        complete: z.boolean().meta({ description: 'False when the comparison stopped after 200,000 values of the cards: later fields were not compared.' }),
+      })
+      .meta({ description: 'The card\'s fields by JSON path, arrays by index.' }),
+  })
+  .meta({ id: 'ReportDiff' });
+
 // Admin API.
 
 export const account = z

@@ -11,6 +11,7 @@ import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
 import { clip } from '../engine/paths.ts';
 import { containerSpans, locate, type LocatedIssue } from '../engine/positions.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { storedResult } from '../features/reports/stored-result.ts';
 import type { ReportRecord } from '../store/contract/report-records.ts';
 import { esc, renderPage, timeStamp } from './layout.ts';
 import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, type ShownText } from './card-text.ts';
@@ -51,12 +52,10 @@ const isVerdict = (v: unknown): v is CompatibilityVerdict =>
 const count = (v: unknown): number => (typeof v === 'number' && v > 0 ? v : 0);
 
 const findingsOf = (result: unknown, version: string | undefined): Findings => {
-  const r = asObject(result);
-  const v = typeof r.validation === 'object' ? asObject(r.validation) : r;
-  const left = asObject(v.truncated);
+  const { top: r, validation: v, valid, score, truncated: left } = storedResult(result);
   return {
-    valid: typeof v.valid === 'boolean' ? v.valid : null,
-    score: typeof r.score === 'number' ? r.score : typeof v.score === 'number' ? v.score : null,
+    valid,
+    score,
     errors: asArray(v.errors),
     warnings: asArray(v.warnings),
     suggestions: asArray(r.suggestions ?? v.suggestions),

@@ -176,6 +176,10 @@ const reports: GoldenRequest[] = [
   { name: 'unknown report, browser', path: '/reports/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA', headers: { accept: 'text/html' } },
   { name: 'badge of an unknown report', path: '/reports/nothing/badge.svg' },
   { name: 'card of an unknown report', path: '/reports/nothing/card.json' },
+  { name: 'diff of two reports as JSON', path: '/reports/{{report}}/diff/{{warnedReport}}', headers: { accept: 'application/json' } },
+  { name: 'diff of two reports, page', path: '/reports/{{report}}/diff/{{warnedReport}}' },
+  { name: 'diff with a batch report', path: '/reports/{{report}}/diff/{{batch}}', headers: { accept: 'application/json' } },
+  { name: 'diff with an unknown report', path: '/reports/{{report}}/diff/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA', headers: { accept: 'application/json' } },
 ];
 
 const adminLists: GoldenRequest[] = [

@@ -1,0 +1,68 @@
+/**
+ * GET /reports/<a>/diff/<b>: what changed from one stored validation of a card to another. Both
+ * reports are read as their report pages read them (by id or commit sha; unknown or expired: 404);
+ * a batch report, or one without a card (a validation that could not run), has no one card to
+ * compare: 400. The diff itself is the engine's, bounded there (see engine/diff.ts).
+ */
+import type { Config } from '../../config.ts';
+import { diffValidations, type DiffFinding, type Judgement, type ValidationDiff } from '../../engine/diff.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { ReportRecord } from '../../store/contract/report-records.ts';
+import type { Store } from '../../store/contract/store.ts';
+import { readReport } from './reports.ts';
+import { storedResult } from './stored-result.ts';
+
+type Json = Record<string, unknown>;
+const asObject = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+
+/** One side of a diff: the report, and its verdict and score as the diff reads them. */
+export interface DiffSide {
+  report: ReportRecord;
+  valid: boolean | null;
+  score: number | null;
+}
+
+export interface ReportDiff {
+  before: DiffSide;
+  after: DiffSide;
+  diff: ValidationDiff;
+}
+
+const findingsOf = (list: unknown, severity: DiffFinding['severity']): DiffFinding[] =>
+  (Array.isArray(list) ? list : []).map(asObject).filter((f) => typeof f.rule === 'string').map((f) => ({
+    severity,
+    rule: f.rule as string,
+    path: typeof f.path === 'string' ? f.path : '',
+    message: typeof f.message === 'string' ? f.message : '',
+  }));
+
+const judgementOf = (result: unknown): Judgement => {
+  const { validation, valid, score, truncated } = storedResult(result);
+  return {
+    valid,
+    score,
+    findings: [...findingsOf(validation.errors, 'error'), ...findingsOf(validation.warnings, 'warning')],
+    truncated: [truncated.errors, truncated.warnings].some((n) => typeof n === 'number' && n > 0),
+  };
+};
+
+const reportOf = async (store: Store, config: Config, nowMs: number, id: string, which: 'a' | 'b'): Promise<ReportRecord> => {
+  const report = await readReport(store, config, nowMs, id);
+  if (!report) throw new ApiError('NOT_FOUND', `no report with the ${which === 'a' ? 'first' : 'second'} id, ${which} (unknown, or removed after the retention period)`);
+  if (report.kind === 'batch') throw new ApiError('INVALID_REQUEST', `report ${which} is a batch report: a diff compares two reports of one card each (single, webhook or GitHub validations)`);
+  if (report.card === undefined || report.card === null) throw new ApiError('INVALID_REQUEST', `report ${which} has no stored card (its validation could not run): there is nothing to compare`);
+  return report;
+};
+
+/** The diff from report `a` (before) to report `b` (after). */
+export const diffReports = async (store: Store, config: Config, nowMs: number, a: string, b: string): Promise<ReportDiff> => {
+  const before = await reportOf(store, config, nowMs, a, 'a');
+  const after = await reportOf(store, config, nowMs, b, 'b');
+  const judgedBefore = judgementOf(before.result);
+  const judgedAfter = judgementOf(after.result);
+  return {
+    before: { report: before, valid: judgedBefore.valid, score: judgedBefore.score },
+    after: { report: after, valid: judgedAfter.valid, score: judgedAfter.score },
+    diff: diffValidations({ ...judgedBefore, card: before.card }, { ...judgedAfter, card: after.card }),
+  };
+};
