@@ -17,7 +17,7 @@ export interface RecordedAnswer {
 
 const DAY_MS = 86_400_000;
 /** Bodies larger than this are recorded by their hash (the vendored docs renderer). */
-const MAX_SHOWN_BYTES = 96 * 1024;
+const MAX_SHOWN_BYTES = 256 * 1024;
 /** Not recorded: set by the HTTP layer for every answer (date, framing), or following the body's length, which durations vary. */
 const UNRECORDED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 /** Metrics of the Node process (prom-client's defaults): their label sets depend on the process (GC kinds, handle types). */
