@@ -52,7 +52,14 @@ interface CursorDoc {
 
 const badCursor = () => new ApiError('INVALID_REQUEST', 'cursor is not one this list gave out (pass next_cursor as it came, with the same sort)');
 
-const readCursor = (cursor: string, sort: string, numeric: boolean): PagePosition => {
+/** The largest whole number a cursor may hold (PostgreSQL's integer). */
+const MAX_WHOLE_KEY = 2 ** 31 - 1;
+
+/** Whether a cursor's key is one a list of this key's kind could have given out. */
+const keyFits = (key: unknown, kind: 'text' | 'number' | 'whole'): boolean =>
+  kind === 'text' ? typeof key === 'string' : typeof key === 'number' && Number.isFinite(key) && (kind === 'number' || (Number.isInteger(key) && Math.abs(key) <= MAX_WHOLE_KEY));
+
+const readCursor = (cursor: string, sort: string, kind: 'text' | 'number' | 'whole'): PagePosition => {
   let doc: Partial<CursorDoc>;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw badCursor();
@@ -60,7 +67,7 @@ const readCursor = (cursor: string, sort: string, numeric: boolean): PagePositio
   } catch {
     throw badCursor();
   }
-  if (typeof doc !== 'object' || doc === null || typeof doc.id !== 'string' || typeof doc.key !== (numeric ? 'number' : 'string')) throw badCursor();
+  if (typeof doc !== 'object' || doc === null || typeof doc.id !== 'string' || !keyFits(doc.key, kind)) throw badCursor();
   if (doc.sort !== sort) throw new ApiError('INVALID_REQUEST', `cursor belongs to sort=${String(doc.sort)}, not sort=${sort}`);
   return { key: doc.key as string | number, id: doc.id };
 };
@@ -73,13 +80,14 @@ export const storePageQuery = <F extends string>(
   params: { q?: string | undefined; sort?: string | undefined; limit: number; cursor?: string | undefined },
   defaultSort: string,
   numericFields: readonly F[],
+  wholeFields: readonly F[] = [],
 ): PageQuery<F> & { sortParam: string } => {
   const sortParam = params.sort || defaultSort;
   const descending = sortParam.startsWith('-');
   const sort = (descending ? sortParam.slice(1) : sortParam) as F;
   const query: PageQuery<F> & { sortParam: string } = { sort, descending, limit: params.limit, sortParam };
   if (params.q) query.q = params.q;
-  if (params.cursor) query.after = readCursor(params.cursor, sortParam, numericFields.includes(sort));
+  if (params.cursor) query.after = readCursor(params.cursor, sortParam, wholeFields.includes(sort) ? 'whole' : numericFields.includes(sort) ? 'number' : 'text');
   return query;
 };
 

@@ -252,6 +252,7 @@ test('list parameters: a bad q, sort, limit or cursor is 400 INVALID_REQUEST say
   for (let i = 0; i < 3; i++) await t.api('POST', '/accounts', { name: `a${i}`, plan: 'free' });
   const byName = (await t.api('GET', '/accounts?sort=name&limit=1')).body.next_cursor;
   const forged = Buffer.from(JSON.stringify({ sort: 'name', key: 5, id: 'x' })).toString('base64url');
+  const cursorOf = (sort: string, key: number) => Buffer.from(JSON.stringify({ sort, key, id: 'x' })).toString('base64url');
   const cases: [string, RegExp][] = [
     ['/accounts?sort=key_count', /sort must be one of name, -name, plan, -plan, created_at, -created_at/],
     ['/accounts?sort=--name', /sort must be one of/],
@@ -266,6 +267,9 @@ test('list parameters: a bad q, sort, limit or cursor is 400 INVALID_REQUEST say
     [`/reports?cursor=${byName}`, /cursor belongs to sort=name, not sort=-created_at/],
     ['/reports?sort=url', /sort must be one of created_at, -created_at, score, -score, agent_name, -agent_name, errors, -errors/],
     ['/reports?limit=-1', /limit must be an integer/],
+    // Keys no list gives out: PostgreSQL's integer column refused them with a 500 before.
+    ...[1.5, 1e300, 2 ** 31].map((key): [string, RegExp] => [`/reports?sort=errors&cursor=${cursorOf('errors', key)}`, /cursor is not one this list gave out/]),
+    ...['1e400', '-1e400'].map((key): [string, RegExp] => [`/reports?sort=score&cursor=${Buffer.from(`{"sort":"score","key":${key},"id":"x"}`).toString('base64url')}`, /cursor is not one this list gave out/]),
   ];
   for (const [path, message] of cases) {
     const res = await t.api('GET', path);
@@ -278,6 +282,8 @@ test('list parameters: a bad q, sort, limit or cursor is 400 INVALID_REQUEST say
   await t.store.putReport({ id: 'rpt_2', kind: 'single', created_at: '2026-11-21T10:00:00.000Z', account_id: null, card: {}, result: { valid: true, score: 2 } });
   const byScore = (await t.api('GET', '/reports?sort=score&limit=1')).body;
   assert.deepEqual((await t.api('GET', `/reports?sort=score&cursor=${byScore.next_cursor}`)).body.reports.map((r: any) => r.id), ['rpt_2']);
+  assert.equal((await t.api('GET', `/reports?sort=score&cursor=${cursorOf('score', 1.5)}`)).status, 200, 'a score may be a fraction (a batch mean)');
+  assert.equal((await t.api('GET', `/reports?sort=errors&cursor=${cursorOf('errors', 3)}`)).status, 200);
 });
 
 test('GET /admin/api/export: one at a time per instance (503 with Retry-After while one runs); a finished or abandoned one frees it', async () => {

@@ -378,6 +378,7 @@ test('the pages sent nothing to any other host and logged no errors', () => {
     '400 POST /admin/api/accounts/acct_seed_0002/keys', // a key with bad allowed IPs
     '404 GET /admin/api/accounts/acct_nobody', // the unknown account
     '404 GET /admin/api/accounts/acct_nobody/keys',
+    '404 GET /admin/api/accounts/acct_nobody/ruleset', // the account view asks for its ruleset beside its keys
     'net::ERR_CONNECTION_REFUSED GET /admin/api/accounts?limit=500&sort=name', // the server down, under the usage view
     'net::ERR_CONNECTION_REFUSED GET /admin/api/usage?days=30',
   ]);

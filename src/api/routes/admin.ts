@@ -16,7 +16,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { version } from '../../lib/version.ts';
 import { exportHeader, exportText } from '../../store/transfer.ts';
 import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
-import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
+import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
 import { readJsonObject } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { adminAuth } from '../middleware/admin-auth.ts';
@@ -216,7 +216,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     })
     .openapi(routes.reports, async (c) => {
       const params = c.req.valid('query');
-      const query = storePageQuery(params, REPORTS_SORT, REPORT_NUMERIC_SORT_FIELDS);
+      const query = storePageQuery(params, REPORTS_SORT, REPORT_NUMERIC_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS);
       const answer = await pageReports(store, deps.urls.reportsUrl, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })

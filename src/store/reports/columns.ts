@@ -39,6 +39,8 @@ export interface ReportColumn<N extends string = string, V = unknown> {
   searchable?: { label: string };
   /** What the admin API's listing says of it, when more than its name and type. */
   description?: string;
+  /** A number column holding whole numbers only (an `integer` in PostgreSQL): a cursor's key must be one too. */
+  whole?: boolean;
 }
 
 const column = <const C extends ReportColumn<string, unknown>>(c: C): C => c;
@@ -89,7 +91,7 @@ export const REPORT_COLUMNS = [
   column({ name: 'valid', type: 'boolean', sql: 'valid', derive: validOf }),
   column({ name: 'score', type: 'number', sql: 'score', derive: scoreOf, sortable: true }),
   column({ name: 'agent_name', type: 'text', sql: 'agent_name', derive: agentNameOf, sortable: true, searchable: { label: 'agent name' }, description: "The card's name (a batch: null)." }),
-  column({ name: 'errors', type: 'number', sql: 'error_count', derive: errorsOf, sortable: true, description: 'Errors found (a batch: null).' }),
+  column({ name: 'errors', type: 'number', sql: 'error_count', derive: errorsOf, sortable: true, whole: true, description: 'Errors found (a batch: null).' }),
 ] as const;
 
 export type ReportColumns = readonly ReportColumn[];
@@ -125,3 +127,5 @@ export const searchedLabel = (columns: ReportColumns): string => {
 
 export const REPORT_SORT_FIELDS = sortFields(REPORT_COLUMNS) as ReportSortField[];
 export const REPORT_NUMERIC_SORT_FIELDS = numericSortFields(REPORT_COLUMNS) as ReportSortField[];
+/** The numeric sort fields of whole numbers. */
+export const REPORT_WHOLE_SORT_FIELDS = REPORT_COLUMNS.filter((c) => 'whole' in c && c.whole).map((c) => c.name) as ReportSortField[];
