@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { MemoryStore } from '../../src/store/memory/memory-store.ts';
 
-/** One event-loop turn: what is not waiting on a held commit has settled by then. */
+/** One event-loop turn. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export const holdCommits = (store: MemoryStore) => {
@@ -16,7 +16,8 @@ export const holdCommits = (store: MemoryStore) => {
   const durableBeforeAnswer = async <T>(what: string, useCase: () => Promise<T>): Promise<T> => {
     let settled = false;
     const answer = useCase().finally(() => void (settled = true));
-    await turn();
+    // Until it asks for its commit or answers (its store calls may take several turns); bounded.
+    for (let turns = 0; turns < 1000 && held.length === 0 && !settled; turns++) await turn();
     assert.equal(settled, false, `${what}: answered before its commit`);
     assert.equal(held.length, 1, `${what}: one commit asked for`);
     held.shift()!();
