@@ -5,20 +5,6 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** A clock the test moves by hand. */
-export class FakeClock implements Clock {
-  constructor(private t: number = Date.UTC(2026, 10, 21, 12, 0, 0)) {}
-  now(): number {
-    return this.t;
-  }
-  set(t: number | string | Date): void {
-    this.t = typeof t === 'number' ? t : new Date(t).getTime();
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-}
-
 export const DAY_MS = 86_400_000;
 
 let lastMs = NaN;

@@ -1,7 +1,6 @@
 /**
  * Client IP addresses: normalising what sockets and X-Forwarded-For give us,
- * matching IPs against IP/CIDR lists (trusted proxies, team-key allow-lists),
- * and the key under which an anonymous caller's quota is counted.
+ * and matching IPs against IP/CIDR lists (trusted proxies, team-key allow-lists).
  */
 import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
 
@@ -109,16 +108,4 @@ export const resolveClientIp = (
     if (!isTrustedProxy(hop)) break;
   }
   return client;
-};
-
-/**
- * The key under which an IP's quota and webhook limits are counted. IPv6 callers
- * are counted per /56, the usual smallest allocation to one customer: counting
- * per address would let anyone with a /64 pick a fresh address for every call.
- */
-export const ipLimitKey = (ip: string): string => {
-  if (!isIPv6(ip)) return ip;
-  const g = ipv6Groups(ip);
-  const groups = [g[0]!, g[1]!, g[2]!, g[3]! & 0xff00].map((x) => x.toString(16));
-  return `${groups.join(':')}::/56`;
 };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runAccounts } from '../../src/cli/accounts.ts';
 import { runKeys } from '../../src/cli/keys.ts';
-import { FakeClock } from '../../src/lib/clock.ts';
+import { FakeClock } from '../support/fake-time.ts';
 import { parseConfig } from '../../src/config.ts';
 import { findKey } from '../../src/features/accounts/api-keys.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';

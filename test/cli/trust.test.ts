@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { runTrust } from '../../src/cli/trust.ts';
 import { parseConfig } from '../../src/config.ts';
-import { FakeClock } from '../../src/lib/clock.ts';
+import { FakeClock } from '../support/fake-time.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import type { Store } from '../../src/store/contract/store.ts';
 import { databaseFactory } from '../support/postgres.ts';

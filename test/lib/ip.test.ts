@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ipLimitKey, ipMatcher, normalizeIp, parseIpRule, resolveClientIp, UNKNOWN_IP } from '../../src/lib/ip.ts';
+import { ipMatcher, normalizeIp, parseIpRule, resolveClientIp, UNKNOWN_IP } from '../../src/lib/ip.ts';
 
 test('normalizeIp strips ports, brackets and zones, unmaps IPv4-mapped IPv6, rejects non-IPs', () => {
   assert.equal(normalizeIp('1.2.3.4'), '1.2.3.4');
@@ -44,11 +44,4 @@ test('resolveClientIp trusts X-Forwarded-For only behind trusted proxies', () =>
   assert.equal(resolveClientIp('127.0.0.1', '5.5.5.5, 1.1.1.1, 10.1.1.1', trusted), '1.1.1.1');
   assert.equal(resolveClientIp('127.0.0.1', '10.2.2.2, 10.1.1.1', trusted), '10.2.2.2', 'all hops trusted: the leftmost');
   assert.equal(resolveClientIp('127.0.0.1', 'garbage, 10.1.1.1', trusted), '10.1.1.1', 'a malformed hop ends the walk');
-});
-
-test('ipLimitKey counts IPv6 per /56 and IPv4 per address', () => {
-  assert.equal(ipLimitKey('192.0.2.1'), '192.0.2.1');
-  assert.equal(ipLimitKey('2001:db8:1:ff42::1'), '2001:db8:1:ff00::/56');
-  assert.equal(ipLimitKey('2001:db8:1:ffff:ffff:ffff:ffff:ffff'), '2001:db8:1:ff00::/56');
-  assert.equal(ipLimitKey('::1'), '0:0:0:0::/56');
 });

@@ -1,8 +1,8 @@
 /** FakeScheduler: timers fire in time order on advance(), with the clock at their time, and promise continuations run between them. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../src/lib/clock.ts';
-import { FakeScheduler, systemScheduler } from '../../src/lib/scheduler.ts';
+import { systemScheduler } from '../../src/lib/scheduler.ts';
+import { FakeClock, FakeScheduler } from '../support/fake-time.ts';
 
 describe('FakeScheduler', () => {
   it('fires due timers in time order, then scheduling order, each at its own time', async () => {

@@ -5,11 +5,10 @@
  */
 import { createApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/deps.ts';
-import { FakeClock } from '../../src/lib/clock.ts';
 import { parseConfig, type ConfigInput } from '../../src/config.ts';
 import { Lifecycle } from '../../src/lib/lifecycle.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
-import { FakeScheduler } from '../../src/lib/scheduler.ts';
+import { FakeClock, FakeScheduler } from './fake-time.ts';
 import { MemoryStore } from '../../src/store/memory/memory-store.ts';
 import { inProcessServiceValidator } from '../../src/features/validator.ts';
 import type { Engine } from '../../src/features/validation/card-result.ts';

@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
-import { ipLimitKey } from '../../lib/ip.ts';
+import { ipLimitKey } from '../../features/limits/ip-limit-key.ts';
 import { admitWebhook, peekWebhookWindow } from '../../features/limits/webhook-limits.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';

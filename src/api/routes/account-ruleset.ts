@@ -80,23 +80,19 @@ const routes = {
   }),
 };
 
-export const accountRulesetRoutes = (deps: AppDeps): ApiRoutes => {
-  const { store } = deps;
-  return apiRoutes()
+export const accountRulesetRoutes = (deps: AppDeps): ApiRoutes =>
+  apiRoutes()
     .openapi(routes.put, async (c) => {
       const text = await readBodyText(c, { maxBytes: RULESET_LIMITS.textBytes, yaml: true });
       const ruleset = await putAccountRuleset(deps, c.req.valid('param').id, text);
-      await store.commit();
       return c.json({ ruleset }, 200);
     })
     .openapi(routes.get, async (c) => c.json({ ruleset: await getAccountRuleset(deps, c.req.valid('param').id) }, 200))
     .openapi(routes.delete, async (c) => {
       await deleteAccountRuleset(deps, c.req.valid('param').id);
-      await store.commit();
       return c.json({ deleted: true as const }, 200);
     })
     .openapi(routes.preview, async (c) => {
       const body = await readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
       return jsonText(c, preview, await previewRuleset(deps, body), 200);
     });
-};

@@ -7,14 +7,12 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { accountPatchSchema, createAccount, deleteAccount, getAccount, newAccountSchema, pageAccounts, updateAccount } from '../../features/accounts/accounts.ts';
-import { createKey, deleteKey, listKeys, newKeySchema } from '../../features/accounts/api-keys.ts';
-import { listDailyUsage, readDailyQuota } from '../../features/limits/daily-quota.ts';
+import { accountPatchSchema, newAccountSchema } from '../../features/accounts/accounts.ts';
+import { newKeySchema } from '../../features/accounts/api-keys.ts';
+import { accountOperations } from '../../features/accounts/operations.ts';
 import { pageReports } from '../../features/reports/reports.ts';
+import { exportOperations } from '../../features/transfer/operations.ts';
 import { iso } from '../../lib/clock.ts';
-import { ApiError } from '../../errors/api-error.ts';
-import { version } from '../../lib/version.ts';
-import { exportHeader, exportText } from '../../store/transfer.ts';
 import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
 import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
 import { readJsonObject } from '../body.ts';
@@ -130,97 +128,52 @@ const routes = {
   }),
 };
 
-/**
- * GET /export: the export streamed as the client reads it (one chunk in memory at a time, however
- * large the store). One at a time: an export holds a snapshot (with PostgreSQL, a connection of
- * the pool) as long as its client reads.
- */
-const exportStreamer = (deps: AppDeps) => {
-  let exporting = false;
-  return (c: Context): Response => {
-    if (exporting) throw new ApiError('SERVICE_UNAVAILABLE', 'an export is already running on this instance; try again once it is done', { headers: { 'Retry-After': '10' } });
-    exporting = true;
-    const done = () => void (exporting = false);
-    const now = deps.clock.now();
-    const chunks = exportText(deps.store.exportRows(), exportHeader(version, now))[Symbol.asyncIterator]();
-    const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        let next: IteratorResult<string>;
-        try {
-          next = await chunks.next();
-        } catch (e) {
-          done();
-          throw e;
-        }
-        if (!next.done) return controller.enqueue(encoder.encode(next.value));
-        done();
-        controller.close();
-      },
-      // A client gone: the snapshot ends (the PostgreSQL engine gives its connection back).
-      async cancel() {
-        done();
-        await chunks.return(undefined);
-      },
-    });
-    return c.body(body, 200, {
-      'Content-Type': 'application/x-ndjson; charset=utf-8',
-      'Content-Disposition': `attachment; filename="cardgate-export-${iso(now).slice(0, 10)}.jsonl"`,
-      'Cache-Control': 'no-store',
-    });
-  };
-};
-
 export const adminRoutes = (deps: AppDeps): ApiRoutes => {
-  const { store } = deps;
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
-  /** Mutations are durable before the response says they happened. */
-  const committed = async <T>(value: T): Promise<T> => {
-    await store.commit();
-    return value;
-  };
-
-  const streamExport = exportStreamer(deps);
+  const accounts = accountOperations(deps);
+  const exports = exportOperations(deps);
   const app = apiRoutes();
   app.use('/admin/api/*', adminAuth(deps));
   return app
     .openapi(routes.listAccounts, async (c) => {
       const query = storePageQuery(c.req.valid('query'), ACCOUNTS_SORT, []);
-      return c.json(pageAnswer('accounts', await pageAccounts(store, query), query.sortParam), 200);
+      return c.json(pageAnswer('accounts', await accounts.page(query), query.sortParam), 200);
     })
-    .openapi(routes.createAccount, async (c) => c.json({ account: await committed(await createAccount(store, await body(c), deps.clock.now())) }, 201))
+    .openapi(routes.createAccount, async (c) => c.json({ account: await accounts.create(await body(c)) }, 201))
     .openapi(routes.getAccount, async (c) => {
-      const account = await getAccount(store, c.req.valid('param').id);
-      const now = deps.clock.now();
-      const { used, limit, remaining, resetAt } = await readDailyQuota(store, deps.config.limits.daily, { plan: account.plan, account_id: account.id, ip: '' }, now);
+      const { account, today } = await accounts.get(c.req.valid('param').id);
+      const { used, limit, remaining, resetAt } = today;
       return c.json({ account, today: { used, limit, remaining, resets_at: iso(resetAt) } }, 200);
     })
-    .openapi(routes.updateAccount, async (c) => c.json({ account: await committed(await updateAccount(store, c.req.valid('param').id, await body(c))) }, 200))
+    .openapi(routes.updateAccount, async (c) => c.json({ account: await accounts.update(c.req.valid('param').id, await body(c)) }, 200))
     .openapi(routes.deleteAccount, async (c) => {
-      await deleteAccount(store, c.req.valid('param').id);
-      return c.json(await committed({ deleted: true as const }), 200);
+      await accounts.delete(c.req.valid('param').id);
+      return c.json({ deleted: true as const }, 200);
     })
-    .openapi(routes.listKeys, async (c) => c.json({ keys: await listKeys(store, c.req.valid('param').id) }, 200))
-    .openapi(routes.createKey, async (c) => {
-      const created = await createKey(store, c.req.valid('param').id, await body(c), deps.config.keys.prefix, deps.clock.now());
-      return c.json(await committed(created), 201);
-    })
+    .openapi(routes.listKeys, async (c) => c.json({ keys: await accounts.listKeys(c.req.valid('param').id) }, 200))
+    .openapi(routes.createKey, async (c) => c.json(await accounts.createKey(c.req.valid('param').id, await body(c)), 201))
     .openapi(routes.deleteKey, async (c) => {
-      await deleteKey(store, c.req.valid('param').id);
-      return c.json(await committed({ deleted: true as const }), 200);
+      await accounts.deleteKey(c.req.valid('param').id);
+      return c.json({ deleted: true as const }, 200);
     })
     .openapi(routes.usage, async (c) => {
       const { days, account_id } = c.req.valid('query');
-      const { free, pro, team } = deps.config.limits.daily;
-      return c.json({ usage: await listDailyUsage(store, days, account_id || undefined, deps.clock.now()), daily_limits: { free, pro, team } }, 200);
+      return c.json(await accounts.usage(days, account_id || undefined), 200);
     })
     .openapi(routes.reports, async (c) => {
       const params = c.req.valid('query');
       const query = storePageQuery(params, REPORTS_SORT, REPORT_NUMERIC_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS);
-      const answer = await pageReports(store, deps.urls.reportsUrl, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
+      const answer = await pageReports(deps.store, deps.urls.reportsUrl, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })
-    .openapi(routes.exportAll, (c) => streamExport(c))
+    .openapi(routes.exportAll, (c) => {
+      const { body, filename } = exports.start();
+      return c.body(body, 200, {
+        'Content-Type': 'application/x-ndjson; charset=utf-8',
+        'Content-Disposition': `attachment; filename="${filename}"`,
+        'Cache-Control': 'no-store',
+      });
+    })
     .route('/', trustKeyRoutes(deps))
     .route('/', accountRulesetRoutes(deps));
 };

@@ -6,7 +6,8 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { addTrustKeys, deleteTrustKey, listTrustKeys, newTrustKeysSchema, revokeTrustKey, revokeTrustKeySchema } from '../../features/trust/managed-keys.ts';
+import { newTrustKeysSchema, revokeTrustKeySchema } from '../../features/trust/managed-keys.ts';
+import { trustKeyOperations } from '../../features/trust/operations.ts';
 import { readJsonObject } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { deleted } from '../schemas.ts';
@@ -65,7 +66,7 @@ const routes = {
 };
 
 export const trustKeyRoutes = (deps: AppDeps): ApiRoutes => {
-  const { store } = deps;
+  const trustKeys = trustKeyOperations(deps);
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
   /**
    * A revocation may come without a body: from now. An HTTP/1.1 request with neither Content-Length nor
@@ -78,20 +79,11 @@ export const trustKeyRoutes = (deps: AppDeps): ApiRoutes => {
   const optionalBody = (c: Context) => (hasNoBody(c) ? {} : body(c));
 
   return apiRoutes()
-    .openapi(routes.list, async (c) => c.json({ keys: await listTrustKeys(store, c.req.valid('query').account_id || undefined) }, 200))
-    .openapi(routes.add, async (c) => {
-      const keys = await addTrustKeys(store, await body(c), deps.clock.now());
-      await store.commit();
-      return c.json({ keys }, 201);
-    })
-    .openapi(routes.revoke, async (c) => {
-      const key = await revokeTrustKey(store, c.req.valid('param').id, await optionalBody(c), deps.clock.now());
-      await store.commit();
-      return c.json({ key }, 200);
-    })
+    .openapi(routes.list, async (c) => c.json({ keys: await trustKeys.list(c.req.valid('query').account_id || undefined) }, 200))
+    .openapi(routes.add, async (c) => c.json({ keys: await trustKeys.add(await body(c)) }, 201))
+    .openapi(routes.revoke, async (c) => c.json({ key: await trustKeys.revoke(c.req.valid('param').id, await optionalBody(c)) }, 200))
     .openapi(routes.delete, async (c) => {
-      await deleteTrustKey(store, c.req.valid('param').id);
-      await store.commit();
+      await trustKeys.delete(c.req.valid('param').id);
       return c.json({ deleted: true as const }, 200);
     });
 };

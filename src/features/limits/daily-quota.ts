@@ -16,8 +16,8 @@ import type { NewReport } from '../../store/contract/report-records.ts';
 import type { Plan } from '../../store/contract/accounts.ts';
 import type { Store } from '../../store/contract/store.ts';
 import type { UsageRow } from '../../store/contract/counters.ts';
-import { ipLimitKey } from '../../lib/ip.ts';
 import type { Caller } from '../accounts/caller.ts';
+import { ipLimitKey } from './ip-limit-key.ts';
 import { recordWith } from '../reports/reports.ts';
 
 export type QuotaPlan = 'anonymous' | Plan;

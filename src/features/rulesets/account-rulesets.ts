@@ -10,6 +10,7 @@ import { RULESET_LIMITS, type PlacedProblem } from '../../engine/ruleset/index.t
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
+import { committed } from '../../store/contract/lifecycle.ts';
 import type { AccountRulesetRecord } from '../../store/contract/rulesets.ts';
 import type { RulesetRef, ServerRuleset } from '../validation/card-result.ts';
 import { serverRulesetFromText } from './server-rulesets.ts';
@@ -49,14 +50,14 @@ export const accountRulesetOf = (text: string): ServerRuleset => {
 
 const noAccount = (id: string) => new ApiError('NOT_FOUND', `no account ${id}`);
 
-/** Sets the account's ruleset (replacing the one it had). */
+/** Sets the account's ruleset (replacing the one it had), durably before it returns. */
 export async function putAccountRuleset(deps: Pick<AppDeps, 'store' | 'clock'>, accountId: string, text: string): Promise<AccountRulesetView> {
   if (!(await deps.store.getAccount(accountId))) throw noAccount(accountId);
   const { hash } = accountRulesetOf(text);
   const record: AccountRulesetRecord = { account_id: accountId, text, hash, updated_at: iso(deps.clock.now()) };
   // The account may have been deleted meanwhile: the store refuses then, in the same step.
   if (!(await deps.store.putAccountRuleset(record))) throw noAccount(accountId);
-  return view(record);
+  return committed(deps.store, view(record));
 }
 
 /** The account's ruleset, or null when it has none (an unknown account is 404). */
@@ -67,8 +68,9 @@ export async function getAccountRuleset(deps: Pick<AppDeps, 'store'>, accountId:
   throw noAccount(accountId);
 }
 
+/** Deletes the account's ruleset, durably before it returns. */
 export async function deleteAccountRuleset(deps: Pick<AppDeps, 'store'>, accountId: string): Promise<void> {
-  if (await deps.store.deleteAccountRuleset(accountId)) return;
+  if (await deps.store.deleteAccountRuleset(accountId)) return committed(deps.store, undefined);
   throw new ApiError('NOT_FOUND', (await deps.store.getAccount(accountId)) ? `account ${accountId} has no ruleset` : `no account ${accountId}`);
 }
 

@@ -6,3 +6,9 @@ export interface Lifecycle {
   /** Flushes and releases resources (the data-dir lock, the database pool). */
   close(): Promise<void>;
 }
+
+/** `value` once every mutation made so far is durable: a use case's answer that says a change happened. */
+export const committed = async <T>(store: Pick<Lifecycle, 'commit'>, value: T): Promise<T> => {
+  await store.commit();
+  return value;
+};

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { callbackUse, deliverCallback, type Delivery } from '../../../src/features/webhooks/deliver.ts';
 import { createAddressPolicy } from '../../../src/lib/address-policy.ts';
 import { signWebhook } from '../../../src/features/webhooks/signing.ts';
-import { FakeScheduler } from '../../../src/lib/scheduler.ts';
+import { FakeScheduler } from '../../support/fake-time.ts';
 import { startReceiver } from '../../support/receiver.ts';
 
 const createCallbackPolicy = (allowedHosts: string[]) => createAddressPolicy(allowedHosts, callbackUse);

@@ -6,7 +6,7 @@ import type { CardResult } from '../../../src/engine/types.ts';
 import { idPattern } from '../../../src/lib/ids.ts';
 import { signWebhook } from '../../../src/features/webhooks/signing.ts';
 import type { JobRunner } from '../../../src/features/webhooks/runner.ts';
-import type { FakeScheduler } from '../../../src/lib/scheduler.ts';
+import type { FakeScheduler } from '../../support/fake-time.ts';
 import { postJson } from '../../support/app.ts';
 import { invalidCard, validCard, webhookApp, webhookKeys } from './fixtures.ts';
 import { startReceiver } from '../../support/receiver.ts';

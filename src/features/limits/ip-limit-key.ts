@@ -1,0 +1,16 @@
+/**
+ * The key under which an anonymous caller's daily quota and webhook limits are counted.
+ */
+import { isIPv6 } from 'node:net';
+import { ipv6Groups } from '../../lib/ip.ts';
+
+/**
+ * IPv6 callers are counted per /56, the usual smallest allocation to one customer: counting
+ * per address would let anyone with a /64 pick a fresh address for every call.
+ */
+export const ipLimitKey = (ip: string): string => {
+  if (!isIPv6(ip)) return ip;
+  const g = ipv6Groups(ip);
+  const groups = [g[0]!, g[1]!, g[2]!, g[3]! & 0xff00].map((x) => x.toString(16));
+  return `${groups.join(':')}::/56`;
+};
