@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateCard, type CardResult } from '../../src/engine/index.ts';
-import { compileRuleset, rulesetForFile, type CompiledRulesetData } from '../../src/engine/ruleset/index.ts';
+import { compileRuleset, compileRulesetText, rulesetForFile, type CompiledRulesetData } from '../../src/engine/ruleset/index.ts';
 import { clean03, clean10, type Card } from './fixtures.ts';
 
 const compile = (rules: Record<string, unknown>, more: Record<string, unknown> = {}): CompiledRulesetData => {
@@ -96,4 +96,18 @@ test('a script in a JSONPath filter is never run (safe mode); an allowed pattern
   validateCard({ ...clean03(), description: `${'a'.repeat(1024 * 1024)}!` }, { ruleset });
   const used = process.cpuUsage(before);
   assert.ok((used.user + used.system) / 1000 < 2000, 'quadratic at most, on at most 4096 characters');
+});
+
+test('a rule id naming a member of every JavaScript object (__proto__, toString...) is refused, not silently dropped', () => {
+  // Before: accepted and listed, then never reported: `__proto__` vanished when parsed, and
+  // severities['toString'] found Object.prototype.toString instead of the rule's severity.
+  const ids = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+  for (const id of ids) {
+    const text = `rules:\n  ${id}:\n    given: $\n    then: {function: falsy}\n    severity: error\n`;
+    const r = compileRulesetText(text, 'team.yaml');
+    assert.ok('problems' in r, `${id}: the ruleset was accepted`);
+    assert.deepEqual(r.problems.map((p) => p.path), [`rules.${id}`], id);
+    const severityOnly = compileRulesetText(`{"rules": {"acme.x": {"given": "$", "then": {"function": "falsy"}}}, "overrides": [{"files": ["**"], "rules": {"${id}": "error"}}]}`, 'team.json');
+    assert.ok('problems' in severityOnly, `${id} in an override: accepted`);
+  }
 });

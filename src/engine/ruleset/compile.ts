@@ -99,8 +99,25 @@ function readRules(rules: Record<string, unknown>, at: (string | number)[], prob
   return out;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Rule ids naming a member every object inherits (`__proto__`, `toString`...): zod drops an own
+ * `__proto__` without a word, and a lookup of the others finds the inherited function, so such a
+ * rule would be accepted and never run.
+ */
+function inheritedNames(value: unknown): RulesetProblem[] {
+  if (!isRecord(value)) return [];
+  const maps: Array<[unknown, (string | number)[]]> = [[value.rules, ['rules']]];
+  if (Array.isArray(value.overrides)) value.overrides.forEach((o, i) => maps.push([isRecord(o) ? o.rules : undefined, ['overrides', i, 'rules']]));
+  return maps.flatMap(([rules, at]) =>
+    isRecord(rules) ? Object.keys(rules).filter((id) => id in Object.prototype).map((id) => ({ path: [...at, id], message: `${id} is a member of every JavaScript object, not a rule id` })) : []);
+}
+
 /** A ruleset's definition, or what is wrong with it. */
 export function readRuleset(value: unknown): { definition: RulesetDefinition } | { problems: RulesetProblem[] } {
+  const inherited = inheritedNames(value);
+  if (inherited.length > 0) return { problems: inherited };
   const parsed = rulesetSchema.safeParse(value);
   if (!parsed.success) {
     return {
