@@ -258,7 +258,8 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   process.umask(0o077);
   // On a terminal one plain line comes first, once the address is known: what is written before it waits.
   const early = heldUntilReleased(output.stdout, output.stdoutIsTTY === true);
-  const log = createLogger(batchedLines(early.write));
+  const logLines = batchedLines(early.write);
+  const log = createLogger(logLines);
   // Loaded here: @hono/node-server pulls in node:http and undici (~24 ms) that the other subcommands never
   // need, and neither it nor prom-client can be in the single executable's start-up snapshot (prom-client
   // notes the process's start time when it loads, node:http cannot load while the snapshot is built).
@@ -295,7 +296,8 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   const stopped = new Promise<number>((resolve) => (stoppedWith = resolve));
   const close = (signal?: string): Promise<void> => {
     if (stopping) return stopping;
-    stopping = shutDown({ config, log, server, requests, lifecycle, closeValidator: () => validator.close(), store }, signal);
+    // Its last lines are written before close() settles: the process may go on (tests, embedders).
+    stopping = shutDown({ config, log, server, requests, lifecycle, closeValidator: () => validator.close(), store }, signal).finally(logLines.flush);
     stopping.then(() => stoppedWith(0), () => stoppedWith(1));
     return stopping;
   };

@@ -21,9 +21,9 @@ test('startServer serves, validating in a worker, and close() stops it and frees
   assert.equal(((await answer.json()) as { valid: boolean }).valid, true);
   await server.close();
   assert.equal(await server.stopped, 0);
-  // The last lines wait for the log's next flush (a timer, or the process's exit).
+  // Every line is written by the time close() settles, the last one included.
   const logged = logLines(server.output()).map((line) => line.msg);
-  assert.ok(logged.includes('listening') && logged.includes('shutting down'), logged.join(', '));
+  assert.ok(logged.includes('listening') && logged.includes('shutting down') && logged.at(-1) === 'stopped', logged.join(', '));
   assert.ok(!logged.some((msg) => /validation worker|validating in process/.test(String(msg))), logged.join(', '));
   await assert.rejects(fetch(`${server.url}/healthz`), 'no longer listening');
 

@@ -14,9 +14,10 @@ const FLUSH_MS = 10;
  * Lines given to `write` as one text every `flushMs` rather than once per line or per event-loop
  * turn: under load a turn serves one or two requests, and stdout's write of their lines (a
  * syscall) cost about as much as the rest of a /healthz request (measured). What is left is
- * written at exit; the timer never keeps the process up.
+ * written at exit, or when the owner calls `flush` (a server closing in a process that goes on);
+ * the timer never keeps the process up.
  */
-export const batchedLines = (write: (text: string) => void, flushMs = FLUSH_MS): ((line: string) => void) => {
+export const batchedLines = (write: (text: string) => void, flushMs = FLUSH_MS): ((line: string) => void) & { flush: () => void } => {
   let pending: string[] = [];
   const flush = () => {
     if (pending.length === 0) return;
@@ -25,9 +26,10 @@ export const batchedLines = (write: (text: string) => void, flushMs = FLUSH_MS):
     write(text);
   };
   process.on('exit', flush);
-  return (line) => {
-    if (pending.push(line) === 1) setTimeout(flush, flushMs).unref();
+  const line = (text: string) => {
+    if (pending.push(text) === 1) setTimeout(flush, flushMs).unref();
   };
+  return Object.assign(line, { flush });
 };
 
 /**
