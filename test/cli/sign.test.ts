@@ -95,10 +95,11 @@ describe('sign then validate --trust', async () => {
   });
 
   test('a wrong key fails; no trusted key is a warning, an error with --require-signature', async () => {
-    await run(runKeygen, ['--out', file('other'), '--kid', kid]);
+    // The `=` form: a thumbprint kid starts with '-' one time in 64, which the parser takes as a flag.
+    assert.equal((await run(runKeygen, ['--out', file('other'), `--kid=${kid}`])).code, 0);
     const wrong = await validateJson([writeJson('s.json', signed), '--trust', file('other.jwks')]);
     assert.deepEqual(wrong.entries[0]!.errors.map((e) => e.rule), ['signature.invalid']);
-    await run(runKeygen, ['--out', file('third')]);
+    assert.equal((await run(runKeygen, ['--out', file('third')])).code, 0);
     const unknown = await validateJson([file('s.json'), '--trust', file('third.jwks')]);
     assert.equal(unknown.code, 0);
     assert.deepEqual(unknown.entries[0]!.warnings.map((e) => e.rule), ['signature.jku-untrusted']);
@@ -123,6 +124,14 @@ describe('sign then validate --trust', async () => {
     const out = writeJson('independent.json', { ...card, signatures: [await signPayload(canonicalize(card)!, key)] });
     const r = await validateJson([out, '--trust', file('independent.jwks')]);
     assert.equal(r.entries[0]!.signatures![0]!.verified, true);
+  });
+
+  test('a kid starting with a dash is given as --kid=-…; as a separate word it is a usage error saying so', async () => {
+    const spaced = await run(runKeygen, ['--out', file('dash'), '--kid', '-dash']);
+    assert.equal(spaced.code, 2);
+    assert.match(spaced.stderr, /use '--kid=-XYZ'/);
+    assert.equal((await run(runKeygen, ['--out', file('dash'), '--kid=-dash'])).code, 0);
+    assert.equal(JSON.parse(readFileSync(file('dash.jwks'), 'utf8')).keys[0].kid, '-dash');
   });
 
   test('usage errors exit 2: no key, a bad alg, a public key to sign with, a bad trust file', async () => {
