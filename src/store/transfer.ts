@@ -5,7 +5,7 @@
  * reads back byte for byte as it was. Rows are replaced by their key, so importing a stream twice
  * leaves what importing it once does.
  */
-import { rowIsValid, TABLES, type TableName } from './contract/rows.ts';
+import { EXPORTED_TABLES, rowIsValid, type TableName } from './contract/rows.ts';
 import type { Account } from './contract/accounts.ts';
 import type { ApiKeyRecord } from './contract/keys.ts';
 import type { Counter, UsageRow } from './contract/counters.ts';
@@ -132,7 +132,7 @@ export class ImportReader {
       if (problem !== undefined) throw new Error(`${at}: ${problem}`);
       return { table: 'reports', line: value.line as string };
     }
-    const table = TABLES.find((t) => t === value.table);
+    const table = EXPORTED_TABLES.find((t) => t === value.table);
     if (table === undefined) throw new Error(`${at}: unknown table ${JSON.stringify(value.table)}`);
     const row = value.row;
     const key = isObject(row) ? keyOf(table, row) : undefined;

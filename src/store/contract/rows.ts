@@ -3,18 +3,22 @@
  * rows come from outside the running process (the file store's snapshot and journal, an import).
  */
 import type { JobStatus } from './jobs.ts';
+import type { SessionRole } from './sessions.ts';
 
 /** The tables, as named in the journal and in exports. */
-export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets';
-export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets'];
+export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'sessions';
+export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'sessions'];
+/** The tables an export holds and an import takes: sessions stay where they were made (a restored backup signs nobody in). */
+export const EXPORTED_TABLES = TABLES.filter((t) => t !== 'sessions') as ReadonlyArray<Exclude<TableName, 'sessions'>>;
 /** Tables added after the first release: a snapshot written before one existed has no array for it (read as empty). */
-export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets'];
+export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'sessions'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
 const numbers = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'number');
 const stringOrNull = (v: unknown) => typeof v === 'string' || v === null;
 const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
+const sessionRoles: readonly unknown[] = ['viewer', 'editor', 'admin'] satisfies SessionRole[];
 
 /** Whether a row read from outside has what the code relies on, under its key. */
 export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean> = {
@@ -28,4 +32,6 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
   trust_keys: (key, v) =>
     isObject(v) && strings(v, 'id', 'kid', 'thumbprint', 'added_at') && v.id === key && isObject(v.jwk) && stringOrNull(v.account_id) && stringOrNull(v.jku) && stringOrNull(v.revoked_at),
   rulesets: (key, v) => isObject(v) && strings(v, 'account_id', 'text', 'hash', 'updated_at') && v.account_id === key,
+  sessions: (key, v) =>
+    isObject(v) && strings(v, 'id', 'subject', 'created_at', 'last_seen_at', 'idle_until', 'expires_at') && v.id === key && stringOrNull(v.email) && stringOrNull(v.revoked_at) && sessionRoles.includes(v.role),
 };

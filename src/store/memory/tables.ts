@@ -14,9 +14,10 @@ import type { KeysTable } from '../contract/keys.ts';
 import type { MetaTable } from '../contract/meta.ts';
 import type { Access } from '../contract/access.ts';
 import type { NewReport } from '../contract/report-records.ts';
-import { TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
+import { EXPORTED_TABLES, TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
+import type { SessionRecord, SessionsTable } from '../contract/sessions.ts';
 import type { TrustKeysTable } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import type { Account } from '../contract/accounts.ts';
@@ -31,6 +32,7 @@ import type { KeptRows } from './journaled.ts';
 import { MemoryKeys } from './keys.ts';
 import { MemoryMeta } from './meta.ts';
 import { MemoryRulesets } from './rulesets.ts';
+import { MemorySessions } from './sessions.ts';
 import { MemoryTrustKeys } from './trust-keys.ts';
 
 /** The on-disk form of the tables: plain arrays, so no id can ever clash with an object key. */
@@ -43,9 +45,10 @@ export interface TablesDoc {
   meta: Array<{ key: string; value: string }>;
   trust_keys: TrustKeyRecord[];
   rulesets: AccountRulesetRecord[];
+  sessions: SessionRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], sessions: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -55,7 +58,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & SessionsTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -69,6 +72,7 @@ export abstract class Tables implements StoreTransfer {
   private readonly jobs: MemoryJobs;
   private readonly trustKeys: MemoryTrustKeys;
   private readonly rulesets: MemoryRulesets;
+  private readonly sessions: MemorySessions;
   private readonly meta: MemoryMeta;
   /** Each table's rows by its name in the journal, the snapshot and exports. */
   private readonly kept: Record<TableName, KeptRows>;
@@ -82,6 +86,7 @@ export abstract class Tables implements StoreTransfer {
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
+    this.sessions = new MemorySessions(journal);
     this.kept = {
       accounts: this.accounts.rows,
       keys: this.keys.rows,
@@ -91,6 +96,7 @@ export abstract class Tables implements StoreTransfer {
       meta: this.meta.rows,
       trust_keys: this.trustKeys.rows,
       rulesets: this.rulesets.rows,
+      sessions: this.sessions.rows,
     };
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
       accounts: this.accounts,
@@ -99,6 +105,7 @@ export abstract class Tables implements StoreTransfer {
       jobs: this.jobs,
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
+      sessions: this.sessions,
       meta: this.meta,
     };
     for (const [table, implementation] of Object.entries(tables) as Array<[keyof typeof tables, Record<string, (...args: unknown[]) => unknown>]>) {
@@ -133,7 +140,7 @@ export abstract class Tables implements StoreTransfer {
   /** Every row: the tables (durable counters only; taken at once, so writes made while rows are read are left out whole), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {
     // Jobs are taken as their texts, each parsed in its turn (together they run to megabytes).
-    const tables = TABLES.map((table) => ({ table, rows: table === 'jobs' ? this.jobs.texts() : this.kept[table].docRows() }));
+    const tables = EXPORTED_TABLES.map((table) => ({ table, rows: table === 'jobs' ? this.jobs.texts() : this.kept[table].docRows() }));
     const reports = this.reportLines();
     for (const { table, rows } of tables) {
       for (const row of rows) yield { table, row: table === 'jobs' ? JSON.parse(row as string) : row } as TransferRow;
@@ -156,10 +163,11 @@ export abstract class Tables implements StoreTransfer {
     await this.commit();
   }
 
-  /** Drops expired counters (volatile ones too) and jobs that finished before `jobsFinishedBefore` (epoch ms). */
+  /** Drops expired counters (volatile ones too), jobs that finished before `jobsFinishedBefore` (epoch ms) and sessions no longer in force. */
   protected compactTables(now: number, jobsFinishedBefore: number): void {
     this.counters.compact(now);
     this.jobs.compact(jobsFinishedBefore);
+    this.sessions.prune(new Date(now).toISOString());
   }
 
   /**

@@ -230,4 +230,24 @@ create table account_rulesets (
 );
 `,
   },
+  {
+    version: 12,
+    name: 'sessions of people signed in through OpenID Connect',
+    sql: `
+-- The id is the SHA-256 of the cookie's opaque value (never stored). Times are ISO 8601 text, compared
+-- as text as every engine does. Revoked, idle and expired rows are deleted by the hourly upkeep.
+create table sessions (
+  id text primary key,
+  subject text not null,
+  email text,
+  role text not null check (role in ('viewer', 'editor', 'admin')),
+  created_at text not null,
+  last_seen_at text not null,
+  idle_until text not null,
+  expires_at text not null,
+  revoked_at text
+);
+create index sessions_by_subject on sessions (subject);
+`,
+  },
 ];

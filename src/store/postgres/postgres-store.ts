@@ -48,6 +48,7 @@ import { PgReports } from './reports.ts';
 import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
 import { PgRulesets } from './rulesets.ts';
+import { PgSessions } from './sessions.ts';
 import { PgTrustKeys } from './trust-keys.ts';
 
 export interface PostgresStoreOptions {
@@ -143,6 +144,7 @@ export class PostgresStore implements StoreTransfer {
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
+      sessions: new PgSessions(context),
       meta: new PgMeta(context),
     };
     for (const [table, calls] of Object.entries(TABLE_CALLS) as Array<[keyof typeof TABLE_CALLS, Record<string, Access>]>) {
@@ -235,6 +237,7 @@ export class PostgresStore implements StoreTransfer {
     const now = clock.now();
     await this.sql`delete from counters where reset_at <= ${now}::bigint`;
     await this.sql`delete from jobs where status in ('completed', 'failed') and updated_ms < ${now - this.finishedJobTtlMs}::bigint`;
+    await this.pruneSessions(new Date(now).toISOString());
     if (retentionMs !== undefined) await this.pruneReports(now - retentionMs);
   }
 }
