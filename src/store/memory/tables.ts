@@ -17,6 +17,8 @@ import type { NewReport } from '../contract/report-records.ts';
 import { TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
+import type { AuditRecord, AuditTable } from '../contract/audit.ts';
+import { MemoryAudit } from './audit.ts';
 import type { TrustKeysTable } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import type { Account } from '../contract/accounts.ts';
@@ -43,9 +45,10 @@ export interface TablesDoc {
   meta: Array<{ key: string; value: string }>;
   trust_keys: TrustKeyRecord[];
   rulesets: AccountRulesetRecord[];
+  audit: AuditRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], audit: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -55,7 +58,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AuditTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -69,6 +72,7 @@ export abstract class Tables implements StoreTransfer {
   private readonly jobs: MemoryJobs;
   private readonly trustKeys: MemoryTrustKeys;
   private readonly rulesets: MemoryRulesets;
+  private readonly audit: MemoryAudit;
   private readonly meta: MemoryMeta;
   /** Each table's rows by its name in the journal, the snapshot and exports. */
   private readonly kept: Record<TableName, KeptRows>;
@@ -82,6 +86,7 @@ export abstract class Tables implements StoreTransfer {
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
+    this.audit = new MemoryAudit(journal);
     this.kept = {
       accounts: this.accounts.rows,
       keys: this.keys.rows,
@@ -91,6 +96,7 @@ export abstract class Tables implements StoreTransfer {
       meta: this.meta.rows,
       trust_keys: this.trustKeys.rows,
       rulesets: this.rulesets.rows,
+      audit: this.audit.rows,
     };
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
       accounts: this.accounts,
@@ -99,6 +105,7 @@ export abstract class Tables implements StoreTransfer {
       jobs: this.jobs,
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
+      audit: this.audit,
       meta: this.meta,
     };
     for (const [table, implementation] of Object.entries(tables) as Array<[keyof typeof tables, Record<string, (...args: unknown[]) => unknown>]>) {
