@@ -57,6 +57,7 @@ export const declaredTiers = {
     'test/server.test.ts',
     'test/store/blackbox.test.ts',
     'test/store/contract/accounts.test.ts',
+    'test/store/contract/audit.test.ts',
     'test/store/contract/counters.test.ts',
     'test/store/contract/jobs.test.ts',
     'test/store/contract/keys.test.ts',

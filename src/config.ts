@@ -85,6 +85,10 @@ export const configSchema = z
       .object({
         /** API keys look like `<prefix>_<opaque>`. */
         prefix: z.string().regex(/^[a-z][a-z0-9]{1,31}$/, 'lowercase letters and digits, starting with a letter').default('cardgate'),
+        /** A key's default and longest lifetime, days; unset: keys never expire unless created with `expires_at`. */
+        maxLifetimeDays: unset(z.number().int().min(1).max(36500)),
+        /** How long the old secret of a rotated key keeps working, hours (0: it stops at once). */
+        rotationGraceHours: z.number().int().min(0).max(8760).default(24),
       })
       .strict()
       .prefault({}),
@@ -161,6 +165,15 @@ export const configSchema = z
       .strict()
       .prefault({}),
     reports: z.object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+    audit: z
+      .object({
+        /** How long audit records are kept, days (pruned by the store's hourly upkeep). */
+        retentionDays: z.number().int().min(1).max(36500).default(365),
+        /** Also write each audit record to the log (one `audit` line). */
+        log: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
     signatures: z
       .object({
         /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
@@ -293,6 +306,10 @@ const envVars: Record<string, { path: string[]; type: SettingType }> = {
   CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ['cardFetch', 'timeoutMs'], type: 'number' },
   CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ['cardFetch', 'allowedHosts'], type: 'list' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
+  CARDGATE_AUDIT_RETENTION_DAYS: { path: ['audit', 'retentionDays'], type: 'number' },
+  CARDGATE_AUDIT_LOG: { path: ['audit', 'log'], type: 'boolean' },
+  CARDGATE_KEY_MAX_LIFETIME_DAYS: { path: ['keys', 'maxLifetimeDays'], type: 'number' },
+  CARDGATE_KEY_ROTATION_GRACE_HOURS: { path: ['keys', 'rotationGraceHours'], type: 'number' },
   CARDGATE_SIGNATURE_TRUST_FILES: { path: ['signatures', 'trustFiles'], type: 'list' },
   CARDGATE_SIGNATURE_ALGORITHMS: { path: ['signatures', 'allowedAlgorithms'], type: 'list' },
   CARDGATE_REQUIRE_SIGNATURE: { path: ['signatures', 'requireSignature'], type: 'boolean' },

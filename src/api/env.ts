@@ -1,5 +1,6 @@
 /** Types shared by every route and middleware. */
 import type { Caller } from '../features/accounts/caller.ts';
+import type { AuditContext } from '../features/audit/audit.ts';
 
 /** The window a request was counted in, for its X-RateLimit-* headers (see middleware/rate-limit-headers.ts). */
 export interface RateWindow {
@@ -13,5 +14,7 @@ export type AppEnv = {
   Variables: {
     caller: Caller;
     rateWindow: RateWindow;
+    /** Who is calling the admin API, and from where: set by the admin auth middleware, passed to every state-changing use case (recordAudit). */
+    audit: AuditContext;
   };
 };

@@ -11,7 +11,7 @@ import type { Store } from './contract/store.ts';
 
 export const openStore = async (config: Config, log: Logger): Promise<Store & StoreTransfer> => {
   const { databaseUrl, poolSize, statementTimeoutMs } = config.store;
-  if (databaseUrl === undefined) return openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays, log });
+  if (databaseUrl === undefined) return openFileStore({ dataDir: config.dataDir, retentionDays: config.reports.retentionDays, auditRetentionDays: config.audit.retentionDays, log });
   const { openPostgresStore } = await import('./postgres/postgres-store.ts');
-  return openPostgresStore({ url: databaseUrl, poolSize, statementTimeoutMs, retentionDays: config.reports.retentionDays, log });
+  return openPostgresStore({ url: databaseUrl, poolSize, statementTimeoutMs, retentionDays: config.reports.retentionDays, auditRetentionDays: config.audit.retentionDays, log });
 };

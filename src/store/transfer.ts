@@ -12,6 +12,7 @@ import type { Counter, UsageRow } from './contract/counters.ts';
 import type { JobRecord } from './contract/jobs.ts';
 import type { TrustKeyRecord } from './contract/trust-keys.ts';
 import type { AccountRulesetRecord } from './contract/rulesets.ts';
+import type { AuditRecord } from './contract/audit.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }
@@ -23,6 +24,7 @@ export type TransferRow =
   | { table: 'meta'; row: { key: string; value: string } }
   | { table: 'trust_keys'; row: TrustKeyRecord }
   | { table: 'rulesets'; row: AccountRulesetRecord }
+  | { table: 'audit'; row: AuditRecord }
   | { table: 'reports'; line: string };
 
 /** What the engines add to the Store contract for export and import. */

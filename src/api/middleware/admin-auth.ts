@@ -3,14 +3,21 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { isAdminToken } from '../../features/accounts/admin-token.ts';
+import { adminTokenActor } from '../../features/audit/audit.ts';
+import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 
-export const adminAuth = (deps: AppDeps): MiddlewareHandler<AppEnv> => async (c, next) => {
-  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('authorization')?.trim() ?? '');
-  if (!m || !(await isAdminToken(deps.store, deps.config, m[1]!))) {
-    throw new ApiError('UNAUTHORIZED', 'missing or invalid admin token: send "Authorization: Bearer <admin token>"', {
-      headers: { 'WWW-Authenticate': 'Bearer realm="cardgate admin"' },
-    });
-  }
-  return next();
+/** Sets the request's audit context (`c.get('audit')`): the admin token's actor and the client IP. */
+export const adminAuth = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
+  const clientIp = clientIpResolver(deps.config);
+  return async (c, next) => {
+    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('authorization')?.trim() ?? '');
+    if (!m || !(await isAdminToken(deps.store, deps.config, m[1]!))) {
+      throw new ApiError('UNAUTHORIZED', 'missing or invalid admin token: send "Authorization: Bearer <admin token>"', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="cardgate admin"' },
+      });
+    }
+    c.set('audit', { actor: adminTokenActor, ip: clientIp(c) });
+    return next();
+  };
 };

@@ -6,12 +6,12 @@ import type { JobStatus } from './jobs.ts';
 import type { SessionRole } from './sessions.ts';
 
 /** The tables, as named in the journal and in exports. */
-export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'sessions';
-export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'sessions'];
+export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'audit' | 'sessions';
+export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'audit', 'sessions'];
 /** The tables an export holds and an import takes: sessions stay where they were made (a restored backup signs nobody in). */
 export const EXPORTED_TABLES = TABLES.filter((t) => t !== 'sessions') as ReadonlyArray<Exclude<TableName, 'sessions'>>;
 /** Tables added after the first release: a snapshot written before one existed has no array for it (read as empty). */
-export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'sessions'];
+export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'audit', 'sessions'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
@@ -34,4 +34,7 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
   rulesets: (key, v) => isObject(v) && strings(v, 'account_id', 'text', 'hash', 'updated_at') && v.account_id === key,
   sessions: (key, v) =>
     isObject(v) && strings(v, 'id', 'subject', 'created_at', 'last_seen_at', 'idle_until', 'expires_at') && v.id === key && stringOrNull(v.email) && stringOrNull(v.revoked_at) && sessionRoles.includes(v.role),
+  audit: (key, v) =>
+    isObject(v) && strings(v, 'id', 'at', 'action') && v.id === key && stringOrNull(v.ip) && isObject(v.actor) && typeof v.actor.kind === 'string' &&
+    isObject(v.target) && typeof v.target.type === 'string' && stringOrNull(v.target.id) && (v.before === null || isObject(v.before)) && (v.after === null || isObject(v.after)),
 };

@@ -67,6 +67,8 @@ export interface FileStoreOptions {
   log?: Logger;
   /** Reports older than this read as gone and are pruned hourly; unset = kept until pruneReports(). */
   retentionDays?: number;
+  /** Audit records older than this are pruned hourly; unset = kept. */
+  auditRetentionDays?: number;
   /** Completed and failed jobs leave the store this long after their last update (default 1 day). */
   finishedJobTtlMs?: number;
   segmentLimits?: SegmentLimits;
@@ -127,6 +129,7 @@ export class FileStore extends Tables implements Store {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly retentionMs: number | undefined;
+  private readonly auditRetentionMs: number | undefined;
   private readonly finishedJobTtlMs: number;
   private readonly journalLimitBytes: number;
 
@@ -147,6 +150,7 @@ export class FileStore extends Tables implements Store {
     this.scheduler = options.scheduler ?? systemScheduler;
     this.log = options.log ?? silentLogger;
     this.retentionMs = options.retentionDays === undefined ? undefined : options.retentionDays * DAY_MS;
+    this.auditRetentionMs = options.auditRetentionDays === undefined ? undefined : options.auditRetentionDays * DAY_MS;
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
     this.journalLimitBytes = options.journalLimitBytes ?? 4 * 1024 * 1024;
     this.previousJournals = previousJournals;
@@ -243,6 +247,7 @@ export class FileStore extends Tables implements Store {
     const upkeep = () => {
       const now = this.clock.now();
       this.compactTables(now, now - this.finishedJobTtlMs);
+      if (this.auditRetentionMs !== undefined) void this.pruneAudit(new Date(now - this.auditRetentionMs).toISOString());
       if (this.retentionMs === undefined) return;
       this.pruneReports(this.expiredBefore()).catch((err: Error) => this.log.error('report retention failed', { error: err.message }));
     };

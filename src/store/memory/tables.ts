@@ -17,6 +17,8 @@ import type { NewReport } from '../contract/report-records.ts';
 import { EXPORTED_TABLES, TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
+import type { AuditRecord, AuditTable } from '../contract/audit.ts';
+import { MemoryAudit } from './audit.ts';
 import type { SessionRecord, SessionsTable } from '../contract/sessions.ts';
 import type { TrustKeysTable } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
@@ -45,10 +47,11 @@ export interface TablesDoc {
   meta: Array<{ key: string; value: string }>;
   trust_keys: TrustKeyRecord[];
   rulesets: AccountRulesetRecord[];
+  audit: AuditRecord[];
   sessions: SessionRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], sessions: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], audit: [], sessions: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -58,7 +61,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & SessionsTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AuditTable & SessionsTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -72,6 +75,7 @@ export abstract class Tables implements StoreTransfer {
   private readonly jobs: MemoryJobs;
   private readonly trustKeys: MemoryTrustKeys;
   private readonly rulesets: MemoryRulesets;
+  private readonly audit: MemoryAudit;
   private readonly sessions: MemorySessions;
   private readonly meta: MemoryMeta;
   /** Each table's rows by its name in the journal, the snapshot and exports. */
@@ -86,6 +90,7 @@ export abstract class Tables implements StoreTransfer {
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
+    this.audit = new MemoryAudit(journal);
     this.sessions = new MemorySessions(journal);
     this.kept = {
       accounts: this.accounts.rows,
@@ -96,6 +101,7 @@ export abstract class Tables implements StoreTransfer {
       meta: this.meta.rows,
       trust_keys: this.trustKeys.rows,
       rulesets: this.rulesets.rows,
+      audit: this.audit.rows,
       sessions: this.sessions.rows,
     };
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
@@ -105,6 +111,7 @@ export abstract class Tables implements StoreTransfer {
       jobs: this.jobs,
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
+      audit: this.audit,
       sessions: this.sessions,
       meta: this.meta,
     };

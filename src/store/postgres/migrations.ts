@@ -231,6 +231,26 @@ create table account_rulesets (
 `,
   },
   {
+    version: 10,
+    name: 'audit log',
+    sql: `
+-- Every state-changing admin action, append-only (removed by retention only). The record is kept as
+-- the JSON text it was appended as; beside it the columns its listing filters by. Times are ISO
+-- text in UTC (toISOString), which sorts as text in the C collation.
+create table audit_log (
+  id text primary key,
+  at text not null,
+  actor_kind text not null,
+  actor_label text not null,
+  actor_email text,
+  action text not null,
+  target_id text,
+  record text not null
+);
+create index audit_log_newest on audit_log (at collate "C" desc, id collate "C" desc);
+`,
+  },
+  {
     version: 12,
     name: 'sessions of people signed in through OpenID Connect',
     sql: `

@@ -48,6 +48,7 @@ import { PgReports } from './reports.ts';
 import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
 import { PgRulesets } from './rulesets.ts';
+import { PgAudit } from './audit.ts';
 import { PgSessions } from './sessions.ts';
 import { PgTrustKeys } from './trust-keys.ts';
 
@@ -64,6 +65,8 @@ export interface PostgresStoreOptions {
   log?: Logger;
   /** Reports older than this read as gone and are pruned hourly; unset = kept until pruneReports(). */
   retentionDays?: number;
+  /** Audit records older than this are pruned hourly; unset = kept. */
+  auditRetentionDays?: number;
   /** Completed and failed jobs leave the store this long after their last update (default 1 day). */
   finishedJobTtlMs?: number;
   /** The reports' summary columns (default: those declared in reports/columns.ts; tests add some, with their migration). */
@@ -94,6 +97,7 @@ export class PostgresStore implements StoreTransfer {
   private readonly log: Logger;
   private readonly context: PgContext;
   private readonly finishedJobTtlMs: number;
+  private readonly auditRetentionMs: number | undefined;
   /** Longest a call may take before it fails as unavailable: as long to connect as to run. */
   private readonly callTimeoutMs: number;
   /** Writes resolved so far, and how many of them a flush has made durable. */
@@ -119,6 +123,7 @@ export class PostgresStore implements StoreTransfer {
       reports: new ReportStatements(options.reportColumns),
     };
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
+    this.auditRetentionMs = options.auditRetentionDays === undefined ? undefined : options.auditRetentionDays * DAY_MS;
     this.callTimeoutMs = 2 * (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
     this.installTables();
     for (const name of ['ping', 'commit'] as const) {
@@ -144,6 +149,7 @@ export class PostgresStore implements StoreTransfer {
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
+      audit: new PgAudit(context),
       sessions: new PgSessions(context),
       meta: new PgMeta(context),
     };
@@ -239,6 +245,7 @@ export class PostgresStore implements StoreTransfer {
     await this.sql`delete from jobs where status in ('completed', 'failed') and updated_ms < ${now - this.finishedJobTtlMs}::bigint`;
     await this.pruneSessions(new Date(now).toISOString());
     if (retentionMs !== undefined) await this.pruneReports(now - retentionMs);
+    if (this.auditRetentionMs !== undefined) await this.pruneAudit(new Date(now - this.auditRetentionMs).toISOString());
   }
 }
 

@@ -1,0 +1,86 @@
+/** The Store contract: the audit log, on every engine (see engines.ts). */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { AuditRecord } from '../../../src/store/contract/audit.ts';
+import { AUDIT_CALLS } from '../../../src/store/contract/audit.ts';
+import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
+import { contractSuite, engines } from './engines.ts';
+import { T0, iso } from '../fixtures/records.ts';
+
+const record = (n: number, over: Partial<AuditRecord> = {}): AuditRecord => ({
+  id: `aud_${T0 + n}_${String(n).padStart(20, '0')}`,
+  at: iso(T0 + n * 1000),
+  actor: { kind: 'admin-token' },
+  ip: '203.0.113.7',
+  action: 'account.create',
+  target: { type: 'account', id: `acct_${n}` },
+  before: null,
+  after: { name: `Account ${n}`, plan: 'pro' },
+  ...over,
+});
+
+const ids = (records: AuditRecord[]) => records.map((r) => r.id);
+
+contractSuite('audit', (withStore) => {
+  withStore('audit: appended records read back whole, newest first, a page at a time; an id appended twice is refused', async (s) => {
+    const all = [1, 2, 3, 4, 5].map((n) => record(n));
+    for (const r of all) await s.appendAudit(r);
+    await assert.rejects(s.appendAudit({ ...all[0]!, action: 'account.delete' }));
+    const first = await s.pageAudit({ limit: 2 });
+    assert.deepEqual(first.items, [all[4], all[3]]);
+    assert.ok(first.next);
+    const second = await s.pageAudit({ limit: 2, after: first.next });
+    assert.deepEqual(ids(second.items), ids([all[2]!, all[1]!]));
+    const third = await s.pageAudit({ limit: 2, after: second.next });
+    assert.deepEqual(ids(third.items), ids([all[0]!]));
+    assert.equal(third.next, undefined);
+  });
+
+  withStore('audit: filters by action, actor (kind, label, e-mail), target and time range, all together', async (s) => {
+    await s.appendAudit(record(1));
+    await s.appendAudit(record(2, { action: 'key.create', target: { type: 'key', id: 'key_2' }, actor: { kind: 'cli', os_user: 'alice' }, ip: null }));
+    await s.appendAudit(record(3, { action: 'key.create', target: { type: 'key', id: 'key_3' }, actor: { kind: 'oidc', subject: 'sub-3', email: 'bob@example.com' } }));
+    await s.appendAudit(record(4, { action: 'import.run', target: { type: 'store', id: null } }));
+    const page = (q: object) => s.pageAudit({ limit: 10, ...q }).then((p) => p.items.map((r) => r.id.slice(-1)));
+    assert.deepEqual(await page({ action: 'key.create' }), ['3', '2']);
+    assert.deepEqual(await page({ actor: 'cli' }), ['2']);
+    assert.deepEqual(await page({ actor: 'cli:alice' }), ['2']);
+    assert.deepEqual(await page({ actor: 'oidc:sub-3' }), ['3']);
+    assert.deepEqual(await page({ actor: 'bob@example.com' }), ['3']);
+    assert.deepEqual(await page({ actor: 'admin-token' }), ['4', '1']);
+    assert.deepEqual(await page({ target: 'key_2' }), ['2']);
+    assert.deepEqual(await page({ from: iso(T0 + 2000), to: iso(T0 + 4000) }), ['3', '2'], 'from inclusive, to exclusive');
+    assert.deepEqual(await page({ action: 'key.create', actor: 'oidc' }), ['3']);
+    assert.deepEqual(await page({ action: 'nothing\u0000' }), [], 'a NUL character matches nothing');
+  });
+
+  withStore('audit: retention prunes the records before a time, and only those', async (s) => {
+    for (const n of [1, 2, 3]) await s.appendAudit(record(n));
+    assert.equal(await s.pruneAudit(iso(T0 + 2000)), 1);
+    assert.deepEqual(ids((await s.pageAudit({ limit: 10 })).items), ids([record(3), record(2)]));
+    assert.equal(await s.pruneAudit(iso(T0 + 2000)), 0);
+  });
+});
+
+test('audit: append-only: the contract has no call that changes or deletes a record besides retention', () => {
+  assert.deepEqual(Object.keys(AUDIT_CALLS).sort(), ['appendAudit', 'pageAudit', 'pruneAudit']);
+});
+
+test('audit records travel in export and import, between every pair of engines', async () => {
+  const records = [record(1), record(2, { actor: { kind: 'oidc', subject: 's', email: null }, before: { name: 'a' } })];
+  for (const from of engines) {
+    const source = (await from.open()) as Awaited<ReturnType<typeof from.open>> & StoreTransfer;
+    for (const r of records) await source.appendAudit(r);
+    const rows: TransferRow[] = [];
+    for await (const row of source.exportRows()) rows.push(row);
+    await source.close();
+    assert.deepEqual(rows.filter((r) => r.table === 'audit').map((r) => (r as { row: unknown }).row), records, from.name);
+    for (const to of engines) {
+      const target = (await to.open()) as Awaited<ReturnType<typeof to.open>> & StoreTransfer;
+      await target.importRows((async function* () { yield* rows; })());
+      await target.importRows((async function* () { yield* rows; })());
+      assert.deepEqual((await target.pageAudit({ limit: 10 })).items, [...records].reverse(), `${from.name} -> ${to.name}, imported twice`);
+      await target.close();
+    }
+  }
+});
