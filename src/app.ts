@@ -13,6 +13,7 @@ import { noteRoute, observeRequests, requestIdOf } from './api/middleware/reques
 import { rateLimitHeaders } from './api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from './api/middleware/webhook-limit.ts';
 import { adminRoutes } from './api/routes/admin.ts';
+import { authRoutes } from './api/routes/auth.ts';
 import { dashboardRoutes } from './api/routes/dashboard.ts';
 import { docsRoutes } from './api/routes/docs.ts';
 import { healthRoutes } from './api/routes/health.ts';
@@ -57,6 +58,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', reportRoutes(deps));
   app.route('/', reportDiffRoutes(deps));
   app.route('/', adminRoutes(deps));
+  app.route('/', authRoutes(deps));
   app.route('/', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined }));
   app.route('/', pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }));
   app.route('/', docsRoutes(describeApi(app, deps.urls.publicUrl)));

@@ -38,8 +38,8 @@ export const ROLES = ['viewer', 'editor', 'admin'] as const;
 const claimText = z.string().min(1).max(256);
 const oidcSchema = z
   .object({
-    /** The provider's issuer URL; its discovery document is read at start. */
-    issuer: httpUrl,
+    /** The provider's issuer URL (https; http only on this machine); its discovery document is read on the first sign-in. */
+    issuer: httpUrl.refine((s) => s.startsWith('https:') || ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(s).hostname), 'must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])'),
     clientId: claimText,
     clientSecret: unset(z.string().min(1).max(4096)),
     /** A file holding the client secret (read at start, at most 4 KiB, trailing newline dropped). */

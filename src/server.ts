@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { createApp, type App } from './app.ts';
 import { resolveUrls, type Config } from './config.ts';
 import { adminTokenFile, ensureAdminToken } from './features/accounts/admin-token.ts';
+import { oidcClientSecret } from './features/auth/client-secret.ts';
 import { defaultRuleset, loadDefaultRuleset, reloadDefaultRuleset } from './features/rulesets/default-ruleset.ts';
 import { loadTrustFiles, reloadTrustFiles } from './features/trust/trusted-keys.ts';
 import { cardFetchUse } from './features/validation/card-by-url.ts';
@@ -98,6 +99,7 @@ const checkConfig = async (config: Config): Promise<number> => {
   parseAllowedHosts(config.webhooks.allowedHosts, callbackUse);
   parseAllowedHosts(config.cardFetch.allowedHosts, cardFetchUse);
   loadDefaultRuleset(config);
+  if (config.auth.oidc !== undefined) oidcClientSecret(config.auth.oidc);
   return (await loadTrustFiles({ config, clock: systemClock })).length;
 };
 

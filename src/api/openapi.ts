@@ -132,7 +132,7 @@ export const security: Record<'optionalKey' | 'key' | 'admin', Array<Record<stri
   /** No key: anonymous, counted per client IP. */
   optionalKey: [{}, { apiKey: [] }, { apiKeyHeader: [] }],
   key: [{ apiKey: [] }, { apiKeyHeader: [] }],
-  admin: [{ adminToken: [] }],
+  admin: [{ adminToken: [] }, { session: [] }],
 };
 
 const description = `Validates A2A agent cards. Errors come in three shapes: nested \`{error:{code,message}}\` for
@@ -161,6 +161,12 @@ export const describeApi = (app: ApiRoutes, publicUrl: string): (() => string) =
   });
   registry.registerComponent('securitySchemes', 'apiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same API key in `X-API-Key`.' });
   registry.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer', description: 'The admin token, `Authorization: Bearer <admin token>`.' });
+  registry.registerComponent('securitySchemes', 'session', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'cardgate_session',
+    description: 'A person signed in through OpenID Connect (GET /auth/login), when `auth.oidc` is set and no Authorization header is sent. A state-changing request with it also sends the session\'s CSRF token (GET /auth/session) in `X-CSRF-Token` and comes from this service\'s origin; the session\'s role must reach the route\'s (see docs/auth.md).',
+  });
 
   // Made on first use, not at start-up: nothing but GET /openapi.json and /docs needs it.
   let text: string | undefined;

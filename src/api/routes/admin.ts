@@ -17,7 +17,7 @@ import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
 import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
 import { readJsonObject } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
-import { adminAuth } from '../middleware/admin-auth.ts';
+import { adminAuth, requireRole } from '../middleware/admin-auth.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { admin, bodyRefused, notFound } from './admin-route.ts';
 import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
@@ -133,7 +133,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
   const accounts = accountOperations(deps);
   const exports = exportOperations(deps);
   const app = apiRoutes();
-  app.use('/admin/api/*', adminAuth(deps));
+  app.use('/admin/api/*', adminAuth(deps), requireRole);
   return app
     .openapi(routes.listAccounts, async (c) => {
       const query = storePageQuery(c.req.valid('query'), ACCOUNTS_SORT, []);
