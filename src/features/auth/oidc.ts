@@ -33,6 +33,29 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 const emailDomainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
+/** The identity the tokens name, or the refusal: e-mail domain, role. */
+const identityOf = async (settings: OidcSettings, config: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): Promise<Identity> => {
+  const claims: Record<string, unknown> = { ...tokens.claims() };
+  // Providers often put groups and e-mail only in the userinfo answer.
+  if ((claims[settings.rolesClaim] === undefined || claims.email === undefined) && tokens.access_token) {
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub as string).catch(() => undefined);
+    for (const [name, value] of Object.entries(info ?? {})) if (claims[name] === undefined) claims[name] = value;
+  }
+  const subject = claims.sub as string;
+  const email = typeof claims.email === 'string' && claims.email.length <= 320 ? claims.email : null;
+  const who = { subject, email };
+  if (settings.allowedEmailDomains.length > 0) {
+    if (email === null || claims.email_verified !== true) throw new SignInRefused('your account has no verified e-mail address, which this service requires', `no verified e-mail (allowedEmailDomains)`, who);
+    if (!settings.allowedEmailDomains.includes(emailDomainOf(email))) throw new SignInRefused(`e-mail addresses at ${emailDomainOf(email)} may not sign in here`, `e-mail domain ${emailDomainOf(email)} not allowed`, who);
+  }
+  const role = roleFromClaim(claims[settings.rolesClaim], settings.roleMapping);
+  if (role === undefined) {
+    throw new SignInRefused(`your account has no role here: none of its "${settings.rolesClaim}" values is given a role (auth.oidc.roleMapping); ask an administrator`, 'no mapped role', who);
+  }
+  return { subject, email, role };
+};
+
+
 export const oidcSignIn = (settings: OidcSettings, clientSecret: string, clock: Clock) => {
   const states = new LoginStates(clientSecret);
   let discovered: Promise<client.Configuration> | undefined;
@@ -52,28 +75,6 @@ export const oidcSignIn = (settings: OidcSettings, clientSecret: string, clock: 
         throw new SignInRefused('the identity provider cannot be reached: try again later', `discovery of ${settings.issuer} failed: ${(e as Error).message}`);
       });
     return discovered;
-  };
-
-  /** The identity the tokens name, or the refusal: e-mail domain, role. */
-  const identityOf = async (config: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): Promise<Identity> => {
-    const claims: Record<string, unknown> = { ...tokens.claims() };
-    // Providers often put groups and e-mail only in the userinfo answer.
-    if ((claims[settings.rolesClaim] === undefined || claims.email === undefined) && tokens.access_token) {
-      const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub as string).catch(() => undefined);
-      for (const [name, value] of Object.entries(info ?? {})) if (claims[name] === undefined) claims[name] = value;
-    }
-    const subject = claims.sub as string;
-    const email = typeof claims.email === 'string' && claims.email.length <= 320 ? claims.email : null;
-    const who = { subject, email };
-    if (settings.allowedEmailDomains.length > 0) {
-      if (email === null || claims.email_verified !== true) throw new SignInRefused('your account has no verified e-mail address, which this service requires', `no verified e-mail (allowedEmailDomains)`, who);
-      if (!settings.allowedEmailDomains.includes(emailDomainOf(email))) throw new SignInRefused(`e-mail addresses at ${emailDomainOf(email)} may not sign in here`, `e-mail domain ${emailDomainOf(email)} not allowed`, who);
-    }
-    const role = roleFromClaim(claims[settings.rolesClaim], settings.roleMapping);
-    if (role === undefined) {
-      throw new SignInRefused(`your account has no role here: none of its "${settings.rolesClaim}" values is given a role (auth.oidc.roleMapping); ask an administrator`, 'no mapped role', who);
-    }
-    return { subject, email, role };
   };
 
   return {
@@ -108,7 +109,7 @@ export const oidcSignIn = (settings: OidcSettings, clientSecret: string, clock: 
         .catch((e: unknown) => {
           throw new SignInRefused('the identity provider\'s answer could not be verified: start the sign-in again', `token or ID token refused: ${(e as Error).message}`);
         });
-      return identityOf(config, tokens);
+      return identityOf(settings, config, tokens);
     },
 
     /** The provider's end-session URL (RP-initiated logout) when it offers one, returning to `after`. */
