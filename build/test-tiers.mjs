@@ -85,6 +85,7 @@ export const declaredTiers = {
     'test/cli/warm-up.test.ts',
     'test/dashboard/browser.test.ts',
     'test/dashboard/harness.test.ts',
+    'test/dashboard/oidc-sign-in.test.ts',
     'test/dashboard/ruleset-editor.test.ts',
     'test/dashboard/scale.test.ts',
     'test/dashboard/sign-in.test.ts',

@@ -59,7 +59,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', reportDiffRoutes(deps));
   app.route('/', adminRoutes(deps));
   app.route('/', authRoutes(deps));
-  app.route('/', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined }));
+  app.route('/', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined, oidc: deps.config.auth.oidc !== undefined }));
   app.route('/', pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }));
   app.route('/', docsRoutes(describeApi(app, deps.urls.publicUrl)));
 

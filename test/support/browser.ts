@@ -121,8 +121,12 @@ const recordFailures = (page: Page, origin: string): string[] => {
   return failures;
 };
 
-/** Headless Chromium with a fresh context; `foreign` collects requests to any origin but `origin`, refused. */
-export const startBrowser = async (origin: string) => {
+/**
+ * Headless Chromium with a fresh context; `foreign` collects requests to any origin but `origin`
+ * (and `alsoAllowed`: e.g. the identity provider of the sign-in tests, on loopback), refused.
+ */
+export const startBrowser = async (origin: string, alsoAllowed: readonly string[] = []) => {
+  const allowed = new Set([origin, ...alsoAllowed]);
   const { executablePath, args } = await findChromium();
   // Playwright keeps the profile in a temp folder of its own, removed when the browser closes or fails to start.
   const browser = await chromium.launch({ executablePath, args, headless: true });
@@ -137,13 +141,13 @@ export const startBrowser = async (origin: string) => {
     // Anything not addressed to the server is recorded and never leaves the machine.
     await context.route('**/*', (route) => {
       const requestUrl = route.request().url();
-      if (new URL(requestUrl).origin === origin) return route.continue();
+      if (allowed.has(new URL(requestUrl).origin)) return route.continue();
       foreign.push(requestUrl);
       return route.abort('blockedbyclient');
     });
     context.on('request', (request) => {
       const requestUrl = request.url();
-      if (!requestUrl.startsWith('data:') && new URL(requestUrl).origin !== origin && !foreign.includes(requestUrl)) {
+      if (!requestUrl.startsWith('data:') && !allowed.has(new URL(requestUrl).origin) && !foreign.includes(requestUrl)) {
         foreign.push(requestUrl);
       }
     });

@@ -55,7 +55,19 @@ export const startProvider = async (options: { redirectUris: string[]; postLogou
     cookies: { keys: ['test-cookie-key'] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], groups: ['groups'] },
     conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      // The provider's own pages load web fonts from another host: plain ones here.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: (ctx: { body: string }, form: string) => {
+          ctx.body = `<!doctype html><html><body>${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button></body></html>`;
+        },
+        postLogoutSuccessSource: (ctx: { body: string }) => {
+          ctx.body = '<!doctype html><html><body><p>Signed out.</p></body></html>';
+        },
+      },
+    },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     findAccount: (_ctx: unknown, sub: string) => {
       const person = options.people[sub];
