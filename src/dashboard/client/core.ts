@@ -133,7 +133,8 @@ export async function api<T>(method: string, path: string, body?: unknown, token
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (!byCookie) headers.Authorization = 'Bearer ' + (bearer || '');
   else if (method !== 'GET') headers['X-CSRF-Token'] = person!.csrf_token;
-  const init: RequestInit = { method, headers, credentials: byCookie ? 'same-origin' : 'omit', cache: 'no-store' };
+  // The admin token's calls never carry a cookie; a person's carry only the session's (same origin).
+  const init: RequestInit = byCookie ? { method, headers, credentials: 'same-origin', cache: 'no-store' } : { method, headers, credentials: 'omit', cache: 'no-store' };
   if (body !== undefined) {
     headers['Content-Type'] = body instanceof TextBody ? body.type : 'application/json';
     init.body = body instanceof TextBody ? body.text : JSON.stringify(body);
