@@ -1,5 +1,6 @@
 /** `cardgate accounts create|list|set-plan|delete`: accounts in the data dir, while no server holds it. */
-import { createAccount, deleteAccount, listAccounts, updateAccount } from '../features/accounts/accounts.ts';
+import { listAccounts } from '../features/accounts/accounts.ts';
+import { accountOperations } from '../features/accounts/operations.ts';
 import { readCommandLine, runCommand } from './args.ts';
 import { contextFlags, json, table, withStore, type AdminCliContext, type AdminCliIO } from './offline-store.ts';
 
@@ -33,8 +34,8 @@ export const runAccounts = async (args: string[], io: AdminCliIO, ctx: AdminCliC
     {
       create: () => {
         if (rest.length > 0 || values.name === undefined || values.plan === undefined) return usage('usage: cardgate accounts create --name NAME --plan PLAN');
-        return run(async (store) => {
-          const account = await createAccount(store, { name: values.name, plan: values.plan }, ctx.now());
+        return run(async (_store, { deps, by }) => {
+          const account = await accountOperations(deps).create({ name: values.name, plan: values.plan }, by);
           io.stdout(values.json ? json({ account }) : `${account.id}\n`);
         });
       },
@@ -49,15 +50,15 @@ export const runAccounts = async (args: string[], io: AdminCliIO, ctx: AdminCliC
       },
       'set-plan': () => {
         if (rest.length !== 2) return usage('usage: cardgate accounts set-plan ID PLAN');
-        return run(async (store) => {
-          const account = await updateAccount(store, rest[0]!, { plan: rest[1] });
+        return run(async (_store, { deps, by }) => {
+          const account = await accountOperations(deps).update(rest[0]!, { plan: rest[1] }, by);
           io.stdout(values.json ? json({ account }) : `${account.id}: plan ${account.plan}\n`);
         });
       },
       delete: () => {
         if (rest.length !== 1) return usage('usage: cardgate accounts delete ID');
-        return run(async (store) => {
-          await deleteAccount(store, rest[0]!);
+        return run(async (_store, { deps, by }) => {
+          await accountOperations(deps).delete(rest[0]!, by);
           io.stdout(values.json ? json({ deleted: true }) : `deleted account ${rest[0]} and its keys\n`);
         });
       },

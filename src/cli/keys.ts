@@ -1,5 +1,6 @@
 /** `cardgate keys create|list|delete`: API keys in the data dir, while no server holds it. */
-import { createKey, deleteKey, listKeys } from '../features/accounts/api-keys.ts';
+import { listKeys } from '../features/accounts/api-keys.ts';
+import { accountOperations } from '../features/accounts/operations.ts';
 import { readCommandLine, runCommand } from './args.ts';
 import { contextFlags, json, table, withStore, type AdminCliContext, type AdminCliIO } from './offline-store.ts';
 
@@ -42,9 +43,9 @@ export const runKeys = async (args: string[], io: AdminCliIO, ctx: AdminCliConte
         if (rest.length > 0 || values.account === undefined || values.name === undefined) {
           return usage('usage: cardgate keys create --account ID --name NAME [--allow-ip CIDR ...]');
         }
-        return run(async (store) => {
+        return run(async (_store, { deps, by }) => {
           const input = { name: values.name, allowed_ips: values['allow-ip'] };
-          const created = await createKey(store, values.account!, input, ctx.config.keys.prefix, ctx.now());
+          const created = await accountOperations(deps).createKey(values.account!, input, by);
           if (values.json) {
             io.stdout(json(created));
             return;
@@ -67,8 +68,8 @@ export const runKeys = async (args: string[], io: AdminCliIO, ctx: AdminCliConte
       },
       delete: () => {
         if (rest.length !== 1) return usage('usage: cardgate keys delete ID');
-        return run(async (store) => {
-          await deleteKey(store, rest[0]!);
+        return run(async (_store, { deps, by }) => {
+          await accountOperations(deps).deleteKey(rest[0]!, by);
           io.stdout(values.json ? json({ deleted: true }) : `deleted key ${rest[0]}\n`);
         });
       },

@@ -5,6 +5,8 @@
  */
 import type { Config } from '../config.ts';
 import { isApiError } from '../errors/api-error.ts';
+import { cliAuditContext, type AuditContext } from '../features/audit/audit.ts';
+import { silentLogger } from '../lib/log.ts';
 import type { Store } from '../store/contract/store.ts';
 import { USAGE, type CliIO } from './io.ts';
 
@@ -15,6 +17,12 @@ export interface AdminCliContext {
   openStore: () => Promise<Store>;
   config: Config;
   now: () => number;
+}
+
+/** What an offline change is made with: the use cases' deps on the opened store, and the CLI's audit actor (the OS user). */
+export interface OfflineChange {
+  deps: { store: Store; clock: { now: () => number }; config: Config; log: typeof silentLogger };
+  by: AuditContext;
 }
 
 /** Flags cardgate itself reads to build the context; accepted here so they may appear anywhere on the line. */
@@ -33,7 +41,7 @@ export const withStore = async (
   command: string,
   io: AdminCliIO,
   ctx: AdminCliContext,
-  action: (store: Store) => Promise<void>,
+  action: (store: Store, change: OfflineChange) => Promise<void>,
 ): Promise<number> => {
   let store: Store;
   try {
@@ -48,7 +56,7 @@ export const withStore = async (
     return 1;
   }
   try {
-    await action(store);
+    await action(store, { deps: { store, clock: { now: ctx.now }, config: ctx.config, log: silentLogger }, by: cliAuditContext() });
     await store.commit();
     return 0;
   } catch (e) {

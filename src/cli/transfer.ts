@@ -10,7 +10,9 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Readable, type Writable } from 'node:stream';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { createLogger } from '../lib/log.ts';
+import { createLogger, silentLogger } from '../lib/log.ts';
+import { systemClock } from '../lib/clock.ts';
+import { cliAuditContext, recordAudit } from '../features/audit/audit.ts';
 import { adminTokenFile } from '../features/accounts/admin-token.ts';
 import { version } from '../lib/version.ts';
 import { openStore } from '../store/open.ts';
@@ -235,6 +237,8 @@ export const runImport = async (args: string[], io: CliIO): Promise<number> => {
       return 1;
     }
     await store.importRows(rowsOf(source, bound, counted));
+    const after = { from: from === '-' ? 'stdin' : from, rows: String(counted), forced: line.values.force === true };
+    await recordAudit({ store, clock: systemClock, config, log: silentLogger }, cliAuditContext(), { action: 'store.import', target: { type: 'store', id: null }, after });
   } catch (e) {
     io.stderr(`cardgate import: ${(e as Error).message}\n`);
     return 1;

@@ -1,7 +1,8 @@
 /** `cardgate trust add|list|revoke|delete`: the trusted keys of signature verification, in the store. */
 import { keyFileBound } from '../features/trust/trust-files.ts';
 import { readTextFile } from '../lib/read-file.ts';
-import { addTrustKeys, deleteTrustKey, findTrustKey, listTrustKeys, revokeTrustKey, type TrustKeyView } from '../features/trust/managed-keys.ts';
+import { findTrustKey, listTrustKeys, type TrustKeyView } from '../features/trust/managed-keys.ts';
+import { trustKeyOperations } from '../features/trust/operations.ts';
 import { USAGE } from './io.ts';
 import { readCommandLine, runCommand } from './args.ts';
 import { contextFlags, json, table, withStore, type AdminCliContext, type AdminCliIO } from './offline-store.ts';
@@ -82,9 +83,9 @@ export const runTrust = async (args: string[], io: AdminCliIO, ctx: AdminCliCont
         if (rest[0] === '') return usage(`an empty FILE names no file; usage: ${shape}`);
         const read = readKeyFile(rest[0]!, io);
         if ('exit' in read) return read.exit;
-        return run(async (store) => {
+        return run(async (_store, { deps, by }) => {
           const input = { ...read.body, kid: values.kid, jku: values.jku, account_id: values.account };
-          const keys = await addTrustKeys(store, input, ctx.now());
+          const keys = await trustKeyOperations(deps).add(input, by);
           if (values.json) io.stdout(json({ keys }));
           else for (const k of keys) io.stdout(`trusted ${k.kid} (${k.id}, ${k.alg ?? k.kty}, thumbprint ${k.thumbprint}) for ${k.account_id ?? 'every caller'}\n`);
         });
@@ -108,9 +109,9 @@ export const runTrust = async (args: string[], io: AdminCliIO, ctx: AdminCliCont
         if (rest.length !== 1) return usage(`usage: ${shape}`);
         const refused = onlyFor(['at'], shape);
         if (refused !== undefined) return refused;
-        return run(async (store) => {
+        return run(async (store, { deps, by }) => {
           const found = await findTrustKey(store, rest[0]!, values.account);
-          const key = await revokeTrustKey(store, found.id, values.at === undefined ? {} : { at: values.at }, ctx.now());
+          const key = await trustKeyOperations(deps).revoke(found.id, values.at === undefined ? {} : { at: values.at }, by);
           io.stdout(values.json ? json({ key }) : `revoked ${key.kid} (${key.id}, ${scope(key)}) from ${key.revoked_at}\n`);
         });
       },
@@ -119,9 +120,9 @@ export const runTrust = async (args: string[], io: AdminCliIO, ctx: AdminCliCont
         if (rest.length !== 1) return usage(`usage: ${shape}`);
         const refused = onlyFor([], shape);
         if (refused !== undefined) return refused;
-        return run(async (store) => {
+        return run(async (store, { deps, by }) => {
           const found = await findTrustKey(store, rest[0]!, values.account);
-          await deleteTrustKey(store, found.id);
+          await trustKeyOperations(deps).delete(found.id, by);
           io.stdout(values.json ? json({ deleted: true }) : `deleted ${found.kid} (${found.id}, ${found.account_id ?? 'global'})\n`);
         });
       },

@@ -24,7 +24,7 @@ const UNRECORDED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfe
 const PROCESS_METRIC = /^(?:process_|nodejs_)/;
 
 /** An id made in this run (a fixed id of a request, e.g. an unknown report's, is kept). */
-const ID = /\b(rpt|batch|val|gh|acct|key|tk)_(\d{13})_[0-9A-Za-z]{20}\b/g;
+const ID = /\b(rpt|batch|val|gh|acct|key|tk|aud)_(\d{13})_[0-9A-Za-z]{20}\b/g;
 const KEY_SECRET = /\bcardgate_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 const KEY_HINT = /\bcardgate_[A-Za-z0-9_-]{4}…[A-Za-z0-9_-]{4}(?![A-Za-z0-9_-])/g;
 const CURSOR = /"next_cursor":"([A-Za-z0-9_-]+)"/g;

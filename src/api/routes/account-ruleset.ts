@@ -84,12 +84,12 @@ export const accountRulesetRoutes = (deps: AppDeps): ApiRoutes =>
   apiRoutes()
     .openapi(routes.put, async (c) => {
       const text = await readBodyText(c, { maxBytes: RULESET_LIMITS.textBytes, yaml: true });
-      const ruleset = await putAccountRuleset(deps, c.req.valid('param').id, text);
+      const ruleset = await putAccountRuleset(deps, c.req.valid('param').id, text, c.get('audit'));
       return c.json({ ruleset }, 200);
     })
     .openapi(routes.get, async (c) => c.json({ ruleset: await getAccountRuleset(deps, c.req.valid('param').id) }, 200))
     .openapi(routes.delete, async (c) => {
-      await deleteAccountRuleset(deps, c.req.valid('param').id);
+      await deleteAccountRuleset(deps, c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);
     })
     .openapi(routes.preview, async (c) => {

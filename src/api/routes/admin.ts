@@ -23,6 +23,7 @@ import { admin, bodyRefused, notFound } from './admin-route.ts';
 import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
 import { accountRulesetRoutes } from './account-ruleset.ts';
+import { auditRoutes } from './audit.ts';
 
 const ACCOUNTS_SORT = 'created_at';
 const REPORTS_SORT = '-created_at';
@@ -139,21 +140,21 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
       const query = storePageQuery(c.req.valid('query'), ACCOUNTS_SORT, []);
       return c.json(pageAnswer('accounts', await accounts.page(query), query.sortParam), 200);
     })
-    .openapi(routes.createAccount, async (c) => c.json({ account: await accounts.create(await body(c)) }, 201))
+    .openapi(routes.createAccount, async (c) => c.json({ account: await accounts.create(await body(c), c.get('audit')) }, 201))
     .openapi(routes.getAccount, async (c) => {
       const { account, today } = await accounts.get(c.req.valid('param').id);
       const { used, limit, remaining, resetAt } = today;
       return c.json({ account, today: { used, limit, remaining, resets_at: iso(resetAt) } }, 200);
     })
-    .openapi(routes.updateAccount, async (c) => c.json({ account: await accounts.update(c.req.valid('param').id, await body(c)) }, 200))
+    .openapi(routes.updateAccount, async (c) => c.json({ account: await accounts.update(c.req.valid('param').id, await body(c), c.get('audit')) }, 200))
     .openapi(routes.deleteAccount, async (c) => {
-      await accounts.delete(c.req.valid('param').id);
+      await accounts.delete(c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);
     })
     .openapi(routes.listKeys, async (c) => c.json({ keys: await accounts.listKeys(c.req.valid('param').id) }, 200))
-    .openapi(routes.createKey, async (c) => c.json(await accounts.createKey(c.req.valid('param').id, await body(c)), 201))
+    .openapi(routes.createKey, async (c) => c.json(await accounts.createKey(c.req.valid('param').id, await body(c), c.get('audit')), 201))
     .openapi(routes.deleteKey, async (c) => {
-      await accounts.deleteKey(c.req.valid('param').id);
+      await accounts.deleteKey(c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);
     })
     .openapi(routes.usage, async (c) => {
@@ -175,5 +176,6 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
       });
     })
     .route('/', trustKeyRoutes(deps))
-    .route('/', accountRulesetRoutes(deps));
+    .route('/', accountRulesetRoutes(deps))
+    .route('/', auditRoutes(deps));
 };

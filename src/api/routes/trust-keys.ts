@@ -80,10 +80,10 @@ export const trustKeyRoutes = (deps: AppDeps): ApiRoutes => {
 
   return apiRoutes()
     .openapi(routes.list, async (c) => c.json({ keys: await trustKeys.list(c.req.valid('query').account_id || undefined) }, 200))
-    .openapi(routes.add, async (c) => c.json({ keys: await trustKeys.add(await body(c)) }, 201))
-    .openapi(routes.revoke, async (c) => c.json({ key: await trustKeys.revoke(c.req.valid('param').id, await optionalBody(c)) }, 200))
+    .openapi(routes.add, async (c) => c.json({ keys: await trustKeys.add(await body(c), c.get('audit')) }, 201))
+    .openapi(routes.revoke, async (c) => c.json({ key: await trustKeys.revoke(c.req.valid('param').id, await optionalBody(c), c.get('audit')) }, 200))
     .openapi(routes.delete, async (c) => {
-      await trustKeys.delete(c.req.valid('param').id);
+      await trustKeys.delete(c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);
     });
 };

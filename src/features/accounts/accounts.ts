@@ -24,6 +24,9 @@ export interface AccountView extends Account {
   key_count: number;
 }
 
+/** What the audit log keeps of an account. */
+export const accountSummary = (account: Account | undefined) => account && { name: account.name, plan: account.plan };
+
 const view = async (store: Store, account: Account): Promise<AccountView> => ({ ...account, key_count: (await store.listKeys(account.id)).length });
 
 const notFound = (id: string) => new ApiError('NOT_FOUND', `account ${id} not found`);

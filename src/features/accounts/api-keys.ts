@@ -69,6 +69,10 @@ export interface KeyView {
 
 const view = ({ hash: _hash, ...rest }: ApiKeyRecord): KeyView => rest;
 
+/** What the audit log keeps of a key: never its secret or hash. */
+export const keySummary = (key: KeyView | ApiKeyRecord | undefined) =>
+  key && { account_id: key.account_id, name: key.name, hint: key.hint, allowed_ips: key.allowed_ips };
+
 const allowedIpsSchema = z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of IPs or CIDRs' }).transform((rules, ctx) => {
   const out: string[] = [];
   // Every bad value is named, not only the first, so one correction fixes the list.

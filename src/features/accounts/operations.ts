@@ -4,29 +4,50 @@
  * it happened is sent only then.
  */
 import type { AppDeps } from '../../deps.ts';
+import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import type { AccountSortField } from '../../store/contract/accounts.ts';
-import { committed } from '../../store/contract/lifecycle.ts';
 import type { PageQuery } from '../../store/contract/paging.ts';
 import { listDailyUsage, readDailyQuota } from '../limits/daily-quota.ts';
-import { createAccount, deleteAccount, getAccount, pageAccounts, updateAccount } from './accounts.ts';
-import { createKey, deleteKey, listKeys } from './api-keys.ts';
+import { accountSummary, createAccount, deleteAccount, getAccount, pageAccounts, updateAccount } from './accounts.ts';
+import { createKey, deleteKey, keySummary, listKeys } from './api-keys.ts';
 
-export const accountOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'config'>) => {
+export const accountOperations = (deps: AuditDeps & Pick<AppDeps, 'config'>) => {
   const { store, clock, config } = deps;
   return {
     page: (query: PageQuery<AccountSortField>) => pageAccounts(store, query),
-    create: async (input: unknown) => committed(store, await createAccount(store, input, clock.now())),
+    create: async (input: unknown, by: AuditContext) => {
+      const account = await createAccount(store, input, clock.now());
+      await recordAudit(deps, by, { action: 'account.create', target: { type: 'account', id: account.id }, after: accountSummary(account) });
+      return account;
+    },
     /** The account with today's window of its daily quota. */
     get: async (id: string) => {
       const account = await getAccount(store, id);
       const today = await readDailyQuota(store, config.limits.daily, { plan: account.plan, account_id: account.id, ip: '' }, clock.now());
       return { account, today };
     },
-    update: async (id: string, input: unknown) => committed(store, await updateAccount(store, id, input)),
-    delete: async (id: string) => committed(store, await deleteAccount(store, id)),
+    update: async (id: string, input: unknown, by: AuditContext) => {
+      const before = await store.getAccount(id);
+      const account = await updateAccount(store, id, input);
+      await recordAudit(deps, by, { action: 'account.update', target: { type: 'account', id }, before: accountSummary(before), after: accountSummary(account) });
+      return account;
+    },
+    delete: async (id: string, by: AuditContext) => {
+      const before = await store.getAccount(id);
+      await deleteAccount(store, id);
+      await recordAudit(deps, by, { action: 'account.delete', target: { type: 'account', id }, before: accountSummary(before) });
+    },
     listKeys: (accountId: string) => listKeys(store, accountId),
-    createKey: async (accountId: string, input: unknown) => committed(store, await createKey(store, accountId, input, config.keys.prefix, clock.now())),
-    deleteKey: async (id: string) => committed(store, await deleteKey(store, id)),
+    createKey: async (accountId: string, input: unknown, by: AuditContext) => {
+      const created = await createKey(store, accountId, input, config.keys.prefix, clock.now());
+      await recordAudit(deps, by, { action: 'key.create', target: { type: 'key', id: created.key.id }, after: keySummary(created.key) });
+      return created;
+    },
+    deleteKey: async (id: string, by: AuditContext) => {
+      const before = await store.getKey(id);
+      await deleteKey(store, id);
+      await recordAudit(deps, by, { action: 'key.delete', target: { type: 'key', id }, before: keySummary(before) });
+    },
     /** Validations per account and UTC day over the last `days`, with the plans' daily limits. */
     usage: async (days: number, accountId: string | undefined) => {
       const { free, pro, team } = config.limits.daily;

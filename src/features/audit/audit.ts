@@ -5,9 +5,12 @@
  * api/middleware/admin-auth.ts; the CLI makes one with `cliAuditContext`) and what it did.
  */
 import { userInfo } from 'node:os';
-import type { AppDeps } from '../../deps.ts';
+import type { Config } from '../../config.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/log.ts';
+import type { Store } from '../../store/contract/store.ts';
 import { iso } from '../../lib/clock.ts';
-import { newId } from '../../lib/ids.ts';
+import { randomBase62 } from '../../lib/ids.ts';
 import type { AuditActor, AuditRecord } from '../../store/contract/audit.ts';
 import { actorLabel } from '../../store/contract/audit.ts';
 import { auditSummary } from './summary.ts';
@@ -29,7 +32,20 @@ export interface AuditEvent {
   after?: object | null;
 }
 
-export type AuditDeps = Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>;
+let sequence = 0;
+/**
+ * `aud_<epoch ms>_<8-digit sequence><random>`: records of one instance made in the same
+ * millisecond list in the order they were made (lists order by time, then id).
+ */
+const auditId = (now: number): string => `aud_${now}_${String(sequence++ % 1e8).padStart(8, '0')}${randomBase62(12)}`;
+
+/** What recording needs (the CLI's offline store has no export: not all of AppDeps). */
+export interface AuditDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  config: Pick<Config, 'audit'>;
+}
 
 /**
  * Appends the record and waits until it is durable; with `audit.log`, also writes it to the log.
@@ -38,7 +54,7 @@ export type AuditDeps = Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>;
 export const recordAudit = async (deps: AuditDeps, by: AuditContext, event: AuditEvent): Promise<AuditRecord> => {
   const now = deps.clock.now();
   const record: AuditRecord = {
-    id: newId('aud', now),
+    id: auditId(now),
     at: iso(now),
     actor: by.actor,
     ip: by.ip,

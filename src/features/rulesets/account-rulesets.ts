@@ -10,7 +10,7 @@ import { RULESET_LIMITS, type PlacedProblem } from '../../engine/ruleset/index.t
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
-import { committed } from '../../store/contract/lifecycle.ts';
+import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import type { AccountRulesetRecord } from '../../store/contract/rulesets.ts';
 import type { RulesetRef, ServerRuleset } from '../validation/card-result.ts';
 import { serverRulesetFromText } from './server-rulesets.ts';
@@ -48,16 +48,21 @@ export const accountRulesetOf = (text: string): ServerRuleset => {
   return compiled.ruleset;
 };
 
+/** What the audit log keeps of a ruleset: its hash and size (the text is the administrator's, up to 256 KiB). */
+const rulesetSummary = (record: AccountRulesetRecord | undefined) => record && { hash: record.hash, chars: record.text.length };
+
 const noAccount = (id: string) => new ApiError('NOT_FOUND', `no account ${id}`);
 
 /** Sets the account's ruleset (replacing the one it had), durably before it returns. */
-export async function putAccountRuleset(deps: Pick<AppDeps, 'store' | 'clock'>, accountId: string, text: string): Promise<AccountRulesetView> {
+export async function putAccountRuleset(deps: AuditDeps, accountId: string, text: string, by: AuditContext): Promise<AccountRulesetView> {
   if (!(await deps.store.getAccount(accountId))) throw noAccount(accountId);
+  const before = await deps.store.getAccountRuleset(accountId);
   const { hash } = accountRulesetOf(text);
   const record: AccountRulesetRecord = { account_id: accountId, text, hash, updated_at: iso(deps.clock.now()) };
   // The account may have been deleted meanwhile: the store refuses then, in the same step.
   if (!(await deps.store.putAccountRuleset(record))) throw noAccount(accountId);
-  return committed(deps.store, view(record));
+  await recordAudit(deps, by, { action: 'ruleset.put', target: { type: 'account', id: accountId }, before: rulesetSummary(before), after: rulesetSummary(record) });
+  return view(record);
 }
 
 /** The account's ruleset, or null when it has none (an unknown account is 404). */
@@ -69,8 +74,12 @@ export async function getAccountRuleset(deps: Pick<AppDeps, 'store'>, accountId:
 }
 
 /** Deletes the account's ruleset, durably before it returns. */
-export async function deleteAccountRuleset(deps: Pick<AppDeps, 'store'>, accountId: string): Promise<void> {
-  if (await deps.store.deleteAccountRuleset(accountId)) return committed(deps.store, undefined);
+export async function deleteAccountRuleset(deps: AuditDeps, accountId: string, by: AuditContext): Promise<void> {
+  const before = await deps.store.getAccountRuleset(accountId);
+  if (await deps.store.deleteAccountRuleset(accountId)) {
+    await recordAudit(deps, by, { action: 'ruleset.delete', target: { type: 'account', id: accountId }, before: rulesetSummary(before) });
+    return;
+  }
   throw new ApiError('NOT_FOUND', (await deps.store.getAccount(accountId)) ? `account ${accountId} has no ruleset` : `no account ${accountId}`);
 }
 

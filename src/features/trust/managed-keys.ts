@@ -162,6 +162,10 @@ export const trustKeyView = (k: TrustKeyRecord): TrustKeyView => ({
 const invalid = (message: string) => new ApiError('INVALID_REQUEST', message);
 const scopeName = (accountId: string | null) => (accountId === null ? 'globally' : `for account ${accountId}`);
 
+/** What the audit log keeps of a trusted key (its public identity; never the JWK itself). */
+export const trustKeySummary = (key: Pick<TrustKeyView, 'kid' | 'account_id' | 'thumbprint' | 'jku' | 'revoked_at'> | undefined) =>
+  key && { kid: key.kid, account_id: key.account_id, thumbprint: key.thumbprint, jku: key.jku, revoked_at: key.revoked_at };
+
 /**
  * Adds the key of `jwk`, or every key of `jwks` (all or none: each is checked before any is
  * stored), globally or for `account_id`. Throws INVALID_REQUEST naming the key and what is wrong.
