@@ -118,4 +118,5 @@ test('an admin signs in and creates an account through the dashboard (its CSRF t
   const signIns = audit.filter((r) => r.action === 'session.sign_in').map((r) => r.actor);
   assert.deepEqual(signIns, [{ kind: 'oidc', subject: 'eve', email: 'eve@corp.example' }, { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }]);
   assert.ok(audit.some((r) => r.action === 'session.sign_out'), 'the sign-out is recorded');
+  assert.deepEqual(audit.filter((r) => r.action === 'account.create').map((r) => r.actor), [{ kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }], 'the account made in the dashboard names Alice');
 });
