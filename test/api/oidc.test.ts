@@ -259,3 +259,59 @@ describe('OIDC sign-in', () => {
     assert.equal((await app.request('/admin/api/accounts', withSession('A'.repeat(43)))).status, 401);
   });
 });
+
+/** A provider that answers the token request with an ID token made for another client (its `aud`), properly signed. */
+const startForeignAudienceProvider = async () => {
+  const { SignJWT, exportJWK, generateKeyPair } = await import('jose');
+  const { createServer } = await import('node:http');
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+  let nonce = '';
+  const server = createServer((req, res) => {
+    const issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const json = (body: unknown) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(body));
+    };
+    if (req.url === '/.well-known/openid-configuration') {
+      return json({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] });
+    }
+    if (req.url === '/jwks') return json({ keys: [jwk] });
+    req.resume();
+    req.on('end', () => {
+      void new SignJWT({ nonce, email: 'alice@corp.example', groups: ['cg-admins'] })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setIssuer(issuer)
+        .setSubject('alice')
+        .setAudience('another-client')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey)
+        .then((idToken) => json({ access_token: 'at', token_type: 'Bearer', expires_in: 300, id_token: idToken }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    issuer: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    setNonce: (n: string) => void (nonce = n),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+test('an ID token made for another client (aud) is refused by the library: no session, the failure recorded', async () => {
+  const foreign = await startForeignAudienceProvider();
+  try {
+    const t = setUp({ issuer: foreign.issuer });
+    const { location, loginCookie } = await startLogin(t);
+    const asked = new URL(location);
+    foreign.setNonce(asked.searchParams.get('nonce')!);
+    const response = await t.app.request(`/auth/callback?code=abc&state=${asked.searchParams.get('state')}`, { headers: { cookie: `cardgate_login=${loginCookie}` } });
+    assert.equal(response.status, 403);
+    assert.equal(cookieOf(response, 'cardgate_session'), undefined);
+    assert.match(await response.text(), /answer could not be verified/);
+    const [failure] = (await t.store.pageAudit({ limit: 10, action: 'session.sign_in_failed' })).items;
+    assert.match(JSON.stringify(failure?.after), /unexpected JWT \\"aud\\" \(audience\) claim value/);
+  } finally {
+    await foreign.close();
+  }
+});

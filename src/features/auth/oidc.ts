@@ -107,7 +107,10 @@ export const oidcSignIn = (settings: OidcSettings, clientSecret: string, clock: 
       const tokens = await client
         .authorizationCodeGrant(config, callback, { pkceCodeVerifier: login.verifier, expectedState: login.state, expectedNonce: login.nonce, idTokenExpected: true })
         .catch((e: unknown) => {
-          throw new SignInRefused('the identity provider\'s answer could not be verified: start the sign-in again', `token or ID token refused: ${(e as Error).message}`);
+          // The library's own error names the check; its cause names the claim (`aud`, `nonce`, ...).
+          const cause = (e as Error).cause;
+          const detail = `token or ID token refused: ${(e as Error).message}${cause instanceof Error ? `: ${cause.message}` : ''}`;
+          throw new SignInRefused('the identity provider\'s answer could not be verified: start the sign-in again', detail);
         });
       return identityOf(settings, config, tokens);
     },
