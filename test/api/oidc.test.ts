@@ -310,7 +310,7 @@ test('an ID token made for another client (aud) is refused by the library: no se
     assert.equal(cookieOf(response, 'cardgate_session'), undefined);
     assert.match(await response.text(), /answer could not be verified/);
     const [failure] = (await t.store.pageAudit({ limit: 10, action: 'session.sign_in_failed' })).items;
-    assert.match(JSON.stringify(failure?.after), /unexpected JWT \\"aud\\" \(audience\) claim value/);
+    assert.match(String((failure?.after as { reason?: string } | null)?.reason), /unexpected JWT "aud" \(audience\) claim value/);
   } finally {
     await foreign.close();
   }
