@@ -188,6 +188,9 @@ const reports: GoldenRequest[] = [
 ];
 
 const adminLists: GoldenRequest[] = [
+  { name: 'sessions signed in', path: '/admin/api/sessions', auth: 'admin' },
+  { name: 'end a person\'s sessions', method: 'POST', path: '/admin/api/sessions/revoke', auth: 'admin', json: { subject: 'someone-who-left' } },
+  { name: 'end sessions: no subject', method: 'POST', path: '/admin/api/sessions/revoke', auth: 'admin', json: {} },
   { name: 'usage', path: '/admin/api/usage', auth: 'admin' },
   { name: 'usage of anonymous callers, a day', path: '/admin/api/usage?days=1&account_id=anonymous', auth: 'admin' },
   { name: 'usage: days out of range', path: '/admin/api/usage?days=0', auth: 'admin' },

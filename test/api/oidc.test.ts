@@ -315,3 +315,21 @@ test('an ID token made for another client (aud) is refused by the library: no se
     await foreign.close();
   }
 });
+
+test('an administrator lists who is signed in and ends a person\'s sessions (someone who left); the revocation is recorded', async () => {
+  const t = setUp();
+  const eve = (await signIn(t, 'eve')).session!;
+  const alice = (await signIn(t, 'alice')).session!;
+  const listed = await t.app.request('/admin/api/sessions', withSession(alice));
+  assert.equal(listed.status, 200);
+  const { sessions } = (await listed.json()) as { sessions: Array<{ id: string; subject: string; role: string }> };
+  assert.deepEqual(sessions.map((s) => [s.subject, s.role]).sort(), [['alice', 'admin'], ['eve', 'viewer']]);
+  assert.ok(sessions.every((s) => /^[0-9a-f]{16}$/.test(s.id) && !eve.includes(s.id) && !alice.includes(s.id)), 'named by the stored hash, never the cookie id');
+  const bad = await t.app.request('/admin/api/sessions/revoke', withSession(alice, { method: 'POST', body: { subject: '' }, csrf: await csrfOf(t, alice) }));
+  assert.equal(bad.status, 400);
+  const revoked = await t.app.request('/admin/api/sessions/revoke', withSession(alice, { method: 'POST', body: { subject: 'eve' }, csrf: await csrfOf(t, alice) }));
+  assert.deepEqual(await revoked.json(), { revoked: 1 });
+  assert.equal((await t.app.request('/admin/api/accounts', withSession(eve))).status, 401);
+  const [record] = (await t.store.pageAudit({ limit: 10, action: 'session.revoke' })).items;
+  assert.deepEqual([record?.actor, record?.target], [{ kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }, { type: 'subject', id: 'eve' }]);
+});

@@ -159,7 +159,7 @@ export const authRoutes = (deps: AppDeps): ApiRoutes => {
     .openapi(routes.logoutEverywhere, async (c) => {
       const { token, session } = await liveSession(c);
       checkCsrf(c, token, origin);
-      const count = await signIn.revokeSubject({ kind: 'oidc', subject: session.subject, email: session.email }, session.subject, clientIp(c));
+      const count = await signIn.revokeSubject({ actor: { kind: 'oidc', subject: session.subject, email: session.email }, ip: clientIp(c) }, session.subject);
       return ended(c, count);
     });
 };

@@ -4,8 +4,9 @@
  * sign-ins limited per client IP (store counters, shared by every instance; a window of 15
  * minutes aligned to the clock).
  */
+import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { recordAudit, type AuditActor } from '../audit/audit.ts';
+import { recordAudit, type AuditActor, type AuditContext } from '../audit/audit.ts';
 import { ipLimitKey } from '../limits/ip-limit-key.ts';
 import type { SessionRecord } from '../../store/contract/sessions.ts';
 import { SignInRefused, type OidcSignIn } from './oidc.ts';
@@ -68,12 +69,8 @@ export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' |
       return 1;
     },
 
-    /** Ends every session of the person ("sign out everywhere"), or of `subject` for an administrator; how many. */
-    async revokeSubject(by: AuditActor, subject: string, ip: string | null): Promise<number> {
-      const count = await sessions.signOutEverywhere(subject);
-      await recordAudit(deps, { actor: by, ip }, { action: 'session.revoke', target: { type: 'subject', id: subject }, after: { sessions: count } });
-      return count;
-    },
+    /** Ends every session of the person ("sign out everywhere"); how many. */
+    revokeSubject: (by: AuditContext, subject: string) => sessionAdminOperations(deps).revoke(subject, by),
 
     logoutUrl: (after: string) => oidc.logoutUrl(after),
     sessions,
@@ -81,3 +78,23 @@ export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' |
 };
 
 export type SignInOperations = ReturnType<typeof signInOperations>;
+
+/** Most sessions a listing shows (newest first). */
+const MAX_LISTED_SESSIONS = 500;
+/** The body of POST /admin/api/sessions/revoke: whose sessions to end. */
+export const revokeSessionsSchema = z.object({ subject: z.string().min(1).max(1000).meta({ description: "The person's subject (`sub`) at the provider." }) }).strict().meta({ id: 'RevokeSessions' });
+
+/** The admin API's sessions: who is signed in, and ending a person's sessions (someone who left). */
+export const sessionAdminOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>) => ({
+  /** The sessions in force, newest first (at most 500), of one subject when given; each named by the start of its stored hash. */
+  async list(subject?: string) {
+    const sessions = await deps.store.listSessions({ now: new Date(deps.clock.now()).toISOString(), subject, limit: MAX_LISTED_SESSIONS });
+    return sessions.map((s) => ({ id: sessionRef(s), subject: s.subject, email: s.email, role: s.role, created_at: s.created_at, last_seen_at: s.last_seen_at, expires_at: s.expires_at }));
+  },
+  /** Ends every session of `subject` in force (recorded); how many. */
+  async revoke(subject: string, by: AuditContext): Promise<number> {
+    const count = await sessionOperations(deps).signOutEverywhere(subject);
+    await recordAudit(deps, by, { action: 'session.revoke', target: { type: 'subject', id: subject }, after: { sessions: count } });
+    return count;
+  },
+});
