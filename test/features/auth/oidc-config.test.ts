@@ -52,6 +52,8 @@ test('every OIDC setting from its CARDGATE_* variable', () => {
 });
 
 test('bad OIDC settings refuse the start, each named by its variable', () => {
+  assert.match(refusal({ ...oidcEnv, CARDGATE_OIDC_ISSUER: 'http://id.example.com' }), /must be an https URL \(plain http only for a provider on this machine/);
+  assert.equal(load({ ...oidcEnv, CARDGATE_OIDC_ISSUER: 'http://127.0.0.1:8081' }).auth.oidc?.issuer, 'http://127.0.0.1:8081');
   assert.match(refusal({ ...oidcEnv, CARDGATE_OIDC_ISSUER: 'id.example.com' }), /CARDGATE_OIDC_ISSUER \(auth\.oidc\.issuer\): must be an absolute http\(s\) URL/);
   assert.match(refusal({ ...oidcEnv, CARDGATE_OIDC_REDIRECT_URL: 'https://cardgate.example.com/callback' }), /CARDGATE_OIDC_REDIRECT_URL .*\/auth\/callback/);
   assert.match(refusal({ ...oidcEnv, CARDGATE_OIDC_CLIENT_SECRET_FILE: '/run/secret' }), /set exactly one of clientSecret/);
@@ -63,4 +65,24 @@ test('bad OIDC settings refuse the start, each named by its variable', () => {
   assert.match(refusal({ CARDGATE_OIDC_CLIENT_ID: 'cardgate' }), /auth\.oidc\.issuer/);
   assert.match(refusal({ CARDGATE_SESSION_IDLE_MINUTES: '0' }), /CARDGATE_SESSION_IDLE_MINUTES/);
   assert.match(refusal({ CARDGATE_SESSION_MAX_HOURS: '100000' }), /CARDGATE_SESSION_MAX_HOURS/);
+});
+
+test('clientSecretFile is read within bounds: its line, or a clear refusal for /dev/zero, a large file, a missing one, two lines', async () => {
+  const { oidcClientSecret } = await import('../../../src/features/auth/client-secret.ts');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const dir = emptyDir();
+  const settings = (file: string) => load({ ...oidcEnv, CARDGATE_OIDC_CLIENT_SECRET: '', CARDGATE_OIDC_CLIENT_SECRET_FILE: file }).auth.oidc!;
+  writeFileSync(join(dir, 'secret'), 's3cret-from-file\n');
+  assert.equal(oidcClientSecret(settings(join(dir, 'secret'))), 's3cret-from-file');
+  writeFileSync(join(dir, 'large'), 'x'.repeat(5000));
+  writeFileSync(join(dir, 'two-lines'), 'one\ntwo\n');
+  for (const [file, reason] of [
+    ['/dev/zero', /cannot read auth\.oidc\.clientSecretFile .*\/dev\/zero: .*device/],
+    [join(dir, 'large'), /larger than 4096 bytes/],
+    [join(dir, 'missing'), /cannot read auth\.oidc\.clientSecretFile/],
+    [join(dir, 'two-lines'), /must hold the secret on one line/],
+  ] as const) {
+    assert.throws(() => oidcClientSecret(settings(file)), (e: Error) => e instanceof ConfigError && reason.test(e.message), file);
+  }
 });
