@@ -64,14 +64,19 @@ const writeFromPage = (page: Awaited<ReturnType<typeof startBrowser>>['page'], w
     return { status: response.status, body: (await response.json()) as { error: { code: string; message: string } } };
   }, withCsrf);
 
+/** The dashboard's sign-in link, the provider signing in `subject`, and back to the accounts. */
+const signInThroughProvider = async (page: Awaited<ReturnType<typeof startBrowser>>['page'], subject: string) => {
+  provider.signInAs(subject);
+  await page.goto(`${origin}/dashboard`);
+  await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+  await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
+};
+
 test('a viewer signs in through the provider, is offered no changes and refused one; a write without the CSRF token is refused; sign-out ends the session at the provider too', async () => {
   const browser = await startBrowser(origin, [provider.issuer]);
   try {
     const { page } = browser;
-    provider.signInAs('eve');
-    await page.goto(`${origin}/dashboard`);
-    await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
-    await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
+    await signInThroughProvider(page, 'eve');
     assert.equal(new URL(page.url()).origin, origin);
     assert.equal(await page.locator('body').getAttribute('data-role'), 'viewer');
     assert.equal(await page.getByRole('button', { name: 'Create account' }).isVisible(), false, 'a viewer is not offered the form');
@@ -101,10 +106,7 @@ test('an admin signs in and creates an account through the dashboard (its CSRF t
   const browser = await startBrowser(origin, [provider.issuer]);
   try {
     const { page } = browser;
-    provider.signInAs('alice');
-    await page.goto(`${origin}/dashboard`);
-    await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
-    await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
+    await signInThroughProvider(page, 'alice');
     assert.equal(await page.locator('body').getAttribute('data-role'), 'admin');
     await page.getByLabel('Name').fill('Made by Alice');
     await page.getByRole('button', { name: 'Create account' }).click();
