@@ -333,3 +333,21 @@ test('an administrator lists who is signed in and ends a person\'s sessions (som
   const [record] = (await t.store.pageAudit({ limit: 10, action: 'session.revoke' })).items;
   assert.deepEqual([record?.actor, record?.target], [{ kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }, { type: 'subject', id: 'eve' }]);
 });
+
+test('over real HTTP, a 1 MB state or a 1 MB cookie is refused by the server\'s parser in the documented shape, never a fault', async () => {
+  const { startInProcess } = await import('../support/server.ts');
+  const server = await startInProcess(oidcConfig({ redirectUrl: 'http://127.0.0.1:9/auth/callback' }));
+  try {
+    const url = `http://127.0.0.1:${new URL(server.url).port}`;
+    for (const [what, response] of [
+      ['state', await fetch(`${url}/auth/callback?code=a&state=${'s'.repeat(1 << 20)}`)],
+      ['session cookie', await fetch(`${url}/admin/api/accounts`, { headers: { cookie: `cardgate_session=${'a'.repeat(1 << 20)}` } })],
+    ] as const) {
+      assert.equal(response.status, 431, what);
+      assert.equal(((await response.json()) as { code: string }).code, 'REQUEST_HEADER_FIELDS_TOO_LARGE', what);
+    }
+    assert.equal((await fetch(`${url}/healthz`)).status, 200, 'still serving');
+  } finally {
+    await server.close();
+  }
+});
