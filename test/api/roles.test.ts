@@ -9,6 +9,7 @@ import { ADMIN_ROUTE_ROLES, leastRoleFor } from '../../src/api/admin-roles.ts';
 import { createApp } from '../../src/app.ts';
 import { ROLE_ORDER, roleAllows, roleFromClaim } from '../../src/features/auth/roles.ts';
 import { csrfTokenOf, sessionOperations } from '../../src/features/auth/sessions.ts';
+import { Metrics } from '../../src/metrics/metrics.ts';
 import type { SessionRole } from '../../src/store/contract/sessions.ts';
 import { testDeps } from '../support/app.ts';
 import { nonEmpty } from '../support/checks.ts';
@@ -83,4 +84,15 @@ test('route by route, each role is let through or refused as the table says', as
     }
   }
   assert.ok(refusals > 10, `refusals checked: ${refusals}`);
+});
+
+test('/metrics (access admin) opens to the admin token and an admin session, not to an editor\'s', async () => {
+  const t = testDeps({ config, deps: { metrics: new Metrics({ jobs: async () => ({ queued: 0, processing: 0 }) }) } });
+  const app = createApp(t.deps);
+  const sessions = sessionOperations(t.deps);
+  const editor = (await sessions.start({ subject: 'ed', email: null, role: 'editor' })).token;
+  const admin = (await sessions.start({ subject: 'ad', email: null, role: 'admin' })).token;
+  assert.equal((await app.request('/metrics', { headers: { cookie: `cardgate_session=${editor}` } })).status, 403);
+  assert.equal((await app.request('/metrics', { headers: { cookie: `cardgate_session=${admin}` } })).status, 200);
+  assert.equal((await app.request('/metrics', { headers: { authorization: 'Bearer test-admin-token-0123456789' } })).status, 200);
 });
