@@ -89,7 +89,7 @@ test('a viewer signs in through the provider, is offered no changes and refused 
     assert.equal(noToken.status, 403);
     assert.match(noToken.body.error.message, /CSRF token/);
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
     await page.getByRole('button', { name: 'Yes, sign me out' }).click();
     await page.waitForURL(`${origin}/dashboard`);
@@ -102,7 +102,7 @@ test('a viewer signs in through the provider, is offered no changes and refused 
   }
 });
 
-test('an admin signs in and creates an account through the dashboard (its CSRF token sent); the audit log names the person', async () => {
+test('an admin signs in, creates an account through the dashboard (its CSRF token sent) and signs out everywhere; the audit log names the person', async () => {
   const browser = await startBrowser(origin, [provider.issuer]);
   try {
     const { page } = browser;
@@ -111,6 +111,10 @@ test('an admin signs in and creates an account through the dashboard (its CSRF t
     await page.getByLabel('Name').fill('Made by Alice');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByText('Made by Alice').first().waitFor();
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     browser.assertClean(['401 GET /auth/session']);
   } finally {
     await browser.close();
@@ -120,5 +124,6 @@ test('an admin signs in and creates an account through the dashboard (its CSRF t
   const signIns = audit.filter((r) => r.action === 'session.sign_in').map((r) => r.actor);
   assert.deepEqual(signIns, [{ kind: 'oidc', subject: 'eve', email: 'eve@corp.example' }, { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }]);
   assert.ok(audit.some((r) => r.action === 'session.sign_out'), 'the sign-out is recorded');
+  assert.ok(audit.some((r) => r.action === 'session.revoke' && JSON.stringify(r.actor).includes('alice')), 'signing out everywhere is recorded');
   assert.deepEqual(audit.filter((r) => r.action === 'account.create').map((r) => r.actor), [{ kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }], 'the account made in the dashboard names Alice');
 });

@@ -23,13 +23,14 @@ export async function go(hash: string, message?: string): Promise<void> {
   if (message) notify(message);
 }
 
-export function signOut(problem?: string): void {
+/** `everywhere`: every session of the person signed in through the identity provider, not only this one. */
+export function signOut(problem?: string, everywhere = false): void {
   const person = signedInPerson.get();
   session.end();
   signedInPerson.forget();
   if (person && !problem) {
     // Ends the session here, then at the identity provider when it offers that (RP-initiated logout).
-    void fetch('/auth/logout', { method: 'POST', headers: { Accept: 'application/json', 'X-CSRF-Token': person.csrf_token }, credentials: 'same-origin' })
+    void fetch(everywhere ? '/auth/logout-everywhere' : '/auth/logout', { method: 'POST', headers: { Accept: 'application/json', 'X-CSRF-Token': person.csrf_token }, credentials: 'same-origin' })
       .then((response) => (response.ok ? response.json() : null))
       .catch(() => null)
       .then((answer: { logout_url?: string | null } | null) => {

@@ -30,6 +30,7 @@ const routes: Route[] = [
 function setSignedIn(signedIn: boolean): void {
   byId('nav').hidden = !signedIn;
   byId('sign-out').hidden = !signedIn;
+  byId('sign-out-everywhere').hidden = !signedIn || Boolean(session.token()) || signedInPerson.get() === null;
   if (signedIn) document.body.dataset.role = session.token() ? 'admin' : signedInPerson.get()?.role ?? 'admin';
   else delete document.body.dataset.role;
 }
@@ -151,6 +152,7 @@ export function startDashboard(): void {
   setRenderer(render);
   const confirm = byId('confirm', HTMLDialogElement);
   byId('sign-out').addEventListener('click', () => signOut());
+  byId('sign-out-everywhere').addEventListener('click', () => signOut(undefined, true));
   byId('confirm-cancel').addEventListener('click', () => confirm.close('cancelled'));
   byId('confirm-ok').addEventListener('click', () => confirm.close('confirmed'));
   window.addEventListener('hashchange', render);
