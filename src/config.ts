@@ -224,6 +224,8 @@ export const configSchema = z
       .prefault({}),
     auth: z
       .object({
+        /** false: the admin token is refused (and none generated); allowed only with OIDC sign-in (auth.oidc.issuer) set, so that someone can still get in. */
+        adminToken: z.boolean().default(true),
         /** Sign-in through the company's OpenID Connect provider (the dashboard and the admin API from a browser); unset = the admin token only. */
         oidc: unset(oidcSchema),
         /** A session unused this long ends; the person signs in again. */
@@ -249,6 +251,14 @@ export const configSchema = z
         code: 'custom',
         path: ['mode'],
         message: 'sidecar mode (--sidecar, CARDGATE_MODE=sidecar) leaves keyless callers unmetered, so it refuses limits.trustedProxies (CARDGATE_TRUSTED_PROXIES): a proxy in front means others reach this instance. Unset the proxies, or run without sidecar mode',
+      });
+    }
+    // With the admin token off, OIDC sign-in is the only way in: a start without it would lock everyone out.
+    if (!config.auth.adminToken && (config.auth as { oidc?: { issuer?: string } }).oidc?.issuer === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['auth', 'adminToken'],
+        message: 'auth.adminToken: false (CARDGATE_AUTH_ADMIN_TOKEN=false) switches the admin token off, which leaves no way in without OIDC sign-in: set auth.oidc.issuer (CARDGATE_OIDC_ISSUER) too, or keep the admin token',
       });
     }
   })
@@ -281,6 +291,7 @@ const envVars: Record<string, { path: string[]; type: SettingType }> = {
   CARDGATE_PUBLIC_URL: { path: ['publicUrl'], type: 'string' },
   CARDGATE_REPORTS_URL: { path: ['reportsUrl'], type: 'string' },
   CARDGATE_ADMIN_TOKEN: { path: ['adminToken'], type: 'string' },
+  CARDGATE_AUTH_ADMIN_TOKEN: { path: ['auth', 'adminToken'], type: 'boolean' },
   CARDGATE_SERVICE_NAME: { path: ['serviceName'], type: 'string' },
   CARDGATE_KEY_PREFIX: { path: ['keys', 'prefix'], type: 'string' },
   CARDGATE_LIMIT_ANONYMOUS: { path: ['limits', 'daily', 'anonymous'], type: 'number' },

@@ -22,6 +22,7 @@ Subcommands:
   accounts ...        manage accounts in the data dir (when no server holds it)
   keys ...            manage API keys in the data dir (when no server holds it)
   trust ...           manage the keys signed agent cards are verified with
+  admin-token rotate  replace the generated admin token (its file and stored hash)
   healthcheck [URL]   exit 0 when the service at URL answers /healthz (default http://127.0.0.1:8080)
   migrate             apply the database schema migrations (PostgreSQL store only)
   export              write everything the store keeps as JSON lines
@@ -48,6 +49,7 @@ const subcommands: Record<string, () => Promise<Subcommand>> = {
   accounts: async () => (await import('./cli/admin.ts')).offlineAdminCommand('accounts'),
   keys: async () => (await import('./cli/admin.ts')).offlineAdminCommand('keys'),
   trust: async () => (await import('./cli/admin.ts')).offlineAdminCommand('trust'),
+  'admin-token': async () => (await import('./cli/admin.ts')).offlineAdminCommand('admin-token'),
   healthcheck: async () => (await import('./cli/healthcheck.ts')).runHealthcheck,
   migrate: async () => (await import('./cli/migrate.ts')).runMigrate,
   export: async () => (await import('./cli/transfer.ts')).runExport,

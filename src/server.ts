@@ -89,7 +89,11 @@ export const adminTokenReachesOperator = async (store: Store, config: Config, ou
 
 /** What a person at a terminal reads first: where the service and its dashboard are, and where the admin token is. */
 const startUpLine = (config: Config, listeningUrl: string, publicUrl: string): string => {
-  const token = config.adminToken === undefined ? `admin token in ${adminTokenFile(config)}` : 'admin token as configured (adminToken / CARDGATE_ADMIN_TOKEN)';
+  const token = !config.auth.adminToken
+    ? 'admin token off (auth.adminToken: false): sign in through OIDC'
+    : config.adminToken === undefined
+      ? `admin token in ${adminTokenFile(config)}`
+      : 'admin token as configured (adminToken / CARDGATE_ADMIN_TOKEN)';
   const sidecar = config.mode === 'sidecar' ? ' (sidecar mode: keyless callers unmetered)' : '';
   return `cardgate ${version} listening on ${listeningUrl}${sidecar} — dashboard ${publicUrl}/dashboard, ${token}\n`;
 };

@@ -117,3 +117,14 @@ export const readBodyText = async (c: Context, options: Pick<ReadJsonOptions, 'm
 
 export const readJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> =>
   jsonBody(await readBodyText(c, options), options);
+
+/**
+ * A JSON object body that may be left out ({} then). An HTTP/1.1 request with neither
+ * Content-Length nor Transfer-Encoding has none (curl -X POST sends such), though the request
+ * object still offers a stream.
+ */
+export const readOptionalJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> => {
+  const length = c.req.header('content-length');
+  const none = c.req.raw.body === null || length === '0' || (length === undefined && c.req.header('transfer-encoding') === undefined);
+  return none ? {} : readJsonObject(c, options);
+};

@@ -303,8 +303,10 @@ export const apiKey = z
     name: z.string(),
     hint: z.string().meta({ description: 'Enough of the key to tell keys apart.' }),
     created_at: timestamp,
-    last_used_at: timestamp.nullable(),
+    last_used_at: timestamp.nullable().meta({ description: 'Noted at most once a minute per key.' }),
     allowed_ips: z.array(z.string()),
+    expires_at: timestamp.nullable().meta({ description: 'When the key stops working (401, saying it expired); null: never.' }),
+    previous_expires_at: timestamp.nullable().meta({ description: 'After a rotation: until when the replaced secret still works; null when there is none.' }),
   })
   .meta({ id: 'ApiKey' });
 

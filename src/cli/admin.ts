@@ -1,5 +1,5 @@
 /**
- * `cardgate accounts …`, `cardgate keys …` and `cardgate trust …`: the configuration comes from
+ * `cardgate accounts …`, `cardgate keys …`, `cardgate trust …` and `cardgate admin-token …`: the configuration comes from
  * --config / --data-dir (and env) like serve's; the store is the data dir's file
  * store, which refuses while a server holds the lock, or the configured database.
  */
@@ -12,8 +12,9 @@ import { USAGE, type CliIO } from './io.ts';
 import { contextFlags } from './offline-store.ts';
 import { runKeys } from './keys.ts';
 import { runTrust } from './trust.ts';
+import { runAdminToken } from './admin-token.ts';
 
-const commands = { accounts: runAccounts, keys: runKeys, trust: runTrust };
+const commands = { accounts: runAccounts, keys: runKeys, trust: runTrust, 'admin-token': runAdminToken };
 
 export const offlineAdminCommand =
   (name: keyof typeof commands) =>

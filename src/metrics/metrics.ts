@@ -62,6 +62,7 @@ export class Metrics {
   private readonly validations: Counter<'kind' | 'verdict'>;
   private readonly refusals: Counter<'limit'>;
   private readonly deliveries: Counter<'outcome'>;
+  private readonly expiredKeys: Counter;
   private readonly commits: Histogram;
   /** route pattern → method → status → its series: found without building a key per request. */
   private readonly series = new Map<string, Map<string, Map<number, RequestSeries>>>();
@@ -98,6 +99,11 @@ export class Metrics {
       name: 'cardgate_webhook_deliveries_total',
       help: 'Webhook callback deliveries, by outcome (aborted: cut short by a shutdown, delivered again later).',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.expiredKeys = new Counter({
+      name: 'cardgate_expired_key_refusals_total',
+      help: 'Requests refused because their API key (or a rotated key\'s previous secret) had expired.',
       registers,
     });
     this.commits = new Histogram({
@@ -189,6 +195,10 @@ export class Metrics {
     this.refusals.inc({ limit });
   }
 
+  /** A request refused for an expired API key. */
+  expiredKeyRefused(): void {
+    this.expiredKeys.inc();
+  }
   delivered(outcome: DeliveryOutcome): void {
     this.deliveries.inc({ outcome });
   }

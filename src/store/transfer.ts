@@ -82,7 +82,7 @@ const servableId = /^[A-Za-z0-9._-]{1,200}$/;
 /** A time as cardgate writes it (`toISOString`): lists sort these as text, so any other form would sort wrong. */
 const isIsoTime = (value: unknown): boolean => typeof value === 'string' && value.length === 24 && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value;
 
-const timeFields = ['created_at', 'updated_at', 'added_at', 'revoked_at', 'last_used_at'] as const;
+const timeFields = ['created_at', 'updated_at', 'added_at', 'revoked_at', 'last_used_at', 'expires_at', 'previous_expires_at', 'at'] as const;
 
 /** What of a record the service could not serve: an id beyond its pages and cursors, a time in another form. */
 const unservable = (record: Record<string, unknown>): string | undefined => {

@@ -67,7 +67,7 @@ test('keys create prints the full key once; list shows hints; delete invalidates
   assert.ok(!list.stdout.includes(secret));
   assert.match(list.stdout, new RegExp(`${key.id}\\s+${id}\\s+cardgate_\\S+…\\S+\\s+never\\s+10.0.0.0/8,2001:db8::/32\\s+prod`));
   const json = JSON.parse((await t.run('keys', 'list', '--json')).stdout);
-  assert.deepEqual(Object.keys(json.keys[0]).sort(), ['account_id', 'allowed_ips', 'created_at', 'hint', 'id', 'last_used_at', 'name']);
+  assert.deepEqual(Object.keys(json.keys[0]).sort(), ['account_id', 'allowed_ips', 'created_at', 'expires_at', 'hint', 'id', 'last_used_at', 'name', 'previous_expires_at']);
 
   const viaJson = JSON.parse((await t.run('keys', 'create', '--account', id, '--name', 'ci', '--json')).stdout);
   assert.match(viaJson.secret, /^cardgate_/);

@@ -6,16 +6,14 @@
  * ends, and one handed back at SIGTERM is delivered at once, exactly once either way.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import postgres from 'postgres';
 import { validCard } from '../features/webhooks/fixtures.ts';
 import { databaseFactory } from '../support/postgres.ts';
-import { startServer, type RunningServer } from '../support/server.ts';
+import { runCli, startServer, type RunningServer } from '../support/server.ts';
 import { awaitWindowRoom, MINUTE_MS } from '../support/windows.ts';
 
 const newDatabase = databaseFactory();
@@ -142,18 +140,22 @@ test('instances starting at once on an empty database agree on one admin token; 
     assert.equal((await call(s, 'GET', '/admin/api/accounts', undefined, { authorization: `Bearer ${tokens[0]}x` })).status, 401);
   }
 
-  // Rotated (no API does it yet: the hash is replaced where it is stored): every instance takes the new token at its next request.
-  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-  try {
-    const rotated = 'rotated-admin-token-0123456789abcdef';
-    await sql`update meta set value = ${createHash('sha256').update(rotated).digest('hex')} where key = 'admin_token_sha256'`;
-    for (const s of instances) {
-      assert.equal((await call(s, 'GET', '/admin/api/accounts', undefined, { authorization: `Bearer ${rotated}` })).status, 200);
-      assert.equal((await call(s, 'GET', '/admin/api/accounts', undefined, { authorization: `Bearer ${tokens[0]}` })).status, 401);
-    }
-  } finally {
-    await sql.end();
+  // Rotated with the CLI while they run (the hash is replaced where it is stored): every instance takes the new token at its next request.
+  const rotation = await runCli(['admin-token', 'rotate', '--data-dir', instances[0]!.dataDir], { env: { CARDGATE_DATABASE_URL: db.url, CARDGATE_ADMIN_TOKEN: '' } });
+  assert.equal(rotation.code, 0, rotation.stderr);
+  const rotated = rotation.stdout.trim();
+  assert.equal(readFileSync(join(instances[0]!.dataDir, 'admin-token'), 'utf8').trim(), rotated);
+  for (const s of instances) {
+    assert.equal((await call(s, 'GET', '/admin/api/accounts', undefined, { authorization: `Bearer ${rotated}` })).status, 200);
+    assert.equal((await call(s, 'GET', '/admin/api/accounts', undefined, { authorization: `Bearer ${tokens[0]}` })).status, 401);
   }
+  const audit = await call(instances[1]!, 'GET', '/admin/api/audit?action=admin_token.rotate', undefined, { authorization: `Bearer ${rotated}` });
+  assert.equal(audit.json().entries[0].actor.kind, 'cli');
+
+  // Configured (CARDGATE_ADMIN_TOKEN): the CLI refuses, saying where the token comes from.
+  const refused = await runCli(['admin-token', 'rotate', '--data-dir', instances[0]!.dataDir], { env: { CARDGATE_DATABASE_URL: db.url, CARDGATE_ADMIN_TOKEN: 'configured-admin-token-0123456789' } });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /comes from adminToken \/ CARDGATE_ADMIN_TOKEN/);
 });
 
 /**

@@ -21,7 +21,7 @@ export const endpointsApp = (config: ConfigInput = {}, deps: Partial<AppDeps> = 
   const keyFor = async (plan: Plan): Promise<Record<string, string>> => {
     const id = `acct_test_${++accounts}`;
     await t.store.createAccount({ id, name: `test ${plan}`, plan, created_at: new Date(t.clock.now()).toISOString() });
-    const { secret } = await createKey(t.store, id, { name: 'test' }, t.config.keys.prefix, t.clock.now());
+    const { secret } = await createKey(t.store, id, { name: 'test' }, t.config.keys, t.clock.now());
     return { authorization: `Bearer ${secret}` };
   };
   return { ...t, keyFor };

@@ -38,7 +38,7 @@ export const seedStore = async (store: Store, options: SeedOptions = {}): Promis
   const now = systemClock.now();
   const accountId = newId('acct', now);
   await store.createAccount({ id: accountId, name: 'seed', plan: options.plan ?? 'pro', created_at: iso(now) });
-  const { secret } = await createKey(store, accountId, { name: 'seed' }, 'cardgate', now);
+  const { secret } = await createKey(store, accountId, { name: 'seed' }, parseConfig({}).keys, now);
   const reports = options.reports ?? 0;
   // Stored as POST /v1/validate stores them: the request and result text verbatim.
   const requestJson = JSON.stringify({ agent_card: sampleCard() });

@@ -58,7 +58,8 @@ export const adminAuth = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     }
     const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('authorization')?.trim() ?? '');
     if (!m || !(await isAdminToken(deps.store, deps.config, m[1]!))) {
-      throw new ApiError('UNAUTHORIZED', 'missing or invalid admin token: send "Authorization: Bearer <admin token>"', {
+      const problem = deps.config.auth.adminToken ? 'missing or invalid admin token: send "Authorization: Bearer <admin token>"' : 'the admin token is switched off (auth.adminToken: false): sign in';
+      throw new ApiError('UNAUTHORIZED', problem, {
         headers: { 'WWW-Authenticate': 'Bearer realm="cardgate admin"' },
       });
     }

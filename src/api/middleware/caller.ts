@@ -9,7 +9,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
+import { expiredAt, findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
 import { ipMatcher } from '../../lib/ip.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { ApiKeyRecord } from '../../store/contract/keys.ts';
@@ -54,6 +54,11 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     }
 
     const { key, account, trustKeys } = found;
+    const expired = expiredAt(key, presented, now);
+    if (expired !== undefined) {
+      deps.metrics?.expiredKeyRefused();
+      throw new ApiError('UNAUTHORIZED', `this API key expired at ${expired}: ask an administrator for a new one (or its rotated secret)`);
+    }
     const caller: Caller = { plan: account.plan, account, key, ip, trustKeys };
     // Set before the allow-list check: a refused key's answer still shows its account's window.
     c.set('caller', caller);
@@ -84,7 +89,9 @@ export const keyedWhenGiven = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     const presented = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
     const found = presented ? await findKeyAndAccount(deps.store, presented, deps.config.keys.prefix) : undefined;
     const ip = clientIp(c);
-    if (found && (found.key.allowed_ips.length === 0 || allowList(found.key)(ip))) {
+    // An expired key is ignored as an unknown one is.
+    const usable = found && expiredAt(found.key, presented!, deps.clock.now()) === undefined;
+    if (found && usable && (found.key.allowed_ips.length === 0 || allowList(found.key)(ip))) {
       c.set('caller', { plan: found.account.plan, account: found.account, key: found.key, ip, trustKeys: found.trustKeys });
     }
     return next();

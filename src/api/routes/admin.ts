@@ -8,14 +8,14 @@ import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { accountPatchSchema, newAccountSchema } from '../../features/accounts/accounts.ts';
-import { newKeySchema } from '../../features/accounts/api-keys.ts';
+import { keyRotationSchema, newKeySchema } from '../../features/accounts/api-keys.ts';
 import { accountOperations } from '../../features/accounts/operations.ts';
 import { pageReports } from '../../features/reports/reports.ts';
 import { exportOperations } from '../../features/transfer/operations.ts';
 import { iso } from '../../lib/clock.ts';
 import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
 import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
-import { readJsonObject } from '../body.ts';
+import { readJsonObject, readOptionalJsonObject } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { adminAuth, requireRole } from '../middleware/admin-auth.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
@@ -31,6 +31,7 @@ const REPORTS_SORT = '-created_at';
 const badList = errors({ 400: 'A query parameter is out of range, or the cursor is not one this list gave out.' });
 
 const accountId = z.object({ id: z.string().meta({ description: 'The account id.' }) });
+const keyId = z.object({ id: z.string().meta({ description: 'The key id.' }) });
 
 const routes = {
   listAccounts: admin({
@@ -86,8 +87,15 @@ const routes = {
     method: 'delete',
     path: '/admin/api/keys/{id}',
     summary: 'Delete a key (it stops working at once)',
-    request: { params: z.object({ id: z.string().meta({ description: 'The key id.' }) }) },
+    request: { params: keyId },
     responses: { 200: response('Deleted.', deleted), ...notFound('key') },
+  }),
+  rotateKey: admin({
+    method: 'post',
+    path: '/admin/api/keys/{id}/rotate',
+    summary: 'Give a key a new secret; the answer holds it, once. The old secret works for keys.rotationGraceHours more',
+    request: { params: keyId, body: requestBody(keyRotationSchema, { description: 'Optional: the new expiry, as at creation.', required: false }) },
+    responses: { 200: response('Rotated.', createdKey), ...bodyRefused, ...notFound('key') },
   }),
   usage: admin({
     method: 'get',
@@ -131,7 +139,9 @@ const routes = {
 };
 
 export const adminRoutes = (deps: AppDeps): ApiRoutes => {
-  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const limits = { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth };
+  const body = (c: Context) => readJsonObject(c, limits);
+  const optionalBody = (c: Context) => readOptionalJsonObject(c, limits);
   const accounts = accountOperations(deps);
   const exports = exportOperations(deps);
   const app = apiRoutes();
@@ -154,6 +164,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     })
     .openapi(routes.listKeys, async (c) => c.json({ keys: await accounts.listKeys(c.req.valid('param').id) }, 200))
     .openapi(routes.createKey, async (c) => c.json(await accounts.createKey(c.req.valid('param').id, await body(c), c.get('audit')), 201))
+    .openapi(routes.rotateKey, async (c) => c.json(await accounts.rotateKey(c.req.valid('param').id, await optionalBody(c), c.get('audit')), 200))
     .openapi(routes.deleteKey, async (c) => {
       await accounts.deleteKey(c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);

@@ -8,7 +8,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { newTrustKeysSchema, revokeTrustKeySchema } from '../../features/trust/managed-keys.ts';
 import { trustKeyOperations } from '../../features/trust/operations.ts';
-import { readJsonObject } from '../body.ts';
+import { readJsonObject, readOptionalJsonObject } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { deleted } from '../schemas.ts';
 import { firstValue } from '../list-query.ts';
@@ -68,15 +68,8 @@ const routes = {
 export const trustKeyRoutes = (deps: AppDeps): ApiRoutes => {
   const trustKeys = trustKeyOperations(deps);
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
-  /**
-   * A revocation may come without a body: from now. An HTTP/1.1 request with neither Content-Length nor
-   * Transfer-Encoding has none (curl -X POST sends such), though the request object still offers a stream.
-   */
-  const hasNoBody = (c: Context) => {
-    const length = c.req.header('content-length');
-    return c.req.raw.body === null || length === '0' || (length === undefined && c.req.header('transfer-encoding') === undefined);
-  };
-  const optionalBody = (c: Context) => (hasNoBody(c) ? {} : body(c));
+  /** A revocation may come without a body: from now. */
+  const optionalBody = (c: Context) => readOptionalJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
 
   return apiRoutes()
     .openapi(routes.list, async (c) => c.json({ keys: await trustKeys.list(c.req.valid('query').account_id || undefined) }, 200))

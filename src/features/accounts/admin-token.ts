@@ -17,8 +17,15 @@ export const adminTokenFile = (config: Pick<Config, 'dataDir'>): string => resol
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
+/** The settings the admin token is read by (`auth` absent: the token is on). */
+export type AdminTokenSettings = Pick<Config, 'adminToken'> & { auth?: Pick<Config['auth'], 'adminToken'> };
+
+const switchedOff = (config: AdminTokenSettings): boolean => config.auth?.adminToken === false;
+
 export type AdminTokenSource =
   | { source: 'config' }
+  /** auth.adminToken: false (sign-in through OIDC only): no token is generated or accepted. */
+  | { source: 'off' }
   | { source: 'stored' }
   /** Just generated: `token` must reach the operator now (it is in `file` when one was given); it cannot be recovered later. */
   | { source: 'generated'; token: string; file?: string }
@@ -35,17 +42,11 @@ export type AdminTokenSource =
  * that nobody can read. It is written beside the file under a name of this process's own, and
  * moved into place once its hash is durable (or removed when another instance's won).
  */
-export const ensureAdminToken = async (store: Store, config: Pick<Config, 'adminToken'>, tokenFile?: string): Promise<AdminTokenSource> => {
+export const ensureAdminToken = async (store: Store, config: AdminTokenSettings, tokenFile?: string): Promise<AdminTokenSource> => {
   if (config.adminToken !== undefined) return { source: 'config' };
+  if (switchedOff(config)) return { source: 'off' };
   if ((await store.getMeta(META_KEY)) !== undefined) return { source: 'stored' };
-  const token = randomBytes(32).toString('base64url');
-  const hash = sha256(token).toString('hex');
-  const pending = tokenFile === undefined ? undefined : `${tokenFile}.${process.pid}.tmp`;
-  if (pending !== undefined) {
-    await mkdir(dirname(pending), { recursive: true, mode: 0o700 });
-    await rm(pending, { force: true }); // left by a crash of an earlier process with this pid: 'wx' creates it afresh, 0600
-    await writeFile(pending, `${token}\n`, { mode: 0o600, flag: 'wx' });
-  }
+  const { token, hash, pending } = await newPendingToken(tokenFile);
   if ((await store.setMetaIfAbsent(META_KEY, hash)) !== hash) {
     if (pending !== undefined) await rm(pending, { force: true });
     return { source: 'generated-elsewhere' };
@@ -56,8 +57,48 @@ export const ensureAdminToken = async (store: Store, config: Pick<Config, 'admin
   return { source: 'generated', token, file: tokenFile };
 };
 
-/** True when `candidate` is the admin token. Compares SHA-256 digests in constant time. */
-export const isAdminToken = async (store: Store, config: Pick<Config, 'adminToken'>, candidate: string): Promise<boolean> => {
+/** A new token, its hash, and the file it is written to under a name of this process's own (0600, directory 0700) until moved into place. */
+const newPendingToken = async (tokenFile: string | undefined) => {
+  const token = randomBytes(32).toString('base64url');
+  const pending = tokenFile === undefined ? undefined : `${tokenFile}.${process.pid}.tmp`;
+  if (pending !== undefined) {
+    await mkdir(dirname(pending), { recursive: true, mode: 0o700 });
+    await rm(pending, { force: true }); // left by a crash of an earlier process with this pid: 'wx' creates it afresh, 0600
+    await writeFile(pending, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return { token, hash: sha256(token).toString('hex'), pending };
+};
+
+/** Why the admin token cannot be rotated here, if it cannot: it is configured, or switched off. */
+export const rotationRefusal = (config: AdminTokenSettings): string | undefined =>
+  config.adminToken !== undefined
+    ? 'the admin token comes from adminToken / CARDGATE_ADMIN_TOKEN, not generated: change it there (and restart the instances)'
+    : switchedOff(config)
+      ? 'the admin token is switched off (auth.adminToken: false)'
+      : undefined;
+
+/**
+ * Replaces the generated admin token: the new one is written to `tokenFile` (as at generation,
+ * before its hash is stored), then its hash replaces the stored one; every instance sharing the
+ * store takes it at its next request (the hash is read per request, never cached). Call only when
+ * rotationRefusal() gives no reason.
+ */
+export const rotateAdminToken = async (store: Store, tokenFile: string): Promise<string> => {
+  const { token, hash, pending } = await newPendingToken(tokenFile);
+  try {
+    await store.setMeta(META_KEY, hash);
+    await store.commit(); // durable before the file says so: a token in the file but not in force would lock the admin out
+  } catch (e) {
+    await rm(pending!, { force: true });
+    throw e;
+  }
+  await rename(pending!, tokenFile);
+  return token;
+};
+
+/** True when `candidate` is the admin token (never while it is switched off). Compares SHA-256 digests in constant time. */
+export const isAdminToken = async (store: Store, config: AdminTokenSettings, candidate: string): Promise<boolean> => {
+  if (switchedOff(config)) return false;
   const stored = config.adminToken === undefined ? await store.getMeta(META_KEY) : undefined;
   const expected = config.adminToken !== undefined ? sha256(config.adminToken) : stored !== undefined ? Buffer.from(stored, 'hex') : undefined;
   if (!expected || expected.length !== 32) return false;

@@ -14,6 +14,7 @@ import type { Store } from '../../store/contract/store.ts';
 import { parseIpRule } from '../../lib/ip.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseInput } from '../../errors/bad-input.ts';
+import type { Config } from '../../config.ts';
 
 const OPAQUE_BYTES = 32;
 /** `last_used_at` is written at most this often per key (every write re-serialises the store). */
@@ -65,13 +66,27 @@ export interface KeyView {
   created_at: string;
   last_used_at: string | null;
   allowed_ips: string[];
+  /** When the key stops working; null: never. */
+  expires_at: string | null;
+  /** After a rotation: until when the secret it replaced still works (null when there is none). */
+  previous_expires_at: string | null;
 }
 
-const view = ({ hash: _hash, ...rest }: ApiKeyRecord): KeyView => rest;
+const view = (k: ApiKeyRecord): KeyView => ({
+  id: k.id,
+  account_id: k.account_id,
+  name: k.name,
+  hint: k.hint,
+  created_at: k.created_at,
+  last_used_at: k.last_used_at,
+  allowed_ips: k.allowed_ips,
+  expires_at: k.expires_at ?? null,
+  previous_expires_at: k.previous_hash ? (k.previous_expires_at ?? null) : null,
+});
 
 /** What the audit log keeps of a key: never its secret or hash. */
 export const keySummary = (key: KeyView | ApiKeyRecord | undefined) =>
-  key && { account_id: key.account_id, name: key.name, hint: key.hint, allowed_ips: key.allowed_ips };
+  key && { account_id: key.account_id, name: key.name, hint: key.hint, allowed_ips: key.allowed_ips, expires_at: key.expires_at ?? null };
 
 const allowedIpsSchema = z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of IPs or CIDRs' }).transform((rules, ctx) => {
   const out: string[] = [];
@@ -88,27 +103,56 @@ const allowedIpsSchema = z.array(z.string({ error: 'must be a string' }), { erro
   return bad ? z.NEVER : [...new Set(out)];
 });
 
+const expiresAtSchema = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z' })
+  .optional()
+  .meta({ description: 'When the key stops working: in the future, and within keys.maxLifetimeDays when that is set (the default then: that many days from now). Absent without that setting: never.' });
+
+/** The key settings creation and rotation read. */
+export type KeySettings = Pick<Config['keys'], 'prefix' | 'maxLifetimeDays' | 'rotationGraceHours'>;
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** The expiry a new secret gets: the one asked for (checked against now and the longest lifetime), else the default lifetime, else none. */
+const expiryOf = (asked: string | undefined, settings: KeySettings, now: number): string | undefined => {
+  const longest = settings.maxLifetimeDays === undefined ? undefined : now + settings.maxLifetimeDays * DAY_MS;
+  if (asked === undefined) return longest === undefined ? undefined : iso(longest);
+  const at = Date.parse(asked);
+  if (at <= now) throw new ApiError('INVALID_REQUEST', `expires_at: ${asked} is not in the future`);
+  if (longest !== undefined && at > longest) {
+    throw new ApiError('INVALID_REQUEST', `expires_at: at most ${settings.maxLifetimeDays} days from now (keys.maxLifetimeDays), i.e. not after ${iso(longest)}`);
+  }
+  return iso(at);
+};
+
 /** The admin API's body for a new key (its description shows this schema); the CLI's arguments too. */
 export const newKeySchema = z
   .strictObject({
     name: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
     allowed_ips: allowedIpsSchema.optional().meta({ description: 'IPs or CIDRs that may use the key (team plan only); empty or absent: anywhere.' }),
+    expires_at: expiresAtSchema,
   })
   .meta({ id: 'NewKey' });
+
+/** The admin API's body for a rotation (optional): the new secret's expiry, as at creation. */
+export const keyRotationSchema = z.strictObject({ expires_at: expiresAtSchema }).meta({ id: 'KeyRotation' });
 
 /**
  * Creates a key for an account. IP allow-lists are a team-plan feature; a key keeps
  * (and is still held to) its allow-list if the account later changes plan.
  * Returns the full key: the only time it exists outside the caller's hands.
  */
-export const createKey = async (store: Store, accountId: string, input: unknown, prefix: string, now: number): Promise<{ key: KeyView; secret: string }> => {
-  const { name, allowed_ips = [] } = parseInput(newKeySchema, input);
+export const createKey = async (store: Store, accountId: string, input: unknown, settings: KeySettings, now: number): Promise<{ key: KeyView; secret: string }> => {
+  const { name, allowed_ips = [], expires_at } = parseInput(newKeySchema, input);
+  const { prefix } = settings;
+  const expiry = expiryOf(expires_at, settings, now);
   const account = await store.getAccount(accountId);
   if (!account) throw new ApiError('NOT_FOUND', `account ${accountId} not found`);
   if (allowed_ips.length > 0 && account.plan !== 'team') {
     throw new ApiError('INVALID_REQUEST', `allowed_ips: IP allow-lists are available on the team plan only (account plan: ${account.plan})`);
   }
-  const secret = `${prefix}_${crypto.randomBytes(OPAQUE_BYTES).toString('base64url')}`;
+  const secret = newSecret(prefix);
   const record: ApiKeyRecord = {
     id: newId('key', now),
     account_id: accountId,
@@ -118,9 +162,46 @@ export const createKey = async (store: Store, accountId: string, input: unknown,
     created_at: iso(now),
     last_used_at: null,
     allowed_ips,
+    ...(expiry === undefined ? {} : { expires_at: expiry }),
   };
   await store.createKey(record);
   return { key: view(record), secret };
+};
+
+const newSecret = (prefix: string): string => `${prefix}_${crypto.randomBytes(OPAQUE_BYTES).toString('base64url')}`;
+
+/**
+ * Gives the key a new secret (returned, once) and a new expiry as at creation; the secret it
+ * replaces keeps working for keys.rotationGraceHours (never past its own expiry). A secret
+ * replaced earlier stops at once: two rotations in a row leave only the last two secrets.
+ */
+export const rotateKey = async (store: Store, id: string, input: unknown, settings: KeySettings, now: number): Promise<{ key: KeyView; secret: string; before: ApiKeyRecord }> => {
+  const { expires_at } = parseInput(keyRotationSchema, input);
+  const before = await store.getKey(id);
+  if (!before) throw new ApiError('NOT_FOUND', `key ${id} not found`);
+  const expiry = expiryOf(expires_at, settings, now);
+  const graceEnd = now + settings.rotationGraceHours * HOUR_MS;
+  const oldExpiry = before.expires_at ? Date.parse(before.expires_at) : Infinity;
+  const secret = newSecret(settings.prefix);
+  const rotated = await store.updateKey(id, {
+    hash: hashKey(secret),
+    hint: hintOf(secret, settings.prefix),
+    expires_at: expiry ?? null,
+    previous_hash: before.hash,
+    previous_expires_at: iso(Math.min(graceEnd, oldExpiry)),
+  });
+  if (!rotated) throw new ApiError('NOT_FOUND', `key ${id} not found`);
+  return { key: view(rotated), secret, before };
+};
+
+/**
+ * When the presented secret stopped working, if it has: the key's expiry, or for the secret a
+ * rotation replaced, the end of its grace. Hashes the secret again only for a rotated key.
+ */
+export const expiredAt = (key: ApiKeyRecord, secret: string, now: number): string | undefined => {
+  const replaced = key.previous_hash != null && key.previous_hash === hashKey(secret);
+  const end = replaced ? key.previous_expires_at : key.expires_at;
+  return end != null && now >= Date.parse(end) ? end : undefined;
 };
 
 /** Keys of one account (or all), oldest first. Throws NOT_FOUND for an unknown account. */

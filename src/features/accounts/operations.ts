@@ -9,7 +9,7 @@ import type { AccountSortField } from '../../store/contract/accounts.ts';
 import type { PageQuery } from '../../store/contract/paging.ts';
 import { listDailyUsage, readDailyQuota } from '../limits/daily-quota.ts';
 import { accountSummary, createAccount, deleteAccount, getAccount, pageAccounts, updateAccount } from './accounts.ts';
-import { createKey, deleteKey, keySummary, listKeys } from './api-keys.ts';
+import { createKey, deleteKey, keySummary, listKeys, rotateKey } from './api-keys.ts';
 
 export const accountOperations = (deps: AuditDeps & Pick<AppDeps, 'config'>) => {
   const { store, clock, config } = deps;
@@ -39,9 +39,15 @@ export const accountOperations = (deps: AuditDeps & Pick<AppDeps, 'config'>) => 
     },
     listKeys: (accountId: string) => listKeys(store, accountId),
     createKey: async (accountId: string, input: unknown, by: AuditContext) => {
-      const created = await createKey(store, accountId, input, config.keys.prefix, clock.now());
+      const created = await createKey(store, accountId, input, config.keys, clock.now());
       await recordAudit(deps, by, { action: 'key.create', target: { type: 'key', id: created.key.id }, after: keySummary(created.key) });
       return created;
+    },
+    /** A new secret (answered once); the old one works for keys.rotationGraceHours more. */
+    rotateKey: async (id: string, input: unknown, by: AuditContext) => {
+      const { key, secret, before } = await rotateKey(store, id, input, config.keys, clock.now());
+      await recordAudit(deps, by, { action: 'key.rotate', target: { type: 'key', id }, before: keySummary(before), after: { ...keySummary(key), previous_expires_at: key.previous_expires_at } });
+      return { key, secret };
     },
     deleteKey: async (id: string, by: AuditContext) => {
       const before = await store.getKey(id);

@@ -14,7 +14,15 @@ export interface ApiKeyRecord {
   last_used_at: string | null;
   /** Team plan only: IPs / CIDRs (v4 and v6) allowed to use the key; empty = anywhere. */
   allowed_ips: string[];
+  /** ISO time from which the key is refused; absent or null: never (keys made before expiry existed have none). */
+  expires_at?: string | null;
+  /** After a rotation: the SHA-256 of the secret it replaced, which finds the key too until `previous_expires_at`. */
+  previous_hash?: string | null;
+  previous_expires_at?: string | null;
 }
+
+/** What of a key a change may set (a rotation sets the hash, hint, expiry and the previous secret's hash and end). */
+export type KeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips' | 'hash' | 'hint' | 'expires_at' | 'previous_hash' | 'previous_expires_at'>>;
 
 /** What a keyed request reads first (see KeysTable.getKeyAndAccount). */
 export interface KeyAndAccount {
@@ -25,6 +33,7 @@ export interface KeyAndAccount {
 
 export interface KeysTable {
   createKey(key: ApiKeyRecord): Promise<void>;
+  /** The key whose hash, or previous hash (a rotated key's old secret), this is; whether it is still in force is the caller's to judge. */
   getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   /**
    * The key with this hash, its account and the trusted keys in force for the account (as
@@ -35,7 +44,7 @@ export interface KeysTable {
   getKey(id: string): Promise<ApiKeyRecord | undefined>;
   /** Every key, or the keys of one account or of those among several (one read for a page's key counts). */
   listKeys(accountIds?: string | readonly string[]): Promise<ApiKeyRecord[]>;
-  updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined>;
+  updateKey(id: string, patch: KeyPatch): Promise<ApiKeyRecord | undefined>;
   deleteKey(id: string): Promise<boolean>;
 }
 

@@ -24,7 +24,8 @@ const sessionRoles: readonly unknown[] = ['viewer', 'editor', 'admin'] satisfies
 export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean> = {
   accounts: (key, v) => isObject(v) && strings(v, 'id', 'name', 'plan', 'created_at') && v.id === key,
   keys: (key, v) =>
-    isObject(v) && strings(v, 'id', 'account_id', 'hash', 'hint', 'created_at') && v.id === key && Array.isArray(v.allowed_ips) && v.allowed_ips.every((ip) => typeof ip === 'string'),
+    isObject(v) && strings(v, 'id', 'account_id', 'hash', 'hint', 'created_at') && v.id === key && Array.isArray(v.allowed_ips) && v.allowed_ips.every((ip) => typeof ip === 'string') &&
+    ['expires_at', 'previous_hash', 'previous_expires_at'].every((f) => v[f] === undefined || stringOrNull(v[f])),
   counters: (_key, v) => isObject(v) && numbers(v, 'count', 'reset_at'),
   usage: (key, v) => isObject(v) && strings(v, 'account_id', 'day') && numbers(v, 'count') && key === `${v.account_id}|${v.day}`,
   jobs: (key, v) => isObject(v) && strings(v, 'id', 'created_at', 'updated_at') && v.id === key && jobStatuses.includes(v.status) && isObject(v.request),

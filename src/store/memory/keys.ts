@@ -1,6 +1,6 @@
 /** The API keys table in memory, found by hash. */
 import type { Account } from '../contract/accounts.ts';
-import type { ApiKeyRecord, KeyAndAccount, KeysTable } from '../contract/keys.ts';
+import type { ApiKeyRecord, KeyAndAccount, KeyPatch, KeysTable } from '../contract/keys.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import type { MemoryTrustKeys } from './trust-keys.ts';
 
@@ -12,13 +12,16 @@ class KeyRows extends JournaledMap<ApiKeyRecord> {
   readonly idByHash = new Map<string, string>();
 
   override load(key: string, value: unknown): void {
-    this.remove(key); // its old hash no longer finds it
-    this.idByHash.set((value as ApiKeyRecord).hash, key);
+    this.remove(key); // its old hashes no longer find it
+    const { hash, previous_hash } = value as ApiKeyRecord;
+    this.idByHash.set(hash, key);
+    if (previous_hash) this.idByHash.set(previous_hash, key);
     super.load(key, value);
   }
   override remove(key: string): void {
     const old = this.get(key);
     if (old) this.idByHash.delete(old.hash);
+    if (old?.previous_hash) this.idByHash.delete(old.previous_hash);
     super.remove(key);
   }
   override clear(): void {
@@ -57,7 +60,7 @@ export class MemoryKeys implements KeysTable {
     const among = accountIds === undefined ? undefined : new Set(typeof accountIds === 'string' ? [accountIds] : accountIds);
     return [...this.rows.values()].filter((k) => among === undefined || among.has(k.account_id));
   }
-  async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
+  async updateKey(id: string, patch: KeyPatch): Promise<ApiKeyRecord | undefined> {
     return this.rows.change(id, (k) => ({ ...k, ...patch }));
   }
   async deleteKey(id: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 /** The API keys table on PostgreSQL. */
-import type { ApiKeyRecord, KeyAndAccount, KeysTable } from '../contract/keys.ts';
+import type { ApiKeyRecord, KeyAndAccount, KeyPatch, KeysTable } from '../contract/keys.ts';
 import { frozenAccount } from './accounts.ts';
 import type { PgContext } from './context.ts';
 import { optionalText, sought, soughtAll, text, type Queries } from './sql.ts';
@@ -15,23 +15,28 @@ export const frozenKey = (row: Record<string, unknown>): ApiKeyRecord =>
     created_at: row.created_at as string,
     last_used_at: row.last_used_at as string | null,
     allowed_ips: Object.freeze([...(row.allowed_ips as string[])]) as string[],
+    // Null columns are left out, as a record without them was put (keys made before expiry existed).
+    ...(row.expires_at != null ? { expires_at: row.expires_at as string } : {}),
+    ...(row.previous_hash != null ? { previous_hash: row.previous_hash as string, previous_expires_at: row.previous_expires_at as string | null } : {}),
   });
 
 export const writeKey = (sql: Queries, key: ApiKeyRecord) => {
   const what = `key ${key.id}`;
   return sql`
-    insert into api_keys (id, account_id, name, hash, hint, created_at, last_used_at, allowed_ips)
+    insert into api_keys (id, account_id, name, hash, hint, created_at, last_used_at, allowed_ips, expires_at, previous_hash, previous_expires_at)
     values (${text(what, key.id)}, ${text(what, key.account_id)}, ${text(what, key.name)}, ${text(what, key.hash)}, ${text(what, key.hint)},
-      ${text(what, key.created_at)}, ${optionalText(what, key.last_used_at)}, ${sql.json(key.allowed_ips)})
+      ${text(what, key.created_at)}, ${optionalText(what, key.last_used_at)}, ${sql.json(key.allowed_ips)},
+      ${optionalText(what, key.expires_at)}, ${optionalText(what, key.previous_hash)}, ${optionalText(what, key.previous_expires_at)})
     on conflict (id) do update set account_id = excluded.account_id, name = excluded.name, hash = excluded.hash, hint = excluded.hint,
-      created_at = excluded.created_at, last_used_at = excluded.last_used_at, allowed_ips = excluded.allowed_ips`;
+      created_at = excluded.created_at, last_used_at = excluded.last_used_at, allowed_ips = excluded.allowed_ips,
+      expires_at = excluded.expires_at, previous_hash = excluded.previous_hash, previous_expires_at = excluded.previous_expires_at`;
 };
 
 export class PgKeys implements KeysTable {
   constructor(private readonly context: PgContext) {}
 
   async getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.context.sql`select * from api_keys where hash = ${sought(hash)}`;
+    const [row] = await this.context.sql`select * from api_keys where hash = ${sought(hash)} or previous_hash = ${sought(hash)} limit 1`;
     return row && frozenKey(row);
   }
   async getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined> {
@@ -41,7 +46,7 @@ export class PgKeys implements KeysTable {
       select k.*, a.name as account_name, a.plan as account_plan, a.created_at as account_created_at,
         (select coalesce(json_agg(t order by t.added_at collate "C", t.id collate "C"), '[]')::text
           from trust_keys t where t.account_id is null or t.account_id = k.account_id) as trust_keys
-      from api_keys k join accounts a on a.id = k.account_id where k.hash = ${sought(hash)}`;
+      from api_keys k join accounts a on a.id = k.account_id where k.hash = ${sought(hash)} or k.previous_hash = ${sought(hash)} limit 1`;
     return (
       row && {
         key: frozenKey(row),
@@ -65,13 +70,15 @@ export class PgKeys implements KeysTable {
         : await sql`select * from api_keys where account_id = any(${soughtAll(typeof accountIds === 'string' ? [accountIds] : accountIds)}::text[]) order by created_at, id`;
     return rows.map(frozenKey);
   }
-  async updateKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'last_used_at' | 'allowed_ips'>>): Promise<ApiKeyRecord | undefined> {
+  async updateKey(id: string, patch: KeyPatch): Promise<ApiKeyRecord | undefined> {
     const { sql } = this.context;
     const what = `key ${id}`;
     const set: Record<string, unknown> = {};
-    if (patch.name !== undefined) set.name = text(what, patch.name);
-    if (patch.last_used_at !== undefined) set.last_used_at = optionalText(what, patch.last_used_at);
     if (patch.allowed_ips !== undefined) set.allowed_ips = sql.json(patch.allowed_ips);
+    for (const column of ['name', 'hash', 'hint'] as const) if (patch[column] !== undefined) set[column] = text(what, patch[column]);
+    for (const column of ['last_used_at', 'expires_at', 'previous_hash', 'previous_expires_at'] as const) {
+      if (patch[column] !== undefined) set[column] = optionalText(what, patch[column]);
+    }
     if (Object.keys(set).length === 0) return this.getKey(id);
     const [row] = await sql`update api_keys set ${sql(set)} where id = ${sought(id)} returning *`;
     return row && frozenKey(row);

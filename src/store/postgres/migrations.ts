@@ -251,6 +251,16 @@ create index audit_log_newest on audit_log (at collate "C" desc, id collate "C" 
 `,
   },
   {
+    version: 11,
+    name: 'keys that expire and rotate',
+    sql: `
+-- expires_at: ISO text, null = never (the keys made before this migration keep none). A rotated
+-- key keeps its id; the secret it replaced finds it too, by previous_hash, until previous_expires_at.
+alter table api_keys add column expires_at text, add column previous_hash text, add column previous_expires_at text;
+create index api_keys_previous_hash on api_keys (previous_hash) where previous_hash is not null;
+`,
+  },
+  {
     version: 12,
     name: 'sessions of people signed in through OpenID Connect',
     sql: `

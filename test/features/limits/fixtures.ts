@@ -33,7 +33,7 @@ export const limitsApp = (config: ConfigInput = {}) => {
   /** A new account on `plan` with one key; returns the full key. */
   const keyFor = async (plan: Plan, allowed_ips?: string[]) => {
     const account = await createAccount(t.store, { name: `${plan} account`, plan }, t.clock.now());
-    const { key, secret } = await createKey(t.store, account.id, { name: 'ci', allowed_ips }, t.config.keys.prefix, t.clock.now());
+    const { key, secret } = await createKey(t.store, account.id, { name: 'ci', allowed_ips }, t.config.keys, t.clock.now());
     return { account, key, secret, bearer: { authorization: `Bearer ${secret}` } };
   };
 
