@@ -14,31 +14,25 @@ import { esc, renderPage, timeStamp } from './layout.ts';
 /** The agent's name in the page's title and heading: names are bounded where agents are made, but a page never trusts that. */
 const NAME_SHOWN = 200;
 
-const scoreText = (score: number | null): string => (score === null ? '–' : String(score));
-const countText = (n: number | null): string => (n === null ? '–' : String(n));
 
 const pointTitle = (e: HistoryEntry): string =>
-  `${e.created_at.slice(0, 16).replace('T', ' ')} UTC: ${verdictText(e.valid).toLowerCase()}, score ${scoreText(e.score)}`;
+  `${e.created_at.slice(0, 16).replace('T', ' ')} UTC: ${verdictText(e.valid).toLowerCase()}, score ${e.score}`;
 
 const chartStyle =
   '.score-chart{width:100%;max-width:760px;height:auto;display:block}.score-chart .grid{stroke:var(--line);stroke-width:1}' +
   '.score-chart .axis{fill:var(--muted);font:11px system-ui,sans-serif}.score-chart .line{fill:none;stroke:var(--link);stroke-width:2}' +
-  '.score-chart .dot{stroke:var(--bg);stroke-width:1.5}.score-chart .dot.ok{fill:var(--ok)}.score-chart .dot.bad{fill:var(--bad)}.score-chart .dot.unknown{fill:var(--muted)}';
+  '.score-chart .dot{stroke:var(--bg);stroke-width:1.5}.score-chart .dot.ok{fill:var(--ok)}.score-chart .dot.bad{fill:var(--bad)}';
 
 /** The score chart of `entries` (newest first, as the timeline lists them), drawn oldest on the left. */
 export const renderScoreChart = (entries: readonly HistoryEntry[]): string => {
   const { points, lines, grid } = chartGeometry([...entries].reverse(), (e) => e.score);
-  const scored = points.filter((p) => p.y !== null).length;
-  const label = `Score of the ${points.length} reports shown, oldest first${scored < points.length ? ` (${points.length - scored} without a score)` : ''}.`;
+  const label = `Score of the ${points.length} reports shown, oldest first.`;
   const gridLines = grid
     .map(({ score, y }) => `<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${y}" y2="${y}"/><text class="axis" x="${CHART.left - 6}" y="${y + 4}" text-anchor="end">${score}</text>`)
     .join('');
   const dots = points
     .filter((p) => p.y !== null)
-    .map(({ item, x, y }) => {
-      const kind = item.valid === null ? 'unknown' : item.valid ? 'ok' : 'bad';
-      return `<a href="${esc(item.url)}"><circle class="dot ${kind}" cx="${x}" cy="${y}" r="4"><title>${esc(pointTitle(item))}</title></circle></a>`;
-    })
+    .map(({ item, x, y }) => `<a href="${esc(item.url)}"><circle class="dot ${item.valid ? 'ok' : 'bad'}" cx="${x}" cy="${y}" r="4"><title>${esc(pointTitle(item))}</title></circle></a>`)
     .join('');
   return `<svg class="score-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-label="${esc(label)}"><title>${esc(label)}</title><style>${chartStyle}</style>${gridLines}${lines
     .map((l) => `<polyline class="line" points="${l}"/>`)
@@ -47,7 +41,7 @@ export const renderScoreChart = (entries: readonly HistoryEntry[]): string => {
 
 const timelineRow = (e: HistoryEntry): string =>
   `<tr><td>${timeStamp(e.created_at)}</td><td><a href="${esc(e.url)}"><code>${esc(e.id)}</code></a></td><td>${verdictBadge(e.valid)}</td>` +
-  `<td class="num">${esc(scoreText(e.score))}</td><td class="num">${esc(countText(e.errors))}</td><td class="num">${esc(countText(e.warnings))}</td>` +
+  `<td class="num">${esc(e.score)}</td><td class="num">${esc(e.errors)}</td><td class="num">${esc(e.warnings)}</td>` +
   `<td>${e.diff_url ? `<a href="${esc(e.diff_url)}">What changed</a>` : '<span class="muted">First report</span>'}</td></tr>`;
 
 const timeline = (entries: readonly HistoryEntry[]): string =>
@@ -68,20 +62,20 @@ export interface AgentPageLinks {
 export const renderAgentPage = ({ agent, badge_url, reports }: AgentHistory, links: AgentPageLinks): string => {
   const name = clip(agent.name, NAME_SHOWN);
   const latest = links.newest === undefined ? reports[0] : undefined;
-  const description = `History of the agent ${name}: ${agent.report_count} reports since ${agent.first_seen.slice(0, 10)}.`;
+  const description = `History of the agent ${name}: ${agent.counts.reports} reports since ${agent.first_seen.slice(0, 10)}.`;
   const snippet = `![cardgate](${badge_url})`;
   const pager = [links.newest ? `<a href="${esc(links.newest)}">← Newest reports</a>` : '', links.older ? `<a href="${esc(links.older)}" rel="next">Older reports →</a>` : '']
     .filter(Boolean)
     .join(' ');
   const body = [
     `<p class="muted">cardgate agent history</p><h1>${esc(name)}</h1>`,
-    latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report: score ${esc(scoreText(latest.score))}</span></p>` : '',
+    latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report: score ${esc(latest.score)}</span></p>` : '',
     facts([
       ['Agent id', `<code>${esc(agent.id)}</code>`],
       ['Account', `<code>${esc(agent.account_id)}</code>`],
       ['First seen', timeStamp(agent.first_seen)],
       ['Last seen', timeStamp(agent.last_seen)],
-      ['Reports', esc(agent.report_count)],
+      ['Reports', esc(agent.counts.reports)],
     ]),
     `<section><h2>Score</h2>${reports.length > 0 ? renderScoreChart(reports) : '<p class="none">No reports yet.</p>'}</section>`,
     `<section><h2>Reports</h2>${timeline(reports)}${pager ? `<p class="links">${pager}</p>` : ''}</section>`,

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { historyEntries, type AgentHistory, type HistoryRow } from '../../src/features/agents/history.ts';
+import { historyEntries, type AgentHistory } from '../../src/features/agents/history.ts';
+import type { AgentReportEntry } from '../../src/store/contract/agents.ts';
 import { CHART, CHART_MAX_POINTS, chartGeometry } from '../../src/pages/agent-chart.ts';
 import { renderAgentPage, renderScoreChart } from '../../src/pages/agent.ts';
 import { nonEmpty } from '../support/checks.ts';
@@ -13,14 +14,18 @@ import { nonEmpty } from '../support/checks.ts';
 const link = (id: string) => `https://gate.example/reports/${encodeURIComponent(id)}`;
 
 /** `n` rows newest first: rpt_n … rpt_1, scores going down by 1 from 100 toward the newest. */
-const rows = (n: number, of: Partial<HistoryRow> = {}): HistoryRow[] =>
+const rows = (n: number): AgentReportEntry[] =>
   Array.from({ length: n }, (_, i) => {
     const k = n - i;
-    return { id: `rpt_${k}`, created_at: new Date(Date.UTC(2026, 0, 1) + k * 60_000).toISOString(), valid: k % 2 === 0, score: Math.max(0, 100 - k), errors: k % 3, warnings: k % 5, ...of };
+    const created_at = new Date(Date.UTC(2026, 0, 1) + k * 60_000).toISOString();
+    return { agent_id: 'agt_1', report_id: `rpt_${k}`, created_at, valid: k % 2 === 0, score: Math.max(0, 100 - k), errors: k % 3, warnings: k % 5, branch: null };
   });
 
 const history = (entries: AgentHistory['reports'], name = 'acme/billing-agent'): AgentHistory => ({
-  agent: { id: 'agt_1', name, account_id: 'acc_1', first_seen: '2026-01-01T00:00:00.000Z', last_seen: '2026-01-02T00:00:00.000Z', report_count: 10_000 },
+  agent: {
+    id: 'agt_1', name, account_id: 'acc_1', first_seen: '2026-01-01T00:00:00.000Z', last_seen: '2026-01-02T00:00:00.000Z',
+    latest_report_id: 'rpt_3', latest: null, counts: { reports: 10_000, valid: 5000, invalid: 5000 },
+  },
   badge_url: 'https://gate.example/agents/agt_1/badge.svg?token=t0k',
   reports: entries,
   next_cursor: null,

@@ -4,18 +4,18 @@
  * gives a page one row longer than asked: that row only names the previous report of the page's
  * last entry (its diff link), so a page's links never depend on the next page being read.
  */
+import type { AgentRecord, AgentReportEntry } from '../../store/contract/agents.ts';
 
-/** A report of an agent, as the history lists it. */
-export interface HistoryRow {
+/** A report in an agent's history as the timeline shows it. */
+export interface HistoryEntry {
   id: string;
   created_at: string;
-  valid: boolean | null;
-  score: number | null;
-  errors: number | null;
-  warnings: number | null;
-}
-
-export interface HistoryEntry extends HistoryRow {
+  valid: boolean;
+  score: number;
+  errors: number;
+  warnings: number;
+  /** The webhook metadata's branch, when it named one. */
+  branch: string | null;
   url: string;
   /** The report before this one in the agent's history (null for its first report). */
   previous_id: string | null;
@@ -27,29 +27,23 @@ export interface HistoryEntry extends HistoryRow {
 export const HISTORY_PAGE = { default: 50, max: 100 } as const;
 
 /** The page's entries from `rows` (newest first, up to limit + 1), and whether older reports follow. */
-export const historyEntries = (rows: readonly HistoryRow[], limit: number, reportUrl: (id: string) => string): { entries: HistoryEntry[]; more: boolean } => {
-  const shown = rows.slice(0, limit);
-  const entries = shown.map((row, i): HistoryEntry => {
-    const previous = rows[i + 1];
+export const historyEntries = (rows: readonly AgentReportEntry[], limit: number, reportUrl: (id: string) => string): { entries: HistoryEntry[]; more: boolean } => {
+  const entries = rows.slice(0, limit).map(({ report_id: id, created_at, valid, score, errors, warnings, branch }, i): HistoryEntry => {
+    const previous = rows[i + 1]?.report_id;
     return {
-      ...row,
-      url: reportUrl(row.id),
-      previous_id: previous?.id ?? null,
-      diff_url: previous ? `${reportUrl(previous.id)}/diff/${encodeURIComponent(row.id)}` : null,
+      id, created_at, valid, score, errors, warnings, branch,
+      url: reportUrl(id),
+      previous_id: previous ?? null,
+      diff_url: previous ? `${reportUrl(previous)}/diff/${encodeURIComponent(id)}` : null,
     };
   });
   return { entries, more: rows.length > limit };
 };
 
-/** The agent as its history page shows it. */
-export interface AgentView {
-  id: string;
-  name: string;
-  account_id: string;
-  first_seen: string;
-  last_seen: string;
-  report_count: number;
-}
+/** The agent as its history shows it: the record without its badge token (the badge's address carries it). */
+export type AgentView = Omit<AgentRecord, 'badge_token'>;
+
+export const agentView = ({ badge_token: _token, ...view }: AgentRecord): AgentView => view;
 
 /** `GET /agents/:id`'s answer: the agent, its badge's address (for its owner), a page of its history. */
 export interface AgentHistory {
