@@ -58,6 +58,12 @@ export interface AgentPageQuery extends PageQuery<AgentSortField> {
   account_id?: string;
 }
 
+/** The reports retention keeps, being some agent's latest (the engines read them off their agents). */
+export interface KeptReports {
+  has(reportId: string): boolean;
+  keys(): Iterable<string>;
+}
+
 /** At most this many entries an agent's history keeps (the oldest go first; the latest always stays). */
 export const AGENT_HISTORY_LIMIT = 1000;
 

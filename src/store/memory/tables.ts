@@ -17,6 +17,7 @@ import type { NewReport } from '../contract/report-records.ts';
 import { TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
+import type { AgentRecord, AgentReportEntry, AgentsTable } from '../contract/agents.ts';
 import type { TrustKeysTable } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import type { Account } from '../contract/accounts.ts';
@@ -25,6 +26,7 @@ import type { JobRecord } from '../contract/jobs.ts';
 import type { ApiKeyRecord } from '../contract/keys.ts';
 import type { TrustKeyRecord } from '../contract/trust-keys.ts';
 import { MemoryAccounts } from './accounts.ts';
+import { MemoryAgents } from './agents.ts';
 import { MemoryCounters } from './counters.ts';
 import { MemoryJobs } from './jobs.ts';
 import type { KeptRows } from './journaled.ts';
@@ -43,9 +45,11 @@ export interface TablesDoc {
   meta: Array<{ key: string; value: string }>;
   trust_keys: TrustKeyRecord[];
   rulesets: AccountRulesetRecord[];
+  agents: AgentRecord[];
+  agent_reports: AgentReportEntry[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -55,7 +59,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -69,6 +73,8 @@ export abstract class Tables implements StoreTransfer {
   private readonly jobs: MemoryJobs;
   private readonly trustKeys: MemoryTrustKeys;
   private readonly rulesets: MemoryRulesets;
+  /** The agents and their histories; the engines' retention keeps each agent's latest report. */
+  protected readonly agents: MemoryAgents;
   private readonly meta: MemoryMeta;
   /** Each table's rows by its name in the journal, the snapshot and exports. */
   private readonly kept: Record<TableName, KeptRows>;
@@ -78,7 +84,8 @@ export abstract class Tables implements StoreTransfer {
     this.trustKeys = new MemoryTrustKeys(journal);
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
     this.rulesets = new MemoryRulesets(journal, (id) => this.accounts.rows.has(id));
-    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets });
+    this.agents = new MemoryAgents(journal, (id) => this.accounts.rows.has(id));
+    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents });
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
@@ -91,6 +98,8 @@ export abstract class Tables implements StoreTransfer {
       meta: this.meta.rows,
       trust_keys: this.trustKeys.rows,
       rulesets: this.rulesets.rows,
+      agents: this.agents.rows,
+      agent_reports: this.agents.entries,
     };
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
       accounts: this.accounts,
@@ -99,6 +108,7 @@ export abstract class Tables implements StoreTransfer {
       jobs: this.jobs,
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
+      agents: this.agents,
       meta: this.meta,
     };
     for (const [table, implementation] of Object.entries(tables) as Array<[keyof typeof tables, Record<string, (...args: unknown[]) => unknown>]>) {
