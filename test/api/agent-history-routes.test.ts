@@ -78,7 +78,7 @@ describe('an agent\'s history and badge', () => {
     assert.equal(seen.length, kept);
     assert.equal(new Set(seen).size, kept);
     assert.deepEqual(seen, [...seen].sort().reverse(), 'newest first');
-    assert.equal(seen[0], `rpt_${REPORTS - 1}`);
+    assert.equal(seen[0], `rpt_${String(REPORTS - 1).padStart(5, '0')}`);
   });
 
   it('a page of 100 reports is small, as HTML and as JSON; the chart draws the page', async () => {
