@@ -180,6 +180,10 @@ const reports: GoldenRequest[] = [
   { name: 'diff of two reports, page', path: '/reports/{{report}}/diff/{{warnedReport}}' },
   { name: 'diff with a batch report', path: '/reports/{{report}}/diff/{{batch}}', headers: { accept: 'application/json' } },
   { name: 'diff with an unknown report', path: '/reports/{{report}}/diff/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA', headers: { accept: 'application/json' } },
+  { name: 'agent history of an unknown agent', path: '/agents/agt_missing', auth: 'admin', headers: { accept: 'application/json' } },
+  { name: 'agent history without credentials, browser', path: '/agents/agt_missing', headers: { accept: 'text/html' } },
+  { name: 'agent history: a bad limit', path: '/agents/agt_missing?limit=101', auth: 'admin', headers: { accept: 'application/json' } },
+  { name: 'badge of an unknown agent', path: '/agents/agt_missing/badge.svg?token=nothing' },
 ];
 
 const adminLists: GoldenRequest[] = [
@@ -195,6 +199,10 @@ const adminLists: GoldenRequest[] = [
   { name: 'reports by errors, descending, of one account', path: '/admin/api/reports?sort=-errors&account_id={{proAccount}}', auth: 'admin' },
   { name: 'reports: unknown sort', path: '/admin/api/reports?sort=size', auth: 'admin' },
   { name: 'reports: cursor of another sort', path: '/admin/api/reports?sort=score&cursor={{reportCursor}}', auth: 'admin' },
+  { name: 'agents, most recently seen first', path: '/admin/api/agents', auth: 'admin' },
+  { name: 'agents of one account, by name', path: '/admin/api/agents?sort=name&account_id={{proAccount}}', auth: 'admin' },
+  { name: 'agents: unknown sort', path: '/admin/api/agents?sort=size', auth: 'admin' },
+  { name: 'agents: a cursor of the reports', path: '/admin/api/agents?cursor={{reportCursor}}', auth: 'admin' },
   { name: 'trusted keys, none', path: '/admin/api/trust-keys', auth: 'admin' },
   { name: 'trust a key', method: 'POST', path: '/admin/api/trust-keys', auth: 'admin', json: { jwk: publicJwk, kid: 'golden-1' }, save: { trustKey: 'keys.0.id' } },
   { name: 'trust a key for an account', method: 'POST', path: '/admin/api/trust-keys', auth: 'admin', json: { jwk: publicJwk, kid: 'golden-2', account_id: '{{proAccount}}' } },
