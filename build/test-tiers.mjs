@@ -15,6 +15,7 @@ export const tierNames = ['unit', 'integration', 'e2e'];
 export const declaredTiers = {
   integration: [
     'test/api/account-rulesets.test.ts',
+    'test/api/agents.test.ts',
     'test/api/answer-bounds.test.ts',
     'test/api/blackbox.test.ts',
     'test/api/crash.test.ts',
