@@ -64,7 +64,7 @@ const accountWithKey = async (target: Target, name: string): Promise<{ id: strin
 };
 
 const validate = async (target: Target, key: string, agent: string, card: unknown) => {
-  const res = await send(target, 'POST', '/v1/validate', key, { agent_card: card, options: { agent } });
+  const res = await send(target, 'POST', '/v1/validate', key, { agent_card: card, options: { agent, include_score: true } });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body as { report_id: string; valid: boolean; score: number; agent: { id: string; name: string } };
 };
