@@ -35,11 +35,6 @@ after(async () => {
   await service?.stop();
 });
 
-const noSidewaysScrolling = async () => {
-  const overflow = await browser.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `no sideways scrolling (overflow ${overflow}px)`);
-};
-
 test('the Agents view lists the agents a page at a time, searches them and opens one\'s history', async () => {
   const { page } = browser;
   await page.goto(`${service.url}/dashboard`);
@@ -48,6 +43,8 @@ test('the Agents view lists the agents a page at a time, searches them and opens
   await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Agents' }).click();
   await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+  // The heading shows while the list loads: its pager says when it is there.
+  await page.getByText('Page 1 · 25 shown').waitFor();
   const rows = page.locator('table tbody tr');
   assert.equal(await rows.count(), 25, 'a page of 25');
   assert.equal(await rows.first().locator('td').first().innerText(), 'acme/billing', 'most recently seen first');
@@ -70,12 +67,16 @@ test('the Agents view lists the agents a page at a time, searches them and opens
   browser.assertClean();
 });
 
-test('on a phone the history stacks without sideways scrolling', async () => {
+test('on a phone the list and the history stack without sideways scrolling', async () => {
   const { page } = browser;
   await page.setViewportSize({ width: 390, height: 844 });
+  // From another view: the history is drawn again at this width.
+  await page.goto(`${service.url}/dashboard#/agents`);
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  await browser.assertNoSidewaysScrolling();
   await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(billingId)}`);
   await page.getByRole('heading', { name: 'acme/billing', level: 1 }).waitFor();
-  await noSidewaysScrolling();
+  await browser.assertNoSidewaysScrolling();
   await browser.screenshot('agents-history-phone');
   await page.goto(`${service.url}/dashboard#/agents/agt_missing`);
   await page.getByRole('heading', { name: 'Agent not found', level: 1 }).waitFor();

@@ -3,43 +3,13 @@
  * agent's history: its score chart (the geometry the public agent page draws too), the timeline
  * with links to each report and to the diff from the one before, and its badge's address.
  */
+// Types only, erased from the bundle: the answers as the server's use cases make them.
+import type { AgentHistory, AgentView, HistoryEntry } from '../../features/agents/history.ts';
 import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
 import { accountHash } from './actions.ts';
 import { api, h, plural, safeHref, svg, table, when } from './core.ts';
 import { verdict } from './insights.ts';
 import { apiQuery, listHash, pager, readList, searchForm, sortHeader } from './lists.ts';
-
-/** The fields of the agents' answers that this page reads. */
-interface AgentEntry {
-  report_id: string;
-  valid: boolean;
-  score: number;
-}
-interface Agent {
-  id: string;
-  account_id: string;
-  name: string;
-  first_seen: string;
-  last_seen: string;
-  latest: AgentEntry | null;
-  counts: { reports: number; valid: number; invalid: number };
-}
-interface HistoryEntry {
-  id: string;
-  created_at: string;
-  valid: boolean;
-  score: number;
-  errors: number;
-  warnings: number;
-  url: string;
-  diff_url: string | null;
-}
-interface AgentHistory {
-  agent: Agent;
-  badge_url: string;
-  reports: HistoryEntry[];
-  next_cursor: string | null;
-}
 
 const AGENTS = '#/agents';
 export const agentHash = (id: string): string => AGENTS + '/' + encodeURIComponent(id);
@@ -47,13 +17,13 @@ const reportHref = (url: string, id: string): string => safeHref(url, '/reports/
 
 export async function agentsView(query?: string): Promise<HTMLElement> {
   const state = readList(query, '-last_seen');
-  const { agents, next_cursor } = await api<{ agents: Agent[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state));
+  const { agents, next_cursor } = await api<{ agents: AgentView[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state));
   const rows = agents.map((a) => [
     h('a', { href: agentHash(a.id), title: a.id }, a.name),
     a.latest ? verdict(a.latest.valid) : h('span', { class: 'muted' }, 'no reports'),
     a.latest ? String(a.latest.score) : h('span', { class: 'muted' }, '\u2014'),
     String(a.counts.reports),
-    h('a', { href: accountHash(a.account_id) }, a.account_id),
+    h('a', { href: accountHash(a.account_id) }, h('code', { class: 'wrap' }, a.account_id)),
     when(a.last_seen),
   ]);
   const columns: [string, string | null][] = [['Agent', 'name'], ['Latest', null], ['Score', null], ['Reports', 'reports'], ['Account', null], ['Last seen', 'last_seen']];
@@ -97,7 +67,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
     h('p', {}, h('a', { href: AGENTS }, '\u2190 All agents')),
     h('h1', {}, agent.name),
     h('p', { class: 'muted' },
-      'Account ', h('a', { href: accountHash(agent.account_id) }, agent.account_id), ' \u00b7 ', plural(agent.counts.reports, 'report'),
+      'Account ', h('a', { href: accountHash(agent.account_id) }, h('code', { class: 'wrap' }, agent.account_id)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
       ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
     h('section', { class: 'card', 'aria-labelledby': 'agent-score-title' },
       h('h2', { id: 'agent-score-title' }, 'Score'),

@@ -6,22 +6,15 @@
  */
 import type { AgentRecord, AgentReportEntry } from '../../store/contract/agents.ts';
 
-/** A report in an agent's history as the timeline shows it. */
-export interface HistoryEntry {
+/** A report in an agent's history as the timeline shows it: its entry, named by the report's id, with its links. */
+export type HistoryEntry = Omit<AgentReportEntry, 'agent_id' | 'report_id'> & {
   id: string;
-  created_at: string;
-  valid: boolean;
-  score: number;
-  errors: number;
-  warnings: number;
-  /** The webhook metadata's branch, when it named one. */
-  branch: string | null;
   url: string;
   /** The report before this one in the agent's history (null for its first report). */
   previous_id: string | null;
   /** The diff from the previous report to this one (null for the first). */
   diff_url: string | null;
-}
+};
 
 /** A history page's size: the default, and the most a caller may ask for (the chart draws at most this many points). */
 export const HISTORY_PAGE = { default: 50, max: 100 } as const;
