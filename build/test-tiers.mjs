@@ -16,6 +16,7 @@ export const declaredTiers = {
   integration: [
     'test/api/account-rulesets.test.ts',
     'test/api/agents.test.ts',
+    'test/api/regression-gate.test.ts',
     'test/api/answer-bounds.test.ts',
     'test/api/blackbox.test.ts',
     'test/api/crash.test.ts',
