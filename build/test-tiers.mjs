@@ -17,6 +17,7 @@ export const declaredTiers = {
     'test/api/account-rulesets.test.ts',
     'test/api/agent-history.test.ts',
     'test/api/agents.test.ts',
+    'test/api/regression-gate.test.ts',
     'test/api/answer-bounds.test.ts',
     'test/api/blackbox.test.ts',
     'test/api/crash.test.ts',

@@ -7,12 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { minimalCard } from '../support/cards.ts';
+import { accountWithKey } from '../support/accounts.ts';
 import { databaseFactory } from '../support/postgres.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
 
-const ADMIN = 'test-admin-token-0123456789';
 const json = { 'content-type': 'application/json' };
-const admin = { ...json, authorization: `Bearer ${ADMIN}` };
 const newDatabase = databaseFactory();
 
 type Answer = { status: number; body: any };
@@ -20,15 +19,6 @@ const post = async (url: string, body: unknown, headers: Record<string, string> 
   const res = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text };
-};
-
-/** A pro account and one of its keys, through the admin API. */
-export const accountWithKey = async (url: string, name: string): Promise<{ id: string; key: string }> => {
-  const account = await post(`${url}/admin/api/accounts`, { name, plan: 'pro' }, admin);
-  assert.equal(account.status, 201);
-  const key = await post(`${url}/admin/api/accounts/${account.body.account.id}/keys`, { name: 'ci' }, admin);
-  assert.equal(key.status, 201);
-  return { id: account.body.account.id, key: key.body.secret };
 };
 
 const keyed = (key: string) => ({ ...json, authorization: `Bearer ${key}` });
