@@ -50,8 +50,11 @@ describe('an agent\'s history and badge', () => {
       assert.equal(res.status, 404, `credential ${credential?.slice(0, 12)}`);
       assert.deepEqual(await res.json(), unknownBody, 'the same answer as an unknown agent');
     }
-    const fromInside = await get(`/agents/${agent.id}`, { ...json(fencedKey), headers: { ...json(fencedKey).headers, 'x-forwarded-for': '192.0.2.7' } });
-    assert.equal(fromInside.status, 404, 'X-Forwarded-For from an untrusted peer is not the client address');
+    const claimed = await get(`/agents/${agent.id}`, { headers: { ...json(fencedKey).headers, 'x-forwarded-for': '192.0.2.7' } });
+    assert.equal(claimed.status, 404, 'X-Forwarded-For from an untrusted peer is not the client address');
+    const from = (remoteAddress: string) => t.app.request(`/agents/${agent.id}`, json(fencedKey), { incoming: { socket: { remoteAddress } } });
+    assert.equal((await from('192.0.2.7')).status, 200, 'the fenced key from an allowed address');
+    assert.equal((await from('198.51.100.7')).status, 404, 'the fenced key from another address');
     const browser = await get(`/agents/${agent.id}`, { headers: { accept: 'text/html' } });
     assert.equal(browser.status, 404);
     assert.match(await browser.text(), /<h1>Agent not found<\/h1>/);
