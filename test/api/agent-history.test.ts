@@ -100,6 +100,13 @@ for (const [engine, start] of Object.entries(engines)) {
       assert.equal(diff.status, 200);
       assert.deepEqual((await diff.json()).verdict, { before: first.valid, after: second.valid, changed: first.valid !== second.valid });
 
+      const newest = await send(target, 'GET', `/agents/${first.agent.id}?limit=1`, own.key);
+      assert.deepEqual(newest.body.reports.map((r: { id: string; previous_id: string }) => [r.id, r.previous_id]), [[second.report_id, first.report_id]]);
+      const older = await send(target, 'GET', `/agents/${first.agent.id}?limit=1&cursor=${newest.body.next_cursor}`, own.key);
+      assert.equal(older.status, 200);
+      assert.deepEqual(older.body.reports.map((r: { id: string }) => r.id), [first.report_id]);
+      assert.equal(older.body.next_cursor, null);
+
       const foreign = await send(target, 'GET', `/agents/${first.agent.id}`, other.key);
       assert.equal(foreign.status, 404);
       assert.deepEqual(foreign.body, (await send(target, 'GET', '/agents/agt_missing', own.key)).body);
