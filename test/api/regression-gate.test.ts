@@ -126,6 +126,29 @@ describe('the regression gate (file store)', () => {
     assert.equal(plain.body.github_status.state, 'failure', 'without a baseline: the card\'s verdict');
   });
 
+  it('batch: each card joins its own agent (cards[].agent) and is compared with that agent\'s latest report', async () => {
+    const batch = async (body: unknown, key: string): Promise<Answer> => {
+      const res = await fetch(`${server.url}/v1/validate/batch`, { method: 'POST', headers: { ...json, authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    const first = await batch({ cards: [{ id: 'a.json', agent_card: base(), agent: 'batch/a' }, { id: 'b.json', agent_card: base(), agent: 'batch/b' }] }, one.key);
+    assert.equal(first.status, 200);
+    const [a, b] = first.body.results;
+    assert.equal(a.agent.name, 'batch/a');
+    assert.notEqual(a.agent.id, b.agent.id);
+    const second = await batch({ cards: [{ id: 'a.json', agent_card: base(), agent: 'batch/a' }, { id: 'b.json', agent_card: badUrl(), agent: 'batch/b' }], options: { baseline: 'latest' } }, one.key);
+    assert.equal(second.status, 200);
+    assert.deepEqual(second.body.results.map((r: { baseline: { report_id: string; passed: boolean } }) => [r.baseline.report_id, r.baseline.passed]), [[first.body.batch_id, true], [first.body.batch_id, false]]);
+    const single = await validate(badUrl(), { agent: 'batch/b', baseline: 'latest' }, one.key);
+    assert.deepEqual([single.body.baseline.report_id, single.body.baseline.passed], [second.body.batch_id, true], 'a single validation compares with the card of its agent in the batch');
+    const byId = await batch({ cards: [{ id: 'a.json', agent_card: base(), agent: 'batch/a' }], options: { baseline: first.body.batch_id } }, one.key);
+    assert.equal(byId.status, 400);
+    assert.match(byId.body.error, /^options\.baseline: /);
+    const badName = await batch({ cards: [{ id: 'a.json', agent_card: base(), agent: 'x\u0000' }] }, one.key);
+    assert.equal(badName.status, 400);
+    assert.match(badName.body.error, /^cards\[0\]: agent must not contain control characters/);
+  });
+
   it('another account, a keyless caller and hostile values cannot reach a baseline: 400 naming options.baseline', async () => {
     const mine = await validate(base(), { agent: 'private/agent' }, one.key);
     refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }, two.key), 'another account\'s report id');
