@@ -15,6 +15,9 @@ export const tierNames = ['unit', 'integration', 'e2e'];
 export const declaredTiers = {
   integration: [
     'test/api/account-rulesets.test.ts',
+    'test/api/agent-history.test.ts',
+    'test/api/agents.test.ts',
+    'test/api/regression-gate.test.ts',
     'test/api/answer-bounds.test.ts',
     'test/api/blackbox.test.ts',
     'test/api/crash.test.ts',
@@ -68,6 +71,7 @@ export const declaredTiers = {
     'test/store/contract/meta.test.ts',
     'test/store/contract/report-columns.test.ts',
     'test/store/contract/reports.test.ts',
+    'test/store/contract/agents.test.ts',
     'test/store/contract/rulesets.test.ts',
     'test/store/contract/sessions.test.ts',
     'test/store/contract/trust-keys.test.ts',
@@ -85,6 +89,7 @@ export const declaredTiers = {
     'test/action/github-action.test.ts',
     'test/api/docs-page.test.ts',
     'test/cli/warm-up.test.ts',
+    'test/dashboard/agents.test.ts',
     'test/dashboard/browser.test.ts',
     'test/dashboard/harness.test.ts',
     'test/dashboard/oidc-sign-in.test.ts',

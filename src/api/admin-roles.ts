@@ -19,6 +19,7 @@ export const ADMIN_ROUTE_ROLES: Readonly<Record<string, SessionRole>> = {
   'POST /admin/api/keys/{id}/rotate': 'editor',
   'GET /admin/api/usage': 'viewer',
   'GET /admin/api/reports': 'viewer',
+  'GET /admin/api/agents': 'viewer',
   // Every row of the store, key hashes included.
   'GET /admin/api/export': 'admin',
   'GET /admin/api/trust-keys': 'viewer',

@@ -23,6 +23,7 @@ import { admin, bodyRefused, notFound } from './admin-route.ts';
 import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
 import { accountRulesetRoutes } from './account-ruleset.ts';
+import { adminAgentRoutes } from './agents.ts';
 import { auditRoutes } from './audit.ts';
 import { sessionAdminRoutes } from './auth-sessions.ts';
 
@@ -189,6 +190,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     })
     .route('/', trustKeyRoutes(deps))
     .route('/', accountRulesetRoutes(deps))
+    .route('/', adminAgentRoutes(deps))
     .route('/', auditRoutes(deps))
     .route('/', sessionAdminRoutes(deps));
 };

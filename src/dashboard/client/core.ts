@@ -127,7 +127,8 @@ export class TextBody {
 }
 
 /** Calls the admin API; the answer is trusted to have the shape T (the server is the same build). */
-export async function api<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+/** `path` is under the admin API unless `base` says otherwise ('' for the service's own paths, such as /agents/<id>). */
+export async function api<T>(method: string, path: string, body?: unknown, token?: string, base = API_BASE): Promise<T> {
   const bearer = token || session.token();
   const byCookie = !bearer && person !== null;
   const headers: Record<string, string> = { Accept: 'application/json' };
@@ -141,7 +142,7 @@ export async function api<T>(method: string, path: string, body?: unknown, token
   }
   let response: Response;
   try {
-    response = await fetch(API_BASE + path, init);
+    response = await fetch(base + path, init);
   } catch {
     throw new ApiFailure(0, 'The server could not be reached. Check that it is running.');
   }

@@ -23,6 +23,7 @@
  * tell "try again later" from a fault.
  */
 import { ACCOUNTS_CALLS, type AccountsTable } from './accounts.ts';
+import { AGENTS_CALLS, type AgentsTable } from './agents.ts';
 import { AUDIT_CALLS, type AuditTable } from './audit.ts';
 import { COUNTERS_CALLS, type CountersTable } from './counters.ts';
 import { JOBS_CALLS, type JobsTable } from './jobs.ts';
@@ -35,7 +36,7 @@ import { RULESETS_CALLS, type RulesetsTable } from './rulesets.ts';
 import { SESSIONS_CALLS, type SessionsTable } from './sessions.ts';
 import { TRUST_KEYS_CALLS, type TrustKeysTable } from './trust-keys.ts';
 
-export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & AuditTable & SessionsTable & MetaTable & Lifecycle;
+export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & AuditTable & SessionsTable & MetaTable & Lifecycle;
 
 /** Every table's calls, whether each reads or writes (a Record per table, so that a call added to one cannot be left out). */
 export const TABLE_CALLS = {
@@ -46,6 +47,7 @@ export const TABLE_CALLS = {
   jobs: JOBS_CALLS,
   trust_keys: TRUST_KEYS_CALLS,
   rulesets: RULESETS_CALLS,
+  agents: AGENTS_CALLS,
   sessions: SESSIONS_CALLS,
   audit: AUDIT_CALLS,
   meta: META_CALLS,

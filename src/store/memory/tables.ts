@@ -17,6 +17,7 @@ import type { NewReport } from '../contract/report-records.ts';
 import { EXPORTED_TABLES, TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
+import type { AgentRecord, AgentReportEntry, AgentsTable } from '../contract/agents.ts';
 import type { AuditRecord, AuditTable } from '../contract/audit.ts';
 import { MemoryAudit } from './audit.ts';
 import type { SessionRecord, SessionsTable } from '../contract/sessions.ts';
@@ -28,6 +29,7 @@ import type { JobRecord } from '../contract/jobs.ts';
 import type { ApiKeyRecord } from '../contract/keys.ts';
 import type { TrustKeyRecord } from '../contract/trust-keys.ts';
 import { MemoryAccounts } from './accounts.ts';
+import { MemoryAgents } from './agents.ts';
 import { MemoryCounters } from './counters.ts';
 import { MemoryJobs } from './jobs.ts';
 import type { KeptRows } from './journaled.ts';
@@ -47,11 +49,13 @@ export interface TablesDoc {
   meta: Array<{ key: string; value: string }>;
   trust_keys: TrustKeyRecord[];
   rulesets: AccountRulesetRecord[];
+  agents: AgentRecord[];
+  agent_reports: AgentReportEntry[];
   audit: AuditRecord[];
   sessions: SessionRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], audit: [], sessions: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [], audit: [], sessions: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -61,7 +65,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AuditTable & SessionsTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & AuditTable & SessionsTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -75,6 +79,8 @@ export abstract class Tables implements StoreTransfer {
   private readonly jobs: MemoryJobs;
   private readonly trustKeys: MemoryTrustKeys;
   private readonly rulesets: MemoryRulesets;
+  /** The agents and their histories; the engines' retention keeps each agent's latest report. */
+  protected readonly agents: MemoryAgents;
   private readonly audit: MemoryAudit;
   private readonly sessions: MemorySessions;
   private readonly meta: MemoryMeta;
@@ -86,7 +92,8 @@ export abstract class Tables implements StoreTransfer {
     this.trustKeys = new MemoryTrustKeys(journal);
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
     this.rulesets = new MemoryRulesets(journal, (id) => this.accounts.rows.has(id));
-    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets });
+    this.agents = new MemoryAgents(journal, (id) => this.accounts.rows.has(id));
+    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents });
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
@@ -101,6 +108,8 @@ export abstract class Tables implements StoreTransfer {
       meta: this.meta.rows,
       trust_keys: this.trustKeys.rows,
       rulesets: this.rulesets.rows,
+      agents: this.agents.rows,
+      agent_reports: this.agents.entries,
       audit: this.audit.rows,
       sessions: this.sessions.rows,
     };
@@ -111,6 +120,7 @@ export abstract class Tables implements StoreTransfer {
       jobs: this.jobs,
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
+      agents: this.agents,
       audit: this.audit,
       sessions: this.sessions,
       meta: this.meta,

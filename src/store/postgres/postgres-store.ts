@@ -47,6 +47,7 @@ import { ReportStatements } from './report-statements.ts';
 import { PgReports } from './reports.ts';
 import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
+import { PgAgents } from './agents.ts';
 import { PgRulesets } from './rulesets.ts';
 import { PgAudit } from './audit.ts';
 import { PgSessions } from './sessions.ts';
@@ -149,6 +150,7 @@ export class PostgresStore implements StoreTransfer {
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
+      agents: new PgAgents(context),
       audit: new PgAudit(context),
       sessions: new PgSessions(context),
       meta: new PgMeta(context),
