@@ -25,7 +25,7 @@ const refusal = (env: Record<string, string>): string => {
 
 test('auth defaults: no OIDC, sessions idle 60 minutes and at most 12 hours', () => {
   const { auth } = load({});
-  assert.deepEqual(auth, { sessionIdleMinutes: 60, sessionMaxHours: 12 });
+  assert.deepEqual(auth, { adminToken: true, sessionIdleMinutes: 60, sessionMaxHours: 12 });
 });
 
 test('every OIDC setting from its CARDGATE_* variable', () => {
