@@ -13,6 +13,7 @@ import type { JobRecord } from './contract/jobs.ts';
 import type { TrustKeyRecord } from './contract/trust-keys.ts';
 import type { AccountRulesetRecord } from './contract/rulesets.ts';
 import type { AuditRecord } from './contract/audit.ts';
+import type { AgentRecord, AgentReportEntry } from './contract/agents.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }
@@ -25,6 +26,8 @@ export type TransferRow =
   | { table: 'trust_keys'; row: TrustKeyRecord }
   | { table: 'rulesets'; row: AccountRulesetRecord }
   | { table: 'audit'; row: AuditRecord }
+  | { table: 'agents'; row: AgentRecord }
+  | { table: 'agent_reports'; row: AgentReportEntry }
   | { table: 'reports'; line: string };
 
 /** What the engines add to the Store contract for export and import. */

@@ -5,15 +5,17 @@
 import type { JobStatus } from './jobs.ts';
 
 /** The tables, as named in the journal and in exports. */
-export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'audit';
-export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'audit'];
+export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'agents' | 'agent_reports' | 'audit';
+export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'agents', 'agent_reports', 'audit'];
 /** Tables added after the first release: a snapshot written before one existed has no array for it (read as empty). */
-export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'audit'];
+export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'agents', 'agent_reports', 'audit'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
 const numbers = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'number');
 const stringOrNull = (v: unknown) => typeof v === 'string' || v === null;
+const isEntry = (v: unknown): v is Record<string, unknown> =>
+  isObject(v) && strings(v, 'agent_id', 'report_id', 'created_at') && typeof v.valid === 'boolean' && numbers(v, 'score', 'errors', 'warnings') && stringOrNull(v.branch);
 const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
 
 /** Whether a row read from outside has what the code relies on, under its key. */
@@ -32,4 +34,13 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
   audit: (key, v) =>
     isObject(v) && strings(v, 'id', 'at', 'action') && v.id === key && stringOrNull(v.ip) && isObject(v.actor) && typeof v.actor.kind === 'string' &&
     isObject(v.target) && typeof v.target.type === 'string' && stringOrNull(v.target.id) && (v.before === null || isObject(v.before)) && (v.after === null || isObject(v.after)),
+  agents: (key, v) =>
+    isObject(v) &&
+    strings(v, 'id', 'account_id', 'name', 'first_seen', 'last_seen', 'badge_token') &&
+    v.id === key &&
+    stringOrNull(v.latest_report_id) &&
+    (v.latest === null || isEntry(v.latest)) &&
+    isObject(v.counts) &&
+    numbers(v.counts, 'reports', 'valid', 'invalid'),
+  agent_reports: (key, v) => isEntry(v) && key === `${v.agent_id}|${v.report_id}`,
 };

@@ -2,6 +2,7 @@
 import type { Account, AccountSortField, AccountsTable } from '../contract/accounts.ts';
 import type { Page, PageQuery } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
+import type { MemoryAgents } from './agents.ts';
 import type { MemoryKeys } from './keys.ts';
 import { AccountPages } from './paging.ts';
 import type { MemoryRulesets } from './rulesets.ts';
@@ -16,8 +17,8 @@ export class MemoryAccounts implements AccountsTable {
 
   constructor(
     journal: Journal,
-    /** Deleting an account deletes its keys, the trusted keys of its scope and its ruleset. */
-    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets },
+    /** Deleting an account deletes its keys, the trusted keys of its scope, its ruleset and its agents. */
+    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets; agents: MemoryAgents },
   ) {
     this.rows = new JournaledMap('accounts', journal, { kept: frozenAccount });
   }
@@ -42,6 +43,7 @@ export class MemoryAccounts implements AccountsTable {
     this.owned.keys.deleteOfAccount(id);
     this.owned.trustKeys.deleteOfAccount(id);
     if (this.owned.rulesets.rows.has(id)) this.owned.rulesets.rows.delete(id);
+    this.owned.agents.deleteOfAccount(id);
     this.rows.delete(id);
     return true;
   }

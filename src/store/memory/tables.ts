@@ -19,6 +19,7 @@ import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
 import type { AuditRecord, AuditTable } from '../contract/audit.ts';
 import { MemoryAudit } from './audit.ts';
+import type { AgentRecord, AgentReportEntry, AgentsTable } from '../contract/agents.ts';
 import type { TrustKeysTable } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import type { Account } from '../contract/accounts.ts';
@@ -27,6 +28,7 @@ import type { JobRecord } from '../contract/jobs.ts';
 import type { ApiKeyRecord } from '../contract/keys.ts';
 import type { TrustKeyRecord } from '../contract/trust-keys.ts';
 import { MemoryAccounts } from './accounts.ts';
+import { MemoryAgents } from './agents.ts';
 import { MemoryCounters } from './counters.ts';
 import { MemoryJobs } from './jobs.ts';
 import type { KeptRows } from './journaled.ts';
@@ -45,10 +47,12 @@ export interface TablesDoc {
   meta: Array<{ key: string; value: string }>;
   trust_keys: TrustKeyRecord[];
   rulesets: AccountRulesetRecord[];
+  agents: AgentRecord[];
+  agent_reports: AgentReportEntry[];
   audit: AuditRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], audit: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [], audit: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -58,7 +62,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AuditTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & AuditTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -73,6 +77,8 @@ export abstract class Tables implements StoreTransfer {
   private readonly trustKeys: MemoryTrustKeys;
   private readonly rulesets: MemoryRulesets;
   private readonly audit: MemoryAudit;
+  /** The agents and their histories; the engines' retention keeps each agent's latest report. */
+  protected readonly agents: MemoryAgents;
   private readonly meta: MemoryMeta;
   /** Each table's rows by its name in the journal, the snapshot and exports. */
   private readonly kept: Record<TableName, KeptRows>;
@@ -82,7 +88,8 @@ export abstract class Tables implements StoreTransfer {
     this.trustKeys = new MemoryTrustKeys(journal);
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
     this.rulesets = new MemoryRulesets(journal, (id) => this.accounts.rows.has(id));
-    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets });
+    this.agents = new MemoryAgents(journal, (id) => this.accounts.rows.has(id));
+    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents });
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
@@ -97,6 +104,8 @@ export abstract class Tables implements StoreTransfer {
       trust_keys: this.trustKeys.rows,
       rulesets: this.rulesets.rows,
       audit: this.audit.rows,
+      agents: this.agents.rows,
+      agent_reports: this.agents.entries,
     };
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
       accounts: this.accounts,
@@ -106,6 +115,7 @@ export abstract class Tables implements StoreTransfer {
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
       audit: this.audit,
+      agents: this.agents,
       meta: this.meta,
     };
     for (const [table, implementation] of Object.entries(tables) as Array<[keyof typeof tables, Record<string, (...args: unknown[]) => unknown>]>) {

@@ -47,6 +47,7 @@ import { ReportStatements } from './report-statements.ts';
 import { PgReports } from './reports.ts';
 import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
+import { PgAgents } from './agents.ts';
 import { PgRulesets } from './rulesets.ts';
 import { PgAudit } from './audit.ts';
 import { PgTrustKeys } from './trust-keys.ts';
@@ -149,6 +150,7 @@ export class PostgresStore implements StoreTransfer {
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
       audit: new PgAudit(context),
+      agents: new PgAgents(context),
       meta: new PgMeta(context),
     };
     for (const [table, calls] of Object.entries(TABLE_CALLS) as Array<[keyof typeof TABLE_CALLS, Record<string, Access>]>) {
