@@ -24,6 +24,7 @@ import { account, accountListing, accountToday, apiKey, createdKey, deleted, rep
 import { trustKeyRoutes } from './trust-keys.ts';
 import { accountRulesetRoutes } from './account-ruleset.ts';
 import { auditRoutes } from './audit.ts';
+import { adminAgentRoutes } from './agents.ts';
 
 const ACCOUNTS_SORT = 'created_at';
 const REPORTS_SORT = '-created_at';
@@ -188,5 +189,6 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     })
     .route('/', trustKeyRoutes(deps))
     .route('/', accountRulesetRoutes(deps))
-    .route('/', auditRoutes(deps));
+    .route('/', auditRoutes(deps))
+    .route('/', adminAgentRoutes(deps));
 };
