@@ -90,6 +90,7 @@ export const declaredTiers = {
     'test/api/docs-page.test.ts',
     'test/cli/warm-up.test.ts',
     'test/dashboard/agents.test.ts',
+    'test/dashboard/audit.test.ts',
     'test/dashboard/browser.test.ts',
     'test/dashboard/harness.test.ts',
     'test/dashboard/oidc-sign-in.test.ts',

@@ -12,8 +12,8 @@ import type { Counter, UsageRow } from './contract/counters.ts';
 import type { JobRecord } from './contract/jobs.ts';
 import type { TrustKeyRecord } from './contract/trust-keys.ts';
 import type { AccountRulesetRecord } from './contract/rulesets.ts';
-import type { AgentRecord, AgentReportEntry } from './contract/agents.ts';
 import type { AuditRecord } from './contract/audit.ts';
+import type { AgentRecord, AgentReportEntry } from './contract/agents.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }
@@ -25,9 +25,9 @@ export type TransferRow =
   | { table: 'meta'; row: { key: string; value: string } }
   | { table: 'trust_keys'; row: TrustKeyRecord }
   | { table: 'rulesets'; row: AccountRulesetRecord }
+  | { table: 'audit'; row: AuditRecord }
   | { table: 'agents'; row: AgentRecord }
   | { table: 'agent_reports'; row: AgentReportEntry }
-  | { table: 'audit'; row: AuditRecord }
   | { table: 'reports'; line: string };
 
 /** What the engines add to the Store contract for export and import. */

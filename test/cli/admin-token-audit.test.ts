@@ -2,7 +2,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import os from 'node:os';
+import { mock, test } from 'node:test';
+import { runAccounts } from '../../src/cli/accounts.ts';
+import { runKeys } from '../../src/cli/keys.ts';
+import { osUserName } from '../../src/features/audit/audit.ts';
 import { runAdminToken } from '../../src/cli/admin-token.ts';
 import { parseConfig, ConfigError, loadConfig, type ConfigInput } from '../../src/config.ts';
 import { ensureAdminToken, isAdminToken } from '../../src/features/accounts/admin-token.ts';
@@ -68,4 +72,35 @@ test('auth.adminToken: false without OIDC is refused at start with a clear messa
   assert.deepEqual(await ensureAdminToken(store, settings), { source: 'off' });
   await store.setMeta('admin_token_sha256', 'a'.repeat(64));
   assert.equal(await isAdminToken(store, settings, 'anything'), false);
+});
+
+test('offline CLI changes are recorded as the CLI with the OS user; a system without a user name records "unknown"', async () => {
+  const t = cli();
+  const io = { stdout: () => {}, stderr: () => {} };
+  assert.equal(await runAccounts(['create', '--name', 'Acme', '--plan', 'pro'], io, t.ctx), 0);
+  const [account] = await t.store.listAccounts();
+  let secret = '';
+  assert.equal(await runKeys(['create', '--account', account!.id, '--name', 'ci'], { stdout: (s) => void (secret += s), stderr: () => {} }, t.ctx), 0);
+  const entries = (await t.store.pageAudit({ limit: 10 })).items;
+  assert.deepEqual(entries.map((e) => e.action), ['key.create', 'account.create']);
+  for (const e of entries) {
+    assert.deepEqual(e.actor, { kind: 'cli', os_user: os.userInfo().username });
+    assert.equal(e.ip, null);
+  }
+  assert.ok(secret.trim().length > 40 && !JSON.stringify(entries).includes(secret.trim()), 'the key is not in the record');
+
+  const throwing = mock.method(os, 'userInfo', () => {
+    throw new Error('no passwd entry');
+  });
+  const env = { USER: process.env.USER, USERNAME: process.env.USERNAME };
+  try {
+    delete process.env.USER;
+    delete process.env.USERNAME;
+    assert.equal(osUserName(), 'unknown');
+    process.env.USER = 'from-env';
+    assert.equal(osUserName(), 'from-env');
+  } finally {
+    throwing.mock.restore();
+    for (const [name, value] of Object.entries(env)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+  }
 });

@@ -4,7 +4,7 @@
  */
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import {
-  api, byId, complain, confirmDanger, field, h, notify, planSelect, PLANS, table, when,
+  api, byId, complain, confirmDanger, field, h, notify, planSelect, plural, PLANS, table, when,
   type Account, type ApiKey, type Child, type DailyLimits, type QuotaToday, type UsageRow,
 } from './core.ts';
 import { lastDays, quotaText, usageChart } from './insights.ts';
@@ -181,22 +181,56 @@ function keysSection(account: Account, keys: readonly ApiKey[], showIps: boolean
     await go(accountHash(account.id), 'Key "' + created.key.name + '" created. Copy it now.');
   });
 
-  const columns = ['Name', 'Hint', 'Created', 'Last used'].concat(showIps ? ['Allowed IPs'] : [], ['Actions']);
+  const columns = ['Name', 'Hint', 'Created', 'Last used', 'Expires'].concat(showIps ? ['Allowed IPs'] : [], ['Actions']);
   const rows = keys.map((k): Child[] => [
     k.name,
     h('code', {}, k.hint),
     when(k.created_at),
     when(k.last_used_at),
+    expiry(k),
     ...(showIps ? [k.allowed_ips && k.allowed_ips.length ? k.allowed_ips.join(', ') : h('span', { class: 'muted' }, 'any address')] : []),
-    h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Delete key ' + k.name,
-      onclick: guarded(() => deleteKey(account, k)) }, 'Delete'),
+    h('div', { class: 'actions start' },
+      h('button', { type: 'button', class: 'button secondary small', 'aria-label': 'Rotate key ' + k.name,
+        onclick: guarded(() => rotateKey(account, k)) }, 'Rotate'),
+      h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Delete key ' + k.name,
+        onclick: guarded(() => deleteKey(account, k)) }, 'Delete')),
   ]);
+  const soon = keys.filter((k) => expiresSoon(k, Date.now()));
   return h('section', { class: 'card', 'aria-labelledby': 'keys-title' },
     h('h2', { id: 'keys-title' }, 'API keys'),
+    soon.length
+      ? h('p', { class: 'warning', role: 'status', id: 'keys-expiring' }, plural(soon.length, 'key') + ' of this account expire' + (soon.length === 1 ? 's' : '') +
+        ' within ' + WARN_DAYS + ' days: ' + soon.map((k) => k.name).join(', ') + '. Rotate them to keep the callers working.')
+      : null,
     form,
     keys.length
       ? table('API keys of ' + account.name, columns, rows)
       : h('p', { class: 'empty' }, 'No keys yet.'));
+}
+
+/** Keys expiring within this many days are warned about. */
+const WARN_DAYS = 14;
+const DAY_MS = 86_400_000;
+
+/** Not expired yet, but within WARN_DAYS of it. */
+const expiresSoon = (k: ApiKey, now: number): boolean =>
+  Boolean(k.expires_at) && Date.parse(k.expires_at!) > now && Date.parse(k.expires_at!) - now <= WARN_DAYS * DAY_MS;
+
+function expiry(k: ApiKey): Child {
+  if (!k.expires_at) return h('span', { class: 'muted' }, 'never');
+  const now = Date.now();
+  if (Date.parse(k.expires_at) <= now) return h('span', {}, when(k.expires_at), ' ', h('span', { class: 'badge bad' }, 'expired'));
+  if (expiresSoon(k, now)) return h('span', {}, when(k.expires_at), ' ', h('span', { class: 'badge bad' }, 'expires soon'));
+  return when(k.expires_at);
+}
+
+async function rotateKey(account: Account, key: ApiKey): Promise<void> {
+  const confirmed = await confirmDanger('Rotate key "' + key.name + '"?',
+    'It gets a new secret, shown once. The old one keeps working for the grace period the server sets (keys.rotationGraceHours), then is refused.', 'Rotate key', false);
+  if (!confirmed) return;
+  const rotated = await api<{ key: ApiKey; secret: string }>('POST', '/keys/' + encodeURIComponent(key.id) + '/rotate');
+  freshKey = { accountId: account.id, name: rotated.key.name, secret: rotated.secret };
+  await go(accountHash(account.id), 'Key "' + key.name + '" rotated. Copy the new secret now.');
 }
 
 async function deleteKey(account: Account, key: ApiKey): Promise<void> {

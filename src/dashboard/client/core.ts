@@ -56,6 +56,8 @@ export interface ApiKey {
   created_at: string;
   last_used_at: string | null;
   allowed_ips?: string[];
+  expires_at?: string | null;
+  previous_expires_at?: string | null;
 }
 export interface UsageRow {
   account_id: string;

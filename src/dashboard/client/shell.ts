@@ -8,6 +8,7 @@ import { go, handleFailure, onSubmit, setRenderer, signOut } from './actions.ts'
 import { ApiFailure, api, byId, clearMessages, complain, field, h, session, signedInPerson } from './core.ts';
 import { reportsView, usageView } from './insights.ts';
 import { trustKeysView } from './trust-keys.ts';
+import { auditView } from './audit.ts';
 
 interface Route {
   pattern: RegExp;
@@ -27,6 +28,7 @@ const routes: Route[] = [
   { pattern: /^#\/agents\/([^/?]+)(?:\?(.*))?$/, nav: 'agents', title: 'Agent', view: (m) => agentView(decodeURIComponent(m[1] ?? ''), m[2]) },
   { pattern: /^#\/agents(?:\?(.*))?$/, nav: 'agents', title: 'Agents', view: (m) => agentsView(m[1]) },
   { pattern: /^#\/trust-keys$/, nav: 'trust-keys', title: 'Trust keys', view: trustKeysView },
+  { pattern: /^#\/audit(?:\?(.*))?$/, nav: 'audit', title: 'Audit log', view: (m) => auditView(m[1]) },
 ];
 
 // The role decides what the page offers (app.css hides what a viewer may not do); the admin token is admin.

@@ -4,7 +4,7 @@
  * it (`AuditContext`: the admin route layer puts it in the request's context, see
  * api/middleware/admin-auth.ts; the CLI makes one with `cliAuditContext`) and what it did.
  */
-import { userInfo } from 'node:os';
+import os from 'node:os';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -72,7 +72,7 @@ export const recordAudit = async (deps: AuditDeps, by: AuditContext, event: Audi
 /** The OS user running the CLI; `unknown` where the system cannot tell (os.userInfo throws without a passwd entry). */
 export const osUserName = (): string => {
   try {
-    return userInfo().username || 'unknown';
+    return os.userInfo().username || 'unknown';
   } catch {
     return process.env.USER || process.env.USERNAME || 'unknown';
   }

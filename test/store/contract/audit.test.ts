@@ -4,6 +4,13 @@ import { test } from 'node:test';
 import type { AuditRecord } from '../../../src/store/contract/audit.ts';
 import { AUDIT_CALLS } from '../../../src/store/contract/audit.ts';
 import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openFileStore } from '../../../src/store/file/file-store.ts';
+import { openPostgresStore } from '../../../src/store/postgres/postgres-store.ts';
+import { databaseFactory } from '../../support/postgres.ts';
+import { FakeClock, FakeScheduler } from '../../support/fake-time.ts';
 import { contractSuite, engines } from './engines.ts';
 import { T0, iso } from '../fixtures/records.ts';
 
@@ -82,5 +89,32 @@ test('audit records travel in export and import, between every pair of engines',
       assert.deepEqual((await target.pageAudit({ limit: 10 })).items, [...records].reverse(), `${from.name} -> ${to.name}, imported twice`);
       await target.close();
     }
+  }
+});
+
+test('the hourly upkeep prunes audit records older than audit.retentionDays (file and PostgreSQL engines)', async () => {
+  const DAY = 86_400_000;
+  const clock = new FakeClock(T0 + 400 * DAY);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-audit-retention-'));
+  const newDatabase = databaseFactory();
+  try {
+    for (const open of [
+      (scheduler: FakeScheduler) => openFileStore({ dataDir: dir, clock, scheduler, auditRetentionDays: 365 }),
+      async (scheduler: FakeScheduler) => openPostgresStore({ url: (await newDatabase()).url, clock, scheduler, auditRetentionDays: 365 }),
+    ]) {
+      const scheduler = new FakeScheduler(clock);
+      const store = await open(scheduler);
+      try {
+        await store.appendAudit(record(1, { at: iso(clock.now() - 366 * DAY) }));
+        await store.appendAudit(record(2, { at: iso(clock.now() - 364 * DAY) }));
+        await scheduler.advance(3_600_000);
+        for (let i = 0; i < 100 && (await store.pageAudit({ limit: 10 })).items.length > 1; i++) await new Promise((r) => setTimeout(r, 10));
+        assert.deepEqual(ids((await store.pageAudit({ limit: 10 })).items), ids([record(2)]));
+      } finally {
+        await store.close();
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -1,0 +1,80 @@
+/**
+ * End-to-end: the dashboard's Audit view and the keys' expiry warning and rotation, in headless
+ * chromium against the real server. The steps build on each other.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
+
+let service: Awaited<ReturnType<typeof startService>>;
+let browser: Awaited<ReturnType<typeof startBrowser>>;
+let accountId = '';
+
+const adminApi = (method: string, path: string, body?: unknown) =>
+  fetch(`${service.url}/admin/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then((r) => r.json() as Promise<any>);
+
+before(async () => {
+  service = await startService();
+  browser = await startBrowser(service.url);
+  accountId = (await adminApi('POST', '/accounts', { name: 'Acme', plan: 'pro' })).account.id;
+  await adminApi('POST', `/accounts/${accountId}/keys`, { name: 'soon', expires_at: new Date(Date.now() + 3 * 86_400_000).toISOString() });
+  await adminApi('POST', `/accounts/${accountId}/keys`, { name: 'later', expires_at: new Date(Date.now() + 60 * 86_400_000).toISOString() });
+  await adminApi('POST', `/accounts/${accountId}/keys`, { name: 'forever' });
+});
+
+after(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+test('an account warns about its keys that expire within 14 days, and shows each key\'s expiry', async () => {
+  const { page } = browser;
+  await page.goto(`${service.url}/dashboard`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
+  await page.goto(`${service.url}/dashboard#/accounts/${accountId}`);
+  const warning = page.locator('#keys-expiring');
+  await warning.waitFor();
+  assert.equal(await warning.textContent(), '1 key of this account expires within 14 days: soon. Rotate them to keep the callers working.');
+  const rows = page.getByRole('table', { name: 'API keys of Acme' }).getByRole('row');
+  await rows.filter({ hasText: 'soon' }).getByText('expires soon').waitFor();
+  assert.equal(await rows.filter({ hasText: 'later' }).getByText('expires soon').count(), 0);
+  assert.equal(await rows.filter({ hasText: 'forever' }).getByRole('cell').nth(4).textContent(), 'never', 'the Expires column');
+  await browser.screenshot('audit-01-expiring');
+});
+
+test('a key rotated from the dashboard shows its new secret once; the rotation is in the Audit view, filtered by action', async () => {
+  const { page } = browser;
+  await page.getByRole('button', { name: 'Rotate key soon' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Rotate key "soon"?' });
+  await dialog.getByRole('button', { name: 'Rotate key' }).click();
+  const secret = await page.getByLabel('API key', { exact: true }).inputValue();
+  assert.match(secret, /^cardgate_[A-Za-z0-9_-]{43}$/);
+
+  await page.getByRole('navigation').getByRole('link', { name: 'Audit' }).click();
+  await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+  const log = page.getByRole('table', { name: 'Audit log' });
+  await log.getByText('key.rotate').waitFor();
+  assert.equal(await log.getByRole('row').count(), 1 + 5, 'a header and the 5 changes: account, 3 keys, the rotation');
+  assert.ok(!(await page.content()).includes(secret), 'the secret is not in the audit log');
+
+  await page.getByLabel('Action').fill('key.rotate');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/#\/audit\?action=key.rotate$/);
+  await log.getByText('key.create').first().waitFor({ state: 'detached' });
+  const rows = log.getByRole('row');
+  assert.equal(await rows.count(), 2);
+  assert.match((await rows.nth(1).textContent()) ?? '', /admin token.*key\.rotate.*key key_/);
+  await browser.screenshot('audit-02-filtered');
+
+  await page.getByLabel('From (ISO time)').fill('yesterday');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByRole('heading', { name: 'Audit log could not be loaded', level: 1 }).waitFor();
+  await page.getByText('from must be an ISO 8601 date-time').waitFor();
+  browser.assertClean(['400 GET /admin/api/audit?limit=50&action=key.rotate&from=yesterday']);
+});
