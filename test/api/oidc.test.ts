@@ -15,12 +15,13 @@ import { startProvider, type TestProvider } from '../support/oidc-provider.ts';
 
 const ORIGIN = 'http://cardgate.test';
 const REDIRECT = `${ORIGIN}/auth/callback`;
+const SECURE_REDIRECT = 'https://cardgate.test/auth/callback';
 const MINUTE = 60_000;
 let provider: TestProvider;
 
 before(async () => {
   provider = await startProvider({
-    redirectUris: [REDIRECT],
+    redirectUris: [REDIRECT, SECURE_REDIRECT],
     postLogoutRedirectUris: [`${ORIGIN}/dashboard`],
     people: {
       alice: { email: 'alice@corp.example', groups: ['staff', 'cg-admins'] },
@@ -68,10 +69,10 @@ const startLogin = async ({ app }: TestApp) => {
 };
 
 /** The whole sign-in of `subject`: the callback's answer, and the session cookie when one was set. */
-const signIn = async (t: TestApp, subject: string) => {
+const signIn = async (t: TestApp, subject: string, redirect = REDIRECT) => {
   const { location, loginCookie } = await startLogin(t);
   provider.signInAs(subject);
-  const callback = await provider.follow(location, REDIRECT);
+  const callback = await provider.follow(location, redirect);
   const response = await t.app.request(`${callback.pathname}${callback.search}`, { headers: { cookie: `cardgate_login=${loginCookie}` } });
   const set = cookieOf(response, 'cardgate_session');
   return { response, setCookie: set, session: set && valueOf(set), callback, loginCookie };
@@ -350,4 +351,14 @@ test('over real HTTP, a 1 MB state or a 1 MB cookie is refused by the server\'s 
   } finally {
     await server.close();
   }
+});
+
+test('with an https redirectUrl both cookies are Secure', async () => {
+  const t = setUp({ redirectUrl: SECURE_REDIRECT });
+  const login = await t.app.request('/auth/login');
+  assert.match(cookieOf(login, 'cardgate_login') ?? '', /; Secure/);
+  const { response, setCookie } = await signIn(t, 'alice', SECURE_REDIRECT);
+  assert.equal(response.status, 302);
+  assert.match(setCookie!, /; Secure/);
+  assert.match(setCookie!, /; HttpOnly/);
 });
