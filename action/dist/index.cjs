@@ -14265,6 +14265,8 @@ var configSchema = object({
     access: _enum(["off", "open", "admin"]).default("admin")
   }).strict().prefault({}),
   auth: object({
+    /** false: the admin token is refused (and none generated); allowed only with OIDC sign-in (auth.oidc.issuer) set, so that someone can still get in. */
+    adminToken: boolean2().default(true),
     /** Sign-in through the company's OpenID Connect provider (the dashboard and the admin API from a browser); unset = the admin token only. */
     oidc: unset(oidcSchema),
     /** A session unused this long ends; the person signs in again. */
@@ -14284,6 +14286,13 @@ var configSchema = object({
       message: "sidecar mode (--sidecar, CARDGATE_MODE=sidecar) leaves keyless callers unmetered, so it refuses limits.trustedProxies (CARDGATE_TRUSTED_PROXIES): a proxy in front means others reach this instance. Unset the proxies, or run without sidecar mode"
     });
   }
+  if (!config2.auth.adminToken && config2.auth.oidc?.issuer === void 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["auth", "adminToken"],
+      message: "auth.adminToken: false (CARDGATE_AUTH_ADMIN_TOKEN=false) switches the admin token off, which leaves no way in without OIDC sign-in: set auth.oidc.issuer (CARDGATE_OIDC_ISSUER) too, or keep the admin token"
+    });
+  }
 }).transform((config2) => config2.mode === "sidecar" ? { ...config2, limits: { ...config2.limits, daily: { ...config2.limits.daily, anonymous: -1 } } } : config2);
 var dottedPath = (path2) => path2.map(String).join(".");
 var parseConfig = (input2, source = "config", nameOf = (path2) => dottedPath(path2) || "(root)") => {
@@ -14301,6 +14310,7 @@ var envVars = {
   CARDGATE_PUBLIC_URL: { path: ["publicUrl"], type: "string" },
   CARDGATE_REPORTS_URL: { path: ["reportsUrl"], type: "string" },
   CARDGATE_ADMIN_TOKEN: { path: ["adminToken"], type: "string" },
+  CARDGATE_AUTH_ADMIN_TOKEN: { path: ["auth", "adminToken"], type: "boolean" },
   CARDGATE_SERVICE_NAME: { path: ["serviceName"], type: "string" },
   CARDGATE_KEY_PREFIX: { path: ["keys", "prefix"], type: "string" },
   CARDGATE_LIMIT_ANONYMOUS: { path: ["limits", "daily", "anonymous"], type: "number" },
