@@ -151,7 +151,7 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
     if (before === undefined) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no result of this agent's card to compare with (a batch without it, or a validation that could not run)`);
     baseline = compareWith(report.id, before, resultJson, ask.fail_on);
   }
-  const agent = await joinAgent(deps, accountId, ask.name);
+  const agent = known ? { id: known.id, name: known.name } : await joinAgent(deps, accountId, ask.name);
   if (!agent) return undefined; // the account was deleted meanwhile
   return { agent, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
 };
