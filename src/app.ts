@@ -19,6 +19,7 @@ import { healthRoutes } from './api/routes/health.ts';
 import { metricsRoutes } from './api/routes/metrics.ts';
 import { pageRoutes } from './api/routes/pages.ts';
 import { reportDiffRoutes } from './api/routes/report-diff.ts';
+import { agentRoutes } from './api/routes/agents.ts';
 import { reportRoutes, wantsErrorPage } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
@@ -56,6 +57,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
   app.route('/', reportRoutes(deps));
   app.route('/', reportDiffRoutes(deps));
+  app.route('/', agentRoutes(deps));
   app.route('/', adminRoutes(deps));
   app.route('/', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined }));
   app.route('/', pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }));
