@@ -188,3 +188,19 @@ export const startBrowser = async (origin: string, alsoAllowed: readonly string[
     throw e;
   }
 };
+
+/** Opens the dashboard and signs in with the admin token, waiting for the Accounts view. */
+export const signInWithToken = async (page: Page, url: string): Promise<void> => {
+  await page.goto(`${url}/dashboard`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
+};
+
+/** The admin API of the service at `url` with the admin token: a JSON body in, the JSON answer out. */
+export const adminApiOf = (url: string) => (method: string, path: string, body?: unknown) =>
+  fetch(`${url}/admin/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then((r) => r.json() as Promise<any>);
