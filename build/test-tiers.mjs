@@ -65,6 +65,7 @@ export const declaredTiers = {
     'test/store/contract/report-columns.test.ts',
     'test/store/contract/reports.test.ts',
     'test/store/contract/rulesets.test.ts',
+    'test/store/contract/monitors.test.ts',
     'test/store/contract/trust-keys.test.ts',
     'test/store/durability.test.ts',
     'test/store/export-snapshot.test.ts',

@@ -12,6 +12,7 @@ import type { Counter, UsageRow } from './contract/counters.ts';
 import type { JobRecord } from './contract/jobs.ts';
 import type { TrustKeyRecord } from './contract/trust-keys.ts';
 import type { AccountRulesetRecord } from './contract/rulesets.ts';
+import type { MonitorRecord } from './contract/monitors.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }
@@ -23,6 +24,8 @@ export type TransferRow =
   | { table: 'meta'; row: { key: string; value: string } }
   | { table: 'trust_keys'; row: TrustKeyRecord }
   | { table: 'rulesets'; row: AccountRulesetRecord }
+  /** With its signing secret: an imported monitor must still sign its events (an export is as secret as the store it came from). */
+  | { table: 'monitors'; row: MonitorRecord }
   | { table: 'reports'; line: string };
 
 /** What the engines add to the Store contract for export and import. */

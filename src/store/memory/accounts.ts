@@ -4,6 +4,7 @@ import type { Page, PageQuery } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import type { MemoryKeys } from './keys.ts';
 import { AccountPages } from './paging.ts';
+import type { MemoryMonitors } from './monitors.ts';
 import type { MemoryRulesets } from './rulesets.ts';
 import type { MemoryTrustKeys } from './trust-keys.ts';
 
@@ -16,8 +17,8 @@ export class MemoryAccounts implements AccountsTable {
 
   constructor(
     journal: Journal,
-    /** Deleting an account deletes its keys, the trusted keys of its scope and its ruleset. */
-    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets },
+    /** Deleting an account deletes its keys, the trusted keys of its scope, its ruleset and its monitors. */
+    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets; monitors: MemoryMonitors },
   ) {
     this.rows = new JournaledMap('accounts', journal, { kept: frozenAccount });
   }
@@ -42,6 +43,7 @@ export class MemoryAccounts implements AccountsTable {
     this.owned.keys.deleteOfAccount(id);
     this.owned.trustKeys.deleteOfAccount(id);
     if (this.owned.rulesets.rows.has(id)) this.owned.rulesets.rows.delete(id);
+    this.owned.monitors.deleteOfAccount(id);
     this.rows.delete(id);
     return true;
   }

@@ -57,7 +57,8 @@ export class PgAccounts implements AccountsTable {
       with gone as (delete from accounts where id = ${sought(id)} returning id),
         keys as (delete from api_keys where account_id in (select id from gone)),
         trusted as (delete from trust_keys where account_id in (select id from gone)),
-        rulesets as (delete from account_rulesets where account_id in (select id from gone))
+        rulesets as (delete from account_rulesets where account_id in (select id from gone)),
+        monitors as (delete from monitors where account_id in (select id from gone))
       select count(*)::int as n from gone`;
     return row!.n > 0;
   }

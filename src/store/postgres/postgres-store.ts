@@ -48,6 +48,7 @@ import { PgReports } from './reports.ts';
 import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
 import { PgRulesets } from './rulesets.ts';
+import { PgMonitors } from './monitors.ts';
 import { PgTrustKeys } from './trust-keys.ts';
 
 export interface PostgresStoreOptions {
@@ -143,6 +144,7 @@ export class PostgresStore implements StoreTransfer {
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
+      monitors: new PgMonitors(context),
       meta: new PgMeta(context),
     };
     for (const [table, calls] of Object.entries(TABLE_CALLS) as Array<[keyof typeof TABLE_CALLS, Record<string, Access>]>) {

@@ -9,6 +9,7 @@ import { writeReport } from './reports.ts';
 import type { PgContext } from './context.ts';
 import { text } from './sql.ts';
 import { rulesetFromRow, writeRuleset } from './rulesets.ts';
+import { monitorFromRow, writeMonitor } from './monitors.ts';
 import { frozenTrustKey, writeTrustKey } from './trust-keys.ts';
 
 /**
@@ -34,6 +35,7 @@ export async function* exportRows(context: PgContext): AsyncGenerator<TransferRo
     for (const r of await tx`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
     for (const row of await tx`select * from trust_keys order by added_at collate "C", id collate "C"`) yield { table: 'trust_keys', row: frozenTrustKey(row) };
     for (const row of await tx`select * from account_rulesets order by account_id collate "C"`) yield { table: 'rulesets', row: rulesetFromRow(row) };
+    for (const row of await tx`select * from monitors order by id collate "C"`) yield { table: 'monitors', row: monitorFromRow(row) };
     const notBefore = context.retentionMs === undefined ? undefined : context.clock.now() - context.retentionMs;
     const reports = notBefore === undefined ? tx`select body from reports order by seq` : tx`select body from reports where created_ms >= ${notBefore}::bigint order by seq`;
     for await (const rows of reports.cursor(100)) {
@@ -63,6 +65,7 @@ export const importRows = async (context: PgContext, rows: AsyncIterable<Transfe
       else if (r.table === 'meta') await writeMeta(tx, r.row.key, r.row.value);
       else if (r.table === 'trust_keys') await writeTrustKey(tx, r.row, true);
       else if (r.table === 'rulesets') await writeRuleset(tx, r.row);
+      else if (r.table === 'monitors') await writeMonitor(tx, r.row);
       else await writeReport(tx, context.reports, readLine(r.line), r.line);
     }
   });
