@@ -63,11 +63,11 @@ export interface MonitorsTable {
   deleteMonitor(id: string): Promise<boolean>;
   /**
    * Hands the monitor longest due (not paused, `next_run_at` ≤ `now`, no lease or one ended at
-   * `now`) to `owner` in one atomic step: its lease until `leaseUntil` and its `next_run_at` moved
-   * to `now` + its interval, so that it runs once per interval whichever instance claims it, and
+   * `now`) to `owner` in one atomic step: its `next_run_at` moved to `now` + its interval, and
+   * its lease until then, so that it runs once per interval whichever instance claims it, and
    * again one interval later if the owner dies. Undefined when none is due.
    */
-  claimMonitor(owner: string, now: number, leaseUntil: number): Promise<MonitorRecord | undefined>;
+  claimMonitor(owner: string, now: number): Promise<MonitorRecord | undefined>;
   /** Writes a run's outcome and ends the lease, only while `owner` holds it (false, nothing written, once another took it or it was deleted). */
   finishMonitorRun(id: string, owner: string, update: MonitorRunUpdate): Promise<boolean>;
   /** How many monitors there are. */

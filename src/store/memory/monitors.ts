@@ -37,12 +37,15 @@ export class MemoryMonitors implements MonitorsTable {
   async deleteMonitor(id: string): Promise<boolean> {
     return this.rows.drop(id);
   }
-  async claimMonitor(owner: string, now: number, leaseUntil: number): Promise<MonitorRecord | undefined> {
+  async claimMonitor(owner: string, now: number): Promise<MonitorRecord | undefined> {
     let due: MonitorRecord | undefined;
     for (const m of this.rows.values()) {
       if (isDue(m, now) && (due === undefined || m.next_run_at < due.next_run_at || (m.next_run_at === due.next_run_at && m.id < due.id))) due = m;
     }
-    return due && this.rows.change(due.id, (m) => ({ ...m, lease: { owner, until: leaseUntil }, next_run_at: now + m.interval_seconds * 1000 }));
+    return due && this.rows.change(due.id, (m) => {
+      const next = now + m.interval_seconds * 1000;
+      return { ...m, lease: { owner, until: next }, next_run_at: next };
+    });
   }
   async finishMonitorRun(id: string, owner: string, update: MonitorRunUpdate): Promise<boolean> {
     if (this.rows.get(id)?.lease?.owner !== owner) return false;

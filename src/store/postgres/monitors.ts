@@ -97,9 +97,10 @@ export class PgMonitors implements MonitorsTable {
   async deleteMonitor(id: string): Promise<boolean> {
     return (await this.context.sql`delete from monitors where id = ${sought(id)}`).count > 0;
   }
-  async claimMonitor(owner: string, now: number, leaseUntil: number): Promise<MonitorRecord | undefined> {
+  async claimMonitor(owner: string, now: number): Promise<MonitorRecord | undefined> {
     const [row] = await this.context.sql`
-      update monitors set lease_owner = ${text('lease owner', owner)}, lease_until = ${leaseUntil}::bigint, next_run_at = ${now}::bigint + interval_seconds::bigint * 1000
+      update monitors set lease_owner = ${text('lease owner', owner)}, lease_until = ${now}::bigint + interval_seconds::bigint * 1000,
+        next_run_at = ${now}::bigint + interval_seconds::bigint * 1000
       where id = (
         select id from monitors
         where not paused and next_run_at <= ${now}::bigint and (lease_until is null or lease_until <= ${now}::bigint)
