@@ -52,6 +52,7 @@ export const declaredTiers = {
     'test/features/limits/sidecar.test.ts',
     'test/features/validation/time-limit.test.ts',
     'test/features/webhooks/blackbox.test.ts',
+    'test/features/monitors/monitors-blackbox.test.ts',
     'test/features/webhooks/lost-report.test.ts',
     'test/runtime.test.ts',
     'test/server.test.ts',
