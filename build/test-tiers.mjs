@@ -15,6 +15,8 @@ export const tierNames = ['unit', 'integration', 'e2e'];
 export const declaredTiers = {
   integration: [
     'test/api/account-rulesets.test.ts',
+    'test/api/agents.test.ts',
+    'test/api/regression-gate.test.ts',
     'test/api/answer-bounds.test.ts',
     'test/api/blackbox.test.ts',
     'test/api/crash.test.ts',
@@ -65,6 +67,7 @@ export const declaredTiers = {
     'test/store/contract/meta.test.ts',
     'test/store/contract/report-columns.test.ts',
     'test/store/contract/reports.test.ts',
+    'test/store/contract/agents.test.ts',
     'test/store/contract/rulesets.test.ts',
     'test/store/contract/monitors.test.ts',
     'test/store/contract/trust-keys.test.ts',

@@ -163,7 +163,8 @@ export const diffCards = (before: unknown, after: unknown): CardDiff => {
   return { changes: walk.changes, total: walk.total, complete: walk.left > 0 };
 };
 
-const keyOf = (f: DiffFinding): string => JSON.stringify([f.rule, f.path]);
+/** What matches a finding of one validation with one of another: its rule id and path (as the CLI baseline matches them). */
+export const findingKey = (f: Pick<DiffFinding, 'rule' | 'path'>): string => JSON.stringify([f.rule, f.path]);
 
 /** The first MAX_DIFF_FINDINGS of a list within MAX_DIFF_LIST_CHARS of JSON. */
 const listed = (findings: DiffFinding[]): DiffFinding[] => {
@@ -180,11 +181,11 @@ const listed = (findings: DiffFinding[]): DiffFinding[] => {
 
 /** New (only after), fixed (only before) and unchanged (in both, as it is after) findings, by rule id and path. */
 export const diffFindings = (before: Judgement, after: Judgement): FindingsDiff => {
-  const beforeKeys = new Set(before.findings.map(keyOf));
-  const afterKeys = new Set(after.findings.map(keyOf));
-  const added = after.findings.filter((f) => !beforeKeys.has(keyOf(f)));
-  const fixed = before.findings.filter((f) => !afterKeys.has(keyOf(f)));
-  const unchanged = after.findings.filter((f) => beforeKeys.has(keyOf(f)));
+  const beforeKeys = new Set(before.findings.map(findingKey));
+  const afterKeys = new Set(after.findings.map(findingKey));
+  const added = after.findings.filter((f) => !beforeKeys.has(findingKey(f)));
+  const fixed = before.findings.filter((f) => !afterKeys.has(findingKey(f)));
+  const unchanged = after.findings.filter((f) => beforeKeys.has(findingKey(f)));
   return {
     new: listed(added),
     fixed: listed(fixed),

@@ -12,6 +12,7 @@ import type { Counter, UsageRow } from './contract/counters.ts';
 import type { JobRecord } from './contract/jobs.ts';
 import type { TrustKeyRecord } from './contract/trust-keys.ts';
 import type { AccountRulesetRecord } from './contract/rulesets.ts';
+import type { AgentRecord, AgentReportEntry } from './contract/agents.ts';
 import type { MonitorRecord } from './contract/monitors.ts';
 
 export type TransferRow =
@@ -24,6 +25,8 @@ export type TransferRow =
   | { table: 'meta'; row: { key: string; value: string } }
   | { table: 'trust_keys'; row: TrustKeyRecord }
   | { table: 'rulesets'; row: AccountRulesetRecord }
+  | { table: 'agents'; row: AgentRecord }
+  | { table: 'agent_reports'; row: AgentReportEntry }
   /** With its signing secret: an imported monitor must still sign its events (an export is as secret as the store it came from). */
   | { table: 'monitors'; row: MonitorRecord }
   | { table: 'reports'; line: string };

@@ -31,7 +31,7 @@ describe('POST /v1/validate', () => {
     const body = await res.json();
     assert.deepEqual(Object.keys(body), [
       'valid', 'errors', 'warnings', 'score', 'suggestions', 'report_id', 'report_url',
-      'response_time_ms', 'recorded', 'timestamp', 'version', 'version_source', 'rateLimitInfo',
+      'response_time_ms', 'recorded', 'timestamp', 'version', 'version_source', 'rateLimitInfo', 'agent',
     ]);
     assert.equal(body.valid, true, JSON.stringify(body.errors));
     assert.deepEqual(body.errors, []);

@@ -36,7 +36,8 @@ const findingsOf = (list: unknown, severity: DiffFinding['severity']): DiffFindi
     message: typeof f.message === 'string' ? f.message : '',
   }));
 
-const judgementOf = (result: unknown): Judgement => {
+/** A stored (or just made) result as the diff reads it: verdict, score, findings. */
+export const judgementOf = (result: unknown): Judgement => {
   const { validation, valid, score, truncated } = storedResult(result);
   return {
     valid,

@@ -23,7 +23,8 @@ import { signatureTrust } from '../trust/trusted-keys.ts';
 import { batchResponseText } from './batch.ts';
 import { cardFetcher, type CardFetcher } from './card-by-url.ts';
 import type { BodyParts, FormattedAnswer, ServerRuleset } from './card-result.ts';
-import { singleResponseText, type SingleOutcome } from './validation.ts';
+import { singleResponseText, unusable, type SingleOutcome } from './validation.ts';
+import { agentMembers, joinHistory, prepareAgentRun, reportFacts, withAgentMembers } from '../agents/operations.ts';
 
 /** A validating request as the route read it. */
 export interface ValidationRequest {
@@ -115,6 +116,7 @@ const validateOne = async (ops: Operations, request: ValidationRequest): Promise
   let fetched: { text: string; source: CardSource } | undefined;
   if ('agentUrl' in asked) ({ outcome, fetched, rateLimitInfo } = await validateFetched(ops, request, charge, { agentUrl: asked.agentUrl, ruleset: body.ruleset }, rateLimitInfo));
   else outcome = asked;
+  const run = await prepareAgentRun(deps, caller.account?.id ?? null, outcome.agentAsk, outcome.resultJson, (path, message) => unusable([{ path, message }]));
   const now = deps.clock.now();
   const report: VerbatimReport = {
     id: newId('rpt', now),
@@ -125,7 +127,7 @@ const validateOne = async (ops: Operations, request: ValidationRequest): Promise
     // The card verbatim, as sent or as fetched (then with its URL and where it came from).
     requestJson: fetched ? `{"agent_card":${fetched.text},"agent_url":${JSON.stringify(fetched.source.agent_url)}}` : text,
     ...(fetched ? { meta: { source: fetched.source } } : {}),
-    resultJson: outcome.resultJson,
+    resultJson: withAgentMembers(outcome.resultJson, run),
     verdict: reportVerdict(outcome),
   };
   // Charged now unless it was before: the charge and the report then go to the store in one operation.
@@ -138,7 +140,9 @@ const validateOne = async (ops: Operations, request: ValidationRequest): Promise
     recorded: stored.recorded === true,
     timestamp: report.created_at,
     rateLimitInfo: stored.rateLimitInfo,
+    agentMembers: agentMembers(run),
   });
+  if (run && stored.recorded === true) await joinHistory(deps, run, reportFacts(report.id, report.created_at, JSON.parse(outcome.resultJson)));
   return answerOf(json, outcome.formatted);
 };
 

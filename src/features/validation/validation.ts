@@ -15,6 +15,7 @@ import type { RateLimitInfo } from '../limits/daily-quota.ts';
 import type { CardSource } from '../card-fetch/fetch-card.ts';
 import { jsonBody } from '../../errors/bad-input.ts';
 import { isJsonObject, parseJsonObject } from '../../lib/json.ts';
+import { agentAsk, agentNameOption, gateOptions, type AgentAsk } from '../agents/naming.ts';
 
 /** How formatted answers name the card when the request does not (`options.file`). */
 export const DEFAULT_CARD_FILE = 'agent-card.json';
@@ -63,6 +64,8 @@ export const validateRequestSchema = z
             .meta({ description: `The card's file in formatted answers (SARIF, JUnit, GitHub, GitLab, Markdown, text), e.g. its path in the repository; default \`${DEFAULT_CARD_FILE}\`. At most ${MAX_NAME_CHARS} characters.` })
             .optional(),
           verify_signatures: verifySignaturesOption,
+          agent: agentNameOption,
+          ...gateOptions,
         },
         { error: 'must be a JSON object' },
       )
@@ -112,6 +115,8 @@ export interface SingleOutcome {
   summary?: string;
   /** The answer in the format asked for (`options.format`, or the Accept header), instead of the JSON result. */
   formatted?: FormattedAnswer;
+  /** The agent it names and the gate it asks for (a keyed call's; see features/agents). */
+  agentAsk: AgentAsk;
 }
 
 /** A POST /v1/validate body that names its card by URL: the route fetches it, then validates it with validateFetchedText. */
@@ -184,6 +189,7 @@ const singleOutcome = (
     versionMembers: pieces.versionMembers,
     resultJson,
     ...answer,
+    agentAsk: agentAsk(options, agentCard),
   };
 };
 
@@ -217,6 +223,8 @@ export interface SingleResultContext {
   rateLimitInfo: RateLimitInfo;
   /** Where a card given by `agent_url` came from. */
   source?: CardSource;
+  /** A keyed result's `,"agent":…,"baseline":…` (see features/agents agentMembers), or empty. */
+  agentMembers?: string;
 }
 
 /**
@@ -227,6 +235,6 @@ export interface SingleResultContext {
 export const singleResponseText = (outcome: SingleOutcome, context: SingleResultContext): string =>
   `${outcome.head.slice(0, -1)},"report_id":${JSON.stringify(context.report_id)},"report_url":${JSON.stringify(context.report_url)}` +
   `,"response_time_ms":${context.response_time_ms},"recorded":${context.recorded},"timestamp":${JSON.stringify(context.timestamp)}` +
-  `,${outcome.versionMembers},"rateLimitInfo":${JSON.stringify(context.rateLimitInfo)}` +
+  `,${outcome.versionMembers},"rateLimitInfo":${JSON.stringify(context.rateLimitInfo)}${context.agentMembers ?? ''}` +
   `${context.source === undefined ? '' : `,"source":${JSON.stringify(context.source)}`}` +
   `${outcome.summary === undefined ? '' : `,"summary":${JSON.stringify(outcome.summary)}`}}`;

@@ -5,15 +5,17 @@
 import type { JobStatus } from './jobs.ts';
 
 /** The tables, as named in the journal and in exports. */
-export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'monitors';
-export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'monitors'];
+export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'agents' | 'agent_reports' | 'monitors';
+export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'agents', 'agent_reports', 'monitors'];
 /** Tables added after the first release: a snapshot written before one existed has no array for it (read as empty). */
-export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'monitors'];
+export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'agents', 'agent_reports', 'monitors'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
 const numbers = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'number');
 const stringOrNull = (v: unknown) => typeof v === 'string' || v === null;
+const isEntry = (v: unknown): v is Record<string, unknown> =>
+  isObject(v) && strings(v, 'agent_id', 'report_id', 'created_at') && typeof v.valid === 'boolean' && numbers(v, 'score', 'errors', 'warnings') && stringOrNull(v.branch);
 const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
 
 /** Whether a row read from outside has what the code relies on, under its key. */
@@ -28,6 +30,15 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
   trust_keys: (key, v) =>
     isObject(v) && strings(v, 'id', 'kid', 'thumbprint', 'added_at') && v.id === key && isObject(v.jwk) && stringOrNull(v.account_id) && stringOrNull(v.jku) && stringOrNull(v.revoked_at),
   rulesets: (key, v) => isObject(v) && strings(v, 'account_id', 'text', 'hash', 'updated_at') && v.account_id === key,
+  agents: (key, v) =>
+    isObject(v) &&
+    strings(v, 'id', 'account_id', 'name', 'first_seen', 'last_seen', 'badge_token') &&
+    v.id === key &&
+    stringOrNull(v.latest_report_id) &&
+    (v.latest === null || isEntry(v.latest)) &&
+    isObject(v.counts) &&
+    numbers(v.counts, 'reports', 'valid', 'invalid'),
+  agent_reports: (key, v) => isEntry(v) && key === `${v.agent_id}|${v.report_id}`,
   monitors: (key, v) =>
     isObject(v) && strings(v, 'id', 'account_id', 'url', 'secret', 'created_at', 'state') && v.id === key && numbers(v, 'interval_seconds', 'next_run_at', 'failures') &&
     typeof v.paused === 'boolean' && stringOrNull(v.notify_url) && stringOrNull(v.baseline_report_id) && stringOrNull(v.last_success_at) && (v.last_run === null || isObject(v.last_run)),

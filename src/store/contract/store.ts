@@ -23,6 +23,7 @@
  * tell "try again later" from a fault.
  */
 import { ACCOUNTS_CALLS, type AccountsTable } from './accounts.ts';
+import { AGENTS_CALLS, type AgentsTable } from './agents.ts';
 import { COUNTERS_CALLS, type CountersTable } from './counters.ts';
 import { JOBS_CALLS, type JobsTable } from './jobs.ts';
 import { KEYS_CALLS, type KeysTable } from './keys.ts';
@@ -34,7 +35,7 @@ import { MONITORS_CALLS, type MonitorsTable } from './monitors.ts';
 import { RULESETS_CALLS, type RulesetsTable } from './rulesets.ts';
 import { TRUST_KEYS_CALLS, type TrustKeysTable } from './trust-keys.ts';
 
-export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & MonitorsTable & MetaTable & Lifecycle;
+export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MonitorsTable & MetaTable & Lifecycle;
 
 /** Every table's calls, whether each reads or writes (a Record per table, so that a call added to one cannot be left out). */
 export const TABLE_CALLS = {
@@ -45,6 +46,7 @@ export const TABLE_CALLS = {
   jobs: JOBS_CALLS,
   trust_keys: TRUST_KEYS_CALLS,
   rulesets: RULESETS_CALLS,
+  agents: AGENTS_CALLS,
   monitors: MONITORS_CALLS,
   meta: META_CALLS,
 } satisfies Record<string, Record<string, Access>>;

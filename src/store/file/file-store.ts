@@ -193,7 +193,7 @@ export class FileStore extends Tables implements Store {
   }
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
     const report = await this.reports.get(idOrAlias);
-    return report && Date.parse(report.created_at) >= this.expiredBefore() ? report : undefined;
+    return report && (Date.parse(report.created_at) >= this.expiredBefore() || this.agents.keptReports().has(report.id)) ? report : undefined;
   }
   async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
     return this.reports.list(filter, this.expiredBefore());
@@ -207,7 +207,7 @@ export class FileStore extends Tables implements Store {
       this.prunedBeforeDirty = true;
       this.seq++;
     }
-    const pruned = this.reports.prune(before);
+    const pruned = this.reports.prune(before, this.agents.keptReports());
     this.pruning = Promise.allSettled([this.pruning, pruned]);
     return pruned;
   }
@@ -216,7 +216,7 @@ export class FileStore extends Tables implements Store {
   }
 
   protected reportLines(): AsyncIterable<string> {
-    return this.reports.lines(this.expiredBefore());
+    return this.reports.lines(this.expiredBefore(), this.agents.keptReports());
   }
   protected importReportLine(line: string): void {
     this.reports.put(readLine(line), line);
@@ -419,6 +419,20 @@ const quarantineSnapshotRows = (recovery: Recovery, file: string, doc: MainDoc, 
   );
 };
 
+/**
+ * The reports retention keeps (the agents' latest), as the snapshot and the journals leave the
+ * agents: read before the segments, which skip the expired reports but these.
+ */
+const keptReportsOf = (doc: MainDoc, entries: JsonLine[]): Set<string> => {
+  const latest = new Map<string, unknown>();
+  for (const agent of doc.agents ?? []) latest.set((agent as { id?: string } | null)?.id ?? '', (agent as { latest_report_id?: unknown } | null)?.latest_report_id);
+  for (const { value } of entries) {
+    const entry = value as JournalEntry;
+    if (entry.t === 'agents') latest.set(entry.k, (entry.v as { latest_report_id?: unknown } | null)?.latest_report_id);
+  }
+  return new Set([...latest.values()].filter((id): id is string => typeof id === 'string'));
+};
+
 /** Opens (creating when missing) and locks the data directory, then loads it. */
 export const openFileStore = async (options: FileStoreOptions): Promise<FileStore> => {
   const started = Date.now();
@@ -455,7 +469,8 @@ export const openFileStore = async (options: FileStoreOptions): Promise<FileStor
     let prunedBefore = doc.reports_pruned_before;
     for (const { value } of entries) if ((value as JournalEntry).t === 'reports_pruned_before') prunedBefore = Math.max(prunedBefore, (value as { v: number }).v);
     const retentionCutoff = options.retentionDays === undefined ? -Infinity : (options.clock ?? systemClock).now() - options.retentionDays * DAY_MS;
-    reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff), recovery, options.reportColumns);
+    const kept = keptReportsOf(doc, entries);
+    reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff), recovery, options.reportColumns, kept);
 
     const store = new FileStore(main, prunedBefore, journal, previousJournals, reports, lock, options);
     const rejectedRows = store.loadSnapshot(doc);

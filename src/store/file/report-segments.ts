@@ -24,6 +24,7 @@ import type { NewReport, ReportRecord } from '../contract/report-records.ts';
 import type { Page } from '../contract/paging.ts';
 import type { ReportPageQuery } from '../contract/reports.ts';
 import type { ReportSummary } from '../reports/columns.ts';
+import type { KeptReports } from '../contract/agents.ts';
 import { AppendLog } from './append-log.ts';
 import { diskChange, syncDirectoryAsync, writeFileDurably } from './durable-file.ts';
 import { StoreError, errorCode } from './errors.ts';
@@ -113,9 +114,9 @@ export class ReportSegments {
 
   /**
    * Reads every segment of `dir` (through `recovery`: a torn tail is cut, a line that is not a
-   * report is quarantined), skipping reports created before `notBeforeMs`; their summaries have `columns`.
+   * report is quarantined), skipping reports created before `notBeforeMs` but the `kept` ones; their summaries have `columns`.
    */
-  static async load(dir: string, limits: SegmentLimits, notBeforeMs: number, recovery: Recovery, columns: ReportColumns = REPORT_COLUMNS): Promise<ReportSegments> {
+  static async load(dir: string, limits: SegmentLimits, notBeforeMs: number, recovery: Recovery, columns: ReportColumns = REPORT_COLUMNS, kept?: KeptReports): Promise<ReportSegments> {
     let names: string[];
     try {
       names = await fsp.readdir(dir);
@@ -137,7 +138,7 @@ export class ReportSegments {
         // Only the last segment may take more lines, so only its size matters.
         if (isLast) seg.chars += text.length + 1;
         seg.newestMs = Math.max(seg.newestMs, Date.parse(r.created_at));
-        if (Date.parse(r.created_at) < notBeforeMs) continue;
+        if (Date.parse(r.created_at) < notBeforeMs && !kept?.has(r.id)) continue;
         store.indexReport(r, no);
         if (isLast) seg.records!.set(r.id, text);
       }
@@ -203,7 +204,7 @@ export class ReportSegments {
   }
 
   /** Every report's line in put order, as the store holds them when called; reports created before `notBeforeMs` are left out. */
-  lines(notBeforeMs: number): AsyncGenerator<string> {
+  lines(notBeforeMs: number, kept?: KeptReports): AsyncGenerator<string> {
     // Positions move only when a prune replaces the index; a prune running meanwhile removes only
     // reports this listing leaves out too (never newer than the retention period). The end is taken
     // now, not when the first line is read: a report put while the lines are read is not among them.
@@ -212,7 +213,7 @@ export class ReportSegments {
     const lineIn = (pos: number) => this.lineIn(index.place(pos), index.idAt(pos));
     return (async function* () {
       for (let pos = 0; pos < end; pos++) {
-        if (index.createdMsAt(pos) < notBeforeMs) continue;
+        if (index.createdMsAt(pos) < notBeforeMs && !kept?.has(index.idAt(pos))) continue;
         const line = await lineIn(pos);
         if (line !== undefined) yield line;
       }
@@ -224,14 +225,19 @@ export class ReportSegments {
    * and deletes the files of sealed segments whose newest report is older. Returns how many
    * reports went.
    */
-  async prune(before: number): Promise<number> {
+  async prune(before: number, kept?: KeptReports): Promise<number> {
+    if (kept) await this.carryForward(before, kept);
     let removed = 0;
     let activeChanged = false;
-    this.index = this.index.createdSince(before, (id, alias, no) => {
-      if (no === this.active.no && this.active.records!.delete(id)) activeChanged = true;
-      this.aliases.release(alias, id);
-      removed++;
-    });
+    this.index = this.index.createdSince(
+      before,
+      (id, alias, no) => {
+        if (no === this.active.no && this.active.records!.delete(id)) activeChanged = true;
+        this.aliases.release(alias, id);
+        removed++;
+      },
+      kept,
+    );
     if (activeChanged) this.rewriteActive();
 
     const expired = [...this.segments.values()].filter((seg) => seg !== this.active && seg.records === null && seg.newestMs < before);
@@ -244,6 +250,23 @@ export class ReportSegments {
     }
     if (expired.length > 0) await syncDirectoryAsync(this.dir);
     return removed;
+  }
+
+  /**
+   * The kept reports that a prune before `before` would delete with their segment, put again (as
+   * the same line) into the active one: its files only ever hold whole segments.
+   */
+  private async carryForward(before: number, kept: KeptReports): Promise<void> {
+    for (const id of [...kept.keys()]) {
+      const pos = this.index.positionOf(id);
+      if (pos === undefined || this.index.createdMsAt(pos) >= before) continue;
+      const seg = this.segments.get(this.index.place(pos));
+      if (!seg || seg === this.active || seg.newestMs >= before) continue;
+      const line = await this.lineIn(seg.no, id);
+      if (line !== undefined && this.index.positionOf(id) !== undefined) this.put(readLine(line), line);
+    }
+    // On disk in its new place before the old file goes.
+    await Promise.all(this.flush());
   }
 
   /**

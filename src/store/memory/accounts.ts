@@ -2,6 +2,7 @@
 import type { Account, AccountSortField, AccountsTable } from '../contract/accounts.ts';
 import type { Page, PageQuery } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
+import type { MemoryAgents } from './agents.ts';
 import type { MemoryKeys } from './keys.ts';
 import { AccountPages } from './paging.ts';
 import type { MemoryMonitors } from './monitors.ts';
@@ -17,8 +18,8 @@ export class MemoryAccounts implements AccountsTable {
 
   constructor(
     journal: Journal,
-    /** Deleting an account deletes its keys, the trusted keys of its scope, its ruleset and its monitors. */
-    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets; monitors: MemoryMonitors },
+    /** Deleting an account deletes its keys, the trusted keys of its scope, its ruleset, its agents and its monitors. */
+    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets; agents: MemoryAgents; monitors: MemoryMonitors },
   ) {
     this.rows = new JournaledMap('accounts', journal, { kept: frozenAccount });
   }
@@ -43,6 +44,7 @@ export class MemoryAccounts implements AccountsTable {
     this.owned.keys.deleteOfAccount(id);
     this.owned.trustKeys.deleteOfAccount(id);
     if (this.owned.rulesets.rows.has(id)) this.owned.rulesets.rows.delete(id);
+    this.owned.agents.deleteOfAccount(id);
     this.owned.monitors.deleteOfAccount(id);
     this.rows.delete(id);
     return true;

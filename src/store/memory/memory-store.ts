@@ -41,11 +41,15 @@ export class MemoryStore extends Tables implements Store {
   }
   async pruneReports(before: number): Promise<number> {
     let removed = 0;
-    this.index = this.index.createdSince(before, (id, alias) => {
-      this.reports.delete(id);
-      this.aliases.release(alias, id);
-      removed++;
-    });
+    this.index = this.index.createdSince(
+      before,
+      (id, alias) => {
+        this.reports.delete(id);
+        this.aliases.release(alias, id);
+        removed++;
+      },
+      this.agents.keptReports(),
+    );
     return removed;
   }
   async reportCount(): Promise<number> {

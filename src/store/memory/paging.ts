@@ -34,7 +34,7 @@ const compare = (a: PagePosition, b: PagePosition): number =>
   a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /** The page `query` asks for out of `rows` (any order), each row placed by `keyOf`; `matches` gets the lower-cased search. */
-const pageOf = <T extends { id: string }, F extends string>(
+export const pageOf = <T extends { id: string }, F extends string>(
   rows: Iterable<T>,
   query: PageQuery<F>,
   keyOf: (row: T, field: F) => string | number,

@@ -22,6 +22,7 @@ import { SummaryColumns, grown, type StoredColumn } from './index-columns.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import type { Page, PagePosition } from '../contract/paging.ts';
 import type { ReportPageQuery } from '../contract/reports.ts';
+import type { KeptReports } from '../contract/agents.ts';
 
 /**
  * Rows a page with `q` tests one by one while walking the sorted order before it searches every
@@ -363,15 +364,15 @@ export class ReportIndex {
   }
 
   /**
-   * The index without the reports created before `before` (epoch ms), each handed to `removed`
-   * first: a new index (texts no longer used left behind), or this one when none is. The sorted
+   * The index without the reports created before `before` (epoch ms) but those of `keptReports`,
+   * each handed to `removed` first: a new index (texts no longer used left behind), or this one when none is. The sorted
    * orders made so far are kept, without the reports removed.
    */
-  createdSince(before: number, removed: (id: string, alias: string | undefined, place: number) => void): ReportIndex {
+  createdSince(before: number, removed: (id: string, alias: string | undefined, place: number) => void, keptReports?: KeptReports): ReportIndex {
     const newPosition = new Int32Array(this.size).fill(-1);
     let kept = 0;
     for (let pos = 0; pos < this.size; pos++) {
-      if (this.createdMs[pos]! >= before) newPosition[pos] = kept++;
+      if (this.createdMs[pos]! >= before || keptReports?.has(this.idAt(pos))) newPosition[pos] = kept++;
       else removed(this.idAt(pos), this.aliasAt(pos), this.places[pos]!);
     }
     if (kept === this.size) return this;

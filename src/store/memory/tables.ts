@@ -17,6 +17,7 @@ import type { NewReport } from '../contract/report-records.ts';
 import { TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
+import type { AgentRecord, AgentReportEntry, AgentsTable } from '../contract/agents.ts';
 import type { MonitorRecord, MonitorsTable } from '../contract/monitors.ts';
 import type { TrustKeysTable } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
@@ -26,6 +27,7 @@ import type { JobRecord } from '../contract/jobs.ts';
 import type { ApiKeyRecord } from '../contract/keys.ts';
 import type { TrustKeyRecord } from '../contract/trust-keys.ts';
 import { MemoryAccounts } from './accounts.ts';
+import { MemoryAgents } from './agents.ts';
 import { MemoryCounters } from './counters.ts';
 import { MemoryJobs } from './jobs.ts';
 import type { KeptRows } from './journaled.ts';
@@ -45,10 +47,12 @@ export interface TablesDoc {
   meta: Array<{ key: string; value: string }>;
   trust_keys: TrustKeyRecord[];
   rulesets: AccountRulesetRecord[];
+  agents: AgentRecord[];
+  agent_reports: AgentReportEntry[];
   monitors: MonitorRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], monitors: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [], monitors: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -58,7 +62,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & MonitorsTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MonitorsTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -72,6 +76,8 @@ export abstract class Tables implements StoreTransfer {
   private readonly jobs: MemoryJobs;
   private readonly trustKeys: MemoryTrustKeys;
   private readonly rulesets: MemoryRulesets;
+  /** The agents and their histories; the engines' retention keeps each agent's latest report. */
+  protected readonly agents: MemoryAgents;
   private readonly monitors: MemoryMonitors;
   private readonly meta: MemoryMeta;
   /** Each table's rows by its name in the journal, the snapshot and exports. */
@@ -82,8 +88,9 @@ export abstract class Tables implements StoreTransfer {
     this.trustKeys = new MemoryTrustKeys(journal);
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
     this.rulesets = new MemoryRulesets(journal, (id) => this.accounts.rows.has(id));
+    this.agents = new MemoryAgents(journal, (id) => this.accounts.rows.has(id));
     this.monitors = new MemoryMonitors(journal, (id) => this.accounts.rows.has(id));
-    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, monitors: this.monitors });
+    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents, monitors: this.monitors });
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
@@ -96,6 +103,8 @@ export abstract class Tables implements StoreTransfer {
       meta: this.meta.rows,
       trust_keys: this.trustKeys.rows,
       rulesets: this.rulesets.rows,
+      agents: this.agents.rows,
+      agent_reports: this.agents.entries,
       monitors: this.monitors.rows,
     };
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
@@ -105,6 +114,7 @@ export abstract class Tables implements StoreTransfer {
       jobs: this.jobs,
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
+      agents: this.agents,
       monitors: this.monitors,
       meta: this.meta,
     };

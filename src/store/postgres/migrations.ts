@@ -231,6 +231,50 @@ create table account_rulesets (
 `,
   },
   {
+    version: 8,
+    name: 'agents and their histories',
+    sql: `
+-- An agent per (account, name), made by the first keyed validation that names it (the unique
+-- pair makes concurrent first validations agree on one); its latest report's entry and its
+-- counts kept on the row, so that a listing or a badge reads no report.
+create table agents (
+  id text primary key,
+  account_id text not null,
+  name text not null,
+  first_seen text not null,
+  last_seen text not null,
+  latest_report_id text,
+  latest jsonb,
+  reports integer not null default 0,
+  valid integer not null default 0,
+  invalid integer not null default 0,
+  badge_token text not null,
+  unique (account_id, name)
+);
+-- Retention keeps the reports that are an agent's latest: it asks this index.
+create index agents_latest_report on agents (latest_report_id) where latest_report_id is not null;
+-- The listing's sorts (see postgres/agents.ts, which writes the same expressions).
+create index agents_by_name on agents ((translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') collate "C"), (id collate "C"));
+create index agents_by_first_seen on agents ((first_seen collate "C"), (id collate "C"));
+create index agents_by_last_seen on agents ((last_seen collate "C"), (id collate "C"));
+create index agents_by_reports on agents (reports, (id collate "C"));
+-- One row per report in an agent's history: the timeline, and the baseline "branch:<name>".
+create table agent_reports (
+  agent_id text not null,
+  report_id text not null,
+  created_at text not null,
+  valid boolean not null,
+  score double precision not null,
+  errors integer not null,
+  warnings integer not null,
+  branch text,
+  primary key (agent_id, report_id)
+);
+create index agent_reports_timeline on agent_reports (agent_id, (created_at collate "C") desc, (report_id collate "C") desc);
+create index agent_reports_branch on agent_reports (agent_id, branch, (created_at collate "C") desc, (report_id collate "C") desc) where branch is not null;
+`,
+  },
+  {
     version: 9,
     name: 'monitors',
     sql: `

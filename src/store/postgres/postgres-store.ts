@@ -47,6 +47,7 @@ import { ReportStatements } from './report-statements.ts';
 import { PgReports } from './reports.ts';
 import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
+import { PgAgents } from './agents.ts';
 import { PgRulesets } from './rulesets.ts';
 import { PgMonitors } from './monitors.ts';
 import { PgTrustKeys } from './trust-keys.ts';
@@ -144,6 +145,7 @@ export class PostgresStore implements StoreTransfer {
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
+      agents: new PgAgents(context),
       monitors: new PgMonitors(context),
       meta: new PgMeta(context),
     };

@@ -32,6 +32,9 @@ export const writeReport = async (sql: Queries, statements: ReportStatements, re
   return true;
 };
 
+/** A report retention keeps: some agent's latest (the agents_latest_report index of migration 8 finds it). */
+export const KEPT_FOR_AGENT = 'exists (select 1 from agents where agents.latest_report_id = reports.id)';
+
 export class PgReports implements ReportsTable {
   constructor(private readonly context: PgContext) {}
 
@@ -45,9 +48,9 @@ export class PgReports implements ReportsTable {
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
     const [row] = await this.context.sql`
       select body from (
-        select body, 0 as rank from reports where id = ${sought(idOrAlias)} and ${this.unexpired()}
+        select body, 0 as rank from reports where id = ${sought(idOrAlias)} and ${this.readable()}
         union all
-        select body, 1 as rank from reports where id = (select report_id from report_aliases where alias = ${sought(idOrAlias)}) and ${this.unexpired()}
+        select body, 1 as rank from reports where id = (select report_id from report_aliases where alias = ${sought(idOrAlias)}) and ${this.readable()}
       ) found order by rank limit 1`;
     return row && readLine(row.body as string);
   }
@@ -71,7 +74,7 @@ export class PgReports implements ReportsTable {
 
   async pruneReports(before: number): Promise<number> {
     const [row] = await this.context.sql`
-      with gone as (delete from reports where created_ms < ${before}::bigint returning id),
+      with gone as (delete from reports where created_ms < ${before}::bigint and not ${this.context.sql.unsafe(KEPT_FOR_AGENT)} returning id),
         aliases as (delete from report_aliases where report_id in (select id from gone))
       select count(*)::int as n from gone`;
     return row!.n as number;
@@ -80,6 +83,12 @@ export class PgReports implements ReportsTable {
   async reportCount(): Promise<number> {
     const [row] = await this.context.sql`select count(*)::int as n from reports`;
     return row!.n as number;
+  }
+
+  /** Reports that retention has not yet made unreadable, and those it keeps (an agent's latest). */
+  private readable() {
+    const { sql } = this.context;
+    return sql`(${this.unexpired()} or ${sql.unsafe(KEPT_FOR_AGENT)})`;
   }
 
   /** Reports that retention has not yet made unreadable. */

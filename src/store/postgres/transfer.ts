@@ -5,10 +5,11 @@ import { frozenAccount, writeAccount } from './accounts.ts';
 import { jobFromRow, writeJob } from './jobs.ts';
 import { frozenKey, writeKey } from './keys.ts';
 import { writeMeta } from './meta.ts';
-import { writeReport } from './reports.ts';
+import { KEPT_FOR_AGENT, writeReport } from './reports.ts';
 import type { PgContext } from './context.ts';
 import { text } from './sql.ts';
 import { rulesetFromRow, writeRuleset } from './rulesets.ts';
+import { agentFromRow, entryFromRow, writeAgent, writeAgentEntry } from './agents.ts';
 import { monitorFromRow, writeMonitor } from './monitors.ts';
 import { frozenTrustKey, writeTrustKey } from './trust-keys.ts';
 
@@ -35,9 +36,13 @@ export async function* exportRows(context: PgContext): AsyncGenerator<TransferRo
     for (const r of await tx`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
     for (const row of await tx`select * from trust_keys order by added_at collate "C", id collate "C"`) yield { table: 'trust_keys', row: frozenTrustKey(row) };
     for (const row of await tx`select * from account_rulesets order by account_id collate "C"`) yield { table: 'rulesets', row: rulesetFromRow(row) };
+    for (const row of await tx`select * from agents order by first_seen collate "C", id collate "C"`) yield { table: 'agents', row: agentFromRow(row) };
+    for await (const rows of tx`select * from agent_reports order by agent_id collate "C", created_at collate "C", report_id collate "C"`.cursor(500)) {
+      for (const row of rows) yield { table: 'agent_reports', row: entryFromRow(row) };
+    }
     for (const row of await tx`select * from monitors order by id collate "C"`) yield { table: 'monitors', row: monitorFromRow(row) };
     const notBefore = context.retentionMs === undefined ? undefined : context.clock.now() - context.retentionMs;
-    const reports = notBefore === undefined ? tx`select body from reports order by seq` : tx`select body from reports where created_ms >= ${notBefore}::bigint order by seq`;
+    const reports = notBefore === undefined ? tx`select body from reports order by seq` : tx`select body from reports where created_ms >= ${notBefore}::bigint or ${tx.unsafe(KEPT_FOR_AGENT)} order by seq`;
     for await (const rows of reports.cursor(100)) {
       for (const row of rows) yield { table: 'reports', line: row.body as string };
     }
@@ -65,6 +70,8 @@ export const importRows = async (context: PgContext, rows: AsyncIterable<Transfe
       else if (r.table === 'meta') await writeMeta(tx, r.row.key, r.row.value);
       else if (r.table === 'trust_keys') await writeTrustKey(tx, r.row, true);
       else if (r.table === 'rulesets') await writeRuleset(tx, r.row);
+      else if (r.table === 'agents') await writeAgent(tx, r.row);
+      else if (r.table === 'agent_reports') await writeAgentEntry(tx, r.row);
       else if (r.table === 'monitors') await writeMonitor(tx, r.row);
       else await writeReport(tx, context.reports, readLine(r.line), r.line);
     }

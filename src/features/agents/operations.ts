@@ -1,0 +1,172 @@
+/**
+ * The agents' use cases, free of HTTP: a keyed validation joins its agent (made when new) and,
+ * with `options.baseline`, is compared with an earlier report of that agent (the regression
+ * gate); once its report is stored, the report joins the agent's history. Keyless validations
+ * join nothing: only an account's own keys write its agents' histories and read their baselines.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AppDeps } from '../../deps.ts';
+import { findingKey } from '../../engine/diff.ts';
+import type { ApiError } from '../../errors/api-error.ts';
+import { iso } from '../../lib/clock.ts';
+import { randomBase62 } from '../../lib/ids.ts';
+import type { AgentRecord } from '../../store/contract/agents.ts';
+import { judgementOf } from '../reports/diff.ts';
+import { readReport } from '../reports/reports.ts';
+import type { AgentAsk, FailOn } from './naming.ts';
+
+/** An agent as a result names it. */
+export interface AgentRef {
+  id: string;
+  name: string;
+}
+
+/** What a validation is compared with and whether it passes the gate. */
+export interface BaselineOutcome {
+  report_id: string;
+  new_errors: number;
+  new_warnings: number;
+  fixed: number;
+  score_delta: number | null;
+  passed: boolean;
+}
+
+/** A keyed validation's agent, its gate's outcome when it asked for one, and the branch its history keeps. */
+export interface AgentRun {
+  agent: AgentRef;
+  baseline?: BaselineOutcome;
+  branch: string | null;
+}
+
+/** A report as it joins its agent's history. */
+export interface AgentReportFacts {
+  id: string;
+  created_at: string;
+  valid: boolean;
+  score: number;
+  errors: number;
+  warnings: number;
+}
+
+/** How a caller's 400 is made: the path at fault (`options.baseline`) and why (the validating routes and the webhooks answer their own shapes). */
+export type Refuse = (path: string, message: string) => ApiError;
+
+type AgentDeps = Pick<AppDeps, 'store' | 'clock' | 'config'>;
+
+/** A new agent's id: `agt_` and 20 random base62 characters. */
+const newAgentId = (): string => `agt_${randomBase62(20)}`;
+
+/** The badge token compared in constant time (a token of another length fails at once: the length is no secret). */
+export const badgeTokenMatches = (agent: Pick<AgentRecord, 'badge_token'>, token: string): boolean => {
+  const expected = Buffer.from(agent.badge_token);
+  const given = Buffer.from(token);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+};
+
+/** The account's agent of this name, made when new (one agent however many validations make it at once); undefined when the account is gone. */
+export const joinAgent = async (deps: Pick<AppDeps, 'store' | 'clock'>, accountId: string, name: string): Promise<AgentRef | undefined> => {
+  const agent = await deps.store.ensureAgent({
+    id: newAgentId(),
+    account_id: accountId,
+    name,
+    first_seen: iso(deps.clock.now()),
+    badge_token: randomBytes(32).toString('base64url'),
+  });
+  return agent && { id: agent.id, name: agent.name };
+};
+
+/** The stored report joins its agent's history (call once the report is durable). */
+export const recordAgentReport = (deps: Pick<AppDeps, 'store'>, agent: AgentRef, report: AgentReportFacts, branch: string | null = null): Promise<AgentRecord | undefined> =>
+  deps.store.recordAgentReport({ agent_id: agent.id, report_id: report.id, created_at: report.created_at, valid: report.valid, score: report.score, errors: report.errors, warnings: report.warnings, branch });
+
+/**
+ * Once its report is durable, the report joins its agent's history, durably too. A store that
+ * fails here is logged: the caller has its result and its report, only the history misses it.
+ */
+export const joinHistory = async (deps: Pick<AppDeps, 'store' | 'log'>, run: AgentRun | undefined, report: AgentReportFacts): Promise<void> => {
+  if (run === undefined) return;
+  try {
+    await recordAgentReport(deps, run.agent, report, run.branch);
+    await deps.store.commit();
+  } catch (e) {
+    deps.log.error('agent history not recorded', { agent_id: run.agent.id, report_id: report.id, error: e instanceof Error ? e.message : String(e) });
+  }
+};
+
+/** The facts of a result's JSON (a card's: flat, or a GitHub result's `validation`). */
+export const reportFacts = (id: string, createdAt: string, result: unknown): AgentReportFacts => {
+  const judged = judgementOf(result);
+  const count = (severity: 'error' | 'warning') => judged.findings.filter((f) => f.severity === severity).length;
+  return { id, created_at: createdAt, valid: judged.valid === true, score: judged.score ?? 0, errors: count('error'), warnings: count('warning') };
+};
+
+const passes = (failOn: FailOn, b: Omit<BaselineOutcome, 'passed' | 'report_id'>): boolean =>
+  failOn === 'error' ? b.new_errors === 0 : failOn === 'warning' ? b.new_errors + b.new_warnings === 0 : b.new_errors + b.new_warnings === 0 && (b.score_delta ?? 0) >= 0;
+
+/** The report id `ask.baseline` names for the agent (none yet: undefined), or its 400. */
+const baselineId = async (deps: AgentDeps, agent: AgentRecord | undefined, baseline: string, refuse: Refuse): Promise<string> => {
+  const missing = (what: string) => refuse('options.baseline', `${what}: there is nothing to compare with (a baseline must be an earlier report of this agent in this account)`);
+  if (baseline === 'latest') {
+    if (!agent?.latest_report_id) throw missing('this agent has no report yet');
+    return agent.latest_report_id;
+  }
+  if (baseline.startsWith('branch:')) {
+    const branch = baseline.slice('branch:'.length);
+    const entry = agent && (await deps.store.latestAgentReportOnBranch(agent.id, branch));
+    if (!entry) throw missing(`this agent has no report of branch ${JSON.stringify(branch)}`);
+    return entry.report_id;
+  }
+  return baseline;
+};
+
+/**
+ * The keyed validation's agent and gate, before its report is stored: the baseline it names is
+ * read (a 400 when it is not a report of this account's, or has no one card), compared with the
+ * result, then the agent joined. A keyless call joins none, and a baseline on one is a 400.
+ */
+export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null, ask: AgentAsk, resultJson: string, refuse: Refuse): Promise<AgentRun | undefined> => {
+  if (accountId === null) {
+    if (ask.baseline !== undefined) throw refuse('options.baseline', 'a baseline needs an API key (Authorization: Bearer <key>): keyless validations join no agent\'s history');
+    return undefined;
+  }
+  if (ask.name === null) {
+    if (ask.baseline !== undefined) throw refuse('options.baseline', 'nothing names this card\'s agent (no options.agent, and no endpoint URL in the card): give options.agent');
+    return undefined;
+  }
+  const known = await deps.store.getAgentByName(accountId, ask.name);
+  let baseline: BaselineOutcome | undefined;
+  if (ask.baseline !== undefined) {
+    const id = await baselineId(deps, known, ask.baseline, refuse);
+    const report = await readReport(deps.store, deps.config, deps.clock.now(), id);
+    // Another account's report reads as unknown: its existence is not told.
+    if (!report || report.account_id !== accountId) throw refuse('options.baseline', `no report ${JSON.stringify(id)} in this account (unknown, another account's, or removed after the retention period)`);
+    if (report.kind === 'batch' || report.card === undefined || report.card === null) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no one card to compare with (a batch report, or a validation that could not run)`);
+    baseline = compareWith(report.id, report.result, resultJson, ask.fail_on);
+  }
+  const agent = await joinAgent(deps, accountId, ask.name);
+  if (!agent) return undefined; // the account was deleted meanwhile
+  return { agent, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
+};
+
+/** The gate: the result's findings against the baseline's, matched by rule id and path (the diff's matching, findingKey). */
+const compareWith = (reportId: string, before: unknown, resultJson: string, failOn: FailOn): BaselineOutcome => {
+  const judgedBefore = judgementOf(before);
+  const judgedAfter = judgementOf(JSON.parse(resultJson));
+  const beforeKeys = new Set(judgedBefore.findings.map(findingKey));
+  const afterKeys = new Set(judgedAfter.findings.map(findingKey));
+  const added = judgedAfter.findings.filter((f) => !beforeKeys.has(findingKey(f)));
+  const gate = {
+    new_errors: added.filter((f) => f.severity === 'error').length,
+    new_warnings: added.filter((f) => f.severity === 'warning').length,
+    fixed: judgedBefore.findings.filter((f) => !afterKeys.has(findingKey(f))).length,
+    score_delta: judgedBefore.score === null || judgedAfter.score === null ? null : judgedAfter.score - judgedBefore.score,
+  };
+  return { report_id: reportId, ...gate, passed: passes(failOn, gate) };
+};
+
+/** The members a keyed result gains (`,"agent":…` and `,"baseline":…`), to add before its closing brace. */
+export const agentMembers = (run: AgentRun | undefined): string =>
+  run === undefined ? '' : `,"agent":${JSON.stringify(run.agent)}${run.baseline ? `,"baseline":${JSON.stringify(run.baseline)}` : ''}`;
+
+/** A result's JSON text with the agent's members added. */
+export const withAgentMembers = (resultJson: string, run: AgentRun | undefined): string => (run === undefined ? resultJson : `${resultJson.slice(0, -1)}${agentMembers(run)}}`);

@@ -1,0 +1,105 @@
+import type { Access } from './access.ts';
+import type { Page, PageQuery } from './paging.ts';
+
+/**
+ * An agent: the history that the keyed validations of one card join, per account (see
+ * features/agents for how a validation names its agent). Only a keyed call writes here, so an
+ * account's agents are written by that account alone.
+ */
+export interface AgentRecord {
+  /** agt_…, assigned by the server when the agent is first seen. */
+  id: string;
+  account_id: string;
+  /** Unique within the account (see features/agents/naming.ts for the rules). */
+  name: string;
+  /** ISO 8601: the first and the latest report recorded. */
+  first_seen: string;
+  last_seen: string;
+  /** The latest report recorded (by created_at); null until one is. It survives report retention. */
+  latest_report_id: string | null;
+  /** That report's entry (verdict, score, counts), so that a listing or a badge reads no report. */
+  latest: AgentReportEntry | null;
+  counts: AgentCounts;
+  /**
+   * The badge's secret: random (32 bytes, base64url), stored as it is so that its owner can be
+   * shown the badge URL again; compared in constant time (features/agents badgeTokenMatches). It
+   * only reveals the latest verdict, which its owner chose to publish.
+   */
+  badge_token: string;
+}
+
+export interface AgentCounts {
+  /** Reports recorded in the agent's history (retention does not lower it). */
+  reports: number;
+  /** Of those, how many had a valid card, and how many not. */
+  valid: number;
+  invalid: number;
+}
+
+/** One report in an agent's history: what the timeline and the baseline need without reading the report. */
+export interface AgentReportEntry {
+  agent_id: string;
+  report_id: string;
+  /** The report's created_at (ISO 8601). */
+  created_at: string;
+  valid: boolean;
+  score: number;
+  errors: number;
+  warnings: number;
+  /** The webhook metadata's `branch`, when it named one (the baseline "branch:<name>"). */
+  branch: string | null;
+}
+
+/** The fields the agent listing sorts by (ties broken by id); `q` searches the name and the id. */
+export const AGENT_SORT_FIELDS = ['name', 'first_seen', 'last_seen', 'reports'] as const;
+export type AgentSortField = (typeof AGENT_SORT_FIELDS)[number];
+
+export interface AgentPageQuery extends PageQuery<AgentSortField> {
+  account_id?: string;
+}
+
+/** The reports retention keeps, being some agent's latest (the engines read them off their agents). */
+export interface KeptReports {
+  has(reportId: string): boolean;
+  keys(): Iterable<string>;
+}
+
+/** At most this many entries an agent's history keeps (the oldest go first; the latest always stays). */
+export const AGENT_HISTORY_LIMIT = 1000;
+
+export interface AgentsTable {
+  /**
+   * The account's agent of this name, created from `candidate` (its id, times and token) when there
+   * is none: one atomic step, so concurrent first validations of one agent (on any instance)
+   * create one agent. Undefined, nothing stored, when the account does not exist.
+   */
+  ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>): Promise<AgentRecord | undefined>;
+  getAgent(id: string): Promise<AgentRecord | undefined>;
+  getAgentByName(accountId: string, name: string): Promise<AgentRecord | undefined>;
+  /**
+   * Adds the entry to its agent's history and, in the same atomic step, counts it, moves
+   * last_seen and, when it is not older than the latest, makes it the latest. Undefined when the
+   * agent does not exist (deleted meanwhile). An entry of a report already recorded replaces it
+   * without counting it again.
+   */
+  recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined>;
+  /** The agent's history, newest first (created_at, then report id), at most `limit`, before `before` (a previous page's last entry) when given. */
+  listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]>;
+  /** The agent's latest entry whose branch is `branch`. */
+  latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined>;
+  /** One page of the agents (of one account with `account_id`), searched and sorted (see PageQuery). */
+  pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>>;
+  /** Deletes the agent and its history (its reports stay until retention). */
+  deleteAgent(id: string): Promise<boolean>;
+}
+
+export const AGENTS_CALLS: Record<keyof AgentsTable, Access> = {
+  ensureAgent: 'write',
+  getAgent: 'read',
+  getAgentByName: 'read',
+  recordAgentReport: 'write',
+  listAgentReports: 'read',
+  latestAgentReportOnBranch: 'read',
+  pageAgents: 'read',
+  deleteAgent: 'write',
+};

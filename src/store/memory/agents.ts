@@ -1,0 +1,171 @@
+/**
+ * The agents and their histories in memory (two tables: `agents` by id, `agent_reports` by
+ * agent and report), with the look-ups a keyed validation makes kept as indexes: an agent by
+ * (account, name), an agent's entries. Each call is atomic here (one event loop).
+ */
+import { AGENT_HISTORY_LIMIT, type AgentPageQuery, type KeptReports, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
+import { asciiLower, type Page } from '../contract/paging.ts';
+import { JournaledMap, type Journal } from './journaled.ts';
+import { pageOf } from './paging.ts';
+
+const nameKey = (accountId: string, name: string): string => `${accountId}\0${name}`;
+export const agentEntryKey = (agentId: string, reportId: string): string => `${agentId}|${reportId}`;
+
+/** Newest first: created_at, then report id. */
+const newestFirst = (a: AgentReportEntry, b: AgentReportEntry): number =>
+  a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.report_id < b.report_id ? 1 : a.report_id > b.report_id ? -1 : 0;
+
+/** What an agent sorts by in the listing (PostgreSQL: the same keys, see postgres/agents.ts). */
+export const agentSortKey = (a: AgentRecord, field: AgentSortField): string | number =>
+  field === 'name' ? asciiLower(a.name) : field === 'reports' ? a.counts.reports : a[field];
+
+/** The agents by id, also found by (account, name). */
+class AgentRows extends JournaledMap<AgentRecord> {
+  readonly byName = new Map<string, string>();
+  /** The reports that are some agent's latest, with how many agents' (a batch's report can be several agents' latest). */
+  readonly latest = new Map<string, number>();
+  override load(key: string, value: unknown): void {
+    this.unindex(key);
+    super.load(key, value);
+    const agent = value as AgentRecord;
+    this.byName.set(nameKey(agent.account_id, agent.name), key);
+    if (agent.latest_report_id !== null) this.latest.set(agent.latest_report_id, (this.latest.get(agent.latest_report_id) ?? 0) + 1);
+  }
+  override remove(key: string): void {
+    this.unindex(key);
+    super.remove(key);
+  }
+  override clear(): void {
+    this.byName.clear();
+    this.latest.clear();
+    super.clear();
+  }
+  private unindex(key: string): void {
+    const old = this.get(key);
+    if (!old) return;
+    this.byName.delete(nameKey(old.account_id, old.name));
+    const id = old.latest_report_id;
+    if (id === null) return;
+    const n = this.latest.get(id)! - 1;
+    if (n > 0) this.latest.set(id, n);
+    else this.latest.delete(id);
+  }
+}
+
+/** The entries by `agent|report`, also grouped by agent. */
+class EntryRows extends JournaledMap<AgentReportEntry> {
+  readonly byAgent = new Map<string, Map<string, AgentReportEntry>>();
+  override load(key: string, value: unknown): void {
+    super.load(key, value);
+    const entry = value as AgentReportEntry;
+    let entries = this.byAgent.get(entry.agent_id);
+    if (!entries) this.byAgent.set(entry.agent_id, (entries = new Map()));
+    entries.set(entry.report_id, entry);
+  }
+  override remove(key: string): void {
+    const old = this.get(key);
+    if (old) {
+      const entries = this.byAgent.get(old.agent_id);
+      entries?.delete(old.report_id);
+      if (entries?.size === 0) this.byAgent.delete(old.agent_id);
+    }
+    super.remove(key);
+  }
+  override clear(): void {
+    this.byAgent.clear();
+    super.clear();
+  }
+}
+
+export class MemoryAgents implements AgentsTable {
+  readonly rows: AgentRows;
+  readonly entries: EntryRows;
+
+  constructor(
+    journal: Journal,
+    /** Whether the account exists: an agent is made only for one. */
+    private readonly hasAccount: (id: string) => boolean,
+  ) {
+    const kept = <T extends object>(r: T) => Object.freeze({ ...r });
+    this.rows = new AgentRows('agents', journal, { kept });
+    this.entries = new EntryRows('agent_reports', journal, {
+      kept,
+      fromDoc: (row) => {
+        const e = row as AgentReportEntry | null;
+        return [typeof e?.agent_id === 'string' && typeof e.report_id === 'string' ? agentEntryKey(e.agent_id, e.report_id) : undefined, row];
+      },
+    });
+  }
+
+  async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>): Promise<AgentRecord | undefined> {
+    // Looked up and made with no await between: nothing else runs meanwhile, so one agent is made.
+    const found = this.byName(candidate.account_id, candidate.name);
+    if (found) return found;
+    if (!this.hasAccount(candidate.account_id)) return undefined;
+    const agent: AgentRecord = { ...candidate, last_seen: candidate.first_seen, latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 } };
+    this.rows.set(agent.id, agent);
+    return this.rows.get(agent.id);
+  }
+  async getAgent(id: string): Promise<AgentRecord | undefined> {
+    return this.rows.get(id);
+  }
+  async getAgentByName(accountId: string, name: string): Promise<AgentRecord | undefined> {
+    return this.byName(accountId, name);
+  }
+  async recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined> {
+    const agent = this.rows.get(entry.agent_id);
+    if (!agent) return undefined;
+    const again = this.entries.has(agentEntryKey(entry.agent_id, entry.report_id));
+    this.entries.set(agentEntryKey(entry.agent_id, entry.report_id), { ...entry });
+    this.dropOldest(entry.agent_id, agent.latest_report_id);
+    const newest = agent.latest === null || newestFirst(entry, agent.latest) <= 0;
+    const counts = again ? agent.counts : { reports: agent.counts.reports + 1, valid: agent.counts.valid + (entry.valid ? 1 : 0), invalid: agent.counts.invalid + (entry.valid ? 0 : 1) };
+    const latest = newest ? { ...entry } : agent.latest;
+    return this.rows.change(agent.id, (a) => ({ ...a, counts, latest, latest_report_id: latest!.report_id, last_seen: latest!.created_at }));
+  }
+  async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
+    const { before } = options;
+    const entries = [...(this.entries.byAgent.get(agentId)?.values() ?? [])].sort(newestFirst);
+    const from = before ? entries.filter((e) => newestFirst(e, before as AgentReportEntry) > 0) : entries;
+    return from.slice(0, Math.max(0, options.limit));
+  }
+  async latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined> {
+    return [...(this.entries.byAgent.get(agentId)?.values() ?? [])].filter((e) => e.branch === branch).sort(newestFirst)[0];
+  }
+  async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
+    const { account_id } = query;
+    const rows = account_id === undefined ? [...this.rows.values()] : [...this.rows.values()].filter((a) => a.account_id === account_id);
+    return pageOf(rows, query, agentSortKey, (a, q) => asciiLower(a.name).includes(q) || asciiLower(a.id).includes(q));
+  }
+  async deleteAgent(id: string): Promise<boolean> {
+    return this.drop(id);
+  }
+  /** Deletes the account's agents and their histories (the account is being deleted). */
+  deleteOfAccount(accountId: string): void {
+    for (const agent of [...this.rows.values()]) if (agent.account_id === accountId) this.drop(agent.id);
+  }
+  /** The reports that are some agent's latest: retention keeps them. */
+  keptReports(): KeptReports {
+    return this.rows.latest;
+  }
+
+  private byName(accountId: string, name: string): AgentRecord | undefined {
+    const id = this.rows.byName.get(nameKey(accountId, name));
+    return id === undefined ? undefined : this.rows.get(id);
+  }
+
+  private drop(id: string): boolean {
+    if (!this.rows.has(id)) return false;
+    for (const reportId of [...(this.entries.byAgent.get(id)?.keys() ?? [])]) this.entries.delete(agentEntryKey(id, reportId));
+    this.rows.delete(id);
+    return true;
+  }
+
+  /** Keeps an agent's history within AGENT_HISTORY_LIMIT, the oldest going first (never the latest). */
+  private dropOldest(agentId: string, latestId: string | null): void {
+    const entries = this.entries.byAgent.get(agentId);
+    if (!entries || entries.size <= AGENT_HISTORY_LIMIT) return;
+    const oldest = [...entries.values()].sort(newestFirst).slice(AGENT_HISTORY_LIMIT).filter((e) => e.report_id !== latestId);
+    for (const e of oldest) this.entries.delete(agentEntryKey(agentId, e.report_id));
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The regression gate over HTTP against the real server: options.baseline ("latest", a report id,
+ * "branch:<name>") and options.fail_on on POST /v1/validate; the diff of two keyed validations of
+ * one agent; what another account or a keyless caller cannot reach; hostile baselines.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { minimalCard } from '../support/cards.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
+import { accountWithKey } from '../support/accounts.ts';
+
+const json = { 'content-type': 'application/json' };
+type Answer = { status: number; body: any };
+
+/** Invalid (no description: schema.required), warnings transport.preferred.missing and url.placeholder. */
+const base = (): Record<string, unknown> => {
+  const card: Record<string, unknown> = { ...minimalCard() };
+  delete card.description;
+  return card;
+};
+/** The same error; url.https (new warning) for url.placeholder (fixed). */
+const httpUrl = () => ({ ...base(), url: 'http://agents.acme-corp.io/a2a' });
+/** A new error, url.absolute; url.placeholder fixed. */
+const badUrl = () => ({ ...base(), url: 'not a url' });
+/** Valid: the error fixed, the score up. */
+const repaired = () => ({ ...base(), description: 'Routes invoices.' });
+
+describe('the regression gate (file store)', () => {
+  let server: RunningServer;
+  let one: { id: string; key: string };
+  let two: { id: string; key: string };
+  before(async () => {
+    server = await startServer({ env: { CARDGATE_LIMIT_PRO: '-1', CARDGATE_LIMIT_ANONYMOUS: '100000' } });
+    one = await accountWithKey(server.url, 'one');
+    two = await accountWithKey(server.url, 'two');
+  });
+  after(async () => {
+    await server.stop();
+  });
+  const validate = async (card: unknown, options: Record<string, unknown>, key?: string): Promise<Answer> => {
+    const headers = key ? { ...json, authorization: `Bearer ${key}` } : json;
+    const res = await fetch(`${server.url}/v1/validate`, { method: 'POST', headers, body: JSON.stringify({ agent_card: card, options }) });
+    return { status: res.status, body: await res.json() };
+  };
+  const refusedBaseline = (answer: Answer, why: string) => {
+    assert.equal(answer.status, 400, `${why}: ${JSON.stringify(answer.body)}`);
+    assert.deepEqual(answer.body.errors.map((e: { path: string }) => e.path), ['options.baseline'], why);
+  };
+
+  it('two keyed validations of one agent, then their diff: new and fixed findings', async () => {
+    const a = await validate(base(), { agent: 'diff/agent' }, one.key);
+    const b = await validate(badUrl(), { agent: 'diff/agent' }, one.key);
+    assert.deepEqual(b.body.agent, a.body.agent);
+    const res = await fetch(`${server.url}/reports/${a.body.report_id}/diff/${b.body.report_id}`, { headers: { accept: 'application/json' } });
+    assert.equal(res.status, 200);
+    const diff = await res.json();
+    assert.deepEqual(diff.findings.new.map((f: { rule: string }) => f.rule), ['url.absolute']);
+    assert.deepEqual(diff.findings.fixed.map((f: { rule: string }) => f.rule), ['url.placeholder']);
+  });
+
+  it('fails only on a new error by default; fail_on warning and new are stricter; valid stays the card\'s own verdict', async () => {
+    const first = await validate(base(), { agent: 'gate/agent' }, one.key);
+    assert.equal(first.status, 200);
+    assert.equal(first.body.baseline, undefined, 'no baseline asked: none answered');
+    const baseline = first.body.report_id;
+
+    const warned = await validate(httpUrl(), { agent: 'gate/agent', baseline }, one.key);
+    assert.equal(warned.status, 200);
+    assert.deepEqual(warned.body.baseline, { report_id: baseline, new_errors: 0, new_warnings: 1, fixed: 1, score_delta: 0, passed: true });
+    assert.equal(warned.body.valid, false, 'the card still has its old error');
+    assert.equal((await validate(httpUrl(), { agent: 'gate/agent', baseline, fail_on: 'warning' }, one.key)).body.baseline.passed, false);
+    assert.equal((await validate(httpUrl(), { agent: 'gate/agent', baseline, fail_on: 'new' }, one.key)).body.baseline.passed, false);
+
+    const broken = await validate(badUrl(), { agent: 'gate/agent', baseline }, one.key);
+    assert.deepEqual(broken.body.baseline, { report_id: baseline, new_errors: 1, new_warnings: 0, fixed: 1, score_delta: 0, passed: false });
+
+    const fixed = await validate(repaired(), { agent: 'gate/agent', baseline, fail_on: 'new' }, one.key);
+    assert.equal(fixed.body.valid, true);
+    assert.equal(fixed.body.baseline.passed, true);
+    assert.equal(fixed.body.baseline.fixed, 1);
+    assert.ok(fixed.body.baseline.score_delta > 0);
+    const report = await (await fetch(`${server.url}/reports/${fixed.body.report_id}`, { headers: { accept: 'application/json' } })).json();
+    assert.deepEqual(report.result.baseline, fixed.body.baseline, 'the report keeps the gate');
+  });
+
+  it('"latest" is the agent\'s latest report before this one; "branch:<name>" the latest that named the branch', async () => {
+    refusedBaseline(await validate(base(), { agent: 'latest/agent', baseline: 'latest' }, one.key), 'no report yet');
+    const onMain = await validate(base(), { agent: 'latest/agent', branch: 'main' }, one.key);
+    const onFeature = await validate(badUrl(), { agent: 'latest/agent', branch: 'feature/x' }, one.key);
+    const latest = await validate(badUrl(), { agent: 'latest/agent', baseline: 'latest' }, one.key);
+    assert.equal(latest.body.baseline.report_id, onFeature.body.report_id);
+    assert.equal(latest.body.baseline.passed, true, 'the same findings as the latest');
+    const pr = await validate(badUrl(), { agent: 'latest/agent', baseline: 'branch:main', branch: 'feature/y' }, one.key);
+    assert.equal(pr.body.baseline.report_id, onMain.body.report_id);
+    assert.equal(pr.body.baseline.passed, false, 'a new error against main');
+    refusedBaseline(await validate(base(), { agent: 'latest/agent', baseline: 'branch:nope' }, one.key), 'a branch never seen');
+  });
+
+  it('another account, a keyless caller and hostile values cannot reach a baseline: 400 naming options.baseline', async () => {
+    const mine = await validate(base(), { agent: 'private/agent' }, one.key);
+    refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }, two.key), 'another account\'s report id');
+    refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: 'latest' }, two.key), 'another account\'s agent of the same name');
+    refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }), 'a keyless call');
+    const keyless = await validate(base(), {});
+    refusedBaseline(await validate(base(), { baseline: keyless.body.report_id }, one.key), 'a keyless report is no account\'s');
+    for (const hostile of ['__proto__', 'constructor', 'branch:', 'branch:__proto__', 'rpt_0000000000000_xxxxxxxxxxxxxxxxxxxx', '../../etc/passwd', 'x'.repeat(300)]) {
+      refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: hostile }, one.key), hostile);
+    }
+    const tooLong = await validate(base(), { agent: 'private/agent', baseline: 'x'.repeat(301) }, one.key);
+    refusedBaseline(tooLong, 'too long');
+    const notAString = await validate(base(), { agent: 'private/agent', baseline: 42 }, one.key);
+    refusedBaseline(notAString, 'not a string');
+    const badFailOn = await validate(base(), { agent: 'private/agent', fail_on: 'sometimes' }, one.key);
+    assert.equal(badFailOn.status, 400);
+    assert.deepEqual(badFailOn.body.errors.map((e: { path: string }) => e.path), ['options.fail_on']);
+    // The other account's history is as it was: its latest is still its own report.
+    const still = await validate(base(), { agent: 'private/agent', baseline: 'latest' }, one.key);
+    assert.equal(still.body.baseline.report_id, mine.body.report_id);
+  });
+});

@@ -1,0 +1,166 @@
+/** The Store contract: agents and their histories, on every engine (see engines.ts). */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { AgentRecord, AgentReportEntry } from '../../../src/store/contract/agents.ts';
+import type { Store } from '../../../src/store/contract/store.ts';
+import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
+import { contractSuite, engines } from './engines.ts';
+import { T0, iso, report } from '../fixtures/records.ts';
+
+const candidate = (id: string, account_id: string, name: string, at = T0) => ({ id, account_id, name, first_seen: iso(at), badge_token: `token_${id}` });
+const entry = (agent_id: string, report_id: string, at: number, over: Partial<AgentReportEntry> = {}): AgentReportEntry => ({
+  agent_id,
+  report_id,
+  created_at: iso(at),
+  valid: true,
+  score: 90,
+  errors: 0,
+  warnings: 1,
+  branch: null,
+  ...over,
+});
+const accounts = async (s: Store, ...ids: string[]) => {
+  for (const id of ids) await s.createAccount({ id, name: id, plan: 'pro', created_at: iso(T0) });
+};
+
+contractSuite('agents', (withStore) => {
+  withStore('agents: ensureAgent creates one per (account, name), only for an account that exists; found by id and by name', async (s) => {
+    assert.equal(await s.ensureAgent(candidate('agt_1', 'acc_1', 'acme/billing')), undefined, 'no such account: nothing stored');
+    await accounts(s, 'acc_1', 'acc_2');
+    const made = await s.ensureAgent(candidate('agt_1', 'acc_1', 'acme/billing'));
+    assert.deepEqual(made, { ...candidate('agt_1', 'acc_1', 'acme/billing'), last_seen: iso(T0), latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 } });
+    assert.equal((await s.ensureAgent(candidate('agt_2', 'acc_1', 'acme/billing', T0 + 5)))?.id, 'agt_1', 'the name is taken: the first agent, not the candidate');
+    assert.equal((await s.ensureAgent(candidate('agt_3', 'acc_2', 'acme/billing')))?.id, 'agt_3', 'another account: another agent of the same name');
+    assert.equal((await s.ensureAgent(candidate('agt_4', 'acc_1', 'Acme/Billing')))?.id, 'agt_4', 'names compare exactly');
+    assert.deepEqual(await s.getAgent('agt_1'), made);
+    assert.deepEqual(await s.getAgentByName('acc_1', 'acme/billing'), made);
+    assert.equal(await s.getAgentByName('acc_2', 'acme/billing').then((a) => a?.id), 'agt_3');
+    assert.equal(await s.getAgent('agt_2'), undefined);
+    assert.equal(await s.getAgentByName('acc_1', 'acme\u0000billing'), undefined, 'a NUL finds nothing');
+  });
+
+  withStore('agents: concurrent first validations of one agent make ONE agent', async (s) => {
+    await accounts(s, 'acc_1');
+    const made = await Promise.all(Array.from({ length: 12 }, (_, i) => s.ensureAgent(candidate(`agt_${i}`, 'acc_1', 'same'))));
+    const ids = new Set(made.map((a) => a?.id));
+    assert.equal(ids.size, 1, `one agent, got ${[...ids].join(', ')}`);
+    assert.equal((await s.pageAgents({ sort: 'name', descending: false, limit: 50 })).items.length, 1);
+  });
+
+  withStore('agents: recordAgentReport counts, keeps the newest as the latest, records a report once, pages the history', async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    assert.equal(await s.recordAgentReport(entry('agt_9', 'rpt_x', T0)), undefined, 'no such agent');
+    await s.recordAgentReport(entry('agt_1', 'rpt_2', T0 + 2000, { valid: false, errors: 2, branch: 'main' }));
+    let agent = (await s.recordAgentReport(entry('agt_1', 'rpt_1', T0 + 1000, { branch: 'main' })))!;
+    assert.equal(agent.latest_report_id, 'rpt_2', 'an older report does not become the latest');
+    assert.equal(agent.last_seen, iso(T0 + 2000));
+    assert.deepEqual(agent.counts, { reports: 2, valid: 1, invalid: 1 });
+    agent = (await s.recordAgentReport(entry('agt_1', 'rpt_3', T0 + 3000, { branch: 'feature/x', score: 55.5 })))!;
+    assert.deepEqual(agent.latest, entry('agt_1', 'rpt_3', T0 + 3000, { branch: 'feature/x', score: 55.5 }));
+    agent = (await s.recordAgentReport(entry('agt_1', 'rpt_3', T0 + 3000, { branch: 'feature/x', score: 60 })))!;
+    assert.deepEqual(agent.counts, { reports: 3, valid: 2, invalid: 1 }, 'a report recorded again is not counted again');
+    assert.equal(agent.latest?.score, 60);
+    assert.deepEqual(await s.getAgent('agt_1'), agent);
+    const all = await s.listAgentReports('agt_1', { limit: 10 });
+    assert.deepEqual(all.map((e) => e.report_id), ['rpt_3', 'rpt_2', 'rpt_1']);
+    const second = await s.listAgentReports('agt_1', { limit: 2, before: { created_at: all[1]!.created_at, report_id: all[1]!.report_id } });
+    assert.deepEqual(second.map((e) => e.report_id), ['rpt_1']);
+    assert.equal((await s.latestAgentReportOnBranch('agt_1', 'main'))?.report_id, 'rpt_2');
+    assert.equal((await s.latestAgentReportOnBranch('agt_1', 'feature/x'))?.report_id, 'rpt_3');
+    assert.equal(await s.latestAgentReportOnBranch('agt_1', 'nope'), undefined);
+    assert.deepEqual(await s.listAgentReports('agt_9', { limit: 10 }), []);
+  });
+
+  withStore('agents: concurrent records of one agent each count', async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => s.recordAgentReport(entry('agt_1', `rpt_${i}`, T0 + i * 1000))));
+    const agent = (await s.getAgent('agt_1'))!;
+    assert.equal(agent.counts.reports, 10);
+    assert.equal(agent.latest_report_id, 'rpt_9');
+  });
+
+  withStore('agents: the listing pages, sorts, searches and filters by account', async (s) => {
+    await accounts(s, 'acc_1', 'acc_2');
+    for (const [i, name] of ['beta', 'Alpha', 'gamma'].entries()) await s.ensureAgent(candidate(`agt_${i}`, 'acc_1', name, T0 + i));
+    await s.ensureAgent(candidate('agt_x', 'acc_2', 'alpine'));
+    await s.recordAgentReport(entry('agt_2', 'rpt_1', T0 + 10));
+    const byName = await s.pageAgents({ sort: 'name', descending: false, limit: 2, account_id: 'acc_1' });
+    assert.deepEqual(byName.items.map((a) => a.name), ['Alpha', 'beta']);
+    assert.ok(byName.next);
+    const rest = await s.pageAgents({ sort: 'name', descending: false, limit: 2, account_id: 'acc_1', after: byName.next });
+    assert.deepEqual(rest.items.map((a) => a.name), ['gamma']);
+    assert.equal(rest.next, undefined);
+    assert.deepEqual((await s.pageAgents({ sort: 'reports', descending: true, limit: 1 })).items.map((a) => a.id), ['agt_2']);
+    assert.deepEqual((await s.pageAgents({ sort: 'last_seen', descending: true, limit: 1 })).items.map((a) => a.id), ['agt_2']);
+    assert.deepEqual((await s.pageAgents({ q: 'ALP', sort: 'name', descending: false, limit: 10 })).items.map((a) => a.name), ['Alpha', 'alpine']);
+  });
+
+  withStore('agents: deleting an agent deletes its history; deleting an account deletes its agents', async (s) => {
+    await accounts(s, 'acc_1', 'acc_2');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    await s.ensureAgent(candidate('agt_2', 'acc_1', 'b'));
+    await s.ensureAgent(candidate('agt_3', 'acc_2', 'c'));
+    await s.recordAgentReport(entry('agt_1', 'rpt_1', T0));
+    await s.recordAgentReport(entry('agt_2', 'rpt_2', T0));
+    assert.equal(await s.deleteAgent('agt_1'), true);
+    assert.equal(await s.deleteAgent('agt_1'), false);
+    assert.deepEqual(await s.listAgentReports('agt_1', { limit: 5 }), []);
+    assert.equal(await s.deleteAccount('acc_1'), true);
+    assert.equal(await s.getAgent('agt_2'), undefined);
+    assert.deepEqual(await s.listAgentReports('agt_2', { limit: 5 }), []);
+    assert.equal((await s.getAgent('agt_3'))?.name, 'c', 'another account keeps its agents');
+    await accounts(s, 'acc_1');
+    assert.equal(await s.getAgentByName('acc_1', 'b'), undefined, 'an account made again under the id has none');
+  });
+
+  withStore("agents: retention keeps each agent's latest report, and prunes the others", async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    for (let i = 1; i <= 7; i++) await s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * 1000) }));
+    await s.commit();
+    await s.recordAgentReport(entry('agt_1', 'rpt_2', T0 + 2000));
+    assert.equal(await s.pruneReports(T0 + 6000), 4, 'rpt_1, rpt_3, rpt_4, rpt_5 go; rpt_2 is the agent\'s latest');
+    await s.commit();
+    assert.equal((await s.getReport('rpt_2'))?.id, 'rpt_2');
+    assert.equal(await s.getReport('rpt_3'), undefined);
+    assert.equal((await s.getReport('rpt_7'))?.id, 'rpt_7');
+    assert.equal(await s.pruneReports(T0 + 6000), 0, 'pruning again keeps it still');
+    await s.recordAgentReport(entry('agt_1', 'rpt_7', T0 + 7000));
+    assert.equal(await s.pruneReports(T0 + 8000), 2, 'no longer the latest: it goes');
+    assert.equal(await s.getReport('rpt_2'), undefined);
+    assert.equal((await s.getReport('rpt_7'))?.id, 'rpt_7');
+  });
+
+  withStore('agents: a name holding a NUL character cannot be stored (PostgreSQL text holds none), on any engine alike or refused', async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'ok'));
+    assert.equal(await s.getAgent('agt\u00001'), undefined);
+    assert.equal(await s.latestAgentReportOnBranch('agt_1', 'a\u0000b'), undefined);
+  });
+});
+
+const exported = (rows: TransferRow[], table: 'agents' | 'agent_reports') => rows.filter((r) => r.table === table).map((r) => (r as { row: unknown }).row);
+
+test('agents and their histories travel in export and import, between every pair of engines', async () => {
+  for (const from of engines) {
+    const source = (await from.open()) as Store & StoreTransfer;
+    await accounts(source, 'acc_1');
+    await source.ensureAgent(candidate('agt_1', 'acc_1', 'acme/billing'));
+    await source.putReport(report('rpt_1'));
+    const agent = (await source.recordAgentReport(entry('agt_1', 'rpt_1', T0, { branch: 'main' }))) as AgentRecord;
+    const rows: TransferRow[] = [];
+    for await (const row of source.exportRows()) rows.push(row);
+    await source.close();
+    assert.deepEqual(exported(rows, 'agents'), [agent], from.name);
+    assert.deepEqual(exported(rows, 'agent_reports'), [entry('agt_1', 'rpt_1', T0, { branch: 'main' })], from.name);
+    for (const to of engines) {
+      const target = (await to.open()) as Store & StoreTransfer;
+      await target.importRows((async function* () { yield* rows; })());
+      assert.deepEqual(await target.getAgentByName('acc_1', 'acme/billing'), agent, `${from.name} -> ${to.name}`);
+      assert.deepEqual(await target.listAgentReports('agt_1', { limit: 5 }), [entry('agt_1', 'rpt_1', T0, { branch: 'main' })], `${from.name} -> ${to.name}`);
+      await target.close();
+    }
+  }
+});
