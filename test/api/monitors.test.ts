@@ -53,6 +53,12 @@ describe('admin monitors', async () => {
     assert.equal(JSON.stringify(await t.get(body.monitor.id)).includes(body.signing_secret), false);
     const report = await t.store.getReport(body.first_run.report_id);
     assert.equal(report?.account_id, 'acct_1');
+    // The run joins the agent named by the monitored URL: on the report's result and in the agent's history.
+    const agent = await t.store.getAgentByName('acct_1', `${host.url}/card.json`);
+    assert.ok(agent, 'the agent exists');
+    assert.deepEqual((report?.result as { agent?: unknown }).agent, { id: agent.id, name: agent.name });
+    assert.equal(agent.latest_report_id, body.first_run.report_id);
+    assert.deepEqual((await t.store.listAgentReports(agent.id, { limit: 10 })).map((e) => e.report_id), [body.first_run.report_id]);
   });
 
   it('refuses hostile values with a clear 400, an unknown account with 404, one over monitors.max with 409, no token with 401', async () => {

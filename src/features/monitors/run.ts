@@ -2,7 +2,7 @@
  * One run of a monitor: its card fetched by URL (the card fetch's SSRF policy, time and size
  * bounds), validated under its account's ruleset with its account's trusted keys, the report
  * stored and counted in the account's usage (never refused by the daily limit: the schedule was
- * agreed to when the monitor was made), then put in the agent's history. A card that cannot be
+ * agreed to when the monitor was made), then put in the agent's history (see monitorAgent). A card that cannot be
  * fetched, or is no JSON object, makes the run `unreachable`: nothing is validated or stored.
  */
 import type { AppDeps } from '../../deps.ts';
@@ -17,6 +17,8 @@ import { reportVerdict } from '../reports/reports.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import type { CardFetcher } from '../validation/card-by-url.ts';
+import { joinAgent, joinHistory, reportFacts, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import { agentNameFromUrl } from '../agents/naming.ts';
 
 /** Why a fetch or a validation gave no verdict, in words (a 400's own message, without the field it names). */
 const problemOf = (e: unknown): string => {
@@ -24,18 +26,19 @@ const problemOf = (e: unknown): string => {
   return e instanceof Error ? e.message : String(e);
 };
 
-/** A run that validated a card: its summary, and what the agent's history records of it. */
-export interface ValidatedRun extends MonitorRun {
-  report_id: string;
-  valid: boolean;
-  errors: number;
-  warnings: number;
-}
+/**
+ * The agent a monitor's runs join: named by the monitored URL, normalised (as a card's endpoint
+ * URL names one), so that the history stays one agent's whatever the card says of itself, broken
+ * or not. Undefined for a URL no agent name can hold (over 200 characters).
+ */
+const monitorAgent = async (deps: AppDeps, monitor: MonitorRecord): Promise<AgentRun | undefined> => {
+  const name = agentNameFromUrl(monitor.url);
+  const agent = name === undefined ? undefined : await joinAgent(deps, monitor.account_id, name);
+  return agent && { agent, branch: null };
+};
 
-const countOf = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
-
-/** Fetches and validates the monitor's card and stores its report; `unreachable` (nothing stored) when there is no card to validate. */
-export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: MonitorRecord, startedAt: number): Promise<ValidatedRun | MonitorRun> => {
+/** Fetches and validates the monitor's card, stores its report and puts it in the agent's history; `unreachable` (nothing stored) when there is no card to validate. */
+export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: MonitorRecord, startedAt: number): Promise<MonitorRun> => {
   const at = iso(startedAt);
   const unreachable = (e: unknown): MonitorRun => ({ at, verdict: 'unreachable', score: null, report_id: null, error: problemOf(e) });
   let fetched;
@@ -54,6 +57,7 @@ export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: M
     if (!isApiError(e)) deps.log.error('monitor validation failed', { monitor_id: monitor.id, error: problemOf(e) });
     return unreachable(e);
   }
+  const agentRun = await monitorAgent(deps, monitor);
   const now = deps.clock.now();
   const report: VerbatimReport = {
     id: newId('rpt', now),
@@ -63,19 +67,11 @@ export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: M
     version: outcome.version,
     requestJson: `{"agent_card":${fetched.text},"agent_url":${JSON.stringify(fetched.source.agent_url)}}`,
     meta: { source: fetched.source, monitor_id: monitor.id },
-    resultJson: outcome.resultJson,
+    resultJson: withAgentMembers(outcome.resultJson, agentRun),
     verdict: reportVerdict(outcome),
   };
   // Logged by the store's caller already; the run then ends without a summary and runs again next interval.
   if (!(await countServiceValidation(deps, monitor.account_id, report))) throw new Error(`the report of monitor ${monitor.id}'s run was not stored`);
-  const result = JSON.parse(outcome.resultJson) as { errors?: unknown; warnings?: unknown };
-  return {
-    at,
-    verdict: outcome.valid ? 'pass' : 'fail',
-    score: outcome.score,
-    report_id: report.id,
-    valid: outcome.valid,
-    errors: countOf(result.errors),
-    warnings: countOf(result.warnings),
-  };
+  await joinHistory(deps, agentRun, reportFacts(report.id, report.created_at, JSON.parse(outcome.resultJson)));
+  return { at, verdict: outcome.valid ? 'pass' : 'fail', score: outcome.score, report_id: report.id };
 };

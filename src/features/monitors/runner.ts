@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
-import type { MonitorRecord, MonitorRun, MonitorRunUpdate } from '../../store/contract/monitors.ts';
+import type { MonitorRecord, MonitorRunUpdate } from '../../store/contract/monitors.ts';
 import { cardFetcher, type CardFetcher } from '../validation/card-by-url.ts';
 import { sendEvent, transitionOf } from './events.ts';
 import { monitorPolicies, type MonitorPolicies } from './monitors.ts';
@@ -35,9 +35,6 @@ export const nextRunDelayMs = (intervalSeconds: number, failures: number, maxBac
   if (failures === 0) return intervalSeconds * 1000;
   return Math.min(intervalSeconds * 2 ** Math.min(failures, MAX_DOUBLINGS), Math.max(intervalSeconds, maxBackoffSeconds)) * 1000;
 };
-
-/** A run's summary as the monitor keeps it (what the history records of it stays out). */
-const summaryOf = ({ at, verdict, score, report_id, error }: MonitorRun): MonitorRun => ({ at, verdict, score, report_id, ...(error === undefined ? {} : { error }) });
 
 export class MonitorRunner {
   /** This runner's name on the leases it holds. */
@@ -77,7 +74,7 @@ export class MonitorRunner {
       failures,
       state: transition.state,
       baseline_report_id: transition.baseline_report_id,
-      last_run: summaryOf(run),
+      last_run: run,
       last_success_at: run.report_id === null ? monitor.last_success_at : run.at,
     };
     if (!(await deps.store.finishMonitorRun(monitor.id, this.owner, update))) return monitor;
