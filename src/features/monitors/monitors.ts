@@ -9,7 +9,9 @@ import * as z from 'zod';
 import type { Config } from '../../config.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
+import type { MonitorGauge } from '../../metrics/metrics.ts';
 import type { MonitorRecord } from '../../store/contract/monitors.ts';
+import type { Store } from '../../store/contract/store.ts';
 
 /** The longest interval a monitor may be given (30 days): a bound on a number the scheduler adds to a time. */
 export const MAX_INTERVAL_SECONDS = 30 * 86_400;
@@ -57,4 +59,20 @@ export const checkNewMonitor = (config: Config, policies: MonitorPolicies, monit
   if (cardRefusal) throw invalid(cardRefusal);
   const notifyRefusal = monitor.notify_url === undefined ? undefined : policies.notify.refuseUrl(monitor.notify_url);
   if (notifyRefusal) throw invalid(notifyRefusal);
+};
+
+/** What /metrics shows of every monitor (paged through the store, at most `max` of them). */
+export const monitorGauges = async (store: Pick<Store, 'pageMonitors'>, max: number): Promise<MonitorGauge[]> => {
+  const gauges: MonitorGauge[] = [];
+  let after: string | undefined;
+  while (gauges.length < max) {
+    const page = await store.pageMonitors({ ...(after === undefined ? {} : { after }), limit: Math.min(500, max - gauges.length) });
+    for (const m of page) {
+      const lastSuccessAt = m.last_success_at === null ? null : Date.parse(m.last_success_at);
+      gauges.push({ id: m.id, verdict: m.last_run?.verdict ?? null, score: m.last_run?.score ?? null, lastSuccessAt: Number.isNaN(lastSuccessAt) ? null : lastSuccessAt });
+    }
+    if (page.length === 0 || page.length < 500) break;
+    after = page.at(-1)!.id;
+  }
+  return gauges;
 };
