@@ -96,6 +96,36 @@ describe('the regression gate (file store)', () => {
     refusedBaseline(await validate(base(), { agent: 'latest/agent', baseline: 'branch:nope' }, one.key), 'a branch never seen');
   });
 
+  it('webhooks: a keyed one joins the agent its metadata names (repo and file) and keeps its branch; GitHub\'s commit status follows the gate', async () => {
+    const hook = async (path: string, body: unknown, key?: string): Promise<Answer> => {
+      const headers = key ? { ...json, authorization: `Bearer ${key}` } : json;
+      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    const metadata = { repo: 'acme/agents', file: 'cards/billing.json', branch: 'main' };
+    const onMain = await hook('/v1/webhook', { agent_card: base(), metadata }, one.key);
+    assert.equal(onMain.status, 200);
+    assert.equal(onMain.body.agent.name, 'acme/agents/cards/billing.json');
+    const keylessHook = await hook('/v1/webhook', { agent_card: base(), metadata });
+    assert.equal(keylessHook.status, 200);
+    assert.equal(keylessHook.body.agent, undefined, 'keyless: no agent');
+    const refused = await hook('/v1/webhook', { agent_card: base(), metadata, options: { baseline: 'latest' } });
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.error, /^options\.baseline: /);
+    const github = { repo: 'acme/agents', sha: 'a'.repeat(40) };
+    const options = { agent: 'acme/agents/cards/billing.json', baseline: 'branch:main' };
+    const same = await hook('/v1/webhook/github', { agent_card: base(), github, options }, one.key);
+    assert.equal(same.status, 200);
+    assert.equal(same.body.validation.valid, false, 'the card has its old error');
+    assert.equal(same.body.baseline.report_id, onMain.body.validation_id);
+    assert.equal(same.body.github_status.state, 'success', 'no regression: the status follows the gate, not the verdict');
+    const worse = await hook('/v1/webhook/github', { agent_card: badUrl(), github: { ...github, sha: 'b'.repeat(40) }, options }, one.key);
+    assert.equal(worse.body.baseline.new_errors, 1);
+    assert.equal(worse.body.github_status.state, 'failure');
+    const plain = await hook('/v1/webhook/github', { agent_card: base(), github: { ...github, sha: 'c'.repeat(40) } }, one.key);
+    assert.equal(plain.body.github_status.state, 'failure', 'without a baseline: the card\'s verdict');
+  });
+
   it('another account, a keyless caller and hostile values cannot reach a baseline: 400 naming options.baseline', async () => {
     const mine = await validate(base(), { agent: 'private/agent' }, one.key);
     refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }, two.key), 'another account\'s report id');

@@ -7,7 +7,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { findingKey } from '../../engine/diff.ts';
-import type { ApiError } from '../../errors/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { iso } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import type { AgentRecord } from '../../store/contract/agents.ts';
@@ -50,6 +50,9 @@ export interface AgentReportFacts {
 
 /** How a caller's 400 is made: the path at fault (`options.baseline`) and why (the validating routes and the webhooks answer their own shapes). */
 export type Refuse = (path: string, message: string) => ApiError;
+
+/** The flat 400 of the webhooks (`options.baseline: …`); POST /v1/validate answers its own shape. */
+export const flatRefusal: Refuse = (path, message) => new ApiError('INVALID_REQUEST', `${path}: ${message}`);
 
 type AgentDeps = Pick<AppDeps, 'store' | 'clock' | 'config'>;
 
@@ -119,16 +122,19 @@ const baselineId = async (deps: AgentDeps, agent: AgentRecord | undefined, basel
   return baseline;
 };
 
+/** A baseline asks for a key: keyless validations have no history to compare with (their 400). */
+export const checkKeyedBaseline = (accountId: string | null, ask: AgentAsk, refuse: Refuse): void => {
+  if (accountId === null && ask.baseline !== undefined) throw refuse('options.baseline', 'a baseline needs an API key (Authorization: Bearer <key>): keyless validations join no agent\'s history');
+};
+
 /**
  * The keyed validation's agent and gate, before its report is stored: the baseline it names is
  * read (a 400 when it is not a report of this account's, or has no one card), compared with the
  * result, then the agent joined. A keyless call joins none, and a baseline on one is a 400.
  */
 export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null, ask: AgentAsk, resultJson: string, refuse: Refuse): Promise<AgentRun | undefined> => {
-  if (accountId === null) {
-    if (ask.baseline !== undefined) throw refuse('options.baseline', 'a baseline needs an API key (Authorization: Bearer <key>): keyless validations join no agent\'s history');
-    return undefined;
-  }
+  checkKeyedBaseline(accountId, ask, refuse);
+  if (accountId === null) return undefined;
   if (ask.name === null) {
     if (ask.baseline !== undefined) throw refuse('options.baseline', 'nothing names this card\'s agent (no options.agent, and no endpoint URL in the card): give options.agent');
     return undefined;

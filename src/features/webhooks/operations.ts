@@ -17,6 +17,7 @@ import { jsonBody } from '../../errors/bad-input.ts';
 import { findReport, recordReport, recordWith, reportVerdict } from '../reports/reports.ts';
 import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';
+import { checkKeyedBaseline, flatRefusal, joinHistory, prepareAgentRun, reportFacts, withAgentMembers } from '../agents/operations.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 
@@ -45,19 +46,23 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   if ('callback_url' in outcome) {
     const refusal = jobs.policy.refuseUrl(outcome.callback_url);
     if (refusal) throw new ApiError('INVALID_REQUEST', refusal);
+    // The job joins its agent when it runs; a baseline without a key is refused now.
+    checkKeyedBaseline(accountId, outcome.agentAsk, flatRefusal);
     return { status: 202, body: JSON.stringify(await submitJob(deps, jobs, { body: text, metadata, callback_url: outcome.callback_url, ...(accountId === null ? {} : { account_id: accountId }) })) };
   }
   const { card } = outcome;
-  const body = webhookResultText(card, outcome.metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
+  const plain = webhookResultText(card, outcome.metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
+  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, plain, flatRefusal);
+  const body = withAgentMembers(plain, run);
   const report = webhookReport(
-    { id, createdAt: iso(createdMs), metadata, version: card.version },
+    { id, createdAt: iso(createdMs), metadata, version: card.version, accountId },
     { requestJson: text, resultJson: body, verdict: reportVerdict(card) },
   );
   // The validation ran, so the caller still gets its result; but its report_url (and
   // /v1/status) will answer 404, which the log must make plain.
   if (!(await recordReport(store, deps.log, report))) {
     deps.log.warn('webhook result returned without a stored report: its report_url will answer 404', { validation_id: id });
-  }
+  } else await joinHistory(deps, run, reportFacts(id, report.created_at, JSON.parse(plain)));
   return { status: 200, body };
 };
 
@@ -103,13 +108,16 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string,
     throw githubFailure({ sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl });
   }
   const { repo, sha, card } = outcome;
-  const context = { sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
-  let body = githubResultText(card, context);
+  const judged = { sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
+  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, githubResultText(card, judged), flatRefusal);
+  // With a baseline, the commit status follows the gate.
+  const context = run?.baseline ? { ...judged, gatePassed: run.baseline.passed } : judged;
+  let body = withAgentMembers(githubResultText(card, context), run);
   const report = (resultJson: string): VerbatimReport => ({
     id,
     kind: 'github',
     created_at: iso(now),
-    account_id: null,
+    account_id: accountId,
     alias: sha, // lower-case (parseGithubRequest); GET /reports lower-cases a hex id it looks up
     alias_scope: repo.toLowerCase(), // GitHub repository names are case-insensitive
     version: card.version,
@@ -118,12 +126,13 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string,
     resultJson,
     verdict: reportVerdict(card),
   });
-  await recordWith(store, deps.log, id, async () => {
+  const recorded = await recordWith(store, deps.log, id, async () => {
     if (await store.putReport(report(body))) return;
     // Another repository holds the sha: this report keeps its own link.
-    body = githubResultText(card, { ...context, reportId: id });
+    body = withAgentMembers(githubResultText(card, { ...context, reportId: id }), run);
     await store.putReport({ ...report(body), alias: undefined }); // the same id: replaces the first put
   });
+  if (recorded) await joinHistory(deps, run, reportFacts(id, iso(now), JSON.parse(body)));
   return body;
 };
 

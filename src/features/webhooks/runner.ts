@@ -42,7 +42,8 @@ import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
-import { ApiError } from '../../errors/api-error.ts';
+import { ApiError, isApiError } from '../../errors/api-error.ts';
+import { flatRefusal, joinHistory, prepareAgentRun, reportFacts, withAgentMembers, type AgentRun } from '../agents/operations.ts';
 import { reportVerdict } from '../reports/reports.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
@@ -317,6 +318,7 @@ export class JobRunner {
     // Jobs keep their request body's text; jobs stored before that keep the card itself.
     const requestJson = job.request.body ?? JSON.stringify({ agent_card: job.request.agent_card });
     let outcome: JobOutcome;
+    let run: AgentRun | undefined;
     if (attempts > maxJobAttempts) {
       log.error('webhook job interrupted too often: failed without running it again', { validation_id: job.id, attempts: attempts - 1 });
       outcome = this.errorOutcome(job, `it was interrupted ${attempts - 1} times (the service stopped or crashed while validating), so it is not run again`);
@@ -325,8 +327,9 @@ export class JobRunner {
         const validation = await this.validationOf(job, requestJson);
         if (held.lost) return undefined;
         const result = validation.body;
+        run = validation.run;
         const report = webhookReport(
-          { id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version },
+          { id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version, accountId: job.request.account_id },
           { requestJson, resultJson: validation.text, verdict: validation.verdict },
         );
         outcome = { result, report };
@@ -353,6 +356,7 @@ export class JobRunner {
     }
     if (!stored) return undefined;
     await this.deps.store.commit();
+    await joinHistory(this.deps, run, reportFacts(job.id, job.created_at, outcome.result));
     return outcome.result;
   }
 
@@ -431,16 +435,20 @@ export class JobRunner {
    * capped) and the protocol version it was validated against: a validation result, or an `error`
    * result (no version) when the engine failed or ran out of time.
    */
-  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict: VerbatimReport['verdict'] }> {
+  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict: VerbatimReport['verdict']; run?: AgentRun }> {
     const metadata = job.request.metadata ?? {};
+    const accountId = job.request.account_id ?? null;
     try {
-      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson), ruleset: await rulesetFor(this.deps, job.request.account_id ?? null) }));
-      const text = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
-      return { body: JSON.parse(text) as WebhookResult, text, version: card.version, verdict: reportVerdict(card) };
+      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson), ruleset: await rulesetFor(this.deps, accountId) }));
+      const plain = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
+      // A keyed job joins its agent; a baseline refused (gone since it was submitted) is the job's error result.
+      const run = await prepareAgentRun(this.deps, accountId, card.agentAsk, plain, flatRefusal);
+      const text = withAgentMembers(plain, run);
+      return { body: JSON.parse(text) as WebhookResult, text, version: card.version, verdict: reportVerdict(card), ...(run ? { run } : {}) };
     } catch (e) {
       if (this.interruptedByShutdown(e)) throw e;
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });
-      const reason = e instanceof Error && e.name === 'ValidationTimeout' ? e.message : 'internal validation error';
+      const reason = e instanceof Error && e.name === 'ValidationTimeout' ? e.message : isApiError(e) ? e.message : 'internal validation error';
       const body = webhookErrorResult(reason, metadata, this.contextOf(job));
       return { body, text: JSON.stringify(body), verdict: reportVerdict('not-run') };
     }

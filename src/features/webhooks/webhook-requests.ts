@@ -11,12 +11,21 @@ import { jsonBody } from '../../errors/bad-input.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
 import { answerBudget, bodyParts, cardPieces, MAX_URL_CHARS, signatureOptions, withinBudget, verifySignaturesOption, type BodyText, type CardPieces, type Engine, type ValidationSettings, rulesetOptions, rulesetRefOf, type ServerRuleset } from '../validation/card-result.ts';
 import type { WebhookMetadata } from './webhook-result.ts';
+import { agentAsk, agentNameOption, gateOptions, type AgentAsk, type AgentOptions } from '../agents/naming.ts';
 
 /** metadata is echoed in every result, callback and report: its JSON may be at most this many bytes. */
 export const maxMetadataBytes = 16 * 1024;
 
 const agentCardSchema = jsonObjectSchema('agent_card is required', 'The agent card to validate.');
-const optionsSchema = z.object({ verify_signatures: verifySignaturesOption }, { error: 'options must be a JSON object' }).optional();
+const optionsSchema = z
+  .object({ verify_signatures: verifySignaturesOption, agent: agentNameOption, ...gateOptions }, { error: 'options must be a JSON object' })
+  .optional();
+
+/** The agent options of a webhook body, as agentAsk reads them. */
+const agentOptionsOf = (options: z.infer<typeof optionsSchema>): AgentOptions => {
+  const { verify_signatures: _verify, ...agent } = options ?? {};
+  return agent;
+};
 
 /** The body of POST /v1/webhook. callback_url is only checked to be a string here: its policy needs the configuration (see handleWebhook in operations.ts). */
 export const webhookRequestSchema = z
@@ -41,6 +50,8 @@ export interface WebhookRequest {
   metadata: WebhookMetadata;
   callback_url?: string;
   verify_signatures?: boolean;
+  /** The agent options (`options.agent`, `baseline`, `branch`, `fail_on`). */
+  agent: AgentOptions;
 }
 
 /** The first problem of an unusable body, as its 400 (the checks of a webhook body stop at the first). */
@@ -51,7 +62,8 @@ export const parseWebhookRequest = (body: Record<string, unknown>): WebhookReque
   if (!parsed.success) throw firstProblem(parsed.error.issues);
   const { agent_card, metadata = {}, callback_url, options } = parsed.data;
   const verify = options?.verify_signatures === undefined ? {} : { verify_signatures: options.verify_signatures };
-  return callback_url === undefined ? { agent_card, metadata, ...verify } : { agent_card, metadata, callback_url, ...verify };
+  const agent = agentOptionsOf(options);
+  return callback_url === undefined ? { agent_card, metadata, agent, ...verify } : { agent_card, metadata, callback_url, agent, ...verify };
 };
 
 /**
@@ -77,26 +89,29 @@ const webhookOptions = (settings: ValidationSettings, trust: SignaturePolicy | u
  * A POST /v1/webhook body validated (400s thrown), its metadata as JSON text: the card's pieces,
  * or for a job (with callback_url) only its callback_url: the job validates its card later.
  */
-export type WebhookOutcome = { metadata: string } & ({ callback_url: string } | { card: CardPieces });
+export type WebhookOutcome = { metadata: string; agentAsk: AgentAsk } & ({ callback_url: string } | { card: CardPieces });
 
 export const validateWebhookText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): WebhookOutcome => {
   const { text, trust, ruleset } = bodyParts(body);
   const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
   const metadata = JSON.stringify(request.metadata);
-  if (request.callback_url !== undefined) return { metadata, callback_url: request.callback_url };
-  return { metadata, card: piecesWithinBudget(engine(request.agent_card, webhookOptions(settings, trust, request.verify_signatures, ruleset)), request.agent_card, text, ruleset, metadata) };
+  const ask = agentAsk(request.agent, request.agent_card, request.metadata);
+  if (request.callback_url !== undefined) return { metadata, agentAsk: ask, callback_url: request.callback_url };
+  return { metadata, agentAsk: ask, card: piecesWithinBudget(engine(request.agent_card, webhookOptions(settings, trust, request.verify_signatures, ruleset)), request.agent_card, text, ruleset, metadata) };
 };
 
-/** The card of a stored webhook job's body text, validated. */
-export const validateJobText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): CardPieces => {
+/** The card of a stored webhook job's body text, validated, with what it asks of its agent. */
+export const validateJobText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): CardPieces & { agentAsk: AgentAsk } => {
   const { text, trust, ruleset } = bodyParts(body);
   const request = parseWebhookRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return piecesWithinBudget(engine(request.agent_card, webhookOptions(settings, trust, request.verify_signatures, ruleset)), request.agent_card, text, ruleset, JSON.stringify(request.metadata));
+  const pieces = piecesWithinBudget(engine(request.agent_card, webhookOptions(settings, trust, request.verify_signatures, ruleset)), request.agent_card, text, ruleset, JSON.stringify(request.metadata));
+  return { ...pieces, agentAsk: agentAsk(request.agent, request.agent_card, request.metadata) };
 };
 
 export interface GithubRequest {
   agent_card: Record<string, unknown>;
   verify_signatures?: boolean;
+  agent: AgentOptions;
   repo: string;
   /** Lower-cased full SHA (SHA-1 or SHA-256). */
   sha: string;
@@ -130,7 +145,7 @@ export const parseGithubRequest = (body: Record<string, unknown>): GithubRequest
     throw firstProblem([...issues.filter((i) => i.path[0] !== 'github'), ...issues.filter((i) => i.message === githubRequired), ...issues]);
   }
   const { agent_card, github, options } = parsed.data;
-  return { agent_card, repo: github.repo, sha: github.sha.toLowerCase(), ...(options?.verify_signatures === undefined ? {} : { verify_signatures: options.verify_signatures }) };
+  return { agent_card, repo: github.repo, sha: github.sha.toLowerCase(), agent: agentOptionsOf(options), ...(options?.verify_signatures === undefined ? {} : { verify_signatures: options.verify_signatures }) };
 };
 
 /** A POST /v1/webhook/github body validated (400s thrown). */
@@ -138,10 +153,12 @@ export interface GithubOutcome {
   repo: string;
   sha: string;
   card: CardPieces;
+  agentAsk: AgentAsk;
 }
 
 export const validateGithubText = (body: BodyText, settings: ValidationSettings, engine: Engine = validateCard): GithubOutcome => {
   const { text, trust, ruleset } = bodyParts(body);
-  const { agent_card, repo, sha, verify_signatures } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
-  return { repo, sha, card: piecesWithinBudget(engine(agent_card, webhookOptions(settings, trust, verify_signatures, ruleset)), agent_card, text, ruleset) };
+  const { agent_card, repo, sha, verify_signatures, agent } = parseGithubRequest(jsonBody(text, { maxDepth: settings.maxJsonDepth }));
+  const card = piecesWithinBudget(engine(agent_card, webhookOptions(settings, trust, verify_signatures, ruleset)), agent_card, text, ruleset);
+  return { repo, sha, card, agentAsk: agentAsk(agent, agent_card) };
 };

@@ -61,13 +61,14 @@ export const webhookErrorResult = (reason: string, metadata: WebhookMetadata, co
  * is absent when the validation could not run.
  */
 export const webhookReport = (
-  report: { id: string; createdAt: string; metadata: WebhookMetadata; version?: string },
+  report: { id: string; createdAt: string; metadata: WebhookMetadata; version?: string; accountId?: string | null },
   content: Pick<VerbatimReport, 'requestJson' | 'resultJson' | 'verdict'>,
 ): VerbatimReport => ({
   id: report.id,
   kind: 'webhook',
   created_at: report.createdAt,
-  account_id: null,
+  // A keyed validation's report is its account's (its agent's history and baselines read it).
+  account_id: report.accountId ?? null,
   ...(report.version !== undefined ? { version: report.version } : {}),
   ...content,
   meta: report.metadata,
@@ -94,6 +95,8 @@ export interface GithubContext {
   reportsUrl: string;
   /** The report's own id: linked instead of the sha when another repository holds the sha (see validateForGithub). */
   reportId?: string;
+  /** With a baseline (options.baseline): whether the gate passed, which the commit status then follows instead of the card's verdict. */
+  gatePassed?: boolean;
 }
 
 const githubStatus = (state: 'success' | 'failure' | 'error', description: string, context: GithubContext) => ({
@@ -106,7 +109,13 @@ const githubStatus = (state: 'success' | 'failure' | 'error', description: strin
 /** Interface 2.8 as JSON text: the result and a commit status ready for POST /repos/{repo}/statuses/{sha}. */
 export const githubResultText = (card: CardPieces, context: GithubContext): string =>
   `{"success":true,"validation":{"valid":${card.valid},"errors":${card.errors},"warnings":${card.warnings}${card.infosMember}${truncatedField(card, ['errors', 'warnings'])},${card.versionMembers}}` +
-  `,"score":${card.score},"github_status":${JSON.stringify(githubStatus(card.valid ? 'success' : 'failure', describe(card), context))}}`;
+  `,"score":${card.score},"github_status":${JSON.stringify(githubStatusOf(card, context))}}`;
+
+/** The commit status: the card's verdict, or with a baseline the gate's (a card with old errors passes it; a new error fails a valid card). */
+const githubStatusOf = (card: CardPieces, context: GithubContext) => {
+  if (context.gatePassed === undefined) return githubStatus(card.valid ? 'success' : 'failure', describe(card), context);
+  return githubStatus(context.gatePassed ? 'success' : 'failure', `${context.gatePassed ? 'No regression' : 'Regression'} against the baseline; ${describe(card)}`, context);
+};
 
 /**
  * The 500 when the validation could not run: the documented flat error, plus `success: false` and
