@@ -90,6 +90,7 @@ export const declaredTiers = {
     'test/dashboard/ruleset-editor.test.ts',
     'test/dashboard/scale.test.ts',
     'test/dashboard/sign-in.test.ts',
+    'test/dashboard/monitors.test.ts',
     'test/dashboard/trust-keys.test.ts',
     'test/deploy/deploy.test.ts',
     'test/deploy/gitlab.test.ts',

@@ -26,6 +26,7 @@ export const dashboardPage = (tokenFile?: string): string => `<!doctype html>
     <a href="#/usage" data-nav="usage">Usage</a>
     <a href="#/reports" data-nav="reports">Reports</a>
     <a href="#/trust-keys" data-nav="trust-keys">Trust keys</a>
+    <a href="#/monitors" data-nav="monitors">Monitors</a>
   </nav>
   <button type="button" id="sign-out" class="button secondary" hidden>Sign out</button>
 </header>

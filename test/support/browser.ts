@@ -24,7 +24,7 @@ export const screenshotDir = new URL('../../test-artifacts/dashboard', import.me
 const command = process.env.DASHBOARD_TEST_COMMAND?.split(' ').filter(Boolean);
 
 /** The server with the admin token; `dataDir`: one written beforehand (seeded data). */
-export const startService = async (options: { dataDir?: string } = {}) => {
+export const startService = async (options: { dataDir?: string; config?: Record<string, unknown> } = {}) => {
   const server = await startServer({ env: { CARDGATE_ADMIN_TOKEN: ADMIN_TOKEN }, command, ...options });
   return { url: server.url, stop: () => server.stop() };
 };

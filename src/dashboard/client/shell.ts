@@ -7,6 +7,7 @@ import { go, handleFailure, onSubmit, setRenderer, signOut } from './actions.ts'
 import { ApiFailure, api, byId, clearMessages, complain, field, h, session } from './core.ts';
 import { reportsView, usageView } from './insights.ts';
 import { trustKeysView } from './trust-keys.ts';
+import { monitorsView } from './monitors.ts';
 
 interface Route {
   pattern: RegExp;
@@ -24,6 +25,7 @@ const routes: Route[] = [
   { pattern: /^#\/usage(?:\?(.*))?$/, nav: 'usage', title: 'Usage', view: (m) => usageView(m[1]) },
   { pattern: /^#\/reports(?:\?(.*))?$/, nav: 'reports', title: 'Reports', view: (m) => reportsView(m[1]) },
   { pattern: /^#\/trust-keys$/, nav: 'trust-keys', title: 'Trust keys', view: trustKeysView },
+  { pattern: /^#\/monitors$/, nav: 'monitors', title: 'Monitors', view: monitorsView },
 ];
 
 function setSignedIn(signedIn: boolean): void {
