@@ -298,7 +298,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   const close = (signal?: string): Promise<void> => {
     if (stopping) return stopping;
     // Its last lines are written before close() settles: the process may go on (tests, embedders).
-    stopping = shutDown({ config, log, server, requests, lifecycle, closeValidator: () => validator.close(), store }, signal).finally(logLines.flush);
+    stopping = shutDown({ config, log, server, requests, lifecycle, closeValidator: () => validator.close(), store }, signal).finally(logLines.close);
     stopping.then(() => stoppedWith(0), () => stoppedWith(1));
     return stopping;
   };

@@ -17,7 +17,7 @@ const FLUSH_MS = 10;
  * written at exit, or when the owner calls `flush` (a server closing in a process that goes on);
  * the timer never keeps the process up.
  */
-export const batchedLines = (write: (text: string) => void, flushMs = FLUSH_MS): ((line: string) => void) & { flush: () => void } => {
+export const batchedLines = (write: (text: string) => void, flushMs = FLUSH_MS): ((line: string) => void) & { flush: () => void; close: () => void } => {
   let pending: string[] = [];
   const flush = () => {
     if (pending.length === 0) return;
@@ -29,7 +29,12 @@ export const batchedLines = (write: (text: string) => void, flushMs = FLUSH_MS):
   const line = (text: string) => {
     if (pending.push(text) === 1) setTimeout(flush, flushMs).unref();
   };
-  return Object.assign(line, { flush });
+  // A process that starts and stops servers keeps no listener per server it has stopped.
+  const close = () => {
+    flush();
+    process.off('exit', flush);
+  };
+  return Object.assign(line, { flush, close });
 };
 
 /**
@@ -41,6 +46,7 @@ export const heldUntilReleased = (write: (text: string) => void, hold: boolean):
   if (!hold) return { write, release: () => {} };
   let held: string[] | undefined = [];
   const release = () => {
+    process.off('exit', release);
     const texts = held ?? [];
     held = undefined;
     for (const text of texts) write(text);

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateCard, type CardResult } from '../../src/engine/index.ts';
 import { compileRuleset, compileRulesetText, rulesetForFile, type CompiledRulesetData } from '../../src/engine/ruleset/index.ts';
+import { CUSTOM_RULES_BUDGET } from '../../src/engine/ruleset/custom.ts';
+import { a2aCards } from './corpus.ts';
 import { clean03, clean10, type Card } from './fixtures.ts';
 
 const compile = (rules: Record<string, unknown>, more: Record<string, unknown> = {}): CompiledRulesetData => {
@@ -110,4 +112,26 @@ test('a rule id naming a member of every JavaScript object (__proto__, toString.
     const severityOnly = compileRulesetText(`{"rules": {"acme.x": {"given": "$", "then": {"function": "falsy"}}}, "overrides": [{"files": ["**"], "rules": {"${id}": "error"}}]}`, 'team.json');
     assert.ok('problems' in severityOnly, `${id} in an override: accepted`);
   }
+});
+
+test('the custom rules\' budget: on a large card the rules past it are not run and say so, in order; on the largest real cards a hundred of the costliest rules all run', () => {
+  const descentRules = (n: number, given: string) => compile(Object.fromEntries(Array.from({ length: n }, (_, i) => [`acme.r${i}`, { given, severity: 'warning', message: '{{path}} {{error}}', then: { function: 'falsy' } }])));
+  // 5,000 skills of 6 values each: some 30,000 values (a `$..x` may select any) and 100,000 pairs (a `$..x..y`).
+  const big: Card = { ...clean03(), skills: Array.from({ length: 5_000 }, (_, i) => ({ id: `s${i}`, name: 'n', description: 'd', tags: ['t'] })) };
+  const skipped = (r: CardResult) => r.warnings.filter((f) => f.message.startsWith('not checked')).map((f) => f.rule);
+  const oneDescent = validateCard(big, { ruleset: descentRules(10, '$..name') });
+  assert.equal(oneDescent.warnings.filter((f) => f.rule.startsWith('acme.') && !f.message.startsWith('not checked')).length > 0, true, 'the rules within the budget ran');
+  const countValues = (v: unknown): number => 1 + (typeof v === 'object' && v !== null ? Object.values(v).reduce((n: number, c) => n + countValues(c), 0) : 0);
+  const ran = Math.floor(CUSTOM_RULES_BUDGET / countValues(big));
+  assert.ok(ran >= 1 && ran < 10);
+  assert.deepEqual(skipped(oneDescent), Array.from({ length: 10 - ran }, (_, i) => `acme.r${ran + i}`));
+  // The estimate is what counts, not what a rule selects: `$..none..*` selects nothing here.
+  const twoDescents = validateCard(big, { ruleset: descentRules(3, '$..none..*') });
+  assert.deepEqual(skipped(twoDescents), ['acme.r2'], 'two rules of 100,000-odd pairs fit, the third does not');
+  assert.match(twoDescents.warnings.find((f) => f.rule === 'acme.r2')!.message, /^not checked: its given may select \d+ values of this card, past what is left of the custom rules' budget of 250000 per card$/);
+  const plain = validateCard(big, { ruleset: descentRules(100, '$.name') });
+  assert.deepEqual(skipped(plain), [], 'a path without wildcards selects one value');
+  const largest = a2aCards().map(({ card }) => card).sort((a, b) => JSON.stringify(b).length - JSON.stringify(a).length).slice(0, 3);
+  assert.equal(largest.length, 3);
+  for (const card of largest) assert.deepEqual(skipped(validateCard(card, { ruleset: descentRules(100, '$..*..*') })), []);
 });

@@ -156,6 +156,19 @@ test('a hostile ruleset: huge text, too many rules, alias bombs and a deep exten
   assert.match(problemsOf({ overrides: [{ files: ['x'.repeat(201)], rules: {} }] }).join(), /overrides\.0\.files\.0: Too big/);
 });
 
+test('a ruleset nested deeper than the limit is one problem saying so, however it nests (never the parser\'s stack overflow)', () => {
+  const nested = (depth: number) => `rules:\n  x.y: ${'['.repeat(depth)}${']'.repeat(depth)}\n`;
+  const hostile = [nested(100_000), `rules:\n  ${'- '.repeat(100_000)}x\n`, `rules: ${'{a: '.repeat(40)}1${'}'.repeat(40)}\n`, nested(RULESET_LIMITS.depth)];
+  for (const text of hostile) {
+    const r = compileRulesetText(text, 'deep.yaml');
+    assert.ok('problems' in r);
+    assert.deepEqual(r.problems, [{ path: '', message: `the ruleset nests more than ${RULESET_LIMITS.depth} levels deep`, line: 1, column: 1 }]);
+  }
+  const within = compileRulesetText(nested(RULESET_LIMITS.depth - 3), 'within.yaml');
+  assert.ok('problems' in within);
+  assert.doesNotMatch(within.problems.map((p) => p.message).join('\n'), /levels deep|stack/);
+});
+
 test('the ruleset JSON Schema is published data: an object schema naming every top-level member', () => {
   const schema = (rulesetJsonSchema as { $defs: Record<string, { type: string; properties: Record<string, unknown>; additionalProperties: boolean }> }).$defs.Ruleset!;
   assert.equal(schema.type, 'object');

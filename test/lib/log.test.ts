@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises';
-import { batchedLines, createLogger } from '../../src/lib/log.ts';
+import { batchedLines, createLogger, heldUntilReleased } from '../../src/lib/log.ts';
 
 const capture = (times: number[]) => {
   const lines: string[] = [];
@@ -50,4 +50,18 @@ test('lines of several event-loop turns are written together once the flush inte
   line('{"n":3}');
   await delay(300);
   assert.deepEqual(writes, ['{"n":1}\n{"n":2}\n', '{"n":3}\n']);
+});
+
+test('close() writes what waits and leaves no exit listener behind; a held writer released leaves none either', () => {
+  const before = process.listenerCount('exit');
+  const writes: string[] = [];
+  const lines = Array.from({ length: 5 }, () => batchedLines((text) => writes.push(text)));
+  const held = heldUntilReleased((text) => writes.push(text), true);
+  assert.equal(process.listenerCount('exit'), before + 6);
+  lines.forEach((line, i) => line(`{"n":${i}}`));
+  held.write('{"held":true}\n');
+  for (const line of lines) line.close();
+  held.release();
+  assert.equal(process.listenerCount('exit'), before);
+  assert.deepEqual(writes, ['{"n":0}\n', '{"n":1}\n', '{"n":2}\n', '{"n":3}\n', '{"n":4}\n', '{"held":true}\n']);
 });

@@ -11,7 +11,7 @@ import { builtinNames, builtinRulesets, severityRank } from './builtin.ts';
 import { compileCustomRule, customRuleSchema, type CompiledCustomRule } from './custom-compile.ts';
 
 /** Bounds: a ruleset is data a team writes, never a way to make the validator work without end. */
-export const RULESET_LIMITS = { customRules: 100, rules: 500, overrides: 50, globsPerOverride: 20, extendsChain: 8, textBytes: 256 * 1024 } as const;
+export const RULESET_LIMITS = { customRules: 100, rules: 500, overrides: 50, globsPerOverride: 20, extendsChain: 8, textBytes: 256 * 1024, depth: 32 } as const;
 
 const severity = z
   .enum(['off', 'info', 'warning', 'warn', 'error'], { error: 'must be one of off, info, warning (warn), error' })

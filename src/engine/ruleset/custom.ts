@@ -87,10 +87,49 @@ function segmentsOf(card: unknown, pointer: string): PathSegment[] {
 const render = (template: string, path: string, value: unknown): string =>
   template.replaceAll('{{path}}', path).replaceAll('{{value}}', clip(value === undefined ? 'undefined' : JSON.stringify(value) ?? String(value), 200));
 
-/** Runs the custom rules on a card judged by `version`, into `report`. */
+/**
+ * How many values the custom rules may select on one card, estimated before each rule runs. The
+ * cost of a rule is its matches (some 10 µs each), and a `given` with wildcards or recursive
+ * descents selects up to every value of the card, or every pair of a value and one inside it: a
+ * hundred such rules on a 1 MB card ran for minutes. The largest real cards (some 250 values)
+ * spend a few thousand per rule; a rule past the budget is not run, and says so.
+ */
+export const CUSTOM_RULES_BUDGET = 250_000;
+
+/** The card's size as the estimates need it: its values, and the sum of their depths (the pairs of a value and one inside it). */
+function shapeOf(card: unknown): { values: number; pairs: number } {
+  let values = 0;
+  let pairs = 0;
+  const stack: Array<[unknown, number]> = [[card, 0]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [node, depth] = item;
+    values++;
+    pairs += depth;
+    if (typeof node === 'object' && node !== null) for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return { values, pairs };
+}
+
+/** At most how many values `given` selects on a card of this shape. */
+function estimatedMatches(given: string, shape: () => { values: number; pairs: number }): number {
+  const descents = given.split('..').length - 1;
+  if (descents >= 2) return shape().pairs;
+  return descents === 1 || /[*?:,]/.test(given) ? shape().values : 1;
+}
+
+/** Runs the custom rules on a card judged by `version`, into `report`, within CUSTOM_RULES_BUDGET. */
 export function checkCustomRules(card: Record<string, unknown>, version: string, rules: readonly CompiledCustomRule[], report: Report): void {
+  let shape: { values: number; pairs: number } | undefined;
+  const cardShape = () => (shape ??= shapeOf(card));
+  let spent = 0;
   for (const rule of rules) {
     if (rule.severity === 'off' || (rule.versions && !rule.versions.includes(version))) continue;
+    const estimate = estimatedMatches(rule.given, cardShape);
+    if (spent + estimate > CUSTOM_RULES_BUDGET) {
+      report.addAs(rule.severity, rule.id, ROOT_PATH, `not checked: its given may select ${estimate} values of this card, past what is left of the custom rules' budget of ${CUSTOM_RULES_BUDGET} per card`, rule.fix);
+      continue;
+    }
+    spent += estimate;
     let matches: Array<{ value: unknown; pointer: string }>;
     try {
       matches = JSONPath({ path: rule.given, json: card, resultType: 'all', eval: 'safe', wrap: true }) as typeof matches;

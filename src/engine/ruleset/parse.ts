@@ -58,7 +58,16 @@ export function parseRulesetText(text: string): { value: unknown; doc: Document;
     return { problems: [{ path: '', message: `the ruleset is larger than ${RULESET_LIMITS.textBytes} bytes`, line: 1, column: 1 }] };
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
+  // The YAML composer recurses once per level: a hostile nesting ("[[[…", "- - - …") overflows the
+  // stack, which it reports as one error per level; one problem says what happened instead.
+  let doc: Document;
+  try {
+    doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
+  } catch (err) {
+    if (err instanceof RangeError) return tooDeep;
+    throw err;
+  }
+  if (doc.errors.some((e) => STACK_EXHAUSTED.test(e.message))) return tooDeep;
   if (doc.errors.length === 0) {
     const duplicates = duplicateKeys(doc, lines);
     if (duplicates.length > 0) return { problems: duplicates };
@@ -69,11 +78,29 @@ export function parseRulesetText(text: string): { value: unknown; doc: Document;
       return { path: '', message: e.message.split('\n')[0]!, line, column: col };
     }) };
   }
+  let value: unknown;
   try {
-    return { value: doc.toJS({ maxAliasCount: 100 }), doc, lines };
+    value = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
+    if (err instanceof RangeError) return tooDeep;
     return { problems: [{ path: '', message: (err as Error).message, line: 1, column: 1 }] };
   }
+  return nestsDeeper(value, RULESET_LIMITS.depth) ? tooDeep : { value, doc, lines };
+}
+
+const STACK_EXHAUSTED = /Maximum call stack size exceeded|Stack overflow/;
+const tooDeep = { problems: [{ path: '', message: `the ruleset nests more than ${RULESET_LIMITS.depth} levels deep`, line: 1, column: 1 }] };
+
+/** Whether a parsed value nests arrays and objects deeper than `limit`; without recursion, so any depth is safe. */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [node, depth] = item;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** A ruleset file's text compiled; `name` is how sources and messages call it. */
