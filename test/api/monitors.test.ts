@@ -158,6 +158,17 @@ describe('admin monitors', async () => {
     assert.equal((await t.get(id)).state, 'ok');
   });
 
+  it('a first run that fails (its report cannot be stored) still makes the monitor: 201, first_run null, logged', async () => {
+    const t = await newApp();
+    t.store.consume = async () => Promise.reject(new Error('disk full'));
+    const res = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60 });
+    assert.equal(res.status, 201);
+    const body = await res.json();
+    assert.equal(body.first_run, null);
+    assert.match(body.signing_secret, /^whsec_/);
+    assert.ok(t.log.lines.some((l) => l.msg === 'monitor run failed' && /disk full/.test(String(l.error))), 'logged');
+  });
+
   it('pause stops the runs, resume starts them at once, delete removes the monitor; runs are counted in usage past the daily limit', async () => {
     card = minimalCard();
     const t = await newApp({ limits: { daily: { free: 1 } } });

@@ -10,6 +10,7 @@ import { parseInput } from '../../errors/bad-input.ts';
 import { iso } from '../../lib/clock.ts';
 import { idPattern, newId } from '../../lib/ids.ts';
 import { committed } from '../../store/contract/lifecycle.ts';
+import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
 import type { MonitorRecord, MonitorRun } from '../../store/contract/monitors.ts';
 import { checkNewMonitor, monitorView, newMonitorSchema, newSigningSecret, type MonitorView } from './monitors.ts';
 import type { MonitorRunner } from './runner.ts';
@@ -60,7 +61,12 @@ export const monitorOperations = (deps: AppDeps, runner: MonitorRunner) => {
       if (outcome === 'no-account') throw unknownAccount(body.account_id);
       if (outcome === 'full') throw new ApiError('CONFLICT', `there are ${config.monitors.max} monitors already, the most monitors.max (CARDGATE_MONITOR_MAX) allows: delete one, or raise the setting`);
       await store.commit();
-      const ran = await runner.runHeld(record, now, { quiet: true });
+      const ran = await runner.runHeld(record, now, { quiet: true }).catch((e: unknown) => {
+        if (e instanceof StoreUnavailableError) throw e; // the 503: the caller tries again later
+        // The monitor is made (and its secret only here): the run's failure is logged, and it runs again next interval.
+        deps.log.error('monitor run failed', { monitor_id: record.id, error: e instanceof Error ? e.message : String(e) });
+        return record;
+      });
       return { monitor: monitorView(ran), signing_secret: record.secret, first_run: ran.last_run };
     },
     /** A page of monitors by id (of one account, which must exist), and where the next starts. */
