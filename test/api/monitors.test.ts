@@ -22,6 +22,14 @@ const loopback = { cardFetch: { allowedHosts: ['loopback'] }, webhooks: { allowe
 const expectedSignature = (secret: string, id: string, timestamp: string, body: string) =>
   `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 
+/**
+ * Waits while `pending` holds (at most ~5 s): what a run does is real I/O (the card host, the
+ * receiver), which the fake scheduler starts but does not wait for.
+ */
+const whileStill = async (pending: () => Promise<boolean>) => {
+  for (let i = 0; i < 500 && (await pending()); i++) await new Promise((r) => setTimeout(r, 10));
+};
+
 const newApp = async (config: Record<string, unknown> = {}) => {
   const t = testApp({ config: { ...loopback, ...config }, fakeTimers: true });
   await t.store.createAccount({ id: 'acct_1', name: 'One', plan: 'free', created_at: new Date(t.clock.now()).toISOString() });
@@ -32,7 +40,7 @@ const newApp = async (config: Record<string, unknown> = {}) => {
 
 describe('admin monitors', async () => {
   let card: unknown = minimalCard();
-  const host = await startCardHost({ '/card.json': () => ({ body: JSON.stringify(card) }) });
+  const host = await startCardHost({ '/card.json': () => (card === undefined ? { status: 404, body: 'gone' } : { body: JSON.stringify(card) }) });
   const receiver = await startReceiver((res) => res.end('ok'));
   after(() => Promise.all([host.close(), receiver.close()]));
 
@@ -122,7 +130,7 @@ describe('admin monitors', async () => {
     const runOnce = async () => {
       const last = (await t.get(id)).last_run.at;
       await t.scheduler.advance(60_000);
-      for (let i = 0; i < 500 && (await t.get(id)).last_run.at === last; i++) await new Promise((r) => setTimeout(r, 10));
+      await whileStill(async () => (await t.get(id)).last_run.at === last);
       assert.notEqual((await t.get(id)).last_run.at, last, 'the monitor ran');
     };
     await runOnce();
@@ -169,6 +177,61 @@ describe('admin monitors', async () => {
     assert.ok(t.log.lines.some((l) => l.msg === 'monitor run failed' && /disk full/.test(String(l.error))), 'logged');
   });
 
+  it('a score drop of at least monitors.scoreDropThreshold is a regression though the card stays valid; a smaller one is not', async () => {
+    const rich = { ...minimalCard(), url: 'https://agent.acme-corp.io/a2a', preferredTransport: 'JSONRPC', provider: { organization: 'Acme', url: 'https://acme-corp.io' }, documentationUrl: 'https://acme-corp.io/docs', iconUrl: 'https://acme-corp.io/icon.png', securitySchemes: {}, skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the input.', tags: ['echo'], examples: ['say hi'] }] };
+    for (const [threshold, regressed] of [[28, true], [29, false]] as const) {
+      card = rich;
+      const t = await newApp({ monitors: { scoreDropThreshold: threshold } });
+      const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/score-${threshold}` })).json();
+      assert.equal(created.first_run.score, 100);
+      card = minimalCard(); // valid, scoring 72: 28 less
+      await t.scheduler.advance(60_000);
+      await whileStill(async () => (await t.get(created.monitor.id)).last_run.at === created.first_run.at);
+      const after = await t.get(created.monitor.id);
+      assert.deepEqual([after.last_run.verdict, after.last_run.score], ['pass', 72]);
+      assert.equal(after.state, regressed ? 'regressed' : 'ok', `threshold ${threshold}`);
+      if (regressed) {
+        await whileStill(async () => !receiver.received.some((r) => r.url === `/score-${threshold}`));
+        const event = JSON.parse(receiver.received.find((r) => r.url === `/score-${threshold}`)!.body);
+        assert.equal(event.type, 'agent.regressed');
+        assert.deepEqual(event.data.reasons, ['the score fell by 28 (from 100 to 72)']);
+      }
+    }
+    assert.equal(receiver.received.filter((r) => r.url === '/score-29').length, 0, 'below the threshold: no event');
+  });
+
+  it('an unreachable card sends agent.unreachable once and backs off (the interval doubled per failure, bounded); reached again, agent.recovered', async () => {
+    card = minimalCard();
+    const t = await newApp({ monitors: { maxBackoffSeconds: 200 } });
+    const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/reach` })).json();
+    const id = created.monitor.id;
+    const events = () => receiver.received.filter((r) => r.url === '/reach').map((r) => JSON.parse(r.body));
+    const runDue = async () => {
+      const before = await t.get(id);
+      await t.scheduler.advance(Date.parse(before.next_run_at) - t.clock.now());
+      await whileStill(async () => (await t.get(id)).last_run.at === before.last_run.at);
+      const after = await t.get(id);
+      assert.notEqual(after.last_run.at, before.last_run.at, 'the monitor ran when due');
+      return { after, delay: Date.parse(after.next_run_at) - Date.parse(after.last_run.at) };
+    };
+    card = undefined; // the host answers 404
+    const delays: number[] = [];
+    for (let n = 1; n <= 4; n++) {
+      const { after, delay } = await runDue();
+      assert.deepEqual([after.state, after.failures, after.last_run.verdict], ['unreachable', n, 'unreachable']);
+      delays.push(delay);
+    }
+    assert.deepEqual(delays, [120_000, 200_000, 200_000, 200_000], 'doubled, then held at monitors.maxBackoffSeconds');
+    await whileStill(async () => events().length === 0);
+    assert.deepEqual(events().map((e) => e.type), ['agent.unreachable'], 'once, however many runs fail');
+    assert.equal(events()[0].data.diff_url, null);
+    card = minimalCard();
+    const { after, delay } = await runDue();
+    assert.deepEqual([after.state, after.failures, delay], ['ok', 0, 60_000]);
+    await whileStill(async () => events().length < 2);
+    assert.deepEqual(events().map((e) => e.type), ['agent.unreachable', 'agent.recovered']);
+  });
+
   it('pause stops the runs, resume starts them at once, delete removes the monitor; runs are counted in usage past the daily limit', async () => {
     card = minimalCard();
     const t = await newApp({ limits: { daily: { free: 1 } } });
@@ -181,7 +244,7 @@ describe('admin monitors', async () => {
     assert.equal((await t.get(id)).last_run.at, ranAt, 'paused: not run');
     assert.equal((await t.app.request(`/admin/api/monitors/${id}/resume`, { method: 'POST', headers: auth })).status, 200);
     await t.scheduler.advance(1000);
-    for (let i = 0; i < 500 && (await t.get(id)).last_run.at === ranAt; i++) await new Promise((r) => setTimeout(r, 10));
+    await whileStill(async () => (await t.get(id)).last_run.at === ranAt);
     assert.notEqual((await t.get(id)).last_run.at, ranAt, 'resumed: run at the next poll');
     const usage = await t.store.listUsage({ account_id: 'acct_1' });
     assert.equal(usage.reduce((sum, row) => sum + row.count, 0), 2, 'both runs counted, the second past the free plan\'s limit of 1');
