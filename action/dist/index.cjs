@@ -15229,10 +15229,16 @@ var reasonOf = (body) => {
   if (typeof b.error === "object" && b.error !== null) return String(b.error.message);
   return "no reason given";
 };
-var checkWithServer = (serverUrl, apiKey, limits, protocolVersion) => {
+var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
   const endpoint = `${serverUrl.replace(/\/+$/, "")}/v1/validate`;
-  const options = JSON.stringify({ include_score: true, include_suggestions: true, ...protocolVersion === void 0 ? {} : { protocolVersion } });
+  const optionsOf = (name) => JSON.stringify({
+    include_score: true,
+    include_suggestions: true,
+    ...protocolVersion === void 0 ? {} : { protocolVersion },
+    ...gate ? { agent: gate.agentOf(name), branch: gate.branch, baseline: gate.baseline, fail_on: gate.failOn } : {}
+  });
   return async (name, text) => {
+    const options = optionsOf(name);
     const local = checkCardText(name, text, { maxDepth: limits.maxDepth });
     if (local.failure) return local;
     const json2 = withoutBom(text);
@@ -15249,7 +15255,8 @@ var checkWithServer = (serverUrl, apiKey, limits, protocolVersion) => {
     }
     const body = await res.json().catch(() => void 0);
     if (res.status !== 200) return { name, text, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
-    const { version_source, ...result } = body;
+    const { version_source, agent: _agent, baseline, ...result } = body;
+    if (gate && baseline) gate.outcomes.set(name, baseline);
     return { name, text, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
   };
 };
@@ -15267,6 +15274,21 @@ ${delimiter}
 `;
 }).join("");
 var lowestScore = (checked) => checked.length === 0 ? "" : String(Math.min(...checked.map((c) => c.result?.valid ? c.result.score : 0)));
+var serverGate = (env, failOn) => {
+  const baseline = input(env, "baseline");
+  if (input(env, "server-url") === void 0 || input(env, "api-key") === void 0) {
+    return baseline === void 0 ? void 0 : "baseline needs server-url and api-key: a baseline is an earlier report of the key's account";
+  }
+  const repository = env.GITHUB_REPOSITORY?.trim();
+  const branch = input(env, "branch") ?? (env.GITHUB_HEAD_REF?.trim() || env.GITHUB_REF_NAME?.trim() || void 0);
+  return {
+    agentOf: (name) => repository ? `${repository}/${name}` : name,
+    ...branch === void 0 ? {} : { branch },
+    ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn } },
+    outcomes: /* @__PURE__ */ new Map()
+  };
+};
+var gateExitCode = (checked, regressions, failOn) => checked.some((c) => c.result === void 0) ? 2 : regressions > 0 && failOn !== "never" ? 1 : 0;
 var runAction = async ({ env, cwd, stdout }) => {
   const fail2 = (message) => {
     stdout(`::error title=cardgate::${commandData(message)}
@@ -15276,7 +15298,8 @@ var runAction = async ({ env, cwd, stdout }) => {
   const format2 = input(env, "format") ?? "text";
   if (!isOutputFormat(format2)) return fail2(`format must be one of ${outputFormats.join(", ")}, not "${format2}"`);
   const failOn = input(env, "fail-on") ?? "error";
-  if (!failOnValues.includes(failOn)) return fail2(`fail-on must be one of ${failOnValues.join(", ")}, not "${failOn}"`);
+  const failOnAllowed = input(env, "baseline") === void 0 ? failOnValues : [...failOnValues, "new"];
+  if (!failOnAllowed.includes(failOn)) return fail2(`fail-on must be one of ${failOnAllowed.join(", ")}, not "${failOn}"`);
   const maxWarningsText = input(env, "max-warnings");
   const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
   if (parsedMaxWarnings === void 0) return fail2(`max-warnings must be a whole number, or -1 for no limit, not "${maxWarningsText}"`);
@@ -15293,14 +15316,17 @@ var runAction = async ({ env, cwd, stdout }) => {
     throw e;
   }
   const serverUrl = input(env, "server-url");
-  const check = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion);
+  const gate = serverGate(env, failOn);
+  if (typeof gate === "string") return fail2(gate);
+  const check = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion, gate);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
   const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
   const badPatterns = patternsProblem(patterns);
   if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
   const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => void 0);
-  const exitCode = exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } });
+  const regressions = gate?.baseline === void 0 ? void 0 : checked.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
+  const exitCode = regressions === void 0 ? exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } }) : gateExitCode(checked, regressions, failOn);
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
   stdout(formatResults("github", checked, { toolVersion: version2 }));
   const sarifFile = input(env, "sarif-file");
@@ -15312,11 +15338,13 @@ var runAction = async ({ env, cwd, stdout }) => {
     errors: String(errors),
     warnings: String(warnings),
     score: lowestScore(checked),
-    "sarif-file": sarifFile ?? ""
+    "sarif-file": sarifFile ?? "",
+    regressions: regressions === void 0 ? "" : String(regressions)
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const why = exitCode === 2 ? `${plural(unchecked, "input")} could not be checked` : `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})`;
+    const failing = regressions === void 0 ? `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})` : `${plural(regressions, "card")} regress against ${gate.baseline} (fail-on: ${failOn})`;
+    const why = exitCode === 2 ? `${plural(unchecked, "input")} could not be checked` : failing;
     stdout(`::error title=cardgate::${commandData(`${plural(cards, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
 `);
   }

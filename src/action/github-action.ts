@@ -14,7 +14,7 @@ import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
 import { cardInputs, defaultCardPatterns, patternsProblem } from '../cli/card-inputs.ts';
 import { checkInputs, checkOffline, exitCodeOf, failOnValues, parseMaxWarnings, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
-import { checkWithServer } from './server-check.ts';
+import { checkWithServer, type ServerGate } from './server-check.ts';
 
 export interface ActionIO {
   env: NodeJS.ProcessEnv;
@@ -41,6 +41,31 @@ const outputLines = (outputs: Record<string, string>): string =>
 const lowestScore = (checked: readonly CheckedInput[]): string =>
   checked.length === 0 ? '' : String(Math.min(...checked.map((c) => (c.result?.valid ? c.result.score : 0))));
 
+/**
+ * The pull-request gate (`baseline`, with server-url and api-key): each card is the agent
+ * `<repository>/<file>` of the key's account, recorded under `branch` (default: the pull request's
+ * head, or the pushed branch), and compared with `baseline` (e.g. `branch:main`). Why it cannot be
+ * used, or undefined when no server key is given (keyless calls join no agent).
+ */
+const serverGate = (env: NodeJS.ProcessEnv, failOn: string): ServerGate | string | undefined => {
+  const baseline = input(env, 'baseline');
+  if (input(env, 'server-url') === undefined || input(env, 'api-key') === undefined) {
+    return baseline === undefined ? undefined : 'baseline needs server-url and api-key: a baseline is an earlier report of the key\'s account';
+  }
+  const repository = env.GITHUB_REPOSITORY?.trim();
+  const branch = input(env, 'branch') ?? (env.GITHUB_HEAD_REF?.trim() || env.GITHUB_REF_NAME?.trim() || undefined);
+  return {
+    agentOf: (name) => (repository ? `${repository}/${name}` : name),
+    ...(branch === undefined ? {} : { branch }),
+    ...(baseline === undefined ? {} : { baseline, ...(failOn === 'never' ? {} : { failOn }) }),
+    outcomes: new Map(),
+  };
+};
+
+/** With a baseline: 2 when an input could not be checked, 1 when a card regresses (unless fail-on is never), else 0. */
+const gateExitCode = (checked: readonly CheckedInput[], regressions: number, failOn: string): 0 | 1 | 2 =>
+  checked.some((c) => c.result === undefined) ? 2 : regressions > 0 && failOn !== 'never' ? 1 : 0;
+
 export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number> => {
   const fail = (message: string): number => {
     stdout(`::error title=cardgate::${commandData(message)}\n`);
@@ -49,7 +74,8 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const format = input(env, 'format') ?? 'text';
   if (!isOutputFormat(format)) return fail(`format must be one of ${outputFormats.join(', ')}, not "${format}"`);
   const failOn = input(env, 'fail-on') ?? 'error';
-  if (!(failOnValues as readonly string[]).includes(failOn)) return fail(`fail-on must be one of ${failOnValues.join(', ')}, not "${failOn}"`);
+  const failOnAllowed = input(env, 'baseline') === undefined ? failOnValues : [...failOnValues, 'new'];
+  if (!(failOnAllowed as readonly string[]).includes(failOn)) return fail(`fail-on must be one of ${failOnAllowed.join(', ')}, not "${failOn}"`);
   const maxWarningsText = input(env, 'max-warnings');
   const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
   if (parsedMaxWarnings === undefined) return fail(`max-warnings must be a whole number, or -1 for no limit, not "${maxWarningsText}"`);
@@ -66,7 +92,9 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
     throw e;
   }
   const serverUrl = input(env, 'server-url');
-  const check = serverUrl === undefined ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, 'api-key'), limits, protocolVersion);
+  const gate = serverGate(env, failOn);
+  if (typeof gate === 'string') return fail(gate);
+  const check = serverUrl === undefined ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, 'api-key'), limits, protocolVersion, gate);
 
   const operands = (input(env, 'files') ?? '.').split(/\s+/).filter(Boolean);
   if (operands.includes('-')) return fail('files cannot name standard input (-): a step has none');
@@ -74,7 +102,8 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const badPatterns = patternsProblem(patterns);
   if (badPatterns !== undefined) return fail(`patterns: ${badPatterns}`);
   const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => undefined);
-  const exitCode = exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarnings === undefined ? {} : { maxWarnings }) });
+  const regressions = gate?.baseline === undefined ? undefined : checked.filter((c) => c.result !== undefined && gate.outcomes.get(c.name)?.passed !== true).length;
+  const exitCode = regressions === undefined ? exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarnings === undefined ? {} : { maxWarnings }) }) : gateExitCode(checked, regressions, failOn);
 
   if (format !== 'github') stdout(formatResults(format, checked, { toolVersion: version }));
   stdout(formatResults('github', checked, { toolVersion: version }));
@@ -88,10 +117,12 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
     warnings: String(warnings),
     score: lowestScore(checked),
     'sarif-file': sarifFile ?? '',
+    regressions: regressions === undefined ? '' : String(regressions),
   };
   if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const why = exitCode === 2 ? `${plural(unchecked, 'input')} could not be checked` : `the cards fail (fail-on: ${failOn}${maxWarnings === undefined ? '' : `, max-warnings: ${maxWarnings}`})`;
+    const failing = regressions === undefined ? `the cards fail (fail-on: ${failOn}${maxWarnings === undefined ? '' : `, max-warnings: ${maxWarnings}`})` : `${plural(regressions, 'card')} regress against ${gate!.baseline} (fail-on: ${failOn})`;
+    const why = exitCode === 2 ? `${plural(unchecked, 'input')} could not be checked` : failing;
     stdout(`::error title=cardgate::${commandData(`${plural(cards, 'card')} checked: ${why}; ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`)}\n`);
   }
   return exitCode;

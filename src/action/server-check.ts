@@ -24,10 +24,39 @@ const reasonOf = (body: unknown): string => {
   return 'no reason given';
 };
 
-export const checkWithServer = (serverUrl: string, apiKey: string | undefined, limits: RunLimits, protocolVersion?: string): CheckText => {
+/** The server's gate of one card (`baseline` of its result). */
+export interface GateOutcome {
+  report_id: string;
+  new_errors: number;
+  new_warnings: number;
+  fixed: number;
+  passed: boolean;
+}
+
+/**
+ * A keyed check's agents and gate: each card is its own agent (`agentOf` its file name), recorded
+ * under `branch`, and with `baseline` compared with that report of its agent (`failOn` decides);
+ * each card's gate goes to `outcomes`.
+ */
+export interface ServerGate {
+  agentOf: (name: string) => string;
+  branch?: string;
+  baseline?: string;
+  failOn?: string;
+  outcomes: Map<string, GateOutcome>;
+}
+
+export const checkWithServer = (serverUrl: string, apiKey: string | undefined, limits: RunLimits, protocolVersion?: string, gate?: ServerGate): CheckText => {
   const endpoint = `${serverUrl.replace(/\/+$/, '')}/v1/validate`;
-  const options = JSON.stringify({ include_score: true, include_suggestions: true, ...(protocolVersion === undefined ? {} : { protocolVersion }) });
+  const optionsOf = (name: string) =>
+    JSON.stringify({
+      include_score: true,
+      include_suggestions: true,
+      ...(protocolVersion === undefined ? {} : { protocolVersion }),
+      ...(gate ? { agent: gate.agentOf(name), branch: gate.branch, baseline: gate.baseline, fail_on: gate.failOn } : {}),
+    });
   return async (name, text): Promise<CheckedInput> => {
+    const options = optionsOf(name);
     const local = checkCardText(name, text, { maxDepth: limits.maxDepth });
     if (local.failure) return local;
     const json = withoutBom(text);
@@ -44,7 +73,8 @@ export const checkWithServer = (serverUrl: string, apiKey: string | undefined, l
     }
     const body: unknown = await res.json().catch(() => undefined);
     if (res.status !== 200) return { name, text, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
-    const { version_source, ...result } = body as ServerResult;
+    const { version_source, agent: _agent, baseline, ...result } = body as ServerResult & { agent?: unknown; baseline?: GateOutcome };
+    if (gate && baseline) gate.outcomes.set(name, baseline);
     return { name, text, result: locate(json, { ...result, versionSource: version_source, shape: 'unknown' }) };
   };
 };

@@ -108,6 +108,25 @@ const cardSource = z
   })
   .meta({ id: 'CardSource', description: 'With `agent_url`: where the card came from and what the server answered.' });
 
+/** What a keyed validation adds to its result: its agent, and with `options.baseline` the gate. */
+const agentMembers = {
+  agent: z
+    .object({ id: z.string().meta({ description: '`agt_…`, assigned by the server.' }), name: z.string() })
+    .optional()
+    .meta({ id: 'AgentRef', description: 'Keyed calls: the agent whose history this validation joined (see docs/agents.md).' }),
+  baseline: z
+    .object({
+      report_id: z.string().meta({ description: 'The report compared with.' }),
+      new_errors: int,
+      new_warnings: int,
+      fixed: int.meta({ description: 'Findings of the baseline gone now (matched by rule id and path).' }),
+      score_delta: z.number().nullable().meta({ description: 'This score minus the baseline\'s.' }),
+      passed: z.boolean().meta({ description: 'The gate, by `options.fail_on`; `valid` stays the card\'s own verdict.' }),
+    })
+    .optional()
+    .meta({ id: 'BaselineOutcome', description: 'With `options.baseline`: this validation against that earlier report of its agent.' }),
+};
+
 export const validateResult = z
   .object({
     ...findings,
@@ -120,6 +139,7 @@ export const validateResult = z
     timestamp,
     ...versionMembers,
     rateLimitInfo,
+    ...agentMembers,
     source: cardSource.optional(),
     summary: z.string().optional().meta({ description: '`validation_mode: "cli"`: a printable text report.' }),
   })
@@ -132,7 +152,7 @@ export const batchResult = z
     total: int,
     valid: int,
     invalid: int,
-    results: z.array(z.object({ id: z.string(), ...findings, score: int.meta({ description: '0 for an invalid card.' }), ...versionMembers })),
+    results: z.array(z.object({ id: z.string(), ...findings, score: int.meta({ description: '0 for an invalid card.' }), ...versionMembers, ...agentMembers })),
     summary: z.object({ total_processed: int, success_rate: z.number(), average_score: int, processing_time_ms: int }),
     timestamp,
   })
@@ -162,6 +182,7 @@ export const webhookResult = z
     metadata: z.record(z.string(), z.unknown()),
     report_url: url,
     timestamp,
+    ...agentMembers,
   })
   .meta({ id: 'WebhookResult', description: 'Also the body of the callback.' });
 
@@ -184,8 +205,9 @@ export const githubResult = z
     validation: z.object({ ...findings, ...versionMembers }),
     score: int,
     github_status: githubStatus,
+    ...agentMembers,
   })
-  .meta({ id: 'GithubResult' });
+  .meta({ id: 'GithubResult', description: '`github_status` follows `baseline.passed` when `options.baseline` is given, else the card\'s verdict.' });
 
 export const githubFailure = z
   .object({ error: z.string(), code: z.literal('INTERNAL_ERROR'), success: z.literal(false), github_status: githubStatus })

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { invalidCard, notJson, warnedCard } from '../engine/formats/cards.ts';
 import { everyOf } from '../support/checks.ts';
+import { accountWithKey } from '../support/accounts.ts';
 import { runCli, startServer, type RunningServer } from '../support/server.ts';
 import { tempDirFactory } from '../support/temp.ts';
 
@@ -18,7 +19,7 @@ const newDir = tempDirFactory('cardgate-action-');
 const bundle = [process.execPath, path.join(root, 'action/dist/index.cjs')];
 
 /** A workspace with cards, the step's files, and a run of the action in it with `inputs`. */
-const runAction = async (inputs: Record<string, string>) => {
+const runAction = async (inputs: Record<string, string>, cards: Record<string, string> = {}) => {
   const workspace = newDir();
   const put = (name: string, text: string) => {
     mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
@@ -34,9 +35,11 @@ const runAction = async (inputs: Record<string, string>) => {
   writeFileSync(summaryFile, '');
   const env: Record<string, string> = { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_WORKSPACE: workspace };
   // A runner sets every input, the unset ones empty, named as in action.yml upper-cased with hyphens kept.
-  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file']) {
+  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file', 'baseline', 'branch']) {
     env[`INPUT_${name.toUpperCase()}`] = inputs[name] ?? '';
   }
+  env.GITHUB_REPOSITORY = 'acme/agents';
+  for (const [name, text] of Object.entries(cards)) put(name, text);
   const r = await runCli([], { command: bundle, cwd: workspace, env });
   /** GITHUB_OUTPUT in the `name<<delimiter` form. */
   const outputs: Record<string, string> = {};
@@ -136,6 +139,37 @@ describe('the GitHub Action', () => {
       }
       assert.ok(refused, 'no run was refused');
       assert.match(refused.stdout, /answered HTTP 403: daily limit of 5 validations without an API key reached: .*it resets in .*, at 00:00 UTC\. To go on: .*CARDGATE_LIMIT_ANONYMOUS.*cardgate serve --sidecar/);
+    });
+  });
+
+  describe('gating a pull request on its base branch (baseline, with a key)', () => {
+    let server: RunningServer;
+    before(async () => {
+      server = await startServer({ env: { CARDGATE_VALIDATION_WORKERS: '0', CARDGATE_LIMIT_PRO: '-1' } });
+    });
+    after(() => server?.stop());
+
+    it('the step fails only when a card regresses against the report of its base branch', async () => {
+      const { key } = await accountWithKey(server.url, 'action');
+      const common = { files: 'cards/broken/x.agent-card.json', 'server-url': server.url, 'api-key': key };
+      const onMain = await runAction({ ...common, branch: 'main' });
+      assert.equal(onMain.code, 1, 'without a baseline: the card\'s errors fail the step');
+      const same = await runAction({ ...common, baseline: 'branch:main', branch: 'feature/a' });
+      assert.equal(same.code, 0, same.stdout);
+      assert.equal(same.outputs.regressions, '0');
+      assert.equal(same.outputs.valid, 'false', 'the card keeps its own verdict');
+      const worse = invalidCard.replace('"version": "1"', '"version": 1');
+      assert.notEqual(worse, invalidCard);
+      const regressed = await runAction({ ...common, baseline: 'branch:main', branch: 'feature/b' }, { 'cards/broken/x.agent-card.json': worse });
+      assert.equal(regressed.code, 1, regressed.stdout);
+      assert.equal(regressed.outputs.regressions, '1');
+      assert.match(regressed.stdout, /1 card regress against branch:main/);
+      const noKey = await runAction({ files: 'cards', 'server-url': server.url, baseline: 'branch:main' });
+      assert.equal(noKey.code, 2);
+      assert.match(noKey.stdout, /baseline needs server-url and api-key/);
+      const noBase = await runAction({ ...common, baseline: 'branch:never-validated' });
+      assert.equal(noBase.code, 2, 'a baseline the server does not have: the card cannot be checked');
+      assert.match(noBase.stdout, /options\.baseline/);
     });
   });
 

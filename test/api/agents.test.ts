@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { minimalCard } from '../support/cards.ts';
-import { accountWithKey } from '../support/accounts.ts';
+import { accountWithKey, serverWithTwoAccounts } from '../support/accounts.ts';
 import { databaseFactory } from '../support/postgres.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
 
@@ -24,33 +24,23 @@ const post = async (url: string, body: unknown, headers: Record<string, string> 
 const keyed = (key: string) => ({ ...json, authorization: `Bearer ${key}` });
 
 describe('agents over HTTP (file store)', () => {
-  let server: RunningServer;
-  let one: { id: string; key: string };
-  let two: { id: string; key: string };
-  before(async () => {
-    server = await startServer({ env: { CARDGATE_LIMIT_PRO: '-1', CARDGATE_LIMIT_ANONYMOUS: '100000' } });
-    one = await accountWithKey(server.url, 'one');
-    two = await accountWithKey(server.url, 'two');
-  });
-  after(async () => {
-    await server.stop();
-  });
-  const validate = (body: unknown, key?: string) => post(`${server.url}/v1/validate`, body, key ? keyed(key) : json);
+  const accounts = serverWithTwoAccounts();
+  const validate = (body: unknown, key?: string) => post(`${accounts.server.url}/v1/validate`, body, key ? keyed(key) : json);
 
   it('a keyed validation joins the agent options.agent names, echoed on the result and the report; the next one joins the same', async () => {
-    const first = await validate({ agent_card: minimalCard(), options: { agent: 'acme/billing-agent' } }, one.key);
+    const first = await validate({ agent_card: minimalCard(), options: { agent: 'acme/billing-agent' } }, accounts.one.key);
     assert.equal(first.status, 200);
     assert.match(first.body.agent.id, /^agt_[0-9A-Za-z]{20}$/);
     assert.equal(first.body.agent.name, 'acme/billing-agent');
-    const second = await validate({ agent_card: minimalCard(), options: { agent: 'acme/billing-agent' } }, one.key);
+    const second = await validate({ agent_card: minimalCard(), options: { agent: 'acme/billing-agent' } }, accounts.one.key);
     assert.deepEqual(second.body.agent, first.body.agent);
-    const report = await (await fetch(`${server.url}/reports/${second.body.report_id}`, { headers: { accept: 'application/json' } })).json();
+    const report = await (await fetch(`${accounts.server.url}/reports/${second.body.report_id}`, { headers: { accept: 'application/json' } })).json();
     assert.deepEqual(report.result.agent, first.body.agent);
   });
 
   it('without options.agent, the agent is named by the card\'s endpoint URL, normalised', async () => {
-    const a = await validate({ agent_card: { ...minimalCard(), url: 'HTTPS://Agent.Example.com:443/a2a/?x=1#f' } }, one.key);
-    const b = await validate({ agent_card: { ...minimalCard(), url: 'https://agent.example.com/a2a' } }, one.key);
+    const a = await validate({ agent_card: { ...minimalCard(), url: 'HTTPS://Agent.Example.com:443/a2a/?x=1#f' } }, accounts.one.key);
+    const b = await validate({ agent_card: { ...minimalCard(), url: 'https://agent.example.com/a2a' } }, accounts.one.key);
     assert.equal(a.body.agent.name, 'https://agent.example.com/a2a');
     assert.deepEqual(b.body.agent, a.body.agent);
   });
@@ -59,35 +49,35 @@ describe('agents over HTTP (file store)', () => {
     const keyless = await validate({ agent_card: minimalCard(), options: { agent: 'acme/billing-agent' } });
     assert.equal(keyless.status, 200);
     assert.equal(keyless.body.agent, undefined);
-    const mine = await validate({ agent_card: minimalCard(), options: { agent: 'shared-name' } }, one.key);
-    const theirs = await validate({ agent_card: minimalCard(), options: { agent: 'shared-name' } }, two.key);
+    const mine = await validate({ agent_card: minimalCard(), options: { agent: 'shared-name' } }, accounts.one.key);
+    const theirs = await validate({ agent_card: minimalCard(), options: { agent: 'shared-name' } }, accounts.two.key);
     assert.notEqual(theirs.body.agent.id, mine.body.agent.id);
   });
 
   it('concurrent first validations of a new agent make one agent', async () => {
-    const answers = await Promise.all(Array.from({ length: 8 }, () => validate({ agent_card: minimalCard(), options: { agent: 'race/file' } }, one.key)));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => validate({ agent_card: minimalCard(), options: { agent: 'race/file' } }, accounts.one.key)));
     for (const a of answers) assert.equal(a.status, 200);
     assert.equal(new Set(answers.map((a) => a.body.agent.id)).size, 1);
   });
 
   it('hostile names are a 400 naming options.agent: 1 MB, control characters, blank; __proto__ is just a name', async () => {
-    const huge = await validate({ agent_card: minimalCard(), options: { agent: 'a'.repeat(1024 * 1024) } }, one.key);
-    assert.ok(huge.status === 400 || huge.status === 413, `status ${huge.status}`);
-    if (huge.status === 400) assert.equal(huge.body.errors[0].path, 'options.agent');
-    const long = await validate({ agent_card: minimalCard(), options: { agent: 'a'.repeat(201) } }, one.key);
+    const huge = await validate({ agent_card: minimalCard(), options: { agent: 'a'.repeat(1024 * 1024) } }, accounts.one.key);
+    assert.equal(huge.status, 400, 'the body fits the server\'s 4 MiB: the name is what is refused');
+    assert.deepEqual(huge.body.errors, [{ path: 'options.agent', message: 'must be at most 200 characters' }]);
+    const long = await validate({ agent_card: minimalCard(), options: { agent: 'a'.repeat(201) } }, accounts.one.key);
     assert.equal(long.status, 400);
     assert.deepEqual(long.body.errors.map((e: { path: string }) => e.path), ['options.agent']);
     for (const bad of ['a\u0000b', 'line\nbreak', 'bell\u0007', '\u2028', '  ', '', ' padded ', '\ud800']) {
-      const answer = await validate({ agent_card: minimalCard(), options: { agent: bad } }, one.key);
+      const answer = await validate({ agent_card: minimalCard(), options: { agent: bad } }, accounts.one.key);
       assert.equal(answer.status, 400, JSON.stringify(bad));
       assert.equal(answer.body.errors[0].path, 'options.agent', JSON.stringify(bad));
     }
-    const wrongType = await validate({ agent_card: minimalCard(), options: { agent: { name: 'x' } } }, one.key);
+    const wrongType = await validate({ agent_card: minimalCard(), options: { agent: { name: 'x' } } }, accounts.one.key);
     assert.equal(wrongType.status, 400);
-    const proto = await validate(`{"agent_card":${JSON.stringify(minimalCard())},"options":{"agent":"__proto__"}}`, one.key);
+    const proto = await validate(`{"agent_card":${JSON.stringify(minimalCard())},"options":{"agent":"__proto__"}}`, accounts.one.key);
     assert.equal(proto.status, 200);
     assert.equal(proto.body.agent.name, '__proto__');
-    const again = await validate({ agent_card: minimalCard(), options: { agent: '__proto__' } }, one.key);
+    const again = await validate({ agent_card: minimalCard(), options: { agent: '__proto__' } }, accounts.one.key);
     assert.deepEqual(again.body.agent, proto.body.agent);
   });
 });

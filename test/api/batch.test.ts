@@ -40,7 +40,7 @@ describe('POST /v1/validate/batch', () => {
     assert.equal(body.invalid, 1);
     assert.deepEqual(body.results.map((r: any) => r.id), ['a', 'b', 'c']);
     for (const r of body.results) {
-      assert.deepEqual(Object.keys(r), ['id', 'valid', 'errors', 'warnings', 'score', 'version', 'version_source']);
+      assert.deepEqual(Object.keys(r), ['id', 'valid', 'errors', 'warnings', 'score', 'version', 'version_source', 'agent']);
       assert.deepEqual([r.version, r.version_source], ['0.3.0', 'declared']);
       assert.equal(typeof r.valid, 'boolean');
       assert.ok(Array.isArray(r.errors) && Array.isArray(r.warnings));

@@ -25,11 +25,10 @@ const PROCESS_METRIC = /^(?:process_|nodejs_)/;
 
 /** An id made in this run (a fixed id of a request, e.g. an unknown report's, is kept). */
 const ID = /\b(rpt|batch|val|gh|acct|key|tk|mon)_(\d{13})_[0-9A-Za-z]{20}\b/g;
-const KEY_SECRET = /\bcardgate_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
-/** An agent's id (random, no time in it). */
+/** An agent's id (server-assigned, random) and its badge token as the export shows it. */
 const AGENT_ID = /\bagt_[0-9A-Za-z]{20}\b/g;
-/** An agent's badge token (32 random bytes in base64url) as the export shows it. */
-const BADGE_TOKEN = /(\\?)"badge_token\1":\1"[A-Za-z0-9_-]{43}\1"/g;
+const BADGE_TOKEN = /"badge_token":"([A-Za-z0-9_-]{43})"/g;
+const KEY_SECRET = /\bcardgate_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 /** A monitor's signing secret (24 random bytes in base64). */
 const MONITOR_SECRET = /\bwhsec_[A-Za-z0-9+/]{32}(?![A-Za-z0-9+/=])/g;
 const KEY_HINT = /\bcardgate_[A-Za-z0-9_-]{4}…[A-Za-z0-9_-]{4}(?![A-Za-z0-9_-])/g;
@@ -83,10 +82,10 @@ export class Masker {
   text(text: string): string {
     return text
       .replace(ID, (id, prefix: string, ms: string) => (this.near(Number(ms)) ? `${prefix}_${this.numbered(prefix, id)}` : id))
+      .replace(AGENT_ID, (id) => `agt_${this.numbered('agt', id)}`)
+      .replace(BADGE_TOKEN, (_, token: string) => `"badge_token":"${this.numbered('badge token', token)}"`)
       .replace(KEY_SECRET, (key) => `cardgate_${this.numbered('secret', key)}`)
       .replace(MONITOR_SECRET, (secret) => `whsec_${this.numbered('whsec', secret)}`)
-      .replace(AGENT_ID, (id) => `agt_${this.numbered('agt', id)}`)
-      .replace(BADGE_TOKEN, (_token, slash: string) => `${slash}"badge_token${slash}":${slash}"<badge token>${slash}"`)
       .replace(KEY_HINT, (hint) => `cardgate_${this.numbered('hint', hint)}`)
       .replace(CURSOR, (_, cursor: string) => `"next_cursor":${JSON.stringify(`<cursor ${this.text(Buffer.from(cursor, 'base64url').toString('utf8'))}>`)}`)
       .replace(TIMESTAMP, (t) => (this.near(Date.parse(t)) ? '<time>' : t))

@@ -4,10 +4,9 @@
  * one agent; what another account or a keyless caller cannot reach; hostile baselines.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { minimalCard } from '../support/cards.ts';
-import { startServer, type RunningServer } from '../support/server.ts';
-import { accountWithKey } from '../support/accounts.ts';
+import { serverWithTwoAccounts } from '../support/accounts.ts';
 
 const json = { 'content-type': 'application/json' };
 type Answer = { status: number; body: any };
@@ -26,20 +25,10 @@ const badUrl = () => ({ ...base(), url: 'not a url' });
 const repaired = () => ({ ...base(), description: 'Routes invoices.' });
 
 describe('the regression gate (file store)', () => {
-  let server: RunningServer;
-  let one: { id: string; key: string };
-  let two: { id: string; key: string };
-  before(async () => {
-    server = await startServer({ env: { CARDGATE_LIMIT_PRO: '-1', CARDGATE_LIMIT_ANONYMOUS: '100000' } });
-    one = await accountWithKey(server.url, 'one');
-    two = await accountWithKey(server.url, 'two');
-  });
-  after(async () => {
-    await server.stop();
-  });
+  const accounts = serverWithTwoAccounts();
   const validate = async (card: unknown, options: Record<string, unknown>, key?: string): Promise<Answer> => {
     const headers = key ? { ...json, authorization: `Bearer ${key}` } : json;
-    const res = await fetch(`${server.url}/v1/validate`, { method: 'POST', headers, body: JSON.stringify({ agent_card: card, options }) });
+    const res = await fetch(`${accounts.server.url}/v1/validate`, { method: 'POST', headers, body: JSON.stringify({ agent_card: card, options }) });
     return { status: res.status, body: await res.json() };
   };
   const refusedBaseline = (answer: Answer, why: string) => {
@@ -48,10 +37,10 @@ describe('the regression gate (file store)', () => {
   };
 
   it('two keyed validations of one agent, then their diff: new and fixed findings', async () => {
-    const a = await validate(base(), { agent: 'diff/agent' }, one.key);
-    const b = await validate(badUrl(), { agent: 'diff/agent' }, one.key);
+    const a = await validate(base(), { agent: 'diff/agent' }, accounts.one.key);
+    const b = await validate(badUrl(), { agent: 'diff/agent' }, accounts.one.key);
     assert.deepEqual(b.body.agent, a.body.agent);
-    const res = await fetch(`${server.url}/reports/${a.body.report_id}/diff/${b.body.report_id}`, { headers: { accept: 'application/json' } });
+    const res = await fetch(`${accounts.server.url}/reports/${a.body.report_id}/diff/${b.body.report_id}`, { headers: { accept: 'application/json' } });
     assert.equal(res.status, 200);
     const diff = await res.json();
     assert.deepEqual(diff.findings.new.map((f: { rule: string }) => f.rule), ['url.absolute']);
@@ -59,51 +48,51 @@ describe('the regression gate (file store)', () => {
   });
 
   it('fails only on a new error by default; fail_on warning and new are stricter; valid stays the card\'s own verdict', async () => {
-    const first = await validate(base(), { agent: 'gate/agent' }, one.key);
+    const first = await validate(base(), { agent: 'gate/agent' }, accounts.one.key);
     assert.equal(first.status, 200);
     assert.equal(first.body.baseline, undefined, 'no baseline asked: none answered');
     const baseline = first.body.report_id;
 
-    const warned = await validate(httpUrl(), { agent: 'gate/agent', baseline }, one.key);
+    const warned = await validate(httpUrl(), { agent: 'gate/agent', baseline }, accounts.one.key);
     assert.equal(warned.status, 200);
     assert.deepEqual(warned.body.baseline, { report_id: baseline, new_errors: 0, new_warnings: 1, fixed: 1, score_delta: 0, passed: true });
     assert.equal(warned.body.valid, false, 'the card still has its old error');
-    assert.equal((await validate(httpUrl(), { agent: 'gate/agent', baseline, fail_on: 'warning' }, one.key)).body.baseline.passed, false);
-    assert.equal((await validate(httpUrl(), { agent: 'gate/agent', baseline, fail_on: 'new' }, one.key)).body.baseline.passed, false);
+    assert.equal((await validate(httpUrl(), { agent: 'gate/agent', baseline, fail_on: 'warning' }, accounts.one.key)).body.baseline.passed, false);
+    assert.equal((await validate(httpUrl(), { agent: 'gate/agent', baseline, fail_on: 'new' }, accounts.one.key)).body.baseline.passed, false);
 
-    const broken = await validate(badUrl(), { agent: 'gate/agent', baseline }, one.key);
+    const broken = await validate(badUrl(), { agent: 'gate/agent', baseline }, accounts.one.key);
     assert.deepEqual(broken.body.baseline, { report_id: baseline, new_errors: 1, new_warnings: 0, fixed: 1, score_delta: 0, passed: false });
 
-    const fixed = await validate(repaired(), { agent: 'gate/agent', baseline, fail_on: 'new' }, one.key);
+    const fixed = await validate(repaired(), { agent: 'gate/agent', baseline, fail_on: 'new' }, accounts.one.key);
     assert.equal(fixed.body.valid, true);
     assert.equal(fixed.body.baseline.passed, true);
     assert.equal(fixed.body.baseline.fixed, 1);
     assert.ok(fixed.body.baseline.score_delta > 0);
-    const report = await (await fetch(`${server.url}/reports/${fixed.body.report_id}`, { headers: { accept: 'application/json' } })).json();
+    const report = await (await fetch(`${accounts.server.url}/reports/${fixed.body.report_id}`, { headers: { accept: 'application/json' } })).json();
     assert.deepEqual(report.result.baseline, fixed.body.baseline, 'the report keeps the gate');
   });
 
   it('"latest" is the agent\'s latest report before this one; "branch:<name>" the latest that named the branch', async () => {
-    refusedBaseline(await validate(base(), { agent: 'latest/agent', baseline: 'latest' }, one.key), 'no report yet');
-    const onMain = await validate(base(), { agent: 'latest/agent', branch: 'main' }, one.key);
-    const onFeature = await validate(badUrl(), { agent: 'latest/agent', branch: 'feature/x' }, one.key);
-    const latest = await validate(badUrl(), { agent: 'latest/agent', baseline: 'latest' }, one.key);
+    refusedBaseline(await validate(base(), { agent: 'latest/agent', baseline: 'latest' }, accounts.one.key), 'no report yet');
+    const onMain = await validate(base(), { agent: 'latest/agent', branch: 'main' }, accounts.one.key);
+    const onFeature = await validate(badUrl(), { agent: 'latest/agent', branch: 'feature/x' }, accounts.one.key);
+    const latest = await validate(badUrl(), { agent: 'latest/agent', baseline: 'latest' }, accounts.one.key);
     assert.equal(latest.body.baseline.report_id, onFeature.body.report_id);
     assert.equal(latest.body.baseline.passed, true, 'the same findings as the latest');
-    const pr = await validate(badUrl(), { agent: 'latest/agent', baseline: 'branch:main', branch: 'feature/y' }, one.key);
+    const pr = await validate(badUrl(), { agent: 'latest/agent', baseline: 'branch:main', branch: 'feature/y' }, accounts.one.key);
     assert.equal(pr.body.baseline.report_id, onMain.body.report_id);
     assert.equal(pr.body.baseline.passed, false, 'a new error against main');
-    refusedBaseline(await validate(base(), { agent: 'latest/agent', baseline: 'branch:nope' }, one.key), 'a branch never seen');
+    refusedBaseline(await validate(base(), { agent: 'latest/agent', baseline: 'branch:nope' }, accounts.one.key), 'a branch never seen');
   });
 
   it('webhooks: a keyed one joins the agent its metadata names (repo and file) and keeps its branch; GitHub\'s commit status follows the gate', async () => {
     const hook = async (path: string, body: unknown, key?: string): Promise<Answer> => {
       const headers = key ? { ...json, authorization: `Bearer ${key}` } : json;
-      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const res = await fetch(`${accounts.server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
       return { status: res.status, body: await res.json() };
     };
     const metadata = { repo: 'acme/agents', file: 'cards/billing.json', branch: 'main' };
-    const onMain = await hook('/v1/webhook', { agent_card: base(), metadata }, one.key);
+    const onMain = await hook('/v1/webhook', { agent_card: base(), metadata }, accounts.one.key);
     assert.equal(onMain.status, 200);
     assert.equal(onMain.body.agent.name, 'acme/agents/cards/billing.json');
     const keylessHook = await hook('/v1/webhook', { agent_card: base(), metadata });
@@ -114,37 +103,60 @@ describe('the regression gate (file store)', () => {
     assert.match(refused.body.error, /^options\.baseline: /);
     const github = { repo: 'acme/agents', sha: 'a'.repeat(40) };
     const options = { agent: 'acme/agents/cards/billing.json', baseline: 'branch:main' };
-    const same = await hook('/v1/webhook/github', { agent_card: base(), github, options }, one.key);
+    const same = await hook('/v1/webhook/github', { agent_card: base(), github, options }, accounts.one.key);
     assert.equal(same.status, 200);
     assert.equal(same.body.validation.valid, false, 'the card has its old error');
     assert.equal(same.body.baseline.report_id, onMain.body.validation_id);
     assert.equal(same.body.github_status.state, 'success', 'no regression: the status follows the gate, not the verdict');
-    const worse = await hook('/v1/webhook/github', { agent_card: badUrl(), github: { ...github, sha: 'b'.repeat(40) }, options }, one.key);
+    const worse = await hook('/v1/webhook/github', { agent_card: badUrl(), github: { ...github, sha: 'b'.repeat(40) }, options }, accounts.one.key);
     assert.equal(worse.body.baseline.new_errors, 1);
     assert.equal(worse.body.github_status.state, 'failure');
-    const plain = await hook('/v1/webhook/github', { agent_card: base(), github: { ...github, sha: 'c'.repeat(40) } }, one.key);
+    const plain = await hook('/v1/webhook/github', { agent_card: base(), github: { ...github, sha: 'c'.repeat(40) } }, accounts.one.key);
     assert.equal(plain.body.github_status.state, 'failure', 'without a baseline: the card\'s verdict');
   });
 
+  it('batch: each card joins its own agent (cards[].agent) and is compared with that agent\'s latest report', async () => {
+    const batch = async (body: unknown, key: string): Promise<Answer> => {
+      const res = await fetch(`${accounts.server.url}/v1/validate/batch`, { method: 'POST', headers: { ...json, authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    const first = await batch({ cards: [{ id: 'a.json', agent_card: base(), agent: 'batch/a' }, { id: 'b.json', agent_card: base(), agent: 'batch/b' }] }, accounts.one.key);
+    assert.equal(first.status, 200);
+    const [a, b] = first.body.results;
+    assert.equal(a.agent.name, 'batch/a');
+    assert.notEqual(a.agent.id, b.agent.id);
+    const second = await batch({ cards: [{ id: 'a.json', agent_card: base(), agent: 'batch/a' }, { id: 'b.json', agent_card: badUrl(), agent: 'batch/b' }], options: { baseline: 'latest' } }, accounts.one.key);
+    assert.equal(second.status, 200);
+    assert.deepEqual(second.body.results.map((r: { baseline: { report_id: string; passed: boolean } }) => [r.baseline.report_id, r.baseline.passed]), [[first.body.batch_id, true], [first.body.batch_id, false]]);
+    const single = await validate(badUrl(), { agent: 'batch/b', baseline: 'latest' }, accounts.one.key);
+    assert.deepEqual([single.body.baseline.report_id, single.body.baseline.passed], [second.body.batch_id, true], 'a single validation compares with the card of its agent in the batch');
+    const byId = await batch({ cards: [{ id: 'a.json', agent_card: base(), agent: 'batch/a' }], options: { baseline: first.body.batch_id } }, accounts.one.key);
+    assert.equal(byId.status, 400);
+    assert.match(byId.body.error, /^options\.baseline: /);
+    const badName = await batch({ cards: [{ id: 'a.json', agent_card: base(), agent: 'x\u0000' }] }, accounts.one.key);
+    assert.equal(badName.status, 400);
+    assert.match(badName.body.error, /^cards\[0\]: agent must not contain control characters/);
+  });
+
   it('another account, a keyless caller and hostile values cannot reach a baseline: 400 naming options.baseline', async () => {
-    const mine = await validate(base(), { agent: 'private/agent' }, one.key);
-    refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }, two.key), 'another account\'s report id');
-    refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: 'latest' }, two.key), 'another account\'s agent of the same name');
+    const mine = await validate(base(), { agent: 'private/agent' }, accounts.one.key);
+    refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }, accounts.two.key), 'another account\'s report id');
+    refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: 'latest' }, accounts.two.key), 'another account\'s agent of the same name');
     refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }), 'a keyless call');
     const keyless = await validate(base(), {});
-    refusedBaseline(await validate(base(), { baseline: keyless.body.report_id }, one.key), 'a keyless report is no account\'s');
+    refusedBaseline(await validate(base(), { baseline: keyless.body.report_id }, accounts.one.key), 'a keyless report is no account\'s');
     for (const hostile of ['__proto__', 'constructor', 'branch:', 'branch:__proto__', 'rpt_0000000000000_xxxxxxxxxxxxxxxxxxxx', '../../etc/passwd', 'x'.repeat(300)]) {
-      refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: hostile }, one.key), hostile);
+      refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: hostile }, accounts.one.key), hostile);
     }
-    const tooLong = await validate(base(), { agent: 'private/agent', baseline: 'x'.repeat(301) }, one.key);
+    const tooLong = await validate(base(), { agent: 'private/agent', baseline: 'x'.repeat(301) }, accounts.one.key);
     refusedBaseline(tooLong, 'too long');
-    const notAString = await validate(base(), { agent: 'private/agent', baseline: 42 }, one.key);
+    const notAString = await validate(base(), { agent: 'private/agent', baseline: 42 }, accounts.one.key);
     refusedBaseline(notAString, 'not a string');
-    const badFailOn = await validate(base(), { agent: 'private/agent', fail_on: 'sometimes' }, one.key);
+    const badFailOn = await validate(base(), { agent: 'private/agent', fail_on: 'sometimes' }, accounts.one.key);
     assert.equal(badFailOn.status, 400);
     assert.deepEqual(badFailOn.body.errors.map((e: { path: string }) => e.path), ['options.fail_on']);
     // The other account's history is as it was: its latest is still its own report.
-    const still = await validate(base(), { agent: 'private/agent', baseline: 'latest' }, one.key);
+    const still = await validate(base(), { agent: 'private/agent', baseline: 'latest' }, accounts.one.key);
     assert.equal(still.body.baseline.report_id, mine.body.report_id);
   });
 });

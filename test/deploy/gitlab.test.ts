@@ -10,7 +10,9 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { accountWithKey } from '../support/accounts.ts';
 import { minimalCard } from '../support/cards.ts';
+import { startServer, type RunningServer } from '../support/server.ts';
 import { tempDirFactory } from '../support/temp.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -75,13 +77,15 @@ const run = (argv: string[], options: { cwd?: string; env?: Record<string, strin
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
 };
 
+/** A directory holding the card at .well-known/agent-card.json. */
+const workspace = (card: unknown) => {
+  const dir = tempDir();
+  mkdirSync(join(dir, '.well-known'));
+  writeFileSync(join(dir, '.well-known/agent-card.json'), `${JSON.stringify(card, null, 2)}\n`);
+  return dir;
+};
+
 describe('the template\'s job script', () => {
-  const workspace = (card: unknown) => {
-    const dir = tempDir();
-    mkdirSync(join(dir, '.well-known'));
-    writeFileSync(join(dir, '.well-known/agent-card.json'), `${JSON.stringify(card, null, 2)}\n`);
-    return dir;
-  };
 
   test('the default image is the CI image built by the Dockerfile, and it runs cardgate', () => {
     const { CARDGATE_IMAGE, CARDGATE } = variables();
@@ -106,6 +110,40 @@ describe('the template\'s job script', () => {
       assert.match(readFileSync(join(cwd, 'cardgate-junit.xml'), 'utf8'), /<testsuites/);
     });
   }
+});
+
+describe('the merge-request gate (.cardgate-gate) against the real server', () => {
+  let server: RunningServer | undefined;
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('a branch pipeline records the card; a merge request fails only when a card regresses against its target branch', async () => {
+    server = await startServer({ env: { CARDGATE_LIMIT_PRO: '-1' } });
+    const { key } = await accountWithKey(server.url, 'gitlab');
+    const invalid = { ...minimalCard('GitLab Agent'), description: undefined };
+    const gate = async (card: unknown, env: Record<string, string>) => {
+      const cwd = workspace(card);
+      const job = run(['sh', '-c', jobScript('.cardgate-gate')], {
+        cwd,
+        env: { CARDGATE_URL: server!.url, CARDGATE_API_KEY: key, CARDGATE_FAIL_ON: 'error', CARDGATE_GATE_FILES: '.well-known/agent-card.json', CI_PROJECT_PATH: 'acme/agents', ...env },
+      });
+      return { code: await job.exited, out: job.stdout() + job.stderr() };
+    };
+    const onMain = await gate(invalid, { CI_COMMIT_REF_NAME: 'main' });
+    assert.equal(onMain.code, 1, `an invalid card fails a branch pipeline: ${onMain.out}`);
+    assert.match(onMain.out, /valid: false/);
+    const mr = { CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: 'feature', CI_COMMIT_REF_NAME: 'feature' };
+    const same = await gate(invalid, mr);
+    assert.equal(same.code, 0, `no regression: ${same.out}`);
+    assert.match(same.out, /0 new errors, .* passed: true/);
+    const worse = await gate({ ...invalid, url: 'not a url' }, mr);
+    assert.equal(worse.code, 1, worse.out);
+    assert.match(worse.out, /1 new errors, .* passed: false/);
+    const noBase = await gate(invalid, { ...mr, CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'never-built' });
+    assert.equal(noBase.code, 2, noBase.out);
+    assert.match(noBase.out, /HTTP 400: .*options\.baseline/);
+  });
 });
 
 describe('the sidecar service\'s command, through each image\'s entrypoint', () => {

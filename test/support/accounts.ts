@@ -1,5 +1,7 @@
-/** An account and one of its keys, made through the admin API of a running server (test/support/server.ts's admin token). */
+/** Accounts and keys made through the admin API of a running server (test/support/server.ts's admin token). */
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+import { startServer, type RunningServer } from './server.ts';
 
 const ADMIN = 'test-admin-token-0123456789';
 
@@ -11,4 +13,24 @@ export const accountWithKey = async (url: string, name: string, plan = 'pro'): P
   const key = await fetch(`${url}/admin/api/accounts/${made.id}/keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'ci' }) });
   assert.equal(key.status, 201);
   return { id: made.id, key: ((await key.json()) as { secret: string }).secret };
+};
+
+export interface TwoAccounts {
+  server: RunningServer;
+  one: { id: string; key: string };
+  two: { id: string; key: string };
+}
+
+/** In a describe: the real server (keyed pro calls unlimited, bodies up to 4 MiB) with two pro accounts and a key each, stopped after the suite. */
+export const serverWithTwoAccounts = (): TwoAccounts => {
+  const state = {} as TwoAccounts;
+  before(async () => {
+    state.server = await startServer({ env: { CARDGATE_LIMIT_PRO: '-1', CARDGATE_LIMIT_ANONYMOUS: '100000', CARDGATE_MAX_BODY_BYTES: String(4 * 1024 * 1024) } });
+    state.one = await accountWithKey(state.server.url, 'one');
+    state.two = await accountWithKey(state.server.url, 'two');
+  });
+  after(async () => {
+    await state.server.stop();
+  });
+  return state;
 };

@@ -24,22 +24,22 @@ export const agentNameProblem = (name: string): string | undefined => {
   return undefined;
 };
 
-/** A name (an agent's, a branch's) as an option: bounded, printable. */
-const printableName = () =>
+/** A name (an agent's, a branch's) as an option: bounded, printable; `what` starts its messages where no path names it. */
+const printableName = (what = '') =>
   z
-    .string({ error: 'must be a string' })
-    .max(MAX_AGENT_NAME_CHARS, `must be at most ${MAX_AGENT_NAME_CHARS} characters`)
+    .string({ error: `${what}must be a string` })
+    .max(MAX_AGENT_NAME_CHARS, `${what}must be at most ${MAX_AGENT_NAME_CHARS} characters`)
     .superRefine((name, ctx) => {
       const problem = agentNameProblem(name);
-      if (problem !== undefined && name.length <= MAX_AGENT_NAME_CHARS) ctx.addIssue({ code: 'custom', message: problem });
+      if (problem !== undefined && name.length <= MAX_AGENT_NAME_CHARS) ctx.addIssue({ code: 'custom', message: `${what}${problem}` });
     });
 
-/** The zod member of `options.agent` (and a batch's `cards[].agent`). */
-export const agentNameOption = printableName()
-  .meta({
-    description: `The agent this validation belongs to in the key's account (e.g. \`acme/billing-agent\`): its history, its baseline. Default: the card's primary endpoint URL, normalised. Keyed calls only (a keyless call joins no history). 1-${MAX_AGENT_NAME_CHARS} printable characters.`,
-  })
-  .optional();
+const agentDescription = `The agent this validation belongs to in the key's account (e.g. \`acme/billing-agent\`): its history, its baseline. Default: the card's primary endpoint URL, normalised. Keyed calls only (a keyless call joins no history). 1-${MAX_AGENT_NAME_CHARS} printable characters.`;
+
+/** The zod member of `options.agent`. */
+export const agentNameOption = printableName().meta({ description: agentDescription }).optional();
+/** A batch's `cards[].agent` (its messages name the member: a batch's 400 names only the entry). */
+export const batchAgentNameOption = printableName('agent ').meta({ description: agentDescription }).optional();
 
 export const FAIL_ON = ['error', 'warning', 'new'] as const;
 export type FailOn = (typeof FAIL_ON)[number];

@@ -11,6 +11,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { iso } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import type { AgentRecord } from '../../store/contract/agents.ts';
+import type { ReportRecord } from '../../store/contract/report-records.ts';
 import { judgementOf } from '../reports/diff.ts';
 import { readReport } from '../reports/reports.ts';
 import type { AgentAsk, FailOn } from './naming.ts';
@@ -146,12 +147,21 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
     const report = await readReport(deps.store, deps.config, deps.clock.now(), id);
     // Another account's report reads as unknown: its existence is not told.
     if (!report || report.account_id !== accountId) throw refuse('options.baseline', `no report ${JSON.stringify(id)} in this account (unknown, another account's, or removed after the retention period)`);
-    if (report.kind === 'batch' || report.card === undefined || report.card === null) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no one card to compare with (a batch report, or a validation that could not run)`);
-    baseline = compareWith(report.id, report.result, resultJson, ask.fail_on);
+    const before = cardResultOf(report, known?.id);
+    if (before === undefined) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no result of this agent's card to compare with (a batch without it, or a validation that could not run)`);
+    baseline = compareWith(report.id, before, resultJson, ask.fail_on);
   }
-  const agent = await joinAgent(deps, accountId, ask.name);
+  const agent = known ? { id: known.id, name: known.name } : await joinAgent(deps, accountId, ask.name);
   if (!agent) return undefined; // the account was deleted meanwhile
   return { agent, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
+};
+
+/** The result of one card in a report: its own, or in a batch the one of the agent's card (each result names its agent). */
+const cardResultOf = (report: ReportRecord, agentId: string | undefined): unknown => {
+  if (report.card === undefined || report.card === null) return undefined;
+  if (report.kind !== 'batch') return report.result;
+  const results = (report.result as { results?: unknown } | null)?.results;
+  return Array.isArray(results) && agentId !== undefined ? results.find((r) => (r as { agent?: { id?: unknown } } | null)?.agent?.id === agentId) : undefined;
 };
 
 /** The gate: the result's findings against the baseline's, matched by rule id and path (the diff's matching, findingKey). */

@@ -11,11 +11,13 @@ import { locateCards, type CheckedInput, type LocatedResult, type OutputFormat }
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonBody } from '../../errors/bad-input.ts';
 import { isJsonObject, jsonObjectSchema } from '../../lib/json.ts';
+import { agentAsk, batchAgentNameOption, gateOptions, type AgentAsk } from '../agents/naming.ts';
 import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, rulesetOptions, rulesetRefOf, type RulesetRef } from './card-result.ts';
 
 export interface BatchEntry {
   id: string;
   agent_card: Record<string, unknown>;
+  agent?: string | undefined;
 }
 
 const idRequired = 'id is required and must be a non-empty string';
@@ -28,6 +30,7 @@ const batchEntrySchema = z.object(
       .max(MAX_NAME_CHARS, `id must be at most ${MAX_NAME_CHARS} characters`)
       .meta({ description: `Names the card in the results; unique within the batch. At most ${MAX_NAME_CHARS} characters.` }),
     agent_card: jsonObjectSchema('agent_card is required and must be a JSON object', 'The agent card to validate.'),
+    agent: batchAgentNameOption,
   },
   { error: 'must be an object {id, agent_card}' },
 );
@@ -58,8 +61,8 @@ export const batchRequestSchema = (maxCards: number) =>
         { when: (payload) => Array.isArray(payload.value) },
       ),
     options: z
-      .object({ format: formatOption, verify_signatures: verifySignaturesOption }, { error: 'must be a JSON object' })
-      .meta({ description: 'In formatted answers each card is named by its id: use its file path as id to get annotations on the file.' })
+      .object({ format: formatOption, verify_signatures: verifySignaturesOption, ...gateOptions }, { error: 'must be a JSON object' })
+      .meta({ description: 'In formatted answers each card is named by its id: use its file path as id to get annotations on the file. `baseline` (`latest` or `branch:<name>`), `branch` and `fail_on` apply to each card and its own agent (`cards[].agent`).' })
       .optional(),
     })
     // One id for every setting: the API description registers the app's own.
@@ -108,9 +111,12 @@ export interface BatchOutcome {
   valid: number;
   /** Of the valid cards' scores (an invalid card scores 0). */
   scoreSum: number;
-  results: string;
+  /** Each card's result as JSON text. */
+  results: string[];
   /** The answer in the format asked for (`options.format`, or the Accept header), instead of the JSON result. */
   formatted?: FormattedAnswer;
+  /** What each card asks of its agent (a keyed call's; see features/agents). */
+  agentAsks: AgentAsk[];
 }
 
 /**
@@ -132,8 +138,9 @@ export const validateBatchText = (body: BodyText, settings: ValidationSettings, 
     if (result.valid) valid++;
     scoreSum += result.valid ? result.score : 0;
   }
-  const answer = withinBudget(located, (shown) => batchAnswer(entries, shown, format, settings.rulesUrl, rulesetRefOf(ruleset)), (a) => Buffer.byteLength(a.formatted?.body ?? a.results), answerBudget(Buffer.byteLength(text)));
-  return { total: entries.length, valid, scoreSum, ...answer };
+  const answer = withinBudget(located, (shown) => batchAnswer(entries, shown, format, settings.rulesUrl, rulesetRefOf(ruleset)), (a) => (a.formatted ? Buffer.byteLength(a.formatted.body) : a.results.reduce((n, r) => n + Buffer.byteLength(r) + 1, 1)), answerBudget(Buffer.byteLength(text)));
+  const { format: _format, verify_signatures: _verify, ...gate } = request.options ?? {};
+  return { total: entries.length, valid, scoreSum, ...answer, agentAsks: entries.map((e) => agentAsk({ ...gate, agent: e.agent }, e.agent_card)) };
 };
 
 /** The results as JSON text, and the answer in the format asked for instead (then the results are the report's). */
@@ -144,7 +151,7 @@ const batchAnswer = (entries: BatchEntry[], located: LocatedResult[], format: Ou
   });
   const inputs: CheckedInput[] = format ? entries.map(({ id }, i) => ({ name: id, result: located[i]! })) : [];
   return {
-    results: `[${results.join(',')}]`,
+    results,
     ...(format && format !== 'json' ? { formatted: formattedAnswer(format, inputs, rulesUrl) } : {}),
   };
 };
@@ -157,9 +164,10 @@ export interface BatchContext {
   processing_time_ms: number;
 }
 
-/** The 2.5 body as JSON text. */
-export const batchResponseText = (outcome: BatchOutcome, context: BatchContext): string => {
+/** The 2.5 body as JSON text; `agentMembers`: each card's `,"agent":…,"baseline":…` (a keyed call's), added to its result. */
+export const batchResponseText = (outcome: BatchOutcome, context: BatchContext, agentMembers: readonly string[] = []): string => {
   const { total, valid } = outcome;
+  const results = `[${outcome.results.map((r, i) => (agentMembers[i] ? `${r.slice(0, -1)}${agentMembers[i]}}` : r)).join(',')}]`;
   const summary = `{"total_processed":${total},"success_rate":${valid / total},"average_score":${Math.round(outcome.scoreSum / total)},"processing_time_ms":${context.processing_time_ms}}`;
-  return `{"batch_id":${JSON.stringify(context.batch_id)},"report_url":${JSON.stringify(context.report_url)},"total":${total},"valid":${valid},"invalid":${total - valid},"results":${outcome.results},"summary":${summary},"timestamp":${JSON.stringify(context.timestamp)}}`;
+  return `{"batch_id":${JSON.stringify(context.batch_id)},"report_url":${JSON.stringify(context.report_url)},"total":${total},"valid":${valid},"invalid":${total - valid},"results":${results},"summary":${summary},"timestamp":${JSON.stringify(context.timestamp)}}`;
 };

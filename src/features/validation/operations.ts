@@ -24,7 +24,8 @@ import { batchResponseText } from './batch.ts';
 import { cardFetcher, type CardFetcher } from './card-by-url.ts';
 import type { BodyParts, FormattedAnswer, ServerRuleset } from './card-result.ts';
 import { singleResponseText, unusable, type SingleOutcome } from './validation.ts';
-import { agentMembers, joinHistory, prepareAgentRun, reportFacts, withAgentMembers } from '../agents/operations.ts';
+import { agentMembers, flatRefusal, joinHistory, prepareAgentRun, reportFacts, withAgentMembers, type Refuse } from '../agents/operations.ts';
+import type { AgentAsk } from '../agents/naming.ts';
 
 /** A validating request as the route read it. */
 export interface ValidationRequest {
@@ -158,7 +159,10 @@ const validateBatch = async (ops: Operations, request: ValidationRequest): Promi
   const now = deps.clock.now();
   const timestamp = iso(now);
   const batchId = newId('batch', now);
-  const json = batchResponseText(outcome, { batch_id: batchId, report_url: reportUrl(deps.urls.reportsUrl, batchId), timestamp, processing_time_ms: Math.round(performance.now() - request.startedAt) });
+  // Each card joins its own agent (a keyed call's), compared with its own baseline.
+  const accountId = caller.account?.id ?? null;
+  const runs = await Promise.all(outcome.agentAsks.map((ask, i) => prepareAgentRun(deps, accountId, ask, outcome.results[i]!, batchRefusal(ask))));
+  const json = batchResponseText(outcome, { batch_id: batchId, report_url: reportUrl(deps.urls.reportsUrl, batchId), timestamp, processing_time_ms: Math.round(performance.now() - request.startedAt) }, runs.map(agentMembers));
   // Charged with its report in one store operation. The batch result has no `recorded` field; the report is still durable before we answer.
   await chargeDailyQuota(deps, charge, outcome.total, {
     id: batchId,
@@ -169,7 +173,16 @@ const validateBatch = async (ops: Operations, request: ValidationRequest): Promi
     resultJson: json,
     verdict: reportVerdict(outcome),
   });
+  await Promise.all(runs.map((run, i) => joinHistory(deps, run, reportFacts(batchId, timestamp, JSON.parse(outcome.results[i]!)))));
   return answerOf(json, outcome.formatted);
+};
+
+/** A batch's baseline is each card's own agent's: `latest` or `branch:<name>`, never one report id for every card. */
+const batchRefusal = (ask: AgentAsk): Refuse => {
+  if (ask.baseline !== undefined && ask.baseline !== 'latest' && !ask.baseline.startsWith('branch:')) {
+    throw flatRefusal('options.baseline', 'in a batch, each card is compared with its own agent\'s report: give "latest" or "branch:<name>"');
+  }
+  return flatRefusal;
 };
 
 /** The validating use cases over the app's deps. */
