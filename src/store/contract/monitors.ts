@@ -70,8 +70,6 @@ export interface MonitorsTable {
   claimMonitor(owner: string, now: number): Promise<MonitorRecord | undefined>;
   /** Writes a run's outcome and ends the lease, only while `owner` holds it (false, nothing written, once another took it or it was deleted). */
   finishMonitorRun(id: string, owner: string, update: MonitorRunUpdate): Promise<boolean>;
-  /** How many monitors there are. */
-  countMonitors(): Promise<number>;
 }
 
 export const MONITORS_CALLS: Record<keyof MonitorsTable, Access> = {
@@ -82,5 +80,4 @@ export const MONITORS_CALLS: Record<keyof MonitorsTable, Access> = {
   deleteMonitor: 'write',
   claimMonitor: 'write',
   finishMonitorRun: 'write',
-  countMonitors: 'read',
 };

@@ -52,9 +52,6 @@ export class MemoryMonitors implements MonitorsTable {
     this.rows.change(id, ({ lease: _ended, ...m }) => ({ ...m, ...update }));
     return true;
   }
-  async countMonitors(): Promise<number> {
-    return this.rows.rows.size;
-  }
 
   /** Deletes the account's monitors (its account is being deleted). */
   deleteOfAccount(accountId: string): void {

@@ -108,6 +108,8 @@ export class PgMonitors implements MonitorsTable {
         limit 1
         for update skip locked
       )
+      -- Checked again on the row as it is when locked: a claim that committed meanwhile moved it on.
+      and next_run_at <= ${now}::bigint and (lease_until is null or lease_until <= ${now}::bigint)
       returning *`;
     return row && monitorFromRow(row);
   }
@@ -118,9 +120,5 @@ export class PgMonitors implements MonitorsTable {
       update monitors set ${sql(set)}, lease_owner = null, lease_until = null
       where id = ${sought(id)} and lease_owner = ${sought(owner)}`;
     return updated.count === 1;
-  }
-  async countMonitors(): Promise<number> {
-    const [row] = await this.context.sql`select count(*)::int as n from monitors`;
-    return row!.n as number;
   }
 }
