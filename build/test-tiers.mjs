@@ -15,6 +15,7 @@ export const tierNames = ['unit', 'integration', 'e2e'];
 export const declaredTiers = {
   integration: [
     'test/api/account-rulesets.test.ts',
+    'test/api/agent-history.test.ts',
     'test/api/agents.test.ts',
     'test/api/regression-gate.test.ts',
     'test/api/answer-bounds.test.ts',
@@ -85,6 +86,7 @@ export const declaredTiers = {
     'test/action/github-action.test.ts',
     'test/api/docs-page.test.ts',
     'test/cli/warm-up.test.ts',
+    'test/dashboard/agents.test.ts',
     'test/dashboard/browser.test.ts',
     'test/dashboard/harness.test.ts',
     'test/dashboard/ruleset-editor.test.ts',

@@ -20,6 +20,7 @@ import { metricsRoutes } from './api/routes/metrics.ts';
 import { monitorRoutes } from './api/routes/monitors.ts';
 import { pageRoutes } from './api/routes/pages.ts';
 import { reportDiffRoutes } from './api/routes/report-diff.ts';
+import { agentRoutes } from './api/routes/agents.ts';
 import { reportRoutes, wantsErrorPage } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
@@ -59,6 +60,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
   app.route('/', reportRoutes(deps));
   app.route('/', reportDiffRoutes(deps));
+  app.route('/', agentRoutes(deps));
   app.route('/', adminRoutes(deps));
   // After adminRoutes: its admin-token check on /admin/api/* runs before these.
   app.route('/', monitorRoutes(deps, monitors));

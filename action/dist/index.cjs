@@ -13712,9 +13712,36 @@ function segmentsOf(card, pointer) {
   return out;
 }
 var render = (template, path2, value) => template.replaceAll("{{path}}", path2).replaceAll("{{value}}", clip(value === void 0 ? "undefined" : JSON.stringify(value) ?? String(value), 200));
+var CUSTOM_RULES_BUDGET = 25e4;
+function shapeOf(card) {
+  let values = 0;
+  let pairs = 0;
+  const stack = [[card, 0]];
+  for (let item = stack.pop(); item !== void 0; item = stack.pop()) {
+    const [node2, depth] = item;
+    values++;
+    pairs += depth;
+    if (typeof node2 === "object" && node2 !== null) for (const child of Object.values(node2)) stack.push([child, depth + 1]);
+  }
+  return { values, pairs };
+}
+function estimatedMatches(given, shape) {
+  const descents = given.split("..").length - 1;
+  if (descents >= 2) return shape().pairs;
+  return descents === 1 || /[*?:,]/.test(given) ? shape().values : 1;
+}
 function checkCustomRules(card, version3, rules2, report) {
+  let shape;
+  const cardShape = () => shape ??= shapeOf(card);
+  let spent = 0;
   for (const rule of rules2) {
     if (rule.severity === "off" || rule.versions && !rule.versions.includes(version3)) continue;
+    const estimate = estimatedMatches(rule.given, cardShape);
+    if (spent + estimate > CUSTOM_RULES_BUDGET) {
+      report.addAs(rule.severity, rule.id, ROOT_PATH, `not checked: its given may select ${estimate} values of this card, past what is left of the custom rules' budget of ${CUSTOM_RULES_BUDGET} per card`, rule.fix);
+      continue;
+    }
+    spent += estimate;
     let matches;
     try {
       matches = JSONPath({ path: rule.given, json: card, resultType: "all", eval: "safe", wrap: true });

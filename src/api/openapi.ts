@@ -178,6 +178,7 @@ export const describeApi = (app: ApiRoutes, publicUrl: string): (() => string) =
           { name: 'validation', description: 'Validate agent cards.' },
           { name: 'webhooks', description: 'For CI: synchronous, asynchronous (signed callback) and GitHub validations.' },
           { name: 'reports', description: 'Stored reports, by capability URL.' },
+          { name: 'agents', description: 'An agent\'s history of keyed validations, and its badge.' },
           { name: 'admin', description: 'Accounts, API keys, usage and reports (admin token).' },
           { name: 'service', description: 'Health, the dashboard and this description.' },
         ],

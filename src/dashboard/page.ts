@@ -25,6 +25,7 @@ export const dashboardPage = (tokenFile?: string): string => `<!doctype html>
     <a href="#/accounts" data-nav="accounts">Accounts</a>
     <a href="#/usage" data-nav="usage">Usage</a>
     <a href="#/reports" data-nav="reports">Reports</a>
+    <a href="#/agents" data-nav="agents">Agents</a>
     <a href="#/trust-keys" data-nav="trust-keys">Trust keys</a>
     <a href="#/monitors" data-nav="monitors">Monitors</a>
   </nav>

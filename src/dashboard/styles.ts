@@ -97,6 +97,13 @@ tbody tr:last-child td { border-bottom: 0; }
 .bar { fill: var(--bar); }
 .bar.zero { fill: var(--bar-zero); }
 .axis { display: flex; justify-content: space-between; font-size: 0.8rem; color: var(--muted); margin-top: 0.25rem; }
+.score-chart { width: 100%; max-width: 760px; height: auto; display: block; }
+.score-chart .grid { stroke: var(--line); stroke-width: 1; }
+.score-chart .tick { fill: var(--muted); font-size: 11px; }
+.score-chart .line { fill: none; stroke: var(--accent); stroke-width: 2; }
+.score-chart .dot { stroke: var(--surface); stroke-width: 1.5; }
+.score-chart .dot.ok { fill: var(--ok); }
+.score-chart .dot.bad { fill: var(--danger); }
 details { margin-top: 0.5rem; }
 summary { cursor: pointer; color: var(--accent); }
 

@@ -48,9 +48,13 @@ export const badgeMessage = (report: ReportRecord): BadgeMessage => {
     return { text: `${valid}/${total} valid`, colour: valid === total ? 'valid' : 'invalid' };
   }
   const v = typeof r.validation === 'object' ? asObject(r.validation) : r;
-  const score = typeof r.score === 'number' ? r.score : undefined;
-  if (v.valid === false) return { text: 'invalid', colour: 'invalid' };
-  if (v.valid !== true) return { text: 'unknown', colour: 'unknown' };
+  return verdictMessage(v.valid, typeof r.score === 'number' ? r.score : undefined);
+};
+
+/** What a badge says of a card's verdict and score (an agent's badge: of its latest report). */
+export const verdictMessage = (valid: unknown, score: number | undefined): BadgeMessage => {
+  if (valid === false) return { text: 'invalid', colour: 'invalid' };
+  if (valid !== true) return { text: 'unknown', colour: 'unknown' };
   if (score === undefined) return { text: 'valid', colour: 'valid' };
   return { text: `valid ${score}/100`, colour: score >= 80 ? 'valid' : 'warn' };
 };

@@ -16,8 +16,8 @@ const FIXED_PART_BYTES = 48 * 1024;
 /** The reports' page addresses, by id. */
 export type ReportLink = (id: string) => string;
 
-const verdictText = (valid: boolean | null): string => (valid === null ? 'Unknown' : valid ? 'Valid' : 'Invalid');
-const badge = (valid: boolean | null): string => `<span class="badge ${valid === null ? 'unknown' : valid ? 'ok' : 'bad'}">${verdictText(valid)}</span>`;
+export const verdictText = (valid: boolean | null): string => (valid === null ? 'Unknown' : valid ? 'Valid' : 'Invalid');
+export const verdictBadge = (valid: boolean | null): string => `<span class="badge ${valid === null ? 'unknown' : valid ? 'ok' : 'bad'}">${verdictText(valid)}</span>`;
 
 /** Rows while the page has room; the rest counted as not shown (`total` counts those the engine did not list either). */
 const rowsWithin = <T>(items: readonly T[], total: number, row: (item: T) => string, space: PageSpace): string => {
@@ -39,7 +39,7 @@ const changeRow = (c: CardChange): string =>
   `<li><strong>${esc(c.op)}</strong> <code>${esc(c.path)}</code>${c.old === undefined ? '' : ` from <code>${esc(c.old)}</code>`}${c.new === undefined ? '' : ` to <code>${esc(c.new)}</code>`}</li>`;
 
 const sideRow = (label: string, side: DiffSide, link: ReportLink): string =>
-  `<tr><th>${label}</th><td><a href="${esc(link(side.report.id))}"><code>${esc(side.report.id)}</code></a></td><td>${timeStamp(side.report.created_at)}</td><td>${badge(side.valid)}</td><td>${esc(side.score ?? '–')}</td></tr>`;
+  `<tr><th>${label}</th><td><a href="${esc(link(side.report.id))}"><code>${esc(side.report.id)}</code></a></td><td>${timeStamp(side.report.created_at)}</td><td>${verdictBadge(side.valid)}</td><td>${esc(side.score ?? '–')}</td></tr>`;
 
 const signed = (n: number | null): string => (n === null ? 'unknown' : n > 0 ? `+${n}` : String(n));
 
@@ -51,7 +51,7 @@ export const renderDiffPage = ({ before, after, diff }: ReportDiff, link: Report
   const verdict = diff.verdict.changed ? `${verdictText(diff.verdict.before)} → ${verdictText(diff.verdict.after)}` : `${verdictText(diff.verdict.after)}, unchanged`;
   const description = `Verdict ${verdict}; score ${signed(diff.score.delta)}; ${findings.counts.new} new, ${findings.counts.fixed} fixed findings; ${card.total} card changes.`;
   const body = [
-    `<p class="verdict">${badge(diff.verdict.after)}<span><strong>${esc(verdict)}</strong> · score ${esc(signed(diff.score.delta))}</span></p>`,
+    `<p class="verdict">${verdictBadge(diff.verdict.after)}<span><strong>${esc(verdict)}</strong> · score ${esc(signed(diff.score.delta))}</span></p>`,
     `<table><thead><tr><th></th><th>Report</th><th>Created</th><th>Verdict</th><th>Score</th></tr></thead><tbody>${sideRow('Before', before, link)}${sideRow('After', after, link)}</tbody></table>`,
     section(`New findings (${findings.counts.new})`, rowsWithin(findings.new, findings.counts.new, findingRow, space)),
     section(`Fixed findings (${findings.counts.fixed})`, rowsWithin(findings.fixed, findings.counts.fixed, findingRow, space)),

@@ -184,7 +184,7 @@ const badgeSection = (urls: ReportUrls): string => {
 <p><button type="button" data-copy="badge-markdown" hidden>Copy badge Markdown</button> <span id="badge-markdown-status" role="status"></span></p></section>`;
 };
 
-const facts = (rows: Array<[string, string | undefined]>): string =>
+export const facts = (rows: Array<[string, string | undefined]>): string =>
   `<dl class="facts">${rows.filter(([, v]) => v).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`).join('')}</dl>`;
 
 const contextFacts = (report: ReportRecord): Array<[string, string | undefined]> => {

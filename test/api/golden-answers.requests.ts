@@ -225,7 +225,31 @@ const adminLists: GoldenRequest[] = [
   { name: 'export', path: '/admin/api/export', auth: 'admin' },
   { name: 'export without a token', path: '/admin/api/export' },
   { name: 'metrics', path: '/metrics', auth: 'admin' },
-  // Monitors last: a monitor's run stores a report and counts usage, which the answers above would show.
+];
+
+// Agents, last: their keyed validations change no answer before them.
+const agents: GoldenRequest[] = [
+  { name: 'keyed validation of a named agent', method: 'POST', path: '/v1/validate', auth: 'pro', json: { agent_card: goldenCard, options: { agent: 'golden/agent' } }, save: { agent: 'agent.id' } },
+  { name: 'the same agent, an invalid card', method: 'POST', path: '/v1/validate', auth: 'pro', body: singleText(invalidCard, { agent: 'golden/agent' }) },
+  { name: 'agent history as JSON', path: '/agents/{{agent}}', auth: 'pro', headers: { accept: 'application/json' } },
+  { name: 'agent history, page', path: '/agents/{{agent}}', auth: 'admin', headers: { accept: 'text/html' } },
+  { name: 'agent history, first page of one', path: '/agents/{{agent}}?limit=1', auth: 'pro', headers: { accept: 'application/json' }, save: { historyCursor: 'next_cursor' } },
+  { name: 'agent history, next page', path: '/agents/{{agent}}?limit=1&cursor={{historyCursor}}', auth: 'pro', headers: { accept: 'application/json' } },
+  { name: 'agent history with a key of another account', path: '/agents/{{agent}}', auth: 'free', headers: { accept: 'application/json' } },
+  { name: 'agent history without credentials', path: '/agents/{{agent}}', headers: { accept: 'application/json' } },
+  { name: 'agent badge with a wrong token', path: '/agents/{{agent}}/badge.svg?token=wrong' },
+  { name: 'agent history of an unknown agent', path: '/agents/agt_missing', auth: 'admin', headers: { accept: 'application/json' } },
+  { name: 'agent history without credentials, browser', path: '/agents/agt_missing', headers: { accept: 'text/html' } },
+  { name: 'agent history: a bad limit', path: '/agents/agt_missing?limit=101', auth: 'admin', headers: { accept: 'application/json' } },
+  { name: 'badge of an unknown agent', path: '/agents/agt_missing/badge.svg?token=nothing' },
+  { name: 'agents, most recently seen first', path: '/admin/api/agents', auth: 'admin' },
+  { name: 'agents of one account, by name', path: '/admin/api/agents?sort=name&account_id={{proAccount}}', auth: 'admin' },
+  { name: 'agents: unknown sort', path: '/admin/api/agents?sort=size', auth: 'admin' },
+  { name: 'agents: a cursor of the reports', path: '/admin/api/agents?cursor={{reportCursor}}', auth: 'admin' },
+];
+
+/** Last: a monitor's run stores a report and counts usage, which the answers above would show. */
+const monitors: GoldenRequest[] = [
   { name: 'monitor a card', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 3600, notify_url: '{{receiver}}/monitor-events' }, save: { monitor: 'monitor.id' } },
   { name: 'monitor: interval 0', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 0 } },
   { name: 'monitor: interval as a string', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: '60' } },
@@ -242,4 +266,4 @@ const adminLists: GoldenRequest[] = [
   { name: 'delete the monitor again', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
 ];
 
-export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists];
+export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists, ...agents, ...monitors];

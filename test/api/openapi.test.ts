@@ -246,5 +246,23 @@ describe('the document agrees with the endpoints', () => {
     const keys = await get(`/admin/api/accounts/${accounts[0]!.id}/keys`, admin);
     assert.equal(keys.status, 200);
     answerMatches('/admin/api/accounts/{id}/keys', 'get', 200, keys.body);
+
+    // An agent's history: a keyed validation makes one.
+    const post = async (path: string, body: unknown, token: string) =>
+      (await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) })).json();
+    const { secret } = await post(`/admin/api/accounts/${accounts[0]!.id}/keys`, { name: 'agents' }, 'test-admin-token-0123456789');
+    const validated = await post('/v1/validate', { agent_card: card, options: { agent: 'openapi/agent' } }, secret);
+    const agentCases: Array<[string, string, number, Record<string, string>]> = [
+      [`/agents/${validated.agent.id}`, '/agents/{id}', 200, { accept: 'application/json', authorization: `Bearer ${secret}` }],
+      ['/agents/agt_unknown', '/agents/{id}', 404, { accept: 'application/json', ...admin }],
+      [`/agents/${validated.agent.id}?limit=0`, '/agents/{id}', 400, { accept: 'application/json', ...admin }],
+      ['/admin/api/agents?sort=name', '/admin/api/agents', 200, admin],
+      ['/admin/api/agents?sort=size', '/admin/api/agents', 400, admin],
+    ];
+    for (const [url, path, expected, headers] of agentCases) {
+      const { status, body } = await get(url, headers);
+      assert.equal(status, expected, `GET ${url}: ${JSON.stringify(body).slice(0, 200)}`);
+      answerMatches(path, 'get', status, body);
+    }
   });
 });

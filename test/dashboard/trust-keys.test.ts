@@ -36,11 +36,6 @@ after(async () => {
   await service?.stop();
 });
 
-const noSidewaysScrolling = async () => {
-  const overflow = await browser.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `no sideways scrolling (overflow ${overflow}px)`);
-};
-
 test('the Trust keys view starts empty; a private key and text that is no JSON are refused with a clear message', async () => {
   const { page } = browser;
   await page.goto(`${service.url}/dashboard`);
@@ -101,15 +96,15 @@ test('at phone width the list reads without sideways scrolling; deleting asks fi
   const { page } = browser;
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByRole('heading', { name: 'Trust keys', level: 1 }).waitFor();
-  await noSidewaysScrolling();
+  await browser.assertNoSidewaysScrolling();
   await browser.screenshot('trust-04-phone');
 
   await page.getByRole('button', { name: 'Delete key release-1' }).click();
   await page.getByRole('button', { name: 'Delete key', exact: true }).click();
   await page.getByRole('status').filter({ hasText: 'Key "release-1" deleted.' }).waitFor();
-  await noSidewaysScrolling();
+  await browser.assertNoSidewaysScrolling();
   await page.setViewportSize({ width: 1280, height: 800 });
-  await noSidewaysScrolling();
+  await browser.assertNoSidewaysScrolling();
   assert.deepEqual((await adminApi('GET', '/trust-keys')).keys.map((k: { kid: string }) => k.kid).sort(), ['ci-1', 'release-2']);
   browser.assertClean(['400 POST /admin/api/trust-keys']); // the private key refused in the first step
 });

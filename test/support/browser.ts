@@ -178,6 +178,11 @@ export const startBrowser = async (origin: string) => {
         assert.deepEqual(consoleErrors, [], 'console errors');
         assert.deepEqual([...new Set(failures)].sort(), [...new Set(expected)].sort(), 'failed requests to the server');
       },
+      /** Fails when the page is wider than the viewport (a phone would scroll sideways). */
+      assertNoSidewaysScrolling: async () => {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `no sideways scrolling (overflow ${overflow}px)`);
+      },
       /** The whole page; `fullPage: false` for a modal dialog, whose backdrop covers the viewport only. */
       screenshot: (name: string, fullPage = true) => page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage }),
       close: () => browser.close(),

@@ -17,7 +17,7 @@ import type { Caller } from '../../features/accounts/caller.ts';
 import type { AppEnv, RateWindow } from '../env.ts';
 
 /** The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`; '' when a header is present but empty or not Bearer. */
-const presentedKey = (authorization: string | undefined, apiKey: string | undefined): string | undefined => {
+export const presentedKey = (authorization: string | undefined, apiKey: string | undefined): string | undefined => {
   if (authorization !== undefined) {
     const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization.trim());
     return m ? m[1]! : '';

@@ -23,6 +23,7 @@ import { admin, bodyRefused, notFound } from './admin-route.ts';
 import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
 import { accountRulesetRoutes } from './account-ruleset.ts';
+import { adminAgentRoutes } from './agents.ts';
 
 const ACCOUNTS_SORT = 'created_at';
 const REPORTS_SORT = '-created_at';
@@ -175,5 +176,6 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
       });
     })
     .route('/', trustKeyRoutes(deps))
-    .route('/', accountRulesetRoutes(deps));
+    .route('/', accountRulesetRoutes(deps))
+    .route('/', adminAgentRoutes(deps));
 };

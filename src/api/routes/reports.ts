@@ -111,7 +111,7 @@ const cardRoute = createRoute({
 });
 
 /** A badge is an image: nothing in it may run or load anything. A report never changes, but it may expire. */
-const badgeHeaders = {
+export const badgeHeaders = {
   'Content-Type': 'image/svg+xml; charset=utf-8',
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
   'X-Content-Type-Options': 'nosniff',

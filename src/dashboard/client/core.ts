@@ -103,7 +103,8 @@ export class TextBody {
 }
 
 /** Calls the admin API; the answer is trusted to have the shape T (the server is the same build). */
-export async function api<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+/** `path` is under the admin API unless `base` says otherwise ('' for the service's own paths, such as /agents/<id>). */
+export async function api<T>(method: string, path: string, body?: unknown, token?: string, base = API_BASE): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json', Authorization: 'Bearer ' + (token || session.token() || '') };
   const init: RequestInit = { method, headers, credentials: 'omit', cache: 'no-store' };
   if (body !== undefined) {
@@ -112,7 +113,7 @@ export async function api<T>(method: string, path: string, body?: unknown, token
   }
   let response: Response;
   try {
-    response = await fetch(API_BASE + path, init);
+    response = await fetch(base + path, init);
   } catch {
     throw new ApiFailure(0, 'The server could not be reached. Check that it is running.');
   }

@@ -188,7 +188,7 @@ export async function usageView(query?: string): Promise<HTMLElement> {
       h('nav', { class: 'pager', 'aria-label': 'Pages' }, pagerParts)));
 }
 
-function verdict(valid: boolean | null): HTMLElement {
+export function verdict(valid: boolean | null): HTMLElement {
   if (valid === true) return h('span', { class: 'badge ok' }, 'valid');
   if (valid === false) return h('span', { class: 'badge bad' }, 'invalid');
   return h('span', { class: 'muted' }, '\u2014');

@@ -3,6 +3,7 @@
  * the other parts as async functions returning a node.
  */
 import { accountsView, accountView } from './accounts.ts';
+import { agentsView, agentView } from './agents.ts';
 import { go, handleFailure, onSubmit, setRenderer, signOut } from './actions.ts';
 import { ApiFailure, api, byId, clearMessages, complain, field, h, session } from './core.ts';
 import { reportsView, usageView } from './insights.ts';
@@ -24,6 +25,8 @@ const routes: Route[] = [
   accountsRoute,
   { pattern: /^#\/usage(?:\?(.*))?$/, nav: 'usage', title: 'Usage', view: (m) => usageView(m[1]) },
   { pattern: /^#\/reports(?:\?(.*))?$/, nav: 'reports', title: 'Reports', view: (m) => reportsView(m[1]) },
+  { pattern: /^#\/agents\/([^/?]+)(?:\?(.*))?$/, nav: 'agents', title: 'Agent', view: (m) => agentView(decodeURIComponent(m[1] ?? ''), m[2]) },
+  { pattern: /^#\/agents(?:\?(.*))?$/, nav: 'agents', title: 'Agents', view: (m) => agentsView(m[1]) },
   { pattern: /^#\/trust-keys$/, nav: 'trust-keys', title: 'Trust keys', view: trustKeysView },
   { pattern: /^#\/monitors$/, nav: 'monitors', title: 'Monitors', view: monitorsView },
 ];

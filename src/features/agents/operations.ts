@@ -144,6 +144,7 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
   let baseline: BaselineOutcome | undefined;
   if (ask.baseline !== undefined) {
     const id = await baselineId(deps, known, ask.baseline, refuse);
+    // An agent's latest report is read past the retention period (see findReport): a baseline of "latest" is always there.
     const report = await readReport(deps.store, deps.config, deps.clock.now(), id);
     // Another account's report reads as unknown: its existence is not told.
     if (!report || report.account_id !== accountId) throw refuse('options.baseline', `no report ${JSON.stringify(id)} in this account (unknown, another account's, or removed after the retention period)`);

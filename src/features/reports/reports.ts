@@ -61,8 +61,19 @@ export const findReport = async (
   idOrAlias: string,
 ): Promise<ReportRecord | undefined> => {
   const report = await store.getReport(idOrAlias);
-  if (!report || Date.parse(report.created_at) < retentionCutoff(config, nowMs)) return undefined;
+  if (!report) return undefined;
+  if (Date.parse(report.created_at) < retentionCutoff(config, nowMs) && !(await keptForAgent(store, report))) return undefined;
   return report;
+};
+
+/** Whether an expired report is kept as an agent's latest (the agents its result names: a card's, or a batch's cards'). */
+const keptForAgent = async (store: Store, report: ReportRecord): Promise<boolean> => {
+  const result = report.result as { agent?: { id?: unknown }; results?: unknown } | null;
+  const named = [result?.agent, ...(Array.isArray(result?.results) ? (result.results as Array<{ agent?: { id?: unknown } } | null>).map((r) => r?.agent) : [])];
+  for (const id of new Set(named.map((a) => a?.id).filter((id): id is string => typeof id === 'string'))) {
+    if ((await store.getAgent(id))?.latest_report_id === report.id) return true;
+  }
+  return false;
 };
 
 /**

@@ -1,0 +1,187 @@
+/**
+ * An agent's history: GET /agents/<id> (HTML for browsers, JSON when Accept prefers it), read with
+ * the admin token or a key of the agent's account (anything else is the 404 of an unknown agent);
+ * GET /agents/<id>/badge.svg?token=… (the latest verdict, under the agent's badge token); and the
+ * admin list GET /admin/api/agents (mounted by the admin routes, behind the admin token).
+ */
+import { createRoute } from '@hono/zod-openapi';
+import * as z from 'zod';
+import type { AppDeps } from '../../deps.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { agentBadgeEntry, agentHistory, agentUrl, historyReader, pageAgentListing } from '../../features/agents/history-operations.ts';
+import { HISTORY_PAGE } from '../../features/agents/history.ts';
+import { AGENT_SORT_FIELDS } from '../../store/contract/agents.ts';
+import { renderAgentPage } from '../../pages/agent.ts';
+import { renderBadge, verdictMessage } from '../../pages/badge.ts';
+import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
+import { clientIpResolver } from '../client-ip.ts';
+import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery, writeCursor } from '../list-query.ts';
+import { presentedKey } from '../middleware/caller.ts';
+import { apiRoutes, type ApiRoutes, errors, response, security } from '../openapi.ts';
+import { admin } from './admin-route.ts';
+import { nestedError } from '../schemas.ts';
+import { badgeHeaders, prefersJson, wantsErrorPage } from './reports.ts';
+
+const timestamp = z.string().meta({ format: 'date-time' });
+const int = z.int();
+
+const historyEntry = z
+  .object({
+    agent_id: z.string(),
+    report_id: z.string(),
+    created_at: timestamp,
+    valid: z.boolean(),
+    score: int,
+    errors: int,
+    warnings: int,
+    branch: z.string().nullable().meta({ description: 'The webhook metadata\'s `branch`, when it named one.' }),
+  })
+  .meta({ id: 'AgentReportEntry' });
+
+const agentSchema = z
+  .object({
+    id: z.string(),
+    account_id: z.string(),
+    name: z.string(),
+    first_seen: timestamp,
+    last_seen: timestamp,
+    latest_report_id: z.string().nullable(),
+    latest: historyEntry.nullable().meta({ description: 'The latest report\'s verdict and counts (null before the first).' }),
+    counts: z.object({ reports: int, valid: int, invalid: int }).meta({ description: 'Reports recorded in the agent\'s history (retention does not lower them).' }),
+  })
+  .meta({ id: 'Agent' });
+
+const timelineEntry = z
+  .object({
+    id: z.string().meta({ description: 'The report id.' }),
+    created_at: timestamp,
+    valid: z.boolean(),
+    score: int,
+    errors: int,
+    warnings: int,
+    branch: z.string().nullable(),
+    url: z.string().meta({ description: 'The report page (gone once the report is past `reports.retentionDays`).' }),
+    previous_id: z.string().nullable().meta({ description: 'The report before this one in the history (null for the first).' }),
+    diff_url: z.string().nullable().meta({ description: 'The diff from the previous report to this one, `/reports/{previous_id}/diff/{id}`.' }),
+  })
+  .meta({ id: 'AgentHistoryEntry' });
+
+const nextCursor = z.string().nullable().meta({ description: 'Pass as `cursor` for the older reports; null on the last page.' });
+
+const agentHistorySchema = z
+  .object({
+    agent: agentSchema,
+    badge_url: z.string().meta({ description: 'The agent\'s badge, with its token: whoever has it sees the latest verdict.' }),
+    reports: z.array(timelineEntry).meta({ description: `Newest first, at most \`limit\` (${HISTORY_PAGE.max}).` }),
+    next_cursor: nextCursor,
+  })
+  .meta({ id: 'AgentHistory' });
+
+const listedAgent = agentSchema.extend({ url: z.string().meta({ description: 'The agent\'s history page.' }) }).meta({ id: 'ListedAgent' });
+
+const HISTORY_SORT = '-created_at';
+const AGENTS_SORT = '-last_seen';
+const idParam = z.object({ id: z.string().max(200).meta({ description: 'The agent id (`agt_…`), as the result\'s `agent.id` gives it.' }) });
+const notFoundAnswer = {
+  description: 'No agent with this id that the credentials may read (unknown, another account\'s, or no or a wrong credential: all alike): a page for browsers, the JSON error otherwise.',
+  content: { 'text/html': { schema: z.string() }, 'application/json': { schema: nestedError } },
+};
+
+const historyRoute = createRoute({
+  method: 'get',
+  path: '/agents/{id}',
+  tags: ['agents'],
+  summary: 'An agent\'s history: its reports newest first (verdict, score, error and warning counts), a score chart, links to each report and to the diff from the one before',
+  description: `HTML for browsers; JSON when the Accept header prefers application/json. Read with the admin token or an API key of the agent's account (\`Authorization: Bearer\` or \`X-API-Key\`). Paged: at most ${HISTORY_PAGE.max} reports a page (the chart draws the page's).`,
+  security: [...security.key, ...security.admin],
+  request: {
+    params: idParam,
+    query: z.object({
+      limit: intQuery('limit', HISTORY_PAGE.default, 1, HISTORY_PAGE.max, 'At most this many reports (next_cursor tells where the older ones start).'),
+      cursor: z.preprocess(firstValue, z.string().max(1000, 'cursor is not one this list gave out').optional()).meta({ description: 'The next_cursor of the previous page.' }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The history.',
+      headers: { Vary: { schema: { type: 'string' } } },
+      content: { 'text/html': { schema: z.string() }, 'application/json': { schema: agentHistorySchema } },
+    },
+    ...errors({ 400: 'A bad limit, or a cursor this history did not give out.' }),
+    404: notFoundAnswer,
+  },
+});
+
+const badgeRoute = createRoute({
+  method: 'get',
+  path: '/agents/{id}/badge.svg',
+  tags: ['agents'],
+  summary: 'The agent\'s badge: the verdict and score of its latest report, for a README',
+  description: 'The token is the agent\'s own (in `badge_url` of `GET /agents/{id}`). Cached for 5 minutes: the latest report changes.',
+  request: { params: idParam, query: z.object({ token: z.preprocess(firstValue, z.string().max(200).optional()).meta({ description: 'The agent\'s badge token.' }) }) },
+  responses: {
+    200: { description: 'The badge.', content: { 'image/svg+xml': { schema: z.string() } } },
+    404: { description: 'No agent with this id, or a missing or wrong token (alike): a badge saying so.', content: { 'image/svg+xml': { schema: z.string() } } },
+  },
+});
+
+const notFoundPage = () => renderNotFoundPage('Agent', 'There is no agent with this id that these credentials may read. Its history is read with the admin token or an API key of its account.');
+
+export const agentRoutes = (deps: AppDeps): ApiRoutes => {
+  const clientIp = clientIpResolver(deps.config);
+  return apiRoutes()
+    .openapi(historyRoute, async (c) => {
+      const { id } = c.req.valid('param');
+      const { limit, cursor } = c.req.valid('query');
+      c.header('Vary', 'Accept, Authorization, X-API-Key');
+      c.header('Cache-Control', 'private, no-store');
+      const after = storePageQuery({ limit, cursor }, HISTORY_SORT, []).after;
+      const reader = await historyReader(deps, presentedKey(c.req.header('authorization'), c.req.header('x-api-key')), clientIp(c));
+      let found;
+      try {
+        found = await agentHistory(deps, reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}) });
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 'NOT_FOUND' && wantsErrorPage(c.req.header('accept')))) throw e;
+        return c.html(notFoundPage(), 404, pageHeaders);
+      }
+      const { more, ...history } = found;
+      const last = history.reports.at(-1);
+      const next_cursor = more && last ? writeCursor(HISTORY_SORT, { key: last.created_at, id: last.id }) : null;
+      if (prefersJson(c.req.header('accept'))) return c.json({ ...history, next_cursor }, 200);
+      const page = agentUrl(deps.urls.reportsUrl, id);
+      const links = { page, ...(next_cursor ? { older: `${page}?limit=${limit}&cursor=${next_cursor}` } : {}), ...(cursor ? { newest: `${page}?limit=${limit}` } : {}) };
+      return c.html(renderAgentPage({ ...history, next_cursor }, links), 200, pageHeaders);
+    })
+    .openapi(badgeRoute, async (c) => {
+      const entry = await agentBadgeEntry(deps, c.req.valid('param').id, c.req.valid('query').token);
+      if (entry === undefined) return c.body(renderBadge('cardgate', { text: 'agent not found', colour: 'unknown' }), 404, { ...badgeHeaders, 'Cache-Control': 'no-cache' });
+      const message = entry === null ? { text: 'no reports', colour: 'unknown' as const } : verdictMessage(entry.valid, entry.score);
+      // Cached briefly by image proxies (README badges): the agent's latest report moves.
+      return c.body(renderBadge('cardgate', message), 200, { ...badgeHeaders, 'Cache-Control': 'public, max-age=300' });
+    });
+};
+
+const listRoute = admin({
+  method: 'get',
+  path: '/admin/api/agents',
+  summary: 'The agents, a page at a time (most recently seen first unless sorted otherwise)',
+  request: {
+    query: z.object({
+      ...pageQuery(AGENT_SORT_FIELDS, AGENTS_SORT, 50, 'name or id'),
+      account_id: z.preprocess(firstValue, z.string().max(200).optional()).meta({ description: 'Only this account\'s.' }),
+    }),
+  },
+  responses: {
+    200: response('The agents.', z.object({ agents: z.array(listedAgent), next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same sort) for the next page; null on the last page.' }) })),
+    ...errors({ 400: 'A query parameter is out of range, or the cursor is not one this list gave out.' }),
+  },
+});
+
+/** GET /admin/api/agents; mounted among the admin routes, whose middleware checks the admin token. */
+export const adminAgentRoutes = (deps: AppDeps): ApiRoutes =>
+  apiRoutes().openapi(listRoute, async (c) => {
+    const params = c.req.valid('query');
+    const query = storePageQuery(params, AGENTS_SORT, ['reports'], ['reports']);
+    const page = await pageAgentListing(deps, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
+    return c.json(pageAnswer('agents', page, query.sortParam), 200);
+  });

@@ -1,0 +1,85 @@
+/**
+ * Browser code, part 3d: the agents list (searched, sorted and paged by the server) and one
+ * agent's history: its score chart (the geometry the public agent page draws too), the timeline
+ * with links to each report and to the diff from the one before, and its badge's address.
+ */
+// Types only, erased from the bundle: the answers as the server's use cases make them.
+import type { AgentHistory, AgentView, HistoryEntry } from '../../features/agents/history.ts';
+import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
+import { accountHash } from './actions.ts';
+import { api, h, plural, safeHref, svg, table, when } from './core.ts';
+import { verdict } from './insights.ts';
+import { apiQuery, listHash, pager, readList, searchForm, sortHeader } from './lists.ts';
+
+const AGENTS = '#/agents';
+export const agentHash = (id: string): string => AGENTS + '/' + encodeURIComponent(id);
+const reportHref = (url: string, id: string): string => safeHref(url, '/reports/' + encodeURIComponent(id));
+
+export async function agentsView(query?: string): Promise<HTMLElement> {
+  const state = readList(query, '-last_seen');
+  const { agents, next_cursor } = await api<{ agents: AgentView[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state));
+  const rows = agents.map((a) => [
+    h('a', { href: agentHash(a.id), title: a.id }, a.name),
+    a.latest ? verdict(a.latest.valid) : h('span', { class: 'muted' }, 'no reports'),
+    a.latest ? String(a.latest.score) : h('span', { class: 'muted' }, '\u2014'),
+    String(a.counts.reports),
+    h('a', { href: accountHash(a.account_id) }, h('code', { class: 'wrap' }, a.account_id)),
+    when(a.last_seen),
+  ]);
+  const columns: [string, string | null][] = [['Agent', 'name'], ['Latest', null], ['Score', null], ['Reports', 'reports'], ['Account', null], ['Last seen', 'last_seen']];
+  const sorts: [string, string][] = [['name', 'Name'], ['last_seen', 'Last seen'], ['first_seen', 'First seen'], ['reports', 'Reports']];
+  const empty = state.q ? 'No agent matches "' + state.q + '".' : state.cursor ? 'No more agents.' : 'No agents yet: a validation with an API key makes one.';
+  return h('section', {},
+    h('h1', {}, 'Agents'),
+    h('section', { class: 'card', 'aria-label': 'Agents list' },
+      searchForm('agent-search', 'Search agents', AGENTS, state, 'Agent name or id', sorts),
+      rows.length ? table('Agents', columns.map(([label]) => label), rows, columns.map(([label, sort]) => sortHeader(label, sort, AGENTS, state))) : h('p', { class: 'empty' }, empty),
+      rows.length || state.page > 1 ? pager(AGENTS, state, next_cursor, rows.length) : null));
+}
+
+/** The score chart of the reports shown (newest first in the timeline, oldest on the left here). */
+function scoreChart(reports: readonly HistoryEntry[]): SVGElement {
+  const { points, lines, grid } = chartGeometry(reports.slice().reverse(), (e) => e.score);
+  return svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown, oldest first.' },
+    grid.map(({ y }) => svg('line', { class: 'grid', x1: CHART.left, x2: CHART.width - CHART.right, y1: y, y2: y })),
+    grid.map(({ score, y }) => svg('text', { class: 'tick', x: CHART.left - 6, y: y + 4, 'text-anchor': 'end' }, String(score))),
+    lines.map((line) => svg('polyline', { class: 'line', points: line })),
+    points.map(({ item, x, y }) => y === null ? null
+      : svg('a', { href: reportHref(item.url, item.id) },
+        svg('circle', { class: 'dot ' + (item.valid ? 'ok' : 'bad'), cx: x, cy: y, r: 4 },
+          svg('title', {}, item.created_at.slice(0, 16).replace('T', ' ') + ' UTC: ' + (item.valid ? 'valid' : 'invalid') + ', score ' + item.score)))));
+}
+
+export async function agentView(id: string, query?: string): Promise<HTMLElement> {
+  const cursor = new URLSearchParams(query || '').get('cursor') || '';
+  const history = await api<AgentHistory>('GET', '/agents/' + encodeURIComponent(id) + '?limit=50' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''), undefined, undefined, '');
+  const { agent, reports } = history;
+  const rows = reports.map((r) => [
+    when(r.created_at),
+    h('a', { href: reportHref(r.url, r.id) }, h('code', {}, r.id)),
+    verdict(r.valid),
+    String(r.score),
+    String(r.errors),
+    String(r.warnings),
+    r.diff_url ? h('a', { href: safeHref(r.diff_url, '#') }, 'What changed') : h('span', { class: 'muted' }, 'first report'),
+  ]);
+  return h('section', {},
+    h('p', {}, h('a', { href: AGENTS }, '\u2190 All agents')),
+    h('h1', {}, agent.name),
+    h('p', { class: 'muted' },
+      'Account ', h('a', { href: accountHash(agent.account_id) }, h('code', { class: 'wrap' }, agent.account_id)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
+      ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
+    h('section', { class: 'card', 'aria-labelledby': 'agent-score-title' },
+      h('h2', { id: 'agent-score-title' }, 'Score'),
+      reports.length ? scoreChart(reports) : h('p', { class: 'empty' }, 'No reports yet.')),
+    h('section', { class: 'card', 'aria-labelledby': 'agent-reports-title' },
+      h('h2', { id: 'agent-reports-title' }, cursor ? 'Older reports' : 'Reports, newest first'),
+      rows.length ? table('Reports of ' + agent.name, ['Created', 'Report', 'Verdict', 'Score', 'Errors', 'Warnings', 'Change'], rows) : h('p', { class: 'empty' }, 'No reports here.'),
+      h('nav', { class: 'pager', 'aria-label': 'Pages' },
+        cursor ? h('a', { href: agentHash(agent.id), class: 'button secondary' }, '\u2190 Newest reports') : null,
+        history.next_cursor ? h('a', { href: listHash(agentHash(agent.id), { cursor: history.next_cursor }), class: 'button secondary', rel: 'next' }, 'Older reports \u2192') : null)),
+    h('section', { class: 'card', 'aria-labelledby': 'agent-badge-title' },
+      h('h2', { id: 'agent-badge-title' }, 'Badge'),
+      h('p', { class: 'hint' }, 'The latest verdict, for a README. The address holds the agent\'s badge token: whoever has it sees the verdict.'),
+      h('pre', { class: 'snippet' }, '![cardgate](' + history.badge_url + ')')));
+}

@@ -1,0 +1,48 @@
+/**
+ * An agent's history as the agent page and its JSON show it: one page of its reports, newest
+ * first, each with the link to its report and to the diff from the report before it. The store
+ * gives a page one row longer than asked: that row only names the previous report of the page's
+ * last entry (its diff link), so a page's links never depend on the next page being read.
+ */
+import type { AgentRecord, AgentReportEntry } from '../../store/contract/agents.ts';
+
+/** A report in an agent's history as the timeline shows it: its entry, named by the report's id, with its links. */
+export type HistoryEntry = Omit<AgentReportEntry, 'agent_id' | 'report_id'> & {
+  id: string;
+  url: string;
+  /** The report before this one in the agent's history (null for its first report). */
+  previous_id: string | null;
+  /** The diff from the previous report to this one (null for the first). */
+  diff_url: string | null;
+};
+
+/** A history page's size: the default, and the most a caller may ask for (the chart draws at most this many points). */
+export const HISTORY_PAGE = { default: 50, max: 100 } as const;
+
+/** The page's entries from `rows` (newest first, up to limit + 1), and whether older reports follow. */
+export const historyEntries = (rows: readonly AgentReportEntry[], limit: number, reportUrl: (id: string) => string): { entries: HistoryEntry[]; more: boolean } => {
+  const entries = rows.slice(0, limit).map(({ report_id: id, created_at, valid, score, errors, warnings, branch }, i): HistoryEntry => {
+    const previous = rows[i + 1]?.report_id;
+    return {
+      id, created_at, valid, score, errors, warnings, branch,
+      url: reportUrl(id),
+      previous_id: previous ?? null,
+      diff_url: previous ? `${reportUrl(previous)}/diff/${encodeURIComponent(id)}` : null,
+    };
+  });
+  return { entries, more: rows.length > limit };
+};
+
+/** The agent as its history shows it: the record without its badge token (the badge's address carries it). */
+export type AgentView = Omit<AgentRecord, 'badge_token'>;
+
+export const agentView = ({ badge_token: _token, ...view }: AgentRecord): AgentView => view;
+
+/** `GET /agents/:id`'s answer: the agent, its badge's address (for its owner), a page of its history. */
+export interface AgentHistory {
+  agent: AgentView;
+  badge_url: string;
+  reports: HistoryEntry[];
+  /** Pass as `cursor` for the older reports; null on the last page. */
+  next_cursor: string | null;
+}

@@ -1,0 +1,85 @@
+/**
+ * An agent's history page (/agents/<id>): the agent, its score over its reports as an inline SVG
+ * chart, and the timeline of one page of its reports (newest first) with links to each report and
+ * to the diff from the report before. The page is bounded by the history page's size
+ * (HISTORY_PAGE.max reports), the agent's name is clipped, and everything shown goes through `esc`.
+ */
+import { clip } from '../engine/paths.ts';
+import type { AgentHistory, HistoryEntry } from '../features/agents/history.ts';
+import { CHART, chartGeometry } from './agent-chart.ts';
+import { facts } from './report.ts';
+import { verdictBadge, verdictText } from './report-diff.ts';
+import { esc, renderPage, timeStamp } from './layout.ts';
+
+/** The agent's name in the page's title and heading: names are bounded where agents are made, but a page never trusts that. */
+const NAME_SHOWN = 200;
+
+
+const pointTitle = (e: HistoryEntry): string =>
+  `${e.created_at.slice(0, 16).replace('T', ' ')} UTC: ${verdictText(e.valid).toLowerCase()}, score ${e.score}`;
+
+const chartStyle =
+  '.score-chart{width:100%;max-width:760px;height:auto;display:block}.score-chart .grid{stroke:var(--line);stroke-width:1}' +
+  '.score-chart .axis{fill:var(--muted);font:11px system-ui,sans-serif}.score-chart .line{fill:none;stroke:var(--link);stroke-width:2}' +
+  '.score-chart .dot{stroke:var(--bg);stroke-width:1.5}.score-chart .dot.ok{fill:var(--ok)}.score-chart .dot.bad{fill:var(--bad)}';
+
+/** The score chart of `entries` (newest first, as the timeline lists them), drawn oldest on the left. */
+export const renderScoreChart = (entries: readonly HistoryEntry[]): string => {
+  const { points, lines, grid } = chartGeometry([...entries].reverse(), (e) => e.score);
+  const label = `Score of the ${points.length} reports shown, oldest first.`;
+  const gridLines = grid
+    .map(({ score, y }) => `<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${y}" y2="${y}"/><text class="axis" x="${CHART.left - 6}" y="${y + 4}" text-anchor="end">${score}</text>`)
+    .join('');
+  const dots = points
+    .filter((p) => p.y !== null)
+    .map(({ item, x, y }) => `<a href="${esc(item.url)}"><circle class="dot ${item.valid ? 'ok' : 'bad'}" cx="${x}" cy="${y}" r="4"><title>${esc(pointTitle(item))}</title></circle></a>`)
+    .join('');
+  return `<svg class="score-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-label="${esc(label)}"><title>${esc(label)}</title><style>${chartStyle}</style>${gridLines}${lines
+    .map((l) => `<polyline class="line" points="${l}"/>`)
+    .join('')}${dots}</svg>`;
+};
+
+const timelineRow = (e: HistoryEntry): string =>
+  `<tr><td>${timeStamp(e.created_at)}</td><td><a href="${esc(e.url)}"><code>${esc(e.id)}</code></a></td><td>${verdictBadge(e.valid)}</td>` +
+  `<td class="num">${esc(e.score)}</td><td class="num">${esc(e.errors)}</td><td class="num">${esc(e.warnings)}</td>` +
+  `<td>${e.diff_url ? `<a href="${esc(e.diff_url)}">What changed</a>` : '<span class="muted">First report</span>'}</td></tr>`;
+
+const timeline = (entries: readonly HistoryEntry[]): string =>
+  entries.length === 0
+    ? '<p class="none">No reports in this page.</p>'
+    : `<div class="scroll"><table><caption class="muted">Newest first</caption><thead><tr><th>Created</th><th>Report</th><th>Verdict</th><th class="num">Score</th><th class="num">Errors</th><th class="num">Warnings</th><th>Change</th></tr></thead><tbody>${entries
+        .map(timelineRow)
+        .join('')}</tbody></table></div>`;
+
+/** Where the page is, and the older reports' page (`olderUrl`, absent on the last page). */
+export interface AgentPageLinks {
+  page: string;
+  older?: string;
+  /** Present when this is not the newest page. */
+  newest?: string;
+}
+
+export const renderAgentPage = ({ agent, badge_url, reports }: AgentHistory, links: AgentPageLinks): string => {
+  const name = clip(agent.name, NAME_SHOWN);
+  const latest = links.newest === undefined ? reports[0] : undefined;
+  const description = `History of the agent ${name}: ${agent.counts.reports} reports since ${agent.first_seen.slice(0, 10)}.`;
+  const snippet = `![cardgate](${badge_url})`;
+  const pager = [links.newest ? `<a href="${esc(links.newest)}">← Newest reports</a>` : '', links.older ? `<a href="${esc(links.older)}" rel="next">Older reports →</a>` : '']
+    .filter(Boolean)
+    .join(' ');
+  const body = [
+    `<p class="muted">cardgate agent history</p><h1>${esc(name)}</h1>`,
+    latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report: score ${esc(latest.score)}</span></p>` : '',
+    facts([
+      ['Agent id', `<code>${esc(agent.id)}</code>`],
+      ['Account', `<code>${esc(agent.account_id)}</code>`],
+      ['First seen', timeStamp(agent.first_seen)],
+      ['Last seen', timeStamp(agent.last_seen)],
+      ['Reports', esc(agent.counts.reports)],
+    ]),
+    `<section><h2>Score</h2>${reports.length > 0 ? renderScoreChart(reports) : '<p class="none">No reports yet.</p>'}</section>`,
+    `<section><h2>Reports</h2>${timeline(reports)}${pager ? `<p class="links">${pager}</p>` : ''}</section>`,
+    `<section class="no-print"><h2>Badge</h2><p>The latest verdict, for a README (the address holds the agent's badge token: whoever has it sees the verdict).</p><pre>${esc(snippet)}</pre></section>`,
+  ].join('');
+  return renderPage({ title: `${name} · cardgate agent`, description, url: links.page, body });
+};

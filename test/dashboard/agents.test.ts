@@ -1,0 +1,84 @@
+/**
+ * End-to-end: the dashboard's Agents view in headless Chromium against the real server, at
+ * 1280x800 and 390x844: the list (search, a sort, pages), then one agent's history (score chart,
+ * timeline with report and diff links, badge), with agents made by keyed validations.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
+import { sampleCard } from '../support/endpoints.ts';
+
+let service: Awaited<ReturnType<typeof startService>>;
+let browser: Awaited<ReturnType<typeof startBrowser>>;
+let billingId: string;
+
+const call = async (path: string, body: unknown, token: string) => {
+  const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  assert.ok(res.ok, `${path}: ${res.status} ${await res.clone().text()}`);
+  return res.json() as Promise<any>;
+};
+
+/** 27 agents (more than a page of 25); `acme/billing` validated three times: valid, broken, fixed. */
+before(async () => {
+  service = await startService();
+  browser = await startBrowser(service.url);
+  const { account } = await call('/admin/api/accounts', { name: 'Acme', plan: 'pro' }, ADMIN_TOKEN);
+  const { secret } = await call(`/admin/api/accounts/${account.id}/keys`, { name: 'ci' }, ADMIN_TOKEN);
+  const validate = (agent: string, card: unknown) => call('/v1/validate', { agent_card: card, options: { agent } }, secret);
+  for (let i = 0; i < 26; i++) await validate(`acme/agent-${String(i).padStart(2, '0')}`, sampleCard());
+  const broken = { ...sampleCard(), url: 'not a url' };
+  for (const card of [sampleCard(), broken, sampleCard()]) billingId = (await validate('acme/billing', card)).agent.id;
+});
+
+after(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+test('the Agents view lists the agents a page at a time, searches them and opens one\'s history', async () => {
+  const { page } = browser;
+  await page.goto(`${service.url}/dashboard`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Agents' }).click();
+  await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+  // The heading shows while the list loads: its pager says when it is there.
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  const rows = page.locator('table tbody tr');
+  assert.equal(await rows.count(), 25, 'a page of 25');
+  assert.equal(await rows.first().locator('td').first().innerText(), 'acme/billing', 'most recently seen first');
+  await page.getByRole('link', { name: 'Next page →' }).click();
+  await page.getByText('Page 2 · 2 shown').waitFor();
+  await browser.screenshot('agents-list-page-2');
+
+  await page.getByLabel('Search agents').fill('BILLING');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  await page.getByRole('link', { name: 'acme/billing' }).click();
+  await page.getByRole('heading', { name: 'acme/billing', level: 1 }).waitFor();
+  assert.equal(await page.locator('svg.score-chart circle').count(), 3, 'a dot per report');
+  assert.equal(await page.locator('svg.score-chart circle.bad').count(), 1, 'the broken one');
+  assert.equal(await page.getByRole('link', { name: 'What changed' }).count(), 2, 'a diff per report but the first');
+  const diff = await page.getByRole('link', { name: 'What changed' }).first().getAttribute('href');
+  assert.match(diff!, new RegExp(`^${service.url}/reports/rpt_[^/]+/diff/rpt_`));
+  assert.match(await page.locator('pre.snippet').innerText(), new RegExp(`/agents/${billingId}/badge\\.svg\\?token=`));
+  await browser.screenshot('agents-history');
+  browser.assertClean();
+});
+
+test('on a phone the list and the history stack without sideways scrolling', async () => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 390, height: 844 });
+  // From another view: the history is drawn again at this width.
+  await page.goto(`${service.url}/dashboard#/agents`);
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  await browser.assertNoSidewaysScrolling();
+  await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(billingId)}`);
+  await page.getByRole('heading', { name: 'acme/billing', level: 1 }).waitFor();
+  await browser.assertNoSidewaysScrolling();
+  await browser.screenshot('agents-history-phone');
+  await page.goto(`${service.url}/dashboard#/agents/agt_missing`);
+  await page.getByRole('heading', { name: 'Agent not found', level: 1 }).waitFor();
+  browser.assertClean(['404 GET /agents/agt_missing?limit=50']);
+});

@@ -1,0 +1,110 @@
+/**
+ * The agent history's pure parts: a page of history rows as entries with their diff links, the
+ * score chart (bounded whatever the number of reports, gaps for reports without a score), and the
+ * page (escaped, small with a huge name).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { historyEntries, type AgentHistory } from '../../src/features/agents/history.ts';
+import type { AgentReportEntry } from '../../src/store/contract/agents.ts';
+import { CHART, CHART_MAX_POINTS, chartGeometry } from '../../src/pages/agent-chart.ts';
+import { renderAgentPage, renderScoreChart } from '../../src/pages/agent.ts';
+import { nonEmpty } from '../support/checks.ts';
+
+const link = (id: string) => `https://gate.example/reports/${encodeURIComponent(id)}`;
+
+/** `n` rows newest first: rpt_n … rpt_1, scores going down by 1 from 100 toward the newest. */
+const rows = (n: number): AgentReportEntry[] =>
+  Array.from({ length: n }, (_, i) => {
+    const k = n - i;
+    const created_at = new Date(Date.UTC(2026, 0, 1) + k * 60_000).toISOString();
+    return { agent_id: 'agt_1', report_id: `rpt_${k}`, created_at, valid: k % 2 === 0, score: Math.max(0, 100 - k), errors: k % 3, warnings: k % 5, branch: null };
+  });
+
+const history = (entries: AgentHistory['reports'], name = 'acme/billing-agent'): AgentHistory => ({
+  agent: {
+    id: 'agt_1', name, account_id: 'acc_1', first_seen: '2026-01-01T00:00:00.000Z', last_seen: '2026-01-02T00:00:00.000Z',
+    latest_report_id: 'rpt_3', latest: null, counts: { reports: 10_000, valid: 5000, invalid: 5000 },
+  },
+  badge_url: 'https://gate.example/agents/agt_1/badge.svg?token=t0k',
+  reports: entries,
+  next_cursor: null,
+});
+
+describe('history entries', () => {
+  it('link each report to its page and to the diff from the report before, the extra row giving the last one its link', () => {
+    const { entries, more } = historyEntries(rows(4), 3, link);
+    assert.equal(more, true);
+    assert.deepEqual(entries.map((e) => [e.id, e.previous_id, e.diff_url]), [
+      ['rpt_4', 'rpt_3', `${link('rpt_3')}/diff/rpt_4`],
+      ['rpt_3', 'rpt_2', `${link('rpt_2')}/diff/rpt_3`],
+      ['rpt_2', 'rpt_1', `${link('rpt_1')}/diff/rpt_2`],
+    ]);
+    assert.equal(entries[0]!.url, link('rpt_4'));
+  });
+
+  it('the agent\'s first report has no diff, and the last page says so', () => {
+    const { entries, more } = historyEntries(rows(2), 3, link);
+    assert.equal(more, false);
+    assert.deepEqual(entries.map((e) => e.diff_url === null), [false, true]);
+  });
+});
+
+describe('the score chart', () => {
+  it('draws at most CHART_MAX_POINTS points, the newest, within the view box', () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => i % 101);
+    const { points, lines } = chartGeometry(many, (s) => s);
+    assert.equal(points.length, CHART_MAX_POINTS);
+    assert.equal(points.at(-1)!.item, many.at(-1));
+    for (const p of nonEmpty(points, 'points')) {
+      assert.ok(p.x >= CHART.left && p.x <= CHART.width - CHART.right, `x ${p.x}`);
+      assert.ok(p.y !== null && p.y >= CHART.top && p.y <= CHART.height - CHART.bottom, `y ${p.y}`);
+    }
+    assert.equal(lines.length, 1);
+  });
+
+  it('leaves a gap for a report without a score and draws a score out of range at the edge', () => {
+    const { points, lines } = chartGeometry([50, 60, null, 70, 80, 1e9, -5, Number.NaN], (s) => s);
+    assert.equal(points.filter((p) => p.y === null).length, 2);
+    assert.equal(lines.length, 2);
+    assert.equal(points[5]!.y, CHART.top);
+    assert.equal(points[6]!.y, CHART.height - CHART.bottom);
+  });
+
+  it('one report is one dot in the middle and no line', () => {
+    const { points, lines } = chartGeometry([90], (s) => s);
+    assert.equal(points.length, 1);
+    assert.equal(lines.length, 0);
+    assert.equal(points[0]!.x, CHART.left + (CHART.width - CHART.left - CHART.right) / 2);
+  });
+
+  it('as SVG: one linked dot per scored report, oldest on the left, and nothing else drawn from outside', () => {
+    const { entries } = historyEntries(rows(3), 3, link);
+    const svg = renderScoreChart(entries);
+    const dots = [...svg.matchAll(/<a href="([^"]+)"><circle class="dot (\w+)" cx="([\d.]+)"/g)].map((m) => [m[1], m[2], Number(m[3])]);
+    assert.deepEqual(dots.map(([href, kind]) => [href, kind]), [[link('rpt_1'), 'bad'], [link('rpt_2'), 'ok'], [link('rpt_3'), 'bad']]);
+    assert.ok((dots[0]![2] as number) < (dots[2]![2] as number));
+    assert.doesNotMatch(svg, /<script|<image|<use|href="(?!https:\/\/gate\.example\/)/);
+  });
+});
+
+describe('the agent page', () => {
+  it('shows the timeline with report and diff links, the chart and the badge, escaping the agent\'s name', () => {
+    const { entries } = historyEntries(rows(3), 2, link);
+    const page = renderAgentPage(history(entries, '<script>alert(1)</script>"'), { page: 'https://gate.example/agents/agt_1', older: 'https://gate.example/agents/agt_1?cursor=abc' });
+    assert.doesNotMatch(page, /<script>alert/);
+    assert.match(page, /&#60;script&#62;alert\(1\)&#60;\/script&#62;&#34;/);
+    assert.match(page, /<svg class="score-chart"/);
+    assert.equal([...page.matchAll(/<tr><td><time/g)].length, 2);
+    assert.match(page, new RegExp(`href="${link('rpt_2')}/diff/rpt_3">What changed`));
+    assert.match(page, /rel="next">Older reports/);
+    assert.match(page, /badge\.svg\?token=t0k/);
+  });
+
+  it('stays small with a 1 MB name and a full page of reports', () => {
+    const { entries } = historyEntries(rows(101), 100, link);
+    const page = renderAgentPage(history(entries, 'x'.repeat(1024 * 1024)), { page: 'https://gate.example/agents/agt_1' });
+    assert.ok(page.length < 96 * 1024, `${page.length} characters`);
+    assert.equal([...page.matchAll(/<circle /g)].length, 100);
+  });
+});
