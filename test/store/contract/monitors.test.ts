@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MonitorRecord } from '../../../src/store/contract/monitors.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
-import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
-import { contractSuite, engines } from './engines.ts';
+import { acrossEngines, contractSuite, exportedRows } from './engines.ts';
 import { T0, iso } from '../fixtures/records.ts';
 
 const monitor = (id: string, account_id = 'acc_1', at = T0): MonitorRecord => ({
@@ -95,20 +94,12 @@ contractSuite('monitors', (withStore) => {
   });
 });
 
-test('monitors travel in export and import (with their secret), between every pair of engines', async () => {
-  for (const from of engines) {
-    const source = (await from.open()) as Awaited<ReturnType<typeof from.open>> & StoreTransfer;
-    await withAccounts(source);
-    assert.equal(await source.createMonitor(monitor('mon_1'), 10), 'created');
-    const rows: TransferRow[] = [];
-    for await (const row of source.exportRows()) rows.push(row);
-    await source.close();
-    assert.deepEqual(rows.filter((r) => r.table === 'monitors').map((r) => (r as { row: unknown }).row), [monitor('mon_1')], from.name);
-    for (const to of engines) {
-      const target = (await to.open()) as Awaited<ReturnType<typeof to.open>> & StoreTransfer;
-      await target.importRows((async function* () { yield* rows; })());
-      assert.deepEqual(await target.getMonitor('mon_1'), monitor('mon_1'), `${from.name} -> ${to.name}`);
-      await target.close();
-    }
-  }
-});
+test('monitors travel in export and import (with their secret), between every pair of engines', () =>
+  acrossEngines(
+    async (source) => {
+      await withAccounts(source);
+      assert.equal(await source.createMonitor(monitor('mon_1'), 10), 'created');
+    },
+    (rows, from) => assert.deepEqual(exportedRows(rows, 'monitors'), [monitor('mon_1')], from),
+    async (target, route) => assert.deepEqual(await target.getMonitor('mon_1'), monitor('mon_1'), route),
+  ));
