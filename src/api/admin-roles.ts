@@ -31,6 +31,12 @@ export const ADMIN_ROUTE_ROLES: Readonly<Record<string, SessionRole>> = {
   'DELETE /admin/api/accounts/{id}/ruleset': 'editor',
   // Changes nothing, but only the ruleset editor uses it.
   'POST /admin/api/ruleset-preview': 'editor',
+  'GET /admin/api/monitors': 'viewer',
+  'POST /admin/api/monitors': 'editor',
+  'GET /admin/api/monitors/{id}': 'viewer',
+  'POST /admin/api/monitors/{id}/pause': 'editor',
+  'POST /admin/api/monitors/{id}/resume': 'editor',
+  'DELETE /admin/api/monitors/{id}': 'editor',
   'GET /admin/api/audit': 'editor',
   'GET /admin/api/audit/export': 'admin',
   'GET /admin/api/sessions': 'admin',

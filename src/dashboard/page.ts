@@ -28,6 +28,7 @@ export const dashboardPage = (tokenFile?: string, oidc = false): string => `<!do
     <a href="#/reports" data-nav="reports">Reports</a>
     <a href="#/agents" data-nav="agents">Agents</a>
     <a href="#/trust-keys" data-nav="trust-keys">Trust keys</a>
+    <a href="#/monitors" data-nav="monitors">Monitors</a>
     <a href="#/audit" data-nav="audit">Audit</a>
   </nav>
   <button type="button" id="sign-out-everywhere" class="button secondary" hidden>Sign out everywhere</button>

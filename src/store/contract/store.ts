@@ -32,11 +32,12 @@ import type { Lifecycle } from './lifecycle.ts';
 import { META_CALLS, type MetaTable } from './meta.ts';
 import type { Access } from './access.ts';
 import { REPORTS_CALLS, type ReportsTable } from './reports.ts';
+import { MONITORS_CALLS, type MonitorsTable } from './monitors.ts';
 import { RULESETS_CALLS, type RulesetsTable } from './rulesets.ts';
 import { SESSIONS_CALLS, type SessionsTable } from './sessions.ts';
 import { TRUST_KEYS_CALLS, type TrustKeysTable } from './trust-keys.ts';
 
-export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & AuditTable & SessionsTable & MetaTable & Lifecycle;
+export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MonitorsTable & AuditTable & SessionsTable & MetaTable & Lifecycle;
 
 /** Every table's calls, whether each reads or writes (a Record per table, so that a call added to one cannot be left out). */
 export const TABLE_CALLS = {
@@ -48,6 +49,7 @@ export const TABLE_CALLS = {
   trust_keys: TRUST_KEYS_CALLS,
   rulesets: RULESETS_CALLS,
   agents: AGENTS_CALLS,
+  monitors: MONITORS_CALLS,
   sessions: SESSIONS_CALLS,
   audit: AUDIT_CALLS,
   meta: META_CALLS,

@@ -18,6 +18,7 @@ import { EXPORTED_TABLES, TABLES, rowIsValid, type TableName } from '../contract
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
 import type { AgentRecord, AgentReportEntry, AgentsTable } from '../contract/agents.ts';
+import type { MonitorRecord, MonitorsTable } from '../contract/monitors.ts';
 import type { AuditRecord, AuditTable } from '../contract/audit.ts';
 import { MemoryAudit } from './audit.ts';
 import type { SessionRecord, SessionsTable } from '../contract/sessions.ts';
@@ -36,6 +37,7 @@ import type { KeptRows } from './journaled.ts';
 import { MemoryKeys } from './keys.ts';
 import { MemoryMeta } from './meta.ts';
 import { MemoryRulesets } from './rulesets.ts';
+import { MemoryMonitors } from './monitors.ts';
 import { MemorySessions } from './sessions.ts';
 import { MemoryTrustKeys } from './trust-keys.ts';
 
@@ -51,11 +53,12 @@ export interface TablesDoc {
   rulesets: AccountRulesetRecord[];
   agents: AgentRecord[];
   agent_reports: AgentReportEntry[];
+  monitors: MonitorRecord[];
   audit: AuditRecord[];
   sessions: SessionRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [], audit: [], sessions: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [], monitors: [], audit: [], sessions: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -65,7 +68,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & AuditTable & SessionsTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MonitorsTable & AuditTable & SessionsTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -81,6 +84,7 @@ export abstract class Tables implements StoreTransfer {
   private readonly rulesets: MemoryRulesets;
   /** The agents and their histories; the engines' retention keeps each agent's latest report. */
   protected readonly agents: MemoryAgents;
+  private readonly monitors: MemoryMonitors;
   private readonly audit: MemoryAudit;
   private readonly sessions: MemorySessions;
   private readonly meta: MemoryMeta;
@@ -93,7 +97,8 @@ export abstract class Tables implements StoreTransfer {
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
     this.rulesets = new MemoryRulesets(journal, (id) => this.accounts.rows.has(id));
     this.agents = new MemoryAgents(journal, (id) => this.accounts.rows.has(id));
-    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents });
+    this.monitors = new MemoryMonitors(journal, (id) => this.accounts.rows.has(id));
+    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents, monitors: this.monitors });
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
@@ -110,6 +115,7 @@ export abstract class Tables implements StoreTransfer {
       rulesets: this.rulesets.rows,
       agents: this.agents.rows,
       agent_reports: this.agents.entries,
+      monitors: this.monitors.rows,
       audit: this.audit.rows,
       sessions: this.sessions.rows,
     };
@@ -121,6 +127,7 @@ export abstract class Tables implements StoreTransfer {
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
       agents: this.agents,
+      monitors: this.monitors,
       audit: this.audit,
       sessions: this.sessions,
       meta: this.meta,

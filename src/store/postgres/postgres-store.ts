@@ -49,6 +49,7 @@ import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
 import { PgAgents } from './agents.ts';
 import { PgRulesets } from './rulesets.ts';
+import { PgMonitors } from './monitors.ts';
 import { PgAudit } from './audit.ts';
 import { PgSessions } from './sessions.ts';
 import { PgTrustKeys } from './trust-keys.ts';
@@ -151,6 +152,7 @@ export class PostgresStore implements StoreTransfer {
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
       agents: new PgAgents(context),
+      monitors: new PgMonitors(context),
       audit: new PgAudit(context),
       sessions: new PgSessions(context),
       meta: new PgMeta(context),
