@@ -45,9 +45,7 @@ const oidcSchema = z
     /** A file holding the client secret (read at start, at most 4 KiB, trailing newline dropped). */
     clientSecretFile: unset(z.string().min(1).max(4096)),
     /** Where the provider sends the browser back: this service's `/auth/callback`, as the provider knows it. */
-    redirectUrl: z
-      .string()
-      .refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s) && new URL(s).pathname.endsWith('/auth/callback') && !new URL(s).search, 'must be the absolute http(s) URL of this service\'s /auth/callback, without a query'),
+    redirectUrl: z.string().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s) && new URL(s).pathname.endsWith('/auth/callback') && !new URL(s).search, 'must be the absolute http(s) URL of this service\'s /auth/callback, without a query'),
     /** Scopes asked for; `openid` is required. */
     scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'a scope is 1 to 128 printable characters, no space, quote or backslash')).max(32).refine((s) => s.includes('openid'), 'must include openid').default(['openid', 'email', 'profile']),
     /** The ID token (or userinfo) claim holding the person's roles or groups: a string or an array of strings. */
@@ -57,8 +55,7 @@ const oidcSchema = z
     /** E-mail domains allowed to sign in (the verified `email` claim's); empty = any. */
     allowedEmailDomains: z.array(z.string().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, 'must be a domain name such as example.com').transform((d) => d.toLowerCase())).max(1000).default([]),
   })
-  .strict()
-  .refine((o) => (o.clientSecret === undefined) !== (o.clientSecretFile === undefined), { message: 'set exactly one of clientSecret (CARDGATE_OIDC_CLIENT_SECRET) and clientSecretFile (CARDGATE_OIDC_CLIENT_SECRET_FILE)', path: ['clientSecret'] });
+  .strict().refine((o) => (o.clientSecret === undefined) !== (o.clientSecretFile === undefined), { message: 'set exactly one of clientSecret (CARDGATE_OIDC_CLIENT_SECRET) and clientSecretFile (CARDGATE_OIDC_CLIENT_SECRET_FILE)', path: ['clientSecret'] });
 
 export const configSchema = z
   .object({
@@ -388,10 +385,7 @@ type SettingType = 'string' | 'number' | 'list' | 'boolean' | 'map';
 
 /** `value=role,value=role` as an object (a value holding `=` or `,` is set in the file instead). */
 const mapOf = (raw: string): Record<string, string> =>
-  Object.fromEntries(raw.split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => {
-    const at = pair.lastIndexOf('=');
-    return at < 0 ? [pair, ''] : [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
-  }));
+  Object.fromEntries(raw.split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => [pair.replace(/=[^=]*$/, '').trim(), /=([^=]*)$/.exec(pair)?.[1]?.trim() ?? '']));
 
 const convert = (raw: string, type: SettingType): unknown => {
   if (type === 'map') return mapOf(raw);

@@ -14394,10 +14394,7 @@ var setPath = (target, path2, value) => {
   }
   node2[path2[path2.length - 1]] = value;
 };
-var mapOf = (raw) => Object.fromEntries(raw.split(",").map((pair) => pair.trim()).filter(Boolean).map((pair) => {
-  const at = pair.lastIndexOf("=");
-  return at < 0 ? [pair, ""] : [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
-}));
+var mapOf = (raw) => Object.fromEntries(raw.split(",").map((pair) => pair.trim()).filter(Boolean).map((pair) => [pair.replace(/=[^=]*$/, "").trim(), /=([^=]*)$/.exec(pair)?.[1]?.trim() ?? ""]));
 var convert = (raw, type) => {
   if (type === "map") return mapOf(raw);
   if (type === "boolean") return raw === "true" ? true : raw === "false" ? false : raw;
