@@ -43,7 +43,7 @@ describe('validation endpoints on the real server', () => {
     const body = await res.json();
     assert.deepEqual(Object.keys(body), [
       'valid', 'errors', 'warnings', 'score', 'suggestions', 'report_id', 'report_url',
-      'response_time_ms', 'recorded', 'timestamp', 'version', 'version_source', 'rateLimitInfo', 'summary',
+      'response_time_ms', 'recorded', 'timestamp', 'version', 'version_source', 'rateLimitInfo', 'agent', 'summary',
     ]);
     assert.equal(body.valid, true);
     assert.match(body.report_id, idPattern('rpt'));

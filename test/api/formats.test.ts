@@ -31,7 +31,7 @@ describe('positions and formats of /v1/validate and /v1/validate/batch', () => {
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     const body = await res.json();
     // The card names no provider: an information finding, in `infos` (present only when there is some).
-    assert.deepEqual(Object.keys(body), ['valid', 'errors', 'warnings', 'infos', 'report_id', 'report_url', 'response_time_ms', 'recorded', 'timestamp', 'version', 'version_source', 'rateLimitInfo']);
+    assert.deepEqual(Object.keys(body), ['valid', 'errors', 'warnings', 'infos', 'report_id', 'report_url', 'response_time_ms', 'recorded', 'timestamp', 'version', 'version_source', 'rateLimitInfo', 'agent']);
     // The positions the card's findings have in its own file (test/engine/formats/cards.ts).
     assert.deepEqual(placed(body.warnings), [['url', 4, 10], ['url', 4, 10], ['skills[1].tags', 12, 58], ['skills[1].security[0].oauth', 13, 20], ['extra_field', 15, 3]]);
     assert.deepEqual(Object.keys(body.warnings[0]), ['path', 'message', 'rule', 'line', 'column']);
