@@ -160,3 +160,27 @@ describe('the regression gate (file store)', () => {
     assert.equal(still.body.baseline.report_id, mine.body.report_id);
   });
 });
+
+describe('the regression gate when a result\'s finding lists were cut at validation.maxFindings', () => {
+  const accounts = serverWithTwoAccounts({ CARDGATE_MAX_FINDINGS: '1' });
+  const validate = async (card: unknown, options: Record<string, unknown>): Promise<Answer> => {
+    const res = await fetch(`${accounts.server.url}/v1/validate`, { method: 'POST', headers: { ...json, authorization: `Bearer ${accounts.one.key}` }, body: JSON.stringify({ agent_card: card, options }) });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('an error more than the baseline had is a new error, though the cut list shows none', async () => {
+    const first = await validate(base(), { agent: 'capped/agent' });
+    assert.equal(first.status, 200);
+    const second = await validate(badUrl(), { agent: 'capped/agent', baseline: 'latest' });
+    assert.equal(second.status, 200);
+    assert.equal(second.body.errors.length, 1, 'one error listed');
+    assert.ok(second.body.truncated?.errors >= 1, `the other counted: ${JSON.stringify(second.body.truncated)}`);
+    assert.equal(second.body.baseline.new_errors, 1);
+    assert.equal(second.body.baseline.passed, false);
+    const same = await validate(badUrl(), { agent: 'capped/agent', baseline: 'latest' });
+    assert.deepEqual([same.body.baseline.new_errors, same.body.baseline.passed], [0, true], 'the same card again: nothing new');
+    const history = await fetch(`${accounts.server.url}/agents/${same.body.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${accounts.one.key}` } });
+    assert.equal(history.status, 200);
+    assert.deepEqual((await history.json()).reports.map((r: { errors: number }) => r.errors), [2, 2, 1], 'the history counts the errors left out of the list too');
+  });
+});

@@ -47,6 +47,15 @@ export const judgementOf = (result: unknown): Judgement => {
   };
 };
 
+/** How many errors and warnings a result found: those it lists, and those the findings cap (validation.maxFindings) left out and only counted. */
+export const foundCounts = (result: unknown): { errors: number; warnings: number } => {
+  const { truncated } = storedResult(result);
+  const cut = (n: unknown) => (typeof n === 'number' && n > 0 ? n : 0);
+  const { findings } = judgementOf(result);
+  const listed = (severity: DiffFinding['severity']) => findings.filter((f) => f.severity === severity).length;
+  return { errors: listed('error') + cut(truncated.errors), warnings: listed('warning') + cut(truncated.warnings) };
+};
+
 const reportOf = async (store: Store, config: Config, nowMs: number, id: string, which: 'a' | 'b'): Promise<ReportRecord> => {
   const report = await readReport(store, config, nowMs, id);
   if (!report) throw new ApiError('NOT_FOUND', `no report with the ${which === 'a' ? 'first' : 'second'} id, ${which} (unknown, or removed after the retention period)`);
