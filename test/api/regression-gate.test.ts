@@ -138,6 +138,33 @@ describe('the regression gate (file store)', () => {
     assert.match(badName.body.error, /^cards\[0\]: agent must not contain control characters/);
   });
 
+  it('an agent\'s history links a working diff to and from a batch report (the card of that agent in it)', async () => {
+    const res = await fetch(`${accounts.server.url}/v1/validate/batch`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${accounts.one.key}` },
+      body: JSON.stringify({ cards: [{ id: 'other.json', agent_card: repaired(), agent: 'mixed/other' }, { id: 'a.json', agent_card: base(), agent: 'mixed/agent' }] }),
+    });
+    assert.equal(res.status, 200);
+    const single = await validate(badUrl(), { agent: 'mixed/agent' }, accounts.one.key);
+    const again = await validate(badUrl(), { agent: 'mixed/agent' }, accounts.one.key);
+    const history = await fetch(`${accounts.server.url}/agents/${single.body.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${accounts.one.key}` } });
+    assert.equal(history.status, 200);
+    const links: string[] = (await history.json()).reports.map((r: { diff_url: string | null }) => r.diff_url).filter((u: string | null) => u !== null);
+    assert.equal(links.length, 2, 'batch to single, single to single');
+    for (const link of links) {
+      for (const accept of ['application/json', 'text/html']) assert.equal((await fetch(link, { headers: { accept } })).status, 200, `${accept} ${link}`);
+    }
+    const fromBatch = await (await fetch(links.at(-1)!, { headers: { accept: 'application/json' } })).json();
+    assert.equal(fromBatch.after.id, single.body.report_id);
+    assert.deepEqual(fromBatch.findings.new.map((f: { rule: string }) => f.rule), ['url.absolute'], 'compared with this agent\'s card in the batch, not the other one');
+    assert.deepEqual(fromBatch.card.changes.map((c: { path: string }) => c.path), ['url']);
+    const bare = await fetch(links.at(-1)!.replace(/\?.*$/, ''), { headers: { accept: 'application/json' } });
+    assert.equal(bare.status, 400, 'a batch report without the agent has no one card');
+    const foreign = await fetch(links.at(-1)!.replace(/agent=[^&]*/, 'agent=agt_nobody'), { headers: { accept: 'application/json' } });
+    assert.equal(foreign.status, 400, 'no card of that agent in the batch');
+    assert.equal(again.status, 200);
+  });
+
   it('another account, a keyless caller and hostile values cannot reach a baseline: 400 naming options.baseline', async () => {
     const mine = await validate(base(), { agent: 'private/agent' }, accounts.one.key);
     refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }, accounts.two.key), 'another account\'s report id');

@@ -62,7 +62,7 @@ const timelineEntry = z
     branch: z.string().nullable(),
     url: z.string().meta({ description: 'The report page (gone once the report is past `reports.retentionDays`).' }),
     previous_id: z.string().nullable().meta({ description: 'The report before this one in the history (null for the first).' }),
-    diff_url: z.string().nullable().meta({ description: 'The diff from the previous report to this one, `/reports/{previous_id}/diff/{id}`.' }),
+    diff_url: z.string().nullable().meta({ description: 'The diff from the previous report to this one, `/reports/{previous_id}/diff/{id}` (`?agent={agent id}` added when one of them is a batch report).' }),
   })
   .meta({ id: 'AgentHistoryEntry' });
 

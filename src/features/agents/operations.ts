@@ -12,7 +12,7 @@ import { iso } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import type { AgentRecord } from '../../store/contract/agents.ts';
 import type { ReportRecord } from '../../store/contract/report-records.ts';
-import { foundCounts, judgementOf } from '../reports/diff.ts';
+import { batchCardOf, foundCounts, judgementOf } from '../reports/diff.ts';
 import { readReport } from '../reports/reports.ts';
 import type { AgentAsk, FailOn } from './naming.ts';
 
@@ -156,12 +156,11 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
   return { agent, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
 };
 
-/** The result of one card in a report: its own, or in a batch the one of the agent's card (each result names its agent). */
+/** The result of one card in a report: its own, or in a batch the one of the agent's card. */
 const cardResultOf = (report: ReportRecord, agentId: string | undefined): unknown => {
   if (report.card === undefined || report.card === null) return undefined;
   if (report.kind !== 'batch') return report.result;
-  const results = (report.result as { results?: unknown } | null)?.results;
-  return Array.isArray(results) && agentId !== undefined ? results.find((r) => (r as { agent?: { id?: unknown } } | null)?.agent?.id === agentId) : undefined;
+  return agentId === undefined ? undefined : batchCardOf(report, agentId)?.result;
 };
 
 /** The gate: the result's findings against the baseline's, matched by rule id and path (the diff's matching, findingKey). */
