@@ -165,6 +165,22 @@ describe('the regression gate (file store)', () => {
     assert.equal(again.status, 200);
   });
 
+  it('two cards of a batch naming one agent: the first is the batch\'s entry in its history, as the baseline and the diff read it', async () => {
+    const res = await fetch(`${accounts.server.url}/v1/validate/batch`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${accounts.one.key}` },
+      body: JSON.stringify({ cards: [{ id: 'first.json', agent_card: repaired(), agent: 'dup/agent' }, { id: 'second.json', agent_card: badUrl(), agent: 'dup/agent' }] }),
+    });
+    assert.equal(res.status, 200);
+    const [first, second] = (await res.json()).results;
+    assert.deepEqual([first.valid, second.valid, second.agent], [true, false, first.agent]);
+    const history = await (await fetch(`${accounts.server.url}/agents/${first.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${accounts.one.key}` } })).json();
+    assert.deepEqual(history.agent.counts, { reports: 1, valid: 1, invalid: 0 });
+    assert.deepEqual(history.reports.map((r: { valid: boolean; errors: number }) => [r.valid, r.errors]), [[true, 0]], 'the entry is the first card\'s');
+    const same = await validate(repaired(), { agent: 'dup/agent', baseline: 'latest' }, accounts.one.key);
+    assert.deepEqual([same.body.baseline.new_errors, same.body.baseline.passed], [0, true], 'the baseline reads the same card');
+  });
+
   it('another account, a keyless caller and hostile values cannot reach a baseline: 400 naming options.baseline', async () => {
     const mine = await validate(base(), { agent: 'private/agent' }, accounts.one.key);
     refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }, accounts.two.key), 'another account\'s report id');
