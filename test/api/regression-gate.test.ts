@@ -98,6 +98,9 @@ describe('the regression gate (file store)', () => {
     const keylessHook = await hook('/v1/webhook', { agent_card: base(), metadata });
     assert.equal(keylessHook.status, 200);
     assert.equal(keylessHook.body.agent, undefined, 'keyless: no agent');
+    const wrongKey = await hook('/v1/webhook', { agent_card: base(), metadata, options: { baseline: 'branch:main' } }, `cardgate_${'x'.repeat(43)}`);
+    assert.equal(wrongKey.status, 400);
+    assert.match(wrongKey.body.error, /^options\.baseline: .*the key given identifies no account/, 'a wrong key is ignored by the webhooks: the refusal says so, not only that a key is needed');
     const refused = await hook('/v1/webhook', { agent_card: base(), metadata, options: { baseline: 'latest' } });
     assert.equal(refused.status, 400);
     assert.match(refused.body.error, /^options\.baseline: /);

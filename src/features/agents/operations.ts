@@ -124,7 +124,7 @@ const baselineId = async (deps: AgentDeps, agent: AgentRecord | undefined, basel
 
 /** A baseline asks for a key: keyless validations have no history to compare with (their 400). */
 export const checkKeyedBaseline = (accountId: string | null, ask: AgentAsk, refuse: Refuse): void => {
-  if (accountId === null && ask.baseline !== undefined) throw refuse('options.baseline', 'a baseline needs an API key (Authorization: Bearer <key>): keyless validations join no agent\'s history');
+  if (accountId === null && ask.baseline !== undefined) throw refuse('options.baseline', 'a baseline needs an API key (Authorization: Bearer <key>) of an account: none was given, or the key given identifies no account usable from this address (the webhooks then ignore it); keyless validations join no agent\'s history');
 };
 
 /**
