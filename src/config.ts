@@ -133,6 +133,21 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    monitors: z
+      .object({
+        /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
+        minIntervalSeconds: z.number().int().min(1).max(86_400).default(60),
+        /** Monitors at most, on every instance together (beyond: 409). */
+        max: z.number().int().min(0).max(1_000_000).default(1000),
+        /** A drop of the score by at least this much from the monitor's baseline is a regression. */
+        scoreDropThreshold: z.number().min(0).max(100).default(10),
+        /** How often an instance looks for monitors that are due, ms. */
+        pollIntervalMs: positiveInt.default(1000),
+        /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
+        maxBackoffSeconds: positiveInt.default(3600),
+      })
+      .strict()
+      .prefault({}),
     reports: z.object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
     signatures: z
       .object({
@@ -254,6 +269,11 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ['webhooks', 'jobLeaseMs'], type: 'number' },
   CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ['cardFetch', 'timeoutMs'], type: 'number' },
   CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ['cardFetch', 'allowedHosts'], type: 'list' },
+  CARDGATE_MONITOR_MIN_INTERVAL_SECONDS: { path: ['monitors', 'minIntervalSeconds'], type: 'number' },
+  CARDGATE_MONITOR_MAX: { path: ['monitors', 'max'], type: 'number' },
+  CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ['monitors', 'scoreDropThreshold'], type: 'number' },
+  CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ['monitors', 'pollIntervalMs'], type: 'number' },
+  CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ['monitors', 'maxBackoffSeconds'], type: 'number' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
   CARDGATE_SIGNATURE_TRUST_FILES: { path: ['signatures', 'trustFiles'], type: 'list' },
   CARDGATE_SIGNATURE_ALGORITHMS: { path: ['signatures', 'allowedAlgorithms'], type: 'list' },

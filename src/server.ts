@@ -19,6 +19,7 @@ import { systemClock } from './lib/clock.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { batchedLines, createLogger, heldUntilReleased, type Logger } from './lib/log.ts';
 import { nodeVersion, version } from './lib/version.ts';
+import { monitorGauges } from './features/monitors/monitors.ts';
 import { openStore } from './store/open.ts';
 import type { StoreTransfer } from './store/transfer.ts';
 import type { Store } from './store/contract/store.ts';
@@ -283,7 +284,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   // read before this continuation runs, since 'listening' is emitted ahead of any connection.
   const urls = resolveUrls(config, port);
   const pool = createValidator(config, log);
-  const metrics = metricsModule && new metricsModule.Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()) });
+  const metrics = metricsModule && new metricsModule.Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()), monitors: () => monitorGauges(store, config.monitors.max) });
   const validator = metrics ? countedByVerdict(pool, metrics) : pool;
   app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: systemClock, log, urls, lifecycle, validator, metrics });
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

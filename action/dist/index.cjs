@@ -14197,6 +14197,18 @@ var configSchema = object({
     /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
     allowedHosts: array(string2().min(1)).default([])
   }).strict().prefault({}),
+  monitors: object({
+    /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
+    minIntervalSeconds: number2().int().min(1).max(86400).default(60),
+    /** Monitors at most, on every instance together (beyond: 409). */
+    max: number2().int().min(0).max(1e6).default(1e3),
+    /** A drop of the score by at least this much from the monitor's baseline is a regression. */
+    scoreDropThreshold: number2().min(0).max(100).default(10),
+    /** How often an instance looks for monitors that are due, ms. */
+    pollIntervalMs: positiveInt.default(1e3),
+    /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
+    maxBackoffSeconds: positiveInt.default(3600)
+  }).strict().prefault({}),
   reports: object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
   signatures: object({
     /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
@@ -14287,6 +14299,11 @@ var envVars = {
   CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ["webhooks", "jobLeaseMs"], type: "number" },
   CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ["cardFetch", "timeoutMs"], type: "number" },
   CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ["cardFetch", "allowedHosts"], type: "list" },
+  CARDGATE_MONITOR_MIN_INTERVAL_SECONDS: { path: ["monitors", "minIntervalSeconds"], type: "number" },
+  CARDGATE_MONITOR_MAX: { path: ["monitors", "max"], type: "number" },
+  CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ["monitors", "scoreDropThreshold"], type: "number" },
+  CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ["monitors", "pollIntervalMs"], type: "number" },
+  CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ["monitors", "maxBackoffSeconds"], type: "number" },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ["reports", "retentionDays"], type: "number" },
   CARDGATE_SIGNATURE_TRUST_FILES: { path: ["signatures", "trustFiles"], type: "list" },
   CARDGATE_SIGNATURE_ALGORITHMS: { path: ["signatures", "allowedAlgorithms"], type: "list" },

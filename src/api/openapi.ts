@@ -101,7 +101,7 @@ const requestSchemas = (app: ApiRoutes): z.ZodType[] => {
 };
 
 /** The error answers of a group of routes, by status; `rateLimited` adds the /v1 headers to each. */
-export const errors = (answers: Partial<Record<400 | 401 | 403 | 404 | 413 | 415 | 500 | 503, string | [string, z.ZodType]>>, rateLimited = false) => {
+export const errors = (answers: Partial<Record<400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503, string | [string, z.ZodType]>>, rateLimited = false) => {
   const out: Record<string, JsonResponse> = {};
   for (const [status, answer] of Object.entries(answers)) {
     const [description, schema] = typeof answer === 'string' ? [answer, defaultShape[Number(status)]!] : answer;
@@ -116,6 +116,7 @@ const defaultShape: Record<number, z.ZodType> = {
   401: nestedError,
   403: nestedError,
   404: nestedError,
+  409: flatError,
   413: flatError,
   415: flatError,
   500: flatError,

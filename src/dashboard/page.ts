@@ -27,6 +27,7 @@ export const dashboardPage = (tokenFile?: string): string => `<!doctype html>
     <a href="#/reports" data-nav="reports">Reports</a>
     <a href="#/agents" data-nav="agents">Agents</a>
     <a href="#/trust-keys" data-nav="trust-keys">Trust keys</a>
+    <a href="#/monitors" data-nav="monitors">Monitors</a>
   </nav>
   <button type="button" id="sign-out" class="button secondary" hidden>Sign out</button>
 </header>

@@ -13,6 +13,7 @@ import type { JobRecord } from './contract/jobs.ts';
 import type { TrustKeyRecord } from './contract/trust-keys.ts';
 import type { AccountRulesetRecord } from './contract/rulesets.ts';
 import type { AgentRecord, AgentReportEntry } from './contract/agents.ts';
+import type { MonitorRecord } from './contract/monitors.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }
@@ -26,6 +27,8 @@ export type TransferRow =
   | { table: 'rulesets'; row: AccountRulesetRecord }
   | { table: 'agents'; row: AgentRecord }
   | { table: 'agent_reports'; row: AgentReportEntry }
+  /** With its signing secret: an imported monitor must still sign its events (an export is as secret as the store it came from). */
+  | { table: 'monitors'; row: MonitorRecord }
   | { table: 'reports'; line: string };
 
 /** What the engines add to the Store contract for export and import. */
@@ -70,7 +73,15 @@ export async function* exportText(rows: AsyncIterable<TransferRow>, header: stri
 
 /** The key each table's rows are known by (as in the file engine's journal). */
 const keyOf = (table: TableName, row: Record<string, unknown>): unknown =>
-  table === 'usage' ? `${row.account_id}|${row.day}` : table === 'counters' || table === 'meta' ? row.key : table === 'rulesets' ? row.account_id : row.id;
+  table === 'usage'
+    ? `${row.account_id}|${row.day}`
+    : table === 'agent_reports'
+      ? `${row.agent_id}|${row.report_id}`
+      : table === 'counters' || table === 'meta'
+        ? row.key
+        : table === 'rulesets'
+          ? row.account_id
+          : row.id;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

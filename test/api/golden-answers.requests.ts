@@ -248,4 +248,22 @@ const agents: GoldenRequest[] = [
   { name: 'agents: a cursor of the reports', path: '/admin/api/agents?cursor={{reportCursor}}', auth: 'admin' },
 ];
 
-export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists, ...agents];
+/** Last: a monitor's run stores a report and counts usage, which the answers above would show. */
+const monitors: GoldenRequest[] = [
+  { name: 'monitor a card', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 3600, notify_url: '{{receiver}}/monitor-events' }, save: { monitor: 'monitor.id' } },
+  { name: 'monitor: interval 0', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 0 } },
+  { name: 'monitor: interval as a string', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: '60' } },
+  { name: 'monitor: notify_url to the metadata address', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 60, notify_url: 'http://169.254.169.254/latest' } },
+  { name: 'monitor: unknown account', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: 'acct_missing', url: '{{receiver}}/agent.json', interval_seconds: 60 } },
+  { name: 'monitors', path: '/admin/api/monitors', auth: 'admin' },
+  { name: 'monitors of an account', path: '/admin/api/monitors?account_id={{proAccount}}&limit=1', auth: 'admin' },
+  { name: 'monitors of an unknown account', path: '/admin/api/monitors?account_id=acct_missing', auth: 'admin' },
+  { name: 'monitors without a token', path: '/admin/api/monitors' },
+  { name: 'a monitor', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
+  { name: 'pause a monitor', method: 'POST', path: '/admin/api/monitors/{{monitor}}/pause', auth: 'admin' },
+  { name: 'resume a monitor', method: 'POST', path: '/admin/api/monitors/{{monitor}}/resume', auth: 'admin' },
+  { name: 'delete a monitor', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
+  { name: 'delete the monitor again', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
+];
+
+export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists, ...agents, ...monitors];

@@ -24,7 +24,15 @@ export const screenshotDir = new URL('../../test-artifacts/dashboard', import.me
 const command = process.env.DASHBOARD_TEST_COMMAND?.split(' ').filter(Boolean);
 
 /** The server with the admin token; `dataDir`: one written beforehand (seeded data). */
-export const startService = async (options: { dataDir?: string } = {}) => {
+/** The admin API of a service `startService` started: the status and the JSON answer. */
+export const adminApiOf = (serviceUrl: () => string) => (method: string, path: string, body?: unknown) =>
+  fetch(`${serviceUrl()}/admin/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+export const startService = async (options: { dataDir?: string; config?: Record<string, unknown> } = {}) => {
   const server = await startServer({ env: { CARDGATE_ADMIN_TOKEN: ADMIN_TOKEN }, command, ...options });
   return { url: server.url, stop: () => server.stop() };
 };

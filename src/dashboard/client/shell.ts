@@ -8,6 +8,7 @@ import { go, handleFailure, onSubmit, setRenderer, signOut } from './actions.ts'
 import { ApiFailure, api, byId, clearMessages, complain, field, h, session } from './core.ts';
 import { reportsView, usageView } from './insights.ts';
 import { trustKeysView } from './trust-keys.ts';
+import { monitorsView } from './monitors.ts';
 
 interface Route {
   pattern: RegExp;
@@ -27,6 +28,7 @@ const routes: Route[] = [
   { pattern: /^#\/agents\/([^/?]+)(?:\?(.*))?$/, nav: 'agents', title: 'Agent', view: (m) => agentView(decodeURIComponent(m[1] ?? ''), m[2]) },
   { pattern: /^#\/agents(?:\?(.*))?$/, nav: 'agents', title: 'Agents', view: (m) => agentsView(m[1]) },
   { pattern: /^#\/trust-keys$/, nav: 'trust-keys', title: 'Trust keys', view: trustKeysView },
+  { pattern: /^#\/monitors$/, nav: 'monitors', title: 'Monitors', view: monitorsView },
 ];
 
 function setSignedIn(signedIn: boolean): void {

@@ -5,10 +5,10 @@
 import type { JobStatus } from './jobs.ts';
 
 /** The tables, as named in the journal and in exports. */
-export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'agents' | 'agent_reports';
-export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'agents', 'agent_reports'];
+export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'agents' | 'agent_reports' | 'monitors';
+export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'agents', 'agent_reports', 'monitors'];
 /** Tables added after the first release: a snapshot written before one existed has no array for it (read as empty). */
-export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'agents', 'agent_reports'];
+export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'agents', 'agent_reports', 'monitors'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
@@ -39,4 +39,7 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
     isObject(v.counts) &&
     numbers(v.counts, 'reports', 'valid', 'invalid'),
   agent_reports: (key, v) => isEntry(v) && key === `${v.agent_id}|${v.report_id}`,
+  monitors: (key, v) =>
+    isObject(v) && strings(v, 'id', 'account_id', 'url', 'secret', 'created_at', 'state') && v.id === key && numbers(v, 'interval_seconds', 'next_run_at', 'failures') &&
+    typeof v.paused === 'boolean' && stringOrNull(v.notify_url) && stringOrNull(v.baseline_report_id) && stringOrNull(v.last_success_at) && (v.last_run === null || isObject(v.last_run)),
 };

@@ -31,10 +31,11 @@ import type { Lifecycle } from './lifecycle.ts';
 import { META_CALLS, type MetaTable } from './meta.ts';
 import type { Access } from './access.ts';
 import { REPORTS_CALLS, type ReportsTable } from './reports.ts';
+import { MONITORS_CALLS, type MonitorsTable } from './monitors.ts';
 import { RULESETS_CALLS, type RulesetsTable } from './rulesets.ts';
 import { TRUST_KEYS_CALLS, type TrustKeysTable } from './trust-keys.ts';
 
-export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MetaTable & Lifecycle;
+export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MonitorsTable & MetaTable & Lifecycle;
 
 /** Every table's calls, whether each reads or writes (a Record per table, so that a call added to one cannot be left out). */
 export const TABLE_CALLS = {
@@ -46,5 +47,6 @@ export const TABLE_CALLS = {
   trust_keys: TRUST_KEYS_CALLS,
   rulesets: RULESETS_CALLS,
   agents: AGENTS_CALLS,
+  monitors: MONITORS_CALLS,
   meta: META_CALLS,
 } satisfies Record<string, Record<string, Access>>;

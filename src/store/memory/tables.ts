@@ -18,6 +18,7 @@ import { TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
 import type { AgentRecord, AgentReportEntry, AgentsTable } from '../contract/agents.ts';
+import type { MonitorRecord, MonitorsTable } from '../contract/monitors.ts';
 import type { TrustKeysTable } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import type { Account } from '../contract/accounts.ts';
@@ -33,6 +34,7 @@ import type { KeptRows } from './journaled.ts';
 import { MemoryKeys } from './keys.ts';
 import { MemoryMeta } from './meta.ts';
 import { MemoryRulesets } from './rulesets.ts';
+import { MemoryMonitors } from './monitors.ts';
 import { MemoryTrustKeys } from './trust-keys.ts';
 
 /** The on-disk form of the tables: plain arrays, so no id can ever clash with an object key. */
@@ -47,9 +49,10 @@ export interface TablesDoc {
   rulesets: AccountRulesetRecord[];
   agents: AgentRecord[];
   agent_reports: AgentReportEntry[];
+  monitors: MonitorRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [], monitors: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -59,7 +62,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MonitorsTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -75,6 +78,7 @@ export abstract class Tables implements StoreTransfer {
   private readonly rulesets: MemoryRulesets;
   /** The agents and their histories; the engines' retention keeps each agent's latest report. */
   protected readonly agents: MemoryAgents;
+  private readonly monitors: MemoryMonitors;
   private readonly meta: MemoryMeta;
   /** Each table's rows by its name in the journal, the snapshot and exports. */
   private readonly kept: Record<TableName, KeptRows>;
@@ -85,7 +89,8 @@ export abstract class Tables implements StoreTransfer {
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
     this.rulesets = new MemoryRulesets(journal, (id) => this.accounts.rows.has(id));
     this.agents = new MemoryAgents(journal, (id) => this.accounts.rows.has(id));
-    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents });
+    this.monitors = new MemoryMonitors(journal, (id) => this.accounts.rows.has(id));
+    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents, monitors: this.monitors });
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
@@ -100,6 +105,7 @@ export abstract class Tables implements StoreTransfer {
       rulesets: this.rulesets.rows,
       agents: this.agents.rows,
       agent_reports: this.agents.entries,
+      monitors: this.monitors.rows,
     };
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
       accounts: this.accounts,
@@ -109,6 +115,7 @@ export abstract class Tables implements StoreTransfer {
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
       agents: this.agents,
+      monitors: this.monitors,
       meta: this.meta,
     };
     for (const [table, implementation] of Object.entries(tables) as Array<[keyof typeof tables, Record<string, (...args: unknown[]) => unknown>]>) {

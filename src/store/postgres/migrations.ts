@@ -274,4 +274,33 @@ create index agent_reports_timeline on agent_reports (agent_id, (created_at coll
 create index agent_reports_branch on agent_reports (agent_id, branch, (created_at collate "C") desc, (report_id collate "C") desc) where branch is not null;
 `,
   },
+  {
+    version: 9,
+    name: 'monitors',
+    sql: `
+-- Published cards validated on a schedule. A run is claimed by moving next_run_at one interval on
+-- under a lease, in one statement (see PgMonitors.claimMonitor). secret: the events' HMAC key, kept
+-- as it is because signing needs it. last_run: the last run's summary as JSON text.
+create table monitors (
+  id text primary key,
+  account_id text not null,
+  url text not null,
+  interval_seconds integer not null,
+  notify_url text,
+  secret text not null,
+  paused boolean not null,
+  created_at text not null,
+  next_run_at bigint not null,
+  lease_owner text,
+  lease_until bigint,
+  failures integer not null,
+  state text not null,
+  baseline_report_id text,
+  last_run text,
+  last_success_at text
+);
+create index monitors_account on monitors (account_id, id collate "C");
+create index monitors_due on monitors (next_run_at) where not paused;
+`,
+  },
 ];

@@ -49,6 +49,7 @@ import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
 import { PgAgents } from './agents.ts';
 import { PgRulesets } from './rulesets.ts';
+import { PgMonitors } from './monitors.ts';
 import { PgTrustKeys } from './trust-keys.ts';
 
 export interface PostgresStoreOptions {
@@ -145,6 +146,7 @@ export class PostgresStore implements StoreTransfer {
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
       agents: new PgAgents(context),
+      monitors: new PgMonitors(context),
       meta: new PgMeta(context),
     };
     for (const [table, calls] of Object.entries(TABLE_CALLS) as Array<[keyof typeof TABLE_CALLS, Record<string, Access>]>) {

@@ -10,6 +10,7 @@ import type { PgContext } from './context.ts';
 import { text } from './sql.ts';
 import { rulesetFromRow, writeRuleset } from './rulesets.ts';
 import { agentFromRow, entryFromRow, writeAgent, writeAgentEntry } from './agents.ts';
+import { monitorFromRow, writeMonitor } from './monitors.ts';
 import { frozenTrustKey, writeTrustKey } from './trust-keys.ts';
 
 /**
@@ -39,6 +40,7 @@ export async function* exportRows(context: PgContext): AsyncGenerator<TransferRo
     for await (const rows of tx`select * from agent_reports order by agent_id collate "C", created_at collate "C", report_id collate "C"`.cursor(500)) {
       for (const row of rows) yield { table: 'agent_reports', row: entryFromRow(row) };
     }
+    for (const row of await tx`select * from monitors order by id collate "C"`) yield { table: 'monitors', row: monitorFromRow(row) };
     const notBefore = context.retentionMs === undefined ? undefined : context.clock.now() - context.retentionMs;
     const reports = notBefore === undefined ? tx`select body from reports order by seq` : tx`select body from reports where created_ms >= ${notBefore}::bigint or ${tx.unsafe(KEPT_FOR_AGENT)} order by seq`;
     for await (const rows of reports.cursor(100)) {
@@ -70,6 +72,7 @@ export const importRows = async (context: PgContext, rows: AsyncIterable<Transfe
       else if (r.table === 'rulesets') await writeRuleset(tx, r.row);
       else if (r.table === 'agents') await writeAgent(tx, r.row);
       else if (r.table === 'agent_reports') await writeAgentEntry(tx, r.row);
+      else if (r.table === 'monitors') await writeMonitor(tx, r.row);
       else await writeReport(tx, context.reports, readLine(r.line), r.line);
     }
   });
