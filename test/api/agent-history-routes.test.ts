@@ -128,6 +128,24 @@ describe('an agent\'s history and badge', () => {
     assert.match(await none.text(), /no reports/);
   });
 
+  it('an over-long id or token is an unknown agent or a wrong token (their 404, as the report routes answer), not a 400 the OpenAPI does not declare', async () => {
+    const long = 'a'.repeat(10_000);
+    const notFoundSvg = await (await get(`/agents/agt_missing/badge.svg?token=${agent.badge_token}`)).text();
+    for (const path of [`/agents/${agent.id}/badge.svg?token=${long}`, `/agents/${long}/badge.svg?token=${agent.badge_token}`]) {
+      const res = await get(path);
+      assert.equal(res.status, 404, path.slice(0, 40));
+      assert.equal(res.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+      assert.equal(await res.text(), notFoundSvg);
+    }
+    const unknownBody = await (await get('/agents/agt_missing', json(ADMIN))).json();
+    const history = await get(`/agents/${long}`, json(ADMIN));
+    assert.equal(history.status, 404);
+    assert.deepEqual(await history.json(), unknownBody);
+    const page = await get(`/agents/${long}`, { headers: { accept: 'text/html', authorization: `Bearer ${ADMIN}` } });
+    assert.equal(page.status, 404);
+    assert.match(await page.text(), /<h1>Agent not found<\/h1>/);
+  });
+
   it('the history shows the badge address to its readers only', async () => {
     const body = await (await get(`/agents/${agent.id}`, json(ownKey))).json();
     assert.equal(body.badge_url, `http://reports.cardgate.test/agents/${agent.id}/badge.svg?token=${agent.badge_token}`);

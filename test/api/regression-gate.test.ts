@@ -98,6 +98,9 @@ describe('the regression gate (file store)', () => {
     const keylessHook = await hook('/v1/webhook', { agent_card: base(), metadata });
     assert.equal(keylessHook.status, 200);
     assert.equal(keylessHook.body.agent, undefined, 'keyless: no agent');
+    const wrongKey = await hook('/v1/webhook', { agent_card: base(), metadata, options: { baseline: 'branch:main' } }, `cardgate_${'x'.repeat(43)}`);
+    assert.equal(wrongKey.status, 400);
+    assert.match(wrongKey.body.error, /^options\.baseline: .*the key given identifies no account/, 'a wrong key is ignored by the webhooks: the refusal says so, not only that a key is needed');
     const refused = await hook('/v1/webhook', { agent_card: base(), metadata, options: { baseline: 'latest' } });
     assert.equal(refused.status, 400);
     assert.match(refused.body.error, /^options\.baseline: /);
@@ -138,6 +141,49 @@ describe('the regression gate (file store)', () => {
     assert.match(badName.body.error, /^cards\[0\]: agent must not contain control characters/);
   });
 
+  it('an agent\'s history links a working diff to and from a batch report (the card of that agent in it)', async () => {
+    const res = await fetch(`${accounts.server.url}/v1/validate/batch`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${accounts.one.key}` },
+      body: JSON.stringify({ cards: [{ id: 'other.json', agent_card: repaired(), agent: 'mixed/other' }, { id: 'a.json', agent_card: base(), agent: 'mixed/agent' }] }),
+    });
+    assert.equal(res.status, 200);
+    const single = await validate(badUrl(), { agent: 'mixed/agent' }, accounts.one.key);
+    const again = await validate(badUrl(), { agent: 'mixed/agent' }, accounts.one.key);
+    const history = await fetch(`${accounts.server.url}/agents/${single.body.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${accounts.one.key}` } });
+    assert.equal(history.status, 200);
+    const links: string[] = (await history.json()).reports.map((r: { diff_url: string | null }) => r.diff_url).filter((u: string | null) => u !== null);
+    assert.equal(links.length, 2, 'batch to single, single to single');
+    for (const link of links) {
+      for (const accept of ['application/json', 'text/html']) assert.equal((await fetch(link, { headers: { accept } })).status, 200, `${accept} ${link}`);
+    }
+    const fromBatch = await (await fetch(links.at(-1)!, { headers: { accept: 'application/json' } })).json();
+    assert.equal(fromBatch.after.id, single.body.report_id);
+    assert.deepEqual(fromBatch.findings.new.map((f: { rule: string }) => f.rule), ['url.absolute'], 'compared with this agent\'s card in the batch, not the other one');
+    assert.deepEqual(fromBatch.card.changes.map((c: { path: string }) => c.path), ['url']);
+    const bare = await fetch(links.at(-1)!.replace(/\?.*$/, ''), { headers: { accept: 'application/json' } });
+    assert.equal(bare.status, 400, 'a batch report without the agent has no one card');
+    const foreign = await fetch(links.at(-1)!.replace(/agent=[^&]*/, 'agent=agt_nobody'), { headers: { accept: 'application/json' } });
+    assert.equal(foreign.status, 400, 'no card of that agent in the batch');
+    assert.equal(again.status, 200);
+  });
+
+  it('two cards of a batch naming one agent: the first is the batch\'s entry in its history, as the baseline and the diff read it', async () => {
+    const res = await fetch(`${accounts.server.url}/v1/validate/batch`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${accounts.one.key}` },
+      body: JSON.stringify({ cards: [{ id: 'first.json', agent_card: repaired(), agent: 'dup/agent' }, { id: 'second.json', agent_card: badUrl(), agent: 'dup/agent' }] }),
+    });
+    assert.equal(res.status, 200);
+    const [first, second] = (await res.json()).results;
+    assert.deepEqual([first.valid, second.valid, second.agent], [true, false, first.agent]);
+    const history = await (await fetch(`${accounts.server.url}/agents/${first.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${accounts.one.key}` } })).json();
+    assert.deepEqual(history.agent.counts, { reports: 1, valid: 1, invalid: 0 });
+    assert.deepEqual(history.reports.map((r: { valid: boolean; errors: number }) => [r.valid, r.errors]), [[true, 0]], 'the entry is the first card\'s');
+    const same = await validate(repaired(), { agent: 'dup/agent', baseline: 'latest' }, accounts.one.key);
+    assert.deepEqual([same.body.baseline.new_errors, same.body.baseline.passed], [0, true], 'the baseline reads the same card');
+  });
+
   it('another account, a keyless caller and hostile values cannot reach a baseline: 400 naming options.baseline', async () => {
     const mine = await validate(base(), { agent: 'private/agent' }, accounts.one.key);
     refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }, accounts.two.key), 'another account\'s report id');
@@ -158,5 +204,29 @@ describe('the regression gate (file store)', () => {
     // The other account's history is as it was: its latest is still its own report.
     const still = await validate(base(), { agent: 'private/agent', baseline: 'latest' }, accounts.one.key);
     assert.equal(still.body.baseline.report_id, mine.body.report_id);
+  });
+});
+
+describe('the regression gate when a result\'s finding lists were cut at validation.maxFindings', () => {
+  const accounts = serverWithTwoAccounts({ CARDGATE_MAX_FINDINGS: '1' });
+  const validate = async (card: unknown, options: Record<string, unknown>): Promise<Answer> => {
+    const res = await fetch(`${accounts.server.url}/v1/validate`, { method: 'POST', headers: { ...json, authorization: `Bearer ${accounts.one.key}` }, body: JSON.stringify({ agent_card: card, options }) });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('an error more than the baseline had is a new error, though the cut list shows none', async () => {
+    const first = await validate(base(), { agent: 'capped/agent' });
+    assert.equal(first.status, 200);
+    const second = await validate(badUrl(), { agent: 'capped/agent', baseline: 'latest' });
+    assert.equal(second.status, 200);
+    assert.equal(second.body.errors.length, 1, 'one error listed');
+    assert.ok(second.body.truncated?.errors >= 1, `the other counted: ${JSON.stringify(second.body.truncated)}`);
+    assert.equal(second.body.baseline.new_errors, 1);
+    assert.equal(second.body.baseline.passed, false);
+    const same = await validate(badUrl(), { agent: 'capped/agent', baseline: 'latest' });
+    assert.deepEqual([same.body.baseline.new_errors, same.body.baseline.passed], [0, true], 'the same card again: nothing new');
+    const history = await fetch(`${accounts.server.url}/agents/${same.body.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${accounts.one.key}` } });
+    assert.equal(history.status, 200);
+    assert.deepEqual((await history.json()).reports.map((r: { errors: number }) => r.errors), [2, 2, 1], 'the history counts the errors left out of the list too');
   });
 });

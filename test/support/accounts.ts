@@ -21,11 +21,11 @@ export interface TwoAccounts {
   two: { id: string; key: string };
 }
 
-/** In a describe: the real server (keyed pro calls unlimited, bodies up to 4 MiB) with two pro accounts and a key each, stopped after the suite. */
-export const serverWithTwoAccounts = (): TwoAccounts => {
+/** In a describe: the real server (keyed pro calls unlimited, bodies up to 4 MiB; `env` adds to its environment) with two pro accounts and a key each, stopped after the suite. */
+export const serverWithTwoAccounts = (env: Record<string, string> = {}): TwoAccounts => {
   const state = {} as TwoAccounts;
   before(async () => {
-    state.server = await startServer({ env: { CARDGATE_LIMIT_PRO: '-1', CARDGATE_LIMIT_ANONYMOUS: '100000', CARDGATE_MAX_BODY_BYTES: String(4 * 1024 * 1024) } });
+    state.server = await startServer({ env: { CARDGATE_LIMIT_PRO: '-1', CARDGATE_LIMIT_ANONYMOUS: '100000', CARDGATE_MAX_BODY_BYTES: String(4 * 1024 * 1024), ...env } });
     state.one = await accountWithKey(state.server.url, 'one');
     state.two = await accountWithKey(state.server.url, 'two');
   });

@@ -62,7 +62,7 @@ const timelineEntry = z
     branch: z.string().nullable(),
     url: z.string().meta({ description: 'The report page (gone once the report is past `reports.retentionDays`).' }),
     previous_id: z.string().nullable().meta({ description: 'The report before this one in the history (null for the first).' }),
-    diff_url: z.string().nullable().meta({ description: 'The diff from the previous report to this one, `/reports/{previous_id}/diff/{id}`.' }),
+    diff_url: z.string().nullable().meta({ description: 'The diff from the previous report to this one, `/reports/{previous_id}/diff/{id}` (`?agent={agent id}` added when one of them is a batch report).' }),
   })
   .meta({ id: 'AgentHistoryEntry' });
 
@@ -81,7 +81,9 @@ const listedAgent = agentSchema.extend({ url: z.string().meta({ description: 'Th
 
 const HISTORY_SORT = '-created_at';
 const AGENTS_SORT = '-last_seen';
-const idParam = z.object({ id: z.string().max(200).meta({ description: 'The agent id (`agt_…`), as the result\'s `agent.id` gives it.' }) });
+// The id and the badge token take any length (the HTTP server bounds a request line): an over-long one is
+// just unknown or wrong, the 404 the reports' routes answer too, never a 400 of its own.
+const idParam = z.object({ id: z.string().meta({ description: 'The agent id (`agt_…`), as the result\'s `agent.id` gives it.' }) });
 const notFoundAnswer = {
   description: 'No agent with this id that the credentials may read (unknown, another account\'s, or no or a wrong credential: all alike): a page for browsers, the JSON error otherwise.',
   content: { 'text/html': { schema: z.string() }, 'application/json': { schema: nestedError } },
@@ -118,7 +120,7 @@ const badgeRoute = createRoute({
   tags: ['agents'],
   summary: 'The agent\'s badge: the verdict and score of its latest report, for a README',
   description: 'The token is the agent\'s own (in `badge_url` of `GET /agents/{id}`). Cached for 5 minutes: the latest report changes.',
-  request: { params: idParam, query: z.object({ token: z.preprocess(firstValue, z.string().max(200).optional()).meta({ description: 'The agent\'s badge token.' }) }) },
+  request: { params: idParam, query: z.object({ token: z.preprocess(firstValue, z.string().optional()).meta({ description: 'The agent\'s badge token.' }) }) },
   responses: {
     200: { description: 'The badge.', content: { 'image/svg+xml': { schema: z.string() } } },
     404: { description: 'No agent with this id, or a missing or wrong token (alike): a badge saying so.', content: { 'image/svg+xml': { schema: z.string() } } },

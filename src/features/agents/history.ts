@@ -19,15 +19,20 @@ export type HistoryEntry = Omit<AgentReportEntry, 'agent_id' | 'report_id'> & {
 /** A history page's size: the default, and the most a caller may ask for (the chart draws at most this many points). */
 export const HISTORY_PAGE = { default: 50, max: 100 } as const;
 
+/** Whether a report id is a batch report's (ids are made with the kind's prefix, see lib/ids.ts). */
+const isBatchId = (id: string): boolean => id.startsWith('batch_');
+
 /** The page's entries from `rows` (newest first, up to limit + 1), and whether older reports follow. */
 export const historyEntries = (rows: readonly AgentReportEntry[], limit: number, reportUrl: (id: string) => string): { entries: HistoryEntry[]; more: boolean } => {
-  const entries = rows.slice(0, limit).map(({ report_id: id, created_at, valid, score, errors, warnings, branch }, i): HistoryEntry => {
+  const entries = rows.slice(0, limit).map(({ agent_id, report_id: id, created_at, valid, score, errors, warnings, branch }, i): HistoryEntry => {
     const previous = rows[i + 1]?.report_id;
+    // A batch report holds several cards: its diff names the agent whose card it compares.
+    const ofAgent = previous !== undefined && (isBatchId(previous) || isBatchId(id)) ? `?agent=${encodeURIComponent(agent_id)}` : '';
     return {
       id, created_at, valid, score, errors, warnings, branch,
       url: reportUrl(id),
       previous_id: previous ?? null,
-      diff_url: previous ? `${reportUrl(previous)}/diff/${encodeURIComponent(id)}` : null,
+      diff_url: previous ? `${reportUrl(previous)}/diff/${encodeURIComponent(id)}${ofAgent}` : null,
     };
   });
   return { entries, more: rows.length > limit };

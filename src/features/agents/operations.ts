@@ -12,7 +12,7 @@ import { iso } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import type { AgentRecord } from '../../store/contract/agents.ts';
 import type { ReportRecord } from '../../store/contract/report-records.ts';
-import { judgementOf } from '../reports/diff.ts';
+import { batchCardOf, foundCounts, judgementOf } from '../reports/diff.ts';
 import { readReport } from '../reports/reports.ts';
 import type { AgentAsk, FailOn } from './naming.ts';
 
@@ -100,8 +100,7 @@ export const joinHistory = async (deps: Pick<AppDeps, 'store' | 'log'>, run: Age
 /** The facts of a result's JSON (a card's: flat, or a GitHub result's `validation`). */
 export const reportFacts = (id: string, createdAt: string, result: unknown): AgentReportFacts => {
   const judged = judgementOf(result);
-  const count = (severity: 'error' | 'warning') => judged.findings.filter((f) => f.severity === severity).length;
-  return { id, created_at: createdAt, valid: judged.valid === true, score: judged.score ?? 0, errors: count('error'), warnings: count('warning') };
+  return { id, created_at: createdAt, valid: judged.valid === true, score: judged.score ?? 0, ...foundCounts(result) };
 };
 
 const passes = (failOn: FailOn, b: Omit<BaselineOutcome, 'passed' | 'report_id'>): boolean =>
@@ -125,7 +124,7 @@ const baselineId = async (deps: AgentDeps, agent: AgentRecord | undefined, basel
 
 /** A baseline asks for a key: keyless validations have no history to compare with (their 400). */
 export const checkKeyedBaseline = (accountId: string | null, ask: AgentAsk, refuse: Refuse): void => {
-  if (accountId === null && ask.baseline !== undefined) throw refuse('options.baseline', 'a baseline needs an API key (Authorization: Bearer <key>): keyless validations join no agent\'s history');
+  if (accountId === null && ask.baseline !== undefined) throw refuse('options.baseline', 'a baseline needs an API key (Authorization: Bearer <key>) of an account: none was given, or the key given identifies no account usable from this address (the webhooks then ignore it); keyless validations join no agent\'s history');
 };
 
 /**
@@ -157,24 +156,26 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
   return { agent, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
 };
 
-/** The result of one card in a report: its own, or in a batch the one of the agent's card (each result names its agent). */
+/** The result of one card in a report: its own, or in a batch the one of the agent's card. */
 const cardResultOf = (report: ReportRecord, agentId: string | undefined): unknown => {
   if (report.card === undefined || report.card === null) return undefined;
   if (report.kind !== 'batch') return report.result;
-  const results = (report.result as { results?: unknown } | null)?.results;
-  return Array.isArray(results) && agentId !== undefined ? results.find((r) => (r as { agent?: { id?: unknown } } | null)?.agent?.id === agentId) : undefined;
+  return agentId === undefined ? undefined : batchCardOf(report, agentId)?.result;
 };
 
 /** The gate: the result's findings against the baseline's, matched by rule id and path (the diff's matching, findingKey). */
 const compareWith = (reportId: string, before: unknown, resultJson: string, failOn: FailOn): BaselineOutcome => {
   const judgedBefore = judgementOf(before);
-  const judgedAfter = judgementOf(JSON.parse(resultJson));
+  const after: unknown = JSON.parse(resultJson);
+  const judgedAfter = judgementOf(after);
   const beforeKeys = new Set(judgedBefore.findings.map(findingKey));
   const afterKeys = new Set(judgedAfter.findings.map(findingKey));
   const added = judgedAfter.findings.filter((f) => !beforeKeys.has(findingKey(f)));
+  // A list cut at validation.maxFindings can hide a new finding: finding more than before is at least that many new.
+  const [foundBefore, foundAfter] = [foundCounts(before), foundCounts(after)];
   const gate = {
-    new_errors: added.filter((f) => f.severity === 'error').length,
-    new_warnings: added.filter((f) => f.severity === 'warning').length,
+    new_errors: Math.max(added.filter((f) => f.severity === 'error').length, foundAfter.errors - foundBefore.errors),
+    new_warnings: Math.max(added.filter((f) => f.severity === 'warning').length, foundAfter.warnings - foundBefore.warnings),
     fixed: judgedBefore.findings.filter((f) => !afterKeys.has(findingKey(f))).length,
     score_delta: judgedBefore.score === null || judgedAfter.score === null ? null : judgedAfter.score - judgedBefore.score,
   };

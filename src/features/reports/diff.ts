@@ -47,18 +47,43 @@ export const judgementOf = (result: unknown): Judgement => {
   };
 };
 
-const reportOf = async (store: Store, config: Config, nowMs: number, id: string, which: 'a' | 'b'): Promise<ReportRecord> => {
+/** How many errors and warnings a result found: those it lists, and those the findings cap (validation.maxFindings) left out and only counted. */
+export const foundCounts = (result: unknown): { errors: number; warnings: number } => {
+  const { truncated } = storedResult(result);
+  const cut = (n: unknown) => (typeof n === 'number' && n > 0 ? n : 0);
+  const { findings } = judgementOf(result);
+  const listed = (severity: DiffFinding['severity']) => findings.filter((f) => f.severity === severity).length;
+  return { errors: listed('error') + cut(truncated.errors), warnings: listed('warning') + cut(truncated.warnings) };
+};
+
+/** The card of `agentId` in a batch report and its result (each keyed result names its agent; its `id` names its card); undefined when no card of the batch is that agent's. */
+export const batchCardOf = (report: Pick<ReportRecord, 'card' | 'result'>, agentId: string): { card: unknown; result: unknown } | undefined => {
+  const results = asObject(report.result).results;
+  const result = Array.isArray(results) ? results.find((r) => asObject(asObject(r).agent).id === agentId) : undefined;
+  const entry = result === undefined || !Array.isArray(report.card) ? undefined : report.card.map(asObject).find((c) => c.id === asObject(result).id);
+  return entry?.agent_card === undefined ? undefined : { card: entry.agent_card, result };
+};
+
+/** Report `id` as one card's: a batch report read as the card of `agentId` in it (the report keeps its id and kind). */
+const reportOf = async (store: Store, config: Config, nowMs: number, id: string, which: 'a' | 'b', agentId: string | undefined): Promise<ReportRecord> => {
   const report = await readReport(store, config, nowMs, id);
   if (!report) throw new ApiError('NOT_FOUND', `no report with the ${which === 'a' ? 'first' : 'second'} id, ${which} (unknown, or removed after the retention period)`);
-  if (report.kind === 'batch') throw new ApiError('INVALID_REQUEST', `report ${which} is a batch report: a diff compares two reports of one card each (single, webhook or GitHub validations)`);
+  if (report.kind === 'batch') {
+    const one = agentId === undefined ? undefined : batchCardOf(report, agentId);
+    if (one === undefined) {
+      const why = agentId === undefined ? 'give agent (an agent id) to compare the card of that agent in it' : `it has no card of agent ${JSON.stringify(agentId)}`;
+      throw new ApiError('INVALID_REQUEST', `report ${which} is a batch report: a diff compares one card of each report; ${why}`);
+    }
+    return { ...report, ...one };
+  }
   if (report.card === undefined || report.card === null) throw new ApiError('INVALID_REQUEST', `report ${which} has no stored card (its validation could not run): there is nothing to compare`);
   return report;
 };
 
-/** The diff from report `a` (before) to report `b` (after). */
-export const diffReports = async (store: Store, config: Config, nowMs: number, a: string, b: string): Promise<ReportDiff> => {
-  const before = await reportOf(store, config, nowMs, a, 'a');
-  const after = await reportOf(store, config, nowMs, b, 'b');
+/** The diff from report `a` (before) to report `b` (after); of a batch report, the card of agent `agentId` in it. */
+export const diffReports = async (store: Store, config: Config, nowMs: number, a: string, b: string, agentId?: string): Promise<ReportDiff> => {
+  const before = await reportOf(store, config, nowMs, a, 'a', agentId);
+  const after = await reportOf(store, config, nowMs, b, 'b', agentId);
   const judgedBefore = judgementOf(before.result);
   const judgedAfter = judgementOf(after.result);
   return {
