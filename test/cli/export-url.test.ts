@@ -76,8 +76,8 @@ for (const engine of ['file', 'postgres'] as const) {
         const viaUrl = await runCli(['export', '--url', server.url, '--output', file], { env: { CARDGATE_ADMIN_TOKEN: ADMIN } });
         await writes;
         assert.equal(viaUrl.code, 0, viaUrl.stderr);
-        // usage: the account's row and the keyless validations' row.
-        assert.match(viaUrl.stderr, /exported accounts 1, keys 1, counters \d+, usage 2, reports \d+/);
+        // usage: the account's row and the keyless validations' row; audit: the account's and the key's creation.
+        assert.match(viaUrl.stderr, /exported accounts 1, keys 1, counters \d+, usage 2, agents 1, agent_reports 1, audit 2, reports \d+/);
         assert.equal(fs.statSync(file).mode & 0o777, 0o600);
         const backup = fs.readFileSync(file, 'utf8');
         assert.ok(!backup.includes(secret), 'a key never leaves as itself');
@@ -140,7 +140,12 @@ test('a client that goes away mid-export frees the instance for the next export 
       const next = await get();
       status = next.status;
       if (status === 503) await new Promise((resolve) => setTimeout(resolve, 100));
-      else assert.equal(exportOf(await next.text()).rows.length, 20_000);
+      else {
+        // The seeded rows, and the audit record of their import.
+        const { rows } = exportOf(await next.text());
+        assert.equal(rows.filter((r) => r.table !== 'audit').length, 20_000);
+        assert.deepEqual(rows.filter((r) => r.table === 'audit').map((r) => r.row.action), ['store.import']);
+      }
     }
     assert.equal(status, 200);
   } finally {
