@@ -72,7 +72,15 @@ export async function* exportText(rows: AsyncIterable<TransferRow>, header: stri
 
 /** The key each table's rows are known by (as in the file engine's journal). */
 const keyOf = (table: TableName, row: Record<string, unknown>): unknown =>
-  table === 'usage' ? `${row.account_id}|${row.day}` : table === 'counters' || table === 'meta' ? row.key : table === 'rulesets' ? row.account_id : row.id;
+  table === 'usage'
+    ? `${row.account_id}|${row.day}`
+    : table === 'agent_reports'
+      ? `${row.agent_id}|${row.report_id}`
+      : table === 'counters' || table === 'meta'
+        ? row.key
+        : table === 'rulesets'
+          ? row.account_id
+          : row.id;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
