@@ -13,10 +13,12 @@ import { noteRoute, observeRequests, requestIdOf } from './api/middleware/reques
 import { rateLimitHeaders } from './api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from './api/middleware/webhook-limit.ts';
 import { adminRoutes } from './api/routes/admin.ts';
+import { authRoutes } from './api/routes/auth.ts';
 import { dashboardRoutes } from './api/routes/dashboard.ts';
 import { docsRoutes } from './api/routes/docs.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { metricsRoutes } from './api/routes/metrics.ts';
+import { monitorRoutes } from './api/routes/monitors.ts';
 import { pageRoutes } from './api/routes/pages.ts';
 import { reportDiffRoutes } from './api/routes/report-diff.ts';
 import { agentRoutes } from './api/routes/agents.ts';
@@ -26,6 +28,7 @@ import { validateRoutes } from './api/routes/validate.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
 import { adminTokenFile } from './features/accounts/admin-token.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
+import { MonitorRunner } from './features/monitors/runner.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { pageHeaders, renderNotFoundPage } from './pages/layout.ts';
 import { UnstorableRecordError } from './store/contract/encode.ts';
@@ -40,12 +43,13 @@ const clientClosed = (err: unknown, request: Request): boolean =>
 
 /**
  * Builds the app and starts its job runner, which at once claims the webhook jobs
- * waiting in the store, those a previous process left unfinished included (so call
- * it once the listening URLs are known).
+ * waiting in the store, those a previous process left unfinished included, and its
+ * monitor runner, which runs the monitors due (so call it once the listening URLs are known).
  */
 export const createApp = (deps: AppDeps) => {
   const lifecycle = deps.lifecycle ?? new Lifecycle();
   const jobs = new JobRunner({ ...deps, lifecycle });
+  const monitors = new MonitorRunner({ ...deps, lifecycle });
   const webhookLimiter = createWebhookLimiter(deps);
 
   const app = apiRoutes();
@@ -59,7 +63,10 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', reportDiffRoutes(deps));
   app.route('/', agentRoutes(deps));
   app.route('/', adminRoutes(deps));
-  app.route('/', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined }));
+  // After adminRoutes: its admin-token check on /admin/api/* runs before these.
+  app.route('/', monitorRoutes(deps, monitors));
+  app.route('/', authRoutes(deps));
+  app.route('/', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined, oidc: deps.config.auth.oidc !== undefined }));
   app.route('/', pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }));
   app.route('/', docsRoutes(describeApi(app, deps.urls.publicUrl)));
 
@@ -104,6 +111,7 @@ export const createApp = (deps: AppDeps) => {
   });
   observeRequests(app, deps.log, deps.metrics);
   jobs.start();
+  monitors.start();
   return app;
 };
 

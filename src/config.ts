@@ -33,6 +33,30 @@ const httpUrl = z
   .refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), 'must be an absolute http(s) URL')
   .transform((s) => s.replace(/\/+$/, ''));
 
+export const ROLES = ['viewer', 'editor', 'admin'] as const;
+/** A claim value or a role name: short printable text. */
+const claimText = z.string().min(1).max(256);
+const oidcSchema = z
+  .object({
+    /** The provider's issuer URL (https; http only on this machine); its discovery document is read on the first sign-in. */
+    issuer: httpUrl.refine((s) => s.startsWith('https:') || ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(s).hostname), 'must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])'),
+    clientId: claimText,
+    clientSecret: unset(z.string().min(1).max(4096)),
+    /** A file holding the client secret (read at start, at most 4 KiB, trailing newline dropped). */
+    clientSecretFile: unset(z.string().min(1).max(4096)),
+    /** Where the provider sends the browser back: this service's `/auth/callback`, as the provider knows it. */
+    redirectUrl: z.string().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s) && new URL(s).pathname.endsWith('/auth/callback') && !new URL(s).search, 'must be the absolute http(s) URL of this service\'s /auth/callback, without a query'),
+    /** Scopes asked for; `openid` is required. */
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'a scope is 1 to 128 printable characters, no space, quote or backslash')).max(32).refine((s) => s.includes('openid'), 'must include openid').default(['openid', 'email', 'profile']),
+    /** The ID token (or userinfo) claim holding the person's roles or groups: a string or an array of strings. */
+    rolesClaim: claimText.default('groups'),
+    /** Claim value → role; a person gets the highest role any of their values maps to, and is refused with none. */
+    roleMapping: z.record(claimText, z.enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1000, 'must map 1 to 1000 claim values to roles (admin, editor, viewer)'),
+    /** E-mail domains allowed to sign in (the verified `email` claim's); empty = any. */
+    allowedEmailDomains: z.array(z.string().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, 'must be a domain name such as example.com').transform((d) => d.toLowerCase())).max(1000).default([]),
+  })
+  .strict().refine((o) => (o.clientSecret === undefined) !== (o.clientSecretFile === undefined), { message: 'set exactly one of clientSecret (CARDGATE_OIDC_CLIENT_SECRET) and clientSecretFile (CARDGATE_OIDC_CLIENT_SECRET_FILE)', path: ['clientSecret'] });
+
 export const configSchema = z
   .object({
     /**
@@ -137,6 +161,21 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    monitors: z
+      .object({
+        /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
+        minIntervalSeconds: z.number().int().min(1).max(86_400).default(60),
+        /** Monitors at most, on every instance together (beyond: 409). */
+        max: z.number().int().min(0).max(1_000_000).default(1000),
+        /** A drop of the score by at least this much from the monitor's baseline is a regression. */
+        scoreDropThreshold: z.number().min(0).max(100).default(10),
+        /** How often an instance looks for monitors that are due, ms. */
+        pollIntervalMs: positiveInt.default(1000),
+        /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
+        maxBackoffSeconds: positiveInt.default(3600),
+      })
+      .strict()
+      .prefault({}),
     reports: z.object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
     audit: z
       .object({
@@ -199,6 +238,12 @@ export const configSchema = z
       .object({
         /** false: the admin token is refused (and none generated); allowed only with OIDC sign-in (auth.oidc.issuer) set, so that someone can still get in. */
         adminToken: z.boolean().default(true),
+        /** Sign-in through the company's OpenID Connect provider (the dashboard and the admin API from a browser); unset = the admin token only. */
+        oidc: unset(oidcSchema),
+        /** A session unused this long ends; the person signs in again. */
+        sessionIdleMinutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+        /** A session ends this long after its sign-in, used or not. */
+        sessionMaxHours: z.number().int().min(1).max(30 * 24).default(12),
       })
       .strict()
       .prefault({}),
@@ -250,7 +295,7 @@ export const parseConfig = (input: unknown, source = 'config', nameOf: NameSetti
 };
 
 /** Environment variables and the config path they set. */
-const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'list' | 'boolean' }> = {
+const envVars: Record<string, { path: string[]; type: SettingType }> = {
   CARDGATE_MODE: { path: ['mode'], type: 'string' },
   CARDGATE_HOST: { path: ['host'], type: 'string' },
   CARDGATE_PORT: { path: ['port'], type: 'number' },
@@ -283,6 +328,11 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ['webhooks', 'jobLeaseMs'], type: 'number' },
   CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ['cardFetch', 'timeoutMs'], type: 'number' },
   CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ['cardFetch', 'allowedHosts'], type: 'list' },
+  CARDGATE_MONITOR_MIN_INTERVAL_SECONDS: { path: ['monitors', 'minIntervalSeconds'], type: 'number' },
+  CARDGATE_MONITOR_MAX: { path: ['monitors', 'max'], type: 'number' },
+  CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ['monitors', 'scoreDropThreshold'], type: 'number' },
+  CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ['monitors', 'pollIntervalMs'], type: 'number' },
+  CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ['monitors', 'maxBackoffSeconds'], type: 'number' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
   CARDGATE_AUDIT_RETENTION_DAYS: { path: ['audit', 'retentionDays'], type: 'number' },
   CARDGATE_AUDIT_LOG: { path: ['audit', 'log'], type: 'boolean' },
@@ -297,6 +347,17 @@ const envVars: Record<string, { path: string[]; type: 'string' | 'number' | 'lis
   CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },
   CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ['store', 'statementTimeoutMs'], type: 'number' },
   CARDGATE_METRICS_ACCESS: { path: ['metrics', 'access'], type: 'string' },
+  CARDGATE_OIDC_ISSUER: { path: ['auth', 'oidc', 'issuer'], type: 'string' },
+  CARDGATE_OIDC_CLIENT_ID: { path: ['auth', 'oidc', 'clientId'], type: 'string' },
+  CARDGATE_OIDC_CLIENT_SECRET: { path: ['auth', 'oidc', 'clientSecret'], type: 'string' },
+  CARDGATE_OIDC_CLIENT_SECRET_FILE: { path: ['auth', 'oidc', 'clientSecretFile'], type: 'string' },
+  CARDGATE_OIDC_REDIRECT_URL: { path: ['auth', 'oidc', 'redirectUrl'], type: 'string' },
+  CARDGATE_OIDC_SCOPES: { path: ['auth', 'oidc', 'scopes'], type: 'list' },
+  CARDGATE_OIDC_ROLES_CLAIM: { path: ['auth', 'oidc', 'rolesClaim'], type: 'string' },
+  CARDGATE_OIDC_ROLE_MAPPING: { path: ['auth', 'oidc', 'roleMapping'], type: 'map' },
+  CARDGATE_OIDC_ALLOWED_EMAIL_DOMAINS: { path: ['auth', 'oidc', 'allowedEmailDomains'], type: 'list' },
+  CARDGATE_SESSION_IDLE_MINUTES: { path: ['auth', 'sessionIdleMinutes'], type: 'number' },
+  CARDGATE_SESSION_MAX_HOURS: { path: ['auth', 'sessionMaxHours'], type: 'number' },
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ['shutdown', 'graceMs'], type: 'number' },
 };
 
@@ -320,7 +381,14 @@ const setPath = (target: Json, path: string[], value: unknown): void => {
   node[path[path.length - 1]!] = value;
 };
 
-const convert = (raw: string, type: 'string' | 'number' | 'list' | 'boolean'): unknown => {
+type SettingType = 'string' | 'number' | 'list' | 'boolean' | 'map';
+
+/** `value=role,value=role` as an object (a value holding `=` or `,` is set in the file instead). */
+const mapOf = (raw: string): Record<string, string> =>
+  Object.fromEntries(raw.split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => [pair.replace(/=[^=]*$/, '').trim(), /=([^=]*)$/.exec(pair)?.[1]?.trim() ?? '']));
+
+const convert = (raw: string, type: SettingType): unknown => {
+  if (type === 'map') return mapOf(raw);
   if (type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw; // zod reports the type error
   if (type === 'number') return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw; // zod reports the type error
   if (type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
@@ -412,6 +480,7 @@ export const withAbsolutePaths = (config: Config, cwd = process.cwd()): Config =
   dataDir: resolvePath(cwd, config.dataDir),
   signatures: { ...config.signatures, trustFiles: config.signatures.trustFiles.map((file) => resolvePath(cwd, file)) },
   rules: { ruleset: config.rules.ruleset === undefined || config.rules.ruleset.startsWith('cardgate:') ? config.rules.ruleset : resolvePath(cwd, config.rules.ruleset) },
+  auth: config.auth.oidc?.clientSecretFile === undefined ? config.auth : { ...config.auth, oidc: { ...config.auth.oidc, clientSecretFile: resolvePath(cwd, config.auth.oidc.clientSecretFile) } },
 });
 
 /** {base_url} and {reports_url} once the listening port is known. */

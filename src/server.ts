@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { createApp, type App } from './app.ts';
 import { resolveUrls, type Config } from './config.ts';
 import { adminTokenFile, ensureAdminToken } from './features/accounts/admin-token.ts';
+import { oidcClientSecret } from './features/auth/client-secret.ts';
 import { defaultRuleset, loadDefaultRuleset, reloadDefaultRuleset } from './features/rulesets/default-ruleset.ts';
 import { loadTrustFiles, reloadTrustFiles } from './features/trust/trusted-keys.ts';
 import { cardFetchUse } from './features/validation/card-by-url.ts';
@@ -19,6 +20,7 @@ import { systemClock } from './lib/clock.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { batchedLines, createLogger, heldUntilReleased, type Logger } from './lib/log.ts';
 import { nodeVersion, version } from './lib/version.ts';
+import { monitorGauges } from './features/monitors/monitors.ts';
 import { openStore } from './store/open.ts';
 import type { StoreTransfer } from './store/transfer.ts';
 import type { Store } from './store/contract/store.ts';
@@ -102,6 +104,7 @@ const checkConfig = async (config: Config): Promise<number> => {
   parseAllowedHosts(config.webhooks.allowedHosts, callbackUse);
   parseAllowedHosts(config.cardFetch.allowedHosts, cardFetchUse);
   loadDefaultRuleset(config);
+  if (config.auth.oidc !== undefined) oidcClientSecret(config.auth.oidc);
   return (await loadTrustFiles({ config, clock: systemClock })).length;
 };
 
@@ -287,7 +290,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   // read before this continuation runs, since 'listening' is emitted ahead of any connection.
   const urls = resolveUrls(config, port);
   const pool = createValidator(config, log);
-  const metrics = metricsModule && new metricsModule.Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()) });
+  const metrics = metricsModule && new metricsModule.Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()), monitors: () => monitorGauges(store, config.monitors.max) });
   const validator = metrics ? countedByVerdict(pool, metrics) : pool;
   app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: systemClock, log, urls, lifecycle, validator, metrics });
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

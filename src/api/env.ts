@@ -1,6 +1,7 @@
 /** Types shared by every route and middleware. */
 import type { Caller } from '../features/accounts/caller.ts';
 import type { AuditContext } from '../features/audit/audit.ts';
+import type { SessionRole } from '../store/contract/sessions.ts';
 
 /** The window a request was counted in, for its X-RateLimit-* headers (see middleware/rate-limit-headers.ts). */
 export interface RateWindow {
@@ -16,5 +17,7 @@ export type AppEnv = {
     rateWindow: RateWindow;
     /** Who is calling the admin API, and from where: set by the admin auth middleware, passed to every state-changing use case (recordAudit). */
     audit: AuditContext;
+    /** The admin API caller's role: `admin` for the admin token, the session's for a person signed in (see middleware/admin-auth.ts). */
+    role: SessionRole;
   };
 };

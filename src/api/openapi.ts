@@ -101,7 +101,7 @@ const requestSchemas = (app: ApiRoutes): z.ZodType[] => {
 };
 
 /** The error answers of a group of routes, by status; `rateLimited` adds the /v1 headers to each. */
-export const errors = (answers: Partial<Record<400 | 401 | 403 | 404 | 413 | 415 | 500 | 503, string | [string, z.ZodType]>>, rateLimited = false) => {
+export const errors = (answers: Partial<Record<400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503, string | [string, z.ZodType]>>, rateLimited = false) => {
   const out: Record<string, JsonResponse> = {};
   for (const [status, answer] of Object.entries(answers)) {
     const [description, schema] = typeof answer === 'string' ? [answer, defaultShape[Number(status)]!] : answer;
@@ -116,6 +116,7 @@ const defaultShape: Record<number, z.ZodType> = {
   401: nestedError,
   403: nestedError,
   404: nestedError,
+  409: flatError,
   413: flatError,
   415: flatError,
   500: flatError,
@@ -132,7 +133,7 @@ export const security: Record<'optionalKey' | 'key' | 'admin', Array<Record<stri
   /** No key: anonymous, counted per client IP. */
   optionalKey: [{}, { apiKey: [] }, { apiKeyHeader: [] }],
   key: [{ apiKey: [] }, { apiKeyHeader: [] }],
-  admin: [{ adminToken: [] }],
+  admin: [{ adminToken: [] }, { session: [] }],
 };
 
 const description = `Validates A2A agent cards. Errors come in three shapes: nested \`{error:{code,message}}\` for
@@ -161,6 +162,12 @@ export const describeApi = (app: ApiRoutes, publicUrl: string): (() => string) =
   });
   registry.registerComponent('securitySchemes', 'apiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same API key in `X-API-Key`.' });
   registry.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer', description: 'The admin token, `Authorization: Bearer <admin token>`.' });
+  registry.registerComponent('securitySchemes', 'session', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'cardgate_session',
+    description: 'A person signed in through OpenID Connect (GET /auth/login), when `auth.oidc` is set and no Authorization header is sent. A state-changing request with it also sends the session\'s CSRF token (GET /auth/session) in `X-CSRF-Token` and comes from this service\'s origin; the session\'s role must reach the route\'s (see docs/auth.md).',
+  });
 
   // Made on first use, not at start-up: nothing but GET /openapi.json and /docs needs it.
   let text: string | undefined;

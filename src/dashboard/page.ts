@@ -2,11 +2,12 @@
  * The dashboard's HTML shell. Everything inside <main> is drawn by app.js from
  * admin API data; the shell only holds the landmarks, the two message regions
  * (read out by screen readers) and the confirmation dialog. `tokenFile`: where the generated
- * admin token is (absolute), which the sign-in names; unset when the token is configured.
+ * admin token is (absolute), which the sign-in names; unset when the token is configured. `oidc`: people
+ * sign in through the identity provider (/auth/login) too.
  */
 import { esc } from '../pages/layout.ts';
 
-export const dashboardPage = (tokenFile?: string): string => `<!doctype html>
+export const dashboardPage = (tokenFile?: string, oidc = false): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -17,7 +18,7 @@ export const dashboardPage = (tokenFile?: string): string => `<!doctype html>
 <link rel="stylesheet" href="/dashboard/app.css">
 <script src="/dashboard/app.js" defer></script>
 </head>
-<body${tokenFile === undefined ? '' : ` data-token-file="${esc(tokenFile)}"`}>
+<body${tokenFile === undefined ? '' : ` data-token-file="${esc(tokenFile)}"`}${oidc ? ' data-oidc' : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="topbar">
   <span class="brand">cardgate <span class="brand-sub">admin</span></span>
@@ -27,8 +28,10 @@ export const dashboardPage = (tokenFile?: string): string => `<!doctype html>
     <a href="#/reports" data-nav="reports">Reports</a>
     <a href="#/agents" data-nav="agents">Agents</a>
     <a href="#/trust-keys" data-nav="trust-keys">Trust keys</a>
+    <a href="#/monitors" data-nav="monitors">Monitors</a>
     <a href="#/audit" data-nav="audit">Audit</a>
   </nav>
+  <button type="button" id="sign-out-everywhere" class="button secondary" hidden>Sign out everywhere</button>
   <button type="button" id="sign-out" class="button secondary" hidden>Sign out</button>
 </header>
 <main id="main" tabindex="-1">

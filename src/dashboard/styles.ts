@@ -59,6 +59,8 @@ input, select, textarea { font: inherit; color: inherit; background: var(--surfa
 .button { font: inherit; font-weight: 600; border-radius: 6px; padding: 0.45rem 1rem; min-height: 2.5rem;
   cursor: pointer; border: 1px solid transparent; }
 .button:disabled { opacity: 0.6; cursor: progress; }
+/* A viewer (signed in through the identity provider) reads only: what would change something is not offered (the server refuses it anyway). */
+body[data-role="viewer"] form:not([role="search"]), body[data-role="viewer"] .button.danger, body[data-role="viewer"] [data-write] { display: none; }
 .button.primary { background: var(--accent); color: var(--accent-text); }
 .button.secondary { background: var(--surface); color: var(--text); border-color: var(--line); }
 .button.danger { background: var(--surface); color: var(--danger); border-color: var(--danger); }

@@ -9,6 +9,8 @@ export const errorCodes = {
   NOT_FOUND: { status: 404, shape: 'nested' },
   METHOD_NOT_ALLOWED: { status: 405, shape: 'nested' },
   INVALID_REQUEST: { status: 400, shape: 'flat' },
+  /** A request the present state refuses (a bound on how many of a thing may exist). */
+  CONFLICT: { status: 409, shape: 'flat' },
   PAYLOAD_TOO_LARGE: { status: 413, shape: 'flat' },
   // Answered by the HTTP server itself (src/api/node-server.ts) when Node's parser gives up.
   REQUEST_TIMEOUT: { status: 408, shape: 'flat' },

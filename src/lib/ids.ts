@@ -27,7 +27,7 @@ export const randomBase62 = (n: number): string => {
  * Ids of reports and validations: `<prefix>_<epoch_ms>_<20 base62 chars>`.
  * The random part makes a report URL a capability link: it needs no login.
  */
-export const newId = (prefix: 'rpt' | 'batch' | 'val' | 'gh' | 'acct' | 'key' | 'tk', nowMs: number): string =>
+export const newId = (prefix: 'rpt' | 'batch' | 'val' | 'gh' | 'acct' | 'key' | 'tk' | 'mon' | 'evt', nowMs: number): string =>
   `${prefix}_${nowMs}_${randomBase62(20)}`;
 
 export const idPattern = (prefix: string): RegExp => new RegExp(`^${prefix}_\\d{13}_[0-9A-Za-z]{16,}$`);

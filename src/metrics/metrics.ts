@@ -18,7 +18,20 @@ export interface ScrapeSources {
   jobs: () => Promise<{ queued: number; processing: number }>;
   /** The validation worker pool now; absent when validating in process. */
   pool?: () => { workers: number; busy: number; queued: number };
+  /** The monitors' last runs (every instance's, when they share a database); at most monitors.max. */
+  monitors?: () => Promise<MonitorGauge[]>;
 }
+
+/** What a monitor's gauges show: its last run's verdict and score, and when a run last validated its card. */
+export interface MonitorGauge {
+  id: string;
+  verdict: 'pass' | 'fail' | 'unreachable' | null;
+  score: number | null;
+  /** Epoch ms; null before any run validated the card. */
+  lastSuccessAt: number | null;
+}
+
+const VERDICT_VALUE = { pass: 1, fail: 0, unreachable: -1 } as const;
 
 /** Seconds; from a cached answer (well under a millisecond) to a batch near the time limit. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -128,6 +141,7 @@ export class Metrics {
         }
       },
     });
+    if (sources.monitors) this.monitorGauges(sources.monitors, registers);
     const pool = sources.pool;
     if (pool) {
       new Gauge({
@@ -143,6 +157,37 @@ export class Metrics {
         },
       });
     }
+  }
+
+  /**
+   * Three gauges per monitor, labelled by its id alone (bounded by monitors.max), from one read of
+   * the store per scrape: the registry collects every metric at once, so the three share the read
+   * under way.
+   */
+  private monitorGauges(read: () => Promise<MonitorGauge[]>, registers: Registry[]): void {
+    let reading: Promise<MonitorGauge[]> | undefined;
+    const shared = () =>
+      (reading ??= read()
+        .catch(() => []) // a database outage: the scrape still answers, without these gauges
+        .finally(() => (reading = undefined)));
+    const gauge = (name: string, help: string, value: (m: MonitorGauge) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['monitor'],
+        registers,
+        async collect() {
+          const monitors = await shared();
+          this.reset();
+          for (const m of monitors) {
+            const v = value(m);
+            if (v !== null) this.set({ monitor: m.id }, v);
+          }
+        },
+      });
+    gauge('cardgate_monitor_verdict', 'Each monitor\'s last run: 1 pass, 0 fail, -1 unreachable (absent before its first run).', (m) => (m.verdict === null ? null : VERDICT_VALUE[m.verdict]));
+    gauge('cardgate_monitor_score', 'Each monitor\'s last validated score (absent while its last run fetched no card).', (m) => m.score);
+    gauge('cardgate_monitor_last_success_timestamp_seconds', 'When a run of each monitor last validated its card, Unix seconds.', (m) => (m.lastSuccessAt === null ? null : m.lastSuccessAt / 1000));
   }
 
   /** One answered request; `route` is the pattern that answered it (bounded), never the path. */

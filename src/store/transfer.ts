@@ -5,7 +5,7 @@
  * reads back byte for byte as it was. Rows are replaced by their key, so importing a stream twice
  * leaves what importing it once does.
  */
-import { rowIsValid, TABLES, type TableName } from './contract/rows.ts';
+import { EXPORTED_TABLES, rowIsValid, type TableName } from './contract/rows.ts';
 import type { Account } from './contract/accounts.ts';
 import type { ApiKeyRecord } from './contract/keys.ts';
 import type { Counter, UsageRow } from './contract/counters.ts';
@@ -14,6 +14,7 @@ import type { TrustKeyRecord } from './contract/trust-keys.ts';
 import type { AccountRulesetRecord } from './contract/rulesets.ts';
 import type { AuditRecord } from './contract/audit.ts';
 import type { AgentRecord, AgentReportEntry } from './contract/agents.ts';
+import type { MonitorRecord } from './contract/monitors.ts';
 
 export type TransferRow =
   | { table: 'accounts'; row: Account }
@@ -28,6 +29,8 @@ export type TransferRow =
   | { table: 'audit'; row: AuditRecord }
   | { table: 'agents'; row: AgentRecord }
   | { table: 'agent_reports'; row: AgentReportEntry }
+  /** With its signing secret: an imported monitor must still sign its events (an export is as secret as the store it came from). */
+  | { table: 'monitors'; row: MonitorRecord }
   | { table: 'reports'; line: string };
 
 /** What the engines add to the Store contract for export and import. */
@@ -145,7 +148,7 @@ export class ImportReader {
       if (problem !== undefined) throw new Error(`${at}: ${problem}`);
       return { table: 'reports', line: value.line as string };
     }
-    const table = TABLES.find((t) => t === value.table);
+    const table = EXPORTED_TABLES.find((t) => t === value.table);
     if (table === undefined) throw new Error(`${at}: unknown table ${JSON.stringify(value.table)}`);
     const row = value.row;
     const key = isObject(row) ? keyOf(table, row) : undefined;

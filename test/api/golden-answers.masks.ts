@@ -24,11 +24,13 @@ const UNRECORDED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfe
 const PROCESS_METRIC = /^(?:process_|nodejs_)/;
 
 /** An id made in this run (a fixed id of a request, e.g. an unknown report's, is kept). */
-const ID = /\b(rpt|batch|val|gh|acct|key|tk|aud)_(\d{13})_[0-9A-Za-z]{20}\b/g;
+const ID = /\b(rpt|batch|val|gh|acct|key|tk|mon|aud)_(\d{13})_[0-9A-Za-z]{20}\b/g;
 /** An agent's id (random, with no time in it), and its badge token as a badge URL and the export carry it. */
 const AGENT_ID = /\bagt_[0-9A-Za-z]{20}\b/g;
 const BADGE_TOKEN = /(\btoken=|"badge_token":")([A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])/g;
 const KEY_SECRET = /\bcardgate_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+/** A monitor's signing secret (24 random bytes in base64). */
+const MONITOR_SECRET = /\bwhsec_[A-Za-z0-9+/]{32}(?![A-Za-z0-9+/=])/g;
 const KEY_HINT = /\bcardgate_[A-Za-z0-9_-]{4}…[A-Za-z0-9_-]{4}(?![A-Za-z0-9_-])/g;
 const CURSOR = /"next_cursor":"([A-Za-z0-9_-]+)"/g;
 const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g;
@@ -83,6 +85,7 @@ export class Masker {
       .replace(AGENT_ID, (id) => `agt_${this.numbered('agt', id)}`)
       .replace(BADGE_TOKEN, (_, before: string, token: string) => `${before}${this.numbered('badge token', token)}`)
       .replace(KEY_SECRET, (key) => `cardgate_${this.numbered('secret', key)}`)
+      .replace(MONITOR_SECRET, (secret) => `whsec_${this.numbered('whsec', secret)}`)
       .replace(KEY_HINT, (hint) => `cardgate_${this.numbered('hint', hint)}`)
       .replace(CURSOR, (_, cursor: string) => `"next_cursor":${JSON.stringify(`<cursor ${this.text(Buffer.from(cursor, 'base64url').toString('utf8'))}>`)}`)
       .replace(TIMESTAMP, (t) => (this.near(Date.parse(t)) ? '<time>' : t))

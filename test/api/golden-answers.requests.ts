@@ -60,6 +60,11 @@ const service: GoldenRequest[] = [
   { name: 'dashboard with a slash', path: '/dashboard/' },
   { name: 'dashboard styles', path: '/dashboard/app.css' },
   { name: 'dashboard script', path: '/dashboard/app.js' },
+  { name: 'sign-in, OIDC not configured', path: '/auth/login' },
+  { name: 'sign-in callback, OIDC not configured', path: '/auth/callback?code=abc&state=def' },
+  { name: 'session, OIDC not configured', path: '/auth/session' },
+  { name: 'sign-out, OIDC not configured', method: 'POST', path: '/auth/logout' },
+  { name: 'sign out everywhere, OIDC not configured', method: 'POST', path: '/auth/logout-everywhere' },
   { name: 'unknown path, API client', path: '/no/such/path' },
   { name: 'unknown path, browser', path: '/no/such/path', headers: { accept: 'text/html' } },
   { name: 'unknown /v1 path', path: '/v1/nothing' },
@@ -186,6 +191,9 @@ const reports: GoldenRequest[] = [
 ];
 
 const adminLists: GoldenRequest[] = [
+  { name: 'sessions signed in', path: '/admin/api/sessions', auth: 'admin' },
+  { name: 'end a person\'s sessions', method: 'POST', path: '/admin/api/sessions/revoke', auth: 'admin', json: { subject: 'someone-who-left' } },
+  { name: 'end sessions: no subject', method: 'POST', path: '/admin/api/sessions/revoke', auth: 'admin', json: {} },
   { name: 'usage', path: '/admin/api/usage', auth: 'admin' },
   { name: 'usage of anonymous callers, a day', path: '/admin/api/usage?days=1&account_id=anonymous', auth: 'admin' },
   { name: 'usage: days out of range', path: '/admin/api/usage?days=0', auth: 'admin' },
@@ -255,4 +263,22 @@ const agents: GoldenRequest[] = [
   { name: 'agents: a cursor of the reports', path: '/admin/api/agents?cursor={{reportCursor}}', auth: 'admin' },
 ];
 
-export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists, ...agents];
+/** Last: a monitor's run stores a report and counts usage, which the answers above would show. */
+const monitors: GoldenRequest[] = [
+  { name: 'monitor a card', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 3600, notify_url: '{{receiver}}/monitor-events' }, save: { monitor: 'monitor.id' } },
+  { name: 'monitor: interval 0', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 0 } },
+  { name: 'monitor: interval as a string', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: '60' } },
+  { name: 'monitor: notify_url to the metadata address', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 60, notify_url: 'http://169.254.169.254/latest' } },
+  { name: 'monitor: unknown account', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: 'acct_missing', url: '{{receiver}}/agent.json', interval_seconds: 60 } },
+  { name: 'monitors', path: '/admin/api/monitors', auth: 'admin' },
+  { name: 'monitors of an account', path: '/admin/api/monitors?account_id={{proAccount}}&limit=1', auth: 'admin' },
+  { name: 'monitors of an unknown account', path: '/admin/api/monitors?account_id=acct_missing', auth: 'admin' },
+  { name: 'monitors without a token', path: '/admin/api/monitors' },
+  { name: 'a monitor', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
+  { name: 'pause a monitor', method: 'POST', path: '/admin/api/monitors/{{monitor}}/pause', auth: 'admin' },
+  { name: 'resume a monitor', method: 'POST', path: '/admin/api/monitors/{{monitor}}/resume', auth: 'admin' },
+  { name: 'delete a monitor', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
+  { name: 'delete the monitor again', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
+];
+
+export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists, ...agents, ...monitors];

@@ -76,7 +76,8 @@ describe('the OpenAPI document', () => {
 
   it('describes the bearer schemes, the three error shapes and the X-RateLimit-* headers', () => {
     const { components } = doc as unknown as { components: Record<string, Record<string, Record<string, unknown>>> };
-    assert.deepEqual(Object.keys(components.securitySchemes!).sort(), ['adminToken', 'apiKey', 'apiKeyHeader']);
+    assert.deepEqual(Object.keys(components.securitySchemes!).sort(), ['adminToken', 'apiKey', 'apiKeyHeader', 'session']);
+    assert.equal(components.securitySchemes!.session!.in, 'cookie');
     assert.equal(components.securitySchemes!.apiKeyHeader!.name, 'X-API-Key');
     for (const shape of ['NestedError', 'FlatError', 'ValidationFailure']) assert.ok(components.schemas![shape], shape);
     for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']) assert.ok(components.headers![header], header);
@@ -85,7 +86,7 @@ describe('the OpenAPI document', () => {
     assert.equal(validate.responses['400']!.content['application/json']!.schema.$ref, '#/components/schemas/ValidationFailure');
     assert.ok(validate.responses['200']!.headers && 'X-RateLimit-Remaining' in validate.responses['200']!.headers);
     const admin = doc.paths['/admin/api/accounts']!.get as unknown as { security: unknown[]; responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }> };
-    assert.deepEqual(admin.security, [{ adminToken: [] }]);
+    assert.deepEqual(admin.security, [{ adminToken: [] }, { session: [] }]);
     assert.equal(admin.responses['401']!.content['application/json']!.schema.$ref, '#/components/schemas/NestedError');
   });
 });

@@ -13,8 +13,8 @@ let accountId = '';
 before(async () => {
   service = await startService();
   browser = await startBrowser(service.url);
-  const adminApi = adminApiOf(service.url);
-  accountId = (await adminApi('POST', '/accounts', { name: 'Acme', plan: 'pro' })).account.id;
+  const adminApi = adminApiOf(() => service.url);
+  accountId = (await adminApi('POST', '/accounts', { name: 'Acme', plan: 'pro' })).body.account.id;
   await adminApi('POST', `/accounts/${accountId}/keys`, { name: 'soon', expires_at: new Date(Date.now() + 3 * 86_400_000).toISOString() });
   await adminApi('POST', `/accounts/${accountId}/keys`, { name: 'later', expires_at: new Date(Date.now() + 60 * 86_400_000).toISOString() });
   await adminApi('POST', `/accounts/${accountId}/keys`, { name: 'forever' });

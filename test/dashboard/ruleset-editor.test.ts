@@ -5,18 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
+import { ADMIN_TOKEN, adminApiOf, startBrowser, startService } from '../support/browser.ts';
 
 let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;
 let accountId: string;
 
-const adminApi = (method: string, path: string, body?: unknown) =>
-  fetch(`${service.url}/admin/api${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+const adminApi = adminApiOf(() => service.url);
 
 before(async () => {
   service = await startService();

@@ -24,7 +24,15 @@ export const screenshotDir = new URL('../../test-artifacts/dashboard', import.me
 const command = process.env.DASHBOARD_TEST_COMMAND?.split(' ').filter(Boolean);
 
 /** The server with the admin token; `dataDir`: one written beforehand (seeded data). */
-export const startService = async (options: { dataDir?: string } = {}) => {
+/** The admin API of a service `startService` started: the status and the JSON answer. */
+export const adminApiOf = (serviceUrl: () => string) => (method: string, path: string, body?: unknown) =>
+  fetch(`${serviceUrl()}/admin/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+export const startService = async (options: { dataDir?: string; config?: Record<string, unknown> } = {}) => {
   const server = await startServer({ env: { CARDGATE_ADMIN_TOKEN: ADMIN_TOKEN }, command, ...options });
   return { url: server.url, stop: () => server.stop() };
 };
@@ -121,8 +129,12 @@ const recordFailures = (page: Page, origin: string): string[] => {
   return failures;
 };
 
-/** Headless Chromium with a fresh context; `foreign` collects requests to any origin but `origin`, refused. */
-export const startBrowser = async (origin: string) => {
+/**
+ * Headless Chromium with a fresh context; `foreign` collects requests to any origin but `origin`
+ * (and `alsoAllowed`: e.g. the identity provider of the sign-in tests, on loopback), refused.
+ */
+export const startBrowser = async (origin: string, alsoAllowed: readonly string[] = []) => {
+  const allowed = new Set([origin, ...alsoAllowed]);
   const { executablePath, args } = await findChromium();
   // Playwright keeps the profile in a temp folder of its own, removed when the browser closes or fails to start.
   const browser = await chromium.launch({ executablePath, args, headless: true });
@@ -137,13 +149,13 @@ export const startBrowser = async (origin: string) => {
     // Anything not addressed to the server is recorded and never leaves the machine.
     await context.route('**/*', (route) => {
       const requestUrl = route.request().url();
-      if (new URL(requestUrl).origin === origin) return route.continue();
+      if (allowed.has(new URL(requestUrl).origin)) return route.continue();
       foreign.push(requestUrl);
       return route.abort('blockedbyclient');
     });
     context.on('request', (request) => {
       const requestUrl = request.url();
-      if (!requestUrl.startsWith('data:') && new URL(requestUrl).origin !== origin && !foreign.includes(requestUrl)) {
+      if (!requestUrl.startsWith('data:') && !allowed.has(new URL(requestUrl).origin) && !foreign.includes(requestUrl)) {
         foreign.push(requestUrl);
       }
     });
@@ -192,11 +204,3 @@ export const signInWithToken = async (page: Page, url: string): Promise<void> =>
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
 };
-
-/** The admin API of the service at `url` with the admin token: a JSON body in, the JSON answer out. */
-export const adminApiOf = (url: string) => (method: string, path: string, body?: unknown) =>
-  fetch(`${url}/admin/api${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).then((r) => r.json() as Promise<any>);

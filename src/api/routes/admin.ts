@@ -17,14 +17,15 @@ import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
 import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
 import { readJsonObject, readOptionalJsonObject } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
-import { adminAuth } from '../middleware/admin-auth.ts';
+import { adminAuth, requireRole } from '../middleware/admin-auth.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { admin, bodyRefused, notFound } from './admin-route.ts';
 import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
 import { accountRulesetRoutes } from './account-ruleset.ts';
-import { auditRoutes } from './audit.ts';
 import { adminAgentRoutes } from './agents.ts';
+import { auditRoutes } from './audit.ts';
+import { sessionAdminRoutes } from './auth-sessions.ts';
 
 const ACCOUNTS_SORT = 'created_at';
 const REPORTS_SORT = '-created_at';
@@ -145,7 +146,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
   const accounts = accountOperations(deps);
   const exports = exportOperations(deps);
   const app = apiRoutes();
-  app.use('/admin/api/*', adminAuth(deps));
+  app.use('/admin/api/*', adminAuth(deps), requireRole);
   return app
     .openapi(routes.listAccounts, async (c) => {
       const query = storePageQuery(c.req.valid('query'), ACCOUNTS_SORT, []);
@@ -189,6 +190,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     })
     .route('/', trustKeyRoutes(deps))
     .route('/', accountRulesetRoutes(deps))
+    .route('/', adminAgentRoutes(deps))
     .route('/', auditRoutes(deps))
-    .route('/', adminAgentRoutes(deps));
+    .route('/', sessionAdminRoutes(deps));
 };

@@ -46,15 +46,15 @@ const dashboardSlash = createRoute({
   responses: { 301: { description: 'To /dashboard.' } },
 });
 
-/** `tokenFile`: the generated admin token's file, named by the sign-in (unset when the token is configured). */
-export const dashboardRoutes = ({ tokenFile }: { tokenFile?: string } = {}): ApiRoutes => {
+/** `tokenFile`: the generated admin token's file, named by the sign-in (unset when the token is configured); `oidc`: sign-in through the identity provider offered. */
+export const dashboardRoutes = ({ tokenFile, oidc = false }: { tokenFile?: string; oidc?: boolean } = {}): ApiRoutes => {
   // Read (from the sources: bundled) when the app is built, so a broken client fails start-up.
   const script = dashboardScript();
   return (
     apiRoutes()
       .openapi(
         textRoute('/dashboard', 'text/html', 'The admin dashboard (it asks for the admin token and keeps it for the tab only)'),
-        serve(dashboardPage(tokenFile), 'text/html; charset=utf-8', 'no-store'),
+        serve(dashboardPage(tokenFile, oidc), 'text/html; charset=utf-8', 'no-store'),
       )
       // Assets change only with a new binary; `no-cache` makes the browser revalidate each load.
       .openapi(textRoute('/dashboard/app.css', 'text/css', 'The dashboard\'s styles'), serve(dashboardStyles, 'text/css; charset=utf-8', 'no-cache'))

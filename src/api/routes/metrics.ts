@@ -6,7 +6,7 @@ import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { adminAuth } from '../middleware/admin-auth.ts';
+import { adminAuth, requireRole } from '../middleware/admin-auth.ts';
 import { apiRoutes, errors, type ApiRoutes } from '../openapi.ts';
 
 const metricsRoute = createRoute({
@@ -28,7 +28,8 @@ export const metricsRoutes = (deps: AppDeps): ApiRoutes => {
   const { metrics } = deps;
   const access = metrics ? deps.config.metrics.access : 'off';
   const app = apiRoutes();
-  if (access === 'admin') app.use('/metrics', adminAuth(deps));
+  // A person signed in needs the admin role (a route outside the role table needs admin).
+  if (access === 'admin') app.use('/metrics', adminAuth(deps), requireRole);
   return app.openapi(metricsRoute, async (c) => {
     if (access === 'off' || !metrics) throw new ApiError('NOT_FOUND', `no resource at ${c.req.path}`);
     const { text, contentType } = await metrics.scrape();

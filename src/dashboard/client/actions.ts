@@ -5,7 +5,7 @@
  * The router (shell.ts) imports the views and the views navigate, so the router
  * hands its render function in at start-up instead of the views importing it.
  */
-import { ApiFailure, clearFieldErrors, complain, notify, session, showFieldErrors } from './core.ts';
+import { ApiFailure, clearFieldErrors, complain, notify, session, showFieldErrors, signedInPerson } from './core.ts';
 
 let renderView: () => Promise<void> = () => Promise.reject(new Error('The dashboard has not started.'));
 
@@ -23,15 +23,29 @@ export async function go(hash: string, message?: string): Promise<void> {
   if (message) notify(message);
 }
 
-export function signOut(problem?: string): void {
+/** `everywhere`: every session of the person signed in through the identity provider, not only this one. */
+export function signOut(problem?: string, everywhere = false): void {
+  const person = signedInPerson.get();
   session.end();
+  signedInPerson.forget();
+  if (person && !problem) {
+    // Ends the session here, then at the identity provider when it offers that (RP-initiated logout).
+    void fetch(everywhere ? '/auth/logout-everywhere' : '/auth/logout', { method: 'POST', headers: { Accept: 'application/json', 'X-CSRF-Token': person.csrf_token }, credentials: 'same-origin' })
+      .then((response) => (response.ok ? response.json() : null))
+      .catch(() => null)
+      .then((answer: { logout_url?: string | null } | null) => {
+        if (answer?.logout_url) location.assign(answer.logout_url);
+        else signOut();
+      });
+    return;
+  }
   history.replaceState(null, '', location.pathname);
   renderView().then(() => (problem ? complain(problem) : notify('Signed out.')));
 }
 
 export function handleFailure(e: unknown): void {
   if (e instanceof ApiFailure && e.status === 401) {
-    signOut('The admin token was refused. Sign in again.');
+    signOut(signedInPerson.get() ? 'Your session ended. Sign in again.' : 'The admin token was refused. Sign in again.');
     return;
   }
   complain(e instanceof Error ? e.message : String(e));

@@ -8,6 +8,9 @@
 // explicitly as "Authorization: Bearer"; the browser never sends it on its own
 // (no cookie, fetch with credentials "omit"), so another site cannot make an
 // authenticated request: every state change is CSRF-safe by construction.
+// A person signed in through the identity provider has an HttpOnly session
+// cookie instead: calls then go with it, and each change sends the session's
+// CSRF token (from GET /auth/session) in X-CSRF-Token.
 const TOKEN_KEY = 'cardgate.adminToken';
 const API_BASE = '/admin/api';
 
@@ -15,6 +18,27 @@ export const session = {
   token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
   start: (token: string): void => sessionStorage.setItem(TOKEN_KEY, token),
   end: (): void => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** A person signed in with the session cookie, as GET /auth/session tells. */
+export interface Person {
+  subject: string;
+  email: string | null;
+  role: 'viewer' | 'editor' | 'admin';
+  csrf_token: string;
+}
+let person: Person | null = null;
+export const signedInPerson = {
+  get: (): Person | null => person,
+  /** Asks the server who the session cookie names (nobody: null). */
+  async load(): Promise<Person | null> {
+    const response = await fetch('/auth/session', { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' }).catch(() => null);
+    person = response && response.ok ? ((await response.json()) as Person) : null;
+    return person;
+  },
+  forget: (): void => {
+    person = null;
+  },
 };
 
 /** The fields of the admin API's answers that this page reads. */
@@ -107,8 +131,13 @@ export class TextBody {
 /** Calls the admin API; the answer is trusted to have the shape T (the server is the same build). */
 /** `path` is under the admin API unless `base` says otherwise ('' for the service's own paths, such as /agents/<id>). */
 export async function api<T>(method: string, path: string, body?: unknown, token?: string, base = API_BASE): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json', Authorization: 'Bearer ' + (token || session.token() || '') };
-  const init: RequestInit = { method, headers, credentials: 'omit', cache: 'no-store' };
+  const bearer = token || session.token();
+  const byCookie = !bearer && person !== null;
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (!byCookie) headers.Authorization = 'Bearer ' + (bearer || '');
+  else if (method !== 'GET') headers['X-CSRF-Token'] = person!.csrf_token;
+  // The admin token's calls never carry a cookie; a person's carry only the session's (same origin).
+  const init: RequestInit = byCookie ? { method, headers, credentials: 'same-origin', cache: 'no-store' } : { method, headers, credentials: 'omit', cache: 'no-store' };
   if (body !== undefined) {
     headers['Content-Type'] = body instanceof TextBody ? body.type : 'application/json';
     init.body = body instanceof TextBody ? body.text : JSON.stringify(body);

@@ -128,7 +128,7 @@ export function rulesetSection(account: Account, current: AccountRuleset | null)
     field('Sample card', sample, 'Judged by the draft: nothing is stored.'),
     outcome,
     h('div', { class: 'actions start' },
-      h('button', { type: 'button', class: 'button primary', onclick: save }, 'Save ruleset'),
+      h('button', { type: 'button', class: 'button primary', 'data-write': true, onclick: save }, 'Save ruleset'),
       current ? h('button', { type: 'button', class: 'button danger', onclick: remove }, 'Delete ruleset') : null));
 }
 

@@ -5,9 +5,10 @@
 import { accountsView, accountView } from './accounts.ts';
 import { agentsView, agentView } from './agents.ts';
 import { go, handleFailure, onSubmit, setRenderer, signOut } from './actions.ts';
-import { ApiFailure, api, byId, clearMessages, complain, field, h, session } from './core.ts';
+import { ApiFailure, api, byId, clearMessages, complain, field, h, session, signedInPerson } from './core.ts';
 import { reportsView, usageView } from './insights.ts';
 import { trustKeysView } from './trust-keys.ts';
+import { monitorsView } from './monitors.ts';
 import { auditView } from './audit.ts';
 
 interface Route {
@@ -28,12 +29,17 @@ const routes: Route[] = [
   { pattern: /^#\/agents\/([^/?]+)(?:\?(.*))?$/, nav: 'agents', title: 'Agent', view: (m) => agentView(decodeURIComponent(m[1] ?? ''), m[2]) },
   { pattern: /^#\/agents(?:\?(.*))?$/, nav: 'agents', title: 'Agents', view: (m) => agentsView(m[1]) },
   { pattern: /^#\/trust-keys$/, nav: 'trust-keys', title: 'Trust keys', view: trustKeysView },
+  { pattern: /^#\/monitors$/, nav: 'monitors', title: 'Monitors', view: monitorsView },
   { pattern: /^#\/audit(?:\?(.*))?$/, nav: 'audit', title: 'Audit log', view: (m) => auditView(m[1]) },
 ];
 
+// The role decides what the page offers (app.css hides what a viewer may not do); the admin token is admin.
 function setSignedIn(signedIn: boolean): void {
   byId('nav').hidden = !signedIn;
   byId('sign-out').hidden = !signedIn;
+  byId('sign-out-everywhere').hidden = !signedIn || Boolean(session.token()) || signedInPerson.get() === null;
+  if (signedIn) document.body.dataset.role = session.token() ? 'admin' : signedInPerson.get()?.role ?? 'admin';
+  else delete document.body.dataset.role;
 }
 
 // Puts a view on screen and moves focus to its heading (or to what needs attention), so keyboard and
@@ -57,8 +63,11 @@ function signInHint(tokenFile: string | undefined): HTMLElement {
 
 function signInView(): HTMLElement {
   const input = h('input', { id: 'token', name: 'token', type: 'password', required: true, autocomplete: 'off', spellcheck: 'false' });
+  const oidc = document.body.dataset.oidc !== undefined;
   const form = h('form', { class: 'card narrow', novalidate: true },
     h('h1', {}, 'Sign in'),
+    oidc ? h('p', {}, h('a', { href: '/auth/login', id: 'sign-in-oidc', class: 'button primary' }, 'Sign in with your identity provider')) : null,
+    oidc ? h('p', { class: 'muted' }, 'Or with the admin token, for automation and as the way in when the provider is down.') : null,
     signInHint(document.body.dataset.tokenFile),
     field('Admin token', input),
     h('button', { type: 'submit', class: 'button primary' }, 'Sign in'));
@@ -109,7 +118,7 @@ let renderTicket = 0;
 async function render(): Promise<void> {
   const ticket = ++renderTicket;
   clearMessages();
-  const signedIn = Boolean(session.token());
+  const signedIn = Boolean(session.token()) || signedInPerson.get() !== null;
   setSignedIn(signedIn);
   if (!signedIn) {
     show(signInView());
@@ -150,8 +159,11 @@ export function startDashboard(): void {
   setRenderer(render);
   const confirm = byId('confirm', HTMLDialogElement);
   byId('sign-out').addEventListener('click', () => signOut());
+  byId('sign-out-everywhere').addEventListener('click', () => signOut(undefined, true));
   byId('confirm-cancel').addEventListener('click', () => confirm.close('cancelled'));
   byId('confirm-ok').addEventListener('click', () => confirm.close('confirmed'));
   window.addEventListener('hashchange', render);
-  render();
+  // With sign-in through the identity provider, the session cookie may name a person already.
+  if (document.body.dataset.oidc !== undefined && !session.token()) void signedInPerson.load().then(() => render());
+  else render();
 }

@@ -53,7 +53,8 @@ export interface QuotaSubject {
 
 type DailyLimits = Config['limits']['daily'];
 
-const counterKey = (s: QuotaSubject): string => (s.account_id !== null ? `daily:acct:${s.account_id}` : `daily:ip:${ipLimitKey(s.ip)}`);
+const accountCounterKey = (accountId: string): string => `daily:acct:${accountId}`;
+const counterKey = (s: QuotaSubject): string => (s.account_id !== null ? accountCounterKey(s.account_id) : `daily:ip:${ipLimitKey(s.ip)}`);
 
 const windowOf = (limits: DailyLimits, s: QuotaSubject, used: number, resetAt: number): QuotaWindow => {
   const limit = limits[s.plan];
@@ -132,6 +133,21 @@ export const chargeDailyQuota = async (
     if (reported instanceof Error) throw reported;
   });
   return { rateLimitInfo, recorded };
+};
+
+/**
+ * Counts a validation the service ran for an account of its own accord (a monitor's run): never
+ * refused by the daily limit, but counted in today's window and the usage history like any other,
+ * its report stored in the same store operation and durable when this resolves (`recorded` as
+ * recordReport answers it).
+ */
+export const countServiceValidation = async (deps: Omit<QuotaDeps, 'config' | 'metrics'>, accountId: string, report: NewReport): Promise<boolean> => {
+  const now = deps.clock.now();
+  const charge = { key: accountCounterKey(accountId), amount: 1, limit: -1, reset_at: nextUtcMidnight(now) };
+  const { reported } = await deps.store.consume([charge], now, { usage: { account_id: accountId, day: utcDay(now) }, report });
+  return recordWith(deps.store, deps.log, report.id, async () => {
+    if (reported instanceof Error) throw reported;
+  });
 };
 
 /** Validations counted per account and day over the last `days` UTC days (today included), for the admin API. */

@@ -3,12 +3,15 @@
  * rows come from outside the running process (the file store's snapshot and journal, an import).
  */
 import type { JobStatus } from './jobs.ts';
+import type { SessionRole } from './sessions.ts';
 
 /** The tables, as named in the journal and in exports. */
-export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'agents' | 'agent_reports' | 'audit';
-export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'agents', 'agent_reports', 'audit'];
+export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'agents' | 'agent_reports' | 'monitors' | 'audit' | 'sessions';
+export const TABLES: readonly TableName[] = ['accounts', 'keys', 'counters', 'usage', 'jobs', 'meta', 'trust_keys', 'rulesets', 'agents', 'agent_reports', 'monitors', 'audit', 'sessions'];
+/** The tables an export holds and an import takes: sessions stay where they were made (a restored backup signs nobody in). */
+export const EXPORTED_TABLES = TABLES.filter((t) => t !== 'sessions') as ReadonlyArray<Exclude<TableName, 'sessions'>>;
 /** Tables added after the first release: a snapshot written before one existed has no array for it (read as empty). */
-export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'agents', 'agent_reports', 'audit'];
+export const LATER_TABLES: readonly TableName[] = ['trust_keys', 'rulesets', 'agents', 'agent_reports', 'monitors', 'audit', 'sessions'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: Record<string, unknown>, ...fields: string[]) => fields.every((f) => typeof v[f] === 'string');
@@ -17,6 +20,7 @@ const stringOrNull = (v: unknown) => typeof v === 'string' || v === null;
 const isEntry = (v: unknown): v is Record<string, unknown> =>
   isObject(v) && strings(v, 'agent_id', 'report_id', 'created_at') && typeof v.valid === 'boolean' && numbers(v, 'score', 'errors', 'warnings') && stringOrNull(v.branch);
 const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
+const sessionRoles: readonly unknown[] = ['viewer', 'editor', 'admin'] satisfies SessionRole[];
 
 /** Whether a row read from outside has what the code relies on, under its key. */
 export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean> = {
@@ -31,9 +35,6 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
   trust_keys: (key, v) =>
     isObject(v) && strings(v, 'id', 'kid', 'thumbprint', 'added_at') && v.id === key && isObject(v.jwk) && stringOrNull(v.account_id) && stringOrNull(v.jku) && stringOrNull(v.revoked_at),
   rulesets: (key, v) => isObject(v) && strings(v, 'account_id', 'text', 'hash', 'updated_at') && v.account_id === key,
-  audit: (key, v) =>
-    isObject(v) && strings(v, 'id', 'at', 'action') && v.id === key && stringOrNull(v.ip) && isObject(v.actor) && typeof v.actor.kind === 'string' &&
-    isObject(v.target) && typeof v.target.type === 'string' && stringOrNull(v.target.id) && (v.before === null || isObject(v.before)) && (v.after === null || isObject(v.after)),
   agents: (key, v) =>
     isObject(v) &&
     strings(v, 'id', 'account_id', 'name', 'first_seen', 'last_seen', 'badge_token') &&
@@ -43,4 +44,12 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
     isObject(v.counts) &&
     numbers(v.counts, 'reports', 'valid', 'invalid'),
   agent_reports: (key, v) => isEntry(v) && key === `${v.agent_id}|${v.report_id}`,
+  monitors: (key, v) =>
+    isObject(v) && strings(v, 'id', 'account_id', 'url', 'secret', 'created_at', 'state') && v.id === key && numbers(v, 'interval_seconds', 'next_run_at', 'failures') &&
+    typeof v.paused === 'boolean' && stringOrNull(v.notify_url) && stringOrNull(v.baseline_report_id) && stringOrNull(v.last_success_at) && (v.last_run === null || isObject(v.last_run)),
+  sessions: (key, v) =>
+    isObject(v) && strings(v, 'id', 'subject', 'created_at', 'last_seen_at', 'idle_until', 'expires_at') && v.id === key && stringOrNull(v.email) && stringOrNull(v.revoked_at) && sessionRoles.includes(v.role),
+  audit: (key, v) =>
+    isObject(v) && strings(v, 'id', 'at', 'action') && v.id === key && stringOrNull(v.ip) && isObject(v.actor) && typeof v.actor.kind === 'string' &&
+    isObject(v.target) && typeof v.target.type === 'string' && stringOrNull(v.target.id) && (v.before === null || isObject(v.before)) && (v.after === null || isObject(v.after)),
 };

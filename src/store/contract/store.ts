@@ -23,8 +23,8 @@
  * tell "try again later" from a fault.
  */
 import { ACCOUNTS_CALLS, type AccountsTable } from './accounts.ts';
-import { AUDIT_CALLS, type AuditTable } from './audit.ts';
 import { AGENTS_CALLS, type AgentsTable } from './agents.ts';
+import { AUDIT_CALLS, type AuditTable } from './audit.ts';
 import { COUNTERS_CALLS, type CountersTable } from './counters.ts';
 import { JOBS_CALLS, type JobsTable } from './jobs.ts';
 import { KEYS_CALLS, type KeysTable } from './keys.ts';
@@ -32,10 +32,12 @@ import type { Lifecycle } from './lifecycle.ts';
 import { META_CALLS, type MetaTable } from './meta.ts';
 import type { Access } from './access.ts';
 import { REPORTS_CALLS, type ReportsTable } from './reports.ts';
+import { MONITORS_CALLS, type MonitorsTable } from './monitors.ts';
 import { RULESETS_CALLS, type RulesetsTable } from './rulesets.ts';
+import { SESSIONS_CALLS, type SessionsTable } from './sessions.ts';
 import { TRUST_KEYS_CALLS, type TrustKeysTable } from './trust-keys.ts';
 
-export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & AuditTable & MetaTable & Lifecycle;
+export type Store = AccountsTable & KeysTable & CountersTable & ReportsTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MonitorsTable & AuditTable & SessionsTable & MetaTable & Lifecycle;
 
 /** Every table's calls, whether each reads or writes (a Record per table, so that a call added to one cannot be left out). */
 export const TABLE_CALLS = {
@@ -46,7 +48,9 @@ export const TABLE_CALLS = {
   jobs: JOBS_CALLS,
   trust_keys: TRUST_KEYS_CALLS,
   rulesets: RULESETS_CALLS,
-  audit: AUDIT_CALLS,
   agents: AGENTS_CALLS,
+  monitors: MONITORS_CALLS,
+  sessions: SESSIONS_CALLS,
+  audit: AUDIT_CALLS,
   meta: META_CALLS,
 } satisfies Record<string, Record<string, Access>>;

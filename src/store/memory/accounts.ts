@@ -5,6 +5,7 @@ import { JournaledMap, type Journal } from './journaled.ts';
 import type { MemoryAgents } from './agents.ts';
 import type { MemoryKeys } from './keys.ts';
 import { AccountPages } from './paging.ts';
+import type { MemoryMonitors } from './monitors.ts';
 import type { MemoryRulesets } from './rulesets.ts';
 import type { MemoryTrustKeys } from './trust-keys.ts';
 
@@ -17,8 +18,8 @@ export class MemoryAccounts implements AccountsTable {
 
   constructor(
     journal: Journal,
-    /** Deleting an account deletes its keys, the trusted keys of its scope, its ruleset and its agents. */
-    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets; agents: MemoryAgents },
+    /** Deleting an account deletes its keys, the trusted keys of its scope, its ruleset, its agents and its monitors. */
+    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets; agents: MemoryAgents; monitors: MemoryMonitors },
   ) {
     this.rows = new JournaledMap('accounts', journal, { kept: frozenAccount });
   }
@@ -44,6 +45,7 @@ export class MemoryAccounts implements AccountsTable {
     this.owned.trustKeys.deleteOfAccount(id);
     if (this.owned.rulesets.rows.has(id)) this.owned.rulesets.rows.delete(id);
     this.owned.agents.deleteOfAccount(id);
+    this.owned.monitors.deleteOfAccount(id);
     this.rows.delete(id);
     return true;
   }

@@ -14,12 +14,14 @@ import type { KeysTable } from '../contract/keys.ts';
 import type { MetaTable } from '../contract/meta.ts';
 import type { Access } from '../contract/access.ts';
 import type { NewReport } from '../contract/report-records.ts';
-import { TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
+import { EXPORTED_TABLES, TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
+import type { AgentRecord, AgentReportEntry, AgentsTable } from '../contract/agents.ts';
+import type { MonitorRecord, MonitorsTable } from '../contract/monitors.ts';
 import type { AuditRecord, AuditTable } from '../contract/audit.ts';
 import { MemoryAudit } from './audit.ts';
-import type { AgentRecord, AgentReportEntry, AgentsTable } from '../contract/agents.ts';
+import type { SessionRecord, SessionsTable } from '../contract/sessions.ts';
 import type { TrustKeysTable } from '../contract/trust-keys.ts';
 import type { StoreTransfer, TransferRow } from '../transfer.ts';
 import type { Account } from '../contract/accounts.ts';
@@ -35,6 +37,8 @@ import type { KeptRows } from './journaled.ts';
 import { MemoryKeys } from './keys.ts';
 import { MemoryMeta } from './meta.ts';
 import { MemoryRulesets } from './rulesets.ts';
+import { MemoryMonitors } from './monitors.ts';
+import { MemorySessions } from './sessions.ts';
 import { MemoryTrustKeys } from './trust-keys.ts';
 
 /** The on-disk form of the tables: plain arrays, so no id can ever clash with an object key. */
@@ -49,10 +53,12 @@ export interface TablesDoc {
   rulesets: AccountRulesetRecord[];
   agents: AgentRecord[];
   agent_reports: AgentReportEntry[];
+  monitors: MonitorRecord[];
   audit: AuditRecord[];
+  sessions: SessionRecord[];
 }
 
-export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [], audit: [] });
+export const emptyTablesDoc = (): TablesDoc => ({ accounts: [], keys: [], counters: [], usage: [], jobs: [], meta: [], trust_keys: [], rulesets: [], agents: [], agent_reports: [], monitors: [], audit: [], sessions: [] });
 
 /** A row read from disk that cannot be loaded (its place, and why). */
 export interface RejectedRow {
@@ -62,7 +68,7 @@ export interface RejectedRow {
   reason: string;
 }
 
-type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & AuditTable & MetaTable;
+type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MonitorsTable & AuditTable & SessionsTable & MetaTable;
 
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -76,9 +82,11 @@ export abstract class Tables implements StoreTransfer {
   private readonly jobs: MemoryJobs;
   private readonly trustKeys: MemoryTrustKeys;
   private readonly rulesets: MemoryRulesets;
-  private readonly audit: MemoryAudit;
   /** The agents and their histories; the engines' retention keeps each agent's latest report. */
   protected readonly agents: MemoryAgents;
+  private readonly monitors: MemoryMonitors;
+  private readonly audit: MemoryAudit;
+  private readonly sessions: MemorySessions;
   private readonly meta: MemoryMeta;
   /** Each table's rows by its name in the journal, the snapshot and exports. */
   private readonly kept: Record<TableName, KeptRows>;
@@ -89,11 +97,13 @@ export abstract class Tables implements StoreTransfer {
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
     this.rulesets = new MemoryRulesets(journal, (id) => this.accounts.rows.has(id));
     this.agents = new MemoryAgents(journal, (id) => this.accounts.rows.has(id));
-    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents });
+    this.monitors = new MemoryMonitors(journal, (id) => this.accounts.rows.has(id));
+    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents, monitors: this.monitors });
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
     this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
     this.audit = new MemoryAudit(journal);
+    this.sessions = new MemorySessions(journal);
     this.kept = {
       accounts: this.accounts.rows,
       keys: this.keys.rows,
@@ -103,9 +113,11 @@ export abstract class Tables implements StoreTransfer {
       meta: this.meta.rows,
       trust_keys: this.trustKeys.rows,
       rulesets: this.rulesets.rows,
-      audit: this.audit.rows,
       agents: this.agents.rows,
       agent_reports: this.agents.entries,
+      monitors: this.monitors.rows,
+      audit: this.audit.rows,
+      sessions: this.sessions.rows,
     };
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
       accounts: this.accounts,
@@ -114,8 +126,10 @@ export abstract class Tables implements StoreTransfer {
       jobs: this.jobs,
       trust_keys: this.trustKeys,
       rulesets: this.rulesets,
-      audit: this.audit,
       agents: this.agents,
+      monitors: this.monitors,
+      audit: this.audit,
+      sessions: this.sessions,
       meta: this.meta,
     };
     for (const [table, implementation] of Object.entries(tables) as Array<[keyof typeof tables, Record<string, (...args: unknown[]) => unknown>]>) {
@@ -150,7 +164,7 @@ export abstract class Tables implements StoreTransfer {
   /** Every row: the tables (durable counters only; taken at once, so writes made while rows are read are left out whole), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {
     // Jobs are taken as their texts, each parsed in its turn (together they run to megabytes).
-    const tables = TABLES.map((table) => ({ table, rows: table === 'jobs' ? this.jobs.texts() : this.kept[table].docRows() }));
+    const tables = EXPORTED_TABLES.map((table) => ({ table, rows: table === 'jobs' ? this.jobs.texts() : this.kept[table].docRows() }));
     const reports = this.reportLines();
     for (const { table, rows } of tables) {
       for (const row of rows) yield { table, row: table === 'jobs' ? JSON.parse(row as string) : row } as TransferRow;
@@ -173,10 +187,11 @@ export abstract class Tables implements StoreTransfer {
     await this.commit();
   }
 
-  /** Drops expired counters (volatile ones too) and jobs that finished before `jobsFinishedBefore` (epoch ms). */
+  /** Drops expired counters (volatile ones too), jobs that finished before `jobsFinishedBefore` (epoch ms) and sessions no longer in force. */
   protected compactTables(now: number, jobsFinishedBefore: number): void {
     this.counters.compact(now);
     this.jobs.compact(jobsFinishedBefore);
+    this.sessions.prune(new Date(now).toISOString());
   }
 
   /**

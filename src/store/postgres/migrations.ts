@@ -275,6 +275,35 @@ create index agent_reports_branch on agent_reports (agent_id, branch, (created_a
 `,
   },
   {
+    version: 9,
+    name: 'monitors',
+    sql: `
+-- Published cards validated on a schedule. A run is claimed by moving next_run_at one interval on
+-- under a lease, in one statement (see PgMonitors.claimMonitor). secret: the events' HMAC key, kept
+-- as it is because signing needs it. last_run: the last run's summary as JSON text.
+create table monitors (
+  id text primary key,
+  account_id text not null,
+  url text not null,
+  interval_seconds integer not null,
+  notify_url text,
+  secret text not null,
+  paused boolean not null,
+  created_at text not null,
+  next_run_at bigint not null,
+  lease_owner text,
+  lease_until bigint,
+  failures integer not null,
+  state text not null,
+  baseline_report_id text,
+  last_run text,
+  last_success_at text
+);
+create index monitors_account on monitors (account_id, id collate "C");
+create index monitors_due on monitors (next_run_at) where not paused;
+`,
+  },
+  {
     version: 10,
     name: 'audit log',
     sql: `
@@ -302,6 +331,26 @@ create index audit_log_newest on audit_log (at collate "C" desc, id collate "C" 
 -- key keeps its id; the secret it replaced finds it too, by previous_hash, until previous_expires_at.
 alter table api_keys add column expires_at text, add column previous_hash text, add column previous_expires_at text;
 create index api_keys_previous_hash on api_keys (previous_hash) where previous_hash is not null;
+`,
+  },
+  {
+    version: 12,
+    name: 'sessions of people signed in through OpenID Connect',
+    sql: `
+-- The id is the SHA-256 of the cookie's opaque value (never stored). Times are ISO 8601 text, compared
+-- as text as every engine does. Revoked, idle and expired rows are deleted by the hourly upkeep.
+create table sessions (
+  id text primary key,
+  subject text not null,
+  email text,
+  role text not null check (role in ('viewer', 'editor', 'admin')),
+  created_at text not null,
+  last_seen_at text not null,
+  idle_until text not null,
+  expires_at text not null,
+  revoked_at text
+);
+create index sessions_by_subject on sessions (subject);
 `,
   },
 ];

@@ -49,7 +49,9 @@ import type { PgContext } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
 import { PgAgents } from './agents.ts';
 import { PgRulesets } from './rulesets.ts';
+import { PgMonitors } from './monitors.ts';
 import { PgAudit } from './audit.ts';
+import { PgSessions } from './sessions.ts';
 import { PgTrustKeys } from './trust-keys.ts';
 
 export interface PostgresStoreOptions {
@@ -149,8 +151,10 @@ export class PostgresStore implements StoreTransfer {
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
-      audit: new PgAudit(context),
       agents: new PgAgents(context),
+      monitors: new PgMonitors(context),
+      audit: new PgAudit(context),
+      sessions: new PgSessions(context),
       meta: new PgMeta(context),
     };
     for (const [table, calls] of Object.entries(TABLE_CALLS) as Array<[keyof typeof TABLE_CALLS, Record<string, Access>]>) {
@@ -243,6 +247,7 @@ export class PostgresStore implements StoreTransfer {
     const now = clock.now();
     await this.sql`delete from counters where reset_at <= ${now}::bigint`;
     await this.sql`delete from jobs where status in ('completed', 'failed') and updated_ms < ${now - this.finishedJobTtlMs}::bigint`;
+    await this.pruneSessions(new Date(now).toISOString());
     if (retentionMs !== undefined) await this.pruneReports(now - retentionMs);
     if (this.auditRetentionMs !== undefined) await this.pruneAudit(new Date(now - this.auditRetentionMs).toISOString());
   }

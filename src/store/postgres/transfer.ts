@@ -11,6 +11,7 @@ import { text } from './sql.ts';
 import { rulesetFromRow, writeRuleset } from './rulesets.ts';
 import { auditFromRow, writeAudit } from './audit.ts';
 import { agentFromRow, entryFromRow, writeAgent, writeAgentEntry } from './agents.ts';
+import { monitorFromRow, writeMonitor } from './monitors.ts';
 import { frozenTrustKey, writeTrustKey } from './trust-keys.ts';
 
 /**
@@ -40,6 +41,7 @@ export async function* exportRows(context: PgContext): AsyncGenerator<TransferRo
     for await (const rows of tx`select * from agent_reports order by agent_id collate "C", created_at collate "C", report_id collate "C"`.cursor(500)) {
       for (const row of rows) yield { table: 'agent_reports', row: entryFromRow(row) };
     }
+    for (const row of await tx`select * from monitors order by id collate "C"`) yield { table: 'monitors', row: monitorFromRow(row) };
     for await (const rows of tx`select record from audit_log order by at collate "C", id collate "C"`.cursor(500)) {
       for (const row of rows) yield { table: 'audit', row: auditFromRow(row) };
     }
@@ -75,6 +77,7 @@ export const importRows = async (context: PgContext, rows: AsyncIterable<Transfe
       else if (r.table === 'audit') await writeAudit(tx, r.row, true);
       else if (r.table === 'agents') await writeAgent(tx, r.row);
       else if (r.table === 'agent_reports') await writeAgentEntry(tx, r.row);
+      else if (r.table === 'monitors') await writeMonitor(tx, r.row);
       else await writeReport(tx, context.reports, readLine(r.line), r.line);
     }
   });

@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import type { ApiKeyRecord } from '../../../src/store/contract/keys.ts';
 import type { JobRecord } from '../../../src/store/contract/jobs.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
+import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
 import type { TrustKeyRecord } from '../../../src/store/contract/trust-keys.ts';
 import { openFileStore } from '../../../src/store/file/file-store.ts';
 import { MemoryStore } from '../../../src/store/memory/memory-store.ts';
@@ -103,5 +104,34 @@ export const contractSuite = (table: string, define: (withStore: WithStore) => v
         }),
       );
     });
+  }
+};
+
+/** The rows of one table in an export. */
+export const exportedRows = (rows: readonly TransferRow[], table: TransferRow['table']): unknown[] =>
+  rows.filter((r) => r.table === table).map((r) => (r as { row: unknown }).row);
+
+/**
+ * Export and import between every pair of engines: `fill` writes into a new store of each engine,
+ * `checkExport` reads its export, `checkImport` a new store of each engine the export went into.
+ */
+export const acrossEngines = async (
+  fill: (s: Store) => Promise<void>,
+  checkExport: (rows: TransferRow[], from: string) => void,
+  checkImport: (s: Store, route: string) => Promise<void>,
+): Promise<void> => {
+  for (const from of engines) {
+    const source = (await from.open()) as Store & StoreTransfer;
+    await fill(source);
+    const rows: TransferRow[] = [];
+    for await (const row of source.exportRows()) rows.push(row);
+    await source.close();
+    checkExport(rows, from.name);
+    for (const to of engines) {
+      const target = (await to.open()) as Store & StoreTransfer;
+      await target.importRows((async function* () { yield* rows; })());
+      await checkImport(target, `${from.name} -> ${to.name}`);
+      await target.close();
+    }
   }
 };

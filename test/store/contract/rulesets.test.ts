@@ -1,8 +1,7 @@
 /** The Store contract: the accounts' rulesets, on every engine (see engines.ts). */
 import assert from 'node:assert/strict';
 import type { AccountRulesetRecord } from '../../../src/store/contract/rulesets.ts';
-import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
-import { contractSuite, engines } from './engines.ts';
+import { acrossEngines, contractSuite, exportedRows } from './engines.ts';
 import { T0, iso } from '../fixtures/records.ts';
 import { test } from 'node:test';
 
@@ -36,20 +35,12 @@ contractSuite('rulesets', (withStore) => {
   });
 });
 
-test('rulesets travel in export and import, between every pair of engines', async () => {
-  for (const from of engines) {
-    const source = (await from.open()) as Awaited<ReturnType<typeof from.open>> & StoreTransfer;
-    await source.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
-    assert.equal(await source.putAccountRuleset(ruleset('acc_1')), true);
-    const rows: TransferRow[] = [];
-    for await (const row of source.exportRows()) rows.push(row);
-    await source.close();
-    assert.deepEqual(rows.filter((r) => r.table === 'rulesets').map((r) => (r as { row: unknown }).row), [ruleset('acc_1')], from.name);
-    for (const to of engines) {
-      const target = (await to.open()) as Awaited<ReturnType<typeof to.open>> & StoreTransfer;
-      await target.importRows((async function* () { yield* rows; })());
-      assert.deepEqual(await target.getAccountRuleset('acc_1'), ruleset('acc_1'), `${from.name} -> ${to.name}`);
-      await target.close();
-    }
-  }
-});
+test('rulesets travel in export and import, between every pair of engines', () =>
+  acrossEngines(
+    async (source) => {
+      await source.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
+      assert.equal(await source.putAccountRuleset(ruleset('acc_1')), true);
+    },
+    (rows, from) => assert.deepEqual(exportedRows(rows, 'rulesets'), [ruleset('acc_1')], from),
+    async (target, route) => assert.deepEqual(await target.getAccountRuleset('acc_1'), ruleset('acc_1'), route),
+  ));

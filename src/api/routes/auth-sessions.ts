@@ -1,0 +1,51 @@
+/** The sessions of people signed in, under the admin API: who is signed in, and ending a person's sessions (someone who left). */
+import type { Context } from 'hono';
+import * as z from 'zod';
+import type { AppDeps } from '../../deps.ts';
+import { parseInput } from '../../errors/bad-input.ts';
+import { revokeSessionsSchema, sessionAdminOperations } from '../../features/auth/operations.ts';
+import { readJsonObject } from '../body.ts';
+import { firstValue } from '../list-query.ts';
+import { apiRoutes, type ApiRoutes, requestBody, response } from '../openapi.ts';
+import { admin, bodyRefused } from './admin-route.ts';
+
+const timestamp = z.string().meta({ format: 'date-time' });
+const session = z
+  .object({
+    id: z.string().meta({ description: 'The start of the hash the store keeps (never the cookie\'s id).' }),
+    subject: z.string(),
+    email: z.string().nullable(),
+    role: z.enum(['viewer', 'editor', 'admin']),
+    created_at: timestamp,
+    last_seen_at: timestamp,
+    expires_at: timestamp.meta({ description: 'When it ends however used (it ends sooner when idle).' }),
+  })
+  .meta({ id: 'Session' });
+
+const routes = {
+  list: admin({
+    method: 'get',
+    path: '/admin/api/sessions',
+    summary: 'The sessions in force, newest first (at most 500): all, or one person\'s',
+    request: { query: z.object({ subject: z.preprocess(firstValue, z.string().max(1000).optional()).meta({ description: 'One person\'s (their subject at the provider).' }) }) },
+    responses: { 200: response('The sessions.', z.object({ sessions: z.array(session) })) },
+  }),
+  revoke: admin({
+    method: 'post',
+    path: '/admin/api/sessions/revoke',
+    summary: 'End every session of a person: they must sign in again (their group membership is read then)',
+    request: { body: requestBody(revokeSessionsSchema) },
+    responses: { 200: response('Ended.', z.object({ revoked: z.number().int() })), ...bodyRefused },
+  }),
+};
+
+export const sessionAdminRoutes = (deps: AppDeps): ApiRoutes => {
+  const sessions = sessionAdminOperations(deps);
+  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  return apiRoutes()
+    .openapi(routes.list, async (c) => c.json({ sessions: await sessions.list(c.req.valid('query').subject || undefined) }, 200))
+    .openapi(routes.revoke, async (c) => {
+      const { subject } = parseInput(revokeSessionsSchema, await body(c));
+      return c.json({ revoked: await sessions.revoke(subject, c.get('audit')) }, 200);
+    });
+};

@@ -1,0 +1,103 @@
+/**
+ * Monitors under the admin API (/admin/api/monitors): published cards the service validates on a
+ * schedule, with an event to the monitor's notify_url when one regresses, recovers or cannot be
+ * reached (see features/monitors). Mounted after adminRoutes, whose admin-token check covers
+ * every /admin/api path.
+ */
+import type { Context } from 'hono';
+import * as z from 'zod';
+import type { AppDeps } from '../../deps.ts';
+import { monitorOperations } from '../../features/monitors/operations.ts';
+import { newMonitorSchema } from '../../features/monitors/monitors.ts';
+import type { MonitorRunner } from '../../features/monitors/runner.ts';
+import { readJsonObject } from '../body.ts';
+import { firstValue, intQuery, MAX_PAGE } from '../list-query.ts';
+import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
+import { deleted } from '../schemas.ts';
+import { admin, bodyRefused, notFound } from './admin-route.ts';
+
+const timestamp = z.string().meta({ format: 'date-time' });
+
+const monitorRun = z
+  .object({
+    at: timestamp,
+    verdict: z.enum(['pass', 'fail', 'unreachable']),
+    score: z.number().nullable(),
+    report_id: z.string().nullable().meta({ description: 'The run\'s report; null when no card was fetched.' }),
+    error: z.string().optional().meta({ description: 'Why no card was fetched.' }),
+  })
+  .meta({ id: 'MonitorRun' });
+
+const monitor = z
+  .object({
+    id: z.string(),
+    account_id: z.string(),
+    url: z.string(),
+    interval_seconds: z.int(),
+    notify_url: z.string().nullable(),
+    paused: z.boolean(),
+    created_at: timestamp,
+    next_run_at: timestamp,
+    failures: z.int().meta({ description: 'Runs in a row that fetched no card (the next run is put off by them).' }),
+    state: z.enum(['ok', 'regressed', 'unreachable']).meta({ description: 'An event is sent when a run changes it.' }),
+    baseline_report_id: z.string().nullable().meta({ description: 'The report the next run is compared with.' }),
+    last_run: monitorRun.nullable(),
+    last_success_at: timestamp.nullable(),
+  })
+  .meta({ id: 'Monitor' });
+
+const monitorId = z.object({ id: z.string().meta({ description: 'The monitor\'s id (mon_…).' }) });
+const one = (description: string) => response(description, z.object({ monitor }));
+
+const routes = {
+  create: admin({
+    method: 'post',
+    path: '/admin/api/monitors',
+    summary: 'Watch a published card: validate it now and then every interval, and send an event when it regresses, recovers or cannot be reached',
+    request: { body: requestBody(newMonitorSchema) },
+    responses: {
+      201: response(
+        'Created, and run once.',
+        z.object({
+          monitor,
+          signing_secret: z.string().meta({ description: 'The Standard Webhooks secret (`whsec_…`) its events are signed with: shown in this answer only.' }),
+          first_run: monitorRun.nullable().meta({ description: 'What the validation at creation found.' }),
+        }),
+      ),
+      ...bodyRefused,
+      ...errors({ 404: 'No account with this id.', 409: 'There are monitors.max monitors already (CONFLICT).' }),
+    },
+  }),
+  list: admin({
+    method: 'get',
+    path: '/admin/api/monitors',
+    summary: 'The monitors, oldest first, a page at a time',
+    request: {
+      query: z.object({
+        account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account\'s.' }),
+        limit: intQuery('limit', 50, 1, MAX_PAGE, 'At most this many (next_cursor tells where the rest starts).'),
+        cursor: z.preprocess(firstValue, z.string().max(1000, 'cursor is not one this list gave out').optional()).meta({ description: 'The next_cursor of the previous page.' }),
+      }),
+    },
+    responses: { 200: response('The monitors.', z.object({ monitors: z.array(monitor), next_cursor: z.string().nullable() })), ...errors({ 400: 'A parameter is out of range, or the cursor is not one this list gave out.', 404: 'No account with this id.' }) },
+  }),
+  get: admin({ method: 'get', path: '/admin/api/monitors/{id}', summary: 'One monitor', request: { params: monitorId }, responses: { 200: one('The monitor.'), ...notFound('monitor') } }),
+  pause: admin({ method: 'post', path: '/admin/api/monitors/{id}/pause', summary: 'Pause a monitor: it is not run until resumed', request: { params: monitorId }, responses: { 200: one('Paused.'), ...notFound('monitor') } }),
+  resume: admin({ method: 'post', path: '/admin/api/monitors/{id}/resume', summary: 'Resume a monitor: it runs at once, then every interval', request: { params: monitorId }, responses: { 200: one('Resumed.'), ...notFound('monitor') } }),
+  delete: admin({ method: 'delete', path: '/admin/api/monitors/{id}', summary: 'Delete a monitor (its reports stay, in the agent\'s history)', request: { params: monitorId }, responses: { 200: response('Deleted.', deleted), ...notFound('monitor') } }),
+};
+
+export const monitorRoutes = (deps: AppDeps, runner: MonitorRunner): ApiRoutes => {
+  const monitors = monitorOperations(deps, runner);
+  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  return apiRoutes()
+    .openapi(routes.create, async (c) => c.json(await monitors.create(await body(c)), 201))
+    .openapi(routes.list, async (c) => c.json(await monitors.list(c.req.valid('query')), 200))
+    .openapi(routes.get, async (c) => c.json({ monitor: await monitors.get(c.req.valid('param').id) }, 200))
+    .openapi(routes.pause, async (c) => c.json({ monitor: await monitors.setPaused(c.req.valid('param').id, true) }, 200))
+    .openapi(routes.resume, async (c) => c.json({ monitor: await monitors.setPaused(c.req.valid('param').id, false) }, 200))
+    .openapi(routes.delete, async (c) => {
+      await monitors.delete(c.req.valid('param').id);
+      return c.json({ deleted: true as const }, 200);
+    });
+};

@@ -1,0 +1,127 @@
+/**
+ * Sign-in through the company's OpenID Connect provider with `openid-client`: the authorization
+ * code flow with PKCE (S256), `state` and `nonce`; the provider found by discovery from its issuer
+ * (on first use, and again after a failure, so a provider down at start only delays sign-in); the
+ * ID token checked by the library (signature, issuer, audience, times, nonce). The person's role
+ * comes from `rolesClaim` through `roleMapping`.
+ */
+import * as client from 'openid-client';
+import type { Clock } from '../../lib/clock.ts';
+import type { Identity } from './sessions.ts';
+import { LOGIN_STATE_MS, LoginStates } from './login-state.ts';
+import type { OidcSettings } from './client-secret.ts';
+import { roleFromClaim } from './roles.ts';
+
+/** A sign-in that cannot complete, with the reason the person is shown. */
+export class SignInRefused extends Error {
+  constructor(
+    message: string,
+    /** What the audit log and the log record (no secrets); the message when absent. */
+    readonly detail = message,
+    /** The identity as far as it is known (a person without a role, a domain not allowed). */
+    readonly who?: { subject: string; email: string | null },
+  ) {
+    super(message);
+  }
+}
+
+/** Longest wait on the provider (discovery, token, userinfo), seconds. */
+const PROVIDER_TIMEOUT_S = 10;
+/** An authorization code is a few hundred characters; anything far longer is not sent on. */
+const MAX_CODE_CHARS = 4096;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+const emailDomainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
+/** The identity the tokens name, or the refusal: e-mail domain, role. */
+const identityOf = async (settings: OidcSettings, config: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): Promise<Identity> => {
+  const claims: Record<string, unknown> = { ...tokens.claims() };
+  // Providers often put groups and e-mail only in the userinfo answer.
+  if ((claims[settings.rolesClaim] === undefined || claims.email === undefined) && tokens.access_token) {
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub as string).catch(() => undefined);
+    for (const [name, value] of Object.entries(info ?? {})) if (claims[name] === undefined) claims[name] = value;
+  }
+  const subject = claims.sub as string;
+  const email = typeof claims.email === 'string' && claims.email.length <= 320 ? claims.email : null;
+  const who = { subject, email };
+  if (settings.allowedEmailDomains.length > 0) {
+    if (email === null || claims.email_verified !== true) throw new SignInRefused('your account has no verified e-mail address, which this service requires', `no verified e-mail (allowedEmailDomains)`, who);
+    if (!settings.allowedEmailDomains.includes(emailDomainOf(email))) throw new SignInRefused(`e-mail addresses at ${emailDomainOf(email)} may not sign in here`, `e-mail domain ${emailDomainOf(email)} not allowed`, who);
+  }
+  const role = roleFromClaim(claims[settings.rolesClaim], settings.roleMapping);
+  if (role === undefined) {
+    throw new SignInRefused(`your account has no role here: none of its "${settings.rolesClaim}" values is given a role (auth.oidc.roleMapping); ask an administrator`, 'no mapped role', who);
+  }
+  return { subject, email, role };
+};
+
+
+export const oidcSignIn = (settings: OidcSettings, clientSecret: string, clock: Clock) => {
+  const states = new LoginStates(clientSecret);
+  let discovered: Promise<client.Configuration> | undefined;
+  const provider = (): Promise<client.Configuration> => {
+    discovered ??= client
+      .discovery(new URL(settings.issuer), settings.clientId, clientSecret, undefined, {
+        timeout: PROVIDER_TIMEOUT_S,
+        // Plain http only to a provider on this machine (a test, a development set-up).
+        execute: LOOPBACK.has(new URL(settings.issuer).hostname) ? [client.allowInsecureRequests] : [],
+      })
+      .then((config) => {
+        config.timeout = PROVIDER_TIMEOUT_S;
+        return config;
+      })
+      .catch((e: unknown) => {
+        discovered = undefined;
+        throw new SignInRefused('the identity provider cannot be reached: try again later', `discovery of ${settings.issuer} failed: ${(e as Error).message}`);
+      });
+    return discovered;
+  };
+
+  return {
+    /** Where to send the browser, and the sealed state for its cookie. */
+    async begin(): Promise<{ url: string; sealed: string }> {
+      const config = await provider();
+      const login = { state: client.randomState(), nonce: client.randomNonce(), verifier: client.randomPKCECodeVerifier(), expires: clock.now() + LOGIN_STATE_MS };
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: settings.redirectUrl,
+        scope: settings.scopes.join(' '),
+        code_challenge: await client.calculatePKCECodeChallenge(login.verifier),
+        code_challenge_method: 'S256',
+        state: login.state,
+        nonce: login.nonce,
+      });
+      return { url: url.href, sealed: states.seal(login) };
+    },
+
+    /** The person the provider's answer (`query`: the callback's query string) names; SignInRefused otherwise. */
+    async finish(query: URLSearchParams, sealed: string | undefined): Promise<Identity> {
+      const error = query.get('error');
+      if (error !== null) throw new SignInRefused(`the identity provider refused the sign-in (${error.slice(0, 100)})`);
+      const code = query.get('code');
+      if (code === null || code === '' || code.length > MAX_CODE_CHARS) throw new SignInRefused('the identity provider sent no usable code: start the sign-in again');
+      const login = states.take(sealed, query.get('state') ?? undefined, clock.now());
+      if (typeof login === 'string') throw new SignInRefused(login);
+      const config = await provider();
+      const callback = new URL(settings.redirectUrl);
+      for (const [name, value] of query) callback.searchParams.append(name, value);
+      const tokens = await client
+        .authorizationCodeGrant(config, callback, { pkceCodeVerifier: login.verifier, expectedState: login.state, expectedNonce: login.nonce, idTokenExpected: true })
+        .catch((e: unknown) => {
+          // The library's own error names the check; its cause names the claim (`aud`, `nonce`, ...).
+          const cause = (e as Error).cause;
+          const detail = `token or ID token refused: ${(e as Error).message}${cause instanceof Error ? `: ${cause.message}` : ''}`;
+          throw new SignInRefused('the identity provider\'s answer could not be verified: start the sign-in again', detail);
+        });
+      return identityOf(settings, config, tokens);
+    },
+
+    /** The provider's end-session URL (RP-initiated logout) when it offers one, returning to `after`. */
+    async logoutUrl(after: string): Promise<string | undefined> {
+      const config = await provider().catch(() => undefined);
+      if (config?.serverMetadata().end_session_endpoint === undefined) return undefined;
+      return client.buildEndSessionUrl(config, { client_id: settings.clientId, post_logout_redirect_uri: after }).href;
+    },
+  };
+};
+
+export type OidcSignIn = ReturnType<typeof oidcSignIn>;

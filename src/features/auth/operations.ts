@@ -1,0 +1,100 @@
+/**
+ * Signing in and out, without HTTP: the provider's answer turned into a session, every sign-in,
+ * failed sign-in and sign-out recorded in the audit log with the person as its actor, and failed
+ * sign-ins limited per client IP (store counters, shared by every instance; a window of 15
+ * minutes aligned to the clock).
+ */
+import * as z from 'zod';
+import type { AppDeps } from '../../deps.ts';
+import { recordAudit, type AuditActor, type AuditContext } from '../audit/audit.ts';
+import { ipLimitKey } from '../limits/ip-limit-key.ts';
+import type { SessionRecord } from '../../store/contract/sessions.ts';
+import { SignInRefused, type OidcSignIn } from './oidc.ts';
+import { sessionOperations } from './sessions.ts';
+
+/** Failed sign-ins one client IP may make per window before it must wait. */
+export const FAILED_SIGN_INS_PER_WINDOW = 10;
+const WINDOW_MS = 15 * 60_000;
+
+/** A sign-in refused because its IP failed too often: when it may try again. */
+export class SignInLimited extends SignInRefused {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`too many failed sign-ins from your address: try again in ${Math.ceil(retryAfterSeconds / 60)} minutes`);
+  }
+}
+
+const actorOf = (who: { subject: string; email: string | null } | undefined): AuditActor => ({ kind: 'oidc', subject: who?.subject ?? '(unknown)', email: who?.email ?? null });
+/** How the audit log names a session: the start of its stored hash (never the cookie's id). */
+const sessionRef = (session: SessionRecord): string => session.id.slice(0, 16);
+
+export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>, oidc: OidcSignIn) => {
+  const sessions = sessionOperations(deps);
+  const counterKey = (ip: string) => `signin-failed:${ipLimitKey(ip)}`;
+
+  const checkNotLimited = async (ip: string): Promise<void> => {
+    const now = deps.clock.now();
+    const counter = await deps.store.getCounter(counterKey(ip), now);
+    if (counter !== undefined && counter.count >= FAILED_SIGN_INS_PER_WINDOW) throw new SignInLimited(Math.max(1, Math.ceil((counter.reset_at - now) / 1000)));
+  };
+  const countFailure = async (ip: string): Promise<void> => {
+    const now = deps.clock.now();
+    await deps.store.consume([{ key: counterKey(ip), amount: 1, limit: -1, reset_at: Math.floor(now / WINDOW_MS) * WINDOW_MS + WINDOW_MS }], now, { volatile: true });
+  };
+
+  return {
+    begin: () => oidc.begin(),
+
+    /** The session of the person the provider's answer names; SignInRefused (recorded, counted) otherwise. */
+    async complete(query: URLSearchParams, sealed: string | undefined, ip: string): Promise<{ token: string; session: SessionRecord }> {
+      await checkNotLimited(ip);
+      try {
+        const identity = await oidc.finish(query, sealed);
+        const started = await sessions.start(identity);
+        await recordAudit(deps, { actor: actorOf(identity), ip }, { action: 'session.sign_in', target: { type: 'session', id: sessionRef(started.session) }, after: { role: identity.role } });
+        return started;
+      } catch (e) {
+        if (!(e instanceof SignInRefused)) throw e;
+        await countFailure(ip);
+        deps.log.warn('sign-in refused', { ip, reason: e.detail, subject: e.who?.subject });
+        await recordAudit(deps, { actor: actorOf(e.who), ip }, { action: 'session.sign_in_failed', target: { type: 'session', id: null }, after: { reason: e.detail.slice(0, 200) } });
+        throw e;
+      }
+    },
+
+    /** Ends the cookie's session (recorded when there was one); how many ended (0 or 1). */
+    async signOut(token: string | undefined, ip: string): Promise<number> {
+      const session = await sessions.signOut(token);
+      if (session === undefined) return 0;
+      await recordAudit(deps, { actor: actorOf(session), ip }, { action: 'session.sign_out', target: { type: 'session', id: sessionRef(session) } });
+      return 1;
+    },
+
+    /** Ends every session of the person ("sign out everywhere"); how many. */
+    revokeSubject: (by: AuditContext, subject: string) => sessionAdminOperations(deps).revoke(subject, by),
+
+    logoutUrl: (after: string) => oidc.logoutUrl(after),
+    sessions,
+  };
+};
+
+export type SignInOperations = ReturnType<typeof signInOperations>;
+
+/** Most sessions a listing shows (newest first). */
+const MAX_LISTED_SESSIONS = 500;
+/** The body of POST /admin/api/sessions/revoke: whose sessions to end. */
+export const revokeSessionsSchema = z.object({ subject: z.string().min(1).max(1000).meta({ description: "The person's subject (`sub`) at the provider." }) }).strict().meta({ id: 'RevokeSessions' });
+
+/** The admin API's sessions: who is signed in, and ending a person's sessions (someone who left). */
+export const sessionAdminOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>) => ({
+  /** The sessions in force, newest first (at most 500), of one subject when given; each named by the start of its stored hash. */
+  async list(subject?: string) {
+    const sessions = await deps.store.listSessions({ now: new Date(deps.clock.now()).toISOString(), subject, limit: MAX_LISTED_SESSIONS });
+    return sessions.map((s) => ({ id: sessionRef(s), subject: s.subject, email: s.email, role: s.role, created_at: s.created_at, last_seen_at: s.last_seen_at, expires_at: s.expires_at }));
+  },
+  /** Ends every session of `subject` in force (recorded); how many. */
+  async revoke(subject: string, by: AuditContext): Promise<number> {
+    const count = await sessionOperations(deps).signOutEverywhere(subject);
+    await recordAudit(deps, by, { action: 'session.revoke', target: { type: 'subject', id: subject }, after: { sessions: count } });
+    return count;
+  },
+});

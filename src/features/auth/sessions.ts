@@ -1,0 +1,83 @@
+/**
+ * Sessions of people signed in: the cookie holds a random opaque id (256 bits); the store keeps
+ * only its SHA-256, so a leaked store or backup signs nobody in. A session ends when idle for
+ * `auth.sessionIdleMinutes`, `auth.sessionMaxHours` after its sign-in, or when revoked.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../../config.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { SessionRecord, SessionRole } from '../../store/contract/sessions.ts';
+import type { Store } from '../../store/contract/store.ts';
+
+/** The cookie's value: 32 random bytes, base64url. Anything else is no session (and is never hashed or looked up). */
+const TOKEN_FORM = /^[A-Za-z0-9_-]{43}$/;
+const MINUTE_MS = 60_000;
+
+export interface Identity {
+  subject: string;
+  email: string | null;
+  role: SessionRole;
+}
+
+const hashOf = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+const isoAt = (ms: number): string => new Date(ms).toISOString();
+
+/** The CSRF token of a session: derived from its secret id, so only a page that may read the session's answers knows it. */
+export const csrfTokenOf = (token: string): string => createHmac('sha256', token).update('cardgate csrf').digest('base64url');
+
+/** Whether `given` is the session's CSRF token, compared in constant time. */
+export const csrfMatches = (token: string, given: string | undefined): boolean => {
+  if (given === undefined) return false;
+  const expected = Buffer.from(csrfTokenOf(token));
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+};
+
+export const sessionOperations = (deps: { store: Store; clock: Clock; config: Pick<Config, 'auth'> }) => {
+  const { store, clock } = deps;
+  const idleMs = deps.config.auth.sessionIdleMinutes * MINUTE_MS;
+  const maxMs = deps.config.auth.sessionMaxHours * 60 * MINUTE_MS;
+  return {
+    /** A new session for the person; its opaque id goes into the cookie, never anywhere else. */
+    async start(identity: Identity): Promise<{ token: string; session: SessionRecord }> {
+      const now = clock.now();
+      for (;;) {
+        const token = randomBytes(32).toString('base64url');
+        const session: SessionRecord = {
+          id: hashOf(token),
+          ...identity,
+          created_at: isoAt(now),
+          last_seen_at: isoAt(now),
+          idle_until: isoAt(now + idleMs),
+          expires_at: isoAt(now + maxMs),
+          revoked_at: null,
+        };
+        if (await store.createSession(session)) {
+          await store.commit();
+          return { token, session };
+        }
+      }
+    },
+    /** The session the cookie's value names while in force (its use noted); undefined for anything else. */
+    async resume(token: string | undefined): Promise<SessionRecord | undefined> {
+      if (token === undefined || !TOKEN_FORM.test(token)) return undefined;
+      const now = clock.now();
+      return store.useSession(hashOf(token), isoAt(now), isoAt(now + idleMs));
+    },
+    /** Ends the cookie's session; the session as it was, undefined when there was none. */
+    async signOut(token: string | undefined): Promise<SessionRecord | undefined> {
+      if (token === undefined || !TOKEN_FORM.test(token)) return undefined;
+      const revoked = await store.revokeSession(hashOf(token), isoAt(clock.now()));
+      await store.commit();
+      return revoked;
+    },
+    /** Ends every session of the person ("sign out everywhere"); how many. */
+    async signOutEverywhere(subject: string): Promise<number> {
+      const count = await store.revokeSubjectSessions(subject, isoAt(clock.now()));
+      await store.commit();
+      return count;
+    },
+  };
+};
+
+export type SessionOperations = ReturnType<typeof sessionOperations>;

@@ -1,0 +1,94 @@
+/**
+ * The admin API's monitor use cases, free of HTTP: create (validating the card once, the first
+ * run's summary and the signing secret in the answer, the only one that holds it), list (paged by
+ * id, of one account or all), read, pause, resume, delete. A change is durable before its use case
+ * returns.
+ */
+import type { AppDeps } from '../../deps.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { parseInput } from '../../errors/bad-input.ts';
+import { iso } from '../../lib/clock.ts';
+import { idPattern, newId } from '../../lib/ids.ts';
+import { committed } from '../../store/contract/lifecycle.ts';
+import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
+import type { MonitorRecord, MonitorRun } from '../../store/contract/monitors.ts';
+import { checkNewMonitor, monitorView, newMonitorSchema, newSigningSecret, type MonitorView } from './monitors.ts';
+import type { MonitorRunner } from './runner.ts';
+
+const unknownMonitor = (id: string) => new ApiError('NOT_FOUND', `no monitor ${id}`);
+const unknownAccount = (id: string) => new ApiError('NOT_FOUND', `no account ${id}`);
+
+/** A list's cursor: the last monitor id of the previous page. */
+const monitorIdPattern = idPattern('mon');
+
+export interface CreatedMonitor {
+  monitor: MonitorView;
+  /** The Standard Webhooks secret its events are signed with: shown here only, never again. */
+  signing_secret: string;
+  /** What the validation at creation found. */
+  first_run: MonitorRun | null;
+}
+
+export const monitorOperations = (deps: AppDeps, runner: MonitorRunner) => {
+  const { store, clock, config } = deps;
+  const found = async (id: string): Promise<MonitorRecord> => (await store.getMonitor(id)) ?? Promise.reject(unknownMonitor(id));
+
+  return {
+    /** Stores the monitor, held by this instance's runner, and runs it once before answering. */
+    create: async (input: unknown): Promise<CreatedMonitor> => {
+      const body = parseInput(newMonitorSchema, input);
+      checkNewMonitor(config, runner.policies, body);
+      const now = clock.now();
+      const firstDue = now + body.interval_seconds * 1000;
+      const record: MonitorRecord = {
+        id: newId('mon', now),
+        account_id: body.account_id,
+        url: body.url,
+        interval_seconds: body.interval_seconds,
+        notify_url: body.notify_url ?? null,
+        secret: newSigningSecret(),
+        paused: false,
+        created_at: iso(now),
+        next_run_at: firstDue,
+        lease: { owner: runner.owner, until: firstDue },
+        failures: 0,
+        state: 'ok',
+        baseline_report_id: null,
+        last_run: null,
+        last_success_at: null,
+      };
+      const outcome = await store.createMonitor(record, config.monitors.max);
+      if (outcome === 'no-account') throw unknownAccount(body.account_id);
+      if (outcome === 'full') throw new ApiError('CONFLICT', `there are ${config.monitors.max} monitors already, the most monitors.max (CARDGATE_MONITOR_MAX) allows: delete one, or raise the setting`);
+      await store.commit();
+      const ran = await runner.runHeld(record, now, { quiet: true }).catch((e: unknown) => {
+        if (e instanceof StoreUnavailableError) throw e; // the 503: the caller tries again later
+        // The monitor is made (and its secret only here): the run's failure is logged, and it runs again next interval.
+        deps.log.error('monitor run failed', { monitor_id: record.id, error: e instanceof Error ? e.message : String(e) });
+        return record;
+      });
+      return { monitor: monitorView(ran), signing_secret: record.secret, first_run: ran.last_run };
+    },
+    /** A page of monitors by id (of one account, which must exist), and where the next starts. */
+    list: async (query: { account_id?: string | undefined; limit: number; cursor?: string | undefined }) => {
+      if (query.cursor !== undefined && !monitorIdPattern.test(query.cursor)) throw new ApiError('INVALID_REQUEST', 'cursor is not one this list gave out (pass next_cursor as it came)');
+      if (query.account_id !== undefined && !(await store.getAccount(query.account_id))) throw unknownAccount(query.account_id);
+      const page = await store.pageMonitors({ ...(query.account_id === undefined ? {} : { account_id: query.account_id }), ...(query.cursor === undefined ? {} : { after: query.cursor }), limit: query.limit + 1 });
+      const shown = page.slice(0, query.limit);
+      return { monitors: shown.map(monitorView), next_cursor: page.length > query.limit ? shown.at(-1)!.id : null };
+    },
+    get: async (id: string) => monitorView(await found(id)),
+    /** A paused monitor is not run; resumed, it runs at the next poll. */
+    setPaused: async (id: string, paused: boolean) => {
+      const changed = await store.setMonitorPaused(id, paused, clock.now());
+      if (!changed) throw unknownMonitor(id);
+      return committed(store, monitorView(changed));
+    },
+    delete: async (id: string) => {
+      if (!(await store.deleteMonitor(id))) throw unknownMonitor(id);
+      await store.commit();
+    },
+  };
+};
+
+export type MonitorOperations = ReturnType<typeof monitorOperations>;

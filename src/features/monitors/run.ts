@@ -1,0 +1,77 @@
+/**
+ * One run of a monitor: its card fetched by URL (the card fetch's SSRF policy, time and size
+ * bounds), validated under its account's ruleset with its account's trusted keys, the report
+ * stored and counted in the account's usage (never refused by the daily limit: the schedule was
+ * agreed to when the monitor was made), then put in the agent's history (see monitorAgent). A card that cannot be
+ * fetched, or is no JSON object, makes the run `unreachable`: nothing is validated or stored.
+ */
+import type { AppDeps } from '../../deps.ts';
+import { isApiError } from '../../errors/api-error.ts';
+import { iso } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import type { MonitorRecord, MonitorRun } from '../../store/contract/monitors.ts';
+import type { VerbatimReport } from '../../store/contract/report-records.ts';
+import { foundOnlyAtLegacyPath } from '../card-fetch/fetch-card.ts';
+import { countServiceValidation } from '../limits/daily-quota.ts';
+import { reportVerdict } from '../reports/reports.ts';
+import { rulesetFor } from '../rulesets/caller-ruleset.ts';
+import { signatureTrust } from '../trust/trusted-keys.ts';
+import type { CardFetcher } from '../validation/card-by-url.ts';
+import { joinAgent, joinHistory, reportFacts, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import { agentNameFromUrl } from '../agents/naming.ts';
+
+/** Why a fetch or a validation gave no verdict, in words (a 400's own message, without the field it names). */
+const problemOf = (e: unknown): string => {
+  if (isApiError(e)) return e.validationBody?.[0]?.message ?? e.message;
+  return e instanceof Error ? e.message : String(e);
+};
+
+/**
+ * The agent a monitor's runs join: named by the monitored URL, normalised (as a card's endpoint
+ * URL names one), so that the history stays one agent's whatever the card says of itself, broken
+ * or not. Undefined for a URL no agent name can hold (over 200 characters).
+ */
+const monitorAgent = async (deps: AppDeps, monitor: MonitorRecord): Promise<AgentRun | undefined> => {
+  const name = agentNameFromUrl(monitor.url);
+  const agent = name === undefined ? undefined : await joinAgent(deps, monitor.account_id, name);
+  return agent && { agent, branch: null };
+};
+
+/** Fetches and validates the monitor's card, stores its report and puts it in the agent's history; `unreachable` (nothing stored) when there is no card to validate. */
+export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: MonitorRecord, startedAt: number): Promise<MonitorRun> => {
+  const at = iso(startedAt);
+  const unreachable = (e: unknown): MonitorRun => ({ at, verdict: 'unreachable', score: null, report_id: null, error: problemOf(e) });
+  let fetched;
+  try {
+    fetched = await fetcher.fetch(monitor.url);
+  } catch (e) {
+    return unreachable(e);
+  }
+  const request = JSON.stringify({ agent_url: monitor.url });
+  let outcome;
+  try {
+    const [trust, ruleset] = await Promise.all([signatureTrust(deps, monitor.account_id, fetched.text), rulesetFor(deps, monitor.account_id)]);
+    const task = { request, card: fetched.text, trust, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source), ...(ruleset ? { ruleset } : {}) };
+    outcome = await deps.validator.run('fetchedSingle', task);
+  } catch (e) {
+    if (!isApiError(e)) deps.log.error('monitor validation failed', { monitor_id: monitor.id, error: problemOf(e) });
+    return unreachable(e);
+  }
+  const agentRun = await monitorAgent(deps, monitor);
+  const now = deps.clock.now();
+  const report: VerbatimReport = {
+    id: newId('rpt', now),
+    kind: 'single',
+    created_at: iso(now),
+    account_id: monitor.account_id,
+    version: outcome.version,
+    requestJson: `{"agent_card":${fetched.text},"agent_url":${JSON.stringify(fetched.source.agent_url)}}`,
+    meta: { source: fetched.source, monitor_id: monitor.id },
+    resultJson: withAgentMembers(outcome.resultJson, agentRun),
+    verdict: reportVerdict(outcome),
+  };
+  // Logged by the store's caller already; the run then ends without a summary and runs again next interval.
+  if (!(await countServiceValidation(deps, monitor.account_id, report))) throw new Error(`the report of monitor ${monitor.id}'s run was not stored`);
+  await joinHistory(deps, agentRun, reportFacts(report.id, report.created_at, JSON.parse(outcome.resultJson)));
+  return { at, verdict: outcome.valid ? 'pass' : 'fail', score: outcome.score, report_id: report.id };
+};

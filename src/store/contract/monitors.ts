@@ -1,0 +1,83 @@
+import type { Access } from './access.ts';
+
+/** How a monitor's card stood at its last run, for the events: one is sent when this changes (see features/monitors). */
+export type MonitorState = 'ok' | 'regressed' | 'unreachable';
+
+/** What the last run of a monitor found. */
+export interface MonitorRun {
+  /** ISO time the run started. */
+  at: string;
+  /** `pass`/`fail`, or `unreachable` when no card was fetched. */
+  verdict: 'pass' | 'fail' | 'unreachable';
+  /** null when unreachable. */
+  score: number | null;
+  /** The run's report; null when unreachable (nothing was validated). */
+  report_id: string | null;
+  /** Why no card was fetched (unreachable only). */
+  error?: string;
+}
+
+/** A published card the service validates on a schedule (see features/monitors). */
+export interface MonitorRecord {
+  /** mon_… */
+  id: string;
+  account_id: string;
+  url: string;
+  interval_seconds: number;
+  notify_url: string | null;
+  /**
+   * The Standard Webhooks secret (`whsec_…`) its events are signed with: kept as it is because an
+   * HMAC needs it to sign; answered once, at creation, never by a read or a list.
+   */
+  secret: string;
+  paused: boolean;
+  created_at: string;
+  /** Epoch ms at which the monitor is next due. */
+  next_run_at: number;
+  /** The instance running it now (set by claimMonitor) and until when (epoch ms). */
+  lease?: { owner: string; until: number };
+  /** Runs in a row that fetched no card: the next run is put off by them (bounded backoff). */
+  failures: number;
+  state: MonitorState;
+  /** The report the next run is compared with: the latest one while `ok`, the last good one while regressed. */
+  baseline_report_id: string | null;
+  last_run: MonitorRun | null;
+  /** ISO time of the last run that fetched and validated a card. */
+  last_success_at: string | null;
+}
+
+/** What a finished run changes of its monitor. */
+export type MonitorRunUpdate = Pick<MonitorRecord, 'next_run_at' | 'failures' | 'state' | 'baseline_report_id' | 'last_run' | 'last_success_at'>;
+
+export type CreateMonitorOutcome = 'created' | 'full' | 'no-account';
+
+/** The monitors; deleting an account deletes its monitors. */
+export interface MonitorsTable {
+  /** Stores a new monitor while fewer than `max` exist (on every instance) and its account exists, in one step. */
+  createMonitor(record: MonitorRecord, max: number): Promise<CreateMonitorOutcome>;
+  getMonitor(id: string): Promise<MonitorRecord | undefined>;
+  /** Monitors by id, after `after` (an id), at most `limit`; of one account when given. */
+  pageMonitors(query: { account_id?: string; after?: string; limit: number }): Promise<MonitorRecord[]>;
+  /** Pauses or resumes; a resumed monitor is due at `nextRunAt`. Undefined when unknown. */
+  setMonitorPaused(id: string, paused: boolean, nextRunAt: number): Promise<MonitorRecord | undefined>;
+  deleteMonitor(id: string): Promise<boolean>;
+  /**
+   * Hands the monitor longest due (not paused, `next_run_at` ≤ `now`, no lease or one ended at
+   * `now`) to `owner` in one atomic step: its `next_run_at` moved to `now` + its interval, and
+   * its lease until then, so that it runs once per interval whichever instance claims it, and
+   * again one interval later if the owner dies. Undefined when none is due.
+   */
+  claimMonitor(owner: string, now: number): Promise<MonitorRecord | undefined>;
+  /** Writes a run's outcome and ends the lease, only while `owner` holds it (false, nothing written, once another took it or it was deleted). */
+  finishMonitorRun(id: string, owner: string, update: MonitorRunUpdate): Promise<boolean>;
+}
+
+export const MONITORS_CALLS: Record<keyof MonitorsTable, Access> = {
+  createMonitor: 'write',
+  getMonitor: 'read',
+  pageMonitors: 'read',
+  setMonitorPaused: 'write',
+  deleteMonitor: 'write',
+  claimMonitor: 'write',
+  finishMonitorRun: 'write',
+};

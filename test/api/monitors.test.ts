@@ -1,0 +1,254 @@
+/**
+ * The monitors under the admin API through app.request(), over a MemoryStore and the fake
+ * scheduler: creation (the first run, the secret once), the bounds and hostile values, and a card
+ * host on loopback that breaks and fixes its card while the scheduler moves time on: one signed
+ * event per transition, with the diff link.
+ */
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { postJson, testApp } from '../support/app.ts';
+import { startCardHost } from '../support/card-host.ts';
+import { minimalCard } from '../support/cards.ts';
+import { startReceiver } from '../support/receiver.ts';
+
+const TOKEN = 'test-admin-token-0123456789';
+const auth = { authorization: `Bearer ${TOKEN}` };
+const loopback = { cardFetch: { allowedHosts: ['loopback'] }, webhooks: { allowedHosts: ['loopback'] } };
+
+/** A Standard Webhooks signature, computed here from the spec's recipe (not through the service's signer). */
+const expectedSignature = (secret: string, id: string, timestamp: string, body: string) =>
+  `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+
+/**
+ * Waits while `pending` holds (at most ~5 s): what a run does is real I/O (the card host, the
+ * receiver), which the fake scheduler starts but does not wait for.
+ */
+const whileStill = async (pending: () => Promise<boolean>) => {
+  for (let i = 0; i < 500 && (await pending()); i++) await new Promise((r) => setTimeout(r, 10));
+};
+
+const newApp = async (config: Record<string, unknown> = {}) => {
+  const t = testApp({ config: { ...loopback, ...config }, fakeTimers: true });
+  await t.store.createAccount({ id: 'acct_1', name: 'One', plan: 'free', created_at: new Date(t.clock.now()).toISOString() });
+  const create = (body: unknown) => t.app.request('/admin/api/monitors', postJson(body, auth));
+  const get = async (id: string) => (await (await t.app.request(`/admin/api/monitors/${id}`, { headers: auth })).json()).monitor;
+  return { ...t, create, get };
+};
+
+describe('admin monitors', async () => {
+  let card: unknown = minimalCard();
+  const host = await startCardHost({ '/card.json': () => (card === undefined ? { status: 404, body: 'gone' } : { body: JSON.stringify(card) }) });
+  const receiver = await startReceiver((res) => res.end('ok'));
+  after(() => Promise.all([host.close(), receiver.close()]));
+
+  it('creates a monitor, runs it once (the first run in the answer), shows its secret once and never again', async () => {
+    const t = await newApp();
+    const res = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/events` });
+    assert.equal(res.status, 201);
+    const body = await res.json();
+    assert.match(body.signing_secret, /^whsec_[A-Za-z0-9+/]{32}$/);
+    assert.equal(body.first_run.verdict, 'pass');
+    assert.match(body.first_run.report_id, /^rpt_/);
+    assert.equal(body.monitor.state, 'ok');
+    assert.equal(body.monitor.baseline_report_id, body.first_run.report_id);
+    assert.equal('secret' in body.monitor, false);
+    const listed = await (await t.app.request('/admin/api/monitors?account_id=acct_1', { headers: auth })).json();
+    assert.deepEqual(listed.monitors.map((m: { id: string }) => m.id), [body.monitor.id]);
+    assert.equal(JSON.stringify(listed).includes(body.signing_secret), false, 'the list never shows the secret');
+    assert.equal(JSON.stringify(await t.get(body.monitor.id)).includes(body.signing_secret), false);
+    const report = await t.store.getReport(body.first_run.report_id);
+    assert.equal(report?.account_id, 'acct_1');
+    // The run joins the agent named by the monitored URL: on the report's result and in the agent's history.
+    const agent = await t.store.getAgentByName('acct_1', `${host.url}/card.json`);
+    assert.ok(agent, 'the agent exists');
+    assert.deepEqual((report?.result as { agent?: unknown }).agent, { id: agent.id, name: agent.name });
+    assert.equal(agent.latest_report_id, body.first_run.report_id);
+    assert.deepEqual((await t.store.listAgentReports(agent.id, { limit: 10 })).map((e) => e.report_id), [body.first_run.report_id]);
+  });
+
+  it('refuses hostile values with a clear 400, an unknown account with 404, one over monitors.max with 409, no token with 401', async () => {
+    const t = await newApp({ monitors: { max: 1 } });
+    const url = `${host.url}/card.json`;
+    const refused = async (body: unknown, status: number, pattern: RegExp) => {
+      const res = await t.create(body);
+      assert.equal(res.status, status, JSON.stringify(body));
+      const answer = await res.json();
+      assert.match(JSON.stringify(answer), pattern);
+    };
+    await refused({ account_id: 'acct_1', url, interval_seconds: 0 }, 400, /interval_seconds: must be from 60/);
+    await refused({ account_id: 'acct_1', url, interval_seconds: 1e308 }, 400, /interval_seconds/);
+    await refused({ account_id: 'acct_1', url, interval_seconds: '60' }, 400, /interval_seconds: must be a whole number/);
+    await refused({ account_id: 'acct_1', url, interval_seconds: 59.5 }, 400, /interval_seconds/);
+    await refused({ account_id: 'acct_1', url, interval_seconds: 60, notify_url: 'http://169.254.169.254/latest/meta-data' }, 400, /notify_url refused: address 169\.254\.169\.254/);
+    await refused({ account_id: 'acct_1', url: 'http://169.254.169.254/card.json', interval_seconds: 60 }, 400, /url refused: address 169\.254\.169\.254/);
+    await refused({ account_id: 'acct_1', url: 'file:///etc/passwd', interval_seconds: 60 }, 400, /url must be an absolute http\(s\) URL/);
+    await refused({ account_id: 'acct_1', url, interval_seconds: 60, extra: 1 }, 400, /extra/);
+    await refused({ account_id: 'acct_nobody', url, interval_seconds: 60 }, 404, /no account acct_nobody/);
+    assert.equal((await t.create({ account_id: 'acct_1', url, interval_seconds: 60 })).status, 201);
+    await refused({ account_id: 'acct_1', url, interval_seconds: 60 }, 409, /monitors\.max/);
+    assert.equal((await t.app.request('/admin/api/monitors')).status, 401);
+    assert.equal((await t.app.request('/admin/api/monitors', postJson({ account_id: 'acct_1', url, interval_seconds: 60 }))).status, 401);
+    assert.equal((await t.app.request('/admin/api/monitors?cursor=nope', { headers: auth })).status, 400);
+    assert.equal((await t.app.request('/admin/api/monitors/mon_nope/pause', { method: 'POST', headers: auth })).status, 404);
+  });
+
+  it('a card served as endless bytes is cut at the size bound: the run is unreachable, nothing stored', async () => {
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pour = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pour);
+      };
+      pour();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const t = await newApp({ http: { maxBodyBytes: 256 * 1024 } });
+      const res = await t.create({ account_id: 'acct_1', url: `http://127.0.0.1:${(endless.address() as AddressInfo).port}/card.json`, interval_seconds: 60 });
+      assert.equal(res.status, 201);
+      const body = await res.json();
+      assert.equal(body.first_run.verdict, 'unreachable');
+      assert.match(body.first_run.error, /larger than|size|bytes/i);
+      assert.equal(body.monitor.failures, 1);
+      assert.equal(body.monitor.state, 'unreachable');
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
+  });
+
+  it('breaking the card sends one signed agent.regressed with the diff link, however many runs see it broken; fixing it sends agent.recovered', async () => {
+    card = minimalCard();
+    const t = await newApp();
+    const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/events` })).json();
+    const id = created.monitor.id;
+    const before = receiver.received.length;
+    const runOnce = async () => {
+      const last = (await t.get(id)).last_run.at;
+      await t.scheduler.advance(60_000);
+      await whileStill(async () => (await t.get(id)).last_run.at === last);
+      assert.notEqual((await t.get(id)).last_run.at, last, 'the monitor ran');
+    };
+    await runOnce();
+    assert.equal(receiver.received.length, before, 'nothing changed: no event');
+    const baseline = (await t.get(id)).baseline_report_id;
+    assert.notEqual(baseline, created.first_run.report_id, 'while ok, the baseline moves to each run');
+
+    card = { ...minimalCard(), url: 'not a url', name: 42 };
+    await runOnce();
+    await receiver.waitFor(before + 1);
+    const event = receiver.received[before]!;
+    const payload = JSON.parse(event.body);
+    assert.equal(payload.type, 'agent.regressed');
+    assert.equal(event.headers['webhook-signature'], expectedSignature(created.signing_secret, String(event.headers['webhook-id']), String(event.headers['webhook-timestamp']), event.body));
+    assert.equal(payload.data.monitor_id, id);
+    assert.equal(payload.data.verdict, 'fail');
+    assert.ok(payload.data.reasons.some((r: string) => /pass to fail/.test(r)), payload.data.reasons.join('; '));
+    assert.equal(payload.data.diff_url, `http://reports.cardgate.test/reports/${baseline}/diff/${payload.data.report_id}`);
+    const diff = await t.app.request(new URL(payload.data.diff_url).pathname, { headers: { accept: 'application/json' } });
+    assert.equal(diff.status, 200, 'the diff link answers');
+    assert.equal((await t.get(id)).state, 'regressed');
+
+    await runOnce();
+    assert.equal(receiver.received.length, before + 1, 'still broken: no second event');
+
+    const lastBroken = (await t.get(id)).last_run.report_id;
+    card = minimalCard();
+    await runOnce();
+    await receiver.waitFor(before + 2);
+    const recovered = JSON.parse(receiver.received[before + 1]!.body);
+    assert.equal(recovered.type, 'agent.recovered');
+    assert.equal(recovered.data.diff_url, `http://reports.cardgate.test/reports/${lastBroken}/diff/${recovered.data.report_id}`, 'the diff shows what the fix changed');
+    assert.equal((await t.get(id)).state, 'ok');
+  });
+
+  it('a first run that fails (its report cannot be stored) still makes the monitor: 201, first_run null, logged', async () => {
+    const t = await newApp();
+    t.store.consume = async () => Promise.reject(new Error('disk full'));
+    const res = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60 });
+    assert.equal(res.status, 201);
+    const body = await res.json();
+    assert.equal(body.first_run, null);
+    assert.match(body.signing_secret, /^whsec_/);
+    assert.ok(t.log.lines.some((l) => l.msg === 'monitor run failed' && /disk full/.test(String(l.error))), 'logged');
+  });
+
+  it('a score drop of at least monitors.scoreDropThreshold is a regression though the card stays valid; a smaller one is not', async () => {
+    const rich = { ...minimalCard(), url: 'https://agent.acme-corp.io/a2a', preferredTransport: 'JSONRPC', provider: { organization: 'Acme', url: 'https://acme-corp.io' }, documentationUrl: 'https://acme-corp.io/docs', iconUrl: 'https://acme-corp.io/icon.png', securitySchemes: {}, skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the input.', tags: ['echo'], examples: ['say hi'] }] };
+    for (const [threshold, regressed] of [[28, true], [29, false]] as const) {
+      card = rich;
+      const t = await newApp({ monitors: { scoreDropThreshold: threshold } });
+      const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/score-${threshold}` })).json();
+      assert.equal(created.first_run.score, 100);
+      card = minimalCard(); // valid, scoring 72: 28 less
+      await t.scheduler.advance(60_000);
+      await whileStill(async () => (await t.get(created.monitor.id)).last_run.at === created.first_run.at);
+      const after = await t.get(created.monitor.id);
+      assert.deepEqual([after.last_run.verdict, after.last_run.score], ['pass', 72]);
+      assert.equal(after.state, regressed ? 'regressed' : 'ok', `threshold ${threshold}`);
+      if (regressed) {
+        await whileStill(async () => !receiver.received.some((r) => r.url === `/score-${threshold}`));
+        const event = JSON.parse(receiver.received.find((r) => r.url === `/score-${threshold}`)!.body);
+        assert.equal(event.type, 'agent.regressed');
+        assert.deepEqual(event.data.reasons, ['the score fell by 28 (from 100 to 72)']);
+      }
+    }
+    assert.equal(receiver.received.filter((r) => r.url === '/score-29').length, 0, 'below the threshold: no event');
+  });
+
+  it('an unreachable card sends agent.unreachable once and backs off (the interval doubled per failure, bounded); reached again, agent.recovered', async () => {
+    card = minimalCard();
+    const t = await newApp({ monitors: { maxBackoffSeconds: 200 } });
+    const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/reach` })).json();
+    const id = created.monitor.id;
+    const events = () => receiver.received.filter((r) => r.url === '/reach').map((r) => JSON.parse(r.body));
+    const runDue = async () => {
+      const before = await t.get(id);
+      await t.scheduler.advance(Date.parse(before.next_run_at) - t.clock.now());
+      await whileStill(async () => (await t.get(id)).last_run.at === before.last_run.at);
+      const after = await t.get(id);
+      assert.notEqual(after.last_run.at, before.last_run.at, 'the monitor ran when due');
+      return { after, delay: Date.parse(after.next_run_at) - Date.parse(after.last_run.at) };
+    };
+    card = undefined; // the host answers 404
+    const delays: number[] = [];
+    for (let n = 1; n <= 4; n++) {
+      const { after, delay } = await runDue();
+      assert.deepEqual([after.state, after.failures, after.last_run.verdict], ['unreachable', n, 'unreachable']);
+      delays.push(delay);
+    }
+    assert.deepEqual(delays, [120_000, 200_000, 200_000, 200_000], 'doubled, then held at monitors.maxBackoffSeconds');
+    await whileStill(async () => events().length === 0);
+    assert.deepEqual(events().map((e) => e.type), ['agent.unreachable'], 'once, however many runs fail');
+    assert.equal(events()[0].data.diff_url, null);
+    card = minimalCard();
+    const { after, delay } = await runDue();
+    assert.deepEqual([after.state, after.failures, delay], ['ok', 0, 60_000]);
+    await whileStill(async () => events().length < 2);
+    assert.deepEqual(events().map((e) => e.type), ['agent.unreachable', 'agent.recovered']);
+  });
+
+  it('pause stops the runs, resume starts them at once, delete removes the monitor; runs are counted in usage past the daily limit', async () => {
+    card = minimalCard();
+    const t = await newApp({ limits: { daily: { free: 1 } } });
+    const id = (await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60 })).json()).monitor.id;
+    const paused = await t.app.request(`/admin/api/monitors/${id}/pause`, { method: 'POST', headers: auth });
+    assert.equal(paused.status, 200);
+    assert.equal((await paused.json()).monitor.paused, true);
+    const ranAt = (await t.get(id)).last_run.at;
+    await t.scheduler.advance(180_000);
+    assert.equal((await t.get(id)).last_run.at, ranAt, 'paused: not run');
+    assert.equal((await t.app.request(`/admin/api/monitors/${id}/resume`, { method: 'POST', headers: auth })).status, 200);
+    await t.scheduler.advance(1000);
+    await whileStill(async () => (await t.get(id)).last_run.at === ranAt);
+    assert.notEqual((await t.get(id)).last_run.at, ranAt, 'resumed: run at the next poll');
+    const usage = await t.store.listUsage({ account_id: 'acct_1' });
+    assert.equal(usage.reduce((sum, row) => sum + row.count, 0), 2, 'both runs counted, the second past the free plan\'s limit of 1');
+    assert.equal((await t.app.request(`/admin/api/monitors/${id}`, { method: 'DELETE', headers: auth })).status, 200);
+    assert.equal((await t.app.request(`/admin/api/monitors/${id}`, { headers: auth })).status, 404);
+  });
+});

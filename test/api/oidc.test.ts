@@ -1,0 +1,364 @@
+/**
+ * Sign-in through OpenID Connect against a real provider in this process (oidc-provider on
+ * loopback): the code flow with PKCE, roles from the groups claim, sessions with their idle and
+ * maximum lifetime (the fake clock), CSRF, sign-out, the audit log, and the hostile callbacks.
+ * The app is driven with app.request; the provider's redirects are followed over HTTP.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createApp } from '../../src/app.ts';
+import type { ConfigInput } from '../../src/config.ts';
+import { FAILED_SIGN_INS_PER_WINDOW } from '../../src/features/auth/operations.ts';
+import { testDeps } from '../support/app.ts';
+import { nonEmpty } from '../support/checks.ts';
+import { startProvider, type TestProvider } from '../support/oidc-provider.ts';
+
+const ORIGIN = 'http://cardgate.test';
+const REDIRECT = `${ORIGIN}/auth/callback`;
+const SECURE_REDIRECT = 'https://cardgate.test/auth/callback';
+const MINUTE = 60_000;
+let provider: TestProvider;
+
+before(async () => {
+  provider = await startProvider({
+    redirectUris: [REDIRECT, SECURE_REDIRECT],
+    postLogoutRedirectUris: [`${ORIGIN}/dashboard`],
+    people: {
+      alice: { email: 'alice@corp.example', groups: ['staff', 'cg-admins'] },
+      bob: { email: 'bob@corp.example', groups: 'cg-editors' },
+      eve: { email: 'eve@corp.example', groups: ['cg-viewers'] },
+      nobody: { email: 'nobody@corp.example', groups: ['staff'] },
+      outsider: { email: 'out@elsewhere.example', groups: ['cg-admins'] },
+    },
+  });
+});
+after(() => provider.close());
+
+const oidcConfig = (over: Record<string, unknown> = {}): ConfigInput => ({
+  auth: {
+    oidc: {
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: provider.clientSecret,
+      redirectUrl: REDIRECT,
+      scopes: ['openid', 'email', 'groups'],
+      rolesClaim: 'groups',
+      roleMapping: { 'cg-admins': 'admin', 'cg-editors': 'editor', 'cg-viewers': 'viewer' },
+      ...over,
+    },
+    sessionIdleMinutes: 30,
+    sessionMaxHours: 2,
+  },
+});
+
+const cookieOf = (response: Response, name: string): string | undefined =>
+  response.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+const valueOf = (setCookie: string | undefined): string => setCookie!.split(';')[0]!.split('=').slice(1).join('=');
+
+type TestApp = ReturnType<typeof setUp>;
+const setUp = (over: Record<string, unknown> = {}) => {
+  const t = testDeps({ config: oidcConfig(over) });
+  return { ...t, app: createApp(t.deps) };
+};
+
+/** /auth/login: the provider's URL and the sign-in cookie. */
+const startLogin = async ({ app }: TestApp) => {
+  const response = await app.request('/auth/login');
+  assert.equal(response.status, 302);
+  return { location: response.headers.get('location')!, loginCookie: valueOf(cookieOf(response, 'cardgate_login')) };
+};
+
+/** The whole sign-in of `subject`: the callback's answer, and the session cookie when one was set. */
+const signIn = async (t: TestApp, subject: string, redirect = REDIRECT) => {
+  const { location, loginCookie } = await startLogin(t);
+  provider.signInAs(subject);
+  const callback = await provider.follow(location, redirect);
+  const response = await t.app.request(`${callback.pathname}${callback.search}`, { headers: { cookie: `cardgate_login=${loginCookie}` } });
+  const set = cookieOf(response, 'cardgate_session');
+  return { response, setCookie: set, session: set && valueOf(set), callback, loginCookie };
+};
+
+/** A request made with the session cookie, from this origin, with its CSRF token unless told otherwise. */
+const withSession = (session: string, init: { method?: string; body?: unknown; csrf?: string | null; origin?: string | null } = {}): RequestInit => {
+  const headers: Record<string, string> = { cookie: `cardgate_session=${session}` };
+  if (init.origin !== null) headers.origin = init.origin ?? ORIGIN;
+  if (init.csrf) headers['x-csrf-token'] = init.csrf;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  return { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) };
+};
+const csrfOf = async ({ app }: TestApp, session: string): Promise<string> => ((await (await app.request('/auth/session', withSession(session))).json()) as { csrf_token: string }).csrf_token;
+
+const auditActions = async ({ store }: TestApp) => (await store.pageAudit({ limit: 100 })).items.map((r) => ({ action: r.action, actor: r.actor }));
+
+describe('OIDC sign-in', () => {
+  test('a person in an admin group signs in: the session cookie is HttpOnly, SameSite=Lax, Path=/, holds only an opaque id; the audit log names them', async () => {
+    const t = setUp();
+    const { response, setCookie, session } = await signIn(t, 'alice');
+    assert.equal(response.status, 302, await response.clone().text());
+    assert.equal(response.headers.get('location'), '/dashboard');
+    assert.match(setCookie!, /; HttpOnly/);
+    assert.match(setCookie!, /; SameSite=Lax/);
+    assert.match(setCookie!, /; Path=\//);
+    assert.doesNotMatch(setCookie!, /; Secure/, 'redirectUrl is http');
+    assert.match(session!, /^[A-Za-z0-9_-]{43}$/);
+    const me = await t.app.request('/auth/session', withSession(session!));
+    assert.equal(me.status, 200);
+    const body = (await me.json()) as Record<string, unknown>;
+    assert.deepEqual({ ...body, csrf_token: typeof body.csrf_token }, { subject: 'alice', email: 'alice@corp.example', role: 'admin', expires_at: new Date(t.clock.now() + 2 * 60 * MINUTE).toISOString(), csrf_token: 'string' });
+    const stored = await t.store.listSessions({ now: new Date(t.clock.now()).toISOString(), limit: 10 });
+    assert.equal(nonEmpty(stored, 'sessions').length, 1);
+    assert.notEqual(stored[0]!.id, session, 'the store keeps the hash, never the id');
+    assert.deepEqual(await auditActions(t), [{ action: 'session.sign_in', actor: { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' } }]);
+  });
+
+  test('roles from the groups claim: a viewer reads and is refused on a write; an editor writes but may not export; an admin exports', async () => {
+    const t = setUp();
+    const viewer = (await signIn(t, 'eve')).session!;
+    assert.equal((await t.app.request('/admin/api/accounts', withSession(viewer))).status, 200);
+    const refused = await t.app.request('/admin/api/accounts', withSession(viewer, { method: 'POST', body: { name: 'Acme', plan: 'pro' }, csrf: await csrfOf(t, viewer) }));
+    assert.equal(refused.status, 403);
+    assert.deepEqual(await refused.json(), { error: { code: 'FORBIDDEN', message: 'this needs the editor role; you are signed in as viewer' } });
+    const editor = (await signIn(t, 'bob')).session!;
+    const created = await t.app.request('/admin/api/accounts', withSession(editor, { method: 'POST', body: { name: 'Acme', plan: 'pro' }, csrf: await csrfOf(t, editor) }));
+    assert.equal(created.status, 201);
+    assert.equal((await t.app.request('/admin/api/export', withSession(editor))).status, 403);
+    const admin = (await signIn(t, 'alice')).session!;
+    assert.equal((await t.app.request('/admin/api/export', withSession(admin))).status, 200);
+    const audit = (await t.store.pageAudit({ limit: 100, action: 'account.create' })).items;
+    assert.deepEqual(audit.map((r) => r.actor), [{ kind: 'oidc', subject: 'bob', email: 'bob@corp.example' }], 'the change carries the person, not the admin token');
+  });
+
+  test('CSRF: a change made with the cookie needs the session\'s token and this origin; the admin token needs neither', async () => {
+    const t = setUp();
+    const session = (await signIn(t, 'alice')).session!;
+    const csrf = await csrfOf(t, session);
+    const post = (init: Parameters<typeof withSession>[1]) => t.app.request('/admin/api/accounts', withSession(session, { method: 'POST', body: { name: 'Acme', plan: 'pro' }, ...init }));
+    const noToken = await post({ csrf: null });
+    assert.equal(noToken.status, 403);
+    assert.match(((await noToken.json()) as { error: { message: string } }).error.message, /CSRF token/);
+    assert.equal((await post({ csrf: `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}` })).status, 403, 'a wrong token');
+    const otherSite = await post({ csrf, origin: 'https://evil.example' });
+    assert.equal(otherSite.status, 403);
+    assert.match(((await otherSite.json()) as { error: { message: string } }).error.message, /cross-site request refused/);
+    assert.equal((await post({ csrf })).status, 201);
+    const byToken = await t.app.request('/admin/api/accounts', { method: 'POST', headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'B', plan: 'free' }) });
+    assert.equal(byToken.status, 201);
+  });
+
+  test('a person none of whose groups maps to a role is refused with a page saying so; the failure is recorded with who they are', async () => {
+    const t = setUp();
+    const { response, session } = await signIn(t, 'nobody');
+    assert.equal(response.status, 403);
+    assert.equal(session, undefined);
+    assert.match(response.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(await response.text(), /your account has no role here: none of its .{1,6}groups.{1,6} values is given a role/);
+    assert.deepEqual(await auditActions(t), [{ action: 'session.sign_in_failed', actor: { kind: 'oidc', subject: 'nobody', email: 'nobody@corp.example' } }]);
+  });
+
+  test('allowedEmailDomains: a person at another domain is refused', async () => {
+    const t = setUp({ allowedEmailDomains: ['corp.example'] });
+    const out = await signIn(t, 'outsider');
+    assert.equal(out.response.status, 403);
+    assert.match(await out.response.text(), /e-mail addresses at elsewhere.example may not sign in here/);
+    assert.equal((await signIn(t, 'alice')).response.status, 302);
+  });
+
+  test('sessions end when idle, at their maximum lifetime however used, and when revoked (sign out, sign out everywhere)', async () => {
+    const t = setUp();
+    const idle = (await signIn(t, 'eve')).session!;
+    t.clock.advance(29 * MINUTE);
+    assert.equal((await t.app.request('/admin/api/accounts', withSession(idle))).status, 200, 'used within the idle time');
+    t.clock.advance(30 * MINUTE);
+    const idleAnswer = await t.app.request('/admin/api/accounts', withSession(idle));
+    assert.equal(idleAnswer.status, 401);
+    assert.match(((await idleAnswer.json()) as { error: { message: string } }).error.message, /not signed in, or the session ended/);
+
+    const busy = (await signIn(t, 'eve')).session!;
+    for (let used = 0; used < 2 * 60 - 20; used += 20) {
+      t.clock.advance(20 * MINUTE);
+      assert.equal((await t.app.request('/admin/api/accounts', withSession(busy))).status, 200, `at +${used + 20} min`);
+    }
+    t.clock.advance(20 * MINUTE);
+    assert.equal((await t.app.request('/admin/api/accounts', withSession(busy))).status, 401, 'past sessionMaxHours');
+
+    const one = (await signIn(t, 'alice')).session!;
+    const two = (await signIn(t, 'alice')).session!;
+    const three = (await signIn(t, 'alice')).session!;
+    const out = await t.app.request('/auth/logout', withSession(one, { method: 'POST', csrf: await csrfOf(t, one) }));
+    assert.equal(out.status, 200);
+    const outBody = (await out.json()) as { signed_out: number; logout_url: string | null };
+    assert.equal(outBody.signed_out, 1);
+    assert.ok(outBody.logout_url?.startsWith(`${provider.issuer}/session/end`), 'RP-initiated logout at the provider');
+    assert.match(cookieOf(out, 'cardgate_session') ?? '', /Max-Age=0/);
+    assert.equal((await t.app.request('/admin/api/accounts', withSession(one))).status, 401, 'a revoked session id');
+    assert.equal((await t.app.request('/admin/api/accounts', withSession(two))).status, 200);
+    const everywhere = await t.app.request('/auth/logout-everywhere', withSession(two, { method: 'POST', csrf: await csrfOf(t, two) }));
+    assert.equal(((await everywhere.json()) as { signed_out: number }).signed_out, 2);
+    assert.equal((await t.app.request('/admin/api/accounts', withSession(three))).status, 401);
+    const actions = (await auditActions(t)).map((a) => a.action);
+    assert.ok(actions.includes('session.sign_out') && actions.includes('session.revoke'), actions.join());
+  });
+
+  test('sign-out needs the CSRF token (a page elsewhere cannot sign a person out)', async () => {
+    const t = setUp();
+    const session = (await signIn(t, 'alice')).session!;
+    assert.equal((await t.app.request('/auth/logout', withSession(session, { method: 'POST', origin: 'https://evil.example' }))).status, 403);
+    assert.equal((await t.app.request('/auth/session', withSession(session))).status, 200, 'still signed in');
+  });
+
+  test('hostile callbacks: a forged state, a replayed one, no code, a 1 MB state, no sign-in cookie, a forged cookie: each refused, none signs in', async () => {
+    const t = setUp();
+    const { location, loginCookie } = await startLogin(t);
+    provider.signInAs('alice');
+    const callback = await provider.follow(location, REDIRECT);
+    const call = (query: URLSearchParams, cookie: string | null = loginCookie) => t.app.request(`/auth/callback?${query}`, { headers: cookie === null ? {} : { cookie: `cardgate_login=${cookie}` } });
+    const forged = new URLSearchParams(callback.search);
+    forged.set('state', 'x'.repeat(43));
+    const cases: Array<[string, Response, RegExp]> = [
+      ['forged state', await call(forged), /the state does not match/],
+      ['1 MB state', await call(new URLSearchParams({ code: 'abc', state: 's'.repeat(1 << 20) })), /the state does not match/],
+      ['no code', await call(new URLSearchParams({ state: callback.searchParams.get('state')! })), /sent no usable code/],
+      ['no sign-in cookie', await call(callback.searchParams, null), /the sign-in cookie is missing/],
+      ['forged cookie', await call(callback.searchParams, `${loginCookie.split('.')[0]}.${'A'.repeat(43)}`), /not one this service made/],
+      ['1 MB cookie', await call(callback.searchParams, 'a'.repeat(1 << 20)), /the sign-in cookie is missing/],
+    ];
+    for (const [name, response, reason] of cases) {
+      assert.equal(response.status, 403, name);
+      assert.equal(cookieOf(response, 'cardgate_session'), undefined, name);
+      assert.match(await response.text(), reason, name);
+    }
+    const first = await call(callback.searchParams);
+    assert.equal(first.status, 302, 'the real answer still signs in');
+    const replayed = await call(callback.searchParams);
+    assert.equal(replayed.status, 403);
+    assert.match(await replayed.text(), /completed already/);
+  });
+
+  test('a session cookie of 1 MB, or not an id of ours, is no session (401), never a fault', async () => {
+    const t = setUp();
+    for (const value of ['a'.repeat(1 << 20), 'x', '%00', 'A'.repeat(43)]) {
+      const response = await t.app.request('/admin/api/accounts', withSession(value));
+      assert.equal(response.status, 401, value.slice(0, 10));
+    }
+  });
+
+  test(`failed sign-ins are limited per client IP: after ${FAILED_SIGN_INS_PER_WINDOW}, the next is refused with Retry-After before it is checked`, async () => {
+    const t = setUp();
+    for (let i = 0; i < FAILED_SIGN_INS_PER_WINDOW; i++) assert.equal((await t.app.request('/auth/callback?state=a&code=b')).status, 403);
+    const limited = await t.app.request('/auth/callback?state=a&code=b');
+    assert.equal(limited.status, 403);
+    assert.match(await limited.text(), /too many failed sign-ins/);
+    assert.ok(Number(limited.headers.get('retry-after')) > 0);
+    const failures = (await auditActions(t)).filter((a) => a.action === 'session.sign_in_failed');
+    assert.equal(failures.length, FAILED_SIGN_INS_PER_WINDOW, 'the limited attempt is not recorded as another failure');
+  });
+
+  test('without auth.oidc the sign-in routes are 404 and the admin API takes the admin token only', async () => {
+    const t = testDeps();
+    const app = createApp(t.deps);
+    for (const path of ['/auth/login', '/auth/callback', '/auth/session']) assert.equal((await app.request(path)).status, 404, path);
+    assert.equal((await app.request('/admin/api/accounts', withSession('A'.repeat(43)))).status, 401);
+  });
+});
+
+/** A provider that answers the token request with an ID token made for another client (its `aud`), properly signed. */
+const startForeignAudienceProvider = async () => {
+  const { SignJWT, exportJWK, generateKeyPair } = await import('jose');
+  const { createServer } = await import('node:http');
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+  let nonce = '';
+  const server = createServer((req, res) => {
+    const issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const json = (body: unknown) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(body));
+    };
+    if (req.url === '/.well-known/openid-configuration') {
+      return json({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] });
+    }
+    if (req.url === '/jwks') return json({ keys: [jwk] });
+    req.resume();
+    req.on('end', () => {
+      void new SignJWT({ nonce, email: 'alice@corp.example', groups: ['cg-admins'] })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setIssuer(issuer)
+        .setSubject('alice')
+        .setAudience('another-client')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey)
+        .then((idToken) => json({ access_token: 'at', token_type: 'Bearer', expires_in: 300, id_token: idToken }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    issuer: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    setNonce: (n: string) => void (nonce = n),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+test('an ID token made for another client (aud) is refused by the library: no session, the failure recorded', async () => {
+  const foreign = await startForeignAudienceProvider();
+  try {
+    const t = setUp({ issuer: foreign.issuer });
+    const { location, loginCookie } = await startLogin(t);
+    const asked = new URL(location);
+    foreign.setNonce(asked.searchParams.get('nonce')!);
+    const response = await t.app.request(`/auth/callback?code=abc&state=${asked.searchParams.get('state')}`, { headers: { cookie: `cardgate_login=${loginCookie}` } });
+    assert.equal(response.status, 403);
+    assert.equal(cookieOf(response, 'cardgate_session'), undefined);
+    assert.match(await response.text(), /answer could not be verified/);
+    const [failure] = (await t.store.pageAudit({ limit: 10, action: 'session.sign_in_failed' })).items;
+    assert.match(String((failure?.after as { reason?: string } | null)?.reason), /unexpected JWT "aud" \(audience\) claim value/);
+  } finally {
+    await foreign.close();
+  }
+});
+
+test('an administrator lists who is signed in and ends a person\'s sessions (someone who left); the revocation is recorded', async () => {
+  const t = setUp();
+  const eve = (await signIn(t, 'eve')).session!;
+  const alice = (await signIn(t, 'alice')).session!;
+  const listed = await t.app.request('/admin/api/sessions', withSession(alice));
+  assert.equal(listed.status, 200);
+  const { sessions } = (await listed.json()) as { sessions: Array<{ id: string; subject: string; role: string }> };
+  assert.deepEqual(sessions.map((s) => [s.subject, s.role]).sort(), [['alice', 'admin'], ['eve', 'viewer']]);
+  assert.ok(sessions.every((s) => /^[0-9a-f]{16}$/.test(s.id) && !eve.includes(s.id) && !alice.includes(s.id)), 'named by the stored hash, never the cookie id');
+  const bad = await t.app.request('/admin/api/sessions/revoke', withSession(alice, { method: 'POST', body: { subject: '' }, csrf: await csrfOf(t, alice) }));
+  assert.equal(bad.status, 400);
+  const revoked = await t.app.request('/admin/api/sessions/revoke', withSession(alice, { method: 'POST', body: { subject: 'eve' }, csrf: await csrfOf(t, alice) }));
+  assert.deepEqual(await revoked.json(), { revoked: 1 });
+  assert.equal((await t.app.request('/admin/api/accounts', withSession(eve))).status, 401);
+  const [record] = (await t.store.pageAudit({ limit: 10, action: 'session.revoke' })).items;
+  assert.deepEqual([record?.actor, record?.target], [{ kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }, { type: 'subject', id: 'eve' }]);
+});
+
+test('over real HTTP, a 1 MB state or a 1 MB cookie is refused by the server\'s parser in the documented shape, never a fault', async () => {
+  const { startInProcess } = await import('../support/server.ts');
+  const server = await startInProcess(oidcConfig({ redirectUrl: 'http://127.0.0.1:9/auth/callback' }));
+  try {
+    const url = `http://127.0.0.1:${new URL(server.url).port}`;
+    for (const [what, response] of [
+      ['state', await fetch(`${url}/auth/callback?code=a&state=${'s'.repeat(1 << 20)}`)],
+      ['session cookie', await fetch(`${url}/admin/api/accounts`, { headers: { cookie: `cardgate_session=${'a'.repeat(1 << 20)}` } })],
+    ] as const) {
+      assert.equal(response.status, 431, what);
+      assert.equal(((await response.json()) as { code: string }).code, 'REQUEST_HEADER_FIELDS_TOO_LARGE', what);
+    }
+    assert.equal((await fetch(`${url}/healthz`)).status, 200, 'still serving');
+  } finally {
+    await server.close();
+  }
+});
+
+test('with an https redirectUrl both cookies are Secure', async () => {
+  const t = setUp({ redirectUrl: SECURE_REDIRECT });
+  const login = await t.app.request('/auth/login');
+  assert.match(cookieOf(login, 'cardgate_login') ?? '', /; Secure/);
+  const { response, setCookie } = await signIn(t, 'alice', SECURE_REDIRECT);
+  assert.equal(response.status, 302);
+  assert.match(setCookie!, /; Secure/);
+  assert.match(setCookie!, /; HttpOnly/);
+});

@@ -1,0 +1,98 @@
+/**
+ * Roles on the admin API, from the one table (src/api/admin-roles.ts): every admin route of
+ * /openapi.json is in it, and each route answers each role as the table says (a role below the
+ * route's is 403 before anything is read; one at or above it gets past the check).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ADMIN_ROUTE_ROLES, leastRoleFor } from '../../src/api/admin-roles.ts';
+import { createApp } from '../../src/app.ts';
+import { ROLE_ORDER, roleAllows, roleFromClaim } from '../../src/features/auth/roles.ts';
+import { csrfTokenOf, sessionOperations } from '../../src/features/auth/sessions.ts';
+import { Metrics } from '../../src/metrics/metrics.ts';
+import type { SessionRole } from '../../src/store/contract/sessions.ts';
+import { testDeps } from '../support/app.ts';
+import { nonEmpty } from '../support/checks.ts';
+
+const ORIGIN = 'https://cardgate.example';
+const config = {
+  auth: {
+    oidc: { issuer: 'https://id.example', clientId: 'cardgate', clientSecret: 'secret', redirectUrl: `${ORIGIN}/auth/callback`, roleMapping: { admins: 'admin' as const } },
+  },
+};
+
+const setUp = () => {
+  const t = testDeps({ config });
+  return { ...t, app: createApp(t.deps), sessions: sessionOperations(t.deps) };
+};
+
+const adminRoutes = async (app: ReturnType<typeof setUp>['app']): Promise<Array<{ method: string; path: string }>> => {
+  const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+  return Object.entries(doc.paths)
+    .filter(([path]) => path.startsWith('/admin/'))
+    .flatMap(([path, item]) => Object.keys(item).map((method) => ({ method: method.toUpperCase(), path })));
+};
+
+test('every admin route of /openapi.json has its least role in the table', async () => {
+  const { app } = setUp();
+  const missing = nonEmpty(await adminRoutes(app), 'admin routes').filter(({ method, path }) => ADMIN_ROUTE_ROLES[`${method} ${path}`] === undefined);
+  assert.deepEqual(missing, [], 'add each to ADMIN_ROUTE_ROLES in src/api/admin-roles.ts');
+});
+
+test('a route not in the table needs admin; HEAD is GET\'s; path parameters match one segment', () => {
+  assert.equal(leastRoleFor('GET', '/admin/api/not-a-route'), 'admin');
+  assert.equal(leastRoleFor('HEAD', '/admin/api/accounts'), 'viewer');
+  assert.equal(leastRoleFor('GET', '/admin/api/accounts/acc_1'), 'viewer');
+  assert.equal(leastRoleFor('DELETE', '/admin/api/accounts/acc_1'), 'editor');
+  assert.equal(leastRoleFor('GET', '/admin/api/accounts/acc_1/extra/keys'), 'admin');
+});
+
+test('a role from the claim: the highest value mapped wins; unmapped, inherited and non-string values give none', () => {
+  const mapping = { a: 'viewer', b: 'admin', c: 'editor' } as const;
+  assert.equal(roleFromClaim(['c', 'b', 'x'], mapping), 'admin');
+  assert.equal(roleFromClaim('a', mapping), 'viewer');
+  assert.equal(roleFromClaim(['toString', '__proto__', 'constructor'], mapping), undefined);
+  assert.equal(roleFromClaim([1, { a: 1 }, null], mapping), undefined);
+  assert.equal(roleFromClaim(undefined, mapping), undefined);
+  assert.ok(roleAllows('admin', 'viewer') && roleAllows('editor', 'editor') && !roleAllows('viewer', 'editor'));
+});
+
+test('route by route, each role is let through or refused as the table says', async () => {
+  const t = setUp();
+  const tokens = {} as Record<SessionRole, string>;
+  for (const role of ROLE_ORDER) tokens[role] = (await t.sessions.start({ subject: `person-${role}`, email: null, role })).token;
+  const routes = nonEmpty(await adminRoutes(t.app), 'admin routes');
+  let refusals = 0;
+  for (const { method, path } of routes) {
+    const needed = leastRoleFor(method, path);
+    for (const role of ROLE_ORDER) {
+      const token = tokens[role];
+      const response = await t.app.request(path.replace(/\{[^}]+\}/g, 'none'), {
+        method,
+        headers: { cookie: `cardgate_session=${token}`, origin: ORIGIN, 'x-csrf-token': csrfTokenOf(token), 'content-type': 'application/json' },
+        body: method === 'GET' ? undefined : '{}',
+      });
+      const text = await response.text();
+      const what = `${role} ${method} ${path}: ${response.status} ${text.slice(0, 200)}`;
+      if (roleAllows(role, needed)) {
+        assert.ok(response.status !== 401 && !(response.status === 403 && text.includes('role')), what);
+      } else {
+        refusals++;
+        assert.equal(response.status, 403, what);
+        assert.deepEqual(JSON.parse(text), { error: { code: 'FORBIDDEN', message: `this needs the ${needed} role; you are signed in as ${role}` } }, what);
+      }
+    }
+  }
+  assert.ok(refusals > 10, `refusals checked: ${refusals}`);
+});
+
+test('/metrics (access admin) opens to the admin token and an admin session, not to an editor\'s', async () => {
+  const t = testDeps({ config, deps: { metrics: new Metrics({ jobs: async () => ({ queued: 0, processing: 0 }) }) } });
+  const app = createApp(t.deps);
+  const sessions = sessionOperations(t.deps);
+  const editor = (await sessions.start({ subject: 'ed', email: null, role: 'editor' })).token;
+  const admin = (await sessions.start({ subject: 'ad', email: null, role: 'admin' })).token;
+  assert.equal((await app.request('/metrics', { headers: { cookie: `cardgate_session=${editor}` } })).status, 403);
+  assert.equal((await app.request('/metrics', { headers: { cookie: `cardgate_session=${admin}` } })).status, 200);
+  assert.equal((await app.request('/metrics', { headers: { authorization: 'Bearer test-admin-token-0123456789' } })).status, 200);
+});

@@ -1,0 +1,64 @@
+/**
+ * End-to-end: the dashboard's Monitors view in headless chromium against the real server: a
+ * monitor made through the admin API (its card on a loopback host) is listed with its state and
+ * last run, paused, resumed and deleted (confirmed).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ADMIN_TOKEN, adminApiOf, startBrowser, startService } from '../support/browser.ts';
+import { startCardHost } from '../support/card-host.ts';
+import { minimalCard } from '../support/cards.ts';
+
+let service: Awaited<ReturnType<typeof startService>>;
+let browser: Awaited<ReturnType<typeof startBrowser>>;
+let host: Awaited<ReturnType<typeof startCardHost>>;
+
+const adminApi = adminApiOf(() => service.url);
+
+before(async () => {
+  host = await startCardHost({ '/card.json': { body: JSON.stringify(minimalCard('Watched Agent')) } });
+  service = await startService({ config: { cardFetch: { allowedHosts: ['loopback'] } } });
+  browser = await startBrowser(service.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await service?.stop();
+  await host?.close();
+});
+
+test('the Monitors view lists a monitor with its state and last run; pause, resume and a confirmed delete act on it', async () => {
+  const account = (await adminApi('POST', '/accounts', { name: 'Acme', plan: 'pro' })).body.account;
+  const created = await adminApi('POST', '/monitors', { account_id: account.id, url: `${host.url}/card.json`, interval_seconds: 3600 });
+  assert.equal(created.status, 201);
+  const { page } = browser;
+  await page.goto(`${service.url}/dashboard`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
+  await page.getByRole('navigation').getByRole('link', { name: 'Monitors' }).click();
+  await page.getByRole('heading', { name: 'Monitors', level: 1 }).waitFor();
+  const row = page.getByRole('row').filter({ hasText: `${host.url}/card.json` });
+  await row.getByText('Acme', { exact: true }).waitFor();
+  await row.getByText('1 h', { exact: true }).waitFor();
+  await row.getByText('ok', { exact: true }).waitFor();
+  await row.getByRole('link', { name: /^pass · \d+$/ }).waitFor();
+  await browser.screenshot('monitors-01-listed');
+
+  await row.getByRole('button', { name: `Pause monitor of ${host.url}/card.json` }).click();
+  await page.getByRole('status').filter({ hasText: 'paused.' }).waitFor();
+  await page.getByRole('row').filter({ hasText: `${host.url}/card.json` }).getByText('paused', { exact: true }).waitFor();
+  assert.equal((await adminApi('GET', `/monitors/${created.body.monitor.id}`)).body.monitor.paused, true);
+
+  await page.getByRole('button', { name: `Resume monitor of ${host.url}/card.json` }).click();
+  await page.getByRole('status').filter({ hasText: 'resumed.' }).waitFor();
+  assert.equal((await adminApi('GET', `/monitors/${created.body.monitor.id}`)).body.monitor.paused, false);
+
+  await page.getByRole('button', { name: `Delete monitor of ${host.url}/card.json` }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete monitor' }).click();
+  await page.getByRole('status').filter({ hasText: 'deleted.' }).waitFor();
+  await page.getByText('No monitors yet.').waitFor();
+  assert.equal((await adminApi('GET', `/monitors/${created.body.monitor.id}`)).status, 404);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `no sideways scrolling (overflow ${overflow}px)`);
+});

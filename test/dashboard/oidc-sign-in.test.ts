@@ -1,0 +1,129 @@
+/**
+ * The dashboard signed in through a real OpenID provider (oidc-provider in this process, on
+ * loopback) in the project's Chromium: sign-in, the role from the groups claim (a viewer is
+ * offered no changes and is refused one), CSRF refused, sign-out at the provider (RP-initiated
+ * logout) and the session it ended refused; the audit log names each person. Idle and maximum
+ * lifetimes run on the fake clock in test/api/oidc.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { startBrowser } from '../support/browser.ts';
+import { startProvider, type TestProvider } from '../support/oidc-provider.ts';
+import { startInProcess } from '../support/server.ts';
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789';
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
+let provider: TestProvider;
+let server: Awaited<ReturnType<typeof startInProcess>>;
+let origin: string;
+
+before(async () => {
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  provider = await startProvider({
+    redirectUris: [`${origin}/auth/callback`],
+    postLogoutRedirectUris: [`${origin}/dashboard`],
+    people: { alice: { email: 'alice@corp.example', groups: ['cg-admins'] }, eve: { email: 'eve@corp.example', groups: ['cg-viewers'] } },
+  });
+  server = await startInProcess({
+    port,
+    adminToken: ADMIN_TOKEN,
+    auth: {
+      oidc: {
+        issuer: provider.issuer,
+        clientId: provider.clientId,
+        clientSecret: provider.clientSecret,
+        redirectUrl: `${origin}/auth/callback`,
+        scopes: ['openid', 'email', 'groups'],
+        roleMapping: { 'cg-admins': 'admin', 'cg-viewers': 'viewer' },
+      },
+    },
+  });
+});
+after(async () => {
+  await server?.close();
+  await provider?.close();
+});
+
+/** A write from the page's own script, as a forged one would be sent: with the cookie, with or without the session's CSRF token. */
+const writeFromPage = (page: Awaited<ReturnType<typeof startBrowser>>['page'], withCsrf: boolean) =>
+  page.evaluate(async (withToken) => {
+    const me = (await (await fetch('/auth/session')).json()) as { csrf_token: string };
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (withToken) headers['x-csrf-token'] = me.csrf_token;
+    const response = await fetch('/admin/api/accounts', { method: 'POST', headers, body: JSON.stringify({ name: 'Forged', plan: 'team' }) });
+    return { status: response.status, body: (await response.json()) as { error: { code: string; message: string } } };
+  }, withCsrf);
+
+/** The dashboard's sign-in link, the provider signing in `subject`, and back to the accounts. */
+const signInThroughProvider = async (page: Awaited<ReturnType<typeof startBrowser>>['page'], subject: string) => {
+  provider.signInAs(subject);
+  await page.goto(`${origin}/dashboard`);
+  await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+  await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
+};
+
+test('a viewer signs in through the provider, is offered no changes and refused one; a write without the CSRF token is refused; sign-out ends the session at the provider too', async () => {
+  const browser = await startBrowser(origin, [provider.issuer]);
+  try {
+    const { page } = browser;
+    await signInThroughProvider(page, 'eve');
+    assert.equal(new URL(page.url()).origin, origin);
+    assert.equal(await page.locator('body').getAttribute('data-role'), 'viewer');
+    assert.equal(await page.getByRole('button', { name: 'Create account' }).isVisible(), false, 'a viewer is not offered the form');
+    await browser.screenshot('oidc-viewer');
+
+    const refused = await writeFromPage(page, true);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.message, 'this needs the editor role; you are signed in as viewer');
+    const noToken = await writeFromPage(page, false);
+    assert.equal(noToken.status, 403);
+    assert.match(noToken.body.error.message, /CSRF token/);
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.waitForURL(`${origin}/dashboard`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const after = await page.evaluate(async () => (await fetch('/admin/api/accounts')).status);
+    assert.equal(after, 401, 'the ended session opens nothing');
+    browser.assertClean(['403 POST /admin/api/accounts', '401 GET /auth/session', '401 GET /admin/api/accounts']);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('an admin signs in, creates an account through the dashboard (its CSRF token sent) and signs out everywhere; the audit log names the person', async () => {
+  const browser = await startBrowser(origin, [provider.issuer]);
+  try {
+    const { page } = browser;
+    await signInThroughProvider(page, 'alice');
+    assert.equal(await page.locator('body').getAttribute('data-role'), 'admin');
+    await page.getByLabel('Name').fill('Made by Alice');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('Made by Alice').first().waitFor();
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    browser.assertClean(['401 GET /auth/session']);
+  } finally {
+    await browser.close();
+  }
+  const exported = await (await fetch(`${origin}/admin/api/export`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+  const audit = exported.split('\n').filter((line) => line.includes('"table":"audit"')).map((line) => (JSON.parse(line) as { row: { action: string; actor: unknown } }).row);
+  const signIns = audit.filter((r) => r.action === 'session.sign_in').map((r) => r.actor);
+  assert.deepEqual(signIns, [{ kind: 'oidc', subject: 'eve', email: 'eve@corp.example' }, { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }]);
+  assert.ok(audit.some((r) => r.action === 'session.sign_out'), 'the sign-out is recorded');
+  assert.ok(audit.some((r) => r.action === 'session.revoke' && JSON.stringify(r.actor).includes('alice')), 'signing out everywhere is recorded');
+  assert.deepEqual(audit.filter((r) => r.action === 'account.create').map((r) => r.actor), [{ kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }], 'the account made in the dashboard names Alice');
+});
