@@ -266,7 +266,7 @@ export const configSchema = z
       });
     }
     // With the admin token off, OIDC sign-in is the only way in: a start without it would lock everyone out.
-    if (!config.auth.adminToken && (config.auth as { oidc?: { issuer?: string } }).oidc?.issuer === undefined) {
+    if (!config.auth.adminToken && config.auth.oidc?.issuer === undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['auth', 'adminToken'],

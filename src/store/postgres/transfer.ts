@@ -37,14 +37,14 @@ export async function* exportRows(context: PgContext): AsyncGenerator<TransferRo
     for (const r of await tx`select key, value from meta order by key`) yield { table: 'meta', row: { key: r.key as string, value: r.value as string } };
     for (const row of await tx`select * from trust_keys order by added_at collate "C", id collate "C"`) yield { table: 'trust_keys', row: frozenTrustKey(row) };
     for (const row of await tx`select * from account_rulesets order by account_id collate "C"`) yield { table: 'rulesets', row: rulesetFromRow(row) };
-    for await (const rows of tx`select record from audit_log order by at collate "C", id collate "C"`.cursor(500)) {
-      for (const row of rows) yield { table: 'audit', row: auditFromRow(row) };
-    }
     for (const row of await tx`select * from agents order by first_seen collate "C", id collate "C"`) yield { table: 'agents', row: agentFromRow(row) };
     for await (const rows of tx`select * from agent_reports order by agent_id collate "C", created_at collate "C", report_id collate "C"`.cursor(500)) {
       for (const row of rows) yield { table: 'agent_reports', row: entryFromRow(row) };
     }
     for (const row of await tx`select * from monitors order by id collate "C"`) yield { table: 'monitors', row: monitorFromRow(row) };
+    for await (const rows of tx`select record from audit_log order by at collate "C", id collate "C"`.cursor(500)) {
+      for (const row of rows) yield { table: 'audit', row: auditFromRow(row) };
+    }
     const notBefore = context.retentionMs === undefined ? undefined : context.clock.now() - context.retentionMs;
     const reports = notBefore === undefined ? tx`select body from reports order by seq` : tx`select body from reports where created_ms >= ${notBefore}::bigint or ${tx.unsafe(KEPT_FOR_AGENT)} order by seq`;
     for await (const rows of reports.cursor(100)) {
