@@ -21,7 +21,7 @@ export class MemoryAudit implements AuditTable {
   readonly rows: JournaledMap<AuditRecord>;
 
   constructor(journal: Journal) {
-    this.rows = new JournaledMap('audit', journal, { kept: (r) => Object.freeze(structuredClone(r)) });
+    this.rows = new JournaledMap('audit', journal, { kept: (r) => Object.freeze(structuredClone(r)), appendOnly: true });
   }
 
   async appendAudit(record: AuditRecord): Promise<void> {

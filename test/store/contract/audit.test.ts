@@ -61,6 +61,14 @@ contractSuite('audit', (withStore) => {
     assert.deepEqual(await page({ action: 'nothing\u0000' }), [], 'a NUL character matches nothing');
   });
 
+  withStore('audit: an import adds the records it carries as history but never changes one the log holds (a forged record of an existing id is left out)', async (s) => {
+    for (const n of [1, 2]) await s.appendAudit(record(n));
+    const forged = record(1, { action: 'account.delete', actor: { kind: 'cli', os_user: 'mallory' }, after: null });
+    const rows: TransferRow[] = [forged, record(3)].map((row) => ({ table: 'audit', row }));
+    await (s as typeof s & StoreTransfer).importRows((async function* () { yield* rows; })());
+    assert.deepEqual((await s.pageAudit({ limit: 10 })).items, [record(3), record(2), record(1)]);
+  });
+
   withStore('audit: retention prunes the records before a time, and only those', async (s) => {
     for (const n of [1, 2, 3]) await s.appendAudit(record(n));
     assert.equal(await s.pruneAudit(iso(T0 + 2000)), 1);
