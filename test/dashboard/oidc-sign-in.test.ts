@@ -80,6 +80,7 @@ test('a viewer signs in through the provider, is offered no changes and refused 
     assert.equal(new URL(page.url()).origin, origin);
     assert.equal(await page.locator('body').getAttribute('data-role'), 'viewer');
     assert.equal(await page.getByRole('button', { name: 'Create account' }).isVisible(), false, 'a viewer is not offered the form');
+    assert.equal(await page.getByRole('link', { name: 'Audit', exact: true }).isVisible(), false, 'a viewer is not offered the audit log, which needs the editor role');
     await browser.screenshot('oidc-viewer');
 
     const refused = await writeFromPage(page, true);
