@@ -81,6 +81,15 @@ test('a viewer signs in through the provider, is offered no changes and refused 
     assert.equal(await page.locator('body').getAttribute('data-role'), 'viewer');
     assert.equal(await page.getByRole('button', { name: 'Create account' }).isVisible(), false, 'a viewer is not offered the form');
     assert.equal(await page.getByRole('link', { name: 'Audit', exact: true }).isVisible(), false, 'a viewer is not offered the audit log, which needs the editor role');
+    // An account with a key, made with the admin token: its page offers the viewer no key change.
+    const adminCall = async (path: string, body: unknown) =>
+      (await (await fetch(`${origin}/admin/api${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { account: { id: string } };
+    const { account } = await adminCall('/accounts', { name: 'Seen by Eve', plan: 'pro' });
+    await adminCall(`/accounts/${account.id}/keys`, { name: 'ci' });
+    await page.goto(`${origin}/dashboard#/accounts/${account.id}`);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Delete key ci' }).isVisible(), false, 'a viewer is not offered deleting a key');
+    assert.equal(await page.getByRole('button', { name: 'Rotate key ci' }).isVisible(), false, 'a viewer is not offered rotating a key');
     await browser.screenshot('oidc-viewer');
 
     const refused = await writeFromPage(page, true);
@@ -121,10 +130,11 @@ test('an admin signs in, creates an account through the dashboard (its CSRF toke
     await browser.close();
   }
   const exported = await (await fetch(`${origin}/admin/api/export`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
-  const audit = exported.split('\n').filter((line) => line.includes('"table":"audit"')).map((line) => (JSON.parse(line) as { row: { action: string; actor: unknown } }).row);
+  const audit = exported.split('\n').filter((line) => line.includes('"table":"audit"')).map((line) => (JSON.parse(line) as { row: { action: string; actor: unknown; after: { name?: string } | null } }).row);
   const signIns = audit.filter((r) => r.action === 'session.sign_in').map((r) => r.actor);
   assert.deepEqual(signIns, [{ kind: 'oidc', subject: 'eve', email: 'eve@corp.example' }, { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }]);
   assert.ok(audit.some((r) => r.action === 'session.sign_out'), 'the sign-out is recorded');
   assert.ok(audit.some((r) => r.action === 'session.revoke' && JSON.stringify(r.actor).includes('alice')), 'signing out everywhere is recorded');
-  assert.deepEqual(audit.filter((r) => r.action === 'account.create').map((r) => r.actor), [{ kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }], 'the account made in the dashboard names Alice');
+  const accountsMade = audit.filter((r) => r.action === 'account.create').map((r) => [r.after?.name, r.actor]);
+  assert.deepEqual(accountsMade, [['Seen by Eve', { kind: 'admin-token' }], ['Made by Alice', { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }]], 'the account made in the dashboard names Alice');
 });
