@@ -34,6 +34,7 @@ export const declaredTiers = {
     'test/api/rulesets.test.ts',
     'test/api/signatures.test.ts',
     'test/api/trust-keys.test.ts',
+    'test/cli/admin-token-rotate-live.test.ts',
     'test/cli/conventions.test.ts',
     'test/cli/export-url.test.ts',
     'test/cli/import-servable.test.ts',
