@@ -45,6 +45,9 @@ test('on the file store, a rotation while the server holds the data dir is refus
     assert.notEqual(rotated.code, 0);
     assert.equal(rotated.stdout, '', 'no token printed');
     assert.match(rotated.stderr, /data dir is in use by a running cardgate server \(pid \d+\)/);
+    // The admin API cannot rotate the token: the way is to stop the server first.
+    assert.match(rotated.stderr, /stop the server, rotate, then start it/);
+    assert.doesNotMatch(rotated.stderr, /admin API/);
     assert.equal(readFileSync(join(server.dataDir, 'admin-token'), 'utf8').trim(), token, 'the file is untouched');
     assert.equal(await statusWith(server, token), 200);
   } finally {
