@@ -47,7 +47,7 @@ const provider = async (endlessPath: string, leftOut: string[] = []) => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const settings: OidcSettings = { issuer, clientId: 'cardgate', clientSecret: 'test-client-secret-0123456789', redirectUrl: 'http://127.0.0.1:1/auth/callback', scopes: ['openid'], rolesClaim: 'groups', roleMapping: { admins: 'admin' }, allowedEmailDomains: [] };
+  const settings: OidcSettings = { issuer, clientId: 'cardgate', clientSecret: 'test-client-secret-0123456789', clientSecretFile: undefined, redirectUrl: 'http://127.0.0.1:1/auth/callback', scopes: ['openid'], rolesClaim: 'groups', roleMapping: { admins: 'admin' }, allowedEmailDomains: [] };
   return {
     signIn: oidcSignIn(settings, settings.clientSecret!, new FakeClock()),
     written: async () => {
