@@ -16,7 +16,7 @@ import { cardFetchUse } from './features/validation/card-by-url.ts';
 import { countedByVerdict, createValidator } from './features/validator.ts';
 import { callbackUse } from './features/webhooks/deliver.ts';
 import { parseAllowedHosts } from './lib/address-policy.ts';
-import { systemClock } from './lib/clock.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { batchedLines, createLogger, heldUntilReleased, type Logger } from './lib/log.ts';
 import { nodeVersion, version } from './lib/version.ts';
@@ -38,6 +38,8 @@ export interface ServerOptions {
   output?: ServerOutput;
   /** Shut down on SIGTERM and SIGINT (a second one exits at once) and reload the trusted key files and the default ruleset on SIGHUP, as `cardgate serve` does. */
   signals?: boolean;
+  /** Default: the system's. A test of an embedding (a browser against an in-process server) moves it on to reach an expiry. */
+  clock?: Clock;
 }
 
 export interface RunningServer {
@@ -292,7 +294,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   const pool = createValidator(config, log);
   const metrics = metricsModule && new metricsModule.Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()), monitors: () => monitorGauges(store, config.monitors.max) });
   const validator = metrics ? countedByVerdict(pool, metrics) : pool;
-  app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: systemClock, log, urls, lifecycle, validator, metrics });
+  app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: options.clock ?? systemClock, log, urls, lifecycle, validator, metrics });
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (output.stdoutIsTTY) output.stdout(startUpLine(config, url, urls.publicUrl));
   early.release();

@@ -2,8 +2,8 @@
  * The dashboard signed in through a real OpenID provider (oidc-provider in this process, on
  * loopback) in the project's Chromium: sign-in, the role from the groups claim (a viewer is
  * offered no changes and is refused one), CSRF refused, sign-out at the provider (RP-initiated
- * logout) and the session it ended refused; the audit log names each person. Idle and maximum
- * lifetimes run on the fake clock in test/api/oidc.test.ts.
+ * logout) and the session it ended refused; a session revoked by an admin and one left idle past
+ * its timeout (the server's clock moved on) end in the browser; the audit log names each person.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
@@ -23,6 +23,9 @@ const freePort = (): Promise<number> =>
     });
   });
 
+const IDLE_MINUTES = 5;
+/** The server's clock: the real time (the browser's cookies follow it), moved on by `ahead` to reach an expiry. */
+const clock = { ahead: 0, now(): number { return Date.now() + this.ahead; } };
 let provider: TestProvider;
 let server: Awaited<ReturnType<typeof startInProcess>>;
 let origin: string;
@@ -37,8 +40,8 @@ before(async () => {
   });
   server = await startInProcess({
     port,
-    adminToken: ADMIN_TOKEN,
     auth: {
+      sessionIdleMinutes: IDLE_MINUTES,
       oidc: {
         issuer: provider.issuer,
         clientId: provider.clientId,
@@ -48,7 +51,8 @@ before(async () => {
         roleMapping: { 'cg-admins': 'admin', 'cg-viewers': 'viewer' },
       },
     },
-  });
+    adminToken: ADMIN_TOKEN,
+  }, { clock });
 });
 after(async () => {
   await server?.close();
@@ -151,4 +155,35 @@ test('an admin signs in, creates an account through the dashboard (its CSRF toke
   assert.ok(audit.some((r) => r.action === 'session.revoke' && JSON.stringify(r.actor).includes('alice')), 'signing out everywhere is recorded');
   const accountsMade = audit.filter((r) => r.action === 'account.create').map((r) => [r.after?.name, r.actor]);
   assert.deepEqual(accountsMade, [['Seen by Eve', { kind: 'admin-token' }], ['Made by Alice', { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }]], 'the account made in the dashboard names Alice');
+});
+
+test('a session an admin revoked, and one left idle past its timeout, end in the browser: the dashboard asks to sign in again', async () => {
+  const browser = await startBrowser(origin, [provider.issuer]);
+  try {
+    const { page } = browser;
+    const accountsStatus = () => page.evaluate(async () => (await fetch('/admin/api/accounts')).status);
+    await signInThroughProvider(page, 'alice');
+    assert.equal(await accountsStatus(), 200);
+    const revoked = await fetch(`${origin}/admin/api/sessions/revoke`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'alice' }) });
+    assert.equal(revoked.status, 200, await revoked.text());
+    assert.equal(await accountsStatus(), 401, 'the revoked session opens nothing');
+    await page.waitForLoadState('networkidle'); // the dashboard's own requests done: a reload aborts none
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+
+    // Signing in again from the page that asks for it.
+    provider.signInAs('alice');
+    await page.getByRole('link', { name: 'Sign in with your identity provider' }).click();
+    await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
+    clock.ahead += (IDLE_MINUTES - 1) * 60_000;
+    assert.equal(await accountsStatus(), 200, 'used within the idle timeout: still open (and its idle time starts again)');
+    clock.ahead += IDLE_MINUTES * 60_000 + 1_000;
+    assert.equal(await accountsStatus(), 401, 'idle past the timeout: ended');
+    await page.waitForLoadState('networkidle'); // the dashboard's own requests done: a reload aborts none
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    browser.assertClean(['401 GET /admin/api/accounts', '401 GET /auth/session']);
+  } finally {
+    await browser.close();
+  }
 });

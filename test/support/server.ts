@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig, type ConfigInput } from '../../src/config.ts';
+import type { Clock } from '../../src/lib/clock.ts';
 import { startServer as startService, type RunningServer as RunningService } from '../../src/server.ts';
 import { tempDirFactory } from './temp.ts';
 
@@ -125,10 +126,10 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
  * The service in this process (startServer), on a free loopback port with a temp data dir: for
  * tests that need no process of their own. `output` holds what it wrote (its log lines).
  */
-export const startInProcess = async (config: ConfigInput = {}): Promise<RunningService & { dataDir: string; output: () => string }> => {
+export const startInProcess = async (config: ConfigInput = {}, options: { clock?: Clock } = {}): Promise<RunningService & { dataDir: string; output: () => string }> => {
   const dataDir = config.dataDir ?? newDataDir();
   let output = '';
   const write = (text: string) => void (output += text);
-  const server = await startService(parseConfig({ host: '127.0.0.1', port: 0, adminToken: 'test-admin-token-0123456789', ...config, dataDir }), { output: { stdout: write, stderr: write } });
+  const server = await startService(parseConfig({ host: '127.0.0.1', port: 0, adminToken: 'test-admin-token-0123456789', ...config, dataDir }), { output: { stdout: write, stderr: write }, ...options });
   return { ...server, dataDir, output: () => output };
 };
