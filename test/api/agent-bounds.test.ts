@@ -105,5 +105,43 @@ for (const [engine, start] of Object.entries(engines)) {
       assert.equal(batch.body.results[1].agent, undefined);
       assert.equal(batch.body.results[1].agent_notice.code, 'agent_limit_reached');
     });
+
+    it('DELETE /admin/api/agents/:id deletes the agent and its history, audited; 404 for an unknown one; its name then makes a new agent', async () => {
+      const team = await accountWithKey(target, 'Team');
+      const first = await validate(team.key, { agent: 'team/x' });
+      await validate(team.key, { agent: 'team/y' });
+      const id: string = first.body.agent.id;
+      assert.equal((await validate(team.key, { agent: 'team/z' })).body.agent_notice.code, 'agent_limit_reached', 'at the bound');
+
+      const gone = await send(target, 'DELETE', `/admin/api/agents/${id}`, ADMIN);
+      assert.equal(gone.status, 200, JSON.stringify(gone.body));
+      assert.deepEqual(gone.body, { deleted: true });
+      assert.equal((await send(target, 'GET', `/agents/${id}`, ADMIN)).status, 404);
+      const again = await send(target, 'DELETE', `/admin/api/agents/${id}`, ADMIN);
+      assert.equal(again.status, 404);
+      assert.equal(again.body.error.code, 'NOT_FOUND');
+      assert.equal((await send(target, 'DELETE', `/admin/api/agents/${'x'.repeat(201)}`, ADMIN)).status, 400, 'an id too long to be one');
+      assert.equal((await send(target, 'DELETE', `/admin/api/agents/${id}`, team.key)).status, 401, 'an API key is no admin credential');
+      const report = await send(target, 'GET', `/reports/${first.body.report_id}`, team.key);
+      assert.equal(report.status, 200, 'its reports stay until retention');
+
+      const audit = await send(target, 'GET', '/admin/api/audit?action=agent.delete', ADMIN);
+      assert.equal(audit.status, 200);
+      const record = audit.body.entries.find((e: { target: { id: string } }) => e.target.id === id);
+      assert.ok(record, JSON.stringify(audit.body));
+      assert.deepEqual(record.target, { type: 'agent', id });
+      assert.equal(record.before.name, 'team/x');
+      assert.equal(record.before.badge_token, undefined, 'the badge token is not written to the audit log');
+
+      const freed = await validate(team.key, { agent: 'team/z' });
+      assert.ok(freed.body.agent, 'the deleted agent freed its place');
+      const reborn = await send(target, 'POST', '/v1/validate', team.key, { agent_card: sampleCard(), options: { agent: 'team/x' } });
+      assert.equal(reborn.body.agent, undefined, 'the bound holds again: team/y and team/z');
+      await send(target, 'DELETE', `/admin/api/agents/${freed.body.agent.id}`, ADMIN);
+      const fresh = await validate(team.key, { agent: 'team/x' });
+      assert.notEqual(fresh.body.agent.id, id, 'a new agent, with a new id');
+      const history = await send(target, 'GET', `/agents/${fresh.body.agent.id}`, ADMIN);
+      assert.deepEqual(history.body.reports.map((r: { id: string }) => r.id), [fresh.body.report_id], 'none of the old history');
+    });
   });
 }

@@ -2,7 +2,8 @@
  * Reading an agent's history and badge, without HTTP. An agent is read by the admin token or by a
  * key of its own account (usable from the caller's address); anyone else, and an unknown agent,
  * get the same NOT_FOUND, so a stranger learns nothing of which agents exist. The badge is read
- * with the agent's badge token instead, and refuses alike when the token is wrong.
+ * with the agent's badge token instead, and refuses alike when the token is wrong. The admin
+ * lists agents and deletes them.
  */
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -10,6 +11,7 @@ import { ipMatcher } from '../../lib/ip.ts';
 import type { AgentPageQuery, AgentRecord, AgentReportEntry } from '../../store/contract/agents.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import { isAdminToken } from '../accounts/admin-token.ts';
+import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import { findKeyAndAccount } from '../accounts/api-keys.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { badgeTokenMatches } from './operations.ts';
@@ -74,4 +76,16 @@ export const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: str
 export const pageAgentListing = async (deps: Pick<AppDeps, 'store' | 'urls'>, query: AgentPageQuery): Promise<Page<AgentView & { url: string }>> => {
   const page = await deps.store.pageAgents(query);
   return { ...page, items: page.items.map((agent) => ({ ...agentView(agent), url: agentUrl(deps.urls.reportsUrl, agent.id) })) };
+};
+
+/**
+ * Deletes the agent and its history, audited (`agent.delete`); its reports, its latest included,
+ * are then left to retention like any other. NOT_FOUND for an unknown agent.
+ */
+export const deleteAgent = async (deps: AuditDeps, id: string, by: AuditContext): Promise<void> => {
+  const before = await deps.store.getAgent(id);
+  if (!before || !(await deps.store.deleteAgent(id))) throw new ApiError('NOT_FOUND', `no agent ${JSON.stringify(id)}`);
+  await deps.store.commit();
+  const { account_id, name, first_seen, last_seen, latest_report_id, counts } = before;
+  await recordAudit(deps, by, { action: 'agent.delete', target: { type: 'agent', id }, before: { account_id, name, first_seen, last_seen, latest_report_id, counts } });
 };

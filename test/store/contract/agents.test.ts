@@ -154,6 +154,21 @@ contractSuite('agents', (withStore) => {
     assert.equal((await s.getReport('rpt_7'))?.id, 'rpt_7');
   });
 
+  withStore('agents: a deleted agent\'s latest report is kept no longer: retention takes it', async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    await s.putReport(report('rpt_1', { created_at: iso(T0 + 1000) }));
+    await s.commit();
+    await s.recordAgentReport(entry('agt_1', 'rpt_1', T0 + 1000));
+    assert.equal(await s.pruneReports(T0 + 5000), 0, 'the agent\'s latest stays');
+    assert.equal(await s.deleteAgent('agt_1'), true);
+    assert.equal(await s.deleteAgent('agt_1'), false, 'gone already');
+    assert.deepEqual(await s.listAgentReports('agt_1', { limit: 10 }), [], 'its history gone');
+    assert.equal(await s.pruneReports(T0 + 5000), 1, 'then retention takes it');
+    await s.commit();
+    assert.equal(await s.getReport('rpt_1'), undefined);
+  });
+
   withStore('agents: a name holding a NUL character cannot be stored (PostgreSQL text holds none), on any engine alike or refused', async (s) => {
     await accounts(s, 'acc_1');
     await s.ensureAgent(candidate('agt_1', 'acc_1', 'ok'));
