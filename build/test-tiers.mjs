@@ -75,6 +75,7 @@ export const declaredTiers = {
     'test/store/contract/reports.test.ts',
     'test/store/contract/agents.test.ts',
     'test/store/postgres-agent-limit.test.ts',
+    'test/store/postgres-agent-search.test.ts',
     'test/store/contract/rulesets.test.ts',
     'test/store/contract/monitors.test.ts',
     'test/store/contract/sessions.test.ts',

@@ -40,9 +40,8 @@ const LISTING: Listing = {
     last_seen: '(last_seen collate "C")',
     reports: 'reports',
   } satisfies Record<AgentSortField, string>,
+  // A search the sort's walk does not fill looks the matches up through the trigram indexes of migration 13.
   searched: ['name', 'id'],
-  // Agents are few beside reports: a search scans them (no trigram index).
-  lookUp: ({ sql, select, order, pattern }) => sql`${select} and (${sql.unsafe(asciiLowerSql('name'))} like ${pattern} or ${sql.unsafe(asciiLowerSql('id'))} like ${pattern}) ${order}`,
 };
 
 const entryRow = (entry: AgentReportEntry) => {
