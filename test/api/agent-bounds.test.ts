@@ -121,6 +121,7 @@ for (const [engine, start] of Object.entries(engines)) {
       assert.equal(again.status, 404);
       assert.equal(again.body.error.code, 'NOT_FOUND');
       assert.equal((await send(target, 'DELETE', `/admin/api/agents/${'x'.repeat(201)}`, ADMIN)).status, 400, 'an id too long to be one');
+      assert.equal((await send(target, 'DELETE', '/admin/api/agents/agt%00x', ADMIN)).status, 404, 'a NUL finds nothing (PostgreSQL text holds none)');
       assert.equal((await send(target, 'DELETE', `/admin/api/agents/${id}`, team.key)).status, 401, 'an API key is no admin credential');
       const report = await send(target, 'GET', `/reports/${first.body.report_id}`, team.key);
       assert.equal(report.status, 200, 'its reports stay until retention');
