@@ -92,7 +92,7 @@ for (const [engine, start] of Object.entries(engines)) {
       const gated = await validate(acme.key, { agent: 'acme/c', baseline: first.body.report_id });
       assert.equal(gated.status, 400, JSON.stringify(gated.body));
       assert.equal(gated.body.errors[0].path, 'options.baseline');
-      assert.match(gated.body.errors[0].message, /options\.agent "acme\/c" would be a new agent.*agents\.maxPerAccount/);
+      assert.match(gated.body.errors[0].message, /agent "acme\/c" \(options\.agent, else its endpoint URL\) would be a new agent.*agents\.maxPerAccount/);
 
       const other = await accountWithKey(target, 'Other');
       assert.ok((await validate(other.key, { agent: 'acme/c' })).body.agent, 'another account has its own bound');

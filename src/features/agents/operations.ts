@@ -177,7 +177,7 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
   const joined = known ? { agent: { id: known.id, name: known.name } } : await joinAgent(deps, accountId, ask.name);
   if (!joined) return undefined; // the account was deleted meanwhile
   // A gate asked for explicitly is not dropped silently: the caller relies on its answer.
-  if (joined.notice && baseline) throw refuse('options.baseline', `options.agent ${JSON.stringify(ask.name)} would be a new agent, and ${joined.notice.message}`);
+  if (joined.notice && baseline) throw refuse('options.baseline', `this card's agent ${JSON.stringify(ask.name)} (options.agent, else its endpoint URL) would be a new agent, and ${joined.notice.message}`);
   return { ...joined, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
 };
 
