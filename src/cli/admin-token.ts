@@ -40,7 +40,7 @@ export const runAdminToken = async (args: string[], io: AdminCliIO, ctx: AdminCl
           await recordAudit(deps, by, { action: 'admin_token.rotate', target: { type: 'admin_token', id: null }, after: { file } });
           io.stdout(`${token}\n`);
           io.stderr(`the admin token is replaced: the new one is in ${file} (the old one is refused from now on)\n`);
-        });
+        }, 'stop the server, rotate, then start it (no admin route rotates the token)');
       },
     },
     usage,

@@ -42,6 +42,8 @@ export const withStore = async (
   io: AdminCliIO,
   ctx: AdminCliContext,
   action: (store: Store, change: OfflineChange) => Promise<void>,
+  /** What to do instead while a server holds the data dir. */
+  whileHeld = 'use the admin API /admin/api or stop the server',
 ): Promise<number> => {
   let store: Store;
   try {
@@ -50,7 +52,7 @@ export const withStore = async (
     const pid = lockOwnerPid(e);
     io.stderr(
       pid !== undefined
-        ? `cardgate ${command}: data dir is in use by a running cardgate server (pid ${pid}); use the admin API /admin/api or stop the server\n`
+        ? `cardgate ${command}: data dir is in use by a running cardgate server (pid ${pid}); ${whileHeld}\n`
         : `cardgate ${command}: cannot open the store: ${(e as Error).message}\n`,
     );
     return 1;

@@ -61,6 +61,8 @@ input, select, textarea { font: inherit; color: inherit; background: var(--surfa
 .button:disabled { opacity: 0.6; cursor: progress; }
 /* A viewer (signed in through the identity provider) reads only: what would change something is not offered (the server refuses it anyway). */
 body[data-role="viewer"] form:not([role="search"]), body[data-role="viewer"] .button.danger, body[data-role="viewer"] [data-write] { display: none; }
+/* The audit log is read from the editor role up. */
+body[data-role="viewer"] nav a[data-nav="audit"] { display: none; }
 .button.primary { background: var(--accent); color: var(--accent-text); }
 .button.secondary { background: var(--surface); color: var(--text); border-color: var(--line); }
 .button.danger { background: var(--surface); color: var(--danger); border-color: var(--danger); }

@@ -2,8 +2,9 @@
  * Moving everything a store keeps into another store, whatever the engines (`cardgate export`,
  * `cardgate import`): a stream of JSON lines, a header first, then one record a line. Reports
  * travel as the very line the engines keep (see reports/lines.ts), as a JSON string, so that one
- * reads back byte for byte as it was. Rows are replaced by their key, so importing a stream twice
- * leaves what importing it once does.
+ * reads back byte for byte as it was. Rows are replaced by their key (audit records excepted: one
+ * whose id the log holds is left as it is), so importing a stream twice leaves what importing it
+ * once does.
  */
 import { EXPORTED_TABLES, rowIsValid, type TableName } from './contract/rows.ts';
 import type { Account } from './contract/accounts.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { createKey } from '../../src/features/accounts/api-keys.ts';
+import { createKey, rotateKey } from '../../src/features/accounts/api-keys.ts';
 import { iso } from '../../src/lib/clock.ts';
 import { AGENT_HISTORY_LIMIT, type AgentRecord } from '../../src/store/contract/agents.ts';
 import { testApp } from '../support/app.ts';
@@ -152,5 +152,24 @@ describe('an agent\'s history and badge', () => {
     assert.equal(body.agent.badge_token, undefined);
     const listed = await (await get('/admin/api/agents', json(ADMIN))).text();
     assert.ok(!listed.includes(agent.badge_token), 'the admin list holds no badge token');
+  });
+  it('an expired key, or a rotated secret past its grace, reads no history: the unknown agent\'s 404 (at the expiry\'s millisecond; 1 ms before it reads)', async () => {
+    const now = t.clock.now();
+    const expiring = await createKey(t.store, 'acct_own', { name: 'expiring', expires_at: iso(now + 60_000) }, t.config.keys, now);
+    const rotatedAway = (await createKey(t.store, 'acct_own', { name: 'rotated' }, t.config.keys, now)).secret;
+    await rotateKey(t.store, (await t.store.listKeys('acct_own')).find((k) => k.name === 'rotated')!.id, {}, { ...t.config.keys, rotationGraceHours: 0 }, now);
+    const unknownBody = await (await get('/agents/agt_missing', json(ADMIN))).json();
+    try {
+      t.clock.set(now + 60_000 - 1);
+      assert.equal((await get(`/agents/${agent.id}`, json(expiring.secret))).status, 200, '1 ms before its expiry');
+      t.clock.set(now + 60_000);
+      for (const credential of [expiring.secret, rotatedAway]) {
+        const res = await get(`/agents/${agent.id}`, json(credential));
+        assert.equal(res.status, 404, `credential ${credential.slice(0, 14)}`);
+        assert.deepEqual(await res.json(), unknownBody);
+      }
+    } finally {
+      t.clock.set(now);
+    }
   });
 });

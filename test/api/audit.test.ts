@@ -115,3 +115,23 @@ test('audit.log: each record is also written to the log, as one audit line', asy
   assert.equal(line.action, 'account.create');
   assert.equal(line.actor, 'admin-token');
 });
+
+test('behind a trusted proxy a record holds the client IP it forwarded (an untrusted peer\'s X-Forwarded-For is not believed); a key rotation is recorded without either secret', async () => {
+  const t = auditApp({ limits: { trustedProxies: ['198.51.100.0/24'] } });
+  const make = (forwarded: string, remoteAddress: string) =>
+    t.app.request('/admin/api/accounts', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-forwarded-for': forwarded }, body: JSON.stringify({ name: 'Acme', plan: 'pro' }) }, { incoming: { socket: { remoteAddress } } });
+  const viaProxy = await make('203.0.113.5', '198.51.100.9');
+  assert.equal(viaProxy.status, 201);
+  assert.equal((await make('203.0.113.6', '192.0.2.1')).status, 201);
+  const account = ((await viaProxy.json()) as { account: { id: string } }).account;
+  const created = await t.api('POST', `/accounts/${account.id}/keys`, { name: 'ci' });
+  const rotated = await t.api('POST', `/keys/${created.body.key.id}/rotate`);
+  assert.equal(rotated.status, 200);
+  const entries = (await t.api('GET', '/audit?limit=500')).body.entries as Array<Record<string, any>>;
+  assert.deepEqual(entries.filter((e) => e.action === 'account.create').map((e) => e.ip).reverse(), ['203.0.113.5', '192.0.2.1']);
+  const rotation = nonEmpty(entries.filter((e) => e.action === 'key.rotate'), 'key.rotate records', 1);
+  assert.equal(rotation.length, 1);
+  assert.equal(rotation[0]!.target.id, created.body.key.id);
+  const whole = JSON.stringify(entries);
+  for (const secret of [created.body.secret as string, rotated.body.secret as string]) assert.ok(secret && !whole.includes(secret), 'a secret is in the audit log');
+});

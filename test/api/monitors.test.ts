@@ -44,6 +44,19 @@ describe('admin monitors', async () => {
   const receiver = await startReceiver((res) => res.end('ok'));
   after(() => Promise.all([host.close(), receiver.close()]));
 
+  it('creating, pausing, resuming and deleting a monitor are each recorded once in the audit log, by the admin token, without the signing secret', async () => {
+    const t = await newApp();
+    const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/events` })).json();
+    const id = created.monitor.id;
+    for (const step of ['pause', 'resume']) assert.equal((await t.app.request(`/admin/api/monitors/${id}/${step}`, { method: 'POST', headers: auth })).status, 200, step);
+    assert.equal((await t.app.request(`/admin/api/monitors/${id}`, { method: 'DELETE', headers: auth })).status, 200);
+    const records = (await t.store.pageAudit({ limit: 100 })).items.reverse();
+    assert.deepEqual(records.map((r) => [r.action, r.target.type, r.target.id, r.actor.kind]), ['monitor.create', 'monitor.pause', 'monitor.resume', 'monitor.delete'].map((action) => [action, 'monitor', id, 'admin-token']));
+    assert.equal(records[0]!.after?.account_id, 'acct_1');
+    assert.equal(records[0]!.after?.url, `${host.url}/card.json`);
+    assert.equal(JSON.stringify(records).includes(created.signing_secret.replace(/^whsec_/, '')), false, 'no signing secret in any record');
+  });
+
   it('creates a monitor, runs it once (the first run in the answer), shows its secret once and never again', async () => {
     const t = await newApp();
     const res = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/events` });

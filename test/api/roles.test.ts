@@ -96,3 +96,27 @@ test('/metrics (access admin) opens to the admin token and an admin session, not
   assert.equal((await app.request('/metrics', { headers: { cookie: `cardgate_session=${admin}` } })).status, 200);
   assert.equal((await app.request('/metrics', { headers: { authorization: 'Bearer test-admin-token-0123456789' } })).status, 200);
 });
+
+test('CSRF, route by route: every state-changing admin route refuses an admin\'s cookie without the token, with another session\'s token, from Origin null or another site, and a form post; nothing is changed', async () => {
+  const t = setUp();
+  const admin = (await t.sessions.start({ subject: 'ad', email: null, role: 'admin' })).token;
+  const other = (await t.sessions.start({ subject: 'ot', email: null, role: 'admin' })).token;
+  const routes = nonEmpty((await adminRoutes(t.app)).filter((r) => r.method !== 'GET'), 'state-changing admin routes');
+  const forged: Array<[string, Record<string, string>]> = [
+    ['no token', { origin: ORIGIN, 'content-type': 'application/json' }],
+    ["another session's token", { origin: ORIGIN, 'x-csrf-token': csrfTokenOf(other), 'content-type': 'application/json' }],
+    ['Origin null', { origin: 'null', 'x-csrf-token': csrfTokenOf(admin), 'content-type': 'application/json' }],
+    ['another origin', { origin: 'https://evil.example', 'x-csrf-token': csrfTokenOf(admin), 'content-type': 'application/json' }],
+    ['cross-site fetch', { 'sec-fetch-site': 'cross-site', 'x-csrf-token': csrfTokenOf(admin), 'content-type': 'application/json' }],
+    ['a form post', { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }],
+  ];
+  for (const { method, path } of routes) {
+    for (const [name, headers] of forged) {
+      const response = await t.app.request(path.replace(/\{[^}]+\}/g, 'none'), { method, headers: { cookie: `cardgate_session=${admin}`, ...headers }, body: headers['content-type']!.includes('json') ? '{"name":"Forged","plan":"team"}' : 'name=Forged&plan=team' });
+      const body = (await response.json()) as { error?: { code: string } };
+      assert.equal(response.status, 403, `${name}: ${method} ${path}`);
+      assert.equal(body.error?.code, 'FORBIDDEN', `${name}: ${method} ${path}`);
+    }
+  }
+  assert.deepEqual(await t.deps.store.listAccounts(), [], 'no account was made');
+});

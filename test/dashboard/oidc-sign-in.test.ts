@@ -6,6 +6,7 @@
  * lifetimes run on the fake clock in test/api/oidc.test.ts.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
@@ -80,6 +81,29 @@ test('a viewer signs in through the provider, is offered no changes and refused 
     assert.equal(new URL(page.url()).origin, origin);
     assert.equal(await page.locator('body').getAttribute('data-role'), 'viewer');
     assert.equal(await page.getByRole('button', { name: 'Create account' }).isVisible(), false, 'a viewer is not offered the form');
+    assert.equal(await page.getByRole('link', { name: 'Audit', exact: true }).isVisible(), false, 'a viewer is not offered the audit log, which needs the editor role');
+    // An account with a key, made with the admin token: its page offers the viewer no key change.
+    // An account with a key and a ruleset, and a trusted key, made with the admin token: their pages offer the viewer no change,
+    // and ask nothing a viewer is refused (the ruleset's preview needs the editor role; browser.assertClean below).
+    const adminCall = async (method: string, path: string, body: unknown, type = 'application/json') => {
+      const res = await fetch(`${origin}/admin/api${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': type }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      assert.ok(res.ok, `${method} ${path}: ${res.status}`);
+      return (await res.json()) as { account: { id: string } };
+    };
+    const { account } = await adminCall('POST', '/accounts', { name: 'Seen by Eve', plan: 'pro' });
+    await adminCall('POST', `/accounts/${account.id}/keys`, { name: 'ci' });
+    await adminCall('PUT', `/accounts/${account.id}/ruleset`, 'rules:\n  field.unknown: off\n', 'application/yaml');
+    await adminCall('POST', '/trust-keys', { jwk: { ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), kid: 'k1' } });
+    await page.goto(`${origin}/dashboard#/accounts/${account.id}`);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('heading', { name: 'Ruleset' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Delete key ci' }).isVisible(), false, 'a viewer is not offered deleting a key');
+    assert.equal(await page.getByRole('button', { name: 'Rotate key ci' }).isVisible(), false, 'a viewer is not offered rotating a key');
+    assert.equal(await page.getByRole('button', { name: 'Delete ruleset' }).isVisible(), false, 'a viewer is not offered deleting the ruleset');
+    await page.goto(`${origin}/dashboard#/trust-keys`);
+    await page.getByText('k1', { exact: true }).first().waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Revoke key k1' }).isVisible(), false, 'a viewer is not offered revoking a trusted key');
+    assert.equal(await page.getByRole('button', { name: 'Delete key k1' }).isVisible(), false, 'a viewer is not offered deleting a trusted key');
     await browser.screenshot('oidc-viewer');
 
     const refused = await writeFromPage(page, true);
@@ -120,10 +144,11 @@ test('an admin signs in, creates an account through the dashboard (its CSRF toke
     await browser.close();
   }
   const exported = await (await fetch(`${origin}/admin/api/export`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
-  const audit = exported.split('\n').filter((line) => line.includes('"table":"audit"')).map((line) => (JSON.parse(line) as { row: { action: string; actor: unknown } }).row);
+  const audit = exported.split('\n').filter((line) => line.includes('"table":"audit"')).map((line) => (JSON.parse(line) as { row: { action: string; actor: unknown; after: { name?: string } | null } }).row);
   const signIns = audit.filter((r) => r.action === 'session.sign_in').map((r) => r.actor);
   assert.deepEqual(signIns, [{ kind: 'oidc', subject: 'eve', email: 'eve@corp.example' }, { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }]);
   assert.ok(audit.some((r) => r.action === 'session.sign_out'), 'the sign-out is recorded');
   assert.ok(audit.some((r) => r.action === 'session.revoke' && JSON.stringify(r.actor).includes('alice')), 'signing out everywhere is recorded');
-  assert.deepEqual(audit.filter((r) => r.action === 'account.create').map((r) => r.actor), [{ kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }], 'the account made in the dashboard names Alice');
+  const accountsMade = audit.filter((r) => r.action === 'account.create').map((r) => [r.after?.name, r.actor]);
+  assert.deepEqual(accountsMade, [['Seen by Eve', { kind: 'admin-token' }], ['Made by Alice', { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }]], 'the account made in the dashboard names Alice');
 });

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { after, test } from 'node:test';
 import { parseConfig } from '../../src/config.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
+import { slowCardText, timeLimitForSlowCard } from '../support/slow-card.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { validationSettings } from '../../src/features/validation/card-result.ts';
 import { serviceTaskSet, type ServiceTasks } from '../../src/features/tasks.ts';
@@ -157,11 +158,9 @@ test('a task past the time limit stops its worker: it fails, the tasks queued be
 });
 
 test('the real worker is stopped in the middle of a long validation, and its replacement validates', async () => {
-  // 90,000 faulty skills take well over a second anywhere; the replacement's first, cold
-  // validation of a small card stays within 500 ms on a loaded machine too (not within 100 ms).
-  const { pool: p } = pool(1, undefined, 500);
+  const { pool: p } = pool(1, undefined, timeLimitForSlowCard());
   const small = JSON.stringify({ agent_card: sampleCard() });
-  const huge = JSON.stringify({ agent_card: { name: 'x', skills: Array.from({ length: 90_000 }, () => ({ id: 'a' })) } });
+  const huge = `{"agent_card":${slowCardText}}`;
   await p.run('single', small); // the worker is up: its start-up is not what is timed
   await assert.rejects(p.run('single', huge), ValidationTimeout);
   assert.equal(validated(await p.run('single', small)).valid, true);

@@ -91,13 +91,13 @@ export const monitorRoutes = (deps: AppDeps, runner: MonitorRunner): ApiRoutes =
   const monitors = monitorOperations(deps, runner);
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
   return apiRoutes()
-    .openapi(routes.create, async (c) => c.json(await monitors.create(await body(c)), 201))
+    .openapi(routes.create, async (c) => c.json(await monitors.create(await body(c), c.get('audit')), 201))
     .openapi(routes.list, async (c) => c.json(await monitors.list(c.req.valid('query')), 200))
     .openapi(routes.get, async (c) => c.json({ monitor: await monitors.get(c.req.valid('param').id) }, 200))
-    .openapi(routes.pause, async (c) => c.json({ monitor: await monitors.setPaused(c.req.valid('param').id, true) }, 200))
-    .openapi(routes.resume, async (c) => c.json({ monitor: await monitors.setPaused(c.req.valid('param').id, false) }, 200))
+    .openapi(routes.pause, async (c) => c.json({ monitor: await monitors.setPaused(c.req.valid('param').id, true, c.get('audit')) }, 200))
+    .openapi(routes.resume, async (c) => c.json({ monitor: await monitors.setPaused(c.req.valid('param').id, false, c.get('audit')) }, 200))
     .openapi(routes.delete, async (c) => {
-      await monitors.delete(c.req.valid('param').id);
+      await monitors.delete(c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);
     });
 };

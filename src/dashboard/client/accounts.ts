@@ -190,7 +190,7 @@ function keysSection(account: Account, keys: readonly ApiKey[], showIps: boolean
     expiry(k),
     ...(showIps ? [k.allowed_ips && k.allowed_ips.length ? k.allowed_ips.join(', ') : h('span', { class: 'muted' }, 'any address')] : []),
     h('div', { class: 'actions start' },
-      h('button', { type: 'button', class: 'button secondary small', 'aria-label': 'Rotate key ' + k.name,
+      h('button', { type: 'button', class: 'button secondary small', 'data-write': true, 'aria-label': 'Rotate key ' + k.name,
         onclick: guarded(() => rotateKey(account, k)) }, 'Rotate'),
       h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Delete key ' + k.name,
         onclick: guarded(() => deleteKey(account, k)) }, 'Delete')),

@@ -83,7 +83,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
       h('h2', { id: 'agent-badge-title' }, 'Badge'),
       h('p', { class: 'hint' }, 'The latest verdict, for a README. The address holds the agent\'s badge token: whoever has it sees the verdict.'),
       h('pre', { class: 'snippet' }, '![cardgate](' + history.badge_url + ')')),
-    h('section', { class: 'card danger-zone', 'aria-labelledby': 'agent-delete-title' },
+    h('section', { class: 'card danger-zone', 'data-write': true, 'aria-labelledby': 'agent-delete-title' },
       h('h2', { id: 'agent-delete-title' }, 'Delete this agent'),
       h('p', {}, 'Deletes the agent and its history; its reports stay until retention removes them. A later validation of this name makes a new agent.'),
       h('button', { type: 'button', class: 'button danger', onclick: guarded(() => deleteAgent(agent)) }, 'Delete agent')));

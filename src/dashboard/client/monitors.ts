@@ -52,8 +52,8 @@ export async function monitorsView(): Promise<HTMLElement> {
     m.paused ? h('span', { class: 'muted' }, '\u2014') : when(m.next_run_at),
     h('div', { class: 'actions start' },
       m.paused
-        ? h('button', { type: 'button', class: 'button secondary small', 'aria-label': 'Resume monitor of ' + m.url, onclick: guarded(() => setPaused(m, false)) }, 'Resume')
-        : h('button', { type: 'button', class: 'button secondary small', 'aria-label': 'Pause monitor of ' + m.url, onclick: guarded(() => setPaused(m, true)) }, 'Pause'),
+        ? h('button', { type: 'button', class: 'button secondary small', 'data-write': true, 'aria-label': 'Resume monitor of ' + m.url, onclick: guarded(() => setPaused(m, false)) }, 'Resume')
+        : h('button', { type: 'button', class: 'button secondary small', 'data-write': true, 'aria-label': 'Pause monitor of ' + m.url, onclick: guarded(() => setPaused(m, true)) }, 'Pause'),
       h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Delete monitor of ' + m.url, onclick: guarded(() => deleteMonitor(m)) }, 'Delete')),
   ]);
   return h('section', {},

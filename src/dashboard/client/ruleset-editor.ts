@@ -67,8 +67,11 @@ const previewView = (preview: Preview): HTMLElement => {
 
 /** The Ruleset card of an account's page: `current` is its ruleset, or null when it has none. */
 export function rulesetSection(account: Account, current: AccountRuleset | null): HTMLElement {
+  // A viewer reads the ruleset: the preview (and a change) needs the editor role.
+  const readOnly = document.body.dataset.role === 'viewer';
   const text = h('textarea', { id: 'ruleset-text', name: 'ruleset', rows: 12, spellcheck: 'false', autocomplete: 'off', class: 'code-input', placeholder: PLACEHOLDER });
   text.value = current ? current.text : '';
+  text.readOnly = readOnly;
   const sample = h('textarea', { id: 'ruleset-sample', name: 'sample', rows: 8, spellcheck: 'false', autocomplete: 'off', class: 'code-input' });
   sample.value = SAMPLE_CARD;
   const outcome = h('div', { id: 'ruleset-preview', 'aria-live': 'polite' });
@@ -95,6 +98,7 @@ export function rulesetSection(account: Account, current: AccountRuleset | null)
     }
   };
   const later = (): void => {
+    if (readOnly) return;
     clearTimeout(timer);
     timer = setTimeout(() => void preview(), PREVIEW_DELAY_MS);
   };
@@ -116,7 +120,8 @@ export function rulesetSection(account: Account, current: AccountRuleset | null)
     await api('DELETE', rulesetPath(account.id));
     await go(accountHash(account.id), 'Ruleset of "' + account.name + '" deleted.');
   });
-  if (current) void preview();
+  if (current && readOnly) outcome.replaceChildren(h('p', { class: 'muted' }, 'Read only: previewing and changing the ruleset need the editor role.'));
+  else if (current) void preview();
   else outcome.replaceChildren(h('p', { class: 'muted' }, 'No ruleset: this account\u2019s keys are judged by the server\u2019s default.'));
 
   return h('section', { class: 'card', 'aria-labelledby': 'ruleset-title' },

@@ -57,7 +57,7 @@ export async function trustKeysView(): Promise<HTMLElement> {
       k.revoked_at === null
         ? h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Revoke key ' + k.kid, onclick: guarded(() => revokeKey(k)) }, 'Revoke')
         : null,
-      h('button', { type: 'button', class: 'button secondary small', 'aria-label': 'Delete key ' + k.kid, onclick: guarded(() => deleteKey(k)) }, 'Delete')),
+      h('button', { type: 'button', class: 'button secondary small', 'data-write': true, 'aria-label': 'Delete key ' + k.kid, onclick: guarded(() => deleteKey(k)) }, 'Delete')),
   ]);
   return h('section', {},
     h('h1', {}, 'Trust keys'),

@@ -1,7 +1,8 @@
 /**
  * Reading an agent's history and badge, without HTTP. An agent is read by the admin token or by a
  * key of its own account (usable from the caller's address); anyone else, and an unknown agent,
- * get the same NOT_FOUND, so a stranger learns nothing of which agents exist. The badge is read
+ * get the same NOT_FOUND, so a stranger learns nothing of which agents exist (an expired key, or a
+ * rotated secret past its grace, reads as an unknown one). The badge is read
  * with the agent's badge token instead, and refuses alike when the token is wrong. The admin
  * lists agents and deletes them.
  */
@@ -12,7 +13,7 @@ import type { AgentPageQuery, AgentRecord, AgentReportEntry } from '../../store/
 import type { Page } from '../../store/contract/paging.ts';
 import { isAdminToken } from '../accounts/admin-token.ts';
 import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
-import { findKeyAndAccount } from '../accounts/api-keys.ts';
+import { expiredAt, findKeyAndAccount } from '../accounts/api-keys.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { badgeTokenMatches } from './operations.ts';
 import { agentView, historyEntries, type AgentHistory, type AgentView } from './history.ts';
@@ -23,12 +24,13 @@ export type HistoryReader = { admin: true } | { account_id: string };
 const notFound = () => new ApiError('NOT_FOUND', 'no agent with this id that these credentials may read');
 
 /** The reader `credential` (the admin token or an API key) makes from `ip`; undefined for none or one that reads nothing. */
-export const historyReader = async (deps: Pick<AppDeps, 'store' | 'config'>, credential: string | undefined, ip: string): Promise<HistoryReader | undefined> => {
+export const historyReader = async (deps: Pick<AppDeps, 'store' | 'config' | 'clock'>, credential: string | undefined, ip: string): Promise<HistoryReader | undefined> => {
   if (!credential) return undefined;
   if (await isAdminToken(deps.store, deps.config, credential)) return { admin: true };
   const found = await findKeyAndAccount(deps.store, credential, deps.config.keys.prefix);
   if (!found) return undefined;
   const { key, account } = found;
+  if (expiredAt(key, credential, deps.clock.now()) !== undefined) return undefined;
   if (key.allowed_ips.length > 0 && !ipMatcher(key.allowed_ips)(ip)) return undefined;
   return { account_id: account.id };
 };

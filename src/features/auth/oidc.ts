@@ -30,6 +30,25 @@ const PROVIDER_TIMEOUT_S = 10;
 /** An authorization code is a few hundred characters; anything far longer is not sent on. */
 const MAX_CODE_CHARS = 4096;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** Largest answer read from the provider (discovery, JWKS, token, userinfo: each a few KB); a longer one fails its request. */
+const MAX_PROVIDER_ANSWER_BYTES = 1024 * 1024;
+
+/** fetch, with the answer's body cut off (an error, its connection closed) past MAX_PROVIDER_ANSWER_BYTES: the time limit alone lets a fast provider send gigabytes. */
+const boundedFetch: client.CustomFetch = async (url, options) => {
+  const answer = await fetch(url, options as RequestInit);
+  if (answer.body === null) return answer;
+  let read = 0;
+  const bounded = answer.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        read += chunk.byteLength;
+        if (read > MAX_PROVIDER_ANSWER_BYTES) out.error(new Error(`the identity provider's answer from ${url} is over ${MAX_PROVIDER_ANSWER_BYTES} bytes`));
+        else out.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(bounded, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+};
 
 const emailDomainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
@@ -63,10 +82,13 @@ export const oidcSignIn = (settings: OidcSettings, clientSecret: string, clock: 
     discovered ??= client
       .discovery(new URL(settings.issuer), settings.clientId, clientSecret, undefined, {
         timeout: PROVIDER_TIMEOUT_S,
+        [client.customFetch]: boundedFetch,
         // Plain http only to a provider on this machine (a test, a development set-up).
         execute: LOOPBACK.has(new URL(settings.issuer).hostname) ? [client.allowInsecureRequests] : [],
       })
       .then((config) => {
+        // Without these every sign-in would fail later, outside the refusals the routes answer.
+        for (const name of ['authorization_endpoint', 'token_endpoint'] as const) if (typeof config.serverMetadata()[name] !== 'string') throw new Error(`its discovery document names no ${name}`);
         config.timeout = PROVIDER_TIMEOUT_S;
         return config;
       })

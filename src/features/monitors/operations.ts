@@ -5,6 +5,7 @@
  * returns.
  */
 import type { AppDeps } from '../../deps.ts';
+import { recordAudit, type AuditContext } from '../audit/audit.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { parseInput } from '../../errors/bad-input.ts';
 import { iso } from '../../lib/clock.ts';
@@ -17,6 +18,15 @@ import type { MonitorRunner } from './runner.ts';
 
 const unknownMonitor = (id: string) => new ApiError('NOT_FOUND', `no monitor ${id}`);
 const unknownAccount = (id: string) => new ApiError('NOT_FOUND', `no account ${id}`);
+
+/**
+ * A monitor as the audit log keeps it: its card's address without the query, and only the origin
+ * of its notify URL (chat webhook addresses carry their secret in the path).
+ */
+const monitorSummary = (m: MonitorRecord) => {
+  const { origin, pathname } = new URL(m.url);
+  return { account_id: m.account_id, url: `${origin}${pathname}`, interval_seconds: m.interval_seconds, notify: m.notify_url === null ? null : new URL(m.notify_url).origin, paused: m.paused };
+};
 
 /** A list's cursor: the last monitor id of the previous page. */
 const monitorIdPattern = idPattern('mon');
@@ -35,7 +45,7 @@ export const monitorOperations = (deps: AppDeps, runner: MonitorRunner) => {
 
   return {
     /** Stores the monitor, held by this instance's runner, and runs it once before answering. */
-    create: async (input: unknown): Promise<CreatedMonitor> => {
+    create: async (input: unknown, by: AuditContext): Promise<CreatedMonitor> => {
       const body = parseInput(newMonitorSchema, input);
       checkNewMonitor(config, runner.policies, body);
       const now = clock.now();
@@ -61,6 +71,7 @@ export const monitorOperations = (deps: AppDeps, runner: MonitorRunner) => {
       if (outcome === 'no-account') throw unknownAccount(body.account_id);
       if (outcome === 'full') throw new ApiError('CONFLICT', `there are ${config.monitors.max} monitors already, the most monitors.max (CARDGATE_MONITOR_MAX) allows: delete one, or raise the setting`);
       await store.commit();
+      await recordAudit(deps, by, { action: 'monitor.create', target: { type: 'monitor', id: record.id }, after: monitorSummary(record) });
       const ran = await runner.runHeld(record, now, { quiet: true }).catch((e: unknown) => {
         if (e instanceof StoreUnavailableError) throw e; // the 503: the caller tries again later
         // The monitor is made (and its secret only here): the run's failure is logged, and it runs again next interval.
@@ -79,14 +90,18 @@ export const monitorOperations = (deps: AppDeps, runner: MonitorRunner) => {
     },
     get: async (id: string) => monitorView(await found(id)),
     /** A paused monitor is not run; resumed, it runs at the next poll. */
-    setPaused: async (id: string, paused: boolean) => {
+    setPaused: async (id: string, paused: boolean, by: AuditContext) => {
       const changed = await store.setMonitorPaused(id, paused, clock.now());
       if (!changed) throw unknownMonitor(id);
-      return committed(store, monitorView(changed));
+      const view = await committed(store, monitorView(changed));
+      await recordAudit(deps, by, { action: paused ? 'monitor.pause' : 'monitor.resume', target: { type: 'monitor', id }, after: monitorSummary(changed) });
+      return view;
     },
-    delete: async (id: string) => {
-      if (!(await store.deleteMonitor(id))) throw unknownMonitor(id);
+    delete: async (id: string, by: AuditContext) => {
+      const before = await store.getMonitor(id);
+      if (!before || !(await store.deleteMonitor(id))) throw unknownMonitor(id);
       await store.commit();
+      await recordAudit(deps, by, { action: 'monitor.delete', target: { type: 'monitor', id }, before: monitorSummary(before) });
     },
   };
 };

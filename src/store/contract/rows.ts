@@ -21,6 +21,9 @@ const isEntry = (v: unknown): v is Record<string, unknown> =>
   isObject(v) && strings(v, 'agent_id', 'report_id', 'created_at') && typeof v.valid === 'boolean' && numbers(v, 'score', 'errors', 'warnings') && stringOrNull(v.branch);
 const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
 const sessionRoles: readonly unknown[] = ['viewer', 'editor', 'admin'] satisfies SessionRole[];
+/** An audit record's actor: one of the three kinds, with what each names (filters and labels read them). */
+const isActor = (v: unknown): boolean =>
+  isObject(v) && (v.kind === 'admin-token' || (v.kind === 'cli' && typeof v.os_user === 'string') || (v.kind === 'oidc' && typeof v.subject === 'string' && stringOrNull(v.email)));
 
 /** Whether a row read from outside has what the code relies on, under its key. */
 export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean> = {
@@ -50,6 +53,6 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
   sessions: (key, v) =>
     isObject(v) && strings(v, 'id', 'subject', 'created_at', 'last_seen_at', 'idle_until', 'expires_at') && v.id === key && stringOrNull(v.email) && stringOrNull(v.revoked_at) && sessionRoles.includes(v.role),
   audit: (key, v) =>
-    isObject(v) && strings(v, 'id', 'at', 'action') && v.id === key && stringOrNull(v.ip) && isObject(v.actor) && typeof v.actor.kind === 'string' &&
+    isObject(v) && strings(v, 'id', 'at', 'action') && v.id === key && stringOrNull(v.ip) && isActor(v.actor) &&
     isObject(v.target) && typeof v.target.type === 'string' && stringOrNull(v.target.id) && (v.before === null || isObject(v.before)) && (v.after === null || isObject(v.after)),
 };

@@ -58,7 +58,7 @@ export class MemoryAudit implements AuditTable {
   readonly rows: AuditRows;
 
   constructor(journal: Journal) {
-    this.rows = new AuditRows('audit', journal, { kept: (r) => Object.freeze(structuredClone(r)) });
+    this.rows = new AuditRows('audit', journal, { kept: (r) => Object.freeze(structuredClone(r)), appendOnly: true });
   }
 
   async appendAudit(record: AuditRecord): Promise<void> {

@@ -35,6 +35,8 @@ export interface RowForm<V> {
   toDoc?: (key: string, value: V) => unknown;
   /** A snapshot's row as its key and value (default: its id and itself). */
   fromDoc?: (row: unknown) => [unknown, unknown];
+  /** An import adds rows but never replaces one of the same key (the audit log: history is not rewritten). */
+  appendOnly?: boolean;
 }
 
 export class JournaledMap<V> implements KeptRows {
@@ -84,6 +86,7 @@ export class JournaledMap<V> implements KeptRows {
     this.rows.set(key, this.form.kept ? this.form.kept(value as V) : (value as V));
   }
   importRow(key: string, value: unknown): void {
+    if (this.form.appendOnly && this.rows.has(key)) return;
     this.set(key, value as V);
   }
   remove(key: string): void {

@@ -11,8 +11,8 @@ import { optionalText, sought, text, type Queries } from './sql.ts';
 
 export const auditFromRow = (row: Record<string, unknown>): AuditRecord => Object.freeze(JSON.parse(row.record as string) as AuditRecord);
 
-/** Stores the record; an import replaces the record of its id, an append never does (see appendAudit). */
-export const writeAudit = (sql: Queries, record: AuditRecord, replace: boolean) => {
+/** Stores the record; on an import (`imported`) a record whose id the log holds is left as it is (history is never rewritten), an append refuses it. */
+export const writeAudit = (sql: Queries, record: AuditRecord, imported: boolean) => {
   const what = `audit record ${record.id}`;
   const row = {
     id: text(what, record.id),
@@ -24,10 +24,7 @@ export const writeAudit = (sql: Queries, record: AuditRecord, replace: boolean) 
     target_id: optionalText(what, record.target.id),
     record: text(what, encodeRecord(what, record)),
   };
-  return replace
-    ? sql`insert into audit_log ${sql(row)} on conflict (id) do update set at = excluded.at, actor_kind = excluded.actor_kind, actor_label = excluded.actor_label,
-        actor_email = excluded.actor_email, action = excluded.action, target_id = excluded.target_id, record = excluded.record`
-    : sql`insert into audit_log ${sql(row)}`;
+  return imported ? sql`insert into audit_log ${sql(row)} on conflict (id) do nothing` : sql`insert into audit_log ${sql(row)}`;
 };
 
 const filters = (sql: Sql, q: AuditPageQuery) => {

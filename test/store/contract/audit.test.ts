@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AuditRecord } from '../../../src/store/contract/audit.ts';
 import { AUDIT_CALLS } from '../../../src/store/contract/audit.ts';
-import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
+import { exportHeader, exportLine, ImportReader, type StoreTransfer, type TransferRow } from '../../../src/store/transfer.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -86,6 +86,14 @@ contractSuite('audit', (withStore) => {
     assert.deepEqual(await page({ action: 'nothing\u0000' }), [], 'a NUL character matches nothing');
   });
 
+  withStore('audit: an import adds the records it carries as history but never changes one the log holds (a forged record of an existing id is left out)', async (s) => {
+    for (const n of [1, 2]) await s.appendAudit(record(n));
+    const forged = record(1, { action: 'account.delete', actor: { kind: 'cli', os_user: 'mallory' }, after: null });
+    const rows: TransferRow[] = [forged, record(3)].map((row) => ({ table: 'audit', row }));
+    await (s as typeof s & StoreTransfer).importRows((async function* () { yield* rows; })());
+    assert.deepEqual((await s.pageAudit({ limit: 10 })).items, [record(3), record(2), record(1)]);
+  });
+
   withStore('audit: retention prunes the records before a time, and only those', async (s) => {
     for (const n of [1, 2, 3]) await s.appendAudit(record(n));
     assert.equal(await s.pruneAudit(iso(T0 + 2000)), 1);
@@ -142,4 +150,22 @@ test('the hourly upkeep prunes audit records older than audit.retentionDays (fil
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('an import refuses an audit record whose time is not an ISO instant (it would head the log and outlive retention) or whose actor is not one of the three kinds, each with what it names', () => {
+  const read = (row: unknown) => {
+    const reader = new ImportReader();
+    reader.read(exportHeader('0.1.0', T0));
+    return reader.read(exportLine({ table: 'audit', row } as TransferRow));
+  };
+  assert.deepEqual(read(record(1)), { table: 'audit', row: record(1) });
+  for (const actor of [{ kind: 'cli', os_user: 'alice' }, { kind: 'oidc', subject: 's', email: null }, { kind: 'oidc', subject: 's', email: 'a@b.example' }]) assert.ok(read(record(1, { actor } as never)), JSON.stringify(actor));
+  const forged: Array<[string, unknown]> = [
+    ['a time after every other', record(1, { at: 'zzzz' })],
+    ['a time in another form', record(1, { at: '2026-11-21 12:00:00' })],
+    ['an unknown actor kind', record(1, { actor: { kind: 'root' } } as never)],
+    ['an oidc actor without its subject', record(1, { actor: { kind: 'oidc', email: null } } as never)],
+    ['a cli actor without its user', record(1, { actor: { kind: 'cli' } } as never)],
+  ];
+  for (const [what, row] of forged) assert.throws(() => read(row), /not a valid audit row|is not a time as cardgate writes it/, what);
 });
