@@ -177,6 +177,8 @@ export const configSchema = z
       .strict()
       .prefault({}),
     reports: z.object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+    /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */
+    agents: z.object({ maxPerAccount: z.number().int().min(1).max(10_000_000).default(10_000) }).strict().prefault({}),
     audit: z
       .object({
         /** How long audit records are kept, days (pruned by the store's hourly upkeep). */
@@ -334,6 +336,7 @@ const envVars: Record<string, { path: string[]; type: SettingType }> = {
   CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ['monitors', 'pollIntervalMs'], type: 'number' },
   CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ['monitors', 'maxBackoffSeconds'], type: 'number' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
+  CARDGATE_AGENTS_MAX_PER_ACCOUNT: { path: ['agents', 'maxPerAccount'], type: 'number' },
   CARDGATE_AUDIT_RETENTION_DAYS: { path: ['audit', 'retentionDays'], type: 'number' },
   CARDGATE_AUDIT_LOG: { path: ['audit', 'log'], type: 'boolean' },
   CARDGATE_KEY_MAX_LIFETIME_DAYS: { path: ['keys', 'maxLifetimeDays'], type: 'number' },

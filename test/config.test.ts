@@ -87,10 +87,18 @@ test('a bad value names the field path and the reason', () => {
     [{ unknownSetting: true }, /unknownSetting|Unrecognized key/],
     [{ limits: { daily: { fre: 20 } } }, /limits\.daily: .*fre/],
     [{ webhooks: { allowedHost: ['loopback'] } }, /webhooks: .*allowedHost/],
+    [{ agents: { maxPerAccount: 0 } }, /agents\.maxPerAccount: /],
+    [{ agents: { maxPerAccount: 1e12 } }, /agents\.maxPerAccount: /],
+    [{ agents: { maxPerAccount: 2.5 } }, /agents\.maxPerAccount: /],
   ];
   for (const [input, pattern] of cases) {
     assert.throws(() => parseConfig(input), (e: unknown) => e instanceof ConfigError && pattern.test(e.message));
   }
+  assert.equal(loadConfig({ env: { CARDGATE_AGENTS_MAX_PER_ACCOUNT: '250' }, cwd: emptyDir() }).agents.maxPerAccount, 250);
+  assert.throws(
+    () => loadConfig({ env: { CARDGATE_AGENTS_MAX_PER_ACCOUNT: '-1' }, cwd: emptyDir() }),
+    (e: unknown) => e instanceof ConfigError && /CARDGATE_AGENTS_MAX_PER_ACCOUNT \(agents\.maxPerAccount\): /.test(e.message),
+  );
   assert.throws(
     () => loadConfig({ env: { CARDGATE_PORT: 'eighty' }, cwd: emptyDir() }),
     (e: unknown) => e instanceof ConfigError && /^ {2}CARDGATE_PORT \(port\): /m.test(e.message),

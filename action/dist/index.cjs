@@ -14234,6 +14234,8 @@ var configSchema = object({
     maxBackoffSeconds: positiveInt.default(3600)
   }).strict().prefault({}),
   reports: object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+  /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */
+  agents: object({ maxPerAccount: number2().int().min(1).max(1e7).default(1e4) }).strict().prefault({}),
   audit: object({
     /** How long audit records are kept, days (pruned by the store's hourly upkeep). */
     retentionDays: number2().int().min(1).max(36500).default(365),
@@ -14353,6 +14355,7 @@ var envVars = {
   CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ["monitors", "pollIntervalMs"], type: "number" },
   CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ["monitors", "maxBackoffSeconds"], type: "number" },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ["reports", "retentionDays"], type: "number" },
+  CARDGATE_AGENTS_MAX_PER_ACCOUNT: { path: ["agents", "maxPerAccount"], type: "number" },
   CARDGATE_AUDIT_RETENTION_DAYS: { path: ["audit", "retentionDays"], type: "number" },
   CARDGATE_AUDIT_LOG: { path: ["audit", "log"], type: "boolean" },
   CARDGATE_KEY_MAX_LIFETIME_DAYS: { path: ["keys", "maxLifetimeDays"], type: "number" },

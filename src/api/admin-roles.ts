@@ -1,7 +1,7 @@
 /**
  * The least role each admin API route needs, in one table (the admin token acts as `admin`):
- * `viewer` reads; `editor` changes accounts and their plans, keys, rulesets, monitors and trusted
- * keys and reads the audit log; `admin` does everything, the export of the store and of the audit
+ * `viewer` reads; `editor` changes accounts and their plans, keys, rulesets, monitors, agents and
+ * trusted keys and reads the audit log; `admin` does everything, the export of the store and of the audit
  * log included. A route missing here needs `admin` (test/api/roles.test.ts walks /openapi.json and
  * fails on any admin route missing here).
  */
@@ -20,6 +20,7 @@ export const ADMIN_ROUTE_ROLES: Readonly<Record<string, SessionRole>> = {
   'GET /admin/api/usage': 'viewer',
   'GET /admin/api/reports': 'viewer',
   'GET /admin/api/agents': 'viewer',
+  'DELETE /admin/api/agents/{id}': 'editor',
   // Every row of the store, key hashes included.
   'GET /admin/api/export': 'admin',
   'GET /admin/api/trust-keys': 'viewer',

@@ -114,6 +114,13 @@ const agentMembers = {
     .object({ id: z.string().meta({ description: '`agt_…`, assigned by the server.' }), name: z.string() })
     .optional()
     .meta({ id: 'AgentRef', description: 'Keyed calls: the agent whose history this validation joined (see docs/agents.md).' }),
+  agent_notice: z
+    .object({ code: z.enum(['agent_limit_reached']), message: z.string() })
+    .optional()
+    .meta({
+      id: 'AgentNotice',
+      description: 'Keyed calls that joined no agent, in place of `agent`: `agent_limit_reached` when the card would be a new agent of an account that has `agents.maxPerAccount` already (the validation is answered as usual; only its history is not kept).',
+    }),
   baseline: z
     .object({
       report_id: z.string().meta({ description: 'The report compared with.' }),

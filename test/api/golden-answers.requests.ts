@@ -281,4 +281,12 @@ const monitors: GoldenRequest[] = [
   { name: 'delete the monitor again', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
 ];
 
-export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists, ...agents, ...monitors];
+/** Last, so that no earlier answer changes: an agent made to be deleted. */
+const agentDeletion: GoldenRequest[] = [
+  { name: 'keyed validation of an agent to delete', method: 'POST', path: '/v1/validate', auth: 'pro', json: { agent_card: goldenCard, options: { agent: 'golden/short-lived' } }, save: { doomedAgent: 'agent.id' } },
+  { name: 'delete an agent', method: 'DELETE', path: '/admin/api/agents/{{doomedAgent}}', auth: 'admin' },
+  { name: 'delete the agent again', method: 'DELETE', path: '/admin/api/agents/{{doomedAgent}}', auth: 'admin' },
+  { name: 'delete an agent without a token', method: 'DELETE', path: '/admin/api/agents/{{doomedAgent}}' },
+];
+
+export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists, ...agents, ...monitors, ...agentDeletion];

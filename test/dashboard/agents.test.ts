@@ -1,7 +1,8 @@
 /**
  * End-to-end: the dashboard's Agents view in headless Chromium against the real server, at
  * 1280x800 and 390x844: the list (search, a sort, pages), then one agent's history (score chart,
- * timeline with report and diff links, badge), with agents made by keyed validations.
+ * timeline with report and diff links, badge), with agents made by keyed validations; deleting an
+ * agent from its history page, confirmed first (cancelled, nothing deleted).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -80,5 +81,31 @@ test('on a phone the list and the history stack without sideways scrolling', asy
   await browser.screenshot('agents-history-phone');
   await page.goto(`${service.url}/dashboard#/agents/agt_missing`);
   await page.getByRole('heading', { name: 'Agent not found', level: 1 }).waitFor();
+  browser.assertClean(['404 GET /agents/agt_missing?limit=50']);
+});
+
+test('an agent is deleted from its history page once confirmed; cancelled, it stays', async () => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(billingId)}`);
+  await page.getByRole('heading', { name: 'acme/billing', level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Delete agent' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByText('Its history of 3 reports').waitFor();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  const kept = await fetch(`${service.url}/agents/${billingId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/json' } });
+  assert.equal(kept.status, 200, 'cancelled: nothing deleted');
+
+  await page.getByRole('button', { name: 'Delete agent' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete agent' }).click();
+  await page.getByText('Agent "acme/billing" deleted.').waitFor();
+  await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  assert.equal(await page.getByRole('link', { name: 'acme/billing' }).count(), 0, 'gone from the list');
+  const gone = await fetch(`${service.url}/agents/${billingId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/json' } });
+  assert.equal(gone.status, 404);
+  await browser.screenshot('agents-deleted');
+  // The failures are the whole file's: the previous test's unknown agent, none of this one.
   browser.assertClean(['404 GET /agents/agt_missing?limit=50']);
 });

@@ -3,7 +3,8 @@
  * one service. Limits admit exactly their number over both, whatever instance each request
  * reaches; a report, a key, a plan and the admin token are the same on every instance at once; a
  * webhook job held by an instance that dies (SIGKILL) is delivered by the other once its lease
- * ends, and one handed back at SIGTERM is delivered at once, exactly once either way.
+ * ends, and one handed back at SIGTERM is delivered at once, exactly once either way. New agents of
+ * one account made through both never pass agents.maxPerAccount.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -125,6 +126,21 @@ describe('two instances, one database: limits, reports, keys and plans', () => {
     assert.equal(refused.status, 401, refused.text);
     assert.equal(refused.json().error.code, 'UNAUTHORIZED');
   });
+});
+
+test('40 concurrent keyed validations of distinct agents split across both make exactly agents.maxPerAccount (5) agents; the others answer with agent_notice', async () => {
+  const db = await newDatabase();
+  const [a, b] = (await startInstances(2, { CARDGATE_DATABASE_URL: db.url, CARDGATE_AGENTS_MAX_PER_ACCOUNT: '5', CARDGATE_LIMIT_PRO: '-1' })) as [RunningServer, RunningServer];
+  const { accountId, auth } = await newAccountKey(a, 'pro');
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => call(i % 2 ? a : b, 'POST', '/v1/validate', { agent_card: validCard, options: { agent: `crawled/${i}` } }, auth)),
+  );
+  for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+  const joined = answers.filter((answer) => answer.json().agent !== undefined);
+  assert.equal(joined.length, 5, 'exactly the bound joined an agent');
+  assert.ok(answers.every((answer) => answer.json().agent !== undefined || answer.json().agent_notice?.code === 'agent_limit_reached'), 'every other says why');
+  const listed = await call(b, 'GET', `/admin/api/agents?account_id=${accountId}&limit=100`, undefined, ADMIN);
+  assert.equal(listed.json().agents.length, 5, 'the database holds the bound, no more');
 });
 
 test('instances starting at once on an empty database agree on one admin token; a new one stored is in force on all at once', async () => {

@@ -8,7 +8,7 @@ import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { agentBadgeEntry, agentHistory, agentUrl, historyReader, pageAgentListing } from '../../features/agents/history-operations.ts';
+import { agentBadgeEntry, agentHistory, deleteAgent, agentUrl, historyReader, pageAgentListing } from '../../features/agents/history-operations.ts';
 import { HISTORY_PAGE } from '../../features/agents/history.ts';
 import { AGENT_SORT_FIELDS } from '../../store/contract/agents.ts';
 import { renderAgentPage } from '../../pages/agent.ts';
@@ -19,7 +19,7 @@ import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery, writeCurso
 import { presentedKey } from '../middleware/caller.ts';
 import { apiRoutes, type ApiRoutes, errors, response, security } from '../openapi.ts';
 import { admin } from './admin-route.ts';
-import { nestedError } from '../schemas.ts';
+import { deleted, nestedError } from '../schemas.ts';
 import { badgeHeaders, prefersJson, wantsErrorPage } from './reports.ts';
 
 const timestamp = z.string().meta({ format: 'date-time' });
@@ -179,11 +179,24 @@ const listRoute = admin({
   },
 });
 
-/** GET /admin/api/agents; mounted among the admin routes, whose middleware checks the admin token. */
+const deleteRoute = admin({
+  method: 'delete',
+  path: '/admin/api/agents/{id}',
+  summary: 'Delete an agent and its history (its reports are left to retention; the name may join a new agent later)',
+  request: { params: z.object({ id: z.string().max(200).meta({ description: 'The agent\'s id (`agt_…`).' }) }) },
+  responses: { 200: response('Deleted.', deleted), ...errors({ 404: 'No agent with this id.' }) },
+});
+
+/** GET /admin/api/agents and DELETE /admin/api/agents/{id}; mounted among the admin routes, whose middleware checks the admin token. */
 export const adminAgentRoutes = (deps: AppDeps): ApiRoutes =>
-  apiRoutes().openapi(listRoute, async (c) => {
-    const params = c.req.valid('query');
-    const query = storePageQuery(params, AGENTS_SORT, ['reports'], ['reports']);
-    const page = await pageAgentListing(deps, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
-    return c.json(pageAnswer('agents', page, query.sortParam), 200);
-  });
+  apiRoutes()
+    .openapi(listRoute, async (c) => {
+      const params = c.req.valid('query');
+      const query = storePageQuery(params, AGENTS_SORT, ['reports'], ['reports']);
+      const page = await pageAgentListing(deps, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
+      return c.json(pageAnswer('agents', page, query.sortParam), 200);
+    })
+    .openapi(deleteRoute, async (c) => {
+      await deleteAgent(deps, c.req.valid('param').id, c.get('audit'));
+      return c.json({ deleted: true as const }, 200);
+    });

@@ -1,13 +1,14 @@
 /**
  * Browser code, part 3d: the agents list (searched, sorted and paged by the server) and one
  * agent's history: its score chart (the geometry the public agent page draws too), the timeline
- * with links to each report and to the diff from the one before, and its badge's address.
+ * with links to each report and to the diff from the one before, its badge's address, and its
+ * deletion (confirmed first).
  */
 // Types only, erased from the bundle: the answers as the server's use cases make them.
 import type { AgentHistory, AgentView, HistoryEntry } from '../../features/agents/history.ts';
 import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
-import { accountHash } from './actions.ts';
-import { api, h, plural, safeHref, svg, table, when } from './core.ts';
+import { accountHash, go, guarded } from './actions.ts';
+import { api, confirmDanger, h, plural, safeHref, svg, table, when } from './core.ts';
 import { verdict } from './insights.ts';
 import { apiQuery, listHash, pager, readList, searchForm, sortHeader } from './lists.ts';
 
@@ -81,5 +82,17 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
     h('section', { class: 'card', 'aria-labelledby': 'agent-badge-title' },
       h('h2', { id: 'agent-badge-title' }, 'Badge'),
       h('p', { class: 'hint' }, 'The latest verdict, for a README. The address holds the agent\'s badge token: whoever has it sees the verdict.'),
-      h('pre', { class: 'snippet' }, '![cardgate](' + history.badge_url + ')')));
+      h('pre', { class: 'snippet' }, '![cardgate](' + history.badge_url + ')')),
+    h('section', { class: 'card danger-zone', 'data-write': true, 'aria-labelledby': 'agent-delete-title' },
+      h('h2', { id: 'agent-delete-title' }, 'Delete this agent'),
+      h('p', {}, 'Deletes the agent and its history; its reports stay until retention removes them. A later validation of this name makes a new agent.'),
+      h('button', { type: 'button', class: 'button danger', onclick: guarded(() => deleteAgent(agent)) }, 'Delete agent')));
+}
+
+async function deleteAgent(agent: AgentView): Promise<void> {
+  const confirmed = await confirmDanger('Delete agent "' + agent.name + '"?',
+    'Its history of ' + plural(agent.counts.reports, 'report') + ' and its badge go; its reports stay until retention removes them. This cannot be undone.', 'Delete agent');
+  if (!confirmed) return;
+  await api('DELETE', '/agents/' + encodeURIComponent(agent.id));
+  await go(AGENTS, 'Agent "' + agent.name + '" deleted.');
 }

@@ -3,7 +3,8 @@
  * key of its own account (usable from the caller's address); anyone else, and an unknown agent,
  * get the same NOT_FOUND, so a stranger learns nothing of which agents exist (an expired key, or a
  * rotated secret past its grace, reads as an unknown one). The badge is read
- * with the agent's badge token instead, and refuses alike when the token is wrong.
+ * with the agent's badge token instead, and refuses alike when the token is wrong. The admin
+ * lists agents and deletes them.
  */
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -11,6 +12,7 @@ import { ipMatcher } from '../../lib/ip.ts';
 import type { AgentPageQuery, AgentRecord, AgentReportEntry } from '../../store/contract/agents.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import { isAdminToken } from '../accounts/admin-token.ts';
+import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import { expiredAt, findKeyAndAccount } from '../accounts/api-keys.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { badgeTokenMatches } from './operations.ts';
@@ -76,4 +78,16 @@ export const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: str
 export const pageAgentListing = async (deps: Pick<AppDeps, 'store' | 'urls'>, query: AgentPageQuery): Promise<Page<AgentView & { url: string }>> => {
   const page = await deps.store.pageAgents(query);
   return { ...page, items: page.items.map((agent) => ({ ...agentView(agent), url: agentUrl(deps.urls.reportsUrl, agent.id) })) };
+};
+
+/**
+ * Deletes the agent and its history, audited (`agent.delete`); its reports, its latest included,
+ * are then left to retention like any other. NOT_FOUND for an unknown agent.
+ */
+export const deleteAgent = async (deps: AuditDeps, id: string, by: AuditContext): Promise<void> => {
+  const before = await deps.store.getAgent(id);
+  if (!before || !(await deps.store.deleteAgent(id))) throw new ApiError('NOT_FOUND', `no agent ${JSON.stringify(id)}`);
+  await deps.store.commit();
+  const { account_id, name, first_seen, last_seen, latest_report_id, counts } = before;
+  await recordAudit(deps, by, { action: 'agent.delete', target: { type: 'agent', id }, before: { account_id, name, first_seen, last_seen, latest_report_id, counts } });
 };

@@ -10,7 +10,7 @@ import { findingKey } from '../../engine/diff.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { iso } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
-import type { AgentRecord } from '../../store/contract/agents.ts';
+import { AgentLimitReachedError, type AgentRecord } from '../../store/contract/agents.ts';
 import type { ReportRecord } from '../../store/contract/report-records.ts';
 import { batchCardOf, foundCounts, judgementOf } from '../reports/diff.ts';
 import { readReport } from '../reports/reports.ts';
@@ -32,9 +32,23 @@ export interface BaselineOutcome {
   passed: boolean;
 }
 
-/** A keyed validation's agent, its gate's outcome when it asked for one, and the branch its history keeps. */
+/**
+ * Why a keyed validation joined no agent, shown on its result as `agent_notice`: its account has
+ * agents.maxPerAccount agents already and this one would be new. The validation still answers
+ * (a bookkeeping bound never breaks a caller's pipeline); it only keeps no history.
+ */
+export interface AgentNotice {
+  code: 'agent_limit_reached';
+  message: string;
+}
+
+/**
+ * A keyed validation's agent (absent, with `notice` saying why, when the account is at its bound),
+ * its gate's outcome when it asked for one, and the branch its history keeps.
+ */
 export interface AgentRun {
-  agent: AgentRef;
+  agent?: AgentRef;
+  notice?: AgentNotice;
   baseline?: BaselineOutcome;
   branch: string | null;
 }
@@ -67,16 +81,25 @@ export const badgeTokenMatches = (agent: Pick<AgentRecord, 'badge_token'>, token
   return expected.length === given.length && timingSafeEqual(expected, given);
 };
 
-/** The account's agent of this name, made when new (one agent however many validations make it at once); undefined when the account is gone. */
-export const joinAgent = async (deps: Pick<AppDeps, 'store' | 'clock'>, accountId: string, name: string): Promise<AgentRef | undefined> => {
-  const agent = await deps.store.ensureAgent({
-    id: newAgentId(),
-    account_id: accountId,
-    name,
-    first_seen: iso(deps.clock.now()),
-    badge_token: randomBytes(32).toString('base64url'),
-  });
-  return agent && { id: agent.id, name: agent.name };
+const limitNotice = (name: string, max: number): AgentNotice => ({
+  code: 'agent_limit_reached',
+  message: `this account has ${max} agents, the most it may have (agents.maxPerAccount): no agent ${JSON.stringify(name)} was made and this validation joined no agent's history; delete agents no longer needed (DELETE /admin/api/agents/{id}) or name this card after an existing agent (options.agent)`,
+});
+
+/**
+ * The account's agent of this name, made when new (one agent however many validations make it at
+ * once) while the account has fewer than agents.maxPerAccount; beyond, the notice why none was
+ * joined. Undefined when the account is gone.
+ */
+export const joinAgent = async (deps: Pick<AppDeps, 'store' | 'clock' | 'config'>, accountId: string, name: string): Promise<Pick<AgentRun, 'agent' | 'notice'> | undefined> => {
+  const candidate = { id: newAgentId(), account_id: accountId, name, first_seen: iso(deps.clock.now()), badge_token: randomBytes(32).toString('base64url') };
+  try {
+    const agent = await deps.store.ensureAgent(candidate, deps.config.agents.maxPerAccount);
+    return agent && { agent: { id: agent.id, name: agent.name } };
+  } catch (e) {
+    if (e instanceof AgentLimitReachedError) return { notice: limitNotice(name, e.maxPerAccount) };
+    throw e;
+  }
 };
 
 /** The stored report joins its agent's history (call once the report is durable). */
@@ -88,7 +111,7 @@ export const recordAgentReport = (deps: Pick<AppDeps, 'store'>, agent: AgentRef,
  * fails here is logged: the caller has its result and its report, only the history misses it.
  */
 export const joinHistory = async (deps: Pick<AppDeps, 'store' | 'log'>, run: AgentRun | undefined, report: AgentReportFacts): Promise<void> => {
-  if (run === undefined) return;
+  if (run?.agent === undefined) return;
   try {
     await recordAgentReport(deps, run.agent, report, run.branch);
     await deps.store.commit();
@@ -151,9 +174,11 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
     if (before === undefined) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no result of this agent's card to compare with (a batch without it, or a validation that could not run)`);
     baseline = compareWith(report.id, before, resultJson, ask.fail_on);
   }
-  const agent = known ? { id: known.id, name: known.name } : await joinAgent(deps, accountId, ask.name);
-  if (!agent) return undefined; // the account was deleted meanwhile
-  return { agent, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
+  const joined = known ? { agent: { id: known.id, name: known.name } } : await joinAgent(deps, accountId, ask.name);
+  if (!joined) return undefined; // the account was deleted meanwhile
+  // A gate asked for explicitly is not dropped silently: the caller relies on its answer.
+  if (joined.notice && baseline) throw refuse('options.baseline', `this card's agent ${JSON.stringify(ask.name)} (options.agent, else its endpoint URL) would be a new agent, and ${joined.notice.message}`);
+  return { ...joined, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
 };
 
 /** The result of one card in a report: its own, or in a batch the one of the agent's card. */
@@ -182,9 +207,12 @@ const compareWith = (reportId: string, before: unknown, resultJson: string, fail
   return { report_id: reportId, ...gate, passed: passes(failOn, gate) };
 };
 
-/** The members a keyed result gains (`,"agent":…` and `,"baseline":…`), to add before its closing brace. */
-export const agentMembers = (run: AgentRun | undefined): string =>
-  run === undefined ? '' : `,"agent":${JSON.stringify(run.agent)}${run.baseline ? `,"baseline":${JSON.stringify(run.baseline)}` : ''}`;
+/** The members a keyed result gains (`,"agent":…` or `,"agent_notice":…`, and `,"baseline":…`), to add before its closing brace. */
+export const agentMembers = (run: AgentRun | undefined): string => {
+  if (run === undefined) return '';
+  const joined = run.agent ? `,"agent":${JSON.stringify(run.agent)}` : `,"agent_notice":${JSON.stringify(run.notice)}`;
+  return `${joined}${run.baseline ? `,"baseline":${JSON.stringify(run.baseline)}` : ''}`;
+};
 
 /** A result's JSON text with the agent's members added. */
 export const withAgentMembers = (resultJson: string, run: AgentRun | undefined): string => (run === undefined ? resultJson : `${resultJson.slice(0, -1)}${agentMembers(run)}}`);

@@ -33,8 +33,8 @@ const problemOf = (e: unknown): string => {
  */
 const monitorAgent = async (deps: AppDeps, monitor: MonitorRecord): Promise<AgentRun | undefined> => {
   const name = agentNameFromUrl(monitor.url);
-  const agent = name === undefined ? undefined : await joinAgent(deps, monitor.account_id, name);
-  return agent && { agent, branch: null };
+  const joined = name === undefined ? undefined : await joinAgent(deps, monitor.account_id, name);
+  return joined && { ...joined, branch: null };
 };
 
 /** Fetches and validates the monitor's card, stores its report and puts it in the agent's history; `unreachable` (nothing stored) when there is no card to validate. */

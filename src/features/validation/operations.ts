@@ -175,7 +175,7 @@ const validateBatch = async (ops: Operations, request: ValidationRequest): Promi
   });
   // The report is one entry of each agent's history: of cards naming one agent, the first's (the card its diff and a later baseline read).
   const joined = new Set<string>();
-  const firsts = runs.map((run) => (run === undefined || joined.has(run.agent.id) ? undefined : (joined.add(run.agent.id), run)));
+  const firsts = runs.map((run) => (run?.agent === undefined || joined.has(run.agent.id) ? undefined : (joined.add(run.agent.id), run)));
   await Promise.all(firsts.map((run, i) => joinHistory(deps, run, reportFacts(batchId, timestamp, JSON.parse(outcome.results[i]!)))));
   return answerOf(json, outcome.formatted);
 };

@@ -67,13 +67,31 @@ export interface KeptReports {
 /** At most this many entries an agent's history keeps (the oldest go first; the latest always stays). */
 export const AGENT_HISTORY_LIMIT = 1000;
 
+/**
+ * A new agent was refused: its account already has `maxPerAccount` agents. An agent stays until
+ * it is deleted, so without this bound a key validating many distinct cards (each naming its own
+ * endpoint URL) would keep one agent and its latest report per card, for ever.
+ */
+export class AgentLimitReachedError extends Error {
+  override name = 'AgentLimitReachedError';
+  constructor(
+    readonly accountId: string,
+    readonly maxPerAccount: number,
+  ) {
+    super(`account ${accountId} already has ${maxPerAccount} agents (the most an account may have)`);
+  }
+}
+
 export interface AgentsTable {
   /**
    * The account's agent of this name, created from `candidate` (its id, times and token) when there
    * is none: one atomic step, so concurrent first validations of one agent (on any instance)
-   * create one agent. Undefined, nothing stored, when the account does not exist.
+   * create one agent. Undefined, nothing stored, when the account does not exist. With
+   * `maxPerAccount`, a new agent is made only while the account has fewer (counted and made in
+   * the same atomic step: concurrent creations on any instance never pass it); beyond, it rejects
+   * with AgentLimitReachedError and stores nothing. An existing agent is found whatever the count.
    */
-  ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>): Promise<AgentRecord | undefined>;
+  ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>, maxPerAccount?: number): Promise<AgentRecord | undefined>;
   getAgent(id: string): Promise<AgentRecord | undefined>;
   getAgentByName(accountId: string, name: string): Promise<AgentRecord | undefined>;
   /**

@@ -3,7 +3,7 @@
  * agent and report), with the look-ups a keyed validation makes kept as indexes: an agent by
  * (account, name), an agent's entries. Each call is atomic here (one event loop).
  */
-import { AGENT_HISTORY_LIMIT, type AgentPageQuery, type KeptReports, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type KeptReports, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
 import { asciiLower, type Page } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import { pageOf } from './paging.ts';
@@ -24,11 +24,14 @@ class AgentRows extends JournaledMap<AgentRecord> {
   readonly byName = new Map<string, string>();
   /** The reports that are some agent's latest, with how many agents' (a batch's report can be several agents' latest). */
   readonly latest = new Map<string, number>();
+  /** How many agents each account has (the bound of ensureAgent). */
+  readonly perAccount = new Map<string, number>();
   override load(key: string, value: unknown): void {
     this.unindex(key);
     super.load(key, value);
     const agent = value as AgentRecord;
     this.byName.set(nameKey(agent.account_id, agent.name), key);
+    this.perAccount.set(agent.account_id, (this.perAccount.get(agent.account_id) ?? 0) + 1);
     if (agent.latest_report_id !== null) this.latest.set(agent.latest_report_id, (this.latest.get(agent.latest_report_id) ?? 0) + 1);
   }
   override remove(key: string): void {
@@ -38,12 +41,16 @@ class AgentRows extends JournaledMap<AgentRecord> {
   override clear(): void {
     this.byName.clear();
     this.latest.clear();
+    this.perAccount.clear();
     super.clear();
   }
   private unindex(key: string): void {
     const old = this.get(key);
     if (!old) return;
     this.byName.delete(nameKey(old.account_id, old.name));
+    const agents = this.perAccount.get(old.account_id)! - 1;
+    if (agents > 0) this.perAccount.set(old.account_id, agents);
+    else this.perAccount.delete(old.account_id);
     const id = old.latest_report_id;
     if (id === null) return;
     const n = this.latest.get(id)! - 1;
@@ -97,11 +104,12 @@ export class MemoryAgents implements AgentsTable {
     });
   }
 
-  async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>): Promise<AgentRecord | undefined> {
-    // Looked up and made with no await between: nothing else runs meanwhile, so one agent is made.
+  async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>, maxPerAccount = Infinity): Promise<AgentRecord | undefined> {
+    // Looked up, counted and made with no await between: nothing else runs meanwhile, so one agent is made, within the bound.
     const found = this.byName(candidate.account_id, candidate.name);
     if (found) return found;
     if (!this.hasAccount(candidate.account_id)) return undefined;
+    if ((this.rows.perAccount.get(candidate.account_id) ?? 0) >= maxPerAccount) throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);
     const agent: AgentRecord = { ...candidate, last_seen: candidate.first_seen, latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 } };
     this.rows.set(agent.id, agent);
     return this.rows.get(agent.id);

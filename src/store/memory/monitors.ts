@@ -1,6 +1,7 @@
 /** The monitors in memory, by id. Atomic as every memory table is: nothing else runs while a call does. */
 import type { CreateMonitorOutcome, MonitorRecord, MonitorRunUpdate, MonitorsTable } from '../contract/monitors.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
+import { keptRows, pageOf } from './paging.ts';
 
 const isDue = (m: MonitorRecord, now: number): boolean => !m.paused && m.next_run_at <= now && (m.lease === undefined || m.lease.until <= now);
 
@@ -26,10 +27,9 @@ export class MemoryMonitors implements MonitorsTable {
   }
   async pageMonitors(query: { account_id?: string; after?: string; limit: number }): Promise<MonitorRecord[]> {
     const { account_id, after, limit } = query;
-    return [...this.rows.values()]
-      .filter((m) => (account_id === undefined || m.account_id === account_id) && (after === undefined || m.id > after))
-      .sort((a, b) => (a.id < b.id ? -1 : 1))
-      .slice(0, limit);
+    const ofAccount = account_id === undefined ? this.rows.values() : keptRows(this.rows.values(), (m) => m.account_id === account_id);
+    // Ordered by id alone: the id is the key too. Only the page's rows are kept while reading (pageOf).
+    return pageOf(ofAccount, { sort: 'id', descending: false, limit, ...(after === undefined ? {} : { after: { key: after, id: after } }) }, (m) => m.id, () => true).items;
   }
   async setMonitorPaused(id: string, paused: boolean, nextRunAt: number): Promise<MonitorRecord | undefined> {
     return this.rows.change(id, (m) => ({ ...m, paused, next_run_at: paused ? m.next_run_at : nextRunAt }));

@@ -30,7 +30,7 @@ const reportMatches =
   (r: ReportSummary, q: string): boolean =>
     searchedColumns(columns).some((c) => asciiLower(((r as Record<string, unknown>)[c.name] as string | null) ?? '').includes(q));
 
-const compare = (a: PagePosition, b: PagePosition): number =>
+export const comparePositions = (a: PagePosition, b: PagePosition): number =>
   a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /**
@@ -55,6 +55,11 @@ const firstInOrder = <T>(count: number, order: (a: T, b: T) => number) => {
   return { offer, kept };
 };
 
+/** The rows `keep` keeps, read as they are asked for (a listing's filter without a copy of every row). */
+export function* keptRows<T>(rows: Iterable<T>, keep: (row: T) => boolean): Generator<T> {
+  for (const row of rows) if (keep(row)) yield row;
+}
+
 /** The page `query` asks for out of `rows` (any order), each row placed by `keyOf`; `matches` gets the lower-cased search. */
 export const pageOf = <T extends { id: string }, F extends string>(
   rows: Iterable<T>,
@@ -65,11 +70,11 @@ export const pageOf = <T extends { id: string }, F extends string>(
   const q = query.q ? asciiLower(query.q) : undefined;
   const sign = query.descending ? -1 : 1;
   // One more than the page: whether a next page follows.
-  const placed = firstInOrder<{ row: T; at: PagePosition }>(query.limit + 1, (a, b) => sign * compare(a.at, b.at));
+  const placed = firstInOrder<{ row: T; at: PagePosition }>(query.limit + 1, (a, b) => sign * comparePositions(a.at, b.at));
   for (const row of rows) {
     if (q !== undefined && !matches(row, q)) continue;
     const at = { key: keyOf(row, query.sort), id: row.id };
-    if (query.after && sign * compare(at, query.after) <= 0) continue;
+    if (query.after && sign * comparePositions(at, query.after) <= 0) continue;
     placed.offer({ row, at });
   }
   const items = placed.kept.slice(0, query.limit);
@@ -78,26 +83,41 @@ export const pageOf = <T extends { id: string }, F extends string>(
   return page;
 };
 
-/** The page `query` asks for out of `sorted` (ascending by position), walked from the cursor in the direction asked. */
-const pageOfSorted = <T>(sorted: ReadonlyArray<{ row: T; at: PagePosition }>, query: PageQuery<string>, matches: (row: T, q: string) => boolean): Page<T> => {
-  const q = query.q ? asciiLower(query.q) : undefined;
+/**
+ * The page `query` asks for out of `sorted` (ascending by position; `query.q` is not read here),
+ * walked from the cursor in the direction asked: a binary search and the page's rows, with the
+ * rows `keep` refuses skipped.
+ */
+export const pageOfSorted = <T>(sorted: ReadonlyArray<{ row: T; at: PagePosition }>, query: PageQuery<string>, keep?: (row: T) => boolean): Page<T> => {
   let lo = 0;
   let hi = sorted.length;
   while (query.after && lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const c = compare(sorted[mid]!.at, query.after);
+    const c = comparePositions(sorted[mid]!.at, query.after);
     if (c < 0 || (c === 0 && !query.descending)) lo = mid + 1;
     else hi = mid;
   }
   const step = query.descending ? -1 : 1;
   const found: Array<{ row: T; at: PagePosition }> = [];
   for (let i = query.after ? (query.descending ? lo - 1 : lo) : query.descending ? sorted.length - 1 : 0; i >= 0 && i < sorted.length && found.length <= query.limit; i += step) {
-    if (q === undefined || matches(sorted[i]!.row, q)) found.push(sorted[i]!);
+    if (keep === undefined || keep(sorted[i]!.row)) found.push(sorted[i]!);
   }
   const items = found.slice(0, query.limit);
   const page: Page<T> = { items: items.map((f) => f.row) };
   if (found.length > query.limit) page.next = items[items.length - 1]!.at;
   return page;
+};
+
+/** Where `at` goes in `sorted` (ascending by position): after every entry before or equal to it. */
+export const sortedIndex = (sorted: ReadonlyArray<{ at: PagePosition }>, at: PagePosition): number => {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePositions(sorted[mid]!.at, at) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 };
 
 /** A Map that counts its changes, so that what is made from it can tell when to make it again. */
@@ -139,8 +159,9 @@ export class AccountPages {
     }
     const rows = (this.sorted[query.sort] ??= [...accounts.values()]
       .map((account) => ({ row: { account, name: asciiLower(account.name), id: asciiLower(account.id) }, at: { key: accountSortKey(account, query.sort), id: account.id } }))
-      .sort((a, b) => compare(a.at, b.at)));
-    const page = pageOfSorted(rows, query, (row, q) => row.name.includes(q) || row.id.includes(q));
+      .sort((a, b) => comparePositions(a.at, b.at)));
+    const q = query.q ? asciiLower(query.q) : undefined;
+    const page = pageOfSorted(rows, query, q === undefined ? undefined : (row) => row.name.includes(q) || row.id.includes(q));
     return { ...page, items: page.items.map((row) => row.account) };
   }
 }

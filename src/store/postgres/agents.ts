@@ -1,5 +1,5 @@
 /** The agents and their histories on PostgreSQL (migration 8): `agents` and `agent_reports`. */
-import { AGENT_HISTORY_LIMIT, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
 import type { Page } from '../contract/paging.ts';
 import { pageFrom, pageRows, type Listing } from './paging.ts';
 import type { PgContext } from './context.ts';
@@ -40,9 +40,8 @@ const LISTING: Listing = {
     last_seen: '(last_seen collate "C")',
     reports: 'reports',
   } satisfies Record<AgentSortField, string>,
+  // A search the sort's walk does not fill looks the matches up through the trigram indexes of migration 13.
   searched: ['name', 'id'],
-  // Agents are few beside reports: a search scans them (no trigram index).
-  lookUp: ({ sql, select, order, pattern }) => sql`${select} and (${sql.unsafe(asciiLowerSql('name'))} like ${pattern} or ${sql.unsafe(asciiLowerSql('id'))} like ${pattern}) ${order}`,
 };
 
 const entryRow = (entry: AgentReportEntry) => {
@@ -98,18 +97,33 @@ export const writeAgentEntry = (sql: Queries, entry: AgentReportEntry) => {
 export class PgAgents implements AgentsTable {
   constructor(private readonly context: PgContext) {}
 
-  /** A look-up first (the usual case: the agent exists); else an insert that a concurrent one may win, then the look-up again, in a new snapshot. */
-  async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>): Promise<AgentRecord | undefined> {
+  /**
+   * A look-up first (the usual case: the agent exists); else, in one transaction holding the
+   * account's row lock (so concurrent creations for one account, on any instance, are counted one
+   * after the other and never pass the bound), a count and an insert that a concurrent one of the
+   * same name may win; then the look-up again, in a new snapshot.
+   */
+  async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>, maxPerAccount = Infinity): Promise<AgentRecord | undefined> {
     const found = await this.getAgentByName(candidate.account_id, candidate.name);
     if (found) return found;
-    const { sql } = this.context;
     const what = `agent ${candidate.id}`;
-    const [inserted] = await sql`
-      insert into agents (id, account_id, name, first_seen, last_seen, badge_token)
-      select ${text(what, candidate.id)}, ${text(what, candidate.account_id)}, ${text(what, candidate.name)}, ${text(what, candidate.first_seen)}, ${candidate.first_seen}, ${text(what, candidate.badge_token)}
-      where exists (select 1 from accounts where id = ${candidate.account_id})
-      on conflict (account_id, name) do nothing
-      returning *`;
+    const inserted = await this.context.sql.begin(async (tx) => {
+      // "for no key update": creations of one account wait for each other; keys and reports (their foreign keys) do not.
+      const [account] = await tx`select 1 from accounts where id = ${text(what, candidate.account_id)} for no key update`;
+      if (!account) return undefined;
+      if (Number.isFinite(maxPerAccount)) {
+        const [{ n }] = (await tx`select count(*)::int as n from agents where account_id = ${candidate.account_id}`) as unknown as [{ n: number }];
+        if (n >= maxPerAccount && !(await tx`select 1 from agents where account_id = ${candidate.account_id} and name = ${text(what, candidate.name)}`).length) {
+          throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);
+        }
+      }
+      const [row] = await tx`
+        insert into agents (id, account_id, name, first_seen, last_seen, badge_token)
+        values (${text(what, candidate.id)}, ${candidate.account_id}, ${text(what, candidate.name)}, ${text(what, candidate.first_seen)}, ${candidate.first_seen}, ${text(what, candidate.badge_token)})
+        on conflict (account_id, name) do nothing
+        returning *`;
+      return row;
+    });
     return inserted ? agentFromRow(inserted) : this.getAgentByName(candidate.account_id, candidate.name);
   }
   async getAgent(id: string): Promise<AgentRecord | undefined> {

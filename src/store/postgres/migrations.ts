@@ -353,4 +353,21 @@ create table sessions (
 create index sessions_by_subject on sessions (subject);
 `,
   },
+  {
+    version: 13,
+    name: 'trigram indexes for the agents listing\'s search',
+    sql: `
+-- GET /admin/api/agents?q= as the accounts listing's (migration 5): LIKE '%q%' on the lower-cased
+-- name and id (see LISTING in agents.ts, which writes the same expressions), found through pg_trgm's
+-- GIN indexes instead of a scan of every agent (an account may have agents.maxPerAccount of them).
+-- Where pg_trgm could not be created, the listing still answers, by a scan.
+do $$
+begin
+  if exists (select 1 from pg_extension where extname = 'pg_trgm') then
+    create index agents_name_trgm on agents using gin ((translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) gin_trgm_ops);
+    create index agents_id_trgm on agents using gin ((translate(id, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) gin_trgm_ops);
+  end if;
+end $$;
+`,
+  },
 ];

@@ -1,7 +1,7 @@
 /** The Store contract: agents and their histories, on every engine (see engines.ts). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AgentRecord, AgentReportEntry } from '../../../src/store/contract/agents.ts';
+import { AgentLimitReachedError, type AgentRecord, type AgentReportEntry } from '../../../src/store/contract/agents.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
 import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
 import { contractSuite, engines } from './engines.ts';
@@ -45,6 +45,27 @@ contractSuite('agents', (withStore) => {
     const ids = new Set(made.map((a) => a?.id));
     assert.equal(ids.size, 1, `one agent, got ${[...ids].join(', ')}`);
     assert.equal((await s.pageAgents({ sort: 'name', descending: false, limit: 50 })).items.length, 1);
+  });
+
+  withStore('agents: ensureAgent with maxPerAccount makes no new agent beyond it (per account), finds existing ones, counts deletions', async (s) => {
+    await accounts(s, 'acc_1', 'acc_2');
+    for (const i of [1, 2, 3]) assert.equal((await s.ensureAgent(candidate(`agt_${i}`, 'acc_1', `n${i}`), 3))?.id, `agt_${i}`);
+    await assert.rejects(s.ensureAgent(candidate('agt_4', 'acc_1', 'n4'), 3), (e: Error) => e instanceof AgentLimitReachedError && e.maxPerAccount === 3 && e.accountId === 'acc_1');
+    assert.equal(await s.getAgentByName('acc_1', 'n4'), undefined, 'nothing stored');
+    assert.equal((await s.ensureAgent(candidate('agt_x', 'acc_1', 'n2'), 3))?.id, 'agt_2', 'an existing agent is found at the bound');
+    assert.equal((await s.ensureAgent(candidate('agt_5', 'acc_2', 'n1'), 3))?.id, 'agt_5', 'another account has its own bound');
+    assert.equal(await s.ensureAgent(candidate('agt_6', 'acc_9', 'n1'), 0), undefined, 'no such account: undefined, not the bound');
+    assert.equal(await s.deleteAgent('agt_1'), true);
+    assert.equal((await s.ensureAgent(candidate('agt_7', 'acc_1', 'n7'), 3))?.id, 'agt_7', 'a deleted agent frees its place');
+    await assert.rejects(s.ensureAgent(candidate('agt_8', 'acc_1', 'n8'), 3), AgentLimitReachedError);
+  });
+
+  withStore('agents: concurrent creations of distinct agents never pass maxPerAccount', async (s) => {
+    await accounts(s, 'acc_1');
+    const made = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => s.ensureAgent(candidate(`agt_${i}`, 'acc_1', `name ${i}`), 5)));
+    assert.equal(made.filter((m) => m.status === 'fulfilled').length, 5, 'five made');
+    assert.ok(made.every((m) => m.status === 'fulfilled' || m.reason instanceof AgentLimitReachedError), 'the others refused by the bound');
+    assert.equal((await s.pageAgents({ account_id: 'acc_1', sort: 'name', descending: false, limit: 50 })).items.length, 5);
   });
 
   withStore('agents: recordAgentReport counts, keeps the newest as the latest, records a report once, pages the history', async (s) => {
@@ -131,6 +152,21 @@ contractSuite('agents', (withStore) => {
     assert.equal(await s.pruneReports(T0 + 8000), 2, 'no longer the latest: it goes');
     assert.equal(await s.getReport('rpt_2'), undefined);
     assert.equal((await s.getReport('rpt_7'))?.id, 'rpt_7');
+  });
+
+  withStore('agents: a deleted agent\'s latest report is kept no longer: retention takes it', async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    await s.putReport(report('rpt_1', { created_at: iso(T0 + 1000) }));
+    await s.commit();
+    await s.recordAgentReport(entry('agt_1', 'rpt_1', T0 + 1000));
+    assert.equal(await s.pruneReports(T0 + 5000), 0, 'the agent\'s latest stays');
+    assert.equal(await s.deleteAgent('agt_1'), true);
+    assert.equal(await s.deleteAgent('agt_1'), false, 'gone already');
+    assert.deepEqual(await s.listAgentReports('agt_1', { limit: 10 }), [], 'its history gone');
+    assert.equal(await s.pruneReports(T0 + 5000), 1, 'then retention takes it');
+    await s.commit();
+    assert.equal(await s.getReport('rpt_1'), undefined);
   });
 
   withStore('agents: a name holding a NUL character cannot be stored (PostgreSQL text holds none), on any engine alike or refused', async (s) => {

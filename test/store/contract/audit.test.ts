@@ -43,6 +43,31 @@ contractSuite('audit', (withStore) => {
     assert.equal(third.next, undefined);
   });
 
+  withStore('audit: pages walked one after another give every matching record once, newest first, ties at one time ordered by id', async (s) => {
+    // 60 records at 6 times, appended out of order, ids not in time order; every third of another action.
+    const all = Array.from({ length: 60 }, (_, i) => record((i * 37) % 60, { at: iso(T0 + ((i * 7) % 6) * 1000), ...(i % 3 === 0 ? { action: 'key.delete' } : {}) }));
+    for (const r of all) await s.appendAudit(r);
+    const newestFirst = (a: AuditRecord, b: AuditRecord) => (a.at !== b.at ? (a.at < b.at ? 1 : -1) : a.id < b.id ? 1 : -1);
+    for (const action of [undefined, 'account.create']) {
+      const wanted = all.filter((r) => action === undefined || r.action === action).sort(newestFirst).map((r) => r.id);
+      for (const limit of [1, 7, 40, 500]) {
+        const seen: string[] = [];
+        let after;
+        for (let n = 0; n <= wanted.length; n++) {
+          const page = await s.pageAudit({ limit, ...(action ? { action } : {}), ...(after ? { after } : {}) });
+          seen.push(...ids(page.items));
+          after = page.next;
+          if (!after) break;
+        }
+        assert.deepEqual(seen, wanted, `action ${action}, limit ${limit}`);
+      }
+    }
+    assert.equal(await s.pruneAudit(iso(T0 + 2000)), 20, 'the records of the two oldest times');
+    const left = all.filter((r) => r.at >= iso(T0 + 2000)).sort(newestFirst).map((r) => r.id);
+    const first = await s.pageAudit({ limit: 30 });
+    assert.deepEqual([...ids(first.items), ...ids((await s.pageAudit({ limit: 30, after: first.next! })).items)], left, 'paged alike after pruning');
+  });
+
   withStore('audit: filters by action, actor (kind, label, e-mail), target and time range, all together', async (s) => {
     await s.appendAudit(record(1));
     await s.appendAudit(record(2, { action: 'key.create', target: { type: 'key', id: 'key_2' }, actor: { kind: 'cli', os_user: 'alice' }, ip: null }));

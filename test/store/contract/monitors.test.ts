@@ -52,6 +52,27 @@ contractSuite('monitors', (withStore) => {
     assert.equal(await s.getMonitor('mon\u00001'), undefined);
   });
 
+  withStore('monitors: pages walked one after another give every monitor once, by id, of one account or all', async (s) => {
+    await withAccounts(s);
+    // Created out of id order.
+    const made = Array.from({ length: 30 }, (_, i) => monitor(`mon_${String((i * 11) % 30).padStart(2, '0')}`, i % 3 === 0 ? 'acc_2' : 'acc_1'));
+    for (const m of made) assert.equal(await s.createMonitor(m, 100), 'created');
+    for (const account_id of [undefined, 'acc_2']) {
+      const wanted = made.filter((m) => account_id === undefined || m.account_id === account_id).map((m) => m.id).sort();
+      for (const limit of [1, 4, 30, 100]) {
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (let n = 0; n <= wanted.length; n++) {
+          const page = await s.pageMonitors({ limit, ...(account_id ? { account_id } : {}), ...(after ? { after } : {}) });
+          seen.push(...page.map((m) => m.id));
+          if (page.length < limit) break;
+          after = page.at(-1)!.id;
+        }
+        assert.deepEqual(seen, wanted, `account ${account_id}, limit ${limit}`);
+      }
+    }
+  });
+
   withStore('monitors: a claim takes the longest-due monitor once per interval, skips paused and leased ones; a run is finished only by its owner', async (s) => {
     await withAccounts(s);
     await s.createMonitor(monitor('mon_b', 'acc_1', T0), 10);
