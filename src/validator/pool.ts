@@ -153,6 +153,12 @@ export class ValidationPool<T extends TaskTable> implements Validator<T> {
 
   /** To the least busy worker; none left means in process. */
   private dispatch(id: number, task: Pending): void {
+    // Closed at shutdown: a task that comes late (a job that read its request meanwhile) is
+    // refused like those the workers held, never validated in process while the service stops.
+    if (this.closing) {
+      task.reject(new ValidatorClosed());
+      return;
+    }
     let slot: Slot | undefined;
     for (const s of this.slots) if (!slot || s.pending.size < slot.pending.size) slot = s;
     if (!slot) {

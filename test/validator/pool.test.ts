@@ -258,6 +258,8 @@ test('close() stops the workers and fails what they still held', async () => {
   await p.close();
   await assert.rejects(pending, /the validation pool is closed/);
   assert.equal(p.size, 0);
+  // A task that comes after (a job that read its request meanwhile) is refused too, never run in process.
+  await assert.rejects(p.run('single', JSON.stringify({ agent_card: sampleCard() })), /the validation pool is closed/);
 });
 
 test('default size: one worker fewer than the cores, at most 4, none on one core', () => {
