@@ -125,6 +125,24 @@ for (const engine of engines) {
       }
     });
 
+    test('two rotations at the same moment: the second rotates from the first, so both answered secrets work (the first in its grace) and the original is forgotten', async () => {
+      const t = await keyApp(engine, { rotationGraceHours: 2 });
+      try {
+        const created = (await t.admin('POST', `/accounts/${t.account.id}/keys`, { name: 'ci' })).body;
+        const both = await Promise.all([t.admin('POST', `/keys/${created.key.id}/rotate`), t.admin('POST', `/keys/${created.key.id}/rotate`)]);
+        assert.deepEqual(both.map((r) => r.status), [200, 200]);
+        const [first, second] = both.map((r) => r.body.secret as string);
+        assert.notEqual(first, second);
+        for (const secret of [first, second]) assert.equal((await t.validate(secret)).status, 200, 'each secret handed out works');
+        assert.equal((await t.validate(created.secret)).status, 401, 'the original secret: replaced twice, forgotten');
+        const audit = (await t.admin('GET', '/audit?action=key.rotate')).body.entries;
+        assert.equal(audit.length, 2);
+        assert.notEqual(audit[0].before.hint, audit[1].before.hint, 'each rotation started from a different secret');
+      } finally {
+        await t.close();
+      }
+    });
+
     test('rotation with keys.rotationGraceHours 0: the old secret is refused at once', async () => {
       const t = await keyApp(engine, { rotationGraceHours: 0 });
       try {
