@@ -253,6 +253,29 @@ describe('OIDC sign-in', () => {
     assert.equal(failures.length, FAILED_SIGN_INS_PER_WINDOW, 'the limited attempt is not recorded as another failure');
   });
 
+  test('only what could probe counts toward the limit: a cancel at the provider (?error=), a person refused for their domain or role do not (still recorded); a refused code and bad states do', async () => {
+    const t = setUp({ allowedEmailDomains: ['corp.example'] });
+    for (let i = 0; i <= FAILED_SIGN_INS_PER_WINDOW; i++) {
+      const cancelled = await t.app.request('/auth/callback?error=access_denied&state=x');
+      assert.equal(cancelled.status, 403);
+      assert.match(await cancelled.text(), /the identity provider refused the sign-in \(access_denied\)/);
+      assert.equal((await signIn(t, i % 2 === 0 ? 'nobody' : 'outsider')).response.status, 403);
+    }
+    const failures = (await auditActions(t)).filter((a) => a.action === 'session.sign_in_failed');
+    assert.equal(failures.length, 2 * (FAILED_SIGN_INS_PER_WINDOW + 1), 'each recorded');
+    assert.equal((await signIn(t, 'alice')).response.status, 302, 'none of them counted');
+
+    const { location, loginCookie } = await startLogin(t);
+    const state = new URL(location).searchParams.get('state')!;
+    const refusedCode = await t.app.request(`/auth/callback?code=not-a-code&state=${state}`, { headers: { cookie: `cardgate_login=${loginCookie}` } });
+    assert.equal(refusedCode.status, 403);
+    assert.match(await refusedCode.text(), /answer could not be verified/);
+    for (let i = 1; i < FAILED_SIGN_INS_PER_WINDOW; i++) assert.equal((await t.app.request('/auth/callback?state=a&code=b')).status, 403);
+    const limited = await signIn(t, 'alice');
+    assert.equal(limited.response.status, 403);
+    assert.match(await limited.response.text(), /too many failed sign-ins/);
+  });
+
   test('without auth.oidc the sign-in routes are 404 and the admin API takes the admin token only', async () => {
     const t = testDeps();
     const app = createApp(t.deps);
