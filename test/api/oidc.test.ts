@@ -17,6 +17,10 @@ const ORIGIN = 'http://cardgate.test';
 const REDIRECT = `${ORIGIN}/auth/callback`;
 const SECURE_REDIRECT = 'https://cardgate.test/auth/callback';
 const MINUTE = 60_000;
+const LONGEST_SUBJECT = 's'.repeat(255);
+const TOO_LONG_SUBJECT = 's'.repeat(256);
+const LONGEST_EMAIL = `${'e'.repeat(307)}@corp.example`;
+const TOO_LONG_EMAIL = `${'e'.repeat(308)}@corp.example`;
 let provider: TestProvider;
 
 before(async () => {
@@ -29,6 +33,9 @@ before(async () => {
       eve: { email: 'eve@corp.example', groups: ['cg-viewers'] },
       nobody: { email: 'nobody@corp.example', groups: ['staff'] },
       outsider: { email: 'out@elsewhere.example', groups: ['cg-admins'] },
+      [LONGEST_SUBJECT]: { email: LONGEST_EMAIL, groups: ['cg-viewers'] },
+      [TOO_LONG_SUBJECT]: { email: 'long-sub@corp.example', groups: ['cg-viewers'] },
+      'long-email': { email: TOO_LONG_EMAIL, groups: ['cg-viewers'] },
     },
   });
 });
@@ -274,6 +281,30 @@ describe('OIDC sign-in', () => {
     const limited = await signIn(t, 'alice');
     assert.equal(limited.response.status, 403);
     assert.match(await limited.response.text(), /too many failed sign-ins/);
+  });
+
+  test('a subject over 255 characters or an e-mail over 320 is refused with a page saying why, recorded without it; at the bounds a person signs in', async () => {
+    assert.deepEqual([LONGEST_SUBJECT.length, LONGEST_EMAIL.length], [255, 320]);
+    const t = setUp();
+    const longest = await signIn(t, LONGEST_SUBJECT);
+    assert.equal(longest.response.status, 302);
+    const me = (await (await t.app.request('/auth/session', withSession(longest.session!))).json()) as { subject: string; email: string };
+    assert.deepEqual([me.subject, me.email], [LONGEST_SUBJECT, LONGEST_EMAIL]);
+    for (const [who, why] of [
+      [TOO_LONG_SUBJECT, /your identity provider gave a subject of 256 characters; at most 255 are taken/],
+      ['long-email', /your identity provider gave an e-mail address of 321 characters; at most 320 are taken/],
+    ] as const) {
+      const refused = await signIn(t, who);
+      assert.equal(refused.response.status, 403, who.slice(0, 20));
+      assert.equal(refused.session, undefined);
+      assert.match(await refused.response.text(), why);
+    }
+    const failures = (await t.store.pageAudit({ limit: 10, action: 'session.sign_in_failed' })).items;
+    assert.equal(failures.length, 2);
+    const recorded = JSON.stringify(failures);
+    assert.ok(!recorded.includes(TOO_LONG_SUBJECT) && !recorded.includes(TOO_LONG_EMAIL), 'the overlong values are not stored');
+    assert.deepEqual(failures.map((f) => f.actor).reverse(), [{ kind: 'oidc', subject: '(unknown)', email: null }, { kind: 'oidc', subject: 'long-email', email: null }]);
+    assert.equal(nonEmpty(await t.store.listSessions({ now: new Date(t.clock.now()).toISOString(), limit: 10 }), 'sessions').length, 1, 'only the one at the bounds');
   });
 
   test('without auth.oidc the sign-in routes are 404 and the admin API takes the admin token only', async () => {

@@ -58,6 +58,18 @@ const boundedFetch: client.CustomFetch = async (url, options) => {
   return new Response(bounded, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 };
 
+/** Longest subject and e-mail kept (sessions, audit actors); the provider's answer alone may be up to 1 MiB. */
+const MAX_SUBJECT_CHARS = 255;
+const MAX_EMAIL_CHARS = 320;
+
+/** The refusal of a claim over its bound: the person is named without it (the audit log never holds the overlong value). */
+const overlong = (what: string, length: number, most: number, who?: { subject: string; email: null }) =>
+  new SignInRefused(`your identity provider gave ${what} of ${length} characters; at most ${most} are taken: ask an administrator`, {
+    detail: `${what} of ${length} characters (over ${most})`,
+    who,
+    counted: false,
+  });
+
 const emailDomainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /** The identity the tokens name, or the refusal: e-mail domain, role. */
@@ -69,7 +81,9 @@ const identityOf = async (settings: OidcSettings, config: client.Configuration, 
     for (const [name, value] of Object.entries(info ?? {})) if (claims[name] === undefined) claims[name] = value;
   }
   const subject = claims.sub as string;
-  const email = typeof claims.email === 'string' && claims.email.length <= 320 ? claims.email : null;
+  if (subject.length > MAX_SUBJECT_CHARS) throw overlong('a subject', subject.length, MAX_SUBJECT_CHARS);
+  const email = typeof claims.email === 'string' ? claims.email : null;
+  if (email !== null && email.length > MAX_EMAIL_CHARS) throw overlong('an e-mail address', email.length, MAX_EMAIL_CHARS, { subject, email: null });
   const who = { subject, email };
   if (settings.allowedEmailDomains.length > 0) {
     if (email === null || claims.email_verified !== true) throw new SignInRefused('your account has no verified e-mail address, which this service requires', { detail: 'no verified e-mail (allowedEmailDomains)', who, counted: false });
