@@ -407,12 +407,37 @@ test('over real HTTP, a 1 MB state or a 1 MB cookie is refused by the server\'s 
   }
 });
 
-test('with an https redirectUrl both cookies are Secure', async () => {
+test('with an https redirectUrl both cookies are Secure, and the session cookie is __Host-cardgate_session (Path=/, no Domain): the only name read', async () => {
   const t = setUp({ redirectUrl: SECURE_REDIRECT });
   const login = await t.app.request('/auth/login');
   assert.match(cookieOf(login, 'cardgate_login') ?? '', /; Secure/);
   const { response, setCookie } = await signIn(t, 'alice', SECURE_REDIRECT);
   assert.equal(response.status, 302);
-  assert.match(setCookie!, /; Secure/);
-  assert.match(setCookie!, /; HttpOnly/);
+  assert.equal(setCookie, undefined, 'not the plain name');
+  const hostCookie = cookieOf(response, '__Host-cardgate_session');
+  assert.ok(hostCookie, response.headers.getSetCookie().join(' | '));
+  assert.match(hostCookie, /; Secure/);
+  assert.match(hostCookie, /; HttpOnly/);
+  assert.match(hostCookie, /; Path=\//);
+  assert.doesNotMatch(hostCookie, /; Domain=/i);
+  const session = valueOf(hostCookie);
+  const secureOrigin = new URL(SECURE_REDIRECT).origin;
+  assert.equal((await t.app.request('/auth/session', { headers: { cookie: `__Host-cardgate_session=${session}` } })).status, 200);
+  assert.equal((await t.app.request('/admin/api/accounts', { headers: { cookie: `__Host-cardgate_session=${session}` } })).status, 200);
+  for (const path of ['/auth/session', '/admin/api/accounts']) {
+    assert.equal((await t.app.request(path, { headers: { cookie: `cardgate_session=${session}` } })).status, 401, `${path}: a plain-named cookie (one a sibling subdomain could plant) is no session`);
+  }
+  const csrf = ((await (await t.app.request('/auth/session', { headers: { cookie: `__Host-cardgate_session=${session}` } })).json()) as { csrf_token: string }).csrf_token;
+  const out = await t.app.request('/auth/logout', { method: 'POST', headers: { cookie: `__Host-cardgate_session=${session}`, origin: secureOrigin, 'x-csrf-token': csrf } });
+  assert.deepEqual(((await out.json()) as { signed_out: number }).signed_out, 1);
+  assert.match(cookieOf(out, '__Host-cardgate_session') ?? '', /Max-Age=0.*; Path=\/.*; Secure/, 'cleared under its own name');
+});
+
+test('with an http redirectUrl the session cookie keeps its plain name (a __Host- cookie must be Secure)', async () => {
+  const t = setUp();
+  const { response, setCookie } = await signIn(t, 'alice');
+  assert.equal(response.status, 302);
+  assert.ok(setCookie);
+  assert.equal(cookieOf(response, '__Host-cardgate_session'), undefined);
+  assert.equal((await t.app.request('/auth/session', { headers: { cookie: `__Host-cardgate_session=${valueOf(setCookie)}` } })).status, 401);
 });
