@@ -213,6 +213,9 @@ export const expiredAt = (key: ApiKeyRecord, secret: string, now: number): strin
   return end != null && now >= Date.parse(end) ? end : undefined;
 };
 
+/** What a refusal of an expired key says, wherever a key is refused (the keyed endpoints' 401, a webhook's baseline). */
+export const expiredKeyMessage = (expired: string): string => `this API key expired at ${expired}: ask an administrator for a new one (or its rotated secret)`;
+
 /** Keys of one account (or all), oldest first. Throws NOT_FOUND for an unknown account. */
 export const listKeys = async (store: Store, accountId?: string): Promise<KeyView[]> => {
   if (accountId !== undefined && !(await store.getAccount(accountId))) throw new ApiError('NOT_FOUND', `account ${accountId} not found`);
