@@ -159,10 +159,11 @@ export const checkKeyedBaseline = (accountId: string | null, ask: AgentAsk, refu
 /**
  * The keyed validation's agent and gate, before its report is stored: the baseline it names is
  * read (a 400 when it is not a report of this account's, or has no one card), compared with the
- * result, then the agent joined. A keyless call joins none, and a baseline on one is a 400.
+ * result, then the agent joined. A keyless call joins none, and a baseline on one is a 400
+ * (saying the key expired when the webhooks ignored one for that: `expiredKeyAt`).
  */
-export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null, ask: AgentAsk, resultJson: string, refuse: Refuse): Promise<AgentRun | undefined> => {
-  checkKeyedBaseline(accountId, ask, refuse);
+export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null, ask: AgentAsk, resultJson: string, refuse: Refuse, expiredKeyAt?: string): Promise<AgentRun | undefined> => {
+  checkKeyedBaseline(accountId, ask, refuse, expiredKeyAt);
   if (accountId === null) return undefined;
   if (ask.name === null) {
     if (ask.baseline !== undefined) throw refuse('options.baseline', 'nothing names this card\'s agent (no options.agent, and no endpoint URL in the card): give options.agent');

@@ -60,8 +60,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   }
   const { card } = outcome;
   const plain = webhookResultText(card, outcome.metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
-  checkKeyedBaseline(accountId, outcome.agentAsk, flatRefusal, key.expiredAt);
-  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, plain, flatRefusal);
+  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, plain, flatRefusal, key.expiredAt);
   const body = withAgentMembers(plain, run);
   const report = webhookReport(
     { id, createdAt: iso(createdMs), metadata, version: card.version, accountId },
@@ -119,8 +118,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string,
   }
   const { repo, sha, card } = outcome;
   const judged = { sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
-  checkKeyedBaseline(accountId, outcome.agentAsk, flatRefusal, key.expiredAt);
-  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, githubResultText(card, judged), flatRefusal);
+  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, githubResultText(card, judged), flatRefusal, key.expiredAt);
   // With a baseline, the commit status follows the gate.
   const context = run?.baseline ? { ...judged, gatePassed: run.baseline.passed } : judged;
   let body = withAgentMembers(githubResultText(card, context), run);
