@@ -131,9 +131,9 @@ for (const engine of engines) {
         const created = (await t.admin('POST', `/accounts/${t.account.id}/keys`, { name: 'ci' })).body;
         const both = await Promise.all([t.admin('POST', `/keys/${created.key.id}/rotate`), t.admin('POST', `/keys/${created.key.id}/rotate`)]);
         assert.deepEqual(both.map((r) => r.status), [200, 200]);
-        const [first, second] = both.map((r) => r.body.secret as string);
-        assert.notEqual(first, second);
-        for (const secret of [first, second]) assert.equal((await t.validate(secret)).status, 200, 'each secret handed out works');
+        const secrets = both.map((r) => r.body.secret as string);
+        assert.equal(new Set(secrets).size, 2);
+        for (const secret of secrets) assert.equal((await t.validate(secret)).status, 200, 'each secret handed out works');
         assert.equal((await t.validate(created.secret)).status, 401, 'the original secret: replaced twice, forgotten');
         const audit = (await t.admin('GET', '/audit?action=key.rotate')).body.entries;
         assert.equal(audit.length, 2);
