@@ -19,5 +19,7 @@ export type AppEnv = {
     audit: AuditContext;
     /** The admin API caller's role: `admin` for the admin token, the session's for a person signed in (see middleware/admin-auth.ts). */
     role: SessionRole;
+    /** A key given to a webhook that it ignored because it expired: when (see middleware/caller.ts keyedWhenGiven). */
+    expiredKeyAt: string | undefined;
   };
 };

@@ -166,7 +166,7 @@ export const describeApi = (app: ApiRoutes, publicUrl: string): (() => string) =
     type: 'apiKey',
     in: 'cookie',
     name: 'cardgate_session',
-    description: 'A person signed in through OpenID Connect (GET /auth/login), when `auth.oidc` is set and no Authorization header is sent. A state-changing request with it also sends the session\'s CSRF token (GET /auth/session) in `X-CSRF-Token` and comes from this service\'s origin; the session\'s role must reach the route\'s (see docs/auth.md).',
+    description: 'A person signed in through OpenID Connect (GET /auth/login), when `auth.oidc` is set and no Authorization header is sent; the cookie is named `__Host-cardgate_session` when `auth.oidc.redirectUrl` is https. A state-changing request with it also sends the session\'s CSRF token (GET /auth/session) in `X-CSRF-Token` and comes from this service\'s origin; the session\'s role must reach the route\'s (see docs/auth.md).',
   });
 
   // Made on first use, not at start-up: nothing but GET /openapi.json and /docs needs it.

@@ -125,6 +125,24 @@ for (const engine of engines) {
       }
     });
 
+    test('two rotations at the same moment: the second rotates from the first, so both answered secrets work (the first in its grace) and the original is forgotten', async () => {
+      const t = await keyApp(engine, { rotationGraceHours: 2 });
+      try {
+        const created = (await t.admin('POST', `/accounts/${t.account.id}/keys`, { name: 'ci' })).body;
+        const both = await Promise.all([t.admin('POST', `/keys/${created.key.id}/rotate`), t.admin('POST', `/keys/${created.key.id}/rotate`)]);
+        assert.deepEqual(both.map((r) => r.status), [200, 200]);
+        const secrets = both.map((r) => r.body.secret as string);
+        assert.equal(new Set(secrets).size, 2);
+        for (const secret of secrets) assert.equal((await t.validate(secret)).status, 200, 'each secret handed out works');
+        assert.equal((await t.validate(created.secret)).status, 401, 'the original secret: replaced twice, forgotten');
+        const audit = (await t.admin('GET', '/audit?action=key.rotate')).body.entries;
+        assert.equal(audit.length, 2);
+        assert.notEqual(audit[0].before.hint, audit[1].before.hint, 'each rotation started from a different secret');
+      } finally {
+        await t.close();
+      }
+    });
+
     test('rotation with keys.rotationGraceHours 0: the old secret is refused at once', async () => {
       const t = await keyApp(engine, { rotationGraceHours: 0 });
       try {
@@ -132,6 +150,35 @@ for (const engine of engines) {
         const rotated = (await t.admin('POST', `/keys/${created.key.id}/rotate`)).body;
         assert.equal((await t.validate(created.secret)).status, 401);
         assert.equal((await t.validate(rotated.secret)).status, 200);
+      } finally {
+        await t.close();
+      }
+    });
+
+    test('a webhook ignores an expired key, and a baseline asked with one is refused saying the key expired (not that it identifies no account)', async () => {
+      const t = await keyApp(engine);
+      try {
+        const expiresAt = new Date(t.clock.now() + DAY).toISOString();
+        const created = (await t.admin('POST', `/accounts/${t.account.id}/keys`, { name: 'ci', expires_at: expiresAt })).body;
+        const hook = async (path: string, body: object, key?: string) => {
+          const res = await t.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(body) });
+          return { status: res.status, body: (await res.json()) as any };
+        };
+        const options = { agent: 'ci/agent', baseline: 'latest' };
+        const github = { repo: 'acme/agents', sha: 'a'.repeat(40) };
+        const live = await hook('/v1/webhook', { agent_card: minimalCard(), options }, created.secret);
+        assert.equal(live.status, 400);
+        assert.match(live.body.error, /^options\.baseline: this agent has no report yet/, 'a key in force: the baseline is looked up');
+        t.clock.set(Date.parse(expiresAt));
+        for (const [path, body] of [['/v1/webhook', { agent_card: minimalCard(), options }], ['/v1/webhook/github', { agent_card: minimalCard(), github, options }]] as const) {
+          const refused = await hook(path, body, created.secret);
+          assert.equal(refused.status, 400, path);
+          assert.match(refused.body.error, new RegExp(`^options\\.baseline: .*this API key expired at ${expiresAt.replace(/\./g, '\\.')}: ask an administrator for a new one`), path);
+          assert.doesNotMatch(refused.body.error, /identifies no account/, path);
+        }
+        const unknown = await hook('/v1/webhook', { agent_card: minimalCard(), options }, `cardgate_${'x'.repeat(43)}`);
+        assert.match(unknown.body.error, /identifies no account/, 'an unknown key: as before');
+        assert.equal((await hook('/v1/webhook', { agent_card: minimalCard() }, created.secret)).status, 200, 'without a baseline the expired key is ignored, as before');
       } finally {
         await t.close();
       }

@@ -17,6 +17,10 @@ const ORIGIN = 'http://cardgate.test';
 const REDIRECT = `${ORIGIN}/auth/callback`;
 const SECURE_REDIRECT = 'https://cardgate.test/auth/callback';
 const MINUTE = 60_000;
+const LONGEST_SUBJECT = 's'.repeat(255);
+const TOO_LONG_SUBJECT = 's'.repeat(256);
+const LONGEST_EMAIL = `${'e'.repeat(307)}@corp.example`;
+const TOO_LONG_EMAIL = `${'e'.repeat(308)}@corp.example`;
 let provider: TestProvider;
 
 before(async () => {
@@ -29,6 +33,9 @@ before(async () => {
       eve: { email: 'eve@corp.example', groups: ['cg-viewers'] },
       nobody: { email: 'nobody@corp.example', groups: ['staff'] },
       outsider: { email: 'out@elsewhere.example', groups: ['cg-admins'] },
+      [LONGEST_SUBJECT]: { email: LONGEST_EMAIL, groups: ['cg-viewers'] },
+      [TOO_LONG_SUBJECT]: { email: 'long-sub@corp.example', groups: ['cg-viewers'] },
+      'long-email': { email: TOO_LONG_EMAIL, groups: ['cg-viewers'] },
     },
   });
 });
@@ -253,6 +260,53 @@ describe('OIDC sign-in', () => {
     assert.equal(failures.length, FAILED_SIGN_INS_PER_WINDOW, 'the limited attempt is not recorded as another failure');
   });
 
+  test('only what could probe counts toward the limit: a cancel at the provider (?error=), a person refused for their domain or role do not (still recorded); a refused code and bad states do', async () => {
+    const t = setUp({ allowedEmailDomains: ['corp.example'] });
+    for (let i = 0; i <= FAILED_SIGN_INS_PER_WINDOW; i++) {
+      const cancelled = await t.app.request('/auth/callback?error=access_denied&state=x');
+      assert.equal(cancelled.status, 403);
+      assert.match(await cancelled.text(), /the identity provider refused the sign-in \(access_denied\)/);
+      assert.equal((await signIn(t, i % 2 === 0 ? 'nobody' : 'outsider')).response.status, 403);
+    }
+    const failures = (await auditActions(t)).filter((a) => a.action === 'session.sign_in_failed');
+    assert.equal(failures.length, 2 * (FAILED_SIGN_INS_PER_WINDOW + 1), 'each recorded');
+    assert.equal((await signIn(t, 'alice')).response.status, 302, 'none of them counted');
+
+    const { location, loginCookie } = await startLogin(t);
+    const state = new URL(location).searchParams.get('state')!;
+    const refusedCode = await t.app.request(`/auth/callback?code=not-a-code&state=${state}`, { headers: { cookie: `cardgate_login=${loginCookie}` } });
+    assert.equal(refusedCode.status, 403);
+    assert.match(await refusedCode.text(), /answer could not be verified/);
+    for (let i = 1; i < FAILED_SIGN_INS_PER_WINDOW; i++) assert.equal((await t.app.request('/auth/callback?state=a&code=b')).status, 403);
+    const limited = await signIn(t, 'alice');
+    assert.equal(limited.response.status, 403);
+    assert.match(await limited.response.text(), /too many failed sign-ins/);
+  });
+
+  test('a subject over 255 characters or an e-mail over 320 is refused with a page saying why, recorded without it; at the bounds a person signs in', async () => {
+    assert.deepEqual([LONGEST_SUBJECT.length, LONGEST_EMAIL.length], [255, 320]);
+    const t = setUp();
+    const longest = await signIn(t, LONGEST_SUBJECT);
+    assert.equal(longest.response.status, 302);
+    const me = (await (await t.app.request('/auth/session', withSession(longest.session!))).json()) as { subject: string; email: string };
+    assert.deepEqual([me.subject, me.email], [LONGEST_SUBJECT, LONGEST_EMAIL]);
+    for (const [who, why] of [
+      [TOO_LONG_SUBJECT, /your identity provider gave a subject of 256 characters; at most 255 are taken/],
+      ['long-email', /your identity provider gave an e-mail address of 321 characters; at most 320 are taken/],
+    ] as const) {
+      const refused = await signIn(t, who);
+      assert.equal(refused.response.status, 403, who.slice(0, 20));
+      assert.equal(refused.session, undefined);
+      assert.match(await refused.response.text(), why);
+    }
+    const failures = (await t.store.pageAudit({ limit: 10, action: 'session.sign_in_failed' })).items;
+    assert.equal(failures.length, 2);
+    const recorded = JSON.stringify(failures);
+    assert.ok(!recorded.includes(TOO_LONG_SUBJECT) && !recorded.includes(TOO_LONG_EMAIL), 'the overlong values are not stored');
+    assert.deepEqual(failures.map((f) => f.actor).reverse(), [{ kind: 'oidc', subject: '(unknown)', email: null }, { kind: 'oidc', subject: 'long-email', email: null }]);
+    assert.equal(nonEmpty(await t.store.listSessions({ now: new Date(t.clock.now()).toISOString(), limit: 10 }), 'sessions').length, 1, 'only the one at the bounds');
+  });
+
   test('without auth.oidc the sign-in routes are 404 and the admin API takes the admin token only', async () => {
     const t = testDeps();
     const app = createApp(t.deps);
@@ -353,12 +407,37 @@ test('over real HTTP, a 1 MB state or a 1 MB cookie is refused by the server\'s 
   }
 });
 
-test('with an https redirectUrl both cookies are Secure', async () => {
+test('with an https redirectUrl both cookies are Secure, and the session cookie is __Host-cardgate_session (Path=/, no Domain): the only name read', async () => {
   const t = setUp({ redirectUrl: SECURE_REDIRECT });
   const login = await t.app.request('/auth/login');
   assert.match(cookieOf(login, 'cardgate_login') ?? '', /; Secure/);
   const { response, setCookie } = await signIn(t, 'alice', SECURE_REDIRECT);
   assert.equal(response.status, 302);
-  assert.match(setCookie!, /; Secure/);
-  assert.match(setCookie!, /; HttpOnly/);
+  assert.equal(setCookie, undefined, 'not the plain name');
+  const hostCookie = cookieOf(response, '__Host-cardgate_session');
+  assert.ok(hostCookie, response.headers.getSetCookie().join(' | '));
+  assert.match(hostCookie, /; Secure/);
+  assert.match(hostCookie, /; HttpOnly/);
+  assert.match(hostCookie, /; Path=\//);
+  assert.doesNotMatch(hostCookie, /; Domain=/i);
+  const session = valueOf(hostCookie);
+  const secureOrigin = new URL(SECURE_REDIRECT).origin;
+  assert.equal((await t.app.request('/auth/session', { headers: { cookie: `__Host-cardgate_session=${session}` } })).status, 200);
+  assert.equal((await t.app.request('/admin/api/accounts', { headers: { cookie: `__Host-cardgate_session=${session}` } })).status, 200);
+  for (const path of ['/auth/session', '/admin/api/accounts']) {
+    assert.equal((await t.app.request(path, { headers: { cookie: `cardgate_session=${session}` } })).status, 401, `${path}: a plain-named cookie (one a sibling subdomain could plant) is no session`);
+  }
+  const csrf = ((await (await t.app.request('/auth/session', { headers: { cookie: `__Host-cardgate_session=${session}` } })).json()) as { csrf_token: string }).csrf_token;
+  const out = await t.app.request('/auth/logout', { method: 'POST', headers: { cookie: `__Host-cardgate_session=${session}`, origin: secureOrigin, 'x-csrf-token': csrf } });
+  assert.deepEqual(((await out.json()) as { signed_out: number }).signed_out, 1);
+  assert.match(cookieOf(out, '__Host-cardgate_session') ?? '', /Max-Age=0.*; Path=\/.*; Secure/, 'cleared under its own name');
+});
+
+test('with an http redirectUrl the session cookie keeps its plain name (a __Host- cookie must be Secure)', async () => {
+  const t = setUp();
+  const { response, setCookie } = await signIn(t, 'alice');
+  assert.equal(response.status, 302);
+  assert.ok(setCookie);
+  assert.equal(cookieOf(response, '__Host-cardgate_session'), undefined);
+  assert.equal((await t.app.request('/auth/session', { headers: { cookie: `__Host-cardgate_session=${valueOf(setCookie)}` } })).status, 401);
 });

@@ -69,7 +69,7 @@ test('route by route, each role is let through or refused as the table says', as
       const token = tokens[role];
       const response = await t.app.request(path.replace(/\{[^}]+\}/g, 'none'), {
         method,
-        headers: { cookie: `cardgate_session=${token}`, origin: ORIGIN, 'x-csrf-token': csrfTokenOf(token), 'content-type': 'application/json' },
+        headers: { cookie: `__Host-cardgate_session=${token}`, origin: ORIGIN, 'x-csrf-token': csrfTokenOf(token), 'content-type': 'application/json' },
         body: method === 'GET' ? undefined : '{}',
       });
       const text = await response.text();
@@ -92,8 +92,8 @@ test('/metrics (access admin) opens to the admin token and an admin session, not
   const sessions = sessionOperations(t.deps);
   const editor = (await sessions.start({ subject: 'ed', email: null, role: 'editor' })).token;
   const admin = (await sessions.start({ subject: 'ad', email: null, role: 'admin' })).token;
-  assert.equal((await app.request('/metrics', { headers: { cookie: `cardgate_session=${editor}` } })).status, 403);
-  assert.equal((await app.request('/metrics', { headers: { cookie: `cardgate_session=${admin}` } })).status, 200);
+  assert.equal((await app.request('/metrics', { headers: { cookie: `__Host-cardgate_session=${editor}` } })).status, 403);
+  assert.equal((await app.request('/metrics', { headers: { cookie: `__Host-cardgate_session=${admin}` } })).status, 200);
   assert.equal((await app.request('/metrics', { headers: { authorization: 'Bearer test-admin-token-0123456789' } })).status, 200);
 });
 
@@ -112,7 +112,7 @@ test('CSRF, route by route: every state-changing admin route refuses an admin\'s
   ];
   for (const { method, path } of routes) {
     for (const [name, headers] of forged) {
-      const response = await t.app.request(path.replace(/\{[^}]+\}/g, 'none'), { method, headers: { cookie: `cardgate_session=${admin}`, ...headers }, body: headers['content-type']!.includes('json') ? '{"name":"Forged","plan":"team"}' : 'name=Forged&plan=team' });
+      const response = await t.app.request(path.replace(/\{[^}]+\}/g, 'none'), { method, headers: { cookie: `__Host-cardgate_session=${admin}`, ...headers }, body: headers['content-type']!.includes('json') ? '{"name":"Forged","plan":"team"}' : 'name=Forged&plan=team' });
       const body = (await response.json()) as { error?: { code: string } };
       assert.equal(response.status, 403, `${name}: ${method} ${path}`);
       assert.equal(body.error?.code, 'FORBIDDEN', `${name}: ${method} ${path}`);

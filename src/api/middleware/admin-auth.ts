@@ -17,8 +17,12 @@ import { leastRoleFor } from '../admin-roles.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 
-/** The session cookie: the opaque id only. */
-export const SESSION_COOKIE = 'cardgate_session';
+/**
+ * The session cookie's name (it holds the opaque id only): with an https redirectUrl (the cookie
+ * Secure) `__Host-cardgate_session`, which a browser takes only Secure, with Path=/ and no Domain,
+ * so a sibling subdomain cannot plant one; only that name is read then. On http the plain name.
+ */
+export const sessionCookieName = (redirectUrl: string): string => (redirectUrl.startsWith('https:') ? '__Host-cardgate_session' : 'cardgate_session');
 /** The header the dashboard sends each state-changing request's CSRF token in. */
 export const CSRF_HEADER = 'X-CSRF-Token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -42,9 +46,10 @@ export const adminAuth = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   const oidc = deps.config.auth.oidc;
   const sessions = oidc && sessionOperations(deps);
   const origin = oidc && new URL(oidc.redirectUrl).origin;
+  const sessionCookie = oidc && sessionCookieName(oidc.redirectUrl);
   return async (c, next) => {
-    if (sessions && origin && c.req.header('authorization') === undefined) {
-      const token = getCookie(c, SESSION_COOKIE);
+    if (sessions && origin && sessionCookie && c.req.header('authorization') === undefined) {
+      const token = getCookie(c, sessionCookie);
       const session = await sessions.resume(token);
       if (session === undefined) {
         throw new ApiError('UNAUTHORIZED', 'not signed in, or the session ended: sign in at /auth/login, or send "Authorization: Bearer <admin token>"', {

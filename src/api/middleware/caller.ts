@@ -9,7 +9,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { expiredAt, findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
+import { expiredAt, expiredKeyMessage, findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
 import { ipMatcher } from '../../lib/ip.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { ApiKeyRecord } from '../../store/contract/keys.ts';
@@ -57,7 +57,7 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     const expired = expiredAt(key, presented, now);
     if (expired !== undefined) {
       deps.metrics?.expiredKeyRefused();
-      throw new ApiError('UNAUTHORIZED', `this API key expired at ${expired}: ask an administrator for a new one (or its rotated secret)`);
+      throw new ApiError('UNAUTHORIZED', expiredKeyMessage(expired));
     }
     const caller: Caller = { plan: account.plan, account, key, ip, trustKeys };
     // Set before the allow-list check: a refused key's answer still shows its account's window.
@@ -81,7 +81,8 @@ export const callerOf = (c: Context<AppEnv>): { caller: Caller; noteWindow: (win
 /**
  * The webhook endpoints' reading of a key (they need none): sets `c.var.caller` to the key's
  * account when a key is given that identifies one and may be used from the client's address, so
- * that its ruleset judges the card; any other key is ignored, as the webhooks always did.
+ * that its ruleset judges the card; any other key is ignored, as the webhooks always did. An
+ * expired one sets `c.var.expiredKeyAt`, so that a baseline's refusal says the key expired.
  */
 export const keyedWhenGiven = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   const clientIp = clientIpResolver(deps.config);
@@ -90,8 +91,9 @@ export const keyedWhenGiven = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     const found = presented ? await findKeyAndAccount(deps.store, presented, deps.config.keys.prefix) : undefined;
     const ip = clientIp(c);
     // An expired key is ignored as an unknown one is.
-    const usable = found && expiredAt(found.key, presented!, deps.clock.now()) === undefined;
-    if (found && usable && (found.key.allowed_ips.length === 0 || allowList(found.key)(ip))) {
+    const expired = found && expiredAt(found.key, presented!, deps.clock.now());
+    if (expired !== undefined) c.set('expiredKeyAt', expired);
+    if (found && expired === undefined && (found.key.allowed_ips.length === 0 || allowList(found.key)(ip))) {
       c.set('caller', { plan: found.account.plan, account: found.account, key: found.key, ip, trustKeys: found.trustKeys });
     }
     return next();

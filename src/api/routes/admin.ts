@@ -96,7 +96,7 @@ const routes = {
     path: '/admin/api/keys/{id}/rotate',
     summary: 'Give a key a new secret; the answer holds it, once. The old secret works for keys.rotationGraceHours more',
     request: { params: keyId, body: requestBody(keyRotationSchema, { description: 'Optional: the new expiry, as at creation.', required: false }) },
-    responses: { 200: response('Rotated.', createdKey), ...bodyRefused, ...notFound('key') },
+    responses: { 200: response('Rotated.', createdKey), ...bodyRefused, ...notFound('key'), ...errors({ 409: 'Other rotations of this key kept replacing it meanwhile (CONFLICT); try again.' }) },
   }),
   usage: admin({
     method: 'get',

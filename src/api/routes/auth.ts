@@ -19,7 +19,7 @@ import { pageHeaders } from '../../pages/layout.ts';
 import { renderSignInRefusedPage } from '../../pages/sign-in.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
-import { checkCsrf, SESSION_COOKIE } from '../middleware/admin-auth.ts';
+import { checkCsrf, sessionCookieName } from '../middleware/admin-auth.ts';
 import { apiRoutes, type ApiRoutes, errors, response } from '../openapi.ts';
 
 /** The sign-in's state, nonce and PKCE verifier, sealed (see features/auth/login-state.ts); sent back to /auth only. */
@@ -104,19 +104,20 @@ export const authRoutes = (deps: AppDeps): ApiRoutes => {
   const clientIp = clientIpResolver(deps.config);
   const origin = new URL(settings.redirectUrl).origin;
   const secure = settings.redirectUrl.startsWith('https:');
+  const sessionCookie = sessionCookieName(settings.redirectUrl);
   const cookie = { httpOnly: true, sameSite: 'Lax', secure } as const;
   const afterLogout = `${origin}/dashboard`;
 
   const refused = (c: Context<AppEnv>, e: SignInRefused, status: 403 | 503 = 403) =>
     c.html(renderSignInRefusedPage(e.message), status, { ...pageHeaders, 'Cache-Control': 'no-store', ...(e instanceof SignInLimited ? { 'Retry-After': String(e.retryAfterSeconds) } : {}) });
   const liveSession = async (c: Context<AppEnv>) => {
-    const token = getCookie(c, SESSION_COOKIE);
+    const token = getCookie(c, sessionCookie);
     const session = await signIn.sessions.resume(token);
     if (session === undefined) throw new ApiError('UNAUTHORIZED', 'not signed in, or the session ended: sign in at /auth/login');
     return { token: token!, session };
   };
   const ended = async (c: Context<AppEnv>, count: number) => {
-    deleteCookie(c, SESSION_COOKIE, { path: '/', secure });
+    deleteCookie(c, sessionCookie, { path: '/', secure });
     return c.json({ signed_out: count, logout_url: (await signIn.logoutUrl(afterLogout)) ?? null }, 200);
   };
 
@@ -139,7 +140,7 @@ export const authRoutes = (deps: AppDeps): ApiRoutes => {
       deleteCookie(c, LOGIN_COOKIE, { path: '/auth', secure });
       try {
         const { token } = await signIn.complete(new URL(c.req.url).searchParams, sealed, clientIp(c));
-        setCookie(c, SESSION_COOKIE, token, { ...cookie, path: '/', maxAge: deps.config.auth.sessionMaxHours * 3600 });
+        setCookie(c, sessionCookie, token, { ...cookie, path: '/', maxAge: deps.config.auth.sessionMaxHours * 3600 });
         return c.redirect('/dashboard', 302);
       } catch (e) {
         if (e instanceof SignInRefused) return refused(c, e);
@@ -152,7 +153,7 @@ export const authRoutes = (deps: AppDeps): ApiRoutes => {
       return c.json({ subject: session.subject, email: session.email, role: session.role, expires_at: session.expires_at, csrf_token: csrfTokenOf(token) }, 200);
     })
     .openapi(routes.logout, async (c) => {
-      const token = getCookie(c, SESSION_COOKIE);
+      const token = getCookie(c, sessionCookie);
       if (token !== undefined) checkCsrf(c, token, origin);
       return ended(c, await signIn.signOut(token, clientIp(c)));
     })

@@ -10,12 +10,14 @@
  */
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
+import type { Context } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { JobRunner } from '../../features/webhooks/runner.ts';
-import { handleGithub, handleWebhook, validationStatus } from '../../features/webhooks/operations.ts';
+import { handleGithub, handleWebhook, validationStatus, type WebhookKey } from '../../features/webhooks/operations.ts';
 import { githubRequestSchema, webhookRequestSchema } from '../../features/webhooks/webhook-requests.ts';
 import { readBodyText } from '../body.ts';
+import type { AppEnv } from '../env.ts';
 import type { createWebhookLimiter } from '../middleware/webhook-limit.ts';
 import { keyedWhenGiven } from '../middleware/caller.ts';
 import { apiRoutes, type ApiRoutes, bodyErrors, errors, jsonText, rateLimitHeaders, requestBody, response, security } from '../openapi.ts';
@@ -84,13 +86,14 @@ const status = createRoute({
 export const webhookRoutes = (deps: AppDeps, { limiter, jobs }: WebhookServices): ApiRoutes => {
   const maxBytes = deps.config.http.maxBodyBytes;
   const middleware = [limiter.count, keyedWhenGiven(deps)];
+  const keyOf = (c: Context<AppEnv>): WebhookKey => ({ accountId: c.get('caller')?.account?.id ?? null, expiredAt: c.get('expiredKeyAt') });
   return apiRoutes()
     .openapi({ ...webhook, middleware }, async (c) => {
-      const answer = await handleWebhook(deps, jobs, await readBodyText(c, { maxBytes }), c.get('caller')?.account?.id ?? null);
+      const answer = await handleWebhook(deps, jobs, await readBodyText(c, { maxBytes }), keyOf(c));
       return answer.status === 202 ? jsonText(c, webhookAccepted, answer.body, 202) : jsonText(c, webhookResult, answer.body, 200);
     })
     .openapi({ ...github, middleware }, async (c) =>
-      jsonText(c, githubResult, await handleGithub(deps, jobs, await readBodyText(c, { maxBytes }), c.get('caller')?.account?.id ?? null), 200),
+      jsonText(c, githubResult, await handleGithub(deps, jobs, await readBodyText(c, { maxBytes }), keyOf(c)), 200),
     )
     .openapi({ ...status, middleware: limiter.headersOnly }, async (c) => {
       const { id } = c.req.valid('param');

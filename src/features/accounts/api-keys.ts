@@ -170,28 +170,37 @@ export const createKey = async (store: Store, accountId: string, input: unknown,
 
 const newSecret = (prefix: string): string => `${prefix}_${crypto.randomBytes(OPAQUE_BYTES).toString('base64url')}`;
 
+/** How often a rotation starts again from the key as another rotation left it before it answers 409. */
+const ROTATION_ATTEMPTS = 5;
+
 /**
  * Gives the key a new secret (returned, once) and a new expiry as at creation; the secret it
  * replaces keeps working for keys.rotationGraceHours (never past its own expiry). A secret
  * replaced earlier stops at once: two rotations in a row leave only the last two secrets.
+ * Rotations of one key at the same moment (on any instance) take turns: each stores its secret
+ * only over the hash it read (a compare-and-set), else reads the key again and rotates from the
+ * secret the other stored, so every secret answered is in force (the earlier one in its grace).
  */
 export const rotateKey = async (store: Store, id: string, input: unknown, settings: KeySettings, now: number): Promise<{ key: KeyView; secret: string; before: ApiKeyRecord }> => {
   const { expires_at } = parseInput(keyRotationSchema, input);
-  const before = await store.getKey(id);
-  if (!before) throw new ApiError('NOT_FOUND', `key ${id} not found`);
   const expiry = expiryOf(expires_at, settings, now);
   const graceEnd = now + settings.rotationGraceHours * HOUR_MS;
-  const oldExpiry = before.expires_at ? Date.parse(before.expires_at) : Infinity;
-  const secret = newSecret(settings.prefix);
-  const rotated = await store.updateKey(id, {
-    hash: hashKey(secret),
-    hint: hintOf(secret, settings.prefix),
-    expires_at: expiry ?? null,
-    previous_hash: before.hash,
-    previous_expires_at: iso(Math.min(graceEnd, oldExpiry)),
-  });
-  if (!rotated) throw new ApiError('NOT_FOUND', `key ${id} not found`);
-  return { key: view(rotated), secret, before };
+  for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt++) {
+    const before = await store.getKey(id);
+    if (!before) throw new ApiError('NOT_FOUND', `key ${id} not found`);
+    const oldExpiry = before.expires_at ? Date.parse(before.expires_at) : Infinity;
+    const secret = newSecret(settings.prefix);
+    const patch = {
+      hash: hashKey(secret),
+      hint: hintOf(secret, settings.prefix),
+      expires_at: expiry ?? null,
+      previous_hash: before.hash,
+      previous_expires_at: iso(Math.min(graceEnd, oldExpiry)),
+    };
+    const rotated = await store.updateKey(id, patch, before.hash);
+    if (rotated) return { key: view(rotated), secret, before };
+  }
+  throw new ApiError('CONFLICT', `key ${id} is being rotated by other requests at this moment; try again`);
 };
 
 /**
@@ -203,6 +212,9 @@ export const expiredAt = (key: ApiKeyRecord, secret: string, now: number): strin
   const end = replaced ? key.previous_expires_at : key.expires_at;
   return end != null && now >= Date.parse(end) ? end : undefined;
 };
+
+/** What a refusal of an expired key says, wherever a key is refused (the keyed endpoints' 401, a webhook's baseline). */
+export const expiredKeyMessage = (expired: string): string => `this API key expired at ${expired}: ask an administrator for a new one (or its rotated secret)`;
 
 /** Keys of one account (or all), oldest first. Throws NOT_FOUND for an unknown account. */
 export const listKeys = async (store: Store, accountId?: string): Promise<KeyView[]> => {

@@ -8,6 +8,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { findingKey } from '../../engine/diff.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { expiredKeyMessage } from '../accounts/api-keys.ts';
 import { iso } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
 import { AgentLimitReachedError, type AgentRecord } from '../../store/contract/agents.ts';
@@ -145,18 +146,24 @@ const baselineId = async (deps: AgentDeps, agent: AgentRecord | undefined, basel
   return baseline;
 };
 
-/** A baseline asks for a key: keyless validations have no history to compare with (their 400). */
-export const checkKeyedBaseline = (accountId: string | null, ask: AgentAsk, refuse: Refuse): void => {
-  if (accountId === null && ask.baseline !== undefined) throw refuse('options.baseline', 'a baseline needs an API key (Authorization: Bearer <key>) of an account: none was given, or the key given identifies no account usable from this address (the webhooks then ignore it); keyless validations join no agent\'s history');
+/**
+ * A baseline asks for a key: keyless validations have no history to compare with (their 400).
+ * `expiredKeyAt`: the webhooks ignored the key given because it expired then; the 400 says so.
+ */
+export const checkKeyedBaseline = (accountId: string | null, ask: AgentAsk, refuse: Refuse, expiredKeyAt?: string): void => {
+  if (accountId !== null || ask.baseline === undefined) return;
+  if (expiredKeyAt !== undefined) throw refuse('options.baseline', `a baseline needs an API key of an account, and ${expiredKeyMessage(expiredKeyAt)}`);
+  throw refuse('options.baseline', 'a baseline needs an API key (Authorization: Bearer <key>) of an account: none was given, or the key given identifies no account usable from this address (the webhooks then ignore it); keyless validations join no agent\'s history');
 };
 
 /**
  * The keyed validation's agent and gate, before its report is stored: the baseline it names is
  * read (a 400 when it is not a report of this account's, or has no one card), compared with the
- * result, then the agent joined. A keyless call joins none, and a baseline on one is a 400.
+ * result, then the agent joined. A keyless call joins none, and a baseline on one is a 400
+ * (saying the key expired when the webhooks ignored one for that: `expiredKeyAt`).
  */
-export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null, ask: AgentAsk, resultJson: string, refuse: Refuse): Promise<AgentRun | undefined> => {
-  checkKeyedBaseline(accountId, ask, refuse);
+export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null, ask: AgentAsk, resultJson: string, refuse: Refuse, expiredKeyAt?: string): Promise<AgentRun | undefined> => {
+  checkKeyedBaseline(accountId, ask, refuse, expiredKeyAt);
   if (accountId === null) return undefined;
   if (ask.name === null) {
     if (ask.baseline !== undefined) throw refuse('options.baseline', 'nothing names this card\'s agent (no options.agent, and no endpoint URL in the card): give options.agent');

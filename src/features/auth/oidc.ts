@@ -14,14 +14,22 @@ import { roleFromClaim } from './roles.ts';
 
 /** A sign-in that cannot complete, with the reason the person is shown. */
 export class SignInRefused extends Error {
-  constructor(
-    message: string,
-    /** What the audit log and the log record (no secrets); the message when absent. */
-    readonly detail = message,
-    /** The identity as far as it is known (a person without a role, a domain not allowed). */
-    readonly who?: { subject: string; email: string | null },
-  ) {
+  /** What the audit log and the log record (no secrets); the message when absent. */
+  readonly detail: string;
+  /** The identity as far as it is known (a person without a role, a domain not allowed). */
+  readonly who?: { subject: string; email: string | null };
+  /**
+   * Whether it counts toward the failed sign-ins limited per client IP: only what someone could
+   * repeat to probe (a forged or replayed state, a made-up code, an answer that does not verify),
+   * not a person cancelling at the provider nor one the provider signed in but this service
+   * refuses (domain, role): people behind one address would lock each other out.
+   */
+  readonly counted: boolean;
+  constructor(message: string, options: { detail?: string; who?: { subject: string; email: string | null }; counted?: boolean } = {}) {
     super(message);
+    this.detail = options.detail ?? message;
+    this.who = options.who;
+    this.counted = options.counted ?? true;
   }
 }
 
@@ -50,6 +58,18 @@ const boundedFetch: client.CustomFetch = async (url, options) => {
   return new Response(bounded, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 };
 
+/** Longest subject and e-mail kept (sessions, audit actors); the provider's answer alone may be up to 1 MiB. */
+const MAX_SUBJECT_CHARS = 255;
+const MAX_EMAIL_CHARS = 320;
+
+/** The refusal of a claim over its bound: the person is named without it (the audit log never holds the overlong value). */
+const overlong = (what: string, length: number, most: number, who?: { subject: string; email: null }) =>
+  new SignInRefused(`your identity provider gave ${what} of ${length} characters; at most ${most} are taken: ask an administrator`, {
+    detail: `${what} of ${length} characters (over ${most})`,
+    who,
+    counted: false,
+  });
+
 const emailDomainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /** The identity the tokens name, or the refusal: e-mail domain, role. */
@@ -61,15 +81,17 @@ const identityOf = async (settings: OidcSettings, config: client.Configuration, 
     for (const [name, value] of Object.entries(info ?? {})) if (claims[name] === undefined) claims[name] = value;
   }
   const subject = claims.sub as string;
-  const email = typeof claims.email === 'string' && claims.email.length <= 320 ? claims.email : null;
+  if (subject.length > MAX_SUBJECT_CHARS) throw overlong('a subject', subject.length, MAX_SUBJECT_CHARS);
+  const email = typeof claims.email === 'string' ? claims.email : null;
+  if (email !== null && email.length > MAX_EMAIL_CHARS) throw overlong('an e-mail address', email.length, MAX_EMAIL_CHARS, { subject, email: null });
   const who = { subject, email };
   if (settings.allowedEmailDomains.length > 0) {
-    if (email === null || claims.email_verified !== true) throw new SignInRefused('your account has no verified e-mail address, which this service requires', `no verified e-mail (allowedEmailDomains)`, who);
-    if (!settings.allowedEmailDomains.includes(emailDomainOf(email))) throw new SignInRefused(`e-mail addresses at ${emailDomainOf(email)} may not sign in here`, `e-mail domain ${emailDomainOf(email)} not allowed`, who);
+    if (email === null || claims.email_verified !== true) throw new SignInRefused('your account has no verified e-mail address, which this service requires', { detail: 'no verified e-mail (allowedEmailDomains)', who, counted: false });
+    if (!settings.allowedEmailDomains.includes(emailDomainOf(email))) throw new SignInRefused(`e-mail addresses at ${emailDomainOf(email)} may not sign in here`, { detail: `e-mail domain ${emailDomainOf(email)} not allowed`, who, counted: false });
   }
   const role = roleFromClaim(claims[settings.rolesClaim], settings.roleMapping);
   if (role === undefined) {
-    throw new SignInRefused(`your account has no role here: none of its "${settings.rolesClaim}" values is given a role (auth.oidc.roleMapping); ask an administrator`, 'no mapped role', who);
+    throw new SignInRefused(`your account has no role here: none of its "${settings.rolesClaim}" values is given a role (auth.oidc.roleMapping); ask an administrator`, { detail: 'no mapped role', who, counted: false });
   }
   return { subject, email, role };
 };
@@ -94,7 +116,8 @@ export const oidcSignIn = (settings: OidcSettings, clientSecret: string, clock: 
       })
       .catch((e: unknown) => {
         discovered = undefined;
-        throw new SignInRefused('the identity provider cannot be reached: try again later', `discovery of ${settings.issuer} failed: ${(e as Error).message}`);
+        // The provider being down is no doing of the client's: not counted.
+        throw new SignInRefused('the identity provider cannot be reached: try again later', { detail: `discovery of ${settings.issuer} failed: ${(e as Error).message}`, counted: false });
       });
     return discovered;
   };
@@ -118,7 +141,8 @@ export const oidcSignIn = (settings: OidcSettings, clientSecret: string, clock: 
     /** The person the provider's answer (`query`: the callback's query string) names; SignInRefused otherwise. */
     async finish(query: URLSearchParams, sealed: string | undefined): Promise<Identity> {
       const error = query.get('error');
-      if (error !== null) throw new SignInRefused(`the identity provider refused the sign-in (${error.slice(0, 100)})`);
+      // The person cancelled, or the provider refused them by its own rules: nothing was tried here.
+      if (error !== null) throw new SignInRefused(`the identity provider refused the sign-in (${error.slice(0, 100)})`, { counted: false });
       const code = query.get('code');
       if (code === null || code === '' || code.length > MAX_CODE_CHARS) throw new SignInRefused('the identity provider sent no usable code: start the sign-in again');
       const login = states.take(sealed, query.get('state') ?? undefined, clock.now());
@@ -132,7 +156,7 @@ export const oidcSignIn = (settings: OidcSettings, clientSecret: string, clock: 
           // The library's own error names the check; its cause names the claim (`aud`, `nonce`, ...).
           const cause = (e as Error).cause;
           const detail = `token or ID token refused: ${(e as Error).message}${cause instanceof Error ? `: ${cause.message}` : ''}`;
-          throw new SignInRefused('the identity provider\'s answer could not be verified: start the sign-in again', detail);
+          throw new SignInRefused('the identity provider\'s answer could not be verified: start the sign-in again', { detail });
         });
       return identityOf(settings, config, tokens);
     },

@@ -54,7 +54,7 @@ export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' |
         return started;
       } catch (e) {
         if (!(e instanceof SignInRefused)) throw e;
-        await countFailure(ip);
+        if (e.counted) await countFailure(ip);
         deps.log.warn('sign-in refused', { ip, reason: e.detail, subject: e.who?.subject });
         await recordAudit(deps, { actor: actorOf(e.who), ip }, { action: 'session.sign_in_failed', target: { type: 'session', id: null }, after: { reason: e.detail.slice(0, 200) } });
         throw e;

@@ -29,14 +29,22 @@ const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unkno
     return undefined;
   });
 
+/** The key a webhook came with, as far as it counts: its account (null: none, or one ignored), and when an ignored one expired (a baseline's 400 says so). */
+export interface WebhookKey {
+  accountId: string | null;
+  expiredAt?: string;
+}
+const NO_KEY: WebhookKey = { accountId: null };
+
 /**
  * POST /v1/webhook: without callback_url, the result (2.6) as JSON text, its report kept (GET
  * /v1/status reads it: see validationStatus); with one, the job is submitted (202). A validation
- * that could not run is the documented 500. `accountId`: the account of the key the request came
- * with, if any, whose ruleset judges the card (then, or when its job runs).
+ * that could not run is the documented 500. `key.accountId`: the account of the key the request
+ * came with, if any, whose ruleset judges the card (then, or when its job runs).
  */
-export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string, accountId: string | null = null): Promise<{ status: 200 | 202; body: string }> => {
+export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string, key: WebhookKey = NO_KEY): Promise<{ status: 200 | 202; body: string }> => {
   const { store, clock, urls } = deps;
+  const { accountId } = key;
   const createdMs = clock.now();
   const id = newId('val', createdMs);
   // The keys trusted for every caller apply (a key only chooses the ruleset).
@@ -47,12 +55,12 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
     const refusal = jobs.policy.refuseUrl(outcome.callback_url);
     if (refusal) throw new ApiError('INVALID_REQUEST', refusal);
     // The job joins its agent when it runs; a baseline without a key is refused now.
-    checkKeyedBaseline(accountId, outcome.agentAsk, flatRefusal);
+    checkKeyedBaseline(accountId, outcome.agentAsk, flatRefusal, key.expiredAt);
     return { status: 202, body: JSON.stringify(await submitJob(deps, jobs, { body: text, metadata, callback_url: outcome.callback_url, ...(accountId === null ? {} : { account_id: accountId }) })) };
   }
   const { card } = outcome;
   const plain = webhookResultText(card, outcome.metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
-  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, plain, flatRefusal);
+  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, plain, flatRefusal, key.expiredAt);
   const body = withAgentMembers(plain, run);
   const report = webhookReport(
     { id, createdAt: iso(createdMs), metadata, version: card.version, accountId },
@@ -97,8 +105,9 @@ const submitJob = async (deps: AppDeps, jobs: JobRunner, request: { body: string
  * is still stored, and its commit status links it by its own id.
  * Returns the body (2.8 as JSON text); a validation that could not run is a 500 with an `error` commit status.
  */
-export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string, accountId: string | null = null): Promise<string> => {
+export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string, key: WebhookKey = NO_KEY): Promise<string> => {
   const { store, clock, config, urls } = deps;
+  const { accountId } = key;
   const now = clock.now();
   const id = newId('gh', now);
   const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId) }), { report_id: id });
@@ -109,7 +118,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string,
   }
   const { repo, sha, card } = outcome;
   const judged = { sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
-  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, githubResultText(card, judged), flatRefusal);
+  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, githubResultText(card, judged), flatRefusal, key.expiredAt);
   // With a baseline, the commit status follows the gate.
   const context = run?.baseline ? { ...judged, gatePassed: run.baseline.passed } : judged;
   let body = withAgentMembers(githubResultText(card, context), run);

@@ -44,7 +44,12 @@ export interface KeysTable {
   getKey(id: string): Promise<ApiKeyRecord | undefined>;
   /** Every key, or the keys of one account or of those among several (one read for a page's key counts). */
   listKeys(accountIds?: string | readonly string[]): Promise<ApiKeyRecord[]>;
-  updateKey(id: string, patch: KeyPatch): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Changes the key; with `ifHash`, only while its hash is still that one, in one atomic step (a
+   * compare-and-set: a rotation that read a secret another rotation has replaced since changes
+   * nothing). Undefined when the key is missing or, with `ifHash`, holds another hash.
+   */
+  updateKey(id: string, patch: KeyPatch, ifHash?: string): Promise<ApiKeyRecord | undefined>;
   deleteKey(id: string): Promise<boolean>;
 }
 

@@ -60,7 +60,8 @@ export class MemoryKeys implements KeysTable {
     const among = accountIds === undefined ? undefined : new Set(typeof accountIds === 'string' ? [accountIds] : accountIds);
     return [...this.rows.values()].filter((k) => among === undefined || among.has(k.account_id));
   }
-  async updateKey(id: string, patch: KeyPatch): Promise<ApiKeyRecord | undefined> {
+  async updateKey(id: string, patch: KeyPatch, ifHash?: string): Promise<ApiKeyRecord | undefined> {
+    if (ifHash !== undefined && this.rows.get(id)?.hash !== ifHash) return undefined;
     return this.rows.change(id, (k) => ({ ...k, ...patch }));
   }
   async deleteKey(id: string): Promise<boolean> {

@@ -70,7 +70,7 @@ export class PgKeys implements KeysTable {
         : await sql`select * from api_keys where account_id = any(${soughtAll(typeof accountIds === 'string' ? [accountIds] : accountIds)}::text[]) order by created_at, id`;
     return rows.map(frozenKey);
   }
-  async updateKey(id: string, patch: KeyPatch): Promise<ApiKeyRecord | undefined> {
+  async updateKey(id: string, patch: KeyPatch, ifHash?: string): Promise<ApiKeyRecord | undefined> {
     const { sql } = this.context;
     const what = `key ${id}`;
     const set: Record<string, unknown> = {};
@@ -79,8 +79,14 @@ export class PgKeys implements KeysTable {
     for (const column of ['last_used_at', 'expires_at', 'previous_hash', 'previous_expires_at'] as const) {
       if (patch[column] !== undefined) set[column] = optionalText(what, patch[column]);
     }
-    if (Object.keys(set).length === 0) return this.getKey(id);
-    const [row] = await sql`update api_keys set ${sql(set)} where id = ${sought(id)} returning *`;
+    if (Object.keys(set).length === 0) {
+      const key = await this.getKey(id);
+      return ifHash === undefined || key?.hash === ifHash ? key : undefined;
+    }
+    const [row] =
+      ifHash === undefined
+        ? await sql`update api_keys set ${sql(set)} where id = ${sought(id)} returning *`
+        : await sql`update api_keys set ${sql(set)} where id = ${sought(id)} and hash = ${sought(ifHash)} returning *`;
     return row && frozenKey(row);
   }
   async deleteKey(id: string): Promise<boolean> {

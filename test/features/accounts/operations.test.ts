@@ -36,3 +36,34 @@ test('account, key and usage use cases: a change waits for its commit, a read as
   ]);
   assert.deepEqual([audit[1]!.before, audit[1]!.after], [{ name: 'Acme', plan: 'pro' }, { name: 'Acme', plan: 'team' }]);
 });
+
+test('a rotation that another rotation beats every time (5 in a row) answers 409 CONFLICT and changes nothing; one beaten once rotates from the winner', async () => {
+  const { deps, store } = testDeps();
+  const accounts = accountOperations(deps);
+  const account = await accounts.create({ name: 'Acme', plan: 'pro' }, by);
+  const { key } = await accounts.createKey(account.id, { name: 'ci' }, by);
+  const stored = await store.getKey(key.id);
+  const compareAndSet = store.updateKey.bind(store);
+  let beaten = 0;
+  let beatenTimes = Infinity;
+  // Another rotation lands between each read and its compare-and-set, as long as beatenTimes says.
+  store.updateKey = async (id, patch, ifHash) => {
+    if (ifHash !== undefined && beaten < beatenTimes) {
+      beaten++;
+      await compareAndSet(id, { hash: `hash_other_${beaten}`, previous_hash: ifHash });
+    }
+    return compareAndSet(id, patch, ifHash);
+  };
+  await assert.rejects(accounts.rotateKey(key.id, {}, by), (e: Error & { code?: string }) => e.code === 'CONFLICT' && /being rotated by other requests/.test(e.message));
+  assert.equal(beaten, 5);
+  assert.equal((await store.getKey(key.id))?.hash, 'hash_other_5', 'only the others changed it');
+  assert.equal((await store.pageAudit({ limit: 10, action: 'key.rotate' })).items.length, 0, 'nothing recorded');
+
+  beaten = 0;
+  beatenTimes = 1;
+  const { key: rotated } = await accounts.rotateKey(key.id, {}, by);
+  assert.equal(beaten, 1);
+  const after = await store.getKey(rotated.id);
+  assert.equal(after?.previous_hash, 'hash_other_1', 'rotated from the winner');
+  assert.notEqual(after?.hash, stored?.hash);
+});

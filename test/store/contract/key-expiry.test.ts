@@ -38,6 +38,19 @@ contractSuite('key expiry', (withStore) => {
     assert.equal(await s.getKeyByHash('hash_2'), undefined, 'deleted: neither hash finds it');
     assert.equal(await s.getKeyByHash('hash_3'), undefined);
   });
+
+  withStore('keys: updateKey with ifHash changes the key only while it holds that hash (a rotation that read a replaced secret changes nothing)', async (s) => {
+    await s.createAccount(account);
+    await s.createKey(key('key_1', 'acct_1'));
+    assert.equal((await s.updateKey('key_1', { hash: 'hash_2', previous_hash: 'hash_key_1' }, 'hash_key_1'))?.hash, 'hash_2');
+    assert.equal(await s.updateKey('key_1', { hash: 'hash_3', previous_hash: 'hash_key_1' }, 'hash_key_1'), undefined, 'read before the first: refused');
+    assert.equal(await s.updateKey('key_1', {}, 'hash_key_1'), undefined, 'an empty change too');
+    const kept = await s.getKey('key_1');
+    assert.equal(kept?.hash, 'hash_2');
+    assert.equal(kept?.previous_hash, 'hash_key_1');
+    assert.equal(await s.getKeyByHash('hash_3'), undefined);
+    assert.equal(await s.updateKey('key_missing', { hash: 'hash_4' }, 'hash_2'), undefined);
+  });
 });
 
 test('keys with expiry and a rotation travel in export and import between every pair of engines', async () => {
