@@ -15369,8 +15369,9 @@ var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
     }
     const body = await res.json().catch(() => void 0);
     if (res.status !== 200) return { name, text, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
-    const { version_source, agent: _agent, baseline, ...result } = body;
+    const { version_source, agent: _agent, agent_notice, baseline, ...result } = body;
     if (gate && baseline) gate.outcomes.set(name, baseline);
+    if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
     return { name, text, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
   };
 };
@@ -15399,7 +15400,8 @@ var serverGate = (env, failOn) => {
     agentOf: (name) => repository ? `${repository}/${name}` : name,
     ...branch === void 0 ? {} : { branch },
     ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn } },
-    outcomes: /* @__PURE__ */ new Map()
+    outcomes: /* @__PURE__ */ new Map(),
+    notices: /* @__PURE__ */ new Map()
   };
 };
 var gateExitCode = (checked, regressions, failOn) => checked.some((c) => c.result === void 0) ? 2 : regressions > 0 && failOn !== "never" ? 1 : 0;
@@ -15443,6 +15445,8 @@ var runAction = async ({ env, cwd, stdout }) => {
   const exitCode = regressions === void 0 ? exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } }) : gateExitCode(checked, regressions, failOn);
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
   stdout(formatResults("github", checked, { toolVersion: version2 }));
+  for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}
+`);
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
   if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));

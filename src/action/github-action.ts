@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { ConfigError, loadConfig } from '../config.ts';
 import { formatResults, isOutputFormat, outputFormats, type CheckedInput } from '../engine/formats/index.ts';
-import { commandData } from '../engine/formats/github.ts';
+import { commandData, commandProperty } from '../engine/formats/github.ts';
 import { isValid, plural, totalsOf } from '../engine/formats/input.ts';
 import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
@@ -59,6 +59,7 @@ const serverGate = (env: NodeJS.ProcessEnv, failOn: string): ServerGate | string
     ...(branch === undefined ? {} : { branch }),
     ...(baseline === undefined ? {} : { baseline, ...(failOn === 'never' ? {} : { failOn }) }),
     outcomes: new Map(),
+    notices: new Map(),
   };
 };
 
@@ -107,6 +108,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
 
   if (format !== 'github') stdout(formatResults(format, checked, { toolVersion: version }));
   stdout(formatResults('github', checked, { toolVersion: version }));
+  for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}\n`);
   const sarifFile = input(env, 'sarif-file');
   if (sarifFile !== undefined) await writeFile(sarifFile, formatResults('sarif', checked, { toolVersion: version }));
   if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, formatResults('markdown', checked, { toolVersion: version }));

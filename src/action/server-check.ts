@@ -36,7 +36,8 @@ export interface GateOutcome {
 /**
  * A keyed check's agents and gate: each card is its own agent (`agentOf` its file name), recorded
  * under `branch`, and with `baseline` compared with that report of its agent (`failOn` decides);
- * each card's gate goes to `outcomes`.
+ * each card's gate goes to `outcomes`, and why a card joined no agent (`agent_notice`) to
+ * `notices`: its report is then no baseline for a later pull request.
  */
 export interface ServerGate {
   agentOf: (name: string) => string;
@@ -44,6 +45,7 @@ export interface ServerGate {
   baseline?: string;
   failOn?: string;
   outcomes: Map<string, GateOutcome>;
+  notices: Map<string, string>;
 }
 
 export const checkWithServer = (serverUrl: string, apiKey: string | undefined, limits: RunLimits, protocolVersion?: string, gate?: ServerGate): CheckText => {
@@ -73,8 +75,9 @@ export const checkWithServer = (serverUrl: string, apiKey: string | undefined, l
     }
     const body: unknown = await res.json().catch(() => undefined);
     if (res.status !== 200) return { name, text, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
-    const { version_source, agent: _agent, baseline, ...result } = body as ServerResult & { agent?: unknown; baseline?: GateOutcome };
+    const { version_source, agent: _agent, agent_notice, baseline, ...result } = body as ServerResult & { agent?: unknown; agent_notice?: { message?: unknown }; baseline?: GateOutcome };
     if (gate && baseline) gate.outcomes.set(name, baseline);
+    if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
     return { name, text, result: locate(json, { ...result, versionSource: version_source, shape: 'unknown' }) };
   };
 };

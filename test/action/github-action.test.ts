@@ -171,6 +171,21 @@ describe('the GitHub Action', () => {
       assert.equal(noBase.code, 2, 'a baseline the server does not have: the card cannot be checked');
       assert.match(noBase.stdout, /options\.baseline/);
     });
+
+    it('a card that joins no agent (its account at agents.maxPerAccount) is a warning on the base branch, not silence', async () => {
+      const full = await startServer({ env: { CARDGATE_VALIDATION_WORKERS: '0', CARDGATE_LIMIT_PRO: '-1', CARDGATE_AGENTS_MAX_PER_ACCOUNT: '1' } });
+      try {
+        const { key } = await accountWithKey(full.url, 'action-full');
+        const common = { files: 'cards/broken/x.agent-card.json', 'server-url': full.url, 'api-key': key, branch: 'main' };
+        const first = await runAction(common);
+        assert.ok(!first.annotations.some((a) => a.includes('joined no agent')), `the account's one agent: ${first.stdout}`);
+        const second = await runAction({ ...common, files: 'cards/.well-known/agent-card.json' });
+        assert.equal(second.code, 0, `a bookkeeping bound never fails the step: ${second.stdout}`);
+        assert.ok(second.annotations.some((a) => /^::warning file=cards\/\.well-known\/agent-card\.json,title=cardgate::joined no agent: .*agents\.maxPerAccount/.test(a)), second.stdout);
+      } finally {
+        await full.stop();
+      }
+    });
   });
 
   describe('with a sidecar server (cardgate serve --sidecar)', () => {

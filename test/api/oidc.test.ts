@@ -389,6 +389,29 @@ test('an administrator lists who is signed in and ends a person\'s sessions (som
   assert.deepEqual([record?.actor, record?.target], [{ kind: 'oidc', subject: 'alice', email: 'alice@corp.example' }, { type: 'subject', id: 'eve' }]);
 });
 
+test('a person signed in reads an agent\'s history (the dashboard\'s Agents view opens it with the session cookie); no session, or an ended one, is the 404 of an unknown agent', async () => {
+  const t = setUp();
+  const admin = { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/json' };
+  const made = await t.app.request('/admin/api/accounts', { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Acme', plan: 'pro' }) });
+  const { account } = (await made.json()) as { account: { id: string } };
+  const keyed = await t.app.request(`/admin/api/accounts/${account.id}/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'ci' }) });
+  const { secret } = (await keyed.json()) as { secret: string };
+  const card = { protocolVersion: '0.3.0', name: 'Billing', description: 'Bills', url: 'https://agent.example/a2a', version: '1.0.0', capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [] };
+  const validated = await t.app.request('/v1/validate', { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent_card: card, options: { agent: 'acme/billing' } }) });
+  assert.equal(validated.status, 200);
+  const { agent } = (await validated.json()) as { agent: { id: string } };
+  const viewer = (await signIn(t, 'eve')).session!;
+  const asJson = (cookie: string | undefined) => ({ headers: { accept: 'application/json', ...(cookie === undefined ? {} : { cookie: `cardgate_session=${cookie}` }) } });
+  const read = await t.app.request(`/agents/${agent.id}`, asJson(viewer));
+  assert.equal(read.status, 200);
+  assert.equal(((await read.json()) as { agent: { name: string } }).agent.name, 'acme/billing');
+  assert.equal((await t.app.request(`/agents/${agent.id}`, withSession(viewer))).status, 200, 'the page too');
+  assert.equal((await t.app.request(`/agents/${agent.id}`, asJson(undefined))).status, 404);
+  assert.equal((await t.app.request(`/agents/${agent.id}`, asJson('not-a-session'))).status, 404);
+  assert.equal((await t.app.request('/auth/logout', withSession(viewer, { method: 'POST', csrf: await csrfOf(t, viewer) }))).status, 200);
+  assert.equal((await t.app.request(`/agents/${agent.id}`, asJson(viewer))).status, 404, 'signed out');
+});
+
 test('over real HTTP, a 1 MB state or a 1 MB cookie is refused by the server\'s parser in the documented shape, never a fault', async () => {
   const { startInProcess } = await import('../support/server.ts');
   const server = await startInProcess(oidcConfig({ redirectUrl: 'http://127.0.0.1:9/auth/callback' }));

@@ -144,6 +144,32 @@ describe('the merge-request gate (.cardgate-gate) against the real server', () =
     assert.equal(noBase.code, 2, noBase.out);
     assert.match(noBase.out, /HTTP 400: .*options\.baseline/);
   });
+
+  test('a branch pipeline whose card joins no agent says so (a later merge request would have no baseline), and passes', async () => {
+    await server?.stop();
+    server = await startServer({ env: { CARDGATE_LIMIT_PRO: '-1', CARDGATE_AGENTS_MAX_PER_ACCOUNT: '1' } });
+    const { key } = await accountWithKey(server.url, 'gitlab-full');
+    const other = await fetch(`${server.url}/v1/validate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_card: minimalCard('Other'), options: { agent: 'acme/other' } }),
+    });
+    assert.equal(other.status, 200, 'the account\'s one agent');
+    const gate = async (apiKey: string) => {
+      const job = run(['sh', '-c', jobScript('.cardgate-gate')], {
+        cwd: workspace(minimalCard('GitLab Agent')),
+        env: { CARDGATE_URL: server!.url, CARDGATE_API_KEY: apiKey, CARDGATE_FAIL_ON: 'error', CARDGATE_GATE_FILES: '.well-known/agent-card.json', CI_PROJECT_PATH: 'acme/agents', CI_COMMIT_REF_NAME: 'main' },
+      });
+      return { code: await job.exited, out: job.stdout() + job.stderr() };
+    };
+    const atBound = await gate(key);
+    assert.equal(atBound.code, 0, `a bookkeeping bound never fails the pipeline: ${atBound.out}`);
+    assert.match(atBound.out, /valid: true/);
+    assert.match(atBound.out, /joined no agent: .*agents\.maxPerAccount/);
+    const unknownKey = await gate('cardgate_unknownunknownunknownunknown');
+    assert.equal(unknownKey.code, 0, unknownKey.out);
+    assert.match(unknownKey.out, /joined no agent: the key identifies no account/);
+  });
 });
 
 describe('the sidecar service\'s command, through each image\'s entrypoint', () => {

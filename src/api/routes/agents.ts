@@ -5,17 +5,20 @@
  * admin list GET /admin/api/agents (mounted by the admin routes, behind the admin token).
  */
 import { createRoute } from '@hono/zod-openapi';
+import { getCookie } from 'hono/cookie';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { agentBadgeEntry, agentHistory, deleteAgent, agentUrl, historyReader, pageAgentListing } from '../../features/agents/history-operations.ts';
 import { HISTORY_PAGE } from '../../features/agents/history.ts';
+import { sessionOperations } from '../../features/auth/sessions.ts';
 import { AGENT_SORT_FIELDS } from '../../store/contract/agents.ts';
 import { renderAgentPage } from '../../pages/agent.ts';
 import { renderBadge, verdictMessage } from '../../pages/badge.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery, writeCursor } from '../list-query.ts';
+import { SESSION_COOKIE } from '../middleware/admin-auth.ts';
 import { presentedKey } from '../middleware/caller.ts';
 import { apiRoutes, type ApiRoutes, errors, response, security } from '../openapi.ts';
 import { admin } from './admin-route.ts';
@@ -131,6 +134,7 @@ const notFoundPage = () => renderNotFoundPage('Agent', 'There is no agent with t
 
 export const agentRoutes = (deps: AppDeps): ApiRoutes => {
   const clientIp = clientIpResolver(deps.config);
+  const sessions = deps.config.auth.oidc && sessionOperations(deps);
   return apiRoutes()
     .openapi(historyRoute, async (c) => {
       const { id } = c.req.valid('param');
@@ -138,7 +142,11 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       c.header('Vary', 'Accept, Authorization, X-API-Key');
       c.header('Cache-Control', 'private, no-store');
       const after = storePageQuery({ limit, cursor }, HISTORY_SORT, []).after;
-      const reader = await historyReader(deps, presentedKey(c.req.header('authorization'), c.req.header('x-api-key')), clientIp(c));
+      const credential = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
+      // Without a credential, a person signed in reads every agent, as in the dashboard's Agents view
+      // (every role reads agents); a GET changes nothing, so no CSRF token is asked for.
+      const signedIn = credential === undefined && sessions ? await sessions.resume(getCookie(c, SESSION_COOKIE)) : undefined;
+      const reader = signedIn ? ({ admin: true } as const) : await historyReader(deps, credential, clientIp(c));
       let found;
       try {
         found = await agentHistory(deps, reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}) });
