@@ -18,7 +18,7 @@ import { renderBadge, verdictMessage } from '../../pages/badge.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery, writeCursor } from '../list-query.ts';
-import { SESSION_COOKIE } from '../middleware/admin-auth.ts';
+import { sessionCookieName } from '../middleware/admin-auth.ts';
 import { presentedKey } from '../middleware/caller.ts';
 import { apiRoutes, type ApiRoutes, errors, response, security } from '../openapi.ts';
 import { admin } from './admin-route.ts';
@@ -134,7 +134,9 @@ const notFoundPage = () => renderNotFoundPage('Agent', 'There is no agent with t
 
 export const agentRoutes = (deps: AppDeps): ApiRoutes => {
   const clientIp = clientIpResolver(deps.config);
-  const sessions = deps.config.auth.oidc && sessionOperations(deps);
+  const oidc = deps.config.auth.oidc;
+  const sessions = oidc && sessionOperations(deps);
+  const sessionCookie = oidc && sessionCookieName(oidc.redirectUrl);
   return apiRoutes()
     .openapi(historyRoute, async (c) => {
       const { id } = c.req.valid('param');
@@ -145,7 +147,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const credential = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
       // Without a credential, a person signed in reads every agent, as in the dashboard's Agents view
       // (every role reads agents); a GET changes nothing, so no CSRF token is asked for.
-      const signedIn = credential === undefined && sessions ? await sessions.resume(getCookie(c, SESSION_COOKIE)) : undefined;
+      const signedIn = credential === undefined && sessions && sessionCookie ? await sessions.resume(getCookie(c, sessionCookie)) : undefined;
       const reader = signedIn ? ({ admin: true } as const) : await historyReader(deps, credential, clientIp(c));
       let found;
       try {
