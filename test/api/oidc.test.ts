@@ -382,6 +382,9 @@ test('an administrator lists who is signed in and ends a person\'s sessions (som
   assert.ok(sessions.every((s) => /^[0-9a-f]{16}$/.test(s.id) && !eve.includes(s.id) && !alice.includes(s.id)), 'named by the stored hash, never the cookie id');
   const bad = await t.app.request('/admin/api/sessions/revoke', withSession(alice, { method: 'POST', body: { subject: '' }, csrf: await csrfOf(t, alice) }));
   assert.equal(bad.status, 400);
+  // No session holds a subject over 255 characters (a sign-in with one is refused): nor is one asked for.
+  const overlong = await t.app.request('/admin/api/sessions/revoke', withSession(alice, { method: 'POST', body: { subject: 's'.repeat(256) }, csrf: await csrfOf(t, alice) }));
+  assert.equal(overlong.status, 400);
   const revoked = await t.app.request('/admin/api/sessions/revoke', withSession(alice, { method: 'POST', body: { subject: 'eve' }, csrf: await csrfOf(t, alice) }));
   assert.deepEqual(await revoked.json(), { revoked: 1 });
   assert.equal((await t.app.request('/admin/api/accounts', withSession(eve))).status, 401);

@@ -1,6 +1,6 @@
 /**
  * An agent's history: GET /agents/<id> (HTML for browsers, JSON when Accept prefers it), read with
- * the admin token or a key of the agent's account (anything else is the 404 of an unknown agent);
+ * the admin token, a key of the agent's account or a dashboard session (anything else is the 404 of an unknown agent);
  * GET /agents/<id>/badge.svg?token=… (the latest verdict, under the agent's badge token); and the
  * admin list GET /admin/api/agents (mounted by the admin routes, behind the admin token).
  */
@@ -97,7 +97,7 @@ const historyRoute = createRoute({
   path: '/agents/{id}',
   tags: ['agents'],
   summary: 'An agent\'s history: its reports newest first (verdict, score, error and warning counts), a score chart, links to each report and to the diff from the one before',
-  description: `HTML for browsers; JSON when the Accept header prefers application/json. Read with the admin token or an API key of the agent's account (\`Authorization: Bearer\` or \`X-API-Key\`). Paged: at most ${HISTORY_PAGE.max} reports a page (the chart draws the page's).`,
+  description: `HTML for browsers; JSON when the Accept header prefers application/json. Read with the admin token, an API key of the agent's account (\`Authorization: Bearer\` or \`X-API-Key\`), or a dashboard session (any role). Paged: at most ${HISTORY_PAGE.max} reports a page (the chart draws the page's).`,
   security: [...security.key, ...security.admin],
   request: {
     params: idParam,
@@ -130,7 +130,7 @@ const badgeRoute = createRoute({
   },
 });
 
-const notFoundPage = () => renderNotFoundPage('Agent', 'There is no agent with this id that these credentials may read. Its history is read with the admin token or an API key of its account.');
+const notFoundPage = () => renderNotFoundPage('Agent', 'There is no agent with this id that these credentials may read. Its history is read with the admin token, an API key of its account, or a dashboard session.');
 
 export const agentRoutes = (deps: AppDeps): ApiRoutes => {
   const clientIp = clientIpResolver(deps.config);

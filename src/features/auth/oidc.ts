@@ -59,7 +59,8 @@ const boundedFetch: client.CustomFetch = async (url, options) => {
 };
 
 /** Longest subject and e-mail kept (sessions, audit actors); the provider's answer alone may be up to 1 MiB. */
-const MAX_SUBJECT_CHARS = 255;
+/** The longest subject a session or an audit actor holds (the provider's `sub`). */
+export const MAX_SUBJECT_CHARS = 255;
 const MAX_EMAIL_CHARS = 320;
 
 /** The refusal of a claim over its bound: the person is named without it (the audit log never holds the overlong value). */

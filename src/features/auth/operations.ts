@@ -9,7 +9,7 @@ import type { AppDeps } from '../../deps.ts';
 import { recordAudit, type AuditActor, type AuditContext } from '../audit/audit.ts';
 import { ipLimitKey } from '../limits/ip-limit-key.ts';
 import type { SessionRecord } from '../../store/contract/sessions.ts';
-import { SignInRefused, type OidcSignIn } from './oidc.ts';
+import { MAX_SUBJECT_CHARS, SignInRefused, type OidcSignIn } from './oidc.ts';
 import { sessionOperations } from './sessions.ts';
 
 /** Failed sign-ins one client IP may make per window before it must wait. */
@@ -82,7 +82,7 @@ export type SignInOperations = ReturnType<typeof signInOperations>;
 /** Most sessions a listing shows (newest first). */
 const MAX_LISTED_SESSIONS = 500;
 /** The body of POST /admin/api/sessions/revoke: whose sessions to end. */
-export const revokeSessionsSchema = z.object({ subject: z.string().min(1).max(1000).meta({ description: "The person's subject (`sub`) at the provider." }) }).strict().meta({ id: 'RevokeSessions' });
+export const revokeSessionsSchema = z.object({ subject: z.string().min(1).max(MAX_SUBJECT_CHARS).meta({ description: "The person's subject (`sub`) at the provider." }) }).strict().meta({ id: 'RevokeSessions' });
 
 /** The admin API's sessions: who is signed in, and ending a person's sessions (someone who left). */
 export const sessionAdminOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>) => ({
