@@ -17,6 +17,7 @@ import { countedByVerdict, createValidator } from './features/validator.ts';
 import { callbackUse } from './features/webhooks/deliver.ts';
 import { parseAllowedHosts } from './lib/address-policy.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
+import { schedulerOn, systemScheduler, type Scheduler } from './lib/scheduler.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
 import { batchedLines, createLogger, heldUntilReleased, type Logger } from './lib/log.ts';
 import { nodeVersion, version } from './lib/version.ts';
@@ -38,7 +39,7 @@ export interface ServerOptions {
   output?: ServerOutput;
   /** Shut down on SIGTERM and SIGINT (a second one exits at once) and reload the trusted key files and the default ruleset on SIGHUP, as `cardgate serve` does. */
   signals?: boolean;
-  /** Default: the system's. A test of an embedding (a browser against an in-process server) moves it on to reach an expiry. */
+  /** Default: the system's. The store, the timers and the app all read it: a test moves it on to reach an expiry, or runs the service at a date of its own. */
   clock?: Clock;
 }
 
@@ -130,10 +131,10 @@ const reloadOnHangUp = (config: Config, log: Logger): void => {
 };
 
 /** Opens the store and makes sure the admin token reaches the operator, or says why not (a lock held by another process names its pid; a database is named without its password). */
-const openStoreForServing = async (config: Config, output: ServerOutput, early: ServerOutput, log: Logger): Promise<Store & StoreTransfer> => {
+const openStoreForServing = async (config: Config, output: ServerOutput, early: ServerOutput, log: Logger, scheduler: Scheduler): Promise<Store & StoreTransfer> => {
   let store: Store & StoreTransfer;
   try {
-    store = await openStore(config, log);
+    store = await openStore(config, log, scheduler);
   } catch (e) {
     output.stderr(`cardgate: ${(e as Error).message}\n`);
     throw new StartFailed((e as Error).message);
@@ -274,7 +275,8 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   // notes the process's start time when it loads, node:http cannot load while the snapshot is built).
   // Started before the store opens, so that its file operations run in the threadpool meanwhile.
   const serverModules = Promise.all([import('./api/node-server.ts'), config.metrics.access === 'off' ? undefined : import('./metrics/metrics.ts')]);
-  const store = await openStoreForServing(config, output, { ...output, stdout: early.write }, log);
+  const scheduler = options.clock ? schedulerOn(options.clock) : systemScheduler;
+  const store = await openStoreForServing(config, output, { ...output, stdout: early.write }, log, scheduler);
 
   const [{ createNodeServer }, metricsModule] = await serverModules;
   const lifecycle = new Lifecycle();
@@ -294,7 +296,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   const pool = createValidator(config, log);
   const metrics = metricsModule && new metricsModule.Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()), monitors: () => monitorGauges(store, config.monitors.max) });
   const validator = metrics ? countedByVerdict(pool, metrics) : pool;
-  app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: options.clock ?? systemClock, log, urls, lifecycle, validator, metrics });
+  app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: scheduler, scheduler, log, urls, lifecycle, validator, metrics });
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (output.stdoutIsTTY) output.stdout(startUpLine(config, url, urls.publicUrl));
   early.release();

@@ -21,8 +21,9 @@ export interface Scheduler extends Clock {
   interval(fn: () => void, ms: number): Timer;
 }
 
-export const systemScheduler: Scheduler = {
-  now: () => Date.now(),
+/** The system's timers, telling the time by `clock` (a service started on a clock of its own reads it everywhere). */
+export const schedulerOn = (clock: Clock): Scheduler => ({
+  now: () => clock.now(),
   timeout(fn, ms, options) {
     const handle = setTimeout(fn, ms);
     if (options?.background) handle.unref();
@@ -33,4 +34,6 @@ export const systemScheduler: Scheduler = {
     handle.unref();
     return { cancel: () => clearInterval(handle) };
   },
-};
+});
+
+export const systemScheduler: Scheduler = schedulerOn({ now: () => Date.now() });

@@ -4,13 +4,18 @@
  * dir. Each answer (status, headers, body, masked as golden-answers.masks.ts says) must equal
  * test/api/fixtures/golden-answers.json, and /openapi.json must equal
  * test/api/fixtures/golden-answers.openapi.json, byte for byte. `UPDATE_GOLDEN=1` rewrites both.
+ * The server runs in this process on a clock of its own, at fixed dates (RUN_DATES): what the
+ * answers show depends on no day the suite runs on, and a date written in the code (an example in
+ * a page) is never taken for a time of the run.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../support/server.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import { startInProcess } from '../support/server.ts';
 import { Masker, type RecordedAnswer } from './golden-answers.masks.ts';
 import { goldenCard, goldenRequests, WEBHOOK_BLOCK, type GoldenRequest } from './golden-answers.requests.ts';
 
@@ -22,6 +27,7 @@ const MAX_POLLS = 200;
 
 /** Limits low enough that the quota errors cost a request or two; bodies small enough that the size errors are cheap. */
 const config = {
+  adminToken: ADMIN_TOKEN,
   publicUrl: 'http://cardgate.test',
   reportsUrl: 'http://reports.cardgate.test',
   limits: { daily: { anonymous: 3, free: 1 } },
@@ -104,7 +110,7 @@ const requestInit = (req: GoldenRequest, vars: Vars): RequestInit => {
 };
 
 /** Sends one request (again, bounded, until its `until` holds); returns its masked record and its JSON, if any. */
-const send = async (base: string, req: GoldenRequest, vars: Vars, masker: Masker): Promise<{ answer: RecordedAnswer; json: unknown }> => {
+const send = async (base: string, req: GoldenRequest, vars: Vars, masker: Masker, clock: Clock): Promise<{ answer: RecordedAnswer; json: unknown }> => {
   for (let poll = 1; ; poll++) {
     const res = await fetch(base + fill(req.path, vars), requestInit(req, vars));
     const bytes = Buffer.from(await res.arrayBuffer());
@@ -116,7 +122,7 @@ const send = async (base: string, req: GoldenRequest, vars: Vars, masker: Masker
       await new Promise((resolve) => setTimeout(resolve, 25));
       continue;
     }
-    masker.until(Date.now());
+    masker.until(clock.now());
     const answer = {
       name: req.name,
       request: `${req.method ?? 'GET'} ${req.path}`,
@@ -132,16 +138,16 @@ const send = async (base: string, req: GoldenRequest, vars: Vars, masker: Masker
  * The webhook limit counts per clock minute, and its headers show the count: the webhook requests
  * (about a second's worth) must fall in one minute, so in the last 5 s of one they wait for the next.
  */
-const startOfAMinute = async (): Promise<void> => {
-  const intoMinute = Date.now() % 60_000;
+const startOfAMinute = async (clock: Clock): Promise<void> => {
+  const intoMinute = clock.now() % 60_000;
   if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
 };
 
-const runAll = async (base: string, vars: Vars, masker: Masker): Promise<RecordedAnswer[]> => {
+const runAll = async (base: string, vars: Vars, masker: Masker, clock: Clock): Promise<RecordedAnswer[]> => {
   const answers: RecordedAnswer[] = [];
   for (const req of goldenRequests) {
-    if (req.name === WEBHOOK_BLOCK) await startOfAMinute();
-    const { answer, json } = await send(base, req, vars, masker);
+    if (req.name === WEBHOOK_BLOCK) await startOfAMinute(clock);
+    const { answer, json } = await send(base, req, vars, masker, clock);
     answers.push(answer);
     for (const [name, path] of Object.entries(req.save ?? {})) {
       const value = at(json, path);
@@ -205,43 +211,105 @@ const compareOrWrite = (file: URL, actual: string): void => {
   assert.equal(actual, readFileSync(file, 'utf8'));
 };
 
+/**
+ * The dates the service runs at, each a whole run giving the same answers: a mid-year day, a leap
+ * day just before a UTC midnight and the next day just after it. Far from every date written in
+ * the code and the requests (checked below), so none of those is masked as a time of the run.
+ */
+const RUN_DATES = ['2027-06-15T12:00:00Z', '2028-02-29T23:57:00Z', '2028-03-01T00:00:01Z'].map(Date.parse);
+/** How far a written date must be from a run date: the masks take ±2 days of the run for its times. */
+const WRITTEN_DATE_MARGIN_MS = 30 * 86_400_000;
+
+/** A clock that starts at `at` and runs as the system's does. */
+const clockFrom = (at: number): Clock => {
+  const offset = at - Date.now();
+  return { now: () => Date.now() + offset };
+};
+
+interface GoldenRun {
+  url: string;
+  answers: RecordedAnswer[];
+  vars: Vars;
+  stop(): Promise<void>;
+}
+
+/** One fresh server at `at`, every golden request sent to it, and the callback it posted. */
+const goldenRun = async (at: number): Promise<GoldenRun> => {
+  const receiver = await startReceiver();
+  const vars: Vars = { receiver: receiver.url };
+  const clock = clockFrom(at);
+  const server = await startInProcess(config, { clock });
+  try {
+    const masker = new Masker(clock.now());
+    const answers = await runAll(server.url, vars, masker, clock);
+    answers.push(...receiver.callbacks.map((callback) => callbackRecord(callback, masker)));
+    return { url: server.url, answers, vars, stop: async () => void (await server.close(), receiver.server.close()) };
+  } catch (e) {
+    await server.close();
+    receiver.server.close();
+    throw e;
+  }
+};
+
+const assertGolden = (answers: RecordedAnswer[], at: number): void => {
+  assert.equal(answers.length, goldenRequests.length + 1);
+  const text = `${JSON.stringify(answers, null, 2)}\n`;
+  if (!update) {
+    // The first answer that differs, on its own: a readable failure before the whole file's.
+    const golden = JSON.parse(readFileSync(answersFile, 'utf8')) as RecordedAnswer[];
+    answers.forEach((answer, i) => assert.deepEqual(answer, golden[i], `answer ${i} at ${new Date(at).toISOString()}: ${answer.name}`));
+  }
+  compareOrWrite(answersFile, text);
+};
+
+/** Every date (YYYY-MM-DD) written in the source and in the golden requests, with where. */
+const writtenDates = (): Array<{ date: string; where: string }> => {
+  const root = new URL('../..', import.meta.url).pathname;
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  const files = [...walk(join(root, 'src')), join(root, 'test/api/golden-answers.requests.ts')];
+  return files.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)/g)].map((m) => ({ date: m[1]!, where: file.slice(root.length) })));
+};
+
 describe('golden answers of every route', () => {
-  let server: RunningServer;
-  let receiver: Receiver;
-  let answers: RecordedAnswer[];
-  const vars: Vars = {};
+  let run: GoldenRun;
 
   before(async () => {
-    receiver = await startReceiver();
-    vars.receiver = receiver.url;
-    server = await startServer({ config, env: { CARDGATE_ADMIN_TOKEN: ADMIN_TOKEN } });
-    const masker = new Masker(Date.now());
-    answers = await runAll(server.url, vars, masker);
-    answers.push(...receiver.callbacks.map((callback) => callbackRecord(callback, masker)));
+    run = await goldenRun(RUN_DATES[0]!);
   });
   after(async () => {
-    await server?.stop();
-    receiver?.server.close();
+    await run?.stop();
   });
 
   it('answers every request as the golden file says', () => {
-    assert.equal(answers.length, goldenRequests.length + 1);
-    const text = `${JSON.stringify(answers, null, 2)}\n`;
-    if (!update) {
-      // The first answer that differs, on its own: a readable failure before the whole file's.
-      const golden = JSON.parse(readFileSync(answersFile, 'utf8')) as RecordedAnswer[];
-      answers.forEach((answer, i) => assert.deepEqual(answer, golden[i], `answer ${i}: ${answer.name}`));
-    }
-    compareOrWrite(answersFile, text);
+    assertGolden(run.answers, RUN_DATES[0]!);
+  });
+
+  for (const at of RUN_DATES.slice(1)) {
+    it(`answers the same when the service runs at ${new Date(at).toISOString()}`, { skip: update }, async () => {
+      const other = await goldenRun(at);
+      try {
+        assertGolden(other.answers, at);
+      } finally {
+        await other.stop();
+      }
+    });
+  }
+
+  it('runs at dates far from every date written in the code and the requests, so that no written date is masked', () => {
+    const written = writtenDates();
+    assert.ok(written.some((w) => w.date === '2030-01-02'), 'the scan finds the dates of the requests');
+    const near = written.filter((w) => RUN_DATES.some((at) => Math.abs(Date.parse(w.date) - at) < WRITTEN_DATE_MARGIN_MS));
+    assert.deepEqual(near, [], 'a date written this close to a run date would be masked as a time of the run: move the run dates');
   });
 
   it('reaches every operation of the OpenAPI document, and serves the document as the golden file says', async () => {
-    const res = await fetch(`${server.url}/openapi.json`);
+    const res = await fetch(`${run.url}/openapi.json`);
     assert.equal(res.status, 200);
     const text = await res.text();
     const document = JSON.parse(text) as { paths: Record<string, Record<string, unknown>> };
     assert.ok(Object.keys(document.paths).length > 0);
-    assert.deepEqual(uncovered(document, vars), []);
+    assert.deepEqual(uncovered(document, run.vars), []);
     // Byte for byte in the answers file; here indented, for a readable diff.
     compareOrWrite(openApiFile, `${indentJson(text)}\n`);
   });
