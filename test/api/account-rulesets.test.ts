@@ -141,6 +141,24 @@ async function lifeOfARuleset(call: Call): Promise<void> {
   assert.equal((await call('GET', path, undefined, admin({}))).status, 404);
 }
 
+test('a ruleset pattern that backtracks for minutes in JavaScript judges a 4,096-character description at once (RE2): PUT, validate, preview', async () => {
+  const call = inProcess(testApp().app);
+  const { id, key } = await accountWithKey(call);
+  const ruleset = 'rules:\n  team.runaway:\n    given: $.description\n    then:\n      function: pattern\n      functionOptions: { match: "a{0,30}a{0,30}a{0,30}a{0,30}a{0,30}b" }\n    severity: warning\n';
+  const put = await call('PUT', `/admin/api/accounts/${id}/ruleset`, ruleset, admin(yaml));
+  assert.equal(put.status, 200, put.text);
+  const description = 'a'.repeat(4096);
+  const before = process.cpuUsage();
+  const res = await call('POST', '/v1/validate', JSON.stringify({ agent_card: { ...minimalCard(), description } }), keyed(key));
+  const used = process.cpuUsage(before);
+  assert.equal(res.status, 200, res.text);
+  assert.ok(rules(res.body.warnings).includes('team.runaway'));
+  // Before: 60 s and a 500. Linear matching takes milliseconds; a second of CPU is a tripwire, not a target.
+  assert.ok((used.user + used.system) / 1000 < 1000, `validated in ${(used.user + used.system) / 1000} ms of CPU`);
+  const preview = await call('POST', '/admin/api/ruleset-preview', JSON.stringify({ ruleset, agent_card: { ...minimalCard(), description } }), admin());
+  assert.equal(preview.status, 200, preview.text);
+});
+
 const servers: RunningServer[] = [];
 after(async () => {
   for (const s of servers) await s.stop();
@@ -163,15 +181,16 @@ test('PostgreSQL (the real server): the same', async () => {
   await lifeOfARuleset(overHttp(server.url));
 });
 
-test('a hostile ruleset over PUT is refused, each problem named: huge, ReDoS pattern, deep JSONPath, alias bomb, wrong media type', async () => {
+test('a hostile ruleset over PUT is refused, each problem named: huge, a pattern no linear-time engine runs, deep JSONPath, alias bomb, wrong media type', async () => {
   const call = inProcess(testApp().app);
   const { id } = await accountWithKey(call);
   const path = `/admin/api/accounts/${id}/ruleset`;
   const huge = await call('PUT', path, `# ${'x'.repeat(300 * 1024)}\nrules: {}\n`, admin(yaml));
   assert.equal(huge.status, 413);
-  const redos = await call('PUT', path, 'rules:\n  team.name:\n    given: $.name\n    then:\n      function: pattern\n      functionOptions: { match: "(a+)+$" }\n', admin(yaml));
-  assert.equal(redos.status, 400, redos.text);
-  assert.match(redos.body.problems[0].message, /nested quantifiers/);
+  const lookaround = await call('PUT', path, 'rules:\n  team.name:\n    given: $.name\n    then:\n      function: pattern\n      functionOptions: { match: "(?=a)b" }\n', admin(yaml));
+  assert.equal(lookaround.status, 400, lookaround.text);
+  assert.match(lookaround.body.problems[0].message, /lookaround/);
+  assert.equal(lookaround.body.problems[0].line, 6);
   const deep = await call('PUT', path, 'rules:\n  team.deep:\n    given: $..a..b..c\n    then: { function: truthy }\n', admin(yaml));
   assert.equal(deep.status, 400, deep.text);
   assert.match(deep.body.problems[0].message, /recursive descent|\.\./);

@@ -1,11 +1,12 @@
 /**
  * Custom rules as data: `given` (a JSONPath over the card, evaluated by jsonpath-plus in its safe
  * mode: no script runs) selects values; `then` applies one of a closed set of functions to each
- * (or to its `field`). Nothing a ruleset holds is code; patterns pass a complexity check first.
+ * (or to its `field`). Nothing a ruleset holds is code; patterns run on a linear-time engine (pattern-check.ts).
  */
 import { JSONPath } from 'jsonpath-plus';
 import { clip, formatPath, ROOT_PATH, type PathSegment } from '../paths.ts';
 import type { Report } from '../report.ts';
+import { PATTERN_INPUT_LIMIT, patternMatches } from './pattern-check.ts';
 import { checkSchemaFragment } from './schema-fragment.ts';
 import type { CompiledCustomRule, CustomFunction } from '../types.ts';
 
@@ -21,19 +22,6 @@ export const casings: Record<string, RegExp> = {
   cobol: /^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*$/,
 };
 
-/** Longest string a pattern runs on: the complexity check allows at most quadratic patterns, so this bounds their work. */
-export const PATTERN_INPUT_LIMIT = 4096;
-
-const regexes = new Map<string, RegExp>();
-const regex = (source: string): RegExp => {
-  let r = regexes.get(source);
-  if (!r) {
-    if (regexes.size > 1000) regexes.clear();
-    r = new RegExp(source, 'u');
-    regexes.set(source, r);
-  }
-  return r;
-};
 
 const lengthOf = (v: unknown): number | undefined =>
   typeof v === 'string' || Array.isArray(v) ? v.length : typeof v === 'number' ? v : v !== null && typeof v === 'object' ? Object.keys(v).length : undefined;
@@ -48,9 +36,8 @@ function failure(rule: CompiledCustomRule, value: unknown): string | undefined {
     case 'undefined': return value === undefined ? undefined : 'is defined';
     case 'pattern': {
       if (typeof value !== 'string') return undefined;
-      const text = value.slice(0, PATTERN_INPUT_LIMIT);
-      if (typeof o.match === 'string' && !regex(o.match).test(text)) return `does not match ${o.match}`;
-      if (typeof o.notMatch === 'string' && regex(o.notMatch).test(text)) return `matches ${o.notMatch}`;
+      if (typeof o.match === 'string' && !patternMatches(o.match, value)) return `does not match ${o.match}`;
+      if (typeof o.notMatch === 'string' && patternMatches(o.notMatch, value)) return `matches ${o.notMatch}`;
       return undefined;
     }
     case 'enumeration': return (o.values as unknown[]).some((v) => v === value) ? undefined : `is not one of ${clip(JSON.stringify(o.values), 200)}`;

@@ -3,11 +3,12 @@
  * bounded subset (type, enum, const, minLength, maxLength, pattern, minimum, maximum, minItems,
  * maxItems, items, required, properties, additionalProperties). Its work is bounded by the
  * fragment's size and depth (checked when the ruleset is compiled), not by the card: no `$ref`, no
- * recursion, and a pattern runs on at most PATTERN_INPUT_LIMIT characters.
+ * recursion, and a pattern runs in linear time on at most PATTERN_INPUT_LIMIT characters (pattern-check.ts).
  */
+import { patternMatches } from './pattern-check.ts';
+
 export const SCHEMA_KEYWORDS = ['type', 'enum', 'const', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'minItems', 'maxItems', 'items', 'required', 'properties', 'additionalProperties', 'description', 'title'];
 export const SCHEMA_LIMITS = { depth: 6, nodes: 200 } as const;
-const PATTERN_INPUT_LIMIT = 4096;
 
 type Fragment = Record<string, unknown>;
 
@@ -29,7 +30,7 @@ export function checkSchemaFragment(schema: unknown, value: unknown, at = ''): s
   if (typeof value === 'string') {
     if (typeof s.minLength === 'number' && value.length < s.minLength) return `${where}is shorter than ${s.minLength}`;
     if (typeof s.maxLength === 'number' && value.length > s.maxLength) return `${where}is longer than ${s.maxLength}`;
-    if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(value.slice(0, PATTERN_INPUT_LIMIT))) return `${where}does not match ${s.pattern}`;
+    if (typeof s.pattern === 'string' && !patternMatches(s.pattern, value)) return `${where}does not match ${s.pattern}`;
   }
   if (typeof value === 'number') {
     if (typeof s.minimum === 'number' && value < s.minimum) return `${where}is below ${s.minimum}`;
