@@ -13,6 +13,7 @@ import { parseIpRule } from './lib/ip.ts';
 import { readTextFile } from './lib/read-file.ts';
 import { describeSyntaxProblem, jsonSyntaxProblem, LineIndex } from './lib/text-position.ts';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import { envVars, type SettingType } from './config/env-vars.ts';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -131,6 +132,8 @@ export const configSchema = z
         maxFindings: z.number().int().min(1).max(100000).default(200),
         /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
         workers: unset(z.number().int().min(0).max(64)),
+        /** The most workers one caller's tasks (an account's, a keyless address's) hold at once; unset = all but one when there are two or more. */
+        maxWorkersPerCaller: unset(z.number().int().min(1).max(64)),
       })
       .strict()
       .prefault({}),
@@ -296,74 +299,6 @@ export const parseConfig = (input: unknown, source = 'config', nameOf: NameSetti
   throw new ConfigError(`invalid ${source}:\n${lines.join('\n')}`);
 };
 
-/** Environment variables and the config path they set. */
-const envVars: Record<string, { path: string[]; type: SettingType }> = {
-  CARDGATE_MODE: { path: ['mode'], type: 'string' },
-  CARDGATE_HOST: { path: ['host'], type: 'string' },
-  CARDGATE_PORT: { path: ['port'], type: 'number' },
-  CARDGATE_DATA_DIR: { path: ['dataDir'], type: 'string' },
-  CARDGATE_PUBLIC_URL: { path: ['publicUrl'], type: 'string' },
-  CARDGATE_REPORTS_URL: { path: ['reportsUrl'], type: 'string' },
-  CARDGATE_ADMIN_TOKEN: { path: ['adminToken'], type: 'string' },
-  CARDGATE_AUTH_ADMIN_TOKEN: { path: ['auth', 'adminToken'], type: 'boolean' },
-  CARDGATE_SERVICE_NAME: { path: ['serviceName'], type: 'string' },
-  CARDGATE_KEY_PREFIX: { path: ['keys', 'prefix'], type: 'string' },
-  CARDGATE_LIMIT_ANONYMOUS: { path: ['limits', 'daily', 'anonymous'], type: 'number' },
-  CARDGATE_LIMIT_FREE: { path: ['limits', 'daily', 'free'], type: 'number' },
-  CARDGATE_LIMIT_PRO: { path: ['limits', 'daily', 'pro'], type: 'number' },
-  CARDGATE_LIMIT_TEAM: { path: ['limits', 'daily', 'team'], type: 'number' },
-  CARDGATE_WEBHOOK_PER_IP_PER_MINUTE: { path: ['limits', 'webhookPerIpPerMinute'], type: 'number' },
-  CARDGATE_WEBHOOK_GLOBAL_PER_HOUR: { path: ['limits', 'webhookGlobalPerHour'], type: 'number' },
-  CARDGATE_TRUSTED_PROXIES: { path: ['limits', 'trustedProxies'], type: 'list' },
-  CARDGATE_MAX_BODY_BYTES: { path: ['http', 'maxBodyBytes'], type: 'number' },
-  CARDGATE_MAX_BATCH_BODY_BYTES: { path: ['http', 'maxBatchBodyBytes'], type: 'number' },
-  CARDGATE_MAX_JSON_DEPTH: { path: ['http', 'maxJsonDepth'], type: 'number' },
-  CARDGATE_BATCH_MAX_CARDS: { path: ['batch', 'maxCards'], type: 'number' },
-  CARDGATE_VALIDATION_TIMEOUT_MS: { path: ['validation', 'timeoutMs'], type: 'number' },
-  CARDGATE_VALIDATION_WORKERS: { path: ['validation', 'workers'], type: 'number' },
-  CARDGATE_MAX_FINDINGS: { path: ['validation', 'maxFindings'], type: 'number' },
-  CARDGATE_CALLBACK_TIMEOUT_MS: { path: ['webhooks', 'callbackTimeoutMs'], type: 'number' },
-  CARDGATE_WEBHOOK_SECRET: { path: ['webhooks', 'signingSecret'], type: 'string' },
-  CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ['webhooks', 'allowedHosts'], type: 'list' },
-  CARDGATE_WEBHOOK_CONCURRENCY: { path: ['webhooks', 'concurrency'], type: 'number' },
-  CARDGATE_WEBHOOK_POLL_INTERVAL_MS: { path: ['webhooks', 'pollIntervalMs'], type: 'number' },
-  CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ['webhooks', 'jobLeaseMs'], type: 'number' },
-  CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ['cardFetch', 'timeoutMs'], type: 'number' },
-  CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ['cardFetch', 'allowedHosts'], type: 'list' },
-  CARDGATE_MONITOR_MIN_INTERVAL_SECONDS: { path: ['monitors', 'minIntervalSeconds'], type: 'number' },
-  CARDGATE_MONITOR_MAX: { path: ['monitors', 'max'], type: 'number' },
-  CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ['monitors', 'scoreDropThreshold'], type: 'number' },
-  CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ['monitors', 'pollIntervalMs'], type: 'number' },
-  CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ['monitors', 'maxBackoffSeconds'], type: 'number' },
-  CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
-  CARDGATE_AGENTS_MAX_PER_ACCOUNT: { path: ['agents', 'maxPerAccount'], type: 'number' },
-  CARDGATE_AUDIT_RETENTION_DAYS: { path: ['audit', 'retentionDays'], type: 'number' },
-  CARDGATE_AUDIT_LOG: { path: ['audit', 'log'], type: 'boolean' },
-  CARDGATE_KEY_MAX_LIFETIME_DAYS: { path: ['keys', 'maxLifetimeDays'], type: 'number' },
-  CARDGATE_KEY_ROTATION_GRACE_HOURS: { path: ['keys', 'rotationGraceHours'], type: 'number' },
-  CARDGATE_SIGNATURE_TRUST_FILES: { path: ['signatures', 'trustFiles'], type: 'list' },
-  CARDGATE_SIGNATURE_ALGORITHMS: { path: ['signatures', 'allowedAlgorithms'], type: 'list' },
-  CARDGATE_REQUIRE_SIGNATURE: { path: ['signatures', 'requireSignature'], type: 'boolean' },
-  CARDGATE_FETCH_JKU: { path: ['signatures', 'fetchJku'], type: 'boolean' },
-  CARDGATE_RULESET: { path: ['rules', 'ruleset'], type: 'string' },
-  CARDGATE_DATABASE_URL: { path: ['store', 'databaseUrl'], type: 'string' },
-  CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },
-  CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ['store', 'statementTimeoutMs'], type: 'number' },
-  CARDGATE_METRICS_ACCESS: { path: ['metrics', 'access'], type: 'string' },
-  CARDGATE_OIDC_ISSUER: { path: ['auth', 'oidc', 'issuer'], type: 'string' },
-  CARDGATE_OIDC_CLIENT_ID: { path: ['auth', 'oidc', 'clientId'], type: 'string' },
-  CARDGATE_OIDC_CLIENT_SECRET: { path: ['auth', 'oidc', 'clientSecret'], type: 'string' },
-  CARDGATE_OIDC_CLIENT_SECRET_FILE: { path: ['auth', 'oidc', 'clientSecretFile'], type: 'string' },
-  CARDGATE_OIDC_REDIRECT_URL: { path: ['auth', 'oidc', 'redirectUrl'], type: 'string' },
-  CARDGATE_OIDC_SCOPES: { path: ['auth', 'oidc', 'scopes'], type: 'list' },
-  CARDGATE_OIDC_ROLES_CLAIM: { path: ['auth', 'oidc', 'rolesClaim'], type: 'string' },
-  CARDGATE_OIDC_ROLE_MAPPING: { path: ['auth', 'oidc', 'roleMapping'], type: 'map' },
-  CARDGATE_OIDC_ALLOWED_EMAIL_DOMAINS: { path: ['auth', 'oidc', 'allowedEmailDomains'], type: 'list' },
-  CARDGATE_SESSION_IDLE_MINUTES: { path: ['auth', 'sessionIdleMinutes'], type: 'number' },
-  CARDGATE_SESSION_MAX_HOURS: { path: ['auth', 'sessionMaxHours'], type: 'number' },
-  CARDGATE_SHUTDOWN_GRACE_MS: { path: ['shutdown', 'graceMs'], type: 'number' },
-};
-
 /** Command-line flags of `serve` and the config path they set. */
 export const configFlags: Record<string, { path: string[]; type: 'string' | 'number' }> = {
   host: { path: ['host'], type: 'string' },
@@ -384,7 +319,6 @@ const setPath = (target: Json, path: string[], value: unknown): void => {
   node[path[path.length - 1]!] = value;
 };
 
-type SettingType = 'string' | 'number' | 'list' | 'boolean' | 'map';
 
 /** `value=role,value=role` as an object (a value holding `=` or `,` is set in the file instead). */
 const mapOf = (raw: string): Record<string, string> =>

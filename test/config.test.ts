@@ -41,7 +41,7 @@ test('config.example.json parses and lists every setting with its default', () =
     assert.deepEqual(flatten(parsed)[path], value, `${path} differs from its default`);
   }
   // Optional settings (no default) are listed too, as null.
-  const optional = ['publicUrl', 'reportsUrl', 'adminToken', 'webhooks.signingSecret', 'validation.workers', 'store.databaseUrl', 'rules.ruleset', 'auth.oidc', 'keys.maxLifetimeDays'];
+  const optional = ['publicUrl', 'reportsUrl', 'adminToken', 'webhooks.signingSecret', 'validation.workers', 'validation.maxWorkersPerCaller', 'store.databaseUrl', 'rules.ruleset', 'auth.oidc', 'keys.maxLifetimeDays'];
   for (const path of optional) {
     assert.equal(flatExample[path], null, `config.example.json should list ${path} as null`);
   }

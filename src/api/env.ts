@@ -21,5 +21,7 @@ export type AppEnv = {
     role: SessionRole;
     /** A key given to a webhook that it ignored because it expired: when (see middleware/caller.ts keyedWhenGiven). */
     expiredKeyAt: string | undefined;
+    /** The client's address as the webhook endpoints read it (see middleware/caller.ts keyedWhenGiven). */
+    clientIp: string;
   };
 };

@@ -26,7 +26,7 @@ export const createValidator = (config: Config, log: Logger): ServiceValidator =
   const size = config.validation.workers ?? defaultWorkerCount();
   if (size === 0) return inProcessServiceValidator(config);
   const settings = validationSettings(config, knownPublicUrl(config));
-  return new ValidationPool({ size, tasks: serviceTaskSet(), worker: serviceWorker, settings, timeoutMs: config.validation.timeoutMs }, log);
+  return new ValidationPool({ size, tasks: serviceTaskSet(), worker: serviceWorker, settings, timeoutMs: config.validation.timeoutMs, maxWorkersPerCaller: config.validation.maxWorkersPerCaller }, log);
 };
 
 const one = (kind: ValidationKind, valid: boolean, metrics: Metrics): void => metrics.validated(kind, valid ? 1 : 0, valid ? 0 : 1);

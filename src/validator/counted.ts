@@ -10,8 +10,8 @@ import type { Validator } from './validator.ts';
 export type OutcomeCounter<T extends TaskTable> = { [K in TaskKind<T>]: (outcome: TaskOutcome<T, K>) => void };
 
 export const countedValidator = <T extends TaskTable>(validator: Validator<T>, count: OutcomeCounter<T>): Validator<T> => ({
-  run: async (kind, input) => {
-    const outcome = await validator.run(kind, input);
+  run: async (kind, input, caller) => {
+    const outcome = await validator.run(kind, input, caller);
     (count[kind] as (outcome: unknown) => void)(outcome);
     return outcome;
   },

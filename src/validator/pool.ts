@@ -3,17 +3,20 @@
  * serializing the answer (most of a validation request's CPU) run beside the event loop, which
  * keeps reading requests, charging quotas, writing reports and answering. The pool runs the tasks
  * it is given (a TaskSet, composed by the features: see src/features/tasks.ts) in workers started
- * from the given script; every validating endpoint and the webhook job runner send their work here
- * as a task. On the 2-core bench machine it raised /v1/validate by about a quarter; on more cores
- * validation scales with them. The tasks dispatched to a worker in one event-loop turn travel in
- * one message, and it answers them in one (see send).
+ * from the given script; every validating endpoint, the webhook job runner and the monitors send
+ * their work here as a task.
  *
- * The time limit (`validation.timeoutMs`) stops a runaway: a worker still on one task after it is
- * terminated and replaced (counted from the worker's previous reply: less than REPLY_AFTER_MS, see
- * tasks.ts, more than the task's own time); that task fails, the tasks queued behind it go to the other workers.
- * A worker that dies on its own fails the tasks it held (500) and is replaced; one that keeps dying
- * (3 times in a minute), or a runtime that cannot start workers, leaves the pool validating in
- * process: slower, never down.
+ * Fairness: each task names its caller (an account, or a keyless caller's address). Waiting tasks
+ * queue per caller, and a free worker takes the next task of the next caller in turn (round
+ * robin) that holds fewer than `maxWorkersPerCaller` workers: one caller's runaway tasks can hold
+ * at most that share of the workers, and another caller's task waits at most one turn. A worker
+ * runs one task at a time and answers it at once, so the pool always knows which task a worker is on.
+ *
+ * The time limit (`validation.timeoutMs`) stops a runaway: a worker still on its task that long
+ * after it was sent is terminated and replaced; exactly that task fails (its answers already sent
+ * are read first), and it is never dispatched again. A worker that dies on its own fails the task it
+ * held (500) and is replaced; one that keeps dying (3 times in a minute), or a runtime that cannot
+ * start workers, leaves the pool validating in process: slower, never down.
  *
  * Memory: one huge body leaves a worker's heap holding hundreds of MB, mostly garbage, which V8
  * gives back only when its idle-time heuristics happen to run (measured: after 10-30 s, or not at
@@ -25,8 +28,9 @@
  * replaced once idle. A busy worker is left alone: its heap is in use, and V8 collects it as it goes.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../lib/log.ts';
+import { CallerQueues, type QueuedTask } from './caller-queues.ts';
 import { inProcessValidator } from './in-process.ts';
 import type { SettingsOf, TaskInput, TaskKind, TaskOutcome, TaskReply, TaskSet, TaskTable } from './tasks.ts';
 import { ValidationTimeout, ValidatorClosed, type Validator } from './validator.ts';
@@ -56,34 +60,27 @@ const spawnWorker = (script: WorkerScript, settings: unknown): Worker => {
   });
 };
 
-interface Pending {
-  kind: string;
-  input: unknown;
-  resolve: (outcome: never) => void;
-  reject: (err: Error) => void;
-}
-
 interface Slot {
   worker: Worker;
-  /** In the order sent: a worker takes its tasks one at a time, so the first is the one it is on. */
-  pending: Map<number, Pending>;
-  /** Tasks dispatched in this event-loop turn, sent together at its end (see send). */
-  outbox: Array<{ id: number; kind: string; input: unknown }>;
-  /** Until the worker says it listens, its start-up is not counted against a task's time. */
+  /** The pool's end of the worker's channel (see worker.ts): read at once when the time limit fires. */
+  port: MessagePort;
+  /** Until the worker says it listens, it is given no task (its start-up is not counted against one). */
   ready: boolean;
-  /** Fires when the first pending task has run for the time limit. */
+  /** The one task it runs. */
+  task?: QueuedTask;
+  /** Fires when its task has run for the time limit. */
   timer?: NodeJS.Timeout;
   /** Set while it is idle with an outgrown heap: has it collect its garbage unless a task comes first. */
   recycleTimer?: NodeJS.Timeout;
-  /** Its heap size when it was last asked to collect. */
-  outgrownHeapBytes?: number;
+  /** Its heap size when it was asked to collect; set until it answers (it takes no task meanwhile). */
+  collecting?: number;
 }
 
 /**
- * A worker's message: ready, the replies to a group of tasks with its heap size after them (absent
- * from stand-in workers in tests), or its heap size after collecting its garbage (null: it cannot).
+ * A worker's message: ready, the reply to its task with its heap size after it (absent from
+ * stand-in workers in tests), or its heap size after collecting its garbage (null: it cannot).
  */
-type Message = { ready: true } | { replies: TaskReply[]; heapBytes?: number } | { collected: number | null };
+type Message = { ready: true } | { reply: TaskReply; heapBytes?: number } | { collected: number | null };
 
 const RESTARTS_PER_MINUTE = 3;
 
@@ -102,16 +99,21 @@ export interface PoolOptions<T extends TaskTable> {
   worker: WorkerScript;
   settings: SettingsOf<T>;
   timeoutMs: number;
+  /** The most workers one caller's tasks hold at once; default: all but one when there are two or more. */
+  maxWorkersPerCaller?: number;
   /** A worker whose heap is larger after a task collects its garbage once idle for RECYCLE_AFTER_IDLE_MS (replaced if still larger). */
   maxHeapBytes?: number;
 }
 
+/** All the workers but one, so that one is always free for another caller; the one worker when there is one. */
+export const defaultMaxWorkersPerCaller = (workers: number): number => Math.max(1, workers - 1);
+
 export class ValidationPool<T extends TaskTable> implements Validator<T> {
   private readonly slots: Slot[] = [];
   private readonly deaths: number[] = [];
+  private readonly waiting: CallerQueues;
   private readonly inProcess: Validator<T>;
   private readonly maxHeapBytes: number;
-  private nextId = 0;
   private closing = false;
   private warnedInProcess = false;
 
@@ -122,6 +124,7 @@ export class ValidationPool<T extends TaskTable> implements Validator<T> {
   ) {
     this.inProcess = inProcessValidator(options.tasks.tasks, options.settings, options.timeoutMs);
     this.maxHeapBytes = options.maxHeapBytes ?? DEFAULT_MAX_WORKER_HEAP_BYTES;
+    this.waiting = new CallerQueues(options.maxWorkersPerCaller ?? defaultMaxWorkersPerCaller(options.size));
     for (let i = 0; i < options.size; i++) this.start();
   }
 
@@ -131,82 +134,63 @@ export class ValidationPool<T extends TaskTable> implements Validator<T> {
   }
 
   load(): { workers: number; busy: number; queued: number } {
-    let busy = 0;
-    let queued = 0;
-    for (const s of this.slots) {
-      if (s.pending.size > 0) busy++;
-      queued += Math.max(0, s.pending.size - 1);
-    }
-    return { workers: this.slots.length, busy, queued };
+    return { workers: this.slots.length, busy: this.slots.filter((s) => s.task).length, queued: this.waiting.size };
   }
 
-  run<K extends TaskKind<T>>(kind: K, input: TaskInput<T, K>): Promise<TaskOutcome<T, K>> {
-    return new Promise<TaskOutcome<T, K>>((resolve, reject) => this.dispatch(this.nextId++, { kind, input, resolve, reject }));
+  run<K extends TaskKind<T>>(kind: K, input: TaskInput<T, K>, caller = ''): Promise<TaskOutcome<T, K>> {
+    return new Promise<TaskOutcome<T, K>>((resolve, reject) => {
+      // Closed at shutdown: a task that comes late (a job that read its request meanwhile) is
+      // refused like those the workers held, never validated in process while the service stops.
+      if (this.closing) return reject(new ValidatorClosed());
+      this.waiting.push({ kind, input, caller, resolve: resolve as (outcome: unknown) => void, reject });
+      this.pump();
+    });
   }
 
   async close(): Promise<void> {
     this.closing = true;
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((s) => s.worker.terminate()));
-    for (const s of slots) this.failAll(s, new ValidatorClosed());
+    for (const s of slots) this.fail(s, new ValidatorClosed());
+    for (const task of this.waiting.takeAll()) task.reject(new ValidatorClosed());
   }
 
-  /** To the least busy worker; none left means in process. */
-  private dispatch(id: number, task: Pending): void {
-    // Closed at shutdown: a task that comes late (a job that read its request meanwhile) is
-    // refused like those the workers held, never validated in process while the service stops.
-    if (this.closing) {
-      task.reject(new ValidatorClosed());
-      return;
+  /** Gives each free worker the next task in turn; with no worker left, the waiting tasks run in process. */
+  private pump(): void {
+    if (this.slots.length === 0) return this.runInProcess();
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.task || slot.collecting !== undefined) continue;
+      const task = this.waiting.next();
+      if (!task) return;
+      this.send(slot, task);
     }
-    let slot: Slot | undefined;
-    for (const s of this.slots) if (!slot || s.pending.size < slot.pending.size) slot = s;
-    if (!slot) {
+  }
+
+  private send(slot: Slot, task: QueuedTask): void {
+    clearTimeout(slot.recycleTimer); // busy again: its heap is in use
+    try {
+      slot.port.postMessage({ task: { kind: task.kind, input: task.input } });
+    } catch (e) {
+      // An input the structured clone refuses (a job's card holding a function): that task alone fails.
+      this.waiting.done(task);
+      task.reject(e as Error);
+      return this.pump();
+    }
+    slot.task = task;
+    if (slot.timer) slot.timer.refresh(); // re-arms it (never cleared while the worker lives)
+    else {
+      slot.timer = setTimeout(() => this.timeUp(slot), this.options.timeoutMs);
+      slot.timer.unref();
+    }
+  }
+
+  private runInProcess(): void {
+    for (const task of this.waiting.takeAll()) {
       if (!this.warnedInProcess) {
         this.warnedInProcess = true;
         this.log.warn('no validation worker is running: validating in process');
       }
-      this.inProcess.run(task.kind as TaskKind<T>, task.input as never).then(task.resolve as (outcome: unknown) => void, task.reject);
-      return;
-    }
-    clearTimeout(slot.recycleTimer); // busy again: its heap is in use
-    slot.pending.set(id, task);
-    if (slot.outbox.push({ id, kind: task.kind, input: task.input }) === 1) setImmediate(() => this.send(slot));
-  }
-
-  /**
-   * Sends the tasks dispatched to a worker in this event-loop turn as one message: under load one
-   * wake-up of the worker and one message to decode for many requests. At the end of the turn
-   * (setImmediate), as the store's group commit: the requests read in the turn are all in it.
-   */
-  private send(slot: Slot): void {
-    const tasks = slot.outbox.splice(0);
-    if (!this.slots.includes(slot)) return; // retired or stopped meanwhile: its tasks were failed or dispatched again
-    const wasIdle = slot.pending.size === tasks.length;
-    try {
-      slot.worker.postMessage(tasks);
-    } catch {
-      // An input cannot be sent (a job's card the structured clone refuses): each task alone, so that only that one fails.
-      for (const task of tasks) {
-        try {
-          slot.worker.postMessage([task]);
-        } catch (e) {
-          const refused = slot.pending.get(task.id);
-          slot.pending.delete(task.id);
-          refused?.reject(e as Error);
-        }
-      }
-    }
-    if (wasIdle) this.startClock(slot);
-  }
-
-  /** The worker starts on its first pending task now: the time limit runs from here. */
-  private startClock(slot: Slot): void {
-    if (!slot.ready || slot.pending.size === 0) return;
-    if (slot.timer) slot.timer.refresh(); // re-arms it, also after it fired (never cleared while the worker lives)
-    else {
-      slot.timer = setTimeout(() => this.runaway(slot), this.options.timeoutMs);
-      slot.timer.unref();
+      this.inProcess.run(task.kind as TaskKind<T>, task.input as never).then(task.resolve, task.reject);
     }
   }
 
@@ -219,95 +203,95 @@ export class ValidationPool<T extends TaskTable> implements Validator<T> {
       return;
     }
     worker.unref(); // the server keeps the process alive, not its helpers
-    const slot: Slot = { worker, pending: new Map(), outbox: [], ready: false };
+    const { port1, port2 } = new MessageChannel();
+    port1.unref();
+    const slot: Slot = { worker, port: port1, ready: false };
     this.slots.push(slot);
-    worker.on('message', (message: Message) => {
-      if ('ready' in message) {
-        slot.ready = true;
-        this.startClock(slot);
-        return;
-      }
-      if ('collected' in message) {
-        this.collected(slot, message.collected);
-        return;
-      }
-      let answered = false;
-      for (const reply of message.replies) {
-        const waiting = slot.pending.get(reply.id);
-        if (!waiting) continue;
-        slot.pending.delete(reply.id);
-        answered = true;
-        if ('outcome' in reply) waiting.resolve(reply.outcome as never);
-        else if ('refusal' in reply) waiting.reject(this.options.tasks.refusalError(reply.refusal));
-        else waiting.reject(new Error(`validation failed in a worker: ${reply.error}`));
-      }
-      if (!answered) return;
-      this.startClock(slot); // on to the next task, if any (an idle worker's timer may fire: it finds nothing pending)
-      if (slot.pending.size === 0 && (message.heapBytes ?? 0) > this.maxHeapBytes) {
-        slot.recycleTimer = setTimeout(() => this.collect(slot, message.heapBytes!), RECYCLE_AFTER_IDLE_MS);
-        slot.recycleTimer.unref();
-      }
-    });
+    port1.on('message', (message: Message) => this.received(slot, message));
     worker.on('error', (e) => this.stopped(slot, e.message));
     worker.on('exit', (code) => this.stopped(slot, `exited with code ${code}`));
+    worker.postMessage({ port: port2 }, [port2]);
+  }
+
+  private received(slot: Slot, message: Message): void {
+    if ('ready' in message) {
+      slot.ready = true;
+      return this.pump();
+    }
+    if ('collected' in message) return this.collected(slot, message.collected);
+    const task = slot.task;
+    if (!task) return; // a stand-in's stray reply: nothing waits for it
+    slot.task = undefined;
+    this.waiting.done(task);
+    const { reply } = message;
+    if ('outcome' in reply) task.resolve(reply.outcome);
+    else if ('refusal' in reply) task.reject(this.options.tasks.refusalError(reply.refusal));
+    else task.reject(new Error(`validation failed in a worker: ${reply.error}`));
+    if ((message.heapBytes ?? 0) > this.maxHeapBytes) {
+      const heapBytes = message.heapBytes!;
+      slot.recycleTimer = setTimeout(() => this.collect(slot, heapBytes), RECYCLE_AFTER_IDLE_MS);
+      slot.recycleTimer.unref();
+    }
+    this.pump();
   }
 
   /**
-   * A worker has been on one task for the whole time limit: it is terminated and replaced (not
-   * counted as dying: the input, not the worker, is at fault), that task fails, and the ones
-   * queued behind it go to the other workers.
+   * A worker's task has run for the whole time limit, unless its answer is on the way: what the
+   * worker sent is read first. Still on it, the worker is terminated and replaced (not counted as
+   * dying: the input, not the worker, is at fault) and exactly that task fails.
    */
-  private runaway(slot: Slot): void {
-    if (slot.pending.size === 0) return;
-    const [first, ...queued] = this.retire(slot);
-    if (!first) return;
-    this.log.error('validation worker stopped: a task ran past the time limit', { kind: first.kind, limit_ms: this.options.timeoutMs });
-    first.reject(new ValidationTimeout(this.options.timeoutMs));
-    for (const task of queued) this.dispatch(this.nextId++, task);
+  private timeUp(slot: Slot): void {
+    const runaway = slot.task;
+    if (!runaway || !this.slots.includes(slot)) return;
+    for (let m = receiveMessageOnPort(slot.port); m; m = receiveMessageOnPort(slot.port)) this.received(slot, m.message as Message);
+    if (slot.task !== runaway) return;
+    slot.task = undefined;
+    this.waiting.done(runaway);
+    this.retire(slot);
+    this.log.error('validation worker stopped: a task ran past the time limit', { kind: runaway.kind, limit_ms: this.options.timeoutMs });
+    runaway.reject(new ValidationTimeout(this.options.timeoutMs));
+    this.pump();
   }
 
   /** A worker idle with an outgrown heap: it collects its garbage in place (see worker.ts). */
   private collect(slot: Slot, heapBytes: number): void {
-    slot.outgrownHeapBytes = heapBytes;
-    slot.worker.postMessage({ collect: true });
+    if (slot.task) return;
+    slot.collecting = heapBytes;
+    slot.port.postMessage({ collect: true });
   }
 
-  /** Back within the limit, the worker stays; otherwise it is replaced, if still idle (busy, its next answer tells again). */
+  /** Back within the limit, the worker stays; otherwise it is replaced. */
   private collected(slot: Slot, heapBytes: number | null): void {
-    const before = slot.outgrownHeapBytes ?? 0;
+    const before = slot.collecting ?? 0;
+    slot.collecting = undefined;
     if (heapBytes !== null && heapBytes <= this.maxHeapBytes) {
       this.log.info('validation worker collected its garbage', { heap_mb: Math.round(before / 2 ** 20), now_mb: Math.round(heapBytes / 2 ** 20) });
-    } else if (slot.pending.size === 0) {
-      this.recycle(slot, heapBytes ?? before);
+    } else {
+      this.retire(slot);
+      this.log.info('validation worker replaced: its heap outgrew the limit', { heap_mb: Math.round((heapBytes ?? before) / 2 ** 20), limit_mb: Math.round(this.maxHeapBytes / 2 ** 20) });
     }
+    this.pump();
   }
 
-  /** Replacing the worker frees its isolate (on Node 24, its pages 8 s later: see the top of this file). */
-  private recycle(slot: Slot, heapBytes: number): void {
-    this.retire(slot);
-    this.log.info('validation worker replaced: its heap outgrew the limit', { heap_mb: Math.round(heapBytes / 2 ** 20), limit_mb: Math.round(this.maxHeapBytes / 2 ** 20) });
-  }
-
-  /** Takes a worker out of the pool, terminates it and starts another (neither counts as dying); returns the tasks it held. */
-  private retire(slot: Slot): Pending[] {
+  /** Takes an idle worker out of the pool, terminates it and starts another (neither counts as dying). */
+  private retire(slot: Slot): void {
     const at = this.slots.indexOf(slot);
-    if (at < 0) return [];
+    if (at < 0) return;
     this.slots.splice(at, 1);
     clearTimeout(slot.timer);
     clearTimeout(slot.recycleTimer);
-    const held = [...slot.pending.values()];
-    slot.pending.clear();
+    slot.port.close();
     void slot.worker.terminate();
     if (!this.closing) this.start();
-    return held;
   }
 
   /** A worker is gone: fail what it held, and replace it unless it keeps dying. */
   private stopped(slot: Slot, why: string): void {
     const at = this.slots.indexOf(slot);
-    if (at < 0) return; // 'error' is followed by 'exit': handled once (and a runaway's exit was handled already)
+    if (at < 0) return; // 'error' is followed by 'exit': handled once (and a retired worker's exit was handled already)
     this.slots.splice(at, 1);
-    this.failAll(slot, new Error(`validation worker stopped: ${why}`));
+    this.fail(slot, new Error(`validation worker stopped: ${why}`));
+    slot.port.close();
     if (this.closing) return;
     const now = Date.now();
     this.deaths.push(now);
@@ -315,13 +299,17 @@ export class ValidationPool<T extends TaskTable> implements Validator<T> {
     const restart = this.deaths.length <= RESTARTS_PER_MINUTE;
     this.log.error('validation worker stopped', { reason: why, restarting: restart });
     if (restart) this.start();
+    this.pump();
   }
 
-  private failAll(slot: Slot, err: Error): void {
+  private fail(slot: Slot, err: Error): void {
     clearTimeout(slot.timer);
     clearTimeout(slot.recycleTimer);
-    for (const waiting of slot.pending.values()) waiting.reject(err);
-    slot.pending.clear();
+    const task = slot.task;
+    slot.task = undefined;
+    if (!task) return;
+    this.waiting.done(task);
+    task.reject(err);
   }
 }
 

@@ -34,10 +34,4 @@ export const runTask = <T extends TaskTable, K extends TaskKind<T>>(tasks: T, ki
   (tasks[kind] as (input: TaskInput<T, K>, settings: SettingsOf<T>) => TaskOutcome<T, K>)(input, settings);
 
 /** A task's reply from a worker: its outcome, its refusal, or the message of what else it threw (a bug). */
-export type TaskReply = { id: number } & ({ outcome: unknown } | { refusal: unknown } | { error: string });
-
-/**
- * A worker sends the replies of a group of tasks together, or those done so far once the group has
- * run this long: a long group does not hold the answers already done.
- */
-export const REPLY_AFTER_MS = 2;
+export type TaskReply = { outcome: unknown } | { refusal: unknown } | { error: string };

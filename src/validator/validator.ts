@@ -2,8 +2,12 @@
 import type { TaskInput, TaskKind, TaskOutcome, TaskTable } from './tasks.ts';
 
 export interface Validator<T extends TaskTable> {
-  /** The task's outcome; rejects with its refusal (the body's 400), or with an Error when the validation could not run. */
-  run<K extends TaskKind<T>>(kind: K, input: TaskInput<T, K>): Promise<TaskOutcome<T, K>>;
+  /**
+   * The task's outcome; rejects with its refusal (the body's 400), or with an Error when the
+   * validation could not run. `caller`: whose task it is (an account, a keyless caller's address),
+   * so that a pool shares its workers fairly between callers.
+   */
+  run<K extends TaskKind<T>>(kind: K, input: TaskInput<T, K>, caller?: string): Promise<TaskOutcome<T, K>>;
   close(): Promise<void>;
   /** A pool's workers now (alive, busy, tasks waiting behind a busy one); absent when validating in process. */
   load?(): { workers: number; busy: number; queued: number };

@@ -2,18 +2,18 @@
  * A validation worker thread's loop: runs the tasks it is given (see tasks.ts) off the main event
  * loop, under the settings it was started with (`workerData`). A worker's entry module calls
  * serveTasks with its table (src/features/task-worker.ts).
- * Messages in: an array of tasks `{ id, kind, input }` (those the event loop dispatched in one turn);
- * out: `{ ready }` once listening, then `{ replies, heapBytes }`: per task `{ id, outcome }`,
- * `{ id, refusal }` for the body's 400, or `{ id, error }` if it threw otherwise (a bug), with
- * `heapBytes`, the size of the worker's heap after them. One message each way per group of tasks,
- * not per task: each message costs both threads a wake-up and a dispatch.
+ * The pool first sends `{ port }`, its channel to the worker: everything else goes over that port,
+ * which the pool can read at once when a task's time is up (receiveMessageOnPort). In: one task at a
+ * time, `{ task: { kind, input } }`; out: `{ ready }` once listening, then for each task as soon as
+ * it is done `{ reply, heapBytes }`: `{ outcome }`, `{ refusal }` for the body's 400, or `{ error }`
+ * if it threw otherwise (a bug), with `heapBytes`, the size of the worker's heap after it.
  * `{ collect: true }` in (the pool's, when idle with an outgrown heap) is answered `{ collected }`:
  * the heap's size after a memory-reducing collection, or null where the runtime offers none.
  */
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { parentPort, workerData } from 'node:worker_threads';
-import { REPLY_AFTER_MS, runTask, type SettingsOf, type TaskKind, type TaskReply, type TaskSet, type TaskTable } from './tasks.ts';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { runTask, type SettingsOf, type TaskKind, type TaskReply, type TaskSet, type TaskTable } from './tasks.ts';
 
 type GcOptions = { type: 'major'; execution: 'sync'; flavor: 'last-resort' };
 
@@ -60,36 +60,20 @@ const collect = (): number | null => {
  */
 export const serveTasks = <T extends TaskTable>(set: TaskSet<T>, warmUp: (settings: SettingsOf<T>) => void): void => {
   const settings = workerData as SettingsOf<T>;
-  const reply = (id: number, kind: TaskKind<T>, input: never): TaskReply => {
+  const reply = (kind: TaskKind<T>, input: never): TaskReply => {
     try {
-      return { id, outcome: runTask(set.tasks, kind, input, settings) };
+      return { outcome: runTask(set.tasks, kind, input, settings) };
     } catch (e) {
       const refusal = set.refusalOf(e);
-      return { id, ...(refusal !== undefined ? { refusal } : { error: e instanceof Error ? e.message : String(e) }) };
+      return refusal !== undefined ? { refusal } : { error: e instanceof Error ? e.message : String(e) };
     }
   };
-  /** The replies so far go back with the size of the worker's heap now: the pool has a worker whose heap outgrew its limit collect its garbage. */
-  const send = (replies: TaskReply[]): void => parentPort!.postMessage({ replies, heapBytes: getHeapStatistics().total_physical_size });
-
-  parentPort?.on('message', (message: Array<{ id: number; kind: TaskKind<T>; input: never }> | { collect: true }) => {
-    if (!Array.isArray(message)) {
-      parentPort!.postMessage({ collected: collect() });
-      return;
-    }
-    const tasks = message;
-    let replies: TaskReply[] = [];
-    let since = performance.now();
-    for (const { id, kind, input } of tasks) {
-      replies.push(reply(id, kind, input));
-      // A long group does not hold the answers already done (nor hide from the pool's clock which task is slow).
-      if (performance.now() - since >= REPLY_AFTER_MS) {
-        send(replies);
-        replies = [];
-        since = performance.now();
-      }
-    }
-    if (replies.length > 0) send(replies);
+  parentPort?.once('message', ({ port }: { port: MessagePort }) => {
+    port.on('message', (message: { task: { kind: TaskKind<T>; input: never } } | { collect: true }) => {
+      if ('collect' in message) return port.postMessage({ collected: collect() });
+      port.postMessage({ reply: reply(message.task.kind, message.task.input), heapBytes: getHeapStatistics().total_physical_size });
+    });
+    warmUp(settings);
+    port.postMessage({ ready: true });
   });
-  warmUp(settings);
-  parentPort?.postMessage({ ready: true });
 };

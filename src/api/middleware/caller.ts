@@ -93,6 +93,7 @@ export const keyedWhenGiven = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     // An expired key is ignored as an unknown one is.
     const expired = found && expiredAt(found.key, presented!, deps.clock.now());
     if (expired !== undefined) c.set('expiredKeyAt', expired);
+    c.set('clientIp', ip);
     if (found && expired === undefined && (found.key.allowed_ips.length === 0 || allowList(found.key)(ip))) {
       c.set('caller', { plan: found.account.plan, account: found.account, key: found.key, ip, trustKeys: found.trustKeys });
     }

@@ -86,7 +86,7 @@ const status = createRoute({
 export const webhookRoutes = (deps: AppDeps, { limiter, jobs }: WebhookServices): ApiRoutes => {
   const maxBytes = deps.config.http.maxBodyBytes;
   const middleware = [limiter.count, keyedWhenGiven(deps)];
-  const keyOf = (c: Context<AppEnv>): WebhookKey => ({ accountId: c.get('caller')?.account?.id ?? null, expiredAt: c.get('expiredKeyAt') });
+  const keyOf = (c: Context<AppEnv>): WebhookKey => ({ accountId: c.get('caller')?.account?.id ?? null, expiredAt: c.get('expiredKeyAt'), ip: c.get('clientIp') });
   return apiRoutes()
     .openapi({ ...webhook, middleware }, async (c) => {
       const answer = await handleWebhook(deps, jobs, await readBodyText(c, { maxBytes }), keyOf(c));

@@ -14,3 +14,11 @@ export const ipLimitKey = (ip: string): string => {
   const groups = [g[0]!, g[1]!, g[2]!, g[3]! & 0xff00].map((x) => x.toString(16));
   return `${groups.join(':')}::/56`;
 };
+
+/**
+ * Whose share of the validation workers a task counts against (the pool serves callers in turn):
+ * its account's; else its caller's address, counted as the limits count it; else (a keyless
+ * webhook job, which keeps no address) the keyless jobs' together.
+ */
+export const workerShare = (accountId: string | null, ip?: string): string =>
+  accountId !== null ? `account ${accountId}` : ip !== undefined ? `address ${ipLimitKey(ip)}` : 'keyless jobs';

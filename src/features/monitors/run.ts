@@ -5,6 +5,7 @@
  * agreed to when the monitor was made), then put in the agent's history (see monitorAgent). A card that cannot be
  * fetched, or is no JSON object, makes the run `unreachable`: nothing is validated or stored.
  */
+import { workerShare } from '../limits/ip-limit-key.ts';
 import type { AppDeps } from '../../deps.ts';
 import { isApiError } from '../../errors/api-error.ts';
 import { iso } from '../../lib/clock.ts';
@@ -52,7 +53,7 @@ export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: M
   try {
     const [trust, ruleset] = await Promise.all([signatureTrust(deps, monitor.account_id, fetched.text), rulesetFor(deps, monitor.account_id)]);
     const task = { request, card: fetched.text, trust, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source), ...(ruleset ? { ruleset } : {}) };
-    outcome = await deps.validator.run('fetchedSingle', task);
+    outcome = await deps.validator.run('fetchedSingle', task, workerShare(monitor.account_id));
   } catch (e) {
     if (!isApiError(e)) deps.log.error('monitor validation failed', { monitor_id: monitor.id, error: problemOf(e) });
     return unreachable(e);

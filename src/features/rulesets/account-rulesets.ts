@@ -109,7 +109,8 @@ export async function previewRuleset(deps: Pick<AppDeps, 'validator'>, body: Rec
   const parsed = rulesetPreviewSchema.safeParse(body);
   if (!parsed.success) throw new ApiError('INVALID_REQUEST', parsed.error.issues[0]!.message);
   const ruleset = accountRulesetOf(parsed.data.ruleset);
-  const outcome = await deps.validator.run('single', { text: JSON.stringify({ agent_card: parsed.data.agent_card, options: { include_score: true } }), ruleset });
+  // Previews share the admin API's part of the validation workers.
+  const outcome = await deps.validator.run('single', { text: JSON.stringify({ agent_card: parsed.data.agent_card, options: { include_score: true } }), ruleset }, 'admin previews');
   if (!('head' in outcome)) throw new ApiError('INVALID_REQUEST', 'agent_card is required');
   return `{"ruleset":${JSON.stringify({ id: ruleset.id, hash: ruleset.hash })},"result":${outcome.head.slice(0, -1)},${outcome.versionMembers}}}`;
 }

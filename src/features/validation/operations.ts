@@ -16,6 +16,7 @@ import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import type { Caller } from '../accounts/caller.ts';
 import type { ServiceValidator } from '../tasks.ts';
 import { foundOnlyAtLegacyPath, type CardSource } from '../card-fetch/fetch-card.ts';
+import { workerShare } from '../limits/ip-limit-key.ts';
 import { callerCharge, chargeDailyQuota, quotaAllows, type QuotaCharge, type QuotaWindow, type RateLimitInfo } from '../limits/daily-quota.ts';
 import { recordReport, reportUrl, reportVerdict } from '../reports/reports.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
@@ -83,6 +84,9 @@ const bodyFor = async (ops: Operations, request: ValidationRequest): Promise<Bod
 
 const failedSingle = (ops: Operations) => failedAs(ops.deps.log, 'validation', () => new ApiError('INTERNAL_ERROR', 'internal error during validation'));
 
+/** The caller's share of the validation workers. */
+const shareOf = (caller: Caller): string => workerShare(caller.account?.id ?? null, caller.ip);
+
 /**
  * A body naming its card by `agent_url`: the card fetched (charged before the fetch, which costs
  * an outbound request whether or not it yields a card) and validated with the body's options.
@@ -95,7 +99,7 @@ const validateFetched = async (ops: Operations, request: ValidationRequest, char
   // The trust again, for the jku URLs of the card as fetched (the body named none).
   const trust = await trustFor(ops, request.caller, fetched.text);
   const fetchedSingle = { request: request.text, card: fetched.text, trust, foundAtLegacyPath: foundOnlyAtLegacyPath(fetched.source), ...(request.accept ? { accept: request.accept } : {}), ...(ruleset ? { ruleset } : {}) };
-  const outcome = await ops.validator.run('fetchedSingle', fetchedSingle).catch(failedSingle(ops));
+  const outcome = await ops.validator.run('fetchedSingle', fetchedSingle, shareOf(request.caller)).catch(failedSingle(ops));
   return { outcome, fetched, rateLimitInfo };
 };
 
@@ -107,12 +111,12 @@ const validateOne = async (ops: Operations, request: ValidationRequest): Promise
   let rateLimitInfo: RateLimitInfo | undefined;
   if (!(await quotaAllows(deps, charge.subject, 1))) {
     // Over today's quota: a bad body still gets its 400, a good one its 403, and no engine time is spent.
-    await validator.run('singleBody', text);
+    await validator.run('singleBody', text, shareOf(caller));
     rateLimitInfo = (await chargeDailyQuota(deps, charge, 1)).rateLimitInfo; // 403, unless the day rolled over meanwhile
   }
   // Parsed, checked (400s thrown) and validated by the validator (a worker thread when serving).
   const body = await bodyFor(ops, request);
-  const asked = await validator.run('single', body).catch(failedSingle(ops));
+  const asked = await validator.run('single', body, shareOf(caller)).catch(failedSingle(ops));
   let outcome: SingleOutcome;
   let fetched: { text: string; source: CardSource } | undefined;
   if ('agentUrl' in asked) ({ outcome, fetched, rateLimitInfo } = await validateFetched(ops, request, charge, { agentUrl: asked.agentUrl, ruleset: body.ruleset }, rateLimitInfo));
@@ -153,9 +157,9 @@ const validateBatch = async (ops: Operations, request: ValidationRequest): Promi
   const { text, caller } = request;
   const charge = callerCharge(caller, request.noteWindow);
   // Like a single validation: over the quota, only the body is checked and the engine never runs.
-  if (!(await quotaAllows(deps, charge.subject, 1))) await chargeDailyQuota(deps, charge, await validator.run('batchBody', text));
+  if (!(await quotaAllows(deps, charge.subject, 1))) await chargeDailyQuota(deps, charge, await validator.run('batchBody', text, shareOf(caller)));
   const failed = failedAs(deps.log, 'batch validation', () => new ApiError('BATCH_SERVER_ERROR', 'internal error during batch validation'));
-  const outcome = await validator.run('batch', await bodyFor(ops, request)).catch(failed);
+  const outcome = await validator.run('batch', await bodyFor(ops, request), shareOf(caller)).catch(failed);
   const now = deps.clock.now();
   const timestamp = iso(now);
   const batchId = newId('batch', now);

@@ -5,6 +5,7 @@
  * serving: see webhook-requests.ts); the event loop composes the answer from the
  * pieces it returns.
  */
+import { workerShare } from '../limits/ip-limit-key.ts';
 import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError, isApiError } from '../../errors/api-error.ts';
@@ -33,6 +34,8 @@ const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unkno
 export interface WebhookKey {
   accountId: string | null;
   expiredAt?: string;
+  /** The client's address (whose share of the validation workers a keyless request counts against). */
+  ip?: string;
 }
 const NO_KEY: WebhookKey = { accountId: null };
 
@@ -48,7 +51,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   const createdMs = clock.now();
   const id = newId('val', createdMs);
   // The keys trusted for every caller apply (a key only chooses the ruleset).
-  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId) }), { validation_id: id });
+  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId) }, workerShare(accountId, key.ip)), { validation_id: id });
   if (!outcome) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
   const metadata = JSON.parse(outcome.metadata) as WebhookMetadata;
   if ('callback_url' in outcome) {
@@ -110,7 +113,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string,
   const { accountId } = key;
   const now = clock.now();
   const id = newId('gh', now);
-  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId) }), { report_id: id });
+  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId) }, workerShare(accountId, key.ip)), { report_id: id });
   if (!outcome) {
     // The commit still gets an `error` status: its sha is read off the body here (rare: the validator read it before).
     const { sha } = parseGithubRequest(jsonBody(text, { maxDepth: config.http.maxJsonDepth }));

@@ -36,6 +36,7 @@
  * most `http.maxBodyBytes`, so what is kept is bounded by maxQueued × maxBodyBytes. Validation
  * runs in the validator (a worker thread when serving); the event loop only moves the text.
  */
+import { workerShare } from '../limits/ip-limit-key.ts';
 import { randomUUID } from 'node:crypto';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
@@ -439,7 +440,7 @@ export class JobRunner {
     const metadata = job.request.metadata ?? {};
     const accountId = job.request.account_id ?? null;
     try {
-      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson), ruleset: await rulesetFor(this.deps, accountId) }));
+      const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson), ruleset: await rulesetFor(this.deps, accountId) }, workerShare(accountId)));
       const plain = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
       // A keyed job joins its agent; a baseline refused (gone since it was submitted) is the job's error result.
       const run = await prepareAgentRun(this.deps, accountId, card.agentAsk, plain, flatRefusal);
