@@ -26,7 +26,7 @@ import { reportRoutes, wantsErrorPage } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
-import { adminTokenFile } from './features/accounts/admin-token.ts';
+import { adminTokenHint } from './features/accounts/admin-token.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
 import { MonitorRunner } from './features/monitors/runner.ts';
 import { Lifecycle } from './lib/lifecycle.ts';
@@ -66,7 +66,7 @@ export const createApp = (deps: AppDeps) => {
   // After adminRoutes: its admin-token check on /admin/api/* runs before these.
   app.route('/', monitorRoutes(deps, monitors));
   app.route('/', authRoutes(deps));
-  app.route('/', dashboardRoutes({ tokenFile: deps.config.adminToken === undefined ? adminTokenFile(deps.config) : undefined, oidc: deps.config.auth.oidc !== undefined }));
+  app.route('/', dashboardRoutes({ adminToken: adminTokenHint(deps.config), oidc: deps.config.auth.oidc !== undefined }));
   app.route('/', pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }));
   app.route('/', docsRoutes(describeApi(app, deps.urls.publicUrl)));
 

@@ -1,13 +1,14 @@
 /**
  * The dashboard's HTML shell. Everything inside <main> is drawn by app.js from
  * admin API data; the shell only holds the landmarks, the two message regions
- * (read out by screen readers) and the confirmation dialog. `tokenFile`: where the generated
- * admin token is (absolute), which the sign-in names; unset when the token is configured. `oidc`: people
- * sign in through the identity provider (/auth/login) too.
+ * (read out by screen readers) and the confirmation dialog. `adminToken`: how the sign-in
+ * speaks of the admin token: generated (kept in the data dir's `admin-token`: the page names no
+ * path of the server's), configured, or switched off (no token field). `oidc`: people sign in
+ * through the identity provider (/auth/login) too.
  */
-import { esc } from '../pages/layout.ts';
+export type AdminTokenHint = 'generated' | 'configured' | 'off';
 
-export const dashboardPage = (tokenFile?: string, oidc = false): string => `<!doctype html>
+export const dashboardPage = (adminToken: AdminTokenHint, oidc = false): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -18,7 +19,7 @@ export const dashboardPage = (tokenFile?: string, oidc = false): string => `<!do
 <link rel="stylesheet" href="/dashboard/app.css">
 <script src="/dashboard/app.js" defer></script>
 </head>
-<body${tokenFile === undefined ? '' : ` data-token-file="${esc(tokenFile)}"`}${oidc ? ' data-oidc' : ''}>
+<body data-admin-token="${adminToken}"${oidc ? ' data-oidc' : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="topbar">
   <span class="brand">cardgate <span class="brand-sub">admin</span></span>

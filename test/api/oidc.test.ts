@@ -260,6 +260,23 @@ describe('OIDC sign-in', () => {
     assert.equal(failures.length, FAILED_SIGN_INS_PER_WINDOW, 'the limited attempt is not recorded as another failure');
   });
 
+  test('the limit slides: 10 failures just before a quarter hour and more just after are refused until 15 minutes have passed since them', async () => {
+    const t = setUp();
+    const fail = async () => (await t.app.request('/auth/callback?state=a&code=b')).text();
+    t.clock.set('2026-11-21T11:59:50Z');
+    for (let i = 0; i < FAILED_SIGN_INS_PER_WINDOW; i++) assert.doesNotMatch(await fail(), /too many failed sign-ins/);
+    // Before: the window was aligned to the quarter hour, so 12:00:05 opened a fresh one (20 attempts within seconds).
+    t.clock.set('2026-11-21T12:00:05Z');
+    const limited = await t.app.request('/auth/callback?state=a&code=b');
+    assert.match(await limited.text(), /too many failed sign-ins/);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    assert.ok(Date.parse('2026-11-21T12:00:05Z') + retryAfter * 1000 >= Date.parse('2026-11-21T12:14:50Z'), `Retry-After ${retryAfter} s ends before 15 minutes have passed since the failures`);
+    t.clock.set('2026-11-21T12:14:49Z');
+    assert.match(await fail(), /too many failed sign-ins/);
+    t.clock.set(Date.parse('2026-11-21T12:00:05Z') + retryAfter * 1000);
+    assert.doesNotMatch(await fail(), /too many failed sign-ins/, 'free again once Retry-After has passed');
+  });
+
   test('only what could probe counts toward the limit: a cancel at the provider (?error=), a person refused for their domain or role do not (still recorded); a refused code and bad states do', async () => {
     const t = setUp({ allowedEmailDomains: ['corp.example'] });
     for (let i = 0; i <= FAILED_SIGN_INS_PER_WINDOW; i++) {

@@ -116,8 +116,10 @@ test('on a terminal one plain line comes first (address, dashboard, absolute tok
     assert.ok(logged.length >= 3, out);
     assert.ok(logged.some((l) => l.msg === 'store opened' && l.data_dir === dataDir), out);
     assert.ok(logged.some((l) => l.file === join(dataDir, 'admin-token')), out);
-    // The sign-in names the same file.
-    assert.match(await (await fetch(`${url}/dashboard`)).text(), new RegExp(`<body data-token-file="${join(dataDir, 'admin-token')}">`));
+    // The sign-in speaks of the generated token, and names no path of the server's (anyone may read it).
+    const page = await (await fetch(`${url}/dashboard`)).text();
+    assert.match(page, /<body data-admin-token="generated">/);
+    assert.ok(!page.includes(dataDir), 'the page shows no data dir');
     process.kill(Number(listening.pid), 'SIGTERM');
   } finally {
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -5,8 +5,10 @@ import { Script } from 'node:vm';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../src/api/env.ts';
 import { dashboardCsp, dashboardRoutes } from '../../src/api/routes/dashboard.ts';
+import type { ConfigInput } from '../../src/config.ts';
+import { testApp } from '../support/app.ts';
 
-const app = new Hono<AppEnv>().route('/', dashboardRoutes());
+const app = new Hono<AppEnv>().route('/', dashboardRoutes({ adminToken: 'generated' }));
 
 const expectLockedDown = (res: Response) => {
   assert.equal(res.headers.get('content-security-policy'), dashboardCsp);
@@ -54,4 +56,19 @@ test('app.js parses, and never turns data into HTML', async () => {
   assert.doesNotMatch(source, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
   assert.doesNotMatch(source, /localStorage/, 'the admin token is kept in sessionStorage only');
   assert.match(source, /credentials: "omit"/);
+});
+
+test('the signed-out page names no path of the server\'s: a generated token is "in its data directory", a switched-off one is not offered', async () => {
+  const oidc = { issuer: 'http://127.0.0.1:9/realm', clientId: 'cardgate', clientSecret: 'secret', redirectUrl: 'http://127.0.0.1:8080/auth/callback', roleMapping: { ops: 'admin' as const } };
+  const cases: Array<[ConfigInput, string]> = [
+    [{ adminToken: undefined, dataDir: '/srv/secret-place/cardgate' }, '<body data-admin-token="generated">'],
+    [{ adminToken: 'configured-admin-token-0123', dataDir: '/srv/secret-place/cardgate' }, '<body data-admin-token="configured">'],
+    // Before: `data-token-file="/srv/secret-place/cardgate/admin-token"`, a file that does not exist, shown to anyone.
+    [{ adminToken: undefined, dataDir: '/srv/secret-place/cardgate', auth: { adminToken: false, oidc } }, '<body data-admin-token="off" data-oidc>'],
+  ];
+  for (const [config, body] of cases) {
+    const html = await (await testApp({ config }).app.request('/dashboard')).text();
+    assert.ok(html.includes(body), html.slice(0, 600));
+    assert.ok(!html.includes('secret-place'), 'the data dir is not shown');
+  }
 });

@@ -13,7 +13,7 @@ const clientDir = new URL('../../src/dashboard/client', import.meta.url).pathnam
 const clientModules = readdirSync(clientDir).filter((name) => name.endsWith('.ts'));
 
 test('app.js is the bundle of the client entry: one IIFE holding every client module', async () => {
-  const served = await (await new Hono<AppEnv>().route('/', dashboardRoutes()).request('/dashboard/app.js')).text();
+  const served = await (await new Hono<AppEnv>().route('/', dashboardRoutes({ adminToken: 'generated' })).request('/dashboard/app.js')).text();
   assert.equal(served, bundleDashboardClient());
   assert.match(served, /^"use strict";\n\(\(\) => \{\n/);
   assert.match(served, /\n\}\)\(\);\n$/);

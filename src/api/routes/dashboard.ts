@@ -9,7 +9,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { dashboardScript } from '../../dashboard/script.ts';
-import { dashboardPage } from '../../dashboard/page.ts';
+import { dashboardPage, type AdminTokenHint } from '../../dashboard/page.ts';
 import { dashboardStyles } from '../../dashboard/styles.ts';
 import type { AppEnv } from '../env.ts';
 import { apiRoutes, textRoute, type ApiRoutes } from '../openapi.ts';
@@ -47,14 +47,14 @@ const dashboardSlash = createRoute({
 });
 
 /** `tokenFile`: the generated admin token's file, named by the sign-in (unset when the token is configured); `oidc`: sign-in through the identity provider offered. */
-export const dashboardRoutes = ({ tokenFile, oidc = false }: { tokenFile?: string; oidc?: boolean } = {}): ApiRoutes => {
+export const dashboardRoutes = ({ adminToken, oidc = false }: { adminToken: AdminTokenHint; oidc?: boolean }): ApiRoutes => {
   // Read (from the sources: bundled) when the app is built, so a broken client fails start-up.
   const script = dashboardScript();
   return (
     apiRoutes()
       .openapi(
         textRoute('/dashboard', 'text/html', 'The admin dashboard (it asks for the admin token and keeps it for the tab only)'),
-        serve(dashboardPage(tokenFile, oidc), 'text/html; charset=utf-8', 'no-store'),
+        serve(dashboardPage(adminToken, oidc), 'text/html; charset=utf-8', 'no-store'),
       )
       // Assets change only with a new binary; `no-cache` makes the browser revalidate each load.
       .openapi(textRoute('/dashboard/app.css', 'text/css', 'The dashboard\'s styles'), serve(dashboardStyles, 'text/css; charset=utf-8', 'no-cache'))

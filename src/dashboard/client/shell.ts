@@ -54,23 +54,28 @@ function show(node: Node): void {
   }
 }
 
-/** Where the admin token is: the file the server wrote it to at its first start (named by the page), or the configured one. */
-function signInHint(tokenFile: string | undefined): HTMLElement {
-  if (tokenFile === undefined) return h('p', {}, 'Enter the admin token set as adminToken / CARDGATE_ADMIN_TOKEN on the server.');
-  return h('p', {}, 'Enter the admin token. The server wrote it at its first start to ', h('code', {}, tokenFile),
-    ' on its host, readable only by the user it runs as (unless one was set as adminToken / CARDGATE_ADMIN_TOKEN).');
+/** Where the admin token is: the configured setting, or the file the server wrote at its first start (named without the server's path: anyone may read this page). */
+function signInHint(adminToken: string | undefined): HTMLElement {
+  if (adminToken === 'configured') return h('p', {}, 'Enter the admin token set as adminToken / CARDGATE_ADMIN_TOKEN on the server.');
+  return h('p', {}, 'Enter the admin token. The server wrote it at its first start to the file ', h('code', {}, 'admin-token'),
+    ' in its data directory, readable only by the user it runs as; its start-up log names the file.');
 }
 
 function signInView(): HTMLElement {
   const input = h('input', { id: 'token', name: 'token', type: 'password', required: true, autocomplete: 'off', spellcheck: 'false' });
   const oidc = document.body.dataset.oidc !== undefined;
+  const tokenOff = document.body.dataset.adminToken === 'off';
   const form = h('form', { class: 'card narrow', novalidate: true },
     h('h1', {}, 'Sign in'),
     oidc ? h('p', {}, h('a', { href: '/auth/login', id: 'sign-in-oidc', class: 'button primary' }, 'Sign in with your identity provider')) : null,
-    oidc ? h('p', { class: 'muted' }, 'Or with the admin token, for automation and as the way in when the provider is down.') : null,
-    signInHint(document.body.dataset.tokenFile),
-    field('Admin token', input),
-    h('button', { type: 'submit', class: 'button primary' }, 'Sign in'));
+    ...(tokenOff
+      ? [h('p', { class: 'muted' }, 'The admin token is switched off on this server (auth.adminToken: false).')]
+      : [
+          oidc ? h('p', { class: 'muted' }, 'Or with the admin token, for automation and as the way in when the provider is down.') : null,
+          signInHint(document.body.dataset.adminToken),
+          field('Admin token', input),
+          h('button', { type: 'submit', class: 'button primary' }, 'Sign in'),
+        ]));
   onSubmit(form, async (data) => {
     const token = String(data.get('token') || '').trim();
     if (!token) {

@@ -69,6 +69,10 @@ const newPendingToken = async (tokenFile: string | undefined) => {
   return { token, hash: sha256(token).toString('hex'), pending };
 };
 
+/** How the sign-in speaks of the admin token: configured, switched off, or generated (in the data dir, a path the page does not show). */
+export const adminTokenHint = (config: AdminTokenSettings): 'generated' | 'configured' | 'off' =>
+  config.adminToken !== undefined ? 'configured' : switchedOff(config) ? 'off' : 'generated';
+
 /** Why the admin token cannot be rotated here, if it cannot: it is configured, or switched off. */
 export const rotationRefusal = (config: AdminTokenSettings): string | undefined =>
   config.adminToken !== undefined

@@ -1,8 +1,8 @@
 /**
  * Signing in and out, without HTTP: the provider's answer turned into a session, every sign-in,
  * failed sign-in and sign-out recorded in the audit log with the person as its actor, and failed
- * sign-ins limited per client IP (store counters, shared by every instance; a window of 15
- * minutes aligned to the clock).
+ * sign-ins limited per client IP (store counters, shared by every instance) in a sliding window:
+ * at most FAILED_SIGN_INS_PER_WINDOW in any 15 minutes, counted in 3-minute buckets.
  */
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
@@ -12,9 +12,11 @@ import type { SessionRecord } from '../../store/contract/sessions.ts';
 import { MAX_SUBJECT_CHARS, SignInRefused, type OidcSignIn } from './oidc.ts';
 import { sessionOperations } from './sessions.ts';
 
-/** Failed sign-ins one client IP may make per window before it must wait. */
+/** Failed sign-ins one client IP may make in any 15 minutes before it must wait. */
 export const FAILED_SIGN_INS_PER_WINDOW = 10;
-const WINDOW_MS = 15 * 60_000;
+const BUCKET_MS = 3 * 60_000;
+/** Six 3-minute buckets, the current one included: every failure of the last 15 minutes (and up to 3 more) counts. */
+const BUCKETS = 6;
 
 /** A sign-in refused because its IP failed too often: when it may try again. */
 export class SignInLimited extends SignInRefused {
@@ -29,16 +31,25 @@ const sessionRef = (session: SessionRecord): string => session.id.slice(0, 16);
 
 export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>, oidc: OidcSignIn) => {
   const sessions = sessionOperations(deps);
-  const counterKey = (ip: string) => `signin-failed:${ipLimitKey(ip)}`;
+  const bucketKey = (ip: string, start: number) => `signin-failed:${ipLimitKey(ip)}:${start}`;
 
+  /** Refuses an IP with FAILED_SIGN_INS_PER_WINDOW failures in its buckets; it may try again once the oldest that keep it there have ended. */
   const checkNotLimited = async (ip: string): Promise<void> => {
     const now = deps.clock.now();
-    const counter = await deps.store.getCounter(counterKey(ip), now);
-    if (counter !== undefined && counter.count >= FAILED_SIGN_INS_PER_WINDOW) throw new SignInLimited(Math.max(1, Math.ceil((counter.reset_at - now) / 1000)));
+    const current = Math.floor(now / BUCKET_MS) * BUCKET_MS;
+    const starts = Array.from({ length: BUCKETS }, (_, i) => current - (BUCKETS - 1 - i) * BUCKET_MS); // oldest first
+    const counts = await Promise.all(starts.map(async (start) => (await deps.store.getCounter(bucketKey(ip, start), now))?.count ?? 0));
+    let failures = counts.reduce((a, b) => a + b, 0);
+    if (failures < FAILED_SIGN_INS_PER_WINDOW) return;
+    let oldest = 0;
+    while (failures >= FAILED_SIGN_INS_PER_WINDOW) failures -= counts[oldest++]!;
+    const freeAt = starts[oldest - 1]! + BUCKETS * BUCKET_MS;
+    throw new SignInLimited(Math.max(1, Math.ceil((freeAt - now) / 1000)));
   };
   const countFailure = async (ip: string): Promise<void> => {
     const now = deps.clock.now();
-    await deps.store.consume([{ key: counterKey(ip), amount: 1, limit: -1, reset_at: Math.floor(now / WINDOW_MS) * WINDOW_MS + WINDOW_MS }], now, { volatile: true });
+    const start = Math.floor(now / BUCKET_MS) * BUCKET_MS;
+    await deps.store.consume([{ key: bucketKey(ip, start), amount: 1, limit: -1, reset_at: start + BUCKETS * BUCKET_MS }], now, { volatile: true });
   };
 
   return {
