@@ -96,6 +96,11 @@ export class EmbeddedDatabase {
     this.unsynced = true;
   }
 
+  /** Whether a transaction was committed since the last sync. */
+  get unsyncedCommits(): boolean {
+    return this.unsynced;
+  }
+
   /** Makes every transaction committed so far durable: an fdatasync of the WAL in the threadpool, when one was committed since the last. */
   async sync(): Promise<void> {
     if (!this.unsynced) return;

@@ -301,7 +301,7 @@ export class FileStore extends Tables implements Store {
     const synced: Array<Promise<void>> = [];
     try {
       this.db.endTurn();
-      synced.push(this.db.sync());
+      if (this.db.unsyncedCommits) synced.push(this.db.sync());
       const lines = [...this.dirtyRows.values()];
       if (lines.length > 0 || this.journal.unwritten) {
         synced.push(this.journal.append(lines));

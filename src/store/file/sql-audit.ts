@@ -43,6 +43,7 @@ export class SqlAudit implements AuditTable {
   }
 
   async pruneAudit(before: string): Promise<number> {
+    if (!this.db.statement('SELECT 1 FROM audit WHERE at < ? LIMIT 1').get(before)) return 0; // nothing to write: no transaction
     return this.db.atomically(() => Number(this.db.statement('DELETE FROM audit WHERE at < ?').run(before).changes));
   }
 

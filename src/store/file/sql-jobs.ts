@@ -89,7 +89,9 @@ export class SqlJobs implements JobsTable {
 
   /** Drops the jobs that finished before `finishedBefore` (epoch ms), by the index of finished jobs. */
   compact(finishedBefore: number): void {
-    this.db.atomically(() => this.db.statement("DELETE FROM jobs WHERE status IN ('completed', 'failed') AND updated_at < ?").run(new Date(finishedBefore).toISOString()));
+    const before = new Date(finishedBefore).toISOString();
+    if (!this.db.statement("SELECT 1 FROM jobs WHERE status IN ('completed', 'failed') AND updated_at < ? LIMIT 1").get(before)) return; // nothing to write: no transaction
+    this.db.atomically(() => this.db.statement("DELETE FROM jobs WHERE status IN ('completed', 'failed') AND updated_at < ?").run(before));
   }
 
   /**

@@ -66,6 +66,7 @@ export class SqlReports {
   fill(added: readonly ReportColumn[]): void {
     const names = new Set(added.map((c) => c.sql));
     const update = `UPDATE reports SET ${added.map((c) => `${c.sql} = ?`).join(', ')} WHERE seq = ?`;
+    if (!this.db.statement('SELECT 1 FROM reports LIMIT 1').get()) return; // a new database: nothing to fill
     this.db.atomically(() => {
       for (const row of this.db.statement('SELECT seq, line FROM reports').all() as Array<{ seq: number; line: string }>) {
         const summary = summarizeReport(readLine(row.line), this.columns) as Record<string, unknown>;
@@ -119,10 +120,11 @@ export class SqlReports {
    * index of created_at); how many went.
    */
   prune(before: string, limit: number): number {
+    const gone = this.db
+      .statement('SELECT seq, id FROM reports WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM agents WHERE latest_report_id = reports.id) ORDER BY created_at LIMIT ?')
+      .all(before, limit) as Array<{ seq: number; id: string }>;
+    if (gone.length === 0) return 0; // nothing to write: no transaction
     return this.db.atomically(() => {
-      const gone = this.db
-        .statement('SELECT seq, id FROM reports WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM agents WHERE latest_report_id = reports.id) ORDER BY created_at LIMIT ?')
-        .all(before, limit) as Array<{ seq: number; id: string }>;
       for (const { seq, id } of gone) {
         this.db.statement('DELETE FROM report_search WHERE rowid = ?').run(seq);
         this.db.statement('DELETE FROM reports WHERE seq = ?').run(seq);
