@@ -15,7 +15,7 @@
  */
 import fs from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { FILE_MODE, dataSync } from './durable-file.ts';
+import { FILE_MODE, dataSync, diskChange } from './durable-file.ts';
 import { StoreError } from './errors.ts';
 
 export const DATABASE_FILE = 'cardgate.db';
@@ -87,6 +87,7 @@ export class EmbeddedDatabase {
   endTurn(): void {
     if (!this.inTurn) return;
     this.inTurn = false;
+    diskChange(this.file); // the commit writes the WAL (and, past its bound, checkpoints it into the database)
     try {
       this.db.exec('COMMIT');
     } catch (e) {
@@ -130,6 +131,7 @@ export class EmbeddedDatabase {
 
   /** Writes the WAL into the database and truncates it (at close, and after a bulk load). */
   checkpoint(): void {
+    diskChange(this.file);
     this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
