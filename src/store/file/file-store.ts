@@ -228,7 +228,7 @@ export class FileStore extends Tables implements Store {
 
   protected exportSource(): ExportSource {
     const reader = this.db.snapshot();
-    return { growing: growingRows(reader), reports: SqlReports.lines(reader), done: () => reader.close() };
+    return { growing: (table) => growingRows(reader, table), reports: SqlReports.lines(reader), done: () => reader.close() };
   }
   protected importReportLine(line: string): void {
     this.putReportLine(line);

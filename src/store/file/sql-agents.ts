@@ -28,17 +28,18 @@ const entryFromRow = (row: Row): AgentReportEntry =>
     branch: (row.branch as string | null) ?? null,
   });
 
+/** An agent, its members in the order the memory engine makes them (an export's text is the same from either). */
 const agentFromRow = (row: Row): AgentRecord =>
   Object.freeze({
     id: row.id as string,
     account_id: row.account_id as string,
     name: row.name as string,
     first_seen: row.first_seen as string,
+    badge_token: row.badge_token as string,
     last_seen: row.last_seen as string,
     latest_report_id: (row.latest_report_id as string | null) ?? null,
     latest: row.latest === null ? null : (Object.freeze(JSON.parse(row.latest as string)) as AgentReportEntry),
     counts: { reports: row.reports as number, valid: row.valid as number, invalid: row.invalid as number },
-    badge_token: row.badge_token as string,
   });
 
 /** The latest entry as kept on its agent: its fields in the order of the contract. */
@@ -150,10 +151,10 @@ export class SqlAgents implements AgentsTable {
     });
   }
 
-  /** Every agent, then every entry (read through `db`: the export's own connection, a snapshot). */
-  static *rows(db: EmbeddedDatabase): Generator<{ table: 'agents'; row: AgentRecord } | { table: 'agent_reports'; row: AgentReportEntry }> {
-    for (const row of db.statement('SELECT * FROM agents ORDER BY id').iterate()) yield { table: 'agents', row: agentFromRow(row as Row) };
-    for (const row of db.statement('SELECT * FROM agent_reports ORDER BY agent_id, created_at, report_id').iterate()) yield { table: 'agent_reports', row: entryFromRow(row as Row) };
+  /** Every agent, or every entry (read through `db`: the export's own connection, a snapshot). */
+  static *rows(db: EmbeddedDatabase, table: 'agents' | 'agent_reports'): Generator<AgentRecord | AgentReportEntry> {
+    if (table === 'agents') for (const row of db.statement('SELECT * FROM agents ORDER BY rowid').iterate()) yield agentFromRow(row as Row);
+    else for (const row of db.statement('SELECT * FROM agent_reports ORDER BY rowid').iterate()) yield entryFromRow(row as Row);
   }
 
   private byName(accountId: string, name: string): AgentRecord | undefined {
@@ -185,7 +186,8 @@ export class SqlAgents implements AgentsTable {
   private writeEntry(e: AgentReportEntry): boolean {
     const existed = this.db.statement('SELECT 1 FROM agent_reports WHERE agent_id = ? AND report_id = ?').get(e.agent_id, e.report_id) !== undefined;
     this.db
-      .statement('INSERT OR REPLACE INTO agent_reports (agent_id, report_id, created_at, valid, score, errors, warnings, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .statement(`INSERT INTO agent_reports (agent_id, report_id, created_at, valid, score, errors, warnings, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (agent_id, report_id) DO UPDATE SET created_at = excluded.created_at, valid = excluded.valid, score = excluded.score, errors = excluded.errors, warnings = excluded.warnings, branch = excluded.branch`)
       .run(e.agent_id, e.report_id, e.created_at, e.valid ? 1 : 0, e.score, e.errors, e.warnings, e.branch);
     return !existed;
   }

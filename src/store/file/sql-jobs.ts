@@ -116,9 +116,9 @@ export class SqlJobs implements JobsTable {
     }
   }
 
-  /** Every job's text, in the order of their ids (read through `db`: the export's own connection, a snapshot). */
-  static *texts(db: EmbeddedDatabase): Generator<string> {
-    for (const row of db.statement('SELECT json FROM jobs ORDER BY id').iterate()) yield (row as { json: string }).json;
+  /** Every job, in the order they were first stored, each parsed in its turn (read through `db`: the export's own connection, a snapshot). */
+  static *rows(db: EmbeddedDatabase): Generator<JobRecord> {
+    for (const row of db.statement('SELECT json FROM jobs ORDER BY rowid').iterate()) yield JSON.parse((row as { json: string }).json) as JobRecord;
   }
 
   private row(id: string): JobRow | undefined {

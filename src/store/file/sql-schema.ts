@@ -1,5 +1,6 @@
 /**
- * The embedded database's tables (see database.ts): reports with their summary columns (declared
+ * The embedded database's tables (see database.ts), each with a rowid: an export lists rows in the
+ * order they were first stored, as the memory tables do: reports with their summary columns (declared
  * once, in reports/columns.ts: a column declared there becomes a column here, added to an older
  * database at open and filled from each report's line), agents and their histories, jobs and the
  * audit log. Every listing has the index of its order, and `q` over the reports' searched columns
@@ -73,12 +74,12 @@ CREATE TABLE IF NOT EXISTS agent_reports (
   errors INTEGER NOT NULL,
   warnings INTEGER NOT NULL,
   branch TEXT,
-  PRIMARY KEY (agent_id, report_id)
-) WITHOUT ROWID;
+  UNIQUE (agent_id, report_id)
+);
 CREATE INDEX IF NOT EXISTS agent_reports_order ON agent_reports (agent_id, created_at, report_id);
 CREATE INDEX IF NOT EXISTS agent_reports_branch ON agent_reports (agent_id, branch, created_at, report_id) WHERE branch IS NOT NULL;
 CREATE TABLE IF NOT EXISTS jobs (
-  id TEXT PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
   status TEXT NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
@@ -87,11 +88,11 @@ CREATE TABLE IF NOT EXISTS jobs (
   has_result INTEGER NOT NULL,
   json TEXT NOT NULL,
   request_at INTEGER NOT NULL
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS jobs_unfinished ON jobs (created_at, id) WHERE status IN ('queued', 'processing');
 CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (updated_at) WHERE status IN ('completed', 'failed');
 CREATE TABLE IF NOT EXISTS audit (
-  id TEXT PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
   at TEXT NOT NULL,
   action TEXT NOT NULL,
   target_id TEXT,
@@ -99,7 +100,7 @@ CREATE TABLE IF NOT EXISTS audit (
   actor_label TEXT NOT NULL,
   actor_email TEXT,
   record TEXT NOT NULL
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS audit_order ON audit (at, id);
 CREATE INDEX IF NOT EXISTS audit_action ON audit (action, at, id);
 CREATE INDEX IF NOT EXISTS audit_target ON audit (target_id, at, id);

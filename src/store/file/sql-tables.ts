@@ -7,7 +7,6 @@ import type { AgentRecord, AgentReportEntry } from '../contract/agents.ts';
 import type { AuditRecord } from '../contract/audit.ts';
 import type { JobRecord } from '../contract/jobs.ts';
 import type { GrowingTable, GrowingTables } from '../memory/tables.ts';
-import type { TransferRow } from '../transfer.ts';
 import { EmbeddedDatabase } from './database.ts';
 import { SqlAgents } from './sql-agents.ts';
 import { SqlAudit } from './sql-audit.ts';
@@ -38,9 +37,9 @@ export const databaseTables = (db: EmbeddedDatabase, reports: SqlReports, hasAcc
   return { agents, jobs, audit, load };
 };
 
-/** Every row of the growing tables, read through `reader` (the export's connection). */
-export function* growingRows(reader: EmbeddedDatabase): Generator<TransferRow> {
-  for (const row of SqlAgents.rows(reader)) yield row as TransferRow;
-  for (const json of SqlJobs.texts(reader)) yield { table: 'jobs', row: JSON.parse(json) as JobRecord };
-  for (const row of SqlAudit.rows(reader)) yield { table: 'audit', row };
-}
+/** A growing table's rows, read through `reader` (the export's connection). */
+export const growingRows = (reader: EmbeddedDatabase, table: GrowingTable): Iterable<unknown> => {
+  if (table === 'agents' || table === 'agent_reports') return SqlAgents.rows(reader, table);
+  if (table === 'jobs') return SqlJobs.rows(reader);
+  return SqlAudit.rows(reader);
+};

@@ -93,8 +93,8 @@ export interface GrowingTables {
 
 /** What an export reads besides the tables kept in memory, taken when it starts; `done` when it ends (or stops). */
 export interface ExportSource {
-  /** The growing tables' rows, when an engine keeps them (else they are in memory). */
-  growing?: Iterable<TransferRow>;
+  /** A growing table's rows, when an engine keeps them (else they are in memory). */
+  growing?: (table: GrowingTable) => Iterable<unknown>;
   /** The reports' lines, in the order they were first put. */
   reports: Iterable<string> | AsyncIterable<string>;
   done(): void;
@@ -197,17 +197,17 @@ export abstract class Tables implements StoreTransfer {
 
   /** Every row: the tables (durable counters only; taken at once, so writes made while rows are read are left out whole), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {
-    const inMemory = EXPORTED_TABLES.flatMap((table) => {
+    // Taken now, each table in the order of an export; jobs as their texts, each parsed in its turn (together they run to megabytes).
+    const inMemory = new Map(EXPORTED_TABLES.flatMap((table) => {
       const rows = this.kept[table];
-      // Jobs are taken as their texts, each parsed in its turn (together they run to megabytes).
-      return rows ? [{ table, rows: table === 'jobs' ? (rows as MemoryJobs).texts() : rows.docRows() }] : [];
-    });
+      return rows ? [[table, table === 'jobs' ? (rows as MemoryJobs).texts() : rows.docRows()] as const] : [];
+    }));
     const source = this.exportSource();
     try {
-      for (const { table, rows } of inMemory) {
-        for (const row of rows) yield { table, row: table === 'jobs' ? JSON.parse(row as string) : row } as TransferRow;
+      for (const table of EXPORTED_TABLES) {
+        const rows = inMemory.get(table) ?? (isGrowing(table) ? source.growing?.(table) : undefined) ?? [];
+        for (const row of rows) yield { table, row: typeof row === 'string' ? JSON.parse(row) : row } as TransferRow;
       }
-      if (source.growing) yield* source.growing;
       for await (const line of source.reports) yield { table: 'reports', line };
     } finally {
       source.done();
