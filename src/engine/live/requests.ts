@@ -7,7 +7,7 @@
 import { isV1, type DeclaredInterface } from './interfaces.ts';
 
 export interface ProbeRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'OPTIONS';
   url: string;
   headers: Record<string, string>;
   body?: string;
