@@ -19,6 +19,7 @@ export interface ServedCard {
   contentType: string | null;
   bytes: number;
   legacyPath: boolean;
+  accessControlAllowOrigin: string | null;
 }
 
 export interface CardProbe {
@@ -92,6 +93,6 @@ export const probeCard = async (session: ProbeSession, cardUrl: string, maxDepth
   if (given) checks.push(fromJudgement('live.card.matches', judgeMatches(given, parsed.value, answer.url)));
   return {
     checks,
-    card: { text, value: parsed.value, url: answer.url, status: answer.status, contentType: answer.headers['content-type'] ?? null, bytes: answer.bytes, legacyPath },
+    card: { text, value: parsed.value, url: answer.url, status: answer.status, contentType: answer.headers['content-type'] ?? null, bytes: answer.bytes, legacyPath, accessControlAllowOrigin: answer.headers['access-control-allow-origin'] ?? null },
   };
 };
