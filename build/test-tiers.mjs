@@ -30,6 +30,7 @@ export const declaredTiers = {
     'test/api/metrics.test.ts',
     'test/api/oidc.test.ts',
     'test/features/auth/provider-answers.test.ts',
+    'test/features/probes/probe.test.ts',
     'test/api/openapi.test.ts',
     'test/api/report-diff.test.ts',
     'test/api/rulesets.test.ts',

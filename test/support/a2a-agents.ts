@@ -38,6 +38,12 @@ export interface AgentOptions {
   cardRedirect?: string;
   /** Serve over https with this key and certificate. */
   tls?: KeyAndCert;
+  /** Errors in no binding's form: invalid JSON and unknown methods answered wrongly. */
+  sloppyErrors?: boolean;
+  /** The declared extended card served to anyone. */
+  extendedCardOpen?: boolean;
+  /** Messages refused with an internal error (and streams answered as plain JSON). */
+  rejectsMessages?: boolean;
   /** Interfaces the card declares besides its own (another host's URL). */
   extraInterfaces?: Array<Record<string, unknown>>;
 }
@@ -124,7 +130,7 @@ export const startAgent = async (o: AgentOptions = {}): Promise<RunningAgent> =>
     try {
       call = JSON.parse(body);
     } catch {
-      return json(res, 200, rpcError(null, -32700, 'Invalid JSON payload'));
+      return o.sloppyErrors ? json(res, 500, 'oops', 'text/plain') : json(res, 200, rpcError(null, -32700, 'Invalid JSON payload'));
     }
     const version = req.headers['a2a-version'];
     if (speaks.has('1.0') && typeof version === 'string' && version !== '1.0' && version !== '0.3' && !o.ignoresVersion) return json(res, 200, rpcError(call.id, -32009, `version ${version} is not supported`));
@@ -137,18 +143,20 @@ export const startAgent = async (o: AgentOptions = {}): Promise<RunningAgent> =>
       case v1 && 'GetExtendedAgentCard':
       case v03 && 'agent/getAuthenticatedExtendedCard':
         if (!o.extendedCardToken) return json(res, 200, rpcError(call.id, -32004, 'no extended card'));
-        if (!authorized(req)) return json(res, 401, rpcError(call.id, -32600, 'authentication required'));
+        if (!authorized(req) && !o.extendedCardOpen) return json(res, 401, rpcError(call.id, -32600, 'authentication required'));
         return json(res, 200, { jsonrpc: '2.0', id: call.id, result: { ...card, description: 'The extended card.' } });
       case v1 && 'SendMessage':
       case v03 && 'message/send':
+        if (o.rejectsMessages) return json(res, 200, rpcError(call.id, -32603, 'internal error'));
         messages++;
         return json(res, 200, { jsonrpc: '2.0', id: call.id, result: v1 ? { message: { messageId: 'reply', role: 'ROLE_AGENT', parts: [{ text: 'ok' }] } } : { kind: 'message', messageId: 'reply', role: 'agent', parts: [{ kind: 'text', text: 'ok' }] } });
       case v1 && 'SendStreamingMessage':
       case v03 && 'message/stream':
+        if (o.rejectsMessages) return json(res, 200, rpcError(call.id, -32603, 'internal error'));
         messages++;
         return stream(res, () => ({ jsonrpc: '2.0', id: call.id, result: v1 ? { message: { messageId: 'reply', role: 'ROLE_AGENT', parts: [{ text: 'ok' }] } } : { kind: 'message', messageId: 'reply', role: 'agent', parts: [{ kind: 'text', text: 'ok' }] } }), o.streaming === 'endless');
       default:
-        return json(res, 200, rpcError(call.id, -32601, 'Method not found'));
+        return json(res, 200, rpcError(call.id, o.sloppyErrors ? -32603 : -32601, 'Method not found'));
     }
   };
 
@@ -162,18 +170,21 @@ export const startAgent = async (o: AgentOptions = {}): Promise<RunningAgent> =>
     if (req.method === 'GET' && route.startsWith('/tasks/')) return json(res, 404, v1Route ? status10(404, 'NOT_FOUND', 'TASK_NOT_FOUND') : { code: -32001, message: 'Task not found' });
     if (req.method === 'GET' && (route === '/extendedAgentCard' || route === '/card')) {
       if (!o.extendedCardToken) return json(res, 400, v1Route ? status10(400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION') : { code: -32004, message: 'no extended card' });
-      return authorized(req) ? json(res, 200, card) : json(res, 401, { error: { code: 401, status: 'UNAUTHENTICATED', message: 'authentication required' } });
+      return authorized(req) || o.extendedCardOpen ? json(res, 200, card) : json(res, 401, { error: { code: 401, status: 'UNAUTHENTICATED', message: 'authentication required' } });
     }
     if (req.method === 'POST' && (route === '/message:send' || route === '/message:stream')) {
       try {
         JSON.parse(body);
       } catch {
+        if (o.sloppyErrors) return json(res, 500, 'oops', 'text/plain');
         return json(res, 400, v1Route ? { error: { code: 400, status: 'INVALID_ARGUMENT', message: 'invalid JSON' } } : { code: -32700, message: 'Invalid JSON payload' });
       }
+      if (o.rejectsMessages) return json(res, 500, { error: { code: 500, status: 'INTERNAL', message: 'internal error' } });
       messages++;
       const reply = { message: { messageId: 'reply', role: 'ROLE_AGENT', parts: [{ text: 'ok' }] } };
       return route === '/message:send' ? json(res, 200, reply) : stream(res, () => reply, o.streaming === 'endless');
     }
+    if (o.sloppyErrors) return json(res, 200, {});
     return json(res, 404, v1Route ? status10(404, 'NOT_FOUND', 'NOT_FOUND') : { code: -32601, message: 'not found' });
   };
 

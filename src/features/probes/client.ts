@@ -13,7 +13,7 @@ import { connect as netConnect, type LookupFunction, type Socket } from 'node:ne
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { portOf, type AddressPolicy } from '../../lib/address-policy.ts';
 import { checkedLookup, describeConnectError, RefusedAddress } from '../../lib/pinned-lookup.ts';
-import type { CapturedAnswer } from '../../engine/live/judge-interface.ts';
+import type { CapturedAnswer, CapturedStream } from '../../engine/live/judge-interface.ts';
 import type { CapturedConnection } from '../../engine/live/judge-connection.ts';
 import type { ProbeRequest } from '../../engine/live/requests.ts';
 import type { HostLimiter } from './limits.ts';
@@ -110,7 +110,8 @@ export class ProbeSession {
       const notAdmitted = this.admit(url);
       if (notAdmitted) return { skipped: notAdmitted };
       const result = await this.once({ ...request, url: url.href }, hop === 0 ? undefined : start);
-      if ('failed' in result) return result;
+      // Refused at connect time (a name resolving to a refused address): nothing was sent, as for a refused literal address.
+      if ('failed' in result) return result.failed.code === 'REFUSED_BY_POLICY' && hop === 0 ? { skipped: `not probed: ${result.failed.problem}` } : result;
       const location = result.answer.headers.location;
       if (!follow || !isRedirect(result.answer.status) || location === undefined) return { ...result, redirects, url: url.href };
       const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
@@ -154,6 +155,7 @@ export class ProbeSession {
         resolve(value);
       };
       const req = this.open(request, start, (res) => {
+        readTls(res.socket, connection);
         const chunks: Buffer[] = [];
         let read = 0;
         const done = () => {
@@ -169,7 +171,6 @@ export class ProbeSession {
         res.on('end', done);
         res.on('error', done);
       });
-      req.on('socket', (socket: Socket) => observeTls(socket, connection));
       req.on('error', (err: NodeJS.ErrnoException) => finish({ failed: failure(connection, err, new URL(request.url)) }));
       const timer = setTimeout(() => finish({ failed: { ...connection, outcome: 'unreachable', problem: `no answer within ${Math.round(limit)} ms`, code: 'TIMEOUT' } }), limit);
       if (request.body !== undefined) req.write(request.body);
@@ -203,6 +204,7 @@ export class ProbeSession {
         status, contentType, events: reader.events, strayLines: reader.strayLines, bytes: reader.bytes, firstEventMs: reader.firstEventMs, ended, ...(stoppedBy ? { stoppedBy } : {}),
       });
       const req = this.open(request, undefined, (res) => {
+        readTls(res.socket, connection);
         status = res.statusCode ?? 0;
         contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null;
         res.on('data', (chunk: Buffer) => {
@@ -213,7 +215,6 @@ export class ProbeSession {
         res.on('end', () => finish(captured(true)));
         res.on('error', () => finish(captured(false, 'the stream broke off')));
       });
-      req.on('socket', (socket: Socket) => observeTls(socket, connection));
       req.on('error', (err: NodeJS.ErrnoException) => finish({ failed: failure(connection, err, url) }));
       const timer = setTimeout(() => (status === 0 ? finish({ failed: { ...connection, outcome: 'unreachable', problem: `no answer within ${Math.round(limit)} ms`, code: 'TIMEOUT' } }) : finish(captured(false, `${Math.round(limit)} ms`))), limit);
       if (request.body !== undefined) req.write(request.body);
@@ -244,7 +245,7 @@ export class ProbeSession {
       const lookup = this.lookupFor(url);
       const socket: Socket = tls
         ? tlsConnect({ host, port, servername: host, lookup, ALPNProtocols: ['h2'], minVersion: 'TLSv1', ...(this.options.ca ? { ca: this.options.ca } : {}) }, () => {
-          observeTls(socket, connection);
+          readTls(socket, connection);
           finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } });
         })
         : netConnect({ host, port, lookup }, () => finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } }));
@@ -255,19 +256,15 @@ export class ProbeSession {
 }
 
 /** A stream as read: see CapturedStream. */
-export type StreamRead = import('../../engine/live/judge-interface.ts').CapturedStream;
+export type StreamRead = CapturedStream;
 
-/** Records the TLS version and certificate of a TLS socket once its handshake is done. */
-const observeTls = (socket: Socket, connection: CapturedConnection): void => {
-  const tls = socket as TLSSocket;
-  if (typeof tls.getPeerCertificate !== 'function') return;
-  const read = () => {
-    connection.tlsVersion = tls.getProtocol() ?? undefined;
-    const validTo = tls.getPeerCertificate()?.valid_to;
-    if (validTo) connection.validTo = new Date(validTo).toISOString();
-  };
-  if (tls.encrypted && tls.getProtocol()) read();
-  else tls.once('secureConnect', read);
+/** Records the TLS version and certificate of a socket whose handshake is done (nothing for plain TCP). */
+const readTls = (socket: Socket | null, connection: CapturedConnection): void => {
+  const tls = socket as TLSSocket | null;
+  if (!tls || typeof tls.getPeerCertificate !== 'function') return;
+  connection.tlsVersion = tls.getProtocol() ?? undefined;
+  const validTo = tls.getPeerCertificate()?.valid_to;
+  if (validTo) connection.validTo = new Date(validTo).toISOString();
 };
 
 /** What a failed connection was: refused by the policy (no connection made), a TLS failure, or unreachable. */

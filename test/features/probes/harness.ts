@@ -5,12 +5,12 @@ import { probePolicy, runProbe, type ProbeAsk, type ProbeTarget } from '../../..
 import type { LiveCheck } from '../../../src/engine/live/checks.ts';
 import type { LookupFunction } from 'node:net';
 
-export const probeWith = (config: ConfigInput = {}, extra: { ca?: string[]; lookup?: LookupFunction; allowedHosts?: string[] } = {}) => {
+export const probeWith = (config: ConfigInput = {}, extra: { ca?: string[]; lookup?: LookupFunction; allowedHosts?: string[]; redirectsToOtherHosts?: boolean } = {}) => {
   const parsed = parseConfig({ cardFetch: { allowedHosts: extra.allowedHosts ?? ['loopback'] }, ...config });
   // One window per probe: the tests' agents all live on 127.0.0.1.
   return (target: ProbeTarget, ask: Partial<ProbeAsk> = {}, hosts = new HostLimiter(parsed.probes.perHostPerMinute, { now: () => Date.now() })) =>
     runProbe(
-      { policy: probePolicy(parsed.cardFetch.allowedHosts), config: parsed, hosts, clock: { now: () => Date.now() }, redirectsToOtherHosts: false, ...(extra.ca ? { ca: extra.ca } : {}), ...(extra.lookup ? { lookup: extra.lookup } : {}) },
+      { policy: probePolicy(parsed.cardFetch.allowedHosts), config: parsed, hosts, clock: { now: () => Date.now() }, redirectsToOtherHosts: extra.redirectsToOtherHosts ?? false, ...(extra.ca ? { ca: extra.ca } : {}), ...(extra.lookup ? { lookup: extra.lookup } : {}) },
       target,
       { sendMessage: false, headers: {}, ...ask },
     );
