@@ -34,6 +34,7 @@ export const declaredTiers = {
     'test/api/openapi.test.ts',
     'test/api/report-diff.test.ts',
     'test/api/rulesets.test.ts',
+    'test/api/probe.test.ts',
     'test/api/signatures.test.ts',
     'test/api/trust-keys.test.ts',
     'test/cli/admin-token-rotate-live.test.ts',
