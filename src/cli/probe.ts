@@ -6,13 +6,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { checkCardText, formatResults, isOutputFormat, outputFormats, type CheckedInput } from '../engine/formats/index.ts';
-import { rulesetForFile } from '../engine/ruleset/apply.ts';
+import { formatResults, isOutputFormat, outputFormats } from '../engine/formats/index.ts';
 import { looksLikeUrl } from '../features/card-fetch/fetch-card.ts';
 import { readHeaders, splitHeaderLine } from '../features/probes/credentials.ts';
-import { HostLimiter } from '../features/probes/limits.ts';
-import { probePolicy, runProbe, type ProbeTarget } from '../features/probes/probe.ts';
-import { systemClock } from '../lib/clock.ts';
 import { parseJsonObject } from '../lib/json.ts';
 import { version } from '../lib/version.ts';
 import { readCommandLine } from './args.ts';
@@ -20,6 +16,7 @@ import { failOnValues, verdictOf, type FailOn } from './card-run.ts';
 import { readOperand, USAGE, type CliIO } from './io.ts';
 import { rulesetForRun } from './ruleset.ts';
 import { colorWanted } from './validate.ts';
+import { probeChecked, probeRefusal } from './probe-run.ts';
 
 const help = `Usage: cardgate probe [options] URL|FILE
 
@@ -101,24 +98,13 @@ export async function runProbeCommand(args: string[], io: CliIO): Promise<number
     io.stderr(`cardgate probe: ${given.problem}\n`);
     return USAGE;
   }
-  const policy = probePolicy(config.cardFetch.allowedHosts);
-  const refused = given ? undefined : policy.refuseUrl(operand);
+  const refused = given ? undefined : probeRefusal(config, operand);
   if (refused) {
     io.stderr(`cardgate probe: ${refused}\n`);
     return USAGE;
   }
-  const target: ProbeTarget = given ? { card: given.card } : { url: operand };
-  const outcome = await runProbe(
-    { policy, config, hosts: new HostLimiter(config.probes.perHostPerMinute, systemClock), clock: systemClock, redirectsToOtherHosts: true },
-    target,
-    { sendMessage: values['send-message'], headers: headers.headers },
-  );
-  const name = given ? operand : outcome.served?.url ?? operand;
-  const text = given ? given.text : outcome.served?.text;
-  const checked: CheckedInput =
-    text === undefined
-      ? { name, failure: { message: `could not probe: ${outcome.problem ?? 'no card'}` } }
-      : checkCardText(name, text, { maxDepth: config.http.maxJsonDepth, live: outcome.live.checks, ...(rules.ruleset ? { ruleset: rulesetForFile(rules.ruleset, name) } : {}), ...(outcome.served?.legacyPath ? { foundAtLegacyPath: true } : {}) });
+  const ask = { sendMessage: values['send-message'], headers: headers.headers };
+  const checked = await probeChecked({ config, ask, ruleset: rules.ruleset }, given ? { name: operand, ...given } : { url: operand });
   const verdict = verdictOf([checked], { failOn: failOn as FailOn });
   const output = values.output;
   const rulesUrl = config.publicUrl === undefined ? {} : { rulesUrl: `${config.publicUrl}/rules` };
