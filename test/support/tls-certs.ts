@@ -32,7 +32,7 @@ const certificate = (subject: string, pub: forge.pki.PublicKey, issuer: { name: 
       ? [{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true }]
       : [{ name: 'basicConstraints', cA: false }, { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
   );
-  cert.sign(issuer.key, forge.md.sha256.create());
+  cert.sign(issuer.key as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
   return forge.pki.certificateToPem(cert);
 };
 

@@ -74,12 +74,12 @@ export const judgeCaching = (answer: CardAnswer, conditionalStatus: number | nul
     conditional_status: conditionalStatus,
   };
   const missing = [
-    ...(maxAge === undefined ? ['Cache-Control with max-age'] : []),
-    ...(answer.headers.etag === undefined ? ['ETag'] : []),
-    ...(conditionalStatus !== null && conditionalStatus !== 304 ? [`a 304 to the conditional request (it answered ${conditionalStatus})`] : []),
+    ...(maxAge === undefined ? ['no Cache-Control with max-age'] : []),
+    ...(answer.headers.etag === undefined ? ['no ETag'] : []),
+    ...(conditionalStatus !== null && conditionalStatus !== 304 ? [`the conditional request answered ${conditionalStatus}, not 304`] : []),
   ];
   if (missing.length === 0) return judged('pass', `Cache-Control max-age=${maxAge}, ETag, conditional request answered 304`, evidence);
-  return judged('warn', `no ${missing.join(', no ')} (1.0 §8.6: clients cache the card by them)`, evidence);
+  return judged('warn', `${missing.join(', ')} (1.0 §8.6: clients cache the card by them)`, evidence);
 };
 
 /** The origin the probe's requests name, as a browser client's would be. */
