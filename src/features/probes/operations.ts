@@ -40,12 +40,13 @@ const sourceOf = (url: string, served: NonNullable<ProbeOutcome['served']>): Car
 /** The card judged with the probe's checks, in a worker: the body's card, or the card served. */
 const judge = async (deps: AppDeps, request: ValidationRequest, read: ReturnType<typeof readProbeRequest>, outcome: ProbeOutcome): Promise<SingleOutcome> => {
   const accountId = request.caller.account?.id ?? null;
-  const cardText = outcome.served?.text ?? read.validateText;
+  const cardText = outcome.served?.text ?? request.text;
   const [trust, ruleset] = await Promise.all([signatureTrust(deps, accountId, cardText, request.caller.trustKeys), rulesetFor(deps, accountId)]);
   const common = { trust, ...(request.accept ? { accept: request.accept } : {}), ...(ruleset ? { ruleset } : {}) };
   const input: ProbedCard = outcome.served
     ? { live: outcome.live.checks, fetched: { request: read.validateText, card: outcome.served.text, foundAtLegacyPath: outcome.served.legacyPath, ...common } }
-    : { live: outcome.live.checks, body: { text: read.validateText, ...common } };
+    : // The body as sent: the findings' positions are in its text (its headers are read by nothing but the probe).
+      { live: outcome.live.checks, body: { text: request.text, ...common } };
   return deps.validator.run('probed', input, workerShare(accountId, request.caller.ip)).catch((e: unknown) => {
     if (isApiError(e)) throw e;
     deps.log.error('probe validation failed', { error: e instanceof Error ? e.message : String(e) });

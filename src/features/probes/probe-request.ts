@@ -53,7 +53,7 @@ export const probeRequestSchema = z
 export interface ReadProbe {
   target: ProbeTarget;
   ask: ProbeAsk;
-  /** The validate body the card is judged with (no `headers`): `agent_card` given, or the URL as `agent_url`. */
+  /** The validate body a card read from `url` is judged with (its options, no `headers`), the URL as `agent_url`. */
   validateText: string;
   /** The body as stored: without `headers`. */
   storedText: (cardText?: string) => string;
@@ -70,7 +70,7 @@ export const readProbeRequest = (text: string, maxDepth: number): ReadProbe => {
   return {
     target: url !== undefined ? { url } : { card: card! },
     ask: { sendMessage, headers: read.headers },
-    validateText: JSON.stringify(url !== undefined ? { agent_url: url, ...common } : { agent_card: card, ...common }),
+    validateText: JSON.stringify({ agent_url: url ?? '', ...common }),
     storedText: (cardText) =>
       url === undefined
         ? JSON.stringify({ agent_card: card, ...common, options: { ...validate, send_message: sendMessage } })
