@@ -138,6 +138,17 @@ test('interfaces on private addresses are not probed: refused before any connect
   assert.ok(looked >= 1, 'the name was resolved by the pinned lookup, which refused it');
 });
 
+test('an interface whose port refuses the connection fails live.interface.reachable; later checks are not sent', async () => {
+  const silent = await startSilentServer();
+  const closed = silent.url;
+  await silent.close();
+  const out = await probe({ card: { name: 'x', supportedInterfaces: [{ url: `${closed}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] } });
+  const reach = checksOf(out.live.checks, 'live.interface.reachable', iface0)[0]!;
+  assert.equal(reach.status, 'fail');
+  assert.match(reach.message, /connection refused/);
+  assert.equal(statusOf(out.live.checks, 'live.errors.method', iface0), 'skip');
+});
+
 test('a server that never answers: the checks fail or skip within the probe\'s time', async () => {
   const silent = await startSilentServer();
   try {
