@@ -13,12 +13,12 @@ import { newId } from '../../lib/ids.ts';
 import type { MonitorRecord, MonitorRun } from '../../store/contract/monitors.ts';
 import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import { foundOnlyAtLegacyPath } from '../card-fetch/fetch-card.ts';
-import { countServiceValidation } from '../limits/daily-quota.ts';
 import { reportVerdict } from '../reports/reports.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import type { CardFetcher } from '../validation/card-by-url.ts';
-import { joinAgent, joinHistory, reportFacts, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import { cardFacts, historyEntries, joinAgent, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import { recordValidation } from '../validation/record.ts';
 import { agentNameFromUrl } from '../agents/naming.ts';
 
 /** Why a fetch or a validation gave no verdict, in words (a 400's own message, without the field it names). */
@@ -72,7 +72,7 @@ export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: M
     verdict: reportVerdict(outcome),
   };
   // Logged by the store's caller already; the run then ends without a summary and runs again next interval.
-  if (!(await countServiceValidation(deps, monitor.account_id, report))) throw new Error(`the report of monitor ${monitor.id}'s run was not stored`);
-  await joinHistory(deps, agentRun, reportFacts(report.id, report.created_at, JSON.parse(outcome.resultJson)));
+  const { recorded } = await recordValidation(deps, report, historyEntries(agentRun, report, cardFacts(outcome)), { countFor: monitor.account_id });
+  if (!recorded) throw new Error(`the report of monitor ${monitor.id}'s run was not stored`);
   return { at, verdict: outcome.valid ? 'pass' : 'fail', score: outcome.score, report_id: report.id };
 };

@@ -14,10 +14,11 @@ import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import type { CardSource } from '../card-fetch/fetch-card.ts';
 import { callerCharge, chargeDailyQuota } from '../limits/daily-quota.ts';
 import { workerShare } from '../limits/ip-limit-key.ts';
-import { recordReport, reportUrl, reportVerdict } from '../reports/reports.ts';
+import { reportUrl, reportVerdict } from '../reports/reports.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
-import { agentMembers, joinHistory, prepareAgentRun, reportFacts, withAgentMembers } from '../agents/operations.ts';
+import { agentMembers, cardFacts, historyEntries, prepareAgentRun, withAgentMembers } from '../agents/operations.ts';
+import { recordValidation } from '../validation/record.ts';
 import type { ValidationAnswer, ValidationRequest } from '../validation/operations.ts';
 import { singleResponseText, unusable, type SingleOutcome } from '../validation/validation.ts';
 import type { ProbedCard } from './probe-task.ts';
@@ -88,18 +89,18 @@ const probeOne = async (deps: AppDeps, request: ValidationRequest): Promise<Vali
     resultJson: withAgentMembers(withLive(validated.resultJson, outcome.live), run),
     verdict: reportVerdict(validated),
   };
-  const recorded = await recordReport(deps.store, deps.log, report);
+  // Charged before the first outbound request: the report and its agent's history entry are put now, in one store operation.
+  const { recorded } = await recordValidation(deps, report, historyEntries(run, report, cardFacts(validated)), 'put');
   const json = singleResponseText(validated, {
     ...(source ? { source } : {}),
     report_id: report.id,
     report_url: reportUrl(deps.urls.reportsUrl, report.id),
     response_time_ms: Math.round(performance.now() - request.startedAt),
-    recorded: recorded === true,
+    recorded,
     timestamp: report.created_at,
     rateLimitInfo,
     agentMembers: agentMembers(run),
   });
-  if (run && recorded === true) await joinHistory(deps, run, reportFacts(report.id, report.created_at, JSON.parse(validated.resultJson)));
   return validated.formatted ? { body: validated.formatted.body, mediaType: validated.formatted.mediaType } : { body: withLive(json, outcome.live) };
 };
 

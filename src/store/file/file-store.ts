@@ -42,6 +42,7 @@ import type { TableName } from '../contract/rows.ts';
 import { GROWING_TABLES, Tables, emptyTablesDoc, type ExportSource, type RejectedRow, type TablesDoc } from '../memory/tables.ts';
 import { REPORT_COLUMNS, type ReportColumn, type ReportColumns, type ReportSummary } from '../reports/columns.ts';
 import { readLine } from '../reports/lines.ts';
+import type { AgentReportEntry } from '../contract/agents.ts';
 import type { NewReport, ReportRecord } from '../contract/report-records.ts';
 import type { Page } from '../contract/paging.ts';
 import type { ReportPageQuery } from '../contract/reports.ts';
@@ -131,7 +132,9 @@ export class FileStore extends Tables implements Store {
   ) {
     const reports = new SqlReports(db, options.reportColumns ?? REPORT_COLUMNS);
     let database: DatabaseTables | undefined;
-    super((hasAccount) => (database = databaseTables(db, reports, hasAccount)));
+    let self: FileStore | undefined; // `this` once constructed: a job's report is stored through storeReport later
+    super((hasAccount) => (database = databaseTables(db, (report, joins) => self!.storeReport(report, joins), hasAccount)));
+    self = this;
     this.reports = reports;
     this.database = database!;
     this.clock = options.clock ?? systemClock;
@@ -189,11 +192,15 @@ export class FileStore extends Tables implements Store {
     this.database.jobs.voidLeases();
   }
 
-  async putReport(report: NewReport): Promise<boolean> {
-    return this.storeReport(report);
+  async putReport(report: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> {
+    return this.storeReport(report, joins);
   }
-  protected storeReport(report: NewReport): boolean {
-    return this.reports.put(report);
+  protected storeReport(report: NewReport, joins?: readonly AgentReportEntry[]): boolean {
+    return this.db.atomically(() => {
+      const aliased = this.reports.put(report);
+      this.recordJoins(joins);
+      return aliased;
+    });
   }
   protected hasReport(id: string): boolean {
     return this.reports.has(id);

@@ -81,6 +81,10 @@ export class SqlAgents implements AgentsTable {
     return this.byName(accountId, name);
   }
   async recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined> {
+    return this.recordEntry(entry);
+  }
+  /** recordAgentReport, synchronously (a report's joins are recorded in its own step). */
+  recordEntry(entry: AgentReportEntry): AgentRecord | undefined {
     return this.db.atomically(() => this.record(entry));
   }
   async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {

@@ -6,12 +6,12 @@
 import type { AgentRecord, AgentReportEntry } from '../contract/agents.ts';
 import type { AuditRecord } from '../contract/audit.ts';
 import type { JobRecord } from '../contract/jobs.ts';
+import type { NewReport } from '../contract/report-records.ts';
 import type { GrowingTable, GrowingTables } from '../memory/tables.ts';
 import { EmbeddedDatabase } from './database.ts';
 import { SqlAgents } from './sql-agents.ts';
 import { SqlAudit } from './sql-audit.ts';
 import { SqlJobs } from './sql-jobs.ts';
-import { SqlReports } from './sql-reports.ts';
 
 export interface DatabaseTables extends GrowingTables {
   agents: SqlAgents;
@@ -19,9 +19,10 @@ export interface DatabaseTables extends GrowingTables {
   audit: SqlAudit;
 }
 
-export const databaseTables = (db: EmbeddedDatabase, reports: SqlReports, hasAccount: (id: string) => boolean): DatabaseTables => {
+/** `storeReport`: the store's, which records a report's joins with it (a job's report goes through it). */
+export const databaseTables = (db: EmbeddedDatabase, storeReport: (report: NewReport, joins?: readonly AgentReportEntry[]) => boolean, hasAccount: (id: string) => boolean): DatabaseTables => {
   const agents = new SqlAgents(db, hasAccount);
-  const jobs = new SqlJobs(db, reports);
+  const jobs = new SqlJobs(db, storeReport);
   const audit = new SqlAudit(db);
   const load = (table: GrowingTable, key: string, value: unknown): void => {
     if (table === 'agents') return value === null ? agents.removeAgent(key) : agents.putAgent(value as AgentRecord);
