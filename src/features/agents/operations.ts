@@ -15,7 +15,8 @@ import { AgentLimitReachedError, type AgentRecord, type AgentReportEntry } from 
 import type { ReportRecord } from '../../store/contract/report-records.ts';
 import { batchCardOf, foundCounts, judgementOf } from '../reports/diff.ts';
 import { readReport } from '../reports/reports.ts';
-import type { AgentAsk, FailOn } from './naming.ts';
+import type { AgentAsk, CardFacts, FailOn } from './naming.ts';
+
 
 /** An agent as a result names it. */
 export interface AgentRef {
@@ -54,14 +55,6 @@ export interface AgentRun {
   branch: string | null;
 }
 
-/** What a validation of one card found, as its agent's history keeps it. */
-export interface CardFacts {
-  valid: boolean;
-  score: number;
-  /** Found, kept or left out by the findings cap. */
-  errors: number;
-  warnings: number;
-}
 
 /** How a caller's 400 is made: the path at fault (`options.baseline`) and why (the validating routes and the webhooks answer their own shapes). */
 export type Refuse = (path: string, message: string) => ApiError;

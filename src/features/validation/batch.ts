@@ -12,7 +12,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { jsonBody } from '../../errors/bad-input.ts';
 import { isJsonObject, jsonObjectSchema } from '../../lib/json.ts';
 import { agentAsk, batchAgentNameOption, gateOptions, type AgentAsk } from '../agents/naming.ts';
-import type { CardFacts } from '../agents/operations.ts';
+import type { CardFacts } from '../agents/naming.ts';
 import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, rulesetOptions, rulesetRefOf, type RulesetRef } from './card-result.ts';
 
 export interface BatchEntry {
