@@ -178,6 +178,8 @@ export const configSchema = z
         pollIntervalMs: positiveInt.default(1000),
         /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
         maxBackoffSeconds: positiveInt.default(3600),
+        /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
+        recordEveryRun: z.boolean().default(false),
       })
       .strict()
       .prefault({}),

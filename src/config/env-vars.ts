@@ -48,6 +48,7 @@ export const envVars: Record<string, { path: string[]; type: SettingType }> = {
   CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ['monitors', 'scoreDropThreshold'], type: 'number' },
   CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ['monitors', 'pollIntervalMs'], type: 'number' },
   CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ['monitors', 'maxBackoffSeconds'], type: 'number' },
+  CARDGATE_MONITOR_RECORD_EVERY_RUN: { path: ['monitors', 'recordEveryRun'], type: 'boolean' },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
   CARDGATE_AGENTS_MAX_PER_ACCOUNT: { path: ['agents', 'maxPerAccount'], type: 'number' },
   CARDGATE_AUDIT_RETENTION_DAYS: { path: ['audit', 'retentionDays'], type: 'number' },

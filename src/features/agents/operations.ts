@@ -104,7 +104,7 @@ export const cardFacts = (card: { valid: boolean; score: number; errorCount: num
 });
 
 /** The entry of `report` in the history of the agent `run` joined, as the report's store operation records it; none when it joined none. */
-export const historyEntries = (run: AgentRun | undefined, report: { id: string; created_at: string }, facts: CardFacts): AgentReportEntry[] =>
+export const agentJoins = (run: AgentRun | undefined, report: { id: string; created_at: string }, facts: CardFacts): AgentReportEntry[] =>
   run?.agent === undefined ? [] : [{ agent_id: run.agent.id, report_id: report.id, created_at: report.created_at, ...facts, branch: run.branch }];
 
 const passes = (failOn: FailOn, b: Omit<BaselineOutcome, 'passed' | 'report_id'>): boolean =>

@@ -140,13 +140,14 @@ export const chargeDailyQuota = async (
 /**
  * Counts a validation the service ran for an account of its own accord (a monitor's run): never
  * refused by the daily limit, but counted in today's window and the usage history like any other,
- * its report stored in the same store operation and durable when this resolves (`recorded` as
- * recordReport answers it).
+ * its report (when it stores one) in the same store operation and durable when this resolves
+ * (`recorded` as recordReport answers it); without one, the count is durable with the caller's commit.
  */
-export const countServiceValidation = async (deps: Omit<QuotaDeps, 'config' | 'metrics'>, accountId: string, report: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> => {
+export const countServiceValidation = async (deps: Omit<QuotaDeps, 'config' | 'metrics'>, accountId: string, report?: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> => {
   const now = deps.clock.now();
   const charge = { key: accountCounterKey(accountId), amount: 1, limit: -1, reset_at: nextUtcMidnight(now) };
-  const { reported } = await deps.store.consume([charge], now, { usage: { account_id: accountId, day: utcDay(now) }, report, ...(joins ? { joins } : {}) });
+  const { reported } = await deps.store.consume([charge], now, { usage: { account_id: accountId, day: utcDay(now) }, ...(report ? { report } : {}), ...(joins ? { joins } : {}) });
+  if (!report) return true; // counted: durable with the caller's commit
   return recordWith(deps.store, deps.log, report.id, async () => {
     if (reported instanceof Error) throw reported;
   });

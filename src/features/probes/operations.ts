@@ -17,7 +17,7 @@ import { workerShare } from '../limits/ip-limit-key.ts';
 import { reportUrl, reportVerdict } from '../reports/reports.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
-import { agentMembers, cardFacts, historyEntries, prepareAgentRun, withAgentMembers } from '../agents/operations.ts';
+import { agentMembers, cardFacts, agentJoins, prepareAgentRun, withAgentMembers } from '../agents/operations.ts';
 import { recordValidation } from '../validation/record.ts';
 import type { ValidationAnswer, ValidationRequest } from '../validation/operations.ts';
 import { singleResponseText, unusable, type SingleOutcome } from '../validation/validation.ts';
@@ -90,7 +90,7 @@ const probeOne = async (deps: AppDeps, request: ValidationRequest): Promise<Vali
     verdict: reportVerdict(validated),
   };
   // Charged before the first outbound request: the report and its agent's history entry are put now, in one store operation.
-  const { recorded } = await recordValidation(deps, report, historyEntries(run, report, cardFacts(validated)), 'put');
+  const { recorded } = await recordValidation(deps, report, agentJoins(run, report, cardFacts(validated)), 'put');
   const json = singleResponseText(validated, {
     ...(source ? { source } : {}),
     report_id: report.id,

@@ -25,7 +25,7 @@ import { batchResponseText } from './batch.ts';
 import { cardFetcher, type CardFetcher } from './card-by-url.ts';
 import type { BodyParts, FormattedAnswer, ServerRuleset } from './card-result.ts';
 import { singleResponseText, unusable, type SingleOutcome } from './validation.ts';
-import { agentMembers, cardFacts, flatRefusal, historyEntries, prepareAgentRun, withAgentMembers, type Refuse } from '../agents/operations.ts';
+import { agentMembers, cardFacts, flatRefusal, agentJoins, prepareAgentRun, withAgentMembers, type Refuse } from '../agents/operations.ts';
 import { recordValidation } from './record.ts';
 import type { AgentAsk } from '../agents/naming.ts';
 
@@ -137,7 +137,7 @@ const validateOne = async (ops: Operations, request: ValidationRequest): Promise
     verdict: reportVerdict(outcome),
   };
   // Charged now unless it was before: the charge, the report and its agent's history entry go to the store in one operation.
-  const joins = historyEntries(run, report, cardFacts(outcome));
+  const joins = agentJoins(run, report, cardFacts(outcome));
   const stored = rateLimitInfo ? { rateLimitInfo, ...(await recordValidation(deps, report, joins, 'put')) } : await recordValidation(deps, report, joins, { charge, amount: 1 });
   const json = singleResponseText(outcome, {
     ...(fetched ? { source: fetched.source } : {}),
@@ -171,7 +171,7 @@ const validateBatch = async (ops: Operations, request: ValidationRequest): Promi
   const report = { id: batchId, kind: 'batch' as const, created_at: timestamp, account_id: accountId, requestJson: text /* the cards verbatim, as sent */, resultJson: json, verdict: reportVerdict(outcome) };
   // The report is one entry of each agent's history: of cards naming one agent, the first's (the card its diff and a later baseline read).
   const joined = new Set<string>();
-  const joins = runs.flatMap((run, i) => (run?.agent === undefined || joined.has(run.agent.id) ? [] : (joined.add(run.agent.id), historyEntries(run, report, outcome.facts[i]!))));
+  const joins = runs.flatMap((run, i) => (run?.agent === undefined || joined.has(run.agent.id) ? [] : (joined.add(run.agent.id), agentJoins(run, report, outcome.facts[i]!))));
   // Charged with its report and those entries in one store operation. The batch result has no `recorded` field; the report is still durable before we answer.
   await recordValidation(deps, report, joins, { charge, amount: outcome.total });
   return answerOf(json, outcome.formatted);

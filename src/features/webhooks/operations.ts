@@ -18,7 +18,7 @@ import { jsonBody } from '../../errors/bad-input.ts';
 import { findReport, recordWith, reportVerdict } from '../reports/reports.ts';
 import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';
-import { cardFacts, checkKeyedBaseline, flatRefusal, historyEntries, prepareAgentRun, withAgentMembers } from '../agents/operations.ts';
+import { cardFacts, checkKeyedBaseline, flatRefusal, agentJoins, prepareAgentRun, withAgentMembers } from '../agents/operations.ts';
 import { recordValidation } from '../validation/record.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
@@ -72,7 +72,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   );
   // The validation ran, so the caller still gets its result; but its report_url (and
   // /v1/status) will answer 404, which the log must make plain.
-  if (!(await recordValidation(deps, report, historyEntries(run, report, cardFacts(card)), 'put')).recorded) {
+  if (!(await recordValidation(deps, report, agentJoins(run, report, cardFacts(card)), 'put')).recorded) {
     deps.log.warn('webhook result returned without a stored report: its report_url will answer 404', { validation_id: id });
   }
   return { status: 200, body };
@@ -139,7 +139,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string,
     resultJson,
     verdict: reportVerdict(card),
   });
-  const joins = historyEntries(run, { id, created_at: iso(now) }, cardFacts(card));
+  const joins = agentJoins(run, { id, created_at: iso(now) }, cardFacts(card));
   await recordWith(store, deps.log, id, async () => {
     if (await store.putReport(report(body), joins)) return;
     // Another repository holds the sha: this report keeps its own link.

@@ -44,7 +44,7 @@ import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { ApiError, isApiError } from '../../errors/api-error.ts';
-import { cardFacts, flatRefusal, historyEntries, prepareAgentRun, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import { cardFacts, flatRefusal, agentJoins, prepareAgentRun, withAgentMembers, type AgentRun } from '../agents/operations.ts';
 import type { CardFacts } from '../agents/naming.ts';
 import { reportVerdict } from '../reports/reports.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
@@ -334,7 +334,7 @@ export class JobRunner {
           { id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version, accountId: job.request.account_id },
           { requestJson, resultJson: validation.text, verdict: validation.verdict },
         );
-        outcome = { result, report, joins: validation.facts ? historyEntries(validation.run, report, validation.facts) : [] };
+        outcome = { result, report, joins: validation.facts ? agentJoins(validation.run, report, validation.facts) : [] };
       } catch (e) {
         if (this.interruptedByShutdown(e)) {
           log.warn('webhook validation interrupted at shutdown; the job is handed back to run again', { validation_id: job.id });

@@ -40,6 +40,8 @@ const agentFromRow = (row: Row): AgentRecord =>
     latest_report_id: (row.latest_report_id as string | null) ?? null,
     latest: row.latest === null ? null : (Object.freeze(JSON.parse(row.latest as string)) as AgentReportEntry),
     counts: { reports: row.reports as number, valid: row.valid as number, invalid: row.invalid as number },
+    last_checked_at: (row.last_checked_at as string | null) ?? null,
+    unchanged_runs: row.unchanged_runs as number,
   });
 
 /** The latest entry as kept on its agent: its fields in the order of the contract. */
@@ -87,6 +89,12 @@ export class SqlAgents implements AgentsTable {
   recordEntry(entry: AgentReportEntry): AgentRecord | undefined {
     return this.db.atomically(() => this.record(entry));
   }
+  async noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined> {
+    return this.db.atomically(() => {
+      const row = this.db.statement('UPDATE agents SET last_checked_at = ?, unchanged_runs = unchanged_runs + 1 WHERE id = ? RETURNING *').get(at, agentId) as Row | undefined;
+      return row && agentFromRow(row);
+    });
+  }
   async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
     const { before } = options;
     const limit = Math.max(0, options.limit);
@@ -130,10 +138,14 @@ export class SqlAgents implements AgentsTable {
     this.db.atomically(() => {
       const history = (this.db.statement('SELECT count(*) AS n FROM agent_reports WHERE agent_id = ?').get(agent.id) as { n: number }).n;
       this.db
-        .statement(`INSERT INTO agents (id, account_id, name, first_seen, last_seen, latest_report_id, latest, reports, valid, invalid, badge_token, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        .statement(`INSERT INTO agents (id, account_id, name, first_seen, last_seen, latest_report_id, latest, reports, valid, invalid, badge_token, last_checked_at, unchanged_runs, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, name = excluded.name, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
-            latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid, badge_token = excluded.badge_token`)
-        .run(agent.id, agent.account_id, agent.name, agent.first_seen, agent.last_seen, agent.latest_report_id, agent.latest === null ? null : latestJson(agent.latest), agent.counts.reports, agent.counts.valid, agent.counts.invalid, agent.badge_token, history);
+            latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid, badge_token = excluded.badge_token,
+            last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs`)
+        .run(
+          agent.id, agent.account_id, agent.name, agent.first_seen, agent.last_seen, agent.latest_report_id, agent.latest === null ? null : latestJson(agent.latest),
+          agent.counts.reports, agent.counts.valid, agent.counts.invalid, agent.badge_token, agent.last_checked_at ?? null, agent.unchanged_runs ?? 0, history,
+        );
     });
   }
 
@@ -176,8 +188,11 @@ export class SqlAgents implements AgentsTable {
     const kept = newest ? entry : latest;
     const history = (agent.history as number) + added;
     this.db
-      .statement('UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ? WHERE id = ?')
-      .run(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), entry.agent_id);
+      .statement(
+        `UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ?,
+          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END WHERE id = ?`,
+      )
+      .run(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.agent_id);
     if (history > AGENT_HISTORY_LIMIT) {
       this.db
         .statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id IN (SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT ?)')

@@ -53,6 +53,8 @@ CREATE TABLE IF NOT EXISTS agents (
   valid INTEGER NOT NULL,
   invalid INTEGER NOT NULL,
   badge_token TEXT NOT NULL,
+  last_checked_at TEXT,
+  unchanged_runs INTEGER NOT NULL DEFAULT 0,
   history INTEGER NOT NULL,
   UNIQUE (account_id, name)
 );

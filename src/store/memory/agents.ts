@@ -143,7 +143,8 @@ export class MemoryAgents implements AgentsTable {
     private readonly hasAccount: (id: string) => boolean,
   ) {
     const kept = <T extends object>(r: T) => Object.freeze({ ...r });
-    this.rows = new AgentRows('agents', journal, { kept });
+    // Agents kept before last_checked_at and unchanged_runs existed read as never checked by a monitor.
+    this.rows = new AgentRows('agents', journal, { kept: (a: AgentRecord) => Object.freeze({ ...a, last_checked_at: a.last_checked_at ?? null, unchanged_runs: a.unchanged_runs ?? 0 }) });
     this.entries = new EntryRows('agent_reports', journal, {
       kept,
       fromDoc: (row) => {
@@ -159,7 +160,7 @@ export class MemoryAgents implements AgentsTable {
     if (found) return found;
     if (!this.hasAccount(candidate.account_id)) return undefined;
     if ((this.rows.perAccount.get(candidate.account_id) ?? 0) >= maxPerAccount) throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);
-    const agent: AgentRecord = { ...candidate, last_seen: candidate.first_seen, latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 } };
+    const agent: AgentRecord = { ...candidate, last_seen: candidate.first_seen, latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 }, last_checked_at: null, unchanged_runs: 0 };
     this.rows.set(agent.id, agent);
     return this.rows.get(agent.id);
   }
@@ -182,7 +183,11 @@ export class MemoryAgents implements AgentsTable {
     const newest = agent.latest === null || newestFirst(entry, agent.latest) <= 0;
     const counts = again ? agent.counts : { reports: agent.counts.reports + 1, valid: agent.counts.valid + (entry.valid ? 1 : 0), invalid: agent.counts.invalid + (entry.valid ? 0 : 1) };
     const latest = newest ? { ...entry } : agent.latest;
-    return this.rows.change(agent.id, (a) => ({ ...a, counts, latest, latest_report_id: latest!.report_id, last_seen: latest!.created_at }));
+    const checked = newest ? { last_checked_at: entry.created_at, unchanged_runs: 0 } : {};
+    return this.rows.change(agent.id, (a) => ({ ...a, counts, latest, latest_report_id: latest!.report_id, last_seen: latest!.created_at, ...checked }));
+  }
+  async noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined> {
+    return this.rows.change(agentId, (a) => ({ ...a, last_checked_at: at, unchanged_runs: a.unchanged_runs + 1 }));
   }
   /** A binary search for `before` and a walk back of `limit` entries: as many visited whatever the history holds. */
   async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {

@@ -28,6 +28,8 @@ export const agentFromRow = (row: Record<string, unknown>): AgentRecord =>
     latest: row.latest === null || row.latest === undefined ? null : entryFromRow(row.latest as Record<string, unknown>),
     counts: { reports: row.reports as number, valid: row.valid as number, invalid: row.invalid as number },
     badge_token: row.badge_token as string,
+    last_checked_at: (row.last_checked_at as string | null) ?? null,
+    unchanged_runs: (row.unchanged_runs as number) ?? 0,
   });
 
 /** The agent listing: the keys of agentSortKey (memory/agents.ts), as the sort indexes of migration 8 write them. */
@@ -72,6 +74,8 @@ const agentRow = (agent: AgentRecord) => {
     valid: agent.counts.valid,
     invalid: agent.counts.invalid,
     badge_token: text(what, agent.badge_token),
+    last_checked_at: optionalText(what, agent.last_checked_at ?? null),
+    unchanged_runs: agent.unchanged_runs ?? 0,
   };
 };
 
@@ -82,7 +86,7 @@ export const writeAgent = async (sql: Queries, agent: AgentRecord) => {
     insert into agents ${sql({ ...row, latest: latest === null ? null : sql.json(latest) })}
     on conflict (id) do update set account_id = excluded.account_id, name = excluded.name, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
       latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid,
-      badge_token = excluded.badge_token`;
+      badge_token = excluded.badge_token, last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs`;
   await sql`update agents set history = (select count(*)::int from agent_reports where agent_id = ${row.id}) where id = ${row.id}`;
 };
 
@@ -121,7 +125,9 @@ export const recordEntry = async (tx: Queries, entry: AgentReportEntry): Promise
       history = history + ${added},
       latest = case when ${newest} then ${tx.json(row)} else latest end,
       latest_report_id = case when ${newest} then ${row.report_id} else latest_report_id end,
-      last_seen = case when ${newest} then ${row.created_at} else last_seen end
+      last_seen = case when ${newest} then ${row.created_at} else last_seen end,
+      last_checked_at = case when ${newest} then ${row.created_at} else last_checked_at end,
+      unchanged_runs = case when ${newest} then 0 else unchanged_runs end
     where id = ${row.agent_id}
     returning *`;
   const over = (updated!.history as number) - AGENT_HISTORY_LIMIT;
@@ -179,6 +185,10 @@ export class PgAgents implements AgentsTable {
   /** One transaction (see recordEntry). */
   async recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined> {
     return this.context.sql.begin((tx) => recordEntry(tx, entry));
+  }
+  async noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined> {
+    const [row] = await this.context.sql`update agents set last_checked_at = ${text(`agent ${agentId}`, at)}, unchanged_runs = unchanged_runs + 1 where id = ${sought(agentId)} returning *`;
+    return row && agentFromRow(row);
   }
   async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
     const { sql } = this.context;
