@@ -21002,6 +21002,7 @@ var envVars = {
   CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ["monitors", "scoreDropThreshold"], type: "number" },
   CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ["monitors", "pollIntervalMs"], type: "number" },
   CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ["monitors", "maxBackoffSeconds"], type: "number" },
+  CARDGATE_MONITOR_RECORD_EVERY_RUN: { path: ["monitors", "recordEveryRun"], type: "boolean" },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ["reports", "retentionDays"], type: "number" },
   CARDGATE_AGENTS_MAX_PER_ACCOUNT: { path: ["agents", "maxPerAccount"], type: "number" },
   CARDGATE_AUDIT_RETENTION_DAYS: { path: ["audit", "retentionDays"], type: "number" },
@@ -21174,7 +21175,9 @@ var configSchema = object({
     /** How often an instance looks for monitors that are due, ms. */
     pollIntervalMs: positiveInt2.default(1e3),
     /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
-    maxBackoffSeconds: positiveInt2.default(3600)
+    maxBackoffSeconds: positiveInt2.default(3600),
+    /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
+    recordEveryRun: boolean2().default(false)
   }).strict().prefault({}),
   reports: object({ retentionDays: positiveInt2.default(30) }).strict().prefault({}),
   /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */

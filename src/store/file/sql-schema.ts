@@ -120,6 +120,7 @@ export const ensureSchema = (db: EmbeddedDatabase, columns: ReportColumns): Repo
   const present = new Set((db.statement('SELECT name FROM pragma_table_info(\'reports\')').all() as Array<{ name: string }>).map((c) => c.name));
   const added = summaryColumns(columns).filter((c) => !present.has(c.sql));
   for (const c of added) db.exec(`ALTER TABLE reports ADD COLUMN ${c.sql} ${SQL_TYPES[c.type]}`);
+  db.exec('CREATE INDEX IF NOT EXISTS reports_account_seq ON reports (account_id, seq)');
   for (const c of columns.filter((column) => column.sortable && column.sql !== 'created_at')) {
     db.exec(`CREATE INDEX IF NOT EXISTS reports_by_${c.sql} ON reports (${sortKeySql(c)}, id)`);
   }
