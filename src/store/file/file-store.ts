@@ -14,11 +14,12 @@
  * holds in memory is bounded by the small tables: start-up and memory do not grow with reports.
  *
  * Every mutation is applied at once (the small tables in memory, the others in the database's
- * transaction of this event-loop turn); `commit()` resolves when the flush containing it is
- * durable. A flush runs once per event-loop turn (setImmediate), so every request handled in that
- * turn shares it (group commit): it commits the database's turn and appends the changed rows to
- * the journal, then waits for the fdatasyncs of the database's WAL and of the journal, which run
- * in the threadpool while the event loop serves the next requests.
+ * transaction, one per flush); `commit()` resolves when the flush containing it is durable. A
+ * flush runs at the end of the event-loop turn (setImmediate), or once the previous flush's syncs
+ * are done, so every request handled meanwhile shares it (group commit): it commits the
+ * database's transaction and appends the changed rows to the journal, then waits for the
+ * fdatasyncs of the database's WAL and of the journal, which run in the threadpool while the
+ * event loop serves the next requests.
  *
  * The snapshot (temp file, fsync, rename, fsync of the directory) is taken at open and whenever
  * the journal has grown past a bound, in the threadpool while the store goes on: its text is
@@ -273,9 +274,16 @@ export class FileStore extends Tables implements Store {
     return before === -Infinity ? '' : new Date(before).toISOString();
   }
 
-  /** The flush of this event-loop turn, scheduled once. */
+  /**
+   * The next flush, scheduled once: at the end of this event-loop turn, or, while an earlier
+   * flush's fdatasyncs still run, once they are done. Under load every request that arrives
+   * meanwhile shares that one commit (its write waits for the disk either way), where a commit per
+   * turn cost the event loop a commit per request.
+   */
   private flushSoon(): Promise<void> {
-    this.scheduled ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    const syncing = [...this.flushing];
+    const turnEnd = () => new Promise<void>((resolve) => setImmediate(resolve));
+    this.scheduled ??= (syncing.length === 0 ? turnEnd() : Promise.allSettled(syncing).then(turnEnd)).then(() => {
       this.scheduled = null;
       return this.flush();
     });
