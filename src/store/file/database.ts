@@ -74,24 +74,30 @@ export class EmbeddedDatabase {
   /**
    * Runs `write` as one atomic step of the turn's transaction: its changes are kept when it
    * returns and undone when it throws (the error goes to its caller; the turn's other writes stay).
-   * A step within a step is part of it (a savepoint each cost about a tenth of a report's put).
+   * The transaction's first step needs no savepoint (undoing it is undoing the transaction), nor
+   * does a step within a step (it is part of it): a savepoint costs a tenth of a report's put.
    */
   atomically<T>(write: () => T): T {
     if (this.depth > 0) return write();
-    if (!this.inTurn) {
+    const opens = !this.inTurn;
+    if (opens) {
       this.statement('BEGIN').run();
       this.inTurn = true;
       this.onFirstWrite();
-    }
-    this.statement('SAVEPOINT step').run();
+    } else this.statement('SAVEPOINT step').run();
     this.depth++;
     try {
       const result = write();
-      this.statement('RELEASE step').run();
+      if (!opens) this.statement('RELEASE step').run();
       return result;
     } catch (e) {
-      this.statement('ROLLBACK TO step').run();
-      this.statement('RELEASE step').run();
+      if (opens) {
+        this.statement('ROLLBACK').run();
+        this.inTurn = false;
+      } else {
+        this.statement('ROLLBACK TO step').run();
+        this.statement('RELEASE step').run();
+      }
       throw e;
     } finally {
       this.depth--;

@@ -54,7 +54,7 @@ import { quarantineSnapshotRows, readSnapshotAndJournals, type MainDoc } from '.
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
 import { Recovery } from './recovery.ts';
-import { SqlReports } from './sql-reports.ts';
+import { SEARCH_BATCH, SqlReports } from './sql-reports.ts';
 import { ensureSchema } from './sql-schema.ts';
 import { databaseTables, growingRows, type DatabaseTables } from './sql-tables.ts';
 import { journalLine, type JournalEntry, type PreviousJournal } from './journal.ts';
@@ -81,6 +81,10 @@ export interface FileStoreOptions {
 const HOUR_MS = 3_600_000;
 /** Reports retention deletes in one step; the next step waits for a turn of the event loop. */
 const PRUNE_BATCH = 1000;
+/** Reports added to the trigram index in one step when it catches up (see sql-reports.ts). */
+const SEARCH_CATCH_UP = 1000;
+/** How long the writes pause before the reports still waiting are added to the trigram index. */
+const SEARCH_IDLE_MS = 1000;
 
 export class FileStore extends Tables implements Store {
   /** Flushes run and file syncs made, for tests and benchmarks. */
@@ -97,6 +101,7 @@ export class FileStore extends Tables implements Store {
   private snapshotting: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
   private upkeepTimer: Timer | undefined;
+  private searchTimer: Timer | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
   private readonly reports: SqlReports;
   private readonly database: DatabaseTables;
@@ -251,6 +256,21 @@ export class FileStore extends Tables implements Store {
     };
     upkeep();
     this.upkeepTimer = this.scheduler.interval(upkeep, HOUR_MS);
+    if (this.reports.unindexed() > 0) this.searchSoon(0);
+  }
+
+  /** Adds the reports waiting for the trigram index after `ms` (once; a backlog in batches, a turn apart). */
+  private searchSoon(ms: number): void {
+    this.searchTimer ??= this.scheduler.timeout(
+      () => {
+        this.searchTimer = undefined;
+        if (this.closing) return;
+        this.reports.catchUpSearch(SEARCH_CATCH_UP);
+        if (this.reports.unindexed() > 0) this.searchSoon(0);
+      },
+      ms,
+      { background: true },
+    );
   }
 
   /**
@@ -302,6 +322,9 @@ export class FileStore extends Tables implements Store {
     const earlier = [...this.flushing];
     const synced: Array<Promise<void>> = [];
     try {
+      // The trigram index catches up within this commit when a batch waits, else once the writes pause.
+      if (this.reports.unindexed() >= SEARCH_BATCH) this.reports.catchUpSearch(SEARCH_CATCH_UP);
+      else if (this.reports.unindexed() > 0 && !this.closing) this.searchSoon(SEARCH_IDLE_MS);
       this.db.endTurn();
       if (this.db.unsyncedCommits) synced.push(this.db.sync());
       const lines = [...this.dirtyRows.values()];
@@ -396,6 +419,7 @@ export class FileStore extends Tables implements Store {
 
   private async shutdown(): Promise<void> {
     this.upkeepTimer?.cancel();
+    this.searchTimer?.cancel();
     try {
       await this.pruning;
       await this.scheduled?.catch(() => {}); // its failure is retried by the final flush below
