@@ -1,0 +1,96 @@
+/**
+ * Whether the machine is quiet enough to judge a target. The bench loads the machine itself (wrk,
+ * the server, its worker, the database: two to three busy threads on two cores), so the plain
+ * one-minute load average read after a run is mostly the bench's own. What is judged instead is the
+ * one-minute load average of the other processes: every second, the machine's runnable and blocked
+ * tasks (/proc/stat procs_running + procs_blocked) minus this bench's own threads in state R or D
+ * (its process and every descendant), damped as the kernel damps its average (a one-minute time
+ * constant), starting from the machine's one-minute load average when the bench starts. Above
+ * LOAD_LIMIT a target is printed "not judged: load N" instead of met or MISSED, with its figures.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+
+export const LOAD_LIMIT = 1.5;
+const SAMPLE_MS = 1000;
+const TIME_CONSTANT_S = 60;
+
+let othersLoad = loadavg()[0]!;
+let sampledAt = performance.now();
+let watching: NodeJS.Timeout | undefined;
+
+const read = (file: string): string | undefined => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined; // the process or thread is gone
+  }
+};
+
+/** Threads of this process and its descendants that the kernel counts in the load (running, runnable or uninterruptible). */
+const ownBusyThreads = (): number => {
+  let busy = 0;
+  const visit = (pid: string): void => {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return;
+    }
+    for (const tid of tids) {
+      const stat = read(`/proc/${pid}/task/${tid}/stat`);
+      const state = stat?.[stat.lastIndexOf(')') + 2];
+      if (state === 'R' || state === 'D') busy++;
+      for (const child of (read(`/proc/${pid}/task/${tid}/children`) ?? '').split(' ')) if (child.trim() !== '') visit(child.trim());
+    }
+  };
+  visit(String(process.pid));
+  return busy;
+};
+
+/** The machine's tasks counted in the load right now: running or runnable, and blocked on I/O. */
+const machineBusyTasks = (): number | undefined => {
+  const stat = read('/proc/stat');
+  const running = stat && /^procs_running (\d+)$/m.exec(stat)?.[1];
+  const blocked = stat && /^procs_blocked (\d+)$/m.exec(stat)?.[1];
+  return running === undefined || blocked === undefined ? undefined : Number(running) + Number(blocked);
+};
+
+const sample = (): void => {
+  const machine = machineBusyTasks();
+  if (machine === undefined) return; // no /proc: the machine's own load average stands
+  const others = Math.max(0, machine - ownBusyThreads());
+  const now = performance.now();
+  const decay = Math.exp(-(now - sampledAt) / 1000 / TIME_CONSTANT_S);
+  othersLoad = othersLoad * decay + others * (1 - decay);
+  sampledAt = now;
+};
+
+/** Starts sampling (once per bench run, before any group starts a process). */
+export const watchLoad = (): void => {
+  othersLoad = loadavg()[0]!;
+  sampledAt = performance.now();
+  watching ??= setInterval(sample, SAMPLE_MS).unref();
+};
+
+/** The one-minute load average of every process but this bench's own (the machine's when /proc is missing or the watch was not started). */
+export const othersLoadAverage = (): number => {
+  if (watching === undefined) return loadavg()[0]!;
+  sample();
+  return othersLoad;
+};
+
+/** How the load stood, for a group's conditions row. */
+export const loadNote = (): string => `load of other processes ${othersLoadAverage().toFixed(2)} (one-minute average without this bench's own threads; the machine's own ${loadavg()[0]!.toFixed(2)})`;
+
+/**
+ * The verdict on one target: met or MISSED when the other processes' load is at most LOAD_LIMIT,
+ * else "not judged: load N". `shortened` names why the run does not measure what the target is
+ * defined on (fewer reports, fewer validations): then it is not judged either.
+ */
+export const judge = (met: boolean, shortened?: string): string => {
+  const load = othersLoadAverage();
+  if (load > LOAD_LIMIT) return `not judged: load ${load.toFixed(1)}`;
+  if (shortened !== undefined) return `not judged: ${shortened}`;
+  return met ? 'met' : 'MISSED';
+};
