@@ -85,6 +85,8 @@ const startFloorServer = async (...args: string[]): Promise<FloorServer> => {
 
 interface Target {
   name: string;
+  /** How the rows judged against it name it (a floor). */
+  short?: string;
   spec: LoadSpec;
   pid: number;
   /** The floor row (index) it is judged against and the least ratio (by req/s; `byCpu`: by CPU per request too), or only shown against it. */
@@ -126,10 +128,10 @@ const httpRows = async (rig: Rig): Promise<BenchRow[]> => {
     // The card's one agent past its history's 1,000 entries before anything is measured.
     await sendRequests(validate, FIRST_VALIDATIONS + 100);
     const targets: Target[] = [
-      { name: 'node:http GET, fixed JSON (reference)', spec: spec(`${floor.url}/hello`), pid: floor.pid },
-      { name: 'Hono floor: bare Hono GET, fixed JSON', spec: spec(`${hono.url}/hello`), pid: hono.pid, against: { floor: 0 } },
-      { name: 'node:http + JSON.parse + ajv 0.3.0 (reference)', spec: post(`${floor.url}/ajv`, validateBody), pid: floor.pid },
-      { name: 'durable floor: ajv + ~3 KB report fdatasync’d', spec: post(`${floor.url}/durable`, validateBody), pid: floor.pid, against: { floor: 2 } },
+      { name: 'node:http GET, fixed JSON (reference)', short: 'bare node:http', spec: spec(`${floor.url}/hello`), pid: floor.pid },
+      { name: 'Hono floor: bare Hono GET, fixed JSON', short: 'the Hono floor', spec: spec(`${hono.url}/hello`), pid: hono.pid, against: { floor: 0 } },
+      { name: 'node:http + JSON.parse + ajv 0.3.0 (reference)', short: 'the ajv floor', spec: post(`${floor.url}/ajv`, validateBody), pid: floor.pid },
+      { name: 'durable floor: ajv + ~3 KB report fdatasync’d', short: 'the durable floor', spec: post(`${floor.url}/durable`, validateBody), pid: floor.pid, against: { floor: 2 } },
       { name: 'cardgate GET /healthz', spec: spec(`${server.url}/healthz`), pid: server.pid, against: { floor: 1, least: HEALTHZ_LEAST, byCpu: true } },
       {
         name: `cardgate POST /v1/validate (pro key, ${(validateBody.length / 1024).toFixed(1)} KB body, one agent, score + suggestions)`,
@@ -182,7 +184,7 @@ const alternateTargets = async (rig: Rig, targets: Target[]): Promise<BenchRow[]
       // The floor's CPU per request over this one's: the ratio req/s would show with the cores to itself.
       const cpuRatio = round2(cpus[floor]!.all / cpus[i]!.all);
       const least = t.against.least;
-      judged.push(`${ratio} × ${targets[floor]!.name.split(':')[0]} by req/s (rounds ${perRound})${least === undefined ? '' : `, target ≥ ${least}: ${judge(ratio >= least)}`}`);
+      judged.push(`${ratio} × ${targets[floor]!.short} by req/s (rounds ${perRound})${least === undefined ? '' : `, target ≥ ${least}: ${judge(ratio >= least)}`}`);
       judged.push(`by CPU per request ${cpuRatio}${least !== undefined && t.against.byCpu ? `, target ≥ ${least}: ${judge(cpuRatio >= least)}` : ''}`);
     }
     if (t.mainCpuAtMost !== undefined) judged.push(`main thread ${Math.round(cpus[i]!.main)} µs a request, target ≤ ${t.mainCpuAtMost}: ${judge(cpus[i]!.main <= t.mainCpuAtMost)}`);

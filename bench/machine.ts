@@ -4,8 +4,9 @@
  * one-minute load average read after a run is mostly the bench's own. What is judged instead is the
  * one-minute load average of the other processes: every second, the machine's runnable and blocked
  * tasks (/proc/stat procs_running + procs_blocked) minus this bench's own threads in state R or D
- * (its process and every descendant), damped as the kernel damps its average (a one-minute time
- * constant), starting from the machine's one-minute load average when the bench starts. Above
+ * (its process and every descendant; see `sample`), damped as the kernel damps its average (a
+ * one-minute time constant), starting from the machine's one-minute load average when the bench
+ * starts. Above
  * LOAD_LIMIT a target is printed "not judged: load N" instead of met or MISSED, with its figures.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -27,9 +28,9 @@ const read = (file: string): string | undefined => {
   }
 };
 
-/** Threads of this process and its descendants that the kernel counts in the load (running, runnable or uninterruptible). */
-const ownBusyThreads = (): number => {
-  let busy = 0;
+/** Threads of this process and its descendants that the kernel counts in the load: running or runnable (R), uninterruptible (D). */
+const ownBusyThreads = (): { running: number; blocked: number } => {
+  const own = { running: 0, blocked: 0 };
   const visit = (pid: string): void => {
     let tids: string[];
     try {
@@ -40,26 +41,35 @@ const ownBusyThreads = (): number => {
     for (const tid of tids) {
       const stat = read(`/proc/${pid}/task/${tid}/stat`);
       const state = stat?.[stat.lastIndexOf(')') + 2];
-      if (state === 'R' || state === 'D') busy++;
+      if (state === 'R') own.running++;
+      if (state === 'D') own.blocked++;
       for (const child of (read(`/proc/${pid}/task/${tid}/children`) ?? '').split(' ')) if (child.trim() !== '') visit(child.trim());
     }
   };
   visit(String(process.pid));
-  return busy;
+  return own;
 };
 
 /** The machine's tasks counted in the load right now: running or runnable, and blocked on I/O. */
-const machineBusyTasks = (): number | undefined => {
+const machineBusyTasks = (): { running: number; blocked: number } | undefined => {
   const stat = read('/proc/stat');
   const running = stat && /^procs_running (\d+)$/m.exec(stat)?.[1];
   const blocked = stat && /^procs_blocked (\d+)$/m.exec(stat)?.[1];
-  return running === undefined || blocked === undefined ? undefined : Number(running) + Number(blocked);
+  return running === undefined || blocked === undefined ? undefined : { running: Number(running), blocked: Number(blocked) };
 };
 
+/**
+ * One sample of the other processes' load. The machine's counts are read before and after this
+ * bench's threads are (the states move meanwhile) and averaged. Runnable tasks are taken off as
+ * they are, negative samples included (they even out); blocked ones only down to 0, since a thread
+ * of ours in D waiting on something else than I/O is in the kernel's load but not in procs_blocked.
+ */
 const sample = (): void => {
-  const machine = machineBusyTasks();
-  if (machine === undefined) return; // no /proc: the machine's own load average stands
-  const others = Math.max(0, machine - ownBusyThreads());
+  const before = machineBusyTasks();
+  if (before === undefined) return; // no /proc: the machine's own load average stands
+  const own = ownBusyThreads();
+  const after = machineBusyTasks() ?? before;
+  const others = (before.running + after.running) / 2 - own.running + Math.max(0, (before.blocked + after.blocked) / 2 - own.blocked);
   const now = performance.now();
   const decay = Math.exp(-(now - sampledAt) / 1000 / TIME_CONSTANT_S);
   othersLoad = othersLoad * decay + others * (1 - decay);
@@ -77,7 +87,7 @@ export const watchLoad = (): void => {
 export const othersLoadAverage = (): number => {
   if (watching === undefined) return loadavg()[0]!;
   sample();
-  return othersLoad;
+  return Math.max(0, othersLoad);
 };
 
 /** How the load stood, for a group's conditions row. */
