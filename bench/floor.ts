@@ -134,7 +134,7 @@ const httpRows = async (rig: Rig): Promise<BenchRow[]> => {
       { name: 'durable floor: ajv + ~3 KB report fdatasync’d', short: 'the durable floor', spec: post(`${floor.url}/durable`, validateBody), pid: floor.pid, against: { floor: 2 } },
       { name: 'cardgate GET /healthz', spec: spec(`${server.url}/healthz`), pid: server.pid, against: { floor: 1, least: HEALTHZ_LEAST, byCpu: true } },
       {
-        name: `cardgate POST /v1/validate (pro key, ${(validateBody.length / 1024).toFixed(1)} KB body, one agent, score + suggestions)`,
+        name: `cardgate POST /v1/validate (pro key, ${(JSON.stringify(card).length / 1000).toFixed(1)} KB card, one agent, score + suggestions)`,
         spec: validate,
         pid: server.pid,
         against: { floor: 3, least: VALIDATE_LEAST },

@@ -14,6 +14,11 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 export const round2 = (x: number) => Math.round(x * 100) / 100;
+/** The p-th percentile (the value at rank ⌊p/100 × n⌋, so p99 of 100 is the largest). */
+export const percentile = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
 
 export interface LoadResult {
   rps: number;

@@ -7,6 +7,7 @@
  *     before it, both read after 10 s idle (target ≤ 1.3 ×). The server takes single bodies of up
  *     to 4 MiB (CARDGATE_MAX_BODY_BYTES) for this; nothing else differs from its defaults.
  */
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { prepareDataDir, sampleCard } from '../test/support/seed.ts';
 import { keyedValidateBody } from './dataset.ts';
@@ -40,7 +41,7 @@ export interface MemoryRig {
 }
 
 export const memoryRows = async (rig: MemoryRig): Promise<BenchRow[]> => {
-  const dataDir = `${rig.scratch}/memory-data`;
+  const dataDir = join(rig.scratch, 'memory-data');
   const key = await prepareDataDir(dataDir);
   const server = await startServer(dataDir, { CARDGATE_MAX_BODY_BYTES: String(MAX_BODY) }, rig.cardgate);
   try {

@@ -26,7 +26,7 @@ import type { Store } from '../src/store/contract/store.ts';
 import { prepareDataDir, sampleCard, seedStore } from '../test/support/seed.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serverCommand, startServer, type BenchServer } from './http.ts';
-import { alternate, findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
+import { alternate, findWrk, generatorLabel, loader, median, percentile, round2, type LoadResult, type LoadSpec } from './load.ts';
 import { judge } from './machine.ts';
 import { sendRequests } from './measure.ts';
 import type { BenchOptions } from './options.ts';
@@ -98,11 +98,6 @@ const startDatabase = async (): Promise<Database> => {
     startTestDatabase(options: { durable: boolean }): Promise<Database>;
   };
   return module.startTestDatabase({ durable: true });
-};
-
-const percentile = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
 /** Times `count` quota checks, one at a time, appending each duration (ms). */

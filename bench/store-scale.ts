@@ -25,7 +25,7 @@ import { REPORT_SORT_FIELDS } from '../src/store/reports/columns.ts';
 import { prepareDataDir, sampleCard } from '../test/support/seed.ts';
 import { datasetMaker, keyedValidateBody, type Dataset } from './dataset.ts';
 import { serverCommand, startServer, type BenchServer } from './http.ts';
-import { AGENT_TOKEN, findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec, type MixEntry } from './load.ts';
+import { AGENT_TOKEN, findWrk, generatorLabel, loader, median, percentile, round2, type LoadResult, type LoadSpec, type MixEntry } from './load.ts';
 import { judge, loadNote } from './machine.ts';
 import { rssMB } from './measure.ts';
 import type { BenchOptions } from './options.ts';
@@ -76,11 +76,6 @@ const serverTimes = async (server: BenchServer, samples: Sample[]): Promise<Map<
     byLabel.set(s.label, [...(byLabel.get(s.label) ?? []), t]);
   }
   return byLabel;
-};
-
-const percentile = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
 interface PageCase {
