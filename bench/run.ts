@@ -10,7 +10,7 @@ import { benchHttp } from './http.ts';
 import { benchPg } from './pg.ts';
 import { benchSea } from './sea.ts';
 import { benchStartup } from './startup.ts';
-import { watchLoad } from './machine.ts';
+import { loadNote, watchLoad } from './machine.ts';
 import { parseBenchArgs, type BenchOptions } from './options.ts';
 import { benchStoreScale } from './store-scale.ts';
 import { benchStore } from './store.ts';
@@ -53,7 +53,10 @@ watchLoad();
 const rows: Array<BenchRow & { group: string }> = [];
 for (const name of chosen.length > 0 ? chosen : Object.keys(groups)) {
   console.error(`bench: running ${name}…`);
+  const started = performance.now();
+  const loadBefore = loadNote();
   for (const row of await groups[name]!(options)) rows.push({ group: name, ...row });
+  rows.push({ group: name, name: 'load and time', value: Math.round((performance.now() - started) / 1000), unit: 's', note: `before: ${loadBefore}; after: ${loadNote()}` });
 }
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v >= 100 ? v.toFixed(0) : v.toFixed(2));
 const table = rows.map((r) => [r.group, r.name, fmt(r.value), r.unit, r.note ?? '']);
