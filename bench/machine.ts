@@ -28,7 +28,12 @@ const read = (file: string): string | undefined => {
   }
 };
 
-/** Threads of this process and its descendants that the kernel counts in the load: running or runnable (R), uninterruptible (D). */
+/**
+ * Threads of this process and its descendants that the kernel counts in the load: running or
+ * runnable (R), uninterruptible (D). Descendants are found through each thread's `children` file;
+ * a kernel without it shows none, and the bench's own load then counts as others' (nothing is
+ * judged that should not be).
+ */
 const ownBusyThreads = (): { running: number; blocked: number } => {
   const own = { running: 0, blocked: 0 };
   const visit = (pid: string): void => {
