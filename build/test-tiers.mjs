@@ -90,6 +90,7 @@ export const declaredTiers = {
     'test/store/postgres-serve.test.ts',
     'test/store/postgres.test.ts',
     'test/store/two-instances.test.ts',
+    'test/store/upgrade.test.ts',
     'test/validator/pool.test.ts',
   ],
   e2e: [

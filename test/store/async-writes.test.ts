@@ -72,7 +72,8 @@ for (const [step, method, matches] of [
     const hold = holdFirst(method, matches);
     try {
       await s.setMeta('a', '2');
-      await s.putJob(job('val_1', 'x'.repeat(300_000))); // past the bound: this flush starts a snapshot holding a=2
+      await s.putJob(job('val_1', 'x'.repeat(300_000))); // into the database
+      await s.setMeta('padding', 'x'.repeat(300_000)); // past the journal's bound: this flush starts a snapshot holding a=2
       await s.commit();
       await hold.arrived;
       assert.deepEqual(previousJournals(dir), ['store.journal.1'], 'the journal was renamed away for the snapshot');

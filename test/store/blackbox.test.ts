@@ -75,6 +75,7 @@ it('a request whose record cannot be written fails alone: later writes are recor
       if (entry.isDirectory()) walk(file);
     }
   };
+  modes.add(`dir ${(fs.statSync(server.dataDir).mode & 0o777).toString(8)}`);
   walk(server.dataDir);
   assert.deepEqual([...modes].sort(), ['dir 700', 'file 600']);
 });

@@ -1,6 +1,7 @@
 /** FileStore specifics: persistence, files on disk, group commit, retention, errors. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { DatabaseSync } from 'node:sqlite';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -8,6 +9,7 @@ import { FakeClock, FakeScheduler } from '../support/fake-time.ts';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { UnstorableRecordError } from '../../src/store/contract/encode.ts';
 import { openFileStore, type FileStoreOptions } from '../../src/store/file/file-store.ts';
+import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
 import { StoreError, StoreLockedError } from '../../src/store/file/errors.ts';
 import type { JobRecord } from '../../src/store/contract/jobs.ts';
 import { removeStaleLock } from '../../src/store/file/lock.ts';
@@ -18,17 +20,23 @@ import { tempDirFactory } from '../support/temp.ts';
 const DAY = 86_400_000;
 const tempDir = tempDirFactory('cardgate-filestore-');
 
-const small = { maxReports: 3, maxChars: 1 << 20 };
-const open = (dataDir: string, over: Partial<FileStoreOptions> = {}) => openFileStore({ dataDir, segmentLimits: small, ...over });
-const segmentFiles = (dir: string) => fs.readdirSync(path.join(dir, 'reports')).sort();
+const open = (dataDir: string, over: Partial<FileStoreOptions> = {}) => openFileStore({ dataDir, ...over });
+/** Rows of a query on the data dir's database, read through a connection of the test's own (the store closed). */
+const databaseRows = (dir: string, sql: string, ...params: Array<string | number>) => {
+  const db = new DatabaseSync(path.join(dir, 'cardgate.db'), { readOnly: true });
+  try {
+    return db.prepare(sql).all(...params) as Array<Record<string, unknown>>;
+  } finally {
+    db.close();
+  }
+};
 const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 /** What the files hold: the snapshot with the journal replayed onto it (tables by key). */
 const onDisk = (dir: string) => {
   const snapshotFile = path.join(dir, 'store.json');
-  const doc = fs.existsSync(snapshotFile) ? JSON.parse(fs.readFileSync(snapshotFile, 'utf8')) : { counters: [], jobs: [], meta: [] };
+  const doc = fs.existsSync(snapshotFile) ? JSON.parse(fs.readFileSync(snapshotFile, 'utf8')) : { counters: [], meta: [] };
   const tables = {
     counters: new Map<string, unknown>(doc.counters.map((c: { key: string }) => [c.key, c])),
-    jobs: new Map<string, unknown>(doc.jobs.map((j: { id: string }) => [j.id, j])),
     meta: new Map<string, unknown>(doc.meta.map((m: { key: string; value: string }) => [m.key, m.value])),
   };
   const journal = path.join(dir, 'store.journal');
@@ -71,60 +79,55 @@ test('everything committed is there after reopening', async () => {
   assert.equal(await s2.getMeta('admin_token_hash'), 'abc');
   assert.equal(await s2.reportCount(), 8);
   assert.deepEqual((await s2.listReports({ limit: 2 })).map((r) => r.id), ['rpt_8', 'rpt_7']);
-  assert.equal((await s2.getReport('rpt_1'))?.id, 'rpt_1'); // read from a sealed segment file
+  assert.equal((await s2.getReport('rpt_1'))?.id, 'rpt_1');
   assert.equal((await s2.getReport('sha_8'))?.id, 'rpt_8');
-  // The partly filled last segment stays the active one.
-  await s2.putReport(report('rpt_9'));
   await s2.close();
-  assert.deepEqual(segmentFiles(dir), ['seg-000001.jsonl', 'seg-000002.jsonl', 'seg-000003.jsonl']);
+  // The snapshot holds the small tables only: reports and jobs are in the database.
+  const snapshot = JSON.parse(fs.readFileSync(path.join(dir, 'store.json'), 'utf8'));
+  assert.equal(snapshot.format, 2);
+  assert.deepEqual(Object.keys(snapshot).filter((t) => ['jobs', 'agents', 'agent_reports', 'audit', 'reports'].includes(t)), []);
+  assert.deepEqual(databaseRows(dir, 'SELECT id FROM jobs').map((r) => r.id), ['val_1']);
+  assert.equal(databaseRows(dir, 'SELECT count(*) AS n FROM reports')[0]!.n, 8);
 });
 
 test('a report put with its request body verbatim is one line on disk and reads back after reopening', async () => {
   const dir = tempDir();
   const card = { name: 'Multi\nline', url: 'https://a.example/x' };
   const body = `{\r\n  "agent_card": ${JSON.stringify(card, null, 1)},\n  "validation_mode": "cli"\n}\n`;
-  const s1 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
+  const s1 = await open(dir, {});
   const { card: _card, result, ...fields } = report('rpt_raw');
   await s1.putReport({ ...fields, requestJson: body, resultJson: JSON.stringify(result), verdict: { valid: true, score: 97, agent_name: card.name } });
-  await s1.putReport(report('rpt_2'));
-  await s1.putReport(report('rpt_3')); // seals the first segment: rpt_raw is then read from its file
   await s1.close();
-  const lines = fs.readFileSync(path.join(dir, 'reports', 'seg-000001.jsonl'), 'utf8').split('\n');
-  assert.equal(lines.length, 3); // two lines and the empty string after the last newline
-  assert.deepEqual(JSON.parse(lines[0]!).request, { agent_card: card, validation_mode: 'cli' });
+  const [{ line }] = databaseRows(dir, 'SELECT line FROM reports WHERE id = ?', 'rpt_raw') as [{ line: string }];
+  assert.ok(!/[\r\n]/.test(line), 'one line, as an export writes it');
+  assert.deepEqual(JSON.parse(line).request, { agent_card: card, validation_mode: 'cli' });
 
-  const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
+  const s2 = await open(dir, {});
   assert.deepEqual(await s2.getReport('rpt_raw'), { ...fields, result, card, request_text: body });
   assert.deepEqual((await s2.listReports()).at(-1), { id: 'rpt_raw', kind: 'single', created_at: fields.created_at, account_id: fields.account_id, valid: true, score: 97, agent_name: card.name, errors: null });
   await s2.close();
 });
 
-test('sealed segments are never rewritten; only dirty files are written', async () => {
+test('a flush syncs only what changed: a report, the database; a counter, the journal', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  for (let i = 1; i <= 3; i++) await s.putReport(report(`rpt_${i}`));
+  await s.putReport(report('rpt_1'));
   await s.commit();
-  await s.putReport(report('rpt_4')); // seals segment 1 (already on disk)
-  await s.commit();
-  const sealed = fs.statSync(path.join(dir, 'reports', 'seg-000001.jsonl'));
   const before = { ...s.stats };
-  await s.putReport(report('rpt_5'));
+  await s.putReport(report('rpt_2'));
   await s.commit();
   assert.deepEqual({ flushes: s.stats.flushes - before.flushes, files: s.stats.fileWrites - before.fileWrites }, { flushes: 1, files: 1 });
+  const journal = fs.statSync(path.join(dir, 'store.journal')).size;
   await s.consume([{ key: 'c', amount: 1, limit: -1, reset_at: Number.MAX_SAFE_INTEGER }], 0);
   await s.commit();
   assert.equal(s.stats.fileWrites - before.fileWrites, 2); // the journal only
-  assert.equal(fs.statSync(path.join(dir, 'reports', 'seg-000001.jsonl')).mtimeMs, sealed.mtimeMs);
-  assert.deepEqual(
-    lines(path.join(dir, 'reports', 'seg-000002.jsonl')).map((r: { id: string }) => r.id),
-    ['rpt_4', 'rpt_5'],
-  );
+  assert.ok(fs.statSync(path.join(dir, 'store.journal')).size > journal);
   await s.close();
 });
 
 test('group commit: many concurrent writers share a few flushes', async () => {
   const dir = tempDir();
-  const s = await open(dir, { segmentLimits: undefined });
+  const s = await open(dir, {});
   const writers = Array.from({ length: 200 }, async (_, i) => {
     await s.putReport(report(`rpt_${i}`));
     await s.commit();
@@ -136,7 +139,7 @@ test('group commit: many concurrent writers share a few flushes', async () => {
   // Per round, the 200 commits of one event-loop turn share one flush.
   assert.ok(s.stats.flushes <= 4, `${s.stats.flushes} flushes for 400 commits`);
   await s.close();
-  const s2 = await open(dir, { segmentLimits: undefined });
+  const s2 = await open(dir, {});
   assert.equal(await s2.reportCount(), 200);
   assert.equal((await s2.getCounter('c199', 0))?.count, 1);
   await s2.close();
@@ -162,36 +165,61 @@ test('commits of one event-loop turn share a flush; a later mutation gets the ne
   await s.close();
 });
 
-test('a failed write rejects its commits and is retried by the next flush', async () => {
+test('a failed journal write rejects its commits and is retried by the next flush', async () => {
   const dir = tempDir();
   const s = await open(dir);
-  await s.putReport(report('rpt_1'));
-  fs.rmSync(path.join(dir, 'reports'), { recursive: true });
-  await assert.rejects(s.commit(), (err: unknown) => err instanceof StoreError && /store write failed/.test(err.message));
-  fs.mkdirSync(path.join(dir, 'reports'));
+  await s.setMeta('k', 'v');
   await s.commit();
-  assert.deepEqual(segmentFiles(dir), ['seg-000001.jsonl']);
+  // The journal's next write fails (as on a full disk): the observer of disk changes throws for it once.
+  const journal = path.join(dir, 'store.journal');
+  let failing = true;
+  observeDiskChanges((file) => {
+    if (file === journal && failing) {
+      failing = false;
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    }
+  });
+  try {
+    await s.setMeta('k2', 'v2');
+    await assert.rejects(s.commit(), (err: unknown) => err instanceof StoreError && /store write failed: no space left/.test(err.message));
+  } finally {
+    observeDiskChanges();
+  }
+  await s.setMeta('k3', 'v3');
+  await s.commit();
+  assert.deepEqual([onDisk(dir).meta.get('k2'), onDisk(dir).meta.get('k3')], ['v2', 'v3'], 'the failed line written again');
   await s.close();
 });
 
-test('pruneReports deletes old sealed segments, filters the active one, and stays pruned after reopening', async () => {
+test('pruneReports deletes what was created before, in batches, keeps an agent\'s latest, and stays pruned after reopening', async () => {
   const dir = tempDir();
   const s = await open(dir);
+  await s.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
   for (let i = 1; i <= 8; i++) await s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * DAY) }));
+  const agent = await s.ensureAgent({ id: 'agt_1', account_id: 'acc_1', name: 'a', first_seen: iso(T0), badge_token: 't' });
+  await s.recordAgentReport({ agent_id: agent!.id, report_id: 'rpt_2', created_at: iso(T0 + 2 * DAY), valid: true, score: 90, errors: 0, warnings: 0, branch: null });
   await s.commit();
-  assert.deepEqual(segmentFiles(dir), ['seg-000001.jsonl', 'seg-000002.jsonl', 'seg-000003.jsonl']);
-  // Segment 1 holds days 1-3 (deleted), segment 2 days 4-6 (kept: its newest is young), the active one days 7-8.
-  assert.equal(await s.pruneReports(T0 + 5 * DAY), 4);
-  assert.deepEqual(segmentFiles(dir), ['seg-000002.jsonl', 'seg-000003.jsonl']);
-  // The index was compacted: each remaining report is still read from its own segment.
-  for (const id of ['rpt_5', 'rpt_6', 'rpt_7', 'rpt_8']) assert.equal((await s.getReport(id))?.id, id);
-  assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_8', 'rpt_7', 'rpt_6', 'rpt_5']);
+  assert.equal(await s.pruneReports(T0 + 5 * DAY), 3, 'days 1, 3, 4: day 2 is an agent\'s latest');
+  for (const id of ['rpt_2', 'rpt_5', 'rpt_6', 'rpt_7', 'rpt_8']) assert.equal((await s.getReport(id))?.id, id);
+  assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_8', 'rpt_7', 'rpt_6', 'rpt_5', 'rpt_2']);
   assert.equal(await s.pruneReports(T0 + 7.5 * DAY), 3);
   await s.close();
   const s2 = await open(dir);
-  assert.deepEqual((await s2.listReports()).map((r) => r.id), ['rpt_8']);
+  assert.deepEqual((await s2.listReports()).map((r) => r.id), ['rpt_8', 'rpt_2']);
   assert.equal(await s2.getReport('rpt_5'), undefined);
   await s2.close();
+});
+
+test('pruneReports of many reports deletes them a batch at a time, a turn of the event loop between batches', async () => {
+  const dir = tempDir();
+  const s = await open(dir);
+  for (let i = 0; i < 2500; i++) await s.putReport(report(`rpt_${String(i).padStart(4, '0')}`, { created_at: iso(T0 + i) }));
+  await s.commit();
+  const pruned = s.pruneReports(T0 + DAY);
+  assert.equal(await s.reportCount(), 1500, 'the first batch, and only it, before the event loop turns');
+  assert.equal(await pruned, 2500);
+  assert.equal(await s.reportCount(), 0);
+  await s.close();
 });
 
 test('retentionDays: expired reports read as gone and are pruned at open', async () => {
@@ -206,9 +234,8 @@ test('retentionDays: expired reports read as gone and are pruned at open', async
   assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_5', 'rpt_4', 'rpt_3']);
   await s.close();
   const s2 = await open(dir, { clock, retentionDays: 30 });
-  assert.equal(await s2.reportCount(), 3);
-  await s2.close();
-  assert.deepEqual(segmentFiles(dir), ['seg-000002.jsonl']);
+  await s2.close(); // waits for the upkeep's pruning at open
+  assert.deepEqual(databaseRows(dir, 'SELECT id FROM reports ORDER BY id').map((r) => r.id), ['rpt_3', 'rpt_4', 'rpt_5']);
 });
 
 test('retentionDays: while the store stays open, the hourly upkeep prunes what expired since (on its scheduler)', async () => {
@@ -223,7 +250,7 @@ test('retentionDays: while the store stays open, the hourly upkeep prunes what e
   assert.equal(await s.reportCount(), 2, 'not pruned before the next upkeep');
   await scheduler.advance(1);
   await s.close(); // waits for the pruning under way
-  assert.equal(await s.reportCount(), 1);
+  assert.deepEqual(databaseRows(dir, 'SELECT id FROM reports').map((r) => r.id), ['rpt_new']);
 });
 
 test('expired counters and long-finished jobs are compacted by the upkeep; unfinished jobs stay', async () => {
@@ -240,9 +267,8 @@ test('expired counters and long-finished jobs are compacted by the upkeep; unfin
   assert.equal(await s2.getJob('val_done'), undefined);
   assert.equal((await s2.getJob('val_wait'))?.id, 'val_wait');
   await s2.close();
-  const disk = onDisk(dir);
-  assert.deepEqual([...disk.counters.keys()], ['live']);
-  assert.deepEqual([...disk.jobs.keys()], ['val_wait']);
+  assert.deepEqual([...onDisk(dir).counters.keys()], ['live']);
+  assert.deepEqual(databaseRows(dir, 'SELECT id FROM jobs').map((r) => r.id), ['val_wait']);
 });
 
 test('volatile counters are never written: a flush writes nothing for them, and a reopen forgets them', async () => {
@@ -309,20 +335,17 @@ test('a torn last line (a write cut by a crash, never acknowledged) is dropped, 
   const dir = tempDir();
   const s = await open(dir);
   await s.setMeta('kept', 'yes');
-  await s.putReport(report('rpt_1'));
   await s.close();
-  // Simulate writes cut short by a crash, after the snapshot taken at the next open... so write them now.
+  // A write cut short by a crash.
   fs.appendFileSync(path.join(dir, 'store.journal'), '{"t":"meta","k":"torn","v":"no');
-  fs.appendFileSync(path.join(dir, 'reports', 'seg-000001.jsonl'), '{"id":"rpt_torn","created_at":"20');
   const s2 = await open(dir);
   assert.equal(await s2.getMeta('kept'), 'yes');
   assert.equal(await s2.getMeta('torn'), undefined);
-  assert.equal(await s2.reportCount(), 1);
-  await s2.putReport(report('rpt_2'));
+  await s2.setMeta('after', 'yes');
   await s2.close();
-  assert.deepEqual(lines(path.join(dir, 'reports', 'seg-000001.jsonl')).map((r: { id: string }) => r.id), ['rpt_1', 'rpt_2']);
+  assert.deepEqual(lines(path.join(dir, 'store.journal')).map((e: { k: string }) => e.k), ['after']);
   const s3 = await open(dir);
-  assert.equal(await s3.reportCount(), 2);
+  assert.equal(await s3.getMeta('after'), 'yes');
   await s3.close();
 });
 
@@ -354,9 +377,17 @@ test('a store file that cannot be read stops the open with an error naming it', 
   await s.putReport(report('rpt_1'));
   await s.close();
   // Not one bad record but a file that cannot be read at all (here a directory in its place: EISDIR, even for root).
-  const segment = path.join(dir, 'reports', 'seg-000002.jsonl');
-  fs.mkdirSync(segment);
-  await assert.rejects(open(dir), (err: unknown) => err instanceof StoreError && err.message.includes(`cannot read store file ${segment}`));
+  const journal = path.join(dir, 'store.journal');
+  fs.rmSync(journal, { force: true });
+  fs.mkdirSync(journal);
+  await assert.rejects(open(dir), (err: unknown) => err instanceof StoreError && err.message.includes(`cannot read store file ${journal}`));
+  assert.equal(fs.existsSync(path.join(dir, 'cardgate.lock')), false);
+  fs.rmdirSync(journal);
+  // The database likewise: one that cannot be opened stops the open, naming it.
+  const database = path.join(dir, 'cardgate.db');
+  for (const file of fs.readdirSync(dir).filter((f) => f.startsWith('cardgate.db'))) fs.rmSync(path.join(dir, file));
+  fs.mkdirSync(database);
+  await assert.rejects(open(dir), (err: unknown) => err instanceof StoreError && err.message.includes(`cannot open the database ${database}`));
   assert.equal(fs.existsSync(path.join(dir, 'cardgate.lock')), false);
 });
 
@@ -366,11 +397,9 @@ test('stale temp files from an interrupted write are removed at open', async () 
   await s.setMeta('k', 'v');
   await s.close();
   fs.writeFileSync(path.join(dir, '.store.json.tmp'), '{"partial');
-  fs.writeFileSync(path.join(dir, 'reports', '.seg-000001.jsonl.tmp'), '{"partial');
   const s2 = await open(dir);
   assert.equal(await s2.getMeta('k'), 'v');
   assert.equal(fs.existsSync(path.join(dir, '.store.json.tmp')), false);
-  assert.deepEqual(segmentFiles(dir), []);
   await s2.close();
 });
 
@@ -378,7 +407,7 @@ test('the data dir and its parents are created; an impossible one is a clear err
   const dir = path.join(tempDir(), 'a', 'b', 'data');
   const s = await open(dir);
   await s.close();
-  assert.ok(fs.existsSync(path.join(dir, 'reports')));
+  assert.ok(fs.existsSync(path.join(dir, 'cardgate.db')));
 
   const file = path.join(tempDir(), 'plain-file');
   fs.writeFileSync(file, '');
@@ -485,39 +514,18 @@ test('NODE_ENV=test does not turn the store into a memory one', async () => {
   assert.equal(onDisk(dir).meta.get('k'), 'v');
 });
 
-test('a failed rewrite of the active segment (retention) loses nothing: later reports still land in it', async () => {
-  const dir = tempDir();
-  const s = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
-  await s.putReport(report('old', { created_at: iso(T0) }));
-  await s.putReport(report('kept', { created_at: iso(T0 + 2 * DAY) }));
-  await s.commit();
-  // A directory where the rewrite's temp file goes makes the rewrite fail, like a full disk would.
-  fs.mkdirSync(path.join(dir, 'reports', '.seg-000001.jsonl.tmp'));
-  await assert.rejects(s.pruneReports(T0 + DAY));
-  fs.rmdirSync(path.join(dir, 'reports', '.seg-000001.jsonl.tmp'));
-  await s.putReport(report('after', { created_at: iso(T0 + 3 * DAY) }));
-  await s.commit();
-  assert.equal((await s.getReport('kept'))?.id, 'kept');
-  assert.equal((await s.getReport('after'))?.id, 'after');
-  await s.close();
-  const s2 = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
-  assert.equal((await s2.getReport('kept'))?.id, 'kept');
-  assert.equal((await s2.getReport('after'))?.id, 'after');
-  await s2.close();
-});
-
 const cardName = async (s: Awaited<ReturnType<typeof open>>, id: string) => ((await s.getReport(id))?.card as { name?: string } | undefined)?.name;
 
-test('a written report of the active segment is read from its file (by its byte span, multi-byte text too), also after retention rewrote the file', async () => {
+test('a report is read from the database, not from a copy in memory: changed there behind the store\'s back, it reads back changed; multi-byte text round-trips, also after retention', async () => {
   const dir = tempDir();
-  const s = await open(dir, { segmentLimits: { maxReports: 100, maxChars: 1 << 20 } });
+  const s = await open(dir, {});
   const names = ['Ålpha ✓', 'Béta 🚀', 'Gamma', 'Dëlta'];
   for (const [i, name] of names.entries()) await s.putReport(report(`rpt_${i}`, { created_at: iso(T0 + i * DAY), card: { name } }));
-  assert.equal(await cardName(s, 'rpt_1'), 'Béta 🚀', 'read from memory before the flush');
+  assert.equal(await cardName(s, 'rpt_1'), 'Béta 🚀', 'read back before the flush');
   await s.commit();
-  // Changed on disk behind the store's back (same length): the store reads the file, it keeps no copy.
-  const file = path.join(dir, 'reports', 'seg-000001.jsonl');
-  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('Gamma', 'Gamm4'));
+  const other = new DatabaseSync(path.join(dir, 'cardgate.db'));
+  other.prepare("UPDATE reports SET line = replace(line, 'Gamma', 'Gamm4') WHERE id = 'rpt_2'").run();
+  other.close();
   assert.equal(await cardName(s, 'rpt_2'), 'Gamm4');
   for (const [i, name] of names.entries()) if (i !== 2) assert.equal(await cardName(s, `rpt_${i}`), name);
   assert.equal(await s.pruneReports(T0 + DAY), 1);
@@ -586,15 +594,15 @@ test('a record that cannot be written fails only its own call: later commits, cl
   await s2.close();
 });
 
-test('a report stored verbatim reads back and reopens whatever its nesting (from the active and a sealed segment)', async () => {
+test('a report stored verbatim reads back and reopens whatever its nesting', async () => {
   const dir = tempDir();
-  const s = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
+  const s = await open(dir, {});
   const { card: _card, result, ...fields } = report('rpt_deep');
   await s.putReport({ ...fields, requestJson: deepRequest(100_000), resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
   await s.putReport({ ...fields, id: 'rpt_deep2', requestJson: deepRequest(100_000), resultJson: JSON.stringify(result), verdict: { valid: true, score: 97 } });
-  await s.putReport(report('rpt_3')); // seals the first segment
+  await s.putReport(report('rpt_3'));
   await s.close();
-  const s2 = await open(dir, { segmentLimits: { maxReports: 2, maxChars: 1 << 20 } });
+  const s2 = await open(dir, {});
   assert.equal(await s2.reportCount(), 3);
   for (const id of ['rpt_deep', 'rpt_deep2']) assert.equal(((await s2.getReport(id))?.card as { name: string }).name, 'deep');
   await s2.putReport(report('rpt_4'));
@@ -608,7 +616,7 @@ const quarantined = (dir: string) =>
     ? fs.readdirSync(path.join(dir, 'quarantine')).sort().map((name) => ({ name, text: fs.readFileSync(path.join(dir, 'quarantine', name), 'latin1') }))
     : [];
 
-test('a bad record in a segment, the journal or the snapshot is quarantined with its place logged; the store opens with the rest', async () => {
+test('a bad record in the journal, the snapshot or (upgrading a directory of the first layout) a segment is quarantined with its place logged; the store opens with the rest', async () => {
   const dir = tempDir();
   const good = (id: string) => JSON.stringify(report(id));
   fs.mkdirSync(path.join(dir, 'reports'));
@@ -624,7 +632,7 @@ test('a bad record in a segment, the journal or the snapshot is quarantined with
     'nonsense\n{"t":"meta","k":"kept","v":"yes"}\n{"t":"jobs","k":"val_y","v":{"id":"val_y","status":"nope"}}\n{"t":"meta","k":"after","v":"yes"}\n',
   );
   const log = memoryLogger();
-  const s = await open(dir, { log, segmentLimits: undefined });
+  const s = await open(dir, { log });
   assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_3', 'rpt_2', 'rpt_1']);
   assert.equal((await s.getAccount('acc_1'))?.name, 'One');
   assert.deepEqual([await s.getMeta('kept'), await s.getMeta('after')], ['yes', 'yes']);
@@ -636,11 +644,11 @@ test('a bad record in a segment, the journal or the snapshot is quarantined with
   const second = good('rpt_1').length + 1;
   assert.deepEqual(where, [
     ['store.journal', 1, 0],
-    ['seg-000001.jsonl', 2, second],
-    ['seg-000001.jsonl', 4, second + '{"id":\n'.length + good('rpt_2').length + 1],
     ['store.json', 'accounts[1]', undefined],
     ['store.json', 'jobs[0]', undefined],
     ['store.journal', 3, 'nonsense\n{"t":"meta","k":"kept","v":"yes"}\n'.length],
+    ['seg-000001.jsonl', 2, second],
+    ['seg-000001.jsonl', 4, second + '{"id":\n'.length + good('rpt_2').length + 1],
   ]);
   // The raw bytes are kept, one record a line, in one file per source.
   const files = quarantined(dir);
@@ -648,10 +656,11 @@ test('a bad record in a segment, the journal or the snapshot is quarantined with
   assert.equal(files[0]!.text, '{"id":\n{"not":"a report"}\n');
   assert.equal(files[1]!.text, 'nonsense\n{"t":"jobs","k":"val_y","v":{"id":"val_y","status":"nope"}}\n');
   assert.equal(files[2]!.text, '42\n{"id":"val_x"}\n');
-  // The sources were repaired: the next open quarantines nothing more.
-  assert.deepEqual(lines(segment).map((r: { id: string }) => r.id), ['rpt_1', 'rpt_2', 'rpt_3', 'rpt_4']);
+  // Upgraded: the segments are gone, their reports in the database; the next open quarantines nothing more.
+  assert.equal(fs.existsSync(path.join(dir, 'reports')), false);
+  assert.deepEqual(databaseRows(dir, 'SELECT id FROM reports ORDER BY seq').map((r) => r.id), ['rpt_1', 'rpt_2', 'rpt_3', 'rpt_4']);
   const log2 = memoryLogger();
-  const s2 = await open(dir, { log: log2, segmentLimits: undefined });
+  const s2 = await open(dir, { log: log2 });
   assert.equal(await s2.reportCount(), 4);
   assert.equal((await s2.getAccount('acc_1'))?.name, 'One');
   await s2.close();
@@ -659,36 +668,36 @@ test('a bad record in a segment, the journal or the snapshot is quarantined with
   assert.equal(quarantined(dir).length, 3);
 });
 
-test('a torn tail of NUL bytes ending in a newline is cut off and logged, in a segment and in the journal', async () => {
+test('a torn tail of NUL bytes ending in a newline is cut off and logged: in the journal, and in a segment of the first layout as it is upgraded', async () => {
   const dir = tempDir();
-  const s = await open(dir, { segmentLimits: undefined });
-  for (let i = 1; i <= 63; i++) await s.putReport(report(`rpt_${i}`));
+  const s = await open(dir, {});
   await s.setMeta('kept', 'yes');
   await s.close();
-  const segment = path.join(dir, 'reports', 'seg-000001.jsonl');
   const journal = path.join(dir, 'store.journal');
   // What ext4 can leave after a power loss: the file grew, its last block was never written.
-  const sizes = { segment: fs.statSync(segment).size, journal: fs.statSync(journal).size };
-  fs.appendFileSync(segment, `${'\0'.repeat(300)}\n`);
+  const journalSize = fs.statSync(journal).size;
   const journalTail = `{"t":"meta","k":"torn","v":"n${'\0'.repeat(40)}\n${'\0'.repeat(20)}\n`;
   fs.appendFileSync(journal, journalTail);
+  // A segment left by the first layout, with such a tail.
+  fs.mkdirSync(path.join(dir, 'reports'));
+  const segment = path.join(dir, 'reports', 'seg-000001.jsonl');
+  fs.writeFileSync(segment, Array.from({ length: 63 }, (_, i) => `${JSON.stringify(report(`rpt_${i + 1}`))}\n`).join(''));
+  const segmentSize = fs.statSync(segment).size;
+  fs.appendFileSync(segment, `${'\0'.repeat(300)}\n`);
 
   const log = memoryLogger();
-  const s2 = await open(dir, { log, segmentLimits: undefined });
+  const s2 = await open(dir, { log });
   assert.equal(await s2.reportCount(), 63);
   assert.equal(await s2.getMeta('kept'), 'yes');
   assert.equal(await s2.getMeta('torn'), undefined);
-  assert.equal(fs.statSync(segment).size, sizes.segment);
-  await s2.putReport(report('rpt_64'));
   await s2.close();
   const cuts = logged(log, 'store file had a torn tail').map((l) => [path.basename(String(l.file)), l.offset, l.bytes]);
   assert.deepEqual(cuts, [
-    ['store.journal', sizes.journal, journalTail.length],
-    ['seg-000001.jsonl', sizes.segment, 301],
+    ['store.journal', journalSize, journalTail.length],
+    ['seg-000001.jsonl', segmentSize, 301],
   ]);
   assert.equal(logged(log, 'store file had a torn tail')[1]!.cut, `${'\0'.repeat(200)}`);
   assert.deepEqual(quarantined(dir), [], 'a torn tail is cut, not quarantined');
-  assert.equal(lines(segment).length, 64);
 });
 
 test('an alias and the scope that may move it survive reopening', async () => {
@@ -717,13 +726,13 @@ test('the data dir and its directories are 0700, every file 0600 (whatever the u
     const s = await open(dir, { journalLimitBytes: 10 });
     await s.setMeta('k', 'v');
     await s.putReport(report('rpt_1'));
-    await s.commit(); // a journal line, a segment, and a snapshot started (the journal passed its bound)…
+    await s.commit(); // a journal line, the database written, and a snapshot started (the journal passed its bound)…
     await s.snapshot(); // …and written in the background: wait for it
-    assert.deepEqual([dir, path.join(dir, 'reports')].map(mode), ['700', '700']);
-    const files = [path.join(dir, 'cardgate.lock'), path.join(dir, 'store.json'), path.join(dir, 'store.journal'), path.join(dir, 'reports', 'seg-000001.jsonl')];
-    assert.deepEqual(files.map(mode), ['600', '600', '600', '600']);
+    assert.equal(mode(dir), '700');
+    const files = ['cardgate.lock', 'store.json', 'store.journal', 'cardgate.db', 'cardgate.db-wal', 'cardgate.db-shm'].map((f) => path.join(dir, f));
+    assert.deepEqual(files.map(mode), ['600', '600', '600', '600', '600', '600']);
     await s.close();
-    fs.appendFileSync(path.join(dir, 'reports', 'seg-000001.jsonl'), '{"id":"torn"}\n{"bad\n{"id":"x","created_at":"2026-11-21T00:00:00.000Z"}\n');
+    fs.appendFileSync(path.join(dir, 'store.journal'), '{"t":"meta","k":"x"}\n{"bad\n');
     fs.chmodSync(dir, 0o755);
     const log = memoryLogger();
     const s2 = await open(dir, { log });
@@ -731,7 +740,7 @@ test('the data dir and its directories are 0700, every file 0600 (whatever the u
     assert.equal(mode(dir), '700');
     assert.deepEqual(logged(log, 'store directory was readable by other users').map((l) => [l.dir, l.mode]), [[dir, '755']]);
     const quarantine = path.join(dir, 'quarantine');
-    assert.deepEqual([quarantine, ...fs.readdirSync(quarantine).map((f) => path.join(quarantine, f)), path.join(dir, 'reports', 'seg-000001.jsonl')].map(mode), ['700', '600', '600']);
+    assert.deepEqual([quarantine, ...fs.readdirSync(quarantine).map((f) => path.join(quarantine, f)), path.join(dir, 'store.journal')].map(mode), ['700', '600', '600']);
   } finally {
     process.umask(saved);
   }

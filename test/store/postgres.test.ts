@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, test } from 'node:test';
 import net from 'node:net';
 import postgres, { type Sql } from 'postgres';
@@ -162,11 +163,11 @@ describe('PostgresStore', () => {
         await pg.putReport(r);
       }
       await file.commit();
-      const lines = fs
-        .readdirSync(path.join(dataDir, 'reports'))
-        .flatMap((f) => fs.readFileSync(path.join(dataDir, 'reports', f), 'utf8').split('\n'))
-        .filter(Boolean);
+      const fileDb = new DatabaseSync(path.join(dataDir, 'cardgate.db'), { readOnly: true });
+      const lines = (fileDb.prepare('SELECT line FROM reports ORDER BY seq').all() as Array<{ line: string }>).map((r) => r.line);
+      fileDb.close();
       assert.equal(lines.length, 2, 'one line per report');
+      assert.ok(lines.every((line) => !/[\r\n]/.test(line)), 'each one line');
       const bodies = await pg.sql`select body from reports order by seq`;
       assert.deepEqual(
         bodies.map((r) => r.body),

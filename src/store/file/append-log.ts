@@ -21,8 +21,6 @@ import { StoreError, errorCode } from './errors.ts';
 interface Append {
   lines: readonly string[];
   chars: number;
-  /** Written only once this resolves (what the lines name is durable); when it rejects, the append fails as a failed write does. */
-  after: Promise<unknown> | undefined;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -114,17 +112,14 @@ export class AppendLog {
   /**
    * Appends `lines` (each without its newline) after every earlier append; the promise settles
    * when they (and everything appended before them) are on disk, or when their write fails.
-   * With `after`, they are written only once it has resolved (and every later append waits
-   * behind them); when it rejects, they fail as a failed write does, and the append that writes
-   * them again brings its own `after`.
    */
-  append(lines: readonly string[], after?: Promise<unknown>): Promise<void> {
+  append(lines: readonly string[]): Promise<void> {
     if (this.closing) throw new StoreError(`${this.file} is closed`);
     if (lines.length === 0 && this.queue.length === 0) return Promise.resolve();
     const done = new Promise<void>((resolve, reject) => {
       let chars = 0;
       for (const line of lines) chars += line.length + 1;
-      this.queue.push({ lines, chars, resolve, reject, after });
+      this.queue.push({ lines, chars, resolve, reject });
       this.queuedChars += chars;
     });
     this.failed = false;
@@ -156,14 +151,11 @@ export class AppendLog {
       let chars = 0;
       for (const append of group) chars += append.chars;
       try {
-        const gates = group.flatMap((append) => (append.after ? [append.after] : []));
-        if (gates.length > 0) await Promise.all(gates);
         const chunks = utf8Chunks(linesWithNewlines(group));
         this.length += chars <= SYNC_WRITE_CHARS ? writeChunksSync(this.file, this.fd, chunks) : await writeChunks(this.file, this.fd, chunks);
       } catch (err) {
         this.cutBack();
         this.failed = true;
-        for (const append of group) append.after = undefined; // not waited for again (see append)
         this.queue = group.concat(this.queue);
         for (const append of this.queue) append.reject(err); // none may be written before the failed one: all wait for the next append
         break;

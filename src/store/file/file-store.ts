@@ -1,40 +1,35 @@
 /**
  * The embedded store: a data directory holding
- *   cardgate.lock        the owner's pid and start time (one process per directory; see lock.ts),
- *   store.json           snapshot of accounts, keys, counters, usage, jobs, meta, trusted keys (one lowdb document),
- *   store.journal        rows changed since that snapshot, one JSON line each (last one wins),
- *   store.journal.<n>    while a snapshot is being written: the journals before it (read first, in order),
- *   reports/seg-*.jsonl  reports in bounded segments (see report-segments.ts),
- *   quarantine/          records that could not be loaded, as they were (see recovery.ts).
+ *   cardgate.lock          the owner's pid and start time (one process per directory; see lock.ts),
+ *   store.json             snapshot of the tables that stay small (accounts, keys, counters, usage,
+ *                          meta, trusted keys, rulesets, monitors, sessions): one lowdb document,
+ *   store.journal          rows of those changed since that snapshot, one JSON line each (last one wins),
+ *   store.journal.<n>      while a snapshot is being written: the journals before it (read first, in order),
+ *   cardgate.db (-wal)     SQLite: the tables that grow with use (reports, agents and their
+ *                          histories, jobs, the audit log), read from disk on demand (database.ts),
+ *   quarantine/            records that could not be loaded, as they were (see recovery.ts).
  * The directories are 0700 and the files 0600: they hold cards and key hashes. Counters charged
- * as volatile (rate windows) are kept in memory only, and a job's lease is void once read back
- * (see memory/jobs.ts): owning the directory alone, this process holds every lease there is.
+ * as volatile (rate windows) are kept in memory only, and a job's lease is void once the directory
+ * is opened: owning the directory alone, this process holds every lease there is. What the store
+ * holds in memory is bounded by the small tables: start-up and memory do not grow with reports.
  *
- * Every mutation is applied in memory at once; `commit()` resolves when the flush containing
- * it is durable. A flush runs once per event-loop turn (setImmediate), so every request handled
- * in that turn shares it (group commit), and it costs one append + fdatasync per file touched:
- * the changed rows to the journal, the new reports to the active segment. A small append is a
- * synchronous write (cheap, into the page cache), a large one is written a chunk at a time in
- * the threadpool (see append-log.ts), and the fdatasyncs run there too while the event loop
- * serves the next requests: one async step per file for the usual small flush, where whole-file
- * rewrites took six, each waiting for a turn of a busy event loop (measured: flushes of 10-50 ms
- * under load).
+ * Every mutation is applied at once (the small tables in memory, the others in the database's
+ * transaction of this event-loop turn); `commit()` resolves when the flush containing it is
+ * durable. A flush runs once per event-loop turn (setImmediate), so every request handled in that
+ * turn shares it (group commit): it commits the database's turn and appends the changed rows to
+ * the journal, then waits for the fdatasyncs of the database's WAL and of the journal, which run
+ * in the threadpool while the event loop serves the next requests.
  *
  * The snapshot (temp file, fsync, rename, fsync of the directory) is taken at open and whenever
  * the journal has grown past a bound, in the threadpool while the store goes on: its text is
- * taken at once (the rows' texts, never joined), the journal is renamed to store.journal.<n> and
- * a new one started, and the previous journals are deleted once the snapshot is durable. A commit
- * never waits for a snapshot. At every step of a crash the open finds either the old snapshot
- * with all the journals, or the new one with the new journal (and perhaps previous journals,
- * whose lines the new snapshot already holds: replaying them changes nothing, as the new
- * journal replayed after them holds every later change). A failed snapshot leaves its previous
- * journal for the next one to delete.
+ * taken at once, the journal is renamed to store.journal.<n> and a new one started, and the
+ * previous journals are deleted once the snapshot is durable. Its size is that of the small
+ * tables, whatever the database holds. At every step of a crash the open finds either the old
+ * snapshot with all the journals, or the new one with the new journal (and perhaps previous
+ * journals, whose lines the new snapshot already holds: replaying them changes nothing).
  *
- * Rows and reports are encoded when they are put (a record that cannot be written fails its own
- * call and changes nothing), so a flush and a snapshot only join texts that exist: no stored
- * record can make a later write fail. At open, a bad record in any file is quarantined and a
- * torn tail cut off (recovery.ts); only what is not one record (an unreadable file, a snapshot
- * that does not parse) stops the start, with an error naming the file.
+ * A data directory of the first layout (every table in the snapshot, reports in segments) is
+ * upgraded at open: see upgrade.ts.
  */
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -42,22 +37,26 @@ import { Low } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
-import { LATER_TABLES, TABLES, type TableName } from '../contract/rows.ts';
-import { Tables, emptyTablesDoc, type RejectedRow, type TablesDoc } from '../memory/tables.ts';
-import type { ReportColumns } from '../reports/columns.ts';
+import { LATER_TABLES, TABLES } from '../contract/rows.ts';
+import type { TableName } from '../contract/rows.ts';
+import { GROWING_TABLES, Tables, emptyTablesDoc, type ExportSource, type RejectedRow, type TablesDoc } from '../memory/tables.ts';
+import { REPORT_COLUMNS, type ReportColumn, type ReportColumns, type ReportSummary } from '../reports/columns.ts';
 import { readLine } from '../reports/lines.ts';
 import type { NewReport, ReportRecord } from '../contract/report-records.ts';
 import type { Page } from '../contract/paging.ts';
 import type { ReportPageQuery } from '../contract/reports.ts';
-import type { ReportSummary } from '../reports/columns.ts';
 import type { Store } from '../contract/store.ts';
 import { AppendLog } from './append-log.ts';
+import { DATABASE_FILE, EmbeddedDatabase } from './database.ts';
 import { DurableTextFile, diskChange, ensurePrivateDir, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
-import { Recovery, type JsonLine } from './recovery.ts';
-import { ReportSegments, defaultSegmentLimits, type SegmentLimits } from './report-segments.ts';
+import { Recovery } from './recovery.ts';
+import { SqlReports } from './sql-reports.ts';
+import { ensureSchema } from './sql-schema.ts';
+import { databaseTables, growingRows, type DatabaseTables } from './sql-tables.ts';
 import { JOURNAL_FILE, PREVIOUS_JOURNAL, journalLine, notAJournalEntry, type JournalEntry, type PreviousJournal } from './journal.ts';
+import { importSegments, oldSegments, removeSegments } from './upgrade.ts';
 
 export interface FileStoreOptions {
   dataDir: string;
@@ -71,7 +70,6 @@ export interface FileStoreOptions {
   auditRetentionDays?: number;
   /** Completed and failed jobs leave the store this long after their last update (default 1 day). */
   finishedJobTtlMs?: number;
-  segmentLimits?: SegmentLimits;
   /** The journal is folded into a new snapshot once it holds this many bytes (default 4 MiB). */
   journalLimitBytes?: number;
   /** The reports' summary columns (default: those declared in reports/columns.ts; tests add some). */
@@ -80,53 +78,41 @@ export interface FileStoreOptions {
 
 export const MAIN_FILE = 'store.json';
 const HOUR_MS = 3_600_000;
+/** Reports retention deletes in one step; the next step waits for a turn of the event loop. */
+const PRUNE_BATCH = 1000;
 
-interface MainDoc extends TablesDoc {
-  format: 1;
-  /** Reports created before this (epoch ms) were pruned; the segments may still hold some. */
-  reports_pruned_before: number;
+/** Format 2: the small tables only; format 1 (the first layout) held every table and a prune mark. */
+interface MainDoc extends Partial<TablesDoc> {
+  format: 1 | 2;
 }
-
-const emptyMainDoc = (): MainDoc => ({ format: 1, reports_pruned_before: 0, ...emptyTablesDoc() });
 
 const isMainDoc = (data: unknown): data is MainDoc => {
   const doc = data as MainDoc;
-  return (
-    typeof doc === 'object' &&
-    doc !== null &&
-    doc.format === 1 &&
-    typeof doc.reports_pruned_before === 'number' &&
-    TABLES.every((table) => Array.isArray(doc[table]) || (doc[table] === undefined && LATER_TABLES.includes(table)))
-  );
+  if (typeof doc !== 'object' || doc === null || (doc.format !== 1 && doc.format !== 2)) return false;
+  const absentAllowed = (table: TableName) => LATER_TABLES.includes(table) || (doc.format === 2 && (GROWING_TABLES as readonly TableName[]).includes(table));
+  return TABLES.every((table) => Array.isArray(doc[table]) || (doc[table] === undefined && absentAllowed(table)));
 };
 
 export class FileStore extends Tables implements Store {
-  /** Flushes run and file appends/writes made, for tests and benchmarks. */
+  /** Flushes run and file syncs made, for tests and benchmarks. */
   readonly stats = { flushes: 0, fileWrites: 0 };
-  /** Mutations so far, and how many of them are known to be on disk. */
+  /** Mutations so far (a turn's database writes count one), and how many of them are known to be on disk. */
   private seq = 0;
   private durableSeq = 0;
-  /** The mutations a flush has written (or is writing) so far. */
-  private writtenSeq = 0;
-  /** The latest mutation that stored a row naming a report put with it (see changed()). */
-  private namingSeq = 0;
   /** The journal lines of the rows changed since the last flush, by `table\0key` (the last change wins). */
   private readonly dirtyRows = new Map<string, string>();
-  private prunedBeforeDirty = false;
-  /** A dirty row names a report put with it (a job's result): the journal waits for the reports' appends. */
-  private rowsNameNewReports = false;
   /** The flush scheduled for the end of this event-loop turn; every commit() until then joins it. */
   private scheduled: Promise<void> | null = null;
   /** Flushes whose fdatasyncs are still running. */
   private readonly flushing = new Set<Promise<void>>();
-  /** The journals before the snapshot being written (and before any that failed), oldest first. */
-  private readonly previousJournals: PreviousJournal[];
   private snapshotting: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
+  private upkeepTimer: Timer | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
-  private retentionTimer: Timer | undefined;
-  private readonly scheduler: Scheduler;
+  private readonly reports: SqlReports;
+  private readonly database: DatabaseTables;
   private readonly clock: Clock;
+  private readonly scheduler: Scheduler;
   private readonly log: Logger;
   private readonly retentionMs: number | undefined;
   private readonly auditRetentionMs: number | undefined;
@@ -136,16 +122,18 @@ export class FileStore extends Tables implements Store {
   constructor(
     /** The snapshot file (its text is built here, see snapshot()). */
     private readonly main: Low<Text>,
-    /** Reports created before this (epoch ms) were pruned (snapshot and journal); the segments may still hold some. */
-    private prunedBefore: number,
     private journal: AppendLog,
-    /** Previous journals found at open (snapshots cut short): deleted by the next snapshot. */
-    previousJournals: PreviousJournal[],
-    private readonly reports: ReportSegments,
+    /** The journals before the snapshot being written (and before any that failed), oldest first. */
+    private readonly previousJournals: PreviousJournal[],
+    private readonly db: EmbeddedDatabase,
     private readonly lock: DirLock,
     options: FileStoreOptions,
   ) {
-    super();
+    const reports = new SqlReports(db, options.reportColumns ?? REPORT_COLUMNS);
+    let database: DatabaseTables | undefined;
+    super((hasAccount) => (database = databaseTables(db, reports, hasAccount)));
+    this.reports = reports;
+    this.database = database!;
     this.clock = options.clock ?? systemClock;
     this.scheduler = options.scheduler ?? systemScheduler;
     this.log = options.log ?? silentLogger;
@@ -153,28 +141,30 @@ export class FileStore extends Tables implements Store {
     this.auditRetentionMs = options.auditRetentionDays === undefined ? undefined : options.auditRetentionDays * DAY_MS;
     this.finishedJobTtlMs = options.finishedJobTtlMs ?? DAY_MS;
     this.journalLimitBytes = options.journalLimitBytes ?? 4 * 1024 * 1024;
-    this.previousJournals = previousJournals;
   }
 
-  protected override changed(table: TableName, key: string, json: string | null, namesNewReport: boolean): void {
+  protected override changed(table: TableName, key: string, json: string | null): void {
     this.dirtyRows.set(`${table}\0${key}`, journalLine(table, key, json));
     this.seq++;
-    if (!namesNewReport) return;
-    this.rowsNameNewReports = true;
-    this.namingSeq = this.seq;
+  }
+
+  /** The database's first write of a turn: a flush ends the turn, committed or not. */
+  wroteToDatabase(): void {
+    this.seq++;
+    void this.flushSoon().catch(() => {}); // a failed flush fails the commit() of whoever waits for it
   }
 
   /** Loads the snapshot's tables; returns the rows that could not be loaded (left out). */
-  loadSnapshot(doc: TablesDoc): RejectedRow[] {
+  loadSnapshot(doc: MainDoc): RejectedRow[] {
     return this.loadTables(doc);
   }
 
   /** Applies the journal read at open onto the snapshot just loaded; returns the lines whose row could not be loaded (left out). */
-  replay(lines: JsonLine[]): Array<JsonLine & { reason: string }> {
-    const rejected: Array<JsonLine & { reason: string }> = [];
+  replay(lines: ReturnType<Recovery['readLog']>): Array<(typeof lines)[number] & { reason: string }> {
+    const rejected: Array<(typeof lines)[number] & { reason: string }> = [];
     for (const line of lines) {
       const entry = line.value as JournalEntry;
-      if (entry.t === 'reports_pruned_before') continue; // read before the segments were loaded (see openFileStore)
+      if (entry.t === 'reports_pruned_before') continue; // the first layout's mark: retention reads created_at now
       try {
         this.loadRow(entry.t, entry.k, entry.v);
       } catch (err) {
@@ -184,34 +174,51 @@ export class FileStore extends Tables implements Store {
     return rejected;
   }
 
+  /** Puts a first-layout segment's report line as it is (see upgrade.ts). */
+  putReportLine(line: string): void {
+    this.reports.put(readLine(line), line);
+  }
+
+  /** Fills summary columns added since the database was made (at open). */
+  fillReportColumns(added: readonly ReportColumn[]): void {
+    this.reports.fill(added);
+  }
+
+  /** Voids the leases of jobs (at open: see the top of this file). */
+  voidJobLeases(): void {
+    this.database.jobs.voidLeases();
+  }
+
   async putReport(report: NewReport): Promise<boolean> {
     return this.storeReport(report);
   }
   protected storeReport(report: NewReport): boolean {
-    const aliased = this.reports.put(report);
-    this.seq++;
-    return aliased;
+    return this.reports.put(report);
   }
   protected hasReport(id: string): boolean {
     return this.reports.has(id);
   }
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
-    const report = await this.reports.get(idOrAlias);
+    const report = this.reports.get(idOrAlias);
     return report && (Date.parse(report.created_at) >= this.expiredBefore() || this.agents.keptReports().has(report.id)) ? report : undefined;
   }
   async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
-    return this.reports.list(filter, this.expiredBefore());
+    return this.reports.list(filter, this.notBefore());
   }
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
-    return this.reports.page(query, () => this.expiredBefore());
+    return this.reports.page(query, this.notBefore());
   }
+  /** In steps of PRUNE_BATCH reports, a turn of the event loop between them (retention after a long stop may have many to delete). */
   pruneReports(before: number): Promise<number> {
-    if (before > this.prunedBefore) {
-      this.prunedBefore = before;
-      this.prunedBeforeDirty = true;
-      this.seq++;
-    }
-    const pruned = this.reports.prune(before, this.agents.keptReports());
+    const cutoff = new Date(before).toISOString();
+    const pruned = (async () => {
+      let total = 0;
+      for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total += n) {
+        if (total > 0) await new Promise((resolve) => setImmediate(resolve));
+        n = this.reports.prune(cutoff, PRUNE_BATCH);
+      }
+      return total;
+    })();
     this.pruning = Promise.allSettled([this.pruning, pruned]);
     return pruned;
   }
@@ -219,22 +226,18 @@ export class FileStore extends Tables implements Store {
     return this.reports.count();
   }
 
-  protected reportLines(): AsyncIterable<string> {
-    return this.reports.lines(this.expiredBefore(), this.agents.keptReports());
+  protected exportSource(): ExportSource {
+    const reader = this.db.snapshot();
+    return { growing: growingRows(reader), reports: SqlReports.lines(reader), done: () => reader.close() };
   }
   protected importReportLine(line: string): void {
-    this.reports.put(readLine(line), line);
-    this.seq++;
+    this.putReportLine(line);
   }
 
   commit(): Promise<void> {
     if (this.closing) return Promise.reject(new StoreError('the store is closed'));
     if (this.durableSeq >= this.seq) return Promise.resolve();
-    this.scheduled ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      this.scheduled = null;
-      return this.flush();
-    });
-    return this.scheduled;
+    return this.flushSoon();
   }
 
   close(): Promise<void> {
@@ -252,11 +255,11 @@ export class FileStore extends Tables implements Store {
       this.pruneReports(this.expiredBefore()).catch((err: Error) => this.log.error('report retention failed', { error: err.message }));
     };
     upkeep();
-    this.retentionTimer = this.scheduler.interval(upkeep, HOUR_MS);
+    this.upkeepTimer = this.scheduler.interval(upkeep, HOUR_MS);
   }
 
   /**
-   * Folds everything into a new snapshot and starts a new journal (see the top of this file);
+   * Folds the journal into a new snapshot and starts a new journal (see the top of this file);
    * resolves once the snapshot is durable and the previous journal gone. While one is being
    * written, a call returns it.
    */
@@ -270,13 +273,25 @@ export class FileStore extends Tables implements Store {
   private expiredBefore(): number {
     return this.retentionMs === undefined ? -Infinity : this.clock.now() - this.retentionMs;
   }
+  /** expiredBefore() as the database compares created_at ('' when nothing expires). */
+  private notBefore(): string {
+    const before = this.expiredBefore();
+    return before === -Infinity ? '' : new Date(before).toISOString();
+  }
+
+  /** The flush of this event-loop turn, scheduled once. */
+  private flushSoon(): Promise<void> {
+    this.scheduled ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.scheduled = null;
+      return this.flush();
+    });
+    return this.scheduled;
+  }
 
   /**
-   * Appends the new reports, then the changed rows (synchronously, so nothing changes meanwhile),
-   * then waits for their fdatasyncs. On a failed write everything stays dirty for the next flush.
-   * When a row names a report put with it (a job's result), the rows are written only once the
-   * reports' appends are durable: a crash (or a power loss) between the two leaves the report
-   * without the row, never the row without its report.
+   * Commits the database's turn and appends the changed rows (synchronously, so nothing changes
+   * meanwhile), then waits for their fdatasyncs. On a failed journal write the rows stay queued for
+   * the next flush; a failed database commit undoes that turn's writes and fails its commits.
    */
   private flush(): Promise<void> {
     const seq = this.seq;
@@ -285,29 +300,21 @@ export class FileStore extends Tables implements Store {
     const earlier = [...this.flushing];
     const synced: Array<Promise<void>> = [];
     try {
-      const reportsSynced = this.reports.flush();
-      synced.push(...reportsSynced);
-      const after = this.rowsNameNewReports ? Promise.all(reportsSynced) : undefined;
+      this.db.endTurn();
+      if (this.db.unsyncedCommits) synced.push(this.db.sync());
       const lines = [...this.dirtyRows.values()];
-      if (this.prunedBeforeDirty) lines.push(`{"t":"reports_pruned_before","v":${this.prunedBefore}}`);
       if (lines.length > 0 || this.journal.unwritten) {
-        const appended = this.journal.append(lines, after);
-        // Written again by the next flush, which must wait for the reports' appends again.
-        if (after) appended.catch(() => (this.rowsNameNewReports = true));
-        synced.push(appended);
+        synced.push(this.journal.append(lines));
         this.dirtyRows.clear();
-        this.prunedBeforeDirty = false;
-        this.rowsNameNewReports = false;
       }
       // Lines of a previous journal whose write failed are older than the journal's: they go there, still read first.
-      for (const { log } of this.previousJournals) if (log?.unwritten) synced.push(log.append([], after));
+      for (const { log } of this.previousJournals) if (log?.unwritten) synced.push(log.append([]));
     } catch (err) {
       // What was appended before the failure still syncs; later flushes must wait for it.
       if (synced.length > 0) this.track(Promise.all(synced).then(() => {}));
       return Promise.reject(this.writeFailed(err));
     }
     this.stats.fileWrites += synced.length;
-    this.writtenSeq = seq;
     const flushed = this.track(
       Promise.all([...synced, ...earlier]).then(
         () => {
@@ -336,17 +343,14 @@ export class FileStore extends Tables implements Store {
   }
 
   private async writeSnapshot(): Promise<void> {
-    const [tables, ...jobs] = this.tablesJson();
-    const text = [`{"format":1,"reports_pruned_before":${JSON.stringify(this.prunedBefore)},${tables!.slice(1)}`, ...jobs];
+    const text = [`{"format":2,${this.tablesJson().join('').slice(1)}`];
     this.rotateJournal();
     const folded = [...this.previousJournals];
-    // Its rows may name reports not yet on disk (a job's result): they are made durable first, as for the journal.
-    if (this.namingSeq > this.durableSeq) await (this.writtenSeq < this.namingSeq ? this.commit() : Promise.all([...this.flushing]));
     this.main.data = text;
     try {
       await this.main.write();
     } finally {
-      this.main.data = ''; // the text repeats every job: not kept once written
+      this.main.data = '';
     }
     for (const previous of folded) {
       const { log } = previous;
@@ -389,15 +393,16 @@ export class FileStore extends Tables implements Store {
   }
 
   private async shutdown(): Promise<void> {
-    this.retentionTimer?.cancel();
+    this.upkeepTimer?.cancel();
     try {
       await this.pruning;
       await this.scheduled?.catch(() => {}); // its failure is retried by the final flush below
       await this.snapshotting?.catch(() => {}); // logged; the journals hold its content
       await Promise.allSettled([...this.flushing]);
       if (this.durableSeq < this.seq) await this.flush();
+      this.db.checkpoint();
     } finally {
-      await this.reports.close();
+      this.db.close();
       await this.journal.close();
       for (const { log } of this.previousJournals) await log?.close();
       this.lock.release();
@@ -414,7 +419,7 @@ const quarantineSnapshotRows = (recovery: Recovery, file: string, doc: MainDoc, 
     rejected.map(({ table, index, reason }) => {
       let raw: string | Buffer | undefined;
       try {
-        raw = JSON.stringify(doc[table][index]);
+        raw = JSON.stringify(doc[table]![index]);
       } catch {
         // Nested too deeply to encode: the whole snapshot keeps its bytes.
       }
@@ -424,70 +429,64 @@ const quarantineSnapshotRows = (recovery: Recovery, file: string, doc: MainDoc, 
   );
 };
 
-/**
- * The reports retention keeps (the agents' latest), as the snapshot and the journals leave the
- * agents: read before the segments, which skip the expired reports but these.
- */
-const keptReportsOf = (doc: MainDoc, entries: JsonLine[]): Set<string> => {
-  const latest = new Map<string, unknown>();
-  for (const agent of doc.agents ?? []) latest.set((agent as { id?: string } | null)?.id ?? '', (agent as { latest_report_id?: unknown } | null)?.latest_report_id);
-  for (const { value } of entries) {
-    const entry = value as JournalEntry;
-    if (entry.t === 'agents') latest.set(entry.k, (entry.v as { latest_report_id?: unknown } | null)?.latest_report_id);
-  }
-  return new Set([...latest.values()].filter((id): id is string => typeof id === 'string'));
+/** The snapshot and the journals before and after it, as read at open. */
+const readSnapshotAndJournals = async (dataDir: string, recovery: Recovery) => {
+  // Never lowdb's JSONFilePreset: it silently switches to memory under NODE_ENV=test.
+  const mainFile = path.join(dataDir, MAIN_FILE);
+  const mainAdapter = new DurableTextFile(mainFile);
+  const main = new Low<Text>(mainAdapter, '');
+  // Read through the adapter, not main.read(): lowdb takes an empty file's text (falsy) for "no file".
+  const mainText = await mainAdapter.read();
+  const doc: MainDoc = mainText === null ? { format: 2, ...emptyTablesDoc() } : parseStoreFile(mainFile, mainText, isMainDoc);
+  // A snapshot cut short leaves the journals before it: their lines come before the journal's.
+  const previousJournals: PreviousJournal[] = (await fsp.readdir(dataDir))
+    .map((name) => ({ file: path.join(dataDir, name), no: Number(PREVIOUS_JOURNAL.exec(name)?.[1] ?? NaN), log: null }))
+    .filter((j) => !Number.isNaN(j.no))
+    .sort((a, b) => a.no - b.no);
+  const journalFile = path.join(dataDir, JOURNAL_FILE);
+  const journals = [...previousJournals.map((j) => j.file), journalFile].map((file) => ({ file, entries: recovery.readLog(file, notAJournalEntry) }));
+  return { main, mainFile, doc, previousJournals, journalFile, journals };
 };
 
-/** Opens (creating when missing) and locks the data directory, then loads it. */
+/** Opens (creating when missing) and locks the data directory, then loads it (upgrading a directory of the first layout). */
 export const openFileStore = async (options: FileStoreOptions): Promise<FileStore> => {
-  const started = Date.now();
+  const started = performance.now();
   const dataDir = path.resolve(options.dataDir);
   const log = options.log ?? silentLogger;
   ensurePrivateDir(dataDir, 'data directory', log);
   const lock = lockDataDir(dataDir);
   let journal: AppendLog | undefined;
-  let reports: ReportSegments | undefined;
+  let db: EmbeddedDatabase | undefined;
   try {
-    const reportsDir = path.join(dataDir, 'reports');
-    ensurePrivateDir(reportsDir, 'reports directory', log);
     await removeStaleTempFiles(dataDir);
-    await removeStaleTempFiles(reportsDir);
     const recovery = new Recovery(dataDir, log);
-
-    // Never lowdb's JSONFilePreset: it silently switches to memory under NODE_ENV=test.
-    const mainFile = path.join(dataDir, MAIN_FILE);
-    const mainAdapter = new DurableTextFile(mainFile);
-    const main = new Low<Text>(mainAdapter, '');
-    // Read through the adapter, not main.read(): lowdb takes an empty file's text (falsy) for "no file".
-    const mainText = await mainAdapter.read();
-    const doc = mainText === null ? emptyMainDoc() : parseStoreFile(mainFile, mainText, isMainDoc);
-    // A snapshot cut short leaves the journals before it: their lines come before the journal's.
-    const journalFile = path.join(dataDir, JOURNAL_FILE);
-    const previousJournals: PreviousJournal[] = (await fsp.readdir(dataDir))
-      .map((name) => ({ file: path.join(dataDir, name), no: Number(PREVIOUS_JOURNAL.exec(name)?.[1] ?? NaN), log: null }))
-      .filter((j) => !Number.isNaN(j.no))
-      .sort((a, b) => a.no - b.no);
-    const journals = [...previousJournals.map((j) => j.file), journalFile].map((file) => ({ file, entries: recovery.readLog(file, notAJournalEntry) }));
-    const entries = journals.flatMap((j) => j.entries);
+    const { main, mainFile, doc, previousJournals, journalFile, journals } = await readSnapshotAndJournals(dataDir, recovery);
+    let store: FileStore | undefined;
+    db = EmbeddedDatabase.open(path.join(dataDir, DATABASE_FILE), () => store!.wroteToDatabase());
+    const added = ensureSchema(db, options.reportColumns ?? REPORT_COLUMNS);
     journal = AppendLog.open(journalFile);
+    store = new FileStore(main, journal, previousJournals, db, lock, options);
+    if (added.length > 0) store.fillReportColumns(added);
 
-    let prunedBefore = doc.reports_pruned_before;
-    for (const { value } of entries) if ((value as JournalEntry).t === 'reports_pruned_before') prunedBefore = Math.max(prunedBefore, (value as { v: number }).v);
-    const retentionCutoff = options.retentionDays === undefined ? -Infinity : (options.clock ?? systemClock).now() - options.retentionDays * DAY_MS;
-    const kept = keptReportsOf(doc, entries);
-    reports = await ReportSegments.load(reportsDir, options.segmentLimits ?? defaultSegmentLimits, Math.max(prunedBefore, retentionCutoff), recovery, options.reportColumns, kept);
-
-    const store = new FileStore(main, prunedBefore, journal, previousJournals, reports, lock, options);
+    const segments = oldSegments(dataDir);
+    const upgrading = doc.format === 1 || segments.length > 0;
+    if (upgrading) log.info('store upgrade: moving reports, agents, jobs and the audit log into the database', { data_dir: dataDir, segments: segments.length });
     const rejectedRows = store.loadSnapshot(doc);
     quarantineSnapshotRows(recovery, mainFile, doc, rejectedRows);
-    for (const { file, entries } of journals) recovery.quarantine(file, store.replay(entries).map((l) => ({ ...l, raw: l.text })));
-    // The journals folded into a new snapshot; and a snapshot with rows quarantined is written without them.
-    if (entries.length > 0 || rejectedRows.length > 0 || previousJournals.length > 0) await store.snapshot();
+    const entries = journals.flatMap((j) => j.entries);
+    for (const { file, entries: lines } of journals) recovery.quarantine(file, store.replay(lines).map((l) => ({ ...l, raw: l.text })));
+    const reports = await importSegments(segments, recovery, (line) => store!.putReportLine(line));
+    store.voidJobLeases();
+    // The database durable first: a snapshot of the present format no longer holds what it took over.
+    await store.commit();
+    if (upgrading || entries.length > 0 || rejectedRows.length > 0 || previousJournals.length > 0) await store.snapshot();
+    if (segments.length > 0) await removeSegments(dataDir, log);
+    if (upgrading) log.info('store upgraded to the present layout', { data_dir: dataDir, reports, ms: Math.round(performance.now() - started) });
     store.startUpkeep();
-    log.info('store opened', { data_dir: dataDir, reports: await store.reportCount(), ms: Date.now() - started });
+    log.info('store opened', { data_dir: dataDir, ms: Math.round(performance.now() - started) });
     return store;
   } catch (err) {
-    await reports?.close();
+    db?.close();
     await journal?.close();
     lock.release();
     throw err;

@@ -2,7 +2,6 @@
 import type { Account, AccountSortField, AccountsTable } from '../contract/accounts.ts';
 import type { Page, PageQuery } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
-import type { MemoryAgents } from './agents.ts';
 import type { MemoryKeys } from './keys.ts';
 import { AccountPages } from './paging.ts';
 import type { MemoryMonitors } from './monitors.ts';
@@ -19,7 +18,7 @@ export class MemoryAccounts implements AccountsTable {
   constructor(
     journal: Journal,
     /** Deleting an account deletes its keys, the trusted keys of its scope, its ruleset, its agents and its monitors. */
-    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets; agents: MemoryAgents; monitors: MemoryMonitors },
+    private readonly owned: { keys: MemoryKeys; trustKeys: MemoryTrustKeys; rulesets: MemoryRulesets; agents: { deleteOfAccount(accountId: string): void }; monitors: MemoryMonitors },
   ) {
     this.rows = new JournaledMap('accounts', journal, { kept: frozenAccount });
   }

@@ -12,7 +12,7 @@ import type { NewReport } from '../contract/report-records.ts';
 import type { Journal, KeptRows } from './journaled.ts';
 
 /** A job as kept: its JSON text, and what claims, counts and compaction read without parsing it. */
-interface StoredJob {
+export interface StoredJob {
   json: string;
   /** Where `,"request":` starts in `json`: everything before it is the job without its request. */
   requestAt: number;
@@ -22,25 +22,25 @@ interface StoredJob {
   lease: JobRecord['lease'];
 }
 
-type JobHead = Omit<JobRecord, 'request'>;
+export type JobHead = Omit<JobRecord, 'request'>;
 
 const REQUEST_MEMBER = ',"request":';
 
 /** The job as JSON text with its request last (see StoredJob), from the head's fields and the request's text. */
-const joinJob = (key: string, head: JobHead, requestJson: string): StoredJob => {
+export const joinJob = (key: string, head: JobHead, requestJson: string): StoredJob => {
   const headJson = encodeRecord(`jobs row ${key}`, head).slice(0, -1);
   const { status, created_at, updated_at, lease } = head;
   return { json: `${headJson}${REQUEST_MEMBER}${requestJson}}`, requestAt: headJson.length, status, created_at, updated_at, lease };
 };
 
 /** A job as kept; throws UnstorableRecordError, naming the job, when it has no JSON text. */
-const encodeJob = (key: string, job: JobRecord): StoredJob => {
+export const encodeJob = (key: string, job: JobRecord): StoredJob => {
   const { request, ...head } = job;
   return joinJob(key, head, encodeRecord(`jobs row ${key}`, request));
 };
 
-const headOf = (j: StoredJob): JobHead => JSON.parse(`${j.json.slice(0, j.requestAt)}}`) as JobHead;
-const requestJsonOf = (j: StoredJob): string => j.json.slice(j.requestAt + REQUEST_MEMBER.length, -1);
+export const headOf = (j: Pick<StoredJob, 'json' | 'requestAt'>): JobHead => JSON.parse(`${j.json.slice(0, j.requestAt)}}`) as JobHead;
+export const requestJsonOf = (j: Pick<StoredJob, 'json' | 'requestAt'>): string => j.json.slice(j.requestAt + REQUEST_MEMBER.length, -1);
 
 const isFinished = (status: JobStatus): status is 'completed' | 'failed' => status === 'completed' || status === 'failed';
 
@@ -86,7 +86,7 @@ export class MemoryJobs implements JobsTable, KeptRows {
     const encoded = encodeJob(job.id, owner === undefined || job.lease ? job : { ...job, lease });
     // Both in this synchronous step (the report first: storing it may throw), so one flush holds both.
     if (report) this.reports.store(report);
-    this.writeJob(job.id, encoded, report !== undefined);
+    this.writeJob(job.id, encoded);
     return true;
   }
   async jobsWithoutReport(): Promise<string[]> {
@@ -120,7 +120,7 @@ export class MemoryJobs implements JobsTable, KeptRows {
   }
   importRow(key: string, value: unknown): void {
     this.load(key, value);
-    this.journal('jobs', key, this.jobs.get(key)!.json, false);
+    this.journal('jobs', key, this.jobs.get(key)!.json);
   }
   remove(key: string): void {
     this.forgetJob(key);
@@ -146,15 +146,15 @@ export class MemoryJobs implements JobsTable, KeptRows {
     for (const [id, j] of this.jobs) {
       if (isFinished(j.status) && Date.parse(j.updated_at) < finishedBefore) {
         this.forgetJob(id);
-        this.journal('jobs', id, null, false);
+        this.journal('jobs', id, null);
       }
     }
   }
 
   /** Stores a job already encoded (see encodeJob: encoding is what may throw) and journals it. */
-  private writeJob(key: string, job: StoredJob, namesNewReport = false): void {
+  private writeJob(key: string, job: StoredJob): void {
     this.storeJob(key, job);
-    this.journal('jobs', key, job.json, namesNewReport);
+    this.journal('jobs', key, job.json);
   }
 
   /** Stores a job, keeping the unfinished jobs and the counts by status in step. */

@@ -8,11 +8,8 @@ import { encodeRecord } from '../contract/encode.ts';
 import type { TableName } from '../contract/rows.ts';
 import { CountedMap } from './paging.ts';
 
-/**
- * Called after every change of a row, with its JSON text (null once deleted); `namesNewReport`:
- * the row names a report stored in the same step, which must be durable before the row is.
- */
-export type Journal = (table: TableName, key: string, json: string | null, namesNewReport: boolean) => void;
+/** Called after every change of a row, with its JSON text (null once deleted). */
+export type Journal = (table: TableName, key: string, json: string | null) => void;
 
 /** One table's rows as kept: what loading, snapshots, export and import need of it. */
 export interface KeptRows {
@@ -62,11 +59,11 @@ export class JournaledMap<V> implements KeptRows {
   set(key: string, value: V): void {
     const json = encodeRecord(`${this.table} row ${key}`, value);
     this.load(key, value);
-    this.journal(this.table, key, json, false);
+    this.journal(this.table, key, json);
   }
   delete(key: string): void {
     this.remove(key);
-    this.journal(this.table, key, null, false);
+    this.journal(this.table, key, null);
   }
   /** Deletes the row if there is one; whether there was. */
   drop(key: string): boolean {

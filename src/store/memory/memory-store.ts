@@ -3,7 +3,7 @@ import { Aliases } from '../reports/aliases.ts';
 import { readLine, reportLine } from '../reports/lines.ts';
 import { ReportIndex, prepareIndex } from './report-index.ts';
 import { REPORT_COLUMNS, type ReportColumns } from '../reports/columns.ts';
-import { Tables } from './tables.ts';
+import { Tables, type ExportSource } from './tables.ts';
 import type { NewReport, ReportRecord } from '../contract/report-records.ts';
 import type { Page } from '../contract/paging.ts';
 import type { ReportPageQuery } from '../contract/reports.ts';
@@ -57,11 +57,8 @@ export class MemoryStore extends Tables implements Store {
   }
 
   /** The lines as they are now: reports stored while they are read are left out. */
-  protected reportLines(): AsyncIterable<string> {
-    const lines = [...this.reports.values()];
-    return (async function* () {
-      yield* lines;
-    })();
+  protected exportSource(): ExportSource {
+    return { reports: [...this.reports.values()], done: () => {} };
   }
   protected importReportLine(line: string): void {
     this.storeReport(readLine(line), line);

@@ -1,8 +1,8 @@
 /**
- * The small state of the service (everything except reports), one class per table (beside this
- * file), composed here for MemoryStore and FileStore, which both extend this class: FileStore
- * overrides `changed()` to journal the changed rows, and persists the whole state as a
- * `TablesDoc` snapshot.
+ * The state of the service besides reports, one class per table (beside this file), composed here
+ * for MemoryStore and FileStore, which both extend this class: FileStore overrides `changed()` to
+ * journal the changed rows, persists them as a `TablesDoc` snapshot, and keeps the tables that grow
+ * with use (agents and their histories, jobs, the audit log: GrowingTables) in its database instead.
  *
  * The operations are synchronous underneath and answer through resolved promises: each one is
  * atomic here because nothing else runs while it does (one process, one event loop).
@@ -17,7 +17,7 @@ import type { NewReport } from '../contract/report-records.ts';
 import { EXPORTED_TABLES, TABLES, rowIsValid, type TableName } from '../contract/rows.ts';
 import { TABLE_CALLS } from '../contract/store.ts';
 import type { RulesetsTable, AccountRulesetRecord } from '../contract/rulesets.ts';
-import type { AgentRecord, AgentReportEntry, AgentsTable } from '../contract/agents.ts';
+import type { AgentRecord, AgentReportEntry, AgentsTable, KeptReports } from '../contract/agents.ts';
 import type { MonitorRecord, MonitorsTable } from '../contract/monitors.ts';
 import type { AuditRecord, AuditTable } from '../contract/audit.ts';
 import { MemoryAudit } from './audit.ts';
@@ -30,7 +30,7 @@ import type { JobRecord } from '../contract/jobs.ts';
 import type { ApiKeyRecord } from '../contract/keys.ts';
 import type { TrustKeyRecord } from '../contract/trust-keys.ts';
 import { MemoryAccounts } from './accounts.ts';
-import { MemoryAgents } from './agents.ts';
+import { MemoryAgents, agentEntryKey } from './agents.ts';
 import { MemoryCounters } from './counters.ts';
 import { MemoryJobs } from './jobs.ts';
 import type { KeptRows } from './journaled.ts';
@@ -70,6 +70,36 @@ export interface RejectedRow {
 
 type TableCalls = AccountsTable & KeysTable & CountersTable & JobsTable & TrustKeysTable & RulesetsTable & AgentsTable & MonitorsTable & AuditTable & SessionsTable & MetaTable;
 
+/** The tables that grow with use. */
+export const GROWING_TABLES = ['agents', 'agent_reports', 'jobs', 'audit'] as const satisfies readonly TableName[];
+export type GrowingTable = (typeof GROWING_TABLES)[number];
+const isGrowing = (table: TableName): table is GrowingTable => (GROWING_TABLES as readonly TableName[]).includes(table);
+
+/** A growing table's row as its key and value, as the memory tables key them (an entry by agent and report, the others by id). */
+const growingKeyed = (table: TableName, row: unknown): [unknown, unknown] => {
+  const r = row as { id?: unknown; agent_id?: unknown; report_id?: unknown } | null;
+  if (table !== 'agent_reports') return [r?.id, row];
+  return [typeof r?.agent_id === 'string' && typeof r.report_id === 'string' ? agentEntryKey(r.agent_id, r.report_id) : undefined, row];
+};
+
+/** The tables that grow with use, kept by an engine of its own (the file engine: in its database). */
+export interface GrowingTables {
+  agents: AgentsTable & { deleteOfAccount(accountId: string): void; keptReports(): KeptReports };
+  jobs: JobsTable & { compact(finishedBefore: number): void };
+  audit: AuditTable;
+  /** Stores a row read from outside (checked already: an import, an older layout's snapshot or journal); null deletes it. */
+  load(table: GrowingTable, key: string, value: unknown): void;
+}
+
+/** What an export reads besides the tables kept in memory, taken when it starts; `done` when it ends (or stops). */
+export interface ExportSource {
+  /** The growing tables' rows, when an engine keeps them (else they are in memory). */
+  growing?: Iterable<TransferRow>;
+  /** The reports' lines, in the order they were first put. */
+  reports: Iterable<string> | AsyncIterable<string>;
+  done(): void;
+}
+
 /** The tables' calls, each as its table implements it (see the constructor). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface Tables extends TableCalls {}
@@ -79,46 +109,53 @@ export abstract class Tables implements StoreTransfer {
   private readonly accounts: MemoryAccounts;
   private readonly keys: MemoryKeys;
   private readonly counters: MemoryCounters;
-  private readonly jobs: MemoryJobs;
+  private readonly jobs: GrowingTables['jobs'];
+  /** The growing tables when an engine keeps them (else they are in memory, in `kept`). */
+  private readonly growing: GrowingTables | undefined;
   private readonly trustKeys: MemoryTrustKeys;
   private readonly rulesets: MemoryRulesets;
   /** The agents and their histories; the engines' retention keeps each agent's latest report. */
-  protected readonly agents: MemoryAgents;
+  protected readonly agents: GrowingTables['agents'];
   private readonly monitors: MemoryMonitors;
-  private readonly audit: MemoryAudit;
+  private readonly audit: GrowingTables['audit'];
   private readonly sessions: MemorySessions;
   private readonly meta: MemoryMeta;
-  /** Each table's rows by its name in the journal, the snapshot and exports. */
-  private readonly kept: Record<TableName, KeptRows>;
+  /** The rows of each table kept in memory, by its name in the journal, the snapshot and exports. */
+  private readonly kept: Partial<Record<TableName, KeptRows>>;
 
-  constructor() {
-    const journal = (table: TableName, key: string, json: string | null, namesNewReport: boolean) => this.changed(table, key, json, namesNewReport);
+  /** `growing`: makes the growing tables an engine keeps itself (given whether an account exists); default: in memory, journaled like the others. */
+  constructor(growing?: (hasAccount: (id: string) => boolean) => GrowingTables) {
+    const journal = (table: TableName, key: string, json: string | null) => this.changed(table, key, json);
+    const hasAccount = (id: string) => this.accounts.rows.has(id);
     this.trustKeys = new MemoryTrustKeys(journal);
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
-    this.rulesets = new MemoryRulesets(journal, (id) => this.accounts.rows.has(id));
-    this.agents = new MemoryAgents(journal, (id) => this.accounts.rows.has(id));
-    this.monitors = new MemoryMonitors(journal, (id) => this.accounts.rows.has(id));
-    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents, monitors: this.monitors });
+    this.rulesets = new MemoryRulesets(journal, hasAccount);
+    this.monitors = new MemoryMonitors(journal, hasAccount);
     this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
-    this.jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
     this.meta = new MemoryMeta(journal);
-    this.audit = new MemoryAudit(journal);
     this.sessions = new MemorySessions(journal);
     this.kept = {
-      accounts: this.accounts.rows,
       keys: this.keys.rows,
       counters: this.counters.counters,
       usage: this.counters.usage,
-      jobs: this.jobs,
       meta: this.meta.rows,
       trust_keys: this.trustKeys.rows,
       rulesets: this.rulesets.rows,
-      agents: this.agents.rows,
-      agent_reports: this.agents.entries,
       monitors: this.monitors.rows,
-      audit: this.audit.rows,
       sessions: this.sessions.rows,
     };
+    this.growing = growing?.(hasAccount);
+    if (this.growing) {
+      ({ agents: this.agents, jobs: this.jobs, audit: this.audit } = this.growing);
+    } else {
+      const agents = new MemoryAgents(journal, hasAccount);
+      const jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
+      const audit = new MemoryAudit(journal);
+      Object.assign(this.kept, { agents: agents.rows, agent_reports: agents.entries, jobs, audit: audit.rows });
+      [this.agents, this.jobs, this.audit] = [agents, jobs, audit];
+    }
+    this.accounts = new MemoryAccounts(journal, { keys: this.keys, trustKeys: this.trustKeys, rulesets: this.rulesets, agents: this.agents, monitors: this.monitors });
+    this.kept.accounts = this.accounts.rows;
     const tables: Record<Exclude<keyof typeof TABLE_CALLS, 'reports'>, object> = {
       accounts: this.accounts,
       keys: this.keys,
@@ -140,11 +177,8 @@ export abstract class Tables implements StoreTransfer {
     }
   }
 
-  /**
-   * Called after every change of a row, with its JSON text (null once deleted); `namesNewReport`:
-   * the row names a report stored in the same step, which must be durable before the row is.
-   */
-  protected changed(_table: TableName, _key: string, _json: string | null, _namesNewReport: boolean): void {}
+  /** Called after every change of a row kept in memory, with its JSON text (null once deleted). */
+  protected changed(_table: TableName, _key: string, _json: string | null): void {}
 
   /** Stores a report (see Store.putReport): consume's `report` goes through it. */
   abstract putReport(report: NewReport): Promise<boolean>;
@@ -153,8 +187,8 @@ export abstract class Tables implements StoreTransfer {
   /** Whether a report has this id (expired or not). */
   protected abstract hasReport(id: string): boolean;
   abstract commit(): Promise<void>;
-  /** The reports' lines, in the order they were first put (see transfer.ts). */
-  protected abstract reportLines(): AsyncIterable<string>;
+  /** What an export reads besides the tables kept in memory (see transfer.ts). */
+  protected abstract exportSource(): ExportSource;
   /** Stores an exported report line as it is (see transfer.ts). */
   protected abstract importReportLine(line: string): void;
 
@@ -163,13 +197,21 @@ export abstract class Tables implements StoreTransfer {
 
   /** Every row: the tables (durable counters only; taken at once, so writes made while rows are read are left out whole), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {
-    // Jobs are taken as their texts, each parsed in its turn (together they run to megabytes).
-    const tables = EXPORTED_TABLES.map((table) => ({ table, rows: table === 'jobs' ? this.jobs.texts() : this.kept[table].docRows() }));
-    const reports = this.reportLines();
-    for (const { table, rows } of tables) {
-      for (const row of rows) yield { table, row: table === 'jobs' ? JSON.parse(row as string) : row } as TransferRow;
+    const inMemory = EXPORTED_TABLES.flatMap((table) => {
+      const rows = this.kept[table];
+      // Jobs are taken as their texts, each parsed in its turn (together they run to megabytes).
+      return rows ? [{ table, rows: table === 'jobs' ? (rows as MemoryJobs).texts() : rows.docRows() }] : [];
+    });
+    const source = this.exportSource();
+    try {
+      for (const { table, rows } of inMemory) {
+        for (const row of rows) yield { table, row: table === 'jobs' ? JSON.parse(row as string) : row } as TransferRow;
+      }
+      if (source.growing) yield* source.growing;
+      for await (const line of source.reports) yield { table: 'reports', line };
+    } finally {
+      source.done();
     }
-    for await (const line of reports) yield { table: 'reports', line };
   }
 
   /** Stores each row as a row loaded from disk is (a job's lease is void), journaled, then commits. */
@@ -180,9 +222,10 @@ export abstract class Tables implements StoreTransfer {
         continue;
       }
       if (r.table === 'trust_keys' && this.trustKeys.clash(r.row)) throw new Error(`trusted key ${r.row.id}: another key of its scope has kid ${JSON.stringify(r.row.kid)}`);
-      const [key, value] = this.kept[r.table].keyed(r.row);
+      const [key, value] = this.keyed(r.table, r.row);
       this.checkRow(r.table, key, value);
-      this.kept[r.table].importRow(key as string, value);
+      if (this.growing && isGrowing(r.table)) this.growing.load(r.table, key, value);
+      else this.kept[r.table]!.importRow(key, value);
     }
     await this.commit();
   }
@@ -195,26 +238,28 @@ export abstract class Tables implements StoreTransfer {
   }
 
   /**
-   * Loads one row read from disk (no `changed()`: it is already there); null deletes it. Throws,
-   * changing nothing, when the value is not a valid row of `table` or cannot be encoded. A job's
-   * lease is void once read from disk (see MemoryJobs.load).
+   * Loads one row read from disk (no `changed()`: it is already there; a growing table's row goes
+   * to the engine that keeps it: an older layout's snapshot and journal held them); null deletes
+   * it. Throws, changing nothing, when the value is not a valid row of `table` or cannot be
+   * encoded. A job's lease is void once read from disk (see MemoryJobs.load).
    */
   protected loadRow(table: TableName, key: unknown, value: unknown): void {
     if (typeof key !== 'string') throw new Error(`a ${table} row without its key`);
-    if (value === null) return this.kept[table].remove(key);
-    this.checkRow(table, key, value);
-    this.kept[table].load(key, value);
+    if (value !== null) this.checkRow(table, key, value);
+    if (this.growing && isGrowing(table)) return this.growing.load(table, key, value);
+    if (value === null) return this.kept[table]!.remove(key);
+    this.kept[table]!.load(key, value);
   }
 
-  /** Replaces the tables with a loaded snapshot; returns the rows that could not be loaded (left out). */
-  protected loadTables(doc: TablesDoc): RejectedRow[] {
-    for (const table of TABLES) this.kept[table].clear();
+  /** Replaces the tables kept in memory with a loaded snapshot (its growing tables' rows go to their engine); returns the rows that could not be loaded (left out). */
+  protected loadTables(doc: Partial<TablesDoc>): RejectedRow[] {
+    for (const rows of Object.values(this.kept)) rows.clear();
     const rejected: RejectedRow[] = [];
     for (const table of TABLES) {
-      // A table added since the snapshot was written is absent from it (see LATER_TABLES).
+      // A table added since the snapshot was written is absent from it (see LATER_TABLES), and one kept elsewhere too.
       for (const [index, row] of (doc[table] ?? []).entries()) {
-        const [key, value] = this.kept[table].keyed(row);
         try {
+          const [key, value] = this.keyed(table, row);
           if (value === null) throw new Error(`not a valid ${table} row`);
           this.loadRow(table, key, value);
         } catch (err) {
@@ -226,19 +271,28 @@ export abstract class Tables implements StoreTransfer {
   }
 
   /**
-   * The current tables as the JSON text of a TablesDoc, in parts to be concatenated: the small
-   * rows encoded now (the first part, starting with `{`), then the jobs from the text they were
-   * stored as, each its own part (never joined: together they run to megabytes).
+   * The tables kept in memory as the JSON text of a TablesDoc, in parts to be concatenated: the
+   * small rows encoded now (the first part, starting with `{`), then the jobs, when kept here, from
+   * the text they were stored as, each its own part (never joined: together they run to megabytes).
    */
   protected tablesJson(): string[] {
-    const small = JSON.stringify(Object.fromEntries(TABLES.filter((t) => t !== 'jobs').map((t) => [t, this.kept[t].docRows()])));
+    const jobs = this.kept.jobs as MemoryJobs | undefined;
+    const small = JSON.stringify(Object.fromEntries(TABLES.filter((t) => t !== 'jobs' && this.kept[t]).map((t) => [t, this.kept[t]!.docRows()])));
+    if (!jobs) return [small];
     const parts = [`${small.slice(0, -1)},"jobs":[`];
-    for (const job of this.jobs.texts()) {
+    for (const job of jobs.texts()) {
       if (parts.length > 1) parts.push(',');
       parts.push(job);
     }
     parts.push(']}');
     return parts;
+  }
+
+  /** A row as read from outside, as the key and value it is kept by. */
+  private keyed(table: TableName, row: unknown): [string, unknown] {
+    const [key, value] = this.kept[table]?.keyed(row) ?? growingKeyed(table, row);
+    if (typeof key !== 'string') throw new Error(`a ${table} row without its key`);
+    return [key, value];
   }
 
   /** Throws unless `value` is a valid row of `table` under `key`. */

@@ -1,6 +1,6 @@
 /**
  * The Store contract's suites, one file per table beside this one, each run against every engine:
- * memory, file (tiny segments, so that a suite crosses segment boundaries) and PostgreSQL (a
+ * memory, file (its small tables in lowdb, the rest in SQLite) and PostgreSQL (a
  * database of its own for each test: nothing carries over).
  */
 import fs from 'node:fs';
@@ -73,7 +73,7 @@ export const engines: Engine[] = [
     open: async (options = {}) => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-contract-'));
       tempDirs.push(dir);
-      return openFileStore({ dataDir: dir, segmentLimits: { maxReports: 3, maxChars: 1 << 20 }, reportColumns: options.reportColumns });
+      return openFileStore({ dataDir: dir, reportColumns: options.reportColumns });
     },
   },
   {

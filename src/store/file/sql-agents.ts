@@ -1,0 +1,197 @@
+/**
+ * The agents and their histories in the embedded database (`agents`, `agent_reports`). Each call
+ * is one atomic step (database.ts). A history stays within AGENT_HISTORY_LIMIT by deleting its
+ * oldest entries through the index of its order, as many as it is over (one, as it grows by one):
+ * the agent's row counts its entries, so nothing is counted or sorted to trim it.
+ */
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type KeptReports } from '../contract/agents.ts';
+import type { Page } from '../contract/paging.ts';
+import type { EmbeddedDatabase } from './database.ts';
+import { pageFrom, pageRows, type Row, type SqlListing } from './sql-paging.ts';
+
+const LISTING: SqlListing = {
+  table: 'agents',
+  columns: '*',
+  sortKeys: { name: 'lower(name)', first_seen: 'first_seen', last_seen: 'last_seen', reports: 'reports' } satisfies Record<AgentSortField, string>,
+  searched: ['name', 'id'],
+};
+
+const entryFromRow = (row: Row): AgentReportEntry =>
+  Object.freeze({
+    agent_id: row.agent_id as string,
+    report_id: row.report_id as string,
+    created_at: row.created_at as string,
+    valid: row.valid === 1,
+    score: row.score as number,
+    errors: row.errors as number,
+    warnings: row.warnings as number,
+    branch: (row.branch as string | null) ?? null,
+  });
+
+const agentFromRow = (row: Row): AgentRecord =>
+  Object.freeze({
+    id: row.id as string,
+    account_id: row.account_id as string,
+    name: row.name as string,
+    first_seen: row.first_seen as string,
+    last_seen: row.last_seen as string,
+    latest_report_id: (row.latest_report_id as string | null) ?? null,
+    latest: row.latest === null ? null : (Object.freeze(JSON.parse(row.latest as string)) as AgentReportEntry),
+    counts: { reports: row.reports as number, valid: row.valid as number, invalid: row.invalid as number },
+    badge_token: row.badge_token as string,
+  });
+
+/** The latest entry as kept on its agent: its fields in the order of the contract. */
+const latestJson = (e: AgentReportEntry): string =>
+  JSON.stringify({ agent_id: e.agent_id, report_id: e.report_id, created_at: e.created_at, valid: e.valid, score: e.score, errors: e.errors, warnings: e.warnings, branch: e.branch });
+
+/** Newest first: created_at, then report id. */
+const isNewer = (a: Pick<AgentReportEntry, 'created_at' | 'report_id'>, b: Pick<AgentReportEntry, 'created_at' | 'report_id'>): boolean =>
+  a.created_at > b.created_at || (a.created_at === b.created_at && a.report_id >= b.report_id);
+
+export class SqlAgents implements AgentsTable {
+  constructor(
+    private readonly db: EmbeddedDatabase,
+    /** Whether the account exists: an agent is made only for one. */
+    private readonly hasAccount: (id: string) => boolean,
+  ) {}
+
+  async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>, maxPerAccount = Infinity): Promise<AgentRecord | undefined> {
+    const found = this.byName(candidate.account_id, candidate.name);
+    if (found) return found;
+    if (!this.hasAccount(candidate.account_id)) return undefined;
+    return this.db.atomically(() => {
+      if (Number.isFinite(maxPerAccount)) {
+        const { n } = this.db.statement('SELECT count(*) AS n FROM agents WHERE account_id = ?').get(candidate.account_id) as { n: number };
+        if (n >= maxPerAccount) throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);
+      }
+      const { id, account_id, name, first_seen, badge_token } = candidate;
+      this.db
+        .statement('INSERT INTO agents (id, account_id, name, first_seen, last_seen, latest_report_id, latest, reports, valid, invalid, badge_token, history) VALUES (?, ?, ?, ?, ?, NULL, NULL, 0, 0, 0, ?, 0)')
+        .run(id, account_id, name, first_seen, first_seen, badge_token);
+      return this.byName(account_id, name);
+    });
+  }
+  async getAgent(id: string): Promise<AgentRecord | undefined> {
+    const row = this.db.statement('SELECT * FROM agents WHERE id = ?').get(id) as Row | undefined;
+    return row && agentFromRow(row);
+  }
+  async getAgentByName(accountId: string, name: string): Promise<AgentRecord | undefined> {
+    return this.byName(accountId, name);
+  }
+  async recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined> {
+    return this.db.atomically(() => this.record(entry));
+  }
+  async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
+    const { before } = options;
+    const limit = Math.max(0, options.limit);
+    const rows = before
+      ? this.db.statement('SELECT * FROM agent_reports WHERE agent_id = ? AND (created_at, report_id) < (?, ?) ORDER BY created_at DESC, report_id DESC LIMIT ?').all(agentId, before.created_at, before.report_id, limit)
+      : this.db.statement('SELECT * FROM agent_reports WHERE agent_id = ? ORDER BY created_at DESC, report_id DESC LIMIT ?').all(agentId, limit);
+    return rows.map((row) => entryFromRow(row as Row));
+  }
+  async latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined> {
+    const row = this.db.statement('SELECT * FROM agent_reports WHERE agent_id = ? AND branch = ? ORDER BY created_at DESC, report_id DESC LIMIT 1').get(agentId, branch) as Row | undefined;
+    return row && entryFromRow(row);
+  }
+  async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
+    const filters = query.account_id === undefined ? { sql: [], params: [] } : { sql: ['account_id = ?'], params: [query.account_id] };
+    return pageFrom(pageRows(this.db, LISTING, query, filters), query.limit, agentFromRow);
+  }
+  async deleteAgent(id: string): Promise<boolean> {
+    return this.db.atomically(() => this.drop(id));
+  }
+
+  /** Deletes the account's agents and their histories (the account is being deleted). */
+  deleteOfAccount(accountId: string): void {
+    this.db.atomically(() => {
+      for (const { id } of this.db.statement('SELECT id FROM agents WHERE account_id = ?').all(accountId) as Array<{ id: string }>) this.drop(id);
+    });
+  }
+
+  /** The reports that are some agent's latest: retention keeps them. */
+  keptReports(): KeptReports {
+    const { db } = this;
+    return {
+      has: (reportId) => db.statement('SELECT 1 FROM agents WHERE latest_report_id = ?').get(reportId) !== undefined,
+      *keys() {
+        for (const row of db.statement('SELECT DISTINCT latest_report_id AS id FROM agents WHERE latest_report_id IS NOT NULL').iterate()) yield (row as { id: string }).id;
+      },
+    };
+  }
+
+  /** Stores an agent as it is (an import, or a row of an older layout), replacing the one of its id. */
+  putAgent(agent: AgentRecord): void {
+    this.db.atomically(() => {
+      const history = (this.db.statement('SELECT count(*) AS n FROM agent_reports WHERE agent_id = ?').get(agent.id) as { n: number }).n;
+      this.db
+        .statement(`INSERT INTO agents (id, account_id, name, first_seen, last_seen, latest_report_id, latest, reports, valid, invalid, badge_token, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, name = excluded.name, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
+            latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid, badge_token = excluded.badge_token`)
+        .run(agent.id, agent.account_id, agent.name, agent.first_seen, agent.last_seen, agent.latest_report_id, agent.latest === null ? null : latestJson(agent.latest), agent.counts.reports, agent.counts.valid, agent.counts.invalid, agent.badge_token, history);
+    });
+  }
+
+  /** Stores a history entry as it is (an import, or a row of an older layout), counted in its agent's history when new. */
+  putEntry(entry: AgentReportEntry): void {
+    this.db.atomically(() => {
+      if (this.writeEntry(entry)) this.db.statement('UPDATE agents SET history = history + 1 WHERE id = ?').run(entry.agent_id);
+    });
+  }
+
+  /** Removes an agent (a row an older layout's journal deleted), or a history entry. */
+  removeAgent(id: string): void {
+    this.db.atomically(() => this.drop(id));
+  }
+  removeEntry(agentId: string, reportId: string): void {
+    this.db.atomically(() => {
+      const { changes } = this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(agentId, reportId);
+      if (changes > 0) this.db.statement('UPDATE agents SET history = history - 1 WHERE id = ?').run(agentId);
+    });
+  }
+
+  /** Every agent, then every entry (read through `db`: the export's own connection, a snapshot). */
+  static *rows(db: EmbeddedDatabase): Generator<{ table: 'agents'; row: AgentRecord } | { table: 'agent_reports'; row: AgentReportEntry }> {
+    for (const row of db.statement('SELECT * FROM agents ORDER BY id').iterate()) yield { table: 'agents', row: agentFromRow(row as Row) };
+    for (const row of db.statement('SELECT * FROM agent_reports ORDER BY agent_id, created_at, report_id').iterate()) yield { table: 'agent_reports', row: entryFromRow(row as Row) };
+  }
+
+  private byName(accountId: string, name: string): AgentRecord | undefined {
+    const row = this.db.statement('SELECT * FROM agents WHERE account_id = ? AND name = ?').get(accountId, name) as Row | undefined;
+    return row && agentFromRow(row);
+  }
+
+  /** The entry added (or replaced), counted when new; the agent's latest moved when it is not older; the oldest entries beyond the limit deleted. */
+  private record(entry: AgentReportEntry): AgentRecord | undefined {
+    const agent = this.db.statement('SELECT * FROM agents WHERE id = ?').get(entry.agent_id) as Row | undefined;
+    if (!agent) return undefined;
+    const added = this.writeEntry(entry) ? 1 : 0;
+    const latest = agent.latest === null ? null : (JSON.parse(agent.latest as string) as AgentReportEntry);
+    const newest = latest === null || isNewer(entry, latest);
+    const kept = newest ? entry : latest;
+    const history = (agent.history as number) + added;
+    this.db
+      .statement('UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ? WHERE id = ?')
+      .run(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), entry.agent_id);
+    if (history > AGENT_HISTORY_LIMIT) {
+      this.db
+        .statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id IN (SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT ?)')
+        .run(entry.agent_id, entry.agent_id, kept.report_id, history - AGENT_HISTORY_LIMIT);
+    }
+    return agentFromRow(this.db.statement('SELECT * FROM agents WHERE id = ?').get(entry.agent_id) as Row);
+  }
+
+  /** Writes the entry; whether it is new. */
+  private writeEntry(e: AgentReportEntry): boolean {
+    const existed = this.db.statement('SELECT 1 FROM agent_reports WHERE agent_id = ? AND report_id = ?').get(e.agent_id, e.report_id) !== undefined;
+    this.db
+      .statement('INSERT OR REPLACE INTO agent_reports (agent_id, report_id, created_at, valid, score, errors, warnings, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(e.agent_id, e.report_id, e.created_at, e.valid ? 1 : 0, e.score, e.errors, e.warnings, e.branch);
+    return !existed;
+  }
+
+  private drop(id: string): boolean {
+    this.db.statement('DELETE FROM agent_reports WHERE agent_id = ?').run(id);
+    return this.db.statement('DELETE FROM agents WHERE id = ?').run(id).changes > 0;
+  }
+}

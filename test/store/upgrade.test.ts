@@ -1,0 +1,117 @@
+/**
+ * A data directory of the first embedded layout (test/store/fixtures/layout-v1: written by the
+ * release before the database, through its HTTP API) is upgraded in place at open: everything it
+ * held is there after, as its own export said, and a crash at any step of the upgrade (each disk
+ * change and database commit, as the crash-points test takes them) is resumed by the next open
+ * with nothing lost.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { memoryLogger } from '../../src/lib/log.ts';
+import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
+import { openFileStore, type FileStore } from '../../src/store/file/file-store.ts';
+import { tempDirFactory } from '../support/temp.ts';
+
+const tempDir = tempDirFactory('cardgate-upgrade-');
+const fixture = new URL('./fixtures/layout-v1/', import.meta.url).pathname;
+
+/** A copy of the fixture's data dir (git keeps no modes: the store tightens them). */
+const copyOfFixture = (): string => {
+  const dir = path.join(tempDir(), 'data');
+  fs.cpSync(path.join(fixture, 'data'), dir, { recursive: true });
+  return dir;
+};
+
+type Rows = Record<string, string[]>;
+
+/** The rows of an export, by table, each as canonical JSON (keys sorted), sorted: the order of rows is no part of what is kept. */
+const byTable = (lines: Iterable<{ table: string; text: string }>): Rows => {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(canonical) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)])) : value;
+  const rows: Rows = {};
+  for (const { table, text } of lines) (rows[table] ??= []).push(table === 'reports' ? text : JSON.stringify(canonical(JSON.parse(text))));
+  for (const list of Object.values(rows)) list.sort();
+  return rows;
+};
+
+const expected = (): Rows =>
+  byTable(
+    fs
+      .readFileSync(path.join(fixture, 'export.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .slice(1) // the header
+      .map((line) => {
+        const { table, row, line: report } = JSON.parse(line) as { table: string; row?: unknown; line?: string };
+        return { table, text: table === 'reports' ? report! : JSON.stringify(row) };
+      }),
+  );
+
+const exported = async (store: FileStore): Promise<Rows> => {
+  const lines: Array<{ table: string; text: string }> = [];
+  for await (const row of store.exportRows()) lines.push({ table: row.table, text: row.table === 'reports' ? row.line : JSON.stringify(row.row) });
+  return byTable(lines);
+};
+
+test('a data dir of the first layout is upgraded at open: every row and report is there, the segments are gone, the log says so', async () => {
+  const dir = copyOfFixture();
+  const log = memoryLogger();
+  const store = await openFileStore({ dataDir: dir, log });
+  try {
+    assert.deepEqual(await exported(store), expected());
+    const snapshot = JSON.parse(fs.readFileSync(path.join(dir, 'store.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(snapshot.format, 2);
+    assert.deepEqual(['agents', 'agent_reports', 'jobs', 'audit'].filter((t) => t in snapshot), []);
+    // What the service reads: a report by its GitHub alias, an agent's history, a job's status.
+    // Both runs posted the same commit of the same repository: the later report holds its sha.
+    const aliased = (await exported(store)).reports!.map((line) => JSON.parse(line) as { id: string; alias?: string; created_at: string }).filter((r) => r.alias);
+    const holder = aliased.sort((a, b) => (a.created_at < b.created_at ? 1 : -1))[0]!;
+    assert.equal(aliased.length, 2);
+    assert.equal((await store.getReport(holder.alias!))?.id, holder.id);
+    const page = await store.pageAgents({ sort: 'name', descending: false, limit: 50 });
+    const billing = page.items.find((a) => a.name === 'acme/billing-agent')!;
+    assert.equal((await store.listAgentReports(billing.id, { limit: 10 })).length, billing.counts.reports);
+  } finally {
+    await store.close();
+  }
+  assert.equal(fs.existsSync(path.join(dir, 'reports')), false);
+  const upgraded = log.lines.find((l) => l.msg === 'store upgraded to the present layout');
+  assert.equal(upgraded?.reports, expected().reports!.length);
+  assert.equal(typeof upgraded?.ms, 'number');
+  // Opened again: nothing more to upgrade.
+  const log2 = memoryLogger();
+  const again = await openFileStore({ dataDir: dir, log: log2 });
+  assert.deepEqual(await exported(again), expected());
+  await again.close();
+  assert.equal(log2.lines.some((l) => String(l.msg).startsWith('store upgrade')), false);
+});
+
+test('an upgrade killed at any of its steps is resumed by the next open, losing nothing', async (t) => {
+  const dir = copyOfFixture();
+  const crashes: Array<{ dir: string; file: string }> = [];
+  observeDiskChanges((file) => {
+    const copy = path.join(tempDir(), 'data');
+    fs.cpSync(dir, copy, { recursive: true, filter: (src) => path.basename(src) !== 'cardgate.lock' });
+    crashes.push({ dir: copy, file: path.relative(dir, file) });
+  });
+  try {
+    const store = await openFileStore({ dataDir: dir });
+    await store.close();
+  } finally {
+    observeDiskChanges();
+  }
+  t.diagnostic(`${crashes.length} crash points: ${[...new Set(crashes.map((c) => c.file))].join(', ')}`);
+  // The database's commits, the new snapshot (its journal rotation, its write) and the segments' deletion.
+  for (const file of ['cardgate.db', 'store.journal', 'reports']) assert.ok(crashes.some((c) => c.file === file), `a crash point before a change of ${file}`);
+  for (const crash of crashes) {
+    const resumed = await openFileStore({ dataDir: crash.dir });
+    try {
+      assert.deepEqual(await exported(resumed), expected(), `resumed after a crash before a change of ${crash.file}`);
+    } finally {
+      await resumed.close();
+    }
+    assert.equal(fs.existsSync(path.join(crash.dir, 'reports')), false);
+  }
+});
