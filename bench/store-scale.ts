@@ -262,7 +262,6 @@ export async function benchStoreScale(options: BenchOptions): Promise<BenchRow[]
     });
 
     rows.push(...(await validateRows(load, server, small, large, command.argv, scratch, seconds, rounds, shortened)));
-    rows.push({ name: 'conditions at the end', value: 0, unit: '-', note: loadNote() });
     return rows;
   } finally {
     await server?.stop();
