@@ -25,6 +25,7 @@ import { agentRoutes } from './api/routes/agents.ts';
 import { reportRoutes, wantsErrorPage } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
+import { probeRoutes } from './api/routes/probe.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
 import { adminTokenHint } from './features/accounts/admin-token.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
@@ -57,6 +58,7 @@ export const createApp = (deps: AppDeps) => {
   app.route('/', healthRoutes(lifecycle, deps.store));
   app.route('/', metricsRoutes(deps));
   app.route('/', validateRoutes(deps));
+  app.route('/', probeRoutes(deps));
   app.route('/', rulesRoutes(deps));
   app.route('/', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
   app.route('/', reportRoutes(deps));

@@ -14,6 +14,7 @@ import { readTextFile } from './lib/read-file.ts';
 import { describeSyntaxProblem, jsonSyntaxProblem, LineIndex } from './lib/text-position.ts';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { envVars, type SettingType } from './config/env-vars.ts';
+import { probesSettings } from './config/probes.ts';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -164,6 +165,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    probes: probesSettings,
     monitors: z
       .object({
         /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
@@ -176,6 +178,8 @@ export const configSchema = z
         pollIntervalMs: positiveInt.default(1000),
         /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
         maxBackoffSeconds: positiveInt.default(3600),
+        /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
+        recordEveryRun: z.boolean().default(false),
       })
       .strict()
       .prefault({}),

@@ -28,6 +28,8 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** DNS lookup used for callback delivery (tests inject one to simulate rebinding). */
   lookup?: LookupFunction;
+  /** Certificate authorities live probes trust besides the system's (the tests' own CA). */
+  probeCa?: string[];
   /** Where request bodies and webhook jobs are validated: serve's worker pool, the tests' in-process validator. */
   validator: ServiceValidator;
   /** This instance's Prometheus metrics (serve); nothing is counted when absent. */

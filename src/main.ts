@@ -15,6 +15,7 @@ Usage: cardgate <subcommand> [options]    (cardgate serve runs the service)
 Subcommands:
   serve               run the HTTP service
   validate INPUT...   validate agent cards (files, directories, globs, URLs, -) offline
+  probe URL|FILE      validate a card and probe the agent behind it (read-only unless --send-message)
   rules               list the rules with their effective severity (--ruleset FILE)
   ruleset check FILE  check a ruleset file, problems at line:column
   sign CARD           add a JWS signature to an agent card (--key PRIVATE.jwk)
@@ -42,6 +43,7 @@ type Subcommand = (args: string[], io: CliIO) => Promise<number>;
 const subcommands: Record<string, () => Promise<Subcommand>> = {
   serve: async () => (await import('./cli/serve.ts')).runServe,
   validate: async () => (await import('./cli/validate.ts')).runValidate,
+  probe: async () => (await import('./cli/probe.ts')).runProbeCommand,
   rules: async () => (await import('./cli/rules.ts')).runRules,
   ruleset: async () => (await import('./cli/ruleset.ts')).runRuleset,
   sign: async () => (await import('./cli/sign.ts')).runSign,

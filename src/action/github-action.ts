@@ -1,12 +1,13 @@
 /**
  * The GitHub Action (action.yml): validates the cards named by `files` offline with the engine,
- * or with a cardgate server (`server-url`), and reports the way a runner expects: annotations
+ * or with a cardgate server (`server-url`), probes a deployed preview (`probe-url`, read-only,
+ * docs/probes.md), and reports the way a runner expects: annotations
  * (workflow commands with line and column), the step summary, the step's outputs, and the exit
  * code by `fail-on` / `max-warnings` (0 passes the step). Inputs come as INPUT_<NAME> variables.
  */
 import { randomUUID } from 'node:crypto';
 import { appendFile, writeFile } from 'node:fs/promises';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { formatResults, isOutputFormat, outputFormats, type CheckedInput } from '../engine/formats/index.ts';
 import { commandData, commandProperty } from '../engine/formats/github.ts';
 import { isValid, plural, totalsOf } from '../engine/formats/input.ts';
@@ -15,6 +16,7 @@ import { version } from '../lib/version.ts';
 import { cardInputs, defaultCardPatterns, patternsProblem } from '../cli/card-inputs.ts';
 import { checkInputs, checkOffline, exitCodeOf, failOnValues, parseMaxWarnings, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
 import { checkWithServer, type ServerGate } from './server-check.ts';
+import { probeChecked, probeRefusal } from '../cli/probe-run.ts';
 
 export interface ActionIO {
   env: NodeJS.ProcessEnv;
@@ -85,13 +87,17 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   if (protocolVersion !== undefined && !isSupportedVersion(protocolVersion)) {
     return fail(`unsupported protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(', ')}`);
   }
-  let limits: RunLimits;
+  let config: Config;
   try {
-    limits = runLimits(loadConfig({ env, cwd }));
+    config = loadConfig({ env, cwd });
   } catch (e) {
     if (e instanceof ConfigError) return fail(e.message);
     throw e;
   }
+  const limits: RunLimits = runLimits(config);
+  const probeUrl = input(env, 'probe-url');
+  const probeRefused = probeUrl === undefined ? undefined : probeRefusal(config, probeUrl);
+  if (probeRefused) return fail(`probe-url: ${probeRefused}`);
   const serverUrl = input(env, 'server-url');
   const gate = serverGate(env, failOn);
   if (typeof gate === 'string') return fail(gate);
@@ -103,6 +109,8 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const badPatterns = patternsProblem(patterns);
   if (badPatterns !== undefined) return fail(`patterns: ${badPatterns}`);
   const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => undefined);
+  // The deployed preview, probed read-only: its card and live checks join the other inputs.
+  if (probeUrl !== undefined) checked.push(await probeChecked({ config, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
   const regressions = gate?.baseline === undefined ? undefined : checked.filter((c) => c.result !== undefined && gate.outcomes.get(c.name)?.passed !== true).length;
   const exitCode = regressions === undefined ? exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarnings === undefined ? {} : { maxWarnings }) }) : gateExitCode(checked, regressions, failOn);
 

@@ -7,7 +7,8 @@
  */
 import type { RuleId } from './catalogue.ts';
 import type { TrustedKey } from './signatures/trusted-key.ts';
-import type { ValidateOptions } from './types.ts';
+import type { LiveCheck, ValidateOptions } from './types.ts';
+import type { LiveRuleId } from './live/checks.ts';
 
 /** What the two finding-free base cards share: every recommended field, a skill with examples. */
 const described = {
@@ -46,7 +47,38 @@ export interface RuleExamples {
   options?: ValidateOptions;
   /** Rules the failing example cannot help reporting as well. */
   alsoReports?: RuleId[];
+  /** Options the passing example is checked with instead (a live rule's: its check passed). */
+  passingOptions?: ValidateOptions;
 }
+
+/**
+ * A live rule's examples: the same card, probed; its check failed (or, for the rules whose unmet
+ * check is a warning, warned), then passed. What the probe sent and saw is on the rule page.
+ */
+const probed = (rule: LiveRuleId, status: 'fail' | 'warn', message: string, path?: string): RuleExamples => {
+  const check = (s: LiveCheck['status'], m: string): LiveCheck => ({ id: rule, status: s, message: m, evidence: {}, ...(path ? { path } : {}) });
+  return { failing: v10(), passing: v10(), options: { live: [check(status, message)] }, passingOptions: { live: [check('pass', 'as required')] } };
+};
+const iface = 'supportedInterfaces[0].url';
+
+const liveRuleExamples: Partial<Record<RuleId, RuleExamples>> = {
+  'live.card.delivery': probed('live.card.delivery', 'fail', 'no card: https://agent.acme.net/.well-known/agent-card.json answered HTTP 404; https://agent.acme.net/.well-known/agent.json answered HTTP 404'),
+  'live.card.media-type': probed('live.card.media-type', 'warn', 'served as text/html, not application/json (or application/a2a+json)'),
+  'live.card.caching': probed('live.card.caching', 'warn', 'no Cache-Control with max-age, no ETag (1.0 §8.6: clients cache the card by them)'),
+  'live.card.cors': probed('live.card.cors', 'warn', 'browser clients on other origins cannot read the card: no Access-Control-Allow-Origin for them'),
+  'live.card.matches': probed('live.card.matches', 'warn', 'the card served at https://agent.acme.net/.well-known/agent-card.json differs from the card validated in skills'),
+  'live.interface.reachable': probed('live.interface.reachable', 'fail', 'agent.acme.net is not reachable: connection refused by agent.acme.net', iface),
+  'live.interface.https': probed('live.interface.https', 'warn', 'served over plain http: credentials and messages travel unencrypted (HTTPS for production)', iface),
+  'live.interface.tls': probed('live.interface.tls', 'fail', 'TLS refused: certificate has expired', iface),
+  'live.interface.certificate-expiry': probed('live.interface.certificate-expiry', 'warn', 'the certificate expires in 5 day(s)', iface),
+  'live.version': probed('live.version', 'fail', 'does not speak the declared 1.0: GetTask answered HTTP 200, JSON-RPC error -32601 (method not found); it answers 0.3\'s tasks/get instead', iface),
+  'live.version.negotiation': probed('live.version.negotiation', 'fail', 'A2A-Version: 99.0 answered HTTP 200, JSON-RPC error -32001 (TaskNotFound), not VersionNotSupported (-32009)', iface),
+  'live.errors.parse': probed('live.errors.parse', 'fail', 'invalid JSON answered HTTP 500, not -32700 (parse error)', iface),
+  'live.errors.method': probed('live.errors.method', 'fail', 'an unknown method answered HTTP 200, JSON-RPC error -32603 (internal error), not -32601 (method not found)', iface),
+  'live.extended-card': probed('live.extended-card', 'fail', 'the extended card is served without credentials: it is meant for authenticated clients', iface),
+  'live.send-message': probed('live.send-message', 'fail', 'the marked message answered HTTP 200, JSON-RPC error -32603 (internal error)', iface),
+  'live.streaming': probed('live.streaming', 'fail', 'the stream is application/json, not text/event-stream', iface),
+};
 
 const skill = (changes: Record<string, unknown>) => ({ ...base03.skills[0], ...changes });
 const bearer03 = { bearer: { type: 'http', scheme: 'bearer' } };
@@ -183,4 +215,5 @@ export const ruleExamples: Partial<Record<RuleId, RuleExamples>> = {
     passing: v03({ capabilities: { extensions: [{ uri: 'https://acme.net/ext/maps', params: { region: 'eu' } }] } }),
   },
   ...signatureRuleExamples,
+  ...liveRuleExamples,
 };

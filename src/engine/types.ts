@@ -33,6 +33,34 @@ export interface ValidateOptions {
   foundAtLegacyPath?: boolean;
   /** A team's policy, compiled once (src/engine/ruleset): severities per rule; default: the catalogue's. */
   ruleset?: CompiledRuleset;
+  /**
+   * What a live probe of the agent found (src/features/probes): each check not passed is a finding
+   * of its `live.*` rule, and the result carries the checks. The engine probes nothing.
+   */
+  live?: LiveCheck[];
+}
+
+/** pass: met; fail: not met where the rule is a MUST or the agent does not work; warn: a SHOULD not met, or an answer reported as is; skip: not checked (why in the message). */
+export type LiveStatus = 'pass' | 'fail' | 'warn' | 'skip';
+
+/** What a live check saw, bounded: a few named values (status, header, timing). */
+export type LiveEvidence = Record<string, string | number | boolean | null>;
+
+/** One live check of the agent behind a card: its `live.*` rule, its outcome in one line, its evidence. */
+export interface LiveCheck {
+  id: string;
+  status: LiveStatus;
+  message: string;
+  evidence: LiveEvidence;
+  /** The card field the check is about (an interface's url); the card's root when absent. */
+  path?: string;
+}
+
+/** One probe: its checks, when it started (ISO) and how long it took. */
+export interface LiveRun {
+  checks: LiveCheck[];
+  started_at: string;
+  duration_ms: number;
 }
 
 /** The functions a custom rule may apply (src/engine/ruleset/custom.ts): data, never code. */
@@ -137,6 +165,8 @@ export interface CardResult {
   truncated?: Truncated;
   /** Present when signatures were verified (options.signatures): one entry per signature of the card. */
   signatures?: SignatureCheck[];
+  /** Present when the agent was probed (options.live): every check, passed or not. */
+  live?: LiveCheck[];
 }
 
 export type Severity = 'error' | 'warning';

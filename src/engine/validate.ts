@@ -20,6 +20,7 @@ import { checkSignatures } from './rules/signatures.ts';
 import { verifySignatures } from './signatures/verify.ts';
 import { checkCustomRules } from './ruleset/custom.ts';
 import type { RuleContext } from './rules/context.ts';
+import { addLiveFindings } from './live/findings.ts';
 import type { CardResult, CardShape, CompatibilityVerdict, ValidateOptions, VersionSource } from './types.ts';
 import { detectShape, isRecord, latestFor, readDeclared, ruleSetFor, supportedVersionsText, type RuleSetVersion } from './versions.ts';
 
@@ -138,6 +139,7 @@ export function validateCard(card: unknown, options: ValidateOptions = {}): Card
   if (options.foundAtLegacyPath === true && ruleInfo('discovery.legacy-path').versions.includes(version)) {
     report.add('discovery.legacy-path', ROOT_PATH, `the card was found only at /.well-known/agent.json; ${version} clients look for /.well-known/agent-card.json`);
   }
+  if (options.live) addLiveFindings(report, options.live, options.ruleset?.severities ?? {});
   const valid = report.errors.length === 0;
   const { score, suggestions, suggestionsLeftOut } = scoreCard(card, valid, report);
   return {
@@ -145,6 +147,7 @@ export function validateCard(card: unknown, options: ValidateOptions = {}): Card
     ...(compatibility ? { compatibility } : {}),
     ...leftOut(report, suggestionsLeftOut),
     ...(signatures ? { signatures } : {}),
+    ...(options.live ? { live: options.live } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { ApiError, isApiError, type ErrorCode } from '../errors/api-error.ts';
 import type { Engine, ValidationSettings } from './validation/card-result.ts';
 import { readBatchRequest, validateBatchText } from './validation/batch.ts';
 import { readSingleRequest, validateFetchedText, validateSingleText } from './validation/validation.ts';
+import { validateProbed } from './probes/probe-task.ts';
 import { validateGithubText, validateJobText, validateWebhookText } from './webhooks/webhook-requests.ts';
 import type { TaskSet } from '../validator/tasks.ts';
 import type { Validator } from '../validator/validator.ts';
@@ -31,6 +32,8 @@ const serviceTasks = {
   github: validateGithubText,
   /** An asynchronous webhook job: its stored body's card. */
   job: validateJobText,
+  /** POST /v1/probe: the card with the probe's live checks. */
+  probed: validateProbed,
 };
 
 export type ServiceTasks = typeof serviceTasks;

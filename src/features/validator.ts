@@ -41,6 +41,7 @@ const verdicts = (metrics: Metrics): OutcomeCounter<ServiceTasks> => ({
   webhook: (o) => void ('card' in o && one('webhook', o.card.valid, metrics)), // an asynchronous one is counted as its job
   github: (o) => one('github', o.card.valid, metrics),
   job: (o) => one('webhook', o.valid, metrics),
+  probed: (o) => one('single', o.valid, metrics),
 });
 
 /** Counts validations by verdict as they come out of `validator`, so that every validating endpoint and the job runner are counted in one place. */

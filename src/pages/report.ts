@@ -14,6 +14,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { storedResult } from '../features/reports/stored-result.ts';
 import type { ReportRecord } from '../store/contract/report-records.ts';
 import { esc, renderPage, timeStamp } from './layout.ts';
+import { liveSection } from './live-checks.ts';
 import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, type ShownText } from './card-text.ts';
 
 type Json = Record<string, unknown>;
@@ -312,6 +313,7 @@ const singlePage = async (report: ReportRecord, name: string, urls: ReportUrls):
     severitySection('Errors', 'errors', errors.rows, errors.left, place),
     severitySection('Warnings', 'warnings', warnings.rows, warnings.left, place),
     signaturesSection(f),
+    liveSection(report.result),
     others.length === 0 ? '' : `<section><h2>More suggestions <span class="count">${others.length}</span></h2><ul>${moreSuggestions.rows
       .map(({ issue }) => `<li><code>${esc(issue.path)}</code>: ${esc(issue.message)}</li>`).join('')}</ul>${leftOutNote(moreSuggestions.rows.length, moreSuggestions.left)}</section>`,
     scoreSection(f, report.card, f.warnings),

@@ -99,6 +99,6 @@ export const renderRulePage = (id: string, publicUrl: string): string | undefine
 <section><h2>How to fix it</h2><p>${prose(rule.fix)}</p></section>
 ${examples ? `<p class="muted">The lines where the two examples differ are marked.</p>${
   example('Failing example', examples.failing, examples.passing, 'removed', examples.options, rule.id)}${
-  example('Passing example', examples.passing, examples.failing, 'added', examples.options, rule.id)}` : ''}`,
+  example('Passing example', examples.passing, examples.failing, 'added', examples.passingOptions ?? examples.options, rule.id)}` : ''}`,
   });
 };

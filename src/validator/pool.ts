@@ -133,8 +133,9 @@ export class ValidationPool<T extends TaskTable> implements Validator<T> {
     return this.slots.length;
   }
 
-  load(): { workers: number; busy: number; queued: number } {
-    return { workers: this.slots.length, busy: this.slots.filter((s) => s.task).length, queued: this.waiting.size };
+  /** Workers alive, ready (started and listening), busy, and the tasks waiting for one. */
+  load(): { workers: number; ready: number; busy: number; queued: number } {
+    return { workers: this.slots.length, ready: this.slots.filter((s) => s.ready).length, busy: this.slots.filter((s) => s.task).length, queued: this.waiting.size };
   }
 
   run<K extends TaskKind<T>>(kind: K, input: TaskInput<T, K>, caller = ''): Promise<TaskOutcome<T, K>> {

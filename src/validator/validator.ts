@@ -9,8 +9,8 @@ export interface Validator<T extends TaskTable> {
    */
   run<K extends TaskKind<T>>(kind: K, input: TaskInput<T, K>, caller?: string): Promise<TaskOutcome<T, K>>;
   close(): Promise<void>;
-  /** A pool's workers now (alive, busy, tasks waiting behind a busy one); absent when validating in process. */
-  load?(): { workers: number; busy: number; queued: number };
+  /** A pool's workers now (alive, ready, busy, tasks waiting for one); absent when validating in process. */
+  load?(): { workers: number; ready: number; busy: number; queued: number };
 }
 
 /** The validation ran longer than `validation.timeoutMs`. */

@@ -12,6 +12,7 @@ import { everyOf } from '../support/checks.ts';
 import { accountWithKey } from '../support/accounts.ts';
 import { runCli, startServer, type RunningServer } from '../support/server.ts';
 import { tempDirFactory } from '../support/temp.ts';
+import { startAgent } from '../support/a2a-agents.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const newDir = tempDirFactory('cardgate-action-');
@@ -19,7 +20,7 @@ const newDir = tempDirFactory('cardgate-action-');
 const bundle = [process.execPath, path.join(root, 'action/dist/index.cjs')];
 
 /** A workspace with cards, the step's files, and a run of the action in it with `inputs`. */
-const runAction = async (inputs: Record<string, string>, cards: Record<string, string> = {}) => {
+const runAction = async (inputs: Record<string, string>, cards: Record<string, string> = {}, extraEnv: Record<string, string> = {}) => {
   const workspace = newDir();
   const put = (name: string, text: string) => {
     mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
@@ -35,12 +36,12 @@ const runAction = async (inputs: Record<string, string>, cards: Record<string, s
   writeFileSync(summaryFile, '');
   const env: Record<string, string> = { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_WORKSPACE: workspace };
   // A runner sets every input, the unset ones empty, named as in action.yml upper-cased with hyphens kept.
-  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file', 'baseline', 'branch']) {
+  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file', 'baseline', 'branch', 'probe-url']) {
     env[`INPUT_${name.toUpperCase()}`] = inputs[name] ?? '';
   }
   env.GITHUB_REPOSITORY = 'acme/agents';
   for (const [name, text] of Object.entries(cards)) put(name, text);
-  const r = await runCli([], { command: bundle, cwd: workspace, env });
+  const r = await runCli([], { command: bundle, cwd: workspace, env: { ...env, ...extraEnv } });
   /** GITHUB_OUTPUT in the `name<<delimiter` form. */
   const outputs: Record<string, string> = {};
   const lines = readFileSync(outputFile, 'utf8').split('\n');
@@ -58,6 +59,22 @@ describe('the GitHub Action', () => {
   it('the committed bundle is what `npm run build` makes of the sources', async () => {
     const r = await runCli(['action', '--check'], { command: [process.execPath, path.join(root, 'build/build.mjs')] });
     assert.equal(r.code, 0, r.stderr);
+  });
+
+  it('probe-url: the deployed preview probed read-only, its live findings annotated and counted', async () => {
+    const agent = await startAgent({ declares: '1.0', speaks: ['0.3'] });
+    try {
+      const r = await runAction({ files: 'adk', 'probe-url': agent.url }, {}, { CARDGATE_CARD_FETCH_ALLOWED_HOSTS: 'loopback' });
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.ok(r.annotations.some((a) => a.startsWith(`::error file=${agent.cardUrl.replaceAll(':', '%3A')},line=1,`) && a.includes('title=live.version::')), r.stdout);
+      assert.match(r.summary, /live\.version/);
+      assert.equal(agent.messages(), 0, 'read-only');
+      const refused = await runAction({ files: 'adk', 'probe-url': 'http://169.254.169.254/' });
+      assert.equal(refused.code, 2);
+      assert.match(refused.stdout, /probe-url: .*169\.254\.169\.254 is link-local/);
+    } finally {
+      await agent.close();
+    }
   });
 
   it('annotations with lines, step summary, outputs, SARIF file, exit by fail-on', async () => {

@@ -124,6 +124,10 @@ const validation: GoldenRequest[] = [
   { name: 'validate, anonymous', method: 'POST', path: '/v1/validate', json: { agent_card: goldenCard }, save: { report: 'report_id' } },
   { name: 'validate by URL, anonymous', method: 'POST', path: '/v1/validate', json: { agent_url: '{{receiver}}/agent.json' } },
   { name: 'validate by URL: nothing there', method: 'POST', path: '/v1/validate', json: { agent_url: '{{receiver}}/missing.json' } },
+  // A probe's answer carries its timings: the golden ones are those refused before any request.
+  { name: 'probe: neither url nor agent_card', method: 'POST', path: '/v1/probe', json: { options: { send_message: true } } },
+  { name: 'probe: the metadata address', method: 'POST', path: '/v1/probe', json: { url: 'http://169.254.169.254/latest/meta-data/' } },
+  { name: 'probe: a reserved header', method: 'POST', path: '/v1/probe', json: { url: '{{receiver}}/agent.json', options: { headers: { Host: 'elsewhere' } } } },
   { name: 'validate, anonymous, over the quota', method: 'POST', path: '/v1/validate', json: { agent_card: goldenCard }, clockHeaders: ['retry-after'] },
   { name: 'validate with a pro key, card text', method: 'POST', path: '/v1/validate', auth: 'pro', body: singleText(warnedCard, { include_score: true, include_suggestions: true }), save: { warnedReport: 'report_id' } },
   { name: 'validate an invalid card', method: 'POST', path: '/v1/validate', auth: 'pro', body: singleText(invalidCard) },

@@ -134,9 +134,42 @@ describe('admin monitors', async () => {
     }
   });
 
-  it('breaking the card sends one signed agent.regressed with the diff link, however many runs see it broken; fixing it sends agent.recovered', async () => {
+  it('a run that finds the card and its findings unchanged stores no report: 100 polls of an unchanged card store one; the agent counts them and its last check', async () => {
     card = minimalCard();
     const t = await newApp();
+    const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60 })).json();
+    const id = created.monitor.id;
+    const reports = async () => (await t.store.pageReports({ sort: 'created_at', descending: true, limit: 1000 })).items.map((r) => r.id);
+    const runOnce = async () => {
+      const last = (await t.get(id)).last_run.at;
+      await t.scheduler.advance(60_000);
+      await whileStill(async () => (await t.get(id)).last_run.at === last);
+    };
+    for (let i = 0; i < 99; i++) await runOnce();
+    assert.deepEqual(await reports(), [created.first_run.report_id], '100 runs of an unchanged card, one report');
+    const agentId = (await t.store.pageAgents({ sort: 'name', descending: false, limit: 10 })).items[0]!.id;
+    const agent = await t.store.getAgent(agentId);
+    assert.equal(agent?.unchanged_runs, 99);
+    assert.equal(agent?.last_checked_at, new Date(t.clock.now()).toISOString());
+    assert.equal(agent?.counts.reports, 1);
+    assert.equal((await t.get(id)).last_run.report_id, created.first_run.report_id, 'the run names the report that still holds');
+    assert.equal((await t.store.listUsage({ account_id: 'acct_1' })).reduce((n, u) => n + u.count, 0), 100, 'each run counted');
+
+    // A change stores a report, and the count starts again.
+    card = { ...minimalCard(), description: 'changed' };
+    await runOnce();
+    assert.equal((await reports()).length, 2);
+    assert.equal((await t.store.getAgent(agentId))?.unchanged_runs, 0);
+    // The first run of a new UTC day stores one too, unchanged or not.
+    await t.scheduler.advance(86_400_000 - (t.clock.now() % 86_400_000) - 30_000);
+    await runOnce();
+    assert.equal((await reports()).length, 3);
+  });
+
+  it('breaking the card sends one signed agent.regressed with the diff link, however many runs see it broken; fixing it sends agent.recovered', async () => {
+    card = minimalCard();
+    // Every run stores its report (as before monitors recorded changes only): the baseline moves with each.
+    const t = await newApp({ monitors: { recordEveryRun: true } });
     const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/events` })).json();
     const id = created.monitor.id;
     const before = receiver.received.length;

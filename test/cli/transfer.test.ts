@@ -39,7 +39,8 @@ const seedDataDir = async (dataDir: string): Promise<void> => {
   await s.enqueueJob(job('val_1', NOW), 100);
   await s.putJob({ ...job('val_2', NOW + 1), status: 'completed', result: { valid: true }, attempts: 1 });
   const { card: _card, result: _result, ...fields } = report('rpt_verbatim', { created_at: iso(NOW) });
-  await s.putReport({ ...fields, requestJson: '{ "agent_card" : {"name":"x","n":1.50} }', resultJson: '{"valid":true,"score":1e2}', verdict: { valid: true, score: 100 } });
+  // The verdict names the card as POST /v1/validate's does (a store keeps the listing's columns as put, and an import derives them from the line).
+  await s.putReport({ ...fields, requestJson: '{ "agent_card" : {"name":"x","n":1.50} }', resultJson: '{"valid":true,"score":1e2}', verdict: { valid: true, score: 100, agent_name: 'x' } });
   await s.putReport(report('gh_1', { kind: 'github', created_at: iso(NOW + 1), alias: 'c'.repeat(40), alias_scope: 'octo/agent' }));
   await s.putReport(report('gh_2', { kind: 'github', created_at: iso(NOW + 2), alias: 'c'.repeat(40), alias_scope: 'octo/agent' }));
   await s.putReport(report('rpt_plain', { created_at: iso(NOW + 3), result: { valid: false, score: 3 } }));

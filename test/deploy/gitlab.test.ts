@@ -14,6 +14,7 @@ import { accountWithKey } from '../support/accounts.ts';
 import { minimalCard } from '../support/cards.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
 import { tempDirFactory } from '../support/temp.ts';
+import { startAgent } from '../support/a2a-agents.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const tempDir = tempDirFactory('cardgate-gitlab-');
@@ -109,6 +110,21 @@ describe('the template\'s job script', () => {
       for (const issue of quality) assert.equal(issue.location.path, '.well-known/agent-card.json');
       assert.match(readFileSync(join(cwd, 'cardgate-junit.xml'), 'utf8'), /<testsuites/);
     });
+  }
+});
+
+test('CARDGATE_PROBE_URL: the deployed agent probed once, its live findings in the Code Quality report, its verdict the job\'s', async () => {
+  const agent = await startAgent({ declares: '1.0', speaks: ['0.3'] });
+  try {
+    const cwd = workspace(minimalCard('GitLab Agent'));
+    const job = run(['sh', '-c', jobScript('cardgate')], { cwd, env: { ...variables(), CARDGATE_PROBE_URL: agent.url, CARDGATE_CARD_FETCH_ALLOWED_HOSTS: 'loopback' } });
+    assert.equal(await job.exited, 1, job.stdout() + job.stderr());
+    const probed = JSON.parse(readFileSync(join(cwd, 'gl-code-quality-probe.json'), 'utf8')) as Array<{ check_name: string; severity: string }>;
+    assert.ok(probed.some((issue) => issue.check_name === 'live.version' && !['info', 'minor'].includes(issue.severity)), JSON.stringify(probed));
+    assert.equal(agent.requests.filter((r) => r.path === '/.well-known/agent-card.json' && r.method === 'GET' && r.headers['if-none-match'] === undefined).length, 1, 'probed once');
+    assert.equal(agent.messages(), 0);
+  } finally {
+    await agent.close();
   }
 });
 

@@ -52,7 +52,7 @@ const exampleCases: RuleCase[] = Object.entries(ruleExamples).map(([rule, e]) =>
   trigger: () => e!.failing,
   clean: () => e!.passing as Card,
   options: e!.options,
-  cleanOptions: e!.options,
+  cleanOptions: e!.passingOptions ?? e!.options,
   path: examplePaths[rule],
 }));
 

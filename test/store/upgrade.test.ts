@@ -44,8 +44,10 @@ const expected = (): Rows =>
       .filter(Boolean)
       .slice(1) // the header
       .map((line) => {
-        const { table, row, line: report } = JSON.parse(line) as { table: string; row?: unknown; line?: string };
-        return { table, text: table === 'reports' ? report! : JSON.stringify(row) };
+        const { table, row, line: report } = JSON.parse(line) as { table: string; row?: Record<string, unknown>; line?: string };
+        // An agent of the first layout reads as one no monitor has checked since (fields added later).
+        const kept = table === 'agents' ? { last_checked_at: null, unchanged_runs: 0, ...row } : row;
+        return { table, text: table === 'reports' ? report! : JSON.stringify(kept) };
       }),
   );
 

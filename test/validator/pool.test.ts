@@ -134,7 +134,7 @@ test('one caller holds at most its share of the workers: with two workers and a 
   const waiting = p.run('single', 'slow a2', 'account A');
   // B's task is answered while A's runaway holds one worker and A's next task waits for it.
   await assert.rejects(p.run('single', 'b1', 'account B'), refusedWith('b1'));
-  assert.deepEqual(p.load(), { workers: 2, busy: 1, queued: 1 });
+  assert.deepEqual(p.load(), { workers: 2, ready: 2, busy: 1, queued: 1 });
   await p.close();
   assert.equal(await spin, 'stopped');
   await assert.rejects(waiting, /the validation pool is closed/);
@@ -220,7 +220,9 @@ for (const workers of [1, 2]) {
   test(`the real pool with ${workers} worker(s): a neighbour's small cards are answered within one turn while an account's runaway cards run`, async () => {
     const limit = timeLimitForSlowCard();
     const { pool: p } = pool(workers, undefined, limit);
-    await Promise.all(Array.from({ length: workers }, () => p.run('single', smallCard)));
+    // Every worker up (started, listening): a worker still starting would leave the other caller waiting, which is not what is shown here.
+    for (let waited = 0; p.load().ready < workers && waited < 60_000; waited += 50) await sleep(50);
+    assert.equal(p.load().ready, workers);
     const runaways = Array.from({ length: 3 }, () => p.run('single', hugeCard, 'account A').then(() => 'valid', (e: unknown) => (e instanceof ValidationTimeout ? 'timed out' : String(e))));
     const order: string[] = [];
     runaways.forEach((r, i) => void r.then(() => order.push(`A${i + 1}`)));

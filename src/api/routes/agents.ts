@@ -51,6 +51,8 @@ const agentSchema = z
     latest_report_id: z.string().nullable(),
     latest: historyEntry.nullable().meta({ description: 'The latest report\'s verdict and counts (null before the first).' }),
     counts: z.object({ reports: int, valid: int, invalid: int }).meta({ description: 'Reports recorded in the agent\'s history (retention does not lower them).' }),
+    last_checked_at: timestamp.nullable().meta({ description: 'When the card was last judged: a report recorded, or a monitor\'s run that found it unchanged and stored no report (null before the first).' }),
+    unchanged_runs: int.meta({ description: 'A monitor\'s runs since the latest report that found the card and its findings unchanged (see monitors.recordEveryRun).' }),
   })
   .meta({ id: 'Agent' });
 

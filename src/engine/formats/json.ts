@@ -1,7 +1,7 @@
 /**
  * `json`: an array with one entry per input: `file`, then the API's result (valid, errors and
  * warnings with line and column, infos when there is some, score, suggestions, truncated when the cap left findings out,
- * version, version_source, compatibility when checked, signatures when verified; `baseline`: the
+ * version, version_source, compatibility when checked, signatures when verified, live when probed; `baseline`: the
  * findings a baseline held, left out of errors and warnings). An input that yielded no card is
  * `{file, valid: false, errors: [one error of rule input.unreadable], warnings: [], score: 0}`.
  */
@@ -26,6 +26,7 @@ const entryOf = (input: CheckedInput): Record<string, unknown> => {
     version_source: result.versionSource,
     ...(result.compatibility ? { compatibility: result.compatibility } : {}),
     ...(result.signatures ? { signatures: result.signatures } : {}),
+    ...(result.live ? { live: result.live } : {}),
     ...(input.baseline ? { baseline: input.baseline } : {}),
   };
 };

@@ -28,6 +28,10 @@ export const formatText = (inputs: readonly CheckedInput[], options: { color?: b
     for (const s of input.result?.signatures ?? []) {
       if (s.verified) lines.push(`${name}  info     signature by kid ${printable(JSON.stringify(s.kid))} (${s.alg}) verified over the ${s.form} canonical form  ${c.dim(s.rule)}`);
     }
+    // Live checks that passed or were skipped (the others are findings above).
+    for (const check of input.result?.live ?? []) {
+      if (check.status === 'pass' || check.status === 'skip') lines.push(`${name}  ${check.status === 'pass' ? 'pass   ' : 'skip   '}  ${printable(check.path ? `${check.path}: ${check.message}` : check.message)}  ${c.dim(check.id)}`);
+    }
     const shown = problemsOf(input).length;
     const counts = countsOf(input);
     const leftOut = counts.errors + counts.warnings - shown;

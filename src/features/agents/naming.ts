@@ -133,3 +133,12 @@ export const agentAsk = (options: AgentOptions, card: Record<string, unknown>, m
     ...(branch === undefined ? {} : { branch }),
   };
 };
+
+/** What a validation of one card found, as its agent's history keeps it. */
+export interface CardFacts {
+  valid: boolean;
+  score: number;
+  /** Found, kept or left out by the findings cap. */
+  errors: number;
+  warnings: number;
+}

@@ -11,11 +11,12 @@ import { ApiError } from '../../errors/api-error.ts';
 import { expiredKeyMessage } from '../accounts/api-keys.ts';
 import { iso } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
-import { AgentLimitReachedError, type AgentRecord } from '../../store/contract/agents.ts';
+import { AgentLimitReachedError, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
 import type { ReportRecord } from '../../store/contract/report-records.ts';
 import { batchCardOf, foundCounts, judgementOf } from '../reports/diff.ts';
 import { readReport } from '../reports/reports.ts';
-import type { AgentAsk, FailOn } from './naming.ts';
+import type { AgentAsk, CardFacts, FailOn } from './naming.ts';
+
 
 /** An agent as a result names it. */
 export interface AgentRef {
@@ -54,15 +55,6 @@ export interface AgentRun {
   branch: string | null;
 }
 
-/** A report as it joins its agent's history. */
-export interface AgentReportFacts {
-  id: string;
-  created_at: string;
-  valid: boolean;
-  score: number;
-  errors: number;
-  warnings: number;
-}
 
 /** How a caller's 400 is made: the path at fault (`options.baseline`) and why (the validating routes and the webhooks answer their own shapes). */
 export type Refuse = (path: string, message: string) => ApiError;
@@ -103,29 +95,17 @@ export const joinAgent = async (deps: Pick<AppDeps, 'store' | 'clock' | 'config'
   }
 };
 
-/** The stored report joins its agent's history (call once the report is durable). */
-export const recordAgentReport = (deps: Pick<AppDeps, 'store'>, agent: AgentRef, report: AgentReportFacts, branch: string | null = null): Promise<AgentRecord | undefined> =>
-  deps.store.recordAgentReport({ agent_id: agent.id, report_id: report.id, created_at: report.created_at, valid: report.valid, score: report.score, errors: report.errors, warnings: report.warnings, branch });
+/** The facts of a validated card, as its validation's outcome counts them (nothing is parsed again). */
+export const cardFacts = (card: { valid: boolean; score: number; errorCount: number; warningCount: number }): CardFacts => ({
+  valid: card.valid,
+  score: card.score,
+  errors: card.errorCount,
+  warnings: card.warningCount,
+});
 
-/**
- * Once its report is durable, the report joins its agent's history, durably too. A store that
- * fails here is logged: the caller has its result and its report, only the history misses it.
- */
-export const joinHistory = async (deps: Pick<AppDeps, 'store' | 'log'>, run: AgentRun | undefined, report: AgentReportFacts): Promise<void> => {
-  if (run?.agent === undefined) return;
-  try {
-    await recordAgentReport(deps, run.agent, report, run.branch);
-    await deps.store.commit();
-  } catch (e) {
-    deps.log.error('agent history not recorded', { agent_id: run.agent.id, report_id: report.id, error: e instanceof Error ? e.message : String(e) });
-  }
-};
-
-/** The facts of a result's JSON (a card's: flat, or a GitHub result's `validation`). */
-export const reportFacts = (id: string, createdAt: string, result: unknown): AgentReportFacts => {
-  const judged = judgementOf(result);
-  return { id, created_at: createdAt, valid: judged.valid === true, score: judged.score ?? 0, ...foundCounts(result) };
-};
+/** The entry of `report` in the history of the agent `run` joined, as the report's store operation records it; none when it joined none. */
+export const agentJoins = (run: AgentRun | undefined, report: { id: string; created_at: string }, facts: CardFacts): AgentReportEntry[] =>
+  run?.agent === undefined ? [] : [{ agent_id: run.agent.id, report_id: report.id, created_at: report.created_at, ...facts, branch: run.branch }];
 
 const passes = (failOn: FailOn, b: Omit<BaselineOutcome, 'passed' | 'report_id'>): boolean =>
   failOn === 'error' ? b.new_errors === 0 : failOn === 'warning' ? b.new_errors + b.new_warnings === 0 : b.new_errors + b.new_warnings === 0 && (b.score_delta ?? 0) >= 0;

@@ -12,6 +12,7 @@ import { DAY_MS, nextUtcMidnight, utcDay, whenInWords, type Clock } from '../../
 import type { Logger } from '../../lib/log.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { Config } from '../../config.ts';
+import type { AgentReportEntry } from '../../store/contract/agents.ts';
 import type { NewReport } from '../../store/contract/report-records.ts';
 import type { Plan } from '../../store/contract/accounts.ts';
 import type { Store } from '../../store/contract/store.ts';
@@ -113,13 +114,14 @@ export const chargeDailyQuota = async (
   { subject: s, noteWindow }: QuotaCharge,
   amount: number,
   report?: NewReport,
+  joins?: readonly AgentReportEntry[],
 ): Promise<{ rateLimitInfo: RateLimitInfo; recorded?: boolean }> => {
   const { store, config, clock } = deps;
   const limits = config.limits.daily;
   const now = clock.now();
   const charge = { key: counterKey(s), amount, limit: limits[s.plan], reset_at: nextUtcMidnight(now) };
   const usage = { account_id: s.account_id ?? ANONYMOUS_USAGE_ID, day: utcDay(now) };
-  const { admitted, counters, reported } = await store.consume([charge], now, { usage, report });
+  const { admitted, counters, reported } = await store.consume([charge], now, { usage, report, ...(joins ? { joins } : {}) });
   const counter = counters[0]!;
   const window = windowOf(limits, s, counter.count, counter.reset_at);
   noteWindow?.(window);
@@ -138,13 +140,14 @@ export const chargeDailyQuota = async (
 /**
  * Counts a validation the service ran for an account of its own accord (a monitor's run): never
  * refused by the daily limit, but counted in today's window and the usage history like any other,
- * its report stored in the same store operation and durable when this resolves (`recorded` as
- * recordReport answers it).
+ * its report (when it stores one) in the same store operation and durable when this resolves
+ * (`recorded` as recordReport answers it); without one, the count is durable with the caller's commit.
  */
-export const countServiceValidation = async (deps: Omit<QuotaDeps, 'config' | 'metrics'>, accountId: string, report: NewReport): Promise<boolean> => {
+export const countServiceValidation = async (deps: Omit<QuotaDeps, 'config' | 'metrics'>, accountId: string, report?: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> => {
   const now = deps.clock.now();
   const charge = { key: accountCounterKey(accountId), amount: 1, limit: -1, reset_at: nextUtcMidnight(now) };
-  const { reported } = await deps.store.consume([charge], now, { usage: { account_id: accountId, day: utcDay(now) }, report });
+  const { reported } = await deps.store.consume([charge], now, { usage: { account_id: accountId, day: utcDay(now) }, ...(report ? { report } : {}), ...(joins ? { joins } : {}) });
+  if (!report) return true; // counted: durable with the caller's commit
   return recordWith(deps.store, deps.log, report.id, async () => {
     if (reported instanceof Error) throw reported;
   });

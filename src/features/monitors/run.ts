@@ -8,17 +8,19 @@
 import { workerShare } from '../limits/ip-limit-key.ts';
 import type { AppDeps } from '../../deps.ts';
 import { isApiError } from '../../errors/api-error.ts';
-import { iso } from '../../lib/clock.ts';
+import canonicalize from 'canonicalize';
+import { iso, utcDay } from '../../lib/clock.ts';
+import { countServiceValidation } from '../limits/daily-quota.ts';
 import { newId } from '../../lib/ids.ts';
 import type { MonitorRecord, MonitorRun } from '../../store/contract/monitors.ts';
 import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import { foundOnlyAtLegacyPath } from '../card-fetch/fetch-card.ts';
-import { countServiceValidation } from '../limits/daily-quota.ts';
 import { reportVerdict } from '../reports/reports.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import type { CardFetcher } from '../validation/card-by-url.ts';
-import { joinAgent, joinHistory, reportFacts, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import { cardFacts, agentJoins, joinAgent, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import { recordValidation } from '../validation/record.ts';
 import { agentNameFromUrl } from '../agents/naming.ts';
 
 /** Why a fetch or a validation gave no verdict, in words (a 400's own message, without the field it names). */
@@ -36,6 +38,27 @@ const monitorAgent = async (deps: AppDeps, monitor: MonitorRecord): Promise<Agen
   const name = agentNameFromUrl(monitor.url);
   const joined = name === undefined ? undefined : await joinAgent(deps, monitor.account_id, name);
   return joined && { ...joined, branch: null };
+};
+
+/** A result's findings as a comparable text: rule, path and message of each, in their lists' order. */
+const findingsText = (result: unknown): string => {
+  const lists = result as Partial<Record<'errors' | 'warnings' | 'infos', Array<{ rule?: unknown; path?: unknown; message?: unknown }>>> | null;
+  return JSON.stringify(['errors', 'warnings', 'infos'].map((list) => (lists?.[list as 'errors'] ?? []).map((f) => [f.rule, f.path, f.message])));
+};
+
+/**
+ * The agent's latest report, when this run found nothing new: its card and findings equal that
+ * report's, of the same UTC day (the first run of a day stores one, so that the history shows the
+ * agent was watched), unless monitors.recordEveryRun. Undefined when the run must store its report.
+ */
+const unchangedSince = async (deps: AppDeps, agentRun: AgentRun | undefined, cardText: string, resultJson: string, now: number): Promise<{ agentId: string; reportId: string } | undefined> => {
+  if (deps.config.monitors.recordEveryRun || agentRun?.agent === undefined) return undefined;
+  const agent = await deps.store.getAgent(agentRun.agent.id);
+  if (!agent?.latest || utcDay(Date.parse(agent.latest.created_at)) !== utcDay(now)) return undefined;
+  const latest = await deps.store.getReport(agent.latest.report_id);
+  if (!latest || latest.kind !== 'single') return undefined;
+  const sameCard = canonicalize(latest.card) === canonicalize(JSON.parse(cardText));
+  return sameCard && findingsText(latest.result) === findingsText(JSON.parse(resultJson)) ? { agentId: agent.id, reportId: latest.id } : undefined;
 };
 
 /** Fetches and validates the monitor's card, stores its report and puts it in the agent's history; `unreachable` (nothing stored) when there is no card to validate. */
@@ -60,6 +83,14 @@ export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: M
   }
   const agentRun = await monitorAgent(deps, monitor);
   const now = deps.clock.now();
+  const unchanged = await unchangedSince(deps, agentRun, fetched.text, outcome.resultJson, now);
+  if (unchanged) {
+    // Validated, so counted, but nothing new to store: the agent notes the check.
+    await countServiceValidation(deps, monitor.account_id);
+    await deps.store.noteUnchangedRun(unchanged.agentId, iso(now));
+    await deps.store.commit();
+    return { at, verdict: outcome.valid ? 'pass' : 'fail', score: outcome.score, report_id: unchanged.reportId };
+  }
   const report: VerbatimReport = {
     id: newId('rpt', now),
     kind: 'single',
@@ -72,7 +103,7 @@ export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: M
     verdict: reportVerdict(outcome),
   };
   // Logged by the store's caller already; the run then ends without a summary and runs again next interval.
-  if (!(await countServiceValidation(deps, monitor.account_id, report))) throw new Error(`the report of monitor ${monitor.id}'s run was not stored`);
-  await joinHistory(deps, agentRun, reportFacts(report.id, report.created_at, JSON.parse(outcome.resultJson)));
+  const { recorded } = await recordValidation(deps, report, agentJoins(agentRun, report, cardFacts(outcome)), { countFor: monitor.account_id });
+  if (!recorded) throw new Error(`the report of monitor ${monitor.id}'s run was not stored`);
   return { at, verdict: outcome.valid ? 'pass' : 'fail', score: outcome.score, report_id: report.id };
 };

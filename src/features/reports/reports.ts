@@ -6,6 +6,7 @@
 import { DAY_MS } from '../../lib/clock.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../lib/log.ts';
+import type { AgentReportEntry } from '../../store/contract/agents.ts';
 import type { NewReport, ReportRecord, VerbatimReport } from '../../store/contract/report-records.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import type { ReportPageQuery } from '../../store/contract/reports.ts';
@@ -38,8 +39,8 @@ export const retentionCutoff = (config: Config, nowMs: number): number => nowMs 
  * A failed write (a report that cannot be written, a disk that refuses it) is logged and
  * answered `false`: the caller still gets its result.
  */
-export const recordReport = (store: Store, log: Logger, report: NewReport): Promise<boolean> =>
-  recordWith(store, log, report.id, () => store.putReport(report));
+export const recordReport = (store: Store, log: Logger, report: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> =>
+  recordWith(store, log, report.id, () => store.putReport(report, joins));
 
 /** recordReport for a caller that puts the report itself (`put` may reject, like putReport). */
 export const recordWith = async (store: Store, log: Logger, reportId: string, put: () => Promise<unknown>): Promise<boolean> => {

@@ -12,6 +12,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { jsonBody } from '../../errors/bad-input.ts';
 import { isJsonObject, jsonObjectSchema } from '../../lib/json.ts';
 import { agentAsk, batchAgentNameOption, gateOptions, type AgentAsk } from '../agents/naming.ts';
+import type { CardFacts } from '../agents/naming.ts';
 import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, rulesetOptions, rulesetRefOf, type RulesetRef } from './card-result.ts';
 
 export interface BatchEntry {
@@ -117,6 +118,8 @@ export interface BatchOutcome {
   formatted?: FormattedAnswer;
   /** What each card asks of its agent (a keyed call's; see features/agents). */
   agentAsks: AgentAsk[];
+  /** What each card's validation found, as its agent's history keeps it (its result's score: 0 when invalid). */
+  facts: CardFacts[];
 }
 
 /**
@@ -140,7 +143,8 @@ export const validateBatchText = (body: BodyText, settings: ValidationSettings, 
   }
   const answer = withinBudget(located, (shown) => batchAnswer(entries, shown, format, settings.rulesUrl, rulesetRefOf(ruleset)), (a) => (a.formatted ? Buffer.byteLength(a.formatted.body) : a.results.reduce((n, r) => n + Buffer.byteLength(r) + 1, 1)), answerBudget(Buffer.byteLength(text)));
   const { format: _format, verify_signatures: _verify, ...gate } = request.options ?? {};
-  return { total: entries.length, valid, scoreSum, ...answer, agentAsks: entries.map((e) => agentAsk({ ...gate, agent: e.agent }, e.agent_card)) };
+  const facts = located.map((r) => ({ valid: r.valid, score: r.valid ? r.score : 0, errors: r.errors.length + (r.truncated?.errors ?? 0), warnings: r.warnings.length + (r.truncated?.warnings ?? 0) }));
+  return { total: entries.length, valid, scoreSum, ...answer, agentAsks: entries.map((e) => agentAsk({ ...gate, agent: e.agent }, e.agent_card)), facts };
 };
 
 /** The results as JSON text, and the answer in the format asked for instead (then the results are the report's). */

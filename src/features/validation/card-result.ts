@@ -130,8 +130,9 @@ export interface CardPieces {
   suggestions: string;
   /** Found beyond the cap and left out, per list (zeros when nothing was). */
   leftOut: Truncated;
-  /** Errors found, kept or left out. */
+  /** Errors and warnings found, kept or left out. */
   errorCount: number;
+  warningCount: number;
   /** The card's `name` when it is a string: what report listings show. */
   agentName: string | null;
   firstError?: string;
@@ -151,6 +152,7 @@ export const cardPieces = (result: CardResult, card: unknown, ruleset?: RulesetR
     suggestions: JSON.stringify(result.suggestions),
     leftOut,
     errorCount: result.errors.length + leftOut.errors,
+    warningCount: result.warnings.length + leftOut.warnings,
     agentName: agentNameOf(card),
     ...(result.errors[0] ? { firstError: result.errors[0].message } : {}),
   };

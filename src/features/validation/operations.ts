@@ -18,14 +18,15 @@ import type { ServiceValidator } from '../tasks.ts';
 import { foundOnlyAtLegacyPath, type CardSource } from '../card-fetch/fetch-card.ts';
 import { workerShare } from '../limits/ip-limit-key.ts';
 import { callerCharge, chargeDailyQuota, quotaAllows, type QuotaCharge, type QuotaWindow, type RateLimitInfo } from '../limits/daily-quota.ts';
-import { recordReport, reportUrl, reportVerdict } from '../reports/reports.ts';
+import { reportUrl, reportVerdict } from '../reports/reports.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { batchResponseText } from './batch.ts';
 import { cardFetcher, type CardFetcher } from './card-by-url.ts';
 import type { BodyParts, FormattedAnswer, ServerRuleset } from './card-result.ts';
 import { singleResponseText, unusable, type SingleOutcome } from './validation.ts';
-import { agentMembers, flatRefusal, joinHistory, prepareAgentRun, reportFacts, withAgentMembers, type Refuse } from '../agents/operations.ts';
+import { agentMembers, cardFacts, flatRefusal, agentJoins, prepareAgentRun, withAgentMembers, type Refuse } from '../agents/operations.ts';
+import { recordValidation } from './record.ts';
 import type { AgentAsk } from '../agents/naming.ts';
 
 /** A validating request as the route read it. */
@@ -135,19 +136,19 @@ const validateOne = async (ops: Operations, request: ValidationRequest): Promise
     resultJson: withAgentMembers(outcome.resultJson, run),
     verdict: reportVerdict(outcome),
   };
-  // Charged now unless it was before: the charge and the report then go to the store in one operation.
-  const stored = rateLimitInfo ? { rateLimitInfo, recorded: await recordReport(deps.store, deps.log, report) } : await chargeDailyQuota(deps, charge, 1, report);
+  // Charged now unless it was before: the charge, the report and its agent's history entry go to the store in one operation.
+  const joins = agentJoins(run, report, cardFacts(outcome));
+  const stored = rateLimitInfo ? { rateLimitInfo, ...(await recordValidation(deps, report, joins, 'put')) } : await recordValidation(deps, report, joins, { charge, amount: 1 });
   const json = singleResponseText(outcome, {
     ...(fetched ? { source: fetched.source } : {}),
     report_id: report.id,
     report_url: reportUrl(deps.urls.reportsUrl, report.id),
     response_time_ms: Math.round(performance.now() - request.startedAt),
-    recorded: stored.recorded === true,
+    recorded: stored.recorded,
     timestamp: report.created_at,
-    rateLimitInfo: stored.rateLimitInfo,
+    rateLimitInfo: stored.rateLimitInfo!,
     agentMembers: agentMembers(run),
   });
-  if (run && stored.recorded === true) await joinHistory(deps, run, reportFacts(report.id, report.created_at, JSON.parse(outcome.resultJson)));
   return answerOf(json, outcome.formatted);
 };
 
@@ -167,20 +168,12 @@ const validateBatch = async (ops: Operations, request: ValidationRequest): Promi
   const accountId = caller.account?.id ?? null;
   const runs = await Promise.all(outcome.agentAsks.map((ask, i) => prepareAgentRun(deps, accountId, ask, outcome.results[i]!, batchRefusal(ask))));
   const json = batchResponseText(outcome, { batch_id: batchId, report_url: reportUrl(deps.urls.reportsUrl, batchId), timestamp, processing_time_ms: Math.round(performance.now() - request.startedAt) }, runs.map(agentMembers));
-  // Charged with its report in one store operation. The batch result has no `recorded` field; the report is still durable before we answer.
-  await chargeDailyQuota(deps, charge, outcome.total, {
-    id: batchId,
-    kind: 'batch',
-    created_at: timestamp,
-    account_id: caller.account?.id ?? null,
-    requestJson: text, // the cards verbatim, as sent
-    resultJson: json,
-    verdict: reportVerdict(outcome),
-  });
+  const report = { id: batchId, kind: 'batch' as const, created_at: timestamp, account_id: accountId, requestJson: text /* the cards verbatim, as sent */, resultJson: json, verdict: reportVerdict(outcome) };
   // The report is one entry of each agent's history: of cards naming one agent, the first's (the card its diff and a later baseline read).
   const joined = new Set<string>();
-  const firsts = runs.map((run) => (run?.agent === undefined || joined.has(run.agent.id) ? undefined : (joined.add(run.agent.id), run)));
-  await Promise.all(firsts.map((run, i) => joinHistory(deps, run, reportFacts(batchId, timestamp, JSON.parse(outcome.results[i]!)))));
+  const joins = runs.flatMap((run, i) => (run?.agent === undefined || joined.has(run.agent.id) ? [] : (joined.add(run.agent.id), agentJoins(run, report, outcome.facts[i]!))));
+  // Charged with its report and those entries in one store operation. The batch result has no `recorded` field; the report is still durable before we answer.
+  await recordValidation(deps, report, joins, { charge, amount: outcome.total });
   return answerOf(json, outcome.formatted);
 };
 

@@ -104,6 +104,7 @@ export interface SingleOutcome {
   /** What the report listing shows (see CardPieces). */
   agentName: string | null;
   errorCount: number;
+  warningCount: number;
   version: string;
   /** `"version":…,"version_source":…` (and `"compatibility":…` when checked): in the answer and the report. */
   versionMembers: string;
@@ -185,6 +186,7 @@ const singleOutcome = (
     score: pieces.score,
     agentName: pieces.agentName,
     errorCount: pieces.errorCount,
+    warningCount: pieces.warningCount,
     version: pieces.version,
     versionMembers: pieces.versionMembers,
     resultJson,

@@ -15,10 +15,11 @@ import type { JobRecord } from '../../store/contract/jobs.ts';
 import type { VerbatimReport } from '../../store/contract/report-records.ts';
 import { newId } from '../../lib/ids.ts';
 import { jsonBody } from '../../errors/bad-input.ts';
-import { findReport, recordReport, recordWith, reportVerdict } from '../reports/reports.ts';
+import { findReport, recordWith, reportVerdict } from '../reports/reports.ts';
 import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';
-import { checkKeyedBaseline, flatRefusal, joinHistory, prepareAgentRun, reportFacts, withAgentMembers } from '../agents/operations.ts';
+import { cardFacts, checkKeyedBaseline, flatRefusal, agentJoins, prepareAgentRun, withAgentMembers } from '../agents/operations.ts';
+import { recordValidation } from '../validation/record.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 
@@ -71,9 +72,9 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   );
   // The validation ran, so the caller still gets its result; but its report_url (and
   // /v1/status) will answer 404, which the log must make plain.
-  if (!(await recordReport(store, deps.log, report))) {
+  if (!(await recordValidation(deps, report, agentJoins(run, report, cardFacts(card)), 'put')).recorded) {
     deps.log.warn('webhook result returned without a stored report: its report_url will answer 404', { validation_id: id });
-  } else await joinHistory(deps, run, reportFacts(id, report.created_at, JSON.parse(plain)));
+  }
   return { status: 200, body };
 };
 
@@ -138,13 +139,13 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string,
     resultJson,
     verdict: reportVerdict(card),
   });
-  const recorded = await recordWith(store, deps.log, id, async () => {
-    if (await store.putReport(report(body))) return;
+  const joins = agentJoins(run, { id, created_at: iso(now) }, cardFacts(card));
+  await recordWith(store, deps.log, id, async () => {
+    if (await store.putReport(report(body), joins)) return;
     // Another repository holds the sha: this report keeps its own link.
     body = withAgentMembers(githubResultText(card, { ...context, reportId: id }), run);
-    await store.putReport({ ...report(body), alias: undefined }); // the same id: replaces the first put
+    await store.putReport({ ...report(body), alias: undefined }, joins); // the same id: replaces the first put
   });
-  if (recorded) await joinHistory(deps, run, reportFacts(id, iso(now), JSON.parse(body)));
   return body;
 };
 

@@ -44,11 +44,13 @@ import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { ApiError, isApiError } from '../../errors/api-error.ts';
-import { flatRefusal, joinHistory, prepareAgentRun, reportFacts, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import { cardFacts, flatRefusal, agentJoins, prepareAgentRun, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import type { CardFacts } from '../agents/naming.ts';
 import { reportVerdict } from '../reports/reports.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import { webhookErrorResult, webhookReport, webhookResultText, type WebhookContext, type WebhookResult } from './webhook-result.ts';
 import type { JobRecord } from '../../store/contract/jobs.ts';
+import type { AgentReportEntry } from '../../store/contract/agents.ts';
 import type { NewReport, VerbatimReport } from '../../store/contract/report-records.ts';
 import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
 import { version } from '../../lib/version.ts';
@@ -62,10 +64,11 @@ const withoutCard = ({ metadata, callback_url, account_id }: JobRecord['request'
 /** Time kept back from the shutdown deadline so that aborted runs end, and finished ones are stored, before it. */
 const shutdownMarginMs = 300;
 
-/** A job's result and the report it names, stored together (see Store.putJob). */
+/** A job's result and the report it names (with the history entry of the agent it joins), stored together (see Store.putJob). */
 interface JobOutcome {
   result: WebhookResult;
   report: NewReport;
+  joins?: AgentReportEntry[];
 }
 
 /** Why a job whose report a crash lost is failed. */
@@ -99,12 +102,12 @@ class HeldJob {
     this.renewal = scheduler.interval(renew, Math.max(1, Math.floor(leaseMs / 3)));
   }
 
-  /** Writes `change(latest record)` (with `report`, in the same step); false, writing nothing, once the job was taken over. */
-  write(change: (job: JobRecord) => JobRecord, report?: NewReport): Promise<boolean> {
+  /** Writes `change(latest record)` (with `report` and the history entries it joins, in the same step); false, writing nothing, once the job was taken over. */
+  write(change: (job: JobRecord) => JobRecord, report?: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> {
     const written = this.writes.then(async () => {
       if (this.lost) return false;
       const next = change(this.job);
-      if (!(await this.deps.store.putJob(next, this.owner, report))) {
+      if (!(await this.deps.store.putJob(next, this.owner, report, joins))) {
         this.lost = true;
         this.deps.log.warn('webhook job taken over by another runner (its lease ended): this one stops', { validation_id: this.job.id });
         return false;
@@ -319,7 +322,6 @@ export class JobRunner {
     // Jobs keep their request body's text; jobs stored before that keep the card itself.
     const requestJson = job.request.body ?? JSON.stringify({ agent_card: job.request.agent_card });
     let outcome: JobOutcome;
-    let run: AgentRun | undefined;
     if (attempts > maxJobAttempts) {
       log.error('webhook job interrupted too often: failed without running it again', { validation_id: job.id, attempts: attempts - 1 });
       outcome = this.errorOutcome(job, `it was interrupted ${attempts - 1} times (the service stopped or crashed while validating), so it is not run again`);
@@ -328,12 +330,11 @@ export class JobRunner {
         const validation = await this.validationOf(job, requestJson);
         if (held.lost) return undefined;
         const result = validation.body;
-        run = validation.run;
         const report = webhookReport(
           { id: job.id, createdAt: job.created_at, metadata: result.metadata, version: validation.version, accountId: job.request.account_id },
           { requestJson, resultJson: validation.text, verdict: validation.verdict },
         );
-        outcome = { result, report };
+        outcome = { result, report, joins: validation.facts ? agentJoins(validation.run, report, validation.facts) : [] };
       } catch (e) {
         if (this.interruptedByShutdown(e)) {
           log.warn('webhook validation interrupted at shutdown; the job is handed back to run again', { validation_id: job.id });
@@ -357,16 +358,16 @@ export class JobRunner {
     }
     if (!stored) return undefined;
     await this.deps.store.commit();
-    await joinHistory(this.deps, run, reportFacts(job.id, job.created_at, outcome.result));
     return outcome.result;
   }
 
   /** Stores the result and its report in one step; false when the job was taken over. */
-  private storeOutcome(held: HeldJob, attempts: number, { result, report }: JobOutcome): Promise<boolean> {
+  private storeOutcome(held: HeldJob, attempts: number, { result, report, joins }: JobOutcome): Promise<boolean> {
     const { clock } = this.deps;
     return held.write(
       (current) => ({ ...current, status: 'processing', updated_at: iso(clock.now()), attempts: Math.min(attempts, maxJobAttempts), request: withoutCard(current.request), result }),
       report,
+      joins,
     );
   }
 
@@ -436,7 +437,7 @@ export class JobRunner {
    * capped) and the protocol version it was validated against: a validation result, or an `error`
    * result (no version) when the engine failed or ran out of time.
    */
-  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict: VerbatimReport['verdict']; run?: AgentRun }> {
+  private async validationOf(job: JobRecord, requestJson: string): Promise<{ body: WebhookResult; text: string; version?: string; verdict: VerbatimReport['verdict']; run?: AgentRun; facts?: CardFacts }> {
     const metadata = job.request.metadata ?? {};
     const accountId = job.request.account_id ?? null;
     try {
@@ -445,7 +446,7 @@ export class JobRunner {
       // A keyed job joins its agent; a baseline refused (gone since it was submitted) is the job's error result.
       const run = await prepareAgentRun(this.deps, accountId, card.agentAsk, plain, flatRefusal);
       const text = withAgentMembers(plain, run);
-      return { body: JSON.parse(text) as WebhookResult, text, version: card.version, verdict: reportVerdict(card), ...(run ? { run } : {}) };
+      return { body: JSON.parse(text) as WebhookResult, text, version: card.version, verdict: reportVerdict(card), facts: cardFacts(card), ...(run ? { run } : {}) };
     } catch (e) {
       if (this.interruptedByShutdown(e)) throw e;
       this.deps.log.error('webhook validation failed', { validation_id: job.id, error: (e as Error).message });

@@ -21,6 +21,13 @@ export interface AgentRecord {
   latest: AgentReportEntry | null;
   counts: AgentCounts;
   /**
+   * ISO 8601: when the agent's card was last judged (a report recorded, or a monitor's run that
+   * found it as its latest report holds it); null until then (agents made before it was kept).
+   */
+  last_checked_at: string | null;
+  /** A monitor's runs since the latest report that found the card and its findings unchanged (and so stored no report). */
+  unchanged_runs: number;
+  /**
    * The badge's secret: random (32 bytes, base64url), stored as it is so that its owner can be
    * shown the badge URL again; compared in constant time (features/agents badgeTokenMatches). It
    * only reveals the latest verdict, which its owner chose to publish.
@@ -96,11 +103,18 @@ export interface AgentsTable {
   getAgentByName(accountId: string, name: string): Promise<AgentRecord | undefined>;
   /**
    * Adds the entry to its agent's history and, in the same atomic step, counts it, moves
-   * last_seen and, when it is not older than the latest, makes it the latest. Undefined when the
+   * last_seen and, when it is not older than the latest, makes it the latest (then the agent is
+   * checked at its time, and its unchanged runs start again from 0). Undefined when the
    * agent does not exist (deleted meanwhile). An entry of a report already recorded replaces it
    * without counting it again.
    */
   recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined>;
+  /**
+   * A monitor's run found the card and its findings as the agent's latest report holds them (and
+   * stored no report): counts it in `unchanged_runs` and moves `last_checked_at` to `at`, in one
+   * atomic step. Undefined when the agent does not exist.
+   */
+  noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined>;
   /** The agent's history, newest first (created_at, then report id), at most `limit`, before `before` (a previous page's last entry) when given. */
   listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]>;
   /** The agent's latest entry whose branch is `branch`. */
@@ -116,6 +130,7 @@ export const AGENTS_CALLS: Record<keyof AgentsTable, Access> = {
   getAgent: 'read',
   getAgentByName: 'read',
   recordAgentReport: 'write',
+  noteUnchangedRun: 'write',
   listAgentReports: 'read',
   latestAgentReportOnBranch: 'read',
   pageAgents: 'read',

@@ -1,4 +1,5 @@
 import type { Access } from './access.ts';
+import type { AgentReportEntry } from './agents.ts';
 import type { NewReport } from './report-records.ts';
 
 /** A fixed-window counter (daily quotas, webhook rate windows). */
@@ -32,6 +33,8 @@ export interface ConsumeOptions {
    * mutation, durable once a later commit() resolves.
    */
   report?: NewReport;
+  /** With `report`: the agents' history entries it joins, stored with it (see putReport). */
+  joins?: readonly AgentReportEntry[];
 }
 
 export interface ConsumeResult {

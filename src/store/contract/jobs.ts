@@ -1,4 +1,5 @@
 import type { Access } from './access.ts';
+import type { AgentReportEntry } from './agents.ts';
 import type { NewReport } from './report-records.ts';
 
 export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
@@ -56,10 +57,10 @@ export interface JobsTable {
    * written, once another runner has taken it over); the job's `lease` is then kept as stored
    * unless the new record carries one. With `report`, stores the report too (as putReport does),
    * in the same step: both or neither, now and after a crash (one transaction on PostgreSQL; the
-   * file engine journals the job only once the report is on disk), so a job's result never names
-   * a report that is not there.
+   * file engine: one transaction of its database), so a job's result never names a report that is
+   * not there; `joins`, with the report: the agents' history entries it joins (see putReport).
    */
-  putJob(job: JobRecord, owner?: string, report?: NewReport): Promise<boolean>;
+  putJob(job: JobRecord, owner?: string, report?: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean>;
   /**
    * The ids of the jobs holding a result whose report (stored under the job's id) is missing:
    * what a crash of a version that wrote the two apart could leave (the runner repairs them).

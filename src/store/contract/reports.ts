@@ -1,5 +1,6 @@
 import type { ReportSortField, ReportSummary } from '../reports/columns.ts';
 import type { Access } from './access.ts';
+import type { AgentReportEntry } from './agents.ts';
 import type { Page, PageQuery } from './paging.ts';
 import type { NewReport, ReportRecord } from './report-records.ts';
 
@@ -10,11 +11,13 @@ export interface ReportPageQuery extends PageQuery<ReportSortField> {
 
 export interface ReportsTable {
   /**
-   * Stores the report (a known id is replaced in place). Resolves false when its alias is held by
-   * a report of another `alias_scope`: the report is then stored without its alias. Rejects,
-   * changing nothing, when the report cannot be written (see UnstorableRecordError).
+   * Stores the report (a known id is replaced in place) and, in the same atomic step, the agents'
+   * history entries it joins (`joins`, as recordAgentReport records each; an entry of an agent
+   * deleted meanwhile is left out). Resolves false when its alias is held by a report of another
+   * `alias_scope`: the report is then stored without its alias. Rejects, changing nothing, when the
+   * report cannot be written (see UnstorableRecordError).
    */
-  putReport(report: NewReport): Promise<boolean>;
+  putReport(report: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean>;
   /** By id or alias; undefined when unknown or removed by retention. */
   getReport(idOrAlias: string): Promise<ReportRecord | undefined>;
   /** Newest first. */

@@ -20,6 +20,12 @@ import { StoreError } from './errors.ts';
 
 export const DATABASE_FILE = 'cardgate.db';
 
+let statementObserver: ((sql: string) => void) | undefined;
+/** Sets (or with no argument clears) the observer of the statements the database prepares: a test reads their plans. */
+export const observeStatements = (observer?: (sql: string) => void): void => {
+  statementObserver = observer;
+};
+
 export class EmbeddedDatabase {
   private readonly statements = new Map<string, StatementSync>();
   private inTurn = false;
@@ -51,6 +57,7 @@ export class EmbeddedDatabase {
   statement(sql: string): StatementSync {
     let prepared = this.statements.get(sql);
     if (prepared === undefined) {
+      statementObserver?.(sql);
       prepared = this.db.prepare(sql);
       this.statements.set(sql, prepared);
     }

@@ -37,25 +37,26 @@ import { Low } from 'lowdb';
 import { DAY_MS, systemClock, type Clock } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
-import { LATER_TABLES, TABLES } from '../contract/rows.ts';
 import type { TableName } from '../contract/rows.ts';
-import { GROWING_TABLES, Tables, emptyTablesDoc, type ExportSource, type RejectedRow, type TablesDoc } from '../memory/tables.ts';
+import { Tables, type ExportSource, type RejectedRow } from '../memory/tables.ts';
 import { REPORT_COLUMNS, type ReportColumn, type ReportColumns, type ReportSummary } from '../reports/columns.ts';
 import { readLine } from '../reports/lines.ts';
+import type { AgentReportEntry } from '../contract/agents.ts';
 import type { NewReport, ReportRecord } from '../contract/report-records.ts';
 import type { Page } from '../contract/paging.ts';
 import type { ReportPageQuery } from '../contract/reports.ts';
 import type { Store } from '../contract/store.ts';
 import { AppendLog } from './append-log.ts';
 import { DATABASE_FILE, EmbeddedDatabase } from './database.ts';
-import { DurableTextFile, diskChange, ensurePrivateDir, parseStoreFile, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
+import { diskChange, ensurePrivateDir, removeStaleTempFiles, syncDirectoryAsync, type Text } from './durable-file.ts';
+import { quarantineSnapshotRows, readSnapshotAndJournals, type MainDoc } from './snapshot.ts';
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
 import { Recovery } from './recovery.ts';
 import { SqlReports } from './sql-reports.ts';
 import { ensureSchema } from './sql-schema.ts';
 import { databaseTables, growingRows, type DatabaseTables } from './sql-tables.ts';
-import { JOURNAL_FILE, PREVIOUS_JOURNAL, journalLine, notAJournalEntry, type JournalEntry, type PreviousJournal } from './journal.ts';
+import { journalLine, type JournalEntry, type PreviousJournal } from './journal.ts';
 import { importSegments, oldSegments, removeSegments } from './upgrade.ts';
 
 export interface FileStoreOptions {
@@ -76,22 +77,9 @@ export interface FileStoreOptions {
   reportColumns?: ReportColumns;
 }
 
-export const MAIN_FILE = 'store.json';
 const HOUR_MS = 3_600_000;
 /** Reports retention deletes in one step; the next step waits for a turn of the event loop. */
 const PRUNE_BATCH = 1000;
-
-/** Format 2: the small tables only; format 1 (the first layout) held every table and a prune mark. */
-interface MainDoc extends Partial<TablesDoc> {
-  format: 1 | 2;
-}
-
-const isMainDoc = (data: unknown): data is MainDoc => {
-  const doc = data as MainDoc;
-  if (typeof doc !== 'object' || doc === null || (doc.format !== 1 && doc.format !== 2)) return false;
-  const absentAllowed = (table: TableName) => LATER_TABLES.includes(table) || (doc.format === 2 && (GROWING_TABLES as readonly TableName[]).includes(table));
-  return TABLES.every((table) => Array.isArray(doc[table]) || (doc[table] === undefined && absentAllowed(table)));
-};
 
 export class FileStore extends Tables implements Store {
   /** Flushes run and file syncs made, for tests and benchmarks. */
@@ -131,7 +119,9 @@ export class FileStore extends Tables implements Store {
   ) {
     const reports = new SqlReports(db, options.reportColumns ?? REPORT_COLUMNS);
     let database: DatabaseTables | undefined;
-    super((hasAccount) => (database = databaseTables(db, reports, hasAccount)));
+    let self: FileStore | undefined; // `this` once constructed: a job's report is stored through storeReport later
+    super((hasAccount) => (database = databaseTables(db, (report, joins) => self!.storeReport(report, joins), hasAccount)));
+    self = this;
     this.reports = reports;
     this.database = database!;
     this.clock = options.clock ?? systemClock;
@@ -189,11 +179,15 @@ export class FileStore extends Tables implements Store {
     this.database.jobs.voidLeases();
   }
 
-  async putReport(report: NewReport): Promise<boolean> {
-    return this.storeReport(report);
+  async putReport(report: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> {
+    return this.storeReport(report, joins);
   }
-  protected storeReport(report: NewReport): boolean {
-    return this.reports.put(report);
+  protected storeReport(report: NewReport, joins?: readonly AgentReportEntry[]): boolean {
+    return this.db.atomically(() => {
+      const aliased = this.reports.put(report);
+      this.recordJoins(joins);
+      return aliased;
+    });
   }
   protected hasReport(id: string): boolean {
     return this.reports.has(id);
@@ -228,7 +222,7 @@ export class FileStore extends Tables implements Store {
 
   protected exportSource(): ExportSource {
     const reader = this.db.snapshot();
-    return { growing: growingRows(reader), reports: SqlReports.lines(reader), done: () => reader.close() };
+    return { growing: (table) => growingRows(reader, table), reports: SqlReports.lines(reader), done: () => reader.close() };
   }
   protected importReportLine(line: string): void {
     this.putReportLine(line);
@@ -409,44 +403,6 @@ export class FileStore extends Tables implements Store {
     }
   }
 }
-
-/** The snapshot's rows that cannot be loaded go to the quarantine, each as its JSON, or the whole snapshot when one has none. */
-const quarantineSnapshotRows = (recovery: Recovery, file: string, doc: MainDoc, rejected: RejectedRow[]): void => {
-  if (rejected.length === 0) return;
-  let whole: Buffer | undefined;
-  recovery.quarantine(
-    file,
-    rejected.map(({ table, index, reason }) => {
-      let raw: string | Buffer | undefined;
-      try {
-        raw = JSON.stringify(doc[table]![index]);
-      } catch {
-        // Nested too deeply to encode: the whole snapshot keeps its bytes.
-      }
-      raw ??= whole ??= fs.readFileSync(file);
-      return { raw, reason, record: `${table}[${index}]` };
-    }),
-  );
-};
-
-/** The snapshot and the journals before and after it, as read at open. */
-const readSnapshotAndJournals = async (dataDir: string, recovery: Recovery) => {
-  // Never lowdb's JSONFilePreset: it silently switches to memory under NODE_ENV=test.
-  const mainFile = path.join(dataDir, MAIN_FILE);
-  const mainAdapter = new DurableTextFile(mainFile);
-  const main = new Low<Text>(mainAdapter, '');
-  // Read through the adapter, not main.read(): lowdb takes an empty file's text (falsy) for "no file".
-  const mainText = await mainAdapter.read();
-  const doc: MainDoc = mainText === null ? { format: 2, ...emptyTablesDoc() } : parseStoreFile(mainFile, mainText, isMainDoc);
-  // A snapshot cut short leaves the journals before it: their lines come before the journal's.
-  const previousJournals: PreviousJournal[] = (await fsp.readdir(dataDir))
-    .map((name) => ({ file: path.join(dataDir, name), no: Number(PREVIOUS_JOURNAL.exec(name)?.[1] ?? NaN), log: null }))
-    .filter((j) => !Number.isNaN(j.no))
-    .sort((a, b) => a.no - b.no);
-  const journalFile = path.join(dataDir, JOURNAL_FILE);
-  const journals = [...previousJournals.map((j) => j.file), journalFile].map((file) => ({ file, entries: recovery.readLog(file, notAJournalEntry) }));
-  return { main, mainFile, doc, previousJournals, journalFile, journals };
-};
 
 /** Opens (creating when missing) and locks the data directory, then loads it (upgrading a directory of the first layout). */
 export const openFileStore = async (options: FileStoreOptions): Promise<FileStore> => {

@@ -28,17 +28,20 @@ const entryFromRow = (row: Row): AgentReportEntry =>
     branch: (row.branch as string | null) ?? null,
   });
 
+/** An agent, its members in the order the memory engine makes them (an export's text is the same from either). */
 const agentFromRow = (row: Row): AgentRecord =>
   Object.freeze({
     id: row.id as string,
     account_id: row.account_id as string,
     name: row.name as string,
     first_seen: row.first_seen as string,
+    badge_token: row.badge_token as string,
     last_seen: row.last_seen as string,
     latest_report_id: (row.latest_report_id as string | null) ?? null,
     latest: row.latest === null ? null : (Object.freeze(JSON.parse(row.latest as string)) as AgentReportEntry),
     counts: { reports: row.reports as number, valid: row.valid as number, invalid: row.invalid as number },
-    badge_token: row.badge_token as string,
+    last_checked_at: (row.last_checked_at as string | null) ?? null,
+    unchanged_runs: row.unchanged_runs as number,
   });
 
 /** The latest entry as kept on its agent: its fields in the order of the contract. */
@@ -80,7 +83,17 @@ export class SqlAgents implements AgentsTable {
     return this.byName(accountId, name);
   }
   async recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined> {
+    return this.recordEntry(entry);
+  }
+  /** recordAgentReport, synchronously (a report's joins are recorded in its own step). */
+  recordEntry(entry: AgentReportEntry): AgentRecord | undefined {
     return this.db.atomically(() => this.record(entry));
+  }
+  async noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined> {
+    return this.db.atomically(() => {
+      const row = this.db.statement('UPDATE agents SET last_checked_at = ?, unchanged_runs = unchanged_runs + 1 WHERE id = ? RETURNING *').get(at, agentId) as Row | undefined;
+      return row && agentFromRow(row);
+    });
   }
   async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
     const { before } = options;
@@ -125,10 +138,14 @@ export class SqlAgents implements AgentsTable {
     this.db.atomically(() => {
       const history = (this.db.statement('SELECT count(*) AS n FROM agent_reports WHERE agent_id = ?').get(agent.id) as { n: number }).n;
       this.db
-        .statement(`INSERT INTO agents (id, account_id, name, first_seen, last_seen, latest_report_id, latest, reports, valid, invalid, badge_token, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        .statement(`INSERT INTO agents (id, account_id, name, first_seen, last_seen, latest_report_id, latest, reports, valid, invalid, badge_token, last_checked_at, unchanged_runs, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, name = excluded.name, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
-            latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid, badge_token = excluded.badge_token`)
-        .run(agent.id, agent.account_id, agent.name, agent.first_seen, agent.last_seen, agent.latest_report_id, agent.latest === null ? null : latestJson(agent.latest), agent.counts.reports, agent.counts.valid, agent.counts.invalid, agent.badge_token, history);
+            latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid, badge_token = excluded.badge_token,
+            last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs`)
+        .run(
+          agent.id, agent.account_id, agent.name, agent.first_seen, agent.last_seen, agent.latest_report_id, agent.latest === null ? null : latestJson(agent.latest),
+          agent.counts.reports, agent.counts.valid, agent.counts.invalid, agent.badge_token, agent.last_checked_at ?? null, agent.unchanged_runs ?? 0, history,
+        );
     });
   }
 
@@ -150,10 +167,10 @@ export class SqlAgents implements AgentsTable {
     });
   }
 
-  /** Every agent, then every entry (read through `db`: the export's own connection, a snapshot). */
-  static *rows(db: EmbeddedDatabase): Generator<{ table: 'agents'; row: AgentRecord } | { table: 'agent_reports'; row: AgentReportEntry }> {
-    for (const row of db.statement('SELECT * FROM agents ORDER BY id').iterate()) yield { table: 'agents', row: agentFromRow(row as Row) };
-    for (const row of db.statement('SELECT * FROM agent_reports ORDER BY agent_id, created_at, report_id').iterate()) yield { table: 'agent_reports', row: entryFromRow(row as Row) };
+  /** Every agent, or every entry (read through `db`: the export's own connection, a snapshot). */
+  static *rows(db: EmbeddedDatabase, table: 'agents' | 'agent_reports'): Generator<AgentRecord | AgentReportEntry> {
+    if (table === 'agents') for (const row of db.statement('SELECT * FROM agents ORDER BY rowid').iterate()) yield agentFromRow(row as Row);
+    else for (const row of db.statement('SELECT * FROM agent_reports ORDER BY rowid').iterate()) yield entryFromRow(row as Row);
   }
 
   private byName(accountId: string, name: string): AgentRecord | undefined {
@@ -171,8 +188,11 @@ export class SqlAgents implements AgentsTable {
     const kept = newest ? entry : latest;
     const history = (agent.history as number) + added;
     this.db
-      .statement('UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ? WHERE id = ?')
-      .run(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), entry.agent_id);
+      .statement(
+        `UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ?,
+          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END WHERE id = ?`,
+      )
+      .run(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.agent_id);
     if (history > AGENT_HISTORY_LIMIT) {
       this.db
         .statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id IN (SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT ?)')
@@ -185,7 +205,8 @@ export class SqlAgents implements AgentsTable {
   private writeEntry(e: AgentReportEntry): boolean {
     const existed = this.db.statement('SELECT 1 FROM agent_reports WHERE agent_id = ? AND report_id = ?').get(e.agent_id, e.report_id) !== undefined;
     this.db
-      .statement('INSERT OR REPLACE INTO agent_reports (agent_id, report_id, created_at, valid, score, errors, warnings, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .statement(`INSERT INTO agent_reports (agent_id, report_id, created_at, valid, score, errors, warnings, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (agent_id, report_id) DO UPDATE SET created_at = excluded.created_at, valid = excluded.valid, score = excluded.score, errors = excluded.errors, warnings = excluded.warnings, branch = excluded.branch`)
       .run(e.agent_id, e.report_id, e.created_at, e.valid ? 1 : 0, e.score, e.errors, e.warnings, e.branch);
     return !existed;
   }

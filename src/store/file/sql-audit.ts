@@ -55,9 +55,9 @@ export class SqlAudit implements AuditTable {
     });
   }
 
-  /** Every record, oldest first (read through `db`: the export's own connection, a snapshot). */
+  /** Every record, in the order they were appended (read through `db`: the export's own connection, a snapshot). */
   static *rows(db: EmbeddedDatabase): Generator<AuditRecord> {
-    for (const row of db.statement('SELECT record FROM audit ORDER BY at, id').iterate()) yield JSON.parse((row as { record: string }).record) as AuditRecord;
+    for (const row of db.statement('SELECT record FROM audit ORDER BY rowid').iterate()) yield JSON.parse((row as { record: string }).record) as AuditRecord;
   }
 
   private insert(record: AuditRecord, json: string): void {

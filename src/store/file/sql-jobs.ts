@@ -5,6 +5,7 @@
  * their own: a claim or a count reads those only (at most webhooks.maxQueued and the running
  * ones), never the finished jobs kept for a day.
  */
+import type { AgentReportEntry } from '../contract/agents.ts';
 import type { JobRecord, JobsTable } from '../contract/jobs.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import { encodeJob, headOf, joinJob, requestJsonOf, type JobHead, type StoredJob } from '../memory/jobs.ts';
@@ -22,8 +23,8 @@ const UNFINISHED = "status IN ('queued', 'processing')";
 export class SqlJobs implements JobsTable {
   constructor(
     private readonly db: EmbeddedDatabase,
-    /** The store's reports: putJob stores its report in the same atomic step. */
-    private readonly reports: { put(report: NewReport): boolean },
+    /** The store's reports: putJob stores its report (and the entries it joins) in the same atomic step. */
+    private readonly storeReport: (report: NewReport, joins?: readonly AgentReportEntry[]) => boolean,
   ) {}
 
   async enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean> {
@@ -47,13 +48,13 @@ export class SqlJobs implements JobsTable {
       return JSON.parse(claimed.json) as JobRecord;
     });
   }
-  async putJob(job: JobRecord, owner?: string, report?: NewReport): Promise<boolean> {
+  async putJob(job: JobRecord, owner?: string, report?: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> {
     return this.db.atomically(() => {
       const lease = this.lease(job.id);
       if (owner !== undefined && lease?.owner !== owner) return false;
       const encoded = encodeJob(job.id, owner === undefined || job.lease ? job : { ...job, lease });
       // One atomic step: the report and the job's result are durable together, or neither.
-      if (report) this.reports.put(report);
+      if (report) this.storeReport(report, joins);
       this.write(job.id, encoded);
       return true;
     });
@@ -116,9 +117,9 @@ export class SqlJobs implements JobsTable {
     }
   }
 
-  /** Every job's text, in the order of their ids (read through `db`: the export's own connection, a snapshot). */
-  static *texts(db: EmbeddedDatabase): Generator<string> {
-    for (const row of db.statement('SELECT json FROM jobs ORDER BY id').iterate()) yield (row as { json: string }).json;
+  /** Every job, in the order they were first stored, each parsed in its turn (read through `db`: the export's own connection, a snapshot). */
+  static *rows(db: EmbeddedDatabase): Generator<JobRecord> {
+    for (const row of db.statement('SELECT json FROM jobs ORDER BY rowid').iterate()) yield JSON.parse((row as { json: string }).json) as JobRecord;
   }
 
   private row(id: string): JobRow | undefined {

@@ -100,14 +100,15 @@ export class SqlReports {
     const limit = filter.limit ?? -1;
     const rows =
       filter.account_id === undefined
-        ? this.db.statement(`SELECT ${this.selected} FROM reports WHERE created_at >= ? ORDER BY seq DESC LIMIT ?`).all(notBefore, limit)
-        : this.db.statement(`SELECT ${this.selected} FROM reports WHERE account_id = ? AND created_at >= ? ORDER BY seq DESC LIMIT ?`).all(filter.account_id, notBefore, limit);
+        ? this.db.statement(`SELECT ${this.selected} FROM reports WHERE +created_at >= ? ORDER BY seq DESC LIMIT ?`).all(notBefore, limit)
+        : this.db.statement(`SELECT ${this.selected} FROM reports WHERE account_id = ? AND +created_at >= ? ORDER BY seq DESC LIMIT ?`).all(filter.account_id, notBefore, limit);
     return rows.map((row) => this.summaryOf(row));
   }
 
   /** One page of the reports created at or after `notBefore` (ISO), searched and sorted (see ReportPageQuery). */
   page(query: ReportPageQuery, notBefore: string): Page<ReportSummary> {
-    const filters = { sql: ['created_at >= ?'], params: [notBefore] };
+    // `+created_at`: retention's bound is a filter of the sort's walk, never the index the planner picks over the sort's.
+    const filters = { sql: [query.sort === 'created_at' ? 'created_at >= ?' : '+created_at >= ?'], params: [notBefore] };
     if (query.account_id !== undefined) {
       filters.sql.push('account_id = ?');
       filters.params.push(query.account_id);

@@ -1,5 +1,6 @@
 /**
- * The embedded database's tables (see database.ts): reports with their summary columns (declared
+ * The embedded database's tables (see database.ts), each with a rowid: an export lists rows in the
+ * order they were first stored, as the memory tables do: reports with their summary columns (declared
  * once, in reports/columns.ts: a column declared there becomes a column here, added to an older
  * database at open and filled from each report's line), agents and their histories, jobs and the
  * audit log. Every listing has the index of its order, and `q` over the reports' searched columns
@@ -52,6 +53,8 @@ CREATE TABLE IF NOT EXISTS agents (
   valid INTEGER NOT NULL,
   invalid INTEGER NOT NULL,
   badge_token TEXT NOT NULL,
+  last_checked_at TEXT,
+  unchanged_runs INTEGER NOT NULL DEFAULT 0,
   history INTEGER NOT NULL,
   UNIQUE (account_id, name)
 );
@@ -73,12 +76,12 @@ CREATE TABLE IF NOT EXISTS agent_reports (
   errors INTEGER NOT NULL,
   warnings INTEGER NOT NULL,
   branch TEXT,
-  PRIMARY KEY (agent_id, report_id)
-) WITHOUT ROWID;
+  UNIQUE (agent_id, report_id)
+);
 CREATE INDEX IF NOT EXISTS agent_reports_order ON agent_reports (agent_id, created_at, report_id);
 CREATE INDEX IF NOT EXISTS agent_reports_branch ON agent_reports (agent_id, branch, created_at, report_id) WHERE branch IS NOT NULL;
 CREATE TABLE IF NOT EXISTS jobs (
-  id TEXT PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
   status TEXT NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
@@ -87,11 +90,11 @@ CREATE TABLE IF NOT EXISTS jobs (
   has_result INTEGER NOT NULL,
   json TEXT NOT NULL,
   request_at INTEGER NOT NULL
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS jobs_unfinished ON jobs (created_at, id) WHERE status IN ('queued', 'processing');
 CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (updated_at) WHERE status IN ('completed', 'failed');
 CREATE TABLE IF NOT EXISTS audit (
-  id TEXT PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
   at TEXT NOT NULL,
   action TEXT NOT NULL,
   target_id TEXT,
@@ -99,7 +102,7 @@ CREATE TABLE IF NOT EXISTS audit (
   actor_label TEXT NOT NULL,
   actor_email TEXT,
   record TEXT NOT NULL
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS audit_order ON audit (at, id);
 CREATE INDEX IF NOT EXISTS audit_action ON audit (action, at, id);
 CREATE INDEX IF NOT EXISTS audit_target ON audit (target_id, at, id);
@@ -117,6 +120,7 @@ export const ensureSchema = (db: EmbeddedDatabase, columns: ReportColumns): Repo
   const present = new Set((db.statement('SELECT name FROM pragma_table_info(\'reports\')').all() as Array<{ name: string }>).map((c) => c.name));
   const added = summaryColumns(columns).filter((c) => !present.has(c.sql));
   for (const c of added) db.exec(`ALTER TABLE reports ADD COLUMN ${c.sql} ${SQL_TYPES[c.type]}`);
+  db.exec('CREATE INDEX IF NOT EXISTS reports_account_seq ON reports (account_id, seq)');
   for (const c of columns.filter((column) => column.sortable && column.sql !== 'created_at')) {
     db.exec(`CREATE INDEX IF NOT EXISTS reports_by_${c.sql} ON reports (${sortKeySql(c)}, id)`);
   }

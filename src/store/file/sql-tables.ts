@@ -6,13 +6,12 @@
 import type { AgentRecord, AgentReportEntry } from '../contract/agents.ts';
 import type { AuditRecord } from '../contract/audit.ts';
 import type { JobRecord } from '../contract/jobs.ts';
+import type { NewReport } from '../contract/report-records.ts';
 import type { GrowingTable, GrowingTables } from '../memory/tables.ts';
-import type { TransferRow } from '../transfer.ts';
 import { EmbeddedDatabase } from './database.ts';
 import { SqlAgents } from './sql-agents.ts';
 import { SqlAudit } from './sql-audit.ts';
 import { SqlJobs } from './sql-jobs.ts';
-import { SqlReports } from './sql-reports.ts';
 
 export interface DatabaseTables extends GrowingTables {
   agents: SqlAgents;
@@ -20,9 +19,10 @@ export interface DatabaseTables extends GrowingTables {
   audit: SqlAudit;
 }
 
-export const databaseTables = (db: EmbeddedDatabase, reports: SqlReports, hasAccount: (id: string) => boolean): DatabaseTables => {
+/** `storeReport`: the store's, which records a report's joins with it (a job's report goes through it). */
+export const databaseTables = (db: EmbeddedDatabase, storeReport: (report: NewReport, joins?: readonly AgentReportEntry[]) => boolean, hasAccount: (id: string) => boolean): DatabaseTables => {
   const agents = new SqlAgents(db, hasAccount);
-  const jobs = new SqlJobs(db, reports);
+  const jobs = new SqlJobs(db, storeReport);
   const audit = new SqlAudit(db);
   const load = (table: GrowingTable, key: string, value: unknown): void => {
     if (table === 'agents') return value === null ? agents.removeAgent(key) : agents.putAgent(value as AgentRecord);
@@ -38,9 +38,9 @@ export const databaseTables = (db: EmbeddedDatabase, reports: SqlReports, hasAcc
   return { agents, jobs, audit, load };
 };
 
-/** Every row of the growing tables, read through `reader` (the export's connection). */
-export function* growingRows(reader: EmbeddedDatabase): Generator<TransferRow> {
-  for (const row of SqlAgents.rows(reader)) yield row as TransferRow;
-  for (const json of SqlJobs.texts(reader)) yield { table: 'jobs', row: JSON.parse(json) as JobRecord };
-  for (const row of SqlAudit.rows(reader)) yield { table: 'audit', row };
-}
+/** A growing table's rows, read through `reader` (the export's connection). */
+export const growingRows = (reader: EmbeddedDatabase, table: GrowingTable): Iterable<unknown> => {
+  if (table === 'agents' || table === 'agent_reports') return SqlAgents.rows(reader, table);
+  if (table === 'jobs') return SqlJobs.rows(reader);
+  return SqlAudit.rows(reader);
+};

@@ -59,22 +59,71 @@ class AgentRows extends JournaledMap<AgentRecord> {
   }
 }
 
-/** The entries by `agent|report`, also grouped by agent. */
+/** Oldest first: created_at, then report id (the order an agent's history is kept in). */
+const oldestFirst = (a: AgentReportEntry, b: Pick<AgentReportEntry, 'created_at' | 'report_id'>): number => -newestFirst(a, b as AgentReportEntry);
+
+/** The first index of `sorted` (oldest first) whose entry is not older than `at`. */
+const firstNotOlder = (sorted: readonly AgentReportEntry[], at: Pick<AgentReportEntry, 'created_at' | 'report_id'>): number => {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (oldestFirst(sorted[mid]!, at) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+};
+
+/** Entries kept oldest first: a new one (the usual case: the newest) is appended, any other placed by a binary search. */
+class OrderedEntries {
+  readonly entries: AgentReportEntry[] = [];
+  add(entry: AgentReportEntry): void {
+    const last = this.entries.at(-1);
+    if (!last || oldestFirst(last, entry) <= 0) this.entries.push(entry);
+    else this.entries.splice(firstNotOlder(this.entries, entry), 0, entry);
+  }
+  remove(entry: AgentReportEntry): void {
+    const at = firstNotOlder(this.entries, entry);
+    for (let i = at; i < this.entries.length && oldestFirst(this.entries[i]!, entry) === 0; i++) {
+      if (this.entries[i] === entry) return void this.entries.splice(i, 1);
+    }
+  }
+}
+
+/** One agent's history: its entries by report, in order, and in order per branch. */
+interface History {
+  byReport: Map<string, AgentReportEntry>;
+  ordered: OrderedEntries;
+  byBranch: Map<string, OrderedEntries>;
+}
+
+/** The entries by `agent|report`, also grouped by agent, in order (see History). */
 class EntryRows extends JournaledMap<AgentReportEntry> {
-  readonly byAgent = new Map<string, Map<string, AgentReportEntry>>();
+  readonly byAgent = new Map<string, History>();
   override load(key: string, value: unknown): void {
+    this.remove(key);
     super.load(key, value);
-    const entry = value as AgentReportEntry;
-    let entries = this.byAgent.get(entry.agent_id);
-    if (!entries) this.byAgent.set(entry.agent_id, (entries = new Map()));
-    entries.set(entry.report_id, entry);
+    const entry = this.get(key)!;
+    let history = this.byAgent.get(entry.agent_id);
+    if (!history) this.byAgent.set(entry.agent_id, (history = { byReport: new Map(), ordered: new OrderedEntries(), byBranch: new Map() }));
+    history.byReport.set(entry.report_id, entry);
+    history.ordered.add(entry);
+    if (entry.branch !== null) {
+      let branch = history.byBranch.get(entry.branch);
+      if (!branch) history.byBranch.set(entry.branch, (branch = new OrderedEntries()));
+      branch.add(entry);
+    }
   }
   override remove(key: string): void {
     const old = this.get(key);
-    if (old) {
-      const entries = this.byAgent.get(old.agent_id);
-      entries?.delete(old.report_id);
-      if (entries?.size === 0) this.byAgent.delete(old.agent_id);
+    const history = old && this.byAgent.get(old.agent_id);
+    if (old && history) {
+      history.byReport.delete(old.report_id);
+      history.ordered.remove(old);
+      const branch = old.branch === null ? undefined : history.byBranch.get(old.branch);
+      branch?.remove(old);
+      if (branch?.entries.length === 0) history.byBranch.delete(old.branch!);
+      if (history.byReport.size === 0) this.byAgent.delete(old.agent_id);
     }
     super.remove(key);
   }
@@ -94,7 +143,8 @@ export class MemoryAgents implements AgentsTable {
     private readonly hasAccount: (id: string) => boolean,
   ) {
     const kept = <T extends object>(r: T) => Object.freeze({ ...r });
-    this.rows = new AgentRows('agents', journal, { kept });
+    // Agents kept before last_checked_at and unchanged_runs existed read as never checked by a monitor.
+    this.rows = new AgentRows('agents', journal, { kept: (a: AgentRecord) => Object.freeze({ ...a, last_checked_at: a.last_checked_at ?? null, unchanged_runs: a.unchanged_runs ?? 0 }) });
     this.entries = new EntryRows('agent_reports', journal, {
       kept,
       fromDoc: (row) => {
@@ -110,7 +160,7 @@ export class MemoryAgents implements AgentsTable {
     if (found) return found;
     if (!this.hasAccount(candidate.account_id)) return undefined;
     if ((this.rows.perAccount.get(candidate.account_id) ?? 0) >= maxPerAccount) throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);
-    const agent: AgentRecord = { ...candidate, last_seen: candidate.first_seen, latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 } };
+    const agent: AgentRecord = { ...candidate, last_seen: candidate.first_seen, latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 }, last_checked_at: null, unchanged_runs: 0 };
     this.rows.set(agent.id, agent);
     return this.rows.get(agent.id);
   }
@@ -121,6 +171,10 @@ export class MemoryAgents implements AgentsTable {
     return this.byName(accountId, name);
   }
   async recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined> {
+    return this.recordEntry(entry);
+  }
+  /** recordAgentReport, synchronously (a report's joins are recorded in its own step: see Tables). */
+  recordEntry(entry: AgentReportEntry): AgentRecord | undefined {
     const agent = this.rows.get(entry.agent_id);
     if (!agent) return undefined;
     const again = this.entries.has(agentEntryKey(entry.agent_id, entry.report_id));
@@ -129,16 +183,20 @@ export class MemoryAgents implements AgentsTable {
     const newest = agent.latest === null || newestFirst(entry, agent.latest) <= 0;
     const counts = again ? agent.counts : { reports: agent.counts.reports + 1, valid: agent.counts.valid + (entry.valid ? 1 : 0), invalid: agent.counts.invalid + (entry.valid ? 0 : 1) };
     const latest = newest ? { ...entry } : agent.latest;
-    return this.rows.change(agent.id, (a) => ({ ...a, counts, latest, latest_report_id: latest!.report_id, last_seen: latest!.created_at }));
+    const checked = newest ? { last_checked_at: entry.created_at, unchanged_runs: 0 } : {};
+    return this.rows.change(agent.id, (a) => ({ ...a, counts, latest, latest_report_id: latest!.report_id, last_seen: latest!.created_at, ...checked }));
   }
+  async noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined> {
+    return this.rows.change(agentId, (a) => ({ ...a, last_checked_at: at, unchanged_runs: a.unchanged_runs + 1 }));
+  }
+  /** A binary search for `before` and a walk back of `limit` entries: as many visited whatever the history holds. */
   async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
-    const { before } = options;
-    const entries = [...(this.entries.byAgent.get(agentId)?.values() ?? [])].sort(newestFirst);
-    const from = before ? entries.filter((e) => newestFirst(e, before as AgentReportEntry) > 0) : entries;
-    return from.slice(0, Math.max(0, options.limit));
+    const sorted = this.entries.byAgent.get(agentId)?.ordered.entries ?? [];
+    const end = options.before ? firstNotOlder(sorted, options.before) : sorted.length;
+    return sorted.slice(Math.max(0, end - Math.max(0, options.limit)), end).reverse();
   }
   async latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined> {
-    return [...(this.entries.byAgent.get(agentId)?.values() ?? [])].filter((e) => e.branch === branch).sort(newestFirst)[0];
+    return this.entries.byAgent.get(agentId)?.byBranch.get(branch)?.entries.at(-1);
   }
   async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
     const { account_id } = query;
@@ -164,16 +222,18 @@ export class MemoryAgents implements AgentsTable {
 
   private drop(id: string): boolean {
     if (!this.rows.has(id)) return false;
-    for (const reportId of [...(this.entries.byAgent.get(id)?.keys() ?? [])]) this.entries.delete(agentEntryKey(id, reportId));
+    for (const reportId of [...(this.entries.byAgent.get(id)?.byReport.keys() ?? [])]) this.entries.delete(agentEntryKey(id, reportId));
     this.rows.delete(id);
     return true;
   }
 
-  /** Keeps an agent's history within AGENT_HISTORY_LIMIT, the oldest going first (never the latest). */
+  /** Keeps an agent's history within AGENT_HISTORY_LIMIT, the oldest going first (never the latest): as many visited as go. */
   private dropOldest(agentId: string, latestId: string | null): void {
-    const entries = this.entries.byAgent.get(agentId);
-    if (!entries || entries.size <= AGENT_HISTORY_LIMIT) return;
-    const oldest = [...entries.values()].sort(newestFirst).slice(AGENT_HISTORY_LIMIT).filter((e) => e.report_id !== latestId);
-    for (const e of oldest) this.entries.delete(agentEntryKey(agentId, e.report_id));
+    const history = this.entries.byAgent.get(agentId);
+    while (history && history.byReport.size > AGENT_HISTORY_LIMIT) {
+      const [first, second] = history.ordered.entries;
+      const oldest = first!.report_id === latestId ? second! : first!;
+      this.entries.delete(agentEntryKey(agentId, oldest.report_id));
+    }
   }
 }

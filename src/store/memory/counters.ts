@@ -1,5 +1,6 @@
 /** The counters table (fixed windows) and the usage history it writes, in memory. */
 import type { ConsumeOptions, ConsumeResult, Counter, CounterCharge, CountersTable, UsageRow } from '../contract/counters.ts';
+import type { AgentReportEntry } from '../contract/agents.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 
@@ -13,8 +14,8 @@ export class MemoryCounters implements CountersTable {
 
   constructor(
     journal: Journal,
-    /** The store's putReport: consume's `report` goes through it. */
-    private readonly putReport: (report: NewReport) => Promise<boolean>,
+    /** The store's putReport: consume's `report` (and the entries it joins) goes through it. */
+    private readonly putReport: (report: NewReport, joins?: readonly AgentReportEntry[]) => Promise<boolean>,
   ) {
     this.counters = new JournaledMap('counters', journal, {
       toDoc: (key, c) => ({ key, ...c }),
@@ -59,7 +60,7 @@ export class MemoryCounters implements CountersTable {
     const counters = after.map(copyCounter);
     if (!options.report) return { admitted: true, counters };
     // Put once the charges are counted: awaiting it lets other calls run, which must see them.
-    const reported = await this.putReport(options.report).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+    const reported = await this.putReport(options.report, options.joins).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
     return { admitted: true, counters, reported };
   }
 

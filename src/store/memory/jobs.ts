@@ -8,6 +8,7 @@
  */
 import { encodeRecord } from '../contract/encode.ts';
 import type { JobRecord, JobStatus, JobsTable } from '../contract/jobs.ts';
+import type { AgentReportEntry } from '../contract/agents.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import type { Journal, KeptRows } from './journaled.ts';
 
@@ -60,7 +61,7 @@ export class MemoryJobs implements JobsTable, KeptRows {
   constructor(
     private readonly journal: Journal,
     /** The store's reports: putJob stores its report in the same synchronous step; jobsWithoutReport looks them up. */
-    private readonly reports: { store(report: NewReport): boolean; has(id: string): boolean },
+    private readonly reports: { store(report: NewReport, joins?: readonly AgentReportEntry[]): boolean; has(id: string): boolean },
   ) {}
 
   async enqueueJob(job: JobRecord, maxQueued: number): Promise<boolean> {
@@ -80,12 +81,12 @@ export class MemoryJobs implements JobsTable, KeptRows {
     this.writeJob(id, claimed);
     return JSON.parse(claimed.json) as JobRecord;
   }
-  async putJob(job: JobRecord, owner?: string, report?: NewReport): Promise<boolean> {
+  async putJob(job: JobRecord, owner?: string, report?: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> {
     const lease = this.jobs.get(job.id)?.lease;
     if (owner !== undefined && lease?.owner !== owner) return false;
     const encoded = encodeJob(job.id, owner === undefined || job.lease ? job : { ...job, lease });
     // Both in this synchronous step (the report first: storing it may throw), so one flush holds both.
-    if (report) this.reports.store(report);
+    if (report) this.reports.store(report, joins);
     this.writeJob(job.id, encoded);
     return true;
   }

@@ -4,6 +4,7 @@ import { readLine, reportLine } from '../reports/lines.ts';
 import { ReportIndex, prepareIndex } from './report-index.ts';
 import { REPORT_COLUMNS, type ReportColumns } from '../reports/columns.ts';
 import { Tables, type ExportSource } from './tables.ts';
+import type { AgentReportEntry } from '../contract/agents.ts';
 import type { NewReport, ReportRecord } from '../contract/report-records.ts';
 import type { Page } from '../contract/paging.ts';
 import type { ReportPageQuery } from '../contract/reports.ts';
@@ -25,8 +26,8 @@ export class MemoryStore extends Tables implements Store {
     this.index = new ReportIndex(undefined, reportColumns);
   }
 
-  async putReport(report: NewReport): Promise<boolean> {
-    return this.storeReport(report);
+  async putReport(report: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean> {
+    return this.storeReport(report, joins);
   }
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {
     const line = this.reports.get(idOrAlias) ?? this.reports.get(this.aliases.get(idOrAlias) ?? '');
@@ -61,15 +62,21 @@ export class MemoryStore extends Tables implements Store {
     return { reports: [...this.reports.values()], done: () => {} };
   }
   protected importReportLine(line: string): void {
-    this.storeReport(readLine(line), line);
+    this.storeLine(readLine(line), line);
   }
 
   protected hasReport(id: string): boolean {
     return this.reports.has(id);
   }
 
+  protected storeReport(report: NewReport, joins?: readonly AgentReportEntry[]): boolean {
+    const aliased = this.storeLine(report);
+    this.recordJoins(joins);
+    return aliased;
+  }
+
   /** Stores the report as `exportedLine` when given (and its alias admitted), else as its own line. */
-  protected storeReport(report: NewReport, exportedLine?: string): boolean {
+  private storeLine(report: NewReport, exportedLine?: string): boolean {
     const stored = this.aliases.admit(report);
     const line = stored === report && exportedLine !== undefined ? exportedLine : reportLine(stored);
     this.reports.set(report.id, line);

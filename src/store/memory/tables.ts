@@ -84,7 +84,7 @@ const growingKeyed = (table: TableName, row: unknown): [unknown, unknown] => {
 
 /** The tables that grow with use, kept by an engine of its own (the file engine: in its database). */
 export interface GrowingTables {
-  agents: AgentsTable & { deleteOfAccount(accountId: string): void; keptReports(): KeptReports };
+  agents: AgentsTable & { deleteOfAccount(accountId: string): void; keptReports(): KeptReports; recordEntry(entry: AgentReportEntry): AgentRecord | undefined };
   jobs: JobsTable & { compact(finishedBefore: number): void };
   audit: AuditTable;
   /** Stores a row read from outside (checked already: an import, an older layout's snapshot or journal); null deletes it. */
@@ -93,8 +93,8 @@ export interface GrowingTables {
 
 /** What an export reads besides the tables kept in memory, taken when it starts; `done` when it ends (or stops). */
 export interface ExportSource {
-  /** The growing tables' rows, when an engine keeps them (else they are in memory). */
-  growing?: Iterable<TransferRow>;
+  /** A growing table's rows, when an engine keeps them (else they are in memory). */
+  growing?: (table: GrowingTable) => Iterable<unknown>;
   /** The reports' lines, in the order they were first put. */
   reports: Iterable<string> | AsyncIterable<string>;
   done(): void;
@@ -131,7 +131,7 @@ export abstract class Tables implements StoreTransfer {
     this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
     this.rulesets = new MemoryRulesets(journal, hasAccount);
     this.monitors = new MemoryMonitors(journal, hasAccount);
-    this.counters = new MemoryCounters(journal, (report) => this.putReport(report));
+    this.counters = new MemoryCounters(journal, (report, joins) => this.putReport(report, joins));
     this.meta = new MemoryMeta(journal);
     this.sessions = new MemorySessions(journal);
     this.kept = {
@@ -149,7 +149,7 @@ export abstract class Tables implements StoreTransfer {
       ({ agents: this.agents, jobs: this.jobs, audit: this.audit } = this.growing);
     } else {
       const agents = new MemoryAgents(journal, hasAccount);
-      const jobs = new MemoryJobs(journal, { store: (report) => this.storeReport(report), has: (id) => this.hasReport(id) });
+      const jobs = new MemoryJobs(journal, { store: (report, joins) => this.storeReport(report, joins), has: (id) => this.hasReport(id) });
       const audit = new MemoryAudit(journal);
       Object.assign(this.kept, { agents: agents.rows, agent_reports: agents.entries, jobs, audit: audit.rows });
       [this.agents, this.jobs, this.audit] = [agents, jobs, audit];
@@ -180,10 +180,15 @@ export abstract class Tables implements StoreTransfer {
   /** Called after every change of a row kept in memory, with its JSON text (null once deleted). */
   protected changed(_table: TableName, _key: string, _json: string | null): void {}
 
-  /** Stores a report (see Store.putReport): consume's `report` goes through it. */
-  abstract putReport(report: NewReport): Promise<boolean>;
-  /** putReport, synchronously (it throws, changing nothing, when the report cannot be written). */
-  protected abstract storeReport(report: NewReport): boolean;
+  /** Stores a report and the history entries it joins (see Store.putReport): consume's `report` goes through it. */
+  abstract putReport(report: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean>;
+  /** putReport, synchronously, in one step (it throws, changing nothing, when the report cannot be written). */
+  protected abstract storeReport(report: NewReport, joins?: readonly AgentReportEntry[]): boolean;
+
+  /** The history entries a report joins, recorded (as recordAgentReport; one of an agent deleted meanwhile is left out). */
+  protected recordJoins(joins: readonly AgentReportEntry[] = []): void {
+    for (const entry of joins) this.agents.recordEntry(entry);
+  }
   /** Whether a report has this id (expired or not). */
   protected abstract hasReport(id: string): boolean;
   abstract commit(): Promise<void>;
@@ -197,17 +202,17 @@ export abstract class Tables implements StoreTransfer {
 
   /** Every row: the tables (durable counters only; taken at once, so writes made while rows are read are left out whole), then the reports. */
   async *exportRows(): AsyncGenerator<TransferRow> {
-    const inMemory = EXPORTED_TABLES.flatMap((table) => {
+    // Taken now, each table in the order of an export; jobs as their texts, each parsed in its turn (together they run to megabytes).
+    const inMemory = new Map(EXPORTED_TABLES.flatMap((table) => {
       const rows = this.kept[table];
-      // Jobs are taken as their texts, each parsed in its turn (together they run to megabytes).
-      return rows ? [{ table, rows: table === 'jobs' ? (rows as MemoryJobs).texts() : rows.docRows() }] : [];
-    });
+      return rows ? [[table, table === 'jobs' ? (rows as MemoryJobs).texts() : rows.docRows()] as const] : [];
+    }));
     const source = this.exportSource();
     try {
-      for (const { table, rows } of inMemory) {
-        for (const row of rows) yield { table, row: table === 'jobs' ? JSON.parse(row as string) : row } as TransferRow;
+      for (const table of EXPORTED_TABLES) {
+        const rows = inMemory.get(table) ?? (isGrowing(table) ? source.growing?.(table) : undefined) ?? [];
+        for (const row of rows) yield { table, row: typeof row === 'string' ? JSON.parse(row) : row } as TransferRow;
       }
-      if (source.growing) yield* source.growing;
       for await (const line of source.reports) yield { table: 'reports', line };
     } finally {
       source.done();

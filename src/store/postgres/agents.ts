@@ -28,6 +28,8 @@ export const agentFromRow = (row: Record<string, unknown>): AgentRecord =>
     latest: row.latest === null || row.latest === undefined ? null : entryFromRow(row.latest as Record<string, unknown>),
     counts: { reports: row.reports as number, valid: row.valid as number, invalid: row.invalid as number },
     badge_token: row.badge_token as string,
+    last_checked_at: (row.last_checked_at as string | null) ?? null,
+    unchanged_runs: (row.unchanged_runs as number) ?? 0,
   });
 
 /** The agent listing: the keys of agentSortKey (memory/agents.ts), as the sort indexes of migration 8 write them. */
@@ -72,26 +74,72 @@ const agentRow = (agent: AgentRecord) => {
     valid: agent.counts.valid,
     invalid: agent.counts.invalid,
     badge_token: text(what, agent.badge_token),
+    last_checked_at: optionalText(what, agent.last_checked_at ?? null),
+    unchanged_runs: agent.unchanged_runs ?? 0,
   };
 };
 
-/** Stores the agent as it is, replacing the row of its id (an import). */
-export const writeAgent = (sql: Queries, agent: AgentRecord) => {
+/** Stores the agent as it is, replacing the row of its id (an import); its history counts the entries stored already. */
+export const writeAgent = async (sql: Queries, agent: AgentRecord) => {
   const { latest, ...row } = agentRow(agent);
-  return sql`
+  await sql`
     insert into agents ${sql({ ...row, latest: latest === null ? null : sql.json(latest) })}
     on conflict (id) do update set account_id = excluded.account_id, name = excluded.name, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
       latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid,
-      badge_token = excluded.badge_token`;
+      badge_token = excluded.badge_token, last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs`;
+  await sql`update agents set history = (select count(*)::int from agent_reports where agent_id = ${row.id}) where id = ${row.id}`;
 };
 
-/** Stores the entry as it is, replacing the one of its agent and report (an import). */
+/** Stores the entry as it is, replacing the one of its agent and report (an import); a new one counts in its agent's history. */
 export const writeAgentEntry = (sql: Queries, entry: AgentReportEntry) => {
   const row = entryRow(entry);
   return sql`
-    insert into agent_reports ${sql(row)}
+    with written as (
+      insert into agent_reports ${sql(row)}
+      on conflict (agent_id, report_id) do update set created_at = excluded.created_at, valid = excluded.valid, score = excluded.score,
+        errors = excluded.errors, warnings = excluded.warnings, branch = excluded.branch
+      returning (xmax = 0) as fresh)
+    update agents set history = history + 1 where id = ${row.agent_id} and (select fresh from written)`;
+};
+
+/**
+ * In the caller's transaction: the entry (a new one counted), then the agent's row, updated under
+ * its row lock so that concurrent records of one agent each count and the newest stays the
+ * latest; a history over its bound loses its oldest entries (never the latest) through its order
+ * index. Undefined when the agent is gone.
+ */
+export const recordEntry = async (tx: Queries, entry: AgentReportEntry): Promise<AgentRecord | undefined> => {
+  const row = entryRow(entry);
+  const [agent] = await tx`select id from agents where id = ${row.agent_id} for update`;
+  if (!agent) return undefined;
+  const [written] = await tx`
+    insert into agent_reports ${tx(row)}
     on conflict (agent_id, report_id) do update set created_at = excluded.created_at, valid = excluded.valid, score = excluded.score,
-      errors = excluded.errors, warnings = excluded.warnings, branch = excluded.branch`;
+      errors = excluded.errors, warnings = excluded.warnings, branch = excluded.branch
+    returning (xmax = 0) as fresh`;
+  const added = written!.fresh ? 1 : 0;
+  const newest = tx`(latest is null or (${row.created_at} collate "C", ${row.report_id} collate "C") >= (latest->>'created_at' collate "C", latest->>'report_id' collate "C"))`;
+  const [updated] = await tx`
+    update agents set
+      reports = reports + ${added}, valid = valid + ${entry.valid ? added : 0}, invalid = invalid + ${entry.valid ? 0 : added},
+      history = history + ${added},
+      latest = case when ${newest} then ${tx.json(row)} else latest end,
+      latest_report_id = case when ${newest} then ${row.report_id} else latest_report_id end,
+      last_seen = case when ${newest} then ${row.created_at} else last_seen end,
+      last_checked_at = case when ${newest} then ${row.created_at} else last_checked_at end,
+      unchanged_runs = case when ${newest} then 0 else unchanged_runs end
+    where id = ${row.agent_id}
+    returning *`;
+  const over = (updated!.history as number) - AGENT_HISTORY_LIMIT;
+  if (over <= 0) return agentFromRow(updated!);
+  const [trimmed] = await tx`
+    with gone as (
+      delete from agent_reports where agent_id = ${row.agent_id} and report_id in (
+        select report_id from agent_reports where agent_id = ${row.agent_id} and report_id is distinct from ${updated!.latest_report_id as string}
+        order by created_at collate "C", report_id collate "C" limit ${over})
+      returning 1)
+    update agents set history = history - (select count(*) from gone) where id = ${row.agent_id} returning *`;
+  return agentFromRow(trimmed!);
 };
 
 export class PgAgents implements AgentsTable {
@@ -134,38 +182,13 @@ export class PgAgents implements AgentsTable {
     const [row] = await this.context.sql`select * from agents where account_id = ${sought(accountId)} and name = ${sought(name)}`;
     return row && agentFromRow(row);
   }
-  /**
-   * One transaction: the entry (a new one counted), then the agent's row, updated under its row
-   * lock so that concurrent records of one agent each count and the newest stays the latest.
-   */
+  /** One transaction (see recordEntry). */
   async recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined> {
-    const row = entryRow(entry);
-    return this.context.sql.begin(async (tx) => {
-      const [agent] = await tx`select id from agents where id = ${row.agent_id} for update`;
-      if (!agent) return undefined;
-      const [written] = await tx`
-        insert into agent_reports ${tx(row)}
-        on conflict (agent_id, report_id) do update set created_at = excluded.created_at, valid = excluded.valid, score = excluded.score,
-          errors = excluded.errors, warnings = excluded.warnings, branch = excluded.branch
-        returning (xmax = 0) as fresh`;
-      const added = written!.fresh ? 1 : 0;
-      const newest = tx`(latest is null or (${row.created_at} collate "C", ${row.report_id} collate "C") >= (latest->>'created_at' collate "C", latest->>'report_id' collate "C"))`;
-      const [updated] = await tx`
-        update agents set
-          reports = reports + ${added}, valid = valid + ${entry.valid ? added : 0}, invalid = invalid + ${entry.valid ? 0 : added},
-          latest = case when ${newest} then ${tx.json(row)} else latest end,
-          latest_report_id = case when ${newest} then ${row.report_id} else latest_report_id end,
-          last_seen = case when ${newest} then ${row.created_at} else last_seen end
-        where id = ${row.agent_id}
-        returning *`;
-      if ((updated!.reports as number) > AGENT_HISTORY_LIMIT) {
-        await tx`
-          delete from agent_reports where agent_id = ${row.agent_id} and report_id is distinct from ${updated!.latest_report_id as string}
-            and report_id in (select report_id from agent_reports where agent_id = ${row.agent_id}
-              order by created_at collate "C" desc, report_id collate "C" desc offset ${AGENT_HISTORY_LIMIT})`;
-      }
-      return agentFromRow(updated!);
-    });
+    return this.context.sql.begin((tx) => recordEntry(tx, entry));
+  }
+  async noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined> {
+    const [row] = await this.context.sql`update agents set last_checked_at = ${text(`agent ${agentId}`, at)}, unchanged_runs = unchanged_runs + 1 where id = ${sought(agentId)} returning *`;
+    return row && agentFromRow(row);
   }
   async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
     const { sql } = this.context;

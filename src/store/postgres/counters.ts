@@ -1,5 +1,6 @@
 /** The counters table (fixed windows) and the usage history it writes, on PostgreSQL. */
 import type { ConsumeOptions, ConsumeResult, Counter, CounterCharge, CountersTable, UsageRow } from '../contract/counters.ts';
+import type { AgentReportEntry } from '../contract/agents.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import { reportLine } from '../reports/lines.ts';
 import type { ReportRow } from './report-statements.ts';
@@ -17,7 +18,7 @@ export class PgCounters implements CountersTable {
   constructor(
     private readonly context: PgContext,
     /** The store's putReport, for a report put after its charges (see putAfterCharges). */
-    private readonly putReport: (report: NewReport) => Promise<boolean>,
+    private readonly putReport: (report: NewReport, joins?: readonly AgentReportEntry[]) => Promise<boolean>,
   ) {}
 
   async getCounter(key: string, now: number): Promise<Counter | undefined> {
@@ -28,7 +29,7 @@ export class PgCounters implements CountersTable {
   async consume(charges: CounterCharge[], now: number, options: ConsumeOptions = {}): Promise<ConsumeResult> {
     for (const c of charges) text(`counter ${c.key}`, c.key);
     const usage = options.usage && { account_id: text('usage', options.usage.account_id), day: text('usage', options.usage.day) };
-    const { report } = options;
+    const { report, joins } = options;
     // The report encoded before anything is sent: one that cannot be written fails itself, not the charges.
     let row: ReportRow | undefined;
     let unstorable: Error | undefined;
@@ -40,13 +41,13 @@ export class PgCounters implements CountersTable {
     if (charges.length === 0) return { admitted: true, counters: [] };
     // Usage grows by the first charge's amount, in the statement or transaction that admits it.
     if (charges.length === 1) {
-      // One counter: one statement, usage and the report included (one with an alias is put after: it takes a transaction).
-      const alongside = report?.alias === undefined ? row : undefined;
+      // One counter: one statement, usage and the report included (one with an alias or history entries is put after: it takes a transaction).
+      const alongside = report?.alias === undefined && !joins?.length ? row : undefined;
       const rows = await this.chargeOne(charges[0]!, now, usage, alongside);
       if (rows.length === 0) return this.refusal(charges, now, 0);
       const counters = [{ count: rows[0]!.count as number, reset_at: rows[0]!.reset_at as number }];
       if (!report) return { admitted: true, counters };
-      return { admitted: true, counters, reported: alongside ? true : await this.putAfterCharges(report, unstorable) };
+      return { admitted: true, counters, reported: alongside ? true : await this.putAfterCharges(report, unstorable, joins) };
     }
     // Several: in key order (two calls never wait on each other's rows in opposite orders), all or none.
     const order = charges.map((_, i) => i).sort((a, b) => (charges[a]!.key < charges[b]!.key ? -1 : 1));
@@ -64,7 +65,7 @@ export class PgCounters implements CountersTable {
         }
         return after;
       });
-      return report ? { admitted: true, counters, reported: await this.putAfterCharges(report, unstorable) } : { admitted: true, counters };
+      return report ? { admitted: true, counters, reported: await this.putAfterCharges(report, unstorable, joins) } : { admitted: true, counters };
     } catch (e) {
       if (e instanceof ChargeRefused) return this.refusal(charges, now, e.index);
       throw e;
@@ -72,10 +73,10 @@ export class PgCounters implements CountersTable {
   }
 
   /** The report of an admitted consume put after its charges: putReport's answer, or the error it failed with. */
-  private async putAfterCharges(report: NewReport, unstorable: Error | undefined): Promise<boolean | Error> {
+  private async putAfterCharges(report: NewReport, unstorable: Error | undefined, joins: readonly AgentReportEntry[] | undefined): Promise<boolean | Error> {
     if (unstorable) return unstorable;
     try {
-      return await this.putReport(report);
+      return await this.putReport(report, joins);
     } catch (e) {
       return e as Error;
     }

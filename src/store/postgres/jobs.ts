@@ -4,6 +4,8 @@ import type { JobRecord, JobsTable } from '../contract/jobs.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import { reportLine } from '../reports/lines.ts';
 import { writeReport } from './reports.ts';
+import { recordEntry } from './agents.ts';
+import type { AgentReportEntry } from '../contract/agents.ts';
 import type { PgContext } from './context.ts';
 import { epochMs, optionalText, sought, text, type Queries } from './sql.ts';
 
@@ -105,13 +107,14 @@ export class PgJobs implements JobsTable {
     return row && jobFromRow(row);
   }
 
-  async putJob(job: JobRecord, owner?: string, report?: NewReport): Promise<boolean> {
+  async putJob(job: JobRecord, owner?: string, report?: NewReport, joins: readonly AgentReportEntry[] = []): Promise<boolean> {
     if (report === undefined) return writeHeldJob(this.context.sql, job, owner);
     const line = reportLine(report); // throws, before anything is sent, when the report cannot be written
     // One transaction: the job (its result) and its report are committed together or not at all.
     return this.context.sql.begin(async (tx) => {
       if (!(await writeHeldJob(tx, job, owner))) return false;
       await writeReport(tx, this.context.reports, report, line);
+      for (const entry of joins) await recordEntry(tx, entry);
       return true;
     });
   }

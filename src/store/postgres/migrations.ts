@@ -370,4 +370,26 @@ begin
 end $$;
 `,
   },
+  {
+    version: 14,
+    name: 'the size of each agent\'s history',
+    sql: `
+-- How many entries an agent's history holds now (agents.reports counts every report it recorded,
+-- retention or not): a new entry trims the oldest only while the history is over its bound, and
+-- by the history's order index, instead of counting or walking 1000 entries on every report.
+alter table agents add column history integer not null default 0;
+update agents set history = (select count(*) from agent_reports where agent_reports.agent_id = agents.id);
+`,
+  },
+  {
+    version: 15,
+    name: 'monitors that record changes, not polls; monitors that probe',
+    sql: `
+-- An agent's last check (a report recorded, or a monitor's run that found its card unchanged and
+-- stored none) and the unchanged runs since its latest report; a monitor's live probes.
+alter table agents add column last_checked_at text;
+alter table agents add column unchanged_runs integer not null default 0;
+alter table monitors add column live boolean not null default false;
+`,
+  },
 ];

@@ -146,7 +146,7 @@ export class PostgresStore implements StoreTransfer {
       accounts: new PgAccounts(context),
       keys: new PgKeys(context),
       // A report put after its charges goes through the bounded putReport, its outage told apart too.
-      counters: new PgCounters(context, (report) => this.putReport(report)),
+      counters: new PgCounters(context, (report, joins) => this.putReport(report, joins)),
       reports,
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),

@@ -1,6 +1,8 @@
 /** The reports table on PostgreSQL (its columns' SQL: report-statements.ts). */
 import type { Page } from '../contract/paging.ts';
+import type { AgentReportEntry } from '../contract/agents.ts';
 import type { NewReport, ReportRecord } from '../contract/report-records.ts';
+import { recordEntry } from './agents.ts';
 import type { ReportPageQuery, ReportsTable } from '../contract/reports.ts';
 import type { ReportSummary } from '../reports/columns.ts';
 import { readLine, reportLine } from '../reports/lines.ts';
@@ -38,11 +40,16 @@ export const KEPT_FOR_AGENT = 'exists (select 1 from agents where agents.latest_
 export class PgReports implements ReportsTable {
   constructor(private readonly context: PgContext) {}
 
-  async putReport(report: NewReport): Promise<boolean> {
+  async putReport(report: NewReport, joins: readonly AgentReportEntry[] = []): Promise<boolean> {
     const { sql, reports } = this.context;
     const line = reportLine(report); // throws, before anything is sent, when the report cannot be written
-    // With an alias: two statements, one transaction.
-    return report.alias === undefined ? writeReport(sql, reports, report, line) : sql.begin((tx) => writeReport(tx, reports, report, line));
+    if (report.alias === undefined && joins.length === 0) return writeReport(sql, reports, report, line);
+    // With an alias or history entries: their statements in one transaction.
+    return sql.begin(async (tx) => {
+      const aliased = await writeReport(tx, reports, report, line);
+      for (const entry of joins) await recordEntry(tx, entry);
+      return aliased;
+    });
   }
 
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {

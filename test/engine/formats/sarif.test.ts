@@ -35,13 +35,13 @@ test('the official schema is draft-04 (hence ajv-draft-04); the log passes it, a
   assert.equal(validSarif(log), false);
 });
 
-test('one run; the driver names cardgate, its version and every catalogue rule with help, spec section and level', () => {
+test('one run; the driver names cardgate, its version and every catalogue rule but the live ones with help, spec section and level', () => {
   const log = conforms(formatResults('sarif', sampleInputs(), { toolVersion: '1.2.3' }));
   assert.equal(log.version, '2.1.0');
   assert.equal(log.runs.length, 1);
   const { driver } = log.runs[0].tool;
   assert.deepEqual([driver.name, driver.version], ['cardgate', '1.2.3']);
-  assert.deepEqual(driver.rules.map((r: { id: string }) => r.id), [...ruleCatalogue.map((r) => r.id), 'input.unreadable']);
+  assert.deepEqual(driver.rules.map((r: { id: string }) => r.id), [...ruleCatalogue.filter((r) => !r.id.startsWith('live.')).map((r) => r.id), 'input.unreadable']);
   const required = driver.rules.find((r: { id: string }) => r.id === 'schema.required');
   const info = ruleCatalogue.find((r) => r.id === 'schema.required')!;
   assert.deepEqual(required.shortDescription, { text: info.description });
@@ -49,6 +49,22 @@ test('one run; the driver names cardgate, its version and every catalogue rule w
   assert.equal(required.properties.spec, info.spec);
   assert.deepEqual(required.defaultConfiguration, { level: 'error' });
   assert.equal(log.runs[0].columnKind, 'utf16CodeUnits');
+});
+
+test('a probe\'s live findings: their rules follow the catalogue\'s, each result indexing its own', () => {
+  const card = JSON.stringify({ name: 'x', supportedInterfaces: [{ url: 'https://a.example/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] });
+  const live = [
+    { id: 'live.version', status: 'fail' as const, message: 'does not speak 1.0', evidence: {}, path: 'supportedInterfaces[0].url' },
+    { id: 'live.card.caching', status: 'warn' as const, message: 'no ETag', evidence: {} },
+    { id: 'live.errors.parse', status: 'pass' as const, message: 'fine', evidence: {} },
+  ];
+  const log = conforms(formatResults('sarif', [checkCardText('card.json', card, { live })]));
+  const { driver } = log.runs[0].tool;
+  const ids = driver.rules.map((r: { id: string }) => r.id);
+  assert.deepEqual(ids.filter((id: string) => id.startsWith('live.')), ['live.version', 'live.card.caching'].sort((a, b) => ids.indexOf(a) - ids.indexOf(b)));
+  assert.ok(ids.indexOf('input.unreadable') < ids.indexOf('live.version'));
+  for (const result of log.runs[0].results as Array<{ ruleId: string; ruleIndex: number }>) assert.equal(ids[result.ruleIndex], result.ruleId);
+  assert.ok((log.runs[0].results as Array<{ ruleId: string }>).some((r) => r.ruleId === 'live.version'));
 });
 
 test('results: rule id and index, level, message, file, line and column, the JSON path as logical location', () => {

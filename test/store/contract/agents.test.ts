@@ -24,11 +24,30 @@ const accounts = async (s: Store, ...ids: string[]) => {
 };
 
 contractSuite('agents', (withStore) => {
+  withStore('agents: a monitor\'s unchanged run counts and moves last_checked_at; the next newer report resets the count; a report put with its joins records them in the same step', async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    await s.putReport(report('rpt_1', { created_at: iso(T0 + 10) }), [entry('agt_1', 'rpt_1', T0 + 10), entry('agt_gone', 'rpt_1', T0 + 10)]);
+    let agent = await s.getAgent('agt_1');
+    assert.deepEqual([agent?.latest_report_id, agent?.counts.reports, agent?.last_checked_at, agent?.unchanged_runs], ['rpt_1', 1, iso(T0 + 10), 0]);
+    assert.equal(await s.getAgent('agt_gone'), undefined, 'an entry of an agent that is gone is left out');
+    for (let i = 1; i <= 3; i++) agent = await s.noteUnchangedRun('agt_1', iso(T0 + 10 + i * 60_000));
+    assert.deepEqual([agent?.unchanged_runs, agent?.last_checked_at, agent?.counts.reports], [3, iso(T0 + 10 + 180_000), 1]);
+    assert.equal(await s.noteUnchangedRun('agt_none', iso(T0)), undefined);
+    // An older report (a backfill) leaves the count; a newer one starts it again.
+    await s.putReport(report('rpt_0', { created_at: iso(T0) }), [entry('agt_1', 'rpt_0', T0)]);
+    assert.equal((await s.getAgent('agt_1'))?.unchanged_runs, 3);
+    await s.consume([{ key: 'c', amount: 1, limit: -1, reset_at: Number.MAX_SAFE_INTEGER }], T0, { report: report('rpt_2', { created_at: iso(T0 + 300_000) }), joins: [entry('agt_1', 'rpt_2', T0 + 300_000)] });
+    agent = await s.getAgent('agt_1');
+    assert.deepEqual([agent?.latest_report_id, agent?.counts.reports, agent?.unchanged_runs, agent?.last_checked_at], ['rpt_2', 3, 0, iso(T0 + 300_000)]);
+    assert.deepEqual((await s.listAgentReports('agt_1', { limit: 10 })).map((e) => e.report_id), ['rpt_2', 'rpt_1', 'rpt_0']);
+  });
+
   withStore('agents: ensureAgent creates one per (account, name), only for an account that exists; found by id and by name', async (s) => {
     assert.equal(await s.ensureAgent(candidate('agt_1', 'acc_1', 'acme/billing')), undefined, 'no such account: nothing stored');
     await accounts(s, 'acc_1', 'acc_2');
     const made = await s.ensureAgent(candidate('agt_1', 'acc_1', 'acme/billing'));
-    assert.deepEqual(made, { ...candidate('agt_1', 'acc_1', 'acme/billing'), last_seen: iso(T0), latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 } });
+    assert.deepEqual(made, { ...candidate('agt_1', 'acc_1', 'acme/billing'), last_seen: iso(T0), latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 }, last_checked_at: null, unchanged_runs: 0 });
     assert.equal((await s.ensureAgent(candidate('agt_2', 'acc_1', 'acme/billing', T0 + 5)))?.id, 'agt_1', 'the name is taken: the first agent, not the candidate');
     assert.equal((await s.ensureAgent(candidate('agt_3', 'acc_2', 'acme/billing')))?.id, 'agt_3', 'another account: another agent of the same name');
     assert.equal((await s.ensureAgent(candidate('agt_4', 'acc_1', 'Acme/Billing')))?.id, 'agt_4', 'names compare exactly');
