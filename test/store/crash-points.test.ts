@@ -58,11 +58,11 @@ test('a crash between any two disk writes of the file engine never leaves a job 
   try {
     const asyncJob = async (n: number) => {
       const res = await app.app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: `${receiver.url}/${n}`, metadata: { n } }));
-      assert.equal(res.status, 202);
+      assert.equal(res.status, 202, await res.text());
     };
     const syncWebhook = async (n: number) => {
       const res = await app.app.request('/v1/webhook', postJson({ agent_card: { ...validCard, name: `sync ${n}` }, metadata: { n } }));
-      assert.equal(res.status, 200);
+      assert.equal(res.status, 200, await res.clone().text());
       answered.push(reportIdOf((await res.json()).report_url));
     };
     // Rounds one after the other: each group of requests is one commit of the database at least.

@@ -425,7 +425,9 @@ export class FileStore extends Tables implements Store {
       await this.scheduled?.catch(() => {}); // its failure is retried by the final flush below
       await this.snapshotting?.catch(() => {}); // logged; the journals hold its content
       await Promise.allSettled([...this.flushing]);
-      if (this.durableSeq < this.seq) await this.flush();
+      // Until nothing is left: a write made while the last flush synced (a job finishing) opened a
+      // transaction of its own, and a checkpoint cannot run beside one.
+      while (this.durableSeq < this.seq) await this.flush();
       this.db.checkpoint();
     } finally {
       this.db.close();
