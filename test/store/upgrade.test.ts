@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
 import { openFileStore, type FileStore } from '../../src/store/file/file-store.ts';
-import { tempDirFactory } from '../support/temp.ts';
+import { copyWhileWritten, tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-upgrade-');
 const fixture = new URL('./fixtures/layout-v1/', import.meta.url).pathname;
@@ -95,7 +95,7 @@ test('an upgrade killed at any of its steps is resumed by the next open, losing 
   const crashes: Array<{ dir: string; file: string }> = [];
   observeDiskChanges((file) => {
     const copy = path.join(tempDir(), 'data');
-    fs.cpSync(dir, copy, { recursive: true, filter: (src) => path.basename(src) !== 'cardgate.lock' });
+    copyWhileWritten(dir, copy, (src) => path.basename(src) !== 'cardgate.lock');
     crashes.push({ dir: copy, file: path.relative(dir, file) });
   });
   try {
