@@ -64,6 +64,7 @@ describe('monitors that probe', async () => {
     const t = await newApp();
     const created = await t.create({ url: a.url, live: true, notify_url: `${receiver.url}/reach` });
     assert.equal(created.monitor.live, true);
+    assert.equal((await t.store.pageAudit({ limit: 10 })).items.find((r) => r.action === 'monitor.create')?.after?.live, true, 'the audit log says it probes');
     const first = created.first_run;
     assert.equal(first.verdict, 'pass', JSON.stringify(first));
     assert.deepEqual([first.live.unreachable, first.live.failed], [false, []]);
