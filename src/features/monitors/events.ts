@@ -11,8 +11,9 @@
  * have (matched by rule and path, as the diff matches), or the score fell by at least
  * `monitors.scoreDropThreshold`. A live check that fails is a finding of its rule like any other:
  * the declared version not spoken (live.version), error shapes, one interface of several not
- * reached are errors a run may bring, so regressions. While `ok` the baseline moves to each new run; while regressed
- * it stays at the last good report, and a run no longer worse than it is the recovery.
+ * reached are errors a run may bring, so regressions. While `ok` the baseline moves to each new
+ * run; while regressed it stays at the last good report, and a run no longer worse than it is the
+ * recovery.
  *
  * The event is a Standard-Webhooks-signed POST to `notify_url` with the monitor's own secret,
  * through the callbacks' delivery (SSRF policy, time limit, no redirects, no retries), carrying a

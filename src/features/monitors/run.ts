@@ -1,11 +1,12 @@
 /**
  * One run of a monitor: its card fetched by URL (the card fetch's SSRF policy, time and size
- * bounds; a live monitor's read by its probe, see live-run.ts), validated under its account's ruleset with its account's trusted keys, the report
- * stored and counted in the account's usage (never refused by the daily limit: the schedule was
- * agreed to when the monitor was made), then put in the agent's history (see monitorAgent). A card that cannot be
- * fetched, or is no JSON object, makes the run `unreachable`: nothing is validated or stored. A live
- * monitor's report holds the probe's checks (`live`, as POST /v1/probe's), and its failed checks
- * are findings of their rules.
+ * bounds; a live monitor's read by its probe, see live-run.ts), validated under its account's
+ * ruleset with its account's trusted keys, the report stored and counted in the account's usage
+ * (never refused by the daily limit: the schedule was agreed to when the monitor was made), then
+ * put in the agent's history (see monitorAgent). A card that cannot be fetched, or is no JSON
+ * object, makes the run `unreachable`: nothing is validated or stored. A live monitor's report
+ * holds the probe's checks (`live`, as POST /v1/probe's), and its failed checks are findings of
+ * their rules.
  */
 import { workerShare } from '../limits/ip-limit-key.ts';
 import type { AppDeps } from '../../deps.ts';
@@ -57,14 +58,14 @@ const judgedText = (result: unknown): string => {
  * equal that report's, of the same UTC day (the first run of a day stores one, so that the history
  * shows the agent was watched), unless monitors.recordEveryRun. Undefined when the run must store its report.
  */
-const unchangedSince = async (deps: AppDeps, agentRun: AgentRun | undefined, cardText: string, result: unknown, now: number): Promise<{ agentId: string; reportId: string } | undefined> => {
+const unchangedSince = async (deps: AppDeps, agentRun: AgentRun | undefined, cardText: string, result: () => unknown, now: number): Promise<{ agentId: string; reportId: string } | undefined> => {
   if (deps.config.monitors.recordEveryRun || agentRun?.agent === undefined) return undefined;
   const agent = await deps.store.getAgent(agentRun.agent.id);
   if (!agent?.latest || utcDay(Date.parse(agent.latest.created_at)) !== utcDay(now)) return undefined;
   const latest = await deps.store.getReport(agent.latest.report_id);
   if (!latest || latest.kind !== 'single') return undefined;
   const sameCard = canonicalize(latest.card) === canonicalize(JSON.parse(cardText));
-  return sameCard && judgedText(latest.result) === judgedText(result) ? { agentId: agent.id, reportId: latest.id } : undefined;
+  return sameCard && judgedText(latest.result) === judgedText(result()) ? { agentId: agent.id, reportId: latest.id } : undefined;
 };
 
 /** The card validated under the account's ruleset with its trusted keys, with the probe's checks when it probed. */
@@ -101,8 +102,10 @@ export const runMonitor = async (deps: AppDeps, fetcher: CardFetcher, monitor: M
     return unreachable(e);
   }
   const resultJson = probe ? withLive(outcome.resultJson, probe.live) : outcome.resultJson;
-  const result: unknown = JSON.parse(resultJson);
-  const judged = { at, verdict: outcome.valid ? ('pass' as const) : ('fail' as const), score: outcome.score, ...(probe ? { live: runLive(probe.live, reportedIn(result)) } : {}) };
+  // Parsed once, and only when read: a run that stores its report as it is needs no parse.
+  let parsed: unknown;
+  const result = () => (parsed ??= JSON.parse(resultJson));
+  const judged = { at, verdict: outcome.valid ? ('pass' as const) : ('fail' as const), score: outcome.score, ...(probe ? { live: runLive(probe.live, reportedIn(result())) } : {}) };
   const agentRun = await monitorAgent(deps, monitor);
   const now = deps.clock.now();
   const unchanged = await unchangedSince(deps, agentRun, card.text, result, now);
