@@ -45,8 +45,9 @@ const expected = (): Rows =>
       .slice(1) // the header
       .map((line) => {
         const { table, row, line: report } = JSON.parse(line) as { table: string; row?: Record<string, unknown>; line?: string };
-        // An agent of the first layout reads as one no monitor has checked since (fields added later).
-        const kept = table === 'agents' ? { last_checked_at: null, unchanged_runs: 0, ...row } : row;
+        // An agent of the first layout reads as one no monitor has checked since, a monitor as one that does not probe (fields added later).
+        const later = table === 'agents' ? { last_checked_at: null, unchanged_runs: 0 } : table === 'monitors' ? { live: false } : {};
+        const kept = { ...later, ...row };
         return { table, text: table === 'reports' ? report! : JSON.stringify(kept) };
       }),
   );

@@ -25,6 +25,14 @@ const monitorRun = z
     score: z.number().nullable(),
     report_id: z.string().nullable().meta({ description: 'The run\'s report; null when no card was fetched.' }),
     error: z.string().optional().meta({ description: 'Why no card was fetched.' }),
+    live: z
+      .object({
+        duration_ms: z.int().meta({ description: 'How long the probe took.' }),
+        unreachable: z.boolean().meta({ description: 'The probe reached none of the interfaces it tried (connection or TLS failed on each): the agent is unreachable.' }),
+        failed: z.array(z.object({ id: z.string(), path: z.string().optional(), message: z.string() })).meta({ description: 'The live checks that failed (at most 20): rule, card field, what was found.' }),
+      })
+      .optional()
+      .meta({ description: 'A live monitor\'s probe in this run; every check is in the report\'s `live`.' }),
   })
   .meta({ id: 'MonitorRun' });
 
@@ -35,6 +43,7 @@ const monitor = z
     url: z.string(),
     interval_seconds: z.int(),
     notify_url: z.string().nullable(),
+    live: z.boolean().meta({ description: 'Each run also probes the agent behind the card (read-only live checks).' }),
     paused: z.boolean(),
     created_at: timestamp,
     next_run_at: timestamp,

@@ -1,6 +1,6 @@
 /**
  * Browser code, part 3d: the monitors (published cards validated on a schedule): the list with
- * each one's state and last run, pausing, resuming and deleting (deleting confirmed). Monitors
+ * each one's state and last run (a live one, which probes its agent, marked so), pausing, resuming and deleting (deleting confirmed). Monitors
  * are made through the admin API, whose answer holds the signing secret (shown once).
  */
 import { accountHash, go, guarded } from './actions.ts';
@@ -13,10 +13,11 @@ interface Monitor {
   url: string;
   interval_seconds: number;
   notify_url: string | null;
+  live: boolean;
   paused: boolean;
   next_run_at: string;
   state: 'ok' | 'regressed' | 'unreachable';
-  last_run: { at: string; verdict: 'pass' | 'fail' | 'unreachable'; score: number | null; report_id: string | null; error?: string } | null;
+  last_run: { at: string; verdict: 'pass' | 'fail' | 'unreachable'; score: number | null; report_id: string | null; error?: string; live?: { duration_ms: number } } | null;
 }
 
 const HASH = '#/monitors';
@@ -46,7 +47,9 @@ export async function monitorsView(): Promise<HTMLElement> {
   const rows = monitors.map((m): Child[] => [
     h('code', { class: 'wrap' }, m.url),
     h('a', { href: accountHash(m.account_id) }, accountName.get(m.account_id) || m.account_id),
-    every(m.interval_seconds),
+    m.live
+      ? h('span', {}, every(m.interval_seconds), ' ', h('span', { class: 'badge', title: 'Each run probes the agent' + (m.last_run?.live ? ' (last probe ' + m.last_run.live.duration_ms + ' ms)' : '') }, 'live'))
+      : every(m.interval_seconds),
     stateBadge(m),
     lastRun(m),
     m.paused ? h('span', { class: 'muted' }, '\u2014') : when(m.next_run_at),
