@@ -41,6 +41,7 @@ const monitor = z
     id: z.string(),
     account_id: z.string(),
     url: z.string(),
+    agent: z.string().nullable().meta({ description: 'The agent its runs join, by name; null: the one its URL names (normalised).' }),
     interval_seconds: z.int(),
     notify_url: z.string().nullable(),
     live: z.boolean().meta({ description: 'Each run also probes the agent behind the card (read-only live checks).' }),
