@@ -153,10 +153,13 @@ export class SqlAgents implements AgentsTable {
         .statement(`INSERT INTO agents (id, account_id, name, first_seen, last_seen, latest_report_id, latest, reports, valid, invalid, badge_token, last_checked_at, unchanged_runs, history, default_branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, name = excluded.name, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
             latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid, badge_token = excluded.badge_token,
-            last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs, default_branch = excluded.default_branch`)
+            last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs,
+            default_branch = CASE WHEN ? THEN agents.default_branch ELSE excluded.default_branch END`)
         .run(
           agent.id, agent.account_id, agent.name, agent.first_seen, agent.last_seen, agent.latest_report_id, agent.latest === null ? null : latestJson(agent.latest),
           agent.counts.reports, agent.counts.valid, agent.counts.invalid, agent.badge_token, agent.last_checked_at ?? null, agent.unchanged_runs ?? 0, history, agent.default_branch ?? null,
+          // A row of an older layout has no default branch: the one its entries set stays.
+          agent.default_branch === undefined ? 1 : 0,
         );
     });
   }
