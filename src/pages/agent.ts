@@ -40,8 +40,9 @@ export const renderScoreChart = (entries: readonly HistoryEntry[]): string => {
     .join('')}${dots}</svg>`;
 };
 
-/** A branch as the page shows it: names are bounded where they are given, but a page never trusts that. */
+/** A branch as the page shows it (names are bounded where they are given, but a page never trusts that); shorter in the table, whole in its link's title. */
 const BRANCH_SHOWN = 80;
+const BRANCH_IN_TABLE = 40;
 
 /** The page of one branch's reports. */
 const branchHref = (page: string, branch: string): string => `${page}?branch=${encodeURIComponent(branch)}`;
@@ -50,7 +51,7 @@ const branchHref = (page: string, branch: string): string => `${page}?branch=${e
 const branchCell = (e: HistoryEntry, page: string, defaultBranch: string): string =>
   e.branch === null
     ? `<span class="muted" title="This report named no branch: it counts as the default branch's (${esc(clip(defaultBranch, BRANCH_SHOWN))}).">none</span>`
-    : `<a href="${esc(branchHref(page, e.branch))}"><code>${esc(clip(e.branch, BRANCH_SHOWN))}</code></a>`;
+    : `<a href="${esc(branchHref(page, e.branch))}" title="${esc(e.branch)}"><code>${esc(clip(e.branch, BRANCH_IN_TABLE))}</code></a>`;
 
 const timelineRow = (e: HistoryEntry, page: string, defaultBranch: string): string =>
   `<tr><td>${timeStamp(e.created_at)}</td><td><a href="${esc(e.url)}"><code>${esc(e.id)}</code></a></td><td>${branchCell(e, page, defaultBranch)}</td><td>${verdictBadge(e.valid)}</td>` +
@@ -69,6 +70,9 @@ const branchFilter = (page: string, branch: string | null, defaultBranch: string
   `<form class="actions branch-filter" method="get" action="${esc(page)}" role="search"><label for="branch">Branch</label>` +
   `<input id="branch" name="branch" maxlength="200" value="${esc(branch ?? '')}" placeholder="${esc(clip(defaultBranch, BRANCH_SHOWN))}"><button type="submit">Show</button>` +
   `<a href="${esc(branchHref(page, defaultBranch))}">Default branch</a>${branch === null ? '' : `<a href="${esc(page)}">Every branch</a>`}</form>`;
+
+/** The branch of the latest report of every branch, as its verdict line names it. */
+const latestBranch = (e: HistoryEntry, defaultBranch: string): string => ` (on ${e.branch === null ? 'no branch named' : e.branch === defaultBranch ? 'the default branch' : `<code>${esc(clip(e.branch, BRANCH_IN_TABLE))}</code>`})`;
 
 /** Where the page is, and the older reports' page (`olderUrl`, absent on the last page). */
 export interface AgentPageLinks {
@@ -90,7 +94,7 @@ export const renderAgentPage = ({ agent, badge_url, branch, reports }: AgentHist
     .join(' ');
   const body = [
     `<p class="muted">cardgate agent history</p><h1>${esc(name)}</h1>`,
-    latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report${shownBranch}: score ${esc(latest.score)}</span></p>` : '',
+    latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report${shownBranch || latestBranch(latest, defaultBranch)}: score ${esc(latest.score)}</span></p>` : '',
     facts([
       ['Agent id', `<code>${esc(agent.id)}</code>`],
       ['Account', `<code>${esc(agent.account_id)}</code>`],

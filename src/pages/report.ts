@@ -15,6 +15,7 @@ import { storedResult } from '../features/reports/stored-result.ts';
 import type { ReportRecord } from '../store/contract/report-records.ts';
 import { esc, renderPage, timeStamp } from './layout.ts';
 import { liveSection } from './live-checks.ts';
+import { batchGateSection, gateSection } from './report-gate.ts';
 import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, type ShownText } from './card-text.ts';
 
 type Json = Record<string, unknown>;
@@ -300,6 +301,7 @@ const singlePage = async (report: ReportRecord, name: string, urls: ReportUrls):
   const body = [
     `<p class="verdict">${verdictBadge(f.valid)}${f.score === null ? '' : `<strong>Score ${esc(f.score)}/100</strong>`}<span class="muted">${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}</span></p>`,
     compatibilityCallout(f),
+    gateSection(report, urls.page),
     facts([
       ['Rules used', rulesUsed(f)],
       ['Created', timeStamp(report.created_at)],
@@ -364,6 +366,8 @@ const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body
     })
     .join('')}</tbody></table></div>`;
   space.spend(overview.length);
+  const gates = batchGateSection(report, urls.page, shownId);
+  space.spend(gates.length);
   // Each card with findings, its text within the page's space; every card's whole JSON is linked from the table.
   const shownCards: string[] = [];
   let notShown = 0;
@@ -384,6 +388,7 @@ const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body
     `<p class="verdict">${verdictBadge(allValid, `${r.valid} of ${r.total} valid`)}<span><strong>Average score ${esc(summary.average_score)}</strong>/100</span></p>`,
     facts([['Created', timeStamp(report.created_at)], ['Report', `<code>${esc(report.id)}</code>`]]),
     `<section><h2>Cards</h2>${overview}</section>`,
+    gates,
     details ? `<section><h2>Findings per card</h2>${details}</section>` : '',
     badgeSection(urls),
   ].join('');
