@@ -159,6 +159,20 @@ test('a ruleset pattern that backtracks for minutes in JavaScript judges a 4,096
   assert.equal(preview.status, 200, preview.text);
 });
 
+test('a stored ruleset that no longer compiles (a rule an upgrade removed) refuses the account\'s validations with its problems: never judged by the default instead', async () => {
+  const t = testApp();
+  const call = inProcess(t.app);
+  const { id, key } = await accountWithKey(call);
+  // As an older version stored it: a rule id this version does not know.
+  await t.store.putAccountRuleset({ account_id: id, text: 'rules:\n  no.such.rule: error\n', hash: 'sha256:stored-by-an-older-version', updated_at: new Date(t.clock.now()).toISOString() });
+  const res = await call('POST', '/v1/validate', JSON.stringify({ agent_card: minimalCard() }), keyed(key));
+  assert.equal(res.status, 400, res.text);
+  assert.match(res.body.error, /the ruleset is not usable: .*no\.such\.rule/);
+  assert.equal(res.body.problems[0].line, 2);
+  const keyless = await call('POST', '/v1/validate', JSON.stringify({ agent_card: minimalCard() }), json);
+  assert.equal(keyless.status, 200, 'other callers are judged as before');
+});
+
 const servers: RunningServer[] = [];
 after(async () => {
   for (const s of servers) await s.stop();
