@@ -214,9 +214,12 @@ export class SqlAgents implements AgentsTable {
       )
       .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.branch, entry.agent_id) as Row;
     if (history > AGENT_HISTORY_LIMIT) {
-      this.db
-        .statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id IN (SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT ?)')
-        .run(entry.agent_id, entry.agent_id, kept.report_id, history - AGENT_HISTORY_LIMIT);
+      // The oldest, one at a time (one, as a history grows by one): SQLite prepares a statement whose LIMIT is bound anew on every run.
+      for (let over = history - AGENT_HISTORY_LIMIT; over > 0; over--) {
+        const oldest = this.db.statement('SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT 1').get(entry.agent_id, kept.report_id) as { report_id: string } | undefined;
+        if (!oldest) break;
+        this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(entry.agent_id, oldest.report_id);
+      }
     }
     return agentFromRow(updated);
   }
