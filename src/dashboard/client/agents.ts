@@ -93,7 +93,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
     String(r.score),
     String(r.errors),
     String(r.warnings),
-    r.diff_url ? h('a', { href: safeHref(r.diff_url, '#') }, 'What changed') : h('span', { class: 'muted' }, 'first report'),
+    r.diff_url ? h('a', { href: safeHref(r.diff_url, '#') }, 'What changed') : h('span', { class: 'muted' }, 'first on its branch'),
   ]);
   return h('section', {},
     h('p', {}, h('a', { href: AGENTS }, '\u2190 All agents')),
