@@ -10,12 +10,12 @@ import { formatMarkdown } from '../engine/formats/markdown.ts';
 import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
 import { clip } from '../engine/paths.ts';
 import { containerSpans, locate, type LocatedIssue } from '../engine/positions.ts';
+import { batchGateSection, gateSection } from './report-gate.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { storedResult } from '../features/reports/stored-result.ts';
 import type { ReportRecord } from '../store/contract/report-records.ts';
 import { esc, renderPage, timeStamp } from './layout.ts';
 import { liveSection } from './live-checks.ts';
-import { batchGateSection, gateSection } from './report-gate.ts';
 import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, type ShownText } from './card-text.ts';
 
 type Json = Record<string, unknown>;
