@@ -22238,7 +22238,7 @@ var reasonOf = (body) => {
   if (typeof b.error === "object" && b.error !== null) return String(b.error.message);
   return "no reason given";
 };
-var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
+var checkWithServer = (serverUrl, apiKey, limits, reports, protocolVersion, gate) => {
   const endpoint = `${serverUrl.replace(/\/+$/, "")}/v1/validate`;
   const optionsOf = (name) => JSON.stringify({
     include_score: true,
@@ -22265,7 +22265,7 @@ var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
     const body = await res.json().catch(() => void 0);
     if (res.status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
     const { version_source, agent: _agent, agent_notice, baseline, report_id, report_url, ...result } = body;
-    if (gate && typeof report_id === "string" && typeof report_url === "string") gate.reports.set(name, { report_id, report_url });
+    if (typeof report_id === "string" && typeof report_url === "string") reports.set(name, { report_id, report_url });
     if (gate && baseline) gate.outcomes.set(name, baseline);
     if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
     return { name, text: text2, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
@@ -22278,23 +22278,24 @@ var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/dif
 var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
 var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed, score ${signed(o.score_delta)}`;
-var cardReports = (gate, names) => names.flatMap((name) => {
-  const report = gate.reports.get(name);
+var cardReports = ({ reports, gate }, names) => names.flatMap((name) => {
+  const report = reports.get(name);
   if (!report) return [];
-  const outcome = gate.outcomes.get(name);
+  const outcome = gate?.outcomes.get(name);
   return [{ name, report, ...outcome ? { outcome, diffUrl: diffUrlOf(report, outcome.report_id) } : {} }];
 });
-var gateLogLines = (gate, names) => cardReports(gate, names).map(
-  ({ name, report, outcome, diffUrl }) => outcome ? `cardgate: ${name}: ${outcome.passed ? "passed" : "failed"} against ${gate.baseline} (${outcome.report_id}): ${gateNumbers(outcome)}; report ${report.report_url}; what changed ${diffUrl}
+var gateLogLines = (kept2, names) => cardReports(kept2, names).map(
+  ({ name, report, outcome, diffUrl }) => outcome ? `cardgate: ${name}: ${outcome.passed ? "passed" : "failed"} against ${kept2.gate?.baseline} (${outcome.report_id}): ${gateNumbers(outcome)}; report ${report.report_url}; what changed ${diffUrl}
 ` : `cardgate: ${name}: report ${report.report_url}
 `
 ).join("");
-var gateSummary = (gate, names) => {
-  const cards = cardReports(gate, names);
+var gateSummary = (kept2, names) => {
+  const cards = cardReports(kept2, names);
+  const baseline = kept2.gate?.baseline;
   if (cards.length === 0) return "";
   const link = (text2, url) => `[${text2}](${url.replace(/[()\s]/g, encodeURIComponent)})`;
   const idLink = (id, url) => link(markdownCode(id), url);
-  if (gate.baseline === void 0) {
+  if (baseline === void 0) {
     return `
 ### cardgate reports
 
@@ -22307,15 +22308,15 @@ ${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.r
     ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`
   );
   return `
-### cardgate regression gate (against ${markdownText(gate.baseline)})
+### cardgate regression gate (against ${markdownText(baseline)})
 
 | card | gate | new errors | new warnings | fixed | score | baseline | report | what changed |
 |---|---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
 `;
 };
-var gateOutputs = (gate, names) => {
-  const cards = gate ? cardReports(gate, names) : [];
+var gateOutputs = (kept2, names) => {
+  const cards = cardReports(kept2, names);
   return { "report-url": cards.map((c) => c.report.report_url).join("\n"), "diff-url": cards.flatMap((c) => c.diffUrl ? [c.diffUrl] : []).join("\n") };
 };
 
@@ -23242,7 +23243,6 @@ var serverGate = (env, failOn) => {
     agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...branch === void 0 ? {} : { branch },
     ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn } },
-    reports: /* @__PURE__ */ new Map(),
     outcomes: /* @__PURE__ */ new Map(),
     notices: /* @__PURE__ */ new Map()
   };
@@ -23281,7 +23281,8 @@ var runAction = async ({ env, cwd, stdout }) => {
   const serverUrl = input(env, "server-url");
   const gate = serverGate(env, failOn);
   if (typeof gate === "string") return fail2(gate);
-  const check2 = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion, gate);
+  const reports = /* @__PURE__ */ new Map();
+  const check2 = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, reports, protocolVersion, gate);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
   const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
@@ -23298,10 +23299,11 @@ var runAction = async ({ env, cwd, stdout }) => {
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}
 `);
   const names = checked.map((c) => c.name);
-  if (gate) stdout(gateLogLines(gate, names));
+  const kept2 = { reports, gate };
+  stdout(gateLogLines(kept2, names));
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
-  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, `${formatResults("markdown", checked, { toolVersion: version2 })}${gate ? gateSummary(gate, names) : ""}`);
+  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, `${formatResults("markdown", checked, { toolVersion: version2 })}${gateSummary(kept2, names)}`);
   const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
@@ -23310,7 +23312,7 @@ var runAction = async ({ env, cwd, stdout }) => {
     score: lowestScore(checked),
     "sarif-file": sarifFile ?? "",
     regressions: regressions === void 0 ? "" : String(regressions),
-    ...gateOutputs(gate, names)
+    ...gateOutputs(kept2, names)
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {

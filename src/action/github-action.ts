@@ -15,7 +15,7 @@ import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
 import { cardInputs, defaultCardPatterns, patternsProblem } from '../cli/card-inputs.ts';
 import { checkInputs, checkOffline, exitCodeOf, failOnValues, parseMaxWarnings, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
-import { checkWithServer, type ServerGate } from './server-check.ts';
+import { checkWithServer, type ServerGate, type ServerReport } from './server-check.ts';
 import { gateLogLines, gateOutputs, gateSummary } from './gate-report.ts';
 import { probeChecked, probeRefusal } from '../cli/probe-run.ts';
 
@@ -64,7 +64,6 @@ const serverGate = (env: NodeJS.ProcessEnv, failOn: string): ServerGate | string
     agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...(branch === undefined ? {} : { branch }),
     ...(baseline === undefined ? {} : { baseline, ...(failOn === 'never' ? {} : { failOn }) }),
-    reports: new Map(),
     outcomes: new Map(),
     notices: new Map(),
   };
@@ -106,7 +105,8 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const serverUrl = input(env, 'server-url');
   const gate = serverGate(env, failOn);
   if (typeof gate === 'string') return fail(gate);
-  const check = serverUrl === undefined ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, 'api-key'), limits, protocolVersion, gate);
+  const reports = new Map<string, ServerReport>();
+  const check = serverUrl === undefined ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, 'api-key'), limits, reports, protocolVersion, gate);
 
   const operands = (input(env, 'files') ?? '.').split(/\s+/).filter(Boolean);
   if (operands.includes('-')) return fail('files cannot name standard input (-): a step has none');
@@ -126,10 +126,11 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   stdout(formatResults('github', checked, { toolVersion: version }));
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}\n`);
   const names = checked.map((c) => c.name);
-  if (gate) stdout(gateLogLines(gate, names));
+  const kept = { reports, gate };
+  stdout(gateLogLines(kept, names));
   const sarifFile = input(env, 'sarif-file');
   if (sarifFile !== undefined) await writeFile(sarifFile, formatResults('sarif', checked, { toolVersion: version }));
-  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${formatResults('markdown', checked, { toolVersion: version })}${gate ? gateSummary(gate, names) : ''}`);
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${formatResults('markdown', checked, { toolVersion: version })}${gateSummary(kept, names)}`);
   const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
@@ -138,7 +139,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
     score: lowestScore(checked),
     'sarif-file': sarifFile ?? '',
     regressions: regressions === undefined ? '' : String(regressions),
-    ...gateOutputs(gate, names),
+    ...gateOutputs(kept, names),
   };
   if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {

@@ -43,20 +43,20 @@ export interface ServerReport {
 /**
  * A keyed check's agents and gate: each card is its own agent (`agentOf` its file name), recorded
  * under `branch`, and with `baseline` compared with that report of its agent (`failOn` decides);
- * each card's report goes to `reports`, its gate to `outcomes`, and why a card joined no agent
- * (`agent_notice`) to `notices`: its report is then no baseline for a later pull request.
+ * each card's gate goes to `outcomes`, and why a card joined no agent (`agent_notice`) to
+ * `notices`: its report is then no baseline for a later pull request.
  */
 export interface ServerGate {
   agentOf: (name: string) => string;
   branch?: string;
   baseline?: string;
   failOn?: string;
-  reports: Map<string, ServerReport>;
   outcomes: Map<string, GateOutcome>;
   notices: Map<string, string>;
 }
 
-export const checkWithServer = (serverUrl: string, apiKey: string | undefined, limits: RunLimits, protocolVersion?: string, gate?: ServerGate): CheckText => {
+/** Each card's report on the server goes to `reports` (keyed or not: the server keeps every validation's). */
+export const checkWithServer = (serverUrl: string, apiKey: string | undefined, limits: RunLimits, reports: Map<string, ServerReport>, protocolVersion?: string, gate?: ServerGate): CheckText => {
   const endpoint = `${serverUrl.replace(/\/+$/, '')}/v1/validate`;
   const optionsOf = (name: string) =>
     JSON.stringify({
@@ -84,7 +84,7 @@ export const checkWithServer = (serverUrl: string, apiKey: string | undefined, l
     const body: unknown = await res.json().catch(() => undefined);
     if (res.status !== 200) return { name, text, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
     const { version_source, agent: _agent, agent_notice, baseline, report_id, report_url, ...result } = body as ServerResult & { agent?: unknown; agent_notice?: { message?: unknown }; baseline?: GateOutcome; report_id?: unknown; report_url?: unknown };
-    if (gate && typeof report_id === 'string' && typeof report_url === 'string') gate.reports.set(name, { report_id, report_url });
+    if (typeof report_id === 'string' && typeof report_url === 'string') reports.set(name, { report_id, report_url });
     if (gate && baseline) gate.outcomes.set(name, baseline);
     if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
     return { name, text, result: locate(json, { ...result, versionSource: version_source, shape: 'unknown' }) };

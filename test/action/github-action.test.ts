@@ -141,7 +141,12 @@ describe('the GitHub Action', () => {
       assert.ok(r.annotations.some((a) => a.startsWith('::warning file=cards/.well-known/agent-card.json,line=12,col=58,')), r.stdout);
       assert.ok(r.annotations.some((a) => a.startsWith('::error file=cards/broken/x.agent-card.json,line=4,col=13,')), r.stdout);
       const offline = await runAction({ files: 'cards' });
-      assert.deepEqual(r.outputs, offline.outputs, 'the same verdict as offline');
+      // The same verdict as offline; the server kept each card's report besides.
+      const { 'report-url': reportUrls, ...verdict } = r.outputs;
+      const { 'report-url': none, ...offlineVerdict } = offline.outputs;
+      assert.deepEqual(verdict, offlineVerdict, 'the same verdict as offline');
+      assert.equal(none, '');
+      assert.equal(reportUrls!.split('\n').length, 2, reportUrls);
       const unknownKey = await runAction({ files: 'cards/.well-known/agent-card.json', 'server-url': server.url, 'api-key': 'cardgate_nope' });
       assert.equal(unknownKey.code, 2);
       assert.match(unknownKey.stdout, /v1\/validate answered HTTP 401/);
@@ -247,6 +252,14 @@ describe('the GitHub Action', () => {
         assert.equal(r.code, 1, `run ${run}: ${r.stdout}`); // the invalid card fails the step; nothing is refused
         assert.ok(!/answered HTTP/.test(r.stdout), r.stdout);
         assert.ok(r.annotations.some((a) => a.startsWith('::error file=cards/broken/x.agent-card.json,line=4,col=13,')), r.stdout);
+        // Keyless too, the server keeps each card's report: its address in the log, the summary and the output.
+        const urls = r.outputs['report-url']!.split('\n');
+        assert.equal(urls.length, 2, r.outputs['report-url']);
+        for (const url of urls) {
+          assert.match(url, new RegExp(`^${server.url}/reports/rpt_\\w+$`));
+          assert.ok(r.stdout.includes(` report ${url}\n`) && r.summary.includes(`(${url})`), url);
+        }
+        assert.equal(r.outputs['diff-url'], '');
       }
     });
   });
