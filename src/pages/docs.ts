@@ -61,6 +61,7 @@ body{margin:0}
 font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;background:#f6f8fa;border-bottom:1px solid #d1d9e0;overflow-x:auto;white-space:nowrap}
 .site a{color:#0960cc}.site .brand{font-weight:700;color:#1f2328;text-decoration:none;margin-right:auto}
 @media (prefers-color-scheme:dark){.site{background:#151b23;border-color:#3d444d}.site a{color:#58a6ff}.site .brand{color:#e6edf3}}
+@media (max-width:480px){.site{gap:8px;padding:0 10px;font-size:14px}}
 noscript p{font:15px/1.5 system-ui,sans-serif;padding:16px}
 `;
 
