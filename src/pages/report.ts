@@ -12,10 +12,11 @@ import { clip } from '../engine/paths.ts';
 import { containerSpans, locate, type LocatedIssue } from '../engine/positions.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { storedResult } from '../features/reports/stored-result.ts';
+import { outOfRangeNumber } from '../lib/json-numbers.ts';
 import type { ReportRecord } from '../store/contract/report-records.ts';
 import { esc, renderPage, timeStamp } from './layout.ts';
 import { liveSection } from './live-checks.ts';
-import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, type ShownText } from './card-text.ts';
+import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, prettyNote, type ShownText } from './card-text.ts';
 
 type Json = Record<string, unknown>;
 const asObject = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -230,25 +231,30 @@ const rulesUsed = (f: Findings): string | undefined =>
 
 /**
  * The card as the page shows it: its own text as it was sent (cut out of the stored request, so
- * that the findings' lines are the ones every answer gives), or for a report stored before the
- * request's text was kept, the card pretty-printed. Its findings located in that text.
+ * that the findings' lines are the ones every answer gives), or pretty-printed: for a report
+ * stored before the request's text was kept, and for a card sent on one line (minified), whose
+ * findings would all be on line 1 of a line too long to read. Its findings located in that text.
  */
 const shownCard = (text: string | undefined, card: unknown, f: Findings): ShownText & { located: { errors: LocatedIssue[]; warnings: LocatedIssue[] } } => {
-  const own = text ?? oldCardText(card);
+  const minified = text !== undefined && sentOnOneLine(text) && card !== undefined && outOfRangeNumber(text) === undefined;
+  const own = minified ? printedCardText(card) : (text ?? printedCardText(card));
   const located = own
     ? locate(own, { errors: f.errors, warnings: f.warnings } as unknown as CardResult)
     : { errors: f.errors as unknown as LocatedIssue[], warnings: f.warnings as unknown as LocatedIssue[] };
   const marks = new Map<number, 'error' | 'warning'>();
   for (const w of located.warnings) if (w.line !== undefined) marks.set(w.line, 'warning');
   for (const e of located.errors) if (e.line !== undefined) marks.set(e.line, 'error');
-  return { text: own, located, marks };
+  return { text: own, located, marks, ...(minified && own !== text ? { prettyPrinted: true as const } : {}) };
 };
 
+/** A text on one line (no line break but at its end): a minified card. */
+const sentOnOneLine = (text: string): boolean => !/[\r\n]/.test(text.trim());
+
 /**
- * A card stored before its text was kept, as the page shows it: pretty-printed when that stays
- * small, else on one line (indenting a deep card multiplied it: 900 KB 60 levels deep made 145 MB).
+ * A card as the page prints it itself: pretty-printed when that stays small, else on one line
+ * (indenting a deep card multiplied it: 900 KB 60 levels deep made 145 MB).
  */
-const oldCardText = (card: unknown): string => {
+const printedCardText = (card: unknown): string => {
   if (card === undefined) return '';
   const compact = JSON.stringify(card);
   return compact.length <= 64 * 1024 ? JSON.stringify(card, null, 2) : compact;
@@ -357,7 +363,7 @@ const batchCardDetails = async (x: Json, i: number, text: string | undefined, ca
   return `<details><summary>Card <code>${shownId(x.id)}</code>: ${esc(summaryOf(f))}</summary>${compatibilityCallout(f)}${
     severitySection('Errors', 'errors', errors.rows, errors.left, place)}${
     severitySection('Warnings', 'warnings', warnings.rows, warnings.left, place)}${
-    shown.text ? `<div class="code" role="region" aria-label="Card ${shownId(x.id)}" tabindex="0">${lines.html}</div>${cutNote(lines.shownLines, lines.totalLines, raw)}` : ''}</details>`;
+    shown.text ? `${prettyNote(shown)}<div class="code" role="region" aria-label="Card ${shownId(x.id)}" tabindex="0">${lines.html}</div>${cutNote(lines.shownLines, lines.totalLines, raw)}` : ''}</details>`;
 };
 
 const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body: string; description: string }> => {
@@ -411,7 +417,7 @@ export const rawCardText = (report: ReportRecord, index: number | undefined): st
   const at = index ?? 0;
   if (at >= count) return undefined;
   const card = batch ? asArray(report.card)[at]?.agent_card : report.card;
-  return ownTexts(report, count)[at] ?? (card === undefined || card === null ? undefined : oldCardText(card));
+  return ownTexts(report, count)[at] ?? (card === undefined || card === null ? undefined : printedCardText(card));
 };
 
 const kindLabel: Record<ReportRecord['kind'], string> = {

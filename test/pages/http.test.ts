@@ -162,6 +162,24 @@ describe('the report page', () => {
     for (const w of result.warnings) assert.ok(text.includes(`<a href="/rules/${w.rule}"><code>${w.rule}</code></a>`), w.rule);
   });
 
+  it('a card sent on one line is shown pretty-printed, each finding at its own line, and says so', async () => {
+    const t = setup();
+    const result = await (await t.app.request('/v1/validate', postJson(`{"options": {"include_score": true}, "agent_card": ${JSON.stringify(dualCard)}}`))).json();
+    assert.ok(result.warnings.length >= 4 && result.warnings.every((w: { line: number }) => w.line === 1), 'the answer places every finding on line 1');
+    const { text } = await page(t, new URL(result.report_url).pathname);
+    const pretty = JSON.stringify(dualCard, null, 2).split('\n');
+    const lineOf = (member: string) => pretty.findIndex((l) => l.startsWith(`  "${member}"`)) + 1;
+    for (const member of ['owner', 'team', 'colour', 'url']) {
+      const line = lineOf(member);
+      assert.ok(line > 1, member);
+      assert.ok(text.includes(`<a class="at" href="#L${line}" title="Show line ${line} in the card">L${line}</a><code>${member}</code>`), `${member} at L${line}`);
+      assert.ok(text.includes(`<div class="row warning" id="L${line}">`), `line ${line} is marked`);
+    }
+    assert.equal([...text.matchAll(/<div class="row[^"]*" id="L\d+">/g)].length, pretty.length, 'every pretty-printed line is a row');
+    assert.match(text, /The card was sent on one line: it is shown pretty-printed/);
+    assert.equal(await (await t.app.request(`${new URL(result.report_url).pathname}/card.json`)).text(), JSON.stringify(dualCard), 'its JSON stays as it was sent');
+  });
+
   it('shows what cost the score points, adding up to the score', async () => {
     const t = setup();
     const result = await t.validate(dualCard);
