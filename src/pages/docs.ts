@@ -6,6 +6,7 @@
  */
 import { esc } from './layout.ts';
 import { docsRendererVersion } from './docs-renderer.ts';
+import { faviconLink } from './favicon.ts';
 
 export const docsRendererPath = `/docs/assets/api-reference-${docsRendererVersion}.js`;
 export const docsStartPath = '/docs/assets/start.js';
@@ -69,6 +70,7 @@ export const renderDocsPage = (title: string): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${esc(title)} · API reference</title>
 <meta name="description" content="The HTTP API of ${esc(title)}: every endpoint, its request and answers, and a form to try it.">
+${faviconLink}
 <style>${headerCss}</style><style id="reference-css">${rendererCss}</style></head>
 <body><header class="site"><a class="brand" href="/">cardgate</a><a href="/rules">Rules</a><a href="/docs">API docs</a><a href="/openapi.json">openapi.json</a><a href="/dashboard">Dashboard</a></header>
 <div id="reference" data-document="/openapi.json"></div>
