@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { version } from '../lib/version.ts';
-import { faviconLink } from './favicon.ts';
 import { pageScript } from './script.ts';
 
 export const esc = (value: unknown): string =>
@@ -124,7 +123,7 @@ export const renderPage = ({ title, description, url, body }: PageOptions): stri
 <meta name="referrer" content="no-referrer"><title>${esc(title)}</title><meta name="description" content="${esc(description)}">
 <meta property="og:type" content="website"><meta property="og:site_name" content="cardgate"><meta property="og:title" content="${esc(title)}">
 <meta property="og:description" content="${esc(description)}">${url ? `<meta property="og:url" content="${esc(url)}">` : ''}
-${faviconLink}<style>${styles}</style></head>
+<style>${styles}</style></head>
 <body><header class="top"><nav aria-label="Site"><a class="brand" href="/">cardgate</a><a href="/rules">Rules</a><a href="/docs">API docs</a><a href="/dashboard">Dashboard</a></nav></header>
 <main>${body}</main>
 <script>${pageScript}</script></body></html>`;

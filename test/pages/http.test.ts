@@ -116,7 +116,7 @@ describe('content negotiation and 404s', () => {
     assert.equal(wrongMethod.status, 405);
   });
 
-  it('GET /favicon.ico is the site\'s SVG mark with the pages\' headers, and every page names it', async () => {
+  it('GET /favicon.ico, which browsers ask for on every page, is the site\'s SVG mark with the pages\' headers; the API reference and the dashboard name it', async () => {
     const t = setup();
     const icon = await t.app.request('/favicon.ico');
     assert.equal(icon.status, 200);
@@ -125,8 +125,7 @@ describe('content negotiation and 404s', () => {
     assert.equal(icon.headers.get('x-content-type-options'), 'nosniff');
     assert.match(icon.headers.get('cache-control') ?? '', /max-age=\d+/);
     assert.match(await icon.text(), /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 32 32">/);
-    const result = await t.validate(minimalCard());
-    for (const path of ['/', '/rules', '/rules/url.https', '/rules/no.such-rule', new URL(result.report_url).pathname, '/reports/rpt_1763726400000_AAAAAAAAAAAAAAAAAAAA', '/docs', '/dashboard']) {
+    for (const path of ['/docs', '/dashboard']) {
       const { text } = await page(t, path);
       assert.ok(text.includes('<link rel="icon" href="/favicon.ico" type="image/svg+xml">'), path);
     }
