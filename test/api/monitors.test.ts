@@ -325,4 +325,38 @@ describe('admin monitors', async () => {
     assert.equal((await t.app.request(`/admin/api/monitors/${id}`, { method: 'DELETE', headers: auth })).status, 200);
     assert.equal((await t.app.request(`/admin/api/monitors/${id}`, { headers: auth })).status, 404);
   });
+
+  it('a run names its report (last run, baseline) only once the report is durable: a crash between the two never leaves the monitor naming a lost report', async () => {
+    const t = await newApp();
+    const { store } = t;
+    // Reports stored, and those whose commit has resolved since (a turn later than the store's own, so that a caller not waiting would be seen).
+    const stored = new Set<string>();
+    const durable = new Set<string>();
+    const consume = store.consume.bind(store);
+    store.consume = (charges, now, options) => {
+      if (options?.report) stored.add(options.report.id);
+      return consume(charges, now, options);
+    };
+    const commit = store.commit.bind(store);
+    store.commit = async () => {
+      const covered = [...stored];
+      await commit();
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const id of covered) durable.add(id);
+    };
+    const named: Array<{ id: string; durable: boolean }> = [];
+    const finish = store.finishMonitorRun.bind(store);
+    store.finishMonitorRun = (id, owner, update) => {
+      for (const reportId of [update.last_run?.report_id, update.baseline_report_id]) if (reportId) named.push({ id: reportId, durable: durable.has(reportId) });
+      return finish(id, owner, update);
+    };
+    card = minimalCard();
+    const created = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60 });
+    assert.equal(created.status, 201);
+    card = { ...minimalCard(), description: 'changed, so the next run stores a report of its own' };
+    await t.scheduler.advance(60_000);
+    await whileStill(async () => named.length < 4);
+    assert.ok(named.length >= 4, `two runs named their reports: ${JSON.stringify(named)}`);
+    assert.deepEqual(named.filter((n) => !n.durable), [], 'every report named was durable first');
+  });
 });

@@ -72,6 +72,11 @@ test('--max-warnings -1 is no limit; another negative number is a usage error', 
   assert.match(bad.stderr, /--max-warnings must be a whole number, or -1 for no limit, not "-2"/);
 });
 
+test('--max-warnings N: exactly N warnings pass, N + 1 fail', async () => {
+  assert.equal((await runCli(['validate', warned, '--max-warnings', '5'])).code, 0, 'the card has 5 warnings');
+  assert.equal((await runCli(['validate', warned, '--max-warnings', '4'])).code, 1);
+});
+
 test('a run that fails says why in one line on standard error', async () => {
   const cases: Array<[string[], number, string]> = [
     [[warned, '--max-warnings', '2'], 1, 'too many warnings: 5 (--max-warnings 2)'],

@@ -27,6 +27,14 @@ const monitorRun = z
     score: z.number().nullable(),
     report_id: z.string().nullable().meta({ description: 'The run\'s report; null when no card was fetched.' }),
     error: z.string().optional().meta({ description: 'Why no card was fetched.' }),
+    live: z
+      .object({
+        duration_ms: z.int().meta({ description: 'How long the probe took.' }),
+        unreachable: z.boolean().meta({ description: 'The probe reached none of the interfaces it tried (connection or TLS failed on each): the agent is unreachable.' }),
+        failed: z.array(z.object({ id: z.string(), path: z.string().optional(), message: z.string() })).meta({ description: 'The live checks that failed (at most 20): rule, card field, what was found.' }),
+      })
+      .optional()
+      .meta({ description: 'A live monitor\'s probe in this run; every check is in the report\'s `live`.' }),
   })
   .meta({ id: 'MonitorRun' });
 
@@ -37,6 +45,7 @@ const monitor = z
     url: z.string(),
     interval_seconds: z.int(),
     notify_url: z.string().nullable().meta({ description: 'Where its events go: whole to the admin role (and in the creation\'s answer), only its origin to editors and viewers (a chat webhook\'s address carries its secret in the path).' }),
+    live: z.boolean().meta({ description: 'Each run also probes the agent behind the card (read-only live checks).' }),
     paused: z.boolean(),
     created_at: timestamp,
     next_run_at: timestamp,
