@@ -9,6 +9,8 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { csrfTokenOf, sessionOperations } from '../../src/features/auth/sessions.ts';
+import type { SessionRole } from '../../src/store/contract/sessions.ts';
 import { postJson, testApp } from '../support/app.ts';
 import { startCardHost } from '../support/card-host.ts';
 import { minimalCard } from '../support/cards.ts';
@@ -81,6 +83,32 @@ describe('admin monitors', async () => {
     assert.deepEqual((report?.result as { agent?: unknown }).agent, { id: agent.id, name: agent.name, branch: null });
     assert.equal(agent.latest_report_id, body.first_run.report_id);
     assert.deepEqual((await t.store.listAgentReports(agent.id, { limit: 10 })).map((e) => e.report_id), [body.first_run.report_id]);
+  });
+
+  it('notify_url: whole to the admin role and in the creation\'s answer, only its origin to an editor and a viewer (list, read, pause, resume)', async () => {
+    const origin = 'https://cardgate.example';
+    const t = await newApp({ auth: { oidc: { issuer: 'https://id.example', clientId: 'cardgate', clientSecret: 'secret', redirectUrl: `${origin}/auth/callback`, roleMapping: { admins: 'admin' } } } });
+    const hook = `${receiver.url}/services/T000/B000/chat-webhook-secret`;
+    const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: hook })).json();
+    assert.equal(created.monitor.notify_url, hook, 'its creator sees it whole, once');
+    const id = created.monitor.id;
+    const sessions = sessionOperations(t.deps);
+    const asRole = async (role: SessionRole) => {
+      const { token } = await sessions.start({ subject: `person-${role}`, email: null, role });
+      const headers = { cookie: `__Host-cardgate_session=${token}`, origin, 'x-csrf-token': csrfTokenOf(token) };
+      const answers = [
+        (await (await t.app.request('/admin/api/monitors', { headers })).json()).monitors[0],
+        (await (await t.app.request(`/admin/api/monitors/${id}`, { headers })).json()).monitor,
+      ];
+      if (role !== 'viewer') {
+        for (const step of ['pause', 'resume']) answers.push((await (await t.app.request(`/admin/api/monitors/${id}/${step}`, { method: 'POST', headers })).json()).monitor);
+      }
+      return answers.map((m: { notify_url: string }) => m.notify_url);
+    };
+    assert.deepEqual(await asRole('viewer'), [receiver.url, receiver.url]);
+    assert.deepEqual(await asRole('editor'), [receiver.url, receiver.url, receiver.url, receiver.url]);
+    assert.deepEqual(await asRole('admin'), [hook, hook, hook, hook]);
+    assert.equal((await t.get(id)).notify_url, hook, 'the admin token is the admin role');
   });
 
   it('refuses hostile values with a clear 400, an unknown account with 404, one over monitors.max with 409, no token with 401', async () => {
