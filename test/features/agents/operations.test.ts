@@ -22,9 +22,10 @@ test("an agent's latest report stays its baseline past reports.retentionDays; an
   clock.set(clock.now() + 40 * DAY);
   const ask = { name: 'a', named: true, fail_on: 'error' as const };
   const now = JSON.stringify(result([{ rule: 'schema.required', path: 'description' }, { rule: 'url.absolute', path: 'url' }]));
-  const run = await prepareAgentRun(deps, 'acct_1', { ...ask, baseline: 'latest' }, now, flatRefusal);
-  assert.deepEqual(run?.baseline, { report_id: 'rpt_latest', new_errors: 1, new_warnings: 0, fixed: 0, score_delta: 0, passed: false });
-  await assert.rejects(prepareAgentRun(deps, 'acct_1', { ...ask, baseline: 'branch:main' }, now, flatRefusal), /options\.baseline: no report "rpt_old_main" in this account \(unknown, another account's, or removed after the retention period\)/);
+  const validated = { resultJson: now, card: () => ({ name: 'x' }) };
+  const run = await prepareAgentRun(deps, 'acct_1', { ...ask, baseline: 'latest' }, validated, flatRefusal);
+  assert.deepEqual(run?.baseline, { report_id: 'rpt_latest', new_errors: 1, new_warnings: 0, fixed: 0, score_delta: 0, breaking_changes: 0, passed: false });
+  await assert.rejects(prepareAgentRun(deps, 'acct_1', { ...ask, baseline: 'branch:main' }, validated, flatRefusal), /options\.baseline: no report "rpt_old_main" in this account \(unknown, another account's, or removed after the retention period\)/);
 });
 
 test("the report page's reading finds an agent's latest report past the retention period, and no other expired one", async () => {
