@@ -23206,7 +23206,7 @@ var runAction = async ({ env, cwd, stdout }) => {
   const format2 = input(env, "format") ?? "text";
   if (!isOutputFormat(format2)) return fail2(`format must be one of ${outputFormats.join(", ")}, not "${format2}"`);
   const failOn = input(env, "fail-on") ?? "error";
-  const failOnAllowed = input(env, "baseline") === void 0 ? failOnValues : [...failOnValues, "new"];
+  const failOnAllowed = input(env, "baseline") === void 0 ? failOnValues : [...failOnValues, "new", "breaking"];
   if (!failOnAllowed.includes(failOn)) return fail2(`fail-on must be one of ${failOnAllowed.join(", ")}, not "${failOn}"`);
   const maxWarningsText = input(env, "max-warnings");
   const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
@@ -23244,6 +23244,11 @@ var runAction = async ({ env, cwd, stdout }) => {
   stdout(formatResults("github", checked, { toolVersion: version2 }));
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}
 `);
+  for (const [name, outcome] of gate?.outcomes ?? []) {
+    const breaking = outcome.breaking_changes ?? 0;
+    if (breaking > 0) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`${plural(breaking, "breaking change")} against ${outcome.report_id} (docs/compatibility.md; the report's diff lists them)`)}
+`);
+  }
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
   if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));
@@ -23254,7 +23259,8 @@ var runAction = async ({ env, cwd, stdout }) => {
     warnings: String(warnings),
     score: lowestScore(checked),
     "sarif-file": sarifFile ?? "",
-    regressions: regressions === void 0 ? "" : String(regressions)
+    regressions: regressions === void 0 ? "" : String(regressions),
+    "breaking-changes": gate?.baseline === void 0 ? "" : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0))
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {

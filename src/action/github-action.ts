@@ -77,7 +77,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const format = input(env, 'format') ?? 'text';
   if (!isOutputFormat(format)) return fail(`format must be one of ${outputFormats.join(', ')}, not "${format}"`);
   const failOn = input(env, 'fail-on') ?? 'error';
-  const failOnAllowed = input(env, 'baseline') === undefined ? failOnValues : [...failOnValues, 'new'];
+  const failOnAllowed = input(env, 'baseline') === undefined ? failOnValues : [...failOnValues, 'new', 'breaking'];
   if (!(failOnAllowed as readonly string[]).includes(failOn)) return fail(`fail-on must be one of ${failOnAllowed.join(', ')}, not "${failOn}"`);
   const maxWarningsText = input(env, 'max-warnings');
   const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
@@ -117,6 +117,10 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   if (format !== 'github') stdout(formatResults(format, checked, { toolVersion: version }));
   stdout(formatResults('github', checked, { toolVersion: version }));
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}\n`);
+  for (const [name, outcome] of gate?.outcomes ?? []) {
+    const breaking = outcome.breaking_changes ?? 0;
+    if (breaking > 0) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`${plural(breaking, 'breaking change')} against ${outcome.report_id} (docs/compatibility.md; the report's diff lists them)`)}\n`);
+  }
   const sarifFile = input(env, 'sarif-file');
   if (sarifFile !== undefined) await writeFile(sarifFile, formatResults('sarif', checked, { toolVersion: version }));
   if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, formatResults('markdown', checked, { toolVersion: version }));
@@ -128,6 +132,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
     score: lowestScore(checked),
     'sarif-file': sarifFile ?? '',
     regressions: regressions === undefined ? '' : String(regressions),
+    'breaking-changes': gate?.baseline === undefined ? '' : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0)),
   };
   if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {

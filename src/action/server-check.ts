@@ -30,6 +30,8 @@ export interface GateOutcome {
   new_errors: number;
   new_warnings: number;
   fixed: number;
+  /** Breaking changes of the card from the baseline's (absent from servers older than the compatibility classes). */
+  breaking_changes?: number;
   passed: boolean;
 }
 

@@ -181,6 +181,18 @@ describe('the GitHub Action', () => {
       assert.equal(regressed.code, 1, regressed.stdout);
       assert.equal(regressed.outputs.regressions, '1');
       assert.match(regressed.stdout, /1 card regress against branch:main/);
+      assert.equal(regressed.outputs['breaking-changes'], '0');
+      // fail-on breaking: the new error passes; a skill removed from the card fails, with an annotation.
+      const newErrorOnly = await runAction({ ...common, baseline: 'branch:main', branch: 'feature/c', 'fail-on': 'breaking' }, { 'cards/broken/x.agent-card.json': worse });
+      assert.equal(newErrorOnly.code, 0, newErrorOnly.stdout);
+      const card = JSON.parse(invalidCard) as { skills?: unknown[] };
+      assert.ok((card.skills ?? []).length > 0, 'the card has a skill to remove');
+      const shrunk = JSON.stringify({ ...card, skills: [] }, null, 2);
+      const broke = await runAction({ ...common, baseline: 'branch:main', branch: 'feature/d', 'fail-on': 'breaking' }, { 'cards/broken/x.agent-card.json': shrunk });
+      assert.equal(broke.code, 1, broke.stdout);
+      assert.equal(broke.outputs['breaking-changes'], '1');
+      assert.ok(broke.annotations.some((a) => /^::warning file=cards\/broken\/x\.agent-card\.json,title=cardgate::1 breaking change against rpt_/.test(a)), broke.stdout);
+      assert.match((await runAction({ ...common, 'fail-on': 'breaking' })).stdout, /fail-on must be one of error, warning, never, not "breaking"/, 'breaking needs a baseline');
       const noKey = await runAction({ files: 'cards', 'server-url': server.url, baseline: 'branch:main' });
       assert.equal(noKey.code, 2);
       assert.match(noKey.stdout, /baseline needs server-url and api-key/);

@@ -156,6 +156,15 @@ describe('the merge-request gate (.cardgate-gate) against the real server', () =
     const worse = await gate({ ...invalid, url: 'not a url' }, mr);
     assert.equal(worse.code, 1, worse.out);
     assert.match(worse.out, /1 new errors, .* passed: false/);
+    // CARDGATE_FAIL_ON breaking: an invalid card does not fail the branch pipeline; the new error passes the merge request; a skill removed fails it.
+    const breaking = { CARDGATE_FAIL_ON: 'breaking' };
+    assert.equal((await gate(invalid, { ...breaking, CI_COMMIT_REF_NAME: 'main' })).code, 0, 'a branch pipeline fails on no finding');
+    const newError = await gate({ ...invalid, name: 42 }, { ...mr, ...breaking });
+    assert.equal(newError.code, 0, newError.out);
+    assert.match(newError.out, /1 new errors, \d+ new warnings, \d+ fixed, 0 breaking changes against \S+; passed: true/);
+    const noSkill = await gate({ ...invalid, skills: [] }, { ...mr, ...breaking });
+    assert.equal(noSkill.code, 1, noSkill.out);
+    assert.match(noSkill.out, /, 1 breaking changes against \S+; passed: false/);
     const noBase = await gate(invalid, { ...mr, CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'never-built' });
     assert.equal(noBase.code, 2, noBase.out);
     assert.match(noBase.out, /HTTP 400: .*options\.baseline/);

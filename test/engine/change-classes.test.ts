@@ -121,7 +121,7 @@ describe('compatibility classes: compatible', () => {
   rule('extension-params-changed', required, (c) => void ((caps(c).extensions as Card[])[0]!.params = { catalog: 'v2' }), ['extension-params-changed@capabilities.extensions[0].params']);
   rule('security-scheme-added', clean10, (c) => void ((c.securitySchemes as Card).key = { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } }), ['security-scheme-added@securitySchemes.key']);
   rule('security-scheme-extended', clean03, (c) => {
-    const flow = ((c.securitySchemes as Card).oauth as { flows: { clientCredentials: { scopes: Card } } }).flows.clientCredentials;
+    const flow = ((c.securitySchemes as Card).oauth as { flows: { clientCredentials: { scopes: Card; refreshUrl?: string } } }).flows.clientCredentials;
     flow.scopes['trips:write'] = 'Write trips';
     flow.refreshUrl = 'https://auth.travel.test/refresh';
   }, ['security-scheme-extended@securitySchemes.oauth.flows.clientCredentials.scopes["trips:write"]', 'security-scheme-extended@securitySchemes.oauth.flows.clientCredentials.refreshUrl']);
