@@ -59,9 +59,10 @@ const signatureCheck = z
     alg: z.string().nullable(),
     jku: z.string().nullable(),
     verified: z.boolean(),
-    rule: z.string().meta({ description: '`signature.verified`, or the rule of the finding that says why not.' }),
-    reason: z.string().optional().meta({ description: 'Why it did not verify.' }),
-    form: z.enum(['1.0', '0.3.0']).optional().meta({ description: 'When verified: the canonical form it verified over (`1.0`: default-valued fields removed; `0.3.0`: the card as sent).' }),
+    rule: z.string().meta({ description: '`signature.verified`, `signature.sdk-variant` (verified over the form an A2A SDK signs, not the specification\'s), or the rule of the finding that says why not.' }),
+    reason: z.string().optional().meta({ description: 'Why it did not verify, or (signature.sdk-variant) how the SDK\'s form differs from the specification\'s.' }),
+    form: z.enum(['1.0', '0.3.0']).optional().meta({ description: 'When verified over the specification\'s form: which (`1.0`: default-valued fields removed; `0.3.0`: the card as sent).' }),
+    variants: z.array(z.string()).optional().meta({ description: 'With signature.sdk-variant: the SDKs whose canonical form it verified over (`a2a-js-1`: @a2a-js/sdk 1.0.1 to 1.3.0; `a2a-python-1`: a2a-python 1.0.0 to 1.1.0).' }),
   })
   .meta({ id: 'SignatureCheck' });
 
