@@ -27,6 +27,7 @@ export const declaredTiers = {
     'test/api/key-expiry.test.ts',
     'test/api/http-fuzz.test.ts',
     'test/api/http-parser.test.ts',
+    'test/api/mcp.test.ts',
     'test/api/metrics.test.ts',
     'test/api/oidc.test.ts',
     'test/features/auth/provider-answers.test.ts',

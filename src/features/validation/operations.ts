@@ -40,6 +40,8 @@ export interface ValidationRequest {
   caller: Caller;
   /** Where the window the caller's quota was charged in goes (the answer's X-RateLimit-* headers). */
   noteWindow: (window: QuotaWindow) => void;
+  /** The ruleset to judge by instead of the caller's (the MCP tools name a built-in one). */
+  ruleset?: ServerRuleset;
 }
 
 /** A validation's answer: the JSON result as text, or the format asked for with its media type. */
@@ -79,7 +81,7 @@ const trustFor = ({ deps }: Operations, caller: Caller, text: string) => signatu
 
 /** The body with the caller's signature trust and the ruleset it is judged by (its account's, else the server's default). */
 const bodyFor = async (ops: Operations, request: ValidationRequest): Promise<BodyParts> => {
-  const [trust, ruleset] = await Promise.all([trustFor(ops, request.caller, request.text), rulesetFor(ops.deps, request.caller.account?.id ?? null)]);
+  const [trust, ruleset] = await Promise.all([trustFor(ops, request.caller, request.text), request.ruleset ?? rulesetFor(ops.deps, request.caller.account?.id ?? null)]);
   return { text: request.text, trust, ...(request.accept ? { accept: request.accept } : {}), ...(ruleset ? { ruleset } : {}) };
 };
 
