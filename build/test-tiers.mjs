@@ -41,6 +41,7 @@ export const declaredTiers = {
     'test/cli/admin-token-rotate-live.test.ts',
     'test/cli/conventions.test.ts',
     'test/cli/diff.test.ts',
+    'test/cli/mcp.test.ts',
     'test/cli/probe.test.ts',
     'test/cli/export-url.test.ts',
     'test/cli/import-servable.test.ts',

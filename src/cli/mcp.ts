@@ -155,7 +155,8 @@ export async function runMcp(args: string[], io: CliIO): Promise<number> {
     if (real === undefined) return line.usage(`--root ${root}: no such directory`);
     roots.push(real);
   }
-  const server = mcpServer(localDoor({ config, limits: runLimits(config), roots, cwd }));
+  const { door, settled } = tracked(localDoor({ config, limits: runLimits(config), roots, cwd }));
+  const server = mcpServer(door);
   const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
@@ -163,6 +164,26 @@ export async function runMcp(args: string[], io: CliIO): Promise<number> {
   });
   await server.connect(transport);
   await ended;
+  // A client may end its input right after its last call: that call is answered first.
+  await settled();
   await server.close();
   return 0;
 }
+
+/** The door with its calls counted, and a wait for those under way (and the turn that sends their answers). */
+const tracked = (door: McpDoor): { door: McpDoor; settled: () => Promise<void> } => {
+  const pending = new Set<Promise<unknown>>();
+  const track = <A extends unknown[], R>(run: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
+    const promise = run(...args);
+    pending.add(promise);
+    void promise.finally(() => pending.delete(promise)).catch(() => undefined);
+    return promise;
+  };
+  return {
+    door: { ...door, validate: track(door.validate), diff: track(door.diff), probe: track(door.probe) },
+    settled: async () => {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+};
