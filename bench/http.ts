@@ -49,6 +49,8 @@ export const serverCommand = (sea = false): { argv: string[]; label: string } =>
 export interface BenchServer {
   url: string;
   pid: number;
+  /** Its log (JSON lines; one a request, with its server time `ms`), removed when it stops. */
+  logFile: string;
   stop(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export const startServer = async (dataDir: string, env: Record<string, string> =
       return {
         url: m[1]!,
         pid: child.pid!,
+        logFile,
         stop: async () => {
           child.kill('SIGTERM');
           await exited;

@@ -1,8 +1,9 @@
 /** What the benchmark groups read of processes: CPU time and RSS from /proc, and commands timed to their exit. */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { median, type LoadSpec } from './load.ts';
+import { promisify } from 'node:util';
+import { bodyOf, median, type LoadSpec } from './load.ts';
 
 /** The RSS target's two readings (#25): after the first 1,000 validations and after 100k. */
 export const FIRST_VALIDATIONS = 1_000;
@@ -10,16 +11,26 @@ export const VALIDATIONS_FOR_RSS = 100_000;
 /** Runs of each command timed to its exit. */
 export const CLI_RUNS = 15;
 
-/** User + system CPU time of a process (all its threads) in µs, from /proc (Linux); NaN elsewhere. */
-export const cpuMicros = (pid: number): number => {
+/** User + system CPU time in µs of a process (all its threads), or with `tid` of one of its threads, from /proc (Linux); NaN elsewhere. */
+export const cpuMicros = (pid: number, tid?: number): number => {
   try {
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) / 100) * 1e6; // clock ticks of 1/100 s (USER_HZ)
   } catch {
     return NaN;
   }
 };
+
+/** A process's CPU time so far, all its threads and its main thread (whose id is the process's), in µs. */
+export interface CpuReading {
+  all: number;
+  main: number;
+}
+export const readCpu = (pid: number): CpuReading => ({ all: cpuMicros(pid), main: cpuMicros(pid, pid) });
+/** CPU µs a request between two readings. */
+export const cpuPerRequest = (before: CpuReading, after: CpuReading, requests: number): CpuReading => ({ all: (after.all - before.all) / requests, main: (after.main - before.main) / requests });
 
 export const rssMB = (pid: number): number => {
   try {
@@ -31,12 +42,16 @@ export const rssMB = (pid: number): number => {
 };
 
 /** Wall time of one run of `argv` to its exit, in ms (exit 1, a card that fails, counts as a run). */
-export const timeRun = (argv: string[]): number => {
+export const timeRun = async (argv: string[]): Promise<number> => {
   const [cmd, ...args] = argv;
   const start = performance.now();
-  const r = spawnSync(cmd!, args, { stdio: 'ignore' });
+  const child = spawn(cmd!, args, { stdio: 'ignore' });
+  const status = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
   const ms = performance.now() - start;
-  if (r.status !== 0 && r.status !== 1) throw new Error(`bench: ${argv.join(' ')} exited with ${r.status}`);
+  if (status !== 0 && status !== 1) throw new Error(`bench: ${argv.join(' ')} exited with ${status}`);
   return ms;
 };
 
@@ -52,27 +67,27 @@ const findHyperfine = (): string | undefined => {
  * Each command run `runs` times to its exit: hyperfine -N when installed (medians, and mean CPU
  * time, the steadier figure on a shared machine), else timed spawns, alternating (medians only).
  */
-export const timeCommands = (commands: string[][], runs: number, scratch: string): { medians: number[]; cpuMs?: number[]; how: string } => {
+export const timeCommands = async (commands: string[][], runs: number, scratch: string): Promise<{ medians: number[]; cpuMs?: number[]; how: string }> => {
   const hyperfine = findHyperfine();
   if (hyperfine) {
     const report = join(scratch, 'hyperfine.json');
     const quoted = (argv: string[]) => argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
     // -i: a card that fails exits 1
-    execFileSync(hyperfine, ['-N', '-i', '--warmup', '2', '--runs', String(runs), '--export-json', report, ...commands.map(quoted)], { stdio: 'ignore' });
+    await promisify(execFile)(hyperfine, ['-N', '-i', '--warmup', '2', '--runs', String(runs), '--export-json', report, ...commands.map(quoted)]);
     const results = (JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ median: number; user: number; system: number }> }).results;
     return { medians: results.map((r) => r.median * 1000), cpuMs: results.map((r) => (r.user + r.system) * 1000), how: `hyperfine -N, median of ${runs} runs` };
   }
   const times = commands.map((): number[] => []);
-  for (let run = 0; run < runs; run++) for (const [i, argv] of commands.entries()) times[i]!.push(timeRun(argv));
+  for (let run = 0; run < runs; run++) for (const [i, argv] of commands.entries()) times[i]!.push(await timeRun(argv));
   return { medians: times.map(median), how: `spawn to exit (no hyperfine), median of ${runs} alternating runs` };
 };
 
-/** `count` requests of `spec`, `parallel` at a time, through fetch: each must answer 200. */
+/** `count` requests of `spec` (one without a mix), `parallel` at a time, through fetch: each must answer 200. */
 export const sendRequests = async (spec: LoadSpec, count: number, parallel = 10): Promise<void> => {
-  let left = count;
+  let sent = 0;
   const one = async (): Promise<void> => {
-    while (left-- > 0) {
-      const res = await fetch(spec.url, { method: spec.method, headers: { 'Content-Type': 'application/json', ...spec.headers }, body: spec.body });
+    while (sent < count) {
+      const res = await fetch(spec.url, { method: spec.method, headers: { 'Content-Type': 'application/json', ...spec.headers }, body: bodyOf(spec, sent++) });
       if (res.status !== 200) throw new Error(`bench: ${spec.url} answered ${res.status}`);
       await res.arrayBuffer();
     }

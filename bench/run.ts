@@ -1,6 +1,7 @@
 /**
- * npm run bench [-- admin|engine|store|http|pg|floor|startup|worst|sea ...]: runs the benchmark groups and prints one table.
- * Speed and memory targets live here, never in unit tests.
+ * npm run bench [-- admin|engine|store|http|pg|floor|store-scale|startup|worst|sea ...] [--seconds N]
+ * [--rounds N] [--reports N] [--validations N]: runs the benchmark groups and prints one table
+ * (options.ts says what the flags shorten). Speed and memory targets live here, never in unit tests.
  */
 import { benchAdmin } from './admin.ts';
 import { benchEngine } from './engine.ts';
@@ -9,6 +10,9 @@ import { benchHttp } from './http.ts';
 import { benchPg } from './pg.ts';
 import { benchSea } from './sea.ts';
 import { benchStartup } from './startup.ts';
+import { loadNote, watchLoad } from './machine.ts';
+import { parseBenchArgs, type BenchOptions } from './options.ts';
+import { benchStoreScale } from './store-scale.ts';
 import { benchStore } from './store.ts';
 import { benchWorst } from './worst.ts';
 
@@ -19,18 +23,40 @@ export interface BenchRow {
   note?: string;
 }
 
-const groups: Record<string, () => Promise<BenchRow[]>> = { admin: benchAdmin, engine: benchEngine, store: benchStore, http: benchHttp, pg: benchPg, floor: benchFloor, startup: benchStartup, worst: benchWorst, sea: benchSea };
+const groups: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
+  admin: benchAdmin,
+  engine: benchEngine,
+  store: benchStore,
+  http: benchHttp,
+  pg: benchPg,
+  floor: benchFloor,
+  'store-scale': benchStoreScale,
+  startup: benchStartup,
+  worst: benchWorst,
+  sea: benchSea,
+};
 
-const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+let options: BenchOptions;
+try {
+  options = parseBenchArgs(process.argv.slice(2));
+} catch (e) {
+  console.error((e as Error).message);
+  process.exit(2);
+}
+const chosen = options.groups;
 const unknown = chosen.filter((name) => !(name in groups));
 if (unknown.length > 0) {
   console.error(`bench: unknown group(s) ${unknown.join(', ')}; choose from ${Object.keys(groups).join(', ')}`);
   process.exit(2);
 }
+watchLoad();
 const rows: Array<BenchRow & { group: string }> = [];
 for (const name of chosen.length > 0 ? chosen : Object.keys(groups)) {
   console.error(`bench: running ${name}…`);
-  for (const row of await groups[name]!()) rows.push({ group: name, ...row });
+  const started = performance.now();
+  const loadBefore = loadNote();
+  for (const row of await groups[name]!(options)) rows.push({ group: name, ...row });
+  rows.push({ group: name, name: 'load and time', value: Math.round((performance.now() - started) / 1000), unit: 's', note: `before: ${loadBefore}; after: ${loadNote()}` });
 }
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v >= 100 ? v.toFixed(0) : v.toFixed(2));
 const table = rows.map((r) => [r.group, r.name, fmt(r.value), r.unit, r.note ?? '']);

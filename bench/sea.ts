@@ -91,7 +91,7 @@ export async function benchSea(): Promise<BenchRow[]> {
     const binaries = variants.map((v, i): [Variant, string] => [v, buildVariant(v, join(scratch, `sea-${i}`))]);
     const cardFile = join(scratch, 'card.json');
     writeFileSync(cardFile, JSON.stringify(sampleCard(), null, 2));
-    const { medians, cpuMs, how } = timeCommands([[process.execPath, '-e', '0'], ...binaries.map(([, binary]) => [binary, 'validate', cardFile])], CLI_RUNS, scratch);
+    const { medians, cpuMs, how } = await timeCommands([[process.execPath, '-e', '0'], ...binaries.map(([, binary]) => [binary, 'validate', cardFile])], CLI_RUNS, scratch);
     const rows: BenchRow[] = [{ name: 'node -e 0', value: round2(medians[0]!), unit: 'ms', note: `${how}; ${process.version}; load average ${loadavg()[0]!.toFixed(1)}` }];
     for (const [i, [variant]] of binaries.entries()) {
       const cpu = cpuMs ? `; CPU ${round2(cpuMs[i + 1]!)} ms = ${round2(cpuMs[i + 1]! / cpuMs[0]!)} × node -e 0's` : '';

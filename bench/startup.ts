@@ -3,7 +3,7 @@
  * the CJS bundle under node, and the source under tsx for comparison. Needs `npm run build`.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './run.ts';
@@ -11,13 +11,14 @@ import type { BenchRow } from './run.ts';
 const root = new URL('../', import.meta.url).pathname;
 const runs = 10;
 
-/** Spawns `serve --port 0`, polls /healthz until 200, returns the ms from spawn, then stops it. */
-export const startOnce = async (command: string[]): Promise<number> => {
+/** Spawns `serve --port 0` (on `dataDir`, else a fresh one), polls /healthz until 200, returns the ms from spawn, then stops it. */
+export const startOnce = async (command: string[], dataDir?: string): Promise<number> => {
   const [cmd, ...pre] = command;
-  const dir = mkdtempSync(join(tmpdir(), 'cardgate-startup-'));
+  const fresh = dataDir === undefined ? mkdtempSync(join(tmpdir(), 'cardgate-startup-')) : undefined;
+  const dir = dataDir ?? join(fresh!, 'data');
   const started = performance.now();
-  const child = spawn(cmd!, [...pre, 'serve', '--port', '0', '--data-dir', join(dir, 'data')], {
-    cwd: root, // tsx is resolved from here; the data dir is a fresh temp dir
+  const child = spawn(cmd!, [...pre, 'serve', '--port', '0', '--data-dir', dir], {
+    cwd: root, // tsx is resolved from here
     env: { ...process.env, CARDGATE_ADMIN_TOKEN: 'bench-admin-token-0123456789' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -37,6 +38,7 @@ export const startOnce = async (command: string[]): Promise<number> => {
   const ms = performance.now() - started;
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
+  if (fresh) rmSync(fresh, { recursive: true, force: true });
   return ms;
 };
 

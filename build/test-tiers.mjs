@@ -42,6 +42,8 @@ export const declaredTiers = {
     'test/cli/conventions.test.ts',
     'test/cli/diff.test.ts',
     'test/cli/mcp.test.ts',
+    'test/cli/first-contact.test.ts',
+    'test/docs/examples/local-oidc-provider.test.ts',
     'test/cli/probe.test.ts',
     'test/cli/export-url.test.ts',
     'test/cli/import-servable.test.ts',

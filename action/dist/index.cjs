@@ -10414,7 +10414,7 @@ var rules = {
     10,
     ALL,
     "0.x \xA75.5, 1.0 \xA78.3.1 (URLs must be the real endpoint)",
-    "A URL is a placeholder (example.com, REPLACE_ME, <host>, ${VAR}).",
+    "A URL is a placeholder (example.com, REPLACE_ME, YOUR-SERVICE.onrender.com, <host>, ${VAR}).",
     "Write the URL where the agent is actually served."
   ),
   "url.unreachable-host": warning(
@@ -11229,7 +11229,7 @@ function checkProvider(ctx) {
 // src/engine/rules/urls.ts
 var absoluteUrl = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^@/?#\s]*@)?(\[[^\]/]*\]|[^:/?#\s]+)(?::(\d*))?(?:[/?#]\S*)?$/;
 var hostPort = /^[A-Za-z0-9.-]+:\d+$/;
-var placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your[-_]?(?:domain|agent|host|server|company|url)|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
+var placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your(?:domain|agent|host|server|company|url)|(?<![a-z0-9])your[-_][a-z0-9]|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
 var schemePrefix = /^([A-Za-z][A-Za-z0-9+.-]*):(?!\d)/;
 var httpSchemes = /* @__PURE__ */ new Set(["http", "https"]);
 var judgedTransports = /* @__PURE__ */ new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
@@ -21002,8 +21002,12 @@ var countsOf = (input2) => {
   if (!result) return { errors: 0, warnings: 0 };
   return {
     errors: result.errors.length + (result.truncated?.errors ?? 0),
-    warnings: result.warnings.length + (result.truncated?.warnings ?? 0)
+    warnings: result.warnings.length + (result.truncated?.warnings ?? 0) + (input2.quieted ?? 0)
   };
+};
+var cappedOf = (input2) => {
+  const counts = countsOf(input2);
+  return counts.errors + counts.warnings - (input2.quieted ?? 0) - problemsOf(input2).filter((p) => p.severity !== "info").length;
 };
 var isValid = (input2) => input2.result?.valid === true && !input2.failure;
 var totalsOf = (inputs) => {
@@ -21011,21 +21015,24 @@ var totalsOf = (inputs) => {
   let warnings = 0;
   let valid = 0;
   let unchecked = 0;
+  let quieted = 0;
   for (const input2 of inputs) {
     const counts = countsOf(input2);
     errors += counts.errors;
     warnings += counts.warnings;
+    quieted += input2.quieted ?? 0;
     if (isValid(input2)) valid++;
     if (input2.failure) unchecked++;
   }
   const cards = inputs.length - unchecked;
-  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings };
+  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings, quieted };
 };
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var summaryOf = (t) => {
   const verdict2 = t.cards === 0 ? "" : `: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}`;
   const unchecked = t.unchecked === 0 ? "" : `; ${plural(t.unchecked, "input")} could not be checked`;
-  return `${plural(t.cards, "card")} checked${verdict2}${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
+  const quieted = t.quieted === 0 ? "" : ` (${t.quieted === t.warnings ? "not shown" : `${t.quieted} not shown`}: --quiet)`;
+  return `${plural(t.cards, "card")} checked${verdict2}${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}${quieted}`;
 };
 var checkCardText = (name, text2, options = {}) => {
   const { maxDepth, ...validateOptions } = options;
@@ -21599,7 +21606,7 @@ var formatGitlab = (inputs) => {
 };
 
 // src/engine/formats/json.ts
-var entryOf = (input2) => {
+var entryOf = (input2, options) => {
   const { name: file, result, failure: failure4 } = input2;
   if (failure4 || !result) {
     const error3 = { message: failure4?.message ?? "no result", rule: UNREADABLE_RULE.id, ...failure4?.line === void 0 ? {} : { line: failure4.line, column: failure4.column } };
@@ -21617,13 +21624,34 @@ var entryOf = (input2) => {
     version: result.version,
     version_source: result.versionSource,
     ...result.compatibility ? { compatibility: result.compatibility } : {},
+    ...options.ruleset ? { ruleset: options.ruleset } : {},
     ...result.signatures ? { signatures: result.signatures } : {},
     ...result.live ? { live: result.live } : {},
     ...input2.baseline ? { baseline: input2.baseline } : {}
   };
 };
-var formatJson = (inputs) => `${JSON.stringify(inputs.map(entryOf), null, 2)}
+var formatJson = (inputs, options = {}) => `${JSON.stringify(inputs.map((input2) => entryOf(input2, options)), null, 2)}
 `;
+var summaryOf2 = (inputs, options) => {
+  const t = totalsOf(inputs);
+  return {
+    inputs: t.inputs,
+    cards: t.cards,
+    valid: t.valid,
+    invalid: t.invalid,
+    unchecked: t.unchecked,
+    errors: t.errors,
+    warnings: t.warnings,
+    ...t.quieted > 0 ? { warnings_not_shown: t.quieted } : {},
+    ...options.ruleset ? { ruleset: options.ruleset } : {},
+    ...options.verdict ? { exit_code: options.verdict.code, ...options.verdict.reason === void 0 ? {} : { reason: options.verdict.reason } } : {}
+  };
+};
+var formatJsonSummary = (inputs, options = {}) => `${JSON.stringify({ cards: inputs.map((input2) => entryOf(input2, options)), summary: summaryOf2(inputs, options) }, null, 2)}
+`;
+
+// src/engine/formats/options.ts
+var rulesetLine = (ruleset) => ruleset.id === "file" ? `Ruleset: ${ruleset.file} (${ruleset.hash})` : "Ruleset: built-in recommended (cardgate:recommended)";
 
 // src/engine/formats/text.ts
 var ansi = (code) => (text2) => `\x1B[${code}m${text2}\x1B[0m`;
@@ -21646,13 +21674,11 @@ var formatText = (inputs, options = {}) => {
     for (const check2 of input2.result?.live ?? []) {
       if (check2.status === "pass" || check2.status === "skip") lines.push(`${name}  ${check2.status === "pass" ? "pass   " : "skip   "}  ${printable(check2.path ? `${check2.path}: ${check2.message}` : check2.message)}  ${c.dim(check2.id)}`);
     }
-    const shown = problemsOf(input2).length;
-    const counts = countsOf(input2);
-    const leftOut2 = counts.errors + counts.warnings - shown;
+    const leftOut2 = cappedOf(input2);
     if (leftOut2 > 0) lines.push(`${name}  ${plural(leftOut2, "more finding")} left out (findings cap)`);
   }
   const t = totalsOf(inputs);
-  lines.push(...lines.length > 0 ? [""] : [], c.bold(summaryOf(t)));
+  lines.push(...lines.length > 0 ? [""] : [], ...options.ruleset ? [rulesetLine(options.ruleset)] : [], c.bold(summaryOf(t)));
   return `${lines.join("\n")}
 `;
 };
@@ -21745,8 +21771,7 @@ var formatMarkdown = (inputs) => {
       const field2 = p.path === void 0 ? "" : markdownCode(p.path);
       out.push(`| ${line} | ${p.severity} | ${field2} | ${markdownText(p.message)} | ${markdownCode(p.rule)} |`);
     }
-    const counts = countsOf(input2);
-    const leftOut2 = counts.errors + counts.warnings - problems.length;
+    const leftOut2 = cappedOf(input2);
     if (leftOut2 > 0) out.push("", `\u2026and ${plural(leftOut2, "more finding")}, left out by the findings cap.`);
   }
   return `${out.join("\n")}
@@ -21820,6 +21845,7 @@ var formatSarif = (inputs, options = {}) => {
 var formatters = {
   text: formatText,
   json: formatJson,
+  "json-summary": formatJsonSummary,
   sarif: formatSarif,
   junit: formatJunit,
   github: formatGithub,
@@ -21842,7 +21868,7 @@ var package_default = {
     node: "^24.21.0"
   },
   scripts: {
-    start: "tsx src/main.ts serve",
+    start: "exec node --import tsx src/main.ts serve",
     test: "node build/run-tests.mjs",
     "test:unit": "node build/run-tests.mjs --tier unit",
     "test:integration": "node build/run-tests.mjs --tier integration",
@@ -22260,9 +22286,24 @@ var patternsProblem = (patterns) => {
 var underDirectory = (pattern) => pattern.includes("/") ? pattern : `**/${pattern}`;
 var ignored = ["**/node_modules/**", "**/.git/**"];
 var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
-var search = async (patterns, cwd, workDir) => {
+var search = async (patterns, cwd, workDir, absolute) => {
   const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
-  return found.map((file) => import_node_path.default.relative(workDir, file) || file).sort(byName);
+  return found.map((file) => absolute ? file : import_node_path.default.relative(workDir, file) || file).sort(byName);
+};
+var HINT_NAMES = 3;
+var noCardHint = async (directory) => {
+  const json2 = await (0, import_tinyglobby.glob)(["**/*.json"], { cwd: directory, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  if (json2.length === 0) return "it holds no JSON file";
+  const names = json2.map((file) => import_node_path.default.basename(file)).sort(byName);
+  const shown = `${names.slice(0, HINT_NAMES).join(", ")}${names.length > HINT_NAMES ? ", \u2026" : ""}`;
+  return `it holds ${json2.length === 1 ? "1 JSON file" : `${json2.length} JSON files`} (${shown}): to check ${json2.length === 1 ? "it" : "them"}, add --pattern '*${commonEnding(names)}'`;
+};
+var commonEnding = (names) => {
+  let ending = names[0];
+  for (const name of names) while (!name.endsWith(ending)) ending = ending.slice(1);
+  const from = ending.search(/[-_.]/);
+  const clean = from < 0 ? "" : ending.slice(from);
+  return clean.length > ".json".length && clean.endsWith(".json") && !/['\s*?[\]{}]/.test(clean) ? clean : ".json";
 };
 var expand = async (operand, workDir, patterns) => {
   if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
@@ -22270,13 +22311,13 @@ var expand = async (operand, workDir, patterns) => {
   const absolute = import_node_path.default.resolve(workDir, operand);
   const info2 = await (0, import_promises.stat)(absolute).catch(() => void 0);
   if (info2?.isDirectory()) {
-    const files = await search(patterns.map(underDirectory), absolute, workDir);
+    const files = await search(patterns.map(underDirectory), absolute, workDir, import_node_path.default.isAbsolute(operand));
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
-    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(", ")})` }];
+    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(", ")}); ${await noCardHint(absolute)}` }];
   }
   if (info2) return [{ kind: "file", name: operand, path: absolute }];
   if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
-    const files = await search([operand], workDir, workDir);
+    const files = await search([operand], workDir, workDir, import_node_path.default.isAbsolute(operand));
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
     return [{ kind: "missing", name: operand, message: `no file matches ${operand}` }];
   }

@@ -22,13 +22,15 @@ export interface ScrapeSources {
   monitors?: () => Promise<MonitorGauge[]>;
 }
 
-/** What a monitor's gauges show: its last run's verdict and score, and when a run last validated its card. */
+/** What a monitor's gauges show: its last run's verdict and score, when a run last validated its card, and how long its last probe took. */
 export interface MonitorGauge {
   id: string;
   verdict: 'pass' | 'fail' | 'unreachable' | null;
   score: number | null;
   /** Epoch ms; null before any run validated the card. */
   lastSuccessAt: number | null;
+  /** A live monitor's last probe, ms; null for a monitor that does not probe, or before its first probe. */
+  probeMs: number | null;
 }
 
 const VERDICT_VALUE = { pass: 1, fail: 0, unreachable: -1 } as const;
@@ -160,9 +162,8 @@ export class Metrics {
   }
 
   /**
-   * Three gauges per monitor, labelled by its id alone (bounded by monitors.max), from one read of
-   * the store per scrape: the registry collects every metric at once, so the three share the read
-   * under way.
+   * Gauges per monitor, labelled by its id alone (bounded by monitors.max), from one read of the
+   * store per scrape: the registry collects every metric at once, so they share the read under way.
    */
   private monitorGauges(read: () => Promise<MonitorGauge[]>, registers: Registry[]): void {
     let reading: Promise<MonitorGauge[]> | undefined;
@@ -188,6 +189,7 @@ export class Metrics {
     gauge('cardgate_monitor_verdict', 'Each monitor\'s last run: 1 pass, 0 fail, -1 unreachable (absent before its first run).', (m) => (m.verdict === null ? null : VERDICT_VALUE[m.verdict]));
     gauge('cardgate_monitor_score', 'Each monitor\'s last validated score (absent while its last run fetched no card).', (m) => m.score);
     gauge('cardgate_monitor_last_success_timestamp_seconds', 'When a run of each monitor last validated its card, Unix seconds.', (m) => (m.lastSuccessAt === null ? null : m.lastSuccessAt / 1000));
+    gauge('cardgate_monitor_probe_duration_seconds', 'How long the last probe of each live monitor took, seconds (absent for a monitor that does not probe).', (m) => (m.probeMs === null ? null : m.probeMs / 1000));
   }
 
   /** One answered request; `route` is the pattern that answered it (bounded), never the path. */

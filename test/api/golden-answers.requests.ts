@@ -50,6 +50,7 @@ const service: GoldenRequest[] = [
   { name: 'rules page of one version', path: '/rules?version=0.3.0' },
   { name: 'rules page of an unknown version', path: '/rules?version=9.9' },
   { name: 'rule page', path: '/rules/url.https' },
+  { name: 'site icon', path: '/favicon.ico' },
   { name: 'unknown rule, API client', path: '/rules/no.such.rule' },
   { name: 'unknown rule, browser', path: '/rules/no.such.rule', headers: { accept: 'text/html' } },
   { name: 'rule catalogue', path: '/v1/rules' },

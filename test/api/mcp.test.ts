@@ -125,6 +125,12 @@ describe('the MCP server at /mcp', () => {
     assert.equal(deep.isError, true);
     const badArgs = await call(client, 'validate_card', { card: 42 });
     assert.deepEqual([badArgs.isError, /Input validation error/.test(badArgs.text)], [true, true]);
+    const batch = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(Array.from({ length: 3 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_rules', arguments: {} } }))),
+    });
+    assert.deepEqual([batch.status, (await batch.json()).error.code], [400, -32600], 'one message a request');
     const fine = await call(client, 'validate_card', { card: text(card()) });
     assert.equal(fine.structured!.valid, true, 'the server answers on');
     await client.close();

@@ -1,7 +1,7 @@
 /**
  * End-to-end: the dashboard's Monitors view in headless chromium against the real server: a
  * monitor made through the admin API (its card on a loopback host) is listed with its state and
- * last run, paused, resumed and deleted (confirmed).
+ * last run, paused, resumed and deleted (confirmed); a live one is marked so.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -16,7 +16,11 @@ let host: Awaited<ReturnType<typeof startCardHost>>;
 const adminApi = adminApiOf(() => service.url);
 
 before(async () => {
-  host = await startCardHost({ '/card.json': { body: JSON.stringify(minimalCard('Watched Agent')) } });
+  host = await startCardHost({
+    '/card.json': { body: JSON.stringify(minimalCard('Watched Agent')) },
+    // A card whose interface is on the same loopback host: a live monitor's probe gets its answers at once.
+    '/live.json': () => ({ body: JSON.stringify({ ...minimalCard('Probed Agent'), url: `${host.url}/a2a` }) }),
+  });
   service = await startService({ config: { cardFetch: { allowedHosts: ['loopback'] } } });
   browser = await startBrowser(service.url);
 });
@@ -61,4 +65,19 @@ test('the Monitors view lists a monitor with its state and last run; pause, resu
   assert.equal((await adminApi('GET', `/monitors/${created.body.monitor.id}`)).status, 404);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no sideways scrolling (overflow ${overflow}px)`);
+});
+
+test('a live monitor is marked live in the Monitors view, with its last probe\'s time', async () => {
+  const account = (await adminApi('POST', '/accounts', { name: 'Probing', plan: 'pro' })).body.account;
+  const created = await adminApi('POST', '/monitors', { account_id: account.id, url: `${host.url}/live.json`, interval_seconds: 3600, live: true });
+  assert.equal(created.status, 201);
+  const { page } = browser;
+  // Signed in by the test before; the view is read again from the API.
+  await page.reload();
+  await page.getByRole('heading', { name: 'Monitors', level: 1 }).waitFor();
+  const row = page.getByRole('row').filter({ hasText: `${host.url}/live.json` });
+  const badge = row.getByText('live', { exact: true });
+  await badge.waitFor();
+  assert.match(String(await badge.getAttribute('title')), /^Each run probes the agent \(last probe \d+ ms\)$/);
+  await row.getByText(/^1 h/).waitFor();
 });

@@ -265,6 +265,19 @@ describe('the public pages in a browser', () => {
     }
   });
 
+  it('the site icon at /favicon.ico, which browsers ask for on every page, loads as an image', async () => {
+    const { page } = browser;
+    await page.goto(`${service.url}/rules`);
+    // With the harness's request routing on, Chromium fails a page's own request for exactly
+    // /favicon.ico (it keeps that path for itself): the same route is asked with a query.
+    const width = await page.evaluate(`new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img.naturalWidth); img.onerror = () => resolve(0); img.src = '/favicon.ico?from-page'; })`);
+    assert.ok((width as number) > 0, 'the icon decodes');
+    await page.setViewportSize({ width: 64, height: 64 });
+    await page.goto(`${service.url}/favicon.ico?shown`);
+    await page.screenshot({ path: join(shots, 'favicon.png') });
+    await page.setViewportSize(sizes[0]);
+  });
+
   it('no page asked another host for anything, and nothing was logged as an error', () => {
     // The unknown report, its badge and the unknown rule, asked for above; nothing else may fail.
     browser.assertClean([

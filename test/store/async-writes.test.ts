@@ -12,7 +12,7 @@ import { StoreError } from '../../src/store/file/errors.ts';
 import type { JobRecord } from '../../src/store/contract/jobs.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 import { skipOutsideCi } from '../support/checks.ts';
-import { tempDirFactory } from '../support/temp.ts';
+import { copyWhileWritten, tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-async-writes-');
 const open = (dataDir: string, over: Partial<FileStoreOptions> = {}) => openFileStore({ dataDir, ...over });
@@ -22,7 +22,7 @@ const journalLines = (dir: string) => fs.readFileSync(path.join(dir, 'store.jour
 /** The data dir as a crash at this moment would leave it (the lock aside: its owner is alive here; and the tests' obstacles). */
 const crashCopy = (dir: string): string => {
   const copy = path.join(tempDir(), 'data');
-  fs.cpSync(dir, copy, { recursive: true, filter: (src) => !['cardgate.lock', '.store.json.tmp'].includes(path.basename(src)) });
+  copyWhileWritten(dir, copy, (src) => !['cardgate.lock', '.store.json.tmp'].includes(path.basename(src)));
   return copy;
 };
 

@@ -15,7 +15,7 @@ import { openFileStore, type FileStore } from '../../src/store/file/file-store.t
 import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
 import type { JobRecord } from '../../src/store/contract/jobs.ts';
 import { postJson } from '../support/app.ts';
-import { tempDirFactory } from '../support/temp.ts';
+import { copyWhileWritten, tempDirFactory } from '../support/temp.ts';
 import { validCard, webhookApp } from '../features/webhooks/fixtures.ts';
 import { startReceiver, type Received } from '../support/receiver.ts';
 
@@ -52,17 +52,17 @@ test('a crash between any two disk writes of the file engine never leaves a job 
   const crashes: Array<{ dir: string; answered: string[]; file: string }> = [];
   observeDiskChanges((file) => {
     const copy = tempDir();
-    fs.cpSync(dir, copy, { recursive: true });
+    copyWhileWritten(dir, copy);
     crashes.push({ dir: copy, answered: [...answered, ...deliveredReports(receiver.received)], file: path.relative(dir, file) });
   });
   try {
     const asyncJob = async (n: number) => {
       const res = await app.app.request('/v1/webhook', postJson({ agent_card: validCard, callback_url: `${receiver.url}/${n}`, metadata: { n } }));
-      assert.equal(res.status, 202);
+      assert.equal(res.status, 202, await res.text());
     };
     const syncWebhook = async (n: number) => {
       const res = await app.app.request('/v1/webhook', postJson({ agent_card: { ...validCard, name: `sync ${n}` }, metadata: { n } }));
-      assert.equal(res.status, 200);
+      assert.equal(res.status, 200, await res.clone().text());
       answered.push(reportIdOf((await res.json()).report_url));
     };
     // Rounds one after the other: each group of requests is one commit of the database at least.

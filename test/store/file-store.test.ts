@@ -222,6 +222,39 @@ test('pruneReports of many reports deletes them a batch at a time, a turn of the
   await s.close();
 });
 
+test('search: a report is found at once, the trigram index catches up in batches (at a commit with a batch waiting, else once writes pause), and a report replaced or pruned is found as it now is', async () => {
+  const dir = tempDir();
+  const scheduler = new FakeScheduler(new FakeClock(T0));
+  const s = await open(dir, { scheduler });
+  const named = (i: number, name = `agent-${i}`) => report(`rpt_${String(i).padStart(4, '0')}`, { created_at: iso(T0 + i), card: { name } });
+  const found = async (q: string) => (await s.pageReports({ sort: 'created_at', descending: false, limit: 500, q })).items.map((r) => r.agent_name);
+  const searchRows = (q: string) => databaseRows(dir, 'SELECT rowid FROM report_search WHERE report_search MATCH ?', `"${q}"`).length;
+  const indexedThrough = () => databaseRows(dir, "SELECT value FROM settings WHERE key = 'search_indexed_through'").map((row) => Number(row.value))[0] ?? 0;
+  for (let i = 0; i < 300; i++) await s.putReport(named(i));
+  assert.deepEqual(await found('agent-29'), ['agent-29', ...Array.from({ length: 10 }, (_, k) => `agent-${290 + k}`)], 'before any commit: found by the walk of the reports waiting');
+  await s.commit();
+  assert.equal(indexedThrough(), 300, 'a batch waited: indexed within that commit');
+  for (let i = 300; i < 305; i++) await s.putReport(named(i, `late-${i}`));
+  await s.commit();
+  assert.equal(indexedThrough(), 300, 'five wait: fewer than a batch');
+  await s.putReport(named(10, 'renamed-10'));
+  assert.equal(await s.pruneReports(T0 + 5), 5);
+  await s.commit();
+  assert.deepEqual(await found('late-'), ['late-300', 'late-301', 'late-302', 'late-303', 'late-304']);
+  assert.deepEqual(await found('agent-1'), ['agent-11', 'agent-12', 'agent-13', 'agent-14', 'agent-15', 'agent-16', 'agent-17', 'agent-18', 'agent-19', ...Array.from({ length: 100 }, (_, k) => `agent-${100 + k}`)]);
+  assert.deepEqual(await found('renamed'), ['renamed-10']);
+  assert.deepEqual(await found('agent-0'), [], 'pruned');
+  await scheduler.advance(1000); // the writes paused: the five join the index
+  await s.commit();
+  assert.equal(indexedThrough(), 305);
+  assert.deepEqual(await found('late-'), ['late-300', 'late-301', 'late-302', 'late-303', 'late-304']);
+  await s.close();
+  assert.equal(searchRows('late-'), 5, 'the five are in the index');
+  assert.equal(searchRows('agent-1'), 9 + 100, 'the index holds what was replaced as it is now, and nothing pruned');
+  assert.equal(searchRows('renamed'), 1);
+  assert.equal(searchRows('agent-0'), 0);
+});
+
 test('retentionDays: expired reports read as gone and are pruned at open', async () => {
   const dir = tempDir();
   const clock = new FakeClock(T0);

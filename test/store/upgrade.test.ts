@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
 import { openFileStore, type FileStore } from '../../src/store/file/file-store.ts';
-import { tempDirFactory } from '../support/temp.ts';
+import { copyWhileWritten, tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-upgrade-');
 const fixture = new URL('./fixtures/layout-v1/', import.meta.url).pathname;
@@ -45,8 +45,9 @@ const expected = (): Rows =>
       .slice(1) // the header
       .map((line) => {
         const { table, row, line: report } = JSON.parse(line) as { table: string; row?: Record<string, unknown>; line?: string };
-        // An agent of the first layout reads as one no monitor has checked since (fields added later).
-        const kept = table === 'agents' ? { last_checked_at: null, unchanged_runs: 0, ...row } : row;
+        // An agent of the first layout reads as one no monitor has checked since, a monitor as one that does not probe (fields added later).
+        const later = table === 'agents' ? { last_checked_at: null, unchanged_runs: 0 } : table === 'monitors' ? { live: false } : {};
+        const kept = { ...later, ...row };
         return { table, text: table === 'reports' ? report! : JSON.stringify(kept) };
       }),
   );
@@ -95,7 +96,7 @@ test('an upgrade killed at any of its steps is resumed by the next open, losing 
   const crashes: Array<{ dir: string; file: string }> = [];
   observeDiskChanges((file) => {
     const copy = path.join(tempDir(), 'data');
-    fs.cpSync(dir, copy, { recursive: true, filter: (src) => path.basename(src) !== 'cardgate.lock' });
+    copyWhileWritten(dir, copy, (src) => path.basename(src) !== 'cardgate.lock');
     crashes.push({ dir: copy, file: path.relative(dir, file) });
   });
   try {

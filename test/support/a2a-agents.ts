@@ -4,7 +4,8 @@
  * /a2a and HTTP+JSON at /rest, its card's media type, caching and CORS, an extended card behind a
  * token, an endless stream), one built on @a2a-js/sdk 0.3 (JSON-RPC and HTTP+JSON), a server that
  * never answers. Each counts the messages it accepted (the requests with side effects) and keeps
- * what it was sent.
+ * what it was sent. The hand-written one can change while it runs: the versions it speaks, and,
+ * with its interfaces on a listener of their own, whether they answer at all.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -46,6 +47,8 @@ export interface AgentOptions {
   rejectsMessages?: boolean;
   /** Interfaces the card declares besides its own (another host's URL). */
   extraInterfaces?: Array<Record<string, unknown>>;
+  /** Its interfaces served on a port of their own (the card stays at the first): see RunningAgent.interfaces. */
+  separateInterfaces?: boolean;
 }
 
 export interface RunningAgent {
@@ -60,8 +63,17 @@ export interface RunningAgent {
   close: () => Promise<void>;
 }
 
+/** The hand-written agent, which can change while it runs. */
+export interface ChangingAgent extends RunningAgent {
+  /** Speaks these versions' methods and routes from now on. */
+  speak: (versions: Array<'1.0' | '0.3'>) => void;
+  /** With separateInterfaces: closes their listener (connections are refused) or opens it again on its port. */
+  interfaces: (up: boolean) => Promise<void>;
+}
+
 const skills = [{ id: 'echo', name: 'Echo', description: 'Echoes.', tags: ['echo'] }];
 
+/** The card of an agent whose interfaces are at `base`. */
 const cardOf = (base: string, o: AgentOptions): Record<string, unknown> => {
   const declares = o.declares ?? '1.0';
   const bindings = o.bindings ?? ['JSONRPC'];
@@ -99,8 +111,8 @@ const stream = (res: ServerResponse, event: () => unknown, endless: boolean) => 
   res.on('close', () => clearInterval(timer));
 };
 
-export const startAgent = async (o: AgentOptions = {}): Promise<RunningAgent> => {
-  const speaks = new Set(o.speaks ?? [o.declares ?? '1.0']);
+export const startAgent = async (o: AgentOptions = {}): Promise<ChangingAgent> => {
+  let speaks = new Set(o.speaks ?? [o.declares ?? '1.0']);
   let messages = 0;
   const requests: RunningAgent['requests'] = [];
   let card: Record<string, unknown> = {};
@@ -200,12 +212,33 @@ export const startAgent = async (o: AgentOptions = {}): Promise<RunningAgent> =>
       json(res, 404, 'not found', 'text/plain');
     });
   };
-  const server: Server = o.tls ? createHttpsServer({ key: o.tls.key, cert: o.tls.cert }, handle) : createHttpServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const url = `${o.tls ? 'https' : 'http'}://${o.tls ? 'localhost' : '127.0.0.1'}:${port}`;
-  card = cardOf(url, o);
-  return { url, cardUrl: `${url}/.well-known/agent-card.json`, card, messages: () => messages, requests, close: () => closeServer(server) };
+  const newServer = (): Server => (o.tls ? createHttpsServer({ key: o.tls.key, cert: o.tls.cert }, handle) : createHttpServer(handle));
+  const listen = async (server: Server, port = 0) => {
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return `${o.tls ? 'https' : 'http'}://${o.tls ? 'localhost' : '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
+  };
+  const server = newServer();
+  const url = await listen(server);
+  let interfaceServer = o.separateInterfaces ? newServer() : undefined;
+  const interfacesUrl = interfaceServer ? await listen(interfaceServer) : url;
+  card = cardOf(interfacesUrl, o);
+  return {
+    url,
+    cardUrl: `${url}/.well-known/agent-card.json`,
+    card,
+    messages: () => messages,
+    requests,
+    speak: (versions) => void (speaks = new Set(versions)),
+    interfaces: async (up) => {
+      if (!o.separateInterfaces) throw new Error('interfaces(up) needs separateInterfaces');
+      if (!up && interfaceServer) await closeServer(interfaceServer);
+      if (up && !interfaceServer) await listen((interfaceServer = newServer()), Number(new URL(interfacesUrl).port));
+      if (!up) interfaceServer = undefined;
+    },
+    close: async () => {
+      await Promise.all([closeServer(server), interfaceServer && closeServer(interfaceServer)]);
+    },
+  };
 };
 
 const closeServer = (server: Server) =>

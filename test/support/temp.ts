@@ -17,3 +17,20 @@ export const tempDirFactory = (prefix: string): (() => string) => {
     return dir;
   };
 };
+
+/**
+ * Copies a data directory as a crash at this moment would leave it, while the store may be
+ * removing or renaming files in the threadpool (an old journal once a snapshot is durable): a file
+ * gone between the listing and its copy means a later moment, so the copy starts again.
+ */
+export const copyWhileWritten = (dir: string, copy: string, keep: (file: string) => boolean = () => true): void => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      fs.cpSync(dir, copy, { recursive: true, filter: keep });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 10) throw err;
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  }
+};

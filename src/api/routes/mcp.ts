@@ -28,7 +28,7 @@ const jsonRpcRequest = z
     method: z.string().meta({ description: '`initialize`, `tools/list`, `tools/call`, `ping`, or a notification.' }),
     params: z.record(z.string(), z.unknown()).optional(),
   })
-  .meta({ id: 'McpMessage', description: 'A JSON-RPC 2.0 message of the Model Context Protocol (or an array of them).' });
+  .meta({ id: 'McpMessage', description: 'A JSON-RPC 2.0 message of the Model Context Protocol (one a request: no batch).' });
 
 const jsonRpcAnswer = z
   .object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).nullable(), result: z.unknown().optional(), error: z.unknown().optional() })
@@ -47,12 +47,13 @@ const route = createRoute({
     200: { description: 'The JSON-RPC answer.', headers: rateLimitHeaders, content: { 'application/json': { schema: jsonRpcAnswer } } },
     202: { description: 'A notification or a response of the client: nothing to answer.', headers: rateLimitHeaders },
     ...errors({ 401: 'The key is malformed, unknown, deleted or expired.', 403: 'The key may not be used from this IP.', 413: `${bodyErrors[413]} Here: four times \`http.maxBodyBytes\`.`, 415: bodyErrors[415] }, true),
-    400: { description: 'Not a JSON-RPC message: JSON-RPC error -32700 (parse error) or -32600.', content: { 'application/json': { schema: jsonRpcAnswer } } },
+    400: { description: 'Not one JSON-RPC message: JSON-RPC error -32700 (parse error), or -32600 (a batch, an invalid request).', content: { 'application/json': { schema: jsonRpcAnswer } } },
     406: { description: 'The Accept header does not take application/json and text/event-stream.', content: { 'application/json': { schema: jsonRpcAnswer } } },
   },
 });
 
-const parseError = (message: string) => Response.json({ jsonrpc: '2.0', error: { code: -32700, message }, id: null }, { status: 400 });
+const refused = (code: number, message: string) => Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status: 400 });
+const parseError = (message: string) => refused(-32700, message);
 
 export const mcpRoutes = (deps: AppDeps): ApiRoutes => {
   const { http } = deps.config;
@@ -65,6 +66,8 @@ export const mcpRoutes = (deps: AppDeps): ApiRoutes => {
     } catch (e) {
       return parseError(`Parse error: ${(e as Error).message}`);
     }
+    // One message a request: a batch (which the protocol no longer has) would make one request of up to a hundred tool calls.
+    if (Array.isArray(message)) return refused(-32600, 'Invalid Request: send one JSON-RPC message per request (batches are not accepted)');
     const server = mcpServer(serviceDoor(deps, callerOf(c)));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

@@ -3,17 +3,24 @@
  * `unreachable`; an event goes out when a run moves it to another of these, never on a run that
  * leaves it where it was: once per transition.
  *
+ * A run is `unreachable` when it fetched no card, or, for a live monitor, when its probe reached
+ * none of the interfaces it tried (see agentUnreachable): the card is there, the agent is not.
+ *
  * A validated run is compared with the monitor's baseline (the last report while `ok`): it is a
  * regression when the verdict went from pass to fail, an error appeared that the baseline did not
  * have (matched by rule and path, as the diff matches), or the score fell by at least
- * `monitors.scoreDropThreshold`. While `ok` the baseline moves to each new run; while regressed
- * it stays at the last good report, and a run no longer worse than it is the recovery.
+ * `monitors.scoreDropThreshold`. A live check that fails is a finding of its rule like any other:
+ * the declared version not spoken (live.version), error shapes, one interface of several not
+ * reached are errors a run may bring, so regressions. While `ok` the baseline moves to each new
+ * run; while regressed it stays at the last good report, and a run no longer worse than it is the
+ * recovery.
  *
  * The event is a Standard-Webhooks-signed POST to `notify_url` with the monitor's own secret,
  * through the callbacks' delivery (SSRF policy, time limit, no redirects, no retries), carrying a
  * link to the diff of the two reports it compares.
  */
 import type { AppDeps } from '../../deps.ts';
+import type { LiveCheck } from '../../engine/live/checks.ts';
 import { iso } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { systemScheduler } from '../../lib/scheduler.ts';
@@ -37,6 +44,25 @@ export interface Transition {
   diff?: { a: string; b: string };
 }
 
+/** The checks that say an interface cannot be used at all: no connection, or no TLS a client accepts. */
+const CONNECTION_RULES: ReadonlySet<string> = new Set(['live.interface.reachable', 'live.interface.tls']);
+
+/**
+ * Whether a probe's checks say the agent is unreachable: it tried at least one interface (a
+ * connection was attempted: not skipped by the policy, the host's window or a custom binding) and
+ * each one it tried failed to connect or its TLS. One interface of several down is a regression
+ * instead (its failing check is a new error), the agent being reachable through the others.
+ */
+export const agentUnreachable = (checks: readonly LiveCheck[]): boolean => {
+  const tried = new Set(checks.filter((c) => c.id === 'live.interface.reachable' && (c.status === 'pass' || c.status === 'fail')).map((c) => c.path));
+  const down = new Set(checks.filter((c) => CONNECTION_RULES.has(c.id) && c.status === 'fail').map((c) => c.path));
+  return tried.size > 0 && [...tried].every((path) => down.has(path));
+};
+
+/** Why a live run is unreachable, in words: each connection check that failed. */
+const unreachableReasons = (run: MonitorRun): string[] =>
+  (run.live?.failed ?? []).filter((c) => CONNECTION_RULES.has(c.id)).map((c) => `${c.id}${c.path === undefined ? '' : ` at ${c.path}`}: ${c.message}`);
+
 /** Why the run's report is worse than the baseline's (empty: it is not); none without a baseline still readable. */
 const regressionReasons = async (deps: AppDeps, baseline: string, current: string): Promise<string[]> => {
   let compared;
@@ -58,6 +84,11 @@ const regressionReasons = async (deps: AppDeps, baseline: string, current: strin
 export const transitionOf = async (deps: AppDeps, monitor: MonitorRecord, run: MonitorRun): Promise<Transition> => {
   const { state, baseline_report_id: baseline } = monitor;
   if (run.report_id === null) return { state: 'unreachable', baseline_report_id: baseline, reasons: [], ...(state === 'unreachable' ? {} : { event: 'agent.unreachable' as const }) };
+  if (run.live?.unreachable) {
+    // The card was validated: the event's diff shows what changed since the baseline.
+    const diff = baseline === null ? {} : { diff: { a: baseline, b: run.report_id } };
+    return { state: 'unreachable', baseline_report_id: baseline, reasons: unreachableReasons(run), ...(state === 'unreachable' ? {} : { event: 'agent.unreachable' as const, ...diff }) };
+  }
   const reasons = baseline === null ? [] : await regressionReasons(deps, baseline, run.report_id);
   if (reasons.length > 0) {
     return { state: 'regressed', baseline_report_id: baseline, reasons, ...(state === 'regressed' ? {} : { event: 'agent.regressed' as const, diff: { a: baseline!, b: run.report_id } }) };
@@ -88,6 +119,7 @@ export const eventBody = (deps: AppDeps, monitor: MonitorRecord, run: MonitorRun
       baseline_report_id: transition.diff?.a ?? null,
       diff_url: transition.diff ? diffUrl(deps, transition.diff) : null,
       ...(run.error === undefined ? {} : { error: run.error }),
+      ...(run.live === undefined ? {} : { live: { duration_ms: run.live.duration_ms, failed: run.live.failed } }),
     },
   });
 

@@ -24,6 +24,10 @@ export const newMonitorSchema = z
     url: urlField.meta({ description: 'The card\'s URL, or a bare origin (its well-known card), fetched under the card-fetch policy (`cardFetch.allowedHosts`).' }),
     interval_seconds: z.int({ error: 'must be a whole number of seconds' }).meta({ description: `Seconds between runs: from monitors.minIntervalSeconds (default 60) to ${MAX_INTERVAL_SECONDS}.` }),
     notify_url: urlField.optional().meta({ description: 'Where agent.regressed, agent.recovered and agent.unreachable events are POSTed, signed (the callback policy, `webhooks.allowedHosts`).' }),
+    live: z
+      .boolean({ error: 'must be a boolean' })
+      .optional()
+      .meta({ description: 'Also probe the agent behind the card on each run, read-only (the live checks of POST /v1/probe, without send_message or credentials): an interface that cannot be reached makes the agent unreachable, a live check that fails is a finding like any other. Default false.' }),
   })
   .meta({ id: 'NewMonitor' });
 export type NewMonitor = z.output<typeof newMonitorSchema>;
@@ -69,7 +73,8 @@ export const monitorGauges = async (store: Pick<Store, 'pageMonitors'>, max: num
     const page = await store.pageMonitors({ ...(after === undefined ? {} : { after }), limit: Math.min(500, max - gauges.length) });
     for (const m of page) {
       const lastSuccessAt = m.last_success_at === null ? null : Date.parse(m.last_success_at);
-      gauges.push({ id: m.id, verdict: m.last_run?.verdict ?? null, score: m.last_run?.score ?? null, lastSuccessAt: Number.isNaN(lastSuccessAt) ? null : lastSuccessAt });
+      const probeMs = m.live ? m.last_run?.live?.duration_ms : undefined;
+      gauges.push({ id: m.id, verdict: m.last_run?.verdict ?? null, score: m.last_run?.score ?? null, lastSuccessAt: Number.isNaN(lastSuccessAt) ? null : lastSuccessAt, probeMs: typeof probeMs === 'number' ? probeMs : null });
     }
     if (page.length === 0 || page.length < 500) break;
     after = page.at(-1)!.id;

@@ -25,7 +25,7 @@ const unknownAccount = (id: string) => new ApiError('NOT_FOUND', `no account ${i
  */
 const monitorSummary = (m: MonitorRecord) => {
   const { origin, pathname } = new URL(m.url);
-  return { account_id: m.account_id, url: `${origin}${pathname}`, interval_seconds: m.interval_seconds, notify: m.notify_url === null ? null : new URL(m.notify_url).origin, paused: m.paused };
+  return { account_id: m.account_id, url: `${origin}${pathname}`, interval_seconds: m.interval_seconds, notify: m.notify_url === null ? null : new URL(m.notify_url).origin, live: m.live, paused: m.paused };
 };
 
 /** A list's cursor: the last monitor id of the previous page. */
@@ -56,6 +56,7 @@ export const monitorOperations = (deps: AppDeps, runner: MonitorRunner) => {
         url: body.url,
         interval_seconds: body.interval_seconds,
         notify_url: body.notify_url ?? null,
+        live: body.live ?? false,
         secret: newSigningSecret(),
         paused: false,
         created_at: iso(now),

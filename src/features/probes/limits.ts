@@ -36,9 +36,15 @@ export class HostLimiter {
   }
 }
 
-/** At most `max` probes at once: `enter` answers false when all are taken; `leave` frees one. */
+/**
+ * At most `max` probes at once: `enter` answers false when all are taken (the API's 503); `turn`
+ * waits for a slot instead (the monitors' runs, at most 4 per instance, each waiting at most as
+ * long as the probes ahead of it run: probes.timeoutMs each); `leave` frees one, handing it to
+ * the longest waiting `turn` first.
+ */
 export class ProbeGate {
   private running = 0;
+  private readonly waiting: Array<() => void> = [];
 
   constructor(private readonly max: number) {}
 
@@ -48,8 +54,17 @@ export class ProbeGate {
     return true;
   }
 
+  /** Resolves once a slot is held: at once when one is free, else when a probe leaves one. */
+  async turn(): Promise<void> {
+    if (this.enter()) return;
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
   leave(): void {
-    this.running = Math.max(0, this.running - 1);
+    const next = this.waiting.shift();
+    // The slot passes to the waiter as it is: the count of running probes stays.
+    if (next) next();
+    else this.running = Math.max(0, this.running - 1);
   }
 
   get active(): number {

@@ -29,7 +29,8 @@ import { runProbe, type ProbeOutcome } from './probe.ts';
 /** A result's JSON text with `"live":…` as its last member. */
 export const withLive = (json: string, live: LiveRun): string => `${json.slice(0, -1)},"live":${JSON.stringify(live)}}`;
 
-const sourceOf = (url: string, served: NonNullable<ProbeOutcome['served']>): CardSource => ({
+/** Where a probe by URL read its card, as a fetched card's source says it. */
+export const servedSource = (url: string, served: NonNullable<ProbeOutcome['served']>): CardSource => ({
   agent_url: url,
   url: served.url,
   status: served.status,
@@ -78,7 +79,7 @@ const probeOne = async (deps: AppDeps, request: ValidationRequest): Promise<Vali
   const requestJson = read.storedText(outcome.served?.text);
   const run = await prepareAgentRun(deps, accountId, validated.agentAsk, { resultJson: validated.resultJson, card: requestCard(requestJson) }, (path, message) => unusable([{ path, message }]));
   const now = deps.clock.now();
-  const source = url !== undefined && outcome.served ? sourceOf(url, outcome.served) : undefined;
+  const source = url !== undefined && outcome.served ? servedSource(url, outcome.served) : undefined;
   const report: VerbatimReport = {
     id: newId('rpt', now),
     kind: 'single',

@@ -15,6 +15,18 @@ export interface MonitorRun {
   report_id: string | null;
   /** Why no card was fetched (unreachable only). */
   error?: string;
+  /** A live monitor's probe in this run (absent for a monitor that does not probe). */
+  live?: MonitorRunLive;
+}
+
+/** What a run's probe found, as its monitor keeps it: bounded (see features/monitors/live-run.ts). */
+export interface MonitorRunLive {
+  /** How long the probe took, ms (the /metrics gauge of the monitor's probe). */
+  duration_ms: number;
+  /** The probe tried the agent's interfaces and reached none (connection or TLS failed on each): the agent is unreachable. */
+  unreachable: boolean;
+  /** The checks that failed: rule, the card field, the check's line. */
+  failed: Array<{ id: string; path?: string; message: string }>;
 }
 
 /** A published card the service validates on a schedule (see features/monitors). */
@@ -25,6 +37,8 @@ export interface MonitorRecord {
   url: string;
   interval_seconds: number;
   notify_url: string | null;
+  /** Each run also probes the agent behind the card (live checks); false for a monitor stored before monitors could. */
+  live: boolean;
   /**
    * The Standard Webhooks secret (`whsec_…`) its events are signed with: kept as it is because an
    * HMAC needs it to sign; answered once, at creation, never by a read or a list.

@@ -14,11 +14,12 @@
  * holds in memory is bounded by the small tables: start-up and memory do not grow with reports.
  *
  * Every mutation is applied at once (the small tables in memory, the others in the database's
- * transaction of this event-loop turn); `commit()` resolves when the flush containing it is
- * durable. A flush runs once per event-loop turn (setImmediate), so every request handled in that
- * turn shares it (group commit): it commits the database's turn and appends the changed rows to
- * the journal, then waits for the fdatasyncs of the database's WAL and of the journal, which run
- * in the threadpool while the event loop serves the next requests.
+ * transaction, one per flush); `commit()` resolves when the flush containing it is durable. A
+ * flush runs at the end of the event-loop turn (setImmediate), or once the previous flush's syncs
+ * are done, so every request handled meanwhile shares it (group commit): it commits the
+ * database's transaction and appends the changed rows to the journal, then waits for the
+ * fdatasyncs of the database's WAL and of the journal, which run in the threadpool while the
+ * event loop serves the next requests.
  *
  * The snapshot (temp file, fsync, rename, fsync of the directory) is taken at open and whenever
  * the journal has grown past a bound, in the threadpool while the store goes on: its text is
@@ -53,7 +54,7 @@ import { quarantineSnapshotRows, readSnapshotAndJournals, type MainDoc } from '.
 import { StoreError } from './errors.ts';
 import { lockDataDir, type DirLock } from './lock.ts';
 import { Recovery } from './recovery.ts';
-import { SqlReports } from './sql-reports.ts';
+import { SEARCH_BATCH, SqlReports } from './sql-reports.ts';
 import { ensureSchema } from './sql-schema.ts';
 import { databaseTables, growingRows, type DatabaseTables } from './sql-tables.ts';
 import { journalLine, type JournalEntry, type PreviousJournal } from './journal.ts';
@@ -80,6 +81,10 @@ export interface FileStoreOptions {
 const HOUR_MS = 3_600_000;
 /** Reports retention deletes in one step; the next step waits for a turn of the event loop. */
 const PRUNE_BATCH = 1000;
+/** Reports added to the trigram index in one step when it catches up (see sql-reports.ts). */
+const SEARCH_CATCH_UP = 1000;
+/** How long the writes pause before the reports still waiting are added to the trigram index. */
+const SEARCH_IDLE_MS = 1000;
 
 export class FileStore extends Tables implements Store {
   /** Flushes run and file syncs made, for tests and benchmarks. */
@@ -96,6 +101,7 @@ export class FileStore extends Tables implements Store {
   private snapshotting: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
   private upkeepTimer: Timer | undefined;
+  private searchTimer: Timer | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
   private readonly reports: SqlReports;
   private readonly database: DatabaseTables;
@@ -250,6 +256,21 @@ export class FileStore extends Tables implements Store {
     };
     upkeep();
     this.upkeepTimer = this.scheduler.interval(upkeep, HOUR_MS);
+    if (this.reports.unindexed() > 0) this.searchSoon(0);
+  }
+
+  /** Adds the reports waiting for the trigram index after `ms` (once; a backlog in batches, a turn apart). */
+  private searchSoon(ms: number): void {
+    this.searchTimer ??= this.scheduler.timeout(
+      () => {
+        this.searchTimer = undefined;
+        if (this.closing) return;
+        this.reports.catchUpSearch(SEARCH_CATCH_UP);
+        if (this.reports.unindexed() > 0) this.searchSoon(0);
+      },
+      ms,
+      { background: true },
+    );
   }
 
   /**
@@ -273,9 +294,16 @@ export class FileStore extends Tables implements Store {
     return before === -Infinity ? '' : new Date(before).toISOString();
   }
 
-  /** The flush of this event-loop turn, scheduled once. */
+  /**
+   * The next flush, scheduled once: at the end of this event-loop turn, or, while an earlier
+   * flush's fdatasyncs still run, once they are done. Under load every request that arrives
+   * meanwhile shares that one commit (its write waits for the disk either way), where a commit per
+   * turn cost the event loop a commit per request.
+   */
   private flushSoon(): Promise<void> {
-    this.scheduled ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    const syncing = [...this.flushing];
+    const turnEnd = () => new Promise<void>((resolve) => setImmediate(resolve));
+    this.scheduled ??= (syncing.length === 0 ? turnEnd() : Promise.allSettled(syncing).then(turnEnd)).then(() => {
       this.scheduled = null;
       return this.flush();
     });
@@ -294,6 +322,9 @@ export class FileStore extends Tables implements Store {
     const earlier = [...this.flushing];
     const synced: Array<Promise<void>> = [];
     try {
+      // The trigram index catches up within this commit when a batch waits, else once the writes pause.
+      if (this.reports.unindexed() >= SEARCH_BATCH) this.reports.catchUpSearch(SEARCH_CATCH_UP);
+      else if (this.reports.unindexed() > 0 && !this.closing) this.searchSoon(SEARCH_IDLE_MS);
       this.db.endTurn();
       if (this.db.unsyncedCommits) synced.push(this.db.sync());
       const lines = [...this.dirtyRows.values()];
@@ -388,12 +419,15 @@ export class FileStore extends Tables implements Store {
 
   private async shutdown(): Promise<void> {
     this.upkeepTimer?.cancel();
+    this.searchTimer?.cancel();
     try {
       await this.pruning;
       await this.scheduled?.catch(() => {}); // its failure is retried by the final flush below
       await this.snapshotting?.catch(() => {}); // logged; the journals hold its content
       await Promise.allSettled([...this.flushing]);
-      if (this.durableSeq < this.seq) await this.flush();
+      // Until nothing is left: a write made while the last flush synced (a job finishing) opened a
+      // transaction of its own, and a checkpoint cannot run beside one.
+      while (this.durableSeq < this.seq) await this.flush();
       this.db.checkpoint();
     } finally {
       this.db.close();

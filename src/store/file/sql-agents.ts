@@ -187,28 +187,32 @@ export class SqlAgents implements AgentsTable {
     const newest = latest === null || isNewer(entry, latest);
     const kept = newest ? entry : latest;
     const history = (agent.history as number) + added;
-    this.db
+    const updated = this.db
       .statement(
         `UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ?,
-          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END WHERE id = ?`,
+          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END WHERE id = ? RETURNING *`,
       )
-      .run(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.agent_id);
+      .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.agent_id) as Row;
     if (history > AGENT_HISTORY_LIMIT) {
-      this.db
-        .statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id IN (SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT ?)')
-        .run(entry.agent_id, entry.agent_id, kept.report_id, history - AGENT_HISTORY_LIMIT);
+      // The oldest, one at a time (one, as a history grows by one): SQLite prepares a statement whose LIMIT is bound anew on every run.
+      for (let over = history - AGENT_HISTORY_LIMIT; over > 0; over--) {
+        const oldest = this.db.statement('SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT 1').get(entry.agent_id, kept.report_id) as { report_id: string } | undefined;
+        if (!oldest) break;
+        this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(entry.agent_id, oldest.report_id);
+      }
     }
-    return agentFromRow(this.db.statement('SELECT * FROM agents WHERE id = ?').get(entry.agent_id) as Row);
+    return agentFromRow(updated);
   }
 
   /** Writes the entry; whether it is new. */
   private writeEntry(e: AgentReportEntry): boolean {
-    const existed = this.db.statement('SELECT 1 FROM agent_reports WHERE agent_id = ? AND report_id = ?').get(e.agent_id, e.report_id) !== undefined;
-    this.db
-      .statement(`INSERT INTO agent_reports (agent_id, report_id, created_at, valid, score, errors, warnings, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (agent_id, report_id) DO UPDATE SET created_at = excluded.created_at, valid = excluded.valid, score = excluded.score, errors = excluded.errors, warnings = excluded.warnings, branch = excluded.branch`)
-      .run(e.agent_id, e.report_id, e.created_at, e.valid ? 1 : 0, e.score, e.errors, e.warnings, e.branch);
-    return !existed;
+    const values = [e.created_at, e.valid ? 1 : 0, e.score, e.errors, e.warnings, e.branch];
+    const { changes } = this.db
+      .statement('INSERT INTO agent_reports (agent_id, report_id, created_at, valid, score, errors, warnings, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id, report_id) DO NOTHING')
+      .run(e.agent_id, e.report_id, ...values);
+    if (changes > 0) return true;
+    this.db.statement('UPDATE agent_reports SET created_at = ?, valid = ?, score = ?, errors = ?, warnings = ?, branch = ? WHERE agent_id = ? AND report_id = ?').run(...values, e.agent_id, e.report_id);
+    return false;
   }
 
   private drop(id: string): boolean {

@@ -23,8 +23,12 @@ export interface SqlListing {
   sortKeys: Record<string, string>;
   /** The text expressions `q` searches (NULL as ''), lower-cased in the test as asciiLower does. */
   searched: readonly string[];
-  /** A condition selecting the rows that can match `q` through an index, when there is one for it (the reports' trigrams: 3 characters or more). */
-  matchIndex?: (q: string) => { sql: string; params: Param[] } | undefined;
+  /**
+   * A condition selecting the rows that can match `q` through an index, when there is one for it
+   * (the reports' trigrams: 3 characters or more); `test` is the plain test of a row, for rows the
+   * index does not hold yet.
+   */
+  matchIndex?: (q: string, test: { sql: string; params: Param[] }) => { sql: string; params: Param[] } | undefined;
 }
 
 /** The rows of one page in keyset order (one more than `query.limit` when another page follows), among those `filters` keep. */
@@ -47,7 +51,7 @@ export const pageRows = (db: EmbeddedDatabase, listing: SqlListing, query: PageQ
   const qs = listing.searched.map(() => q);
   const walked = db.statement(`SELECT * FROM (${select} ${order} LIMIT ?) WHERE ${matches} ORDER BY sort_key ${direction}, id ${direction} LIMIT ?`).all(...params, SEARCH_WALK, ...qs, rows) as Row[];
   if (walked.length >= rows) return walked;
-  const indexed = listing.matchIndex?.(q);
+  const indexed = listing.matchIndex?.(q, { sql: matches, params: qs });
   const [condition, conditionParams] = indexed ? [indexed.sql, indexed.params] : [`(${matches})`, qs];
   const joiner = where.length > 0 ? ' AND ' : ' WHERE ';
   return db.statement(`${select}${joiner}${condition} ${order} LIMIT ?`).all(...params, ...conditionParams, rows) as Row[];

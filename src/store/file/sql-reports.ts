@@ -2,6 +2,11 @@
  * The reports in the embedded database: each as its line (reports/lines.ts, the export's form),
  * with its summary columns beside it for the listings (sql-paging.ts), its searched columns in the
  * trigram index (a `q` of 3 characters or more is found through it), its alias in report_aliases.
+ *
+ * The trigram index is written in batches, not with each report (a row at a time cost a request
+ * about three times what a row costs in a batch): the reports put since it last caught up (seq
+ * above the mark kept in `settings`) are searched by a walk of their own, which the store keeps
+ * short by catching up whenever SEARCH_BATCH are waiting, and soon after the writes pause.
  */
 import type { Page } from '../contract/paging.ts';
 import type { NewReport, ReportRecord } from '../contract/report-records.ts';
@@ -15,13 +20,19 @@ import { searchText, sortKeySql, sqlValue, summaryColumns } from './sql-schema.t
 
 /** The fewest characters the trigram index finds. */
 const TRIGRAM = 3;
-
+/** Reports waiting for the trigram index that make the store catch it up at its next commit. */
+export const SEARCH_BATCH = 128;
+const SEARCH_MARK = 'search_indexed_through';
 
 export class SqlReports {
   private readonly summary: ReportColumn[];
   private readonly searched: ReportColumn[];
   private readonly selected: string;
   private readonly listing: SqlListing;
+  /** The highest seq the trigram index holds (every report at or below it is in it, none above). */
+  private indexedThrough: number;
+  /** The highest seq put, as far as this process knows (at most one too high after a step was undone). */
+  private newestSeq: number;
 
   constructor(
     private readonly db: EmbeddedDatabase,
@@ -35,8 +46,36 @@ export class SqlReports {
       columns: this.selected,
       sortKeys: Object.fromEntries(columns.filter((c) => c.sortable).map((c) => [c.name, c.sql === 'created_at' ? 'created_at' : sortKeySql(c)])),
       searched: this.searched.map((c) => c.sql),
-      matchIndex: (q) => ([...q].length < TRIGRAM ? undefined : { sql: 'seq IN (SELECT rowid FROM report_search WHERE report_search MATCH ?)', params: [`"${q.replaceAll('"', '""')}"`] }),
+      matchIndex: (q, test) =>
+        [...q].length < TRIGRAM
+          ? undefined
+          : { sql: `(seq IN (SELECT rowid FROM report_search WHERE report_search MATCH ?) OR (seq > ? AND (${test.sql})))`, params: [`"${q.replaceAll('"', '""')}"`, this.indexedThrough, ...test.params] },
     };
+    const mark = db.statement('SELECT value FROM settings WHERE key = ?').get(SEARCH_MARK) as { value: string } | undefined;
+    this.indexedThrough = mark === undefined ? 0 : Number(mark.value);
+    this.newestSeq = (db.statement('SELECT max(seq) AS seq FROM reports').get() as { seq: number | null }).seq ?? 0;
+  }
+
+  /** How many reports wait for the trigram index (their search walks them one by one meanwhile). */
+  unindexed(): number {
+    return this.newestSeq - this.indexedThrough;
+  }
+
+  /** Adds up to `limit` of the reports waiting to the trigram index, oldest first, in one step; how many it added. */
+  catchUpSearch(limit: number): number {
+    const names = this.searched.map((c) => c.sql);
+    const waiting = this.db.statement(`SELECT seq, ${names.join(', ')} FROM reports WHERE seq > ? ORDER BY seq LIMIT ?`).all(this.indexedThrough, limit) as Row[];
+    if (waiting.length === 0) {
+      this.newestSeq = this.indexedThrough;
+      return 0;
+    }
+    const through = waiting.at(-1)!.seq as number;
+    this.db.atomically(() => {
+      for (const row of waiting) this.index(row.seq as number, row);
+      this.db.statement('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(SEARCH_MARK, String(through));
+    });
+    this.indexedThrough = through;
+    return waiting.length;
   }
 
   /** Stores the report (a known id in place), as `exportedLine` when given; whether it kept its alias (see reports/aliases.ts). Throws, storing nothing, when it cannot be encoded. */
@@ -45,16 +84,23 @@ export class SqlReports {
     const line = stored === report && exportedLine !== undefined ? exportedLine : reportLine(stored);
     const summary = summarizeReport(stored, this.columns) as Record<string, unknown>;
     const values = this.summary.map((c) => sqlValue(summary[c.name]));
+    const names = this.summary.map((c) => c.sql);
+    const params = [stored.id, stored.created_at, stored.alias_scope ?? null, line, ...values];
     return this.db.atomically(() => {
-      const old = this.db.statement('SELECT seq FROM reports WHERE id = ?').get(stored.id) as { seq: number } | undefined;
-      if (old) this.db.statement('DELETE FROM report_search WHERE rowid = ?').run(old.seq);
-      const names = this.summary.map((c) => c.sql);
-      const upsert = `INSERT INTO reports (id, created_at, alias_scope, line, ${names.join(', ')}) VALUES (?, ?, ?, ?, ${names.map(() => '?').join(', ')})
-        ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, alias_scope = excluded.alias_scope, line = excluded.line, ${names.map((n) => `${n} = excluded.${n}`).join(', ')}
-        RETURNING seq`;
-      const { seq } = this.db.statement(upsert).get(stored.id, stored.created_at, stored.alias_scope ?? null, line, ...values) as { seq: number };
-      const searchedNames = this.searched.map((c) => c.sql);
-      this.db.statement(`INSERT INTO report_search (rowid, ${searchedNames.join(', ')}) VALUES (?, ${searchedNames.map(() => '?').join(', ')})`).run(seq, ...this.searched.map((c) => searchText(summary[c.name])));
+      const added = this.db
+        .statement(`INSERT INTO reports (id, created_at, alias_scope, line, ${names.join(', ')}) VALUES (?, ?, ?, ?, ${names.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING seq`)
+        .get(...params) as { seq: number } | undefined;
+      if (added) this.newestSeq = Math.max(this.newestSeq, added.seq);
+      else {
+        // A report stored again (an import): in place, and in the trigram index again when it was there.
+        const { seq } = this.db
+          .statement(`UPDATE reports SET created_at = ?, alias_scope = ?, line = ?, ${names.map((n) => `${n} = ?`).join(', ')} WHERE id = ? RETURNING seq`)
+          .get(...params.slice(1), stored.id) as { seq: number };
+        if (seq <= this.indexedThrough) {
+          this.db.statement('DELETE FROM report_search WHERE rowid = ?').run(seq);
+          this.index(seq, Object.fromEntries(this.searched.map((c) => [c.sql, summary[c.name]])));
+        }
+      }
       if (stored.alias !== undefined) {
         this.db.statement('INSERT INTO report_aliases (alias, report_id, scope) VALUES (?, ?, ?) ON CONFLICT (alias) DO UPDATE SET report_id = excluded.report_id, scope = excluded.scope').run(stored.alias, stored.id, stored.alias_scope ?? null);
       }
@@ -127,7 +173,7 @@ export class SqlReports {
     if (gone.length === 0) return 0; // nothing to write: no transaction
     return this.db.atomically(() => {
       for (const { seq, id } of gone) {
-        this.db.statement('DELETE FROM report_search WHERE rowid = ?').run(seq);
+        if (seq <= this.indexedThrough) this.db.statement('DELETE FROM report_search WHERE rowid = ?').run(seq);
         this.db.statement('DELETE FROM reports WHERE seq = ?').run(seq);
         this.db.statement('DELETE FROM report_aliases WHERE report_id = ?').run(id);
       }
@@ -138,6 +184,12 @@ export class SqlReports {
   /** Every report's line, in the order they were first put (read through `db`: the export's own connection, a snapshot). */
   static *lines(db: EmbeddedDatabase): Generator<string> {
     for (const row of db.statement('SELECT line FROM reports ORDER BY seq').iterate()) yield (row as { line: string }).line;
+  }
+
+  /** Adds a report's searched columns (by their SQL names) to the trigram index. */
+  private index(seq: number, values: Record<string, unknown>): void {
+    const names = this.searched.map((c) => c.sql);
+    this.db.statement(`INSERT INTO report_search (rowid, ${names.join(', ')}) VALUES (?, ${names.map(() => '?').join(', ')})`).run(seq, ...this.searched.map((c) => searchText(values[c.sql])));
   }
 
   private summaryOf(row: Row): ReportSummary {

@@ -13,7 +13,8 @@ export class MemoryMonitors implements MonitorsTable {
     /** Whether the account exists: a monitor is kept only for one. */
     private readonly hasAccount: (id: string) => boolean,
   ) {
-    this.rows = new JournaledMap('monitors', journal, { kept: (m) => Object.freeze({ ...m }) });
+    // A monitor kept before monitors could probe (a snapshot, an import) reads as one that does not.
+    this.rows = new JournaledMap('monitors', journal, { kept: (m) => Object.freeze({ ...m, live: m.live ?? false }) });
   }
 
   async createMonitor(record: MonitorRecord, max: number): Promise<CreateMonitorOutcome> {

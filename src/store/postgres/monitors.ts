@@ -14,6 +14,7 @@ export const monitorFromRow = (row: Record<string, unknown>): MonitorRecord => {
     url: row.url as string,
     interval_seconds: row.interval_seconds as number,
     notify_url: row.notify_url as string | null,
+    live: row.live === true,
     secret: row.secret as string,
     paused: row.paused as boolean,
     created_at: row.created_at as string,
@@ -46,6 +47,8 @@ const rowOf = (m: MonitorRecord) => {
     url: text(what, m.url),
     interval_seconds: m.interval_seconds,
     notify_url: optionalText(what, m.notify_url),
+    // An imported row from before monitors could probe has none.
+    live: m.live ?? false,
     secret: text(what, m.secret),
     paused: m.paused,
     created_at: text(what, m.created_at),

@@ -3,13 +3,16 @@
  * process). A card host on loopback breaks its card and fixes it: one signed agent.regressed with
  * the diff link, one agent.recovered. Two instances on one PostgreSQL run a monitor once per
  * interval, and when one of them is killed (SIGKILL) the other goes on within an interval. An
- * export imported into a new data directory keeps the monitors.
+ * export imported into a new data directory keeps the monitors. A live monitor on PostgreSQL probes
+ * a hand-written agent whose interface stops answering (agent.unreachable) and answers again
+ * (agent.recovered), and /metrics shows its probe's duration.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { startAgent } from '../../support/a2a-agents.ts';
 import { startCardHost } from '../../support/card-host.ts';
 import { minimalCard } from '../../support/cards.ts';
 import { databaseFactory } from '../../support/postgres.ts';
@@ -148,4 +151,42 @@ test('two instances on one PostgreSQL run a monitor once per interval; one kille
   assert.ok(firstAfter - lastBefore <= 2 * intervalMs + 1000, `the survivor ran ${firstAfter - lastBefore} ms after the last run: more than one interval missed`);
   const listed = await (await request(second, `/admin/api/monitors/${id}`)).json();
   assert.equal(listed.monitor.last_run.verdict, 'pass');
+});
+
+test('a live monitor on PostgreSQL: its agent\'s interface stops answering (agent.unreachable naming the check), answers again (agent.recovered); /metrics has its probe duration', async () => {
+  const db = await newDatabase();
+  const agent = await startAgent({ separateInterfaces: true });
+  const receiver = await startReceiver((res) => res.end('ok'));
+  // Runs every second against one loopback host: the host's window is opened for them.
+  const server = await startServer({ env: { CARDGATE_DATABASE_URL: db.url }, config: config({ probes: { perHostPerMinute: 10_000 } }) });
+  after(async () => {
+    await server.stop().catch(() => {});
+    await Promise.all([agent.close(), receiver.close()]);
+  });
+  const accountId = await newAccount(server);
+  const res = await request(server, '/admin/api/monitors', { method: 'POST', body: { account_id: accountId, url: agent.url, interval_seconds: 1, notify_url: `${receiver.url}/events`, live: true } });
+  assert.equal(res.status, 201);
+  const created = await res.json();
+  assert.equal(created.monitor.live, true);
+  assert.equal(created.first_run.verdict, 'pass', JSON.stringify(created.first_run));
+  assert.equal(created.first_run.live.unreachable, false);
+  const report = await (await fetch(`${server.url}/reports/${created.first_run.report_id}`, { headers: { accept: 'application/json' } })).json();
+  assert.ok(report.result.live.checks.some((c: { id: string; status: string }) => c.id === 'live.version' && c.status === 'pass'), 'the report holds the live checks');
+  assert.match(await (await fetch(`${server.url}/reports/${created.first_run.report_id}`)).text(), /<h2>Live checks/, 'the report page shows them');
+
+  await agent.interfaces(false);
+  await receiver.waitFor(1);
+  const down = JSON.parse(receiver.received[0]!.body);
+  assert.equal(down.type, 'agent.unreachable');
+  assert.deepEqual(down.data.live.failed.map((c: { id: string }) => c.id), ['live.interface.reachable']);
+  assert.equal((await (await request(server, `/admin/api/monitors/${created.monitor.id}`)).json()).monitor.state, 'unreachable');
+
+  await agent.interfaces(true);
+  await receiver.waitFor(2);
+  assert.equal(JSON.parse(receiver.received[1]!.body).type, 'agent.recovered');
+  assert.equal(receiver.received.length, 2, 'one event per transition');
+  assert.equal(agent.messages(), 0, 'read-only');
+
+  const metrics = await (await fetch(`${server.url}/metrics`, { headers: auth })).text();
+  assert.match(metrics, new RegExp(`^cardgate_monitor_probe_duration_seconds\\{monitor="${created.monitor.id}"\\} \\d+(\\.\\d+)?(e-\\d+)?$`, 'm'));
 });

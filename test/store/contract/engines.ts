@@ -16,6 +16,7 @@ import { openFileStore } from '../../../src/store/file/file-store.ts';
 import { MemoryStore } from '../../../src/store/memory/memory-store.ts';
 import { openPostgresStore } from '../../../src/store/postgres/postgres-store.ts';
 import type { ReportColumns } from '../../../src/store/reports/columns.ts';
+import { FakeClock } from '../../support/fake-time.ts';
 import { databaseFactory } from '../../support/postgres.ts';
 import { T0, iso } from '../fixtures/records.ts';
 
@@ -66,6 +67,12 @@ after(() => {
   for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
+/**
+ * The stores' own clock stands at the fixtures' time: the upkeep each runs at open (retention,
+ * ended sessions) must not race a test's writes by judging its records against today's date.
+ */
+const fixturesTime = () => new FakeClock(T0);
+
 export const engines: Engine[] = [
   { name: 'MemoryStore', open: async (options = {}) => new MemoryStore(options.reportColumns) },
   {
@@ -73,13 +80,13 @@ export const engines: Engine[] = [
     open: async (options = {}) => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-contract-'));
       tempDirs.push(dir);
-      return openFileStore({ dataDir: dir, reportColumns: options.reportColumns });
+      return openFileStore({ dataDir: dir, reportColumns: options.reportColumns, clock: fixturesTime() });
     },
   },
   {
     name: 'PostgresStore',
     open: async (options = {}) => {
-      const store = await openPostgresStore({ url: (await newDatabase()).url, reportColumns: options.reportColumns });
+      const store = await openPostgresStore({ url: (await newDatabase()).url, reportColumns: options.reportColumns, clock: fixturesTime() });
       for (const sql of options.migrations ?? []) await store.sql.unsafe(sql);
       return store;
     },

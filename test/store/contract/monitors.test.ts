@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MonitorRecord } from '../../../src/store/contract/monitors.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
-import { acrossEngines, contractSuite, exportedRows } from './engines.ts';
+import { exportHeader, ImportReader, type StoreTransfer, type TransferRow } from '../../../src/store/transfer.ts';
+import { acrossEngines, contractSuite, engines, exportedRows } from './engines.ts';
 import { T0, iso } from '../fixtures/records.ts';
 
 const monitor = (id: string, account_id = 'acc_1', at = T0): MonitorRecord => ({
@@ -12,6 +13,7 @@ const monitor = (id: string, account_id = 'acc_1', at = T0): MonitorRecord => ({
   url: `https://agent.example/${id}`,
   interval_seconds: 60,
   notify_url: 'https://hooks.example/in',
+  live: false,
   secret: 'whsec_c2VjcmV0',
   paused: false,
   created_at: iso(T0),
@@ -124,3 +126,39 @@ test('monitors travel in export and import (with their secret), between every pa
     (rows, from) => assert.deepEqual(exportedRows(rows, 'monitors'), [monitor('mon_1')], from),
     async (target, route) => assert.deepEqual(await target.getMonitor('mon_1'), monitor('mon_1'), route),
   ));
+
+test('a live monitor and its run\'s probe travel in export and import, between every pair of engines', () => {
+  const live: MonitorRecord = {
+    ...monitor('mon_live'),
+    live: true,
+    last_run: { at: iso(T0), verdict: 'fail', score: 80, report_id: 'rpt_1', live: { duration_ms: 42, unreachable: true, failed: [{ id: 'live.interface.reachable', path: 'supportedInterfaces[0].url', message: 'agent.example:443 is not reachable' }] } },
+  };
+  return acrossEngines(
+    async (source) => {
+      await withAccounts(source);
+      assert.equal(await source.createMonitor(live, 10), 'created');
+      assert.deepEqual(await source.getMonitor('mon_live'), live);
+    },
+    (rows, from) => assert.deepEqual(exportedRows(rows, 'monitors'), [live], from),
+    async (target, route) => assert.deepEqual(await target.getMonitor('mon_live'), live, route),
+  );
+});
+
+test('a monitor exported before monitors could probe (no live) is imported as one that does not probe, on every engine; a live that is no boolean is refused', async () => {
+  const { live: _none, ...before } = monitor('mon_old');
+  const accounts: TransferRow[] = [{ table: 'accounts', row: { id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) } }];
+  for (const engine of engines) {
+    const target = (await engine.open()) as Store & StoreTransfer;
+    try {
+      await target.importRows((async function* () { yield* [...accounts, { table: 'monitors', row: before } as TransferRow]; })());
+      assert.deepEqual(await target.getMonitor('mon_old'), monitor('mon_old'), engine.name);
+      assert.equal((await target.pageMonitors({ limit: 10 }))[0]?.live, false, engine.name);
+    } finally {
+      await target.close();
+    }
+  }
+  const reader = new ImportReader();
+  reader.read(exportHeader('0.0.0', T0));
+  assert.deepEqual(reader.read(JSON.stringify({ table: 'monitors', row: before })), { table: 'monitors', row: before });
+  assert.throws(() => reader.read(JSON.stringify({ table: 'monitors', row: { ...before, live: 'yes' } })), /line 3: not a valid monitors row/);
+});
