@@ -22507,7 +22507,7 @@ var reasonOf = (body) => {
   if (typeof b.error === "object" && b.error !== null) return String(b.error.message);
   return "no reason given";
 };
-var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
+var checkWithServer = (serverUrl, apiKey, limits, reports, protocolVersion, gate) => {
   const endpoint = `${serverUrl.replace(/\/+$/, "")}/v1/validate`;
   const optionsOf = (name) => JSON.stringify({
     include_score: true,
@@ -22533,11 +22533,60 @@ var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
     }
     const body = await res.json().catch(() => void 0);
     if (res.status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
-    const { version_source, agent: _agent, agent_notice, baseline, ...result } = body;
+    const { version_source, agent: _agent, agent_notice, baseline, report_id, report_url, ...result } = body;
+    if (typeof report_id === "string" && typeof report_url === "string") reports.set(name, { report_id, report_url });
     if (gate && baseline) gate.outcomes.set(name, baseline);
     if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
     return { name, text: text2, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
   };
+};
+
+// src/action/gate-report.ts
+var reportBeside = (report, id) => `${report.report_url.slice(0, report.report_url.lastIndexOf("/"))}/${encodeURIComponent(id)}`;
+var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/diff/${encodeURIComponent(report.report_id)}`;
+var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
+var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed, score ${signed(o.score_delta)}`;
+var cardReports = ({ reports, gate }, names) => names.flatMap((name) => {
+  const report = reports.get(name);
+  if (!report) return [];
+  const outcome = gate?.outcomes.get(name);
+  return [{ name, report, ...outcome ? { outcome, diffUrl: diffUrlOf(report, outcome.report_id) } : {} }];
+});
+var gateLogLines = (kept, names) => cardReports(kept, names).map(
+  ({ name, report, outcome, diffUrl }) => outcome ? `cardgate: ${name}: ${outcome.passed ? "passed" : "failed"} against ${kept.gate?.baseline} (${outcome.report_id}): ${gateNumbers(outcome)}; report ${report.report_url}; what changed ${diffUrl}
+` : `cardgate: ${name}: report ${report.report_url}
+`
+).join("");
+var gateSummary = (kept, names) => {
+  const cards = cardReports(kept, names);
+  const baseline = kept.gate?.baseline;
+  if (cards.length === 0) return "";
+  const link = (text2, url) => `[${text2}](${url.replace(/[()\s]/g, encodeURIComponent)})`;
+  const idLink = (id, url) => link(markdownCode(id), url);
+  if (baseline === void 0) {
+    return `
+### cardgate reports
+
+| card | report |
+|---|---|
+${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.report.report_url)} |`).join("\n")}
+`;
+  }
+  const rows = cards.map(
+    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`
+  );
+  return `
+### cardgate regression gate (against ${markdownText(baseline)})
+
+| card | gate | new errors | new warnings | fixed | score | baseline | report | what changed |
+|---|---|---|---|---|---|---|---|---|
+${rows.join("\n")}
+`;
+};
+var gateOutputs = (kept, names) => {
+  const cards = cardReports(kept, names);
+  return { "report-url": cards.map((c) => c.report.report_url).join("\n"), "diff-url": cards.flatMap((c) => c.diffUrl ? [c.diffUrl] : []).join("\n") };
 };
 
 // src/features/probes/limits.ts
@@ -23452,13 +23501,15 @@ ${delimiter}
 var lowestScore = (checked) => checked.length === 0 ? "" : String(Math.min(...checked.map((c) => c.result?.valid ? c.result.score : 0)));
 var serverGate = (env, failOn) => {
   const baseline = input(env, "baseline");
+  const agent = input(env, "agent");
   if (input(env, "server-url") === void 0 || input(env, "api-key") === void 0) {
-    return baseline === void 0 ? void 0 : "baseline needs server-url and api-key: a baseline is an earlier report of the key's account";
+    if (baseline !== void 0) return "baseline needs server-url and api-key: a baseline is an earlier report of the key's account";
+    return agent === void 0 ? void 0 : "agent needs server-url and api-key: an agent is a history of the key's account";
   }
   const repository = env.GITHUB_REPOSITORY?.trim();
   const branch = input(env, "branch") ?? (env.GITHUB_HEAD_REF?.trim() || env.GITHUB_REF_NAME?.trim() || void 0);
   return {
-    agentOf: (name) => repository ? `${repository}/${name}` : name,
+    agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...branch === void 0 ? {} : { branch },
     ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn } },
     outcomes: /* @__PURE__ */ new Map(),
@@ -23499,13 +23550,16 @@ var runAction = async ({ env, cwd, stdout }) => {
   const serverUrl = input(env, "server-url");
   const gate = serverGate(env, failOn);
   if (typeof gate === "string") return fail2(gate);
-  const check2 = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion, gate);
+  const reports = /* @__PURE__ */ new Map();
+  const check2 = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, reports, protocolVersion, gate);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
   const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
   const badPatterns = patternsProblem(patterns);
   if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
-  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check2, async () => void 0);
+  const inputs = await cardInputs(operands, cwd, patterns);
+  if (gate && input(env, "agent") !== void 0 && inputs.length !== 1) return fail2(`agent names one card's agent, and files holds ${plural(inputs.length, "card")}: use a step per card, or leave agent empty (each card is then <repository>/<file>)`);
+  const checked = await checkInputs(inputs, limits, check2, async () => void 0);
   if (probeUrl !== void 0) checked.push(await probeChecked({ config: config2, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
   const regressions = gate?.baseline === void 0 ? void 0 : checked.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
   const exitCode = regressions === void 0 ? exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } }) : gateExitCode(checked, regressions, failOn);
@@ -23518,9 +23572,12 @@ var runAction = async ({ env, cwd, stdout }) => {
     if (breaking > 0) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`${plural(breaking, "breaking change")} against ${outcome.report_id} (docs/compatibility.md; the report's diff lists them)`)}
 `);
   }
+  const names = checked.map((c) => c.name);
+  const kept = { reports, gate };
+  stdout(gateLogLines(kept, names));
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
-  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));
+  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, `${formatResults("markdown", checked, { toolVersion: version2 })}${gateSummary(kept, names)}`);
   const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
@@ -23529,7 +23586,8 @@ var runAction = async ({ env, cwd, stdout }) => {
     score: lowestScore(checked),
     "sarif-file": sarifFile ?? "",
     regressions: regressions === void 0 ? "" : String(regressions),
-    "breaking-changes": gate?.baseline === void 0 ? "" : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0))
+    "breaking-changes": gate?.baseline === void 0 ? "" : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0)),
+    ...gateOutputs(kept, names)
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {

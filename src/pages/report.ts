@@ -10,6 +10,7 @@ import { formatMarkdown } from '../engine/formats/markdown.ts';
 import { MAX_COUNT_PER_RULE, RAISED_WARNING_WEIGHT } from '../engine/score.ts';
 import { clip } from '../engine/paths.ts';
 import { containerSpans, locate, type LocatedIssue } from '../engine/positions.ts';
+import { batchGateSection, gateSection } from './report-gate.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { storedResult } from '../features/reports/stored-result.ts';
 import { outOfRangeNumber } from '../lib/json-numbers.ts';
@@ -319,6 +320,7 @@ const singlePage = async (report: ReportRecord, name: string, urls: ReportUrls):
   const body = [
     `<p class="verdict">${verdictBadge(f.valid)}${f.score === null ? '' : `<strong>Score ${esc(f.score)}/100</strong>`}<span class="muted">${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}</span></p>`,
     compatibilityCallout(f),
+    gateSection(report, urls.page),
     facts([
       ['Rules used', rulesUsed(f)],
       ['Created', timeStamp(report.created_at)],
@@ -383,6 +385,8 @@ const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body
     })
     .join('')}</tbody></table></div>`;
   space.spend(overview.length);
+  const gates = batchGateSection(report, urls.page, shownId);
+  space.spend(gates.length);
   // Each card with findings, its text within the page's space; every card's whole JSON is linked from the table.
   const shownCards: string[] = [];
   let notShown = 0;
@@ -403,6 +407,7 @@ const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body
     `<p class="verdict">${verdictBadge(allValid, `${r.valid} of ${r.total} valid`)}<span><strong>Average score ${esc(summary.average_score)}</strong>/100</span></p>`,
     facts([['Created', timeStamp(report.created_at)], ['Report', `<code>${esc(report.id)}</code>`]]),
     `<section><h2>Cards</h2>${overview}</section>`,
+    gates,
     details ? `<section><h2>Findings per card</h2>${details}</section>` : '',
     badgeSection(urls),
   ].join('');

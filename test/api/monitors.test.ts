@@ -15,6 +15,7 @@ import { postJson, testApp } from '../support/app.ts';
 import { startCardHost } from '../support/card-host.ts';
 import { minimalCard } from '../support/cards.ts';
 import { startReceiver } from '../support/receiver.ts';
+import { createKey } from '../../src/features/accounts/api-keys.ts';
 
 const TOKEN = 'test-admin-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -79,7 +80,7 @@ describe('admin monitors', async () => {
     // The run joins the agent named by the monitored URL: on the report's result and in the agent's history.
     const agent = await t.store.getAgentByName('acct_1', `${host.url}/card.json`);
     assert.ok(agent, 'the agent exists');
-    assert.deepEqual((report?.result as { agent?: unknown }).agent, { id: agent.id, name: agent.name });
+    assert.deepEqual((report?.result as { agent?: unknown }).agent, { id: agent.id, name: agent.name, branch: null });
     assert.equal(agent.latest_report_id, body.first_run.report_id);
     assert.deepEqual((await t.store.listAgentReports(agent.id, { limit: 10 })).map((e) => e.report_id), [body.first_run.report_id]);
   });
@@ -159,6 +160,36 @@ describe('admin monitors', async () => {
     } finally {
       endless.closeAllConnections();
       endless.close();
+    }
+  });
+
+  it('a monitor naming its agent (agent) feeds the history CI feeds: one agent, CI\'s reports on main and the monitor\'s runs (no branch) its default branch\'s', async () => {
+    const t = await newApp({ limits: { daily: { free: -1 } } });
+    const key = (await createKey(t.store, 'acct_1', { name: 'ci' }, t.config.keys, t.clock.now())).secret;
+    // As the GitLab template and the Action name a card: <repository>/<file>.
+    const name = 'acme/agents/.well-known/agent-card.json';
+    card = minimalCard();
+    const ci = await t.app.request('/v1/webhook', postJson({ agent_card: minimalCard(), metadata: { repo: 'acme/agents', file: '.well-known/agent-card.json', branch: 'main' } }, { authorization: `Bearer ${key}` }));
+    assert.equal(ci.status, 200, await ci.clone().text());
+    const ciAgent = (await ci.json()).agent;
+    assert.deepEqual(ciAgent.name, name);
+    t.clock.advance(1000);
+    const created = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, agent: name });
+    assert.equal(created.status, 201);
+    const body = await created.json();
+    assert.equal(body.monitor.agent, name);
+    const report = await t.store.getReport(body.first_run.report_id);
+    assert.deepEqual((report?.result as { agent?: unknown }).agent, { id: ciAgent.id, name, branch: null }, 'the monitor joined CI\'s agent');
+    assert.equal(await t.store.getAgentByName('acct_1', `${host.url}/card.json`), undefined, 'no agent of the URL');
+    const history = await (await t.app.request(`/agents/${ciAgent.id}?branch=main`, { headers: { ...auth, accept: 'application/json' } })).json();
+    assert.deepEqual(history.reports.map((r: { branch: string | null }) => r.branch), [null, 'main'], 'the monitor\'s run counts as the default branch\'s');
+    assert.equal(history.reports[0].previous_id, history.reports[1].id, 'and is compared with CI\'s report of it');
+    const audit = (await t.store.pageAudit({ action: 'monitor.create', limit: 1 })).items[0];
+    assert.equal(audit?.after?.agent, name);
+    for (const agent of ['', ' padded', 'x'.repeat(201), 'a\nb', 7]) {
+      const res = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, agent });
+      assert.equal(res.status, 400, JSON.stringify(agent));
+      assert.match(JSON.stringify(await res.json()), /agent/);
     }
   });
 

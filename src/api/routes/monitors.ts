@@ -43,6 +43,7 @@ const monitor = z
     id: z.string(),
     account_id: z.string(),
     url: z.string(),
+    agent: z.string().nullable().meta({ description: 'The agent its runs join, by name; null: the one its URL names (normalised).' }),
     interval_seconds: z.int(),
     notify_url: z.string().nullable().meta({ description: 'Where its events go: whole to the admin role (and in the creation\'s answer), only its origin to editors and viewers (a chat webhook\'s address carries its secret in the path).' }),
     live: z.boolean().meta({ description: 'Each run also probes the agent behind the card (read-only live checks).' }),

@@ -227,10 +227,13 @@ export const batchRequestCards = (requestJson: string): ((index: number) => () =
   };
 };
 
-/** The members a keyed result gains (`,"agent":…` or `,"agent_notice":…`, and `,"baseline":…`), to add before its closing brace. */
+/**
+ * The members a keyed result gains (`,"agent":…` with the branch its history keeps the report
+ * under, or `,"agent_notice":…`, and `,"baseline":…`), to add before its closing brace.
+ */
 export const agentMembers = (run: AgentRun | undefined): string => {
   if (run === undefined) return '';
-  const joined = run.agent ? `,"agent":${JSON.stringify(run.agent)}` : `,"agent_notice":${JSON.stringify(run.notice)}`;
+  const joined = run.agent ? `,"agent":${JSON.stringify({ ...run.agent, branch: run.branch })}` : `,"agent_notice":${JSON.stringify(run.notice)}`;
   return `${joined}${run.baseline ? `,"baseline":${JSON.stringify(run.baseline)}` : ''}`;
 };
 

@@ -392,4 +392,21 @@ alter table agents add column unchanged_runs integer not null default 0;
 alter table monitors add column live boolean not null default false;
 `,
   },
+  {
+    version: 16,
+    name: 'default branches; monitors that name their agent',
+    sql: `
+-- The branch an agent's badge and history show unless asked for another: each agent made before
+-- takes the branch of its oldest entry that names one, as recording it would have set it. The
+-- entries that name no branch (a monitor's runs) count as the default branch's, read through
+-- their own index as the named ones are through agent_reports_branch.
+alter table agents add column default_branch text;
+update agents set default_branch = (
+  select branch from agent_reports r where r.agent_id = agents.id and r.branch is not null
+  order by r.created_at collate "C", r.report_id collate "C" limit 1);
+create index agent_reports_unnamed on agent_reports (agent_id, (created_at collate "C") desc, (report_id collate "C") desc) where branch is null;
+-- The agent a monitor's runs join, when it names one (else its URL names it).
+alter table monitors add column agent text;
+`,
+  },
 ];
