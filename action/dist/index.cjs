@@ -22586,7 +22586,12 @@ ${rows.join("\n")}
 };
 var gateOutputs = (kept, names) => {
   const cards = cardReports(kept, names);
-  return { "report-url": cards.map((c) => c.report.report_url).join("\n"), "diff-url": cards.flatMap((c) => c.diffUrl ? [c.diffUrl] : []).join("\n") };
+  const gate = kept.gate;
+  return {
+    "report-url": cards.map((c) => c.report.report_url).join("\n"),
+    "diff-url": cards.flatMap((c) => c.diffUrl ? [c.diffUrl] : []).join("\n"),
+    "breaking-changes": gate?.baseline === void 0 ? "" : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0))
+  };
 };
 
 // src/features/probes/limits.ts
@@ -23586,7 +23591,6 @@ var runAction = async ({ env, cwd, stdout }) => {
     score: lowestScore(checked),
     "sarif-file": sarifFile ?? "",
     regressions: regressions === void 0 ? "" : String(regressions),
-    "breaking-changes": gate?.baseline === void 0 ? "" : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0)),
     ...gateOutputs(kept, names)
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));

@@ -69,8 +69,16 @@ export const gateSummary = (kept: ServerKept, names: readonly string[]): string 
   return `\n### cardgate regression gate (against ${markdownText(baseline)})\n\n| card | gate | new errors | new warnings | fixed | score | baseline | report | what changed |\n|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`;
 };
 
-/** The step's `report-url` and `diff-url`: one line per card (one card: its own), empty when the server kept none. */
-export const gateOutputs = (kept: ServerKept, names: readonly string[]): { 'report-url': string; 'diff-url': string } => {
+/**
+ * The step's `report-url` and `diff-url`: one line per card (one card: its own), empty when the
+ * server kept none; and with a baseline, `breaking-changes`: the cards' breaking changes in all.
+ */
+export const gateOutputs = (kept: ServerKept, names: readonly string[]): { 'report-url': string; 'diff-url': string; 'breaking-changes': string } => {
   const cards = cardReports(kept, names);
-  return { 'report-url': cards.map((c) => c.report.report_url).join('\n'), 'diff-url': cards.flatMap((c) => (c.diffUrl ? [c.diffUrl] : [])).join('\n') };
+  const gate = kept.gate;
+  return {
+    'report-url': cards.map((c) => c.report.report_url).join('\n'),
+    'diff-url': cards.flatMap((c) => (c.diffUrl ? [c.diffUrl] : [])).join('\n'),
+    'breaking-changes': gate?.baseline === undefined ? '' : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0)),
+  };
 };

@@ -143,7 +143,6 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
     score: lowestScore(checked),
     'sarif-file': sarifFile ?? '',
     regressions: regressions === undefined ? '' : String(regressions),
-    'breaking-changes': gate?.baseline === undefined ? '' : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0)),
     ...gateOutputs(kept, names),
   };
   if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, outputLines(outputs));
