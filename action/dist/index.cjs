@@ -22546,7 +22546,7 @@ var reportBeside = (report, id) => `${report.report_url.slice(0, report.report_u
 var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/diff/${encodeURIComponent(report.report_id)}`;
 var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
-var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed, score ${signed(o.score_delta)}`;
+var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural2(o.breaking_changes, "breaking change")}` : ""}, score ${signed(o.score_delta)}`;
 var cardReports = ({ reports, gate }, names) => names.flatMap((name) => {
   const report = reports.get(name);
   if (!report) return [];
@@ -22574,7 +22574,7 @@ ${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.r
 `;
   }
   const rows = cards.map(
-    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`
+    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural2(outcome.breaking_changes, "breaking change")})` : ""} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`
   );
   return `
 ### cardgate regression gate (against ${markdownText(baseline)})

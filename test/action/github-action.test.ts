@@ -211,6 +211,8 @@ describe('the GitHub Action', () => {
       assert.equal(broke.code, 1, broke.stdout);
       assert.equal(broke.outputs['breaking-changes'], '1');
       assert.ok(broke.annotations.some((a) => /^::warning file=cards\/broken\/x\.agent-card\.json,title=cardgate::1 breaking change against rpt_/.test(a)), broke.stdout);
+      assert.match(broke.stdout, /^cardgate: cards\/broken\/x\.agent-card\.json: failed against branch:main \(rpt_\w+\): \d+ new errors?, \d+ new warnings?, \d+ fixed, 1 breaking change, score \S+; report /m, 'the log line names the breaking change');
+      assert.match(broke.summary, /\| \*\*failed\*\* \(1 breaking change\) \|/, 'and so does the summary');
       assert.match((await runAction({ ...common, 'fail-on': 'breaking' })).stdout, /fail-on must be one of error, warning, never, not "breaking"/, 'breaking needs a baseline');
       const noKey = await runAction({ files: 'cards', 'server-url': server.url, baseline: 'branch:main' });
       assert.equal(noKey.code, 2);
