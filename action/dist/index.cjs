@@ -553,7 +553,7 @@ var require_scan = __commonJS({
       }
       let base = str2;
       let prefix = "";
-      let glob2 = "";
+      let glob = "";
       if (start > 0) {
         prefix = str2.slice(0, start);
         str2 = str2.slice(start);
@@ -561,10 +561,10 @@ var require_scan = __commonJS({
       }
       if (base && isGlob === true && lastIndex > 0) {
         base = str2.slice(0, lastIndex);
-        glob2 = str2.slice(lastIndex);
+        glob = str2.slice(lastIndex);
       } else if (isGlob === true) {
         base = "";
-        glob2 = str2;
+        glob = str2;
       } else {
         base = str2;
       }
@@ -574,7 +574,7 @@ var require_scan = __commonJS({
         }
       }
       if (opts.unescape === true) {
-        if (glob2) glob2 = utils.removeBackslashes(glob2);
+        if (glob) glob = utils.removeBackslashes(glob);
         if (base && backslashes === true) {
           base = utils.removeBackslashes(base);
         }
@@ -584,7 +584,7 @@ var require_scan = __commonJS({
         input: input2,
         start,
         base,
-        glob: glob2,
+        glob,
         isBrace,
         isBracket,
         isGlob,
@@ -1662,9 +1662,9 @@ var require_picomatch = __commonJS({
     var utils = require_utils();
     var constants2 = require_constants();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
-    var picomatch2 = (glob2, options, returnState = false) => {
-      if (Array.isArray(glob2)) {
-        const fns = glob2.map((input2) => picomatch2(input2, options, returnState));
+    var picomatch2 = (glob, options, returnState = false) => {
+      if (Array.isArray(glob)) {
+        const fns = glob.map((input2) => picomatch2(input2, options, returnState));
         const arrayMatcher = (str2) => {
           for (const isMatch of fns) {
             const state2 = isMatch(str2);
@@ -1674,13 +1674,13 @@ var require_picomatch = __commonJS({
         };
         return arrayMatcher;
       }
-      const isState2 = isObject2(glob2) && glob2.tokens && glob2.input;
-      if (glob2 === "" || typeof glob2 !== "string" && !isState2) {
+      const isState2 = isObject2(glob) && glob.tokens && glob.input;
+      if (glob === "" || typeof glob !== "string" && !isState2) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
       const opts = options || {};
       const posix = opts.windows;
-      const regex = isState2 ? picomatch2.compileRe(glob2, options) : picomatch2.makeRe(glob2, options, false, true);
+      const regex = isState2 ? picomatch2.compileRe(glob, options) : picomatch2.makeRe(glob, options, false, true);
       const state = regex.state;
       delete regex.state;
       let isIgnored = () => false;
@@ -1689,8 +1689,8 @@ var require_picomatch = __commonJS({
         isIgnored = picomatch2(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input2, returnObject = false) => {
-        const { isMatch, match, output } = picomatch2.test(input2, regex, options, { glob: glob2, posix });
-        const result = { glob: glob2, state, regex, posix, input: input2, output, match, isMatch };
+        const { isMatch, match, output } = picomatch2.test(input2, regex, options, { glob, posix });
+        const result = { glob, state, regex, posix, input: input2, output, match, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
         }
@@ -1715,7 +1715,7 @@ var require_picomatch = __commonJS({
       }
       return matcher;
     };
-    picomatch2.test = (input2, regex, options, { glob: glob2, posix } = {}) => {
+    picomatch2.test = (input2, regex, options, { glob, posix } = {}) => {
       if (typeof input2 !== "string") {
         throw new TypeError("Expected input to be a string");
       }
@@ -1724,11 +1724,11 @@ var require_picomatch = __commonJS({
       }
       const opts = options || {};
       const format2 = opts.format || (posix ? utils.toPosixSlashes : null);
-      let match = input2 === glob2;
+      let match = input2 === glob;
       let output = match && format2 ? format2(input2) : input2;
       if (match === false) {
         output = format2 ? format2(input2) : input2;
-        match = output === glob2;
+        match = output === glob;
       }
       if (match === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
@@ -1739,8 +1739,8 @@ var require_picomatch = __commonJS({
       }
       return { isMatch: Boolean(match), match, output };
     };
-    picomatch2.matchBase = (input2, glob2, options, posix = options && options.windows) => {
-      const regex = glob2 instanceof RegExp ? glob2 : picomatch2.makeRe(glob2, options);
+    picomatch2.matchBase = (input2, glob, options, posix = options && options.windows) => {
+      const regex = glob instanceof RegExp ? glob : picomatch2.makeRe(glob, options);
       return regex.test(utils.basename(input2, { windows: posix }));
     };
     picomatch2.isMatch = (str2, patterns, options) => picomatch2(patterns, options)(str2);
@@ -1799,11 +1799,11 @@ var require_picomatch2 = __commonJS({
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils();
-    function picomatch2(glob2, options, returnState = false) {
+    function picomatch2(glob, options, returnState = false) {
       if (options && (options.windows === null || options.windows === void 0)) {
         options = { ...options, windows: utils.isWindows() };
       }
-      return pico(glob2, options, returnState);
+      return pico(glob, options, returnState);
     }
     Object.assign(picomatch2, pico);
     module2.exports = picomatch2;
@@ -1820,8 +1820,8 @@ var require_dist = __commonJS({
     var __getProtoOf2 = Object.getPrototypeOf;
     var __hasOwnProp2 = Object.prototype.hasOwnProperty;
     var __copyProps2 = (to, from, except, desc) => {
-      if (from && typeof from === "object" || typeof from === "function") for (var keys = __getOwnPropNames2(from), i = 0, n = keys.length, key; i < n; i++) {
-        key = keys[i];
+      if (from && typeof from === "object" || typeof from === "function") for (var keys2 = __getOwnPropNames2(from), i = 0, n = keys2.length, key; i < n; i++) {
+        key = keys2[i];
         if (!__hasOwnProp2.call(to, key) && key !== except) __defProp2(to, key, {
           get: ((k) => from[k]).bind(null, key),
           enumerable: !(desc = __getOwnPropDesc2(from, key)) || desc.enumerable
@@ -2353,8 +2353,8 @@ var require_dist2 = __commonJS({
     var __getProtoOf2 = Object.getPrototypeOf;
     var __hasOwnProp2 = Object.prototype.hasOwnProperty;
     var __copyProps2 = (to, from, except, desc) => {
-      if (from && typeof from === "object" || typeof from === "function") for (var keys = __getOwnPropNames2(from), i = 0, n = keys.length, key; i < n; i++) {
-        key = keys[i];
+      if (from && typeof from === "object" || typeof from === "function") for (var keys2 = __getOwnPropNames2(from), i = 0, n = keys2.length, key; i < n; i++) {
+        key = keys2[i];
         if (!__hasOwnProp2.call(to, key) && key !== except) __defProp2(to, key, {
           get: ((k) => from[k]).bind(null, key),
           enumerable: !(desc = __getOwnPropDesc2(from, key)) || desc.enumerable
@@ -2462,7 +2462,7 @@ var require_dist2 = __commonJS({
     var escapePosixPath = (path$5) => path$5.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
     var escapeWin32Path = (path$6) => path$6.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
     var escapePath = isWin ? escapeWin32Path : escapePosixPath;
-    function isDynamicPattern2(pattern, options) {
+    function isDynamicPattern(pattern, options) {
       if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
       const scan = picomatch2.default.scan(pattern);
       return scan.isGlob || scan.negated;
@@ -2510,7 +2510,7 @@ var require_dist2 = __commonJS({
             newCommonPath.pop();
             break;
           }
-          if (i === parts.length - 1 || part !== props.commonPath[i] || isDynamicPattern2(part)) break;
+          if (i === parts.length - 1 || part !== props.commonPath[i] || isDynamicPattern(part)) break;
           newCommonPath.push(part);
         }
         props.depthOffset = newCommonPath.length;
@@ -2633,7 +2633,7 @@ var require_dist2 = __commonJS({
       const options = getOptions(isModern ? inputOptions : globInput);
       return patterns.length > 0 ? buildCrawler(options, patterns) : [];
     }
-    async function glob2(globInput, options) {
+    async function glob(globInput, options) {
       const [crawler, relative] = getCrawler(globInput, options);
       return crawler ? formatPaths(await crawler.withPromise(), relative) : [];
     }
@@ -2643,9 +2643,9 @@ var require_dist2 = __commonJS({
     }
     exports2.convertPathToPattern = convertPathToPattern;
     exports2.escapePath = escapePath;
-    exports2.glob = glob2;
+    exports2.glob = glob;
     exports2.globSync = globSync;
-    exports2.isDynamicPattern = isDynamicPattern2;
+    exports2.isDynamicPattern = isDynamicPattern;
   }
 });
 
@@ -3828,9 +3828,9 @@ function putProp(target, key, value) {
   else
     target[key] = value;
 }
-function mirrorShape(target, source, keys, wrap) {
+function mirrorShape(target, source, keys2, wrap) {
   const raw = sourceShape(source);
-  for (const key of keys) {
+  for (const key of keys2) {
     const desc = Object.getOwnPropertyDescriptor(raw, key);
     if (!desc.enumerable)
       continue;
@@ -3871,12 +3871,12 @@ function getElementAtPath(obj, path2) {
   return path2.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
-  const keys = Object.keys(promisesObj);
-  const promises = keys.map((key) => promisesObj[key]);
+  const keys2 = Object.keys(promisesObj);
+  const promises = keys2.map((key) => promisesObj[key]);
   return Promise.all(promises).then((results) => {
     const resolvedObj = {};
-    for (let i = 0; i < keys.length; i++) {
-      resolvedObj[keys[i]] = results[i];
+    for (let i = 0; i < keys2.length; i++) {
+      resolvedObj[keys2[i]] = results[i];
     }
     return resolvedObj;
   });
@@ -4098,15 +4098,15 @@ function pick(schema, mask2) {
 }
 function maskedKeys(schema, mask2) {
   const raw = sourceShape(schema);
-  const keys = [];
+  const keys2 = [];
   for (const key of Reflect.ownKeys(mask2)) {
     if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
       throw new Error(`Unrecognized key: "${String(key)}"`);
     }
     if (mask2[key])
-      keys.push(key);
+      keys2.push(key);
   }
-  return keys;
+  return keys2;
 }
 function omit(schema, mask2) {
   const currDef = schema._zod.def;
@@ -5946,10 +5946,10 @@ function handlePropertyResult(result, final, key, input2, optin, optout) {
 }
 var NO_SYMBOL_KEYS = [];
 function normalizeDef(def) {
-  const keys = Object.keys(def.shape);
+  const keys2 = Object.keys(def.shape);
   const ownSymbols = Object.getOwnPropertySymbols(def.shape);
   const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
-  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
+  const allKeys = symbolKeys.length ? [...keys2, ...symbolKeys] : keys2;
   for (const k of allKeys) {
     if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
       throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
@@ -5961,8 +5961,8 @@ function normalizeDef(def) {
     allKeys,
     symbolKeys,
     // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
-    keySet: new Set(keys),
-    numKeys: keys.length,
+    keySet: new Set(keys2),
+    numKeys: keys2.length,
     optionalKeys: new Set(okeys)
   };
 }
@@ -6435,19 +6435,19 @@ function handleIntersectionResults(result, left, right) {
   let unrecIssue;
   const keyIssues = /* @__PURE__ */ new Map();
   const collect = (iss, side) => {
-    let keys;
+    let keys2;
     if (iss.code === "unrecognized_keys" && !iss.path?.length) {
       unrecIssue ?? (unrecIssue = iss);
-      keys = iss.keys;
+      keys2 = iss.keys;
     } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
       const k = String(iss.path[0]);
       if (!keyIssues.has(k))
         keyIssues.set(k, iss);
-      keys = [k];
+      keys2 = [k];
     } else {
       return false;
     }
-    for (const k of keys) {
+    for (const k of keys2) {
       if (!unrecKeys.has(k))
         unrecKeys.set(k, {});
       unrecKeys.get(k)[side] = true;
@@ -6904,6 +6904,23 @@ function handleReadonlyResult(payload) {
     payload.value = Object.freeze(payload.value);
   return payload;
 }
+var $ZodLazy = /* @__PURE__ */ $constructor("$ZodLazy", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazy(inst._zod, "innerType", () => {
+    const d = def;
+    if (!d._cachedInner)
+      d._cachedInner = def.getter();
+    return d._cachedInner;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => zod.innerType?._zod?.pattern);
+  defineLazyInternal(inst, "propValues", (zod) => zod.innerType?._zod?.propValues);
+  defineLazyInternal(inst, "optin", (zod) => zod.innerType?._zod?.optin ?? void 0);
+  defineLazyInternal(inst, "optout", (zod) => zod.innerType?._zod?.optout ?? void 0);
+  inst._zod.parse = (payload, ctx) => {
+    const inner = inst._zod.innerType;
+    return inner._zod.run(payload, ctx);
+  };
+});
 var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
   $ZodCheck.init(inst, def);
   $ZodType.init(inst, def);
@@ -8099,8 +8116,8 @@ function compactTypeUnion(schema) {
     if (!option || typeof option !== "object")
       return;
     compactTypeUnion(option);
-    const keys = Object.keys(option);
-    if (keys.length !== 1 || keys[0] !== "type")
+    const keys2 = Object.keys(option);
+    if (keys2.length !== 1 || keys2[0] !== "type")
       return;
     const type = option.type;
     for (const member of Array.isArray(type) ? type : [type]) {
@@ -8951,6 +8968,12 @@ var optionalProcessor = (schema, ctx, _json, params) => {
   const seen = ctx.seen.get(schema);
   seen.ref = def.innerType;
 };
+var lazyProcessor = (schema, ctx, _json, params) => {
+  const innerType = schema._zod.innerType;
+  processSchema(innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = innerType;
+};
 
 // node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
@@ -9699,11 +9722,11 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
   inst._zod.processJSONSchema = (ctx, json2, params) => enumProcessor(inst, ctx, json2, params);
   inst.enum = def.entries;
   inst.options = [...inst._zod.values];
-  const keys = new Set(Object.keys(def.entries));
+  const keys2 = new Set(Object.keys(def.entries));
   inst.extract = (values, params) => {
     const newEntries = {};
     for (const value of values) {
-      if (keys.has(value)) {
+      if (keys2.has(value)) {
         newEntries[value] = def.entries[value];
       } else
         throw new Error(`Key ${value} not found in enum`);
@@ -9718,7 +9741,7 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
   inst.exclude = (values, params) => {
     const newEntries = { ...def.entries };
     for (const value of values) {
-      if (keys.has(value)) {
+      if (keys2.has(value)) {
         delete newEntries[value];
       } else
         throw new Error(`Key ${value} not found in enum`);
@@ -9919,6 +9942,18 @@ function readonly(innerType) {
   return new ZodReadonly({
     type: "readonly",
     innerType
+  });
+}
+var ZodLazy = /* @__PURE__ */ $constructor("ZodLazy", (inst, def) => {
+  $ZodLazy.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => lazyProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.getter();
+});
+function lazy(getter) {
+  return new ZodLazy({
+    type: "lazy",
+    getter
   });
 }
 var ZodCustom = /* @__PURE__ */ $constructor("ZodCustom", (inst, def) => {
@@ -10861,8 +10896,8 @@ function v0Parts(v) {
 function oneof(kind, shape) {
   const members2 = Object.keys(shape);
   return looseObject(shape).refine((o) => {
-    const keys = Object.keys(o);
-    return keys.length === 1 && members2.includes(keys[0]);
+    const keys2 = Object.keys(o);
+    return keys2.length === 1 && members2.includes(keys2[0]);
   }, { message: `must hold exactly one ${kind}`, params: { members: members2 } });
 }
 function v1Parts() {
@@ -11597,9 +11632,9 @@ function checkSecrets(ctx) {
           path2.pop();
         }
       } else {
-        const keys = Object.keys(value);
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i];
+        const keys2 = Object.keys(value);
+        for (let i = 0; i < keys2.length; i++) {
+          const k = keys2[i];
           path2.push(k);
           visit3(value[k], k, depth + 1);
           path2.pop();
@@ -11954,7 +11989,7 @@ function unusable(alg, trusted, key) {
   const declared = trusted.jwk.alg;
   return keyMismatch(alg, key) ?? (typeof declared === "string" && !declaredAlgFits(declared, alg, key) ? `the trusted key is for ${declared}, not ${alg}` : void 0);
 }
-var keysFor = (keys, kid, jku) => keys.filter((k) => k.kid === kid && (jku === null ? k.fetchedFromJku !== true : k.jku === void 0 || k.jku === jku));
+var keysFor = (keys2, kid, jku) => keys2.filter((k) => k.kid === kid && (jku === null ? k.fetchedFromJku !== true : k.jku === void 0 || k.jku === jku));
 function checkOne(entry, policy, payloads, keyObject) {
   const protectedText = isRecord(entry) ? entry.protected : void 0;
   const signatureText = isRecord(entry) ? entry.signature : void 0;
@@ -20708,7 +20743,7 @@ function validateCard(card, options = {}) {
     return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version: version3, versionSource: source, shape, ...leftOut(report, 0) };
   }
   runRules(card, version3, report, findings);
-  const signatures = options.signatures === void 0 ? void 0 : verifySignatures(card, version3, options.signatures, report);
+  const signatures2 = options.signatures === void 0 ? void 0 : verifySignatures(card, version3, options.signatures, report);
   if (options.signatures === void 0 && asksForSignature(options) && !Object.hasOwn(card, "signatures") && ruleInfo("signature.missing").versions.includes(version3)) {
     report.add("signature.missing", "signatures", "the card is not signed, and the ruleset asks for a signature");
   }
@@ -20733,7 +20768,7 @@ function validateCard(card, options = {}) {
     shape,
     ...compatibility ? { compatibility } : {},
     ...leftOut(report, suggestionsLeftOut),
-    ...signatures ? { signatures } : {},
+    ...signatures2 ? { signatures: signatures2 } : {},
     ...options.live ? { live: options.live } : {}
   };
 }
@@ -20856,56 +20891,6 @@ var ConfigError = class extends Error {
     super(message);
     this.name = "ConfigError";
   }
-};
-
-// src/lib/ip.ts
-var import_node_net = require("node:net");
-var stripDecorations = (raw) => {
-  let s = raw.trim();
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
-  if (bracketed) s = bracketed[1];
-  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(":"));
-  const zone = s.indexOf("%");
-  return zone === -1 ? s : s.slice(0, zone);
-};
-var ipv6Groups = (ip) => {
-  let s = ip.toLowerCase();
-  const v4Tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
-  if (v4Tail) {
-    const [a, b, c, d] = v4Tail.slice(1).map(Number);
-    s = `${s.slice(0, v4Tail.index)}${(a << 8 | b).toString(16)}:${(c << 8 | d).toString(16)}`;
-  }
-  const [head = "", tail] = s.split("::");
-  const headGroups = head ? head.split(":") : [];
-  const tailGroups = tail ? tail.split(":") : [];
-  const zeros = tail === void 0 ? [] : new Array(8 - headGroups.length - tailGroups.length).fill("0");
-  return [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g, 16));
-};
-var normalizeIp = (raw) => {
-  if (!raw) return void 0;
-  const s = stripDecorations(raw);
-  if ((0, import_node_net.isIPv4)(s)) return s;
-  if (!(0, import_node_net.isIPv6)(s)) return void 0;
-  const g = ipv6Groups(s);
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 65535) {
-    return [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255].join(".");
-  }
-  return s.toLowerCase();
-};
-var parseIpRule = (rule) => {
-  const [rawAddress = "", rawPrefix, extra] = rule.trim().split("/");
-  const address = (0, import_node_net.isIP)(rawAddress) ? normalizeIp(rawAddress) : void 0;
-  if (!address || rawAddress.includes("%") || extra !== void 0) throw new Error(`"${rule}" is not an IP address or CIDR`);
-  const family = (0, import_node_net.isIPv4)(address) ? "ipv4" : "ipv6";
-  const max = family === "ipv4" ? 32 : 128;
-  const mappedShift = family === "ipv4" && (0, import_node_net.isIPv6)(rawAddress) ? 96 : 0;
-  let prefix = max;
-  if (rawPrefix !== void 0) {
-    if (!/^\d{1,3}$/.test(rawPrefix)) throw new Error(`"${rule}" has an invalid prefix length`);
-    prefix = Number(rawPrefix) - mappedShift;
-    if (prefix < 0 || prefix > max) throw new Error(`"${rule}" has a prefix length outside 0..${max + mappedShift}`);
-  }
-  return { address, prefix, family, text: prefix === max ? address : `${address}/${prefix}` };
 };
 
 // src/lib/read-file.ts
@@ -21039,40 +21024,94 @@ var envVars = {
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ["shutdown", "graceMs"], type: "number" }
 };
 
-// src/config/probes.ts
-var positiveInt = number2().int().positive();
-var probesSettings = object({
-  /** Requests one probe sends at most, card fetches included; checks beyond it are skipped. */
-  maxRequestsPerTarget: number2().int().min(1).max(100).default(20),
-  /** Requests sent to one host in any minute, by every probe of this instance together; beyond it checks are skipped. */
-  perHostPerMinute: number2().int().min(1).max(1e4).default(30),
-  /** Longest probe, ms: every request of it ends by then. */
-  timeoutMs: number2().int().min(100).max(12e4).default(1e4),
-  /** Longest single request of a probe, ms (never past the probe's own end). */
-  requestTimeoutMs: number2().int().min(100).max(12e4).default(5e3),
-  /** Probes running at once on this instance; one more is refused (503) until one ends. */
-  maxConcurrent: positiveInt.max(1e3).default(8)
-}).strict().prefault({});
+// src/lib/ip.ts
+var import_node_net = require("node:net");
+var stripDecorations = (raw) => {
+  let s = raw.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
+  if (bracketed) s = bracketed[1];
+  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(":"));
+  const zone = s.indexOf("%");
+  return zone === -1 ? s : s.slice(0, zone);
+};
+var ipv6Groups = (ip) => {
+  let s = ip.toLowerCase();
+  const v4Tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (v4Tail) {
+    const [a, b, c, d] = v4Tail.slice(1).map(Number);
+    s = `${s.slice(0, v4Tail.index)}${(a << 8 | b).toString(16)}:${(c << 8 | d).toString(16)}`;
+  }
+  const [head = "", tail] = s.split("::");
+  const headGroups = head ? head.split(":") : [];
+  const tailGroups = tail ? tail.split(":") : [];
+  const zeros = tail === void 0 ? [] : new Array(8 - headGroups.length - tailGroups.length).fill("0");
+  return [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g, 16));
+};
+var normalizeIp = (raw) => {
+  if (!raw) return void 0;
+  const s = stripDecorations(raw);
+  if ((0, import_node_net.isIPv4)(s)) return s;
+  if (!(0, import_node_net.isIPv6)(s)) return void 0;
+  const g = ipv6Groups(s);
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 65535) {
+    return [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255].join(".");
+  }
+  return s.toLowerCase();
+};
+var parseIpRule = (rule) => {
+  const [rawAddress = "", rawPrefix, extra] = rule.trim().split("/");
+  const address = (0, import_node_net.isIP)(rawAddress) ? normalizeIp(rawAddress) : void 0;
+  if (!address || rawAddress.includes("%") || extra !== void 0) throw new Error(`"${rule}" is not an IP address or CIDR`);
+  const family = (0, import_node_net.isIPv4)(address) ? "ipv4" : "ipv6";
+  const max = family === "ipv4" ? 32 : 128;
+  const mappedShift = family === "ipv4" && (0, import_node_net.isIPv6)(rawAddress) ? 96 : 0;
+  let prefix = max;
+  if (rawPrefix !== void 0) {
+    if (!/^\d{1,3}$/.test(rawPrefix)) throw new Error(`"${rule}" has an invalid prefix length`);
+    prefix = Number(rawPrefix) - mappedShift;
+    if (prefix < 0 || prefix > max) throw new Error(`"${rule}" has a prefix length outside 0..${max + mappedShift}`);
+  }
+  return { address, prefix, family, text: prefix === max ? address : `${address}/${prefix}` };
+};
 
-// src/config.ts
+// src/config/probes.ts
+var probes = { maxRequestsPerTarget: 20, perHostPerMinute: 30, timeoutMs: 1e4, requestTimeoutMs: 5e3, maxConcurrent: 8 };
+var probesShape = () => ({
+  /** Requests one probe sends at most, card fetches included; checks beyond it are skipped. */
+  maxRequestsPerTarget: number2().int().min(1).max(100).default(probes.maxRequestsPerTarget),
+  /** Requests sent to one host in any minute, by every probe of this instance together; beyond it checks are skipped. */
+  perHostPerMinute: number2().int().min(1).max(1e4).default(probes.perHostPerMinute),
+  /** Longest probe, ms: every request of it ends by then. */
+  timeoutMs: number2().int().min(100).max(12e4).default(probes.timeoutMs),
+  /** Longest single request of a probe, ms (never past the probe's own end). */
+  requestTimeoutMs: number2().int().min(100).max(12e4).default(probes.requestTimeoutMs),
+  /** Probes running at once on this instance; one more is refused (503) until one ends. */
+  maxConcurrent: number2().int().positive().max(1e3).default(probes.maxConcurrent)
+});
+
+// src/config/schema.ts
 var port = number2().int().min(0).max(65535);
-var positiveInt2 = number2().int().positive();
-var ipRule = string2().superRefine((value, ctx) => {
+var positiveInt = number2().int().positive();
+var ipRule = () => string2().superRefine((value, ctx) => {
   try {
     parseIpRule(value);
   } catch (e) {
     ctx.addIssue({ code: "custom", message: e.message });
   }
 });
-var dailyLimit = number2().int().min(-1);
+var dailyLimit = () => number2().int().min(-1);
 var unset = (schema) => schema.nullish().transform((v) => v ?? void 0);
 var httpUrl = string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
+var section = (shape, defaults) => {
+  const schema = lazy(() => object(shape()).strict());
+  return schema.default(() => structuredClone(defaults));
+};
 var ROLES = ["viewer", "editor", "admin"];
-var claimText = string2().min(1).max(256);
-var oidcSchema = object({
+var claimText = () => string2().min(1).max(256);
+var oidcSchema = () => object({
   /** The provider's issuer URL (https; http only on this machine); its discovery document is read on the first sign-in. */
   issuer: httpUrl.refine((s) => s.startsWith("https:") || ["127.0.0.1", "localhost", "[::1]"].includes(new URL(s).hostname), "must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])"),
-  clientId: claimText,
+  clientId: claimText(),
   clientSecret: unset(string2().min(1).max(4096)),
   /** A file holding the client secret (read at start, at most 4 KiB, trailing newline dropped). */
   clientSecretFile: unset(string2().min(1).max(4096)),
@@ -21081,12 +21120,158 @@ var oidcSchema = object({
   /** Scopes asked for; `openid` is required. */
   scopes: array(string2().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, "a scope is 1 to 128 printable characters, no space, quote or backslash")).max(32).refine((s) => s.includes("openid"), "must include openid").default(["openid", "email", "profile"]),
   /** The ID token (or userinfo) claim holding the person's roles or groups: a string or an array of strings. */
-  rolesClaim: claimText.default("groups"),
+  rolesClaim: claimText().default("groups"),
   /** Claim value → role; a person gets the highest role any of their values maps to, and is refused with none. */
-  roleMapping: record(claimText, _enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1e3, "must map 1 to 1000 claim values to roles (admin, editor, viewer)"),
+  roleMapping: record(claimText(), _enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1e3, "must map 1 to 1000 claim values to roles (admin, editor, viewer)"),
   /** E-mail domains allowed to sign in (the verified `email` claim's); empty = any. */
   allowedEmailDomains: array(string2().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, "must be a domain name such as example.com").transform((d) => d.toLowerCase())).max(1e3).default([])
 }).strict().refine((o) => o.clientSecret === void 0 !== (o.clientSecretFile === void 0), { message: "set exactly one of clientSecret (CARDGATE_OIDC_CLIENT_SECRET) and clientSecretFile (CARDGATE_OIDC_CLIENT_SECRET_FILE)", path: ["clientSecret"] });
+var keys = { prefix: "cardgate", rotationGraceHours: 24 };
+var keysShape = () => ({
+  /** API keys look like `<prefix>_<opaque>`. */
+  prefix: string2().regex(/^[a-z][a-z0-9]{1,31}$/, "lowercase letters and digits, starting with a letter").default(keys.prefix),
+  /** A key's default and longest lifetime, days; unset: keys never expire unless created with `expires_at`. */
+  maxLifetimeDays: unset(number2().int().min(1).max(36500)),
+  /** How long the old secret of a rotated key keeps working, hours (0: it stops at once). */
+  rotationGraceHours: number2().int().min(0).max(8760).default(keys.rotationGraceHours)
+});
+var daily = { anonymous: 5, free: 10, pro: -1, team: -1 };
+var limits = { daily, webhookPerIpPerMinute: 100, webhookGlobalPerHour: 1e4, trustedProxies: [] };
+var limitsShape = () => ({
+  /** Validations per UTC day by plan; -1 = unlimited. */
+  daily: section(() => ({
+    anonymous: dailyLimit().default(daily.anonymous),
+    free: dailyLimit().default(daily.free),
+    pro: dailyLimit().default(daily.pro),
+    team: dailyLimit().default(daily.team)
+  }), daily),
+  webhookPerIpPerMinute: positiveInt.default(limits.webhookPerIpPerMinute),
+  webhookGlobalPerHour: positiveInt.default(limits.webhookGlobalPerHour),
+  /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
+  trustedProxies: array(ipRule()).default([])
+});
+var http = { maxBodyBytes: 1024 * 1024, maxBatchBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64 };
+var httpShape = () => ({
+  /** Largest request body on single endpoints, bytes. */
+  maxBodyBytes: positiveInt.default(http.maxBodyBytes),
+  /** Largest request body on the batch endpoint, bytes. */
+  maxBatchBodyBytes: positiveInt.default(http.maxBatchBodyBytes),
+  /**
+   * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
+   * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
+   * (serializer, cloner, report page) handles with room to spare.
+   */
+  maxJsonDepth: number2().int().min(4).max(1e3).default(http.maxJsonDepth)
+});
+var batch = { maxCards: 100 };
+var validation = { timeoutMs: 3e4, maxFindings: 200 };
+var validationShape = () => ({
+  timeoutMs: positiveInt.default(validation.timeoutMs),
+  /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
+  maxFindings: number2().int().min(1).max(1e5).default(validation.maxFindings),
+  /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
+  workers: unset(number2().int().min(0).max(64)),
+  /** The most workers one caller's tasks (an account's, a keyless address's) hold at once; unset = all but one when there are two or more. */
+  maxWorkersPerCaller: unset(number2().int().min(1).max(64))
+});
+var webhooks = { callbackTimeoutMs: 1e4, allowedHosts: [], concurrency: 8, maxQueued: 1e4, pollIntervalMs: 1e3, jobLeaseMs: 3e4 };
+var webhooksShape = () => ({
+  callbackTimeoutMs: positiveInt.default(webhooks.callbackTimeoutMs),
+  /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
+  signingSecret: unset(string2().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must look like whsec_<base64>")),
+  /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
+  allowedHosts: array(string2().min(1)).default([]),
+  /** Callback jobs run at once. */
+  concurrency: positiveInt.default(webhooks.concurrency),
+  /** Jobs waiting beyond this are refused with 503 rather than queued. */
+  maxQueued: positiveInt.default(webhooks.maxQueued),
+  /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
+  pollIntervalMs: positiveInt.default(webhooks.pollIntervalMs),
+  /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
+  jobLeaseMs: positiveInt.default(webhooks.jobLeaseMs)
+});
+var cardFetch = { timeoutMs: 1e4, allowedHosts: [] };
+var cardFetchShape = () => ({
+  /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
+  timeoutMs: positiveInt.default(cardFetch.timeoutMs),
+  /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
+  allowedHosts: array(string2().min(1)).default([])
+});
+var monitors = { minIntervalSeconds: 60, max: 1e3, scoreDropThreshold: 10, pollIntervalMs: 1e3, maxBackoffSeconds: 3600, recordEveryRun: false };
+var monitorsShape = () => ({
+  /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
+  minIntervalSeconds: number2().int().min(1).max(86400).default(monitors.minIntervalSeconds),
+  /** Monitors at most, on every instance together (beyond: 409). */
+  max: number2().int().min(0).max(1e6).default(monitors.max),
+  /** A drop of the score by at least this much from the monitor's baseline is a regression. */
+  scoreDropThreshold: number2().min(0).max(100).default(monitors.scoreDropThreshold),
+  /** How often an instance looks for monitors that are due, ms. */
+  pollIntervalMs: positiveInt.default(monitors.pollIntervalMs),
+  /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
+  maxBackoffSeconds: positiveInt.default(monitors.maxBackoffSeconds),
+  /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
+  recordEveryRun: boolean2().default(monitors.recordEveryRun)
+});
+var reports = { retentionDays: 30 };
+var agents = { maxPerAccount: 1e4 };
+var audit = { retentionDays: 365, log: false };
+var auditShape = () => ({
+  /** How long audit records are kept, days (pruned by the store's hourly upkeep). */
+  retentionDays: number2().int().min(1).max(36500).default(audit.retentionDays),
+  /** Also write each audit record to the log (one `audit` line). */
+  log: boolean2().default(audit.log)
+});
+var signatures = { trustFiles: [], allowedAlgorithms: [...signatureAlgorithms], requireSignature: false, fetchJku: false };
+var signaturesShape = () => ({
+  /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
+  trustFiles: array(string2().min(1)).default([]),
+  /** Signature algorithms accepted; `none` and HMAC are not signature algorithms here, so never accepted. */
+  allowedAlgorithms: array(_enum(signatureAlgorithms)).min(1).default([...signatureAlgorithms]),
+  /** A card without a signature that verifies with a trusted key is an error. */
+  requireSignature: boolean2().default(signatures.requireSignature),
+  /** Fetch the JWKS a signature's `jku` names (public addresses only, as callbacks), cached. */
+  fetchJku: boolean2().default(signatures.fetchJku)
+});
+var rulesShape = () => ({
+  /**
+   * The ruleset every request is judged by unless its key's account has one of its own: a
+   * ruleset file (YAML or JSON; read at start and on SIGHUP) or a built-in name (`cardgate:strict`).
+   * Unset: the catalogue's severities.
+   */
+  ruleset: unset(string2().min(1).max(4096))
+});
+var store = { poolSize: 10, statementTimeoutMs: 5e3 };
+var storeShape = () => ({
+  /**
+   * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
+   * reports and jobs. Unset = the embedded file store in `dataDir`.
+   */
+  databaseUrl: unset(string2().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), "must be a postgres:// or postgresql:// URL")),
+  /** Connections to the database at most, per instance. */
+  poolSize: number2().int().min(1).max(1e3).default(store.poolSize),
+  /** Longest a database statement may run before the server cancels it, ms. */
+  statementTimeoutMs: positiveInt.default(store.statementTimeoutMs)
+});
+var metrics = { access: "admin" };
+var metricsShape = () => ({
+  /**
+   * Who may read GET /metrics: nobody (`off`, 404), anyone (`open`), or the admin token's holder
+   * (`admin`, the default: route names and traffic counts are not for everyone on a public service).
+   */
+  access: _enum(["off", "open", "admin"]).default(metrics.access)
+});
+var auth = { adminToken: true, sessionIdleMinutes: 60, sessionMaxHours: 12 };
+var authShape = () => ({
+  /** false: the admin token is refused (and none generated); allowed only with OIDC sign-in (auth.oidc.issuer) set, so that someone can still get in. */
+  adminToken: boolean2().default(auth.adminToken),
+  /** Sign-in through the company's OpenID Connect provider (the dashboard and the admin API from a browser); unset = the admin token only. */
+  oidc: unset(oidcSchema()),
+  /** A session unused this long ends; the person signs in again. */
+  sessionIdleMinutes: number2().int().min(1).max(7 * 24 * 60).default(auth.sessionIdleMinutes),
+  /** A session ends this long after its sign-in, used or not. */
+  sessionMaxHours: number2().int().min(1).max(30 * 24).default(auth.sessionMaxHours)
+});
+var shutdown = { graceMs: 8e3 };
 var configSchema = object({
   /**
    * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
@@ -21107,144 +21292,28 @@ var configSchema = object({
   adminToken: unset(string2().min(16, "must be at least 16 characters")),
   /** Used in the GitHub status context `<serviceName>/validation` and the User-Agent. */
   serviceName: string2().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ - only").default("cardgate"),
-  keys: object({
-    /** API keys look like `<prefix>_<opaque>`. */
-    prefix: string2().regex(/^[a-z][a-z0-9]{1,31}$/, "lowercase letters and digits, starting with a letter").default("cardgate"),
-    /** A key's default and longest lifetime, days; unset: keys never expire unless created with `expires_at`. */
-    maxLifetimeDays: unset(number2().int().min(1).max(36500)),
-    /** How long the old secret of a rotated key keeps working, hours (0: it stops at once). */
-    rotationGraceHours: number2().int().min(0).max(8760).default(24)
-  }).strict().prefault({}),
-  limits: object({
-    /** Validations per UTC day by plan; -1 = unlimited. */
-    daily: object({
-      anonymous: dailyLimit.default(5),
-      free: dailyLimit.default(10),
-      pro: dailyLimit.default(-1),
-      team: dailyLimit.default(-1)
-    }).strict().prefault({}),
-    webhookPerIpPerMinute: positiveInt2.default(100),
-    webhookGlobalPerHour: positiveInt2.default(1e4),
-    /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
-    trustedProxies: array(ipRule).default([])
-  }).strict().prefault({}),
-  http: object({
-    /** Largest request body on single endpoints, bytes. */
-    maxBodyBytes: positiveInt2.default(1024 * 1024),
-    /** Largest request body on the batch endpoint, bytes. */
-    maxBatchBodyBytes: positiveInt2.default(10 * 1024 * 1024),
-    /**
-     * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
-     * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
-     * (serializer, cloner, report page) handles with room to spare.
-     */
-    maxJsonDepth: number2().int().min(4).max(1e3).default(64)
-  }).strict().prefault({}),
-  batch: object({ maxCards: positiveInt2.default(100) }).strict().prefault({}),
-  validation: object({
-    timeoutMs: positiveInt2.default(3e4),
-    /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
-    maxFindings: number2().int().min(1).max(1e5).default(200),
-    /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
-    workers: unset(number2().int().min(0).max(64)),
-    /** The most workers one caller's tasks (an account's, a keyless address's) hold at once; unset = all but one when there are two or more. */
-    maxWorkersPerCaller: unset(number2().int().min(1).max(64))
-  }).strict().prefault({}),
-  webhooks: object({
-    callbackTimeoutMs: positiveInt2.default(1e4),
-    /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
-    signingSecret: unset(string2().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must look like whsec_<base64>")),
-    /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
-    allowedHosts: array(string2().min(1)).default([]),
-    /** Callback jobs run at once. */
-    concurrency: positiveInt2.default(8),
-    /** Jobs waiting beyond this are refused with 503 rather than queued. */
-    maxQueued: positiveInt2.default(1e4),
-    /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
-    pollIntervalMs: positiveInt2.default(1e3),
-    /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
-    jobLeaseMs: positiveInt2.default(3e4)
-  }).strict().prefault({}),
-  cardFetch: object({
-    /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
-    timeoutMs: positiveInt2.default(1e4),
-    /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
-    allowedHosts: array(string2().min(1)).default([])
-  }).strict().prefault({}),
-  probes: probesSettings,
-  monitors: object({
-    /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
-    minIntervalSeconds: number2().int().min(1).max(86400).default(60),
-    /** Monitors at most, on every instance together (beyond: 409). */
-    max: number2().int().min(0).max(1e6).default(1e3),
-    /** A drop of the score by at least this much from the monitor's baseline is a regression. */
-    scoreDropThreshold: number2().min(0).max(100).default(10),
-    /** How often an instance looks for monitors that are due, ms. */
-    pollIntervalMs: positiveInt2.default(1e3),
-    /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
-    maxBackoffSeconds: positiveInt2.default(3600),
-    /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
-    recordEveryRun: boolean2().default(false)
-  }).strict().prefault({}),
-  reports: object({ retentionDays: positiveInt2.default(30) }).strict().prefault({}),
+  keys: section(keysShape, keys),
+  limits: section(limitsShape, limits),
+  http: section(httpShape, http),
+  batch: section(() => ({ maxCards: positiveInt.default(batch.maxCards) }), batch),
+  validation: section(validationShape, validation),
+  webhooks: section(webhooksShape, webhooks),
+  cardFetch: section(cardFetchShape, cardFetch),
+  probes: section(probesShape, probes),
+  monitors: section(monitorsShape, monitors),
+  reports: section(() => ({ retentionDays: positiveInt.default(reports.retentionDays) }), reports),
   /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */
-  agents: object({ maxPerAccount: number2().int().min(1).max(1e7).default(1e4) }).strict().prefault({}),
-  audit: object({
-    /** How long audit records are kept, days (pruned by the store's hourly upkeep). */
-    retentionDays: number2().int().min(1).max(36500).default(365),
-    /** Also write each audit record to the log (one `audit` line). */
-    log: boolean2().default(false)
-  }).strict().prefault({}),
-  signatures: object({
-    /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
-    trustFiles: array(string2().min(1)).default([]),
-    /** Signature algorithms accepted; `none` and HMAC are not signature algorithms here, so never accepted. */
-    allowedAlgorithms: array(_enum(signatureAlgorithms)).min(1).default([...signatureAlgorithms]),
-    /** A card without a signature that verifies with a trusted key is an error. */
-    requireSignature: boolean2().default(false),
-    /** Fetch the JWKS a signature's `jku` names (public addresses only, as callbacks), cached. */
-    fetchJku: boolean2().default(false)
-  }).strict().prefault({}),
-  rules: object({
-    /**
-     * The ruleset every request is judged by unless its key's account has one of its own: a
-     * ruleset file (YAML or JSON; read at start and on SIGHUP) or a built-in name (`cardgate:strict`).
-     * Unset: the catalogue's severities.
-     */
-    ruleset: unset(string2().min(1).max(4096))
-  }).strict().prefault({}),
-  store: object({
-    /**
-     * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
-     * reports and jobs. Unset = the embedded file store in `dataDir`.
-     */
-    databaseUrl: unset(string2().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), "must be a postgres:// or postgresql:// URL")),
-    /** Connections to the database at most, per instance. */
-    poolSize: number2().int().min(1).max(1e3).default(10),
-    /** Longest a database statement may run before the server cancels it, ms. */
-    statementTimeoutMs: positiveInt2.default(5e3)
-  }).strict().prefault({}),
-  metrics: object({
-    /**
-     * Who may read GET /metrics: nobody (`off`, 404), anyone (`open`), or the admin token's holder
-     * (`admin`, the default: route names and traffic counts are not for everyone on a public service).
-     */
-    access: _enum(["off", "open", "admin"]).default("admin")
-  }).strict().prefault({}),
-  auth: object({
-    /** false: the admin token is refused (and none generated); allowed only with OIDC sign-in (auth.oidc.issuer) set, so that someone can still get in. */
-    adminToken: boolean2().default(true),
-    /** Sign-in through the company's OpenID Connect provider (the dashboard and the admin API from a browser); unset = the admin token only. */
-    oidc: unset(oidcSchema),
-    /** A session unused this long ends; the person signs in again. */
-    sessionIdleMinutes: number2().int().min(1).max(7 * 24 * 60).default(60),
-    /** A session ends this long after its sign-in, used or not. */
-    sessionMaxHours: number2().int().min(1).max(30 * 24).default(12)
-  }).strict().prefault({}),
-  shutdown: object({
+  agents: section(() => ({ maxPerAccount: number2().int().min(1).max(1e7).default(agents.maxPerAccount) }), agents),
+  audit: section(auditShape, audit),
+  signatures: section(signaturesShape, signatures),
+  rules: section(rulesShape, {}),
+  store: section(storeShape, store),
+  metrics: section(metricsShape, metrics),
+  auth: section(authShape, auth),
+  shutdown: section(() => ({
     /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
-    graceMs: positiveInt2.default(8e3)
-  }).strict().prefault({})
+    graceMs: positiveInt.default(shutdown.graceMs)
+  }), shutdown)
 }).strict().superRefine((config2, ctx) => {
   if (config2.mode === "sidecar" && config2.limits.trustedProxies.length > 0) {
     ctx.addIssue({
@@ -21261,6 +21330,8 @@ var configSchema = object({
     });
   }
 }).transform((config2) => config2.mode === "sidecar" ? { ...config2, limits: { ...config2.limits, daily: { ...config2.limits.daily, anonymous: -1 } } } : config2);
+
+// src/config.ts
 var dottedPath = (path2) => path2.map(String).join(".");
 var parseConfig = (input2, source = "config", nameOf = (path2) => dottedPath(path2) || "(root)") => {
   const result = configSchema.safeParse(input2);
@@ -21721,7 +21792,6 @@ var version2 = package_default.version;
 // src/cli/card-inputs.ts
 var import_promises = require("node:fs/promises");
 var import_node_path = __toESM(require("node:path"), 1);
-var import_tinyglobby = __toESM(require_dist2(), 1);
 
 // src/features/card-fetch/fetch-card.ts
 var import_node_dns = require("node:dns");
@@ -22059,12 +22129,14 @@ var underDirectory = (pattern) => pattern.includes("/") ? pattern : `**/${patter
 var ignored = ["**/node_modules/**", "**/.git/**"];
 var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
 var search = async (patterns, cwd, workDir, absolute) => {
-  const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  const { glob } = await Promise.resolve().then(() => __toESM(require_dist2(), 1));
+  const found = await glob(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
   return found.map((file) => absolute ? file : import_node_path.default.relative(workDir, file) || file).sort(byName);
 };
 var HINT_NAMES = 3;
 var noCardHint = async (directory) => {
-  const json2 = await (0, import_tinyglobby.glob)(["**/*.json"], { cwd: directory, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  const { glob } = await Promise.resolve().then(() => __toESM(require_dist2(), 1));
+  const json2 = await glob(["**/*.json"], { cwd: directory, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
   if (json2.length === 0) return "it holds no JSON file";
   const names = json2.map((file) => import_node_path.default.basename(file)).sort(byName);
   const shown = `${names.slice(0, HINT_NAMES).join(", ")}${names.length > HINT_NAMES ? ", \u2026" : ""}`;
@@ -22088,7 +22160,7 @@ var expand = async (operand, workDir, patterns) => {
     return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(", ")}); ${await noCardHint(absolute)}` }];
   }
   if (info2) return [{ kind: "file", name: operand, path: absolute }];
-  if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
+  if ((await Promise.resolve().then(() => __toESM(require_dist2(), 1))).isDynamicPattern(operand)) {
     const files = await search([operand], workDir, workDir, import_node_path.default.isAbsolute(operand));
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
     return [{ kind: "missing", name: operand, message: `no file matches ${operand}` }];
@@ -22156,12 +22228,12 @@ var builtinNames = Object.keys(builtinRulesets);
 // src/engine/ruleset/apply.ts
 var matchers = /* @__PURE__ */ new Map();
 var MAX_MATCHERS = 1e3;
-var matcherFor = (glob2) => {
-  let match = matchers.get(glob2);
+var matcherFor = (glob) => {
+  let match = matchers.get(glob);
   if (!match) {
-    match = (0, import_picomatch.default)(glob2, { dot: true });
+    match = (0, import_picomatch.default)(glob, { dot: true });
     if (matchers.size >= MAX_MATCHERS) matchers.clear();
-    matchers.set(glob2, match);
+    matchers.set(glob, match);
   }
   return match;
 };
@@ -22179,7 +22251,7 @@ var raisesOnly = (ruleset, base, overrides) => {
 };
 var rulesetForFile = (ruleset, file, { raiseOnly = false } = {}) => {
   const name = file?.replaceAll("\\", "/").replace(/^\.\//, "");
-  const matching = name === void 0 ? [] : ruleset.overrides.filter((o) => o.files.some((glob2) => matcherFor(glob2)(name)));
+  const matching = name === void 0 ? [] : ruleset.overrides.filter((o) => o.files.some((glob) => matcherFor(glob)(name)));
   const layers = matching.map((o) => o.severities);
   const severities = matching.length === 0 ? ruleset.severities : raiseOnly ? raisesOnly(ruleset, ruleset.severities, layers) : Object.assign({}, ruleset.severities, ...layers);
   if (ruleset.custom.length === 0) return { severities };
@@ -22214,21 +22286,21 @@ var runLimits = (config2) => ({
   maxDepth: config2.http.maxJsonDepth,
   fetchTimeoutMs: config2.cardFetch.timeoutMs
 });
-var cardBound = (limits) => ({ maxBytes: limits.maxBytes, what: "a card (http.maxBodyBytes)" });
-var userFetch = createAddressPolicy(["*"], { field: "URL", connections: "fetches", setting: "none" });
-var readInput = async (input2, limits, readStdin) => {
+var cardBound = (limits2) => ({ maxBytes: limits2.maxBytes, what: "a card (http.maxBodyBytes)" });
+var userFetch;
+var readInput = async (input2, limits2, readStdin) => {
   switch (input2.kind) {
     case "missing":
       return { problem: input2.message };
     case "file":
-      return readTextFile(input2.path, cardBound(limits));
+      return readTextFile(input2.path, cardBound(limits2));
     case "stdin":
-      return readOperand("-", cardBound(limits), readStdin);
+      return readOperand("-", cardBound(limits2), readStdin);
     case "url": {
       const fetched = await fetchCard(input2.name, {
-        policy: userFetch,
-        timeoutMs: limits.fetchTimeoutMs,
-        maxBytes: limits.maxBytes,
+        policy: userFetch ??= createAddressPolicy(["*"], { field: "URL", connections: "fetches", setting: "none" }),
+        timeoutMs: limits2.fetchTimeoutMs,
+        maxBytes: limits2.maxBytes,
         userAgent: `cardgate/${version2}`,
         redirectsToOtherHosts: true
       });
@@ -22236,10 +22308,10 @@ var readInput = async (input2, limits, readStdin) => {
     }
   }
 };
-var checkOffline = (limits, options = {}) => async (name, text2, found = {}) => {
+var checkOffline = (limits2, options = {}) => async (name, text2, found = {}) => {
   const checked = checkCardText(name, text2, {
     ...found,
-    maxDepth: limits.maxDepth,
+    maxDepth: limits2.maxDepth,
     ...options.protocolVersion === void 0 ? {} : { protocolVersion: options.protocolVersion },
     ...options.signatures === void 0 ? {} : { signatures: options.signatures },
     ...options.ruleset === void 0 ? {} : { ruleset: rulesetForFile(options.ruleset, name) }
@@ -22247,10 +22319,10 @@ var checkOffline = (limits, options = {}) => async (name, text2, found = {}) => 
   const overflow = checked.failure ? void 0 : outOfRangeNumber(text2);
   return overflow ? { name, text: text2, failure: { message: describeOutOfRange(overflow, { withPlace: false }), line: overflow.line, column: overflow.column } } : checked;
 };
-var checkInputs = async (inputs, limits, check2, readStdin) => {
+var checkInputs = async (inputs, limits2, check2, readStdin) => {
   const checked = [];
   for (const input2 of inputs) {
-    const read = await readInput(input2, limits, readStdin);
+    const read = await readInput(input2, limits2, readStdin);
     checked.push("text" in read ? await check2(read.name ?? input2.name, read.text, read.foundAtLegacyPath === true ? { foundAtLegacyPath: true } : {}) : { name: input2.name, failure: { message: read.problem } });
   }
   return checked;
@@ -22279,7 +22351,7 @@ var reasonOf = (body) => {
   if (typeof b.error === "object" && b.error !== null) return String(b.error.message);
   return "no reason given";
 };
-var checkWithServer = (serverUrl, apiKey, limits, reports, protocolVersion, gate) => {
+var checkWithServer = (serverUrl, apiKey, limits2, reports2, protocolVersion, gate) => {
   const endpoint = `${serverUrl.replace(/\/+$/, "")}/v1/validate`;
   const optionsOf = (name) => JSON.stringify({
     include_score: true,
@@ -22289,7 +22361,7 @@ var checkWithServer = (serverUrl, apiKey, limits, reports, protocolVersion, gate
   });
   return async (name, text2) => {
     const options = optionsOf(name);
-    const local = checkCardText(name, text2, { maxDepth: limits.maxDepth });
+    const local = checkCardText(name, text2, { maxDepth: limits2.maxDepth });
     if (local.failure) return local;
     const json2 = withoutBom(text2);
     let res;
@@ -22306,7 +22378,7 @@ var checkWithServer = (serverUrl, apiKey, limits, reports, protocolVersion, gate
     const body = await res.json().catch(() => void 0);
     if (res.status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
     const { version_source, agent: _agent, agent_notice, baseline, report_id, report_url, ...result } = body;
-    if (typeof report_id === "string" && typeof report_url === "string") reports.set(name, { report_id, report_url });
+    if (typeof report_id === "string" && typeof report_url === "string") reports2.set(name, { report_id, report_url });
     if (gate && baseline) gate.outcomes.set(name, baseline);
     if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
     return { name, text: text2, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
@@ -22319,8 +22391,8 @@ var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/dif
 var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
 var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed, score ${signed(o.score_delta)}`;
-var cardReports = ({ reports, gate }, names) => names.flatMap((name) => {
-  const report = reports.get(name);
+var cardReports = ({ reports: reports2, gate }, names) => names.flatMap((name) => {
+  const report = reports2.get(name);
   if (!report) return [];
   const outcome = gate?.outcomes.get(name);
   return [{ name, report, ...outcome ? { outcome, diffUrl: diffUrlOf(report, outcome.report_id) } : {} }];
@@ -22516,8 +22588,8 @@ var sameJson = (a, b) => {
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
   if (isRecord(a)) {
     if (!isRecord(b) || Array.isArray(b)) return false;
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+    const keys2 = Object.keys(a);
+    return keys2.length === Object.keys(b).length && keys2.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
   }
   return Object.is(a, b);
 };
@@ -23204,15 +23276,15 @@ var originOf = (card) => {
   return first ? `${new URL(first.url).origin}/` : void 0;
 };
 var runProbe = async (settings, target, ask) => {
-  const { probes } = settings.config;
+  const { probes: probes2 } = settings.config;
   const startedAt = settings.clock.now();
   const began = performance.now();
   const session = new ProbeSession({
     policy: settings.policy,
     userAgent: probeUserAgent(settings.config.serviceName),
-    maxRequests: probes.maxRequestsPerTarget,
-    timeoutMs: probes.timeoutMs,
-    requestTimeoutMs: probes.requestTimeoutMs,
+    maxRequests: probes2.maxRequestsPerTarget,
+    timeoutMs: probes2.timeoutMs,
+    requestTimeoutMs: probes2.requestTimeoutMs,
     hosts: settings.hosts,
     redirectsToOtherHosts: settings.redirectsToOtherHosts,
     ...settings.lookup ? { lookup: settings.lookup } : {},
@@ -23315,15 +23387,15 @@ var runAction = async ({ env, cwd, stdout }) => {
     if (e instanceof ConfigError) return fail2(e.message);
     throw e;
   }
-  const limits = runLimits(config2);
+  const limits2 = runLimits(config2);
   const probeUrl = input(env, "probe-url");
   const probeRefused = probeUrl === void 0 ? void 0 : probeRefusal(config2, probeUrl);
   if (probeRefused) return fail2(`probe-url: ${probeRefused}`);
   const serverUrl = input(env, "server-url");
   const gate = serverGate(env, failOn);
   if (typeof gate === "string") return fail2(gate);
-  const reports = /* @__PURE__ */ new Map();
-  const check2 = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, reports, protocolVersion, gate);
+  const reports2 = /* @__PURE__ */ new Map();
+  const check2 = serverUrl === void 0 ? checkOffline(limits2, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits2, reports2, protocolVersion, gate);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
   const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
@@ -23331,7 +23403,7 @@ var runAction = async ({ env, cwd, stdout }) => {
   if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
   const inputs = await cardInputs(operands, cwd, patterns);
   if (gate && input(env, "agent") !== void 0 && inputs.length !== 1) return fail2(`agent names one card's agent, and files holds ${plural(inputs.length, "card")}: use a step per card, or leave agent empty (each card is then <repository>/<file>)`);
-  const checked = await checkInputs(inputs, limits, check2, async () => void 0);
+  const checked = await checkInputs(inputs, limits2, check2, async () => void 0);
   if (probeUrl !== void 0) checked.push(await probeChecked({ config: config2, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
   const regressions = gate?.baseline === void 0 ? void 0 : checked.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
   const exitCode = regressions === void 0 ? exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } }) : gateExitCode(checked, regressions, failOn);
@@ -23340,7 +23412,7 @@ var runAction = async ({ env, cwd, stdout }) => {
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}
 `);
   const names = checked.map((c) => c.name);
-  const kept2 = { reports, gate };
+  const kept2 = { reports: reports2, gate };
   stdout(gateLogLines(kept2, names));
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
