@@ -13,7 +13,6 @@ import { routeMethods } from './api/middleware/method-not-allowed.ts';
 import { noteRoute, observeRequests, requestIdOf } from './api/middleware/request-edge.ts';
 import { rateLimitHeaders } from './api/middleware/rate-limit-headers.ts';
 import { createWebhookLimiter } from './api/middleware/webhook-limit.ts';
-import { authRoutes } from './api/routes/auth.ts';
 import { dashboardRoutes } from './api/routes/dashboard.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { metricsRoutes } from './api/routes/metrics.ts';
@@ -87,8 +86,8 @@ const answerTheRest = (app: ApiRoutes, deps: AppDeps): void => {
 };
 
 /**
- * The route groups made once per service, in the order they are mounted (`later` marks where
- * the later groups go), the middleware on /v1, and the runners: the app served at start and the
+ * The route groups made once per service, in the order they are mounted (those before the later
+ * groups, those after), the middleware on /v1, and the runners: the app served at start and the
  * whole app built later share them, and with them whatever state they keep.
  */
 const earlyParts = (deps: AppDeps) => {
@@ -111,7 +110,6 @@ const earlyParts = (deps: AppDeps) => {
       agentRoutes(deps),
     ],
     after: [
-      authRoutes(deps),
       dashboardRoutes({ adminToken: adminTokenHint(deps.config), oidc: deps.config.auth.oidc !== undefined }),
       pageRoutes(deps.urls.publicUrl, { maxBodyBytes: deps.config.http.maxBodyBytes, anonymousLimit: deps.config.limits.daily.anonymous }),
     ],
@@ -133,6 +131,7 @@ const assemble = (deps: AppDeps, early: EarlyParts, later?: LaterRoutes) => {
     app.route('/', later.adminRoutes(deps));
     // After adminRoutes: its admin-token check on /admin/api/* runs before these.
     app.route('/', later.monitorRoutes(deps, early.monitors));
+    app.route('/', later.authRoutes(deps));
   }
   for (const group of early.after) app.route('/', group);
   if (later) app.route('/', later.docsRoutes(describeApi(app, deps.urls.publicUrl)));
@@ -156,7 +155,7 @@ export const createApp = (deps: AppDeps, later: LaterRoutes) => {
  * Whether a path, as the router reads it (decoded), may be answered by a later group: their
  * routes and middleware are all under these (test/app.test.ts holds every route to it).
  */
-export const servedLater = (path: string): boolean => path.startsWith('/admin') || path.startsWith('/docs') || path.startsWith('/openapi.json');
+export const servedLater = (path: string): boolean => ['/admin', '/auth', '/docs', '/openapi.json'].some((prefix) => path.startsWith(prefix));
 
 /**
  * The app as the service runs it: at first without the later groups, whose modules load on the

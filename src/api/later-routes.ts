@@ -1,10 +1,11 @@
 /**
  * The route groups the served app loads on the first request that needs them (src/app.ts): the
- * admin API, the monitors under it, and the API description with its page. Their modules hold
- * most of the routes' schemas (~40 ms to set up), which no other request needs; tests that build
- * the whole app at once take them from here directly.
+ * admin API, the monitors under it, the OpenID Connect sign-in, and the API description with its
+ * page. Their modules hold most of the routes' schemas and the OIDC client (~50 ms to set up),
+ * which no other request needs; tests that build the whole app at once take them from here.
  */
 export { adminRoutes } from './routes/admin.ts';
+export { authRoutes } from './routes/auth.ts';
 export { docsRoutes } from './routes/docs.ts';
 export { monitorRoutes } from './routes/monitors.ts';
 
