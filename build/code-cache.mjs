@@ -17,11 +17,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { MessageChannel, Worker } from 'node:worker_threads';
 
-// A bundle runs as CommonJS does, in a function of these: the same text here and in the SEA, or V8 refuses the cache.
+// A bundle runs as CommonJS does, in a function of these. A cache fits the exact text it was taken of
+// (V8 checks only its length): the same wrapper here and in the SEA, around the same bundle.
 const head = '(function (exports, require, module, __filename, __dirname) {';
 const tail = '\n})';
 
@@ -104,8 +106,8 @@ parentPort.once('message', () => parentPort.postMessage({ codeCache: script.crea
 const runHere = (node, execArgv, args, env = {}) => {
   const cwd = mkdtempSync(join(tmpdir(), 'cardgate-code-cache-'));
   try {
-    const r = spawnSync(node, [...execArgv, new URL(import.meta.url).pathname, ...args], { cwd, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`build: code cache (${args[0]}) failed with ${r.status}:\n${r.stderr}`);
+    const r = spawnSync(node, [...execArgv, fileURLToPath(import.meta.url), ...args], { cwd, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 120_000 });
+    if (r.status !== 0) throw new Error(`build: code cache (${args[0]}) failed with ${r.status ?? r.signal}:\n${r.stderr}`);
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
@@ -145,7 +147,7 @@ export const codeCacheStart = ({ node, execArgv, dir, bundle, workerBundle, card
   };
 };
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [mode, bundle, out, ...rest] = process.argv.slice(2);
   if (mode === 'main') trainMain(bundle, out, rest.slice(rest.indexOf('--') + 1));
   else if (mode === 'worker') trainWorker(bundle, out, rest[0]);
