@@ -44,30 +44,36 @@ export const mainRunner = (bundle) => assetRunner(bundle, "process.argv[2] === '
 
 const compile = (bundle, filename, cachedData) => new Script(head + readFileSync(bundle, 'utf8') + tail, { filename, ...(cachedData ? { cachedData } : {}) });
 
-/** Runs `cardgate command...` from the bundle; once the command exits, its cache is written. */
+/**
+ * Runs `cardgate command...` from the bundle and writes the cache of what it compiled: once the
+ * command exits (every command ends with process.exit, src/main.ts), or for `serve` once it has
+ * answered /healthz and /readyz (its shutdown is no part of a start), then stops it as SIGTERM does.
+ */
 const trainMain = (bundle, out, command) => {
   const script = compile(bundle, 'cardgate.cjs');
   const run = script.runInThisContext();
-  // Every command ends with process.exit (src/main.ts): the cache then holds what it compiled.
-  process.once('exit', () => writeFileSync(out, script.createCachedData()));
-  if (command[0] === 'serve') askOnceListening(['/healthz', '/readyz']);
+  const writeCache = () => writeFileSync(out, script.createCachedData());
+  if (command[0] === 'serve') {
+    onceListening(async (url) => {
+      for (const path of ['/healthz', '/readyz']) await (await fetch(url + path)).text();
+      writeCache();
+      process.kill(process.pid, 'SIGTERM');
+    });
+  } else process.once('exit', writeCache);
   process.argv = [process.argv[0], 'cardgate', ...command];
   const module = { exports: {} };
   run.call(module.exports, module.exports, createRequire(import.meta.url), module, 'cardgate.cjs', '.');
 };
 
-/** Once the server logs that it listens, asks it for `paths`, then stops it as SIGTERM does. */
-const askOnceListening = (paths) => {
+/** Calls `then` with the server's address once it logs that it listens. */
+const onceListening = (then) => {
   const write = process.stdout.write.bind(process.stdout);
-  let asked = false;
+  let called = false;
   process.stdout.write = (chunk, ...rest) => {
     const url = /"msg":"listening".*?"url":"([^"]+)"/.exec(String(chunk))?.[1];
-    if (url && !asked) {
-      asked = true;
-      void (async () => {
-        for (const path of paths) await (await fetch(url + path)).text();
-        process.kill(process.pid, 'SIGTERM');
-      })();
+    if (url && !called) {
+      called = true;
+      void then(url);
     }
     return write(chunk, ...rest);
   };
