@@ -11,7 +11,7 @@ import { readTextFile } from './lib/read-file.ts';
 import { describeSyntaxProblem, jsonSyntaxProblem, LineIndex } from './lib/text-position.ts';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { envVars, type SettingType } from './config/env-vars.ts';
-import { configSchema, type Config } from './config/schema.ts';
+import { configSchema, defaultConfig, type Config } from './config/schema.ts';
 
 export { configSchema, type Config, type ConfigInput } from './config/schema.ts';
 
@@ -21,8 +21,11 @@ export { ConfigError };
 type NameSetting = (path: ReadonlyArray<PropertyKey>) => string;
 const dottedPath = (path: ReadonlyArray<PropertyKey>): string => path.map(String).join('.');
 
+const isEmptyObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+
 /** Parses a config object; every problem is reported as `setting: reason`, the setting named by `nameOf`. */
 export const parseConfig = (input: unknown, source = 'config', nameOf: NameSetting = (path) => dottedPath(path) || '(root)'): Config => {
+  if (isEmptyObject(input)) return defaultConfig();
   const result = configSchema.safeParse(input);
   if (result.success) return result.data;
   const lines = result.error.issues.map((i) => `  ${nameOf(i.path)}: ${i.message}`);

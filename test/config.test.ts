@@ -177,12 +177,14 @@ test('a config file\'s problems are placed by line and column: its JSON syntax, 
   assert.throws(() => loadConfig({ env: { CARDGATE_PORT: 'x' }, configPath: path }), /^ {2}CARDGATE_PORT \(port\): /m);
 });
 
-test('a section left out gets its defaults: what its schema makes of an empty one, a copy of its own for each parse', () => {
+test('a section left out, or a whole input that sets nothing, gets its defaults: what the schema makes of it, a copy of its own for each parse', () => {
   const sections = Object.entries(parseConfig({})).filter(([, value]) => typeof value === 'object').map(([name]) => name);
   const empty = Object.fromEntries(sections.map((name) => [name, name === 'limits' ? { daily: {} } : {}]));
   // Same values, same keys (an unset setting is absent in both), same order.
-  assert.deepEqual(parseConfig(empty), parseConfig({}));
-  assert.equal(JSON.stringify(parseConfig(empty)), JSON.stringify(parseConfig({})));
+  for (const made of [parseConfig(empty), configSchema.parse({})]) {
+    assert.deepEqual(made, parseConfig({}));
+    assert.equal(JSON.stringify(made), JSON.stringify(parseConfig({})));
+  }
   const first = parseConfig({});
   first.limits.trustedProxies.push('10.0.0.1');
   first.signatures.allowedAlgorithms.length = 0;

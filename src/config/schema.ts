@@ -1,16 +1,16 @@
 /**
  * The whole configuration: one zod schema with defaults (config.ts merges the sources and parses).
- * Each section's schema is made only when an input sets something in it: a section left out is its
- * defaults, taken as they are (what its schema makes of `{}`; test/config.test.ts holds them to
- * it). Making every schema costs a command 10-20 ms at start-up, most of which configure little.
+ * It is made only when an input sets something, and each section's schema only when the input sets
+ * something in it: a section left out is its defaults, taken as they are (what its schema makes of
+ * `{}`; test/config.test.ts holds them to it), and so is the whole of an input that sets nothing.
+ * Making every schema costs a command 10-20 ms at start-up, most of which configure little.
  */
 import * as z from 'zod';
 import { signatureAlgorithms } from '../engine/signatures/algorithms.ts';
 import { parseIpRule } from '../lib/ip.ts';
 import { probes, probesShape } from './probes.ts';
 
-const port = z.number().int().min(0).max(65535);
-const positiveInt = z.number().int().positive();
+const positiveInt = () => z.number().int().positive();
 /** An IP or CIDR (v4/v6); the issue says what is wrong with it. */
 const ipRule = () =>
   z.string().superRefine((value, ctx) => {
@@ -24,13 +24,18 @@ const ipRule = () =>
 const dailyLimit = () => z.number().int().min(-1);
 /** An optional setting; `null` (as in config.example.json) means unset. */
 const unset = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
-const httpUrl = z
-  .string()
-  .refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), 'must be an absolute http(s) URL')
-  .transform((s) => s.replace(/\/+$/, ''));
+const httpUrl = () =>
+  z
+    .string()
+    .refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), 'must be an absolute http(s) URL')
+    .transform((s) => s.replace(/\/+$/, ''));
 
-/** A section's defaults: its output without the settings that are unset by default (absent, as zod leaves them). */
-type Defaults<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & { [K in keyof T as undefined extends T[K] ? K : never]?: T[K] };
+/** Defaults as the schema makes them: its output without the settings that are unset by default (absent, as zod leaves them). */
+type Defaults<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T as undefined extends T[K] ? never : K]: Defaults<T[K]> } & { [K in keyof T as undefined extends T[K] ? K : never]?: Defaults<T[K]> }
+    : T;
 
 /**
  * A section: its schema, made on the first input that sets it (an object, checked strictly), and
@@ -38,7 +43,8 @@ type Defaults<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] 
  */
 const section = <T extends z.ZodRawShape>(shape: () => T, defaults: Defaults<z.output<z.ZodObject<T>>>) => {
   const schema = z.lazy(() => z.object(shape()).strict());
-  return schema.default(() => structuredClone(defaults) as z.core.util.NoUndefined<z.output<typeof schema>>);
+  // Its output for an input without the section: what the schema makes of `{}` (test/config.test.ts).
+  return schema.default(() => structuredClone(defaults) as unknown as z.core.util.NoUndefined<z.output<typeof schema>>);
 };
 
 const ROLES = ['viewer', 'editor', 'admin'] as const;
@@ -48,7 +54,7 @@ const oidcSchema = () =>
   z
     .object({
       /** The provider's issuer URL (https; http only on this machine); its discovery document is read on the first sign-in. */
-      issuer: httpUrl.refine((s) => s.startsWith('https:') || ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(s).hostname), 'must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])'),
+      issuer: httpUrl().refine((s) => s.startsWith('https:') || ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(s).hostname), 'must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])'),
       clientId: claimText(),
       clientSecret: unset(z.string().min(1).max(4096)),
       /** A file holding the client secret (read at start, at most 4 KiB, trailing newline dropped). */
@@ -87,8 +93,8 @@ const limitsShape = () => ({
     pro: dailyLimit().default(daily.pro),
     team: dailyLimit().default(daily.team),
   }), daily),
-  webhookPerIpPerMinute: positiveInt.default(limits.webhookPerIpPerMinute),
-  webhookGlobalPerHour: positiveInt.default(limits.webhookGlobalPerHour),
+  webhookPerIpPerMinute: positiveInt().default(limits.webhookPerIpPerMinute),
+  webhookGlobalPerHour: positiveInt().default(limits.webhookGlobalPerHour),
   /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
   trustedProxies: z.array(ipRule()).default([]),
 });
@@ -96,9 +102,9 @@ const limitsShape = () => ({
 const http = { maxBodyBytes: 1024 * 1024, maxBatchBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64 };
 const httpShape = () => ({
   /** Largest request body on single endpoints, bytes. */
-  maxBodyBytes: positiveInt.default(http.maxBodyBytes),
+  maxBodyBytes: positiveInt().default(http.maxBodyBytes),
   /** Largest request body on the batch endpoint, bytes. */
-  maxBatchBodyBytes: positiveInt.default(http.maxBatchBodyBytes),
+  maxBatchBodyBytes: positiveInt().default(http.maxBatchBodyBytes),
   /**
    * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
    * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
@@ -111,7 +117,7 @@ const batch = { maxCards: 100 };
 
 const validation = { timeoutMs: 30000, maxFindings: 200 };
 const validationShape = () => ({
-  timeoutMs: positiveInt.default(validation.timeoutMs),
+  timeoutMs: positiveInt().default(validation.timeoutMs),
   /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
   maxFindings: z.number().int().min(1).max(100000).default(validation.maxFindings),
   /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
@@ -122,25 +128,25 @@ const validationShape = () => ({
 
 const webhooks = { callbackTimeoutMs: 10000, allowedHosts: [], concurrency: 8, maxQueued: 10000, pollIntervalMs: 1000, jobLeaseMs: 30000 };
 const webhooksShape = () => ({
-  callbackTimeoutMs: positiveInt.default(webhooks.callbackTimeoutMs),
+  callbackTimeoutMs: positiveInt().default(webhooks.callbackTimeoutMs),
   /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
   signingSecret: unset(z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must look like whsec_<base64>')),
   /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
   allowedHosts: z.array(z.string().min(1)).default([]),
   /** Callback jobs run at once. */
-  concurrency: positiveInt.default(webhooks.concurrency),
+  concurrency: positiveInt().default(webhooks.concurrency),
   /** Jobs waiting beyond this are refused with 503 rather than queued. */
-  maxQueued: positiveInt.default(webhooks.maxQueued),
+  maxQueued: positiveInt().default(webhooks.maxQueued),
   /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
-  pollIntervalMs: positiveInt.default(webhooks.pollIntervalMs),
+  pollIntervalMs: positiveInt().default(webhooks.pollIntervalMs),
   /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
-  jobLeaseMs: positiveInt.default(webhooks.jobLeaseMs),
+  jobLeaseMs: positiveInt().default(webhooks.jobLeaseMs),
 });
 
 const cardFetch = { timeoutMs: 10000, allowedHosts: [] };
 const cardFetchShape = () => ({
   /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
-  timeoutMs: positiveInt.default(cardFetch.timeoutMs),
+  timeoutMs: positiveInt().default(cardFetch.timeoutMs),
   /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
   allowedHosts: z.array(z.string().min(1)).default([]),
 });
@@ -154,9 +160,9 @@ const monitorsShape = () => ({
   /** A drop of the score by at least this much from the monitor's baseline is a regression. */
   scoreDropThreshold: z.number().min(0).max(100).default(monitors.scoreDropThreshold),
   /** How often an instance looks for monitors that are due, ms. */
-  pollIntervalMs: positiveInt.default(monitors.pollIntervalMs),
+  pollIntervalMs: positiveInt().default(monitors.pollIntervalMs),
   /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
-  maxBackoffSeconds: positiveInt.default(monitors.maxBackoffSeconds),
+  maxBackoffSeconds: positiveInt().default(monitors.maxBackoffSeconds),
   /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
   recordEveryRun: z.boolean().default(monitors.recordEveryRun),
 });
@@ -202,7 +208,7 @@ const storeShape = () => ({
   /** Connections to the database at most, per instance. */
   poolSize: z.number().int().min(1).max(1000).default(store.poolSize),
   /** Longest a database statement may run before the server cancels it, ms. */
-  statementTimeoutMs: positiveInt.default(store.statementTimeoutMs),
+  statementTimeoutMs: positiveInt().default(store.statementTimeoutMs),
 });
 
 const metrics = { access: 'admin' as const };
@@ -228,71 +234,105 @@ const authShape = () => ({
 
 const shutdown = { graceMs: 8000 };
 
-export const configSchema = z
-  .object({
-    /**
-     * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
-     * address, so not only loopback): every keyless caller is unmetered, batches included.
-     * `service`: the daily limits of `limits.daily` apply.
-     */
-    mode: z.enum(['service', 'sidecar']).default('service'),
-    /** Interface to listen on. */
-    host: z.string().min(1).default('127.0.0.1'),
-    port: port.default(8080),
-    /** Directory of the embedded store (created when missing). */
-    dataDir: z.string().min(1).default('./data'),
-    /** {base_url}; default: the listening address. */
-    publicUrl: unset(httpUrl),
-    /** {reports_url}; default: publicUrl. */
-    reportsUrl: unset(httpUrl),
-    /** Admin token; when unset the first start generates one, stores its hash, prints it once. */
-    adminToken: unset(z.string().min(16, 'must be at least 16 characters')),
-    /** Used in the GitHub status context `<serviceName>/validation` and the User-Agent. */
-    serviceName: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - only').default('cardgate'),
-    keys: section(keysShape, keys),
-    limits: section(limitsShape, limits),
-    http: section(httpShape, http),
-    batch: section(() => ({ maxCards: positiveInt.default(batch.maxCards) }), batch),
-    validation: section(validationShape, validation),
-    webhooks: section(webhooksShape, webhooks),
-    cardFetch: section(cardFetchShape, cardFetch),
-    probes: section(probesShape, probes),
-    monitors: section(monitorsShape, monitors),
-    reports: section(() => ({ retentionDays: positiveInt.default(reports.retentionDays) }), reports),
-    /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */
-    agents: section(() => ({ maxPerAccount: z.number().int().min(1).max(10_000_000).default(agents.maxPerAccount) }), agents),
-    audit: section(auditShape, audit),
-    signatures: section(signaturesShape, signatures),
-    rules: section(rulesShape, {}),
-    store: section(storeShape, store),
-    metrics: section(metricsShape, metrics),
-    auth: section(authShape, auth),
-    shutdown: section(() => ({
-      /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
-      graceMs: positiveInt.default(shutdown.graceMs),
-    }), shutdown),
-  })
-  .strict()
-  .superRefine((config, ctx) => {
-    // A proxy in front means callers other than the job reach this instance: none of them may go unmetered.
-    if (config.mode === 'sidecar' && config.limits.trustedProxies.length > 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['mode'],
-        message: 'sidecar mode (--sidecar, CARDGATE_MODE=sidecar) leaves keyless callers unmetered, so it refuses limits.trustedProxies (CARDGATE_TRUSTED_PROXIES): a proxy in front means others reach this instance. Unset the proxies, or run without sidecar mode',
-      });
-    }
-    // With the admin token off, OIDC sign-in is the only way in: a start without it would lock everyone out.
-    if (!config.auth.adminToken && config.auth.oidc?.issuer === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['auth', 'adminToken'],
-        message: 'auth.adminToken: false (CARDGATE_AUTH_ADMIN_TOKEN=false) switches the admin token off, which leaves no way in without OIDC sign-in: set auth.oidc.issuer (CARDGATE_OIDC_ISSUER) too, or keep the admin token',
-      });
-    }
-  })
-  // Sidecar mode is the anonymous plan unlimited: every reader of the limits (quota, headers, pages) agrees.
-  .transform((config) => (config.mode === 'sidecar' ? { ...config, limits: { ...config.limits, daily: { ...config.limits.daily, anonymous: -1 } } } : config));
+/** Nothing set: every setting's default (an unset one absent), in the schema's order. */
+const defaults = {
+  mode: 'service' as const,
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: './data',
+  serviceName: 'cardgate',
+  keys,
+  limits,
+  http,
+  batch,
+  validation,
+  webhooks,
+  cardFetch,
+  probes,
+  monitors,
+  reports,
+  agents,
+  audit,
+  signatures,
+  rules: {},
+  store,
+  metrics,
+  auth,
+  shutdown,
+};
+
+const schema = () =>
+  z
+    .object({
+      /**
+       * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
+       * address, so not only loopback): every keyless caller is unmetered, batches included.
+       * `service`: the daily limits of `limits.daily` apply.
+       */
+      mode: z.enum(['service', 'sidecar']).default(defaults.mode),
+      /** Interface to listen on. */
+      host: z.string().min(1).default(defaults.host),
+      port: z.number().int().min(0).max(65535).default(defaults.port),
+      /** Directory of the embedded store (created when missing). */
+      dataDir: z.string().min(1).default(defaults.dataDir),
+      /** {base_url}; default: the listening address. */
+      publicUrl: unset(httpUrl()),
+      /** {reports_url}; default: publicUrl. */
+      reportsUrl: unset(httpUrl()),
+      /** Admin token; when unset the first start generates one, stores its hash, prints it once. */
+      adminToken: unset(z.string().min(16, 'must be at least 16 characters')),
+      /** Used in the GitHub status context `<serviceName>/validation` and the User-Agent. */
+      serviceName: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - only').default(defaults.serviceName),
+      keys: section(keysShape, keys),
+      limits: section(limitsShape, limits),
+      http: section(httpShape, http),
+      batch: section(() => ({ maxCards: positiveInt().default(batch.maxCards) }), batch),
+      validation: section(validationShape, validation),
+      webhooks: section(webhooksShape, webhooks),
+      cardFetch: section(cardFetchShape, cardFetch),
+      probes: section(probesShape, probes),
+      monitors: section(monitorsShape, monitors),
+      reports: section(() => ({ retentionDays: positiveInt().default(reports.retentionDays) }), reports),
+      /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */
+      agents: section(() => ({ maxPerAccount: z.number().int().min(1).max(10_000_000).default(agents.maxPerAccount) }), agents),
+      audit: section(auditShape, audit),
+      signatures: section(signaturesShape, signatures),
+      rules: section(rulesShape, defaults.rules),
+      store: section(storeShape, store),
+      metrics: section(metricsShape, metrics),
+      auth: section(authShape, auth),
+      shutdown: section(() => ({
+        /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
+        graceMs: positiveInt().default(shutdown.graceMs),
+      }), shutdown),
+    })
+    .strict()
+    .superRefine((config, ctx) => {
+      // A proxy in front means callers other than the job reach this instance: none of them may go unmetered.
+      if (config.mode === 'sidecar' && config.limits.trustedProxies.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['mode'],
+          message: 'sidecar mode (--sidecar, CARDGATE_MODE=sidecar) leaves keyless callers unmetered, so it refuses limits.trustedProxies (CARDGATE_TRUSTED_PROXIES): a proxy in front means others reach this instance. Unset the proxies, or run without sidecar mode',
+        });
+      }
+      // With the admin token off, OIDC sign-in is the only way in: a start without it would lock everyone out.
+      if (!config.auth.adminToken && config.auth.oidc?.issuer === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['auth', 'adminToken'],
+          message: 'auth.adminToken: false (CARDGATE_AUTH_ADMIN_TOKEN=false) switches the admin token off, which leaves no way in without OIDC sign-in: set auth.oidc.issuer (CARDGATE_OIDC_ISSUER) too, or keep the admin token',
+        });
+      }
+    })
+    // Sidecar mode is the anonymous plan unlimited: every reader of the limits (quota, headers, pages) agrees.
+    .transform((config) => (config.mode === 'sidecar' ? { ...config, limits: { ...config.limits, daily: { ...config.limits.daily, anonymous: -1 } } } : config));
+
+/** The schema, made on the first input that sets anything. */
+export const configSchema = z.lazy(schema);
+
+/** The configuration of an input that sets nothing: the defaults as they are (what the schema makes of `{}`), no schema made. */
+export const defaultConfig = (): Config => structuredClone(defaults) as Defaults<Config> as Config;
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
