@@ -3715,7 +3715,7 @@ function assertNotEqual(val) {
   return val;
 }
 function toZod() {
-  return (schema) => schema;
+  return (schema2) => schema2;
 }
 function assertIs(_arg) {
 }
@@ -3808,8 +3808,8 @@ function rawShape(def) {
   const desc = Object.getOwnPropertyDescriptor(def, "shape");
   return desc?.get ? desc.get.raw : desc?.value;
 }
-function sourceShape(schema) {
-  return rawShape(schema._zod.def) ?? schema._zod.def.shape;
+function sourceShape(schema2) {
+  return rawShape(schema2._zod.def) ?? schema2._zod.def.shape;
 }
 function deferProp(target, key, getter) {
   Object.defineProperty(target, key, {
@@ -3862,8 +3862,8 @@ function mergeDefs(...defs) {
   }
   return Object.defineProperties({}, mergedDescriptors);
 }
-function cloneDef(schema) {
-  return mergeDefs(schema._zod.def);
+function cloneDef(schema2) {
+  return mergeDefs(schema2._zod.def);
 }
 function getElementAtPath(obj, path2) {
   if (!path2)
@@ -4085,19 +4085,19 @@ var BIGINT_FORMAT_RANGES = {
   int64: [/* @__PURE__ */ BigInt("-9223372036854775808"), /* @__PURE__ */ BigInt("9223372036854775807")],
   uint64: [/* @__PURE__ */ BigInt(0), /* @__PURE__ */ BigInt("18446744073709551615")]
 };
-function pick(schema, mask2) {
-  const currDef = schema._zod.def;
+function pick(schema2, mask2) {
+  const currDef = schema2._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     throw new Error(".pick() cannot be used on object schemas containing refinements");
   }
   const newShape = {};
-  mirrorShape(newShape, schema, maskedKeys(schema, mask2));
-  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+  mirrorShape(newShape, schema2, maskedKeys(schema2, mask2));
+  return clone(schema2, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
-function maskedKeys(schema, mask2) {
-  const raw = sourceShape(schema);
+function maskedKeys(schema2, mask2) {
+  const raw = sourceShape(schema2);
   const keys2 = [];
   for (const key of Reflect.ownKeys(mask2)) {
     if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
@@ -4108,45 +4108,45 @@ function maskedKeys(schema, mask2) {
   }
   return keys2;
 }
-function omit(schema, mask2) {
-  const currDef = schema._zod.def;
+function omit(schema2, mask2) {
+  const currDef = schema2._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     throw new Error(".omit() cannot be used on object schemas containing refinements");
   }
-  const omitted = new Set(maskedKeys(schema, mask2));
+  const omitted = new Set(maskedKeys(schema2, mask2));
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
-  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+  mirrorShape(newShape, schema2, Reflect.ownKeys(sourceShape(schema2)).filter((key) => !omitted.has(key)));
+  return clone(schema2, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
-function extend(schema, shape) {
+function extend(schema2, shape) {
   if (!isPlainObject(shape)) {
     throw new Error("Invalid input to extend: expected a plain object");
   }
-  const checks = schema._zod.def.checks;
+  const checks = schema2._zod.def.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
-    const existingShape = sourceShape(schema);
+    const existingShape = sourceShape(schema2);
     for (const key of Reflect.ownKeys(shape)) {
       if (Object.getOwnPropertyDescriptor(existingShape, key) !== void 0) {
         throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
       }
     }
   }
-  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+  return clone(schema2, mergeDefs(schema2._zod.def, { shape: extended(schema2, shape) }));
 }
-function extended(schema, shape) {
+function extended(schema2, shape) {
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)));
+  mirrorShape(newShape, schema2, Reflect.ownKeys(sourceShape(schema2)));
   mirrorProps(newShape, shape);
   return newShape;
 }
-function safeExtend(schema, shape) {
+function safeExtend(schema2, shape) {
   if (!isPlainObject(shape)) {
     throw new Error("Invalid input to safeExtend: expected a plain object");
   }
-  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+  return clone(schema2, mergeDefs(schema2._zod.def, { shape: extended(schema2, shape) }));
 }
 function merge(a, b) {
   if (!b?._zod?.def) {
@@ -4167,26 +4167,26 @@ function merge(a, b) {
   });
   return clone(a, def);
 }
-function partial(Class2, schema, mask2, name = "partial") {
-  const currDef = schema._zod.def;
+function partial(Class2, schema2, mask2, name = "partial") {
+  const currDef = schema2._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
   }
-  const selected = mask2 ? new Set(maskedKeys(schema, mask2)) : void 0;
+  const selected = mask2 ? new Set(maskedKeys(schema2, mask2)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
-  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
+  mirrorShape(newShape, schema2, Reflect.ownKeys(sourceShape(schema2)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
+  return clone(schema2, mergeDefs(schema2._zod.def, { shape: newShape, checks: [] }));
 }
-function required(Class2, schema, mask2) {
-  const selected = mask2 ? new Set(maskedKeys(schema, mask2)) : void 0;
+function required(Class2, schema2, mask2) {
+  const selected = mask2 ? new Set(maskedKeys(schema2, mask2)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
+  mirrorShape(newShape, schema2, Reflect.ownKeys(sourceShape(schema2)), (value, key) => (
     // overwrite with non-optional
     selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
-  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
+  return clone(schema2, mergeDefs(schema2._zod.def, { shape: newShape }));
 }
 function aborted(x, startIndex = 0) {
   if (x.aborted === true)
@@ -4722,9 +4722,9 @@ function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
 var _parse = (_Err) => {
-  const fn = (schema, value, _ctx, _params) => {
+  const fn = (schema2, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-    const result = schema._zod.run({ value, issues: [] }, ctx);
+    const result = schema2._zod.run({ value, issues: [] }, ctx);
     if (result instanceof Promise) {
       throw new $ZodAsyncError();
     }
@@ -4738,9 +4738,9 @@ var _parse = (_Err) => {
   return fn;
 };
 var _parseAsync = (_Err) => {
-  const fn = async (schema, value, _ctx, params) => {
+  const fn = async (schema2, value, _ctx, params) => {
     const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-    let result = schema._zod.run({ value, issues: [] }, ctx);
+    let result = schema2._zod.run({ value, issues: [] }, ctx);
     if (result instanceof Promise)
       result = await result;
     if (result.issues.length) {
@@ -4752,9 +4752,9 @@ var _parseAsync = (_Err) => {
   };
   return fn;
 };
-var _safeParse = (_Err) => (schema, value, _ctx) => {
+var _safeParse = (_Err) => (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-  const result = schema._zod.run({ value, issues: [] }, ctx);
+  const result = schema2._zod.run({ value, issues: [] }, ctx);
   if (result instanceof Promise) {
     throw new $ZodAsyncError();
   }
@@ -4779,90 +4779,90 @@ function failure(Err, issues, ctx) {
     }
   };
 }
-var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
+var _safeParseAsync = (_Err) => async (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-  let result = schema._zod.run({ value, issues: [] }, ctx);
+  let result = schema2._zod.run({ value, issues: [] }, ctx);
   if (result instanceof Promise)
     result = await result;
   return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
 };
 var COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var COMPILE_FALLBACK = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
-var validate = ((schema, value, _ctx) => {
-  const validator = schema._zod.bag.validator;
+var validate = ((schema2, value, _ctx) => {
+  const validator = schema2._zod.bag.validator;
   if (validator !== void 0) {
     if (validator(value) !== COMPILE_INVALID)
       return true;
     if (validator.definite === true && _ctx === void 0)
       return false;
   }
-  return validateFallback(schema, value, _ctx);
+  return validateFallback(schema2, value, _ctx);
 });
-function validateFallback(schema, value, _ctx) {
+function validateFallback(schema2, value, _ctx) {
   const ctx = _ctx ? { ..._ctx, async: false, abortEarly: true } : { async: false, abortEarly: true };
-  const fallbackRun = schema._zod.bag.fallbackRun;
+  const fallbackRun = schema2._zod.bag.fallbackRun;
   let result;
   if (fallbackRun) {
     ctx[COMPILE_FALLBACK] = true;
     result = fallbackRun({ value, issues: [] }, ctx);
   } else {
-    result = schema._zod.run({ value, issues: [] }, ctx);
+    result = schema2._zod.run({ value, issues: [] }, ctx);
   }
   if (result instanceof Promise) {
     throw new $ZodAsyncError();
   }
   return result.issues.length === 0;
 }
-var validateAsync = async (schema, value, _ctx) => {
+var validateAsync = async (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: true, abortEarly: true } : { async: true, abortEarly: true };
-  let result = schema._zod.run({ value, issues: [] }, ctx);
+  let result = schema2._zod.run({ value, issues: [] }, ctx);
   if (result instanceof Promise)
     result = await result;
   return result.issues.length === 0;
 };
 var _encode = (_Err) => {
   const parse3 = _parse(_Err);
-  const fn = (schema, value, _ctx, _params) => {
+  const fn = (schema2, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return parse3(schema, value, ctx, finalizeParams(fn, _params));
+    return parse3(schema2, value, ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var _decode = (_Err) => {
   const parse3 = _parse(_Err);
-  const fn = (schema, value, _ctx, _params) => {
-    return parse3(schema, value, _ctx, finalizeParams(fn, _params));
+  const fn = (schema2, value, _ctx, _params) => {
+    return parse3(schema2, value, _ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var _encodeAsync = (_Err) => {
   const parseAsync2 = _parseAsync(_Err);
-  const fn = async (schema, value, _ctx, _params) => {
+  const fn = async (schema2, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return await parseAsync2(schema, value, ctx, finalizeParams(fn, _params));
+    return await parseAsync2(schema2, value, ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var _decodeAsync = (_Err) => {
   const parseAsync2 = _parseAsync(_Err);
-  const fn = async (schema, value, _ctx, _params) => {
-    return await parseAsync2(schema, value, _ctx, finalizeParams(fn, _params));
+  const fn = async (schema2, value, _ctx, _params) => {
+    return await parseAsync2(schema2, value, _ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
-var _safeEncode = (_Err) => (schema, value, _ctx) => {
+var _safeEncode = (_Err) => (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-  return _safeParse(_Err)(schema, value, ctx);
+  return _safeParse(_Err)(schema2, value, ctx);
 };
-var _safeDecode = (_Err) => (schema, value, _ctx) => {
-  return _safeParse(_Err)(schema, value, _ctx);
+var _safeDecode = (_Err) => (schema2, value, _ctx) => {
+  return _safeParse(_Err)(schema2, value, _ctx);
 };
-var _safeEncodeAsync = (_Err) => async (schema, value, _ctx) => {
+var _safeEncodeAsync = (_Err) => async (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-  return _safeParseAsync(_Err)(schema, value, ctx);
+  return _safeParseAsync(_Err)(schema2, value, ctx);
 };
-var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
-  return _safeParseAsync(_Err)(schema, value, _ctx);
+var _safeDecodeAsync = (_Err) => async (schema2, value, _ctx) => {
+  return _safeParseAsync(_Err)(schema2, value, _ctx);
 };
 
 // node_modules/zod/v4/core/regexes.js
@@ -6127,10 +6127,10 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
       const id = ids[key];
       const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
       const isPresent = `${k} in input`;
-      const schema = shape[key];
-      const optin = schema?._zod?.optin;
+      const schema2 = shape[key];
+      const optin = schema2?._zod?.optin;
       const isOptionalIn = optin !== void 0;
-      const isOptionalOut = schema?._zod?.optout === "optional";
+      const isOptionalOut = schema2?._zod?.optout === "optional";
       doc.write(`const ${id} = ${parseStr(k)};`);
       if (isOptionalIn && isOptionalOut) {
         const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
@@ -7361,11 +7361,11 @@ var $ZodRegistry = class {
     this._map = /* @__PURE__ */ new WeakMap();
     this._idmap = /* @__PURE__ */ new Map();
   }
-  add(schema, ..._meta) {
+  add(schema2, ..._meta) {
     const meta2 = _meta[0];
-    this._map.set(schema, meta2);
+    this._map.set(schema2, meta2);
     if (meta2 && typeof meta2 === "object" && "id" in meta2) {
-      this._idmap.set(meta2.id, schema);
+      this._idmap.set(meta2.id, schema2);
     }
     return this;
   }
@@ -7374,26 +7374,26 @@ var $ZodRegistry = class {
     this._idmap = /* @__PURE__ */ new Map();
     return this;
   }
-  remove(schema) {
-    const meta2 = this._map.get(schema);
+  remove(schema2) {
+    const meta2 = this._map.get(schema2);
     if (meta2 && typeof meta2 === "object" && "id" in meta2) {
       this._idmap.delete(meta2.id);
     }
-    this._map.delete(schema);
+    this._map.delete(schema2);
     return this;
   }
-  get(schema) {
-    const p = schema._zod.parent;
+  get(schema2) {
+    const p = schema2._zod.parent;
     if (p) {
       const pm = { ...this.get(p) ?? {} };
       delete pm.id;
-      const f = { ...pm, ...this._map.get(schema) };
+      const f = { ...pm, ...this._map.get(schema2) };
       return Object.keys(f).length ? f : void 0;
     }
-    return this._map.get(schema);
+    return this._map.get(schema2);
   }
-  has(schema) {
-    return this._map.has(schema);
+  has(schema2) {
+    return this._map.has(schema2);
   }
 };
 function registry() {
@@ -7870,13 +7870,13 @@ function _array(Class2, element, params) {
 }
 // @__NO_SIDE_EFFECTS__
 function _refine(Class2, fn, _params) {
-  const schema = new Class2({
+  const schema2 = new Class2({
     type: "custom",
     check: "custom",
     fn,
     ...normalizeParams(_params)
   });
-  return schema;
+  return schema2;
 }
 // @__NO_SIDE_EFFECTS__
 function _superRefine(fn, params) {
@@ -7946,8 +7946,8 @@ function initializeContext(params) {
     external: params?.external ?? void 0
   };
 }
-function handleUnrepresentable(schema, ctx, json2, params, message) {
-  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message }) : ctx.unrepresentable;
+function handleUnrepresentable(schema2, ctx, json2, params, message) {
+  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema2, path: params.path, message }) : ctx.unrepresentable;
   if (result === "any")
     return false;
   if (result === void 0 || result === "throw")
@@ -7955,42 +7955,42 @@ function handleUnrepresentable(schema, ctx, json2, params, message) {
   Object.assign(json2, result);
   return true;
 }
-function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
+function processSchema(schema2, ctx, _params = { path: [], schemaPath: [] }) {
   var _a3;
-  const def = schema._zod.def;
-  const seen = ctx.seen.get(schema);
+  const def = schema2._zod.def;
+  const seen = ctx.seen.get(schema2);
   if (seen) {
     seen.count++;
-    const isCycle = _params.schemaPath.includes(schema);
+    const isCycle = _params.schemaPath.includes(schema2);
     if (isCycle) {
       seen.cycle = _params.path;
     }
     return seen.schema;
   }
   const result = { schema: {}, count: 1, cycle: void 0, path: _params.path };
-  ctx.seen.set(schema, result);
+  ctx.seen.set(schema2, result);
   ctx.sharedDefsExtractedFor = void 0;
   ctx.sharedEmitDoneFor = void 0;
-  const overrideSchema = schema._zod.toJSONSchema?.();
+  const overrideSchema = schema2._zod.toJSONSchema?.();
   if (overrideSchema) {
     result.schema = overrideSchema;
   } else {
     const params = {
       ..._params,
-      schemaPath: [..._params.schemaPath, schema],
+      schemaPath: [..._params.schemaPath, schema2],
       path: _params.path
     };
-    if (schema._zod.processJSONSchema) {
-      schema._zod.processJSONSchema(ctx, result.schema, params);
+    if (schema2._zod.processJSONSchema) {
+      schema2._zod.processJSONSchema(ctx, result.schema, params);
     } else {
       const _json = result.schema;
       const processor = ctx.processors[def.type];
       if (!processor) {
         throw new Error(`[toJSONSchema]: Non-representable type encountered: ${def.type}`);
       }
-      processor(schema, ctx, _json, params);
+      processor(schema2, ctx, _json, params);
     }
-    const parent = schema._zod.parent;
+    const parent = schema2._zod.parent;
     if (parent) {
       if (!result.ref)
         result.ref = parent;
@@ -7998,24 +7998,24 @@ function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
       ctx.seen.get(parent).isParent = true;
     }
   }
-  const meta2 = ctx.metadataRegistry.get(schema);
+  const meta2 = ctx.metadataRegistry.get(schema2);
   if (meta2)
     assignProps(result.schema, meta2);
-  if (ctx.io === "input" && isTransforming(schema)) {
+  if (ctx.io === "input" && isTransforming(schema2)) {
     delete result.schema.examples;
     delete result.schema.default;
   }
   if (ctx.io === "input" && "_prefault" in result.schema)
     (_a3 = result.schema).default ?? (_a3.default = result.schema._prefault);
   delete result.schema._prefault;
-  const _result = ctx.seen.get(schema);
+  const _result = ctx.seen.get(schema2);
   return _result.schema;
 }
 function encodeJSONPointerSegment(segment) {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
-function extractDefs(ctx, schema) {
-  const root = ctx.seen.get(schema);
+function extractDefs(ctx, schema2) {
+  const root = ctx.seen.get(schema2);
   if (!root)
     throw new Error("Unprocessed schema. This is a bug in Zod.");
   if (ctx.external && ctx.sharedDefsExtractedFor === ctx.external)
@@ -8060,11 +8060,11 @@ function extractDefs(ctx, schema) {
     seen.def = { ...seen.schema };
     if (defId)
       seen.defId = defId;
-    const schema2 = seen.schema;
-    for (const key in schema2) {
-      delete schema2[key];
+    const schema3 = seen.schema;
+    for (const key in schema3) {
+      delete schema3[key];
     }
-    schema2.$ref = ref;
+    schema3.$ref = ref;
   };
   if (ctx.cycles === "throw") {
     for (const entry of ctx.seen.entries()) {
@@ -8078,13 +8078,13 @@ Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.
   }
   for (const entry of ctx.seen.entries()) {
     const seen = entry[1];
-    if (schema === entry[0]) {
+    if (schema2 === entry[0]) {
       extractToDef(entry);
       continue;
     }
     if (ctx.external) {
       const ext = ctx.external.registry.get(entry[0])?.id;
-      if (schema !== entry[0] && ext) {
+      if (schema2 !== entry[0] && ext) {
         extractToDef(entry);
         continue;
       }
@@ -8107,9 +8107,9 @@ Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.
   if (ctx.external)
     ctx.sharedDefsExtractedFor = ctx.external;
 }
-function compactTypeUnion(schema) {
-  const options = schema.anyOf;
-  if (!Array.isArray(options) || options.length === 0 || schema.type !== void 0)
+function compactTypeUnion(schema2) {
+  const options = schema2.anyOf;
+  if (!Array.isArray(options) || options.length === 0 || schema2.type !== void 0)
     return;
   const types = [];
   for (const option of options) {
@@ -8127,8 +8127,8 @@ function compactTypeUnion(schema) {
         types.push(member);
     }
   }
-  delete schema.anyOf;
-  schema.type = types.length === 1 ? types[0] : types;
+  delete schema2.anyOf;
+  schema2.type = types.length === 1 ? types[0] : types;
 }
 var FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
 var UNION_KEYS = ["oneOf", "anyOf"];
@@ -8215,16 +8215,16 @@ function foldIntersection(json2) {
   delete json2.allOf;
   assignProps(json2, folded);
 }
-function finalize(ctx, schema) {
-  const root = ctx.seen.get(schema);
+function finalize(ctx, schema2) {
+  const root = ctx.seen.get(schema2);
   if (!root)
     throw new Error("Unprocessed schema. This is a bug in Zod.");
   const flattenRef = (zodSchema) => {
     const seen = ctx.seen.get(zodSchema);
     if (seen.ref === null)
       return;
-    const schema2 = seen.def ?? seen.schema;
-    const _cached = { ...schema2 };
+    const schema3 = seen.def ?? seen.schema;
+    const _cached = { ...schema3 };
     const ref = seen.ref;
     seen.ref = null;
     if (ref) {
@@ -8232,28 +8232,28 @@ function finalize(ctx, schema) {
       const refSeen = ctx.seen.get(ref);
       const refSchema = refSeen.schema;
       if (refSchema.$ref && (ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0")) {
-        schema2.allOf = schema2.allOf ?? [];
-        schema2.allOf.push(refSchema);
+        schema3.allOf = schema3.allOf ?? [];
+        schema3.allOf.push(refSchema);
       } else {
-        assignProps(schema2, refSchema);
+        assignProps(schema3, refSchema);
       }
-      assignProps(schema2, _cached);
+      assignProps(schema3, _cached);
       const isParentRef = zodSchema._zod.parent === ref;
       if (isParentRef) {
-        for (const key in schema2) {
+        for (const key in schema3) {
           if (key === "$ref" || key === "allOf")
             continue;
           if (!(key in _cached)) {
-            delete schema2[key];
+            delete schema3[key];
           }
         }
       }
       if (refSchema.$ref && refSeen.def) {
-        for (const key in schema2) {
+        for (const key in schema3) {
           if (key === "$ref" || key === "allOf")
             continue;
-          if (key in refSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(refSeen.def[key])) {
-            delete schema2[key];
+          if (key in refSeen.def && JSON.stringify(schema3[key]) === JSON.stringify(refSeen.def[key])) {
+            delete schema3[key];
           }
         }
       }
@@ -8263,13 +8263,13 @@ function finalize(ctx, schema) {
       flattenRef(parent);
       const parentSeen = ctx.seen.get(parent);
       if (parentSeen?.schema.$ref) {
-        schema2.$ref = parentSeen.schema.$ref;
+        schema3.$ref = parentSeen.schema.$ref;
         if (parentSeen.def) {
-          for (const key in schema2) {
+          for (const key in schema3) {
             if (key === "$ref" || key === "allOf")
               continue;
-            if (key in parentSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(parentSeen.def[key])) {
-              delete schema2[key];
+            if (key in parentSeen.def && JSON.stringify(schema3[key]) === JSON.stringify(parentSeen.def[key])) {
+              delete schema3[key];
             }
           }
         }
@@ -8277,7 +8277,7 @@ function finalize(ctx, schema) {
     }
     ctx.override({
       zodSchema,
-      jsonSchema: schema2,
+      jsonSchema: schema3,
       path: seen.path ?? []
     });
   };
@@ -8323,13 +8323,13 @@ function finalize(ctx, schema) {
   } else {
   }
   if (ctx.external?.uri) {
-    const id = ctx.external.registry.get(schema)?.id;
+    const id = ctx.external.registry.get(schema2)?.id;
     if (!id)
       throw new Error("Schema is missing an `id` property");
     result.$id = ctx.external.uri(id);
   }
   assignProps(result, root.defId ? root.schema : root.def ?? root.schema);
-  const rootMetaId = ctx.metadataRegistry.get(schema)?.id;
+  const rootMetaId = ctx.metadataRegistry.get(schema2)?.id;
   if (rootMetaId !== void 0 && result.id === rootMetaId)
     delete result.id;
   const defs = ctx.external?.defs ?? {};
@@ -8359,10 +8359,10 @@ function finalize(ctx, schema) {
     const finalized = JSON.parse(JSON.stringify(result));
     Object.defineProperty(finalized, "~standard", {
       value: {
-        ...schema["~standard"],
+        ...schema2["~standard"],
         jsonSchema: {
-          input: createStandardJSONSchemaMethod(schema, "input", ctx.processors),
-          output: createStandardJSONSchemaMethod(schema, "output", ctx.processors)
+          input: createStandardJSONSchemaMethod(schema2, "input", ctx.processors),
+          output: createStandardJSONSchemaMethod(schema2, "output", ctx.processors)
         }
       },
       enumerable: false,
@@ -8426,18 +8426,18 @@ function isTransforming(_schema, _ctx) {
   }
   return false;
 }
-var createToJSONSchemaMethod = (schema, processors = {}) => (params) => {
+var createToJSONSchemaMethod = (schema2, processors = {}) => (params) => {
   const ctx = initializeContext({ ...params, processors });
-  processSchema(schema, ctx);
-  extractDefs(ctx, schema);
-  return finalize(ctx, schema);
+  processSchema(schema2, ctx);
+  extractDefs(ctx, schema2);
+  return finalize(ctx, schema2);
 };
-var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) => {
+var createStandardJSONSchemaMethod = (schema2, io, processors = {}) => (params) => {
   const { libraryOptions, target } = params ?? {};
   const ctx = initializeContext({ ...libraryOptions ?? {}, target, io, processors });
-  processSchema(schema, ctx);
-  extractDefs(ctx, schema);
-  return finalize(ctx, schema);
+  processSchema(schema2, ctx);
+  extractDefs(ctx, schema2);
+  return finalize(ctx, schema2);
 };
 
 // node_modules/zod/v4/core/json-schema-processors.js
@@ -8501,13 +8501,13 @@ var contributors = {
   },
   mime_type: (agg, def) => intersectMime(agg, def.mime)
 };
-function aggregateChecks(schema) {
+function aggregateChecks(schema2) {
   const agg = {};
-  const def = schema._zod.def;
-  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  const def = schema2._zod.def;
+  const list2 = schema2._zod.traits.has("$ZodCheck") ? [schema2, ...def.checks ?? []] : def.checks ?? [];
   for (const ch of list2)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
-  const bag = schema._zod.bag;
+  const bag = schema2._zod.bag;
   if (bag.minimum !== void 0)
     narrowMin(agg, "minimum", bag.minimum);
   if (bag.exclusiveMinimum !== void 0)
@@ -8542,10 +8542,10 @@ var exactPatterns = /* @__PURE__ */ new Map([
   [base64urlCharset, base64url]
 ]);
 var exactPattern = (p) => exactPatterns.get(p) ?? p;
-var stringProcessor = (schema, ctx, _json, _params) => {
+var stringProcessor = (schema2, ctx, _json, _params) => {
   const json2 = _json;
   json2.type = "string";
-  const { minimum, maximum, format: format2, patterns, contentEncoding, laxFormat } = aggregateChecks(schema);
+  const { minimum, maximum, format: format2, patterns, contentEncoding, laxFormat } = aggregateChecks(schema2);
   if (typeof minimum === "number")
     json2.minLength = minimum;
   if (typeof maximum === "number")
@@ -8574,9 +8574,9 @@ var stringProcessor = (schema, ctx, _json, _params) => {
     }
   }
 };
-var numberProcessor = (schema, ctx, _json, params) => {
+var numberProcessor = (schema2, ctx, _json, params) => {
   const json2 = _json;
-  const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema);
+  const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema2);
   json2.type = isInt ? "integer" : "number";
   const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= (minimum ?? Number.NEGATIVE_INFINITY);
   const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= (maximum ?? Number.POSITIVE_INFINITY);
@@ -8607,7 +8607,7 @@ var numberProcessor = (schema, ctx, _json, params) => {
       if (Number.isFinite(divisor) && divisor !== 0)
         divisors.add(Math.abs(divisor));
       else
-        handleUnrepresentable(schema, ctx, json2, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
+        handleUnrepresentable(schema2, ctx, json2, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
     }
     const [first, ...rest2] = divisors;
     if (first !== void 0)
@@ -8624,8 +8624,8 @@ var neverProcessor = (_schema, _ctx, json2, _params) => {
 };
 var unknownProcessor = (_schema, _ctx, _json, _params) => {
 };
-var enumProcessor = (schema, _ctx, json2, _params) => {
-  const def = schema._zod.def;
+var enumProcessor = (schema2, _ctx, json2, _params) => {
+  const def = schema2._zod.def;
   const values = getEnumValues(def.entries);
   if (values.length === 0) {
     json2.not = {};
@@ -8637,8 +8637,8 @@ var enumProcessor = (schema, _ctx, json2, _params) => {
     json2.type = "string";
   json2.enum = values;
 };
-var literalProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var literalProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   if (def.values.length === 0) {
     json2.not = {};
     return;
@@ -8646,10 +8646,10 @@ var literalProcessor = (schema, ctx, json2, params) => {
   const vals = [];
   for (const val of def.values) {
     if (val === void 0) {
-      if (handleUnrepresentable(schema, ctx, json2, params, "Literal `undefined` cannot be represented in JSON Schema"))
+      if (handleUnrepresentable(schema2, ctx, json2, params, "Literal `undefined` cannot be represented in JSON Schema"))
         return;
     } else if (typeof val === "bigint") {
-      if (handleUnrepresentable(schema, ctx, json2, params, "BigInt literals cannot be represented in JSON Schema"))
+      if (handleUnrepresentable(schema2, ctx, json2, params, "BigInt literals cannot be represented in JSON Schema"))
         return;
       vals.push(Number(val));
     } else {
@@ -8677,16 +8677,16 @@ var literalProcessor = (schema, ctx, json2, params) => {
     json2.enum = vals;
   }
 };
-var customProcessor = (schema, ctx, json2, params) => {
-  handleUnrepresentable(schema, ctx, json2, params, "Custom types cannot be represented in JSON Schema");
+var customProcessor = (schema2, ctx, json2, params) => {
+  handleUnrepresentable(schema2, ctx, json2, params, "Custom types cannot be represented in JSON Schema");
 };
-var transformProcessor = (schema, ctx, json2, params) => {
-  handleUnrepresentable(schema, ctx, json2, params, "Transforms cannot be represented in JSON Schema");
+var transformProcessor = (schema2, ctx, json2, params) => {
+  handleUnrepresentable(schema2, ctx, json2, params, "Transforms cannot be represented in JSON Schema");
 };
-var arrayProcessor = (schema, ctx, _json, params) => {
+var arrayProcessor = (schema2, ctx, _json, params) => {
   const json2 = _json;
-  const def = schema._zod.def;
-  const { minimum, maximum } = aggregateChecks(schema);
+  const def = schema2._zod.def;
+  const { minimum, maximum } = aggregateChecks(schema2);
   if (typeof minimum === "number")
     json2.minItems = minimum;
   if (typeof maximum === "number")
@@ -8697,22 +8697,22 @@ var arrayProcessor = (schema, ctx, _json, params) => {
     path: [...params.path, "items"]
   });
 };
-function inputOptin(schema) {
-  const def = schema._zod.def;
+function inputOptin(schema2) {
+  const def = schema2._zod.def;
   if (def.type === "pipe" && def.in._zod.traits.has("$ZodTransform")) {
     return inputOptin(def.out);
   }
   if (def.type === "catch") {
     return inputOptin(def.innerType);
   }
-  return schema._zod.optin;
+  return schema2._zod.optin;
 }
-var objectProcessor = (schema, ctx, _json, params) => {
+var objectProcessor = (schema2, ctx, _json, params) => {
   const json2 = _json;
-  const def = schema._zod.def;
+  const def = schema2._zod.def;
   const shape = def.shape;
   const symbolKeys = Object.getOwnPropertySymbols(shape);
-  if (symbolKeys.length && handleUnrepresentable(schema, ctx, json2, params, "Symbol keys cannot be represented in JSON Schema")) {
+  if (symbolKeys.length && handleUnrepresentable(schema2, ctx, json2, params, "Symbol keys cannot be represented in JSON Schema")) {
     return;
   }
   json2.type = "object";
@@ -8745,8 +8745,8 @@ var objectProcessor = (schema, ctx, _json, params) => {
     });
   }
 };
-var unionProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var unionProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   const isExclusive = def.inclusive === false;
   const options = def.options.map((x, i) => processSchema(x, ctx, {
     ...params,
@@ -8758,8 +8758,8 @@ var unionProcessor = (schema, ctx, json2, params) => {
     json2.anyOf = options;
   }
 };
-var intersectionProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var intersectionProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   const a = processSchema(def.left, ctx, {
     ...params,
     path: [...params.path, "allOf", 0]
@@ -8839,9 +8839,9 @@ function rewriteKeyNames(ctx) {
     }
   }
 }
-var recordProcessor = (schema, ctx, _json, params) => {
+var recordProcessor = (schema2, ctx, _json, params) => {
   const json2 = _json;
-  const def = schema._zod.def;
+  const def = schema2._zod.def;
   json2.type = "object";
   const keyType = def.keyType;
   const patterns = aggregateChecks(keyType).patterns;
@@ -8866,7 +8866,7 @@ var recordProcessor = (schema, ctx, _json, params) => {
         pendingRecords.set(ctx, pending);
         ctx.deferred.push(() => rewriteKeyNames(ctx));
       }
-      pending.push(schema);
+      pending.push(schema2);
     }
     json2.additionalProperties = processSchema(def.valueType, ctx, {
       ...params,
@@ -8882,10 +8882,10 @@ var recordProcessor = (schema, ctx, _json, params) => {
     }
   }
 };
-var nullableProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var nullableProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   const inner = processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   if (ctx.target === "openapi-3.0") {
     seen.ref = def.innerType;
     json2.nullable = true;
@@ -8893,14 +8893,14 @@ var nullableProcessor = (schema, ctx, json2, params) => {
     json2.anyOf = [inner, { type: "null" }];
   }
 };
-var nonoptionalProcessor = (schema, ctx, _json, params) => {
-  const def = schema._zod.def;
+var nonoptionalProcessor = (schema2, ctx, _json, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
 };
 var UNREPRESENTABLE_DEFAULT = /* @__PURE__ */ Symbol();
-function serializeDefaultValue(value, schema, ctx, json2, params) {
+function serializeDefaultValue(value, schema2, ctx, json2, params) {
   let unrepresentable = false;
   const serialized = JSON.stringify(value, (_, val) => {
     if (typeof val !== "bigint")
@@ -8910,68 +8910,68 @@ function serializeDefaultValue(value, schema, ctx, json2, params) {
   });
   if (!unrepresentable)
     return JSON.parse(serialized);
-  handleUnrepresentable(schema, ctx, json2, params, "BigInt defaults cannot be represented in JSON Schema");
+  handleUnrepresentable(schema2, ctx, json2, params, "BigInt defaults cannot be represented in JSON Schema");
   return UNREPRESENTABLE_DEFAULT;
 }
-var defaultProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var defaultProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
-  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json2, params);
+  const value = serializeDefaultValue(def.defaultValue, schema2, ctx, json2, params);
   if (value !== UNREPRESENTABLE_DEFAULT)
     json2.default = value;
 };
-var prefaultProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var prefaultProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
   if (ctx.io !== "input")
     return;
-  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json2, params);
+  const value = serializeDefaultValue(def.defaultValue, schema2, ctx, json2, params);
   if (value !== UNREPRESENTABLE_DEFAULT)
     json2._prefault = value;
 };
-var catchProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var catchProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
   let catchValue;
   try {
     catchValue = def.catchValue(void 0);
   } catch {
-    handleUnrepresentable(schema, ctx, json2, params, "Dynamic catch values are not supported in JSON Schema");
+    handleUnrepresentable(schema2, ctx, json2, params, "Dynamic catch values are not supported in JSON Schema");
     return;
   }
   json2.default = catchValue;
 };
-var pipeProcessor = (schema, ctx, _json, params) => {
-  const def = schema._zod.def;
+var pipeProcessor = (schema2, ctx, _json, params) => {
+  const def = schema2._zod.def;
   const inIsTransform = def.in._zod.traits.has("$ZodTransform");
   const innerType = ctx.io === "input" ? inIsTransform ? def.out : def.in : def.out;
   processSchema(innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = innerType;
 };
-var readonlyProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var readonlyProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
   json2.readOnly = true;
 };
-var optionalProcessor = (schema, ctx, _json, params) => {
-  const def = schema._zod.def;
+var optionalProcessor = (schema2, ctx, _json, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
 };
-var lazyProcessor = (schema, ctx, _json, params) => {
-  const innerType = schema._zod.innerType;
+var lazyProcessor = (schema2, ctx, _json, params) => {
+  const innerType = schema2._zod.innerType;
   processSchema(innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = innerType;
 };
 
@@ -11646,14 +11646,14 @@ function checkSecrets(ctx) {
 }
 
 // src/engine/rules/blank.ts
-var defOf = (schema) => schema._zod.def;
+var defOf = (schema2) => schema2._zod.def;
 var isBlank = (s) => !/\S/.test(s);
 var walkers = /* @__PURE__ */ new WeakMap();
-function walkerOf(schema) {
-  let w = walkers.get(schema);
+function walkerOf(schema2) {
+  let w = walkers.get(schema2);
   if (w === void 0) {
-    w = compile(defOf(schema));
-    walkers.set(schema, w);
+    w = compile(defOf(schema2));
+    walkers.set(schema2, w);
   }
   return w;
 }
@@ -20462,8 +20462,8 @@ var typeFits = (want, v) => {
   const actual = typeOf(v);
   return [want].flat().some((t) => t === actual || t === "number" && actual === "integer");
 };
-function checkSchemaFragment(schema, value, at = "") {
-  const s = schema;
+function checkSchemaFragment(schema2, value, at = "") {
+  const s = schema2;
   const where2 = at === "" ? "" : `${at}: `;
   if (s.type !== void 0 && !typeFits(s.type, value)) return `${where2}is ${typeOf(value)}, not ${[s.type].flat().join(" or ")}`;
   if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) return `${where2}is not one of the allowed values`;
@@ -21090,8 +21090,7 @@ var probesShape = () => ({
 });
 
 // src/config/schema.ts
-var port = number2().int().min(0).max(65535);
-var positiveInt = number2().int().positive();
+var positiveInt = () => number2().int().positive();
 var ipRule = () => string2().superRefine((value, ctx) => {
   try {
     parseIpRule(value);
@@ -21100,17 +21099,17 @@ var ipRule = () => string2().superRefine((value, ctx) => {
   }
 });
 var dailyLimit = () => number2().int().min(-1);
-var unset = (schema) => schema.nullish().transform((v) => v ?? void 0);
-var httpUrl = string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
-var section = (shape, defaults) => {
-  const schema = lazy(() => object(shape()).strict());
-  return schema.default(() => structuredClone(defaults));
+var unset = (schema2) => schema2.nullish().transform((v) => v ?? void 0);
+var httpUrl = () => string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
+var section = (shape, defaults2) => {
+  const schema2 = lazy(() => object(shape()).strict());
+  return schema2.default(() => structuredClone(defaults2));
 };
 var ROLES = ["viewer", "editor", "admin"];
 var claimText = () => string2().min(1).max(256);
 var oidcSchema = () => object({
   /** The provider's issuer URL (https; http only on this machine); its discovery document is read on the first sign-in. */
-  issuer: httpUrl.refine((s) => s.startsWith("https:") || ["127.0.0.1", "localhost", "[::1]"].includes(new URL(s).hostname), "must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])"),
+  issuer: httpUrl().refine((s) => s.startsWith("https:") || ["127.0.0.1", "localhost", "[::1]"].includes(new URL(s).hostname), "must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])"),
   clientId: claimText(),
   clientSecret: unset(string2().min(1).max(4096)),
   /** A file holding the client secret (read at start, at most 4 KiB, trailing newline dropped). */
@@ -21145,17 +21144,17 @@ var limitsShape = () => ({
     pro: dailyLimit().default(daily.pro),
     team: dailyLimit().default(daily.team)
   }), daily),
-  webhookPerIpPerMinute: positiveInt.default(limits.webhookPerIpPerMinute),
-  webhookGlobalPerHour: positiveInt.default(limits.webhookGlobalPerHour),
+  webhookPerIpPerMinute: positiveInt().default(limits.webhookPerIpPerMinute),
+  webhookGlobalPerHour: positiveInt().default(limits.webhookGlobalPerHour),
   /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
   trustedProxies: array(ipRule()).default([])
 });
 var http = { maxBodyBytes: 1024 * 1024, maxBatchBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64 };
 var httpShape = () => ({
   /** Largest request body on single endpoints, bytes. */
-  maxBodyBytes: positiveInt.default(http.maxBodyBytes),
+  maxBodyBytes: positiveInt().default(http.maxBodyBytes),
   /** Largest request body on the batch endpoint, bytes. */
-  maxBatchBodyBytes: positiveInt.default(http.maxBatchBodyBytes),
+  maxBatchBodyBytes: positiveInt().default(http.maxBatchBodyBytes),
   /**
    * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
    * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
@@ -21166,7 +21165,7 @@ var httpShape = () => ({
 var batch = { maxCards: 100 };
 var validation = { timeoutMs: 3e4, maxFindings: 200 };
 var validationShape = () => ({
-  timeoutMs: positiveInt.default(validation.timeoutMs),
+  timeoutMs: positiveInt().default(validation.timeoutMs),
   /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
   maxFindings: number2().int().min(1).max(1e5).default(validation.maxFindings),
   /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
@@ -21176,24 +21175,24 @@ var validationShape = () => ({
 });
 var webhooks = { callbackTimeoutMs: 1e4, allowedHosts: [], concurrency: 8, maxQueued: 1e4, pollIntervalMs: 1e3, jobLeaseMs: 3e4 };
 var webhooksShape = () => ({
-  callbackTimeoutMs: positiveInt.default(webhooks.callbackTimeoutMs),
+  callbackTimeoutMs: positiveInt().default(webhooks.callbackTimeoutMs),
   /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
   signingSecret: unset(string2().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must look like whsec_<base64>")),
   /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
   allowedHosts: array(string2().min(1)).default([]),
   /** Callback jobs run at once. */
-  concurrency: positiveInt.default(webhooks.concurrency),
+  concurrency: positiveInt().default(webhooks.concurrency),
   /** Jobs waiting beyond this are refused with 503 rather than queued. */
-  maxQueued: positiveInt.default(webhooks.maxQueued),
+  maxQueued: positiveInt().default(webhooks.maxQueued),
   /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
-  pollIntervalMs: positiveInt.default(webhooks.pollIntervalMs),
+  pollIntervalMs: positiveInt().default(webhooks.pollIntervalMs),
   /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
-  jobLeaseMs: positiveInt.default(webhooks.jobLeaseMs)
+  jobLeaseMs: positiveInt().default(webhooks.jobLeaseMs)
 });
 var cardFetch = { timeoutMs: 1e4, allowedHosts: [] };
 var cardFetchShape = () => ({
   /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
-  timeoutMs: positiveInt.default(cardFetch.timeoutMs),
+  timeoutMs: positiveInt().default(cardFetch.timeoutMs),
   /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
   allowedHosts: array(string2().min(1)).default([])
 });
@@ -21206,9 +21205,9 @@ var monitorsShape = () => ({
   /** A drop of the score by at least this much from the monitor's baseline is a regression. */
   scoreDropThreshold: number2().min(0).max(100).default(monitors.scoreDropThreshold),
   /** How often an instance looks for monitors that are due, ms. */
-  pollIntervalMs: positiveInt.default(monitors.pollIntervalMs),
+  pollIntervalMs: positiveInt().default(monitors.pollIntervalMs),
   /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
-  maxBackoffSeconds: positiveInt.default(monitors.maxBackoffSeconds),
+  maxBackoffSeconds: positiveInt().default(monitors.maxBackoffSeconds),
   /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
   recordEveryRun: boolean2().default(monitors.recordEveryRun)
 });
@@ -21250,7 +21249,7 @@ var storeShape = () => ({
   /** Connections to the database at most, per instance. */
   poolSize: number2().int().min(1).max(1e3).default(store.poolSize),
   /** Longest a database statement may run before the server cancels it, ms. */
-  statementTimeoutMs: positiveInt.default(store.statementTimeoutMs)
+  statementTimeoutMs: positiveInt().default(store.statementTimeoutMs)
 });
 var metrics = { access: "admin" };
 var metricsShape = () => ({
@@ -21272,47 +21271,72 @@ var authShape = () => ({
   sessionMaxHours: number2().int().min(1).max(30 * 24).default(auth.sessionMaxHours)
 });
 var shutdown = { graceMs: 8e3 };
-var configSchema = object({
+var defaults = {
+  mode: "service",
+  host: "127.0.0.1",
+  port: 8080,
+  dataDir: "./data",
+  serviceName: "cardgate",
+  keys,
+  limits,
+  http,
+  batch,
+  validation,
+  webhooks,
+  cardFetch,
+  probes,
+  monitors,
+  reports,
+  agents,
+  audit,
+  signatures,
+  rules: {},
+  store,
+  metrics,
+  auth,
+  shutdown
+};
+var schema = () => object({
   /**
    * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
    * address, so not only loopback): every keyless caller is unmetered, batches included.
    * `service`: the daily limits of `limits.daily` apply.
    */
-  mode: _enum(["service", "sidecar"]).default("service"),
+  mode: _enum(["service", "sidecar"]).default(defaults.mode),
   /** Interface to listen on. */
-  host: string2().min(1).default("127.0.0.1"),
-  port: port.default(8080),
+  host: string2().min(1).default(defaults.host),
+  port: number2().int().min(0).max(65535).default(defaults.port),
   /** Directory of the embedded store (created when missing). */
-  dataDir: string2().min(1).default("./data"),
+  dataDir: string2().min(1).default(defaults.dataDir),
   /** {base_url}; default: the listening address. */
-  publicUrl: unset(httpUrl),
+  publicUrl: unset(httpUrl()),
   /** {reports_url}; default: publicUrl. */
-  reportsUrl: unset(httpUrl),
+  reportsUrl: unset(httpUrl()),
   /** Admin token; when unset the first start generates one, stores its hash, prints it once. */
   adminToken: unset(string2().min(16, "must be at least 16 characters")),
   /** Used in the GitHub status context `<serviceName>/validation` and the User-Agent. */
-  serviceName: string2().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ - only").default("cardgate"),
+  serviceName: string2().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ - only").default(defaults.serviceName),
   keys: section(keysShape, keys),
   limits: section(limitsShape, limits),
   http: section(httpShape, http),
-  batch: section(() => ({ maxCards: positiveInt.default(batch.maxCards) }), batch),
+  batch: section(() => ({ maxCards: positiveInt().default(batch.maxCards) }), batch),
   validation: section(validationShape, validation),
   webhooks: section(webhooksShape, webhooks),
   cardFetch: section(cardFetchShape, cardFetch),
   probes: section(probesShape, probes),
   monitors: section(monitorsShape, monitors),
-  reports: section(() => ({ retentionDays: positiveInt.default(reports.retentionDays) }), reports),
+  reports: section(() => ({ retentionDays: positiveInt().default(reports.retentionDays) }), reports),
   /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */
   agents: section(() => ({ maxPerAccount: number2().int().min(1).max(1e7).default(agents.maxPerAccount) }), agents),
   audit: section(auditShape, audit),
   signatures: section(signaturesShape, signatures),
-  rules: section(rulesShape, {}),
+  rules: section(rulesShape, defaults.rules),
   store: section(storeShape, store),
   metrics: section(metricsShape, metrics),
   auth: section(authShape, auth),
   shutdown: section(() => ({
     /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
-    graceMs: positiveInt.default(shutdown.graceMs)
+    graceMs: positiveInt().default(shutdown.graceMs)
   }), shutdown)
 }).strict().superRefine((config2, ctx) => {
   if (config2.mode === "sidecar" && config2.limits.trustedProxies.length > 0) {
@@ -21330,10 +21354,14 @@ var configSchema = object({
     });
   }
 }).transform((config2) => config2.mode === "sidecar" ? { ...config2, limits: { ...config2.limits, daily: { ...config2.limits.daily, anonymous: -1 } } } : config2);
+var configSchema = lazy(schema);
+var defaultConfig = () => structuredClone(defaults);
 
 // src/config.ts
 var dottedPath = (path2) => path2.map(String).join(".");
+var isEmptyObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 var parseConfig = (input2, source = "config", nameOf = (path2) => dottedPath(path2) || "(root)") => {
+  if (isEmptyObject(input2)) return defaultConfig();
   const result = configSchema.safeParse(input2);
   if (result.success) return result.data;
   const lines = result.error.issues.map((i) => `  ${nameOf(i.path)}: ${i.message}`);
@@ -21898,15 +21926,15 @@ var embeddedIpv4s = (bytes) => {
 var withPort = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/;
 var parsePortEntry = (entry) => {
   const m = withPort.exec(entry);
-  const port2 = Number(m?.[3]);
-  if (!m || port2 < 1 || port2 > 65535) return void 0;
+  const port = Number(m?.[3]);
+  if (!m || port < 1 || port > 65535) return void 0;
   const host = m[1] ?? m[2];
   const bytes = parseAddress(host);
-  if (bytes) return { port: port2, range: { bytes, bits: bytes.length * 8 } };
-  return m[1] === void 0 && hostnamePattern.test(host) && !host.startsWith("*.") ? { port: port2, host } : void 0;
+  if (bytes) return { port, range: { bytes, bits: bytes.length * 8 } };
+  return m[1] === void 0 && hostnamePattern.test(host) && !host.startsWith("*.") ? { port, host } : void 0;
 };
-var listFor = (allow, port2, redirected) => {
-  const onPort = allow.ports.filter((p) => p.port === port2);
+var listFor = (allow, port, redirected) => {
+  const onPort = allow.ports.filter((p) => p.port === port);
   const hosts = onPort.flatMap((p) => p.host ? [p.host] : []);
   const cidrs = onPort.flatMap((p) => p.range ? [p.range] : []);
   return redirected ? { all: allow.all, loopback: false, private: false, cidrs, hosts, hostSuffixes: [], ports: [] } : { ...allow, cidrs: [...allow.cidrs, ...cidrs], hosts: [...allow.hosts, ...hosts], ports: [] };
@@ -21941,8 +21969,8 @@ var parseAllowedHosts = (entries, use) => {
 var maxUrlLength = 2048;
 var createAddressPolicy = (allowedHosts, use) => {
   const allow = parseAllowedHosts(allowedHosts, use);
-  const policyOf = (port2, redirected) => {
-    const list2 = listFor(allow, port2, redirected);
+  const policyOf = (port, redirected) => {
+    const list2 = listFor(allow, port, redirected);
     const { refuseAddress, refuseUrl: refuseUrl2 } = checksOf(list2, use, redirected);
     return { refuseAddress, refuseUrl: refuseUrl2, forUrl: (url, away) => policyOf(portOf(url), away) };
   };
@@ -22792,12 +22820,12 @@ var ProbeSession = class {
         socket.destroy();
         resolve(value);
       };
-      const port2 = portOf(url);
+      const port = portOf(url);
       const lookup2 = this.lookupFor(url);
-      const socket = tls ? (0, import_node_tls.connect)({ host, port: port2, servername: host, lookup: lookup2, ALPNProtocols: ["h2"], minVersion: "TLSv1", ...this.options.ca ? { ca: this.options.ca } : {} }, () => {
+      const socket = tls ? (0, import_node_tls.connect)({ host, port, servername: host, lookup: lookup2, ALPNProtocols: ["h2"], minVersion: "TLSv1", ...this.options.ca ? { ca: this.options.ca } : {} }, () => {
         readTls(socket, connection);
         finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } });
-      }) : (0, import_node_net3.connect)({ host, port: port2, lookup: lookup2 }, () => finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } }));
+      }) : (0, import_node_net3.connect)({ host, port, lookup: lookup2 }, () => finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } }));
       socket.on("error", (err) => finish({ failed: failure3(connection, err, url) }));
       const timer = setTimeout(() => finish({ failed: { ...connection, outcome: "unreachable", problem: `no connection within ${Math.round(limit)} ms`, code: "TIMEOUT" } }), limit);
     });
