@@ -41,8 +41,8 @@ const seaStarts = { 'code-cache': {}, snapshot: { useSnapshot: true }, none: {} 
  * after the first 1,000) for no measurable CPU (383 vs 359 µs a request; validate card.json
  * 105 vs 106 ms). --heap-growing-percent=20 as well would meet the RSS target (1.28 ×) but costs
  * 6 % more CPU a request and 40 % more CPU for each CLI start: not taken (docs/benchmarks.md).
- * The young generation at those 4 MB from the start (--min-semi-space-size=4, V8 otherwise starts it
- * at 1 MB and grows it): the objects a start makes, nearly all of which live on, are scavenged once
+ * The young generation at those 4 MB from the start (--min-semi-space-size=4; V8 otherwise starts it
+ * smaller and grows it): the objects a start makes, nearly all of which live on, are scavenged once
  * instead of three times: `validate card.json` 60 → 53 ms CPU (medians of 40 interleaved runs),
  * `serve`'s start unchanged; an idle server's RSS +6 MB (134 vs 128 MB), the same after 2,000
  * validations (under load the young generation is at 4 MB either way).
