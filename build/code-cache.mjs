@@ -23,7 +23,7 @@ import { Script } from 'node:vm';
 import { MessageChannel, Worker } from 'node:worker_threads';
 
 // A bundle runs as CommonJS does, in a function of these. A cache fits the exact text it was taken of
-// (V8 checks only its length): the same wrapper here and in the SEA, around the same bundle.
+// (V8 checks little more than its length): the same wrapper here and in the SEA, around the same bundle.
 const head = '(function (exports, require, module, __filename, __dirname) {';
 const tail = '\n})';
 
