@@ -244,12 +244,12 @@ describe('OIDC sign-in', () => {
     const dataDir = '/srv/cardgate-private-data';
     const pages: Array<[string, Response]> = [];
     const t = testDeps({ config: { ...oidcConfig(), dataDir } });
-    const app = createApp(t.deps);
+    const app = wholeApp(t.deps);
     pages.push(['refused callback', await app.request('/auth/callback?state=a&code=b')]);
     const { response: noRole } = await signIn({ ...t, app }, 'nobody');
     pages.push(['no role', noRole]);
     const down = testDeps({ config: { ...oidcConfig({ issuer: 'http://127.0.0.1:9/none' }), dataDir } });
-    pages.push(['provider unreachable', await createApp(down.deps).request('/auth/login')]);
+    pages.push(['provider unreachable', await wholeApp(down.deps).request('/auth/login')]);
     for (const [name, response] of pages) {
       assert.ok(response.status === 403 || response.status === 503, `${name}: ${response.status}`);
       const text = await response.text();
