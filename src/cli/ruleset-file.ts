@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { builtinNames, compileRulesetText, describeProblems, parseRulesetText, RULESET_LIMITS, type CompiledRulesetData } from '../engine/ruleset/index.ts';
-import { rulesetHash } from '../features/rulesets/server-rulesets.ts';
+import { rulesetHash } from '../features/rulesets/ruleset-hash.ts';
 import { readBounded, shownPath } from './io.ts';
 
 /** The texts of a ruleset and of every file its extends chain names, by resolved path (bounded by the chain limit). */

@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompiledRulesetData } from '../engine/ruleset/index.ts';
 import type { RunRuleset } from '../engine/formats/index.ts';
+import { builtinRulesetHash } from '../features/rulesets/ruleset-hash.ts';
 import { readCommandLine, runCommand } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
 
@@ -33,8 +34,7 @@ const loadRulesetFile = async (file: string) => (await import('./ruleset-file.ts
 export async function rulesetForRun(given: string | undefined, cwd: string): Promise<{ ruleset?: CompiledRulesetData; named: RunRuleset } | { problem: string }> {
   const file = given ?? (await findRulesetFile(cwd));
   if (file === undefined) {
-    const { builtinServerRuleset } = await import('../features/rulesets/server-rulesets.ts');
-    return { named: { id: 'cardgate:recommended', hash: builtinServerRuleset('cardgate:recommended')!.hash } };
+    return { named: { id: 'cardgate:recommended', hash: builtinRulesetHash('cardgate:recommended') } };
   }
   const loaded = await loadRulesetFile(file);
   return 'problem' in loaded ? loaded : { ruleset: loaded.ruleset, named: { id: 'file', file: loaded.file, hash: loaded.hash } };
