@@ -20914,11 +20914,19 @@ var reasons = {
   ELOOP: "too many symbolic links (a loop)",
   ENOTDIR: "a part of the path is not a directory"
 };
-var readUpTo = (fd, limit) => {
-  const buffer = Buffer.alloc(limit);
-  let size = 0;
-  for (let read = -1; read !== 0 && size < limit; size += read) read = (0, import_node_fs.readSync)(fd, buffer, size, limit - size, null);
-  return buffer.subarray(0, size);
+var readUpTo = (fd, size, limit) => {
+  let buffer = Buffer.allocUnsafe(Math.min(limit, size + 1));
+  let filled = 0;
+  for (; ; ) {
+    if (filled === buffer.length) {
+      if (filled === limit) break;
+      buffer = Buffer.concat([buffer], Math.min(limit, buffer.length * 2));
+    }
+    const read = (0, import_node_fs.readSync)(fd, buffer, filled, buffer.length - filled, null);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
 };
 var openRegularFile = (file) => {
   if (file === "") return { problem: "an empty path names no file" };
@@ -20940,7 +20948,7 @@ var readTextFile = (file, bound) => {
   if ("problem" in opened) return opened;
   try {
     if (opened.size > bound.maxBytes) return { problem: tooLarge(bound) };
-    const bytes = readUpTo(opened.fd, bound.maxBytes + 1);
+    const bytes = readUpTo(opened.fd, opened.size, bound.maxBytes + 1);
     return boundedText(bytes.byteLength > bound.maxBytes ? void 0 : bytes, bound);
   } catch (e) {
     return { problem: `cannot read: ${e.code ?? e.message}` };
