@@ -22544,6 +22544,7 @@ var declaresStreaming = (card) => isRecord(card) && isRecord(card.capabilities) 
 
 // src/lib/clock.ts
 var systemClock = { now: () => Date.now() };
+var DAY_MS = 864e5;
 var lastMs = NaN;
 var lastIso = "";
 var iso = (ms) => {
@@ -22946,7 +22947,6 @@ var import_node_crypto2 = require("node:crypto");
 
 // src/engine/live/judge-connection.ts
 var EXPIRY_WARNING_DAYS = 30;
-var DAY_MS = 864e5;
 var judgeReachable = (c) => {
   const evidence = { url: c.url, time_ms: c.timeMs ?? null, ...c.code ? { error: c.code } : {} };
   if (c.outcome === "unreachable") return { status: "fail", message: `${new URL(c.url).host} is not reachable: ${c.problem ?? "no connection"}`, evidence };
