@@ -23,6 +23,7 @@ import { reportRoutes, wantsErrorPage } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
 import { probeRoutes } from './api/routes/probe.ts';
+import { mcpRoutes } from './api/routes/mcp.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
 import { adminTokenHint } from './features/accounts/admin-token.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
@@ -87,8 +88,9 @@ const answerTheRest = (app: ApiRoutes, deps: AppDeps): void => {
 
 /**
  * The route groups made once per service, in the order they are mounted (those before the later
- * groups, those after), the middleware on /v1, and the runners: the app served at start and the
- * whole app built later share them, and with them whatever state they keep.
+ * groups, those after), the rate limit headers' middleware (on /v1 and /mcp), and the runners: the
+ * app served at start and the whole app built later share them, and with them whatever state they
+ * keep.
  */
 const earlyParts = (deps: AppDeps) => {
   const lifecycle = deps.lifecycle ?? new Lifecycle();
@@ -97,12 +99,13 @@ const earlyParts = (deps: AppDeps) => {
   const webhookLimiter = createWebhookLimiter(deps);
   return {
     monitors,
-    v1: rateLimitHeaders(deps),
+    rateHeaders: rateLimitHeaders(deps),
     before: [
       healthRoutes(lifecycle, deps.store),
       metricsRoutes(deps),
       validateRoutes(deps),
       probeRoutes(deps),
+      mcpRoutes(deps),
       rulesRoutes(deps),
       webhookRoutes(deps, { limiter: webhookLimiter, jobs }),
       reportRoutes(deps),
@@ -125,7 +128,8 @@ type EarlyParts = ReturnType<typeof earlyParts>;
 /** An app of the early groups and, given them, the later ones in their place; its 404, 405 and error answers and its request edge. */
 const assemble = (deps: AppDeps, early: EarlyParts, later?: LaterRoutes) => {
   const app = apiRoutes();
-  app.use('/v1/*', early.v1);
+  app.use('/v1/*', early.rateHeaders);
+  app.use('/mcp', early.rateHeaders);
   for (const group of early.before) app.route('/', group);
   if (later) {
     app.route('/', later.adminRoutes(deps));

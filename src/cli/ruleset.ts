@@ -25,7 +25,7 @@ export async function findRulesetFile(cwd: string): Promise<string | undefined> 
 }
 
 /** A ruleset file read and compiled (the reader loaded on first use). */
-const loadRulesetFile = async (file: string) => (await import('./ruleset-file.ts')).loadRulesetFile(file);
+export const loadRulesetFile = async (file: string) => (await import('./ruleset-file.ts')).loadRulesetFile(file);
 
 /**
  * `--ruleset FILE`, else the nearest ruleset file, else none; `named`: how the outputs name it (the
