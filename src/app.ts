@@ -23,7 +23,6 @@ import { reportRoutes, wantsErrorPage } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
 import { probeRoutes } from './api/routes/probe.ts';
-import { mcpRoutes } from './api/routes/mcp.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
 import { adminTokenHint } from './features/accounts/admin-token.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
@@ -100,12 +99,8 @@ const earlyParts = (deps: AppDeps) => {
   return {
     monitors,
     rateHeaders: rateLimitHeaders(deps),
+    beforeMcp: [healthRoutes(lifecycle, deps.store), metricsRoutes(deps), validateRoutes(deps), probeRoutes(deps)],
     before: [
-      healthRoutes(lifecycle, deps.store),
-      metricsRoutes(deps),
-      validateRoutes(deps),
-      probeRoutes(deps),
-      mcpRoutes(deps),
       rulesRoutes(deps),
       webhookRoutes(deps, { limiter: webhookLimiter, jobs }),
       reportRoutes(deps),
@@ -130,6 +125,8 @@ const assemble = (deps: AppDeps, early: EarlyParts, later?: LaterRoutes) => {
   const app = apiRoutes();
   app.use('/v1/*', early.rateHeaders);
   app.use('/mcp', early.rateHeaders);
+  for (const group of early.beforeMcp) app.route('/', group);
+  if (later) app.route('/', later.mcpRoutes(deps));
   for (const group of early.before) app.route('/', group);
   if (later) {
     app.route('/', later.adminRoutes(deps));
@@ -159,7 +156,7 @@ export const createApp = (deps: AppDeps, later: LaterRoutes) => {
  * Whether a path, as the router reads it (decoded), may be answered by a later group: their
  * routes and middleware are all under these (test/app.test.ts holds every route to it).
  */
-export const servedLater = (path: string): boolean => ['/admin', '/auth', '/docs', '/openapi.json'].some((prefix) => path.startsWith(prefix));
+export const servedLater = (path: string): boolean => ['/admin', '/auth', '/docs', '/mcp', '/openapi.json'].some((prefix) => path.startsWith(prefix));
 
 /**
  * The app as the service runs it: at first without the later groups, whose modules load on the

@@ -35,9 +35,9 @@ test('validate sets up no server, no route, no API description, no ruleset compi
   assert.deepEqual(packages.filter((p) => /^(hono|@hono\/|@asteasolutions\/|tinyglobby|yaml|prom-client|openid-client|postgres)/.test(p)), []);
 });
 
-test('serve sets up none of the route groups it loads on first use (admin API, monitors, sign-in, API description)', () => {
+test('serve sets up none of the route groups it loads on first use (admin API, monitors, sign-in, MCP, API description)', () => {
   const { files, packages } = startUpModules('src/cli/serve.ts');
   assert.ok(files.includes('src/app.ts') && files.includes('src/api/routes/validate.ts'), 'the served app and its early groups are there');
-  assert.deepEqual(files.filter((f) => /^src\/api\/(later-routes|routes\/(admin|monitors|auth|docs))\.ts$/.test(f)), []);
-  assert.deepEqual(packages.filter((p) => p.startsWith('openid-client')), []);
+  assert.deepEqual(files.filter((f) => /^src\/api\/(later-routes|routes\/(admin|monitors|auth|mcp|docs))\.ts$/.test(f)), []);
+  assert.deepEqual(packages.filter((p) => /^(openid-client|@modelcontextprotocol\/)/.test(p)), []);
 });
