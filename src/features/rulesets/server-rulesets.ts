@@ -6,8 +6,8 @@
  * cache.
  */
 import { builtinNames, compileRuleset, compileRulesetText, parseRulesetText, type CompiledRulesetData, type PlacedProblem } from '../../engine/ruleset/index.ts';
-import type { RulesetRef, ServerRuleset } from '../validation/card-result.ts';
 import { builtinRulesetHash, rulesetHash } from './ruleset-hash.ts';
+import type { RulesetRef, ServerRuleset } from './server-ruleset.ts';
 
 export type { RulesetRef, ServerRuleset };
 
