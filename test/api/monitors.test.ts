@@ -390,4 +390,24 @@ describe('admin monitors', async () => {
     assert.ok(named.length >= 4, `two runs named their reports: ${JSON.stringify(named)}`);
     assert.deepEqual(named.filter((n) => !n.durable), [], 'every report named was durable first');
   });
+
+  it('a run that outlasts its interval is not started again beside itself: the creation answers its first run, the card fetched once', async () => {
+    const t = await newApp();
+    const held: Array<() => void> = [];
+    const slowHost = await startReceiver((res) => held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(minimalCard()))));
+    after(() => slowHost.close());
+    const creating = t.create({ account_id: 'acct_1', url: `${slowHost.url}/card.json`, interval_seconds: 60 });
+    await slowHost.waitFor(1); // the first run's fetch, held
+    const [monitor] = await t.store.pageMonitors({ limit: 1 });
+    const due = monitor!.next_run_at;
+    await t.scheduler.advance(61_000); // its interval passes while it runs: the runner claims it
+    await whileStill(async () => (await t.store.getMonitor(monitor!.id))!.next_run_at === due);
+    // Before, a second run started here and its fetch came within moments; it ended first, and the
+    // creation then answered no first run.
+    for (let i = 0; i < 50 && held.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    for (const release of held.reverse()) release();
+    const created = await (await creating).json();
+    assert.equal(created.first_run?.verdict, 'pass', JSON.stringify(created.first_run));
+    assert.equal(slowHost.received.length, 1, 'the card fetched once');
+  });
 });

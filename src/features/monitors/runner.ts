@@ -43,6 +43,8 @@ export class MonitorRunner {
   private readonly fetcher: CardFetcher;
   readonly policies: MonitorPolicies;
   private readonly running = new Set<Promise<unknown>>();
+  /** The monitors this runner is running now: a run that outlasts its interval is not started again beside itself. */
+  private readonly inFlight = new Set<string>();
   private poller: Timer | undefined;
   private claiming: Promise<void> | undefined;
 
@@ -65,6 +67,15 @@ export class MonitorRunner {
    * monitor as it is after the run (as it was, when another runner took it over meanwhile).
    */
   async runHeld(monitor: MonitorRecord, startedAt: number, options: { quiet?: boolean } = {}): Promise<MonitorRecord> {
+    this.inFlight.add(monitor.id);
+    try {
+      return await this.runAndRecord(monitor, startedAt, options);
+    } finally {
+      this.inFlight.delete(monitor.id);
+    }
+  }
+
+  private async runAndRecord(monitor: MonitorRecord, startedAt: number, options: { quiet?: boolean }): Promise<MonitorRecord> {
     const { deps } = this;
     const run = await runMonitor(deps, this.fetcher, monitor, startedAt);
     const transition = await transitionOf(deps, monitor, run);
@@ -108,6 +119,8 @@ export class MonitorRunner {
         return;
       }
       if (!claimed) return;
+      // Still running here (its run outlasted the interval): the claim only moved its next run on.
+      if (this.inFlight.has(claimed.id)) continue;
       const monitor = claimed;
       const run = this.runHeld(monitor, now)
         .catch((e: unknown) => log.error('monitor run failed', { monitor_id: monitor.id, error: e instanceof Error ? e.message : String(e) }))
