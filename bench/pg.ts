@@ -7,7 +7,7 @@
  *     request cost in CPU time: the server process (all threads, and its main thread), and on
  *     PostgreSQL the database's processes too; target: the server's ≤ 1.5 × the file engine's;
  *   - what one keyed request costs the database in round trips (target ≤ 4), statements and
- *     transactions: a third server, on PostgreSQL through a counting proxy (pg-wire.ts), sent
+ *     transactions: a third server, on PostgreSQL through a counting proxy (test/support/pg-wire.ts), sent
  *     requests one at a time; the same span idle is counted and taken off (the server's own
  *     polling);
  *   - the quota check alone (chargeDailyQuota: one consume with usage, against a limit) on each
@@ -30,7 +30,7 @@ import { alternate, findWrk, generatorLabel, loader, median, percentile, round2,
 import { judge } from './machine.ts';
 import { sendRequests } from './measure.ts';
 import type { BenchOptions } from './options.ts';
-import { countingProxy } from './pg-wire.ts';
+import { countingProxy } from '../test/support/pg-wire.ts';
 import type { BenchRow } from './run.ts';
 
 const ROUNDS = 3;

@@ -252,6 +252,41 @@ describe('PostgresStore', () => {
     }
   });
 
+  test('commit: a call that stores a report commits it durably itself, and with it every write resolved before; the commit after it flushes nothing', async () => {
+    const db = await newDatabase();
+    const other = await openPostgresStore({ url: db.url }); // migrates
+    const pool = connect({ url: db.url });
+    let flushes = 0;
+    const counting = new Proxy(pool, {
+      apply: (target, self, args: unknown[]) => {
+        if (Array.isArray(args[0]) && args[0].join('').includes('txid_current')) flushes++;
+        return Reflect.apply(target, self, args);
+      },
+    });
+    const s = new PostgresStore(counting);
+    const charge = { key: 'daily:acct:acc_1', amount: 1, limit: -1, reset_at: T0 + 86_400_000 };
+    try {
+      await s.createAccount({ id: 'acc_1', name: 'x', plan: 'pro', created_at: iso(T0) });
+      await s.putReport(report('rpt_put'));
+      await s.commit();
+      assert.equal(flushes, 0, 'the account, resolved before the report was sent, is durable with it');
+      await s.consume([charge], T0, { report: report('rpt_charged'), usage: { account_id: 'acc_1', day: '2026-01-01' } });
+      await s.commit();
+      assert.equal(flushes, 0, 'a charge with its report: durable when it resolves');
+      await s.consume([charge], T0);
+      await s.commit();
+      assert.equal(flushes, 1, 'a charge without a report waits for the commit');
+      await s.updateAccount('acc_1', { plan: 'team' });
+      await s.putReport({ ...report('rpt_aliased'), alias: 'sha', alias_scope: 'repo' });
+      await s.commit();
+      assert.equal(flushes, 2, 'a report with an alias takes a transaction, flushed by the commit');
+      assert.deepEqual((await other.listReports()).map((r) => r.id).sort(), ['rpt_aliased', 'rpt_charged', 'rpt_put']);
+    } finally {
+      await s.close();
+      await other.close();
+    }
+  });
+
   test('outages reject as StoreUnavailableError: a server that never answers (at the deadline), one refusing connections; a fault stays itself', async () => {
     // A server that takes the connection and never answers it, as one behind a dead network path.
     const silent = net.createServer(() => {});

@@ -53,13 +53,13 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
       throw new ApiError('UNAUTHORIZED', presented === '' ? `malformed credentials: ${expected}` : 'invalid API key (unknown, deleted or malformed)');
     }
 
-    const { key, account, trustKeys } = found;
+    const { key, account, trustKeys, ruleset } = found;
     const expired = expiredAt(key, presented, now);
     if (expired !== undefined) {
       deps.metrics?.expiredKeyRefused();
       throw new ApiError('UNAUTHORIZED', expiredKeyMessage(expired));
     }
-    const caller: Caller = { plan: account.plan, account, key, ip, trustKeys };
+    const caller: Caller = { plan: account.plan, account, key, ip, trustKeys, accountRuleset: ruleset ?? null };
     // Set before the allow-list check: a refused key's answer still shows its account's window.
     c.set('caller', caller);
     if (key.allowed_ips.length > 0 && !allowList(key)(ip)) {
@@ -95,7 +95,7 @@ export const keyedWhenGiven = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     if (expired !== undefined) c.set('expiredKeyAt', expired);
     c.set('clientIp', ip);
     if (found && expired === undefined && (found.key.allowed_ips.length === 0 || allowList(found.key)(ip))) {
-      c.set('caller', { plan: found.account.plan, account: found.account, key: found.key, ip, trustKeys: found.trustKeys });
+      c.set('caller', { plan: found.account.plan, account: found.account, key: found.key, ip, trustKeys: found.trustKeys, accountRuleset: found.ruleset ?? null });
     }
     return next();
   };

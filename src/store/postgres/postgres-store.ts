@@ -45,7 +45,7 @@ import { migrate, type MigrationOutcome } from './migrate.ts';
 import { isOutage } from './outage.ts';
 import { ReportStatements } from './report-statements.ts';
 import { PgReports } from './reports.ts';
-import type { PgContext } from './context.ts';
+import type { PgContext, WriteNote } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
 import { PgAgents } from './agents.ts';
 import { PgRulesets } from './rulesets.ts';
@@ -136,17 +136,23 @@ export class PostgresStore implements StoreTransfer {
 
   /**
    * Each table's calls (see contract/), bounded and their outages told apart (see bounded); a
-   * write is counted for the next commit to flush. A Record per table, so that a call added to
-   * the contract cannot be left out.
+   * write is counted for the next commit to flush, unless it says it committed durably itself
+   * (the calls that store a report: see noted). A Record per table, so that a call added to the
+   * contract cannot be left out.
    */
   private installTables(): void {
     const context = this.context;
     const reports = new PgReports(context);
+    // A report put after its charges goes through the store's putReport, its outage told apart and its durability noted too.
+    const counters = new PgCounters(context, (report, joins) => this.putReport(report, joins));
+    const noted: Partial<Record<keyof Store, (...args: never[]) => Promise<unknown>>> = {
+      consume: (...[charges, now, options]: Parameters<Store['consume']>) => this.noted((note) => counters.consume(charges, now, options, note)),
+      putReport: (...[report, joins]: Parameters<Store['putReport']>) => this.noted((note) => reports.putReport(report, joins, note)),
+    };
     const tables: { [T in keyof typeof TABLE_CALLS]: Record<keyof (typeof TABLE_CALLS)[T], unknown> } = {
       accounts: new PgAccounts(context),
       keys: new PgKeys(context),
-      // A report put after its charges goes through the bounded putReport, its outage told apart too.
-      counters: new PgCounters(context, (report, joins) => this.putReport(report, joins)),
+      counters,
       reports,
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),
@@ -161,9 +167,30 @@ export class PostgresStore implements StoreTransfer {
       const implementation = tables[table] as Record<string, (...args: unknown[]) => Promise<unknown>>;
       for (const [name, access] of Object.entries(calls)) {
         const call = implementation[name]!.bind(implementation);
-        Object.defineProperty(this, name, { value: (...args: unknown[]) => this.bounded(call(...args), access === 'write') });
+        Object.defineProperty(this, name, { value: noted[name as keyof Store] ?? ((...args: unknown[]) => this.bounded(call(...args), access === 'write')) });
       }
     }
+  }
+
+  /**
+   * A write call told its note (see WriteNote), bounded: counted for the next commit to flush
+   * unless its last statement committed durably; then every write resolved before that statement
+   * was sent is durable too.
+   */
+  private noted<T>(call: (note: WriteNote) => Promise<T>): Promise<T> {
+    let sentAfter: number | undefined;
+    let durable = false;
+    const note: WriteNote = {
+      durably: () => {
+        sentAfter = this.resolvedWrites;
+        return () => (durable = true);
+      },
+    };
+    return this.bounded(call(note), false).then((value) => {
+      if (durable) this.durableWrites = Math.max(this.durableWrites, sentAfter!);
+      else this.resolvedWrites++;
+      return value;
+    });
   }
 
   /**
