@@ -109,7 +109,8 @@ export const writeAgentEntry = (sql: Queries, entry: AgentReportEntry) => {
  * The entries as record_agent_entry (migration 16) takes them, a JSON array in agent order:
  * statements recording entries of several agents lock them in one order, and so never wait on
  * each other in a circle. Throws UnstorableRecordError, before anything is sent, for an entry
- * holding a NUL.
+ * holding a NUL. Sent as a text parameter cast to jsonb (a string bound as jsonb would be sent as
+ * one JSON string), as ensure_agent's candidate is.
  */
 export const entriesJson = (entries: readonly AgentReportEntry[]): string =>
   JSON.stringify(entries.map(entryRow).sort((a, b) => (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0)));
@@ -120,11 +121,11 @@ export const entriesJson = (entries: readonly AgentReportEntry[]): string =>
  * exists. Its statement must read it for it to run.
  */
 export const recordedEntries = (sql: Queries, entries: string) =>
-  sql`jsonb_array_elements(${entries}::jsonb) as entry(value) cross join lateral record_agent_entry(entry.value, ${AGENT_HISTORY_LIMIT}::integer) as recorded`;
+  sql`jsonb_array_elements(${entries}::text::jsonb) as entry(value) cross join lateral record_agent_entry(entry.value, ${AGENT_HISTORY_LIMIT}::integer) as recorded`;
 
 /** The entry recorded in one statement (see record_agent_entry, migration 16); undefined when the agent is gone. */
 export const recordEntry = async (sql: Queries, entry: AgentReportEntry): Promise<AgentRecord | undefined> => {
-  const [row] = await sql`select * from record_agent_entry(${JSON.stringify(entryRow(entry))}::jsonb, ${AGENT_HISTORY_LIMIT}::integer)`;
+  const [row] = await sql`select * from record_agent_entry(${JSON.stringify(entryRow(entry))}::text::jsonb, ${AGENT_HISTORY_LIMIT}::integer)`;
   return row && agentFromRow(row);
 };
 
@@ -148,7 +149,7 @@ export class PgAgents implements AgentsTable {
       badge_token: text(what, candidate.badge_token),
     };
     try {
-      const [agent] = await sql`select * from ensure_agent(${JSON.stringify(row)}::jsonb, ${Number.isFinite(maxPerAccount) ? maxPerAccount : null}::integer)`;
+      const [agent] = await sql`select * from ensure_agent(${JSON.stringify(row)}::text::jsonb, ${Number.isFinite(maxPerAccount) ? maxPerAccount : null}::integer)`;
       return agent && agentFromRow(agent);
     } catch (e) {
       if ((e as { code?: unknown }).code === AGENT_LIMIT_REACHED) throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);
