@@ -252,7 +252,7 @@ describe('PostgresStore', () => {
     }
   });
 
-  test('commit: a call that stores a report commits it durably itself, and with it every write resolved before; the commit after it flushes nothing', async () => {
+  test('commit: a lone call that stores a report commits it durably itself, and with it every write resolved before (the commit after it flushes nothing); reports stored at once share one flush', async () => {
     const db = await newDatabase();
     const other = await openPostgresStore({ url: db.url }); // migrates
     const pool = connect({ url: db.url });
@@ -281,6 +281,11 @@ describe('PostgresStore', () => {
       await s.commit();
       assert.equal(flushes, 2, 'a report with an alias takes a transaction, flushed by the commit');
       assert.deepEqual((await other.listReports()).map((r) => r.id).sort(), ['rpt_aliased', 'rpt_charged', 'rpt_put']);
+      // Stored at once, the reports after the first wait for one flush they share, as any write does.
+      await Promise.all(Array.from({ length: 10 }, (_, i) => s.consume([charge], T0, { report: report(`rpt_together_${i}`) })));
+      await Promise.all(Array.from({ length: 10 }, () => s.commit()));
+      assert.equal(flushes, 3, 'ten reports stored at once: one flush');
+      assert.equal((await other.listReports()).length, 13);
     } finally {
       await s.close();
       await other.close();

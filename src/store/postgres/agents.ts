@@ -110,7 +110,7 @@ export const writeAgentEntry = (sql: Queries, entry: AgentReportEntry) => {
  * statements recording entries of several agents lock them in one order, and so never wait on
  * each other in a circle. Throws UnstorableRecordError, before anything is sent, for an entry
  * holding a NUL. Sent as a text parameter cast to jsonb (a string bound as jsonb would be sent as
- * one JSON string), as ensure_agent's candidate is.
+ * one JSON string).
  */
 export const entriesJson = (entries: readonly AgentReportEntry[]): string =>
   JSON.stringify(entries.map(entryRow).sort((a, b) => (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0)));
@@ -141,15 +141,11 @@ export class PgAgents implements AgentsTable {
   async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>, maxPerAccount = Infinity): Promise<AgentRecord | undefined> {
     const { sql } = this.context;
     const what = `agent ${candidate.id}`;
-    const row = {
-      id: text(what, candidate.id),
-      account_id: text(what, candidate.account_id),
-      name: text(what, candidate.name),
-      first_seen: text(what, candidate.first_seen),
-      badge_token: text(what, candidate.badge_token),
-    };
+    const { id, account_id: accountId, name, first_seen: firstSeen, badge_token: badgeToken } = candidate;
+    const bound = Number.isFinite(maxPerAccount) ? maxPerAccount : null;
     try {
-      const [agent] = await sql`select * from ensure_agent(${JSON.stringify(row)}::text::jsonb, ${Number.isFinite(maxPerAccount) ? maxPerAccount : null}::integer)`;
+      const [agent] = await sql`
+        select * from ensure_agent(${text(what, id)}, ${text(what, accountId)}, ${text(what, name)}, ${text(what, firstSeen)}, ${text(what, badgeToken)}, ${bound}::integer)`;
       return agent && agentFromRow(agent);
     } catch (e) {
       if ((e as { code?: unknown }).code === AGENT_LIMIT_REACHED) throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);

@@ -45,10 +45,11 @@ export class PgCounters implements CountersTable {
     // Usage grows by the first charge's amount, in the statement or transaction that admits it.
     if (charges.length === 1) {
       // One counter: one statement, usage, the report and its history entries included, committed
-      // durably (its caller commits next); one with an alias is put after: it takes a transaction.
+      // durably when the store says so (its caller commits next); one with an alias is put after:
+      // it takes a transaction.
       const alongside = report?.alias === undefined && row && entries ? { row, entries } : undefined;
       const committed = alongside && note?.durably();
-      const rows = await this.chargeOne(charges[0]!, now, usage, alongside);
+      const rows = await this.chargeOne(charges[0]!, now, usage, alongside, committed !== undefined);
       if (rows.length === 0) return this.refusal(charges, now, 0);
       committed?.();
       const counters = [{ count: rows[0]!.count as number, reset_at: rows[0]!.reset_at as number }];
@@ -106,12 +107,11 @@ export class PgCounters implements CountersTable {
 
   /**
    * chargeStatement for one counter, with the usage row, the report and its history entries (each
-   * when given) written only if the charge fits, in one statement; with a report, committed
-   * durably. Its text is the same whatever it writes, so each connection prepares it once: built
-   * from fragments per call, the statement cost the server process more time than the answer it
-   * sends.
+   * when given) written only if the charge fits, in one statement, committed `durably` or not. Its
+   * text is the same whatever it writes, so each connection prepares it once: built from fragments
+   * per call, the statement cost the server process more time than the answer it sends.
    */
-  private chargeOne(c: CounterCharge, now: number, usage: { account_id: string; day: string } | undefined, report: { row: ReportRow; entries: string } | undefined) {
+  private chargeOne(c: CounterCharge, now: number, usage: { account_id: string; day: string } | undefined, report: { row: ReportRow; entries: string } | undefined, durably: boolean) {
     const { sql } = this.context;
     return sql`
       with charged as (
@@ -129,7 +129,7 @@ export class PgCounters implements CountersTable {
       ), joined as (
         select recorded.id from charged cross join ${recordedEntries(sql, report?.entries ?? '[]')}
       )
-      select count, reset_at, (select count(*) from joined) as joined, set_config('synchronous_commit', ${report ? 'on' : 'off'}, true) from charged`;
+      select count, reset_at, (select count(*) from joined) as joined, set_config('synchronous_commit', ${durably ? 'on' : 'off'}, true) from charged`;
   }
 
   /** A refused consume: every counter as it is (0 when none), and the first charge, in the caller's order, that does not fit. */

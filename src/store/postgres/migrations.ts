@@ -401,14 +401,13 @@ alter table monitors add column live boolean not null default false;
 -- sent one by one do, without waiting for the client between them (one round trip where a
 -- validation's record took a transaction of six; see postgres/agents.ts).
 
--- An account's agent of this name, made from the candidate when there is none while the account
--- has fewer than max_per_account (null: no bound): creations of one account count under its row
--- lock, one after the other on any instance. No row: the account is gone. Past the bound:
--- SQLSTATE CGA01 (AgentLimitReachedError).
-create function ensure_agent(candidate jsonb, max_per_account integer) returns setof agents language plpgsql as $fn$
+-- An account's agent of this name, made with the id, first-seen time and badge token given when
+-- there is none while the account has fewer than max_per_account (null: no bound): creations of
+-- one account count under its row lock, one after the other on any instance. No row: the account
+-- is gone. Past the bound: SQLSTATE CGA01 (AgentLimitReachedError).
+create function ensure_agent(new_id text, wanted_account text, wanted_name text, first_seen_at text, new_badge_token text, max_per_account integer)
+returns setof agents language plpgsql as $fn$
 declare
-  wanted_account text := candidate->>'account_id';
-  wanted_name text := candidate->>'name';
   agent agents;
 begin
   select * into agent from agents where account_id = wanted_account and name = wanted_name;
@@ -430,7 +429,7 @@ begin
     return;
   end if;
   insert into agents (id, account_id, name, first_seen, last_seen, badge_token)
-    values (candidate->>'id', wanted_account, wanted_name, candidate->>'first_seen', candidate->>'first_seen', candidate->>'badge_token')
+    values (new_id, wanted_account, wanted_name, first_seen_at, first_seen_at, new_badge_token)
     on conflict (account_id, name) do nothing
     returning * into agent;
   if not found then

@@ -2,7 +2,13 @@
  * The Store on PostgreSQL (the `postgres` client, pure JavaScript): N instances share one
  * database, so every rule that must hold across them is one statement, or one transaction, here:
  *   consume       conditional upserts (`... on conflict do update ... where count + n <= limit`),
- *                 in key order inside a transaction rolled back when one does not fit;
+ *                 in key order inside a transaction rolled back when one does not fit; one
+ *                 counter's, with the usage, the report and its agents' history entries, is one
+ *                 statement (a validation's record: see counters.ts);
+ *   ensureAgent   one statement: the count of the account's agents and the insert under its row
+ *                 lock (ensure_agent, migration 16);
+ *   recordAgentReport  one statement: the entry and the agent's counts under its row lock
+ *                 (record_agent_entry, migration 16), with each report's entries too;
  *   enqueueJob    the count of queued jobs and the insert under a transaction-scoped advisory lock;
  *   claimJob      `for update skip locked` on the oldest claimable job, and a lease;
  *   putJob        guarded by the lease owner, with the job's report (if any) in the same transaction;
@@ -12,9 +18,11 @@
  * (synchronous_commit off): a write is visible to every instance as soon as it resolves, and
  * durable once a later commit() resolves, which waits for one flush of the log up to that point
  * (commits under way at once share it), as the file engine's group commit does. A request so pays
- * one flush, not one per statement. (Committing each validation's statement durably instead
- * costs the server about twice the CPU time per request: each backend then flushes the log
- * itself, where one flush here serves every commit waiting.)
+ * one flush, not one per statement. The statement that stores a report without an alias (by
+ * consume or putReport: a validation's record, its caller committing next) commits durably
+ * instead, which makes every write resolved before it durable too: the commit after it then has
+ * nothing to flush, and the request no round trip and no transaction of its own for it (see
+ * noted).
  *
  * An outage is told apart from a fault: a call that fails because the database cannot be reached,
  * refuses connections, or cancels the statement at its timeout, rejects with
@@ -105,6 +113,8 @@ export class PostgresStore implements StoreTransfer {
   /** Writes resolved so far, and how many of them a flush has made durable. */
   private resolvedWrites = 0;
   private durableWrites = 0;
+  /** Calls told a note (see noted) under way. */
+  private recording = 0;
   /** The flush under way, which commits wait on (see commit()). */
   private flushing: Promise<void> | undefined;
   private upkeepTimer: Timer | undefined;
@@ -175,22 +185,30 @@ export class PostgresStore implements StoreTransfer {
   /**
    * A write call told its note (see WriteNote), bounded: counted for the next commit to flush
    * unless its last statement committed durably; then every write resolved before that statement
-   * was sent is durable too.
+   * was sent is durable too. A statement may commit durably only while no other call of this kind
+   * is under way here: committing durably saves a lone request its flush (a round trip and a
+   * transaction), but holds its connection until the disk has the log, where under concurrent
+   * requests one flush shared by all of them costs the server and the database less (measured:
+   * docs/benchmarks.md, pg).
    */
   private noted<T>(call: (note: WriteNote) => Promise<T>): Promise<T> {
     let sentAfter: number | undefined;
     let durable = false;
     const note: WriteNote = {
       durably: () => {
+        if (this.recording > 1) return undefined;
         sentAfter = this.resolvedWrites;
         return () => (durable = true);
       },
     };
-    return this.bounded(call(note), false).then((value) => {
-      if (durable) this.durableWrites = Math.max(this.durableWrites, sentAfter!);
-      else this.resolvedWrites++;
-      return value;
-    });
+    this.recording++;
+    return this.bounded(call(note), false)
+      .then((value) => {
+        if (durable) this.durableWrites = Math.max(this.durableWrites, sentAfter!);
+        else this.resolvedWrites++;
+        return value;
+      })
+      .finally(() => this.recording--);
   }
 
   /**

@@ -41,9 +41,9 @@ export class PgReports implements ReportsTable {
   constructor(private readonly context: PgContext) {}
 
   /**
-   * Without an alias: one statement, the report and its history entries, committed durably (its
-   * caller commits next; `note`: the store's, told so). With one: the alias's statements and the
-   * entries in one transaction.
+   * Without an alias: one statement, the report and its history entries, committed durably when
+   * `note` (the store's) says so: its caller commits next. With one: the alias's statements and
+   * the entries in one transaction.
    */
   async putReport(report: NewReport, joins: readonly AgentReportEntry[] = [], note?: WriteNote): Promise<boolean> {
     const { sql, reports } = this.context;
@@ -62,7 +62,7 @@ export class PgReports implements ReportsTable {
       ), joined as (
         select recorded.id from ${recordedEntries(sql, entries)}
       )
-      select (select count(*) from joined) as joined, set_config('synchronous_commit', 'on', true)`;
+      select (select count(*) from joined) as joined, set_config('synchronous_commit', ${committed ? 'on' : 'off'}, true)`;
     committed?.();
     return true;
   }
