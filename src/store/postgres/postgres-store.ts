@@ -20,9 +20,9 @@
  * (commits under way at once share it), as the file engine's group commit does. A request so pays
  * one flush, not one per statement. The statement that stores a report without an alias (by
  * consume or putReport: a validation's record, its caller committing next) commits durably
- * instead, which makes every write resolved before it durable too: the commit after it then has
- * nothing to flush, and the request no round trip and no transaction of its own for it (see
- * noted).
+ * instead when no other is under way, which makes every write resolved before it durable too:
+ * the commit after it then has nothing to flush, and a lone request no round trip and no
+ * transaction of its own for it (see noted).
  *
  * An outage is told apart from a fault: a call that fails because the database cannot be reached,
  * refuses connections, or cancels the statement at its timeout, rejects with
