@@ -39,6 +39,8 @@ export const declaredTiers = {
     'test/api/trust-keys.test.ts',
     'test/cli/admin-token-rotate-live.test.ts',
     'test/cli/conventions.test.ts',
+    'test/cli/first-contact.test.ts',
+    'test/docs/examples/local-oidc-provider.test.ts',
     'test/cli/probe.test.ts',
     'test/cli/export-url.test.ts',
     'test/cli/import-servable.test.ts',

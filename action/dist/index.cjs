@@ -10414,7 +10414,7 @@ var rules = {
     10,
     ALL,
     "0.x \xA75.5, 1.0 \xA78.3.1 (URLs must be the real endpoint)",
-    "A URL is a placeholder (example.com, REPLACE_ME, <host>, ${VAR}).",
+    "A URL is a placeholder (example.com, REPLACE_ME, YOUR-SERVICE.onrender.com, <host>, ${VAR}).",
     "Write the URL where the agent is actually served."
   ),
   "url.unreachable-host": warning(
@@ -11221,7 +11221,7 @@ function checkProvider(ctx) {
 // src/engine/rules/urls.ts
 var absoluteUrl = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^@/?#\s]*@)?(\[[^\]/]*\]|[^:/?#\s]+)(?::(\d*))?(?:[/?#]\S*)?$/;
 var hostPort = /^[A-Za-z0-9.-]+:\d+$/;
-var placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your[-_]?(?:domain|agent|host|server|company|url)|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
+var placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your(?:domain|agent|host|server|company|url)|(?<![a-z0-9])your[-_][a-z0-9]|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
 var schemePrefix = /^([A-Za-z][A-Za-z0-9+.-]*):(?!\d)/;
 var httpSchemes = /* @__PURE__ */ new Set(["http", "https"]);
 var judgedTransports = /* @__PURE__ */ new Set(["JSONRPC", "GRPC", "HTTP+JSON"]);
@@ -20776,8 +20776,12 @@ var countsOf = (input2) => {
   if (!result) return { errors: 0, warnings: 0 };
   return {
     errors: result.errors.length + (result.truncated?.errors ?? 0),
-    warnings: result.warnings.length + (result.truncated?.warnings ?? 0)
+    warnings: result.warnings.length + (result.truncated?.warnings ?? 0) + (input2.quieted ?? 0)
   };
+};
+var cappedOf = (input2) => {
+  const counts = countsOf(input2);
+  return counts.errors + counts.warnings - (input2.quieted ?? 0) - problemsOf(input2).filter((p) => p.severity !== "info").length;
 };
 var isValid = (input2) => input2.result?.valid === true && !input2.failure;
 var totalsOf = (inputs) => {
@@ -20785,21 +20789,24 @@ var totalsOf = (inputs) => {
   let warnings = 0;
   let valid = 0;
   let unchecked = 0;
+  let quieted = 0;
   for (const input2 of inputs) {
     const counts = countsOf(input2);
     errors += counts.errors;
     warnings += counts.warnings;
+    quieted += input2.quieted ?? 0;
     if (isValid(input2)) valid++;
     if (input2.failure) unchecked++;
   }
   const cards = inputs.length - unchecked;
-  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings };
+  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings, quieted };
 };
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var summaryOf = (t) => {
   const verdict2 = t.cards === 0 ? "" : `: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}`;
   const unchecked = t.unchecked === 0 ? "" : `; ${plural(t.unchecked, "input")} could not be checked`;
-  return `${plural(t.cards, "card")} checked${verdict2}${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}`;
+  const quieted = t.quieted === 0 ? "" : ` (${t.quieted === t.warnings ? "not shown" : `${t.quieted} not shown`}: --quiet)`;
+  return `${plural(t.cards, "card")} checked${verdict2}${unchecked}; ${plural(t.errors, "error")}, ${plural(t.warnings, "warning")}${quieted}`;
 };
 var checkCardText = (name, text2, options = {}) => {
   const { maxDepth, ...validateOptions } = options;
@@ -21373,7 +21380,7 @@ var formatGitlab = (inputs) => {
 };
 
 // src/engine/formats/json.ts
-var entryOf = (input2) => {
+var entryOf = (input2, options) => {
   const { name: file, result, failure: failure4 } = input2;
   if (failure4 || !result) {
     const error3 = { message: failure4?.message ?? "no result", rule: UNREADABLE_RULE.id, ...failure4?.line === void 0 ? {} : { line: failure4.line, column: failure4.column } };
@@ -21391,13 +21398,34 @@ var entryOf = (input2) => {
     version: result.version,
     version_source: result.versionSource,
     ...result.compatibility ? { compatibility: result.compatibility } : {},
+    ...options.ruleset ? { ruleset: options.ruleset } : {},
     ...result.signatures ? { signatures: result.signatures } : {},
     ...result.live ? { live: result.live } : {},
     ...input2.baseline ? { baseline: input2.baseline } : {}
   };
 };
-var formatJson = (inputs) => `${JSON.stringify(inputs.map(entryOf), null, 2)}
+var formatJson = (inputs, options = {}) => `${JSON.stringify(inputs.map((input2) => entryOf(input2, options)), null, 2)}
 `;
+var summaryOf2 = (inputs, options) => {
+  const t = totalsOf(inputs);
+  return {
+    inputs: t.inputs,
+    cards: t.cards,
+    valid: t.valid,
+    invalid: t.invalid,
+    unchecked: t.unchecked,
+    errors: t.errors,
+    warnings: t.warnings,
+    ...t.quieted > 0 ? { warnings_not_shown: t.quieted } : {},
+    ...options.ruleset ? { ruleset: options.ruleset } : {},
+    ...options.verdict ? { exit_code: options.verdict.code, ...options.verdict.reason === void 0 ? {} : { reason: options.verdict.reason } } : {}
+  };
+};
+var formatJsonSummary = (inputs, options = {}) => `${JSON.stringify({ cards: inputs.map((input2) => entryOf(input2, options)), summary: summaryOf2(inputs, options) }, null, 2)}
+`;
+
+// src/engine/formats/options.ts
+var rulesetLine = (ruleset) => ruleset.id === "file" ? `Ruleset: ${ruleset.file} (${ruleset.hash})` : "Ruleset: built-in recommended (cardgate:recommended)";
 
 // src/engine/formats/text.ts
 var ansi = (code) => (text2) => `\x1B[${code}m${text2}\x1B[0m`;
@@ -21420,13 +21448,11 @@ var formatText = (inputs, options = {}) => {
     for (const check2 of input2.result?.live ?? []) {
       if (check2.status === "pass" || check2.status === "skip") lines.push(`${name}  ${check2.status === "pass" ? "pass   " : "skip   "}  ${printable(check2.path ? `${check2.path}: ${check2.message}` : check2.message)}  ${c.dim(check2.id)}`);
     }
-    const shown = problemsOf(input2).length;
-    const counts = countsOf(input2);
-    const leftOut2 = counts.errors + counts.warnings - shown;
+    const leftOut2 = cappedOf(input2);
     if (leftOut2 > 0) lines.push(`${name}  ${plural(leftOut2, "more finding")} left out (findings cap)`);
   }
   const t = totalsOf(inputs);
-  lines.push(...lines.length > 0 ? [""] : [], c.bold(summaryOf(t)));
+  lines.push(...lines.length > 0 ? [""] : [], ...options.ruleset ? [rulesetLine(options.ruleset)] : [], c.bold(summaryOf(t)));
   return `${lines.join("\n")}
 `;
 };
@@ -21519,8 +21545,7 @@ var formatMarkdown = (inputs) => {
       const field = p.path === void 0 ? "" : markdownCode(p.path);
       out.push(`| ${line} | ${p.severity} | ${field} | ${markdownText(p.message)} | ${markdownCode(p.rule)} |`);
     }
-    const counts = countsOf(input2);
-    const leftOut2 = counts.errors + counts.warnings - problems.length;
+    const leftOut2 = cappedOf(input2);
     if (leftOut2 > 0) out.push("", `\u2026and ${plural(leftOut2, "more finding")}, left out by the findings cap.`);
   }
   return `${out.join("\n")}
@@ -21594,6 +21619,7 @@ var formatSarif = (inputs, options = {}) => {
 var formatters = {
   text: formatText,
   json: formatJson,
+  "json-summary": formatJsonSummary,
   sarif: formatSarif,
   junit: formatJunit,
   github: formatGithub,
@@ -21616,7 +21642,7 @@ var package_default = {
     node: "^24.21.0"
   },
   scripts: {
-    start: "tsx src/main.ts serve",
+    start: "exec node --import tsx src/main.ts serve",
     test: "node build/run-tests.mjs",
     "test:unit": "node build/run-tests.mjs --tier unit",
     "test:integration": "node build/run-tests.mjs --tier integration",
@@ -22032,9 +22058,24 @@ var patternsProblem = (patterns) => {
 var underDirectory = (pattern) => pattern.includes("/") ? pattern : `**/${pattern}`;
 var ignored = ["**/node_modules/**", "**/.git/**"];
 var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
-var search = async (patterns, cwd, workDir) => {
+var search = async (patterns, cwd, workDir, absolute) => {
   const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
-  return found.map((file) => import_node_path.default.relative(workDir, file) || file).sort(byName);
+  return found.map((file) => absolute ? file : import_node_path.default.relative(workDir, file) || file).sort(byName);
+};
+var HINT_NAMES = 3;
+var noCardHint = async (directory) => {
+  const json2 = await (0, import_tinyglobby.glob)(["**/*.json"], { cwd: directory, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  if (json2.length === 0) return "it holds no JSON file";
+  const names = json2.map((file) => import_node_path.default.basename(file)).sort(byName);
+  const shown = `${names.slice(0, HINT_NAMES).join(", ")}${names.length > HINT_NAMES ? ", \u2026" : ""}`;
+  return `it holds ${json2.length === 1 ? "1 JSON file" : `${json2.length} JSON files`} (${shown}): to check ${json2.length === 1 ? "it" : "them"}, add --pattern '*${commonEnding(names)}'`;
+};
+var commonEnding = (names) => {
+  let ending = names[0];
+  for (const name of names) while (!name.endsWith(ending)) ending = ending.slice(1);
+  const from = ending.search(/[-_.]/);
+  const clean = from < 0 ? "" : ending.slice(from);
+  return clean.length > ".json".length && clean.endsWith(".json") && !/['\s*?[\]{}]/.test(clean) ? clean : ".json";
 };
 var expand = async (operand, workDir, patterns) => {
   if (operand === "-") return [{ kind: "stdin", name: "stdin" }];
@@ -22042,13 +22083,13 @@ var expand = async (operand, workDir, patterns) => {
   const absolute = import_node_path.default.resolve(workDir, operand);
   const info2 = await (0, import_promises.stat)(absolute).catch(() => void 0);
   if (info2?.isDirectory()) {
-    const files = await search(patterns.map(underDirectory), absolute, workDir);
+    const files = await search(patterns.map(underDirectory), absolute, workDir, import_node_path.default.isAbsolute(operand));
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
-    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(", ")})` }];
+    return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(", ")}); ${await noCardHint(absolute)}` }];
   }
   if (info2) return [{ kind: "file", name: operand, path: absolute }];
   if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
-    const files = await search([operand], workDir, workDir);
+    const files = await search([operand], workDir, workDir, import_node_path.default.isAbsolute(operand));
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
     return [{ kind: "missing", name: operand, message: `no file matches ${operand}` }];
   }
@@ -22238,7 +22279,7 @@ var reasonOf = (body) => {
   if (typeof b.error === "object" && b.error !== null) return String(b.error.message);
   return "no reason given";
 };
-var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
+var checkWithServer = (serverUrl, apiKey, limits, reports, protocolVersion, gate) => {
   const endpoint = `${serverUrl.replace(/\/+$/, "")}/v1/validate`;
   const optionsOf = (name) => JSON.stringify({
     include_score: true,
@@ -22264,11 +22305,60 @@ var checkWithServer = (serverUrl, apiKey, limits, protocolVersion, gate) => {
     }
     const body = await res.json().catch(() => void 0);
     if (res.status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
-    const { version_source, agent: _agent, agent_notice, baseline, ...result } = body;
+    const { version_source, agent: _agent, agent_notice, baseline, report_id, report_url, ...result } = body;
+    if (typeof report_id === "string" && typeof report_url === "string") reports.set(name, { report_id, report_url });
     if (gate && baseline) gate.outcomes.set(name, baseline);
     if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
     return { name, text: text2, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
   };
+};
+
+// src/action/gate-report.ts
+var reportBeside = (report, id) => `${report.report_url.slice(0, report.report_url.lastIndexOf("/"))}/${encodeURIComponent(id)}`;
+var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/diff/${encodeURIComponent(report.report_id)}`;
+var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
+var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed, score ${signed(o.score_delta)}`;
+var cardReports = ({ reports, gate }, names) => names.flatMap((name) => {
+  const report = reports.get(name);
+  if (!report) return [];
+  const outcome = gate?.outcomes.get(name);
+  return [{ name, report, ...outcome ? { outcome, diffUrl: diffUrlOf(report, outcome.report_id) } : {} }];
+});
+var gateLogLines = (kept2, names) => cardReports(kept2, names).map(
+  ({ name, report, outcome, diffUrl }) => outcome ? `cardgate: ${name}: ${outcome.passed ? "passed" : "failed"} against ${kept2.gate?.baseline} (${outcome.report_id}): ${gateNumbers(outcome)}; report ${report.report_url}; what changed ${diffUrl}
+` : `cardgate: ${name}: report ${report.report_url}
+`
+).join("");
+var gateSummary = (kept2, names) => {
+  const cards = cardReports(kept2, names);
+  const baseline = kept2.gate?.baseline;
+  if (cards.length === 0) return "";
+  const link = (text2, url) => `[${text2}](${url.replace(/[()\s]/g, encodeURIComponent)})`;
+  const idLink = (id, url) => link(markdownCode(id), url);
+  if (baseline === void 0) {
+    return `
+### cardgate reports
+
+| card | report |
+|---|---|
+${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.report.report_url)} |`).join("\n")}
+`;
+  }
+  const rows = cards.map(
+    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`
+  );
+  return `
+### cardgate regression gate (against ${markdownText(baseline)})
+
+| card | gate | new errors | new warnings | fixed | score | baseline | report | what changed |
+|---|---|---|---|---|---|---|---|---|
+${rows.join("\n")}
+`;
+};
+var gateOutputs = (kept2, names) => {
+  const cards = cardReports(kept2, names);
+  return { "report-url": cards.map((c) => c.report.report_url).join("\n"), "diff-url": cards.flatMap((c) => c.diffUrl ? [c.diffUrl] : []).join("\n") };
 };
 
 // src/features/probes/limits.ts
@@ -23183,13 +23273,15 @@ ${delimiter}
 var lowestScore = (checked) => checked.length === 0 ? "" : String(Math.min(...checked.map((c) => c.result?.valid ? c.result.score : 0)));
 var serverGate = (env, failOn) => {
   const baseline = input(env, "baseline");
+  const agent = input(env, "agent");
   if (input(env, "server-url") === void 0 || input(env, "api-key") === void 0) {
-    return baseline === void 0 ? void 0 : "baseline needs server-url and api-key: a baseline is an earlier report of the key's account";
+    if (baseline !== void 0) return "baseline needs server-url and api-key: a baseline is an earlier report of the key's account";
+    return agent === void 0 ? void 0 : "agent needs server-url and api-key: an agent is a history of the key's account";
   }
   const repository = env.GITHUB_REPOSITORY?.trim();
   const branch = input(env, "branch") ?? (env.GITHUB_HEAD_REF?.trim() || env.GITHUB_REF_NAME?.trim() || void 0);
   return {
-    agentOf: (name) => repository ? `${repository}/${name}` : name,
+    agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...branch === void 0 ? {} : { branch },
     ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn } },
     outcomes: /* @__PURE__ */ new Map(),
@@ -23230,13 +23322,16 @@ var runAction = async ({ env, cwd, stdout }) => {
   const serverUrl = input(env, "server-url");
   const gate = serverGate(env, failOn);
   if (typeof gate === "string") return fail2(gate);
-  const check2 = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, protocolVersion, gate);
+  const reports = /* @__PURE__ */ new Map();
+  const check2 = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, reports, protocolVersion, gate);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
   const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
   const badPatterns = patternsProblem(patterns);
   if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
-  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check2, async () => void 0);
+  const inputs = await cardInputs(operands, cwd, patterns);
+  if (gate && input(env, "agent") !== void 0 && inputs.length !== 1) return fail2(`agent names one card's agent, and files holds ${plural(inputs.length, "card")}: use a step per card, or leave agent empty (each card is then <repository>/<file>)`);
+  const checked = await checkInputs(inputs, limits, check2, async () => void 0);
   if (probeUrl !== void 0) checked.push(await probeChecked({ config: config2, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
   const regressions = gate?.baseline === void 0 ? void 0 : checked.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
   const exitCode = regressions === void 0 ? exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } }) : gateExitCode(checked, regressions, failOn);
@@ -23244,9 +23339,12 @@ var runAction = async ({ env, cwd, stdout }) => {
   stdout(formatResults("github", checked, { toolVersion: version2 }));
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}
 `);
+  const names = checked.map((c) => c.name);
+  const kept2 = { reports, gate };
+  stdout(gateLogLines(kept2, names));
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
-  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, formatResults("markdown", checked, { toolVersion: version2 }));
+  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, `${formatResults("markdown", checked, { toolVersion: version2 })}${gateSummary(kept2, names)}`);
   const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
@@ -23254,7 +23352,8 @@ var runAction = async ({ env, cwd, stdout }) => {
     warnings: String(warnings),
     score: lowestScore(checked),
     "sarif-file": sarifFile ?? "",
-    regressions: regressions === void 0 ? "" : String(regressions)
+    regressions: regressions === void 0 ? "" : String(regressions),
+    ...gateOutputs(kept2, names)
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {

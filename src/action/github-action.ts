@@ -15,7 +15,8 @@ import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
 import { cardInputs, defaultCardPatterns, patternsProblem } from '../cli/card-inputs.ts';
 import { checkInputs, checkOffline, exitCodeOf, failOnValues, parseMaxWarnings, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
-import { checkWithServer, type ServerGate } from './server-check.ts';
+import { checkWithServer, type ServerGate, type ServerReport } from './server-check.ts';
+import { gateLogLines, gateOutputs, gateSummary } from './gate-report.ts';
 import { probeChecked, probeRefusal } from '../cli/probe-run.ts';
 
 export interface ActionIO {
@@ -45,19 +46,22 @@ const lowestScore = (checked: readonly CheckedInput[]): string =>
 
 /**
  * The pull-request gate (`baseline`, with server-url and api-key): each card is the agent
- * `<repository>/<file>` of the key's account, recorded under `branch` (default: the pull request's
- * head, or the pushed branch), and compared with `baseline` (e.g. `branch:main`). Why it cannot be
- * used, or undefined when no server key is given (keyless calls join no agent).
+ * `<repository>/<file>` of the key's account (or the one `agent` names, for a single card),
+ * recorded under `branch` (default: the pull request's head, or the pushed branch), and compared
+ * with `baseline` (e.g. `branch:main`). Why it cannot be used, or undefined when no server key is
+ * given (keyless calls join no agent).
  */
 const serverGate = (env: NodeJS.ProcessEnv, failOn: string): ServerGate | string | undefined => {
   const baseline = input(env, 'baseline');
+  const agent = input(env, 'agent');
   if (input(env, 'server-url') === undefined || input(env, 'api-key') === undefined) {
-    return baseline === undefined ? undefined : 'baseline needs server-url and api-key: a baseline is an earlier report of the key\'s account';
+    if (baseline !== undefined) return 'baseline needs server-url and api-key: a baseline is an earlier report of the key\'s account';
+    return agent === undefined ? undefined : 'agent needs server-url and api-key: an agent is a history of the key\'s account';
   }
   const repository = env.GITHUB_REPOSITORY?.trim();
   const branch = input(env, 'branch') ?? (env.GITHUB_HEAD_REF?.trim() || env.GITHUB_REF_NAME?.trim() || undefined);
   return {
-    agentOf: (name) => (repository ? `${repository}/${name}` : name),
+    agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...(branch === undefined ? {} : { branch }),
     ...(baseline === undefined ? {} : { baseline, ...(failOn === 'never' ? {} : { failOn }) }),
     outcomes: new Map(),
@@ -101,14 +105,18 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const serverUrl = input(env, 'server-url');
   const gate = serverGate(env, failOn);
   if (typeof gate === 'string') return fail(gate);
-  const check = serverUrl === undefined ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, 'api-key'), limits, protocolVersion, gate);
+  const reports = new Map<string, ServerReport>();
+  const check = serverUrl === undefined ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, 'api-key'), limits, reports, protocolVersion, gate);
 
   const operands = (input(env, 'files') ?? '.').split(/\s+/).filter(Boolean);
   if (operands.includes('-')) return fail('files cannot name standard input (-): a step has none');
   const patterns = input(env, 'patterns')?.split(/\s+/) ?? defaultCardPatterns;
   const badPatterns = patternsProblem(patterns);
   if (badPatterns !== undefined) return fail(`patterns: ${badPatterns}`);
-  const checked = await checkInputs(await cardInputs(operands, cwd, patterns), limits, check, async () => undefined);
+  const inputs = await cardInputs(operands, cwd, patterns);
+  // One name for several cards would mix their histories (and gate each against another's report).
+  if (gate && input(env, 'agent') !== undefined && inputs.length !== 1) return fail(`agent names one card's agent, and files holds ${plural(inputs.length, 'card')}: use a step per card, or leave agent empty (each card is then <repository>/<file>)`);
+  const checked = await checkInputs(inputs, limits, check, async () => undefined);
   // The deployed preview, probed read-only: its card and live checks join the other inputs.
   if (probeUrl !== undefined) checked.push(await probeChecked({ config, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
   const regressions = gate?.baseline === undefined ? undefined : checked.filter((c) => c.result !== undefined && gate.outcomes.get(c.name)?.passed !== true).length;
@@ -117,9 +125,12 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   if (format !== 'github') stdout(formatResults(format, checked, { toolVersion: version }));
   stdout(formatResults('github', checked, { toolVersion: version }));
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}\n`);
+  const names = checked.map((c) => c.name);
+  const kept = { reports, gate };
+  stdout(gateLogLines(kept, names));
   const sarifFile = input(env, 'sarif-file');
   if (sarifFile !== undefined) await writeFile(sarifFile, formatResults('sarif', checked, { toolVersion: version }));
-  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, formatResults('markdown', checked, { toolVersion: version }));
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${formatResults('markdown', checked, { toolVersion: version })}${gateSummary(kept, names)}`);
   const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
@@ -128,6 +139,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
     score: lowestScore(checked),
     'sarif-file': sarifFile ?? '',
     regressions: regressions === undefined ? '' : String(regressions),
+    ...gateOutputs(kept, names),
   };
   if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {

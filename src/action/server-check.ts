@@ -30,7 +30,14 @@ export interface GateOutcome {
   new_errors: number;
   new_warnings: number;
   fixed: number;
+  score_delta: number | null;
   passed: boolean;
+}
+
+/** Where the server keeps a card's report (`report_id`, `report_url` of its result). */
+export interface ServerReport {
+  report_id: string;
+  report_url: string;
 }
 
 /**
@@ -48,7 +55,8 @@ export interface ServerGate {
   notices: Map<string, string>;
 }
 
-export const checkWithServer = (serverUrl: string, apiKey: string | undefined, limits: RunLimits, protocolVersion?: string, gate?: ServerGate): CheckText => {
+/** Each card's report on the server goes to `reports` (keyed or not: the server keeps every validation's). */
+export const checkWithServer = (serverUrl: string, apiKey: string | undefined, limits: RunLimits, reports: Map<string, ServerReport>, protocolVersion?: string, gate?: ServerGate): CheckText => {
   const endpoint = `${serverUrl.replace(/\/+$/, '')}/v1/validate`;
   const optionsOf = (name: string) =>
     JSON.stringify({
@@ -75,7 +83,8 @@ export const checkWithServer = (serverUrl: string, apiKey: string | undefined, l
     }
     const body: unknown = await res.json().catch(() => undefined);
     if (res.status !== 200) return { name, text, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
-    const { version_source, agent: _agent, agent_notice, baseline, ...result } = body as ServerResult & { agent?: unknown; agent_notice?: { message?: unknown }; baseline?: GateOutcome };
+    const { version_source, agent: _agent, agent_notice, baseline, report_id, report_url, ...result } = body as ServerResult & { agent?: unknown; agent_notice?: { message?: unknown }; baseline?: GateOutcome; report_id?: unknown; report_url?: unknown };
+    if (typeof report_id === 'string' && typeof report_url === 'string') reports.set(name, { report_id, report_url });
     if (gate && baseline) gate.outcomes.set(name, baseline);
     if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
     return { name, text, result: locate(json, { ...result, versionSource: version_source, shape: 'unknown' }) };

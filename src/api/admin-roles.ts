@@ -20,6 +20,7 @@ export const ADMIN_ROUTE_ROLES: Readonly<Record<string, SessionRole>> = {
   'GET /admin/api/usage': 'viewer',
   'GET /admin/api/reports': 'viewer',
   'GET /admin/api/agents': 'viewer',
+  'PATCH /admin/api/agents/{id}': 'editor',
   'DELETE /admin/api/agents/{id}': 'editor',
   // Every row of the store, key hashes included.
   'GET /admin/api/export': 'admin',

@@ -111,7 +111,11 @@ const cardSource = z
 /** What a keyed validation adds to its result: its agent, and with `options.baseline` the gate. */
 const agentMembers = {
   agent: z
-    .object({ id: z.string().meta({ description: '`agt_…`, assigned by the server.' }), name: z.string() })
+    .object({
+      id: z.string().meta({ description: '`agt_…`, assigned by the server.' }),
+      name: z.string(),
+      branch: z.string().nullable().meta({ description: 'The branch its history keeps this report under (`options.branch`, a webhook metadata\'s `branch`); null when none was named: it then counts as the agent\'s default branch\'s.' }),
+    })
     .optional()
     .meta({ id: 'AgentRef', description: 'Keyed calls: the agent whose history this validation joined (see docs/agents.md).' }),
   agent_notice: z

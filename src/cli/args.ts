@@ -36,6 +36,17 @@ const negativeValuesJoined = (args: string[], options: Options): string[] => {
   return out;
 };
 
+/**
+ * The parser's complaint as a usage problem. Its unknown-option message ends in an unbalanced
+ * quote (`as in '-- "--foo"`): said again plainly, with the way to pass an operand that starts
+ * with a dash.
+ */
+const parseProblem = (e: Error & { code?: string }): string => {
+  const unknown = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(.*?)'(\. To specify.*)?$/s.exec(e.message) : null;
+  if (!unknown) return e.message;
+  return `unknown option ${unknown[1]}${unknown[2] ? ` (an operand that starts with '-' goes after '--': -- ${unknown[1]})` : ''}`;
+};
+
 /** The parsed line and `usage`, which prints a problem with the usage and gives the exit code to return. */
 export const readCommandLine = <O extends Options>(
   command: string,
@@ -53,7 +64,7 @@ export const readCommandLine = <O extends Options>(
   try {
     parsed = parseArgs({ args: negativeValuesJoined(args, options), options: { ...options, ...helpFlag }, allowPositionals, strict: true }) as Parsed<O>;
   } catch (e) {
-    return { exit: usage((e as Error).message) };
+    return { exit: usage(parseProblem(e as Error & { code?: string })) };
   }
   if ((parsed.values as { help?: boolean }).help) {
     io.stdout(help);

@@ -1,5 +1,5 @@
 /**
- * `cardgate validate --baseline FILE`: a previous `--format json` output. Findings it holds (same
+ * `cardgate validate --baseline FILE`: a previous `--format json` (or `json-summary`) output. Findings it holds (same
  * rule id, same file, same path) are moved out of the errors and warnings into `baseline`, so they
  * fail no run; `--update-baseline` writes the current findings there first.
  */
@@ -22,9 +22,11 @@ export async function readBaseline(file: string): Promise<{ keys: Set<string> } 
   } catch {
     return { problem: `${file}: not JSON; a baseline is the output of cardgate validate --format json` };
   }
-  if (!Array.isArray(entries)) return { problem: `${file}: not an array; a baseline is the output of cardgate validate --format json` };
+  // --format json-summary holds the same entries as `cards`.
+  const cards = Array.isArray(entries) ? entries : (entries as { cards?: unknown } | null)?.cards;
+  if (!Array.isArray(cards)) return { problem: `${file}: not an array; a baseline is the output of cardgate validate --format json` };
   const keys = new Set<string>();
-  for (const entry of entries as Array<Record<string, unknown>>) {
+  for (const entry of cards as Array<Record<string, unknown>>) {
     if (typeof entry?.file !== 'string') continue;
     for (const list of [entry.errors, entry.warnings]) {
       for (const f of Array.isArray(list) ? (list as Array<Record<string, unknown>>) : []) if (typeof f?.rule === 'string') keys.add(keyOf(entry.file, f.rule, f.path));

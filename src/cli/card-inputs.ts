@@ -44,10 +44,37 @@ const ignored = ['**/node_modules/**', '**/.git/**'];
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Files under `cwd` matching `patterns`, sorted, as paths relative to the working directory. */
-const search = async (patterns: string[], cwd: string, workDir: string): Promise<string[]> => {
+/**
+ * Files under `cwd` matching `patterns`, sorted, named as the operand was: relative to the working
+ * directory, or absolute when the operand was (a report names what its user typed).
+ */
+const search = async (patterns: string[], cwd: string, workDir: string, absolute: boolean): Promise<string[]> => {
   const found = await glob(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
-  return found.map((file) => path.relative(workDir, file) || file).sort(byName);
+  return found.map((file) => (absolute ? file : path.relative(workDir, file) || file)).sort(byName);
+};
+
+/** How many JSON files the hint of an empty directory search names, at most. */
+const HINT_NAMES = 3;
+
+/**
+ * What a directory holding no card by the names searched says: how many JSON files it holds and a
+ * `--pattern` that takes them (the file names' common ending, when they share one past `.json`).
+ */
+const noCardHint = async (directory: string): Promise<string> => {
+  const json = await glob(['**/*.json'], { cwd: directory, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  if (json.length === 0) return 'it holds no JSON file';
+  const names = json.map((file) => path.basename(file)).sort(byName);
+  const shown = `${names.slice(0, HINT_NAMES).join(', ')}${names.length > HINT_NAMES ? ', …' : ''}`;
+  return `it holds ${json.length === 1 ? '1 JSON file' : `${json.length} JSON files`} (${shown}): to check ${json.length === 1 ? 'it' : 'them'}, add --pattern '*${commonEnding(names)}'`;
+};
+
+/** The ending every name shares, from a separator on (`__agent-card.json`), else `.json`. */
+const commonEnding = (names: readonly string[]): string => {
+  let ending = names[0]!;
+  for (const name of names) while (!name.endsWith(ending)) ending = ending.slice(1);
+  const from = ending.search(/[-_.]/);
+  const clean = from < 0 ? '' : ending.slice(from);
+  return clean.length > '.json'.length && clean.endsWith('.json') && !/['\s*?[\]{}]/.test(clean) ? clean : '.json';
 };
 
 /** Expands one operand into the inputs it names; a directory is searched for `patterns`. */
@@ -57,13 +84,13 @@ const expand = async (operand: string, workDir: string, patterns: readonly strin
   const absolute = path.resolve(workDir, operand);
   const info = await stat(absolute).catch(() => undefined);
   if (info?.isDirectory()) {
-    const files = await search(patterns.map(underDirectory), absolute, workDir);
+    const files = await search(patterns.map(underDirectory), absolute, workDir, path.isAbsolute(operand));
     if (files.length > 0) return files.map((name) => ({ kind: 'file', name, path: path.resolve(workDir, name) }));
-    return [{ kind: 'missing', name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(', ')})` }];
+    return [{ kind: 'missing', name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(', ')}); ${await noCardHint(absolute)}` }];
   }
   if (info) return [{ kind: 'file', name: operand, path: absolute }];
   if (isDynamicPattern(operand)) {
-    const files = await search([operand], workDir, workDir);
+    const files = await search([operand], workDir, workDir, path.isAbsolute(operand));
     if (files.length > 0) return files.map((name) => ({ kind: 'file', name, path: path.resolve(workDir, name) }));
     return [{ kind: 'missing', name: operand, message: `no file matches ${operand}` }];
   }

@@ -132,6 +132,17 @@ export const parseMaxWarnings = (text: string | undefined): { limit?: number } |
   return /^\d{1,15}$/.test(text) ? { limit: Number(text) } : undefined;
 };
 
-/** With --quiet: the errors only (warnings and suggestions left out of the report; the verdict still counts them). */
-export const errorsOnly = (input: CheckedInput): CheckedInput =>
-  input.result ? { ...input, result: { ...input.result, warnings: [], suggestions: [], ...(input.result.truncated ? { truncated: { ...input.result.truncated, warnings: 0, suggestions: 0 } } : {}) } } : input;
+/**
+ * With --quiet: the errors only (warnings and suggestions left out of the report). The warnings are
+ * still counted (`quieted`): the report's totals are the ones the verdict (`--max-warnings`) weighs.
+ */
+export const errorsOnly = (input: CheckedInput): CheckedInput => {
+  const result = input.result;
+  if (!result) return input;
+  const quieted = result.warnings.length + (result.truncated?.warnings ?? 0);
+  return {
+    ...input,
+    ...(quieted > 0 ? { quieted } : {}),
+    result: { ...result, warnings: [], suggestions: [], ...(result.truncated ? { truncated: { ...result.truncated, warnings: 0, suggestions: 0 } } : {}) },
+  };
+};

@@ -108,7 +108,7 @@ export async function runProbeCommand(args: string[], io: CliIO): Promise<number
   const verdict = verdictOf([checked], { failOn: failOn as FailOn });
   const output = values.output;
   const rulesUrl = config.publicUrl === undefined ? {} : { rulesUrl: `${config.publicUrl}/rules` };
-  const report = formatResults(format, [checked], { color: output === undefined && colorWanted(env, io.stdoutIsTTY ?? false), toolVersion: version, ...rulesUrl });
+  const report = formatResults(format, [checked], { color: output === undefined && colorWanted(env, io.stdoutIsTTY ?? false), toolVersion: version, ...rulesUrl, ruleset: rules.named });
   if (output === undefined) io.stdout(report);
   else {
     try {

@@ -35,7 +35,7 @@ export async function runRules(args: string[], io: CliIO): Promise<number> {
   }
   const rows = effectiveRules(loaded.ruleset);
   const width = Math.max(...rows.map(([id]) => id.length));
-  io.stdout(`${loaded.file === undefined ? 'no ruleset: the catalogue\'s severities' : `ruleset ${loaded.file}`}\n`);
+  io.stdout(`${loaded.named.id === 'file' ? `ruleset ${loaded.named.file}` : 'no ruleset: the catalogue\'s severities'}\n`);
   for (const [id, level, source] of rows) io.stdout(`${id.padEnd(width)}  ${level.padEnd(7)}  ${source}\n`);
   return 0;
 }

@@ -4,9 +4,12 @@
  * .git), read bounded, its `extends` paths (relative to the file naming them) read first, then
  * compiled by the engine. `cardgate ruleset check FILE` prints the same problems, at line:column.
  */
+import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { builtinNames, compileRulesetText, describeProblems, parseRulesetText, RULESET_LIMITS, type CompiledRulesetData } from '../engine/ruleset/index.ts';
+import type { RunRuleset } from '../engine/formats/index.ts';
+import { builtinServerRuleset, rulesetHash } from '../features/rulesets/server-rulesets.ts';
 import { readTextFile, type FileText } from '../lib/read-file.ts';
 import { readCommandLine, runCommand } from './args.ts';
 import { USAGE, type CliIO } from './io.ts';
@@ -52,8 +55,20 @@ async function readChain(file: string, texts: Map<string, string>, depth = 0): P
   return undefined;
 }
 
-/** A ruleset file compiled, or the text to print for it (problems at file:line:column). */
-export async function loadRulesetFile(file: string): Promise<{ ruleset: CompiledRulesetData; file: string } | { problem: string }> {
+/**
+ * A ruleset's hash as a server gives it (`sha256:` of its value's canonical JSON, so the same file
+ * set as an account's ruleset has the same): with files it extends, over each file's value in the
+ * order read, as any of them changes the policy. Called once the chain compiled (each text parses).
+ */
+const chainHash = (texts: ReadonlyMap<string, string>): string => {
+  const values = [...texts.values()].map((text) => (parseRulesetText(text) as { value: unknown }).value);
+  const whole = values.length === 1 ? values[0] : values;
+  // A value JSON cannot write canonically (a lone surrogate): its texts' own hash.
+  return rulesetHash(whole) ?? `sha256:${createHash('sha256').update([...texts.values()].join('\0')).digest('hex')}`;
+};
+
+/** A ruleset file compiled (with its path as messages show it, and its hash), or the text to print for it (problems at file:line:column). */
+export async function loadRulesetFile(file: string): Promise<{ ruleset: CompiledRulesetData; file: string; hash: string } | { problem: string }> {
   const root = path.resolve(file);
   const texts = new Map<string, string>();
   const problem = await readChain(root, texts);
@@ -66,13 +81,18 @@ export async function loadRulesetFile(file: string): Promise<{ ruleset: Compiled
     const parsed = parseRulesetText(text);
     return 'value' in parsed ? { name: shownPath(resolved), value: parsed.value } : { problem: describeProblems(shownPath(resolved), parsed.problems) };
   });
-  return 'ruleset' in compiled ? { ruleset: compiled.ruleset, file: shownPath(root) } : { problem: describeProblems(shownPath(root), compiled.problems) };
+  return 'ruleset' in compiled ? { ruleset: compiled.ruleset, file: shownPath(root), hash: chainHash(texts) } : { problem: describeProblems(shownPath(root), compiled.problems) };
 }
 
-/** `--ruleset FILE`, else the nearest ruleset file, else none. */
-export async function rulesetForRun(given: string | undefined, cwd: string): Promise<{ ruleset?: CompiledRulesetData; file?: string } | { problem: string }> {
+/**
+ * `--ruleset FILE`, else the nearest ruleset file, else none; `named`: how the outputs name it (the
+ * file as shown and its hash, or the built-in recommended ruleset, which is what none means).
+ */
+export async function rulesetForRun(given: string | undefined, cwd: string): Promise<{ ruleset?: CompiledRulesetData; named: RunRuleset } | { problem: string }> {
   const file = given ?? (await findRulesetFile(cwd));
-  return file === undefined ? {} : loadRulesetFile(file);
+  if (file === undefined) return { named: { id: 'cardgate:recommended', hash: builtinServerRuleset('cardgate:recommended')!.hash } };
+  const loaded = await loadRulesetFile(file);
+  return 'problem' in loaded ? loaded : { ruleset: loaded.ruleset, named: { id: 'file', file: loaded.file, hash: loaded.hash } };
 }
 
 const checkHelp = `Usage: cardgate ruleset check FILE

@@ -46,10 +46,10 @@ and NAME.jwks (the public key as a JWKS, for cardgate validate --trust and the t
 Existing files are never overwritten.
 
 Options:
-  --out NAME     path and name of the two files
-  --alg A        ${signatureAlgorithms.join(', ')} (default ES256); EdDSA makes an Ed25519 key
-  --kid K        key id (default: the key's RFC 7638 thumbprint)
-  -h, --help     show this help
+  -o, --out NAME  path and name of the two files
+  --alg A         ${signatureAlgorithms.join(', ')} (default ES256); EdDSA makes an Ed25519 key
+  --kid K         key id (default: the key's RFC 7638 thumbprint)
+  -h, --help      show this help
 
 Exit codes: 0 written; 1 a file exists or cannot be written; 2 usage error.
 `;
@@ -159,7 +159,7 @@ export async function runSign(args: string[], io: CliIO): Promise<number> {
 }
 
 export async function runKeygen(args: string[], io: CliIO): Promise<number> {
-  const line = readCommandLine('keygen', keygenHelp, io, args, { out: { type: 'string' }, alg: { type: 'string', default: 'ES256' }, kid: { type: 'string' } }, { allowPositionals: false });
+  const line = readCommandLine('keygen', keygenHelp, io, args, { out: { type: 'string', short: 'o' }, alg: { type: 'string', default: 'ES256' }, kid: { type: 'string' } }, { allowPositionals: false });
   if ('exit' in line) return line.exit;
   const { values, usage } = line;
   if (values.out === undefined || values.out === '') return usage('--out NAME is required');

@@ -38,11 +38,11 @@ serving), with the admin token of adminToken (CARDGATE_ADMIN_TOKEN), else of the
 admin-token file.
 
 Options:
-  --config PATH     JSON configuration file (default: ./cardgate.json when present)
-  --data-dir DIR    data directory (default ./data)
-  --url URL         the running server to export from, e.g. http://127.0.0.1:8080
-  --output FILE     write to FILE instead of stdout
-  -h, --help        show this help
+  --config PATH      JSON configuration file (default: ./cardgate.json when present)
+  --data-dir DIR     data directory (default ./data)
+  --url URL          the running server to export from, e.g. http://127.0.0.1:8080
+  -o, --output FILE  write to FILE instead of stdout
+  -h, --help         show this help
 `;
 
 export const importHelp = `Usage: cardgate import [--config PATH] [--data-dir DIR] [--force] FILE|-
@@ -158,7 +158,7 @@ const fail = (io: CliIO, message: string, code: number): number => {
 };
 
 export const runExport = async (args: string[], io: CliIO): Promise<number> => {
-  const line = readCommandLine('export', exportHelp, io, args, { ...contextOptions, output: { type: 'string' }, url: { type: 'string' } }, { allowPositionals: false });
+  const line = readCommandLine('export', exportHelp, io, args, { ...contextOptions, output: { type: 'string', short: 'o' }, url: { type: 'string' } }, { allowPositionals: false });
   if ('exit' in line) return line.exit;
   if (line.values.url !== undefined) return exportFromServer(line.values.url, line.values, io);
   const config = transferConfig('export', io, line.values);

@@ -152,7 +152,7 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   const output = values.output;
   const color = output === undefined && colorWanted(env, io.stdoutIsTTY ?? false);
   const rulesUrl = config.publicUrl === undefined ? {} : { rulesUrl: `${config.publicUrl}/rules` };
-  const report = formatResults(format, values.quiet ? checked.map(errorsOnly) : checked, { color, toolVersion: version, ...rulesUrl });
+  const report = formatResults(format, values.quiet ? checked.map(errorsOnly) : checked, { color, toolVersion: version, ...rulesUrl, ruleset: rules.named, verdict });
   if (output === undefined) io.stdout(report);
   else {
     try {

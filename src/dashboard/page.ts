@@ -6,6 +6,8 @@
  * path of the server's), configured, or switched off (no token field). `oidc`: people sign in
  * through the identity provider (/auth/login) too.
  */
+import { faviconLink } from '../pages/favicon.ts';
+
 export type AdminTokenHint = 'generated' | 'configured' | 'off';
 
 export const dashboardPage = (adminToken: AdminTokenHint, oidc = false): string => `<!doctype html>
@@ -15,7 +17,7 @@ export const dashboardPage = (adminToken: AdminTokenHint, oidc = false): string 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>cardgate admin</title>
-<link rel="icon" href="data:,">
+${faviconLink}
 <link rel="stylesheet" href="/dashboard/app.css">
 <script src="/dashboard/app.js" defer></script>
 </head>

@@ -87,7 +87,7 @@ const rules = {
   'url.https': warning('spec', 5, ALL, '0.x §5.5 "HTTPS for production"; 1.0 §7.1',
     'A URL uses plain http://.', 'Serve it over https:// and write the https:// URL.'),
   'url.placeholder': warning('practice', 10, ALL, '0.x §5.5, 1.0 §8.3.1 (URLs must be the real endpoint)',
-    'A URL is a placeholder (example.com, REPLACE_ME, <host>, ${VAR}).', 'Write the URL where the agent is actually served.'),
+    'A URL is a placeholder (example.com, REPLACE_ME, YOUR-SERVICE.onrender.com, <host>, ${VAR}).', 'Write the URL where the agent is actually served.'),
   'url.unreachable-host': warning('practice', 10, ALL, '0.x §5.5, 1.0 §8.3.1',
     'A URL names a host no client can reach: a bind-all address (0.0.0.0, ::), an mDNS *.local name, a bare container name. Loopback and private addresses are url.private-host.',
     'Advertise the public host name of the agent, not its bind address or container name.'),

@@ -1,8 +1,9 @@
 /**
  * An agent's history page (/agents/<id>): the agent, its score over its reports as an inline SVG
- * chart, and the timeline of one page of its reports (newest first) with links to each report and
- * to the diff from the report before. The page is bounded by the history page's size
- * (HISTORY_PAGE.max reports), the agent's name is clipped, and everything shown goes through `esc`.
+ * chart, and the timeline of one page of its reports (newest first; of one branch when filtered)
+ * with each report's branch, links to each report and to the diff from the report before on its
+ * branch. The page is bounded by the history page's size (HISTORY_PAGE.max reports), the agent's
+ * name and branches are clipped, and everything shown goes through `esc`.
  */
 import { clip } from '../engine/paths.ts';
 import type { AgentHistory, HistoryEntry } from '../features/agents/history.ts';
@@ -39,17 +40,39 @@ export const renderScoreChart = (entries: readonly HistoryEntry[]): string => {
     .join('')}${dots}</svg>`;
 };
 
-const timelineRow = (e: HistoryEntry): string =>
-  `<tr><td>${timeStamp(e.created_at)}</td><td><a href="${esc(e.url)}"><code>${esc(e.id)}</code></a></td><td>${verdictBadge(e.valid)}</td>` +
-  `<td class="num">${esc(e.score)}</td><td class="num">${esc(e.errors)}</td><td class="num">${esc(e.warnings)}</td>` +
-  `<td>${e.diff_url ? `<a href="${esc(e.diff_url)}">What changed</a>` : '<span class="muted">First report</span>'}</td></tr>`;
+/** A branch as the page shows it (names are bounded where they are given, but a page never trusts that); shorter in the table, whole in its link's title. */
+const BRANCH_SHOWN = 80;
+const BRANCH_IN_TABLE = 40;
 
-const timeline = (entries: readonly HistoryEntry[]): string =>
+/** The page of one branch's reports. */
+const branchHref = (page: string, branch: string): string => `${page}?branch=${encodeURIComponent(branch)}`;
+
+/** A report's branch, linked to that branch's reports; one that named none counts as the default branch's. */
+const branchCell = (e: HistoryEntry, page: string, defaultBranch: string): string =>
+  e.branch === null
+    ? `<span class="muted" title="This report named no branch: it counts as the default branch's (${esc(clip(defaultBranch, BRANCH_SHOWN))}).">none</span>`
+    : `<a href="${esc(branchHref(page, e.branch))}" title="${esc(e.branch)}"><code>${esc(clip(e.branch, BRANCH_IN_TABLE))}</code></a>`;
+
+const timelineRow = (e: HistoryEntry, page: string, defaultBranch: string): string =>
+  `<tr><td>${timeStamp(e.created_at)}</td><td><a href="${esc(e.url)}"><code>${esc(e.id)}</code></a></td><td>${branchCell(e, page, defaultBranch)}</td><td>${verdictBadge(e.valid)}</td>` +
+  `<td class="num">${esc(e.score)}</td><td class="num">${esc(e.errors)}</td><td class="num">${esc(e.warnings)}</td>` +
+  `<td>${e.diff_url ? `<a href="${esc(e.diff_url)}">What changed</a>` : '<span class="muted">First on its branch</span>'}</td></tr>`;
+
+const timeline = (entries: readonly HistoryEntry[], page: string, defaultBranch: string): string =>
   entries.length === 0
     ? '<p class="none">No reports in this page.</p>'
-    : `<div class="scroll"><table><caption class="muted">Newest first</caption><thead><tr><th>Created</th><th>Report</th><th>Verdict</th><th class="num">Score</th><th class="num">Errors</th><th class="num">Warnings</th><th>Change</th></tr></thead><tbody>${entries
-        .map(timelineRow)
+    : `<div class="scroll"><table><caption class="muted">Newest first; "What changed" compares with the report before on the same branch</caption><thead><tr><th>Created</th><th>Report</th><th>Branch</th><th>Verdict</th><th class="num">Score</th><th class="num">Errors</th><th class="num">Warnings</th><th>Change</th></tr></thead><tbody>${entries
+        .map((e) => timelineRow(e, page, defaultBranch))
         .join('')}</tbody></table></div>`;
+
+/** The branch filter: a branch's name (a GET form to this page), the default branch's and every branch's reports. */
+const branchFilter = (page: string, branch: string | null, defaultBranch: string): string =>
+  `<form class="actions branch-filter" method="get" action="${esc(page)}" role="search"><label for="branch">Branch</label>` +
+  `<input id="branch" name="branch" maxlength="200" value="${esc(branch ?? '')}" placeholder="${esc(clip(defaultBranch, BRANCH_SHOWN))}"><button type="submit">Show</button>` +
+  `<a href="${esc(branchHref(page, defaultBranch))}">Default branch</a>${branch === null ? '' : `<a href="${esc(page)}">Every branch</a>`}</form>`;
+
+/** The branch of the latest report of every branch, as its verdict line names it. */
+const latestBranch = (e: HistoryEntry, defaultBranch: string): string => ` (on ${e.branch === null ? 'no branch named' : e.branch === defaultBranch ? 'the default branch' : `<code>${esc(clip(e.branch, BRANCH_IN_TABLE))}</code>`})`;
 
 /** Where the page is, and the older reports' page (`olderUrl`, absent on the last page). */
 export interface AgentPageLinks {
@@ -59,9 +82,11 @@ export interface AgentPageLinks {
   newest?: string;
 }
 
-export const renderAgentPage = ({ agent, badge_url, reports }: AgentHistory, links: AgentPageLinks): string => {
+export const renderAgentPage = ({ agent, badge_url, branch, reports }: AgentHistory, links: AgentPageLinks): string => {
   const name = clip(agent.name, NAME_SHOWN);
   const latest = links.newest === undefined ? reports[0] : undefined;
+  const defaultBranch = agent.default_branch;
+  const shownBranch = branch === null ? '' : ` of branch <code>${esc(clip(branch, BRANCH_SHOWN))}</code>`;
   const description = `History of the agent ${name}: ${agent.counts.reports} reports since ${agent.first_seen.slice(0, 10)}.`;
   const snippet = `![cardgate](${badge_url})`;
   const pager = [links.newest ? `<a href="${esc(links.newest)}">← Newest reports</a>` : '', links.older ? `<a href="${esc(links.older)}" rel="next">Older reports →</a>` : '']
@@ -69,17 +94,18 @@ export const renderAgentPage = ({ agent, badge_url, reports }: AgentHistory, lin
     .join(' ');
   const body = [
     `<p class="muted">cardgate agent history</p><h1>${esc(name)}</h1>`,
-    latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report: score ${esc(latest.score)}</span></p>` : '',
+    latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report${shownBranch || latestBranch(latest, defaultBranch)}: score ${esc(latest.score)}</span></p>` : '',
     facts([
       ['Agent id', `<code>${esc(agent.id)}</code>`],
       ['Account', `<code>${esc(agent.account_id)}</code>`],
+      ['Default branch', `<a href="${esc(branchHref(links.page, defaultBranch))}"><code>${esc(clip(defaultBranch, BRANCH_SHOWN))}</code></a> <span class="muted">(its badge; reports naming no branch count as its)</span>`],
       ['First seen', timeStamp(agent.first_seen)],
       ['Last seen', timeStamp(agent.last_seen)],
       ['Reports', esc(agent.counts.reports)],
     ]),
     `<section><h2>Score</h2>${reports.length > 0 ? renderScoreChart(reports) : '<p class="none">No reports yet.</p>'}</section>`,
-    `<section><h2>Reports</h2>${timeline(reports)}${pager ? `<p class="links">${pager}</p>` : ''}</section>`,
-    `<section class="no-print"><h2>Badge</h2><p>The latest verdict, for a README (the address holds the agent's badge token: whoever has it sees the verdict).</p><pre>${esc(snippet)}</pre></section>`,
+    `<section><h2>Reports${shownBranch}</h2>${branchFilter(links.page, branch, defaultBranch)}${timeline(reports, links.page, defaultBranch)}${pager ? `<p class="links">${pager}</p>` : ''}</section>`,
+    `<section class="no-print"><h2>Badge</h2><p>The latest verdict of the default branch, for a README (the address holds the agent's badge token: whoever has it sees the verdict; add <code>&amp;branch=</code> and a name for another branch).</p><pre>${esc(snippet)}</pre></section>`,
   ].join('');
   return renderPage({ title: `${name} · cardgate agent`, description, url: links.page, body });
 };

@@ -45,7 +45,15 @@ export class PageSpace {
 export interface ShownText {
   text: string;
   marks: Map<number, 'error' | 'warning'>;
+  /** The card was sent on one line and is shown pretty-printed: its lines are not the answers'. */
+  prettyPrinted?: true;
 }
+
+/** What the page says of a card it pretty-printed, where its own lines would be. */
+export const prettyNote = (shown: ShownText): string =>
+  shown.prettyPrinted
+    ? '<p class="none">The card was sent on one line: it is shown pretty-printed, each finding at its line here (the API\'s answers place them on line 1, at their column).</p>'
+    : '';
 
 /**
  * The text's first lines as numbered rows, as many as `space` holds (each marked with the class
@@ -128,7 +136,7 @@ export const cutNote = (shownLines: number, totalLines: number, raw: string): st
 export const cardPane = async (shown: ShownText, space: PageSpace, raw: string): Promise<{ html: string; shownLines: number }> => {
   const { html, shownLines, totalLines } = await numberedLinesWithin(shown, 'L', space);
   return {
-    html: `<section class="card-pane"><h2>Agent card</h2><div class="code" role="region" aria-label="The agent card" tabindex="0">${html}</div>${cutNote(shownLines, totalLines, raw)}</section>`,
+    html: `<section class="card-pane"><h2>Agent card</h2>${prettyNote(shown)}<div class="code" role="region" aria-label="The agent card" tabindex="0">${html}</div>${cutNote(shownLines, totalLines, raw)}</section>`,
     shownLines,
   };
 };

@@ -6,6 +6,7 @@
  */
 import { esc } from './layout.ts';
 import { docsRendererVersion } from './docs-renderer.ts';
+import { faviconLink } from './favicon.ts';
 
 export const docsRendererPath = `/docs/assets/api-reference-${docsRendererVersion}.js`;
 export const docsStartPath = '/docs/assets/start.js';
@@ -61,6 +62,7 @@ body{margin:0}
 font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;background:#f6f8fa;border-bottom:1px solid #d1d9e0;overflow-x:auto;white-space:nowrap}
 .site a{color:#0960cc}.site .brand{font-weight:700;color:#1f2328;text-decoration:none;margin-right:auto}
 @media (prefers-color-scheme:dark){.site{background:#151b23;border-color:#3d444d}.site a{color:#58a6ff}.site .brand{color:#e6edf3}}
+@media (max-width:480px){.site{gap:8px;padding:0 10px;font-size:14px}}
 noscript p{font:15px/1.5 system-ui,sans-serif;padding:16px}
 `;
 
@@ -68,6 +70,7 @@ export const renderDocsPage = (title: string): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${esc(title)} · API reference</title>
 <meta name="description" content="The HTTP API of ${esc(title)}: every endpoint, its request and answers, and a form to try it.">
+${faviconLink}
 <style>${headerCss}</style><style id="reference-css">${rendererCss}</style></head>
 <body><header class="site"><a class="brand" href="/">cardgate</a><a href="/rules">Rules</a><a href="/docs">API docs</a><a href="/openapi.json">openapi.json</a><a href="/dashboard">Dashboard</a></header>
 <div id="reference" data-document="/openapi.json"></div>

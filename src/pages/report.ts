@@ -7,15 +7,17 @@
  */
 import { ruleCatalogue, scoreParts, versionSourceText, type CardResult, type CompatibilityVerdict, type ScorePart, type VersionSource } from '../engine/index.ts';
 import { formatMarkdown } from '../engine/formats/markdown.ts';
-import { MAX_COUNT_PER_RULE } from '../engine/score.ts';
+import { MAX_COUNT_PER_RULE, RAISED_WARNING_WEIGHT } from '../engine/score.ts';
 import { clip } from '../engine/paths.ts';
 import { containerSpans, locate, type LocatedIssue } from '../engine/positions.ts';
+import { batchGateSection, gateSection } from './report-gate.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { storedResult } from '../features/reports/stored-result.ts';
+import { outOfRangeNumber } from '../lib/json-numbers.ts';
 import type { ReportRecord } from '../store/contract/report-records.ts';
 import { esc, renderPage, timeStamp } from './layout.ts';
 import { liveSection } from './live-checks.ts';
-import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, type ShownText } from './card-text.ts';
+import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, prettyNote, type ShownText } from './card-text.ts';
 
 type Json = Record<string, unknown>;
 const asObject = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -79,7 +81,9 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 const verdictBadge = (valid: boolean | null, label = valid ? 'Valid' : 'Invalid'): string =>
   valid === null ? '<span class="badge unknown">Unknown</span>' : `<span class="badge ${valid ? 'ok' : 'bad'}">${esc(label)}</span>`;
 
-const ruleLink = (rule: string): string => `<a href="/rules/${encodeURIComponent(rule)}"><code>${esc(rule)}</code></a>`;
+/** A catalogue rule links to its page; a ruleset's custom rule has none (its ruleset documents it). */
+const ruleLink = (rule: string): string =>
+  catalogue.has(rule) ? `<a href="/rules/${encodeURIComponent(rule)}"><code>${esc(rule)}</code></a>` : `<code>${esc(rule)}</code> <span class="muted">(custom rule)</span>`;
 
 /** A finding as shown: where it is in the pretty-printed card, and the suggestion that fixes it. */
 interface Shown {
@@ -150,21 +154,32 @@ const partLabel = (part: ScorePart): string =>
       ? `no <code>${esc(part.id)}</code> (recommended)`
       : `${plural(part.count, 'skill')} without <code>examples</code>`;
 
-/** What the score is made of: 100 minus each part's points (the engine's own parts, computed again from the findings). */
+/**
+ * What the score is made of: 100 minus each part's points, the engine's own parts computed again
+ * from the stored findings (every warning's rule, custom ones included, weighed as the engine
+ * weighs it). Warnings the findings cap left out are counted by the result but not kept: what they
+ * cost is the difference from the result's score, in a row of its own, so the sum is always the
+ * result's.
+ */
 const scoreSection = (f: Findings, card: unknown, warnings: Json[]): string => {
   const perRule = new Map<string, number>();
   for (const w of warnings) perRule.set(asText(w.rule), (perRule.get(asText(w.rule)) ?? 0) + 1);
-  const parts = scoreParts(typeof card === 'object' && card !== null && !Array.isArray(card) ? (card as Json) : undefined, [...perRule].filter(([rule]) => catalogue.has(rule)));
-  const lost = parts.reduce((sum, p) => sum + p.points, 0);
+  const parts = scoreParts(typeof card === 'object' && card !== null && !Array.isArray(card) ? (card as Json) : undefined, perRule);
+  const rows = parts.map((p) => [partLabel(p), p.points] as const);
+  const shownLoss = parts.reduce((sum, p) => sum + p.points, 0);
+  const unkept = f.valid === true && f.score !== null && f.leftOut.warnings > 0 ? Math.max(0, 100 - shownLoss - f.score) : 0;
+  if (unkept > 0) rows.push([`${plural(f.leftOut.warnings, 'more warning')} the report counted but did not keep (the findings cap)`, unkept]);
+  const lost = shownLoss + unkept;
   const wouldScore = Math.max(0, 100 - lost);
   const intro = f.valid === false
-    ? `<p>An invalid card scores 0: fix the errors first. Once valid, it would score 100 − ${lost} = <strong>${wouldScore}</strong>.</p>`
-    : `<p>100 − ${lost} = <strong>${wouldScore}</strong>${f.score !== null && f.score !== wouldScore ? ` (the report says ${esc(f.score)}: it counted findings this page does not show)` : ''}.</p>`;
-  const table = parts.length === 0 ? '<p class="none">Nothing cost points.</p>'
-    : `<div class="scroll"><table><thead><tr><th>What cost points</th><th class="num">Points</th></tr></thead><tbody>${parts
-      .map((p) => `<tr><td>${partLabel(p)}</td><td class="num">−${p.points}</td></tr>`)
+    ? `<p>An invalid card scores 0: fix the errors first. Once valid, with these warnings, it would score 100 − ${lost} = <strong>${wouldScore}</strong>${
+      f.leftOut.warnings > 0 ? ` at most (${plural(f.leftOut.warnings, 'more warning')} the report counted but did not keep would cost more)` : ''}.</p>`
+    : `<p>100 − ${lost} = <strong>${wouldScore}</strong>.</p>`;
+  const table = rows.length === 0 ? '<p class="none">Nothing cost points.</p>'
+    : `<div class="scroll"><table><thead><tr><th>What cost points</th><th class="num">Points</th></tr></thead><tbody>${rows
+      .map(([label, points]) => `<tr><td>${label}</td><td class="num">−${points}</td></tr>`)
       .join('')}</tbody></table></div>`;
-  return `<section><h2>Score</h2>${intro}${table}<p class="muted">A warning costs its rule's weight (each rule page gives it), ${MAX_COUNT_PER_RULE} times at most; missing recommended fields and skill examples cost too.</p></section>`;
+  return `<section><h2>Score</h2>${intro}${table}<p class="muted">A warning costs its rule's weight (each rule page gives it), ${MAX_COUNT_PER_RULE} times at most; a custom rule's warning, or a rule a ruleset raised to a warning, costs ${RAISED_WARNING_WEIGHT}; missing recommended fields and skill examples cost too.</p></section>`;
 };
 
 /** "Valid for 0.3.0 clients; invalid for 1.0 clients (1 error, 8 warnings)." */
@@ -217,25 +232,30 @@ const rulesUsed = (f: Findings): string | undefined =>
 
 /**
  * The card as the page shows it: its own text as it was sent (cut out of the stored request, so
- * that the findings' lines are the ones every answer gives), or for a report stored before the
- * request's text was kept, the card pretty-printed. Its findings located in that text.
+ * that the findings' lines are the ones every answer gives), or pretty-printed: for a report
+ * stored before the request's text was kept, and for a card sent on one line (minified), whose
+ * findings would all be on line 1 of a line too long to read. Its findings located in that text.
  */
 const shownCard = (text: string | undefined, card: unknown, f: Findings): ShownText & { located: { errors: LocatedIssue[]; warnings: LocatedIssue[] } } => {
-  const own = text ?? oldCardText(card);
+  const minified = text !== undefined && sentOnOneLine(text) && card !== undefined && outOfRangeNumber(text) === undefined;
+  const own = minified ? printedCardText(card) : (text ?? printedCardText(card));
   const located = own
     ? locate(own, { errors: f.errors, warnings: f.warnings } as unknown as CardResult)
     : { errors: f.errors as unknown as LocatedIssue[], warnings: f.warnings as unknown as LocatedIssue[] };
   const marks = new Map<number, 'error' | 'warning'>();
   for (const w of located.warnings) if (w.line !== undefined) marks.set(w.line, 'warning');
   for (const e of located.errors) if (e.line !== undefined) marks.set(e.line, 'error');
-  return { text: own, located, marks };
+  return { text: own, located, marks, ...(minified && own !== text ? { prettyPrinted: true as const } : {}) };
 };
 
+/** A text on one line (no line break but at its end): a minified card. */
+const sentOnOneLine = (text: string): boolean => !/[\r\n]/.test(text.trim());
+
 /**
- * A card stored before its text was kept, as the page shows it: pretty-printed when that stays
- * small, else on one line (indenting a deep card multiplied it: 900 KB 60 levels deep made 145 MB).
+ * A card as the page prints it itself: pretty-printed when that stays small, else on one line
+ * (indenting a deep card multiplied it: 900 KB 60 levels deep made 145 MB).
  */
-const oldCardText = (card: unknown): string => {
+const printedCardText = (card: unknown): string => {
   if (card === undefined) return '';
   const compact = JSON.stringify(card);
   return compact.length <= 64 * 1024 ? JSON.stringify(card, null, 2) : compact;
@@ -300,6 +320,7 @@ const singlePage = async (report: ReportRecord, name: string, urls: ReportUrls):
   const body = [
     `<p class="verdict">${verdictBadge(f.valid)}${f.score === null ? '' : `<strong>Score ${esc(f.score)}/100</strong>`}<span class="muted">${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}</span></p>`,
     compatibilityCallout(f),
+    gateSection(report, urls.page),
     facts([
       ['Rules used', rulesUsed(f)],
       ['Created', timeStamp(report.created_at)],
@@ -344,7 +365,7 @@ const batchCardDetails = async (x: Json, i: number, text: string | undefined, ca
   return `<details><summary>Card <code>${shownId(x.id)}</code>: ${esc(summaryOf(f))}</summary>${compatibilityCallout(f)}${
     severitySection('Errors', 'errors', errors.rows, errors.left, place)}${
     severitySection('Warnings', 'warnings', warnings.rows, warnings.left, place)}${
-    shown.text ? `<div class="code" role="region" aria-label="Card ${shownId(x.id)}" tabindex="0">${lines.html}</div>${cutNote(lines.shownLines, lines.totalLines, raw)}` : ''}</details>`;
+    shown.text ? `${prettyNote(shown)}<div class="code" role="region" aria-label="Card ${shownId(x.id)}" tabindex="0">${lines.html}</div>${cutNote(lines.shownLines, lines.totalLines, raw)}` : ''}</details>`;
 };
 
 const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body: string; description: string }> => {
@@ -364,6 +385,8 @@ const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body
     })
     .join('')}</tbody></table></div>`;
   space.spend(overview.length);
+  const gates = batchGateSection(report, urls.page, shownId);
+  space.spend(gates.length);
   // Each card with findings, its text within the page's space; every card's whole JSON is linked from the table.
   const shownCards: string[] = [];
   let notShown = 0;
@@ -384,6 +407,7 @@ const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body
     `<p class="verdict">${verdictBadge(allValid, `${r.valid} of ${r.total} valid`)}<span><strong>Average score ${esc(summary.average_score)}</strong>/100</span></p>`,
     facts([['Created', timeStamp(report.created_at)], ['Report', `<code>${esc(report.id)}</code>`]]),
     `<section><h2>Cards</h2>${overview}</section>`,
+    gates,
     details ? `<section><h2>Findings per card</h2>${details}</section>` : '',
     badgeSection(urls),
   ].join('');
@@ -398,7 +422,7 @@ export const rawCardText = (report: ReportRecord, index: number | undefined): st
   const at = index ?? 0;
   if (at >= count) return undefined;
   const card = batch ? asArray(report.card)[at]?.agent_card : report.card;
-  return ownTexts(report, count)[at] ?? (card === undefined || card === null ? undefined : oldCardText(card));
+  return ownTexts(report, count)[at] ?? (card === undefined || card === null ? undefined : printedCardText(card));
 };
 
 const kindLabel: Record<ReportRecord['kind'], string> = {

@@ -36,7 +36,7 @@ const runAction = async (inputs: Record<string, string>, cards: Record<string, s
   writeFileSync(summaryFile, '');
   const env: Record<string, string> = { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_WORKSPACE: workspace };
   // A runner sets every input, the unset ones empty, named as in action.yml upper-cased with hyphens kept.
-  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file', 'baseline', 'branch', 'probe-url']) {
+  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file', 'baseline', 'branch', 'agent', 'probe-url']) {
     env[`INPUT_${name.toUpperCase()}`] = inputs[name] ?? '';
   }
   env.GITHUB_REPOSITORY = 'acme/agents';
@@ -141,7 +141,12 @@ describe('the GitHub Action', () => {
       assert.ok(r.annotations.some((a) => a.startsWith('::warning file=cards/.well-known/agent-card.json,line=12,col=58,')), r.stdout);
       assert.ok(r.annotations.some((a) => a.startsWith('::error file=cards/broken/x.agent-card.json,line=4,col=13,')), r.stdout);
       const offline = await runAction({ files: 'cards' });
-      assert.deepEqual(r.outputs, offline.outputs, 'the same verdict as offline');
+      // The same verdict as offline; the server kept each card's report besides.
+      const { 'report-url': reportUrls, ...verdict } = r.outputs;
+      const { 'report-url': none, ...offlineVerdict } = offline.outputs;
+      assert.deepEqual(verdict, offlineVerdict, 'the same verdict as offline');
+      assert.equal(none, '');
+      assert.equal(reportUrls!.split('\n').length, 2, reportUrls);
       const unknownKey = await runAction({ files: 'cards/.well-known/agent-card.json', 'server-url': server.url, 'api-key': 'cardgate_nope' });
       assert.equal(unknownKey.code, 2);
       assert.match(unknownKey.stdout, /v1\/validate answered HTTP 401/);
@@ -181,12 +186,41 @@ describe('the GitHub Action', () => {
       assert.equal(regressed.code, 1, regressed.stdout);
       assert.equal(regressed.outputs.regressions, '1');
       assert.match(regressed.stdout, /1 card regress against branch:main/);
+      // The gate wherever it is read: the log, the step summary, the outputs; each address answers.
+      const reportUrl = regressed.outputs['report-url']!;
+      const diffUrl = regressed.outputs['diff-url']!;
+      assert.match(reportUrl, new RegExp(`^${server.url}/reports/rpt_\\w+$`));
+      const mainReport = new URL(onMain.outputs['report-url']!).pathname.split('/').at(-1)!;
+      assert.equal(diffUrl, `${server.url}/reports/${mainReport}/diff/${reportUrl.split('/').at(-1)}`, 'the diff from the base branch\'s report to this one');
+      const logLine = `cardgate: cards/broken/x.agent-card.json: failed against branch:main (${mainReport}): 1 new error, 0 new warnings, 0 fixed, score ±0; report ${reportUrl}; what changed ${diffUrl}`;
+      assert.ok(regressed.stdout.split('\n').includes(logLine), regressed.stdout);
+      assert.match(regressed.summary, /### cardgate regression gate \(against branch:main\)/);
+      assert.ok(regressed.summary.includes(`| \`cards/broken/x.agent-card.json\` | **failed** | 1 | 0 | 0 | ±0 | [\`${mainReport}\`](${server.url}/reports/${mainReport}) | [\`${reportUrl.split('/').at(-1)}\`](${reportUrl}) | [diff](${diffUrl}) |`), regressed.summary);
+      for (const url of [reportUrl, diffUrl]) assert.equal((await fetch(url, { headers: { accept: 'text/html' } })).status, 200, url);
+      assert.equal(same.outputs['diff-url']!.split('/diff/')[0], `${server.url}/reports/${mainReport}`);
+      assert.match(onMain.stdout, new RegExp(`^cardgate: cards/broken/x\\.agent-card\\.json: report ${onMain.outputs['report-url']}$`, 'm'), 'without a baseline: the report');
+      assert.equal(onMain.outputs['diff-url'], '');
       const noKey = await runAction({ files: 'cards', 'server-url': server.url, baseline: 'branch:main' });
       assert.equal(noKey.code, 2);
       assert.match(noKey.stdout, /baseline needs server-url and api-key/);
       const noBase = await runAction({ ...common, baseline: 'branch:never-validated' });
       assert.equal(noBase.code, 2, 'a baseline the server does not have: the card cannot be checked');
       assert.match(noBase.stdout, /options\.baseline/);
+    });
+
+    it('agent names the card\'s agent (one card: the name a monitor of it is given); several cards with one name are refused before anything is sent', async () => {
+      const { key } = await accountWithKey(server.url, 'action-agent');
+      const common = { 'server-url': server.url, 'api-key': key, agent: 'acme/billing-agent' };
+      const one = await runAction({ ...common, files: 'cards/.well-known/agent-card.json', branch: 'main' });
+      assert.equal(one.code, 0, one.stdout);
+      const report = await fetch(one.outputs['report-url']!, { headers: { accept: 'application/json' } }).then((r) => r.json());
+      assert.deepEqual([report.result.agent.name, report.result.agent.branch], ['acme/billing-agent', 'main']);
+      const several = await runAction({ ...common, files: 'cards' });
+      assert.equal(several.code, 2);
+      assert.match(several.stdout, /agent names one card's agent, and files holds 2 cards/);
+      const keyless = await runAction({ files: 'cards/.well-known/agent-card.json', agent: 'acme/billing-agent' });
+      assert.equal(keyless.code, 2);
+      assert.match(keyless.stdout, /agent needs server-url and api-key/);
     });
 
     it('a card that joins no agent (its account at agents.maxPerAccount) is a warning on the base branch, not silence', async () => {
@@ -218,6 +252,14 @@ describe('the GitHub Action', () => {
         assert.equal(r.code, 1, `run ${run}: ${r.stdout}`); // the invalid card fails the step; nothing is refused
         assert.ok(!/answered HTTP/.test(r.stdout), r.stdout);
         assert.ok(r.annotations.some((a) => a.startsWith('::error file=cards/broken/x.agent-card.json,line=4,col=13,')), r.stdout);
+        // Keyless too, the server keeps each card's report: its address in the log, the summary and the output.
+        const urls = r.outputs['report-url']!.split('\n');
+        assert.equal(urls.length, 2, r.outputs['report-url']);
+        for (const url of urls) {
+          assert.match(url, new RegExp(`^${server.url}/reports/rpt_\\w+$`));
+          assert.ok(r.stdout.includes(` report ${url}\n`) && r.summary.includes(`(${url})`), url);
+        }
+        assert.equal(r.outputs['diff-url'], '');
       }
     });
   });

@@ -53,9 +53,9 @@ const policyAsJson = JSON.stringify({ overrides: [{ rules: { 'url.https': 'off' 
 const card = { ...minimalCard(), url: 'http://agents.acme-corp.io/a2a', 'x-vendor': 1 };
 const rules = (findings: Array<{ rule: string }> | undefined) => (findings ?? []).map((f) => f.rule);
 
-/** A pro account and its key, made through the admin API. */
-const accountWithKey = async (call: Call): Promise<{ id: string; key: string }> => {
-  const account = await call('POST', '/admin/api/accounts', JSON.stringify({ name: 'platform', plan: 'pro' }), admin());
+/** An account (pro unless told) and its key, made through the admin API. */
+const accountWithKey = async (call: Call, plan = 'pro'): Promise<{ id: string; key: string }> => {
+  const account = await call('POST', '/admin/api/accounts', JSON.stringify({ name: 'platform', plan }), admin());
   assert.equal(account.status, 201, account.text);
   const key = await call('POST', `/admin/api/accounts/${account.body.account.id}/keys`, JSON.stringify({ name: 'ci' }), admin());
   assert.equal(key.status, 201, key.text);
@@ -159,6 +159,20 @@ test('a ruleset pattern that backtracks for minutes in JavaScript judges a 4,096
   assert.equal(preview.status, 200, preview.text);
 });
 
+test('a stored ruleset that no longer compiles (a rule an upgrade removed) refuses the account\'s validations with its problems: never judged by the default instead', async () => {
+  const t = testApp();
+  const call = inProcess(t.app);
+  const { id, key } = await accountWithKey(call);
+  // As an older version stored it: a rule id this version does not know.
+  await t.store.putAccountRuleset({ account_id: id, text: 'rules:\n  no.such.rule: error\n', hash: 'sha256:stored-by-an-older-version', updated_at: new Date(t.clock.now()).toISOString() });
+  const res = await call('POST', '/v1/validate', JSON.stringify({ agent_card: minimalCard() }), keyed(key));
+  assert.equal(res.status, 400, res.text);
+  assert.match(res.body.error, /the ruleset is not usable: .*no\.such\.rule/);
+  assert.equal(res.body.problems[0].line, 2);
+  const keyless = await call('POST', '/v1/validate', JSON.stringify({ agent_card: minimalCard() }), json);
+  assert.equal(keyless.status, 200, 'other callers are judged as before');
+});
+
 const servers: RunningServer[] = [];
 after(async () => {
   for (const s of servers) await s.stop();
@@ -229,6 +243,26 @@ test('export and import carry the accounts\' rulesets (file store to file store,
   assert.equal(read.body.ruleset.ruleset.hash, set.body.ruleset.ruleset.hash);
   const judged = await overHttp(to.url)('POST', '/v1/validate', JSON.stringify({ agent_card: card }), keyed(key));
   assert.deepEqual(judged.body.ruleset, set.body.ruleset.ruleset);
+});
+
+test('the webhooks with a key restricted to other addresses: keyless, as an unknown key is (no ruleset, no agent, a baseline refused)', async () => {
+  const call = inProcess(testApp().app);
+  const { id, key } = await accountWithKey(call, 'team');
+  assert.equal((await call('PUT', `/admin/api/accounts/${id}/ruleset`, policy, admin(yaml))).status, 200);
+  const restricted = await call('POST', `/admin/api/accounts/${id}/keys`, JSON.stringify({ name: 'office', allowed_ips: ['192.0.2.0/24'] }), admin());
+  assert.equal(restricted.status, 201, restricted.text);
+  const hook = (k: string, options: Record<string, unknown> = {}) => call('POST', '/v1/webhook', JSON.stringify({ agent_card: card, options, metadata: { repo: 'acme/agent', file: 'card.json' } }), keyed(k));
+  const allowed = await hook(key);
+  assert.equal(allowed.body.ruleset?.id, 'account', allowed.text);
+  assert.ok(allowed.body.agent, 'the allowed key joins the agent');
+  const outside = await hook(restricted.body.secret);
+  assert.equal(outside.status, 200, outside.text);
+  assert.equal(outside.body.ruleset, undefined, 'no account ruleset');
+  assert.equal(outside.body.agent, undefined, 'no agent history');
+  assert.equal(outside.body.valid, true, 'judged by the default');
+  const gated = await hook(restricted.body.secret, { baseline: 'latest' });
+  assert.equal(gated.status, 400, gated.text);
+  assert.match(JSON.stringify(gated.body), /a baseline needs an API key/);
 });
 
 test('the webhooks with a key: the synchronous result, a job and the GitHub result are judged by the account\'s ruleset; an unknown key is ignored, as before', async () => {

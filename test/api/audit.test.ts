@@ -27,7 +27,8 @@ const everyChange = async (t: ReturnType<typeof auditApp>) => {
   assert.equal((await t.api('PATCH', `/accounts/${account.id}`, { name: 'Acme Corp' })).status, 200);
   const created = await t.api('POST', `/accounts/${account.id}/keys`, { name: 'ci', allowed_ips: ['10.0.0.0/8'] });
   assert.equal(created.status, 201);
-  assert.equal((await t.api('PUT', `/accounts/${account.id}/ruleset`, 'rules:\n  field.unknown: off\n')).status, 200);
+  const put = await t.api('PUT', `/accounts/${account.id}/ruleset`, 'rules:\n  field.unknown: off\n');
+  assert.equal(put.status, 200);
   assert.equal((await t.api('DELETE', `/accounts/${account.id}/ruleset`)).status, 200);
   const jwk = crypto.generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
   const trusted = (await t.api('POST', '/trust-keys', { jwk: { ...jwk, kid: 'k1' } })).body.keys[0];
@@ -35,12 +36,13 @@ const everyChange = async (t: ReturnType<typeof auditApp>) => {
   assert.equal((await t.api('DELETE', `/trust-keys/${trusted.id}`)).status, 200);
   assert.equal((await t.api('DELETE', `/keys/${created.body.key.id}`)).status, 200);
   assert.equal((await t.api('DELETE', `/accounts/${account.id}`)).status, 200);
-  return { account, key: created.body.key, secrets: [created.body.secret as string, TOKEN] };
+  return { account, key: created.body.key, secrets: [created.body.secret as string, TOKEN], rulesetHash: put.body.ruleset.ruleset.hash as string };
 };
 
 test('every admin change is recorded once, newest first, with the admin token as actor and the client IP; no secret is in any record', async () => {
   const t = auditApp();
-  const { account, key, secrets } = await everyChange(t);
+  const { account, key, secrets, rulesetHash } = await everyChange(t);
+  assert.match(rulesetHash, /^sha256:[0-9a-f]{64}$/);
   const listed = await t.api('GET', '/audit?limit=500');
   assert.equal(listed.status, 200);
   const entries = nonEmpty(listed.body.entries as Array<Record<string, any>>, 'audit entries', 10);
@@ -54,6 +56,9 @@ test('every admin change is recorded once, newest first, with the admin token as
   }
   assert.deepEqual(entries.find((e) => e.action === 'account.update')!.before, { name: 'Acme', plan: 'team' });
   assert.equal(entries.find((e) => e.action === 'key.create')!.target.id, key.id);
+  // A ruleset set is recorded by the hash its results carry, and its length: which policy judged a result, and who set it.
+  assert.deepEqual(entries.find((e) => e.action === 'ruleset.put')!.after, { ruleset_hash: rulesetHash, chars: 'rules:\n  field.unknown: off\n'.length });
+  assert.deepEqual(entries.find((e) => e.action === 'ruleset.delete')!.before, { ruleset_hash: rulesetHash, chars: 'rules:\n  field.unknown: off\n'.length });
   assert.equal(entries.find((e) => e.action === 'account.delete')!.target.id, account.id);
   const whole = JSON.stringify(entries) + (await t.api('GET', '/audit/export')).text;
   for (const secret of nonEmpty(secrets, 'secrets', 2)) assert.ok(!whole.includes(secret), 'a secret is in the audit log');

@@ -75,6 +75,18 @@ describe('POST /v1/validate/batch', () => {
     assert.equal(res.headers.get('x-ratelimit-remaining'), '7');
   });
 
+  it('a one-card batch with exactly one validation left today is answered and counted once; the next is refused', async () => {
+    const t = endpointsApp({ limits: { daily: { pro: 3 } } });
+    const auth = await t.keyFor('pro');
+    const cards = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, agent_card: sampleCard() }));
+    assert.equal((await batch(t, { cards: cards(2) }, auth)).headers.get('x-ratelimit-remaining'), '1');
+    const last = await batch(t, { cards: cards(1) }, auth);
+    assert.equal(last.status, 200, await last.clone().text());
+    assert.equal(last.headers.get('x-ratelimit-remaining'), '0');
+    assert.equal((await last.json()).results.length, 1);
+    assert.equal((await batch(t, { cards: cards(1) }, auth)).status, 403);
+  });
+
   it('a caller over its daily quota gets 400 for a bad body and 403 for a good one, and no card is validated', async () => {
     const inProcess = inProcessServiceValidator(parseConfig({}));
     const kinds: string[] = [];

@@ -80,6 +80,8 @@ test('every endpoint of the document is in the reference, by tag; search finds o
   const navigation = await page.locator('nav, aside').first().innerText();
   for (const tag of tags) assert.ok(shown.includes(tag), `tag ${tag} is shown`);
   for (const { method, path, op } of operations) assert.ok(navigation.includes(op.summary), `${method} ${path}: "${op.summary}" is in the navigation`);
+  // The navigation shows summaries as plain text (OpenAPI's summaries are not Markdown): no literal backtick.
+  assert.deepEqual(navigation.split('\n').filter((line) => line.includes('`')), [], 'no backtick in the navigation');
   await browser.screenshot('docs-light', false);
 
   // Search (the renderer's own, opened with its shortcut) finds an operation by a word of its summary.
@@ -123,11 +125,21 @@ test('a test request goes to this origin with the key typed there, which is not 
   browser.assertClean();
 });
 
-test('390 px: no horizontal scroll; dark mode: every text at 4.5:1 or better', async () => {
+test('390 px: no horizontal scroll, every link of the site\'s header whole on screen; dark mode: every text at 4.5:1 or better', async () => {
   const { page } = browser;
   await open(390, 'light');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `${overflow} px of horizontal scroll at 390 px`);
+  const header = await page.locator('header.site').evaluate((el) => ({
+    scrolls: el.scrollWidth - el.clientWidth,
+    links: [...el.querySelectorAll('a')].map((a) => {
+      const box = a.getBoundingClientRect();
+      return { text: a.textContent, left: box.left, right: box.right };
+    }),
+  }));
+  assert.equal(header.scrolls, 0, 'the header does not scroll: nothing in it is cut');
+  assert.deepEqual(header.links.map((l) => l.text), ['cardgate', 'Rules', 'API docs', 'openapi.json', 'Dashboard']);
+  for (const link of header.links) assert.ok(link.left >= 0 && link.right <= 390, `${link.text}: ${link.left}-${link.right} px`);
   await browser.screenshot('docs-390', false);
   for (const scheme of ['dark', 'light'] as const) {
     await open(1280, scheme);

@@ -48,6 +48,7 @@ const service: GoldenRequest[] = [
   { name: 'rules page of one version', path: '/rules?version=0.3.0' },
   { name: 'rules page of an unknown version', path: '/rules?version=9.9' },
   { name: 'rule page', path: '/rules/url.https' },
+  { name: 'site icon', path: '/favicon.ico' },
   { name: 'unknown rule, API client', path: '/rules/no.such.rule' },
   { name: 'unknown rule, browser', path: '/rules/no.such.rule', headers: { accept: 'text/html' } },
   { name: 'rule catalogue', path: '/v1/rules' },
@@ -283,11 +284,19 @@ const monitors: GoldenRequest[] = [
   { name: 'resume a monitor', method: 'POST', path: '/admin/api/monitors/{{monitor}}/resume', auth: 'admin' },
   { name: 'delete a monitor', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
   { name: 'delete the monitor again', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
+  { name: 'monitor: an agent name with a line break', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 3600, agent: 'golden\nagent' } },
+  { name: 'monitor a card as the agent CI names', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 3600, agent: 'golden/agent' }, save: { namedMonitor: 'monitor.id' } },
+  { name: 'delete the monitor of a named agent', method: 'DELETE', path: '/admin/api/monitors/{{namedMonitor}}', auth: 'admin' },
 ];
 
 /** Last, so that no earlier answer changes: an agent made to be deleted. */
 const agentDeletion: GoldenRequest[] = [
   { name: 'keyed validation of an agent to delete', method: 'POST', path: '/v1/validate', auth: 'pro', json: { agent_card: goldenCard, options: { agent: 'golden/short-lived' } }, save: { doomedAgent: 'agent.id' } },
+  { name: 'set an agent\'s default branch', method: 'PATCH', path: '/admin/api/agents/{{doomedAgent}}', auth: 'admin', json: { default_branch: 'release' } },
+  { name: 'set a default branch that is no name', method: 'PATCH', path: '/admin/api/agents/{{doomedAgent}}', auth: 'admin', json: { default_branch: '' } },
+  { name: 'set the default branch of an unknown agent', method: 'PATCH', path: '/admin/api/agents/agt_missing', auth: 'admin', json: { default_branch: 'main' } },
+  { name: 'agent history of its default branch', path: '/agents/{{doomedAgent}}?branch=release', auth: 'pro', headers: { accept: 'application/json' } },
+  { name: 'agent history: a branch filter that is no name', path: '/agents/{{doomedAgent}}?branch=%20release', auth: 'pro', headers: { accept: 'application/json' } },
   { name: 'delete an agent', method: 'DELETE', path: '/admin/api/agents/{{doomedAgent}}', auth: 'admin' },
   { name: 'delete the agent again', method: 'DELETE', path: '/admin/api/agents/{{doomedAgent}}', auth: 'admin' },
   { name: 'delete an agent without a token', method: 'DELETE', path: '/admin/api/agents/{{doomedAgent}}' },

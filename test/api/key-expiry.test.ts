@@ -125,6 +125,26 @@ for (const engine of engines) {
       }
     });
 
+    test('rotating a key that expires within the grace: the old secret stops at its own expiry, never later', async () => {
+      const t = await keyApp(engine, { rotationGraceHours: 2 });
+      try {
+        const ownExpiry = t.clock.now() + HOUR;
+        const created = (await t.admin('POST', `/accounts/${t.account.id}/keys`, { name: 'short', expires_at: new Date(ownExpiry).toISOString() })).body;
+        const rotated = await t.admin('POST', `/keys/${created.key.id}/rotate`);
+        assert.equal(rotated.status, 200);
+        assert.equal(rotated.body.key.previous_expires_at, new Date(ownExpiry).toISOString(), 'the earlier of its expiry and the grace');
+        t.clock.set(ownExpiry - 1);
+        assert.equal((await t.validate(created.secret)).status, 200);
+        t.clock.set(ownExpiry);
+        const refused = await t.validate(created.secret);
+        assert.equal(refused.status, 401, 'at its own expiry, an hour before the grace would end');
+        assert.match(refused.body.error.message, new RegExp(`expired at ${new Date(ownExpiry).toISOString()}`));
+        assert.equal((await t.validate(rotated.body.secret)).status, 200);
+      } finally {
+        await t.close();
+      }
+    });
+
     test('two rotations at the same moment: the second rotates from the first, so both answered secrets work (the first in its grace) and the original is forgotten', async () => {
       const t = await keyApp(engine, { rotationGraceHours: 2 });
       try {

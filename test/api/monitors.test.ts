@@ -9,10 +9,13 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { csrfTokenOf, sessionOperations } from '../../src/features/auth/sessions.ts';
+import type { SessionRole } from '../../src/store/contract/sessions.ts';
 import { postJson, testApp } from '../support/app.ts';
 import { startCardHost } from '../support/card-host.ts';
 import { minimalCard } from '../support/cards.ts';
 import { startReceiver } from '../support/receiver.ts';
+import { createKey } from '../../src/features/accounts/api-keys.ts';
 
 const TOKEN = 'test-admin-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -77,9 +80,35 @@ describe('admin monitors', async () => {
     // The run joins the agent named by the monitored URL: on the report's result and in the agent's history.
     const agent = await t.store.getAgentByName('acct_1', `${host.url}/card.json`);
     assert.ok(agent, 'the agent exists');
-    assert.deepEqual((report?.result as { agent?: unknown }).agent, { id: agent.id, name: agent.name });
+    assert.deepEqual((report?.result as { agent?: unknown }).agent, { id: agent.id, name: agent.name, branch: null });
     assert.equal(agent.latest_report_id, body.first_run.report_id);
     assert.deepEqual((await t.store.listAgentReports(agent.id, { limit: 10 })).map((e) => e.report_id), [body.first_run.report_id]);
+  });
+
+  it('notify_url: whole to the admin role and in the creation\'s answer, only its origin to an editor and a viewer (list, read, pause, resume)', async () => {
+    const origin = 'https://cardgate.example';
+    const t = await newApp({ auth: { oidc: { issuer: 'https://id.example', clientId: 'cardgate', clientSecret: 'secret', redirectUrl: `${origin}/auth/callback`, roleMapping: { admins: 'admin' } } } });
+    const hook = `${receiver.url}/services/T000/B000/chat-webhook-secret`;
+    const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: hook })).json();
+    assert.equal(created.monitor.notify_url, hook, 'its creator sees it whole, once');
+    const id = created.monitor.id;
+    const sessions = sessionOperations(t.deps);
+    const asRole = async (role: SessionRole) => {
+      const { token } = await sessions.start({ subject: `person-${role}`, email: null, role });
+      const headers = { cookie: `__Host-cardgate_session=${token}`, origin, 'x-csrf-token': csrfTokenOf(token) };
+      const answers = [
+        (await (await t.app.request('/admin/api/monitors', { headers })).json()).monitors[0],
+        (await (await t.app.request(`/admin/api/monitors/${id}`, { headers })).json()).monitor,
+      ];
+      if (role !== 'viewer') {
+        for (const step of ['pause', 'resume']) answers.push((await (await t.app.request(`/admin/api/monitors/${id}/${step}`, { method: 'POST', headers })).json()).monitor);
+      }
+      return answers.map((m: { notify_url: string }) => m.notify_url);
+    };
+    assert.deepEqual(await asRole('viewer'), [receiver.url, receiver.url]);
+    assert.deepEqual(await asRole('editor'), [receiver.url, receiver.url, receiver.url, receiver.url]);
+    assert.deepEqual(await asRole('admin'), [hook, hook, hook, hook]);
+    assert.equal((await t.get(id)).notify_url, hook, 'the admin token is the admin role');
   });
 
   it('refuses hostile values with a clear 400, an unknown account with 404, one over monitors.max with 409, no token with 401', async () => {
@@ -131,6 +160,36 @@ describe('admin monitors', async () => {
     } finally {
       endless.closeAllConnections();
       endless.close();
+    }
+  });
+
+  it('a monitor naming its agent (agent) feeds the history CI feeds: one agent, CI\'s reports on main and the monitor\'s runs (no branch) its default branch\'s', async () => {
+    const t = await newApp({ limits: { daily: { free: -1 } } });
+    const key = (await createKey(t.store, 'acct_1', { name: 'ci' }, t.config.keys, t.clock.now())).secret;
+    // As the GitLab template and the Action name a card: <repository>/<file>.
+    const name = 'acme/agents/.well-known/agent-card.json';
+    card = minimalCard();
+    const ci = await t.app.request('/v1/webhook', postJson({ agent_card: minimalCard(), metadata: { repo: 'acme/agents', file: '.well-known/agent-card.json', branch: 'main' } }, { authorization: `Bearer ${key}` }));
+    assert.equal(ci.status, 200, await ci.clone().text());
+    const ciAgent = (await ci.json()).agent;
+    assert.deepEqual(ciAgent.name, name);
+    t.clock.advance(1000);
+    const created = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, agent: name });
+    assert.equal(created.status, 201);
+    const body = await created.json();
+    assert.equal(body.monitor.agent, name);
+    const report = await t.store.getReport(body.first_run.report_id);
+    assert.deepEqual((report?.result as { agent?: unknown }).agent, { id: ciAgent.id, name, branch: null }, 'the monitor joined CI\'s agent');
+    assert.equal(await t.store.getAgentByName('acct_1', `${host.url}/card.json`), undefined, 'no agent of the URL');
+    const history = await (await t.app.request(`/agents/${ciAgent.id}?branch=main`, { headers: { ...auth, accept: 'application/json' } })).json();
+    assert.deepEqual(history.reports.map((r: { branch: string | null }) => r.branch), [null, 'main'], 'the monitor\'s run counts as the default branch\'s');
+    assert.equal(history.reports[0].previous_id, history.reports[1].id, 'and is compared with CI\'s report of it');
+    const audit = (await t.store.pageAudit({ action: 'monitor.create', limit: 1 })).items[0];
+    assert.equal(audit?.after?.agent, name);
+    for (const agent of ['', ' padded', 'x'.repeat(201), 'a\nb', 7]) {
+      const res = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, agent });
+      assert.equal(res.status, 400, JSON.stringify(agent));
+      assert.match(JSON.stringify(await res.json()), /agent/);
     }
   });
 
@@ -296,5 +355,39 @@ describe('admin monitors', async () => {
     assert.equal(usage.reduce((sum, row) => sum + row.count, 0), 2, 'both runs counted, the second past the free plan\'s limit of 1');
     assert.equal((await t.app.request(`/admin/api/monitors/${id}`, { method: 'DELETE', headers: auth })).status, 200);
     assert.equal((await t.app.request(`/admin/api/monitors/${id}`, { headers: auth })).status, 404);
+  });
+
+  it('a run names its report (last run, baseline) only once the report is durable: a crash between the two never leaves the monitor naming a lost report', async () => {
+    const t = await newApp();
+    const { store } = t;
+    // Reports stored, and those whose commit has resolved since (a turn later than the store's own, so that a caller not waiting would be seen).
+    const stored = new Set<string>();
+    const durable = new Set<string>();
+    const consume = store.consume.bind(store);
+    store.consume = (charges, now, options) => {
+      if (options?.report) stored.add(options.report.id);
+      return consume(charges, now, options);
+    };
+    const commit = store.commit.bind(store);
+    store.commit = async () => {
+      const covered = [...stored];
+      await commit();
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const id of covered) durable.add(id);
+    };
+    const named: Array<{ id: string; durable: boolean }> = [];
+    const finish = store.finishMonitorRun.bind(store);
+    store.finishMonitorRun = (id, owner, update) => {
+      for (const reportId of [update.last_run?.report_id, update.baseline_report_id]) if (reportId) named.push({ id: reportId, durable: durable.has(reportId) });
+      return finish(id, owner, update);
+    };
+    card = minimalCard();
+    const created = await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60 });
+    assert.equal(created.status, 201);
+    card = { ...minimalCard(), description: 'changed, so the next run stores a report of its own' };
+    await t.scheduler.advance(60_000);
+    await whileStill(async () => named.length < 4);
+    assert.ok(named.length >= 4, `two runs named their reports: ${JSON.stringify(named)}`);
+    assert.deepEqual(named.filter((n) => !n.durable), [], 'every report named was durable first');
   });
 });

@@ -241,6 +241,24 @@ describe('OIDC sign-in', () => {
     assert.match(await replayed.text(), /completed already/);
   });
 
+  test('the sign-in pages anyone may reach (refused, provider unreachable) name no path of the server\'s: no data dir, no working directory, no admin-token file', async () => {
+    const dataDir = '/srv/cardgate-private-data';
+    const pages: Array<[string, Response]> = [];
+    const t = testDeps({ config: { ...oidcConfig(), dataDir } });
+    const app = createApp(t.deps);
+    pages.push(['refused callback', await app.request('/auth/callback?state=a&code=b')]);
+    const { response: noRole } = await signIn({ ...t, app }, 'nobody');
+    pages.push(['no role', noRole]);
+    const down = testDeps({ config: { ...oidcConfig({ issuer: 'http://127.0.0.1:9/none' }), dataDir } });
+    pages.push(['provider unreachable', await createApp(down.deps).request('/auth/login')]);
+    for (const [name, response] of pages) {
+      assert.ok(response.status === 403 || response.status === 503, `${name}: ${response.status}`);
+      const text = await response.text();
+      assert.match(text, /<h1>/, name);
+      for (const path of [dataDir, process.cwd(), 'admin-token']) assert.ok(!text.includes(path), `${name} names ${path}`);
+    }
+  });
+
   test('a session cookie of 1 MB, or not an id of ours, is no session (401), never a fault', async () => {
     const t = setUp();
     for (const value of ['a'.repeat(1 << 20), 'x', '%00', 'A'.repeat(43)]) {

@@ -51,7 +51,9 @@ describe('GET /reports/<id>', () => {
       assert.ok(html.includes(`<code>${e.path.replace(/[&<>"']/g, (c: string) => `&#${c.charCodeAt(0)};`)}</code>`), `path ${e.path} shown`);
     }
     assert.ok(html.includes('GeoSpatial Route Planner Agent'));
-    assert.ok(html.includes('&#34;protocolVersion&#34;:&#34;0.3.0&#34;'), 'the card as it was sent');
+    // Sent on one line (minified): shown pretty-printed, one member a line, and said so.
+    assert.ok(html.includes('<span class="src">  &#34;protocolVersion&#34;: &#34;0.3.0&#34;,</span>'), 'the card, pretty-printed');
+    assert.ok(html.includes('The card was sent on one line: it is shown pretty-printed'));
     assert.ok(html.includes(result.report_id));
     assert.ok(html.includes('0.3.0'));
   });

@@ -85,7 +85,7 @@ test('usage errors exit 2 with help; bad values name the field', async () => {
     ['accounts', ['frobnicate'], /unknown command 'frobnicate'/],
     ['accounts', ['create', '--name', 'x'], /--name NAME --plan PLAN/],
     ['accounts', ['create', '--name', 'x', '--plan', 'gold'], /plan: must be one of free, pro, team/],
-    ['accounts', ['list', '--bogus'], /Unknown option '--bogus'/],
+    ['accounts', ['list', '--bogus'], /unknown option --bogus \(an operand that starts with '-' goes after '--': -- --bogus\)\n/],
     ['accounts', ['set-plan', 'acct_x'], /set-plan ID PLAN/],
     ['keys', ['create', '--account', 'acct_x'], /--account ID --name NAME/],
     ['keys', ['delete'], /keys delete ID/],

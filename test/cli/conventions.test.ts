@@ -2,7 +2,7 @@
  * The command line as eslint and Spectral users expect it, each convention a test, run as a process:
  * short flags, --max-warnings -1, why a run failed in one line, short usage errors, a required
  * subcommand, -V, version --help, unchecked inputs counted apart, findings in text order, messages
- * that do not repeat their field.
+ * that do not repeat their field, -o wherever a file is written.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -43,12 +43,38 @@ test('-f, -o and -q are --format, --output and --quiet', async () => {
   assert.ok(entries[1]!.errors.length > 0);
 });
 
+test('-o names the file on every subcommand that writes one (export and keygen too)', async () => {
+  const subcommands = [...(await runCli(['--help'])).stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!);
+  assert.ok(subcommands.includes('export') && subcommands.includes('keygen'), subcommands.join(' '));
+  const writers: string[] = [];
+  for (const subcommand of subcommands) {
+    const help = (await runCli([subcommand, '--help'])).stdout;
+    if (!/ --out(?:put)? [A-Z]/.test(help)) continue;
+    writers.push(subcommand);
+    assert.match(help, /^ {2}-o, --out(?:put)? [A-Z]+/m, `${subcommand} --help`);
+  }
+  assert.deepEqual(writers, ['validate', 'probe', 'sign', 'keygen', 'export']);
+  const out = path.join(dir, 'export.jsonl');
+  const exported = await runCli(['export', '--data-dir', path.join(dir, 'data'), '-o', out], { env: { CARDGATE_DATABASE_URL: '' } });
+  assert.equal(exported.code, 0, exported.stderr);
+  assert.equal(exported.stdout, '');
+  assert.match(fs.readFileSync(out, 'utf8'), /^\{"format":"cardgate-export",/);
+  const keygen = await runCli(['keygen', '-o', path.join(dir, 'signer')]);
+  assert.equal(keygen.code, 0, keygen.stderr);
+  assert.ok(fs.existsSync(path.join(dir, 'signer.private.jwk')) && fs.existsSync(path.join(dir, 'signer.jwks')));
+});
+
 test('--max-warnings -1 is no limit; another negative number is a usage error', async () => {
   assert.equal((await runCli(['validate', warned, '--max-warnings', '-1'])).code, 0);
   assert.equal((await runCli(['validate', warned, '--max-warnings=-1'])).code, 0);
   const bad = await runCli(['validate', warned, '--max-warnings', '-2']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--max-warnings must be a whole number, or -1 for no limit, not "-2"/);
+});
+
+test('--max-warnings N: exactly N warnings pass, N + 1 fail', async () => {
+  assert.equal((await runCli(['validate', warned, '--max-warnings', '5'])).code, 0, 'the card has 5 warnings');
+  assert.equal((await runCli(['validate', warned, '--max-warnings', '4'])).code, 1);
 });
 
 test('a run that fails says why in one line on standard error', async () => {

@@ -1,6 +1,7 @@
 /** Black-box tests of `cardgate serve` as a child process: start-up failures, the lock, shutdown, crashes. */
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -153,5 +154,44 @@ test('kill -9 leaves a store that loads, with every recorded report', async () =
     }
   } finally {
     assert.equal(await again.stop(), 0);
+  }
+});
+
+test('npm start stops on the SIGTERM a terminal or a supervisor sends it: the server exits, nothing is left listening', async () => {
+  const root = new URL('../..', import.meta.url).pathname;
+  const npm = spawn('npm', ['start'], {
+    cwd: root,
+    env: { ...process.env, CARDGATE_PORT: '0', CARDGATE_DATA_DIR: tempDir(), CARDGATE_ADMIN_TOKEN: 'test-admin-token-0123456789' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  npm.stderr!.on('data', (d) => (out += d));
+  const listening = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
+    npm.stdout!.on('data', (d) => {
+      out += d;
+      const m = /"msg":"listening".*?"url":"(http:\/\/[^"]+)".*?"pid":(\d+)/.exec(out);
+      if (m) resolve({ url: m[1]!, pid: Number(m[2]) });
+    });
+    npm.once('exit', (code) => reject(new Error(`npm start exited with ${code} before listening: ${out}`)));
+  });
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    assert.equal((await fetch(`${listening.url}/healthz`)).status, 200);
+    const exit = new Promise((resolve) => npm.once('exit', (code, signal) => resolve(signal ?? code)));
+    npm.kill('SIGTERM');
+    await exit;
+    // npm waits for its script to end: the server is gone once npm is.
+    assert.equal(alive(listening.pid), false, 'the server process is gone');
+    await assert.rejects(fetch(`${listening.url}/healthz`), 'nothing answers on its port');
+    assert.match(out, /"msg":"shutting down".*"signal":"SIGTERM"[^\n]*\n.*"msg":"stopped"/s, 'it shut down as on its own SIGTERM');
+  } finally {
+    if (alive(listening.pid)) process.kill(listening.pid, 'SIGKILL');
   }
 });

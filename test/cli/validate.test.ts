@@ -96,7 +96,7 @@ test('inputs that cannot be checked: reported with the others, exit 2 (even with
   assert.match(failures['broken.json']!.message, /^not valid JSON/);
   assert.equal(failures['missing.json']!.message, `no such file or directory: ${path.join(dir, 'missing.json')}`);
   assert.equal(failures['nothing-*.json']!.message, `no file matches ${path.join(dir, 'nothing-*.json')}`);
-  assert.match(failures[path.basename(empty)]!.message, /^no agent card under .* \(searched for agent-card\.json, agent_card\.json, agent\.json, \*\.agent-card\.json\)$/);
+  assert.match(failures[path.basename(empty)]!.message, /^no agent card under .* \(searched for agent-card\.json, agent_card\.json, agent\.json, \*\.agent-card\.json\); it holds no JSON file$/);
   assert.equal(failures['deep.json']!.message, 'the card nests arrays and objects more than 32 levels deep');
   assert.equal(failures['big.json']!.message, 'larger than 2048 bytes, the size limit for a card (http.maxBodyBytes)');
   assert.ok(Object.values(failures).every((f) => f.rule === 'input.unreadable'));
@@ -110,11 +110,11 @@ test('inputs that cannot be checked: reported with the others, exit 2 (even with
 test('usage errors exit 2 with a clear message and the help', async () => {
   const cases: [string[], RegExp][] = [
     [[], /missing FILE, DIR, GLOB, URL or -/],
-    [['x.json', '--format', 'xml'], /--format must be one of text, json, sarif, junit, github, gitlab, markdown, not "xml"/],
+    [['x.json', '--format', 'xml'], /--format must be one of text, json, json-summary, sarif, junit, github, gitlab, markdown, not "xml"/],
     [['x.json', '--fail-on', 'info'], /--fail-on must be one of error, warning, never, not "info"/],
     [['x.json', '--max-warnings', 'some'], /--max-warnings must be a whole number, or -1 for no limit, not "some"/],
     [['x.json', '--protocol-version', '0.2.9'], /unsupported --protocol-version "0.2.9"; supported: 0.2.0/],
-    [['x.json', '--bogus'], /Unknown option/],
+    [['x.json', '--bogus'], /unknown option --bogus \(an operand that starts with '-' goes after '--': -- --bogus\)/],
   ];
   for (const [args, message] of cases) {
     const r = await run(args);

@@ -1,8 +1,9 @@
 /**
  * End-to-end: the dashboard's Agents view in headless Chromium against the real server, at
  * 1280x800 and 390x844: the list (search, a sort, pages), then one agent's history (score chart,
- * timeline with report and diff links, badge), with agents made by keyed validations; deleting an
- * agent from its history page, confirmed first (cancelled, nothing deleted).
+ * timeline with report and diff links, badge), with agents made by keyed validations; an agent's
+ * branches (each report's, one branch kept, the default branch set); deleting an agent from its
+ * history page, confirmed first (cancelled, nothing deleted).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -12,6 +13,7 @@ import { sampleCard } from '../support/endpoints.ts';
 let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;
 let billingId: string;
+let branchedId: string;
 
 const call = async (path: string, body: unknown, token: string) => {
   const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -19,15 +21,19 @@ const call = async (path: string, body: unknown, token: string) => {
   return res.json() as Promise<any>;
 };
 
-/** 27 agents (more than a page of 25); `acme/billing` validated three times: valid, broken, fixed. */
+/** 27 agents (more than a page of 25); `acme/billing` validated three times: valid, broken, fixed; `acme/branched` on two branches. */
 before(async () => {
   service = await startService();
   browser = await startBrowser(service.url);
   const { account } = await call('/admin/api/accounts', { name: 'Acme', plan: 'pro' }, ADMIN_TOKEN);
   const { secret } = await call(`/admin/api/accounts/${account.id}/keys`, { name: 'ci' }, ADMIN_TOKEN);
   const validate = (agent: string, card: unknown) => call('/v1/validate', { agent_card: card, options: { agent } }, secret);
-  for (let i = 0; i < 26; i++) await validate(`acme/agent-${String(i).padStart(2, '0')}`, sampleCard());
+  for (let i = 0; i < 25; i++) await validate(`acme/agent-${String(i).padStart(2, '0')}`, sampleCard());
   const broken = { ...sampleCard(), url: 'not a url' };
+  // An agent of two branches: main valid, then a pull request's branch broken (made before billing: the list's order stays).
+  for (const [branch, card] of [['main', sampleCard()], ['feature-x', broken], ['main', sampleCard()]] as const) {
+    branchedId = (await call('/v1/validate', { agent_card: card, options: { agent: 'acme/branched', branch } }, secret)).agent.id;
+  }
   for (const card of [sampleCard(), broken, sampleCard()]) billingId = (await validate('acme/billing', card)).agent.id;
 });
 
@@ -68,6 +74,33 @@ test('the Agents view lists the agents a page at a time, searches them and opens
   browser.assertClean();
 });
 
+test('an agent\'s history shows each report\'s branch, keeps one branch, and its default branch is set there', async () => {
+  const { page } = browser;
+  await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(branchedId)}`);
+  await page.getByRole('heading', { name: 'acme/branched', level: 1 }).waitFor();
+  const branches = page.locator('table tbody tr td:nth-child(3)');
+  assert.deepEqual(await branches.allInnerTexts(), ['main', 'feature-x', 'main']);
+  // "What changed" within a branch: main's newest report is compared with main's first, not with feature-x.
+  const diff = (await page.getByRole('link', { name: 'What changed' }).first().getAttribute('href'))!;
+  const ids = await page.locator('table tbody tr td:nth-child(2)').allInnerTexts();
+  assert.equal(diff, `${service.url}/reports/${ids[2]}/diff/${ids[0]}`);
+  await page.getByRole('link', { name: 'feature-x' }).click();
+  await page.getByRole('heading', { name: 'Reports, newest first of branch feature-x' }).waitFor();
+  assert.equal(await page.locator('table tbody tr').count(), 1);
+  await browser.screenshot('agents-history-branch');
+  await page.getByRole('link', { name: 'Every branch' }).click();
+  await page.getByRole('heading', { name: 'Reports, newest first', exact: true }).waitFor();
+  await page.getByLabel('Branch', { exact: true }).fill('feature-x');
+  await page.getByRole('button', { name: 'Save default branch' }).click();
+  await page.getByText('Saved: the default branch of "acme/branched" is feature-x.').waitFor();
+  const history = await fetch(`${service.url}/agents/${branchedId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/json' } }).then((r) => r.json());
+  assert.equal(history.agent.default_branch, 'feature-x');
+  const badge = await fetch(history.badge_url).then((r) => r.text());
+  assert.match(badge, /invalid/, 'the badge follows the default branch');
+  await browser.screenshot('agents-history-default-branch');
+  browser.assertClean();
+});
+
 test('on a phone the list and the history stack without sideways scrolling', async () => {
   const { page } = browser;
   await page.setViewportSize({ width: 390, height: 844 });
@@ -79,6 +112,10 @@ test('on a phone the list and the history stack without sideways scrolling', asy
   await page.getByRole('heading', { name: 'acme/billing', level: 1 }).waitFor();
   await browser.assertNoSidewaysScrolling();
   await browser.screenshot('agents-history-phone');
+  await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(branchedId)}`);
+  await page.getByRole('heading', { name: 'acme/branched', level: 1 }).waitFor();
+  await browser.assertNoSidewaysScrolling();
+  await browser.screenshot('agents-history-branches-phone');
   await page.goto(`${service.url}/dashboard#/agents/agt_missing`);
   await page.getByRole('heading', { name: 'Agent not found', level: 1 }).waitFor();
   browser.assertClean(['404 GET /agents/agt_missing?limit=50']);

@@ -3,7 +3,8 @@
  * loopback) in the project's Chromium: sign-in, the role from the groups claim (a viewer is
  * offered no changes and is refused one), CSRF refused, sign-out at the provider (RP-initiated
  * logout) and the session it ended refused; a session revoked by an admin and one left idle past
- * its timeout (the server's clock moved on) end in the browser; the audit log names each person.
+ * its timeout (the server's clock moved on) end in the browser; the audit log names each person;
+ * a viewer sees a monitor's notify URL as its origin only.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
@@ -11,6 +12,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { startBrowser } from '../support/browser.ts';
+import { startCardHost } from '../support/card-host.ts';
+import { minimalCard } from '../support/cards.ts';
 import { startProvider, type TestProvider } from '../support/oidc-provider.ts';
 import { startInProcess } from '../support/server.ts';
 
@@ -27,10 +30,12 @@ const IDLE_MINUTES = 5;
 /** The server's clock: the real time (the browser's cookies follow it), moved on by `ahead` to reach an expiry. */
 const clock = { ahead: 0, now(): number { return Date.now() + this.ahead; } };
 let provider: TestProvider;
+let cardHost: Awaited<ReturnType<typeof startCardHost>>;
 let server: Awaited<ReturnType<typeof startInProcess>>;
 let origin: string;
 
 before(async () => {
+  cardHost = await startCardHost({ '/card.json': { body: JSON.stringify(minimalCard('Watched Agent')) } });
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   provider = await startProvider({
@@ -52,11 +57,14 @@ before(async () => {
       },
     },
     adminToken: ADMIN_TOKEN,
+    cardFetch: { allowedHosts: ['loopback'] },
+    webhooks: { allowedHosts: ['loopback'] },
   }, { clock });
 });
 after(async () => {
   await server?.close();
   await provider?.close();
+  await cardHost?.close();
 });
 
 /** A write from the page's own script, as a forged one would be sent: with the cookie, with or without the session's CSRF token. */
@@ -109,6 +117,14 @@ test('a viewer signs in through the provider, is offered no changes and refused 
     assert.equal(await page.getByRole('button', { name: 'Revoke key k1' }).isVisible(), false, 'a viewer is not offered revoking a trusted key');
     assert.equal(await page.getByRole('button', { name: 'Delete key k1' }).isVisible(), false, 'a viewer is not offered deleting a trusted key');
     await browser.screenshot('oidc-viewer');
+
+    // A monitor whose events go to a chat webhook's address: the viewer is shown only its origin.
+    await adminCall('POST', '/monitors', { account_id: account.id, url: `${cardHost.url}/card.json`, interval_seconds: 3600, notify_url: `${cardHost.url}/hooks/T0/B0/webhook-secret` });
+    await page.goto(`${origin}/dashboard#/monitors`);
+    const monitorRow = page.getByRole('row').filter({ hasText: `${cardHost.url}/card.json` });
+    await monitorRow.getByText(cardHost.url, { exact: true }).waitFor();
+    assert.equal(await page.getByText('webhook-secret').count(), 0, 'no part of the path is on the page');
+    await browser.screenshot('oidc-viewer-monitors');
 
     const refused = await writeFromPage(page, true);
     assert.equal(refused.status, 403);

@@ -156,9 +156,35 @@ describe('the merge-request gate (.cardgate-gate) against the real server', () =
     const worse = await gate({ ...invalid, url: 'not a url' }, mr);
     assert.equal(worse.code, 1, worse.out);
     assert.match(worse.out, /1 new errors, .* passed: false/);
+    // The report and what changed since the target branch's, each an address that answers.
+    const line = /score (-?\d+|n\/a) against (val_\w+); passed: false; report (\S+); what changed (\S+)$/m.exec(worse.out);
+    assert.ok(line, worse.out);
+    const [, , baselineId, reportUrl, diffUrl] = line;
+    assert.equal(diffUrl, `${server.url}/reports/${baselineId}/diff/${reportUrl!.split('/').at(-1)}`);
+    for (const url of [reportUrl!, diffUrl!]) assert.equal((await fetch(url, { headers: { accept: 'text/html' } })).status, 200, url);
     const noBase = await gate(invalid, { ...mr, CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'never-built' });
     assert.equal(noBase.code, 2, noBase.out);
     assert.match(noBase.out, /HTTP 400: .*options\.baseline/);
+  });
+
+  test('CARDGATE_AGENT names a single card\'s agent (as a monitor of it is named); with several files it is refused before anything is sent', async () => {
+    const { key } = await accountWithKey(server!.url, 'gitlab-agent');
+    const gate = async (files: string) => {
+      const job = run(['sh', '-c', jobScript('.cardgate-gate')], {
+        cwd: workspace(minimalCard('GitLab Agent')),
+        env: { CARDGATE_URL: server!.url, CARDGATE_API_KEY: key, CARDGATE_FAIL_ON: 'error', CARDGATE_GATE_FILES: files, CARDGATE_AGENT: 'acme/billing-agent', CI_PROJECT_PATH: 'acme/agents', CI_COMMIT_REF_NAME: 'main' },
+      });
+      return { code: await job.exited, out: job.stdout() + job.stderr() };
+    };
+    const one = await gate('.well-known/agent-card.json');
+    assert.equal(one.code, 0, one.out);
+    const reportUrl = /report (\S+)$/m.exec(one.out)![1]!;
+    const report = await fetch(reportUrl, { headers: { accept: 'application/json' } }).then((r) => r.json());
+    assert.deepEqual([report.result.agent.name, report.result.agent.branch], ['acme/billing-agent', 'main']);
+    const two = await gate('.well-known/agent-card.json .well-known/agent-card.json');
+    assert.equal(two.code, 2, two.out);
+    assert.match(two.out, /CARDGATE_AGENT names one card's agent, and CARDGATE_GATE_FILES names 2 files/);
+    assert.doesNotMatch(two.out, /valid:/, 'nothing was sent');
   });
 
   test('a branch pipeline whose card joins no agent says so (a later merge request would have no baseline), and passes', async () => {

@@ -1,6 +1,7 @@
 /**
  * The endpoint and network rules: url.scheme (a scheme the transport cannot use), url.private-host
- * (private networks, loopback included, which url.unreachable-host no longer reports), and the
+ * (private networks, loopback included, which url.unreachable-host no longer reports), the
+ * placeholders of url.placeholder that hosting services' templates leave (YOUR-…), and the
  * information rules provider.missing and signature.missing.
  */
 import { test } from 'node:test';
@@ -50,6 +51,21 @@ test('url.private-host: private, loopback, link-local, CGNAT, unique-local and i
   // What stays url.unreachable-host: bind-all addresses, mDNS names, bare container names.
   for (const host of ['0.0.0.0', 'printer.local', 'agent']) {
     assert.deepEqual(at(validateCard(with03({ url: `https://${host}/a2a` }))), ['url.unreachable-host@url'], host);
+  }
+});
+
+test('url.placeholder: a YOUR-… or YOUR_… part (a hosting service\'s template host, a cloud URL to fill in) is a placeholder; real hosts of the same services are not', () => {
+  const placeholders = [
+    'https://YOUR-RENDER-SERVICE.onrender.com/a2a/',
+    'https://your-app.onrender.com',
+    'https://YOUR_CLOUD_RUN_URL_HERE',
+    'https://YOUR_CLOUD_RUN_URL/',
+    'https://agent-YOUR-TEAM.fly.dev/a2a',
+    'https://agent.travel.test/your_tenant/a2a',
+  ];
+  for (const url of placeholders) assert.deepEqual(at(validateCard(with03({ url }))), ['url.placeholder@url'], url);
+  for (const url of ['https://daily-wordle-agent.onrender.com', 'https://yourls.travel.test/a2a', 'https://agent.travel.test/yours/a2a', 'https://flyyour-things.travel.test']) {
+    assert.deepEqual(at(validateCard(with03({ url }))), [], url);
   }
 });
 

@@ -39,6 +39,7 @@ test('monitorGauges pages through every monitor, up to the bound', async () => {
     id: `mon_${String(n).padStart(4, '0')}`,
     account_id: 'acct_1',
     url: 'https://agent.example/card.json',
+    agent: null,
     interval_seconds: 60,
     notify_url: null,
     live: n % 2 === 1,

@@ -24,9 +24,10 @@ const rows = (n: number): AgentReportEntry[] =>
 const history = (entries: AgentHistory['reports'], name = 'acme/billing-agent'): AgentHistory => ({
   agent: {
     id: 'agt_1', name, account_id: 'acc_1', first_seen: '2026-01-01T00:00:00.000Z', last_seen: '2026-01-02T00:00:00.000Z',
-    latest_report_id: 'rpt_3', latest: null, counts: { reports: 10_000, valid: 5000, invalid: 5000 }, last_checked_at: null, unchanged_runs: 0,
+    latest_report_id: 'rpt_3', latest: null, counts: { reports: 10_000, valid: 5000, invalid: 5000 }, last_checked_at: null, unchanged_runs: 0, default_branch: 'main',
   },
   badge_url: 'https://gate.example/agents/agt_1/badge.svg?token=t0k',
+  branch: null,
   reports: entries,
   next_cursor: null,
 });

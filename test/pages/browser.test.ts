@@ -20,6 +20,12 @@ let reportPath = '';
 let invalidPath = '';
 let batchPath = '';
 let webhookPath = '';
+/** A pull request's report gated against its base branch, a gated batch, and their agent's history (read with `gateKey`). */
+let gatedPath = '';
+let gatedBatchPath = '';
+let gatedAgentPath = '';
+let gateKey: Record<string, string> = {};
+const longBranch = `feature/${'a-rather-long-branch-name-'.repeat(3)}x`;
 
 /** A 0.3.0 card that also addresses 1.0, with long unbroken values and a plain-http URL. */
 const card = {
@@ -55,6 +61,19 @@ before(async () => {
   const batch = await post('/v1/validate/batch', { cards: [{ id: 'good', agent_card: minimalCard() }, { id: 'dual <card>', agent_card: card }, { id: 'bad', agent_card: {} }] }, await proKey());
   batchPath = `/reports/${batch.batch_id}`;
   webhookPath = new URL((await post('/v1/webhook', { agent_card: card, metadata: { branch: 'main', commit: 'a'.repeat(40) } })).report_url).pathname;
+  gateKey = await proKey();
+  const named = { agent: 'acme/route-planner' };
+  const onMain = await post('/v1/validate', { agent_card: minimalCard('Route planner'), options: { ...named, branch: 'main' } }, gateKey);
+  await post('/v1/validate', { agent_card: card, options: { ...named, branch: 'release' } }, gateKey);
+  const pr = await post('/v1/validate', { agent_card: { ...minimalCard('Route planner'), defaultInputModes: 'text' }, options: { ...named, branch: longBranch, baseline: 'branch:main' } }, gateKey);
+  gatedPath = new URL(pr.report_url).pathname;
+  gatedAgentPath = `/agents/${onMain.agent.id}`;
+  await post('/v1/validate', { agent_card: card, options: { agent: 'acme/other', branch: 'main' } }, gateKey);
+  const gatedBatch = await post('/v1/validate/batch', {
+    cards: [{ id: 'route', agent: named.agent, agent_card: minimalCard('Route planner') }, { id: 'other <card>', agent: 'acme/other', agent_card: card }],
+    options: { branch: longBranch, baseline: 'branch:main' },
+  }, gateKey);
+  gatedBatchPath = `/reports/${gatedBatch.batch_id}`;
 });
 
 after(async () => {
@@ -109,7 +128,54 @@ describe('the public pages in a browser', () => {
     const { page } = browser;
     await page.goto(`${service.url}${batchPath}`);
     await page.getByText('2 of 3 valid').waitFor();
-    assert.equal(await page.locator('table tbody tr').count(), 3);
+    assert.equal(await page.locator('section:has(> h2:text-is("Cards")) table tbody tr').count(), 3);
+  });
+
+  it('a gated report shows its agent (linked), branch, baseline (linked), the gate\'s numbers and the diff, at both sizes, light and dark', async () => {
+    await checkEverywhere(gatedPath, 'report-gate');
+    await checkEverywhere(gatedBatchPath, 'report-batch-agents');
+    const { page } = browser;
+    await page.goto(`${service.url}${gatedPath}`);
+    const gate = page.locator('section.gate');
+    await gate.getByRole('heading', { name: 'Regression gate' }).waitFor();
+    assert.equal(await gate.getByRole('link', { name: 'acme/route-planner' }).getAttribute('href'), `${service.url}${gatedAgentPath}`);
+    assert.ok(await gate.getByText(longBranch).isVisible());
+    assert.match((await gate.textContent())!, /Failed\s*1 new error, 0 new warnings, 0 fixed, score −\d+/);
+    const baseline = gate.locator('dt:text-is("Baseline") + dd a');
+    assert.match((await baseline.getAttribute('href'))!, /\/reports\/rpt_\w+$/);
+    await gate.getByRole('link', { name: 'Diff from the baseline' }).click();
+    await page.waitForURL(/\/reports\/rpt_\w+\/diff\/rpt_\w+$/);
+    assert.equal(new URL(page.url()).pathname.split('/diff/')[1], gatedPath.split('/').at(-1));
+    await page.goto(`${service.url}${gatedBatchPath}`);
+    const rows = page.locator('section.gate tbody tr');
+    assert.equal(await rows.count(), 2);
+    assert.ok(await rows.first().getByRole('link', { name: 'acme/route-planner' }).isVisible());
+    assert.match((await rows.nth(1).textContent())!, /Passed\s*0 new errors, 0 new warnings, 0 fixed, score ±0/);
+    assert.match((await rows.nth(1).getByRole('link', { name: 'Diff' }).getAttribute('href'))!, /\/reports\/rpt_\w+\/diff\/batch_\w+\?agent=agt_\w+$/);
+  });
+
+  it('an agent\'s history: each report\'s branch, the branch filter, the default branch, at both sizes, light and dark', async () => {
+    const { page } = browser;
+    await page.setExtraHTTPHeaders(gateKey);
+    try {
+      await checkEverywhere(gatedAgentPath, 'agent-history');
+      await page.goto(`${service.url}${gatedAgentPath}`);
+      // Newest first: the batch, the pull request (their branch clipped on the page, whole in its link), release, main.
+      const cells = page.locator('table tbody tr td:nth-child(3)');
+      assert.deepEqual(await cells.allTextContents(), [`${longBranch.slice(0, 39)}…`, `${longBranch.slice(0, 39)}…`, 'release', 'main']);
+      assert.equal(await cells.first().locator('a').getAttribute('title'), longBranch);
+      assert.ok(await page.locator('dt:text-is("Default branch") + dd').getByText('main').isVisible());
+      await page.getByLabel('Branch', { exact: true }).fill('release');
+      await page.getByRole('button', { name: 'Show' }).click();
+      await page.waitForURL(/\?branch=release$/);
+      await page.getByRole('heading', { name: 'Reports of branch release' }).waitFor();
+      assert.equal(await page.locator('table tbody tr').count(), 1);
+      await page.getByRole('link', { name: 'Every branch' }).click();
+      await page.waitForURL((url) => url.search === '');
+      await checkEverywhere(`${gatedAgentPath}?branch=${encodeURIComponent(longBranch)}`, 'agent-history-branch');
+    } finally {
+      await page.setExtraHTTPHeaders({});
+    }
   });
 
   it('on a phone the report is one column of reasonable height, long lines wrapped inside the card box', async () => {
@@ -263,6 +329,19 @@ describe('the public pages in a browser', () => {
       assert.deepEqual([parsed.status, parsed.root, parsed.errors], [status, 'svg', 0]);
       assert.match(parsed.label!, text);
     }
+  });
+
+  it('the site icon at /favicon.ico, which browsers ask for on every page, loads as an image', async () => {
+    const { page } = browser;
+    await page.goto(`${service.url}/rules`);
+    // With the harness's request routing on, Chromium fails a page's own request for exactly
+    // /favicon.ico (it keeps that path for itself): the same route is asked with a query.
+    const width = await page.evaluate(`new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img.naturalWidth); img.onerror = () => resolve(0); img.src = '/favicon.ico?from-page'; })`);
+    assert.ok((width as number) > 0, 'the icon decodes');
+    await page.setViewportSize({ width: 64, height: 64 });
+    await page.goto(`${service.url}/favicon.ico?shown`);
+    await page.screenshot({ path: join(shots, 'favicon.png') });
+    await page.setViewportSize(sizes[0]);
   });
 
   it('no page asked another host for anything, and nothing was logged as an error', () => {

@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ruleCatalogue } from '../../src/engine/index.ts';
 import { renderBadge, textWidth } from '../../src/pages/badge.ts';
@@ -12,8 +14,11 @@ import { pageScript } from '../../src/pages/script.ts';
 import { version } from '../../src/lib/version.ts';
 import { postJson, testApp } from '../support/app.ts';
 import { minimalCard } from '../support/cards.ts';
+import { tempDirFactory } from '../support/temp.ts';
+import { clean03 } from '../engine/fixtures.ts';
 import { contrast } from './contrast.ts';
 
+const tempDir = tempDirFactory('cardgate-pages-');
 const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 const json = { accept: 'application/json' };
 
@@ -111,6 +116,21 @@ describe('content negotiation and 404s', () => {
     assert.equal(wrongMethod.status, 405);
   });
 
+  it('GET /favicon.ico, which browsers ask for on every page, is the site\'s SVG mark with the pages\' headers; the API reference and the dashboard name it', async () => {
+    const t = setup();
+    const icon = await t.app.request('/favicon.ico');
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+    assert.match(icon.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    assert.equal(icon.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(icon.headers.get('cache-control') ?? '', /max-age=\d+/);
+    assert.match(await icon.text(), /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 32 32">/);
+    for (const path of ['/docs', '/dashboard']) {
+      const { text } = await page(t, path);
+      assert.ok(text.includes('<link rel="icon" href="/favicon.ico" type="image/svg+xml">'), path);
+    }
+  });
+
   it('GET /v1/rules stays the JSON catalogue', async () => {
     const t = setup();
     const body = await (await t.app.request('/v1/rules')).json();
@@ -157,6 +177,24 @@ describe('the report page', () => {
     for (const w of result.warnings) assert.ok(text.includes(`<a href="/rules/${w.rule}"><code>${w.rule}</code></a>`), w.rule);
   });
 
+  it('a card sent on one line is shown pretty-printed, each finding at its own line, and says so', async () => {
+    const t = setup();
+    const result = await (await t.app.request('/v1/validate', postJson(`{"options": {"include_score": true}, "agent_card": ${JSON.stringify(dualCard)}}`))).json();
+    assert.ok(result.warnings.length >= 4 && result.warnings.every((w: { line: number }) => w.line === 1), 'the answer places every finding on line 1');
+    const { text } = await page(t, new URL(result.report_url).pathname);
+    const pretty = JSON.stringify(dualCard, null, 2).split('\n');
+    const lineOf = (member: string) => pretty.findIndex((l) => l.startsWith(`  "${member}"`)) + 1;
+    for (const member of ['owner', 'team', 'colour', 'url']) {
+      const line = lineOf(member);
+      assert.ok(line > 1, member);
+      assert.ok(text.includes(`<a class="at" href="#L${line}" title="Show line ${line} in the card">L${line}</a><code>${member}</code>`), `${member} at L${line}`);
+      assert.ok(text.includes(`<div class="row warning" id="L${line}">`), `line ${line} is marked`);
+    }
+    assert.equal([...text.matchAll(/<div class="row[^"]*" id="L\d+">/g)].length, pretty.length, 'every pretty-printed line is a row');
+    assert.match(text, /The card was sent on one line: it is shown pretty-printed/);
+    assert.equal(await (await t.app.request(`${new URL(result.report_url).pathname}/card.json`)).text(), JSON.stringify(dualCard), 'its JSON stays as it was sent');
+  });
+
   it('shows what cost the score points, adding up to the score', async () => {
     const t = setup();
     const result = await t.validate(dualCard);
@@ -166,6 +204,67 @@ describe('the report page', () => {
     assert.ok(points.length >= 4);
     assert.equal(100 - points.reduce((a, b) => a + b, 0), result.score);
     assert.ok(text.includes(`<strong>${result.score}</strong>`));
+  });
+
+  it('a ruleset\'s custom rules: the score\'s arithmetic and "what cost points" hold every finding that cost points, with the result\'s numbers; an invalid card would score what the engine gives it once valid', async () => {
+    const ruleset = path.join(tempDir(), 'ruleset.yaml');
+    // A custom warning (no x-acme-owner member) and a custom error (a provider that is not Acme's), the error at `errorLevel`.
+    const rulesetText = (errorLevel: string) => [
+      'rules:',
+      '  acme.owner:',
+      '    description: Every card names its owning team.',
+      '    given: $',
+      '    then: { field: x-acme-owner, function: defined }',
+      '    message: "{{path}} is missing"',
+      '  acme.provider:',
+      '    description: Acme runs every agent.',
+      '    given: $.provider',
+      '    then: { field: organization, function: pattern, functionOptions: { match: "^Acme" } }',
+      '    message: "{{path}} is {{value}}: {{error}}"',
+      `    severity: ${errorLevel}`,
+      '',
+    ].join('\n');
+    fs.writeFileSync(ruleset, rulesetText('error'));
+    const t = testApp({ config: { rules: { ruleset } } });
+    const scoreOf = async (card: unknown) => {
+      const result = await (await t.app.request('/v1/validate', postJson({ options: { include_score: true }, agent_card: card }))).json();
+      const { text } = await page(t as ReturnType<typeof setup>, new URL(result.report_url).pathname);
+      const section = /<section><h2>Score<\/h2>(.*?)<\/section>/s.exec(text)![1]!;
+      const rows = [...section.matchAll(/<tr><td>(.*?)<\/td><td class="num">−(\d+)<\/td><\/tr>/g)].map((m) => [m[1]!.replace(/<[^>]+>/g, ''), Number(m[2])] as const);
+      return { result, section, rows, stated: Number(/= <strong>(\d+)<\/strong>/.exec(section)![1]) };
+    };
+
+    // The issue's card: a placeholder URL (10 points) and the custom warning (5): 85.
+    const acmeCard = { ...clean03(), url: 'https://agent.example.com/a2a', provider: { organization: 'Acme Travel', url: 'https://travel.test' } };
+    const flagged = await scoreOf(acmeCard);
+    assert.equal(flagged.result.score, 85);
+    assert.deepEqual(flagged.result.warnings.map((w: { rule: string }) => w.rule).sort(), ['acme.owner', 'url.placeholder']);
+    assert.deepEqual(flagged.rows, [['url.placeholder × 1', 10], ['acme.owner (custom rule) × 1', 5]]);
+    assert.match(flagged.section, /100 − 15 = <strong>85<\/strong>\./);
+    assert.doesNotMatch(flagged.section, /does not show/);
+
+    // Invalid by the custom error: once valid (the error an info, weighing nothing) the engine scores it 85 too.
+    const invalid = await scoreOf({ ...clean03(), url: 'https://agent.example.com/a2a' });
+    assert.equal(invalid.result.valid, false);
+    assert.equal(invalid.result.score, 0);
+    fs.writeFileSync(ruleset, rulesetText('info'));
+    const once = await (await testApp({ config: { rules: { ruleset } } }).app.request('/v1/validate', postJson({ options: { include_score: true }, agent_card: { ...clean03(), url: 'https://agent.example.com/a2a' } }))).json();
+    assert.equal(once.valid, true);
+    assert.equal(invalid.stated, once.score, `would score ${invalid.stated}; valid, it scores ${once.score}`);
+    assert.match(invalid.section, /Once valid, with these warnings, it would score 100 − 15 = <strong>85<\/strong>/);
+  });
+
+  it('warnings the findings cap left out: what they cost is a row of its own, so the page still adds up to the result\'s score', async () => {
+    const t = testApp({ config: { validation: { maxFindings: 2 } } });
+    const card = { ...clean03(), url: 'http://agent.travel.test/a2a', iconUrl: 'http://travel.test/icon.png', documentationUrl: 'http://travel.test/docs', colour: 'c', owner: 'o' };
+    const result = await (await t.app.request('/v1/validate', postJson({ options: { include_score: true }, agent_card: card }))).json();
+    assert.ok(result.truncated?.warnings > 0, 'the cap left warnings out');
+    const { text } = await page(t as ReturnType<typeof setup>, new URL(result.report_url).pathname);
+    const section = /<section><h2>Score<\/h2>(.*?)<\/section>/s.exec(text)![1]!;
+    const points = [...section.matchAll(/<td class="num">−(\d+)<\/td>/g)].map((m) => Number(m[1]));
+    assert.equal(100 - points.reduce((a, b) => a + b, 0), result.score);
+    assert.match(section, new RegExp(`${result.truncated.warnings} more warnings? the report counted but did not keep`));
+    assert.ok(section.includes(`= <strong>${result.score}</strong>.`));
   });
 
   it('has link-preview tags with the public URL, a Markdown summary, a badge and a UTC time stamp', async () => {

@@ -820,3 +820,26 @@ test('an import whose trusted key takes a kid another key of its scope has is re
   assert.deepEqual((await s.listTrustKeys()).map((k) => [k.id, k.revoked_at]), [['tk_1', iso(T0)]]);
   await s.close();
 });
+
+test('a database made before default branches gets the column at open, each agent the branch of its oldest entry naming one', async () => {
+  const dir = tempDir();
+  let store = await open(dir);
+  await store.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
+  for (const id of ['agt_1', 'agt_2']) await store.ensureAgent({ id, account_id: 'acc_1', name: id, first_seen: iso(T0), badge_token: 't' });
+  const entry = (agent_id: string, report_id: string, at: number, branch: string | null) => ({ agent_id, report_id, created_at: iso(at), valid: true, score: 90, errors: 0, warnings: 0, branch });
+  // Recorded out of order: the oldest entry naming a branch is the one kept, whenever it was recorded.
+  await store.recordAgentReport(entry('agt_1', 'rpt_2', T0 + 2000, 'feature-x'));
+  await store.recordAgentReport(entry('agt_1', 'rpt_0', T0, null));
+  await store.recordAgentReport(entry('agt_1', 'rpt_1', T0 + 1000, 'master'));
+  await store.recordAgentReport(entry('agt_2', 'rpt_3', T0, null));
+  await store.close();
+  const db = new DatabaseSync(path.join(dir, 'cardgate.db'));
+  db.exec('ALTER TABLE agents DROP COLUMN default_branch');
+  db.close();
+  store = await open(dir);
+  try {
+    assert.deepEqual([(await store.getAgent('agt_1'))?.default_branch, (await store.getAgent('agt_2'))?.default_branch], ['master', null]);
+  } finally {
+    await store.close();
+  }
+});

@@ -207,6 +207,25 @@ describe('PostgresStore', () => {
     }
   });
 
+  test('migration 16: each agent made before takes the branch of its oldest entry naming one as its default branch', async () => {
+    const db = await newDatabase();
+    const sql = connect({ url: db.url });
+    try {
+      await migrate(sql, migrations.filter((m) => m.version < 16));
+      await sql`insert into accounts (id, name, plan, created_at) values ('acc_1', 'One', 'pro', ${iso(T0)})`;
+      for (const id of ['agt_1', 'agt_2']) await sql`insert into agents (id, account_id, name, first_seen, last_seen, badge_token) values (${id}, 'acc_1', ${id}, ${iso(T0)}, ${iso(T0)}, 't')`;
+      const entries: Array<[string, string, number, string | null]> = [['agt_1', 'rpt_2', 2000, 'feature-x'], ['agt_1', 'rpt_0', 0, null], ['agt_1', 'rpt_1', 1000, 'master'], ['agt_2', 'rpt_3', 0, null]];
+      for (const [agent, report, at, branch] of entries) {
+        await sql`insert into agent_reports (agent_id, report_id, created_at, valid, score, errors, warnings, branch) values (${agent}, ${report}, ${iso(T0 + at)}, true, 90, 0, 0, ${branch})`;
+      }
+      await migrate(sql);
+      const rows = await sql`select id, default_branch from agents order by id`;
+      assert.deepEqual(rows.map((r) => [r.id, r.default_branch]), [['agt_1', 'master'], ['agt_2', null]]);
+    } finally {
+      await sql.end();
+    }
+  });
+
   test('migrations: a failing one leaves the schema as it was', async () => {
     const db = await newDatabase();
     const sql = connect({ url: db.url });

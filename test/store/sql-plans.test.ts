@@ -72,6 +72,11 @@ test('every statement a request or a page runs reads through an index, in its or
     const history = await store.listAgentReports(agent.id, { limit: 20 });
     await store.listAgentReports(agent.id, { limit: 20, before: history.at(-1)! });
     await store.latestAgentReportOnBranch(agent.id, 'main');
+    for (const branch of [{ name: 'main', unnamed: true }, { name: 'main', unnamed: false }]) {
+      const lane = await store.listAgentReports(agent.id, { limit: 20, branch });
+      await store.listAgentReports(agent.id, { limit: 20, branch, before: lane.at(-1)! });
+    }
+    await store.setAgentDefaultBranch(agent.id, 'main');
     await store.getAgentByName('acc_1', 'a');
     for (const sort of ['name', 'first_seen', 'last_seen', 'reports'] as const) {
       await store.pageAgents({ sort, descending: true, limit: 20 });

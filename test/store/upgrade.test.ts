@@ -36,21 +36,25 @@ const byTable = (lines: Iterable<{ table: string; text: string }>): Rows => {
   return rows;
 };
 
-const expected = (): Rows =>
-  byTable(
-    fs
-      .readFileSync(path.join(fixture, 'export.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .slice(1) // the header
-      .map((line) => {
-        const { table, row, line: report } = JSON.parse(line) as { table: string; row?: Record<string, unknown>; line?: string };
-        // An agent of the first layout reads as one no monitor has checked since, a monitor as one that does not probe (fields added later).
-        const later = table === 'agents' ? { last_checked_at: null, unchanged_runs: 0 } : table === 'monitors' ? { live: false } : {};
-        const kept = { ...later, ...row };
-        return { table, text: table === 'reports' ? report! : JSON.stringify(kept) };
-      }),
+const expected = (): Rows => {
+  const lines = fs
+    .readFileSync(path.join(fixture, 'export.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .slice(1) // the header
+    .map((line) => JSON.parse(line) as { table: string; row?: Record<string, unknown>; line?: string });
+  // An agent's default branch: the branch of its first entry that named one (none: none set).
+  const firstBranch = new Map<unknown, unknown>();
+  for (const { table, row } of lines) if (table === 'agent_reports' && row!.branch !== null && !firstBranch.has(row!.agent_id)) firstBranch.set(row!.agent_id, row!.branch);
+  return byTable(
+    lines.map(({ table, row, line: report }) => {
+      // An agent of the first layout reads as one no monitor has checked since, a monitor as one that does not probe or name its agent (fields added later).
+      const later = table === 'agents' ? { last_checked_at: null, unchanged_runs: 0, default_branch: firstBranch.get(row!.id) ?? null } : table === 'monitors' ? { live: false, agent: null } : {};
+      const kept = { ...later, ...row };
+      return { table, text: table === 'reports' ? report! : JSON.stringify(kept) };
+    }),
   );
+};
 
 const exported = async (store: FileStore): Promise<Rows> => {
   const lines: Array<{ table: string; text: string }> = [];

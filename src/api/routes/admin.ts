@@ -101,7 +101,7 @@ const routes = {
   usage: admin({
     method: 'get',
     path: '/admin/api/usage',
-    summary: 'Validations per account and UTC day (keyless ones under the account id `anonymous`)',
+    summary: 'Validations per account and UTC day (keyless ones under the account id "anonymous")',
     request: {
       query: z.object({
         days: intQuery('days', 30, 1, 366, 'How many days back, today included.'),
@@ -125,7 +125,7 @@ const routes = {
   exportAll: admin({
     method: 'get',
     path: '/admin/api/export',
-    summary: 'Everything the store keeps, as `cardgate export` writes it: JSON lines, streamed from one snapshot',
+    summary: 'Everything the store keeps, as cardgate export writes it: JSON lines, streamed from one snapshot',
     description:
       'The header line (`format`, `format_version`, `cardgate`, `exported_at`), then a line per row: accounts, API keys (their hashes, never a key), daily counters, usage, jobs, meta, trusted keys, then the reports. `cardgate import` reads it back into any engine. A stream cut short (the connection dropped, the store failed) ends without its last chunk: the client sees the transfer fail.',
     responses: {

@@ -1,15 +1,18 @@
 /**
- * An agent's history: GET /agents/<id> (HTML for browsers, JSON when Accept prefers it), read with
- * the admin token, a key of the agent's account or a dashboard session (anything else is the 404 of an unknown agent);
- * GET /agents/<id>/badge.svg?token=… (the latest verdict, under the agent's badge token); and the
- * admin list GET /admin/api/agents (mounted by the admin routes, behind the admin token).
+ * An agent's history: GET /agents/<id> (HTML for browsers, JSON when Accept prefers it; one
+ * branch with ?branch=), read with the admin token, a key of the agent's account or a dashboard
+ * session (anything else is the 404 of an unknown agent); GET /agents/<id>/badge.svg?token=… (the
+ * latest verdict of its default branch, or of ?branch=, under the agent's badge token); and the
+ * admin routes GET /admin/api/agents, PATCH and DELETE /admin/api/agents/<id> (mounted by the
+ * admin routes, behind the admin token).
  */
 import { createRoute } from '@hono/zod-openapi';
 import { getCookie } from 'hono/cookie';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { agentBadgeEntry, agentHistory, deleteAgent, agentUrl, historyReader, pageAgentListing } from '../../features/agents/history-operations.ts';
+import { agentBadgeEntry, agentHistory, defaultBranchSchema, deleteAgent, agentUrl, historyReader, pageAgentListing, setDefaultBranch } from '../../features/agents/history-operations.ts';
+import { printableName } from '../../features/agents/naming.ts';
 import { HISTORY_PAGE } from '../../features/agents/history.ts';
 import { sessionOperations } from '../../features/auth/sessions.ts';
 import { AGENT_SORT_FIELDS } from '../../store/contract/agents.ts';
@@ -20,8 +23,9 @@ import { clientIpResolver } from '../client-ip.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery, writeCursor } from '../list-query.ts';
 import { sessionCookieName } from '../middleware/admin-auth.ts';
 import { presentedKey } from '../middleware/caller.ts';
-import { apiRoutes, type ApiRoutes, errors, response, security } from '../openapi.ts';
-import { admin } from './admin-route.ts';
+import { readJsonObject } from '../body.ts';
+import { apiRoutes, type ApiRoutes, errors, requestBody, response, security } from '../openapi.ts';
+import { admin, bodyRefused } from './admin-route.ts';
 import { deleted, nestedError } from '../schemas.ts';
 import { badgeHeaders, prefersJson, wantsErrorPage } from './reports.ts';
 
@@ -37,7 +41,7 @@ const historyEntry = z
     score: int,
     errors: int,
     warnings: int,
-    branch: z.string().nullable().meta({ description: 'The webhook metadata\'s `branch`, when it named one.' }),
+    branch: z.string().nullable().meta({ description: 'The branch it was recorded under (`options.branch`, a webhook metadata\'s `branch`); null when none was named (a monitor\'s run): such a report counts as the default branch\'s.' }),
   })
   .meta({ id: 'AgentReportEntry' });
 
@@ -53,6 +57,7 @@ const agentSchema = z
     counts: z.object({ reports: int, valid: int, invalid: int }).meta({ description: 'Reports recorded in the agent\'s history (retention does not lower them).' }),
     last_checked_at: timestamp.nullable().meta({ description: 'When the card was last judged: a report recorded, or a monitor\'s run that found it unchanged and stored no report (null before the first).' }),
     unchanged_runs: int.meta({ description: 'A monitor\'s runs since the latest report that found the card and its findings unchanged (see monitors.recordEveryRun).' }),
+    default_branch: z.string().meta({ description: 'The branch its badge shows and its reports naming no branch count as: set by `PATCH /admin/api/agents/{id}`, else the first branch a report of it named, else `main`.' }),
   })
   .meta({ id: 'Agent' });
 
@@ -66,7 +71,7 @@ const timelineEntry = z
     warnings: int,
     branch: z.string().nullable(),
     url: z.string().meta({ description: 'The report page (gone once the report is past `reports.retentionDays`).' }),
-    previous_id: z.string().nullable().meta({ description: 'The report before this one in the history (null for the first).' }),
+    previous_id: z.string().nullable().meta({ description: 'The report before this one on its branch (a report naming no branch is on the default branch; null for the first there).' }),
     diff_url: z.string().nullable().meta({ description: 'The diff from the previous report to this one, `/reports/{previous_id}/diff/{id}` (`?agent={agent id}` added when one of them is a batch report).' }),
   })
   .meta({ id: 'AgentHistoryEntry' });
@@ -76,7 +81,8 @@ const nextCursor = z.string().nullable().meta({ description: 'Pass as `cursor` f
 const agentHistorySchema = z
   .object({
     agent: agentSchema,
-    badge_url: z.string().meta({ description: 'The agent\'s badge, with its token: whoever has it sees the latest verdict.' }),
+    badge_url: z.string().meta({ description: 'The agent\'s badge, with its token: whoever has it sees the latest verdict of its default branch (`&branch=` for another).' }),
+    branch: z.string().nullable().meta({ description: 'The branch the page holds (the `branch` asked for), null for every branch.' }),
     reports: z.array(timelineEntry).meta({ description: `Newest first, at most \`limit\` (${HISTORY_PAGE.max}).` }),
     next_cursor: nextCursor,
   })
@@ -98,14 +104,15 @@ const historyRoute = createRoute({
   method: 'get',
   path: '/agents/{id}',
   tags: ['agents'],
-  summary: 'An agent\'s history: its reports newest first (verdict, score, error and warning counts), a score chart, links to each report and to the diff from the one before',
-  description: `HTML for browsers; JSON when the Accept header prefers application/json. Read with the admin token, an API key of the agent's account (\`Authorization: Bearer\` or \`X-API-Key\`), or a dashboard session (any role). Paged: at most ${HISTORY_PAGE.max} reports a page (the chart draws the page's).`,
+  summary: 'An agent\'s history: its reports newest first (branch, verdict, score, error and warning counts), a score chart, links to each report and to the diff from the one before on its branch',
+  description: `HTML for browsers; JSON when the Accept header prefers application/json. Read with the admin token, an API key of the agent's account (\`Authorization: Bearer\` or \`X-API-Key\`), or a dashboard session (any role). Paged: at most ${HISTORY_PAGE.max} reports a page (the chart draws the page's); \`branch\` keeps one branch's (pass it again with \`cursor\`).`,
   security: [...security.key, ...security.admin],
   request: {
     params: idParam,
     query: z.object({
       limit: intQuery('limit', HISTORY_PAGE.default, 1, HISTORY_PAGE.max, 'At most this many reports (next_cursor tells where the older ones start).'),
       cursor: z.preprocess(firstValue, z.string().max(1000, 'cursor is not one this list gave out').optional()).meta({ description: 'The next_cursor of the previous page.' }),
+      branch: z.preprocess(firstValue, printableName('branch ').optional()).meta({ description: 'Only the reports of this branch (of the default branch: those naming no branch too).' }),
     }),
   },
   responses: {
@@ -114,7 +121,7 @@ const historyRoute = createRoute({
       headers: { Vary: { schema: { type: 'string' } } },
       content: { 'text/html': { schema: z.string() }, 'application/json': { schema: agentHistorySchema } },
     },
-    ...errors({ 400: 'A bad limit, or a cursor this history did not give out.' }),
+    ...errors({ 400: 'A bad limit or branch, or a cursor this history did not give out.' }),
     404: notFoundAnswer,
   },
 });
@@ -123,9 +130,16 @@ const badgeRoute = createRoute({
   method: 'get',
   path: '/agents/{id}/badge.svg',
   tags: ['agents'],
-  summary: 'The agent\'s badge: the verdict and score of its latest report, for a README',
-  description: 'The token is the agent\'s own (in `badge_url` of `GET /agents/{id}`). Cached for 5 minutes: the latest report changes.',
-  request: { params: idParam, query: z.object({ token: z.preprocess(firstValue, z.string().optional()).meta({ description: 'The agent\'s badge token.' }) }) },
+  summary: 'The agent\'s badge: the verdict and score of the latest report of its default branch (or of `branch`), for a README',
+  description: 'The token is the agent\'s own (in `badge_url` of `GET /agents/{id}`). The default branch\'s reports include those naming no branch (a monitor\'s runs). Cached for 5 minutes: the latest report changes.',
+  request: {
+    params: idParam,
+    query: z.object({
+      token: z.preprocess(firstValue, z.string().optional()).meta({ description: 'The agent\'s badge token.' }),
+      // Any text, as the id and token: a branch no report named is a badge of no reports, never an error image.
+      branch: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Another branch than the agent\'s default.' }),
+    }),
+  },
   responses: {
     200: { description: 'The badge.', content: { 'image/svg+xml': { schema: z.string() } } },
     404: { description: 'No agent with this id, or a missing or wrong token (alike): a badge saying so.', content: { 'image/svg+xml': { schema: z.string() } } },
@@ -142,7 +156,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
   return apiRoutes()
     .openapi(historyRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const { limit, cursor } = c.req.valid('query');
+      const { limit, cursor, branch } = c.req.valid('query');
       c.header('Vary', 'Accept, Authorization, X-API-Key');
       c.header('Cache-Control', 'private, no-store');
       const after = storePageQuery({ limit, cursor }, HISTORY_SORT, []).after;
@@ -153,7 +167,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const reader = signedIn ? ({ admin: true } as const) : await historyReader(deps, credential, clientIp(c));
       let found;
       try {
-        found = await agentHistory(deps, reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}) });
+        found = await agentHistory(deps, reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}), ...(branch === undefined ? {} : { branch }) });
       } catch (e) {
         if (!(e instanceof ApiError && e.code === 'NOT_FOUND' && wantsErrorPage(c.req.header('accept')))) throw e;
         return c.html(notFoundPage(), 404, pageHeaders);
@@ -163,11 +177,13 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const next_cursor = more && last ? writeCursor(HISTORY_SORT, { key: last.created_at, id: last.id }) : null;
       if (prefersJson(c.req.header('accept'))) return c.json({ ...history, next_cursor }, 200);
       const page = agentUrl(deps.urls.reportsUrl, id);
-      const links = { page, ...(next_cursor ? { older: `${page}?limit=${limit}&cursor=${next_cursor}` } : {}), ...(cursor ? { newest: `${page}?limit=${limit}` } : {}) };
+      const ofBranch = branch === undefined ? '' : `&branch=${encodeURIComponent(branch)}`;
+      const links = { page, ...(next_cursor ? { older: `${page}?limit=${limit}${ofBranch}&cursor=${next_cursor}` } : {}), ...(cursor ? { newest: `${page}?limit=${limit}${ofBranch}` } : {}) };
       return c.html(renderAgentPage({ ...history, next_cursor }, links), 200, pageHeaders);
     })
     .openapi(badgeRoute, async (c) => {
-      const entry = await agentBadgeEntry(deps, c.req.valid('param').id, c.req.valid('query').token);
+      const { token, branch } = c.req.valid('query');
+      const entry = await agentBadgeEntry(deps, c.req.valid('param').id, token, branch);
       if (entry === undefined) return c.body(renderBadge('cardgate', { text: 'agent not found', colour: 'unknown' }), 404, { ...badgeHeaders, 'Cache-Control': 'no-cache' });
       const message = entry === null ? { text: 'no reports', colour: 'unknown' as const } : verdictMessage(entry.valid, entry.score);
       // Cached briefly by image proxies (README badges): the agent's latest report moves.
@@ -191,6 +207,14 @@ const listRoute = admin({
   },
 });
 
+const changeRoute = admin({
+  method: 'patch',
+  path: '/admin/api/agents/{id}',
+  summary: 'Set an agent\'s default branch (the one its badge shows and its reports naming no branch count as)',
+  request: { params: z.object({ id: z.string().max(200).meta({ description: 'The agent\'s id (`agt_…`).' }) }), body: requestBody(defaultBranchSchema) },
+  responses: { 200: response('The agent as changed.', z.object({ agent: listedAgent })), ...bodyRefused, ...errors({ 404: 'No agent with this id.' }) },
+});
+
 const deleteRoute = admin({
   method: 'delete',
   path: '/admin/api/agents/{id}',
@@ -199,7 +223,7 @@ const deleteRoute = admin({
   responses: { 200: response('Deleted.', deleted), ...errors({ 404: 'No agent with this id.' }) },
 });
 
-/** GET /admin/api/agents and DELETE /admin/api/agents/{id}; mounted among the admin routes, whose middleware checks the admin token. */
+/** GET /admin/api/agents, PATCH and DELETE /admin/api/agents/{id}; mounted among the admin routes, whose middleware checks the admin token. */
 export const adminAgentRoutes = (deps: AppDeps): ApiRoutes =>
   apiRoutes()
     .openapi(listRoute, async (c) => {
@@ -207,6 +231,10 @@ export const adminAgentRoutes = (deps: AppDeps): ApiRoutes =>
       const query = storePageQuery(params, AGENTS_SORT, ['reports'], ['reports']);
       const page = await pageAgentListing(deps, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
       return c.json(pageAnswer('agents', page, query.sortParam), 200);
+    })
+    .openapi(changeRoute, async (c) => {
+      const body = await readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+      return c.json({ agent: await setDefaultBranch(deps, c.req.valid('param').id, body, c.get('audit')) }, 200);
     })
     .openapi(deleteRoute, async (c) => {
       await deleteAgent(deps, c.req.valid('param').id, c.get('audit'));

@@ -10,8 +10,10 @@ import type { AppDeps } from '../../deps.ts';
 import { monitorOperations } from '../../features/monitors/operations.ts';
 import { newMonitorSchema } from '../../features/monitors/monitors.ts';
 import type { MonitorRunner } from '../../features/monitors/runner.ts';
+import type { SessionRole } from '../../store/contract/sessions.ts';
 import { readJsonObject } from '../body.ts';
 import { firstValue, intQuery, MAX_PAGE } from '../list-query.ts';
+import type { AppEnv } from '../env.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { deleted } from '../schemas.ts';
 import { admin, bodyRefused, notFound } from './admin-route.ts';
@@ -41,8 +43,9 @@ const monitor = z
     id: z.string(),
     account_id: z.string(),
     url: z.string(),
+    agent: z.string().nullable().meta({ description: 'The agent its runs join, by name; null: the one its URL names (normalised).' }),
     interval_seconds: z.int(),
-    notify_url: z.string().nullable(),
+    notify_url: z.string().nullable().meta({ description: 'Where its events go: whole to the admin role (and in the creation\'s answer), only its origin to editors and viewers (a chat webhook\'s address carries its secret in the path).' }),
     live: z.boolean().meta({ description: 'Each run also probes the agent behind the card (read-only live checks).' }),
     paused: z.boolean(),
     created_at: timestamp,
@@ -96,15 +99,28 @@ const routes = {
   delete: admin({ method: 'delete', path: '/admin/api/monitors/{id}', summary: 'Delete a monitor (its reports stay, in the agent\'s history)', request: { params: monitorId }, responses: { 200: response('Deleted.', deleted), ...notFound('monitor') } }),
 };
 
+/**
+ * A monitor as a caller of `role` is shown it: an admin sees its notify URL whole, an editor or a
+ * viewer only the URL's origin (a chat webhook's address carries its secret in the path, which is
+ * why the audit log keeps only the origin too). Whoever creates a monitor sees it whole once, in
+ * the creation's answer, with the signing secret.
+ */
+const monitorShownTo = <M extends { notify_url: string | null }>(role: SessionRole, monitor: M): M =>
+  role === 'admin' || monitor.notify_url === null ? monitor : { ...monitor, notify_url: URL.canParse(monitor.notify_url) ? new URL(monitor.notify_url).origin : null };
+
 export const monitorRoutes = (deps: AppDeps, runner: MonitorRunner): ApiRoutes => {
   const monitors = monitorOperations(deps, runner);
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const shown = <M extends { notify_url: string | null }>(c: Context<AppEnv>, monitor: M): M => monitorShownTo(c.get('role'), monitor);
   return apiRoutes()
     .openapi(routes.create, async (c) => c.json(await monitors.create(await body(c), c.get('audit')), 201))
-    .openapi(routes.list, async (c) => c.json(await monitors.list(c.req.valid('query')), 200))
-    .openapi(routes.get, async (c) => c.json({ monitor: await monitors.get(c.req.valid('param').id) }, 200))
-    .openapi(routes.pause, async (c) => c.json({ monitor: await monitors.setPaused(c.req.valid('param').id, true, c.get('audit')) }, 200))
-    .openapi(routes.resume, async (c) => c.json({ monitor: await monitors.setPaused(c.req.valid('param').id, false, c.get('audit')) }, 200))
+    .openapi(routes.list, async (c) => {
+      const page = await monitors.list(c.req.valid('query'));
+      return c.json({ ...page, monitors: page.monitors.map((m) => shown(c, m)) }, 200);
+    })
+    .openapi(routes.get, async (c) => c.json({ monitor: shown(c, await monitors.get(c.req.valid('param').id)) }, 200))
+    .openapi(routes.pause, async (c) => c.json({ monitor: shown(c, await monitors.setPaused(c.req.valid('param').id, true, c.get('audit'))) }, 200))
+    .openapi(routes.resume, async (c) => c.json({ monitor: shown(c, await monitors.setPaused(c.req.valid('param').id, false, c.get('audit'))) }, 200))
     .openapi(routes.delete, async (c) => {
       await monitors.delete(c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);

@@ -1,11 +1,12 @@
 /**
  * The public pages: GET / (the landing page; its JSON twin for Accept: application/json), GET /rules
- * and GET /rules/<id>. An unknown rule is a 404 page for a browser and the JSON 404 for an API client.
+ * GET /rules/<id> and the site's icon. An unknown rule is a 404 page for a browser and the JSON 404 for an API client.
  */
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { ruleSetVersions } from '../../engine/versions.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { FAVICON_PATH, faviconSvg } from '../../pages/favicon.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
 import { landingJson, renderLanding } from '../../pages/landing.ts';
 import { renderRulePage, renderRulesIndex } from '../../pages/rules.ts';
@@ -62,6 +63,14 @@ const rulePage = createRoute({
   },
 });
 
+const favicon = createRoute({
+  method: 'get',
+  path: FAVICON_PATH,
+  tags: ['service'],
+  summary: 'The site icon (an SVG mark), which browsers ask for on every page',
+  responses: { 200: { description: 'The icon.', content: { 'image/svg+xml': { schema: z.string() } } } },
+});
+
 /** What the form's request body holds besides the card: its options and the `agent_card` key. */
 const formWrapperBytes = 96;
 
@@ -92,5 +101,7 @@ export const pageRoutes = (publicUrl: string, { maxBodyBytes, anonymousLimit }: 
       if (page) return c.html(page, 200, pageHeaders);
       if (!wantsErrorPage(c.req.header('accept'))) throw new ApiError('NOT_FOUND', 'no rule with this id (GET /v1/rules lists them)');
       return c.html(renderNotFoundPage('Rule', `cardgate has no rule with the id "${id}".`), 404, pageHeaders);
-    });
+    })
+    // Changes only with a new binary; a day's cache spares a request per page.
+    .openapi(favicon, (c) => c.body(faviconSvg, 200, { ...pageHeaders, 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }));
 };

@@ -57,7 +57,7 @@ const batchRoute = (maxCards: number) =>
     method: 'post',
     path: '/v1/validate/batch',
     tags: ['validation'],
-    summary: 'Validate up to `batch.maxCards` cards at once (pro and team plans; anyone in sidecar mode)',
+    summary: 'Validate up to batch.maxCards cards at once (pro and team plans; anyone in sidecar mode)',
     description: 'Every card counts against the daily quota. Ids must be unique within the batch.',
     security: security.key,
     request: { body: requestBody(batchRequestSchema(maxCards)) },

@@ -1,20 +1,26 @@
 /**
  * Browser code, part 3d: the agents list (searched, sorted and paged by the server) and one
- * agent's history: its score chart (the geometry the public agent page draws too), the timeline
- * with links to each report and to the diff from the one before, its badge's address, and its
- * deletion (confirmed first).
+ * agent's history (of one branch when filtered): its score chart (the geometry the public agent
+ * page draws too), the timeline with each report's branch and links to each report and to the
+ * diff from the one before on its branch, its badge's address, its default branch (set by an
+ * editor), and its deletion (confirmed first).
  */
 // Types only, erased from the bundle: the answers as the server's use cases make them.
 import type { AgentHistory, AgentView, HistoryEntry } from '../../features/agents/history.ts';
 import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
-import { accountHash, go, guarded } from './actions.ts';
-import { api, confirmDanger, h, plural, safeHref, svg, table, when } from './core.ts';
+import { accountHash, go, guarded, onSubmit } from './actions.ts';
+import { api, confirmDanger, field, h, plural, safeHref, svg, table, when } from './core.ts';
 import { verdict } from './insights.ts';
-import { apiQuery, listHash, pager, readList, searchForm, sortHeader } from './lists.ts';
+import { apiQuery, pager, readList, searchForm, sortHeader } from './lists.ts';
 
 const AGENTS = '#/agents';
 export const agentHash = (id: string): string => AGENTS + '/' + encodeURIComponent(id);
 const reportHref = (url: string, id: string): string => safeHref(url, '/reports/' + encodeURIComponent(id));
+/** An agent's history in the dashboard, of one branch and from a cursor when given. */
+const historyHash = (id: string, at: { branch?: string; cursor?: string }): string => {
+  const query = new URLSearchParams(Object.entries(at).filter(([, v]) => v)).toString();
+  return agentHash(id) + (query ? '?' + query : '');
+};
 
 export async function agentsView(query?: string): Promise<HTMLElement> {
   const state = readList(query, '-last_seen');
@@ -51,38 +57,68 @@ function scoreChart(reports: readonly HistoryEntry[]): SVGElement {
           svg('title', {}, item.created_at.slice(0, 16).replace('T', ' ') + ' UTC: ' + (item.valid ? 'valid' : 'invalid') + ', score ' + item.score)))));
 }
 
+/** A report's branch, linked to that branch's history; one that named none counts as the default branch's. */
+const branchCell = (agentId: string, r: HistoryEntry): HTMLElement =>
+  r.branch === null
+    ? h('span', { class: 'muted', title: 'Named no branch: counts as the default branch\'s.' }, 'none')
+    : h('a', { href: historyHash(agentId, { branch: r.branch }) }, h('code', { class: 'wrap' }, r.branch));
+
+/** The default branch, changed by an editor (the badge follows it). */
+function defaultBranchForm(agent: AgentView): HTMLFormElement {
+  const form = h('form', { class: 'card', 'data-write': true, 'aria-labelledby': 'agent-branch-title' },
+    h('h2', { id: 'agent-branch-title' }, 'Default branch'),
+    h('p', { class: 'hint' }, 'The branch the badge shows. Reports that name no branch (a monitor\'s runs) count as its.'),
+    h('div', { class: 'row' },
+      field('Branch', h('input', { id: 'agent-default-branch', name: 'default_branch', required: true, maxlength: 200, value: agent.default_branch, autocomplete: 'off' })),
+      h('button', { type: 'submit', class: 'button primary' }, 'Save default branch')));
+  onSubmit(form, async (data) => {
+    const { agent: saved } = await api<{ agent: AgentView }>('PATCH', '/agents/' + encodeURIComponent(agent.id), { default_branch: String(data.get('default_branch')).trim() });
+    await go(agentHash(agent.id), 'Saved: the default branch of "' + saved.name + '" is ' + saved.default_branch + '.');
+  });
+  return form;
+}
+
 export async function agentView(id: string, query?: string): Promise<HTMLElement> {
-  const cursor = new URLSearchParams(query || '').get('cursor') || '';
-  const history = await api<AgentHistory>('GET', '/agents/' + encodeURIComponent(id) + '?limit=50' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''), undefined, undefined, '');
+  const params = new URLSearchParams(query || '');
+  const cursor = params.get('cursor') || '';
+  const branch = params.get('branch') || '';
+  const history = await api<AgentHistory>('GET', '/agents/' + encodeURIComponent(id) + '?limit=50' + (branch ? '&branch=' + encodeURIComponent(branch) : '') + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''), undefined, undefined, '');
   const { agent, reports } = history;
+  const here = historyHash(agent.id, { branch });
   const rows = reports.map((r) => [
     when(r.created_at),
     h('a', { href: reportHref(r.url, r.id) }, h('code', {}, r.id)),
+    branchCell(agent.id, r),
     verdict(r.valid),
     String(r.score),
     String(r.errors),
     String(r.warnings),
-    r.diff_url ? h('a', { href: safeHref(r.diff_url, '#') }, 'What changed') : h('span', { class: 'muted' }, 'first report'),
+    r.diff_url ? h('a', { href: safeHref(r.diff_url, '#') }, 'What changed') : h('span', { class: 'muted' }, 'first on its branch'),
   ]);
   return h('section', {},
     h('p', {}, h('a', { href: AGENTS }, '\u2190 All agents')),
     h('h1', {}, agent.name),
     h('p', { class: 'muted' },
       'Account ', h('a', { href: accountHash(agent.account_id) }, h('code', { class: 'wrap' }, agent.account_id)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
-      ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
+      ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 default branch ', h('code', { class: 'wrap' }, agent.default_branch),
+      ' \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
     h('section', { class: 'card', 'aria-labelledby': 'agent-score-title' },
       h('h2', { id: 'agent-score-title' }, 'Score'),
       reports.length ? scoreChart(reports) : h('p', { class: 'empty' }, 'No reports yet.')),
     h('section', { class: 'card', 'aria-labelledby': 'agent-reports-title' },
-      h('h2', { id: 'agent-reports-title' }, cursor ? 'Older reports' : 'Reports, newest first'),
-      rows.length ? table('Reports of ' + agent.name, ['Created', 'Report', 'Verdict', 'Score', 'Errors', 'Warnings', 'Change'], rows) : h('p', { class: 'empty' }, 'No reports here.'),
+      h('h2', { id: 'agent-reports-title' }, (cursor ? 'Older reports' : 'Reports, newest first') + (branch ? ' of branch ' + branch : '')),
+      h('p', { class: 'links' },
+        branch ? h('a', { href: agentHash(agent.id) }, 'Every branch') : null,
+        branch === agent.default_branch ? null : h('a', { href: historyHash(agent.id, { branch: agent.default_branch }) }, 'Default branch only')),
+      rows.length ? table('Reports of ' + agent.name, ['Created', 'Report', 'Branch', 'Verdict', 'Score', 'Errors', 'Warnings', 'Change'], rows) : h('p', { class: 'empty' }, 'No reports here.'),
       h('nav', { class: 'pager', 'aria-label': 'Pages' },
-        cursor ? h('a', { href: agentHash(agent.id), class: 'button secondary' }, '\u2190 Newest reports') : null,
-        history.next_cursor ? h('a', { href: listHash(agentHash(agent.id), { cursor: history.next_cursor }), class: 'button secondary', rel: 'next' }, 'Older reports \u2192') : null)),
+        cursor ? h('a', { href: here, class: 'button secondary' }, '\u2190 Newest reports') : null,
+        history.next_cursor ? h('a', { href: historyHash(agent.id, { branch, cursor: history.next_cursor }), class: 'button secondary', rel: 'next' }, 'Older reports \u2192') : null)),
     h('section', { class: 'card', 'aria-labelledby': 'agent-badge-title' },
       h('h2', { id: 'agent-badge-title' }, 'Badge'),
-      h('p', { class: 'hint' }, 'The latest verdict, for a README. The address holds the agent\'s badge token: whoever has it sees the verdict.'),
+      h('p', { class: 'hint' }, 'The latest verdict of the default branch, for a README (add &branch= and a name for another branch). The address holds the agent\'s badge token: whoever has it sees the verdict.'),
       h('pre', { class: 'snippet' }, '![cardgate](' + history.badge_url + ')')),
+    defaultBranchForm(agent),
     h('section', { class: 'card danger-zone', 'data-write': true, 'aria-labelledby': 'agent-delete-title' },
       h('h2', { id: 'agent-delete-title' }, 'Delete this agent'),
       h('p', {}, 'Deletes the agent and its history; its reports stay until retention removes them. A later validation of this name makes a new agent.'),

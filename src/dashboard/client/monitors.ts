@@ -1,7 +1,9 @@
 /**
  * Browser code, part 3d: the monitors (published cards validated on a schedule): the list with
- * each one's state and last run (a live one, which probes its agent, marked so), pausing, resuming and deleting (deleting confirmed). Monitors
- * are made through the admin API, whose answer holds the signing secret (shown once).
+ * each one's state and last run (a live one, which probes its agent, marked so) and where its
+ * events go (the notify URL whole for an admin, its origin only for the other roles: the API shows
+ * no more), pausing, resuming and deleting (deleting confirmed). Monitors are made through the
+ * admin API, whose answer holds the signing secret (shown once).
  */
 import { accountHash, go, guarded } from './actions.ts';
 import { api, confirmDanger, h, table, when, type Account, type Child } from './core.ts';
@@ -50,6 +52,7 @@ export async function monitorsView(): Promise<HTMLElement> {
     m.live
       ? h('span', {}, every(m.interval_seconds), ' ', h('span', { class: 'badge', title: 'Each run probes the agent' + (m.last_run?.live ? ' (last probe ' + m.last_run.live.duration_ms + ' ms)' : '') }, 'live'))
       : every(m.interval_seconds),
+    m.notify_url ? h('code', { class: 'wrap' }, m.notify_url) : h('span', { class: 'muted' }, 'none'),
     stateBadge(m),
     lastRun(m),
     m.paused ? h('span', { class: 'muted' }, '\u2014') : when(m.next_run_at),
@@ -63,7 +66,7 @@ export async function monitorsView(): Promise<HTMLElement> {
     h('h1', {}, 'Monitors'),
     h('p', { class: 'muted' }, 'Published cards validated on a schedule; an event goes to the monitor\u2019s notify URL when one regresses, recovers or cannot be reached. Create them with POST /admin/api/monitors.'),
     monitors.length
-      ? table('Monitors', ['Card URL', 'Account', 'Every', 'State', 'Last run', 'Next run', 'Actions'], rows)
+      ? table('Monitors', ['Card URL', 'Account', 'Every', 'Events to', 'State', 'Last run', 'Next run', 'Actions'], rows)
       : h('p', { class: 'empty' }, 'No monitors yet.'));
 }
 

@@ -5,26 +5,21 @@
 import { formatGithub } from './github.ts';
 import { formatGitlab } from './gitlab.ts';
 import type { CheckedInput } from './input.ts';
-import { formatJson } from './json.ts';
+import { formatJson, formatJsonSummary } from './json.ts';
+import type { FormatOptions } from './options.ts';
 import { formatJunit } from './junit.ts';
 import { formatMarkdown } from './markdown.ts';
 import { formatSarif } from './sarif.ts';
 import { formatText } from './text.ts';
 
-export type OutputFormat = 'text' | 'json' | 'sarif' | 'junit' | 'github' | 'gitlab' | 'markdown';
+export type OutputFormat = 'text' | 'json' | 'json-summary' | 'sarif' | 'junit' | 'github' | 'gitlab' | 'markdown';
 
-export interface FormatOptions {
-  /** ANSI colours (`text` only). */
-  color?: boolean;
-  /** The tool's version, which SARIF names. */
-  toolVersion?: string;
-  /** Where the rule pages are (`https://cardgate.example/rules`): SARIF links each rule's help to its page. */
-  rulesUrl?: string;
-}
+export type { FormatOptions, RunRuleset } from './options.ts';
 
 const formatters: Record<OutputFormat, (inputs: readonly CheckedInput[], options: FormatOptions) => string> = {
   text: formatText,
   json: formatJson,
+  'json-summary': formatJsonSummary,
   sarif: formatSarif,
   junit: formatJunit,
   github: formatGithub,
@@ -40,6 +35,7 @@ export const isOutputFormat = (name: string): name is OutputFormat => Object.has
 export const formatMediaTypes: Record<OutputFormat, string> = {
   text: 'text/plain; charset=utf-8',
   json: 'application/json',
+  'json-summary': 'application/json',
   sarif: 'application/sarif+json',
   junit: 'application/xml; charset=utf-8',
   github: 'text/plain; charset=utf-8',

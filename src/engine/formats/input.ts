@@ -19,6 +19,8 @@ export interface CheckedInput {
   baseline?: Issue[];
   /** Why there is no result: unreadable, too big, not JSON (with the syntax error's position). */
   failure?: { message: string; line?: number; column?: number };
+  /** Warnings left out of the report on request (`--quiet`): counted with the others, not shown. */
+  quieted?: number;
 }
 
 /** The pseudo-rule of an input that yielded no card: the formats that need a rule for every problem name it. */
@@ -67,15 +69,21 @@ export const messageWithField = (p: Problem): string => {
   return named ? p.message : `${p.path}: ${p.message}`;
 };
 
-/** Errors and warnings of an input, counting those the findings cap left out. */
+/** Errors and warnings of an input, counting those the findings cap left out and those `--quiet` did not show. */
 export const countsOf = (input: CheckedInput): { errors: number; warnings: number } => {
   if (input.failure) return { errors: 1, warnings: 0 };
   const result = input.result;
   if (!result) return { errors: 0, warnings: 0 };
   return {
     errors: result.errors.length + (result.truncated?.errors ?? 0),
-    warnings: result.warnings.length + (result.truncated?.warnings ?? 0),
+    warnings: result.warnings.length + (result.truncated?.warnings ?? 0) + (input.quieted ?? 0),
   };
+};
+
+/** Findings of an input the findings cap left out (not those `--quiet` did not show): what a report says it left out. */
+export const cappedOf = (input: CheckedInput): number => {
+  const counts = countsOf(input);
+  return counts.errors + counts.warnings - (input.quieted ?? 0) - problemsOf(input).filter((p) => p.severity !== 'info').length;
 };
 
 /** Whether the input holds a valid card (an input that failed does not). */
@@ -87,15 +95,17 @@ export const totalsOf = (inputs: readonly CheckedInput[]) => {
   let warnings = 0;
   let valid = 0;
   let unchecked = 0;
+  let quieted = 0;
   for (const input of inputs) {
     const counts = countsOf(input);
     errors += counts.errors;
     warnings += counts.warnings;
+    quieted += input.quieted ?? 0;
     if (isValid(input)) valid++;
     if (input.failure) unchecked++;
   }
   const cards = inputs.length - unchecked;
-  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings };
+  return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings, quieted };
 };
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -104,7 +114,8 @@ export const plural = (n: number, word: string): string => `${n} ${word}${n === 
 export const summaryOf = (t: ReturnType<typeof totalsOf>): string => {
   const verdict = t.cards === 0 ? '' : `: ${t.invalid === 0 ? 'all valid' : `${t.invalid} invalid`}`;
   const unchecked = t.unchecked === 0 ? '' : `; ${plural(t.unchecked, 'input')} could not be checked`;
-  return `${plural(t.cards, 'card')} checked${verdict}${unchecked}; ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}`;
+  const quieted = t.quieted === 0 ? '' : ` (${t.quieted === t.warnings ? 'not shown' : `${t.quieted} not shown`}: --quiet)`;
+  return `${plural(t.cards, 'card')} checked${verdict}${unchecked}; ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}${quieted}`;
 };
 
 export interface CheckTextOptions extends ValidateOptions {

@@ -3,7 +3,7 @@
  * per input (verdict, score, counts), then the findings of each input that has some, with their
  * lines. Card text is escaped so that it can neither break the tables nor turn into markup.
  */
-import { countsOf, isValid, plural, problemsOf, summaryOf, totalsOf, type CheckedInput } from './input.ts';
+import { cappedOf, countsOf, isValid, plural, problemsOf, summaryOf, totalsOf, type CheckedInput } from './input.ts';
 
 /** Text for a table cell: markup characters backslash-escaped, `|` included, and line ends made spaces. */
 export const markdownText = (text: string): string => text.replace(/[\\`*_[\]<>|~#!&]/g, '\\$&').replace(/\r\n?|\n/g, ' ');
@@ -46,8 +46,7 @@ export const formatMarkdown = (inputs: readonly CheckedInput[]): string => {
       const field = p.path === undefined ? '' : markdownCode(p.path);
       out.push(`| ${line} | ${p.severity} | ${field} | ${markdownText(p.message)} | ${markdownCode(p.rule)} |`);
     }
-    const counts = countsOf(input);
-    const leftOut = counts.errors + counts.warnings - problems.length;
+    const leftOut = cappedOf(input);
     if (leftOut > 0) out.push('', `…and ${plural(leftOut, 'more finding')}, left out by the findings cap.`);
   }
   return `${out.join('\n')}\n`;

@@ -11,12 +11,13 @@ const absoluteUrl = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^@/?#\s]*@)?(\[[^\]/]*\]
 /** gRPC interfaces may be `host:port` (1.0 main after 1.0.1). */
 const hostPort = /^[A-Za-z0-9.-]+:\d+$/;
 /**
- * Placeholder hosts and template markers. A bracketed marker excludes its opening bracket inside
+ * Placeholder hosts and template markers: `your-` or `your_` and a word, as templates write them
+ * (`YOUR-SERVICE.onrender.com`, `YOUR_CLOUD_RUN_URL`), not inside a word (`flyyour-`). A bracketed marker excludes its opening bracket inside
  * (`<[^<>]*>`, not `<[^>]*>`): the same strings match, but a run of `<` no longer rescans the rest of
  * the URL from every `<` (quadratic: 3 s for 80 000 of them). Every pattern here is linear, so a URL
  * of any length is checked whole (the request body limit bounds it); no length cap hides a placeholder.
  */
-const placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your[-_]?(?:domain|agent|host|server|company|url)|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
+const placeholder = /(?:^|[./-])example\.(?:com|org|net)$|your(?:domain|agent|host|server|company|url)|(?<![a-z0-9])your[-_][a-z0-9]|placeholder|replace[-_ ]?(?:me|with)|changeme|<[^<>]*>|\{[^{}]*\}|\$\{|%7B|\btodo\b|^x{3,}|\.x{3,}/i;
 /** A scheme followed by anything but a port number: `file:///x`, `javascript:alert(1)`, not `localhost:8080`. */
 const schemePrefix = /^([A-Za-z][A-Za-z0-9+.-]*):(?!\d)/;
 /** The schemes that carry JSON-RPC, HTTP+JSON, gRPC and OAuth endpoints. */

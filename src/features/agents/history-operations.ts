@@ -4,19 +4,22 @@
  * get the same NOT_FOUND, so a stranger learns nothing of which agents exist (an expired key, or a
  * rotated secret past its grace, reads as an unknown one). The badge is read
  * with the agent's badge token instead, and refuses alike when the token is wrong. The admin
- * lists agents and deletes them.
+ * lists agents, sets their default branch and deletes them.
  */
 import type { AppDeps } from '../../deps.ts';
+import * as z from 'zod';
 import { ApiError } from '../../errors/api-error.ts';
+import { parseInput } from '../../errors/bad-input.ts';
 import { ipMatcher } from '../../lib/ip.ts';
-import type { AgentPageQuery, AgentRecord, AgentReportEntry } from '../../store/contract/agents.ts';
+import { laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import { isAdminToken } from '../accounts/admin-token.ts';
 import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import { expiredAt, findKeyAndAccount } from '../accounts/api-keys.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { badgeTokenMatches } from './operations.ts';
-import { agentView, historyEntries, type AgentHistory, type AgentView } from './history.ts';
+import { agentView, historyEntries, previousInRows, type AgentHistory, type AgentView } from './history.ts';
+import { printableName } from './naming.ts';
 
 /** Who reads a history: the admin, or an account through one of its keys. */
 export type HistoryReader = { admin: true } | { account_id: string };
@@ -45,13 +48,31 @@ export const agentBadgeUrl = (reportsUrl: string, agent: Pick<AgentRecord, 'id' 
 /** A stored created_at as a cursor holds it. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 
-/** Where a page of the history starts: after the previous page's last entry. */
+/** Where a page of the history starts: after the previous page's last entry; of one branch when `branch` is given. */
 export interface HistoryPage {
   limit: number;
   before?: { created_at: string; report_id: string };
+  branch?: string;
 }
 
-/** The agent and one page of its history, newest first; `more` when older entries follow the page's last. */
+/**
+ * Each shown entry's previous report on its branch: the rows after it hold most; for a branch
+ * whose oldest entry on the page has none after it, the store is asked (once per branch shown, so
+ * at most a page's worth of look-ups, however long the history).
+ */
+const previousOnBranch = async (store: AppDeps['store'], agent: AgentRecord, rows: readonly AgentReportEntry[], limit: number): Promise<Array<string | null>> => {
+  const found = previousInRows(agent, rows, limit, rows.length > limit);
+  return Promise.all(
+    found.map(async (id, i) => {
+      if (id !== undefined) return id;
+      const row = rows[i]!;
+      const [before] = await store.listAgentReports(agent.id, { limit: 1, before: row, branch: laneOf(agent, row.branch) });
+      return before?.report_id ?? null;
+    }),
+  );
+};
+
+/** The agent and one page of its history (of one branch when asked), newest first; `more` when older entries follow the page's last. */
 export const agentHistory = async (
   deps: Pick<AppDeps, 'store' | 'urls'>,
   reader: HistoryReader | undefined,
@@ -61,23 +82,50 @@ export const agentHistory = async (
   if (page.before && !ISO_TIME.test(page.before.created_at)) throw new ApiError('INVALID_REQUEST', 'cursor is not one this history gave out');
   const agent = await deps.store.getAgent(agentId);
   if (!agent || !reader || !('admin' in reader || reader.account_id === agent.account_id)) throw notFound();
+  const branch = page.branch === undefined ? undefined : laneOf(agent, page.branch);
   // One more than shown: it names the previous report of the page's last entry.
-  const rows: AgentReportEntry[] = await deps.store.listAgentReports(agent.id, { limit: page.limit + 1, ...(page.before ? { before: page.before } : {}) });
-  const { entries, more } = historyEntries(rows, page.limit, (id) => reportUrl(deps.urls.reportsUrl, id));
-  return { agent: agentView(agent), badge_url: agentBadgeUrl(deps.urls.reportsUrl, agent), reports: entries, more };
+  const rows: AgentReportEntry[] = await deps.store.listAgentReports(agent.id, { limit: page.limit + 1, ...(page.before ? { before: page.before } : {}), ...(branch ? { branch } : {}) });
+  const previous = await previousOnBranch(deps.store, agent, rows, page.limit);
+  const { entries, more } = historyEntries(rows, page.limit, (id) => reportUrl(deps.urls.reportsUrl, id), previous);
+  return { agent: agentView(agent), badge_url: agentBadgeUrl(deps.urls.reportsUrl, agent), branch: page.branch ?? null, reports: entries, more };
 };
 
-/** The agent's latest entry for its badge (null before its first report); undefined when the agent is unknown or the token wrong. */
-export const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: string, token: string | undefined): Promise<AgentReportEntry | null | undefined> => {
+/**
+ * The latest entry of the agent's branch for its badge (default: its default branch, which holds
+ * the entries naming none), null before its first report there; undefined when the agent is
+ * unknown or the token wrong. The agent's latest is read off its record when it is of that branch.
+ */
+export const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: string, token: string | undefined, branch?: string): Promise<AgentReportEntry | null | undefined> => {
   const agent = await deps.store.getAgent(agentId);
   if (!agent || !token || !badgeTokenMatches(agent, token)) return undefined;
-  return agent.latest;
+  const lane = laneOf(agent, branch ?? null);
+  const { latest } = agent;
+  if (latest === null || latest.branch === lane.name || (latest.branch === null && lane.unnamed)) return latest;
+  const [entry] = await deps.store.listAgentReports(agent.id, { limit: 1, branch: lane });
+  return entry ?? null;
 };
 
 /** A page of the agents as the admin list shows them: without their badge tokens, with their pages. */
 export const pageAgentListing = async (deps: Pick<AppDeps, 'store' | 'urls'>, query: AgentPageQuery): Promise<Page<AgentView & { url: string }>> => {
   const page = await deps.store.pageAgents(query);
   return { ...page, items: page.items.map((agent) => ({ ...agentView(agent), url: agentUrl(deps.urls.reportsUrl, agent.id) })) };
+};
+
+export const defaultBranchSchema = z
+  .strictObject({
+    default_branch: printableName().meta({ description: 'The branch the agent\'s badge shows and its history opens on (reports naming no branch count as its): 1-200 printable characters.' }),
+  })
+  .meta({ id: 'AgentChange' });
+
+/** Sets the agent's default branch, audited (`agent.update`, before and after); NOT_FOUND for an unknown agent. */
+export const setDefaultBranch = async (deps: AuditDeps & Pick<AppDeps, 'urls'>, id: string, input: unknown, by: AuditContext): Promise<AgentView & { url: string }> => {
+  const { default_branch } = parseInput(defaultBranchSchema, input);
+  const before = await deps.store.getAgent(id);
+  const after = before && (await deps.store.setAgentDefaultBranch(id, default_branch));
+  if (!before || !after) throw new ApiError('NOT_FOUND', `no agent ${JSON.stringify(id)}`);
+  await deps.store.commit();
+  await recordAudit(deps, by, { action: 'agent.update', target: { type: 'agent', id }, before: { default_branch: before.default_branch }, after: { default_branch } });
+  return { ...agentView(after), url: agentUrl(deps.urls.reportsUrl, id) };
 };
 
 /**

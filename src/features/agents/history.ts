@@ -1,16 +1,17 @@
 /**
- * An agent's history as the agent page and its JSON show it: one page of its reports, newest
- * first, each with the link to its report and to the diff from the report before it. The store
- * gives a page one row longer than asked: that row only names the previous report of the page's
- * last entry (its diff link), so a page's links never depend on the next page being read.
+ * An agent's history as the agent page and its JSON show it: one page of its reports (of one
+ * branch when filtered), newest first, each with the link to its report and to the diff from the
+ * report before it on its branch. The store gives a page one row longer than asked: that row only
+ * names the previous report of the page's last entry (its diff link), so a page's links never
+ * depend on the next page being read.
  */
-import type { AgentRecord, AgentReportEntry } from '../../store/contract/agents.ts';
+import { defaultBranchOf, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
 
 /** A report in an agent's history as the timeline shows it: its entry, named by the report's id, with its links. */
 export type HistoryEntry = Omit<AgentReportEntry, 'agent_id' | 'report_id'> & {
   id: string;
   url: string;
-  /** The report before this one in the agent's history (null for its first report). */
+  /** The report before this one on its branch in the agent's history (null for its first there). */
   previous_id: string | null;
   /** The diff from the previous report to this one (null for the first). */
   diff_url: string | null;
@@ -22,10 +23,19 @@ export const HISTORY_PAGE = { default: 50, max: 100 } as const;
 /** Whether a report id is a batch report's (ids are made with the kind's prefix, see lib/ids.ts). */
 const isBatchId = (id: string): boolean => id.startsWith('batch_');
 
-/** The page's entries from `rows` (newest first, up to limit + 1), and whether older reports follow. */
-export const historyEntries = (rows: readonly AgentReportEntry[], limit: number, reportUrl: (id: string) => string): { entries: HistoryEntry[]; more: boolean } => {
+/**
+ * The page's entries from `rows` (newest first, up to limit + 1), and whether older reports
+ * follow; `previousIds`: each entry's previous report on its branch (default: the row after it, as
+ * in a history of one branch).
+ */
+export const historyEntries = (
+  rows: readonly AgentReportEntry[],
+  limit: number,
+  reportUrl: (id: string) => string,
+  previousIds: ReadonlyArray<string | null> = rows.slice(1, limit + 1).map((r) => r.report_id),
+): { entries: HistoryEntry[]; more: boolean } => {
   const entries = rows.slice(0, limit).map(({ agent_id, report_id: id, created_at, valid, score, errors, warnings, branch }, i): HistoryEntry => {
-    const previous = rows[i + 1]?.report_id;
+    const previous = previousIds[i] ?? undefined;
     // A batch report holds several cards: its diff names the agent whose card it compares.
     const ofAgent = previous !== undefined && (isBatchId(previous) || isBatchId(id)) ? `?agent=${encodeURIComponent(agent_id)}` : '';
     return {
@@ -38,15 +48,34 @@ export const historyEntries = (rows: readonly AgentReportEntry[], limit: number,
   return { entries, more: rows.length > limit };
 };
 
-/** The agent as its history shows it: the record without its badge token (the badge's address carries it). */
-export type AgentView = Omit<AgentRecord, 'badge_token'>;
+/**
+ * Each of the page's entries' previous report on its branch among the rows after it (an entry
+ * naming no branch is on the default branch); undefined where none of the rows is, and older
+ * reports may hold it (`more`): the store is asked then, once per branch of the page.
+ */
+export const previousInRows = (agent: Pick<AgentRecord, 'default_branch'>, rows: readonly AgentReportEntry[], limit: number, more: boolean): Array<string | null | undefined> => {
+  const branchOf = (e: AgentReportEntry) => e.branch ?? defaultBranchOf(agent);
+  const nextOlder = new Map<string, string>();
+  const previous: Array<string | null | undefined> = [];
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i]!;
+    if (i < limit) previous[i] = nextOlder.get(branchOf(row)) ?? (more ? undefined : null);
+    nextOlder.set(branchOf(row), row.report_id);
+  }
+  return previous;
+};
 
-export const agentView = ({ badge_token: _token, ...view }: AgentRecord): AgentView => view;
+/** The agent as its history shows it: the record without its badge token (the badge's address carries it), its default branch as read. */
+export type AgentView = Omit<AgentRecord, 'badge_token' | 'default_branch'> & { default_branch: string };
+
+export const agentView = ({ badge_token: _token, ...view }: AgentRecord): AgentView => ({ ...view, default_branch: defaultBranchOf(view) });
 
 /** `GET /agents/:id`'s answer: the agent, its badge's address (for its owner), a page of its history. */
 export interface AgentHistory {
   agent: AgentView;
   badge_url: string;
+  /** The branch the page shows (null: every branch). */
+  branch: string | null;
   reports: HistoryEntry[];
   /** Pass as `cursor` for the older reports; null on the last page. */
   next_cursor: string | null;

@@ -25,7 +25,7 @@ export const agentNameProblem = (name: string): string | undefined => {
 };
 
 /** A name (an agent's, a branch's) as an option: bounded, printable; `what` starts its messages where no path names it. */
-const printableName = (what = '') =>
+export const printableName = (what = '') =>
   z
     .string({ error: `${what}must be a string` })
     .max(MAX_AGENT_NAME_CHARS, `${what}must be at most ${MAX_AGENT_NAME_CHARS} characters`)

@@ -198,10 +198,13 @@ const compareWith = (reportId: string, before: unknown, resultJson: string, fail
   return { report_id: reportId, ...gate, passed: passes(failOn, gate) };
 };
 
-/** The members a keyed result gains (`,"agent":…` or `,"agent_notice":…`, and `,"baseline":…`), to add before its closing brace. */
+/**
+ * The members a keyed result gains (`,"agent":…` with the branch its history keeps the report
+ * under, or `,"agent_notice":…`, and `,"baseline":…`), to add before its closing brace.
+ */
 export const agentMembers = (run: AgentRun | undefined): string => {
   if (run === undefined) return '';
-  const joined = run.agent ? `,"agent":${JSON.stringify(run.agent)}` : `,"agent_notice":${JSON.stringify(run.notice)}`;
+  const joined = run.agent ? `,"agent":${JSON.stringify({ ...run.agent, branch: run.branch })}` : `,"agent_notice":${JSON.stringify(run.notice)}`;
   return `${joined}${run.baseline ? `,"baseline":${JSON.stringify(run.baseline)}` : ''}`;
 };
 

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import type { Config } from '../../config.ts';
+import { printableName } from '../agents/naming.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import type { MonitorGauge } from '../../metrics/metrics.ts';
@@ -22,6 +23,12 @@ export const newMonitorSchema = z
   .strictObject({
     account_id: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(200, 'must be at most 200 characters').meta({ description: 'The account whose ruleset judges the card, whose usage counts the runs and whose agent history records them.' }),
     url: urlField.meta({ description: 'The card\'s URL, or a bare origin (its well-known card), fetched under the card-fetch policy (`cardFetch.allowedHosts`).' }),
+    agent: printableName()
+      .optional()
+      .meta({
+        description:
+          'The agent of the account its runs join, by name, as a validation\'s `options.agent` names one (e.g. the `<owner>/<repo>/<file>` the GitHub Action gives a card, so that CI and the monitor feed one history). Default: the monitored URL, normalised. 1-200 printable characters.',
+      }),
     interval_seconds: z.int({ error: 'must be a whole number of seconds' }).meta({ description: `Seconds between runs: from monitors.minIntervalSeconds (default 60) to ${MAX_INTERVAL_SECONDS}.` }),
     notify_url: urlField.optional().meta({ description: 'Where agent.regressed, agent.recovered and agent.unreachable events are POSTed, signed (the callback policy, `webhooks.allowedHosts`).' }),
     live: z

@@ -25,7 +25,7 @@ const unknownAccount = (id: string) => new ApiError('NOT_FOUND', `no account ${i
  */
 const monitorSummary = (m: MonitorRecord) => {
   const { origin, pathname } = new URL(m.url);
-  return { account_id: m.account_id, url: `${origin}${pathname}`, interval_seconds: m.interval_seconds, notify: m.notify_url === null ? null : new URL(m.notify_url).origin, live: m.live, paused: m.paused };
+  return { account_id: m.account_id, url: `${origin}${pathname}`, agent: m.agent, interval_seconds: m.interval_seconds, notify: m.notify_url === null ? null : new URL(m.notify_url).origin, live: m.live, paused: m.paused };
 };
 
 /** A list's cursor: the last monitor id of the previous page. */
@@ -54,6 +54,7 @@ export const monitorOperations = (deps: AppDeps, runner: MonitorRunner) => {
         id: newId('mon', now),
         account_id: body.account_id,
         url: body.url,
+        agent: body.agent ?? null,
         interval_seconds: body.interval_seconds,
         notify_url: body.notify_url ?? null,
         live: body.live ?? false,

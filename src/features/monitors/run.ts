@@ -36,12 +36,13 @@ const problemOf = (e: unknown): string => {
 };
 
 /**
- * The agent a monitor's runs join: named by the monitored URL, normalised (as a card's endpoint
- * URL names one), so that the history stays one agent's whatever the card says of itself, broken
- * or not. Undefined for a URL no agent name can hold (over 200 characters).
+ * The agent a monitor's runs join: the one it names (`agent`, so that CI's validations of the card
+ * and the monitor's runs feed one history), else the one the monitored URL names, normalised (as a
+ * card's endpoint URL names one), so that the history stays one agent's whatever the card says of
+ * itself, broken or not. Undefined for a URL no agent name can hold (over 200 characters).
  */
 const monitorAgent = async (deps: AppDeps, monitor: MonitorRecord): Promise<AgentRun | undefined> => {
-  const name = agentNameFromUrl(monitor.url);
+  const name = monitor.agent ?? agentNameFromUrl(monitor.url);
   const joined = name === undefined ? undefined : await joinAgent(deps, monitor.account_id, name);
   return joined && { ...joined, branch: null };
 };

@@ -48,8 +48,12 @@ export const accountRulesetOf = (text: string): ServerRuleset => {
   return compiled.ruleset;
 };
 
-/** What the audit log keeps of a ruleset: its hash and size (the text is the administrator's, up to 256 KiB). */
-const rulesetSummary = (record: AccountRulesetRecord | undefined) => record && { hash: record.hash, chars: record.text.length };
+/**
+ * What the audit log keeps of a ruleset: its hash, as the results it judges carry it, and its size
+ * (the text is the administrator's, up to 256 KiB). Not named `hash`: summaries leave out fields of
+ * that name, a key's.
+ */
+const rulesetSummary = (record: AccountRulesetRecord | undefined) => record && { ruleset_hash: record.hash, chars: record.text.length };
 
 const noAccount = (id: string) => new ApiError('NOT_FOUND', `no account ${id}`);
 

@@ -223,9 +223,12 @@ export const verifySignaturesOption = z
   })
   .optional();
 
+/** The formats a validating request may ask for: not `json-summary`, the command line's JSON with its totals (the API's own results carry theirs). */
+const requestFormats = outputFormats.filter((f) => f !== 'json-summary');
+
 /** `options.format` of the validating requests: `json` (the default) is the documented result. */
 export const formatOption = z
-  .enum(outputFormats as [OutputFormat, ...OutputFormat[]], { error: `must be one of ${outputFormats.join(', ')}` })
+  .enum(requestFormats as [OutputFormat, ...OutputFormat[]], { error: `must be one of ${requestFormats.join(', ')}` })
   .meta({
     description:
       'Answer in this format instead of the JSON result (same findings, with their lines): `sarif` (SARIF 2.1.0), `junit` (JUnit XML), `github` (workflow commands), `gitlab` (Code Quality JSON), `markdown` (a summary), `text` (`file:line:col` lines). `Accept: application/sarif+json` asks for `sarif` too.',

@@ -33,7 +33,34 @@ export interface AgentRecord {
    * only reveals the latest verdict, which its owner chose to publish.
    */
   badge_token: string;
+  /**
+   * The branch the badge shows and the history opens on: set by the admin API, else the branch
+   * the first report that named one was recorded under; null until either (read as DEFAULT_BRANCH).
+   */
+  default_branch: string | null;
 }
+
+/** An agent's default branch until one is set or seen. */
+export const DEFAULT_BRANCH = 'main';
+
+/** The branch an agent's badge and history show unless asked for another. */
+export const defaultBranchOf = (agent: Pick<AgentRecord, 'default_branch'>): string => agent.default_branch ?? DEFAULT_BRANCH;
+
+/**
+ * The entries of one branch of a history, as its badge, its filtered history and its "what
+ * changed" read it: those recorded under `name`, and with `unnamed` those that named no branch (a
+ * monitor's run, a validation without one), which count as the default branch's.
+ */
+export interface BranchLane {
+  name: string;
+  unnamed: boolean;
+}
+
+/** The lane of `branch` in the agent's history: the default branch's holds the entries that named none. */
+export const laneOf = (agent: Pick<AgentRecord, 'default_branch'>, branch: string | null): BranchLane => {
+  const name = branch ?? defaultBranchOf(agent);
+  return { name, unnamed: name === defaultBranchOf(agent) };
+};
 
 export interface AgentCounts {
   /** Reports recorded in the agent's history (retention does not lower it). */
@@ -104,9 +131,9 @@ export interface AgentsTable {
   /**
    * Adds the entry to its agent's history and, in the same atomic step, counts it, moves
    * last_seen and, when it is not older than the latest, makes it the latest (then the agent is
-   * checked at its time, and its unchanged runs start again from 0). Undefined when the
-   * agent does not exist (deleted meanwhile). An entry of a report already recorded replaces it
-   * without counting it again.
+   * checked at its time, and its unchanged runs start again from 0); an agent without a default
+   * branch takes the entry's, when it names one. Undefined when the agent does not exist
+   * (deleted meanwhile). An entry of a report already recorded replaces it without counting it again.
    */
   recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined>;
   /**
@@ -115,12 +142,19 @@ export interface AgentsTable {
    * atomic step. Undefined when the agent does not exist.
    */
   noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined>;
-  /** The agent's history, newest first (created_at, then report id), at most `limit`, before `before` (a previous page's last entry) when given. */
-  listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]>;
+  /**
+   * The agent's history, newest first (created_at, then report id), at most `limit`, before
+   * `before` (a previous page's last entry) when given; of one lane when `branch` is given. Read
+   * through the history's order (per branch, and of the entries naming none): as many entries
+   * visited as returned, however long the history.
+   */
+  listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string }; branch?: BranchLane }): Promise<AgentReportEntry[]>;
   /** The agent's latest entry whose branch is `branch`. */
   latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined>;
   /** One page of the agents (of one account with `account_id`), searched and sorted (see PageQuery). */
   pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>>;
+  /** Sets the agent's default branch; undefined when the agent does not exist. */
+  setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined>;
   /** Deletes the agent and its history (its reports stay until retention). */
   deleteAgent(id: string): Promise<boolean>;
 }
@@ -134,5 +168,6 @@ export const AGENTS_CALLS: Record<keyof AgentsTable, Access> = {
   listAgentReports: 'read',
   latestAgentReportOnBranch: 'read',
   pageAgents: 'read',
+  setAgentDefaultBranch: 'write',
   deleteAgent: 'write',
 };

@@ -35,6 +35,8 @@ export interface MonitorRecord {
   id: string;
   account_id: string;
   url: string;
+  /** The agent its runs join, by name, as a validation's `options.agent` names one; null: the one its URL names. */
+  agent: string | null;
   interval_seconds: number;
   notify_url: string | null;
   /** Each run also probes the agent behind the card (live checks); false for a monitor stored before monitors could. */

@@ -45,11 +45,12 @@ export const rowIsValid: Record<TableName, (key: string, v: unknown) => boolean>
     stringOrNull(v.latest_report_id) &&
     (v.latest === null || isEntry(v.latest)) &&
     isObject(v.counts) &&
-    numbers(v.counts, 'reports', 'valid', 'invalid'),
+    numbers(v.counts, 'reports', 'valid', 'invalid') &&
+    (v.default_branch === undefined || stringOrNull(v.default_branch)),
   agent_reports: (key, v) => isEntry(v) && key === `${v.agent_id}|${v.report_id}`,
   monitors: (key, v) =>
     isObject(v) && strings(v, 'id', 'account_id', 'url', 'secret', 'created_at', 'state') && v.id === key && numbers(v, 'interval_seconds', 'next_run_at', 'failures') &&
-    typeof v.paused === 'boolean' && (v.live === undefined || typeof v.live === 'boolean') && stringOrNull(v.notify_url) && stringOrNull(v.baseline_report_id) && stringOrNull(v.last_success_at) && (v.last_run === null || isObject(v.last_run)),
+    typeof v.paused === 'boolean' && (v.live === undefined || typeof v.live === 'boolean') && (v.agent === undefined || stringOrNull(v.agent)) && stringOrNull(v.notify_url) && stringOrNull(v.baseline_report_id) && stringOrNull(v.last_success_at) && (v.last_run === null || isObject(v.last_run)),
   sessions: (key, v) =>
     isObject(v) && strings(v, 'id', 'subject', 'created_at', 'last_seen_at', 'idle_until', 'expires_at') && v.id === key && stringOrNull(v.email) && stringOrNull(v.revoked_at) && sessionRoles.includes(v.role),
   audit: (key, v) =>

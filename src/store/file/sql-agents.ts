@@ -4,7 +4,7 @@
  * oldest entries through the index of its order, as many as it is over (one, as it grows by one):
  * the agent's row counts its entries, so nothing is counted or sorted to trim it.
  */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type KeptReports } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane, type KeptReports } from '../contract/agents.ts';
 import type { Page } from '../contract/paging.ts';
 import type { EmbeddedDatabase } from './database.ts';
 import { pageFrom, pageRows, type Row, type SqlListing } from './sql-paging.ts';
@@ -42,6 +42,7 @@ const agentFromRow = (row: Row): AgentRecord =>
     counts: { reports: row.reports as number, valid: row.valid as number, invalid: row.invalid as number },
     last_checked_at: (row.last_checked_at as string | null) ?? null,
     unchanged_runs: row.unchanged_runs as number,
+    default_branch: (row.default_branch as string | null) ?? null,
   });
 
 /** The latest entry as kept on its agent: its fields in the order of the contract. */
@@ -95,13 +96,18 @@ export class SqlAgents implements AgentsTable {
       return row && agentFromRow(row);
     });
   }
-  async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
-    const { before } = options;
-    const limit = Math.max(0, options.limit);
-    const rows = before
-      ? this.db.statement('SELECT * FROM agent_reports WHERE agent_id = ? AND (created_at, report_id) < (?, ?) ORDER BY created_at DESC, report_id DESC LIMIT ?').all(agentId, before.created_at, before.report_id, limit)
-      : this.db.statement('SELECT * FROM agent_reports WHERE agent_id = ? ORDER BY created_at DESC, report_id DESC LIMIT ?').all(agentId, limit);
-    return rows.map((row) => entryFromRow(row as Row));
+  /** One statement: a lane's two parts (its branch, the entries naming none) each walked through its index and merged in order. */
+  async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string }; branch?: BranchLane }): Promise<AgentReportEntry[]> {
+    const { before, branch } = options;
+    const older = before ? ' AND (created_at, report_id) < (?, ?)' : '';
+    const olderParams = before ? [before.created_at, before.report_id] : [];
+    const parts: Array<[string, unknown[]]> =
+      branch === undefined
+        ? [['agent_id = ?', [agentId]]]
+        : [['agent_id = ? AND branch = ?', [agentId, branch.name]], ...(branch.unnamed ? [['agent_id = ? AND branch IS NULL', [agentId]] as [string, unknown[]]] : [])];
+    const sql = `${parts.map(([where]) => `SELECT * FROM agent_reports WHERE ${where}${older}`).join(' UNION ALL ')} ORDER BY created_at DESC, report_id DESC LIMIT ?`;
+    const params = parts.flatMap(([, values]) => [...values, ...olderParams]) as Array<string | number>;
+    return this.db.statement(sql).all(...params, Math.max(0, options.limit)).map((row) => entryFromRow(row as Row));
   }
   async latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined> {
     const row = this.db.statement('SELECT * FROM agent_reports WHERE agent_id = ? AND branch = ? ORDER BY created_at DESC, report_id DESC LIMIT 1').get(agentId, branch) as Row | undefined;
@@ -110,6 +116,12 @@ export class SqlAgents implements AgentsTable {
   async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
     const filters = query.account_id === undefined ? { sql: [], params: [] } : { sql: ['account_id = ?'], params: [query.account_id] };
     return pageFrom(pageRows(this.db, LISTING, query, filters), query.limit, agentFromRow);
+  }
+  async setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined> {
+    return this.db.atomically(() => {
+      const row = this.db.statement('UPDATE agents SET default_branch = ? WHERE id = ? RETURNING *').get(branch, id) as Row | undefined;
+      return row && agentFromRow(row);
+    });
   }
   async deleteAgent(id: string): Promise<boolean> {
     return this.db.atomically(() => this.drop(id));
@@ -138,21 +150,29 @@ export class SqlAgents implements AgentsTable {
     this.db.atomically(() => {
       const history = (this.db.statement('SELECT count(*) AS n FROM agent_reports WHERE agent_id = ?').get(agent.id) as { n: number }).n;
       this.db
-        .statement(`INSERT INTO agents (id, account_id, name, first_seen, last_seen, latest_report_id, latest, reports, valid, invalid, badge_token, last_checked_at, unchanged_runs, history) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        .statement(`INSERT INTO agents (id, account_id, name, first_seen, last_seen, latest_report_id, latest, reports, valid, invalid, badge_token, last_checked_at, unchanged_runs, history, default_branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, name = excluded.name, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
             latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid, badge_token = excluded.badge_token,
-            last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs`)
+            last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs,
+            default_branch = CASE WHEN ? THEN agents.default_branch ELSE excluded.default_branch END`)
         .run(
           agent.id, agent.account_id, agent.name, agent.first_seen, agent.last_seen, agent.latest_report_id, agent.latest === null ? null : latestJson(agent.latest),
-          agent.counts.reports, agent.counts.valid, agent.counts.invalid, agent.badge_token, agent.last_checked_at ?? null, agent.unchanged_runs ?? 0, history,
+          agent.counts.reports, agent.counts.valid, agent.counts.invalid, agent.badge_token, agent.last_checked_at ?? null, agent.unchanged_runs ?? 0, history, agent.default_branch ?? null,
+          // A row of an older layout has no default branch: the one its entries set stays.
+          agent.default_branch === undefined ? 1 : 0,
         );
     });
   }
 
-  /** Stores a history entry as it is (an import, or a row of an older layout), counted in its agent's history when new. */
+  /**
+   * Stores a history entry as it is (an import, or a row of an older layout), counted in its
+   * agent's history when new; an agent without a default branch (of an export made before them)
+   * takes the entry's, as recording it would have.
+   */
   putEntry(entry: AgentReportEntry): void {
     this.db.atomically(() => {
-      if (this.writeEntry(entry)) this.db.statement('UPDATE agents SET history = history + 1 WHERE id = ?').run(entry.agent_id);
+      const added = this.writeEntry(entry) ? 1 : 0;
+      this.db.statement('UPDATE agents SET history = history + ?, default_branch = coalesce(default_branch, ?) WHERE id = ?').run(added, entry.branch, entry.agent_id);
     });
   }
 
@@ -190,13 +210,16 @@ export class SqlAgents implements AgentsTable {
     const updated = this.db
       .statement(
         `UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ?,
-          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END WHERE id = ? RETURNING *`,
+          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END, default_branch = coalesce(default_branch, ?) WHERE id = ? RETURNING *`,
       )
-      .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.agent_id) as Row;
+      .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.branch, entry.agent_id) as Row;
     if (history > AGENT_HISTORY_LIMIT) {
-      this.db
-        .statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id IN (SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT ?)')
-        .run(entry.agent_id, entry.agent_id, kept.report_id, history - AGENT_HISTORY_LIMIT);
+      // The oldest, one at a time (one, as a history grows by one): SQLite prepares a statement whose LIMIT is bound anew on every run.
+      for (let over = history - AGENT_HISTORY_LIMIT; over > 0; over--) {
+        const oldest = this.db.statement('SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT 1').get(entry.agent_id, kept.report_id) as { report_id: string } | undefined;
+        if (!oldest) break;
+        this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(entry.agent_id, oldest.report_id);
+      }
     }
     return agentFromRow(updated);
   }

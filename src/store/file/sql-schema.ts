@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS agents (
   last_checked_at TEXT,
   unchanged_runs INTEGER NOT NULL DEFAULT 0,
   history INTEGER NOT NULL,
+  default_branch TEXT,
   UNIQUE (account_id, name)
 );
 CREATE INDEX IF NOT EXISTS agents_latest ON agents (latest_report_id) WHERE latest_report_id IS NOT NULL;
@@ -80,6 +81,7 @@ CREATE TABLE IF NOT EXISTS agent_reports (
 );
 CREATE INDEX IF NOT EXISTS agent_reports_order ON agent_reports (agent_id, created_at, report_id);
 CREATE INDEX IF NOT EXISTS agent_reports_branch ON agent_reports (agent_id, branch, created_at, report_id) WHERE branch IS NOT NULL;
+CREATE INDEX IF NOT EXISTS agent_reports_unnamed ON agent_reports (agent_id, created_at, report_id) WHERE branch IS NULL;
 CREATE TABLE IF NOT EXISTS jobs (
   id TEXT NOT NULL UNIQUE,
   status TEXT NOT NULL,
@@ -111,12 +113,24 @@ CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) 
 `;
 
 /**
+ * An agents table made before default branches gets the column, each agent the branch of its
+ * oldest entry that names one (as recording it would have set it), once.
+ */
+const addDefaultBranch = (db: EmbeddedDatabase): void => {
+  const agentColumns = (db.statement('SELECT name FROM pragma_table_info(\'agents\')').all() as Array<{ name: string }>).map((c) => c.name);
+  if (agentColumns.includes('default_branch')) return;
+  db.exec('ALTER TABLE agents ADD COLUMN default_branch TEXT');
+  db.exec('UPDATE agents SET default_branch = (SELECT branch FROM agent_reports r WHERE r.agent_id = agents.id AND r.branch IS NOT NULL ORDER BY r.created_at, r.report_id LIMIT 1)');
+};
+
+/**
  * Creates what is missing: the tables, the declared summary columns (a column added since the
  * database was made is filled from each report's line by `fill`), their sort indexes and the
  * reports' trigram index. Returns the columns that were added.
  */
 export const ensureSchema = (db: EmbeddedDatabase, columns: ReportColumns): ReportColumn[] => {
   db.exec(CORE);
+  addDefaultBranch(db);
   const present = new Set((db.statement('SELECT name FROM pragma_table_info(\'reports\')').all() as Array<{ name: string }>).map((c) => c.name));
   const added = summaryColumns(columns).filter((c) => !present.has(c.sql));
   for (const c of added) db.exec(`ALTER TABLE reports ADD COLUMN ${c.sql} ${SQL_TYPES[c.type]}`);

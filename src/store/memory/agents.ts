@@ -3,7 +3,7 @@
  * agent and report), with the look-ups a keyed validation makes kept as indexes: an agent by
  * (account, name), an agent's entries. Each call is atomic here (one event loop).
  */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type KeptReports, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type BranchLane, type KeptReports, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
 import { asciiLower, type Page } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import { pageOf } from './paging.ts';
@@ -90,25 +90,51 @@ class OrderedEntries {
   }
 }
 
-/** One agent's history: its entries by report, in order, and in order per branch. */
+/** One agent's history: its entries by report, in order, in order per branch, and those naming no branch in order. */
 interface History {
   byReport: Map<string, AgentReportEntry>;
   ordered: OrderedEntries;
   byBranch: Map<string, OrderedEntries>;
+  unnamed: OrderedEntries;
 }
+
+/**
+ * The newest `limit` entries of `lists` (each oldest first) older than `before`: a binary search in
+ * each, then a walk back taking the newest of their ends, as many visited as taken.
+ */
+const newestOf = (lists: ReadonlyArray<readonly AgentReportEntry[]>, limit: number, before?: Pick<AgentReportEntry, 'created_at' | 'report_id'>): AgentReportEntry[] => {
+  const ends = lists.map((list) => (before ? firstNotOlder(list, before) : list.length));
+  const taken: AgentReportEntry[] = [];
+  while (taken.length < limit) {
+    let pick = -1;
+    for (let i = 0; i < lists.length; i++) {
+      if (ends[i]! > 0 && (pick < 0 || newestFirst(lists[i]![ends[i]! - 1]!, lists[pick]![ends[pick]! - 1]!) < 0)) pick = i;
+    }
+    if (pick < 0) break;
+    taken.push(lists[pick]![--ends[pick]!]!);
+  }
+  return taken;
+};
 
 /** The entries by `agent|report`, also grouped by agent, in order (see History). */
 class EntryRows extends JournaledMap<AgentReportEntry> {
   readonly byAgent = new Map<string, History>();
+  /** Called with each imported entry (an export made before default branches: see MemoryAgents). */
+  onImport: (entry: AgentReportEntry) => void = () => {};
+  override importRow(key: string, value: unknown): void {
+    super.importRow(key, value);
+    this.onImport(value as AgentReportEntry);
+  }
   override load(key: string, value: unknown): void {
     this.remove(key);
     super.load(key, value);
     const entry = this.get(key)!;
     let history = this.byAgent.get(entry.agent_id);
-    if (!history) this.byAgent.set(entry.agent_id, (history = { byReport: new Map(), ordered: new OrderedEntries(), byBranch: new Map() }));
+    if (!history) this.byAgent.set(entry.agent_id, (history = { byReport: new Map(), ordered: new OrderedEntries(), byBranch: new Map(), unnamed: new OrderedEntries() }));
     history.byReport.set(entry.report_id, entry);
     history.ordered.add(entry);
-    if (entry.branch !== null) {
+    if (entry.branch === null) history.unnamed.add(entry);
+    else {
       let branch = history.byBranch.get(entry.branch);
       if (!branch) history.byBranch.set(entry.branch, (branch = new OrderedEntries()));
       branch.add(entry);
@@ -120,9 +146,9 @@ class EntryRows extends JournaledMap<AgentReportEntry> {
     if (old && history) {
       history.byReport.delete(old.report_id);
       history.ordered.remove(old);
-      const branch = old.branch === null ? undefined : history.byBranch.get(old.branch);
+      const branch = old.branch === null ? history.unnamed : history.byBranch.get(old.branch);
       branch?.remove(old);
-      if (branch?.entries.length === 0) history.byBranch.delete(old.branch!);
+      if (old.branch !== null && branch?.entries.length === 0) history.byBranch.delete(old.branch);
       if (history.byReport.size === 0) this.byAgent.delete(old.agent_id);
     }
     super.remove(key);
@@ -143,8 +169,10 @@ export class MemoryAgents implements AgentsTable {
     private readonly hasAccount: (id: string) => boolean,
   ) {
     const kept = <T extends object>(r: T) => Object.freeze({ ...r });
-    // Agents kept before last_checked_at and unchanged_runs existed read as never checked by a monitor.
-    this.rows = new AgentRows('agents', journal, { kept: (a: AgentRecord) => Object.freeze({ ...a, last_checked_at: a.last_checked_at ?? null, unchanged_runs: a.unchanged_runs ?? 0 }) });
+    // Agents kept before last_checked_at, unchanged_runs and default_branch existed read as never checked by a monitor, with no default branch set.
+    this.rows = new AgentRows('agents', journal, {
+      kept: (a: AgentRecord) => Object.freeze({ ...a, last_checked_at: a.last_checked_at ?? null, unchanged_runs: a.unchanged_runs ?? 0, default_branch: a.default_branch ?? null }),
+    });
     this.entries = new EntryRows('agent_reports', journal, {
       kept,
       fromDoc: (row) => {
@@ -152,6 +180,10 @@ export class MemoryAgents implements AgentsTable {
         return [typeof e?.agent_id === 'string' && typeof e.report_id === 'string' ? agentEntryKey(e.agent_id, e.report_id) : undefined, row];
       },
     });
+    // An export made before default branches: the branch of an agent's first entry that names one, as recording it would have set.
+    this.entries.onImport = (entry) => {
+      if (entry.branch !== null && this.rows.get(entry.agent_id)?.default_branch === null) this.rows.change(entry.agent_id, (a) => ({ ...a, default_branch: entry.branch }));
+    };
   }
 
   async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>, maxPerAccount = Infinity): Promise<AgentRecord | undefined> {
@@ -160,7 +192,7 @@ export class MemoryAgents implements AgentsTable {
     if (found) return found;
     if (!this.hasAccount(candidate.account_id)) return undefined;
     if ((this.rows.perAccount.get(candidate.account_id) ?? 0) >= maxPerAccount) throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);
-    const agent: AgentRecord = { ...candidate, last_seen: candidate.first_seen, latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 }, last_checked_at: null, unchanged_runs: 0 };
+    const agent: AgentRecord = { ...candidate, last_seen: candidate.first_seen, latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 }, last_checked_at: null, unchanged_runs: 0, default_branch: null };
     this.rows.set(agent.id, agent);
     return this.rows.get(agent.id);
   }
@@ -184,16 +216,18 @@ export class MemoryAgents implements AgentsTable {
     const counts = again ? agent.counts : { reports: agent.counts.reports + 1, valid: agent.counts.valid + (entry.valid ? 1 : 0), invalid: agent.counts.invalid + (entry.valid ? 0 : 1) };
     const latest = newest ? { ...entry } : agent.latest;
     const checked = newest ? { last_checked_at: entry.created_at, unchanged_runs: 0 } : {};
-    return this.rows.change(agent.id, (a) => ({ ...a, counts, latest, latest_report_id: latest!.report_id, last_seen: latest!.created_at, ...checked }));
+    return this.rows.change(agent.id, (a) => ({ ...a, counts, latest, latest_report_id: latest!.report_id, last_seen: latest!.created_at, ...checked, default_branch: a.default_branch ?? entry.branch }));
   }
   async noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined> {
     return this.rows.change(agentId, (a) => ({ ...a, last_checked_at: at, unchanged_runs: a.unchanged_runs + 1 }));
   }
-  /** A binary search for `before` and a walk back of `limit` entries: as many visited whatever the history holds. */
-  async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
-    const sorted = this.entries.byAgent.get(agentId)?.ordered.entries ?? [];
-    const end = options.before ? firstNotOlder(sorted, options.before) : sorted.length;
-    return sorted.slice(Math.max(0, end - Math.max(0, options.limit)), end).reverse();
+  /** A binary search for `before` and a walk back of `limit` entries (in the lane's lists): as many visited whatever the history holds. */
+  async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string }; branch?: BranchLane }): Promise<AgentReportEntry[]> {
+    const history = this.entries.byAgent.get(agentId);
+    if (!history) return [];
+    const { branch } = options;
+    const lists = branch === undefined ? [history.ordered] : [history.byBranch.get(branch.name), branch.unnamed ? history.unnamed : undefined].filter((l) => l !== undefined);
+    return newestOf(lists.map((l) => l.entries), Math.max(0, options.limit), options.before);
   }
   async latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined> {
     return this.entries.byAgent.get(agentId)?.byBranch.get(branch)?.entries.at(-1);
@@ -202,6 +236,9 @@ export class MemoryAgents implements AgentsTable {
     const { account_id } = query;
     const rows = account_id === undefined ? [...this.rows.values()] : [...this.rows.values()].filter((a) => a.account_id === account_id);
     return pageOf(rows, query, agentSortKey, (a, q) => asciiLower(a.name).includes(q) || asciiLower(a.id).includes(q));
+  }
+  async setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined> {
+    return this.rows.change(id, (a) => ({ ...a, default_branch: branch }));
   }
   async deleteAgent(id: string): Promise<boolean> {
     return this.drop(id);

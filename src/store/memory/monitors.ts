@@ -13,8 +13,8 @@ export class MemoryMonitors implements MonitorsTable {
     /** Whether the account exists: a monitor is kept only for one. */
     private readonly hasAccount: (id: string) => boolean,
   ) {
-    // A monitor kept before monitors could probe (a snapshot, an import) reads as one that does not.
-    this.rows = new JournaledMap('monitors', journal, { kept: (m) => Object.freeze({ ...m, live: m.live ?? false }) });
+    // A monitor kept before monitors could probe or name their agent (a snapshot, an import) reads as one that does not.
+    this.rows = new JournaledMap('monitors', journal, { kept: (m) => Object.freeze({ ...m, live: m.live ?? false, agent: m.agent ?? null }) });
   }
 
   async createMonitor(record: MonitorRecord, max: number): Promise<CreateMonitorOutcome> {

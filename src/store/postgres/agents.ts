@@ -1,11 +1,11 @@
 /** The agents and their histories on PostgreSQL (migration 8): `agents` and `agent_reports`. */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane } from '../contract/agents.ts';
 import type { Page } from '../contract/paging.ts';
 import { pageFrom, pageRows, type Listing } from './paging.ts';
 import type { PgContext } from './context.ts';
 import { asciiLowerSql, optionalText, sought, text, type Queries } from './sql.ts';
 
-/** The SQLSTATE ensure_agent (migration 16) raises past an account's bound. */
+/** The SQLSTATE ensure_agent (migration 17) raises past an account's bound. */
 const AGENT_LIMIT_REACHED = 'CGA01';
 
 export const entryFromRow = (row: Record<string, unknown>): AgentReportEntry =>
@@ -33,6 +33,7 @@ export const agentFromRow = (row: Record<string, unknown>): AgentRecord =>
     badge_token: row.badge_token as string,
     last_checked_at: (row.last_checked_at as string | null) ?? null,
     unchanged_runs: (row.unchanged_runs as number) ?? 0,
+    default_branch: (row.default_branch as string | null) ?? null,
   });
 
 /** The agent listing: the keys of agentSortKey (memory/agents.ts), as the sort indexes of migration 8 write them. */
@@ -79,6 +80,7 @@ const agentRow = (agent: AgentRecord) => {
     badge_token: text(what, agent.badge_token),
     last_checked_at: optionalText(what, agent.last_checked_at ?? null),
     unchanged_runs: agent.unchanged_runs ?? 0,
+    default_branch: optionalText(what, agent.default_branch ?? null),
   };
 };
 
@@ -89,11 +91,15 @@ export const writeAgent = async (sql: Queries, agent: AgentRecord) => {
     insert into agents ${sql({ ...row, latest: latest === null ? null : sql.json(latest) })}
     on conflict (id) do update set account_id = excluded.account_id, name = excluded.name, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
       latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid,
-      badge_token = excluded.badge_token, last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs`;
+      badge_token = excluded.badge_token, last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs, default_branch = excluded.default_branch`;
   await sql`update agents set history = (select count(*)::int from agent_reports where agent_id = ${row.id}) where id = ${row.id}`;
 };
 
-/** Stores the entry as it is, replacing the one of its agent and report (an import); a new one counts in its agent's history. */
+/**
+ * Stores the entry as it is, replacing the one of its agent and report (an import); a new one
+ * counts in its agent's history. An agent without a default branch (of an export made before
+ * them) takes the entry's, as recording it would have.
+ */
 export const writeAgentEntry = (sql: Queries, entry: AgentReportEntry) => {
   const row = entryRow(entry);
   return sql`
@@ -102,11 +108,12 @@ export const writeAgentEntry = (sql: Queries, entry: AgentReportEntry) => {
       on conflict (agent_id, report_id) do update set created_at = excluded.created_at, valid = excluded.valid, score = excluded.score,
         errors = excluded.errors, warnings = excluded.warnings, branch = excluded.branch
       returning (xmax = 0) as fresh)
-    update agents set history = history + 1 where id = ${row.agent_id} and (select fresh from written)`;
+    update agents set history = history + (case when (select fresh from written) then 1 else 0 end), default_branch = coalesce(default_branch, ${row.branch})
+    where id = ${row.agent_id}`;
 };
 
 /**
- * The entries as record_agent_entry (migration 16) takes them, a JSON array in agent order:
+ * The entries as record_agent_entry (migration 17) takes them, a JSON array in agent order:
  * statements recording entries of several agents lock them in one order, and so never wait on
  * each other in a circle. Throws UnstorableRecordError, before anything is sent, for an entry
  * holding a NUL. Sent as a text parameter cast to jsonb (a string bound as jsonb would be sent as
@@ -117,13 +124,13 @@ export const entriesJson = (entries: readonly AgentReportEntry[]): string =>
 
 /**
  * A FROM item that records the entries (entriesJson), one after the other in their order, each
- * through record_agent_entry (migration 16): a row (`recorded`, the agent) per entry whose agent
+ * through record_agent_entry (migration 17): a row (`recorded`, the agent) per entry whose agent
  * exists. Its statement must read it for it to run.
  */
 export const recordedEntries = (sql: Queries, entries: string) =>
   sql`jsonb_array_elements(${entries}::text::jsonb) as entry(value) cross join lateral record_agent_entry(entry.value, ${AGENT_HISTORY_LIMIT}::integer) as recorded`;
 
-/** The entry recorded in one statement (see record_agent_entry, migration 16); undefined when the agent is gone. */
+/** The entry recorded in one statement (see record_agent_entry, migration 17); undefined when the agent is gone. */
 export const recordEntry = async (sql: Queries, entry: AgentReportEntry): Promise<AgentRecord | undefined> => {
   const [row] = await sql`select * from record_agent_entry(${JSON.stringify(entryRow(entry))}::text::jsonb, ${AGENT_HISTORY_LIMIT}::integer)`;
   return row && agentFromRow(row);
@@ -133,7 +140,7 @@ export class PgAgents implements AgentsTable {
   constructor(private readonly context: PgContext) {}
 
   /**
-   * One statement (ensure_agent, migration 16): the look-up (the usual case: the agent exists);
+   * One statement (ensure_agent, migration 17): the look-up (the usual case: the agent exists);
    * else, holding the account's row lock (so concurrent creations for one account, on any
    * instance, are counted one after the other and never pass the bound), a count and an insert
    * that a concurrent one of the same name may win, then the look-up again.
@@ -167,13 +174,20 @@ export class PgAgents implements AgentsTable {
     const [row] = await this.context.sql`update agents set last_checked_at = ${text(`agent ${agentId}`, at)}, unchanged_runs = unchanged_runs + 1 where id = ${sought(agentId)} returning *`;
     return row && agentFromRow(row);
   }
-  async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string } }): Promise<AgentReportEntry[]> {
+  /** One statement: a lane's two parts (its branch, the entries naming none) each read through its index, at most `limit` of each, merged. */
+  async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string }; branch?: BranchLane }): Promise<AgentReportEntry[]> {
     const { sql } = this.context;
-    const { before } = options;
+    const { before, branch } = options;
+    const limit = Math.max(0, options.limit);
     const after = before === undefined ? sql`true` : sql`(created_at collate "C", report_id collate "C") < (${sought(before.created_at)} collate "C", ${sought(before.report_id)} collate "C")`;
-    const rows = await sql`
-      select * from agent_reports where agent_id = ${sought(agentId)} and ${after}
-      order by created_at collate "C" desc, report_id collate "C" desc limit ${Math.max(0, options.limit)}`;
+    const newest = sql`order by created_at collate "C" desc, report_id collate "C" desc limit ${limit}`;
+    const part = (which: ReturnType<typeof sql>) => sql`(select * from agent_reports where agent_id = ${sought(agentId)} and ${which} and ${after} ${newest})`;
+    const rows =
+      branch === undefined
+        ? await sql`select * from agent_reports where agent_id = ${sought(agentId)} and ${after} ${newest}`
+        : branch.unnamed
+          ? await sql`select * from (${part(sql`branch = ${sought(branch.name)}`)} union all ${part(sql`branch is null`)}) as lane ${newest}`
+          : await sql`${part(sql`branch = ${sought(branch.name)}`)}`;
     return rows.map(entryFromRow);
   }
   async latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined> {
@@ -186,6 +200,10 @@ export class PgAgents implements AgentsTable {
     const { sql } = this.context;
     const account = query.account_id === undefined ? sql`true` : sql`account_id = ${sought(query.account_id)}`;
     return pageFrom(await pageRows(sql, query, LISTING, account), query.limit, agentFromRow);
+  }
+  async setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined> {
+    const [row] = await this.context.sql`update agents set default_branch = ${text(`agent ${id}`, branch)} where id = ${sought(id)} returning *`;
+    return row && agentFromRow(row);
   }
   async deleteAgent(id: string): Promise<boolean> {
     const [row] = await this.context.sql`

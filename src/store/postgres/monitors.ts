@@ -12,6 +12,7 @@ export const monitorFromRow = (row: Record<string, unknown>): MonitorRecord => {
     id: row.id as string,
     account_id: row.account_id as string,
     url: row.url as string,
+    agent: (row.agent as string | null) ?? null,
     interval_seconds: row.interval_seconds as number,
     notify_url: row.notify_url as string | null,
     live: row.live === true,
@@ -45,6 +46,8 @@ const rowOf = (m: MonitorRecord) => {
     id: text(what, m.id),
     account_id: text(what, m.account_id),
     url: text(what, m.url),
+    // An imported row from before monitors could name their agent has none.
+    agent: optionalText(what, m.agent ?? null),
     interval_seconds: m.interval_seconds,
     notify_url: optionalText(what, m.notify_url),
     // An imported row from before monitors could probe has none.

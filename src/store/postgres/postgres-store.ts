@@ -6,9 +6,9 @@
  *                 counter's, with the usage, the report and its agents' history entries, is one
  *                 statement (a validation's record: see counters.ts);
  *   ensureAgent   one statement: the count of the account's agents and the insert under its row
- *                 lock (ensure_agent, migration 16);
+ *                 lock (ensure_agent, migration 17);
  *   recordAgentReport  one statement: the entry and the agent's counts under its row lock
- *                 (record_agent_entry, migration 16), with each report's entries too;
+ *                 (record_agent_entry, migration 17), with each report's entries too;
  *   enqueueJob    the count of queued jobs and the insert under a transaction-scoped advisory lock;
  *   claimJob      `for update skip locked` on the oldest claimable job, and a lease;
  *   putJob        guarded by the lease owner, with the job's report (if any) in the same transaction;

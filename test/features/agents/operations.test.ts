@@ -44,3 +44,24 @@ test("the report page's reading finds an agent's latest report past the retentio
   await store.recordAgentReport({ agent_id: 'agt_1', report_id: 'batch_1', created_at: new Date(clock.now() - 39 * DAY).toISOString(), valid: true, score: 90, errors: 0, warnings: 0, branch: null });
   assert.equal((await readReport(store, config, clock.now(), 'batch_1'))?.id, 'batch_1', 'a batch naming the agent in its results');
 });
+
+test('the gate by fail_on: an unchanged card passes each; a lower score with no new finding fails only "new"; a new warning fails "warning" and "new"', async () => {
+  const { deps, store, clock } = testDeps();
+  const at = new Date(clock.now()).toISOString();
+  await store.createAccount({ id: 'acct_1', name: 'one', plan: 'pro', created_at: at });
+  const agent = (await store.ensureAgent({ id: 'agt_1', account_id: 'acct_1', name: 'a', first_seen: at, badge_token: 't' }))!;
+  const warned = (score: number, paths: string[]) => ({ valid: true, errors: [], warnings: paths.map((path) => ({ rule: 'url.https', path, message: 'm' })), score });
+  await store.putReport({ id: 'rpt_base', kind: 'single', created_at: at, account_id: 'acct_1', card: { name: 'x' }, result: { ...warned(95, ['url']), agent: { id: agent.id, name: 'a' } } });
+  await store.recordAgentReport({ agent_id: agent.id, report_id: 'rpt_base', created_at: at, valid: true, score: 95, errors: 0, warnings: 1, branch: null });
+  const gate = async (now: unknown, fail_on: 'error' | 'warning' | 'new') =>
+    (await prepareAgentRun(deps, 'acct_1', { name: 'a', named: true, fail_on, baseline: 'rpt_base' }, JSON.stringify(now), flatRefusal))?.baseline;
+  for (const fail_on of ['error', 'warning', 'new'] as const) {
+    assert.deepEqual(await gate(warned(95, ['url']), fail_on), { report_id: 'rpt_base', new_errors: 0, new_warnings: 0, fixed: 0, score_delta: 0, passed: true }, `unchanged, fail_on ${fail_on}`);
+  }
+  const lower = warned(90, ['url']);
+  assert.equal((await gate(lower, 'error'))?.passed, true);
+  assert.equal((await gate(lower, 'warning'))?.passed, true);
+  assert.deepEqual(await gate(lower, 'new'), { report_id: 'rpt_base', new_errors: 0, new_warnings: 0, fixed: 0, score_delta: -5, passed: false }, 'a lower score fails "new" (docs/agents.md: any new finding, or a lower score)');
+  const more = warned(95, ['url', 'provider.url']);
+  assert.deepEqual([(await gate(more, 'error'))?.passed, (await gate(more, 'warning'))?.passed, (await gate(more, 'new'))?.passed], [true, false, false]);
+});

@@ -88,6 +88,24 @@ describe('deliverCallback', async () => {
     assert.equal(target.received.length, 0);
   });
 
+  it('only a 2xx is delivered: the status line at each edge decides (300 and 399 are redirects, never followed)', async () => {
+    const answering = await startReceiver((res, req) => {
+      res.statusCode = Number(req.url.slice(1));
+      res.end();
+    });
+    try {
+      const outcomes: Record<number, string> = {};
+      for (const status of [200, 204, 299, 300, 399, 400, 599]) {
+        const outcome = await deliverCallback(base({ url: `${answering.url}/${status}` }));
+        assert.equal('status_code' in outcome && outcome.status_code, status);
+        outcomes[status] = outcome.state;
+      }
+      assert.deepEqual(outcomes, { 200: 'delivered', 204: 'delivered', 299: 'delivered', 300: 'failed', 399: 'failed', 400: 'failed', 599: 'failed' });
+    } finally {
+      await answering.close();
+    }
+  });
+
   it('gives up after the timeout, not before', async () => {
     const scheduler = new FakeScheduler();
     let settled = false;

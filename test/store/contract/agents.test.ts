@@ -47,7 +47,7 @@ contractSuite('agents', (withStore) => {
     assert.equal(await s.ensureAgent(candidate('agt_1', 'acc_1', 'acme/billing')), undefined, 'no such account: nothing stored');
     await accounts(s, 'acc_1', 'acc_2');
     const made = await s.ensureAgent(candidate('agt_1', 'acc_1', 'acme/billing'));
-    assert.deepEqual(made, { ...candidate('agt_1', 'acc_1', 'acme/billing'), last_seen: iso(T0), latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 }, last_checked_at: null, unchanged_runs: 0 });
+    assert.deepEqual(made, { ...candidate('agt_1', 'acc_1', 'acme/billing'), last_seen: iso(T0), latest_report_id: null, latest: null, counts: { reports: 0, valid: 0, invalid: 0 }, last_checked_at: null, unchanged_runs: 0, default_branch: null });
     assert.equal((await s.ensureAgent(candidate('agt_2', 'acc_1', 'acme/billing', T0 + 5)))?.id, 'agt_1', 'the name is taken: the first agent, not the candidate');
     assert.equal((await s.ensureAgent(candidate('agt_3', 'acc_2', 'acme/billing')))?.id, 'agt_3', 'another account: another agent of the same name');
     assert.equal((await s.ensureAgent(candidate('agt_4', 'acc_1', 'Acme/Billing')))?.id, 'agt_4', 'names compare exactly');
@@ -110,6 +110,36 @@ contractSuite('agents', (withStore) => {
     assert.equal((await s.latestAgentReportOnBranch('agt_1', 'feature/x'))?.report_id, 'rpt_3');
     assert.equal(await s.latestAgentReportOnBranch('agt_1', 'nope'), undefined);
     assert.deepEqual(await s.listAgentReports('agt_9', { limit: 10 }), []);
+  });
+
+  withStore('agents: the default branch is none until a report names one, then that first branch, until it is set', async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    assert.equal((await s.recordAgentReport(entry('agt_1', 'rpt_1', T0)))?.default_branch, null, 'a report naming no branch (a monitor\'s run) sets none');
+    assert.equal((await s.recordAgentReport(entry('agt_1', 'rpt_2', T0 + 1000, { branch: 'master' })))?.default_branch, 'master', 'the first branch seen');
+    assert.equal((await s.recordAgentReport(entry('agt_1', 'rpt_3', T0 + 2000, { branch: 'feature-x' })))?.default_branch, 'master', 'a later branch does not move it');
+    assert.equal((await s.setAgentDefaultBranch('agt_1', 'release'))?.default_branch, 'release');
+    assert.equal((await s.getAgent('agt_1'))?.default_branch, 'release');
+    assert.equal((await s.recordAgentReport(entry('agt_1', 'rpt_4', T0 + 3000, { branch: 'main' })))?.default_branch, 'release', 'a set branch stays');
+    assert.equal(await s.setAgentDefaultBranch('agt_none', 'main'), undefined, 'no such agent');
+  });
+
+  withStore('agents: a branch\'s history, with or without the reports naming none, newest first and paged', async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    const branches = ['main', null, 'feature-x', 'main', null, 'feature-x', null, 'main'];
+    for (const [i, branch] of branches.entries()) await s.recordAgentReport(entry('agt_1', `rpt_${i}`, T0 + i * 1000, { branch }));
+    const ids = (entries: AgentReportEntry[]) => entries.map((e) => e.report_id);
+    const main = { name: 'main', unnamed: true };
+    assert.deepEqual(ids(await s.listAgentReports('agt_1', { limit: 10, branch: main })), ['rpt_7', 'rpt_6', 'rpt_4', 'rpt_3', 'rpt_1', 'rpt_0']);
+    assert.deepEqual(ids(await s.listAgentReports('agt_1', { limit: 10, branch: { name: 'main', unnamed: false } })), ['rpt_7', 'rpt_3', 'rpt_0']);
+    assert.deepEqual(ids(await s.listAgentReports('agt_1', { limit: 10, branch: { name: 'feature-x', unnamed: false } })), ['rpt_5', 'rpt_2']);
+    const first = await s.listAgentReports('agt_1', { limit: 3, branch: main });
+    assert.deepEqual(ids(first), ['rpt_7', 'rpt_6', 'rpt_4']);
+    assert.deepEqual(ids(await s.listAgentReports('agt_1', { limit: 3, branch: main, before: first.at(-1)! })), ['rpt_3', 'rpt_1', 'rpt_0']);
+    assert.deepEqual(ids(await s.listAgentReports('agt_1', { limit: 1, branch: { name: 'feature-x', unnamed: false }, before: { created_at: iso(T0 + 5000), report_id: 'rpt_5' } })), ['rpt_2']);
+    assert.deepEqual(await s.listAgentReports('agt_1', { limit: 5, branch: { name: 'nope', unnamed: false } }), []);
+    assert.deepEqual(ids(await s.listAgentReports('agt_1', { limit: 2, branch: { name: 'nope', unnamed: true } })), ['rpt_6', 'rpt_4'], 'only those naming no branch');
   });
 
   withStore('agents: concurrent records of one agent each count', async (s) => {
@@ -194,6 +224,30 @@ contractSuite('agents', (withStore) => {
     assert.equal(await s.getAgent('agt\u00001'), undefined);
     assert.equal(await s.latestAgentReportOnBranch('agt_1', 'a\u0000b'), undefined);
   });
+});
+
+test('an export made before default branches: each agent takes the branch of its first entry naming one, on every engine', async () => {
+  const source = (await engines[0]!.open()) as Store & StoreTransfer;
+  await accounts(source, 'acc_1');
+  await source.ensureAgent(candidate('agt_1', 'acc_1', 'ci'));
+  await source.ensureAgent(candidate('agt_2', 'acc_1', 'monitored'));
+  await source.recordAgentReport(entry('agt_1', 'rpt_1', T0));
+  await source.recordAgentReport(entry('agt_1', 'rpt_2', T0 + 1000, { branch: 'master' }));
+  await source.recordAgentReport(entry('agt_1', 'rpt_3', T0 + 2000, { branch: 'feature-x' }));
+  await source.recordAgentReport(entry('agt_2', 'rpt_4', T0));
+  const rows: TransferRow[] = [];
+  for await (const row of source.exportRows()) rows.push(row);
+  await source.close();
+  // The rows as an older cardgate wrote them: agents without the field.
+  const old = rows.map((r) => (r.table === 'agents' ? { ...r, row: Object.fromEntries(Object.entries(r.row).filter(([k]) => k !== 'default_branch')) as unknown as AgentRecord } : r));
+  assert.ok(old.some((r) => r.table === 'agents') && old.every((r) => r.table !== 'agents' || !('default_branch' in r.row)));
+  for (const to of engines) {
+    const target = (await to.open()) as Store & StoreTransfer;
+    await target.importRows((async function* () { yield* old; })());
+    assert.equal((await target.getAgent('agt_1'))?.default_branch, 'master', to.name);
+    assert.equal((await target.getAgent('agt_2'))?.default_branch, null, `${to.name}: no branch named, none set`);
+    await target.close();
+  }
 });
 
 const exported = (rows: TransferRow[], table: 'agents' | 'agent_reports') => rows.filter((r) => r.table === table).map((r) => (r as { row: unknown }).row);

@@ -11,6 +11,7 @@ const monitor = (id: string, account_id = 'acc_1', at = T0): MonitorRecord => ({
   id,
   account_id,
   url: `https://agent.example/${id}`,
+  agent: null,
   interval_seconds: 60,
   notify_url: 'https://hooks.example/in',
   live: false,
