@@ -275,6 +275,25 @@ describe('PostgresStore', () => {
     }
   });
 
+  test('commit: ensureAgent finding its agent writes nothing to flush; making one does', async () => {
+    const { s, other, flushes } = await storeCountingFlushes();
+    const candidate = (id: string) => ({ id, account_id: 'acc_1', name: 'checkout', first_seen: iso(T0), badge_token: `badge_${id}` });
+    try {
+      await s.createAccount({ id: 'acc_1', name: 'x', plan: 'pro', created_at: iso(T0) });
+      await s.commit();
+      assert.equal(flushes(), 1);
+      assert.equal((await s.ensureAgent(candidate('agt_made')))?.id, 'agt_made');
+      await s.commit();
+      assert.equal(flushes(), 2, 'an agent made is flushed by the commit');
+      assert.equal((await s.ensureAgent(candidate('agt_other')))?.id, 'agt_made');
+      await s.commit();
+      assert.equal(flushes(), 2, 'an agent found: nothing to flush');
+    } finally {
+      await s.close();
+      await other.close();
+    }
+  });
+
   test('commit: a lone call that stores a report commits it durably itself, and with it every write resolved before (the commit after it flushes nothing); reports stored at once share one flush', async () => {
     const { s, other, flushes } = await storeCountingFlushes();
     const charge = { key: 'daily:acct:acc_1', amount: 1, limit: -1, reset_at: T0 + 86_400_000 };

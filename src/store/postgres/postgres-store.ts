@@ -147,7 +147,7 @@ export class PostgresStore implements StoreTransfer {
   /**
    * Each table's calls (see contract/), bounded and their outages told apart (see bounded); a
    * write is counted for the next commit to flush, unless it says it committed durably itself
-   * (the calls that store a report: see noted). A Record per table, so that a call added to the
+   * (the calls that store a report: see noted) or wrote nothing (ensureAgent finding its agent). A Record per table, so that a call added to the
    * contract cannot be left out.
    */
   private installTables(): void {
@@ -155,9 +155,16 @@ export class PostgresStore implements StoreTransfer {
     const reports = new PgReports(context);
     // A report put after its charges goes through the store's putReport, its outage told apart and its durability noted too.
     const counters = new PgCounters(context, (report, joins) => this.putReport(report, joins));
+    const agents = new PgAgents(context);
     const noted: Partial<Record<keyof Store, (...args: never[]) => Promise<unknown>>> = {
       consume: (...[charges, now, options]: Parameters<Store['consume']>) => this.noted((note) => counters.consume(charges, now, options, note)),
       putReport: (...[report, joins]: Parameters<Store['putReport']>) => this.noted((note) => reports.putReport(report, joins, note)),
+      // A keyed validation's usual call, which finds its agent: only an agent made (its id the candidate's) is a write for the next commit to flush.
+      ensureAgent: (...[candidate, maxPerAccount]: Parameters<Store['ensureAgent']>) =>
+        this.bounded(agents.ensureAgent(candidate, maxPerAccount), false).then((agent) => {
+          if (agent?.id === candidate.id) this.resolvedWrites++;
+          return agent;
+        }),
     };
     const tables: { [T in keyof typeof TABLE_CALLS]: Record<keyof (typeof TABLE_CALLS)[T], unknown> } = {
       accounts: new PgAccounts(context),
@@ -167,7 +174,7 @@ export class PostgresStore implements StoreTransfer {
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
-      agents: new PgAgents(context),
+      agents,
       monitors: new PgMonitors(context),
       audit: new PgAudit(context),
       sessions: new PgSessions(context),
