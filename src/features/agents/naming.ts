@@ -12,7 +12,6 @@ export const MAX_AGENT_NAME_CHARS = 200;
 export const MAX_BASELINE_CHARS = 300;
 
 /** C0 and C1 controls, DEL, line and paragraph separators, and unpaired surrogates: nothing a name shows. */
-// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Why `name` cannot name an agent, or undefined when it can. */
