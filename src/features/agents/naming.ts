@@ -40,7 +40,7 @@ export const agentNameOption = printableName().meta({ description: agentDescript
 /** A batch's `cards[].agent` (its messages name the member: a batch's 400 names only the entry). */
 export const batchAgentNameOption = printableName('agent ').meta({ description: agentDescription }).optional();
 
-export const FAIL_ON = ['error', 'warning', 'new'] as const;
+export const FAIL_ON = ['error', 'warning', 'new', 'breaking'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 
 /** The zod members of the regression gate: `options.baseline` and `options.fail_on`. */
@@ -58,8 +58,8 @@ export const gateOptions = {
     .meta({ description: 'The branch the card comes from, kept in the agent\'s history for a later `baseline: "branch:<name>"` (a webhook\'s `metadata.branch` does the same). Keyed calls only.' })
     .optional(),
   fail_on: z
-    .enum(FAIL_ON, { error: 'must be "error", "warning" or "new"' })
-    .meta({ description: 'What fails `baseline.passed` (default `error`): `error`, a new error; `warning`, a new error or warning; `new`, any new finding or a lower score.' })
+    .enum(FAIL_ON, { error: 'must be "error", "warning", "new" or "breaking"' })
+    .meta({ description: 'What fails `baseline.passed` (default `error`): `error`, a new error; `warning`, a new error or warning; `new`, any new finding or a lower score; `breaking`, a breaking change of the card from the baseline\'s card (docs/compatibility.md), whatever its findings.' })
     .optional(),
 };
 
