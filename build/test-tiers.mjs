@@ -95,6 +95,7 @@ export const declaredTiers = {
     'test/store/file-store.test.ts',
     'test/store/postgres-crash.test.ts',
     'test/store/postgres-outage.test.ts',
+    'test/store/postgres-round-trips.test.ts',
     'test/store/postgres-serve.test.ts',
     'test/store/postgres.test.ts',
     'test/store/two-instances.test.ts',

@@ -240,32 +240,85 @@ describe('PostgresStore', () => {
     }
   });
 
-  test('commit: writes are visible to other instances at once, and one flush of the log after them serves every commit waiting', async () => {
+  /** A store whose flushes of the log are counted, and another instance on its database. */
+  const storeCountingFlushes = async () => {
     const db = await newDatabase();
     const other = await openPostgresStore({ url: db.url }); // migrates
-    const pool = connect({ url: db.url });
-    let flushes = 0;
-    const counting = new Proxy(pool, {
+    let flushed = 0;
+    const counting = new Proxy(connect({ url: db.url }), {
       apply: (target, self, args: unknown[]) => {
-        if (Array.isArray(args[0]) && args[0].join('').includes('txid_current')) flushes++;
+        if (Array.isArray(args[0]) && args[0].join('').includes('txid_current')) flushed++;
         return Reflect.apply(target, self, args);
       },
     });
-    const s = new PostgresStore(counting);
+    return { s: new PostgresStore(counting), other, flushes: () => flushed };
+  };
+
+  test('commit: writes are visible to other instances at once, and one flush of the log after them serves every commit waiting', async () => {
+    const { s, other, flushes } = await storeCountingFlushes();
     try {
       assert.equal((await s.sql`show synchronous_commit`)[0]?.synchronous_commit, 'off', 'statements do not wait for the disk');
       await s.commit();
-      assert.equal(flushes, 0, 'nothing written: nothing to flush');
+      assert.equal(flushes(), 0, 'nothing written: nothing to flush');
       await Promise.all(Array.from({ length: 20 }, (_, i) => s.createAccount({ id: `acc_${i}`, name: 'x', plan: 'free', created_at: iso(T0) })));
       assert.equal((await other.listAccounts()).length, 20, 'visible on another instance before any commit');
       await Promise.all(Array.from({ length: 20 }, () => s.commit()));
-      assert.equal(flushes, 1, 'twenty commits, one flush');
+      assert.equal(flushes(), 1, 'twenty commits, one flush');
       await s.getAccount('acc_1');
       await s.commit();
-      assert.equal(flushes, 1, 'a read needs no flush');
+      assert.equal(flushes(), 1, 'a read needs no flush');
       await s.updateAccount('acc_1', { plan: 'pro' });
       await s.commit();
-      assert.equal(flushes, 2);
+      assert.equal(flushes(), 2);
+    } finally {
+      await s.close();
+      await other.close();
+    }
+  });
+
+  test('commit: ensureAgent finding its agent writes nothing to flush; making one does', async () => {
+    const { s, other, flushes } = await storeCountingFlushes();
+    const candidate = (id: string) => ({ id, account_id: 'acc_1', name: 'checkout', first_seen: iso(T0), badge_token: `badge_${id}` });
+    try {
+      await s.createAccount({ id: 'acc_1', name: 'x', plan: 'pro', created_at: iso(T0) });
+      await s.commit();
+      assert.equal(flushes(), 1);
+      assert.equal((await s.ensureAgent(candidate('agt_made')))?.id, 'agt_made');
+      await s.commit();
+      assert.equal(flushes(), 2, 'an agent made is flushed by the commit');
+      assert.equal((await s.ensureAgent(candidate('agt_other')))?.id, 'agt_made');
+      await s.commit();
+      assert.equal(flushes(), 2, 'an agent found: nothing to flush');
+    } finally {
+      await s.close();
+      await other.close();
+    }
+  });
+
+  test('commit: a lone call that stores a report commits it durably itself, and with it every write resolved before (the commit after it flushes nothing); reports stored at once share one flush', async () => {
+    const { s, other, flushes } = await storeCountingFlushes();
+    const charge = { key: 'daily:acct:acc_1', amount: 1, limit: -1, reset_at: T0 + 86_400_000 };
+    try {
+      await s.createAccount({ id: 'acc_1', name: 'x', plan: 'pro', created_at: iso(T0) });
+      await s.putReport(report('rpt_put'));
+      await s.commit();
+      assert.equal(flushes(), 0, 'the account, resolved before the report was sent, is durable with it');
+      await s.consume([charge], T0, { report: report('rpt_charged'), usage: { account_id: 'acc_1', day: '2026-01-01' } });
+      await s.commit();
+      assert.equal(flushes(), 0, 'a charge with its report: durable when it resolves');
+      await s.consume([charge], T0);
+      await s.commit();
+      assert.equal(flushes(), 1, 'a charge without a report waits for the commit');
+      await s.updateAccount('acc_1', { plan: 'team' });
+      await s.putReport({ ...report('rpt_aliased'), alias: 'sha', alias_scope: 'repo' });
+      await s.commit();
+      assert.equal(flushes(), 2, 'a report with an alias takes a transaction, flushed by the commit');
+      assert.deepEqual((await newestReports(other)).map((r) => r.id).sort(), ['rpt_aliased', 'rpt_charged', 'rpt_put']);
+      // Stored at once, the reports after the first wait for one flush they share, as any write does.
+      await Promise.all(Array.from({ length: 10 }, (_, i) => s.consume([charge], T0, { report: report(`rpt_together_${i}`) })));
+      await Promise.all(Array.from({ length: 10 }, () => s.commit()));
+      assert.equal(flushes(), 3, 'ten reports stored at once: one flush');
+      assert.equal((await newestReports(other)).length, 13);
     } finally {
       await s.close();
       await other.close();

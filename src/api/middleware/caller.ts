@@ -36,8 +36,8 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
       deps.metrics?.expiredKeyRefused();
       throw new ApiError('UNAUTHORIZED', expiredKeyMessage(use.expiredAt));
     }
-    const { key, account, trustKeys } = use.found;
-    const caller: Caller = { plan: account.plan, account, key, ip, trustKeys };
+    const { key, account, trustKeys, ruleset } = use.found;
+    const caller: Caller = { plan: account.plan, account, key, ip, trustKeys, accountRuleset: ruleset ?? null };
     // Set before the allow-list's refusal: a refused key's answer still shows its account's window.
     c.set('caller', caller);
     if (use.status === 'not-from-here') {
@@ -72,8 +72,8 @@ export const keyedWhenGiven = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
     if (use?.status === 'expired') c.set('expiredKeyAt', use.expiredAt);
     c.set('clientIp', ip);
     if (use?.status === 'usable') {
-      const { key, account, trustKeys } = use.found;
-      c.set('caller', { plan: account.plan, account, key, ip, trustKeys });
+      const { key, account, trustKeys, ruleset } = use.found;
+      c.set('caller', { plan: account.plan, account, key, ip, trustKeys, accountRuleset: ruleset ?? null });
     }
     return next();
   };

@@ -86,7 +86,10 @@ const status = createRoute({
 export const webhookRoutes = (deps: AppDeps, { limiter, jobs }: WebhookServices): ApiRoutes => {
   const maxBytes = deps.config.http.maxBodyBytes;
   const middleware = [limiter.count, keyedWhenGiven(deps)];
-  const keyOf = (c: Context<AppEnv>): WebhookKey => ({ accountId: c.get('caller')?.account?.id ?? null, expiredAt: c.get('expiredKeyAt'), ip: c.get('clientIp') });
+  const keyOf = (c: Context<AppEnv>): WebhookKey => {
+    const caller = c.get('caller');
+    return { accountId: caller?.account?.id ?? null, ruleset: caller?.accountRuleset, expiredAt: c.get('expiredKeyAt'), ip: c.get('clientIp') };
+  };
   return apiRoutes()
     .openapi({ ...webhook, middleware }, async (c) => {
       const answer = await handleWebhook(deps, jobs, await readBodyText(c, { maxBytes }), keyOf(c));

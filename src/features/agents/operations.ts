@@ -163,23 +163,27 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
     if (ask.baseline !== undefined) throw refuse('options.baseline', 'nothing names this card\'s agent (no options.agent, and no endpoint URL in the card): give options.agent');
     return undefined;
   }
-  const known = await deps.store.getAgentByName(accountId, ask.name);
-  let baseline: BaselineOutcome | undefined;
-  if (ask.baseline !== undefined) {
-    const id = await baselineId(deps, known, ask.baseline, refuse);
-    // An agent's latest report is read past the retention period (see findReport): a baseline of "latest" is always there.
-    const report = await readReport(deps.store, deps.config, deps.clock.now(), id);
-    // Another account's report reads as unknown: its existence is not told.
-    if (!report || report.account_id !== accountId) throw refuse('options.baseline', `no report ${JSON.stringify(id)} in this account (unknown, another account's, or removed after the retention period)`);
-    const before = cardOfReport(report, known?.id);
-    if (before === undefined) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no result of this agent's card to compare with (a batch without it, or a validation that could not run)`);
-    baseline = compareWith(report.id, before, { result: resultJson, card }, ask.fail_on);
+  const branch = ask.branch ?? null;
+  if (ask.baseline === undefined) {
+    // The usual case: one call of the store finds the agent or makes it.
+    const joined = await joinAgent(deps, accountId, ask.name);
+    return joined && { ...joined, branch };
   }
+  // With a baseline, the agent is read first: a baseline refused makes no agent.
+  const known = await deps.store.getAgentByName(accountId, ask.name);
+  const id = await baselineId(deps, known, ask.baseline, refuse);
+  // An agent's latest report is read past the retention period (see findReport): a baseline of "latest" is always there.
+  const report = await readReport(deps.store, deps.config, deps.clock.now(), id);
+  // Another account's report reads as unknown: its existence is not told.
+  if (!report || report.account_id !== accountId) throw refuse('options.baseline', `no report ${JSON.stringify(id)} in this account (unknown, another account's, or removed after the retention period)`);
+  const before = cardOfReport(report, known?.id);
+  if (before === undefined) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no result of this agent's card to compare with (a batch without it, or a validation that could not run)`);
+  const baseline = compareWith(report.id, before, { result: resultJson, card }, ask.fail_on);
   const joined = known ? { agent: { id: known.id, name: known.name } } : await joinAgent(deps, accountId, ask.name);
   if (!joined) return undefined; // the account was deleted meanwhile
   // A gate asked for explicitly is not dropped silently: the caller relies on its answer.
-  if (joined.notice && baseline) throw refuse('options.baseline', `this card's agent ${JSON.stringify(ask.name)} (options.agent, else its endpoint URL) would be a new agent, and ${joined.notice.message}`);
-  return { ...joined, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
+  if (joined.notice) throw refuse('options.baseline', `this card's agent ${JSON.stringify(ask.name)} (options.agent, else its endpoint URL) would be a new agent, and ${joined.notice.message}`);
+  return { ...joined, baseline, branch };
 };
 
 /** One card in a report and its result: its own, or in a batch the agent's card. */

@@ -2,6 +2,7 @@
 import type { Account, Plan } from '../../store/contract/accounts.ts';
 import type { ApiKeyRecord } from '../../store/contract/keys.ts';
 import type { TrustKeyRecord } from '../../store/contract/trust-keys.ts';
+import type { AccountRulesetRecord } from '../../store/contract/rulesets.ts';
 
 export interface Caller {
   plan: 'anonymous' | Plan;
@@ -9,6 +10,8 @@ export interface Caller {
   key: ApiKeyRecord | null;
   /** A keyed caller's managed trusted keys, read with its key (an anonymous caller's are read when needed). */
   trustKeys?: readonly TrustKeyRecord[];
+  /** A keyed caller's account's ruleset, read with its key (null: it has none; absent: not read). */
+  accountRuleset?: AccountRulesetRecord | null;
   /** Client IP (socket address, or X-Forwarded-For from a trusted proxy). */
   ip: string;
 }

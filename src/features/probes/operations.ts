@@ -43,7 +43,7 @@ export const servedSource = (url: string, served: NonNullable<ProbeOutcome['serv
 const judge = async (deps: AppDeps, request: ValidationRequest, read: ReturnType<typeof readProbeRequest>, outcome: ProbeOutcome): Promise<SingleOutcome> => {
   const accountId = request.caller.account?.id ?? null;
   const cardText = outcome.served?.text ?? request.text;
-  const [trust, ruleset] = await Promise.all([signatureTrust(deps, accountId, cardText, request.caller.trustKeys), rulesetFor(deps, accountId)]);
+  const [trust, ruleset] = await Promise.all([signatureTrust(deps, accountId, cardText, request.caller.trustKeys), rulesetFor(deps, accountId, request.caller.accountRuleset)]);
   const common = { trust, ...(request.accept ? { accept: request.accept } : {}), ...(ruleset ? { ruleset } : {}) };
   const input: ProbedCard = outcome.served
     ? { live: outcome.live.checks, fetched: { request: read.validateText, card: outcome.served.text, foundAtLegacyPath: outcome.served.legacyPath, ...common } }

@@ -87,9 +87,12 @@ export async function deleteAccountRuleset(deps: AuditDeps, accountId: string, b
   throw new ApiError('NOT_FOUND', (await deps.store.getAccount(accountId)) ? `account ${accountId} has no ruleset` : `no account ${accountId}`);
 }
 
-/** The account's ruleset as requests are judged by it (compiled once per hash), if it has one. */
-export async function accountRuleset(deps: Pick<AppDeps, 'store'>, accountId: string): Promise<ServerRuleset | undefined> {
-  const record = await deps.store.getAccountRuleset(accountId);
+/**
+ * The account's ruleset as requests are judged by it (compiled once per hash), if it has one;
+ * `known`: the record this request already read (with its key; null: the account has none), else read now.
+ */
+export async function accountRuleset(deps: Pick<AppDeps, 'store'>, accountId: string, known?: AccountRulesetRecord | null): Promise<ServerRuleset | undefined> {
+  const record = known === undefined ? await deps.store.getAccountRuleset(accountId) : known;
   if (!record) return undefined;
   const compiled = serverRulesetFromText(record.text, 'account', record.hash);
   // Stored only once it compiled; one that no longer does (a rule removed by an upgrade) must not pass as no policy at all.

@@ -81,7 +81,7 @@ const trustFor = ({ deps }: Operations, caller: Caller, text: string) => signatu
 
 /** The body with the caller's signature trust and the ruleset it is judged by (its account's, else the server's default). */
 const bodyFor = async (ops: Operations, request: ValidationRequest): Promise<BodyParts> => {
-  const [trust, ruleset] = await Promise.all([trustFor(ops, request.caller, request.text), request.ruleset ?? rulesetFor(ops.deps, request.caller.account?.id ?? null)]);
+  const [trust, ruleset] = await Promise.all([trustFor(ops, request.caller, request.text), request.ruleset ?? rulesetFor(ops.deps, request.caller.account?.id ?? null, request.caller.accountRuleset)]);
   return { text: request.text, trust, ...(request.accept ? { accept: request.accept } : {}), ...(ruleset ? { ruleset } : {}) };
 };
 

@@ -22,6 +22,7 @@ import { cardFacts, checkKeyedBaseline, flatRefusal, agentJoins, prepareAgentRun
 import { recordValidation } from '../validation/record.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
+import type { AccountRulesetRecord } from '../../store/contract/rulesets.ts';
 
 /** The validator's answer, or undefined when the validation could not run (engine bug, dead worker, time limit: logged); 400s are thrown. */
 const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unknown>): Promise<T | undefined> =>
@@ -34,6 +35,8 @@ const validated = <T>(deps: AppDeps, run: Promise<T>, what: Record<string, unkno
 /** The key a webhook came with, as far as it counts: its account (null: none, or one ignored), and when an ignored one expired (a baseline's 400 says so). */
 export interface WebhookKey {
   accountId: string | null;
+  /** The account's ruleset, read with its key (null: it has none; absent: read when needed). */
+  ruleset?: AccountRulesetRecord | null;
   expiredAt?: string;
   /** The client's address (whose share of the validation workers a keyless request counts against). */
   ip?: string;
@@ -52,7 +55,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   const createdMs = clock.now();
   const id = newId('val', createdMs);
   // The keys trusted for every caller apply (a key only chooses the ruleset).
-  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId) }, workerShare(accountId, key.ip)), { validation_id: id });
+  const outcome = await validated(deps, jobs.validator.run('webhook', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId, key.ruleset) }, workerShare(accountId, key.ip)), { validation_id: id });
   if (!outcome) throw new ApiError('INTERNAL_ERROR', 'Internal validation error');
   const metadata = JSON.parse(outcome.metadata) as WebhookMetadata;
   if ('callback_url' in outcome) {
@@ -114,7 +117,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string,
   const { accountId } = key;
   const now = clock.now();
   const id = newId('gh', now);
-  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId) }, workerShare(accountId, key.ip)), { report_id: id });
+  const outcome = await validated(deps, jobs.validator.run('github', { text, trust: await signatureTrust(deps, null, text), ruleset: await rulesetFor(deps, accountId, key.ruleset) }, workerShare(accountId, key.ip)), { report_id: id });
   if (!outcome) {
     // The commit still gets an `error` status: its sha is read off the body here (rare: the validator read it before).
     const { sha } = parseGithubRequest(jsonBody(text, { maxDepth: config.http.maxJsonDepth }));

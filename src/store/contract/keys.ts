@@ -1,5 +1,6 @@
 import type { Account } from './accounts.ts';
 import type { Access } from './access.ts';
+import type { AccountRulesetRecord } from './rulesets.ts';
 import type { TrustKeyRecord } from './trust-keys.ts';
 
 export interface ApiKeyRecord {
@@ -29,6 +30,8 @@ export interface KeyAndAccount {
   key: ApiKeyRecord;
   account: Account;
   trustKeys: TrustKeyRecord[];
+  /** The account's ruleset, when it has one (absent otherwise). */
+  ruleset?: AccountRulesetRecord;
 }
 
 export interface KeysTable {
@@ -36,9 +39,10 @@ export interface KeysTable {
   /** The key whose hash, or previous hash (a rotated key's old secret), this is; whether it is still in force is the caller's to judge. */
   getKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   /**
-   * The key with this hash, its account and the trusted keys in force for the account (as
-   * listTrustKeys({ account_id }) lists them), in one read (a keyed request's first); undefined
-   * when the key or its account is missing.
+   * The key with this hash, its account, the trusted keys in force for the account (as
+   * listTrustKeys({ account_id }) lists them) and the account's ruleset, in one read (a keyed
+   * request's first, everything it needs before its card is validated); undefined when the key or
+   * its account is missing.
    */
   getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined>;
   getKey(id: string): Promise<ApiKeyRecord | undefined>;

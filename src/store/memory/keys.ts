@@ -1,6 +1,7 @@
 /** The API keys table in memory, found by hash. */
 import type { Account } from '../contract/accounts.ts';
 import type { ApiKeyRecord, KeyAndAccount, KeyPatch, KeysTable } from '../contract/keys.ts';
+import type { AccountRulesetRecord } from '../contract/rulesets.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import type { MemoryTrustKeys } from './trust-keys.ts';
 
@@ -36,7 +37,7 @@ export class MemoryKeys implements KeysTable {
   constructor(
     journal: Journal,
     /** What getKeyAndAccount reads besides the key. */
-    private readonly read: { account: (id: string) => Account | undefined; trustKeys: MemoryTrustKeys },
+    private readonly read: { account: (id: string) => Account | undefined; trustKeys: MemoryTrustKeys; ruleset: (accountId: string) => AccountRulesetRecord | undefined },
   ) {
     this.rows = new KeyRows('keys', journal, { kept: frozenKey });
   }
@@ -51,7 +52,9 @@ export class MemoryKeys implements KeysTable {
   async getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined> {
     const key = await this.getKeyByHash(hash);
     const account = key && this.read.account(key.account_id);
-    return key && account ? { key, account, trustKeys: await this.read.trustKeys.listTrustKeys({ account_id: account.id }) } : undefined;
+    if (!key || !account) return undefined;
+    const ruleset = this.read.ruleset(account.id);
+    return { key, account, trustKeys: await this.read.trustKeys.listTrustKeys({ account_id: account.id }), ...(ruleset ? { ruleset } : {}) };
   }
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     return this.rows.get(id);

@@ -126,8 +126,8 @@ export abstract class Tables implements StoreTransfer {
     const journal = (table: TableName, key: string, json: string | null) => this.changed(table, key, json);
     const hasAccount = (id: string) => this.accounts.rows.has(id);
     this.trustKeys = new MemoryTrustKeys(journal);
-    this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys });
     this.rulesets = new MemoryRulesets(journal, hasAccount);
+    this.keys = new MemoryKeys(journal, { account: (id) => this.accounts.rows.get(id), trustKeys: this.trustKeys, ruleset: (accountId) => this.rulesets.rows.get(accountId) });
     this.monitors = new MemoryMonitors(journal, hasAccount);
     this.counters = new MemoryCounters(journal, (report, joins) => this.putReport(report, joins));
     this.meta = new MemoryMeta(journal);

@@ -5,6 +5,9 @@ import { pageFrom, pageRows, type Listing } from './paging.ts';
 import type { PgContext } from './context.ts';
 import { asciiLowerSql, optionalText, sought, text, type Queries } from './sql.ts';
 
+/** The SQLSTATE ensure_agent (migration 17) raises past an account's bound. */
+const AGENT_LIMIT_REACHED = 'CGA01';
+
 export const entryFromRow = (row: Record<string, unknown>): AgentReportEntry =>
   Object.freeze({
     agent_id: row.agent_id as string,
@@ -110,77 +113,51 @@ export const writeAgentEntry = (sql: Queries, entry: AgentReportEntry) => {
 };
 
 /**
- * In the caller's transaction: the entry (a new one counted), then the agent's row, updated under
- * its row lock so that concurrent records of one agent each count and the newest stays the
- * latest; a history over its bound loses its oldest entries (never the latest) through its order
- * index. Undefined when the agent is gone.
+ * The entries as record_agent_entry (migration 17) takes them, a JSON array in agent order:
+ * statements recording entries of several agents lock them in one order, and so never wait on
+ * each other in a circle. Throws UnstorableRecordError, before anything is sent, for an entry
+ * holding a NUL. Sent as a text parameter cast to jsonb (a string bound as jsonb would be sent as
+ * one JSON string).
  */
-export const recordEntry = async (tx: Queries, entry: AgentReportEntry): Promise<AgentRecord | undefined> => {
-  const row = entryRow(entry);
-  const [agent] = await tx`select id from agents where id = ${row.agent_id} for update`;
-  if (!agent) return undefined;
-  const [written] = await tx`
-    insert into agent_reports ${tx(row)}
-    on conflict (agent_id, report_id) do update set created_at = excluded.created_at, valid = excluded.valid, score = excluded.score,
-      errors = excluded.errors, warnings = excluded.warnings, branch = excluded.branch
-    returning (xmax = 0) as fresh`;
-  const added = written!.fresh ? 1 : 0;
-  const newest = tx`(latest is null or (${row.created_at} collate "C", ${row.report_id} collate "C") >= (latest->>'created_at' collate "C", latest->>'report_id' collate "C"))`;
-  const [updated] = await tx`
-    update agents set
-      reports = reports + ${added}, valid = valid + ${entry.valid ? added : 0}, invalid = invalid + ${entry.valid ? 0 : added},
-      history = history + ${added},
-      latest = case when ${newest} then ${tx.json(row)} else latest end,
-      latest_report_id = case when ${newest} then ${row.report_id} else latest_report_id end,
-      last_seen = case when ${newest} then ${row.created_at} else last_seen end,
-      last_checked_at = case when ${newest} then ${row.created_at} else last_checked_at end,
-      unchanged_runs = case when ${newest} then 0 else unchanged_runs end,
-      default_branch = coalesce(default_branch, ${row.branch})
-    where id = ${row.agent_id}
-    returning *`;
-  const over = (updated!.history as number) - AGENT_HISTORY_LIMIT;
-  if (over <= 0) return agentFromRow(updated!);
-  const [trimmed] = await tx`
-    with gone as (
-      delete from agent_reports where agent_id = ${row.agent_id} and report_id in (
-        select report_id from agent_reports where agent_id = ${row.agent_id} and report_id is distinct from ${updated!.latest_report_id as string}
-        order by created_at collate "C", report_id collate "C" limit ${over})
-      returning 1)
-    update agents set history = history - (select count(*) from gone) where id = ${row.agent_id} returning *`;
-  return agentFromRow(trimmed!);
+export const entriesJson = (entries: readonly AgentReportEntry[]): string =>
+  JSON.stringify(entries.map(entryRow).sort((a, b) => (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0)));
+
+/**
+ * A FROM item that records the entries (entriesJson), one after the other in their order, each
+ * through record_agent_entry (migration 17): a row (`recorded`, the agent) per entry whose agent
+ * exists. Its statement must read it for it to run.
+ */
+export const recordedEntries = (sql: Queries, entries: string) =>
+  sql`jsonb_array_elements(${entries}::text::jsonb) as entry(value) cross join lateral record_agent_entry(entry.value, ${AGENT_HISTORY_LIMIT}::integer) as recorded`;
+
+/** The entry recorded in one statement (see record_agent_entry, migration 17); undefined when the agent is gone. */
+export const recordEntry = async (sql: Queries, entry: AgentReportEntry): Promise<AgentRecord | undefined> => {
+  const [row] = await sql`select * from record_agent_entry(${JSON.stringify(entryRow(entry))}::text::jsonb, ${AGENT_HISTORY_LIMIT}::integer)`;
+  return row && agentFromRow(row);
 };
 
 export class PgAgents implements AgentsTable {
   constructor(private readonly context: PgContext) {}
 
   /**
-   * A look-up first (the usual case: the agent exists); else, in one transaction holding the
-   * account's row lock (so concurrent creations for one account, on any instance, are counted one
-   * after the other and never pass the bound), a count and an insert that a concurrent one of the
-   * same name may win; then the look-up again, in a new snapshot.
+   * One statement (ensure_agent, migration 17): the look-up (the usual case: the agent exists);
+   * else, holding the account's row lock (so concurrent creations for one account, on any
+   * instance, are counted one after the other and never pass the bound), a count and an insert
+   * that a concurrent one of the same name may win, then the look-up again.
    */
   async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>, maxPerAccount = Infinity): Promise<AgentRecord | undefined> {
-    const found = await this.getAgentByName(candidate.account_id, candidate.name);
-    if (found) return found;
+    const { sql } = this.context;
     const what = `agent ${candidate.id}`;
-    const inserted = await this.context.sql.begin(async (tx) => {
-      // "for no key update": creations of one account wait for each other; keys and reports (their foreign keys) do not.
-      const [account] = await tx`select 1 from accounts where id = ${text(what, candidate.account_id)} for no key update`;
-      if (!account) return undefined;
-      if (Number.isFinite(maxPerAccount)) {
-        const [{ n }] = (await tx`select count(*)::int as n from agents where account_id = ${candidate.account_id}`) as unknown as [{ n: number }];
-        if (n >= maxPerAccount && !(await tx`select 1 from agents where account_id = ${candidate.account_id} and name = ${text(what, candidate.name)}`).length) {
-          throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);
-        }
-      }
-      const [row] = await tx`
-        insert into agents (id, account_id, name, first_seen, last_seen, badge_token)
-        values (${text(what, candidate.id)}, ${candidate.account_id}, ${text(what, candidate.name)}, ${text(what, candidate.first_seen)}, ${candidate.first_seen}, ${text(what, candidate.badge_token)})
-        on conflict (account_id, name) do nothing
-        returning *`;
-      return row;
-    });
-    return inserted ? agentFromRow(inserted) : this.getAgentByName(candidate.account_id, candidate.name);
+    const { id, account_id: accountId, name, first_seen: firstSeen, badge_token: badgeToken } = candidate;
+    const bound = Number.isFinite(maxPerAccount) ? maxPerAccount : null;
+    try {
+      const [agent] = await sql`
+        select * from ensure_agent(${text(what, id)}, ${text(what, accountId)}, ${text(what, name)}, ${text(what, firstSeen)}, ${text(what, badgeToken)}, ${bound}::integer)`;
+      return agent && agentFromRow(agent);
+    } catch (e) {
+      if ((e as { code?: unknown }).code === AGENT_LIMIT_REACHED) throw new AgentLimitReachedError(candidate.account_id, maxPerAccount);
+      throw e;
+    }
   }
   async getAgent(id: string): Promise<AgentRecord | undefined> {
     const [row] = await this.context.sql`select * from agents where id = ${sought(id)}`;
@@ -190,9 +167,8 @@ export class PgAgents implements AgentsTable {
     const [row] = await this.context.sql`select * from agents where account_id = ${sought(accountId)} and name = ${sought(name)}`;
     return row && agentFromRow(row);
   }
-  /** One transaction (see recordEntry). */
   async recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined> {
-    return this.context.sql.begin((tx) => recordEntry(tx, entry));
+    return recordEntry(this.context.sql, entry);
   }
   async noteUnchangedRun(agentId: string, at: string): Promise<AgentRecord | undefined> {
     const [row] = await this.context.sql`update agents set last_checked_at = ${text(`agent ${agentId}`, at)}, unchanged_runs = unchanged_runs + 1 where id = ${sought(agentId)} returning *`;

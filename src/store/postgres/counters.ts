@@ -4,7 +4,8 @@ import type { AgentReportEntry } from '../contract/agents.ts';
 import type { NewReport } from '../contract/report-records.ts';
 import { reportLine } from '../reports/lines.ts';
 import type { ReportRow } from './report-statements.ts';
-import type { PgContext } from './context.ts';
+import { entriesJson, recordedEntries } from './agents.ts';
+import type { PgContext, WriteNote } from './context.ts';
 import { sought, text, type Queries } from './sql.ts';
 
 /** Thrown inside a consume transaction to roll it back: the charge at `index` did not fit. */
@@ -26,25 +27,31 @@ export class PgCounters implements CountersTable {
     return row && { count: row.count as number, reset_at: row.reset_at as number };
   }
 
-  async consume(charges: CounterCharge[], now: number, options: ConsumeOptions = {}): Promise<ConsumeResult> {
+  /** `note`: the store's, told when the statement that stores the report commits durably (see WriteNote). */
+  async consume(charges: CounterCharge[], now: number, options: ConsumeOptions = {}, note?: WriteNote): Promise<ConsumeResult> {
     for (const c of charges) text(`counter ${c.key}`, c.key);
     const usage = options.usage && { account_id: text('usage', options.usage.account_id), day: text('usage', options.usage.day) };
-    const { report, joins } = options;
-    // The report encoded before anything is sent: one that cannot be written fails itself, not the charges.
+    const { report, joins = [] } = options;
+    // The report and its entries encoded before anything is sent: one that cannot be written fails itself, not the charges.
     let row: ReportRow | undefined;
+    let entries: string | undefined;
     let unstorable: Error | undefined;
     try {
-      if (report) row = this.context.reports.row(report, reportLine(report));
+      if (report) [row, entries] = [this.context.reports.row(report, reportLine(report)), entriesJson(joins)];
     } catch (e) {
       unstorable = e as Error;
     }
     if (charges.length === 0) return { admitted: true, counters: [] };
     // Usage grows by the first charge's amount, in the statement or transaction that admits it.
     if (charges.length === 1) {
-      // One counter: one statement, usage and the report included (one with an alias or history entries is put after: it takes a transaction).
-      const alongside = report?.alias === undefined && !joins?.length ? row : undefined;
-      const rows = await this.chargeOne(charges[0]!, now, usage, alongside);
+      // One counter: one statement, usage, the report and its history entries included, committed
+      // durably when the store says so (its caller commits next); one with an alias is put after:
+      // it takes a transaction.
+      const alongside = report?.alias === undefined && row && entries ? { row, entries } : undefined;
+      const committed = alongside && note?.durably();
+      const rows = await this.chargeOne(charges[0]!, now, usage, alongside, committed !== undefined);
       if (rows.length === 0) return this.refusal(charges, now, 0);
+      committed?.();
       const counters = [{ count: rows[0]!.count as number, reset_at: rows[0]!.reset_at as number }];
       if (!report) return { admitted: true, counters };
       return { admitted: true, counters, reported: alongside ? true : await this.putAfterCharges(report, unstorable, joins) };
@@ -99,13 +106,14 @@ export class PgCounters implements CountersTable {
   }
 
   /**
-   * chargeStatement for one counter, with the usage row and the report (each when given) written
-   * only if the charge fits, in one statement. Its text is the same whatever it writes, so each
-   * connection prepares it once: built from fragments per call, the statement cost the server
-   * process more time than the answer it sends.
+   * chargeStatement for one counter, with the usage row, the report and its history entries (each
+   * when given) written only if the charge fits, in one statement, committed `durably` or not. Its
+   * text is the same whatever it writes, so each connection prepares it once: built from fragments
+   * per call, the statement cost the server process more time than the answer it sends.
    */
-  private chargeOne(c: CounterCharge, now: number, usage: { account_id: string; day: string } | undefined, r: ReportRow | undefined) {
-    return this.context.sql`
+  private chargeOne(c: CounterCharge, now: number, usage: { account_id: string; day: string } | undefined, report: { row: ReportRow; entries: string } | undefined, durably: boolean) {
+    const { sql } = this.context;
+    return sql`
       with charged as (
         insert into counters as c (key, count, reset_at)
         select ${c.key}, ${c.amount}::bigint, ${c.reset_at}::bigint where ${c.limit < 0 || c.amount <= c.limit}::boolean
@@ -117,9 +125,11 @@ export class PgCounters implements CountersTable {
       ), used as (
         insert into usage (account_id, day, count) select ${usage?.account_id ?? null}, ${usage?.day ?? null}, ${c.amount}::bigint from charged where ${usage !== undefined}::boolean
         on conflict (account_id, day) do update set count = usage.count + excluded.count
-      ), reported as (${this.context.reports.insertIfCharged(this.context.sql, r)}
+      ), reported as (${this.context.reports.insertIfCharged(sql, report?.row)}
+      ), joined as (
+        select recorded.id from charged cross join ${recordedEntries(sql, report?.entries ?? '[]')}
       )
-      select count, reset_at from charged`;
+      select count, reset_at, (select count(*) from joined) as joined, set_config('synchronous_commit', ${durably ? 'on' : 'off'}, true) from charged`;
   }
 
   /** A refused consume: every counter as it is (0 when none), and the first charge, in the caller's order, that does not fit. */

@@ -4,6 +4,7 @@ import { frozenAccount } from './accounts.ts';
 import type { PgContext } from './context.ts';
 import { optionalText, sought, soughtAll, text, type Queries } from './sql.ts';
 import { frozenTrustKey } from './trust-keys.ts';
+import { rulesetFromRow } from './rulesets.ts';
 
 export const frozenKey = (row: Record<string, unknown>): ApiKeyRecord =>
   Object.freeze({
@@ -40,20 +41,24 @@ export class PgKeys implements KeysTable {
     return row && frozenKey(row);
   }
   async getKeyAndAccount(hash: string): Promise<KeyAndAccount | undefined> {
-    // The account's trusted keys in the same statement: a keyed validation needs them, and a
-    // statement of their own cost the server process about a sixth of its time per request.
+    // The account's trusted keys and ruleset in the same statement: a keyed validation needs them
+    // before its card is validated, and each statement of their own cost the server process about
+    // a sixth of its time per request.
     const [row] = await this.context.sql`
       select k.*, a.name as account_name, a.plan as account_plan, a.created_at as account_created_at,
         (select coalesce(json_agg(t order by t.added_at collate "C", t.id collate "C"), '[]')::text
-          from trust_keys t where t.account_id is null or t.account_id = k.account_id) as trust_keys
-      from api_keys k join accounts a on a.id = k.account_id where k.hash = ${sought(hash)} or k.previous_hash = ${sought(hash)} limit 1`;
-    return (
-      row && {
-        key: frozenKey(row),
-        account: frozenAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
-        trustKeys: (JSON.parse(row.trust_keys as string) as Record<string, unknown>[]).map(frozenTrustKey),
-      }
-    );
+          from trust_keys t where t.account_id is null or t.account_id = k.account_id) as trust_keys,
+        r.text as ruleset_text, r.hash as ruleset_hash, r.updated_at as ruleset_updated_at
+      from api_keys k join accounts a on a.id = k.account_id left join account_rulesets r on r.account_id = k.account_id
+      where k.hash = ${sought(hash)} or k.previous_hash = ${sought(hash)} limit 1`;
+    if (!row) return undefined;
+    const found: KeyAndAccount = {
+      key: frozenKey(row),
+      account: frozenAccount({ id: row.account_id, name: row.account_name, plan: row.account_plan, created_at: row.account_created_at }),
+      trustKeys: (JSON.parse(row.trust_keys as string) as Record<string, unknown>[]).map(frozenTrustKey),
+    };
+    if (row.ruleset_hash !== null) found.ruleset = rulesetFromRow({ account_id: row.account_id, text: row.ruleset_text, hash: row.ruleset_hash, updated_at: row.ruleset_updated_at });
+    return found;
   }
   async createKey(key: ApiKeyRecord): Promise<void> {
     await writeKey(this.context.sql, key);

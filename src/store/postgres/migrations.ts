@@ -1,13 +1,16 @@
 /**
  * The schema of the PostgreSQL engine, as numbered migrations applied in order (see migrate.ts).
- * A migration is never edited once released: a change is a new one. The SQL lives in this module,
- * not in .sql files, so that it is bundled into the single binary.
+ * A migration is never edited once released: a change is a new one. The SQL lives in this module
+ * (the functions of migration 17 in agent-functions.ts), not in .sql files, so that it is bundled
+ * into the single binary.
  *
  * Timestamps the service only shows are kept as the text the record carries (`created_at`), so a
  * record reads back exactly as it was put; the ones queried are epoch milliseconds (`*_ms`,
  * `reset_at`, `lease_until`): null when the record's text is no date, which retention then never
  * selects, as the file engine never does.
  */
+import { AGENT_FUNCTIONS_SQL } from './agent-functions.ts';
+
 export interface Migration {
   version: number;
   name: string;
@@ -409,4 +412,5 @@ create index agent_reports_unnamed on agent_reports (agent_id, (created_at colla
 alter table monitors add column agent text;
 `,
   },
+  { version: 17, name: 'an agent joined, and a history entry recorded, each in one statement', sql: AGENT_FUNCTIONS_SQL },
 ];

@@ -2,7 +2,13 @@
  * The Store on PostgreSQL (the `postgres` client, pure JavaScript): N instances share one
  * database, so every rule that must hold across them is one statement, or one transaction, here:
  *   consume       conditional upserts (`... on conflict do update ... where count + n <= limit`),
- *                 in key order inside a transaction rolled back when one does not fit;
+ *                 in key order inside a transaction rolled back when one does not fit; one
+ *                 counter's, with the usage, the report and its agents' history entries, is one
+ *                 statement (a validation's record: see counters.ts);
+ *   ensureAgent   one statement: the count of the account's agents and the insert under its row
+ *                 lock (ensure_agent, migration 17);
+ *   recordAgentReport  one statement: the entry and the agent's counts under its row lock
+ *                 (record_agent_entry, migration 17), with each report's entries too;
  *   enqueueJob    the count of queued jobs and the insert under a transaction-scoped advisory lock;
  *   claimJob      `for update skip locked` on the oldest claimable job, and a lease;
  *   putJob        guarded by the lease owner, with the job's report (if any) in the same transaction;
@@ -12,9 +18,11 @@
  * (synchronous_commit off): a write is visible to every instance as soon as it resolves, and
  * durable once a later commit() resolves, which waits for one flush of the log up to that point
  * (commits under way at once share it), as the file engine's group commit does. A request so pays
- * one flush, not one per statement. (Committing each validation's statement durably instead
- * costs the server about twice the CPU time per request: each backend then flushes the log
- * itself, where one flush here serves every commit waiting.)
+ * one flush, not one per statement. The statement that stores a report without an alias (by
+ * consume or putReport: a validation's record, its caller committing next) commits durably
+ * instead when no other is under way, which makes every write resolved before it durable too:
+ * the commit after it then has nothing to flush, and a lone request no round trip and no
+ * transaction of its own for it (see noted).
  *
  * An outage is told apart from a fault: a call that fails because the database cannot be reached,
  * refuses connections, or cancels the statement at its timeout, rejects with
@@ -45,7 +53,7 @@ import { migrate, type MigrationOutcome } from './migrate.ts';
 import { isOutage } from './outage.ts';
 import { ReportStatements } from './report-statements.ts';
 import { PgReports } from './reports.ts';
-import type { PgContext } from './context.ts';
+import type { PgContext, WriteNote } from './context.ts';
 import { exportRows, importRows } from './transfer.ts';
 import { PgAgents } from './agents.ts';
 import { PgRulesets } from './rulesets.ts';
@@ -103,6 +111,8 @@ export class PostgresStore implements StoreTransfer {
   /** Writes resolved so far, and how many of them a flush has made durable. */
   private resolvedWrites = 0;
   private durableWrites = 0;
+  /** Calls told a note (see noted) under way. */
+  private recording = 0;
   /** The flush under way, which commits wait on (see commit()). */
   private flushing: Promise<void> | undefined;
   private upkeepTimer: Timer | undefined;
@@ -134,22 +144,35 @@ export class PostgresStore implements StoreTransfer {
 
   /**
    * Each table's calls (see contract/), bounded and their outages told apart (see bounded); a
-   * write is counted for the next commit to flush. A Record per table, so that a call added to
-   * the contract cannot be left out.
+   * write is counted for the next commit to flush, unless it says it committed durably itself
+   * (the calls that store a report: see noted) or wrote nothing (ensureAgent finding its agent). A Record per table, so that a call added to the
+   * contract cannot be left out.
    */
   private installTables(): void {
     const context = this.context;
     const reports = new PgReports(context);
+    // A report put after its charges goes through the store's putReport, its outage told apart and its durability noted too.
+    const counters = new PgCounters(context, (report, joins) => this.putReport(report, joins));
+    const agents = new PgAgents(context);
+    const noted: Partial<Record<keyof Store, (...args: never[]) => Promise<unknown>>> = {
+      consume: (...[charges, now, options]: Parameters<Store['consume']>) => this.noted((note) => counters.consume(charges, now, options, note)),
+      putReport: (...[report, joins]: Parameters<Store['putReport']>) => this.noted((note) => reports.putReport(report, joins, note)),
+      // A keyed validation's usual call, which finds its agent: only an agent made (its id the candidate's) is a write for the next commit to flush.
+      ensureAgent: (...[candidate, maxPerAccount]: Parameters<Store['ensureAgent']>) =>
+        this.bounded(agents.ensureAgent(candidate, maxPerAccount), false).then((agent) => {
+          if (agent?.id === candidate.id) this.resolvedWrites++;
+          return agent;
+        }),
+    };
     const tables: { [T in keyof typeof TABLE_CALLS]: Record<keyof (typeof TABLE_CALLS)[T], unknown> } = {
       accounts: new PgAccounts(context),
       keys: new PgKeys(context),
-      // A report put after its charges goes through the bounded putReport, its outage told apart too.
-      counters: new PgCounters(context, (report, joins) => this.putReport(report, joins)),
+      counters,
       reports,
       jobs: new PgJobs(context),
       trust_keys: new PgTrustKeys(context),
       rulesets: new PgRulesets(context),
-      agents: new PgAgents(context),
+      agents,
       monitors: new PgMonitors(context),
       audit: new PgAudit(context),
       sessions: new PgSessions(context),
@@ -159,9 +182,38 @@ export class PostgresStore implements StoreTransfer {
       const implementation = tables[table] as Record<string, (...args: unknown[]) => Promise<unknown>>;
       for (const [name, access] of Object.entries(calls)) {
         const call = implementation[name]!.bind(implementation);
-        Object.defineProperty(this, name, { value: (...args: unknown[]) => this.bounded(call(...args), access === 'write') });
+        Object.defineProperty(this, name, { value: noted[name as keyof Store] ?? ((...args: unknown[]) => this.bounded(call(...args), access === 'write')) });
       }
     }
+  }
+
+  /**
+   * A write call told its note (see WriteNote), bounded: counted for the next commit to flush
+   * unless its last statement committed durably; then every write resolved before that statement
+   * was sent is durable too. A statement may commit durably only while no other call of this kind
+   * is under way here: committing durably saves a lone request its flush (a round trip and a
+   * transaction), but holds its connection until the disk has the log, where under concurrent
+   * requests one flush shared by all of them costs the server and the database less (measured:
+   * docs/benchmarks.md, pg).
+   */
+  private noted<T>(call: (note: WriteNote) => Promise<T>): Promise<T> {
+    let sentAfter: number | undefined;
+    let durable = false;
+    const note: WriteNote = {
+      durably: () => {
+        if (this.recording > 1) return undefined;
+        sentAfter = this.resolvedWrites;
+        return () => (durable = true);
+      },
+    };
+    this.recording++;
+    return this.bounded(call(note), false)
+      .then((value) => {
+        if (durable) this.durableWrites = Math.max(this.durableWrites, sentAfter!);
+        else this.resolvedWrites++;
+        return value;
+      })
+      .finally(() => this.recording--);
   }
 
   /**

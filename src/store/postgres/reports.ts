@@ -2,12 +2,12 @@
 import type { Page } from '../contract/paging.ts';
 import type { AgentReportEntry } from '../contract/agents.ts';
 import type { NewReport, ReportRecord } from '../contract/report-records.ts';
-import { recordEntry } from './agents.ts';
+import { entriesJson, recordedEntries, recordEntry } from './agents.ts';
 import type { ReportPageQuery, ReportsTable } from '../contract/reports.ts';
 import type { ReportSummary } from '../reports/columns.ts';
 import { readLine, reportLine } from '../reports/lines.ts';
 import { pageFrom, pageRows } from './paging.ts';
-import type { PgContext } from './context.ts';
+import type { PgContext, WriteNote } from './context.ts';
 import { sought, type Queries } from './sql.ts';
 import type { ReportStatements } from './report-statements.ts';
 
@@ -40,16 +40,31 @@ export const KEPT_FOR_AGENT = 'exists (select 1 from agents where agents.latest_
 export class PgReports implements ReportsTable {
   constructor(private readonly context: PgContext) {}
 
-  async putReport(report: NewReport, joins: readonly AgentReportEntry[] = []): Promise<boolean> {
+  /**
+   * Without an alias: one statement, the report and its history entries, committed durably when
+   * `note` (the store's) says so: its caller commits next. With one: the alias's statements and
+   * the entries in one transaction.
+   */
+  async putReport(report: NewReport, joins: readonly AgentReportEntry[] = [], note?: WriteNote): Promise<boolean> {
     const { sql, reports } = this.context;
     const line = reportLine(report); // throws, before anything is sent, when the report cannot be written
-    if (report.alias === undefined && joins.length === 0) return writeReport(sql, reports, report, line);
-    // With an alias or history entries: their statements in one transaction.
-    return sql.begin(async (tx) => {
-      const aliased = await writeReport(tx, reports, report, line);
-      for (const entry of joins) await recordEntry(tx, entry);
-      return aliased;
-    });
+    if (report.alias !== undefined) {
+      return sql.begin(async (tx) => {
+        const aliased = await writeReport(tx, reports, report, line);
+        for (const entry of joins) await recordEntry(tx, entry);
+        return aliased;
+      });
+    }
+    const [row, entries] = [reports.row(report, line), entriesJson(joins)];
+    const committed = note?.durably();
+    await sql`
+      with reported as (${reports.insert(sql, row)}
+      ), joined as (
+        select recorded.id from ${recordedEntries(sql, entries)}
+      )
+      select (select count(*) from joined) as joined, set_config('synchronous_commit', ${committed ? 'on' : 'off'}, true)`;
+    committed?.();
+    return true;
   }
 
   async getReport(idOrAlias: string): Promise<ReportRecord | undefined> {

@@ -1,7 +1,7 @@
 /** The Store contract: agents and their histories, on every engine (see engines.ts). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AgentLimitReachedError, type AgentRecord, type AgentReportEntry } from '../../../src/store/contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentRecord, type AgentReportEntry } from '../../../src/store/contract/agents.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
 import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
 import { contractSuite, engines } from './engines.ts';
@@ -149,6 +149,24 @@ contractSuite('agents', (withStore) => {
     const agent = (await s.getAgent('agt_1'))!;
     assert.equal(agent.counts.reports, 10);
     assert.equal(agent.latest_report_id, 'rpt_9');
+  });
+
+  withStore('agents: a history keeps its newest AGENT_HISTORY_LIMIT entries, the latest always, however many are recorded at once; every report counts', async (s) => {
+    await accounts(s, 'acc_1');
+    await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+    const id = (i: number) => `rpt_${String(i).padStart(5, '0')}`;
+    for (let i = 0; i < AGENT_HISTORY_LIMIT; i++) await s.recordAgentReport(entry('agt_1', id(i), T0 + i));
+    // An entry older than every other is recorded (and counted), then trimmed as the oldest.
+    await s.recordAgentReport(entry('agt_1', 'rpt_old', T0 - 1));
+    // Past the bound, records at once each trim one: the bound holds, and the newest stays the latest.
+    const more = 20;
+    await Promise.all(Array.from({ length: more }, (_, i) => s.recordAgentReport(entry('agt_1', id(AGENT_HISTORY_LIMIT + i), T0 + AGENT_HISTORY_LIMIT + i))));
+    const agent = (await s.getAgent('agt_1'))!;
+    assert.equal(agent.counts.reports, AGENT_HISTORY_LIMIT + 1 + more);
+    assert.equal(agent.latest_report_id, id(AGENT_HISTORY_LIMIT + more - 1));
+    const kept = await s.listAgentReports('agt_1', { limit: 2 * AGENT_HISTORY_LIMIT });
+    assert.equal(kept.length, AGENT_HISTORY_LIMIT);
+    assert.deepEqual([kept[0]!.report_id, kept.at(-1)!.report_id], [id(AGENT_HISTORY_LIMIT + more - 1), id(more)], 'the newest kept, the oldest gone');
   });
 
   withStore('agents: the listing pages, sorts, searches and filters by account', async (s) => {

@@ -55,4 +55,22 @@ contractSuite('keys', (withStore) => {
     await s.deleteTrustKey('tk_own');
     assert.deepEqual((await s.getKeyAndAccount('hash_key_1'))?.trustKeys, [{ ...trustKey('tk_global', 'global', null, T0 + 1), revoked_at: iso(T0 + 5) }]);
   });
+
+  withStore("getKeyAndAccount: with the account's ruleset when it has one (none: no member), as getAccountRuleset reads it, read afresh", async (s) => {
+    await s.createAccount({ id: 'acc_1', name: 'One', plan: 'team', created_at: iso(T0) });
+    await s.createAccount({ id: 'acc_2', name: 'Two', plan: 'pro', created_at: iso(T0) });
+    await s.createKey(key('key_1', 'acc_1'));
+    await s.createKey(key('key_2', 'acc_2'));
+    assert.equal('ruleset' in (await s.getKeyAndAccount('hash_key_1'))!, false, 'no ruleset: no member');
+    const ruleset = { account_id: 'acc_1', text: 'rules:\n  a2a-001: off\n', hash: 'sha256:one', updated_at: iso(T0 + 1) };
+    await s.putAccountRuleset(ruleset);
+    await s.putAccountRuleset({ ...ruleset, account_id: 'acc_2', hash: 'sha256:two' });
+    assert.deepEqual((await s.getKeyAndAccount('hash_key_1'))?.ruleset, ruleset);
+    assert.deepEqual((await s.getKeyAndAccount('hash_key_1'))?.ruleset, await s.getAccountRuleset('acc_1'));
+    assert.equal((await s.getKeyAndAccount('hash_key_2'))?.ruleset?.hash, 'sha256:two', "each key its own account's");
+    await s.putAccountRuleset({ ...ruleset, hash: 'sha256:changed', updated_at: iso(T0 + 2) });
+    assert.equal((await s.getKeyAndAccount('hash_key_1'))?.ruleset?.hash, 'sha256:changed', 'read afresh');
+    await s.deleteAccountRuleset('acc_1');
+    assert.equal('ruleset' in (await s.getKeyAndAccount('hash_key_1'))!, false, 'deleted: no member');
+  });
 });
