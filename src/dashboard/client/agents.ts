@@ -44,17 +44,23 @@ export async function agentsView(query?: string): Promise<HTMLElement> {
       rows.length || state.page > 1 ? pager(AGENTS, state, next_cursor, rows.length) : null));
 }
 
-/** The score chart of the reports shown (newest first in the timeline, oldest on the left here). */
+/** The score chart of the reports shown (newest first in the timeline, oldest on the left here, on a time axis); a point's label shows on hover or focus. */
 function scoreChart(reports: readonly HistoryEntry[]): SVGElement {
-  const { points, lines, grid } = chartGeometry(reports.slice().reverse(), (e) => e.score);
-  return svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown, oldest first.' },
+  const { points, lines, grid, ticks, axisY } = chartGeometry(reports.slice().reverse(), (e) => ({ score: e.score, at: e.created_at, valid: e.valid }));
+  const anchor = (i: number): string => (ticks.length === 1 ? 'middle' : i === 0 ? 'start' : i === ticks.length - 1 ? 'end' : 'middle');
+  return svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown over time (UTC), oldest first.' },
     grid.map(({ y }) => svg('line', { class: 'grid', x1: CHART.left, x2: CHART.width - CHART.right, y1: y, y2: y })),
     grid.map(({ score, y }) => svg('text', { class: 'tick', x: CHART.left - 6, y: y + 4, 'text-anchor': 'end' }, String(score))),
+    svg('line', { class: 'axis-line', x1: CHART.left, x2: CHART.width - CHART.right, y1: axisY, y2: axisY }),
+    ticks.map(({ x }) => svg('line', { class: 'axis-line', x1: x, x2: x, y1: axisY, y2: axisY + 4 })),
+    ticks.map(({ x, label }, i) => svg('text', { class: 'tick', x, y: axisY + 17, 'text-anchor': anchor(i) }, label)),
     lines.map((line) => svg('polyline', { class: 'line', points: line })),
-    points.map(({ item, x, y }) => y === null ? null
-      : svg('a', { href: reportHref(item.url, item.id) },
-        svg('circle', { class: 'dot ' + (item.valid ? 'ok' : 'bad'), cx: x, cy: y, r: 4 },
-          svg('title', {}, item.created_at.slice(0, 16).replace('T', ' ') + ' UTC: ' + (item.valid ? 'valid' : 'invalid') + ', score ' + item.score)))));
+    points.map(({ item, x, y, tip }) => y === null ? null
+      : svg('a', { class: 'pt', href: reportHref(item.url, item.id) },
+        svg('circle', { class: 'dot ' + (item.valid ? 'ok' : 'bad'), cx: x, cy: y, r: 5 }),
+        svg('g', { class: 'tip' },
+          svg('rect', { x: tip.x, y: tip.y, width: tip.width, height: 20, rx: 4 }),
+          svg('text', { x: tip.textX, y: tip.textY }, tip.text)))));
 }
 
 /** A report's branch, linked to that branch's history; one that named none counts as the default branch's. */

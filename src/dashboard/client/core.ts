@@ -87,7 +87,9 @@ export interface QuotaToday {
 export type DailyLimits = Record<string, number>;
 
 // What the forms call the API's fields.
-const FIELD_LABELS: Record<string, string> = { name: 'Name', plan: 'Plan', allowed_ips: 'Allowed IPs' };
+const FIELD_LABELS: Record<string, string> = {
+  name: 'Name', plan: 'Plan', allowed_ips: 'Allowed IPs', url: 'Card URL', account_id: 'Account', agent: 'Agent', interval_seconds: 'Every', notify_url: 'Notify URL',
+};
 
 /** One problem of a refused request: the body field it is about (null: the request as a whole) and what is wrong, in words. */
 export interface Problem {
