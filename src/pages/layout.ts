@@ -33,6 +33,16 @@ export const pageHeaders = {
   'Referrer-Policy': 'no-referrer',
 };
 
+/**
+ * An id shortened for a table (its kind and last characters: `rpt_…aG7J95G`), whole in its title
+ * and in what a copy of it puts on the clipboard (the page script), as the dashboard shows ids.
+ */
+export const shortId = (id: string): string => {
+  const kind = /^[a-z]+_/.exec(id)?.[0] ?? '';
+  const short = id.length > kind.length + 10 ? `${kind}…${id.slice(-7)}` : id;
+  return `<code class="id" title="${esc(id)}" data-id="${esc(id)}">${esc(short)}</code>`;
+};
+
 /** A time stamp: readable UTC in the page, the browser's local time once the script runs. */
 export const timeStamp = (iso: string): string => {
   const date = new Date(iso);
@@ -99,6 +109,12 @@ details{margin:var(--space-2) 0}summary{cursor:pointer}
 textarea.dropping{outline:2px dashed var(--link);outline-offset:2px}label.file{color:var(--link);text-decoration:underline;cursor:pointer}label.file input{position:absolute;width:1px;height:1px;opacity:0}
 input[type=url]{max-width:100%}.refusal{color:var(--bad);font-weight:600}.actions{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}
 .links{display:flex;flex-wrap:wrap;gap:var(--space-2) 20px;padding:0;list-style:none}
+code.id{white-space:nowrap}
+@media (max-width:640px){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}table.stack caption{display:block;text-align:left}
+table.stack tr{border:1px solid var(--line);border-radius:var(--radius);margin-bottom:var(--space-2);padding:var(--space-1) 0}
+table.stack td{border:0;display:flex;justify-content:space-between;gap:var(--space-3);padding:var(--space-1) var(--space-3)}
+table.stack td::before{content:attr(data-label);font-weight:600;color:var(--muted)}}
 @media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--bad-bg:#fde2e2;--warn-bg:#fdf3c8;--ok-bg:#dcf5e3;--on-link:#fff;--surface:#fff;--target:#fff}
 .top,button,.no-print{display:none!important}main{max-width:none;padding:0}.columns{display:block}.card-pane{position:static}
 .code{max-height:none;overflow:visible}.group,.row{break-inside:avoid}a{text-decoration:none}

@@ -8,7 +8,7 @@ import type { CardChange, DiffFinding } from '../engine/diff.ts';
 import { clip } from '../engine/paths.ts';
 import type { ReportDiff, DiffSide } from '../features/reports/diff.ts';
 import { MIN_PAGE_BYTES, PageSpace } from './card-text.ts';
-import { esc, renderPage, timeStamp } from './layout.ts';
+import { esc, renderPage, shortId, timeStamp } from './layout.ts';
 
 /** The page's own markup around the rows, at most (head, styles, script, headings). */
 const FIXED_PART_BYTES = 48 * 1024;
@@ -39,7 +39,7 @@ const changeRow = (c: CardChange): string =>
   `<li><strong>${esc(c.op)}</strong> <code>${esc(c.path)}</code>${c.old === undefined ? '' : ` from <code>${esc(c.old)}</code>`}${c.new === undefined ? '' : ` to <code>${esc(c.new)}</code>`}</li>`;
 
 const sideRow = (label: string, side: DiffSide, link: ReportLink): string =>
-  `<tr><th>${label}</th><td><a href="${esc(link(side.report.id))}"><code>${esc(side.report.id)}</code></a></td><td>${timeStamp(side.report.created_at)}</td><td>${verdictBadge(side.valid)}</td><td>${esc(side.score ?? '–')}</td></tr>`;
+  `<tr><th>${label}</th><td><a href="${esc(link(side.report.id))}">${shortId(side.report.id)}</a></td><td>${timeStamp(side.report.created_at)}</td><td>${verdictBadge(side.valid)}</td><td>${esc(side.score ?? '–')}</td></tr>`;
 
 const signed = (n: number | null): string => (n === null ? 'unknown' : n > 0 ? `+${n}` : String(n));
 

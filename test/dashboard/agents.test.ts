@@ -82,7 +82,8 @@ test('an agent\'s history shows each report\'s branch, keeps one branch, and its
   assert.deepEqual(await branches.allInnerTexts(), ['main', 'feature-x', 'main']);
   // "What changed" within a branch: main's newest report is compared with main's first, not with feature-x.
   const diff = (await page.getByRole('link', { name: 'What changed' }).first().getAttribute('href'))!;
-  const ids = await page.locator('table tbody tr td:nth-child(2)').allInnerTexts();
+  // Ids are shown short: the whole id is the code's data-id (what a copy of it gives).
+  const ids = await page.locator('table tbody tr td:nth-child(2) code').evaluateAll((codes) => codes.map((c) => (c as HTMLElement).dataset.id));
   assert.equal(diff, `${service.url}/reports/${ids[2]}/diff/${ids[0]}`);
   await page.getByRole('link', { name: 'feature-x' }).click();
   await page.getByRole('heading', { name: 'Reports, newest first of branch feature-x' }).waitFor();

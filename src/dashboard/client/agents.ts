@@ -9,9 +9,9 @@
 import type { AgentHistory, AgentView, HistoryEntry } from '../../features/agents/history.ts';
 import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
-import { api, confirmDanger, field, h, plural, safeHref, svg, table, when } from './core.ts';
+import { api, confirmDanger, field, h, plural, safeHref, shortId, svg, table, when, type Account } from './core.ts';
 import { verdict } from './insights.ts';
-import { apiQuery, pager, readList, searchForm, sortHeader } from './lists.ts';
+import { apiQuery, listHash, pager, readList, searchForm, sortHeader, type ListState } from './lists.ts';
 
 const AGENTS = '#/agents';
 export const agentHash = (id: string): string => AGENTS + '/' + encodeURIComponent(id);
@@ -22,23 +22,40 @@ const historyHash = (id: string, at: { branch?: string; cursor?: string }): stri
   return agentHash(id) + (query ? '?' + query : '');
 };
 
+/** The account filter: every account by name (a team has a handful), the list's own search and sort kept. */
+function accountFilter(state: ListState, accounts: readonly Account[]): HTMLElement {
+  const select = h('select', { id: 'agent-account', name: 'account' },
+    h('option', { value: '' }, 'All accounts'),
+    accounts.map((a) => h('option', { value: a.id, selected: state.filters?.account === a.id }, a.name)));
+  select.addEventListener('change', () => {
+    location.hash = listHash(AGENTS, { q: state.q, sort: state.sort, filters: { account: select.value } });
+  });
+  return h('div', { class: 'row' }, field('Account', select));
+}
+
 export async function agentsView(query?: string): Promise<HTMLElement> {
-  const state = readList(query, '-last_seen');
-  const { agents, next_cursor } = await api<{ agents: AgentView[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state));
+  const state = readList(query, '-last_seen', ['account']);
+  const account = state.filters?.account;
+  const [{ agents, next_cursor }, { accounts }] = await Promise.all([
+    api<{ agents: (AgentView & { account_name: string | null })[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state, account ? { account_id: account } : {})),
+    api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
+  ]);
   const rows = agents.map((a) => [
     h('a', { href: agentHash(a.id), title: a.id }, a.name),
     a.latest ? verdict(a.latest.valid) : h('span', { class: 'muted' }, 'no reports'),
     a.latest ? String(a.latest.score) : h('span', { class: 'muted' }, '\u2014'),
+    a.latest?.branch ? h('code', { class: 'wrap' }, a.latest.branch) : h('span', { class: 'muted' }, a.latest ? 'none' : '\u2014'),
     String(a.counts.reports),
-    h('a', { href: accountHash(a.account_id) }, h('code', { class: 'wrap' }, a.account_id)),
+    h('a', { href: accountHash(a.account_id) }, a.account_name ?? shortId(a.account_id, false)),
     when(a.last_seen),
   ]);
-  const columns: [string, string | null][] = [['Agent', 'name'], ['Latest', null], ['Score', null], ['Reports', 'reports'], ['Account', null], ['Last seen', 'last_seen']];
+  const columns: [string, string | null][] = [['Agent', 'name'], ['Latest', null], ['Score', null], ['Branch', null], ['Reports', 'reports'], ['Account', null], ['Last seen', 'last_seen']];
   const sorts: [string, string][] = [['name', 'Name'], ['last_seen', 'Last seen'], ['first_seen', 'First seen'], ['reports', 'Reports']];
   const empty = state.q ? 'No agent matches "' + state.q + '".' : state.cursor ? 'No more agents.' : 'No agents yet: a validation with an API key makes one.';
   return h('section', {},
     h('h1', {}, 'Agents'),
     h('section', { class: 'card', 'aria-label': 'Agents list' },
+      accountFilter(state, accounts),
       searchForm('agent-search', 'Search agents', AGENTS, state, 'Agent name or id', sorts),
       rows.length ? table('Agents', columns.map(([label]) => label), rows, columns.map(([label, sort]) => sortHeader(label, sort, AGENTS, state))) : h('p', { class: 'empty' }, empty),
       rows.length || state.page > 1 ? pager(AGENTS, state, next_cursor, rows.length) : null));
@@ -93,7 +110,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
   const here = historyHash(agent.id, { branch });
   const rows = reports.map((r) => [
     when(r.created_at),
-    h('a', { href: reportHref(r.url, r.id) }, h('code', {}, r.id)),
+    h('a', { href: reportHref(r.url, r.id) }, shortId(r.id, false)),
     branchCell(agent.id, r),
     verdict(r.valid),
     String(r.score),
@@ -105,7 +122,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
     h('p', {}, h('a', { href: AGENTS }, '\u2190 All agents')),
     h('h1', {}, agent.name),
     h('p', { class: 'muted' },
-      'Account ', h('a', { href: accountHash(agent.account_id) }, h('code', { class: 'wrap' }, agent.account_id)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
+      'Account ', h('a', { href: accountHash(agent.account_id) }, shortId(agent.account_id, false)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
       ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 default branch ', h('code', { class: 'wrap' }, agent.default_branch),
       ' \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
     h('section', { class: 'card', 'aria-labelledby': 'agent-score-title' },

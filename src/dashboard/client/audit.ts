@@ -58,7 +58,7 @@ function filterForm(params: URLSearchParams): HTMLFormElement {
       h('input', { id: 'audit-' + name, name, value: params.get(name) || '', autocomplete: 'off', spellcheck: 'false', maxlength: 320, placeholder }));
   const day = (name: string, label: string) =>
     h('div', { class: 'field day' }, h('label', { for: 'audit-' + name }, label),
-      h('input', { id: 'audit-' + name, name, type: 'date', value: params.get(name) || '', max: new Date().toISOString().slice(0, 10) }));
+      h('input', { id: 'audit-' + name, name, type: 'date', value: params.get(name) || '' }));
   const form = h('form', { class: 'search', role: 'search', 'aria-label': 'Filter the audit log' },
     h('div', { class: 'row' },
       input('action', 'Action', 'key.create'),

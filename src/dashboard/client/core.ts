@@ -220,12 +220,13 @@ export function when(isoString: string | null): HTMLElement {
  * An id shortened for a table (its kind and its last characters: `key_…aG7J95G`), whole in its
  * title, in what a copy of it puts on the clipboard (see copyWholeIds) and behind its copy button.
  */
-export function shortId(id: string): HTMLElement {
+/** `button`: false inside a link (no control within a control): the id is then copied whole by selection only. */
+export function shortId(id: string, button = true): HTMLElement {
   const kind = /^[a-z]+_/.exec(id)?.[0] ?? '';
   const short = id.length > kind.length + 10 ? kind + '\u2026' + id.slice(-7) : id;
   return h('span', { class: 'id' },
     h('code', { title: id, 'data-id': id }, short),
-    short === id ? null : h('button', { type: 'button', class: 'copy', 'aria-label': 'Copy the id ' + id, title: 'Copy the whole id',
+    short === id || !button ? null : h('button', { type: 'button', class: 'copy', 'aria-label': 'Copy the id ' + id, title: 'Copy the whole id',
       onclick: (event: Event) => {
         const button = event.currentTarget as HTMLElement;
         void navigator.clipboard?.writeText(id).then(() => notify('Copied ' + id + '.'), () => complain('Copying failed: the id is ' + id + '.'));

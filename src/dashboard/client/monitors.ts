@@ -64,7 +64,7 @@ export async function monitorsView(): Promise<HTMLElement> {
   const rows = monitors.map((m): Child[] => [
     h('code', { class: 'wrap' }, m.url),
     m.agent ? h('code', { class: 'wrap' }, m.agent) : h('span', { class: 'muted', title: 'Its runs join the agent its URL names.' }, 'by URL'),
-    h('a', { href: accountHash(m.account_id) }, accountName.get(m.account_id) || shortId(m.account_id)),
+    h('a', { href: accountHash(m.account_id) }, accountName.get(m.account_id) || shortId(m.account_id, false)),
     m.live
       ? h('span', {}, every(m.interval_seconds), ' ', h('span', { class: 'badge', title: 'Each run probes the agent' + (m.last_run?.live ? ' (last probe ' + m.last_run.live.duration_ms + ' ms)' : '') }, 'live'))
       : every(m.interval_seconds),
