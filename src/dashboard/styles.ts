@@ -96,6 +96,7 @@ td time, .nowrap { white-space: nowrap; }
 ul.change { list-style: none; margin: 0; padding: 0; overflow-wrap: anywhere; }
 table.audit td:nth-child(1) { width: 9.5rem; }
 table.audit td:nth-child(6) { min-width: 18rem; }
+table.monitors td:nth-child(1), table.monitors td:nth-child(5) { min-width: 11rem; }
 
 .usage { margin: 0; }
 .usage figcaption { display: flex; flex-wrap: wrap; justify-content: space-between; gap: var(--space-2); margin-bottom: var(--space-2); }
