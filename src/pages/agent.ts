@@ -61,16 +61,16 @@ const branchCell = (e: HistoryEntry, page: string, defaultBranch: string): strin
     ? `<span class="muted" title="This report named no branch: it counts as the default branch's (${esc(clip(defaultBranch, BRANCH_SHOWN))}).">none</span>`
     : `<a href="${esc(branchHref(page, e.branch))}" title="${esc(e.branch)}"><code>${esc(clip(e.branch, BRANCH_IN_TABLE))}</code></a>`;
 
-/** A row of the timeline; each cell names its column, which a phone shows beside it (the table stacked). */
+/** A row of the timeline (a phone shows each cell with its column's name: the `timeline` rules of the layout's styles). */
 const timelineRow = (e: HistoryEntry, page: string, defaultBranch: string): string =>
-  `<tr><td data-label="Created">${timeStamp(e.created_at)}</td><td data-label="Report"><a href="${esc(e.url)}">${shortId(e.id)}</a></td><td data-label="Branch">${branchCell(e, page, defaultBranch)}</td><td data-label="Verdict">${verdictBadge(e.valid)}</td>` +
-  `<td class="num" data-label="Score">${esc(e.score)}</td><td class="num" data-label="Errors">${esc(e.errors)}</td><td class="num" data-label="Warnings">${esc(e.warnings)}</td>` +
-  `<td data-label="Change">${e.diff_url ? `<a href="${esc(e.diff_url)}">What changed</a>` : '<span class="muted">First on its branch</span>'}</td></tr>`;
+  `<tr><td>${timeStamp(e.created_at)}</td><td><a href="${esc(e.url)}">${shortId(e.id)}</a></td><td>${branchCell(e, page, defaultBranch)}</td><td>${verdictBadge(e.valid)}</td>` +
+  `<td class="num">${esc(e.score)}</td><td class="num">${esc(e.errors)}</td><td class="num">${esc(e.warnings)}</td>` +
+  `<td>${e.diff_url ? `<a href="${esc(e.diff_url)}">What changed</a>` : '<span class="muted">First on its branch</span>'}</td></tr>`;
 
 const timeline = (entries: readonly HistoryEntry[], page: string, defaultBranch: string): string =>
   entries.length === 0
     ? '<p class="none">No reports in this page.</p>'
-    : `<div class="scroll"><table class="stack"><caption class="muted">Newest first; "What changed" compares with the report before on the same branch</caption><thead><tr><th>Created</th><th>Report</th><th>Branch</th><th>Verdict</th><th class="num">Score</th><th class="num">Errors</th><th class="num">Warnings</th><th>Change</th></tr></thead><tbody>${entries
+    : `<div class="scroll"><table class="stack timeline"><caption class="muted">Newest first; "What changed" compares with the report before on the same branch</caption><thead><tr><th>Created</th><th>Report</th><th>Branch</th><th>Verdict</th><th class="num">Score</th><th class="num">Errors</th><th class="num">Warnings</th><th>Change</th></tr></thead><tbody>${entries
         .map((e) => timelineRow(e, page, defaultBranch))
         .join('')}</tbody></table></div>`;
 

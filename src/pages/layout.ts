@@ -40,7 +40,7 @@ export const pageHeaders = {
 export const shortId = (id: string): string => {
   const kind = /^[a-z]+_/.exec(id)?.[0] ?? '';
   const short = id.length > kind.length + 10 ? `${kind}…${id.slice(-7)}` : id;
-  return `<code class="id" title="${esc(id)}" data-id="${esc(id)}">${esc(short)}</code>`;
+  return `<code class="id" title="${esc(id)}">${esc(short)}</code>`;
 };
 
 /** A time stamp: readable UTC in the page, the browser's local time once the script runs. */
@@ -114,7 +114,10 @@ code.id{white-space:nowrap}
 table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}table.stack caption{display:block;text-align:left}
 table.stack tr{border:1px solid var(--line);border-radius:var(--radius);margin-bottom:var(--space-2);padding:var(--space-1) 0}
 table.stack td{border:0;display:flex;justify-content:space-between;gap:var(--space-3);padding:var(--space-1) var(--space-3)}
-table.stack td::before{content:attr(data-label);font-weight:600;color:var(--muted)}}
+table.stack td::before{content:attr(data-label);font-weight:600;color:var(--muted)}
+table.timeline td:nth-child(1)::before{content:"Created"}table.timeline td:nth-child(2)::before{content:"Report"}table.timeline td:nth-child(3)::before{content:"Branch"}
+table.timeline td:nth-child(4)::before{content:"Verdict"}table.timeline td:nth-child(5)::before{content:"Score"}table.timeline td:nth-child(6)::before{content:"Errors"}
+table.timeline td:nth-child(7)::before{content:"Warnings"}table.timeline td:nth-child(8)::before{content:"Change"}}
 @media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--bad-bg:#fde2e2;--warn-bg:#fdf3c8;--ok-bg:#dcf5e3;--on-link:#fff;--surface:#fff;--target:#fff}
 .top,button,.no-print{display:none!important}main{max-width:none;padding:0}.columns{display:block}.card-pane{position:static}
 .code{max-height:none;overflow:visible}.group,.row{break-inside:avoid}a{text-decoration:none}

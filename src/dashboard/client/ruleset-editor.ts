@@ -78,25 +78,10 @@ const inForce = (current: AccountRuleset): HTMLElement =>
   h('p', { class: 'muted' }, 'In force since ' + current.updated_at.slice(0, 16).replace('T', ' ') + ' UTC; results name it ', h('code', {}, 'account'), ' with hash ', h('code', { title: current.ruleset.hash }, current.ruleset.hash.slice(0, 19) + '\u2026'));
 
 /**
- * The Ruleset card of an account's page: `current` is its ruleset, or null when it has none. Save
- * is offered only for a draft that checks: while the draft is empty, waits for its check, or has
- * problems, the button is disabled and says why beside it.
+ * Checks the draft (and judges the sample card by it) a moment after the last keystroke: the
+ * outcome shown, and Save offered (`saveable(null)`) only once the draft checks.
  */
-export function rulesetSection(account: Account, current: AccountRuleset | null): HTMLElement {
-  // A viewer reads the ruleset: the preview (and a change) needs the editor role.
-  if (document.body.dataset.role === 'viewer') return readOnlySection(current);
-  const text = h('textarea', { id: 'ruleset-text', name: 'ruleset', rows: 12, spellcheck: 'false', autocomplete: 'off', class: 'code-input', placeholder: PLACEHOLDER });
-  text.value = current ? current.text : '';
-  const sample = h('textarea', { id: 'ruleset-sample', name: 'sample', rows: 8, spellcheck: 'false', autocomplete: 'off', class: 'code-input' });
-  sample.value = SAMPLE_CARD;
-  const outcome = h('div', { id: 'ruleset-preview', 'aria-live': 'polite' });
-  const saveButton = h('button', { type: 'button', class: 'button primary', id: 'ruleset-save', 'aria-describedby': 'ruleset-save-why' }, 'Save ruleset');
-  const why = h('span', { class: 'hint', id: 'ruleset-save-why' });
-  /** Save offered or not, and why not. */
-  const saveable = (reason: string | null): void => {
-    saveButton.disabled = reason !== null;
-    why.textContent = reason ?? '';
-  };
+function draftCheck(text: HTMLTextAreaElement, sample: HTMLTextAreaElement, outcome: HTMLElement, saveable: (reason: string | null) => void) {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let asked = 0;
 
@@ -132,6 +117,30 @@ export function rulesetSection(account: Account, current: AccountRuleset | null)
     saveable('Checking the ruleset\u2026');
     timer = setTimeout(() => void preview(), PREVIEW_DELAY_MS);
   };
+  return { preview, later };
+}
+
+/**
+ * The Ruleset card of an account's page: `current` is its ruleset, or null when it has none. Save
+ * is offered only for a draft that checks: while the draft is empty, waits for its check, or has
+ * problems, the button is disabled and says why beside it.
+ */
+export function rulesetSection(account: Account, current: AccountRuleset | null): HTMLElement {
+  // A viewer reads the ruleset: the preview (and a change) needs the editor role.
+  if (document.body.dataset.role === 'viewer') return readOnlySection(current);
+  const text = h('textarea', { id: 'ruleset-text', name: 'ruleset', rows: 12, spellcheck: 'false', autocomplete: 'off', class: 'code-input', placeholder: PLACEHOLDER });
+  text.value = current ? current.text : '';
+  const sample = h('textarea', { id: 'ruleset-sample', name: 'sample', rows: 8, spellcheck: 'false', autocomplete: 'off', class: 'code-input' });
+  sample.value = SAMPLE_CARD;
+  const outcome = h('div', { id: 'ruleset-preview', 'aria-live': 'polite' });
+  const saveButton = h('button', { type: 'button', class: 'button primary', id: 'ruleset-save', 'aria-describedby': 'ruleset-save-why' }, 'Save ruleset');
+  const why = h('span', { class: 'hint', id: 'ruleset-save-why' });
+  /** Save offered or not, and why not. */
+  const saveable = (reason: string | null): void => {
+    saveButton.disabled = reason !== null;
+    why.textContent = reason ?? '';
+  };
+  const { preview, later } = draftCheck(text, sample, outcome, saveable);
   text.addEventListener('input', later);
   sample.addEventListener('input', later);
 
