@@ -130,7 +130,7 @@ const badgeRoute = createRoute({
   method: 'get',
   path: '/agents/{id}/badge.svg',
   tags: ['agents'],
-  summary: 'The agent\'s badge: the verdict and score of the latest report of its default branch (or of `branch`), for a README',
+  summary: 'The agent\'s badge: the verdict and score of the latest report of its default branch (or of the branch asked for), for a README',
   description: 'The token is the agent\'s own (in `badge_url` of `GET /agents/{id}`). The default branch\'s reports include those naming no branch (a monitor\'s runs). Cached for 5 minutes: the latest report changes.',
   request: {
     params: idParam,

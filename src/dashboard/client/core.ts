@@ -33,6 +33,8 @@ export const signedInPerson = {
   /** Asks the server who the session cookie names (nobody: null). */
   async load(): Promise<Person | null> {
     const response = await fetch('/auth/session', { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' }).catch(() => null);
+    // A refusal's body is read too: the request then ends here, not when the page moves on (aborted).
+    if (response && !response.ok) await response.arrayBuffer().catch(() => undefined);
     person = response && response.ok ? ((await response.json()) as Person) : null;
     return person;
   },
