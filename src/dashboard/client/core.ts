@@ -221,8 +221,8 @@ export function when(isoString: string | null): HTMLElement {
 /**
  * An id shortened for a table (its kind and its last characters: `key_…aG7J95G`), whole in its
  * title, in what a copy of it puts on the clipboard (see copyWholeIds) and behind its copy button.
+ * `button`: false inside a link (no control within a control): the id is then copied whole by selection only.
  */
-/** `button`: false inside a link (no control within a control): the id is then copied whole by selection only. */
 export function shortId(id: string, button = true): HTMLElement {
   const kind = /^[a-z]+_/.exec(id)?.[0] ?? '';
   const short = id.length > kind.length + 10 ? kind + '\u2026' + id.slice(-7) : id;
