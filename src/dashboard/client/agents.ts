@@ -107,6 +107,8 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
   const branch = params.get('branch') || '';
   const history = await api<AgentHistory>('GET', '/agents/' + encodeURIComponent(id) + '?limit=50' + (branch ? '&branch=' + encodeURIComponent(branch) : '') + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''), undefined, undefined, '');
   const { agent, reports } = history;
+  // The account by its name; its id (short) when it cannot be read.
+  const accountName = await api<{ account: Account }>('GET', '/accounts/' + encodeURIComponent(agent.account_id)).then(({ account }) => account.name, () => null);
   const here = historyHash(agent.id, { branch });
   const rows = reports.map((r) => [
     when(r.created_at),
@@ -122,7 +124,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
     h('p', {}, h('a', { href: AGENTS }, '\u2190 All agents')),
     h('h1', {}, agent.name),
     h('p', { class: 'muted' },
-      'Account ', h('a', { href: accountHash(agent.account_id) }, shortId(agent.account_id, false)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
+      'Account ', h('a', { href: accountHash(agent.account_id) }, accountName ?? shortId(agent.account_id, false)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
       ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 default branch ', h('code', { class: 'wrap' }, agent.default_branch),
       ' \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
     h('section', { class: 'card', 'aria-labelledby': 'agent-score-title' },
