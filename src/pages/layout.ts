@@ -83,7 +83,7 @@ code,pre,.code{font-family:var(--font-mono);font-size:var(--text-sm)}
 code{overflow-wrap:anywhere}
 pre{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:var(--space-3);margin:var(--space-2) 0;white-space:pre-wrap;overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;font-size:var(--text-sm)}th,td{border:1px solid var(--line);padding:var(--space-1) var(--space-2);text-align:left;vertical-align:top}th{background:var(--panel)}
+table{border-collapse:collapse;font-size:var(--text-sm)}th,td{border:1px solid var(--line);padding:var(--space-1) var(--space-2);text-align:left;vertical-align:top}th{background:var(--panel)}caption{text-align:left}
 td.num,th.num{text-align:right;white-space:nowrap}
 h2.errors{color:var(--bad)}h2.warnings{color:var(--warn)}.count{color:var(--muted);font-weight:normal}
 .group{border:1px solid var(--line);border-radius:var(--radius);padding:var(--space-2) var(--space-3);margin:var(--space-2) 0}
@@ -111,7 +111,7 @@ input[type=url]{max-width:100%}.refusal{color:var(--bad);font-weight:600}.action
 .links{display:flex;flex-wrap:wrap;gap:var(--space-2) 20px;padding:0;list-style:none}
 code.id{white-space:nowrap}
 @media (max-width:640px){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}table.stack caption{display:block;text-align:left}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}table.stack caption{display:block}
 table.stack tr{border:1px solid var(--line);border-radius:var(--radius);margin-bottom:var(--space-2);padding:var(--space-1) 0}
 table.stack td{border:0;display:flex;justify-content:space-between;gap:var(--space-3);padding:var(--space-1) var(--space-3)}
 table.stack td::before{content:attr(data-label);font-weight:600;color:var(--muted)}
