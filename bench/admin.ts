@@ -32,7 +32,7 @@ import type { Store } from '../src/store/contract/store.ts';
 import type { VerbatimReport } from '../src/store/contract/report-records.ts';
 import { percentile, round2 } from './load.ts';
 import { judge } from './machine.ts';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 
 const REPORTS = Number(process.env.ADMIN_BENCH_REPORTS ?? 1_000_000);
 const PAGES = Number(process.env.ADMIN_BENCH_PAGES ?? 100);

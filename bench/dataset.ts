@@ -16,13 +16,13 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { DAY_MS } from '../src/lib/clock.ts';
 import { prepareDataDir, sampleCard } from '../test/support/seed.ts';
 import { startServer } from './http.ts';
 import { agentName, AGENT_TOKEN } from './load.ts';
 
 /** An agent keeps this many entries of its history (the store's bound). */
 const AGENT_HISTORY_LIMIT = 1000;
-const DAY_MS = 86_400_000;
 const KINDS = ['Weather', 'Travel', 'Billing', 'Support', 'Search'];
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -41,7 +41,7 @@ import { CLI_RUNS, FIRST_VALIDATIONS, VALIDATIONS_FOR_RSS, cpuPerRequest, readCp
 import { memoryRows } from './memory.ts';
 import type { BenchOptions } from './options.ts';
 import { postgresCpuRows } from './pg.ts';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 import { startOnce } from './startup.ts';
 
 const ROUNDS = 3;

@@ -15,7 +15,7 @@ import { startServer } from './http.ts';
 import { AGENT_TOKEN, agentName, median, round2, type LoadResult, type LoadSpec } from './load.ts';
 import { judge } from './machine.ts';
 import { cpuPerRequest, readCpu, type CpuReading } from './measure.ts';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 
 export const GROWTH_SMALL = 1_000;
 export const GROWTH_LARGE = 100_000;

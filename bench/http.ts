@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareDataDir, sampleCard } from '../test/support/seed.ts';
 import { alternate, findWrk, generatorLabel, loader, median, round2, type LoadResult, type LoadSpec } from './load.ts';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const ROUNDS = 3;

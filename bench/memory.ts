@@ -16,7 +16,7 @@ import { startServer } from './http.ts';
 import { agentName, round2, type LoadResult, type LoadSpec } from './load.ts';
 import { judge } from './machine.ts';
 import { FIRST_VALIDATIONS, VALIDATIONS_FOR_RSS, rssMB, sendRequests } from './measure.ts';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 
 const AGENTS = 10_000;
 const BURST_CARDS = 30;

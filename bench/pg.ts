@@ -31,7 +31,7 @@ import { judge } from './machine.ts';
 import { sendRequests } from './measure.ts';
 import type { BenchOptions } from './options.ts';
 import { countingProxy } from './pg-wire.ts';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 
 const ROUNDS = 3;
 const SECONDS = 5;

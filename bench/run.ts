@@ -15,13 +15,7 @@ import { parseBenchArgs, type BenchOptions } from './options.ts';
 import { benchStoreScale } from './store-scale.ts';
 import { benchStore } from './store.ts';
 import { benchWorst } from './worst.ts';
-
-export interface BenchRow {
-  name: string;
-  value: number;
-  unit: string;
-  note?: string;
-}
+import type { BenchRow } from './row.ts';
 
 const groups: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   admin: benchAdmin,

@@ -16,7 +16,7 @@ import { prepareDataDir, sampleCard } from '../test/support/seed.ts';
 import { startServer, type BenchServer } from './http.ts';
 import { findWrk, generatorLabel, loader, median, round2, type LoadSpec } from './load.ts';
 import { CLI_RUNS, FIRST_VALIDATIONS, VALIDATIONS_FOR_RSS, cpuMicros, rssMB, sendRequests, timeCommands } from './measure.ts';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 
 const ROUNDS = 4;
 const SECONDS = 5;

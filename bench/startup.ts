@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 const runs = 10;

@@ -29,7 +29,7 @@ import { AGENT_TOKEN, findWrk, generatorLabel, loader, median, percentile, round
 import { judge, loadNote } from './machine.ts';
 import { rssMB } from './measure.ts';
 import type { BenchOptions } from './options.ts';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 import { startOnce } from './startup.ts';
 
 const REPORTS = 1_000_000;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareDataDir } from '../test/support/seed.ts';
 import { serverCommand, startServer } from './http.ts';
-import type { BenchRow } from './run.ts';
+import type { BenchRow } from './row.ts';
 
 const CONCURRENT = 10;
 const POLL_MS = 20;

@@ -1,6 +1,6 @@
 // Smoke test of a built artefact: node build/smoke.mjs <command...>
 // Starts `<command> serve --port 0` in an empty temp directory (no node_modules),
-// checks GET /healthz, one POST /v1/validate, the dashboard's script (embedded at build
+// checks GET /healthz, one POST /v1/validate, one MCP tool call over HTTP (and `mcp` over stdio), the dashboard's script (embedded at build
 // time), the API description (/openapi.json) and its page (/docs), /metrics (prom-client in the bundle,
 // process metrics included, the validation just sent counted), sends SIGTERM, expects exit code 0.
 // What the run's environment decides is checked too, since the single executable starts from a
@@ -99,6 +99,15 @@ if (
 ) {
   fail(`/metrics answered ${metrics.status}:\n${metricsText.slice(0, 2000)}`);
 }
+// The MCP server in the bundle (@modelcontextprotocol/sdk), over Streamable HTTP: one tools/call.
+const toolCall = (id, name, args) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const mcp = await fetch(`${base}/mcp`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+  body: JSON.stringify(toolCall(1, 'validate_card', { card: JSON.stringify(card) })),
+});
+const mcpAnswer = await mcp.json().catch(() => undefined);
+if (mcp.status !== 200 || typeof mcpAnswer?.result?.structuredContent?.valid !== 'boolean') fail(`/mcp answered ${mcp.status} ${JSON.stringify(mcpAnswer).slice(0, 300)}`);
 const startTime = Number(/^process_start_time_seconds (\d+)$/m.exec(metricsText)?.[1]);
 if (!(Math.abs(startTime - startedAt) <= 2)) fail(`process_start_time_seconds ${startTime}, but the process started at ${Math.round(startedAt)}`);
 await stopServer();
@@ -120,5 +129,16 @@ writeFileSync(join(cwd, 'card.json'), JSON.stringify(card));
 const cli = spawnSync(cmd, [...pre, 'validate', 'card.json'], { cwd, env: { ...env, FORCE_COLOR: '1' }, encoding: 'utf8' });
 if (cli.status !== 0 || !cli.stdout.includes('1 card checked') || !cli.stdout.includes('\x1b[')) {
   fail(`validate card.json exited ${cli.status} (FORCE_COLOR=1: colour expected):\n${cli.stdout}${cli.stderr}`);
+}
+// `mcp` over stdio: initialize, then one tool call reading a file of the working directory; it exits when its input ends.
+const stdioMessages = [
+  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'smoke', version: '1' } } },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  toolCall(2, 'validate_card', { path: 'card.json' }),
+];
+const stdio = spawnSync(cmd, [...pre, 'mcp'], { cwd, env, input: stdioMessages.map((m) => `${JSON.stringify(m)}\n`).join(''), encoding: 'utf8', timeout: 30_000 });
+const stdioAnswers = stdio.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+if (stdio.status !== 0 || stdioAnswers.find((a) => a.id === 2)?.result?.structuredContent?.source !== 'card.json') {
+  fail(`mcp over stdio exited ${stdio.status}:\n${stdio.stdout.slice(0, 1000)}${stdio.stderr}`);
 }
 console.log(`smoke (${cmd}): ok — first 200 after ${firstOk.toFixed(0)} ms, run-time cwd and env honoured, valid=${result.valid}, app.js ${scriptText.length} chars, ${Object.keys(doc.paths).length} paths described, /metrics ${metricsText.split('\n').length} lines, exit 0 after SIGTERM`);

@@ -26,6 +26,7 @@ import { reportRoutes, wantsErrorPage } from './api/routes/reports.ts';
 import { rulesRoutes } from './api/routes/rules.ts';
 import { validateRoutes } from './api/routes/validate.ts';
 import { probeRoutes } from './api/routes/probe.ts';
+import { mcpRoutes } from './api/routes/mcp.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
 import { adminTokenHint } from './features/accounts/admin-token.ts';
 import { JobRunner } from './features/webhooks/runner.ts';
@@ -55,10 +56,12 @@ export const createApp = (deps: AppDeps) => {
 
   const app = apiRoutes();
   app.use('/v1/*', rateLimitHeaders(deps));
+  app.use('/mcp', rateLimitHeaders(deps));
   app.route('/', healthRoutes(lifecycle, deps.store));
   app.route('/', metricsRoutes(deps));
   app.route('/', validateRoutes(deps));
   app.route('/', probeRoutes(deps));
+  app.route('/', mcpRoutes(deps));
   app.route('/', rulesRoutes(deps));
   app.route('/', webhookRoutes(deps, { limiter: webhookLimiter, jobs }));
   app.route('/', reportRoutes(deps));

@@ -16,6 +16,8 @@ Subcommands:
   serve               run the HTTP service
   validate INPUT...   validate agent cards (files, directories, globs, URLs, -) offline
   probe URL|FILE      validate a card and probe the agent behind it (read-only unless --send-message)
+  diff OLD NEW        compare two cards: breaking, compatible and cosmetic changes, findings new and fixed
+  mcp                 serve cardgate's MCP tools over stdio (for coding assistants)
   rules               list the rules with their effective severity (--ruleset FILE)
   ruleset check FILE  check a ruleset file, problems at line:column
   sign CARD           add a JWS signature to an agent card (--key PRIVATE.jwk)
@@ -44,6 +46,8 @@ const subcommands: Record<string, () => Promise<Subcommand>> = {
   serve: async () => (await import('./cli/serve.ts')).runServe,
   validate: async () => (await import('./cli/validate.ts')).runValidate,
   probe: async () => (await import('./cli/probe.ts')).runProbeCommand,
+  diff: async () => (await import('./cli/diff.ts')).runDiff,
+  mcp: async () => (await import('./cli/mcp.ts')).runMcp,
   rules: async () => (await import('./cli/rules.ts')).runRules,
   ruleset: async () => (await import('./cli/ruleset.ts')).runRuleset,
   sign: async () => (await import('./cli/sign.ts')).runSign,

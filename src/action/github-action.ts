@@ -81,7 +81,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const format = input(env, 'format') ?? 'text';
   if (!isOutputFormat(format)) return fail(`format must be one of ${outputFormats.join(', ')}, not "${format}"`);
   const failOn = input(env, 'fail-on') ?? 'error';
-  const failOnAllowed = input(env, 'baseline') === undefined ? failOnValues : [...failOnValues, 'new'];
+  const failOnAllowed = input(env, 'baseline') === undefined ? failOnValues : [...failOnValues, 'new', 'breaking'];
   if (!(failOnAllowed as readonly string[]).includes(failOn)) return fail(`fail-on must be one of ${failOnAllowed.join(', ')}, not "${failOn}"`);
   const maxWarningsText = input(env, 'max-warnings');
   const parsedMaxWarnings = parseMaxWarnings(maxWarningsText);
@@ -125,6 +125,10 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   if (format !== 'github') stdout(formatResults(format, checked, { toolVersion: version }));
   stdout(formatResults('github', checked, { toolVersion: version }));
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}\n`);
+  for (const [name, outcome] of gate?.outcomes ?? []) {
+    const breaking = outcome.breaking_changes ?? 0;
+    if (breaking > 0) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`${plural(breaking, 'breaking change')} against ${outcome.report_id} (docs/compatibility.md; the report's diff lists them)`)}\n`);
+  }
   const names = checked.map((c) => c.name);
   const kept = { reports, gate };
   stdout(gateLogLines(kept, names));

@@ -31,6 +31,8 @@ export interface GateOutcome {
   new_warnings: number;
   fixed: number;
   score_delta: number | null;
+  /** Breaking changes of the card from the baseline's (absent from servers older than the compatibility classes). */
+  breaking_changes?: number;
   passed: boolean;
 }
 

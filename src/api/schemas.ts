@@ -6,6 +6,7 @@
  * accounts/accounts.ts, api-keys.ts).
  */
 import * as z from 'zod';
+import { CHANGE_CLASSES, changeRuleIds } from '../engine/change-classes.ts';
 import { errorCodes, type ErrorCode } from '../errors/api-error.ts';
 import { plans } from '../features/accounts/accounts.ts';
 import { listingFields } from '../features/reports/reports.ts';
@@ -58,9 +59,10 @@ const signatureCheck = z
     alg: z.string().nullable(),
     jku: z.string().nullable(),
     verified: z.boolean(),
-    rule: z.string().meta({ description: '`signature.verified`, or the rule of the finding that says why not.' }),
-    reason: z.string().optional().meta({ description: 'Why it did not verify.' }),
-    form: z.enum(['1.0', '0.3.0']).optional().meta({ description: 'When verified: the canonical form it verified over (`1.0`: default-valued fields removed; `0.3.0`: the card as sent).' }),
+    rule: z.string().meta({ description: '`signature.verified`, `signature.sdk-variant` (verified over the form an A2A SDK signs, not the specification\'s), or the rule of the finding that says why not.' }),
+    reason: z.string().optional().meta({ description: 'Why it did not verify, or (signature.sdk-variant) how the SDK\'s form differs from the specification\'s.' }),
+    form: z.enum(['1.0', '0.3.0']).optional().meta({ description: 'When verified over the specification\'s form: which (`1.0`: default-valued fields removed; `0.3.0`: the card as sent).' }),
+    variants: z.array(z.string()).optional().meta({ description: 'With signature.sdk-variant: the SDKs whose canonical form it verified over (`a2a-js-1`: @a2a-js/sdk 1.0.1 to 1.3.0; `a2a-python-1`: a2a-python 1.0.0 to 1.1.0).' }),
   })
   .meta({ id: 'SignatureCheck' });
 
@@ -132,6 +134,7 @@ const agentMembers = {
       new_warnings: int,
       fixed: int.meta({ description: 'Findings of the baseline gone now (matched by rule id and path).' }),
       score_delta: z.number().nullable().meta({ description: 'This score minus the baseline\'s.' }),
+      breaking_changes: int.meta({ description: 'Changes of this card from the baseline\'s card that break its clients (the compatibility rules: docs/compatibility.md).' }),
       passed: z.boolean().meta({ description: 'The gate, by `options.fail_on`; `valid` stays the card\'s own verdict.' }),
     })
     .optional()
@@ -289,10 +292,13 @@ const diffSide = z
 const diffFinding = z
   .object({ severity: z.enum(['error', 'warning']), rule: z.string(), path: z.string(), message: z.string() })
   .meta({ id: 'DiffFinding' });
+const changeClass = z.enum(CHANGE_CLASSES).meta({ id: 'ChangeClass', description: 'A change\'s compatibility class (docs/compatibility.md): `breaking`, a client of the old card can fail against the new one; `compatible`, it cannot; `cosmetic`, text and order for people.' });
 const cardChange = z
   .object({
     op: z.enum(['added', 'removed', 'changed']),
-    path: z.string().meta({ description: 'The field, as findings name it (`skills[2].tags`; the card itself: `(root)`), cut at 512 characters.' }),
+    path: z.string().meta({ description: 'The field, as findings name it (`skills[2].tags`; the card itself: `(root)`), cut at 512 characters. An item of a list matched by identity (skills by id, interfaces by URL and binding, extensions by uri) is named by its place in the new card, a removed one by its place in the old.' }),
+    class: changeClass,
+    rule: z.enum(changeRuleIds).meta({ description: 'The rule that classed the change (docs/compatibility.md).' }),
     old: z.string().optional().meta({ description: 'The value before, as JSON cut at 120 characters (absent when added).' }),
     new: z.string().optional().meta({ description: 'The value after, likewise (absent when removed).' }),
   })
@@ -315,11 +321,13 @@ export const reportDiff = z
       .meta({ description: 'Matched by rule id and path: `new` only after, `fixed` only before, `unchanged` in both (as it is after).' }),
     card: z
       .object({
-        changes: z.array(cardChange).meta({ description: 'At most 200, within 48K characters of JSON.' }),
+        changes: z.array(cardChange).meta({ description: 'Grouped by class: breaking first, then compatible, then cosmetic. At most 200, within 48K characters of JSON.' }),
         total: int.meta({ description: 'Changes found, listed or not.' }),
+        counts: z.object({ breaking: int, compatible: int, cosmetic: int }).meta({ description: 'Changes found of each class, listed or not.' }),
+        class: changeClass.nullable().meta({ description: 'The most severe class of the changes (breaking > compatible > cosmetic); null when the cards are the same.' }),
         complete: z.boolean().meta({ description: 'False when the comparison stopped after 200,000 values of the cards: later fields were not compared.' }),
       })
-      .meta({ description: 'The card\'s fields by JSON path, arrays by index.' }),
+      .meta({ description: 'The card\'s fields by JSON path, each change classed by its compatibility (docs/compatibility.md): the lists clients read matched by identity (skills by id, interfaces by URL and binding, extensions by uri, modes as sets), other arrays by index.' }),
   })
   .meta({ id: 'ReportDiff' });
 

@@ -1,39 +1,18 @@
 /**
- * What changed between two validations of a card: the card's fields by JSON path (arrays compared
- * by index) and the findings (matched by rule id and path, as the CLI baseline matches them). Pure
+ * What changed between two validations of a card: the card's fields by JSON path, each change
+ * classed breaking, compatible or cosmetic (card-diff/, change-classes.ts), and the findings (matched by rule id and path, as the CLI baseline matches them). Pure
  * and synchronous, so its work is bounded instead: at most MAX_DIFF_VALUES values of the cards are
  * compared (a 1 MB card holds up to ~250,000; past the bound the diff says it stopped), and the
  * lists it answers are cut by count and by their JSON size, the rest counted.
  */
-import { clip, formatPath, jsonType, type PathSegment } from './paths.ts';
+import { cardNode } from './card-diff/card.ts';
+import type { CardResult, Issue } from './types.ts';
+import { isObject, MAX_DIFF_LIST_CHARS, unknownField, Walk, type CardDiff } from './card-diff/walk.ts';
 
-/** Values of the two cards compared at most (each object, array and scalar visited counts once). */
-export const MAX_DIFF_VALUES = 200_000;
-/** Card changes listed at most; the rest are counted. */
-export const MAX_DIFF_CHANGES = 200;
+export { boundedJson, MAX_DIFF_CHANGES, MAX_DIFF_LIST_CHARS, MAX_DIFF_VALUE_CHARS, MAX_DIFF_VALUES, type CardChange, type CardDiff } from './card-diff/walk.ts';
+
 /** Findings listed at most in each of new, fixed and unchanged; the rest are counted. */
 export const MAX_DIFF_FINDINGS = 100;
-/** JSON bytes (UTF-16 code units) the listed card changes take at most, and each list of findings. */
-export const MAX_DIFF_LIST_CHARS = 48 * 1024;
-/** A value as a change quotes it: its JSON, cut at this many characters. */
-export const MAX_DIFF_VALUE_CHARS = 120;
-
-export interface CardChange {
-  op: 'added' | 'removed' | 'changed';
-  path: string;
-  /** The value before, as JSON cut at MAX_DIFF_VALUE_CHARS (absent when added). */
-  old?: string;
-  /** The value after, likewise (absent when removed). */
-  new?: string;
-}
-
-export interface CardDiff {
-  changes: CardChange[];
-  /** Changes found, listed or not. */
-  total: number;
-  /** False when the comparison stopped at MAX_DIFF_VALUES: later fields were not compared. */
-  complete: boolean;
-}
 
 /** A finding as the diff reads it off a result. */
 export interface DiffFinding {
@@ -68,99 +47,15 @@ export interface ValidationDiff {
   card: CardDiff;
 }
 
-/** JSON text of a value, stopped once past `max` characters and cut there: a large object costs no more than its first part. */
-export const boundedJson = (value: unknown, max = MAX_DIFF_VALUE_CHARS): string => {
-  let out = '';
-  const write = (v: unknown): void => {
-    if (out.length > max) return;
-    if (typeof v !== 'object' || v === null) {
-      out += typeof v === 'string' ? JSON.stringify(clip(v, max + 1)) : (JSON.stringify(v) ?? 'null');
-      return;
-    }
-    const array = Array.isArray(v);
-    out += array ? '[' : '{';
-    let first = true;
-    for (const key of array ? v.keys() : Object.keys(v)) {
-      if (out.length > max) return;
-      out += first ? '' : ',';
-      first = false;
-      if (!array) out += `${JSON.stringify(clip(key as string, max + 1))}:`;
-      write((v as Record<string | number, unknown>)[key]);
-    }
-    out += array ? ']' : '}';
-  };
-  write(value);
-  return clip(out, max);
-};
-
-const isContainer = (v: unknown): v is Record<string | number, unknown> => typeof v === 'object' && v !== null;
-
 /**
- * The walk's state: the changes found, how many, the values it may still visit, and the path to
- * the value it is at (segments, written as text only for a change it lists).
+ * The card's changes from `before` to `after`, each classed breaking, compatible or cosmetic by
+ * the rules of change-classes.ts: fields by path, the lists clients read by identity (skills by
+ * id, interfaces by URL and binding, extensions by uri; modes as sets), anything else by index.
  */
-class Walk {
-  changes: CardChange[] = [];
-  total = 0;
-  left = MAX_DIFF_VALUES;
-  private chars = 0;
-  private readonly path: PathSegment[] = [];
-
-  /** Counts a change and lists it while there is room; values are written only for a listed change. */
-  note(op: CardChange['op'], key: PathSegment | undefined, before?: { value: unknown }, after?: { value: unknown }): void {
-    this.total++;
-    if (this.changes.length >= MAX_DIFF_CHANGES || this.chars >= MAX_DIFF_LIST_CHARS) return;
-    const shown: CardChange = { op, path: formatPath(key === undefined ? this.path : [...this.path, key]) };
-    if (before) shown.old = boundedJson(before.value);
-    if (after) shown.new = boundedJson(after.value);
-    const size = JSON.stringify(shown).length;
-    if (this.chars + size > MAX_DIFF_LIST_CHARS) {
-      this.chars = MAX_DIFF_LIST_CHARS; // full: later changes are only counted
-      return;
-    }
-    this.chars += size;
-    this.changes.push(shown);
-  }
-
-  compare(before: unknown, after: unknown): void {
-    if (this.left <= 0) return;
-    this.left--;
-    if (!isContainer(before) || !isContainer(after) || Array.isArray(before) !== Array.isArray(after)) {
-      // Scalars compared as JSON values (a type change, object to array included, is a change).
-      if (before !== after || jsonType(before) !== jsonType(after) || isContainer(before)) this.note('changed', undefined, { value: before }, { value: after });
-      return;
-    }
-    if (Array.isArray(before) && Array.isArray(after)) return this.compareArrays(before, after);
-    for (const key of Object.keys(before)) {
-      if (this.left <= 0) return;
-      if (!Object.hasOwn(after, key)) this.note('removed', key, { value: before[key] });
-      else this.within(key, before[key], after[key]);
-    }
-    for (const key of Object.keys(after)) {
-      if (this.left <= 0) return;
-      if (!Object.hasOwn(before, key)) this.note('added', key, undefined, { value: after[key] });
-    }
-  }
-
-  private within(key: PathSegment, before: unknown, after: unknown): void {
-    this.path.push(key);
-    this.compare(before, after);
-    this.path.pop();
-  }
-
-  private compareArrays(before: unknown[], after: unknown[]): void {
-    const common = Math.min(before.length, after.length);
-    for (let i = 0; i < common && this.left > 0; i++) this.within(i, before[i], after[i]);
-    for (let i = common; i < before.length && this.left > 0; i++, this.left--) this.note('removed', i, { value: before[i] });
-    for (let i = common; i < after.length && this.left > 0; i++, this.left--) this.note('added', i, undefined, { value: after[i] });
-  }
-}
-
-/** The card's changes from `before` to `after`: added, removed and changed fields by path, arrays by index. */
 export const diffCards = (before: unknown, after: unknown): CardDiff => {
   const walk = new Walk();
-  walk.compare(before, after);
-  return { changes: walk.changes, total: walk.total, complete: walk.left > 0 };
+  (isObject(before) && isObject(after) ? cardNode(before, after) : unknownField)(walk, before, after);
+  return walk.result();
 };
 
 /** What matches a finding of one validation with one of another: its rule id and path (as the CLI baseline matches them). */
@@ -202,3 +97,14 @@ export const diffValidations = (before: Judgement & { card: unknown }, after: Ju
   findings: diffFindings(before, after),
   card: diffCards(before.card, after.card),
 });
+
+/** A card's result, as the engine gives it, read as the diff reads a validation. */
+export const judgementOfResult = (result: Pick<CardResult, 'valid' | 'score' | 'errors' | 'warnings' | 'truncated'>): Judgement => {
+  const findings = (issues: Issue[], severity: DiffFinding['severity']): DiffFinding[] => issues.map(({ rule, path, message }) => ({ severity, rule, path, message }));
+  return {
+    valid: result.valid,
+    score: result.score,
+    findings: [...findings(result.errors, 'error'), ...findings(result.warnings, 'warning')],
+    truncated: (result.truncated?.errors ?? 0) + (result.truncated?.warnings ?? 0) > 0,
+  };
+};

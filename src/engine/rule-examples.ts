@@ -110,11 +110,26 @@ const jwk = { kty: 'OKP', crv: 'Ed25519', x: 'RIefgLqfvuLn1WgNqKWWSDCJwGw2rg_P2x
 const trusted = (kid: string, more: Partial<TrustedKey> = {}): TrustedKey =>
   ({ kid, jwk: { ...jwk, kid }, accountId: null, addedAt: '2026-01-01T00:00:00Z', revokedAt: null, ...more });
 
-/** The trust store of the examples: the key in force, the same key retired under another kid, and one published at another jku. */
+/**
+ * base10 signed by `sdk-signed-key` (another Ed25519 key, its private half likewise nowhere):
+ * over the specification's 1.0 form, and over the form @a2a-js/sdk 1.x (and a2a-python 1.x) sign,
+ * which drops base10's empty `capabilities`.
+ */
+const sdkSigned = (form: 'spec' | 'sdk') => v10({
+  signatures: [{
+    protected: 'eyJhbGciOiJFZERTQSIsInR5cCI6IkpPU0UiLCJraWQiOiJzZGstc2lnbmVkLWtleSJ9',
+    signature: form === 'spec'
+      ? '8MVqaDpwQVUzSX0Zk-G14t5KkpupQiksj34tQavGi6yEs1n30pfQG1wsTI3p8KXpJB_oMAwXzZ5qvmrG1g3CDw'
+      : 'CrK_YgOiBGZhmUPmpEBavlncq8FjfffVTQq1PPloNR7WffZntte-3af53Br6mzR_fNSWw7Y6euEjSMSr_66iDw',
+  }],
+});
+
+/** The trust store of the examples: the key in force, the same key retired under another kid, one published at another jku, and the SDK example's. */
 const keys = [
   trusted('example-key'),
   trusted('retired-key', { revokedAt: '2026-02-01T00:00:00Z' }),
   trusted('published-key', { jku: 'https://acme.net/.well-known/jwks.json' }),
+  trusted('sdk-signed-key', { jwk: { kty: 'OKP', crv: 'Ed25519', x: 'PJP4xjdhrgkl0XMPKvQVeGFdnRn852BuR5cprjb20UM', kid: 'sdk-signed-key' } }),
 ];
 const trusting: ValidateOptions = { signatures: { keys } };
 
@@ -137,6 +152,7 @@ const signatureRuleExamples: Partial<Record<RuleId, RuleExamples>> = {
   'signature.required': { failing: v03(), passing: signedBy('example-key'), options: { signatures: { keys, requireSignature: true } } },
   'signature.unknown-key': { failing: signedBy('other-key'), passing: signedBy('example-key'), options: trusting },
   'signature.jku-untrusted': { failing: signedBy('published-key'), passing: signedBy('example-key'), options: trusting },
+  'signature.sdk-variant': { failing: sdkSigned('sdk'), passing: sdkSigned('spec'), options: trusting },
 };
 
 /** Keyed by rule id; a rule missing here is named by the test that checks every rule has examples. */

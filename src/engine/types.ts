@@ -118,12 +118,14 @@ export interface SignatureCheck {
   alg: string | null;
   jku: string | null;
   verified: boolean;
-  /** `signature.verified`, or the rule of the finding that says why not. */
+  /** `signature.verified`, `signature.sdk-variant` (verified over an SDK's form), or the rule of the finding that says why not. */
   rule: string;
-  /** Why it did not verify, in words; absent when it did. */
+  /** Why it did not verify (or not over the specification's form), in words; absent when it did. */
   reason?: string;
   /** When verified: the canonical form it verified over (`1.0`: defaults removed; `0.3.0`: the card as sent). */
   form?: CanonicalForm;
+  /** When it verified over an SDK's canonical form instead (`signature.sdk-variant`): those SDKs (`a2a-js-1`, `a2a-python-1`). */
+  variants?: string[];
 }
 
 /** How many findings of each list were found beyond `maxFindings` and left out. */

@@ -1,9 +1,10 @@
 /**
  * The diff page (/reports/<a>/diff/<b>): verdict and score before and after, the findings that are
- * new, fixed and unchanged, and the card's changed fields. Everything from the cards goes through
+ * new, fixed and unchanged, and the card's changed fields grouped by compatibility class. Everything from the cards goes through
  * `esc` (a card is hostile), and the page holds at most MIN_PAGE_BYTES: rows that do not fit are
  * counted, not shown (the lists are bounded by the engine already; escaping can grow them ~5x).
  */
+import { CHANGE_CLASSES, changeRules, type ChangeClass } from '../engine/change-classes.ts';
 import type { CardChange, DiffFinding } from '../engine/diff.ts';
 import { clip } from '../engine/paths.ts';
 import type { ReportDiff, DiffSide } from '../features/reports/diff.ts';
@@ -35,11 +36,18 @@ const rowsWithin = <T>(items: readonly T[], total: number, row: (item: T) => str
 const findingRow = (f: DiffFinding): string =>
   `<li><span class="badge ${f.severity === 'error' ? 'bad' : 'warn'}">${esc(f.severity)}</span> <a href="/rules/${encodeURIComponent(f.rule)}"><code>${esc(f.rule)}</code></a> <code>${esc(f.path)}</code>: ${esc(f.message)}</li>`;
 
+const classBadge: Record<ChangeClass, string> = { breaking: 'bad', compatible: 'warn', cosmetic: 'unknown' };
+
 const changeRow = (c: CardChange): string =>
-  `<li><strong>${esc(c.op)}</strong> <code>${esc(c.path)}</code>${c.old === undefined ? '' : ` from <code>${esc(c.old)}</code>`}${c.new === undefined ? '' : ` to <code>${esc(c.new)}</code>`}</li>`;
+  `<li><span class="badge ${classBadge[c.class]}">${esc(c.class)}</span> <code title="${esc(changeRules[c.rule].what)}">${esc(c.rule)}</code> <strong>${esc(c.op)}</strong> <code>${esc(c.path)}</code>${c.old === undefined ? '' : ` from <code>${esc(c.old)}</code>`}${c.new === undefined ? '' : ` to <code>${esc(c.new)}</code>`}</li>`;
+
+const classTitles: Record<ChangeClass, string> = { breaking: 'Breaking changes', compatible: 'Compatible changes', cosmetic: 'Cosmetic changes' };
 
 const sideRow = (label: string, side: DiffSide, link: ReportLink): string =>
   `<tr><th>${label}</th><td><a href="${esc(link(side.report.id))}">${shortId(side.report.id)}</a></td><td>${timeStamp(side.report.created_at)}</td><td>${verdictBadge(side.valid)}</td><td>${esc(side.score ?? '–')}</td></tr>`;
+
+/** The card's change as a phrase: its most severe class. */
+const classSummary = (cls: ChangeClass | null): string => (cls === null ? 'the card is unchanged' : cls === 'breaking' ? 'breaking changes' : `${cls} changes only`);
 
 const signed = (n: number | null): string => (n === null ? 'unknown' : n > 0 ? `+${n}` : String(n));
 
@@ -49,14 +57,15 @@ export const renderDiffPage = ({ before, after, diff }: ReportDiff, link: Report
   const section = (title: string, body: string): string => `<section><h2>${esc(title)}</h2>${body}</section>`;
   const incomplete = (complete: boolean, why: string): string => (complete ? '' : `<p class="none">${esc(why)}</p>`);
   const verdict = diff.verdict.changed ? `${verdictText(diff.verdict.before)} → ${verdictText(diff.verdict.after)}` : `${verdictText(diff.verdict.after)}, unchanged`;
-  const description = `Verdict ${verdict}; score ${signed(diff.score.delta)}; ${findings.counts.new} new, ${findings.counts.fixed} fixed findings; ${card.total} card changes.`;
+  const description = `Verdict ${verdict}; score ${signed(diff.score.delta)}; ${findings.counts.new} new, ${findings.counts.fixed} fixed findings; ${card.total} card changes, ${card.counts.breaking} breaking.`;
   const body = [
-    `<p class="verdict">${verdictBadge(diff.verdict.after)}<span><strong>${esc(verdict)}</strong> · score ${esc(signed(diff.score.delta))}</span></p>`,
+    `<p class="verdict">${verdictBadge(diff.verdict.after)}<span><strong>${esc(verdict)}</strong> · score ${esc(signed(diff.score.delta))} · ${esc(classSummary(card.class))}</span></p>`,
     `<table><thead><tr><th></th><th>Report</th><th>Created</th><th>Verdict</th><th>Score</th></tr></thead><tbody>${sideRow('Before', before, link)}${sideRow('After', after, link)}</tbody></table>`,
     section(`New findings (${findings.counts.new})`, rowsWithin(findings.new, findings.counts.new, findingRow, space)),
     section(`Fixed findings (${findings.counts.fixed})`, rowsWithin(findings.fixed, findings.counts.fixed, findingRow, space)),
     incomplete(findings.complete, 'One of the reports left findings out (the findings cap): the lists may miss some.'),
-    section(`Card changes (${card.total})`, rowsWithin(card.changes, card.total, changeRow, space) + incomplete(card.complete, 'The cards are too large to compare whole: the comparison stopped after its first 200,000 values.')),
+    ...CHANGE_CLASSES.map((cls) => section(`${classTitles[cls]} (${card.counts[cls]})`, rowsWithin(card.changes.filter((c) => c.class === cls), card.counts[cls], changeRow, space))),
+    incomplete(card.complete, 'The cards are too large to compare whole: the comparison stopped after its first 200,000 values.'),
     section(`Unchanged findings (${findings.counts.unchanged})`, rowsWithin(findings.unchanged, findings.counts.unchanged, findingRow, space)),
   ].join('');
   const card0 = after.report.card as Record<string, unknown>;

@@ -23,7 +23,7 @@ interface CardGate {
   agent?: { id: string; name: string };
   /** undefined: the result does not say (stored before results named it); null: none was named. */
   branch?: string | null;
-  baseline?: { reportId: string; newErrors: number; newWarnings: number; fixed: number; scoreDelta: number | null; passed: boolean };
+  baseline?: { reportId: string; newErrors: number; newWarnings: number; fixed: number; scoreDelta: number | null; breakingChanges: number; passed: boolean };
 }
 
 const gateOf = (result: Json, metaBranch: unknown): CardGate => {
@@ -40,6 +40,7 @@ const gateOf = (result: Json, metaBranch: unknown): CardGate => {
       newWarnings: count(baseline.new_warnings),
       fixed: count(baseline.fixed),
       scoreDelta: typeof baseline.score_delta === 'number' ? baseline.score_delta : null,
+      breakingChanges: count(baseline.breaking_changes),
       passed: baseline.passed,
     };
   }
@@ -59,8 +60,9 @@ const agentLink = (site: string, agent: { id: string; name: string }): string =>
 const branchText = (branch: string | null | undefined): string | undefined =>
   branch === undefined ? undefined : branch === null ? '<span class="muted">none named: counts as the agent\'s default branch</span>' : `<code>${esc(clip(branch, NAME_SHOWN))}</code>`;
 
+// Breaking changes named only when there are some: a gate of fail_on breaking fails on them alone.
 const gateNumbers = (b: NonNullable<CardGate['baseline']>): string =>
-  `${plural(b.newErrors, 'new error')}, ${plural(b.newWarnings, 'new warning')}, ${b.fixed} fixed${b.scoreDelta === null ? '' : `, score ${signed(b.scoreDelta)}`}`;
+  `${plural(b.newErrors, 'new error')}, ${plural(b.newWarnings, 'new warning')}, ${b.fixed} fixed${b.breakingChanges > 0 ? `, ${plural(b.breakingChanges, 'breaking change')}` : ''}${b.scoreDelta === null ? '' : `, score ${signed(b.scoreDelta)}`}`;
 
 const passedBadge = (passed: boolean): string => `<span class="badge ${passed ? 'ok' : 'bad'}">${passed ? 'Passed' : 'Failed'}</span>`;
 

@@ -200,6 +200,20 @@ describe('the GitHub Action', () => {
       assert.equal(same.outputs['diff-url']!.split('/diff/')[0], `${server.url}/reports/${mainReport}`);
       assert.match(onMain.stdout, new RegExp(`^cardgate: cards/broken/x\\.agent-card\\.json: report ${onMain.outputs['report-url']}$`, 'm'), 'without a baseline: the report');
       assert.equal(onMain.outputs['diff-url'], '');
+      assert.equal(regressed.outputs['breaking-changes'], '0');
+      // fail-on breaking: the new error passes; a skill removed from the card fails, with an annotation.
+      const newErrorOnly = await runAction({ ...common, baseline: 'branch:main', branch: 'feature/c', 'fail-on': 'breaking' }, { 'cards/broken/x.agent-card.json': worse });
+      assert.equal(newErrorOnly.code, 0, newErrorOnly.stdout);
+      const card = JSON.parse(invalidCard) as { skills?: unknown[] };
+      assert.ok((card.skills ?? []).length > 0, 'the card has a skill to remove');
+      const shrunk = JSON.stringify({ ...card, skills: [] }, null, 2);
+      const broke = await runAction({ ...common, baseline: 'branch:main', branch: 'feature/d', 'fail-on': 'breaking' }, { 'cards/broken/x.agent-card.json': shrunk });
+      assert.equal(broke.code, 1, broke.stdout);
+      assert.equal(broke.outputs['breaking-changes'], '1');
+      assert.ok(broke.annotations.some((a) => /^::warning file=cards\/broken\/x\.agent-card\.json,title=cardgate::1 breaking change against rpt_/.test(a)), broke.stdout);
+      assert.match(broke.stdout, /^cardgate: cards\/broken\/x\.agent-card\.json: failed against branch:main \(rpt_\w+\): \d+ new errors?, \d+ new warnings?, \d+ fixed, 1 breaking change, score \S+; report /m, 'the log line names the breaking change');
+      assert.match(broke.summary, /\| \*\*failed\*\* \(1 breaking change\) \|/, 'and so does the summary');
+      assert.match((await runAction({ ...common, 'fail-on': 'breaking' })).stdout, /fail-on must be one of error, warning, never, not "breaking"/, 'breaking needs a baseline');
       const noKey = await runAction({ files: 'cards', 'server-url': server.url, baseline: 'branch:main' });
       assert.equal(noKey.code, 2);
       assert.match(noKey.stdout, /baseline needs server-url and api-key/);

@@ -5,6 +5,7 @@
  * say which id is which.
  */
 import { createHash } from 'node:crypto';
+import { DAY_MS } from '../../src/lib/clock.ts';
 
 export interface RecordedAnswer {
   name: string;
@@ -15,7 +16,6 @@ export interface RecordedAnswer {
   body: unknown;
 }
 
-const DAY_MS = 86_400_000;
 /** Bodies larger than this are recorded by their hash (the vendored docs renderer). */
 const MAX_SHOWN_BYTES = 256 * 1024;
 /** Not recorded: set by the HTTP layer for every answer (date, framing), or following the body's length, which durations vary. */

@@ -37,6 +37,8 @@ const batchText = (options: object = {}) =>
 
 const publicJwk = { kty: 'EC', crv: 'P-256', x: 'GPLXAwTtkKP0Q5656Zn_T6xcm9tFTOg9USNYGhYz3Bg', y: 'LaMQBxLRJ1Or_nF-plRAbmaHsq0VXhqcwTFL1_vN5lA' };
 const commitSha = '0123456789abcdef0123456789abcdef01234567';
+/** What an MCP client accepts (the Streamable HTTP transport answers 406 to less). */
+const mcpAccept = { accept: 'application/json, text/event-stream' };
 const formats = ['sarif', 'junit', 'github', 'gitlab', 'markdown', 'text', 'json'];
 
 const service: GoldenRequest[] = [
@@ -304,4 +306,13 @@ const agentDeletion: GoldenRequest[] = [
   { name: 'delete an agent without a token', method: 'DELETE', path: '/admin/api/agents/{{doomedAgent}}' },
 ];
 
-export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists, ...agents, ...monitors, ...agentDeletion];
+/** After them: a tool call of the MCP server stores a report of its own, which no earlier answer shows. */
+const mcp: GoldenRequest[] = [
+  { name: 'MCP: tools/list', method: 'POST', path: '/mcp', auth: 'pro', headers: mcpAccept, json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
+  { name: 'MCP: validate_card', method: 'POST', path: '/mcp', auth: 'pro', headers: mcpAccept, json: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'validate_card', arguments: { card: warnedCard } } } },
+  { name: 'MCP: validate_card of a file', method: 'POST', path: '/mcp', auth: 'pro', headers: mcpAccept, json: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'validate_card', arguments: { path: '/dev/zero' } } } },
+  { name: 'MCP: not JSON', method: 'POST', path: '/mcp', auth: 'pro', headers: mcpAccept, body: '{"jsonrpc":' },
+  { name: 'MCP: GET', path: '/mcp', headers: mcpAccept },
+];
+
+export const goldenRequests: GoldenRequest[] = [...service, ...accounts, ...validation, ...webhooks, ...reports, ...adminLists, ...agents, ...monitors, ...agentDeletion, ...mcp];

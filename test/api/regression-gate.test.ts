@@ -55,13 +55,13 @@ describe('the regression gate (file store)', () => {
 
     const warned = await validate(httpUrl(), { agent: 'gate/agent', baseline }, accounts.one.key);
     assert.equal(warned.status, 200);
-    assert.deepEqual(warned.body.baseline, { report_id: baseline, new_errors: 0, new_warnings: 1, fixed: 1, score_delta: 0, passed: true });
+    assert.deepEqual(warned.body.baseline, { report_id: baseline, new_errors: 0, new_warnings: 1, fixed: 1, score_delta: 0, breaking_changes: 1, passed: true });
     assert.equal(warned.body.valid, false, 'the card still has its old error');
     assert.equal((await validate(httpUrl(), { agent: 'gate/agent', baseline, fail_on: 'warning' }, accounts.one.key)).body.baseline.passed, false);
     assert.equal((await validate(httpUrl(), { agent: 'gate/agent', baseline, fail_on: 'new' }, accounts.one.key)).body.baseline.passed, false);
 
     const broken = await validate(badUrl(), { agent: 'gate/agent', baseline }, accounts.one.key);
-    assert.deepEqual(broken.body.baseline, { report_id: baseline, new_errors: 1, new_warnings: 0, fixed: 1, score_delta: 0, passed: false });
+    assert.deepEqual(broken.body.baseline, { report_id: baseline, new_errors: 1, new_warnings: 0, fixed: 1, score_delta: 0, breaking_changes: 1, passed: false });
 
     const fixed = await validate(repaired(), { agent: 'gate/agent', baseline, fail_on: 'new' }, accounts.one.key);
     assert.equal(fixed.body.valid, true);
@@ -70,6 +70,47 @@ describe('the regression gate (file store)', () => {
     assert.ok(fixed.body.baseline.score_delta > 0);
     const report = await (await fetch(`${accounts.server.url}/reports/${fixed.body.report_id}`, { headers: { accept: 'application/json' } })).json();
     assert.deepEqual(report.result.baseline, fixed.body.baseline, 'the report keeps the gate');
+  });
+
+  it('fail_on breaking fails on a breaking change of the card only: not on a new error, not on a compatible change', async () => {
+    const agent = 'gate/compat';
+    const first = await validate(base(), { agent }, accounts.one.key);
+    const baseline = first.body.report_id;
+    const gate = async (card: unknown, failOn?: string) => (await validate(card, { agent, baseline, ...(failOn ? { fail_on: failOn } : {}) }, accounts.one.key)).body.baseline;
+
+    // A new error (schema.type for schema.required) from a cosmetic change: the default gate fails, the breaking one passes.
+    const newError = { ...base(), description: 42 };
+    assert.deepEqual(await gate(newError), { report_id: baseline, new_errors: 1, new_warnings: 0, fixed: 1, score_delta: 0, breaking_changes: 0, passed: false });
+    assert.equal((await gate(newError, 'breaking')).passed, true);
+
+    // Compatible: a skill and a mode added, a capability switched on.
+    const grown = { ...base(), skills: [...(base().skills as unknown[]), { id: 'shout', name: 'Shout', description: 'Shouts.', tags: ['echo'] }], defaultInputModes: ['text/plain', 'application/json'], capabilities: { streaming: true } };
+    assert.deepEqual([(await gate(grown, 'breaking')).breaking_changes, (await gate(grown, 'breaking')).passed], [0, true]);
+
+    // Breaking, though the card has no new finding: the skill gone, an output mode gone.
+    const shrunk = { ...base(), skills: [{ id: 'other', name: 'Other', description: 'Another skill.', tags: ['echo'] }], defaultOutputModes: ['application/json'] };
+    const broken = await gate(shrunk, 'breaking');
+    assert.deepEqual([broken.new_errors, broken.breaking_changes, broken.passed], [0, 2, false]);
+    assert.equal((await gate(shrunk)).passed, true, 'the default gate judges findings only');
+
+    // The batch and the webhook pass it through: the batch against the latest report, the first card again.
+    await validate(base(), { agent }, accounts.one.key);
+    const batch = await fetch(`${accounts.server.url}/v1/validate/batch`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${accounts.one.key}` },
+      body: JSON.stringify({ cards: [{ id: 'a.json', agent_card: shrunk, agent }], options: { baseline: 'latest', fail_on: 'breaking' } }),
+    });
+    const [batched] = (await batch.json()).results;
+    assert.deepEqual([batched.baseline.breaking_changes, batched.baseline.passed], [2, false]);
+    const hook = await fetch(`${accounts.server.url}/v1/webhook`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${accounts.one.key}` },
+      body: JSON.stringify({ agent_card: grown, metadata: {}, options: { agent, baseline, fail_on: 'breaking' } }),
+    });
+    assert.deepEqual([(await hook.json()).baseline.passed], [true]);
+    const bad = await validate(base(), { agent, baseline, fail_on: 'breaks' }, accounts.one.key);
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /must be \\"error\\", \\"warning\\", \\"new\\" or \\"breaking\\"/);
   });
 
   it('"latest" is the agent\'s latest report before this one; "branch:<name>" the latest that named the branch', async () => {

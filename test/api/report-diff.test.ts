@@ -57,7 +57,7 @@ describe('GET /reports/<a>/diff/<b>', () => {
     assert.equal(typeof body.score.delta, 'number');
     assert.deepEqual(body.verdict, { before: false, after: false, changed: false });
     const byPath = new Map(body.card.changes.map((c: { path: string }) => [c.path, c]));
-    assert.deepEqual(byPath.get('description'), { op: 'added', path: 'description', new: '"Plans routes."' });
+    assert.deepEqual(byPath.get('description'), { op: 'added', path: 'description', class: 'cosmetic', rule: 'descriptive-changed', new: '"Plans routes."' });
     assert.equal((byPath.get('version') as { op: string; new: string }).new, '12');
     assert.deepEqual(new Set(body.card.changes.map((c: { path: string }) => c.path)), new Set(['description', 'version']));
     assert.equal(body.card.complete, true);

@@ -105,7 +105,7 @@ describe('batch and webhooks', () => {
     const ids = rules.rules.filter((r) => r.id.startsWith('signature.')).map((r) => `${r.id} ${r.severity}`);
     assert.deepEqual(ids.sort(), [
       'signature.algorithm error', 'signature.invalid error', 'signature.jku-untrusted warning', 'signature.key-revoked error', 'signature.missing info',
-      'signature.protected-header error', 'signature.required error', 'signature.unknown-key warning', 'signature.verified info',
+      'signature.protected-header error', 'signature.required error', 'signature.sdk-variant warning', 'signature.unknown-key warning', 'signature.verified info',
     ]);
     const openapi = await (await fetch(`${server.url}/openapi.json`)).text();
     assert.match(openapi, /"verify_signatures":\{"type":"boolean"/);

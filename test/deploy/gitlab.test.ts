@@ -162,6 +162,15 @@ describe('the merge-request gate (.cardgate-gate) against the real server', () =
     const [, , baselineId, reportUrl, diffUrl] = line;
     assert.equal(diffUrl, `${server.url}/reports/${baselineId}/diff/${reportUrl!.split('/').at(-1)}`);
     for (const url of [reportUrl!, diffUrl!]) assert.equal((await fetch(url, { headers: { accept: 'text/html' } })).status, 200, url);
+    // CARDGATE_FAIL_ON breaking: an invalid card does not fail the branch pipeline; the new error passes the merge request; a skill removed fails it.
+    const breaking = { CARDGATE_FAIL_ON: 'breaking' };
+    assert.equal((await gate(invalid, { ...breaking, CI_COMMIT_REF_NAME: 'main' })).code, 0, 'a branch pipeline fails on no finding');
+    const newError = await gate({ ...invalid, name: 42 }, { ...mr, ...breaking });
+    assert.equal(newError.code, 0, newError.out);
+    assert.match(newError.out, /1 new errors, \d+ new warnings, \d+ fixed, 0 breaking changes, score \S+ against \S+; passed: true/);
+    const noSkill = await gate({ ...invalid, skills: [] }, { ...mr, ...breaking });
+    assert.equal(noSkill.code, 1, noSkill.out);
+    assert.match(noSkill.out, /, 1 breaking changes, score \S+ against \S+; passed: false/);
     const noBase = await gate(invalid, { ...mr, CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'never-built' });
     assert.equal(noBase.code, 2, noBase.out);
     assert.match(noBase.out, /HTTP 400: .*options\.baseline/);

@@ -1,4 +1,4 @@
-/** The pure diff of two validations: card fields by path (arrays by index), findings by rule and path, bounds. */
+/** The pure diff of two validations: card fields by path (lists of items with an identity by it, others by index), findings by rule and path, bounds. Each compatibility rule: change-classes.test.ts. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { boundedJson, diffCards, diffFindings, diffValidations, MAX_DIFF_CHANGES, MAX_DIFF_LIST_CHARS, MAX_DIFF_VALUE_CHARS, MAX_DIFF_VALUES, type DiffFinding, type Judgement } from '../../src/engine/diff.ts';
@@ -8,24 +8,47 @@ const finding = (rule: string, path: string, severity: DiffFinding['severity'] =
 const judged = (findings: DiffFinding[], extra: Partial<Judgement> = {}): Judgement => ({ valid: !findings.some((f) => f.severity === 'error'), score: 80, findings, truncated: false, ...extra });
 
 describe('diffCards', () => {
-  it('names added, removed and changed fields by path, nested objects included', () => {
+  it('names added, removed and changed fields by path, nested objects included, grouped by class', () => {
     const d = diffCards({ name: 'a', provider: { org: 'x', url: 'u' }, gone: 1 }, { name: 'b', provider: { org: 'x', extra: true }, fresh: [1] });
     assert.deepEqual(d.changes, [
-      { op: 'changed', path: 'name', old: '"a"', new: '"b"' },
-      { op: 'removed', path: 'provider.url', old: '"u"' },
-      { op: 'added', path: 'provider.extra', new: 'true' },
-      { op: 'removed', path: 'gone', old: '1' },
-      { op: 'added', path: 'fresh', new: '[1]' },
+      { op: 'removed', path: 'gone', old: '1', class: 'compatible', rule: 'field-other' },
+      { op: 'added', path: 'fresh', new: '[1]', class: 'compatible', rule: 'field-added' },
+      { op: 'changed', path: 'name', old: '"a"', new: '"b"', class: 'cosmetic', rule: 'descriptive-changed' },
+      { op: 'removed', path: 'provider.url', old: '"u"', class: 'cosmetic', rule: 'descriptive-changed' },
+      { op: 'added', path: 'provider.extra', new: 'true', class: 'cosmetic', rule: 'descriptive-changed' },
     ]);
     assert.equal(d.total, 5);
+    assert.deepEqual(d.counts, { breaking: 0, compatible: 2, cosmetic: 3 });
+    assert.equal(d.class, 'compatible');
     assert.equal(d.complete, true);
   });
 
   it('compares arrays by index: a changed item, then the items one side has beyond the other', () => {
+    const d = diffCards({ list: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }, { list: [{ id: 'a' }, { id: 'B' }] });
+    assert.deepEqual(d.changes, [
+      { op: 'changed', path: 'list[1].id', old: '"b"', new: '"B"', class: 'compatible', rule: 'field-other' },
+      { op: 'removed', path: 'list[2]', old: '{"id":"c"}', class: 'compatible', rule: 'field-other' },
+    ]);
+  });
+
+  it('matches skills by id, then pairs what is left by order: a changed id and a removed skill, as an index diff shows them', () => {
     const d = diffCards({ skills: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }, { skills: [{ id: 'a' }, { id: 'B' }] });
     assert.deepEqual(d.changes, [
-      { op: 'changed', path: 'skills[1].id', old: '"b"', new: '"B"' },
-      { op: 'removed', path: 'skills[2]', old: '{"id":"c"}' },
+      { op: 'changed', path: 'skills[1].id', old: '"b"', new: '"B"', class: 'breaking', rule: 'skill-removed' },
+      { op: 'removed', path: 'skills[2]', old: '{"id":"c"}', class: 'breaking', rule: 'skill-removed' },
+    ]);
+  });
+
+  it('matches skills by id wherever they moved: a skill removed from the middle is one change, a move alone is an order change', () => {
+    const a = { id: 'a', name: 'A' };
+    const b = { id: 'b', name: 'B' };
+    const c = { id: 'c', name: 'C' };
+    assert.deepEqual(diffCards({ skills: [a, b, c] }, { skills: [a, c] }).changes, [
+      { op: 'removed', path: 'skills[1]', old: '{"id":"b","name":"B"}', class: 'breaking', rule: 'skill-removed' },
+    ]);
+    assert.deepEqual(diffCards({ skills: [a, b] }, { skills: [b, { ...a, name: 'A2' }] }).changes, [
+      { op: 'changed', path: 'skills', old: '["a","b"]', new: '["b","a"]', class: 'cosmetic', rule: 'order-changed' },
+      { op: 'changed', path: 'skills[1].name', old: '"A"', new: '"A2"', class: 'cosmetic', rule: 'descriptive-changed' },
     ]);
   });
 
@@ -41,8 +64,8 @@ describe('diffCards', () => {
   });
 
   it('finds nothing between equal cards, and names a changed root (root)', () => {
-    assert.deepEqual(diffCards({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }), { changes: [], total: 0, complete: true });
-    assert.deepEqual(diffCards('x', 3).changes, [{ op: 'changed', path: '(root)', old: '"x"', new: '3' }]);
+    assert.deepEqual(diffCards({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }), { changes: [], total: 0, counts: { breaking: 0, compatible: 0, cosmetic: 0 }, class: null, complete: true });
+    assert.deepEqual(diffCards('x', 3).changes, [{ op: 'changed', path: '(root)', old: '"x"', new: '3', class: 'compatible', rule: 'field-other' }]);
   });
 
   it('escapes odd keys in paths as findings do', () => {

@@ -19,6 +19,13 @@ describe('the report page\'s agent and gate', () => {
     assert.match(html, /<a href="https:\/\/gate\.example\/cg\/reports\/rpt_1\/diff\/rpt_2">Diff from the baseline<\/a>/);
   });
 
+  it('a gate of fail_on breaking: its breaking changes among the numbers, none named when there are none', () => {
+    const breaking = gateSection(report({ agent: { id: 'agt_1', name: 'a', branch: 'pr' }, baseline: { ...baseline, new_errors: 0, new_warnings: 0, fixed: 0, score_delta: 0, breaking_changes: 2 } }), page);
+    assert.match(breaking, /Failed<\/span> 0 new errors, 0 new warnings, 0 fixed, 2 breaking changes, score ±0/);
+    const none = gateSection(report({ agent: { id: 'agt_1', name: 'a', branch: 'pr' }, baseline: { ...baseline, breaking_changes: 0 } }), page);
+    assert.doesNotMatch(none, /breaking/);
+  });
+
   it('a baseline of a batch report: the diff names the agent whose card it compares', () => {
     const html = gateSection(report({ agent: { id: 'agt_1', name: 'a', branch: null }, baseline: { ...baseline, report_id: 'batch_1', passed: true } }), page);
     assert.match(html, /\/reports\/batch_1\/diff\/rpt_2\?agent=agt_1"/);

@@ -15,6 +15,7 @@ import type { JobRecord } from '../../src/store/contract/jobs.ts';
 import { removeStaleLock } from '../../src/store/file/lock.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 import { skipOutsideCi } from '../support/checks.ts';
+import { newestReports } from '../support/reports.ts';
 import { tempDirFactory } from '../support/temp.ts';
 
 const DAY = 86_400_000;
@@ -78,7 +79,7 @@ test('everything committed is there after reopening', async () => {
   assert.equal((await s2.getJob('val_1'))?.status, 'queued');
   assert.equal(await s2.getMeta('admin_token_hash'), 'abc');
   assert.equal(await s2.reportCount(), 8);
-  assert.deepEqual((await s2.listReports({ limit: 2 })).map((r) => r.id), ['rpt_8', 'rpt_7']);
+  assert.deepEqual((await s2.pageReports({ sort: 'created_at', descending: true, limit: 2 })).items.map((r) => r.id), ['rpt_8', 'rpt_7']);
   assert.equal((await s2.getReport('rpt_1'))?.id, 'rpt_1');
   assert.equal((await s2.getReport('sha_8'))?.id, 'rpt_8');
   await s2.close();
@@ -104,7 +105,7 @@ test('a report put with its request body verbatim is one line on disk and reads 
 
   const s2 = await open(dir, {});
   assert.deepEqual(await s2.getReport('rpt_raw'), { ...fields, result, card, request_text: body });
-  assert.deepEqual((await s2.listReports()).at(-1), { id: 'rpt_raw', kind: 'single', created_at: fields.created_at, account_id: fields.account_id, valid: true, score: 97, agent_name: card.name, errors: null });
+  assert.deepEqual((await newestReports(s2)).at(-1), { id: 'rpt_raw', kind: 'single', created_at: fields.created_at, account_id: fields.account_id, valid: true, score: 97, agent_name: card.name, errors: null });
   await s2.close();
 });
 
@@ -201,11 +202,11 @@ test('pruneReports deletes what was created before, in batches, keeps an agent\'
   await s.commit();
   assert.equal(await s.pruneReports(T0 + 5 * DAY), 3, 'days 1, 3, 4: day 2 is an agent\'s latest');
   for (const id of ['rpt_2', 'rpt_5', 'rpt_6', 'rpt_7', 'rpt_8']) assert.equal((await s.getReport(id))?.id, id);
-  assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_8', 'rpt_7', 'rpt_6', 'rpt_5', 'rpt_2']);
+  assert.deepEqual((await newestReports(s)).map((r) => r.id), ['rpt_8', 'rpt_7', 'rpt_6', 'rpt_5', 'rpt_2']);
   assert.equal(await s.pruneReports(T0 + 7.5 * DAY), 3);
   await s.close();
   const s2 = await open(dir);
-  assert.deepEqual((await s2.listReports()).map((r) => r.id), ['rpt_8', 'rpt_2']);
+  assert.deepEqual((await newestReports(s2)).map((r) => r.id), ['rpt_8', 'rpt_2']);
   assert.equal(await s2.getReport('rpt_5'), undefined);
   await s2.close();
 });
@@ -264,7 +265,7 @@ test('retentionDays: expired reports read as gone and are pruned at open', async
   clock.set(T0 + 32.5 * DAY); // reports 0-2 are older than 30 days now
   assert.equal(await s.getReport('rpt_2'), undefined);
   assert.equal((await s.getReport('rpt_3'))?.id, 'rpt_3');
-  assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_5', 'rpt_4', 'rpt_3']);
+  assert.deepEqual((await newestReports(s)).map((r) => r.id), ['rpt_5', 'rpt_4', 'rpt_3']);
   await s.close();
   const s2 = await open(dir, { clock, retentionDays: 30 });
   await s2.close(); // waits for the upkeep's pruning at open
@@ -666,7 +667,7 @@ test('a bad record in the journal, the snapshot or (upgrading a directory of the
   );
   const log = memoryLogger();
   const s = await open(dir, { log });
-  assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_3', 'rpt_2', 'rpt_1']);
+  assert.deepEqual((await newestReports(s)).map((r) => r.id), ['rpt_3', 'rpt_2', 'rpt_1']);
   assert.equal((await s.getAccount('acc_1'))?.name, 'One');
   assert.deepEqual([await s.getMeta('kept'), await s.getMeta('after')], ['yes', 'yes']);
   assert.equal(await s.getJob('val_x'), undefined);

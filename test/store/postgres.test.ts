@@ -17,6 +17,7 @@ import { migrate } from '../../src/store/postgres/migrate.ts';
 import { migrations } from '../../src/store/postgres/migrations.ts';
 import type { JobRecord } from '../../src/store/contract/jobs.ts';
 import { databaseFactory, type TestDatabase } from '../support/postgres.ts';
+import { newestReports } from '../support/reports.ts';
 import { tempDirFactory } from '../support/temp.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 
@@ -141,7 +142,7 @@ describe('PostgresStore', () => {
       await Promise.all([s.getAccount('a\0'), s.getKey('a\0'), s.getKeyByHash('a\0'), s.getReport('a\0'), s.getJobStatus('a\0'), s.getMeta('a\0'), s.deleteKey('a\0')]),
       [undefined, undefined, undefined, undefined, undefined, undefined, false],
     );
-    assert.deepEqual(await s.listReports({ account_id: 'a\0' }), []);
+    assert.deepEqual(await newestReports(s, 'a\0'), []);
     // Inside JSON text it is an escape: stored and read back.
     await s.putReport(report('rpt_nul', { card: { name: 'a\0b' } }));
     assert.deepEqual((await s.getReport('rpt_nul'))?.card, { name: 'a\0b' });
@@ -179,8 +180,8 @@ describe('PostgresStore', () => {
       assert.deepEqual(await pg.getReport('sha_1'), raw, 'the alias resolves to the report');
       assert.deepEqual((await pg.getReport('rpt_plain'))?.result, { valid: false, score: 3 });
       for (const id of ['rpt_raw', 'rpt_plain', 'sha_1']) assert.deepEqual(await pg.getReport(id), await file.getReport(id));
-      assert.deepEqual((await pg.listReports()).map((r) => r.id).sort(), ['rpt_plain', 'rpt_raw']);
-      assert.deepEqual(await pg.listReports(), await file.listReports());
+      assert.deepEqual((await newestReports(pg)).map((r) => r.id).sort(), ['rpt_plain', 'rpt_raw']);
+      assert.deepEqual(await newestReports(pg), await newestReports(file));
     } finally {
       await pg.close();
       await file.close();

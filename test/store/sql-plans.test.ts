@@ -67,8 +67,6 @@ test('every statement a request or a page runs reads through an index, in its or
         }
       }
     }
-    await store.listReports({ limit: 20 });
-    await store.listReports({ limit: 20, account_id: 'acc_1' });
     const history = await store.listAgentReports(agent.id, { limit: 20 });
     await store.listAgentReports(agent.id, { limit: 20, before: history.at(-1)! });
     await store.latestAgentReportOnBranch(agent.id, 'main');

@@ -14,13 +14,13 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { after, before, describe, test } from 'node:test';
 import { validCard } from '../features/webhooks/fixtures.ts';
+import { DAY_MS } from '../../src/lib/clock.ts';
 import { databaseFactory } from '../support/postgres.ts';
 import { runCli, startServer, type RunningServer } from '../support/server.ts';
 import { awaitWindowRoom, MINUTE_MS } from '../support/windows.ts';
 
 const newDatabase = databaseFactory();
 const ADMIN = { authorization: 'Bearer test-admin-token-0123456789' };
-const DAY_MS = 86_400_000;
 
 const running: RunningServer[] = [];
 after(async () => {

@@ -22,9 +22,9 @@ const route = createRoute({
   method: 'get',
   path: '/reports/{a}/diff/{b}',
   tags: ['reports'],
-  summary: 'What changed from one report of a card to another: card fields, findings, score, verdict',
+  summary: 'What changed from one report of a card to another: card fields by compatibility class, findings, score, verdict',
   description:
-    'HTML for browsers; JSON when the Accept header prefers application/json. Both ids are capabilities, as for `GET /reports/{id}`. Findings are matched by rule id and path. Bounded: at most 200 card changes and 100 findings per list are listed (the rest counted), values cut at 120 characters, and at most 200,000 values of the cards compared.',
+    'HTML for browsers; JSON when the Accept header prefers application/json. Both ids are capabilities, as for `GET /reports/{id}`. Findings are matched by rule id and path; each change of the card is classed breaking, compatible or cosmetic by a rule (docs/compatibility.md), grouped by class. Bounded: at most 200 card changes and 100 findings per list are listed (the rest counted), values cut at 120 characters, and at most 200,000 values of the cards compared.',
   request: {
     params: z.object({ a: id('first (before)'), b: id('second (after)') }),
     query: z.object({

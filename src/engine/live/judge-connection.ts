@@ -3,6 +3,7 @@
  * HTTP bindings (live.interface.https), the TLS version and certificate (live.interface.tls) and
  * the days left on it (live.interface.certificate-expiry). Pure: the probe captured the connection.
  */
+import { DAY_MS } from '../../lib/clock.ts';
 import type { LiveEvidence } from './checks.ts';
 import type { Judgement } from './judge-interface.ts';
 
@@ -22,8 +23,6 @@ export interface CapturedConnection {
 
 /** Days before expiry under which the certificate is reported. */
 export const EXPIRY_WARNING_DAYS = 30;
-
-const DAY_MS = 86_400_000;
 
 export const judgeReachable = (c: CapturedConnection): Judgement => {
   const evidence: LiveEvidence = { url: c.url, time_ms: c.timeMs ?? null, ...(c.code ? { error: c.code } : {}) };

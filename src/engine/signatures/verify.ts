@@ -6,18 +6,22 @@
 import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { ruleInfo, type RuleId } from '../catalogue.ts';
 import type { Report } from '../report.ts';
-import { clip } from '../paths.ts';
+import { clip, someOf } from '../paths.ts';
 import { isRecord } from '../versions.ts';
 import type { CanonicalForm, SignatureCheck, SignaturePolicy } from '../types.ts';
 import { declaredAlgFits, isSignatureAlgorithm, keyMismatch, signatureAlgorithms, verifyParams, type SignatureAlgorithm } from './algorithms.ts';
 import { canonicalForms, canonicalPayload, formFor } from './canonical.ts';
 import { base64urlBytes, decodeProtectedHeader, missingHeaderMembers } from './protected-header.ts';
+import { sdkVariants, sharedDifference, unsignedFields, type SdkVariant } from './sdk-variants.ts';
 import type { TrustedKey } from './trusted-key.ts';
 
-/** One signature's outcome before it is reported: the rule and the reason, or the form that verified. */
-type FailedRule = Exclude<RuleId, 'signature.verified'>;
+/** One signature's outcome before it is reported: the rule and the reason, the form that verified, or the SDKs whose form did. */
+type FailedRule = Exclude<RuleId, 'signature.verified' | 'signature.sdk-variant'>;
 /** `shapeChecked`: a header fault the 1.0 shape rule (checkSignatures) reports already. */
-type Outcome = { rule: FailedRule; reason: string; shapeChecked?: boolean } | { rule: 'signature.verified'; form: CanonicalForm };
+type Outcome =
+  | { rule: FailedRule; reason: string; shapeChecked?: boolean }
+  | { rule: 'signature.verified'; form: CanonicalForm }
+  | { rule: 'signature.sdk-variant'; variants: readonly SdkVariant[] };
 
 const fail = (rule: FailedRule, reason: string): Outcome => ({ rule, reason });
 const shapeFault = (reason: string): Outcome => ({ rule: 'signature.protected-header', reason, shapeChecked: true });
@@ -57,8 +61,14 @@ function unusable(alg: SignatureAlgorithm, trusted: TrustedKey, key: KeyObject |
   return keyMismatch(alg, key) ?? (typeof declared === 'string' && !declaredAlgFits(declared, alg, key) ? `the trusted key is for ${declared}, not ${alg}` : undefined);
 }
 
-/** The payloads to try, the card's own generation's form first; computed on first use, once per card. */
-type Payloads = () => ReadonlyArray<readonly [CanonicalForm, string | undefined]>;
+/**
+ * The payloads to try, computed on first use, once per card: the specification's forms, the card's
+ * own generation's first; then the SDKs' (sdk-variants.ts), those of identical bytes together.
+ */
+interface Payloads {
+  spec: () => ReadonlyArray<readonly [CanonicalForm, string | undefined]>;
+  sdks: () => ReadonlyArray<readonly [readonly SdkVariant[], string]>;
+}
 
 /**
  * Keys named by the header: same `kid`, and the same `jku` where both the key and the header give one. A key
@@ -99,8 +109,11 @@ function checkOne(entry: unknown, policy: Settings, payloads: Payloads, keyObjec
   if (inForce.length === 0) return { header, outcome: fail('signature.key-revoked', `the trusted key "${kid}" is revoked since ${named.map((k) => k.revokedAt).sort()[0]}`) };
   const signature = typeof signatureText === 'string' ? base64urlBytes(signatureText) : undefined;
   if (signature === undefined) return { header, outcome: fail('signature.invalid', 'the signature value is not base64url') };
-  if (payloads().every(([, payload]) => payload === undefined)) return { header, outcome: fail('signature.invalid', 'the card cannot be canonicalized (a string holds a lone surrogate)') };
+  if (payloads.spec().every(([, payload]) => payload === undefined) && payloads.sdks().length === 0) {
+    return { header, outcome: fail('signature.invalid', 'the card cannot be canonicalized (a string holds a lone surrogate)') };
+  }
   const problems: string[] = [];
+  const usable: KeyObject[] = [];
   for (const trusted of inForce) {
     const key = keyObject(trusted);
     const problem = unusable(alg, trusted, key);
@@ -108,13 +121,39 @@ function checkOne(entry: unknown, policy: Settings, payloads: Payloads, keyObjec
       problems.push(problem ?? '');
       continue;
     }
-    for (const [form, payload] of payloads()) {
+    usable.push(key);
+    for (const [form, payload] of payloads.spec()) {
       if (payload !== undefined && verifies(alg, key, protectedText, payload, signature)) return { header, outcome: { rule: 'signature.verified', form } };
     }
   }
-  const why = problems.length === inForce.length ? problems.join('; ') : 'the signature does not match the card (changed since it was signed, or signed by another key)';
+  // None of the specification's forms: an SDK's, so that its signature is told from a forged one.
+  for (const key of usable) {
+    for (const [variants, payload] of payloads.sdks()) {
+      if (verifies(alg, key, protectedText, payload, signature)) return { header, outcome: { rule: 'signature.sdk-variant', variants } };
+    }
+  }
+  const why = problems.length === inForce.length ? problems.join('; ') : 'the signature does not match the card (changed since it was signed, or signed by another key), as the specification canonicalizes it nor as the A2A SDKs do';
   return { header, outcome: fail('signature.invalid', why) };
 }
+
+/** The SDKs' payloads for the card, each once: SDKs that write the same bytes are one payload (a card they cannot read is none). */
+const sdkPayloads = (card: Record<string, unknown>): Array<readonly [readonly SdkVariant[], string]> => {
+  const byPayload = new Map<string, SdkVariant[]>();
+  for (const variant of sdkVariants) {
+    const payload = variant.canonicalize(card);
+    if (payload !== undefined) byPayload.set(payload, [...(byPayload.get(payload) ?? []), variant]);
+  }
+  return [...byPayload].map(([payload, variants]) => [variants, payload] as const);
+};
+
+/** The finding of a signature an SDK's form verifies: which SDKs, how their form differs, what it leaves unsigned. */
+const variantMessage = (card: Record<string, unknown>, variants: readonly SdkVariant[]): string => {
+  const unsigned = unsignedFields(card);
+  const names = variants.map((v) => v.sdk);
+  const differs = variants.length === 1 ? variants[0]!.differs : sharedDifference;
+  return `verifies as ${names.join(' and ')} canonicalize${variants.length === 1 ? 's' : ''} the card, which differs from §8.4.1 in ${differs}; verifiers of the specification's form reject it${
+    unsigned.length > 0 ? `. Fields the signature does not cover: ${someOf(unsigned)}` : ''}`;
+};
 
 /**
  * Checks the card's signatures (the first MAX_SIGNATURES), reports the failures and returns one verdict per signature checked.
@@ -128,8 +167,12 @@ export function verifySignatures(card: Record<string, unknown>, version: string,
     at: policy.at ?? new Date().toISOString(),
   };
   const first = formFor(version);
-  let computed: ReturnType<Payloads> | undefined;
-  const payloads: Payloads = () => (computed ??= [first, ...canonicalForms.filter((f) => f !== first)].map((form) => [form, canonicalPayload(card, form)] as const));
+  let spec: ReturnType<Payloads['spec']> | undefined;
+  let sdks: ReturnType<Payloads['sdks']> | undefined;
+  const payloads: Payloads = {
+    spec: () => (spec ??= [first, ...canonicalForms.filter((f) => f !== first)].map((form) => [form, canonicalPayload(card, form)] as const)),
+    sdks: () => (sdks ??= sdkPayloads(card)),
+  };
   const keyObjects = new Map<TrustedKey, KeyObject | string>();
   const keyObject: KeyObjects = (key) => keyObjects.get(key) ?? keyObjects.set(key, publicKey(key)).get(key)!;
   const entries = Array.isArray(card.signatures) ? card.signatures : [];
@@ -137,6 +180,11 @@ export function verifySignatures(card: Record<string, unknown>, version: string,
     const { header, outcome } = checkOne(entry, settings, payloads, keyObject);
     const base = { index, kid: stringOr(header?.kid), alg: stringOr(header?.alg), jku: stringOr(header?.jku) };
     if (outcome.rule === 'signature.verified') return { ...base, verified: true, rule: outcome.rule, form: outcome.form };
+    if (outcome.rule === 'signature.sdk-variant') {
+      const reason = variantMessage(card, outcome.variants);
+      report.add(outcome.rule, `signatures[${index}]`, reason);
+      return { ...base, verified: true, rule: outcome.rule, reason, variants: outcome.variants.map((v) => v.id) };
+    }
     const at = outcome.rule === 'signature.protected-header' ? `signatures[${index}].protected` : `signatures[${index}]`;
     if (!(outcome.shapeChecked && version === '1.0')) report.add(outcome.rule, at, outcome.reason);
     return { ...base, verified: false, rule: outcome.rule, reason: outcome.reason };

@@ -7,7 +7,7 @@
  */
 import * as crypto from 'node:crypto';
 import * as z from 'zod';
-import { iso } from '../../lib/clock.ts';
+import { DAY_MS, iso } from '../../lib/clock.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { ApiKeyRecord, KeyAndAccount } from '../../store/contract/keys.ts';
 import type { Store } from '../../store/contract/store.ts';
@@ -111,7 +111,6 @@ const expiresAtSchema = z.iso
 /** The key settings creation and rotation read. */
 export type KeySettings = Pick<Config['keys'], 'prefix' | 'maxLifetimeDays' | 'rotationGraceHours'>;
 
-const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
 /** The expiry a new secret gets: the one asked for (checked against now and the longest lifetime), else the default lifetime, else none. */

@@ -12,7 +12,6 @@ export const MAX_AGENT_NAME_CHARS = 200;
 export const MAX_BASELINE_CHARS = 300;
 
 /** C0 and C1 controls, DEL, line and paragraph separators, and unpaired surrogates: nothing a name shows. */
-// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Why `name` cannot name an agent, or undefined when it can. */
@@ -41,7 +40,7 @@ export const agentNameOption = printableName().meta({ description: agentDescript
 /** A batch's `cards[].agent` (its messages name the member: a batch's 400 names only the entry). */
 export const batchAgentNameOption = printableName('agent ').meta({ description: agentDescription }).optional();
 
-export const FAIL_ON = ['error', 'warning', 'new'] as const;
+export const FAIL_ON = ['error', 'warning', 'new', 'breaking'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 
 /** The zod members of the regression gate: `options.baseline` and `options.fail_on`. */
@@ -59,8 +58,8 @@ export const gateOptions = {
     .meta({ description: 'The branch the card comes from, kept in the agent\'s history for a later `baseline: "branch:<name>"` (a webhook\'s `metadata.branch` does the same). Keyed calls only.' })
     .optional(),
   fail_on: z
-    .enum(FAIL_ON, { error: 'must be "error", "warning" or "new"' })
-    .meta({ description: 'What fails `baseline.passed` (default `error`): `error`, a new error; `warning`, a new error or warning; `new`, any new finding or a lower score.' })
+    .enum(FAIL_ON, { error: 'must be "error", "warning", "new" or "breaking"' })
+    .meta({ description: 'What fails `baseline.passed` (default `error`): `error`, a new error; `warning`, a new error or warning; `new`, any new finding or a lower score; `breaking`, a breaking change of the card from the baseline\'s card (docs/compatibility.md), whatever its findings.' })
     .optional(),
 };
 

@@ -6,7 +6,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
-import { findingKey } from '../../engine/diff.ts';
+import { diffCards, findingKey } from '../../engine/diff.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { expiredKeyMessage } from '../accounts/api-keys.ts';
 import { iso } from '../../lib/clock.ts';
@@ -31,6 +31,8 @@ export interface BaselineOutcome {
   new_warnings: number;
   fixed: number;
   score_delta: number | null;
+  /** Breaking changes of the card from the baseline's card (docs/compatibility.md). */
+  breaking_changes: number;
   passed: boolean;
 }
 
@@ -107,8 +109,19 @@ export const cardFacts = (card: { valid: boolean; score: number; errorCount: num
 export const agentJoins = (run: AgentRun | undefined, report: { id: string; created_at: string }, facts: CardFacts): AgentReportEntry[] =>
   run?.agent === undefined ? [] : [{ agent_id: run.agent.id, report_id: report.id, created_at: report.created_at, ...facts, branch: run.branch }];
 
-const passes = (failOn: FailOn, b: Omit<BaselineOutcome, 'passed' | 'report_id'>): boolean =>
-  failOn === 'error' ? b.new_errors === 0 : failOn === 'warning' ? b.new_errors + b.new_warnings === 0 : b.new_errors + b.new_warnings === 0 && (b.score_delta ?? 0) >= 0;
+/** Whether the gate passes; `cardsComparedWhole`: a breaking gate cannot pass on cards too large to compare whole (engine/diff.ts). */
+const passes = (failOn: FailOn, b: Omit<BaselineOutcome, 'passed' | 'report_id'>, cardsComparedWhole: boolean): boolean => {
+  switch (failOn) {
+    case 'error':
+      return b.new_errors === 0;
+    case 'warning':
+      return b.new_errors + b.new_warnings === 0;
+    case 'new':
+      return b.new_errors + b.new_warnings === 0 && (b.score_delta ?? 0) >= 0;
+    case 'breaking':
+      return b.breaking_changes === 0 && cardsComparedWhole;
+  }
+};
 
 /** The report id `ask.baseline` names for the agent (none yet: undefined), or its 400. */
 const baselineId = async (deps: AgentDeps, agent: AgentRecord | undefined, baseline: string, refuse: Refuse): Promise<string> => {
@@ -139,10 +152,11 @@ export const checkKeyedBaseline = (accountId: string | null, ask: AgentAsk, refu
 /**
  * The keyed validation's agent and gate, before its report is stored: the baseline it names is
  * read (a 400 when it is not a report of this account's, or has no one card), compared with the
- * result, then the agent joined. A keyless call joins none, and a baseline on one is a 400
+ * result and its card (`validated.card`, read only then), then the agent joined. A keyless call joins none, and a baseline on one is a 400
  * (saying the key expired when the webhooks ignored one for that: `expiredKeyAt`).
  */
-export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null, ask: AgentAsk, resultJson: string, refuse: Refuse, expiredKeyAt?: string): Promise<AgentRun | undefined> => {
+export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null, ask: AgentAsk, validated: { resultJson: string; card: () => unknown }, refuse: Refuse, expiredKeyAt?: string): Promise<AgentRun | undefined> => {
+  const { resultJson, card } = validated;
   checkKeyedBaseline(accountId, ask, refuse, expiredKeyAt);
   if (accountId === null) return undefined;
   if (ask.name === null) {
@@ -157,9 +171,9 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
     const report = await readReport(deps.store, deps.config, deps.clock.now(), id);
     // Another account's report reads as unknown: its existence is not told.
     if (!report || report.account_id !== accountId) throw refuse('options.baseline', `no report ${JSON.stringify(id)} in this account (unknown, another account's, or removed after the retention period)`);
-    const before = cardResultOf(report, known?.id);
+    const before = cardOfReport(report, known?.id);
     if (before === undefined) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no result of this agent's card to compare with (a batch without it, or a validation that could not run)`);
-    baseline = compareWith(report.id, before, resultJson, ask.fail_on);
+    baseline = compareWith(report.id, before, { result: resultJson, card }, ask.fail_on);
   }
   const joined = known ? { agent: { id: known.id, name: known.name } } : await joinAgent(deps, accountId, ask.name);
   if (!joined) return undefined; // the account was deleted meanwhile
@@ -168,17 +182,23 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
   return { ...joined, ...(baseline ? { baseline } : {}), branch: ask.branch ?? null };
 };
 
-/** The result of one card in a report: its own, or in a batch the one of the agent's card. */
-const cardResultOf = (report: ReportRecord, agentId: string | undefined): unknown => {
+/** One card in a report and its result: its own, or in a batch the agent's card. */
+const cardOfReport = (report: ReportRecord, agentId: string | undefined): { card: unknown; result: unknown } | undefined => {
   if (report.card === undefined || report.card === null) return undefined;
-  if (report.kind !== 'batch') return report.result;
-  return agentId === undefined ? undefined : batchCardOf(report, agentId)?.result;
+  if (report.kind !== 'batch') return { card: report.card, result: report.result };
+  return agentId === undefined ? undefined : batchCardOf(report, agentId);
 };
 
-/** The gate: the result's findings against the baseline's, matched by rule id and path (the diff's matching, findingKey). */
-const compareWith = (reportId: string, before: unknown, resultJson: string, failOn: FailOn): BaselineOutcome => {
+/**
+ * The gate: the result's findings against the baseline's, matched by rule id and path (the diff's
+ * matching, findingKey), and the card's changes from the baseline's card by their compatibility
+ * classes (the diff's too). `now.card` reads the validated card (only here: a gate's cost).
+ */
+const compareWith = (reportId: string, was: { card: unknown; result: unknown }, now: { result: string; card: () => unknown }, failOn: FailOn): BaselineOutcome => {
+  const before = was.result;
   const judgedBefore = judgementOf(before);
-  const after: unknown = JSON.parse(resultJson);
+  const after: unknown = JSON.parse(now.result);
+  const cards = diffCards(was.card, now.card());
   const judgedAfter = judgementOf(after);
   const beforeKeys = new Set(judgedBefore.findings.map(findingKey));
   const afterKeys = new Set(judgedAfter.findings.map(findingKey));
@@ -190,8 +210,21 @@ const compareWith = (reportId: string, before: unknown, resultJson: string, fail
     new_warnings: Math.max(added.filter((f) => f.severity === 'warning').length, foundAfter.warnings - foundBefore.warnings),
     fixed: judgedBefore.findings.filter((f) => !afterKeys.has(findingKey(f))).length,
     score_delta: judgedBefore.score === null || judgedAfter.score === null ? null : judgedAfter.score - judgedBefore.score,
+    breaking_changes: cards.counts.breaking,
   };
-  return { report_id: reportId, ...gate, passed: passes(failOn, gate) };
+  return { report_id: reportId, ...gate, passed: passes(failOn, gate, cards.complete) };
+};
+
+/** A validated body's card, read when a gate compares it (the body parsed once it was validated): its `agent_card`. */
+export const requestCard = (requestJson: string) => (): unknown => (JSON.parse(requestJson) as { agent_card?: unknown }).agent_card;
+
+/** A validated batch body's cards, each read when a gate compares it (the body parsed once, for the first). */
+export const batchRequestCards = (requestJson: string): ((index: number) => () => unknown) => {
+  let cards: unknown[] | undefined;
+  return (index) => () => {
+    cards ??= (JSON.parse(requestJson) as { cards: Array<{ agent_card?: unknown }> }).cards;
+    return (cards[index] as { agent_card?: unknown } | undefined)?.agent_card;
+  };
 };
 
 /**

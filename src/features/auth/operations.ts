@@ -88,7 +88,6 @@ export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' |
   };
 };
 
-export type SignInOperations = ReturnType<typeof signInOperations>;
 
 /** Most sessions a listing shows (newest first). */
 const MAX_LISTED_SESSIONS = 500;

@@ -79,5 +79,3 @@ export const sessionOperations = (deps: { store: Store; clock: Clock; config: Pi
     },
   };
 };
-
-export type SessionOperations = ReturnType<typeof sessionOperations>;

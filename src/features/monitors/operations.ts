@@ -129,5 +129,3 @@ export const monitorOperations = (deps: AppDeps, runner: MonitorRunner) => {
     },
   };
 };
-
-export type MonitorOperations = ReturnType<typeof monitorOperations>;

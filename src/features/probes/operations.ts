@@ -17,7 +17,7 @@ import { workerShare } from '../limits/ip-limit-key.ts';
 import { reportUrl, reportVerdict } from '../reports/reports.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
-import { agentMembers, cardFacts, agentJoins, prepareAgentRun, withAgentMembers } from '../agents/operations.ts';
+import { agentMembers, cardFacts, agentJoins, prepareAgentRun, requestCard, withAgentMembers } from '../agents/operations.ts';
 import { recordValidation } from '../validation/record.ts';
 import type { ValidationAnswer, ValidationRequest } from '../validation/operations.ts';
 import { singleResponseText, unusable, type SingleOutcome } from '../validation/validation.ts';
@@ -76,7 +76,8 @@ const probeOne = async (deps: AppDeps, request: ValidationRequest): Promise<Vali
   if (outcome.problem !== undefined) throw unusable([{ path: 'url', message: `could not probe: ${outcome.problem}` }]);
   const validated = await judge(deps, request, read, outcome);
   const accountId = request.caller.account?.id ?? null;
-  const run = await prepareAgentRun(deps, accountId, validated.agentAsk, validated.resultJson, (path, message) => unusable([{ path, message }]));
+  const requestJson = read.storedText(outcome.served?.text);
+  const run = await prepareAgentRun(deps, accountId, validated.agentAsk, { resultJson: validated.resultJson, card: requestCard(requestJson) }, (path, message) => unusable([{ path, message }]));
   const now = deps.clock.now();
   const source = url !== undefined && outcome.served ? servedSource(url, outcome.served) : undefined;
   const report: VerbatimReport = {
@@ -85,7 +86,7 @@ const probeOne = async (deps: AppDeps, request: ValidationRequest): Promise<Vali
     created_at: iso(now),
     account_id: accountId,
     version: validated.version,
-    requestJson: read.storedText(outcome.served?.text),
+    requestJson,
     meta: { probe: { requests: outcome.requests, send_message: read.ask.sendMessage }, ...(source ? { source } : {}) },
     resultJson: withAgentMembers(withLive(validated.resultJson, outcome.live), run),
     verdict: reportVerdict(validated),

@@ -25,7 +25,7 @@ import { batchResponseText } from './batch.ts';
 import { cardFetcher, type CardFetcher } from './card-by-url.ts';
 import type { BodyParts, FormattedAnswer, ServerRuleset } from './card-result.ts';
 import { singleResponseText, unusable, type SingleOutcome } from './validation.ts';
-import { agentMembers, cardFacts, flatRefusal, agentJoins, prepareAgentRun, withAgentMembers, type Refuse } from '../agents/operations.ts';
+import { agentMembers, batchRequestCards, cardFacts, flatRefusal, agentJoins, prepareAgentRun, requestCard, withAgentMembers, type Refuse } from '../agents/operations.ts';
 import { recordValidation } from './record.ts';
 import type { AgentAsk } from '../agents/naming.ts';
 
@@ -40,6 +40,8 @@ export interface ValidationRequest {
   caller: Caller;
   /** Where the window the caller's quota was charged in goes (the answer's X-RateLimit-* headers). */
   noteWindow: (window: QuotaWindow) => void;
+  /** The ruleset to judge by instead of the caller's (the MCP tools name a built-in one). */
+  ruleset?: ServerRuleset;
 }
 
 /** A validation's answer: the JSON result as text, or the format asked for with its media type. */
@@ -79,7 +81,7 @@ const trustFor = ({ deps }: Operations, caller: Caller, text: string) => signatu
 
 /** The body with the caller's signature trust and the ruleset it is judged by (its account's, else the server's default). */
 const bodyFor = async (ops: Operations, request: ValidationRequest): Promise<BodyParts> => {
-  const [trust, ruleset] = await Promise.all([trustFor(ops, request.caller, request.text), rulesetFor(ops.deps, request.caller.account?.id ?? null)]);
+  const [trust, ruleset] = await Promise.all([trustFor(ops, request.caller, request.text), request.ruleset ?? rulesetFor(ops.deps, request.caller.account?.id ?? null)]);
   return { text: request.text, trust, ...(request.accept ? { accept: request.accept } : {}), ...(ruleset ? { ruleset } : {}) };
 };
 
@@ -122,7 +124,8 @@ const validateOne = async (ops: Operations, request: ValidationRequest): Promise
   let fetched: { text: string; source: CardSource } | undefined;
   if ('agentUrl' in asked) ({ outcome, fetched, rateLimitInfo } = await validateFetched(ops, request, charge, { agentUrl: asked.agentUrl, ruleset: body.ruleset }, rateLimitInfo));
   else outcome = asked;
-  const run = await prepareAgentRun(deps, caller.account?.id ?? null, outcome.agentAsk, outcome.resultJson, (path, message) => unusable([{ path, message }]));
+  const card = fetched ? () => JSON.parse(fetched.text) as unknown : requestCard(text);
+  const run = await prepareAgentRun(deps, caller.account?.id ?? null, outcome.agentAsk, { resultJson: outcome.resultJson, card }, (path, message) => unusable([{ path, message }]));
   const now = deps.clock.now();
   const report: VerbatimReport = {
     id: newId('rpt', now),
@@ -166,7 +169,8 @@ const validateBatch = async (ops: Operations, request: ValidationRequest): Promi
   const batchId = newId('batch', now);
   // Each card joins its own agent (a keyed call's), compared with its own baseline.
   const accountId = caller.account?.id ?? null;
-  const runs = await Promise.all(outcome.agentAsks.map((ask, i) => prepareAgentRun(deps, accountId, ask, outcome.results[i]!, batchRefusal(ask))));
+  const cardOf = batchRequestCards(text);
+  const runs = await Promise.all(outcome.agentAsks.map((ask, i) => prepareAgentRun(deps, accountId, ask, { resultJson: outcome.results[i]!, card: cardOf(i) }, batchRefusal(ask))));
   const json = batchResponseText(outcome, { batch_id: batchId, report_url: reportUrl(deps.urls.reportsUrl, batchId), timestamp, processing_time_ms: Math.round(performance.now() - request.startedAt) }, runs.map(agentMembers));
   const report = { id: batchId, kind: 'batch' as const, created_at: timestamp, account_id: accountId, requestJson: text /* the cards verbatim, as sent */, resultJson: json, verdict: reportVerdict(outcome) };
   // The report is one entry of each agent's history: of cards naming one agent, the first's (the card its diff and a later baseline read).

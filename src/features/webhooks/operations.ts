@@ -18,7 +18,7 @@ import { jsonBody } from '../../errors/bad-input.ts';
 import { findReport, recordWith, reportVerdict } from '../reports/reports.ts';
 import { githubFailure, githubResultText, webhookReport, webhookResultText, type WebhookMetadata, type WebhookResult } from './webhook-result.ts';
 import { parseGithubRequest } from './webhook-requests.ts';
-import { cardFacts, checkKeyedBaseline, flatRefusal, agentJoins, prepareAgentRun, withAgentMembers } from '../agents/operations.ts';
+import { cardFacts, checkKeyedBaseline, flatRefusal, agentJoins, prepareAgentRun, requestCard, withAgentMembers } from '../agents/operations.ts';
 import { recordValidation } from '../validation/record.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
@@ -64,7 +64,7 @@ export const handleWebhook = async (deps: AppDeps, jobs: JobRunner, text: string
   }
   const { card } = outcome;
   const plain = webhookResultText(card, outcome.metadata, { validationId: id, reportsUrl: urls.reportsUrl, nowMs: clock.now() });
-  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, plain, flatRefusal, key.expiredAt);
+  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, { resultJson: plain, card: requestCard(text) }, flatRefusal, key.expiredAt);
   const body = withAgentMembers(plain, run);
   const report = webhookReport(
     { id, createdAt: iso(createdMs), metadata, version: card.version, accountId },
@@ -122,7 +122,7 @@ export const handleGithub = async (deps: AppDeps, jobs: JobRunner, text: string,
   }
   const { repo, sha, card } = outcome;
   const judged = { sha, serviceName: config.serviceName, reportsUrl: urls.reportsUrl };
-  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, githubResultText(card, judged), flatRefusal, key.expiredAt);
+  const run = await prepareAgentRun(deps, accountId, outcome.agentAsk, { resultJson: githubResultText(card, judged), card: requestCard(text) }, flatRefusal, key.expiredAt);
   // With a baseline, the commit status follows the gate.
   const context = run?.baseline ? { ...judged, gatePassed: run.baseline.passed } : judged;
   let body = withAgentMembers(githubResultText(card, context), run);

@@ -44,7 +44,7 @@ import type { AppDeps } from '../../deps.ts';
 import { iso } from '../../lib/clock.ts';
 import { systemScheduler, type Scheduler, type Timer } from '../../lib/scheduler.ts';
 import { ApiError, isApiError } from '../../errors/api-error.ts';
-import { cardFacts, flatRefusal, agentJoins, prepareAgentRun, withAgentMembers, type AgentRun } from '../agents/operations.ts';
+import { cardFacts, flatRefusal, agentJoins, prepareAgentRun, requestCard, withAgentMembers, type AgentRun } from '../agents/operations.ts';
 import type { CardFacts } from '../agents/naming.ts';
 import { reportVerdict } from '../reports/reports.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
@@ -444,7 +444,7 @@ export class JobRunner {
       const card = await this.untilShutdown(this.validator.run('job', { text: requestJson, trust: await signatureTrust(this.deps, null, requestJson), ruleset: await rulesetFor(this.deps, accountId) }, workerShare(accountId)));
       const plain = webhookResultText(card, JSON.stringify(metadata), this.contextOf(job));
       // A keyed job joins its agent; a baseline refused (gone since it was submitted) is the job's error result.
-      const run = await prepareAgentRun(this.deps, accountId, card.agentAsk, plain, flatRefusal);
+      const run = await prepareAgentRun(this.deps, accountId, card.agentAsk, { resultJson: plain, card: requestCard(requestJson) }, flatRefusal);
       const text = withAgentMembers(plain, run);
       return { body: JSON.parse(text) as WebhookResult, text, version: card.version, verdict: reportVerdict(card), facts: cardFacts(card), ...(run ? { run } : {}) };
     } catch (e) {

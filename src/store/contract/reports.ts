@@ -20,8 +20,6 @@ export interface ReportsTable {
   putReport(report: NewReport, joins?: readonly AgentReportEntry[]): Promise<boolean>;
   /** By id or alias; undefined when unknown or removed by retention. */
   getReport(idOrAlias: string): Promise<ReportRecord | undefined>;
-  /** Newest first. */
-  listReports(filter?: { limit?: number; account_id?: string }): Promise<ReportSummary[]>;
   /** One page of the unexpired reports, searched and sorted by their columns (see reports/columns.ts). */
   pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>>;
   /** Removes every report created before `before` (epoch ms). Resolves how many went. */
@@ -29,4 +27,4 @@ export interface ReportsTable {
   reportCount(): Promise<number>;
 }
 
-export const REPORTS_CALLS: Record<keyof ReportsTable, Access> = { putReport: 'write', getReport: 'read', listReports: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read' };
+export const REPORTS_CALLS: Record<keyof ReportsTable, Access> = { putReport: 'write', getReport: 'read', pageReports: 'read', pruneReports: 'write', reportCount: 'read' };

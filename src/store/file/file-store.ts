@@ -202,9 +202,6 @@ export class FileStore extends Tables implements Store {
     const report = this.reports.get(idOrAlias);
     return report && (Date.parse(report.created_at) >= this.expiredBefore() || this.agents.keptReports().has(report.id)) ? report : undefined;
   }
-  async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
-    return this.reports.list(filter, this.notBefore());
-  }
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
     return this.reports.page(query, this.notBefore());
   }

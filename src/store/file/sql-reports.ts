@@ -141,16 +141,6 @@ export class SqlReports {
     return (this.db.statement('SELECT count(*) AS n FROM reports').get() as { n: number }).n;
   }
 
-  /** Newest first (the order they were put), created at or after `notBefore` (ISO). */
-  list(filter: { limit?: number; account_id?: string }, notBefore: string): ReportSummary[] {
-    const limit = filter.limit ?? -1;
-    const rows =
-      filter.account_id === undefined
-        ? this.db.statement(`SELECT ${this.selected} FROM reports WHERE +created_at >= ? ORDER BY seq DESC LIMIT ?`).all(notBefore, limit)
-        : this.db.statement(`SELECT ${this.selected} FROM reports WHERE account_id = ? AND +created_at >= ? ORDER BY seq DESC LIMIT ?`).all(filter.account_id, notBefore, limit);
-    return rows.map((row) => this.summaryOf(row));
-  }
-
   /** One page of the reports created at or after `notBefore` (ISO), searched and sorted (see ReportPageQuery). */
   page(query: ReportPageQuery, notBefore: string): Page<ReportSummary> {
     // `+created_at`: retention's bound is a filter of the sort's walk, never the index the planner picks over the sort's.

@@ -33,9 +33,6 @@ export class MemoryStore extends Tables implements Store {
     const line = this.reports.get(idOrAlias) ?? this.reports.get(this.aliases.get(idOrAlias) ?? '');
     return line === undefined ? undefined : readLine(line);
   }
-  async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
-    return this.index.list(filter, -Infinity);
-  }
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
     await prepareIndex(() => this.index, query.sort);
     return this.index.page(query, -Infinity);

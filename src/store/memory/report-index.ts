@@ -151,20 +151,6 @@ export class ReportIndex {
     return summary as ReportSummary;
   }
 
-  /** Newest first; reports created before `notBeforeMs` are left out. */
-  list(filter: { limit?: number; account_id?: string }, notBeforeMs: number): ReportSummary[] {
-    const out: ReportSummary[] = [];
-    const account = filter.account_id === undefined ? undefined : this.columns.texts.find(filter.account_id);
-    if (account === undefined && filter.account_id !== undefined) return out;
-    const limit = filter.limit ?? Infinity;
-    const accounts = this.columns.textValues('account_id');
-    for (let pos = this.size - 1; pos >= 0 && out.length < limit; pos--) {
-      if ((account !== undefined && accounts[pos] !== account) || this.createdMs[pos]! < notBeforeMs) continue;
-      out.push(this.summaryAt(pos));
-    }
-    return out;
-  }
-
   /**
    * The page `query` asks for among the reports created at or after `notBeforeMs`: a walk of the
    * sort's order (see report-order.ts) from the cursor, in the direction asked, that keeps the rows

@@ -101,10 +101,8 @@ export interface ExportSource {
 }
 
 /** The tables' calls, each as its table implements it (see the constructor). */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface Tables extends TableCalls {}
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export abstract class Tables implements StoreTransfer {
   private readonly accounts: MemoryAccounts;
   private readonly keys: MemoryKeys;

@@ -91,10 +91,8 @@ export const describeDatabaseUrl = (url: string): string => {
 
 /** The Store's calls, each as its table implements it (see the constructor). */
 // Declared alongside the class: its methods are those of the tables, installed by the constructor.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface PostgresStore extends Store {}
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class PostgresStore implements StoreTransfer {
   private readonly log: Logger;
   private readonly context: PgContext;

@@ -62,16 +62,6 @@ export class PgReports implements ReportsTable {
     return row && readLine(row.body as string);
   }
 
-  async listReports(filter: { limit?: number; account_id?: string } = {}): Promise<ReportSummary[]> {
-    const { sql, reports } = this.context;
-    const rows = await sql`
-      select ${sql.unsafe(reports.listing.columns)} from reports
-      where ${this.unexpired()} and ${filter.account_id === undefined ? sql`true` : sql`account_id = ${sought(filter.account_id)}`}
-      order by seq desc
-      ${filter.limit === undefined ? sql`` : sql`limit ${filter.limit}`}`;
-    return rows.map((row) => reports.summary(row));
-  }
-
   async pageReports(query: ReportPageQuery): Promise<Page<ReportSummary>> {
     const { sql, reports } = this.context;
     const account = query.account_id === undefined ? sql`true` : sql`account_id = ${sought(query.account_id)}`;

@@ -22,9 +22,10 @@ test("an agent's latest report stays its baseline past reports.retentionDays; an
   clock.set(clock.now() + 40 * DAY);
   const ask = { name: 'a', named: true, fail_on: 'error' as const };
   const now = JSON.stringify(result([{ rule: 'schema.required', path: 'description' }, { rule: 'url.absolute', path: 'url' }]));
-  const run = await prepareAgentRun(deps, 'acct_1', { ...ask, baseline: 'latest' }, now, flatRefusal);
-  assert.deepEqual(run?.baseline, { report_id: 'rpt_latest', new_errors: 1, new_warnings: 0, fixed: 0, score_delta: 0, passed: false });
-  await assert.rejects(prepareAgentRun(deps, 'acct_1', { ...ask, baseline: 'branch:main' }, now, flatRefusal), /options\.baseline: no report "rpt_old_main" in this account \(unknown, another account's, or removed after the retention period\)/);
+  const validated = { resultJson: now, card: () => ({ name: 'x' }) };
+  const run = await prepareAgentRun(deps, 'acct_1', { ...ask, baseline: 'latest' }, validated, flatRefusal);
+  assert.deepEqual(run?.baseline, { report_id: 'rpt_latest', new_errors: 1, new_warnings: 0, fixed: 0, score_delta: 0, breaking_changes: 0, passed: false });
+  await assert.rejects(prepareAgentRun(deps, 'acct_1', { ...ask, baseline: 'branch:main' }, validated, flatRefusal), /options\.baseline: no report "rpt_old_main" in this account \(unknown, another account's, or removed after the retention period\)/);
 });
 
 test("the report page's reading finds an agent's latest report past the retention period, and no other expired one", async () => {
@@ -54,14 +55,14 @@ test('the gate by fail_on: an unchanged card passes each; a lower score with no 
   await store.putReport({ id: 'rpt_base', kind: 'single', created_at: at, account_id: 'acct_1', card: { name: 'x' }, result: { ...warned(95, ['url']), agent: { id: agent.id, name: 'a' } } });
   await store.recordAgentReport({ agent_id: agent.id, report_id: 'rpt_base', created_at: at, valid: true, score: 95, errors: 0, warnings: 1, branch: null });
   const gate = async (now: unknown, fail_on: 'error' | 'warning' | 'new') =>
-    (await prepareAgentRun(deps, 'acct_1', { name: 'a', named: true, fail_on, baseline: 'rpt_base' }, JSON.stringify(now), flatRefusal))?.baseline;
+    (await prepareAgentRun(deps, 'acct_1', { name: 'a', named: true, fail_on, baseline: 'rpt_base' }, { resultJson: JSON.stringify(now), card: () => ({ name: 'x' }) }, flatRefusal))?.baseline;
   for (const fail_on of ['error', 'warning', 'new'] as const) {
-    assert.deepEqual(await gate(warned(95, ['url']), fail_on), { report_id: 'rpt_base', new_errors: 0, new_warnings: 0, fixed: 0, score_delta: 0, passed: true }, `unchanged, fail_on ${fail_on}`);
+    assert.deepEqual(await gate(warned(95, ['url']), fail_on), { report_id: 'rpt_base', new_errors: 0, new_warnings: 0, fixed: 0, score_delta: 0, breaking_changes: 0, passed: true }, `unchanged, fail_on ${fail_on}`);
   }
   const lower = warned(90, ['url']);
   assert.equal((await gate(lower, 'error'))?.passed, true);
   assert.equal((await gate(lower, 'warning'))?.passed, true);
-  assert.deepEqual(await gate(lower, 'new'), { report_id: 'rpt_base', new_errors: 0, new_warnings: 0, fixed: 0, score_delta: -5, passed: false }, 'a lower score fails "new" (docs/agents.md: any new finding, or a lower score)');
+  assert.deepEqual(await gate(lower, 'new'), { report_id: 'rpt_base', new_errors: 0, new_warnings: 0, fixed: 0, score_delta: -5, breaking_changes: 0, passed: false }, 'a lower score fails "new" (docs/agents.md: any new finding, or a lower score)');
   const more = warned(95, ['url', 'provider.url']);
   assert.deepEqual([(await gate(more, 'error'))?.passed, (await gate(more, 'warning'))?.passed, (await gate(more, 'new'))?.passed], [true, false, false]);
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CardResult } from '../../../src/engine/types.ts';
 import { postJson, testApp } from '../../support/app.ts';
+import { newestReports } from '../../support/reports.ts';
 import { invalidCard, validCard, webhookApp } from './fixtures.ts';
 
 const sha = 'a'.repeat(40);
@@ -121,7 +122,7 @@ describe('POST /v1/webhook/github', () => {
     const res = await app.request('/v1/webhook/github', postJson({ agent_card: validCard, github: { repo: 'o/r', sha: upper } }));
     assert.equal(res.status, 200);
     assert.equal((await res.json()).github_status.target_url, `http://reports.cardgate.test/reports/${upper.toLowerCase()}`);
-    assert.equal((await store.listReports({})).find((r) => r.kind === 'github')?.alias, upper.toLowerCase());
+    assert.equal((await newestReports(store)).find((r) => r.kind === 'github')?.alias, upper.toLowerCase());
     for (const id of [upper, upper.toLowerCase()]) {
       const report = await app.request(`/reports/${id}`, { headers: { accept: 'application/json' } });
       assert.equal(report.status, 200, id);

@@ -11,7 +11,6 @@ import { pageQuery } from '../../../src/api/list-query.ts';
 import { listedReportSchema } from '../../../src/api/schemas.ts';
 import { listingFields, pageReports } from '../../../src/features/reports/reports.ts';
 import { MemoryStore } from '../../../src/store/memory/memory-store.ts';
-import type { Page } from '../../../src/store/contract/paging.ts';
 import type { NewReport, VerbatimReport } from '../../../src/store/contract/report-records.ts';
 import type { ReportPageQuery } from '../../../src/store/contract/reports.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
@@ -21,6 +20,7 @@ import { ReportStatements } from '../../../src/store/postgres/report-statements.
 import { REPORT_COLUMNS, searchedLabel, sortFields, type ReportColumn, type ReportColumns, type ReportSummary } from '../../../src/store/reports/columns.ts';
 import { summarizeReport } from '../../../src/store/reports/summary.ts';
 import { engines } from './engines.ts';
+import { allPages, newestReports } from '../../support/reports.ts';
 import { T0, iso, report } from '../fixtures/records.ts';
 
 /** The protocol version a report was validated against: text, sortable and searchable. */
@@ -51,26 +51,13 @@ const reports = (): NewReport[] => [
 ];
 const byVersion = ['rpt_d', 'rpt_b', 'rpt_c', 'rpt_a', 'rpt_e'];
 
-/** Every page of `query`, `limit` rows at a time, following each page's cursor. */
-const allPages = async (page: (q: ReportPageQuery) => Promise<Page<ReportSummary>>, query: ReportPageQuery): Promise<ReportSummary[]> => {
-  const rows: ReportSummary[] = [];
-  let q = query;
-  for (let n = 0; n < 100; n++) {
-    const got = await page(q);
-    rows.push(...got.items);
-    if (!got.next) return rows;
-    q = { ...query, after: got.next };
-  }
-  assert.fail('more than 100 pages: the cursor does not move');
-};
-
 const sortedBy = { sort: 'protocol_version', descending: false, limit: 2 } as unknown as ReportPageQuery;
 const ids = (rows: ReportSummary[]) => rows.map((r) => r.id);
 const versionOf = (r: ReportSummary) => (r as Record<string, unknown>).protocol_version;
 
-const checkStore = async (store: Pick<Store, 'putReport' | 'listReports' | 'pageReports'>) => {
+const checkStore = async (store: Pick<Store, 'putReport' | 'pageReports'>) => {
   for (const r of reports()) await store.putReport(r);
-  const listed = await store.listReports();
+  const listed = await newestReports(store);
   assert.deepEqual(listed.map(versionOf), ['1.0.1', null, '0.3.0', '0.2.6', '1.0.0'], 'newest first, each with its value');
   const page = (q: ReportPageQuery) => store.pageReports(q);
   assert.deepEqual(ids(await allPages(page, sortedBy)), byVersion);
@@ -97,7 +84,7 @@ test('the memory index sorts and searches the column by every way of paging (wal
   const index = new ReportIndex({ walkTests: 3, fewMatches: 4, sliceFrom: 8 }, columns);
   for (const r of rs) index.put(r, 0);
   const summaries = rs.map((r) => summarizeReport(r, columns));
-  assert.deepEqual(index.list({}, -Infinity).map(versionOf), [...summaries].reverse().map(versionOf));
+  assert.deepEqual((await allPages(async (p) => index.page(p, -Infinity), { sort: 'created_at', descending: true, limit: 50 })).map(versionOf), [...summaries].reverse().map(versionOf));
   for (const q of [undefined, '1.', '2.4.', 'rpt_1']) {
     for (const descending of [false, true]) {
       const query = { ...sortedBy, descending, limit: 3, ...(q === undefined ? {} : { q }) };

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { PagePosition } from '../../../src/store/contract/paging.ts';
 import type { ReportPageQuery } from '../../../src/store/contract/reports.ts';
 import { contractSuite } from './engines.ts';
+import { newestReports } from '../../support/reports.ts';
 import { T0, iso, report } from '../fixtures/records.ts';
 
 contractSuite('reports', (withStore) => {
@@ -15,9 +16,9 @@ contractSuite('reports', (withStore) => {
     assert.deepEqual((await s.getReport('rpt_1'))?.card, { name: 'card rpt_1' });
     assert.equal((await s.getReport('a'.repeat(40)))?.id, 'gh_2');
     assert.equal(await s.getReport('rpt_none'), undefined);
-    assert.deepEqual((await s.listReports({ limit: 3 })).map((r) => r.id), ['gh_2', 'gh_1', 'rpt_7']);
-    assert.deepEqual((await s.listReports({ account_id: 'acc_2' })).map((r) => r.id), ['rpt_6', 'rpt_4', 'rpt_2']);
-    const gh2 = (await s.listReports({ limit: 1 }))[0];
+    assert.deepEqual((await s.pageReports({ sort: 'created_at', descending: true, limit: 3 })).items.map((r) => r.id), ['gh_2', 'gh_1', 'rpt_7']);
+    assert.deepEqual((await newestReports(s, 'acc_2')).map((r) => r.id), ['rpt_6', 'rpt_4', 'rpt_2']);
+    const gh2 = (await s.pageReports({ sort: 'created_at', descending: true, limit: 1 })).items[0];
     assert.deepEqual(gh2, {
       id: 'gh_2', kind: 'github', created_at: iso(T0 + 9), account_id: 'acc_1', alias: 'a'.repeat(40), valid: false, score: null, agent_name: 'card gh_2', errors: null,
     });
@@ -125,11 +126,11 @@ contractSuite('reports', (withStore) => {
     const result = { valid: false, score: 40, errors: [{ path: 'url', message: 'url is required', rule: 'schema.required' }] };
     const { card: _card, result: _result, ...fields } = report('rpt_raw');
     await s.putReport({ ...fields, requestJson: text, resultJson: JSON.stringify(result), verdict: { valid: false, score: 40 } });
-    await s.putReport(report('rpt_next'));
+    await s.putReport(report('rpt_next', { created_at: iso(T0 + 1) }));
     const got = await s.getReport('rpt_raw');
     // request_text: the body's text as sent, line breaks (here CRLF) included, where the card's own lines are.
     assert.deepEqual(got, { ...fields, result, card, request_text: text });
-    assert.deepEqual((await s.listReports({ limit: 2 })).map((r) => [r.id, r.valid, r.score]), [['rpt_next', true, 97], ['rpt_raw', false, 40]]);
+    assert.deepEqual((await s.pageReports({ sort: 'created_at', descending: true, limit: 2 })).items.map((r) => [r.id, r.valid, r.score]), [['rpt_next', true, 97], ['rpt_raw', false, 40]]);
   });
 
   withStore('reports: putting an id again replaces it in place', async (s) => {
@@ -140,8 +141,8 @@ contractSuite('reports', (withStore) => {
     await s.putReport(report('rpt_1', { result: { valid: true, score: 99 } }));
     assert.equal(await s.reportCount(), 4);
     assert.deepEqual((await s.getReport('rpt_1'))?.result, { valid: true, score: 99 });
-    assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_4', 'rpt_3', 'rpt_2', 'rpt_1']);
-    assert.equal((await s.listReports()).at(-1)?.score, 99);
+    assert.deepEqual((await newestReports(s)).map((r) => r.id), ['rpt_4', 'rpt_3', 'rpt_2', 'rpt_1']);
+    assert.equal((await newestReports(s)).at(-1)?.score, 99);
   });
 
   withStore('reports: prune removes those created before the cutoff, aliases too', async (s) => {
@@ -152,7 +153,7 @@ contractSuite('reports', (withStore) => {
     assert.equal(await s.getReport('rpt_3'), undefined);
     assert.equal(await s.getReport('sha_old'), undefined);
     assert.equal((await s.getReport('rpt_6'))?.id, 'rpt_6');
-    assert.deepEqual((await s.listReports()).map((r) => r.id), ['rpt_10', 'rpt_9', 'rpt_8', 'rpt_7', 'rpt_6']);
+    assert.deepEqual((await newestReports(s)).map((r) => r.id), ['rpt_10', 'rpt_9', 'rpt_8', 'rpt_7', 'rpt_6']);
     assert.equal(await s.pruneReports(T0 + 6000), 0);
   });
 
@@ -164,7 +165,7 @@ contractSuite('reports', (withStore) => {
     const refused = await s.getReport('gh_2');
     assert.equal(refused?.alias, undefined);
     assert.equal(refused?.alias_scope, 'mallory/agent');
-    assert.equal((await s.listReports({ limit: 1 }))[0]?.alias, undefined);
+    assert.equal((await s.pageReports({ sort: 'created_at', descending: true, limit: 1 })).items[0]?.alias, undefined);
     assert.equal(await s.putReport(report('gh_2', { kind: 'github', alias: sha, alias_scope: 'mallory/agent' })), false, 'not by putting the same id again either');
     assert.equal(await s.putReport(report('gh_3', { kind: 'github', alias: sha, alias_scope: 'octo/agent' })), true);
     assert.equal((await s.getReport(sha))?.id, 'gh_3');
