@@ -117,7 +117,9 @@ table.stack td{border:0;display:flex;justify-content:space-between;gap:var(--spa
 table.stack td::before{content:attr(data-label);font-weight:600;color:var(--muted)}
 table.timeline td:nth-child(1)::before{content:"Created"}table.timeline td:nth-child(2)::before{content:"Report"}table.timeline td:nth-child(3)::before{content:"Branch"}
 table.timeline td:nth-child(4)::before{content:"Verdict"}table.timeline td:nth-child(5)::before{content:"Score"}table.timeline td:nth-child(6)::before{content:"Errors"}
-table.timeline td:nth-child(7)::before{content:"Warnings"}table.timeline td:nth-child(8)::before{content:"Change"}}
+table.timeline td:nth-child(7)::before{content:"Warnings"}table.timeline td:nth-child(8)::before{content:"Change"}
+table.stack tbody th{display:block;border:0;padding:var(--space-1) var(--space-3)}table.sides td:nth-of-type(1)::before{content:"Report"}
+table.sides td:nth-of-type(2)::before{content:"Created"}table.sides td:nth-of-type(3)::before{content:"Verdict"}table.sides td:nth-of-type(4)::before{content:"Score"}}
 @media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--bad-bg:#fde2e2;--warn-bg:#fdf3c8;--ok-bg:#dcf5e3;--on-link:#fff;--surface:#fff;--target:#fff}
 .top,button,.no-print{display:none!important}main{max-width:none;padding:0}.columns{display:block}.card-pane{position:static}
 .code{max-height:none;overflow:visible}.group,.row{break-inside:avoid}a{text-decoration:none}

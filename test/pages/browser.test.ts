@@ -146,6 +146,8 @@ describe('the public pages in a browser', () => {
     await gate.getByRole('link', { name: 'Diff from the baseline' }).click();
     await page.waitForURL(/\/reports\/rpt_\w+\/diff\/rpt_\w+$/);
     assert.equal(new URL(page.url()).pathname.split('/diff/')[1], gatedPath.split('/').at(-1));
+    // The diff page too reads at both sizes, light and dark, without scrolling sideways.
+    await checkEverywhere(new URL(page.url()).pathname, 'report-diff');
     await page.goto(`${service.url}${gatedBatchPath}`);
     const rows = page.locator('section.gate tbody tr');
     assert.equal(await rows.count(), 2);
