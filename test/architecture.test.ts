@@ -77,6 +77,29 @@ export const upwardImports = (edges: Edge[]): string[] =>
     return [`${show(e)}: ${from} imports ${to}`];
   });
 
+/**
+ * Within features/, the folders (and the files at its root) in the order they may import one
+ * another: each only from those before it, so no two features import each other, even for a type.
+ */
+const featureOrder = [
+  'audit', 'reports', 'transfer', 'card-fetch', 'limits', 'accounts', 'auth', 'agents', 'rulesets', 'trust',
+  'validation', 'probes', 'webhooks', 'mcp', 'monitors', 'tasks.ts', 'task-worker.ts', 'validator.ts',
+];
+
+/** The feature folder (or root file) of a path in src/features/; undefined outside it. */
+const featureOf = (file: string): string | undefined => (file.startsWith('src/features/') ? file.split('/')[2] : undefined);
+
+/** Imports between features that run back up featureOrder, and features it does not list. */
+export const backwardFeatureImports = (edges: Edge[]): string[] =>
+  edges.flatMap((e) => {
+    const from = featureOf(e.from);
+    const to = featureOf(e.to);
+    if (from === undefined || to === undefined || from === to) return [];
+    const [rankFrom, rankTo] = [featureOrder.indexOf(from), featureOrder.indexOf(to)];
+    if (rankFrom < 0 || rankTo < 0) return [`${show(e)}: ${rankFrom < 0 ? from : to} is not in featureOrder`];
+    return rankTo < rankFrom ? [] : [`${show(e)}: ${from} imports ${to}`];
+  });
+
 /** Every circle, as the imports that make it (Tarjan's strongly connected components). */
 export const circles = (edges: Edge[]): string[][] => {
   const next = new Map<string, Edge[]>();
@@ -130,6 +153,12 @@ test('bench/: no circle among the files', () => {
   assert.deepEqual(circles(edges), []);
 });
 
+test('src/features/: each feature imports only those before it in featureOrder', () => {
+  assert.deepEqual(backwardFeatureImports(srcEdges()), []);
+  const features = new Set(sourceFiles('src/features').map((f) => featureOf(f)!));
+  assert.deepEqual([...features].filter((f) => !featureOrder.includes(f)), [], 'every feature is in the order');
+});
+
 test('every file of src/ is in a layer', () => {
   assert.deepEqual(sourceFiles('src').filter((f) => layerOf(f) === undefined), []);
 });
@@ -164,6 +193,15 @@ test('the checks see an upward import and a circle', () => {
   assert.deepEqual(upwardImports([{ from: 'src/deps.ts', to: 'src/features/tasks.ts', typeOnly: true }]), []);
   assert.equal(upwardImports([{ from: 'src/deps.ts', to: 'src/features/tasks.ts', typeOnly: false }]).length, 1);
   assert.deepEqual(upwardImports([{ from: 'src/validator/pool.ts', to: 'src/features/tasks.ts', typeOnly: true }]), ['src/validator/pool.ts -> src/features/tasks.ts (type): validator imports features']);
+  assert.deepEqual(backwardFeatureImports([
+    { from: 'src/features/validation/operations.ts', to: 'src/features/rulesets/server-ruleset.ts', typeOnly: true },
+    { from: 'src/features/rulesets/account-rulesets.ts', to: 'src/features/validation/card-result.ts', typeOnly: true },
+    { from: 'src/features/rulesets/account-rulesets.ts', to: 'src/features/rulesets/server-ruleset.ts', typeOnly: false },
+    { from: 'src/features/newcomer/x.ts', to: 'src/features/audit/audit.ts', typeOnly: false },
+  ]), [
+    'src/features/rulesets/account-rulesets.ts -> src/features/validation/card-result.ts (type): rulesets imports validation',
+    'src/features/newcomer/x.ts -> src/features/audit/audit.ts: newcomer is not in featureOrder',
+  ]);
   const circle = [
     { from: 'src/app.ts', to: 'src/api/routes/a.ts', typeOnly: false },
     { from: 'src/api/routes/a.ts', to: 'src/app.ts', typeOnly: true },

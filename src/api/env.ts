@@ -1,5 +1,5 @@
 /** Types shared by every route and middleware. */
-import type { Caller } from '../features/accounts/caller.ts';
+import type { Caller } from '../features/limits/caller.ts';
 import type { AuditContext } from '../features/audit/audit.ts';
 import type { SessionRole } from '../store/contract/sessions.ts';
 

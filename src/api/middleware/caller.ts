@@ -13,7 +13,7 @@ import { expiredAt, expiredKeyMessage, findKeyAndAccount, recordKeyUse } from '.
 import { ipMatcher } from '../../lib/ip.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { ApiKeyRecord } from '../../store/contract/keys.ts';
-import type { Caller } from '../../features/accounts/caller.ts';
+import type { Caller } from '../../features/limits/caller.ts';
 import type { AppEnv, RateWindow } from '../env.ts';
 
 /** The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`; '' when a header is present but empty or not Bearer. */

@@ -17,7 +17,7 @@ import type { NewReport } from '../../store/contract/report-records.ts';
 import type { Plan } from '../../store/contract/accounts.ts';
 import type { Store } from '../../store/contract/store.ts';
 import type { UsageRow } from '../../store/contract/counters.ts';
-import type { Caller } from '../accounts/caller.ts';
+import type { Caller } from './caller.ts';
 import { ipLimitKey } from './ip-limit-key.ts';
 import { recordWith } from '../reports/reports.ts';
 

@@ -8,7 +8,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { isApiError } from '../../errors/api-error.ts';
 import { parseJsonObject } from '../../lib/json.ts';
-import type { Caller } from '../accounts/caller.ts';
+import type { Caller } from '../limits/caller.ts';
 import type { QuotaWindow } from '../limits/daily-quota.ts';
 import { probeOperations } from '../probes/operations.ts';
 import { diffReports } from '../reports/diff.ts';

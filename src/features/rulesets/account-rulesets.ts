@@ -12,7 +12,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
 import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import type { AccountRulesetRecord } from '../../store/contract/rulesets.ts';
-import type { RulesetRef, ServerRuleset } from '../validation/card-result.ts';
+import type { RulesetRef, ServerRuleset } from './server-ruleset.ts';
 import { serverRulesetFromText } from './server-rulesets.ts';
 
 /** Problems listed in a refusal at most (a ruleset can have one per rule). */

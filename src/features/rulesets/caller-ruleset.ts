@@ -1,6 +1,6 @@
 /** The ruleset a request is judged by: its key's account's, else the server's default, else none (the catalogue's severities). */
 import type { AppDeps } from '../../deps.ts';
-import type { ServerRuleset } from '../validation/card-result.ts';
+import type { ServerRuleset } from './server-ruleset.ts';
 import { accountRuleset } from './account-rulesets.ts';
 import { defaultRuleset } from './default-ruleset.ts';
 

@@ -8,7 +8,7 @@ import type { Config } from '../../config.ts';
 import { describeProblems, RULESET_LIMITS } from '../../engine/ruleset/index.ts';
 import { ConfigError } from '../../lib/config-error.ts';
 import { readTextFile } from '../../lib/read-file.ts';
-import type { ServerRuleset } from '../validation/card-result.ts';
+import type { ServerRuleset } from './server-ruleset.ts';
 import { builtinServerRuleset, serverRulesetFromText } from './server-rulesets.ts';
 
 /** By configuration: undefined when none is configured. */

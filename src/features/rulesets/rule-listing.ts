@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps.ts';
 import { builtinNames } from '../../engine/ruleset/index.ts';
 import type { RuleLevel } from '../../engine/types.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import type { RulesetRef, ServerRuleset } from '../validation/card-result.ts';
+import type { RulesetRef, ServerRuleset } from './server-ruleset.ts';
 import { rulesetFor } from './caller-ruleset.ts';
 import { defaultRuleset } from './default-ruleset.ts';
 import { builtinServerRuleset } from './server-rulesets.ts';

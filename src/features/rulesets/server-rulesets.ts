@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { builtinNames, compileRuleset, compileRulesetText, parseRulesetText, type CompiledRulesetData, type PlacedProblem } from '../../engine/ruleset/index.ts';
-import type { RulesetRef, ServerRuleset } from '../validation/card-result.ts';
+import type { RulesetRef, ServerRuleset } from './server-ruleset.ts';
 
 export type { RulesetRef, ServerRuleset };
 

@@ -13,7 +13,8 @@ import { jsonBody } from '../../errors/bad-input.ts';
 import { isJsonObject, jsonObjectSchema } from '../../lib/json.ts';
 import { agentAsk, batchAgentNameOption, gateOptions, type AgentAsk } from '../agents/naming.ts';
 import type { CardFacts } from '../agents/naming.ts';
-import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, rulesetOptions, rulesetRefOf, type RulesetRef } from './card-result.ts';
+import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings } from './card-result.ts';
+import { rulesetOptions, rulesetRefOf, type RulesetRef } from '../rulesets/server-ruleset.ts';
 
 export interface BatchEntry {
   id: string;

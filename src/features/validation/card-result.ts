@@ -7,10 +7,9 @@ import * as z from 'zod';
 import type { CardResult, SignaturePolicy, Truncated, ValidateOptions } from '../../engine/index.ts';
 import { clip } from '../../engine/paths.ts';
 import { formatMediaTypes, formatResults, outputFormats, type CheckedInput, type OutputFormat } from '../../engine/formats/index.ts';
-import { rulesetForFile } from '../../engine/ruleset/apply.ts';
-import type { CompiledRulesetData } from '../../engine/ruleset/compile.ts';
 import type { Config } from '../../config.ts';
 import { version } from '../../lib/version.ts';
+import type { RulesetRef, ServerRuleset } from '../rulesets/server-ruleset.ts';
 import { versionFields } from './version-fields.ts';
 
 /** The limits a validation runs under; they cross to the validation workers once, at their start. */
@@ -183,26 +182,6 @@ export interface BodyParts {
 }
 
 export const bodyParts = (body: BodyText): BodyParts => (typeof body === 'string' ? { text: body } : body);
-
-/** How results and reports name the ruleset that judged a card: `id` (a built-in's name, `config` or `account`) and the hash of its canonical form. */
-export interface RulesetRef {
-  id: string;
-  hash: string;
-}
-
-/** A ruleset as the server applies it: named, hashed, and compiled (plain data: it crosses to the workers). */
-export interface ServerRuleset extends RulesetRef {
-  data: CompiledRulesetData;
-}
-
-/**
- * The engine's ruleset for a card the caller names `file` (`options.file`, a batch card's id): the
- * overrides its name matches may only raise severities, since the caller chooses the name.
- */
-export const rulesetOptions = (ruleset: ServerRuleset | undefined, file?: string): Pick<ValidateOptions, 'ruleset'> =>
-  ruleset === undefined ? {} : { ruleset: rulesetForFile(ruleset.data, file, { raiseOnly: true }) };
-
-export const rulesetRefOf = (ruleset: ServerRuleset | undefined): RulesetRef | undefined => (ruleset === undefined ? undefined : { id: ruleset.id, hash: ruleset.hash });
 
 /**
  * The engine's signature options for a request: verified when the caller asks (`verify_signatures`),

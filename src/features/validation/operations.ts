@@ -13,8 +13,7 @@ import { iso } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { VerbatimReport } from '../../store/contract/report-records.ts';
-import type { Caller } from '../accounts/caller.ts';
-import type { ServiceValidator } from '../tasks.ts';
+import type { Caller } from '../limits/caller.ts';
 import { foundOnlyAtLegacyPath, type CardSource } from '../card-fetch/fetch-card.ts';
 import { workerShare } from '../limits/ip-limit-key.ts';
 import { callerCharge, chargeDailyQuota, quotaAllows, type QuotaCharge, type QuotaWindow, type RateLimitInfo } from '../limits/daily-quota.ts';
@@ -23,7 +22,8 @@ import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import { batchResponseText } from './batch.ts';
 import { cardFetcher, type CardFetcher } from './card-by-url.ts';
-import type { BodyParts, FormattedAnswer, ServerRuleset } from './card-result.ts';
+import type { BodyParts, FormattedAnswer } from './card-result.ts';
+import type { ServerRuleset } from '../rulesets/server-ruleset.ts';
 import { singleResponseText, unusable, type SingleOutcome } from './validation.ts';
 import { agentMembers, batchRequestCards, cardFacts, flatRefusal, agentJoins, prepareAgentRun, requestCard, withAgentMembers, type Refuse } from '../agents/operations.ts';
 import { recordValidation } from './record.ts';
@@ -73,7 +73,7 @@ export const checkBatchAllowed = (deps: Pick<AppDeps, 'config'>, { plan }: Calle
 /** What the use cases run with: the app's deps, its validator and its card fetcher, made once. */
 interface Operations {
   deps: AppDeps;
-  validator: ServiceValidator;
+  validator: AppDeps['validator'];
   fetcher: CardFetcher;
 }
 

@@ -55,7 +55,6 @@ import type { NewReport, VerbatimReport } from '../../store/contract/report-reco
 import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
 import { version } from '../../lib/version.ts';
 import { ValidatorClosed } from '../../validator/validator.ts';
-import type { ServiceValidator } from '../tasks.ts';
 import { callbackUse, deliverCallback } from './deliver.ts';
 
 /** A job's request once its result is stored: the card lives on in the report, the job no longer needs it. */
@@ -134,7 +133,7 @@ class HeldJob {
 export class JobRunner {
   readonly policy: AddressPolicy;
   /** Validates the webhook endpoints' bodies and the jobs' cards. */
-  readonly validator: ServiceValidator;
+  readonly validator: AppDeps['validator'];
   /** This runner's name on the leases it holds (one per process; each app its own in tests). */
   readonly owner = `runner_${randomUUID()}`;
   private readonly running = new Map<string, Promise<void>>();

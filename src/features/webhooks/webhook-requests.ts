@@ -9,7 +9,8 @@ import { validateCard, type CardResult, type SignaturePolicy, type ValidateOptio
 import { ApiError } from '../../errors/api-error.ts';
 import { jsonBody } from '../../errors/bad-input.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
-import { answerBudget, bodyParts, cardPieces, MAX_URL_CHARS, signatureOptions, withinBudget, verifySignaturesOption, type BodyText, type CardPieces, type Engine, type ValidationSettings, rulesetOptions, rulesetRefOf, type ServerRuleset } from '../validation/card-result.ts';
+import { answerBudget, bodyParts, cardPieces, MAX_URL_CHARS, signatureOptions, withinBudget, verifySignaturesOption, type BodyText, type CardPieces, type Engine, type ValidationSettings } from '../validation/card-result.ts';
+import { rulesetOptions, rulesetRefOf, type ServerRuleset } from '../rulesets/server-ruleset.ts';
 import type { WebhookMetadata } from './webhook-result.ts';
 import { agentAsk, agentNameOption, gateOptions, type AgentAsk, type AgentOptions } from '../agents/naming.ts';
 
