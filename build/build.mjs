@@ -18,19 +18,22 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { tsImport } from 'tsx/esm/api';
+import { assetRunner, codeCacheStart } from './code-cache.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
 /**
- * How the SEA starts. `code-cache` (shipped): V8's code cache of the bundle's eagerly compiled code.
- * `snapshot`: from a V8 start-up snapshot taken once the bundle has loaded and warmed the modules of
- * `validate` and `serve` (src/main.ts); it starts `validate` faster, but on Node 24.21.0 a worker
- * thread started in such a process aborts as soon as it loads a binding the snapshot's own thread
- * set up (node:v8 and node:net: stream_wrap; node:crypto keys: KeyObject), so `serve`'s validation
- * workers crash it: built for measurements only (and since the bounded page rendering, taking it fails
- * on V8's CheckGlobalAndEternalHandles, on Node 20 as well).
+ * How the SEA starts. `code-cache` (shipped): from the bundle and the worker's bundle as assets,
+ * each compiled with a V8 code cache taken after running it (build/code-cache.mjs), so that what a
+ * command runs at start is not compiled again. `snapshot`: from a V8 start-up snapshot taken once
+ * the bundle has loaded and warmed the modules of `validate` and `serve` (src/main.ts); it starts
+ * `validate` faster, but on Node 24.21.0 a worker thread started in such a process aborts as soon
+ * as it loads a binding the snapshot's own thread set up (node:v8 and node:net: stream_wrap;
+ * node:crypto keys: KeyObject), so `serve`'s validation workers crash it: built for measurements
+ * only (and since the bounded page rendering, taking it fails on V8's CheckGlobalAndEternalHandles,
+ * on Node 20 as well). `none`: the bundle compiled at each start.
  */
-const seaStarts = { 'code-cache': { useCodeCache: true }, snapshot: { useSnapshot: true }, none: {} };
+const seaStarts = { 'code-cache': {}, snapshot: { useSnapshot: true }, none: {} };
 /**
  * The Node options the SEA runs with (Node 24 reads them from the SEA's configuration; V8 sizes the
  * young generation when the isolate is made, so this cannot be set later). A young generation of
@@ -38,8 +41,13 @@ const seaStarts = { 'code-cache': { useCodeCache: true }, snapshot: { useSnapsho
  * after the first 1,000) for no measurable CPU (383 vs 359 µs a request; validate card.json
  * 105 vs 106 ms). --heap-growing-percent=20 as well would meet the RSS target (1.28 ×) but costs
  * 6 % more CPU a request and 40 % more CPU for each CLI start: not taken (docs/benchmarks.md).
+ * The young generation at those 4 MB from the start (--min-semi-space-size=4; V8 otherwise starts it
+ * smaller and grows it): the objects a start makes, nearly all of which live on, are scavenged once
+ * instead of three times: `validate card.json` 60 → 53 ms CPU (medians of 40 interleaved runs),
+ * `serve`'s start unchanged; an idle server's RSS +6 MB (134 vs 128 MB), the same after 2,000
+ * validations (under load the young generation is at 4 MB either way).
  */
-const seaExecArgv = ['--max-semi-space-size=4'];
+const seaExecArgv = ['--max-semi-space-size=4', '--min-semi-space-size=4'];
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
   options: { check: { type: 'boolean' }, 'sea-start': { type: 'string', default: 'code-cache' }, 'exec-argv': { type: 'string' }, out: { type: 'string' } },
@@ -138,8 +146,9 @@ if (positionals[0] === 'action') process.exit(0);
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-// The validation worker is bundled on its own and embedded as source text: the SEA and Deno run it
-// with `new Worker(source, { eval: true })`, having no file to point a worker at.
+// The validation worker is bundled on its own and embedded as source text: the bundles run it with
+// `new Worker(source, { eval: true })`, having no file to point a worker at. The SEA's bundle embeds
+// instead a runner of the worker's bundle, which it carries as an asset with its code cache.
 const worker = await build({ ...shared, entryPoints: [join(root, 'src/features/task-worker.ts')], format: 'cjs', write: false });
 // The dashboard's browser code, bundled the way the server does it from the sources, embedded likewise.
 const { bundleDashboardClient } = await tsImport('../src/dashboard/script.ts', import.meta.url);
@@ -157,10 +166,15 @@ const common = {
     'import.meta.resolve': 'undefined',
   },
 };
-const cjs = await build({ ...common, plugins: [...common.plugins, deferredBuiltins], format: 'cjs', write: false });
 // esbuild escapes what is not ASCII in code but keeps it in the comments it keeps; one such character
 // makes V8 hold the whole script as a two-byte string, which doubles its share of the snapshot.
-writeFileSync(join(out, 'cardgate.cjs'), cjs.outputFiles[0].text.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+const asciiOnly = (text) => text.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** The CommonJS bundle (the SEA's main script, or one of its assets), its worker given as `workerSource`. */
+const cjsBundle = async (workerSource) => {
+  const bundled = await build({ ...common, define: { ...common.define, __VALIDATION_WORKER_SOURCE__: JSON.stringify(workerSource) }, plugins: [...common.plugins, deferredBuiltins], format: 'cjs', write: false });
+  return asciiOnly(bundled.outputFiles[0].text);
+};
+writeFileSync(join(out, 'cardgate.cjs'), await cjsBundle(worker.outputFiles[0].text));
 await build({
   ...common,
   format: 'esm',
@@ -179,12 +193,35 @@ if (!pinnedVersion || nodeBinaryVersion !== `v${pinnedVersion}`) {
   process.exit(1);
 }
 
+/** The SEA's scripts with their code caches (`code-cache`), made in a scratch directory of `out`. */
+const codeCacheScripts = async (dir) => {
+  mkdirSync(dir);
+  const bundle = join(dir, 'cardgate.cjs');
+  const workerBundle = join(dir, 'task-worker.cjs');
+  writeFileSync(bundle, await cjsBundle(assetRunner('task-worker.cjs', "'task-worker.cache'")));
+  writeFileSync(workerBundle, asciiOnly(worker.outputFiles[0].text));
+  const { ruleExamples } = await tsImport('../src/engine/rule-examples.ts', import.meta.url);
+  const { parseConfig } = await tsImport('../src/config.ts', import.meta.url);
+  const { validationSettings } = await tsImport('../src/features/validation/card-result.ts', import.meta.url);
+  return codeCacheStart({
+    node: nodeBinary,
+    execArgv,
+    dir,
+    bundle,
+    workerBundle,
+    cards: Object.values(ruleExamples).flatMap(({ failing, passing }) => [failing, passing]),
+    settings: validationSettings(parseConfig({})),
+  });
+};
+
 // The SEA: copy the pinned node, strip it before injection when strip exists (stripping after corrupts it), inject the blob.
+const scratch = join(out, 'sea');
+const scripts = flags['sea-start'] === 'code-cache' ? await codeCacheScripts(scratch) : { main: join(out, 'cardgate.cjs') };
 const seaConfig = join(out, 'sea-config.json');
 writeFileSync(
   seaConfig,
   JSON.stringify({
-    main: join(out, 'cardgate.cjs'),
+    ...scripts,
     output: join(out, 'cardgate.blob'),
     disableExperimentalSEAWarning: true,
     ...seaStarts[flags['sea-start']],
@@ -222,6 +259,7 @@ process.stderr.write(injected.stderr.split('\n').filter((l) => l && !l.includes(
 if (injected.status !== 0) process.exit(1);
 rmSync(join(out, 'cardgate.blob'));
 rmSync(seaConfig);
+rmSync(scratch, { recursive: true, force: true });
 for (const file of ['cardgate.cjs', 'cardgate.mjs', 'cardgate']) {
   console.log(`build/out/${file}\t${statSync(join(out, file)).size} bytes`);
 }

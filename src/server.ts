@@ -6,7 +6,7 @@
  * in-flight requests and job deliveries finish (bounded), the store is flushed, the lock released.
  */
 import type { Server } from 'node:http';
-import { createApp, type App } from './app.ts';
+import { createServedApp, type App } from './app.ts';
 import { resolveUrls, type Config } from './config.ts';
 import { adminTokenFile, ensureAdminToken } from './features/accounts/admin-token.ts';
 import { oidcClientSecret } from './features/auth/client-secret.ts';
@@ -281,7 +281,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   const [{ createNodeServer }, metricsModule] = await serverModules;
   const lifecycle = new Lifecycle();
   const requests = requestCounter();
-  let app: App | undefined;
+  let app: Pick<App, 'fetch'> | undefined;
   const server = createNodeServer(requests.around((request, env) => app!.fetch(request, env)));
   let port: number;
   try {
@@ -296,7 +296,7 @@ export const startServer = async (config: Config, options: ServerOptions = {}): 
   const pool = createValidator(config, log);
   const metrics = metricsModule && new metricsModule.Metrics({ jobs: () => store.countJobs(), pool: pool.load && (() => pool.load!()), monitors: () => monitorGauges(store, config.monitors.max) });
   const validator = metrics ? countedByVerdict(pool, metrics) : pool;
-  app = createApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: scheduler, scheduler, log, urls, lifecycle, validator, metrics });
+  app = createServedApp({ config, store: metrics ? metrics.timeCommits(store) : store, clock: scheduler, scheduler, log, urls, lifecycle, validator, metrics });
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (output.stdoutIsTTY) output.stdout(startUpLine(config, url, urls.publicUrl));
   early.release();

@@ -3,7 +3,10 @@ import { test } from 'node:test';
 import { Hono } from 'hono';
 import { ApiError } from '../src/errors/api-error.ts';
 import { readJsonObject } from '../src/api/body.ts';
-import { testApp } from './support/app.ts';
+import * as laterRoutes from '../src/api/later-routes.ts';
+import { createServedApp, servedLater } from '../src/app.ts';
+import { MonitorRunner } from '../src/features/monitors/runner.ts';
+import { testApp, testDeps, wholeApp } from './support/app.ts';
 
 test('health and readiness; readyz turns 503 while draining', async () => {
   const { app, lifecycle } = testApp();
@@ -163,4 +166,37 @@ test('/dashboard/ with a trailing slash redirects to /dashboard', async () => {
   const res = await app.request('/dashboard/');
   assert.equal(res.status, 301);
   assert.equal(res.headers.get('location'), '/dashboard');
+});
+
+test('the served app: every path of a later group (routes and middleware) is served later, no other route\'s path is', () => {
+  const { deps } = testDeps();
+  const later = [laterRoutes.adminRoutes(deps), laterRoutes.monitorRoutes(deps, new MonitorRunner(deps)), laterRoutes.authRoutes(deps), laterRoutes.mcpRoutes(deps), laterRoutes.docsRoutes(() => '{}')];
+  const laterPaths = new Set(later.flatMap((group) => group.routes.map((r) => r.path)));
+  for (const path of laterPaths) assert.ok(servedLater(path), `${path} belongs to a later group: the served app must not answer it without them`);
+  const early = wholeApp(deps).routes.map((r) => r.path).filter((path) => !laterPaths.has(path));
+  assert.ok(early.length > 20);
+  for (const path of early) assert.ok(!servedLater(path), `${path}: an early route taken for a later one`);
+});
+
+test('the served app answers as the whole app, /healthz at once before any later path was asked for', async () => {
+  const whole = wholeApp(testDeps().deps);
+  const served = createServedApp(testDeps().deps);
+  const first = served.fetch(new Request('http://cardgate.test/healthz'));
+  assert.ok(first instanceof Response, 'answered at once (a promise would make the Node adapter await it)');
+  const admin = { authorization: 'Bearer test-admin-token-0123456789' };
+  const asked: Array<[string, RequestInit?]> = [
+    ['/healthz'], ['/nope'], ['/healthz', { method: 'DELETE' }], ['/v1/rules'], ['/dashboard'],
+    ['/admin/api/usage'], ['/admin/api/usage', { headers: admin }], ['/admin/api/monitors', { headers: admin }], ['/admin/api/usage', { method: 'PUT', headers: admin }],
+    ['/%61dmin/api/usage'], ['/openapi.json'], ['/docs'], ['/admin'], ['/auth/session'], ['/auth/login', { method: 'POST' }], ['/nope', { headers: { accept: 'text/html' } }],
+    ['/mcp', { method: 'GET' }],
+  ];
+  const shown = async (answer: Response | Promise<Response>) => {
+    const res = await answer;
+    const headers = [...res.headers].filter(([name]) => name !== 'x-request-id');
+    return { status: res.status, headers, body: await res.text() };
+  };
+  for (const [path, init] of asked) {
+    const request = () => new Request(`http://cardgate.test${path}`, init);
+    assert.deepEqual(await shown(served.fetch(request())), await shown(whole.fetch(request())), `${init?.method ?? 'GET'} ${path}`);
+  }
 });

@@ -176,3 +176,18 @@ test('a config file\'s problems are placed by line and column: its JSON syntax, 
   writeFileSync(path, '{ "port": 1 }');
   assert.throws(() => loadConfig({ env: { CARDGATE_PORT: 'x' }, configPath: path }), /^ {2}CARDGATE_PORT \(port\): /m);
 });
+
+test('a section left out, or a whole input that sets nothing, gets its defaults: what the schema makes of it, a copy of its own for each parse', () => {
+  const sections = Object.entries(parseConfig({})).filter(([, value]) => typeof value === 'object').map(([name]) => name);
+  const empty = Object.fromEntries(sections.map((name) => [name, name === 'limits' ? { daily: {} } : {}]));
+  // Same values, same keys (an unset setting is absent in both), same order.
+  for (const made of [parseConfig(empty), configSchema.parse({})]) {
+    assert.deepEqual(made, parseConfig({}));
+    assert.equal(JSON.stringify(made), JSON.stringify(parseConfig({})));
+  }
+  const first = parseConfig({});
+  first.limits.trustedProxies.push('10.0.0.1');
+  first.signatures.allowedAlgorithms.length = 0;
+  assert.deepEqual(parseConfig({}).limits.trustedProxies, []);
+  assert.ok(parseConfig({}).signatures.allowedAlgorithms.length > 0);
+});

@@ -553,7 +553,7 @@ var require_scan = __commonJS({
       }
       let base = str3;
       let prefix = "";
-      let glob2 = "";
+      let glob = "";
       if (start > 0) {
         prefix = str3.slice(0, start);
         str3 = str3.slice(start);
@@ -561,10 +561,10 @@ var require_scan = __commonJS({
       }
       if (base && isGlob === true && lastIndex > 0) {
         base = str3.slice(0, lastIndex);
-        glob2 = str3.slice(lastIndex);
+        glob = str3.slice(lastIndex);
       } else if (isGlob === true) {
         base = "";
-        glob2 = str3;
+        glob = str3;
       } else {
         base = str3;
       }
@@ -574,7 +574,7 @@ var require_scan = __commonJS({
         }
       }
       if (opts.unescape === true) {
-        if (glob2) glob2 = utils.removeBackslashes(glob2);
+        if (glob) glob = utils.removeBackslashes(glob);
         if (base && backslashes === true) {
           base = utils.removeBackslashes(base);
         }
@@ -584,7 +584,7 @@ var require_scan = __commonJS({
         input: input2,
         start,
         base,
-        glob: glob2,
+        glob,
         isBrace,
         isBracket,
         isGlob,
@@ -1662,9 +1662,9 @@ var require_picomatch = __commonJS({
     var utils = require_utils();
     var constants2 = require_constants();
     var isObject3 = (val) => val && typeof val === "object" && !Array.isArray(val);
-    var picomatch2 = (glob2, options, returnState = false) => {
-      if (Array.isArray(glob2)) {
-        const fns = glob2.map((input2) => picomatch2(input2, options, returnState));
+    var picomatch2 = (glob, options, returnState = false) => {
+      if (Array.isArray(glob)) {
+        const fns = glob.map((input2) => picomatch2(input2, options, returnState));
         const arrayMatcher = (str3) => {
           for (const isMatch of fns) {
             const state2 = isMatch(str3);
@@ -1674,13 +1674,13 @@ var require_picomatch = __commonJS({
         };
         return arrayMatcher;
       }
-      const isState2 = isObject3(glob2) && glob2.tokens && glob2.input;
-      if (glob2 === "" || typeof glob2 !== "string" && !isState2) {
+      const isState2 = isObject3(glob) && glob.tokens && glob.input;
+      if (glob === "" || typeof glob !== "string" && !isState2) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
       const opts = options || {};
       const posix = opts.windows;
-      const regex = isState2 ? picomatch2.compileRe(glob2, options) : picomatch2.makeRe(glob2, options, false, true);
+      const regex = isState2 ? picomatch2.compileRe(glob, options) : picomatch2.makeRe(glob, options, false, true);
       const state = regex.state;
       delete regex.state;
       let isIgnored = () => false;
@@ -1689,8 +1689,8 @@ var require_picomatch = __commonJS({
         isIgnored = picomatch2(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input2, returnObject = false) => {
-        const { isMatch, match, output } = picomatch2.test(input2, regex, options, { glob: glob2, posix });
-        const result = { glob: glob2, state, regex, posix, input: input2, output, match, isMatch };
+        const { isMatch, match, output } = picomatch2.test(input2, regex, options, { glob, posix });
+        const result = { glob, state, regex, posix, input: input2, output, match, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
         }
@@ -1715,7 +1715,7 @@ var require_picomatch = __commonJS({
       }
       return matcher;
     };
-    picomatch2.test = (input2, regex, options, { glob: glob2, posix } = {}) => {
+    picomatch2.test = (input2, regex, options, { glob, posix } = {}) => {
       if (typeof input2 !== "string") {
         throw new TypeError("Expected input to be a string");
       }
@@ -1724,11 +1724,11 @@ var require_picomatch = __commonJS({
       }
       const opts = options || {};
       const format2 = opts.format || (posix ? utils.toPosixSlashes : null);
-      let match = input2 === glob2;
+      let match = input2 === glob;
       let output = match && format2 ? format2(input2) : input2;
       if (match === false) {
         output = format2 ? format2(input2) : input2;
-        match = output === glob2;
+        match = output === glob;
       }
       if (match === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
@@ -1739,8 +1739,8 @@ var require_picomatch = __commonJS({
       }
       return { isMatch: Boolean(match), match, output };
     };
-    picomatch2.matchBase = (input2, glob2, options, posix = options && options.windows) => {
-      const regex = glob2 instanceof RegExp ? glob2 : picomatch2.makeRe(glob2, options);
+    picomatch2.matchBase = (input2, glob, options, posix = options && options.windows) => {
+      const regex = glob instanceof RegExp ? glob : picomatch2.makeRe(glob, options);
       return regex.test(utils.basename(input2, { windows: posix }));
     };
     picomatch2.isMatch = (str3, patterns, options) => picomatch2(patterns, options)(str3);
@@ -1799,11 +1799,11 @@ var require_picomatch2 = __commonJS({
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils();
-    function picomatch2(glob2, options, returnState = false) {
+    function picomatch2(glob, options, returnState = false) {
       if (options && (options.windows === null || options.windows === void 0)) {
         options = { ...options, windows: utils.isWindows() };
       }
-      return pico(glob2, options, returnState);
+      return pico(glob, options, returnState);
     }
     Object.assign(picomatch2, pico);
     module2.exports = picomatch2;
@@ -1820,8 +1820,8 @@ var require_dist = __commonJS({
     var __getProtoOf2 = Object.getPrototypeOf;
     var __hasOwnProp2 = Object.prototype.hasOwnProperty;
     var __copyProps2 = (to, from, except, desc) => {
-      if (from && typeof from === "object" || typeof from === "function") for (var keys = __getOwnPropNames2(from), i = 0, n = keys.length, key; i < n; i++) {
-        key = keys[i];
+      if (from && typeof from === "object" || typeof from === "function") for (var keys2 = __getOwnPropNames2(from), i = 0, n = keys2.length, key; i < n; i++) {
+        key = keys2[i];
         if (!__hasOwnProp2.call(to, key) && key !== except) __defProp2(to, key, {
           get: ((k) => from[k]).bind(null, key),
           enumerable: !(desc = __getOwnPropDesc2(from, key)) || desc.enumerable
@@ -2353,8 +2353,8 @@ var require_dist2 = __commonJS({
     var __getProtoOf2 = Object.getPrototypeOf;
     var __hasOwnProp2 = Object.prototype.hasOwnProperty;
     var __copyProps2 = (to, from, except, desc) => {
-      if (from && typeof from === "object" || typeof from === "function") for (var keys = __getOwnPropNames2(from), i = 0, n = keys.length, key; i < n; i++) {
-        key = keys[i];
+      if (from && typeof from === "object" || typeof from === "function") for (var keys2 = __getOwnPropNames2(from), i = 0, n = keys2.length, key; i < n; i++) {
+        key = keys2[i];
         if (!__hasOwnProp2.call(to, key) && key !== except) __defProp2(to, key, {
           get: ((k) => from[k]).bind(null, key),
           enumerable: !(desc = __getOwnPropDesc2(from, key)) || desc.enumerable
@@ -2462,7 +2462,7 @@ var require_dist2 = __commonJS({
     var escapePosixPath = (path$5) => path$5.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
     var escapeWin32Path = (path$6) => path$6.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
     var escapePath = isWin ? escapeWin32Path : escapePosixPath;
-    function isDynamicPattern2(pattern, options) {
+    function isDynamicPattern(pattern, options) {
       if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
       const scan = picomatch2.default.scan(pattern);
       return scan.isGlob || scan.negated;
@@ -2510,7 +2510,7 @@ var require_dist2 = __commonJS({
             newCommonPath.pop();
             break;
           }
-          if (i === parts.length - 1 || part !== props.commonPath[i] || isDynamicPattern2(part)) break;
+          if (i === parts.length - 1 || part !== props.commonPath[i] || isDynamicPattern(part)) break;
           newCommonPath.push(part);
         }
         props.depthOffset = newCommonPath.length;
@@ -2633,7 +2633,7 @@ var require_dist2 = __commonJS({
       const options = getOptions(isModern ? inputOptions : globInput);
       return patterns.length > 0 ? buildCrawler(options, patterns) : [];
     }
-    async function glob2(globInput, options) {
+    async function glob(globInput, options) {
       const [crawler, relative] = getCrawler(globInput, options);
       return crawler ? formatPaths(await crawler.withPromise(), relative) : [];
     }
@@ -2643,9 +2643,9 @@ var require_dist2 = __commonJS({
     }
     exports2.convertPathToPattern = convertPathToPattern;
     exports2.escapePath = escapePath;
-    exports2.glob = glob2;
+    exports2.glob = glob;
     exports2.globSync = globSync;
-    exports2.isDynamicPattern = isDynamicPattern2;
+    exports2.isDynamicPattern = isDynamicPattern;
   }
 });
 
@@ -3715,7 +3715,7 @@ function assertNotEqual(val) {
   return val;
 }
 function toZod() {
-  return (schema) => schema;
+  return (schema2) => schema2;
 }
 function assertIs(_arg) {
 }
@@ -3808,8 +3808,8 @@ function rawShape(def) {
   const desc = Object.getOwnPropertyDescriptor(def, "shape");
   return desc?.get ? desc.get.raw : desc?.value;
 }
-function sourceShape(schema) {
-  return rawShape(schema._zod.def) ?? schema._zod.def.shape;
+function sourceShape(schema2) {
+  return rawShape(schema2._zod.def) ?? schema2._zod.def.shape;
 }
 function deferProp(target, key, getter) {
   Object.defineProperty(target, key, {
@@ -3828,9 +3828,9 @@ function putProp(target, key, value) {
   else
     target[key] = value;
 }
-function mirrorShape(target, source, keys, wrap) {
+function mirrorShape(target, source, keys2, wrap) {
   const raw = sourceShape(source);
-  for (const key of keys) {
+  for (const key of keys2) {
     const desc = Object.getOwnPropertyDescriptor(raw, key);
     if (!desc.enumerable)
       continue;
@@ -3862,8 +3862,8 @@ function mergeDefs(...defs) {
   }
   return Object.defineProperties({}, mergedDescriptors);
 }
-function cloneDef(schema) {
-  return mergeDefs(schema._zod.def);
+function cloneDef(schema2) {
+  return mergeDefs(schema2._zod.def);
 }
 function getElementAtPath(obj, path2) {
   if (!path2)
@@ -3871,12 +3871,12 @@ function getElementAtPath(obj, path2) {
   return path2.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
-  const keys = Object.keys(promisesObj);
-  const promises = keys.map((key) => promisesObj[key]);
+  const keys2 = Object.keys(promisesObj);
+  const promises = keys2.map((key) => promisesObj[key]);
   return Promise.all(promises).then((results) => {
     const resolvedObj = {};
-    for (let i = 0; i < keys.length; i++) {
-      resolvedObj[keys[i]] = results[i];
+    for (let i = 0; i < keys2.length; i++) {
+      resolvedObj[keys2[i]] = results[i];
     }
     return resolvedObj;
   });
@@ -4085,68 +4085,68 @@ var BIGINT_FORMAT_RANGES = {
   int64: [/* @__PURE__ */ BigInt("-9223372036854775808"), /* @__PURE__ */ BigInt("9223372036854775807")],
   uint64: [/* @__PURE__ */ BigInt(0), /* @__PURE__ */ BigInt("18446744073709551615")]
 };
-function pick(schema, mask2) {
-  const currDef = schema._zod.def;
+function pick(schema2, mask2) {
+  const currDef = schema2._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     throw new Error(".pick() cannot be used on object schemas containing refinements");
   }
   const newShape = {};
-  mirrorShape(newShape, schema, maskedKeys(schema, mask2));
-  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+  mirrorShape(newShape, schema2, maskedKeys(schema2, mask2));
+  return clone(schema2, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
-function maskedKeys(schema, mask2) {
-  const raw = sourceShape(schema);
-  const keys = [];
+function maskedKeys(schema2, mask2) {
+  const raw = sourceShape(schema2);
+  const keys2 = [];
   for (const key of Reflect.ownKeys(mask2)) {
     if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
       throw new Error(`Unrecognized key: "${String(key)}"`);
     }
     if (mask2[key])
-      keys.push(key);
+      keys2.push(key);
   }
-  return keys;
+  return keys2;
 }
-function omit(schema, mask2) {
-  const currDef = schema._zod.def;
+function omit(schema2, mask2) {
+  const currDef = schema2._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     throw new Error(".omit() cannot be used on object schemas containing refinements");
   }
-  const omitted = new Set(maskedKeys(schema, mask2));
+  const omitted = new Set(maskedKeys(schema2, mask2));
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
-  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+  mirrorShape(newShape, schema2, Reflect.ownKeys(sourceShape(schema2)).filter((key) => !omitted.has(key)));
+  return clone(schema2, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
-function extend(schema, shape) {
+function extend(schema2, shape) {
   if (!isPlainObject(shape)) {
     throw new Error("Invalid input to extend: expected a plain object");
   }
-  const checks = schema._zod.def.checks;
+  const checks = schema2._zod.def.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
-    const existingShape = sourceShape(schema);
+    const existingShape = sourceShape(schema2);
     for (const key of Reflect.ownKeys(shape)) {
       if (Object.getOwnPropertyDescriptor(existingShape, key) !== void 0) {
         throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
       }
     }
   }
-  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+  return clone(schema2, mergeDefs(schema2._zod.def, { shape: extended(schema2, shape) }));
 }
-function extended(schema, shape) {
+function extended(schema2, shape) {
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)));
+  mirrorShape(newShape, schema2, Reflect.ownKeys(sourceShape(schema2)));
   mirrorProps(newShape, shape);
   return newShape;
 }
-function safeExtend(schema, shape) {
+function safeExtend(schema2, shape) {
   if (!isPlainObject(shape)) {
     throw new Error("Invalid input to safeExtend: expected a plain object");
   }
-  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+  return clone(schema2, mergeDefs(schema2._zod.def, { shape: extended(schema2, shape) }));
 }
 function merge(a, b) {
   if (!b?._zod?.def) {
@@ -4167,26 +4167,26 @@ function merge(a, b) {
   });
   return clone(a, def);
 }
-function partial(Class2, schema, mask2, name = "partial") {
-  const currDef = schema._zod.def;
+function partial(Class2, schema2, mask2, name = "partial") {
+  const currDef = schema2._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
   }
-  const selected = mask2 ? new Set(maskedKeys(schema, mask2)) : void 0;
+  const selected = mask2 ? new Set(maskedKeys(schema2, mask2)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
-  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
+  mirrorShape(newShape, schema2, Reflect.ownKeys(sourceShape(schema2)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
+  return clone(schema2, mergeDefs(schema2._zod.def, { shape: newShape, checks: [] }));
 }
-function required(Class2, schema, mask2) {
-  const selected = mask2 ? new Set(maskedKeys(schema, mask2)) : void 0;
+function required(Class2, schema2, mask2) {
+  const selected = mask2 ? new Set(maskedKeys(schema2, mask2)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
+  mirrorShape(newShape, schema2, Reflect.ownKeys(sourceShape(schema2)), (value, key) => (
     // overwrite with non-optional
     selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
-  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
+  return clone(schema2, mergeDefs(schema2._zod.def, { shape: newShape }));
 }
 function aborted(x, startIndex = 0) {
   if (x.aborted === true)
@@ -4722,9 +4722,9 @@ function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
 var _parse = (_Err) => {
-  const fn = (schema, value, _ctx, _params) => {
+  const fn = (schema2, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-    const result = schema._zod.run({ value, issues: [] }, ctx);
+    const result = schema2._zod.run({ value, issues: [] }, ctx);
     if (result instanceof Promise) {
       throw new $ZodAsyncError();
     }
@@ -4738,9 +4738,9 @@ var _parse = (_Err) => {
   return fn;
 };
 var _parseAsync = (_Err) => {
-  const fn = async (schema, value, _ctx, params) => {
+  const fn = async (schema2, value, _ctx, params) => {
     const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-    let result = schema._zod.run({ value, issues: [] }, ctx);
+    let result = schema2._zod.run({ value, issues: [] }, ctx);
     if (result instanceof Promise)
       result = await result;
     if (result.issues.length) {
@@ -4752,9 +4752,9 @@ var _parseAsync = (_Err) => {
   };
   return fn;
 };
-var _safeParse = (_Err) => (schema, value, _ctx) => {
+var _safeParse = (_Err) => (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-  const result = schema._zod.run({ value, issues: [] }, ctx);
+  const result = schema2._zod.run({ value, issues: [] }, ctx);
   if (result instanceof Promise) {
     throw new $ZodAsyncError();
   }
@@ -4779,90 +4779,90 @@ function failure(Err, issues, ctx) {
     }
   };
 }
-var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
+var _safeParseAsync = (_Err) => async (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-  let result = schema._zod.run({ value, issues: [] }, ctx);
+  let result = schema2._zod.run({ value, issues: [] }, ctx);
   if (result instanceof Promise)
     result = await result;
   return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
 };
 var COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var COMPILE_FALLBACK = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
-var validate = ((schema, value, _ctx) => {
-  const validator = schema._zod.bag.validator;
+var validate = ((schema2, value, _ctx) => {
+  const validator = schema2._zod.bag.validator;
   if (validator !== void 0) {
     if (validator(value) !== COMPILE_INVALID)
       return true;
     if (validator.definite === true && _ctx === void 0)
       return false;
   }
-  return validateFallback(schema, value, _ctx);
+  return validateFallback(schema2, value, _ctx);
 });
-function validateFallback(schema, value, _ctx) {
+function validateFallback(schema2, value, _ctx) {
   const ctx = _ctx ? { ..._ctx, async: false, abortEarly: true } : { async: false, abortEarly: true };
-  const fallbackRun = schema._zod.bag.fallbackRun;
+  const fallbackRun = schema2._zod.bag.fallbackRun;
   let result;
   if (fallbackRun) {
     ctx[COMPILE_FALLBACK] = true;
     result = fallbackRun({ value, issues: [] }, ctx);
   } else {
-    result = schema._zod.run({ value, issues: [] }, ctx);
+    result = schema2._zod.run({ value, issues: [] }, ctx);
   }
   if (result instanceof Promise) {
     throw new $ZodAsyncError();
   }
   return result.issues.length === 0;
 }
-var validateAsync = async (schema, value, _ctx) => {
+var validateAsync = async (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, async: true, abortEarly: true } : { async: true, abortEarly: true };
-  let result = schema._zod.run({ value, issues: [] }, ctx);
+  let result = schema2._zod.run({ value, issues: [] }, ctx);
   if (result instanceof Promise)
     result = await result;
   return result.issues.length === 0;
 };
 var _encode = (_Err) => {
   const parse3 = _parse(_Err);
-  const fn = (schema, value, _ctx, _params) => {
+  const fn = (schema2, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return parse3(schema, value, ctx, finalizeParams(fn, _params));
+    return parse3(schema2, value, ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var _decode = (_Err) => {
   const parse3 = _parse(_Err);
-  const fn = (schema, value, _ctx, _params) => {
-    return parse3(schema, value, _ctx, finalizeParams(fn, _params));
+  const fn = (schema2, value, _ctx, _params) => {
+    return parse3(schema2, value, _ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var _encodeAsync = (_Err) => {
   const parseAsync2 = _parseAsync(_Err);
-  const fn = async (schema, value, _ctx, _params) => {
+  const fn = async (schema2, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return await parseAsync2(schema, value, ctx, finalizeParams(fn, _params));
+    return await parseAsync2(schema2, value, ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var _decodeAsync = (_Err) => {
   const parseAsync2 = _parseAsync(_Err);
-  const fn = async (schema, value, _ctx, _params) => {
-    return await parseAsync2(schema, value, _ctx, finalizeParams(fn, _params));
+  const fn = async (schema2, value, _ctx, _params) => {
+    return await parseAsync2(schema2, value, _ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
-var _safeEncode = (_Err) => (schema, value, _ctx) => {
+var _safeEncode = (_Err) => (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-  return _safeParse(_Err)(schema, value, ctx);
+  return _safeParse(_Err)(schema2, value, ctx);
 };
-var _safeDecode = (_Err) => (schema, value, _ctx) => {
-  return _safeParse(_Err)(schema, value, _ctx);
+var _safeDecode = (_Err) => (schema2, value, _ctx) => {
+  return _safeParse(_Err)(schema2, value, _ctx);
 };
-var _safeEncodeAsync = (_Err) => async (schema, value, _ctx) => {
+var _safeEncodeAsync = (_Err) => async (schema2, value, _ctx) => {
   const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-  return _safeParseAsync(_Err)(schema, value, ctx);
+  return _safeParseAsync(_Err)(schema2, value, ctx);
 };
-var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
-  return _safeParseAsync(_Err)(schema, value, _ctx);
+var _safeDecodeAsync = (_Err) => async (schema2, value, _ctx) => {
+  return _safeParseAsync(_Err)(schema2, value, _ctx);
 };
 
 // node_modules/zod/v4/core/regexes.js
@@ -5946,10 +5946,10 @@ function handlePropertyResult(result, final, key, input2, optin, optout) {
 }
 var NO_SYMBOL_KEYS = [];
 function normalizeDef(def) {
-  const keys = Object.keys(def.shape);
+  const keys2 = Object.keys(def.shape);
   const ownSymbols = Object.getOwnPropertySymbols(def.shape);
   const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
-  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
+  const allKeys = symbolKeys.length ? [...keys2, ...symbolKeys] : keys2;
   for (const k of allKeys) {
     if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
       throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
@@ -5961,8 +5961,8 @@ function normalizeDef(def) {
     allKeys,
     symbolKeys,
     // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
-    keySet: new Set(keys),
-    numKeys: keys.length,
+    keySet: new Set(keys2),
+    numKeys: keys2.length,
     optionalKeys: new Set(okeys)
   };
 }
@@ -6127,10 +6127,10 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
       const id = ids[key];
       const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
       const isPresent = `${k} in input`;
-      const schema = shape[key];
-      const optin = schema?._zod?.optin;
+      const schema2 = shape[key];
+      const optin = schema2?._zod?.optin;
       const isOptionalIn = optin !== void 0;
-      const isOptionalOut = schema?._zod?.optout === "optional";
+      const isOptionalOut = schema2?._zod?.optout === "optional";
       doc.write(`const ${id} = ${parseStr(k)};`);
       if (isOptionalIn && isOptionalOut) {
         const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
@@ -6435,19 +6435,19 @@ function handleIntersectionResults(result, left, right) {
   let unrecIssue;
   const keyIssues = /* @__PURE__ */ new Map();
   const collect = (iss, side) => {
-    let keys;
+    let keys2;
     if (iss.code === "unrecognized_keys" && !iss.path?.length) {
       unrecIssue ?? (unrecIssue = iss);
-      keys = iss.keys;
+      keys2 = iss.keys;
     } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
       const k = String(iss.path[0]);
       if (!keyIssues.has(k))
         keyIssues.set(k, iss);
-      keys = [k];
+      keys2 = [k];
     } else {
       return false;
     }
-    for (const k of keys) {
+    for (const k of keys2) {
       if (!unrecKeys.has(k))
         unrecKeys.set(k, {});
       unrecKeys.get(k)[side] = true;
@@ -6904,6 +6904,23 @@ function handleReadonlyResult(payload) {
     payload.value = Object.freeze(payload.value);
   return payload;
 }
+var $ZodLazy = /* @__PURE__ */ $constructor("$ZodLazy", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazy(inst._zod, "innerType", () => {
+    const d = def;
+    if (!d._cachedInner)
+      d._cachedInner = def.getter();
+    return d._cachedInner;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => zod.innerType?._zod?.pattern);
+  defineLazyInternal(inst, "propValues", (zod) => zod.innerType?._zod?.propValues);
+  defineLazyInternal(inst, "optin", (zod) => zod.innerType?._zod?.optin ?? void 0);
+  defineLazyInternal(inst, "optout", (zod) => zod.innerType?._zod?.optout ?? void 0);
+  inst._zod.parse = (payload, ctx) => {
+    const inner = inst._zod.innerType;
+    return inner._zod.run(payload, ctx);
+  };
+});
 var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
   $ZodCheck.init(inst, def);
   $ZodType.init(inst, def);
@@ -7344,11 +7361,11 @@ var $ZodRegistry = class {
     this._map = /* @__PURE__ */ new WeakMap();
     this._idmap = /* @__PURE__ */ new Map();
   }
-  add(schema, ..._meta) {
+  add(schema2, ..._meta) {
     const meta2 = _meta[0];
-    this._map.set(schema, meta2);
+    this._map.set(schema2, meta2);
     if (meta2 && typeof meta2 === "object" && "id" in meta2) {
-      this._idmap.set(meta2.id, schema);
+      this._idmap.set(meta2.id, schema2);
     }
     return this;
   }
@@ -7357,26 +7374,26 @@ var $ZodRegistry = class {
     this._idmap = /* @__PURE__ */ new Map();
     return this;
   }
-  remove(schema) {
-    const meta2 = this._map.get(schema);
+  remove(schema2) {
+    const meta2 = this._map.get(schema2);
     if (meta2 && typeof meta2 === "object" && "id" in meta2) {
       this._idmap.delete(meta2.id);
     }
-    this._map.delete(schema);
+    this._map.delete(schema2);
     return this;
   }
-  get(schema) {
-    const p = schema._zod.parent;
+  get(schema2) {
+    const p = schema2._zod.parent;
     if (p) {
       const pm = { ...this.get(p) ?? {} };
       delete pm.id;
-      const f = { ...pm, ...this._map.get(schema) };
+      const f = { ...pm, ...this._map.get(schema2) };
       return Object.keys(f).length ? f : void 0;
     }
-    return this._map.get(schema);
+    return this._map.get(schema2);
   }
-  has(schema) {
-    return this._map.has(schema);
+  has(schema2) {
+    return this._map.has(schema2);
   }
 };
 function registry() {
@@ -7853,13 +7870,13 @@ function _array(Class2, element, params) {
 }
 // @__NO_SIDE_EFFECTS__
 function _refine(Class2, fn, _params) {
-  const schema = new Class2({
+  const schema2 = new Class2({
     type: "custom",
     check: "custom",
     fn,
     ...normalizeParams(_params)
   });
-  return schema;
+  return schema2;
 }
 // @__NO_SIDE_EFFECTS__
 function _superRefine(fn, params) {
@@ -7929,8 +7946,8 @@ function initializeContext(params) {
     external: params?.external ?? void 0
   };
 }
-function handleUnrepresentable(schema, ctx, json2, params, message) {
-  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message }) : ctx.unrepresentable;
+function handleUnrepresentable(schema2, ctx, json2, params, message) {
+  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema2, path: params.path, message }) : ctx.unrepresentable;
   if (result === "any")
     return false;
   if (result === void 0 || result === "throw")
@@ -7938,42 +7955,42 @@ function handleUnrepresentable(schema, ctx, json2, params, message) {
   Object.assign(json2, result);
   return true;
 }
-function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
+function processSchema(schema2, ctx, _params = { path: [], schemaPath: [] }) {
   var _a3;
-  const def = schema._zod.def;
-  const seen = ctx.seen.get(schema);
+  const def = schema2._zod.def;
+  const seen = ctx.seen.get(schema2);
   if (seen) {
     seen.count++;
-    const isCycle = _params.schemaPath.includes(schema);
+    const isCycle = _params.schemaPath.includes(schema2);
     if (isCycle) {
       seen.cycle = _params.path;
     }
     return seen.schema;
   }
   const result = { schema: {}, count: 1, cycle: void 0, path: _params.path };
-  ctx.seen.set(schema, result);
+  ctx.seen.set(schema2, result);
   ctx.sharedDefsExtractedFor = void 0;
   ctx.sharedEmitDoneFor = void 0;
-  const overrideSchema = schema._zod.toJSONSchema?.();
+  const overrideSchema = schema2._zod.toJSONSchema?.();
   if (overrideSchema) {
     result.schema = overrideSchema;
   } else {
     const params = {
       ..._params,
-      schemaPath: [..._params.schemaPath, schema],
+      schemaPath: [..._params.schemaPath, schema2],
       path: _params.path
     };
-    if (schema._zod.processJSONSchema) {
-      schema._zod.processJSONSchema(ctx, result.schema, params);
+    if (schema2._zod.processJSONSchema) {
+      schema2._zod.processJSONSchema(ctx, result.schema, params);
     } else {
       const _json = result.schema;
       const processor = ctx.processors[def.type];
       if (!processor) {
         throw new Error(`[toJSONSchema]: Non-representable type encountered: ${def.type}`);
       }
-      processor(schema, ctx, _json, params);
+      processor(schema2, ctx, _json, params);
     }
-    const parent = schema._zod.parent;
+    const parent = schema2._zod.parent;
     if (parent) {
       if (!result.ref)
         result.ref = parent;
@@ -7981,24 +7998,24 @@ function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
       ctx.seen.get(parent).isParent = true;
     }
   }
-  const meta2 = ctx.metadataRegistry.get(schema);
+  const meta2 = ctx.metadataRegistry.get(schema2);
   if (meta2)
     assignProps(result.schema, meta2);
-  if (ctx.io === "input" && isTransforming(schema)) {
+  if (ctx.io === "input" && isTransforming(schema2)) {
     delete result.schema.examples;
     delete result.schema.default;
   }
   if (ctx.io === "input" && "_prefault" in result.schema)
     (_a3 = result.schema).default ?? (_a3.default = result.schema._prefault);
   delete result.schema._prefault;
-  const _result = ctx.seen.get(schema);
+  const _result = ctx.seen.get(schema2);
   return _result.schema;
 }
 function encodeJSONPointerSegment(segment) {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
-function extractDefs(ctx, schema) {
-  const root = ctx.seen.get(schema);
+function extractDefs(ctx, schema2) {
+  const root = ctx.seen.get(schema2);
   if (!root)
     throw new Error("Unprocessed schema. This is a bug in Zod.");
   if (ctx.external && ctx.sharedDefsExtractedFor === ctx.external)
@@ -8043,11 +8060,11 @@ function extractDefs(ctx, schema) {
     seen.def = { ...seen.schema };
     if (defId)
       seen.defId = defId;
-    const schema2 = seen.schema;
-    for (const key in schema2) {
-      delete schema2[key];
+    const schema3 = seen.schema;
+    for (const key in schema3) {
+      delete schema3[key];
     }
-    schema2.$ref = ref;
+    schema3.$ref = ref;
   };
   if (ctx.cycles === "throw") {
     for (const entry of ctx.seen.entries()) {
@@ -8061,13 +8078,13 @@ Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.
   }
   for (const entry of ctx.seen.entries()) {
     const seen = entry[1];
-    if (schema === entry[0]) {
+    if (schema2 === entry[0]) {
       extractToDef(entry);
       continue;
     }
     if (ctx.external) {
       const ext = ctx.external.registry.get(entry[0])?.id;
-      if (schema !== entry[0] && ext) {
+      if (schema2 !== entry[0] && ext) {
         extractToDef(entry);
         continue;
       }
@@ -8090,17 +8107,17 @@ Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.
   if (ctx.external)
     ctx.sharedDefsExtractedFor = ctx.external;
 }
-function compactTypeUnion(schema) {
-  const options = schema.anyOf;
-  if (!Array.isArray(options) || options.length === 0 || schema.type !== void 0)
+function compactTypeUnion(schema2) {
+  const options = schema2.anyOf;
+  if (!Array.isArray(options) || options.length === 0 || schema2.type !== void 0)
     return;
   const types = [];
   for (const option of options) {
     if (!option || typeof option !== "object")
       return;
     compactTypeUnion(option);
-    const keys = Object.keys(option);
-    if (keys.length !== 1 || keys[0] !== "type")
+    const keys2 = Object.keys(option);
+    if (keys2.length !== 1 || keys2[0] !== "type")
       return;
     const type = option.type;
     for (const member2 of Array.isArray(type) ? type : [type]) {
@@ -8110,8 +8127,8 @@ function compactTypeUnion(schema) {
         types.push(member2);
     }
   }
-  delete schema.anyOf;
-  schema.type = types.length === 1 ? types[0] : types;
+  delete schema2.anyOf;
+  schema2.type = types.length === 1 ? types[0] : types;
 }
 var FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
 var UNION_KEYS = ["oneOf", "anyOf"];
@@ -8198,16 +8215,16 @@ function foldIntersection(json2) {
   delete json2.allOf;
   assignProps(json2, folded);
 }
-function finalize(ctx, schema) {
-  const root = ctx.seen.get(schema);
+function finalize(ctx, schema2) {
+  const root = ctx.seen.get(schema2);
   if (!root)
     throw new Error("Unprocessed schema. This is a bug in Zod.");
   const flattenRef = (zodSchema) => {
     const seen = ctx.seen.get(zodSchema);
     if (seen.ref === null)
       return;
-    const schema2 = seen.def ?? seen.schema;
-    const _cached = { ...schema2 };
+    const schema3 = seen.def ?? seen.schema;
+    const _cached = { ...schema3 };
     const ref = seen.ref;
     seen.ref = null;
     if (ref) {
@@ -8215,28 +8232,28 @@ function finalize(ctx, schema) {
       const refSeen = ctx.seen.get(ref);
       const refSchema = refSeen.schema;
       if (refSchema.$ref && (ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0")) {
-        schema2.allOf = schema2.allOf ?? [];
-        schema2.allOf.push(refSchema);
+        schema3.allOf = schema3.allOf ?? [];
+        schema3.allOf.push(refSchema);
       } else {
-        assignProps(schema2, refSchema);
+        assignProps(schema3, refSchema);
       }
-      assignProps(schema2, _cached);
+      assignProps(schema3, _cached);
       const isParentRef = zodSchema._zod.parent === ref;
       if (isParentRef) {
-        for (const key in schema2) {
+        for (const key in schema3) {
           if (key === "$ref" || key === "allOf")
             continue;
           if (!(key in _cached)) {
-            delete schema2[key];
+            delete schema3[key];
           }
         }
       }
       if (refSchema.$ref && refSeen.def) {
-        for (const key in schema2) {
+        for (const key in schema3) {
           if (key === "$ref" || key === "allOf")
             continue;
-          if (key in refSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(refSeen.def[key])) {
-            delete schema2[key];
+          if (key in refSeen.def && JSON.stringify(schema3[key]) === JSON.stringify(refSeen.def[key])) {
+            delete schema3[key];
           }
         }
       }
@@ -8246,13 +8263,13 @@ function finalize(ctx, schema) {
       flattenRef(parent);
       const parentSeen = ctx.seen.get(parent);
       if (parentSeen?.schema.$ref) {
-        schema2.$ref = parentSeen.schema.$ref;
+        schema3.$ref = parentSeen.schema.$ref;
         if (parentSeen.def) {
-          for (const key in schema2) {
+          for (const key in schema3) {
             if (key === "$ref" || key === "allOf")
               continue;
-            if (key in parentSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(parentSeen.def[key])) {
-              delete schema2[key];
+            if (key in parentSeen.def && JSON.stringify(schema3[key]) === JSON.stringify(parentSeen.def[key])) {
+              delete schema3[key];
             }
           }
         }
@@ -8260,7 +8277,7 @@ function finalize(ctx, schema) {
     }
     ctx.override({
       zodSchema,
-      jsonSchema: schema2,
+      jsonSchema: schema3,
       path: seen.path ?? []
     });
   };
@@ -8306,13 +8323,13 @@ function finalize(ctx, schema) {
   } else {
   }
   if (ctx.external?.uri) {
-    const id = ctx.external.registry.get(schema)?.id;
+    const id = ctx.external.registry.get(schema2)?.id;
     if (!id)
       throw new Error("Schema is missing an `id` property");
     result.$id = ctx.external.uri(id);
   }
   assignProps(result, root.defId ? root.schema : root.def ?? root.schema);
-  const rootMetaId = ctx.metadataRegistry.get(schema)?.id;
+  const rootMetaId = ctx.metadataRegistry.get(schema2)?.id;
   if (rootMetaId !== void 0 && result.id === rootMetaId)
     delete result.id;
   const defs = ctx.external?.defs ?? {};
@@ -8342,10 +8359,10 @@ function finalize(ctx, schema) {
     const finalized = JSON.parse(JSON.stringify(result));
     Object.defineProperty(finalized, "~standard", {
       value: {
-        ...schema["~standard"],
+        ...schema2["~standard"],
         jsonSchema: {
-          input: createStandardJSONSchemaMethod(schema, "input", ctx.processors),
-          output: createStandardJSONSchemaMethod(schema, "output", ctx.processors)
+          input: createStandardJSONSchemaMethod(schema2, "input", ctx.processors),
+          output: createStandardJSONSchemaMethod(schema2, "output", ctx.processors)
         }
       },
       enumerable: false,
@@ -8409,18 +8426,18 @@ function isTransforming(_schema, _ctx) {
   }
   return false;
 }
-var createToJSONSchemaMethod = (schema, processors = {}) => (params) => {
+var createToJSONSchemaMethod = (schema2, processors = {}) => (params) => {
   const ctx = initializeContext({ ...params, processors });
-  processSchema(schema, ctx);
-  extractDefs(ctx, schema);
-  return finalize(ctx, schema);
+  processSchema(schema2, ctx);
+  extractDefs(ctx, schema2);
+  return finalize(ctx, schema2);
 };
-var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) => {
+var createStandardJSONSchemaMethod = (schema2, io, processors = {}) => (params) => {
   const { libraryOptions, target } = params ?? {};
   const ctx = initializeContext({ ...libraryOptions ?? {}, target, io, processors });
-  processSchema(schema, ctx);
-  extractDefs(ctx, schema);
-  return finalize(ctx, schema);
+  processSchema(schema2, ctx);
+  extractDefs(ctx, schema2);
+  return finalize(ctx, schema2);
 };
 
 // node_modules/zod/v4/core/json-schema-processors.js
@@ -8484,13 +8501,13 @@ var contributors = {
   },
   mime_type: (agg, def) => intersectMime(agg, def.mime)
 };
-function aggregateChecks(schema) {
+function aggregateChecks(schema2) {
   const agg = {};
-  const def = schema._zod.def;
-  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  const def = schema2._zod.def;
+  const list2 = schema2._zod.traits.has("$ZodCheck") ? [schema2, ...def.checks ?? []] : def.checks ?? [];
   for (const ch of list2)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
-  const bag = schema._zod.bag;
+  const bag = schema2._zod.bag;
   if (bag.minimum !== void 0)
     narrowMin(agg, "minimum", bag.minimum);
   if (bag.exclusiveMinimum !== void 0)
@@ -8525,10 +8542,10 @@ var exactPatterns = /* @__PURE__ */ new Map([
   [base64urlCharset, base64url]
 ]);
 var exactPattern = (p) => exactPatterns.get(p) ?? p;
-var stringProcessor = (schema, ctx, _json, _params) => {
+var stringProcessor = (schema2, ctx, _json, _params) => {
   const json2 = _json;
   json2.type = "string";
-  const { minimum, maximum, format: format2, patterns, contentEncoding, laxFormat } = aggregateChecks(schema);
+  const { minimum, maximum, format: format2, patterns, contentEncoding, laxFormat } = aggregateChecks(schema2);
   if (typeof minimum === "number")
     json2.minLength = minimum;
   if (typeof maximum === "number")
@@ -8557,9 +8574,9 @@ var stringProcessor = (schema, ctx, _json, _params) => {
     }
   }
 };
-var numberProcessor = (schema, ctx, _json, params) => {
+var numberProcessor = (schema2, ctx, _json, params) => {
   const json2 = _json;
-  const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema);
+  const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema2);
   json2.type = isInt ? "integer" : "number";
   const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= (minimum ?? Number.NEGATIVE_INFINITY);
   const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= (maximum ?? Number.POSITIVE_INFINITY);
@@ -8590,7 +8607,7 @@ var numberProcessor = (schema, ctx, _json, params) => {
       if (Number.isFinite(divisor) && divisor !== 0)
         divisors.add(Math.abs(divisor));
       else
-        handleUnrepresentable(schema, ctx, json2, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
+        handleUnrepresentable(schema2, ctx, json2, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
     }
     const [first, ...rest2] = divisors;
     if (first !== void 0)
@@ -8607,8 +8624,8 @@ var neverProcessor = (_schema, _ctx, json2, _params) => {
 };
 var unknownProcessor = (_schema, _ctx, _json, _params) => {
 };
-var enumProcessor = (schema, _ctx, json2, _params) => {
-  const def = schema._zod.def;
+var enumProcessor = (schema2, _ctx, json2, _params) => {
+  const def = schema2._zod.def;
   const values = getEnumValues(def.entries);
   if (values.length === 0) {
     json2.not = {};
@@ -8620,8 +8637,8 @@ var enumProcessor = (schema, _ctx, json2, _params) => {
     json2.type = "string";
   json2.enum = values;
 };
-var literalProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var literalProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   if (def.values.length === 0) {
     json2.not = {};
     return;
@@ -8629,10 +8646,10 @@ var literalProcessor = (schema, ctx, json2, params) => {
   const vals = [];
   for (const val of def.values) {
     if (val === void 0) {
-      if (handleUnrepresentable(schema, ctx, json2, params, "Literal `undefined` cannot be represented in JSON Schema"))
+      if (handleUnrepresentable(schema2, ctx, json2, params, "Literal `undefined` cannot be represented in JSON Schema"))
         return;
     } else if (typeof val === "bigint") {
-      if (handleUnrepresentable(schema, ctx, json2, params, "BigInt literals cannot be represented in JSON Schema"))
+      if (handleUnrepresentable(schema2, ctx, json2, params, "BigInt literals cannot be represented in JSON Schema"))
         return;
       vals.push(Number(val));
     } else {
@@ -8660,16 +8677,16 @@ var literalProcessor = (schema, ctx, json2, params) => {
     json2.enum = vals;
   }
 };
-var customProcessor = (schema, ctx, json2, params) => {
-  handleUnrepresentable(schema, ctx, json2, params, "Custom types cannot be represented in JSON Schema");
+var customProcessor = (schema2, ctx, json2, params) => {
+  handleUnrepresentable(schema2, ctx, json2, params, "Custom types cannot be represented in JSON Schema");
 };
-var transformProcessor = (schema, ctx, json2, params) => {
-  handleUnrepresentable(schema, ctx, json2, params, "Transforms cannot be represented in JSON Schema");
+var transformProcessor = (schema2, ctx, json2, params) => {
+  handleUnrepresentable(schema2, ctx, json2, params, "Transforms cannot be represented in JSON Schema");
 };
-var arrayProcessor = (schema, ctx, _json, params) => {
+var arrayProcessor = (schema2, ctx, _json, params) => {
   const json2 = _json;
-  const def = schema._zod.def;
-  const { minimum, maximum } = aggregateChecks(schema);
+  const def = schema2._zod.def;
+  const { minimum, maximum } = aggregateChecks(schema2);
   if (typeof minimum === "number")
     json2.minItems = minimum;
   if (typeof maximum === "number")
@@ -8680,22 +8697,22 @@ var arrayProcessor = (schema, ctx, _json, params) => {
     path: [...params.path, "items"]
   });
 };
-function inputOptin(schema) {
-  const def = schema._zod.def;
+function inputOptin(schema2) {
+  const def = schema2._zod.def;
   if (def.type === "pipe" && def.in._zod.traits.has("$ZodTransform")) {
     return inputOptin(def.out);
   }
   if (def.type === "catch") {
     return inputOptin(def.innerType);
   }
-  return schema._zod.optin;
+  return schema2._zod.optin;
 }
-var objectProcessor = (schema, ctx, _json, params) => {
+var objectProcessor = (schema2, ctx, _json, params) => {
   const json2 = _json;
-  const def = schema._zod.def;
+  const def = schema2._zod.def;
   const shape = def.shape;
   const symbolKeys = Object.getOwnPropertySymbols(shape);
-  if (symbolKeys.length && handleUnrepresentable(schema, ctx, json2, params, "Symbol keys cannot be represented in JSON Schema")) {
+  if (symbolKeys.length && handleUnrepresentable(schema2, ctx, json2, params, "Symbol keys cannot be represented in JSON Schema")) {
     return;
   }
   json2.type = "object";
@@ -8728,8 +8745,8 @@ var objectProcessor = (schema, ctx, _json, params) => {
     });
   }
 };
-var unionProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var unionProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   const isExclusive = def.inclusive === false;
   const options = def.options.map((x, i) => processSchema(x, ctx, {
     ...params,
@@ -8741,8 +8758,8 @@ var unionProcessor = (schema, ctx, json2, params) => {
     json2.anyOf = options;
   }
 };
-var intersectionProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var intersectionProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   const a = processSchema(def.left, ctx, {
     ...params,
     path: [...params.path, "allOf", 0]
@@ -8822,9 +8839,9 @@ function rewriteKeyNames(ctx) {
     }
   }
 }
-var recordProcessor = (schema, ctx, _json, params) => {
+var recordProcessor = (schema2, ctx, _json, params) => {
   const json2 = _json;
-  const def = schema._zod.def;
+  const def = schema2._zod.def;
   json2.type = "object";
   const keyType = def.keyType;
   const patterns = aggregateChecks(keyType).patterns;
@@ -8849,7 +8866,7 @@ var recordProcessor = (schema, ctx, _json, params) => {
         pendingRecords.set(ctx, pending);
         ctx.deferred.push(() => rewriteKeyNames(ctx));
       }
-      pending.push(schema);
+      pending.push(schema2);
     }
     json2.additionalProperties = processSchema(def.valueType, ctx, {
       ...params,
@@ -8865,10 +8882,10 @@ var recordProcessor = (schema, ctx, _json, params) => {
     }
   }
 };
-var nullableProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var nullableProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   const inner = processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   if (ctx.target === "openapi-3.0") {
     seen.ref = def.innerType;
     json2.nullable = true;
@@ -8876,14 +8893,14 @@ var nullableProcessor = (schema, ctx, json2, params) => {
     json2.anyOf = [inner, { type: "null" }];
   }
 };
-var nonoptionalProcessor = (schema, ctx, _json, params) => {
-  const def = schema._zod.def;
+var nonoptionalProcessor = (schema2, ctx, _json, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
 };
 var UNREPRESENTABLE_DEFAULT = /* @__PURE__ */ Symbol();
-function serializeDefaultValue(value, schema, ctx, json2, params) {
+function serializeDefaultValue(value, schema2, ctx, json2, params) {
   let unrepresentable = false;
   const serialized = JSON.stringify(value, (_, val) => {
     if (typeof val !== "bigint")
@@ -8893,63 +8910,69 @@ function serializeDefaultValue(value, schema, ctx, json2, params) {
   });
   if (!unrepresentable)
     return JSON.parse(serialized);
-  handleUnrepresentable(schema, ctx, json2, params, "BigInt defaults cannot be represented in JSON Schema");
+  handleUnrepresentable(schema2, ctx, json2, params, "BigInt defaults cannot be represented in JSON Schema");
   return UNREPRESENTABLE_DEFAULT;
 }
-var defaultProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var defaultProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
-  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json2, params);
+  const value = serializeDefaultValue(def.defaultValue, schema2, ctx, json2, params);
   if (value !== UNREPRESENTABLE_DEFAULT)
     json2.default = value;
 };
-var prefaultProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var prefaultProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
   if (ctx.io !== "input")
     return;
-  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json2, params);
+  const value = serializeDefaultValue(def.defaultValue, schema2, ctx, json2, params);
   if (value !== UNREPRESENTABLE_DEFAULT)
     json2._prefault = value;
 };
-var catchProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var catchProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
   let catchValue;
   try {
     catchValue = def.catchValue(void 0);
   } catch {
-    handleUnrepresentable(schema, ctx, json2, params, "Dynamic catch values are not supported in JSON Schema");
+    handleUnrepresentable(schema2, ctx, json2, params, "Dynamic catch values are not supported in JSON Schema");
     return;
   }
   json2.default = catchValue;
 };
-var pipeProcessor = (schema, ctx, _json, params) => {
-  const def = schema._zod.def;
+var pipeProcessor = (schema2, ctx, _json, params) => {
+  const def = schema2._zod.def;
   const inIsTransform = def.in._zod.traits.has("$ZodTransform");
   const innerType = ctx.io === "input" ? inIsTransform ? def.out : def.in : def.out;
   processSchema(innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = innerType;
 };
-var readonlyProcessor = (schema, ctx, json2, params) => {
-  const def = schema._zod.def;
+var readonlyProcessor = (schema2, ctx, json2, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
   json2.readOnly = true;
 };
-var optionalProcessor = (schema, ctx, _json, params) => {
-  const def = schema._zod.def;
+var optionalProcessor = (schema2, ctx, _json, params) => {
+  const def = schema2._zod.def;
   processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
+  const seen = ctx.seen.get(schema2);
   seen.ref = def.innerType;
+};
+var lazyProcessor = (schema2, ctx, _json, params) => {
+  const innerType = schema2._zod.innerType;
+  processSchema(innerType, ctx, params);
+  const seen = ctx.seen.get(schema2);
+  seen.ref = innerType;
 };
 
 // node_modules/zod/v4/classic/errors.js
@@ -9699,11 +9722,11 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
   inst._zod.processJSONSchema = (ctx, json2, params) => enumProcessor(inst, ctx, json2, params);
   inst.enum = def.entries;
   inst.options = [...inst._zod.values];
-  const keys = new Set(Object.keys(def.entries));
+  const keys2 = new Set(Object.keys(def.entries));
   inst.extract = (values, params) => {
     const newEntries = {};
     for (const value of values) {
-      if (keys.has(value)) {
+      if (keys2.has(value)) {
         newEntries[value] = def.entries[value];
       } else
         throw new Error(`Key ${value} not found in enum`);
@@ -9718,7 +9741,7 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
   inst.exclude = (values, params) => {
     const newEntries = { ...def.entries };
     for (const value of values) {
-      if (keys.has(value)) {
+      if (keys2.has(value)) {
         delete newEntries[value];
       } else
         throw new Error(`Key ${value} not found in enum`);
@@ -9919,6 +9942,18 @@ function readonly(innerType) {
   return new ZodReadonly({
     type: "readonly",
     innerType
+  });
+}
+var ZodLazy = /* @__PURE__ */ $constructor("ZodLazy", (inst, def) => {
+  $ZodLazy.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json2, params) => lazyProcessor(inst, ctx, json2, params);
+  inst.unwrap = () => inst._zod.def.getter();
+});
+function lazy(getter) {
+  return new ZodLazy({
+    type: "lazy",
+    getter
   });
 }
 var ZodCustom = /* @__PURE__ */ $constructor("ZodCustom", (inst, def) => {
@@ -10869,8 +10904,8 @@ function v0Parts(v) {
 function oneof(kind, shape) {
   const members2 = Object.keys(shape);
   return looseObject(shape).refine((o) => {
-    const keys = Object.keys(o);
-    return keys.length === 1 && members2.includes(keys[0]);
+    const keys2 = Object.keys(o);
+    return keys2.length === 1 && members2.includes(keys2[0]);
   }, { message: `must hold exactly one ${kind}`, params: { members: members2 } });
 }
 function v1Parts() {
@@ -11605,9 +11640,9 @@ function checkSecrets(ctx) {
           path2.pop();
         }
       } else {
-        const keys = Object.keys(value);
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i];
+        const keys2 = Object.keys(value);
+        for (let i = 0; i < keys2.length; i++) {
+          const k = keys2[i];
           path2.push(k);
           visit3(value[k], k, depth + 1);
           path2.pop();
@@ -11619,14 +11654,14 @@ function checkSecrets(ctx) {
 }
 
 // src/engine/rules/blank.ts
-var defOf = (schema) => schema._zod.def;
+var defOf = (schema2) => schema2._zod.def;
 var isBlank = (s) => !/\S/.test(s);
 var walkers = /* @__PURE__ */ new WeakMap();
-function walkerOf(schema) {
-  let w = walkers.get(schema);
+function walkerOf(schema2) {
+  let w = walkers.get(schema2);
   if (w === void 0) {
-    w = compile(defOf(schema));
-    walkers.set(schema, w);
+    w = compile(defOf(schema2));
+    walkers.set(schema2, w);
   }
   return w;
 }
@@ -12148,7 +12183,7 @@ function unusable(alg, trusted, key) {
   const declared = trusted.jwk.alg;
   return keyMismatch(alg, key) ?? (typeof declared === "string" && !declaredAlgFits(declared, alg, key) ? `the trusted key is for ${declared}, not ${alg}` : void 0);
 }
-var keysFor = (keys, kid, jku) => keys.filter((k) => k.kid === kid && (jku === null ? k.fetchedFromJku !== true : k.jku === void 0 || k.jku === jku));
+var keysFor = (keys2, kid, jku) => keys2.filter((k) => k.kid === kid && (jku === null ? k.fetchedFromJku !== true : k.jku === void 0 || k.jku === jku));
 function checkOne(entry, policy, payloads, keyObject) {
   const protectedText = isRecord(entry) ? entry.protected : void 0;
   const signatureText = isRecord(entry) ? entry.signature : void 0;
@@ -20653,8 +20688,8 @@ var typeFits = (want, v) => {
   const actual = typeOf(v);
   return [want].flat().some((t) => t === actual || t === "number" && actual === "integer");
 };
-function checkSchemaFragment(schema, value, at = "") {
-  const s = schema;
+function checkSchemaFragment(schema2, value, at = "") {
+  const s = schema2;
   const where2 = at === "" ? "" : `${at}: `;
   if (s.type !== void 0 && !typeFits(s.type, value)) return `${where2}is ${typeOf(value)}, not ${[s.type].flat().join(" or ")}`;
   if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) return `${where2}is not one of the allowed values`;
@@ -20934,7 +20969,7 @@ function validateCard(card, options = {}) {
     return { valid: false, errors: report.errors, warnings: report.warnings, score: 0, suggestions: [], version: version3, versionSource: source, shape, ...leftOut(report, 0) };
   }
   runRules(card, version3, report, findings);
-  const signatures = options.signatures === void 0 ? void 0 : verifySignatures(card, version3, options.signatures, report);
+  const signatures2 = options.signatures === void 0 ? void 0 : verifySignatures(card, version3, options.signatures, report);
   if (options.signatures === void 0 && asksForSignature(options) && !Object.hasOwn(card, "signatures") && ruleInfo("signature.missing").versions.includes(version3)) {
     report.add("signature.missing", "signatures", "the card is not signed, and the ruleset asks for a signature");
   }
@@ -20959,7 +20994,7 @@ function validateCard(card, options = {}) {
     shape,
     ...compatibility ? { compatibility } : {},
     ...leftOut(report, suggestionsLeftOut),
-    ...signatures ? { signatures } : {},
+    ...signatures2 ? { signatures: signatures2 } : {},
     ...options.live ? { live: options.live } : {}
   };
 }
@@ -21084,56 +21119,6 @@ var ConfigError = class extends Error {
   }
 };
 
-// src/lib/ip.ts
-var import_node_net = require("node:net");
-var stripDecorations = (raw) => {
-  let s = raw.trim();
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
-  if (bracketed) s = bracketed[1];
-  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(":"));
-  const zone = s.indexOf("%");
-  return zone === -1 ? s : s.slice(0, zone);
-};
-var ipv6Groups = (ip) => {
-  let s = ip.toLowerCase();
-  const v4Tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
-  if (v4Tail) {
-    const [a, b, c, d] = v4Tail.slice(1).map(Number);
-    s = `${s.slice(0, v4Tail.index)}${(a << 8 | b).toString(16)}:${(c << 8 | d).toString(16)}`;
-  }
-  const [head = "", tail] = s.split("::");
-  const headGroups = head ? head.split(":") : [];
-  const tailGroups = tail ? tail.split(":") : [];
-  const zeros = tail === void 0 ? [] : new Array(8 - headGroups.length - tailGroups.length).fill("0");
-  return [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g, 16));
-};
-var normalizeIp = (raw) => {
-  if (!raw) return void 0;
-  const s = stripDecorations(raw);
-  if ((0, import_node_net.isIPv4)(s)) return s;
-  if (!(0, import_node_net.isIPv6)(s)) return void 0;
-  const g = ipv6Groups(s);
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 65535) {
-    return [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255].join(".");
-  }
-  return s.toLowerCase();
-};
-var parseIpRule = (rule) => {
-  const [rawAddress = "", rawPrefix, extra] = rule.trim().split("/");
-  const address = (0, import_node_net.isIP)(rawAddress) ? normalizeIp(rawAddress) : void 0;
-  if (!address || rawAddress.includes("%") || extra !== void 0) throw new Error(`"${rule}" is not an IP address or CIDR`);
-  const family = (0, import_node_net.isIPv4)(address) ? "ipv4" : "ipv6";
-  const max = family === "ipv4" ? 32 : 128;
-  const mappedShift = family === "ipv4" && (0, import_node_net.isIPv6)(rawAddress) ? 96 : 0;
-  let prefix = max;
-  if (rawPrefix !== void 0) {
-    if (!/^\d{1,3}$/.test(rawPrefix)) throw new Error(`"${rule}" has an invalid prefix length`);
-    prefix = Number(rawPrefix) - mappedShift;
-    if (prefix < 0 || prefix > max) throw new Error(`"${rule}" has a prefix length outside 0..${max + mappedShift}`);
-  }
-  return { address, prefix, family, text: prefix === max ? address : `${address}/${prefix}` };
-};
-
 // src/lib/read-file.ts
 var import_node_buffer = require("node:buffer");
 var import_node_fs = require("node:fs");
@@ -21155,11 +21140,19 @@ var reasons = {
   ELOOP: "too many symbolic links (a loop)",
   ENOTDIR: "a part of the path is not a directory"
 };
-var readUpTo = (fd, limit) => {
-  const buffer = Buffer.alloc(limit);
-  let size = 0;
-  for (let read = -1; read !== 0 && size < limit; size += read) read = (0, import_node_fs.readSync)(fd, buffer, size, limit - size, null);
-  return buffer.subarray(0, size);
+var readUpTo = (fd, size, limit) => {
+  let buffer = Buffer.allocUnsafe(Math.min(limit, size + 1));
+  let filled = 0;
+  for (; ; ) {
+    if (filled === buffer.length) {
+      if (filled === limit) break;
+      buffer = Buffer.concat([buffer], Math.min(limit, buffer.length * 2));
+    }
+    const read = (0, import_node_fs.readSync)(fd, buffer, filled, buffer.length - filled, null);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
 };
 var openRegularFile = (file) => {
   if (file === "") return { problem: "an empty path names no file" };
@@ -21181,7 +21174,7 @@ var readTextFile = (file, bound) => {
   if ("problem" in opened) return opened;
   try {
     if (opened.size > bound.maxBytes) return { problem: tooLarge(bound) };
-    const bytes = readUpTo(opened.fd, bound.maxBytes + 1);
+    const bytes = readUpTo(opened.fd, opened.size, bound.maxBytes + 1);
     return boundedText(bytes.byteLength > bound.maxBytes ? void 0 : bytes, bound);
   } catch (e) {
     return { problem: `cannot read: ${e.code ?? e.message}` };
@@ -21265,40 +21258,93 @@ var envVars = {
   CARDGATE_SHUTDOWN_GRACE_MS: { path: ["shutdown", "graceMs"], type: "number" }
 };
 
-// src/config/probes.ts
-var positiveInt = number2().int().positive();
-var probesSettings = object({
-  /** Requests one probe sends at most, card fetches included; checks beyond it are skipped. */
-  maxRequestsPerTarget: number2().int().min(1).max(100).default(20),
-  /** Requests sent to one host in any minute, by every probe of this instance together; beyond it checks are skipped. */
-  perHostPerMinute: number2().int().min(1).max(1e4).default(30),
-  /** Longest probe, ms: every request of it ends by then. */
-  timeoutMs: number2().int().min(100).max(12e4).default(1e4),
-  /** Longest single request of a probe, ms (never past the probe's own end). */
-  requestTimeoutMs: number2().int().min(100).max(12e4).default(5e3),
-  /** Probes running at once on this instance; one more is refused (503) until one ends. */
-  maxConcurrent: positiveInt.max(1e3).default(8)
-}).strict().prefault({});
+// src/lib/ip.ts
+var import_node_net = require("node:net");
+var stripDecorations = (raw) => {
+  let s = raw.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
+  if (bracketed) s = bracketed[1];
+  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(":"));
+  const zone = s.indexOf("%");
+  return zone === -1 ? s : s.slice(0, zone);
+};
+var ipv6Groups = (ip) => {
+  let s = ip.toLowerCase();
+  const v4Tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (v4Tail) {
+    const [a, b, c, d] = v4Tail.slice(1).map(Number);
+    s = `${s.slice(0, v4Tail.index)}${(a << 8 | b).toString(16)}:${(c << 8 | d).toString(16)}`;
+  }
+  const [head = "", tail] = s.split("::");
+  const headGroups = head ? head.split(":") : [];
+  const tailGroups = tail ? tail.split(":") : [];
+  const zeros = tail === void 0 ? [] : new Array(8 - headGroups.length - tailGroups.length).fill("0");
+  return [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g, 16));
+};
+var normalizeIp = (raw) => {
+  if (!raw) return void 0;
+  const s = stripDecorations(raw);
+  if ((0, import_node_net.isIPv4)(s)) return s;
+  if (!(0, import_node_net.isIPv6)(s)) return void 0;
+  const g = ipv6Groups(s);
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 65535) {
+    return [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255].join(".");
+  }
+  return s.toLowerCase();
+};
+var parseIpRule = (rule) => {
+  const [rawAddress = "", rawPrefix, extra] = rule.trim().split("/");
+  const address = (0, import_node_net.isIP)(rawAddress) ? normalizeIp(rawAddress) : void 0;
+  if (!address || rawAddress.includes("%") || extra !== void 0) throw new Error(`"${rule}" is not an IP address or CIDR`);
+  const family = (0, import_node_net.isIPv4)(address) ? "ipv4" : "ipv6";
+  const max = family === "ipv4" ? 32 : 128;
+  const mappedShift = family === "ipv4" && (0, import_node_net.isIPv6)(rawAddress) ? 96 : 0;
+  let prefix = max;
+  if (rawPrefix !== void 0) {
+    if (!/^\d{1,3}$/.test(rawPrefix)) throw new Error(`"${rule}" has an invalid prefix length`);
+    prefix = Number(rawPrefix) - mappedShift;
+    if (prefix < 0 || prefix > max) throw new Error(`"${rule}" has a prefix length outside 0..${max + mappedShift}`);
+  }
+  return { address, prefix, family, text: prefix === max ? address : `${address}/${prefix}` };
+};
 
-// src/config.ts
-var port = number2().int().min(0).max(65535);
-var positiveInt2 = number2().int().positive();
-var ipRule = string2().superRefine((value, ctx) => {
+// src/config/probes.ts
+var probes = { maxRequestsPerTarget: 20, perHostPerMinute: 30, timeoutMs: 1e4, requestTimeoutMs: 5e3, maxConcurrent: 8 };
+var probesShape = () => ({
+  /** Requests one probe sends at most, card fetches included; checks beyond it are skipped. */
+  maxRequestsPerTarget: number2().int().min(1).max(100).default(probes.maxRequestsPerTarget),
+  /** Requests sent to one host in any minute, by every probe of this instance together; beyond it checks are skipped. */
+  perHostPerMinute: number2().int().min(1).max(1e4).default(probes.perHostPerMinute),
+  /** Longest probe, ms: every request of it ends by then. */
+  timeoutMs: number2().int().min(100).max(12e4).default(probes.timeoutMs),
+  /** Longest single request of a probe, ms (never past the probe's own end). */
+  requestTimeoutMs: number2().int().min(100).max(12e4).default(probes.requestTimeoutMs),
+  /** Probes running at once on this instance; one more is refused (503) until one ends. */
+  maxConcurrent: number2().int().positive().max(1e3).default(probes.maxConcurrent)
+});
+
+// src/config/schema.ts
+var positiveInt = () => number2().int().positive();
+var ipRule = () => string2().superRefine((value, ctx) => {
   try {
     parseIpRule(value);
   } catch (e) {
     ctx.addIssue({ code: "custom", message: e.message });
   }
 });
-var dailyLimit = number2().int().min(-1);
-var unset = (schema) => schema.nullish().transform((v) => v ?? void 0);
-var httpUrl = string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
+var dailyLimit = () => number2().int().min(-1);
+var unset = (schema2) => schema2.nullish().transform((v) => v ?? void 0);
+var httpUrl = () => string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
+var section = (shape, defaults2) => {
+  const schema2 = lazy(() => object(shape()).strict());
+  return schema2.default(() => structuredClone(defaults2));
+};
 var ROLES = ["viewer", "editor", "admin"];
-var claimText = string2().min(1).max(256);
-var oidcSchema = object({
+var claimText = () => string2().min(1).max(256);
+var oidcSchema = () => object({
   /** The provider's issuer URL (https; http only on this machine); its discovery document is read on the first sign-in. */
-  issuer: httpUrl.refine((s) => s.startsWith("https:") || ["127.0.0.1", "localhost", "[::1]"].includes(new URL(s).hostname), "must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])"),
-  clientId: claimText,
+  issuer: httpUrl().refine((s) => s.startsWith("https:") || ["127.0.0.1", "localhost", "[::1]"].includes(new URL(s).hostname), "must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])"),
+  clientId: claimText(),
   clientSecret: unset(string2().min(1).max(4096)),
   /** A file holding the client secret (read at start, at most 4 KiB, trailing newline dropped). */
   clientSecretFile: unset(string2().min(1).max(4096)),
@@ -21307,170 +21353,225 @@ var oidcSchema = object({
   /** Scopes asked for; `openid` is required. */
   scopes: array(string2().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, "a scope is 1 to 128 printable characters, no space, quote or backslash")).max(32).refine((s) => s.includes("openid"), "must include openid").default(["openid", "email", "profile"]),
   /** The ID token (or userinfo) claim holding the person's roles or groups: a string or an array of strings. */
-  rolesClaim: claimText.default("groups"),
+  rolesClaim: claimText().default("groups"),
   /** Claim value → role; a person gets the highest role any of their values maps to, and is refused with none. */
-  roleMapping: record(claimText, _enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1e3, "must map 1 to 1000 claim values to roles (admin, editor, viewer)"),
+  roleMapping: record(claimText(), _enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1e3, "must map 1 to 1000 claim values to roles (admin, editor, viewer)"),
   /** E-mail domains allowed to sign in (the verified `email` claim's); empty = any. */
   allowedEmailDomains: array(string2().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, "must be a domain name such as example.com").transform((d) => d.toLowerCase())).max(1e3).default([])
 }).strict().refine((o) => o.clientSecret === void 0 !== (o.clientSecretFile === void 0), { message: "set exactly one of clientSecret (CARDGATE_OIDC_CLIENT_SECRET) and clientSecretFile (CARDGATE_OIDC_CLIENT_SECRET_FILE)", path: ["clientSecret"] });
-var configSchema = object({
+var keys = { prefix: "cardgate", rotationGraceHours: 24 };
+var keysShape = () => ({
+  /** API keys look like `<prefix>_<opaque>`. */
+  prefix: string2().regex(/^[a-z][a-z0-9]{1,31}$/, "lowercase letters and digits, starting with a letter").default(keys.prefix),
+  /** A key's default and longest lifetime, days; unset: keys never expire unless created with `expires_at`. */
+  maxLifetimeDays: unset(number2().int().min(1).max(36500)),
+  /** How long the old secret of a rotated key keeps working, hours (0: it stops at once). */
+  rotationGraceHours: number2().int().min(0).max(8760).default(keys.rotationGraceHours)
+});
+var daily = { anonymous: 5, free: 10, pro: -1, team: -1 };
+var limits = { daily, webhookPerIpPerMinute: 100, webhookGlobalPerHour: 1e4, trustedProxies: [] };
+var limitsShape = () => ({
+  /** Validations per UTC day by plan; -1 = unlimited. */
+  daily: section(() => ({
+    anonymous: dailyLimit().default(daily.anonymous),
+    free: dailyLimit().default(daily.free),
+    pro: dailyLimit().default(daily.pro),
+    team: dailyLimit().default(daily.team)
+  }), daily),
+  webhookPerIpPerMinute: positiveInt().default(limits.webhookPerIpPerMinute),
+  webhookGlobalPerHour: positiveInt().default(limits.webhookGlobalPerHour),
+  /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
+  trustedProxies: array(ipRule()).default([])
+});
+var http = { maxBodyBytes: 1024 * 1024, maxBatchBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64 };
+var httpShape = () => ({
+  /** Largest request body on single endpoints, bytes. */
+  maxBodyBytes: positiveInt().default(http.maxBodyBytes),
+  /** Largest request body on the batch endpoint, bytes. */
+  maxBatchBodyBytes: positiveInt().default(http.maxBatchBodyBytes),
+  /**
+   * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
+   * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
+   * (serializer, cloner, report page) handles with room to spare.
+   */
+  maxJsonDepth: number2().int().min(4).max(1e3).default(http.maxJsonDepth)
+});
+var batch = { maxCards: 100 };
+var validation = { timeoutMs: 3e4, maxFindings: 200 };
+var validationShape = () => ({
+  timeoutMs: positiveInt().default(validation.timeoutMs),
+  /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
+  maxFindings: number2().int().min(1).max(1e5).default(validation.maxFindings),
+  /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
+  workers: unset(number2().int().min(0).max(64)),
+  /** The most workers one caller's tasks (an account's, a keyless address's) hold at once; unset = all but one when there are two or more. */
+  maxWorkersPerCaller: unset(number2().int().min(1).max(64))
+});
+var webhooks = { callbackTimeoutMs: 1e4, allowedHosts: [], concurrency: 8, maxQueued: 1e4, pollIntervalMs: 1e3, jobLeaseMs: 3e4 };
+var webhooksShape = () => ({
+  callbackTimeoutMs: positiveInt().default(webhooks.callbackTimeoutMs),
+  /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
+  signingSecret: unset(string2().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must look like whsec_<base64>")),
+  /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
+  allowedHosts: array(string2().min(1)).default([]),
+  /** Callback jobs run at once. */
+  concurrency: positiveInt().default(webhooks.concurrency),
+  /** Jobs waiting beyond this are refused with 503 rather than queued. */
+  maxQueued: positiveInt().default(webhooks.maxQueued),
+  /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
+  pollIntervalMs: positiveInt().default(webhooks.pollIntervalMs),
+  /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
+  jobLeaseMs: positiveInt().default(webhooks.jobLeaseMs)
+});
+var cardFetch = { timeoutMs: 1e4, allowedHosts: [] };
+var cardFetchShape = () => ({
+  /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
+  timeoutMs: positiveInt().default(cardFetch.timeoutMs),
+  /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
+  allowedHosts: array(string2().min(1)).default([])
+});
+var monitors = { minIntervalSeconds: 60, max: 1e3, scoreDropThreshold: 10, pollIntervalMs: 1e3, maxBackoffSeconds: 3600, recordEveryRun: false };
+var monitorsShape = () => ({
+  /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
+  minIntervalSeconds: number2().int().min(1).max(86400).default(monitors.minIntervalSeconds),
+  /** Monitors at most, on every instance together (beyond: 409). */
+  max: number2().int().min(0).max(1e6).default(monitors.max),
+  /** A drop of the score by at least this much from the monitor's baseline is a regression. */
+  scoreDropThreshold: number2().min(0).max(100).default(monitors.scoreDropThreshold),
+  /** How often an instance looks for monitors that are due, ms. */
+  pollIntervalMs: positiveInt().default(monitors.pollIntervalMs),
+  /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
+  maxBackoffSeconds: positiveInt().default(monitors.maxBackoffSeconds),
+  /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
+  recordEveryRun: boolean2().default(monitors.recordEveryRun)
+});
+var reports = { retentionDays: 30 };
+var agents = { maxPerAccount: 1e4 };
+var audit = { retentionDays: 365, log: false };
+var auditShape = () => ({
+  /** How long audit records are kept, days (pruned by the store's hourly upkeep). */
+  retentionDays: number2().int().min(1).max(36500).default(audit.retentionDays),
+  /** Also write each audit record to the log (one `audit` line). */
+  log: boolean2().default(audit.log)
+});
+var signatures = { trustFiles: [], allowedAlgorithms: [...signatureAlgorithms], requireSignature: false, fetchJku: false };
+var signaturesShape = () => ({
+  /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
+  trustFiles: array(string2().min(1)).default([]),
+  /** Signature algorithms accepted; `none` and HMAC are not signature algorithms here, so never accepted. */
+  allowedAlgorithms: array(_enum(signatureAlgorithms)).min(1).default([...signatureAlgorithms]),
+  /** A card without a signature that verifies with a trusted key is an error. */
+  requireSignature: boolean2().default(signatures.requireSignature),
+  /** Fetch the JWKS a signature's `jku` names (public addresses only, as callbacks), cached. */
+  fetchJku: boolean2().default(signatures.fetchJku)
+});
+var rulesShape = () => ({
+  /**
+   * The ruleset every request is judged by unless its key's account has one of its own: a
+   * ruleset file (YAML or JSON; read at start and on SIGHUP) or a built-in name (`cardgate:strict`).
+   * Unset: the catalogue's severities.
+   */
+  ruleset: unset(string2().min(1).max(4096))
+});
+var store = { poolSize: 10, statementTimeoutMs: 5e3 };
+var storeShape = () => ({
+  /**
+   * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
+   * reports and jobs. Unset = the embedded file store in `dataDir`.
+   */
+  databaseUrl: unset(string2().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), "must be a postgres:// or postgresql:// URL")),
+  /** Connections to the database at most, per instance. */
+  poolSize: number2().int().min(1).max(1e3).default(store.poolSize),
+  /** Longest a database statement may run before the server cancels it, ms. */
+  statementTimeoutMs: positiveInt().default(store.statementTimeoutMs)
+});
+var metrics = { access: "admin" };
+var metricsShape = () => ({
+  /**
+   * Who may read GET /metrics: nobody (`off`, 404), anyone (`open`), or the admin token's holder
+   * (`admin`, the default: route names and traffic counts are not for everyone on a public service).
+   */
+  access: _enum(["off", "open", "admin"]).default(metrics.access)
+});
+var auth = { adminToken: true, sessionIdleMinutes: 60, sessionMaxHours: 12 };
+var authShape = () => ({
+  /** false: the admin token is refused (and none generated); allowed only with OIDC sign-in (auth.oidc.issuer) set, so that someone can still get in. */
+  adminToken: boolean2().default(auth.adminToken),
+  /** Sign-in through the company's OpenID Connect provider (the dashboard and the admin API from a browser); unset = the admin token only. */
+  oidc: unset(oidcSchema()),
+  /** A session unused this long ends; the person signs in again. */
+  sessionIdleMinutes: number2().int().min(1).max(7 * 24 * 60).default(auth.sessionIdleMinutes),
+  /** A session ends this long after its sign-in, used or not. */
+  sessionMaxHours: number2().int().min(1).max(30 * 24).default(auth.sessionMaxHours)
+});
+var shutdown = { graceMs: 8e3 };
+var defaults = {
+  mode: "service",
+  host: "127.0.0.1",
+  port: 8080,
+  dataDir: "./data",
+  serviceName: "cardgate",
+  keys,
+  limits,
+  http,
+  batch,
+  validation,
+  webhooks,
+  cardFetch,
+  probes,
+  monitors,
+  reports,
+  agents,
+  audit,
+  signatures,
+  rules: {},
+  store,
+  metrics,
+  auth,
+  shutdown
+};
+var schema = () => object({
   /**
    * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
    * address, so not only loopback): every keyless caller is unmetered, batches included.
    * `service`: the daily limits of `limits.daily` apply.
    */
-  mode: _enum(["service", "sidecar"]).default("service"),
+  mode: _enum(["service", "sidecar"]).default(defaults.mode),
   /** Interface to listen on. */
-  host: string2().min(1).default("127.0.0.1"),
-  port: port.default(8080),
+  host: string2().min(1).default(defaults.host),
+  port: number2().int().min(0).max(65535).default(defaults.port),
   /** Directory of the embedded store (created when missing). */
-  dataDir: string2().min(1).default("./data"),
+  dataDir: string2().min(1).default(defaults.dataDir),
   /** {base_url}; default: the listening address. */
-  publicUrl: unset(httpUrl),
+  publicUrl: unset(httpUrl()),
   /** {reports_url}; default: publicUrl. */
-  reportsUrl: unset(httpUrl),
+  reportsUrl: unset(httpUrl()),
   /** Admin token; when unset the first start generates one, stores its hash, prints it once. */
   adminToken: unset(string2().min(16, "must be at least 16 characters")),
   /** Used in the GitHub status context `<serviceName>/validation` and the User-Agent. */
-  serviceName: string2().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ - only").default("cardgate"),
-  keys: object({
-    /** API keys look like `<prefix>_<opaque>`. */
-    prefix: string2().regex(/^[a-z][a-z0-9]{1,31}$/, "lowercase letters and digits, starting with a letter").default("cardgate"),
-    /** A key's default and longest lifetime, days; unset: keys never expire unless created with `expires_at`. */
-    maxLifetimeDays: unset(number2().int().min(1).max(36500)),
-    /** How long the old secret of a rotated key keeps working, hours (0: it stops at once). */
-    rotationGraceHours: number2().int().min(0).max(8760).default(24)
-  }).strict().prefault({}),
-  limits: object({
-    /** Validations per UTC day by plan; -1 = unlimited. */
-    daily: object({
-      anonymous: dailyLimit.default(5),
-      free: dailyLimit.default(10),
-      pro: dailyLimit.default(-1),
-      team: dailyLimit.default(-1)
-    }).strict().prefault({}),
-    webhookPerIpPerMinute: positiveInt2.default(100),
-    webhookGlobalPerHour: positiveInt2.default(1e4),
-    /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
-    trustedProxies: array(ipRule).default([])
-  }).strict().prefault({}),
-  http: object({
-    /** Largest request body on single endpoints, bytes. */
-    maxBodyBytes: positiveInt2.default(1024 * 1024),
-    /** Largest request body on the batch endpoint, bytes. */
-    maxBatchBodyBytes: positiveInt2.default(10 * 1024 * 1024),
-    /**
-     * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
-     * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
-     * (serializer, cloner, report page) handles with room to spare.
-     */
-    maxJsonDepth: number2().int().min(4).max(1e3).default(64)
-  }).strict().prefault({}),
-  batch: object({ maxCards: positiveInt2.default(100) }).strict().prefault({}),
-  validation: object({
-    timeoutMs: positiveInt2.default(3e4),
-    /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
-    maxFindings: number2().int().min(1).max(1e5).default(200),
-    /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
-    workers: unset(number2().int().min(0).max(64)),
-    /** The most workers one caller's tasks (an account's, a keyless address's) hold at once; unset = all but one when there are two or more. */
-    maxWorkersPerCaller: unset(number2().int().min(1).max(64))
-  }).strict().prefault({}),
-  webhooks: object({
-    callbackTimeoutMs: positiveInt2.default(1e4),
-    /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
-    signingSecret: unset(string2().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must look like whsec_<base64>")),
-    /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
-    allowedHosts: array(string2().min(1)).default([]),
-    /** Callback jobs run at once. */
-    concurrency: positiveInt2.default(8),
-    /** Jobs waiting beyond this are refused with 503 rather than queued. */
-    maxQueued: positiveInt2.default(1e4),
-    /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
-    pollIntervalMs: positiveInt2.default(1e3),
-    /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
-    jobLeaseMs: positiveInt2.default(3e4)
-  }).strict().prefault({}),
-  cardFetch: object({
-    /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
-    timeoutMs: positiveInt2.default(1e4),
-    /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
-    allowedHosts: array(string2().min(1)).default([])
-  }).strict().prefault({}),
-  probes: probesSettings,
-  monitors: object({
-    /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
-    minIntervalSeconds: number2().int().min(1).max(86400).default(60),
-    /** Monitors at most, on every instance together (beyond: 409). */
-    max: number2().int().min(0).max(1e6).default(1e3),
-    /** A drop of the score by at least this much from the monitor's baseline is a regression. */
-    scoreDropThreshold: number2().min(0).max(100).default(10),
-    /** How often an instance looks for monitors that are due, ms. */
-    pollIntervalMs: positiveInt2.default(1e3),
-    /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
-    maxBackoffSeconds: positiveInt2.default(3600),
-    /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
-    recordEveryRun: boolean2().default(false)
-  }).strict().prefault({}),
-  reports: object({ retentionDays: positiveInt2.default(30) }).strict().prefault({}),
+  serviceName: string2().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ - only").default(defaults.serviceName),
+  keys: section(keysShape, keys),
+  limits: section(limitsShape, limits),
+  http: section(httpShape, http),
+  batch: section(() => ({ maxCards: positiveInt().default(batch.maxCards) }), batch),
+  validation: section(validationShape, validation),
+  webhooks: section(webhooksShape, webhooks),
+  cardFetch: section(cardFetchShape, cardFetch),
+  probes: section(probesShape, probes),
+  monitors: section(monitorsShape, monitors),
+  reports: section(() => ({ retentionDays: positiveInt().default(reports.retentionDays) }), reports),
   /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */
-  agents: object({ maxPerAccount: number2().int().min(1).max(1e7).default(1e4) }).strict().prefault({}),
-  audit: object({
-    /** How long audit records are kept, days (pruned by the store's hourly upkeep). */
-    retentionDays: number2().int().min(1).max(36500).default(365),
-    /** Also write each audit record to the log (one `audit` line). */
-    log: boolean2().default(false)
-  }).strict().prefault({}),
-  signatures: object({
-    /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
-    trustFiles: array(string2().min(1)).default([]),
-    /** Signature algorithms accepted; `none` and HMAC are not signature algorithms here, so never accepted. */
-    allowedAlgorithms: array(_enum(signatureAlgorithms)).min(1).default([...signatureAlgorithms]),
-    /** A card without a signature that verifies with a trusted key is an error. */
-    requireSignature: boolean2().default(false),
-    /** Fetch the JWKS a signature's `jku` names (public addresses only, as callbacks), cached. */
-    fetchJku: boolean2().default(false)
-  }).strict().prefault({}),
-  rules: object({
-    /**
-     * The ruleset every request is judged by unless its key's account has one of its own: a
-     * ruleset file (YAML or JSON; read at start and on SIGHUP) or a built-in name (`cardgate:strict`).
-     * Unset: the catalogue's severities.
-     */
-    ruleset: unset(string2().min(1).max(4096))
-  }).strict().prefault({}),
-  store: object({
-    /**
-     * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
-     * reports and jobs. Unset = the embedded file store in `dataDir`.
-     */
-    databaseUrl: unset(string2().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), "must be a postgres:// or postgresql:// URL")),
-    /** Connections to the database at most, per instance. */
-    poolSize: number2().int().min(1).max(1e3).default(10),
-    /** Longest a database statement may run before the server cancels it, ms. */
-    statementTimeoutMs: positiveInt2.default(5e3)
-  }).strict().prefault({}),
-  metrics: object({
-    /**
-     * Who may read GET /metrics: nobody (`off`, 404), anyone (`open`), or the admin token's holder
-     * (`admin`, the default: route names and traffic counts are not for everyone on a public service).
-     */
-    access: _enum(["off", "open", "admin"]).default("admin")
-  }).strict().prefault({}),
-  auth: object({
-    /** false: the admin token is refused (and none generated); allowed only with OIDC sign-in (auth.oidc.issuer) set, so that someone can still get in. */
-    adminToken: boolean2().default(true),
-    /** Sign-in through the company's OpenID Connect provider (the dashboard and the admin API from a browser); unset = the admin token only. */
-    oidc: unset(oidcSchema),
-    /** A session unused this long ends; the person signs in again. */
-    sessionIdleMinutes: number2().int().min(1).max(7 * 24 * 60).default(60),
-    /** A session ends this long after its sign-in, used or not. */
-    sessionMaxHours: number2().int().min(1).max(30 * 24).default(12)
-  }).strict().prefault({}),
-  shutdown: object({
+  agents: section(() => ({ maxPerAccount: number2().int().min(1).max(1e7).default(agents.maxPerAccount) }), agents),
+  audit: section(auditShape, audit),
+  signatures: section(signaturesShape, signatures),
+  rules: section(rulesShape, defaults.rules),
+  store: section(storeShape, store),
+  metrics: section(metricsShape, metrics),
+  auth: section(authShape, auth),
+  shutdown: section(() => ({
     /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
-    graceMs: positiveInt2.default(8e3)
-  }).strict().prefault({})
+    graceMs: positiveInt().default(shutdown.graceMs)
+  }), shutdown)
 }).strict().superRefine((config2, ctx) => {
   if (config2.mode === "sidecar" && config2.limits.trustedProxies.length > 0) {
     ctx.addIssue({
@@ -21487,8 +21588,14 @@ var configSchema = object({
     });
   }
 }).transform((config2) => config2.mode === "sidecar" ? { ...config2, limits: { ...config2.limits, daily: { ...config2.limits.daily, anonymous: -1 } } } : config2);
+var configSchema = lazy(schema);
+var defaultConfig = () => structuredClone(defaults);
+
+// src/config.ts
 var dottedPath = (path2) => path2.map(String).join(".");
+var isEmptyObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 var parseConfig = (input2, source = "config", nameOf = (path2) => dottedPath(path2) || "(root)") => {
+  if (isEmptyObject(input2)) return defaultConfig();
   const result = configSchema.safeParse(input2);
   if (result.success) return result.data;
   const lines = result.error.issues.map((i) => `  ${nameOf(i.path)}: ${i.message}`);
@@ -21949,7 +22056,6 @@ var version2 = package_default.version;
 // src/cli/card-inputs.ts
 var import_promises = require("node:fs/promises");
 var import_node_path = __toESM(require("node:path"), 1);
-var import_tinyglobby = __toESM(require_dist2(), 1);
 
 // src/features/card-fetch/fetch-card.ts
 var import_node_dns = require("node:dns");
@@ -22056,15 +22162,15 @@ var embeddedIpv4s = (bytes) => {
 var withPort = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/;
 var parsePortEntry = (entry) => {
   const m = withPort.exec(entry);
-  const port2 = Number(m?.[3]);
-  if (!m || port2 < 1 || port2 > 65535) return void 0;
+  const port = Number(m?.[3]);
+  if (!m || port < 1 || port > 65535) return void 0;
   const host = m[1] ?? m[2];
   const bytes = parseAddress(host);
-  if (bytes) return { port: port2, range: { bytes, bits: bytes.length * 8 } };
-  return m[1] === void 0 && hostnamePattern.test(host) && !host.startsWith("*.") ? { port: port2, host } : void 0;
+  if (bytes) return { port, range: { bytes, bits: bytes.length * 8 } };
+  return m[1] === void 0 && hostnamePattern.test(host) && !host.startsWith("*.") ? { port, host } : void 0;
 };
-var listFor = (allow, port2, redirected) => {
-  const onPort = allow.ports.filter((p) => p.port === port2);
+var listFor = (allow, port, redirected) => {
+  const onPort = allow.ports.filter((p) => p.port === port);
   const hosts = onPort.flatMap((p) => p.host ? [p.host] : []);
   const cidrs = onPort.flatMap((p) => p.range ? [p.range] : []);
   return redirected ? { all: allow.all, loopback: false, private: false, cidrs, hosts, hostSuffixes: [], ports: [] } : { ...allow, cidrs: [...allow.cidrs, ...cidrs], hosts: [...allow.hosts, ...hosts], ports: [] };
@@ -22099,8 +22205,8 @@ var parseAllowedHosts = (entries, use) => {
 var maxUrlLength = 2048;
 var createAddressPolicy = (allowedHosts, use) => {
   const allow = parseAllowedHosts(allowedHosts, use);
-  const policyOf = (port2, redirected) => {
-    const list2 = listFor(allow, port2, redirected);
+  const policyOf = (port, redirected) => {
+    const list2 = listFor(allow, port, redirected);
     const { refuseAddress, refuseUrl: refuseUrl2 } = checksOf(list2, use, redirected);
     return { refuseAddress, refuseUrl: refuseUrl2, forUrl: (url, away) => policyOf(portOf(url), away) };
   };
@@ -22287,12 +22393,14 @@ var underDirectory = (pattern) => pattern.includes("/") ? pattern : `**/${patter
 var ignored = ["**/node_modules/**", "**/.git/**"];
 var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
 var search = async (patterns, cwd, workDir, absolute) => {
-  const found = await (0, import_tinyglobby.glob)(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  const { glob } = await Promise.resolve().then(() => __toESM(require_dist2(), 1));
+  const found = await glob(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
   return found.map((file) => absolute ? file : import_node_path.default.relative(workDir, file) || file).sort(byName);
 };
 var HINT_NAMES = 3;
 var noCardHint = async (directory) => {
-  const json2 = await (0, import_tinyglobby.glob)(["**/*.json"], { cwd: directory, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
+  const { glob } = await Promise.resolve().then(() => __toESM(require_dist2(), 1));
+  const json2 = await glob(["**/*.json"], { cwd: directory, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
   if (json2.length === 0) return "it holds no JSON file";
   const names = json2.map((file) => import_node_path.default.basename(file)).sort(byName);
   const shown = `${names.slice(0, HINT_NAMES).join(", ")}${names.length > HINT_NAMES ? ", \u2026" : ""}`;
@@ -22316,7 +22424,7 @@ var expand = async (operand, workDir, patterns) => {
     return [{ kind: "missing", name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(", ")}); ${await noCardHint(absolute)}` }];
   }
   if (info2) return [{ kind: "file", name: operand, path: absolute }];
-  if ((0, import_tinyglobby.isDynamicPattern)(operand)) {
+  if ((await Promise.resolve().then(() => __toESM(require_dist2(), 1))).isDynamicPattern(operand)) {
     const files = await search([operand], workDir, workDir, import_node_path.default.isAbsolute(operand));
     if (files.length > 0) return files.map((name) => ({ kind: "file", name, path: import_node_path.default.resolve(workDir, name) }));
     return [{ kind: "missing", name: operand, message: `no file matches ${operand}` }];
@@ -22384,12 +22492,12 @@ var builtinNames = Object.keys(builtinRulesets);
 // src/engine/ruleset/apply.ts
 var matchers = /* @__PURE__ */ new Map();
 var MAX_MATCHERS = 1e3;
-var matcherFor = (glob2) => {
-  let match = matchers.get(glob2);
+var matcherFor = (glob) => {
+  let match = matchers.get(glob);
   if (!match) {
-    match = (0, import_picomatch.default)(glob2, { dot: true });
+    match = (0, import_picomatch.default)(glob, { dot: true });
     if (matchers.size >= MAX_MATCHERS) matchers.clear();
-    matchers.set(glob2, match);
+    matchers.set(glob, match);
   }
   return match;
 };
@@ -22407,7 +22515,7 @@ var raisesOnly = (ruleset, base, overrides) => {
 };
 var rulesetForFile = (ruleset, file, { raiseOnly = false } = {}) => {
   const name = file?.replaceAll("\\", "/").replace(/^\.\//, "");
-  const matching = name === void 0 ? [] : ruleset.overrides.filter((o) => o.files.some((glob2) => matcherFor(glob2)(name)));
+  const matching = name === void 0 ? [] : ruleset.overrides.filter((o) => o.files.some((glob) => matcherFor(glob)(name)));
   const layers = matching.map((o) => o.severities);
   const severities = matching.length === 0 ? ruleset.severities : raiseOnly ? raisesOnly(ruleset, ruleset.severities, layers) : Object.assign({}, ruleset.severities, ...layers);
   if (ruleset.custom.length === 0) return { severities };
@@ -22442,21 +22550,21 @@ var runLimits = (config2) => ({
   maxDepth: config2.http.maxJsonDepth,
   fetchTimeoutMs: config2.cardFetch.timeoutMs
 });
-var cardBound = (limits) => ({ maxBytes: limits.maxBytes, what: "a card (http.maxBodyBytes)" });
-var userFetch = createAddressPolicy(["*"], { field: "URL", connections: "fetches", setting: "none" });
-var readInput = async (input2, limits, readStdin) => {
+var cardBound = (limits2) => ({ maxBytes: limits2.maxBytes, what: "a card (http.maxBodyBytes)" });
+var userFetch;
+var readInput = async (input2, limits2, readStdin) => {
   switch (input2.kind) {
     case "missing":
       return { problem: input2.message };
     case "file":
-      return readTextFile(input2.path, cardBound(limits));
+      return readTextFile(input2.path, cardBound(limits2));
     case "stdin":
-      return readOperand("-", cardBound(limits), readStdin);
+      return readOperand("-", cardBound(limits2), readStdin);
     case "url": {
       const fetched = await fetchCard(input2.name, {
-        policy: userFetch,
-        timeoutMs: limits.fetchTimeoutMs,
-        maxBytes: limits.maxBytes,
+        policy: userFetch ??= createAddressPolicy(["*"], { field: "URL", connections: "fetches", setting: "none" }),
+        timeoutMs: limits2.fetchTimeoutMs,
+        maxBytes: limits2.maxBytes,
         userAgent: `cardgate/${version2}`,
         redirectsToOtherHosts: true
       });
@@ -22464,10 +22572,10 @@ var readInput = async (input2, limits, readStdin) => {
     }
   }
 };
-var checkOffline = (limits, options = {}) => async (name, text2, found = {}) => {
+var checkOffline = (limits2, options = {}) => async (name, text2, found = {}) => {
   const checked = checkCardText(name, text2, {
     ...found,
-    maxDepth: limits.maxDepth,
+    maxDepth: limits2.maxDepth,
     ...options.protocolVersion === void 0 ? {} : { protocolVersion: options.protocolVersion },
     ...options.signatures === void 0 ? {} : { signatures: options.signatures },
     ...options.ruleset === void 0 ? {} : { ruleset: rulesetForFile(options.ruleset, name) }
@@ -22475,10 +22583,10 @@ var checkOffline = (limits, options = {}) => async (name, text2, found = {}) => 
   const overflow = checked.failure ? void 0 : outOfRangeNumber(text2);
   return overflow ? { name, text: text2, failure: { message: describeOutOfRange(overflow, { withPlace: false }), line: overflow.line, column: overflow.column } } : checked;
 };
-var checkInputs = async (inputs, limits, check2, readStdin) => {
+var checkInputs = async (inputs, limits2, check2, readStdin) => {
   const checked = [];
   for (const input2 of inputs) {
-    const read = await readInput(input2, limits, readStdin);
+    const read = await readInput(input2, limits2, readStdin);
     checked.push("text" in read ? await check2(read.name ?? input2.name, read.text, read.foundAtLegacyPath === true ? { foundAtLegacyPath: true } : {}) : { name: input2.name, failure: { message: read.problem } });
   }
   return checked;
@@ -22507,7 +22615,7 @@ var reasonOf = (body) => {
   if (typeof b.error === "object" && b.error !== null) return String(b.error.message);
   return "no reason given";
 };
-var checkWithServer = (serverUrl, apiKey, limits, reports, protocolVersion, gate) => {
+var checkWithServer = (serverUrl, apiKey, limits2, reports2, protocolVersion, gate) => {
   const endpoint = `${serverUrl.replace(/\/+$/, "")}/v1/validate`;
   const optionsOf = (name) => JSON.stringify({
     include_score: true,
@@ -22517,7 +22625,7 @@ var checkWithServer = (serverUrl, apiKey, limits, reports, protocolVersion, gate
   });
   return async (name, text2) => {
     const options = optionsOf(name);
-    const local = checkCardText(name, text2, { maxDepth: limits.maxDepth });
+    const local = checkCardText(name, text2, { maxDepth: limits2.maxDepth });
     if (local.failure) return local;
     const json2 = withoutBom(text2);
     let res;
@@ -22534,7 +22642,7 @@ var checkWithServer = (serverUrl, apiKey, limits, reports, protocolVersion, gate
     const body = await res.json().catch(() => void 0);
     if (res.status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
     const { version_source, agent: _agent, agent_notice, baseline, report_id, report_url, ...result } = body;
-    if (typeof report_id === "string" && typeof report_url === "string") reports.set(name, { report_id, report_url });
+    if (typeof report_id === "string" && typeof report_url === "string") reports2.set(name, { report_id, report_url });
     if (gate && baseline) gate.outcomes.set(name, baseline);
     if (gate && agent_notice) gate.notices.set(name, String(agent_notice.message));
     return { name, text: text2, result: locate(json2, { ...result, versionSource: version_source, shape: "unknown" }) };
@@ -22547,8 +22655,8 @@ var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/dif
 var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
 var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural2(o.breaking_changes, "breaking change")}` : ""}, score ${signed(o.score_delta)}`;
-var cardReports = ({ reports, gate }, names) => names.flatMap((name) => {
-  const report = reports.get(name);
+var cardReports = ({ reports: reports2, gate }, names) => names.flatMap((name) => {
+  const report = reports2.get(name);
   if (!report) return [];
   const outcome = gate?.outcomes.get(name);
   return [{ name, report, ...outcome ? { outcome, diffUrl: diffUrlOf(report, outcome.report_id) } : {} }];
@@ -22669,6 +22777,7 @@ var declaresStreaming = (card) => isRecord(card) && isRecord(card.capabilities) 
 
 // src/lib/clock.ts
 var systemClock = { now: () => Date.now() };
+var DAY_MS = 864e5;
 var lastMs = NaN;
 var lastIso = "";
 var iso = (ms) => {
@@ -22749,8 +22858,8 @@ var sameJson = (a, b) => {
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
   if (isRecord(a)) {
     if (!isRecord(b) || Array.isArray(b)) return false;
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+    const keys2 = Object.keys(a);
+    return keys2.length === Object.keys(b).length && keys2.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
   }
   return Object.is(a, b);
 };
@@ -22953,12 +23062,12 @@ var ProbeSession = class {
         socket.destroy();
         resolve(value);
       };
-      const port2 = portOf(url);
+      const port = portOf(url);
       const lookup2 = this.lookupFor(url);
-      const socket = tls ? (0, import_node_tls.connect)({ host, port: port2, servername: host, lookup: lookup2, ALPNProtocols: ["h2"], minVersion: "TLSv1", ...this.options.ca ? { ca: this.options.ca } : {} }, () => {
+      const socket = tls ? (0, import_node_tls.connect)({ host, port, servername: host, lookup: lookup2, ALPNProtocols: ["h2"], minVersion: "TLSv1", ...this.options.ca ? { ca: this.options.ca } : {} }, () => {
         readTls(socket, connection);
         finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } });
-      }) : (0, import_node_net3.connect)({ host, port: port2, lookup: lookup2 }, () => finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } }));
+      }) : (0, import_node_net3.connect)({ host, port, lookup: lookup2 }, () => finish({ connection: { ...connection, timeMs: Math.round(performance.now() - began) } }));
       socket.on("error", (err) => finish({ failed: failure3(connection, err, url) }));
       const timer = setTimeout(() => finish({ failed: { ...connection, outcome: "unreachable", problem: `no connection within ${Math.round(limit)} ms`, code: "TIMEOUT" } }), limit);
     });
@@ -23071,7 +23180,6 @@ var import_node_crypto2 = require("node:crypto");
 
 // src/engine/live/judge-connection.ts
 var EXPIRY_WARNING_DAYS = 30;
-var DAY_MS = 864e5;
 var judgeReachable = (c) => {
   const evidence = { url: c.url, time_ms: c.timeMs ?? null, ...c.code ? { error: c.code } : {} };
   if (c.outcome === "unreachable") return { status: "fail", message: `${new URL(c.url).host} is not reachable: ${c.problem ?? "no connection"}`, evidence };
@@ -23437,15 +23545,15 @@ var originOf = (card) => {
   return first ? `${new URL(first.url).origin}/` : void 0;
 };
 var runProbe = async (settings, target, ask) => {
-  const { probes } = settings.config;
+  const { probes: probes2 } = settings.config;
   const startedAt = settings.clock.now();
   const began = performance.now();
   const session = new ProbeSession({
     policy: settings.policy,
     userAgent: probeUserAgent(settings.config.serviceName),
-    maxRequests: probes.maxRequestsPerTarget,
-    timeoutMs: probes.timeoutMs,
-    requestTimeoutMs: probes.requestTimeoutMs,
+    maxRequests: probes2.maxRequestsPerTarget,
+    timeoutMs: probes2.timeoutMs,
+    requestTimeoutMs: probes2.requestTimeoutMs,
     hosts: settings.hosts,
     redirectsToOtherHosts: settings.redirectsToOtherHosts,
     ...settings.lookup ? { lookup: settings.lookup } : {},
@@ -23548,15 +23656,15 @@ var runAction = async ({ env, cwd, stdout }) => {
     if (e instanceof ConfigError) return fail2(e.message);
     throw e;
   }
-  const limits = runLimits(config2);
+  const limits2 = runLimits(config2);
   const probeUrl = input(env, "probe-url");
   const probeRefused = probeUrl === void 0 ? void 0 : probeRefusal(config2, probeUrl);
   if (probeRefused) return fail2(`probe-url: ${probeRefused}`);
   const serverUrl = input(env, "server-url");
   const gate = serverGate(env, failOn);
   if (typeof gate === "string") return fail2(gate);
-  const reports = /* @__PURE__ */ new Map();
-  const check2 = serverUrl === void 0 ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits, reports, protocolVersion, gate);
+  const reports2 = /* @__PURE__ */ new Map();
+  const check2 = serverUrl === void 0 ? checkOffline(limits2, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits2, reports2, protocolVersion, gate);
   const operands = (input(env, "files") ?? ".").split(/\s+/).filter(Boolean);
   if (operands.includes("-")) return fail2("files cannot name standard input (-): a step has none");
   const patterns = input(env, "patterns")?.split(/\s+/) ?? defaultCardPatterns;
@@ -23564,7 +23672,7 @@ var runAction = async ({ env, cwd, stdout }) => {
   if (badPatterns !== void 0) return fail2(`patterns: ${badPatterns}`);
   const inputs = await cardInputs(operands, cwd, patterns);
   if (gate && input(env, "agent") !== void 0 && inputs.length !== 1) return fail2(`agent names one card's agent, and files holds ${plural(inputs.length, "card")}: use a step per card, or leave agent empty (each card is then <repository>/<file>)`);
-  const checked = await checkInputs(inputs, limits, check2, async () => void 0);
+  const checked = await checkInputs(inputs, limits2, check2, async () => void 0);
   if (probeUrl !== void 0) checked.push(await probeChecked({ config: config2, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
   const regressions = gate?.baseline === void 0 ? void 0 : checked.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
   const exitCode = regressions === void 0 ? exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } }) : gateExitCode(checked, regressions, failOn);
@@ -23578,7 +23686,7 @@ var runAction = async ({ env, cwd, stdout }) => {
 `);
   }
   const names = checked.map((c) => c.name);
-  const kept = { reports, gate };
+  const kept = { reports: reports2, gate };
   stdout(gateLogLines(kept, names));
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));

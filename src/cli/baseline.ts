@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { formatResults, type CheckedInput } from '../engine/formats/index.ts';
-import { readBounded } from './ruleset.ts';
+import { readBounded } from './io.ts';
 
 /** A baseline is a report of many cards: larger than a card, still bounded. */
 export const MAX_BASELINE_BYTES = 64 * 1024 * 1024;

@@ -6,7 +6,6 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { glob, isDynamicPattern } from 'tinyglobby';
 import { looksLikeUrl } from '../features/card-fetch/fetch-card.ts';
 
 export type CardInput =
@@ -49,6 +48,7 @@ const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * directory, or absolute when the operand was (a report names what its user typed).
  */
 const search = async (patterns: string[], cwd: string, workDir: string, absolute: boolean): Promise<string[]> => {
+  const { glob } = await import('tinyglobby');
   const found = await glob(patterns, { cwd, absolute: true, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
   return found.map((file) => (absolute ? file : path.relative(workDir, file) || file)).sort(byName);
 };
@@ -61,6 +61,7 @@ const HINT_NAMES = 3;
  * `--pattern` that takes them (the file names' common ending, when they share one past `.json`).
  */
 const noCardHint = async (directory: string): Promise<string> => {
+  const { glob } = await import('tinyglobby');
   const json = await glob(['**/*.json'], { cwd: directory, dot: true, onlyFiles: true, ignore: ignored, expandDirectories: false });
   if (json.length === 0) return 'it holds no JSON file';
   const names = json.map((file) => path.basename(file)).sort(byName);
@@ -89,7 +90,8 @@ const expand = async (operand: string, workDir: string, patterns: readonly strin
     return [{ kind: 'missing', name: operand, message: `no agent card under ${operand} (searched for ${patterns.join(', ')}); ${await noCardHint(absolute)}` }];
   }
   if (info) return [{ kind: 'file', name: operand, path: absolute }];
-  if (isDynamicPattern(operand)) {
+  // The glob library is loaded for a directory or a pattern only: most runs name files.
+  if ((await import('tinyglobby')).isDynamicPattern(operand)) {
     const files = await search([operand], workDir, workDir, path.isAbsolute(operand));
     if (files.length > 0) return files.map((name) => ({ kind: 'file', name, path: path.resolve(workDir, name) }));
     return [{ kind: 'missing', name: operand, message: `no file matches ${operand}` }];

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { checkCardText, type CheckedInput } from '../engine/formats/index.ts';
 import { totalsOf } from '../engine/formats/input.ts';
 import type { SignaturePolicy, ValidateOptions } from '../engine/index.ts';
-import { createAddressPolicy } from '../lib/address-policy.ts';
+import { createAddressPolicy, type AddressPolicy } from '../lib/address-policy.ts';
 import { fetchCard, foundOnlyAtLegacyPath } from '../features/card-fetch/fetch-card.ts';
 import { describeOutOfRange, outOfRangeNumber } from '../lib/json-numbers.ts';
 import { readTextFile, type FileText, type ReadBound } from '../lib/read-file.ts';
@@ -35,8 +35,11 @@ export const runLimits = (config: Config): RunLimits => ({
 /** The bound of each card read, as the server bounds a request's card. */
 const cardBound = (limits: RunLimits): ReadBound => ({ maxBytes: limits.maxBytes, what: 'a card (http.maxBodyBytes)' });
 
-/** The CLI fetches what its user asks for, private hosts and other hosts' redirects included, within the time and size limits. */
-const userFetch = createAddressPolicy(['*'], { field: 'URL', connections: 'fetches', setting: 'none' });
+/**
+ * The CLI fetches what its user asks for, private hosts and other hosts' redirects included, within
+ * the time and size limits. Made on the first URL (its address ranges take a few ms to parse).
+ */
+let userFetch: AddressPolicy | undefined;
 
 /** Reads one input: a file, standard input (through `readStdin`, which stops past `maxBytes`), or a URL. */
 const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['readStdin']): Promise<FileText & { name?: string; foundAtLegacyPath?: boolean }> => {
@@ -49,7 +52,7 @@ const readInput = async (input: CardInput, limits: RunLimits, readStdin: CliIO['
       return readOperand('-', cardBound(limits), readStdin);
     case 'url': {
       const fetched = await fetchCard(input.name, {
-        policy: userFetch,
+        policy: (userFetch ??= createAddressPolicy(['*'], { field: 'URL', connections: 'fetches', setting: 'none' })),
         timeoutMs: limits.fetchTimeoutMs,
         maxBytes: limits.maxBytes,
         userAgent: `cardgate/${version}`,

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { boundedText, readTextFile, type FileText, type ReadBound } from '../lib/read-file.ts';
 
 /** What a subcommand may touch of the outside world; tests pass their own. */
@@ -38,3 +39,15 @@ export const USAGE = 2;
 /** The text of a FILE operand or of `-` (standard input), within the bound; or why there is none. */
 export const readOperand = async (operand: string, bound: ReadBound, readStdin: CliIO['readStdin']): Promise<FileText> =>
   operand === '-' ? boundedText(await readStdin(bound.maxBytes), bound) : readTextFile(operand, bound);
+
+/** A path as messages show it: relative to the working directory when inside it. */
+export const shownPath = (file: string): string => {
+  const relative = path.relative(process.cwd(), path.resolve(file));
+  return relative === '' || relative.startsWith('..') ? path.resolve(file) : relative;
+};
+
+/** A file's text within its bound, read as every file the CLI names is (a regular file, UTF-8), or the problem after its name. */
+export const readBounded = async (file: string, maxBytes: number, what: string): Promise<FileText> => {
+  const read = readTextFile(file, { maxBytes, what });
+  return 'problem' in read ? { problem: `${shownPath(file)}: ${read.problem}` } : read;
+};

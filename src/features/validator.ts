@@ -11,7 +11,10 @@ import { defaultWorkerCount, ValidationPool, type WorkerScript } from '../valida
 import { serviceTaskSet, type ServiceTasks, type ServiceValidator } from './tasks.ts';
 import { validationSettings, type Engine } from './validation/card-result.ts';
 
-/** Set by build/build.mjs: the worker's bundled source (the SEA and Deno have no file to point at). */
+/**
+ * Set by build/build.mjs: the worker's bundled source (the bundles have no file to point at), or in
+ * the SEA a runner of that source, an asset compiled with its code cache (build/code-cache.mjs).
+ */
 declare const __VALIDATION_WORKER_SOURCE__: string | undefined;
 
 export const serviceWorker: WorkerScript =

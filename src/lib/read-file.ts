@@ -46,12 +46,24 @@ const reasons: Record<string, string> = {
   ENOTDIR: 'a part of the path is not a directory',
 };
 
-/** Up to `limit` bytes from the start of an open file. */
-const readUpTo = (fd: number, limit: number): Buffer => {
-  const buffer = Buffer.alloc(limit);
-  let size = 0;
-  for (let read = -1; read !== 0 && size < limit; size += read) read = readSync(fd, buffer, size, limit - size, null);
-  return buffer.subarray(0, size);
+/**
+ * Up to `limit` bytes from the start of an open file of `size` bytes when opened: a buffer of its
+ * size and one byte more (a card's few KB, not the bound's MiB zeroed for each of many files),
+ * grown while the file grows, never past `limit`. Only the bytes read are returned.
+ */
+const readUpTo = (fd: number, size: number, limit: number): Buffer => {
+  let buffer = Buffer.allocUnsafe(Math.min(limit, size + 1));
+  let filled = 0;
+  for (;;) {
+    if (filled === buffer.length) {
+      if (filled === limit) break;
+      buffer = Buffer.concat([buffer], Math.min(limit, buffer.length * 2));
+    }
+    const read = readSync(fd, buffer, filled, buffer.length - filled, null);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
 };
 
 /**
@@ -80,7 +92,7 @@ export const readTextFile = (file: string, bound: ReadBound): FileText => {
   if ('problem' in opened) return opened;
   try {
     if (opened.size > bound.maxBytes) return { problem: tooLarge(bound) };
-    const bytes = readUpTo(opened.fd, bound.maxBytes + 1);
+    const bytes = readUpTo(opened.fd, opened.size, bound.maxBytes + 1);
     return boundedText(bytes.byteLength > bound.maxBytes ? undefined : bytes, bound);
   } catch (e) {
     return { problem: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };

@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createApp } from '../../src/app.ts';
 import { Metrics } from '../../src/metrics/metrics.ts';
-import { testDeps } from '../support/app.ts';
+import { testDeps, wholeApp } from '../support/app.ts';
 import { minimalCard } from '../support/cards.ts';
 import { engines } from '../store/contract/engines.ts';
 
@@ -19,7 +18,7 @@ const keyApp = async (engine: (typeof engines)[number], keys: object = {}) => {
   const store = await engine.open();
   const metrics = new Metrics({ jobs: async () => ({ queued: 0, processing: 0 }) });
   const t = testDeps({ config: { keys, metrics: { access: 'open' } }, deps: { store: store as never, metrics } });
-  const app = createApp(t.deps);
+  const app = wholeApp(t.deps);
   const admin = async (method: string, path: string, body?: unknown) => {
     const text = body === undefined ? undefined : JSON.stringify(body);
     // Framed as a client frames it (app.request sets no Content-Length): a rotation's body is optional.

@@ -6,10 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createApp } from '../../src/app.ts';
 import type { ConfigInput } from '../../src/config.ts';
 import { FAILED_SIGN_INS_PER_WINDOW } from '../../src/features/auth/operations.ts';
-import { testDeps } from '../support/app.ts';
+import { testDeps, wholeApp } from '../support/app.ts';
 import { nonEmpty } from '../support/checks.ts';
 import { startProvider, type TestProvider } from '../support/oidc-provider.ts';
 
@@ -65,7 +64,7 @@ const valueOf = (setCookie: string | undefined): string => setCookie!.split(';')
 type TestApp = ReturnType<typeof setUp>;
 const setUp = (over: Record<string, unknown> = {}) => {
   const t = testDeps({ config: oidcConfig(over) });
-  return { ...t, app: createApp(t.deps) };
+  return { ...t, app: wholeApp(t.deps) };
 };
 
 /** /auth/login: the provider's URL and the sign-in cookie. */
@@ -245,12 +244,12 @@ describe('OIDC sign-in', () => {
     const dataDir = '/srv/cardgate-private-data';
     const pages: Array<[string, Response]> = [];
     const t = testDeps({ config: { ...oidcConfig(), dataDir } });
-    const app = createApp(t.deps);
+    const app = wholeApp(t.deps);
     pages.push(['refused callback', await app.request('/auth/callback?state=a&code=b')]);
     const { response: noRole } = await signIn({ ...t, app }, 'nobody');
     pages.push(['no role', noRole]);
     const down = testDeps({ config: { ...oidcConfig({ issuer: 'http://127.0.0.1:9/none' }), dataDir } });
-    pages.push(['provider unreachable', await createApp(down.deps).request('/auth/login')]);
+    pages.push(['provider unreachable', await wholeApp(down.deps).request('/auth/login')]);
     for (const [name, response] of pages) {
       assert.ok(response.status === 403 || response.status === 503, `${name}: ${response.status}`);
       const text = await response.text();
@@ -344,7 +343,7 @@ describe('OIDC sign-in', () => {
 
   test('without auth.oidc the sign-in routes are 404 and the admin API takes the admin token only', async () => {
     const t = testDeps();
-    const app = createApp(t.deps);
+    const app = wholeApp(t.deps);
     for (const path of ['/auth/login', '/auth/callback', '/auth/session']) assert.equal((await app.request(path)).status, 404, path);
     assert.equal((await app.request('/admin/api/accounts', withSession('A'.repeat(43)))).status, 401);
   });

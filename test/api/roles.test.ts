@@ -6,12 +6,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ADMIN_ROUTE_ROLES, leastRoleFor } from '../../src/api/admin-roles.ts';
-import { createApp } from '../../src/app.ts';
 import { ROLE_ORDER, roleAllows, roleFromClaim } from '../../src/features/auth/roles.ts';
 import { csrfTokenOf, sessionOperations } from '../../src/features/auth/sessions.ts';
 import { Metrics } from '../../src/metrics/metrics.ts';
 import type { SessionRole } from '../../src/store/contract/sessions.ts';
-import { testDeps } from '../support/app.ts';
+import { testDeps, wholeApp } from '../support/app.ts';
 import { nonEmpty } from '../support/checks.ts';
 
 const ORIGIN = 'https://cardgate.example';
@@ -23,7 +22,7 @@ const config = {
 
 const setUp = () => {
   const t = testDeps({ config });
-  return { ...t, app: createApp(t.deps), sessions: sessionOperations(t.deps) };
+  return { ...t, app: wholeApp(t.deps), sessions: sessionOperations(t.deps) };
 };
 
 const adminRoutes = async (app: ReturnType<typeof setUp>['app']): Promise<Array<{ method: string; path: string }>> => {
@@ -88,7 +87,7 @@ test('route by route, each role is let through or refused as the table says', as
 
 test('/metrics (access admin) opens to the admin token and an admin session, not to an editor\'s', async () => {
   const t = testDeps({ config, deps: { metrics: new Metrics({ jobs: async () => ({ queued: 0, processing: 0 }) }) } });
-  const app = createApp(t.deps);
+  const app = wholeApp(t.deps);
   const sessions = sessionOperations(t.deps);
   const editor = (await sessions.start({ subject: 'ed', email: null, role: 'editor' })).token;
   const admin = (await sessions.start({ subject: 'ad', email: null, role: 'admin' })).token;

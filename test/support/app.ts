@@ -3,6 +3,7 @@
  * a FakeScheduler over that clock too (the runner, deliveries and the drain then wait for
  * `scheduler.advance()`), else the system's timers.
  */
+import * as laterRoutes from '../../src/api/later-routes.ts';
 import { createApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/deps.ts';
 import { parseConfig, type ConfigInput } from '../../src/config.ts';
@@ -35,13 +36,16 @@ export const testDeps = (options: { config?: ConfigInput; deps?: Partial<AppDeps
   return { deps, store, clock, scheduler, log, lifecycle, config };
 };
 
+/** The whole app over `deps`, every route group loaded at once (the served app loads some on first use). */
+export const wholeApp = (deps: AppDeps) => createApp(deps, laterRoutes);
+
 /**
  * An app over testDeps. Its job runner claims every job in the store: a test that runs jobs
  * with a runner of its own takes testDeps instead.
  */
 export const testApp = (options: Parameters<typeof testDeps>[0] = {}) => {
   const t = testDeps(options);
-  return { app: createApp(t.deps), ...t };
+  return { app: wholeApp(t.deps), ...t };
 };
 
 /** JSON POST through app.request(). */

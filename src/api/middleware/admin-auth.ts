@@ -9,20 +9,14 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { isAdminToken } from '../../features/accounts/admin-token.ts';
 import { adminTokenActor } from '../../features/audit/audit.ts';
+import { carriesAdminToken, sessionCookieName } from '../../features/auth/credentials.ts';
 import { roleAllows } from '../../features/auth/roles.ts';
 import { csrfMatches, sessionOperations } from '../../features/auth/sessions.ts';
 import { leastRoleFor } from '../admin-roles.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 
-/**
- * The session cookie's name (it holds the opaque id only): with an https redirectUrl (the cookie
- * Secure) `__Host-cardgate_session`, which a browser takes only Secure, with Path=/ and no Domain,
- * so a sibling subdomain cannot plant one; only that name is read then. On http the plain name.
- */
-export const sessionCookieName = (redirectUrl: string): string => (redirectUrl.startsWith('https:') ? '__Host-cardgate_session' : 'cardgate_session');
 /** The header the dashboard sends each state-changing request's CSRF token in. */
 export const CSRF_HEADER = 'X-CSRF-Token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -61,8 +55,7 @@ export const adminAuth = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
       c.set('role', session.role);
       return next();
     }
-    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header('authorization')?.trim() ?? '');
-    if (!m || !(await isAdminToken(deps.store, deps.config, m[1]!))) {
+    if (!(await carriesAdminToken(deps, c.req.header('authorization')))) {
       const problem = deps.config.auth.adminToken ? 'missing or invalid admin token: send "Authorization: Bearer <admin token>"' : 'the admin token is switched off (auth.adminToken: false): sign in';
       throw new ApiError('UNAUTHORIZED', problem, {
         headers: { 'WWW-Authenticate': 'Bearer realm="cardgate admin"' },

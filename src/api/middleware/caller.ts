@@ -9,34 +9,14 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { expiredAt, expiredKeyMessage, findKeyAndAccount, recordKeyUse } from '../../features/accounts/api-keys.ts';
-import { ipMatcher } from '../../lib/ip.ts';
+import { expiredKeyMessage, recordKeyUse } from '../../features/accounts/api-keys.ts';
+import { presentedKey, resumeApiKey } from '../../features/auth/credentials.ts';
 import { clientIpResolver } from '../client-ip.ts';
-import type { ApiKeyRecord } from '../../store/contract/keys.ts';
 import type { Caller } from '../../features/limits/caller.ts';
 import type { AppEnv, RateWindow } from '../env.ts';
 
-/** The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`; '' when a header is present but empty or not Bearer. */
-export const presentedKey = (authorization: string | undefined, apiKey: string | undefined): string | undefined => {
-  if (authorization !== undefined) {
-    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization.trim());
-    return m ? m[1]! : '';
-  }
-  return apiKey?.trim();
-};
-
-/** Allow-list matchers by key record: records are immutable (a change stores a new one), so a WeakMap never serves a stale list. */
-const allowListOf = new WeakMap<ApiKeyRecord, (ip: string) => boolean>();
-const allowList = (key: ApiKeyRecord): ((ip: string) => boolean) => {
-  let matcher = allowListOf.get(key);
-  if (!matcher) allowListOf.set(key, (matcher = ipMatcher(key.allowed_ips)));
-  return matcher;
-};
-
 export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   const clientIp = clientIpResolver(deps.config);
-
-
   return async (c, next) => {
     const now = deps.clock.now();
     const ip = clientIp(c);
@@ -47,22 +27,20 @@ export const identifyCaller = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
       return next();
     }
 
-    const found = await findKeyAndAccount(deps.store, presented, deps.config.keys.prefix);
-    if (!found) {
+    const use = await resumeApiKey(deps, presented, ip);
+    if (use.status === 'unknown') {
       const expected = `expected "Authorization: Bearer ${deps.config.keys.prefix}_<key>"`;
       throw new ApiError('UNAUTHORIZED', presented === '' ? `malformed credentials: ${expected}` : 'invalid API key (unknown, deleted or malformed)');
     }
-
-    const { key, account, trustKeys } = found;
-    const expired = expiredAt(key, presented, now);
-    if (expired !== undefined) {
+    if (use.status === 'expired') {
       deps.metrics?.expiredKeyRefused();
-      throw new ApiError('UNAUTHORIZED', expiredKeyMessage(expired));
+      throw new ApiError('UNAUTHORIZED', expiredKeyMessage(use.expiredAt));
     }
+    const { key, account, trustKeys } = use.found;
     const caller: Caller = { plan: account.plan, account, key, ip, trustKeys };
-    // Set before the allow-list check: a refused key's answer still shows its account's window.
+    // Set before the allow-list's refusal: a refused key's answer still shows its account's window.
     c.set('caller', caller);
-    if (key.allowed_ips.length > 0 && !allowList(key)(ip)) {
+    if (use.status === 'not-from-here') {
       throw new ApiError('FORBIDDEN', `this API key may not be used from ${ip}: the address is not in the key's allowed IPs`);
     }
     const noted = recordKeyUse(deps.store, key, now);
@@ -88,14 +66,14 @@ export const keyedWhenGiven = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   const clientIp = clientIpResolver(deps.config);
   return async (c, next) => {
     const presented = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
-    const found = presented ? await findKeyAndAccount(deps.store, presented, deps.config.keys.prefix) : undefined;
     const ip = clientIp(c);
+    const use = presented ? await resumeApiKey(deps, presented, ip) : undefined;
     // An expired key is ignored as an unknown one is.
-    const expired = found && expiredAt(found.key, presented!, deps.clock.now());
-    if (expired !== undefined) c.set('expiredKeyAt', expired);
+    if (use?.status === 'expired') c.set('expiredKeyAt', use.expiredAt);
     c.set('clientIp', ip);
-    if (found && expired === undefined && (found.key.allowed_ips.length === 0 || allowList(found.key)(ip))) {
-      c.set('caller', { plan: found.account.plan, account: found.account, key: found.key, ip, trustKeys: found.trustKeys });
+    if (use?.status === 'usable') {
+      const { key, account, trustKeys } = use.found;
+      c.set('caller', { plan: account.plan, account, key, ip, trustKeys });
     }
     return next();
   };

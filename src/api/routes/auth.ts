@@ -19,7 +19,8 @@ import { pageHeaders } from '../../pages/layout.ts';
 import { renderSignInRefusedPage } from '../../pages/sign-in.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
-import { checkCsrf, sessionCookieName } from '../middleware/admin-auth.ts';
+import { sessionCookieName } from '../../features/auth/credentials.ts';
+import { checkCsrf } from '../middleware/admin-auth.ts';
 import { apiRoutes, type ApiRoutes, errors, response } from '../openapi.ts';
 
 /** The sign-in's state, nonce and PKCE verifier, sealed (see features/auth/login-state.ts); sent back to /auth only. */

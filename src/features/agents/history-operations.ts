@@ -10,12 +10,11 @@ import type { AppDeps } from '../../deps.ts';
 import * as z from 'zod';
 import { ApiError } from '../../errors/api-error.ts';
 import { parseInput } from '../../errors/bad-input.ts';
-import { ipMatcher } from '../../lib/ip.ts';
 import { laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import { isAdminToken } from '../accounts/admin-token.ts';
+import { resumeApiKey } from '../auth/credentials.ts';
 import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
-import { expiredAt, findKeyAndAccount } from '../accounts/api-keys.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { badgeTokenMatches } from './operations.ts';
 import { agentView, historyEntries, previousInRows, type AgentHistory, type AgentView } from './history.ts';
@@ -30,12 +29,8 @@ const notFound = () => new ApiError('NOT_FOUND', 'no agent with this id that the
 export const historyReader = async (deps: Pick<AppDeps, 'store' | 'config' | 'clock'>, credential: string | undefined, ip: string): Promise<HistoryReader | undefined> => {
   if (!credential) return undefined;
   if (await isAdminToken(deps.store, deps.config, credential)) return { admin: true };
-  const found = await findKeyAndAccount(deps.store, credential, deps.config.keys.prefix);
-  if (!found) return undefined;
-  const { key, account } = found;
-  if (expiredAt(key, credential, deps.clock.now()) !== undefined) return undefined;
-  if (key.allowed_ips.length > 0 && !ipMatcher(key.allowed_ips)(ip)) return undefined;
-  return { account_id: account.id };
+  const use = await resumeApiKey(deps, credential, ip);
+  return use.status === 'usable' ? { account_id: use.found.account.id } : undefined;
 };
 
 /** The agent's page address, `{reports_url}/agents/<id>`. */

@@ -1,13 +1,12 @@
 /**
  * Rulesets as the server judges requests by them: named (`id`: a built-in's name, `config` or
- * `account`), hashed over their canonical form (RFC 8785 JSON, so the same policy written in YAML
- * or JSON, in any member order, has one hash), and compiled once per hash into the plain data the
- * engine applies (it crosses to the validation workers as it is). The compiled rulesets are cached,
- * bounded: a ruleset is compiled again only when it changed or fell out of the cache.
+ * `account`), hashed over their canonical form (ruleset-hash.ts), and compiled once per hash into
+ * the plain data the engine applies (it crosses to the validation workers as it is). The compiled
+ * rulesets are cached, bounded: a ruleset is compiled again only when it changed or fell out of the
+ * cache.
  */
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import { builtinNames, compileRuleset, compileRulesetText, parseRulesetText, type CompiledRulesetData, type PlacedProblem } from '../../engine/ruleset/index.ts';
+import { builtinRulesetHash, rulesetHash } from './ruleset-hash.ts';
 import type { RulesetRef, ServerRuleset } from './server-ruleset.ts';
 
 export type { RulesetRef, ServerRuleset };
@@ -30,17 +29,6 @@ const cached = (key: string): CompiledRulesetData | undefined => {
 const keep = (key: string, data: CompiledRulesetData): void => {
   if (cache.size >= MAX_CACHED_RULESETS) cache.delete(cache.keys().next().value!);
   cache.set(key, data);
-};
-
-/** `sha256:<hex>` of the value's canonical JSON; undefined when it has none (a lone surrogate). */
-export const rulesetHash = (value: unknown): string | undefined => {
-  let canonical: string | undefined;
-  try {
-    canonical = canonicalize(value);
-  } catch {
-    return undefined;
-  }
-  return canonical === undefined ? undefined : `sha256:${createHash('sha256').update(canonical).digest('hex')}`;
 };
 
 /** The name a ruleset's sources give its own rules (`cardgate rules` and GET /v1/rules?ruleset= show them). */
@@ -70,7 +58,7 @@ export function serverRulesetFromText(text: string, id: string, hash?: string): 
 export function builtinServerRuleset(name: string): ServerRuleset | undefined {
   if (!builtinNames.includes(name)) return undefined;
   const value = { extends: name };
-  const hash = rulesetHash(value)!;
+  const hash = builtinRulesetHash(name);
   let data = cached(`${name}\n${hash}`);
   if (!data) {
     const compiled = compileRuleset(value, name);

@@ -1,7 +1,8 @@
 /** Rulesets as the server keeps them: one hash per policy however written, compiled once per hash, built-ins by name. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { builtinServerRuleset, rulesetHash, serverRulesetFromText } from '../../../src/features/rulesets/server-rulesets.ts';
+import { builtinRulesetHash, rulesetHash } from '../../../src/features/rulesets/ruleset-hash.ts';
+import { builtinServerRuleset, serverRulesetFromText } from '../../../src/features/rulesets/server-rulesets.ts';
 
 const compiled = (text: string, id = 'account') => {
   const r = serverRulesetFromText(text, id);
@@ -46,5 +47,7 @@ test('on the server extends takes built-ins only; built-ins by name; problems at
   const strict = builtinServerRuleset('cardgate:strict')!;
   assert.equal(strict.id, 'cardgate:strict');
   assert.equal(strict.data.severities['url.https'], 'error');
+  assert.equal(strict.hash, compiled('extends: cardgate:strict\n').hash, 'a built-in has the hash of a ruleset extending it and saying nothing else');
+  assert.equal(builtinRulesetHash('cardgate:strict'), strict.hash, 'known without compiling');
   assert.equal(builtinServerRuleset('cardgate:lax'), undefined);
 });
