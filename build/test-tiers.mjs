@@ -115,6 +115,7 @@ export const declaredTiers = {
     'test/dashboard/scale.test.ts',
     'test/dashboard/sign-in.test.ts',
     'test/dashboard/monitors.test.ts',
+    'test/dashboard/product.test.ts',
     'test/dashboard/trust-keys.test.ts',
     'test/deploy/deploy.test.ts',
     'test/deploy/gitlab.test.ts',

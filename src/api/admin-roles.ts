@@ -36,6 +36,7 @@ export const ADMIN_ROUTE_ROLES: Readonly<Record<string, SessionRole>> = {
   'GET /admin/api/monitors': 'viewer',
   'POST /admin/api/monitors': 'editor',
   'GET /admin/api/monitors/{id}': 'viewer',
+  'PATCH /admin/api/monitors/{id}': 'editor',
   'POST /admin/api/monitors/{id}/pause': 'editor',
   'POST /admin/api/monitors/{id}/resume': 'editor',
   'DELETE /admin/api/monitors/{id}': 'editor',

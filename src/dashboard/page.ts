@@ -6,6 +6,7 @@
  * path of the server's), configured, or switched off (no token field). `oidc`: people sign in
  * through the identity provider (/auth/login) too.
  */
+import { logoMark } from '../pages/design.ts';
 import { faviconLink } from '../pages/favicon.ts';
 
 export type AdminTokenHint = 'generated' | 'configured' | 'off';
@@ -24,7 +25,7 @@ ${faviconLink}
 <body data-admin-token="${adminToken}"${oidc ? ' data-oidc' : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="topbar">
-  <span class="brand">cardgate <span class="brand-sub">admin</span></span>
+  <a class="brand" href="/">${logoMark}cardgate <span class="brand-sub">admin</span></a>
   <nav id="nav" aria-label="Dashboard" hidden>
     <a href="#/accounts" data-nav="accounts">Accounts</a>
     <a href="#/usage" data-nav="usage">Usage</a>

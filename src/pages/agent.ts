@@ -9,33 +9,41 @@ import { clip } from '../engine/paths.ts';
 import type { AgentHistory, HistoryEntry } from '../features/agents/history.ts';
 import { CHART, chartGeometry } from './agent-chart.ts';
 import { facts } from './report.ts';
-import { verdictBadge, verdictText } from './report-diff.ts';
-import { esc, renderPage, timeStamp } from './layout.ts';
+import { verdictBadge } from './report-diff.ts';
+import { esc, renderPage, shortId, timeStamp } from './layout.ts';
 
 /** The agent's name in the page's title and heading: names are bounded where agents are made, but a page never trusts that. */
 const NAME_SHOWN = 200;
 
 
-const pointTitle = (e: HistoryEntry): string =>
-  `${e.created_at.slice(0, 16).replace('T', ' ')} UTC: ${verdictText(e.valid).toLowerCase()}, score ${e.score}`;
-
+/**
+ * The chart's own rules: a point's label shows while the pointer is on it (or it has focus), with
+ * no script; hidden by its opacity alone, it stays the point's link text for screen readers.
+ */
 const chartStyle =
   '.score-chart{width:100%;max-width:760px;height:auto;display:block}.score-chart .grid{stroke:var(--line);stroke-width:1}' +
-  '.score-chart .axis{fill:var(--muted);font:11px system-ui,sans-serif}.score-chart .line{fill:none;stroke:var(--link);stroke-width:2}' +
-  '.score-chart .dot{stroke:var(--bg);stroke-width:1.5}.score-chart .dot.ok{fill:var(--ok)}.score-chart .dot.bad{fill:var(--bad)}';
+  '.score-chart .axis{fill:var(--muted);font:11px var(--font-sans)}.score-chart .axis-line{stroke:var(--muted);stroke-width:1}.score-chart .line{fill:none;stroke:var(--link);stroke-width:2}' +
+  '.score-chart .dot{stroke:var(--bg);stroke-width:1.5}.score-chart .dot.ok{fill:var(--ok)}.score-chart .dot.bad{fill:var(--bad)}' +
+  '.score-chart .tip{opacity:0;pointer-events:none}.score-chart .pt:hover .tip,.score-chart .pt:focus .tip{opacity:1}' +
+  '.score-chart .tip rect{fill:var(--fg);height:20px;rx:4px}.score-chart .tip text{fill:var(--bg);font:600 11px var(--font-sans)}.score-chart .pt:focus{outline:none}.score-chart .pt:focus .dot{stroke:var(--focus);stroke-width:3}';
 
-/** The score chart of `entries` (newest first, as the timeline lists them), drawn oldest on the left. */
+/** The score chart of `entries` (newest first, as the timeline lists them), drawn oldest on the left on a time axis. */
 export const renderScoreChart = (entries: readonly HistoryEntry[]): string => {
-  const { points, lines, grid } = chartGeometry([...entries].reverse(), (e) => e.score);
-  const label = `Score of the ${points.length} reports shown, oldest first.`;
+  const { points, lines, grid, ticks, axisY } = chartGeometry([...entries].reverse(), (e) => ({ score: e.score, at: e.created_at, valid: e.valid }));
+  const label = `Score of the ${points.length} reports shown over time (UTC), oldest first.`;
   const gridLines = grid
     .map(({ score, y }) => `<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${y}" y2="${y}"/><text class="axis" x="${CHART.left - 6}" y="${y + 4}" text-anchor="end">${score}</text>`)
     .join('');
+  const axis = `<line class="axis-line" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${axisY}" y2="${axisY}"/>${ticks
+    .map(({ x, label: text }, i) => `<line class="axis-line" x1="${x}" x2="${x}" y1="${axisY}" y2="${axisY + 4}"/><text class="axis" x="${x}" y="${axisY + 17}" text-anchor="${ticks.length === 1 ? 'middle' : i === 0 ? 'start' : i === ticks.length - 1 ? 'end' : 'middle'}">${esc(text)}</text>`)
+    .join('')}`;
   const dots = points
     .filter((p) => p.y !== null)
-    .map(({ item, x, y }) => `<a href="${esc(item.url)}"><circle class="dot ${item.valid ? 'ok' : 'bad'}" cx="${x}" cy="${y}" r="4"><title>${esc(pointTitle(item))}</title></circle></a>`)
+    .map(({ item, x, y, tip }) =>
+      `<a class="pt" href="${esc(item.url)}"><circle class="dot ${item.valid ? 'ok' : 'bad'}" cx="${x}" cy="${y}" r="5"/>` +
+      `<g class="tip"><rect x="${tip.x}" y="${tip.y}" width="${tip.width}"/><text x="${tip.textX}" y="${tip.textY}">${esc(tip.text)}</text></g></a>`)
     .join('');
-  return `<svg class="score-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-label="${esc(label)}"><title>${esc(label)}</title><style>${chartStyle}</style>${gridLines}${lines
+  return `<svg class="score-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-label="${esc(label)}"><title>${esc(label)}</title><style>${chartStyle}</style>${gridLines}${axis}${lines
     .map((l) => `<polyline class="line" points="${l}"/>`)
     .join('')}${dots}</svg>`;
 };
@@ -53,15 +61,16 @@ const branchCell = (e: HistoryEntry, page: string, defaultBranch: string): strin
     ? `<span class="muted" title="This report named no branch: it counts as the default branch's (${esc(clip(defaultBranch, BRANCH_SHOWN))}).">none</span>`
     : `<a href="${esc(branchHref(page, e.branch))}" title="${esc(e.branch)}"><code>${esc(clip(e.branch, BRANCH_IN_TABLE))}</code></a>`;
 
+/** A row of the timeline (a phone shows each cell with its column's name: the `timeline` rules of the layout's styles). */
 const timelineRow = (e: HistoryEntry, page: string, defaultBranch: string): string =>
-  `<tr><td>${timeStamp(e.created_at)}</td><td><a href="${esc(e.url)}"><code>${esc(e.id)}</code></a></td><td>${branchCell(e, page, defaultBranch)}</td><td>${verdictBadge(e.valid)}</td>` +
+  `<tr><td>${timeStamp(e.created_at)}</td><td><a href="${esc(e.url)}">${shortId(e.id)}</a></td><td>${branchCell(e, page, defaultBranch)}</td><td>${verdictBadge(e.valid)}</td>` +
   `<td class="num">${esc(e.score)}</td><td class="num">${esc(e.errors)}</td><td class="num">${esc(e.warnings)}</td>` +
   `<td>${e.diff_url ? `<a href="${esc(e.diff_url)}">What changed</a>` : '<span class="muted">First on its branch</span>'}</td></tr>`;
 
 const timeline = (entries: readonly HistoryEntry[], page: string, defaultBranch: string): string =>
   entries.length === 0
     ? '<p class="none">No reports in this page.</p>'
-    : `<div class="scroll"><table><caption class="muted">Newest first; "What changed" compares with the report before on the same branch</caption><thead><tr><th>Created</th><th>Report</th><th>Branch</th><th>Verdict</th><th class="num">Score</th><th class="num">Errors</th><th class="num">Warnings</th><th>Change</th></tr></thead><tbody>${entries
+    : `<div class="scroll"><table class="stack timeline"><caption class="muted">Newest first; "What changed" compares with the report before on the same branch</caption><thead><tr><th>Created</th><th>Report</th><th>Branch</th><th>Verdict</th><th class="num">Score</th><th class="num">Errors</th><th class="num">Warnings</th><th>Change</th></tr></thead><tbody>${entries
         .map((e) => timelineRow(e, page, defaultBranch))
         .join('')}</tbody></table></div>`;
 

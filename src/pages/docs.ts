@@ -6,6 +6,7 @@
  */
 import { esc } from './layout.ts';
 import { docsRendererVersion } from './docs-renderer.ts';
+import { brandStyles, designTokens, logoMark } from './design.ts';
 import { faviconLink } from './favicon.ts';
 
 export const docsRendererPath = `/docs/assets/api-reference-${docsRendererVersion}.js`;
@@ -56,14 +57,13 @@ const rendererCss = `
 :root{--scalar-custom-header-height:41px}
 `;
 
-const headerCss = `
+const headerCss = `${designTokens}${brandStyles}
 body{margin:0}
-.site{position:sticky;top:0;z-index:1000;height:41px;box-sizing:border-box;display:flex;gap:16px;align-items:center;padding:0 16px;
-font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;background:#f6f8fa;border-bottom:1px solid #d1d9e0;overflow-x:auto;white-space:nowrap}
-.site a{color:#0960cc}.site .brand{font-weight:700;color:#1f2328;text-decoration:none;margin-right:auto}
-@media (prefers-color-scheme:dark){.site{background:#151b23;border-color:#3d444d}.site a{color:#58a6ff}.site .brand{color:#e6edf3}}
-@media (max-width:480px){.site{gap:8px;padding:0 10px;font-size:14px}}
-noscript p{font:15px/1.5 system-ui,sans-serif;padding:16px}
+.site{position:sticky;top:0;z-index:1000;height:41px;box-sizing:border-box;display:flex;gap:var(--space-4);align-items:center;padding:0 var(--space-4);
+font:var(--text-md)/1.5 var(--font-sans);background:var(--panel);border-bottom:1px solid var(--line);overflow-x:auto;white-space:nowrap}
+.site a{color:var(--fg);text-decoration:none;font-weight:500}.site a:hover{color:var(--link);text-decoration:underline}.site .brand{margin-right:auto;font-size:var(--text-md)}
+@media (max-width:480px){.site{gap:var(--space-2);padding:0 10px;font-size:var(--text-sm)}}
+noscript p{font:var(--text-md)/1.5 var(--font-sans);padding:var(--space-4)}
 `;
 
 export const renderDocsPage = (title: string): string => `<!doctype html>
@@ -72,7 +72,7 @@ export const renderDocsPage = (title: string): string => `<!doctype html>
 <meta name="description" content="The HTTP API of ${esc(title)}: every endpoint, its request and answers, and a form to try it.">
 ${faviconLink}
 <style>${headerCss}</style><style id="reference-css">${rendererCss}</style></head>
-<body><header class="site"><a class="brand" href="/">cardgate</a><a href="/rules">Rules</a><a href="/docs">API docs</a><a href="/openapi.json">openapi.json</a><a href="/dashboard">Dashboard</a></header>
+<body><header class="site"><a class="brand" href="/">${logoMark}cardgate</a><a href="/rules">Rules</a><a href="/docs">API docs</a><a href="/openapi.json">openapi.json</a><a href="/dashboard">Dashboard</a></header>
 <div id="reference" data-document="/openapi.json"></div>
 <noscript><p>This page needs JavaScript to render the API description; the description itself is <a href="/openapi.json">/openapi.json</a>.</p></noscript>
 <script src="${docsRendererPath}"></script><script src="${docsStartPath}"></script></body></html>`;

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { version } from '../lib/version.ts';
+import { brandStyles, designTokens, logoMark } from './design.ts';
 import { pageScript } from './script.ts';
 
 export const esc = (value: unknown): string =>
@@ -32,6 +33,16 @@ export const pageHeaders = {
   'Referrer-Policy': 'no-referrer',
 };
 
+/**
+ * An id shortened for a table (its kind and last characters: `rpt_…aG7J95G`), whole in its title
+ * and in what a copy of it puts on the clipboard (the page script), as the dashboard shows ids.
+ */
+export const shortId = (id: string): string => {
+  const kind = /^[a-z]+_/.exec(id)?.[0] ?? '';
+  const short = id.length > kind.length + 10 ? `${kind}…${id.slice(-7)}` : id;
+  return `<code class="id" title="${esc(id)}">${esc(short)}</code>`;
+};
+
 /** A time stamp: readable UTC in the page, the browser's local time once the script runs. */
 export const timeStamp = (iso: string): string => {
   const date = new Date(iso);
@@ -54,56 +65,62 @@ export const numberedLines = (text: string, marks: ReadonlyMap<number, string>, 
     })
     .join('');
 
-const styles = `
-:root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--panel:#f6f8fa;--line:#d1d9e0;--link:#0960cc;
---ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--hit-err:#ffebe9;--hit-warn:#fff8c5;--hit-ok:#dafbe1;--target:#ddf4ff}
-@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--panel:#151b23;--line:#3d444d;--link:#58a6ff;
---ok:#3fb950;--bad:#ff7b72;--warn:#d29922;--on-badge:#0d1117;--hit-err:#3c1618;--hit-warn:#362a0b;--hit-ok:#12301c;--target:#0a2450}}
-*{box-sizing:border-box}
-body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);overflow-wrap:break-word}
+const styles = `${designTokens}${brandStyles}*{box-sizing:border-box}
+body{margin:0;font:var(--text-md)/1.5 var(--font-sans);color:var(--fg);background:var(--bg);overflow-wrap:break-word}
 a{color:var(--link)}
 .top{border-bottom:1px solid var(--line);background:var(--panel)}
-.top nav{max-width:1240px;margin:0 auto;padding:8px 16px;display:flex;flex-wrap:wrap;gap:4px 16px;align-items:baseline}
-.top .brand{font-weight:700;color:var(--fg);text-decoration:none;margin-right:auto}
-main{max-width:1240px;margin:0 auto;padding:16px 16px 48px}
-h1{margin:8px 0;font-size:26px;line-height:1.25}h1 code{font-size:inherit}h2{font-size:19px;margin:28px 0 8px}h3{font-size:16px;margin:16px 0 4px}
+.top nav{max-width:1240px;margin:0 auto;padding:var(--space-2) var(--space-4);display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-4);align-items:center}
+.top .brand{margin-right:auto}.top a:not(.brand){color:var(--fg);text-decoration:none;font-weight:500}.top a:not(.brand):hover{color:var(--link);text-decoration:underline}
+main{max-width:1240px;margin:0 auto;padding:var(--space-4) var(--space-4) 48px}
+h1{margin:var(--space-2) 0;font-size:var(--text-2xl);line-height:1.25}h1 code{font-size:inherit}h2{font-size:var(--text-xl);margin:28px 0 var(--space-2)}h3{font-size:var(--text-md);margin:var(--space-4) 0 var(--space-1)}
 .muted,.none{color:var(--muted)}
 .badge{display:inline-block;padding:1px 10px;border-radius:999px;color:var(--on-badge);font-weight:600;white-space:nowrap}
 .ok{background:var(--ok)}.bad{background:var(--bad)}.warn{background:var(--warn)}.unknown{background:var(--muted)}
-.verdict{font-size:18px;margin:8px 0;display:flex;flex-wrap:wrap;gap:8px 12px;align-items:center}
-.callout{border:1px solid var(--line);border-left:4px solid var(--warn);border-radius:6px;padding:8px 12px;margin:12px 0;background:var(--panel)}
-dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 16px;margin:8px 0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
-code,pre,.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:13px}
+.verdict{font-size:var(--text-lg);margin:var(--space-2) 0;display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-3);align-items:center}
+.callout{border:1px solid var(--line);border-left:4px solid var(--warn);border-radius:var(--radius);padding:var(--space-2) var(--space-3);margin:var(--space-3) 0;background:var(--panel)}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px var(--space-4);margin:var(--space-2) 0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
+code,pre,.code{font-family:var(--font-mono);font-size:var(--text-sm)}
 code{overflow-wrap:anywhere}
-pre{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:12px;margin:8px 0;white-space:pre-wrap;overflow-wrap:anywhere}
+pre{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:var(--space-3);margin:var(--space-2) 0;white-space:pre-wrap;overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;font-size:14px}th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}th{background:var(--panel)}
+table{border-collapse:collapse;font-size:var(--text-sm)}th,td{border:1px solid var(--line);padding:var(--space-1) var(--space-2);text-align:left;vertical-align:top}th{background:var(--panel)}caption{text-align:left}
 td.num,th.num{text-align:right;white-space:nowrap}
 h2.errors{color:var(--bad)}h2.warnings{color:var(--warn)}.count{color:var(--muted);font-weight:normal}
-.group{border:1px solid var(--line);border-radius:6px;padding:8px 12px;margin:8px 0}
-.group h3{margin:0 0 4px;display:flex;flex-wrap:wrap;gap:4px 8px;align-items:baseline}
-.fix{margin:4px 0}.fix::before{content:"Fix: ";font-weight:600}
-ul.findings{list-style:none;margin:4px 0 0;padding:0}ul.findings li{padding:4px 0;border-top:1px dashed var(--line)}
-.at{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;white-space:nowrap;margin-right:6px}
+.group{border:1px solid var(--line);border-radius:var(--radius);padding:var(--space-2) var(--space-3);margin:var(--space-2) 0}
+.group h3{margin:0 0 var(--space-1);display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:baseline}
+.fix{margin:var(--space-1) 0}.fix::before{content:"Fix: ";font-weight:600}
+ul.findings{list-style:none;margin:var(--space-1) 0 0;padding:0}ul.findings li{padding:var(--space-1) 0;border-top:1px dashed var(--line)}
+.at{font-family:var(--font-mono);font-size:var(--text-sm);white-space:nowrap;margin-right:6px}
 .suggestion{margin:2px 0 0 0}.suggestion::before{content:"→ ";color:var(--muted)}
-.columns{display:grid;grid-template-columns:minmax(0,1fr);gap:0 24px}
+.columns{display:grid;grid-template-columns:minmax(0,1fr);gap:0 var(--space-5)}
 @media (min-width:1000px){.columns{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}.card-pane{position:sticky;top:8px;align-self:start}}
-.code{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:8px 0;max-height:70vh;overflow-y:auto;overflow-x:hidden}
+.code{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:var(--space-2) 0;max-height:70vh;overflow-y:auto;overflow-x:hidden}
 @media (min-width:1000px){.code{max-height:calc(100vh - 64px)}}
 .code.example{max-height:none}
 .code .row{display:grid;grid-template-columns:3.5em minmax(0,1fr);scroll-margin:40px}
 .code .ln{color:var(--muted);text-align:right;padding-right:10px;user-select:none;text-decoration:none}
-.code .src{white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
-.code .row.error,.code .row.removed{background:var(--hit-err)}.code .row.warning{background:var(--hit-warn)}.code .row.added{background:var(--hit-ok)}.code .row:target{background:var(--target);outline:2px solid var(--link)}
-button{font:inherit;padding:4px 12px;border-radius:6px;border:1px solid var(--line);background:var(--panel);color:var(--fg);cursor:pointer}
-button.primary{background:var(--link);color:var(--bg);border-color:var(--link);font-weight:600}
-textarea,select,input{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:6px}
-textarea{width:100%;min-height:220px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
-details{margin:8px 0}summary{cursor:pointer}
+.code .src{white-space:pre-wrap;overflow-wrap:anywhere;padding-right:var(--space-2)}
+.code .row.error,.code .row.removed{background:var(--bad-bg)}.code .row.warning{background:var(--warn-bg)}.code .row.added{background:var(--ok-bg)}.code .row:target{background:var(--target);outline:2px solid var(--link)}
+button{font:inherit;padding:var(--space-1) var(--space-3);border-radius:var(--radius);border:1px solid var(--line);background:var(--panel);color:var(--fg);cursor:pointer}
+button.primary{background:var(--link);color:var(--on-link);border-color:var(--link);font-weight:600}
+textarea,select,input{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:var(--radius);padding:6px}
+textarea{width:100%;min-height:220px;font-family:var(--font-mono);font-size:var(--text-sm)}
+details{margin:var(--space-2) 0}summary{cursor:pointer}
 textarea.dropping{outline:2px dashed var(--link);outline-offset:2px}label.file{color:var(--link);text-decoration:underline;cursor:pointer}label.file input{position:absolute;width:1px;height:1px;opacity:0}
-input[type=url]{max-width:100%}.refusal{color:var(--bad);font-weight:600}.actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
-.links{display:flex;flex-wrap:wrap;gap:8px 20px;padding:0;list-style:none}
-@media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--hit-err:#fde2e2;--hit-warn:#fdf3c8;--hit-ok:#dcf5e3;--target:#fff}
+input[type=url]{max-width:100%}.refusal{color:var(--bad);font-weight:600}.actions{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}
+.links{display:flex;flex-wrap:wrap;gap:var(--space-2) 20px;padding:0;list-style:none}
+code.id{white-space:nowrap}
+@media (max-width:640px){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}table.stack caption{display:block}
+table.stack tr{border:1px solid var(--line);border-radius:var(--radius);margin-bottom:var(--space-2);padding:var(--space-1) 0}
+table.stack td{border:0;display:flex;justify-content:space-between;gap:var(--space-3);padding:var(--space-1) var(--space-3)}
+table.stack td::before{content:attr(data-label);font-weight:600;color:var(--muted)}
+table.timeline td:nth-child(1)::before{content:"Created"}table.timeline td:nth-child(2)::before{content:"Report"}table.timeline td:nth-child(3)::before{content:"Branch"}
+table.timeline td:nth-child(4)::before{content:"Verdict"}table.timeline td:nth-child(5)::before{content:"Score"}table.timeline td:nth-child(6)::before{content:"Errors"}
+table.timeline td:nth-child(7)::before{content:"Warnings"}table.timeline td:nth-child(8)::before{content:"Change"}
+table.stack tbody th{display:block;border:0;padding:var(--space-1) var(--space-3)}table.sides td:nth-of-type(1)::before{content:"Report"}
+table.sides td:nth-of-type(2)::before{content:"Created"}table.sides td:nth-of-type(3)::before{content:"Verdict"}table.sides td:nth-of-type(4)::before{content:"Score"}}
+@media print{:root{--fg:#000;--muted:#333;--bg:#fff;--panel:#fff;--line:#999;--link:#000;--ok:#1a7f37;--bad:#cf222e;--warn:#8a5c00;--on-badge:#fff;--bad-bg:#fde2e2;--warn-bg:#fdf3c8;--ok-bg:#dcf5e3;--on-link:#fff;--surface:#fff;--target:#fff}
 .top,button,.no-print{display:none!important}main{max-width:none;padding:0}.columns{display:block}.card-pane{position:static}
 .code{max-height:none;overflow:visible}.group,.row{break-inside:avoid}a{text-decoration:none}
 .badge{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
@@ -124,7 +141,7 @@ export const renderPage = ({ title, description, url, body }: PageOptions): stri
 <meta property="og:type" content="website"><meta property="og:site_name" content="cardgate"><meta property="og:title" content="${esc(title)}">
 <meta property="og:description" content="${esc(description)}">${url ? `<meta property="og:url" content="${esc(url)}">` : ''}
 <style>${styles}</style></head>
-<body><header class="top"><nav aria-label="Site"><a class="brand" href="/">cardgate</a><a href="/rules">Rules</a><a href="/docs">API docs</a><a href="/dashboard">Dashboard</a></nav></header>
+<body><header class="top"><nav aria-label="Site"><a class="brand" href="/">${logoMark}cardgate</a><a href="/rules">Rules</a><a href="/docs">API docs</a><a href="/dashboard">Dashboard</a></nav></header>
 <main>${body}</main>
 <script>${pageScript}</script></body></html>`;
 

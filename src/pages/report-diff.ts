@@ -9,7 +9,7 @@ import type { CardChange, DiffFinding } from '../engine/diff.ts';
 import { clip } from '../engine/paths.ts';
 import type { ReportDiff, DiffSide } from '../features/reports/diff.ts';
 import { MIN_PAGE_BYTES, PageSpace } from './card-text.ts';
-import { esc, renderPage, timeStamp } from './layout.ts';
+import { esc, renderPage, shortId, timeStamp } from './layout.ts';
 
 /** The page's own markup around the rows, at most (head, styles, script, headings). */
 const FIXED_PART_BYTES = 48 * 1024;
@@ -43,8 +43,9 @@ const changeRow = (c: CardChange): string =>
 
 const classTitles: Record<ChangeClass, string> = { breaking: 'Breaking changes', compatible: 'Compatible changes', cosmetic: 'Cosmetic changes' };
 
+/** Before or after: a row of the comparison (a phone shows each cell with its column's name: the `sides` rules of the layout's styles). */
 const sideRow = (label: string, side: DiffSide, link: ReportLink): string =>
-  `<tr><th>${label}</th><td><a href="${esc(link(side.report.id))}"><code>${esc(side.report.id)}</code></a></td><td>${timeStamp(side.report.created_at)}</td><td>${verdictBadge(side.valid)}</td><td>${esc(side.score ?? '–')}</td></tr>`;
+  `<tr><th>${label}</th><td><a href="${esc(link(side.report.id))}">${shortId(side.report.id)}</a></td><td>${timeStamp(side.report.created_at)}</td><td>${verdictBadge(side.valid)}</td><td>${esc(side.score ?? '–')}</td></tr>`;
 
 /** The card's change as a phrase: its most severe class. */
 const classSummary = (cls: ChangeClass | null): string => (cls === null ? 'the card is unchanged' : cls === 'breaking' ? 'breaking changes' : `${cls} changes only`);
@@ -60,7 +61,7 @@ export const renderDiffPage = ({ before, after, diff }: ReportDiff, link: Report
   const description = `Verdict ${verdict}; score ${signed(diff.score.delta)}; ${findings.counts.new} new, ${findings.counts.fixed} fixed findings; ${card.total} card changes, ${card.counts.breaking} breaking.`;
   const body = [
     `<p class="verdict">${verdictBadge(diff.verdict.after)}<span><strong>${esc(verdict)}</strong> · score ${esc(signed(diff.score.delta))} · ${esc(classSummary(card.class))}</span></p>`,
-    `<table><thead><tr><th></th><th>Report</th><th>Created</th><th>Verdict</th><th>Score</th></tr></thead><tbody>${sideRow('Before', before, link)}${sideRow('After', after, link)}</tbody></table>`,
+    `<table class="stack sides"><thead><tr><th></th><th>Report</th><th>Created</th><th>Verdict</th><th>Score</th></tr></thead><tbody>${sideRow('Before', before, link)}${sideRow('After', after, link)}</tbody></table>`,
     section(`New findings (${findings.counts.new})`, rowsWithin(findings.new, findings.counts.new, findingRow, space)),
     section(`Fixed findings (${findings.counts.fixed})`, rowsWithin(findings.fixed, findings.counts.fixed, findingRow, space)),
     incomplete(findings.complete, 'One of the reports left findings out (the findings cap): the lists may miss some.'),

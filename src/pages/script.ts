@@ -1,7 +1,7 @@
 /**
  * The pages' one script, inline (allowed by its hash). It only adds to pages that read fine
  * without it: `<time data-local>` stamps shown in the reader's time zone (named), `[data-copy]` buttons
- * that copy the text of the element they name, and the landing page's form: a pasted, dropped or
+ * that copy the text of the element they name, shortened ids (`code.id`, whole in their title) copied whole, and the landing page's form: a pasted, dropped or
  * chosen card, an example, or an agent's URL, sent to POST /v1/validate (the anonymous quota, as any
  * caller without a key), its findings shown with their lines linked into the report.
  */
@@ -19,6 +19,17 @@ export const pageScript = `(() => {
       () => { if (status) status.textContent = 'Copied.'; },
       () => { if (status) status.textContent = 'Copying failed: select the text and copy it by hand.'; }));
   }
+  document.addEventListener('copy', (e) => {
+    const sel = getSelection();
+    if (!sel || sel.isCollapsed || !e.clipboardData) return;
+    const range = sel.getRangeAt(0);
+    const ids = [...document.querySelectorAll('code.id[title]')].filter((c) => range.intersectsNode(c));
+    if (!ids.length) return;
+    const part = range.cloneContents();
+    for (const c of part.querySelectorAll('code.id[title]')) c.textContent = c.title;
+    e.clipboardData.setData('text/plain', part.querySelector('code.id[title]') ? part.textContent : ids.length === 1 ? ids[0].title : sel.toString());
+    e.preventDefault();
+  });
   const form = document.querySelector('form[data-validate]');
   if (!form) return;
   const out = document.getElementById('result');

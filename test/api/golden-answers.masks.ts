@@ -25,6 +25,16 @@ const PROCESS_METRIC = /^(?:process_|nodejs_)/;
 
 /** An id made in this run (a fixed id of a request, e.g. an unknown report's, is kept). */
 const ID = /\b(rpt|batch|val|gh|acct|key|tk|mon|aud)_(\d{13})_[0-9A-Za-z]{20}\b/g;
+/** An id as a table shows it short: its kind and its last 7 characters (random). */
+const SHORT_ID = /\b(rpt|batch|val|gh|acct|key|tk|mon|aud|agt)_…([0-9A-Za-z]{7})\b/g;
+/**
+ * The score chart: its points sit at their reports' times (milliseconds apart in a run) and its
+ * axis and labels name them, so its geometry and times are masked (test/pages/agent-history.test.ts
+ * checks them); what it draws (its parts, links and verdicts) still shows.
+ */
+const SCORE_CHART = /<svg class="score-chart"[\s\S]*?<\/svg>/g;
+const CHART_GEOMETRY = /\b(cx|cy|x|y|x1|x2|y1|y2|width|points)="[^"]*"/g;
+const CHART_TIME = /\b(?:[A-Z][a-z]{2} \d{1,2}(?: \d{2}:\d{2})?|\d{2}:\d{2})(?=<| UTC)/g;
 /** An agent's id (random, with no time in it), and its badge token as a badge URL and the export carry it. */
 const AGENT_ID = /\bagt_[0-9A-Za-z]{20}\b/g;
 const BADGE_TOKEN = /(\btoken=|"badge_token":")([A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])/g;
@@ -81,8 +91,10 @@ export class Masker {
 
   text(text: string): string {
     return text
+      .replace(SCORE_CHART, (svg) => svg.replace(CHART_GEOMETRY, '$1="<n>"').replace(CHART_TIME, '<chart time>'))
       .replace(ID, (id, prefix: string, ms: string) => (this.near(Number(ms)) ? `${prefix}_${this.numbered(prefix, id)}` : id))
       .replace(AGENT_ID, (id) => `agt_${this.numbered('agt', id)}`)
+      .replace(SHORT_ID, (_, prefix: string, tail: string) => `${prefix}_…${this.numbered(`${prefix} tail`, tail)}`)
       .replace(BADGE_TOKEN, (_, before: string, token: string) => `${before}${this.numbered('badge token', token)}`)
       .replace(KEY_SECRET, (key) => `cardgate_${this.numbered('secret', key)}`)
       .replace(MONITOR_SECRET, (secret) => `whsec_${this.numbered('whsec', secret)}`)

@@ -284,6 +284,8 @@ const monitors: GoldenRequest[] = [
   { name: 'a monitor', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
   { name: 'pause a monitor', method: 'POST', path: '/admin/api/monitors/{{monitor}}/pause', auth: 'admin' },
   { name: 'resume a monitor', method: 'POST', path: '/admin/api/monitors/{{monitor}}/resume', auth: 'admin' },
+  { name: 'change a monitor', method: 'PATCH', path: '/admin/api/monitors/{{monitor}}', auth: 'admin', json: { agent: 'golden/agent', interval_seconds: 7200, live: false } },
+  { name: 'change a monitor: nothing named', method: 'PATCH', path: '/admin/api/monitors/{{monitor}}', auth: 'admin', json: {} },
   { name: 'delete a monitor', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
   { name: 'delete the monitor again', method: 'DELETE', path: '/admin/api/monitors/{{monitor}}', auth: 'admin' },
   { name: 'monitor: an agent name with a line break', method: 'POST', path: '/admin/api/monitors', auth: 'admin', json: { account_id: '{{proAccount}}', url: '{{receiver}}/agent.json', interval_seconds: 3600, agent: 'golden\nagent' } },

@@ -137,6 +137,52 @@ describe('admin monitors', async () => {
     assert.equal((await t.app.request('/admin/api/monitors/mon_nope/pause', { method: 'POST', headers: auth })).status, 404);
   });
 
+  it('PATCH changes a monitor\'s agent, interval, notify URL and live (audited before and after, the notify URL as its origin), keeps what it leaves out, refuses what creation refuses; an editor may, a viewer may not', async () => {
+    const origin = 'https://cardgate.example';
+    const t = await newApp({ auth: { oidc: { issuer: 'https://id.example', clientId: 'cardgate', clientSecret: 'secret', redirectUrl: `${origin}/auth/callback`, roleMapping: { admins: 'admin' } } } });
+    const hook = `${receiver.url}/services/T000/B000/chat-webhook-secret`;
+    const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 3600, notify_url: hook })).json();
+    const id = created.monitor.id;
+    const patch = (body: unknown, headers: Record<string, string> = auth) =>
+      t.app.request(`/admin/api/monitors/${id}`, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const dueBefore = Date.parse((await t.get(id)).next_run_at);
+    const res = await patch({ agent: 'acme/billing', interval_seconds: 60, live: true });
+    assert.equal(res.status, 200);
+    const { monitor } = await res.json();
+    assert.deepEqual([monitor.agent, monitor.interval_seconds, monitor.live, monitor.notify_url, monitor.url, monitor.account_id], ['acme/billing', 60, true, hook, `${host.url}/card.json`, 'acct_1']);
+    assert.ok(Date.parse(monitor.next_run_at) <= t.clock.now() + 60_000 && Date.parse(monitor.next_run_at) < dueBefore, 'a shorter interval brings the next run forward');
+    assert.equal((await (await patch({ agent: null, notify_url: null })).json()).monitor.notify_url, null);
+    assert.equal((await t.get(id)).agent, null);
+
+    const [record] = (await t.store.pageAudit({ limit: 100, action: 'monitor.update' })).items.reverse();
+    assert.deepEqual([record?.target.id, record?.before?.interval_seconds, record?.after?.interval_seconds, record?.before?.notify, record?.after?.agent], [id, 3600, 60, receiver.url, 'acme/billing']);
+    assert.equal(JSON.stringify(record).includes('chat-webhook-secret'), false, 'the audit keeps the notify URL\'s origin only');
+
+    for (const [body, pattern] of [
+      [{}, /name at least one of/],
+      [{ interval_seconds: 1 }, /interval_seconds: must be from 60/],
+      [{ notify_url: 'http://169.254.169.254/hook' }, /notify_url refused/],
+      [{ url: 'https://other.example/card.json' }, /url/],
+      [{ live: 'yes' }, /live: must be a boolean/],
+      [{ agent: 'x'.repeat(201) }, /agent/],
+    ] as const) {
+      const refused = await patch(body);
+      assert.equal(refused.status, 400, JSON.stringify(body));
+      assert.match(JSON.stringify(await refused.json()), pattern);
+    }
+    assert.equal((await t.app.request('/admin/api/monitors/mon_nope', { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json' }, body: '{"live":true}' })).status, 404);
+
+    const sessions = sessionOperations(t.deps);
+    const as = async (role: SessionRole) => {
+      const { token } = await sessions.start({ subject: `person-${role}`, email: null, role });
+      return { cookie: `__Host-cardgate_session=${token}`, origin, 'x-csrf-token': csrfTokenOf(token) };
+    };
+    assert.equal((await patch({ live: false }, await as('viewer'))).status, 403);
+    const byEditor = await patch({ interval_seconds: 120 }, await as('editor'));
+    assert.equal(byEditor.status, 200);
+    assert.equal((await byEditor.json()).monitor.interval_seconds, 120);
+  });
+
   it('a card served as endless bytes is cut at the size bound: the run is unreachable, nothing stored', async () => {
     const endless = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

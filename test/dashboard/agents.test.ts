@@ -14,6 +14,7 @@ let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;
 let billingId: string;
 let branchedId: string;
+let accountId: string;
 
 const call = async (path: string, body: unknown, token: string) => {
   const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -26,6 +27,7 @@ before(async () => {
   service = await startService();
   browser = await startBrowser(service.url);
   const { account } = await call('/admin/api/accounts', { name: 'Acme', plan: 'pro' }, ADMIN_TOKEN);
+  accountId = account.id;
   const { secret } = await call(`/admin/api/accounts/${account.id}/keys`, { name: 'ci' }, ADMIN_TOKEN);
   const validate = (agent: string, card: unknown) => call('/v1/validate', { agent_card: card, options: { agent } }, secret);
   for (let i = 0; i < 25; i++) await validate(`acme/agent-${String(i).padStart(2, '0')}`, sampleCard());
@@ -78,11 +80,15 @@ test('an agent\'s history shows each report\'s branch, keeps one branch, and its
   const { page } = browser;
   await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(branchedId)}`);
   await page.getByRole('heading', { name: 'acme/branched', level: 1 }).waitFor();
+  // The account by its name, linked to its page.
+  assert.equal(await page.locator('h1 + p.muted a').first().getAttribute('href'), `#/accounts/${accountId}`);
+  assert.equal(await page.locator('h1 + p.muted a').first().textContent(), 'Acme');
   const branches = page.locator('table tbody tr td:nth-child(3)');
   assert.deepEqual(await branches.allInnerTexts(), ['main', 'feature-x', 'main']);
   // "What changed" within a branch: main's newest report is compared with main's first, not with feature-x.
   const diff = (await page.getByRole('link', { name: 'What changed' }).first().getAttribute('href'))!;
-  const ids = await page.locator('table tbody tr td:nth-child(2)').allInnerTexts();
+  // Ids are shown short: the whole id is the code's data-id (what a copy of it gives).
+  const ids = await page.locator('table tbody tr td:nth-child(2) code').evaluateAll((codes) => codes.map((c) => (c as HTMLElement).dataset.id));
   assert.equal(diff, `${service.url}/reports/${ids[2]}/diff/${ids[0]}`);
   await page.getByRole('link', { name: 'feature-x' }).click();
   await page.getByRole('heading', { name: 'Reports, newest first of branch feature-x' }).waitFor();

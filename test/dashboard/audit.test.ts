@@ -68,9 +68,23 @@ test('a key rotated from the dashboard shows its new secret once; the rotation i
   assert.match((await rows.nth(1).textContent()) ?? '', /admin token.*key\.rotate.*key key_/);
   await browser.screenshot('audit-02-filtered');
 
-  await page.getByLabel('From (ISO time)').fill('yesterday');
+  // The time filters are date pickers of UTC days: from today (included) keeps the rotation, from tomorrow nothing.
+  const today = new Date().toISOString().slice(0, 10);
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  assert.equal(await page.getByLabel('From (UTC day)').getAttribute('type'), 'date');
+  assert.equal(await page.getByLabel('To (UTC day, included)').getAttribute('type'), 'date');
+  await page.getByLabel('From (UTC day)').fill(today);
+  await page.getByLabel('To (UTC day, included)').fill(today);
+  const asked = page.waitForRequest((request) => request.url().includes('/admin/api/audit?') && request.url().includes('from='));
   await page.getByRole('button', { name: 'Filter' }).click();
-  await page.getByRole('heading', { name: 'Audit log could not be loaded', level: 1 }).waitFor();
-  await page.getByText('from must be an ISO 8601 date-time').waitFor();
-  browser.assertClean(['400 GET /admin/api/audit?limit=50&action=key.rotate&from=yesterday']);
+  const query = decodeURIComponent(new URL((await asked).url()).search);
+  await page.waitForURL(new RegExp(`#/audit\\?action=key.rotate&from=${today}&to=${today}$`));
+  await log.getByText('key.rotate').waitFor();
+  assert.ok(query.includes(`from=${today}T00:00:00.000Z`) && query.includes(`to=${tomorrow}T00:00:00.000Z`), `the days sent as times: ${query}`);
+  await page.getByLabel('From (UTC day)').fill(tomorrow);
+  await page.getByLabel('To (UTC day, included)').fill('');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByText('No audit records match.').waitFor();
+  await browser.screenshot('audit-03-days');
+  browser.assertClean();
 });

@@ -1,7 +1,8 @@
 /**
  * End-to-end: the dashboard's Monitors view in headless chromium against the real server: a
  * monitor made through the admin API (its card on a loopback host) is listed with its state and
- * last run, paused, resumed and deleted (confirmed); a live one is marked so.
+ * last run, paused, resumed and deleted (confirmed); a live one is marked so; one made from the
+ * dashboard shows its signing secret once and is changed there (agent, interval, notify URL, live).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -18,10 +19,11 @@ const adminApi = adminApiOf(() => service.url);
 before(async () => {
   host = await startCardHost({
     '/card.json': { body: JSON.stringify(minimalCard('Watched Agent')) },
+    '/made.json': { body: JSON.stringify(minimalCard('Made Here Agent')) },
     // A card whose interface is on the same loopback host: a live monitor's probe gets its answers at once.
     '/live.json': () => ({ body: JSON.stringify({ ...minimalCard('Probed Agent'), url: `${host.url}/a2a` }) }),
   });
-  service = await startService({ config: { cardFetch: { allowedHosts: ['loopback'] } } });
+  service = await startService({ config: { cardFetch: { allowedHosts: ['loopback'] }, webhooks: { allowedHosts: ['loopback'] } } });
   browser = await startBrowser(service.url);
 });
 
@@ -80,4 +82,44 @@ test('a live monitor is marked live in the Monitors view, with its last probe\'s
   await badge.waitFor();
   assert.match(String(await badge.getAttribute('title')), /^Each run probes the agent \(last probe \d+ ms\)$/);
   await row.getByText(/^1 h/).waitFor();
+});
+
+test('a monitor is made from the dashboard (its signing secret shown once, a bad URL refused at its field) and changed there', async () => {
+  const { page } = browser;
+  const account = (await adminApi('POST', '/accounts', { name: 'Made Here', plan: 'pro' })).body.account;
+  await page.reload();
+  await page.getByRole('heading', { name: 'New monitor' }).waitFor();
+  await page.getByLabel('Card URL').fill('http://169.254.169.254/card.json');
+  await page.getByLabel('Account').selectOption({ label: 'Made Here' });
+  await page.getByRole('button', { name: 'Create monitor' }).click();
+  await page.getByRole('alert').filter({ hasText: 'url refused' }).waitFor();
+
+  await page.getByLabel('Card URL').fill(`${host.url}/made.json`);
+  await page.getByLabel('Agent (optional)').fill('acme/watched/agent-card.json');
+  await page.getByLabel('Every').selectOption({ label: 'every 15 min' });
+  await page.getByLabel('Notify URL (optional)').fill(`${host.url}/hooks/made-here`);
+  await page.getByRole('button', { name: 'Create monitor' }).click();
+  await page.getByRole('status').filter({ hasText: 'created; its first run: pass' }).waitFor();
+  const secret = await page.getByLabel('Signing secret', { exact: true }).inputValue();
+  assert.match(secret, /^whsec_/);
+  const listed = (await adminApi('GET', `/monitors?account_id=${account.id}`)).body.monitors[0];
+  assert.deepEqual([listed.agent, listed.interval_seconds, listed.notify_url, listed.live], ['acme/watched/agent-card.json', 900, `${host.url}/hooks/made-here`, false]);
+  await browser.screenshot('monitors-02-created');
+  await page.reload();
+  await page.getByRole('heading', { name: 'Monitors', level: 1 }).waitFor();
+  assert.equal(await page.getByLabel('Signing secret', { exact: true }).count(), 0, 'the secret is shown once');
+
+  await page.getByRole('button', { name: `Edit monitor of ${host.url}/made.json` }).click();
+  const edit = page.getByRole('form', { name: /Edit the monitor of/ });
+  await edit.getByLabel('Agent', { exact: true }).fill('');
+  await edit.getByLabel('Every', { exact: true }).selectOption({ label: 'every 6 h' });
+  await edit.getByLabel('Notify URL', { exact: true }).fill('');
+  await edit.getByLabel('Probe the agent on each run (live checks, read-only)').check();
+  await browser.screenshot('monitors-03-editing');
+  await edit.getByRole('button', { name: 'Save monitor' }).click();
+  await page.getByRole('status').filter({ hasText: 'saved.' }).waitFor();
+  const changed = (await adminApi('GET', `/monitors/${listed.id}`)).body.monitor;
+  assert.deepEqual([changed.agent, changed.interval_seconds, changed.notify_url, changed.live], [null, 21600, null, true]);
+  await page.getByRole('row').filter({ hasText: `${host.url}/made.json` }).getByText('6 h', { exact: false }).waitFor();
+  browser.assertClean(['400 POST /admin/api/monitors']);
 });

@@ -112,6 +112,12 @@ test('a viewer signs in through the provider, is offered no changes and refused 
     assert.equal(await page.getByRole('button', { name: 'Delete key ci' }).isVisible(), false, 'a viewer is not offered deleting a key');
     assert.equal(await page.getByRole('button', { name: 'Rotate key ci' }).isVisible(), false, 'a viewer is not offered rotating a key');
     assert.equal(await page.getByRole('button', { name: 'Delete ruleset' }).isVisible(), false, 'a viewer is not offered deleting the ruleset');
+    // No write panel at all, not even an empty one, and the ruleset as text, not in a box that looks editable.
+    assert.equal(await page.getByRole('heading', { name: 'Delete this account' }).count(), 0, 'no "Delete this account" panel');
+    assert.equal(await page.getByRole('button', { name: 'Save ruleset' }).count(), 0);
+    assert.equal(await page.locator('textarea').count(), 0, 'no text box a viewer could type in');
+    assert.equal(await page.locator('pre#ruleset-text').textContent(), 'rules:\n  field.unknown: off\n');
+    assert.equal(await page.getByRole('columnheader', { name: 'Actions' }).count(), 0, 'no Actions column');
     await page.goto(`${origin}/dashboard#/trust-keys`);
     await page.getByText('k1', { exact: true }).first().waitFor();
     assert.equal(await page.getByRole('button', { name: 'Revoke key k1' }).isVisible(), false, 'a viewer is not offered revoking a trusted key');
@@ -124,6 +130,8 @@ test('a viewer signs in through the provider, is offered no changes and refused 
     const monitorRow = page.getByRole('row').filter({ hasText: `${cardHost.url}/card.json` });
     await monitorRow.getByText(cardHost.url, { exact: true }).waitFor();
     assert.equal(await page.getByText('webhook-secret').count(), 0, 'no part of the path is on the page');
+    assert.equal(await page.getByRole('heading', { name: 'New monitor' }).count(), 0, 'a viewer is not offered making a monitor');
+    assert.equal(await page.getByRole('button', { name: /^Edit monitor/ }).count(), 0, 'nor changing one');
     await browser.screenshot('oidc-viewer-monitors');
 
     const refused = await writeFromPage(page, true);

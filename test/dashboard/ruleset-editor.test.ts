@@ -1,7 +1,7 @@
 /**
  * End-to-end: an account's ruleset edited on its dashboard page in headless chromium against the
- * real server: problems at line:column as the admin types, a preview on the sample card, save,
- * read back, delete.
+ * real server: problems at line:column as the admin types (Save disabled meanwhile, saying why), a
+ * preview on the sample card, save, read back, delete.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -38,10 +38,15 @@ test('the ruleset editor: problems at line:column while typing, a preview of the
   await text.fill('rules:\n  url.nope: error\n');
   await page.locator('#ruleset-preview').getByText('2:13').waitFor();
   await page.locator('#ruleset-preview').getByText('no rule "url.nope"', { exact: false }).waitFor();
+  const save = page.getByRole('button', { name: 'Save ruleset' });
+  assert.equal(await save.isDisabled(), true, 'no Save while the ruleset has problems');
+  assert.equal(await page.locator('#ruleset-save-why').textContent(), 'Fix the 1 problem above to save.');
+  await browser.screenshot('ruleset-00-problems');
 
   await text.fill('rules:\n  url.https: error\n  field.unknown: off\n');
   await page.locator('#ruleset-preview').getByText('invalid').waitFor();
   await page.locator('#ruleset-preview').getByText('url.https').first().waitFor();
+  assert.equal(await save.isEnabled(), true, 'Save once the ruleset checks');
   await browser.screenshot('ruleset-01-preview');
 
   await page.getByRole('button', { name: 'Save ruleset' }).click();

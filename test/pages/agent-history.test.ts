@@ -1,7 +1,7 @@
 /**
  * The agent history's pure parts: a page of history rows as entries with their diff links, the
- * score chart (bounded whatever the number of reports, gaps for reports without a score), and the
- * page (escaped, small with a huge name).
+ * score chart (bounded whatever the number of reports, gaps for reports without a score, a time
+ * axis, each point's hover label inside the chart), and the page (escaped, small with a huge name).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -51,12 +51,15 @@ describe('history entries', () => {
   });
 });
 
+/** Scores as chart items a minute apart from 2026-01-01 00:00 UTC. */
+const minutes = (s: number | null, i: number) => ({ score: s, at: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), valid: true });
+
 describe('the score chart', () => {
   it('draws at most CHART_MAX_POINTS points, the newest, within the view box', () => {
     const many = Array.from({ length: 10_000 }, (_, i) => i % 101);
-    const { points, lines } = chartGeometry(many, (s) => s);
+    const { points, lines } = chartGeometry(many.map((s, i) => minutes(s, i)), (item) => item);
     assert.equal(points.length, CHART_MAX_POINTS);
-    assert.equal(points.at(-1)!.item, many.at(-1));
+    assert.equal(points.at(-1)!.item.score, many.at(-1));
     for (const p of nonEmpty(points, 'points')) {
       assert.ok(p.x >= CHART.left && p.x <= CHART.width - CHART.right, `x ${p.x}`);
       assert.ok(p.y !== null && p.y >= CHART.top && p.y <= CHART.height - CHART.bottom, `y ${p.y}`);
@@ -65,7 +68,7 @@ describe('the score chart', () => {
   });
 
   it('leaves a gap for a report without a score and draws a score out of range at the edge', () => {
-    const { points, lines } = chartGeometry([50, 60, null, 70, 80, 1e9, -5, Number.NaN], (s) => s);
+    const { points, lines } = chartGeometry([50, 60, null, 70, 80, 1e9, -5, Number.NaN].map(minutes), (item) => item);
     assert.equal(points.filter((p) => p.y === null).length, 2);
     assert.equal(lines.length, 2);
     assert.equal(points[5]!.y, CHART.top);
@@ -73,16 +76,36 @@ describe('the score chart', () => {
   });
 
   it('one report is one dot in the middle and no line', () => {
-    const { points, lines } = chartGeometry([90], (s) => s);
+    const { points, lines } = chartGeometry([90].map(minutes), (item) => item);
     assert.equal(points.length, 1);
     assert.equal(lines.length, 0);
     assert.equal(points[0]!.x, CHART.left + (CHART.width - CHART.left - CHART.right) / 2);
   });
 
+  it('puts each report at its time: the axis spans the first to the last, labelled in UTC (days over a day or more, else times of day)', () => {
+    const at = (iso: string, score: number) => ({ score, at: iso, valid: score > 50 });
+    const hours = chartGeometry([at('2026-03-01T09:00:00Z', 90), at('2026-03-01T10:00:00Z', 40), at('2026-03-01T12:00:00Z', 95)], (item) => item);
+    const [a, b, c] = hours.points.map((p) => p.x);
+    assert.deepEqual([a, c], [CHART.left, CHART.width - CHART.right]);
+    assert.ok(Math.abs((b! - a!) / (c! - a!) - 1 / 3) < 0.01, 'an hour of three is a third of the way');
+    assert.deepEqual(hours.ticks.map((t) => t.label), ['Mar 1 09:00', '10:00', '11:00', '12:00']);
+    const days = chartGeometry([at('2026-03-01T00:00:00Z', 90), at('2026-03-07T00:00:00Z', 90)], (item) => item);
+    assert.deepEqual(days.ticks.map((t) => t.label), ['Mar 1', 'Mar 3', 'Mar 5', 'Mar 7']);
+    assert.equal(hours.points[1]!.tip.text, 'Mar 1 10:00 UTC · invalid · score 40');
+  });
+
+  it('keeps every hover label inside the chart, whatever the point\'s place', () => {
+    const { points } = chartGeometry([100, 0, 100, 50, 100].map(minutes), (item) => item);
+    for (const { tip } of points) {
+      assert.ok(tip.x >= 0 && tip.x + tip.width <= CHART.width, `label from ${tip.x} to ${tip.x + tip.width}`);
+      assert.ok(tip.y >= 0 && tip.y + 20 <= CHART.height, `label at ${tip.y}`);
+    }
+  });
+
   it('as SVG: one linked dot per scored report, oldest on the left, and nothing else drawn from outside', () => {
     const { entries } = historyEntries(rows(3), 3, link);
     const svg = renderScoreChart(entries);
-    const dots = [...svg.matchAll(/<a href="([^"]+)"><circle class="dot (\w+)" cx="([\d.]+)"/g)].map((m) => [m[1], m[2], Number(m[3])]);
+    const dots = [...svg.matchAll(/<a class="pt" href="([^"]+)"><circle class="dot (\w+)" cx="([\d.]+)"/g)].map((m) => [m[1], m[2], Number(m[3])]);
     assert.deepEqual(dots.map(([href, kind]) => [href, kind]), [[link('rpt_1'), 'bad'], [link('rpt_2'), 'ok'], [link('rpt_3'), 'bad']]);
     assert.ok((dots[0]![2] as number) < (dots[2]![2] as number));
     assert.doesNotMatch(svg, /<script|<image|<use|href="(?!https:\/\/gate\.example\/)/);
@@ -106,6 +129,6 @@ describe('the agent page', () => {
     const { entries } = historyEntries(rows(101), 100, link);
     const page = renderAgentPage(history(entries, 'x'.repeat(1024 * 1024)), { page: 'https://gate.example/agents/agt_1' });
     assert.ok(page.length < 96 * 1024, `${page.length} characters`);
-    assert.equal([...page.matchAll(/<circle /g)].length, 100);
+    assert.equal([...page.matchAll(/<circle class="dot /g)].length, 100);
   });
 });

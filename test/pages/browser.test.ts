@@ -140,12 +140,14 @@ describe('the public pages in a browser', () => {
     await gate.getByRole('heading', { name: 'Regression gate' }).waitFor();
     assert.equal(await gate.getByRole('link', { name: 'acme/route-planner' }).getAttribute('href'), `${service.url}${gatedAgentPath}`);
     assert.ok(await gate.getByText(longBranch).isVisible());
-    assert.match((await gate.textContent())!, /Failed\s*1 new error, 0 new warnings, 0 fixed, score −\d+/);
+    assert.match((await gate.textContent())!, /Failed\s*1 new error, 0 new warnings, 0 fixed, 1 breaking change, score −\d+/);
     const baseline = gate.locator('dt:text-is("Baseline") + dd a');
     assert.match((await baseline.getAttribute('href'))!, /\/reports\/rpt_\w+$/);
     await gate.getByRole('link', { name: 'Diff from the baseline' }).click();
     await page.waitForURL(/\/reports\/rpt_\w+\/diff\/rpt_\w+$/);
     assert.equal(new URL(page.url()).pathname.split('/diff/')[1], gatedPath.split('/').at(-1));
+    // The diff page too reads at both sizes, light and dark, without scrolling sideways.
+    await checkEverywhere(new URL(page.url()).pathname, 'report-diff');
     await page.goto(`${service.url}${gatedBatchPath}`);
     const rows = page.locator('section.gate tbody tr');
     assert.equal(await rows.count(), 2);

@@ -201,7 +201,7 @@ const listRoute = admin({
     }),
   },
   responses: {
-    200: response('The agents.', z.object({ agents: z.array(listedAgent), next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same sort) for the next page; null on the last page.' }) })),
+    200: response('The agents.', z.object({ agents: z.array(listedAgent.extend({ account_name: z.string().nullable().meta({ description: 'The account\'s name (null once it is deleted).' }) }).meta({ id: 'ListedAgentWithAccount' })), next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same sort) for the next page; null on the last page.' }) })),
     ...errors({ 400: 'A query parameter is out of range, or the cursor is not one this list gave out.' }),
   },
 });

@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { monitorOperations } from '../../features/monitors/operations.ts';
-import { newMonitorSchema } from '../../features/monitors/monitors.ts';
+import { monitorChangeSchema, newMonitorSchema } from '../../features/monitors/monitors.ts';
 import type { MonitorRunner } from '../../features/monitors/runner.ts';
 import type { SessionRole } from '../../store/contract/sessions.ts';
 import { readJsonObject } from '../body.ts';
@@ -94,6 +94,13 @@ const routes = {
     responses: { 200: response('The monitors.', z.object({ monitors: z.array(monitor), next_cursor: z.string().nullable() })), ...errors({ 400: 'A parameter is out of range, or the cursor is not one this list gave out.', 404: 'No account with this id.' }) },
   }),
   get: admin({ method: 'get', path: '/admin/api/monitors/{id}', summary: 'One monitor', request: { params: monitorId }, responses: { 200: one('The monitor.'), ...notFound('monitor') } }),
+  change: admin({
+    method: 'patch',
+    path: '/admin/api/monitors/{id}',
+    summary: 'Change a monitor: the agent its runs join, its interval, where its events go, whether it probes (its account and card stay)',
+    request: { params: monitorId, body: requestBody(monitorChangeSchema) },
+    responses: { 200: one('Changed.'), ...bodyRefused, ...notFound('monitor') },
+  }),
   pause: admin({ method: 'post', path: '/admin/api/monitors/{id}/pause', summary: 'Pause a monitor: it is not run until resumed', request: { params: monitorId }, responses: { 200: one('Paused.'), ...notFound('monitor') } }),
   resume: admin({ method: 'post', path: '/admin/api/monitors/{id}/resume', summary: 'Resume a monitor: it runs at once, then every interval', request: { params: monitorId }, responses: { 200: one('Resumed.'), ...notFound('monitor') } }),
   delete: admin({ method: 'delete', path: '/admin/api/monitors/{id}', summary: 'Delete a monitor (its reports stay, in the agent\'s history)', request: { params: monitorId }, responses: { 200: response('Deleted.', deleted), ...notFound('monitor') } }),
@@ -119,6 +126,7 @@ export const monitorRoutes = (deps: AppDeps, runner: MonitorRunner): ApiRoutes =
       return c.json({ ...page, monitors: page.monitors.map((m) => shown(c, m)) }, 200);
     })
     .openapi(routes.get, async (c) => c.json({ monitor: shown(c, await monitors.get(c.req.valid('param').id)) }, 200))
+    .openapi(routes.change, async (c) => c.json({ monitor: shown(c, await monitors.change(c.req.valid('param').id, await body(c), c.get('audit'))) }, 200))
     .openapi(routes.pause, async (c) => c.json({ monitor: shown(c, await monitors.setPaused(c.req.valid('param').id, true, c.get('audit'))) }, 200))
     .openapi(routes.resume, async (c) => c.json({ monitor: shown(c, await monitors.setPaused(c.req.valid('param').id, false, c.get('audit'))) }, 200))
     .openapi(routes.delete, async (c) => {

@@ -4,7 +4,7 @@
  */
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import {
-  api, byId, complain, confirmDanger, field, h, notify, planSelect, plural, PLANS, table, when,
+  api, byId, canWrite, complain, confirmDanger, field, h, notify, planSelect, plural, PLANS, shortId, table, when,
   type Account, type ApiKey, type Child, type DailyLimits, type QuotaToday, type UsageRow,
 } from './core.ts';
 import { lastDays, quotaText, usageChart } from './insights.ts';
@@ -46,16 +46,17 @@ export async function accountsView(query?: string): Promise<HTMLElement> {
     await go(listHash(ACCOUNTS, { q: account.name }), 'Account "' + account.name + '" created (' + account.plan + ').');
   });
 
+  const writes = canWrite();
   const rows = accounts.map((a) => [
     h('a', { href: accountHash(a.id) }, a.name),
     h('span', { class: 'badge plan-' + a.plan }, a.plan),
     String(a.key_count),
     when(a.created_at),
-    h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Delete account ' + a.name,
-      onclick: guarded(() => deleteAccount(a)) }, 'Delete'),
+    ...(writes ? [h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Delete account ' + a.name,
+      onclick: guarded(() => deleteAccount(a)) }, 'Delete')] : []),
   ]);
   const heads = [sortHeader('Name', 'name', ACCOUNTS, state), sortHeader('Plan', 'plan', ACCOUNTS, state), sortHeader('Keys', null, ACCOUNTS, state),
-    sortHeader('Created', 'created_at', ACCOUNTS, state), sortHeader('Actions', null, ACCOUNTS, state)];
+    sortHeader('Created', 'created_at', ACCOUNTS, state), ...(writes ? [sortHeader('Actions', null, ACCOUNTS, state)] : [])];
   const empty = state.q ? 'No account matches "' + state.q + '".' : state.cursor ? 'No more accounts.' : 'No accounts yet. Create one above, then give it an API key.';
   return h('section', {},
     h('h1', {}, 'Accounts'),
@@ -63,7 +64,7 @@ export async function accountsView(query?: string): Promise<HTMLElement> {
     h('section', { class: 'card', 'aria-labelledby': 'account-list-title' },
       h('h2', { id: 'account-list-title' }, 'All accounts'),
       searchForm('account-search', 'Search accounts', ACCOUNTS, state, 'Name or id', [['name', 'Name'], ['plan', 'Plan'], ['created_at', 'Created']]),
-      accounts.length ? table('Accounts', ['Name', 'Plan', 'Keys', 'Created', 'Actions'], rows, heads) : h('p', { class: 'empty' }, empty),
+      accounts.length ? table('Accounts', ['Name', 'Plan', 'Keys', 'Created', ...(writes ? ['Actions'] : [])], rows, heads) : h('p', { class: 'empty' }, empty),
       accounts.length || state.page > 1 ? pager(ACCOUNTS, state, next_cursor, accounts.length) : null));
 }
 
@@ -100,7 +101,7 @@ export async function accountView(id: string): Promise<HTMLElement> {
     h('p', {}, h('a', { href: '#/accounts' }, '\u2190 All accounts')),
     h('h1', {}, account.name),
     h('p', { class: 'muted' }, 'Plan ', h('span', { class: 'badge plan-' + account.plan }, account.plan),
-      ' \u00b7 created ', when(account.created_at), ' \u00b7 id ', h('code', {}, account.id)),
+      ' \u00b7 created ', when(account.created_at), ' \u00b7 id ', shortId(account.id)),
     h('p', { class: 'quota', id: 'quota-today' }, quotaText(today.used, today.limit)),
     revealed ? secretPanel(revealed) : null,
     keysSection(account, keys, showIps),
@@ -109,7 +110,7 @@ export async function accountView(id: string): Promise<HTMLElement> {
       usageChart(account.name, usage, lastDays(30, usage))),
     settingsForm(account, limits),
     rulesetSection(account, ruleset),
-    h('section', { class: 'card danger-zone', 'aria-labelledby': 'danger-title' },
+    canWrite() && h('section', { class: 'card danger-zone', 'aria-labelledby': 'danger-title' },
       h('h2', { id: 'danger-title' }, 'Delete this account'),
       h('p', {}, 'Deletes the account, all its keys and its ruleset.'),
       h('button', { type: 'button', class: 'button danger', onclick: guarded(() => deleteAccount({ ...account, key_count: keys.length })) },
@@ -181,7 +182,8 @@ function keysSection(account: Account, keys: readonly ApiKey[], showIps: boolean
     await go(accountHash(account.id), 'Key "' + created.key.name + '" created. Copy it now.');
   });
 
-  const columns = ['Name', 'Hint', 'Created', 'Last used', 'Expires'].concat(showIps ? ['Allowed IPs'] : [], ['Actions']);
+  const writes = canWrite();
+  const columns = ['Name', 'Hint', 'Created', 'Last used', 'Expires'].concat(showIps ? ['Allowed IPs'] : [], writes ? ['Actions'] : []);
   const rows = keys.map((k): Child[] => [
     k.name,
     h('code', {}, k.hint),
@@ -189,11 +191,11 @@ function keysSection(account: Account, keys: readonly ApiKey[], showIps: boolean
     when(k.last_used_at),
     expiry(k),
     ...(showIps ? [k.allowed_ips && k.allowed_ips.length ? k.allowed_ips.join(', ') : h('span', { class: 'muted' }, 'any address')] : []),
-    h('div', { class: 'actions start' },
-      h('button', { type: 'button', class: 'button secondary small', 'data-write': true, 'aria-label': 'Rotate key ' + k.name,
+    ...(writes ? [h('div', { class: 'actions start' },
+      h('button', { type: 'button', class: 'button secondary small', 'aria-label': 'Rotate key ' + k.name,
         onclick: guarded(() => rotateKey(account, k)) }, 'Rotate'),
       h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Delete key ' + k.name,
-        onclick: guarded(() => deleteKey(account, k)) }, 'Delete')),
+        onclick: guarded(() => deleteKey(account, k)) }, 'Delete'))] : []),
   ]);
   const soon = keys.filter((k) => expiresSoon(k, Date.now()));
   return h('section', { class: 'card', 'aria-labelledby': 'keys-title' },

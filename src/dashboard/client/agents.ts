@@ -9,9 +9,9 @@
 import type { AgentHistory, AgentView, HistoryEntry } from '../../features/agents/history.ts';
 import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
-import { api, confirmDanger, field, h, plural, safeHref, svg, table, when } from './core.ts';
+import { api, confirmDanger, field, h, plural, safeHref, shortId, svg, table, when, type Account } from './core.ts';
 import { verdict } from './insights.ts';
-import { apiQuery, pager, readList, searchForm, sortHeader } from './lists.ts';
+import { apiQuery, listHash, pager, readList, searchForm, sortHeader, type ListState } from './lists.ts';
 
 const AGENTS = '#/agents';
 export const agentHash = (id: string): string => AGENTS + '/' + encodeURIComponent(id);
@@ -22,39 +22,62 @@ const historyHash = (id: string, at: { branch?: string; cursor?: string }): stri
   return agentHash(id) + (query ? '?' + query : '');
 };
 
+/** The account filter: every account by name (a team has a handful), the list's own search and sort kept. */
+function accountFilter(state: ListState, accounts: readonly Account[]): HTMLElement {
+  const select = h('select', { id: 'agent-account', name: 'account' },
+    h('option', { value: '' }, 'All accounts'),
+    accounts.map((a) => h('option', { value: a.id, selected: state.filters?.account === a.id }, a.name)));
+  select.addEventListener('change', () => {
+    location.hash = listHash(AGENTS, { q: state.q, sort: state.sort, filters: { account: select.value } });
+  });
+  return h('div', { class: 'row' }, field('Account', select));
+}
+
 export async function agentsView(query?: string): Promise<HTMLElement> {
-  const state = readList(query, '-last_seen');
-  const { agents, next_cursor } = await api<{ agents: AgentView[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state));
+  const state = readList(query, '-last_seen', ['account']);
+  const account = state.filters?.account;
+  const [{ agents, next_cursor }, { accounts }] = await Promise.all([
+    api<{ agents: (AgentView & { account_name: string | null })[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state, account ? { account_id: account } : {})),
+    api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
+  ]);
   const rows = agents.map((a) => [
     h('a', { href: agentHash(a.id), title: a.id }, a.name),
     a.latest ? verdict(a.latest.valid) : h('span', { class: 'muted' }, 'no reports'),
     a.latest ? String(a.latest.score) : h('span', { class: 'muted' }, '\u2014'),
+    a.latest?.branch ? h('code', { class: 'wrap' }, a.latest.branch) : h('span', { class: 'muted' }, a.latest ? 'none' : '\u2014'),
     String(a.counts.reports),
-    h('a', { href: accountHash(a.account_id) }, h('code', { class: 'wrap' }, a.account_id)),
+    h('a', { href: accountHash(a.account_id) }, a.account_name ?? shortId(a.account_id, false)),
     when(a.last_seen),
   ]);
-  const columns: [string, string | null][] = [['Agent', 'name'], ['Latest', null], ['Score', null], ['Reports', 'reports'], ['Account', null], ['Last seen', 'last_seen']];
+  const columns: [string, string | null][] = [['Agent', 'name'], ['Latest', null], ['Score', null], ['Branch', null], ['Reports', 'reports'], ['Account', null], ['Last seen', 'last_seen']];
   const sorts: [string, string][] = [['name', 'Name'], ['last_seen', 'Last seen'], ['first_seen', 'First seen'], ['reports', 'Reports']];
   const empty = state.q ? 'No agent matches "' + state.q + '".' : state.cursor ? 'No more agents.' : 'No agents yet: a validation with an API key makes one.';
   return h('section', {},
     h('h1', {}, 'Agents'),
     h('section', { class: 'card', 'aria-label': 'Agents list' },
+      accountFilter(state, accounts),
       searchForm('agent-search', 'Search agents', AGENTS, state, 'Agent name or id', sorts),
       rows.length ? table('Agents', columns.map(([label]) => label), rows, columns.map(([label, sort]) => sortHeader(label, sort, AGENTS, state))) : h('p', { class: 'empty' }, empty),
       rows.length || state.page > 1 ? pager(AGENTS, state, next_cursor, rows.length) : null));
 }
 
-/** The score chart of the reports shown (newest first in the timeline, oldest on the left here). */
+/** The score chart of the reports shown (newest first in the timeline, oldest on the left here, on a time axis); a point's label shows on hover or focus. */
 function scoreChart(reports: readonly HistoryEntry[]): SVGElement {
-  const { points, lines, grid } = chartGeometry(reports.slice().reverse(), (e) => e.score);
-  return svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown, oldest first.' },
+  const { points, lines, grid, ticks, axisY } = chartGeometry(reports.slice().reverse(), (e) => ({ score: e.score, at: e.created_at, valid: e.valid }));
+  const anchor = (i: number): string => (ticks.length === 1 ? 'middle' : i === 0 ? 'start' : i === ticks.length - 1 ? 'end' : 'middle');
+  return svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown over time (UTC), oldest first.' },
     grid.map(({ y }) => svg('line', { class: 'grid', x1: CHART.left, x2: CHART.width - CHART.right, y1: y, y2: y })),
     grid.map(({ score, y }) => svg('text', { class: 'tick', x: CHART.left - 6, y: y + 4, 'text-anchor': 'end' }, String(score))),
+    svg('line', { class: 'axis-line', x1: CHART.left, x2: CHART.width - CHART.right, y1: axisY, y2: axisY }),
+    ticks.map(({ x }) => svg('line', { class: 'axis-line', x1: x, x2: x, y1: axisY, y2: axisY + 4 })),
+    ticks.map(({ x, label }, i) => svg('text', { class: 'tick', x, y: axisY + 17, 'text-anchor': anchor(i) }, label)),
     lines.map((line) => svg('polyline', { class: 'line', points: line })),
-    points.map(({ item, x, y }) => y === null ? null
-      : svg('a', { href: reportHref(item.url, item.id) },
-        svg('circle', { class: 'dot ' + (item.valid ? 'ok' : 'bad'), cx: x, cy: y, r: 4 },
-          svg('title', {}, item.created_at.slice(0, 16).replace('T', ' ') + ' UTC: ' + (item.valid ? 'valid' : 'invalid') + ', score ' + item.score)))));
+    points.map(({ item, x, y, tip }) => y === null ? null
+      : svg('a', { class: 'pt', href: reportHref(item.url, item.id) },
+        svg('circle', { class: 'dot ' + (item.valid ? 'ok' : 'bad'), cx: x, cy: y, r: 5 }),
+        svg('g', { class: 'tip' },
+          svg('rect', { x: tip.x, y: tip.y, width: tip.width, height: 20, rx: 4 }),
+          svg('text', { x: tip.textX, y: tip.textY }, tip.text)))));
 }
 
 /** A report's branch, linked to that branch's history; one that named none counts as the default branch's. */
@@ -84,10 +107,12 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
   const branch = params.get('branch') || '';
   const history = await api<AgentHistory>('GET', '/agents/' + encodeURIComponent(id) + '?limit=50' + (branch ? '&branch=' + encodeURIComponent(branch) : '') + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''), undefined, undefined, '');
   const { agent, reports } = history;
+  // The account by its name; its id (short) when it cannot be read.
+  const accountName = await api<{ account: Account }>('GET', '/accounts/' + encodeURIComponent(agent.account_id)).then(({ account }) => account.name, () => null);
   const here = historyHash(agent.id, { branch });
   const rows = reports.map((r) => [
     when(r.created_at),
-    h('a', { href: reportHref(r.url, r.id) }, h('code', {}, r.id)),
+    h('a', { href: reportHref(r.url, r.id) }, shortId(r.id, false)),
     branchCell(agent.id, r),
     verdict(r.valid),
     String(r.score),
@@ -99,7 +124,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
     h('p', {}, h('a', { href: AGENTS }, '\u2190 All agents')),
     h('h1', {}, agent.name),
     h('p', { class: 'muted' },
-      'Account ', h('a', { href: accountHash(agent.account_id) }, h('code', { class: 'wrap' }, agent.account_id)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
+      'Account ', h('a', { href: accountHash(agent.account_id) }, accountName ?? shortId(agent.account_id, false)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
       ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 default branch ', h('code', { class: 'wrap' }, agent.default_branch),
       ' \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
     h('section', { class: 'card', 'aria-labelledby': 'agent-score-title' },

@@ -1,8 +1,9 @@
 /**
  * Browser code, part 3e: the audit log: every admin change, newest first, filtered by action,
- * actor, target and time, a page at a time (the filters and the page live in the URL's hash).
+ * actor, target and UTC days (date pickers), a page at a time (the filters and the page live in
+ * the URL's hash). Ids show short (whole on copy), each change a line per field.
  */
-import { api, h, table, when, type Child } from './core.ts';
+import { api, h, shortId, table, when, type Child } from './core.ts';
 
 interface AuditEntry {
   id: string;
@@ -22,26 +23,49 @@ const PAGE_SIZE = 50;
 const actorText = (actor: AuditEntry['actor']): string =>
   actor.kind === 'admin-token' ? 'admin token' : actor.kind === 'cli' ? 'CLI (' + actor.os_user + ')' : actor.email || actor.subject;
 
-/** A summary as short text: the fields that changed (after), or what was there (before). */
-function changeText(entry: AuditEntry): string {
-  const shown = (value: Record<string, unknown> | null) =>
-    value ? Object.entries(value).map(([name, v]) => name + ': ' + (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : '';
-  const before = shown(entry.before);
-  const after = shown(entry.after);
-  return before && after ? before + ' \u2192 ' + after : after || before;
+/** Values that are ids of the service's records (`acct_…`, `key_…`): shown short. */
+const ID_VALUE = /^[a-z]+_\d{13}_[A-Za-z0-9_-]+$/;
+
+const valueOf = (v: unknown): Child => (typeof v === 'string' ? (ID_VALUE.test(v) ? shortId(v) : v) : JSON.stringify(v));
+
+/**
+ * A change as a line per field: its value before and after (only the fields that differ when both
+ * are there), or what was there (before) or is now (after).
+ */
+function changeList(entry: AuditEntry): Child {
+  const before = entry.before ?? {};
+  const after = entry.after ?? {};
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const both = entry.before !== null && entry.after !== null;
+  const lines = names
+    .filter((name) => !both || JSON.stringify(before[name]) !== JSON.stringify(after[name]))
+    .map((name) => h('li', {}, h('span', { class: 'muted' }, name + ': '),
+      both && name in before ? [valueOf(before[name]), ' \u2192 '] : null,
+      name in after ? valueOf(after[name]) : valueOf(before[name])));
+  return lines.length ? h('ul', { class: 'change' }, lines) : h('span', { class: 'muted' }, 'no fields');
 }
+
+/** A UTC day (`YYYY-MM-DD`, as a date picker gives it) as the API's time: its start, or (`end`) the next day's start. */
+const dayTime = (day: string, end: boolean): string => {
+  const start = Date.parse(day + 'T00:00:00Z');
+  return new Date(start + (end ? 86_400_000 : 0)).toISOString();
+};
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function filterForm(params: URLSearchParams): HTMLFormElement {
   const input = (name: string, label: string, placeholder: string) =>
     h('div', { class: 'field' }, h('label', { for: 'audit-' + name }, label),
       h('input', { id: 'audit-' + name, name, value: params.get(name) || '', autocomplete: 'off', spellcheck: 'false', maxlength: 320, placeholder }));
+  const day = (name: string, label: string) =>
+    h('div', { class: 'field day' }, h('label', { for: 'audit-' + name }, label),
+      h('input', { id: 'audit-' + name, name, type: 'date', value: params.get(name) || '' }));
   const form = h('form', { class: 'search', role: 'search', 'aria-label': 'Filter the audit log' },
     h('div', { class: 'row' },
       input('action', 'Action', 'key.create'),
       input('actor', 'Actor', 'admin-token, cli, an e-mail'),
       input('target', 'Target id', 'acct_\u2026'),
-      input('from', 'From (ISO time)', '2026-11-01T00:00:00Z'),
-      input('to', 'To (ISO time)', '2026-12-01T00:00:00Z')),
+      day('from', 'From (UTC day)'),
+      day('to', 'To (UTC day, included)')),
     h('div', { class: 'actions start' },
       h('button', { type: 'submit', class: 'button secondary' }, 'Filter'),
       FILTERS.some((f) => params.get(f)) ? h('a', { href: BASE, class: 'button secondary' }, 'Clear') : null));
@@ -62,16 +86,17 @@ export async function auditView(query: string | undefined): Promise<HTMLElement>
   const request = new URLSearchParams({ limit: String(PAGE_SIZE) });
   for (const name of [...FILTERS, 'cursor'] as const) {
     const value = params.get(name);
-    if (value) request.set(name, value);
+    // A day from the date pickers is sent as the time it starts (to: the next day's start); anything else as it is, for the API to judge.
+    if (value) request.set(name, (name === 'from' || name === 'to') && DAY.test(value) ? dayTime(value, name === 'to') : value);
   }
   const { entries, next_cursor: next } = await api<{ entries: AuditEntry[]; next_cursor: string | null }>('GET', '/audit?' + request.toString());
   const rows = entries.map((e): Child[] => [
     when(e.at),
     actorText(e.actor),
     e.ip || h('span', { class: 'muted' }, '\u2013'),
-    h('code', {}, e.action),
-    e.target.id ? h('code', { class: 'wrap' }, e.target.type + ' ' + e.target.id) : e.target.type,
-    h('span', { class: 'wrap' }, changeText(e)),
+    h('code', { class: 'nowrap' }, e.action),
+    e.target.id ? h('span', {}, e.target.type + ' ', shortId(e.target.id)) : e.target.type,
+    changeList(e),
   ]);
   const page = Number(params.get('page')) > 1 ? Number(params.get('page')) : 1;
   const pageHash = (cursor: string, n: number) => {
@@ -87,7 +112,7 @@ export async function auditView(query: string | undefined): Promise<HTMLElement>
     h('h1', {}, 'Audit log'),
     h('p', { class: 'muted' }, 'Every change made through the admin API, the dashboard or the CLI: who, from where, what, and to what. Newest first.'),
     filterForm(params),
-    entries.length ? table('Audit log', ['Time', 'Actor', 'IP', 'Action', 'Target', 'Change'], rows) : h('p', { class: 'empty' }, 'No audit records match.'),
+    entries.length ? table('Audit log', ['Time', 'Actor', 'IP', 'Action', 'Target', 'Change'], rows, undefined, 'audit') : h('p', { class: 'empty' }, 'No audit records match.'),
     h('nav', { class: 'pager', 'aria-label': 'Pages' },
       page > 1 ? h('a', { href: BASE + (firstPage.toString() ? '?' + firstPage.toString() : ''), class: 'button secondary' }, '\u2190 First page') : null,
       h('span', { class: 'muted' }, 'Page ' + page),

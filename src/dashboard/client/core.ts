@@ -43,6 +43,9 @@ export const signedInPerson = {
   },
 };
 
+/** The person may change things (an editor or an admin): a viewer is offered no write control, not even an empty column or panel for one. */
+export const canWrite = (): boolean => document.body.dataset.role !== 'viewer';
+
 /** The fields of the admin API's answers that this page reads. */
 export interface Account {
   id: string;
@@ -86,7 +89,9 @@ export interface QuotaToday {
 export type DailyLimits = Record<string, number>;
 
 // What the forms call the API's fields.
-const FIELD_LABELS: Record<string, string> = { name: 'Name', plan: 'Plan', allowed_ips: 'Allowed IPs' };
+const FIELD_LABELS: Record<string, string> = {
+  name: 'Name', plan: 'Plan', allowed_ips: 'Allowed IPs', url: 'Card URL', account_id: 'Account', agent: 'Agent', interval_seconds: 'Every', notify_url: 'Notify URL',
+};
 
 /** One problem of a refused request: the body field it is about (null: the request as a whole) and what is wrong, in words. */
 export interface Problem {
@@ -213,6 +218,47 @@ export function when(isoString: string | null): HTMLElement {
   return h('time', { datetime: isoString }, isoString.slice(0, 16).replace('T', ' ') + ' UTC');
 }
 
+/**
+ * An id shortened for a table (its kind and its last characters: `key_…aG7J95G`), whole in its
+ * title, in what a copy of it puts on the clipboard (see copyWholeIds) and behind its copy button.
+ * `button`: false inside a link (no control within a control): the id is then copied whole by selection only.
+ */
+export function shortId(id: string, button = true): HTMLElement {
+  const kind = /^[a-z]+_/.exec(id)?.[0] ?? '';
+  const short = id.length > kind.length + 10 ? kind + '\u2026' + id.slice(-7) : id;
+  return h('span', { class: 'id' },
+    h('code', { title: id, 'data-id': id }, short),
+    short === id || !button ? null : h('button', { type: 'button', class: 'copy', 'aria-label': 'Copy the id ' + id, title: 'Copy the whole id',
+      onclick: (event: Event) => {
+        const button = event.currentTarget as HTMLElement;
+        void navigator.clipboard?.writeText(id).then(() => notify('Copied ' + id + '.'), () => complain('Copying failed: the id is ' + id + '.'));
+        button.blur();
+      } }, copyIcon()));
+}
+
+/** Two sheets, one over the other: the copy button's picture (drawn, so no font need hold it). */
+const copyIcon = (): SVGElement =>
+  svg('svg', { viewBox: '0 0 16 16', width: 14, height: 14, 'aria-hidden': 'true', focusable: 'false' },
+    svg('rect', { x: 5.5, y: 5.5, width: 8, height: 8, rx: 1.5, fill: 'none', stroke: 'currentColor', 'stroke-width': 1.5 }),
+    svg('path', { d: 'M10.5 3.5v-0.5a1.5 1.5 0 0 0-1.5-1.5h-5a1.5 1.5 0 0 0-1.5 1.5v5a1.5 1.5 0 0 0 1.5 1.5h0.5', fill: 'none', stroke: 'currentColor', 'stroke-width': 1.5 }));
+
+/** A selection of shortened ids copies them whole: the clipboard gets each id, not its short form. */
+export function copyWholeIds(): void {
+  document.addEventListener('copy', (event) => {
+    const selection = getSelection();
+    if (!selection || selection.isCollapsed || !event.clipboardData) return;
+    const range = selection.getRangeAt(0);
+    const ids = [...document.querySelectorAll<HTMLElement>('code[data-id]')].filter((code) => range.intersectsNode(code));
+    if (ids.length === 0) return;
+    const fragment = range.cloneContents();
+    for (const code of fragment.querySelectorAll<HTMLElement>('code[data-id]')) code.textContent = code.dataset.id ?? '';
+    // A selection inside one id holds no element: it is that id.
+    const text = fragment.querySelector('code[data-id]') ? fragment.textContent ?? '' : ids.length === 1 ? ids[0]!.dataset.id ?? '' : selection.toString();
+    event.clipboardData.setData('text/plain', text);
+    event.preventDefault();
+  });
+}
+
 // Links only to http(s) URLs from the API; anything else falls back to the path.
 export function safeHref(url: string, fallback: string): string {
   try {
@@ -225,9 +271,10 @@ export function safeHref(url: string, fallback: string): string {
 
 // A table that stacks into labelled cards on narrow screens (see app.css). `headers`: what the
 // column heads show instead of their names (sort links), each a <th> of its own.
-export function table(caption: string, columns: readonly string[], rows: readonly Child[][], headers?: readonly HTMLElement[]): HTMLElement {
+// `kind`: a class of the table's own (its columns' widths in app.css).
+export function table(caption: string, columns: readonly string[], rows: readonly Child[][], headers?: readonly HTMLElement[], kind?: string): HTMLElement {
   return h('div', { class: 'table-wrap' },
-    h('table', { class: 'stack' },
+    h('table', { class: 'stack' + (kind ? ' ' + kind : '') },
       h('caption', { class: 'sr-only' }, caption),
       h('thead', {}, h('tr', {}, headers || columns.map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', {}, rows.map((cells) =>

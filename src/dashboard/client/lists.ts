@@ -10,19 +10,22 @@ export interface ListState {
   sort: string;
   cursor: string;
   page: number;
+  /** The list's own filters (the agents' account), kept through searching, sorting and paging. */
+  filters?: Record<string, string>;
 }
 
 export const PAGE_SIZE = 25;
 
-export function readList(query: string | undefined, defaultSort: string): ListState {
+export function readList(query: string | undefined, defaultSort: string, filterNames: readonly string[] = []): ListState {
   const params = new URLSearchParams(query || '');
   const page = Number(params.get('page'));
-  return { q: params.get('q') || '', sort: params.get('sort') || defaultSort, cursor: params.get('cursor') || '', page: Number.isInteger(page) && page > 1 ? page : 1 };
+  const filters = Object.fromEntries(filterNames.map((name) => [name, params.get(name) || '']).filter(([, value]) => value));
+  return { q: params.get('q') || '', sort: params.get('sort') || defaultSort, cursor: params.get('cursor') || '', page: Number.isInteger(page) && page > 1 ? page : 1, filters };
 }
 
 /** The list's hash for `state` (empty values left out). */
 export function listHash(base: string, state: Partial<ListState>): string {
-  const params = new URLSearchParams();
+  const params = new URLSearchParams(Object.entries(state.filters ?? {}).filter(([, value]) => value));
   if (state.q) params.set('q', state.q);
   if (state.sort) params.set('sort', state.sort);
   if (state.cursor) params.set('cursor', state.cursor);
@@ -45,7 +48,7 @@ export function sortHeader(label: string, field: string | null, base: string, st
   const current = state.sort === field ? 'ascending' : state.sort === '-' + field ? 'descending' : null;
   const next = current === 'ascending' ? '-' + field : field;
   return h('th', { scope: 'col', 'aria-sort': current || undefined },
-    h('a', { href: listHash(base, { q: state.q, sort: next }), class: 'sort' },
+    h('a', { href: listHash(base, { q: state.q, sort: next, filters: state.filters }), class: 'sort' },
       label, h('span', { 'aria-hidden': 'true' }, current === 'ascending' ? ' \u25b2' : current === 'descending' ? ' \u25bc' : '')));
 }
 
@@ -61,7 +64,7 @@ export function searchForm(id: string, label: string, base: string, state: ListS
       h('option', { value: '-' + field, selected: state.sort === '-' + field }, name + ' \u2193'),
     ]));
   order.addEventListener('change', () => {
-    location.hash = listHash(base, { q: state.q, sort: order.value });
+    location.hash = listHash(base, { q: state.q, sort: order.value, filters: state.filters });
   });
   const form = h('form', { class: 'search', role: 'search' },
     h('div', { class: 'search-row' },
@@ -69,11 +72,11 @@ export function searchForm(id: string, label: string, base: string, state: ListS
         h('div', { class: 'search-row' },
           input,
           h('button', { type: 'submit', class: 'button secondary' }, 'Search'),
-          state.q ? h('a', { href: listHash(base, { sort: state.sort }), class: 'button secondary' }, 'Clear') : null)),
+          state.q ? h('a', { href: listHash(base, { sort: state.sort, filters: state.filters }), class: 'button secondary' }, 'Clear') : null)),
       h('div', { class: 'field' }, h('label', { for: id + '-sort' }, 'Sort by'), order)));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    location.hash = listHash(base, { q: input.value.trim(), sort: state.sort });
+    location.hash = listHash(base, { q: input.value.trim(), sort: state.sort, filters: state.filters });
   });
   return form;
 }
@@ -81,8 +84,8 @@ export function searchForm(id: string, label: string, base: string, state: ListS
 /** Where the page sits, with links to the first and the next page. */
 export function pager(base: string, state: ListState, nextCursor: string | null, shown: number): HTMLElement {
   const parts: Child[] = [];
-  if (state.page > 1) parts.push(h('a', { href: listHash(base, { q: state.q, sort: state.sort }), class: 'button secondary' }, '\u2190 First page'));
+  if (state.page > 1) parts.push(h('a', { href: listHash(base, { q: state.q, sort: state.sort, filters: state.filters }), class: 'button secondary' }, '\u2190 First page'));
   parts.push(h('span', { class: 'muted' }, shown ? 'Page ' + state.page + ' \u00b7 ' + shown + ' shown' : 'Page ' + state.page));
-  if (nextCursor) parts.push(h('a', { href: listHash(base, { q: state.q, sort: state.sort, cursor: nextCursor, page: state.page + 1 }), class: 'button secondary', rel: 'next' }, 'Next page \u2192'));
+  if (nextCursor) parts.push(h('a', { href: listHash(base, { q: state.q, sort: state.sort, cursor: nextCursor, page: state.page + 1, filters: state.filters }), class: 'button secondary', rel: 'next' }, 'Next page \u2192'));
   return h('nav', { class: 'pager', 'aria-label': 'Pages' }, parts);
 }

@@ -5,7 +5,7 @@
 import { accountsView, accountView } from './accounts.ts';
 import { agentsView, agentView } from './agents.ts';
 import { go, handleFailure, onSubmit, setRenderer, signOut } from './actions.ts';
-import { ApiFailure, api, byId, clearMessages, complain, field, h, session, signedInPerson } from './core.ts';
+import { ApiFailure, api, byId, clearMessages, complain, copyWholeIds, field, h, session, signedInPerson } from './core.ts';
 import { reportsView, usageView } from './insights.ts';
 import { trustKeysView } from './trust-keys.ts';
 import { monitorsView } from './monitors.ts';
@@ -162,6 +162,7 @@ async function render(): Promise<void> {
 /** Wires the page shell's controls and draws the view the URL names. */
 export function startDashboard(): void {
   setRenderer(render);
+  copyWholeIds();
   const confirm = byId('confirm', HTMLDialogElement);
   byId('sign-out').addEventListener('click', () => signOut());
   byId('sign-out-everywhere').addEventListener('click', () => signOut(undefined, true));

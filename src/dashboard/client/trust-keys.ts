@@ -3,7 +3,7 @@
  * a pasted JWK or JWK set (globally or for one account), revoking and deleting (each confirmed).
  */
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
-import { api, complain, confirmDanger, field, h, plural, table, when, type Account, type Child } from './core.ts';
+import { api, canWrite, complain, confirmDanger, field, h, plural, shortId, table, when, type Account, type Child } from './core.ts';
 
 /** The fields of the admin API's trusted key that this page reads. */
 interface TrustKey {
@@ -46,25 +46,26 @@ export async function trustKeysView(): Promise<HTMLElement> {
   const revoked = (k: TrustKey): Child =>
     k.revoked_at === null ? h('span', { class: 'muted' }, 'in force') : h('span', { class: 'badge bad' }, when(k.revoked_at));
 
+  const writes = canWrite();
   const rows = keys.map((k): Child[] => [
     h('code', { class: 'wrap' }, k.kid),
     k.alg || k.kty,
-    h('code', { class: 'wrap' }, k.thumbprint),
+    shortId(k.thumbprint),
     scope(k),
     when(k.added_at),
     revoked(k),
-    h('div', { class: 'actions start' },
+    ...(writes ? [h('div', { class: 'actions start' },
       k.revoked_at === null
         ? h('button', { type: 'button', class: 'button danger small', 'aria-label': 'Revoke key ' + k.kid, onclick: guarded(() => revokeKey(k)) }, 'Revoke')
         : null,
-      h('button', { type: 'button', class: 'button secondary small', 'data-write': true, 'aria-label': 'Delete key ' + k.kid, onclick: guarded(() => deleteKey(k)) }, 'Delete')),
+      h('button', { type: 'button', class: 'button secondary small', 'aria-label': 'Delete key ' + k.kid, onclick: guarded(() => deleteKey(k)) }, 'Delete'))] : []),
   ]);
   return h('section', {},
     h('h1', {}, 'Trust keys'),
     h('p', { class: 'muted' }, 'Public keys the signatures of agent cards are verified with. A global key is trusted for every caller; an account\u2019s key for its cards only.'),
-    addForm(accounts),
+    writes && addForm(accounts),
     keys.length
-      ? table('Trusted keys', ['Kid', 'Alg', 'Thumbprint', 'Scope', 'Added', 'Revoked', 'Actions'], rows)
+      ? table('Trusted keys', ['Kid', 'Alg', 'Thumbprint', 'Scope', 'Added', 'Revoked', ...(writes ? ['Actions'] : [])], rows)
       : h('p', { class: 'empty' }, 'No trusted keys yet. Paste a public JWK or a JWK set above.'));
 }
 

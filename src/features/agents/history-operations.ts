@@ -100,10 +100,15 @@ export const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: str
   return entry ?? null;
 };
 
-/** A page of the agents as the admin list shows them: without their badge tokens, with their pages. */
-export const pageAgentListing = async (deps: Pick<AppDeps, 'store' | 'urls'>, query: AgentPageQuery): Promise<Page<AgentView & { url: string }>> => {
+/**
+ * A page of the agents as the admin list shows them: without their badge tokens, with their pages
+ * and their accounts' names (one read for the page's accounts, whatever the store holds).
+ */
+export const pageAgentListing = async (deps: Pick<AppDeps, 'store' | 'urls'>, query: AgentPageQuery): Promise<Page<AgentView & { url: string; account_name: string | null }>> => {
   const page = await deps.store.pageAgents(query);
-  return { ...page, items: page.items.map((agent) => ({ ...agentView(agent), url: agentUrl(deps.urls.reportsUrl, agent.id) })) };
+  const accountIds = [...new Set(page.items.map((agent) => agent.account_id))];
+  const names = new Map((accountIds.length === 0 ? [] : await deps.store.listAccounts(accountIds)).map((a) => [a.id, a.name]));
+  return { ...page, items: page.items.map((agent) => ({ ...agentView(agent), url: agentUrl(deps.urls.reportsUrl, agent.id), account_name: names.get(agent.account_id) ?? null })) };
 };
 
 export const defaultBranchSchema = z

@@ -39,6 +39,17 @@ export const newMonitorSchema = z
   .meta({ id: 'NewMonitor' });
 export type NewMonitor = z.output<typeof newMonitorSchema>;
 
+/** An edit of a monitor: the members given replace its own (null takes away an agent name or a notify URL); its account and card stay. */
+export const monitorChangeSchema = z
+  .strictObject({
+    agent: printableName().nullable().optional().meta({ description: 'The agent its runs join, by name; null: the one its URL names.' }),
+    interval_seconds: newMonitorSchema.shape.interval_seconds.optional().meta({ description: `Seconds between runs: from monitors.minIntervalSeconds (default 60) to ${MAX_INTERVAL_SECONDS}; a shorter one brings the next run forward.` }),
+    notify_url: urlField.nullable().optional().meta({ description: 'Where its events are POSTed (the callback policy, `webhooks.allowedHosts`); null: nowhere. Its signing secret stays.' }),
+    live: newMonitorSchema.shape.live,
+  })
+  .refine((change) => Object.keys(change).length > 0, { error: 'name at least one of agent, interval_seconds, notify_url, live' })
+  .meta({ id: 'MonitorChange' });
+
 /** A monitor as every answer shows it: its record without the secret and the lease. */
 export type MonitorView = Omit<MonitorRecord, 'secret' | 'lease' | 'next_run_at'> & { next_run_at: string };
 
@@ -60,15 +71,18 @@ export const monitorPolicies = (config: Config): MonitorPolicies => ({
 
 const invalid = (message: string) => new ApiError('INVALID_REQUEST', message);
 
-/** Throws the 400 of a monitor the settings refuse: an interval out of bounds, a URL its policy refuses. */
-export const checkNewMonitor = (config: Config, policies: MonitorPolicies, monitor: NewMonitor): void => {
+/**
+ * Throws the 400 of a monitor the settings refuse: an interval out of bounds, a URL its policy
+ * refuses. An edit is checked by the same rules: what it leaves out was checked when it was set.
+ */
+export const checkNewMonitor = (config: Config, policies: MonitorPolicies, monitor: { url?: string; interval_seconds?: number; notify_url?: string | null }): void => {
   const min = config.monitors.minIntervalSeconds;
-  if (monitor.interval_seconds < min || monitor.interval_seconds > MAX_INTERVAL_SECONDS) {
+  if (monitor.interval_seconds !== undefined && (monitor.interval_seconds < min || monitor.interval_seconds > MAX_INTERVAL_SECONDS)) {
     throw invalid(`interval_seconds: must be from ${min} (monitors.minIntervalSeconds) to ${MAX_INTERVAL_SECONDS} (30 days), got ${monitor.interval_seconds}`);
   }
-  const cardRefusal = policies.card.refuseUrl(monitor.url);
+  const cardRefusal = monitor.url === undefined ? undefined : policies.card.refuseUrl(monitor.url);
   if (cardRefusal) throw invalid(cardRefusal);
-  const notifyRefusal = monitor.notify_url === undefined ? undefined : policies.notify.refuseUrl(monitor.notify_url);
+  const notifyRefusal = monitor.notify_url === undefined || monitor.notify_url === null ? undefined : policies.notify.refuseUrl(monitor.notify_url);
   if (notifyRefusal) throw invalid(notifyRefusal);
 };
 

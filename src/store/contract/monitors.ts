@@ -65,6 +65,9 @@ export interface MonitorRecord {
 /** What a finished run changes of its monitor. */
 export type MonitorRunUpdate = Pick<MonitorRecord, 'next_run_at' | 'failures' | 'state' | 'baseline_report_id' | 'last_run' | 'last_success_at'>;
 
+/** What an edit may change of a monitor (its account and card stay). */
+export type MonitorChange = Pick<MonitorRecord, 'agent' | 'interval_seconds' | 'notify_url' | 'live'>;
+
 export type CreateMonitorOutcome = 'created' | 'full' | 'no-account';
 
 /** The monitors; deleting an account deletes its monitors. */
@@ -76,6 +79,11 @@ export interface MonitorsTable {
   pageMonitors(query: { account_id?: string; after?: string; limit: number }): Promise<MonitorRecord[]>;
   /** Pauses or resumes; a resumed monitor is due at `nextRunAt`. Undefined when unknown. */
   setMonitorPaused(id: string, paused: boolean, nextRunAt: number): Promise<MonitorRecord | undefined>;
+  /**
+   * Writes the edit, and brings its next run forward to `runBy` when it is due later (a shorter
+   * interval applies at once). Undefined when unknown.
+   */
+  changeMonitor(id: string, change: MonitorChange, runBy: number): Promise<MonitorRecord | undefined>;
   deleteMonitor(id: string): Promise<boolean>;
   /**
    * Hands the monitor longest due (not paused, `next_run_at` ≤ `now`, no lease or one ended at
@@ -93,6 +101,7 @@ export const MONITORS_CALLS: Record<keyof MonitorsTable, Access> = {
   getMonitor: 'read',
   pageMonitors: 'read',
   setMonitorPaused: 'write',
+  changeMonitor: 'write',
   deleteMonitor: 'write',
   claimMonitor: 'write',
   finishMonitorRun: 'write',

@@ -1,5 +1,5 @@
 /** The monitors in memory, by id. Atomic as every memory table is: nothing else runs while a call does. */
-import type { CreateMonitorOutcome, MonitorRecord, MonitorRunUpdate, MonitorsTable } from '../contract/monitors.ts';
+import type { CreateMonitorOutcome, MonitorChange, MonitorRecord, MonitorRunUpdate, MonitorsTable } from '../contract/monitors.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import { keptRows, pageOf } from './paging.ts';
 
@@ -34,6 +34,9 @@ export class MemoryMonitors implements MonitorsTable {
   }
   async setMonitorPaused(id: string, paused: boolean, nextRunAt: number): Promise<MonitorRecord | undefined> {
     return this.rows.change(id, (m) => ({ ...m, paused, next_run_at: paused ? m.next_run_at : nextRunAt }));
+  }
+  async changeMonitor(id: string, change: MonitorChange, runBy: number): Promise<MonitorRecord | undefined> {
+    return this.rows.change(id, (m) => ({ ...m, ...change, next_run_at: Math.min(m.next_run_at, runBy) }));
   }
   async deleteMonitor(id: string): Promise<boolean> {
     return this.rows.drop(id);

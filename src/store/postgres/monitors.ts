@@ -1,6 +1,6 @@
 /** The monitors on PostgreSQL: one row each, deleted with their account (see PgAccounts.deleteAccount). */
 import { encodeRecord } from '../contract/encode.ts';
-import type { CreateMonitorOutcome, MonitorRecord, MonitorRunUpdate, MonitorsTable } from '../contract/monitors.ts';
+import type { CreateMonitorOutcome, MonitorChange, MonitorRecord, MonitorRunUpdate, MonitorsTable } from '../contract/monitors.ts';
 import type { PgContext } from './context.ts';
 import { optionalText, sought, text, type Queries } from './sql.ts';
 
@@ -97,6 +97,14 @@ export class PgMonitors implements MonitorsTable {
   async setMonitorPaused(id: string, paused: boolean, nextRunAt: number): Promise<MonitorRecord | undefined> {
     const [row] = await this.context.sql`
       update monitors set paused = ${paused}, next_run_at = case when ${paused} then next_run_at else ${nextRunAt}::bigint end
+      where id = ${sought(id)} returning *`;
+    return row && monitorFromRow(row);
+  }
+  async changeMonitor(id: string, change: MonitorChange, runBy: number): Promise<MonitorRecord | undefined> {
+    const what = `monitor ${id}`;
+    const [row] = await this.context.sql`
+      update monitors set agent = ${optionalText(what, change.agent)}, interval_seconds = ${change.interval_seconds},
+        notify_url = ${optionalText(what, change.notify_url)}, live = ${change.live}, next_run_at = least(next_run_at, ${runBy}::bigint)
       where id = ${sought(id)} returning *`;
     return row && monitorFromRow(row);
   }

@@ -55,6 +55,18 @@ contractSuite('monitors', (withStore) => {
     assert.equal(await s.getMonitor('mon\u00001'), undefined);
   });
 
+  withStore('monitors: a change writes agent, interval, notify URL and live, brings a later next run forward, keeps the rest; unknown: undefined', async (s) => {
+    await withAccounts(s);
+    await s.createMonitor(monitor('mon_1', 'acc_1', T0 + 3_600_000), 10);
+    const change = { agent: 'acme/billing', interval_seconds: 300, notify_url: null, live: true };
+    const changed = await s.changeMonitor('mon_1', change, T0 + 300_000);
+    assert.deepEqual(changed, { ...monitor('mon_1', 'acc_1', T0 + 300_000), ...change });
+    assert.deepEqual(await s.getMonitor('mon_1'), changed);
+    const later = await s.changeMonitor('mon_1', { ...change, interval_seconds: 7200 }, T0 + 7_200_000);
+    assert.equal(later?.next_run_at, T0 + 300_000, 'a longer interval leaves the next run where it was');
+    assert.equal(await s.changeMonitor('mon_9', change, T0), undefined);
+  });
+
   withStore('monitors: pages walked one after another give every monitor once, by id, of one account or all', async (s) => {
     await withAccounts(s);
     // Created out of id order.
