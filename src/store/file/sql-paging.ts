@@ -24,7 +24,7 @@ export interface SqlListing {
   /** The text expressions `q` searches (NULL as ''), lower-cased in the test as asciiLower does. */
   searched: readonly string[];
   /**
-   * A condition selecting the rows that can match `q` through an index, when there is one for it
+   * A query of the seq of every row that can match `q`, through an index, when there is one for it
    * (the reports' trigrams: 3 characters or more); `test` is the plain test of a row, for rows the
    * index does not hold yet.
    */
@@ -52,9 +52,14 @@ export const pageRows = (db: EmbeddedDatabase, listing: SqlListing, query: PageQ
   const walked = db.statement(`SELECT * FROM (${select} ${order} LIMIT ?) WHERE ${matches} ORDER BY sort_key ${direction}, id ${direction} LIMIT ?`).all(...params, SEARCH_WALK, ...qs, rows) as Row[];
   if (walked.length >= rows) return walked;
   const indexed = listing.matchIndex?.(q, { sql: matches, params: qs });
-  const [condition, conditionParams] = indexed ? [indexed.sql, indexed.params] : [`(${matches})`, qs];
+  if (indexed) {
+    // Read from the index's matches, then sorted: a walk of the sort's order would visit every row a rare q misses.
+    const filtered = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+    const fromMatches = `WITH hits(seq) AS MATERIALIZED (${indexed.sql}) SELECT ${listing.columns}, ${key} AS sort_key FROM hits CROSS JOIN ${listing.table} ON ${listing.table}.seq = hits.seq${filtered}`;
+    return db.statement(`${fromMatches} ${order} LIMIT ?`).all(...indexed.params, ...params, rows) as Row[];
+  }
   const joiner = where.length > 0 ? ' AND ' : ' WHERE ';
-  return db.statement(`${select}${joiner}${condition} ${order} LIMIT ?`).all(...params, ...conditionParams, rows) as Row[];
+  return db.statement(`${select}${joiner}(${matches}) ${order} LIMIT ?`).all(...params, ...qs, rows) as Row[];
 };
 
 /** The page out of rows read by pageRows. */

@@ -49,7 +49,7 @@ export class SqlReports {
       matchIndex: (q, test) =>
         [...q].length < TRIGRAM
           ? undefined
-          : { sql: `(seq IN (SELECT rowid FROM report_search WHERE report_search MATCH ?) OR (seq > ? AND (${test.sql})))`, params: [`"${q.replaceAll('"', '""')}"`, this.indexedThrough, ...test.params] },
+          : { sql: `SELECT rowid FROM report_search WHERE report_search MATCH ? UNION ALL SELECT seq FROM reports WHERE seq > ? AND (${test.sql})`, params: [`"${q.replaceAll('"', '""')}"`, this.indexedThrough, ...test.params] },
     };
     const mark = db.statement('SELECT value FROM settings WHERE key = ?').get(SEARCH_MARK) as { value: string } | undefined;
     this.indexedThrough = mark === undefined ? 0 : Number(mark.value);
