@@ -62,7 +62,7 @@ body{margin:0}
 .site{position:sticky;top:0;z-index:1000;height:41px;box-sizing:border-box;display:flex;gap:var(--space-4);align-items:center;padding:0 var(--space-4);
 font:var(--text-md)/1.5 var(--font-sans);background:var(--panel);border-bottom:1px solid var(--line);overflow-x:auto;white-space:nowrap}
 .site a{color:var(--fg);text-decoration:none;font-weight:500}.site a:hover{color:var(--link);text-decoration:underline}.site .brand{margin-right:auto;font-size:var(--text-md)}
-@media (max-width:480px){.site{gap:var(--space-2);padding:0 10px;font-size:var(--text-sm)}}
+@media (max-width:480px){.site{gap:var(--space-2);padding:0 10px;font-size:var(--text-sm)}.site .brand{gap:6px}.site .logo{width:18px;height:18px}}
 noscript p{font:var(--text-md)/1.5 var(--font-sans);padding:var(--space-4)}
 `;
 

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
+import { logoMark } from '../../src/pages/design.ts';
 import { docsRendererPath } from '../../src/pages/docs.ts';
 import { startBrowser, startService } from '../support/browser.ts';
 import { lowContrastTexts } from '../pages/contrast.ts';
@@ -46,7 +47,7 @@ test('the page: strict CSP, the renderer from this origin, gzip-encoded, the sam
   assert.match(csp, /connect-src 'self'(;|$)/);
   const html = await page.text();
   assert.ok(html.includes(`<script src="${docsRendererPath}">`));
-  assert.ok(html.includes('<a class="brand" href="/">cardgate</a>'), 'the site header links home');
+  assert.ok(html.includes(`<a class="brand" href="/">${logoMark}cardgate</a>`), 'the site header links home, with the mark');
 
   // node:http, which leaves the body as it came (fetch would inflate it).
   const gz = await new Promise<{ status?: number; encoding?: string; body: Buffer }>((resolve, reject) =>
