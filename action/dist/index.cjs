@@ -23703,7 +23703,7 @@ var runAction = async ({ env, cwd, stdout }) => {
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const failing = regressions === void 0 ? `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})` : `${plural(regressions, "card")} regress against ${gate.baseline} (fail-on: ${failOn})`;
+    const failing = regressions === void 0 ? `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})` : `${plural(regressions, "card")} ${regressions === 1 ? "regresses" : "regress"} against ${gate.baseline} (fail-on: ${failOn})`;
     const why = exitCode === 2 ? `${plural(unchecked, "input")} could not be checked` : failing;
     stdout(`::error title=cardgate::${commandData(`${plural(cards, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
 `);

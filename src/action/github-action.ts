@@ -147,7 +147,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   };
   if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const failing = regressions === undefined ? `the cards fail (fail-on: ${failOn}${maxWarnings === undefined ? '' : `, max-warnings: ${maxWarnings}`})` : `${plural(regressions, 'card')} regress against ${gate!.baseline} (fail-on: ${failOn})`;
+    const failing = regressions === undefined ? `the cards fail (fail-on: ${failOn}${maxWarnings === undefined ? '' : `, max-warnings: ${maxWarnings}`})` : `${plural(regressions, 'card')} ${regressions === 1 ? 'regresses' : 'regress'} against ${gate!.baseline} (fail-on: ${failOn})`;
     const why = exitCode === 2 ? `${plural(unchecked, 'input')} could not be checked` : failing;
     stdout(`::error title=cardgate::${commandData(`${plural(cards, 'card')} checked: ${why}; ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`)}\n`);
   }

@@ -136,16 +136,18 @@ export const parseMaxWarnings = (text: string | undefined): { limit?: number } |
 };
 
 /**
- * With --quiet: the errors only (warnings and suggestions left out of the report). The warnings are
- * still counted (`quieted`): the report's totals are the ones the verdict (`--max-warnings`) weighs.
+ * With --quiet: the errors only (warnings, information and suggestions left out of the report). The
+ * warnings are still counted (`quieted`): the report's totals are the ones the verdict
+ * (`--max-warnings`) weighs.
  */
 export const errorsOnly = (input: CheckedInput): CheckedInput => {
   const result = input.result;
   if (!result) return input;
   const quieted = result.warnings.length + (result.truncated?.warnings ?? 0);
+  const { infos: _information, ...kept } = result;
   return {
     ...input,
     ...(quieted > 0 ? { quieted } : {}),
-    result: { ...result, warnings: [], suggestions: [], ...(result.truncated ? { truncated: { ...result.truncated, warnings: 0, suggestions: 0 } } : {}) },
+    result: { ...kept, warnings: [], suggestions: [], ...(result.truncated ? { truncated: { ...result.truncated, warnings: 0, suggestions: 0 } } : {}) },
   };
 };

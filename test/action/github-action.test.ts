@@ -185,7 +185,7 @@ describe('the GitHub Action', () => {
       const regressed = await runAction({ ...common, baseline: 'branch:main', branch: 'feature/b' }, { 'cards/broken/x.agent-card.json': worse });
       assert.equal(regressed.code, 1, regressed.stdout);
       assert.equal(regressed.outputs.regressions, '1');
-      assert.match(regressed.stdout, /1 card regress against branch:main/);
+      assert.match(regressed.stdout, /1 card regresses against branch:main/);
       // The gate wherever it is read: the log, the step summary, the outputs; each address answers.
       const reportUrl = regressed.outputs['report-url']!;
       const diffUrl = regressed.outputs['diff-url']!;

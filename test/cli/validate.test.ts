@@ -77,6 +77,9 @@ test('--fail-on, --max-warnings and --quiet decide the exit code and what is sho
   assert.equal(quiet.code, 1);
   assert.doesNotMatch(quiet.stdout, /warning {2}/);
   assert.match(quiet.stdout, /invalid\.json:4:13 {2}error {4}/);
+  const informed = await run([write('no-provider.json', JSON.stringify({ ...clean03(), provider: undefined })), '--quiet']);
+  assert.equal(informed.code, 0);
+  assert.doesNotMatch(informed.stdout, /info {2}|provider\.missing/, 'information is not an error: --quiet leaves it out');
 });
 
 test('inputs that cannot be checked: reported with the others, exit 2 (even with --fail-on never)', async () => {
