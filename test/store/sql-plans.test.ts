@@ -79,6 +79,10 @@ test('every statement a request or a page runs reads through an index, in its or
     for (const sort of ['name', 'first_seen', 'last_seen', 'reports'] as const) {
       await store.pageAgents({ sort, descending: true, limit: 20 });
       await store.pageAgents({ sort, descending: false, limit: 20, account_id: 'acc_1' });
+      for (const verdict of ['pass', 'fail'] as const) {
+        await store.pageAgents({ sort, descending: true, limit: 20, verdict });
+        await store.pageAgents({ sort, descending: false, limit: 20, account_id: 'acc_1', verdict });
+      }
     }
     await store.appendAudit({ id: 'aud_1', at: iso(T0), actor: { kind: 'admin-token' }, ip: null, action: 'account.create', target: { type: 'account', id: 'acc_1' }, before: null, after: null });
     for (const filter of [{}, { action: 'account.create' }, { target: 'acc_1' }, { actor: 'admin-token' }, { from: iso(T0 - 1), to: iso(T0 + 1) }]) await store.pageAudit({ limit: 20, ...filter });
