@@ -129,7 +129,6 @@ test('the Agents view filters by the verdict the badge shows, beside the account
   assert.equal(await page.getByRole('link', { name: 'acme/branched' }).count(), 0, 'the failing one left out');
   // Opened from its address: the filters are read back from the hash.
   await page.goto(`${service.url}/dashboard#/agents?verdict=fail`);
-  await page.reload();
   await page.getByText('Page 1 · 1 shown').waitFor();
   assert.equal(await page.getByLabel('Badge').inputValue(), 'fail');
   await page.setViewportSize({ width: 390, height: 844 });

@@ -23,20 +23,21 @@ const historyHash = (id: string, at: { branch?: string; cursor?: string }): stri
 };
 
 /** One of the list's filters as a select (its choices as [value, label], '' for all), the list's search, sort and other filters kept. */
-function filterSelect(state: ListState, name: string, label: string, choices: ReadonlyArray<readonly [string, string]>): HTMLElement {
+function filterSelect(state: ListState, name: string, label: string, choices: ReadonlyArray<readonly [string, string]>, hint?: string): HTMLElement {
   const select = h('select', { id: 'agent-' + name, name },
     choices.map(([value, text]) => h('option', { value, selected: (state.filters?.[name] ?? '') === value }, text)));
   select.addEventListener('change', () => {
     location.hash = listHash(AGENTS, { q: state.q, sort: state.sort, filters: { ...state.filters, [name]: select.value } });
   });
-  return field(label, select);
+  return field(label, select, hint);
 }
 
 /** The filters: the account (every account by name: a team has a handful) and the verdict its badge shows. */
 const agentFilters = (state: ListState, accounts: readonly Account[]): HTMLElement =>
   h('div', { class: 'row' },
     filterSelect(state, 'account', 'Account', [['', 'All accounts'], ...accounts.map((a) => [a.id, a.name] as const)]),
-    filterSelect(state, 'verdict', 'Badge', [['', 'Any verdict'], ['pass', 'Passing'], ['fail', 'Failing']]));
+    filterSelect(state, 'verdict', 'Badge', [['', 'Any verdict'], ['pass', 'Passing'], ['fail', 'Failing']],
+      'The latest report of each agent\'s default branch, as its badge shows it (Latest below is of any branch).'));
 
 export async function agentsView(query?: string): Promise<HTMLElement> {
   const state = readList(query, '-last_seen', ['account', 'verdict']);
