@@ -63,8 +63,8 @@ const accountWithKey = async (target: Target, name: string): Promise<{ id: strin
   return { id: body.account.id, key: created.body.secret };
 };
 
-const validate = async (target: Target, key: string, agent: string, card: unknown) => {
-  const res = await send(target, 'POST', '/v1/validate', key, { agent_card: card, options: { agent, include_score: true } });
+const validate = async (target: Target, key: string, agent: string, card: unknown, branch?: string) => {
+  const res = await send(target, 'POST', '/v1/validate', key, { agent_card: card, options: { agent, include_score: true, ...(branch ? { branch } : {}) } });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body as { report_id: string; valid: boolean; score: number; agent: { id: string; name: string } };
 };
@@ -157,6 +157,32 @@ for (const [engine, start] of Object.entries(engines)) {
         assert.equal(refused.body.code, 'INVALID_REQUEST');
       }
       assert.equal((await send(target, 'GET', '/admin/api/agents', own.key)).status, 401, 'an API key is not the admin token');
+    });
+
+    it('the admin list filters by the badge\'s verdict (the default branch\'s latest), with the account filter; another value is a 400', async () => {
+      const team = await accountWithKey(target, 'Verdicts');
+      const invalid = { ...sampleCard(), url: 'not a url' };
+      await validate(target, team.key, 'v/green', sampleCard(), 'main');
+      const pr = await validate(target, team.key, 'v/red-pull-request', sampleCard(), 'main');
+      await validate(target, team.key, 'v/red-pull-request', invalid, 'feature-x');
+      await validate(target, team.key, 'v/red', invalid, 'main');
+      const names = async (query: string): Promise<string[]> => {
+        const page = await send(target, 'GET', `/admin/api/agents?account_id=${team.id}&sort=name&${query}`, ADMIN);
+        assert.equal(page.status, 200, JSON.stringify(page.body));
+        return page.body.agents.map((a: { name: string }) => a.name);
+      };
+      assert.deepEqual(await names('verdict=pass'), ['v/green', 'v/red-pull-request'], 'a failing pull request leaves its agent passing');
+      assert.deepEqual(await names('verdict=fail'), ['v/red']);
+      assert.deepEqual(await names('verdict=fail&limit=1'), ['v/red']);
+      const changed = await send(target, 'PATCH', `/admin/api/agents/${pr.agent.id}`, ADMIN, { default_branch: 'feature-x' });
+      assert.equal(changed.status, 200, JSON.stringify(changed.body));
+      assert.deepEqual(await names('verdict=fail'), ['v/red', 'v/red-pull-request'], 'its badge now shows feature-x');
+      for (const query of ['verdict=green', 'verdict=', 'verdict=PASS']) {
+        const refused = await send(target, 'GET', `/admin/api/agents?${query}`, ADMIN);
+        assert.equal(refused.status, 400, query);
+        assert.equal(refused.body.code, 'INVALID_REQUEST');
+        assert.match(JSON.stringify(refused.body), /verdict/, query);
+      }
     });
   });
 }

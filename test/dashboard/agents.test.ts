@@ -2,7 +2,8 @@
  * End-to-end: the dashboard's Agents view in headless Chromium against the real server, at
  * 1280x800 and 390x844: the list (search, a sort, pages), then one agent's history (score chart,
  * timeline with report and diff links, badge), with agents made by keyed validations; an agent's
- * branches (each report's, one branch kept, the default branch set); deleting an agent from its
+ * branches (each report's, one branch kept, the default branch set); the list filtered by the
+ * badge's verdict beside the account, at both widths; deleting an agent from its
  * history page, confirmed first (cancelled, nothing deleted).
  */
 import assert from 'node:assert/strict';
@@ -104,6 +105,36 @@ test('an agent\'s history shows each report\'s branch, keeps one branch, and its
   const badge = await fetch(history.badge_url).then((r) => r.text());
   assert.match(badge, /invalid/, 'the badge follows the default branch');
   await browser.screenshot('agents-history-default-branch');
+  browser.assertClean();
+});
+
+test('the Agents view filters by the verdict the badge shows, beside the account, kept in the address', async () => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${service.url}/dashboard#/agents`);
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  // acme/branched's default branch is feature-x now (the test before): its badge fails, every other agent's passes.
+  await page.getByLabel('Badge').selectOption({ label: 'Failing' });
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  assert.deepEqual(await page.locator('table tbody tr td:first-child').allInnerTexts(), ['acme/branched']);
+  assert.match(page.url(), /#\/agents\?(.*&)?verdict=fail/);
+  await browser.screenshot('agents-list-failing');
+  await page.getByLabel('Account').selectOption({ label: 'Acme' });
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  assert.match(page.url(), new RegExp(`account=${accountId}`));
+  assert.match(page.url(), /verdict=fail/, 'the verdict kept when the account is chosen');
+  assert.equal(await page.getByLabel('Badge').inputValue(), 'fail');
+  await page.getByLabel('Badge').selectOption({ label: 'Passing' });
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  assert.equal(await page.getByRole('link', { name: 'acme/branched' }).count(), 0, 'the failing one left out');
+  // Opened from its address: the filters are read back from the hash.
+  await page.goto(`${service.url}/dashboard#/agents?verdict=fail`);
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  assert.equal(await page.getByLabel('Badge').inputValue(), 'fail');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  await browser.assertNoSidewaysScrolling();
+  await browser.screenshot('agents-list-failing-phone');
   browser.assertClean();
 });
 

@@ -79,6 +79,10 @@ test('every statement a request or a page runs reads through an index, in its or
     for (const sort of ['name', 'first_seen', 'last_seen', 'reports'] as const) {
       await store.pageAgents({ sort, descending: true, limit: 20 });
       await store.pageAgents({ sort, descending: false, limit: 20, account_id: 'acc_1' });
+      for (const verdict of ['pass', 'fail'] as const) {
+        await store.pageAgents({ sort, descending: true, limit: 20, verdict });
+        await store.pageAgents({ sort, descending: false, limit: 20, account_id: 'acc_1', verdict });
+      }
     }
     await store.appendAudit({ id: 'aud_1', at: iso(T0), actor: { kind: 'admin-token' }, ip: null, action: 'account.create', target: { type: 'account', id: 'acc_1' }, before: null, after: null });
     for (const filter of [{}, { action: 'account.create' }, { target: 'acc_1' }, { actor: 'admin-token' }, { from: iso(T0 - 1), to: iso(T0 + 1) }]) await store.pageAudit({ limit: 20, ...filter });
@@ -99,6 +103,13 @@ test('every statement a request or a page runs reads through an index, in its or
       .filter((sql) => /^(SELECT|UPDATE|DELETE|INSERT)/.test(sql) && !WHOLE_TABLE.some(([pattern]) => pattern.test(sql)))
       .flatMap((sql) => costlyLines(db, sql).map((line) => `${line}: ${sql}`));
     assert.deepEqual(costly, []);
+    // The verdict filter is answered by its indexes (a search on the verdict), not by testing each agent of a sort's walk.
+    const verdictPages = [...seen].filter((sql) => /^SELECT \* FROM \(?SELECT \*, .* FROM agents WHERE .*default_valid = \?/.test(sql) || /^SELECT \*, .* FROM agents WHERE .*default_valid = \?/.test(sql));
+    assert.ok(verdictPages.length >= 8, `${verdictPages.length} verdict pages seen`);
+    for (const sql of verdictPages) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((row) => row.detail);
+      assert.ok(plan.some((line) => /^SEARCH agents USING INDEX agents_(account_)?verdict_\w+ \((account_id=\? AND )?default_valid=\?\)/.test(line)), `${sql}: ${plan.join('; ')}`);
+    }
     assert.ok(seen.size > 40, `${seen.size} statements seen`);
   } finally {
     db.close();

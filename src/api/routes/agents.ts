@@ -15,7 +15,7 @@ import { agentBadgeEntry, agentHistory, defaultBranchSchema, deleteAgent, agentU
 import { printableName } from '../../features/agents/naming.ts';
 import { HISTORY_PAGE } from '../../features/agents/history.ts';
 import { sessionOperations } from '../../features/auth/sessions.ts';
-import { AGENT_SORT_FIELDS } from '../../store/contract/agents.ts';
+import { AGENT_SORT_FIELDS, AGENT_VERDICTS } from '../../store/contract/agents.ts';
 import { renderAgentPage } from '../../pages/agent.ts';
 import { renderBadge, verdictMessage } from '../../pages/badge.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
@@ -198,6 +198,9 @@ const listRoute = admin({
     query: z.object({
       ...pageQuery(AGENT_SORT_FIELDS, AGENTS_SORT, 50, 'name or id'),
       account_id: z.preprocess(firstValue, z.string().max(200).optional()).meta({ description: 'Only this account\'s.' }),
+      verdict: z
+        .preprocess(firstValue, z.enum(AGENT_VERDICTS, { error: 'verdict must be "pass" or "fail"' }).optional())
+        .meta({ description: 'Only the agents whose badge shows this verdict: the latest report of their default branch (or naming no branch) had a valid card (`pass`) or not (`fail`). Agents with no such report match neither.' }),
     }),
   },
   responses: {
@@ -228,7 +231,7 @@ export const adminAgentRoutes = (deps: AppDeps): ApiRoutes =>
     .openapi(listRoute, async (c) => {
       const params = c.req.valid('query');
       const query = storePageQuery(params, AGENTS_SORT, ['reports'], ['reports']);
-      const page = await pageAgentListing(deps, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
+      const page = await pageAgentListing(deps, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}), ...(params.verdict ? { verdict: params.verdict } : {}) });
       return c.json(pageAnswer('agents', page, query.sortParam), 200);
     })
     .openapi(changeRoute, async (c) => {

@@ -22,22 +22,28 @@ const historyHash = (id: string, at: { branch?: string; cursor?: string }): stri
   return agentHash(id) + (query ? '?' + query : '');
 };
 
-/** The account filter: every account by name (a team has a handful), the list's own search and sort kept. */
-function accountFilter(state: ListState, accounts: readonly Account[]): HTMLElement {
-  const select = h('select', { id: 'agent-account', name: 'account' },
-    h('option', { value: '' }, 'All accounts'),
-    accounts.map((a) => h('option', { value: a.id, selected: state.filters?.account === a.id }, a.name)));
+/** One of the list's filters as a select (its choices as [value, label], '' for all), the list's search, sort and other filters kept. */
+function filterSelect(state: ListState, name: string, label: string, choices: ReadonlyArray<readonly [string, string]>, hint?: string): HTMLElement {
+  const select = h('select', { id: 'agent-' + name, name },
+    choices.map(([value, text]) => h('option', { value, selected: (state.filters?.[name] ?? '') === value }, text)));
   select.addEventListener('change', () => {
-    location.hash = listHash(AGENTS, { q: state.q, sort: state.sort, filters: { account: select.value } });
+    location.hash = listHash(AGENTS, { q: state.q, sort: state.sort, filters: { ...state.filters, [name]: select.value } });
   });
-  return h('div', { class: 'row' }, field('Account', select));
+  return field(label, select, hint);
 }
 
+/** The filters: the account (every account by name: a team has a handful) and the verdict its badge shows. */
+const agentFilters = (state: ListState, accounts: readonly Account[]): HTMLElement =>
+  h('div', { class: 'row' },
+    filterSelect(state, 'account', 'Account', [['', 'All accounts'], ...accounts.map((a) => [a.id, a.name] as const)]),
+    filterSelect(state, 'verdict', 'Badge', [['', 'Any verdict'], ['pass', 'Passing'], ['fail', 'Failing']],
+      'The latest report of each agent\'s default branch, as its badge shows it (Latest below is of any branch).'));
+
 export async function agentsView(query?: string): Promise<HTMLElement> {
-  const state = readList(query, '-last_seen', ['account']);
-  const account = state.filters?.account;
+  const state = readList(query, '-last_seen', ['account', 'verdict']);
+  const { account, verdict: badge } = state.filters ?? {};
   const [{ agents, next_cursor }, { accounts }] = await Promise.all([
-    api<{ agents: (AgentView & { account_name: string | null })[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state, account ? { account_id: account } : {})),
+    api<{ agents: (AgentView & { account_name: string | null })[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state, { ...(account ? { account_id: account } : {}), ...(badge ? { verdict: badge } : {}) })),
     api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
   ]);
   const rows = agents.map((a) => [
@@ -51,11 +57,11 @@ export async function agentsView(query?: string): Promise<HTMLElement> {
   ]);
   const columns: [string, string | null][] = [['Agent', 'name'], ['Latest', null], ['Score', null], ['Branch', null], ['Reports', 'reports'], ['Account', null], ['Last seen', 'last_seen']];
   const sorts: [string, string][] = [['name', 'Name'], ['last_seen', 'Last seen'], ['first_seen', 'First seen'], ['reports', 'Reports']];
-  const empty = state.q ? 'No agent matches "' + state.q + '".' : state.cursor ? 'No more agents.' : 'No agents yet: a validation with an API key makes one.';
+  const empty = state.q ? 'No agent matches "' + state.q + '".' : state.cursor ? 'No more agents.' : account || badge ? 'No agent matches these filters.' : 'No agents yet: a validation with an API key makes one.';
   return h('section', {},
     h('h1', {}, 'Agents'),
     h('section', { class: 'card', 'aria-label': 'Agents list' },
-      accountFilter(state, accounts),
+      agentFilters(state, accounts),
       searchForm('agent-search', 'Search agents', AGENTS, state, 'Agent name or id', sorts),
       rows.length ? table('Agents', columns.map(([label]) => label), rows, columns.map(([label, sort]) => sortHeader(label, sort, AGENTS, state))) : h('p', { class: 'empty' }, empty),
       rows.length || state.page > 1 ? pager(AGENTS, state, next_cursor, rows.length) : null));

@@ -88,8 +88,18 @@ export interface AgentReportEntry {
 export const AGENT_SORT_FIELDS = ['name', 'first_seen', 'last_seen', 'reports'] as const;
 export type AgentSortField = (typeof AGENT_SORT_FIELDS)[number];
 
+/** The verdicts the agent listing filters by: its badge's (see AgentPageQuery). */
+export const AGENT_VERDICTS = ['pass', 'fail'] as const;
+export type AgentVerdict = (typeof AGENT_VERDICTS)[number];
+
 export interface AgentPageQuery extends PageQuery<AgentSortField> {
   account_id?: string;
+  /**
+   * Only the agents whose badge shows this verdict: the latest entry of their default branch's
+   * lane (entries naming no branch included) was valid (`pass`) or not (`fail`). Agents without
+   * an entry there match neither.
+   */
+  verdict?: AgentVerdict;
 }
 
 /** The reports retention keeps, being some agent's latest (the engines read them off their agents). */
@@ -151,7 +161,7 @@ export interface AgentsTable {
   listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string }; branch?: BranchLane }): Promise<AgentReportEntry[]>;
   /** The agent's latest entry whose branch is `branch`. */
   latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined>;
-  /** One page of the agents (of one account with `account_id`), searched and sorted (see PageQuery). */
+  /** One page of the agents (of one account with `account_id`, of one verdict with `verdict`), searched and sorted (see PageQuery). */
   pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>>;
   /** Sets the agent's default branch; undefined when the agent does not exist. */
   setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined>;

@@ -4,7 +4,7 @@
  * oldest entries through the index of its order, as many as it is over (one, as it grows by one):
  * the agent's row counts its entries, so nothing is counted or sorted to trim it.
  */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane, type KeptReports } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane, type KeptReports } from '../contract/agents.ts';
 import type { Page } from '../contract/paging.ts';
 import type { EmbeddedDatabase } from './database.ts';
 import { pageFrom, pageRows, type Row, type SqlListing } from './sql-paging.ts';
@@ -77,8 +77,7 @@ export class SqlAgents implements AgentsTable {
     });
   }
   async getAgent(id: string): Promise<AgentRecord | undefined> {
-    const row = this.db.statement('SELECT * FROM agents WHERE id = ?').get(id) as Row | undefined;
-    return row && agentFromRow(row);
+    return this.byId(id);
   }
   async getAgentByName(accountId: string, name: string): Promise<AgentRecord | undefined> {
     return this.byName(accountId, name);
@@ -96,8 +95,11 @@ export class SqlAgents implements AgentsTable {
       return row && agentFromRow(row);
     });
   }
-  /** One statement: a lane's two parts (its branch, the entries naming none) each walked through its index and merged in order. */
   async listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string }; branch?: BranchLane }): Promise<AgentReportEntry[]> {
+    return this.historyRows(agentId, options);
+  }
+  /** One statement: a lane's two parts (its branch, the entries naming none) each walked through its index and merged in order. */
+  private historyRows(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string }; branch?: BranchLane }): AgentReportEntry[] {
     const { before, branch } = options;
     const older = before ? ' AND (created_at, report_id) < (?, ?)' : '';
     const olderParams = before ? [before.created_at, before.report_id] : [];
@@ -114,13 +116,15 @@ export class SqlAgents implements AgentsTable {
     return row && entryFromRow(row);
   }
   async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
-    const filters = query.account_id === undefined ? { sql: [], params: [] } : { sql: ['account_id = ?'], params: [query.account_id] };
+    const filters: { sql: string[]; params: Array<string | number> } = { sql: [], params: [] };
+    if (query.account_id !== undefined) filters.sql.push('account_id = ?'), filters.params.push(query.account_id);
+    if (query.verdict !== undefined) filters.sql.push('default_valid = ?'), filters.params.push(query.verdict === 'pass' ? 1 : 0);
     return pageFrom(pageRows(this.db, LISTING, query, filters), query.limit, agentFromRow);
   }
   async setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined> {
     return this.db.atomically(() => {
       const row = this.db.statement('UPDATE agents SET default_branch = ? WHERE id = ? RETURNING *').get(branch, id) as Row | undefined;
-      return row && agentFromRow(row);
+      return row && this.keepBadgeVerdict(agentFromRow(row));
     });
   }
   async deleteAgent(id: string): Promise<boolean> {
@@ -161,6 +165,7 @@ export class SqlAgents implements AgentsTable {
           // A row of an older layout has no default branch: the one its entries set stays.
           agent.default_branch === undefined ? 1 : 0,
         );
+      this.keepBadgeVerdict(this.byId(agent.id)!);
     });
   }
 
@@ -173,6 +178,8 @@ export class SqlAgents implements AgentsTable {
     this.db.atomically(() => {
       const added = this.writeEntry(entry) ? 1 : 0;
       this.db.statement('UPDATE agents SET history = history + ?, default_branch = coalesce(default_branch, ?) WHERE id = ?').run(added, entry.branch, entry.agent_id);
+      const agent = this.byId(entry.agent_id);
+      if (agent) this.keepBadgeVerdict(agent);
     });
   }
 
@@ -183,7 +190,10 @@ export class SqlAgents implements AgentsTable {
   removeEntry(agentId: string, reportId: string): void {
     this.db.atomically(() => {
       const { changes } = this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(agentId, reportId);
-      if (changes > 0) this.db.statement('UPDATE agents SET history = history - 1 WHERE id = ?').run(agentId);
+      if (changes === 0) return;
+      this.db.statement('UPDATE agents SET history = history - 1 WHERE id = ?').run(agentId);
+      const agent = this.byId(agentId);
+      if (agent) this.keepBadgeVerdict(agent);
     });
   }
 
@@ -191,6 +201,22 @@ export class SqlAgents implements AgentsTable {
   static *rows(db: EmbeddedDatabase, table: 'agents' | 'agent_reports'): Generator<AgentRecord | AgentReportEntry> {
     if (table === 'agents') for (const row of db.statement('SELECT * FROM agents ORDER BY rowid').iterate()) yield agentFromRow(row as Row);
     else for (const row of db.statement('SELECT * FROM agent_reports ORDER BY rowid').iterate()) yield entryFromRow(row as Row);
+  }
+
+  private byId(id: string): AgentRecord | undefined {
+    const row = this.db.statement('SELECT * FROM agents WHERE id = ?').get(id) as Row | undefined;
+    return row && agentFromRow(row);
+  }
+
+  /**
+   * Sets default_valid (the listing's verdict filter) to the validity of the latest entry of the
+   * agent's default lane, as its badge reads it: one walk of one entry per part of the lane. Run
+   * in the step that changes the lane or its entries.
+   */
+  private keepBadgeVerdict(agent: AgentRecord): AgentRecord {
+    const [latest] = this.historyRows(agent.id, { limit: 1, branch: laneOf(agent, null) });
+    this.db.statement('UPDATE agents SET default_valid = ? WHERE id = ?').run(latest === undefined ? null : latest.valid ? 1 : 0, agent.id);
+    return agent;
   }
 
   private byName(accountId: string, name: string): AgentRecord | undefined {
@@ -221,7 +247,7 @@ export class SqlAgents implements AgentsTable {
         this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(entry.agent_id, oldest.report_id);
       }
     }
-    return agentFromRow(updated);
+    return this.keepBadgeVerdict(agentFromRow(updated));
   }
 
   /** Writes the entry; whether it is new. */

@@ -6,6 +6,7 @@
  * audit log. Every listing has the index of its order, and `q` over the reports' searched columns
  * has a trigram index (FTS5), so no page reads more rows as the store grows.
  */
+import { DEFAULT_BRANCH } from '../contract/agents.ts';
 import { asciiLower } from '../contract/paging.ts';
 import type { ReportColumn, ReportColumns } from '../reports/columns.ts';
 import { searchedColumns } from '../reports/columns.ts';
@@ -57,6 +58,8 @@ CREATE TABLE IF NOT EXISTS agents (
   unchanged_runs INTEGER NOT NULL DEFAULT 0,
   history INTEGER NOT NULL,
   default_branch TEXT,
+  -- The validity (1, 0) of the latest entry of the default branch's lane, as the badge shows it; NULL: none (see sql-agents.ts).
+  default_valid INTEGER,
   UNIQUE (account_id, name)
 );
 CREATE INDEX IF NOT EXISTS agents_latest ON agents (latest_report_id) WHERE latest_report_id IS NOT NULL;
@@ -124,6 +127,23 @@ const addDefaultBranch = (db: EmbeddedDatabase): void => {
 };
 
 /**
+ * An agents table made before the listing filtered by verdict gets the badge's verdict column,
+ * filled once from each agent's default lane (sql-agents.ts keeps it since), and its indexes.
+ */
+const addDefaultValid = (db: EmbeddedDatabase): void => {
+  const agentColumns = (db.statement('SELECT name FROM pragma_table_info(\'agents\')').all() as Array<{ name: string }>).map((c) => c.name);
+  if (!agentColumns.includes('default_valid')) {
+    db.exec('ALTER TABLE agents ADD COLUMN default_valid INTEGER');
+    db.exec(`UPDATE agents SET default_valid = (SELECT valid FROM agent_reports r WHERE r.agent_id = agents.id AND (r.branch IS NULL OR r.branch = coalesce(agents.default_branch, '${DEFAULT_BRANCH}')) ORDER BY r.created_at DESC, r.report_id DESC LIMIT 1)`);
+  }
+  // The listing's sorts among the agents of one verdict, of every account or of one.
+  for (const [name, key] of [['name', 'lower(name)'], ['first_seen', 'first_seen'], ['last_seen', 'last_seen'], ['reports', 'reports']]) {
+    db.exec(`CREATE INDEX IF NOT EXISTS agents_verdict_${name} ON agents (default_valid, ${key}, id)`);
+    db.exec(`CREATE INDEX IF NOT EXISTS agents_account_verdict_${name} ON agents (account_id, default_valid, ${key}, id)`);
+  }
+};
+
+/**
  * Creates what is missing: the tables, the declared summary columns (a column added since the
  * database was made is filled from each report's line by `fill`), their sort indexes and the
  * reports' trigram index. Returns the columns that were added.
@@ -131,6 +151,7 @@ const addDefaultBranch = (db: EmbeddedDatabase): void => {
 export const ensureSchema = (db: EmbeddedDatabase, columns: ReportColumns): ReportColumn[] => {
   db.exec(CORE);
   addDefaultBranch(db);
+  addDefaultValid(db);
   const present = new Set((db.statement('SELECT name FROM pragma_table_info(\'reports\')').all() as Array<{ name: string }>).map((c) => c.name));
   const added = summaryColumns(columns).filter((c) => !present.has(c.sql));
   for (const c of added) db.exec(`ALTER TABLE reports ADD COLUMN ${c.sql} ${SQL_TYPES[c.type]}`);

@@ -3,7 +3,7 @@
  * agent and report), with the look-ups a keyed validation makes kept as indexes: an agent by
  * (account, name), an agent's entries. Each call is atomic here (one event loop).
  */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type BranchLane, type KeptReports, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, laneOf, type AgentPageQuery, type BranchLane, type KeptReports, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
 import { asciiLower, type Page } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import { pageOf } from './paging.ts';
@@ -232,9 +232,10 @@ export class MemoryAgents implements AgentsTable {
   async latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined> {
     return this.entries.byAgent.get(agentId)?.byBranch.get(branch)?.entries.at(-1);
   }
+  /** Like the account, the verdict is tested on each agent: two look-ups (its lane's two newest entries) however long its history. */
   async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
-    const { account_id } = query;
-    const rows = account_id === undefined ? [...this.rows.values()] : [...this.rows.values()].filter((a) => a.account_id === account_id);
+    const { account_id, verdict } = query;
+    const rows = [...this.rows.values()].filter((a) => (account_id === undefined || a.account_id === account_id) && (verdict === undefined || this.badgeValid(a) === (verdict === 'pass')));
     return pageOf(rows, query, agentSortKey, (a, q) => asciiLower(a.name).includes(q) || asciiLower(a.id).includes(q));
   }
   async setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined> {
@@ -250,6 +251,14 @@ export class MemoryAgents implements AgentsTable {
   /** The reports that are some agent's latest: retention keeps them. */
   keptReports(): KeptReports {
     return this.rows.latest;
+  }
+
+  /** Whether the latest entry of the agent's default lane (its badge's) is valid; undefined when the lane has none. */
+  private badgeValid(agent: AgentRecord): boolean | undefined {
+    const history = this.entries.byAgent.get(agent.id);
+    const lane = laneOf(agent, null);
+    const [latest] = history ? newestOf([history.byBranch.get(lane.name)?.entries ?? [], history.unnamed.entries], 1) : [];
+    return latest?.valid;
   }
 
   private byName(accountId: string, name: string): AgentRecord | undefined {

@@ -1,5 +1,5 @@
 /** The agents and their histories on PostgreSQL (migration 8): `agents` and `agent_reports`. */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, DEFAULT_BRANCH, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane } from '../contract/agents.ts';
 import type { Page } from '../contract/paging.ts';
 import { pageFrom, pageRows, type Listing } from './paging.ts';
 import type { PgContext } from './context.ts';
@@ -92,7 +92,8 @@ export const writeAgent = async (sql: Queries, agent: AgentRecord) => {
     on conflict (id) do update set account_id = excluded.account_id, name = excluded.name, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
       latest_report_id = excluded.latest_report_id, latest = excluded.latest, reports = excluded.reports, valid = excluded.valid, invalid = excluded.invalid,
       badge_token = excluded.badge_token, last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs, default_branch = excluded.default_branch`;
-  await sql`update agents set history = (select count(*)::int from agent_reports where agent_id = ${row.id}) where id = ${row.id}`;
+  await sql`update agents set history = (select count(*)::int from agent_reports where agent_id = ${row.id}),
+    default_valid = agent_badge_valid(id, coalesce(default_branch, ${DEFAULT_BRANCH})) where id = ${row.id}`;
 };
 
 /**
@@ -100,9 +101,9 @@ export const writeAgent = async (sql: Queries, agent: AgentRecord) => {
  * counts in its agent's history. An agent without a default branch (of an export made before
  * them) takes the entry's, as recording it would have.
  */
-export const writeAgentEntry = (sql: Queries, entry: AgentReportEntry) => {
+export const writeAgentEntry = async (sql: Queries, entry: AgentReportEntry) => {
   const row = entryRow(entry);
-  return sql`
+  await sql`
     with written as (
       insert into agent_reports ${sql(row)}
       on conflict (agent_id, report_id) do update set created_at = excluded.created_at, valid = excluded.valid, score = excluded.score,
@@ -110,6 +111,8 @@ export const writeAgentEntry = (sql: Queries, entry: AgentReportEntry) => {
       returning (xmax = 0) as fresh)
     update agents set history = history + (case when (select fresh from written) then 1 else 0 end), default_branch = coalesce(default_branch, ${row.branch})
     where id = ${row.agent_id}`;
+  // A statement of its own: the one above does not see the entry it writes.
+  await sql`update agents set default_valid = agent_badge_valid(id, coalesce(default_branch, ${DEFAULT_BRANCH})) where id = ${row.agent_id}`;
 };
 
 /**
@@ -199,10 +202,12 @@ export class PgAgents implements AgentsTable {
   async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
     const { sql } = this.context;
     const account = query.account_id === undefined ? sql`true` : sql`account_id = ${sought(query.account_id)}`;
-    return pageFrom(await pageRows(sql, query, LISTING, account), query.limit, agentFromRow);
+    const verdict = query.verdict === undefined ? sql`true` : sql`default_valid = ${query.verdict === 'pass'}`;
+    return pageFrom(await pageRows(sql, query, LISTING, sql`${account} and ${verdict}`), query.limit, agentFromRow);
   }
   async setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined> {
-    const [row] = await this.context.sql`update agents set default_branch = ${text(`agent ${id}`, branch)} where id = ${sought(id)} returning *`;
+    const set = text(`agent ${id}`, branch);
+    const [row] = await this.context.sql`update agents set default_branch = ${set}, default_valid = agent_badge_valid(id, ${set}) where id = ${sought(id)} returning *`;
     return row && agentFromRow(row);
   }
   async deleteAgent(id: string): Promise<boolean> {

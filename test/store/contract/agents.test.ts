@@ -185,6 +185,38 @@ contractSuite('agents', (withStore) => {
     assert.deepEqual((await s.pageAgents({ q: 'ALP', sort: 'name', descending: false, limit: 10 })).items.map((a) => a.name), ['Alpha', 'alpine']);
   });
 
+  withStore('agents: the listing filters by the badge\'s verdict (the latest entry of the default branch, or naming none), with the account filter and across pages', async (s) => {
+    await accounts(s, 'acc_1', 'acc_2');
+    for (const [i, name] of ['a', 'b', 'c', 'd', 'e'].entries()) await s.ensureAgent(candidate(`agt_${name}`, i < 4 ? 'acc_1' : 'acc_2', name, T0 + i));
+    const ids = async (verdict: 'pass' | 'fail', account_id?: string) =>
+      (await s.pageAgents({ sort: 'name', descending: false, limit: 10, verdict, ...(account_id ? { account_id } : {}) })).items.map((a) => a.id);
+    // a: passing on main, then failing on a feature branch (the badge stays green).
+    await s.recordAgentReport(entry('agt_a', 'rpt_a1', T0 + 10, { branch: 'main' }));
+    await s.recordAgentReport(entry('agt_a', 'rpt_a2', T0 + 20, { branch: 'feature-x', valid: false }));
+    // b: a monitor's failing run (naming no branch: the default branch's).
+    await s.recordAgentReport(entry('agt_b', 'rpt_b1', T0 + 10, { valid: false }));
+    // c: only a feature branch seen, which becomes its default.
+    await s.recordAgentReport(entry('agt_c', 'rpt_c1', T0 + 10, { branch: 'feature-y', valid: false }));
+    // d: no report at all; e: passing, of another account.
+    await s.recordAgentReport(entry('agt_e', 'rpt_e1', T0 + 10));
+    assert.deepEqual(await ids('pass'), ['agt_a', 'agt_e']);
+    assert.deepEqual(await ids('fail'), ['agt_b', 'agt_c']);
+    assert.deepEqual(await ids('pass', 'acc_1'), ['agt_a']);
+    assert.deepEqual(await ids('fail', 'acc_2'), []);
+    // Setting a's default branch to the feature branch turns its badge red; an older report recorded late changes nothing.
+    await s.setAgentDefaultBranch('agt_a', 'feature-x');
+    await s.recordAgentReport(entry('agt_a', 'rpt_a0', T0 + 5, { branch: 'feature-x' }));
+    assert.deepEqual(await ids('fail'), ['agt_a', 'agt_b', 'agt_c']);
+    // A newer passing run of b's default lane turns it green.
+    await s.recordAgentReport(entry('agt_b', 'rpt_b2', T0 + 30, { branch: 'main' }));
+    assert.deepEqual(await ids('pass'), ['agt_b', 'agt_e']);
+    const first = await s.pageAgents({ sort: 'name', descending: false, limit: 1, verdict: 'fail' });
+    assert.deepEqual(first.items.map((a) => a.id), ['agt_a']);
+    const rest = await s.pageAgents({ sort: 'name', descending: false, limit: 5, verdict: 'fail', after: first.next! });
+    assert.deepEqual(rest.items.map((a) => a.id), ['agt_c']);
+    assert.equal(rest.next, undefined);
+  });
+
   withStore('agents: deleting an agent deletes its history; deleting an account deletes its agents', async (s) => {
     await accounts(s, 'acc_1', 'acc_2');
     await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
@@ -287,6 +319,7 @@ test('agents and their histories travel in export and import, between every pair
       await target.importRows((async function* () { yield* rows; })());
       assert.deepEqual(await target.getAgentByName('acc_1', 'acme/billing'), agent, `${from.name} -> ${to.name}`);
       assert.deepEqual(await target.listAgentReports('agt_1', { limit: 5 }), [entry('agt_1', 'rpt_1', T0, { branch: 'main' })], `${from.name} -> ${to.name}`);
+      assert.deepEqual((await target.pageAgents({ sort: 'name', descending: false, limit: 5, verdict: 'pass' })).items.map((a) => a.id), ['agt_1'], `${from.name} -> ${to.name}: the verdict filter`);
       await target.close();
     }
   }
