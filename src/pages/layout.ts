@@ -146,9 +146,10 @@ export const renderPage = ({ title, description, url, body }: PageOptions): stri
 <script>${pageScript}</script></body></html>`;
 
 /** The page a browser gets for an unknown report or rule (API clients keep their JSON 404). */
-export const renderNotFoundPage = (what: string, detail: string): string =>
+/** A 404 page; `links` come first in its list of where to go (each `href` already a safe path). */
+export const renderNotFoundPage = (what: string, detail: string, links: ReadonlyArray<{ href: string; text: string }> = []): string =>
   renderPage({
     title: `${what} not found · cardgate`,
     description: detail,
-    body: `<h1>${esc(what)} not found</h1><p>${esc(detail)}</p><ul class="links"><li><a href="/">Validate a card</a></li><li><a href="/rules">All rules</a></li></ul><p class="muted">cardgate ${esc(version)}</p>`,
+    body: `<h1>${esc(what)} not found</h1><p>${esc(detail)}</p><ul class="links">${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.text)}</a></li>`).join('')}<li><a href="/">Validate a card</a></li><li><a href="/rules">All rules</a></li></ul><p class="muted">cardgate ${esc(version)}</p>`,
   });

@@ -145,7 +145,20 @@ const badgeRoute = createRoute({
   },
 });
 
-const notFoundPage = () => renderNotFoundPage('Agent', 'There is no agent with this id that these credentials may read. Its history is read with the admin token, an API key of its account, or a dashboard session.');
+/** An agent id as the store makes them: only such an id is offered a link (a longer path is not echoed back). */
+const AGENT_ID = /^agt_[0-9A-Za-z_-]{1,64}$/;
+
+/**
+ * A browser sends no credential with a link it follows (a report page's agent link): the page says
+ * how the history is read, and offers the dashboard's view of the agent, which reads it with the
+ * admin token the dashboard holds or its session.
+ */
+const notFoundPage = (id: string) =>
+  renderNotFoundPage(
+    'Agent',
+    'There is no agent with this id that these credentials may read. Its history is read with the admin token, an API key of its account, or a dashboard session; a browser following a link sends none of them.',
+    AGENT_ID.test(id) ? [{ href: `/dashboard#/agents/${encodeURIComponent(id)}`, text: 'Open it in the dashboard' }] : [],
+  );
 
 export const agentRoutes = (deps: AppDeps): ApiRoutes => {
   const clientIp = clientIpResolver(deps.config);
@@ -169,7 +182,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
         found = await agentHistory(deps, reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}), ...(branch === undefined ? {} : { branch }) });
       } catch (e) {
         if (!(e instanceof ApiError && e.code === 'NOT_FOUND' && wantsErrorPage(c.req.header('accept')))) throw e;
-        return c.html(notFoundPage(), 404, pageHeaders);
+        return c.html(notFoundPage(id), 404, pageHeaders);
       }
       const { more, ...history } = found;
       const last = history.reports.at(-1);
