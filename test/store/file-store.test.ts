@@ -11,6 +11,7 @@ import { UnstorableRecordError } from '../../src/store/contract/encode.ts';
 import { openFileStore, type FileStoreOptions } from '../../src/store/file/file-store.ts';
 import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
 import { StoreError, StoreLockedError } from '../../src/store/file/errors.ts';
+import { AGENT_HISTORY_LIMIT, laneOf } from '../../src/store/contract/agents.ts';
 import type { JobRecord } from '../../src/store/contract/jobs.ts';
 import { removeStaleLock } from '../../src/store/file/lock.ts';
 import { T0, iso, report } from './fixtures/records.ts';
@@ -840,6 +841,42 @@ test('a database made before default branches gets the column at open, each agen
   store = await open(dir);
   try {
     assert.deepEqual([(await store.getAgent('agt_1'))?.default_branch, (await store.getAgent('agt_2'))?.default_branch], ['master', null]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('the badge\'s verdict an agent keeps for the listing (verdict filter) is its default lane\'s latest entry after every record: new, older, replaced, other branches, the default branch set, the history trimmed', async () => {
+  const store = await open(tempDir());
+  try {
+    await store.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
+    const agent = (await store.ensureAgent({ id: 'agt_1', account_id: 'acc_1', name: 'a', first_seen: iso(T0), badge_token: 't' }, 10))!;
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const branches = [null, 'main', 'feature-x', 'release'];
+    const put: string[] = [];
+    const listed = async (verdict: 'pass' | 'fail') => (await store.pageAgents({ sort: 'name', descending: false, limit: 5, verdict })).items.some((a) => a.id === agent.id);
+    for (let i = 0; i < AGENT_HISTORY_LIMIT + 150; i++) {
+      // Now and then a report put again: as often the latest (the one most likely to be the badge's) as any other.
+      const again = put.length > 0 && random() < 0.1;
+      const id = again ? (random() < 0.5 ? put.at(-1)! : put[Math.floor(random() * put.length)]!) : `rpt_${String(i).padStart(5, '0')}`;
+      if (!again) put.push(id);
+      const at = T0 + i * 1000 - (random() < 0.1 ? 600_000 : 0);
+      const entry = { agent_id: agent.id, report_id: id, created_at: iso(at), valid: random() < 0.5, score: 50, errors: 0, warnings: 0, branch: branches[Math.floor(random() * branches.length)]! };
+      await store.putReport(report(id, { created_at: iso(at) }), [entry]);
+      if (random() < 0.01) await store.setAgentDefaultBranch(agent.id, branches[1 + Math.floor(random() * 3)]!);
+      const now = (await store.getAgent(agent.id))!;
+      const [latest] = await store.listAgentReports(agent.id, { limit: 1, branch: laneOf(now, null) });
+      assert.deepEqual([await listed('pass'), await listed('fail')], [latest?.valid === true, latest?.valid === false], `after record ${i} (${id}, ${entry.branch}, default ${now.default_branch})`);
+    }
+    // The default branch's one entry, the oldest, trimmed by a new entry of another branch: no verdict left.
+    const b = (await store.ensureAgent({ id: 'agt_2', account_id: 'acc_1', name: 'b', first_seen: iso(T0), badge_token: 't2' }, 10))!;
+    const entryOf = (n: number, branch: string) => ({ agent_id: b.id, report_id: `rpt_b${String(n).padStart(5, '0')}`, created_at: iso(T0 + n), valid: true, score: 90, errors: 0, warnings: 0, branch });
+    const verdictOfB = async () => (await store.pageAgents({ sort: 'name', descending: false, limit: 5, verdict: 'pass' })).items.some((a) => a.id === b.id);
+    await store.putReport(report('rpt_b00000', { created_at: iso(T0) }), [entryOf(0, 'main')]);
+    for (let n = 1; n <= AGENT_HISTORY_LIMIT; n++) await store.putReport(report(`rpt_b${String(n).padStart(5, '0')}`, { created_at: iso(T0 + n) }), [entryOf(n, 'feature-x')]);
+    assert.equal((await store.getAgent(b.id))?.default_branch, 'main');
+    assert.equal(await verdictOfB(), false, 'main\'s only entry trimmed: the badge has no report, nor the filter a verdict');
   } finally {
     await store.close();
   }

@@ -4,7 +4,7 @@
  * oldest entries through the index of its order, as many as it is over (one, as it grows by one):
  * the agent's row counts its entries, so nothing is counted or sorted to trim it.
  */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane, type KeptReports } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, DEFAULT_BRANCH, laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane, type KeptReports } from '../contract/agents.ts';
 import type { Page } from '../contract/paging.ts';
 import type { EmbeddedDatabase } from './database.ts';
 import { pageFrom, pageRows, type Row, type SqlListing } from './sql-paging.ts';
@@ -52,6 +52,20 @@ const latestJson = (e: AgentReportEntry): string =>
 /** Newest first: created_at, then report id. */
 const isNewer = (a: Pick<AgentReportEntry, 'created_at' | 'report_id'>, b: Pick<AgentReportEntry, 'created_at' | 'report_id'>): boolean =>
   a.created_at > b.created_at || (a.created_at === b.created_at && a.report_id >= b.report_id);
+
+/**
+ * What recording `entry` does to the badge's verdict (default_valid, the latest entry of the
+ * default lane), told from what the record has at hand in the usual cases: an entry of the default
+ * lane newer than every other is it (the oldest trimmed are older); a new entry on another branch
+ * leaves it, unless the trim removed entries. Anything else (a replaced entry moved off the lane,
+ * an older entry of the lane) is looked up. The branch this entry makes the default (the agent had
+ * none) changes nothing here: the lane then held every entry before it, and holds them still.
+ */
+const badgeVerdictOf = (agent: Row, entry: AgentReportEntry, step: { added: boolean; newest: boolean; trimmed: boolean }): 'unchanged' | 'this entry' | 'look it up' => {
+  const defaultBranch = (agent.default_branch as string | null) ?? entry.branch ?? DEFAULT_BRANCH;
+  if (entry.branch === null || entry.branch === defaultBranch) return step.newest ? 'this entry' : 'look it up';
+  return step.added && !step.trimmed ? 'unchanged' : 'look it up';
+};
 
 export class SqlAgents implements AgentsTable {
   constructor(
@@ -224,7 +238,10 @@ export class SqlAgents implements AgentsTable {
     return row && agentFromRow(row);
   }
 
-  /** The entry added (or replaced), counted when new; the agent's latest moved when it is not older; the oldest entries beyond the limit deleted. */
+  /**
+   * The entry added (or replaced), counted when new; the agent's latest moved when it is not older;
+   * the oldest entries beyond the limit deleted; the badge's verdict (default_valid) kept.
+   */
   private record(entry: AgentReportEntry): AgentRecord | undefined {
     const agent = this.db.statement('SELECT * FROM agents WHERE id = ?').get(entry.agent_id) as Row | undefined;
     if (!agent) return undefined;
@@ -233,12 +250,15 @@ export class SqlAgents implements AgentsTable {
     const newest = latest === null || isNewer(entry, latest);
     const kept = newest ? entry : latest;
     const history = (agent.history as number) + added;
+    const verdict = badgeVerdictOf(agent, entry, { added: added === 1, newest, trimmed: history > AGENT_HISTORY_LIMIT });
     const updated = this.db
       .statement(
         `UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ?,
-          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END, default_branch = coalesce(default_branch, ?) WHERE id = ? RETURNING *`,
+          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END, default_branch = coalesce(default_branch, ?),
+          default_valid = CASE WHEN ? THEN ? ELSE default_valid END WHERE id = ? RETURNING *`,
       )
-      .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.branch, entry.agent_id) as Row;
+      .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.branch,
+        verdict === 'this entry' ? 1 : 0, entry.valid ? 1 : 0, entry.agent_id) as Row;
     if (history > AGENT_HISTORY_LIMIT) {
       // The oldest, one at a time (one, as a history grows by one): SQLite prepares a statement whose LIMIT is bound anew on every run.
       for (let over = history - AGENT_HISTORY_LIMIT; over > 0; over--) {
@@ -247,7 +267,8 @@ export class SqlAgents implements AgentsTable {
         this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(entry.agent_id, oldest.report_id);
       }
     }
-    return this.keepBadgeVerdict(agentFromRow(updated));
+    const recorded = agentFromRow(updated);
+    return verdict === 'look it up' ? this.keepBadgeVerdict(recorded) : recorded;
   }
 
   /** Writes the entry; whether it is new. */
