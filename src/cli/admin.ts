@@ -4,11 +4,11 @@
  * store, which refuses while a server holds the lock, or the configured database.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
+import { commandConfig } from './cli-config.ts';
 import { createLogger } from '../lib/log.ts';
 import { openStore } from '../store/open.ts';
 import { runAccounts } from './accounts.ts';
-import { USAGE, type CliIO } from './io.ts';
+import type { CliIO } from './io.ts';
 import { contextFlags } from './offline-store.ts';
 import { runKeys } from './keys.ts';
 import { runTrust } from './trust.ts';
@@ -21,17 +21,11 @@ export const offlineAdminCommand =
   async (args: string[], io: CliIO): Promise<number> => {
     // Only the context flags are read here; the subcommand parses (and checks) the full line.
     const { values } = parseArgs({ args, options: contextFlags, strict: false, allowPositionals: true });
-    let config;
-    try {
-      config = loadConfig({
-        flags: { 'data-dir': typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined },
-        configPath: typeof values.config === 'string' ? values.config : undefined,
-      });
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      io.stderr(`cardgate ${name}: ${e.message}\n`);
-      return USAGE;
-    }
+    const config = commandConfig(name, io, {
+      flags: { 'data-dir': typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined },
+      configPath: typeof values.config === 'string' ? values.config : undefined,
+    });
+    if (typeof config === 'number') return config;
     // What the store repairs at open (a quarantined record, a torn tail) is told on stderr; stdout keeps the command's output.
     const log = { ...createLogger((line) => io.stderr(`${line}\n`)), info: () => {} };
     return commands[name](args, io, { openStore: () => openStore(config, log), config, now: Date.now });

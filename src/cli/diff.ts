@@ -6,7 +6,6 @@
  * read or parsed.
  */
 import path from 'node:path';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { CHANGE_CLASSES, changeRules } from '../engine/change-classes.ts';
 import { diffValidations, judgementOfResult, type CardChange, type DiffFinding, type ValidationDiff } from '../engine/diff.ts';
 import type { CheckedInput } from '../engine/formats/index.ts';
@@ -17,6 +16,7 @@ import { readCommandLine } from './args.ts';
 import type { CardInput } from './card-inputs.ts';
 import { checkInputs, checkOffline, runLimits } from './card-run.ts';
 import { USAGE, type CliIO } from './io.ts';
+import { commandConfig } from './cli-config.ts';
 
 const help = `Usage: cardgate diff [options] OLD NEW
 
@@ -98,14 +98,8 @@ export async function runDiff(args: string[], io: CliIO): Promise<number> {
   if (format !== 'text' && format !== 'json') return usage(`--format must be text or json, not "${format}"`);
   const protocolVersion = values['protocol-version'];
   if (protocolVersion !== undefined && !isSupportedVersion(protocolVersion)) return usage(`unsupported --protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(', ')}`);
-  let config: Config;
-  try {
-    config = loadConfig({ env: io.env ?? process.env, ...(values.config === undefined ? {} : { configPath: values.config }) });
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    io.stderr(`cardgate diff: ${e.message}\n`);
-    return USAGE;
-  }
+  const config = commandConfig('diff', io, { env: io.env ?? process.env, ...(values.config === undefined ? {} : { configPath: values.config }) });
+  if (typeof config === 'number') return config;
   const limits = runLimits(config);
   const inputs = positionals.map((operand) => inputOf(operand, process.cwd()));
   const [before, after] = await checkInputs(inputs, limits, checkOffline(limits, { protocolVersion }), io.readStdin);

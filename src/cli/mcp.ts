@@ -9,7 +9,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import type { CheckedInput } from '../engine/formats/index.ts';
 import type { CompiledRulesetData } from '../engine/ruleset/compile.ts';
 import { fetchCard } from '../features/card-fetch/fetch-card.ts';
@@ -25,7 +25,8 @@ import { version } from '../lib/version.ts';
 import { readCommandLine } from './args.ts';
 import { checkOffline, runLimits, type RunLimits } from './card-run.ts';
 import { diffInputs } from './diff.ts';
-import { USAGE, type CliIO } from './io.ts';
+import type { CliIO } from './io.ts';
+import { commandConfig } from './cli-config.ts';
 import { probeChecked, probeRefusal } from './probe-run.ts';
 import { loadRulesetFile, rulesetForRun } from './ruleset.ts';
 
@@ -140,14 +141,8 @@ export async function runMcp(args: string[], io: CliIO): Promise<number> {
   const line = readCommandLine('mcp', help, io, args, { root: { type: 'string', multiple: true }, config: { type: 'string' } }, { allowPositionals: false });
   if ('exit' in line) return line.exit;
   const { values } = line;
-  let config: Config;
-  try {
-    config = loadConfig({ env: io.env ?? process.env, ...(values.config === undefined ? {} : { configPath: values.config }) });
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    io.stderr(`cardgate mcp: ${e.message}\n`);
-    return USAGE;
-  }
+  const config = commandConfig('mcp', io, { env: io.env ?? process.env, ...(values.config === undefined ? {} : { configPath: values.config }) });
+  if (typeof config === 'number') return config;
   const cwd = process.cwd();
   const roots: string[] = [];
   for (const root of values.root ?? ['.']) {

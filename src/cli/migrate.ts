@@ -4,9 +4,9 @@
  * lock, so instances starting at once never both migrate); this is for doing it by hand, e.g.
  * before starting a new version on several hosts.
  */
-import { ConfigError, loadConfig } from '../config.ts';
+import { commandConfig } from './cli-config.ts';
 import { readCommandLine } from './args.ts';
-import { USAGE, type CliIO } from './io.ts';
+import type { CliIO } from './io.ts';
 
 export const migrateHelp = `Usage: cardgate migrate [--config PATH]
 
@@ -24,15 +24,9 @@ Exit codes: 0 up to date, 1 the database cannot be reached or migrated, 2 usage 
 export const runMigrate = async (args: string[], io: CliIO): Promise<number> => {
   const line = readCommandLine('migrate', migrateHelp, io, args, { config: { type: 'string' } }, { allowPositionals: false });
   if ('exit' in line) return line.exit;
-  let databaseUrl: string | undefined;
-  let statementTimeoutMs: number;
-  try {
-    ({ databaseUrl, statementTimeoutMs } = loadConfig({ configPath: line.values.config }).store);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    io.stderr(`cardgate migrate: ${e.message}\n`);
-    return USAGE;
-  }
+  const config = commandConfig('migrate', io, { configPath: line.values.config });
+  if (typeof config === 'number') return config;
+  const { databaseUrl, statementTimeoutMs } = config.store;
   if (databaseUrl === undefined) return line.usage('no database configured: set store.databaseUrl or CARDGATE_DATABASE_URL (the file store needs no migration)');
   const { describeDatabaseUrl, migrateDatabase } = await import('../store/postgres/postgres-store.ts');
   let outcome;

@@ -5,7 +5,7 @@
  * --fail-on); 1: a check or the card fails; 2: a usage error, or the agent could not be probed.
  */
 import { writeFile } from 'node:fs/promises';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { formatResults, isOutputFormat, outputFormats } from '../engine/formats/index.ts';
 import { looksLikeUrl } from '../features/card-fetch/fetch-card.ts';
 import { readHeaders, splitHeaderLine } from '../features/probes/credentials.ts';
@@ -14,6 +14,7 @@ import { version } from '../lib/version.ts';
 import { readCommandLine } from './args.ts';
 import { failOnValues, verdictOf, type FailOn } from './card-run.ts';
 import { readOperand, USAGE, type CliIO } from './io.ts';
+import { commandConfig } from './cli-config.ts';
 import { rulesetForRun } from './ruleset.ts';
 import { colorWanted } from './validate.ts';
 import { probeChecked, probeRefusal } from './probe-run.ts';
@@ -79,14 +80,8 @@ export async function runProbeCommand(args: string[], io: CliIO): Promise<number
   const headers = readHeaders(lines as Array<readonly [string, string]>);
   if ('problem' in headers) return usage(`--header: ${headers.problem}`);
   const env = io.env ?? process.env;
-  let config: Config;
-  try {
-    config = loadConfig({ env, ...(values.config === undefined ? {} : { configPath: values.config }) });
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    io.stderr(`cardgate probe: ${e.message}\n`);
-    return USAGE;
-  }
+  const config = commandConfig('probe', io, { env, ...(values.config === undefined ? {} : { configPath: values.config }) });
+  if (typeof config === 'number') return config;
   const rules = await rulesetForRun(values.ruleset, process.cwd());
   if ('problem' in rules) {
     io.stderr(`${rules.problem}\n`);

@@ -23,6 +23,7 @@ import { readTextFile, type ReadBound } from '../lib/read-file.ts';
 import { readCommandLine } from './args.ts';
 import { boundedLines, importLineBound, importSource, type ImportSource } from './import-source.ts';
 import { USAGE, type CliIO } from './io.ts';
+import { commandConfig } from './cli-config.ts';
 
 const storeNote = `The store is the one 'cardgate serve' would use with the same configuration: the
 PostgreSQL database of store.databaseUrl (CARDGATE_DATABASE_URL) when set, else the data dir
@@ -67,15 +68,8 @@ const contextOptions = { config: { type: 'string' }, 'data-dir': { type: 'string
 type TransferStore = Store & StoreTransfer;
 
 /** The configuration of the command line, or says why there is none (returning the exit code). */
-const transferConfig = (command: string, io: CliIO, values: { config?: string; 'data-dir'?: string }): Config | number => {
-  try {
-    return loadConfig({ flags: { 'data-dir': values['data-dir'] }, configPath: values.config });
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    io.stderr(`cardgate ${command}: ${e.message}\n`);
-    return USAGE;
-  }
-};
+const transferConfig = (command: string, io: CliIO, values: { config?: string; 'data-dir'?: string }): Config | number =>
+  commandConfig(command, io, { flags: { 'data-dir': values['data-dir'] }, configPath: values.config });
 
 /** Opens the configuration's store, or says why not (returning the exit code). */
 const openTransferStore = async (command: string, io: CliIO, config: Config): Promise<TransferStore | number> => {

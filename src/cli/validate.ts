@@ -5,7 +5,6 @@
  * 2: a usage error, a bad configuration, or an input that could not be checked.
  */
 import { writeFile } from 'node:fs/promises';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { formatResults, isOutputFormat, outputFormats } from '../engine/formats/index.ts';
 import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
 import { version } from '../lib/version.ts';
@@ -14,6 +13,7 @@ import { readCommandLine } from './args.ts';
 import { cardInputs, defaultCardPatterns, patternsProblem } from './card-inputs.ts';
 import { checkInputs, checkOffline, errorsOnly, failOnValues, parseMaxWarnings, runLimits, verdictOf, type FailOn } from './card-run.ts';
 import { USAGE, type CliIO } from './io.ts';
+import { commandConfig } from './cli-config.ts';
 import { rulesetForRun } from './ruleset.ts';
 import { applyBaseline, readBaseline, writeBaseline } from './baseline.ts';
 import type { CheckedInput } from '../engine/formats/index.ts';
@@ -117,14 +117,8 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     return usage(`unsupported --protocol-version "${protocolVersion}"; supported: ${supportedVersions.join(', ')}`);
   }
   const env = io.env ?? process.env;
-  let config: Config;
-  try {
-    config = loadConfig({ env, ...(values.config === undefined ? {} : { configPath: values.config }) });
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    io.stderr(`cardgate validate: ${e.message}\n`);
-    return USAGE;
-  }
+  const config = commandConfig('validate', io, { env, ...(values.config === undefined ? {} : { configPath: values.config }) });
+  if (typeof config === 'number') return config;
 
   const trust = await readTrustFiles([...config.signatures.trustFiles, ...(values.trust ?? [])], new Date().toISOString());
   if ('problem' in trust) {
