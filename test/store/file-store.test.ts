@@ -10,6 +10,7 @@ import { memoryLogger } from '../../src/lib/log.ts';
 import { UnstorableRecordError } from '../../src/store/contract/encode.ts';
 import { openFileStore, type FileStoreOptions } from '../../src/store/file/file-store.ts';
 import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
+import { observeStatements } from '../../src/store/file/database.ts';
 import { StoreError, StoreLockedError } from '../../src/store/file/errors.ts';
 import { AGENT_HISTORY_LIMIT, laneOf } from '../../src/store/contract/agents.ts';
 import type { JobRecord } from '../../src/store/contract/jobs.ts';
@@ -878,6 +879,27 @@ test('the badge\'s verdict an agent keeps for the listing (verdict filter) is it
     assert.equal((await store.getAgent(b.id))?.default_branch, 'main');
     assert.equal(await verdictOfB(), false, 'main\'s only entry trimmed: the badge has no report, nor the filter a verdict');
   } finally {
+    await store.close();
+  }
+});
+
+test('recording a new entry of the default lane, the usual keyed request, reads no history to keep the badge\'s verdict: the statements it runs, counted', async () => {
+  const store = await open(tempDir());
+  try {
+    await store.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
+    const agent = (await store.ensureAgent({ id: 'agt_1', account_id: 'acc_1', name: 'a', first_seen: iso(T0), badge_token: 't' }, 10))!;
+    const prepared: string[] = [];
+    observeStatements((sql) => prepared.push(sql.replace(/\s+/g, ' ')));
+    for (let n = 0; n < 3; n++) {
+      const entry = { agent_id: agent.id, report_id: `rpt_${n}`, created_at: iso(T0 + n), valid: true, score: 90, errors: 0, warnings: 0, branch: n === 0 ? null : 'main' };
+      await store.putReport(report(`rpt_${n}`, { created_at: iso(T0 + n) }), [entry]);
+    }
+    await store.commit();
+    observeStatements();
+    assert.deepEqual(prepared.filter((sql) => /FROM agent_reports/.test(sql) || /SET default_valid = \? WHERE/.test(sql)), [], 'no history read, no second update of the agent');
+    assert.equal((await store.pageAgents({ sort: 'name', descending: false, limit: 5, verdict: 'pass' })).items.length, 1);
+  } finally {
+    observeStatements();
     await store.close();
   }
 });
