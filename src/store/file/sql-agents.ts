@@ -54,16 +54,19 @@ const isNewer = (a: Pick<AgentReportEntry, 'created_at' | 'report_id'>, b: Pick<
   a.created_at > b.created_at || (a.created_at === b.created_at && a.report_id >= b.report_id);
 
 /**
- * What recording `entry` does to the badge's verdict (default_valid, the latest entry of the
- * default lane), told from what the record has at hand in the usual cases: an entry of the default
- * lane newer than every other is it (the oldest trimmed are older); a new entry on another branch
- * leaves it, unless the trim removed entries. Anything else (a replaced entry moved off the lane,
- * an older entry of the lane) is looked up. The branch this entry makes the default (the agent had
- * none) changes nothing here: the lane then held every entry before it, and holds them still.
+ * What recording `entry` does to the badge's verdict (default_valid, the validity of the latest
+ * entry of the default lane), told from what the record has at hand in the usual cases: an entry of
+ * the lane newer than every other is it (the oldest trimmed are older); an older one leaves it to
+ * the agent's latest when that is of the lane too (requests a millisecond apart come in any order);
+ * a new entry on another branch leaves it, unless the trim removed entries. Anything else (a
+ * replaced entry moved off the lane or back in time, a latest of another branch) is looked up. The branch this
+ * entry makes the default (the agent had none) changes nothing here: the lane then held every entry
+ * before it, and holds them still.
  */
-const badgeVerdictOf = (agent: Row, entry: AgentReportEntry, step: { added: boolean; newest: boolean; trimmed: boolean }): 'unchanged' | 'this entry' | 'look it up' => {
+const badgeVerdictOf = (agent: Row, entry: AgentReportEntry, latest: AgentReportEntry | null, step: { added: boolean; newest: boolean; trimmed: boolean }): boolean | 'unchanged' | 'look it up' => {
   const defaultBranch = (agent.default_branch as string | null) ?? entry.branch ?? DEFAULT_BRANCH;
-  if (entry.branch === null || entry.branch === defaultBranch) return step.newest ? 'this entry' : 'look it up';
+  const ofLane = (e: AgentReportEntry) => e.branch === null || e.branch === defaultBranch;
+  if (ofLane(entry)) return step.newest ? entry.valid : latest !== null && latest.report_id !== entry.report_id && ofLane(latest) ? latest.valid : 'look it up';
   return step.added && !step.trimmed ? 'unchanged' : 'look it up';
 };
 
@@ -250,7 +253,7 @@ export class SqlAgents implements AgentsTable {
     const newest = latest === null || isNewer(entry, latest);
     const kept = newest ? entry : latest;
     const history = (agent.history as number) + added;
-    const verdict = badgeVerdictOf(agent, entry, { added: added === 1, newest, trimmed: history > AGENT_HISTORY_LIMIT });
+    const verdict = badgeVerdictOf(agent, entry, latest, { added: added === 1, newest, trimmed: history > AGENT_HISTORY_LIMIT });
     const updated = this.db
       .statement(
         `UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ?,
@@ -258,7 +261,7 @@ export class SqlAgents implements AgentsTable {
           default_valid = CASE WHEN ? THEN ? ELSE default_valid END WHERE id = ? RETURNING *`,
       )
       .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.branch,
-        verdict === 'this entry' ? 1 : 0, entry.valid ? 1 : 0, entry.agent_id) as Row;
+        typeof verdict === 'boolean' ? 1 : 0, verdict === true ? 1 : 0, entry.agent_id) as Row;
     if (history > AGENT_HISTORY_LIMIT) {
       // The oldest, one at a time (one, as a history grows by one): SQLite prepares a statement whose LIMIT is bound anew on every run.
       for (let over = history - AGENT_HISTORY_LIMIT; over > 0; over--) {
