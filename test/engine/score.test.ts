@@ -33,3 +33,7 @@ test('a skill whose examples are an empty list has none: it costs the examples w
 test('a warning that costs nothing (weight 0, such as protocolVersion.forced) is no part of what the score lost', () => {
   assert.deepEqual(scoreParts(clean03(), [['protocolVersion.forced', 1], ['url.https', 4]]), [{ kind: 'rule', id: 'url.https', count: 4, points: 15 }]);
 });
+
+test('what a card that is not an object lost (the report page\'s breakdown) is its warnings only', () => {
+  assert.deepEqual(scoreParts(undefined, [['url.https', 1]]), [{ kind: 'rule', id: 'url.https', count: 1, points: 5 }]);
+});
