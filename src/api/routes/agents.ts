@@ -20,7 +20,7 @@ import { renderAgentPage } from '../../pages/agent.ts';
 import { renderBadge, verdictMessage } from '../../pages/badge.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
 import { clientIpResolver } from '../client-ip.ts';
-import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery, writeCursor } from '../list-query.ts';
+import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { presentedKey, sessionCookieName } from '../../features/auth/credentials.ts';
 import { readJsonObject } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response, security } from '../openapi.ts';
@@ -171,7 +171,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const { limit, cursor, branch } = c.req.valid('query');
       c.header('Vary', 'Accept, Authorization, X-API-Key');
       c.header('Cache-Control', 'private, no-store');
-      const after = storePageQuery({ limit, cursor }, HISTORY_SORT, []).after;
+      const { after } = storePageQuery({ limit, cursor }, HISTORY_SORT, []);
       const credential = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
       // Without a credential, a person signed in reads every agent, as in the dashboard's Agents view
       // (every role reads agents); a GET changes nothing, so no CSRF token is asked for.
@@ -179,19 +179,19 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const reader = signedIn ? ({ admin: true } as const) : await historyReader(deps, credential, clientIp(c));
       let found;
       try {
-        found = await agentHistory(deps, reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}), ...(branch === undefined ? {} : { branch }) });
+        found = await agentHistory(deps, reader, id, { limit, ...(after ? { after } : {}), ...(branch === undefined ? {} : { branch }) });
       } catch (e) {
         if (!(e instanceof ApiError && e.code === 'NOT_FOUND' && wantsErrorPage(c.req.header('accept')))) throw e;
         return c.html(notFoundPage(id), 404, pageHeaders);
       }
-      const { more, ...history } = found;
-      const last = history.reports.at(-1);
-      const next_cursor = more && last ? writeCursor(HISTORY_SORT, { key: last.created_at, id: last.id }) : null;
-      if (prefersJson(c.req.header('accept'))) return c.json({ ...history, next_cursor }, 200);
+      const { page: reports, ...shown } = found;
+      const history = { ...shown, ...pageAnswer('reports', reports, HISTORY_SORT) };
+      const { next_cursor } = history;
+      if (prefersJson(c.req.header('accept'))) return c.json(history, 200);
       const page = agentUrl(deps.urls.reportsUrl, id);
       const ofBranch = branch === undefined ? '' : `&branch=${encodeURIComponent(branch)}`;
       const links = { page, ...(next_cursor ? { older: `${page}?limit=${limit}${ofBranch}&cursor=${next_cursor}` } : {}), ...(cursor ? { newest: `${page}?limit=${limit}${ofBranch}` } : {}) };
-      return c.html(renderAgentPage({ ...history, next_cursor }, links), 200, pageHeaders);
+      return c.html(renderAgentPage(history, links), 200, pageHeaders);
     })
     .openapi(badgeRoute, async (c) => {
       const { token, branch } = c.req.valid('query');

@@ -12,7 +12,7 @@ import { monitorChangeSchema, newMonitorSchema } from '../../features/monitors/m
 import type { MonitorRunner } from '../../features/monitors/runner.ts';
 import type { SessionRole } from '../../store/contract/sessions.ts';
 import { readJsonObject } from '../body.ts';
-import { firstValue, intQuery, MAX_PAGE } from '../list-query.ts';
+import { firstValue, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import type { AppEnv } from '../env.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { deleted } from '../schemas.ts';
@@ -58,6 +58,10 @@ const monitor = z
   })
   .meta({ id: 'Monitor' });
 
+/** Monitors are listed by id, oldest first (ids begin with their creation time), paged as the other lists (list-query.ts). */
+const SORT = 'id';
+const paging = pageQuery([], SORT, 50, '');
+
 const monitorId = z.object({ id: z.string().meta({ description: 'The monitor\'s id (mon_…).' }) });
 const one = (description: string) => response(description, z.object({ monitor }));
 
@@ -87,8 +91,8 @@ const routes = {
     request: {
       query: z.object({
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account\'s.' }),
-        limit: intQuery('limit', 50, 1, MAX_PAGE, 'At most this many (next_cursor tells where the rest starts).'),
-        cursor: z.preprocess(firstValue, z.string().max(1000, 'cursor is not one this list gave out').optional()).meta({ description: 'The next_cursor of the previous page.' }),
+        limit: paging.limit,
+        cursor: paging.cursor,
       }),
     },
     responses: { 200: response('The monitors.', z.object({ monitors: z.array(monitor), next_cursor: z.string().nullable() })), ...errors({ 400: 'A parameter is out of range, or the cursor is not one this list gave out.', 404: 'No account with this id.' }) },
@@ -122,8 +126,10 @@ export const monitorRoutes = (deps: AppDeps, runner: MonitorRunner): ApiRoutes =
   return apiRoutes()
     .openapi(routes.create, async (c) => c.json(await monitors.create(await body(c), c.get('audit')), 201))
     .openapi(routes.list, async (c) => {
-      const page = await monitors.list(c.req.valid('query'));
-      return c.json({ ...page, monitors: page.monitors.map((m) => shown(c, m)) }, 200);
+      const { account_id, ...params } = c.req.valid('query');
+      const { limit, after, sortParam } = storePageQuery(params, SORT, []);
+      const page = await monitors.list({ limit, ...(account_id ? { account_id } : {}), ...(after ? { after } : {}) });
+      return c.json(pageAnswer('monitors', { ...page, items: page.items.map((m) => shown(c, m)) }, sortParam), 200);
     })
     .openapi(routes.get, async (c) => c.json({ monitor: shown(c, await monitors.get(c.req.valid('param').id)) }, 200))
     .openapi(routes.change, async (c) => c.json({ monitor: shown(c, await monitors.change(c.req.valid('param').id, await body(c), c.get('audit'))) }, 200))

@@ -8,7 +8,8 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { recordAudit, type AuditActor, type AuditContext } from '../audit/audit.ts';
 import { ipLimitKey } from '../limits/ip-limit-key.ts';
-import type { SessionRecord } from '../../store/contract/sessions.ts';
+import type { SessionPageQuery, SessionRecord } from '../../store/contract/sessions.ts';
+import { parseInput } from '../../errors/bad-input.ts';
 import { MAX_SUBJECT_CHARS, SignInRefused, type OidcSignIn } from './oidc.ts';
 import { sessionOperations } from './sessions.ts';
 
@@ -81,7 +82,7 @@ export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' |
     },
 
     /** Ends every session of the person ("sign out everywhere"); how many. */
-    revokeSubject: (by: AuditContext, subject: string) => sessionAdminOperations(deps).revoke(subject, by),
+    revokeSubject: (by: AuditContext, subject: string) => revokeSubjectSessions(deps, subject, by),
 
     logoutUrl: (after: string) => oidc.logoutUrl(after),
     sessions,
@@ -89,22 +90,23 @@ export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' |
 };
 
 
-/** Most sessions a listing shows (newest first). */
-const MAX_LISTED_SESSIONS = 500;
 /** The body of POST /admin/api/sessions/revoke: whose sessions to end. */
 export const revokeSessionsSchema = z.object({ subject: z.string().min(1).max(MAX_SUBJECT_CHARS).meta({ description: "The person's subject (`sub`) at the provider." }) }).strict().meta({ id: 'RevokeSessions' });
 
+/** Ends every session of `subject` in force (recorded as `session.revoke`); how many. */
+const revokeSubjectSessions = async (deps: Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>, subject: string, by: AuditContext): Promise<number> => {
+  const count = await sessionOperations(deps).signOutEverywhere(subject);
+  await recordAudit(deps, by, { action: 'session.revoke', target: { type: 'subject', id: subject }, after: { sessions: count } });
+  return count;
+};
+
 /** The admin API's sessions: who is signed in, and ending a person's sessions (someone who left). */
 export const sessionAdminOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>) => ({
-  /** The sessions in force, newest first (at most 500), of one subject when given; each named by the start of its stored hash. */
-  async list(subject?: string) {
-    const sessions = await deps.store.listSessions({ now: new Date(deps.clock.now()).toISOString(), subject, limit: MAX_LISTED_SESSIONS });
-    return sessions.map((s) => ({ id: sessionRef(s), subject: s.subject, email: s.email, role: s.role, created_at: s.created_at, last_seen_at: s.last_seen_at, expires_at: s.expires_at }));
+  /** A page of the sessions in force, newest first, of one subject when given; each named by the start of its stored hash. */
+  async page(query: Omit<SessionPageQuery, 'now'>) {
+    const page = await deps.store.pageSessions({ ...query, now: new Date(deps.clock.now()).toISOString() });
+    return { ...page, items: page.items.map((s) => ({ id: sessionRef(s), subject: s.subject, email: s.email, role: s.role, created_at: s.created_at, last_seen_at: s.last_seen_at, expires_at: s.expires_at })) };
   },
-  /** Ends every session of `subject` in force (recorded); how many. */
-  async revoke(subject: string, by: AuditContext): Promise<number> {
-    const count = await sessionOperations(deps).signOutEverywhere(subject);
-    await recordAudit(deps, by, { action: 'session.revoke', target: { type: 'subject', id: subject }, after: { sessions: count } });
-    return count;
-  },
+  /** Ends every session of the body's `subject` in force (recorded); how many. */
+  revoke: (input: unknown, by: AuditContext): Promise<number> => revokeSubjectSessions(deps, parseInput(revokeSessionsSchema, input).subject, by),
 });

@@ -1,6 +1,7 @@
 /** The Store contract: sessions of people signed in through OpenID Connect, on every engine (see engines.ts). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { PagePosition } from '../../../src/store/contract/paging.ts';
 import type { SessionRecord } from '../../../src/store/contract/sessions.ts';
 import { openFileStore } from '../../../src/store/file/file-store.ts';
 import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
@@ -57,12 +58,38 @@ contractSuite('sessions', (withStore) => {
     assert.equal((await s.revokeSession('a1', iso(T0 + 2 * MINUTE)))?.revoked_at, iso(T0 + MINUTE), 'revoked again: keeps its time');
     assert.equal(await s.revokeSession('nope', iso(T0)), undefined);
     assert.equal(await s.useSession('a1', iso(T0 + 2 * MINUTE), iso(T0 + 30 * MINUTE)), undefined);
-    assert.deepEqual((await s.listSessions({ now: iso(T0 + 2 * MINUTE), limit: 10 })).map((x) => x.id), ['a2', 'b1']);
+    assert.deepEqual((await s.pageSessions({ now: iso(T0 + 2 * MINUTE), limit: 10 })).items.map((x) => x.id), ['a2', 'b1']);
     assert.equal(await s.revokeSubjectSessions('alice', iso(T0 + 3 * MINUTE)), 1, 'a1 was revoked already');
     assert.equal(await s.useSession('a2', iso(T0 + 4 * MINUTE), iso(T0 + 30 * MINUTE)), undefined);
     assert.ok(await s.useSession('b1', iso(T0 + 4 * MINUTE), iso(T0 + 30 * MINUTE)));
-    assert.deepEqual((await s.listSessions({ now: iso(T0 + 4 * MINUTE), limit: 10 })).map((x) => x.id), ['b1']);
-    assert.deepEqual(await s.listSessions({ now: iso(T0 + 4 * MINUTE), subject: 'alice', limit: 10 }), []);
+    assert.deepEqual((await s.pageSessions({ now: iso(T0 + 4 * MINUTE), limit: 10 })).items.map((x) => x.id), ['b1']);
+    assert.deepEqual(await s.pageSessions({ now: iso(T0 + 4 * MINUTE), subject: 'alice', limit: 10 }), { items: [] });
+  });
+
+  withStore('sessions: pages walked one after another give every session in force once, newest first, of one person or all', async (s) => {
+    // Created out of order; some at the same time (ties by id, descending); some no longer in force.
+    const made = Array.from({ length: 24 }, (_, i) => session(`h${String((i * 7) % 24).padStart(2, '0')}`, i % 3 === 0 ? 'alice' : 'bob', { created_at: iso(T0 + (i % 8) * 1000) }));
+    for (const m of made) assert.equal(await s.createSession(m), true);
+    await s.createSession(session('gone', 'alice', { created_at: iso(T0 + 500), revoked_at: iso(T0) }));
+    await s.createSession(session('idle', 'bob', { created_at: iso(T0 + 500), idle_until: iso(T0 + 1) }));
+    const newestFirst = (a: SessionRecord, b: SessionRecord) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1);
+    for (const subject of [undefined, 'alice']) {
+      const wanted = made.filter((m) => subject === undefined || m.subject === subject).sort(newestFirst).map((m) => m.id);
+      for (const limit of [1, 5, 8, 50]) {
+        const seen: string[] = [];
+        let after: PagePosition | undefined;
+        for (let n = 0; n <= wanted.length; n++) {
+          const page = await s.pageSessions({ now: iso(T0 + MINUTE), limit, ...(subject ? { subject } : {}), ...(after ? { after } : {}) });
+          assert.ok(page.items.length <= limit);
+          seen.push(...page.items.map((x) => x.id));
+          assert.equal(page.next === undefined, seen.length === wanted.length, 'a next page is offered while sessions are left');
+          if (page.next === undefined) break;
+          assert.deepEqual(page.next, { key: page.items.at(-1)!.created_at, id: page.items.at(-1)!.id });
+          after = page.next;
+        }
+        assert.deepEqual(seen, wanted, `subject ${subject}, limit ${limit}`);
+      }
+    }
   });
 
   withStore('sessions: pruning deletes the revoked, idle and expired ones only', async (s) => {
@@ -72,7 +99,7 @@ contractSuite('sessions', (withStore) => {
     await s.createSession(session('expired', 'bob', { expires_at: iso(T0 + MINUTE) }));
     assert.equal(await s.pruneSessions(iso(T0 + MINUTE)), 3);
     assert.equal(await s.pruneSessions(iso(T0 + MINUTE)), 0);
-    assert.deepEqual((await s.listSessions({ now: iso(T0 + MINUTE), limit: 10 })).map((x) => x.id), ['live']);
+    assert.deepEqual((await s.pageSessions({ now: iso(T0 + MINUTE), limit: 10 })).items.map((x) => x.id), ['live']);
     assert.equal(await s.revokeSession('idle', iso(T0)), undefined, 'deleted');
   });
 });
@@ -102,9 +129,9 @@ test('the file store keeps sessions across a restart, and its hourly upkeep prun
   await first.close();
   const second = await openFileStore({ dataDir: dir, clock, scheduler });
   try {
-    assert.deepEqual((await second.listSessions({ now: iso(T0), limit: 10 })).map((x) => x.id).sort(), ['h1', 'h2']);
+    assert.deepEqual((await second.pageSessions({ now: iso(T0), limit: 10 })).items.map((x) => x.id).sort(), ['h1', 'h2']);
     await scheduler.advance(2 * HOUR);
-    assert.deepEqual((await second.listSessions({ now: iso(T0), limit: 10 })).map((x) => x.id), ['h2'], 'h1 went idle and was pruned');
+    assert.deepEqual((await second.pageSessions({ now: iso(T0), limit: 10 })).items.map((x) => x.id), ['h2'], 'h1 went idle and was pruned');
   } finally {
     await second.close();
   }
