@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { RULESET_LIMITS, rulesetSchema } from '../../engine/ruleset/index.ts';
 import { deleteAccountRuleset, getAccountRuleset, previewRuleset, putAccountRuleset, rulesetPreviewSchema } from '../../features/rulesets/account-rulesets.ts';
-import { readBodyText, readJsonObject } from '../body.ts';
+import { adminBody, readBodyText } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, jsonText, requestBody, response } from '../openapi.ts';
 import { deleted, flatError } from '../schemas.ts';
 import { admin, notFound } from './admin-route.ts';
@@ -93,6 +93,5 @@ export const accountRulesetRoutes = (deps: AppDeps): ApiRoutes =>
       return c.json({ deleted: true as const }, 200);
     })
     .openapi(routes.preview, async (c) => {
-      const body = await readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
-      return jsonText(c, preview, await previewRuleset(deps, body), 200);
+      return jsonText(c, preview, await previewRuleset(deps, await adminBody(c, deps.config.http)), 200);
     });

@@ -15,7 +15,7 @@ import { exportOperations } from '../../features/transfer/operations.ts';
 import { iso } from '../../lib/clock.ts';
 import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
 import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
-import { readJsonObject, readOptionalJsonObject } from '../body.ts';
+import { adminBody } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { adminAuth, requireRole } from '../middleware/admin-auth.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
@@ -140,9 +140,8 @@ const routes = {
 };
 
 export const adminRoutes = (deps: AppDeps): ApiRoutes => {
-  const limits = { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth };
-  const body = (c: Context) => readJsonObject(c, limits);
-  const optionalBody = (c: Context) => readOptionalJsonObject(c, limits);
+  const body = (c: Context) => adminBody(c, deps.config.http);
+  const optionalBody = (c: Context) => adminBody(c, deps.config.http, { optional: true });
   const accounts = accountOperations(deps);
   const exports = exportOperations(deps);
   const app = apiRoutes();

@@ -22,7 +22,7 @@ import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { presentedKey, sessionCookieName } from '../../features/auth/credentials.ts';
-import { readJsonObject } from '../body.ts';
+import { adminBody } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response, security } from '../openapi.ts';
 import { admin, bodyRefused } from './admin-route.ts';
 import { deleted, nestedError } from '../schemas.ts';
@@ -248,7 +248,7 @@ export const adminAgentRoutes = (deps: AppDeps): ApiRoutes =>
       return c.json(pageAnswer('agents', page, query.sortParam), 200);
     })
     .openapi(changeRoute, async (c) => {
-      const body = await readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+      const body = await adminBody(c, deps.config.http);
       return c.json({ agent: await setDefaultBranch(deps, c.req.valid('param').id, body, c.get('audit')) }, 200);
     })
     .openapi(deleteRoute, async (c) => {

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { revokeSessionsSchema, sessionAdminOperations } from '../../features/auth/operations.ts';
-import { readJsonObject } from '../body.ts';
+import { adminBody } from '../body.ts';
 import { firstValue, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { admin, bodyRefused } from './admin-route.ts';
@@ -53,7 +53,7 @@ const routes = {
 
 export const sessionAdminRoutes = (deps: AppDeps): ApiRoutes => {
   const sessions = sessionAdminOperations(deps);
-  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const body = (c: Context) => adminBody(c, deps.config.http);
   return apiRoutes()
     .openapi(routes.list, async (c) => {
       const { subject, ...params } = c.req.valid('query');

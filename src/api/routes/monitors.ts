@@ -11,7 +11,7 @@ import { monitorOperations } from '../../features/monitors/operations.ts';
 import { monitorChangeSchema, newMonitorSchema } from '../../features/monitors/monitors.ts';
 import type { MonitorRunner } from '../../features/monitors/runner.ts';
 import type { SessionRole } from '../../store/contract/sessions.ts';
-import { readJsonObject } from '../body.ts';
+import { adminBody } from '../body.ts';
 import { firstValue, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import type { AppEnv } from '../env.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
@@ -121,7 +121,7 @@ const monitorShownTo = <M extends { notify_url: string | null }>(role: SessionRo
 
 export const monitorRoutes = (deps: AppDeps, runner: MonitorRunner): ApiRoutes => {
   const monitors = monitorOperations(deps, runner);
-  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const body = (c: Context) => adminBody(c, deps.config.http);
   const shown = <M extends { notify_url: string | null }>(c: Context<AppEnv>, monitor: M): M => monitorShownTo(c.get('role'), monitor);
   return apiRoutes()
     .openapi(routes.create, async (c) => c.json(await monitors.create(await body(c), c.get('audit')), 201))

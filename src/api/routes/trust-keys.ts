@@ -8,7 +8,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { newTrustKeysSchema, revokeTrustKeySchema } from '../../features/trust/managed-keys.ts';
 import { trustKeyOperations } from '../../features/trust/operations.ts';
-import { readJsonObject, readOptionalJsonObject } from '../body.ts';
+import { adminBody } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { deleted } from '../schemas.ts';
 import { firstValue } from '../list-query.ts';
@@ -67,9 +67,9 @@ const routes = {
 
 export const trustKeyRoutes = (deps: AppDeps): ApiRoutes => {
   const trustKeys = trustKeyOperations(deps);
-  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const body = (c: Context) => adminBody(c, deps.config.http);
   /** A revocation may come without a body: from now. */
-  const optionalBody = (c: Context) => readOptionalJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const optionalBody = (c: Context) => adminBody(c, deps.config.http, { optional: true });
 
   return apiRoutes()
     .openapi(routes.list, async (c) => c.json({ keys: await trustKeys.list(c.req.valid('query').account_id || undefined) }, 200))

@@ -9,6 +9,7 @@ import type { AppDeps } from '../../deps.ts';
 import { RULESET_LIMITS, type PlacedProblem } from '../../engine/ruleset/index.ts';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { parseInput } from '../../errors/bad-input.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
 import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import type { AccountRulesetRecord } from '../../store/contract/rulesets.ts';
@@ -112,12 +113,11 @@ export const rulesetPreviewSchema = z
  * A draft ruleset checked (its problems are the 400, as for PUT) and a sample card judged by it,
  * as the account's keys would be: the result as JSON text, `{"ruleset":…,"result":…}`.
  */
-export async function previewRuleset(deps: Pick<AppDeps, 'validator'>, body: Record<string, unknown>): Promise<string> {
-  const parsed = rulesetPreviewSchema.safeParse(body);
-  if (!parsed.success) throw new ApiError('INVALID_REQUEST', parsed.error.issues[0]!.message);
-  const ruleset = accountRulesetOf(parsed.data.ruleset);
+export async function previewRuleset(deps: Pick<AppDeps, 'validator'>, input: unknown): Promise<string> {
+  const draft = parseInput(rulesetPreviewSchema, input);
+  const ruleset = accountRulesetOf(draft.ruleset);
   // Previews share the admin API's part of the validation workers.
-  const outcome = await deps.validator.run('single', { text: JSON.stringify({ agent_card: parsed.data.agent_card, options: { include_score: true } }), ruleset }, 'admin previews');
+  const outcome = await deps.validator.run('single', { text: JSON.stringify({ agent_card: draft.agent_card, options: { include_score: true } }), ruleset }, 'admin previews');
   if (!('head' in outcome)) throw new ApiError('INVALID_REQUEST', 'agent_card is required');
   return `{"ruleset":${JSON.stringify({ id: ruleset.id, hash: ruleset.hash })},"result":${outcome.head.slice(0, -1)},${outcome.versionMembers}}}`;
 }
