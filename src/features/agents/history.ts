@@ -46,7 +46,8 @@ export const historyEntries = (
       diff_url: previous ? `${reportUrl(previous)}/diff/${encodeURIComponent(id)}${ofAgent}` : null,
     };
   });
-  const last = items.at(-1);
+  // Read by the dashboard's bundle too, whose library stops at ES2020 (no Array#at).
+  const last = items[items.length - 1];
   return rows.length > limit && last ? { items, next: { key: last.created_at, id: last.id } } : { items };
 };
 
