@@ -20,7 +20,8 @@ import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../
 import { adminAuth, requireRole } from '../middleware/admin-auth.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { admin, bodyRefused, notFound } from './admin-route.ts';
-import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
+import { account, accountToday, apiKey, createdKey, usage } from '../admin-answers.ts';
+import { accountListing, deleted, reportListing } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
 import { accountRulesetRoutes } from './account-ruleset.ts';
 import { adminAgentRoutes } from './agents.ts';

@@ -15,48 +15,9 @@ import { adminBody } from '../body.ts';
 import { firstValue, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import type { AppEnv } from '../env.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
+import { monitor, monitorRun } from '../admin-answers.ts';
 import { deleted } from '../schemas.ts';
 import { admin, bodyRefused, notFound } from './admin-route.ts';
-
-const timestamp = z.string().meta({ format: 'date-time' });
-
-const monitorRun = z
-  .object({
-    at: timestamp,
-    verdict: z.enum(['pass', 'fail', 'unreachable']),
-    score: z.number().nullable(),
-    report_id: z.string().nullable().meta({ description: 'The run\'s report; null when no card was fetched.' }),
-    error: z.string().optional().meta({ description: 'Why no card was fetched.' }),
-    live: z
-      .object({
-        duration_ms: z.int().meta({ description: 'How long the probe took.' }),
-        unreachable: z.boolean().meta({ description: 'The probe reached none of the interfaces it tried (connection or TLS failed on each): the agent is unreachable.' }),
-        failed: z.array(z.object({ id: z.string(), path: z.string().optional(), message: z.string() })).meta({ description: 'The live checks that failed (at most 20): rule, card field, what was found.' }),
-      })
-      .optional()
-      .meta({ description: 'A live monitor\'s probe in this run; every check is in the report\'s `live`.' }),
-  })
-  .meta({ id: 'MonitorRun' });
-
-const monitor = z
-  .object({
-    id: z.string(),
-    account_id: z.string(),
-    url: z.string(),
-    agent: z.string().nullable().meta({ description: 'The agent its runs join, by name; null: the one its URL names (normalised).' }),
-    interval_seconds: z.int(),
-    notify_url: z.string().nullable().meta({ description: 'Where its events go: whole to the admin role (and in the creation\'s answer), only its origin to editors and viewers (a chat webhook\'s address carries its secret in the path).' }),
-    live: z.boolean().meta({ description: 'Each run also probes the agent behind the card (read-only live checks).' }),
-    paused: z.boolean(),
-    created_at: timestamp,
-    next_run_at: timestamp,
-    failures: z.int().meta({ description: 'Runs in a row that fetched no card (the next run is put off by them).' }),
-    state: z.enum(['ok', 'regressed', 'unreachable']).meta({ description: 'An event is sent when a run changes it.' }),
-    baseline_report_id: z.string().nullable().meta({ description: 'The report the next run is compared with.' }),
-    last_run: monitorRun.nullable(),
-    last_success_at: timestamp.nullable(),
-  })
-  .meta({ id: 'Monitor' });
 
 /** Monitors are listed by id, oldest first (ids begin with their creation time), paged as the other lists (list-query.ts). */
 const SORT = 'id';

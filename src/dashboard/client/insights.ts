@@ -3,7 +3,7 @@
  * inline SVG bars with the numbers in a table beside) and recent reports.
  */
 import { accountHash } from './actions.ts';
-import { api, field, h, plural, safeHref, svg, table, when, type Account, type Child, type DailyLimits, type ReportSummary, type UsageRow } from './core.ts';
+import { api, field, h, plural, safeHref, svg, table, when, type Account, type Child, type DailyLimits, type ListedReport, type UsageRow } from './core.ts';
 import { apiQuery, PAGE_SIZE, pager, readList, searchForm, sortHeader } from './lists.ts';
 
 const DAY_MS = 86400000;
@@ -199,7 +199,7 @@ const dash = (): HTMLElement => h('span', { class: 'muted' }, '\u2014');
 
 export async function reportsView(query?: string): Promise<HTMLElement> {
   const state = readList(query, '-created_at');
-  const { reports, next_cursor } = await api<{ reports: ReportSummary[]; next_cursor: string | null }>('GET', '/reports?' + apiQuery(state));
+  const { reports, next_cursor } = await api<{ reports: ListedReport[]; next_cursor: string | null }>('GET', '/reports?' + apiQuery(state));
   const rows = reports.map((r) => [
     h('a', { href: safeHref(r.url, '/reports/' + encodeURIComponent(r.id)), title: r.id },
       r.agent_name || (r.kind === 'batch' ? 'Batch ' + r.id : r.id)),

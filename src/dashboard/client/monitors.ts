@@ -6,23 +6,9 @@
  * API answers it once), changed (agent, interval, notify URL, live), paused, resumed and deleted
  * (deleting confirmed). A viewer is offered none of these.
  */
+import type { Monitor } from '../../api/answer-types.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import { api, canWrite, confirmDanger, field, h, shortId, signedInPerson, session, table, when, type Account, type Child } from './core.ts';
-
-/** The fields of the admin API's monitor that this page reads. */
-interface Monitor {
-  id: string;
-  account_id: string;
-  url: string;
-  agent: string | null;
-  interval_seconds: number;
-  notify_url: string | null;
-  live: boolean;
-  paused: boolean;
-  next_run_at: string;
-  state: 'ok' | 'regressed' | 'unreachable';
-  last_run: { at: string; verdict: 'pass' | 'fail' | 'unreachable'; score: number | null; report_id: string | null; error?: string; live?: { duration_ms: number } } | null;
-}
 
 const HASH = '#/monitors';
 const monitorPath = (id: string): string => '/monitors/' + encodeURIComponent(id);
