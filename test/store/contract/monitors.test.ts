@@ -2,10 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MonitorRecord } from '../../../src/store/contract/monitors.ts';
-import type { PagePosition } from '../../../src/store/contract/paging.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
 import { exportHeader, ImportReader, type StoreTransfer, type TransferRow } from '../../../src/store/transfer.ts';
-import { acrossEngines, contractSuite, engines, exportedRows } from './engines.ts';
+import { acrossEngines, contractSuite, engines, exportedRows, walkPages } from './engines.ts';
 import { T0, iso } from '../fixtures/records.ts';
 
 const monitor = (id: string, account_id = 'acc_1', at = T0): MonitorRecord => ({
@@ -76,16 +75,7 @@ contractSuite('monitors', (withStore) => {
     for (const account_id of [undefined, 'acc_2']) {
       const wanted = made.filter((m) => account_id === undefined || m.account_id === account_id).map((m) => m.id).sort();
       for (const limit of [1, 4, 30, 100]) {
-        const seen: string[] = [];
-        let after: PagePosition | undefined;
-        for (let n = 0; n <= wanted.length; n++) {
-          const page = await s.pageMonitors({ limit, ...(account_id ? { account_id } : {}), ...(after ? { after } : {}) });
-          seen.push(...page.items.map((m) => m.id));
-          assert.equal(page.next === undefined, seen.length === wanted.length, 'a next page is offered while monitors are left');
-          if (page.next === undefined) break;
-          assert.deepEqual(page.next, { key: page.items.at(-1)!.id, id: page.items.at(-1)!.id });
-          after = page.next;
-        }
+        const seen = await walkPages(limit, wanted.length, (m) => m.id, (after) => s.pageMonitors({ limit, ...(account_id ? { account_id } : {}), ...(after ? { after } : {}) }));
         assert.deepEqual(seen, wanted, `account ${account_id}, limit ${limit}`);
       }
     }

@@ -1,14 +1,13 @@
 /** The Store contract: sessions of people signed in through OpenID Connect, on every engine (see engines.ts). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { PagePosition } from '../../../src/store/contract/paging.ts';
 import type { SessionRecord } from '../../../src/store/contract/sessions.ts';
 import { openFileStore } from '../../../src/store/file/file-store.ts';
 import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
 import { FakeClock, FakeScheduler } from '../../support/fake-time.ts';
 import { tempDirFactory } from '../../support/temp.ts';
 import { T0, iso } from '../fixtures/records.ts';
-import { contractSuite, engines } from './engines.ts';
+import { contractSuite, engines, walkPages } from './engines.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -76,17 +75,7 @@ contractSuite('sessions', (withStore) => {
     for (const subject of [undefined, 'alice']) {
       const wanted = made.filter((m) => subject === undefined || m.subject === subject).sort(newestFirst).map((m) => m.id);
       for (const limit of [1, 5, 8, 50]) {
-        const seen: string[] = [];
-        let after: PagePosition | undefined;
-        for (let n = 0; n <= wanted.length; n++) {
-          const page = await s.pageSessions({ now: iso(T0 + MINUTE), limit, ...(subject ? { subject } : {}), ...(after ? { after } : {}) });
-          assert.ok(page.items.length <= limit);
-          seen.push(...page.items.map((x) => x.id));
-          assert.equal(page.next === undefined, seen.length === wanted.length, 'a next page is offered while sessions are left');
-          if (page.next === undefined) break;
-          assert.deepEqual(page.next, { key: page.items.at(-1)!.created_at, id: page.items.at(-1)!.id });
-          after = page.next;
-        }
+        const seen = await walkPages<SessionRecord>(limit, wanted.length, (x) => x.created_at, (after) => s.pageSessions({ now: iso(T0 + MINUTE), limit, ...(subject ? { subject } : {}), ...(after ? { after } : {}) }));
         assert.deepEqual(seen, wanted, `subject ${subject}, limit ${limit}`);
       }
     }
