@@ -89,7 +89,10 @@ const oidc = optionalGroup(
     message: 'set exactly one of clientSecret (CARDGATE_OIDC_CLIENT_SECRET) and clientSecretFile (CARDGATE_OIDC_CLIENT_SECRET_FILE)',
     path: ['clientSecret'],
   },
-  'no sign-in but the admin token',
+  {
+    unsetMeans: 'no sign-in but the admin token',
+    doc: 'sign-in through the company\'s OpenID Connect provider, for the dashboard and the admin API from a browser: the settings below, set together (`null` or left out: off)',
+  },
 );
 
 export const auth = section({

@@ -30,6 +30,8 @@ export interface Setting<F extends z.ZodType = z.ZodType> extends Described {
   readonly default?: unknown;
   /** What an unset setting means (the docs' default column). */
   readonly unsetMeans?: string;
+  /** Its value's bounds (the docs show them). */
+  readonly schema: () => z.ZodType;
   /** Its field in the schema of its section. */
   readonly field: () => F;
 }
@@ -47,7 +49,9 @@ export interface Section<F extends z.ZodType = z.ZodType> {
 export interface OptionalGroup<F extends z.ZodType = z.ZodType> {
   readonly kind: 'group';
   readonly members: Members;
-  readonly unsetMeans?: string;
+  /** What the group unset means, and what it is (the docs' row of the group). */
+  readonly unsetMeans: string;
+  readonly doc: string;
   readonly field: () => F;
 }
 
@@ -103,19 +107,23 @@ export const defaultsOf = (members: Members): Record<string, unknown> => {
  */
 export const section = <M extends Members>(members: M) => {
   const defaults = defaultsOf(members);
-  const schema = z.lazy(() => z.object(shapeOf(members)).strict());
+  const lazySchema = () => z.lazy(() => z.object(shapeOf(members)).strict());
   return {
     kind: 'section' as const,
     members,
     defaults,
-    field: () => schema.default(() => structuredClone(defaults) as z.core.util.NoUndefined<z.output<typeof schema>>),
+    field: () => lazySchema().default(() => structuredClone(defaults) as z.core.util.NoUndefined<z.output<ReturnType<typeof lazySchema>>>),
   };
 };
 
 /** An optional group: unset (absent, `null` in the example) or given whole, then checked by `check`. */
-export const optionalGroup = <M extends Members>(members: M, check: { refine: (value: z.output<z.ZodObject<Shape<M>>>) => boolean; message: string; path: string[] }, unsetMeans?: string) => ({
+export const optionalGroup = <M extends Members>(
+  members: M,
+  check: { refine: (value: z.output<z.ZodObject<Shape<M>>>) => boolean; message: string; path: string[] },
+  described: { unsetMeans: string; doc: string },
+) => ({
   kind: 'group' as const,
   members,
-  unsetMeans,
+  ...described,
   field: () => unset(z.object(shapeOf(members)).strict().refine(check.refine, { message: check.message, path: check.path })),
 });
