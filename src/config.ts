@@ -1,5 +1,6 @@
 /**
- * The whole configuration (its schema: config/schema.ts). Sources, highest first:
+ * The whole configuration (its settings, each declared once: config/*.ts; its schema:
+ * config/schema.ts). Sources, highest first:
  * command-line flags > CARDGATE_* environment > JSON file (--config PATH, else
  * ./cardgate.json when present) > defaults. A bad value is a ConfigError naming
  * the field path and the reason; main.ts turns it into exit code 2.

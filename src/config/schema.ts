@@ -1,10 +1,11 @@
 /**
  * The whole configuration: one zod schema with defaults, made from the settings' declarations
- * (config/setting.ts; one file per area), config.ts merges the sources and parses. It is made only
- * when an input sets something, and each section's schema only when the input sets something in
- * it: a section left out is its defaults, taken as they are (what its schema makes of `{}`;
- * test/config.test.ts holds them to it), and so is the whole of an input that sets nothing.
- * Making every schema costs a command 10-20 ms at start-up, most of which configure little.
+ * (one file per area; config/setting.ts says how one reads); config.ts merges the sources and
+ * parses. It is made only when an input sets something, and each section's schema only when the
+ * input sets something in it: a section left out is its defaults, taken as they are (what its
+ * schema makes of `{}`; test/config.test.ts holds them to it), and so is the whole of an input
+ * that sets nothing. Making every schema costs a command 10-20 ms at start-up, most of which
+ * configure little.
  */
 import * as z from 'zod';
 import { auth, keys } from './auth.ts';

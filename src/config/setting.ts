@@ -1,8 +1,8 @@
 /**
  * How a setting is declared, once: its bounds (a zod schema), its default, its environment
- * variable, its flag and its line in docs/configuration.md. The config schema, the environment
- * table (config/settings.ts), config.example.json and the docs' table (config/settings-docs.ts) are
- * made from the declarations. Schemas are made only when an input sets something in their section
+ * variable, its flag and its line in docs/configuration.md. The config schema (config/schema.ts),
+ * the table of variables and flags (config/env-vars.ts), config.example.json and the docs' table
+ * (config/settings-docs.ts) are made from the declarations. Schemas are made only when an input sets something in their section
  * (config/schema.ts says why), so a declaration holds its schema as a function and its default as
  * a plain value.
  */
