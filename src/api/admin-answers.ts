@@ -88,6 +88,12 @@ export const monitor = z
   })
   .meta({ id: 'Monitor' });
 
+export const createdMonitor = z.object({
+  monitor,
+  signing_secret: z.string().meta({ description: 'The Standard Webhooks secret (`whsec_…`) its events are signed with: shown in this answer only.' }),
+  first_run: monitorRun.nullable().meta({ description: 'What the validation at creation found.' }),
+});
+
 // The audit log.
 
 const actor = z

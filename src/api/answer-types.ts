@@ -7,7 +7,7 @@
  */
 import type * as z from 'zod';
 import type { CardResult, Issue } from '../engine/types.ts';
-import type { account, accountRuleset, accountToday, apiKey, auditRecord, createdKey, monitor, rulesetProblem, rulesetRef, signedInPerson, trustKey, usage } from './admin-answers.ts';
+import type { account, accountRuleset, accountToday, apiKey, auditRecord, createdKey, createdMonitor, monitor, rulesetProblem, rulesetRef, signedInPerson, trustKey, usage } from './admin-answers.ts';
 
 export type { AgentHistory, AgentView, HistoryEntry } from '../features/agents/history.ts';
 export type { ListedReport } from '../features/reports/listed-report.ts';
@@ -25,6 +25,9 @@ export type TrustKey = z.infer<typeof trustKey>;
 export type AccountRuleset = z.infer<typeof accountRuleset>;
 export type RulesetProblem = z.infer<typeof rulesetProblem>;
 export type SignedInPerson = z.infer<typeof signedInPerson>;
+/** A page of a list as the admin API answers it (list-query.ts pageAnswer): its rows under `K`, and where the next page starts (null on the last). */
+export type PageAnswer<K extends string, T> = { [P in K]: T[] } & { next_cursor: string | null };
+export type CreatedMonitor = z.infer<typeof createdMonitor>;
 /** A finding of a result, as POST /v1/validate and the ruleset preview answer it. */
 export type Finding = Issue;
 /** POST /admin/api/ruleset-preview: the draft's reference and the card's result by it (POST /v1/validate's, with its score). */

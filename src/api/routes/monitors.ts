@@ -15,7 +15,7 @@ import { adminBody } from '../body.ts';
 import { firstValue, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import type { AppEnv } from '../env.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
-import { monitor, monitorRun } from '../admin-answers.ts';
+import { createdMonitor, monitor } from '../admin-answers.ts';
 import { deleted } from '../schemas.ts';
 import { admin, bodyRefused, notFound } from './admin-route.ts';
 
@@ -33,14 +33,7 @@ const routes = {
     summary: 'Watch a published card: validate it now and then every interval, and send an event when it regresses, recovers or cannot be reached',
     request: { body: requestBody(newMonitorSchema) },
     responses: {
-      201: response(
-        'Created, and run once.',
-        z.object({
-          monitor,
-          signing_secret: z.string().meta({ description: 'The Standard Webhooks secret (`whsec_…`) its events are signed with: shown in this answer only.' }),
-          first_run: monitorRun.nullable().meta({ description: 'What the validation at creation found.' }),
-        }),
-      ),
+      201: response('Created, and run once.', createdMonitor),
       ...bodyRefused,
       ...errors({ 404: 'No account with this id.', 409: 'There are monitors.max monitors already (CONFLICT).' }),
     },

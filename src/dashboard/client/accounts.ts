@@ -3,10 +3,10 @@
  * API keys, usage). A new key's secret is shown once, then forgotten.
  */
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
-import type { CreatedKey } from '../../api/answer-types.ts';
+import type { CreatedKey, PageAnswer, Usage } from '../../api/answer-types.ts';
 import {
   api, byId, canWrite, complain, confirmDanger, field, h, notify, planSelect, plural, PLANS, shortId, table, when,
-  type Account, type ApiKey, type Child, type DailyLimits, type AccountToday, type UsageRow,
+  type Account, type ApiKey, type Child, type DailyLimits, type AccountToday,
 } from './core.ts';
 import { lastDays, quotaText, usageChart } from './insights.ts';
 import { apiQuery, listHash, pager, readList, searchForm, sortHeader } from './lists.ts';
@@ -31,7 +31,7 @@ async function confirmNameInUse(name: string, exceptId?: string): Promise<boolea
 
 export async function accountsView(query?: string): Promise<HTMLElement> {
   const state = readList(query, 'name');
-  const { accounts, next_cursor } = await api<{ accounts: Account[]; next_cursor: string | null }>('GET', '/accounts?' + apiQuery(state));
+  const { accounts, next_cursor } = await api<PageAnswer<'accounts', Account>>('GET', '/accounts?' + apiQuery(state));
   const name = h('input', { id: 'new-account-name', name: 'name', required: true, maxlength: 200, autocomplete: 'off' });
   const form = h('form', { class: 'card', 'aria-labelledby': 'new-account-title' },
     h('h2', { id: 'new-account-title' }, 'New account'),
@@ -92,7 +92,7 @@ export async function accountView(id: string): Promise<HTMLElement> {
   const [{ account, today }, { keys }, { usage, daily_limits: limits }, ruleset] = await Promise.all([
     api<{ account: Account; today: AccountToday }>('GET', accountPath(id)),
     api<{ keys: ApiKey[] }>('GET', accountPath(id) + '/keys'),
-    api<{ usage: UsageRow[]; daily_limits: DailyLimits }>('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
+    api<Usage>('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
     readRuleset(id),
   ]);
   const revealed = freshKey && freshKey.accountId === account.id ? freshKey : null;

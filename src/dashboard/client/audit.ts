@@ -3,7 +3,7 @@
  * actor, target and UTC days (date pickers), a page at a time (the filters and the page live in
  * the URL's hash). Ids show short (whole on copy), each change a line per field.
  */
-import type { AuditRecord } from '../../api/answer-types.ts';
+import type { AuditRecord, PageAnswer } from '../../api/answer-types.ts';
 import { api, h, shortId, table, when, type Child } from './core.ts';
 
 const BASE = '#/audit';
@@ -79,7 +79,7 @@ export async function auditView(query: string | undefined): Promise<HTMLElement>
     // A day from the date pickers is sent as the time it starts (to: the next day's start); anything else as it is, for the API to judge.
     if (value) request.set(name, (name === 'from' || name === 'to') && DAY.test(value) ? dayTime(value, name === 'to') : value);
   }
-  const { entries, next_cursor: next } = await api<{ entries: AuditRecord[]; next_cursor: string | null }>('GET', '/audit?' + request.toString());
+  const { entries, next_cursor: next } = await api<PageAnswer<'entries', AuditRecord>>('GET', '/audit?' + request.toString());
   const rows = entries.map((e): Child[] => [
     when(e.at),
     actorText(e.actor),

@@ -3,7 +3,7 @@
  * messages. Imports nothing but the types of the server's answers, so every
  * other part can build on it.
  */
-import type { SignedInPerson } from '../../api/answer-types.ts';
+import type { Account, SignedInPerson } from '../../api/answer-types.ts';
 
 export type { Account, AccountToday, ApiKey, DailyLimits, ListedReport, UsageRow } from '../../api/answer-types.ts';
 
@@ -282,7 +282,9 @@ export function clearFieldErrors(form: HTMLFormElement): void {
   for (const control of form.querySelectorAll('[aria-invalid]')) control.removeAttribute('aria-invalid');
 }
 
-export const PLANS = ['free', 'pro', 'team'];
+// Every plan the server's answers name, and no other (the record fails to typecheck when they part).
+const PLAN_OPTIONS: Record<Account['plan'], true> = { free: true, pro: true, team: true };
+export const PLANS = Object.keys(PLAN_OPTIONS);
 export function planSelect(id: string, current: string): HTMLSelectElement {
   return h('select', { id, name: 'plan' },
     PLANS.map((p) => h('option', { value: p, selected: p === current }, p)));

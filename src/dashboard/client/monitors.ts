@@ -6,7 +6,7 @@
  * API answers it once), changed (agent, interval, notify URL, live), paused, resumed and deleted
  * (deleting confirmed). A viewer is offered none of these.
  */
-import type { Monitor } from '../../api/answer-types.ts';
+import type { CreatedMonitor, Monitor, PageAnswer } from '../../api/answer-types.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import { api, canWrite, confirmDanger, field, h, shortId, signedInPerson, session, table, when, type Account, type Child } from './core.ts';
 
@@ -42,7 +42,7 @@ let fresh: { url: string; secret: string } | null = null;
 export async function monitorsView(): Promise<HTMLElement> {
   const writes = canWrite();
   const [{ monitors }, { accounts }] = await Promise.all([
-    api<{ monitors: Monitor[] }>('GET', '/monitors?limit=500'),
+    api<PageAnswer<'monitors', Monitor>>('GET', '/monitors?limit=500'),
     api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
   ]);
   const accountName = new Map(accounts.map((a) => [a.id, a.name]));
@@ -109,7 +109,7 @@ function newMonitorForm(accounts: readonly Account[]): HTMLFormElement {
     const body: Record<string, unknown> = { account_id: text('account_id'), url: text('url'), interval_seconds: Number(data.get('interval_seconds')), live: data.get('live') === 'on' };
     if (text('agent')) body.agent = text('agent');
     if (text('notify_url')) body.notify_url = text('notify_url');
-    const made = await api<{ monitor: Monitor; signing_secret: string; first_run: Monitor['last_run'] }>('POST', '/monitors', body);
+    const made = await api<CreatedMonitor>('POST', '/monitors', body);
     fresh = { url: made.monitor.url, secret: made.signing_secret };
     const run = made.first_run;
     await go(HASH, 'Monitor of ' + made.monitor.url + ' created' + (run ? '; its first run: ' + run.verdict + (run.score === null ? '' : ' \u00b7 ' + run.score) : '') + '. Copy its signing secret now.');
