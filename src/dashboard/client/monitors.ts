@@ -1,5 +1,6 @@
 /**
- * Browser code, part 3d: the monitors (published cards validated on a schedule): the list with
+ * Browser code, part 3d: the monitors (published cards validated on a schedule): the list, a page
+ * at a time in the order they were made (the page in the URL's hash, as the other lists), with
  * each one's agent, state and last run (a live one, which probes its agent, marked so) and where
  * its events go (the notify URL whole for an admin, its origin only for the other roles: the API
  * shows no more); for an editor or an admin, a monitor made (its signing secret shown once, as the
@@ -8,6 +9,7 @@
  */
 import type { CreatedMonitor, Monitor, PageAnswer } from '../../api/answer-types.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
+import { PAGE_SIZE, pager, readList, type ListState } from './lists.ts';
 import { api, canWrite, confirmDanger, field, h, shortId, signedInPerson, session, table, when, type Account, type Child } from './core.ts';
 
 const HASH = '#/monitors';
@@ -39,10 +41,14 @@ function intervalSelect(id: string, current: number): HTMLSelectElement {
 /** The signing secret of the monitor made last; shown by the next list, then dropped. */
 let fresh: { url: string; secret: string } | null = null;
 
-export async function monitorsView(): Promise<HTMLElement> {
+/** The API query of the list's page: the monitors are listed by id (oldest first), a page at a time. */
+const monitorsQuery = (state: ListState): string => new URLSearchParams({ limit: String(PAGE_SIZE), ...(state.cursor ? { cursor: state.cursor } : {}) }).toString();
+
+export async function monitorsView(query?: string): Promise<HTMLElement> {
   const writes = canWrite();
-  const [{ monitors }, { accounts }] = await Promise.all([
-    api<PageAnswer<'monitors', Monitor>>('GET', '/monitors?limit=500'),
+  const state = readList(query, '');
+  const [{ monitors, next_cursor }, { accounts }] = await Promise.all([
+    api<PageAnswer<'monitors', Monitor>>('GET', '/monitors?' + monitorsQuery(state)),
     api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
   ]);
   const accountName = new Map(accounts.map((a) => [a.id, a.name]));
@@ -75,7 +81,8 @@ export async function monitorsView(): Promise<HTMLElement> {
     writes ? newMonitorForm(accounts) : null,
     h('section', { class: 'card', 'aria-labelledby': 'monitor-list-title' },
       h('h2', { id: 'monitor-list-title' }, 'All monitors'),
-      monitors.length ? table('Monitors', columns, rows, undefined, 'monitors') : h('p', { class: 'empty' }, 'No monitors yet.')),
+      monitors.length ? table('Monitors', columns, rows, undefined, 'monitors') : h('p', { class: 'empty' }, state.cursor ? 'No more monitors.' : 'No monitors yet.'),
+      monitors.length || state.page > 1 ? pager(HASH, state, next_cursor, monitors.length) : null),
     editing);
 }
 
