@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { signatureAlgorithms } from '../engine/signatures/algorithms.ts';
 import { parseIpRule } from '../lib/ip.ts';
 import { probes, probesShape } from './probes.ts';
+import { SESSION_ROLES } from './roles.ts';
 
 const positiveInt = () => z.number().int().positive();
 /** An IP or CIDR (v4/v6); the issue says what is wrong with it. */
@@ -47,7 +48,6 @@ const section = <T extends z.ZodRawShape>(shape: () => T, defaults: Defaults<z.o
   return schema.default(() => structuredClone(defaults) as unknown as z.core.util.NoUndefined<z.output<typeof schema>>);
 };
 
-const ROLES = ['viewer', 'editor', 'admin'] as const;
 /** A claim value or a role name: short printable text. */
 const claimText = () => z.string().min(1).max(256);
 const oidcSchema = () =>
@@ -66,7 +66,7 @@ const oidcSchema = () =>
       /** The ID token (or userinfo) claim holding the person's roles or groups: a string or an array of strings. */
       rolesClaim: claimText().default('groups'),
       /** Claim value → role; a person gets the highest role any of their values maps to, and is refused with none. */
-      roleMapping: z.record(claimText(), z.enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1000, 'must map 1 to 1000 claim values to roles (admin, editor, viewer)'),
+      roleMapping: z.record(claimText(), z.enum(SESSION_ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1000, 'must map 1 to 1000 claim values to roles (admin, editor, viewer)'),
       /** E-mail domains allowed to sign in (the verified `email` claim's); empty = any. */
       allowedEmailDomains: z.array(z.string().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, 'must be a domain name such as example.com').transform((d) => d.toLowerCase())).max(1000).default([]),
     })

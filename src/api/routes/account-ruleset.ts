@@ -44,6 +44,7 @@ const refused = errors({
 
 const routes = {
   put: admin({
+    role: 'editor',
     method: 'put',
     path: '/admin/api/accounts/{id}/ruleset',
     summary: 'Set the account\'s ruleset: its keys\' validations are judged by it',
@@ -55,6 +56,7 @@ const routes = {
     responses: { 200: response('Set.', z.object({ ruleset: accountRuleset })), ...refused, ...notFound('account') },
   }),
   get: admin({
+    role: 'viewer',
     method: 'get',
     path: '/admin/api/accounts/{id}/ruleset',
     summary: 'The account\'s ruleset, as it was sent (null when it has none)',
@@ -62,6 +64,7 @@ const routes = {
     responses: { 200: response('The ruleset, or null.', z.object({ ruleset: accountRuleset.nullable() })), ...notFound('account') },
   }),
   delete: admin({
+    role: 'editor',
     method: 'delete',
     path: '/admin/api/accounts/{id}/ruleset',
     summary: 'Delete the account\'s ruleset: its keys are judged by the server\'s default again',
@@ -69,6 +72,8 @@ const routes = {
     responses: { 200: response('Deleted.', deleted), ...errors({ 404: 'No account with this id, or it has no ruleset.' }) },
   }),
   preview: admin({
+    // Changes nothing, but only the ruleset editor uses it.
+    role: 'editor',
     method: 'post',
     path: '/admin/api/ruleset-preview',
     summary: 'Check a draft ruleset and judge a sample card by it (the dashboard\'s editor)',

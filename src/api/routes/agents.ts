@@ -204,6 +204,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
 };
 
 const listRoute = admin({
+  role: 'viewer',
   method: 'get',
   path: '/admin/api/agents',
   summary: 'The agents, a page at a time (most recently seen first unless sorted otherwise)',
@@ -223,6 +224,7 @@ const listRoute = admin({
 });
 
 const changeRoute = admin({
+  role: 'editor',
   method: 'patch',
   path: '/admin/api/agents/{id}',
   summary: 'Set an agent\'s default branch (the one its badge shows and its reports naming no branch count as)',
@@ -231,6 +233,7 @@ const changeRoute = admin({
 });
 
 const deleteRoute = admin({
+  role: 'editor',
   method: 'delete',
   path: '/admin/api/agents/{id}',
   summary: 'Delete an agent and its history (its reports are left to retention; the name may join a new agent later)',

@@ -6,7 +6,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { SessionRecord, SessionRole } from '../../store/contract/sessions.ts';
+import type { SessionRole } from '../../config/roles.ts';
+import type { SessionRecord } from '../../store/contract/sessions.ts';
 import type { Store } from '../../store/contract/store.ts';
 
 /** The cookie's value: 32 random bytes, base64url. Anything else is no session (and is never hashed or looked up). */
