@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { SESSION_ROLES } from '../../config/roles.ts';
 import type { AppDeps } from '../../deps.ts';
 import { parseInput } from '../../errors/bad-input.ts';
-import { revokeSessionsSchema, sessionAdminOperations } from '../../features/auth/operations.ts';
+import { revokeSessionsSchema, sessionOperations } from '../../features/auth/sessions.ts';
 import { readJsonObject } from '../body.ts';
 import { firstValue } from '../list-query.ts';
 import { apiRoutes, type ApiRoutes, requestBody, response } from '../openapi.ts';
@@ -43,7 +43,7 @@ const routes = {
 };
 
 export const sessionAdminRoutes = (deps: AppDeps): ApiRoutes => {
-  const sessions = sessionAdminOperations(deps);
+  const sessions = sessionOperations(deps);
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
   return apiRoutes()
     .openapi(routes.list, async (c) => c.json({ sessions: await sessions.list(c.req.valid('query').subject || undefined) }, 200))
