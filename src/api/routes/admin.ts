@@ -12,7 +12,7 @@ import type { MonitorRunner } from '../../features/monitors/runner.ts';
 import { accountPatchSchema, newAccountSchema } from '../../features/accounts/accounts.ts';
 import { keyRotationSchema, newKeySchema } from '../../features/accounts/api-keys.ts';
 import { accountOperations } from '../../features/accounts/operations.ts';
-import { pageReports } from '../../features/reports/reports.ts';
+import { reportOperations } from '../../features/reports/operations.ts';
 import { exportOperations } from '../../features/transfer/operations.ts';
 import { iso } from '../../lib/clock.ts';
 import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
@@ -160,6 +160,7 @@ const accountRoutes = (deps: AppDeps): ApiRoutes => {
   const optionalBody = (c: Context) => readOptionalJsonObject(c, limits);
   const accounts = accountOperations(deps);
   const exports = exportOperations(deps);
+  const reports = reportOperations(deps);
   return apiRoutes()
     .openapi(routes.listAccounts, async (c) => {
       const query = storePageQuery(c.req.valid('query'), ACCOUNTS_SORT, []);
@@ -190,7 +191,7 @@ const accountRoutes = (deps: AppDeps): ApiRoutes => {
     .openapi(routes.reports, async (c) => {
       const params = c.req.valid('query');
       const query = storePageQuery(params, REPORTS_SORT, REPORT_NUMERIC_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS);
-      const answer = await pageReports(deps.store, deps.urls.reportsUrl, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
+      const answer = await reports.page({ ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })
     .openapi(routes.exportAll, (c) => {
