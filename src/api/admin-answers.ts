@@ -5,6 +5,7 @@
  * so typechecks it under its browser settings (ES2020, DOM, no Node).
  */
 import * as z from 'zod';
+import { SESSION_ROLES } from '../config/roles.ts';
 import { PLANS, type Plan } from '../store/contract/accounts.ts';
 
 const int = z.int();
@@ -159,7 +160,7 @@ export const rulesetProblem = z.object({ path: z.string().meta({ description: 'T
 export const signedInPerson = z.object({
   subject: z.string(),
   email: z.string().nullable(),
-  role: z.enum(['viewer', 'editor', 'admin']),
+  role: z.enum(SESSION_ROLES),
   expires_at: z.string().meta({ format: 'date-time', description: 'When the session ends however used.' }),
   csrf_token: z.string().meta({ description: 'Sent in X-CSRF-Token with every state-changing request made with the cookie.' }),
 });

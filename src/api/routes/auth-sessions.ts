@@ -1,8 +1,9 @@
 /** The sessions of people signed in, under the admin API: who is signed in, and ending a person's sessions (someone who left). */
 import type { Context } from 'hono';
 import * as z from 'zod';
+import { SESSION_ROLES } from '../../config/roles.ts';
 import type { AppDeps } from '../../deps.ts';
-import { revokeSessionsSchema, sessionAdminOperations } from '../../features/auth/operations.ts';
+import { revokeSessionsSchema, sessionOperations } from '../../features/auth/sessions.ts';
 import { adminBody } from '../body.ts';
 import { firstValue, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
@@ -14,7 +15,7 @@ const session = z
     id: z.string().meta({ description: 'The start of the hash the store keeps (never the cookie\'s id).' }),
     subject: z.string(),
     email: z.string().nullable(),
-    role: z.enum(['viewer', 'editor', 'admin']),
+    role: z.enum(SESSION_ROLES),
     created_at: timestamp,
     last_seen_at: timestamp,
     expires_at: timestamp.meta({ description: 'When it ends however used (it ends sooner when idle).' }),
@@ -27,6 +28,7 @@ const paging = pageQuery([], SORT, 50, '');
 
 const routes = {
   list: admin({
+    role: 'admin',
     method: 'get',
     path: '/admin/api/sessions',
     summary: 'The sessions in force, newest first, a page at a time: all, or one person\'s',
@@ -43,6 +45,7 @@ const routes = {
     },
   }),
   revoke: admin({
+    role: 'admin',
     method: 'post',
     path: '/admin/api/sessions/revoke',
     summary: 'End every session of a person: they must sign in again (their group membership is read then)',
@@ -52,7 +55,7 @@ const routes = {
 };
 
 export const sessionAdminRoutes = (deps: AppDeps): ApiRoutes => {
-  const sessions = sessionAdminOperations(deps);
+  const sessions = sessionOperations(deps);
   const body = (c: Context) => adminBody(c, deps.config.http);
   return apiRoutes()
     .openapi(routes.list, async (c) => {
@@ -61,5 +64,5 @@ export const sessionAdminRoutes = (deps: AppDeps): ApiRoutes => {
       const page = await sessions.page({ limit, ...(subject ? { subject } : {}), ...(after ? { after } : {}) });
       return c.json(pageAnswer('sessions', page, sortParam), 200);
     })
-    .openapi(routes.revoke, async (c) => c.json({ revoked: await sessions.revoke(await body(c), c.get('audit')) }, 200));
+    .openapi(routes.revoke, async (c) => c.json({ revoked: await sessions.revokeAsked(await body(c), c.get('audit')) }, 200));
 };

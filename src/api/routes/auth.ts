@@ -156,7 +156,7 @@ export const authRoutes = (deps: AppDeps): ApiRoutes => {
     .openapi(routes.logoutEverywhere, async (c) => {
       const { token, session } = await liveSession(c);
       checkCsrf(c, token, origin);
-      const count = await signIn.revokeSubject({ actor: { kind: 'oidc', subject: session.subject, email: session.email }, ip: clientIp(c) }, session.subject);
+      const count = await signIn.sessions.revoke(session.subject, { actor: { kind: 'oidc', subject: session.subject, email: session.email }, ip: clientIp(c) });
       return ended(c, count);
     });
 };

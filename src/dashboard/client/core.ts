@@ -1,9 +1,10 @@
 /**
  * Browser code, part 1: the admin token, the API client, DOM building and
- * messages. Imports nothing but the types of the server's answers, so every
- * other part can build on it.
+ * messages. Imports nothing at run time (only the types of the server's
+ * answers and roles), so every other part can build on it.
  */
 import type { Account, SignedInPerson } from '../../api/answer-types.ts';
+import type { SessionRole } from '../../config/roles.ts';
 
 export type { Account, AccountToday, ApiKey, DailyLimits, ListedReport, UsageRow } from '../../api/answer-types.ts';
 
@@ -41,7 +42,7 @@ export const signedInPerson = {
 };
 
 /** The person may change things (an editor or an admin): a viewer is offered no write control, not even an empty column or panel for one. */
-export const canWrite = (): boolean => document.body.dataset.role !== 'viewer';
+export const canWrite = (): boolean => document.body.dataset.role !== ('viewer' satisfies SessionRole);
 
 // What the forms call the API's fields.
 const FIELD_LABELS: Record<string, string> = {
