@@ -83,6 +83,7 @@ export const declaredTiers = {
     'test/store/contract/meta.test.ts',
     'test/store/contract/report-columns.test.ts',
     'test/store/contract/reports.test.ts',
+    'test/store/contract/agent-lanes.test.ts',
     'test/store/contract/agents.test.ts',
     'test/store/postgres-agent-limit.test.ts',
     'test/store/postgres-agent-search.test.ts',
