@@ -87,6 +87,7 @@ export const declaredTiers = {
     'test/store/contract/agents.test.ts',
     'test/store/postgres-agent-limit.test.ts',
     'test/store/postgres-agent-search.test.ts',
+    'test/store/postgres-agent-lanes.test.ts',
     'test/store/postgres-agent-verdict.test.ts',
     'test/store/contract/rulesets.test.ts',
     'test/store/contract/monitors.test.ts',
