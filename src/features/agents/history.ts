@@ -73,6 +73,8 @@ export const agentView = ({ badge_token: _token, ...view }: AgentRecord): AgentV
 /** `GET /agents/:id`'s answer: the agent, its badge's address (for its owner), a page of its history. */
 export interface AgentHistory {
   agent: AgentView;
+  /** The latest entry of the agent's default branch (entries naming none included), as its badge shows it; null when none. */
+  default_latest: AgentReportEntry | null;
   badge_url: string;
   /** The branch the page shows (null: every branch). */
   branch: string | null;
