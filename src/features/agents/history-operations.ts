@@ -10,14 +10,14 @@ import type { AppDeps } from '../../deps.ts';
 import * as z from 'zod';
 import { ApiError } from '../../errors/api-error.ts';
 import { parseInput } from '../../errors/bad-input.ts';
-import { defaultBranchOf, laneOf, type AgentLane, type AgentPageQuery, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
+import { defaultBranchOf, laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import { isAdminToken } from '../accounts/admin-token.ts';
 import { resumeApiKey } from '../auth/credentials.ts';
 import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { badgeTokenMatches } from './operations.ts';
-import { agentView, historyEntries, previousInRows, type AgentHistory, type AgentView } from './history.ts';
+import { agentView, historyEntries, previousInRows, type AgentHistory, type AgentView, type ListedAgentView } from './history.ts';
 import { printableName } from './naming.ts';
 
 /** Who reads a history: the admin, or an account through one of its keys. */
@@ -100,12 +100,6 @@ export const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: str
   const [entry] = await deps.store.listAgentReports(agent.id, { limit: 1, branch: lane });
   return entry ?? null;
 };
-
-/** A lane as a listing shows it. */
-export type LaneView = Omit<AgentLane, 'agent_id'>;
-
-/** An agent as the admin list shows it (see pageAgentListing). */
-export type ListedAgentView = AgentView & { url: string; account_name: string | null; default_latest: AgentReportEntry | null; lane?: LaneView };
 
 /**
  * A page of the agents as the admin list shows them: without their badge tokens, with their pages,
