@@ -161,3 +161,30 @@ test('agent lanes: an import makes the lanes recording would have, between every
     },
   );
 });
+
+test(`agent lanes, a property on every engine: after random records (new, older, recorded again, of other branches), default branch changes and trims past ${AGENT_HISTORY_LIMIT}, each lane equals its recomputation from the history`, async () => {
+  for (const engine of engines) {
+    const s = await engine.open();
+    try {
+      await accounts(s, 'acc_1');
+      await s.ensureAgent(candidate('agt_1', 'acc_1', 'a'));
+      let seed = 11;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const branches = [null, 'main', 'feature-x', 'release', 'master'];
+      const recorded: string[] = [];
+      // Until the history has been trimmed 60 times (reports recorded again are not new entries).
+      for (let i = 0; recorded.length < AGENT_HISTORY_LIMIT + 60; i++) {
+        const again = recorded.length > 0 && random() < 0.1;
+        const id = again ? recorded[Math.floor(random() * recorded.length)]! : `rpt_${String(i).padStart(5, '0')}`;
+        if (!again) recorded.push(id);
+        const at = T0 + i * 1000 - (random() < 0.1 ? 600_000 : 0);
+        await s.recordAgentReport(entry('agt_1', id, at, { valid: random() < 0.5, score: Math.floor(random() * 100), branch: branches[Math.floor(random() * branches.length)]! }));
+        if (random() < 0.01) await s.setAgentDefaultBranch('agt_1', branches[1 + Math.floor(random() * 4)]!);
+        if (i % 100 === 0 || recorded.length >= AGENT_HISTORY_LIMIT - 5) await assertLanes(s, 'agt_1', branches.slice(1) as string[], `${engine.name}: after record ${i} (${id})`);
+      }
+      await s.commit();
+    } finally {
+      await s.close();
+    }
+  }
+});
