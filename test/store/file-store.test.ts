@@ -11,7 +11,7 @@ import { UnstorableRecordError } from '../../src/store/contract/encode.ts';
 import { openFileStore, type FileStoreOptions } from '../../src/store/file/file-store.ts';
 import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
 import { observeStatements } from '../../src/store/file/database.ts';
-import { assertLanes } from '../support/agent-lanes.ts';
+import { assertLanes } from '../support/agents.ts';
 import { StoreError, StoreLockedError } from '../../src/store/file/errors.ts';
 import { AGENT_HISTORY_LIMIT, laneOf } from '../../src/store/contract/agents.ts';
 import type { JobRecord } from '../../src/store/contract/jobs.ts';

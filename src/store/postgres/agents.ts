@@ -70,16 +70,7 @@ export const laneFromRow = (row: Record<string, unknown>): AgentLane =>
     branch: row.branch as string,
     reports: row.reports as number,
     last_seen: row.last_seen as string,
-    latest: Object.freeze({
-      agent_id: row.id as string,
-      report_id: row.report_id as string,
-      created_at: row.last_seen as string,
-      valid: row.valid as boolean,
-      score: Number(row.score),
-      errors: row.errors as number,
-      warnings: row.warnings as number,
-      branch: row.unnamed ? null : (row.branch as string),
-    }),
+    latest: entryFromRow({ ...row, agent_id: row.id, created_at: row.last_seen, branch: row.unnamed ? null : row.branch }),
   });
 
 const entryRow = (entry: AgentReportEntry) => {

@@ -4,27 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AGENT_HISTORY_LIMIT, type AgentReportEntry } from '../../../src/store/contract/agents.ts';
-import type { Store } from '../../../src/store/contract/store.ts';
-import { assertLanes } from '../../support/agent-lanes.ts';
+import { AGENT_HISTORY_LIMIT } from '../../../src/store/contract/agents.ts';
+import { accounts, assertLanes, candidate, entry } from '../../support/agents.ts';
 import { acrossEngines, contractSuite, engines } from './engines.ts';
 import { T0, iso } from '../fixtures/records.ts';
-
-const candidate = (id: string, account_id: string, name: string, at = T0) => ({ id, account_id, name, first_seen: iso(at), badge_token: `token_${id}` });
-const entry = (agent_id: string, report_id: string, at: number, over: Partial<AgentReportEntry> = {}): AgentReportEntry => ({
-  agent_id,
-  report_id,
-  created_at: iso(at),
-  valid: true,
-  score: 90,
-  errors: 0,
-  warnings: 1,
-  branch: null,
-  ...over,
-});
-const accounts = async (s: Store, ...ids: string[]) => {
-  for (const id of ids) await s.createAccount({ id, name: id, plan: 'pro', created_at: iso(T0) });
-};
 
 const BRANCHES = ['main', 'feature-x', 'release', 'master'];
 

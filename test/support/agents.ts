@@ -1,7 +1,28 @@
-/** An agent's lanes (AgentLane) as a store keeps them, checked against a recomputation from its kept history. */
+/** Agents and histories for the store's tests, and an agent's lanes (AgentLane) as a store keeps them, checked against a recomputation from its kept history. */
 import assert from 'node:assert/strict';
-import { AGENT_HISTORY_LIMIT, laneOf, type AgentLane } from '../../src/store/contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, laneOf, type AgentLane, type AgentReportEntry } from '../../src/store/contract/agents.ts';
 import type { Store } from '../../src/store/contract/store.ts';
+import { T0, iso } from '../store/fixtures/records.ts';
+
+/** An agent's candidate of `account_id` named `name`, first seen at `at`. */
+export const candidate = (id: string, account_id: string, name: string, at = T0) => ({ id, account_id, name, first_seen: iso(at), badge_token: `token_${id}` });
+
+/** A history entry of `report_id` at `at` (valid, score 90, naming no branch unless `over` says). */
+export const entry = (agent_id: string, report_id: string, at: number, over: Partial<AgentReportEntry> = {}): AgentReportEntry => ({
+  agent_id,
+  report_id,
+  created_at: iso(at),
+  valid: true,
+  score: 90,
+  errors: 0,
+  warnings: 1,
+  branch: null,
+  ...over,
+});
+
+export const accounts = async (s: Store, ...ids: string[]) => {
+  for (const id of ids) await s.createAccount({ id, name: id, plan: 'pro', created_at: iso(T0) });
+};
 
 /** The lanes the agent's kept history makes, by name (none for an unknown agent). */
 export const recomputedLanes = async (s: Store, agentId: string): Promise<Map<string, AgentLane>> => {
