@@ -4,7 +4,7 @@
  * the step that changes the history. A row copies its agent's name and first_seen (never changed)
  * so that the listing of one branch sorts by them through the lanes' own indexes.
  */
-import { DEFAULT_BRANCH, laneOf, type AgentLane, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type ListedAgentRecord } from '../contract/agents.ts';
+import { DEFAULT_BRANCH, laneOf, type AgentLane, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type BranchLane, type ListedAgentRecord } from '../contract/agents.ts';
 import type { Page } from '../contract/paging.ts';
 import type { EmbeddedDatabase } from './database.ts';
 import { pageFrom, pageRows, type Row, type SqlListing } from './sql-paging.ts';
@@ -55,22 +55,26 @@ export const backfillLanes = (db: EmbeddedDatabase): void => {
 
 const LISTING: SqlListing = { table: 'agent_lanes', columns: '*', sortKeys: LANE_SORT_KEYS, searched: ['name', 'id'] };
 
+/** A history entry as `agent_reports` (and a lane's latest) holds it. */
+export const entryFromRow = (row: Row): AgentReportEntry =>
+  Object.freeze({
+    agent_id: row.agent_id as string,
+    report_id: row.report_id as string,
+    created_at: row.created_at as string,
+    valid: row.valid === 1,
+    score: row.score as number,
+    errors: row.errors as number,
+    warnings: row.warnings as number,
+    branch: (row.branch as string | null) ?? null,
+  });
+
 const laneFromRow = (row: Row): AgentLane =>
   Object.freeze({
     agent_id: row.id as string,
     branch: row.branch as string,
     reports: row.reports as number,
     last_seen: row.last_seen as string,
-    latest: Object.freeze({
-      agent_id: row.id as string,
-      report_id: row.report_id as string,
-      created_at: row.last_seen as string,
-      valid: row.valid === 1,
-      score: row.score as number,
-      errors: row.errors as number,
-      warnings: row.warnings as number,
-      branch: row.unnamed === 1 ? null : (row.branch as string),
-    }),
+    latest: entryFromRow({ ...row, agent_id: row.id, created_at: row.last_seen, branch: row.unnamed === 1 ? null : row.branch }),
   });
 
 /** Whether the excluded (new) row's latest is not older than the stored one's. */
@@ -105,7 +109,7 @@ export class SqlAgentLanes {
    * each counted through the history's indexes (at most AGENT_HISTORY_LIMIT entries) and its
    * latest read through them (one entry per part of the lane).
    */
-  recompute(agent: AgentRecord, names: Iterable<string>, newestOf: (lane: ReturnType<typeof laneOf>) => AgentReportEntry | undefined): void {
+  recompute(agent: AgentRecord, names: Iterable<string>, newestOf: (lane: BranchLane) => AgentReportEntry | undefined): void {
     for (const name of new Set(names)) {
       const lane = laneOf(agent, name);
       const latest = newestOf(lane);

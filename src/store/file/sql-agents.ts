@@ -7,7 +7,7 @@
 import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, DEFAULT_BRANCH, defaultBranchOf, laneOf, type AgentLane, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane, type KeptReports, type ListedAgentRecord } from '../contract/agents.ts';
 import type { Page } from '../contract/paging.ts';
 import type { EmbeddedDatabase } from './database.ts';
-import { SqlAgentLanes } from './sql-agent-lanes.ts';
+import { entryFromRow, SqlAgentLanes } from './sql-agent-lanes.ts';
 import { pageFrom, pageRows, type Row, type SqlListing } from './sql-paging.ts';
 
 const LISTING: SqlListing = {
@@ -16,18 +16,6 @@ const LISTING: SqlListing = {
   sortKeys: { name: 'lower(name)', first_seen: 'first_seen', last_seen: 'last_seen', reports: 'reports' } satisfies Record<AgentSortField, string>,
   searched: ['name', 'id'],
 };
-
-const entryFromRow = (row: Row): AgentReportEntry =>
-  Object.freeze({
-    agent_id: row.agent_id as string,
-    report_id: row.report_id as string,
-    created_at: row.created_at as string,
-    valid: row.valid === 1,
-    score: row.score as number,
-    errors: row.errors as number,
-    warnings: row.warnings as number,
-    branch: (row.branch as string | null) ?? null,
-  });
 
 /** An agent, its members in the order the memory engine makes them (an export's text is the same from either). */
 const agentFromRow = (row: Row): AgentRecord =>

@@ -17,7 +17,7 @@ const newestFirst = (a: AgentReportEntry, b: AgentReportEntry): number =>
 
 /** What an agent sorts by in the listing (PostgreSQL: the same keys, see postgres/agents.ts); of a page of one branch, last_seen and reports are its lane's. */
 export const agentSortKey = (a: ListedAgentRecord, field: AgentSortField): string | number =>
-  field === 'name' ? asciiLower(a.name) : field === 'reports' ? (a.lane ?? { reports: a.counts.reports }).reports : field === 'last_seen' ? (a.lane ?? a).last_seen : a[field];
+  field === 'name' ? asciiLower(a.name) : field === 'reports' ? (a.lane?.reports ?? a.counts.reports) : field === 'last_seen' ? (a.lane?.last_seen ?? a.last_seen) : a[field];
 
 /** The agents by id, also found by (account, name). */
 class AgentRows extends JournaledMap<AgentRecord> {
@@ -267,8 +267,8 @@ export class MemoryAgents implements AgentsTable {
   }
 
   /**
-   * The agent's lane `name`, read off the lists its history keeps per branch (a binary search
-   * apart from nothing: their lengths and ends), so it is kept as they are; undefined when the
+   * The agent's lane `name`, read off the lists its history keeps per branch and of the entries
+   * naming none (their lengths and last entries), so it changes as they do; undefined when the
    * lane has no entry.
    */
   private lane(agent: AgentRecord, name: string): AgentLane | undefined {
