@@ -927,6 +927,8 @@ test('recording a new entry of the default lane, the usual keyed request, reads 
     assert.deepEqual(prepared.filter((sql) => /FROM agent_reports/.test(sql) || /SET default_valid = \? WHERE/.test(sql)), [], 'no history read, no second update of the agent');
     // The entry's lane is kept by one statement more, an upsert (sql-agent-lanes.ts): no lane is read or recomputed.
     assert.deepEqual(prepared.filter((sql) => /agent_lanes/.test(sql)).map((sql) => sql.slice(0, 24)), ['INSERT INTO agent_lanes ']);
+    // In all, 8 statements prepared for the three records (the step's savepoint and release, the report, the agent read, the entry, the agent's update, the lane, the commit): 7 before the lanes.
+    assert.equal(prepared.length, 8, prepared.join('\n'));
     assert.equal((await store.pageAgents({ sort: 'name', descending: false, limit: 5, verdict: 'pass' })).items.length, 1);
   } finally {
     observeStatements();
