@@ -2,11 +2,15 @@
  * The agents listing's branch filter on PostgreSQL at 20,000 agents with lanes of another branch:
  * a page of the few agents having a lane of the branch asked is read through the lanes' indexes
  * of migration 19 (their scans move, and they hand out about a page of rows), whatever the other
- * filters and the sort; and the default lanes a listing shows are read by key.
+ * filters and the sort; and the default lanes a listing shows are read by key. Migration 19 counts
+ * the lanes of the histories recorded before it as recording them would have.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { migrate } from '../../src/store/postgres/migrate.ts';
+import { migrations } from '../../src/store/postgres/migrations.ts';
+import { connect, openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { assertLanes, entry } from '../support/agents.ts';
 import { databaseFactory } from '../support/postgres.ts';
 import { T0, iso } from './fixtures/records.ts';
 
@@ -57,6 +61,39 @@ test(`GET /admin/api/agents?branch= at ${AGENTS} agents of another branch reads 
     const rowsRead = moved('', 'rows');
     // Each page: its 2 lanes (and the end of the walk), then its 2 agents by key; the 3 lanes asked for by key.
     assert.ok(rowsRead <= pages * 6 + 3, `${rowsRead} index rows read for ${pages} pages of 2 agents`);
+  } finally {
+    await store.close();
+  }
+});
+
+test('migration 19: the histories recorded before it get the lanes recording them would have made', async () => {
+  const db = await newDatabase();
+  const sql = connect({ url: db.url });
+  try {
+    await migrate(sql, migrations.filter((m) => m.version < 19));
+    await sql`insert into accounts (id, name, plan, created_at) values ('acc_1', 'One', 'pro', ${iso(T0)})`;
+    for (const id of ['agt_1', 'agt_2', 'agt_3']) await sql`insert into agents (id, account_id, name, first_seen, last_seen, badge_token) values (${id}, 'acc_1', ${id}, ${iso(T0)}, ${iso(T0)}, 't')`;
+    const recorded = [
+      entry('agt_1', 'rpt_0', T0, { valid: false }),
+      entry('agt_1', 'rpt_1', T0 + 1000, { branch: 'master' }),
+      entry('agt_1', 'rpt_2', T0 + 2000, { branch: 'feature-x', valid: false }),
+      entry('agt_1', 'rpt_3', T0 + 500),
+      entry('agt_2', 'rpt_4', T0),
+      entry('agt_2', 'rpt_5', T0 + 1000, { branch: 'release' }),
+    ];
+    // Recorded by migration 18's function, which keeps no lanes; then agt_2's default branch set elsewhere.
+    for (const e of recorded) await sql`select * from record_agent_entry(${JSON.stringify(e)}::text::jsonb, 1000)`;
+    await sql`update agents set default_branch = 'main' where id = 'agt_2'`;
+    await migrate(sql);
+  } finally {
+    await sql.end();
+  }
+  const store = await openPostgresStore({ url: db.url });
+  try {
+    await assertLanes(store, 'agt_1', ['main', 'master', 'feature-x'], 'agt_1: master, the first branch named, holds the unnamed entries');
+    await assertLanes(store, 'agt_2', ['main', 'release'], 'agt_2: main, set, holds the unnamed one');
+    await assertLanes(store, 'agt_3', ['main'], 'agt_3: no history, no lane');
+    assert.deepEqual((await store.getAgentLanes([{ agent_id: 'agt_1', branch: 'master' }])).map((l) => [l.reports, l.latest.report_id]), [[3, 'rpt_1']]);
   } finally {
     await store.close();
   }
