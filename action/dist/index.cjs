@@ -21183,6 +21183,9 @@ var readTextFile = (file, bound) => {
   }
 };
 
+// src/config/roles.ts
+var SESSION_ROLES = ["viewer", "editor", "admin"];
+
 // src/config/setting.ts
 var unset = (schema2) => schema2.nullish().transform((v) => v ?? void 0);
 var setting = (declaration) => ({
@@ -21257,7 +21260,6 @@ var keys = section({
     doc: "how long the secret a rotation replaced keeps working, hours (0: it stops at once)"
   })
 });
-var ROLES = ["viewer", "editor", "admin"];
 var claimText = () => string2().min(1).max(256);
 var isLocalHost = (url) => ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
 var isCallbackUrl = (s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s) && new URL(s).pathname.endsWith("/auth/callback") && !new URL(s).search;
@@ -21300,7 +21302,7 @@ var oidc = optionalGroup(
     }),
     roleMapping: requiredSetting({
       type: "map",
-      schema: () => record(claimText(), _enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1e3, "must map 1 to 1000 claim values to roles (admin, editor, viewer)"),
+      schema: () => record(claimText(), _enum(SESSION_ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1e3, "must map 1 to 1000 claim values to roles (admin, editor, viewer)"),
       env: "CARDGATE_OIDC_ROLE_MAPPING",
       doc: "claim value \u2192 role (`admin`, `editor`, `viewer`); the highest role any value maps to wins, and a person with none is refused. A value holding a comma or `=` is set in the file"
     }),

@@ -1,5 +1,6 @@
 /** The settings of who gets in: API keys, the admin token's switch, sign-in with OpenID Connect and its sessions. */
 import * as z from 'zod';
+import { SESSION_ROLES } from './roles.ts';
 import { optionalGroup, optionalSetting, requiredSetting, section, setting } from './setting.ts';
 import { httpUrl } from './values.ts';
 
@@ -27,7 +28,6 @@ export const keys = section({
   }),
 });
 
-const ROLES = ['viewer', 'editor', 'admin'] as const;
 /** A claim value or a role name: short printable text. */
 const claimText = () => z.string().min(1).max(256);
 const isLocalHost = (url: string) => ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
@@ -72,7 +72,7 @@ const oidc = optionalGroup(
     }),
     roleMapping: requiredSetting({
       type: 'map',
-      schema: () => z.record(claimText(), z.enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1000, 'must map 1 to 1000 claim values to roles (admin, editor, viewer)'),
+      schema: () => z.record(claimText(), z.enum(SESSION_ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1000, 'must map 1 to 1000 claim values to roles (admin, editor, viewer)'),
       env: 'CARDGATE_OIDC_ROLE_MAPPING',
       doc: 'claim value → role (`admin`, `editor`, `viewer`); the highest role any value maps to wins, and a person with none is refused. A value holding a comma or `=` is set in the file',
     }),
