@@ -9,7 +9,8 @@ import type * as z from 'zod';
 import type { CardResult, Issue } from '../engine/types.ts';
 import type { account, accountRuleset, accountToday, apiKey, auditRecord, createdKey, createdMonitor, monitor, rulesetProblem, rulesetRef, signedInPerson, trustKey, usage } from './admin-answers.ts';
 
-export type { AgentHistory, AgentView, HistoryEntry } from '../features/agents/history.ts';
+export type { AgentHistory, AgentView, HistoryEntry, ListedAgentView } from '../features/agents/history.ts';
+export type { AgentReportEntry } from '../store/contract/agents.ts';
 export type { ListedReport } from '../features/reports/listed-report.ts';
 
 export type Account = z.infer<typeof account>;

@@ -167,6 +167,9 @@ describe('the public pages in a browser', () => {
       assert.deepEqual(await cells.allTextContents(), [`${longBranch.slice(0, 39)}…`, `${longBranch.slice(0, 39)}…`, 'release', 'main']);
       assert.equal(await cells.first().locator('a').getAttribute('title'), longBranch);
       assert.ok(await page.locator('dt:text-is("Default branch") + dd').getByText('main').isVisible());
+      // The headline is the default branch's latest (the badge's), named; the newest report, of the pull request's branch, beside it.
+      assert.match((await page.locator('p.verdict').textContent())!, /^Validlatest report of the default branch main: score \d+$/);
+      assert.match((await page.locator('h1 ~ p.muted').first().textContent())!, /^Newest report of any branch \(on .+…?\): (valid|invalid), score \d+\.$/);
       await page.getByLabel('Branch', { exact: true }).fill('release');
       await page.getByRole('button', { name: 'Show' }).click();
       await page.waitForURL(/\?branch=release$/);

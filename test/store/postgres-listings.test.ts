@@ -1,6 +1,6 @@
 /**
  * The monitors' and the sessions' listings on PostgreSQL at thousands of rows: a page is read
- * through the indexes of migration 19, as many rows as the page (counted by the indexes' own
+ * through the indexes of migration 20, as many rows as the page (counted by the indexes' own
  * statistics), never by reading the table whole and sorting it.
  */
 import assert from 'node:assert/strict';

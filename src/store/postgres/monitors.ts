@@ -93,7 +93,7 @@ export class PgMonitors implements MonitorsTable {
     const { sql } = this.context;
     const ofAccount = query.account_id === undefined ? sql`true` : sql`account_id = ${sought(query.account_id)}`;
     const after = query.after === undefined ? sql`true` : sql`(id collate "C") > ${sought(query.after.id)}`;
-    // Walks monitors_account or monitors_in_order (migration 19): one more row than the page tells whether another follows.
+    // Walks monitors_account or monitors_in_order (migration 20): one more row than the page tells whether another follows.
     const rows = await sql`select *, id as sort_key from monitors where ${ofAccount} and ${after} order by (id collate "C") limit ${query.limit + 1}`;
     return pageFrom(rows, query.limit, monitorFromRow);
   }

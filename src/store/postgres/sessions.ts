@@ -50,7 +50,7 @@ export class PgSessions implements SessionsTable {
     const { sql } = this.context;
     const { now, after } = query;
     const past = after === undefined ? sql`true` : sql`((created_at collate "C"), (id collate "C")) < (${sought(String(after.key))}, ${sought(after.id)})`;
-    // Walks sessions_newest or sessions_of_subject (migration 19), the unrevoked ones; the upkeep deletes the ended ones.
+    // Walks sessions_newest or sessions_of_subject (migration 20), the unrevoked ones; the upkeep deletes the ended ones.
     const rows = await sql`
       select *, created_at as sort_key from sessions
       where revoked_at is null and idle_until > ${now} and expires_at > ${now} and ${past}
