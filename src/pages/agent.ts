@@ -91,7 +91,12 @@ export interface AgentPageLinks {
   newest?: string;
 }
 
-export const renderAgentPage = ({ agent, badge_url, branch, reports }: AgentHistory, links: AgentPageLinks): string => {
+/** The account an agent is of, by its name (the whole id in its title); its id when it has none to show. */
+const accountCell = (accountId: string, accountName: string | null): string =>
+  accountName === null ? `<code>${esc(accountId)}</code>` : `<span title="${esc(accountId)}">${esc(clip(accountName, NAME_SHOWN))}</span>`;
+
+/** `accountName`: the name of the agent's account (null: the page names it by its id). */
+export const renderAgentPage = ({ agent, badge_url, branch, reports }: AgentHistory, links: AgentPageLinks, accountName: string | null = null): string => {
   const name = clip(agent.name, NAME_SHOWN);
   const latest = links.newest === undefined ? reports[0] : undefined;
   const defaultBranch = agent.default_branch;
@@ -106,7 +111,7 @@ export const renderAgentPage = ({ agent, badge_url, branch, reports }: AgentHist
     latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report${shownBranch || latestBranch(latest, defaultBranch)}: score ${esc(latest.score)}</span></p>` : '',
     facts([
       ['Agent id', `<code>${esc(agent.id)}</code>`],
-      ['Account', `<code>${esc(agent.account_id)}</code>`],
+      ['Account', accountCell(agent.account_id, accountName)],
       ['Default branch', `<a href="${esc(branchHref(links.page, defaultBranch))}"><code>${esc(clip(defaultBranch, BRANCH_SHOWN))}</code></a> <span class="muted">(its badge; reports naming no branch count as its)</span>`],
       ['First seen', timeStamp(agent.first_seen)],
       ['Last seen', timeStamp(agent.last_seen)],

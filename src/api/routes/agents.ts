@@ -11,7 +11,7 @@ import { getCookie } from 'hono/cookie';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { agentBadgeEntry, agentHistory, defaultBranchSchema, deleteAgent, agentUrl, historyReader, pageAgentListing, setDefaultBranch } from '../../features/agents/history-operations.ts';
+import { agentAccountName, agentBadgeEntry, agentHistory, defaultBranchSchema, deleteAgent, agentUrl, historyReader, pageAgentListing, setDefaultBranch } from '../../features/agents/history-operations.ts';
 import { printableName } from '../../features/agents/naming.ts';
 import { HISTORY_PAGE } from '../../features/agents/history.ts';
 import { sessionOperations } from '../../features/auth/sessions.ts';
@@ -191,7 +191,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const page = agentUrl(deps.urls.reportsUrl, id);
       const ofBranch = branch === undefined ? '' : `&branch=${encodeURIComponent(branch)}`;
       const links = { page, ...(next_cursor ? { older: `${page}?limit=${limit}${ofBranch}&cursor=${next_cursor}` } : {}), ...(cursor ? { newest: `${page}?limit=${limit}${ofBranch}` } : {}) };
-      return c.html(renderAgentPage({ ...history, next_cursor }, links), 200, pageHeaders);
+      return c.html(renderAgentPage({ ...history, next_cursor }, links, await agentAccountName(deps, history.agent)), 200, pageHeaders);
     })
     .openapi(badgeRoute, async (c) => {
       const { token, branch } = c.req.valid('query');

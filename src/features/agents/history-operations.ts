@@ -139,3 +139,6 @@ export const deleteAgent = async (deps: AuditDeps, id: string, by: AuditContext)
   const { account_id, name, first_seen, last_seen, latest_report_id, counts } = before;
   await recordAudit(deps, by, { action: 'agent.delete', target: { type: 'agent', id }, before: { account_id, name, first_seen, last_seen, latest_report_id, counts } });
 };
+
+/** The name of the account an agent is of, as its history page names it (null once the account is gone). */
+export const agentAccountName = async (deps: Pick<AppDeps, 'store'>, agent: Pick<AgentView, 'account_id'>): Promise<string | null> => (await deps.store.getAccount(agent.account_id))?.name ?? null;
