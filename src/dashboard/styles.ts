@@ -4,6 +4,7 @@
  * parts drawn with them. System fonts only (air-gapped).
  */
 import { brandStyles, designTokens } from '../pages/design.ts';
+import { chartNarrowCss } from '../pages/agent-chart.ts';
 
 export const dashboardStyles = designTokens + brandStyles + String.raw`
 * { box-sizing: border-box; }
@@ -108,7 +109,12 @@ table.monitors td:nth-child(1), table.monitors td:nth-child(5) { min-width: 11re
 .score-chart { width: 100%; max-width: 760px; height: auto; display: block; }
 .score-chart .grid { stroke: var(--line); stroke-width: 1; }
 .score-chart .tick { fill: var(--muted); font-size: 11px; }
-.score-chart .line { fill: none; stroke: var(--link); stroke-width: 2; }
+.score-chart .line { fill: none; stroke: var(--muted); stroke-width: 1.75; }
+.score-chart .line.main { stroke: var(--link); stroke-width: 2.75; }
+.chart-legend { display: flex; flex-wrap: wrap; gap: var(--space-1) var(--space-4); list-style: none; margin: var(--space-2) 0 0; padding: 0; font-size: var(--text-sm); color: var(--muted); }
+.chart-legend li { display: inline-flex; align-items: center; gap: var(--space-2); min-width: 0; max-width: 100%; }
+.chart-legend code { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
+.chart-legend .score-chart { width: 28px; height: 10px; flex: none; }
 .score-chart .dot { stroke: var(--surface); stroke-width: 1.5; }
 .score-chart .dot.ok { fill: var(--ok); }
 .score-chart .dot.bad { fill: var(--bad); }
@@ -171,4 +177,4 @@ dialog::backdrop { background: rgb(0 0 0 / 0.45); }
   table.stack td > * { min-width: 0; overflow-wrap: anywhere; text-align: right; }
   .card { padding: var(--space-3); }
 }
-`;
+` + chartNarrowCss;
