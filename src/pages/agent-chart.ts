@@ -80,11 +80,12 @@ export const MAX_LANES = 4;
 const LANE_DASHES = ['7 4', '2 3', '10 3 2 3'] as const;
 
 /**
- * A phone's chart is about half as wide as its viewBox: its texts (the `axis-text` class) are drawn
- * larger there and only the `narrow` ticks labelled, so they stay legible; for both stylesheets.
+ * A phone's chart is about half as wide as its viewBox: its time labels (the `axis-text` class) are
+ * drawn larger there and only the `narrow` ticks labelled, so they stay legible; the scores (the
+ * `axis-score` class) as large as fits left of the plot. For both stylesheets.
  */
-export const CHART_NARROW = { maxWidth: 600, fontSize: 20 } as const;
-export const chartNarrowCss = `@media (max-width:${CHART_NARROW.maxWidth}px){.score-chart .axis-text{font-size:${CHART_NARROW.fontSize}px}.score-chart .wide-only{display:none}}`;
+export const CHART_NARROW = { maxWidth: 600, fontSize: 20, scoreFontSize: 15 } as const;
+export const chartNarrowCss = `@media (max-width:${CHART_NARROW.maxWidth}px){.score-chart .axis-text{font-size:${CHART_NARROW.fontSize}px}.score-chart .axis-score{font-size:${CHART_NARROW.scoreFontSize}px}.score-chart .wide-only{display:none}}`;
 
 const round = (n: number): number => Math.round(n * 10) / 10;
 
@@ -122,12 +123,15 @@ const tickTimes = (first: number, last: number): { t: number; label: string }[] 
   const times: number[] = [];
   for (let t = origin; t <= last && times.length <= MAX_STEPS; t += step) times.push(t);
   if (times.length < 2) times.splice(0, times.length, ...(duration > 0 ? [first, last] : [first]));
-  const labelled = times.map((t, i) => {
+  // One label a minute (a day, for steps of days): reports seconds apart get one.
+  const byDay = step >= DAY_MS && duration > 0;
+  const keyOf = (t: number): string => (byDay ? day(new Date(t)) : `${day(new Date(t))} ${clock(new Date(t))}`);
+  const distinct = times.filter((t, i) => times.findIndex((o) => keyOf(o) === keyOf(t)) === i);
+  return distinct.map((t, i) => {
     const d = new Date(t);
-    const newDay = i === 0 || day(d) !== day(new Date(times[i - 1]!));
-    return { t, label: step >= DAY_MS || duration === 0 ? (duration === 0 ? `${day(d)} ${clock(d)}` : day(d)) : newDay ? `${day(d)} ${clock(d)}` : clock(d) };
+    const newDay = i === 0 || day(d) !== day(new Date(distinct[i - 1]!));
+    return { t, label: byDay ? day(d) : newDay ? `${day(d)} ${clock(d)}` : clock(d) };
   });
-  return labelled.filter((tick, i) => labelled.findIndex((o) => o.label === tick.label) === i);
 };
 
 /**
