@@ -97,7 +97,12 @@ td time, .nowrap { white-space: nowrap; }
 ul.change { list-style: none; margin: 0; padding: 0; overflow-wrap: anywhere; }
 table.audit td:nth-child(1) { width: 9.5rem; }
 table.audit td:nth-child(6) { min-width: 18rem; }
-table.monitors td:nth-child(1), table.monitors td:nth-child(5) { min-width: 11rem; }
+/* A long value on one line, cut with an ellipsis where its column ends (whole in its title and on copy); a column's own bound below. */
+code.clip { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: bottom; }
+table.monitors td:nth-child(1) code.clip { max-width: 16rem; }
+table.monitors td:nth-child(2) code.clip, table.monitors td:nth-child(5) code.clip { max-width: 11rem; }
+/* Its times may break between the day and the time of day: nine columns fit 1280 px so. */
+table.monitors td time { white-space: normal; }
 
 .usage { margin: 0; }
 .usage figcaption { display: flex; flex-wrap: wrap; justify-content: space-between; gap: var(--space-2); margin-bottom: var(--space-2); }
@@ -172,7 +177,7 @@ dialog::backdrop { background: rgb(0 0 0 / 0.45); }
   table.stack tr { border: 1px solid var(--line); border-radius: var(--radius); margin-bottom: var(--space-3); padding: var(--space-1) 0; }
   table.stack td { border: 0; display: flex; justify-content: space-between; gap: var(--space-4); padding: 6px var(--space-3); width: 100% !important; min-width: 0 !important; }
   tbody tr:hover td { background: transparent; }
-  table.stack td::before { content: attr(data-label); font-weight: 600; color: var(--muted); }
+  table.stack td::before { content: attr(data-label); font-weight: 600; color: var(--muted); flex: none; }
   /* A value may shrink below its longest word (a report id): it wraps instead of running out of the row. */
   table.stack td > * { min-width: 0; overflow-wrap: anywhere; text-align: right; }
   .card { padding: var(--space-3); }
