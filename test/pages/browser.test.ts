@@ -221,6 +221,27 @@ describe('the public pages in a browser', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
+  it('on a phone a batch\'s cards and gates and a report\'s score table fit their boxes: rows stack or wrap, nothing scrolls sideways', async () => {
+    const { page } = browser;
+    await page.setViewportSize(sizes[1]);
+    await page.setExtraHTTPHeaders(gateKey);
+    try {
+      for (const path of [batchPath, gatedBatchPath, reportPath, invalidPath, gatedPath]) {
+        await page.goto(`${service.url}${path}`);
+        const boxes = (await page.evaluate(`[...document.querySelectorAll('.scroll')].map((box) => ({ table: box.querySelector('table')?.className ?? '', head: box.querySelector('th')?.textContent ?? '', over: box.scrollWidth - box.clientWidth }))`)) as Array<{ table: string; head: string; over: number }>;
+        assert.ok(boxes.length > 0, `${path}: its tables`);
+        for (const box of boxes) assert.ok(box.over <= 0, `${path}: the table under "${box.head}" scrolls sideways by ${box.over} px in its box`);
+      }
+      await page.goto(`${service.url}${gatedBatchPath}`);
+      const gateRow = page.locator('section.gate tbody tr').first();
+      assert.deepEqual(await gateRow.locator('td').evaluateAll((cells) => cells.map((c) => c.getAttribute('data-label'))), ['Card id', 'Agent', 'Branch', 'Baseline', 'Gate', 'What changed']);
+      await page.screenshot({ path: join(shots, 'report-batch-agents-stacked-390.png'), fullPage: true });
+    } finally {
+      await page.setExtraHTTPHeaders({});
+      await page.setViewportSize(sizes[0]);
+    }
+  });
+
   it('on a phone the report is one column of reasonable height, long lines wrapped inside the card box', async () => {
     const { page } = browser;
     await page.setViewportSize(sizes[1]);
