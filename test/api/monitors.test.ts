@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { csrfTokenOf, sessionOperations } from '../../src/features/auth/sessions.ts';
-import type { SessionRole } from '../../src/store/contract/sessions.ts';
+import type { SessionRole } from '../../src/config/roles.ts';
 import { postJson, testApp } from '../support/app.ts';
 import { startCardHost } from '../support/card-host.ts';
 import { minimalCard } from '../support/cards.ts';

@@ -11,7 +11,7 @@ import { getCookie } from 'hono/cookie';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { agentAccountName, agentBadgeEntry, agentHistory, defaultBranchSchema, deleteAgent, agentUrl, historyReader, pageAgentListing, setDefaultBranch } from '../../features/agents/history-operations.ts';
+import { agentHistoryOperations, agentUrl, defaultBranchSchema } from '../../features/agents/history-operations.ts';
 import { printableName } from '../../features/agents/naming.ts';
 import { HISTORY_PAGE } from '../../features/agents/history.ts';
 import { sessionOperations } from '../../features/auth/sessions.ts';
@@ -165,6 +165,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
   const oidc = deps.config.auth.oidc;
   const sessions = oidc && sessionOperations(deps);
   const sessionCookie = oidc && sessionCookieName(oidc.redirectUrl);
+  const agents = agentHistoryOperations(deps);
   return apiRoutes()
     .openapi(historyRoute, async (c) => {
       const { id } = c.req.valid('param');
@@ -176,10 +177,10 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       // Without a credential, a person signed in reads every agent, as in the dashboard's Agents view
       // (every role reads agents); a GET changes nothing, so no CSRF token is asked for.
       const signedIn = credential === undefined && sessions && sessionCookie ? await sessions.resume(getCookie(c, sessionCookie)) : undefined;
-      const reader = signedIn ? ({ admin: true } as const) : await historyReader(deps, credential, clientIp(c));
+      const reader = signedIn ? ({ admin: true } as const) : await agents.reader(credential, clientIp(c));
       let found;
       try {
-        found = await agentHistory(deps, reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}), ...(branch === undefined ? {} : { branch }) });
+        found = await agents.history(reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}), ...(branch === undefined ? {} : { branch }) });
       } catch (e) {
         if (!(e instanceof ApiError && e.code === 'NOT_FOUND' && wantsErrorPage(c.req.header('accept')))) throw e;
         return c.html(notFoundPage(id), 404, pageHeaders);
@@ -191,11 +192,11 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const page = agentUrl(deps.urls.reportsUrl, id);
       const ofBranch = branch === undefined ? '' : `&branch=${encodeURIComponent(branch)}`;
       const links = { page, ...(next_cursor ? { older: `${page}?limit=${limit}${ofBranch}&cursor=${next_cursor}` } : {}), ...(cursor ? { newest: `${page}?limit=${limit}${ofBranch}` } : {}) };
-      return c.html(renderAgentPage({ ...history, next_cursor }, links, await agentAccountName(deps, history.agent)), 200, pageHeaders);
+      return c.html(renderAgentPage({ ...history, next_cursor }, links, await agents.accountName(history.agent)), 200, pageHeaders);
     })
     .openapi(badgeRoute, async (c) => {
       const { token, branch } = c.req.valid('query');
-      const entry = await agentBadgeEntry(deps, c.req.valid('param').id, token, branch);
+      const entry = await agents.badgeEntry(c.req.valid('param').id, token, branch);
       if (entry === undefined) return c.body(renderBadge('cardgate', { text: 'agent not found', colour: 'unknown' }), 404, { ...badgeHeaders, 'Cache-Control': 'no-cache' });
       const message = entry === null ? { text: 'no reports', colour: 'unknown' as const } : verdictMessage(entry.valid, entry.score);
       // Cached briefly by image proxies (README badges): the agent's latest report moves.
@@ -204,6 +205,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
 };
 
 const listRoute = admin({
+  role: 'viewer',
   method: 'get',
   path: '/admin/api/agents',
   summary: 'The agents, a page at a time (most recently seen first unless sorted otherwise)',
@@ -223,6 +225,7 @@ const listRoute = admin({
 });
 
 const changeRoute = admin({
+  role: 'editor',
   method: 'patch',
   path: '/admin/api/agents/{id}',
   summary: 'Set an agent\'s default branch (the one its badge shows and its reports naming no branch count as)',
@@ -231,6 +234,7 @@ const changeRoute = admin({
 });
 
 const deleteRoute = admin({
+  role: 'editor',
   method: 'delete',
   path: '/admin/api/agents/{id}',
   summary: 'Delete an agent and its history (its reports are left to retention; the name may join a new agent later)',
@@ -239,19 +243,21 @@ const deleteRoute = admin({
 });
 
 /** GET /admin/api/agents, PATCH and DELETE /admin/api/agents/{id}; mounted among the admin routes, whose middleware checks the admin token. */
-export const adminAgentRoutes = (deps: AppDeps): ApiRoutes =>
-  apiRoutes()
+export const adminAgentRoutes = (deps: AppDeps): ApiRoutes => {
+  const agents = agentHistoryOperations(deps);
+  return apiRoutes()
     .openapi(listRoute, async (c) => {
       const params = c.req.valid('query');
       const query = storePageQuery(params, AGENTS_SORT, ['reports'], ['reports']);
-      const page = await pageAgentListing(deps, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}), ...(params.verdict ? { verdict: params.verdict } : {}) });
+      const page = await agents.page({ ...query, ...(params.account_id ? { account_id: params.account_id } : {}), ...(params.verdict ? { verdict: params.verdict } : {}) });
       return c.json(pageAnswer('agents', page, query.sortParam), 200);
     })
     .openapi(changeRoute, async (c) => {
       const body = await readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
-      return c.json({ agent: await setDefaultBranch(deps, c.req.valid('param').id, body, c.get('audit')) }, 200);
+      return c.json({ agent: await agents.setDefaultBranch(c.req.valid('param').id, body, c.get('audit')) }, 200);
     })
     .openapi(deleteRoute, async (c) => {
-      await deleteAgent(deps, c.req.valid('param').id, c.get('audit'));
+      await agents.delete(c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);
     });
+};

@@ -56,6 +56,7 @@ export const auditRecord = z
 
 const routes = {
   list: admin({
+    role: 'editor',
     method: 'get',
     path: '/admin/api/audit',
     summary: 'The audit log, a page at a time (newest first): every state-changing admin action',
@@ -65,6 +66,7 @@ const routes = {
     responses: { 200: response('The records.', z.object({ entries: z.array(auditRecord), next_cursor: z.string().nullable() })), ...badList },
   }),
   export: admin({
+    role: 'admin',
     method: 'get',
     path: '/admin/api/audit/export',
     summary: 'Every audit record matching the filters, newest first, as JSON lines (streamed)',

@@ -1,9 +1,10 @@
 /** The sessions of people signed in, under the admin API: who is signed in, and ending a person's sessions (someone who left). */
 import type { Context } from 'hono';
 import * as z from 'zod';
+import { SESSION_ROLES } from '../../config/roles.ts';
 import type { AppDeps } from '../../deps.ts';
 import { parseInput } from '../../errors/bad-input.ts';
-import { revokeSessionsSchema, sessionAdminOperations } from '../../features/auth/operations.ts';
+import { revokeSessionsSchema, sessionOperations } from '../../features/auth/sessions.ts';
 import { readJsonObject } from '../body.ts';
 import { firstValue } from '../list-query.ts';
 import { apiRoutes, type ApiRoutes, requestBody, response } from '../openapi.ts';
@@ -15,7 +16,7 @@ const session = z
     id: z.string().meta({ description: 'The start of the hash the store keeps (never the cookie\'s id).' }),
     subject: z.string(),
     email: z.string().nullable(),
-    role: z.enum(['viewer', 'editor', 'admin']),
+    role: z.enum(SESSION_ROLES),
     created_at: timestamp,
     last_seen_at: timestamp,
     expires_at: timestamp.meta({ description: 'When it ends however used (it ends sooner when idle).' }),
@@ -24,6 +25,7 @@ const session = z
 
 const routes = {
   list: admin({
+    role: 'admin',
     method: 'get',
     path: '/admin/api/sessions',
     summary: 'The sessions in force, newest first (at most 500): all, or one person\'s',
@@ -31,6 +33,7 @@ const routes = {
     responses: { 200: response('The sessions.', z.object({ sessions: z.array(session) })) },
   }),
   revoke: admin({
+    role: 'admin',
     method: 'post',
     path: '/admin/api/sessions/revoke',
     summary: 'End every session of a person: they must sign in again (their group membership is read then)',
@@ -40,7 +43,7 @@ const routes = {
 };
 
 export const sessionAdminRoutes = (deps: AppDeps): ApiRoutes => {
-  const sessions = sessionAdminOperations(deps);
+  const sessions = sessionOperations(deps);
   const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
   return apiRoutes()
     .openapi(routes.list, async (c) => c.json({ sessions: await sessions.list(c.req.valid('query').subject || undefined) }, 200))

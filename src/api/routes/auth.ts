@@ -8,6 +8,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import * as z from 'zod';
+import { SESSION_ROLES } from '../../config/roles.ts';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { oidcClientSecret } from '../../features/auth/client-secret.ts';
@@ -67,7 +68,7 @@ const routes = {
         z.object({
           subject: z.string(),
           email: z.string().nullable(),
-          role: z.enum(['viewer', 'editor', 'admin']),
+          role: z.enum(SESSION_ROLES),
           expires_at: z.string().meta({ format: 'date-time', description: 'When the session ends however used.' }),
           csrf_token: z.string().meta({ description: 'Sent in X-CSRF-Token with every state-changing request made with the cookie.' }),
         }),
@@ -161,7 +162,7 @@ export const authRoutes = (deps: AppDeps): ApiRoutes => {
     .openapi(routes.logoutEverywhere, async (c) => {
       const { token, session } = await liveSession(c);
       checkCsrf(c, token, origin);
-      const count = await signIn.revokeSubject({ actor: { kind: 'oidc', subject: session.subject, email: session.email }, ip: clientIp(c) }, session.subject);
+      const count = await signIn.sessions.revoke(session.subject, { actor: { kind: 'oidc', subject: session.subject, email: session.email }, ip: clientIp(c) });
       return ended(c, count);
     });
 };

@@ -1,8 +1,8 @@
 /**
  * Monitors under the admin API (/admin/api/monitors): published cards the service validates on a
  * schedule, with an event to the monitor's notify_url when one regresses, recovers or cannot be
- * reached (see features/monitors). Mounted after adminRoutes, whose admin-token check covers
- * every /admin/api path.
+ * reached (see features/monitors). Mounted with the other admin resources (admin.ts), on the
+ * service's monitor runner.
  */
 import type { Context } from 'hono';
 import * as z from 'zod';
@@ -10,7 +10,7 @@ import type { AppDeps } from '../../deps.ts';
 import { monitorOperations } from '../../features/monitors/operations.ts';
 import { monitorChangeSchema, newMonitorSchema } from '../../features/monitors/monitors.ts';
 import type { MonitorRunner } from '../../features/monitors/runner.ts';
-import type { SessionRole } from '../../store/contract/sessions.ts';
+import type { SessionRole } from '../../config/roles.ts';
 import { readJsonObject } from '../body.ts';
 import { firstValue, intQuery, MAX_PAGE } from '../list-query.ts';
 import type { AppEnv } from '../env.ts';
@@ -63,6 +63,7 @@ const one = (description: string) => response(description, z.object({ monitor })
 
 const routes = {
   create: admin({
+    role: 'editor',
     method: 'post',
     path: '/admin/api/monitors',
     summary: 'Watch a published card: validate it now and then every interval, and send an event when it regresses, recovers or cannot be reached',
@@ -81,6 +82,7 @@ const routes = {
     },
   }),
   list: admin({
+    role: 'viewer',
     method: 'get',
     path: '/admin/api/monitors',
     summary: 'The monitors, oldest first, a page at a time',
@@ -93,17 +95,18 @@ const routes = {
     },
     responses: { 200: response('The monitors.', z.object({ monitors: z.array(monitor), next_cursor: z.string().nullable() })), ...errors({ 400: 'A parameter is out of range, or the cursor is not one this list gave out.', 404: 'No account with this id.' }) },
   }),
-  get: admin({ method: 'get', path: '/admin/api/monitors/{id}', summary: 'One monitor', request: { params: monitorId }, responses: { 200: one('The monitor.'), ...notFound('monitor') } }),
+  get: admin({ role: 'viewer', method: 'get', path: '/admin/api/monitors/{id}', summary: 'One monitor', request: { params: monitorId }, responses: { 200: one('The monitor.'), ...notFound('monitor') } }),
   change: admin({
+    role: 'editor',
     method: 'patch',
     path: '/admin/api/monitors/{id}',
     summary: 'Change a monitor: the agent its runs join, its interval, where its events go, whether it probes (its account and card stay)',
     request: { params: monitorId, body: requestBody(monitorChangeSchema) },
     responses: { 200: one('Changed.'), ...bodyRefused, ...notFound('monitor') },
   }),
-  pause: admin({ method: 'post', path: '/admin/api/monitors/{id}/pause', summary: 'Pause a monitor: it is not run until resumed', request: { params: monitorId }, responses: { 200: one('Paused.'), ...notFound('monitor') } }),
-  resume: admin({ method: 'post', path: '/admin/api/monitors/{id}/resume', summary: 'Resume a monitor: it runs at once, then every interval', request: { params: monitorId }, responses: { 200: one('Resumed.'), ...notFound('monitor') } }),
-  delete: admin({ method: 'delete', path: '/admin/api/monitors/{id}', summary: 'Delete a monitor (its reports stay, in the agent\'s history)', request: { params: monitorId }, responses: { 200: response('Deleted.', deleted), ...notFound('monitor') } }),
+  pause: admin({ role: 'editor', method: 'post', path: '/admin/api/monitors/{id}/pause', summary: 'Pause a monitor: it is not run until resumed', request: { params: monitorId }, responses: { 200: one('Paused.'), ...notFound('monitor') } }),
+  resume: admin({ role: 'editor', method: 'post', path: '/admin/api/monitors/{id}/resume', summary: 'Resume a monitor: it runs at once, then every interval', request: { params: monitorId }, responses: { 200: one('Resumed.'), ...notFound('monitor') } }),
+  delete: admin({ role: 'editor', method: 'delete', path: '/admin/api/monitors/{id}', summary: 'Delete a monitor (its reports stay, in the agent\'s history)', request: { params: monitorId }, responses: { 200: response('Deleted.', deleted), ...notFound('monitor') } }),
 };
 
 /**

@@ -36,6 +36,7 @@ const keyId = z.object({ id: z.string().meta({ description: 'The trusted key\'s 
 
 const routes = {
   list: admin({
+    role: 'viewer',
     method: 'get',
     path: '/admin/api/trust-keys',
     summary: 'Trusted keys, oldest first: all, or the global ones and one account\'s',
@@ -43,6 +44,7 @@ const routes = {
     responses: { 200: response('The keys.', z.object({ keys: z.array(trustKey) })), ...errors({ 404: 'No account with this id.' }) },
   }),
   add: admin({
+    role: 'editor',
     method: 'post',
     path: '/admin/api/trust-keys',
     summary: 'Trust a public key (a JWK) or each key of a JWK set, globally or for one account',
@@ -50,6 +52,7 @@ const routes = {
     responses: { 201: response('Added.', z.object({ keys: z.array(trustKey) })), ...bodyRefused },
   }),
   revoke: admin({
+    role: 'editor',
     method: 'post',
     path: '/admin/api/trust-keys/{id}/revoke',
     summary: 'Revoke a key from a time (default now): its signatures are refused from then on',
@@ -57,6 +60,7 @@ const routes = {
     responses: { 200: response('Revoked.', z.object({ key: trustKey })), ...bodyRefused, ...notFound('trusted key') },
   }),
   delete: admin({
+    role: 'editor',
     method: 'delete',
     path: '/admin/api/trust-keys/{id}',
     summary: 'Delete a key (its kid may then be given to another)',

@@ -1,7 +1,9 @@
 /**
  * Browser code, part 1: the admin token, the API client, DOM building and
- * messages. Imports nothing, so every other part can build on it.
+ * messages. Imports nothing at run time (only the server's role type), so every
+ * other part can build on it.
  */
+import type { SessionRole } from '../../config/roles.ts';
 
 // The admin token lives in sessionStorage only: it dies with the tab, never
 // appears in a URL or in persistent storage. Each API call attaches it
@@ -24,7 +26,7 @@ export const session = {
 export interface Person {
   subject: string;
   email: string | null;
-  role: 'viewer' | 'editor' | 'admin';
+  role: SessionRole;
   csrf_token: string;
 }
 let person: Person | null = null;
@@ -44,7 +46,7 @@ export const signedInPerson = {
 };
 
 /** The person may change things (an editor or an admin): a viewer is offered no write control, not even an empty column or panel for one. */
-export const canWrite = (): boolean => document.body.dataset.role !== 'viewer';
+export const canWrite = (): boolean => document.body.dataset.role !== ('viewer' satisfies SessionRole);
 
 /** The fields of the admin API's answers that this page reads. */
 export interface Account {

@@ -4,6 +4,7 @@
  * effect of a change shows before it is saved; each problem is listed at its line:column.
  */
 import { accountHash, go, guarded } from './actions.ts';
+import type { SessionRole } from '../../config/roles.ts';
 import { api, ApiFailure, confirmDanger, field, h, plural, TextBody, type Account } from './core.ts';
 
 interface AccountRuleset {
@@ -127,7 +128,7 @@ function draftCheck(text: HTMLTextAreaElement, sample: HTMLTextAreaElement, outc
  */
 export function rulesetSection(account: Account, current: AccountRuleset | null): HTMLElement {
   // A viewer reads the ruleset: the preview (and a change) needs the editor role.
-  if (document.body.dataset.role === 'viewer') return readOnlySection(current);
+  if (document.body.dataset.role === ('viewer' satisfies SessionRole)) return readOnlySection(current);
   const text = h('textarea', { id: 'ruleset-text', name: 'ruleset', rows: 12, spellcheck: 'false', autocomplete: 'off', class: 'code-input', placeholder: PLACEHOLDER });
   text.value = current ? current.text : '';
   const sample = h('textarea', { id: 'ruleset-sample', name: 'sample', rows: 8, spellcheck: 'false', autocomplete: 'off', class: 'code-input' });

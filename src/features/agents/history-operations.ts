@@ -4,7 +4,7 @@
  * get the same NOT_FOUND, so a stranger learns nothing of which agents exist (an expired key, or a
  * rotated secret past its grace, reads as an unknown one). The badge is read
  * with the agent's badge token instead, and refuses alike when the token is wrong. The admin
- * lists agents, sets their default branch and deletes them.
+ * lists agents, sets their default branch and deletes them. The use cases are agentHistoryOperations'.
  */
 import type { AppDeps } from '../../deps.ts';
 import * as z from 'zod';
@@ -26,7 +26,7 @@ export type HistoryReader = { admin: true } | { account_id: string };
 const notFound = () => new ApiError('NOT_FOUND', 'no agent with this id that these credentials may read');
 
 /** The reader `credential` (the admin token or an API key) makes from `ip`; undefined for none or one that reads nothing. */
-export const historyReader = async (deps: Pick<AppDeps, 'store' | 'config' | 'clock'>, credential: string | undefined, ip: string): Promise<HistoryReader | undefined> => {
+const historyReader = async (deps: Pick<AppDeps, 'store' | 'config' | 'clock'>, credential: string | undefined, ip: string): Promise<HistoryReader | undefined> => {
   if (!credential) return undefined;
   if (await isAdminToken(deps.store, deps.config, credential)) return { admin: true };
   const use = await resumeApiKey(deps, credential, ip);
@@ -68,7 +68,7 @@ const previousOnBranch = async (store: AppDeps['store'], agent: AgentRecord, row
 };
 
 /** The agent and one page of its history (of one branch when asked), newest first; `more` when older entries follow the page's last. */
-export const agentHistory = async (
+const agentHistory = async (
   deps: Pick<AppDeps, 'store' | 'urls'>,
   reader: HistoryReader | undefined,
   agentId: string,
@@ -90,7 +90,7 @@ export const agentHistory = async (
  * the entries naming none), null before its first report there; undefined when the agent is
  * unknown or the token wrong. The agent's latest is read off its record when it is of that branch.
  */
-export const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: string, token: string | undefined, branch?: string): Promise<AgentReportEntry | null | undefined> => {
+const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: string, token: string | undefined, branch?: string): Promise<AgentReportEntry | null | undefined> => {
   const agent = await deps.store.getAgent(agentId);
   if (!agent || !token || !badgeTokenMatches(agent, token)) return undefined;
   const lane = laneOf(agent, branch ?? null);
@@ -104,7 +104,7 @@ export const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: str
  * A page of the agents as the admin list shows them: without their badge tokens, with their pages
  * and their accounts' names (one read for the page's accounts, whatever the store holds).
  */
-export const pageAgentListing = async (deps: Pick<AppDeps, 'store' | 'urls'>, query: AgentPageQuery): Promise<Page<AgentView & { url: string; account_name: string | null }>> => {
+const pageAgentListing = async (deps: Pick<AppDeps, 'store' | 'urls'>, query: AgentPageQuery): Promise<Page<AgentView & { url: string; account_name: string | null }>> => {
   const page = await deps.store.pageAgents(query);
   const accountIds = [...new Set(page.items.map((agent) => agent.account_id))];
   const names = new Map((accountIds.length === 0 ? [] : await deps.store.listAccounts(accountIds)).map((a) => [a.id, a.name]));
@@ -118,7 +118,7 @@ export const defaultBranchSchema = z
   .meta({ id: 'AgentChange' });
 
 /** Sets the agent's default branch, audited (`agent.update`, before and after); NOT_FOUND for an unknown agent. */
-export const setDefaultBranch = async (deps: AuditDeps & Pick<AppDeps, 'urls'>, id: string, input: unknown, by: AuditContext): Promise<AgentView & { url: string }> => {
+const setDefaultBranch = async (deps: AuditDeps & Pick<AppDeps, 'urls'>, id: string, input: unknown, by: AuditContext): Promise<AgentView & { url: string }> => {
   const { default_branch } = parseInput(defaultBranchSchema, input);
   const before = await deps.store.getAgent(id);
   const after = before && (await deps.store.setAgentDefaultBranch(id, default_branch));
@@ -132,7 +132,7 @@ export const setDefaultBranch = async (deps: AuditDeps & Pick<AppDeps, 'urls'>, 
  * Deletes the agent and its history, audited (`agent.delete`); its reports, its latest included,
  * are then left to retention like any other. NOT_FOUND for an unknown agent.
  */
-export const deleteAgent = async (deps: AuditDeps, id: string, by: AuditContext): Promise<void> => {
+const deleteAgent = async (deps: AuditDeps, id: string, by: AuditContext): Promise<void> => {
   const before = await deps.store.getAgent(id);
   if (!before || !(await deps.store.deleteAgent(id))) throw new ApiError('NOT_FOUND', `no agent ${JSON.stringify(id)}`);
   await deps.store.commit();
@@ -141,4 +141,20 @@ export const deleteAgent = async (deps: AuditDeps, id: string, by: AuditContext)
 };
 
 /** The name of the account an agent is of, as its history page names it (null once the account is gone). */
-export const agentAccountName = async (deps: Pick<AppDeps, 'store'>, agent: Pick<AgentView, 'account_id'>): Promise<string | null> => (await deps.store.getAccount(agent.account_id))?.name ?? null;
+const agentAccountName = async (deps: Pick<AppDeps, 'store'>, agent: Pick<AgentView, 'account_id'>): Promise<string | null> => (await deps.store.getAccount(agent.account_id))?.name ?? null;
+
+/** The agents' use cases with their deps bound once (where the routes are made). */
+export const agentHistoryOperations = (deps: AppDeps) => ({
+  /** Who `credential` (the admin token or an API key) sent from `ip` reads as; undefined for none or one that reads nothing. */
+  reader: (credential: string | undefined, ip: string) => historyReader(deps, credential, ip),
+  /** The agent and one page of its history: NOT_FOUND for an agent `reader` may not read. */
+  history: (reader: HistoryReader | undefined, agentId: string, page: HistoryPage) => agentHistory(deps, reader, agentId, page),
+  /** The entry the badge shows; undefined for an unknown agent or a wrong token. */
+  badgeEntry: (agentId: string, token: string | undefined, branch?: string) => agentBadgeEntry(deps, agentId, token, branch),
+  /** A page of the admin list. */
+  page: (query: AgentPageQuery) => pageAgentListing(deps, query),
+  setDefaultBranch: (id: string, input: unknown, by: AuditContext) => setDefaultBranch(deps, id, input, by),
+  delete: (id: string, by: AuditContext) => deleteAgent(deps, id, by),
+  /** The name of the agent's account, as its history page names it (null once the account is gone). */
+  accountName: (agent: Pick<AgentView, 'account_id'>) => agentAccountName(deps, agent),
+});

@@ -1,17 +1,23 @@
 /**
  * Sessions of people signed in: the cookie holds a random opaque id (256 bits); the store keeps
  * only its SHA-256, so a leaked store or backup signs nobody in. A session ends when idle for
- * `auth.sessionIdleMinutes`, `auth.sessionMaxHours` after its sign-in, or when revoked.
+ * `auth.sessionIdleMinutes`, `auth.sessionMaxHours` after its sign-in, or when revoked. The
+ * admin API lists the sessions in force and ends a person's (audited).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as z from 'zod';
 import type { Config } from '../../config.ts';
-import type { Clock } from '../../lib/clock.ts';
-import type { SessionRecord, SessionRole } from '../../store/contract/sessions.ts';
-import type { Store } from '../../store/contract/store.ts';
+import type { SessionRole } from '../../config/roles.ts';
+import type { SessionRecord } from '../../store/contract/sessions.ts';
+import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 
 /** The cookie's value: 32 random bytes, base64url. Anything else is no session (and is never hashed or looked up). */
 const TOKEN_FORM = /^[A-Za-z0-9_-]{43}$/;
 const MINUTE_MS = 60_000;
+/** The longest subject a session or an audit actor holds (the provider's `sub`). */
+export const MAX_SUBJECT_CHARS = 255;
+/** Most sessions a listing shows (newest first). */
+const MAX_LISTED_SESSIONS = 500;
 
 export interface Identity {
   subject: string;
@@ -21,6 +27,11 @@ export interface Identity {
 
 const hashOf = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 const isoAt = (ms: number): string => new Date(ms).toISOString();
+/** How the audit log and the admin API name a session: the start of its stored hash (never the cookie's id). */
+export const sessionRef = (session: SessionRecord): string => session.id.slice(0, 16);
+
+/** The body of POST /admin/api/sessions/revoke: whose sessions to end. */
+export const revokeSessionsSchema = z.object({ subject: z.string().min(1).max(MAX_SUBJECT_CHARS).meta({ description: "The person's subject (`sub`) at the provider." }) }).strict().meta({ id: 'RevokeSessions' });
 
 /** The CSRF token of a session: derived from its secret id, so only a page that may read the session's answers knows it. */
 export const csrfTokenOf = (token: string): string => createHmac('sha256', token).update('cardgate csrf').digest('base64url');
@@ -33,7 +44,7 @@ export const csrfMatches = (token: string, given: string | undefined): boolean =
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 };
 
-export const sessionOperations = (deps: { store: Store; clock: Clock; config: Pick<Config, 'auth'> }) => {
+export const sessionOperations = (deps: AuditDeps & { config: Pick<Config, 'auth' | 'audit'> }) => {
   const { store, clock } = deps;
   const idleMs = deps.config.auth.sessionIdleMinutes * MINUTE_MS;
   const maxMs = deps.config.auth.sessionMaxHours * 60 * MINUTE_MS;
@@ -71,10 +82,16 @@ export const sessionOperations = (deps: { store: Store; clock: Clock; config: Pi
       await store.commit();
       return revoked;
     },
-    /** Ends every session of the person ("sign out everywhere"); how many. */
-    async signOutEverywhere(subject: string): Promise<number> {
+    /** The sessions in force, newest first (at most 500), of one subject when given; each named by the start of its stored hash. */
+    async list(subject?: string) {
+      const sessions = await store.listSessions({ now: isoAt(clock.now()), subject, limit: MAX_LISTED_SESSIONS });
+      return sessions.map((s) => ({ id: sessionRef(s), subject: s.subject, email: s.email, role: s.role, created_at: s.created_at, last_seen_at: s.last_seen_at, expires_at: s.expires_at }));
+    },
+    /** Ends every session of `subject` in force ("sign out everywhere", or an administrator's revocation: recorded); how many. */
+    async revoke(subject: string, by: AuditContext): Promise<number> {
       const count = await store.revokeSubjectSessions(subject, isoAt(clock.now()));
       await store.commit();
+      await recordAudit(deps, by, { action: 'session.revoke', target: { type: 'subject', id: subject }, after: { sessions: count } });
       return count;
     },
   };

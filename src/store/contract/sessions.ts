@@ -1,7 +1,5 @@
+import type { SessionRole } from '../../config/roles.ts';
 import type { Access } from './access.ts';
-
-/** Who a signed-in person is to the admin API: the roles, lowest first (each may do what the ones before it may). */
-export type SessionRole = 'viewer' | 'editor' | 'admin';
 
 /**
  * A person signed in through OpenID Connect (see features/auth). Times are ISO 8601 as
