@@ -99,8 +99,8 @@ table.audit td:nth-child(1) { width: 9.5rem; }
 table.audit td:nth-child(6) { min-width: 18rem; }
 /* A long value on one line, cut with an ellipsis where its column ends (whole in its title and on copy); a column's own bound below. */
 code.clip { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: bottom; }
-table.monitors td:nth-child(1) code.clip { max-width: 16rem; }
-table.monitors td:nth-child(2) code.clip, table.monitors td:nth-child(5) code.clip { max-width: 11rem; }
+table.monitors td:nth-child(1) code.clip { max-width: 15rem; }
+table.monitors td:nth-child(2) code.clip, table.monitors td:nth-child(5) code.clip { max-width: 10rem; }
 /* Its times may break between the day and the time of day: nine columns fit 1280 px so. */
 table.monitors td time { white-space: normal; }
 
@@ -114,12 +114,13 @@ table.monitors td time { white-space: normal; }
 .score-chart { width: 100%; max-width: 760px; height: auto; display: block; }
 .score-chart .grid { stroke: var(--line); stroke-width: 1; }
 .score-chart .tick { fill: var(--muted); font-size: 11px; }
-.score-chart .line { fill: none; stroke: var(--muted); stroke-width: 1.75; }
-.score-chart .line.main { stroke: var(--link); stroke-width: 2.75; }
+/* The lines, and each branch's key in the legend drawn as its line. */
+.score-chart .line, .chart-key .line { fill: none; stroke: var(--muted); stroke-width: 1.75; }
+.score-chart .line.main, .chart-key .line.main { stroke: var(--link); stroke-width: 2.75; }
 .chart-legend { display: flex; flex-wrap: wrap; gap: var(--space-1) var(--space-4); list-style: none; margin: var(--space-2) 0 0; padding: 0; font-size: var(--text-sm); color: var(--muted); }
 .chart-legend li { display: inline-flex; align-items: center; gap: var(--space-2); min-width: 0; max-width: 100%; }
 .chart-legend code { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
-.chart-legend .score-chart { width: 28px; height: 10px; flex: none; }
+.chart-key { width: 28px; height: 10px; flex: none; }
 .score-chart .dot { stroke: var(--surface); stroke-width: 1.5; }
 .score-chart .dot.ok { fill: var(--ok); }
 .score-chart .dot.bad { fill: var(--bad); }

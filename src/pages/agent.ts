@@ -24,17 +24,17 @@ const NAME_SHOWN = 200;
  */
 const chartStyle =
   '.score-chart{width:100%;max-width:760px;height:auto;display:block}.score-chart .grid{stroke:var(--line);stroke-width:1}' +
-  '.score-chart .axis{fill:var(--muted);font:11px var(--font-sans)}.score-chart .axis-line{stroke:var(--muted);stroke-width:1}.score-chart .line{fill:none;stroke:var(--muted);stroke-width:1.75}.score-chart .line.main{stroke:var(--link);stroke-width:2.75}' +
+  '.score-chart .axis{fill:var(--muted);font:11px var(--font-sans)}.score-chart .axis-line{stroke:var(--muted);stroke-width:1}.score-chart .line,.chart-key .line{fill:none;stroke:var(--muted);stroke-width:1.75}.score-chart .line.main,.chart-key .line.main{stroke:var(--link);stroke-width:2.75}' +
   '.score-chart .dot{stroke:var(--bg);stroke-width:1.5}.score-chart .dot.ok{fill:var(--ok)}.score-chart .dot.bad{fill:var(--bad)}' +
   '.score-chart .tip{opacity:0;pointer-events:none}.score-chart .pt:hover .tip,.score-chart .pt:focus .tip{opacity:1}' +
   '.score-chart .tip rect{fill:var(--fg);height:20px;rx:4px}.score-chart .tip text{fill:var(--bg);font:600 11px var(--font-sans)}.score-chart .pt:focus{outline:none}.score-chart .pt:focus .dot{stroke:var(--focus);stroke-width:3}' +
   chartNarrowCss;
 
-/** The legend's rules: a key per branch, its line drawn as in the chart (the chart's rules draw the key's line). */
+/** The legend's rules: a key per branch, its line drawn as in the chart (the chart's rules draw the key's line too). */
 const legendStyle =
   '.chart-legend{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-4);list-style:none;margin:var(--space-2) 0 0;padding:0;font-size:var(--text-sm);color:var(--muted)}' +
   '.chart-legend li{display:inline-flex;align-items:center;gap:var(--space-2);min-width:0;max-width:100%}.chart-legend code{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;min-width:0}' +
-  '.chart-legend .score-chart{width:28px;height:10px;flex:none}';
+  '.chart-key{width:28px;height:10px;flex:none}';
 
 /** A branch's name in the legend: clipped, whole in its title. */
 const LEGEND_BRANCH = 40;
@@ -44,7 +44,7 @@ const chartLegend = ({ lanes, otherBranches }: Pick<ChartGeometry<unknown>, 'lan
   `<ul class="chart-legend" aria-label="Branches in the chart">${lanes
     .map(
       (l) =>
-        `<li><svg class="score-chart" viewBox="0 0 28 10" aria-hidden="true"><line class="line${l.isDefault ? ' main' : ''}" x1="1" x2="27" y1="5" y2="5"${l.dash ? ` stroke-dasharray="${l.dash}"` : ''}/></svg>` +
+        `<li><svg class="chart-key" viewBox="0 0 28 10" aria-hidden="true"><line class="line${l.isDefault ? ' main' : ''}" x1="1" x2="27" y1="5" y2="5"${l.dash ? ` stroke-dasharray="${l.dash}"` : ''}/></svg>` +
         `<code title="${esc(l.name)}">${esc(clip(l.name, LEGEND_BRANCH))}</code>${l.isDefault ? ' (default branch)' : ''}</li>`,
     )
     .join('')}${otherBranches > 0 ? `<li>${otherBranches} more ${otherBranches === 1 ? 'branch' : 'branches'}: dots only</li>` : ''}</ul>`;

@@ -89,7 +89,7 @@ function scoreChart(reports: readonly HistoryEntry[], defaultBranch: string): HT
   // Each branch's key: its line drawn as in the chart; the default branch's first.
   const legend = h('ul', { class: 'chart-legend', 'aria-label': 'Branches in the chart' },
     lanes.map((lane, i) => h('li', {},
-      svg('svg', { class: 'score-chart', viewBox: '0 0 28 10', 'aria-hidden': 'true' }, svg('line', { class: lineClass(i), x1: 1, x2: 27, y1: 5, y2: 5, 'stroke-dasharray': lane.dash })),
+      svg('svg', { class: 'chart-key', viewBox: '0 0 28 10', 'aria-hidden': 'true' }, svg('line', { class: lineClass(i), x1: 1, x2: 27, y1: 5, y2: 5, 'stroke-dasharray': lane.dash })),
       h('code', { title: lane.name }, lane.name), lane.isDefault ? ' (default branch)' : null)),
     otherBranches > 0 ? h('li', {}, otherBranches + ' more ' + (otherBranches === 1 ? 'branch' : 'branches') + ': dots only') : null);
   return h('div', {}, chart, legend);
