@@ -55,7 +55,7 @@ export const renderScoreChart = (entries: readonly HistoryEntry[], defaultBranch
   const { points, lines, lanes, grid, ticks, axisY } = geometry;
   const label = `Score of the ${points.length} reports shown over time (UTC), oldest first, a line per branch.`;
   const gridLines = grid
-    .map(({ score, y }) => `<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${y}" y2="${y}"/><text class="axis axis-score" x="${CHART.left - 6}" y="${y + 4}" text-anchor="end">${score}</text>`)
+    .map(({ score, y }) => `<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${y}" y2="${y}"/><text class="axis axis-score" x="${CHART.left - 4}" y="${y + 4}" text-anchor="end">${score}</text>`)
     .join('');
   const axis = `<line class="axis-line" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${axisY}" y2="${axisY}"/>${ticks
     .map(({ x, label: text, anchor, narrow }) => `<line class="axis-line" x1="${x}" x2="${x}" y1="${axisY}" y2="${axisY + 4}"/><text class="axis axis-text${narrow ? '' : ' wide-only'}" x="${x}" y="${axisY + 17}" text-anchor="${anchor}">${esc(text)}</text>`)

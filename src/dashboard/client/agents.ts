@@ -75,7 +75,7 @@ function scoreChart(reports: readonly HistoryEntry[], defaultBranch: string): HT
   const drawn = lines.slice().sort((a, b) => Number(lanes[a.lane]!.isDefault) - Number(lanes[b.lane]!.isDefault));
   const chart = svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown over time (UTC), oldest first, a line per branch.' },
     grid.map(({ y }) => svg('line', { class: 'grid', x1: CHART.left, x2: CHART.width - CHART.right, y1: y, y2: y })),
-    grid.map(({ score, y }) => svg('text', { class: 'tick axis-score', x: CHART.left - 6, y: y + 4, 'text-anchor': 'end' }, String(score))),
+    grid.map(({ score, y }) => svg('text', { class: 'tick axis-score', x: CHART.left - 4, y: y + 4, 'text-anchor': 'end' }, String(score))),
     svg('line', { class: 'axis-line', x1: CHART.left, x2: CHART.width - CHART.right, y1: axisY, y2: axisY }),
     ticks.map(({ x }) => svg('line', { class: 'axis-line', x1: x, x2: x, y1: axisY, y2: axisY + 4 })),
     ticks.map(({ x, label, anchor, narrow }) => svg('text', { class: 'tick axis-text' + (narrow ? '' : ' wide-only'), x, y: axisY + 17, 'text-anchor': anchor }, label)),
