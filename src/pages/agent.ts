@@ -108,7 +108,7 @@ const branchFilter = (page: string, branch: string | null, defaultBranch: string
   `<a href="${esc(branchHref(page, defaultBranch))}">Default branch</a>${branch === null ? '' : `<a href="${esc(page)}">Every branch</a>`}</form>`;
 
 /** The branch of the latest report of every branch, as its verdict line names it. */
-const latestBranch = (e: HistoryEntry, defaultBranch: string): string => ` (on ${e.branch === null ? 'no branch named' : e.branch === defaultBranch ? 'the default branch' : `<code>${esc(clip(e.branch, BRANCH_IN_TABLE))}</code>`})`;
+const latestBranch = (e: Pick<HistoryEntry, 'branch'>, defaultBranch: string): string => ` (on ${e.branch === null ? 'no branch named' : e.branch === defaultBranch ? 'the default branch' : `<code>${esc(clip(e.branch, BRANCH_IN_TABLE))}</code>`})`;
 
 /** Where the page is, and the older reports' page (`olderUrl`, absent on the last page). */
 export interface AgentPageLinks {
@@ -122,8 +122,27 @@ export interface AgentPageLinks {
 const accountCell = (accountId: string, accountName: string | null): string =>
   accountName === null ? `<code>${esc(accountId)}</code>` : `<span title="${esc(accountId)}">${esc(clip(accountName, NAME_SHOWN))}</span>`;
 
+/**
+ * The page's verdict line: of every branch, the default branch's latest report (the badge's: a
+ * failing feature branch does not redden it), and the newest of any branch beside it when that is
+ * another; of one branch, that branch's latest (on its newest page).
+ */
+const headline = ({ agent, default_latest, branch }: AgentHistory, latest: HistoryEntry | undefined): string => {
+  if (branch !== null) return latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report of branch <code>${esc(clip(branch, BRANCH_SHOWN))}</code>: score ${esc(latest.score)}</span></p>` : '';
+  const defaultBranch = `<code>${esc(clip(agent.default_branch, BRANCH_SHOWN))}</code>`;
+  const own = default_latest
+    ? `<p class="verdict">${verdictBadge(default_latest.valid)}<span>latest report of the default branch ${defaultBranch}: score ${esc(default_latest.score)}</span></p>`
+    : agent.latest
+      ? `<p class="verdict"><span class="muted">No report of the default branch ${defaultBranch} yet.</span></p>`
+      : '';
+  const newest = agent.latest;
+  const other = newest && newest.report_id !== default_latest?.report_id ? `<p class="muted">Newest report of any branch${latestBranch(newest, agent.default_branch)}: ${newest.valid ? 'valid' : 'invalid'}, score ${esc(newest.score)}.</p>` : '';
+  return own + other;
+};
+
 /** `accountName`: the name of the agent's account (null: the page names it by its id). */
-export const renderAgentPage = ({ agent, badge_url, branch, reports }: AgentHistory, links: AgentPageLinks, accountName: string | null = null): string => {
+export const renderAgentPage = (history: AgentHistory, links: AgentPageLinks, accountName: string | null = null): string => {
+  const { agent, badge_url, branch, reports } = history;
   const name = clip(agent.name, NAME_SHOWN);
   const latest = links.newest === undefined ? reports[0] : undefined;
   const defaultBranch = agent.default_branch;
@@ -135,7 +154,7 @@ export const renderAgentPage = ({ agent, badge_url, branch, reports }: AgentHist
     .join(' ');
   const body = [
     `<p class="muted">cardgate agent history</p><h1>${esc(name)}</h1>`,
-    latest ? `<p class="verdict">${verdictBadge(latest.valid)}<span>latest report${shownBranch || latestBranch(latest, defaultBranch)}: score ${esc(latest.score)}</span></p>` : '',
+    headline(history, latest),
     facts([
       ['Agent id', `<code>${esc(agent.id)}</code>`],
       ['Account', accountCell(agent.account_id, accountName)],

@@ -160,6 +160,52 @@ test('the Agents view filters by the verdict the badge shows, beside the account
   browser.assertClean();
 });
 
+test('the Agents view\'s Latest is the default branch\'s, labelled with it; the Branch filter keeps one branch\'s agents with that branch\'s latest, beside the other filters, kept in the address', async () => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${service.url}/dashboard#/agents?q=branched`);
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  // acme/branched's default branch is feature-x (set above), whose latest is broken; its newest report of any branch (main) is valid.
+  const cells = page.locator('table tbody tr').first().locator('td');
+  assert.deepEqual((await cells.allInnerTexts()).slice(0, 5), ['acme/branched', 'invalid', '0', 'feature-x', '3']);
+  await page.getByText('Latest and Score are of each agent\'s default branch (Branch), as its badge shows them.').waitFor();
+  await page.goto(`${service.url}/dashboard#/agents`);
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  const branch = page.getByLabel('Branch', { exact: true });
+  assert.deepEqual(await page.locator('#agent-branches option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)), ['feature-x', 'main'], 'the branches the page shows, suggested');
+  await branch.fill('feature-x');
+  await branch.press('Enter');
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  assert.match(page.url(), /#\/agents\?(.*&)?branch=feature-x/);
+  assert.deepEqual((await cells.allInnerTexts()).slice(0, 5), ['acme/branched', 'invalid', '0', 'feature-x', '1'], 'the branch\'s own latest and reports');
+  await browser.screenshot('agents-list-branch');
+  await page.getByLabel('Verdict').selectOption({ label: 'Passing' });
+  await page.getByText('No agent matches these filters.').waitFor();
+  assert.match(page.url(), /branch=feature-x/, 'the branch kept when the verdict is chosen');
+  await page.goto(`${service.url}/dashboard#/agents?branch=main&verdict=pass&account=${accountId}`);
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  assert.equal(await branch.inputValue(), 'main', 'read back from the address');
+  await page.goto(`${service.url}/dashboard#/agents?branch=main&verdict=fail`);
+  await page.getByText('No agent matches these filters.').waitFor();
+  await page.goto(`${service.url}/dashboard#/agents?branch=feature-x`);
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  await browser.assertNoSidewaysScrolling();
+  await browser.screenshot('agents-list-branch-phone');
+  await branch.fill('');
+  await branch.press('Enter');
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  assert.doesNotMatch(page.url(), /branch=/, 'emptied: every branch');
+  await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(branchedId)}`);
+  await page.getByRole('heading', { name: 'acme/branched', level: 1 }).waitFor();
+  assert.equal(await page.locator('p.agent-latest').innerText(), 'Default branch feature-x: invalid score 0 · newest of any branch: valid score 70 on main');
+  await browser.assertNoSidewaysScrolling();
+  await browser.screenshot('agents-history-latest-phone');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  browser.assertClean();
+});
+
 test('on a phone the list and the history stack without sideways scrolling', async () => {
   const { page } = browser;
   await page.setViewportSize({ width: 390, height: 844 });

@@ -26,6 +26,7 @@ const history = (entries: AgentHistory['reports'], name = 'acme/billing-agent'):
     id: 'agt_1', name, account_id: 'acc_1', first_seen: '2026-01-01T00:00:00.000Z', last_seen: '2026-01-02T00:00:00.000Z',
     latest_report_id: 'rpt_3', latest: null, counts: { reports: 10_000, valid: 5000, invalid: 5000 }, last_checked_at: null, unchanged_runs: 0, default_branch: 'main',
   },
+  default_latest: null,
   badge_url: 'https://gate.example/agents/agt_1/badge.svg?token=t0k',
   branch: null,
   reports: entries,
@@ -187,5 +188,30 @@ describe('the agent page', () => {
     const page = renderAgentPage(history(entries, 'x'.repeat(1024 * 1024)), { page: 'https://gate.example/agents/agt_1' });
     assert.ok(page.length < 96 * 1024, `${page.length} characters`);
     assert.equal([...page.matchAll(/<circle class="dot /g)].length, 100);
+  });
+});
+
+describe('the history page\'s verdict line', () => {
+  const entry = (report_id: string, valid: boolean, score: number, branch: string | null): AgentReportEntry => ({ agent_id: 'agt_1', report_id, created_at: '2026-01-02T00:00:00.000Z', valid, score, errors: valid ? 0 : 2, warnings: 0, branch });
+  const page = (over: Partial<AgentHistory>, agentLatest: AgentReportEntry | null) => {
+    const base = history([]);
+    return renderAgentPage({ ...base, ...over, agent: { ...base.agent, latest: agentLatest } }, { page: 'https://gate.example/agents/agt_1' });
+  };
+  const verdictLines = (html: string) => [...html.matchAll(/<p class="(verdict|muted)">(.*?)<\/p>/g)].map((m) => m[2]!.replace(/<[^>]+>/g, ''));
+
+  it('shows the default branch\'s latest (the badge\'s), labelled with the branch, and the newest of another branch beside it, not instead of it', () => {
+    const html = page({ default_latest: entry('rpt_1', true, 93, 'main') }, entry('rpt_2', false, 40, 'feature-x'));
+    assert.match(html, /<p class="verdict"><span class="badge ok">/);
+    assert.ok(verdictLines(html).includes('Validlatest report of the default branch main: score 93'), verdictLines(html).join(' | '));
+    assert.ok(verdictLines(html).includes('Newest report of any branch (on feature-x): invalid, score 40.'), verdictLines(html).join(' | '));
+  });
+
+  it('shows one line when the newest report is the default branch\'s, and says so when the default branch has none', () => {
+    const same = entry('rpt_1', true, 93, null);
+    const html = page({ default_latest: same }, same);
+    assert.equal(html.match(/Newest report of any branch/g), null);
+    const none = page({ default_latest: null }, entry('rpt_2', false, 40, 'feature-x'));
+    assert.doesNotMatch(none, /badge bad/);
+    assert.ok(verdictLines(none).includes('No report of the default branch main yet.'), verdictLines(none).join(' | '));
   });
 });

@@ -169,6 +169,9 @@ describe('the public pages in a browser', () => {
       assert.deepEqual(await cells.allTextContents(), [`${longBranch.slice(0, 39)}…`, `${longBranch.slice(0, 39)}…`, 'release', 'main']);
       assert.equal(await cells.first().locator('a').getAttribute('title'), longBranch);
       assert.ok(await page.locator('dt:text-is("Default branch") + dd').getByText('main').isVisible());
+      // The headline is the default branch's latest (the badge's), named; the newest report, of the pull request's branch, beside it.
+      assert.match((await page.locator('p.verdict').textContent())!, /^Validlatest report of the default branch main: score \d+$/);
+      assert.match((await page.locator('h1 ~ p.muted').first().textContent())!, /^Newest report of any branch \(on .+…?\): (valid|invalid), score \d+\.$/);
       await page.getByLabel('Branch', { exact: true }).fill('release');
       await page.getByRole('button', { name: 'Show' }).click();
       await page.waitForURL(/\?branch=release$/);
@@ -194,7 +197,7 @@ describe('the public pages in a browser', () => {
     });
     const history = {
       agent: { id: 'agt_chart', name: 'acme/chart', account_id: 'acc_1', first_seen: reports.at(-1)!.created_at, last_seen: reports[0]!.created_at, latest_report_id: reports[0]!.id, latest: null, counts: { reports: 40, valid: 30, invalid: 10 }, last_checked_at: null, unchanged_runs: 0, default_branch: 'main' },
-      badge_url: `${service.url}/agents/agt_chart/badge.svg?token=t`, branch: null, reports, next_cursor: null,
+      default_latest: null, badge_url: `${service.url}/agents/agt_chart/badge.svg?token=t`, branch: null, reports, next_cursor: null,
     };
     const html = renderAgentPage(history, { page: `${service.url}/agents/agt_chart` }, 'Acme');
     for (const size of sizes) {

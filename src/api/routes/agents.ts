@@ -77,9 +77,12 @@ const timelineEntry = z
 
 const nextCursor = z.string().nullable().meta({ description: 'Pass as `cursor` for the older reports; null on the last page.' });
 
+const defaultLatest = historyEntry.nullable().meta({ description: 'The latest report of its default branch (reports naming no branch included): what its badge shows, where `latest` is of any branch; null when that branch has none.' });
+
 const agentHistorySchema = z
   .object({
     agent: agentSchema,
+    default_latest: defaultLatest,
     badge_url: z.string().meta({ description: 'The agent\'s badge, with its token: whoever has it sees the latest verdict of its default branch (`&branch=` for another).' }),
     branch: z.string().nullable().meta({ description: 'The branch the page holds (the `branch` asked for), null for every branch.' }),
     reports: z.array(timelineEntry).meta({ description: `Newest first, at most \`limit\` (${HISTORY_PAGE.max}).` }),
@@ -88,6 +91,15 @@ const agentHistorySchema = z
   .meta({ id: 'AgentHistory' });
 
 const listedAgent = agentSchema.extend({ url: z.string().meta({ description: 'The agent\'s history page.' }) }).meta({ id: 'ListedAgent' });
+
+const laneSchema = z
+  .object({
+    branch: z.string().meta({ description: 'The branch asked for (of the default branch: reports naming no branch too).' }),
+    reports: int.meta({ description: 'Its reports in the agent\'s kept history (the newest 1000).' }),
+    last_seen: timestamp.meta({ description: 'Its latest report\'s time.' }),
+    latest: historyEntry.meta({ description: 'Its latest report\'s verdict and counts.' }),
+  })
+  .meta({ id: 'AgentLane' });
 
 const HISTORY_SORT = '-created_at';
 const AGENTS_SORT = '-last_seen';
@@ -209,18 +221,22 @@ const listRoute = admin({
   method: 'get',
   path: '/admin/api/agents',
   summary: 'The agents, a page at a time (most recently seen first unless sorted otherwise)',
+  description: 'Every filter combines with the others; a query parameter this list does not take is 400.',
   request: {
-    query: z.object({
+    query: z.strictObject({
       ...pageQuery(AGENT_SORT_FIELDS, AGENTS_SORT, 50, 'name or id'),
       account_id: z.preprocess(firstValue, z.string().max(200).optional()).meta({ description: 'Only this account\'s.' }),
       verdict: z
         .preprocess(firstValue, z.enum(AGENT_VERDICTS, { error: 'verdict must be "pass" or "fail"' }).optional())
-        .meta({ description: 'Only the agents whose badge shows this verdict: the latest report of their default branch (or naming no branch) had a valid card (`pass`) or not (`fail`). Agents with no such report match neither.' }),
+        .meta({ description: 'Only the agents whose badge shows this verdict: the latest report of their default branch (or naming no branch) had a valid card (`pass`) or not (`fail`). Agents with no such report match neither. With `branch`: the latest report of that branch.' }),
+      branch: z
+        .preprocess(firstValue, printableName('branch ').optional())
+        .meta({ description: 'Only the agents with a report of this branch among the newest 1000 of their history (of an agent\'s default branch: reports naming no branch too); each then carries `lane`, and `last_seen` and `reports` sort by that branch\'s own.' }),
     }),
   },
   responses: {
-    200: response('The agents.', z.object({ agents: z.array(listedAgent.extend({ account_name: z.string().nullable().meta({ description: 'The account\'s name (null once it is deleted).' }) }).meta({ id: 'ListedAgentWithAccount' })), next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same sort) for the next page; null on the last page.' }) })),
-    ...errors({ 400: 'A query parameter is out of range, or the cursor is not one this list gave out.' }),
+    200: response('The agents.', z.object({ agents: z.array(listedAgent.extend({ account_name: z.string().nullable().meta({ description: 'The account\'s name (null once it is deleted).' }), default_latest: defaultLatest, lane: laneSchema.optional().meta({ description: 'With `branch`: that branch\'s reports in the agent\'s history.' }) }).meta({ id: 'ListedAgentWithAccount' })), next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same sort) for the next page; null on the last page.' }) })),
+    ...errors({ 400: 'A query parameter is out of range or not one this list takes, or the cursor is not one this list gave out.' }),
   },
 });
 
@@ -249,7 +265,7 @@ export const adminAgentRoutes = (deps: AppDeps): ApiRoutes => {
     .openapi(listRoute, async (c) => {
       const params = c.req.valid('query');
       const query = storePageQuery(params, AGENTS_SORT, ['reports'], ['reports']);
-      const page = await agents.page({ ...query, ...(params.account_id ? { account_id: params.account_id } : {}), ...(params.verdict ? { verdict: params.verdict } : {}) });
+      const page = await agents.page({ ...query, ...(params.account_id ? { account_id: params.account_id } : {}), ...(params.verdict ? { verdict: params.verdict } : {}), ...(params.branch ? { branch: params.branch } : {}) });
       return c.json(pageAnswer('agents', page, query.sortParam), 200);
     })
     .openapi(changeRoute, async (c) => {

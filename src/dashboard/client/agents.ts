@@ -6,7 +6,8 @@
  * editor), and its deletion (confirmed first).
  */
 // Types only, erased from the bundle: the answers as the server's use cases make them.
-import type { AgentHistory, AgentView, HistoryEntry } from '../../features/agents/history.ts';
+import type { AgentHistory, AgentView, HistoryEntry, ListedAgentView } from '../../features/agents/history.ts';
+import type { AgentReportEntry } from '../../store/contract/agents.ts';
 import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import { api, confirmDanger, field, h, plural, safeHref, shortId, svg, table, when, type Account } from './core.ts';
@@ -32,36 +33,66 @@ function filterSelect(state: ListState, name: string, label: string, choices: Re
   return field(label, select, hint);
 }
 
-/** The filters: the account (every account by name: a team has a handful) and the verdict its badge shows. */
-const agentFilters = (state: ListState, accounts: readonly Account[]): HTMLElement =>
+/**
+ * The branch filter: a name typed (the branches the page shows suggested), applied on Enter or
+ * when the field is left; emptied, every branch.
+ */
+function branchFilter(state: ListState, seen: readonly string[]): HTMLElement {
+  const input = h('input', { id: 'agent-branch', name: 'branch', maxlength: 200, value: state.filters?.branch ?? '', placeholder: 'Any branch', autocomplete: 'off', list: 'agent-branches' });
+  const apply = (): void => {
+    const branch = input.value.trim();
+    if (branch === (state.filters?.branch ?? '')) return;
+    location.hash = listHash(AGENTS, { q: state.q, sort: state.sort, filters: { ...state.filters, branch } });
+  };
+  input.addEventListener('change', apply);
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') apply();
+  });
+  const control = field('Branch', input, 'Agents with a report of this branch.');
+  control.append(h('datalist', { id: 'agent-branches' }, seen.map((branch) => h('option', { value: branch }))));
+  return control;
+}
+
+/** The filters: the account (every account by name: a team has a handful), the verdict its badge (or the branch's latest) shows, the branch. */
+const agentFilters = (state: ListState, accounts: readonly Account[], seen: readonly string[]): HTMLElement =>
   h('div', { class: 'row' },
-    filterSelect(state, 'account', 'Account', [['', 'All accounts'], ...accounts.map((a) => [a.id, a.name] as const)]),
-    filterSelect(state, 'verdict', 'Badge', [['', 'Any verdict'], ['pass', 'Passing'], ['fail', 'Failing']],
-      'The latest report of each agent\'s default branch, as its badge shows it (Latest below is of any branch).'));
+    filterSelect(state, 'account', 'Account', [['', 'All accounts'], ...accounts.map((a) => [a.id, a.name] as const)], 'The agents of one account.'),
+    filterSelect(state, 'verdict', state.filters?.branch ? 'Verdict' : 'Badge', [['', 'Any verdict'], ['pass', 'Passing'], ['fail', 'Failing']],
+      state.filters?.branch ? 'The latest report of the branch.' : 'The latest report of each agent\'s default branch, as its badge shows it.'),
+    branchFilter(state, seen));
+
+/** The branches a page shows: each agent's default branch and those of its latest reports, for the branch filter's suggestions. */
+const branchesOf = (agents: readonly ListedAgentView[]): string[] =>
+  [...new Set(agents.flatMap((a) => [a.default_branch, a.latest?.branch ?? '', a.lane?.branch ?? '']).filter(Boolean))].sort();
 
 export async function agentsView(query?: string): Promise<HTMLElement> {
-  const state = readList(query, '-last_seen', ['account', 'verdict']);
-  const { account, verdict: badge } = state.filters ?? {};
+  const state = readList(query, '-last_seen', ['account', 'verdict', 'branch']);
+  const { account, verdict: badge, branch } = state.filters ?? {};
   const [{ agents, next_cursor }, { accounts }] = await Promise.all([
-    api<{ agents: (AgentView & { account_name: string | null })[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state, { ...(account ? { account_id: account } : {}), ...(badge ? { verdict: badge } : {}) })),
+    api<{ agents: ListedAgentView[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state, { ...(account ? { account_id: account } : {}), ...(badge ? { verdict: badge } : {}), ...(branch ? { branch } : {}) })),
     api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
   ]);
-  const rows = agents.map((a) => [
-    h('a', { href: agentHash(a.id), title: a.id }, a.name),
-    a.latest ? verdict(a.latest.valid) : h('span', { class: 'muted' }, 'no reports'),
-    a.latest ? String(a.latest.score) : h('span', { class: 'muted' }, '\u2014'),
-    a.latest?.branch ? h('code', { class: 'wrap' }, a.latest.branch) : h('span', { class: 'muted' }, a.latest ? 'none' : '\u2014'),
-    String(a.counts.reports),
-    h('a', { href: accountHash(a.account_id) }, a.account_name ?? shortId(a.account_id, false)),
-    when(a.last_seen),
-  ]);
+  // Of every branch: the default branch's latest (the badge's, a failing feature branch aside); of one branch: that branch's.
+  const rows = agents.map((a) => {
+    const latest = a.lane ? a.lane.latest : a.default_latest;
+    return [
+      h('a', { href: agentHash(a.id), title: a.id }, a.name),
+      latest ? verdict(latest.valid) : h('span', { class: 'muted' }, a.latest ? 'none on it' : 'no reports'),
+      latest ? String(latest.score) : h('span', { class: 'muted' }, '\u2014'),
+      h('a', { href: historyHash(a.id, { branch: a.lane?.branch ?? a.default_branch }), title: a.lane ? 'The branch asked for' : 'Its default branch: the badge\'s' }, h('code', { class: 'wrap' }, a.lane?.branch ?? a.default_branch)),
+      String(a.lane ? a.lane.reports : a.counts.reports),
+      h('a', { href: accountHash(a.account_id) }, a.account_name ?? shortId(a.account_id, false)),
+      when(a.lane ? a.lane.last_seen : a.last_seen),
+    ];
+  });
   const columns: [string, string | null][] = [['Agent', 'name'], ['Latest', null], ['Score', null], ['Branch', null], ['Reports', 'reports'], ['Account', null], ['Last seen', 'last_seen']];
   const sorts: [string, string][] = [['name', 'Name'], ['last_seen', 'Last seen'], ['first_seen', 'First seen'], ['reports', 'Reports']];
-  const empty = state.q ? 'No agent matches "' + state.q + '".' : state.cursor ? 'No more agents.' : account || badge ? 'No agent matches these filters.' : 'No agents yet: a validation with an API key makes one.';
+  const empty = state.q ? 'No agent matches "' + state.q + '".' : state.cursor ? 'No more agents.' : account || badge || branch ? 'No agent matches these filters.' : 'No agents yet: a validation with an API key makes one.';
   return h('section', {},
     h('h1', {}, 'Agents'),
     h('section', { class: 'card', 'aria-label': 'Agents list' },
-      agentFilters(state, accounts),
+      agentFilters(state, accounts, branchesOf(agents)),
+      h('p', { class: 'hint' }, branch ? 'Latest, Score, Reports and Last seen are of branch ' + branch + '.' : 'Latest and Score are of each agent\'s default branch (Branch), as its badge shows them.'),
       searchForm('agent-search', 'Search agents', AGENTS, state, 'Agent name or id', sorts),
       rows.length ? table('Agents', columns.map(([label]) => label), rows, columns.map(([label, sort]) => sortHeader(label, sort, AGENTS, state))) : h('p', { class: 'empty' }, empty),
       rows.length || state.page > 1 ? pager(AGENTS, state, next_cursor, rows.length) : null));
@@ -116,6 +147,18 @@ function defaultBranchForm(agent: AgentView): HTMLFormElement {
   return form;
 }
 
+/** The default branch's latest verdict (the badge's), labelled with the branch; the newest of another branch beside it. */
+function latestLine(agent: AgentView, defaultLatest: AgentReportEntry | null): HTMLElement | null {
+  const newest = agent.latest;
+  if (!newest) return null;
+  const other = newest.report_id === defaultLatest?.report_id ? null
+    : h('span', { class: 'muted' }, ' \u00b7 newest of any branch: ', verdict(newest.valid), ' score ' + newest.score + ' on ', newest.branch ? h('code', { class: 'wrap' }, newest.branch) : 'no branch named');
+  return h('p', { class: 'agent-latest' },
+    'Default branch ', h('code', { class: 'wrap' }, agent.default_branch), ': ',
+    defaultLatest ? [verdict(defaultLatest.valid), ' score ' + defaultLatest.score] : h('span', { class: 'muted' }, 'no report yet'),
+    other);
+}
+
 export async function agentView(id: string, query?: string): Promise<HTMLElement> {
   const params = new URLSearchParams(query || '');
   const cursor = params.get('cursor') || '';
@@ -142,6 +185,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
       'Account ', h('a', { href: accountHash(agent.account_id) }, accountName ?? shortId(agent.account_id, false)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
       ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 default branch ', h('code', { class: 'wrap' }, agent.default_branch),
       ' \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
+    latestLine(agent, history.default_latest),
     h('section', { class: 'card', 'aria-labelledby': 'agent-score-title' },
       h('h2', { id: 'agent-score-title' }, 'Score'),
       reports.length ? scoreChart(reports, agent.default_branch) : h('p', { class: 'empty' }, 'No reports yet.')),

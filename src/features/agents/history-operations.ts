@@ -10,14 +10,14 @@ import type { AppDeps } from '../../deps.ts';
 import * as z from 'zod';
 import { ApiError } from '../../errors/api-error.ts';
 import { parseInput } from '../../errors/bad-input.ts';
-import { laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
+import { defaultBranchOf, laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import { isAdminToken } from '../accounts/admin-token.ts';
 import { resumeApiKey } from '../auth/credentials.ts';
 import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { badgeTokenMatches } from './operations.ts';
-import { agentView, historyEntries, previousInRows, type AgentHistory, type AgentView } from './history.ts';
+import { agentView, historyEntries, previousInRows, type AgentHistory, type AgentView, type ListedAgentView } from './history.ts';
 import { printableName } from './naming.ts';
 
 /** Who reads a history: the admin, or an account through one of its keys. */
@@ -82,7 +82,8 @@ const agentHistory = async (
   const rows: AgentReportEntry[] = await deps.store.listAgentReports(agent.id, { limit: page.limit + 1, ...(page.before ? { before: page.before } : {}), ...(branch ? { branch } : {}) });
   const previous = await previousOnBranch(deps.store, agent, rows, page.limit);
   const { entries, more } = historyEntries(rows, page.limit, (id) => reportUrl(deps.urls.reportsUrl, id), previous);
-  return { agent: agentView(agent), badge_url: agentBadgeUrl(deps.urls.reportsUrl, agent), branch: page.branch ?? null, reports: entries, more };
+  const [defaultLane] = await deps.store.getAgentLanes([{ agent_id: agent.id, branch: defaultBranchOf(agent) }]);
+  return { agent: agentView(agent), default_latest: defaultLane?.latest ?? null, badge_url: agentBadgeUrl(deps.urls.reportsUrl, agent), branch: page.branch ?? null, reports: entries, more };
 };
 
 /**
@@ -101,14 +102,28 @@ const agentBadgeEntry = async (deps: Pick<AppDeps, 'store'>, agentId: string, to
 };
 
 /**
- * A page of the agents as the admin list shows them: without their badge tokens, with their pages
- * and their accounts' names (one read for the page's accounts, whatever the store holds).
+ * A page of the agents as the admin list shows them: without their badge tokens, with their pages,
+ * their accounts' names (one read for the page's accounts, whatever the store holds) and the latest
+ * entry of their default branch's lane, as their badges show it (its lanes read by key, one read
+ * for the page); of one branch (`branch`), with that lane's summary.
  */
-const pageAgentListing = async (deps: Pick<AppDeps, 'store' | 'urls'>, query: AgentPageQuery): Promise<Page<AgentView & { url: string; account_name: string | null }>> => {
+const pageAgentListing = async (deps: Pick<AppDeps, 'store' | 'urls'>, query: AgentPageQuery): Promise<Page<ListedAgentView>> => {
   const page = await deps.store.pageAgents(query);
   const accountIds = [...new Set(page.items.map((agent) => agent.account_id))];
   const names = new Map((accountIds.length === 0 ? [] : await deps.store.listAccounts(accountIds)).map((a) => [a.id, a.name]));
-  return { ...page, items: page.items.map((agent) => ({ ...agentView(agent), url: agentUrl(deps.urls.reportsUrl, agent.id), account_name: names.get(agent.account_id) ?? null })) };
+  // A page of one branch that is an agent's default has its default lane at hand already.
+  const asked = page.items.filter((agent) => agent.lane?.branch !== defaultBranchOf(agent)).map((agent) => ({ agent_id: agent.id, branch: defaultBranchOf(agent) }));
+  const lanes = new Map((asked.length === 0 ? [] : await deps.store.getAgentLanes(asked)).map((lane) => [lane.agent_id, lane]));
+  return {
+    ...page,
+    items: page.items.map(({ lane, ...agent }) => {
+      const defaultLane = lane?.branch === defaultBranchOf(agent) ? lane : lanes.get(agent.id);
+      const listed = { ...agentView(agent), url: agentUrl(deps.urls.reportsUrl, agent.id), account_name: names.get(agent.account_id) ?? null, default_latest: defaultLane?.latest ?? null };
+      if (!lane) return listed;
+      const { agent_id: _agent, ...summary } = lane;
+      return { ...listed, lane: summary };
+    }),
+  };
 };
 
 export const defaultBranchSchema = z

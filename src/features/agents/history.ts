@@ -5,7 +5,7 @@
  * names the previous report of the page's last entry (its diff link), so a page's links never
  * depend on the next page being read.
  */
-import { defaultBranchOf, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
+import { defaultBranchOf, type AgentLane, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
 
 /** A report in an agent's history as the timeline shows it: its entry, named by the report's id, with its links. */
 export type HistoryEntry = Omit<AgentReportEntry, 'agent_id' | 'report_id'> & {
@@ -70,9 +70,17 @@ export type AgentView = Omit<AgentRecord, 'badge_token' | 'default_branch'> & { 
 
 export const agentView = ({ badge_token: _token, ...view }: AgentRecord): AgentView => ({ ...view, default_branch: defaultBranchOf(view) });
 
+/** A lane as a listing shows it. */
+export type LaneView = Omit<AgentLane, 'agent_id'>;
+
+/** An agent as the admin list shows it (see pageAgentListing). */
+export type ListedAgentView = AgentView & { url: string; account_name: string | null; default_latest: AgentReportEntry | null; lane?: LaneView };
+
 /** `GET /agents/:id`'s answer: the agent, its badge's address (for its owner), a page of its history. */
 export interface AgentHistory {
   agent: AgentView;
+  /** The latest entry of the agent's default branch (entries naming none included), as its badge shows it; null when none. */
+  default_latest: AgentReportEntry | null;
   badge_url: string;
   /** The branch the page shows (null: every branch). */
   branch: string | null;
