@@ -22809,32 +22809,46 @@ var reasonOf = (body) => {
   if (typeof b.error === "object" && b.error !== null) return String(b.error.message);
   return "no reason given";
 };
+var missingBaselineOf = (body) => {
+  const errors = body?.errors;
+  if (!Array.isArray(errors)) return void 0;
+  const missing = errors.find((e) => e.path === "options.baseline" && e.reason === "baseline_missing");
+  return missing === void 0 ? void 0 : String(missing.message);
+};
 var checkWithServer = (serverUrl, apiKey, limits2, reports2, protocolVersion, gate) => {
   const endpoint = `${serverUrl.replace(/\/+$/, "")}/v1/validate`;
-  const optionsOf = (name) => JSON.stringify({
+  const optionsOf = (name, gated) => JSON.stringify({
     include_score: true,
     include_suggestions: true,
     ...protocolVersion === void 0 ? {} : { protocolVersion },
-    ...gate ? { agent: gate.agentOf(name), branch: gate.branch, baseline: gate.baseline, fail_on: gate.failOn } : {}
+    ...gate ? { agent: gate.agentOf(name), branch: gate.branch, ...gated ? { baseline: gate.baseline, fail_on: gate.failOn } : {} } : {}
   });
-  return async (name, text2) => {
-    const options = optionsOf(name);
-    const local = checkCardText(name, text2, { maxDepth: limits2.maxDepth });
-    if (local.failure) return local;
-    const json2 = withoutBom(text2);
-    let res;
+  const post = async (json2, options) => {
     try {
-      res = await fetch(endpoint, {
+      const res = await fetch(endpoint, {
         method: "POST",
         headers: { "content-type": "application/json", ...apiKey ? { authorization: `Bearer ${apiKey}` } : {} },
         body: `{"agent_card":${json2},"options":${options}}`,
         signal: AbortSignal.timeout(answerTimeoutMs)
       });
+      return { status: res.status, body: await res.json().catch(() => void 0) };
     } catch (e) {
-      return { name, text: text2, failure: { message: `${endpoint}: ${e.cause instanceof Error ? e.cause.message : e.message}` } };
+      return { failure: `${endpoint}: ${e.cause instanceof Error ? e.cause.message : e.message}` };
     }
-    const body = await res.json().catch(() => void 0);
-    if (res.status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
+  };
+  return async (name, text2) => {
+    const local = checkCardText(name, text2, { maxDepth: limits2.maxDepth });
+    if (local.failure) return local;
+    const json2 = withoutBom(text2);
+    let answer = await post(json2, optionsOf(name, true));
+    const missingBaseline = gate?.skipMissingBaseline && "status" in answer && answer.status === 400 ? missingBaselineOf(answer.body) : void 0;
+    if (gate && missingBaseline !== void 0) {
+      gate.ungated.set(name, missingBaseline);
+      answer = await post(json2, optionsOf(name, false));
+    }
+    if ("failure" in answer) return { name, text: text2, failure: { message: answer.failure } };
+    const { status, body } = answer;
+    if (status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${status}: ${reasonOf(body)}` } };
     const { version_source, agent: _agent, agent_notice, baseline, report_id, report_url, ...result } = body;
     if (typeof report_id === "string" && typeof report_url === "string") reports2.set(name, { report_id, report_url });
     if (gate && baseline) gate.outcomes.set(name, baseline);
@@ -22849,6 +22863,11 @@ var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/dif
 var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
 var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural2(o.breaking_changes, "breaking change")}` : ""}, score ${signed(o.score_delta)}`;
+var ungatedText = (kept, name) => {
+  const gate = kept.gate;
+  const baseline = gate.baseline === "latest" ? "no report yet" : `no report of ${gate.baseline} yet`;
+  return `no gate ran: the agent ${gate.agentOf(name)} has ${baseline} (the server: ${gate.ungated.get(name)}), so the card was validated without a baseline and judged by its findings as without a gate (fail-on: ${kept.ungatedFailOn}); its report joined the agent's history, and once ${gate.baseline} has a report of this agent the next run gates it`;
+};
 var cardReports = ({ reports: reports2, gate }, names) => names.flatMap((name) => {
   const report = reports2.get(name);
   if (!report) return [];
@@ -22857,6 +22876,7 @@ var cardReports = ({ reports: reports2, gate }, names) => names.flatMap((name) =
 });
 var gateLogLines = (kept, names) => cardReports(kept, names).map(
   ({ name, report, outcome, diffUrl }) => outcome ? `cardgate: ${name}: ${outcome.passed ? "passed" : "failed"} against ${kept.gate?.baseline} (${outcome.report_id}): ${gateNumbers(outcome)}; report ${report.report_url}; what changed ${diffUrl}
+` : kept.gate?.ungated.has(name) ? `cardgate: ${name}: ${ungatedText(kept, name)}; report ${report.report_url}
 ` : `cardgate: ${name}: report ${report.report_url}
 `
 ).join("");
@@ -22875,16 +22895,22 @@ var gateSummary = (kept, names) => {
 ${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.report.report_url)} |`).join("\n")}
 `;
   }
+  const ungated = kept.gate.ungated;
   const rows = cards.map(
-    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural2(outcome.breaking_changes, "breaking change")})` : ""} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`
+    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural2(outcome.breaking_changes, "breaking change")})` : ""} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | ${ungated.has(name) ? "no gate: no baseline yet" : "not compared"} | | | | | | ${idLink(report.report_id, report.report_url)} | |`
   );
+  const notes = cards.filter((c) => ungated.has(c.name)).map((c) => `- ${markdownCode(c.name)}: ${markdownText(ungatedText(kept, c.name))}.`);
   return `
 ### cardgate regression gate (against ${markdownText(baseline)})
 
 | card | gate | new errors | new warnings | fixed | score | baseline | report | what changed |
 |---|---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
-`;
+${notes.length === 0 ? "" : `
+**No gate ran** for ${plural2(notes.length, "card")}:
+
+${notes.join("\n")}
+`}`;
 };
 var gateOutputs = (kept, names) => {
   const cards = cardReports(kept, names);
@@ -23809,6 +23835,8 @@ var lowestScore = (checked) => checked.length === 0 ? "" : String(Math.min(...ch
 var serverGate = (env, failOn) => {
   const baseline = input(env, "baseline");
   const agent = input(env, "agent");
+  const baselineMissing = input(env, "baseline-missing") ?? "skip";
+  if (baselineMissing !== "skip" && baselineMissing !== "fail") return `baseline-missing must be skip or fail, not "${baselineMissing}"`;
   if (input(env, "server-url") === void 0 || input(env, "api-key") === void 0) {
     if (baseline !== void 0) return "baseline needs server-url and api-key: a baseline is an earlier report of the key's account";
     return agent === void 0 ? void 0 : "agent needs server-url and api-key: an agent is a history of the key's account";
@@ -23818,12 +23846,28 @@ var serverGate = (env, failOn) => {
   return {
     agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...branch === void 0 ? {} : { branch },
-    ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn } },
+    ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn }, skipMissingBaseline: baselineMissing === "skip" },
     outcomes: /* @__PURE__ */ new Map(),
-    notices: /* @__PURE__ */ new Map()
+    notices: /* @__PURE__ */ new Map(),
+    ungated: /* @__PURE__ */ new Map()
   };
 };
 var gateExitCode = (checked, regressions, failOn) => checked.some((c) => c.result === void 0) ? 2 : regressions > 0 && failOn !== "never" ? 1 : 0;
+var ungatedFailOn = (failOn) => failOn === "new" ? "error" : failOn === "breaking" ? "never" : failOn;
+var stepVerdict = (checked, gate, failOn, maxWarnings) => {
+  const byFindings = (cards, judgedBy) => exitCodeOf(cards, { failOn: judgedBy, ...maxWarnings === void 0 ? {} : { maxWarnings } });
+  const findingsWhy = (judgedBy) => `fail-on: ${judgedBy}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`}`;
+  if (gate?.baseline === void 0) return { exitCode: byFindings(checked, failOn), failing: `the cards fail (${findingsWhy(failOn)})` };
+  const gated = checked.filter((c) => !gate.ungated.has(c.name));
+  const ungated = checked.filter((c) => gate.ungated.has(c.name));
+  const regressions = gated.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
+  const ungatedExit = ungated.length === 0 ? 0 : byFindings(ungated, ungatedFailOn(failOn));
+  const why = [
+    ...regressions > 0 ? [`${plural(regressions, "card")} ${regressions === 1 ? "regresses" : "regress"} against ${gate.baseline} (fail-on: ${failOn})`] : [],
+    ...ungatedExit === 1 ? [`the ${ungated.length === 1 ? "card" : "cards"} with no baseline yet ${ungated.length === 1 ? "fails" : "fail"} (${findingsWhy(ungatedFailOn(failOn))})`] : []
+  ];
+  return { exitCode: Math.max(gateExitCode(gated, regressions, failOn), ungatedExit), regressions, failing: why.join("; ") };
+};
 var runAction = async ({ env, cwd, stdout }) => {
   const fail2 = (message) => {
     stdout(`::error title=cardgate::${commandData(message)}
@@ -23868,10 +23912,12 @@ var runAction = async ({ env, cwd, stdout }) => {
   if (gate && input(env, "agent") !== void 0 && inputs.length !== 1) return fail2(`agent names one card's agent, and files holds ${plural(inputs.length, "card")}: use a step per card, or leave agent empty (each card is then <repository>/<file>)`);
   const checked = await checkInputs(inputs, limits2, check2, async () => void 0);
   if (probeUrl !== void 0) checked.push(await probeChecked({ config: config2, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
-  const regressions = gate?.baseline === void 0 ? void 0 : checked.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
-  const exitCode = regressions === void 0 ? exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } }) : gateExitCode(checked, regressions, failOn);
+  const { exitCode, regressions, failing } = stepVerdict(checked, gate, failOn, maxWarnings);
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
   stdout(formatResults("github", checked, { toolVersion: version2 }));
+  const kept = { reports: reports2, gate, ungatedFailOn: ungatedFailOn(failOn) };
+  for (const name of gate?.ungated.keys() ?? []) stdout(`::notice file=${commandProperty(name)},title=cardgate::${commandData(ungatedText(kept, name))}
+`);
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}
 `);
   for (const [name, outcome] of gate?.outcomes ?? []) {
@@ -23880,7 +23926,6 @@ var runAction = async ({ env, cwd, stdout }) => {
 `);
   }
   const names = checked.map((c) => c.name);
-  const kept = { reports: reports2, gate };
   stdout(gateLogLines(kept, names));
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
@@ -23897,7 +23942,6 @@ var runAction = async ({ env, cwd, stdout }) => {
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const failing = regressions === void 0 ? `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})` : `${plural(regressions, "card")} ${regressions === 1 ? "regresses" : "regress"} against ${gate.baseline} (fail-on: ${failOn})`;
     const why = exitCode === 2 ? `${plural(unchecked, "input")} could not be checked` : failing;
     stdout(`::error title=cardgate::${commandData(`${plural(cards, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
 `);

@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { CHANGE_CLASSES, changeRuleIds } from '../engine/change-classes.ts';
-import { errorCodes, type ErrorCode } from '../errors/api-error.ts';
+import { errorCodes, refusalReasons, type ErrorCode } from '../errors/api-error.ts';
 import { listingFields } from '../features/reports/reports.ts';
 import { PLANS } from '../store/contract/accounts.ts';
 import { account } from './admin-answers.ts';
@@ -26,14 +26,23 @@ export const nestedError = z
   .object({ error: z.object({ code: z.enum(codesOf('nested')), message: z.string() }) })
   .meta({ id: 'NestedError', description: 'UNAUTHORIZED, FORBIDDEN, NOT_FOUND and METHOD_NOT_ALLOWED.' });
 
+const reason = z.enum(refusalReasons).optional().meta({
+  description: 'A stable marker of a case a client acts on: `baseline_missing`, the agent has no report the baseline names yet (a first run: validate without a baseline, the next run will gate).',
+});
+
 export const flatError = z
-  .object({ error: z.string().meta({ description: 'What is wrong, for a person.' }), code: z.enum(codesOf('flat')) })
+  .object({
+    error: z.string().meta({ description: 'What is wrong, for a person.' }),
+    code: z.enum(codesOf('flat')),
+    path: z.string().optional().meta({ description: 'With `reason`: the member at fault (`options.baseline`).' }),
+    reason,
+  })
   .meta({ id: 'FlatError', description: 'Every other error.' });
 
 export const validationFailure = z
   .object({
     valid: z.literal(false),
-    errors: z.array(z.object({ path: z.string().meta({ description: '`body`, or the member at fault (`options.protocolVersion`; `agent_url` when no card could be fetched from it).' }), message: z.string() })),
+    errors: z.array(z.object({ path: z.string().meta({ description: '`body`, or the member at fault (`options.protocolVersion`; `agent_url` when no card could be fetched from it).' }), message: z.string(), reason })),
   })
   .meta({ id: 'ValidationFailure', description: 'POST /v1/validate: the request is unusable (not the card: its findings come with status 200).' });
 

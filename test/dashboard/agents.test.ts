@@ -8,7 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
+import { ADMIN_TOKEN, screenshotDir, startBrowser, startService } from '../support/browser.ts';
+import { legibleChart } from '../pages/chart-legibility.ts';
 import { sampleCard } from '../support/endpoints.ts';
 
 let service: Awaited<ReturnType<typeof startService>>;
@@ -77,6 +78,27 @@ test('the Agents view lists the agents a page at a time, searches them and opens
   browser.assertClean();
 });
 
+test('an agent\'s score chart draws a line per branch with a legend, the default branch\'s first; its time labels legible at 1280 and 390 px, light and dark', async () => {
+  const { page } = browser;
+  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.setViewportSize(size);
+      await page.emulateMedia({ colorScheme });
+      await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(branchedId)}`);
+      await page.getByRole('heading', { name: 'acme/branched', level: 1 }).waitFor();
+      const seen = await legibleChart(page, `${size.width} ${colorScheme}`);
+      assert.deepEqual(seen.legend, ['main (default branch)', 'feature-x']);
+      assert.equal(await page.locator('svg.score-chart[role="img"] polyline.line.main').count(), 1, 'main\'s two reports: its line, emphasised');
+      assert.equal(await page.locator('svg.score-chart[role="img"] polyline').count(), 1, 'feature-x\'s one report: a dot, no line');
+      await browser.assertNoSidewaysScrolling();
+      await page.locator('section[aria-labelledby="agent-score-title"]').screenshot({ path: `${screenshotDir}/agents-chart-${size.width}-${colorScheme}.png` });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  browser.assertClean();
+});
+
 test('an agent\'s history shows each report\'s branch, keeps one branch, and its default branch is set there', async () => {
   const { page } = browser;
   await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(branchedId)}`);
@@ -91,7 +113,7 @@ test('an agent\'s history shows each report\'s branch, keeps one branch, and its
   // Ids are shown short: the whole id is the code's data-id (what a copy of it gives).
   const ids = await page.locator('table tbody tr td:nth-child(2) code').evaluateAll((codes) => codes.map((c) => (c as HTMLElement).dataset.id));
   assert.equal(diff, `${service.url}/reports/${ids[2]}/diff/${ids[0]}`);
-  await page.getByRole('link', { name: 'feature-x' }).click();
+  await page.getByRole('link', { name: 'feature-x', exact: true }).click(); // exact: a dot of the chart names its branch too
   await page.getByRole('heading', { name: 'Reports, newest first of branch feature-x' }).waitFor();
   assert.equal(await page.locator('table tbody tr').count(), 1);
   await browser.screenshot('agents-history-branch');

@@ -204,7 +204,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const page = agentUrl(deps.urls.reportsUrl, id);
       const ofBranch = branch === undefined ? '' : `&branch=${encodeURIComponent(branch)}`;
       const links = { page, ...(next_cursor ? { older: `${page}?limit=${limit}${ofBranch}&cursor=${next_cursor}` } : {}), ...(cursor ? { newest: `${page}?limit=${limit}${ofBranch}` } : {}) };
-      return c.html(renderAgentPage(history, links), 200, pageHeaders);
+      return c.html(renderAgentPage(history, links, await agents.accountName(history.agent)), 200, pageHeaders);
     })
     .openapi(badgeRoute, async (c) => {
       const { token, branch } = c.req.valid('query');

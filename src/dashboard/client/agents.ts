@@ -97,23 +97,32 @@ export async function agentsView(query?: string): Promise<HTMLElement> {
       rows.length || state.page > 1 ? pager(AGENTS, state, next_cursor, rows.length) : null));
 }
 
-/** The score chart of the reports shown (newest first in the timeline, oldest on the left here, on a time axis); a point's label shows on hover or focus. */
-function scoreChart(reports: readonly HistoryEntry[]): SVGElement {
-  const { points, lines, grid, ticks, axisY } = chartGeometry(reports.slice().reverse(), (e) => ({ score: e.score, at: e.created_at, valid: e.valid }));
-  const anchor = (i: number): string => (ticks.length === 1 ? 'middle' : i === 0 ? 'start' : i === ticks.length - 1 ? 'end' : 'middle');
-  return svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown over time (UTC), oldest first.' },
+/** The score chart of the reports shown (newest first in the timeline, oldest on the left here, on a time axis), a line per branch and its legend; a point's label shows on hover or focus. */
+function scoreChart(reports: readonly HistoryEntry[], defaultBranch: string): HTMLElement {
+  const { points, lines, lanes, otherBranches, grid, ticks, axisY } = chartGeometry(reports.slice().reverse(), (e) => ({ score: e.score, at: e.created_at, valid: e.valid, branch: e.branch ?? defaultBranch }), defaultBranch);
+  const lineClass = (lane: number): string => 'line' + (lanes[lane]!.isDefault ? ' main' : '');
+  // The default branch's line last, over the others.
+  const drawn = lines.slice().sort((a, b) => Number(lanes[a.lane]!.isDefault) - Number(lanes[b.lane]!.isDefault));
+  const chart = svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown over time (UTC), oldest first, a line per branch.' },
     grid.map(({ y }) => svg('line', { class: 'grid', x1: CHART.left, x2: CHART.width - CHART.right, y1: y, y2: y })),
-    grid.map(({ score, y }) => svg('text', { class: 'tick', x: CHART.left - 6, y: y + 4, 'text-anchor': 'end' }, String(score))),
+    grid.map(({ score, y }) => svg('text', { class: 'tick axis-score', x: CHART.left - 4, y: y + 4, 'text-anchor': 'end' }, String(score))),
     svg('line', { class: 'axis-line', x1: CHART.left, x2: CHART.width - CHART.right, y1: axisY, y2: axisY }),
     ticks.map(({ x }) => svg('line', { class: 'axis-line', x1: x, x2: x, y1: axisY, y2: axisY + 4 })),
-    ticks.map(({ x, label }, i) => svg('text', { class: 'tick', x, y: axisY + 17, 'text-anchor': anchor(i) }, label)),
-    lines.map((line) => svg('polyline', { class: 'line', points: line })),
-    points.map(({ item, x, y, tip }) => y === null ? null
+    ticks.map(({ x, label, anchor, narrow }) => svg('text', { class: 'tick axis-text' + (narrow ? '' : ' wide-only'), x, y: axisY + 17, 'text-anchor': anchor }, label)),
+    drawn.map((line) => svg('polyline', { class: lineClass(line.lane), points: line.points, 'stroke-dasharray': lanes[line.lane]!.dash })),
+    points.map(({ item, x, y, lane, tip }) => y === null ? null
       : svg('a', { class: 'pt', href: reportHref(item.url, item.id) },
-        svg('circle', { class: 'dot ' + (item.valid ? 'ok' : 'bad'), cx: x, cy: y, r: 5 }),
+        svg('circle', { class: 'dot ' + (item.valid ? 'ok' : 'bad'), cx: x, cy: y, r: lane !== null && lanes[lane]!.isDefault ? 5 : 4 }),
         svg('g', { class: 'tip' },
           svg('rect', { x: tip.x, y: tip.y, width: tip.width, height: 20, rx: 4 }),
           svg('text', { x: tip.textX, y: tip.textY }, tip.text)))));
+  // Each branch's key: its line drawn as in the chart; the default branch's first.
+  const legend = h('ul', { class: 'chart-legend', 'aria-label': 'Branches in the chart' },
+    lanes.map((lane, i) => h('li', {},
+      svg('svg', { class: 'chart-key', viewBox: '0 0 28 10', 'aria-hidden': 'true' }, svg('line', { class: lineClass(i), x1: 1, x2: 27, y1: 5, y2: 5, 'stroke-dasharray': lane.dash })),
+      h('code', { title: lane.name }, lane.name), lane.isDefault ? ' (default branch)' : null)),
+    otherBranches > 0 ? h('li', {}, otherBranches + ' more ' + (otherBranches === 1 ? 'branch' : 'branches') + ': dots only') : null);
+  return h('div', {}, chart, legend);
 }
 
 /** A report's branch, linked to that branch's history; one that named none counts as the default branch's. */
@@ -178,7 +187,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
     latestLine(agent, history.default_latest),
     h('section', { class: 'card', 'aria-labelledby': 'agent-score-title' },
       h('h2', { id: 'agent-score-title' }, 'Score'),
-      reports.length ? scoreChart(reports) : h('p', { class: 'empty' }, 'No reports yet.')),
+      reports.length ? scoreChart(reports, agent.default_branch) : h('p', { class: 'empty' }, 'No reports yet.')),
     h('section', { class: 'card', 'aria-labelledby': 'agent-reports-title' },
       h('h2', { id: 'agent-reports-title' }, (cursor ? 'Older reports' : 'Reports, newest first') + (branch ? ' of branch ' + branch : '')),
       h('p', { class: 'links' },

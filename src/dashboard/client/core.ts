@@ -171,7 +171,8 @@ export const plural = (n: number, word: string): string => n + ' ' + word + (n =
 // "2026-11-21T12:00:00.000Z" -> <time>2026-11-21 12:00 UTC</time>
 export function when(isoString: string | null): HTMLElement {
   if (!isoString) return h('span', { class: 'muted' }, 'never');
-  return h('time', { datetime: isoString }, isoString.slice(0, 16).replace('T', ' ') + ' UTC');
+  // The day and the time of day each unbroken: a narrow column breaks between them, never inside the date.
+  return h('time', { datetime: isoString }, h('span', { class: 'nowrap' }, isoString.slice(0, 10)), ' ', h('span', { class: 'nowrap' }, isoString.slice(11, 16) + ' UTC'));
 }
 
 /**
@@ -191,6 +192,9 @@ export function shortId(id: string, button = true): HTMLElement {
         button.blur();
       } }, copyIcon()));
 }
+
+/** A long value (a URL, a name) on one line, cut with an ellipsis where its column ends: whole in its title and on copy, as a short id is. */
+export const clippedValue = (value: string): HTMLElement => h('code', { class: 'clip', title: value, 'data-id': value }, value);
 
 /** Two sheets, one over the other: the copy button's picture (drawn, so no font need hold it). */
 const copyIcon = (): SVGElement =>

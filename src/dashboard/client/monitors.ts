@@ -10,7 +10,7 @@
 import type { CreatedMonitor, Monitor, PageAnswer } from '../../api/answer-types.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import { PAGE_SIZE, pager, readList, type ListState } from './lists.ts';
-import { api, canWrite, confirmDanger, field, h, shortId, signedInPerson, session, table, when, type Account, type Child } from './core.ts';
+import { api, canWrite, clippedValue, confirmDanger, field, h, shortId, signedInPerson, session, table, when, type Account, type Child } from './core.ts';
 
 const HASH = '#/monitors';
 const monitorPath = (id: string): string => '/monitors/' + encodeURIComponent(id);
@@ -54,13 +54,13 @@ export async function monitorsView(query?: string): Promise<HTMLElement> {
   const accountName = new Map(accounts.map((a) => [a.id, a.name]));
   const editing = h('div', { id: 'monitor-edit' });
   const rows = monitors.map((m): Child[] => [
-    h('code', { class: 'wrap' }, m.url),
-    m.agent ? h('code', { class: 'wrap' }, m.agent) : h('span', { class: 'muted', title: 'Its runs join the agent its URL names.' }, 'by URL'),
+    clippedValue(m.url),
+    m.agent ? clippedValue(m.agent) : h('span', { class: 'muted', title: 'Its runs join the agent its URL names.' }, 'by URL'),
     h('a', { href: accountHash(m.account_id) }, accountName.get(m.account_id) || shortId(m.account_id, false)),
     m.live
       ? h('span', {}, every(m.interval_seconds), ' ', h('span', { class: 'badge', title: 'Each run probes the agent' + (m.last_run?.live ? ' (last probe ' + m.last_run.live.duration_ms + ' ms)' : '') }, 'live'))
       : every(m.interval_seconds),
-    m.notify_url ? h('code', { class: 'wrap' }, m.notify_url) : h('span', { class: 'muted' }, 'none'),
+    m.notify_url ? clippedValue(m.notify_url) : h('span', { class: 'muted' }, 'none'),
     stateBadge(m),
     lastRun(m),
     m.paused ? h('span', { class: 'muted' }, '\u2014') : when(m.next_run_at),

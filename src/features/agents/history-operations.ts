@@ -160,6 +160,9 @@ const deleteAgent = async (deps: AuditDeps, id: string, by: AuditContext): Promi
   await recordAudit(deps, by, { action: 'agent.delete', target: { type: 'agent', id }, before: { account_id, name, first_seen, last_seen, latest_report_id, counts } });
 };
 
+/** The name of the account an agent is of, as its history page names it (null once the account is gone). */
+const agentAccountName = async (deps: Pick<AppDeps, 'store'>, agent: Pick<AgentView, 'account_id'>): Promise<string | null> => (await deps.store.getAccount(agent.account_id))?.name ?? null;
+
 /** The agents' use cases with their deps bound once (where the routes are made). */
 export const agentHistoryOperations = (deps: AppDeps) => ({
   /** Who `credential` (the admin token or an API key) sent from `ip` reads as; undefined for none or one that reads nothing. */
@@ -172,4 +175,6 @@ export const agentHistoryOperations = (deps: AppDeps) => ({
   page: (query: AgentPageQuery) => pageAgentListing(deps, query),
   setDefaultBranch: (id: string, input: unknown, by: AuditContext) => setDefaultBranch(deps, id, input, by),
   delete: (id: string, by: AuditContext) => deleteAgent(deps, id, by),
+  /** The name of the agent's account, as its history page names it (null once the account is gone). */
+  accountName: (agent: Pick<AgentView, 'account_id'>) => agentAccountName(deps, agent),
 });
