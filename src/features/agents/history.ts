@@ -26,8 +26,8 @@ const isBatchId = (id: string): boolean => id.startsWith('batch_');
 
 /**
  * The page of entries from `rows` (newest first, up to limit + 1), with where the older ones start
- * when they follow (the last entry's created_at and id, the history's order); `previousIds`: each entry's previous report on its branch (default: the row after it, as
- * in a history of one branch).
+ * when they follow (the last entry's created_at and id, the history's order); `previousIds`: each
+ * entry's previous report on its branch (default: the row after it, as in a history of one branch).
  */
 export const historyEntries = (
   rows: readonly AgentReportEntry[],
