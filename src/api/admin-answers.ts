@@ -1,8 +1,8 @@
 /**
  * The answers of the admin API (and of GET /auth/session) that the dashboard reads, as the zod
  * schemas their routes describe them with (so /openapi.json shows them). This file imports zod and
- * types only: the dashboard's client takes the answers' types from here (see answer-types.ts) and
- * so typechecks it under its browser settings (ES2020, DOM, no Node).
+ * the roles' and plans' lists only: the dashboard's client takes the answers' types from here (see
+ * answer-types.ts) and so typechecks it under its browser settings (ES2020, DOM, no Node).
  */
 import * as z from 'zod';
 import { SESSION_ROLES } from '../config/roles.ts';
