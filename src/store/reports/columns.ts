@@ -1,8 +1,8 @@
 /**
  * The columns of a report's summary, each declared once: its name (in the summary and the
  * listing's sort), its type, its PostgreSQL column, how it is read off a report, and whether the
- * listing sorts by it and searches it. The memory index (memory/report-index.ts, which the file
- * engine keeps too), the PostgreSQL statements (postgres/report-statements.ts) and the admin
+ * listing sorts by it and searches it. The memory engine's index (memory/report-index.ts), the
+ * file engine's SQLite columns (file/sql-schema.ts), the PostgreSQL statements (postgres/report-statements.ts) and the admin
  * API's list parameters are made from this list, so a new column is a declaration here, a
  * migration adding its PostgreSQL column, and the code that puts its value in the report.
  *
