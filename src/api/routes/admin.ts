@@ -43,7 +43,7 @@ const routes = {
     method: 'get',
     path: '/admin/api/accounts',
     summary: 'The accounts, a page at a time (oldest first unless sorted otherwise)',
-    request: { query: z.object(pageQuery(ACCOUNT_SORT_FIELDS, ACCOUNTS_SORT, 100, 'name or id')) },
+    request: { query: z.strictObject(pageQuery(ACCOUNT_SORT_FIELDS, ACCOUNTS_SORT, 100, 'name or id')) },
     responses: { 200: response('The accounts.', accountListing), ...badList },
   }),
   createAccount: admin({
@@ -116,7 +116,7 @@ const routes = {
     path: '/admin/api/usage',
     summary: 'Validations per account and UTC day (keyless ones under the account id "anonymous")',
     request: {
-      query: z.object({
+      query: z.strictObject({
         days: intQuery('days', 30, 1, 366, 'How many days back, today included.'),
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account (`anonymous`: the keyless validations).' }),
       }),
@@ -129,7 +129,7 @@ const routes = {
     path: '/admin/api/reports',
     summary: 'The reports, a page at a time (newest first unless sorted otherwise)',
     request: {
-      query: z.object({
+      query: z.strictObject({
         ...pageQuery(REPORT_SORT_FIELDS, REPORTS_SORT, 50, searchedLabel(REPORT_COLUMNS)),
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account\'s.' }),
       }),

@@ -39,7 +39,7 @@ const routes = {
     path: '/admin/api/audit',
     summary: 'The audit log, a page at a time (newest first): every state-changing admin action',
     request: {
-      query: z.object({ limit: paging.limit, cursor: paging.cursor, ...filters }),
+      query: z.strictObject({ limit: paging.limit, cursor: paging.cursor, ...filters }),
     },
     responses: { 200: response('The records.', z.object({ entries: z.array(auditRecord), next_cursor: z.string().nullable() })), ...badList },
   }),
@@ -48,7 +48,7 @@ const routes = {
     method: 'get',
     path: '/admin/api/audit/export',
     summary: 'Every audit record matching the filters, newest first, as JSON lines (streamed)',
-    request: { query: z.object(filters) },
+    request: { query: z.strictObject(filters) },
     responses: {
       200: {
         description: 'One record a line.',

@@ -33,7 +33,7 @@ const routes = {
     path: '/admin/api/sessions',
     summary: 'The sessions in force, newest first, a page at a time: all, or one person\'s',
     request: {
-      query: z.object({
+      query: z.strictObject({
         subject: z.preprocess(firstValue, z.string().max(1000).optional()).meta({ description: 'One person\'s (their subject at the provider).' }),
         limit: paging.limit,
         cursor: paging.cursor,

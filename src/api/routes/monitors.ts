@@ -45,7 +45,7 @@ const routes = {
     path: '/admin/api/monitors',
     summary: 'The monitors, oldest first, a page at a time',
     request: {
-      query: z.object({
+      query: z.strictObject({
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account\'s.' }),
         limit: paging.limit,
         cursor: paging.cursor,

@@ -23,7 +23,7 @@ const routes = {
     method: 'get',
     path: '/admin/api/trust-keys',
     summary: 'Trusted keys, oldest first: all, or the global ones and one account\'s',
-    request: { query: z.object({ account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'The global keys and this account\'s.' }) }) },
+    request: { query: z.strictObject({ account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'The global keys and this account\'s.' }) }) },
     responses: { 200: response('The keys.', z.object({ keys: z.array(trustKey) })), ...errors({ 404: 'No account with this id.' }) },
   }),
   add: admin({
