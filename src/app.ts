@@ -129,9 +129,7 @@ const assemble = (deps: AppDeps, early: EarlyParts, later?: LaterRoutes) => {
   if (later) app.route('/', later.mcpRoutes(deps));
   for (const group of early.before) app.route('/', group);
   if (later) {
-    app.route('/', later.adminRoutes(deps));
-    // After adminRoutes: its admin-token check on /admin/api/* runs before these.
-    app.route('/', later.monitorRoutes(deps, early.monitors));
+    app.route('/', later.adminRoutes(deps, early.monitors));
     app.route('/', later.authRoutes(deps));
   }
   for (const group of early.after) app.route('/', group);

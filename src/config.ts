@@ -1,5 +1,6 @@
 /**
- * The whole configuration (its schema: config/schema.ts). Sources, highest first:
+ * The whole configuration (its settings, each declared once: config/*.ts; its schema:
+ * config/schema.ts). Sources, highest first:
  * command-line flags > CARDGATE_* environment > JSON file (--config PATH, else
  * ./cardgate.json when present) > defaults. A bad value is a ConfigError naming
  * the field path and the reason; main.ts turns it into exit code 2.
@@ -10,12 +11,16 @@ import { ConfigError } from './lib/config-error.ts';
 import { readTextFile } from './lib/read-file.ts';
 import { describeSyntaxProblem, jsonSyntaxProblem, LineIndex } from './lib/text-position.ts';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
-import { envVars, type SettingType } from './config/env-vars.ts';
+import { configFlags, envVars } from './config/env-vars.ts';
+import type { SettingType } from './config/setting.ts';
 import { configSchema, defaultConfig, type Config } from './config/schema.ts';
 
 export { configSchema, type Config, type ConfigInput } from './config/schema.ts';
 
 export { ConfigError };
+
+/** Command-line flags of `serve` and the config path each sets. */
+export { configFlags };
 
 /** How a problem names the setting at `path` (as zod gives it); by default its dotted path. */
 type NameSetting = (path: ReadonlyArray<PropertyKey>) => string;
@@ -30,15 +35,6 @@ export const parseConfig = (input: unknown, source = 'config', nameOf: NameSetti
   if (result.success) return result.data;
   const lines = result.error.issues.map((i) => `  ${nameOf(i.path)}: ${i.message}`);
   throw new ConfigError(`invalid ${source}:\n${lines.join('\n')}`);
-};
-
-/** Command-line flags of `serve` and the config path they set. */
-export const configFlags: Record<string, { path: string[]; type: 'string' | 'number' }> = {
-  host: { path: ['host'], type: 'string' },
-  port: { path: ['port'], type: 'number' },
-  'data-dir': { path: ['dataDir'], type: 'string' },
-  'public-url': { path: ['publicUrl'], type: 'string' },
-  'reports-url': { path: ['reportsUrl'], type: 'string' },
 };
 
 type Json = Record<string, unknown>;

@@ -170,7 +170,7 @@ test('/dashboard/ with a trailing slash redirects to /dashboard', async () => {
 
 test('the served app: every path of a later group (routes and middleware) is served later, no other route\'s path is', () => {
   const { deps } = testDeps();
-  const later = [laterRoutes.adminRoutes(deps), laterRoutes.monitorRoutes(deps, new MonitorRunner(deps)), laterRoutes.authRoutes(deps), laterRoutes.mcpRoutes(deps), laterRoutes.docsRoutes(() => '{}')];
+  const later = [laterRoutes.adminRoutes(deps, new MonitorRunner(deps)), laterRoutes.authRoutes(deps), laterRoutes.mcpRoutes(deps), laterRoutes.docsRoutes(() => '{}')];
   const laterPaths = new Set(later.flatMap((group) => group.routes.map((r) => r.path)));
   for (const path of laterPaths) assert.ok(servedLater(path), `${path} belongs to a later group: the served app must not answer it without them`);
   const early = wholeApp(deps).routes.map((r) => r.path).filter((path) => !laterPaths.has(path));

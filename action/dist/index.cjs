@@ -20809,11 +20809,11 @@ function estimatedMatches(given, shape) {
   if (descents >= 2) return shape().pairs;
   return descents === 1 || /[*?:,]/.test(given) ? shape().values : 1;
 }
-function checkCustomRules(card, version3, rules2, report) {
+function checkCustomRules(card, version3, rules3, report) {
   let shape;
   const cardShape = () => shape ??= shapeOf(card);
   let spent = 0;
-  for (const rule of rules2) {
+  for (const rule of rules3) {
     if (rule.severity === "off" || rule.versions && !rule.versions.includes(version3)) continue;
     const estimate = estimatedMatches(rule.given, cardShape);
     if (spent + estimate > CUSTOM_RULES_BUDGET) {
@@ -20899,11 +20899,11 @@ function chooseVersion(card, shape, options) {
   }
   if (raw !== void 0 && declared?.published === false) {
     const line = raw.split(".").slice(0, 2).join(".");
-    const rules2 = forced === void 0 ? `validated by the ${declared.ruleSet} rules, those of the latest published ${line} version` : `the latest published ${line} version has the ${declared.ruleSet} rules`;
+    const rules3 = forced === void 0 ? `validated by the ${declared.ruleSet} rules, those of the latest published ${line} version` : `the latest published ${line} version has the ${declared.ruleSet} rules`;
     findings.push((r) => r.add(
       "protocolVersion.unpublished",
       "protocolVersion",
-      `protocolVersion "${raw}" was never published; ${rules2}`,
+      `protocolVersion "${raw}" was never published; ${rules3}`,
       `declare "${declared.ruleSet}", the published version whose rules apply`
     ));
   }
@@ -21183,80 +21183,171 @@ var readTextFile = (file, bound) => {
   }
 };
 
-// src/config/env-vars.ts
-var envVars = {
-  CARDGATE_MODE: { path: ["mode"], type: "string" },
-  CARDGATE_HOST: { path: ["host"], type: "string" },
-  CARDGATE_PORT: { path: ["port"], type: "number" },
-  CARDGATE_DATA_DIR: { path: ["dataDir"], type: "string" },
-  CARDGATE_PUBLIC_URL: { path: ["publicUrl"], type: "string" },
-  CARDGATE_REPORTS_URL: { path: ["reportsUrl"], type: "string" },
-  CARDGATE_ADMIN_TOKEN: { path: ["adminToken"], type: "string" },
-  CARDGATE_AUTH_ADMIN_TOKEN: { path: ["auth", "adminToken"], type: "boolean" },
-  CARDGATE_SERVICE_NAME: { path: ["serviceName"], type: "string" },
-  CARDGATE_KEY_PREFIX: { path: ["keys", "prefix"], type: "string" },
-  CARDGATE_LIMIT_ANONYMOUS: { path: ["limits", "daily", "anonymous"], type: "number" },
-  CARDGATE_LIMIT_FREE: { path: ["limits", "daily", "free"], type: "number" },
-  CARDGATE_LIMIT_PRO: { path: ["limits", "daily", "pro"], type: "number" },
-  CARDGATE_LIMIT_TEAM: { path: ["limits", "daily", "team"], type: "number" },
-  CARDGATE_WEBHOOK_PER_IP_PER_MINUTE: { path: ["limits", "webhookPerIpPerMinute"], type: "number" },
-  CARDGATE_WEBHOOK_GLOBAL_PER_HOUR: { path: ["limits", "webhookGlobalPerHour"], type: "number" },
-  CARDGATE_TRUSTED_PROXIES: { path: ["limits", "trustedProxies"], type: "list" },
-  CARDGATE_MAX_BODY_BYTES: { path: ["http", "maxBodyBytes"], type: "number" },
-  CARDGATE_MAX_BATCH_BODY_BYTES: { path: ["http", "maxBatchBodyBytes"], type: "number" },
-  CARDGATE_MAX_JSON_DEPTH: { path: ["http", "maxJsonDepth"], type: "number" },
-  CARDGATE_BATCH_MAX_CARDS: { path: ["batch", "maxCards"], type: "number" },
-  CARDGATE_VALIDATION_TIMEOUT_MS: { path: ["validation", "timeoutMs"], type: "number" },
-  CARDGATE_VALIDATION_WORKERS: { path: ["validation", "workers"], type: "number" },
-  CARDGATE_VALIDATION_MAX_WORKERS_PER_CALLER: { path: ["validation", "maxWorkersPerCaller"], type: "number" },
-  CARDGATE_MAX_FINDINGS: { path: ["validation", "maxFindings"], type: "number" },
-  CARDGATE_CALLBACK_TIMEOUT_MS: { path: ["webhooks", "callbackTimeoutMs"], type: "number" },
-  CARDGATE_WEBHOOK_SECRET: { path: ["webhooks", "signingSecret"], type: "string" },
-  CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ["webhooks", "allowedHosts"], type: "list" },
-  CARDGATE_WEBHOOK_CONCURRENCY: { path: ["webhooks", "concurrency"], type: "number" },
-  CARDGATE_WEBHOOK_POLL_INTERVAL_MS: { path: ["webhooks", "pollIntervalMs"], type: "number" },
-  CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ["webhooks", "jobLeaseMs"], type: "number" },
-  CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ["cardFetch", "timeoutMs"], type: "number" },
-  CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ["cardFetch", "allowedHosts"], type: "list" },
-  CARDGATE_PROBE_MAX_REQUESTS_PER_TARGET: { path: ["probes", "maxRequestsPerTarget"], type: "number" },
-  CARDGATE_PROBE_PER_HOST_PER_MINUTE: { path: ["probes", "perHostPerMinute"], type: "number" },
-  CARDGATE_PROBE_TIMEOUT_MS: { path: ["probes", "timeoutMs"], type: "number" },
-  CARDGATE_PROBE_REQUEST_TIMEOUT_MS: { path: ["probes", "requestTimeoutMs"], type: "number" },
-  CARDGATE_PROBE_MAX_CONCURRENT: { path: ["probes", "maxConcurrent"], type: "number" },
-  CARDGATE_MONITOR_MIN_INTERVAL_SECONDS: { path: ["monitors", "minIntervalSeconds"], type: "number" },
-  CARDGATE_MONITOR_MAX: { path: ["monitors", "max"], type: "number" },
-  CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ["monitors", "scoreDropThreshold"], type: "number" },
-  CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ["monitors", "pollIntervalMs"], type: "number" },
-  CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ["monitors", "maxBackoffSeconds"], type: "number" },
-  CARDGATE_MONITOR_RECORD_EVERY_RUN: { path: ["monitors", "recordEveryRun"], type: "boolean" },
-  CARDGATE_REPORT_RETENTION_DAYS: { path: ["reports", "retentionDays"], type: "number" },
-  CARDGATE_AGENTS_MAX_PER_ACCOUNT: { path: ["agents", "maxPerAccount"], type: "number" },
-  CARDGATE_AUDIT_RETENTION_DAYS: { path: ["audit", "retentionDays"], type: "number" },
-  CARDGATE_AUDIT_LOG: { path: ["audit", "log"], type: "boolean" },
-  CARDGATE_KEY_MAX_LIFETIME_DAYS: { path: ["keys", "maxLifetimeDays"], type: "number" },
-  CARDGATE_KEY_ROTATION_GRACE_HOURS: { path: ["keys", "rotationGraceHours"], type: "number" },
-  CARDGATE_SIGNATURE_TRUST_FILES: { path: ["signatures", "trustFiles"], type: "list" },
-  CARDGATE_SIGNATURE_ALGORITHMS: { path: ["signatures", "allowedAlgorithms"], type: "list" },
-  CARDGATE_REQUIRE_SIGNATURE: { path: ["signatures", "requireSignature"], type: "boolean" },
-  CARDGATE_FETCH_JKU: { path: ["signatures", "fetchJku"], type: "boolean" },
-  CARDGATE_RULESET: { path: ["rules", "ruleset"], type: "string" },
-  CARDGATE_DATABASE_URL: { path: ["store", "databaseUrl"], type: "string" },
-  CARDGATE_DATABASE_POOL_SIZE: { path: ["store", "poolSize"], type: "number" },
-  CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ["store", "statementTimeoutMs"], type: "number" },
-  CARDGATE_METRICS_ACCESS: { path: ["metrics", "access"], type: "string" },
-  CARDGATE_OIDC_ISSUER: { path: ["auth", "oidc", "issuer"], type: "string" },
-  CARDGATE_OIDC_CLIENT_ID: { path: ["auth", "oidc", "clientId"], type: "string" },
-  CARDGATE_OIDC_CLIENT_SECRET: { path: ["auth", "oidc", "clientSecret"], type: "string" },
-  CARDGATE_OIDC_CLIENT_SECRET_FILE: { path: ["auth", "oidc", "clientSecretFile"], type: "string" },
-  CARDGATE_OIDC_REDIRECT_URL: { path: ["auth", "oidc", "redirectUrl"], type: "string" },
-  CARDGATE_OIDC_SCOPES: { path: ["auth", "oidc", "scopes"], type: "list" },
-  CARDGATE_OIDC_ROLES_CLAIM: { path: ["auth", "oidc", "rolesClaim"], type: "string" },
-  CARDGATE_OIDC_ROLE_MAPPING: { path: ["auth", "oidc", "roleMapping"], type: "map" },
-  CARDGATE_OIDC_ALLOWED_EMAIL_DOMAINS: { path: ["auth", "oidc", "allowedEmailDomains"], type: "list" },
-  CARDGATE_SESSION_IDLE_MINUTES: { path: ["auth", "sessionIdleMinutes"], type: "number" },
-  CARDGATE_SESSION_MAX_HOURS: { path: ["auth", "sessionMaxHours"], type: "number" },
-  CARDGATE_SHUTDOWN_GRACE_MS: { path: ["shutdown", "graceMs"], type: "number" }
+// src/config/roles.ts
+var SESSION_ROLES = ["viewer", "editor", "admin"];
+
+// src/config/setting.ts
+var unset = (schema2) => schema2.nullish().transform((v) => v ?? void 0);
+var setting = (declaration) => ({
+  kind: "setting",
+  presence: "default",
+  ...declaration,
+  field: () => declaration.schema().default(declaration.default)
+});
+var optionalSetting = (declaration) => ({
+  kind: "setting",
+  presence: "unset",
+  ...declaration,
+  field: () => unset(declaration.schema())
+});
+var requiredSetting = (declaration) => ({
+  kind: "setting",
+  presence: "required",
+  ...declaration,
+  field: declaration.schema
+});
+var shapeOf2 = (members2) => Object.fromEntries(Object.entries(members2).map(([key, member2]) => [key, member2.field()]));
+var defaultsOf = (members2) => {
+  const defaults2 = {};
+  for (const [key, member2] of Object.entries(members2)) {
+    if (member2.kind === "section") defaults2[key] = member2.defaults;
+    else if (member2.kind === "setting" && member2.presence === "default") defaults2[key] = member2.default;
+  }
+  return defaults2;
 };
+var section = (members2) => {
+  const defaults2 = defaultsOf(members2);
+  const lazySchema = () => lazy(() => object(shapeOf2(members2)).strict());
+  return {
+    kind: "section",
+    members: members2,
+    defaults: defaults2,
+    field: () => lazySchema().default(() => structuredClone(defaults2))
+  };
+};
+var optionalGroup = (members2, check2, described2) => ({
+  kind: "group",
+  members: members2,
+  ...described2,
+  field: () => unset(object(shapeOf2(members2)).strict().refine(check2.refine, { message: check2.message, path: check2.path }))
+});
+
+// src/config/values.ts
+var positiveInt = () => number2().int().positive();
+var httpUrl = () => string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
+
+// src/config/auth.ts
+var keys = section({
+  prefix: setting({
+    type: "string",
+    schema: () => string2().regex(/^[a-z][a-z0-9]{1,31}$/, "lowercase letters and digits, starting with a letter"),
+    default: "cardgate",
+    env: "CARDGATE_KEY_PREFIX",
+    doc: "API keys look like `<prefix>_<opaque>`"
+  }),
+  maxLifetimeDays: optionalSetting({
+    type: "number",
+    schema: () => number2().int().min(1).max(36500),
+    unsetMeans: "no limit: keys never expire unless created with `expires_at`",
+    env: "CARDGATE_KEY_MAX_LIFETIME_DAYS",
+    doc: "a new or rotated key's default and longest lifetime, days; keys made before keep no expiry. See [Keys that expire and rotate](auth.md#keys-that-expire-and-rotate)"
+  }),
+  rotationGraceHours: setting({
+    type: "number",
+    schema: () => number2().int().min(0).max(8760),
+    default: 24,
+    env: "CARDGATE_KEY_ROTATION_GRACE_HOURS",
+    doc: "how long the secret a rotation replaced keeps working, hours (0: it stops at once)"
+  })
+});
+var claimText = () => string2().min(1).max(256);
+var isLocalHost = (url) => ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
+var isCallbackUrl = (s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s) && new URL(s).pathname.endsWith("/auth/callback") && !new URL(s).search;
+var domainName = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
+var oidc = optionalGroup(
+  {
+    issuer: requiredSetting({
+      type: "string",
+      schema: () => httpUrl().refine((s) => s.startsWith("https:") || isLocalHost(s), "must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])"),
+      env: "CARDGATE_OIDC_ISSUER",
+      doc: "the OpenID Connect provider's issuer URL; https (plain http only for a provider on this machine); its discovery document is read on the first sign-in (a provider that does not answer then is asked again on the next). Setting any `auth.oidc.*` turns sign-in on; see [Signing in with OpenID Connect](auth.md#signing-in-with-openid-connect)"
+    }),
+    clientId: requiredSetting({ type: "string", schema: claimText, env: "CARDGATE_OIDC_CLIENT_ID", doc: "the client id registered with the provider" }),
+    clientSecret: optionalSetting({ type: "string", schema: () => string2().min(1).max(4096), env: "CARDGATE_OIDC_CLIENT_SECRET", doc: "the client secret; set this or `clientSecretFile`, not both" }),
+    clientSecretFile: optionalSetting({
+      type: "string",
+      schema: () => string2().min(1).max(4096),
+      env: "CARDGATE_OIDC_CLIENT_SECRET_FILE",
+      doc: "a file holding the client secret (read at start, at most 4 KiB, a trailing newline dropped)"
+    }),
+    redirectUrl: requiredSetting({
+      type: "string",
+      schema: () => string2().refine(isCallbackUrl, "must be the absolute http(s) URL of this service's /auth/callback, without a query"),
+      env: "CARDGATE_OIDC_REDIRECT_URL",
+      doc: "this service's `/auth/callback` as the browser reaches it (e.g. `https://cardgate.example.com/auth/callback`); the session cookie is `Secure` and named `__Host-cardgate_session` when it is https ([Sessions](auth.md#sessions))"
+    }),
+    scopes: setting({
+      type: "list",
+      schema: () => array(string2().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, "a scope is 1 to 128 printable characters, no space, quote or backslash")).max(32).refine((s) => s.includes("openid"), "must include openid"),
+      default: ["openid", "email", "profile"],
+      env: "CARDGATE_OIDC_SCOPES",
+      doc: "scopes asked for; must include `openid`"
+    }),
+    rolesClaim: setting({
+      type: "string",
+      schema: claimText,
+      default: "groups",
+      env: "CARDGATE_OIDC_ROLES_CLAIM",
+      doc: "the ID token (or userinfo) claim holding the person's roles or groups (a string or an array of strings)"
+    }),
+    roleMapping: requiredSetting({
+      type: "map",
+      schema: () => record(claimText(), _enum(SESSION_ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1e3, "must map 1 to 1000 claim values to roles (admin, editor, viewer)"),
+      env: "CARDGATE_OIDC_ROLE_MAPPING",
+      doc: "claim value \u2192 role (`admin`, `editor`, `viewer`); the highest role any value maps to wins, and a person with none is refused. A value holding a comma or `=` is set in the file"
+    }),
+    allowedEmailDomains: setting({
+      type: "list",
+      schema: () => array(string2().regex(domainName, "must be a domain name such as example.com").transform((d) => d.toLowerCase())).max(1e3),
+      default: [],
+      env: "CARDGATE_OIDC_ALLOWED_EMAIL_DOMAINS",
+      doc: "e-mail domains that may sign in (the verified `email` claim's); empty: any. When set, a person without a verified e-mail in one of them is refused"
+    })
+  },
+  {
+    refine: (o) => o.clientSecret === void 0 !== (o.clientSecretFile === void 0),
+    message: "set exactly one of clientSecret (CARDGATE_OIDC_CLIENT_SECRET) and clientSecretFile (CARDGATE_OIDC_CLIENT_SECRET_FILE)",
+    path: ["clientSecret"]
+  },
+  {
+    unsetMeans: "no sign-in but the admin token",
+    doc: "sign-in through the company's OpenID Connect provider, for the dashboard and the admin API from a browser: the settings below, set together (`null` or left out: off)"
+  }
+);
+var auth = section({
+  adminToken: setting({
+    type: "boolean",
+    schema: () => boolean2(),
+    default: true,
+    env: "CARDGATE_AUTH_ADMIN_TOKEN",
+    doc: "`false` switches the admin token off (refused; none generated); allowed only with OIDC sign-in (`auth.oidc.issuer`) set, else the start is refused. See [The admin token](auth.md#the-admin-token)"
+  }),
+  oidc,
+  sessionIdleMinutes: setting({
+    type: "number",
+    schema: () => number2().int().min(1).max(7 * 24 * 60),
+    default: 60,
+    env: "CARDGATE_SESSION_IDLE_MINUTES",
+    doc: "a session unused this long ends; the person signs in again (1 minute to 7 days)"
+  }),
+  sessionMaxHours: setting({
+    type: "number",
+    schema: () => number2().int().min(1).max(30 * 24),
+    default: 12,
+    env: "CARDGATE_SESSION_MAX_HOURS",
+    doc: "a session ends this long after its sign-in, used or not (1 hour to 30 days)"
+  })
+});
 
 // src/lib/ip.ts
 var import_node_net = require("node:net");
@@ -21308,23 +21399,8 @@ var parseIpRule = (rule) => {
   return { address, prefix, family, text: prefix === max ? address : `${address}/${prefix}` };
 };
 
-// src/config/probes.ts
-var probes = { maxRequestsPerTarget: 20, perHostPerMinute: 30, timeoutMs: 1e4, requestTimeoutMs: 5e3, maxConcurrent: 8 };
-var probesShape = () => ({
-  /** Requests one probe sends at most, card fetches included; checks beyond it are skipped. */
-  maxRequestsPerTarget: number2().int().min(1).max(100).default(probes.maxRequestsPerTarget),
-  /** Requests sent to one host in any minute, by every probe of this instance together; beyond it checks are skipped. */
-  perHostPerMinute: number2().int().min(1).max(1e4).default(probes.perHostPerMinute),
-  /** Longest probe, ms: every request of it ends by then. */
-  timeoutMs: number2().int().min(100).max(12e4).default(probes.timeoutMs),
-  /** Longest single request of a probe, ms (never past the probe's own end). */
-  requestTimeoutMs: number2().int().min(100).max(12e4).default(probes.requestTimeoutMs),
-  /** Probes running at once on this instance; one more is refused (503) until one ends. */
-  maxConcurrent: number2().int().positive().max(1e3).default(probes.maxConcurrent)
-});
-
-// src/config/schema.ts
-var positiveInt = () => number2().int().positive();
+// src/config/limits.ts
+var dailyLimit = () => number2().int().min(-1);
 var ipRule = () => string2().superRefine((value, ctx) => {
   try {
     parseIpRule(value);
@@ -21332,185 +21408,343 @@ var ipRule = () => string2().superRefine((value, ctx) => {
     ctx.addIssue({ code: "custom", message: e.message });
   }
 });
-var dailyLimit = () => number2().int().min(-1);
-var unset = (schema2) => schema2.nullish().transform((v) => v ?? void 0);
-var httpUrl = () => string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s), "must be an absolute http(s) URL").transform((s) => s.replace(/\/+$/, ""));
-var section = (shape, defaults2) => {
-  const schema2 = lazy(() => object(shape()).strict());
-  return schema2.default(() => structuredClone(defaults2));
+var limits = section({
+  daily: section({
+    anonymous: setting({ type: "number", schema: dailyLimit, default: 5, env: "CARDGATE_LIMIT_ANONYMOUS", doc: "validations per UTC day without a key (-1 = unlimited)" }),
+    free: setting({ type: "number", schema: dailyLimit, default: 10, env: "CARDGATE_LIMIT_FREE", doc: "per day, free plan" }),
+    pro: setting({ type: "number", schema: dailyLimit, default: -1, env: "CARDGATE_LIMIT_PRO", doc: "per day, pro plan" }),
+    team: setting({ type: "number", schema: dailyLimit, default: -1, env: "CARDGATE_LIMIT_TEAM", doc: "per day, team plan" })
+  }),
+  webhookPerIpPerMinute: setting({ type: "number", schema: positiveInt, default: 100, env: "CARDGATE_WEBHOOK_PER_IP_PER_MINUTE", doc: "webhook calls per client IP per minute" }),
+  webhookGlobalPerHour: setting({ type: "number", schema: positiveInt, default: 1e4, env: "CARDGATE_WEBHOOK_GLOBAL_PER_HOUR", doc: "webhook calls per hour, all clients" }),
+  trustedProxies: setting({
+    type: "list",
+    schema: () => array(ipRule()),
+    default: [],
+    env: "CARDGATE_TRUSTED_PROXIES",
+    doc: "proxies (socket addresses: IPs or CIDRs) whose `X-Forwarded-For` is believed"
+  })
+});
+var http = section({
+  maxBodyBytes: setting({ type: "number", schema: positiveInt, default: 1024 * 1024, env: "CARDGATE_MAX_BODY_BYTES", doc: "largest request body on single endpoints, bytes" }),
+  maxBatchBodyBytes: setting({ type: "number", schema: positiveInt, default: 10 * 1024 * 1024, env: "CARDGATE_MAX_BATCH_BODY_BYTES", doc: "largest request body on the batch endpoint, bytes" }),
+  // Real cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
+  // (serializer, cloner, report page) handles with room to spare.
+  maxJsonDepth: setting({
+    type: "number",
+    schema: () => number2().int().min(4).max(1e3),
+    default: 64,
+    env: "CARDGATE_MAX_JSON_DEPTH",
+    doc: "deepest nesting of arrays and objects in any JSON body (the card and its wrapper); see [Limits](limits.md#limits)"
+  })
+});
+var batch = section({
+  maxCards: setting({ type: "number", schema: positiveInt, default: 100, env: "CARDGATE_BATCH_MAX_CARDS", doc: "cards per batch" })
+});
+
+// src/config/monitors.ts
+var monitors = section({
+  // Each run is an outbound fetch and a validation.
+  minIntervalSeconds: setting({
+    type: "number",
+    schema: () => number2().int().min(1).max(86400),
+    default: 60,
+    env: "CARDGATE_MONITOR_MIN_INTERVAL_SECONDS",
+    doc: "shortest `interval_seconds` a monitor may be given; shorter is a 400"
+  }),
+  max: setting({
+    type: "number",
+    schema: () => number2().int().min(0).max(1e6),
+    default: 1e3,
+    env: "CARDGATE_MONITOR_MAX",
+    doc: "monitors at most, every instance and account together; one more is a 409"
+  }),
+  scoreDropThreshold: setting({
+    type: "number",
+    schema: () => number2().min(0).max(100),
+    default: 10,
+    env: "CARDGATE_MONITOR_SCORE_DROP_THRESHOLD",
+    doc: "a score this much below the monitor's baseline is a regression (`agent.regressed`)"
+  }),
+  pollIntervalMs: setting({ type: "number", schema: positiveInt, default: 1e3, env: "CARDGATE_MONITOR_POLL_INTERVAL_MS", doc: "how often an instance looks for monitors that are due, ms" }),
+  maxBackoffSeconds: setting({
+    type: "number",
+    schema: positiveInt,
+    default: 3600,
+    env: "CARDGATE_MONITOR_MAX_BACKOFF_SECONDS",
+    doc: "longest a monitor whose card keeps being unreachable is put off, seconds (its interval doubled per failure in a row, up to this or its interval if longer)"
+  }),
+  recordEveryRun: setting({
+    type: "boolean",
+    schema: () => boolean2(),
+    default: false,
+    env: "CARDGATE_MONITOR_RECORD_EVERY_RUN",
+    doc: "store a report for every run; by default a run whose card and findings equal the agent's latest report of the same UTC day stores none (the agent counts it in `unchanged_runs` and `last_checked_at`)"
+  })
+});
+
+// src/config/probes.ts
+var probes = section({
+  maxRequestsPerTarget: setting({
+    type: "number",
+    schema: () => number2().int().min(1).max(100),
+    default: 20,
+    env: "CARDGATE_PROBE_MAX_REQUESTS_PER_TARGET",
+    doc: "requests one live probe sends at most (`cardgate probe`, `POST /v1/probe`, monitors with `live`), card fetches included; checks beyond it are skipped ([probes](probes.md))"
+  }),
+  perHostPerMinute: setting({
+    type: "number",
+    schema: () => number2().int().min(1).max(1e4),
+    default: 30,
+    env: "CARDGATE_PROBE_PER_HOST_PER_MINUTE",
+    doc: "requests sent to one host in any minute by all probes of the instance together (live monitors' included); checks beyond it are skipped"
+  }),
+  timeoutMs: setting({
+    type: "number",
+    schema: () => number2().int().min(100).max(12e4),
+    default: 1e4,
+    env: "CARDGATE_PROBE_TIMEOUT_MS",
+    doc: "longest probe, ms, every request included"
+  }),
+  requestTimeoutMs: setting({
+    type: "number",
+    schema: () => number2().int().min(100).max(12e4),
+    default: 5e3,
+    env: "CARDGATE_PROBE_REQUEST_TIMEOUT_MS",
+    doc: "longest single request of a probe, ms (never past the probe's end)"
+  }),
+  maxConcurrent: setting({
+    type: "number",
+    schema: () => number2().int().positive().max(1e3),
+    default: 8,
+    env: "CARDGATE_PROBE_MAX_CONCURRENT",
+    doc: "probes running at once on an instance; one more is answered 503 until one ends (a live monitor's run waits its turn instead)"
+  })
+});
+
+// src/config/server.ts
+var topLevelSettings = {
+  mode: setting({
+    type: "string",
+    schema: () => _enum(["service", "sidecar"]),
+    default: "service",
+    env: "CARDGATE_MODE",
+    doc: "`sidecar` (also `serve --sidecar`): an instance beside one CI job; keyless callers are unmetered (validations and batches: `limits.daily.anonymous` is taken as -1) and it refuses to start with `limits.trustedProxies` set. See [The service as a sidecar](ci.md#the-service-as-a-sidecar)"
+  }),
+  host: setting({ type: "string", schema: () => string2().min(1), default: "127.0.0.1", env: "CARDGATE_HOST", flag: "host", doc: "interface to listen on" }),
+  port: setting({ type: "number", schema: () => number2().int().min(0).max(65535), default: 8080, env: "CARDGATE_PORT", flag: "port", doc: "port (0 = any free port)" }),
+  dataDir: setting({
+    type: "string",
+    schema: () => string2().min(1),
+    default: "./data",
+    env: "CARDGATE_DATA_DIR",
+    flag: "data-dir",
+    doc: "data directory (created when missing; one server per directory)"
+  }),
+  publicUrl: optionalSetting({ type: "string", schema: httpUrl, unsetMeans: "the listening address", env: "CARDGATE_PUBLIC_URL", flag: "public-url", doc: "{base_url}, used in `status_url`" }),
+  reportsUrl: optionalSetting({
+    type: "string",
+    schema: httpUrl,
+    unsetMeans: "`publicUrl`",
+    env: "CARDGATE_REPORTS_URL",
+    flag: "reports-url",
+    doc: "{reports_url}, used in `report_url` and GitHub `target_url`"
+  }),
+  adminToken: optionalSetting({
+    type: "string",
+    schema: () => string2().min(16, "must be at least 16 characters"),
+    unsetMeans: "generated at first start (its hash stored, printed once)",
+    env: "CARDGATE_ADMIN_TOKEN",
+    doc: "admin API / dashboard token (\u2265 16 chars); `auth.adminToken` switches it off"
+  }),
+  serviceName: setting({
+    type: "string",
+    schema: () => string2().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ - only"),
+    default: "cardgate",
+    env: "CARDGATE_SERVICE_NAME",
+    doc: "GitHub status context `<serviceName>/validation`, and the User-Agent"
+  })
 };
-var ROLES = ["viewer", "editor", "admin"];
-var claimText = () => string2().min(1).max(256);
-var oidcSchema = () => object({
-  /** The provider's issuer URL (https; http only on this machine); its discovery document is read on the first sign-in. */
-  issuer: httpUrl().refine((s) => s.startsWith("https:") || ["127.0.0.1", "localhost", "[::1]"].includes(new URL(s).hostname), "must be an https URL (plain http only for a provider on this machine: 127.0.0.1, localhost, [::1])"),
-  clientId: claimText(),
-  clientSecret: unset(string2().min(1).max(4096)),
-  /** A file holding the client secret (read at start, at most 4 KiB, trailing newline dropped). */
-  clientSecretFile: unset(string2().min(1).max(4096)),
-  /** Where the provider sends the browser back: this service's `/auth/callback`, as the provider knows it. */
-  redirectUrl: string2().refine((s) => /^https?:\/\/[^/]+/.test(s) && URL.canParse(s) && new URL(s).pathname.endsWith("/auth/callback") && !new URL(s).search, "must be the absolute http(s) URL of this service's /auth/callback, without a query"),
-  /** Scopes asked for; `openid` is required. */
-  scopes: array(string2().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, "a scope is 1 to 128 printable characters, no space, quote or backslash")).max(32).refine((s) => s.includes("openid"), "must include openid").default(["openid", "email", "profile"]),
-  /** The ID token (or userinfo) claim holding the person's roles or groups: a string or an array of strings. */
-  rolesClaim: claimText().default("groups"),
-  /** Claim value → role; a person gets the highest role any of their values maps to, and is refused with none. */
-  roleMapping: record(claimText(), _enum(ROLES)).refine((m) => Object.keys(m).length > 0 && Object.keys(m).length <= 1e3, "must map 1 to 1000 claim values to roles (admin, editor, viewer)"),
-  /** E-mail domains allowed to sign in (the verified `email` claim's); empty = any. */
-  allowedEmailDomains: array(string2().regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, "must be a domain name such as example.com").transform((d) => d.toLowerCase())).max(1e3).default([])
-}).strict().refine((o) => o.clientSecret === void 0 !== (o.clientSecretFile === void 0), { message: "set exactly one of clientSecret (CARDGATE_OIDC_CLIENT_SECRET) and clientSecretFile (CARDGATE_OIDC_CLIENT_SECRET_FILE)", path: ["clientSecret"] });
-var keys = { prefix: "cardgate", rotationGraceHours: 24 };
-var keysShape = () => ({
-  /** API keys look like `<prefix>_<opaque>`. */
-  prefix: string2().regex(/^[a-z][a-z0-9]{1,31}$/, "lowercase letters and digits, starting with a letter").default(keys.prefix),
-  /** A key's default and longest lifetime, days; unset: keys never expire unless created with `expires_at`. */
-  maxLifetimeDays: unset(number2().int().min(1).max(36500)),
-  /** How long the old secret of a rotated key keeps working, hours (0: it stops at once). */
-  rotationGraceHours: number2().int().min(0).max(8760).default(keys.rotationGraceHours)
+var metrics = section({
+  access: setting({
+    type: "string",
+    schema: () => _enum(["off", "open", "admin"]),
+    // Route names and traffic counts are not for everyone on a public service.
+    default: "admin",
+    env: "CARDGATE_METRICS_ACCESS",
+    doc: "who may read `GET /metrics`: `off` (404), `open` (anyone) or `admin` (the admin token); see [Metrics](operations.md#metrics)"
+  })
 });
-var daily = { anonymous: 5, free: 10, pro: -1, team: -1 };
-var limits = { daily, webhookPerIpPerMinute: 100, webhookGlobalPerHour: 1e4, trustedProxies: [] };
-var limitsShape = () => ({
-  /** Validations per UTC day by plan; -1 = unlimited. */
-  daily: section(() => ({
-    anonymous: dailyLimit().default(daily.anonymous),
-    free: dailyLimit().default(daily.free),
-    pro: dailyLimit().default(daily.pro),
-    team: dailyLimit().default(daily.team)
-  }), daily),
-  webhookPerIpPerMinute: positiveInt().default(limits.webhookPerIpPerMinute),
-  webhookGlobalPerHour: positiveInt().default(limits.webhookGlobalPerHour),
-  /** Socket addresses (IPs or CIDRs) whose X-Forwarded-For is trusted. */
-  trustedProxies: array(ipRule()).default([])
+var shutdown = section({
+  graceMs: setting({ type: "number", schema: positiveInt, default: 8e3, env: "CARDGATE_SHUTDOWN_GRACE_MS", doc: "longest wait for in-flight requests and callbacks on SIGTERM, ms" })
 });
-var http = { maxBodyBytes: 1024 * 1024, maxBatchBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64 };
-var httpShape = () => ({
-  /** Largest request body on single endpoints, bytes. */
-  maxBodyBytes: positiveInt().default(http.maxBodyBytes),
-  /** Largest request body on the batch endpoint, bytes. */
-  maxBatchBodyBytes: positiveInt().default(http.maxBatchBodyBytes),
-  /**
-   * Deepest nesting of arrays and objects in any JSON body (the card and its wrapper). Real
-   * cards are under 20 deep; at most 1000, a depth every recursive reader of a stored body
-   * (serializer, cloner, report page) handles with room to spare.
-   */
-  maxJsonDepth: number2().int().min(4).max(1e3).default(http.maxJsonDepth)
+
+// src/config/store.ts
+var reports = section({
+  retentionDays: setting({ type: "number", schema: positiveInt, default: 30, env: "CARDGATE_REPORT_RETENTION_DAYS", doc: "reports older than this, days, answer 404 and are deleted" })
 });
-var batch = { maxCards: 100 };
-var validation = { timeoutMs: 3e4, maxFindings: 200 };
-var validationShape = () => ({
-  timeoutMs: positiveInt().default(validation.timeoutMs),
-  /** Errors, warnings and suggestions kept per card, each; the answer counts the rest under `truncated`. */
-  maxFindings: number2().int().min(1).max(1e5).default(validation.maxFindings),
-  /** Worker threads validating POST /v1/validate bodies; 0 = in the event loop; unset = one fewer than the cores (1-4). */
-  workers: unset(number2().int().min(0).max(64)),
-  /** The most workers one caller's tasks (an account's, a keyless address's) hold at once; unset = all but one when there are two or more. */
-  maxWorkersPerCaller: unset(number2().int().min(1).max(64))
+var agents = section({
+  maxPerAccount: setting({
+    type: "number",
+    schema: () => number2().int().min(1).max(1e7),
+    default: 1e4,
+    env: "CARDGATE_AGENTS_MAX_PER_ACCOUNT",
+    doc: "agents an account may have at most, on every instance together; a keyed validation naming one more is answered but joins no agent (`agent_notice` on its result; with `options.baseline`, a 400). See [Agents: how many an account keeps](agents.md#how-many-agents-an-account-keeps)"
+  })
 });
-var webhooks = { callbackTimeoutMs: 1e4, allowedHosts: [], concurrency: 8, maxQueued: 1e4, pollIntervalMs: 1e3, jobLeaseMs: 3e4 };
-var webhooksShape = () => ({
-  callbackTimeoutMs: positiveInt().default(webhooks.callbackTimeoutMs),
-  /** Standard Webhooks signing secret `whsec_<base64>`; unset = callbacks unsigned. */
-  signingSecret: unset(string2().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must look like whsec_<base64>")),
-  /** Callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, hostnames (`*.corp.example`). */
-  allowedHosts: array(string2().min(1)).default([]),
-  /** Callback jobs run at once. */
-  concurrency: positiveInt().default(webhooks.concurrency),
-  /** Jobs waiting beyond this are refused with 503 rather than queued. */
-  maxQueued: positiveInt().default(webhooks.maxQueued),
-  /** How often a runner with a free slot looks for jobs another instance accepted or whose runner's lease ended, ms. */
-  pollIntervalMs: positiveInt().default(webhooks.pollIntervalMs),
-  /** How long a runner holds a job it claimed (renewed every third of it while the job runs); another instance takes the job over once it ends, ms. */
-  jobLeaseMs: positiveInt().default(webhooks.jobLeaseMs)
+var audit = section({
+  retentionDays: setting({
+    type: "number",
+    schema: () => number2().int().min(1).max(36500),
+    default: 365,
+    env: "CARDGATE_AUDIT_RETENTION_DAYS",
+    doc: "audit records older than this, days, are deleted by the hourly upkeep. See [The audit log](auth.md#the-audit-log)"
+  }),
+  log: setting({ type: "boolean", schema: () => boolean2(), default: false, env: "CARDGATE_AUDIT_LOG", doc: "also write each audit record to the log, as one `audit` line" })
 });
-var cardFetch = { timeoutMs: 1e4, allowedHosts: [] };
-var cardFetchShape = () => ({
-  /** Longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), fallback and redirects included. */
-  timeoutMs: positiveInt().default(cardFetch.timeoutMs),
-  /** Hosts the service may fetch `agent_url` cards from beyond public addresses (same vocabulary as webhooks.allowedHosts). */
-  allowedHosts: array(string2().min(1)).default([])
+var store = section({
+  databaseUrl: optionalSetting({
+    type: "string",
+    schema: () => string2().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), "must be a postgres:// or postgresql:// URL"),
+    unsetMeans: "the file store in `dataDir`",
+    env: "CARDGATE_DATABASE_URL",
+    doc: "`postgres://user:password@host:port/database`: keep everything in PostgreSQL, shared by every instance (see [Running several instances](operations.md#running-several-instances))"
+  }),
+  poolSize: setting({ type: "number", schema: () => number2().int().min(1).max(1e3), default: 10, env: "CARDGATE_DATABASE_POOL_SIZE", doc: "database connections at most, per instance" }),
+  statementTimeoutMs: setting({
+    type: "number",
+    schema: positiveInt,
+    default: 5e3,
+    env: "CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS",
+    doc: "longest a database statement may run before the server cancels it, ms; connecting gets as long, and a request whose database call takes twice as long is answered 503"
+  })
 });
-var monitors = { minIntervalSeconds: 60, max: 1e3, scoreDropThreshold: 10, pollIntervalMs: 1e3, maxBackoffSeconds: 3600, recordEveryRun: false };
-var monitorsShape = () => ({
-  /** Shortest interval a monitor may be given, seconds: each run is an outbound fetch and a validation. */
-  minIntervalSeconds: number2().int().min(1).max(86400).default(monitors.minIntervalSeconds),
-  /** Monitors at most, on every instance together (beyond: 409). */
-  max: number2().int().min(0).max(1e6).default(monitors.max),
-  /** A drop of the score by at least this much from the monitor's baseline is a regression. */
-  scoreDropThreshold: number2().min(0).max(100).default(monitors.scoreDropThreshold),
-  /** How often an instance looks for monitors that are due, ms. */
-  pollIntervalMs: positiveInt().default(monitors.pollIntervalMs),
-  /** Longest a failing monitor's runs are put off by its backoff, seconds (never less than its interval). */
-  maxBackoffSeconds: positiveInt().default(monitors.maxBackoffSeconds),
-  /** Store a report for every run; by default a run that finds the card and its findings as today's latest report holds them stores none. */
-  recordEveryRun: boolean2().default(monitors.recordEveryRun)
+
+// src/config/validation.ts
+var validation = section({
+  timeoutMs: setting({
+    type: "number",
+    schema: positiveInt,
+    default: 3e4,
+    env: "CARDGATE_VALIDATION_TIMEOUT_MS",
+    doc: "validation time limit, ms, every endpoint and webhook job; a worker past it is stopped"
+  }),
+  maxFindings: setting({
+    type: "number",
+    schema: () => number2().int().min(1).max(1e5),
+    default: 200,
+    env: "CARDGATE_MAX_FINDINGS",
+    doc: "errors, warnings and suggestions kept per card, each; the answer counts the rest in `truncated`"
+  }),
+  workers: optionalSetting({
+    type: "number",
+    schema: () => number2().int().min(0).max(64),
+    unsetMeans: "cores \u2212 1 (1 to 4)",
+    env: "CARDGATE_VALIDATION_WORKERS",
+    doc: "worker threads that validate request bodies and webhook jobs; `0` = in the event loop"
+  }),
+  maxWorkersPerCaller: optionalSetting({
+    type: "number",
+    schema: () => number2().int().min(1).max(64),
+    unsetMeans: "all workers but one (1 with one worker)",
+    env: "CARDGATE_VALIDATION_MAX_WORKERS_PER_CALLER",
+    doc: "the most workers one caller's tasks hold at once: an account's (its keys, monitors and webhook jobs), a keyless caller's address (IPv6 per /56); waiting tasks are served one caller at a time in turn (see [limits.md](limits.md))"
+  })
 });
-var reports = { retentionDays: 30 };
-var agents = { maxPerAccount: 1e4 };
-var audit = { retentionDays: 365, log: false };
-var auditShape = () => ({
-  /** How long audit records are kept, days (pruned by the store's hourly upkeep). */
-  retentionDays: number2().int().min(1).max(36500).default(audit.retentionDays),
-  /** Also write each audit record to the log (one `audit` line). */
-  log: boolean2().default(audit.log)
+var cardFetch = section({
+  timeoutMs: setting({
+    type: "number",
+    schema: positiveInt,
+    default: 1e4,
+    env: "CARDGATE_CARD_FETCH_TIMEOUT_MS",
+    doc: "longest fetch of a card by URL (`agent_url`, `cardgate validate URL`), ms, fallback and redirects included"
+  }),
+  allowedHosts: setting({
+    type: "list",
+    schema: () => array(string2().min(1)),
+    default: [],
+    env: "CARDGATE_CARD_FETCH_ALLOWED_HOSTS",
+    doc: "hosts `agent_url` may be fetched from beyond public addresses (same vocabulary as `webhooks.allowedHosts`, `host:port` included); a redirect is followed only on the same host, and to another port only when a `host:port` entry names it (or the address is public)"
+  })
 });
-var signatures = { trustFiles: [], allowedAlgorithms: [...signatureAlgorithms], requireSignature: false, fetchJku: false };
-var signaturesShape = () => ({
-  /** JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks`. */
-  trustFiles: array(string2().min(1)).default([]),
-  /** Signature algorithms accepted; `none` and HMAC are not signature algorithms here, so never accepted. */
-  allowedAlgorithms: array(_enum(signatureAlgorithms)).min(1).default([...signatureAlgorithms]),
-  /** A card without a signature that verifies with a trusted key is an error. */
-  requireSignature: boolean2().default(signatures.requireSignature),
-  /** Fetch the JWKS a signature's `jku` names (public addresses only, as callbacks), cached. */
-  fetchJku: boolean2().default(signatures.fetchJku)
+var signatures = section({
+  trustFiles: setting({
+    type: "list",
+    schema: () => array(string2().min(1)),
+    default: [],
+    env: "CARDGATE_SIGNATURE_TRUST_FILES",
+    doc: "JWKS files of trusted signing keys, read at start (and on SIGHUP) with `<dataDir>/trust/*.jwks` ([Signed cards](signing.md#signed-cards))"
+  }),
+  allowedAlgorithms: setting({
+    type: "list",
+    schema: () => array(_enum(signatureAlgorithms)).min(1),
+    default: [...signatureAlgorithms],
+    env: "CARDGATE_SIGNATURE_ALGORITHMS",
+    doc: "signature algorithms accepted; `none` and HMAC are not signature algorithms here, so never accepted"
+  }),
+  requireSignature: setting({
+    type: "boolean",
+    schema: () => boolean2(),
+    default: false,
+    env: "CARDGATE_REQUIRE_SIGNATURE",
+    doc: "a card without a signature that verifies with a trusted key is an error"
+  }),
+  fetchJku: setting({
+    type: "boolean",
+    schema: () => boolean2(),
+    default: false,
+    env: "CARDGATE_FETCH_JKU",
+    doc: "fetch the JWKS a signature's `jku` names (public addresses only, as callbacks), cached; see [Signed cards](signing.md#signed-cards)"
+  })
 });
-var rulesShape = () => ({
-  /**
-   * The ruleset every request is judged by unless its key's account has one of its own: a
-   * ruleset file (YAML or JSON; read at start and on SIGHUP) or a built-in name (`cardgate:strict`).
-   * Unset: the catalogue's severities.
-   */
-  ruleset: unset(string2().min(1).max(4096))
+var rules2 = section({
+  ruleset: optionalSetting({
+    type: "string",
+    schema: () => string2().min(1).max(4096),
+    unsetMeans: "the catalogue's severities",
+    env: "CARDGATE_RULESET",
+    doc: "the server's default ruleset: a ruleset file (YAML or JSON, read at start and on SIGHUP) or a built-in name (`cardgate:strict`, `cardgate:spec`, `cardgate:recommended`). Requests are judged by it unless their key's account has a ruleset of its own. A bad file stops the start, each problem at `file:line:column`; a bad one on SIGHUP is logged and the one in use stays. See [Rulesets on the server](rulesets.md#rulesets-on-the-server)"
+  })
 });
-var store = { poolSize: 10, statementTimeoutMs: 5e3 };
-var storeShape = () => ({
-  /**
-   * PostgreSQL (`postgres://user:password@host:port/database`): N instances share keys, quotas,
-   * reports and jobs. Unset = the embedded file store in `dataDir`.
-   */
-  databaseUrl: unset(string2().refine((s) => /^postgres(ql)?:\/\/./.test(s) && URL.canParse(s), "must be a postgres:// or postgresql:// URL")),
-  /** Connections to the database at most, per instance. */
-  poolSize: number2().int().min(1).max(1e3).default(store.poolSize),
-  /** Longest a database statement may run before the server cancels it, ms. */
-  statementTimeoutMs: positiveInt().default(store.statementTimeoutMs)
+
+// src/config/webhooks.ts
+var webhooks = section({
+  callbackTimeoutMs: setting({ type: "number", schema: positiveInt, default: 1e4, env: "CARDGATE_CALLBACK_TIMEOUT_MS", doc: "callback delivery timeout, ms (no retries)" }),
+  signingSecret: optionalSetting({
+    type: "string",
+    schema: () => string2().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must look like whsec_<base64>"),
+    unsetMeans: "callbacks unsigned",
+    env: "CARDGATE_WEBHOOK_SECRET",
+    doc: "`whsec_<base64>`: sign callbacks (Standard Webhooks)"
+  }),
+  allowedHosts: setting({
+    type: "list",
+    schema: () => array(string2().min(1)),
+    default: [],
+    env: "CARDGATE_WEBHOOK_ALLOWED_HOSTS",
+    doc: "callback targets allowed beyond public addresses: `loopback`, `private`, CIDRs, host names (`*.corp.example`), and a host or address with a port (`hooks.corp.example:8443`, `10.1.2.3:8080`, `[fd00::1]:8443`: that port only). An entry without a port admits every port of what it names; see [Host and port in allow lists](#host-and-port-in-allow-lists)"
+  }),
+  concurrency: setting({ type: "number", schema: positiveInt, default: 8, env: "CARDGATE_WEBHOOK_CONCURRENCY", doc: "callback jobs run at once" }),
+  maxQueued: setting({ type: "number", schema: positiveInt, default: 1e4, doc: "queued jobs beyond this are refused (503), counted over every instance sharing the store" }),
+  pollIntervalMs: setting({
+    type: "number",
+    schema: positiveInt,
+    default: 1e3,
+    env: "CARDGATE_WEBHOOK_POLL_INTERVAL_MS",
+    doc: "how often a runner with a free slot looks for jobs accepted by another instance or whose lease ended, ms"
+  }),
+  jobLeaseMs: setting({
+    type: "number",
+    schema: positiveInt,
+    default: 3e4,
+    env: "CARDGATE_WEBHOOK_JOB_LEASE_MS",
+    doc: "how long a runner holds a claimed job, ms (renewed every third of it while it runs); another instance takes the job over once it ends"
+  })
 });
-var metrics = { access: "admin" };
-var metricsShape = () => ({
-  /**
-   * Who may read GET /metrics: nobody (`off`, 404), anyone (`open`), or the admin token's holder
-   * (`admin`, the default: route names and traffic counts are not for everyone on a public service).
-   */
-  access: _enum(["off", "open", "admin"]).default(metrics.access)
-});
-var auth = { adminToken: true, sessionIdleMinutes: 60, sessionMaxHours: 12 };
-var authShape = () => ({
-  /** false: the admin token is refused (and none generated); allowed only with OIDC sign-in (auth.oidc.issuer) set, so that someone can still get in. */
-  adminToken: boolean2().default(auth.adminToken),
-  /** Sign-in through the company's OpenID Connect provider (the dashboard and the admin API from a browser); unset = the admin token only. */
-  oidc: unset(oidcSchema()),
-  /** A session unused this long ends; the person signs in again. */
-  sessionIdleMinutes: number2().int().min(1).max(7 * 24 * 60).default(auth.sessionIdleMinutes),
-  /** A session ends this long after its sign-in, used or not. */
-  sessionMaxHours: number2().int().min(1).max(30 * 24).default(auth.sessionMaxHours)
-});
-var shutdown = { graceMs: 8e3 };
-var defaults = {
-  mode: "service",
-  host: "127.0.0.1",
-  port: 8080,
-  dataDir: "./data",
-  serviceName: "cardgate",
+
+// src/config/schema.ts
+var configSettings = {
+  ...topLevelSettings,
   keys,
   limits,
   http,
@@ -21524,55 +21758,13 @@ var defaults = {
   agents,
   audit,
   signatures,
-  rules: {},
+  rules: rules2,
   store,
   metrics,
   auth,
   shutdown
 };
-var schema = () => object({
-  /**
-   * `sidecar`: an instance beside one CI job, reached by that job alone (through a bridge
-   * address, so not only loopback): every keyless caller is unmetered, batches included.
-   * `service`: the daily limits of `limits.daily` apply.
-   */
-  mode: _enum(["service", "sidecar"]).default(defaults.mode),
-  /** Interface to listen on. */
-  host: string2().min(1).default(defaults.host),
-  port: number2().int().min(0).max(65535).default(defaults.port),
-  /** Directory of the embedded store (created when missing). */
-  dataDir: string2().min(1).default(defaults.dataDir),
-  /** {base_url}; default: the listening address. */
-  publicUrl: unset(httpUrl()),
-  /** {reports_url}; default: publicUrl. */
-  reportsUrl: unset(httpUrl()),
-  /** Admin token; when unset the first start generates one, stores its hash, prints it once. */
-  adminToken: unset(string2().min(16, "must be at least 16 characters")),
-  /** Used in the GitHub status context `<serviceName>/validation` and the User-Agent. */
-  serviceName: string2().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, . _ - only").default(defaults.serviceName),
-  keys: section(keysShape, keys),
-  limits: section(limitsShape, limits),
-  http: section(httpShape, http),
-  batch: section(() => ({ maxCards: positiveInt().default(batch.maxCards) }), batch),
-  validation: section(validationShape, validation),
-  webhooks: section(webhooksShape, webhooks),
-  cardFetch: section(cardFetchShape, cardFetch),
-  probes: section(probesShape, probes),
-  monitors: section(monitorsShape, monitors),
-  reports: section(() => ({ retentionDays: positiveInt().default(reports.retentionDays) }), reports),
-  /** Agents an account may have at most: a keyed validation naming one more joins no history (see docs/agents.md). */
-  agents: section(() => ({ maxPerAccount: number2().int().min(1).max(1e7).default(agents.maxPerAccount) }), agents),
-  audit: section(auditShape, audit),
-  signatures: section(signaturesShape, signatures),
-  rules: section(rulesShape, defaults.rules),
-  store: section(storeShape, store),
-  metrics: section(metricsShape, metrics),
-  auth: section(authShape, auth),
-  shutdown: section(() => ({
-    /** Longest wait for in-flight requests and callbacks on SIGTERM, ms. */
-    graceMs: positiveInt().default(shutdown.graceMs)
-  }), shutdown)
-}).strict().superRefine((config2, ctx) => {
+var schema = () => object(shapeOf2(configSettings)).strict().superRefine((config2, ctx) => {
   if (config2.mode === "sidecar" && config2.limits.trustedProxies.length > 0) {
     ctx.addIssue({
       code: "custom",
@@ -21589,7 +21781,15 @@ var schema = () => object({
   }
 }).transform((config2) => config2.mode === "sidecar" ? { ...config2, limits: { ...config2.limits, daily: { ...config2.limits.daily, anonymous: -1 } } } : config2);
 var configSchema = lazy(schema);
+var defaults = defaultsOf(configSettings);
 var defaultConfig = () => structuredClone(defaults);
+
+// src/config/env-vars.ts
+var declaredSettings = (members2, path2 = []) => Object.entries(members2).flatMap(([key, member2]) => member2.kind === "setting" ? [{ path: [...path2, key], setting: member2 }] : declaredSettings(member2.members, [...path2, key]));
+var envTable = (members2) => Object.fromEntries(declaredSettings(members2).flatMap(({ path: path2, setting: setting2 }) => setting2.env ? [[setting2.env, { path: path2, type: setting2.type }]] : []));
+var flagTable = (members2) => Object.fromEntries(declaredSettings(members2).flatMap(({ path: path2, setting: setting2 }) => setting2.flag ? [[setting2.flag, { path: path2, type: setting2.type }]] : []));
+var envVars = envTable(configSettings);
+var configFlags = flagTable(configSettings);
 
 // src/config.ts
 var dottedPath = (path2) => path2.map(String).join(".");
@@ -21601,13 +21801,6 @@ var parseConfig = (input2, source = "config", nameOf = (path2) => dottedPath(pat
   const lines = result.error.issues.map((i) => `  ${nameOf(i.path)}: ${i.message}`);
   throw new ConfigError(`invalid ${source}:
 ${lines.join("\n")}`);
-};
-var configFlags = {
-  host: { path: ["host"], type: "string" },
-  port: { path: ["port"], type: "number" },
-  "data-dir": { path: ["dataDir"], type: "string" },
-  "public-url": { path: ["publicUrl"], type: "string" },
-  "reports-url": { path: ["reportsUrl"], type: "string" }
 };
 var setPath = (target, path2, value) => {
   let node2 = target;
@@ -21917,8 +22110,8 @@ var artifactUri = (name) => {
 };
 var formatSarif = (inputs, options = {}) => {
   const used = new Set(inputs.flatMap((input2) => problemsOf(input2).map((p) => p.rule)).filter(isLive));
-  const rules2 = catalogueRules(options.rulesUrl, used);
-  const ruleIndex = new Map(rules2.map((r, i) => [r.id, i]));
+  const rules3 = catalogueRules(options.rulesUrl, used);
+  const ruleIndex = new Map(rules3.map((r, i) => [r.id, i]));
   const results = inputs.flatMap((input2) => {
     const artifactLocation = { uri: artifactUri(input2.name) };
     return problemsOf(input2).map((p) => {
@@ -21941,7 +22134,7 @@ var formatSarif = (inputs, options = {}) => {
   const driver = {
     name: "cardgate",
     ...options.toolVersion === void 0 ? {} : { version: options.toolVersion },
-    rules: rules2
+    rules: rules3
   };
   const log = { $schema: SCHEMA, version: "2.1.0", runs: [{ tool: { driver }, columnKind: "utf16CodeUnits", results }] };
   return `${JSON.stringify(log, null, 2)}
@@ -21982,6 +22175,7 @@ var package_default = {
     "test:e2e": "node build/run-tests.mjs --tier e2e",
     typecheck: "tsc -p . && tsc -p test && tsc -p src/dashboard/client",
     build: "node build/build.mjs",
+    "settings-docs": "node build/settings-docs.mjs",
     bench: "node --import tsx bench/run.ts"
   },
   dependencies: {
@@ -22222,7 +22416,7 @@ var checksOf = (allow, use, redirected) => {
     const host = hostname.toLowerCase().replace(/\.$/, "");
     return allow.hosts.includes(host) || allow.hostSuffixes.some((suffix) => host.endsWith(suffix));
   };
-  const setting = redirected ? `${use.setting} lists it with this port (host:port)` : `${use.setting} lists`;
+  const setting2 = redirected ? `${use.setting} lists it with this port (host:port)` : `${use.setting} lists`;
   const refuseBytes = (bytes, shown) => {
     if (allow.all) return void 0;
     const { embedded, embeddingRange } = embeddedIpv4s(bytes);
@@ -22234,9 +22428,9 @@ var checksOf = (allow, use, redirected) => {
     const blocked = blockedRanges.find((b) => inCidr(bytes, b.range));
     if (!blocked) return void 0;
     if (blocked.category === "loopback" && allow.loopback || blocked.category === "private" && allow.private) return void 0;
-    if (redirected) return `address ${shown} is ${blocked.name}; a redirect to it is followed only when ${setting}`;
+    if (redirected) return `address ${shown} is ${blocked.name}; a redirect to it is followed only when ${setting2}`;
     const hint = blocked.category === "other" ? "a CIDR" : `"${blocked.category}" or a CIDR`;
-    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${setting} ${hint}`;
+    return `address ${shown} is ${blocked.name}; ${use.connections} to it are refused unless ${setting2} ${hint}`;
   };
   const refuseAddress = (address, hostname) => {
     if (hostname !== void 0 && hostAllowed(hostname)) return void 0;
@@ -22615,32 +22809,46 @@ var reasonOf = (body) => {
   if (typeof b.error === "object" && b.error !== null) return String(b.error.message);
   return "no reason given";
 };
+var missingBaselineOf = (body) => {
+  const errors = body?.errors;
+  if (!Array.isArray(errors)) return void 0;
+  const missing = errors.find((e) => e.path === "options.baseline" && e.reason === "baseline_missing");
+  return missing === void 0 ? void 0 : String(missing.message);
+};
 var checkWithServer = (serverUrl, apiKey, limits2, reports2, protocolVersion, gate) => {
   const endpoint = `${serverUrl.replace(/\/+$/, "")}/v1/validate`;
-  const optionsOf = (name) => JSON.stringify({
+  const optionsOf = (name, gated) => JSON.stringify({
     include_score: true,
     include_suggestions: true,
     ...protocolVersion === void 0 ? {} : { protocolVersion },
-    ...gate ? { agent: gate.agentOf(name), branch: gate.branch, baseline: gate.baseline, fail_on: gate.failOn } : {}
+    ...gate ? { agent: gate.agentOf(name), branch: gate.branch, ...gated ? { baseline: gate.baseline, fail_on: gate.failOn } : {} } : {}
   });
-  return async (name, text2) => {
-    const options = optionsOf(name);
-    const local = checkCardText(name, text2, { maxDepth: limits2.maxDepth });
-    if (local.failure) return local;
-    const json2 = withoutBom(text2);
-    let res;
+  const post = async (json2, options) => {
     try {
-      res = await fetch(endpoint, {
+      const res = await fetch(endpoint, {
         method: "POST",
         headers: { "content-type": "application/json", ...apiKey ? { authorization: `Bearer ${apiKey}` } : {} },
         body: `{"agent_card":${json2},"options":${options}}`,
         signal: AbortSignal.timeout(answerTimeoutMs)
       });
+      return { status: res.status, body: await res.json().catch(() => void 0) };
     } catch (e) {
-      return { name, text: text2, failure: { message: `${endpoint}: ${e.cause instanceof Error ? e.cause.message : e.message}` } };
+      return { failure: `${endpoint}: ${e.cause instanceof Error ? e.cause.message : e.message}` };
     }
-    const body = await res.json().catch(() => void 0);
-    if (res.status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${res.status}: ${reasonOf(body)}` } };
+  };
+  return async (name, text2) => {
+    const local = checkCardText(name, text2, { maxDepth: limits2.maxDepth });
+    if (local.failure) return local;
+    const json2 = withoutBom(text2);
+    let answer = await post(json2, optionsOf(name, true));
+    const missingBaseline = gate?.skipMissingBaseline && "status" in answer && answer.status === 400 ? missingBaselineOf(answer.body) : void 0;
+    if (gate && missingBaseline !== void 0) {
+      gate.ungated.set(name, missingBaseline);
+      answer = await post(json2, optionsOf(name, false));
+    }
+    if ("failure" in answer) return { name, text: text2, failure: { message: answer.failure } };
+    const { status, body } = answer;
+    if (status !== 200) return { name, text: text2, failure: { message: `${endpoint} answered HTTP ${status}: ${reasonOf(body)}` } };
     const { version_source, agent: _agent, agent_notice, baseline, report_id, report_url, ...result } = body;
     if (typeof report_id === "string" && typeof report_url === "string") reports2.set(name, { report_id, report_url });
     if (gate && baseline) gate.outcomes.set(name, baseline);
@@ -22655,6 +22863,11 @@ var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/dif
 var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
 var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural2(o.breaking_changes, "breaking change")}` : ""}, score ${signed(o.score_delta)}`;
+var ungatedText = (kept, name) => {
+  const gate = kept.gate;
+  const baseline = gate.baseline === "latest" ? "no report yet" : `no report of ${gate.baseline} yet`;
+  return `no gate ran: the agent ${gate.agentOf(name)} has ${baseline} (the server: ${gate.ungated.get(name)}), so the card was validated without a baseline and judged by its findings as without a gate (fail-on: ${kept.ungatedFailOn}); its report joined the agent's history, and once ${gate.baseline} has a report of this agent the next run gates it`;
+};
 var cardReports = ({ reports: reports2, gate }, names) => names.flatMap((name) => {
   const report = reports2.get(name);
   if (!report) return [];
@@ -22663,6 +22876,7 @@ var cardReports = ({ reports: reports2, gate }, names) => names.flatMap((name) =
 });
 var gateLogLines = (kept, names) => cardReports(kept, names).map(
   ({ name, report, outcome, diffUrl }) => outcome ? `cardgate: ${name}: ${outcome.passed ? "passed" : "failed"} against ${kept.gate?.baseline} (${outcome.report_id}): ${gateNumbers(outcome)}; report ${report.report_url}; what changed ${diffUrl}
+` : kept.gate?.ungated.has(name) ? `cardgate: ${name}: ${ungatedText(kept, name)}; report ${report.report_url}
 ` : `cardgate: ${name}: report ${report.report_url}
 `
 ).join("");
@@ -22681,16 +22895,22 @@ var gateSummary = (kept, names) => {
 ${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.report.report_url)} |`).join("\n")}
 `;
   }
+  const ungated = kept.gate.ungated;
   const rows = cards.map(
-    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural2(outcome.breaking_changes, "breaking change")})` : ""} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`
+    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural2(outcome.breaking_changes, "breaking change")})` : ""} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | ${ungated.has(name) ? "no gate: no baseline yet" : "not compared"} | | | | | | ${idLink(report.report_id, report.report_url)} | |`
   );
+  const notes = cards.filter((c) => ungated.has(c.name)).map((c) => `- ${markdownCode(c.name)}: ${markdownText(ungatedText(kept, c.name))}.`);
   return `
 ### cardgate regression gate (against ${markdownText(baseline)})
 
 | card | gate | new errors | new warnings | fixed | score | baseline | report | what changed |
 |---|---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
-`;
+${notes.length === 0 ? "" : `
+**No gate ran** for ${plural2(notes.length, "card")}:
+
+${notes.join("\n")}
+`}`;
 };
 var gateOutputs = (kept, names) => {
   const cards = cardReports(kept, names);
@@ -23615,6 +23835,8 @@ var lowestScore = (checked) => checked.length === 0 ? "" : String(Math.min(...ch
 var serverGate = (env, failOn) => {
   const baseline = input(env, "baseline");
   const agent = input(env, "agent");
+  const baselineMissing = input(env, "baseline-missing") ?? "skip";
+  if (baselineMissing !== "skip" && baselineMissing !== "fail") return `baseline-missing must be skip or fail, not "${baselineMissing}"`;
   if (input(env, "server-url") === void 0 || input(env, "api-key") === void 0) {
     if (baseline !== void 0) return "baseline needs server-url and api-key: a baseline is an earlier report of the key's account";
     return agent === void 0 ? void 0 : "agent needs server-url and api-key: an agent is a history of the key's account";
@@ -23624,12 +23846,28 @@ var serverGate = (env, failOn) => {
   return {
     agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...branch === void 0 ? {} : { branch },
-    ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn } },
+    ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn }, skipMissingBaseline: baselineMissing === "skip" },
     outcomes: /* @__PURE__ */ new Map(),
-    notices: /* @__PURE__ */ new Map()
+    notices: /* @__PURE__ */ new Map(),
+    ungated: /* @__PURE__ */ new Map()
   };
 };
 var gateExitCode = (checked, regressions, failOn) => checked.some((c) => c.result === void 0) ? 2 : regressions > 0 && failOn !== "never" ? 1 : 0;
+var ungatedFailOn = (failOn) => failOn === "new" ? "error" : failOn === "breaking" ? "never" : failOn;
+var stepVerdict = (checked, gate, failOn, maxWarnings) => {
+  const byFindings = (cards, judgedBy) => exitCodeOf(cards, { failOn: judgedBy, ...maxWarnings === void 0 ? {} : { maxWarnings } });
+  const findingsWhy = (judgedBy) => `fail-on: ${judgedBy}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`}`;
+  if (gate?.baseline === void 0) return { exitCode: byFindings(checked, failOn), failing: `the cards fail (${findingsWhy(failOn)})` };
+  const gated = checked.filter((c) => !gate.ungated.has(c.name));
+  const ungated = checked.filter((c) => gate.ungated.has(c.name));
+  const regressions = gated.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
+  const ungatedExit = ungated.length === 0 ? 0 : byFindings(ungated, ungatedFailOn(failOn));
+  const why = [
+    ...regressions > 0 ? [`${plural(regressions, "card")} ${regressions === 1 ? "regresses" : "regress"} against ${gate.baseline} (fail-on: ${failOn})`] : [],
+    ...ungatedExit === 1 ? [`the ${ungated.length === 1 ? "card" : "cards"} with no baseline yet ${ungated.length === 1 ? "fails" : "fail"} (${findingsWhy(ungatedFailOn(failOn))})`] : []
+  ];
+  return { exitCode: Math.max(gateExitCode(gated, regressions, failOn), ungatedExit), regressions, failing: why.join("; ") };
+};
 var runAction = async ({ env, cwd, stdout }) => {
   const fail2 = (message) => {
     stdout(`::error title=cardgate::${commandData(message)}
@@ -23674,10 +23912,12 @@ var runAction = async ({ env, cwd, stdout }) => {
   if (gate && input(env, "agent") !== void 0 && inputs.length !== 1) return fail2(`agent names one card's agent, and files holds ${plural(inputs.length, "card")}: use a step per card, or leave agent empty (each card is then <repository>/<file>)`);
   const checked = await checkInputs(inputs, limits2, check2, async () => void 0);
   if (probeUrl !== void 0) checked.push(await probeChecked({ config: config2, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
-  const regressions = gate?.baseline === void 0 ? void 0 : checked.filter((c) => c.result !== void 0 && gate.outcomes.get(c.name)?.passed !== true).length;
-  const exitCode = regressions === void 0 ? exitCodeOf(checked, { failOn, ...maxWarnings === void 0 ? {} : { maxWarnings } }) : gateExitCode(checked, regressions, failOn);
+  const { exitCode, regressions, failing } = stepVerdict(checked, gate, failOn, maxWarnings);
   if (format2 !== "github") stdout(formatResults(format2, checked, { toolVersion: version2 }));
   stdout(formatResults("github", checked, { toolVersion: version2 }));
+  const kept = { reports: reports2, gate, ungatedFailOn: ungatedFailOn(failOn) };
+  for (const name of gate?.ungated.keys() ?? []) stdout(`::notice file=${commandProperty(name)},title=cardgate::${commandData(ungatedText(kept, name))}
+`);
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}
 `);
   for (const [name, outcome] of gate?.outcomes ?? []) {
@@ -23686,7 +23926,6 @@ var runAction = async ({ env, cwd, stdout }) => {
 `);
   }
   const names = checked.map((c) => c.name);
-  const kept = { reports: reports2, gate };
   stdout(gateLogLines(kept, names));
   const sarifFile = input(env, "sarif-file");
   if (sarifFile !== void 0) await (0, import_promises2.writeFile)(sarifFile, formatResults("sarif", checked, { toolVersion: version2 }));
@@ -23703,7 +23942,6 @@ var runAction = async ({ env, cwd, stdout }) => {
   };
   if (env.GITHUB_OUTPUT) await (0, import_promises2.appendFile)(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const failing = regressions === void 0 ? `the cards fail (fail-on: ${failOn}${maxWarnings === void 0 ? "" : `, max-warnings: ${maxWarnings}`})` : `${plural(regressions, "card")} ${regressions === 1 ? "regresses" : "regress"} against ${gate.baseline} (fail-on: ${failOn})`;
     const why = exitCode === 2 ? `${plural(unchecked, "input")} could not be checked` : failing;
     stdout(`::error title=cardgate::${commandData(`${plural(cards, "card")} checked: ${why}; ${plural(errors, "error")}, ${plural(warnings, "warning")}`)}
 `);

@@ -27,11 +27,19 @@ const signed = (n: number | null): string => (n === null ? 'n/a' : n > 0 ? `+${n
 const gateNumbers = (o: GateOutcome): string =>
   `${plural(o.new_errors, 'new error')}, ${plural(o.new_warnings, 'new warning')}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural(o.breaking_changes!, 'breaking change')}` : ''}, score ${signed(o.score_delta)}`;
 
-/** What the server kept of the cards: their reports, and with a key the gate. */
+/** What the server kept of the cards: their reports, and with a key the gate; the fail-on a card with no baseline yet was judged by. */
 export interface ServerKept {
   reports: ReadonlyMap<string, ServerReport>;
   gate?: ServerGate | undefined;
+  ungatedFailOn?: string;
 }
+
+/** Why a card was not gated and what happens next, in words (the server's reason beside). */
+export const ungatedText = (kept: ServerKept, name: string): string => {
+  const gate = kept.gate!;
+  const baseline = gate.baseline === 'latest' ? 'no report yet' : `no report of ${gate.baseline} yet`;
+  return `no gate ran: the agent ${gate.agentOf(name)} has ${baseline} (the server: ${gate.ungated.get(name)}), so the card was validated without a baseline and judged by its findings as without a gate (fail-on: ${kept.ungatedFailOn}); its report joined the agent's history, and once ${gate.baseline} has a report of this agent the next run gates it`;
+};
 
 /** The cards the server kept a report of, in the order they were checked. */
 const cardReports = ({ reports, gate }: ServerKept, names: readonly string[]): CardReport[] =>
@@ -48,7 +56,9 @@ export const gateLogLines = (kept: ServerKept, names: readonly string[]): string
     .map(({ name, report, outcome, diffUrl }) =>
       outcome
         ? `cardgate: ${name}: ${outcome.passed ? 'passed' : 'failed'} against ${kept.gate?.baseline} (${outcome.report_id}): ${gateNumbers(outcome)}; report ${report.report_url}; what changed ${diffUrl}\n`
-        : `cardgate: ${name}: report ${report.report_url}\n`,
+        : kept.gate?.ungated.has(name)
+          ? `cardgate: ${name}: ${ungatedText(kept, name)}; report ${report.report_url}\n`
+          : `cardgate: ${name}: report ${report.report_url}\n`,
     )
     .join('');
 
@@ -63,12 +73,14 @@ export const gateSummary = (kept: ServerKept, names: readonly string[]): string 
   if (baseline === undefined) {
     return `\n### cardgate reports\n\n| card | report |\n|---|---|\n${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.report.report_url)} |`).join('\n')}\n`;
   }
+  const ungated = kept.gate!.ungated;
   const rows = cards.map(({ name, report, outcome, diffUrl }) =>
     outcome && diffUrl
       ? `| ${markdownCode(name)} | ${outcome.passed ? 'passed' : '**failed**'}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural(outcome.breaking_changes!, 'breaking change')})` : ''} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link('diff', diffUrl)} |`
-      : `| ${markdownCode(name)} | not compared | | | | | | ${idLink(report.report_id, report.report_url)} | |`,
+      : `| ${markdownCode(name)} | ${ungated.has(name) ? 'no gate: no baseline yet' : 'not compared'} | | | | | | ${idLink(report.report_id, report.report_url)} | |`,
   );
-  return `\n### cardgate regression gate (against ${markdownText(baseline)})\n\n| card | gate | new errors | new warnings | fixed | score | baseline | report | what changed |\n|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`;
+  const notes = cards.filter((c) => ungated.has(c.name)).map((c) => `- ${markdownCode(c.name)}: ${markdownText(ungatedText(kept, c.name))}.`);
+  return `\n### cardgate regression gate (against ${markdownText(baseline)})\n\n| card | gate | new errors | new warnings | fixed | score | baseline | report | what changed |\n|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}\n${notes.length === 0 ? '' : `\n**No gate ran** for ${plural(notes.length, 'card')}:\n\n${notes.join('\n')}\n`}`;
 };
 
 /**

@@ -16,7 +16,7 @@ import { version } from '../lib/version.ts';
 import { cardInputs, defaultCardPatterns, patternsProblem } from '../cli/card-inputs.ts';
 import { checkInputs, checkOffline, exitCodeOf, failOnValues, parseMaxWarnings, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
 import { checkWithServer, type ServerGate, type ServerReport } from './server-check.ts';
-import { gateLogLines, gateOutputs, gateSummary } from './gate-report.ts';
+import { gateLogLines, gateOutputs, gateSummary, ungatedText } from './gate-report.ts';
 import { probeChecked, probeRefusal } from '../cli/probe-run.ts';
 
 export interface ActionIO {
@@ -54,6 +54,8 @@ const lowestScore = (checked: readonly CheckedInput[]): string =>
 const serverGate = (env: NodeJS.ProcessEnv, failOn: string): ServerGate | string | undefined => {
   const baseline = input(env, 'baseline');
   const agent = input(env, 'agent');
+  const baselineMissing = input(env, 'baseline-missing') ?? 'skip';
+  if (baselineMissing !== 'skip' && baselineMissing !== 'fail') return `baseline-missing must be skip or fail, not "${baselineMissing}"`;
   if (input(env, 'server-url') === undefined || input(env, 'api-key') === undefined) {
     if (baseline !== undefined) return 'baseline needs server-url and api-key: a baseline is an earlier report of the key\'s account';
     return agent === undefined ? undefined : 'agent needs server-url and api-key: an agent is a history of the key\'s account';
@@ -63,15 +65,38 @@ const serverGate = (env: NodeJS.ProcessEnv, failOn: string): ServerGate | string
   return {
     agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...(branch === undefined ? {} : { branch }),
-    ...(baseline === undefined ? {} : { baseline, ...(failOn === 'never' ? {} : { failOn }) }),
+    ...(baseline === undefined ? {} : { baseline, ...(failOn === 'never' ? {} : { failOn }), skipMissingBaseline: baselineMissing === 'skip' }),
     outcomes: new Map(),
     notices: new Map(),
+    ungated: new Map(),
   };
 };
 
 /** With a baseline: 2 when an input could not be checked, 1 when a card regresses (unless fail-on is never), else 0. */
 const gateExitCode = (checked: readonly CheckedInput[], regressions: number, failOn: string): 0 | 1 | 2 =>
   checked.some((c) => c.result === undefined) ? 2 : regressions > 0 && failOn !== 'never' ? 1 : 0;
+
+/** A card with no baseline to compare with is judged as without a gate: new as error, breaking (a change from a baseline) never. */
+const ungatedFailOn = (failOn: string): FailOn => (failOn === 'new' ? 'error' : failOn === 'breaking' ? 'never' : (failOn as FailOn));
+
+/**
+ * The step's exit and why it fails: without a gate, by the cards' findings; with one, the gated
+ * cards by their gate and the cards with no baseline yet by their findings, the worse of the two.
+ */
+const stepVerdict = (checked: readonly CheckedInput[], gate: ServerGate | undefined, failOn: string, maxWarnings: number | undefined): { exitCode: number; regressions?: number; failing: string } => {
+  const byFindings = (cards: readonly CheckedInput[], judgedBy: FailOn) => exitCodeOf(cards, { failOn: judgedBy, ...(maxWarnings === undefined ? {} : { maxWarnings }) });
+  const findingsWhy = (judgedBy: string) => `fail-on: ${judgedBy}${maxWarnings === undefined ? '' : `, max-warnings: ${maxWarnings}`}`;
+  if (gate?.baseline === undefined) return { exitCode: byFindings(checked, failOn as FailOn), failing: `the cards fail (${findingsWhy(failOn)})` };
+  const gated = checked.filter((c) => !gate.ungated.has(c.name));
+  const ungated = checked.filter((c) => gate.ungated.has(c.name));
+  const regressions = gated.filter((c) => c.result !== undefined && gate.outcomes.get(c.name)?.passed !== true).length;
+  const ungatedExit = ungated.length === 0 ? 0 : byFindings(ungated, ungatedFailOn(failOn));
+  const why = [
+    ...(regressions > 0 ? [`${plural(regressions, 'card')} ${regressions === 1 ? 'regresses' : 'regress'} against ${gate.baseline} (fail-on: ${failOn})`] : []),
+    ...(ungatedExit === 1 ? [`the ${ungated.length === 1 ? 'card' : 'cards'} with no baseline yet ${ungated.length === 1 ? 'fails' : 'fail'} (${findingsWhy(ungatedFailOn(failOn))})`] : []),
+  ];
+  return { exitCode: Math.max(gateExitCode(gated, regressions, failOn), ungatedExit), regressions, failing: why.join('; ') };
+};
 
 export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number> => {
   const fail = (message: string): number => {
@@ -119,18 +144,18 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const checked = await checkInputs(inputs, limits, check, async () => undefined);
   // The deployed preview, probed read-only: its card and live checks join the other inputs.
   if (probeUrl !== undefined) checked.push(await probeChecked({ config, ask: { sendMessage: false, headers: {} } }, { url: probeUrl }));
-  const regressions = gate?.baseline === undefined ? undefined : checked.filter((c) => c.result !== undefined && gate.outcomes.get(c.name)?.passed !== true).length;
-  const exitCode = regressions === undefined ? exitCodeOf(checked, { failOn: failOn as FailOn, ...(maxWarnings === undefined ? {} : { maxWarnings }) }) : gateExitCode(checked, regressions, failOn);
+  const { exitCode, regressions, failing } = stepVerdict(checked, gate, failOn, maxWarnings);
 
   if (format !== 'github') stdout(formatResults(format, checked, { toolVersion: version }));
   stdout(formatResults('github', checked, { toolVersion: version }));
+  const kept = { reports, gate, ungatedFailOn: ungatedFailOn(failOn) };
+  for (const name of gate?.ungated.keys() ?? []) stdout(`::notice file=${commandProperty(name)},title=cardgate::${commandData(ungatedText(kept, name))}\n`);
   for (const [name, notice] of gate?.notices ?? []) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`joined no agent: ${notice}`)}\n`);
   for (const [name, outcome] of gate?.outcomes ?? []) {
     const breaking = outcome.breaking_changes ?? 0;
     if (breaking > 0) stdout(`::warning file=${commandProperty(name)},title=cardgate::${commandData(`${plural(breaking, 'breaking change')} against ${outcome.report_id} (docs/compatibility.md; the report's diff lists them)`)}\n`);
   }
   const names = checked.map((c) => c.name);
-  const kept = { reports, gate };
   stdout(gateLogLines(kept, names));
   const sarifFile = input(env, 'sarif-file');
   if (sarifFile !== undefined) await writeFile(sarifFile, formatResults('sarif', checked, { toolVersion: version }));
@@ -147,7 +172,6 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   };
   if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, outputLines(outputs));
   if (exitCode !== 0) {
-    const failing = regressions === undefined ? `the cards fail (fail-on: ${failOn}${maxWarnings === undefined ? '' : `, max-warnings: ${maxWarnings}`})` : `${plural(regressions, 'card')} ${regressions === 1 ? 'regresses' : 'regress'} against ${gate!.baseline} (fail-on: ${failOn})`;
     const why = exitCode === 2 ? `${plural(unchecked, 'input')} could not be checked` : failing;
     stdout(`::error title=cardgate::${commandData(`${plural(cards, 'card')} checked: ${why}; ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`)}\n`);
   }

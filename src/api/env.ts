@@ -1,7 +1,7 @@
 /** Types shared by every route and middleware. */
 import type { Caller } from '../features/limits/caller.ts';
 import type { AuditContext } from '../features/audit/audit.ts';
-import type { SessionRole } from '../store/contract/sessions.ts';
+import type { SessionRole } from '../config/roles.ts';
 
 /** The window a request was counted in, for its X-RateLimit-* headers (see middleware/rate-limit-headers.ts). */
 export interface RateWindow {

@@ -1,79 +1,20 @@
-/** The CARDGATE_* environment variables: the setting each one sets, and how its text is read. */
+/** The CARDGATE_* environment variables and the `serve` flags: the setting each one sets, and how its text is read; made from the declarations. */
+import { configSettings } from './schema.ts';
+import type { Members, Setting, SettingType } from './setting.ts';
 
-/** How a variable's text becomes the setting's value (config.ts converts it). */
-export type SettingType = 'string' | 'number' | 'list' | 'boolean' | 'map';
+/** Each declared setting with its path, in declaration order. */
+export const declaredSettings = (members: Members, path: string[] = []): Array<{ path: string[]; setting: Setting }> =>
+  Object.entries(members).flatMap(([key, member]) => (member.kind === 'setting' ? [{ path: [...path, key], setting: member }] : declaredSettings(member.members, [...path, key])));
 
-/** Environment variables and the config path they set. */
-export const envVars: Record<string, { path: string[]; type: SettingType }> = {
-  CARDGATE_MODE: { path: ['mode'], type: 'string' },
-  CARDGATE_HOST: { path: ['host'], type: 'string' },
-  CARDGATE_PORT: { path: ['port'], type: 'number' },
-  CARDGATE_DATA_DIR: { path: ['dataDir'], type: 'string' },
-  CARDGATE_PUBLIC_URL: { path: ['publicUrl'], type: 'string' },
-  CARDGATE_REPORTS_URL: { path: ['reportsUrl'], type: 'string' },
-  CARDGATE_ADMIN_TOKEN: { path: ['adminToken'], type: 'string' },
-  CARDGATE_AUTH_ADMIN_TOKEN: { path: ['auth', 'adminToken'], type: 'boolean' },
-  CARDGATE_SERVICE_NAME: { path: ['serviceName'], type: 'string' },
-  CARDGATE_KEY_PREFIX: { path: ['keys', 'prefix'], type: 'string' },
-  CARDGATE_LIMIT_ANONYMOUS: { path: ['limits', 'daily', 'anonymous'], type: 'number' },
-  CARDGATE_LIMIT_FREE: { path: ['limits', 'daily', 'free'], type: 'number' },
-  CARDGATE_LIMIT_PRO: { path: ['limits', 'daily', 'pro'], type: 'number' },
-  CARDGATE_LIMIT_TEAM: { path: ['limits', 'daily', 'team'], type: 'number' },
-  CARDGATE_WEBHOOK_PER_IP_PER_MINUTE: { path: ['limits', 'webhookPerIpPerMinute'], type: 'number' },
-  CARDGATE_WEBHOOK_GLOBAL_PER_HOUR: { path: ['limits', 'webhookGlobalPerHour'], type: 'number' },
-  CARDGATE_TRUSTED_PROXIES: { path: ['limits', 'trustedProxies'], type: 'list' },
-  CARDGATE_MAX_BODY_BYTES: { path: ['http', 'maxBodyBytes'], type: 'number' },
-  CARDGATE_MAX_BATCH_BODY_BYTES: { path: ['http', 'maxBatchBodyBytes'], type: 'number' },
-  CARDGATE_MAX_JSON_DEPTH: { path: ['http', 'maxJsonDepth'], type: 'number' },
-  CARDGATE_BATCH_MAX_CARDS: { path: ['batch', 'maxCards'], type: 'number' },
-  CARDGATE_VALIDATION_TIMEOUT_MS: { path: ['validation', 'timeoutMs'], type: 'number' },
-  CARDGATE_VALIDATION_WORKERS: { path: ['validation', 'workers'], type: 'number' },
-  CARDGATE_VALIDATION_MAX_WORKERS_PER_CALLER: { path: ['validation', 'maxWorkersPerCaller'], type: 'number' },
-  CARDGATE_MAX_FINDINGS: { path: ['validation', 'maxFindings'], type: 'number' },
-  CARDGATE_CALLBACK_TIMEOUT_MS: { path: ['webhooks', 'callbackTimeoutMs'], type: 'number' },
-  CARDGATE_WEBHOOK_SECRET: { path: ['webhooks', 'signingSecret'], type: 'string' },
-  CARDGATE_WEBHOOK_ALLOWED_HOSTS: { path: ['webhooks', 'allowedHosts'], type: 'list' },
-  CARDGATE_WEBHOOK_CONCURRENCY: { path: ['webhooks', 'concurrency'], type: 'number' },
-  CARDGATE_WEBHOOK_POLL_INTERVAL_MS: { path: ['webhooks', 'pollIntervalMs'], type: 'number' },
-  CARDGATE_WEBHOOK_JOB_LEASE_MS: { path: ['webhooks', 'jobLeaseMs'], type: 'number' },
-  CARDGATE_CARD_FETCH_TIMEOUT_MS: { path: ['cardFetch', 'timeoutMs'], type: 'number' },
-  CARDGATE_CARD_FETCH_ALLOWED_HOSTS: { path: ['cardFetch', 'allowedHosts'], type: 'list' },
-  CARDGATE_PROBE_MAX_REQUESTS_PER_TARGET: { path: ['probes', 'maxRequestsPerTarget'], type: 'number' },
-  CARDGATE_PROBE_PER_HOST_PER_MINUTE: { path: ['probes', 'perHostPerMinute'], type: 'number' },
-  CARDGATE_PROBE_TIMEOUT_MS: { path: ['probes', 'timeoutMs'], type: 'number' },
-  CARDGATE_PROBE_REQUEST_TIMEOUT_MS: { path: ['probes', 'requestTimeoutMs'], type: 'number' },
-  CARDGATE_PROBE_MAX_CONCURRENT: { path: ['probes', 'maxConcurrent'], type: 'number' },
-  CARDGATE_MONITOR_MIN_INTERVAL_SECONDS: { path: ['monitors', 'minIntervalSeconds'], type: 'number' },
-  CARDGATE_MONITOR_MAX: { path: ['monitors', 'max'], type: 'number' },
-  CARDGATE_MONITOR_SCORE_DROP_THRESHOLD: { path: ['monitors', 'scoreDropThreshold'], type: 'number' },
-  CARDGATE_MONITOR_POLL_INTERVAL_MS: { path: ['monitors', 'pollIntervalMs'], type: 'number' },
-  CARDGATE_MONITOR_MAX_BACKOFF_SECONDS: { path: ['monitors', 'maxBackoffSeconds'], type: 'number' },
-  CARDGATE_MONITOR_RECORD_EVERY_RUN: { path: ['monitors', 'recordEveryRun'], type: 'boolean' },
-  CARDGATE_REPORT_RETENTION_DAYS: { path: ['reports', 'retentionDays'], type: 'number' },
-  CARDGATE_AGENTS_MAX_PER_ACCOUNT: { path: ['agents', 'maxPerAccount'], type: 'number' },
-  CARDGATE_AUDIT_RETENTION_DAYS: { path: ['audit', 'retentionDays'], type: 'number' },
-  CARDGATE_AUDIT_LOG: { path: ['audit', 'log'], type: 'boolean' },
-  CARDGATE_KEY_MAX_LIFETIME_DAYS: { path: ['keys', 'maxLifetimeDays'], type: 'number' },
-  CARDGATE_KEY_ROTATION_GRACE_HOURS: { path: ['keys', 'rotationGraceHours'], type: 'number' },
-  CARDGATE_SIGNATURE_TRUST_FILES: { path: ['signatures', 'trustFiles'], type: 'list' },
-  CARDGATE_SIGNATURE_ALGORITHMS: { path: ['signatures', 'allowedAlgorithms'], type: 'list' },
-  CARDGATE_REQUIRE_SIGNATURE: { path: ['signatures', 'requireSignature'], type: 'boolean' },
-  CARDGATE_FETCH_JKU: { path: ['signatures', 'fetchJku'], type: 'boolean' },
-  CARDGATE_RULESET: { path: ['rules', 'ruleset'], type: 'string' },
-  CARDGATE_DATABASE_URL: { path: ['store', 'databaseUrl'], type: 'string' },
-  CARDGATE_DATABASE_POOL_SIZE: { path: ['store', 'poolSize'], type: 'number' },
-  CARDGATE_DATABASE_STATEMENT_TIMEOUT_MS: { path: ['store', 'statementTimeoutMs'], type: 'number' },
-  CARDGATE_METRICS_ACCESS: { path: ['metrics', 'access'], type: 'string' },
-  CARDGATE_OIDC_ISSUER: { path: ['auth', 'oidc', 'issuer'], type: 'string' },
-  CARDGATE_OIDC_CLIENT_ID: { path: ['auth', 'oidc', 'clientId'], type: 'string' },
-  CARDGATE_OIDC_CLIENT_SECRET: { path: ['auth', 'oidc', 'clientSecret'], type: 'string' },
-  CARDGATE_OIDC_CLIENT_SECRET_FILE: { path: ['auth', 'oidc', 'clientSecretFile'], type: 'string' },
-  CARDGATE_OIDC_REDIRECT_URL: { path: ['auth', 'oidc', 'redirectUrl'], type: 'string' },
-  CARDGATE_OIDC_SCOPES: { path: ['auth', 'oidc', 'scopes'], type: 'list' },
-  CARDGATE_OIDC_ROLES_CLAIM: { path: ['auth', 'oidc', 'rolesClaim'], type: 'string' },
-  CARDGATE_OIDC_ROLE_MAPPING: { path: ['auth', 'oidc', 'roleMapping'], type: 'map' },
-  CARDGATE_OIDC_ALLOWED_EMAIL_DOMAINS: { path: ['auth', 'oidc', 'allowedEmailDomains'], type: 'list' },
-  CARDGATE_SESSION_IDLE_MINUTES: { path: ['auth', 'sessionIdleMinutes'], type: 'number' },
-  CARDGATE_SESSION_MAX_HOURS: { path: ['auth', 'sessionMaxHours'], type: 'number' },
-  CARDGATE_SHUTDOWN_GRACE_MS: { path: ['shutdown', 'graceMs'], type: 'number' },
-};
+export type SettingSources = Record<string, { path: string[]; type: SettingType }>;
+
+/** The environment variables of `members` and the config path each sets. */
+export const envTable = (members: Members): SettingSources =>
+  Object.fromEntries(declaredSettings(members).flatMap(({ path, setting }) => (setting.env ? [[setting.env, { path, type: setting.type }]] : [])));
+
+/** The `serve` flags of `members` (without their `--`) and the config path each sets. */
+export const flagTable = (members: Members): SettingSources =>
+  Object.fromEntries(declaredSettings(members).flatMap(({ path, setting }) => (setting.flag ? [[setting.flag, { path, type: setting.type }]] : [])));
+
+export const envVars = envTable(configSettings);
+export const configFlags = flagTable(configSettings);

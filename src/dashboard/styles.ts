@@ -4,6 +4,7 @@
  * parts drawn with them. System fonts only (air-gapped).
  */
 import { brandStyles, designTokens } from '../pages/design.ts';
+import { chartNarrowCss } from '../pages/agent-chart.ts';
 
 export const dashboardStyles = designTokens + brandStyles + String.raw`
 * { box-sizing: border-box; }
@@ -96,7 +97,12 @@ td time, .nowrap { white-space: nowrap; }
 ul.change { list-style: none; margin: 0; padding: 0; overflow-wrap: anywhere; }
 table.audit td:nth-child(1) { width: 9.5rem; }
 table.audit td:nth-child(6) { min-width: 18rem; }
-table.monitors td:nth-child(1), table.monitors td:nth-child(5) { min-width: 11rem; }
+/* A long value on one line, cut with an ellipsis where its column ends (whole in its title and on copy); a column's own bound below. */
+code.clip { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: bottom; }
+table.monitors td:nth-child(1) code.clip { max-width: 15rem; }
+table.monitors td:nth-child(2) code.clip, table.monitors td:nth-child(5) code.clip { max-width: 10rem; }
+/* Its times may break between the day and the time of day: nine columns fit 1280 px so. */
+table.monitors td time { white-space: normal; }
 
 .usage { margin: 0; }
 .usage figcaption { display: flex; flex-wrap: wrap; justify-content: space-between; gap: var(--space-2); margin-bottom: var(--space-2); }
@@ -108,7 +114,13 @@ table.monitors td:nth-child(1), table.monitors td:nth-child(5) { min-width: 11re
 .score-chart { width: 100%; max-width: 760px; height: auto; display: block; }
 .score-chart .grid { stroke: var(--line); stroke-width: 1; }
 .score-chart .tick { fill: var(--muted); font-size: 11px; }
-.score-chart .line { fill: none; stroke: var(--link); stroke-width: 2; }
+/* The lines, and each branch's key in the legend drawn as its line. */
+.score-chart .line, .chart-key .line { fill: none; stroke: var(--muted); stroke-width: 1.75; }
+.score-chart .line.main, .chart-key .line.main { stroke: var(--link); stroke-width: 2.75; }
+.chart-legend { display: flex; flex-wrap: wrap; gap: var(--space-1) var(--space-4); list-style: none; margin: var(--space-2) 0 0; padding: 0; font-size: var(--text-sm); color: var(--muted); }
+.chart-legend li { display: inline-flex; align-items: center; gap: var(--space-2); min-width: 0; max-width: 100%; }
+.chart-legend code { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
+.chart-key { width: 28px; height: 10px; flex: none; }
 .score-chart .dot { stroke: var(--surface); stroke-width: 1.5; }
 .score-chart .dot.ok { fill: var(--ok); }
 .score-chart .dot.bad { fill: var(--bad); }
@@ -166,9 +178,9 @@ dialog::backdrop { background: rgb(0 0 0 / 0.45); }
   table.stack tr { border: 1px solid var(--line); border-radius: var(--radius); margin-bottom: var(--space-3); padding: var(--space-1) 0; }
   table.stack td { border: 0; display: flex; justify-content: space-between; gap: var(--space-4); padding: 6px var(--space-3); width: 100% !important; min-width: 0 !important; }
   tbody tr:hover td { background: transparent; }
-  table.stack td::before { content: attr(data-label); font-weight: 600; color: var(--muted); }
+  table.stack td::before { content: attr(data-label); font-weight: 600; color: var(--muted); flex: none; }
   /* A value may shrink below its longest word (a report id): it wraps instead of running out of the row. */
   table.stack td > * { min-width: 0; overflow-wrap: anywhere; text-align: right; }
   .card { padding: var(--space-3); }
 }
-`;
+` + chartNarrowCss;

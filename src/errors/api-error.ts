@@ -26,6 +26,14 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
+/**
+ * Stable markers of a 400 a client may act on, beside its message (which is for a person):
+ * `baseline_missing`, the agent has no report the baseline names yet (`branch:<name>` of a branch
+ * it has no report of, or `latest` of an agent with none): a first run, not a mistake.
+ */
+export const refusalReasons = ['baseline_missing'] as const;
+export type RefusalReason = (typeof refusalReasons)[number];
+
 export interface ApiErrorOptions {
   /** Extra response headers, e.g. Retry-After on an exceeded limit. */
   headers?: Record<string, string>;
@@ -33,7 +41,7 @@ export interface ApiErrorOptions {
    * Render as the single-validation failure body `{valid:false, errors:[...]}`
    * instead of the code's usual shape (used by POST /v1/validate for 400s).
    */
-  validationBody?: { path: string; message: string }[];
+  validationBody?: { path: string; message: string; reason?: RefusalReason }[];
   /** Members added after `error` and `code` in the flat shape (POST /v1/webhook/github's failure carries a commit status). */
   extraBody?: Record<string, unknown>;
   cause?: unknown;
@@ -43,7 +51,7 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
-  readonly validationBody?: { path: string; message: string }[];
+  readonly validationBody?: { path: string; message: string; reason?: RefusalReason }[];
   readonly extraBody?: Record<string, unknown>;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {

@@ -43,7 +43,7 @@ export type ServiceValidator = Validator<ServiceTasks>;
 interface Refusal {
   code: ErrorCode;
   message: string;
-  validationBody?: Array<{ path: string; message: string }>;
+  validationBody?: ApiError['validationBody'];
 }
 
 /** The tasks run with another engine than validateCard (tests inject a slow or failing one). */

@@ -34,6 +34,13 @@ export const pageHeaders = {
 };
 
 /**
+ * A row of a table that stacks on a phone (`table.stack`): each cell named by its column, which
+ * a phone shows beside its value (the cell's content in one box, so the two sit side by side).
+ */
+export const stackedRow = (cells: ReadonlyArray<readonly [column: string, html: string]>): string =>
+  `<tr>${cells.map(([column, html]) => `<td data-label="${esc(column)}"><span class="cell">${html}</span></td>`).join('')}</tr>`;
+
+/**
  * An id shortened for a table (its kind and last characters: `rpt_…aG7J95G`), whole in its title
  * and in what a copy of it puts on the clipboard (the page script), as the dashboard shows ids.
  */
@@ -115,6 +122,7 @@ table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:
 table.stack tr{border:1px solid var(--line);border-radius:var(--radius);margin-bottom:var(--space-2);padding:var(--space-1) 0}
 table.stack td{border:0;display:flex;justify-content:space-between;gap:var(--space-3);padding:var(--space-1) var(--space-3)}
 table.stack td::before{content:attr(data-label);font-weight:600;color:var(--muted)}
+table.stack td>.cell{min-width:0;text-align:right;overflow-wrap:anywhere}
 table.timeline td:nth-child(1)::before{content:"Created"}table.timeline td:nth-child(2)::before{content:"Report"}table.timeline td:nth-child(3)::before{content:"Branch"}
 table.timeline td:nth-child(4)::before{content:"Verdict"}table.timeline td:nth-child(5)::before{content:"Score"}table.timeline td:nth-child(6)::before{content:"Errors"}
 table.timeline td:nth-child(7)::before{content:"Warnings"}table.timeline td:nth-child(8)::before{content:"Change"}

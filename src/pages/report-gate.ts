@@ -9,7 +9,7 @@
 import { clip } from '../engine/paths.ts';
 import { storedResult } from '../features/reports/stored-result.ts';
 import type { ReportRecord } from '../store/contract/report-records.ts';
-import { esc } from './layout.ts';
+import { esc, stackedRow } from './layout.ts';
 
 type Json = Record<string, unknown>;
 const asObject = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
@@ -98,11 +98,16 @@ export const batchGateSection = (report: ReportRecord, page: string, shownId: (i
     .filter(({ gate }) => gate.agent || gate.baseline)
     .map(({ id, gate }) => {
       const b = gate.baseline;
-      return `<tr><td><code>${shownId(id)}</code></td><td>${gate.agent ? agentLink(site, gate.agent) : ''}</td><td>${branchText(gate.branch) ?? ''}</td>` +
-        `<td>${b ? `<a href="${esc(reportHref(site, b.reportId))}"><code>${esc(b.reportId)}</code></a>` : '<span class="muted">none asked</span>'}</td>` +
-        `<td>${b ? `${passedBadge(b.passed)} ${esc(gateNumbers(b))}` : ''}</td>` +
-        `<td>${b ? `<a href="${esc(diffHref(site, b.reportId, report.id, gate.agent?.id))}">Diff</a>` : ''}</td></tr>`;
+      return stackedRow([
+        ['Card id', `<code>${shownId(id)}</code>`],
+        ['Agent', gate.agent ? agentLink(site, gate.agent) : ''],
+        ['Branch', branchText(gate.branch) ?? ''],
+        ['Baseline', b ? `<a href="${esc(reportHref(site, b.reportId))}"><code>${esc(b.reportId)}</code></a>` : '<span class="muted">none asked</span>'],
+        ['Gate', b ? `${passedBadge(b.passed)} ${esc(gateNumbers(b))}` : ''],
+        ['What changed', b ? `<a href="${esc(diffHref(site, b.reportId, report.id, gate.agent?.id))}">Diff</a>` : ''],
+      ]);
     });
   if (rows.length === 0) return '';
-  return `<section class="gate" aria-labelledby="gate-title"><h2 id="gate-title">Agents and gates</h2><div class="scroll"><table><thead><tr><th>Card id</th><th>Agent</th><th>Branch</th><th>Baseline</th><th>Gate</th><th>What changed</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+  // On a phone each card's row stacks into a box of its own: nothing to scroll sideways.
+  return `<section class="gate" aria-labelledby="gate-title"><h2 id="gate-title">Agents and gates</h2><div class="scroll"><table class="stack"><thead><tr><th>Card id</th><th>Agent</th><th>Branch</th><th>Baseline</th><th>Gate</th><th>What changed</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 };

@@ -15,7 +15,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { storedResult } from '../features/reports/stored-result.ts';
 import { outOfRangeNumber } from '../lib/json-numbers.ts';
 import type { ReportRecord } from '../store/contract/report-records.ts';
-import { esc, renderPage, timeStamp } from './layout.ts';
+import { esc, renderPage, stackedRow, timeStamp } from './layout.ts';
 import { liveSection } from './live-checks.ts';
 import { cardPane, cutNote, numberedLinesWithin, pageBudget, PageSpace, prettyNote, type ShownText } from './card-text.ts';
 
@@ -378,10 +378,19 @@ const batchPage = async (report: ReportRecord, urls: ReportUrls): Promise<{ body
   await nextTurn();
   const cardBytes = report.request_text?.length ?? JSON.stringify(report.card ?? null).length;
   const space = new PageSpace(pageBudget(cardBytes) - FIXED_PART_BYTES);
-  const overview = `<div class="scroll"><table><thead><tr><th>Card id</th><th>Verdict</th><th>Score</th><th>Errors</th><th>Warnings</th><th>Rules used</th><th>JSON</th></tr></thead><tbody>${results
+  // On a phone each card's row stacks into a box of its own: nothing to scroll sideways.
+  const overview = `<div class="scroll"><table class="stack"><thead><tr><th>Card id</th><th>Verdict</th><th>Score</th><th>Errors</th><th>Warnings</th><th>Rules used</th><th>JSON</th></tr></thead><tbody>${results
     .map((x, i) => {
       const f = findingsOf(x, undefined);
-      return `<tr><td><code>${shownId(x.id)}</code></td><td>${verdictBadge(f.valid)}</td><td>${esc(f.score ?? '')}</td><td>${f.errors.length + f.leftOut.errors}</td><td>${f.warnings.length + f.leftOut.warnings}</td><td>${esc(f.version ?? '')}</td><td><a href="${esc(rawCardHref(urls, i))}">card</a></td></tr>`;
+      return stackedRow([
+        ['Card id', `<code>${shownId(x.id)}</code>`],
+        ['Verdict', verdictBadge(f.valid)],
+        ['Score', esc(f.score ?? '')],
+        ['Errors', String(f.errors.length + f.leftOut.errors)],
+        ['Warnings', String(f.warnings.length + f.leftOut.warnings)],
+        ['Rules used', esc(f.version ?? '')],
+        ['JSON', `<a href="${esc(rawCardHref(urls, i))}">card</a>`],
+      ]);
     })
     .join('')}</tbody></table></div>`;
   space.spend(overview.length);

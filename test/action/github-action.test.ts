@@ -36,7 +36,7 @@ const runAction = async (inputs: Record<string, string>, cards: Record<string, s
   writeFileSync(summaryFile, '');
   const env: Record<string, string> = { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_WORKSPACE: workspace };
   // A runner sets every input, the unset ones empty, named as in action.yml upper-cased with hyphens kept.
-  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file', 'baseline', 'branch', 'agent', 'probe-url']) {
+  for (const name of ['files', 'patterns', 'format', 'fail-on', 'max-warnings', 'server-url', 'api-key', 'protocol-version', 'sarif-file', 'baseline', 'baseline-missing', 'branch', 'agent', 'probe-url']) {
     env[`INPUT_${name.toUpperCase()}`] = inputs[name] ?? '';
   }
   env.GITHUB_REPOSITORY = 'acme/agents';
@@ -217,9 +217,46 @@ describe('the GitHub Action', () => {
       const noKey = await runAction({ files: 'cards', 'server-url': server.url, baseline: 'branch:main' });
       assert.equal(noKey.code, 2);
       assert.match(noKey.stdout, /baseline needs server-url and api-key/);
-      const noBase = await runAction({ ...common, baseline: 'branch:never-validated' });
-      assert.equal(noBase.code, 2, 'a baseline the server does not have: the card cannot be checked');
+      const noBase = await runAction({ ...common, baseline: 'branch:never-validated', 'baseline-missing': 'fail' });
+      assert.equal(noBase.code, 2, 'baseline-missing fail: a baseline the server does not have, the card cannot be checked');
       assert.match(noBase.stdout, /options\.baseline/);
+    });
+
+    it('a pull request before its base branch has a report: no gate, the cards judged by their findings and said so; the next run after main\'s gates', async () => {
+      const { key } = await accountWithKey(server.url, 'action-first');
+      const common = { 'server-url': server.url, 'api-key': key, baseline: 'branch:main' };
+      const warned = await runAction({ ...common, files: 'cards/.well-known/agent-card.json', branch: 'feature/first' });
+      assert.equal(warned.code, 0, `a valid card with warnings passes as without a gate: ${warned.stdout}`);
+      assert.equal(warned.outputs.regressions, '0');
+      assert.equal(warned.outputs['diff-url'], '');
+      const reportUrl = warned.outputs['report-url']!;
+      const line = warned.stdout.split('\n').find((l) => l.startsWith('cardgate: cards/.well-known/agent-card.json: '));
+      assert.ok(line, warned.stdout);
+      assert.match(line, /^cardgate: cards\/\.well-known\/agent-card\.json: no gate ran: the agent acme\/agents\/cards\/\.well-known\/agent-card\.json has no report of branch:main yet \(the server: this agent has no report of branch "main": .*\), so the card was validated without a baseline and judged by its findings as without a gate \(fail-on: error\); .*once branch:main has a report of this agent the next run gates it; report /);
+      assert.ok(line.endsWith(`; report ${reportUrl}`), line);
+      assert.ok(warned.annotations.some((a) => a.startsWith('::notice file=cards/.well-known/agent-card.json,title=cardgate::no gate ran: ')), warned.stdout);
+      assert.match(warned.summary, /\| `cards\/\.well-known\/agent-card\.json` \| no gate: no baseline yet \|/);
+      assert.match(warned.summary, /\*\*No gate ran\*\* for 1 card:\n\n- `cards\/\.well-known\/agent-card\.json`: no gate ran: /);
+      const report = await fetch(reportUrl, { headers: { accept: 'application/json' } }).then((r) => r.json());
+      assert.equal(report.result.agent.branch, 'feature/first', 'still keyed: the report joined the agent\'s history on its branch');
+      assert.equal(report.result.baseline, undefined);
+      // Judged as without a gate: the invalid card's errors fail the step (fail-on error), and fail-on never passes it.
+      const invalid = await runAction({ ...common, files: 'cards/broken/x.agent-card.json', branch: 'feature/first' });
+      assert.equal(invalid.code, 1, invalid.stdout);
+      assert.match(invalid.annotations.at(-1)!, /^::error title=cardgate::1 card checked: the card with no baseline yet fails \(fail-on: error\); \d+ errors?, \d+ warnings?$/);
+      assert.equal((await runAction({ ...common, files: 'cards/broken/x.agent-card.json', branch: 'feature/first', 'fail-on': 'never' })).code, 0);
+      assert.equal((await runAction({ ...common, files: 'cards/.well-known/agent-card.json', branch: 'feature/first', 'max-warnings': '1' })).code, 1, 'max-warnings as without a gate');
+      // The old strict behaviour, on request; a value other than skip or fail is named.
+      const strict = await runAction({ ...common, files: 'cards/.well-known/agent-card.json', branch: 'feature/first', 'baseline-missing': 'fail' });
+      assert.equal(strict.code, 2, strict.stdout);
+      assert.match(strict.stdout, /answered HTTP 400: options\.baseline: this agent has no report of branch "main"/);
+      assert.deepEqual((await runAction({ ...common, 'baseline-missing': 'maybe' })).annotations, ['::error title=cardgate::baseline-missing must be skip or fail, not "maybe"']);
+      // Once main has a report of the agent, the next run gates.
+      assert.equal((await runAction({ 'server-url': server.url, 'api-key': key, files: 'cards/.well-known/agent-card.json', branch: 'main' })).code, 0);
+      const gated = await runAction({ ...common, files: 'cards/.well-known/agent-card.json', branch: 'feature/first' });
+      assert.equal(gated.code, 0, gated.stdout);
+      assert.match(gated.stdout, /^cardgate: cards\/\.well-known\/agent-card\.json: passed against branch:main \(rpt_\w+\): 0 new errors, /m);
+      assert.doesNotMatch(gated.stdout + gated.summary, /no gate ran/i);
     });
 
     it('agent names the card\'s agent (one card: the name a monitor of it is given); several cards with one name are refused before anything is sent', async () => {

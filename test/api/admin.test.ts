@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { adminRoutes } from '../../src/api/routes/admin.ts';
+import { MonitorRunner } from '../../src/features/monitors/runner.ts';
 import { callerOf, identifyCaller } from '../../src/api/middleware/caller.ts';
 import { callerCharge, chargeDailyQuota } from '../../src/features/limits/daily-quota.ts';
 import { testApp } from '../support/app.ts';
@@ -11,7 +12,7 @@ const TOKEN = 'test-admin-token-0123456789';
 
 const adminApp = () => {
   const t = testApp();
-  t.app.route('/', adminRoutes(t.deps));
+  t.app.route('/', adminRoutes(t.deps, new MonitorRunner(t.deps)));
   t.app.post('/t/validate', identifyCaller(t.deps), (c) => {
     const { caller, noteWindow } = callerOf(c);
     return c.json(chargeDailyQuota(t.deps, callerCharge(caller, noteWindow), 1));

@@ -101,6 +101,16 @@ describe('an agent\'s history and badge', () => {
     assert.ok(body.length < 64 * 1024, `${body.length} characters of JSON`);
   });
 
+  it('the page names the agent\'s account by its name (escaped, the id in its title), not by its id', async () => {
+    const now = t.clock.now();
+    await t.store.createAccount({ id: 'acct_named', name: 'Acme <Platform>', plan: 'team', created_at: iso(now) });
+    const named = (await t.store.ensureAgent({ id: 'agt_named', account_id: 'acct_named', name: 'acme/named', first_seen: iso(now), badge_token: '3'.repeat(43) }))!;
+    const html = await (await get(`/agents/${named.id}`, { headers: { authorization: `Bearer ${ADMIN}`, accept: 'text/html' } })).text();
+    const row = /<dt>Account<\/dt><dd>(.*?)<\/dd>/.exec(html);
+    assert.ok(row, html);
+    assert.equal(row[1], '<span title="acct_named">Acme &#60;Platform&#62;</span>');
+  });
+
   it('refuses a limit out of range and a cursor it did not give out, with 400', async () => {
     const forged = (doc: unknown) => Buffer.from(JSON.stringify(doc)).toString('base64url');
     for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=%%%', `cursor=${forged({ sort: '-created_at', key: "2026'; drop table agents", id: 'x' })}`, `cursor=${forged({ sort: 'name', key: 'a', id: 'x' })}`, `cursor=${'A'.repeat(2000)}`]) {

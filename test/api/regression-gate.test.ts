@@ -225,6 +225,28 @@ describe('the regression gate (file store)', () => {
     assert.deepEqual([same.body.baseline.new_errors, same.body.baseline.passed], [0, true], 'the baseline reads the same card');
   });
 
+  it('a baseline the agent has no report of yet is marked baseline_missing (a first run, which a CI client validates ungated); other refusals are not', async () => {
+    const reasons = (answer: Answer) => answer.body.errors.map((e: { path: string; reason?: string }) => [e.path, e.reason]);
+    const fresh = await validate(base(), { agent: 'first/agent', baseline: 'branch:main', branch: 'feature' }, accounts.one.key);
+    refusedBaseline(fresh, 'an agent never seen');
+    assert.deepEqual(reasons(fresh), [['options.baseline', 'baseline_missing']]);
+    assert.match(fresh.body.errors[0].message, /no report of branch "main"/);
+    assert.deepEqual(reasons(await validate(base(), { agent: 'first/agent', baseline: 'latest' }, accounts.one.key)), [['options.baseline', 'baseline_missing']], 'latest of an agent with none');
+    await validate(base(), { agent: 'first/agent', branch: 'feature' }, accounts.one.key);
+    assert.deepEqual(reasons(await validate(base(), { agent: 'first/agent', baseline: 'branch:main' }, accounts.one.key)), [['options.baseline', 'baseline_missing']], 'a known agent, no report of that branch');
+    assert.deepEqual(reasons(await validate(base(), { agent: 'first/agent', baseline: 'rpt_0000000000000_xxxxxxxxxxxxxxxxxxxx' }, accounts.one.key)), [['options.baseline', undefined]], 'a report id that is not there is a mistake');
+    assert.deepEqual(reasons(await validate(base(), { agent: 'first/agent', baseline: 'branch:main' })), [['options.baseline', undefined]], 'keyless');
+    const webhook = await fetch(`${accounts.server.url}/v1/webhook`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${accounts.one.key}` },
+      body: JSON.stringify({ agent_card: base(), options: { agent: 'first/agent', baseline: 'branch:main' } }),
+    });
+    assert.equal(webhook.status, 400);
+    const flat = await webhook.json();
+    assert.deepEqual([flat.code, flat.path, flat.reason], ['INVALID_REQUEST', 'options.baseline', 'baseline_missing'], 'the flat shape, with the marker beside');
+    assert.match(flat.error, /^options\.baseline: this agent has no report of branch "main"/);
+  });
+
   it('another account, a keyless caller and hostile values cannot reach a baseline: 400 naming options.baseline', async () => {
     const mine = await validate(base(), { agent: 'private/agent' }, accounts.one.key);
     refusedBaseline(await validate(base(), { agent: 'private/agent', baseline: mine.body.report_id }, accounts.two.key), 'another account\'s report id');

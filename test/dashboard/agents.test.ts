@@ -8,7 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
+import { ADMIN_TOKEN, screenshotDir, startBrowser, startService } from '../support/browser.ts';
+import { legibleChart } from '../pages/chart-legibility.ts';
 import { sampleCard } from '../support/endpoints.ts';
 
 let service: Awaited<ReturnType<typeof startService>>;
@@ -77,6 +78,27 @@ test('the Agents view lists the agents a page at a time, searches them and opens
   browser.assertClean();
 });
 
+test('an agent\'s score chart draws a line per branch with a legend, the default branch\'s first; its time labels legible at 1280 and 390 px, light and dark', async () => {
+  const { page } = browser;
+  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.setViewportSize(size);
+      await page.emulateMedia({ colorScheme });
+      await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(branchedId)}`);
+      await page.getByRole('heading', { name: 'acme/branched', level: 1 }).waitFor();
+      const seen = await legibleChart(page, `${size.width} ${colorScheme}`);
+      assert.deepEqual(seen.legend, ['main (default branch)', 'feature-x']);
+      assert.equal(await page.locator('svg.score-chart[role="img"] polyline.line.main').count(), 1, 'main\'s two reports: its line, emphasised');
+      assert.equal(await page.locator('svg.score-chart[role="img"] polyline').count(), 1, 'feature-x\'s one report: a dot, no line');
+      await browser.assertNoSidewaysScrolling();
+      await page.locator('section[aria-labelledby="agent-score-title"]').screenshot({ path: `${screenshotDir}/agents-chart-${size.width}-${colorScheme}.png` });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  browser.assertClean();
+});
+
 test('an agent\'s history shows each report\'s branch, keeps one branch, and its default branch is set there', async () => {
   const { page } = browser;
   await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(branchedId)}`);
@@ -91,7 +113,7 @@ test('an agent\'s history shows each report\'s branch, keeps one branch, and its
   // Ids are shown short: the whole id is the code's data-id (what a copy of it gives).
   const ids = await page.locator('table tbody tr td:nth-child(2) code').evaluateAll((codes) => codes.map((c) => (c as HTMLElement).dataset.id));
   assert.equal(diff, `${service.url}/reports/${ids[2]}/diff/${ids[0]}`);
-  await page.getByRole('link', { name: 'feature-x' }).click();
+  await page.getByRole('link', { name: 'feature-x', exact: true }).click(); // exact: a dot of the chart names its branch too
   await page.getByRole('heading', { name: 'Reports, newest first of branch feature-x' }).waitFor();
   assert.equal(await page.locator('table tbody tr').count(), 1);
   await browser.screenshot('agents-history-branch');
@@ -135,6 +157,52 @@ test('the Agents view filters by the verdict the badge shows, beside the account
   await page.getByText('Page 1 · 1 shown').waitFor();
   await browser.assertNoSidewaysScrolling();
   await browser.screenshot('agents-list-failing-phone');
+  browser.assertClean();
+});
+
+test('the Agents view\'s Latest is the default branch\'s, labelled with it; the Branch filter keeps one branch\'s agents with that branch\'s latest, beside the other filters, kept in the address', async () => {
+  const { page } = browser;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${service.url}/dashboard#/agents?q=branched`);
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  // acme/branched's default branch is feature-x (set above), whose latest is broken; its newest report of any branch (main) is valid.
+  const cells = page.locator('table tbody tr').first().locator('td');
+  assert.deepEqual((await cells.allInnerTexts()).slice(0, 5), ['acme/branched', 'invalid', '0', 'feature-x', '3']);
+  await page.getByText('Latest and Score are of each agent\'s default branch (Branch), as its badge shows them.').waitFor();
+  await page.goto(`${service.url}/dashboard#/agents`);
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  const branch = page.getByLabel('Branch', { exact: true });
+  assert.deepEqual(await page.locator('#agent-branches option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)), ['feature-x', 'main'], 'the branches the page shows, suggested');
+  await branch.fill('feature-x');
+  await branch.press('Enter');
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  assert.match(page.url(), /#\/agents\?(.*&)?branch=feature-x/);
+  assert.deepEqual((await cells.allInnerTexts()).slice(0, 5), ['acme/branched', 'invalid', '0', 'feature-x', '1'], 'the branch\'s own latest and reports');
+  await browser.screenshot('agents-list-branch');
+  await page.getByLabel('Verdict').selectOption({ label: 'Passing' });
+  await page.getByText('No agent matches these filters.').waitFor();
+  assert.match(page.url(), /branch=feature-x/, 'the branch kept when the verdict is chosen');
+  await page.goto(`${service.url}/dashboard#/agents?branch=main&verdict=pass&account=${accountId}`);
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  assert.equal(await branch.inputValue(), 'main', 'read back from the address');
+  await page.goto(`${service.url}/dashboard#/agents?branch=main&verdict=fail`);
+  await page.getByText('No agent matches these filters.').waitFor();
+  await page.goto(`${service.url}/dashboard#/agents?branch=feature-x`);
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByText('Page 1 · 1 shown').waitFor();
+  await browser.assertNoSidewaysScrolling();
+  await browser.screenshot('agents-list-branch-phone');
+  await branch.fill('');
+  await branch.press('Enter');
+  await page.getByText('Page 1 · 25 shown').waitFor();
+  assert.doesNotMatch(page.url(), /branch=/, 'emptied: every branch');
+  await page.goto(`${service.url}/dashboard#/agents/${encodeURIComponent(branchedId)}`);
+  await page.getByRole('heading', { name: 'acme/branched', level: 1 }).waitFor();
+  assert.equal(await page.locator('p.agent-latest').innerText(), 'Default branch feature-x: invalid score 0 · newest of any branch: valid score 70 on main');
+  await browser.assertNoSidewaysScrolling();
+  await browser.screenshot('agents-history-latest-phone');
+  await page.setViewportSize({ width: 1280, height: 800 });
   browser.assertClean();
 });
 

@@ -153,7 +153,8 @@ test('the score chart has a time axis and shows a point\'s time, verdict and sco
     assert.equal(await tip.evaluate((el) => getComputedStyle(el).opacity), '0', 'no label until hovered');
     await point.locator('circle.dot').hover();
     await page.waitForFunction((el) => getComputedStyle(el!).opacity === '1', await tip.elementHandle());
-    assert.match(await tip.textContent() ?? '', /^[A-Z][a-z]{2} \d{1,2} \d{2}:\d{2} UTC · valid · score \d+$/);
+    // The agent has reports on two branches: the label names the point's.
+    assert.match(await tip.textContent() ?? '', /^[A-Z][a-z]{2} \d{1,2} \d{2}:\d{2} UTC · main · valid · score \d+$/);
     await browser.screenshot(`product-chart-hover-${where.startsWith('/dashboard') ? 'dashboard' : 'page'}`, false);
   }
   await page.setExtraHTTPHeaders({});

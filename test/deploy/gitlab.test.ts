@@ -155,7 +155,7 @@ describe('the merge-request gate (.cardgate-gate) against the real server', () =
     assert.match(same.out, /0 new errors, .* passed: true/);
     const worse = await gate({ ...invalid, url: 'not a url' }, mr);
     assert.equal(worse.code, 1, worse.out);
-    assert.match(worse.out, /1 new errors, .* passed: false/);
+    assert.match(worse.out, /: 1 new error, \d+ new warnings?, .* passed: false/);
     // The report and what changed since the target branch's, each an address that answers.
     const line = /score (-?\d+|n\/a) against (val_\w+); passed: false; report (\S+); what changed (\S+)$/m.exec(worse.out);
     assert.ok(line, worse.out);
@@ -167,13 +167,44 @@ describe('the merge-request gate (.cardgate-gate) against the real server', () =
     assert.equal((await gate(invalid, { ...breaking, CI_COMMIT_REF_NAME: 'main' })).code, 0, 'a branch pipeline fails on no finding');
     const newError = await gate({ ...invalid, name: 42 }, { ...mr, ...breaking });
     assert.equal(newError.code, 0, newError.out);
-    assert.match(newError.out, /1 new errors, \d+ new warnings, \d+ fixed, 0 breaking changes, score \S+ against \S+; passed: true/);
+    assert.match(newError.out, /: 1 new error, \d+ new warnings?, \d+ fixed, 0 breaking changes, score \S+ against \S+; passed: true/);
     const noSkill = await gate({ ...invalid, skills: [] }, { ...mr, ...breaking });
     assert.equal(noSkill.code, 1, noSkill.out);
-    assert.match(noSkill.out, /, 1 breaking changes, score \S+ against \S+; passed: false/);
-    const noBase = await gate(invalid, { ...mr, CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'never-built' });
+    assert.match(noSkill.out, /, 1 breaking change, score \S+ against \S+; passed: false/);
+    const noBase = await gate(invalid, { ...mr, CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'never-built', CARDGATE_BASELINE_MISSING: 'fail' });
     assert.equal(noBase.code, 2, noBase.out);
     assert.match(noBase.out, /HTTP 400: .*options\.baseline/);
+  });
+
+  test('a merge request before its target branch has a report of the agent: no gate, said so, the card judged as in a branch pipeline; counts singular and plural', async () => {
+    const { key } = await accountWithKey(server!.url, 'gitlab-first');
+    const gate = async (card: unknown, env: Record<string, string>) => {
+      const job = run(['sh', '-c', jobScript('.cardgate-gate')], {
+        cwd: workspace(card),
+        env: { CARDGATE_URL: server!.url, CARDGATE_API_KEY: key, CARDGATE_FAIL_ON: 'error', CARDGATE_GATE_FILES: '.well-known/agent-card.json', CI_PROJECT_PATH: 'acme/first', ...env },
+      });
+      return { code: await job.exited, out: job.stdout() + job.stderr() };
+    };
+    const mr = { CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: 'feature', CI_COMMIT_REF_NAME: 'feature' };
+    const oneWarning = { ...minimalCard('GitLab Agent'), url: 'http://agents.acme-corp.io/a2a' };
+    const first = await gate(oneWarning, mr);
+    assert.equal(first.code, 0, first.out);
+    assert.match(first.out, /^\.well-known\/agent-card\.json: no gate ran: the agent has no report of branch:main yet \(the server: options\.baseline: this agent has no report of branch "main": .*\), so the card was validated without a baseline and judged by its findings as in a branch pipeline; .*once branch:main has a report of this agent the next pipeline gates it$/m);
+    assert.match(first.out, /^\.well-known\/agent-card\.json: valid: true, 0 errors, (1 warning|[02-9]\d* warnings); report (\S+)$/m, 'counted right');
+    const reportUrl = /report (\S+)$/m.exec(first.out)![1]!;
+    const report = await fetch(reportUrl, { headers: { accept: 'application/json' } }).then((r) => r.json());
+    assert.equal(report.result.agent.branch, 'feature', 'still keyed: the report joined the agent\'s history on its branch');
+    const invalid = await gate({ ...minimalCard('GitLab Agent'), description: undefined }, mr);
+    assert.equal(invalid.code, 1, `an invalid card fails as in a branch pipeline: ${invalid.out}`);
+    assert.match(invalid.out, /no gate ran/);
+    assert.match(invalid.out, /valid: false, 1 error, /);
+    assert.equal((await gate({ ...minimalCard('GitLab Agent'), description: undefined }, { ...mr, CARDGATE_FAIL_ON: 'breaking' })).code, 0, 'breaking: no baseline, nothing breaks');
+    // Once main has a report of the agent, the next merge request gates.
+    assert.equal((await gate(oneWarning, { CI_COMMIT_REF_NAME: 'main' })).code, 0);
+    const gated = await gate(oneWarning, mr);
+    assert.equal(gated.code, 0, gated.out);
+    assert.doesNotMatch(gated.out, /no gate ran/);
+    assert.match(gated.out, /: 0 new errors, 0 new warnings, 0 fixed, 0 breaking changes, score 0 against val_\w+; passed: true; /);
   });
 
   test('CARDGATE_AGENT names a single card\'s agent (as a monitor of it is named); with several files it is refused before anything is sent', async () => {

@@ -11,6 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
 import { minimalCard } from '../support/cards.ts';
 import { lowContrastTexts } from './contrast.ts';
+import { legibleChart } from './chart-legibility.ts';
+import { renderAgentPage } from '../../src/pages/agent.ts';
 
 const shots = new URL('../../test-artifacts/pages', import.meta.url).pathname;
 
@@ -167,6 +169,9 @@ describe('the public pages in a browser', () => {
       assert.deepEqual(await cells.allTextContents(), [`${longBranch.slice(0, 39)}…`, `${longBranch.slice(0, 39)}…`, 'release', 'main']);
       assert.equal(await cells.first().locator('a').getAttribute('title'), longBranch);
       assert.ok(await page.locator('dt:text-is("Default branch") + dd').getByText('main').isVisible());
+      // The headline is the default branch's latest (the badge's), named; the newest report, of the pull request's branch, beside it.
+      assert.match((await page.locator('p.verdict').textContent())!, /^Validlatest report of the default branch main: score \d+$/);
+      assert.match((await page.locator('h1 ~ p.muted').first().textContent())!, /^Newest report of any branch \(on .+…?\): (valid|invalid), score \d+\.$/);
       await page.getByLabel('Branch', { exact: true }).fill('release');
       await page.getByRole('button', { name: 'Show' }).click();
       await page.waitForURL(/\?branch=release$/);
@@ -177,6 +182,66 @@ describe('the public pages in a browser', () => {
       await checkEverywhere(`${gatedAgentPath}?branch=${encodeURIComponent(longBranch)}`, 'agent-history-branch');
     } finally {
       await page.setExtraHTTPHeaders({});
+    }
+  });
+
+  it('the score chart: a line per branch, the default branch\'s first in its legend; its time labels once each and legible at both sizes, light and dark', async () => {
+    const { page } = browser;
+    // A day and a half of a team's reports on six branches (the page as the server renders it, its data made here).
+    // Newest first: release's reports, then the long-named feature's, fix/login's, old/a's and old/b's; main's every third.
+    const others = ['release/2026-03', `feature/${'long-name-'.repeat(6)}end`, 'fix/login', 'old/a', 'old/b'];
+    const reports = Array.from({ length: 40 }, (_, i) => {
+      const id = `rpt_${String(40 - i).padStart(3, '0')}`;
+      const branch = i % 3 === 0 ? 'main' : others[Math.floor(i / 8)]!;
+      return { id, created_at: new Date(Date.UTC(2026, 2, 1, 9) + (40 - i) * 50 * 60_000).toISOString(), valid: i % 4 !== 1, score: 60 + ((i * 7) % 40), errors: 0, warnings: 1, branch: i === 5 ? null : branch, url: `${service.url}/reports/${id}`, previous_id: null, diff_url: null };
+    });
+    const history = {
+      agent: { id: 'agt_chart', name: 'acme/chart', account_id: 'acc_1', first_seen: reports.at(-1)!.created_at, last_seen: reports[0]!.created_at, latest_report_id: reports[0]!.id, latest: null, counts: { reports: 40, valid: 30, invalid: 10 }, last_checked_at: null, unchanged_runs: 0, default_branch: 'main' },
+      default_latest: null, badge_url: `${service.url}/agents/agt_chart/badge.svg?token=t`, branch: null, reports, next_cursor: null,
+    };
+    const html = renderAgentPage(history, { page: `${service.url}/agents/agt_chart` }, 'Acme');
+    for (const size of sizes) {
+      for (const colorScheme of schemes) {
+        await page.setViewportSize(size);
+        await page.emulateMedia({ colorScheme });
+        await page.goto(`${service.url}/rules`);
+        await page.setContent(html);
+        const seen = await legibleChart(page, `${size.width} ${colorScheme}`);
+        assert.deepEqual(seen.legend.slice(0, 2), ['main (default branch)', 'release/2026-03'], 'the default branch first, then the most recently active');
+        assert.equal(seen.legend.length, 5, 'four lanes and the branches drawn as dots only');
+        assert.match(seen.legend.at(-1)!, /^2 more branches: dots only$/);
+        assert.ok(seen.lines >= 4, `${seen.lines} lines`);
+        if (size.width === 390) assert.ok(seen.times.length >= 2 && seen.times.length <= 3, `thinned on a phone: ${seen.times.map((t) => t.text)}`);
+        else assert.ok(seen.times.length >= 3, `${seen.times.map((t) => t.text)}`);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${size.width}: scrolls sideways by ${overflow} px`);
+        const { low } = await lowContrastTexts(page, 4.5);
+        assert.deepEqual(low, [], `${size.width} ${colorScheme}`);
+        await page.locator('svg.score-chart[role="img"]').locator('xpath=..').screenshot({ path: join(shots, `agent-chart-${size.width}-${colorScheme}.png`) });
+      }
+    }
+    await page.setViewportSize(sizes[0]);
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('on a phone a batch\'s cards and gates and a report\'s score table fit their boxes: rows stack or wrap, nothing scrolls sideways', async () => {
+    const { page } = browser;
+    await page.setViewportSize(sizes[1]);
+    await page.setExtraHTTPHeaders(gateKey);
+    try {
+      for (const path of [batchPath, gatedBatchPath, reportPath, invalidPath, gatedPath]) {
+        await page.goto(`${service.url}${path}`);
+        const boxes = (await page.evaluate(`[...document.querySelectorAll('.scroll')].map((box) => ({ table: box.querySelector('table')?.className ?? '', head: box.querySelector('th')?.textContent ?? '', over: box.scrollWidth - box.clientWidth }))`)) as Array<{ table: string; head: string; over: number }>;
+        assert.ok(boxes.length > 0, `${path}: its tables`);
+        for (const box of boxes) assert.ok(box.over <= 0, `${path}: the table under "${box.head}" scrolls sideways by ${box.over} px in its box`);
+      }
+      await page.goto(`${service.url}${gatedBatchPath}`);
+      const gateRow = page.locator('section.gate tbody tr').first();
+      assert.deepEqual(await gateRow.locator('td').evaluateAll((cells) => cells.map((c) => c.getAttribute('data-label'))), ['Card id', 'Agent', 'Branch', 'Baseline', 'Gate', 'What changed']);
+      await page.screenshot({ path: join(shots, 'report-batch-agents-stacked-390.png'), fullPage: true });
+    } finally {
+      await page.setExtraHTTPHeaders({});
+      await page.setViewportSize(sizes[0]);
     }
   });
 

@@ -50,7 +50,7 @@ describe('the report page\'s agent and gate', () => {
   it('a batch: a row per card that joined an agent, its diff naming the agent', () => {
     const batch = report({ results: [{ id: 'a', agent: { id: 'agt_1', name: 'acme/a', branch: 'pr' }, baseline: { ...baseline, passed: true } }, { id: 'b' }, { id: 'c', agent: { id: 'agt_3', name: 'acme/c', branch: 'pr' } }] }, { id: 'batch_9', kind: 'batch' });
     const html = batchGateSection(batch, 'https://gate.example/reports/batch_9', (id) => String(id));
-    assert.equal([...html.matchAll(/<tr><td>/g)].length, 2);
+    assert.equal([...html.matchAll(/<tr><td data-label="Card id">/g)].length, 2);
     assert.match(html, /\/reports\/rpt_1\/diff\/batch_9\?agent=agt_1">Diff/);
     assert.match(html, /none asked/);
     assert.equal(batchGateSection(report({ results: [{ id: 'x' }] }, { kind: 'batch' }), page, String), '');

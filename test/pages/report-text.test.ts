@@ -150,7 +150,7 @@ describe('batch ids on the page', () => {
   it('100 ids of 1024 characters that escaping multiplies (<): the page within max(256 KiB, 4x the request)', async () => {
     const cards = Array.from({ length: 100 }, (_, i) => ({ id: `${i}`.padEnd(1024, '<'), agent_card: { name: 'x' } }));
     const { page } = await boundedBatchPage(testApp(), JSON.stringify({ cards }));
-    assert.equal((page.match(/<tr><td><code>/g) ?? []).length, 100, 'every card in the table');
+    assert.equal((page.match(/<tr><td data-label="Card id"><span class="cell"><code>/g) ?? []).length, 100, 'every card in the table');
   });
 });
 

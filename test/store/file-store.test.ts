@@ -11,6 +11,7 @@ import { UnstorableRecordError } from '../../src/store/contract/encode.ts';
 import { openFileStore, type FileStoreOptions } from '../../src/store/file/file-store.ts';
 import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
 import { observeStatements } from '../../src/store/file/database.ts';
+import { assertLanes } from '../support/agents.ts';
 import { StoreError, StoreLockedError } from '../../src/store/file/errors.ts';
 import { AGENT_HISTORY_LIMIT, laneOf } from '../../src/store/contract/agents.ts';
 import type { JobRecord } from '../../src/store/contract/jobs.ts';
@@ -847,6 +848,31 @@ test('a database made before default branches gets the column at open, each agen
   }
 });
 
+test('a database made before the lanes gets them at open, filled once from the histories as recording would have made them', async () => {
+  const dir = tempDir();
+  let store = await open(dir);
+  await store.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
+  for (const id of ['agt_1', 'agt_2']) await store.ensureAgent({ id, account_id: 'acc_1', name: id, first_seen: iso(T0), badge_token: id });
+  const entry = (agent_id: string, report_id: string, at: number, branch: string | null, valid = true) => ({ agent_id, report_id, created_at: iso(at), valid, score: 90, errors: 0, warnings: 0, branch });
+  await store.recordAgentReport(entry('agt_1', 'rpt_0', T0, null));
+  await store.recordAgentReport(entry('agt_1', 'rpt_1', T0 + 1000, 'master', false));
+  await store.recordAgentReport(entry('agt_1', 'rpt_2', T0 + 2000, 'feature-x'));
+  await store.recordAgentReport(entry('agt_2', 'rpt_3', T0, null));
+  await store.setAgentDefaultBranch('agt_2', 'release');
+  await store.close();
+  const db = new DatabaseSync(path.join(dir, 'cardgate.db'));
+  db.exec('DROP TABLE agent_lanes');
+  db.close();
+  store = await open(dir);
+  try {
+    await assertLanes(store, 'agt_1', ['main', 'master', 'feature-x'], 'agt_1');
+    await assertLanes(store, 'agt_2', ['main', 'release'], 'agt_2');
+    assert.deepEqual((await store.pageAgents({ sort: 'name', descending: false, limit: 5, branch: 'master' })).items.map((a) => [a.id, a.lane?.reports]), [['agt_1', 2]]);
+  } finally {
+    await store.close();
+  }
+});
+
 test('the badge\'s verdict an agent keeps for the listing (verdict filter) is its default lane\'s latest entry after every record: new, older, replaced, other branches, the default branch set, the history trimmed', async () => {
   const store = await open(tempDir());
   try {
@@ -869,6 +895,8 @@ test('the badge\'s verdict an agent keeps for the listing (verdict filter) is it
       const now = (await store.getAgent(agent.id))!;
       const [latest] = await store.listAgentReports(agent.id, { limit: 1, branch: laneOf(now, null) });
       assert.deepEqual([await listed('pass'), await listed('fail')], [latest?.valid === true, latest?.valid === false], `after record ${i} (${id}, ${entry.branch}, default ${now.default_branch})`);
+      // The lanes too: each equal to its recomputation from the history as kept (records, re-records, trims, default changes).
+      if (i % 10 === 0 || i >= AGENT_HISTORY_LIMIT) await assertLanes(store, agent.id, branches.slice(1) as string[], `lanes after record ${i} (${id}, ${entry.branch}, default ${now.default_branch})`);
     }
     // The default branch's one entry, the oldest, trimmed by a new entry of another branch: no verdict left.
     const b = (await store.ensureAgent({ id: 'agt_2', account_id: 'acc_1', name: 'b', first_seen: iso(T0), badge_token: 't2' }, 10))!;
@@ -897,6 +925,10 @@ test('recording a new entry of the default lane, the usual keyed request, reads 
     await store.commit();
     observeStatements();
     assert.deepEqual(prepared.filter((sql) => /FROM agent_reports/.test(sql) || /SET default_valid = \? WHERE/.test(sql)), [], 'no history read, no second update of the agent');
+    // The entry's lane is kept by one statement more, an upsert (sql-agent-lanes.ts): no lane is read or recomputed.
+    assert.deepEqual(prepared.filter((sql) => /agent_lanes/.test(sql)).map((sql) => sql.slice(0, 24)), ['INSERT INTO agent_lanes ']);
+    // In all, 8 statements prepared for the three records (the step's savepoint and release, the report, the agent read, the entry, the agent's update, the lane, the commit): 7 before the lanes.
+    assert.equal(prepared.length, 8, prepared.join('\n'));
     assert.equal((await store.pageAgents({ sort: 'name', descending: false, limit: 5, verdict: 'pass' })).items.length, 1);
   } finally {
     observeStatements();

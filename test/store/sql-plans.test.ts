@@ -39,7 +39,7 @@ const costlyLines = (db: DatabaseSync, sql: string): string[] => {
   const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>;
   return plan
     .map((row) => row.detail)
-    .filter((detail) => (/^SCAN (reports|agents|agent_reports|jobs|audit|report_aliases)\b/.test(detail) && !/USING (COVERING )?INDEX/.test(detail)) || (/USE TEMP B-TREE FOR ORDER BY/.test(detail) && !SORTED.some(([pattern]) => pattern.test(sql))));
+    .filter((detail) => (/^SCAN (reports|agents|agent_reports|agent_lanes|jobs|audit|report_aliases)\b/.test(detail) && !/USING (COVERING )?INDEX/.test(detail)) || (/USE TEMP B-TREE FOR ORDER BY/.test(detail) && !SORTED.some(([pattern]) => pattern.test(sql))));
 };
 
 test('every statement a request or a page runs reads through an index, in its order: no scan of a growing table, no sort', async () => {
@@ -83,7 +83,17 @@ test('every statement a request or a page runs reads through an index, in its or
         await store.pageAgents({ sort, descending: true, limit: 20, verdict });
         await store.pageAgents({ sort, descending: false, limit: 20, account_id: 'acc_1', verdict });
       }
+      // One branch's agents, with every combination of the other filters.
+      for (const branch of ['main', 'feature-x']) {
+        for (const account_id of [undefined, 'acc_1']) {
+          for (const verdict of [undefined, 'pass', 'fail'] as const) {
+            const first = await store.pageAgents({ sort, descending: true, limit: 20, branch, ...(account_id ? { account_id } : {}), ...(verdict ? { verdict } : {}) });
+            if (first.next) await store.pageAgents({ sort, descending: true, limit: 20, branch, after: first.next });
+          }
+        }
+      }
     }
+    await store.getAgentLanes([{ agent_id: agent.id, branch: 'main' }, { agent_id: agent.id, branch: 'nope' }]);
     await store.appendAudit({ id: 'aud_1', at: iso(T0), actor: { kind: 'admin-token' }, ip: null, action: 'account.create', target: { type: 'account', id: 'acc_1' }, before: null, after: null });
     for (const filter of [{}, { action: 'account.create' }, { target: 'acc_1' }, { actor: 'admin-token' }, { from: iso(T0 - 1), to: iso(T0 + 1) }]) await store.pageAudit({ limit: 20, ...filter });
     await store.pruneAudit(iso(T0 - 1));
@@ -109,6 +119,15 @@ test('every statement a request or a page runs reads through an index, in its or
     for (const sql of verdictPages) {
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((row) => row.detail);
       assert.ok(plan.some((line) => /^SEARCH agents USING INDEX agents_(account_)?verdict_\w+ \((account_id=\? AND )?default_valid=\?\)/.test(line)), `${sql}: ${plan.join('; ')}`);
+    }
+    // The branch filter is answered by the lanes' indexes: a search on the branch (and the account, the verdict), in the sort's order.
+    const branchPages = [...seen].filter((sql) => /^SELECT \*, .* FROM agent_lanes WHERE branch = \?/.test(sql));
+    assert.ok(branchPages.length >= 16, `${branchPages.length} branch pages seen`);
+    for (const sql of branchPages) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((row) => row.detail);
+      const filters = `branch=\\?${/account_id = \?/.test(sql) ? ' AND account_id=\\?' : ''}${/valid = \?/.test(sql) ? ' AND valid=\\?' : ''}`;
+      assert.ok(plan.some((line) => new RegExp(`^SEARCH agent_lanes USING INDEX agent_lanes_\\w+ \\(${filters}`).test(line)), `${sql}: ${plan.join('; ')}`);
+      assert.ok(!plan.some((line) => /TEMP B-TREE|^SCAN/.test(line)), `${sql}: ${plan.join('; ')}`);
     }
     assert.ok(seen.size > 40, `${seen.size} statements seen`);
   } finally {

@@ -13,7 +13,7 @@ import { adminTokenActor } from '../../features/audit/audit.ts';
 import { carriesAdminToken, sessionCookieName } from '../../features/auth/credentials.ts';
 import { roleAllows } from '../../features/auth/roles.ts';
 import { csrfMatches, sessionOperations } from '../../features/auth/sessions.ts';
-import { leastRoleFor } from '../admin-roles.ts';
+import type { LeastRole } from '../admin-roles.ts';
 import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 
@@ -67,10 +67,12 @@ export const adminAuth = (deps: AppDeps): MiddlewareHandler<AppEnv> => {
   };
 };
 
-/** After adminAuth: the caller's role must reach the route's least role (see admin-roles.ts); 403 otherwise. */
-export const requireRole: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const needed = leastRoleFor(c.req.method, c.req.path);
-  const role = c.get('role');
-  if (!roleAllows(role, needed)) throw new ApiError('FORBIDDEN', `this needs the ${needed} role; you are signed in as ${role}`);
-  return next();
-};
+/** After adminAuth: the caller's role must reach the least role `leastRole` gives the request (see admin-roles.ts); 403 otherwise. */
+export const requireRole =
+  (leastRole: LeastRole): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const needed = leastRole(c.req.method, c.req.path);
+    const role = c.get('role');
+    if (!roleAllows(role, needed)) throw new ApiError('FORBIDDEN', `this needs the ${needed} role; you are signed in as ${role}`);
+    return next();
+  };

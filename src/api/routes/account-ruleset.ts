@@ -6,27 +6,14 @@
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { RULESET_LIMITS, rulesetSchema } from '../../engine/ruleset/index.ts';
-import { deleteAccountRuleset, getAccountRuleset, previewRuleset, putAccountRuleset, rulesetPreviewSchema } from '../../features/rulesets/account-rulesets.ts';
-import { readBodyText, readJsonObject } from '../body.ts';
+import { rulesetOperations, rulesetPreviewSchema } from '../../features/rulesets/operations.ts';
+import { accountRuleset, rulesetProblem, rulesetRef } from '../admin-answers.ts';
+import { adminBody, readBodyText } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, jsonText, requestBody, response } from '../openapi.ts';
 import { deleted, flatError } from '../schemas.ts';
 import { admin, notFound } from './admin-route.ts';
 
-const timestamp = z.string().meta({ format: 'date-time' });
-const rulesetRef = z.object({ id: z.literal('account'), hash: z.string() });
-
-const accountRuleset = z
-  .object({
-    account_id: z.string(),
-    ruleset: rulesetRef.meta({ description: 'How results name it: `{id: "account", hash}`.' }),
-    text: z.string().meta({ description: 'The ruleset as it was sent (YAML or JSON, comments kept).' }),
-    updated_at: timestamp,
-  })
-  .meta({ id: 'AccountRuleset' });
-
-const position = z.int().min(1);
-const problem = z.object({ path: z.string().meta({ description: 'The member at fault, e.g. `rules.url.https`; empty for the whole text.' }), message: z.string(), line: position, column: position });
-const rulesetRefusal = flatError.extend({ problems: z.array(problem).optional().meta({ description: 'Each problem of the ruleset at its line:column (at most 50).' }) }).meta({ id: 'RulesetRefusal' });
+const rulesetRefusal = flatError.extend({ problems: z.array(rulesetProblem).optional().meta({ description: 'Each problem of the ruleset at its line:column (at most 50).' }) }).meta({ id: 'RulesetRefusal' });
 
 const preview = z.object({ ruleset: rulesetRef, result: z.record(z.string(), z.unknown()).meta({ description: 'As POST /v1/validate answers with include_score.' }) });
 
@@ -44,6 +31,7 @@ const refused = errors({
 
 const routes = {
   put: admin({
+    role: 'editor',
     method: 'put',
     path: '/admin/api/accounts/{id}/ruleset',
     summary: 'Set the account\'s ruleset: its keys\' validations are judged by it',
@@ -55,6 +43,7 @@ const routes = {
     responses: { 200: response('Set.', z.object({ ruleset: accountRuleset })), ...refused, ...notFound('account') },
   }),
   get: admin({
+    role: 'viewer',
     method: 'get',
     path: '/admin/api/accounts/{id}/ruleset',
     summary: 'The account\'s ruleset, as it was sent (null when it has none)',
@@ -62,6 +51,7 @@ const routes = {
     responses: { 200: response('The ruleset, or null.', z.object({ ruleset: accountRuleset.nullable() })), ...notFound('account') },
   }),
   delete: admin({
+    role: 'editor',
     method: 'delete',
     path: '/admin/api/accounts/{id}/ruleset',
     summary: 'Delete the account\'s ruleset: its keys are judged by the server\'s default again',
@@ -69,6 +59,8 @@ const routes = {
     responses: { 200: response('Deleted.', deleted), ...errors({ 404: 'No account with this id, or it has no ruleset.' }) },
   }),
   preview: admin({
+    // Changes nothing, but only the ruleset editor uses it.
+    role: 'editor',
     method: 'post',
     path: '/admin/api/ruleset-preview',
     summary: 'Check a draft ruleset and judge a sample card by it (the dashboard\'s editor)',
@@ -80,19 +72,20 @@ const routes = {
   }),
 };
 
-export const accountRulesetRoutes = (deps: AppDeps): ApiRoutes =>
-  apiRoutes()
+export const accountRulesetRoutes = (deps: AppDeps): ApiRoutes => {
+  const rulesets = rulesetOperations(deps);
+  return apiRoutes()
     .openapi(routes.put, async (c) => {
       const text = await readBodyText(c, { maxBytes: RULESET_LIMITS.textBytes, yaml: true });
-      const ruleset = await putAccountRuleset(deps, c.req.valid('param').id, text, c.get('audit'));
+      const ruleset = await rulesets.put(c.req.valid('param').id, text, c.get('audit'));
       return c.json({ ruleset }, 200);
     })
-    .openapi(routes.get, async (c) => c.json({ ruleset: await getAccountRuleset(deps, c.req.valid('param').id) }, 200))
+    .openapi(routes.get, async (c) => c.json({ ruleset: await rulesets.get(c.req.valid('param').id) }, 200))
     .openapi(routes.delete, async (c) => {
-      await deleteAccountRuleset(deps, c.req.valid('param').id, c.get('audit'));
+      await rulesets.delete(c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);
     })
     .openapi(routes.preview, async (c) => {
-      const body = await readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
-      return jsonText(c, preview, await previewRuleset(deps, body), 200);
+      return jsonText(c, preview, await rulesets.preview(await adminBody(c, deps.config.http)), 200);
     });
+};

@@ -1,31 +1,34 @@
 /**
- * The admin JSON API, mounted at /admin/api: accounts, keys, usage, recent reports, trusted keys,
- * and the export of everything (a backup without stopping the server).
- * Every route needs `Authorization: Bearer <admin token>`. Bodies are JSON objects;
- * a bad one is 400 INVALID_REQUEST (flat) naming the field; unknown ids are 404.
+ * The admin JSON API, mounted at /admin/api, every resource of it in one place (adminRoutes):
+ * accounts, keys, usage, recent reports and the export of everything (a backup without stopping
+ * the server), here; trusted keys, rulesets, agents, the audit log, sessions and monitors from
+ * their route files. Every route needs the admin token or a session of its least role. Bodies are
+ * JSON objects; a bad one is 400 INVALID_REQUEST (flat) naming the field; unknown ids are 404.
  */
 import type { Context } from 'hono';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
+import type { MonitorRunner } from '../../features/monitors/runner.ts';
 import { accountPatchSchema, newAccountSchema } from '../../features/accounts/accounts.ts';
 import { keyRotationSchema, newKeySchema } from '../../features/accounts/api-keys.ts';
 import { accountOperations } from '../../features/accounts/operations.ts';
-import { pageReports } from '../../features/reports/reports.ts';
+import { reportOperations } from '../../features/reports/operations.ts';
 import { exportOperations } from '../../features/transfer/operations.ts';
 import { iso } from '../../lib/clock.ts';
 import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
 import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
-import { readJsonObject, readOptionalJsonObject } from '../body.ts';
+import { adminBody } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
-import { adminAuth, requireRole } from '../middleware/admin-auth.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
-import { admin, bodyRefused, notFound } from './admin-route.ts';
-import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
+import { admin, bodyRefused, mountAdmin, notFound } from './admin-route.ts';
+import { account, accountToday, apiKey, createdKey, usage } from '../admin-answers.ts';
+import { accountListing, deleted, reportListing } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
 import { accountRulesetRoutes } from './account-ruleset.ts';
 import { adminAgentRoutes } from './agents.ts';
 import { auditRoutes } from './audit.ts';
 import { sessionAdminRoutes } from './auth-sessions.ts';
+import { monitorRoutes } from './monitors.ts';
 
 const ACCOUNTS_SORT = 'created_at';
 const REPORTS_SORT = '-created_at';
@@ -36,13 +39,15 @@ const keyId = z.object({ id: z.string().meta({ description: 'The key id.' }) });
 
 const routes = {
   listAccounts: admin({
+    role: 'viewer',
     method: 'get',
     path: '/admin/api/accounts',
     summary: 'The accounts, a page at a time (oldest first unless sorted otherwise)',
-    request: { query: z.object(pageQuery(ACCOUNT_SORT_FIELDS, ACCOUNTS_SORT, 100, 'name or id')) },
+    request: { query: z.strictObject(pageQuery(ACCOUNT_SORT_FIELDS, ACCOUNTS_SORT, 100, 'name or id')) },
     responses: { 200: response('The accounts.', accountListing), ...badList },
   }),
   createAccount: admin({
+    role: 'editor',
     method: 'post',
     path: '/admin/api/accounts',
     summary: 'Create an account',
@@ -50,6 +55,7 @@ const routes = {
     responses: { 201: response('Created.', z.object({ account })), ...bodyRefused },
   }),
   getAccount: admin({
+    role: 'viewer',
     method: 'get',
     path: '/admin/api/accounts/{id}',
     summary: "One account, with today's use of its daily quota",
@@ -57,6 +63,7 @@ const routes = {
     responses: { 200: response('The account.', z.object({ account, today: accountToday })), ...notFound('account') },
   }),
   updateAccount: admin({
+    role: 'editor',
     method: 'patch',
     path: '/admin/api/accounts/{id}',
     summary: 'Rename an account or change its plan',
@@ -64,6 +71,7 @@ const routes = {
     responses: { 200: response('Changed.', z.object({ account })), ...bodyRefused, ...notFound('account') },
   }),
   deleteAccount: admin({
+    role: 'editor',
     method: 'delete',
     path: '/admin/api/accounts/{id}',
     summary: 'Delete an account and its keys (they stop working at once)',
@@ -71,6 +79,7 @@ const routes = {
     responses: { 200: response('Deleted.', deleted), ...notFound('account') },
   }),
   listKeys: admin({
+    role: 'viewer',
     method: 'get',
     path: '/admin/api/accounts/{id}/keys',
     summary: 'The keys of an account (never the keys themselves)',
@@ -78,6 +87,7 @@ const routes = {
     responses: { 200: response('The keys.', z.object({ keys: z.array(apiKey) })), ...notFound('account') },
   }),
   createKey: admin({
+    role: 'editor',
     method: 'post',
     path: '/admin/api/accounts/{id}/keys',
     summary: 'Create a key; the answer holds the key, once',
@@ -85,6 +95,7 @@ const routes = {
     responses: { 201: response('Created.', createdKey), ...bodyRefused, ...notFound('account') },
   }),
   deleteKey: admin({
+    role: 'editor',
     method: 'delete',
     path: '/admin/api/keys/{id}',
     summary: 'Delete a key (it stops working at once)',
@@ -92,6 +103,7 @@ const routes = {
     responses: { 200: response('Deleted.', deleted), ...notFound('key') },
   }),
   rotateKey: admin({
+    role: 'editor',
     method: 'post',
     path: '/admin/api/keys/{id}/rotate',
     summary: 'Give a key a new secret; the answer holds it, once. The old secret works for keys.rotationGraceHours more',
@@ -99,11 +111,12 @@ const routes = {
     responses: { 200: response('Rotated.', createdKey), ...bodyRefused, ...notFound('key'), ...errors({ 409: 'Other rotations of this key kept replacing it meanwhile (CONFLICT); try again.' }) },
   }),
   usage: admin({
+    role: 'viewer',
     method: 'get',
     path: '/admin/api/usage',
     summary: 'Validations per account and UTC day (keyless ones under the account id "anonymous")',
     request: {
-      query: z.object({
+      query: z.strictObject({
         days: intQuery('days', 30, 1, 366, 'How many days back, today included.'),
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account (`anonymous`: the keyless validations).' }),
       }),
@@ -111,11 +124,12 @@ const routes = {
     responses: { 200: response('The usage rows.', usage), ...errors({ 400: 'days is out of range.' }) },
   }),
   reports: admin({
+    role: 'viewer',
     method: 'get',
     path: '/admin/api/reports',
     summary: 'The reports, a page at a time (newest first unless sorted otherwise)',
     request: {
-      query: z.object({
+      query: z.strictObject({
         ...pageQuery(REPORT_SORT_FIELDS, REPORTS_SORT, 50, searchedLabel(REPORT_COLUMNS)),
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account\'s.' }),
       }),
@@ -123,6 +137,8 @@ const routes = {
     responses: { 200: response('The reports.', reportListing), ...badList },
   }),
   exportAll: admin({
+    // Every row of the store, key hashes included.
+    role: 'admin',
     method: 'get',
     path: '/admin/api/export',
     summary: 'Everything the store keeps, as cardgate export writes it: JSON lines, streamed from one snapshot',
@@ -139,15 +155,13 @@ const routes = {
   }),
 };
 
-export const adminRoutes = (deps: AppDeps): ApiRoutes => {
-  const limits = { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth };
-  const body = (c: Context) => readJsonObject(c, limits);
-  const optionalBody = (c: Context) => readOptionalJsonObject(c, limits);
+const accountRoutes = (deps: AppDeps): ApiRoutes => {
+  const body = (c: Context) => adminBody(c, deps.config.http);
+  const optionalBody = (c: Context) => adminBody(c, deps.config.http, { optional: true });
   const accounts = accountOperations(deps);
   const exports = exportOperations(deps);
-  const app = apiRoutes();
-  app.use('/admin/api/*', adminAuth(deps), requireRole);
-  return app
+  const reports = reportOperations(deps);
+  return apiRoutes()
     .openapi(routes.listAccounts, async (c) => {
       const query = storePageQuery(c.req.valid('query'), ACCOUNTS_SORT, []);
       return c.json(pageAnswer('accounts', await accounts.page(query), query.sortParam), 200);
@@ -177,7 +191,7 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
     .openapi(routes.reports, async (c) => {
       const params = c.req.valid('query');
       const query = storePageQuery(params, REPORTS_SORT, REPORT_NUMERIC_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS);
-      const answer = await pageReports(deps.store, deps.urls.reportsUrl, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
+      const answer = await reports.page({ ...query, ...(params.account_id ? { account_id: params.account_id } : {}) });
       return c.json(pageAnswer('reports', answer, query.sortParam), 200);
     })
     .openapi(routes.exportAll, (c) => {
@@ -187,10 +201,17 @@ export const adminRoutes = (deps: AppDeps): ApiRoutes => {
         'Content-Disposition': `attachment; filename="${filename}"`,
         'Cache-Control': 'no-store',
       });
-    })
-    .route('/', trustKeyRoutes(deps))
-    .route('/', accountRulesetRoutes(deps))
-    .route('/', adminAgentRoutes(deps))
-    .route('/', auditRoutes(deps))
-    .route('/', sessionAdminRoutes(deps));
+    });
 };
+
+/** Every admin resource's routes, behind the admin auth and each route's role; monitors run on the service's runner (`monitors`). */
+export const adminRoutes = (deps: AppDeps, monitors: MonitorRunner): ApiRoutes =>
+  mountAdmin(deps, [
+    accountRoutes(deps),
+    trustKeyRoutes(deps),
+    accountRulesetRoutes(deps),
+    adminAgentRoutes(deps),
+    auditRoutes(deps),
+    sessionAdminRoutes(deps),
+    monitorRoutes(deps, monitors),
+  ]);

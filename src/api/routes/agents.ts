@@ -11,7 +11,7 @@ import { getCookie } from 'hono/cookie';
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { agentBadgeEntry, agentHistory, defaultBranchSchema, deleteAgent, agentUrl, historyReader, pageAgentListing, setDefaultBranch } from '../../features/agents/history-operations.ts';
+import { agentHistoryOperations, agentUrl, defaultBranchSchema } from '../../features/agents/history-operations.ts';
 import { printableName } from '../../features/agents/naming.ts';
 import { HISTORY_PAGE } from '../../features/agents/history.ts';
 import { sessionOperations } from '../../features/auth/sessions.ts';
@@ -20,9 +20,9 @@ import { renderAgentPage } from '../../pages/agent.ts';
 import { renderBadge, verdictMessage } from '../../pages/badge.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
 import { clientIpResolver } from '../client-ip.ts';
-import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery, writeCursor } from '../list-query.ts';
+import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { presentedKey, sessionCookieName } from '../../features/auth/credentials.ts';
-import { readJsonObject } from '../body.ts';
+import { adminBody } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response, security } from '../openapi.ts';
 import { admin, bodyRefused } from './admin-route.ts';
 import { deleted, nestedError } from '../schemas.ts';
@@ -77,9 +77,12 @@ const timelineEntry = z
 
 const nextCursor = z.string().nullable().meta({ description: 'Pass as `cursor` for the older reports; null on the last page.' });
 
+const defaultLatest = historyEntry.nullable().meta({ description: 'The latest report of its default branch (reports naming no branch included): what its badge shows, where `latest` is of any branch; null when that branch has none.' });
+
 const agentHistorySchema = z
   .object({
     agent: agentSchema,
+    default_latest: defaultLatest,
     badge_url: z.string().meta({ description: 'The agent\'s badge, with its token: whoever has it sees the latest verdict of its default branch (`&branch=` for another).' }),
     branch: z.string().nullable().meta({ description: 'The branch the page holds (the `branch` asked for), null for every branch.' }),
     reports: z.array(timelineEntry).meta({ description: `Newest first, at most \`limit\` (${HISTORY_PAGE.max}).` }),
@@ -88,6 +91,15 @@ const agentHistorySchema = z
   .meta({ id: 'AgentHistory' });
 
 const listedAgent = agentSchema.extend({ url: z.string().meta({ description: 'The agent\'s history page.' }) }).meta({ id: 'ListedAgent' });
+
+const laneSchema = z
+  .object({
+    branch: z.string().meta({ description: 'The branch asked for (of the default branch: reports naming no branch too).' }),
+    reports: int.meta({ description: 'Its reports in the agent\'s kept history (the newest 1000).' }),
+    last_seen: timestamp.meta({ description: 'Its latest report\'s time.' }),
+    latest: historyEntry.meta({ description: 'Its latest report\'s verdict and counts.' }),
+  })
+  .meta({ id: 'AgentLane' });
 
 const HISTORY_SORT = '-created_at';
 const AGENTS_SORT = '-last_seen';
@@ -165,37 +177,38 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
   const oidc = deps.config.auth.oidc;
   const sessions = oidc && sessionOperations(deps);
   const sessionCookie = oidc && sessionCookieName(oidc.redirectUrl);
+  const agents = agentHistoryOperations(deps);
   return apiRoutes()
     .openapi(historyRoute, async (c) => {
       const { id } = c.req.valid('param');
       const { limit, cursor, branch } = c.req.valid('query');
       c.header('Vary', 'Accept, Authorization, X-API-Key');
       c.header('Cache-Control', 'private, no-store');
-      const after = storePageQuery({ limit, cursor }, HISTORY_SORT, []).after;
+      const { after } = storePageQuery({ limit, cursor }, HISTORY_SORT, []);
       const credential = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
       // Without a credential, a person signed in reads every agent, as in the dashboard's Agents view
       // (every role reads agents); a GET changes nothing, so no CSRF token is asked for.
       const signedIn = credential === undefined && sessions && sessionCookie ? await sessions.resume(getCookie(c, sessionCookie)) : undefined;
-      const reader = signedIn ? ({ admin: true } as const) : await historyReader(deps, credential, clientIp(c));
+      const reader = signedIn ? ({ admin: true } as const) : await agents.reader(credential, clientIp(c));
       let found;
       try {
-        found = await agentHistory(deps, reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}), ...(branch === undefined ? {} : { branch }) });
+        found = await agents.history(reader, id, { limit, ...(after ? { after } : {}), ...(branch === undefined ? {} : { branch }) });
       } catch (e) {
         if (!(e instanceof ApiError && e.code === 'NOT_FOUND' && wantsErrorPage(c.req.header('accept')))) throw e;
         return c.html(notFoundPage(id), 404, pageHeaders);
       }
-      const { more, ...history } = found;
-      const last = history.reports.at(-1);
-      const next_cursor = more && last ? writeCursor(HISTORY_SORT, { key: last.created_at, id: last.id }) : null;
-      if (prefersJson(c.req.header('accept'))) return c.json({ ...history, next_cursor }, 200);
+      const { page: reports, ...shown } = found;
+      const history = { ...shown, ...pageAnswer('reports', reports, HISTORY_SORT) };
+      const { next_cursor } = history;
+      if (prefersJson(c.req.header('accept'))) return c.json(history, 200);
       const page = agentUrl(deps.urls.reportsUrl, id);
       const ofBranch = branch === undefined ? '' : `&branch=${encodeURIComponent(branch)}`;
       const links = { page, ...(next_cursor ? { older: `${page}?limit=${limit}${ofBranch}&cursor=${next_cursor}` } : {}), ...(cursor ? { newest: `${page}?limit=${limit}${ofBranch}` } : {}) };
-      return c.html(renderAgentPage({ ...history, next_cursor }, links), 200, pageHeaders);
+      return c.html(renderAgentPage(history, links, await agents.accountName(history.agent)), 200, pageHeaders);
     })
     .openapi(badgeRoute, async (c) => {
       const { token, branch } = c.req.valid('query');
-      const entry = await agentBadgeEntry(deps, c.req.valid('param').id, token, branch);
+      const entry = await agents.badgeEntry(c.req.valid('param').id, token, branch);
       if (entry === undefined) return c.body(renderBadge('cardgate', { text: 'agent not found', colour: 'unknown' }), 404, { ...badgeHeaders, 'Cache-Control': 'no-cache' });
       const message = entry === null ? { text: 'no reports', colour: 'unknown' as const } : verdictMessage(entry.valid, entry.score);
       // Cached briefly by image proxies (README badges): the agent's latest report moves.
@@ -204,25 +217,31 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
 };
 
 const listRoute = admin({
+  role: 'viewer',
   method: 'get',
   path: '/admin/api/agents',
   summary: 'The agents, a page at a time (most recently seen first unless sorted otherwise)',
+  description: 'Every filter combines with the others; a query parameter this list does not take is 400.',
   request: {
-    query: z.object({
+    query: z.strictObject({
       ...pageQuery(AGENT_SORT_FIELDS, AGENTS_SORT, 50, 'name or id'),
       account_id: z.preprocess(firstValue, z.string().max(200).optional()).meta({ description: 'Only this account\'s.' }),
       verdict: z
         .preprocess(firstValue, z.enum(AGENT_VERDICTS, { error: 'verdict must be "pass" or "fail"' }).optional())
-        .meta({ description: 'Only the agents whose badge shows this verdict: the latest report of their default branch (or naming no branch) had a valid card (`pass`) or not (`fail`). Agents with no such report match neither.' }),
+        .meta({ description: 'Only the agents whose badge shows this verdict: the latest report of their default branch (or naming no branch) had a valid card (`pass`) or not (`fail`). Agents with no such report match neither. With `branch`: the latest report of that branch.' }),
+      branch: z
+        .preprocess(firstValue, printableName('branch ').optional())
+        .meta({ description: 'Only the agents with a report of this branch among the newest 1000 of their history (of an agent\'s default branch: reports naming no branch too); each then carries `lane`, and `last_seen` and `reports` sort by that branch\'s own.' }),
     }),
   },
   responses: {
-    200: response('The agents.', z.object({ agents: z.array(listedAgent.extend({ account_name: z.string().nullable().meta({ description: 'The account\'s name (null once it is deleted).' }) }).meta({ id: 'ListedAgentWithAccount' })), next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same sort) for the next page; null on the last page.' }) })),
-    ...errors({ 400: 'A query parameter is out of range, or the cursor is not one this list gave out.' }),
+    200: response('The agents.', z.object({ agents: z.array(listedAgent.extend({ account_name: z.string().nullable().meta({ description: 'The account\'s name (null once it is deleted).' }), default_latest: defaultLatest, lane: laneSchema.optional().meta({ description: 'With `branch`: that branch\'s reports in the agent\'s history.' }) }).meta({ id: 'ListedAgentWithAccount' })), next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` (with the same sort) for the next page; null on the last page.' }) })),
+    ...errors({ 400: 'A query parameter is out of range or not one this list takes, or the cursor is not one this list gave out.' }),
   },
 });
 
 const changeRoute = admin({
+  role: 'editor',
   method: 'patch',
   path: '/admin/api/agents/{id}',
   summary: 'Set an agent\'s default branch (the one its badge shows and its reports naming no branch count as)',
@@ -231,6 +250,7 @@ const changeRoute = admin({
 });
 
 const deleteRoute = admin({
+  role: 'editor',
   method: 'delete',
   path: '/admin/api/agents/{id}',
   summary: 'Delete an agent and its history (its reports are left to retention; the name may join a new agent later)',
@@ -239,19 +259,21 @@ const deleteRoute = admin({
 });
 
 /** GET /admin/api/agents, PATCH and DELETE /admin/api/agents/{id}; mounted among the admin routes, whose middleware checks the admin token. */
-export const adminAgentRoutes = (deps: AppDeps): ApiRoutes =>
-  apiRoutes()
+export const adminAgentRoutes = (deps: AppDeps): ApiRoutes => {
+  const agents = agentHistoryOperations(deps);
+  return apiRoutes()
     .openapi(listRoute, async (c) => {
       const params = c.req.valid('query');
       const query = storePageQuery(params, AGENTS_SORT, ['reports'], ['reports']);
-      const page = await pageAgentListing(deps, { ...query, ...(params.account_id ? { account_id: params.account_id } : {}), ...(params.verdict ? { verdict: params.verdict } : {}) });
+      const page = await agents.page({ ...query, ...(params.account_id ? { account_id: params.account_id } : {}), ...(params.verdict ? { verdict: params.verdict } : {}), ...(params.branch ? { branch: params.branch } : {}) });
       return c.json(pageAnswer('agents', page, query.sortParam), 200);
     })
     .openapi(changeRoute, async (c) => {
-      const body = await readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
-      return c.json({ agent: await setDefaultBranch(deps, c.req.valid('param').id, body, c.get('audit')) }, 200);
+      const body = await adminBody(c, deps.config.http);
+      return c.json({ agent: await agents.setDefaultBranch(c.req.valid('param').id, body, c.get('audit')) }, 200);
     })
     .openapi(deleteRoute, async (c) => {
-      await deleteAgent(deps, c.req.valid('param').id, c.get('audit'));
+      await agents.delete(c.req.valid('param').id, c.get('audit'));
       return c.json({ deleted: true as const }, 200);
     });
+};

@@ -21,6 +21,7 @@ import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 import { sessionCookieName } from '../../features/auth/credentials.ts';
 import { checkCsrf } from '../middleware/admin-auth.ts';
+import { signedInPerson } from '../admin-answers.ts';
 import { apiRoutes, type ApiRoutes, errors, response } from '../openapi.ts';
 
 /** The sign-in's state, nonce and PKCE verifier, sealed (see features/auth/login-state.ts); sent back to /auth only. */
@@ -64,13 +65,7 @@ const routes = {
     responses: {
       200: response(
         'Signed in.',
-        z.object({
-          subject: z.string(),
-          email: z.string().nullable(),
-          role: z.enum(['viewer', 'editor', 'admin']),
-          expires_at: z.string().meta({ format: 'date-time', description: 'When the session ends however used.' }),
-          csrf_token: z.string().meta({ description: 'Sent in X-CSRF-Token with every state-changing request made with the cookie.' }),
-        }),
+        signedInPerson,
       ),
       ...errors({ 401: 'No session in force.' }),
       ...notConfigured,
@@ -161,7 +156,7 @@ export const authRoutes = (deps: AppDeps): ApiRoutes => {
     .openapi(routes.logoutEverywhere, async (c) => {
       const { token, session } = await liveSession(c);
       checkCsrf(c, token, origin);
-      const count = await signIn.revokeSubject({ actor: { kind: 'oidc', subject: session.subject, email: session.email }, ip: clientIp(c) }, session.subject);
+      const count = await signIn.sessions.revoke(session.subject, { actor: { kind: 'oidc', subject: session.subject, email: session.email }, ip: clientIp(c) });
       return ended(c, count);
     });
 };

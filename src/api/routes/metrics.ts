@@ -28,8 +28,8 @@ export const metricsRoutes = (deps: AppDeps): ApiRoutes => {
   const { metrics } = deps;
   const access = metrics ? deps.config.metrics.access : 'off';
   const app = apiRoutes();
-  // A person signed in needs the admin role (a route outside the role table needs admin).
-  if (access === 'admin') app.use('/metrics', adminAuth(deps), requireRole);
+  // A person signed in needs the admin role.
+  if (access === 'admin') app.use('/metrics', adminAuth(deps), requireRole(() => 'admin'));
   return app.openapi(metricsRoute, async (c) => {
     if (access === 'off' || !metrics) throw new ApiError('NOT_FOUND', `no resource at ${c.req.path}`);
     const { text, contentType } = await metrics.scrape();

@@ -6,7 +6,7 @@
  * editor), and its deletion (confirmed first).
  */
 // Types only, erased from the bundle: the answers as the server's use cases make them.
-import type { AgentHistory, AgentView, HistoryEntry } from '../../features/agents/history.ts';
+import type { AgentHistory, AgentReportEntry, AgentView, HistoryEntry, ListedAgentView } from '../../api/answer-types.ts';
 import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import { api, confirmDanger, field, h, plural, safeHref, shortId, svg, table, when, type Account } from './core.ts';
@@ -32,58 +32,97 @@ function filterSelect(state: ListState, name: string, label: string, choices: Re
   return field(label, select, hint);
 }
 
-/** The filters: the account (every account by name: a team has a handful) and the verdict its badge shows. */
-const agentFilters = (state: ListState, accounts: readonly Account[]): HTMLElement =>
+/**
+ * The branch filter: a name typed (the branches the page shows suggested), applied on Enter or
+ * when the field is left; emptied, every branch.
+ */
+function branchFilter(state: ListState, seen: readonly string[]): HTMLElement {
+  const input = h('input', { id: 'agent-branch', name: 'branch', maxlength: 200, value: state.filters?.branch ?? '', placeholder: 'Any branch', autocomplete: 'off', list: 'agent-branches' });
+  const apply = (): void => {
+    const branch = input.value.trim();
+    if (branch === (state.filters?.branch ?? '')) return;
+    location.hash = listHash(AGENTS, { q: state.q, sort: state.sort, filters: { ...state.filters, branch } });
+  };
+  input.addEventListener('change', apply);
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') apply();
+  });
+  const control = field('Branch', input, 'Agents with a report of this branch.');
+  control.append(h('datalist', { id: 'agent-branches' }, seen.map((branch) => h('option', { value: branch }))));
+  return control;
+}
+
+/** The filters: the account (every account by name: a team has a handful), the verdict its badge (or the branch's latest) shows, the branch. */
+const agentFilters = (state: ListState, accounts: readonly Account[], seen: readonly string[]): HTMLElement =>
   h('div', { class: 'row' },
-    filterSelect(state, 'account', 'Account', [['', 'All accounts'], ...accounts.map((a) => [a.id, a.name] as const)]),
-    filterSelect(state, 'verdict', 'Badge', [['', 'Any verdict'], ['pass', 'Passing'], ['fail', 'Failing']],
-      'The latest report of each agent\'s default branch, as its badge shows it (Latest below is of any branch).'));
+    filterSelect(state, 'account', 'Account', [['', 'All accounts'], ...accounts.map((a) => [a.id, a.name] as const)], 'The agents of one account.'),
+    filterSelect(state, 'verdict', state.filters?.branch ? 'Verdict' : 'Badge', [['', 'Any verdict'], ['pass', 'Passing'], ['fail', 'Failing']],
+      state.filters?.branch ? 'The latest report of the branch.' : 'The latest report of each agent\'s default branch, as its badge shows it.'),
+    branchFilter(state, seen));
+
+/** The branches a page shows: each agent's default branch and those of its latest reports, for the branch filter's suggestions. */
+const branchesOf = (agents: readonly ListedAgentView[]): string[] =>
+  [...new Set(agents.flatMap((a) => [a.default_branch, a.latest?.branch ?? '', a.lane?.branch ?? '']).filter(Boolean))].sort();
 
 export async function agentsView(query?: string): Promise<HTMLElement> {
-  const state = readList(query, '-last_seen', ['account', 'verdict']);
-  const { account, verdict: badge } = state.filters ?? {};
+  const state = readList(query, '-last_seen', ['account', 'verdict', 'branch']);
+  const { account, verdict: badge, branch } = state.filters ?? {};
   const [{ agents, next_cursor }, { accounts }] = await Promise.all([
-    api<{ agents: (AgentView & { account_name: string | null })[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state, { ...(account ? { account_id: account } : {}), ...(badge ? { verdict: badge } : {}) })),
+    api<{ agents: ListedAgentView[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state, { ...(account ? { account_id: account } : {}), ...(badge ? { verdict: badge } : {}), ...(branch ? { branch } : {}) })),
     api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
   ]);
-  const rows = agents.map((a) => [
-    h('a', { href: agentHash(a.id), title: a.id }, a.name),
-    a.latest ? verdict(a.latest.valid) : h('span', { class: 'muted' }, 'no reports'),
-    a.latest ? String(a.latest.score) : h('span', { class: 'muted' }, '\u2014'),
-    a.latest?.branch ? h('code', { class: 'wrap' }, a.latest.branch) : h('span', { class: 'muted' }, a.latest ? 'none' : '\u2014'),
-    String(a.counts.reports),
-    h('a', { href: accountHash(a.account_id) }, a.account_name ?? shortId(a.account_id, false)),
-    when(a.last_seen),
-  ]);
+  // Of every branch: the default branch's latest (the badge's, a failing feature branch aside); of one branch: that branch's.
+  const rows = agents.map((a) => {
+    const latest = a.lane ? a.lane.latest : a.default_latest;
+    return [
+      h('a', { href: agentHash(a.id), title: a.id }, a.name),
+      latest ? verdict(latest.valid) : h('span', { class: 'muted' }, a.latest ? 'none on it' : 'no reports'),
+      latest ? String(latest.score) : h('span', { class: 'muted' }, '\u2014'),
+      h('a', { href: historyHash(a.id, { branch: a.lane?.branch ?? a.default_branch }), title: a.lane ? 'The branch asked for' : 'Its default branch: the badge\'s' }, h('code', { class: 'wrap' }, a.lane?.branch ?? a.default_branch)),
+      String(a.lane ? a.lane.reports : a.counts.reports),
+      h('a', { href: accountHash(a.account_id) }, a.account_name ?? shortId(a.account_id, false)),
+      when(a.lane ? a.lane.last_seen : a.last_seen),
+    ];
+  });
   const columns: [string, string | null][] = [['Agent', 'name'], ['Latest', null], ['Score', null], ['Branch', null], ['Reports', 'reports'], ['Account', null], ['Last seen', 'last_seen']];
   const sorts: [string, string][] = [['name', 'Name'], ['last_seen', 'Last seen'], ['first_seen', 'First seen'], ['reports', 'Reports']];
-  const empty = state.q ? 'No agent matches "' + state.q + '".' : state.cursor ? 'No more agents.' : account || badge ? 'No agent matches these filters.' : 'No agents yet: a validation with an API key makes one.';
+  const empty = state.q ? 'No agent matches "' + state.q + '".' : state.cursor ? 'No more agents.' : account || badge || branch ? 'No agent matches these filters.' : 'No agents yet: a validation with an API key makes one.';
   return h('section', {},
     h('h1', {}, 'Agents'),
     h('section', { class: 'card', 'aria-label': 'Agents list' },
-      agentFilters(state, accounts),
+      agentFilters(state, accounts, branchesOf(agents)),
+      h('p', { class: 'hint' }, branch ? 'Latest, Score, Reports and Last seen are of branch ' + branch + '.' : 'Latest and Score are of each agent\'s default branch (Branch), as its badge shows them.'),
       searchForm('agent-search', 'Search agents', AGENTS, state, 'Agent name or id', sorts),
       rows.length ? table('Agents', columns.map(([label]) => label), rows, columns.map(([label, sort]) => sortHeader(label, sort, AGENTS, state))) : h('p', { class: 'empty' }, empty),
       rows.length || state.page > 1 ? pager(AGENTS, state, next_cursor, rows.length) : null));
 }
 
-/** The score chart of the reports shown (newest first in the timeline, oldest on the left here, on a time axis); a point's label shows on hover or focus. */
-function scoreChart(reports: readonly HistoryEntry[]): SVGElement {
-  const { points, lines, grid, ticks, axisY } = chartGeometry(reports.slice().reverse(), (e) => ({ score: e.score, at: e.created_at, valid: e.valid }));
-  const anchor = (i: number): string => (ticks.length === 1 ? 'middle' : i === 0 ? 'start' : i === ticks.length - 1 ? 'end' : 'middle');
-  return svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown over time (UTC), oldest first.' },
+/** The score chart of the reports shown (newest first in the timeline, oldest on the left here, on a time axis), a line per branch and its legend; a point's label shows on hover or focus. */
+function scoreChart(reports: readonly HistoryEntry[], defaultBranch: string): HTMLElement {
+  const { points, lines, lanes, otherBranches, grid, ticks, axisY } = chartGeometry(reports.slice().reverse(), (e) => ({ score: e.score, at: e.created_at, valid: e.valid, branch: e.branch ?? defaultBranch }), defaultBranch);
+  const lineClass = (lane: number): string => 'line' + (lanes[lane]!.isDefault ? ' main' : '');
+  // The default branch's line last, over the others.
+  const drawn = lines.slice().sort((a, b) => Number(lanes[a.lane]!.isDefault) - Number(lanes[b.lane]!.isDefault));
+  const chart = svg('svg', { class: 'score-chart', viewBox: '0 0 ' + CHART.width + ' ' + CHART.height, role: 'img', 'aria-label': 'Score of the ' + plural(points.length, 'report') + ' shown over time (UTC), oldest first, a line per branch.' },
     grid.map(({ y }) => svg('line', { class: 'grid', x1: CHART.left, x2: CHART.width - CHART.right, y1: y, y2: y })),
-    grid.map(({ score, y }) => svg('text', { class: 'tick', x: CHART.left - 6, y: y + 4, 'text-anchor': 'end' }, String(score))),
+    grid.map(({ score, y }) => svg('text', { class: 'tick axis-score', x: CHART.left - 4, y: y + 4, 'text-anchor': 'end' }, String(score))),
     svg('line', { class: 'axis-line', x1: CHART.left, x2: CHART.width - CHART.right, y1: axisY, y2: axisY }),
     ticks.map(({ x }) => svg('line', { class: 'axis-line', x1: x, x2: x, y1: axisY, y2: axisY + 4 })),
-    ticks.map(({ x, label }, i) => svg('text', { class: 'tick', x, y: axisY + 17, 'text-anchor': anchor(i) }, label)),
-    lines.map((line) => svg('polyline', { class: 'line', points: line })),
-    points.map(({ item, x, y, tip }) => y === null ? null
+    ticks.map(({ x, label, anchor, narrow }) => svg('text', { class: 'tick axis-text' + (narrow ? '' : ' wide-only'), x, y: axisY + 17, 'text-anchor': anchor }, label)),
+    drawn.map((line) => svg('polyline', { class: lineClass(line.lane), points: line.points, 'stroke-dasharray': lanes[line.lane]!.dash })),
+    points.map(({ item, x, y, lane, tip }) => y === null ? null
       : svg('a', { class: 'pt', href: reportHref(item.url, item.id) },
-        svg('circle', { class: 'dot ' + (item.valid ? 'ok' : 'bad'), cx: x, cy: y, r: 5 }),
+        svg('circle', { class: 'dot ' + (item.valid ? 'ok' : 'bad'), cx: x, cy: y, r: lane !== null && lanes[lane]!.isDefault ? 5 : 4 }),
         svg('g', { class: 'tip' },
           svg('rect', { x: tip.x, y: tip.y, width: tip.width, height: 20, rx: 4 }),
           svg('text', { x: tip.textX, y: tip.textY }, tip.text)))));
+  // Each branch's key: its line drawn as in the chart; the default branch's first.
+  const legend = h('ul', { class: 'chart-legend', 'aria-label': 'Branches in the chart' },
+    lanes.map((lane, i) => h('li', {},
+      svg('svg', { class: 'chart-key', viewBox: '0 0 28 10', 'aria-hidden': 'true' }, svg('line', { class: lineClass(i), x1: 1, x2: 27, y1: 5, y2: 5, 'stroke-dasharray': lane.dash })),
+      h('code', { title: lane.name }, lane.name), lane.isDefault ? ' (default branch)' : null)),
+    otherBranches > 0 ? h('li', {}, otherBranches + ' more ' + (otherBranches === 1 ? 'branch' : 'branches') + ': dots only') : null);
+  return h('div', {}, chart, legend);
 }
 
 /** A report's branch, linked to that branch's history; one that named none counts as the default branch's. */
@@ -105,6 +144,18 @@ function defaultBranchForm(agent: AgentView): HTMLFormElement {
     await go(agentHash(agent.id), 'Saved: the default branch of "' + saved.name + '" is ' + saved.default_branch + '.');
   });
   return form;
+}
+
+/** The default branch's latest verdict (the badge's), labelled with the branch; the newest of another branch beside it. */
+function latestLine(agent: AgentView, defaultLatest: AgentReportEntry | null): HTMLElement | null {
+  const newest = agent.latest;
+  if (!newest) return null;
+  const other = newest.report_id === defaultLatest?.report_id ? null
+    : h('span', { class: 'muted' }, ' \u00b7 newest of any branch: ', verdict(newest.valid), ' score ' + newest.score + ' on ', newest.branch ? h('code', { class: 'wrap' }, newest.branch) : 'no branch named');
+  return h('p', { class: 'agent-latest' },
+    'Default branch ', h('code', { class: 'wrap' }, agent.default_branch), ': ',
+    defaultLatest ? [verdict(defaultLatest.valid), ' score ' + defaultLatest.score] : h('span', { class: 'muted' }, 'no report yet'),
+    other);
 }
 
 export async function agentView(id: string, query?: string): Promise<HTMLElement> {
@@ -133,9 +184,10 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
       'Account ', h('a', { href: accountHash(agent.account_id) }, accountName ?? shortId(agent.account_id, false)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
       ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 default branch ', h('code', { class: 'wrap' }, agent.default_branch),
       ' \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
+    latestLine(agent, history.default_latest),
     h('section', { class: 'card', 'aria-labelledby': 'agent-score-title' },
       h('h2', { id: 'agent-score-title' }, 'Score'),
-      reports.length ? scoreChart(reports) : h('p', { class: 'empty' }, 'No reports yet.')),
+      reports.length ? scoreChart(reports, agent.default_branch) : h('p', { class: 'empty' }, 'No reports yet.')),
     h('section', { class: 'card', 'aria-labelledby': 'agent-reports-title' },
       h('h2', { id: 'agent-reports-title' }, (cursor ? 'Older reports' : 'Reports, newest first') + (branch ? ' of branch ' + branch : '')),
       h('p', { class: 'links' },

@@ -7,7 +7,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { diffCards, findingKey } from '../../engine/diff.ts';
-import { ApiError } from '../../errors/api-error.ts';
+import { ApiError, type RefusalReason } from '../../errors/api-error.ts';
 import { expiredKeyMessage } from '../accounts/api-keys.ts';
 import { iso } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/ids.ts';
@@ -58,11 +58,14 @@ export interface AgentRun {
 }
 
 
-/** How a caller's 400 is made: the path at fault (`options.baseline`) and why (the validating routes and the webhooks answer their own shapes). */
-export type Refuse = (path: string, message: string) => ApiError;
+/**
+ * How a caller's 400 is made: the path at fault (`options.baseline`), why, and the stable marker
+ * of a case a client acts on (the validating routes and the webhooks answer their own shapes).
+ */
+export type Refuse = (path: string, message: string, reason?: RefusalReason) => ApiError;
 
-/** The flat 400 of the webhooks (`options.baseline: …`); POST /v1/validate answers its own shape. */
-export const flatRefusal: Refuse = (path, message) => new ApiError('INVALID_REQUEST', `${path}: ${message}`);
+/** The flat 400 of the webhooks (`options.baseline: …`), with `path` and `reason` when it has a marker; POST /v1/validate answers its own shape. */
+export const flatRefusal: Refuse = (path, message, reason) => new ApiError('INVALID_REQUEST', `${path}: ${message}`, reason === undefined ? {} : { extraBody: { path, reason } });
 
 type AgentDeps = Pick<AppDeps, 'store' | 'clock' | 'config'>;
 
@@ -125,7 +128,7 @@ const passes = (failOn: FailOn, b: Omit<BaselineOutcome, 'passed' | 'report_id'>
 
 /** The report id `ask.baseline` names for the agent (none yet: undefined), or its 400. */
 const baselineId = async (deps: AgentDeps, agent: AgentRecord | undefined, baseline: string, refuse: Refuse): Promise<string> => {
-  const missing = (what: string) => refuse('options.baseline', `${what}: there is nothing to compare with (a baseline must be an earlier report of this agent in this account)`);
+  const missing = (what: string) => refuse('options.baseline', `${what}: there is nothing to compare with (a baseline must be an earlier report of this agent in this account)`, 'baseline_missing');
   if (baseline === 'latest') {
     if (!agent?.latest_report_id) throw missing('this agent has no report yet');
     return agent.latest_report_id;

@@ -7,7 +7,7 @@
  */
 import * as client from 'openid-client';
 import type { Clock } from '../../lib/clock.ts';
-import type { Identity } from './sessions.ts';
+import { MAX_SUBJECT_CHARS, type Identity } from './sessions.ts';
 import { LOGIN_STATE_MS, LoginStates } from './login-state.ts';
 import type { OidcSettings } from './client-secret.ts';
 import { roleFromClaim } from './roles.ts';
@@ -58,9 +58,7 @@ const boundedFetch: client.CustomFetch = async (url, options) => {
   return new Response(bounded, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 };
 
-/** Longest subject and e-mail kept (sessions, audit actors); the provider's answer alone may be up to 1 MiB. */
-/** The longest subject a session or an audit actor holds (the provider's `sub`). */
-export const MAX_SUBJECT_CHARS = 255;
+/** The longest e-mail kept (sessions, audit actors; the subject's is MAX_SUBJECT_CHARS); the provider's answer alone may be up to 1 MiB. */
 const MAX_EMAIL_CHARS = 320;
 
 /** The refusal of a claim over its bound: the person is named without it (the audit log never holds the overlong value). */

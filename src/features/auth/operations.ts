@@ -4,13 +4,12 @@
  * sign-ins limited per client IP (store counters, shared by every instance) in a sliding window:
  * at most FAILED_SIGN_INS_PER_WINDOW in any 15 minutes, counted in 3-minute buckets.
  */
-import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
-import { recordAudit, type AuditActor, type AuditContext } from '../audit/audit.ts';
+import { recordAudit, type AuditActor } from '../audit/audit.ts';
 import { ipLimitKey } from '../limits/ip-limit-key.ts';
 import type { SessionRecord } from '../../store/contract/sessions.ts';
-import { MAX_SUBJECT_CHARS, SignInRefused, type OidcSignIn } from './oidc.ts';
-import { sessionOperations } from './sessions.ts';
+import { SignInRefused, type OidcSignIn } from './oidc.ts';
+import { sessionOperations, sessionRef } from './sessions.ts';
 
 /** Failed sign-ins one client IP may make in any 15 minutes before it must wait. */
 export const FAILED_SIGN_INS_PER_WINDOW = 10;
@@ -26,8 +25,6 @@ export class SignInLimited extends SignInRefused {
 }
 
 const actorOf = (who: { subject: string; email: string | null } | undefined): AuditActor => ({ kind: 'oidc', subject: who?.subject ?? '(unknown)', email: who?.email ?? null });
-/** How the audit log names a session: the start of its stored hash (never the cookie's id). */
-const sessionRef = (session: SessionRecord): string => session.id.slice(0, 16);
 
 export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>, oidc: OidcSignIn) => {
   const sessions = sessionOperations(deps);
@@ -80,31 +77,8 @@ export const signInOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' |
       return 1;
     },
 
-    /** Ends every session of the person ("sign out everywhere"); how many. */
-    revokeSubject: (by: AuditContext, subject: string) => sessionAdminOperations(deps).revoke(subject, by),
-
     logoutUrl: (after: string) => oidc.logoutUrl(after),
     sessions,
   };
 };
 
-
-/** Most sessions a listing shows (newest first). */
-const MAX_LISTED_SESSIONS = 500;
-/** The body of POST /admin/api/sessions/revoke: whose sessions to end. */
-export const revokeSessionsSchema = z.object({ subject: z.string().min(1).max(MAX_SUBJECT_CHARS).meta({ description: "The person's subject (`sub`) at the provider." }) }).strict().meta({ id: 'RevokeSessions' });
-
-/** The admin API's sessions: who is signed in, and ending a person's sessions (someone who left). */
-export const sessionAdminOperations = (deps: Pick<AppDeps, 'store' | 'clock' | 'log' | 'config'>) => ({
-  /** The sessions in force, newest first (at most 500), of one subject when given; each named by the start of its stored hash. */
-  async list(subject?: string) {
-    const sessions = await deps.store.listSessions({ now: new Date(deps.clock.now()).toISOString(), subject, limit: MAX_LISTED_SESSIONS });
-    return sessions.map((s) => ({ id: sessionRef(s), subject: s.subject, email: s.email, role: s.role, created_at: s.created_at, last_seen_at: s.last_seen_at, expires_at: s.expires_at }));
-  },
-  /** Ends every session of `subject` in force (recorded); how many. */
-  async revoke(subject: string, by: AuditContext): Promise<number> {
-    const count = await sessionOperations(deps).signOutEverywhere(subject);
-    await recordAudit(deps, by, { action: 'session.revoke', target: { type: 'subject', id: subject }, after: { sessions: count } });
-    return count;
-  },
-});

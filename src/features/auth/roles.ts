@@ -1,10 +1,8 @@
-/** The roles of people signed in, and how a person's role comes from their provider's claim. */
-import type { SessionRole } from '../../store/contract/sessions.ts';
+/** How one role compares with another, and how a person's role comes from their provider's claim. */
+import { SESSION_ROLES, type SessionRole } from '../../config/roles.ts';
 
-/** Lowest first: each role may do what the ones before it may. */
-export const ROLE_ORDER: readonly SessionRole[] = ['viewer', 'editor', 'admin'];
-
-export const roleAllows = (role: SessionRole, needed: SessionRole): boolean => ROLE_ORDER.indexOf(role) >= ROLE_ORDER.indexOf(needed);
+/** Whether `role` may do what `needed` may: it is `needed` or comes after it in SESSION_ROLES. */
+export const roleAllows = (role: SessionRole, needed: SessionRole): boolean => SESSION_ROLES.indexOf(role) >= SESSION_ROLES.indexOf(needed);
 
 /** The highest role any of the claim's values (a string, or an array of them) maps to; undefined when none does. */
 export const roleFromClaim = (claim: unknown, mapping: Readonly<Record<string, SessionRole>>): SessionRole | undefined => {

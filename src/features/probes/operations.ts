@@ -20,7 +20,7 @@ import { signatureTrust } from '../trust/trusted-keys.ts';
 import { agentMembers, cardFacts, agentJoins, prepareAgentRun, requestCard, withAgentMembers } from '../agents/operations.ts';
 import { recordValidation } from '../validation/record.ts';
 import type { ValidationAnswer, ValidationRequest } from '../validation/operations.ts';
-import { singleResponseText, unusable, type SingleOutcome } from '../validation/validation.ts';
+import { singleResponseText, unusable, unusableMember, type SingleOutcome } from '../validation/validation.ts';
 import type { ProbedCard } from './probe-task.ts';
 import { probesBusy, readProbeRequest } from './probe-request.ts';
 import { probeLimitsOf, probeSettingsOf } from './shared.ts';
@@ -77,7 +77,7 @@ const probeOne = async (deps: AppDeps, request: ValidationRequest): Promise<Vali
   const validated = await judge(deps, request, read, outcome);
   const accountId = request.caller.account?.id ?? null;
   const requestJson = read.storedText(outcome.served?.text);
-  const run = await prepareAgentRun(deps, accountId, validated.agentAsk, { resultJson: validated.resultJson, card: requestCard(requestJson) }, (path, message) => unusable([{ path, message }]));
+  const run = await prepareAgentRun(deps, accountId, validated.agentAsk, { resultJson: validated.resultJson, card: requestCard(requestJson) }, unusableMember);
   const now = deps.clock.now();
   const source = url !== undefined && outcome.served ? servedSource(url, outcome.served) : undefined;
   const report: VerbatimReport = {

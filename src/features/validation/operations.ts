@@ -24,7 +24,7 @@ import { batchResponseText } from './batch.ts';
 import { cardFetcher, type CardFetcher } from './card-by-url.ts';
 import type { BodyParts, FormattedAnswer } from './card-result.ts';
 import type { ServerRuleset } from '../rulesets/server-ruleset.ts';
-import { singleResponseText, unusable, type SingleOutcome } from './validation.ts';
+import { singleResponseText, unusableMember, type SingleOutcome } from './validation.ts';
 import { agentMembers, batchRequestCards, cardFacts, flatRefusal, agentJoins, prepareAgentRun, requestCard, withAgentMembers, type Refuse } from '../agents/operations.ts';
 import { recordValidation } from './record.ts';
 import type { AgentAsk } from '../agents/naming.ts';
@@ -125,7 +125,7 @@ const validateOne = async (ops: Operations, request: ValidationRequest): Promise
   if ('agentUrl' in asked) ({ outcome, fetched, rateLimitInfo } = await validateFetched(ops, request, charge, { agentUrl: asked.agentUrl, ruleset: body.ruleset }, rateLimitInfo));
   else outcome = asked;
   const card = fetched ? () => JSON.parse(fetched.text) as unknown : requestCard(text);
-  const run = await prepareAgentRun(deps, caller.account?.id ?? null, outcome.agentAsk, { resultJson: outcome.resultJson, card }, (path, message) => unusable([{ path, message }]));
+  const run = await prepareAgentRun(deps, caller.account?.id ?? null, outcome.agentAsk, { resultJson: outcome.resultJson, card }, unusableMember);
   const now = deps.clock.now();
   const report: VerbatimReport = {
     id: newId('rpt', now),

@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 import * as z from 'zod';
 import { formatSummary, isSupportedVersion, supportedVersions, validateCard, type CardResult } from '../../engine/index.ts';
 import { locateCards, type LocatedResult, type OutputFormat } from '../../engine/formats/index.ts';
-import { ApiError } from '../../errors/api-error.ts';
+import { ApiError, type RefusalReason } from '../../errors/api-error.ts';
 import { answerBudget, bodyParts, cardPieces, MAX_NAME_CHARS, MAX_URL_CHARS, withinBudget, formatOption, formattedAnswer, signatureOptions, truncatedField, verifySignaturesOption, type BodyText, type Engine, type FormattedAnswer, type ValidationSettings, type CardPieces } from './card-result.ts';
 import { rulesetOptions, rulesetRefOf, type ServerRuleset } from '../rulesets/server-ruleset.ts';
 import type { SignaturePolicy } from '../../engine/index.ts';
@@ -87,9 +87,12 @@ export const validateRequestSchema = z
 
 export type ValidateRequest = z.infer<typeof validateRequestSchema>;
 
-/** The 400 of POST /v1/validate: `{valid:false, errors:[{path,message}]}`, unlike the flat 400 of the other endpoints. */
-export const unusable = (errors: Array<{ path: string; message: string }>) =>
+/** The 400 of POST /v1/validate: `{valid:false, errors:[{path,message,reason?}]}`, unlike the flat 400 of the other endpoints. */
+export const unusable = (errors: Array<{ path: string; message: string; reason?: RefusalReason }>) =>
   new ApiError('INVALID_REQUEST', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { validationBody: errors });
+
+/** One member's 400 of POST /v1/validate and /v1/probe, with its stable marker when it has one (an agent's baseline refused). */
+export const unusableMember = (path: string, message: string, reason?: RefusalReason) => unusable([{ path, message, ...(reason === undefined ? {} : { reason }) }]);
 
 /** The text of a POST /v1/validate body as a request; an unusable one throws its 400. */
 export const readSingleRequest = (text: string, maxJsonDepth: number): ValidateRequest => {

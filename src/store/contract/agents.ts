@@ -97,10 +97,35 @@ export interface AgentPageQuery extends PageQuery<AgentSortField> {
   /**
    * Only the agents whose badge shows this verdict: the latest entry of their default branch's
    * lane (entries naming no branch included) was valid (`pass`) or not (`fail`). Agents without
-   * an entry there match neither.
+   * an entry there match neither. With `branch`: the latest entry of that branch's lane.
    */
   verdict?: AgentVerdict;
+  /**
+   * Only the agents whose kept history has an entry of this branch's lane (see laneOf: the
+   * default branch's holds the entries naming none); each item then carries that lane's summary,
+   * and `last_seen` and `reports` sort by the lane's own (`name` and `first_seen` by the agent's).
+   */
+  branch?: string;
 }
+
+/**
+ * One lane of an agent's history (see laneOf) as the engines keep it beside the history: there
+ * is one exactly while the kept history (AGENT_HISTORY_LIMIT) has an entry of the lane.
+ */
+export interface AgentLane {
+  agent_id: string;
+  /** The lane's name: its branch (the default branch's lane also holds the entries naming none). */
+  branch: string;
+  /** The lane's entries in the kept history. */
+  reports: number;
+  /** Its latest entry's created_at. */
+  last_seen: string;
+  /** Its latest entry (newest by created_at, then report id). */
+  latest: AgentReportEntry;
+}
+
+/** An agent of a page; with the page's `branch`, that lane's summary. */
+export type ListedAgentRecord = AgentRecord & { lane?: AgentLane };
 
 /** The reports retention keeps, being some agent's latest (the engines read them off their agents). */
 export interface KeptReports {
@@ -161,8 +186,10 @@ export interface AgentsTable {
   listAgentReports(agentId: string, options: { limit: number; before?: { created_at: string; report_id: string }; branch?: BranchLane }): Promise<AgentReportEntry[]>;
   /** The agent's latest entry whose branch is `branch`. */
   latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined>;
-  /** One page of the agents (of one account with `account_id`, of one verdict with `verdict`), searched and sorted (see PageQuery). */
-  pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>>;
+  /** One page of the agents (of one account with `account_id`, of one verdict with `verdict`, having a lane `branch`), searched and sorted (see PageQuery). */
+  pageAgents(query: AgentPageQuery): Promise<Page<ListedAgentRecord>>;
+  /** The lanes asked for that exist (each read by its key: as many read as asked), in no order. */
+  getAgentLanes(keys: ReadonlyArray<{ agent_id: string; branch: string }>): Promise<AgentLane[]>;
   /** Sets the agent's default branch; undefined when the agent does not exist. */
   setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined>;
   /** Deletes the agent and its history (its reports stay until retention). */
@@ -178,6 +205,7 @@ export const AGENTS_CALLS: Record<keyof AgentsTable, Access> = {
   listAgentReports: 'read',
   latestAgentReportOnBranch: 'read',
   pageAgents: 'read',
+  getAgentLanes: 'read',
   setAgentDefaultBranch: 'write',
   deleteAgent: 'write',
 };

@@ -3,7 +3,7 @@
  * rows come from outside the running process (the file store's snapshot and journal, an import).
  */
 import type { JobStatus } from './jobs.ts';
-import type { SessionRole } from './sessions.ts';
+import { SESSION_ROLES } from '../../config/roles.ts';
 
 /** The tables, as named in the journal and in exports. */
 export type TableName = 'accounts' | 'keys' | 'counters' | 'usage' | 'jobs' | 'meta' | 'trust_keys' | 'rulesets' | 'agents' | 'agent_reports' | 'monitors' | 'audit' | 'sessions';
@@ -20,7 +20,7 @@ const stringOrNull = (v: unknown) => typeof v === 'string' || v === null;
 const isEntry = (v: unknown): v is Record<string, unknown> =>
   isObject(v) && strings(v, 'agent_id', 'report_id', 'created_at') && typeof v.valid === 'boolean' && numbers(v, 'score', 'errors', 'warnings') && stringOrNull(v.branch);
 const jobStatuses: readonly unknown[] = ['queued', 'processing', 'completed', 'failed'] satisfies JobStatus[];
-const sessionRoles: readonly unknown[] = ['viewer', 'editor', 'admin'] satisfies SessionRole[];
+const sessionRoles: readonly unknown[] = SESSION_ROLES;
 /** An audit record's actor: one of the three kinds, with what each names (filters and labels read them). */
 const isActor = (v: unknown): boolean =>
   isObject(v) && (v.kind === 'admin-token' || (v.kind === 'cli' && typeof v.os_user === 'string') || (v.kind === 'oidc' && typeof v.subject === 'string' && stringOrNull(v.email)));

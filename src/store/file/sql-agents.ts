@@ -4,9 +4,10 @@
  * oldest entries through the index of its order, as many as it is over (one, as it grows by one):
  * the agent's row counts its entries, so nothing is counted or sorted to trim it.
  */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, DEFAULT_BRANCH, laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane, type KeptReports } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, DEFAULT_BRANCH, defaultBranchOf, laneOf, type AgentLane, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane, type KeptReports, type ListedAgentRecord } from '../contract/agents.ts';
 import type { Page } from '../contract/paging.ts';
 import type { EmbeddedDatabase } from './database.ts';
+import { entryFromRow, SqlAgentLanes } from './sql-agent-lanes.ts';
 import { pageFrom, pageRows, type Row, type SqlListing } from './sql-paging.ts';
 
 const LISTING: SqlListing = {
@@ -15,18 +16,6 @@ const LISTING: SqlListing = {
   sortKeys: { name: 'lower(name)', first_seen: 'first_seen', last_seen: 'last_seen', reports: 'reports' } satisfies Record<AgentSortField, string>,
   searched: ['name', 'id'],
 };
-
-const entryFromRow = (row: Row): AgentReportEntry =>
-  Object.freeze({
-    agent_id: row.agent_id as string,
-    report_id: row.report_id as string,
-    created_at: row.created_at as string,
-    valid: row.valid === 1,
-    score: row.score as number,
-    errors: row.errors as number,
-    warnings: row.warnings as number,
-    branch: (row.branch as string | null) ?? null,
-  });
 
 /** An agent, its members in the order the memory engine makes them (an export's text is the same from either). */
 const agentFromRow = (row: Row): AgentRecord =>
@@ -71,11 +60,14 @@ const badgeVerdictOf = (agent: Row, entry: AgentReportEntry, latest: AgentReport
 };
 
 export class SqlAgents implements AgentsTable {
+  private readonly lanes: SqlAgentLanes;
   constructor(
     private readonly db: EmbeddedDatabase,
     /** Whether the account exists: an agent is made only for one. */
     private readonly hasAccount: (id: string) => boolean,
-  ) {}
+  ) {
+    this.lanes = new SqlAgentLanes(db);
+  }
 
   async ensureAgent(candidate: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen' | 'badge_token'>, maxPerAccount = Infinity): Promise<AgentRecord | undefined> {
     const found = this.byName(candidate.account_id, candidate.name);
@@ -132,16 +124,26 @@ export class SqlAgents implements AgentsTable {
     const row = this.db.statement('SELECT * FROM agent_reports WHERE agent_id = ? AND branch = ? ORDER BY created_at DESC, report_id DESC LIMIT 1').get(agentId, branch) as Row | undefined;
     return row && entryFromRow(row);
   }
-  async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
+  async pageAgents(query: AgentPageQuery): Promise<Page<ListedAgentRecord>> {
+    const { branch } = query;
+    if (branch !== undefined) return this.lanes.page({ ...query, branch }, (id) => this.byId(id)!);
     const filters: { sql: string[]; params: Array<string | number> } = { sql: [], params: [] };
     if (query.account_id !== undefined) filters.sql.push('account_id = ?'), filters.params.push(query.account_id);
     if (query.verdict !== undefined) filters.sql.push('default_valid = ?'), filters.params.push(query.verdict === 'pass' ? 1 : 0);
     return pageFrom(pageRows(this.db, LISTING, query, filters), query.limit, agentFromRow);
   }
+  async getAgentLanes(keys: ReadonlyArray<{ agent_id: string; branch: string }>): Promise<AgentLane[]> {
+    return this.lanes.get(keys);
+  }
   async setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined> {
     return this.db.atomically(() => {
+      const before = this.byId(id);
       const row = this.db.statement('UPDATE agents SET default_branch = ? WHERE id = ? RETURNING *').get(branch, id) as Row | undefined;
-      return row && this.keepBadgeVerdict(agentFromRow(row));
+      if (!before || !row) return undefined;
+      const agent = agentFromRow(row);
+      // The entries naming no branch move from the old default's lane to the new one's.
+      this.recomputeLanes(agent, [defaultBranchOf(before), branch]);
+      return this.keepBadgeVerdict(agent);
     });
   }
   async deleteAgent(id: string): Promise<boolean> {
@@ -182,7 +184,11 @@ export class SqlAgents implements AgentsTable {
           // A row of an older layout has no default branch: the one its entries set stays.
           agent.default_branch === undefined ? 1 : 0,
         );
-      this.keepBadgeVerdict(this.byId(agent.id)!);
+      const stored = this.byId(agent.id)!;
+      this.lanes.copyAgent(stored);
+      // A default branch changed by the import moves the entries naming none.
+      this.recomputeLanes(stored, [...this.lanes.names(agent.id), defaultBranchOf(stored)]);
+      this.keepBadgeVerdict(stored);
     });
   }
 
@@ -193,10 +199,13 @@ export class SqlAgents implements AgentsTable {
    */
   putEntry(entry: AgentReportEntry): void {
     this.db.atomically(() => {
-      const added = this.writeEntry(entry) ? 1 : 0;
-      this.db.statement('UPDATE agents SET history = history + ?, default_branch = coalesce(default_branch, ?) WHERE id = ?').run(added, entry.branch, entry.agent_id);
+      const before = this.byId(entry.agent_id);
+      const written = this.writeEntry(entry);
+      this.db.statement('UPDATE agents SET history = history + ?, default_branch = coalesce(default_branch, ?) WHERE id = ?').run(written.added ? 1 : 0, entry.branch, entry.agent_id);
       const agent = this.byId(entry.agent_id);
-      if (agent) this.keepBadgeVerdict(agent);
+      if (!before || !agent) return;
+      this.keepLanes(before, agent, entry, written);
+      this.keepBadgeVerdict(agent);
     });
   }
 
@@ -206,11 +215,13 @@ export class SqlAgents implements AgentsTable {
   }
   removeEntry(agentId: string, reportId: string): void {
     this.db.atomically(() => {
-      const { changes } = this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(agentId, reportId);
-      if (changes === 0) return;
+      const gone = this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ? RETURNING branch').get(agentId, reportId) as { branch: string | null } | undefined;
+      if (gone === undefined) return;
       this.db.statement('UPDATE agents SET history = history - 1 WHERE id = ?').run(agentId);
       const agent = this.byId(agentId);
-      if (agent) this.keepBadgeVerdict(agent);
+      if (!agent) return;
+      this.recomputeLanes(agent, [laneOf(agent, gone.branch).name]);
+      this.keepBadgeVerdict(agent);
     });
   }
 
@@ -248,7 +259,8 @@ export class SqlAgents implements AgentsTable {
   private record(entry: AgentReportEntry): AgentRecord | undefined {
     const agent = this.db.statement('SELECT * FROM agents WHERE id = ?').get(entry.agent_id) as Row | undefined;
     if (!agent) return undefined;
-    const added = this.writeEntry(entry) ? 1 : 0;
+    const written = this.writeEntry(entry);
+    const added = written.added ? 1 : 0;
     const latest = agent.latest === null ? null : (JSON.parse(agent.latest as string) as AgentReportEntry);
     const newest = latest === null || isNewer(entry, latest);
     const kept = newest ? entry : latest;
@@ -262,30 +274,52 @@ export class SqlAgents implements AgentsTable {
       )
       .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.branch,
         typeof verdict === 'boolean' ? 1 : 0, verdict === true ? 1 : 0, entry.agent_id) as Row;
+    const recorded = agentFromRow(updated);
+    this.keepLanes(agentFromRow(agent), recorded, entry, written);
     if (history > AGENT_HISTORY_LIMIT) {
       // The oldest, one at a time (one, as a history grows by one): SQLite prepares a statement whose LIMIT is bound anew on every run.
       for (let over = history - AGENT_HISTORY_LIMIT; over > 0; over--) {
-        const oldest = this.db.statement('SELECT report_id FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT 1').get(entry.agent_id, kept.report_id) as { report_id: string } | undefined;
+        const oldest = this.db.statement('SELECT report_id, branch FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT 1').get(entry.agent_id, kept.report_id) as { report_id: string; branch: string | null } | undefined;
         if (!oldest) break;
         this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(entry.agent_id, oldest.report_id);
+        this.lanes.decrement(entry.agent_id, laneOf(recorded, oldest.branch).name);
       }
     }
-    const recorded = agentFromRow(updated);
     return verdict === 'look it up' ? this.keepBadgeVerdict(recorded) : recorded;
   }
 
-  /** Writes the entry; whether it is new. */
-  private writeEntry(e: AgentReportEntry): boolean {
+  /** Writes the entry; whether it is new, and else the branch of the entry it replaced. */
+  private writeEntry(e: AgentReportEntry): { added: true } | { added: false; replaced: string | null } {
     const values = [e.created_at, e.valid ? 1 : 0, e.score, e.errors, e.warnings, e.branch];
     const { changes } = this.db
       .statement('INSERT INTO agent_reports (agent_id, report_id, created_at, valid, score, errors, warnings, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id, report_id) DO NOTHING')
       .run(e.agent_id, e.report_id, ...values);
-    if (changes > 0) return true;
+    if (changes > 0) return { added: true };
+    const { branch } = this.db.statement('SELECT branch FROM agent_reports WHERE agent_id = ? AND report_id = ?').get(e.agent_id, e.report_id) as { branch: string | null };
     this.db.statement('UPDATE agent_reports SET created_at = ?, valid = ?, score = ?, errors = ?, warnings = ?, branch = ? WHERE agent_id = ? AND report_id = ?').run(...values, e.agent_id, e.report_id);
-    return false;
+    return { added: false, replaced: branch };
+  }
+
+  /**
+   * The lanes after `entry` was written (`before`: the agent as it was, `after`: as it is now): a
+   * new entry counts in its lane (one statement), unless it made the agent's first default
+   * branch (the entries naming none move to that lane: both recomputed); a replaced one leaves
+   * its old lane and its new one recomputed.
+   */
+  private keepLanes(before: AgentRecord, after: AgentRecord, entry: AgentReportEntry, written: ReturnType<SqlAgents['writeEntry']>): void {
+    const lane = laneOf(after, entry.branch).name;
+    const moved = defaultBranchOf(before) !== defaultBranchOf(after);
+    if (written.added && !moved) return this.lanes.put(after, lane, entry, 1, false);
+    const old = written.added ? [] : [laneOf(before, written.replaced).name];
+    this.recomputeLanes(after, [lane, ...old, ...(moved ? [defaultBranchOf(before), defaultBranchOf(after)] : [])]);
+  }
+
+  private recomputeLanes(agent: AgentRecord, names: Iterable<string>): void {
+    this.lanes.recompute(agent, names, (lane) => this.historyRows(agent.id, { limit: 1, branch: lane })[0]);
   }
 
   private drop(id: string): boolean {
+    this.lanes.drop(id);
     this.db.statement('DELETE FROM agent_reports WHERE agent_id = ?').run(id);
     return this.db.statement('DELETE FROM agents WHERE id = ?').run(id).changes > 0;
   }

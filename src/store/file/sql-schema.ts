@@ -8,6 +8,7 @@
  */
 import { DEFAULT_BRANCH } from '../contract/agents.ts';
 import { asciiLower } from '../contract/paging.ts';
+import { backfillLanes, laneIndexes, LANES_SQL } from './sql-agent-lanes.ts';
 import type { ReportColumn, ReportColumns } from '../reports/columns.ts';
 import { searchedColumns } from '../reports/columns.ts';
 import type { EmbeddedDatabase } from './database.ts';
@@ -143,15 +144,24 @@ const addDefaultValid = (db: EmbeddedDatabase): void => {
   }
 };
 
+/** The lanes of the histories (sql-agent-lanes.ts) and their indexes; a database made before them fills them once. */
+const addLanes = (db: EmbeddedDatabase, missing: boolean): void => {
+  db.exec(LANES_SQL);
+  if (missing) backfillLanes(db);
+  for (const index of laneIndexes()) db.exec(index);
+};
+
 /**
  * Creates what is missing: the tables, the declared summary columns (a column added since the
  * database was made is filled from each report's line by `fill`), their sort indexes and the
  * reports' trigram index. Returns the columns that were added.
  */
 export const ensureSchema = (db: EmbeddedDatabase, columns: ReportColumns): ReportColumn[] => {
+  const lanesMissing = db.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_lanes'").get() === undefined;
   db.exec(CORE);
   addDefaultBranch(db);
   addDefaultValid(db);
+  addLanes(db, lanesMissing);
   const present = new Set((db.statement('SELECT name FROM pragma_table_info(\'reports\')').all() as Array<{ name: string }>).map((c) => c.name));
   const added = summaryColumns(columns).filter((c) => !present.has(c.sql));
   for (const c of added) db.exec(`ALTER TABLE reports ADD COLUMN ${c.sql} ${SQL_TYPES[c.type]}`);

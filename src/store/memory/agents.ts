@@ -3,7 +3,7 @@
  * agent and report), with the look-ups a keyed validation makes kept as indexes: an agent by
  * (account, name), an agent's entries. Each call is atomic here (one event loop).
  */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, laneOf, type AgentPageQuery, type BranchLane, type KeptReports, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, defaultBranchOf, laneOf, type AgentLane, type AgentPageQuery, type BranchLane, type KeptReports, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type ListedAgentRecord } from '../contract/agents.ts';
 import { asciiLower, type Page } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import { pageOf } from './paging.ts';
@@ -15,9 +15,9 @@ export const agentEntryKey = (agentId: string, reportId: string): string => `${a
 const newestFirst = (a: AgentReportEntry, b: AgentReportEntry): number =>
   a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.report_id < b.report_id ? 1 : a.report_id > b.report_id ? -1 : 0;
 
-/** What an agent sorts by in the listing (PostgreSQL: the same keys, see postgres/agents.ts). */
-export const agentSortKey = (a: AgentRecord, field: AgentSortField): string | number =>
-  field === 'name' ? asciiLower(a.name) : field === 'reports' ? a.counts.reports : a[field];
+/** What an agent sorts by in the listing (PostgreSQL: the same keys, see postgres/agents.ts); of a page of one branch, last_seen and reports are its lane's. */
+export const agentSortKey = (a: ListedAgentRecord, field: AgentSortField): string | number =>
+  field === 'name' ? asciiLower(a.name) : field === 'reports' ? (a.lane?.reports ?? a.counts.reports) : field === 'last_seen' ? (a.lane?.last_seen ?? a.last_seen) : a[field];
 
 /** The agents by id, also found by (account, name). */
 class AgentRows extends JournaledMap<AgentRecord> {
@@ -232,11 +232,24 @@ export class MemoryAgents implements AgentsTable {
   async latestAgentReportOnBranch(agentId: string, branch: string): Promise<AgentReportEntry | undefined> {
     return this.entries.byAgent.get(agentId)?.byBranch.get(branch)?.entries.at(-1);
   }
-  /** Like the account, the verdict is tested on each agent: two look-ups (its lane's two newest entries) however long its history. */
-  async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
-    const { account_id, verdict } = query;
-    const rows = [...this.rows.values()].filter((a) => (account_id === undefined || a.account_id === account_id) && (verdict === undefined || this.badgeValid(a) === (verdict === 'pass')));
+  /** Like the account, the verdict and the branch are tested on each agent: its lane read off its lists (two look-ups) however long its history. */
+  async pageAgents(query: AgentPageQuery): Promise<Page<ListedAgentRecord>> {
+    const { account_id, verdict, branch } = query;
+    const rows: ListedAgentRecord[] = [];
+    for (const agent of this.rows.values()) {
+      if (account_id !== undefined && agent.account_id !== account_id) continue;
+      const lane = this.lane(agent, branch ?? defaultBranchOf(agent));
+      if ((branch !== undefined && lane === undefined) || (verdict !== undefined && lane?.latest.valid !== (verdict === 'pass'))) continue;
+      rows.push(branch === undefined ? agent : { ...agent, lane: lane! });
+    }
     return pageOf(rows, query, agentSortKey, (a, q) => asciiLower(a.name).includes(q) || asciiLower(a.id).includes(q));
+  }
+  async getAgentLanes(keys: ReadonlyArray<{ agent_id: string; branch: string }>): Promise<AgentLane[]> {
+    return keys.flatMap(({ agent_id, branch }) => {
+      const agent = this.rows.get(agent_id);
+      const lane = agent && this.lane(agent, branch);
+      return lane ? [lane] : [];
+    });
   }
   async setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined> {
     return this.rows.change(id, (a) => ({ ...a, default_branch: branch }));
@@ -253,12 +266,17 @@ export class MemoryAgents implements AgentsTable {
     return this.rows.latest;
   }
 
-  /** Whether the latest entry of the agent's default lane (its badge's) is valid; undefined when the lane has none. */
-  private badgeValid(agent: AgentRecord): boolean | undefined {
+  /**
+   * The agent's lane `name`, read off the lists its history keeps per branch and of the entries
+   * naming none (their lengths and last entries), so it changes as they do; undefined when the
+   * lane has no entry.
+   */
+  private lane(agent: AgentRecord, name: string): AgentLane | undefined {
     const history = this.entries.byAgent.get(agent.id);
-    const lane = laneOf(agent, null);
-    const [latest] = history ? newestOf([history.byBranch.get(lane.name)?.entries ?? [], history.unnamed.entries], 1) : [];
-    return latest?.valid;
+    if (!history) return undefined;
+    const lists = [history.byBranch.get(name)?.entries ?? [], laneOf(agent, name).unnamed ? history.unnamed.entries : []];
+    const [latest] = newestOf(lists, 1);
+    return latest && { agent_id: agent.id, branch: name, reports: lists[0]!.length + lists[1]!.length, last_seen: latest.created_at, latest };
   }
 
   private byName(accountId: string, name: string): AgentRecord | undefined {

@@ -60,6 +60,7 @@ export class PgAccounts implements AccountsTable {
         rulesets as (delete from account_rulesets where account_id in (select id from gone)),
         gone_agents as (delete from agents where account_id in (select id from gone) returning id),
         history as (delete from agent_reports where agent_id in (select id from gone_agents)),
+        lanes as (delete from agent_lanes where id in (select id from gone_agents)),
         monitors as (delete from monitors where account_id in (select id from gone))
       select count(*)::int as n from gone`;
     return row!.n > 0;

@@ -1,7 +1,8 @@
 /** The agents and their histories on PostgreSQL (migration 8): `agents` and `agent_reports`. */
-import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, DEFAULT_BRANCH, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane } from '../contract/agents.ts';
+import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, DEFAULT_BRANCH, type AgentLane, type AgentPageQuery, type AgentRecord, type AgentReportEntry, type AgentSortField, type AgentsTable, type BranchLane, type ListedAgentRecord } from '../contract/agents.ts';
+import { LANE_SORT_KEYS } from './agent-lanes.ts';
 import type { Page } from '../contract/paging.ts';
-import { pageFrom, pageRows, type Listing } from './paging.ts';
+import { pageFrom, pageRows, trigramMatching, type Listing } from './paging.ts';
 import type { PgContext } from './context.ts';
 import { asciiLowerSql, optionalText, sought, text, type Queries } from './sql.ts';
 
@@ -50,6 +51,28 @@ const LISTING: Listing = {
   searched: ['name', 'id'],
 };
 
+/**
+ * One branch's agents: their lanes (migration 19), sorted through the lanes' indexes; a search
+ * the sort's walk does not fill looks the matching agents up through the agents' trigram indexes.
+ */
+const LANE_LISTING: Listing = {
+  table: 'agent_lanes',
+  columns: '*',
+  sortKeys: LANE_SORT_KEYS satisfies Record<AgentSortField, string>,
+  searched: ['name', 'id'],
+  lookUp: ({ sql, select, order, pattern }) =>
+    sql`with matched as materialized (select id from agents where ${trigramMatching(sql, ['name', 'id'], pattern)}) ${select} and id in (select id from matched) ${order}`,
+};
+
+export const laneFromRow = (row: Record<string, unknown>): AgentLane =>
+  Object.freeze({
+    agent_id: row.id as string,
+    branch: row.branch as string,
+    reports: row.reports as number,
+    last_seen: row.last_seen as string,
+    latest: entryFromRow({ ...row, agent_id: row.id, created_at: row.last_seen, branch: row.unnamed ? null : row.branch }),
+  });
+
 const entryRow = (entry: AgentReportEntry) => {
   const what = `history entry of agent ${entry.agent_id}`;
   return {
@@ -94,6 +117,9 @@ export const writeAgent = async (sql: Queries, agent: AgentRecord) => {
       badge_token = excluded.badge_token, last_checked_at = excluded.last_checked_at, unchanged_runs = excluded.unchanged_runs, default_branch = excluded.default_branch`;
   await sql`update agents set history = (select count(*)::int from agent_reports where agent_id = ${row.id}),
     default_valid = agent_badge_valid(id, coalesce(default_branch, ${DEFAULT_BRANCH})) where id = ${row.id}`;
+  // Its lanes as its history makes them under the default branch it has now (see agent_lane_recompute).
+  await sql`select count(agent_lane_recompute(${row.id}, lane)) from (
+    select branch as lane from agent_lanes where id = ${row.id} union select coalesce(default_branch, ${DEFAULT_BRANCH}) from agents where id = ${row.id}) as lanes`;
 };
 
 /**
@@ -103,6 +129,10 @@ export const writeAgent = async (sql: Queries, agent: AgentRecord) => {
  */
 export const writeAgentEntry = async (sql: Queries, entry: AgentReportEntry) => {
   const row = entryRow(entry);
+  const [before] = await sql`
+    select a.default_branch, (select branch from agent_reports where agent_id = a.id and report_id = ${row.report_id}) as replaced,
+      exists (select 1 from agent_reports where agent_id = a.id and report_id = ${row.report_id}) as again
+    from agents a where a.id = ${row.agent_id}`;
   await sql`
     with written as (
       insert into agent_reports ${sql(row)}
@@ -113,6 +143,9 @@ export const writeAgentEntry = async (sql: Queries, entry: AgentReportEntry) => 
     where id = ${row.agent_id}`;
   // A statement of its own: the one above does not see the entry it writes.
   await sql`update agents set default_valid = agent_badge_valid(id, coalesce(default_branch, ${DEFAULT_BRANCH})) where id = ${row.agent_id}`;
+  if (before) {
+    await sql`select agent_lanes_after(a, ${JSON.stringify(row)}::text::jsonb, ${!before.again}, ${before.replaced as string | null}, ${before.default_branch as string | null}) from agents a where a.id = ${row.agent_id}`;
+  }
 };
 
 /**
@@ -199,21 +232,42 @@ export class PgAgents implements AgentsTable {
       order by created_at collate "C" desc, report_id collate "C" desc limit 1`;
     return row && entryFromRow(row);
   }
-  async pageAgents(query: AgentPageQuery): Promise<Page<AgentRecord>> {
+  async pageAgents(query: AgentPageQuery): Promise<Page<ListedAgentRecord>> {
     const { sql } = this.context;
     const account = query.account_id === undefined ? sql`true` : sql`account_id = ${sought(query.account_id)}`;
+    if (query.branch !== undefined) {
+      // The page's lanes, then their agents by id (a page's worth): two statements.
+      const verdict = query.verdict === undefined ? sql`true` : sql`valid = ${query.verdict === 'pass'}`;
+      const page = pageFrom(await pageRows(sql, query, LANE_LISTING, sql`branch = ${sought(query.branch)} and ${account} and ${verdict}`), query.limit, laneFromRow);
+      const ids = page.items.map((lane) => lane.agent_id);
+      const agents = new Map((ids.length === 0 ? [] : await sql`select * from agents where id in ${sql(ids)}`).map((row) => [row.id as string, agentFromRow(row)]));
+      return { ...page, items: page.items.flatMap((lane) => (agents.has(lane.agent_id) ? [{ ...agents.get(lane.agent_id)!, lane }] : [])) };
+    }
     const verdict = query.verdict === undefined ? sql`true` : sql`default_valid = ${query.verdict === 'pass'}`;
     return pageFrom(await pageRows(sql, query, LISTING, sql`${account} and ${verdict}`), query.limit, agentFromRow);
   }
+  /** One statement: each lane by its key. */
+  async getAgentLanes(keys: ReadonlyArray<{ agent_id: string; branch: string }>): Promise<AgentLane[]> {
+    const wanted = keys.flatMap(({ agent_id, branch }) => {
+      const [id, lane] = [sought(agent_id), sought(branch)];
+      return id === null || lane === null ? [] : [{ id, branch: lane }];
+    });
+    if (wanted.length === 0) return [];
+    const rows = await this.context.sql`
+      select l.* from jsonb_to_recordset(${JSON.stringify(wanted)}::text::jsonb) as k(id text, branch text) cross join lateral
+        (select * from agent_lanes where agent_lanes.id = k.id and agent_lanes.branch = k.branch) as l`;
+    return rows.map(laneFromRow);
+  }
+  /** One statement (set_agent_default_branch, migration 19): the branch set, the entries naming none moved to its lane, the badge's verdict kept. */
   async setAgentDefaultBranch(id: string, branch: string): Promise<AgentRecord | undefined> {
-    const set = text(`agent ${id}`, branch);
-    const [row] = await this.context.sql`update agents set default_branch = ${set}, default_valid = agent_badge_valid(id, ${set}) where id = ${sought(id)} returning *`;
+    const [row] = await this.context.sql`select * from set_agent_default_branch(${sought(id)}, ${text(`agent ${id}`, branch)})`;
     return row && agentFromRow(row);
   }
   async deleteAgent(id: string): Promise<boolean> {
     const [row] = await this.context.sql`
       with gone as (delete from agents where id = ${sought(id)} returning id),
-        history as (delete from agent_reports where agent_id in (select id from gone))
+        history as (delete from agent_reports where agent_id in (select id from gone)),
+        lanes as (delete from agent_lanes where id in (select id from gone))
       select count(*)::int as n from gone`;
     return row!.n > 0;
   }

@@ -1,8 +1,8 @@
 /**
  * The columns of a report's summary, each declared once: its name (in the summary and the
  * listing's sort), its type, its PostgreSQL column, how it is read off a report, and whether the
- * listing sorts by it and searches it. The memory index (memory/report-index.ts, which the file
- * engine keeps too), the PostgreSQL statements (postgres/report-statements.ts) and the admin
+ * listing sorts by it and searches it. The memory engine's index (memory/report-index.ts), the
+ * file engine's SQLite columns (file/sql-schema.ts), the PostgreSQL statements (postgres/report-statements.ts) and the admin
  * API's list parameters are made from this list, so a new column is a declaration here, a
  * migration adding its PostgreSQL column, and the code that puts its value in the report.
  *
@@ -52,9 +52,11 @@ const errorCount = (result: Record<string, unknown> | undefined): number | null 
   return result.errors.length + (typeof truncated?.errors === 'number' ? truncated.errors : 0);
 };
 
+// The dashboard's client takes ReportSummary from here, and so typechecks this file within ES2020 (no replaceAll, no Array#at).
+
 /** A name as listed: kept for every report in memory, so bounded, and with no NUL (PostgreSQL text cannot hold one). */
 const AGENT_NAME_MAX = 200;
-const listedName = (name: unknown): string | null => (typeof name === 'string' ? name.slice(0, AGENT_NAME_MAX).replaceAll('\0', '\uFFFD') : null);
+const listedName = (name: unknown): string | null => (typeof name === 'string' ? name.slice(0, AGENT_NAME_MAX).replace(/\0/g, '\uFFFD') : null);
 
 /** GitHub results nest the validation. */
 const nested = (result: Record<string, unknown>) => result.validation as Record<string, unknown> | undefined;
@@ -122,7 +124,7 @@ export const searchedColumns = (columns: ReportColumns): ReportColumn[] => {
 /** What `q` searches, as the API says it ("agent name or report id"). */
 export const searchedLabel = (columns: ReportColumns): string => {
   const labels = searchedColumns(columns).map((c) => c.searchable!.label);
-  return labels.length < 2 ? (labels[0] ?? '') : `${labels.slice(0, -1).join(', ')} or ${labels.at(-1)}`;
+  return labels.length < 2 ? (labels[0] ?? '') : `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}`;
 };
 
 export const REPORT_SORT_FIELDS = sortFields(REPORT_COLUMNS) as ReportSortField[];

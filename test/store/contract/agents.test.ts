@@ -4,24 +4,9 @@ import { test } from 'node:test';
 import { AGENT_HISTORY_LIMIT, AgentLimitReachedError, type AgentRecord, type AgentReportEntry } from '../../../src/store/contract/agents.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
 import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
+import { accounts, candidate, entry } from '../../support/agents.ts';
 import { contractSuite, engines } from './engines.ts';
 import { T0, iso, report } from '../fixtures/records.ts';
-
-const candidate = (id: string, account_id: string, name: string, at = T0) => ({ id, account_id, name, first_seen: iso(at), badge_token: `token_${id}` });
-const entry = (agent_id: string, report_id: string, at: number, over: Partial<AgentReportEntry> = {}): AgentReportEntry => ({
-  agent_id,
-  report_id,
-  created_at: iso(at),
-  valid: true,
-  score: 90,
-  errors: 0,
-  warnings: 1,
-  branch: null,
-  ...over,
-});
-const accounts = async (s: Store, ...ids: string[]) => {
-  for (const id of ids) await s.createAccount({ id, name: id, plan: 'pro', created_at: iso(T0) });
-};
 
 contractSuite('agents', (withStore) => {
   withStore('agents: a monitor\'s unchanged run counts and moves last_checked_at; the next newer report resets the count; a report put with its joins records them in the same step', async (s) => {
