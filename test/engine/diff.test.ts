@@ -170,5 +170,6 @@ describe('diffFindings and diffValidations', () => {
     assert.ok(result.errors.length > 0 && result.warnings.length > 0);
     assert.equal(judgementOfResult(validateCard({ ...card, a: 1, b: 2 }, { maxFindings: 1 })).truncated, true);
     assert.equal(judgementOfResult({ ...result, truncated: { errors: 0, warnings: 2, suggestions: 0 } }).truncated, true);
+    assert.equal(judgementOfResult({ ...result, truncated: { errors: 2, warnings: 0, suggestions: 0 } }).truncated, true);
   });
 });
