@@ -44,6 +44,7 @@ const problemOf = (e: unknown): string => {
  */
 export const monitorAgentName = (monitor: Pick<MonitorRecord, 'agent' | 'url'>): string | undefined => monitor.agent ?? agentNameFromUrl(monitor.url);
 
+/** The agent of monitorAgentName, joined (made when new); its runs name no branch: they count as the default branch's. */
 const monitorAgent = async (deps: AppDeps, monitor: MonitorRecord): Promise<AgentRun | undefined> => {
   const name = monitorAgentName(monitor);
   const joined = name === undefined ? undefined : await joinAgent(deps, monitor.account_id, name);
