@@ -184,6 +184,8 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
   }
   // With a baseline, the agent is read first: a baseline refused makes no agent.
   const known = await deps.store.getAgentByName(accountId, ask.name);
+  // Taught before the baseline is read: a pull request run before its base branch has a report (refused, then validated without the gate) names the default branch all the same.
+  const knownJoined = known && (await joined(deps, known, ask.default_branch));
   const id = await baselineId(deps, known, ask.baseline, refuse);
   // An agent's latest report is read past the retention period (see findReport): a baseline of "latest" is always there.
   const report = await readReport(deps.store, deps.config, deps.clock.now(), id);
@@ -192,7 +194,7 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
   const before = cardOfReport(report, known?.id);
   if (before === undefined) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no result of this agent's card to compare with (a batch without it, or a validation that could not run)`);
   const baseline = compareWith(report.id, before, { result: resultJson, card }, ask.fail_on);
-  const agent = known ? await joined(deps, known, ask.default_branch) : await joinAgent(deps, accountId, ask.name, ask.default_branch);
+  const agent = knownJoined ?? (await joinAgent(deps, accountId, ask.name, ask.default_branch));
   if (!agent) return undefined; // the account was deleted meanwhile
   // A gate asked for explicitly is not dropped silently: the caller relies on its answer.
   if (agent.notice) throw refuse('options.baseline', `this card's agent ${JSON.stringify(ask.name)} (options.agent, else its endpoint URL) would be a new agent, and ${agent.notice.message}`);
