@@ -3,7 +3,7 @@
  * (colours light and dark, type scale, spacing, radius: pages/design.ts) and the dashboard's own
  * parts drawn with them. System fonts only (air-gapped).
  */
-import { brandStyles, designTokens } from '../pages/design.ts';
+import { brandStyles, designTokens, stackedHeadsCss } from '../pages/design.ts';
 import { chartNarrowCss } from '../pages/agent-chart.ts';
 
 export const dashboardStyles = designTokens + brandStyles + String.raw`
@@ -173,7 +173,7 @@ dialog::backdrop { background: rgb(0 0 0 / 0.45); }
 @media (max-width: 640px) {
   .topbar { padding: var(--space-2) var(--space-3); }
   main { padding: var(--space-3) var(--space-3) var(--space-6); }
-  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  ${stackedHeadsCss}
   table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
   table.stack tr { border: 1px solid var(--line); border-radius: var(--radius); margin-bottom: var(--space-3); padding: var(--space-1) 0; }
   table.stack td { border: 0; display: flex; justify-content: space-between; gap: var(--space-4); padding: 6px var(--space-3); width: 100% !important; min-width: 0 !important; }
