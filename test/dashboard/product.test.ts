@@ -212,3 +212,40 @@ test('the score chart has a time axis and shows a point\'s time, verdict and sco
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), whole);
   browser.assertClean();
 });
+
+test('the fields of a row of a form or of filters have their labels at one height, and its button and checkbox level with the controls, at 1280 px', async () => {
+  const { page } = browser;
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  for (const [name, hash, heading] of dashboardViews()) {
+    await page.goto(`${service.url}/dashboard${hash}`);
+    await page.getByRole('heading', { name: heading, level: 1, exact: true }).waitFor();
+    await page.waitForFunction(() => !document.getElementById('view')?.hasAttribute('aria-busy') && !document.querySelector('.loading'));
+    const uneven = await page.evaluate(() => {
+      const found: string[] = [];
+      for (const row of document.querySelectorAll<HTMLElement>('main .row')) {
+        // Per line of the row (a narrow row wraps): the tops of its labels, and of its controls beside its buttons' and checkboxes'.
+        const lines = new Map<number, { labels: [string, number][]; controls: [string, number][] }>();
+        for (const item of row.children) {
+          const line = Math.round(item.getBoundingClientRect().top / 4);
+          const at = lines.get(line) ?? { labels: [], controls: [] };
+          lines.set(line, at);
+          const label = item.matches('.field:not(.check)') ? item.querySelector(':scope > label') : null;
+          if (label) at.labels.push([label.textContent!, Math.round(label.getBoundingClientRect().top)]);
+          const control = item.matches('.field.check') ? item.querySelector('label') : label ? item.querySelector('input, select, textarea') : item;
+          if (control) {
+            const box = control.getBoundingClientRect();
+            at.controls.push([(label?.textContent ?? control.textContent)!, Math.round(box.top + box.height / 2)]);
+          }
+        }
+        for (const { labels, controls } of lines.values()) {
+          if (new Set(labels.map(([, top]) => top)).size > 1) found.push(`labels ${labels.map(([t, y]) => `${t}@${y}`).join(', ')}`);
+          const middles = controls.map(([, y]) => y);
+          if (Math.max(...middles) - Math.min(...middles) > 3) found.push(`controls ${controls.map(([t, y]) => `${t}@${y}`).join(', ')}`);
+        }
+      }
+      return found;
+    });
+    assert.deepEqual(uneven, [], `dashboard ${name}`);
+  }
+});
