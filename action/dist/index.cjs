@@ -23831,7 +23831,10 @@ ${value}
 ${delimiter}
 `;
 }).join("");
-var lowestScore = (checked) => checked.length === 0 ? "" : String(Math.min(...checked.map((c) => c.result?.valid ? c.result.score : 0)));
+var lowestScore = (checked) => {
+  const scores = checked.flatMap((c) => c.result ? [c.result.valid ? c.result.score : 0] : []);
+  return scores.length === 0 ? "" : String(Math.min(...scores));
+};
 var serverGate = (env, failOn) => {
   const baseline = input(env, "baseline");
   const agent = input(env, "agent");
