@@ -50,11 +50,11 @@ export const shortId = (id: string): string => {
   return `<code class="id" title="${esc(id)}">${esc(short)}</code>`;
 };
 
-/** A time stamp: readable UTC in the page, the browser's local time once the script runs. */
+/** A time stamp as the dashboard writes it (`2026-11-29 13:33 UTC`: ISO-like, 24 h, UTC), one format for every reader. */
 export const timeStamp = (iso: string): string => {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return esc(iso);
-  return `<time datetime="${esc(date.toISOString())}" data-local>${esc(date.toISOString().slice(0, 16).replace('T', ' '))} UTC</time>`;
+  return `<time datetime="${esc(date.toISOString())}">${esc(date.toISOString().slice(0, 16).replace('T', ' '))} UTC</time>`;
 };
 
 /**

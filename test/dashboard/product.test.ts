@@ -15,6 +15,7 @@ import { minimalCard } from '../support/cards.ts';
 import { sampleCard } from '../support/endpoints.ts';
 import { lowContrastTexts } from '../pages/contrast.ts';
 import { openFileStore } from '../../src/store/file/file-store.ts';
+import type { MonitorRecord } from '../../src/store/contract/monitors.ts';
 import { tempDirFactory } from '../support/temp.ts';
 
 const newDataDir = tempDirFactory('cardgate-dash-product-');
@@ -43,13 +44,13 @@ const seedMonitors = async (dataDir: string) => {
   const account_id = 'acct_seed_operations';
   await store.createAccount({ id: account_id, name: 'Operations Watch', plan: 'team', created_at: new Date(now - 86_400_000).toISOString() });
   const at = new Date(now - 600_000).toISOString();
-  const states = [
+  const states: [string, Partial<MonitorRecord> & Pick<MonitorRecord, 'state' | 'last_run'>][] = [
     ['ok', { state: 'ok', last_run: { at, verdict: 'pass', score: 93, report_id: 'rpt_1764423180000_okokokokokok' } }],
     ['regressed', { state: 'regressed', last_run: { at, verdict: 'fail', score: 64, report_id: 'rpt_1764423180000_regressedrgr' } }],
     ['unreachable', { state: 'unreachable', failures: 3, last_run: { at, verdict: 'unreachable', score: null, report_id: null, error: 'connect ECONNREFUSED' } }],
     ['paused', { state: 'ok', paused: true, last_run: { at, verdict: 'pass', score: 100, report_id: 'rpt_1764423180000_pausedpaused' } }],
     ['live', { state: 'regressed', live: true, last_run: { at, verdict: 'fail', score: 58, report_id: 'rpt_1764423180000_liveliveeliv', live: { duration_ms: 1234, unreachable: false, failed: [] } } }],
-  ] as const;
+  ];
   for (const [i, [name, record]] of states.entries()) {
     const outcome = await store.createMonitor({
       id: `mon_1764423180000_seed${name}`, account_id, url: `https://${name}-billing-agent.operations.example.com/.well-known/agent-card.json`,
@@ -210,6 +211,14 @@ test('the score chart has a time axis and shows a point\'s time, verdict and sco
   await target.selectText();
   await page.keyboard.press('Control+C');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), whole);
+  // The ruleset's hash the audit records (71 characters) the same way: short, whole in its title and on copy.
+  const hash = log.locator('code[data-id^="sha256:"]').first();
+  const wholeHash = (await hash.getAttribute('data-id'))!;
+  assert.match(wholeHash, /^sha256:[0-9a-f]{64}$/);
+  assert.equal(await hash.getAttribute('title'), wholeHash);
+  assert.match((await hash.textContent())!, /^sha256:\u2026[0-9a-f]{7}$/);
+  await log.getByRole('button', { name: `Copy the id ${wholeHash}` }).first().click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), wholeHash);
   browser.assertClean();
 });
 
