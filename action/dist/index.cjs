@@ -21445,6 +21445,13 @@ var batch = section({
 
 // src/config/monitors.ts
 var monitors = section({
+  run: setting({
+    type: "boolean",
+    schema: () => boolean2(),
+    default: true,
+    env: "CARDGATE_MONITORS_RUN",
+    doc: "run the monitors that are due on this instance; `false` for one that must send no event (a restore rehearsed on another machine, an instance beside those that run them): the admin API still lists, creates and edits monitors, and a monitor's first run still answers its creation"
+  }),
   // Each run is an outbound fetch and a validation.
   minIntervalSeconds: setting({
     type: "number",
