@@ -225,10 +225,14 @@ const signaturesSection = (f: Findings): string =>
         s.verified === true ? `${s.form ? ` over the ${esc(s.form)} canonical form` : ''}` : `: ${esc(s.reason ?? '')} (${ruleLink(asText(s.rule))})`}</li>`)
       .join('')}</ul>`}</section>`;
 
+/** The ruleset a result names, said as a reader says it: `account` is the account's ruleset, `config` the server's, any other a built-in one by its name. */
+const rulesetText = (id: string): string =>
+  id === 'account' ? 'the account\u2019s ruleset' : id === 'config' ? 'the server\u2019s ruleset (rules.ruleset)' : `the built-in ruleset ${id}`;
+
 const rulesUsed = (f: Findings): string | undefined =>
   f.version === undefined
     ? undefined
-    : `A2A ${esc(f.version)} rules${f.versionSource ? `, ${esc(versionSourceText[f.versionSource])}` : ''}${f.ruleset ? `, judged by the ruleset ${esc(f.ruleset.id)} (${esc(f.ruleset.hash.slice(0, 19))}…)` : ''}`;
+    : `A2A ${esc(f.version)} rules${f.versionSource ? `, ${esc(versionSourceText[f.versionSource])}` : ''}${f.ruleset ? `, judged by ${esc(rulesetText(f.ruleset.id))} (${esc(f.ruleset.hash.slice(0, 19))}…)` : ''}`;
 
 /**
  * The card as the page shows it: its own text as it was sent (cut out of the stored request, so
