@@ -97,6 +97,7 @@ export const declaredTiers = {
     'test/store/export-snapshot.test.ts',
     'test/store/file-store.test.ts',
     'test/store/postgres-crash.test.ts',
+    'test/store/postgres-listings.test.ts',
     'test/store/postgres-outage.test.ts',
     'test/store/postgres-round-trips.test.ts',
     'test/store/postgres-serve.test.ts',

@@ -40,9 +40,15 @@ const outputLines = (outputs: Record<string, string>): string =>
     })
     .join('');
 
-/** The lowest score of the cards (an invalid card or an input that failed scores 0): a gate is as good as its worst card. */
-const lowestScore = (checked: readonly CheckedInput[]): string =>
-  checked.length === 0 ? '' : String(Math.min(...checked.map((c) => (c.result?.valid ? c.result.score : 0))));
+/**
+ * The lowest score of the cards checked (an invalid card scores 0): a gate is as good as its worst
+ * card. An input that could not be checked (a directory with no card by the names searched) has no
+ * score, so it is no 0 here: it fails the step by itself (exit 2, `valid` false). Empty when no card was checked.
+ */
+const lowestScore = (checked: readonly CheckedInput[]): string => {
+  const scores = checked.flatMap((c) => (c.result ? [c.result.valid ? c.result.score : 0] : []));
+  return scores.length === 0 ? '' : String(Math.min(...scores));
+};
 
 /**
  * The pull-request gate (`baseline`, with server-url and api-key): each card is the agent

@@ -123,8 +123,17 @@ export const readJsonObject = async (c: Context, options: ReadJsonOptions): Prom
  * Content-Length nor Transfer-Encoding has none (curl -X POST sends such), though the request
  * object still offers a stream.
  */
-export const readOptionalJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> => {
+const readOptionalJsonObject = async (c: Context, options: ReadJsonOptions): Promise<Record<string, unknown>> => {
   const length = c.req.header('content-length');
   const none = c.req.raw.body === null || length === '0' || (length === undefined && c.req.header('transfer-encoding') === undefined);
   return none ? {} : readJsonObject(c, options);
 };
+
+/**
+ * An admin write's body: a JSON object within the service's body size and nesting limits
+ * (`http.maxBodyBytes`, `http.maxJsonDepth`), left out where `optional` (then {}). Every admin
+ * route reads its body here and its use case parses it (parseInput), so a bad body is the same
+ * 400 on every one: `{error, code: "INVALID_REQUEST"}`, the error naming each bad field by its path.
+ */
+export const adminBody = (c: Context, http: { maxBodyBytes: number; maxJsonDepth: number }, options: { optional?: boolean } = {}): Promise<Record<string, unknown>> =>
+  (options.optional ? readOptionalJsonObject : readJsonObject)(c, { maxBytes: http.maxBodyBytes, maxDepth: http.maxJsonDepth });

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { ApiError } from '../errors/api-error.ts';
 import type { Page, PagePosition, PageQuery } from '../store/contract/paging.ts';
+import type { PageAnswer } from './answer-types.ts';
 
 /** The first value of a query parameter given more than once (as `c.req.query(name)` reads it). */
 export const firstValue = (raw: unknown) => (Array.isArray(raw) ? raw[0] : raw);
@@ -93,4 +94,4 @@ export const storePageQuery = <F extends string>(
 
 /** A page as the API answers it: the rows under `field`, and `next_cursor` (null on the last page). */
 export const pageAnswer = <T, K extends string>(field: K, page: Page<T>, sortParam: string) =>
-  ({ [field]: page.items, next_cursor: writeCursor(sortParam, page.next) }) as { [P in K]: T[] } & { next_cursor: string | null };
+  ({ [field]: page.items, next_cursor: writeCursor(sortParam, page.next) }) as PageAnswer<K, T>;

@@ -16,11 +16,20 @@ import { version } from '../lib/version.ts';
 import type { AppEnv } from './env.ts';
 import { flatError, nestedError } from './schemas.ts';
 
+/** An issue's message; a parameter the route does not take is named as one (a list's query is strict: a misspelt filter filters nothing). */
+const parameterProblem = (issue: z.core.$ZodIssue, target: string): string =>
+  issue.code === 'unrecognized_keys' && target === 'query'
+    ? `${issue.keys.length === 1 ? 'unknown query parameter' : 'unknown query parameters'} ${issue.keys
+        .slice(0, 5)
+        .map((key) => JSON.stringify(key.slice(0, 100)))
+        .join(', ')}${issue.keys.length > 5 ? ` and ${issue.keys.length - 5} more` : ''}: see this route in /openapi.json for those it takes`
+    : issue.message;
+
 /** A group of routes; a path or query parameter that fails its schema is 400 INVALID_REQUEST (flat). */
 export const apiRoutes = () =>
   new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success) throw new ApiError('INVALID_REQUEST', result.error.issues.map((issue) => issue.message).join('; '));
+      if (!result.success) throw new ApiError('INVALID_REQUEST', result.error.issues.map((issue) => parameterProblem(issue, result.target)).join('; '));
     },
   });
 

@@ -3,13 +3,14 @@
  * The use cases build these bodies (most as JSON text, see features/); the schemas say what they
  * hold, and the API tests check real answers against them. Request bodies are described by the
  * schemas that check them (features/validation/validation.ts, batch.ts, webhooks/webhook-requests.ts,
- * accounts/accounts.ts, api-keys.ts).
+ * accounts/accounts.ts, api-keys.ts). The admin answers the dashboard reads are in admin-answers.ts.
  */
 import * as z from 'zod';
 import { CHANGE_CLASSES, changeRuleIds } from '../engine/change-classes.ts';
 import { errorCodes, refusalReasons, type ErrorCode } from '../errors/api-error.ts';
-import { plans } from '../features/accounts/accounts.ts';
 import { listingFields } from '../features/reports/reports.ts';
+import { PLANS } from '../store/contract/accounts.ts';
+import { account } from './admin-answers.ts';
 import { REPORT_COLUMNS, type ColumnType, type ReportColumn, type ReportColumns } from '../store/reports/columns.ts';
 
 const int = z.int();
@@ -106,7 +107,7 @@ const findings = {
   truncated: truncated.optional(),
 };
 
-const rateLimitInfo = z.object({ used: int, limit: int.meta({ description: '-1: unlimited' }), remaining: int, plan: z.enum(['anonymous', ...plans]) });
+const rateLimitInfo = z.object({ used: int, limit: int.meta({ description: '-1: unlimited' }), remaining: int, plan: z.enum(['anonymous', ...PLANS]) });
 
 const cardSource = z
   .object({
@@ -342,33 +343,6 @@ export const reportDiff = z
 
 // Admin API.
 
-export const account = z
-  .object({ id: z.string(), name: z.string(), plan: z.enum(plans), created_at: timestamp, key_count: int })
-  .meta({ id: 'Account' });
-
-export const apiKey = z
-  .object({
-    id: z.string(),
-    account_id: z.string(),
-    name: z.string(),
-    hint: z.string().meta({ description: 'Enough of the key to tell keys apart.' }),
-    created_at: timestamp,
-    last_used_at: timestamp.nullable().meta({ description: 'Noted at most once a minute per key.' }),
-    allowed_ips: z.array(z.string()),
-    expires_at: timestamp.nullable().meta({ description: 'When the key stops working (401, saying it expired); null: never.' }),
-    previous_expires_at: timestamp.nullable().meta({ description: 'After a rotation: until when the replaced secret still works; null when there is none.' }),
-  })
-  .meta({ id: 'ApiKey' });
-
-export const createdKey = z
-  .object({ key: apiKey, secret: z.string().meta({ description: 'The key itself: shown this once, never stored.' }) })
-  .meta({ id: 'CreatedKey' });
-
-export const usage = z.object({
-  usage: z.array(z.object({ account_id: z.string(), day: z.string().meta({ format: 'date' }), count: int })),
-  daily_limits: z.object(Object.fromEntries(plans.map((p) => [p, int])) as Record<(typeof plans)[number], typeof int>).meta({ description: "Each plan's daily limit; -1: unlimited." }),
-});
-
 const nextCursor = z.string().nullable().meta({ description: 'Pass as `cursor` (with the same sort) for the next page; null on the last page.' });
 
 export const accountListing = z.object({ accounts: z.array(account), next_cursor: nextCursor });
@@ -391,14 +365,5 @@ export const reportListing = z.object({
   reports: z.array(listedReportSchema()),
   next_cursor: nextCursor,
 });
-
-export const accountToday = z
-  .object({
-    used: int.meta({ description: 'Validations counted today (UTC).' }),
-    limit: int.meta({ description: "The plan's daily limit; -1: unlimited." }),
-    remaining: int.meta({ description: '-1: unlimited' }),
-    resets_at: timestamp,
-  })
-  .meta({ description: "Today's quota of the account." });
 
 export const deleted = z.object({ deleted: z.literal(true) });

@@ -4,6 +4,13 @@ import { section, setting } from './setting.ts';
 import { positiveInt } from './values.ts';
 
 export const monitors = section({
+  run: setting({
+    type: 'boolean',
+    schema: () => z.boolean(),
+    default: true,
+    env: 'CARDGATE_MONITORS_RUN',
+    doc: 'run the monitors that are due on this instance; `false` for one that must send no event (a restore rehearsed on another machine, an instance beside those that run them): the admin API still lists, creates and edits monitors, and a monitor\'s first run still answers its creation',
+  }),
   // Each run is an outbound fetch and a validation.
   minIntervalSeconds: setting({
     type: 'number',

@@ -115,6 +115,24 @@ describe('the GitHub Action', () => {
     assert.deepEqual(bad.annotations, ['::error title=cardgate::fail-on must be one of error, warning, never, not "info"']);
   });
 
+  it("the docs' example (files: .well-known/agent-card.json agents/) checks a card named as the search finds it; a directory without one fails the step with no score of 0", async () => {
+    const docs = await runAction({ files: '.well-known/agent-card.json agents/', 'fail-on': 'never' }, { '.well-known/agent-card.json': warnedCard, 'agents/billing.agent-card.json': warnedCard });
+    assert.equal(docs.code, 0, docs.stdout);
+    assert.ok(docs.annotations.some((a) => a.startsWith('::warning file=agents/billing.agent-card.json,')), docs.stdout);
+    const score = docs.outputs.score!;
+    assert.ok(Number(score) > 0, score);
+    // agents/ holds billing.json only: not a name searched for.
+    const unnamed = await runAction({ files: '.well-known/agent-card.json agents/', 'fail-on': 'never' }, { '.well-known/agent-card.json': warnedCard, 'agents/billing.json': warnedCard });
+    assert.equal(unnamed.code, 2, unnamed.stdout);
+    assert.ok(unnamed.annotations.some((a) => a.startsWith('::error file=agents/,title=input.unreadable::no agent card under agents/') && a.includes("--pattern '*.json'")), unnamed.stdout);
+    assert.match(unnamed.annotations.at(-1)!, /^::error title=cardgate::1 card checked: 1 input could not be checked; /);
+    assert.deepEqual([unnamed.outputs.valid, unnamed.outputs.score], ['false', score], 'the one card checked scored; the directory has no score');
+    const nothing = await runAction({ files: 'agents/', 'fail-on': 'never' }, { 'agents/billing.json': warnedCard });
+    assert.equal(nothing.code, 2, nothing.stdout);
+    // The input that could not be checked is its one error (its annotation); no card, so no score.
+    assert.deepEqual([nothing.outputs.valid, nothing.outputs.errors, nothing.outputs.warnings, nothing.outputs.score], ['false', '1', '0', ''], 'nothing checked: no score');
+  });
+
   it("a directory search finds the ADK's agent_card.json; the patterns input replaces the names searched for", async () => {
     const adk = await runAction({ files: 'adk', format: 'github' });
     assert.equal(adk.code, 0, adk.stdout);

@@ -111,6 +111,26 @@ describe('admin monitors', async () => {
     assert.equal((await t.get(id)).notify_url, hook, 'the admin token is the admin role');
   });
 
+  it('lists the monitors a page at a time, oldest first, as the other lists page (limit, an opaque cursor, next_cursor null on the last page)', async () => {
+    const t = await newApp();
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      made.push(((await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 3600 })).json()) as { monitor: { id: string } }).monitor.id);
+      t.clock.advance(1);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let n = 0; n < 5; n++) {
+      const page = (await (await t.app.request(`/admin/api/monitors?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { headers: auth })).json()) as { monitors: Array<{ id: string }>; next_cursor: string | null };
+      seen.push(...page.monitors.map((m) => m.id));
+      cursor = page.next_cursor;
+      if (cursor === null) break;
+      assert.doesNotMatch(cursor, /^mon_/, 'the cursor is opaque, as the other lists\'');
+    }
+    assert.deepEqual(seen, [...made].sort());
+    assert.equal((await t.app.request('/admin/api/monitors?limit=501', { headers: auth })).status, 400);
+  });
+
   it('refuses hostile values with a clear 400, an unknown account with 404, one over monitors.max with 409, no token with 401', async () => {
     const t = await newApp({ monitors: { max: 1 } });
     const url = `${host.url}/card.json`;
@@ -492,7 +512,7 @@ describe('admin monitors', async () => {
     after(() => slowHost.close());
     const creating = t.create({ account_id: 'acct_1', url: `${slowHost.url}/card.json`, interval_seconds: 60 });
     await slowHost.waitFor(1); // the first run's fetch, held
-    const [monitor] = await t.store.pageMonitors({ limit: 1 });
+    const [monitor] = (await t.store.pageMonitors({ limit: 1 })).items;
     const due = monitor!.next_run_at;
     await t.scheduler.advance(61_000); // its interval passes while it runs: the runner claims it
     await whileStill(async () => (await t.store.getMonitor(monitor!.id))!.next_run_at === due);

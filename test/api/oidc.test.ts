@@ -111,7 +111,7 @@ describe('OIDC sign-in', () => {
     assert.equal(me.status, 200);
     const body = (await me.json()) as Record<string, unknown>;
     assert.deepEqual({ ...body, csrf_token: typeof body.csrf_token }, { subject: 'alice', email: 'alice@corp.example', role: 'admin', expires_at: new Date(t.clock.now() + 2 * 60 * MINUTE).toISOString(), csrf_token: 'string' });
-    const stored = await t.store.listSessions({ now: new Date(t.clock.now()).toISOString(), limit: 10 });
+    const stored = (await t.store.pageSessions({ now: new Date(t.clock.now()).toISOString(), limit: 10 })).items;
     assert.equal(nonEmpty(stored, 'sessions').length, 1);
     assert.notEqual(stored[0]!.id, session, 'the store keeps the hash, never the id');
     assert.deepEqual(await auditActions(t), [{ action: 'session.sign_in', actor: { kind: 'oidc', subject: 'alice', email: 'alice@corp.example' } }]);
@@ -338,7 +338,7 @@ describe('OIDC sign-in', () => {
     const recorded = JSON.stringify(failures);
     assert.ok(!recorded.includes(TOO_LONG_SUBJECT) && !recorded.includes(TOO_LONG_EMAIL), 'the overlong values are not stored');
     assert.deepEqual(failures.map((f) => f.actor).reverse(), [{ kind: 'oidc', subject: '(unknown)', email: null }, { kind: 'oidc', subject: 'long-email', email: null }]);
-    assert.equal(nonEmpty(await t.store.listSessions({ now: new Date(t.clock.now()).toISOString(), limit: 10 }), 'sessions').length, 1, 'only the one at the bounds');
+    assert.equal(nonEmpty((await t.store.pageSessions({ now: new Date(t.clock.now()).toISOString(), limit: 10 })).items, 'sessions').length, 1, 'only the one at the bounds');
   });
 
   test('without auth.oidc the sign-in routes are 404 and the admin API takes the admin token only', async () => {
@@ -414,6 +414,15 @@ test('an administrator lists who is signed in and ends a person\'s sessions (som
   const { sessions } = (await listed.json()) as { sessions: Array<{ id: string; subject: string; role: string }> };
   assert.deepEqual(sessions.map((s) => [s.subject, s.role]).sort(), [['alice', 'admin'], ['eve', 'viewer']]);
   assert.ok(sessions.every((s) => /^[0-9a-f]{16}$/.test(s.id) && !eve.includes(s.id) && !alice.includes(s.id)), 'named by the stored hash, never the cookie id');
+  // Paged as the other lists: a page of one, then the rest after its cursor; a cursor of another list is refused.
+  const first = (await (await t.app.request('/admin/api/sessions?limit=1', withSession(alice))).json()) as { sessions: Array<{ subject: string }>; next_cursor: string | null };
+  assert.equal(first.sessions.length, 1);
+  assert.ok(first.next_cursor);
+  const rest = (await (await t.app.request(`/admin/api/sessions?limit=1&cursor=${first.next_cursor}`, withSession(alice))).json()) as { sessions: Array<{ subject: string }>; next_cursor: string | null };
+  assert.deepEqual([...first.sessions, ...rest.sessions].map((s) => s.subject).sort(), ['alice', 'eve']);
+  assert.equal(rest.next_cursor, null);
+  assert.equal((await t.app.request('/admin/api/sessions?limit=501', withSession(alice))).status, 400);
+  assert.equal((await t.app.request('/admin/api/sessions?cursor=bm90LWEtY3Vyc29y', withSession(alice))).status, 400);
   const bad = await t.app.request('/admin/api/sessions/revoke', withSession(alice, { method: 'POST', body: { subject: '' }, csrf: await csrfOf(t, alice) }));
   assert.equal(bad.status, 400);
   // No session holds a subject over 255 characters (a sign-in with one is refused): nor is one asked for.

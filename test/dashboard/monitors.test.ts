@@ -166,3 +166,40 @@ test('long card URLs and agent names sit on one line cut with an ellipsis at 128
   await page.setViewportSize({ width: 1280, height: 800 });
   browser.assertClean(['400 POST /admin/api/monitors']); // the test before's refused URL: the record is the browser's since it started
 });
+
+test('the Monitors view shows a page at a time, as the other lists: the next page follows the cursor, the first is a link away (1280 and 390 px)', async () => {
+  const account = (await adminApi('POST', '/accounts', { name: 'Many', plan: 'pro' })).body.account;
+  // Their cards are not on the host (404): they list as unreachable, which is all a page of them needs.
+  for (let i = 0; i < 27; i++) assert.equal((await adminApi('POST', '/monitors', { account_id: account.id, url: `${host.url}/card.json?n=${i}`, interval_seconds: 3600 })).status, 201);
+  const all: string[] = [];
+  for (let cursor = ''; ; ) {
+    const listed = (await adminApi('GET', `/monitors?limit=500${cursor ? `&cursor=${cursor}` : ''}`)).body;
+    all.push(...listed.monitors.map((m: { url: string }) => m.url));
+    if (listed.next_cursor === null) break;
+    cursor = listed.next_cursor;
+  }
+  const { page } = browser;
+  for (const [width, height] of [[1280, 800], [390, 844]] as const) {
+    await page.setViewportSize({ width, height });
+    // The view is read again (the same hash as before is no navigation).
+    await page.goto(`${service.url}/dashboard#/monitors`);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Monitors', level: 1 }).waitFor();
+    const pages = page.getByRole('navigation', { name: 'Pages' });
+    await pages.getByText('Page 1 · 25 shown').waitFor();
+    const firstRows = await page.getByRole('table', { name: 'Monitors' }).locator('tbody tr').count();
+    assert.equal(firstRows, 25, `${width} px: a page of 25`);
+    await page.getByRole('row').filter({ hasText: all[0]! }).first().waitFor();
+    await pages.getByRole('link', { name: 'Next page →' }).click();
+    await pages.getByText(`Page 2 · ${all.length - 25} shown`).waitFor();
+    await page.getByRole('row').filter({ hasText: all.at(-1)! }).waitFor();
+    assert.equal(await page.getByRole('row').filter({ hasText: all[0]! }).count(), 0, `${width} px: the first page's monitors are not on the second`);
+    assert.match(page.url(), /#\/monitors\?cursor=[\w-]+&page=2$/, 'the page is in the hash');
+    await browser.assertNoSidewaysScrolling();
+    await browser.screenshot(`monitors-05-page-2-${width}`);
+    await pages.getByRole('link', { name: '← First page' }).click();
+    await pages.getByText('Page 1 · 25 shown').waitFor();
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  browser.assertClean(['400 POST /admin/api/monitors']);
+});

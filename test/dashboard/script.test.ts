@@ -24,6 +24,24 @@ test('app.js is the bundle of the client entry: one IIFE holding every client mo
   }
 });
 
+/** The only module outside the client the bundle may hold: the agent's score chart, shared with its page (it imports nothing). */
+const SHARED_MODULES = ['src/pages/agent-chart.ts'];
+
+test('the bundle carries no server code: the client takes the server\'s answers as types only', () => {
+  const bundled = [...bundleDashboardClient().matchAll(/^  \/\/ (\S+\.ts)$/gm)].map((m) => m[1]!);
+  assert.ok(bundled.length >= clientModules.length, bundled.join(', '));
+  const foreign = bundled.filter((path) => !path.startsWith('src/dashboard/client/') && !SHARED_MODULES.includes(path));
+  assert.deepEqual(foreign, [], 'modules of the server in the dashboard bundle');
+  for (const name of clientModules) {
+    const source = readFileSync(join(clientDir, name), 'utf8');
+    for (const [, what, from] of source.matchAll(/^(?:import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gm)) {
+      if (from!.startsWith('./') || SHARED_MODULES.some((path) => from!.endsWith(path.replace(/^src\//, '')))) continue;
+      assert.ok(what, `${name} imports ${from} with \`import type\` (a value would bundle the server's module)`);
+    }
+  }
+  assert.match(readFileSync(join(clientDir, 'monitors.ts'), 'utf8'), /import type \{[^}]*\bMonitor\b[^}]*\} from '\.\.\/\.\.\/api\/answer-types\.ts'/, 'the answer types come from the server');
+});
+
 test('the client modules are code, not source text in template strings', () => {
   for (const name of clientModules) {
     const source = readFileSync(join(clientDir, name), 'utf8');

@@ -35,8 +35,8 @@ const history = (entries: AgentHistory['reports'], name = 'acme/billing-agent'):
 
 describe('history entries', () => {
   it('link each report to its page and to the diff from the report before, the extra row giving the last one its link', () => {
-    const { entries, more } = historyEntries(rows(4), 3, link);
-    assert.equal(more, true);
+    const { items: entries, next } = historyEntries(rows(4), 3, link);
+    assert.deepEqual(next, { key: entries[2]!.created_at, id: 'rpt_2' }, 'older reports follow the last entry');
     assert.deepEqual(entries.map((e) => [e.id, e.previous_id, e.diff_url]), [
       ['rpt_4', 'rpt_3', `${link('rpt_3')}/diff/rpt_4`],
       ['rpt_3', 'rpt_2', `${link('rpt_2')}/diff/rpt_3`],
@@ -46,8 +46,8 @@ describe('history entries', () => {
   });
 
   it('the agent\'s first report has no diff, and the last page says so', () => {
-    const { entries, more } = historyEntries(rows(2), 3, link);
-    assert.equal(more, false);
+    const { items: entries, next } = historyEntries(rows(2), 3, link);
+    assert.equal(next, undefined);
     assert.deepEqual(entries.map((e) => e.diff_url === null), [false, true]);
   });
 });
@@ -152,7 +152,7 @@ describe('the score chart', () => {
   });
 
   it('as SVG: one linked dot per scored report, oldest on the left, and nothing else drawn from outside', () => {
-    const { entries } = historyEntries(rows(3), 3, link);
+    const { items: entries } = historyEntries(rows(3), 3, link);
     const svg = renderScoreChart(entries, 'main');
     const dots = [...svg.matchAll(/<a class="pt" href="([^"]+)"><circle class="dot (\w+)" cx="([\d.]+)"/g)].map((m) => [m[1], m[2], Number(m[3])]);
     assert.deepEqual(dots.map(([href, kind]) => [href, kind]), [[link('rpt_1'), 'bad'], [link('rpt_2'), 'ok'], [link('rpt_3'), 'bad']]);
@@ -163,7 +163,7 @@ describe('the score chart', () => {
 
 describe('the agent page', () => {
   it('shows the timeline with report and diff links, the chart and the badge, escaping the agent\'s name', () => {
-    const { entries } = historyEntries(rows(3), 2, link);
+    const { items: entries } = historyEntries(rows(3), 2, link);
     const page = renderAgentPage(history(entries, '<script>alert(1)</script>"'), { page: 'https://gate.example/agents/agt_1', older: 'https://gate.example/agents/agt_1?cursor=abc' });
     assert.doesNotMatch(page, /<script>alert/);
     assert.match(page, /&#60;script&#62;alert\(1\)&#60;\/script&#62;&#34;/);
@@ -175,7 +175,7 @@ describe('the agent page', () => {
   });
 
   it('the chart\'s legend names each branch drawn as a line, the default branch first, and its line is the emphasised one', () => {
-    const entries = historyEntries(rows(4), 4, link).entries.map((e, i) => ({ ...e, branch: i % 2 === 0 ? 'feature/<x>' : null }));
+    const entries = historyEntries(rows(4), 4, link).items.map((e, i) => ({ ...e, branch: i % 2 === 0 ? 'feature/<x>' : null }));
     const svg = renderScoreChart(entries, 'main');
     assert.deepEqual([...svg.matchAll(/<polyline class="(line(?: main)?)"/g)].map((m) => m[1]), ['line', 'line main'], 'the default branch drawn last, over the other');
     const legend = /<ul class="chart-legend"[^>]*>(.*)<\/ul>/.exec(svg)?.[1] ?? '';
@@ -184,7 +184,7 @@ describe('the agent page', () => {
   });
 
   it('stays small with a 1 MB name and a full page of reports', () => {
-    const { entries } = historyEntries(rows(101), 100, link);
+    const { items: entries } = historyEntries(rows(101), 100, link);
     const page = renderAgentPage(history(entries, 'x'.repeat(1024 * 1024)), { page: 'https://gate.example/agents/agt_1' });
     assert.ok(page.length < 96 * 1024, `${page.length} characters`);
     assert.equal([...page.matchAll(/<circle class="dot /g)].length, 100);

@@ -7,26 +7,13 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { RULESET_LIMITS, rulesetSchema } from '../../engine/ruleset/index.ts';
 import { rulesetOperations, rulesetPreviewSchema } from '../../features/rulesets/operations.ts';
-import { readBodyText, readJsonObject } from '../body.ts';
+import { accountRuleset, rulesetProblem, rulesetRef } from '../admin-answers.ts';
+import { adminBody, readBodyText } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, jsonText, requestBody, response } from '../openapi.ts';
 import { deleted, flatError } from '../schemas.ts';
 import { admin, notFound } from './admin-route.ts';
 
-const timestamp = z.string().meta({ format: 'date-time' });
-const rulesetRef = z.object({ id: z.literal('account'), hash: z.string() });
-
-const accountRuleset = z
-  .object({
-    account_id: z.string(),
-    ruleset: rulesetRef.meta({ description: 'How results name it: `{id: "account", hash}`.' }),
-    text: z.string().meta({ description: 'The ruleset as it was sent (YAML or JSON, comments kept).' }),
-    updated_at: timestamp,
-  })
-  .meta({ id: 'AccountRuleset' });
-
-const position = z.int().min(1);
-const problem = z.object({ path: z.string().meta({ description: 'The member at fault, e.g. `rules.url.https`; empty for the whole text.' }), message: z.string(), line: position, column: position });
-const rulesetRefusal = flatError.extend({ problems: z.array(problem).optional().meta({ description: 'Each problem of the ruleset at its line:column (at most 50).' }) }).meta({ id: 'RulesetRefusal' });
+const rulesetRefusal = flatError.extend({ problems: z.array(rulesetProblem).optional().meta({ description: 'Each problem of the ruleset at its line:column (at most 50).' }) }).meta({ id: 'RulesetRefusal' });
 
 const preview = z.object({ ruleset: rulesetRef, result: z.record(z.string(), z.unknown()).meta({ description: 'As POST /v1/validate answers with include_score.' }) });
 
@@ -99,7 +86,6 @@ export const accountRulesetRoutes = (deps: AppDeps): ApiRoutes => {
       return c.json({ deleted: true as const }, 200);
     })
     .openapi(routes.preview, async (c) => {
-      const body = await readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
-      return jsonText(c, preview, await rulesets.preview(body), 200);
+      return jsonText(c, preview, await rulesets.preview(await adminBody(c, deps.config.http)), 200);
     });
 };

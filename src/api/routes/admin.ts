@@ -17,11 +17,12 @@ import { exportOperations } from '../../features/transfer/operations.ts';
 import { iso } from '../../lib/clock.ts';
 import { ACCOUNT_SORT_FIELDS } from '../../store/contract/accounts.ts';
 import { REPORT_COLUMNS, REPORT_NUMERIC_SORT_FIELDS, REPORT_SORT_FIELDS, REPORT_WHOLE_SORT_FIELDS, searchedLabel } from '../../store/reports/columns.ts';
-import { readJsonObject, readOptionalJsonObject } from '../body.ts';
+import { adminBody } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { admin, bodyRefused, mountAdmin, notFound } from './admin-route.ts';
-import { account, accountListing, accountToday, apiKey, createdKey, deleted, reportListing, usage } from '../schemas.ts';
+import { account, accountToday, apiKey, createdKey, usage } from '../admin-answers.ts';
+import { accountListing, deleted, reportListing } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
 import { accountRulesetRoutes } from './account-ruleset.ts';
 import { adminAgentRoutes } from './agents.ts';
@@ -42,7 +43,7 @@ const routes = {
     method: 'get',
     path: '/admin/api/accounts',
     summary: 'The accounts, a page at a time (oldest first unless sorted otherwise)',
-    request: { query: z.object(pageQuery(ACCOUNT_SORT_FIELDS, ACCOUNTS_SORT, 100, 'name or id')) },
+    request: { query: z.strictObject(pageQuery(ACCOUNT_SORT_FIELDS, ACCOUNTS_SORT, 100, 'name or id')) },
     responses: { 200: response('The accounts.', accountListing), ...badList },
   }),
   createAccount: admin({
@@ -115,7 +116,7 @@ const routes = {
     path: '/admin/api/usage',
     summary: 'Validations per account and UTC day (keyless ones under the account id "anonymous")',
     request: {
-      query: z.object({
+      query: z.strictObject({
         days: intQuery('days', 30, 1, 366, 'How many days back, today included.'),
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account (`anonymous`: the keyless validations).' }),
       }),
@@ -128,7 +129,7 @@ const routes = {
     path: '/admin/api/reports',
     summary: 'The reports, a page at a time (newest first unless sorted otherwise)',
     request: {
-      query: z.object({
+      query: z.strictObject({
         ...pageQuery(REPORT_SORT_FIELDS, REPORTS_SORT, 50, searchedLabel(REPORT_COLUMNS)),
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account\'s.' }),
       }),
@@ -155,9 +156,8 @@ const routes = {
 };
 
 const accountRoutes = (deps: AppDeps): ApiRoutes => {
-  const limits = { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth };
-  const body = (c: Context) => readJsonObject(c, limits);
-  const optionalBody = (c: Context) => readOptionalJsonObject(c, limits);
+  const body = (c: Context) => adminBody(c, deps.config.http);
+  const optionalBody = (c: Context) => adminBody(c, deps.config.http, { optional: true });
   const accounts = accountOperations(deps);
   const exports = exportOperations(deps);
   const reports = reportOperations(deps);

@@ -20,9 +20,9 @@ import { renderAgentPage } from '../../pages/agent.ts';
 import { renderBadge, verdictMessage } from '../../pages/badge.ts';
 import { pageHeaders, renderNotFoundPage } from '../../pages/layout.ts';
 import { clientIpResolver } from '../client-ip.ts';
-import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery, writeCursor } from '../list-query.ts';
+import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { presentedKey, sessionCookieName } from '../../features/auth/credentials.ts';
-import { readJsonObject } from '../body.ts';
+import { adminBody } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response, security } from '../openapi.ts';
 import { admin, bodyRefused } from './admin-route.ts';
 import { deleted, nestedError } from '../schemas.ts';
@@ -184,7 +184,7 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const { limit, cursor, branch } = c.req.valid('query');
       c.header('Vary', 'Accept, Authorization, X-API-Key');
       c.header('Cache-Control', 'private, no-store');
-      const after = storePageQuery({ limit, cursor }, HISTORY_SORT, []).after;
+      const { after } = storePageQuery({ limit, cursor }, HISTORY_SORT, []);
       const credential = presentedKey(c.req.header('authorization'), c.req.header('x-api-key'));
       // Without a credential, a person signed in reads every agent, as in the dashboard's Agents view
       // (every role reads agents); a GET changes nothing, so no CSRF token is asked for.
@@ -192,19 +192,19 @@ export const agentRoutes = (deps: AppDeps): ApiRoutes => {
       const reader = signedIn ? ({ admin: true } as const) : await agents.reader(credential, clientIp(c));
       let found;
       try {
-        found = await agents.history(reader, id, { limit, ...(after ? { before: { created_at: String(after.key), report_id: after.id } } : {}), ...(branch === undefined ? {} : { branch }) });
+        found = await agents.history(reader, id, { limit, ...(after ? { after } : {}), ...(branch === undefined ? {} : { branch }) });
       } catch (e) {
         if (!(e instanceof ApiError && e.code === 'NOT_FOUND' && wantsErrorPage(c.req.header('accept')))) throw e;
         return c.html(notFoundPage(id), 404, pageHeaders);
       }
-      const { more, ...history } = found;
-      const last = history.reports.at(-1);
-      const next_cursor = more && last ? writeCursor(HISTORY_SORT, { key: last.created_at, id: last.id }) : null;
-      if (prefersJson(c.req.header('accept'))) return c.json({ ...history, next_cursor }, 200);
+      const { page: reports, ...shown } = found;
+      const history = { ...shown, ...pageAnswer('reports', reports, HISTORY_SORT) };
+      const { next_cursor } = history;
+      if (prefersJson(c.req.header('accept'))) return c.json(history, 200);
       const page = agentUrl(deps.urls.reportsUrl, id);
       const ofBranch = branch === undefined ? '' : `&branch=${encodeURIComponent(branch)}`;
       const links = { page, ...(next_cursor ? { older: `${page}?limit=${limit}${ofBranch}&cursor=${next_cursor}` } : {}), ...(cursor ? { newest: `${page}?limit=${limit}${ofBranch}` } : {}) };
-      return c.html(renderAgentPage({ ...history, next_cursor }, links, await agents.accountName(history.agent)), 200, pageHeaders);
+      return c.html(renderAgentPage(history, links, await agents.accountName(history.agent)), 200, pageHeaders);
     })
     .openapi(badgeRoute, async (c) => {
       const { token, branch } = c.req.valid('query');
@@ -269,7 +269,7 @@ export const adminAgentRoutes = (deps: AppDeps): ApiRoutes => {
       return c.json(pageAnswer('agents', page, query.sortParam), 200);
     })
     .openapi(changeRoute, async (c) => {
-      const body = await readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+      const body = await adminBody(c, deps.config.http);
       return c.json({ agent: await agents.setDefaultBranch(c.req.valid('param').id, body, c.get('audit')) }, 200);
     })
     .openapi(deleteRoute, async (c) => {

@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { auditOperations, type AuditFilter } from '../../features/audit/operations.ts';
+import { auditRecord } from '../admin-answers.ts';
 import { firstValue, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { apiRoutes, type ApiRoutes, errors, response } from '../openapi.ts';
 import { admin } from './admin-route.ts';
@@ -31,29 +32,6 @@ const filters = {
   to: time('to', 'Only records before this time.'),
 };
 
-const actor = z
-  .union([
-    z.object({ kind: z.literal('oidc'), subject: z.string(), email: z.string().nullable() }),
-    z.object({ kind: z.literal('admin-token') }),
-    z.object({ kind: z.literal('cli'), os_user: z.string() }),
-  ])
-  .meta({ id: 'AuditActor' });
-
-const summary = z.record(z.string(), z.unknown()).nullable().meta({ description: 'What it was (before) or became (after): secrets are never recorded, and a summary is bounded.' });
-
-export const auditRecord = z
-  .object({
-    id: z.string(),
-    at: z.string().meta({ format: 'date-time' }),
-    actor,
-    ip: z.string().nullable().meta({ description: 'The client IP; null for the CLI.' }),
-    action: z.string(),
-    target: z.object({ type: z.string(), id: z.string().nullable() }),
-    before: summary,
-    after: summary,
-  })
-  .meta({ id: 'AuditRecord' });
-
 const routes = {
   list: admin({
     role: 'editor',
@@ -61,7 +39,7 @@ const routes = {
     path: '/admin/api/audit',
     summary: 'The audit log, a page at a time (newest first): every state-changing admin action',
     request: {
-      query: z.object({ limit: paging.limit, cursor: paging.cursor, ...filters }),
+      query: z.strictObject({ limit: paging.limit, cursor: paging.cursor, ...filters }),
     },
     responses: { 200: response('The records.', z.object({ entries: z.array(auditRecord), next_cursor: z.string().nullable() })), ...badList },
   }),
@@ -70,7 +48,7 @@ const routes = {
     method: 'get',
     path: '/admin/api/audit/export',
     summary: 'Every audit record matching the filters, newest first, as JSON lines (streamed)',
-    request: { query: z.object(filters) },
+    request: { query: z.strictObject(filters) },
     responses: {
       200: {
         description: 'One record a line.',

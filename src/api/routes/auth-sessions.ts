@@ -3,11 +3,10 @@ import type { Context } from 'hono';
 import * as z from 'zod';
 import { SESSION_ROLES } from '../../config/roles.ts';
 import type { AppDeps } from '../../deps.ts';
-import { parseInput } from '../../errors/bad-input.ts';
 import { revokeSessionsSchema, sessionOperations } from '../../features/auth/sessions.ts';
-import { readJsonObject } from '../body.ts';
-import { firstValue } from '../list-query.ts';
-import { apiRoutes, type ApiRoutes, requestBody, response } from '../openapi.ts';
+import { adminBody } from '../body.ts';
+import { firstValue, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
+import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { admin, bodyRefused } from './admin-route.ts';
 
 const timestamp = z.string().meta({ format: 'date-time' });
@@ -23,14 +22,27 @@ const session = z
   })
   .meta({ id: 'Session' });
 
+/** Newest first, paged as the other lists (list-query.ts). */
+const SORT = '-created_at';
+const paging = pageQuery([], SORT, 50, '');
+
 const routes = {
   list: admin({
     role: 'admin',
     method: 'get',
     path: '/admin/api/sessions',
-    summary: 'The sessions in force, newest first (at most 500): all, or one person\'s',
-    request: { query: z.object({ subject: z.preprocess(firstValue, z.string().max(1000).optional()).meta({ description: 'One person\'s (their subject at the provider).' }) }) },
-    responses: { 200: response('The sessions.', z.object({ sessions: z.array(session) })) },
+    summary: 'The sessions in force, newest first, a page at a time: all, or one person\'s',
+    request: {
+      query: z.strictObject({
+        subject: z.preprocess(firstValue, z.string().max(1000).optional()).meta({ description: 'One person\'s (their subject at the provider).' }),
+        limit: paging.limit,
+        cursor: paging.cursor,
+      }),
+    },
+    responses: {
+      200: response('The sessions.', z.object({ sessions: z.array(session), next_cursor: z.string().nullable() })),
+      ...errors({ 400: 'A limit out of range, or a cursor this list did not give out.' }),
+    },
   }),
   revoke: admin({
     role: 'admin',
@@ -44,11 +56,13 @@ const routes = {
 
 export const sessionAdminRoutes = (deps: AppDeps): ApiRoutes => {
   const sessions = sessionOperations(deps);
-  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const body = (c: Context) => adminBody(c, deps.config.http);
   return apiRoutes()
-    .openapi(routes.list, async (c) => c.json({ sessions: await sessions.list(c.req.valid('query').subject || undefined) }, 200))
-    .openapi(routes.revoke, async (c) => {
-      const { subject } = parseInput(revokeSessionsSchema, await body(c));
-      return c.json({ revoked: await sessions.revoke(subject, c.get('audit')) }, 200);
-    });
+    .openapi(routes.list, async (c) => {
+      const { subject, ...params } = c.req.valid('query');
+      const { limit, after, sortParam } = storePageQuery(params, SORT, []);
+      const page = await sessions.page({ limit, ...(subject ? { subject } : {}), ...(after ? { after } : {}) });
+      return c.json(pageAnswer('sessions', page, sortParam), 200);
+    })
+    .openapi(routes.revoke, async (c) => c.json({ revoked: await sessions.revokeAsked(await body(c), c.get('audit')) }, 200));
 };

@@ -8,7 +8,6 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import * as z from 'zod';
-import { SESSION_ROLES } from '../../config/roles.ts';
 import type { AppDeps } from '../../deps.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { oidcClientSecret } from '../../features/auth/client-secret.ts';
@@ -22,6 +21,7 @@ import { clientIpResolver } from '../client-ip.ts';
 import type { AppEnv } from '../env.ts';
 import { sessionCookieName } from '../../features/auth/credentials.ts';
 import { checkCsrf } from '../middleware/admin-auth.ts';
+import { signedInPerson } from '../admin-answers.ts';
 import { apiRoutes, type ApiRoutes, errors, response } from '../openapi.ts';
 
 /** The sign-in's state, nonce and PKCE verifier, sealed (see features/auth/login-state.ts); sent back to /auth only. */
@@ -65,13 +65,7 @@ const routes = {
     responses: {
       200: response(
         'Signed in.',
-        z.object({
-          subject: z.string(),
-          email: z.string().nullable(),
-          role: z.enum(SESSION_ROLES),
-          expires_at: z.string().meta({ format: 'date-time', description: 'When the session ends however used.' }),
-          csrf_token: z.string().meta({ description: 'Sent in X-CSRF-Token with every state-changing request made with the cookie.' }),
-        }),
+        signedInPerson,
       ),
       ...errors({ 401: 'No session in force.' }),
       ...notConfigured,

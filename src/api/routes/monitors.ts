@@ -11,52 +11,17 @@ import { monitorOperations } from '../../features/monitors/operations.ts';
 import { monitorChangeSchema, newMonitorSchema } from '../../features/monitors/monitors.ts';
 import type { MonitorRunner } from '../../features/monitors/runner.ts';
 import type { SessionRole } from '../../config/roles.ts';
-import { readJsonObject } from '../body.ts';
-import { firstValue, intQuery, MAX_PAGE } from '../list-query.ts';
+import { adminBody } from '../body.ts';
+import { firstValue, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import type { AppEnv } from '../env.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
+import { createdMonitor, monitor } from '../admin-answers.ts';
 import { deleted } from '../schemas.ts';
 import { admin, bodyRefused, notFound } from './admin-route.ts';
 
-const timestamp = z.string().meta({ format: 'date-time' });
-
-const monitorRun = z
-  .object({
-    at: timestamp,
-    verdict: z.enum(['pass', 'fail', 'unreachable']),
-    score: z.number().nullable(),
-    report_id: z.string().nullable().meta({ description: 'The run\'s report; null when no card was fetched.' }),
-    error: z.string().optional().meta({ description: 'Why no card was fetched.' }),
-    live: z
-      .object({
-        duration_ms: z.int().meta({ description: 'How long the probe took.' }),
-        unreachable: z.boolean().meta({ description: 'The probe reached none of the interfaces it tried (connection or TLS failed on each): the agent is unreachable.' }),
-        failed: z.array(z.object({ id: z.string(), path: z.string().optional(), message: z.string() })).meta({ description: 'The live checks that failed (at most 20): rule, card field, what was found.' }),
-      })
-      .optional()
-      .meta({ description: 'A live monitor\'s probe in this run; every check is in the report\'s `live`.' }),
-  })
-  .meta({ id: 'MonitorRun' });
-
-const monitor = z
-  .object({
-    id: z.string(),
-    account_id: z.string(),
-    url: z.string(),
-    agent: z.string().nullable().meta({ description: 'The agent its runs join, by name; null: the one its URL names (normalised).' }),
-    interval_seconds: z.int(),
-    notify_url: z.string().nullable().meta({ description: 'Where its events go: whole to the admin role (and in the creation\'s answer), only its origin to editors and viewers (a chat webhook\'s address carries its secret in the path).' }),
-    live: z.boolean().meta({ description: 'Each run also probes the agent behind the card (read-only live checks).' }),
-    paused: z.boolean(),
-    created_at: timestamp,
-    next_run_at: timestamp,
-    failures: z.int().meta({ description: 'Runs in a row that fetched no card (the next run is put off by them).' }),
-    state: z.enum(['ok', 'regressed', 'unreachable']).meta({ description: 'An event is sent when a run changes it.' }),
-    baseline_report_id: z.string().nullable().meta({ description: 'The report the next run is compared with.' }),
-    last_run: monitorRun.nullable(),
-    last_success_at: timestamp.nullable(),
-  })
-  .meta({ id: 'Monitor' });
+/** Monitors are listed by id, oldest first (ids begin with their creation time), paged as the other lists (list-query.ts). */
+const SORT = 'id';
+const paging = pageQuery([], SORT, 50, '');
 
 const monitorId = z.object({ id: z.string().meta({ description: 'The monitor\'s id (mon_…).' }) });
 const one = (description: string) => response(description, z.object({ monitor }));
@@ -69,14 +34,7 @@ const routes = {
     summary: 'Watch a published card: validate it now and then every interval, and send an event when it regresses, recovers or cannot be reached',
     request: { body: requestBody(newMonitorSchema) },
     responses: {
-      201: response(
-        'Created, and run once.',
-        z.object({
-          monitor,
-          signing_secret: z.string().meta({ description: 'The Standard Webhooks secret (`whsec_…`) its events are signed with: shown in this answer only.' }),
-          first_run: monitorRun.nullable().meta({ description: 'What the validation at creation found.' }),
-        }),
-      ),
+      201: response('Created, and run once.', createdMonitor),
       ...bodyRefused,
       ...errors({ 404: 'No account with this id.', 409: 'There are monitors.max monitors already (CONFLICT).' }),
     },
@@ -87,10 +45,10 @@ const routes = {
     path: '/admin/api/monitors',
     summary: 'The monitors, oldest first, a page at a time',
     request: {
-      query: z.object({
+      query: z.strictObject({
         account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'Only this account\'s.' }),
-        limit: intQuery('limit', 50, 1, MAX_PAGE, 'At most this many (next_cursor tells where the rest starts).'),
-        cursor: z.preprocess(firstValue, z.string().max(1000, 'cursor is not one this list gave out').optional()).meta({ description: 'The next_cursor of the previous page.' }),
+        limit: paging.limit,
+        cursor: paging.cursor,
       }),
     },
     responses: { 200: response('The monitors.', z.object({ monitors: z.array(monitor), next_cursor: z.string().nullable() })), ...errors({ 400: 'A parameter is out of range, or the cursor is not one this list gave out.', 404: 'No account with this id.' }) },
@@ -120,13 +78,15 @@ const monitorShownTo = <M extends { notify_url: string | null }>(role: SessionRo
 
 export const monitorRoutes = (deps: AppDeps, runner: MonitorRunner): ApiRoutes => {
   const monitors = monitorOperations(deps, runner);
-  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const body = (c: Context) => adminBody(c, deps.config.http);
   const shown = <M extends { notify_url: string | null }>(c: Context<AppEnv>, monitor: M): M => monitorShownTo(c.get('role'), monitor);
   return apiRoutes()
     .openapi(routes.create, async (c) => c.json(await monitors.create(await body(c), c.get('audit')), 201))
     .openapi(routes.list, async (c) => {
-      const page = await monitors.list(c.req.valid('query'));
-      return c.json({ ...page, monitors: page.monitors.map((m) => shown(c, m)) }, 200);
+      const { account_id, ...params } = c.req.valid('query');
+      const { limit, after, sortParam } = storePageQuery(params, SORT, []);
+      const page = await monitors.list({ limit, ...(account_id ? { account_id } : {}), ...(after ? { after } : {}) });
+      return c.json(pageAnswer('monitors', { ...page, items: page.items.map((m) => shown(c, m)) }, sortParam), 200);
     })
     .openapi(routes.get, async (c) => c.json({ monitor: shown(c, await monitors.get(c.req.valid('param').id)) }, 200))
     .openapi(routes.change, async (c) => c.json({ monitor: shown(c, await monitors.change(c.req.valid('param').id, await body(c), c.get('audit'))) }, 200))

@@ -8,29 +8,12 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { newTrustKeysSchema, revokeTrustKeySchema } from '../../features/trust/managed-keys.ts';
 import { trustKeyOperations } from '../../features/trust/operations.ts';
-import { readJsonObject, readOptionalJsonObject } from '../body.ts';
+import { trustKey } from '../admin-answers.ts';
+import { adminBody } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { deleted } from '../schemas.ts';
 import { firstValue } from '../list-query.ts';
 import { admin, bodyRefused, notFound } from './admin-route.ts';
-
-const timestamp = z.string().meta({ format: 'date-time' });
-
-const trustKey = z
-  .object({
-    id: z.string(),
-    kid: z.string(),
-    account_id: z.string().nullable().meta({ description: 'The account whose cards it is trusted for; null: every caller.' }),
-    kty: z.string(),
-    crv: z.string().nullable(),
-    alg: z.string().nullable().meta({ description: 'The JWK\'s alg, or the one its curve implies; null for an RSA key naming none.' }),
-    thumbprint: z.string().meta({ description: 'RFC 7638 SHA-256 thumbprint, base64url.' }),
-    jku: z.string().nullable(),
-    added_at: timestamp,
-    revoked_at: timestamp.nullable().meta({ description: 'From when its signatures are refused; null while in force.' }),
-    jwk: z.record(z.string(), z.unknown()).meta({ description: 'The public JWK as added.' }),
-  })
-  .meta({ id: 'TrustKey' });
 
 const keyId = z.object({ id: z.string().meta({ description: 'The trusted key\'s id (tk_…).' }) });
 
@@ -40,7 +23,7 @@ const routes = {
     method: 'get',
     path: '/admin/api/trust-keys',
     summary: 'Trusted keys, oldest first: all, or the global ones and one account\'s',
-    request: { query: z.object({ account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'The global keys and this account\'s.' }) }) },
+    request: { query: z.strictObject({ account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'The global keys and this account\'s.' }) }) },
     responses: { 200: response('The keys.', z.object({ keys: z.array(trustKey) })), ...errors({ 404: 'No account with this id.' }) },
   }),
   add: admin({
@@ -71,9 +54,9 @@ const routes = {
 
 export const trustKeyRoutes = (deps: AppDeps): ApiRoutes => {
   const trustKeys = trustKeyOperations(deps);
-  const body = (c: Context) => readJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const body = (c: Context) => adminBody(c, deps.config.http);
   /** A revocation may come without a body: from now. */
-  const optionalBody = (c: Context) => readOptionalJsonObject(c, { maxBytes: deps.config.http.maxBodyBytes, maxDepth: deps.config.http.maxJsonDepth });
+  const optionalBody = (c: Context) => adminBody(c, deps.config.http, { optional: true });
 
   return apiRoutes()
     .openapi(routes.list, async (c) => c.json({ keys: await trustKeys.list(c.req.valid('query').account_id || undefined) }, 200))

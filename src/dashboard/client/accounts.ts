@@ -3,9 +3,10 @@
  * API keys, usage). A new key's secret is shown once, then forgotten.
  */
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
+import type { CreatedKey, PageAnswer, Usage } from '../../api/answer-types.ts';
 import {
   api, byId, canWrite, complain, confirmDanger, field, h, notify, planSelect, plural, PLANS, shortId, table, when,
-  type Account, type ApiKey, type Child, type DailyLimits, type QuotaToday, type UsageRow,
+  type Account, type ApiKey, type Child, type DailyLimits, type AccountToday,
 } from './core.ts';
 import { lastDays, quotaText, usageChart } from './insights.ts';
 import { apiQuery, listHash, pager, readList, searchForm, sortHeader } from './lists.ts';
@@ -30,7 +31,7 @@ async function confirmNameInUse(name: string, exceptId?: string): Promise<boolea
 
 export async function accountsView(query?: string): Promise<HTMLElement> {
   const state = readList(query, 'name');
-  const { accounts, next_cursor } = await api<{ accounts: Account[]; next_cursor: string | null }>('GET', '/accounts?' + apiQuery(state));
+  const { accounts, next_cursor } = await api<PageAnswer<'accounts', Account>>('GET', '/accounts?' + apiQuery(state));
   const name = h('input', { id: 'new-account-name', name: 'name', required: true, maxlength: 200, autocomplete: 'off' });
   const form = h('form', { class: 'card', 'aria-labelledby': 'new-account-title' },
     h('h2', { id: 'new-account-title' }, 'New account'),
@@ -89,9 +90,9 @@ let freshKey: FreshKey | null = null;
 
 export async function accountView(id: string): Promise<HTMLElement> {
   const [{ account, today }, { keys }, { usage, daily_limits: limits }, ruleset] = await Promise.all([
-    api<{ account: Account; today: QuotaToday }>('GET', accountPath(id)),
+    api<{ account: Account; today: AccountToday }>('GET', accountPath(id)),
     api<{ keys: ApiKey[] }>('GET', accountPath(id) + '/keys'),
-    api<{ usage: UsageRow[]; daily_limits: DailyLimits }>('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
+    api<Usage>('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
     readRuleset(id),
   ]);
   const revealed = freshKey && freshKey.accountId === account.id ? freshKey : null;
@@ -177,7 +178,7 @@ function keysSection(account: Account, keys: readonly ApiKey[], showIps: boolean
   onSubmit(form, async (data) => {
     const body: { name: string; allowed_ips?: string[] } = { name: String(data.get('name')).trim() };
     if (ips) body.allowed_ips = String(data.get('allowed_ips') || '').split(/[\s,]+/).filter(Boolean);
-    const created = await api<{ key: ApiKey; secret: string }>('POST', accountPath(account.id) + '/keys', body);
+    const created = await api<CreatedKey>('POST', accountPath(account.id) + '/keys', body);
     freshKey = { accountId: account.id, name: created.key.name, secret: created.secret };
     await go(accountHash(account.id), 'Key "' + created.key.name + '" created. Copy it now.');
   });
@@ -230,7 +231,7 @@ async function rotateKey(account: Account, key: ApiKey): Promise<void> {
   const confirmed = await confirmDanger('Rotate key "' + key.name + '"?',
     'It gets a new secret, shown once. The old one keeps working for the grace period the server sets (keys.rotationGraceHours), then is refused.', 'Rotate key', false);
   if (!confirmed) return;
-  const rotated = await api<{ key: ApiKey; secret: string }>('POST', '/keys/' + encodeURIComponent(key.id) + '/rotate');
+  const rotated = await api<CreatedKey>('POST', '/keys/' + encodeURIComponent(key.id) + '/rotate');
   freshKey = { accountId: account.id, name: rotated.key.name, secret: rotated.secret };
   await go(accountHash(account.id), 'Key "' + key.name + '" rotated. Copy the new secret now.');
 }
@@ -261,7 +262,7 @@ function settingsForm(account: Account, limits: DailyLimits): HTMLFormElement {
       const lost = (plan === 'free' ? ' Batch validation stops working for its keys.' : '') +
         (account.plan === 'team' ? ' New keys can no longer be limited to IP addresses.' : '');
       const confirmed = await confirmDanger('Move "' + account.name + '" down to the ' + plan + ' plan?',
-        'From ' + limitWords(limits[account.plan]) + ' to ' + limitWords(limits[plan]) + '.' + lost, 'Change plan');
+        'From ' + limitWords(limits[account.plan]) + ' to ' + limitWords(limits[plan as keyof DailyLimits]) + '.' + lost, 'Change plan');
       if (!confirmed) return;
     }
     if (name && name !== account.name && !(await confirmNameInUse(name, account.id))) return;

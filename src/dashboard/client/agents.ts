@@ -6,8 +6,7 @@
  * editor), and its deletion (confirmed first).
  */
 // Types only, erased from the bundle: the answers as the server's use cases make them.
-import type { AgentHistory, AgentView, HistoryEntry, ListedAgentView } from '../../features/agents/history.ts';
-import type { AgentReportEntry } from '../../store/contract/agents.ts';
+import type { AgentHistory, AgentReportEntry, AgentView, HistoryEntry, ListedAgentView } from '../../api/answer-types.ts';
 import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import { api, confirmDanger, field, h, plural, safeHref, shortId, svg, table, when, type Account } from './core.ts';

@@ -3,28 +3,18 @@
  * actor, target and UTC days (date pickers), a page at a time (the filters and the page live in
  * the URL's hash). Ids show short (whole on copy), each change a line per field.
  */
+import type { AuditRecord, PageAnswer } from '../../api/answer-types.ts';
 import { api, h, shortId, table, when, type Child } from './core.ts';
-
-interface AuditEntry {
-  id: string;
-  at: string;
-  actor: { kind: 'admin-token' } | { kind: 'cli'; os_user: string } | { kind: 'oidc'; subject: string; email: string | null };
-  ip: string | null;
-  action: string;
-  target: { type: string; id: string | null };
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-}
 
 const BASE = '#/audit';
 const FILTERS = ['action', 'actor', 'target', 'from', 'to'] as const;
 const PAGE_SIZE = 50;
 
-const actorText = (actor: AuditEntry['actor']): string =>
+const actorText = (actor: AuditRecord['actor']): string =>
   actor.kind === 'admin-token' ? 'admin token' : actor.kind === 'cli' ? 'CLI (' + actor.os_user + ')' : actor.email || actor.subject;
 
-/** Values that are ids of the service's records (`acct_…`, `key_…`): shown short. */
-const ID_VALUE = /^[a-z]+_\d{13}_[A-Za-z0-9_-]+$/;
+/** Values that are ids of the service's records (`acct_…`, `key_…`) or a ruleset's hash (`sha256:…`, 71 characters): shown short. */
+const ID_VALUE = /^(?:[a-z]+_\d{13}_[A-Za-z0-9_-]+|sha256:[0-9a-f]{64})$/;
 
 const valueOf = (v: unknown): Child => (typeof v === 'string' ? (ID_VALUE.test(v) ? shortId(v) : v) : JSON.stringify(v));
 
@@ -32,7 +22,7 @@ const valueOf = (v: unknown): Child => (typeof v === 'string' ? (ID_VALUE.test(v
  * A change as a line per field: its value before and after (only the fields that differ when both
  * are there), or what was there (before) or is now (after).
  */
-function changeList(entry: AuditEntry): Child {
+function changeList(entry: AuditRecord): Child {
   const before = entry.before ?? {};
   const after = entry.after ?? {};
   const names = [...new Set([...Object.keys(before), ...Object.keys(after)])];
@@ -89,7 +79,7 @@ export async function auditView(query: string | undefined): Promise<HTMLElement>
     // A day from the date pickers is sent as the time it starts (to: the next day's start); anything else as it is, for the API to judge.
     if (value) request.set(name, (name === 'from' || name === 'to') && DAY.test(value) ? dayTime(value, name === 'to') : value);
   }
-  const { entries, next_cursor: next } = await api<{ entries: AuditEntry[]; next_cursor: string | null }>('GET', '/audit?' + request.toString());
+  const { entries, next_cursor: next } = await api<PageAnswer<'entries', AuditRecord>>('GET', '/audit?' + request.toString());
   const rows = entries.map((e): Child[] => [
     when(e.at),
     actorText(e.actor),

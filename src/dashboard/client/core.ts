@@ -1,9 +1,12 @@
 /**
  * Browser code, part 1: the admin token, the API client, DOM building and
- * messages. Imports nothing at run time (only the server's role type), so every
- * other part can build on it.
+ * messages. Imports nothing at run time (only the types of the server's
+ * answers and roles), so every other part can build on it.
  */
+import type { Account, SignedInPerson } from '../../api/answer-types.ts';
 import type { SessionRole } from '../../config/roles.ts';
+
+export type { Account, AccountToday, ApiKey, DailyLimits, ListedReport, UsageRow } from '../../api/answer-types.ts';
 
 // The admin token lives in sessionStorage only: it dies with the tab, never
 // appears in a URL or in persistent storage. Each API call attaches it
@@ -22,22 +25,15 @@ export const session = {
   end: (): void => sessionStorage.removeItem(TOKEN_KEY),
 };
 
-/** A person signed in with the session cookie, as GET /auth/session tells. */
-export interface Person {
-  subject: string;
-  email: string | null;
-  role: SessionRole;
-  csrf_token: string;
-}
-let person: Person | null = null;
+let person: SignedInPerson | null = null;
 export const signedInPerson = {
-  get: (): Person | null => person,
+  get: (): SignedInPerson | null => person,
   /** Asks the server who the session cookie names (nobody: null). */
-  async load(): Promise<Person | null> {
+  async load(): Promise<SignedInPerson | null> {
     const response = await fetch('/auth/session', { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' }).catch(() => null);
     // A refusal's body is read too: the request then ends here, not when the page moves on (aborted).
     if (response && !response.ok) await response.arrayBuffer().catch(() => undefined);
-    person = response && response.ok ? ((await response.json()) as Person) : null;
+    person = response && response.ok ? ((await response.json()) as SignedInPerson) : null;
     return person;
   },
   forget: (): void => {
@@ -47,48 +43,6 @@ export const signedInPerson = {
 
 /** The person may change things (an editor or an admin): a viewer is offered no write control, not even an empty column or panel for one. */
 export const canWrite = (): boolean => document.body.dataset.role !== ('viewer' satisfies SessionRole);
-
-/** The fields of the admin API's answers that this page reads. */
-export interface Account {
-  id: string;
-  name: string;
-  plan: string;
-  created_at: string;
-  key_count: number;
-}
-export interface ApiKey {
-  id: string;
-  name: string;
-  hint: string;
-  created_at: string;
-  last_used_at: string | null;
-  allowed_ips?: string[];
-  expires_at?: string | null;
-  previous_expires_at?: string | null;
-}
-export interface UsageRow {
-  account_id: string;
-  day: string;
-  count: number;
-}
-export interface ReportSummary {
-  id: string;
-  kind: string;
-  created_at: string;
-  account_id: string | null;
-  account_name: string | null;
-  agent_name: string | null;
-  valid: boolean | null;
-  score: number | null;
-  errors: number | null;
-  url: string;
-}
-/** Today's use of an account's daily quota (limit -1: unlimited). */
-export interface QuotaToday {
-  used: number;
-  limit: number;
-}
-export type DailyLimits = Record<string, number>;
 
 // What the forms call the API's fields.
 const FIELD_LABELS: Record<string, string> = {
@@ -227,7 +181,8 @@ export function when(isoString: string | null): HTMLElement {
  * `button`: false inside a link (no control within a control): the id is then copied whole by selection only.
  */
 export function shortId(id: string, button = true): HTMLElement {
-  const kind = /^[a-z]+_/.exec(id)?.[0] ?? '';
+  // Its kind: `acct_`, or the algorithm of a hash (`sha256:`).
+  const kind = /^(?:[a-z]+_|sha256:)/.exec(id)?.[0] ?? '';
   const short = id.length > kind.length + 10 ? kind + '\u2026' + id.slice(-7) : id;
   return h('span', { class: 'id' },
     h('code', { title: id, 'data-id': id }, short),
@@ -333,7 +288,9 @@ export function clearFieldErrors(form: HTMLFormElement): void {
   for (const control of form.querySelectorAll('[aria-invalid]')) control.removeAttribute('aria-invalid');
 }
 
-export const PLANS = ['free', 'pro', 'team'];
+// Every plan the server's answers name, and no other (the record fails to typecheck when they part).
+const PLAN_OPTIONS: Record<Account['plan'], true> = { free: true, pro: true, team: true };
+export const PLANS = Object.keys(PLAN_OPTIONS);
 export function planSelect(id: string, current: string): HTMLSelectElement {
   return h('select', { id, name: 'plan' },
     PLANS.map((p) => h('option', { value: p, selected: p === current }, p)));

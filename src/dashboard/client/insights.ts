@@ -2,8 +2,9 @@
  * Browser code, part 3a: usage (validations per account per UTC day, drawn as
  * inline SVG bars with the numbers in a table beside) and recent reports.
  */
+import type { PageAnswer, Usage } from '../../api/answer-types.ts';
 import { accountHash } from './actions.ts';
-import { api, field, h, plural, safeHref, svg, table, when, type Account, type Child, type DailyLimits, type ReportSummary, type UsageRow } from './core.ts';
+import { api, field, h, plural, safeHref, svg, table, when, type Account, type Child, type ListedReport, type UsageRow } from './core.ts';
 import { apiQuery, PAGE_SIZE, pager, readList, searchForm, sortHeader } from './lists.ts';
 
 const DAY_MS = 86400000;
@@ -64,7 +65,7 @@ async function allAccounts(): Promise<Account[]> {
   const accounts: Account[] = [];
   let cursor: string | null = null;
   do {
-    const page: { accounts: Account[]; next_cursor: string | null } =
+    const page: PageAnswer<'accounts', Account> =
       await api('GET', '/accounts?limit=500&sort=name' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''));
     accounts.push(...page.accounts);
     cursor = page.next_cursor;
@@ -119,7 +120,7 @@ export async function usageView(query?: string): Promise<HTMLElement> {
   const pageNo = Math.max(1, Number(params.get('page')) || 1);
   const [accounts, { usage, daily_limits: limits }] = await Promise.all([
     allAccounts(),
-    api<{ usage: UsageRow[]; daily_limits: DailyLimits }>('GET', '/usage?days=30'),
+    api<Usage>('GET', '/usage?days=30'),
   ]);
   const days = lastDays(30, usage);
   const today = days[days.length - 1];
@@ -199,7 +200,7 @@ const dash = (): HTMLElement => h('span', { class: 'muted' }, '\u2014');
 
 export async function reportsView(query?: string): Promise<HTMLElement> {
   const state = readList(query, '-created_at');
-  const { reports, next_cursor } = await api<{ reports: ReportSummary[]; next_cursor: string | null }>('GET', '/reports?' + apiQuery(state));
+  const { reports, next_cursor } = await api<PageAnswer<'reports', ListedReport>>('GET', '/reports?' + apiQuery(state));
   const rows = reports.map((r) => [
     h('a', { href: safeHref(r.url, '/reports/' + encodeURIComponent(r.id)), title: r.id },
       r.agent_name || (r.kind === 'batch' ? 'Batch ' + r.id : r.id)),

@@ -1,28 +1,16 @@
 /**
- * Browser code, part 3d: the monitors (published cards validated on a schedule): the list with
+ * Browser code, part 3d: the monitors (published cards validated on a schedule): the list, a page
+ * at a time in the order they were made (the page in the URL's hash, as the other lists), with
  * each one's agent, state and last run (a live one, which probes its agent, marked so) and where
  * its events go (the notify URL whole for an admin, its origin only for the other roles: the API
  * shows no more); for an editor or an admin, a monitor made (its signing secret shown once, as the
  * API answers it once), changed (agent, interval, notify URL, live), paused, resumed and deleted
  * (deleting confirmed). A viewer is offered none of these.
  */
+import type { CreatedMonitor, Monitor, PageAnswer } from '../../api/answer-types.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
+import { PAGE_SIZE, pager, readList, type ListState } from './lists.ts';
 import { api, canWrite, clippedValue, confirmDanger, field, h, shortId, signedInPerson, session, table, when, type Account, type Child } from './core.ts';
-
-/** The fields of the admin API's monitor that this page reads. */
-interface Monitor {
-  id: string;
-  account_id: string;
-  url: string;
-  agent: string | null;
-  interval_seconds: number;
-  notify_url: string | null;
-  live: boolean;
-  paused: boolean;
-  next_run_at: string;
-  state: 'ok' | 'regressed' | 'unreachable';
-  last_run: { at: string; verdict: 'pass' | 'fail' | 'unreachable'; score: number | null; report_id: string | null; error?: string; live?: { duration_ms: number } } | null;
-}
 
 const HASH = '#/monitors';
 const monitorPath = (id: string): string => '/monitors/' + encodeURIComponent(id);
@@ -53,17 +41,23 @@ function intervalSelect(id: string, current: number): HTMLSelectElement {
 /** The signing secret of the monitor made last; shown by the next list, then dropped. */
 let fresh: { url: string; secret: string } | null = null;
 
-export async function monitorsView(): Promise<HTMLElement> {
+/** The API query of the list's page: the monitors are listed by id (oldest first), a page at a time. */
+const monitorsQuery = (state: ListState): string => new URLSearchParams({ limit: String(PAGE_SIZE), ...(state.cursor ? { cursor: state.cursor } : {}) }).toString();
+
+export async function monitorsView(query?: string): Promise<HTMLElement> {
   const writes = canWrite();
-  const [{ monitors }, { accounts }] = await Promise.all([
-    api<{ monitors: Monitor[] }>('GET', '/monitors?limit=500'),
+  const state = readList(query, '');
+  const [{ monitors, next_cursor }, { accounts }] = await Promise.all([
+    api<PageAnswer<'monitors', Monitor>>('GET', '/monitors?' + monitorsQuery(state)),
     api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
   ]);
   const accountName = new Map(accounts.map((a) => [a.id, a.name]));
   const editing = h('div', { id: 'monitor-edit' });
   const rows = monitors.map((m): Child[] => [
-    clippedValue(m.url),
-    m.agent ? clippedValue(m.agent) : h('span', { class: 'muted', title: 'Its runs join the agent its URL names.' }, 'by URL'),
+    // The card and the agent its runs join, one column: the eight fit 1280 px in every state, its badge and the actions included.
+    h('div', { class: 'lines' },
+      h('div', {}, clippedValue(m.url)),
+      h('div', { class: 'muted' }, 'agent ', m.agent ? clippedValue(m.agent) : h('span', { title: 'Its runs join the agent its URL names.' }, 'by its URL'))),
     h('a', { href: accountHash(m.account_id) }, accountName.get(m.account_id) || shortId(m.account_id, false)),
     m.live
       ? h('span', {}, every(m.interval_seconds), ' ', h('span', { class: 'badge', title: 'Each run probes the agent' + (m.last_run?.live ? ' (last probe ' + m.last_run.live.duration_ms + ' ms)' : '') }, 'live'))
@@ -81,7 +75,7 @@ export async function monitorsView(): Promise<HTMLElement> {
   ]);
   const shown = fresh;
   fresh = null;
-  const columns = ['Card URL', 'Agent', 'Account', 'Every', 'Events to', 'State', 'Last run', 'Next run', ...(writes ? ['Actions'] : [])];
+  const columns = ['Card and agent', 'Account', 'Every', 'Events to', 'State', 'Last run', 'Next run', ...(writes ? ['Actions'] : [])];
   return h('section', {},
     h('h1', {}, 'Monitors'),
     h('p', { class: 'muted' }, 'Published cards validated on a schedule; an event goes to the monitor\u2019s notify URL when one regresses, recovers or cannot be reached.'),
@@ -89,7 +83,8 @@ export async function monitorsView(): Promise<HTMLElement> {
     writes ? newMonitorForm(accounts) : null,
     h('section', { class: 'card', 'aria-labelledby': 'monitor-list-title' },
       h('h2', { id: 'monitor-list-title' }, 'All monitors'),
-      monitors.length ? table('Monitors', columns, rows, undefined, 'monitors') : h('p', { class: 'empty' }, 'No monitors yet.')),
+      monitors.length ? table('Monitors', columns, rows, undefined, 'monitors') : h('p', { class: 'empty' }, state.cursor ? 'No more monitors.' : 'No monitors yet.'),
+      monitors.length || state.page > 1 ? pager(HASH, state, next_cursor, monitors.length) : null),
     editing);
 }
 
@@ -123,7 +118,7 @@ function newMonitorForm(accounts: readonly Account[]): HTMLFormElement {
     const body: Record<string, unknown> = { account_id: text('account_id'), url: text('url'), interval_seconds: Number(data.get('interval_seconds')), live: data.get('live') === 'on' };
     if (text('agent')) body.agent = text('agent');
     if (text('notify_url')) body.notify_url = text('notify_url');
-    const made = await api<{ monitor: Monitor; signing_secret: string; first_run: Monitor['last_run'] }>('POST', '/monitors', body);
+    const made = await api<CreatedMonitor>('POST', '/monitors', body);
     fresh = { url: made.monitor.url, secret: made.signing_secret };
     const run = made.first_run;
     await go(HASH, 'Monitor of ' + made.monitor.url + ' created' + (run ? '; its first run: ' + run.verdict + (run.score === null ? '' : ' \u00b7 ' + run.score) : '') + '. Copy its signing secret now.');

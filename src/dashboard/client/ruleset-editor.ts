@@ -3,31 +3,10 @@
  * the admin types, and a sample card is judged by the draft (POST /ruleset-preview), so the
  * effect of a change shows before it is saved; each problem is listed at its line:column.
  */
+import type { AccountRuleset, Finding, RulesetPreview, RulesetProblem } from '../../api/answer-types.ts';
 import { accountHash, go, guarded } from './actions.ts';
 import type { SessionRole } from '../../config/roles.ts';
 import { api, ApiFailure, confirmDanger, field, h, plural, TextBody, type Account } from './core.ts';
-
-interface AccountRuleset {
-  account_id: string;
-  ruleset: { id: string; hash: string };
-  text: string;
-  updated_at: string;
-}
-interface RulesetProblem {
-  path: string;
-  message: string;
-  line: number;
-  column: number;
-}
-interface Finding {
-  path: string;
-  message: string;
-  rule: string;
-}
-interface Preview {
-  ruleset: { hash: string };
-  result: { valid: boolean; score: number; errors: Finding[]; warnings: Finding[]; infos?: Finding[] };
-}
 
 const rulesetPath = (id: string): string => '/accounts/' + encodeURIComponent(id) + '/ruleset';
 
@@ -58,7 +37,7 @@ const findingList = (title: string, findings: readonly Finding[] | undefined): H
     ? h('div', {}, h('h4', {}, title), h('ul', {}, findings.map((f) => h('li', {}, h('code', {}, f.rule), ' ', f.path ? h('code', {}, f.path) : null, ' ', f.message))))
     : null;
 
-const previewView = (preview: Preview): HTMLElement => {
+const previewView = (preview: RulesetPreview): HTMLElement => {
   const { result } = preview;
   return h('div', {},
     h('p', {}, h('span', { class: 'badge ' + (result.valid ? 'ok' : 'bad') }, result.valid ? 'valid' : 'invalid'), ' score ' + result.score,
@@ -100,7 +79,7 @@ function draftCheck(text: HTMLTextAreaElement, sample: HTMLTextAreaElement, outc
       card = null;
     }
     try {
-      const answer = await api<Preview>('POST', '/ruleset-preview', { ruleset: text.value, agent_card: card ?? {} });
+      const answer = await api<RulesetPreview>('POST', '/ruleset-preview', { ruleset: text.value, agent_card: card ?? {} });
       if (mine !== asked) return;
       saveable(null);
       outcome.replaceChildren(card === null

@@ -29,7 +29,7 @@ const routes: Route[] = [
   { pattern: /^#\/agents\/([^/?]+)(?:\?(.*))?$/, nav: 'agents', title: 'Agent', view: (m) => agentView(decodeURIComponent(m[1] ?? ''), m[2]) },
   { pattern: /^#\/agents(?:\?(.*))?$/, nav: 'agents', title: 'Agents', view: (m) => agentsView(m[1]) },
   { pattern: /^#\/trust-keys$/, nav: 'trust-keys', title: 'Trust keys', view: trustKeysView },
-  { pattern: /^#\/monitors$/, nav: 'monitors', title: 'Monitors', view: monitorsView },
+  { pattern: /^#\/monitors(?:\?(.*))?$/, nav: 'monitors', title: 'Monitors', view: (m) => monitorsView(m[1]) },
   { pattern: /^#\/audit(?:\?(.*))?$/, nav: 'audit', title: 'Audit log', view: (m) => auditView(m[1]) },
 ];
 

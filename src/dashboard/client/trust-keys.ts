@@ -2,21 +2,9 @@
  * Browser code, part 3c: the trusted keys signed agent cards are verified with: the list, adding
  * a pasted JWK or JWK set (globally or for one account), revoking and deleting (each confirmed).
  */
+import type { TrustKey } from '../../api/answer-types.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import { api, canWrite, complain, confirmDanger, field, h, plural, shortId, table, when, type Account, type Child } from './core.ts';
-
-/** The fields of the admin API's trusted key that this page reads. */
-interface TrustKey {
-  id: string;
-  kid: string;
-  account_id: string | null;
-  kty: string;
-  alg: string | null;
-  thumbprint: string;
-  jku: string | null;
-  added_at: string;
-  revoked_at: string | null;
-}
 
 const HASH = '#/trust-keys';
 const keyPath = (id: string): string => '/trust-keys/' + encodeURIComponent(id);

@@ -2,14 +2,13 @@
 import * as z from 'zod';
 import { iso } from '../../lib/clock.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import type { Account, AccountSortField } from '../../store/contract/accounts.ts';
+import { PLANS, type Account, type AccountSortField } from '../../store/contract/accounts.ts';
 import type { Page, PageQuery } from '../../store/contract/paging.ts';
 import type { Store } from '../../store/contract/store.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseInput } from '../../errors/bad-input.ts';
 
-export const plans = ['free', 'pro', 'team'] as const;
-export const planSchema = z.enum(plans, { error: `must be one of ${plans.join(', ')}` });
+export const planSchema = z.enum(PLANS, { error: `must be one of ${PLANS.join(', ')}` });
 const nameSchema = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
 /** The admin API's bodies (its description shows these schemas); the CLI's arguments too. */

@@ -11,13 +11,13 @@ import * as z from 'zod';
 import { ApiError } from '../../errors/api-error.ts';
 import { parseInput } from '../../errors/bad-input.ts';
 import { defaultBranchOf, laneOf, type AgentPageQuery, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
-import type { Page } from '../../store/contract/paging.ts';
+import type { Page, PagePosition } from '../../store/contract/paging.ts';
 import { isAdminToken } from '../accounts/admin-token.ts';
 import { resumeApiKey } from '../auth/credentials.ts';
 import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { badgeTokenMatches } from './operations.ts';
-import { agentView, historyEntries, previousInRows, type AgentHistory, type AgentView, type ListedAgentView } from './history.ts';
+import { agentView, historyEntries, previousInRows, type AgentHistory, type AgentView, type HistoryEntry, type ListedAgentView } from './history.ts';
 import { printableName } from './naming.ts';
 
 /** Who reads a history: the admin, or an account through one of its keys. */
@@ -43,10 +43,13 @@ export const agentBadgeUrl = (reportsUrl: string, agent: Pick<AgentRecord, 'id' 
 /** A stored created_at as a cursor holds it. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 
-/** Where a page of the history starts: after the previous page's last entry; of one branch when `branch` is given. */
+/**
+ * A page of the history, newest first: at most `limit`, after the previous page's last entry (its
+ * created_at and report id, see contract/paging.ts); of one branch when `branch` is given.
+ */
 export interface HistoryPage {
   limit: number;
-  before?: { created_at: string; report_id: string };
+  after?: PagePosition;
   branch?: string;
 }
 
@@ -67,23 +70,25 @@ const previousOnBranch = async (store: AppDeps['store'], agent: AgentRecord, row
   );
 };
 
-/** The agent and one page of its history (of one branch when asked), newest first; `more` when older entries follow the page's last. */
+/** The agent and one page of its history (of one branch when asked), newest first, with where the older entries start when they follow. */
 const agentHistory = async (
   deps: Pick<AppDeps, 'store' | 'urls'>,
   reader: HistoryReader | undefined,
   agentId: string,
   page: HistoryPage,
-): Promise<Omit<AgentHistory, 'next_cursor'> & { more: boolean }> => {
-  if (page.before && !ISO_TIME.test(page.before.created_at)) throw new ApiError('INVALID_REQUEST', 'cursor is not one this history gave out');
+): Promise<Omit<AgentHistory, 'reports' | 'next_cursor'> & { page: Page<HistoryEntry> }> => {
+  const { after } = page;
+  if (after && !(typeof after.key === 'string' && ISO_TIME.test(after.key))) throw new ApiError('INVALID_REQUEST', 'cursor is not one this history gave out');
   const agent = await deps.store.getAgent(agentId);
   if (!agent || !reader || !('admin' in reader || reader.account_id === agent.account_id)) throw notFound();
   const branch = page.branch === undefined ? undefined : laneOf(agent, page.branch);
   // One more than shown: it names the previous report of the page's last entry.
-  const rows: AgentReportEntry[] = await deps.store.listAgentReports(agent.id, { limit: page.limit + 1, ...(page.before ? { before: page.before } : {}), ...(branch ? { branch } : {}) });
+  const before = after && { created_at: after.key as string, report_id: after.id };
+  const rows: AgentReportEntry[] = await deps.store.listAgentReports(agent.id, { limit: page.limit + 1, ...(before ? { before } : {}), ...(branch ? { branch } : {}) });
   const previous = await previousOnBranch(deps.store, agent, rows, page.limit);
-  const { entries, more } = historyEntries(rows, page.limit, (id) => reportUrl(deps.urls.reportsUrl, id), previous);
+  const entries = historyEntries(rows, page.limit, (id) => reportUrl(deps.urls.reportsUrl, id), previous);
   const [defaultLane] = await deps.store.getAgentLanes([{ agent_id: agent.id, branch: defaultBranchOf(agent) }]);
-  return { agent: agentView(agent), default_latest: defaultLane?.latest ?? null, badge_url: agentBadgeUrl(deps.urls.reportsUrl, agent), branch: page.branch ?? null, reports: entries, more };
+  return { agent: agentView(agent), default_latest: defaultLane?.latest ?? null, badge_url: agentBadgeUrl(deps.urls.reportsUrl, agent), branch: page.branch ?? null, page: entries };
 };
 
 /**

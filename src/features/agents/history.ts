@@ -6,6 +6,7 @@
  * depend on the next page being read.
  */
 import { defaultBranchOf, type AgentLane, type AgentRecord, type AgentReportEntry } from '../../store/contract/agents.ts';
+import type { Page } from '../../store/contract/paging.ts';
 
 /** A report in an agent's history as the timeline shows it: its entry, named by the report's id, with its links. */
 export type HistoryEntry = Omit<AgentReportEntry, 'agent_id' | 'report_id'> & {
@@ -24,17 +25,17 @@ export const HISTORY_PAGE = { default: 50, max: 100 } as const;
 const isBatchId = (id: string): boolean => id.startsWith('batch_');
 
 /**
- * The page's entries from `rows` (newest first, up to limit + 1), and whether older reports
- * follow; `previousIds`: each entry's previous report on its branch (default: the row after it, as
- * in a history of one branch).
+ * The page of entries from `rows` (newest first, up to limit + 1), with where the older ones start
+ * when they follow (the last entry's created_at and id, the history's order); `previousIds`: each
+ * entry's previous report on its branch (default: the row after it, as in a history of one branch).
  */
 export const historyEntries = (
   rows: readonly AgentReportEntry[],
   limit: number,
   reportUrl: (id: string) => string,
   previousIds: ReadonlyArray<string | null> = rows.slice(1, limit + 1).map((r) => r.report_id),
-): { entries: HistoryEntry[]; more: boolean } => {
-  const entries = rows.slice(0, limit).map(({ agent_id, report_id: id, created_at, valid, score, errors, warnings, branch }, i): HistoryEntry => {
+): Page<HistoryEntry> => {
+  const items = rows.slice(0, limit).map(({ agent_id, report_id: id, created_at, valid, score, errors, warnings, branch }, i): HistoryEntry => {
     const previous = previousIds[i] ?? undefined;
     // A batch report holds several cards: its diff names the agent whose card it compares.
     const ofAgent = previous !== undefined && (isBatchId(previous) || isBatchId(id)) ? `?agent=${encodeURIComponent(agent_id)}` : '';
@@ -45,7 +46,9 @@ export const historyEntries = (
       diff_url: previous ? `${reportUrl(previous)}/diff/${encodeURIComponent(id)}${ofAgent}` : null,
     };
   });
-  return { entries, more: rows.length > limit };
+  // Read by the dashboard's bundle too, whose library stops at ES2020 (no Array#at).
+  const last = items[items.length - 1];
+  return rows.length > limit && last ? { items, next: { key: last.created_at, id: last.id } } : { items };
 };
 
 /**

@@ -8,7 +8,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import * as z from 'zod';
 import type { Config } from '../../config.ts';
 import type { SessionRole } from '../../config/roles.ts';
-import type { SessionRecord } from '../../store/contract/sessions.ts';
+import type { SessionPageQuery, SessionRecord } from '../../store/contract/sessions.ts';
+import { parseInput } from '../../errors/bad-input.ts';
 import { recordAudit, type AuditContext, type AuditDeps } from '../audit/audit.ts';
 
 /** The cookie's value: 32 random bytes, base64url. Anything else is no session (and is never hashed or looked up). */
@@ -16,8 +17,6 @@ const TOKEN_FORM = /^[A-Za-z0-9_-]{43}$/;
 const MINUTE_MS = 60_000;
 /** The longest subject a session or an audit actor holds (the provider's `sub`). */
 export const MAX_SUBJECT_CHARS = 255;
-/** Most sessions a listing shows (newest first). */
-const MAX_LISTED_SESSIONS = 500;
 
 export interface Identity {
   subject: string;
@@ -48,6 +47,13 @@ export const sessionOperations = (deps: AuditDeps & { config: Pick<Config, 'auth
   const { store, clock } = deps;
   const idleMs = deps.config.auth.sessionIdleMinutes * MINUTE_MS;
   const maxMs = deps.config.auth.sessionMaxHours * 60 * MINUTE_MS;
+  /** Ends every session of `subject` in force ("sign out everywhere", or an administrator's revocation: recorded); how many. */
+  const revoke = async (subject: string, by: AuditContext): Promise<number> => {
+    const count = await store.revokeSubjectSessions(subject, isoAt(clock.now()));
+    await store.commit();
+    await recordAudit(deps, by, { action: 'session.revoke', target: { type: 'subject', id: subject }, after: { sessions: count } });
+    return count;
+  };
   return {
     /** A new session for the person; its opaque id goes into the cookie, never anywhere else. */
     async start(identity: Identity): Promise<{ token: string; session: SessionRecord }> {
@@ -82,17 +88,13 @@ export const sessionOperations = (deps: AuditDeps & { config: Pick<Config, 'auth
       await store.commit();
       return revoked;
     },
-    /** The sessions in force, newest first (at most 500), of one subject when given; each named by the start of its stored hash. */
-    async list(subject?: string) {
-      const sessions = await store.listSessions({ now: isoAt(clock.now()), subject, limit: MAX_LISTED_SESSIONS });
-      return sessions.map((s) => ({ id: sessionRef(s), subject: s.subject, email: s.email, role: s.role, created_at: s.created_at, last_seen_at: s.last_seen_at, expires_at: s.expires_at }));
+    /** A page of the sessions in force, newest first, of one subject when given; each named by the start of its stored hash. */
+    async page(query: Omit<SessionPageQuery, 'now'>) {
+      const page = await store.pageSessions({ ...query, now: isoAt(clock.now()) });
+      return { ...page, items: page.items.map((s) => ({ id: sessionRef(s), subject: s.subject, email: s.email, role: s.role, created_at: s.created_at, last_seen_at: s.last_seen_at, expires_at: s.expires_at })) };
     },
-    /** Ends every session of `subject` in force ("sign out everywhere", or an administrator's revocation: recorded); how many. */
-    async revoke(subject: string, by: AuditContext): Promise<number> {
-      const count = await store.revokeSubjectSessions(subject, isoAt(clock.now()));
-      await store.commit();
-      await recordAudit(deps, by, { action: 'session.revoke', target: { type: 'subject', id: subject }, after: { sessions: count } });
-      return count;
-    },
+    revoke,
+    /** POST /admin/api/sessions/revoke: revoke, for the subject its body names (parsed here, as every admin body is by its use case). */
+    revokeAsked: (input: unknown, by: AuditContext): Promise<number> => revoke(parseInput(revokeSessionsSchema, input).subject, by),
   };
 };

@@ -12,6 +12,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { createAddressPolicy, type AddressPolicy } from '../../lib/address-policy.ts';
 import type { MonitorGauge } from '../../metrics/metrics.ts';
 import type { MonitorRecord } from '../../store/contract/monitors.ts';
+import type { PagePosition } from '../../store/contract/paging.ts';
 import type { Store } from '../../store/contract/store.ts';
 
 /** The longest interval a monitor may be given (30 days): a bound on a number the scheduler adds to a time. */
@@ -89,16 +90,16 @@ export const checkNewMonitor = (config: Config, policies: MonitorPolicies, monit
 /** What /metrics shows of every monitor (paged through the store, at most `max` of them). */
 export const monitorGauges = async (store: Pick<Store, 'pageMonitors'>, max: number): Promise<MonitorGauge[]> => {
   const gauges: MonitorGauge[] = [];
-  let after: string | undefined;
+  let after: PagePosition | undefined;
   while (gauges.length < max) {
     const page = await store.pageMonitors({ ...(after === undefined ? {} : { after }), limit: Math.min(500, max - gauges.length) });
-    for (const m of page) {
+    for (const m of page.items) {
       const lastSuccessAt = m.last_success_at === null ? null : Date.parse(m.last_success_at);
       const probeMs = m.live ? m.last_run?.live?.duration_ms : undefined;
       gauges.push({ id: m.id, verdict: m.last_run?.verdict ?? null, score: m.last_run?.score ?? null, lastSuccessAt: Number.isNaN(lastSuccessAt) ? null : lastSuccessAt, probeMs: typeof probeMs === 'number' ? probeMs : null });
     }
-    if (page.length === 0 || page.length < 500) break;
-    after = page.at(-1)!.id;
+    if (page.next === undefined) break;
+    after = page.next;
   }
   return gauges;
 };

@@ -9,10 +9,11 @@ import { recordAudit, type AuditContext } from '../audit/audit.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { parseInput } from '../../errors/bad-input.ts';
 import { iso } from '../../lib/clock.ts';
-import { idPattern, newId } from '../../lib/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { committed } from '../../store/contract/lifecycle.ts';
 import { StoreUnavailableError } from '../../store/contract/unavailable.ts';
-import type { MonitorRecord, MonitorRun } from '../../store/contract/monitors.ts';
+import type { MonitorPageQuery, MonitorRecord, MonitorRun } from '../../store/contract/monitors.ts';
+import type { Page } from '../../store/contract/paging.ts';
 import { checkNewMonitor, monitorChangeSchema, monitorView, newMonitorSchema, newSigningSecret, type MonitorView, type NewMonitor } from './monitors.ts';
 import type { MonitorRunner } from './runner.ts';
 
@@ -27,9 +28,6 @@ const monitorSummary = (m: MonitorRecord) => {
   const { origin, pathname } = new URL(m.url);
   return { account_id: m.account_id, url: `${origin}${pathname}`, agent: m.agent, interval_seconds: m.interval_seconds, notify: m.notify_url === null ? null : new URL(m.notify_url).origin, live: m.live, paused: m.paused };
 };
-
-/** A list's cursor: the last monitor id of the previous page. */
-const monitorIdPattern = idPattern('mon');
 
 export interface CreatedMonitor {
   monitor: MonitorView;
@@ -87,13 +85,11 @@ export const monitorOperations = (deps: AppDeps, runner: MonitorRunner) => {
       });
       return { monitor: monitorView(ran), signing_secret: record.secret, first_run: ran.last_run };
     },
-    /** A page of monitors by id (of one account, which must exist), and where the next starts. */
-    list: async (query: { account_id?: string | undefined; limit: number; cursor?: string | undefined }) => {
-      if (query.cursor !== undefined && !monitorIdPattern.test(query.cursor)) throw new ApiError('INVALID_REQUEST', 'cursor is not one this list gave out (pass next_cursor as it came)');
+    /** A page of monitors by id (of one account, which must exist). */
+    list: async (query: MonitorPageQuery): Promise<Page<MonitorView>> => {
       if (query.account_id !== undefined && !(await store.getAccount(query.account_id))) throw unknownAccount(query.account_id);
-      const page = await store.pageMonitors({ ...(query.account_id === undefined ? {} : { account_id: query.account_id }), ...(query.cursor === undefined ? {} : { after: query.cursor }), limit: query.limit + 1 });
-      const shown = page.slice(0, query.limit);
-      return { monitors: shown.map(monitorView), next_cursor: page.length > query.limit ? shown.at(-1)!.id : null };
+      const page = await store.pageMonitors(query);
+      return { ...page, items: page.items.map(monitorView) };
     },
     get: async (id: string) => monitorView(await found(id)),
     /** Changes what the edit names (checked as a new monitor's), audited with before and after; a shorter interval brings the next run forward. */

@@ -55,8 +55,9 @@ export class MonitorRunner {
     deps.lifecycle?.onDrain(() => this.drain());
   }
 
-  /** Runs the monitors due now, then looks for more every `monitors.pollIntervalMs`. */
+  /** Runs the monitors due now, then looks for more every `monitors.pollIntervalMs`; nothing when `monitors.run` is off. */
   start(): void {
+    if (!this.deps.config.monitors.run) return;
     this.pump();
     this.poller = this.scheduler.interval(() => this.pump(), this.deps.config.monitors.pollIntervalMs);
   }

@@ -10,8 +10,9 @@ import type { AgentReportEntry } from '../../store/contract/agents.ts';
 import type { NewReport, ReportRecord, VerbatimReport } from '../../store/contract/report-records.ts';
 import type { Page } from '../../store/contract/paging.ts';
 import type { ReportPageQuery } from '../../store/contract/reports.ts';
-import { REPORT_COLUMNS, type ReportColumns, type ReportSummary } from '../../store/reports/columns.ts';
+import { REPORT_COLUMNS, type ReportColumns } from '../../store/reports/columns.ts';
 import type { Store } from '../../store/contract/store.ts';
+import type { ListedReport } from './listed-report.ts';
 
 
 /** `{reports_url}/reports/<id>`. */
@@ -87,8 +88,6 @@ export const readReport = (store: Store, config: Config, nowMs: number, raw: str
   return id.length <= 200 ? findReport(store, config, nowMs, id) : Promise.resolve(undefined);
 };
 
-/** A report as the admin API lists it: its summary, its report URL and its account's name (null: anonymous, or the account is gone). */
-export type ListedReport = Omit<ReportSummary, 'alias'> & { url: string; account_name: string | null };
 
 /** The members of a listed report before `url`, in the order answers have always had them; a column declared later follows them. */
 const LISTING_ORDER = ['id', 'kind', 'created_at', 'account_id', 'account_name', 'agent_name', 'valid', 'score', 'errors'];

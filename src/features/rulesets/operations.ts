@@ -7,6 +7,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { RULESET_LIMITS } from '../../engine/ruleset/index.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { parseInput } from '../../errors/bad-input.ts';
 import { iso } from '../../lib/clock.ts';
 import { jsonObjectSchema } from '../../lib/json.ts';
 import type { AccountRulesetRecord } from '../../store/contract/rulesets.ts';
@@ -80,12 +81,11 @@ export const rulesetOperations = (deps: AuditDeps & Pick<AppDeps, 'validator'>) 
    * A draft ruleset checked (its problems are the 400, as for PUT) and a sample card judged by it,
    * as the account's keys would be: the result as JSON text, `{"ruleset":…,"result":…}`.
    */
-  async preview(body: Record<string, unknown>): Promise<string> {
-    const parsed = rulesetPreviewSchema.safeParse(body);
-    if (!parsed.success) throw new ApiError('INVALID_REQUEST', parsed.error.issues[0]!.message);
-    const ruleset = accountRulesetOf(parsed.data.ruleset);
+  async preview(input: unknown): Promise<string> {
+    const draft = parseInput(rulesetPreviewSchema, input);
+    const ruleset = accountRulesetOf(draft.ruleset);
     // Previews share the admin API's part of the validation workers.
-    const outcome = await deps.validator.run('single', { text: JSON.stringify({ agent_card: parsed.data.agent_card, options: { include_score: true } }), ruleset }, 'admin previews');
+    const outcome = await deps.validator.run('single', { text: JSON.stringify({ agent_card: draft.agent_card, options: { include_score: true } }), ruleset }, 'admin previews');
     if (!('head' in outcome)) throw new ApiError('INVALID_REQUEST', 'agent_card is required');
     return `{"ruleset":${JSON.stringify({ id: ruleset.id, hash: ruleset.hash })},"result":${outcome.head.slice(0, -1)},${outcome.versionMembers}}}`;
   },

@@ -1,7 +1,9 @@
 import type { Access } from './access.ts';
 import type { Page, PageQuery } from './paging.ts';
 
-export type Plan = 'free' | 'pro' | 'team';
+/** The plans an account may be on. */
+export const PLANS = ['free', 'pro', 'team'] as const;
+export type Plan = (typeof PLANS)[number];
 
 export interface Account {
   id: string;

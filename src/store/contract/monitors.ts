@@ -1,4 +1,5 @@
 import type { Access } from './access.ts';
+import type { Page, PagePosition } from './paging.ts';
 
 /** How a monitor's card stood at its last run, for the events: one is sent when this changes (see features/monitors). */
 export type MonitorState = 'ok' | 'regressed' | 'unreachable';
@@ -68,6 +69,13 @@ export type MonitorRunUpdate = Pick<MonitorRecord, 'next_run_at' | 'failures' | 
 /** What an edit may change of a monitor (its account and card stay). */
 export type MonitorChange = Pick<MonitorRecord, 'agent' | 'interval_seconds' | 'notify_url' | 'live'>;
 
+/** A page of the monitors: by id, at most `limit`, after the previous page's last (see contract/paging.ts); of one account when given. */
+export interface MonitorPageQuery {
+  account_id?: string;
+  limit: number;
+  after?: PagePosition;
+}
+
 export type CreateMonitorOutcome = 'created' | 'full' | 'no-account';
 
 /** The monitors; deleting an account deletes its monitors. */
@@ -75,8 +83,8 @@ export interface MonitorsTable {
   /** Stores a new monitor while fewer than `max` exist (on every instance) and its account exists, in one step. */
   createMonitor(record: MonitorRecord, max: number): Promise<CreateMonitorOutcome>;
   getMonitor(id: string): Promise<MonitorRecord | undefined>;
-  /** Monitors by id, after `after` (an id), at most `limit`; of one account when given. */
-  pageMonitors(query: { account_id?: string; after?: string; limit: number }): Promise<MonitorRecord[]>;
+  /** A page of the monitors by id (the id is the key too), after `after`, read in the id's order (of one account when given). */
+  pageMonitors(query: MonitorPageQuery): Promise<Page<MonitorRecord>>;
   /** Pauses or resumes; a resumed monitor is due at `nextRunAt`. Undefined when unknown. */
   setMonitorPaused(id: string, paused: boolean, nextRunAt: number): Promise<MonitorRecord | undefined>;
   /**

@@ -1,5 +1,6 @@
 import type { SessionRole } from '../../config/roles.ts';
 import type { Access } from './access.ts';
+import type { Page, PagePosition } from './paging.ts';
 
 /**
  * A person signed in through OpenID Connect (see features/auth). Times are ISO 8601 as
@@ -22,6 +23,17 @@ export interface SessionRecord {
   revoked_at: string | null;
 }
 
+/**
+ * A page of the sessions in force at `now`: newest first by (created_at, id), at most `limit`,
+ * after the previous page's last (see contract/paging.ts); of one subject when given.
+ */
+export interface SessionPageQuery {
+  now: string;
+  subject?: string;
+  limit: number;
+  after?: PagePosition;
+}
+
 /** Sessions: never exported (a backup restored elsewhere must not sign anyone in). */
 export interface SessionsTable {
   /** Stores a new session (the id is random: a clash replaces nothing and is refused with false). */
@@ -36,8 +48,8 @@ export interface SessionsTable {
   revokeSession(id: string, at: string): Promise<SessionRecord | undefined>;
   /** Revokes every session of `subject` in force ("sign out everywhere"); how many. */
   revokeSubjectSessions(subject: string, at: string): Promise<number>;
-  /** The sessions in force at `now`, newest first, at most `limit`; of one subject when given. */
-  listSessions(filter: { now: string; subject?: string; limit: number }): Promise<SessionRecord[]>;
+  /** A page of the sessions in force at `now`, newest first (created_at, then id); of one subject when given. */
+  pageSessions(query: SessionPageQuery): Promise<Page<SessionRecord>>;
   /** Deletes the sessions revoked, idle or expired at `now` (the upkeep); how many. */
   pruneSessions(now: string): Promise<number>;
 }
@@ -47,7 +59,7 @@ export const SESSIONS_CALLS: Record<keyof SessionsTable, Access> = {
   useSession: 'write',
   revokeSession: 'write',
   revokeSubjectSessions: 'write',
-  listSessions: 'read',
+  pageSessions: 'read',
   pruneSessions: 'write',
 };
 

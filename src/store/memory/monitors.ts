@@ -1,5 +1,6 @@
 /** The monitors in memory, by id. Atomic as every memory table is: nothing else runs while a call does. */
-import type { CreateMonitorOutcome, MonitorChange, MonitorRecord, MonitorRunUpdate, MonitorsTable } from '../contract/monitors.ts';
+import type { CreateMonitorOutcome, MonitorChange, MonitorPageQuery, MonitorRecord, MonitorRunUpdate, MonitorsTable } from '../contract/monitors.ts';
+import type { Page } from '../contract/paging.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
 import { keptRows, pageOf } from './paging.ts';
 
@@ -26,11 +27,12 @@ export class MemoryMonitors implements MonitorsTable {
   async getMonitor(id: string): Promise<MonitorRecord | undefined> {
     return this.rows.get(id);
   }
-  async pageMonitors(query: { account_id?: string; after?: string; limit: number }): Promise<MonitorRecord[]> {
+  async pageMonitors(query: MonitorPageQuery): Promise<Page<MonitorRecord>> {
     const { account_id, after, limit } = query;
     const ofAccount = account_id === undefined ? this.rows.values() : keptRows(this.rows.values(), (m) => m.account_id === account_id);
-    // Ordered by id alone: the id is the key too. Only the page's rows are kept while reading (pageOf).
-    return pageOf(ofAccount, { sort: 'id', descending: false, limit, ...(after === undefined ? {} : { after: { key: after, id: after } }) }, (m) => m.id, () => true).items;
+    // Ordered by id alone: the id is the key too. Only the page's rows are kept while reading (pageOf);
+    // monitors.max bounds how many are offered.
+    return pageOf(ofAccount, { sort: 'id', descending: false, limit, ...(after === undefined ? {} : { after }) }, (m) => m.id, () => true);
   }
   async setMonitorPaused(id: string, paused: boolean, nextRunAt: number): Promise<MonitorRecord | undefined> {
     return this.rows.change(id, (m) => ({ ...m, paused, next_run_at: paused ? m.next_run_at : nextRunAt }));

@@ -1,6 +1,8 @@
 /** Sessions in memory, by the hash of their id (see contract/sessions.ts). */
-import { sessionInForce, type SessionRecord, type SessionsTable } from '../contract/sessions.ts';
+import type { Page } from '../contract/paging.ts';
+import { sessionInForce, type SessionPageQuery, type SessionRecord, type SessionsTable } from '../contract/sessions.ts';
 import { JournaledMap, type Journal } from './journaled.ts';
+import { keptRows, pageOf } from './paging.ts';
 
 export class MemorySessions implements SessionsTable {
   readonly rows: JournaledMap<SessionRecord>;
@@ -27,11 +29,11 @@ export class MemorySessions implements SessionsTable {
     for (const s of inForce) this.rows.set(s.id, { ...s, revoked_at: at });
     return inForce.length;
   }
-  async listSessions(filter: { now: string; subject?: string; limit: number }): Promise<SessionRecord[]> {
-    return [...this.rows.values()]
-      .filter((s) => sessionInForce(s, filter.now) && (filter.subject === undefined || s.subject === filter.subject))
-      .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
-      .slice(0, filter.limit);
+  async pageSessions(query: SessionPageQuery): Promise<Page<SessionRecord>> {
+    const { now, subject, limit, after } = query;
+    const inForce = keptRows(this.rows.values(), (s) => sessionInForce(s, now) && (subject === undefined || s.subject === subject));
+    // Only the page's rows are kept while reading (pageOf); the upkeep deletes the ended ones.
+    return pageOf(inForce, { sort: 'created_at', descending: true, limit, ...(after === undefined ? {} : { after }) }, (s) => s.created_at, () => true);
   }
   async pruneSessions(now: string): Promise<number> {
     return this.prune(now);

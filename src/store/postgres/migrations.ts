@@ -417,4 +417,16 @@ alter table monitors add column agent text;
   { version: 17, name: 'an agent joined, and a history entry recorded, each in one statement', sql: AGENT_FUNCTIONS_SQL },
   { version: 18, name: 'the badge\'s verdict kept on each agent, for the listing\'s filter', sql: AGENT_VERDICT_SQL },
   { version: 19, name: 'the lanes of the agents\' histories, for the listing\'s branch filter and the default branch\'s latest', sql: AGENT_LANES_SQL },
+  {
+    version: 20,
+    name: 'the monitors\' and the sessions\' listings in their pages\' order',
+    sql: `
+-- GET /admin/api/monitors of every account walks the ids in the C collation (one account's:
+-- monitors_account); GET /admin/api/sessions walks the unrevoked sessions newest first, of everyone
+-- or of one person, so that a page reads about its own rows, however many sessions are kept.
+create index monitors_in_order on monitors ((id collate "C"));
+create index sessions_newest on sessions ((created_at collate "C") desc, (id collate "C") desc) where revoked_at is null;
+create index sessions_of_subject on sessions (subject, (created_at collate "C") desc, (id collate "C") desc) where revoked_at is null;
+`,
+  },
 ];

@@ -1,6 +1,8 @@
 /** The monitors on PostgreSQL: one row each, deleted with their account (see PgAccounts.deleteAccount). */
 import { encodeRecord } from '../contract/encode.ts';
-import type { CreateMonitorOutcome, MonitorChange, MonitorRecord, MonitorRunUpdate, MonitorsTable } from '../contract/monitors.ts';
+import type { CreateMonitorOutcome, MonitorChange, MonitorPageQuery, MonitorRecord, MonitorRunUpdate, MonitorsTable } from '../contract/monitors.ts';
+import type { Page } from '../contract/paging.ts';
+import { pageFrom } from './paging.ts';
 import type { PgContext } from './context.ts';
 import { optionalText, sought, text, type Queries } from './sql.ts';
 
@@ -87,12 +89,13 @@ export class PgMonitors implements MonitorsTable {
     const [row] = await this.context.sql`select * from monitors where id = ${sought(id)}`;
     return row && monitorFromRow(row);
   }
-  async pageMonitors(query: { account_id?: string; after?: string; limit: number }): Promise<MonitorRecord[]> {
+  async pageMonitors(query: MonitorPageQuery): Promise<Page<MonitorRecord>> {
     const { sql } = this.context;
     const ofAccount = query.account_id === undefined ? sql`true` : sql`account_id = ${sought(query.account_id)}`;
-    const after = query.after === undefined ? sql`true` : sql`id collate "C" > ${sought(query.after)}`;
-    const rows = await sql`select * from monitors where ${ofAccount} and ${after} order by id collate "C" limit ${query.limit}`;
-    return rows.map(monitorFromRow);
+    const after = query.after === undefined ? sql`true` : sql`(id collate "C") > ${sought(query.after.id)}`;
+    // Walks monitors_account or monitors_in_order (migration 20): one more row than the page tells whether another follows.
+    const rows = await sql`select *, id as sort_key from monitors where ${ofAccount} and ${after} order by (id collate "C") limit ${query.limit + 1}`;
+    return pageFrom(rows, query.limit, monitorFromRow);
   }
   async setMonitorPaused(id: string, paused: boolean, nextRunAt: number): Promise<MonitorRecord | undefined> {
     const [row] = await this.context.sql`

@@ -1,6 +1,8 @@
 /** Sessions on PostgreSQL (migration 12): each call one statement, so a revocation on one instance holds on every other at its next request. */
-import type { SessionRecord, SessionsTable } from '../contract/sessions.ts';
+import type { Page } from '../contract/paging.ts';
+import type { SessionPageQuery, SessionRecord, SessionsTable } from '../contract/sessions.ts';
 import type { PgContext } from './context.ts';
+import { pageFrom } from './paging.ts';
 import { optionalText, sought, text } from './sql.ts';
 
 const sessionFromRow = (row: Record<string, unknown>): SessionRecord =>
@@ -44,15 +46,17 @@ export class PgSessions implements SessionsTable {
       update sessions set revoked_at = ${at}
       where subject = ${sought(subject)} and revoked_at is null and idle_until > ${at} and expires_at > ${at}`).count;
   }
-  async listSessions(filter: { now: string; subject?: string; limit: number }): Promise<SessionRecord[]> {
+  async pageSessions(query: SessionPageQuery): Promise<Page<SessionRecord>> {
     const { sql } = this.context;
-    const { now } = filter;
+    const { now, after } = query;
+    const past = after === undefined ? sql`true` : sql`((created_at collate "C"), (id collate "C")) < (${sought(String(after.key))}, ${sought(after.id)})`;
+    // Walks sessions_newest or sessions_of_subject (migration 20), the unrevoked ones; the upkeep deletes the ended ones.
     const rows = await sql`
-      select * from sessions
-      where revoked_at is null and idle_until > ${now} and expires_at > ${now}
-        ${filter.subject === undefined ? sql`` : sql`and subject = ${sought(filter.subject)}`}
-      order by created_at collate "C" desc, id collate "C" desc limit ${filter.limit}`;
-    return rows.map(sessionFromRow);
+      select *, created_at as sort_key from sessions
+      where revoked_at is null and idle_until > ${now} and expires_at > ${now} and ${past}
+        ${query.subject === undefined ? sql`` : sql`and subject = ${sought(query.subject)}`}
+      order by (created_at collate "C") desc, (id collate "C") desc limit ${query.limit + 1}`;
+    return pageFrom(rows, query.limit, sessionFromRow);
   }
   async pruneSessions(now: string): Promise<number> {
     return (await this.context.sql`delete from sessions where revoked_at is not null or idle_until <= ${now} or expires_at <= ${now}`).count;

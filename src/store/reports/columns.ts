@@ -52,9 +52,11 @@ const errorCount = (result: Record<string, unknown> | undefined): number | null 
   return result.errors.length + (typeof truncated?.errors === 'number' ? truncated.errors : 0);
 };
 
+// The dashboard's client takes ReportSummary from here, and so typechecks this file within ES2020 (no replaceAll, no Array#at).
+
 /** A name as listed: kept for every report in memory, so bounded, and with no NUL (PostgreSQL text cannot hold one). */
 const AGENT_NAME_MAX = 200;
-const listedName = (name: unknown): string | null => (typeof name === 'string' ? name.slice(0, AGENT_NAME_MAX).replaceAll('\0', '\uFFFD') : null);
+const listedName = (name: unknown): string | null => (typeof name === 'string' ? name.slice(0, AGENT_NAME_MAX).replace(/\0/g, '\uFFFD') : null);
 
 /** GitHub results nest the validation. */
 const nested = (result: Record<string, unknown>) => result.validation as Record<string, unknown> | undefined;
@@ -122,7 +124,7 @@ export const searchedColumns = (columns: ReportColumns): ReportColumn[] => {
 /** What `q` searches, as the API says it ("agent name or report id"). */
 export const searchedLabel = (columns: ReportColumns): string => {
   const labels = searchedColumns(columns).map((c) => c.searchable!.label);
-  return labels.length < 2 ? (labels[0] ?? '') : `${labels.slice(0, -1).join(', ')} or ${labels.at(-1)}`;
+  return labels.length < 2 ? (labels[0] ?? '') : `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}`;
 };
 
 export const REPORT_SORT_FIELDS = sortFields(REPORT_COLUMNS) as ReportSortField[];

@@ -6,9 +6,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { ApiKeyRecord } from '../../../src/store/contract/keys.ts';
 import type { JobRecord } from '../../../src/store/contract/jobs.ts';
+import type { Page, PagePosition } from '../../../src/store/contract/paging.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
 import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts';
 import type { TrustKeyRecord } from '../../../src/store/contract/trust-keys.ts';
@@ -141,4 +143,25 @@ export const acrossEngines = async (
       await target.close();
     }
   }
+};
+
+/**
+ * Every row of a listing, walked a page at a time from the first, each page after the previous
+ * one's `next`: checks that no page holds more than `limit`, that `next` is offered exactly while
+ * rows are left (of `expected` in all) and is the page's last row's position (`keyOf`: its key).
+ */
+export const walkPages = async <T extends { id: string }>(limit: number, expected: number, keyOf: (row: T) => string | number, page: (after: PagePosition | undefined) => Promise<Page<T>>): Promise<string[]> => {
+  const seen: string[] = [];
+  let after: PagePosition | undefined;
+  for (let n = 0; n <= expected; n++) {
+    const { items, next } = await page(after);
+    assert.ok(items.length <= limit, `${items.length} rows in a page of ${limit}`);
+    seen.push(...items.map((row) => row.id));
+    assert.equal(next === undefined, seen.length >= expected, 'a next page is offered while rows are left');
+    if (next === undefined) break;
+    const last = items[items.length - 1]!;
+    assert.deepEqual(next, { key: keyOf(last), id: last.id });
+    after = next;
+  }
+  return seen;
 };

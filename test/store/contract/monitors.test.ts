@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import type { MonitorRecord } from '../../../src/store/contract/monitors.ts';
 import type { Store } from '../../../src/store/contract/store.ts';
 import { exportHeader, ImportReader, type StoreTransfer, type TransferRow } from '../../../src/store/transfer.ts';
-import { acrossEngines, contractSuite, engines, exportedRows } from './engines.ts';
+import { acrossEngines, contractSuite, engines, exportedRows, walkPages } from './engines.ts';
 import { T0, iso } from '../fixtures/records.ts';
 
 const monitor = (id: string, account_id = 'acc_1', at = T0): MonitorRecord => ({
@@ -40,9 +40,9 @@ contractSuite('monitors', (withStore) => {
     assert.equal(await s.createMonitor(monitor('mon_3'), 2), 'full', 'two exist: a bound of 2 is reached');
     assert.equal(await s.createMonitor(monitor('mon_3'), 10), 'created');
     assert.deepEqual(await s.getMonitor('mon_1'), monitor('mon_1'));
-    assert.deepEqual((await s.pageMonitors({ limit: 10 })).map((m) => m.id), ['mon_1', 'mon_2', 'mon_3']);
-    assert.deepEqual((await s.pageMonitors({ account_id: 'acc_1', limit: 10 })).map((m) => m.id), ['mon_1', 'mon_3']);
-    assert.deepEqual((await s.pageMonitors({ after: 'mon_1', limit: 1 })).map((m) => m.id), ['mon_2']);
+    assert.deepEqual((await s.pageMonitors({ limit: 10 })).items.map((m) => m.id), ['mon_1', 'mon_2', 'mon_3']);
+    assert.deepEqual((await s.pageMonitors({ account_id: 'acc_1', limit: 10 })).items.map((m) => m.id), ['mon_1', 'mon_3']);
+    assert.deepEqual((await s.pageMonitors({ after: { key: 'mon_1', id: 'mon_1' }, limit: 1 })).items.map((m) => m.id), ['mon_2']);
     assert.equal((await s.setMonitorPaused('mon_1', true, T0 + 5))?.paused, true);
     assert.equal((await s.getMonitor('mon_1'))?.next_run_at, T0, 'pausing keeps when it was due');
     const resumed = await s.setMonitorPaused('mon_1', false, T0 + 5);
@@ -51,7 +51,7 @@ contractSuite('monitors', (withStore) => {
     assert.equal(await s.deleteMonitor('mon_3'), true);
     assert.equal(await s.deleteMonitor('mon_3'), false);
     assert.equal(await s.deleteAccount('acc_1'), true);
-    assert.deepEqual((await s.pageMonitors({ limit: 10 })).map((m) => m.id), ['mon_2']);
+    assert.deepEqual((await s.pageMonitors({ limit: 10 })).items.map((m) => m.id), ['mon_2']);
     assert.equal(await s.getMonitor('mon\u00001'), undefined);
   });
 
@@ -75,14 +75,7 @@ contractSuite('monitors', (withStore) => {
     for (const account_id of [undefined, 'acc_2']) {
       const wanted = made.filter((m) => account_id === undefined || m.account_id === account_id).map((m) => m.id).sort();
       for (const limit of [1, 4, 30, 100]) {
-        const seen: string[] = [];
-        let after: string | undefined;
-        for (let n = 0; n <= wanted.length; n++) {
-          const page = await s.pageMonitors({ limit, ...(account_id ? { account_id } : {}), ...(after ? { after } : {}) });
-          seen.push(...page.map((m) => m.id));
-          if (page.length < limit) break;
-          after = page.at(-1)!.id;
-        }
+        const seen = await walkPages(limit, wanted.length, (m) => m.id, (after) => s.pageMonitors({ limit, ...(account_id ? { account_id } : {}), ...(after ? { after } : {}) }));
         assert.deepEqual(seen, wanted, `account ${account_id}, limit ${limit}`);
       }
     }
@@ -126,7 +119,7 @@ contractSuite('monitors', (withStore) => {
     assert.equal(claims.filter((c) => c !== undefined).length, 1, 'one claim got it');
     const outcomes = await Promise.all(Array.from({ length: 6 }, (_, n) => s.createMonitor(monitor(`mon_x${n}`), 4)));
     assert.deepEqual(outcomes.filter((o) => o === 'created').length, 3, 'three more fit the bound of 4');
-    assert.equal((await s.pageMonitors({ limit: 100 })).length, 4);
+    assert.equal((await s.pageMonitors({ limit: 100 })).items.length, 4);
   });
 });
 
@@ -165,7 +158,7 @@ test('a monitor exported before monitors could probe (no live) is imported as on
     try {
       await target.importRows((async function* () { yield* [...accounts, { table: 'monitors', row: before } as TransferRow]; })());
       assert.deepEqual(await target.getMonitor('mon_old'), monitor('mon_old'), engine.name);
-      assert.equal((await target.pageMonitors({ limit: 10 }))[0]?.live, false, engine.name);
+      assert.equal((await target.pageMonitors({ limit: 10 })).items[0]?.live, false, engine.name);
     } finally {
       await target.close();
     }

@@ -7,7 +7,7 @@ import type { StoreTransfer, TransferRow } from '../../../src/store/transfer.ts'
 import { FakeClock, FakeScheduler } from '../../support/fake-time.ts';
 import { tempDirFactory } from '../../support/temp.ts';
 import { T0, iso } from '../fixtures/records.ts';
-import { contractSuite, engines } from './engines.ts';
+import { contractSuite, engines, walkPages } from './engines.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -57,12 +57,28 @@ contractSuite('sessions', (withStore) => {
     assert.equal((await s.revokeSession('a1', iso(T0 + 2 * MINUTE)))?.revoked_at, iso(T0 + MINUTE), 'revoked again: keeps its time');
     assert.equal(await s.revokeSession('nope', iso(T0)), undefined);
     assert.equal(await s.useSession('a1', iso(T0 + 2 * MINUTE), iso(T0 + 30 * MINUTE)), undefined);
-    assert.deepEqual((await s.listSessions({ now: iso(T0 + 2 * MINUTE), limit: 10 })).map((x) => x.id), ['a2', 'b1']);
+    assert.deepEqual((await s.pageSessions({ now: iso(T0 + 2 * MINUTE), limit: 10 })).items.map((x) => x.id), ['a2', 'b1']);
     assert.equal(await s.revokeSubjectSessions('alice', iso(T0 + 3 * MINUTE)), 1, 'a1 was revoked already');
     assert.equal(await s.useSession('a2', iso(T0 + 4 * MINUTE), iso(T0 + 30 * MINUTE)), undefined);
     assert.ok(await s.useSession('b1', iso(T0 + 4 * MINUTE), iso(T0 + 30 * MINUTE)));
-    assert.deepEqual((await s.listSessions({ now: iso(T0 + 4 * MINUTE), limit: 10 })).map((x) => x.id), ['b1']);
-    assert.deepEqual(await s.listSessions({ now: iso(T0 + 4 * MINUTE), subject: 'alice', limit: 10 }), []);
+    assert.deepEqual((await s.pageSessions({ now: iso(T0 + 4 * MINUTE), limit: 10 })).items.map((x) => x.id), ['b1']);
+    assert.deepEqual(await s.pageSessions({ now: iso(T0 + 4 * MINUTE), subject: 'alice', limit: 10 }), { items: [] });
+  });
+
+  withStore('sessions: pages walked one after another give every session in force once, newest first, of one person or all', async (s) => {
+    // Created out of order; some at the same time (ties by id, descending); some no longer in force.
+    const made = Array.from({ length: 24 }, (_, i) => session(`h${String((i * 7) % 24).padStart(2, '0')}`, i % 3 === 0 ? 'alice' : 'bob', { created_at: iso(T0 + (i % 8) * 1000) }));
+    for (const m of made) assert.equal(await s.createSession(m), true);
+    await s.createSession(session('gone', 'alice', { created_at: iso(T0 + 500), revoked_at: iso(T0) }));
+    await s.createSession(session('idle', 'bob', { created_at: iso(T0 + 500), idle_until: iso(T0 + 1) }));
+    const newestFirst = (a: SessionRecord, b: SessionRecord) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1);
+    for (const subject of [undefined, 'alice']) {
+      const wanted = made.filter((m) => subject === undefined || m.subject === subject).sort(newestFirst).map((m) => m.id);
+      for (const limit of [1, 5, 8, 50]) {
+        const seen = await walkPages<SessionRecord>(limit, wanted.length, (x) => x.created_at, (after) => s.pageSessions({ now: iso(T0 + MINUTE), limit, ...(subject ? { subject } : {}), ...(after ? { after } : {}) }));
+        assert.deepEqual(seen, wanted, `subject ${subject}, limit ${limit}`);
+      }
+    }
   });
 
   withStore('sessions: pruning deletes the revoked, idle and expired ones only', async (s) => {
@@ -72,7 +88,7 @@ contractSuite('sessions', (withStore) => {
     await s.createSession(session('expired', 'bob', { expires_at: iso(T0 + MINUTE) }));
     assert.equal(await s.pruneSessions(iso(T0 + MINUTE)), 3);
     assert.equal(await s.pruneSessions(iso(T0 + MINUTE)), 0);
-    assert.deepEqual((await s.listSessions({ now: iso(T0 + MINUTE), limit: 10 })).map((x) => x.id), ['live']);
+    assert.deepEqual((await s.pageSessions({ now: iso(T0 + MINUTE), limit: 10 })).items.map((x) => x.id), ['live']);
     assert.equal(await s.revokeSession('idle', iso(T0)), undefined, 'deleted');
   });
 });
@@ -102,9 +118,9 @@ test('the file store keeps sessions across a restart, and its hourly upkeep prun
   await first.close();
   const second = await openFileStore({ dataDir: dir, clock, scheduler });
   try {
-    assert.deepEqual((await second.listSessions({ now: iso(T0), limit: 10 })).map((x) => x.id).sort(), ['h1', 'h2']);
+    assert.deepEqual((await second.pageSessions({ now: iso(T0), limit: 10 })).items.map((x) => x.id).sort(), ['h1', 'h2']);
     await scheduler.advance(2 * HOUR);
-    assert.deepEqual((await second.listSessions({ now: iso(T0), limit: 10 })).map((x) => x.id), ['h2'], 'h1 went idle and was pruned');
+    assert.deepEqual((await second.pageSessions({ now: iso(T0), limit: 10 })).items.map((x) => x.id), ['h2'], 'h1 went idle and was pruned');
   } finally {
     await second.close();
   }
