@@ -30,7 +30,7 @@ import { diffReports } from '../reports/diff.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { deliverCallback } from '../webhooks/deliver.ts';
 import type { MonitorPolicies } from './monitors.ts';
-import { monitorAgentName } from './run.ts';
+import { monitorAgentName } from './agent-name.ts';
 import type { AgentRef } from '../agents/operations.ts';
 
 export type MonitorEventType = 'agent.regressed' | 'agent.recovered' | 'agent.unreachable';

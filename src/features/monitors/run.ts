@@ -24,7 +24,7 @@ import { signatureTrust } from '../trust/trusted-keys.ts';
 import type { CardFetcher } from '../validation/card-by-url.ts';
 import { cardFacts, agentJoins, joinAgent, withAgentMembers, type AgentRun } from '../agents/operations.ts';
 import { recordValidation } from '../validation/record.ts';
-import { agentNameFromUrl } from '../agents/naming.ts';
+import { monitorAgentName } from './agent-name.ts';
 import type { LiveCheck, LiveRun } from '../../engine/live/checks.ts';
 import { ROOT_PATH } from '../../engine/paths.ts';
 import { withLive } from '../probes/operations.ts';
@@ -36,15 +36,7 @@ const problemOf = (e: unknown): string => {
   return e instanceof Error ? e.message : String(e);
 };
 
-/**
- * The agent a monitor's runs join: the one it names (`agent`, so that CI's validations of the card
- * and the monitor's runs feed one history), else the one the monitored URL names, normalised (as a
- * card's endpoint URL names one), so that the history stays one agent's whatever the card says of
- * itself, broken or not. Undefined for a URL no agent name can hold (over 200 characters).
- */
-export const monitorAgentName = (monitor: Pick<MonitorRecord, 'agent' | 'url'>): string | undefined => monitor.agent ?? agentNameFromUrl(monitor.url);
-
-/** The agent of monitorAgentName, joined (made when new); its runs name no branch: they count as the default branch's. */
+/** The agent of monitorAgentName (agent-name.ts), joined (made when new); its runs name no branch: they count as the default branch's. */
 const monitorAgent = async (deps: AppDeps, monitor: MonitorRecord): Promise<AgentRun | undefined> => {
   const name = monitorAgentName(monitor);
   const joined = name === undefined ? undefined : await joinAgent(deps, monitor.account_id, name);
