@@ -22829,7 +22829,7 @@ var checkWithServer = (serverUrl, apiKey, limits2, reports2, protocolVersion, ga
     include_score: true,
     include_suggestions: true,
     ...protocolVersion === void 0 ? {} : { protocolVersion },
-    ...gate ? { agent: gate.agentOf(name), branch: gate.branch, ...gated ? { baseline: gate.baseline, fail_on: gate.failOn } : {} } : {}
+    ...gate ? { agent: gate.agentOf(name), branch: gate.branch, default_branch: gate.defaultBranch, ...gated ? { baseline: gate.baseline, fail_on: gate.failOn } : {} } : {}
   });
   const post = async (json2, options) => {
     try {
@@ -23842,7 +23842,7 @@ var lowestScore = (checked) => {
   const scores = checked.flatMap((c) => c.result ? [c.result.valid ? c.result.score : 0] : []);
   return scores.length === 0 ? "" : String(Math.min(...scores));
 };
-var serverGate = (env, failOn) => {
+var serverGate = (env, failOn, defaultBranch) => {
   const baseline = input(env, "baseline");
   const agent = input(env, "agent");
   const baselineMissing = input(env, "baseline-missing") ?? "skip";
@@ -23856,11 +23856,24 @@ var serverGate = (env, failOn) => {
   return {
     agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...branch === void 0 ? {} : { branch },
+    ...defaultBranch === void 0 ? {} : { defaultBranch },
     ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn }, skipMissingBaseline: baselineMissing === "skip" },
     outcomes: /* @__PURE__ */ new Map(),
     notices: /* @__PURE__ */ new Map(),
     ungated: /* @__PURE__ */ new Map()
   };
+};
+var repositoryDefaultBranch = async (env) => {
+  const eventPath = env.GITHUB_EVENT_PATH?.trim();
+  if (eventPath) {
+    try {
+      const event = JSON.parse(await (0, import_promises2.readFile)(eventPath, "utf8"));
+      const named = event?.repository?.default_branch;
+      if (typeof named === "string" && named.trim() !== "") return named.trim();
+    } catch {
+    }
+  }
+  return env.GITHUB_BASE_REF?.trim() || void 0;
 };
 var gateExitCode = (checked, regressions, failOn) => checked.some((c) => c.result === void 0) ? 2 : regressions > 0 && failOn !== "never" ? 1 : 0;
 var ungatedFailOn = (failOn) => failOn === "new" ? "error" : failOn === "breaking" ? "never" : failOn;
@@ -23909,7 +23922,7 @@ var runAction = async ({ env, cwd, stdout }) => {
   const probeRefused = probeUrl === void 0 ? void 0 : probeRefusal(config2, probeUrl);
   if (probeRefused) return fail2(`probe-url: ${probeRefused}`);
   const serverUrl = input(env, "server-url");
-  const gate = serverGate(env, failOn);
+  const gate = serverGate(env, failOn, await repositoryDefaultBranch(env));
   if (typeof gate === "string") return fail2(gate);
   const reports2 = /* @__PURE__ */ new Map();
   const check2 = serverUrl === void 0 ? checkOffline(limits2, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits2, reports2, protocolVersion, gate);
