@@ -21063,6 +21063,7 @@ var totalsOf = (inputs) => {
   return { inputs: inputs.length, cards, unchecked, valid, invalid: cards - valid, errors, warnings, quieted };
 };
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var signedDelta = (n) => n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
 var summaryOf = (t) => {
   const verdict2 = t.cards === 0 ? "" : `: ${t.invalid === 0 ? "all valid" : `${t.invalid} invalid`}`;
   const unchecked = t.unchecked === 0 ? "" : `; ${plural(t.unchecked, "input")} could not be checked`;
@@ -21444,6 +21445,13 @@ var batch = section({
 
 // src/config/monitors.ts
 var monitors = section({
+  run: setting({
+    type: "boolean",
+    schema: () => boolean2(),
+    default: true,
+    env: "CARDGATE_MONITORS_RUN",
+    doc: "run the monitors that are due on this instance; `false` for one that must send no event (a restore rehearsed on another machine, an instance beside those that run them): the admin API still lists, creates and edits monitors, and a monitor's first run still answers its creation"
+  }),
   // Each run is an outbound fetch and a validation.
   minIntervalSeconds: setting({
     type: "number",
@@ -22821,7 +22829,7 @@ var checkWithServer = (serverUrl, apiKey, limits2, reports2, protocolVersion, ga
     include_score: true,
     include_suggestions: true,
     ...protocolVersion === void 0 ? {} : { protocolVersion },
-    ...gate ? { agent: gate.agentOf(name), branch: gate.branch, ...gated ? { baseline: gate.baseline, fail_on: gate.failOn } : {} } : {}
+    ...gate ? { agent: gate.agentOf(name), branch: gate.branch, default_branch: gate.defaultBranch, ...gated ? { baseline: gate.baseline, fail_on: gate.failOn } : {} } : {}
   });
   const post = async (json2, options) => {
     try {
@@ -22860,9 +22868,8 @@ var checkWithServer = (serverUrl, apiKey, limits2, reports2, protocolVersion, ga
 // src/action/gate-report.ts
 var reportBeside = (report, id) => `${report.report_url.slice(0, report.report_url.lastIndexOf("/"))}/${encodeURIComponent(id)}`;
 var diffUrlOf = (report, baselineId) => `${reportBeside(report, baselineId)}/diff/${encodeURIComponent(report.report_id)}`;
-var plural2 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-var signed = (n) => n === null ? "n/a" : n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "\xB10";
-var gateNumbers = (o) => `${plural2(o.new_errors, "new error")}, ${plural2(o.new_warnings, "new warning")}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural2(o.breaking_changes, "breaking change")}` : ""}, score ${signed(o.score_delta)}`;
+var signed = (n) => n === null ? "n/a" : signedDelta(n);
+var gateNumbers = (o) => `${plural(o.new_errors, "new error")}, ${plural(o.new_warnings, "new warning")}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural(o.breaking_changes, "breaking change")}` : ""}, score ${signed(o.score_delta)}`;
 var ungatedText = (kept, name) => {
   const gate = kept.gate;
   const baseline = gate.baseline === "latest" ? "no report yet" : `no report of ${gate.baseline} yet`;
@@ -22897,7 +22904,7 @@ ${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.r
   }
   const ungated = kept.gate.ungated;
   const rows = cards.map(
-    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural2(outcome.breaking_changes, "breaking change")})` : ""} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | ${ungated.has(name) ? "no gate: no baseline yet" : "not compared"} | | | | | | ${idLink(report.report_id, report.report_url)} | |`
+    ({ name, report, outcome, diffUrl }) => outcome && diffUrl ? `| ${markdownCode(name)} | ${outcome.passed ? "passed" : "**failed**"}${(outcome.breaking_changes ?? 0) > 0 ? ` (${plural(outcome.breaking_changes, "breaking change")})` : ""} | ${outcome.new_errors} | ${outcome.new_warnings} | ${outcome.fixed} | ${signed(outcome.score_delta)} | ${idLink(outcome.report_id, reportBeside(report, outcome.report_id))} | ${idLink(report.report_id, report.report_url)} | ${link("diff", diffUrl)} |` : `| ${markdownCode(name)} | ${ungated.has(name) ? "no gate: no baseline yet" : "not compared"} | | | | | | ${idLink(report.report_id, report.report_url)} | |`
   );
   const notes = cards.filter((c) => ungated.has(c.name)).map((c) => `- ${markdownCode(c.name)}: ${markdownText(ungatedText(kept, c.name))}.`);
   return `
@@ -22907,7 +22914,7 @@ ${cards.map((c) => `| ${markdownCode(c.name)} | ${idLink(c.report.report_id, c.r
 |---|---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
 ${notes.length === 0 ? "" : `
-**No gate ran** for ${plural2(notes.length, "card")}:
+**No gate ran** for ${plural(notes.length, "card")}:
 
 ${notes.join("\n")}
 `}`;
@@ -23831,8 +23838,11 @@ ${value}
 ${delimiter}
 `;
 }).join("");
-var lowestScore = (checked) => checked.length === 0 ? "" : String(Math.min(...checked.map((c) => c.result?.valid ? c.result.score : 0)));
-var serverGate = (env, failOn) => {
+var lowestScore = (checked) => {
+  const scores = checked.flatMap((c) => c.result ? [c.result.valid ? c.result.score : 0] : []);
+  return scores.length === 0 ? "" : String(Math.min(...scores));
+};
+var serverGate = (env, failOn, defaultBranch) => {
   const baseline = input(env, "baseline");
   const agent = input(env, "agent");
   const baselineMissing = input(env, "baseline-missing") ?? "skip";
@@ -23846,11 +23856,24 @@ var serverGate = (env, failOn) => {
   return {
     agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...branch === void 0 ? {} : { branch },
+    ...defaultBranch === void 0 ? {} : { defaultBranch },
     ...baseline === void 0 ? {} : { baseline, ...failOn === "never" ? {} : { failOn }, skipMissingBaseline: baselineMissing === "skip" },
     outcomes: /* @__PURE__ */ new Map(),
     notices: /* @__PURE__ */ new Map(),
     ungated: /* @__PURE__ */ new Map()
   };
+};
+var repositoryDefaultBranch = async (env) => {
+  const eventPath = env.GITHUB_EVENT_PATH?.trim();
+  if (eventPath) {
+    try {
+      const event = JSON.parse(await (0, import_promises2.readFile)(eventPath, "utf8"));
+      const named = event?.repository?.default_branch;
+      if (typeof named === "string" && named.trim() !== "") return named.trim();
+    } catch {
+    }
+  }
+  return env.GITHUB_BASE_REF?.trim() || void 0;
 };
 var gateExitCode = (checked, regressions, failOn) => checked.some((c) => c.result === void 0) ? 2 : regressions > 0 && failOn !== "never" ? 1 : 0;
 var ungatedFailOn = (failOn) => failOn === "new" ? "error" : failOn === "breaking" ? "never" : failOn;
@@ -23899,7 +23922,7 @@ var runAction = async ({ env, cwd, stdout }) => {
   const probeRefused = probeUrl === void 0 ? void 0 : probeRefusal(config2, probeUrl);
   if (probeRefused) return fail2(`probe-url: ${probeRefused}`);
   const serverUrl = input(env, "server-url");
-  const gate = serverGate(env, failOn);
+  const gate = serverGate(env, failOn, await repositoryDefaultBranch(env));
   if (typeof gate === "string") return fail2(gate);
   const reports2 = /* @__PURE__ */ new Map();
   const check2 = serverUrl === void 0 ? checkOffline(limits2, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits2, reports2, protocolVersion, gate);

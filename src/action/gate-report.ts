@@ -4,6 +4,7 @@
  * score delta, passed), the baseline compared with and the diff from it to this report. As log
  * lines, as a section of the step summary, and as the step's `report-url` and `diff-url` outputs.
  */
+import { plural, signedDelta } from '../engine/formats/input.ts';
 import { markdownCode, markdownText } from '../engine/formats/markdown.ts';
 import type { GateOutcome, ServerGate, ServerReport } from './server-check.ts';
 
@@ -21,8 +22,7 @@ interface CardReport {
   diffUrl?: string;
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-const signed = (n: number | null): string => (n === null ? 'n/a' : n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '±0');
+const signed = (n: number | null): string => (n === null ? 'n/a' : signedDelta(n));
 // Breaking changes named only when there are some: a gate of fail-on breaking fails on them alone.
 const gateNumbers = (o: GateOutcome): string =>
   `${plural(o.new_errors, 'new error')}, ${plural(o.new_warnings, 'new warning')}, ${o.fixed} fixed${(o.breaking_changes ?? 0) > 0 ? `, ${plural(o.breaking_changes!, 'breaking change')}` : ''}, score ${signed(o.score_delta)}`;

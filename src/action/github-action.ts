@@ -6,7 +6,7 @@
  * code by `fail-on` / `max-warnings` (0 passes the step). Inputs come as INPUT_<NAME> variables.
  */
 import { randomUUID } from 'node:crypto';
-import { appendFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { formatResults, isOutputFormat, outputFormats, type CheckedInput } from '../engine/formats/index.ts';
 import { commandData, commandProperty } from '../engine/formats/github.ts';
@@ -40,18 +40,25 @@ const outputLines = (outputs: Record<string, string>): string =>
     })
     .join('');
 
-/** The lowest score of the cards (an invalid card or an input that failed scores 0): a gate is as good as its worst card. */
-const lowestScore = (checked: readonly CheckedInput[]): string =>
-  checked.length === 0 ? '' : String(Math.min(...checked.map((c) => (c.result?.valid ? c.result.score : 0))));
+/**
+ * The lowest score of the cards checked (an invalid card scores 0): a gate is as good as its worst
+ * card. An input that could not be checked (a directory with no card by the names searched) has no
+ * score, so it is no 0 here: it fails the step by itself (exit 2, `valid` false). Empty when no card was checked.
+ */
+const lowestScore = (checked: readonly CheckedInput[]): string => {
+  const scores = checked.flatMap((c) => (c.result ? [c.result.valid ? c.result.score : 0] : []));
+  return scores.length === 0 ? '' : String(Math.min(...scores));
+};
 
 /**
  * The pull-request gate (`baseline`, with server-url and api-key): each card is the agent
  * `<repository>/<file>` of the key's account (or the one `agent` names, for a single card),
- * recorded under `branch` (default: the pull request's head, or the pushed branch), and compared
+ * recorded under `branch` (default: the pull request's head, or the pushed branch), teaching a
+ * new agent the repository's default branch (the badge's), and compared
  * with `baseline` (e.g. `branch:main`). Why it cannot be used, or undefined when no server key is
  * given (keyless calls join no agent).
  */
-const serverGate = (env: NodeJS.ProcessEnv, failOn: string): ServerGate | string | undefined => {
+const serverGate = (env: NodeJS.ProcessEnv, failOn: string, defaultBranch: string | undefined): ServerGate | string | undefined => {
   const baseline = input(env, 'baseline');
   const agent = input(env, 'agent');
   const baselineMissing = input(env, 'baseline-missing') ?? 'skip';
@@ -65,11 +72,31 @@ const serverGate = (env: NodeJS.ProcessEnv, failOn: string): ServerGate | string
   return {
     agentOf: (name) => agent ?? (repository ? `${repository}/${name}` : name),
     ...(branch === undefined ? {} : { branch }),
+    ...(defaultBranch === undefined ? {} : { defaultBranch }),
     ...(baseline === undefined ? {} : { baseline, ...(failOn === 'never' ? {} : { failOn }), skipMissingBaseline: baselineMissing === 'skip' }),
     outcomes: new Map(),
     notices: new Map(),
     ungated: new Map(),
   };
+};
+
+/**
+ * The repository's default branch as the runner knows it: the event payload's
+ * `repository.default_branch`, else on a pull request its base branch (GITHUB_BASE_REF, set only
+ * then); undefined when neither is known (an unreadable payload is no reason to fail the step).
+ */
+const repositoryDefaultBranch = async (env: NodeJS.ProcessEnv): Promise<string | undefined> => {
+  const eventPath = env.GITHUB_EVENT_PATH?.trim();
+  if (eventPath) {
+    try {
+      const event = JSON.parse(await readFile(eventPath, 'utf8')) as { repository?: { default_branch?: unknown } } | null;
+      const named = event?.repository?.default_branch;
+      if (typeof named === 'string' && named.trim() !== '') return named.trim();
+    } catch {
+      // No payload to read: the base branch, when there is one, says it.
+    }
+  }
+  return env.GITHUB_BASE_REF?.trim() || undefined;
 };
 
 /** With a baseline: 2 when an input could not be checked, 1 when a card regresses (unless fail-on is never), else 0. */
@@ -128,7 +155,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const probeRefused = probeUrl === undefined ? undefined : probeRefusal(config, probeUrl);
   if (probeRefused) return fail(`probe-url: ${probeRefused}`);
   const serverUrl = input(env, 'server-url');
-  const gate = serverGate(env, failOn);
+  const gate = serverGate(env, failOn, await repositoryDefaultBranch(env));
   if (typeof gate === 'string') return fail(gate);
   const reports = new Map<string, ServerReport>();
   const check = serverUrl === undefined ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, 'api-key'), limits, reports, protocolVersion, gate);

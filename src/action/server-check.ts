@@ -44,7 +44,7 @@ export interface ServerReport {
 
 /**
  * A keyed check's agents and gate: each card is its own agent (`agentOf` its file name), recorded
- * under `branch`, and with `baseline` compared with that report of its agent (`failOn` decides);
+ * under `branch` (the agent taking `defaultBranch` as its default while it has none), and with `baseline` compared with that report of its agent (`failOn` decides);
  * each card's gate goes to `outcomes`, and why a card joined no agent (`agent_notice`) to
  * `notices`: its report is then no baseline for a later pull request. With `skipMissingBaseline`,
  * a card whose agent has no report the baseline names yet (the server's `baseline_missing`: a
@@ -54,6 +54,8 @@ export interface ServerReport {
 export interface ServerGate {
   agentOf: (name: string) => string;
   branch?: string;
+  /** The repository's default branch, sent on every keyed validation: the agent's default while it has none. */
+  defaultBranch?: string;
   baseline?: string;
   failOn?: string;
   skipMissingBaseline?: boolean;
@@ -78,7 +80,7 @@ export const checkWithServer = (serverUrl: string, apiKey: string | undefined, l
       include_score: true,
       include_suggestions: true,
       ...(protocolVersion === undefined ? {} : { protocolVersion }),
-      ...(gate ? { agent: gate.agentOf(name), branch: gate.branch, ...(gated ? { baseline: gate.baseline, fail_on: gate.failOn } : {}) } : {}),
+      ...(gate ? { agent: gate.agentOf(name), branch: gate.branch, default_branch: gate.defaultBranch, ...(gated ? { baseline: gate.baseline, fail_on: gate.failOn } : {}) } : {}),
     });
   /** The server's answer to the card with these options, or why there is none. */
   const post = async (json: string, options: string): Promise<{ status: number; body: unknown } | { failure: string }> => {

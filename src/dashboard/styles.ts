@@ -3,7 +3,7 @@
  * (colours light and dark, type scale, spacing, radius: pages/design.ts) and the dashboard's own
  * parts drawn with them. System fonts only (air-gapped).
  */
-import { brandStyles, designTokens } from '../pages/design.ts';
+import { brandStyles, designTokens, stackedHeadsCss } from '../pages/design.ts';
 import { chartNarrowCss } from '../pages/agent-chart.ts';
 
 export const dashboardStyles = designTokens + brandStyles + String.raw`
@@ -39,7 +39,9 @@ main:focus { outline: none; }
 
 .card { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius-lg); padding: var(--space-4) var(--space-5); margin: 0 0 var(--space-5); }
 .card.narrow { max-width: 28rem; margin: var(--space-6) auto; }
-.row { display: flex; flex-wrap: wrap; align-items: flex-end; gap: var(--space-3) var(--space-4); margin-bottom: var(--space-4); }
+.row { display: flex; flex-wrap: wrap; align-items: flex-start; gap: var(--space-3) var(--space-4); margin-bottom: var(--space-4); }
+/* A row's labels on one line whatever hints its fields have below; its button and checkbox level with the controls, under the labels' line. */
+.row > .button, .row > .field.check { margin-top: calc(var(--text-sm) * 1.5 + var(--space-1)); }
 .row .field { flex: 1 1 14rem; margin: 0; }
 .field { display: flex; flex-direction: column; gap: var(--space-1); margin-bottom: var(--space-4); }
 label { font-weight: 600; font-size: var(--text-sm); }
@@ -100,8 +102,9 @@ table.audit td:nth-child(6) { min-width: 18rem; }
 /* A long value on one line, cut with an ellipsis where its column ends (whole in its title and on copy); a column's own bound below. */
 code.clip { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: bottom; }
 table.monitors td:nth-child(1) code.clip { max-width: 15rem; }
-table.monitors td:nth-child(2) code.clip, table.monitors td:nth-child(5) code.clip { max-width: 10rem; }
-/* Its times may break between the day and the time of day: nine columns fit 1280 px so. */
+table.monitors td:nth-child(1) .muted code.clip { max-width: 13rem; }
+table.monitors td:nth-child(4) code.clip { max-width: 10rem; }
+/* Its times may break between the day and the time of day: eight columns fit 1280 px so in every state. */
 table.monitors td time { white-space: normal; }
 
 .usage { margin: 0; }
@@ -173,7 +176,7 @@ dialog::backdrop { background: rgb(0 0 0 / 0.45); }
 @media (max-width: 640px) {
   .topbar { padding: var(--space-2) var(--space-3); }
   main { padding: var(--space-3) var(--space-3) var(--space-6); }
-  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  ${stackedHeadsCss}
   table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
   table.stack tr { border: 1px solid var(--line); border-radius: var(--radius); margin-bottom: var(--space-3); padding: var(--space-1) 0; }
   table.stack td { border: 0; display: flex; justify-content: space-between; gap: var(--space-4); padding: 6px var(--space-3); width: 100% !important; min-width: 0 !important; }
@@ -181,6 +184,8 @@ dialog::backdrop { background: rgb(0 0 0 / 0.45); }
   table.stack td::before { content: attr(data-label); font-weight: 600; color: var(--muted); flex: none; }
   /* A value may shrink below its longest word (a report id): it wraps instead of running out of the row. */
   table.stack td > * { min-width: 0; overflow-wrap: anywhere; text-align: right; }
+  /* Stacked, a monitor's values are cut where the row ends (their bounds above are the table's columns'). */
+  table.monitors td:nth-child(n) code.clip, table.monitors td:nth-child(n) .muted code.clip { max-width: 100%; }
   .card { padding: var(--space-3); }
 }
 ` + chartNarrowCss;

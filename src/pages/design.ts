@@ -71,3 +71,11 @@ export const logoMark = `<svg class="logo" viewBox="0 0 32 32" width="22" height
 export const brandStyles = `.brand{display:inline-flex;align-items:center;gap:var(--space-2);font-weight:700;font-size:var(--text-lg);color:var(--fg);text-decoration:none}
 .brand .logo{flex:none}.brand-sub{font-weight:400;color:var(--muted)}
 `;
+
+/**
+ * A table stacked on a phone (a card per row) keeps its heads for screen readers, each head in a
+ * 1 px clipped box too: laid out at their own widths they would run past the screen's edge, and a
+ * browser may let the page scroll sideways to them. Both kinds of page, inside their phone query.
+ */
+export const stackedHeadsCss = 'table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);clip-path:inset(50%)}'
+  + 'table.stack thead tr,table.stack thead th{display:block;width:1px;height:1px;padding:0;overflow:hidden}';

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { version } from '../lib/version.ts';
-import { brandStyles, designTokens, logoMark } from './design.ts';
+import { brandStyles, designTokens, logoMark, stackedHeadsCss } from './design.ts';
 import { pageScript } from './script.ts';
 
 export const esc = (value: unknown): string =>
@@ -50,11 +50,11 @@ export const shortId = (id: string): string => {
   return `<code class="id" title="${esc(id)}">${esc(short)}</code>`;
 };
 
-/** A time stamp: readable UTC in the page, the browser's local time once the script runs. */
+/** A time stamp as the dashboard writes it (`2026-11-29 13:33 UTC`: ISO-like, 24 h, UTC), one format for every reader. */
 export const timeStamp = (iso: string): string => {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return esc(iso);
-  return `<time datetime="${esc(date.toISOString())}" data-local>${esc(date.toISOString().slice(0, 16).replace('T', ' '))} UTC</time>`;
+  return `<time datetime="${esc(date.toISOString())}">${esc(date.toISOString().slice(0, 16).replace('T', ' '))} UTC</time>`;
 };
 
 /**
@@ -117,7 +117,7 @@ textarea.dropping{outline:2px dashed var(--link);outline-offset:2px}label.file{c
 input[type=url]{max-width:100%}.refusal{color:var(--bad);font-weight:600}.actions{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}
 .links{display:flex;flex-wrap:wrap;gap:var(--space-2) 20px;padding:0;list-style:none}
 code.id{white-space:nowrap}
-@media (max-width:640px){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+@media (max-width:640px){${stackedHeadsCss}
 table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}table.stack caption{display:block}
 table.stack tr{border:1px solid var(--line);border-radius:var(--radius);margin-bottom:var(--space-2);padding:var(--space-1) 0}
 table.stack td{border:0;display:flex;justify-content:space-between;gap:var(--space-3);padding:var(--space-1) var(--space-3)}

@@ -6,6 +6,7 @@
  */
 import { CHANGE_CLASSES, changeRules, type ChangeClass } from '../engine/change-classes.ts';
 import type { CardChange, DiffFinding } from '../engine/diff.ts';
+import { signedDelta } from '../engine/formats/input.ts';
 import { clip } from '../engine/paths.ts';
 import type { ReportDiff, DiffSide } from '../features/reports/diff.ts';
 import { MIN_PAGE_BYTES, PageSpace } from './card-text.ts';
@@ -50,7 +51,7 @@ const sideRow = (label: string, side: DiffSide, link: ReportLink): string =>
 /** The card's change as a phrase: its most severe class. */
 const classSummary = (cls: ChangeClass | null): string => (cls === null ? 'the card is unchanged' : cls === 'breaking' ? 'breaking changes' : `${cls} changes only`);
 
-const signed = (n: number | null): string => (n === null ? 'unknown' : n > 0 ? `+${n}` : String(n));
+const signed = (n: number | null): string => (n === null ? 'unknown' : signedDelta(n));
 
 export const renderDiffPage = ({ before, after, diff }: ReportDiff, link: ReportLink, url: string): string => {
   const space = new PageSpace(MIN_PAGE_BYTES - FIXED_PART_BYTES);

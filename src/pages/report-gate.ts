@@ -6,6 +6,7 @@
  * batch's on each card's result); a report stored before results named their branch reads it off
  * the webhook metadata. Every string goes through `esc`, names and branches clipped.
  */
+import { plural, signedDelta as signed } from '../engine/formats/input.ts';
 import { clip } from '../engine/paths.ts';
 import { storedResult } from '../features/reports/stored-result.ts';
 import type { ReportRecord } from '../store/contract/report-records.ts';
@@ -51,8 +52,6 @@ const gateOf = (result: Json, metaBranch: unknown): CardGate => {
 const siteOf = (page: string): string => page.slice(0, page.lastIndexOf('/reports/'));
 const reportHref = (site: string, id: string): string => `${site}/reports/${encodeURIComponent(id)}`;
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-const signed = (n: number): string => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '±0');
 
 const agentLink = (site: string, agent: { id: string; name: string }): string =>
   `<a href="${esc(`${site}/agents/${encodeURIComponent(agent.id)}`)}" title="Its history: read with a key of its account, the admin token or a dashboard session">${esc(clip(agent.name, NAME_SHOWN))}</a>`;

@@ -225,10 +225,15 @@ const signaturesSection = (f: Findings): string =>
         s.verified === true ? `${s.form ? ` over the ${esc(s.form)} canonical form` : ''}` : `: ${esc(s.reason ?? '')} (${ruleLink(asText(s.rule))})`}</li>`)
       .join('')}</ul>`}</section>`;
 
+/** The ruleset a result names, said as a reader says it: `account` is the account's ruleset, `config` the server's, any other a built-in one by its name. */
+const rulesetText = (id: string): string =>
+  id === 'account' ? "the account's ruleset" : id === 'config' ? "the server's ruleset (rules.ruleset)" : `the built-in ruleset ${id}`;
+
+/** The rules a result was judged by, as plain text (the page escapes it where it writes it: the facts, the meta description). */
 const rulesUsed = (f: Findings): string | undefined =>
   f.version === undefined
     ? undefined
-    : `A2A ${esc(f.version)} rules${f.versionSource ? `, ${esc(versionSourceText[f.versionSource])}` : ''}${f.ruleset ? `, judged by the ruleset ${esc(f.ruleset.id)} (${esc(f.ruleset.hash.slice(0, 19))}…)` : ''}`;
+    : `A2A ${f.version} rules${f.versionSource ? `, ${versionSourceText[f.versionSource]}` : ''}${f.ruleset ? `, judged by ${rulesetText(f.ruleset.id)} (${f.ruleset.hash.slice(0, 19)}…)` : ''}`;
 
 /**
  * The card as the page shows it: its own text as it was sent (cut out of the stored request, so
@@ -317,12 +322,13 @@ const singlePage = async (report: ReportRecord, name: string, urls: ReportUrls):
   const raw = rawCardHref(urls);
   const pane = shown.text ? await cardPane(shown, space, raw) : { html: '', shownLines: 0 };
   const place = { anchor: 'L', shownLines: pane.shownLines, raw };
+  const rules = rulesUsed(f);
   const body = [
     `<p class="verdict">${verdictBadge(f.valid)}${f.score === null ? '' : `<strong>Score ${esc(f.score)}/100</strong>`}<span class="muted">${plural(f.errors.length + f.leftOut.errors, 'error')}, ${plural(f.warnings.length + f.leftOut.warnings, 'warning')}</span></p>`,
     compatibilityCallout(f),
     gateSection(report, urls.page),
     facts([
-      ['Rules used', rulesUsed(f)],
+      ['Rules used', rules && esc(rules)],
       ['Created', timeStamp(report.created_at)],
       ['Report', `<code>${esc(report.id)}</code>`],
       ...contextFacts(report),
@@ -344,7 +350,7 @@ const singlePage = async (report: ReportRecord, name: string, urls: ReportUrls):
     pane.html,
     '</div>',
   ].join('');
-  return { body, description: `${summaryOf(f)}${rulesUsed(f) ? `; ${rulesUsed(f)}` : ''}.` };
+  return { body, description: `${summaryOf(f)}${rules ? `; ${rules}` : ''}.` };
 };
 
 /** A batch card's id as the page shows it: cut, as it appears several times (the JSON report has it whole). */

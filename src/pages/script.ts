@@ -1,15 +1,11 @@
 /**
  * The pages' one script, inline (allowed by its hash). It only adds to pages that read fine
- * without it: `<time data-local>` stamps shown in the reader's time zone (named), `[data-copy]` buttons
+ * without it: `[data-copy]` buttons
  * that copy the text of the element they name, shortened ids (`code.id`, whole in their title) copied whole, and the landing page's form: a pasted, dropped or
  * chosen card, an example, or an agent's URL, sent to POST /v1/validate (the anonymous quota, as any
  * caller without a key), its findings shown with their lines linked into the report.
  */
 export const pageScript = `(() => {
-  for (const t of document.querySelectorAll('time[data-local]')) {
-    const d = new Date(t.getAttribute('datetime'));
-    if (!isNaN(d)) { t.title = t.textContent; t.textContent = d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }); }
-  }
   for (const b of document.querySelectorAll('button[data-copy]')) {
     const source = document.getElementById(b.dataset.copy);
     const status = document.getElementById(b.dataset.copy + '-status');

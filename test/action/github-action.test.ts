@@ -115,6 +115,24 @@ describe('the GitHub Action', () => {
     assert.deepEqual(bad.annotations, ['::error title=cardgate::fail-on must be one of error, warning, never, not "info"']);
   });
 
+  it("the docs' example (files: .well-known/agent-card.json agents/) checks a card named as the search finds it; a directory without one fails the step with no score of 0", async () => {
+    const docs = await runAction({ files: '.well-known/agent-card.json agents/', 'fail-on': 'never' }, { '.well-known/agent-card.json': warnedCard, 'agents/billing.agent-card.json': warnedCard });
+    assert.equal(docs.code, 0, docs.stdout);
+    assert.ok(docs.annotations.some((a) => a.startsWith('::warning file=agents/billing.agent-card.json,')), docs.stdout);
+    const score = docs.outputs.score!;
+    assert.ok(Number(score) > 0, score);
+    // agents/ holds billing.json only: not a name searched for.
+    const unnamed = await runAction({ files: '.well-known/agent-card.json agents/', 'fail-on': 'never' }, { '.well-known/agent-card.json': warnedCard, 'agents/billing.json': warnedCard });
+    assert.equal(unnamed.code, 2, unnamed.stdout);
+    assert.ok(unnamed.annotations.some((a) => a.startsWith('::error file=agents/,title=input.unreadable::no agent card under agents/') && a.includes("--pattern '*.json'")), unnamed.stdout);
+    assert.match(unnamed.annotations.at(-1)!, /^::error title=cardgate::1 card checked: 1 input could not be checked; /);
+    assert.deepEqual([unnamed.outputs.valid, unnamed.outputs.score], ['false', score], 'the one card checked scored; the directory has no score');
+    const nothing = await runAction({ files: 'agents/', 'fail-on': 'never' }, { 'agents/billing.json': warnedCard });
+    assert.equal(nothing.code, 2, nothing.stdout);
+    // The input that could not be checked is its one error (its annotation); no card, so no score.
+    assert.deepEqual([nothing.outputs.valid, nothing.outputs.errors, nothing.outputs.warnings, nothing.outputs.score], ['false', '1', '0', ''], 'nothing checked: no score');
+  });
+
   it("a directory search finds the ADK's agent_card.json; the patterns input replaces the names searched for", async () => {
     const adk = await runAction({ files: 'adk', format: 'github' });
     assert.equal(adk.code, 0, adk.stdout);
@@ -257,6 +275,45 @@ describe('the GitHub Action', () => {
       assert.equal(gated.code, 0, gated.stdout);
       assert.match(gated.stdout, /^cardgate: cards\/\.well-known\/agent-card\.json: passed against branch:main \(rpt_\w+\): 0 new errors, /m);
       assert.doesNotMatch(gated.stdout + gated.summary, /no gate ran/i);
+    });
+
+    it('adoption day, as a runner runs it: a pull request first (baseline missing, validated again without it), then the push to main: the agent\'s default branch is main and its badge shows main\'s', async () => {
+      const { key } = await accountWithKey(server.url, 'action-adoption');
+      /** The event payload a runner writes (GITHUB_EVENT_PATH): its repository names the default branch. */
+      const eventFile = (event: unknown) => {
+        const file = path.join(newDir(), 'event.json');
+        writeFileSync(file, JSON.stringify(event));
+        return file;
+      };
+      const repository = { full_name: 'acme/agents', default_branch: 'main' };
+      const card = 'cards/.well-known/agent-card.json';
+      const common = { 'server-url': server.url, 'api-key': key, files: card };
+      const pr = await runAction({ ...common, baseline: 'branch:main' }, { [card]: invalidCard }, {
+        GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: eventFile({ pull_request: { number: 1 }, repository }), GITHUB_REF_NAME: '1/merge', GITHUB_HEAD_REF: 'feature-x', GITHUB_BASE_REF: 'main',
+      });
+      assert.equal(pr.code, 1, `no baseline yet: judged by its findings: ${pr.stdout}`);
+      assert.match(pr.stdout, /no gate ran/);
+      const prReport = await fetch(pr.outputs['report-url']!, { headers: { accept: 'application/json' } }).then((r) => r.json());
+      assert.equal(prReport.result.agent.branch, 'feature-x');
+      const agentOf = async () => {
+        const res = await fetch(`${server.url}/agents/${prReport.result.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${key}` } });
+        assert.equal(res.status, 200);
+        return (await res.json()) as { agent: { default_branch: string }; badge_url: string };
+      };
+      assert.equal((await agentOf()).agent.default_branch, 'main', 'the pull request\'s branch is not the default');
+      const push = await runAction(common, {}, { GITHUB_EVENT_NAME: 'push', GITHUB_EVENT_PATH: eventFile({ ref: 'refs/heads/main', repository }), GITHUB_REF_NAME: 'main' });
+      assert.equal(push.code, 0, push.stdout);
+      const { agent, badge_url } = await agentOf();
+      assert.equal(agent.default_branch, 'main');
+      const badge = await (await fetch(badge_url.replace(/^https?:\/\/[^/]+/, server.url))).text();
+      assert.match(badge, /valid/);
+      assert.doesNotMatch(badge, /invalid/, 'main\'s report, not the failing pull request\'s');
+      // Without a payload, a pull request's base branch (GITHUB_BASE_REF) says it.
+      const bare = await runAction({ ...common, agent: 'acme/bare', baseline: 'branch:trunk' }, {}, { GITHUB_REF_NAME: '2/merge', GITHUB_HEAD_REF: 'feature-y', GITHUB_BASE_REF: 'trunk' });
+      assert.equal(bare.code, 0, bare.stdout);
+      const bareReport = await fetch(bare.outputs['report-url']!, { headers: { accept: 'application/json' } }).then((r) => r.json());
+      const bareAgent = await fetch(`${server.url}/agents/${bareReport.result.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${key}` } }).then((r) => r.json());
+      assert.equal(bareAgent.agent.default_branch, 'trunk');
     });
 
     it('agent names the card\'s agent (one card: the name a monitor of it is given); several cards with one name are refused before anything is sent', async () => {

@@ -94,6 +94,12 @@ async function lifeOfARuleset(call: Call): Promise<void> {
   assert.equal(judged.body.valid, false);
   assert.ok(rules(judged.body.errors).includes('field.unknown'));
   assert.deepEqual(judged.body.ruleset, { id: 'account', hash });
+  // Its report page names it as a reader says it.
+  const page = await call('GET', `/reports/${judged.body.report_id}`, undefined, { accept: 'text/html' });
+  assert.match(page.text, new RegExp(`judged by the account&#39;s ruleset \\(${hash.slice(0, 19)}…\\)`));
+  // Escaped once, in the facts and in the link preview's description alike (it was escaped twice there: "account&#38;#39;s").
+  assert.match(page.text, new RegExp(`<meta name="description" content="[^"]*judged by the account&#39;s ruleset \\(${hash.slice(0, 19)}…\\)\\.">`));
+  assert.doesNotMatch(page.text, /&#38;#/);
   const anonymous = await call('POST', '/v1/validate', JSON.stringify({ agent_card: card }), json);
   assert.equal(anonymous.body.valid, true);
   assert.equal(anonymous.body.ruleset, undefined);

@@ -3,13 +3,17 @@
  * the badge (it shows the default branch: set, else the first branch seen, else main), the history
  * shows each report's branch and filters by one, "what changed" compares within a branch, the
  * reports naming no branch (a monitor's runs) count as the default branch's, the admin API sets the
- * default branch (audited); and no request reads more as the history grows (counted).
+ * default branch (audited); and no request reads more as the history grows (counted). On adoption
+ * day, CI names the repository's default branch (`options.default_branch`, a webhook's
+ * `metadata.default_branch`, a gate's `branch:<name>`): an agent without one takes it before its
+ * first report is recorded, one store write more once in its life (counted).
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { createKey } from '../../src/features/accounts/api-keys.ts';
 import { iso } from '../../src/lib/clock.ts';
 import type { AgentReportEntry } from '../../src/store/contract/agents.ts';
+import { TABLE_CALLS } from '../../src/store/contract/store.ts';
 import { postJson, testApp } from '../support/app.ts';
 import { minimalCard } from '../support/cards.ts';
 
@@ -158,5 +162,108 @@ describe('branches of an agent\'s history', () => {
       costs.push(counted);
     }
     assert.deepEqual(costs[0], costs[1], `100 reports: ${JSON.stringify(costs[0])}; 1000: ${JSON.stringify(costs[1])}`);
+  });
+
+  describe('adoption day: the repository\'s default branch named by CI', () => {
+    const post = (path: string, body: unknown, credential: string | null = key) => t.app.request(path, postJson(body, credential === null ? {} : { authorization: `Bearer ${credential}` }));
+    const agentNamed = (name: string) => t.store.getAgentByName('acct_1', name);
+
+    it('a pull request first (gated on main: baseline missing, then again without it), then a push to main: the default branch is main and the badge shows main\'s', async () => {
+      const name = 'acme/adopted';
+      const gated = await post('/v1/validate', { agent_card: invalidCard(), options: { agent: name, branch: 'feature-x', baseline: 'branch:main', default_branch: 'main' } });
+      assert.equal(gated.status, 400);
+      assert.deepEqual((await gated.json()).errors.map((e: { path: string; reason?: string }) => [e.path, e.reason]), [['options.baseline', 'baseline_missing']]);
+      assert.equal(await agentNamed(name), undefined, 'a refused baseline makes no agent');
+      const pr = await validate(invalidCard(), { agent: name, branch: 'feature-x', default_branch: 'main' });
+      assert.equal(pr.agent.branch, 'feature-x');
+      assert.equal((await history(pr.agent.id)).agent.default_branch, 'main', 'not the pull request\'s branch');
+      assert.match(await badge(pr.agent.id), /no reports/, 'main has none yet: the failing pull request is not the badge');
+      await validate(minimalCard(), { agent: name, branch: 'main', default_branch: 'main' });
+      assert.match(await badge(pr.agent.id), /valid \d+\/100/);
+      assert.doesNotMatch(await badge(pr.agent.id), /invalid/);
+      // The webhooks read it from the metadata, as they read `branch`.
+      const hook = await post('/v1/webhook', { agent_card: invalidCard(), metadata: { repo: 'acme/hooks', file: 'card.json', branch: 'feature-y', default_branch: 'trunk' } });
+      assert.equal(hook.status, 200, await hook.clone().text());
+      assert.equal((await agentNamed('acme/hooks/card.json'))?.default_branch, 'trunk');
+    });
+
+    it('an agent with a default branch keeps it: set by PATCH, or taken from the first branch named', async () => {
+      const inferred = await validate(minimalCard(), { agent: 'acme/kept', branch: 'develop' });
+      await validate(minimalCard(), { agent: 'acme/kept', branch: 'feature-x', default_branch: 'main' });
+      assert.equal((await history(inferred.agent.id)).agent.default_branch, 'develop');
+      const patched = await validate(minimalCard(), { agent: 'acme/patched' });
+      assert.equal((await agentNamed('acme/patched'))?.default_branch, null, 'no branch named: none yet');
+      const res = await t.app.request(`/admin/api/agents/${patched.agent.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ default_branch: 'release' }) });
+      assert.equal(res.status, 200);
+      await validate(minimalCard(), { agent: 'acme/patched', branch: 'feature-x', default_branch: 'main', baseline: 'latest' });
+      assert.equal((await agentNamed('acme/patched'))?.default_branch, 'release');
+    });
+
+    it('a gate on branch:<name> teaches an agent without a default branch that name when default_branch is not given, even when its baseline is missing', async () => {
+      // Made by a validation naming no branch (as a monitor's run): no default branch yet.
+      await validate(minimalCard(), { agent: 'acme/gated' });
+      const gated = await post('/v1/validate', { agent_card: invalidCard(), options: { agent: 'acme/gated', branch: 'feature-x', baseline: 'branch:main' } });
+      assert.equal(gated.status, 400, 'main has no report of it yet');
+      assert.equal((await agentNamed('acme/gated'))?.default_branch, 'main');
+      await validate(invalidCard(), { agent: 'acme/gated', branch: 'feature-x' });
+      assert.equal((await agentNamed('acme/gated'))?.default_branch, 'main', 'the pull request\'s retry without the gate does not move it');
+    });
+
+    it('a bad default_branch is a 400 as a bad branch is (naming it on /v1/validate and the batch; the webhooks\' flat 400 alike); a keyless call ignores it as it ignores branch', async () => {
+      for (const bad of ['', ' main', 'main ', 'x'.repeat(201), 'a\nb', '\u2028', 7, { name: 'main' }]) {
+        for (const member of ['branch', 'default_branch']) {
+          const single = await post('/v1/validate', { agent_card: minimalCard(), options: { agent: 'acme/bounds-2', [member]: bad } });
+          assert.equal(single.status, 400, `${member} ${JSON.stringify(bad).slice(0, 20)}`);
+          assert.deepEqual((await single.json()).errors.map((e: { path: string }) => e.path), [`options.${member}`]);
+          const batch = await post('/v1/validate/batch', { cards: [{ agent_card: minimalCard() }], options: { [member]: bad } });
+          assert.equal(batch.status, 400, `batch ${member} ${JSON.stringify(bad).slice(0, 20)}`);
+          assert.match(JSON.stringify(await batch.json()), new RegExp(`options\\.${member}`));
+        }
+        // The webhooks' flat 400 says why without naming the option, for branch as for default_branch.
+        const [ofBranch, ofDefault] = await Promise.all(['branch', 'default_branch'].map((member) => post('/v1/webhook', { agent_card: minimalCard(), metadata: {}, options: { [member]: bad } })));
+        assert.equal(ofDefault!.status, 400, `webhook ${JSON.stringify(bad).slice(0, 20)}`);
+        assert.deepEqual(await ofDefault!.json(), await ofBranch!.json());
+      }
+      assert.equal(await agentNamed('acme/bounds-2'), undefined);
+      for (const member of ['branch', 'default_branch']) {
+        const keyless = await post('/v1/validate', { agent_card: minimalCard(), options: { agent: 'acme/keyless', [member]: 'main' } }, null);
+        assert.equal(keyless.status, 200, member);
+        const body = await keyless.json();
+        assert.equal(body.agent, undefined, `${member}: a keyless call joins no agent`);
+      }
+      // A metadata value no option could hold is not a default branch (as a bad metadata.branch is no branch).
+      const hook = await post('/v1/webhook', { agent_card: minimalCard(), metadata: { repo: 'acme/hooks', file: 'odd.json', default_branch: 'x'.repeat(201) } });
+      assert.equal(hook.status, 200);
+      assert.equal((await agentNamed('acme/hooks/odd.json'))?.default_branch, null);
+    });
+
+    it('the store calls of a keyed validation: the first naming a default branch makes one write more (setAgentDefaultBranch), once in the agent\'s life; the usual request makes none more', async () => {
+      const calls: string[] = [];
+      const store = t.store as unknown as Record<string, unknown>;
+      // The store's tables' calls (the contract's), each counted as the app makes it.
+      const names = Object.values(TABLE_CALLS).flatMap((calls) => Object.keys(calls));
+      const originals = new Map(names.map((name) => [name, store[name] as (...args: unknown[]) => unknown]));
+      for (const [name, original] of originals) {
+        store[name] = (...args: unknown[]) => {
+          calls.push(name);
+          return original.apply(t.store, args);
+        };
+      }
+      const counted = async (options: Record<string, unknown>) => {
+        calls.length = 0;
+        await validate(minimalCard(), options);
+        return [...calls].sort();
+      };
+      try {
+        const first = await counted({ agent: 'acme/counted', branch: 'feature-x', default_branch: 'main' });
+        const again = await counted({ agent: 'acme/counted', branch: 'feature-x', default_branch: 'main' });
+        const usual = await counted({ agent: 'acme/counted', branch: 'feature-x' });
+        assert.deepEqual(again, usual, 'an agent with a default branch: default_branch costs nothing');
+        assert.deepEqual(first, [...usual, 'setAgentDefaultBranch'].sort(), 'the first: one write more');
+        assert.equal(first.filter((c) => c === 'setAgentDefaultBranch').length, 1);
+      } finally {
+        for (const [name, original] of originals) store[name] = original;
+      }
+    });
   });
 });

@@ -317,6 +317,8 @@ describe('admin monitors', async () => {
     assert.equal(payload.type, 'agent.regressed');
     assert.equal(event.headers['webhook-signature'], expectedSignature(created.signing_secret, String(event.headers['webhook-id']), String(event.headers['webhook-timestamp']), event.body));
     assert.equal(payload.data.monitor_id, id);
+    const urlAgent = await t.store.getAgentByName('acct_1', `${host.url}/card.json`);
+    assert.deepEqual(payload.data.agent, { id: urlAgent!.id, name: urlAgent!.name }, 'the agent its runs join (named by the URL)');
     assert.equal(payload.data.verdict, 'fail');
     assert.ok(payload.data.reasons.some((r: string) => /pass to fail/.test(r)), payload.data.reasons.join('; '));
     assert.equal(payload.data.diff_url, `http://reports.cardgate.test/reports/${baseline}/diff/${payload.data.report_id}`);
@@ -335,6 +337,52 @@ describe('admin monitors', async () => {
     assert.equal(recovered.type, 'agent.recovered');
     assert.equal(recovered.data.diff_url, `http://reports.cardgate.test/reports/${lastBroken}/diff/${recovered.data.report_id}`, 'the diff shows what the fix changed');
     assert.equal((await t.get(id)).state, 'ok');
+  });
+
+  it('a monitored card broken on the default branch, a pull request\'s good card, the served card mended: the next run is not "unchanged" against the pull request\'s report; the badge turns valid and agent.recovered names the agent', async () => {
+    const t = await newApp({ limits: { daily: { free: -1 } } });
+    const key = (await createKey(t.store, 'acct_1', { name: 'ci' }, t.config.keys, t.clock.now())).secret;
+    const name = 'acme/billing-agent';
+    card = minimalCard();
+    const created = await (await t.create({ account_id: 'acct_1', url: `${host.url}/card.json`, interval_seconds: 60, notify_url: `${receiver.url}/events`, agent: name })).json();
+    const id = created.monitor.id;
+    const agentId = (await t.store.getAgentByName('acct_1', name))!.id;
+    const badge = async () => {
+      const { badge_url } = await (await t.app.request(`/agents/${agentId}`, { headers: { ...auth, accept: 'application/json' } })).json();
+      return (await t.app.request(new URL(badge_url).pathname + new URL(badge_url).search)).text();
+    };
+    const runOnce = async () => {
+      const last = (await t.get(id)).last_run.at;
+      await t.scheduler.advance(60_000);
+      await whileStill(async () => (await t.get(id)).last_run.at === last);
+      const run = (await t.get(id)).last_run;
+      assert.notEqual(run.at, last, 'the monitor ran');
+      return run;
+    };
+    // The monitor's run finds the card broken: stored, the default lane's latest is invalid.
+    card = { ...minimalCard(), url: 'not a url', name: 42 };
+    const before = receiver.received.length;
+    assert.equal((await runOnce()).verdict, 'fail');
+    await receiver.waitFor(before + 1);
+    assert.equal(JSON.parse(receiver.received[before]!.body).type, 'agent.regressed');
+    assert.match(await badge(), /invalid/);
+    // A pull request on feature-x validates the good card (the Action names the repository's default branch).
+    t.clock.advance(1000);
+    const pr = await t.app.request('/v1/validate', postJson({ agent_card: minimalCard(), options: { agent: name, branch: 'feature-x', default_branch: 'main' } }, { authorization: `Bearer ${key}` }));
+    assert.equal(pr.status, 200, await pr.clone().text());
+    assert.equal((await t.store.getAgent(agentId))?.default_branch, 'main');
+    assert.match(await badge(), /invalid/, 'the pull request\'s report is not the badge\'s');
+    // The served card is mended: the monitor's next run finds the pull request's card, but its lane's latest is the broken run.
+    card = minimalCard();
+    const run = await runOnce();
+    assert.equal(run.verdict, 'pass');
+    assert.notEqual(run.report_id, (await pr.json()).report_id, 'a report of its own, on the default branch');
+    assert.doesNotMatch(await badge(), /invalid/);
+    assert.match(await badge(), /valid/);
+    await receiver.waitFor(before + 2);
+    const recovered = JSON.parse(receiver.received[before + 1]!.body);
+    assert.equal(recovered.type, 'agent.recovered');
+    assert.deepEqual(recovered.data.agent, { id: agentId, name }, 'the event names the agent CI and the monitor share');
   });
 
   it('a first run that fails (its report cannot be stored) still makes the monitor: 201, first_run null, logged', async () => {

@@ -85,7 +85,7 @@ test('a single validation is judged by the default ruleset, and its answer and r
   assert.deepEqual(((await report.json()) as any).result.ruleset, res.body.ruleset);
   const page = await fetch(`${server.url}/reports/${res.body.report_id}`, { headers: { accept: 'text/html' } });
   assert.equal(page.status, 200);
-  assert.match(await page.text(), new RegExp(`judged by the ruleset config \\(${firstHash.slice(0, 19)}…\\)`));
+  assert.match(await page.text(), new RegExp(`judged by the server&#39;s ruleset \\(rules\\.ruleset\\) \\(${firstHash.slice(0, 19)}…\\)`));
 });
 
 test('options.file: an override may raise a severity (prod/), never lower one (dev/)', async () => {

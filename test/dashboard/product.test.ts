@@ -14,6 +14,11 @@ import { startCardHost } from '../support/card-host.ts';
 import { minimalCard } from '../support/cards.ts';
 import { sampleCard } from '../support/endpoints.ts';
 import { lowContrastTexts } from '../pages/contrast.ts';
+import { openFileStore } from '../../src/store/file/file-store.ts';
+import type { MonitorRecord } from '../../src/store/contract/monitors.ts';
+import { tempDirFactory } from '../support/temp.ts';
+
+const newDataDir = tempDirFactory('cardgate-dash-product-');
 
 let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;
@@ -29,10 +34,42 @@ const call = async (path: string, body: unknown, token: string) => {
   return res.json() as Promise<any>;
 };
 
-/** Two accounts and twenty agents, some broken, some on a feature branch; a monitor, a trusted key, a ruleset, and so an audit log. */
+/**
+ * Monitors in every state a row can show (ok, regressed, unreachable, paused, live), with long
+ * names, written into the data dir before the server starts: none is due while the test runs.
+ */
+const seedMonitors = async (dataDir: string) => {
+  const store = await openFileStore({ dataDir });
+  const now = Date.now();
+  const account_id = 'acct_seed_operations';
+  await store.createAccount({ id: account_id, name: 'Operations Watch', plan: 'team', created_at: new Date(now - 86_400_000).toISOString() });
+  const at = new Date(now - 600_000).toISOString();
+  const states: [string, Partial<MonitorRecord> & Pick<MonitorRecord, 'state' | 'last_run'>][] = [
+    ['ok', { state: 'ok', last_run: { at, verdict: 'pass', score: 93, report_id: 'rpt_1764423180000_okokokokokok' } }],
+    ['regressed', { state: 'regressed', last_run: { at, verdict: 'fail', score: 64, report_id: 'rpt_1764423180000_regressedrgr' } }],
+    ['unreachable', { state: 'unreachable', failures: 3, last_run: { at, verdict: 'unreachable', score: null, report_id: null, error: 'connect ECONNREFUSED' } }],
+    ['paused', { state: 'ok', paused: true, last_run: { at, verdict: 'pass', score: 100, report_id: 'rpt_1764423180000_pausedpaused' } }],
+    ['live', { state: 'regressed', live: true, last_run: { at, verdict: 'fail', score: 58, report_id: 'rpt_1764423180000_liveliveeliv', live: { duration_ms: 1234, unreachable: false, failed: [] } } }],
+  ];
+  for (const [i, [name, record]] of states.entries()) {
+    const outcome = await store.createMonitor({
+      id: `mon_1764423180000_seed${name}`, account_id, url: `https://${name}-billing-agent.operations.example.com/.well-known/agent-card.json`,
+      agent: `operations/${name}-billing-agent/.well-known/agent-card.json`, interval_seconds: 7 * 86_400, notify_url: `https://hooks.operations.example.com/cardgate/${name}`,
+      live: false, secret: 'whsec_c2VlZGVkLXNlY3JldC1mb3ItdGVzdHM=', paused: false, created_at: at, next_run_at: now + 30 * 86_400_000 + i,
+      failures: 0, baseline_report_id: null, last_success_at: at, ...record,
+    }, 100);
+    assert.equal(outcome, 'created');
+  }
+  await store.commit();
+  await store.close();
+};
+
+/** Two accounts and twenty agents, some broken, some on a feature branch; monitors, a trusted key, a ruleset, and so an audit log. */
 before(async () => {
   host = await startCardHost({ '/card.json': { body: JSON.stringify(minimalCard('Watched Agent')) } });
-  service = await startService({ config: { cardFetch: { allowedHosts: ['loopback'] }, webhooks: { allowedHosts: ['loopback'] } } });
+  const dataDir = newDataDir();
+  await seedMonitors(dataDir);
+  service = await startService({ dataDir, config: { cardFetch: { allowedHosts: ['loopback'] }, webhooks: { allowedHosts: ['loopback'] } } });
   browser = await startBrowser(service.url);
   const broken = { ...sampleCard(), url: 'not a url' };
   for (const [name, count] of [['Acme Platform', 14], ['Globex Payments', 6]] as const) {
@@ -71,16 +108,18 @@ const cutOff = () =>
     for (const el of document.querySelectorAll<HTMLElement>('main *, header *')) {
       if (el.getClientRects().length === 0 || el.closest('svg, dialog:not([open])')) continue;
       const { right, width: own } = el.getBoundingClientRect();
-      // Kept for screen readers only (a stacked table's heads, a caption): in a 1 px box, clipped.
-      let hidden = false;
-      for (let e: HTMLElement | null = el; e && !hidden; e = e.parentElement) hidden = e.getBoundingClientRect().width <= 1;
-      if (own <= 1 || hidden) continue;
+      // Kept for screen readers only (a caption) in a 1 px box. What such a box holds counts: a stacked
+      // table's heads laid out past the edge made the page scroll sideways in another browser though clipped here.
+      if (own <= 1) continue;
       if (right > width + 1) cut.push(`${el.tagName.toLowerCase()}.${el.className} "${(el.textContent ?? '').trim().slice(0, 30)}" ends at ${Math.round(right)} of ${width}`);
       const style = getComputedStyle(el);
       if ((style.overflowX === 'auto' || style.overflowX === 'scroll' || style.overflowX === 'hidden') && el.scrollWidth > el.clientWidth + 1 && el.querySelector('table')) {
         cut.push(`${el.tagName.toLowerCase()}.${el.className} scrolls sideways: ${el.scrollWidth} in ${el.clientWidth}`);
       }
     }
+    // The page itself: what a phone would scroll sideways to.
+    const page = document.documentElement.scrollWidth;
+    if (page > width) cut.push(`the page is ${page} px wide in ${width}`);
     return cut.slice(0, 10);
   });
 
@@ -172,5 +211,50 @@ test('the score chart has a time axis and shows a point\'s time, verdict and sco
   await target.selectText();
   await page.keyboard.press('Control+C');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), whole);
+  // The ruleset's hash the audit records (71 characters) the same way: short, whole in its title and on copy.
+  const hash = log.locator('code[data-id^="sha256:"]').first();
+  const wholeHash = (await hash.getAttribute('data-id'))!;
+  assert.match(wholeHash, /^sha256:[0-9a-f]{64}$/);
+  assert.equal(await hash.getAttribute('title'), wholeHash);
+  assert.match((await hash.textContent())!, /^sha256:\u2026[0-9a-f]{7}$/);
+  await log.getByRole('button', { name: `Copy the id ${wholeHash}` }).first().click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), wholeHash);
   browser.assertClean();
+});
+
+test('the fields of a row of a form or of filters have their labels at one height, and its button and checkbox level with the controls, at 1280 px', async () => {
+  const { page } = browser;
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  for (const [name, hash, heading] of dashboardViews()) {
+    await page.goto(`${service.url}/dashboard${hash}`);
+    await page.getByRole('heading', { name: heading, level: 1, exact: true }).waitFor();
+    await page.waitForFunction(() => !document.getElementById('view')?.hasAttribute('aria-busy') && !document.querySelector('.loading'));
+    const uneven = await page.evaluate(() => {
+      const found: string[] = [];
+      for (const row of document.querySelectorAll<HTMLElement>('main .row')) {
+        // Per line of the row (a narrow row wraps): the tops of its labels, and of its controls beside its buttons' and checkboxes'.
+        const lines = new Map<number, { labels: [string, number][]; controls: [string, number][] }>();
+        for (const item of row.children) {
+          const line = Math.round(item.getBoundingClientRect().top / 4);
+          const at = lines.get(line) ?? { labels: [], controls: [] };
+          lines.set(line, at);
+          const label = item.matches('.field:not(.check)') ? item.querySelector(':scope > label') : null;
+          if (label) at.labels.push([label.textContent!, Math.round(label.getBoundingClientRect().top)]);
+          const control = item.matches('.field.check') ? item.querySelector('label') : label ? item.querySelector('input, select, textarea') : item;
+          if (control) {
+            const box = control.getBoundingClientRect();
+            at.controls.push([(label?.textContent ?? control.textContent)!, Math.round(box.top + box.height / 2)]);
+          }
+        }
+        for (const { labels, controls } of lines.values()) {
+          if (new Set(labels.map(([, top]) => top)).size > 1) found.push(`labels ${labels.map(([t, y]) => `${t}@${y}`).join(', ')}`);
+          const middles = controls.map(([, y]) => y);
+          if (Math.max(...middles) - Math.min(...middles) > 3) found.push(`controls ${controls.map(([t, y]) => `${t}@${y}`).join(', ')}`);
+        }
+      }
+      return found;
+    });
+    assert.deepEqual(uneven, [], `dashboard ${name}`);
+  }
 });

@@ -207,6 +207,29 @@ describe('the merge-request gate (.cardgate-gate) against the real server', () =
     assert.match(gated.out, /: 0 new errors, 0 new warnings, 0 fixed, 0 breaking changes, score 0 against val_\w+; passed: true; /);
   });
 
+  test('adoption day: a merge request first (no baseline yet), then the default branch\'s pipeline: the agent\'s default branch is CI_DEFAULT_BRANCH and its badge shows that branch\'s', async () => {
+    const { key } = await accountWithKey(server!.url, 'gitlab-adoption');
+    const gate = async (card: unknown, env: Record<string, string>) => {
+      const job = run(['sh', '-c', jobScript('.cardgate-gate')], {
+        cwd: workspace(card),
+        env: { CARDGATE_URL: server!.url, CARDGATE_API_KEY: key, CARDGATE_FAIL_ON: 'error', CARDGATE_GATE_FILES: '.well-known/agent-card.json', CI_PROJECT_PATH: 'acme/adopted', CI_DEFAULT_BRANCH: 'main', ...env },
+      });
+      return { code: await job.exited, out: job.stdout() + job.stderr() };
+    };
+    const mr = await gate({ ...minimalCard('GitLab Agent'), description: undefined }, { CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: 'feature-x', CI_COMMIT_REF_NAME: 'feature-x' });
+    assert.equal(mr.code, 1, mr.out);
+    assert.match(mr.out, /no gate ran/);
+    const report = await fetch(/report (\S+)$/m.exec(mr.out)![1]!, { headers: { accept: 'application/json' } }).then((r) => r.json());
+    assert.equal(report.result.agent.branch, 'feature-x');
+    const agentOf = () => fetch(`${server!.url}/agents/${report.result.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${key}` } }).then((r) => r.json());
+    assert.equal((await agentOf()).agent.default_branch, 'main', 'not the merge request\'s branch');
+    assert.equal((await gate(minimalCard('GitLab Agent'), { CI_COMMIT_REF_NAME: 'main' })).code, 0);
+    const { badge_url } = await agentOf();
+    const badge = await (await fetch(badge_url.replace(/^https?:\/\/[^/]+/, server!.url))).text();
+    assert.doesNotMatch(badge, /invalid/, 'main\'s report, not the failing merge request\'s');
+    assert.match(badge, /valid/);
+  });
+
   test('CARDGATE_AGENT names a single card\'s agent (as a monitor of it is named); with several files it is refused before anything is sent', async () => {
     const { key } = await accountWithKey(server!.url, 'gitlab-agent');
     const gate = async (files: string) => {

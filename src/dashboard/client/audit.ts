@@ -13,8 +13,8 @@ const PAGE_SIZE = 50;
 const actorText = (actor: AuditRecord['actor']): string =>
   actor.kind === 'admin-token' ? 'admin token' : actor.kind === 'cli' ? 'CLI (' + actor.os_user + ')' : actor.email || actor.subject;
 
-/** Values that are ids of the service's records (`acct_…`, `key_…`): shown short. */
-const ID_VALUE = /^[a-z]+_\d{13}_[A-Za-z0-9_-]+$/;
+/** Values that are ids of the service's records (`acct_…`, `key_…`) or a ruleset's hash (`sha256:…`, 71 characters): shown short. */
+const ID_VALUE = /^(?:[a-z]+_\d{13}_[A-Za-z0-9_-]+|sha256:[0-9a-f]{64})$/;
 
 const valueOf = (v: unknown): Child => (typeof v === 'string' ? (ID_VALUE.test(v) ? shortId(v) : v) : JSON.stringify(v));
 

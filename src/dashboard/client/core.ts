@@ -181,7 +181,8 @@ export function when(isoString: string | null): HTMLElement {
  * `button`: false inside a link (no control within a control): the id is then copied whole by selection only.
  */
 export function shortId(id: string, button = true): HTMLElement {
-  const kind = /^[a-z]+_/.exec(id)?.[0] ?? '';
+  // Its kind: `acct_`, or the algorithm of a hash (`sha256:`).
+  const kind = /^(?:[a-z]+_|sha256:)/.exec(id)?.[0] ?? '';
   const short = id.length > kind.length + 10 ? kind + '\u2026' + id.slice(-7) : id;
   return h('span', { class: 'id' },
     h('code', { title: id, 'data-id': id }, short),

@@ -54,8 +54,10 @@ export async function monitorsView(query?: string): Promise<HTMLElement> {
   const accountName = new Map(accounts.map((a) => [a.id, a.name]));
   const editing = h('div', { id: 'monitor-edit' });
   const rows = monitors.map((m): Child[] => [
-    clippedValue(m.url),
-    m.agent ? clippedValue(m.agent) : h('span', { class: 'muted', title: 'Its runs join the agent its URL names.' }, 'by URL'),
+    // The card and the agent its runs join, one column: the eight fit 1280 px in every state, its badge and the actions included.
+    h('div', { class: 'lines' },
+      h('div', {}, clippedValue(m.url)),
+      h('div', { class: 'muted' }, 'agent ', m.agent ? clippedValue(m.agent) : h('span', { title: 'Its runs join the agent its URL names.' }, 'by its URL'))),
     h('a', { href: accountHash(m.account_id) }, accountName.get(m.account_id) || shortId(m.account_id, false)),
     m.live
       ? h('span', {}, every(m.interval_seconds), ' ', h('span', { class: 'badge', title: 'Each run probes the agent' + (m.last_run?.live ? ' (last probe ' + m.last_run.live.duration_ms + ' ms)' : '') }, 'live'))
@@ -73,7 +75,7 @@ export async function monitorsView(query?: string): Promise<HTMLElement> {
   ]);
   const shown = fresh;
   fresh = null;
-  const columns = ['Card URL', 'Agent', 'Account', 'Every', 'Events to', 'State', 'Last run', 'Next run', ...(writes ? ['Actions'] : [])];
+  const columns = ['Card and agent', 'Account', 'Every', 'Events to', 'State', 'Last run', 'Next run', ...(writes ? ['Actions'] : [])];
   return h('section', {},
     h('h1', {}, 'Monitors'),
     h('p', { class: 'muted' }, 'Published cards validated on a schedule; an event goes to the monitor\u2019s notify URL when one regresses, recovers or cannot be reached.'),

@@ -110,6 +110,9 @@ export const totalsOf = (inputs: readonly CheckedInput[]) => {
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** A change of a score as every output writes it: `+3`, `−93` (the true minus sign), `±0`. */
+export const signedDelta = (n: number): string => (n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : '\u00b10');
+
 /** `3 cards checked: 1 invalid; 1 input could not be checked; 2 errors, 5 warnings`: the summary line of text and Markdown. */
 export const summaryOf = (t: ReturnType<typeof totalsOf>): string => {
   const verdict = t.cards === 0 ? '' : `: ${t.invalid === 0 ? 'all valid' : `${t.invalid} invalid`}`;

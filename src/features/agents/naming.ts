@@ -57,6 +57,9 @@ export const gateOptions = {
   branch: printableName()
     .meta({ description: 'The branch the card comes from, kept in the agent\'s history for a later `baseline: "branch:<name>"` (a webhook\'s `metadata.branch` does the same). Keyed calls only.' })
     .optional(),
+  default_branch: printableName()
+    .meta({ description: 'The repository\'s default branch (CI knows it: GitHub\'s `repository.default_branch`, GitLab\'s `CI_DEFAULT_BRANCH`): the agent\'s default branch when none is set yet, so that a pull request validated first does not make its own branch the one the badge shows. An agent with a default branch (set by `PATCH /admin/api/agents/{id}`, or taken earlier) keeps it. A webhook\'s `metadata.default_branch` does the same. Keyed calls only.' })
+    .optional(),
   fail_on: z
     .enum(FAIL_ON, { error: 'must be "error", "warning", "new" or "breaking"' })
     .meta({ description: 'What fails `baseline.passed` (default `error`): `error`, a new error; `warning`, a new error or warning; `new`, any new finding or a lower score; `breaking`, a breaking change of the card from the baseline\'s card (docs/compatibility.md), whatever its findings.' })
@@ -108,6 +111,8 @@ export interface AgentAsk {
   fail_on: FailOn;
   /** The webhook metadata's `branch`, kept in the history (the baseline "branch:<name>"). */
   branch?: string;
+  /** The agent's default branch when it has none yet: `options.default_branch`, the metadata's, else a gate's `branch:<name>`. */
+  default_branch?: string;
 }
 
 /** The agent's options of a request (parsed by the members above). */
@@ -116,20 +121,30 @@ export interface AgentOptions {
   baseline?: string | undefined;
   fail_on?: FailOn | undefined;
   branch?: string | undefined;
+  default_branch?: string | undefined;
 }
+
+/** A metadata member that names a branch (as an option would), or undefined. */
+const metadataBranch = (metadata: Record<string, unknown> | undefined, member: 'branch' | 'default_branch'): string | undefined => {
+  const value = metadata?.[member];
+  return typeof value === 'string' && agentNameProblem(value) === undefined ? value : undefined;
+};
 
 /** The ask of a validation: its options, then its webhook metadata, then its card. */
 export const agentAsk = (options: AgentOptions, card: Record<string, unknown>, metadata?: Record<string, unknown>): AgentAsk => {
   const url = primaryEndpointUrl(card);
   const derived = (metadata && agentNameFromMetadata(metadata)) ?? (url === undefined ? undefined : agentNameFromUrl(url));
-  const metadataBranch = typeof metadata?.branch === 'string' && agentNameProblem(metadata.branch) === undefined ? metadata.branch : undefined;
-  const branch = options.branch ?? metadataBranch;
+  const branch = options.branch ?? metadataBranch(metadata, 'branch');
+  // A gate on `branch:<name>` names the branch its pipeline compares with: the default one, when nothing says otherwise.
+  const gated = options.baseline?.startsWith('branch:') ? options.baseline.slice('branch:'.length) : undefined;
+  const defaultBranch = options.default_branch ?? metadataBranch(metadata, 'default_branch') ?? (gated !== undefined && agentNameProblem(gated) === undefined ? gated : undefined);
   return {
     name: options.agent ?? derived ?? null,
     named: options.agent !== undefined,
     ...(options.baseline === undefined ? {} : { baseline: options.baseline }),
     fail_on: options.fail_on ?? 'error',
     ...(branch === undefined ? {} : { branch }),
+    ...(defaultBranch === undefined ? {} : { default_branch: defaultBranch }),
   };
 };
 

@@ -85,15 +85,25 @@ const limitNotice = (name: string, max: number): AgentNotice => ({
 });
 
 /**
+ * The agent a validation joins, taught `defaultBranch` (the repository's, as CI knows it) when it
+ * has no default branch yet: before its report is recorded, so that a pull request validated
+ * first does not make its own branch the default. One store write more, once in the agent's life.
+ */
+const joined = async (deps: AgentDeps, agent: AgentRecord, defaultBranch: string | undefined): Promise<Pick<AgentRun, 'agent' | 'notice'>> => {
+  if (agent.default_branch === null && defaultBranch !== undefined) await deps.store.setAgentDefaultBranch(agent.id, defaultBranch);
+  return { agent: { id: agent.id, name: agent.name } };
+};
+
+/**
  * The account's agent of this name, made when new (one agent however many validations make it at
  * once) while the account has fewer than agents.maxPerAccount; beyond, the notice why none was
  * joined. Undefined when the account is gone.
  */
-export const joinAgent = async (deps: Pick<AppDeps, 'store' | 'clock' | 'config'>, accountId: string, name: string): Promise<Pick<AgentRun, 'agent' | 'notice'> | undefined> => {
+export const joinAgent = async (deps: AgentDeps, accountId: string, name: string, defaultBranch?: string): Promise<Pick<AgentRun, 'agent' | 'notice'> | undefined> => {
   const candidate = { id: newAgentId(), account_id: accountId, name, first_seen: iso(deps.clock.now()), badge_token: randomBytes(32).toString('base64url') };
   try {
     const agent = await deps.store.ensureAgent(candidate, deps.config.agents.maxPerAccount);
-    return agent && { agent: { id: agent.id, name: agent.name } };
+    return agent && (await joined(deps, agent, defaultBranch));
   } catch (e) {
     if (e instanceof AgentLimitReachedError) return { notice: limitNotice(name, e.maxPerAccount) };
     throw e;
@@ -169,11 +179,13 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
   const branch = ask.branch ?? null;
   if (ask.baseline === undefined) {
     // The usual case: one call of the store finds the agent or makes it.
-    const joined = await joinAgent(deps, accountId, ask.name);
-    return joined && { ...joined, branch };
+    const agent = await joinAgent(deps, accountId, ask.name, ask.default_branch);
+    return agent && { ...agent, branch };
   }
   // With a baseline, the agent is read first: a baseline refused makes no agent.
   const known = await deps.store.getAgentByName(accountId, ask.name);
+  // Taught before the baseline is read: a pull request run before its base branch has a report (refused, then validated without the gate) names the default branch all the same.
+  const knownJoined = known && (await joined(deps, known, ask.default_branch));
   const id = await baselineId(deps, known, ask.baseline, refuse);
   // An agent's latest report is read past the retention period (see findReport): a baseline of "latest" is always there.
   const report = await readReport(deps.store, deps.config, deps.clock.now(), id);
@@ -182,11 +194,11 @@ export const prepareAgentRun = async (deps: AgentDeps, accountId: string | null,
   const before = cardOfReport(report, known?.id);
   if (before === undefined) throw refuse('options.baseline', `report ${JSON.stringify(id)} has no result of this agent's card to compare with (a batch without it, or a validation that could not run)`);
   const baseline = compareWith(report.id, before, { result: resultJson, card }, ask.fail_on);
-  const joined = known ? { agent: { id: known.id, name: known.name } } : await joinAgent(deps, accountId, ask.name);
-  if (!joined) return undefined; // the account was deleted meanwhile
+  const agent = knownJoined ?? (await joinAgent(deps, accountId, ask.name, ask.default_branch));
+  if (!agent) return undefined; // the account was deleted meanwhile
   // A gate asked for explicitly is not dropped silently: the caller relies on its answer.
-  if (joined.notice) throw refuse('options.baseline', `this card's agent ${JSON.stringify(ask.name)} (options.agent, else its endpoint URL) would be a new agent, and ${joined.notice.message}`);
-  return { ...joined, baseline, branch };
+  if (agent.notice) throw refuse('options.baseline', `this card's agent ${JSON.stringify(ask.name)} (options.agent, else its endpoint URL) would be a new agent, and ${agent.notice.message}`);
+  return { ...agent, baseline, branch };
 };
 
 /** One card in a report and its result: its own, or in a batch the agent's card. */

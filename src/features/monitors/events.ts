@@ -17,7 +17,7 @@
  *
  * The event is a Standard-Webhooks-signed POST to `notify_url` with the monitor's own secret,
  * through the callbacks' delivery (SSRF policy, time limit, no redirects, no retries), carrying a
- * link to the diff of the two reports it compares.
+ * link to the diff of the two reports it compares, and naming the agent whose history the runs join.
  */
 import type { AppDeps } from '../../deps.ts';
 import type { LiveCheck } from '../../engine/live/checks.ts';
@@ -30,6 +30,8 @@ import { diffReports } from '../reports/diff.ts';
 import { reportUrl } from '../reports/reports.ts';
 import { deliverCallback } from '../webhooks/deliver.ts';
 import type { MonitorPolicies } from './monitors.ts';
+import { monitorAgentName } from './agent-name.ts';
+import type { AgentRef } from '../agents/operations.ts';
 
 export type MonitorEventType = 'agent.regressed' | 'agent.recovered' | 'agent.unreachable';
 
@@ -102,13 +104,14 @@ export const transitionOf = async (deps: AppDeps, monitor: MonitorRecord, run: M
 const diffUrl = (deps: AppDeps, diff: { a: string; b: string }) => `${reportUrl(deps.urls.reportsUrl, diff.a)}/diff/${encodeURIComponent(diff.b)}`;
 
 /** The event's body (the Standard Webhooks shape: type, timestamp, data). */
-export const eventBody = (deps: AppDeps, monitor: MonitorRecord, run: MonitorRun, transition: Transition & { event: MonitorEventType }): string =>
+export const eventBody = (deps: AppDeps, monitor: MonitorRecord, run: MonitorRun, transition: Transition & { event: MonitorEventType }, agent: AgentRef | null): string =>
   JSON.stringify({
     type: transition.event,
     timestamp: run.at,
     data: {
       monitor_id: monitor.id,
       account_id: monitor.account_id,
+      agent,
       url: monitor.url,
       verdict: run.verdict,
       score: run.score,
@@ -123,14 +126,25 @@ export const eventBody = (deps: AppDeps, monitor: MonitorRecord, run: MonitorRun
     },
   });
 
+/**
+ * The agent whose history the monitor's runs join (CI's validations may join it too), as the event
+ * names it: read only when an event goes out; null while there is none (no run has validated a card yet).
+ */
+const eventAgent = async (deps: AppDeps, monitor: MonitorRecord): Promise<AgentRef | null> => {
+  const name = monitorAgentName(monitor);
+  const agent = name === undefined ? undefined : await deps.store.getAgentByName(monitor.account_id, name);
+  return agent ? { id: agent.id, name: agent.name } : null;
+};
+
 /** Sends the transition's event to the monitor's notify_url (when it has one), once; the outcome is logged. */
 export const sendEvent = async (deps: AppDeps, policies: MonitorPolicies, monitor: MonitorRecord, run: MonitorRun, transition: Transition): Promise<void> => {
   if (transition.event === undefined || monitor.notify_url === null) return;
+  const agent = await eventAgent(deps, monitor);
   const now = deps.clock.now();
   const outcome = await deliverCallback({
     url: monitor.notify_url,
     id: newId('evt', now),
-    body: eventBody(deps, monitor, run, { ...transition, event: transition.event }),
+    body: eventBody(deps, monitor, run, { ...transition, event: transition.event }, agent),
     timestampSeconds: Math.floor(now / 1000),
     signingSecret: monitor.secret,
     timeoutMs: deps.config.webhooks.callbackTimeoutMs,

@@ -17,13 +17,14 @@ import { countServiceValidation } from '../limits/daily-quota.ts';
 import { newId } from '../../lib/ids.ts';
 import type { MonitorRecord, MonitorRun } from '../../store/contract/monitors.ts';
 import type { VerbatimReport } from '../../store/contract/report-records.ts';
+import { defaultBranchOf } from '../../store/contract/agents.ts';
 import { reportVerdict } from '../reports/reports.ts';
 import { rulesetFor } from '../rulesets/caller-ruleset.ts';
 import { signatureTrust } from '../trust/trusted-keys.ts';
 import type { CardFetcher } from '../validation/card-by-url.ts';
 import { cardFacts, agentJoins, joinAgent, withAgentMembers, type AgentRun } from '../agents/operations.ts';
 import { recordValidation } from '../validation/record.ts';
-import { agentNameFromUrl } from '../agents/naming.ts';
+import { monitorAgentName } from './agent-name.ts';
 import type { LiveCheck, LiveRun } from '../../engine/live/checks.ts';
 import { ROOT_PATH } from '../../engine/paths.ts';
 import { withLive } from '../probes/operations.ts';
@@ -35,14 +36,9 @@ const problemOf = (e: unknown): string => {
   return e instanceof Error ? e.message : String(e);
 };
 
-/**
- * The agent a monitor's runs join: the one it names (`agent`, so that CI's validations of the card
- * and the monitor's runs feed one history), else the one the monitored URL names, normalised (as a
- * card's endpoint URL names one), so that the history stays one agent's whatever the card says of
- * itself, broken or not. Undefined for a URL no agent name can hold (over 200 characters).
- */
+/** The agent of monitorAgentName (agent-name.ts), joined (made when new); its runs name no branch: they count as the default branch's. */
 const monitorAgent = async (deps: AppDeps, monitor: MonitorRecord): Promise<AgentRun | undefined> => {
-  const name = monitor.agent ?? agentNameFromUrl(monitor.url);
+  const name = monitorAgentName(monitor);
   const joined = name === undefined ? undefined : await joinAgent(deps, monitor.account_id, name);
   return joined && { ...joined, branch: null };
 };
@@ -55,15 +51,20 @@ const judgedText = (result: unknown): string => {
 };
 
 /**
- * The agent's latest report, when this run found nothing new: its card, findings and live checks
- * equal that report's, of the same UTC day (the first run of a day stores one, so that the history
- * shows the agent was watched), unless monitors.recordEveryRun. Undefined when the run must store its report.
+ * The latest report of the agent's default branch (a monitor's run counts as that branch's, and
+ * the badge shows it), when this run found nothing new: its card, findings and live checks equal
+ * that report's, of the same UTC day (the first run of a day stores one, so that the history shows
+ * the agent was watched), unless monitors.recordEveryRun. Undefined when the run must store its
+ * report. Not the latest of any branch: a pull request's good card would hide a broken default
+ * branch, whose badge then never learns of the recovery.
  */
 const unchangedSince = async (deps: AppDeps, agentRun: AgentRun | undefined, cardText: string, result: () => unknown, now: number): Promise<{ agentId: string; reportId: string } | undefined> => {
   if (deps.config.monitors.recordEveryRun || agentRun?.agent === undefined) return undefined;
   const agent = await deps.store.getAgent(agentRun.agent.id);
-  if (!agent?.latest || utcDay(Date.parse(agent.latest.created_at)) !== utcDay(now)) return undefined;
-  const latest = await deps.store.getReport(agent.latest.report_id);
+  if (!agent) return undefined;
+  const [lane] = await deps.store.getAgentLanes([{ agent_id: agent.id, branch: defaultBranchOf(agent) }]);
+  if (!lane || utcDay(Date.parse(lane.latest.created_at)) !== utcDay(now)) return undefined;
+  const latest = await deps.store.getReport(lane.latest.report_id);
   if (!latest || latest.kind !== 'single') return undefined;
   const sameCard = canonicalize(latest.card) === canonicalize(JSON.parse(cardText));
   return sameCard && judgedText(latest.result) === judgedText(result()) ? { agentId: agent.id, reportId: latest.id } : undefined;

@@ -172,7 +172,7 @@ export interface AgentsTable {
    */
   recordAgentReport(entry: AgentReportEntry): Promise<AgentRecord | undefined>;
   /**
-   * A monitor's run found the card and its findings as the agent's latest report holds them (and
+   * A monitor's run found the card and its findings as the latest report of the agent's default branch holds them (and
    * stored no report): counts it in `unchanged_runs` and moves `last_checked_at` to `at`, in one
    * atomic step. Undefined when the agent does not exist.
    */

@@ -42,3 +42,17 @@ test('the badge token is compared whole', () => {
   assert.equal(badgeTokenMatches(agent, 'abcdefgh'), true);
   for (const wrong of ['abcdefgX', 'abcdefg', 'abcdefghi', '', 'ABCDEFGH']) assert.equal(badgeTokenMatches(agent, wrong), false, wrong);
 });
+
+test('the default branch asked for: options.default_branch, then metadata.default_branch, then the branch a gate names; none otherwise', () => {
+  const card = { url: 'https://agent.example.com/a2a' };
+  assert.equal(agentAsk({ default_branch: 'main' }, card, { default_branch: 'trunk' }).default_branch, 'main');
+  assert.equal(agentAsk({}, card, { default_branch: 'trunk' }).default_branch, 'trunk');
+  assert.equal(agentAsk({ baseline: 'branch:release' }, card).default_branch, 'release', 'a gate on a branch names the pipeline\'s base');
+  assert.equal(agentAsk({ baseline: 'branch:release', default_branch: 'main' }, card).default_branch, 'main');
+  assert.equal(agentAsk({ baseline: 'latest' }, card).default_branch, undefined);
+  assert.equal(agentAsk({ baseline: 'branch:' }, card).default_branch, undefined, 'an empty branch is none');
+  assert.equal(agentAsk({ baseline: `branch:${'x'.repeat(201)}` }, card).default_branch, undefined, 'nor one no option could hold');
+  assert.equal(agentAsk({}, card, { default_branch: 'a\u0000b' }).default_branch, undefined, 'an unprintable one is not taken');
+  assert.equal(agentAsk({}, card, { default_branch: 7 }).default_branch, undefined);
+  assert.equal(agentAsk({ branch: 'feature-x' }, card).default_branch, undefined, 'the branch validated is not the default');
+});

@@ -80,6 +80,8 @@ test('a card broken then fixed: one signed agent.regressed with a diff link that
   const signed = `${event.headers['webhook-id']}.${event.headers['webhook-timestamp']}.${event.body}`;
   const signature = createHmac('sha256', Buffer.from(created.signing_secret.replace(/^whsec_/, ''), 'base64')).update(signed).digest('base64');
   assert.equal(event.headers['webhook-signature'], `v1,${signature}`, 'signed with the monitor\'s secret');
+  assert.equal(payload.data.agent.name, `${host.url}/card.json`, 'the agent its runs join (named by its URL), signed with the rest');
+  assert.match(payload.data.agent.id, /^agt_/);
   assert.match(payload.data.diff_url, /\/reports\/rpt_[^/]+\/diff\/rpt_[^/]+$/);
   const diff = await fetch(payload.data.diff_url.replace(/^https?:\/\/[^/]+/, server.url), { headers: { accept: 'application/json' } });
   assert.equal(diff.status, 200, 'the diff link answers');
