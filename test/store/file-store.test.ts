@@ -911,6 +911,30 @@ test('the badge\'s verdict an agent keeps for the listing (verdict filter) is it
   }
 });
 
+test('recording into a full history, the usual keyed request of a long-lived agent: the entry trimmed is of the new entry\'s lane, so the lane takes the entry without being counted down (statements counted)', async () => {
+  const store = await open(tempDir());
+  try {
+    await store.createAccount({ id: 'acc_1', name: 'One', plan: 'pro', created_at: iso(T0) });
+    const agent = (await store.ensureAgent({ id: 'agt_1', account_id: 'acc_1', name: 'a', first_seen: iso(T0), badge_token: 't' }, 10))!;
+    const entryOf = (n: number) => ({ agent_id: agent.id, report_id: `rpt_${String(n).padStart(5, '0')}`, created_at: iso(T0 + n), valid: true, score: 90, errors: 0, warnings: 0, branch: 'main' });
+    for (let n = 0; n < AGENT_HISTORY_LIMIT; n++) await store.putReport(report(entryOf(n).report_id, { created_at: iso(T0 + n) }), [entryOf(n)]);
+    const prepared: string[] = [];
+    observeStatements((sql) => prepared.push(sql.replace(/\s+/g, ' ')));
+    for (let n = AGENT_HISTORY_LIMIT; n < AGENT_HISTORY_LIMIT + 3; n++) await store.putReport(report(entryOf(n).report_id, { created_at: iso(T0 + n) }), [entryOf(n)]);
+    await store.commit();
+    observeStatements();
+    assert.ok(prepared.some((sql) => sql.startsWith('DELETE FROM agent_reports')), 'the oldest entries were trimmed');
+    // Statements are prepared once per store: the lane's upsert was, by the records before; a count down would be new here.
+    assert.deepEqual(prepared.filter((sql) => /agent_lanes/.test(sql)), [], 'the lane kept by its upsert alone: never counted down');
+    const [lane] = await store.getAgentLanes([{ agent_id: agent.id, branch: 'main' }]);
+    assert.equal(lane?.reports, AGENT_HISTORY_LIMIT);
+    assert.equal(lane?.latest.report_id, entryOf(AGENT_HISTORY_LIMIT + 2).report_id);
+  } finally {
+    observeStatements();
+    await store.close();
+  }
+});
+
 test('recording a new entry of the default lane, the usual keyed request, reads no history to keep the badge\'s verdict: the statements it runs, counted', async () => {
   const store = await open(tempDir());
   try {

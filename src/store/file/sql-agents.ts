@@ -275,17 +275,33 @@ export class SqlAgents implements AgentsTable {
       .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.branch,
         typeof verdict === 'boolean' ? 1 : 0, verdict === true ? 1 : 0, entry.agent_id) as Row;
     const recorded = agentFromRow(updated);
-    this.keepLanes(agentFromRow(agent), recorded, entry, written);
-    if (history > AGENT_HISTORY_LIMIT) {
-      // The oldest, one at a time (one, as a history grows by one): SQLite prepares a statement whose LIMIT is bound anew on every run.
-      for (let over = history - AGENT_HISTORY_LIMIT; over > 0; over--) {
-        const oldest = this.db.statement('SELECT report_id, branch FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT 1').get(entry.agent_id, kept.report_id) as { report_id: string; branch: string | null } | undefined;
-        if (!oldest) break;
-        this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(entry.agent_id, oldest.report_id);
-        this.lanes.decrement(entry.agent_id, laneOf(recorded, oldest.branch).name);
-      }
-    }
+    const before = agentFromRow(agent);
+    // The usual record of a full history: a new entry in a lane whose oldest entry it trims. Its
+    // lane's count stays, so the lane takes the entry in one statement and is not counted down.
+    const lane = laneOf(recorded, entry.branch).name;
+    const counted = written.added && defaultBranchOf(before) === defaultBranchOf(recorded);
+    if (!counted) this.keepLanes(before, recorded, entry, written);
+    const trimmedOfLane = this.trim(recorded, kept.report_id, history - AGENT_HISTORY_LIMIT, counted ? lane : undefined);
+    if (counted) this.lanes.put(recorded, lane, entry, trimmedOfLane ? 0 : 1, false);
     return verdict === 'look it up' ? this.keepBadgeVerdict(recorded) : recorded;
+  }
+
+  /**
+   * Deletes the agent's `over` oldest entries (but `keep`), counting their lanes down, except one
+   * of `absorbing` (the lane a new entry is about to count in: whether one was, so it counts 0).
+   */
+  private trim(agent: AgentRecord, keep: string, over: number, absorbing: string | undefined): boolean {
+    let absorbed = false;
+    // The oldest, one at a time (one, as a history grows by one): SQLite prepares a statement whose LIMIT is bound anew on every run.
+    for (; over > 0; over--) {
+      const oldest = this.db.statement('SELECT report_id, branch FROM agent_reports WHERE agent_id = ? AND report_id != ? ORDER BY created_at, report_id LIMIT 1').get(agent.id, keep) as { report_id: string; branch: string | null } | undefined;
+      if (!oldest) break;
+      this.db.statement('DELETE FROM agent_reports WHERE agent_id = ? AND report_id = ?').run(agent.id, oldest.report_id);
+      const lane = laneOf(agent, oldest.branch).name;
+      if (!absorbed && lane === absorbing) absorbed = true;
+      else this.lanes.decrement(agent.id, lane);
+    }
+    return absorbed;
   }
 
   /** Writes the entry; whether it is new, and else the branch of the entry it replaced. */
@@ -301,15 +317,14 @@ export class SqlAgents implements AgentsTable {
   }
 
   /**
-   * The lanes after `entry` was written (`before`: the agent as it was, `after`: as it is now): a
-   * new entry counts in its lane (one statement), unless it made the agent's first default
-   * branch (the entries naming none move to that lane: both recomputed); a replaced one leaves
-   * its old lane and its new one recomputed.
+   * The lanes after `entry` was written other than as a new entry of an unchanged default
+   * (`before`: the agent as it was, `after`: as it is now): when it made the agent's first default
+   * branch, the entries naming none move to that lane (both recomputed); a replaced entry leaves
+   * its old lane, and that lane and its new one are recomputed.
    */
   private keepLanes(before: AgentRecord, after: AgentRecord, entry: AgentReportEntry, written: ReturnType<SqlAgents['writeEntry']>): void {
     const lane = laneOf(after, entry.branch).name;
     const moved = defaultBranchOf(before) !== defaultBranchOf(after);
-    if (written.added && !moved) return this.lanes.put(after, lane, entry, 1, false);
     const old = written.added ? [] : [laneOf(before, written.replaced).name];
     this.recomputeLanes(after, [lane, ...old, ...(moved ? [defaultBranchOf(before), defaultBranchOf(after)] : [])]);
   }
