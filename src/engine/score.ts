@@ -88,7 +88,7 @@ export function scoreParts(
 }
 
 /** The score weighs every warning, kept or only counted, so capping the findings never changes it. */
-export function scoreCard(card: Record<string, unknown> | undefined, valid: boolean, report: Report): Scored {
+export function scoreCard(card: Record<string, unknown>, valid: boolean, report: Report): Scored {
   const suggestions: Suggestion[] = report.warnings.map((w, i) => ({
     type: migrationRules.has(w.rule) ? 'migration' : 'improvement',
     field: w.path,
@@ -99,14 +99,12 @@ export function scoreCard(card: Record<string, unknown> | undefined, valid: bool
     if (suggestions.length < report.maxFindings) suggestions.push({ ...suggestion, field: clip(suggestion.field), suggestion: clip(suggestion.suggestion) });
     else suggestionsLeftOut++;
   };
-  const lacking = card ? skillsWithoutExamples(card) : [];
-  if (card) {
-    const skills = arrayOf(card.skills);
-    for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) suggest({ type: 'improvement', field: r.field, suggestion: r.suggestion });
-    for (const index of lacking) {
-      const name = recordOf(skills[index])?.name;
-      suggest({ type: 'improvement', field: `skills[${index}].examples`, suggestion: `add "examples": ["<a request a user would send to ${typeof name === 'string' ? clip(name, 120) : `skill ${index}`}>"]` });
-    }
+  const lacking = skillsWithoutExamples(card);
+  const skills = arrayOf(card.skills);
+  for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) suggest({ type: 'improvement', field: r.field, suggestion: r.suggestion });
+  for (const index of lacking) {
+    const name = recordOf(skills[index])?.name;
+    suggest({ type: 'improvement', field: `skills[${index}].examples`, suggestion: `add "examples": ["<a request a user would send to ${typeof name === 'string' ? clip(name, 120) : `skill ${index}`}>"]` });
   }
   const penalty = scoreParts(card, report.warningsPerRule, lacking.length).reduce((sum, part) => sum + part.points, 0);
   return { score: valid ? Math.max(0, 100 - penalty) : 0, suggestions, suggestionsLeftOut };

@@ -1,8 +1,10 @@
 /** The pure diff of two validations: card fields by path (lists of items with an identity by it, others by index), findings by rule and path, bounds. Each compatibility rule: change-classes.test.ts. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { boundedJson, diffCards, diffFindings, diffValidations, MAX_DIFF_CHANGES, MAX_DIFF_LIST_CHARS, MAX_DIFF_VALUE_CHARS, MAX_DIFF_VALUES, type DiffFinding, type Judgement } from '../../src/engine/diff.ts';
+import { boundedJson, diffCards, diffFindings, diffValidations, judgementOfResult, MAX_DIFF_CHANGES, MAX_DIFF_FINDINGS, MAX_DIFF_LIST_CHARS, MAX_DIFF_VALUE_CHARS, MAX_DIFF_VALUES, type DiffFinding, type Judgement } from '../../src/engine/diff.ts';
+import { validateCard } from '../../src/engine/index.ts';
 import { nonEmpty } from '../support/checks.ts';
+import { clean03 } from './fixtures.ts';
 
 const finding = (rule: string, path: string, severity: DiffFinding['severity'] = 'error'): DiffFinding => ({ severity, rule, path, message: `${rule} at ${path}` });
 const judged = (findings: DiffFinding[], extra: Partial<Judgement> = {}): Judgement => ({ valid: !findings.some((f) => f.severity === 'error'), score: 80, findings, truncated: false, ...extra });
@@ -68,6 +70,11 @@ describe('diffCards', () => {
     assert.deepEqual(diffCards('x', 3).changes, [{ op: 'changed', path: '(root)', old: '"x"', new: '3', class: 'compatible', rule: 'field-other' }]);
   });
 
+  it('diffs a card that was no object, or became none, as one change of the whole value, not field by field', () => {
+    assert.deepEqual(diffCards('x', { name: 'a' }).changes, [{ op: 'changed', path: '(root)', old: '"x"', new: '{"name":"a"}', class: 'compatible', rule: 'field-other' }]);
+    assert.deepEqual(diffCards({ name: 'a' }, null).changes, [{ op: 'changed', path: '(root)', old: '{"name":"a"}', new: 'null', class: 'compatible', rule: 'field-other' }]);
+  });
+
   it('escapes odd keys in paths as findings do', () => {
     assert.equal(diffCards({}, { '<script>': 1 }).changes[0]!.path, '["<script>"]');
   });
@@ -126,5 +133,43 @@ describe('diffFindings and diffValidations', () => {
     assert.deepEqual(d.verdict, { before: true, after: false, changed: true });
     assert.deepEqual(d.score, { before: 90, after: 70, delta: -20 });
     assert.deepEqual(diffValidations({ ...judged([]), score: null, card: 1 }, { ...judged([]), card: 1 }).score.delta, null);
+    assert.deepEqual(diffValidations({ ...judged([]), card: 1 }, { ...judged([]), score: null, card: 1 }).score.delta, null);
+    assert.deepEqual(diffValidations({ ...judged([]), card: 1 }, { ...judged([]), card: 1 }).verdict, { before: true, after: true, changed: false });
+  });
+
+  it('lists at most MAX_DIFF_FINDINGS of each kind, the rest counted', () => {
+    const many = Array.from({ length: MAX_DIFF_FINDINGS + 1 }, (_, i) => finding('a', `p${i}`));
+    const d = diffFindings(judged([]), judged(many));
+    assert.equal(d.new.length, MAX_DIFF_FINDINGS);
+    assert.equal(d.counts.new, MAX_DIFF_FINDINGS + 1);
+  });
+
+  it('lists findings up to MAX_DIFF_LIST_CHARS of JSON: one of exactly that size is listed, the next one not', () => {
+    const sized = (path: string, chars: number): DiffFinding => {
+      const f = finding('a', path);
+      return { ...f, message: 'm'.repeat(chars - JSON.stringify({ ...f, message: '' }).length) };
+    };
+    const whole = sized('x', MAX_DIFF_LIST_CHARS);
+    assert.equal(JSON.stringify(whole).length, MAX_DIFF_LIST_CHARS);
+    assert.deepEqual(diffFindings(judged([]), judged([whole, finding('b', 'y')])).new, [whole]);
+    const halves = [sized('x', MAX_DIFF_LIST_CHARS / 2), sized('y', MAX_DIFF_LIST_CHARS / 2), sized('z', MAX_DIFF_LIST_CHARS / 2)];
+    const d = diffFindings(judged([]), judged(halves));
+    assert.deepEqual(d.new.map((f) => f.path), ['x', 'y']);
+    assert.equal(d.counts.new, 3);
+  });
+
+  it('reads an engine result as a judgement: errors then warnings with their severity, incomplete when the findings cap left some out', () => {
+    const card = { ...clean03(), name: 5, url: 'http://agent.travel.test/a2a' };
+    const result = validateCard(card);
+    const j = judgementOfResult(result);
+    assert.deepEqual([j.valid, j.score, j.truncated], [false, 0, false]);
+    assert.deepEqual(j.findings, [
+      ...result.errors.map(({ rule, path, message }) => ({ severity: 'error', rule, path, message })),
+      ...result.warnings.map(({ rule, path, message }) => ({ severity: 'warning', rule, path, message })),
+    ]);
+    assert.ok(result.errors.length > 0 && result.warnings.length > 0);
+    assert.equal(judgementOfResult(validateCard({ ...card, a: 1, b: 2 }, { maxFindings: 1 })).truncated, true);
+    assert.equal(judgementOfResult({ ...result, truncated: { errors: 0, warnings: 2, suggestions: 0 } }).truncated, true);
+    assert.equal(judgementOfResult({ ...result, truncated: { errors: 2, warnings: 0, suggestions: 0 } }).truncated, true);
   });
 });
