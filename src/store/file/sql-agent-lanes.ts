@@ -87,13 +87,17 @@ export class SqlAgentLanes {
   /**
    * Adds `count` entries to the lane with `entry` among them (a recorded entry: 1), or with
    * `replace` sets the lane to `count` entries whose latest is `entry` (a recomputed lane): one
-   * statement either way.
+   * statement either way. Every column it sets rewrites that column's listing indexes, whatever the
+   * value, so it leaves out what cannot change: the count when `count` is 0, the verdict when
+   * `validUnchanged` (the caller knows the lane's latest has the entry's validity).
    */
-  put(agent: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen'>, lane: string, entry: AgentReportEntry, count: number, replace: boolean): void {
-    const latest = LATEST_COLUMNS.map((c) => `${c} = CASE WHEN ?1 OR ${NEWER} THEN excluded.${c} ELSE agent_lanes.${c} END`).join(', ');
+  put(agent: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen'>, lane: string, entry: AgentReportEntry, count: number, replace: boolean, validUnchanged = false): void {
+    const columns = LATEST_COLUMNS.filter((c) => !(validUnchanged && c === 'valid'));
+    const latest = columns.map((c) => `${c} = CASE WHEN ?1 OR ${NEWER} THEN excluded.${c} ELSE agent_lanes.${c} END`);
+    const counted = replace || count !== 0 ? ['reports = CASE WHEN ?1 THEN excluded.reports ELSE agent_lanes.reports + excluded.reports END'] : [];
     this.db
       .statement(`INSERT INTO agent_lanes (id, branch, account_id, name, first_seen, reports, last_seen, report_id, valid, score, errors, warnings, unnamed) VALUES (?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-        ON CONFLICT (id, branch) DO UPDATE SET reports = CASE WHEN ?1 THEN excluded.reports ELSE agent_lanes.reports + excluded.reports END, ${latest}`)
+        ON CONFLICT (id, branch) DO UPDATE SET ${[...counted, ...latest].join(', ')}`)
       .run(replace ? 1 : 0, agent.id, lane, agent.account_id, agent.name, agent.first_seen, count, entry.created_at, entry.report_id, entry.valid ? 1 : 0, entry.score, entry.errors, entry.warnings, entry.branch === null ? 1 : 0);
   }
 

@@ -282,7 +282,9 @@ export class SqlAgents implements AgentsTable {
     const counted = written.added && defaultBranchOf(before) === defaultBranchOf(recorded);
     if (!counted) this.keepLanes(before, recorded, entry, written);
     const trimmedOfLane = this.trim(recorded, kept.report_id, history - AGENT_HISTORY_LIMIT, counted ? lane : undefined);
-    if (counted) this.lanes.put(recorded, lane, entry, trimmedOfLane ? 0 : 1, false);
+    // The default lane's verdict is the agent's badge verdict as it was: when the entry has it, the lane's stays.
+    const validUnchanged = lane === defaultBranchOf(before) && agent.default_valid !== null && (agent.default_valid === 1) === entry.valid;
+    if (counted) this.lanes.put(recorded, lane, entry, trimmedOfLane ? 0 : 1, false, validUnchanged);
     return verdict === 'look it up' ? this.keepBadgeVerdict(recorded) : recorded;
   }
 
