@@ -266,14 +266,16 @@ export class SqlAgents implements AgentsTable {
     const kept = newest ? entry : latest;
     const history = (agent.history as number) + added;
     const verdict = badgeVerdictOf(agent, entry, latest, { added: added === 1, newest, trimmed: history > AGENT_HISTORY_LIMIT });
+    // The badge's verdict is set only when it changes: a column set rewrites its listing indexes (the verdict's eight) whatever the value.
+    const verdictChanges = typeof verdict === 'boolean' && (agent.default_valid === null || (agent.default_valid === 1) !== verdict);
     const updated = this.db
       .statement(
         `UPDATE agents SET reports = reports + ?, valid = valid + ?, invalid = invalid + ?, latest = ?, latest_report_id = ?, last_seen = ?, history = ?,
-          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END, default_branch = coalesce(default_branch, ?),
-          default_valid = CASE WHEN ? THEN ? ELSE default_valid END WHERE id = ? RETURNING *`,
+          last_checked_at = CASE WHEN ? THEN ? ELSE last_checked_at END, unchanged_runs = CASE WHEN ? THEN 0 ELSE unchanged_runs END, default_branch = coalesce(default_branch, ?)${verdictChanges ? ', default_valid = ?' : ''}
+          WHERE id = ? RETURNING *`,
       )
       .get(added, entry.valid ? added : 0, entry.valid ? 0 : added, latestJson(kept), kept.report_id, kept.created_at, Math.min(history, AGENT_HISTORY_LIMIT), newest ? 1 : 0, entry.created_at, newest ? 1 : 0, entry.branch,
-        typeof verdict === 'boolean' ? 1 : 0, verdict === true ? 1 : 0, entry.agent_id) as Row;
+        ...(verdictChanges ? [verdict ? 1 : 0] : []), entry.agent_id) as Row;
     const recorded = agentFromRow(updated);
     const before = agentFromRow(agent);
     // The usual record of a full history: a new entry in a lane whose oldest entry it trims. Its
