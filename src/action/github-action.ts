@@ -12,7 +12,9 @@ import { formatResults, isOutputFormat, outputFormats, type CheckedInput } from 
 import { commandData, commandProperty } from '../engine/formats/github.ts';
 import { isValid, plural, totalsOf } from '../engine/formats/input.ts';
 import { isSupportedVersion, supportedVersions } from '../engine/index.ts';
+import { readTextFile, type ReadBound } from '../lib/read-file.ts';
 import { version } from '../lib/version.ts';
+import { agentNameProblem } from '../features/agents/naming.ts';
 import { cardInputs, defaultCardPatterns, patternsProblem } from '../cli/card-inputs.ts';
 import { checkInputs, checkOffline, exitCodeOf, failOnValues, parseMaxWarnings, runLimits, type FailOn, type RunLimits } from '../cli/card-run.ts';
 import { checkWithServer, type ServerGate, type ServerReport } from './server-check.ts';
@@ -80,23 +82,30 @@ const serverGate = (env: NodeJS.ProcessEnv, failOn: string, defaultBranch: strin
   };
 };
 
+/** The most of an event payload read: GitHub caps a webhook's payload at 25 MB. */
+const EVENT_PAYLOAD_BOUND: ReadBound = { maxBytes: 25 * 1024 * 1024, what: 'an event payload (GITHUB_EVENT_PATH)' };
+
+/** `name` when the server would take it as a branch (bounded, printable), else undefined: a name it would refuse is not sent. */
+const branchName = (name: unknown): string | undefined => (typeof name === 'string' && agentNameProblem(name.trim()) === undefined ? name.trim() : undefined);
+
 /**
  * The repository's default branch as the runner knows it: the event payload's
- * `repository.default_branch`, else on a pull request its base branch (GITHUB_BASE_REF, set only
- * then); undefined when neither is known (an unreadable payload is no reason to fail the step).
+ * `repository.default_branch` (a regular file within EVENT_PAYLOAD_BOUND), else on a pull request
+ * its base branch (GITHUB_BASE_REF, set only then); undefined when neither is known or fit to
+ * send (an unreadable payload is no reason to fail the step).
  */
-const repositoryDefaultBranch = async (env: NodeJS.ProcessEnv): Promise<string | undefined> => {
+const repositoryDefaultBranch = (env: NodeJS.ProcessEnv): string | undefined => {
   const eventPath = env.GITHUB_EVENT_PATH?.trim();
-  if (eventPath) {
+  const read = eventPath ? readTextFile(eventPath, EVENT_PAYLOAD_BOUND) : undefined;
+  if (read !== undefined && 'text' in read) {
     try {
-      const event = JSON.parse(await readFile(eventPath, 'utf8')) as { repository?: { default_branch?: unknown } } | null;
-      const named = event?.repository?.default_branch;
-      if (typeof named === 'string' && named.trim() !== '') return named.trim();
+      const named = branchName((JSON.parse(read.text) as { repository?: { default_branch?: unknown } } | null)?.repository?.default_branch);
+      if (named !== undefined) return named;
     } catch {
-      // No payload to read: the base branch, when there is one, says it.
+      // Not JSON: the base branch, when there is one, says it.
     }
   }
-  return env.GITHUB_BASE_REF?.trim() || undefined;
+  return branchName(env.GITHUB_BASE_REF);
 };
 
 /** With a baseline: 2 when an input could not be checked, 1 when a card regresses (unless fail-on is never), else 0. */
@@ -155,7 +164,7 @@ export const runAction = async ({ env, cwd, stdout }: ActionIO): Promise<number>
   const probeRefused = probeUrl === undefined ? undefined : probeRefusal(config, probeUrl);
   if (probeRefused) return fail(`probe-url: ${probeRefused}`);
   const serverUrl = input(env, 'server-url');
-  const gate = serverGate(env, failOn, await repositoryDefaultBranch(env));
+  const gate = serverGate(env, failOn, repositoryDefaultBranch(env));
   if (typeof gate === 'string') return fail(gate);
   const reports = new Map<string, ServerReport>();
   const check = serverUrl === undefined ? checkOffline(limits, { protocolVersion }) : checkWithServer(serverUrl, input(env, 'api-key'), limits, reports, protocolVersion, gate);

@@ -316,6 +316,33 @@ describe('the GitHub Action', () => {
       assert.equal(bareAgent.agent.default_branch, 'trunk');
     });
 
+    it('an event payload that is /dev/zero, past its bound, not JSON, or names a branch the server would refuse neither hangs nor fails the step: no default branch is sent, or the base branch', async () => {
+      const { key } = await accountWithKey(server.url, 'action-hostile-event');
+      const card = 'cards/.well-known/agent-card.json';
+      const dir = newDir();
+      const huge = path.join(dir, 'huge.json');
+      writeFileSync(huge, `{"repository":{"default_branch":"main"},"pad":"${'x'.repeat(25 * 1024 * 1024)}"}`);
+      const notJson = path.join(dir, 'not.json');
+      writeFileSync(notJson, '{"repository":');
+      const longName = path.join(dir, 'long.json');
+      writeFileSync(longName, JSON.stringify({ repository: { default_branch: 'b'.repeat(201) } }));
+      const cases: Array<[string, Record<string, string>, string | null]> = [
+        ['/dev/zero', { GITHUB_EVENT_PATH: '/dev/zero' }, null],
+        ['a payload over 25 MB', { GITHUB_EVENT_PATH: huge }, null],
+        ['not JSON, with a base branch', { GITHUB_EVENT_PATH: notJson, GITHUB_BASE_REF: 'trunk' }, 'trunk'],
+        ['a default branch of 201 characters', { GITHUB_EVENT_PATH: longName }, null],
+        ['a base branch with a control character', { GITHUB_BASE_REF: 'tr\u0001unk' }, null],
+      ];
+      for (const [what, env, expected] of cases) {
+        const run = await runAction({ 'server-url': server.url, 'api-key': key, files: card, agent: `acme/${what.replace(/\W+/g, '-')}` }, {}, { GITHUB_REF_NAME: 'feature-z', ...env });
+        assert.equal(run.code, 0, `${what}: ${run.stdout}`);
+        const report = await fetch(run.outputs['report-url']!, { headers: { accept: 'application/json' } }).then((r) => r.json());
+        const agent = await fetch(`${server.url}/agents/${report.result.agent.id}`, { headers: { accept: 'application/json', authorization: `Bearer ${key}` } }).then((r) => r.json());
+        // Without a default sent, the agent takes the first branch it is seen on (the run's own).
+        assert.equal(agent.agent.default_branch, expected ?? 'feature-z', what);
+      }
+    });
+
     it('agent names the card\'s agent (one card: the name a monitor of it is given); several cards with one name are refused before anything is sent', async () => {
       const { key } = await accountWithKey(server.url, 'action-agent');
       const common = { 'server-url': server.url, 'api-key': key, agent: 'acme/billing-agent' };
