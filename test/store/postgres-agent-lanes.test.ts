@@ -11,21 +11,16 @@ import { migrate } from '../../src/store/postgres/migrate.ts';
 import { migrations } from '../../src/store/postgres/migrations.ts';
 import { connect, openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { assertLanes, entry } from '../support/agents.ts';
-import { databaseFactory } from '../support/postgres.ts';
+import { databaseFactory, storeWithAgents } from '../support/postgres.ts';
 import { T0, iso } from './fixtures/records.ts';
 
 const newDatabase = databaseFactory();
 const AGENTS = 20_000;
 
 test(`GET /admin/api/agents?branch= at ${AGENTS} agents of another branch reads the lanes' indexes, as many rows as the page`, async () => {
-  const store = await openPostgresStore({ url: (await newDatabase()).url, poolSize: 1, statementTimeoutMs: 60_000 });
+  const store = await storeWithAgents(newDatabase, AGENTS, iso(T0));
   try {
     const { sql } = store;
-    await store.createAccount({ id: 'acc_1', name: 'crawler', plan: 'pro', created_at: iso(T0) });
-    await sql`
-      insert into agents (id, account_id, name, first_seen, last_seen, badge_token, default_valid)
-      select 'agt_' || lpad(i::text, 20, '0'), 'acc_1', 'agent-' || i, ${iso(T0)}, ${iso(T0)}, 't' || i, true
-      from generate_series(1, ${AGENTS}) i`;
     await sql`
       insert into agent_lanes (id, branch, account_id, name, first_seen, reports, last_seen, report_id, valid, score, errors, warnings, unnamed)
       select 'agt_' || lpad(i::text, 20, '0'), 'main', 'acc_1', 'agent-' || i, ${iso(T0)}, 1, ${iso(T0)}, 'rpt_' || i, true, 90, 0, 0, true

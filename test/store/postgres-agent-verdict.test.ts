@@ -5,23 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { databaseFactory } from '../support/postgres.ts';
+import { databaseFactory, storeWithAgents } from '../support/postgres.ts';
 import { T0, iso } from './fixtures/records.ts';
 
 const newDatabase = databaseFactory();
 const AGENTS = 20_000;
 
 test(`GET /admin/api/agents?verdict=fail at ${AGENTS} passing agents reads the verdict indexes, as many rows as the page`, async () => {
-  // One connection: the statistics read below are this session's, flushed on demand.
-  const store = await openPostgresStore({ url: (await newDatabase()).url, poolSize: 1, statementTimeoutMs: 60_000 });
+  const store = await storeWithAgents(newDatabase, AGENTS, iso(T0));
   try {
     const { sql } = store;
-    await store.createAccount({ id: 'acc_1', name: 'crawler', plan: 'pro', created_at: iso(T0) });
-    await sql`
-      insert into agents (id, account_id, name, first_seen, last_seen, badge_token, default_valid)
-      select 'agt_' || lpad(i::text, 20, '0'), 'acc_1', 'agent-' || i, ${iso(T0)}, ${iso(T0)}, 't' || i, true
-      from generate_series(1, ${AGENTS}) i`;
     for (const name of ['zz-failing-1', 'zz-failing-2']) {
       await store.ensureAgent({ id: `agt_${name}`, account_id: 'acc_1', name, first_seen: iso(T0), badge_token: name });
       await store.recordAgentReport({ agent_id: `agt_${name}`, report_id: `rpt_${name}`, created_at: iso(T0 + 1000), valid: false, score: 40, errors: 2, warnings: 0, branch: null });

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { after } from 'node:test';
 import postgres from 'postgres';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 
 export interface TestDatabase {
   /** postgres://… of the new, empty database. */
@@ -59,4 +60,19 @@ export const databaseFactory = (): (() => Promise<TestDatabase>) => {
     made.push(db);
     return db;
   };
+};
+
+/**
+ * A PostgreSQL store on a fresh database of the run (one connection: the statistics a test reads
+ * are that session's) holding account acc_1 with `count` passing agents written in one statement
+ * (agt_<20 digits>, named agent-<i>): the crowd a listing's page must not walk.
+ */
+export const storeWithAgents = async (newDatabase: () => Promise<TestDatabase>, count: number, at: string) => {
+  const store = await openPostgresStore({ url: (await newDatabase()).url, poolSize: 1, statementTimeoutMs: 60_000 });
+  await store.createAccount({ id: 'acc_1', name: 'crawler', plan: 'pro', created_at: at });
+  await store.sql`
+    insert into agents (id, account_id, name, first_seen, last_seen, badge_token, default_valid)
+    select 'agt_' || lpad(i::text, 20, '0'), 'acc_1', 'agent-' || i, ${at}, ${at}, 't' || i, true
+    from generate_series(1, ${count}) i`;
+  return store;
 };
