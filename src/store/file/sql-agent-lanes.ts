@@ -81,6 +81,15 @@ const laneFromRow = (row: Row): AgentLane =>
 const NEWER = '(excluded.last_seen, excluded.report_id) >= (agent_lanes.last_seen, agent_lanes.report_id)';
 const LATEST_COLUMNS = ['last_seen', 'report_id', 'valid', 'score', 'errors', 'warnings', 'unnamed'];
 
+/** The lane's upsert, written once per form: with or without its count, with or without its verdict (see put). */
+const upsertSql = (setsCount: boolean, setsValid: boolean): string => {
+  const latest = LATEST_COLUMNS.filter((c) => setsValid || c !== 'valid').map((c) => `${c} = CASE WHEN ?1 OR ${NEWER} THEN excluded.${c} ELSE agent_lanes.${c} END`);
+  const counted = setsCount ? ['reports = CASE WHEN ?1 THEN excluded.reports ELSE agent_lanes.reports + excluded.reports END'] : [];
+  return `INSERT INTO agent_lanes (id, branch, account_id, name, first_seen, reports, last_seen, report_id, valid, score, errors, warnings, unnamed) VALUES (?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+        ON CONFLICT (id, branch) DO UPDATE SET ${[...counted, ...latest].join(', ')}`;
+};
+const UPSERTS = [false, true].map((setsCount) => [false, true].map((setsValid) => upsertSql(setsCount, setsValid)));
+
 export class SqlAgentLanes {
   constructor(private readonly db: EmbeddedDatabase) {}
 
@@ -92,12 +101,8 @@ export class SqlAgentLanes {
    * `validUnchanged` (the caller knows the lane's latest has the entry's validity).
    */
   put(agent: Pick<AgentRecord, 'id' | 'account_id' | 'name' | 'first_seen'>, lane: string, entry: AgentReportEntry, count: number, replace: boolean, validUnchanged = false): void {
-    const columns = LATEST_COLUMNS.filter((c) => !(validUnchanged && c === 'valid'));
-    const latest = columns.map((c) => `${c} = CASE WHEN ?1 OR ${NEWER} THEN excluded.${c} ELSE agent_lanes.${c} END`);
-    const counted = replace || count !== 0 ? ['reports = CASE WHEN ?1 THEN excluded.reports ELSE agent_lanes.reports + excluded.reports END'] : [];
     this.db
-      .statement(`INSERT INTO agent_lanes (id, branch, account_id, name, first_seen, reports, last_seen, report_id, valid, score, errors, warnings, unnamed) VALUES (?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-        ON CONFLICT (id, branch) DO UPDATE SET ${[...counted, ...latest].join(', ')}`)
+      .statement(UPSERTS[Number(replace || count !== 0)]![Number(!validUnchanged)]!)
       .run(replace ? 1 : 0, agent.id, lane, agent.account_id, agent.name, agent.first_seen, count, entry.created_at, entry.report_id, entry.valid ? 1 : 0, entry.score, entry.errors, entry.warnings, entry.branch === null ? 1 : 0);
   }
 
