@@ -111,7 +111,9 @@ const newestOf = (lists: ReadonlyArray<readonly AgentReportEntry[]>, limit: numb
       if (ends[i]! > 0 && (pick < 0 || newestFirst(lists[i]![ends[i]! - 1]!, lists[pick]![ends[pick]! - 1]!) < 0)) pick = i;
     }
     if (pick < 0) break;
-    taken.push(lists[pick]![--ends[pick]!]!);
+    const end = ends[pick]! - 1;
+    ends[pick] = end;
+    taken.push(lists[pick]![end]!);
   }
   return taken;
 };

@@ -11,7 +11,7 @@ import { openFileStore } from '../../../src/store/file/file-store.ts';
 import { openPostgresStore } from '../../../src/store/postgres/postgres-store.ts';
 import { databaseFactory } from '../../support/postgres.ts';
 import { FakeClock, FakeScheduler } from '../../support/fake-time.ts';
-import { contractSuite, engines } from './engines.ts';
+import { contractSuite, engineChosen, engines } from './engines.ts';
 import { T0, iso } from '../fixtures/records.ts';
 
 const record = (n: number, over: Partial<AuditRecord> = {}): AuditRecord => ({
@@ -131,10 +131,11 @@ test('the hourly upkeep prunes audit records older than audit.retentionDays (fil
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardgate-audit-retention-'));
   const newDatabase = databaseFactory();
   try {
-    for (const open of [
-      (scheduler: FakeScheduler) => openFileStore({ dataDir: dir, clock, scheduler, auditRetentionDays: 365 }),
-      async (scheduler: FakeScheduler) => openPostgresStore({ url: (await newDatabase()).url, clock, scheduler, auditRetentionDays: 365 }),
-    ]) {
+    const openers = [
+      { name: 'FileStore', open: (scheduler: FakeScheduler) => openFileStore({ dataDir: dir, clock, scheduler, auditRetentionDays: 365 }) },
+      { name: 'PostgresStore', open: async (scheduler: FakeScheduler) => openPostgresStore({ url: (await newDatabase()).url, clock, scheduler, auditRetentionDays: 365 }) },
+    ];
+    for (const { open } of openers.filter((opener) => engineChosen(opener.name))) {
       const scheduler = new FakeScheduler(clock);
       const store = await open(scheduler);
       try {

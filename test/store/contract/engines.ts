@@ -75,7 +75,7 @@ after(() => {
  */
 const fixturesTime = () => new FakeClock(T0);
 
-export const engines: Engine[] = [
+const allEngines: Engine[] = [
   { name: 'MemoryStore', open: async (options = {}) => new MemoryStore(options.reportColumns) },
   {
     name: 'FileStore',
@@ -94,6 +94,22 @@ export const engines: Engine[] = [
     },
   },
 ];
+
+/**
+ * Whether the engine of that name is tested: every one, unless CARDGATE_CONTRACT_ENGINES names some
+ * (`MemoryStore,FileStore`). The mutation run sets it, as it mutates the memory and file engines
+ * only and has no PostgreSQL server. An unknown name is refused, so a typo cannot leave an engine
+ * untested in silence.
+ */
+export const engineChosen = (name: string, names = process.env.CARDGATE_CONTRACT_ENGINES): boolean => {
+  if (names === undefined || names === '') return true;
+  const wanted = names.split(',');
+  const unknown = wanted.filter((w) => !allEngines.some((engine) => engine.name === w));
+  if (unknown.length > 0) throw new Error(`CARDGATE_CONTRACT_ENGINES: no engine ${unknown.join(', ')} (of ${allEngines.map((e) => e.name).join(', ')})`);
+  return wanted.includes(name);
+};
+
+export const engines: Engine[] = allEngines.filter((engine) => engineChosen(engine.name));
 
 export type WithStore = (name: string, fn: (s: Store) => Promise<void>) => void;
 
