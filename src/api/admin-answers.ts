@@ -49,6 +49,11 @@ export const accountToday = z
   })
   .meta({ description: "Today's quota of the account." });
 
+/** What creating or changing an account answers with; reading one adds its quota today. */
+export const accountAnswer = z.object({ account });
+export const accountWithToday = z.object({ account, today: accountToday });
+export const apiKeysAnswer = z.object({ keys: z.array(apiKey) });
+
 // Monitors.
 
 export const monitorRun = z
@@ -138,6 +143,8 @@ export const trustKey = z
   })
   .meta({ id: 'TrustKey' });
 
+export const trustKeysAnswer = z.object({ keys: z.array(trustKey) });
+
 // An account's ruleset.
 
 export const rulesetRef = z.object({ id: z.literal('account'), hash: z.string() });
@@ -150,6 +157,10 @@ export const accountRuleset = z
     updated_at: timestamp,
   })
   .meta({ id: 'AccountRuleset' });
+
+export const rulesetAnswer = z.object({ ruleset: accountRuleset });
+/** GET of an account's ruleset: null while it has none. */
+export const rulesetOrNoneAnswer = z.object({ ruleset: accountRuleset.nullable() });
 
 const position = z.int().min(1);
 export const rulesetProblem = z.object({ path: z.string().meta({ description: 'The member at fault, e.g. `rules.url.https`; empty for the whole text.' }), message: z.string(), line: position, column: position });

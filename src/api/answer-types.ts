@@ -7,14 +7,37 @@
  */
 import type * as z from 'zod';
 import type { CardResult, Issue } from '../engine/types.ts';
-import type { account, accountRuleset, accountToday, apiKey, auditRecord, createdKey, createdMonitor, monitor, rulesetProblem, rulesetRef, signedInPerson, trustKey, usage } from './admin-answers.ts';
+import type {
+  account,
+  accountAnswer,
+  accountRuleset,
+  accountToday,
+  accountWithToday,
+  apiKey,
+  apiKeysAnswer,
+  auditRecord,
+  createdKey,
+  createdMonitor,
+  monitor,
+  rulesetAnswer,
+  rulesetOrNoneAnswer,
+  rulesetProblem,
+  rulesetRef,
+  signedInPerson,
+  trustKey,
+  trustKeysAnswer,
+  usage,
+} from './admin-answers.ts';
 
 export type { AgentHistory, AgentView, HistoryEntry, ListedAgentView } from '../features/agents/history.ts';
 export type { AgentReportEntry } from '../store/contract/agents.ts';
 export type { ListedReport } from '../features/reports/listed-report.ts';
 
 export type Account = z.infer<typeof account>;
+export type AccountAnswer = z.infer<typeof accountAnswer>;
+export type AccountWithToday = z.infer<typeof accountWithToday>;
 export type ApiKey = z.infer<typeof apiKey>;
+export type ApiKeysAnswer = z.infer<typeof apiKeysAnswer>;
 export type CreatedKey = z.infer<typeof createdKey>;
 export type Usage = z.infer<typeof usage>;
 export type UsageRow = Usage['usage'][number];
@@ -23,7 +46,10 @@ export type AccountToday = z.infer<typeof accountToday>;
 export type Monitor = z.infer<typeof monitor>;
 export type AuditRecord = z.infer<typeof auditRecord>;
 export type TrustKey = z.infer<typeof trustKey>;
+export type TrustKeysAnswer = z.infer<typeof trustKeysAnswer>;
 export type AccountRuleset = z.infer<typeof accountRuleset>;
+export type RulesetAnswer = z.infer<typeof rulesetAnswer>;
+export type RulesetOrNoneAnswer = z.infer<typeof rulesetOrNoneAnswer>;
 export type RulesetProblem = z.infer<typeof rulesetProblem>;
 export type SignedInPerson = z.infer<typeof signedInPerson>;
 /** A page of a list as the admin API answers it (list-query.ts pageAnswer): its rows under `K`, and where the next page starts (null on the last). */

@@ -41,7 +41,7 @@ export const pageQuery = <F extends string>(fields: readonly F[], defaultSort: s
     limit: intQuery('limit', defaultLimit, 1, MAX_PAGE, 'At most this many (next_cursor tells where the rest starts).'),
     cursor: z
       .preprocess(firstValue, z.string().max(1000, 'cursor is not one this list gave out').optional())
-      .meta({ description: 'The next_cursor of the previous page, with the same sort.' }),
+      .meta({ description: fields.length > 0 ? 'The next_cursor of the previous page, with the same sort.' : 'The next_cursor of the previous page.' }),
   };
 };
 

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { RULESET_LIMITS, rulesetSchema } from '../../engine/ruleset/index.ts';
 import { rulesetOperations, rulesetPreviewSchema } from '../../features/rulesets/operations.ts';
-import { accountRuleset, rulesetProblem, rulesetRef } from '../admin-answers.ts';
+import { rulesetAnswer, rulesetOrNoneAnswer, rulesetProblem, rulesetRef } from '../admin-answers.ts';
 import { adminBody, readBodyText } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, jsonText, requestBody, response } from '../openapi.ts';
 import { deleted, flatError } from '../schemas.ts';
@@ -40,7 +40,7 @@ const routes = {
       params: accountId,
       body: rulesetBody,
     },
-    responses: { 200: response('Set.', z.object({ ruleset: accountRuleset })), ...refused, ...notFound('account') },
+    responses: { 200: response('Set.', rulesetAnswer), ...refused, ...notFound('account') },
   }),
   get: admin({
     role: 'viewer',
@@ -48,7 +48,7 @@ const routes = {
     path: '/admin/api/accounts/{id}/ruleset',
     summary: 'The account\'s ruleset, as it was sent (null when it has none)',
     request: { params: accountId },
-    responses: { 200: response('The ruleset, or null.', z.object({ ruleset: accountRuleset.nullable() })), ...notFound('account') },
+    responses: { 200: response('The ruleset, or null.', rulesetOrNoneAnswer), ...notFound('account') },
   }),
   delete: admin({
     role: 'editor',

@@ -21,7 +21,7 @@ import { adminBody } from '../body.ts';
 import { firstValue, intQuery, pageAnswer, pageQuery, storePageQuery } from '../list-query.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { admin, bodyRefused, mountAdmin, notFound } from './admin-route.ts';
-import { account, accountToday, apiKey, createdKey, usage } from '../admin-answers.ts';
+import { accountAnswer, accountWithToday, apiKeysAnswer, createdKey, usage } from '../admin-answers.ts';
 import { accountListing, deleted, reportListing } from '../schemas.ts';
 import { trustKeyRoutes } from './trust-keys.ts';
 import { accountRulesetRoutes } from './account-ruleset.ts';
@@ -52,7 +52,7 @@ const routes = {
     path: '/admin/api/accounts',
     summary: 'Create an account',
     request: { body: requestBody(newAccountSchema) },
-    responses: { 201: response('Created.', z.object({ account })), ...bodyRefused },
+    responses: { 201: response('Created.', accountAnswer), ...bodyRefused },
   }),
   getAccount: admin({
     role: 'viewer',
@@ -60,7 +60,7 @@ const routes = {
     path: '/admin/api/accounts/{id}',
     summary: "One account, with today's use of its daily quota",
     request: { params: accountId },
-    responses: { 200: response('The account.', z.object({ account, today: accountToday })), ...notFound('account') },
+    responses: { 200: response('The account.', accountWithToday), ...notFound('account') },
   }),
   updateAccount: admin({
     role: 'editor',
@@ -68,7 +68,7 @@ const routes = {
     path: '/admin/api/accounts/{id}',
     summary: 'Rename an account or change its plan',
     request: { params: accountId, body: requestBody(accountPatchSchema) },
-    responses: { 200: response('Changed.', z.object({ account })), ...bodyRefused, ...notFound('account') },
+    responses: { 200: response('Changed.', accountAnswer), ...bodyRefused, ...notFound('account') },
   }),
   deleteAccount: admin({
     role: 'editor',
@@ -84,7 +84,7 @@ const routes = {
     path: '/admin/api/accounts/{id}/keys',
     summary: 'The keys of an account (never the keys themselves)',
     request: { params: accountId },
-    responses: { 200: response('The keys.', z.object({ keys: z.array(apiKey) })), ...notFound('account') },
+    responses: { 200: response('The keys.', apiKeysAnswer), ...notFound('account') },
   }),
   createKey: admin({
     role: 'editor',

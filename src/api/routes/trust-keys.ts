@@ -8,7 +8,7 @@ import * as z from 'zod';
 import type { AppDeps } from '../../deps.ts';
 import { newTrustKeysSchema, revokeTrustKeySchema } from '../../features/trust/managed-keys.ts';
 import { trustKeyOperations } from '../../features/trust/operations.ts';
-import { trustKey } from '../admin-answers.ts';
+import { trustKey, trustKeysAnswer } from '../admin-answers.ts';
 import { adminBody } from '../body.ts';
 import { apiRoutes, type ApiRoutes, errors, requestBody, response } from '../openapi.ts';
 import { deleted } from '../schemas.ts';
@@ -24,7 +24,7 @@ const routes = {
     path: '/admin/api/trust-keys',
     summary: 'Trusted keys, oldest first: all, or the global ones and one account\'s',
     request: { query: z.strictObject({ account_id: z.preprocess(firstValue, z.string().optional()).meta({ description: 'The global keys and this account\'s.' }) }) },
-    responses: { 200: response('The keys.', z.object({ keys: z.array(trustKey) })), ...errors({ 404: 'No account with this id.' }) },
+    responses: { 200: response('The keys.', trustKeysAnswer), ...errors({ 404: 'No account with this id.' }) },
   }),
   add: admin({
     role: 'editor',
@@ -32,7 +32,7 @@ const routes = {
     path: '/admin/api/trust-keys',
     summary: 'Trust a public key (a JWK) or each key of a JWK set, globally or for one account',
     request: { body: requestBody(newTrustKeysSchema) },
-    responses: { 201: response('Added.', z.object({ keys: z.array(trustKey) })), ...bodyRefused },
+    responses: { 201: response('Added.', trustKeysAnswer), ...bodyRefused },
   }),
   revoke: admin({
     role: 'editor',

@@ -3,10 +3,10 @@
  * API keys, usage). A new key's secret is shown once, then forgotten.
  */
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
-import type { CreatedKey, PageAnswer, Usage } from '../../api/answer-types.ts';
+import type { AccountAnswer, AccountWithToday, ApiKeysAnswer, CreatedKey, PageAnswer, Usage } from '../../api/answer-types.ts';
 import {
   api, byId, canWrite, complain, confirmDanger, field, h, notify, planSelect, plural, PLANS, shortId, table, when,
-  type Account, type ApiKey, type Child, type DailyLimits, type AccountToday,
+  type Account, type ApiKey, type Child, type DailyLimits,
 } from './core.ts';
 import { lastDays, quotaText, usageChart } from './insights.ts';
 import { apiQuery, listHash, pager, readList, searchForm, sortHeader } from './lists.ts';
@@ -17,7 +17,7 @@ const ACCOUNTS = '#/accounts';
 
 /** Another account with this name (ASCII case ignored, as the search does), if there is one. */
 async function namesake(name: string, exceptId?: string): Promise<Account | undefined> {
-  const { accounts } = await api<{ accounts: Account[] }>('GET', '/accounts?limit=500&q=' + encodeURIComponent(name));
+  const { accounts } = await api<PageAnswer<'accounts', Account>>('GET', '/accounts?limit=500&q=' + encodeURIComponent(name));
   const wanted = name.toLowerCase();
   return accounts.find((a) => a.name.toLowerCase() === wanted && a.id !== exceptId);
 }
@@ -42,7 +42,7 @@ export async function accountsView(query?: string): Promise<HTMLElement> {
   onSubmit(form, async (data) => {
     const wanted = String(data.get('name')).trim();
     if (wanted && !(await confirmNameInUse(wanted))) return;
-    const { account } = await api<{ account: Account }>('POST', '/accounts', { name: wanted, plan: data.get('plan') });
+    const { account } = await api<AccountAnswer>('POST', '/accounts', { name: wanted, plan: data.get('plan') });
     // Listed by its name, so it is on screen whatever the page and sort were.
     await go(listHash(ACCOUNTS, { q: account.name }), 'Account "' + account.name + '" created (' + account.plan + ').');
   });
@@ -90,8 +90,8 @@ let freshKey: FreshKey | null = null;
 
 export async function accountView(id: string): Promise<HTMLElement> {
   const [{ account, today }, { keys }, { usage, daily_limits: limits }, ruleset] = await Promise.all([
-    api<{ account: Account; today: AccountToday }>('GET', accountPath(id)),
-    api<{ keys: ApiKey[] }>('GET', accountPath(id) + '/keys'),
+    api<AccountWithToday>('GET', accountPath(id)),
+    api<ApiKeysAnswer>('GET', accountPath(id) + '/keys'),
     api<Usage>('GET', '/usage?days=30&account_id=' + encodeURIComponent(id)),
     readRuleset(id),
   ]);
@@ -266,7 +266,7 @@ function settingsForm(account: Account, limits: DailyLimits): HTMLFormElement {
       if (!confirmed) return;
     }
     if (name && name !== account.name && !(await confirmNameInUse(name, account.id))) return;
-    const { account: saved } = await api<{ account: Account }>('PATCH', accountPath(account.id), { name, plan });
+    const { account: saved } = await api<AccountAnswer>('PATCH', accountPath(account.id), { name, plan });
     await go(accountHash(account.id), 'Saved: "' + saved.name + '" is on the ' + saved.plan + ' plan.');
   });
   return form;

@@ -6,7 +6,7 @@
  * editor), and its deletion (confirmed first).
  */
 // Types only, erased from the bundle: the answers as the server's use cases make them.
-import type { AgentHistory, AgentReportEntry, AgentView, HistoryEntry, ListedAgentView } from '../../api/answer-types.ts';
+import type { AccountAnswer, AgentHistory, AgentReportEntry, AgentView, HistoryEntry, ListedAgentView, PageAnswer } from '../../api/answer-types.ts';
 import { CHART, chartGeometry } from '../../pages/agent-chart.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import { api, confirmDanger, field, h, plural, safeHref, shortId, svg, table, when, type Account } from './core.ts';
@@ -68,8 +68,8 @@ export async function agentsView(query?: string): Promise<HTMLElement> {
   const state = readList(query, '-last_seen', ['account', 'verdict', 'branch']);
   const { account, verdict: badge, branch } = state.filters ?? {};
   const [{ agents, next_cursor }, { accounts }] = await Promise.all([
-    api<{ agents: ListedAgentView[]; next_cursor: string | null }>('GET', '/agents?' + apiQuery(state, { ...(account ? { account_id: account } : {}), ...(badge ? { verdict: badge } : {}), ...(branch ? { branch } : {}) })),
-    api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
+    api<PageAnswer<'agents', ListedAgentView>>('GET', '/agents?' + apiQuery(state, { ...(account ? { account_id: account } : {}), ...(badge ? { verdict: badge } : {}), ...(branch ? { branch } : {}) })),
+    api<PageAnswer<'accounts', Account>>('GET', '/accounts?limit=500&sort=name'),
   ]);
   // Of every branch: the default branch's latest (the badge's, a failing feature branch aside); of one branch: that branch's.
   const rows = agents.map((a) => {
@@ -165,7 +165,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
   const history = await api<AgentHistory>('GET', '/agents/' + encodeURIComponent(id) + '?limit=50' + (branch ? '&branch=' + encodeURIComponent(branch) : '') + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''), undefined, undefined, '');
   const { agent, reports } = history;
   // The account by its name; its id (short) when it cannot be read.
-  const accountName = await api<{ account: Account }>('GET', '/accounts/' + encodeURIComponent(agent.account_id)).then(({ account }) => account.name, () => null);
+  const accountName = await api<AccountAnswer>('GET', '/accounts/' + encodeURIComponent(agent.account_id)).then(({ account }) => account.name, () => null);
   const here = historyHash(agent.id, { branch });
   const rows = reports.map((r) => [
     when(r.created_at),

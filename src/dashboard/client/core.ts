@@ -6,7 +6,7 @@
 import type { Account, SignedInPerson } from '../../api/answer-types.ts';
 import type { SessionRole } from '../../config/roles.ts';
 
-export type { Account, AccountToday, ApiKey, DailyLimits, ListedReport, UsageRow } from '../../api/answer-types.ts';
+export type { Account, ApiKey, DailyLimits, ListedReport, UsageRow } from '../../api/answer-types.ts';
 
 // The admin token lives in sessionStorage only: it dies with the tab, never
 // appears in a URL or in persistent storage. Each API call attaches it

@@ -49,7 +49,7 @@ export async function monitorsView(query?: string): Promise<HTMLElement> {
   const state = readList(query, '');
   const [{ monitors, next_cursor }, { accounts }] = await Promise.all([
     api<PageAnswer<'monitors', Monitor>>('GET', '/monitors?' + monitorsQuery(state)),
-    api<{ accounts: Account[] }>('GET', '/accounts?limit=500&sort=name'),
+    api<PageAnswer<'accounts', Account>>('GET', '/accounts?limit=500&sort=name'),
   ]);
   const accountName = new Map(accounts.map((a) => [a.id, a.name]));
   const editing = h('div', { id: 'monitor-edit' });

@@ -3,7 +3,7 @@
  * the admin types, and a sample card is judged by the draft (POST /ruleset-preview), so the
  * effect of a change shows before it is saved; each problem is listed at its line:column.
  */
-import type { AccountRuleset, Finding, RulesetPreview, RulesetProblem } from '../../api/answer-types.ts';
+import type { AccountRuleset, Finding, RulesetAnswer, RulesetOrNoneAnswer, RulesetPreview, RulesetProblem } from '../../api/answer-types.ts';
 import { accountHash, go, guarded } from './actions.ts';
 import type { SessionRole } from '../../config/roles.ts';
 import { api, ApiFailure, confirmDanger, field, h, plural, TextBody, type Account } from './core.ts';
@@ -126,7 +126,7 @@ export function rulesetSection(account: Account, current: AccountRuleset | null)
 
   saveButton.addEventListener('click', guarded(async () => {
     try {
-      const { ruleset } = await api<{ ruleset: AccountRuleset }>('PUT', rulesetPath(account.id), new TextBody(text.value, 'application/yaml'));
+      const { ruleset } = await api<RulesetAnswer>('PUT', rulesetPath(account.id), new TextBody(text.value, 'application/yaml'));
       await go(accountHash(account.id), 'Ruleset saved: the keys of "' + account.name + '" are judged by it (' + ruleset.ruleset.hash.slice(0, 19) + '\u2026).');
     } catch (e) {
       const problems = problemsOf(e);
@@ -162,4 +162,4 @@ export function rulesetSection(account: Account, current: AccountRuleset | null)
 
 /** The account's ruleset, or null when it has none. */
 export const readRuleset = async (accountId: string): Promise<AccountRuleset | null> =>
-  (await api<{ ruleset: AccountRuleset | null }>('GET', rulesetPath(accountId))).ruleset;
+  (await api<RulesetOrNoneAnswer>('GET', rulesetPath(accountId))).ruleset;

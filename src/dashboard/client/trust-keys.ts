@@ -2,7 +2,7 @@
  * Browser code, part 3c: the trusted keys signed agent cards are verified with: the list, adding
  * a pasted JWK or JWK set (globally or for one account), revoking and deleting (each confirmed).
  */
-import type { TrustKey } from '../../api/answer-types.ts';
+import type { PageAnswer, TrustKey, TrustKeysAnswer } from '../../api/answer-types.ts';
 import { accountHash, go, guarded, onSubmit } from './actions.ts';
 import { api, canWrite, complain, confirmDanger, field, h, plural, shortId, table, when, type Account, type Child } from './core.ts';
 
@@ -23,8 +23,8 @@ function keysOfText(text: string): { jwk: unknown } | { jwks: unknown } | undefi
 
 export async function trustKeysView(): Promise<HTMLElement> {
   const [{ keys }, { accounts }] = await Promise.all([
-    api<{ keys: TrustKey[] }>('GET', '/trust-keys'),
-    api<{ accounts: Account[] }>('GET', '/accounts'),
+    api<TrustKeysAnswer>('GET', '/trust-keys'),
+    api<PageAnswer<'accounts', Account>>('GET', '/accounts'),
   ]);
   const accountName = new Map(accounts.map((a) => [a.id, a.name]));
   const scope = (k: TrustKey): Child =>
@@ -82,7 +82,7 @@ function addForm(accounts: readonly Account[]): HTMLFormElement {
       const value = String(data.get(name) || '').trim();
       if (value) body[name] = value;
     }
-    const { keys } = await api<{ keys: TrustKey[] }>('POST', '/trust-keys', body);
+    const { keys } = await api<TrustKeysAnswer>('POST', '/trust-keys', body);
     await go(HASH, 'Trusted ' + plural(keys.length, 'key') + ': ' + keys.map((k) => k.kid).join(', ') + '.');
   });
   return form;
