@@ -26,7 +26,7 @@ export default {
   coverageAnalysis: 'perTest',
   // One test process at a time: the machine has two cores and other developers on it.
   concurrency: 1,
-  timeoutMS: 10000,
+  timeoutMS: 5000,
   incremental: true,
   incrementalFile: `mutation/${name}.incremental.json`,
   reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
