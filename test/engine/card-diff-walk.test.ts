@@ -161,7 +161,8 @@ describe('Walk: the list bounds', () => {
     assert.deepEqual(log, []);
     const d = walk.result();
     assert.deepEqual(d.counts, { breaking: count + 2, compatible: MAX_DIFF_CHANGES + 1, cosmetic: 0 });
-    assert.deepEqual(d.changes.map((c) => c.class), Array.from({ length: count }, () => 'breaking'));
+    assert.deepEqual(d.changes.map((c) => c.class), [...Array.from({ length: count }, () => 'breaking'), 'compatible', 'compatible'], 'the room breaking changes left');
+    assert.deepEqual(d.changes.slice(count), [0, 1].map((n) => ({ op: 'added', path: '(root)', class: 'compatible', rule: 'field-added', new: String(n) })));
   });
 });
 
