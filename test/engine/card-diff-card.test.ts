@@ -176,6 +176,24 @@ describe('what each field costs of the budget (one value per node, per item read
     assert.equal(spent({ defaultInputModes: ['a', 'b'], skills: [{ id: 's' }] }, { defaultInputModes: ['a', 'b'], skills: [{ id: 's', inputModes: ['a'] }] }), 1 + 5 + (1 + 1 + 1) + (1 + 1) + (2 + 1 + 1));
   });
 
+  it('an object of known fields stops at the budget: later members are neither compared nor read', () => {
+    const log: string[] = [];
+    const counted = (value: Card, name: string): Card =>
+      new Proxy(value, {
+        get: (target, key, receiver) => {
+          if (typeof key === 'string' && Object.hasOwn(target, key)) log.push(`${name}.${key}`);
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    const before = { capabilities: counted({ streaming: true, pushNotifications: true, x: 1 }, 'before') };
+    const after = { capabilities: counted({ streaming: false, pushNotifications: false, y: 2 }, 'after') };
+    const walk = new Walk();
+    walk.left = 1 + 1 + 1;
+    cardNode(before, after)(walk, before, after);
+    assert.deepEqual(walk.result().changes, [{ op: 'changed', path: 'capabilities.streaming', class: 'breaking', rule: 'capability-removed', old: 'true', new: 'false' }]);
+    assert.deepEqual(log, ['before.streaming', 'after.streaming']);
+  });
+
   it('requirements: the values compared, then each alternative, scheme and scope read', () => {
     assert.equal(spent({ security: [{ a: ['x'], b: [] }] }, { security: [{ a: ['x', 'y'] }] }), 1 + 2 + (3 + 1) + (2 + 2));
   });

@@ -35,6 +35,10 @@ describe('boundedJson at its bounds', () => {
     assert.equal(boundedJson(['ab', 1], 5), '["ab…');
   });
 
+  it('never splits a surrogate pair at the cut, nor cuts twice', () => {
+    assert.equal(boundedJson(`${'a'.repeat(7)}😀bbbb`, 10), `"${'a'.repeat(7)}…`);
+  });
+
   it('writes undefined members and items as null, as a card read from JSON could not hold them', () => {
     assert.equal(boundedJson({ a: undefined, b: [undefined] }), '{"a":null,"b":[null]}');
   });
