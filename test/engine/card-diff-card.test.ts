@@ -192,6 +192,13 @@ describe('what each field costs of the budget (one value per node, per item read
     cardNode(before, after)(walk, before, after);
     assert.deepEqual(walk.result().changes, [{ op: 'changed', path: 'capabilities.streaming', class: 'breaking', rule: 'capability-removed', old: 'true', new: 'false' }]);
     assert.deepEqual(log, ['before.streaming', 'after.streaming']);
+    log.length = 0;
+    const none = { capabilities: counted({}, 'before') };
+    const walk2 = new Walk();
+    walk2.left = 1 + 1 + 1;
+    cardNode(none, after)(walk2, none, after);
+    assert.deepEqual(walk2.result().changes, [{ op: 'added', path: 'capabilities.streaming', class: 'cosmetic', rule: 'default-stated', new: 'false' }]);
+    assert.deepEqual(log, ['after.streaming']);
   });
 
   it('requirements: the values compared, then each alternative, scheme and scope read', () => {
