@@ -2,20 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { changeRules, type ChangeRuleId } from '../../src/engine/change-classes.ts';
+import { logReads } from '../support/read-log.ts';
 import { ABSENT, boundedJson, generic, keyedList, MAX_DIFF_CHANGES, MAX_DIFF_LIST_CHARS, MAX_DIFF_VALUES, stringSet, unknownField, Walk, type CardChange, type Node } from '../../src/engine/card-diff/walk.ts';
-
-/** `value` behind a proxy that records each own member read and each listing of its keys in `log`. */
-const counted = <T extends object>(value: T, log: string[], name: string): T =>
-  new Proxy(value, {
-    get: (target, key, receiver) => {
-      if (typeof key === 'string' && Object.hasOwn(target, key)) log.push(`${name}.${key}`);
-      return Reflect.get(target, key, receiver);
-    },
-    ownKeys: (target) => {
-      log.push(`${name} keys`);
-      return Reflect.ownKeys(target);
-    },
-  });
 
 /** The changes a node finds with `left` values to visit, and whether it ran out. */
 const run = (node: Node, before: unknown, after: unknown, left = MAX_DIFF_VALUES) => {
@@ -45,8 +33,8 @@ describe('boundedJson at its bounds', () => {
 
   it('neither lists nor reads what lies past the cut', () => {
     const log: string[] = [];
-    const inner = counted({ a: 1, b: 2 }, log, 'inner');
-    const text = boundedJson(counted({ ['k'.repeat(300)]: inner, next: inner }, log, 'outer'));
+    const inner = logReads({ a: 1, b: 2 }, log, 'inner');
+    const text = boundedJson(logReads({ ['k'.repeat(300)]: inner, next: inner }, log, 'outer'));
     assert.equal(text, `{"${'k'.repeat(117)}…`);
     assert.deepEqual(log, ['outer keys', `outer.${'k'.repeat(300)}`]);
   });
@@ -94,7 +82,7 @@ describe('Walk: the budget of values', () => {
 
   it('a generic array stops at the budget: later items are neither compared nor read', () => {
     const log: string[] = [];
-    const { changes, left } = run(unknownField, counted([1, 2, 3, 4], log, 'b'), counted([5, 6, 7, 8], log, 'a'), 3);
+    const { changes, left } = run(unknownField, logReads([1, 2, 3, 4], log, 'b'), logReads([5, 6, 7, 8], log, 'a'), 3);
     assert.deepEqual(changes, [
       { op: 'changed', path: '[0]', class: 'compatible', rule: 'field-other', old: '1', new: '5' },
       { op: 'changed', path: '[1]', class: 'compatible', rule: 'field-other', old: '2', new: '6' },
@@ -105,11 +93,11 @@ describe('Walk: the budget of values', () => {
 
   it('a generic object stops at the budget: later members are neither compared nor read', () => {
     const log: string[] = [];
-    const { changes } = run(unknownField, counted({ a: 1, b: 2, c: 3 }, log, 'before'), counted({ a: 9, b: 8, d: 4 }, log, 'after'), 2);
+    const { changes } = run(unknownField, logReads({ a: 1, b: 2, c: 3 }, log, 'before'), logReads({ a: 9, b: 8, d: 4 }, log, 'after'), 2);
     assert.deepEqual(changes, [{ op: 'changed', path: 'a', class: 'compatible', rule: 'field-other', old: '1', new: '9' }]);
     assert.deepEqual(log.filter((l) => !l.endsWith(' keys')), ['before.a', 'after.a']);
     const added: string[] = [];
-    assert.deepEqual(run(unknownField, counted({}, added, 'before'), counted({ a: 1, b: 2 }, added, 'after'), 2).changes, [{ op: 'added', path: 'a', class: 'compatible', rule: 'field-added', new: '1' }]);
+    assert.deepEqual(run(unknownField, logReads({}, added, 'before'), logReads({ a: 1, b: 2 }, added, 'after'), 2).changes, [{ op: 'added', path: 'a', class: 'compatible', rule: 'field-added', new: '1' }]);
     assert.deepEqual(added.filter((l) => !l.endsWith(' keys')), ['after.a']);
   });
 
@@ -158,10 +146,10 @@ describe('Walk: the list bounds', () => {
     const log: string[] = [];
     const walk = new Walk();
     for (let n = 0; n < MAX_DIFF_CHANGES; n++) walk.note('field-added', ABSENT, n);
-    walk.note('field-added', ABSENT, counted({ v: 1 }, log, 'over count'));
+    walk.note('field-added', ABSENT, logReads({ v: 1 }, log, 'over count'));
     const count = Math.floor(MAX_DIFF_LIST_CHARS / 550);
     sized('skill-removed', [...Array.from({ length: count }, () => 550), MAX_DIFF_LIST_CHARS - count * 550 + 1])(walk, ABSENT, 1);
-    walk.note('skill-removed', ABSENT, counted({ v: 1 }, log, 'over size'));
+    walk.note('skill-removed', ABSENT, logReads({ v: 1 }, log, 'over size'));
     assert.deepEqual(log, []);
     const d = walk.result();
     assert.deepEqual(d.counts, { breaking: count + 2, compatible: MAX_DIFF_CHANGES + 1, cosmetic: 0 });
