@@ -22,7 +22,7 @@ test('a forced protocol version the engine does not know is a finding, on a card
 });
 
 test('a transport named loosely: the core name it means, as the fix', () => {
-  for (const [given, core] of [['json-rpc', 'JSONRPC'], ['rest', 'HTTP+JSON'], ['http', 'HTTP+JSON']] as const) {
+  for (const [given, core] of [['json-rpc', 'JSONRPC'], ['rest', 'HTTP+JSON'], ['http', 'HTTP+JSON'], ['grpc', 'GRPC']] as const) {
     const r = validateCard({ ...clean03(), preferredTransport: given });
     assert.deepEqual(findings(r), [`transport.non-core@preferredTransport: preferredTransport "${given}" is not one of JSONRPC, GRPC, HTTP+JSON`]);
     assert.deepEqual(r.suggestions.filter((s) => s.field === 'preferredTransport').map((s) => s.suggestion), [`write "${core}"`]);
