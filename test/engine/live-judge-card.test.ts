@@ -101,6 +101,7 @@ test('judgeCaching: max-age read in its forms (spaces, quotes, case, 0); others 
   assert.equal(maxAge('no-cache max-age=7'), 'Cache-Control max-age=7, ETag, conditional request answered 304');
   const none = 'no Cache-Control with max-age (1.0 §8.6: clients cache the card by them)';
   assert.equal(maxAge('xmax-age=60'), none);
+  assert.equal(maxAge('s-max-age=60'), none);
   assert.equal(maxAge('max-age=abc'), none);
   assert.equal(maxAge('no-store'), none);
 });
@@ -213,4 +214,10 @@ test('judgeMatches: a differing card warns naming at most five members (ten as e
   differs([1], { a: 1 }, []);
   differs('card', { a: 1 }, []);
   differs({ a: 1 }, null, []);
+});
+
+test('judgeCaching: a shared cache\'s s-maxage counts as max-age; the directive is spelled s-maxage, not s-max-age', () => {
+  const headers = { 'cache-control': 'public, s-maxage=60', etag: '"e"' };
+  assert.deepEqual(judgeCaching(answer({ headers }), 304), { status: 'pass', message: 'Cache-Control max-age=60, ETag, conditional request answered 304', evidence: cachingEvidence(headers, 304) });
+  assert.equal(judgeCaching(answer({ headers: { 'cache-control': 'S-MAXAGE=5', etag: '"e"' } }), 304).message, 'Cache-Control max-age=5, ETag, conditional request answered 304');
 });
