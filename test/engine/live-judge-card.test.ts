@@ -195,12 +195,15 @@ test('judgeMatches: a differing card warns naming at most five members (ten as e
   differs({ l: [1, 2] }, { l: [1] }, ['l']);
   differs({ l: [1] }, { l: [1, 2] }, ['l']);
   differs({ l: [1, 2] }, { l: [2, 1] }, ['l']);
+  differs({ l: [1, 2] }, { l: [1, 3] }, ['l']);
   differs({ l: [1] }, { l: { 0: 1 } }, ['l']);
   differs({ o: { 0: 1 } }, { o: [1] }, ['o']);
   differs({ o: { a: 1 } }, { o: { b: 1 } }, ['o']);
   differs({ o: { a: 1 } }, { o: { a: 1, b: 2 } }, ['o']);
   differs({ o: { a: 1 } }, { o: null }, ['o']);
   differs({ o: { a: { b: 1 } } }, { o: { a: { b: 2 } } }, ['o']);
+  differs({ o: { a: 1, b: 2 } }, { o: { a: 1, b: 3 } }, ['o']);
+  differs({ o: { a: 1, b: 2 } }, { o: { a: 1, c: 2 } }, ['o']);
   differs({ z: 0 }, { z: -0 }, ['z']);
   differs({ s: '1' }, { s: 1 }, ['s']);
   const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`m${i}`, i]));
