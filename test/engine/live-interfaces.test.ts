@@ -1,11 +1,10 @@
 /**
- * The interfaces a card declares as a probe reaches them (src/engine/live/interfaces.ts), and a
- * check as data (src/engine/live/checks.ts): bindings, versions, the first of duplicates, the
- * declared extended card and streaming; a check's bounds and optional path.
+ * The interfaces a card declares as a probe reaches them (src/engine/live/interfaces.ts): bindings,
+ * versions, the first of duplicates, the bound on their number; the declared extended card and
+ * streaming.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { boundedEvidence, findingLevel, liveCheck } from '../../src/engine/live/checks.ts';
 import { declaredInterfaces, declaresExtendedCard, declaresStreaming, isV1, majorMinor, MAX_INTERFACES } from '../../src/engine/live/interfaces.ts';
 
 test('majorMinor: Major.Minor of a version, a patch allowed, spaces trimmed, leading zeros dropped', () => {
@@ -111,40 +110,4 @@ test('declaresStreaming: capabilities.streaming true only', () => {
   for (const no of [{ capabilities: { streaming: 'true' } }, { capabilities: {} }, { capabilities: [true] }, { streaming: true }, { capabilities: null }, null, 'x']) {
     assert.equal(declaresStreaming(no), false, JSON.stringify(no));
   }
-});
-
-test('liveCheck: id, status, message and evidence; a path only when given', () => {
-  assert.deepEqual(liveCheck('live.version', 'fail', 'no', { http_status: 404 }, 'supportedInterfaces[0].url'), {
-    id: 'live.version',
-    status: 'fail',
-    message: 'no',
-    evidence: { http_status: 404 },
-    path: 'supportedInterfaces[0].url',
-  });
-  const bare = liveCheck('live.card.media-type', 'pass', 'ok');
-  assert.deepEqual(bare, { id: 'live.card.media-type', status: 'pass', message: 'ok', evidence: {} });
-  assert.equal(Object.hasOwn(bare, 'path'), false);
-  assert.deepEqual(liveCheck('live.card.media-type', 'pass', 'ok', {}, ''), { id: 'live.card.media-type', status: 'pass', message: 'ok', evidence: {}, path: '' });
-});
-
-test('liveCheck: a message cut at 500 characters, evidence strings at 300, both ending in an ellipsis; at the bound untouched', () => {
-  assert.equal(liveCheck('live.version', 'warn', 'm'.repeat(500)).message, 'm'.repeat(500));
-  assert.equal(liveCheck('live.version', 'warn', 'm'.repeat(501)).message, `${'m'.repeat(499)}…`);
-  const evidence = boundedEvidence({ at: 'e'.repeat(300), over: 'e'.repeat(301), n: 5, none: null, yes: true });
-  assert.deepEqual(evidence, { at: 'e'.repeat(300), over: `${'e'.repeat(299)}…`, n: 5, none: null, yes: true });
-  assert.deepEqual(liveCheck('live.version', 'warn', 'x', { over: 'e'.repeat(301) }).evidence, { over: `${'e'.repeat(299)}…` });
-  const sixteen = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, i]));
-  assert.deepEqual(Object.keys(boundedEvidence(sixteen)), Array.from({ length: 16 }, (_, i) => `k${i}`));
-});
-
-test('findingLevel: fail at the effective level, warn at most a warning, pass and skip none', () => {
-  for (const level of ['error', 'warning', 'info', 'off'] as const) {
-    assert.equal(findingLevel('fail', level), level);
-    assert.equal(findingLevel('pass', level), undefined);
-    assert.equal(findingLevel('skip', level), undefined);
-  }
-  assert.equal(findingLevel('warn', 'error'), 'warning');
-  assert.equal(findingLevel('warn', 'warning'), 'warning');
-  assert.equal(findingLevel('warn', 'info'), 'info');
-  assert.equal(findingLevel('warn', 'off'), 'off');
 });
