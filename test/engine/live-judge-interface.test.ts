@@ -216,6 +216,21 @@ test('judgeVersion, HTTP+JSON: TaskNotFound needs 404; other 404 bodies and 405 
   assert.deepEqual(judgeVersion(rest03, empty), judgement('fail', 'does not speak the declared 0.3: GET …/v1/tasks/{id} answered HTTP 404', empty));
 });
 
+test('judgeVersion, HTTP+JSON: the other version\'s answer is named as spoken only when it is a TaskNotFound of some form', () => {
+  const page = html(404);
+  const expectNoHint = (other: CapturedAnswer) =>
+    assert.deepEqual(
+      judgeVersion(rest10, page, { version: '0.3', answer: other }),
+      judgement('fail', 'does not speak the declared 1.0: GET …/tasks/{id} answered HTTP 404 (text/html)', page, { 'answer_to_0.3': describeAnswer(other) }),
+    );
+  expectNoHint(answer(200, { id: 'x' }));
+  expectNoHint(html(404));
+  expectNoHint(restError03(404, 404));
+  expectNoHint(restError1(400, 404, 'TASK_NOT_FOUND'));
+  // Another form counts as spoken.
+  assert.equal(judgeVersion(rest03, page, { version: '1.0', answer: restError03(404, -32001) }).message, 'does not speak the declared 0.3: GET …/v1/tasks/{id} answered HTTP 404 (text/html); it answers 1.0\'s GetTask instead');
+});
+
 test('judgeVersion, JSON-RPC: an HTTP+JSON TaskNotFound body is no JSON-RPC TaskNotFound', () => {
   const a = restError1(404, 404, 'TASK_NOT_FOUND');
   assert.deepEqual(judgeVersion(rpc10, a), judgement('fail', 'does not speak the declared 1.0: GetTask answered HTTP 404 with TASK_NOT_FOUND', a));
