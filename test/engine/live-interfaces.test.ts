@@ -55,6 +55,7 @@ test('declaredInterfaces: 1.0 supportedInterfaces first (their version, else 1.0
       { url: 'https://a.example/rest', transport: 'HTTP+JSON', protocolVersion: 'latest', tenant: ' ' },
       { url: 'https://a.example/grpc', protocolBinding: 'GRPC', transport: 'JSONRPC', protocolVersion: '0.3' },
       'not an interface',
+      null,
       { url: '', protocolBinding: 'JSONRPC' },
       { url: 7 },
     ],
