@@ -45,11 +45,11 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 export const declaredInterfaces = (card: unknown): DeclaredInterface[] => {
   if (!isRecord(card)) return [];
   const found: DeclaredInterface[] = [];
-  const add = (path: string, url: unknown, binding: unknown, version: string | undefined, tenant?: unknown) => {
+  const add = (path: string, url: unknown, binding: unknown, version: string, tenant?: unknown) => {
     const href = text(url);
     if (href === undefined) return;
     const declaredBinding = text(binding) ?? 'JSONRPC';
-    const entry: DeclaredInterface = { path, url: href, binding: bindingOf(declaredBinding), declaredBinding, version: version ?? '0.3', ...(text(tenant) ? { tenant: text(tenant)! } : {}) };
+    const entry: DeclaredInterface = { path, url: href, binding: bindingOf(declaredBinding), declaredBinding, version, ...(text(tenant) ? { tenant: text(tenant)! } : {}) };
     if (!found.some((f) => f.url === entry.url && f.binding === entry.binding && f.version === entry.version)) found.push(entry);
   };
   if (Array.isArray(card.supportedInterfaces)) {

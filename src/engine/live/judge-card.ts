@@ -52,7 +52,7 @@ export const judgeMediaType = (answer: CardAnswer): Judgement => {
 
 /** `max-age=N` (or `s-maxage`) in Cache-Control, N ≥ 0. */
 const maxAgeOf = (cacheControl: string | undefined): number | undefined => {
-  const m = /(?:^|[,\s])(?:s-)?max-age\s*=\s*"?(\d+)/i.exec(cacheControl ?? '');
+  const m = /(?:^|[,\s])(?:s-maxage|max-age)\s*=\s*"?(\d+)/i.exec(cacheControl ?? '');
   return m ? Number(m[1]) : undefined;
 };
 

@@ -45,10 +45,10 @@ const parseJson = (text: string): unknown => {
 };
 
 /** A JSON-RPC answer's error code, or `result` when it has one; undefined when it is no JSON-RPC answer. */
-const rpcOutcome = (answer: CapturedAnswer): { code: number; message: string } | { result: unknown } | undefined => {
+const rpcOutcome = (answer: CapturedAnswer): { code: number } | { result: unknown } | undefined => {
   const body = parseJson(answer.body);
   if (!isRecord(body) || body.jsonrpc !== '2.0') return undefined;
-  if (isRecord(body.error) && typeof body.error.code === 'number') return { code: body.error.code, message: typeof body.error.message === 'string' ? body.error.message : '' };
+  if (isRecord(body.error) && typeof body.error.code === 'number') return { code: body.error.code };
   return Object.hasOwn(body, 'result') ? { result: body.result } : undefined;
 };
 
