@@ -23008,7 +23008,7 @@ var declaredInterfaces = (card) => {
     const href = text(url);
     if (href === void 0) return;
     const declaredBinding = text(binding) ?? "JSONRPC";
-    const entry = { path: path2, url: href, binding: bindingOf(declaredBinding), declaredBinding, version: version3 ?? "0.3", ...text(tenant) ? { tenant: text(tenant) } : {} };
+    const entry = { path: path2, url: href, binding: bindingOf(declaredBinding), declaredBinding, version: version3, ...text(tenant) ? { tenant: text(tenant) } : {} };
     if (!found.some((f) => f.url === entry.url && f.binding === entry.binding && f.version === entry.version)) found.push(entry);
   };
   if (Array.isArray(card.supportedInterfaces)) {
@@ -23066,7 +23066,7 @@ var judgeMediaType = (answer) => {
   return judged("warn", type === null ? "served without a Content-Type: clients expect application/json" : `served as ${bare}, not application/json (or application/a2a+json)`, evidence);
 };
 var maxAgeOf = (cacheControl) => {
-  const m = /(?:^|[,\s])(?:s-)?max-age\s*=\s*"?(\d+)/i.exec(cacheControl ?? "");
+  const m = /(?:^|[,\s])(?:s-maxage|max-age)\s*=\s*"?(\d+)/i.exec(cacheControl ?? "");
   return m ? Number(m[1]) : void 0;
 };
 var conditionalHeaders = (answer) => {
@@ -23533,7 +23533,7 @@ var parseJson = (text2) => {
 var rpcOutcome = (answer) => {
   const body = parseJson(answer.body);
   if (!isRecord(body) || body.jsonrpc !== "2.0") return void 0;
-  if (isRecord(body.error) && typeof body.error.code === "number") return { code: body.error.code, message: typeof body.error.message === "string" ? body.error.message : "" };
+  if (isRecord(body.error) && typeof body.error.code === "number") return { code: body.error.code };
   return Object.hasOwn(body, "result") ? { result: body.result } : void 0;
 };
 var restError = (answer) => {

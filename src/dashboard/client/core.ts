@@ -181,8 +181,9 @@ export function when(isoString: string | null): HTMLElement {
  * `button`: false inside a link (no control within a control): the id is then copied whole by selection only.
  */
 export function shortId(id: string, button = true): HTMLElement {
-  // Its kind: `acct_`, or the algorithm of a hash (`sha256:`).
-  const kind = /^(?:[a-z]+_|sha256:)/.exec(id)?.[0] ?? '';
+  // Its kind: `acct_` of a record's id (kind, 13-digit time, random part), or the algorithm of a
+  // hash (`sha256:`). Anything else (a key's base64url thumbprint, which may well begin `m_`) has none.
+  const kind = /^(?:[a-z]+_(?=\d{13}_)|sha256:)/.exec(id)?.[0] ?? '';
   const short = id.length > kind.length + 10 ? kind + '\u2026' + id.slice(-7) : id;
   return h('span', { class: 'id' },
     h('code', { title: id, 'data-id': id }, short),
