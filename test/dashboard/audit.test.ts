@@ -4,13 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { DAY_MS } from '../../src/lib/clock.ts';
 import { adminApiOf, signInWithToken, startBrowser, startService } from '../support/browser.ts';
+import { awaitWindowRoom } from '../support/windows.ts';
 
 let service: Awaited<ReturnType<typeof startService>>;
 let browser: Awaited<ReturnType<typeof startBrowser>>;
 let accountId = '';
 
 before(async () => {
+  // The day filters look for the rotation under the test's today: the run must not cross 00:00 UTC.
+  await awaitWindowRoom(DAY_MS, 5 * 60_000);
   service = await startService();
   browser = await startBrowser(service.url);
   const adminApi = adminApiOf(() => service.url);

@@ -75,7 +75,7 @@ test('judgeTls: an older version fails; a refused handshake fails with the probl
   assert.deepEqual(judgeTls(connection({ outcome: 'tls-refused' })), { status: 'fail', message: 'TLS refused: handshake failed', evidence: { tls_version: null, valid_to: null } });
 });
 
-test('judgeExpiry: the warning starts under EXPIRY_WARNING_DAYS (30) days: exactly 30 passes, a millisecond less warns', () => {
+test('judgeExpiry: the warning starts under EXPIRY_WARNING_DAYS (30) days: exactly 30 passes, a millisecond less warns; an ended certificate fails', () => {
   assert.equal(EXPIRY_WARNING_DAYS, 30);
   const now = Date.parse('2026-11-29T12:00:00.000Z');
   const at = (ms: number) => new Date(ms).toISOString();
@@ -86,10 +86,17 @@ test('judgeExpiry: the warning starts under EXPIRY_WARNING_DAYS (30) days: exact
   const later = at(now + 400 * DAY_MS + 5);
   assert.deepEqual(judgeExpiry(connection({ validTo: later }), now), { status: 'pass', message: 'the certificate is valid for 400 more days', evidence: { valid_to: later, days_left: 400 } });
   const today = at(now + 1);
-  assert.deepEqual(judgeExpiry(connection({ validTo: today }), now), { status: 'warn', message: `the certificate expires in 0 day(s) (${today})`, evidence: { valid_to: today, days_left: 0 } });
-  // An expiry in the past counts down below zero (floor: a day not yet over is a whole day gone).
+  assert.deepEqual(judgeExpiry(connection({ validTo: today }), now), { status: 'warn', message: `the certificate expires within a day (${today})`, evidence: { valid_to: today, days_left: 0 } });
+  const lastDay = at(now + DAY_MS - 1);
+  assert.deepEqual(judgeExpiry(connection({ validTo: lastDay }), now), { status: 'warn', message: `the certificate expires within a day (${lastDay})`, evidence: { valid_to: lastDay, days_left: 0 } });
+  const oneDay = at(now + DAY_MS);
+  assert.deepEqual(judgeExpiry(connection({ validTo: oneDay }), now), { status: 'warn', message: `the certificate expires in 1 day(s) (${oneDay})`, evidence: { valid_to: oneDay, days_left: 1 } });
+  // Ended at this very millisecond or before: a failure, never "expires in -2 day(s)". The days
+  // left count down below zero (floor: a day not yet over is a whole day gone).
+  const endsNow = at(now);
+  assert.deepEqual(judgeExpiry(connection({ validTo: endsNow }), now), { status: 'fail', message: `the certificate has expired (${endsNow})`, evidence: { valid_to: endsNow, days_left: 0 } });
   const past = at(now - DAY_MS - 1);
-  assert.deepEqual(judgeExpiry(connection({ validTo: past }), now).evidence, { valid_to: past, days_left: -2 });
+  assert.deepEqual(judgeExpiry(connection({ validTo: past }), now), { status: 'fail', message: `the certificate has expired (${past})`, evidence: { valid_to: past, days_left: -2 } });
   // The certificate's own date form (not ISO) is read as Date reads it.
   const openssl = 'Dec 29 12:00:00 2026 GMT';
   assert.deepEqual(judgeExpiry(connection({ validTo: openssl }), now), { status: 'pass', message: 'the certificate is valid for 30 more days', evidence: { valid_to: openssl, days_left: 30 } });

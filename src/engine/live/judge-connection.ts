@@ -47,12 +47,17 @@ export const judgeTls = (c: CapturedConnection): Judgement => {
   return { status: 'pass', message: `${c.tlsVersion ?? 'TLS'}, certificate valid for ${new URL(c.url).hostname}`, evidence };
 };
 
-/** Days left on the certificate at `now` (ms): a warning under 30 days. */
+/**
+ * Days left on the certificate at `now` (ms): a warning under 30 days, a failure once it has ended
+ * (a handshake that checks dates refuses it first; this one's clock may be ahead of the handshake's).
+ */
 export const judgeExpiry = (c: CapturedConnection, now: number): Judgement => {
   const end = c.validTo === undefined ? NaN : Date.parse(c.validTo);
   if (Number.isNaN(end)) return { status: 'skip', message: 'the certificate\'s end of validity was not read', evidence: {} };
   const days = Math.floor((end - now) / DAY_MS);
   const evidence: LiveEvidence = { valid_to: c.validTo!, days_left: days };
+  if (end <= now) return { status: 'fail', message: `the certificate has expired (${c.validTo})`, evidence };
+  if (days === 0) return { status: 'warn', message: `the certificate expires within a day (${c.validTo})`, evidence };
   if (days < EXPIRY_WARNING_DAYS) return { status: 'warn', message: `the certificate expires in ${days} day(s) (${c.validTo})`, evidence };
   return { status: 'pass', message: `the certificate is valid for ${days} more days`, evidence };
 };
