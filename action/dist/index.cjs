@@ -23453,6 +23453,8 @@ var judgeExpiry = (c, now) => {
   if (Number.isNaN(end)) return { status: "skip", message: "the certificate's end of validity was not read", evidence: {} };
   const days = Math.floor((end - now) / DAY_MS);
   const evidence = { valid_to: c.validTo, days_left: days };
+  if (end <= now) return { status: "fail", message: `the certificate has expired (${c.validTo})`, evidence };
+  if (days === 0) return { status: "warn", message: `the certificate expires within a day (${c.validTo})`, evidence };
   if (days < EXPIRY_WARNING_DAYS) return { status: "warn", message: `the certificate expires in ${days} day(s) (${c.validTo})`, evidence };
   return { status: "pass", message: `the certificate is valid for ${days} more days`, evidence };
 };

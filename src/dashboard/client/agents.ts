@@ -80,7 +80,7 @@ export async function agentsView(query?: string): Promise<HTMLElement> {
       latest ? String(latest.score) : h('span', { class: 'muted' }, '\u2014'),
       h('a', { href: historyHash(a.id, { branch: a.lane?.branch ?? a.default_branch }), title: a.lane ? 'The branch asked for' : 'Its default branch: the badge\'s' }, h('code', { class: 'wrap' }, a.lane?.branch ?? a.default_branch)),
       String(a.lane ? a.lane.reports : a.counts.reports),
-      h('a', { href: accountHash(a.account_id) }, a.account_name ?? shortId(a.account_id, false)),
+      h('a', { href: accountHash(a.account_id) }, a.account_name ?? shortId(a.account_id, { button: false })),
       when(a.lane ? a.lane.last_seen : a.last_seen),
     ];
   });
@@ -169,7 +169,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
   const here = historyHash(agent.id, { branch });
   const rows = reports.map((r) => [
     when(r.created_at),
-    h('a', { href: reportHref(r.url, r.id) }, shortId(r.id, false)),
+    h('a', { href: reportHref(r.url, r.id) }, shortId(r.id, { button: false })),
     branchCell(agent.id, r),
     verdict(r.valid),
     String(r.score),
@@ -181,7 +181,7 @@ export async function agentView(id: string, query?: string): Promise<HTMLElement
     h('p', {}, h('a', { href: AGENTS }, '\u2190 All agents')),
     h('h1', {}, agent.name),
     h('p', { class: 'muted' },
-      'Account ', h('a', { href: accountHash(agent.account_id) }, accountName ?? shortId(agent.account_id, false)), ' \u00b7 ', plural(agent.counts.reports, 'report'),
+      'Account ', h('a', { href: accountHash(agent.account_id) }, accountName ?? shortId(agent.account_id, { button: false })), ' \u00b7 ', plural(agent.counts.reports, 'report'),
       ' (' + agent.counts.valid + ' valid, ' + agent.counts.invalid + ' invalid) \u00b7 default branch ', h('code', { class: 'wrap' }, agent.default_branch),
       ' \u00b7 first seen ', when(agent.first_seen), ' \u00b7 last seen ', when(agent.last_seen)),
     latestLine(agent, history.default_latest),

@@ -179,11 +179,11 @@ export function when(isoString: string | null): HTMLElement {
  * An id shortened for a table (its kind and its last characters: `key_…aG7J95G`), whole in its
  * title, in what a copy of it puts on the clipboard (see copyWholeIds) and behind its copy button.
  * `button`: false inside a link (no control within a control): the id is then copied whole by selection only.
+ * `kind`: false for a value that has none, as a key's base64url thumbprint, which may well begin `m_`.
  */
-export function shortId(id: string, button = true): HTMLElement {
-  // Its kind: `acct_` of a record's id (kind, 13-digit time, random part), or the algorithm of a
-  // hash (`sha256:`). Anything else (a key's base64url thumbprint, which may well begin `m_`) has none.
-  const kind = /^(?:[a-z]+_(?=\d{13}_)|sha256:)/.exec(id)?.[0] ?? '';
+export function shortId(id: string, { button = true, kind: hasKind = true }: { button?: boolean; kind?: boolean } = {}): HTMLElement {
+  // Its kind: `acct_`, or the algorithm of a hash (`sha256:`).
+  const kind = hasKind ? (/^(?:[a-z]+_|sha256:)/.exec(id)?.[0] ?? '') : '';
   const short = id.length > kind.length + 10 ? kind + '\u2026' + id.slice(-7) : id;
   return h('span', { class: 'id' },
     h('code', { title: id, 'data-id': id }, short),

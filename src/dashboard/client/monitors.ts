@@ -58,7 +58,7 @@ export async function monitorsView(query?: string): Promise<HTMLElement> {
     h('div', { class: 'lines' },
       h('div', {}, clippedValue(m.url)),
       h('div', { class: 'muted' }, 'agent ', m.agent ? clippedValue(m.agent) : h('span', { title: 'Its runs join the agent its URL names.' }, 'by its URL'))),
-    h('a', { href: accountHash(m.account_id) }, accountName.get(m.account_id) || shortId(m.account_id, false)),
+    h('a', { href: accountHash(m.account_id) }, accountName.get(m.account_id) || shortId(m.account_id, { button: false })),
     m.live
       ? h('span', {}, every(m.interval_seconds), ' ', h('span', { class: 'badge', title: 'Each run probes the agent' + (m.last_run?.live ? ' (last probe ' + m.last_run.live.duration_ms + ' ms)' : '') }, 'live'))
       : every(m.interval_seconds),

@@ -38,7 +38,7 @@ export async function trustKeysView(): Promise<HTMLElement> {
   const rows = keys.map((k): Child[] => [
     h('code', { class: 'wrap' }, k.kid),
     k.alg || k.kty,
-    shortId(k.thumbprint),
+    shortId(k.thumbprint, { kind: false }),
     scope(k),
     when(k.added_at),
     revoked(k),
