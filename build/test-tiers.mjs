@@ -95,7 +95,6 @@ export const declaredTiers = {
     'test/store/contract/trust-keys.test.ts',
     'test/store/durability.test.ts',
     'test/store/export-snapshot.test.ts',
-    'test/store/file-store.test.ts',
     'test/store/postgres-crash.test.ts',
     'test/store/postgres-listings.test.ts',
     'test/store/postgres-outage.test.ts',
@@ -103,7 +102,6 @@ export const declaredTiers = {
     'test/store/postgres-serve.test.ts',
     'test/store/postgres.test.ts',
     'test/store/two-instances.test.ts',
-    'test/store/upgrade.test.ts',
     'test/validator/pool.test.ts',
   ],
   e2e: [

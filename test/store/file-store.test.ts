@@ -1,6 +1,5 @@
 /** FileStore specifics: persistence, files on disk, group commit, retention, errors. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { DatabaseSync } from 'node:sqlite';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -489,49 +488,49 @@ test('lock: the lock file names the owner pid, its start time and the data dir',
   await s.close();
 });
 
+/**
+ * A live process that is not this one, for a lock's owner: the process that started this test
+ * file (the test runner), alive while the file runs. No process of our own: the unit tier starts none.
+ */
+const liveOtherPid = () => {
+  assert.notEqual(process.ppid, process.pid);
+  assert.ok(fs.existsSync(`/proc/${process.ppid}/stat`), 'the parent process is alive');
+  return process.ppid;
+};
+
 test('lock: a live pid that is not the owner (its pid reused after a crash) does not block start; the live owner does', async (t) => {
   if (!hasProc) return skipOutsideCi(t, 'no /proc (Linux has it)');
-  const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
-  try {
-    const pid = sleeper.pid!;
-    const dir = tempDir();
-    // The owner that crashed had this pid, but started at another time than the process that has it now.
-    fs.writeFileSync(path.join(dir, 'cardgate.lock'), `${pid}\nstart_time=1\ndata_dir=${dir}\n`);
-    const s = await open(dir);
-    assert.equal(lockOwner(dir), String(process.pid));
-    await s.close();
-    // The same pid with its own start time is a live owner: refused, as is a lock that does not say when its owner started.
-    for (const lock of [`${pid}\nstart_time=${startTime(pid)}\ndata_dir=${dir}\n`, `${pid}\n`]) {
-      fs.writeFileSync(path.join(dir, 'cardgate.lock'), lock);
-      await assert.rejects(open(dir), (err: unknown) => err instanceof StoreLockedError && err.pid === pid);
-      assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8'), lock, 'the live lock is left in place');
-    }
-  } finally {
-    sleeper.kill('SIGKILL');
+  const pid = liveOtherPid();
+  const dir = tempDir();
+  // The owner that crashed had this pid, but started at another time than the process that has it now.
+  fs.writeFileSync(path.join(dir, 'cardgate.lock'), `${pid}\nstart_time=1\ndata_dir=${dir}\n`);
+  const s = await open(dir);
+  assert.equal(lockOwner(dir), String(process.pid));
+  await s.close();
+  // The same pid with its own start time is a live owner: refused, as is a lock that does not say when its owner started.
+  for (const lock of [`${pid}\nstart_time=${startTime(pid)}\ndata_dir=${dir}\n`, `${pid}\n`]) {
+    fs.writeFileSync(path.join(dir, 'cardgate.lock'), lock);
+    await assert.rejects(open(dir), (err: unknown) => err instanceof StoreLockedError && err.pid === pid);
+    assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8'), lock, 'the live lock is left in place');
   }
 });
 
 test('lock: a live owner\'s lock copied with its data into another directory does not block that copy; under another path to the same directory it does', async (t) => {
   if (!hasProc) return skipOutsideCi(t, 'no /proc (Linux has it)');
-  const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
-  try {
-    const pid = sleeper.pid!;
-    const original = tempDir();
-    const copy = tempDir();
-    // The live owner's own lock, as `cp -a` of its data dir leaves it in the copy.
-    const lock = `${pid}\nstart_time=${startTime(pid)}\ndata_dir=${original}\n`;
-    fs.writeFileSync(path.join(copy, 'cardgate.lock'), lock);
-    const s = await open(copy);
-    assert.equal(lockOwner(copy), String(process.pid));
-    await s.close();
-    // A symlink to the original is the same directory: its owner keeps it.
-    const link = path.join(tempDir(), 'data');
-    fs.symlinkSync(original, link);
-    fs.writeFileSync(path.join(original, 'cardgate.lock'), lock);
-    await assert.rejects(open(link), (err: unknown) => err instanceof StoreLockedError && err.pid === pid);
-  } finally {
-    sleeper.kill('SIGKILL');
-  }
+  const pid = liveOtherPid();
+  const original = tempDir();
+  const copy = tempDir();
+  // The live owner's own lock, as `cp -a` of its data dir leaves it in the copy.
+  const lock = `${pid}\nstart_time=${startTime(pid)}\ndata_dir=${original}\n`;
+  fs.writeFileSync(path.join(copy, 'cardgate.lock'), lock);
+  const s = await open(copy);
+  assert.equal(lockOwner(copy), String(process.pid));
+  await s.close();
+  // A symlink to the original is the same directory: its owner keeps it.
+  const link = path.join(tempDir(), 'data');
+  fs.symlinkSync(original, link);
+  fs.writeFileSync(path.join(original, 'cardgate.lock'), lock);
+  await assert.rejects(open(link), (err: unknown) => err instanceof StoreLockedError && err.pid === pid);
 });
 
 test('NODE_ENV=test does not turn the store into a memory one', async () => {
