@@ -7,12 +7,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { DAY_MS } from '../../src/lib/clock.ts';
 import { invalidCard, notJson, warnedCard } from '../engine/formats/cards.ts';
 import { everyOf } from '../support/checks.ts';
 import { accountWithKey } from '../support/accounts.ts';
 import { runCli, startServer, type RunningServer } from '../support/server.ts';
 import { tempDirFactory } from '../support/temp.ts';
 import { startAgent } from '../support/a2a-agents.ts';
+import { awaitWindowRoom } from '../support/windows.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const newDir = tempDirFactory('cardgate-action-');
@@ -171,6 +173,7 @@ describe('the GitHub Action', () => {
     });
 
     it('past the keyless daily limit, the refusal says what to change: a key, CARDGATE_LIMIT_ANONYMOUS or --sidecar', async () => {
+      await awaitWindowRoom(DAY_MS, 60_000); // the runs counted must share a UTC day
       let refused: Awaited<ReturnType<typeof runAction>> | undefined;
       // Two cards a run and 5 keyless validations a day: the third run is refused at the latest.
       for (let run = 0; run < 3 && !refused; run++) {

@@ -6,12 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DAY_MS } from '../../src/lib/clock.ts';
 import { accountWithKey } from '../support/accounts.ts';
 import { startAgent, type RunningAgent } from '../support/a2a-agents.ts';
 import { startCardHost } from '../support/card-host.ts';
 import { minimalCard } from '../support/cards.ts';
 import { call, httpClient } from '../support/mcp.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
+import { awaitWindowRoom } from '../support/windows.ts';
 
 const card = () => ({ ...minimalCard('MCP Agent'), preferredTransport: 'JSONRPC' });
 const text = (c: unknown) => JSON.stringify(c, null, 2);
@@ -149,6 +151,7 @@ describe('the MCP server at /mcp', () => {
 
 describe('the MCP server at /mcp: quota and sidecar', () => {
   it('keyless calls are charged per card validated, as /v1/validate\'s: past the daily limit, a tool error saying so', async () => {
+    await awaitWindowRoom(DAY_MS, 60_000); // the calls counted must share a UTC day
     const server = await startServer({ env: { CARDGATE_LIMIT_ANONYMOUS: '3' } });
     try {
       const { client, seen } = await httpClient(server.url);

@@ -9,10 +9,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { nextUtcMidnight, utcDay } from '../../src/lib/clock.ts';
+import { DAY_MS, nextUtcMidnight, utcDay } from '../../src/lib/clock.ts';
 import { openFileStore } from '../../src/store/file/file-store.ts';
 import { tempDirFactory } from '../support/temp.ts';
 import { ADMIN_TOKEN, startBrowser, startService } from '../support/browser.ts';
+import { awaitWindowRoom } from '../support/windows.ts';
 
 const newDataDir = tempDirFactory('cardgate-dash-scale-');
 const ACCOUNTS = 1000;
@@ -59,6 +60,8 @@ const seed = async (dataDir: string) => {
 };
 
 before(async () => {
+  // The usage is seeded under today and read back as today's: the run must not cross 00:00 UTC.
+  await awaitWindowRoom(DAY_MS, 5 * 60_000);
   const dataDir = newDataDir();
   await seed(dataDir);
   service = await startService({ dataDir });

@@ -7,11 +7,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { DAY_MS } from '../../src/lib/clock.ts';
 import { exampleCard } from '../../src/pages/landing.ts';
 import { startBrowser } from '../support/browser.ts';
 import { startCardHost } from '../support/card-host.ts';
 import { minimalCard } from '../support/cards.ts';
 import { startServer, type RunningServer } from '../support/server.ts';
+import { awaitWindowRoom, MINUTE_MS } from '../support/windows.ts';
 
 const shots = new URL('../../test-artifacts/pages', import.meta.url).pathname;
 mkdirSync(shots, { recursive: true });
@@ -120,6 +122,8 @@ describe('the landing form, refused', () => {
   });
 
   it('a refused URL and an exceeded quota are said in words', async () => {
+    // The quota's reset is said in hours and minutes, and the two validations must share a UTC day.
+    await awaitWindowRoom(DAY_MS, 2 * MINUTE_MS);
     const { page } = browser;
     await page.goto(`${server.url}/`);
     // A loopback address is outside the default card-fetch policy: refused before anything is charged.

@@ -9,9 +9,11 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import postgres from 'postgres';
+import { DAY_MS } from '../../src/lib/clock.ts';
 import { validCard } from '../features/webhooks/fixtures.ts';
 import { databaseFactory } from '../support/postgres.ts';
 import { startServer } from '../support/server.ts';
+import { awaitWindowRoom } from '../support/windows.ts';
 
 const newDatabase = databaseFactory();
 const ADMIN = { authorization: 'Bearer test-admin-token-0123456789' };
@@ -19,6 +21,8 @@ const ADMIN = { authorization: 'Bearer test-admin-token-0123456789' };
 const ANSWER_WITHIN_MS = 8000;
 
 test('a database outage answers 503 with Retry-After, /readyz says so, and the service recovers by itself', async () => {
+  // The keyless quota's remaining count is compared before and after the outage: one UTC day.
+  await awaitWindowRoom(DAY_MS, 2 * 60_000);
   const db = await newDatabase();
   const name = new URL(db.url).pathname.slice(1);
   const serverUrl = new URL(db.url);
