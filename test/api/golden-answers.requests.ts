@@ -107,7 +107,7 @@ const accounts: GoldenRequest[] = [
   { name: 'keys of an unknown account', path: '/admin/api/accounts/acct_missing/keys', auth: 'admin' },
   { name: 'accounts, first page', path: '/admin/api/accounts?limit=1', auth: 'admin', save: { accountCursor: 'next_cursor' } },
   { name: 'accounts, next page', path: '/admin/api/accounts?limit=1&cursor={{accountCursor}}', auth: 'admin' },
-  { name: 'accounts found by name', path: '/admin/api/accounts?q=free', auth: 'admin' },
+  { name: 'accounts found by name', path: '/admin/api/accounts?q=golden%20free', auth: 'admin' },
   { name: 'accounts by name, descending', path: '/admin/api/accounts?sort=-name', auth: 'admin' },
   { name: 'accounts: unknown sort', path: '/admin/api/accounts?sort=colour', auth: 'admin' },
   { name: 'accounts: limit out of range', path: '/admin/api/accounts?limit=0', auth: 'admin' },
