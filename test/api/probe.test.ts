@@ -105,8 +105,8 @@ test('at probes.maxConcurrent probes a further one is 503 with Retry-After, and 
   const silent = await startSilentServer();
   try {
     const slow = probe({ agent_card: { name: 'x', supportedInterfaces: [{ url: `${silent.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] } });
-    // The first probe is under way once the silent server holds its connection.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The first probe is under way (holding its slot) once the silent server holds its connection.
+    await silent.connected;
     const busy = await probe({ url: good.url });
     assert.equal(busy.status, 503);
     assert.equal(busy.headers.get('retry-after'), '5');

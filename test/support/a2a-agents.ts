@@ -291,8 +291,11 @@ export const startSdkAgent = async (): Promise<RunningAgent> => {
 /** A server that accepts connections and never answers. */
 export const startSilentServer = async () => {
   const sockets = new Set<Socket>();
+  let heldOne!: () => void;
+  const connected = new Promise<void>((resolve) => (heldOne = resolve));
   const server = createNetServer((socket) => {
     sockets.add(socket);
+    heldOne();
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
   });
@@ -300,6 +303,8 @@ export const startSilentServer = async () => {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    /** Settles once a client has connected (and is being kept waiting). */
+    connected,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
