@@ -94,3 +94,14 @@ test('1.0 oneofs holding not exactly one member: the members, what was found, a 
     ['securitySchemes.noFlow.oauth2SecurityScheme.flows', 'schema.one-of', `flows must hold exactly one flow of ${flows10}; found 0`],
   ]);
 });
+
+test('past the findings cap a schema error is only counted, yet keeps the rules that defer to it quiet: the counts are those without the cap', () => {
+  // An unset interface URL: the schema reports it, and the URL rule stays quiet there (it would call "" not absolute).
+  const card = { ...clean10(), supportedInterfaces: [{ url: '', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
+  delete card.name;
+  const whole = validateCard(card);
+  assert.deepEqual(whole.errors.map((e) => [e.path, e.rule]), [['name', 'schema.required'], ['supportedInterfaces[0].url', 'schema.non-empty']]);
+  const capped = validateCard(card, { maxFindings: 1 });
+  assert.deepEqual(capped.errors, whole.errors.slice(0, 1));
+  assert.equal(capped.truncated?.errors, 1);
+});
