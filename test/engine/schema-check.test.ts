@@ -35,7 +35,7 @@ test('a card that passes: true and no finding; one that does not: false', () => 
 });
 
 test('a wrong type names the type wanted in words and the JSON type found; a missing field is required', () => {
-  const card = { ...clean03(), name: 1, capabilities: [], defaultInputModes: 'text/plain', provider: 5, securitySchemes: [], supportsAuthenticatedExtendedCard: 'yes', skills: {} };
+  const card: Card = { ...clean03(), name: 1, capabilities: [], defaultInputModes: 'text/plain', provider: 5, securitySchemes: [], supportsAuthenticatedExtendedCard: 'yes', skills: {} };
   delete card.description;
   delete card.security;
   assert.deepEqual(schemaFindings(card, '0.3.0').errors, [
@@ -97,7 +97,7 @@ test('1.0 oneofs holding not exactly one member: the members, what was found, a 
 
 test('past the findings cap a schema error is only counted, yet keeps the rules that defer to it quiet: the counts are those without the cap', () => {
   // An unset interface URL: the schema reports it, and the URL rule stays quiet there (it would call "" not absolute).
-  const card = { ...clean10(), supportedInterfaces: [{ url: '', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
+  const card: Card = { ...clean10(), supportedInterfaces: [{ url: '', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
   delete card.name;
   const whole = validateCard(card);
   assert.deepEqual(whole.errors.map((e) => [e.path, e.rule]), [['name', 'schema.required'], ['supportedInterfaces[0].url', 'schema.non-empty']]);

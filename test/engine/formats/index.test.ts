@@ -9,15 +9,15 @@ test('a format name is one of the formats, not any key an object has', () => {
   for (const name of ['xml', 'JSON', '', 'toString', '__proto__']) assert.equal(isOutputFormat(name), false, name);
 });
 
-test('each format\'s media type', () => {
-  assert.deepEqual(formatMediaTypes, {
-    text: 'text/plain; charset=utf-8',
-    json: 'application/json',
-    'json-summary': 'application/json',
-    sarif: 'application/sarif+json',
-    junit: 'application/xml; charset=utf-8',
-    github: 'text/plain; charset=utf-8',
-    gitlab: 'application/json',
-    markdown: 'text/markdown; charset=utf-8',
+test('each format\'s media type: the formats that share one, by media type', () => {
+  const byType: Record<string, string[]> = {};
+  for (const name of outputFormats) (byType[formatMediaTypes[name]] ??= []).push(name);
+  assert.deepEqual(byType, {
+    'text/plain; charset=utf-8': ['text', 'github'],
+    'application/json': ['json', 'json-summary', 'gitlab'],
+    'application/sarif+json': ['sarif'],
+    'application/xml; charset=utf-8': ['junit'],
+    'text/markdown; charset=utf-8': ['markdown'],
   });
+  assert.deepEqual(Object.keys(formatMediaTypes), outputFormats);
 });
