@@ -22,9 +22,10 @@ export function checkSchema(card: unknown, version: RuleSetVersion, report: Repo
   const result = cardSchemaParts(version).card.safeParse(card);
   if (result.success) return true;
   for (const issue of result.error.issues) {
-    // Every schema rule is an error: past the cap it is only counted, its path and message never spelled out.
+    // Every schema rule is an error: past the cap it is only counted, its message never spelled out; its
+    // path still marks the spot, which the rules that defer to the schema check, or they would count more.
     if (report.roomForErrors) addIssue(card, issue, report);
-    else report.add('schema.type', '', '');
+    else report.add('schema.type', formatPath(issue.path as PathSegment[]), '');
   }
   return false;
 }

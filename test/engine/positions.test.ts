@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { validateCard, type CardResult } from '../../src/engine/index.ts';
+import type { RuleId } from '../../src/engine/catalogue.ts';
 import type { PathSegment } from '../../src/engine/paths.ts';
 import { LineIndex } from '../../src/lib/text-position.ts';
 import { locate, locateCards, pathSegments, type LocatedIssue } from '../../src/engine/positions.ts';
@@ -35,12 +36,14 @@ test('a missing field: the object that lacks it', () => {
   assert.deepEqual([skillName?.line, skillName?.column], [2, 3]);
 });
 
-/** A result with one stand-in warning per path, to place paths the engine does not produce on these texts. */
-const resultWith = (...paths: string[]): CardResult => ({
+/** A result with one stand-in warning of `rule` per path, to place paths the engine does not produce on these texts. */
+const findingsOf = (rule: RuleId, paths: string[]): CardResult => ({
   ...validateCard({}),
   errors: [],
-  warnings: paths.map((path) => ({ path, message: 'm', rule: 'url.https' })),
+  warnings: paths.map((path) => ({ path, message: 'm', rule })),
 });
+/** Findings about a value (`url.https`) at each path. */
+const resultWith = (...paths: string[]): CardResult => findingsOf('url.https', paths);
 
 test('paths with quoted keys, duplicate keys (the last one, as JSON.parse keeps) and a path cut for its length', () => {
   const text = '{\n "a": 1,\n "odd key": {"x": [0, {"y.z": 5}]},\n "a": 2\n}';
@@ -152,4 +155,50 @@ test('every finding of the real-card corpus, under every rule set, sits where js
     }
   }
   assert.ok(checked > 1000, `${checked} findings checked`);
+});
+
+test('path segments: the root has none; an index of several digits; a path cut inside a quoted key ends before that key', () => {
+  const cases: Array<[string, PathSegment[]]> = [
+    ['(root)', []],
+    ['skills[12].tags', ['skills', 12, 'tags']],
+    ['a["b c…', ['a']],
+    ['a.b["c d"]', ['a', 'b', 'c d']],
+  ];
+  for (const [path, segments] of cases) assert.deepEqual(pathSegments(path), segments, path);
+  // Placed at the deepest segment read: the object `a`, not its member `b`.
+  assert.deepEqual(placed(locate('{"a": {"b": 5}}', resultWith('a["b c…')).warnings), [['a["b c…', 'url.https', 1, 7]]);
+});
+
+test('compact JSON: a number, literal or string ends at the comma or bracket right after it, and the next members are still found', () => {
+  const text = '{"a":1,"b":{"c":true},"d":[null,-2.5e3],"e":"x"}';
+  const r = locate(text, resultWith('b.c', 'd[1]', 'e'));
+  const column = (value: string) => text.indexOf(value) + 1;
+  assert.deepEqual(placed(r.warnings), [
+    ['b.c', 'url.https', 1, column('true')],
+    ['d[1]', 'url.https', 1, column('-2.5e3')],
+    ['e', 'url.https', 1, column('"x"')],
+  ]);
+});
+
+test('a card that is a bare number: its finding at the number, the scan ending with the text', () => {
+  assert.deepEqual(placed(located('42').errors), [['(root)', 'card.root.object', 1, 1]]);
+  assert.deepEqual(placed(located('\n -7.5').errors), [['(root)', 'card.root.object', 2, 2]]);
+});
+
+test('a text with blank lines before the card: a missing field, and a name finding with no key to point at, both at the card\'s brace', () => {
+  const text = '\n\n  {"a": 1}';
+  assert.deepEqual(placed(locate(text, resultWith('name')).warnings), [['name', 'url.https', 3, 3]]);
+  assert.deepEqual(placed(locate(text, findingsOf('field.unknown', ['nowhere', '(root)', 'a[0]'])).warnings), [
+    ['nowhere', 'field.unknown', 3, 3],
+    ['(root)', 'field.unknown', 3, 3],
+    ['a[0]', 'field.unknown', 3, 9], // no element 0: the value of `a`
+  ]);
+});
+
+test('a result with warnings only, or errors only (no infos), is located', () => {
+  const onlyWarnings = resultWith('a');
+  delete onlyWarnings.infos;
+  assert.deepEqual(placed(locate('{"a": 1}', onlyWarnings).warnings), [['a', 'url.https', 1, 7]]);
+  const onlyErrors: CardResult = { ...onlyWarnings, errors: onlyWarnings.warnings, warnings: [] };
+  assert.deepEqual(placed(locate('{"a": 1}', onlyErrors).errors), [['a', 'url.https', 1, 7]]);
 });

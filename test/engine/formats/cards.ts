@@ -2,7 +2,7 @@
  * Card texts whose findings' positions are known, for the positions and format tests: the
  * comments give each finding's line and column.
  */
-import { checkCardText, type CheckedInput } from '../../../src/engine/formats/index.ts';
+import { checkCardText, type CheckedInput, type LocatedResult } from '../../../src/engine/formats/index.ts';
 
 /**
  * A 0.3.0 card, valid, with warnings on later lines:
@@ -61,3 +61,16 @@ export const sampleInputs = (): CheckedInput[] => [
   checkCardText('cards/invalid.json', invalidCard),
   checkCardText('bad.json', notJson),
 ];
+
+/** A made-up valid 0.3.0 result with no findings, to be given the findings whose exact words a test knows. */
+export const madeResult = (more: Partial<LocatedResult> = {}): LocatedResult => ({
+  valid: true,
+  errors: [],
+  warnings: [],
+  score: 100,
+  suggestions: [],
+  version: '0.3.0',
+  versionSource: 'declared',
+  shape: '0.3',
+  ...more,
+});

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatResults, type CheckedInput } from '../../../src/engine/formats/index.ts';
 import { commandData, commandProperty } from '../../../src/engine/formats/github.ts';
-import { sampleInputs } from './cards.ts';
+import { madeResult, sampleInputs } from './cards.ts';
 
 test('::error, ::warning and ::notice (information) with file, line, col and the rule as title; a summary line last', () => {
   const lines = formatResults('github', sampleInputs()).trimEnd().split('\n');
@@ -23,4 +23,8 @@ test('escaping: % CR LF in the message; also : and , in properties', () => {
     formatResults('github', [input]).split('\n')[0],
     '::error file=a%2Cb%3Ac.json,title=input.unreadable::line one%0Aline two ::error::fake',
   );
+});
+
+test('a run where every input was checked: the summary names no unchecked input', () => {
+  assert.equal(formatResults('github', [{ name: 'c.json', result: madeResult() }]), 'cardgate: 1 card checked, 0 invalid; 0 errors, 0 warnings\n');
 });

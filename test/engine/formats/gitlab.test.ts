@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkCardText, formatResults, type CheckedInput } from '../../../src/engine/formats/index.ts';
-import { sampleInputs, warnedCard } from './cards.ts';
+import { madeResult, sampleInputs, warnedCard } from './cards.ts';
 
 type Issue = { description: string; check_name: string; fingerprint: string; severity: string; location: { path: string; lines: { begin: number } } };
 const issuesOf = (inputs: CheckedInput[]) => JSON.parse(formatResults('gitlab', inputs)) as Issue[];
@@ -38,4 +38,34 @@ test('fingerprints: unique in a report, the same for the same file, rule and fie
   assert.equal(again.fingerprint, issuesOf(sampleInputs()).find((i) => i.check_name === 'skills.tags.empty')!.fingerprint);
   const elsewhere = issuesOf([checkCardText('other.json', warnedCard)]).find((i) => i.check_name === 'skills.tags.empty')!;
   assert.notEqual(elsewhere.fingerprint, again.fingerprint);
+});
+
+test('the whole report: fingerprints fixed across releases (GitLab tracks a problem by it), repeats ranked, forward slashes, severities by rule', () => {
+  const scope = { rule: 'security.scope.undeclared', message: 'scope "x" is not declared', path: 'security[0].oauth', line: 5, column: 9 };
+  const card: CheckedInput = {
+    name: 'cards\\gl3.json', // named so that a fingerprint begins with 0: it is padded to 16 digits
+    result: madeResult({
+      valid: false,
+      errors: [{ rule: 'schema.required', message: 'name is required', path: 'name', line: 1, column: 1 }],
+      warnings: [
+        scope,
+        scope,
+        // An information rule a ruleset raised to a warning: it costs nothing, yet it is no warning of weight 0 in the catalogue.
+        { rule: 'provider.missing', message: 'the card names no provider', path: 'provider', line: 1, column: 1 },
+        { rule: 'protocolVersion.forced', message: 'validated as 0.2.6 as asked', path: 'protocolVersion', line: 2, column: 22 },
+      ],
+      infos: [{ rule: 'signature.missing', message: 'the card is not signed', path: '(root)', line: 1, column: 1 }],
+    }),
+  };
+  const deep: CheckedInput = { name: 'deep.json', failure: { message: 'the card nests arrays and objects more than 5 levels deep' } };
+  const at = (path: string, begin: number) => ({ path, lines: { begin } });
+  assert.deepEqual(issuesOf([card, deep]), [
+    { description: 'name is required', check_name: 'schema.required', fingerprint: '0ecb69adf872398c', severity: 'major', location: at('cards/gl3.json', 1) },
+    { description: 'provider: the card names no provider', check_name: 'provider.missing', fingerprint: 'e1122532eada7e95', severity: 'minor', location: at('cards/gl3.json', 1) },
+    { description: '(root): the card is not signed', check_name: 'signature.missing', fingerprint: 'e4360aa231682942', severity: 'info', location: at('cards/gl3.json', 1) },
+    { description: 'protocolVersion: validated as 0.2.6 as asked', check_name: 'protocolVersion.forced', fingerprint: 'c472e525fb3b58ba', severity: 'info', location: at('cards/gl3.json', 2) },
+    { description: 'security[0].oauth: scope "x" is not declared', check_name: 'security.scope.undeclared', fingerprint: '2ba1fb0a7737dc27', severity: 'minor', location: at('cards/gl3.json', 5) },
+    { description: 'security[0].oauth: scope "x" is not declared', check_name: 'security.scope.undeclared', fingerprint: '6a5633d358121be7', severity: 'minor', location: at('cards/gl3.json', 5) },
+    { description: 'the card nests arrays and objects more than 5 levels deep', check_name: 'input.unreadable', fingerprint: '6168b3c834fff110', severity: 'major', location: at('deep.json', 1) },
+  ]);
 });

@@ -6,20 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatResults, type CheckedInput, type LocatedResult } from '../../../src/engine/formats/index.ts';
+import { formatResults, type CheckedInput } from '../../../src/engine/formats/index.ts';
 import { countsOf, problemsOf, signedDelta, summaryOf, totalsOf } from '../../../src/engine/formats/input.ts';
+import { madeResult as result } from './cards.ts';
 
-const result = (more: Partial<LocatedResult> = {}): LocatedResult => ({
-  valid: true,
-  errors: [],
-  warnings: [],
-  score: 100,
-  suggestions: [],
-  version: '0.3.0',
-  versionSource: 'declared',
-  shape: '0.3',
-  ...more,
-});
 
 const warning = { rule: 'url.https', message: 'url uses plain http', path: 'url', line: 2, column: 3 };
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
-import { checkCardText, formatResults } from '../../../src/engine/formats/index.ts';
+import { checkCardText, formatResults, UNREADABLE_RULE } from '../../../src/engine/formats/index.ts';
 import { artifactUri } from '../../../src/engine/formats/sarif.ts';
 import { ruleCatalogue } from '../../../src/engine/index.ts';
 import { sampleInputs } from './cards.ts';
@@ -48,6 +48,12 @@ test('one run; the driver names cardgate, its version and every catalogue rule b
   assert.deepEqual(required.help, { text: info.fix });
   assert.equal(required.properties.spec, info.spec);
   assert.deepEqual(required.defaultConfiguration, { level: 'error' });
+  assert.deepEqual(driver.rules.find((r: { id: string }) => r.id === 'input.unreadable'), {
+    id: 'input.unreadable',
+    shortDescription: { text: UNREADABLE_RULE.description },
+    help: { text: UNREADABLE_RULE.fix },
+    defaultConfiguration: { level: 'error' },
+  });
   assert.equal(log.runs[0].columnKind, 'utf16CodeUnits');
 });
 
@@ -95,5 +101,15 @@ test('artifact URIs: relative paths percent-encoded per segment, absolute paths 
   assert.equal(artifactUri('/srv/cards/a.json'), 'file:///srv/cards/a.json');
   assert.equal(artifactUri('C:\\cards\\a b.json'), 'file:///C:/cards/a%20b.json');
   assert.equal(artifactUri('https://agent.example/.well-known/agent-card.json'), 'https://agent.example/.well-known/agent-card.json');
+  // A scheme or a drive letter counts only at the start.
+  assert.equal(artifactUri('cards/x://y.json'), 'cards/x%3A//y.json');
+  assert.equal(artifactUri('cards/C:/a.json'), 'cards/C%3A/a.json');
   conforms(formatResults('sarif', [checkCardText('odd dir/ü #1.json', '{"name": 1}')]));
+});
+
+test('a problem without a position (an input too deep to read) has a file but no region', () => {
+  const log = conforms(formatResults('sarif', [{ name: 'deep.json', failure: { message: 'too deep' } }]));
+  assert.deepEqual(log.runs[0].results, [
+    { ruleId: 'input.unreadable', ruleIndex: log.runs[0].tool.driver.rules.length - 1, level: 'error', message: { text: 'too deep' }, locations: [{ physicalLocation: { artifactLocation: { uri: 'deep.json' } } }] },
+  ]);
 });

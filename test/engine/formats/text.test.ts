@@ -31,6 +31,7 @@ test('colour only when asked: the severity in red or yellow, the rule dimmed', (
   assert.match(coloured, /\u001b\[31merror {2}\u001b\[0m/);
   assert.match(coloured, /\u001b\[33mwarning\u001b\[0m/);
   assert.match(coloured, /\u001b\[2murl\.https\u001b\[0m/);
+  assert.ok(coloured.endsWith('\n\u001b[1m2 cards checked: 1 invalid; 1 input could not be checked; 3 errors, 5 warnings\u001b[0m\n'), 'the summary in bold');
 });
 
 test('a clean card prints only the summary; control characters in a name cannot reach the terminal', () => {
