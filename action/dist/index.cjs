@@ -10995,7 +10995,7 @@ function checkSchema(card, version3, report) {
   if (result.success) return true;
   for (const issue2 of result.error.issues) {
     if (report.roomForErrors) addIssue(card, issue2, report);
-    else report.add("schema.type", "", "");
+    else report.add("schema.type", formatPath(issue2.path), "");
   }
   return false;
 }
