@@ -82,6 +82,7 @@ test('the exact path and words of each problem of a layer', () => {
     [{ overrides: [{ files: ['a'], rules: { 'no.such': 'error' } }] }, ['overrides.0.rules.no.such: no rule "no.such" (GET /v1/rules or `cardgate rules` lists them)']],
     [{ overrides: [{ files: ['a'], rules: { toString: 'error' } }] }, ['overrides.0.rules.toString: toString is a member of every JavaScript object, not a rule id']],
     [{ rules: { 'acme.r': { ...rule, extra: 1 } } }, ['rules.acme.r.extra: Unrecognized key: "extra"']],
+    [{ rules: { 'acme.r': null } }, ['rules.acme.r: must be one of off, info, warning (warn), error, or a custom rule object']],
     [{ rules: { 'acme.r': ['error'] } }, ['rules.acme.r: Invalid input: expected object, received array']],
     [{ rules: manyCustom }, [`rules.acme.r${RULESET_LIMITS.customRules}: more than ${RULESET_LIMITS.customRules} custom rules`]],
     [{ colour: 'red', size: 1 }, [': Unrecognized keys: "colour", "size"']],
