@@ -10992,12 +10992,11 @@ var typeNames = {
 var shownValue = (value) => clip(JSON.stringify(value) ?? String(value), 120);
 function checkSchema(card, version3, report) {
   const result = cardSchemaParts(version3).card.safeParse(card);
-  if (result.success) return true;
+  if (result.success) return;
   for (const issue2 of result.error.issues) {
     if (report.roomForErrors) addIssue(card, issue2, report);
     else report.add("schema.type", formatPath(issue2.path), "");
   }
-  return false;
 }
 function addIssue(card, issue2, report) {
   const segments = issue2.path;

@@ -17,17 +17,16 @@ const typeNames: Record<string, string> = {
 /** A card value as a message shows it: JSON, cut (a value may be a large object). */
 const shownValue = (value: unknown): string => clip(JSON.stringify(value) ?? String(value), 120);
 
-/** Adds one finding per schema violation; returns true when the card passes the schema. */
-export function checkSchema(card: unknown, version: RuleSetVersion, report: Report): boolean {
+/** Adds one finding per schema violation. */
+export function checkSchema(card: unknown, version: RuleSetVersion, report: Report): void {
   const result = cardSchemaParts(version).card.safeParse(card);
-  if (result.success) return true;
+  if (result.success) return;
   for (const issue of result.error.issues) {
     // Every schema rule is an error: past the cap it is only counted, its message never spelled out; its
     // path still marks the spot, which the rules that defer to the schema check, or they would count more.
     if (report.roomForErrors) addIssue(card, issue, report);
     else report.add('schema.type', formatPath(issue.path as PathSegment[]), '');
   }
-  return false;
 }
 
 function addIssue(card: unknown, issue: z.core.$ZodIssue, report: Report): void {
