@@ -14,29 +14,17 @@ import { test, type TestContext } from 'node:test';
 import { StoreError, StoreLockedError } from '../../src/store/file/errors.ts';
 import { LOCK_FILE, lockDataDir, removeStaleLock } from '../../src/store/file/lock.ts';
 import { skipOutsideCi } from '../support/checks.ts';
+import { DEAD_PID, hasProc, liveOtherPid, startTime } from '../support/lock-owners.ts';
 import { tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-lock-');
 
-const DEAD_PID = 4194305;
-const hasProc = fs.existsSync('/proc/self/stat');
 const readFile = fs.readFileSync;
 
 const lockFile = (dir: string) => path.join(dir, LOCK_FILE);
 const lockText = (dir: string) => fs.readFileSync(lockFile(dir), 'utf8');
-/** Field 22 of /proc/<pid>/stat: when the process started (clock ticks since boot). */
-const startTime = (pid: number) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-};
 /** The lock file this process writes for `dir` (with its start time where /proc tells it). */
 const ownLock = (dir: string, withProc = hasProc) => `${process.pid}\n${withProc ? `start_time=${startTime(process.pid)}\n` : ''}data_dir=${dir}\n`;
-/** A live process that is not this one: the test runner that started this file. */
-const liveOtherPid = () => {
-  assert.notEqual(process.ppid, process.pid);
-  assert.equal(process.kill(process.ppid, 0), true, 'the parent process is alive');
-  return process.ppid;
-};
 const lockedBy = (dir: string, pid: number) => (err: unknown) => {
   assert.ok(err instanceof StoreLockedError, String(err));
   assert.equal(err.pid, pid);
