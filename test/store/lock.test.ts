@@ -19,12 +19,13 @@ import { tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-lock-');
 
+/** The real readFileSync, for what the fakes of /proc do not replace. */
 const readFile = fs.readFileSync;
 
 const lockFile = (dir: string) => path.join(dir, LOCK_FILE);
 const lockText = (dir: string) => fs.readFileSync(lockFile(dir), 'utf8');
 /** The lock file this process writes for `dir` (with its start time where /proc tells it). */
-const ownLock = (dir: string, withProc = hasProc) => `${process.pid}\n${withProc ? `start_time=${startTime(process.pid)}\n` : ''}data_dir=${dir}\n`;
+const ownLock = (dir: string) => `${process.pid}\n${hasProc ? `start_time=${startTime(process.pid)}\n` : ''}data_dir=${dir}\n`;
 const lockedBy = (dir: string, pid: number) => (err: unknown) => {
   assert.ok(err instanceof StoreLockedError, String(err));
   assert.equal(err.pid, pid);
