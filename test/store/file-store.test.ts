@@ -17,6 +17,7 @@ import type { JobRecord } from '../../src/store/contract/jobs.ts';
 import { removeStaleLock } from '../../src/store/file/lock.ts';
 import { T0, iso, report } from './fixtures/records.ts';
 import { skipOutsideCi } from '../support/checks.ts';
+import { hasProc, liveOtherPid, startTime } from '../support/lock-owners.ts';
 import { newestReports } from '../support/reports.ts';
 import { tempDirFactory } from '../support/temp.ts';
 
@@ -473,12 +474,6 @@ test('lock: a lock file left by a dead process is taken over', async () => {
 
 /** The pid on the lock file's first line. */
 const lockOwner = (dir: string) => fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8').split('\n')[0];
-/** Field 22 of /proc/<pid>/stat: when the process started (clock ticks since boot). */
-const startTime = (pid: number) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-};
-const hasProc = fs.existsSync('/proc/self/stat');
 
 test('lock: the lock file names the owner pid, its start time and the data dir', async (t) => {
   if (!hasProc) return skipOutsideCi(t, 'no /proc (Linux has it)');
@@ -487,16 +482,6 @@ test('lock: the lock file names the owner pid, its start time and the data dir',
   assert.equal(fs.readFileSync(path.join(dir, 'cardgate.lock'), 'utf8'), `${process.pid}\nstart_time=${startTime(process.pid)}\ndata_dir=${dir}\n`);
   await s.close();
 });
-
-/**
- * A live process that is not this one, for a lock's owner: the process that started this test
- * file (the test runner), alive while the file runs. No process of our own: the unit tier starts none.
- */
-const liveOtherPid = () => {
-  assert.notEqual(process.ppid, process.pid);
-  assert.ok(fs.existsSync(`/proc/${process.ppid}/stat`), 'the parent process is alive');
-  return process.ppid;
-};
 
 test('lock: a live pid that is not the owner (its pid reused after a crash) does not block start; the live owner does', async (t) => {
   if (!hasProc) return skipOutsideCi(t, 'no /proc (Linux has it)');

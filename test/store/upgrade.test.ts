@@ -12,6 +12,8 @@ import { test } from 'node:test';
 import { memoryLogger } from '../../src/lib/log.ts';
 import { observeDiskChanges } from '../../src/store/file/durable-file.ts';
 import { openFileStore, type FileStore } from '../../src/store/file/file-store.ts';
+import { Recovery } from '../../src/store/file/recovery.ts';
+import { importSegments, oldSegments, removeSegments } from '../../src/store/file/upgrade.ts';
 import { copyWhileWritten, tempDirFactory } from '../support/temp.ts';
 
 const tempDir = tempDirFactory('cardgate-upgrade-');
@@ -121,4 +123,87 @@ test('an upgrade killed at any of its steps is resumed by the next open, losing 
     }
     assert.equal(fs.existsSync(path.join(crash.dir, 'reports')), false);
   }
+});
+
+/** A data dir holding the first layout's segment directory with these files (name: text), written in this order. */
+const segmentsDir = (files: Record<string, string>): { dir: string; reports: string } => {
+  const dir = tempDir();
+  const reports = path.join(dir, 'reports');
+  fs.mkdirSync(reports);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(reports, name), text);
+  return { dir, reports };
+};
+
+test('the first layout\'s segments: only the files named seg-<n>.jsonl, by number (seg-10 after seg-9), not by name or by when they were written', () => {
+  assert.deepEqual(oldSegments(tempDir()), [], 'no segment directory: the present layout');
+  // Written in an order that is neither by number, nor by name, nor its reverse.
+  const numbers = [7, 12, 1, 10, 3, 9, 2, 11, 5, 8, 4, 6];
+  const nearMisses = ['xseg-13.jsonl', 'seg-14.jsonl.bak', 'seg-15.jsonlx', 'seg-.jsonl', 'seg-a.jsonl', 'seg-16.json', 'seg-17-jsonl', 'Seg-18.jsonl', 'seg-19.JSONL'];
+  const { dir, reports } = segmentsDir(Object.fromEntries([...numbers.map((n) => `seg-${n}.jsonl`), ...nearMisses].map((name) => [name, ''])));
+  assert.deepEqual(
+    oldSegments(dir),
+    [...numbers].sort((a, b) => a - b).map((n) => path.join(reports, `seg-${n}.jsonl`)),
+  );
+  // Zero-padded names, as the first layout wrote them, are ordered by number too.
+  const padded = segmentsDir({ 'seg-000010.jsonl': '', 'seg-000002.jsonl': '', 'seg-9.jsonl': '' });
+  assert.deepEqual(oldSegments(padded.dir), ['seg-000002.jsonl', 'seg-9.jsonl', 'seg-000010.jsonl'].map((name) => path.join(padded.reports, name)));
+});
+
+test('a segment\'s line that is not a report (no id, no created_at date) is quarantined with its reason; the reports are put in order', async () => {
+  const valid = (id: string) => JSON.stringify({ id, created_at: '2026-11-29T07:04:59.072Z' });
+  const notReports = [
+    JSON.stringify({ created_at: '2026-11-29T07:04:59.072Z' }),
+    JSON.stringify({ id: 5, created_at: '2026-11-29T07:04:59.072Z' }),
+    JSON.stringify({ id: 'rpt_x' }),
+    JSON.stringify({ id: 'rpt_x', created_at: 0 }),
+    JSON.stringify({ id: 'rpt_x', created_at: 'yesterday' }),
+    'null',
+    '5',
+    '"rpt_x"',
+  ];
+  const first = [valid('rpt_1'), ...notReports.slice(0, 4), valid('rpt_2')];
+  const second = [...notReports.slice(4), valid('rpt_3')];
+  const { dir, reports } = segmentsDir({ 'seg-2.jsonl': `${second.join('\n')}\n`, 'seg-1.jsonl': `${first.join('\n')}\n` });
+  const log = memoryLogger();
+  const put: string[] = [];
+  assert.equal(await importSegments(oldSegments(dir), new Recovery(dir, log), (line) => put.push(line)), 3);
+  assert.deepEqual(put, [valid('rpt_1'), valid('rpt_2'), valid('rpt_3')]);
+  const quarantined = log.lines.map(({ time: _time, quarantine_file, ...line }) => {
+    assert.equal(path.dirname(String(quarantine_file)), path.join(dir, 'quarantine'));
+    return line;
+  });
+  const reason = 'not a report (an id and a created_at date are required)';
+  const entry = (file: string, lines: string[], at: number) => {
+    const offset = lines.slice(0, at).reduce((sum, l) => sum + Buffer.byteLength(l) + 1, 0);
+    return { level: 'warn', msg: 'store record quarantined: it cannot be loaded; the service starts without it', file: path.join(reports, file), line: at + 1, offset, bytes: Buffer.byteLength(lines[at]!), reason };
+  };
+  assert.deepEqual(quarantined, [...[1, 2, 3, 4].map((at) => entry('seg-1.jsonl', first, at)), ...[0, 1, 2, 3].map((at) => entry('seg-2.jsonl', second, at))]);
+  // The segments are rewritten without them; the quarantine holds them.
+  assert.equal(fs.readFileSync(path.join(reports, 'seg-1.jsonl'), 'utf8'), `${valid('rpt_1')}\n${valid('rpt_2')}\n`);
+  assert.equal(fs.readFileSync(path.join(reports, 'seg-2.jsonl'), 'utf8'), `${valid('rpt_3')}\n`);
+  const kept = fs.readdirSync(path.join(dir, 'quarantine')).flatMap((name) => fs.readFileSync(path.join(dir, 'quarantine', name), 'utf8').split('\n').filter(Boolean));
+  assert.deepEqual(kept.sort(), [...notReports].sort());
+});
+
+test('the import yields to the event loop after every batch of reports, and only then', async () => {
+  const lines = ['a', 'b', 'c', 'd', 'e'].map((id) => JSON.stringify({ id, created_at: '2026-11-29T07:04:59.072Z' }));
+  const { dir } = segmentsDir({ 'seg-1.jsonl': `${lines.slice(0, 3).join('\n')}\n`, 'seg-2.jsonl': `${lines.slice(3).join('\n')}\n` });
+  const put: string[] = [];
+  const imported = importSegments(oldSegments(dir), new Recovery(dir, memoryLogger()), (line) => put.push(line), 2);
+  // Until its first yield the import runs in the call: one batch.
+  assert.deepEqual(put, lines.slice(0, 2));
+  assert.equal(await imported, 5);
+  assert.deepEqual(put, lines);
+});
+
+test('once the upgrade is durable, the segments and their directory are deleted, and the log says so', async () => {
+  const { dir, reports } = segmentsDir({ 'seg-1.jsonl': '{}\n', 'seg-2.jsonl': '', 'notes.txt': 'kept by no one' });
+  fs.writeFileSync(path.join(dir, 'store.json'), '{}');
+  const log = memoryLogger();
+  await removeSegments(dir, log);
+  assert.deepEqual(fs.readdirSync(dir), ['store.json']);
+  assert.deepEqual(
+    log.lines.map(({ time: _time, ...line }) => line),
+    [{ level: 'info', msg: 'store upgrade: the first layout\'s report segments were deleted', dir: reports }],
+  );
 });
