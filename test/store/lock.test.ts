@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { StoreError, StoreLockedError } from '../../src/store/file/errors.ts';
@@ -240,4 +241,19 @@ test('removeStaleLock: a lock that cannot be moved aside is an error naming it; 
   assert.throws(() => removeStaleLock(file, dir), storeError(`cannot remove the stale lock file ${file}: EISDIR: illegal operation on a directory, rename '${file}' -> '${aside}'`));
   assert.equal(lockText(dir), `${DEAD_PID}\n`);
   assert.deepEqual(fs.readdirSync(dir).sort(), [LOCK_FILE, path.basename(aside)]);
+});
+
+test('lock: a directory or a socket where the lock file goes is refused, naming it, and left as it was (a FIFO would be read for ever)', async (t) => {
+  const dir = tempDir();
+  fs.mkdirSync(lockFile(dir));
+  assert.throws(() => lockDataDir(dir), storeError(`the lock file ${lockFile(dir)} is a directory: cardgate writes a plain file there; remove it, then start again`));
+  assert.deepEqual(fs.readdirSync(dir), [LOCK_FILE]);
+  assert.ok(fs.statSync(lockFile(dir)).isDirectory());
+
+  const other = tempDir();
+  const socket = net.createServer();
+  t.after(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+  await new Promise<void>((resolve) => socket.listen(lockFile(other), resolve));
+  assert.throws(() => lockDataDir(other), storeError(`the lock file ${lockFile(other)} is not a regular file: cardgate writes a plain file there; remove it, then start again`));
+  assert.deepEqual(fs.readdirSync(other), [LOCK_FILE]);
 });

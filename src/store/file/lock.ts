@@ -47,6 +47,7 @@ export const lockDataDir = (dataDir: string): DirLock => {
       heldHere.add(file);
       return { release: () => release(file) };
     }
+    refuseOtherThanFile(file);
     const owner = readOwner(file);
     if (owner !== undefined && !isStale(owner, dataDir)) throw new StoreLockedError(dataDir, owner.pid);
     removeStaleLock(file, dataDir);
@@ -99,6 +100,21 @@ const release = (file: string): void => {
   if (!heldHere.delete(file)) return;
   // Only remove the file while it is still ours.
   if (readOwner(file)?.pid === process.pid) fs.rmSync(file, { force: true });
+};
+
+/**
+ * Only a plain file is judged a lock: a directory there could not be moved aside and removed, and
+ * reading a FIFO would wait for a writer for ever. Nothing cardgate writes is either: someone put it.
+ */
+const refuseOtherThanFile = (file: string): void => {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return; // gone meanwhile (the next attempt creates it), or a link to nothing (unreadable: stale)
+  }
+  if (stat.isFile()) return;
+  throw new StoreError(`the lock file ${file} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}: cardgate writes a plain file there; remove it, then start again`);
 };
 
 /** Who a lock file names; undefined when unreadable (e.g. a crash while it was created). */
