@@ -117,11 +117,14 @@ test('lock: a lock that cannot be read at all (a dangling symlink) is taken over
   takesOver(dir, 'a dangling symlink');
 });
 
-test('lock: a live owner keeps its lock, left as it was: without a start time, with its own, naming this directory', (t) => {
+test('lock: a live owner keeps its lock, left as it was: without a start time, with its own, naming this directory, also with CRLF line ends and blanks around the values', (t) => {
   if (!hasProc) return skipOutsideCi(t, 'no /proc (Linux has it)');
   const pid = liveOtherPid();
   const dir = tempDir();
-  for (const text of [`${pid}\n`, `${pid}\nstart_time=${startTime(pid)}\n`, `${pid}\nstart_time=${startTime(pid)}\ndata_dir=${dir}\n`]) {
+  const texts = [`${pid}\n`, `${pid}\nstart_time=${startTime(pid)}\n`, `${pid}\nstart_time=${startTime(pid)}\ndata_dir=${dir}\n`];
+  // A lock saved again by an editor: read as the same owner, not as another start time or directory.
+  texts.push(`${pid}\r\nstart_time=${startTime(pid)}\r\ndata_dir=${dir}\r\n`, ` ${pid} \nstart_time= ${startTime(pid)} \ndata_dir=${dir} \n`);
+  for (const text of texts) {
     fs.writeFileSync(lockFile(dir), text);
     assert.throws(() => lockDataDir(dir), lockedBy(dir, pid));
     assert.equal(lockText(dir), text);
