@@ -260,3 +260,11 @@ test('lock: a directory or a socket where the lock file goes is refused, naming 
   assert.throws(() => lockDataDir(other), storeError(`the lock file ${lockFile(other)} is not a regular file: cardgate writes a plain file there; remove it, then start again`));
   assert.deepEqual(fs.readdirSync(other), [LOCK_FILE]);
 });
+
+test('lock: a directory at the lock\'s temp name fails with the error naming it, not with the clean-up\'s, and is left', () => {
+  const dir = tempDir();
+  const temp = `${lockFile(dir)}.${process.pid}.tmp`;
+  fs.mkdirSync(temp);
+  assert.throws(() => lockDataDir(dir), storeError(`cannot create lock file ${lockFile(dir)} (is the data directory writable?): EISDIR: illegal operation on a directory, open '${temp}'`));
+  assert.deepEqual(fs.readdirSync(dir), [path.basename(temp)]);
+});

@@ -92,7 +92,8 @@ const tryCreate = (file: string, dataDir: string): boolean => {
     if (errorCode(err) === 'EEXIST') return false;
     throw new StoreError(`cannot create lock file ${file} (is the data directory writable?): ${(err as Error).message}`);
   } finally {
-    fs.rmSync(temp, { force: true });
+    // Not a directory someone put at the temp name: removing it would hide the error above.
+    if (!fs.lstatSync(temp, { throwIfNoEntry: false })?.isDirectory()) fs.rmSync(temp, { force: true });
   }
 };
 
